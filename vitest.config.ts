@@ -1,10 +1,19 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
+export const TEST_ADMIN_KEY = "test-operator-key-0123456789";
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   return {
-    plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: { TEST_MIGRATIONS: migrations } } })],
-    test: { setupFiles: ["./test/setup.ts"] },
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: { TEST_MIGRATIONS: migrations, PRAXIS_ADMIN_KEY: TEST_ADMIN_KEY, LOG_LEVEL: "error" },
+        },
+      }),
+    ],
+    test: { setupFiles: ["./test/setup.ts"], include: ["test/**/*.test.ts"] },
   };
 });

@@ -1,9 +1,17 @@
-import { DurableObject } from "cloudflare:workers";
-export class AgentMemory extends DurableObject { async ping() { return "pong"; } }
-export class PracticeRun extends DurableObject {}
+import type { Env } from "./env";
+import { createApp } from "./http/app";
+import { consumeJobs } from "./jobs/consumer";
+import { runScheduled } from "./cron";
+
+export { AgentMemory } from "../durable-objects/agent-memory";
+export { PracticeRun } from "../durable-objects/practice-run";
+
+const app = createApp();
+
 export default {
-  async fetch(req: Request, env: any) { 
-    const stub = env.AGENT_MEMORY.getByName("x");
-    return new Response(await stub.ping());
+  fetch: app.fetch,
+  queue: (batch, env) => consumeJobs(batch, env),
+  scheduled: async (controller, env) => {
+    await runScheduled(controller, env);
   },
-} satisfies ExportedHandler;
+} satisfies ExportedHandler<Env, unknown>;

@@ -1,2 +1,3 @@
 import { applyD1Migrations, env } from "cloudflare:test";
-await applyD1Migrations(env.DB, (env as any).TEST_MIGRATIONS);
+
+await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);

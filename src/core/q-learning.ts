@@ -1,0 +1,120 @@
+/**
+ * Utility values (Q) for memories: how rewards are derived from reported outcomes, how Q moves
+ * towards them, and the summary numbers used to tell whether learning has settled.
+ * Q and rewards live in [−1, 1]; new memories start at DEFAULT_Q.
+ */
+import { z } from "zod";
+
+export const OUTCOMES = ["success", "failure", "partial", "timeout"] as const;
+export const OutcomeSchema = z.enum(OUTCOMES);
+export type Outcome = z.infer<typeof OutcomeSchema>;
+
+export type RewardMapping = Record<Outcome, number>;
+
+export const DEFAULT_REWARD_MAPPING: Readonly<RewardMapping> = {
+  success: 1,
+  failure: -1,
+  partial: 0.3,
+  timeout: -0.5,
+};
+
+export const DEFAULT_Q = 0.5;
+export const DEFAULT_ALPHA = 0.1;
+
+function clamp(x: number, lo: number, hi: number): number {
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
+export interface RewardInput {
+  outcome?: Outcome;
+  reward?: number;
+  /** Scales the reward; 1 when absent. */
+  quality?: number;
+}
+
+/**
+ * An explicit reward wins over the outcome, because a caller who measured something should not be
+ * overridden by a coarse label. Quality multiplies either one, so a low-quality success and a
+ * low-quality failure both move Q less. The result is clamped to [−1, 1] so one report can never
+ * push Q outside its range. Throws when there is nothing to derive a reward from, or on
+ * non-finite numbers, rather than silently recording 0.
+ */
+export function rewardFor(input: RewardInput, mapping: Readonly<RewardMapping> = DEFAULT_REWARD_MAPPING): number {
+  let base: number;
+  if (input.reward !== undefined) {
+    base = input.reward;
+  } else if (input.outcome !== undefined) {
+    base = mapping[input.outcome];
+  } else {
+    throw new TypeError("rewardFor needs an outcome or a reward");
+  }
+  if (!Number.isFinite(base)) throw new RangeError(`reward must be finite, got ${base}`);
+  const quality = input.quality ?? 1;
+  if (!(quality >= 0 && quality <= 1)) throw new RangeError(`quality must be in [0,1], got ${quality}`);
+  return clamp(base * quality, -1, 1);
+}
+
+/** Exponential moving average: Q ← Q + α·(r − Q). */
+export function emaUpdate(q: number, r: number, alpha: number = DEFAULT_ALPHA): number {
+  return q + alpha * (r - q);
+}
+
+/** Maps Q from [−1, 1] to [0, 1], clamping, for formulas that want a fraction (decay). */
+export function normaliseQ(q: number): number {
+  return clamp((q + 1) / 2, 0, 1);
+}
+
+/**
+ * Mean |ΔQ| over the last n updates: small means Q has stopped moving. With no updates it is 0
+ * (nothing is moving), so callers that need "enough evidence" must check the count themselves.
+ */
+export function convergence(deltas: readonly number[], n: number): number {
+  const take = Math.min(deltas.length, Math.max(0, Math.floor(n)));
+  if (take === 0) return 0;
+  let sum = 0;
+  for (let i = deltas.length - take; i < deltas.length; i++) sum += Math.abs(deltas[i]!);
+  return sum / take;
+}
+
+export interface HistogramBucket {
+  from: number;
+  to: number;
+  count: number;
+}
+
+export interface QStats {
+  count: number;
+  mean: number;
+  /** Population standard deviation. */
+  std: number;
+  /** Equal-width buckets over [−1, 1]; each is [from, to) except the last, which includes 1. */
+  histogram: HistogramBucket[];
+}
+
+export function qStats(values: readonly number[], buckets = 10): QStats {
+  const nb = Math.max(1, Math.floor(buckets));
+  // Bounds are computed from the index, not by repeated addition, so they come out as clean as
+  // floats allow (−0.4, not −0.39999999999999997).
+  const histogram: HistogramBucket[] = Array.from({ length: nb }, (_, i) => ({
+    from: -1 + (2 * i) / nb,
+    to: -1 + (2 * (i + 1)) / nb,
+    count: 0,
+  }));
+  const count = values.length;
+  if (count === 0) return { count, mean: 0, std: 0, histogram };
+
+  let sum = 0;
+  for (const v of values) {
+    if (!Number.isFinite(v)) throw new RangeError(`Q values must be finite, got ${v}`);
+    sum += v;
+  }
+  const mean = sum / count;
+  let sq = 0;
+  for (const v of values) {
+    sq += (v - mean) * (v - mean);
+    // Out-of-range values land in the end buckets rather than vanishing from the counts.
+    const idx = Math.min(nb - 1, Math.max(0, Math.floor(((clamp(v, -1, 1) + 1) / 2) * nb)));
+    histogram[idx]!.count++;
+  }
+  return { count, mean, std: Math.sqrt(sq / count), histogram };
+}

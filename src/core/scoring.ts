@@ -1,0 +1,108 @@
+/**
+ * Two-phase, utility-aware ranking of retrieval candidates.
+ *
+ * Phase A is pure relevance: drop anything below the similarity threshold and keep the k1 most
+ * similar. Phase B re-ranks only those by a blend of similarity and learned utility (Q). Both are
+ * z-scored within the kept set because raw cosine and raw Q live on different scales; without it
+ * λ would not mean "how much utility counts" but depend on the embedder's similarity spread.
+ */
+import { z } from "zod";
+
+export interface Candidate {
+  id: string;
+  sim: number;
+  q: number;
+}
+
+export interface RankParams {
+  /** Weight of utility in [0,1]: 0 ranks by similarity only, 1 by Q only. */
+  lambda: number;
+  /** Candidates kept after phase A. */
+  k1: number;
+  /** Results returned after phase B. */
+  k2: number;
+  /** Minimum similarity to enter phase A (inclusive). */
+  threshold: number;
+}
+
+export type Ranked = Candidate & { simZ: number; qZ: number; lambda: number; score: number };
+
+export const PHASES = ["observation", "reasoning", "planning", "action", "reflection"] as const;
+export const PhaseSchema = z.enum(PHASES);
+export type Phase = z.infer<typeof PhaseSchema>;
+
+/**
+ * Planning leans hardest on what has worked before; observation mostly wants what matches what is
+ * in front of the agent.
+ */
+export const PHASE_LAMBDA: Readonly<Record<Phase, number>> = {
+  observation: 0.2,
+  reasoning: 0.5,
+  planning: 0.7,
+  action: 0.3,
+  reflection: 0.6,
+};
+export const DEFAULT_LAMBDA = 0.5;
+
+export const DEFAULT_RANK_PARAMS: Readonly<Omit<RankParams, "lambda">> = { k1: 20, k2: 5, threshold: 0.3 };
+
+/** An explicit override wins, then the phase's entry, then DEFAULT_LAMBDA. */
+export function lambdaFor(phase?: Phase, override?: number, table: Readonly<Record<Phase, number>> = PHASE_LAMBDA): number {
+  if (override !== undefined) {
+    if (!(override >= 0 && override <= 1)) throw new RangeError(`lambda must be in [0,1], got ${override}`);
+    return override;
+  }
+  if (phase !== undefined) return table[phase] ?? DEFAULT_LAMBDA;
+  return DEFAULT_LAMBDA;
+}
+
+/**
+ * Population z-scores. When the values do not vary (including a single value) every z is 0: they
+ * carry no ranking information, and dividing by a float-noise std would invent some. "Do not vary"
+ * is judged relative to the magnitude, since the mean of equal floats can differ from them in the
+ * last bit.
+ */
+export function zScores(values: number[]): number[] {
+  const n = values.length;
+  if (n === 0) return [];
+  let sum = 0;
+  for (const v of values) sum += v;
+  const mean = sum / n;
+  let sq = 0;
+  for (const v of values) sq += (v - mean) * (v - mean);
+  const std = Math.sqrt(sq / n);
+  let scale = 1;
+  for (const v of values) scale = Math.max(scale, Math.abs(v));
+  if (!(std > 1e-12 * scale)) return values.map(() => 0);
+  return values.map((v) => (v - mean) / std);
+}
+
+const SCORE_EPSILON = 1e-12;
+
+function bySimDesc(a: Candidate, b: Candidate): number {
+  return b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+export function rank(candidates: readonly Candidate[], params: RankParams): Ranked[] {
+  const { lambda, threshold } = params;
+  if (!(lambda >= 0 && lambda <= 1)) throw new RangeError(`lambda must be in [0,1], got ${lambda}`);
+  const k1 = Math.max(0, Math.floor(params.k1));
+  const k2 = Math.max(0, Math.floor(params.k2));
+
+  const kept = candidates.filter((c) => c.sim >= threshold).sort(bySimDesc).slice(0, k1);
+  const simZ = zScores(kept.map((c) => c.sim));
+  const qZ = zScores(kept.map((c) => c.q));
+
+  const ranked: Ranked[] = kept.map((c, i) => {
+    const sz = simZ[i]!;
+    const qz = qZ[i]!;
+    return { ...c, simZ: sz, qZ: qz, lambda, score: (1 - lambda) * sz + lambda * qz };
+  });
+  // Scores that are equal on paper can differ in the last bit (e.g. λ=0.5 with swapped z-scores),
+  // so near-equal scores count as ties and fall through to the deterministic tie-break.
+  ranked.sort((a, b) => {
+    const d = b.score - a.score;
+    return Math.abs(d) > SCORE_EPSILON ? d : bySimDesc(a, b);
+  });
+  return ranked.slice(0, k2);
+}

@@ -1,0 +1,56 @@
+import { asc, gt, lt } from "drizzle-orm";
+import type { Env } from "./env";
+import { agents, auditLog } from "./db/schema";
+import { db } from "./db/client";
+import { createLogger } from "./http/logger";
+import type { JobMessage } from "./jobs/messages";
+
+export const CRON_FREQUENT = "*/5 * * * *";
+export const CRON_DAILY = "17 3 * * *";
+
+const AUDIT_RETENTION_MS = 180 * 86_400_000;
+const SEND_BATCH = 100;
+
+/** Fans a decay/capacity sweep out to every agent through the queue, so no cron run does it all. */
+async function enqueueSweeps(env: Env, at: number): Promise<number> {
+  let after = "";
+  let sent = 0;
+  for (;;) {
+    const rows = await db(env)
+      .select({ tenantId: agents.tenantId, agentId: agents.agentId })
+      .from(agents)
+      .where(gt(agents.agentId, after))
+      .orderBy(asc(agents.agentId))
+      .limit(SEND_BATCH)
+      .all();
+    if (!rows.length) return sent;
+    const batch: { body: JobMessage }[] = rows.map((r) => ({ body: { type: "agent.sweep", ...r, at } }));
+    await env.JOBS.sendBatch(batch);
+    sent += rows.length;
+    after = rows[rows.length - 1]!.agentId;
+  }
+}
+
+async function pruneAudit(env: Env, at: number) {
+  const res = await db(env).delete(auditLog).where(lt(auditLog.at, at - AUDIT_RETENTION_MS)).run();
+  return res.meta.changes ?? 0;
+}
+
+export type CronTasks = Record<string, (env: Env, at: number) => Promise<Record<string, number>>>;
+
+export const cronTasks: CronTasks = {
+  [CRON_FREQUENT]: async (env, at) => ({ sweepsEnqueued: await enqueueSweeps(env, at) }),
+  [CRON_DAILY]: async (env, at) => ({ auditPruned: await pruneAudit(env, at) }),
+};
+
+export async function runScheduled(controller: ScheduledController, env: Env): Promise<Record<string, number>> {
+  const log = createLogger({ cron: controller.cron }, env.LOG_LEVEL);
+  const task = cronTasks[controller.cron];
+  if (!task) {
+    log.warn("no task for cron expression");
+    return {};
+  }
+  const result = await task(env, controller.scheduledTime);
+  log.info("cron done", result);
+  return result;
+}

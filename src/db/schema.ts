@@ -1,0 +1,61 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const now = sql`(unixepoch('subsec') * 1000)`;
+
+export const tenants = sqliteTable("tenants", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  createdAt: integer("created_at").notNull().default(now),
+  webhookSecret: text("webhook_secret"),
+  dailyTokenBudget: integer("daily_token_budget"),
+});
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    hash: text("hash").notNull(),
+    scope: text("scope", { enum: ["admin", "write", "read"] }).notNull(),
+    agentIds: text("agent_ids", { mode: "json" }).$type<string[] | null>(),
+    createdAt: integer("created_at").notNull().default(now),
+    lastUsedAt: integer("last_used_at"),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash_uq").on(t.hash), index("api_keys_tenant_idx").on(t.tenantId, t.createdAt)],
+);
+
+export const agents = sqliteTable(
+  "agents",
+  {
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    agentId: text("agent_id").notNull(),
+    displayName: text("display_name"),
+    createdAt: integer("created_at").notNull().default(now),
+    updatedAt: integer("updated_at").notNull().default(now),
+    lastActiveAt: integer("last_active_at"),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.agentId] })],
+);
+
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tenantId: text("tenant_id"),
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    target: text("target"),
+    detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>(),
+    requestId: text("request_id"),
+    at: integer("at").notNull().default(now),
+  },
+  (t) => [index("audit_tenant_idx").on(t.tenantId, t.at)],
+);

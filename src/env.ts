@@ -1,0 +1,47 @@
+import type { AgentMemory } from "../durable-objects/agent-memory";
+import type { PracticeRun } from "../durable-objects/practice-run";
+import type { JobMessage } from "./jobs/messages";
+import type { Logger } from "./http/logger";
+import type { Principal } from "./http/auth";
+
+/** Every binding and variable the Worker reads. Optional ones have embedded defaults. */
+export interface Env {
+  DB: D1Database;
+  AGENT_MEMORY: DurableObjectNamespace<AgentMemory>;
+  PRACTICE_RUN: DurableObjectNamespace<PracticeRun>;
+  JOBS: Queue<JobMessage>;
+  PRAXIS_ADMIN_KEY?: string;
+  MAX_BODY_BYTES?: string;
+  LOG_LEVEL?: string;
+  EMBEDDER?: string;
+  EMBEDDING_MODEL?: string;
+  EMBEDDING_BASE_URL?: string;
+  EMBEDDING_API_KEY?: string;
+  VECTOR_INDEX?: string;
+  VECTORIZE?: VectorizeIndex;
+  AI?: Ai;
+  LLM_BASE_URL?: string;
+  LLM_API_KEY?: string;
+  LLM_MODEL?: string;
+  LLM_MODEL_POLICY?: string;
+  LLM_MODEL_JUDGE?: string;
+  LLM_MODEL_SUMMARIZER?: string;
+  LLM_MODEL_LEARNER?: string;
+  LLM_TIMEOUT_MS?: string;
+  LLM_MAX_CONCURRENCY?: string;
+  LLM_MAX_RETRIES?: string;
+  LLM_STRUCTURED_OUTPUT?: string;
+  LLM_PRICES?: string;
+  DAILY_TOKEN_BUDGET?: string;
+  EPISODE_TTL_MINUTES?: string;
+}
+
+/** The one Hono environment used by every route and middleware. */
+export interface AppEnv {
+  Bindings: Env;
+  Variables: {
+    requestId: string;
+    logger: Logger;
+    principal: Principal;
+  };
+}

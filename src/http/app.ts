@@ -1,0 +1,118 @@
+import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
+import { bodyLimit } from "hono/body-limit";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import { createMiddleware } from "hono/factory";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { router } from "./openapi";
+import { createLogger } from "./logger";
+import { requireOperator, requireTenantKey } from "./auth";
+import { ProblemError, problemResponse } from "./problem";
+import { renderDocsPage } from "./docs-page";
+import { registerRoutes } from "../routes";
+
+const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+const WRITE_METHODS = new Set(["POST", "PUT", "PATCH"]);
+
+function toProblem(err: unknown): ProblemError {
+  if (err instanceof ProblemError) return err;
+  if (err instanceof HTTPException) {
+    if (err.status === 400 && /json/i.test(err.message)) {
+      return new ProblemError(400, "malformed-json", "The request body is not valid JSON.");
+    }
+    if (err.status === 413) return new ProblemError(413, "payload-too-large", err.message);
+    return new ProblemError(err.status, err.status === 401 ? "unauthorized" : "internal", err.message || "Request failed");
+  }
+  return new ProblemError(500, "internal", "An unexpected error occurred; quote the request id when reporting it.");
+}
+
+const respondProblem = (c: Context<AppEnv>, p: ProblemError) =>
+  problemResponse(p, c.req.path, c.get("requestId") ?? "unknown");
+
+/** Rejects bodies that are not JSON before any handler parses them. */
+const requireJson = createMiddleware<AppEnv>(async (c, next) => {
+  if (WRITE_METHODS.has(c.req.method)) {
+    const length = c.req.header("content-length");
+    const hasBody = length ? Number(length) > 0 : c.req.raw.body !== null;
+    const type = c.req.header("content-type") ?? "";
+    if (hasBody && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+      throw new ProblemError(415, "unsupported-media-type", "Send the body as `Content-Type: application/json`.");
+    }
+  }
+  await next();
+});
+
+/** The whole HTTP surface. Everything under /v1 is denied by default unless a key authenticates it. */
+export function createApp() {
+  const app = router();
+
+  app.use(requestId({ headerName: "X-Request-Id" }));
+  app.use(async (c, next) => {
+    const logger = createLogger({ requestId: c.get("requestId") }, c.env.LOG_LEVEL);
+    c.set("logger", logger);
+    const started = Date.now();
+    await next();
+    c.get("logger").info("request", {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Date.now() - started,
+    });
+  });
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) =>
+        respondProblem(
+          c,
+          new ProblemError(405, "method-not-allowed", `${c.req.method} is not supported here; use ${methods.join(", ")}.`, {
+            headers: { allow: methods.join(", ") },
+          }),
+        ),
+    }),
+  );
+  app.use("/v1/*", async (c, next) => {
+    const limit = Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
+    return bodyLimit({
+      maxSize: limit,
+      onError: () => {
+        throw new ProblemError(413, "payload-too-large", `The body exceeds the ${limit}-byte limit.`);
+      },
+    })(c, next);
+  });
+  app.use("/v1/*", requireJson);
+  app.use("/v1/*", async (c, next) => {
+    if (c.req.path === "/v1/tenants") return requireOperator(c, next);
+    if (c.req.path.startsWith("/v1/hooks/")) return next();
+    return requireTenantKey(c, next);
+  });
+
+  registerRoutes(app);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "A tenant API key (`pxk_…`), or the operator key for POST /v1/tenants",
+  });
+  const info = {
+    title: "Praxis",
+    version: "0.1.0",
+    description:
+      "Experiential learning for LLM agents: retrieve lessons and past cases before acting, report outcomes after, and let Praxis learn which memories help.",
+  };
+  app.doc31("/openapi.json", { openapi: "3.1.0", info });
+  app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document({ openapi: "3.1.0", info }))));
+
+  app.notFound((c) => respondProblem(c, new ProblemError(404, "not-found", `No route for ${c.req.method} ${c.req.path}.`)));
+  app.onError((err, c) => {
+    const p = toProblem(err);
+    if (p.status >= 500) {
+      c.get("logger")?.error("unhandled error", { err: err instanceof Error ? err.stack ?? err.message : String(err) });
+    }
+    return respondProblem(c, p);
+  });
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

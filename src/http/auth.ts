@@ -1,0 +1,81 @@
+import { createMiddleware } from "hono/factory";
+import { and, eq, isNull } from "drizzle-orm";
+import type { AppEnv } from "../env";
+import { apiKeys } from "../db/schema";
+import { db } from "../db/client";
+import { parseApiKey, secretsEqual, sha256Hex } from "../core/api-key";
+import { ProblemError } from "./problem";
+
+export type Scope = "admin" | "write" | "read";
+
+export type Principal =
+  | { kind: "operator" }
+  | { kind: "key"; tenantId: string; keyId: string; scope: Scope; agentIds: string[] | null };
+
+const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };
+/** last_used_at is refreshed at most this often per key, to keep D1 writes off the hot path. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+const unauthorized = (detail: string) =>
+  new ProblemError(401, "unauthorized", detail, { headers: { "www-authenticate": 'Bearer realm="praxis"' } });
+
+function bearer(header: string | undefined): string {
+  if (!header) throw unauthorized("Send `Authorization: Bearer <api key>`.");
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw unauthorized("The Authorization header must have the form `Bearer <api key>`.");
+  return m[1]!;
+}
+
+/** Tenant API keys; deny by default, so every route mounted behind it needs a valid key. */
+export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {
+  const token = bearer(c.req.header("authorization"));
+  if (!parseApiKey(token)) throw unauthorized("The API key is malformed.");
+  const hash = await sha256Hex(token);
+  const row = await db(c.env)
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt)))
+    .get();
+  if (!row) throw unauthorized("The API key is unknown or revoked.");
+  c.set("principal", { kind: "key", tenantId: row.tenantId, keyId: row.id, scope: row.scope, agentIds: row.agentIds ?? null });
+  c.set("logger", c.get("logger").child({ tenantId: row.tenantId, keyId: row.id }));
+  const now = Date.now();
+  if (!row.lastUsedAt || now - row.lastUsedAt > LAST_USED_RESOLUTION_MS) {
+    c.executionCtx.waitUntil(
+      db(c.env).update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run().then(() => undefined),
+    );
+  }
+  await next();
+});
+
+/** The operator credential, used only to create tenants. */
+export const requireOperator = createMiddleware<AppEnv>(async (c, next) => {
+  const token = bearer(c.req.header("authorization"));
+  const admin = c.env.PRAXIS_ADMIN_KEY;
+  if (!admin) throw new ProblemError(503, "service-unavailable", "PRAXIS_ADMIN_KEY is not set on this deployment.");
+  if (!(await secretsEqual(token, admin))) throw unauthorized("The operator key is not valid.");
+  c.set("principal", { kind: "operator" });
+  await next();
+});
+
+export function tenantPrincipal(p: Principal): Extract<Principal, { kind: "key" }> {
+  if (p.kind !== "key") throw unauthorized("A tenant API key is required.");
+  return p;
+}
+
+export function requireScope(p: Principal, needed: Scope): Extract<Principal, { kind: "key" }> {
+  const k = tenantPrincipal(p);
+  if (SCOPE_RANK[k.scope] < SCOPE_RANK[needed]) {
+    throw new ProblemError(403, "forbidden", `This key has scope '${k.scope}'; '${needed}' is required.`);
+  }
+  return k;
+}
+
+/** A key limited to some agents gets 403 for the others (they belong to its own tenant, so nothing leaks). */
+export function requireAgentAccess(p: Principal, agentId: string, needed: Scope) {
+  const k = requireScope(p, needed);
+  if (k.agentIds && !k.agentIds.includes(agentId)) {
+    throw new ProblemError(403, "forbidden", `This key is not allowed to use agent '${agentId}'.`);
+  }
+  return k;
+}

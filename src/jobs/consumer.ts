@@ -1,0 +1,34 @@
+import type { Env } from "../env";
+import { createLogger } from "../http/logger";
+import { JobMessageSchema, type JobMessage } from "./messages";
+import { jobHandlers } from "./handlers";
+
+/** Backoff for failed jobs: 5 s, 20 s, 45 s … capped at 10 minutes. */
+const retryDelay = (attempts: number) => Math.min(600, 5 * attempts * attempts);
+
+/**
+ * Acks a message only after its handler succeeded. A message that fails validation is retried
+ * like any failure, so after max_retries the queue moves it to praxis-jobs-dlq for inspection
+ * instead of dropping it silently.
+ */
+export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  const log = createLogger({ queue: batch.queue }, env.LOG_LEVEL);
+  for (const msg of batch.messages) {
+    const parsed = JobMessageSchema.safeParse(msg.body);
+    if (!parsed.success) {
+      log.error("invalid job message", { messageId: msg.id, attempts: msg.attempts, issues: parsed.error.issues });
+      msg.retry({ delaySeconds: retryDelay(msg.attempts) });
+      continue;
+    }
+    const job = parsed.data;
+    try {
+      const handler = jobHandlers[job.type] as (m: JobMessage, e: Env, l: typeof log) => Promise<unknown>;
+      const result = await handler(job, env, log.child({ job: job.type, messageId: msg.id }));
+      log.info("job done", { messageId: msg.id, type: job.type, result });
+      msg.ack();
+    } catch (err) {
+      log.error("job failed", { messageId: msg.id, type: job.type, attempts: msg.attempts, err: String(err) });
+      msg.retry({ delaySeconds: retryDelay(msg.attempts) });
+    }
+  }
+}

@@ -1,0 +1,11 @@
+import { z } from "zod";
+
+const AgentRef = { tenantId: z.string().min(1), agentId: z.string().min(1) };
+
+/** Every message on the praxis-jobs queue. `id` makes redelivery idempotent where a job writes. */
+export const JobMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("agent.sweep"), ...AgentRef, at: z.number().int() }),
+]);
+
+export type JobMessage = z.infer<typeof JobMessageSchema>;
+export type JobType = JobMessage["type"];

@@ -1,0 +1,24 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { router, jsonResponse } from "../http/openapi";
+
+export const healthRoutes = router().openapi(
+  createRoute({
+    method: "get",
+    path: "/healthz",
+    tags: ["meta"],
+    summary: "Liveness and D1 reachability (no auth)",
+    responses: {
+      200: jsonResponse(z.object({ status: z.literal("ok"), d1: z.literal("ok"), time: z.string() }), "Healthy"),
+      503: jsonResponse(z.object({ status: z.literal("degraded"), d1: z.string(), time: z.string() }), "D1 unreachable"),
+    },
+  }),
+  async (c) => {
+    const time = new Date().toISOString();
+    try {
+      await c.env.DB.prepare("SELECT 1").first();
+      return c.json({ status: "ok" as const, d1: "ok" as const, time }, 200);
+    } catch (err) {
+      return c.json({ status: "degraded" as const, d1: String(err), time }, 503);
+    }
+  },
+);

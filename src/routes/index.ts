@@ -1,0 +1,12 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
+import { healthRoutes } from "./health";
+import { tenantRoutes } from "./tenants";
+import { keyRoutes } from "./keys";
+import { agentRoutes } from "./agents";
+import { agentConfigRoutes } from "./agent-config";
+
+/** Mount order matters only for docs; every route is a distinct path+method. */
+export function registerRoutes(app: OpenAPIHono<AppEnv>) {
+  for (const r of [healthRoutes, tenantRoutes, keyRoutes, agentRoutes, agentConfigRoutes]) app.route("/", r);
+}

@@ -1,0 +1,18 @@
+import { z } from "@hono/zod-openapi";
+import { AGENT_ID_RE } from "../core/api-key";
+
+export const AgentIdSchema = z
+  .string()
+  .regex(AGENT_ID_RE, "Agent ids are 1-64 chars of a-z, 0-9, '_' and '-', starting with a letter or digit")
+  .openapi({ param: { name: "agentId", in: "path" }, example: "support-bot" });
+
+export const AgentParams = z.object({ agentId: AgentIdSchema });
+
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ example: 50 }),
+  cursor: z.string().max(500).optional().openapi({ description: "The `nextCursor` of the previous page" }),
+});
+
+export const ScopeSchema = z.enum(["admin", "write", "read"]);
+
+export const timestamp = z.number().int().openapi({ description: "Unix epoch milliseconds" });
