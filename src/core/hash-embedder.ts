@@ -19,14 +19,15 @@ const TRIGRAM_WEIGHT = 0.4;
  * Multiplier for function words. Without it, two unrelated sentences that both say "the ... is
  * on the ..." score around 0.45; with it, around 0.1, while paraphrases lose almost nothing.
  * The list is English-only and short on purpose: a missing entry costs a little precision, a wrong
- * entry would hide content.
+ * entry would hide content. Negations ("not", "no", "never") stay at full weight because lessons
+ * like "do not retry" must not look like "retry".
  */
 const STOPWORD_WEIGHT = 0.3;
 const STOPWORDS: ReadonlySet<string> = new Set(
   (
     "a an the and or but if then so of to in on at by for with from as into onto about " +
     "is are was were be been being am do does did has have had it its this that these those " +
-    "there their they them he she we you i me my our your his her not no can will would should " +
+    "there their they them he she we you i me my our your his her can will would should " +
     "could may might must shall when while which who whom what where how than too very just also"
   ).split(" "),
 );

@@ -4,9 +4,8 @@ export class JsonExtractError extends Error {
   override name = "JsonExtractError";
 }
 
-// Each start position costs a scan to its matching bracket; prose full of brackets must not turn
-// extraction quadratic on a large answer.
-const MAX_CANDIDATES = 64;
+// Each failed candidate costs a JSON.parse over its span; nested junk must not make that quadratic.
+const MAX_PARSES = 256;
 
 export function extractJson(text: string): unknown {
   const clean = text.replace(/^\uFEFF/, "").trim();
@@ -15,23 +14,23 @@ export function extractJson(text: string): unknown {
   const direct = tryParse(clean);
   if (direct.ok) return direct.value;
 
-  let lastError = direct.error;
   for (const body of fencedBlocks(clean)) {
-    const fenced = tryParse(body) ;
+    const fenced = tryParse(body);
     if (fenced.ok) return fenced.value;
     const inner = largestBalanced(body);
     if (inner.ok) return inner.value;
-    lastError = fenced.error;
   }
 
   const found = largestBalanced(clean);
   if (found.ok) return found.value;
-  if (found.attempted) lastError = found.error;
 
   const head = clean.length > 120 ? `${clean.slice(0, 120)}…` : clean;
-  const what = found.attempted
-    ? `found JSON-like text but it did not parse (${lastError})`
-    : "found no JSON object or array";
+  const what =
+    found.status === "invalid"
+      ? `found JSON-like text but it did not parse (${found.error})`
+      : found.status === "unclosed"
+        ? "found an opening bracket that is never closed (was the output cut off?)"
+        : "found no JSON object or array";
   throw new JsonExtractError(`Could not extract JSON from model output: ${what}. Output began: ${JSON.stringify(head)}`);
 }
 
@@ -62,7 +61,7 @@ function fencedBlocks(text: string): string[] {
   }
   // An answer cut off by max_tokens leaves the last fence unclosed.
   const open = /(?:^|\n)[ \t]*(`{3,}|~{3,})[ \t]*json[c5]?[ \t]*\n([\s\S]*)$/i.exec(text);
-  if (open && !text.slice(open.index + open[0].length - open[2]!.length).includes(open[1]!)) json.push(open[2]!.trim());
+  if (open && !open[2]!.includes(open[1]!)) json.push(open[2]!.trim());
   return [...json, ...other];
 }
 
@@ -89,52 +88,62 @@ export function stripTrailingCommas(text: string): string {
   return out;
 }
 
-type Balanced = { ok: true; value: unknown } | { ok: false; attempted: boolean; error: string };
+type Balanced = { ok: true; value: unknown } | { ok: false; status: "none" | "unclosed" | "invalid"; error: string };
 
 /**
  * Picks the largest top-level bracketed span that parses, not the first: prose before the answer
  * often contains short bracketed asides ("see [1]") that happen to be valid JSON.
  */
 function largestBalanced(text: string): Balanced {
+  const spans = bracketSpans(text);
   let best: { length: number; value: unknown } | null = null;
-  let attempted = false;
+  let status: "none" | "unclosed" | "invalid" = spans.sawOpen ? "unclosed" : "none";
   let error = "";
   let tries = 0;
-  for (let start = 0; start < text.length && tries < MAX_CANDIDATES; start++) {
-    const c = text[start];
-    if (c !== "{" && c !== "[") continue;
-    const end = matchingBracket(text, start);
-    if (end < 0) continue;
-    tries++;
-    attempted = true;
+  let coveredUntil = -1;
+  for (const [start, end] of spans.matched) {
+    // Spans nested in one that parsed are never larger than it.
+    if (start <= coveredUntil) continue;
+    if (++tries > MAX_PARSES) break;
+    status = "invalid";
     const parsed = tryParse(text.slice(start, end + 1));
     if (parsed.ok) {
       if (!best || end + 1 - start > best.length) best = { length: end + 1 - start, value: parsed.value };
-      start = end; // nested spans of a parsed value are never larger than it
+      coveredUntil = end;
     } else {
       error = parsed.error;
     }
   }
-  return best ? { ok: true, value: best.value } : { ok: false, attempted, error };
+  return best ? { ok: true, value: best.value } : { ok: false, status, error };
 }
 
-function matchingBracket(text: string, start: number): number {
-  const stack: string[] = [];
+/**
+ * One linear pass pairs every bracket with its partner, in order of the opening bracket. Quotes
+ * only count inside a bracketed span: in the prose between spans they are apostrophes and
+ * quotations, not JSON strings. A mismatched closer invalidates every span still open.
+ */
+function bracketSpans(text: string): { matched: Array<[number, number]>; sawOpen: boolean } {
+  const matched: Array<[number, number]> = [];
+  const stack: Array<{ pos: number; close: string }> = [];
   let inString = false;
-  for (let i = start; i < text.length; i++) {
+  let sawOpen = false;
+  for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (inString) {
       if (c === "\\") i++;
       else if (c === '"') inString = false;
       continue;
     }
-    if (c === '"') inString = true;
-    else if (c === "{") stack.push("}");
-    else if (c === "[") stack.push("]");
-    else if (c === "}" || c === "]") {
-      if (stack.pop() !== c) return -1;
-      if (stack.length === 0) return i;
+    if (c === '"' && stack.length > 0) inString = true;
+    else if (c === "{" || c === "[") {
+      sawOpen = true;
+      stack.push({ pos: i, close: c === "{" ? "}" : "]" });
+    } else if (c === "}" || c === "]") {
+      const top = stack.pop();
+      if (!top) continue;
+      if (top.close === c) matched.push([top.pos, i]);
+      else stack.length = 0;
     }
   }
-  return -1;
+  return { matched: matched.sort((a, b) => a[0] - b[0]), sawOpen };
 }

@@ -1,0 +1,11 @@
+// Installs dependencies from the lockfile when node_modules is missing or older than the lockfile,
+// so `npm start` and `npm test` work on a fresh clone with only Node and npm.
+import { execSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+
+const marker = "node_modules/.package-lock.json";
+const stale = !existsSync(marker) || statSync("package-lock.json").mtimeMs > statSync(marker).mtimeMs;
+if (stale) {
+  console.log("Installing dependencies (npm ci)…");
+  execSync("npm ci --no-audit --no-fund", { stdio: "inherit" });
+}

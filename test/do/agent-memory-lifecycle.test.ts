@@ -1,0 +1,35 @@
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+
+describe("AgentMemory durability", () => {
+  it("keeps its data across a new stub and an eviction", async () => {
+    const name = `t_persist:agent-${crypto.randomUUID()}`;
+    const first = env.AGENT_MEMORY.getByName(name);
+    await first.patchConfig({ alpha: 0.33, lambda: { action: 0.9 } });
+
+    const second = env.AGENT_MEMORY.getByName(name);
+    expect((await second.getConfig()).alpha).toBe(0.33);
+
+    await evictDurableObject(second);
+    const third = env.AGENT_MEMORY.getByName(name);
+    const cfg = await third.getConfig();
+    expect(cfg.alpha).toBe(0.33);
+    expect(cfg.lambda.action).toBe(0.9);
+    expect(cfg.lambda.planning).toBe(0.7);
+  });
+
+  it("creates and versions its schema on first use", async () => {
+    const stub = env.AGENT_MEMORY.getByName(`t_schema:agent-${crypto.randomUUID()}`);
+    const version = await runInDurableObject(stub, (_i, state) =>
+      state.storage.sql.exec<{ version: number }>("SELECT version FROM _schema").one().version,
+    );
+    expect(version).toBeGreaterThanOrEqual(1);
+  });
+
+  it("keeps one stored config per agent (names are isolated)", async () => {
+    const a = env.AGENT_MEMORY.getByName(`t_iso:a-${crypto.randomUUID()}`);
+    const b = env.AGENT_MEMORY.getByName(`t_iso:b-${crypto.randomUUID()}`);
+    await a.patchConfig({ k2: 9 });
+    expect((await b.getConfig()).k2).toBe(5);
+  });
+});

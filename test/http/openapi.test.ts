@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/http/app";
+import { call } from "../helpers";
+
+describe("OpenAPI and docs", () => {
+  it("serves an OpenAPI 3.1 document listing every route", async () => {
+    const r = await call("GET", "/openapi.json");
+    expect(r.status).toBe(200);
+    expect(r.body.openapi).toBe("3.1.0");
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries<any>(r.body.paths)) {
+      for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`);
+    }
+    const registered = createApp()
+      .routes.filter((rt) => rt.method !== "ALL" && !["/openapi.json", "/docs"].includes(rt.path))
+      .map((rt) => `${rt.method} ${rt.path}`);
+    expect(registered.length).toBeGreaterThan(8);
+    for (const route of registered) expect(documented, route).toContain(route);
+    expect(r.body.components.securitySchemes.bearerAuth.scheme).toBe("bearer");
+  });
+
+  it("serves a self-contained docs page", async () => {
+    const r = await call("GET", "/docs");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toContain("text/html");
+    expect(r.body).toContain("/v1/agents/{agentId}/config");
+    expect(r.body).not.toMatch(/<script[^>]+src=/);
+  });
+
+  it("healthz needs no auth", async () => {
+    const r = await call("GET", "/healthz");
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe("ok");
+  });
+});
