@@ -7,66 +7,346 @@ import {
   type AgentConfig,
   type AgentConfigPatch,
 } from "../src/core/agent-config";
+import type {
+  CaseCreate,
+  CasePatch,
+  ExperienceCreate,
+  ExperiencePatch,
+  LibraryOperation,
+  ListFilter,
+  Provenance,
+  RetrieveRequest,
+  RewardRequest,
+} from "../src/core/memory-types";
+import { sha256Hex } from "../src/core/api-key";
+import { createEmbedder } from "../src/adapters/embedder-factory";
+import { LocalVectorIndex } from "../src/adapters/vector-indexes/local";
+import { VectorizeVectorIndex } from "../src/adapters/vector-indexes/vectorize";
 import { migrateSchema } from "./schema-version";
 import { AGENT_MEMORY_SCHEMA } from "./agent-memory/schema";
-import { MemoryError } from "./memory-error";
+import { MemoryError, outcome } from "./memory-error";
+import type { MemoryContext } from "./agent-memory/context";
+import { VectorStore } from "./agent-memory/vector-store";
+import { Library, type LibraryExport } from "./agent-memory/library";
+import { Cases } from "./agent-memory/cases";
+import { Retrieval, type PromptRequest } from "./agent-memory/retrieval";
+import { Utility } from "./agent-memory/utility";
+import { sweep } from "./agent-memory/forgetting";
+import { experienceEmbedText } from "./agent-memory/rows";
+
+const REEMBED_BATCH = 100;
 
 /**
  * One instance per tenant+agent (named `${tenantId}:${agentId}`). It is the single writer for
- * that agent's memories, so concurrent reward updates serialise here and never race.
+ * that agent's memories, so concurrent reward updates serialise here and never race. Routes reach
+ * it only through src/services/agent-memory.ts.
  */
 export class AgentMemory extends DurableObject<Env> {
   private config: AgentConfig = defaultAgentConfig();
+  private initError: unknown = null;
+  private mem!: MemoryContext;
+  private library!: Library;
+  private cases!: Cases;
+  private retrieval!: Retrieval;
+  private utility!: Utility;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    let failure: unknown;
     void ctx.blockConcurrencyWhile(async () => {
       try {
-        migrateSchema(ctx.storage, AGENT_MEMORY_SCHEMA);
-        this.config = this.loadConfig();
+        await this.init();
       } catch (err) {
-        failure = err;
+        // Kept and re-thrown per call rather than thrown here, so a failed init does not leave the input gate broken.
+        this.initError = err;
       }
     });
-    // Re-thrown outside blockConcurrencyWhile so a failed init does not leave the input gate broken.
-    if (failure) throw failure;
+  }
+
+  private async init() {
+    migrateSchema(this.ctx.storage, AGENT_MEMORY_SCHEMA);
+    this.config = this.loadConfig();
+    const vectors = await this.buildVectorStore();
+    this.mem = {
+      storage: this.ctx.storage,
+      sql: this.ctx.storage.sql,
+      now: () => Date.now(),
+      newId: (prefix) => `${prefix}_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`,
+      config: () => this.config,
+      vectors,
+    };
+    this.library = new Library(this.mem);
+    this.cases = new Cases(this.mem);
+    this.retrieval = new Retrieval(this.mem, this.library);
+    this.utility = new Utility(this.mem, this.library);
+    await vectors.load();
+  }
+
+  private ready() {
+    if (this.initError) throw this.initError;
+  }
+
+  private identity(): { tenantId: string; agentId: string } | null {
+    const name = this.ctx.id.name;
+    const at = name?.indexOf(":") ?? -1;
+    return name && at > 0 ? { tenantId: name.slice(0, at), agentId: name.slice(at + 1) } : null;
+  }
+
+  private async buildVectorStore(): Promise<VectorStore> {
+    const embedder = createEmbedder(this.env, this.config.embedder ?? undefined);
+    const now = () => Date.now();
+    const useVectorize = this.env.VECTOR_INDEX === "vectorize" && this.env.VECTORIZE;
+    const index = useVectorize
+      ? new VectorizeVectorIndex(
+          this.env.VECTORIZE!,
+          // Namespaces are capped at 64 bytes and must separate vector spaces, so hash name + model.
+          `ns_${(await sha256Hex(`${this.ctx.id.name ?? this.ctx.id.toString()}|${embedder.model}`)).slice(0, 40)}`,
+          { dims: embedder.dims, now },
+        )
+      : new LocalVectorIndex(embedder.dims);
+    return new VectorStore(this.ctx.storage.sql, embedder, index, now);
   }
 
   private loadConfig(): AgentConfig {
-    const row = this.ctx.storage.sql
-      .exec<{ value: string }>("SELECT value FROM meta WHERE key = 'config'")
-      .toArray()[0];
+    const row = this.ctx.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'config'").toArray()[0];
     if (!row) return defaultAgentConfig();
     const parsed = AgentConfigSchema.safeParse(JSON.parse(row.value));
     return parsed.success ? parsed.data : defaultAgentConfig();
   }
 
-  async getConfig(): Promise<AgentConfig> {
-    return this.config;
+  async getConfig() {
+    return outcome(async () => {
+      this.ready();
+      return this.config;
+    });
   }
 
-  async patchConfig(patch: AgentConfigPatch): Promise<AgentConfig> {
-    const result = applyConfigPatch(this.config, patch);
-    if (!result.success) throw MemoryError.invalid("Invalid configuration", result.error.issues);
-    this.ctx.storage.sql.exec(
-      "INSERT INTO meta (key, value) VALUES ('config', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-      JSON.stringify(result.data),
-    );
-    this.config = result.data;
-    return this.config;
+  async patchConfig(patch: AgentConfigPatch) {
+    return outcome(async () => {
+      this.ready();
+      const result = applyConfigPatch(this.config, patch);
+      if (!result.success) throw MemoryError.invalid("Invalid configuration", result.error.issues);
+      const embedderChanged = JSON.stringify(result.data.embedder) !== JSON.stringify(this.config.embedder);
+      const previous = this.config;
+      this.config = result.data;
+      if (embedderChanged) {
+        try {
+          this.mem.vectors = await this.buildVectorStore();
+        } catch (err) {
+          this.config = previous;
+          throw MemoryError.invalid(err instanceof Error ? err.message : String(err), [{ path: ["embedder"], message: "Cannot use this embedder here" }]);
+        }
+      }
+      this.ctx.storage.sql.exec(
+        "INSERT INTO meta (key, value) VALUES ('config', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        JSON.stringify(result.data),
+      );
+      if (embedderChanged) {
+        await this.mem.vectors.load();
+        await this.scheduleReembed();
+      }
+      return this.config;
+    });
   }
 
-  async sweep(at: number): Promise<{ archived: number; at: number }> {
-    return { archived: 0, at };
+  /** Queues background re-embedding; until it finishes, un-embedded items are matched lexically. */
+  private async scheduleReembed() {
+    const who = this.identity();
+    if (!who || !this.hasMissingVectors()) return;
+    await this.env.JOBS.send({ type: "agent.reembed", ...who, model: this.mem.vectors.model });
+  }
+
+  private hasMissingVectors() {
+    return this.mem.vectors.missingIds("experience").length + this.mem.vectors.missingIds("case").length > 0;
+  }
+
+  /** Embeds the next batch of items lacking a vector of the current model. */
+  async reembed(model: string): Promise<{ model: string; embedded: number; remaining: number; stale: boolean }> {
+    this.ready();
+    const vectors = this.mem.vectors;
+    if (model !== vectors.model) return { model: vectors.model, embedded: 0, remaining: 0, stale: true };
+    const exp = vectors.missingIds("experience").slice(0, REEMBED_BATCH);
+    const cas = vectors.missingIds("case").slice(0, REEMBED_BATCH - exp.length);
+    const texts: { id: string; kind: "experience" | "case"; text: string }[] = [];
+    for (const id of exp) {
+      const row = this.library.row(id);
+      if (row) texts.push({ id, kind: "experience", text: experienceEmbedText({ text: row.text, pattern: row.pattern, keywords: JSON.parse(row.keywords) }) });
+    }
+    for (const id of cas) {
+      const row = this.cases.row(id);
+      if (row) texts.push({ id, kind: "case", text: row.task });
+    }
+    const vecs = await vectors.embed(texts.map((t) => t.text));
+    if (vectors !== this.mem.vectors) return { model: this.mem.vectors.model, embedded: 0, remaining: 0, stale: true };
+    this.ctx.storage.transactionSync(() => texts.forEach((t, i) => vectors.writeSync(t.id, t.kind, vecs[i]!)));
+    await vectors.publish(texts.map((t) => t.id), []);
+    const remaining = vectors.missingIds("experience").length + vectors.missingIds("case").length;
+    return { model, embedded: texts.length, remaining, stale: false };
+  }
+
+  async createExperience(input: ExperienceCreate, author: string, provenance?: Provenance) {
+    return outcome(async () => {
+      this.ready();
+      const r = await this.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null });
+      return { version: r.version, experience: r.experiences[0]! };
+    });
+  }
+
+  async getExperience(id: string) {
+    return outcome(async () => {
+      this.ready();
+      return this.library.get(id);
+    });
+  }
+
+  async listExperiences(filter: ListFilter) {
+    return outcome(async () => {
+      this.ready();
+      return this.library.list(filter);
+    });
+  }
+
+  async patchExperience(id: string, patch: ExperiencePatch, author: string) {
+    return outcome(async () => {
+      this.ready();
+      const r = await this.library.apply([{ op: "update", id, patch }], { reason: "update experience", author });
+      return { version: r.version, experience: this.library.get(id) };
+    });
+  }
+
+  async deleteExperience(id: string, author: string) {
+    return outcome(async () => {
+      this.ready();
+      const r = await this.library.apply([{ op: "delete", id }], { reason: "delete experience", author });
+      return { version: r.version, deleted: id };
+    });
+  }
+
+  async applyLibrary(operations: LibraryOperation[], reason: string, author: string, provenance?: Provenance) {
+    return outcome(async () => {
+      this.ready();
+      return this.library.apply(operations, { reason, author, provenance: provenance ?? null });
+    });
+  }
+
+  async libraryVersions(limit: number, before?: number) {
+    return outcome(async () => {
+      this.ready();
+      return this.library.versions(limit, before);
+    });
+  }
+
+  async libraryVersion(n: number) {
+    return outcome(async () => {
+      this.ready();
+      return this.library.versionDetail(n);
+    });
+  }
+
+  async libraryDiff(n: number) {
+    return outcome(async () => {
+      this.ready();
+      return this.library.diff(n);
+    });
+  }
+
+  async rollback(n: number, author: string) {
+    return outcome(async () => {
+      this.ready();
+      return this.library.rollback(n, author);
+    });
+  }
+
+  async exportLibrary() {
+    return outcome(async () => {
+      this.ready();
+      return this.library.export();
+    });
+  }
+
+  async importLibrary(doc: LibraryExport, mode: "merge" | "replace", author: string) {
+    return outcome(async () => {
+      this.ready();
+      return this.library.import(doc, mode, author);
+    });
+  }
+
+  async createCase(input: CaseCreate) {
+    return outcome(async () => {
+      this.ready();
+      return this.cases.create(input);
+    });
+  }
+
+  async getCase(id: string) {
+    return outcome(async () => {
+      this.ready();
+      return this.cases.get(id);
+    });
+  }
+
+  async listCases(filter: ListFilter) {
+    return outcome(async () => {
+      this.ready();
+      return this.cases.list(filter);
+    });
+  }
+
+  async patchCase(id: string, patch: CasePatch) {
+    return outcome(async () => {
+      this.ready();
+      return this.cases.patch(id, patch);
+    });
+  }
+
+  async deleteCase(id: string) {
+    return outcome(async () => {
+      this.ready();
+      await this.cases.delete(id);
+      return { deleted: id };
+    });
+  }
+
+  async retrieve(req: RetrieveRequest) {
+    return outcome(async () => {
+      this.ready();
+      return this.retrieval.retrieve(req);
+    });
+  }
+
+  async prompt(req: PromptRequest) {
+    return outcome(async () => {
+      this.ready();
+      return this.retrieval.prompt(req);
+    });
+  }
+
+  async reward(req: RewardRequest, idempotencyKey?: string) {
+    return outcome(async () => {
+      this.ready();
+      return this.utility.reward(req, idempotencyKey);
+    });
+  }
+
+  async analytics(opts: { top: number; window: number; buckets: number }) {
+    return outcome(async () => {
+      this.ready();
+      return this.utility.analytics(opts);
+    });
+  }
+
+  async sweep(at: number) {
+    return outcome(async () => {
+      this.ready();
+      return sweep(this.mem, this.library, at);
+    });
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */
   async destroy(): Promise<{ storageDeleted: true }> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    migrateSchema(this.ctx.storage, AGENT_MEMORY_SCHEMA);
-    this.config = defaultAgentConfig();
+    this.initError = null;
+    await this.init();
     return { storageDeleted: true };
   }
 }

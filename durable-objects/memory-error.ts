@@ -1,15 +1,25 @@
 /**
- * Errors thrown across the RPC boundary lose their class, so the kind travels in the message as
- * a `praxis:<kind>:` prefix plus a JSON payload that the service module turns back into a problem.
+ * Domain errors of the AgentMemory DO. They travel over RPC as values (`MemoryOutcome`), not as
+ * thrown exceptions: an exception crossing the RPC boundary loses its class and is reported by the
+ * runtime as uncaught, while a value keeps its kind, detail and field errors intact.
  */
 export type MemoryErrorKind = "invalid" | "not-found" | "conflict";
 
-const PREFIX = "praxis-memory-error:";
+export interface MemoryErrorInfo {
+  kind: MemoryErrorKind;
+  detail: string;
+  errors: { path: string; message: string }[];
+}
+
+export type MemoryOutcome<T> = { ok: true; value: T } | { ok: false; error: MemoryErrorInfo };
 
 export class MemoryError extends Error {
+  readonly info: MemoryErrorInfo;
+
   constructor(kind: MemoryErrorKind, detail: string, errors: { path: string; message: string }[] = []) {
-    super(PREFIX + JSON.stringify({ kind, detail, errors }));
+    super(detail);
     this.name = "MemoryError";
+    this.info = { kind, detail, errors };
   }
 
   static invalid(detail: string, issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> = []) {
@@ -27,15 +37,12 @@ export class MemoryError extends Error {
   }
 }
 
-export function decodeMemoryError(
-  err: unknown,
-): { kind: MemoryErrorKind; detail: string; errors: { path: string; message: string }[] } | null {
-  const msg = err instanceof Error ? err.message : typeof err === "string" ? err : "";
-  const at = msg.indexOf(PREFIX);
-  if (at < 0) return null;
+/** Runs a DO method body, turning domain errors into values; anything else still throws (a real 500). */
+export async function outcome<T>(fn: () => T | Promise<T>): Promise<MemoryOutcome<T>> {
   try {
-    return JSON.parse(msg.slice(at + PREFIX.length));
-  } catch {
-    return null;
+    return { ok: true, value: await fn() };
+  } catch (err) {
+    if (err instanceof MemoryError) return { ok: false, error: err.info };
+    throw err;
   }
 }

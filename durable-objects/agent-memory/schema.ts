@@ -1,4 +1,106 @@
 /** AgentMemory storage schema, one entry per version; never edit a released step, append a new one. */
 export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  `
+  CREATE TABLE experiences (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL UNIQUE,
+    text TEXT NOT NULL,
+    pattern TEXT,
+    keywords TEXT NOT NULL DEFAULT '[]',
+    tags TEXT NOT NULL DEFAULT '[]',
+    domain TEXT,
+    source TEXT NOT NULL,
+    status TEXT NOT NULL,
+    pinned INTEGER NOT NULL DEFAULT 0,
+    importance REAL NOT NULL DEFAULT 0.5,
+    q REAL NOT NULL,
+    retrieved INTEGER NOT NULL DEFAULT 0,
+    cited INTEGER NOT NULL DEFAULT 0,
+    uncited INTEGER NOT NULL DEFAULT 0,
+    successes INTEGER NOT NULL DEFAULT 0,
+    failures INTEGER NOT NULL DEFAULT 0,
+    provenance TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    last_used_at INTEGER
+  );
+  CREATE INDEX experiences_status_seq ON experiences (status, seq);
+  CREATE TABLE cases (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL UNIQUE,
+    task TEXT NOT NULL,
+    trace_summary TEXT,
+    answer TEXT,
+    reward REAL NOT NULL,
+    label TEXT NOT NULL,
+    tools TEXT NOT NULL DEFAULT '[]',
+    tags TEXT NOT NULL DEFAULT '[]',
+    episode_id TEXT,
+    status TEXT NOT NULL DEFAULT 'active',
+    q REAL NOT NULL,
+    retrieved INTEGER NOT NULL DEFAULT 0,
+    cited INTEGER NOT NULL DEFAULT 0,
+    uncited INTEGER NOT NULL DEFAULT 0,
+    successes INTEGER NOT NULL DEFAULT 0,
+    failures INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    last_used_at INTEGER
+  );
+  CREATE INDEX cases_status_seq ON cases (status, seq);
+  CREATE UNIQUE INDEX cases_episode ON cases (episode_id) WHERE episode_id IS NOT NULL;
+  CREATE TABLE q_history (
+    item_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    q REAL NOT NULL,
+    delta REAL NOT NULL,
+    reward REAL NOT NULL,
+    seq INTEGER PRIMARY KEY AUTOINCREMENT
+  );
+  CREATE INDEX q_history_item ON q_history (item_id, seq);
+  CREATE TABLE vectors (
+    item_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    model TEXT NOT NULL,
+    vec BLOB NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (item_id, model)
+  );
+  CREATE INDEX vectors_model ON vectors (model, updated_at);
+  CREATE TABLE library_versions (
+    version INTEGER PRIMARY KEY,
+    reason TEXT NOT NULL,
+    author TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    changes INTEGER NOT NULL
+  );
+  CREATE TABLE library_changes (
+    version INTEGER NOT NULL,
+    experience_id TEXT NOT NULL,
+    op TEXT NOT NULL,
+    before TEXT,
+    after TEXT,
+    PRIMARY KEY (experience_id, version)
+  );
+  CREATE INDEX library_changes_version ON library_changes (version);
+  CREATE TABLE retrievals (
+    id TEXT PRIMARY KEY,
+    at INTEGER NOT NULL,
+    query TEXT NOT NULL,
+    phase TEXT,
+    lambda REAL NOT NULL,
+    episode_id TEXT,
+    items TEXT NOT NULL
+  );
+  CREATE INDEX retrievals_episode ON retrievals (episode_id) WHERE episode_id IS NOT NULL;
+  CREATE INDEX retrievals_at ON retrievals (at);
+  CREATE TABLE idempotency (
+    key TEXT PRIMARY KEY,
+    request_hash TEXT NOT NULL,
+    response TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+  `,
 ];

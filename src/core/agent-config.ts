@@ -31,6 +31,14 @@ export const DecayConfigSchema = z.object({
   enabled: z.boolean().default(true),
 });
 
+export const EmbedderChoiceSchema = z
+  .object({
+    provider: z.enum(["hash", "openai", "workers-ai"]),
+    model: z.string().min(1).max(200).optional(),
+    dims: z.number().int().min(8).max(4096).optional(),
+  })
+  .strict();
+
 /** Per-agent tuning; every field has the default from ARCHITECTURE.md. */
 export const AgentConfigSchema = z
   .object({
@@ -43,6 +51,8 @@ export const AgentConfigSchema = z
     similarityThreshold: z.number().min(-1).max(1).default(0.3),
     capacity: z.number().int().min(1).max(1_000_000).default(5000),
     decay: DecayConfigSchema.default(DecayConfigSchema.parse({})),
+    /** null: the deployment's EMBEDDER. Changing it re-embeds the agent's memories in the background. */
+    embedder: EmbedderChoiceSchema.nullable().default(null),
   })
   .refine((c) => c.k2 <= c.k1, { message: "k2 must not exceed k1", path: ["k2"] });
 
@@ -60,6 +70,7 @@ export const AgentConfigPatchSchema = z
     similarityThreshold: z.number().min(-1).max(1),
     capacity: z.number().int().min(1).max(1_000_000),
     decay: z.object(DecayConfigSchema.shape).partial().strict(),
+    embedder: EmbedderChoiceSchema.nullable(),
   })
   .partial()
   .strict();

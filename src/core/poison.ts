@@ -61,7 +61,7 @@ const INJECTION_RES: RegExp[] = [
   /<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[\/?INST\]|<\/?(?:system|instructions?)>|<<\/?SYS>>/i,
   /\b(?:do\s+not|don't|dont|never)\s+(?:tell|inform|notify|alert|warn)\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
   /\b(?:do\s+not|don't|dont|never)\s+(?:mention|reveal|disclose|show)\s+(?:this|it|that|these)\s+to\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
-  /\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
+  /\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
   /\b(?:hide|conceal)\s+(?:this|it|that|these|the\s+\w+)\s+from\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
   /\b(?:reveal|print|output|repeat|leak|dump|disclose|show)\s+(?:\w+\s+){0,3}?(?:system\s+prompt|hidden\s+(?:prompt|instructions)|initial\s+instructions|your\s+(?:instructions|prompt))\b/i,
   /\bpretend\s+(?:to\s+be|you\s+are|that\s+you\s+(?:are|have))\b/i,
@@ -71,7 +71,7 @@ const INJECTION_RES: RegExp[] = [
 function isPromptInjection(text: string): boolean {
   for (const m of text.matchAll(OVERRIDE_RE)) {
     const words = m[1]!.toLowerCase().trim().split(/\s+/);
-    if (words.some((w) => POINTED.has(w))) return true;
+    if (/^(?:guardrails|programming)$/i.test(m[2]!) || words.some((w) => POINTED.has(w))) return true;
   }
   return INJECTION_RES.some((re) => re.test(text));
 }
@@ -80,18 +80,20 @@ function isPromptInjection(text: string): boolean {
 // exfiltration
 
 const SENSITIVE =
-  "credentials?|api[\\s_-]?keys?|secrets?|access\\s+tokens?|tokens|passwords?|env(?:ironment)?\\s+var(?:iable)?s?|environment|\\.env\\b|conversation(?:\\s+history)?|chat\\s+(?:history|logs?)|transcripts?|system\\s+prompt|private\\s+keys?|ssh\\s+keys?|cookies|session\\s+(?:tokens?|cookies?)|(?:user|customer|personal|private|all|the)\\s+data|pii|memor(?:y|ies)|database\\s+dump";
-// Only destinations that point outside: addresses, or words that name a receiver. "Send the API key
-// to authenticate" must not match.
-const DESTINATION =
-  "(?:[a-z][a-z0-9+.-]*:\\/\\/|www\\.|[\\w.+-]+@[\\w-]+\\.|[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}\\b|(?:the\\s+)?(?:following|attacker'?s?|external|remote|third[\\s-]party|outside|public)\\b|(?:this|that|my|our|an?|the\\s+given)\\s+(?:url|endpoint|server|webhook|address|inbox|email|host|bucket|channel)|(?:\\d{1,3}\\.){3}\\d{1,3})";
+  "(?:\\b(?:credentials?|api[\\s_-]?keys?|secrets?|access\\s+tokens?|tokens|passwords?|env(?:ironment)?\\s+var(?:iable)?s?|environment|conversation(?:\\s+history)?|chat\\s+(?:history|logs?)|transcripts?|system\\s+prompt|private\\s+keys?|ssh\\s+keys?|cookies|session\\s+(?:tokens?|cookies?)|(?:user|customer|personal|private|all)\\s+data|pii|memor(?:y|ies)|database\\s+dump)\\b|\\.env\\b)";
+// Stays within one sentence, but lets dots inside paths and names (~/.aws, .env) through.
+const IN_SENTENCE = "(?:[^.\\n]|\\.(?=\\S))";
+const SEND_RE = new RegExp(
+  `\\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|copy|share|submit|sync|pipe|beacon)\\b${IN_SENTENCE}{0,60}?${SENSITIVE}${IN_SENTENCE}{0,60}?\\b(?:to|into|at|via)\\s+([^\\n]{0,100})`,
+  "gi",
+);
+// Only destinations that point outside count, so "send the API key to authenticate" passes.
+const RECEIVER_RE =
+  /^(?:the\s+)?(?:following|attacker'?s?|external|remote|third[\s-]party|outside|public)\b|^(?:this|that|my|our|an?|the\s+given)\s+(?:url|endpoint|server|webhook|address|inbox|email|host|bucket|channel)\b|[\w.+-]+@[\w-]+\.[\w.-]+/i;
+
 const EXFIL_RES: RegExp[] = [
   new RegExp(
-    `\\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|copy|share|submit|sync|pipe|beacon)\\b[^.\\n]{0,60}?\\b(?:${SENSITIVE})\\b[^.\\n]{0,60}?\\b(?:to|into|at|via)\\s+${DESTINATION}`,
-    "i",
-  ),
-  new RegExp(
-    `\\b(?:include|embed|append|encode|put|add)\\b[^.\\n]{0,40}?\\b(?:${SENSITIVE})\\b[^.\\n]{0,40}?\\b(?:in|into|to)\\s+(?:the\\s+|a\\s+|an\\s+|every\\s+|each\\s+|your\\s+)?(?:url|link|query\\s+string|query|image|markdown|public|commit\\s+message|issue|comment)`,
+    `\\b(?:include|embed|append|encode|put|add)\\b${IN_SENTENCE}{0,40}?${SENSITIVE}${IN_SENTENCE}{0,40}?\\b(?:in|into|to)\\s+(?:the\\s+|a\\s+|an\\s+|every\\s+|each\\s+|your\\s+)?(?:url|link|query\\s+string|query|image|markdown|public|commit\\s+message|issue|comment)\\b`,
     "i",
   ),
   /\b(?:dump|print|echo|cat|list|output|log|display|reveal|expose)\s+(?:(?:all|the|every|any)\s+)*(?:secrets|credentials|api\s+keys|passwords|private\s+keys?|\.env\b|~\/\.(?:ssh|aws|netrc|npmrc)|\/etc\/(?:passwd|shadow))/i,
@@ -106,6 +108,10 @@ const NETWORK_TOOL_RE = /\b(?:curl|wget|nc|ncat|netcat|scp|rsync|sftp|invoke-web
 
 function isExfiltration(text: string): boolean {
   if (EXFIL_RES.some((re) => re.test(text))) return true;
+  for (const m of text.matchAll(SEND_RE)) {
+    const tail = m[1]!;
+    if (RECEIVER_RE.test(tail) || findUrls(tail).length > 0 || hasPublicIp(tail)) return true;
+  }
   for (const m of text.matchAll(NETWORK_TOOL_RE)) {
     if (findUrls(m[1]!).length > 0 || hasPublicIp(m[1]!)) return true;
   }
@@ -156,7 +162,7 @@ export function findUrls(text: string): string[] {
     if (NOT_A_HOST.has(host.toLowerCase()) || RESERVED_HOST_RE.test(host)) continue;
     if (ALWAYS_TLDS.has(tld) || (hasPath && PATH_TLDS.has(tld))) found.push(m[0]);
   }
-  for (const m of text.matchAll(/(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?=[:/]\w)/g)) {
+  for (const m of text.matchAll(/(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?::\d{1,5}(?:\/\S*)?|\/\S*)/g)) {
     if (isPublicIp(m[1]!)) found.push(m[0]);
   }
   return found;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const now = sql`(unixepoch('subsec') * 1000)`;
 
@@ -58,4 +58,23 @@ export const auditLog = sqliteTable(
     at: integer("at").notNull().default(now),
   },
   (t) => [index("audit_tenant_idx").on(t.tenantId, t.at)],
+);
+
+/** One row per LLM call: the usage ledger behind cost reports and the daily token budget. */
+export const usageLedger = sqliteTable(
+  "usage_ledger",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tenantId: text("tenant_id").notNull(),
+    agentId: text("agent_id"),
+    purpose: text("purpose").notNull(),
+    role: text("role").notNull(),
+    model: text("model").notNull(),
+    tokensIn: integer("tokens_in").notNull(),
+    tokensOut: integer("tokens_out").notNull(),
+    costUsd: real("cost_usd").notNull().default(0),
+    at: integer("at").notNull(),
+    day: text("day").notNull(),
+  },
+  (t) => [index("usage_ledger_tenant_at_idx").on(t.tenantId, t.at)],
 );

@@ -5,8 +5,26 @@ import { tenantRoutes } from "./tenants";
 import { keyRoutes } from "./keys";
 import { agentRoutes } from "./agents";
 import { agentConfigRoutes } from "./agent-config";
+import { experienceRoutes } from "./experiences";
+import { libraryRoutes } from "./library";
+import { caseRoutes } from "./cases";
+import { retrieveRoutes } from "./retrieve";
+import { rewardRoutes } from "./rewards";
 
 /** Mount order matters only for docs; every route is a distinct path+method. */
 export function registerRoutes(app: OpenAPIHono<AppEnv>) {
-  for (const r of [healthRoutes, tenantRoutes, keyRoutes, agentRoutes, agentConfigRoutes]) app.route("/", r);
+  for (const r of [
+    healthRoutes,
+    tenantRoutes,
+    keyRoutes,
+    agentRoutes,
+    agentConfigRoutes,
+    experienceRoutes,
+    libraryRoutes,
+    caseRoutes,
+    retrieveRoutes,
+    rewardRoutes,
+  ]) {
+    app.route("/", r);
+  }
 }

@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { decodeMemoryError } from "../../durable-objects/memory-error";
+import type { MemoryOutcome } from "../../durable-objects/memory-error";
 import { ProblemError } from "../http/problem";
 
 export const memoryName = (tenantId: string, agentId: string) => `${tenantId}:${agentId}`;
@@ -10,15 +10,12 @@ export function memoryStub(env: Env, tenantId: string, agentId: string) {
 
 export type MemoryStub = ReturnType<typeof memoryStub>;
 
-/** Runs an RPC call and turns the Durable Object's domain errors back into problems. */
-export async function callMemory<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    const decoded = decodeMemoryError(err);
-    if (!decoded) throw err;
-    if (decoded.kind === "not-found") throw new ProblemError(404, "not-found", decoded.detail);
-    if (decoded.kind === "conflict") throw new ProblemError(409, "conflict", decoded.detail);
-    throw new ProblemError(422, "unprocessable", decoded.detail, { errors: decoded.errors });
-  }
+/** Unwraps a DO outcome, turning its domain errors into problems (404, 409, 422). */
+export async function callMemory<T>(call: () => Promise<MemoryOutcome<T>>): Promise<T> {
+  const result = (await call()) as MemoryOutcome<T>;
+  if (result.ok) return result.value;
+  const e = result.error;
+  if (e.kind === "not-found") throw new ProblemError(404, "not-found", e.detail);
+  if (e.kind === "conflict") throw new ProblemError(409, "conflict", e.detail);
+  throw new ProblemError(422, "unprocessable", e.detail, e.errors.length ? { errors: e.errors } : {});
 }

@@ -17,7 +17,7 @@ describe("queue consumer", () => {
     await worker.queue(batch, env);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks).toEqual(["good"]);
-    expect(result.retryMessages.map((m) => m.msgId).sort()).toEqual(["bad-shape", "not-object", "unknown-type"]);
+    expect(result.retryMessages.map((m: { msgId: string }) => m.msgId).sort()).toEqual(["bad-shape", "not-object", "unknown-type"]);
     expect(result.ackAll).toBe(false);
   });
 });

@@ -1,0 +1,99 @@
+import { CaseCreateSchema, CasePatchSchema, type Case, type CaseCreate, type CasePatch, type ListFilter } from "../../src/core/memory-types";
+import { decodeCursor, encodeCursor } from "../../src/core/cursor";
+import { MemoryError } from "../memory-error";
+import { nextSeq, type MemoryContext } from "./context";
+import { caseOut, type CaseRow } from "./rows";
+
+/** Past episodes kept for case-based reasoning; retrieved by task similarity. */
+export class Cases {
+  constructor(private readonly ctx: MemoryContext) {}
+
+  row(id: string): CaseRow | null {
+    return this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE id = ?", id).toArray()[0] ?? null;
+  }
+
+  get(id: string): Case {
+    const row = this.row(id);
+    if (!row) throw MemoryError.notFound(`Case '${id}' does not exist.`);
+    return caseOut(row);
+  }
+
+  /** An episode is stored at most once: a second create for the same episode returns the first. */
+  async create(input: CaseCreate): Promise<{ case: Case; created: boolean }> {
+    const parsed = CaseCreateSchema.safeParse(input);
+    if (!parsed.success) throw MemoryError.invalid("Invalid case", parsed.error.issues);
+    const c = parsed.data;
+    if (c.episodeId) {
+      const existing = this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE episode_id = ?", c.episodeId).toArray()[0];
+      if (existing) return { case: caseOut(existing), created: false };
+    }
+    const [vector] = await this.ctx.vectors.embed([c.task]);
+    const id = this.ctx.newId("case");
+    const now = this.ctx.now();
+    const label = c.label ?? (c.reward > 0 ? "positive" : "negative");
+    const inserted = this.ctx.storage.transactionSync(() => {
+      if (c.episodeId && this.ctx.sql.exec("SELECT 1 FROM cases WHERE episode_id = ?", c.episodeId).toArray().length) return false;
+      this.ctx.sql.exec(
+        `INSERT INTO cases (id, seq, task, trace_summary, answer, reward, label, tools, tags, episode_id, status, q, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
+        id, nextSeq(this.ctx.sql, "case"), c.task, c.traceSummary, c.answer, c.reward, label,
+        JSON.stringify(c.toolsUsed), JSON.stringify(c.tags), c.episodeId, this.ctx.config().defaultQ, now, now,
+      );
+      this.ctx.vectors.writeSync(id, "case", vector!);
+      return true;
+    });
+    if (!inserted) return { case: caseOut(this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE episode_id = ?", c.episodeId).one()), created: false };
+    await this.ctx.vectors.publish([id], []);
+    return { case: this.get(id), created: true };
+  }
+
+  async patch(id: string, input: CasePatch): Promise<Case> {
+    const parsed = CasePatchSchema.safeParse(input);
+    if (!parsed.success) throw MemoryError.invalid("Invalid patch", parsed.error.issues);
+    const row = this.row(id);
+    if (!row) throw MemoryError.notFound(`Case '${id}' does not exist.`);
+    const p = parsed.data;
+    this.ctx.sql.exec(
+      "UPDATE cases SET tags = ?, label = ?, status = ?, answer = ?, trace_summary = ?, updated_at = ? WHERE id = ?",
+      p.tags ? JSON.stringify(p.tags) : row.tags,
+      p.label ?? row.label,
+      p.status ?? row.status,
+      p.answer !== undefined ? p.answer : row.answer,
+      p.traceSummary !== undefined ? p.traceSummary : row.trace_summary,
+      this.ctx.now(),
+      id,
+    );
+    const status = p.status ?? row.status;
+    if (status !== row.status) await this.ctx.vectors.publish(status === "active" ? [id] : [], status === "active" ? [] : [id]);
+    return this.get(id);
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!this.row(id)) throw MemoryError.notFound(`Case '${id}' does not exist.`);
+    this.ctx.storage.transactionSync(() => {
+      this.ctx.sql.exec("DELETE FROM cases WHERE id = ?", id);
+      this.ctx.sql.exec("DELETE FROM q_history WHERE item_id = ?", id);
+      this.ctx.vectors.deleteSync(id);
+    });
+    await this.ctx.vectors.publish([], [id]);
+  }
+
+  list(filter: ListFilter): { items: Case[]; nextCursor: string | null } {
+    const where: string[] = [];
+    const args: SqlStorageValue[] = [];
+    if (filter.status !== "all") where.push("status = ?") && args.push(filter.status);
+    if (filter.minQ !== undefined) where.push("q >= ?") && args.push(filter.minQ);
+    if (filter.tag) where.push("EXISTS (SELECT 1 FROM json_each(cases.tags) WHERE value = ?)") && args.push(filter.tag);
+    if (filter.contains) where.push("(instr(lower(task), lower(?)) > 0)") && args.push(filter.contains);
+    if (filter.cursor) {
+      const c = decodeCursor(filter.cursor);
+      if (!c || typeof c.s !== "number") throw MemoryError.invalid("The cursor is not valid.", [{ path: ["cursor"], message: "Not a cursor from this API" }]);
+      where.push("seq > ?") && args.push(c.s);
+    }
+    const rows = this.ctx.sql
+      .exec<CaseRow>(`SELECT * FROM cases ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY seq LIMIT ?`, ...args, filter.limit + 1)
+      .toArray();
+    const page = rows.slice(0, filter.limit);
+    return { items: page.map(caseOut), nextCursor: rows.length > filter.limit ? encodeCursor({ s: page[page.length - 1]!.seq }) : null };
+  }
+}

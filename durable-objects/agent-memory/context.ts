@@ -1,0 +1,24 @@
+import type { AgentConfig } from "../../src/core/agent-config";
+import type { VectorStore } from "./vector-store";
+
+/** What every storage module of the AgentMemory DO needs; time and ids are injected for tests. */
+export interface MemoryContext {
+  storage: DurableObjectStorage;
+  sql: SqlStorage;
+  now(): number;
+  newId(prefix: string): string;
+  config(): AgentConfig;
+  vectors: VectorStore;
+}
+
+export function nextSeq(sql: SqlStorage, name: string): number {
+  const row = sql
+    .exec<{ value: number }>(
+      "INSERT INTO counters (name, value) VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value",
+      name,
+    )
+    .one();
+  return row.value;
+}
+
+export const parseJson = <T>(text: string | null, fallback: T): T => (text ? (JSON.parse(text) as T) : fallback);

@@ -1,0 +1,427 @@
+import {
+  ExperienceCreateSchema,
+  ExperiencePatchSchema,
+  type Experience,
+  type ExperienceContent,
+  type ExperiencePatch,
+  type LibraryOperation,
+  type ListFilter,
+  type Provenance,
+} from "../../src/core/memory-types";
+import { decodeCursor, encodeCursor } from "../../src/core/cursor";
+import { MemoryError } from "../memory-error";
+import { nextSeq, type MemoryContext } from "./context";
+import { experienceEmbedText, experienceOut, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
+
+/** A resolved change: what one experience becomes in a version (`after: null` deletes it). */
+type Intent =
+  | { kind: "put"; id: string; after: ExperienceSnapshot; embedText: string | null; reseq?: boolean }
+  | { kind: "delete"; id: string };
+
+export interface LibraryVersion {
+  version: number;
+  reason: string;
+  author: string;
+  createdAt: number;
+  changes: number;
+}
+
+export interface LibraryChange {
+  id: string;
+  op: "create" | "update" | "archive" | "delete" | "restore";
+  before: ExperienceSnapshot | null;
+  after: ExperienceSnapshot | null;
+}
+
+export const LIBRARY_EXPORT_FORMAT = "praxis-library/v1";
+
+export interface LibraryExport {
+  format: typeof LIBRARY_EXPORT_FORMAT;
+  libraryVersion: number;
+  exportedAt: number;
+  experiences: (ExperienceContent & { id: string; q: number; provenance: Provenance | null })[];
+}
+
+const CONTENT_KEYS = ["text", "pattern", "keywords", "tags", "domain", "source", "status", "pinned", "importance"] as const;
+const sameContent = (a: ExperienceSnapshot, b: ExperienceSnapshot) =>
+  CONTENT_KEYS.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
+const normalise = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim();
+
+/**
+ * The experience library. Every change to an experience's content or status is one atomic
+ * version (N+1) recording each experience's before/after, so any version can be rebuilt,
+ * diffed and rolled back. Utility (Q, counts) is learned state, not library content.
+ */
+export class Library {
+  private labels = new Map<string, string>();
+
+  constructor(private readonly ctx: MemoryContext) {
+    this.refreshLabels();
+  }
+
+  /** Labels G0…Gn follow creation order among active experiences and are re-assigned after each change. */
+  refreshLabels(): void {
+    this.labels.clear();
+    let i = 0;
+    for (const r of this.ctx.sql.exec<{ id: string }>("SELECT id FROM experiences WHERE status = 'active' ORDER BY seq")) {
+      this.labels.set(r.id, `G${i++}`);
+    }
+  }
+
+  labelOf(id: string): string | null {
+    return this.labels.get(id) ?? null;
+  }
+
+  get activeCount(): number {
+    return this.labels.size;
+  }
+
+  row(id: string): ExperienceRow | null {
+    return this.ctx.sql.exec<ExperienceRow>("SELECT * FROM experiences WHERE id = ?", id).toArray()[0] ?? null;
+  }
+
+  out(row: ExperienceRow, withHistory = false): Experience {
+    const e = experienceOut(row, this.labelOf(row.id), this.ctx.vectors.modelOf(row.id), this.ctx.vectors.model);
+    if (withHistory) {
+      e.qHistory = this.ctx.sql
+        .exec<{ at: number; q: number; delta: number; reward: number }>(
+          "SELECT at, q, delta, reward FROM q_history WHERE item_id = ? ORDER BY seq DESC LIMIT 50",
+          row.id,
+        )
+        .toArray()
+        .reverse();
+    }
+    return e;
+  }
+
+  get(id: string): Experience {
+    const row = this.row(id);
+    if (!row) throw MemoryError.notFound(`Experience '${id}' does not exist.`);
+    return this.out(row, true);
+  }
+
+  list(filter: ListFilter): { items: Experience[]; nextCursor: string | null } {
+    const where: string[] = [];
+    const args: SqlStorageValue[] = [];
+    if (filter.status !== "all") where.push("status = ?") && args.push(filter.status);
+    if (filter.source) where.push("source = ?") && args.push(filter.source);
+    if (filter.minQ !== undefined) where.push("q >= ?") && args.push(filter.minQ);
+    if (filter.tag) where.push("EXISTS (SELECT 1 FROM json_each(experiences.tags) WHERE value = ?)") && args.push(filter.tag);
+    if (filter.contains) where.push("instr(lower(text), lower(?)) > 0") && args.push(filter.contains);
+    if (filter.cursor) {
+      const c = decodeCursor(filter.cursor);
+      if (!c || typeof c.s !== "number") throw MemoryError.invalid("The cursor is not valid.", [{ path: ["cursor"], message: "Not a cursor from this API" }]);
+      where.push("seq > ?") && args.push(c.s);
+    }
+    const rows = this.ctx.sql
+      .exec<ExperienceRow>(
+        `SELECT * FROM experiences ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY seq LIMIT ?`,
+        ...args,
+        filter.limit + 1,
+      )
+      .toArray();
+    const page = rows.slice(0, filter.limit);
+    return {
+      items: page.map((r) => this.out(r)),
+      nextCursor: rows.length > filter.limit ? encodeCursor({ s: page[page.length - 1]!.seq }) : null,
+    };
+  }
+
+  /** Validates operations against the current library and turns them into intents. */
+  private resolve(ops: LibraryOperation[], provenance: Provenance | null): Intent[] {
+    const now = this.ctx.now();
+    const pending = new Map<string, ExperienceSnapshot | null>();
+    const current = (id: string): ExperienceSnapshot | null => {
+      if (pending.has(id)) return pending.get(id)!;
+      const row = this.row(id);
+      return row ? snapshotOf(row) : null;
+    };
+    const intents: Intent[] = [];
+    ops.forEach((op, i) => {
+      if (op.op === "create") {
+        const parsed = ExperienceCreateSchema.safeParse(op.experience);
+        if (!parsed.success) throw MemoryError.invalid("Invalid experience", prefixIssues(parsed.error.issues, [i, "experience"]));
+        const { q, provenance: own, ...content } = parsed.data;
+        const id = this.ctx.newId("exp");
+        const after: ExperienceSnapshot = {
+          id,
+          seq: 0,
+          ...content,
+          q: q ?? this.ctx.config().defaultQ,
+          provenance: own ?? provenance,
+          createdAt: now,
+        };
+        pending.set(id, after);
+        intents.push({ kind: "put", id, after, embedText: experienceEmbedText(content) });
+        return;
+      }
+      const before = current(op.id);
+      if (!before) throw MemoryError.notFound(`Experience '${op.id}' does not exist (operation ${i}).`);
+      if (op.op === "delete") {
+        pending.set(op.id, null);
+        intents.push({ kind: "delete", id: op.id });
+        return;
+      }
+      let patch: ExperiencePatch;
+      if (op.op === "archive") patch = { status: "archived" };
+      else {
+        const parsed = ExperiencePatchSchema.safeParse(op.patch);
+        if (!parsed.success) throw MemoryError.invalid("Invalid patch", prefixIssues(parsed.error.issues, [i, "patch"]));
+        patch = parsed.data;
+      }
+      const after: ExperienceSnapshot = { ...before, ...patch };
+      const textChanged = after.text !== before.text || after.pattern !== before.pattern || JSON.stringify(after.keywords) !== JSON.stringify(before.keywords);
+      pending.set(op.id, after);
+      intents.push({ kind: "put", id: op.id, after, embedText: textChanged ? experienceEmbedText(after) : null });
+    });
+    return intents;
+  }
+
+  /** Applies operations as one new version. Embeddings are computed first so the write is one transaction. */
+  async apply(
+    ops: LibraryOperation[],
+    meta: { reason: string; author: string; provenance?: Provenance | null },
+  ): Promise<{ version: number; experiences: Experience[]; deleted: string[] }> {
+    if (!ops.length) throw MemoryError.invalid("No operations given.");
+    const intents = this.resolve(ops, meta.provenance ?? null);
+    return this.commit(intents, meta.reason, meta.author);
+  }
+
+  private async commit(intents: Intent[], reason: string, author: string) {
+    const toEmbed = intents.filter((i): i is Extract<Intent, { kind: "put" }> => i.kind === "put" && i.embedText !== null);
+    const vectors = await this.ctx.vectors.embed(toEmbed.map((i) => i.embedText!));
+    const vectorOf = new Map(toEmbed.map((i, n) => [i.id, vectors[n]!]));
+    const now = this.ctx.now();
+    const sql = this.ctx.sql;
+    const touched = new Set<string>();
+    const deleted: string[] = [];
+
+    const version = this.ctx.storage.transactionSync(() => {
+      const v = (sql.exec<{ v: number | null }>("SELECT max(version) AS v FROM library_versions").one().v ?? 0) + 1;
+      for (const intent of intents) {
+        const row = this.row(intent.id);
+        const before = row ? snapshotOf(row) : null;
+        let after: ExperienceSnapshot | null = null;
+        let op: LibraryChange["op"];
+        if (intent.kind === "delete") {
+          if (!row) throw MemoryError.notFound(`Experience '${intent.id}' does not exist.`);
+          sql.exec("DELETE FROM experiences WHERE id = ?", intent.id);
+          sql.exec("DELETE FROM q_history WHERE item_id = ?", intent.id);
+          this.ctx.vectors.deleteSync(intent.id);
+          deleted.push(intent.id);
+          op = "delete";
+        } else if (!row) {
+          const keepSeq = intent.after.seq > 0 && !intent.reseq;
+          after = { ...intent.after, seq: keepSeq ? intent.after.seq : nextSeq(sql, "experience") };
+          this.insertRow(after, now);
+          op = keepSeq ? "restore" : "create";
+        } else {
+          after = { ...intent.after, seq: intent.reseq ? nextSeq(sql, "experience") : row.seq };
+          this.updateRow(after, now);
+          op = after.status === "archived" && before!.status !== "archived" ? "archive" : "update";
+        }
+        const vec = vectorOf.get(intent.id);
+        if (vec && after) this.ctx.vectors.writeSync(intent.id, "experience", vec);
+        touched.add(intent.id);
+        sql.exec(
+          `INSERT INTO library_changes (version, experience_id, op, before, after) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT(experience_id, version) DO UPDATE SET op = excluded.op, after = excluded.after`,
+          v,
+          intent.id,
+          op,
+          before ? JSON.stringify(before) : null,
+          after ? JSON.stringify(after) : null,
+        );
+      }
+      const changes = sql.exec<{ n: number }>("SELECT count(*) AS n FROM library_changes WHERE version = ?", v).one().n;
+      sql.exec("INSERT INTO library_versions (version, reason, author, created_at, changes) VALUES (?, ?, ?, ?, ?)", v, reason, author, now, changes);
+      return v;
+    });
+
+    const live = [...touched].map((id) => this.row(id)).filter((r): r is ExperienceRow => r !== null);
+    await this.ctx.vectors.publish(
+      live.filter((r) => r.status === "active").map((r) => r.id),
+      [...deleted, ...live.filter((r) => r.status !== "active").map((r) => r.id)],
+    );
+    this.refreshLabels();
+    return { version, experiences: live.map((r) => this.out(r)), deleted };
+  }
+
+  private insertRow(s: ExperienceSnapshot, now: number) {
+    this.ctx.sql.exec(
+      `INSERT INTO experiences (id, seq, text, pattern, keywords, tags, domain, source, status, pinned, importance, q, provenance, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      s.id, s.seq, s.text, s.pattern, JSON.stringify(s.keywords), JSON.stringify(s.tags), s.domain, s.source, s.status,
+      s.pinned ? 1 : 0, s.importance, s.q, s.provenance ? JSON.stringify(s.provenance) : null, s.createdAt, now,
+    );
+  }
+
+  private updateRow(s: ExperienceSnapshot, now: number) {
+    this.ctx.sql.exec(
+      `UPDATE experiences SET text = ?, pattern = ?, keywords = ?, tags = ?, domain = ?, source = ?, status = ?, pinned = ?,
+       importance = ?, seq = ?, updated_at = ? WHERE id = ?`,
+      s.text, s.pattern, JSON.stringify(s.keywords), JSON.stringify(s.tags), s.domain, s.source, s.status,
+      s.pinned ? 1 : 0, s.importance, s.seq, now, s.id,
+    );
+  }
+
+  currentVersion(): number {
+    return this.ctx.sql.exec<{ v: number | null }>("SELECT max(version) AS v FROM library_versions").one().v ?? 0;
+  }
+
+  versions(limit: number, before?: number): { items: LibraryVersion[]; nextCursor: string | null } {
+    const rows = this.ctx.sql
+      .exec<{ version: number; reason: string; author: string; created_at: number; changes: number }>(
+        "SELECT * FROM library_versions WHERE version < ? ORDER BY version DESC LIMIT ?",
+        before ?? Number.MAX_SAFE_INTEGER,
+        limit + 1,
+      )
+      .toArray();
+    const page = rows.slice(0, limit).map((r) => ({ version: r.version, reason: r.reason, author: r.author, createdAt: r.created_at, changes: r.changes }));
+    return { items: page, nextCursor: rows.length > limit ? String(page[page.length - 1]!.version) : null };
+  }
+
+  private versionMeta(n: number): LibraryVersion {
+    const r = this.ctx.sql
+      .exec<{ version: number; reason: string; author: string; created_at: number; changes: number }>("SELECT * FROM library_versions WHERE version = ?", n)
+      .toArray()[0];
+    if (!r) throw MemoryError.notFound(`Library version ${n} does not exist.`);
+    return { version: r.version, reason: r.reason, author: r.author, createdAt: r.created_at, changes: r.changes };
+  }
+
+  /** The library exactly as it stood after version n (0 is the empty library). */
+  stateAt(n: number): ExperienceSnapshot[] {
+    if (n !== 0) this.versionMeta(n);
+    return this.ctx.sql
+      .exec<{ after: string | null }>(
+        `SELECT c.after FROM library_changes c
+         JOIN (SELECT experience_id, max(version) AS v FROM library_changes WHERE version <= ? GROUP BY experience_id) m
+           ON m.experience_id = c.experience_id AND m.v = c.version`,
+        n,
+      )
+      .toArray()
+      .filter((r) => r.after !== null)
+      .map((r) => JSON.parse(r.after!) as ExperienceSnapshot)
+      .sort((a, b) => a.seq - b.seq);
+  }
+
+  versionDetail(n: number) {
+    const meta = this.versionMeta(n);
+    const state = this.stateAt(n);
+    let i = 0;
+    const experiences = state.map((s) => ({ ...s, label: s.status === "active" ? `G${i++}` : null }));
+    return { ...meta, experiences };
+  }
+
+  diff(n: number): LibraryVersion & { changes: number; diff: LibraryChange[] } {
+    const meta = this.versionMeta(n);
+    const diff = this.ctx.sql
+      .exec<{ experience_id: string; op: string; before: string | null; after: string | null }>(
+        "SELECT experience_id, op, before, after FROM library_changes WHERE version = ? ORDER BY rowid",
+        n,
+      )
+      .toArray()
+      .map((r) => ({
+        id: r.experience_id,
+        op: r.op as LibraryChange["op"],
+        before: r.before ? (JSON.parse(r.before) as ExperienceSnapshot) : null,
+        after: r.after ? (JSON.parse(r.after) as ExperienceSnapshot) : null,
+      }));
+    return { ...meta, diff };
+  }
+
+  /** Restores the content of version n as a new version; learned Q of surviving items is kept. */
+  async rollback(n: number, author: string) {
+    const target = new Map(this.stateAt(n).map((s) => [s.id, s]));
+    const intents: Intent[] = [];
+    for (const row of this.ctx.sql.exec<ExperienceRow>("SELECT * FROM experiences ORDER BY seq").toArray()) {
+      const want = target.get(row.id);
+      if (!want) intents.push({ kind: "delete", id: row.id });
+      else {
+        const have = snapshotOf(row);
+        if (!sameContent(have, want)) {
+          const after = { ...have, ...pickContent(want) };
+          const textChanged = have.text !== want.text || have.pattern !== want.pattern || JSON.stringify(have.keywords) !== JSON.stringify(want.keywords);
+          intents.push({ kind: "put", id: row.id, after, embedText: textChanged ? experienceEmbedText(after) : null });
+        }
+        target.delete(row.id);
+      }
+    }
+    for (const restored of target.values()) intents.push({ kind: "put", id: restored.id, after: restored, embedText: experienceEmbedText(restored) });
+    if (!intents.length) return { version: this.currentVersion(), experiences: [], deleted: [], unchanged: true };
+    return { ...(await this.commit(intents, `rollback to version ${n}`, author)), unchanged: false };
+  }
+
+  export(): LibraryExport {
+    const rows = this.ctx.sql.exec<ExperienceRow>("SELECT * FROM experiences WHERE status <> 'quarantined' ORDER BY seq").toArray();
+    return {
+      format: LIBRARY_EXPORT_FORMAT,
+      libraryVersion: this.currentVersion(),
+      exportedAt: this.ctx.now(),
+      experiences: rows.map((r) => {
+        const s = snapshotOf(r);
+        return { id: s.id, ...pickContent(s), q: s.q, provenance: s.provenance };
+      }),
+    };
+  }
+
+  /**
+   * `replace` makes this library equal to the exported one (ids, order, content and Q), so an
+   * export imported elsewhere exports back identically. `merge` adds only experiences whose text
+   * is not already present, with fresh ids.
+   */
+  async import(doc: LibraryExport, mode: "merge" | "replace", author: string) {
+    if (mode === "replace") {
+      const ids = doc.experiences.map((e) => e.id);
+      if (new Set(ids).size !== ids.length) throw MemoryError.invalid("The export contains duplicate ids.");
+      const incoming = new Set(ids);
+      const intents: Intent[] = this.ctx.sql
+        .exec<{ id: string }>("SELECT id FROM experiences")
+        .toArray()
+        .filter((r) => !incoming.has(r.id))
+        .map((r) => ({ kind: "delete", id: r.id }));
+      const now = this.ctx.now();
+      for (const e of doc.experiences) {
+        const existing = this.row(e.id);
+        const after: ExperienceSnapshot = {
+          ...pickContent(e),
+          id: e.id,
+          seq: 0,
+          q: e.q,
+          provenance: e.provenance,
+          createdAt: existing?.created_at ?? now,
+        };
+        intents.push({ kind: "put", id: e.id, after, embedText: experienceEmbedText(after), reseq: true });
+      }
+      if (!intents.length) return { version: this.currentVersion(), experiences: [], deleted: [], unchanged: true };
+      return { ...(await this.commit(intents, `import (replace) of ${ids.length} experiences`, author)), unchanged: false };
+    }
+    const known = new Set(this.ctx.sql.exec<{ text: string }>("SELECT text FROM experiences").toArray().map((r) => normalise(r.text)));
+    const ops: LibraryOperation[] = [];
+    for (const e of doc.experiences) {
+      if (known.has(normalise(e.text))) continue;
+      known.add(normalise(e.text));
+      ops.push({ op: "create", experience: { ...pickContent(e), q: e.q, ...(e.provenance ? { provenance: e.provenance } : {}) } });
+    }
+    if (!ops.length) return { version: this.currentVersion(), experiences: [], deleted: [], unchanged: true };
+    return { ...(await this.apply(ops, { reason: `import (merge) of ${ops.length} experiences`, author })), unchanged: false };
+  }
+}
+
+function pickContent(s: ExperienceContent): ExperienceContent {
+  return {
+    text: s.text,
+    pattern: s.pattern,
+    keywords: s.keywords,
+    tags: s.tags,
+    domain: s.domain,
+    source: s.source,
+    status: s.status,
+    pinned: s.pinned,
+    importance: s.importance,
+  };
+}
+
+function prefixIssues<T extends { path: ReadonlyArray<PropertyKey> }>(issues: readonly T[], prefix: PropertyKey[]) {
+  return issues.map((i) => ({ ...i, path: [...prefix, ...i.path] }));
+}

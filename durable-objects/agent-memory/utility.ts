@@ -1,0 +1,180 @@
+import { convergence, emaUpdate, qStats, rewardFor } from "../../src/core/q-learning";
+import { sha256Hex } from "../../src/core/api-key";
+import type { MemoryKind, RewardRequest, RewardResult } from "../../src/core/memory-types";
+import { MemoryError } from "../memory-error";
+import type { MemoryContext } from "./context";
+import type { Library } from "./library";
+
+const Q_HISTORY_KEEP = 50;
+const TABLE: Record<MemoryKind, string> = { experience: "experiences", case: "cases" };
+
+interface Target {
+  id: string;
+  kind: MemoryKind;
+}
+
+/** Utility learning: rewards move Q-values by EMA; analytics read them back. */
+export class Utility {
+  constructor(
+    private readonly ctx: MemoryContext,
+    private readonly library: Library,
+  ) {}
+
+  private kindOf(id: string): MemoryKind | null {
+    if (this.ctx.sql.exec("SELECT 1 FROM experiences WHERE id = ?", id).toArray().length) return "experience";
+    if (this.ctx.sql.exec("SELECT 1 FROM cases WHERE id = ?", id).toArray().length) return "case";
+    return null;
+  }
+
+  private targets(req: RewardRequest): Target[] {
+    const seen = new Map<string, Target>();
+    const addItems = (json: string) => {
+      for (const item of JSON.parse(json) as Target[]) if (!seen.has(item.id)) seen.set(item.id, { id: item.id, kind: item.kind });
+    };
+    if (req.retrievalId) {
+      const row = this.ctx.sql.exec<{ items: string }>("SELECT items FROM retrievals WHERE id = ?", req.retrievalId).toArray()[0];
+      if (!row) throw MemoryError.notFound(`Retrieval '${req.retrievalId}' does not exist.`);
+      addItems(row.items);
+    } else if (req.episodeId) {
+      for (const row of this.ctx.sql.exec<{ items: string }>("SELECT items FROM retrievals WHERE episode_id = ? ORDER BY at", req.episodeId)) addItems(row.items);
+    } else {
+      const unknown: string[] = [];
+      for (const id of req.memoryIds ?? []) {
+        const kind = this.kindOf(id);
+        if (!kind) unknown.push(id);
+        else seen.set(id, { id, kind });
+      }
+      if (unknown.length) {
+        throw MemoryError.invalid(
+          `Unknown memory ids: ${unknown.join(", ")}`,
+          unknown.map((id) => ({ path: ["memoryIds"], message: `'${id}' does not exist` })),
+        );
+      }
+    }
+    return [...seen.values()];
+  }
+
+  /**
+   * Applies one reward. With an idempotency key the request and its result are stored in the same
+   * transaction as the Q updates, so a retried request replays the first result and changes nothing.
+   */
+  async reward(req: RewardRequest, idempotencyKey?: string): Promise<RewardResult> {
+    const requestHash = idempotencyKey ? await sha256Hex(JSON.stringify(req)) : "";
+    if (idempotencyKey) {
+      const prior = this.priorResult(idempotencyKey, requestHash);
+      if (prior) return prior;
+    }
+    const targets = this.targets(req);
+    const cited = req.citedIds ? new Set(req.citedIds) : null;
+    if (cited) {
+      const targetIds = new Set(targets.map((t) => t.id));
+      const stray = [...cited].filter((id) => !targetIds.has(id));
+      if (stray.length) {
+        throw MemoryError.invalid(
+          "citedIds must be among the rewarded items",
+          stray.map((id) => ({ path: ["citedIds"], message: `'${id}' was not retrieved or named` })),
+        );
+      }
+    }
+    let r: number;
+    try {
+      r = rewardFor(req, this.ctx.config().rewardMapping);
+    } catch (err) {
+      throw MemoryError.invalid(err instanceof Error ? err.message : String(err));
+    }
+    const alpha = this.ctx.config().alpha;
+    const now = this.ctx.now();
+    return this.ctx.storage.transactionSync(() => {
+      if (idempotencyKey) {
+        const prior = this.priorResult(idempotencyKey, requestHash);
+        if (prior) return prior;
+      }
+      const updated: RewardResult["updated"] = [];
+      const uncited: string[] = [];
+      for (const t of targets) {
+        const table = TABLE[t.kind];
+        const row = this.ctx.sql.exec<{ q: number }>(`SELECT q FROM ${table} WHERE id = ?`, t.id).toArray()[0];
+        if (!row) continue;
+        if (cited && !cited.has(t.id)) {
+          this.ctx.sql.exec(`UPDATE ${table} SET uncited = uncited + 1 WHERE id = ?`, t.id);
+          uncited.push(t.id);
+          continue;
+        }
+        const q = emaUpdate(row.q, r, alpha);
+        this.ctx.sql.exec(
+          `UPDATE ${table} SET q = ?, successes = successes + ?, failures = failures + ?, cited = cited + ?, last_used_at = ? WHERE id = ?`,
+          q, r > 0 ? 1 : 0, r < 0 ? 1 : 0, cited ? 1 : 0, now, t.id,
+        );
+        this.ctx.sql.exec("INSERT INTO q_history (item_id, at, q, delta, reward) VALUES (?, ?, ?, ?, ?)", t.id, now, q, q - row.q, r);
+        this.ctx.sql.exec(
+          `DELETE FROM q_history WHERE item_id = ? AND seq <= (SELECT seq FROM q_history WHERE item_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+          t.id, t.id, Q_HISTORY_KEEP,
+        );
+        updated.push({ id: t.id, kind: t.kind, qBefore: row.q, q, cited: cited !== null });
+      }
+      const result: RewardResult = { reward: r, updated, uncited, replayed: false };
+      if (idempotencyKey) {
+        this.ctx.sql.exec("INSERT INTO idempotency (key, request_hash, response, at) VALUES (?, ?, ?, ?)", idempotencyKey, requestHash, JSON.stringify(result), now);
+      }
+      return result;
+    });
+  }
+
+  private priorResult(key: string, requestHash: string): RewardResult | null {
+    const prior = this.ctx.sql.exec<{ request_hash: string; response: string }>("SELECT request_hash, response FROM idempotency WHERE key = ?", key).toArray()[0];
+    if (!prior) return null;
+    if (prior.request_hash !== requestHash) throw MemoryError.conflict("This Idempotency-Key was already used with a different request body.");
+    return { ...(JSON.parse(prior.response) as RewardResult), replayed: true };
+  }
+
+  analytics(opts: { top: number; window: number; buckets: number }) {
+    const sql = this.ctx.sql;
+    const qs = (table: string) => sql.exec<{ q: number }>(`SELECT q FROM ${table} WHERE status = 'active'`).toArray().map((r) => r.q);
+    const deltas = sql
+      .exec<{ delta: number }>("SELECT delta FROM q_history ORDER BY seq DESC LIMIT ?", opts.window)
+      .toArray()
+      .map((r) => r.delta)
+      .reverse();
+    const ranked = (order: "DESC" | "ASC") =>
+      sql
+        .exec<{ id: string; text: string; q: number; retrieved: number; cited: number }>(
+          `SELECT id, text, q, retrieved, cited FROM experiences WHERE status = 'active' ORDER BY q ${order}, seq LIMIT ?`,
+          opts.top,
+        )
+        .toArray()
+        .map((r) => ({ ...r, label: this.library.labelOf(r.id) }));
+    const rate = (s: number, f: number) => (s + f ? s / (s + f) : null);
+    const bySource = sql
+      .exec<{ source: string; items: number; s: number; f: number }>(
+        "SELECT source, count(*) AS items, sum(successes) AS s, sum(failures) AS f FROM experiences WHERE status = 'active' GROUP BY source ORDER BY source",
+      )
+      .toArray()
+      .map((r) => ({ source: r.source, items: r.items, successes: r.s, failures: r.f, successRate: rate(r.s, r.f) }));
+    const byTag = sql
+      .exec<{ tag: string; items: number; s: number; f: number }>(
+        `SELECT j.value AS tag, count(*) AS items, sum(e.successes) AS s, sum(e.failures) AS f
+         FROM experiences e, json_each(e.tags) j WHERE e.status = 'active' GROUP BY j.value ORDER BY j.value`,
+      )
+      .toArray()
+      .map((r) => ({ tag: r.tag, items: r.items, successes: r.s, failures: r.f, successRate: rate(r.s, r.f) }));
+    const totals = sql
+      .exec<{ retrieved: number | null; cited: number | null; uncited: number | null }>(
+        `SELECT sum(retrieved) AS retrieved, sum(cited) AS cited, sum(uncited) AS uncited FROM
+         (SELECT retrieved, cited, uncited FROM experiences UNION ALL SELECT retrieved, cited, uncited FROM cases)`,
+      )
+      .one();
+    const counts = (table: string) =>
+      sql.exec<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM ${table} GROUP BY status`).toArray().reduce<Record<string, number>>((acc, r) => ((acc[r.status] = r.n), acc), {});
+    return {
+      experiences: { counts: counts("experiences"), q: qStats(qs("experiences"), opts.buckets) },
+      cases: { counts: counts("cases"), q: qStats(qs("cases"), opts.buckets) },
+      top: ranked("DESC"),
+      bottom: ranked("ASC"),
+      convergence: { window: opts.window, updates: deltas.length, meanAbsDeltaQ: convergence(deltas, opts.window) },
+      retrievals: sql.exec<{ n: number }>("SELECT count(*) AS n FROM retrievals").one().n,
+      citations: { cited: totals.cited ?? 0, uncited: totals.uncited ?? 0, retrievedItems: totals.retrieved ?? 0 },
+      successRate: { bySource, byTag },
+      libraryVersion: this.library.currentVersion(),
+    };
+  }
+}

@@ -1,0 +1,23 @@
+import { HASH_DIMS, HASH_EMBEDDER_MODEL, hashEmbed } from "../../core/hash-embedder";
+import type { Embedder } from "../embedder";
+
+/**
+ * The offline default. The dimension is part of the model id because a 384-dim and a 256-dim
+ * hash vector of the same text live in different spaces and must never be compared.
+ */
+export class HashEmbedder implements Embedder {
+  readonly provider = "hash" as const;
+  readonly model: string;
+  readonly dims: number;
+
+  constructor(opts: { dims?: number } = {}) {
+    const dims = opts.dims ?? HASH_DIMS;
+    if (!Number.isInteger(dims) || dims <= 0) throw new RangeError(`hash embedder dims must be a positive integer, got ${dims}`);
+    this.dims = dims;
+    this.model = `hash:${HASH_EMBEDDER_MODEL}:${dims}`;
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return texts.map((t) => hashEmbed(t, this.dims));
+  }
+}

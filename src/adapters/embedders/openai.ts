@@ -1,0 +1,120 @@
+import OpenAI from "openai";
+import type { Embedder } from "../embedder";
+import { chunk, DimsGuard, EmbedderError, isBlank } from "./shared";
+
+/**
+ * OpenAI accepts up to 2048 inputs per request, but several compatible servers (Cohere-style
+ * gateways, some vLLM deployments) cap at 96, and smaller requests also keep one oversized batch
+ * from hitting the per-request token ceiling.
+ */
+export const OPENAI_MAX_BATCH = 96;
+
+/** Native sizes, so `dims` is known before the first call for the common models. */
+const KNOWN_DIMS: Readonly<Record<string, number>> = {
+  "text-embedding-3-small": 1536,
+  "text-embedding-3-large": 3072,
+  "text-embedding-ada-002": 1536,
+};
+
+export interface OpenAiEmbedderOptions {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  /** Requested output size (`dimensions`); only models that support shortening accept it. */
+  dims?: number;
+  batchSize?: number;
+  maxRetries?: number;
+  timeoutMs?: number;
+}
+
+export class OpenAiEmbedder implements Embedder {
+  readonly provider = "openai" as const;
+  readonly model: string;
+  private readonly modelName: string;
+  private readonly requestedDims: number | undefined;
+  private readonly guard: DimsGuard;
+  private readonly batchSize: number;
+  private readonly baseURL: string;
+  private readonly client: OpenAI;
+
+  constructor(opts: OpenAiEmbedderOptions) {
+    if (!opts.baseURL) throw new Error("openai embedder needs a base URL");
+    if (!opts.model) throw new Error("openai embedder needs a model name");
+    this.modelName = opts.model;
+    this.requestedDims = opts.dims;
+    this.guard = new DimsGuard("openai", opts.model, opts.dims ?? KNOWN_DIMS[opts.model]);
+    // Only an explicit size changes the space: the native size of a model is implied by its name.
+    this.model = opts.dims === undefined ? `openai:${opts.model}` : `openai:${opts.model}:${opts.dims}`;
+    const batchSize = opts.batchSize ?? OPENAI_MAX_BATCH;
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > OPENAI_MAX_BATCH) {
+      throw new RangeError(`openai embedder batchSize must be an integer in 1..${OPENAI_MAX_BATCH}, got ${batchSize}`);
+    }
+    this.batchSize = batchSize;
+    this.baseURL = opts.baseURL;
+    this.client = new OpenAI({
+      baseURL: opts.baseURL,
+      apiKey: opts.apiKey,
+      maxRetries: opts.maxRetries ?? 2,
+      // The SDK default (10 minutes) outlives any Worker request that waits on an embedding.
+      timeout: opts.timeoutMs ?? 30_000,
+      // Resolved per call rather than captured, so the runtime's (or a test's) current fetch is used.
+      fetch: (input, init) => globalThis.fetch(input, init),
+    });
+  }
+
+  get dims(): number {
+    return this.guard.dims;
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    const out: Float32Array[] = new Array(texts.length);
+    const pending: number[] = [];
+    texts.forEach((t, i) => {
+      if (!isBlank(t)) pending.push(i);
+    });
+    for (const positions of chunk(pending, this.batchSize)) {
+      const vectors = await this.request(positions.map((i) => texts[i]!));
+      positions.forEach((pos, j) => (out[pos] = vectors[j]!));
+    }
+    // Blank texts are filled last: their size is only certain once a real response fixed `dims`.
+    for (let i = 0; i < texts.length; i++) {
+      if (out[i] === undefined) {
+        if (this.guard.dims === 0) {
+          throw new EmbedderError("openai", `openai embedder (${this.modelName}) cannot embed only blank texts before its dimension is known; set dims`);
+        }
+        out[i] = new Float32Array(this.guard.dims);
+      }
+    }
+    return out;
+  }
+
+  private async request(input: string[]): Promise<Float32Array[]> {
+    let res: OpenAI.CreateEmbeddingResponse;
+    try {
+      res = await this.client.embeddings.create({
+        model: this.modelName,
+        input,
+        encoding_format: "float",
+        ...(this.requestedDims === undefined ? {} : { dimensions: this.requestedDims }),
+      });
+    } catch (err) {
+      const status = err instanceof OpenAI.APIError && err.status !== undefined ? ` (HTTP ${err.status})` : "";
+      const detail = err instanceof Error ? err.message : String(err);
+      throw new EmbedderError("openai", `openai embeddings request to ${this.baseURL} for model ${this.modelName} failed${status}: ${detail}`, { cause: err });
+    }
+    const data: unknown = (res as { data?: unknown }).data;
+    if (!Array.isArray(data) || data.length !== input.length) {
+      throw new EmbedderError("openai", `openai embeddings response for model ${this.modelName} has ${Array.isArray(data) ? data.length : "no"} items for ${input.length} inputs`);
+    }
+    // The API documents `index` as the input position; servers are free to answer out of order.
+    const vectors: Float32Array[] = new Array(input.length);
+    for (const item of data as { index?: unknown; embedding?: unknown }[]) {
+      const index = item?.index;
+      if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index >= input.length || vectors[index] !== undefined) {
+        throw new EmbedderError("openai", `openai embeddings response for model ${this.modelName} has an invalid or duplicate index ${String(index)}`);
+      }
+      vectors[index] = this.guard.accept(item.embedding, index);
+    }
+    return vectors;
+  }
+}

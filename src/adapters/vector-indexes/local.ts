@@ -1,0 +1,61 @@
+import { VectorMatrix } from "../../core/vector-math";
+import type { VectorHit, VectorIndex } from "../vector-index";
+
+/**
+ * In-memory scan, one matrix per kind so a kind-filtered query touches only that kind's rows.
+ * Nothing here awaits: the async signatures exist only to match the port.
+ */
+export class LocalVectorIndex implements VectorIndex {
+  readonly kind = "local" as const;
+  readonly dims: number;
+  private readonly byKind = new Map<string, VectorMatrix>();
+  /** Where each id lives, so an id re-upserted under another kind moves instead of appearing twice. */
+  private readonly kindOf = new Map<string, string>();
+
+  constructor(dims: number) {
+    if (!Number.isInteger(dims) || dims <= 0) throw new RangeError(`dims must be a positive integer, got ${dims}`);
+    this.dims = dims;
+  }
+
+  get size(): number {
+    return this.kindOf.size;
+  }
+
+  has(id: string): boolean {
+    return this.kindOf.has(id);
+  }
+
+  async upsert(items: { id: string; vector: Float32Array; kind: string }[]): Promise<void> {
+    // Checked up front so a bad batch changes nothing rather than half of it.
+    for (const it of items) {
+      if (it.vector.length !== this.dims) throw new RangeError(`vector ${it.id} has ${it.vector.length} dims, index expects ${this.dims}`);
+    }
+    for (const { id, vector, kind } of items) {
+      const prev = this.kindOf.get(id);
+      if (prev !== undefined && prev !== kind) this.byKind.get(prev)?.remove(id);
+      let m = this.byKind.get(kind);
+      if (!m) this.byKind.set(kind, (m = new VectorMatrix(this.dims)));
+      m.upsert(id, vector);
+      this.kindOf.set(id, kind);
+    }
+  }
+
+  async remove(ids: string[]): Promise<void> {
+    for (const id of ids) {
+      const kind = this.kindOf.get(id);
+      if (kind === undefined) continue;
+      this.byKind.get(kind)?.remove(id);
+      this.kindOf.delete(id);
+    }
+  }
+
+  async query(vector: Float32Array, opts: { topK: number; minSim: number; kind?: string }): Promise<VectorHit[]> {
+    if (vector.length !== this.dims) throw new RangeError(`query has ${vector.length} dims, index expects ${this.dims}`);
+    if (opts.kind !== undefined) return this.byKind.get(opts.kind)?.topK(vector, opts.topK, opts.minSim) ?? [];
+    // Top k of each kind contains the global top k, so merging per-kind heads is exact.
+    const all: VectorHit[] = [];
+    for (const m of this.byKind.values()) all.push(...m.topK(vector, opts.topK, opts.minSim));
+    all.sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return all.slice(0, Math.max(0, Math.floor(opts.topK)));
+  }
+}

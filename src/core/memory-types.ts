@@ -1,0 +1,233 @@
+import { z } from "zod";
+import { PhaseSchema } from "./scoring";
+import { OutcomeSchema } from "./q-learning";
+
+export const EXPERIENCE_MAX_CHARS = 600;
+export const TRACE_SUMMARY_MAX_CHARS = 8000;
+
+export const SourceSchema = z.enum(["practice", "live", "manual", "import"]);
+export type Source = z.infer<typeof SourceSchema>;
+export const ExperienceStatusSchema = z.enum(["active", "archived", "quarantined"]);
+export type ExperienceStatus = z.infer<typeof ExperienceStatusSchema>;
+export const MemoryKindSchema = z.enum(["experience", "case"]);
+export type MemoryKind = z.infer<typeof MemoryKindSchema>;
+
+const tag = z.string().trim().min(1).max(64);
+const tags = z.array(tag).max(32);
+const keywords = z.array(z.string().trim().min(1).max(64)).max(32);
+
+export const ProvenanceSchema = z
+  .object({
+    runId: z.string().max(128).optional(),
+    episodeId: z.string().max(128).optional(),
+    keyId: z.string().max(128).optional(),
+    importedFrom: z.string().max(200).optional(),
+    note: z.string().max(500).optional(),
+  })
+  .strict();
+export type Provenance = z.infer<typeof ProvenanceSchema>;
+
+/** The library-managed content of an experience: what versions record and rollback restores. */
+export const ExperienceContentSchema = z.object({
+  text: z.string().trim().min(1).max(EXPERIENCE_MAX_CHARS),
+  pattern: z.string().trim().max(200).nullable().default(null),
+  keywords: keywords.default([]),
+  tags: tags.default([]),
+  domain: z.string().trim().max(64).nullable().default(null),
+  source: SourceSchema.default("manual"),
+  status: ExperienceStatusSchema.default("active"),
+  pinned: z.boolean().default(false),
+  importance: z.number().min(0).max(1).default(0.5),
+});
+export type ExperienceContent = z.infer<typeof ExperienceContentSchema>;
+
+export const ExperienceCreateSchema = ExperienceContentSchema.extend({
+  q: z.number().min(-1).max(1).optional(),
+  provenance: ProvenanceSchema.optional(),
+}).strict();
+export type ExperienceCreate = z.input<typeof ExperienceCreateSchema>;
+
+export const ExperiencePatchSchema = z
+  .object({
+    text: ExperienceContentSchema.shape.text,
+    pattern: z.string().trim().max(200).nullable(),
+    keywords,
+    tags,
+    domain: z.string().trim().max(64).nullable(),
+    status: ExperienceStatusSchema,
+    pinned: z.boolean(),
+    importance: z.number().min(0).max(1),
+  })
+  .partial()
+  .strict()
+  .refine((p) => Object.keys(p).length > 0, { message: "Give at least one field to change" });
+export type ExperiencePatch = z.infer<typeof ExperiencePatchSchema>;
+
+/** One operation of a library change; a batch of them becomes one version. */
+export const LibraryOperationSchema = z.discriminatedUnion("op", [
+  z.object({ op: z.literal("create"), experience: ExperienceCreateSchema }).strict(),
+  z.object({ op: z.literal("update"), id: z.string().min(1).max(64), patch: ExperiencePatchSchema }).strict(),
+  z.object({ op: z.literal("archive"), id: z.string().min(1).max(64) }).strict(),
+  z.object({ op: z.literal("delete"), id: z.string().min(1).max(64) }).strict(),
+]);
+export type LibraryOperation = z.input<typeof LibraryOperationSchema>;
+
+export const LibraryBatchSchema = z
+  .object({
+    reason: z.string().trim().min(1).max(500),
+    operations: z.array(LibraryOperationSchema).min(1).max(500),
+  })
+  .strict();
+
+export const CountsSchema = z.object({
+  retrieved: z.number().int(),
+  cited: z.number().int(),
+  uncited: z.number().int(),
+  successes: z.number().int(),
+  failures: z.number().int(),
+});
+
+export const QHistoryEntrySchema = z.object({
+  at: z.number().int(),
+  q: z.number(),
+  delta: z.number(),
+  reward: z.number(),
+});
+
+export const ExperienceSchema = ExperienceContentSchema.extend({
+  id: z.string(),
+  label: z.string().nullable().describe("G0…Gn among active experiences; null when not active"),
+  q: z.number(),
+  counts: CountsSchema,
+  provenance: ProvenanceSchema.nullable(),
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+  lastUsedAt: z.number().int().nullable(),
+  embedding: z.object({ model: z.string().nullable(), current: z.boolean() }),
+  qHistory: z.array(QHistoryEntrySchema).optional(),
+});
+export type Experience = z.infer<typeof ExperienceSchema>;
+
+export const CaseCreateSchema = z
+  .object({
+    task: z.string().trim().min(1).max(4000),
+    traceSummary: z.string().max(TRACE_SUMMARY_MAX_CHARS).nullable().default(null),
+    answer: z.string().max(8000).nullable().default(null),
+    reward: z.number().min(-1).max(1),
+    label: z.enum(["positive", "negative"]).optional(),
+    toolsUsed: z.array(z.string().trim().min(1).max(128)).max(64).default([]),
+    tags: tags.default([]),
+    episodeId: z.string().max(128).nullable().default(null),
+  })
+  .strict();
+export type CaseCreate = z.input<typeof CaseCreateSchema>;
+
+export const CasePatchSchema = z
+  .object({
+    tags,
+    label: z.enum(["positive", "negative"]),
+    status: z.enum(["active", "archived"]),
+    answer: z.string().max(8000).nullable(),
+    traceSummary: z.string().max(TRACE_SUMMARY_MAX_CHARS).nullable(),
+  })
+  .partial()
+  .strict()
+  .refine((p) => Object.keys(p).length > 0, { message: "Give at least one field to change" });
+export type CasePatch = z.infer<typeof CasePatchSchema>;
+
+export const CaseSchema = z.object({
+  id: z.string(),
+  task: z.string(),
+  traceSummary: z.string().nullable(),
+  answer: z.string().nullable(),
+  reward: z.number(),
+  label: z.enum(["positive", "negative"]),
+  toolsUsed: z.array(z.string()),
+  tags: z.array(z.string()),
+  episodeId: z.string().nullable(),
+  status: z.enum(["active", "archived"]),
+  q: z.number(),
+  counts: CountsSchema,
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+  lastUsedAt: z.number().int().nullable(),
+});
+export type Case = z.infer<typeof CaseSchema>;
+
+export const ListFilterSchema = z.object({
+  source: SourceSchema.optional(),
+  tag: z.string().max(64).optional(),
+  status: z.enum(["active", "archived", "quarantined", "all"]).default("active"),
+  minQ: z.coerce.number().min(-1).max(1).optional(),
+  contains: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+export type ListFilter = z.infer<typeof ListFilterSchema>;
+
+export const RetrieveRequestSchema = z
+  .object({
+    query: z.string().trim().min(1, "query must not be empty").max(8000),
+    phase: PhaseSchema.optional(),
+    lambda: z.number().min(0).max(1).optional(),
+    k1: z.number().int().min(1).max(500).optional(),
+    k2: z.number().int().min(1).max(100).optional(),
+    threshold: z.number().min(-1).max(1).optional(),
+    kinds: z.array(MemoryKindSchema).min(1).max(2).optional(),
+    tags: z.array(tag).max(16).optional(),
+    episodeId: z.string().min(1).max(128).optional(),
+  })
+  .strict();
+export type RetrieveRequest = z.infer<typeof RetrieveRequestSchema>;
+
+export const RetrievedItemSchema = z.object({
+  id: z.string(),
+  kind: MemoryKindSchema,
+  label: z.string().nullable(),
+  text: z.string(),
+  sim: z.number(),
+  simZ: z.number(),
+  q: z.number(),
+  qZ: z.number(),
+  lambda: z.number(),
+  score: z.number(),
+  match: z.enum(["vector", "lexical"]).describe("lexical when the item has no vector of the active embedder yet"),
+});
+export type RetrievedItem = z.infer<typeof RetrievedItemSchema>;
+
+export const RetrieveResponseSchema = z.object({
+  retrievalId: z.string(),
+  phase: PhaseSchema.nullable(),
+  lambda: z.number(),
+  candidates: z.number().int().describe("How many items passed the similarity threshold (phase A)"),
+  items: z.array(RetrievedItemSchema),
+});
+export type RetrieveResponse = z.infer<typeof RetrieveResponseSchema>;
+
+export const RewardRequestSchema = z
+  .object({
+    retrievalId: z.string().min(1).max(64).optional(),
+    episodeId: z.string().min(1).max(128).optional(),
+    memoryIds: z.array(z.string().min(1).max(64)).min(1).max(500).optional(),
+    outcome: OutcomeSchema.optional(),
+    reward: z.number().min(-1).max(1).optional(),
+    quality: z.number().min(0).max(1).optional(),
+    citedIds: z.array(z.string().min(1).max(64)).max(500).optional(),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    const targets = [r.retrievalId, r.episodeId, r.memoryIds].filter((x) => x !== undefined).length;
+    if (targets !== 1) ctx.addIssue({ code: "custom", message: "Give exactly one of retrievalId, episodeId, memoryIds", path: ["retrievalId"] });
+    if (r.outcome === undefined && r.reward === undefined) {
+      ctx.addIssue({ code: "custom", message: "Give an outcome or a reward", path: ["outcome"] });
+    }
+  });
+export type RewardRequest = z.infer<typeof RewardRequestSchema>;
+
+export const RewardResultSchema = z.object({
+  reward: z.number(),
+  updated: z.array(z.object({ id: z.string(), kind: MemoryKindSchema, qBefore: z.number(), q: z.number(), cited: z.boolean() })),
+  uncited: z.array(z.string()),
+  replayed: z.boolean(),
+});
+export type RewardResult = z.infer<typeof RewardResultSchema>;

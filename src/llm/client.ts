@@ -1,0 +1,337 @@
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
+import type { z } from "zod";
+import repairTemplate from "../../prompts/json-repair.md";
+import { Semaphore } from "../core/semaphore";
+import { extractJson, JsonExtractError } from "../core/tolerant-json";
+import { fenceData, renderTemplate } from "../core/prompt-template";
+import { zodFieldErrors, type FieldError } from "../http/problem";
+import type { Logger } from "../http/logger";
+import { LlmOutputError, LlmUnavailableError } from "./errors";
+import { dropNullOptionals, promptJsonSchema, strictJsonSchema } from "./json-schema";
+import { costUsd, modelFor, type LlmRole, type LlmSettings } from "./settings";
+import type { BudgetGuard, UsageRecorder } from "./types";
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+/** Tokens and estimated cost of one call, or of all calls behind one `structured` result. */
+export interface LlmUsage {
+  model: string;
+  calls: number;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
+export interface ChatRequest {
+  role: LlmRole;
+  /** Written to the usage ledger, e.g. `live-extract`. */
+  purpose: string;
+  messages: ChatMessage[];
+  temperature?: number;
+  maxTokens?: number;
+}
+
+export interface StructuredRequest<T> extends ChatRequest {
+  schema: z.ZodType<T>;
+  /** The `response_format.json_schema.name`: letters, digits, `_` and `-`, at most 64. */
+  schemaName: string;
+}
+
+export interface ChatResult {
+  text: string;
+  usage: LlmUsage;
+}
+
+export interface StructuredResult<T> {
+  data: T;
+  usage: LlmUsage;
+  /** True when the first answer failed and the repair call's answer was used. */
+  repaired: boolean;
+}
+
+export interface LlmClientDeps {
+  tenantId: string;
+  agentId?: string | null;
+  recorder: UsageRecorder;
+  budget: BudgetGuard;
+  /** Defaults to the global fetch, looked up at call time (so tests can intercept it). */
+  fetch?: (url: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+  logger?: Pick<Logger, "warn" | "error">;
+  /** Defaults to the isolate-wide semaphore for `settings.maxConcurrency`. */
+  semaphore?: Semaphore;
+}
+
+/**
+ * A Retry-After longer than this is not waited out inside a request (Workers have wall-clock
+ * limits); the call fails at once as unavailable instead, and a queue retry can try later.
+ */
+export const MAX_HONOURED_RETRY_AFTER_MS = 60_000;
+
+const semaphores = new Map<number, Semaphore>();
+/** One semaphore per isolate (per configured limit): bounds concurrent LLM calls across requests. */
+export function isolateSemaphore(limit: number): Semaphore {
+  let s = semaphores.get(limit);
+  if (!s) semaphores.set(limit, (s = new Semaphore(limit)));
+  return s;
+}
+
+const SCHEMA_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Providers that send no `usage` still count against the budget, at a rough 4 characters per token. */
+const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+
+interface Completion {
+  text: string;
+  refusal: string | null;
+  finishReason: string | null;
+  usage: LlmUsage;
+}
+
+type ResponseFormat = ChatCompletionCreateParamsNonStreaming["response_format"];
+
+/**
+ * The LLM port, over any OpenAI-compatible chat completions endpoint (OpenAI, DeepSeek, vLLM,
+ * Ollama, AI Gateway, Workers AI's compatible endpoint) through the official `openai` package.
+ */
+export class LlmClient {
+  private readonly openai: OpenAI;
+  private readonly semaphore: Semaphore;
+
+  constructor(
+    readonly settings: LlmSettings,
+    private readonly deps: LlmClientDeps,
+  ) {
+    const doFetch = deps.fetch ?? ((url: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(url, init));
+    // Retries are the openai client's own: on 408, 409, 429, 5xx, connection errors and timeouts it
+    // retries up to `maxRetries` times with exponential backoff (0.5 s doubling to 8 s, 25 % jitter),
+    // and it honours `retry-after-ms` and `Retry-After` (seconds or HTTP date) when the server sends
+    // them. `timeout` applies to each attempt. We only cap how long a Retry-After may make us wait.
+    this.openai = new OpenAI({
+      baseURL: settings.baseUrl,
+      apiKey: settings.apiKey,
+      maxRetries: settings.maxRetries,
+      timeout: settings.timeoutMs,
+      fetch: async (url: RequestInfo | URL, init?: RequestInit) => capRetryAfter(await doFetch(url, init)),
+    });
+    this.semaphore = deps.semaphore ?? isolateSemaphore(settings.maxConcurrency);
+  }
+
+  modelFor(role: LlmRole): string {
+    return modelFor(this.settings, role);
+  }
+
+  /** Free-text completion. */
+  async chat(req: ChatRequest): Promise<ChatResult> {
+    const c = await this.complete(req, req.purpose, req.messages, undefined);
+    return { text: c.text, usage: c.usage };
+  }
+
+  /**
+   * A completion parsed into `schema`: tolerant JSON extraction, strict zod validation, and at most
+   * one repair call that shows the model its answer and the validation error. Throws LlmOutputError
+   * when the repaired answer fails too.
+   */
+  async structured<T>(req: StructuredRequest<T>): Promise<StructuredResult<T>> {
+    if (!SCHEMA_NAME_RE.test(req.schemaName)) throw new TypeError(`schemaName must match ${SCHEMA_NAME_RE}, got '${req.schemaName}'`);
+    const mode = this.settings.structuredOutput;
+    const strict = mode === "json_schema" ? strictJsonSchema(req.schema, req.schemaName) : null;
+    const schemaText = promptJsonSchema(req.schema);
+    const format: ResponseFormat =
+      strict !== null
+        ? { type: "json_schema", json_schema: { name: req.schemaName, strict: true, schema: strict.schema } }
+        : mode === "json_object"
+          ? { type: "json_object" }
+          : undefined;
+    // With json_schema the provider enforces the shape; the other modes have to ask for it in words.
+    const messages = strict ? req.messages : withSchemaInstruction(req.messages, req.schemaName, schemaText);
+
+    const validate = (text: string): { ok: true; data: T } | { ok: false; error: string; issues: FieldError[] } => {
+      let value: unknown;
+      try {
+        value = extractJson(text);
+      } catch (e) {
+        // The extractor quotes the head of the output; the answer is shown fenced anyway, so keep only the reason.
+        const reason = e instanceof JsonExtractError ? e.message.replace(/\s*Output began:[\s\S]*$/, "") : String(e);
+        return { ok: false, error: reason, issues: [{ path: "", message: reason, code: "invalid_json" }] };
+      }
+      if (strict?.nullableOptionals) value = dropNullOptionals(value, strict.nullableOptionals);
+      const r = req.schema.safeParse(value);
+      if (r.success) return { ok: true, data: r.data };
+      const issues = zodFieldErrors(r.error.issues);
+      return {
+        ok: false,
+        error: ["The JSON does not match the schema:", ...issues.map((i) => `- ${i.path || "(root)"}: ${i.message}`)].join("\n"),
+        issues,
+      };
+    };
+
+    const first = await this.complete(req, req.purpose, messages, format);
+    if (first.refusal) throw refused(req.schemaName, first);
+    const checked = validate(first.text);
+    if (checked.ok) return { data: checked.data, usage: first.usage, repaired: false };
+
+    const repairPrompt = renderTemplate(repairTemplate, {
+      error: checked.error,
+      answer: fenceData("previous answer", first.text),
+      schema: "```json\n" + schemaText + "\n```",
+    });
+    // The repair call is self-contained (the template carries the answer, the error and the schema)
+    // rather than replaying the original conversation, which may be long.
+    const second = await this.complete(
+      req,
+      `${req.purpose}:repair`,
+      [
+        { role: "system", content: "You correct JSON answers so that they match a given JSON Schema. Reply with JSON only." },
+        { role: "user", content: repairPrompt },
+      ],
+      format,
+    );
+    const usage = addUsage(first.usage, second.usage);
+    if (second.refusal) throw refused(req.schemaName, second, 2);
+    const rechecked = validate(second.text);
+    if (rechecked.ok) return { data: rechecked.data, usage, repaired: true };
+    throw new LlmOutputError(
+      `The model's answer for '${req.schemaName}' did not match the schema, also after one repair call: ${rechecked.error.replace(/\n/g, " ")}`,
+      { schemaName: req.schemaName, issues: rechecked.issues, answer: second.text, calls: 2 },
+    );
+  }
+
+  /** One chat completion: budget check, bounded concurrency, the call (with the client's retries), usage record. */
+  private async complete(req: ChatRequest, purpose: string, messages: ChatMessage[], format: ResponseFormat): Promise<Completion> {
+    const { tenantId, agentId = null } = this.deps;
+    await this.deps.budget.assertWithinBudget(tenantId);
+    const model = this.modelFor(req.role);
+    const body: ChatCompletionCreateParamsNonStreaming = {
+      model,
+      messages,
+      // max_tokens rather than max_completion_tokens: it is what vLLM, Ollama and DeepSeek accept.
+      ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
+      ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+      ...(format ? { response_format: format } : {}),
+    };
+    const completion = await this.semaphore.run(async () => {
+      try {
+        return await this.openai.chat.completions.create(body);
+      } catch (e) {
+        throw this.unavailable(e, model);
+      }
+    });
+
+    const choice = completion.choices?.[0];
+    const text = choice?.message?.content ?? "";
+    const tokensIn = completion.usage?.prompt_tokens ?? estimateTokens(messages.map((m) => m.content).join("\n"));
+    const tokensOut = completion.usage?.completion_tokens ?? estimateTokens(text);
+    // Price by the model we asked for: the table is keyed by configured names, and providers
+    // often answer with a dated or aliased variant.
+    const cost = costUsd(this.settings, model, tokensIn, tokensOut);
+    try {
+      await this.deps.recorder.record({ tenantId, agentId, purpose, role: req.role, model, tokensIn, tokensOut, costUsd: cost });
+    } catch (e) {
+      // The tokens are spent either way; losing the answer as well would only make it worse.
+      const log = this.deps.logger ?? console;
+      log.error("usage ledger write failed", { tenantId, purpose, model, tokensIn, tokensOut, err: e instanceof Error ? e.message : String(e) });
+    }
+    return {
+      text,
+      refusal: choice?.message?.refusal ?? null,
+      finishReason: choice?.finish_reason ?? null,
+      usage: { model, calls: 1, tokensIn, tokensOut, costUsd: cost },
+    };
+  }
+
+  private unavailable(e: unknown, model: string): unknown {
+    const retries = this.settings.maxRetries;
+    const where = `the LLM endpoint (${this.settings.baseUrl}, model '${model}')`;
+    if (e instanceof APIConnectionTimeoutError) {
+      return new LlmUnavailableError(`${where} timed out (${this.settings.timeoutMs} ms per attempt, ${retries + 1} attempts).`, {
+        retryable: true,
+        attempts: retries + 1,
+        cause: e,
+      });
+    }
+    if (e instanceof APIConnectionError) {
+      return new LlmUnavailableError(`Could not connect to ${where} after ${retries + 1} attempts: ${e.message}`, {
+        retryable: true,
+        attempts: retries + 1,
+        cause: e,
+      });
+    }
+    if (e instanceof APIError && e.status !== undefined) {
+      const status = e.status;
+      const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+      const attempts = retryable && e.headers?.get("x-should-retry") !== "false" ? retries + 1 : 1;
+      const hint =
+        status === 401 || status === 403
+          ? " Check LLM_API_KEY."
+          : status === 404
+            ? " Check LLM_BASE_URL and the model name."
+            : status === 400 && /response_format|json_schema/i.test(e.message)
+              ? " The provider may not support this structured output mode; try LLM_STRUCTURED_OUTPUT=json_object or prompt."
+              : "";
+      return new LlmUnavailableError(`${where} answered ${status} (${attempts} attempt${attempts === 1 ? "" : "s"}): ${e.message}.${hint}`, {
+        status,
+        retryable,
+        attempts,
+        cause: e,
+      });
+    }
+    return e;
+  }
+}
+
+function withSchemaInstruction(messages: ChatMessage[], schemaName: string, schemaText: string): ChatMessage[] {
+  const instruction = [
+    `Answer with a single JSON value (${schemaName}) that matches this JSON Schema:`,
+    "```json",
+    schemaText,
+    "```",
+    "Reply with the JSON only: no Markdown fence, no explanation before or after it.",
+  ].join("\n");
+  const [head, ...rest] = messages;
+  if (head?.role === "system") return [{ role: "system", content: `${head.content}\n\n${instruction}` }, ...rest];
+  return [{ role: "system", content: instruction }, ...messages];
+}
+
+function addUsage(a: LlmUsage, b: LlmUsage): LlmUsage {
+  return {
+    model: a.model,
+    calls: a.calls + b.calls,
+    tokensIn: a.tokensIn + b.tokensIn,
+    tokensOut: a.tokensOut + b.tokensOut,
+    costUsd: a.costUsd + b.costUsd,
+  };
+}
+
+function refused(schemaName: string, c: Completion, calls = 1): LlmOutputError {
+  return new LlmOutputError(`The model refused to answer '${schemaName}': ${c.refusal}`, {
+    schemaName,
+    issues: [{ path: "", message: `refusal: ${c.refusal}`, code: "refusal" }],
+    answer: c.text,
+    calls,
+  });
+}
+
+/** Marks a response whose Retry-After exceeds MAX_HONOURED_RETRY_AFTER_MS as not to be retried. */
+function capRetryAfter(res: Response): Response {
+  if (res.ok) return res;
+  const ms = retryAfterMs(res.headers);
+  if (ms === null || ms <= MAX_HONOURED_RETRY_AFTER_MS) return res;
+  const headers = new Headers(res.headers);
+  headers.set("x-should-retry", "false");
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
+function retryAfterMs(h: Headers): number | null {
+  const ms = h.get("retry-after-ms");
+  if (ms && !Number.isNaN(parseFloat(ms))) return parseFloat(ms);
+  const ra = h.get("retry-after");
+  if (!ra) return null;
+  const secs = parseFloat(ra);
+  if (!Number.isNaN(secs)) return secs * 1000;
+  const at = Date.parse(ra);
+  return Number.isNaN(at) ? null : at - Date.now();
+}

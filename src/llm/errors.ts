@@ -1,0 +1,102 @@
+import { ProblemError, type FieldError } from "../http/problem";
+import { LLM_ENV_VARS, LlmSettingsError } from "./settings";
+
+/** No LLM is configured (LLM_BASE_URL or LLM_MODEL missing). */
+export class LlmNotConfiguredError extends Error {
+  override name = "LlmNotConfiguredError";
+  constructor(
+    message = `No LLM is configured. Set ${LLM_ENV_VARS.required.join(" and ")} (and LLM_API_KEY unless the endpoint needs none, e.g. Ollama or vLLM).`,
+  ) {
+    super(message);
+  }
+}
+
+/** The tenant has used its daily token budget; further LLM work waits for the next UTC day. */
+export class BudgetExceededError extends Error {
+  override name = "BudgetExceededError";
+  constructor(
+    readonly tenantId: string,
+    readonly budget: number,
+    readonly used: number,
+    /** Epoch ms when the budget resets (the next UTC midnight). */
+    readonly resetsAt: number,
+  ) {
+    super(
+      `The daily token budget of ${budget} tokens is used up (${used} used today, UTC); it resets at ${new Date(resetsAt).toISOString()}.`,
+    );
+  }
+}
+
+/** The endpoint failed after the client's retries, or refused the request outright. */
+export class LlmUnavailableError extends Error {
+  override name = "LlmUnavailableError";
+  constructor(
+    message: string,
+    readonly detail: {
+      /** HTTP status of the last response, when there was one. */
+      status?: number;
+      /** True for failures that may pass (429, 5xx, timeouts, connection errors). */
+      retryable: boolean;
+      attempts?: number;
+      cause?: unknown;
+    },
+  ) {
+    super(message, { cause: detail.cause });
+  }
+}
+
+/** The model's answer was not usable JSON for the schema, even after the one repair call. */
+export class LlmOutputError extends Error {
+  override name = "LlmOutputError";
+  constructor(
+    message: string,
+    readonly detail: { schemaName: string; issues: FieldError[]; answer: string; calls: number },
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Maps LLM-layer errors (and ProblemErrors) to a ProblemError; null for anything else, which the
+ * app's error handler then reports as a 500. Routes usually call `rethrowAsProblem` in a catch.
+ */
+export function toProblem(err: unknown): ProblemError | null {
+  if (err instanceof ProblemError) return err;
+  if (err instanceof LlmNotConfiguredError) {
+    return new ProblemError(503, "llm-not-configured", err.message, {
+      variables: { required: [...LLM_ENV_VARS.required], optional: [...LLM_ENV_VARS.optional] },
+    });
+  }
+  if (err instanceof LlmSettingsError) {
+    return new ProblemError(503, "llm-not-configured", `${err.message}. Fix these variables and redeploy.`, {
+      variables: { required: [...LLM_ENV_VARS.required], optional: [...LLM_ENV_VARS.optional] },
+      problems: err.problems,
+    });
+  }
+  if (err instanceof BudgetExceededError) {
+    const retryAfter = Math.max(1, Math.ceil((err.resetsAt - Date.now()) / 1000));
+    return new ProblemError(429, "budget-exceeded", err.message, {
+      budget: err.budget,
+      used: err.used,
+      resetsAt: err.resetsAt,
+      headers: { "retry-after": String(retryAfter) },
+    });
+  }
+  if (err instanceof LlmUnavailableError) {
+    // Transient upstream trouble is 503 (try later); a request the provider refuses (bad key, unknown
+    // model) is 502, since retrying will not help until the operator fixes the configuration.
+    return err.detail.retryable
+      ? new ProblemError(503, "llm-unavailable", err.message, { upstreamStatus: err.detail.status ?? null, headers: { "retry-after": "30" } })
+      : new ProblemError(502, "llm-unavailable", err.message, { upstreamStatus: err.detail.status ?? null });
+  }
+  if (err instanceof LlmOutputError) {
+    // The client's request was fine; the upstream model's answer was not, hence 502 (bad gateway).
+    return new ProblemError(502, "llm-unavailable", err.message, { errors: err.detail.issues });
+  }
+  return null;
+}
+
+/** `catch (e) { rethrowAsProblem(e); }`: LLM errors become their problem, others are rethrown as they are. */
+export function rethrowAsProblem(err: unknown): never {
+  throw toProblem(err) ?? err;
+}

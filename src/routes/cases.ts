@@ -1,0 +1,95 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
+import { CaseCreateSchema, CasePatchSchema, CaseSchema, ListFilterSchema } from "../core/memory-types";
+import { agentFor } from "../services/agents";
+import { callMemory } from "../services/agent-memory";
+import { AgentParams } from "./schemas";
+
+const Case = CaseSchema.openapi("Case");
+const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+const base = "/v1/agents/{agentId}/cases";
+const errors = { ...commonErrors, 422: commonErrors[400] };
+
+export const caseRoutes = router()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: base,
+      tags: ["cases"],
+      summary: "Store a past episode as a retrievable case (idempotent per episodeId)",
+      security,
+      request: { params: AgentParams, ...jsonBody(CaseCreateSchema.openapi("CaseCreate")) },
+      responses: { 201: jsonResponse(Case, "Created"), 200: jsonResponse(Case, "Already stored for this episode"), ...errors },
+    }),
+    async (c) => {
+      const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
+      const body = c.req.valid("json");
+      const r = await callMemory(() => memory.createCase(body));
+      return c.json(r.case, r.created ? 201 : 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: base,
+      tags: ["cases"],
+      summary: "List cases (filters: tag, status, minQ, contains; cursor pagination)",
+      security,
+      request: { params: AgentParams, query: ListFilterSchema },
+      responses: { 200: jsonResponse(z.object({ items: z.array(Case), nextCursor: z.string().nullable() }), "A page"), ...errors },
+    }),
+    async (c) => {
+      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const filter = c.req.valid("query");
+      return c.json(await callMemory(() => memory.listCases(filter)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{id}`,
+      tags: ["cases"],
+      summary: "One case",
+      security,
+      request: { params: IdParams },
+      responses: { 200: jsonResponse(Case, "The case"), ...errors },
+    }),
+    async (c) => {
+      const { agentId, id } = c.req.valid("param");
+      const { memory } = await agentFor(c, agentId, "read");
+      return c.json(await callMemory(() => memory.getCase(id)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "patch",
+      path: `${base}/{id}`,
+      tags: ["cases"],
+      summary: "Change a case's tags, label, status, answer or trace summary",
+      security,
+      request: { params: IdParams, ...jsonBody(CasePatchSchema.openapi("CasePatch")) },
+      responses: { 200: jsonResponse(Case, "Updated"), ...errors },
+    }),
+    async (c) => {
+      const { agentId, id } = c.req.valid("param");
+      const { memory } = await agentFor(c, agentId, "write");
+      const patch = c.req.valid("json");
+      return c.json(await callMemory(() => memory.patchCase(id, patch)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: `${base}/{id}`,
+      tags: ["cases"],
+      summary: "Delete a case",
+      security,
+      request: { params: IdParams },
+      responses: { 200: jsonResponse(z.object({ deleted: z.string() }), "Deleted"), ...errors },
+    }),
+    async (c) => {
+      const { agentId, id } = c.req.valid("param");
+      const { memory } = await agentFor(c, agentId, "write");
+      return c.json(await callMemory(() => memory.deleteCase(id)), 200);
+    },
+  );

@@ -1,0 +1,157 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
+import { ExperienceContentSchema, ProvenanceSchema } from "../core/memory-types";
+import { agentFor } from "../services/agents";
+import { callMemory } from "../services/agent-memory";
+import { AgentParams, timestamp } from "./schemas";
+
+const errors = { ...commonErrors, 409: commonErrors[400], 422: commonErrors[400] };
+const base = "/v1/agents/{agentId}/library";
+const VersionParams = AgentParams.extend({ n: z.coerce.number().int().min(0).openapi({ param: { name: "n", in: "path" } }) });
+
+const VersionMeta = z
+  .object({ version: z.number().int(), reason: z.string(), author: z.string(), createdAt: timestamp, changes: z.number().int() })
+  .openapi("LibraryVersion");
+const Snapshot = ExperienceContentSchema.extend({
+  id: z.string(),
+  seq: z.number().int(),
+  q: z.number(),
+  provenance: ProvenanceSchema.nullable(),
+  createdAt: timestamp,
+}).openapi("ExperienceSnapshot");
+
+export const LibraryExportSchema = z
+  .object({
+    format: z.literal("praxis-library/v1"),
+    libraryVersion: z.number().int(),
+    exportedAt: timestamp,
+    experiences: z
+      .array(ExperienceContentSchema.extend({ id: z.string().min(1).max(64), q: z.number().min(-1).max(1), provenance: ProvenanceSchema.nullable() }))
+      .max(50_000),
+  })
+  .openapi("LibraryExport");
+
+const ApplyResult = z.object({
+  libraryVersion: z.number().int(),
+  unchanged: z.boolean(),
+  changed: z.number().int(),
+  deleted: z.number().int(),
+});
+
+export const libraryRoutes = router()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/versions`,
+      tags: ["library"],
+      summary: "Library versions, newest first",
+      security,
+      request: {
+        params: AgentParams,
+        query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.coerce.number().int().min(1).optional() }),
+      },
+      responses: { 200: jsonResponse(z.object({ items: z.array(VersionMeta), nextCursor: z.string().nullable() }), "Versions"), ...errors },
+    }),
+    async (c) => {
+      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const { limit, cursor } = c.req.valid("query");
+      return c.json(await callMemory(() => memory.libraryVersions(limit, cursor)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/versions/{n}`,
+      tags: ["library"],
+      summary: "The whole library exactly as it was after version n",
+      security,
+      request: { params: VersionParams },
+      responses: {
+        200: jsonResponse(VersionMeta.extend({ experiences: z.array(Snapshot.extend({ label: z.string().nullable() })) }), "The library at n"),
+        ...errors,
+      },
+    }),
+    async (c) => {
+      const { agentId, n } = c.req.valid("param");
+      const { memory } = await agentFor(c, agentId, "read");
+      return c.json(await callMemory(() => memory.libraryVersion(n)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/versions/{n}/diff`,
+      tags: ["library"],
+      summary: "What version n changed: each experience before and after",
+      security,
+      request: { params: VersionParams },
+      responses: {
+        200: jsonResponse(
+          VersionMeta.extend({
+            diff: z.array(
+              z.object({ id: z.string(), op: z.enum(["create", "update", "archive", "delete", "restore"]), before: Snapshot.nullable(), after: Snapshot.nullable() }),
+            ),
+          }),
+          "The diff",
+        ),
+        ...errors,
+      },
+    }),
+    async (c) => {
+      const { agentId, n } = c.req.valid("param");
+      const { memory } = await agentFor(c, agentId, "read");
+      return c.json(await callMemory(() => memory.libraryDiff(n)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: `${base}/rollback`,
+      tags: ["library"],
+      summary: "Restore the library of an earlier version, recorded as a new version",
+      security,
+      request: { params: AgentParams, ...jsonBody(z.object({ version: z.number().int().min(0) }).strict().openapi("Rollback")) },
+      responses: { 200: jsonResponse(ApplyResult, "Rolled back"), ...errors },
+    }),
+    async (c) => {
+      const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
+      const { version } = c.req.valid("json");
+      const r = await callMemory(() => memory.rollback(version, `key:${key.keyId}`));
+      return c.json({ libraryVersion: r.version, unchanged: r.unchanged, changed: r.experiences.length, deleted: r.deleted.length }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/export`,
+      tags: ["library"],
+      summary: "Export the library (active and archived experiences with their Q) for another agent",
+      security,
+      request: { params: AgentParams },
+      responses: { 200: jsonResponse(LibraryExportSchema, "The export"), ...errors },
+    }),
+    async (c) => {
+      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      return c.json(await callMemory(() => memory.exportLibrary()), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: `${base}/import`,
+      tags: ["library"],
+      summary: "Import an export: `merge` adds unseen experiences, `replace` makes the library equal to it",
+      security,
+      request: {
+        params: AgentParams,
+        ...jsonBody(z.object({ mode: z.enum(["merge", "replace"]), library: LibraryExportSchema }).strict().openapi("LibraryImport")),
+      },
+      responses: { 200: jsonResponse(ApplyResult, "Imported"), ...errors },
+    }),
+    async (c) => {
+      const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
+      const { mode, library } = c.req.valid("json");
+      const r = await callMemory(() => memory.importLibrary(library, mode, `key:${key.keyId}`));
+      return c.json({ libraryVersion: r.version, unchanged: r.unchanged, changed: r.experiences.length, deleted: r.deleted.length }, 200);
+    },
+  );

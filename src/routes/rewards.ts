@@ -1,0 +1,61 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
+import { RewardRequestSchema, RewardResultSchema } from "../core/memory-types";
+import { agentFor } from "../services/agents";
+import { callMemory } from "../services/agent-memory";
+import { AgentParams } from "./schemas";
+
+const errors = { ...commonErrors, 409: commonErrors[400], 422: commonErrors[400] };
+
+export const IdempotencyHeader = z.object({
+  "idempotency-key": z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ param: { name: "idempotency-key", in: "header" }, description: "Retries with the same key replay the first result" }),
+});
+
+export const rewardRoutes = router()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/agents/{agentId}/rewards",
+      tags: ["utility"],
+      summary: "Report an outcome: Q ← Q + α(r − Q) for the retrieved (or cited) memories",
+      security,
+      request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(RewardRequestSchema.openapi("RewardRequest")) },
+      responses: { 200: jsonResponse(RewardResultSchema.openapi("RewardResult"), "Updated Q-values"), ...errors },
+    }),
+    async (c) => {
+      const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
+      const body = c.req.valid("json");
+      const key = c.req.valid("header")["idempotency-key"];
+      const result = await callMemory(() => memory.reward(body, key));
+      if (result.replayed) c.header("Idempotent-Replayed", "true");
+      return c.json(result, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/agents/{agentId}/analytics",
+      tags: ["utility"],
+      summary: "Q distribution, top/bottom memories, convergence, retrieval/citation counts, success rates",
+      security,
+      request: {
+        params: AgentParams,
+        query: z.object({
+          top: z.coerce.number().int().min(1).max(100).default(10),
+          window: z.coerce.number().int().min(1).max(10_000).default(100),
+          buckets: z.coerce.number().int().min(2).max(50).default(10),
+        }),
+      },
+      responses: { 200: jsonResponse(z.record(z.string(), z.unknown()).openapi("Analytics"), "Analytics"), ...errors },
+    }),
+    async (c) => {
+      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const q = c.req.valid("query");
+      return c.json(await callMemory(() => memory.analytics(q)), 200);
+    },
+  );
