@@ -14,6 +14,6 @@ export default defineConfig(async () => {
         },
       }),
     ],
-    test: { setupFiles: ["./test/setup.ts"], include: ["test/**/*.test.ts"] },
+    test: { setupFiles: ["./test/setup.ts"], include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 },
   };
 });

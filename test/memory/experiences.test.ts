@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, expectProblem, newAgent, newTenant } from "../helpers";
-
-async function setup() {
-  const t = await newTenant();
-  const agentId = await newAgent(t.apiKey);
-  const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
-    call(method, `/v1/agents/${agentId}${path}`, { key: t.apiKey, body, headers });
-  return { t, agentId, api };
-}
+import { expectProblem } from "../helpers";
+import { agentFixture as setup } from "./setup";
 
 describe("experiences", () => {
   it("creates experiences as versions with labels G0…Gn re-assigned after changes", async () => {
