@@ -194,8 +194,9 @@ export class LlmClient {
     if (second.refusal) throw refused(req.schemaName, second, 2);
     const rechecked = validate(second.text);
     if (rechecked.ok) return { data: rechecked.data, usage, repaired: true };
+    const cutOff = second.finishReason === "length" ? " The answer was cut off at the token limit; raise maxTokens." : "";
     throw new LlmOutputError(
-      `The model's answer for '${req.schemaName}' did not match the schema, also after one repair call: ${rechecked.error.replace(/\n/g, " ")}`,
+      `The model's answer for '${req.schemaName}' did not match the schema, also after one repair call: ${rechecked.error.replace(/\n/g, " ")}${cutOff}`,
       { schemaName: req.schemaName, issues: rechecked.issues, answer: second.text, calls: 2 },
     );
   }

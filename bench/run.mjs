@@ -1,0 +1,627 @@
+// `npm run bench`: retrieval and reward-write latency/throughput through the real Worker →
+// Durable Object path on local workerd (wrangler dev), plus the ranking step alone in-process.
+//
+//   node bench/run.mjs [--sizes 1000,10000,50000] [--quick] [--port 8799] [--write] [--keep]
+//
+//   --sizes   memory counts to test (default 1000,10000,50000; --quick: 1000,5000)
+//   --quick   fewer requests per phase; does not overwrite bench/RESULTS.md unless --write
+//   --write   write bench/RESULTS.md even for a --quick or custom-size run
+//   --port    first port to try for wrangler dev (default 8799; the next free one is used)
+//   --keep    keep the temporary persistence directory (its path is printed)
+//
+// Everything runs on 127.0.0.1 against a fresh temporary --persist-to directory; the wrangler
+// process group is killed on exit, on error and on SIGINT/SIGTERM. Every loop is bounded in count
+// and in time. Client-side wall time per request is measured with performance.now().
+import { spawn, execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { corpus, queries, rng } from "./corpus.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..");
+const runStarted = performance.now();
+
+// ---------------------------------------------------------------- options
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(name);
+const opt = (name) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const QUICK = flag("--quick");
+const SIZES = (opt("--sizes") ?? (QUICK ? "1000,5000" : "1000,10000,50000"))
+  .split(",")
+  .map((s) => Number(s.trim().replace(/k$/i, "000")))
+  .filter((n) => Number.isInteger(n) && n > 0);
+if (!SIZES.length) fail("--sizes must list positive integers, e.g. --sizes 1000,10000");
+const DEFAULT_SIZES = !opt("--sizes") && !QUICK;
+const WRITE = flag("--write") || DEFAULT_SIZES;
+const KEEP = flag("--keep");
+const FIRST_PORT = Number(opt("--port") ?? 8799);
+
+const CFG = QUICK
+  ? { warmup: 10, seq: 100, conc: 16, concTotal: 320, baseline: 100, rankIters: 100 }
+  : { warmup: 20, seq: 300, conc: 16, concTotal: 800, baseline: 200, rankIters: 300 };
+const API_BATCH_MAX = 500; // operations per /library/batch call allowed by the API schema
+const SAFE_BATCH = 99; // what works when the server hits SQLite's 100-bound-parameter limit (see probeBatch)
+const MAX_BODY = 1_048_576; // MAX_BODY_BYTES default; batches are split to stay well under it
+const PHASE_TIME_LIMIT_MS = 180_000; // any single measured phase stops after this
+const LOAD_TIME_LIMIT_MS = 420_000; // bulk load of one size gives up after this
+const REQUEST_TIMEOUT_MS = 60_000;
+const TARGETS = { retrieveP99At10k: 15, rewardP99: 10 };
+
+function fail(msg) {
+  console.error(`bench: ${msg}`);
+  process.exit(2);
+}
+const log = (...a) => console.error("[bench]", ...a); // progress on stderr; the table goes to stdout
+
+// ---------------------------------------------------------------- wrangler lifecycle
+let dev = null; // the wrangler child (its own process group)
+let tmpDir = null;
+let cleaned = false;
+
+function killDev(signal = "SIGTERM") {
+  if (!dev || dev.exitCode !== null || dev.signalCode !== null) return;
+  try {
+    process.kill(-dev.pid, signal); // the whole group: npx/wrangler/workerd
+  } catch {
+    /* already gone */
+  }
+}
+
+async function cleanup() {
+  if (cleaned) return;
+  cleaned = true;
+  if (dev && dev.exitCode === null && dev.signalCode === null) {
+    const exited = new Promise((r) => dev.once("exit", r));
+    killDev("SIGTERM");
+    const t = setTimeout(() => killDev("SIGKILL"), 5000);
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 8000))]);
+    clearTimeout(t);
+    killDev("SIGKILL");
+  }
+  try {
+    agent.destroy();
+  } catch {
+    /* not created yet */
+  }
+  if (tmpDir && !KEEP) rmSync(tmpDir, { recursive: true, force: true });
+  else if (tmpDir) log(`kept ${tmpDir}`);
+}
+process.on("exit", () => killDev("SIGKILL")); // last resort, synchronous
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(sig, () => {
+    log(`${sig}: stopping`);
+    cleanup().finally(() => process.exit(130));
+  });
+}
+
+function freePort(start) {
+  const tryPort = (p) =>
+    new Promise((resolve) => {
+      const s = net.createServer();
+      s.once("error", () => resolve(false));
+      s.listen(p, "127.0.0.1", () => s.close(() => resolve(true)));
+    });
+  return (async () => {
+    for (let p = start; p < start + 50; p++) if (await tryPort(p)) return p;
+    throw new Error(`no free port in ${start}..${start + 49}`);
+  })();
+}
+
+const wranglerBin = existsSync(path.join(root, "node_modules/.bin/wrangler")) ? path.join(root, "node_modules/.bin/wrangler") : null;
+const wranglerCmd = (args) => (wranglerBin ? [wranglerBin, args] : ["npx", ["wrangler", ...args]]);
+const quietEnv = {
+  ...process.env,
+  CI: "1",
+  WRANGLER_SEND_METRICS: "false",
+  WRANGLER_SEND_ERROR_REPORTS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false", // no fetch of the Request.cf object from workers.cloudflare.com
+  NO_COLOR: "1",
+  FORCE_COLOR: "0",
+};
+
+async function startWorker(adminKey) {
+  tmpDir = mkdtempSync(path.join(os.tmpdir(), "praxis-bench-"));
+  log(`persist dir ${tmpDir}`);
+  const [mcmd, margs] = wranglerCmd(["d1", "migrations", "apply", "DB", "--local", "--persist-to", tmpDir]);
+  execFileSync(mcmd, margs, { cwd: root, env: quietEnv, stdio: ["ignore", "ignore", "pipe"], timeout: 120_000 });
+
+  const port = await freePort(FIRST_PORT);
+  const [cmd, args] = wranglerCmd([
+    "dev",
+    "--port", String(port),
+    "--ip", "127.0.0.1",
+    "--persist-to", tmpDir,
+    "--var", `PRAXIS_ADMIN_KEY:${adminKey}`,
+    "--var", "LOG_LEVEL:warn",
+    "--show-interactive-dev-session=false",
+    "--log-level", "warn",
+  ]);
+  const logFile = path.join(tmpDir, "wrangler-dev.log");
+  const out = createWriteStream(logFile);
+  dev = spawn(cmd, args, { cwd: root, env: quietEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  dev.stdout.pipe(out);
+  dev.stderr.pipe(out);
+  let exited = null;
+  dev.once("exit", (code, sig) => (exited = { code, sig }));
+
+  const base = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  for (let i = 0; i < 240; i++) {
+    if (exited) throw new Error(`wrangler dev exited early (${JSON.stringify(exited)}); see ${logFile}:\n${tail(logFile)}`);
+    try {
+      const r = await request("GET", `${base}/healthz`, undefined, undefined, 2000);
+      if (r.status === 200) {
+        log(`worker ready on ${base} after ${((performance.now() - started) / 1000).toFixed(1)} s`);
+        return { base, port, logFile };
+      }
+    } catch {
+      /* not up yet */
+    }
+    await sleep(250);
+    if (performance.now() - started > 90_000) break;
+  }
+  throw new Error(`wrangler dev did not become healthy within 90 s; see ${logFile}:\n${tail(logFile)}`);
+}
+
+function tail(file, lines = 30) {
+  try {
+    return readFileSync(file, "utf8").split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------- HTTP
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64 });
+
+/** One request; resolves { status, body (parsed JSON when possible), ms } with client wall time. */
+function request(method, url, token, body, timeoutMs = REQUEST_TIMEOUT_MS) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers = { accept: "application/json" };
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (payload) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = String(payload.length);
+    }
+    const t0 = performance.now();
+    const req = http.request(url, { method, headers, agent }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => {
+        const ms = performance.now() - t0;
+        const text = Buffer.concat(chunks).toString("utf8");
+        let parsed = text;
+        try {
+          parsed = text ? JSON.parse(text) : null;
+        } catch {
+          /* keep text */
+        }
+        resolve({ status: res.statusCode, body: parsed, ms });
+      });
+      res.on("error", reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`timeout after ${timeoutMs} ms: ${method} ${url}`)));
+    req.on("error", reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+async function must(method, url, token, body, okStatuses = [200, 201]) {
+  const r = await request(method, url, token, body);
+  if (!okStatuses.includes(r.status)) {
+    throw new Error(`${method} ${url} → ${r.status}: ${JSON.stringify(r.body).slice(0, 600)}`);
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------- stats
+function pct(sorted, p) {
+  if (!sorted.length) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+function stats(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const mean = s.reduce((a, b) => a + b, 0) / (s.length || 1);
+  return { n: s.length, p50: pct(s, 50), p95: pct(s, 95), p99: pct(s, 99), mean, max: s.length ? s[s.length - 1] : NaN };
+}
+
+/** Sequential: `count` requests one after another (bounded by count and by PHASE_TIME_LIMIT_MS). */
+async function sequential(count, make) {
+  const lat = [];
+  let errors = 0;
+  let firstError = null;
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) {
+    if (performance.now() - t0 > PHASE_TIME_LIMIT_MS) break;
+    const { method, url, token, body, check } = make(i);
+    const r = await request(method, url, token, body);
+    if (r.status !== 200) {
+      errors++;
+      firstError ??= `${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;
+    } else {
+      lat.push(r.ms);
+      check?.(r.body);
+    }
+  }
+  return { ...stats(lat), errors, firstError, wallMs: performance.now() - t0, truncated: lat.length + errors < count };
+}
+
+/** `clients` concurrent loops sharing `total` requests; throughput = completed / wall time. */
+async function concurrent(clients, total, make) {
+  let next = 0;
+  let ok = 0;
+  let errors = 0;
+  let firstError = null;
+  const lat = [];
+  const t0 = performance.now();
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= total || performance.now() - t0 > PHASE_TIME_LIMIT_MS) return;
+      const { method, url, token, body, check } = make(i);
+      try {
+        const r = await request(method, url, token, body);
+        if (r.status !== 200) {
+          errors++;
+          firstError ??= `${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;
+        } else {
+          ok++;
+          lat.push(r.ms);
+          check?.(r.body);
+        }
+      } catch (e) {
+        errors++;
+        firstError ??= String(e);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, worker));
+  const wallMs = performance.now() - t0;
+  return { ...stats(lat), ok, errors, firstError, wallMs, rps: ok / (wallMs / 1000), truncated: ok + errors < total };
+}
+
+// ---------------------------------------------------------------- the benchmark
+/**
+ * The API accepts 500 operations per batch, but a server that binds more than 100 SQL variables
+ * in one statement fails (500) on batches of 100 or more, after committing them. Probe once on a
+ * throwaway agent and fall back to 99-operation batches if needed, so the load still works.
+ */
+async function probeBatch(base, token) {
+  const A = `${base}/v1/agents/bench-probe-${randomBytes(3).toString("hex")}`;
+  await must("PUT", A, token, {});
+  const ops = Array.from({ length: 100 }, (_, i) => ({ op: "create", experience: { text: `probe experience number ${i}` } }));
+  const r = await request("POST", `${A}/library/batch`, token, { reason: "bench probe", operations: ops });
+  await request("DELETE", A, token).catch(() => {});
+  if (r.status === 200) return { batch: API_BATCH_MAX, note: null };
+  return {
+    batch: SAFE_BATCH,
+    note: `A 100-operation \`POST …/library/batch\` returned ${r.status} (${(r.body && r.body.title) || "error"}), so experiences were loaded in batches of ${SAFE_BATCH} instead of ${API_BATCH_MAX}.`,
+  };
+}
+
+async function benchSize(base, token, n, BATCH) {
+  const agentId = `bench-${n}-${randomBytes(3).toString("hex")}`;
+  const A = `${base}/v1/agents/${agentId}`;
+  log(`N=${n}: agent ${agentId}`);
+  await must("PUT", A, token, { displayName: `bench ${n}` });
+  // The default capacity (5000) would let a capacity sweep archive most of a large library;
+  // wrangler dev never runs crons by itself, but make the agent able to hold N regardless.
+  await must("PATCH", `${A}/config`, token, { capacity: Math.max(5000, n * 2) });
+
+  // ---- bulk load
+  const items = corpus(n);
+  const ids = [];
+  const batchMs = [];
+  const loadStart = performance.now();
+  let loaded = 0;
+  let batchNo = 0;
+  while (loaded < n) {
+    if (performance.now() - loadStart > LOAD_TIME_LIMIT_MS) throw new Error(`bulk load of ${n} exceeded ${LOAD_TIME_LIMIT_MS / 1000} s at ${loaded} items`);
+    let size = Math.min(BATCH, n - loaded);
+    let body;
+    for (;;) {
+      body = {
+        reason: `bench load ${loaded}..${loaded + size}`,
+        operations: items.slice(loaded, loaded + size).map((e) => ({ op: "create", experience: { text: e.text, tags: e.tags, source: "import" } })),
+      };
+      if (Buffer.byteLength(JSON.stringify(body)) < MAX_BODY * 0.9 || size === 1) break;
+      size = Math.ceil(size / 2);
+    }
+    const r = await must("POST", `${A}/library/batch`, token, body, [200]);
+    for (const e of r.body.experiences) ids.push(e.id);
+    batchMs.push(r.ms);
+    loaded += size;
+    batchNo++;
+    if (batchNo % 20 === 0) log(`N=${n}: loaded ${loaded}/${n} (${((performance.now() - loadStart) / 1000).toFixed(1)} s, last batch ${r.ms.toFixed(0)} ms)`);
+  }
+  const loadMs = performance.now() - loadStart;
+  if (ids.length !== n) throw new Error(`expected ${n} ids, got ${ids.length}`);
+  // A few cases too, so retrieval's default kinds (experience + case) both have data.
+  for (let i = 0; i < 10; i++) {
+    await must("POST", `${A}/cases`, token, { task: queries(1, 500 + i)[0], reward: i % 3 === 0 ? -0.5 : 1, tags: ["bench"] }, [200, 201]);
+  }
+  log(`N=${n}: loaded in ${(loadMs / 1000).toFixed(1)} s (${batchMs.length} batches; first ${batchMs[0].toFixed(0)} ms, last ${batchMs.at(-1).toFixed(0)} ms)`);
+
+  // ---- retrieval
+  const qs = queries(CFG.warmup + CFG.seq + CFG.concTotal, 7 + n);
+  const retrievalIds = [];
+  let itemsSum = 0;
+  let candSum = 0;
+  let retrievedCount = 0;
+  const retrieveReq = (q, phase) => ({
+    method: "POST",
+    url: `${A}/retrieve`,
+    token,
+    body: phase ? { query: q, phase } : { query: q },
+    check: (b) => {
+      if (!b || !Array.isArray(b.items) || typeof b.retrievalId !== "string") throw new Error(`bad retrieve response: ${JSON.stringify(b).slice(0, 200)}`);
+      retrievedCount++;
+      itemsSum += b.items.length;
+      candSum += b.candidates;
+      if (b.items.length) retrievalIds.push(b.retrievalId);
+    },
+  });
+  const PHASES = [undefined, "observation", "reasoning", "planning", "action", "reflection"];
+  for (let i = 0; i < CFG.warmup; i++) await must("POST", `${A}/retrieve`, token, { query: qs[i] }, [200]);
+  const retrieveSeq = await sequential(CFG.seq, (i) => retrieveReq(qs[CFG.warmup + i], PHASES[i % PHASES.length]));
+  const retrieveConc = await concurrent(CFG.conc, CFG.concTotal, (i) => retrieveReq(qs[CFG.warmup + CFG.seq + i], PHASES[i % PHASES.length]));
+  log(`N=${n}: retrieve p50 ${retrieveSeq.p50.toFixed(2)} p99 ${retrieveSeq.p99.toFixed(2)} ms; ${retrieveConc.rps.toFixed(0)} req/s @${CFG.conc}`);
+
+  // ---- reward writes: alternate by retrievalId (the usual path) and by 3 random memoryIds
+  const r = rng(n ^ 0x5eed);
+  const OUTCOMES = ["success", "failure", "partial", "success"];
+  let updatedSum = 0;
+  let rewardCount = 0;
+  const rewardReq = (i) => {
+    const byRetrieval = i % 2 === 0 && retrievalIds.length > 0;
+    const body = byRetrieval
+      ? { retrievalId: retrievalIds[Math.floor(r() * retrievalIds.length)], outcome: OUTCOMES[i % OUTCOMES.length] }
+      : { memoryIds: [0, 1, 2].map(() => ids[Math.floor(r() * ids.length)]).filter((x, j, a) => a.indexOf(x) === j), reward: Math.round((r() * 2 - 1) * 100) / 100 };
+    return {
+      method: "POST",
+      url: `${A}/rewards`,
+      token,
+      body,
+      check: (b) => {
+        if (!b || !Array.isArray(b.updated)) throw new Error(`bad reward response: ${JSON.stringify(b).slice(0, 200)}`);
+        rewardCount++;
+        updatedSum += b.updated.length;
+      },
+    };
+  };
+  for (let i = 0; i < CFG.warmup; i++) await must("POST", `${A}/rewards`, token, rewardReq(i).body, [200]);
+  const rewardSeq = await sequential(CFG.seq, (i) => rewardReq(i));
+  const rewardConc = await concurrent(CFG.conc, CFG.concTotal, (i) => rewardReq(i));
+  log(`N=${n}: reward p50 ${rewardSeq.p50.toFixed(2)} p99 ${rewardSeq.p99.toFixed(2)} ms; ${rewardConc.rps.toFixed(0)} req/s @${CFG.conc}`);
+
+  // ---- baseline: an authenticated read that never reaches the Durable Object (auth + D1 only)
+  const baseline = await sequential(CFG.baseline, () => ({ method: "GET", url: A, token }));
+
+  return {
+    n,
+    agentId,
+    load: { ms: loadMs, batchSize: BATCH, batches: batchMs.length, batch: stats(batchMs), firstBatchMs: batchMs[0], lastBatchMs: batchMs.at(-1), itemsPerSec: n / (loadMs / 1000) },
+    retrieveSeq,
+    retrieveConc,
+    meanItems: itemsSum / Math.max(1, retrievedCount),
+    meanCandidates: candSum / Math.max(1, retrievedCount),
+    rewardSeq,
+    rewardConc,
+    meanUpdated: updatedSum / Math.max(1, rewardCount),
+    baseline,
+  };
+}
+
+function runRanking(sizes) {
+  const tsx = path.join(root, "node_modules/.bin/tsx");
+  if (!existsSync(tsx)) throw new Error("node_modules/.bin/tsx not found (needed for the ranking-step benchmark)");
+  const out = execFileSync(tsx, [path.join(here, "ranking.ts"), "--sizes", sizes.join(","), "--iters", String(CFG.rankIters), "--json"], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 300_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return JSON.parse(out.trim().split("\n").at(-1));
+}
+
+// ---------------------------------------------------------------- report
+function machine() {
+  let cpu = "unknown";
+  try {
+    cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? os.cpus()[0]?.model ?? "unknown";
+  } catch {
+    cpu = os.cpus()[0]?.model ?? "unknown";
+  }
+  const ver = (p) => {
+    try {
+      return JSON.parse(readFileSync(path.join(root, "node_modules", p, "package.json"), "utf8")).version;
+    } catch {
+      return "unknown";
+    }
+  };
+  return {
+    cpu,
+    cores: os.availableParallelism?.() ?? os.cpus().length,
+    memGiB: (os.totalmem() / 2 ** 30).toFixed(1),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    wrangler: ver("wrangler"),
+    workerd: ver("workerd"),
+  };
+}
+
+const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "—");
+const fi = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString("en-US") : "—");
+
+function table(rows, rank) {
+  const head = ["N", "retrieve p50", "p95", "p99", "retrieve rps@16", "reward p50", "p95", "p99", "reward rps@16", "rank-step p50", "p99"];
+  const body = rows.map((r) => {
+    const k = rank?.[r.n];
+    return [
+      fi(r.n),
+      f(r.retrieveSeq.p50), f(r.retrieveSeq.p95), f(r.retrieveSeq.p99), fi(r.retrieveConc.rps),
+      f(r.rewardSeq.p50), f(r.rewardSeq.p95), f(r.rewardSeq.p99), fi(r.rewardConc.rps),
+      f(k?.step.p50, 3), f(k?.step.p99, 3),
+    ];
+  });
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join("  ");
+  const text = [line(head), w.map((x) => "-".repeat(x)).join("  "), ...body.map(line)].join("\n");
+  const md = [
+    `| ${head.join(" | ")} |`,
+    `|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
+    ...body.map((b) => `| ${b.join(" | ")} |`),
+  ].join("\n");
+  return { text, md };
+}
+
+function targetsVerdict(rows) {
+  const out = [];
+  const at10k = rows.find((r) => r.n === 10_000);
+  out.push(
+    at10k
+      ? `- Retrieval p99 at 10k memories < ${TARGETS.retrieveP99At10k} ms: **${at10k.retrieveSeq.p99 < TARGETS.retrieveP99At10k ? "met" : "NOT met"}** (measured ${f(at10k.retrieveSeq.p99)} ms sequential; ${f(at10k.retrieveConc.p99)} ms p99 under 16 clients)`
+      : `- Retrieval p99 at 10k memories < ${TARGETS.retrieveP99At10k} ms: not measured in this run (10000 not among the sizes)`,
+  );
+  for (const r of rows) {
+    out.push(
+      `- Reward write p99 < ${TARGETS.rewardP99} ms at N=${fi(r.n)}: **${r.rewardSeq.p99 < TARGETS.rewardP99 ? "met" : "NOT met"}** (measured ${f(r.rewardSeq.p99)} ms sequential; ${f(r.rewardConc.p99)} ms p99 under 16 clients)`,
+    );
+  }
+  return out.join("\n");
+}
+
+function detailsMd(rows, rank) {
+  const lines = [
+    `| N | bulk load | batches (${rows[0]?.load.batchSize ?? "?"} ops) | batch p50 / max ms | first → last batch ms | items/s | mean items / candidates per retrieval | retrieve p99 @16 (ms) | mean Q-updates per reward | reward p99 @16 (ms) | baseline GET agent p50 / p99 (ms) |`,
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${fi(r.n)} | ${f(r.load.ms / 1000, 1)} s | ${r.load.batches} | ${f(r.load.batch.p50, 0)} / ${f(r.load.batch.max, 0)} | ${f(r.load.firstBatchMs, 0)} → ${f(r.load.lastBatchMs, 0)} | ${fi(r.load.itemsPerSec)} | ${f(r.meanItems, 1)} / ${f(r.meanCandidates, 1)} | ${f(r.retrieveConc.p99)} | ${f(r.meanUpdated, 1)} | ${f(r.rewardConc.p99)} | ${f(r.baseline.p50)} / ${f(r.baseline.p99)} |`,
+    );
+  }
+  const rl = [
+    "| N | topK p50 / p99 (ms) | rank() p50 / p99 (ms) | mean hits (≤ k1=20) | query embed p50 (ms) |",
+    "|---:|---:|---:|---:|---:|",
+  ];
+  for (const r of rows) {
+    const k = rank?.[r.n];
+    if (!k) continue;
+    rl.push(`| ${fi(r.n)} | ${f(k.topK.p50, 3)} / ${f(k.topK.p99, 3)} | ${f(k.rank.p50, 4)} / ${f(k.rank.p99, 4)} | ${f(k.meanHits, 1)} | ${f(k.embedQuery.p50, 3)} |`);
+  }
+  const errs = rows
+    .flatMap((r) =>
+      [["retrieve seq", r.retrieveSeq], ["retrieve @16", r.retrieveConc], ["reward seq", r.rewardSeq], ["reward @16", r.rewardConc]]
+        .filter(([, s]) => s.errors || s.truncated)
+        .map(([name, s]) => `- N=${r.n} ${name}: ${s.errors} errors${s.truncated ? ", stopped at the phase time limit" : ""}${s.firstError ? ` (first: ${s.firstError})` : ""}`),
+    )
+    .join("\n");
+  return { load: lines.join("\n"), rank: rl.join("\n"), errs };
+}
+
+// ---------------------------------------------------------------- main
+async function main() {
+  const m = machine();
+  const load0 = os.loadavg();
+  log(`sizes ${SIZES.join(", ")}${QUICK ? " (quick)" : ""}; ${m.cpu}, ${m.cores} cores, node ${m.node}, wrangler ${m.wrangler}`);
+
+  log("ranking step (in-process, tsx)…");
+  const rank = runRanking(SIZES);
+
+  const adminKey = `pxadmin_bench_${randomBytes(18).toString("base64url")}`;
+  const { base } = await startWorker(adminKey);
+  const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-${new Date().toISOString()}` }, [201]);
+  const token = tenant.body.apiKey;
+
+  const probe = await probeBatch(base, token);
+  if (probe.note) log(probe.note);
+  const rows = [];
+  for (const n of SIZES) rows.push(await benchSize(base, token, n, probe.batch));
+  const load1 = os.loadavg();
+  await cleanup();
+
+  const totalS = (performance.now() - runStarted) / 1000;
+  const t = table(rows, rank);
+  console.log("");
+  console.log("Praxis benchmark — latency in ms (client wall time, sequential), throughput in req/s with 16 concurrent clients");
+  console.log(t.text);
+  console.log("");
+  console.log(targetsVerdict(rows).replace(/\*\*/g, ""));
+  console.log(`\nTotal run time ${totalS.toFixed(0)} s. Bulk load: ${rows.map((r) => `${fi(r.n)} in ${f(r.load.ms / 1000, 1)} s`).join(", ")}.`);
+
+  const d = detailsMd(rows, rank);
+  const date = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  const md = `# Benchmark results
+
+Latest run of \`npm run bench\` (\`node bench/run.mjs${argv.length ? " " + argv.join(" ") : ""}\`), ${date}.
+Total run time ${totalS.toFixed(0)} s.
+
+## Machine
+
+- CPU: ${m.cpu}, ${m.cores} cores available
+- Memory: ${m.memGiB} GiB
+- OS: ${m.os}
+- Node ${m.node}; wrangler ${m.wrangler}; workerd ${m.workerd}
+- Load average (1/5/15 min) at start ${load0.map((x) => x.toFixed(2)).join(" / ")}, at end ${load1.map((x) => x.toFixed(2)).join(" / ")}
+  (the client, wrangler and workerd all share these cores, so client overhead is included)
+
+## Results
+
+Latency in ms, client-side wall time per request (\`performance.now()\` around one keep-alive HTTP
+request), ${CFG.seq} sequential requests after ${CFG.warmup} warm-up requests. Throughput in req/s: ${CFG.concTotal} requests
+spread over ${CFG.conc} concurrent clients, completed ÷ wall time. The rank step is in-process (no HTTP, no
+Durable Object): \`VectorMatrix.topK\` over N 384-dim vectors plus \`rank()\` on the top 20, ${CFG.rankIters} calls.
+
+${t.md}
+
+## Targets
+
+${targetsVerdict(rows)}
+
+## Details
+
+What each request does: \`POST /v1/agents/:id/retrieve\` goes Worker (API-key check and agent lookup in
+D1) → AgentMemory Durable Object (hash-embed the query, scan the in-memory matrix, read the hits' rows
+from SQLite, rank, record the retrieval). Retrieval queries vary and rotate through the phases.
+\`POST …/rewards\` alternates between a \`retrievalId\` of an earlier retrieval (outcome success / failure /
+partial) and 3 random \`memoryIds\` with a numeric reward; each updates Q, counters and Q history in one
+transaction. The baseline is \`GET /v1/agents/:id\` (auth + D1, no Durable Object), i.e. the fixed
+HTTP + Worker overhead that every row above includes.
+
+Each size uses a fresh agent loaded through \`POST …/library/batch\` (${probe.batch} creates per call, each call one
+library version) with generated ~25-word experiences from a seeded RNG (bench/corpus.mjs), plus 10 cases.
+
+${d.load}
+
+Ranking step breakdown (in-process):
+
+${d.rank}
+${probe.note ? `\nNote: ${probe.note}\n` : ""}${d.errs ? `\nErrors / truncated phases:\n\n${d.errs}\n` : ""}`;
+
+  if (WRITE) {
+    writeFileSync(path.join(here, "RESULTS.md"), md);
+    log(`wrote ${path.relative(root, path.join(here, "RESULTS.md"))}`);
+  } else {
+    log("not writing bench/RESULTS.md for a quick/custom run (pass --write to force)");
+  }
+}
+
+main().catch(async (err) => {
+  console.error(`bench failed: ${err?.stack ?? err}`);
+  await cleanup();
+  process.exit(1);
+});
