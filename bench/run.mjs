@@ -445,12 +445,15 @@ function machine() {
   } catch {
     cpu = os.cpus()[0]?.model ?? "unknown";
   }
-  const ver = (p) => {
-    try {
-      return JSON.parse(readFileSync(path.join(root, "node_modules", p, "package.json"), "utf8")).version;
-    } catch {
-      return "unknown";
+  const ver = (...candidates) => {
+    for (const p of candidates) {
+      try {
+        return JSON.parse(readFileSync(path.join(root, "node_modules", p, "package.json"), "utf8")).version;
+      } catch {
+        /* try the next */
+      }
     }
+    return "unknown";
   };
   return {
     cpu,
@@ -459,7 +462,7 @@ function machine() {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     wrangler: ver("wrangler"),
-    workerd: ver("workerd"),
+    workerd: ver("wrangler/node_modules/workerd", "workerd"), // the one wrangler dev runs
   };
 }
 
@@ -561,6 +564,9 @@ async function main() {
   console.log(t.text);
   console.log("");
   console.log(targetsVerdict(rows).replace(/\*\*/g, ""));
+  console.log(
+    `Baseline GET /v1/agents/:id (auth + D1, no Durable Object) p50/p99 ms: ${rows.map((r) => `${f(r.baseline.p50)}/${f(r.baseline.p99)}`).join(", ")}; load average at start ${load0.map((x) => x.toFixed(2)).join(" ")}, at end ${load1.map((x) => x.toFixed(2)).join(" ")} (${m.cores} cores).`,
+  );
   console.log(`\nTotal run time ${totalS.toFixed(0)} s. Bulk load: ${rows.map((r) => `${fi(r.n)} in ${f(r.load.ms / 1000, 1)} s`).join(", ")}.`);
 
   const d = detailsMd(rows, rank);

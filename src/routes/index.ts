@@ -10,6 +10,7 @@ import { libraryRoutes } from "./library";
 import { caseRoutes } from "./cases";
 import { retrieveRoutes } from "./retrieve";
 import { rewardRoutes } from "./rewards";
+import { usageRoutes } from "./usage";
 
 /** Mount order matters only for docs; every route is a distinct path+method. */
 export function registerRoutes(app: OpenAPIHono<AppEnv>) {
@@ -24,6 +25,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     caseRoutes,
     retrieveRoutes,
     rewardRoutes,
+    usageRoutes,
   ]) {
     app.route("/", r);
   }

@@ -32,9 +32,10 @@ describe("forgetting", () => {
     const archived = await api("GET", `/experiences/${old}`);
     expect(archived.body.status).toBe("archived");
     for (const id of [pinned, useful, fresh]) expect((await api("GET", `/experiences/${id}`)).body.status).toBe("active");
-    const v = await api("GET", `/library/versions/${result.versions[0]}`);
+    const version = result.versions[0]!;
+    const v = await api("GET", `/library/versions/${version}`);
     expect(v.body.author).toBe("system:decay");
-    await api("POST", "/library/rollback", { version: result.versions[0] - 1 });
+    await api("POST", "/library/rollback", { version: version - 1 });
     expect((await api("GET", `/experiences/${old}`)).body.status).toBe("active");
   });
 

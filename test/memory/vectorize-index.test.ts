@@ -13,7 +13,8 @@ import { InMemoryVectorize } from "../doubles/vectorize";
 describe("AgentMemory on a Vectorize index", () => {
   it("finds a just-written memory and hides a just-deleted one before the index settles", async () => {
     const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
-    await runInDurableObject(stub, async (instance) => {
+    await runInDurableObject(stub, async (obj) => {
+      const instance = obj as unknown as AgentMemory;
       const double = new InMemoryVectorize({ dimensions: 384 });
       const mem = (instance as any).mem;
       const index = new VectorizeVectorIndex(double as unknown as VectorizeIndex, "ns_test", { dims: 384 });
@@ -28,7 +29,7 @@ describe("AgentMemory on a Vectorize index", () => {
 
       const hit = await instance.retrieve({ query: "retry HTTP 429 backoff" });
       if (!hit.ok) throw new Error(hit.error.detail);
-      expect(hit.value.items.map((i) => i.id)).toEqual([id]);
+      expect(hit.value.items.map((i: { id: string }) => i.id)).toEqual([id]);
 
       double.settle();
       expect(double.hasVisible(id)).toBe(true);
