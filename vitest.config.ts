@@ -8,7 +8,9 @@ export default defineConfig(async () => {
   return {
     plugins: [
       cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
+        // The `test` environment has no queue consumer: tests drive the consumer explicitly
+        // (createMessageBatch, the handlers), so background delivery cannot race them.
+        wrangler: { configPath: "./wrangler.toml", environment: "test" },
         miniflare: {
           bindings: { TEST_MIGRATIONS: migrations, PRAXIS_ADMIN_KEY: TEST_ADMIN_KEY, LOG_LEVEL: "error" },
         },

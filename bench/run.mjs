@@ -13,7 +13,7 @@
 // process group is killed on exit, on error and on SIGINT/SIGTERM. Every loop is bounded in count
 // and in time. Client-side wall time per request is measured with performance.now().
 import { spawn, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import http from "node:http";
@@ -128,18 +128,36 @@ const quietEnv = {
   FORCE_COLOR: "0",
 };
 
+/**
+ * wrangler dev watches its sources and restarts the Worker (and every Durable Object, which then
+ * reloads its vectors) whenever a file changes. Serving a snapshot of the project taken at start
+ * keeps concurrent edits elsewhere from restarting it mid-run and pins the code being measured.
+ */
+const SNAPSHOT_SKIP = new Set(["node_modules", ".git", ".wrangler", ".dev.vars", "test", "bench", "dist"]);
+function snapshotProject(dest) {
+  mkdirSync(dest, { recursive: true });
+  for (const entry of readdirSync(root)) {
+    if (SNAPSHOT_SKIP.has(entry) || entry.endsWith(".log")) continue;
+    cpSync(path.join(root, entry), path.join(dest, entry), { recursive: true });
+  }
+  symlinkSync(path.join(root, "node_modules"), path.join(dest, "node_modules"), "dir");
+}
+
 async function startWorker(adminKey) {
   tmpDir = mkdtempSync(path.join(os.tmpdir(), "praxis-bench-"));
-  log(`persist dir ${tmpDir}`);
-  const [mcmd, margs] = wranglerCmd(["d1", "migrations", "apply", "DB", "--local", "--persist-to", tmpDir]);
-  execFileSync(mcmd, margs, { cwd: root, env: quietEnv, stdio: ["ignore", "ignore", "pipe"], timeout: 120_000 });
+  const app = path.join(tmpDir, "app");
+  const state = path.join(tmpDir, "state");
+  log(`snapshot and state in ${tmpDir}`);
+  snapshotProject(app);
+  const [mcmd, margs] = wranglerCmd(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
+  execFileSync(mcmd, margs, { cwd: app, env: quietEnv, stdio: ["ignore", "ignore", "pipe"], timeout: 120_000 });
 
   const port = await freePort(FIRST_PORT);
   const [cmd, args] = wranglerCmd([
     "dev",
     "--port", String(port),
     "--ip", "127.0.0.1",
-    "--persist-to", tmpDir,
+    "--persist-to", state,
     "--var", `PRAXIS_ADMIN_KEY:${adminKey}`,
     "--var", "LOG_LEVEL:warn",
     "--show-interactive-dev-session=false",
@@ -147,7 +165,7 @@ async function startWorker(adminKey) {
   ]);
   const logFile = path.join(tmpDir, "wrangler-dev.log");
   const out = createWriteStream(logFile);
-  dev = spawn(cmd, args, { cwd: root, env: quietEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  dev = spawn(cmd, args, { cwd: app, env: quietEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   dev.stdout.pipe(out);
   dev.stderr.pipe(out);
   let exited = null;
@@ -409,6 +427,9 @@ async function benchSize(base, token, n, BATCH) {
 
   // ---- baseline: an authenticated read that never reaches the Durable Object (auth + D1 only)
   const baseline = await sequential(CFG.baseline, () => ({ method: "GET", url: A, token }));
+  // ---- the same retrieval restricted to the 10 cases: everything but the scan of N experience vectors
+  const qs2 = queries(CFG.baseline, 31 + n);
+  const casesOnly = await sequential(CFG.baseline, (i) => ({ method: "POST", url: `${A}/retrieve`, token, body: { query: qs2[i], kinds: ["case"] } }));
 
   return {
     n,
@@ -422,6 +443,7 @@ async function benchSize(base, token, n, BATCH) {
     rewardConc,
     meanUpdated: updatedSum / Math.max(1, rewardCount),
     baseline,
+    casesOnly,
   };
 }
 
@@ -509,12 +531,12 @@ function targetsVerdict(rows) {
 
 function detailsMd(rows, rank) {
   const lines = [
-    `| N | bulk load | batches (${rows[0]?.load.batchSize ?? "?"} ops) | batch p50 / max ms | first → last batch ms | items/s | mean items / candidates per retrieval | retrieve p99 @16 (ms) | mean Q-updates per reward | reward p99 @16 (ms) | baseline GET agent p50 / p99 (ms) |`,
-    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    `| N | bulk load | batches (${rows[0]?.load.batchSize ?? "?"} ops) | batch p50 / max ms | first → last batch ms | items/s | mean items / candidates per retrieval | retrieve p99 @16 (ms) | mean Q-updates per reward | reward p99 @16 (ms) | baseline GET agent p50 / p99 (ms) | retrieve cases-only p50 / p99 (ms) |`,
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const r of rows) {
     lines.push(
-      `| ${fi(r.n)} | ${f(r.load.ms / 1000, 1)} s | ${r.load.batches} | ${f(r.load.batch.p50, 0)} / ${f(r.load.batch.max, 0)} | ${f(r.load.firstBatchMs, 0)} → ${f(r.load.lastBatchMs, 0)} | ${fi(r.load.itemsPerSec)} | ${f(r.meanItems, 1)} / ${f(r.meanCandidates, 1)} | ${f(r.retrieveConc.p99)} | ${f(r.meanUpdated, 1)} | ${f(r.rewardConc.p99)} | ${f(r.baseline.p50)} / ${f(r.baseline.p99)} |`,
+      `| ${fi(r.n)} | ${f(r.load.ms / 1000, 1)} s | ${r.load.batches} | ${f(r.load.batch.p50, 0)} / ${f(r.load.batch.max, 0)} | ${f(r.load.firstBatchMs, 0)} → ${f(r.load.lastBatchMs, 0)} | ${fi(r.load.itemsPerSec)} | ${f(r.meanItems, 1)} / ${f(r.meanCandidates, 1)} | ${f(r.retrieveConc.p99)} | ${f(r.meanUpdated, 1)} | ${f(r.rewardConc.p99)} | ${f(r.baseline.p50)} / ${f(r.baseline.p99)} | ${f(r.casesOnly.p50)} / ${f(r.casesOnly.p99)} |`,
     );
   }
   const rl = [
@@ -546,7 +568,7 @@ async function main() {
   const rank = runRanking(SIZES);
 
   const adminKey = `pxadmin_bench_${randomBytes(18).toString("base64url")}`;
-  const { base } = await startWorker(adminKey);
+  const { base, logFile } = await startWorker(adminKey);
   const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-${new Date().toISOString()}` }, [201]);
   const token = tenant.body.apiKey;
 
@@ -555,6 +577,18 @@ async function main() {
   const rows = [];
   for (const n of SIZES) rows.push(await benchSize(base, token, n, probe.batch));
   const load1 = os.loadavg();
+  const devLog = (() => {
+    try {
+      return readFileSync(logFile, "utf8");
+    } catch {
+      return "";
+    }
+  })();
+  const reloads = (devLog.match(/Reloading local server/g) ?? []).length;
+  const workerErrors = devLog
+    .split("\n")
+    .filter((l) => /ERROR|Uncaught|restarted/i.test(l))
+    .map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").replace(/\\n\s+at .*/g, "").trim().slice(0, 240));
   await cleanup();
 
   const totalS = (performance.now() - runStarted) / 1000;
@@ -567,6 +601,7 @@ async function main() {
   console.log(
     `Baseline GET /v1/agents/:id (auth + D1, no Durable Object) p50/p99 ms: ${rows.map((r) => `${f(r.baseline.p50)}/${f(r.baseline.p99)}`).join(", ")}; load average at start ${load0.map((x) => x.toFixed(2)).join(" ")}, at end ${load1.map((x) => x.toFixed(2)).join(" ")} (${m.cores} cores).`,
   );
+  if (reloads || workerErrors.length) console.log(`wrangler dev: ${reloads} reloads, ${workerErrors.length} error lines in its log.`);
   console.log(`\nTotal run time ${totalS.toFixed(0)} s. Bulk load: ${rows.map((r) => `${fi(r.n)} in ${f(r.load.ms / 1000, 1)} s`).join(", ")}.`);
 
   const d = detailsMd(rows, rank);
@@ -606,7 +641,9 @@ from SQLite, rank, record the retrieval). Retrieval queries vary and rotate thro
 \`POST …/rewards\` alternates between a \`retrievalId\` of an earlier retrieval (outcome success / failure /
 partial) and 3 random \`memoryIds\` with a numeric reward; each updates Q, counters and Q history in one
 transaction. The baseline is \`GET /v1/agents/:id\` (auth + D1, no Durable Object), i.e. the fixed
-HTTP + Worker overhead that every row above includes.
+HTTP + Worker overhead that every row above includes. "Retrieve cases-only" is the same retrieval with
+\`kinds: ["case"]\` (10 cases): the full path minus the scan of the N experience vectors, so
+retrieve p50 − cases-only p50 approximates the in-Durable-Object scan cost at that size.
 
 Each size uses a fresh agent loaded through \`POST …/library/batch\` (${probe.batch} creates per call, each call one
 library version) with generated ~25-word experiences from a seeded RNG (bench/corpus.mjs), plus 10 cases.
@@ -616,7 +653,9 @@ ${d.load}
 Ranking step breakdown (in-process):
 
 ${d.rank}
-${probe.note ? `\nNote: ${probe.note}\n` : ""}${d.errs ? `\nErrors / truncated phases:\n\n${d.errs}\n` : ""}`;
+${probe.note ? `\nNote: ${probe.note}\n` : ""}
+wrangler dev reloads during the run: ${reloads}. Error lines in the wrangler dev log: ${workerErrors.length}${workerErrors.length ? ` (first ones below)\n\n${workerErrors.slice(0, 5).map((l) => "    " + l).join("\n")}` : "."}
+${d.errs ? `\nErrors / truncated phases:\n\n${d.errs}\n` : ""}`;
 
   if (WRITE) {
     writeFileSync(path.join(here, "RESULTS.md"), md);

@@ -33,8 +33,14 @@ import { Retrieval, type PromptRequest } from "./agent-memory/retrieval";
 import { Utility } from "./agent-memory/utility";
 import { sweep } from "./agent-memory/forgetting";
 import { experienceEmbedText } from "./agent-memory/rows";
+import { Episodes } from "./agent-memory/episodes";
+import { Jobs } from "./agent-memory/jobs";
+import { LiveLessons } from "./agent-memory/live-lessons";
+import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
+import type { LiveDecision, LiveInsight } from "../src/core/live-lesson";
 
 const REEMBED_BATCH = 100;
+const DEFAULT_EPISODE_TTL_MINUTES = 60;
 
 /**
  * One instance per tenant+agent (named `${tenantId}:${agentId}`). It is the single writer for
@@ -49,6 +55,9 @@ export class AgentMemory extends DurableObject<Env> {
   private cases!: Cases;
   private retrieval!: Retrieval;
   private utility!: Utility;
+  private jobs!: Jobs;
+  private episodes!: Episodes;
+  private lessons!: LiveLessons;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -78,6 +87,9 @@ export class AgentMemory extends DurableObject<Env> {
     this.cases = new Cases(this.mem);
     this.retrieval = new Retrieval(this.mem, this.library);
     this.utility = new Utility(this.mem, this.library);
+    this.jobs = new Jobs(this.mem);
+    this.episodes = new Episodes(this.mem, this.cases, this.utility, this.jobs, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
+    this.lessons = new LiveLessons(this.mem, this.library, this.jobs);
     await vectors.load();
   }
 
@@ -146,6 +158,12 @@ export class AgentMemory extends DurableObject<Env> {
       }
       return this.config;
     });
+  }
+
+  private async enqueueExtraction(episodeId: string, jobId: string) {
+    const who = this.identity();
+    if (!who) throw new Error("AgentMemory has no name; it must be addressed with getByName(`${tenantId}:${agentId}`)");
+    await this.env.JOBS.send({ type: "live.extract", ...who, episodeId, jobId });
   }
 
   /** Queues background re-embedding; until it finishes, un-embedded items are matched lexically. */
@@ -337,7 +355,89 @@ export class AgentMemory extends DurableObject<Env> {
   async sweep(at: number) {
     return outcome(async () => {
       this.ready();
-      return sweep(this.mem, this.library, at);
+      const ttlMinutes = Number(this.env.EPISODE_TTL_MINUTES ?? DEFAULT_EPISODE_TTL_MINUTES);
+      const episodesTimedOut = await this.episodes.endStale(at, ttlMinutes * 60_000);
+      return { ...(await sweep(this.mem, this.library, at)), episodesTimedOut };
+    });
+  }
+
+  async createEpisode(input: EpisodeCreate) {
+    return outcome(() => {
+      this.ready();
+      return this.episodes.create(input);
+    });
+  }
+
+  async addAttempt(episodeId: string, input: AttemptCreate) {
+    return outcome(() => {
+      this.ready();
+      return this.episodes.addAttempt(episodeId, input);
+    });
+  }
+
+  async endEpisode(episodeId: string, input: EpisodeEnd) {
+    return outcome(() => {
+      this.ready();
+      return this.episodes.end(episodeId, input);
+    });
+  }
+
+  async getEpisode(episodeId: string) {
+    return outcome(() => {
+      this.ready();
+      return this.episodes.get(episodeId);
+    });
+  }
+
+  async listEpisodes(limit: number, cursor?: string, status?: "open" | "ended") {
+    return outcome(() => {
+      this.ready();
+      return this.episodes.list(limit, cursor, status);
+    });
+  }
+
+  async ingestSession(session: SessionEnd) {
+    return outcome(() => {
+      this.ready();
+      return this.episodes.ingestSession(session);
+    });
+  }
+
+  async listJobs(limit: number, status?: string) {
+    return outcome(() => {
+      this.ready();
+      return this.jobs.list(limit, status);
+    });
+  }
+
+  /** Marks a live-extraction job running and hands the worker what the LLM needs. */
+  async startLiveJob(jobId: string, episodeId: string) {
+    return outcome(() => {
+      this.ready();
+      const job = this.jobs.get(jobId) ?? this.jobs.ensure(jobId, "live.extract", episodeId).job;
+      if (job.status === "done" || job.status === "skipped") return { job, input: null };
+      return { job: this.jobs.update(jobId, { status: "running", attempt: true })!, input: this.episodes.extractionInput(episodeId) };
+    });
+  }
+
+  async finishJob(jobId: string, status: Job["status"], reason: string, result?: Job["result"]) {
+    return outcome(() => {
+      this.ready();
+      return this.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) });
+    });
+  }
+
+  async similarExperiences(text: string, k: number) {
+    return outcome(() => {
+      this.ready();
+      return this.lessons.similar(text, k);
+    });
+  }
+
+  async applyLiveLesson(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision) {
+    return outcome(() => {
+      this.ready();
+      return this.lessons.apply(jobId, episodeId, candidate, decision);
     });
   }
 

@@ -103,4 +103,44 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   );
   CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
   `,
+  `
+  CREATE TABLE episodes (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL UNIQUE,
+    task TEXT NOT NULL,
+    metadata TEXT,
+    session_id TEXT UNIQUE,
+    status TEXT NOT NULL,
+    outcome TEXT,
+    score REAL,
+    answer TEXT,
+    cited TEXT,
+    result TEXT,
+    created_at INTEGER NOT NULL,
+    ended_at INTEGER
+  );
+  CREATE INDEX episodes_open ON episodes (status, created_at);
+  CREATE TABLE attempts (
+    episode_id TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    description TEXT NOT NULL,
+    ok INTEGER NOT NULL,
+    error TEXT,
+    tool_calls TEXT NOT NULL DEFAULT '[]',
+    at INTEGER NOT NULL,
+    PRIMARY KEY (episode_id, n)
+  );
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    episode_id TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    result TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX jobs_recent ON jobs (created_at);
+  `,
 ];

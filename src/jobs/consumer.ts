@@ -22,8 +22,8 @@ export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promi
     }
     const job = parsed.data;
     try {
-      const handler = jobHandlers[job.type] as (m: JobMessage, e: Env, l: typeof log) => Promise<unknown>;
-      const result = await handler(job, env, log.child({ job: job.type, messageId: msg.id }));
+      const handler = jobHandlers[job.type] as (m: JobMessage, e: Env, l: typeof log, d: { attempts: number }) => Promise<unknown>;
+      const result = await handler(job, env, log.child({ job: job.type, messageId: msg.id }), { attempts: msg.attempts });
       log.info("job done", { messageId: msg.id, type: job.type, result });
       msg.ack();
     } catch (err) {

@@ -1,9 +1,15 @@
 import type { Env } from "../env";
 import type { Logger } from "../http/logger";
-import type { JobMessage, JobType } from "./messages";
+import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "./messages";
 import { callMemory, memoryStub } from "../services/agent-memory";
+import { runLiveExtraction } from "../learning/live-extraction";
 
-type Handler<T extends JobType> = (msg: Extract<JobMessage, { type: T }>, env: Env, log: Logger) => Promise<unknown>;
+export interface Delivery {
+  /** 1 on first delivery; the last try is QUEUE_MAX_RETRIES + 1. */
+  attempts: number;
+}
+
+type Handler<T extends JobType> = (msg: Extract<JobMessage, { type: T }>, env: Env, log: Logger, delivery: Delivery) => Promise<unknown>;
 
 /** One handler per message type; the mapped type makes a missing handler a compile error. */
 export const jobHandlers: { [T in JobType]: Handler<T> } = {
@@ -13,5 +19,16 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
     const result = await memoryStub(env, msg.tenantId, msg.agentId).reembed(msg.model);
     if (!result.stale && result.remaining > 0) await env.JOBS.send(msg);
     return result;
+  },
+  "live.extract": async (msg, env, log, delivery) => {
+    try {
+      return await runLiveExtraction(msg, env, log);
+    } catch (err) {
+      // The job page shows each failure; the last one says the message is going to the dead-letter queue.
+      const final = delivery.attempts > QUEUE_MAX_RETRIES;
+      const reason = `${final ? "failed after retries, sent to dead-letter queue" : `attempt ${delivery.attempts} failed, will retry`}: ${err instanceof Error ? err.message : String(err)}`;
+      await callMemory(() => memoryStub(env, msg.tenantId, msg.agentId).finishJob(msg.jobId, final ? "failed" : "retrying", reason.slice(0, 1000))).catch(() => undefined);
+      throw err;
+    }
   },
 };

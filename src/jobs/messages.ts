@@ -6,7 +6,11 @@ const AgentRef = { tenantId: z.string().min(1), agentId: z.string().min(1) };
 export const JobMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("agent.sweep"), ...AgentRef, at: z.number().int() }),
   z.object({ type: z.literal("agent.reembed"), ...AgentRef, model: z.string().min(1) }),
+  z.object({ type: z.literal("live.extract"), ...AgentRef, episodeId: z.string().min(1), jobId: z.string().min(1) }),
 ]);
 
 export type JobMessage = z.infer<typeof JobMessageSchema>;
 export type JobType = JobMessage["type"];
+
+/** Must match `max_retries` of the praxis-jobs consumer in wrangler.toml: after this many retries a message goes to the DLQ. */
+export const QUEUE_MAX_RETRIES = 3;

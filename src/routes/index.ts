@@ -11,6 +11,7 @@ import { caseRoutes } from "./cases";
 import { retrieveRoutes } from "./retrieve";
 import { rewardRoutes } from "./rewards";
 import { usageRoutes } from "./usage";
+import { episodeRoutes } from "./episodes";
 
 /** Mount order matters only for docs; every route is a distinct path+method. */
 export function registerRoutes(app: OpenAPIHono<AppEnv>) {
@@ -26,6 +27,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     retrieveRoutes,
     rewardRoutes,
     usageRoutes,
+    episodeRoutes,
   ]) {
     app.route("/", r);
   }

@@ -62,7 +62,7 @@ describe("forgetting", () => {
     await age(old, 365);
     const { jobHandlers } = await import("../../src/jobs/handlers");
     const { createLogger } = await import("../../src/http/logger");
-    await jobHandlers["agent.sweep"]({ type: "agent.sweep", tenantId: t.tenantId, agentId, at: Date.now() }, env, createLogger());
+    await jobHandlers["agent.sweep"]({ type: "agent.sweep", tenantId: t.tenantId, agentId, at: Date.now() }, env, createLogger(), { attempts: 1 });
     expect((await api("GET", `/experiences/${old}`)).body.status).toBe("archived");
   });
 });

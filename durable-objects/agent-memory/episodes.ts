@@ -1,0 +1,239 @@
+import type { Attempt, AttemptCreate, Episode, EpisodeCreate, EpisodeEnd, EpisodeResult, SessionEnd } from "../../src/core/episode-types";
+import { TRACE_SUMMARY_MAX_CHARS } from "../../src/core/memory-types";
+import { digestIfTrace } from "../../src/core/stack-digest";
+import { redactSecrets } from "../../src/core/redact";
+import { decodeCursor, encodeCursor } from "../../src/core/cursor";
+import { MemoryError } from "../memory-error";
+import { nextSeq, parseJson, type MemoryContext } from "./context";
+import type { Cases } from "./cases";
+import type { Utility } from "./utility";
+import type { Jobs } from "./jobs";
+
+interface EpisodeRow extends Record<string, SqlStorageValue> {
+  id: string;
+  seq: number;
+  task: string;
+  metadata: string | null;
+  session_id: string | null;
+  status: string;
+  outcome: string | null;
+  score: number | null;
+  answer: string | null;
+  result: string | null;
+  created_at: number;
+  ended_at: number | null;
+}
+
+interface AttemptRow extends Record<string, SqlStorageValue> {
+  episode_id: string;
+  n: number;
+  description: string;
+  ok: number;
+  error: string | null;
+  tool_calls: string;
+  at: number;
+}
+
+export interface ExtractionInput {
+  episodeId: string;
+  task: string;
+  outcome: string | null;
+  answer: string | null;
+  failures: { description: string; error: string | null }[];
+  successes: { description: string }[];
+}
+
+/** Errors are digested to their essence and secrets redacted before anything stores or shows them. */
+const cleanError = (error: string | undefined) => (error ? digestIfTrace(redactSecrets(error)) : null);
+const preview = (value: unknown, max = 160) => {
+  if (value === undefined) return "";
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return redactSecrets(text.length > max ? `${text.slice(0, max)}…` : text);
+};
+
+/**
+ * Episodes are the unit of live learning: the attempts an agent made at one task and how it
+ * ended. Ending one rewards what it retrieved, stores it as a case, and queues extraction when
+ * it holds both failure and success. Every step is idempotent, so ending again (or retrying after
+ * a crash mid-way) returns the first result and changes nothing.
+ */
+export class Episodes {
+  constructor(
+    private readonly ctx: MemoryContext,
+    private readonly cases: Cases,
+    private readonly utility: Utility,
+    private readonly jobs: Jobs,
+    private readonly enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>,
+  ) {}
+
+  private row(id: string): EpisodeRow {
+    const row = this.ctx.sql.exec<EpisodeRow>("SELECT * FROM episodes WHERE id = ?", id).toArray()[0];
+    if (!row) throw MemoryError.notFound(`Episode '${id}' does not exist.`);
+    return row;
+  }
+
+  private attempts(id: string): Attempt[] {
+    return this.ctx.sql
+      .exec<AttemptRow>("SELECT * FROM attempts WHERE episode_id = ? ORDER BY n", id)
+      .toArray()
+      .map((a) => ({ n: a.n, description: a.description, ok: a.ok === 1, error: a.error, toolCalls: parseJson<string[]>(a.tool_calls, []), at: a.at }));
+  }
+
+  private out(row: EpisodeRow, withAttempts = true): Episode {
+    return {
+      id: row.id,
+      task: row.task,
+      metadata: parseJson<Episode["metadata"]>(row.metadata, null),
+      sessionId: row.session_id,
+      status: row.status as Episode["status"],
+      outcome: row.outcome as Episode["outcome"],
+      score: row.score,
+      answer: row.answer,
+      attempts: withAttempts ? this.attempts(row.id) : [],
+      result: parseJson<EpisodeResult | null>(row.result, null),
+      createdAt: row.created_at,
+      endedAt: row.ended_at,
+    };
+  }
+
+  get(id: string): Episode {
+    return this.out(this.row(id));
+  }
+
+  create(input: EpisodeCreate, sessionId: string | null = null): Episode {
+    const id = this.ctx.newId("ep");
+    this.ctx.sql.exec(
+      "INSERT INTO episodes (id, seq, task, metadata, session_id, status, created_at) VALUES (?, ?, ?, ?, ?, 'open', ?)",
+      id, nextSeq(this.ctx.sql, "episode"), redactSecrets(input.task), input.metadata ? JSON.stringify(input.metadata) : null, sessionId, this.ctx.now(),
+    );
+    return this.get(id);
+  }
+
+  addAttempt(id: string, input: AttemptCreate): Attempt {
+    const ep = this.row(id);
+    if (ep.status !== "open") throw MemoryError.conflict(`Episode '${id}' has ended; attempts can no longer be added.`);
+    const n = this.ctx.sql.exec<{ n: number | null }>("SELECT max(n) AS n FROM attempts WHERE episode_id = ?", id).one().n ?? 0;
+    const tools = (input.toolCalls ?? []).map((t) => (t.error ? `${t.name} ✗ ${cleanError(t.error)}` : t.name));
+    const error = cleanError(input.error) ?? (input.toolCalls?.find((t) => t.error) ? cleanError(input.toolCalls.find((t) => t.error)!.error) : null);
+    this.ctx.sql.exec(
+      "INSERT INTO attempts (episode_id, n, description, ok, error, tool_calls, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      id, n + 1, redactSecrets(input.description), input.ok ? 1 : 0, error, JSON.stringify(tools), this.ctx.now(),
+    );
+    return this.attempts(id).find((a) => a.n === n + 1)!;
+  }
+
+  async end(id: string, input: EpisodeEnd): Promise<Episode> {
+    const ep = this.row(id);
+    if (ep.status === "ended") return this.out(ep);
+    const attempts = this.attempts(id);
+    const reward = await this.utility.reward(
+      { episodeId: id, outcome: input.outcome, ...(input.score !== undefined ? { quality: input.score } : {}), ...(input.citedIds ? { citedIds: input.citedIds } : {}) },
+      `episode-end:${id}`,
+    );
+    const { case: stored } = await this.cases.create({
+      task: ep.task,
+      traceSummary: traceSummary(attempts),
+      answer: input.answer ? redactSecrets(input.answer) : null,
+      reward: reward.reward,
+      toolsUsed: [...new Set(attempts.flatMap((a) => a.toolCalls.map((t) => t.split(" ")[0]!)))],
+      episodeId: id,
+    });
+    const failed = attempts.some((a) => !a.ok);
+    const succeeded = attempts.some((a) => a.ok) || input.outcome === "success";
+    let jobId: string | null = null;
+    if (failed && succeeded) {
+      const { job, created } = this.jobs.ensure(`job_extract_${id}`, "live.extract", id);
+      jobId = job.id;
+      if (created || job.status === "queued") await this.enqueueExtraction(id, job.id);
+    }
+    const result: EpisodeResult = {
+      reward: reward.reward,
+      rewarded: reward.updated.map((u) => ({ id: u.id, q: u.q })),
+      caseId: stored.id,
+      extraction: jobId ? "queued" : "not-needed",
+      jobId,
+    };
+    this.ctx.sql.exec(
+      "UPDATE episodes SET status = 'ended', outcome = ?, score = ?, answer = ?, cited = ?, result = ?, ended_at = ? WHERE id = ? AND status = 'open'",
+      input.outcome, input.score ?? null, input.answer ? redactSecrets(input.answer) : null,
+      input.citedIds ? JSON.stringify(input.citedIds) : null, JSON.stringify(result), this.ctx.now(), id,
+    );
+    return this.get(id);
+  }
+
+  list(limit: number, cursor?: string, status?: "open" | "ended"): { items: Episode[]; nextCursor: string | null } {
+    let before = Number.MAX_SAFE_INTEGER;
+    if (cursor) {
+      const c = decodeCursor(cursor);
+      if (!c || typeof c.s !== "number") throw MemoryError.invalid("The cursor is not valid.", [{ path: ["cursor"], message: "Not a cursor from this API" }]);
+      before = c.s;
+    }
+    const rows = this.ctx.sql
+      .exec<EpisodeRow>(
+        `SELECT * FROM episodes WHERE seq < ? ${status ? "AND status = ?" : ""} ORDER BY seq DESC LIMIT ?`,
+        ...(status ? [before, status, limit + 1] : [before, limit + 1]),
+      )
+      .toArray();
+    const page = rows.slice(0, limit);
+    return { items: page.map((r) => this.out(r, false)), nextCursor: rows.length > limit ? encodeCursor({ s: page[page.length - 1]!.seq }) : null };
+  }
+
+  /** A finished session from an agent platform, through the same pipeline; a repeated session id changes nothing. */
+  async ingestSession(session: SessionEnd): Promise<{ episode: Episode; duplicate: boolean }> {
+    const existing = this.ctx.sql.exec<EpisodeRow>("SELECT * FROM episodes WHERE session_id = ?", session.sessionId).toArray()[0];
+    if (existing) {
+      // A crash after creation but before ending leaves it open; finishing it here completes the retry.
+      if (existing.status === "open") await this.end(existing.id, endOf(session));
+      return { episode: this.get(existing.id), duplicate: true };
+    }
+    const ep = this.create({ task: session.task, metadata: { source: "session-end-webhook" } }, session.sessionId);
+    for (const event of session.events) {
+      if (event.type !== "tool_call") continue;
+      const args = preview(event.input);
+      this.addAttempt(ep.id, {
+        description: `${event.name}(${args})${event.error ? "" : ` → ${preview(event.result, 120)}`}`.slice(0, 4000),
+        ok: event.error === undefined,
+        ...(event.error !== undefined ? { error: event.error } : {}),
+      });
+    }
+    return { episode: await this.end(ep.id, endOf(session)), duplicate: false };
+  }
+
+  /** Open episodes older than the TTL end as `timeout` through the normal end path. */
+  async endStale(now: number, ttlMs: number): Promise<string[]> {
+    const stale = this.ctx.sql
+      .exec<{ id: string }>("SELECT id FROM episodes WHERE status = 'open' AND created_at < ? ORDER BY created_at LIMIT 200", now - ttlMs)
+      .toArray()
+      .map((r) => r.id);
+    for (const id of stale) await this.end(id, { outcome: "timeout" });
+    return stale;
+  }
+
+  extractionInput(id: string): ExtractionInput {
+    const ep = this.row(id);
+    const attempts = this.attempts(id);
+    return {
+      episodeId: id,
+      task: ep.task,
+      outcome: ep.outcome,
+      answer: ep.answer,
+      failures: attempts.filter((a) => !a.ok).map((a) => ({ description: a.description, error: a.error })),
+      successes: attempts.filter((a) => a.ok).map((a) => ({ description: a.description })),
+    };
+  }
+}
+
+function endOf(session: SessionEnd): EpisodeEnd {
+  return {
+    outcome: session.outcome,
+    ...(session.score !== undefined ? { score: session.score } : {}),
+    ...(session.answer !== undefined ? { answer: session.answer } : {}),
+  };
+}
+
+function traceSummary(attempts: Attempt[]): string | null {
+  if (!attempts.length) return null;
+  const lines = attempts.map((a) => `#${a.n} ${a.ok ? "ok" : "failed"}: ${a.description}${a.error ? ` — ${a.error}` : ""}`);
+  const text = lines.join("\n");
+  return text.length > TRACE_SUMMARY_MAX_CHARS ? `${text.slice(0, TRACE_SUMMARY_MAX_CHARS - 1)}…` : text;
+}

@@ -1,0 +1,102 @@
+import { assessInsight } from "../../src/core/poison";
+import { DUPLICATE_SIMILARITY, type LiveDecision, type LiveInsight } from "../../src/core/live-lesson";
+import type { LibraryOperation } from "../../src/core/memory-types";
+import type { MemoryContext } from "./context";
+import type { Library } from "./library";
+import type { Jobs } from "./jobs";
+
+export interface SimilarExperience {
+  id: string;
+  text: string;
+  sim: number;
+}
+
+export interface LiveLessonResult extends Record<string, string | number | null> {
+  operation: LiveDecision["operation"];
+  applied: "added" | "updated" | "deleted" | "quarantined" | "none";
+  experienceId: string | null;
+  libraryVersion: number | null;
+  reason: string;
+}
+
+/** Applies the outcome of live extraction to the library, enforcing the rules the LLM cannot be trusted with. */
+export class LiveLessons {
+  constructor(
+    private readonly ctx: MemoryContext,
+    private readonly library: Library,
+    private readonly jobs: Jobs,
+  ) {}
+
+  async similar(text: string, k: number): Promise<SimilarExperience[]> {
+    const [vec] = await this.ctx.vectors.embed([text]);
+    const hits = await this.ctx.vectors.search(vec!, "experience", k, -1);
+    const out: SimilarExperience[] = [];
+    for (const h of hits) {
+      const row = this.library.row(h.id);
+      if (row && row.status === "active") out.push({ id: h.id, text: row.text, sim: h.sim });
+    }
+    return out;
+  }
+
+  /**
+   * One library version per job, tagged with the job id in its reason, so a retry after a crash
+   * between applying and marking the job done finds the version and does not apply it twice.
+   */
+  async apply(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision): Promise<LiveLessonResult> {
+    const prior = this.jobs.get(jobId);
+    if (prior?.status === "done" && prior.result) return prior.result as unknown as LiveLessonResult;
+    const tag = `(job ${jobId})`;
+    const done = this.ctx.sql
+      .exec<{ version: number }>("SELECT version FROM library_versions WHERE instr(reason, ?) > 0", tag)
+      .toArray()[0];
+    if (done) {
+      const result: LiveLessonResult = { operation: decision.operation, applied: "none", experienceId: null, libraryVersion: done.version, reason: "already applied" };
+      this.jobs.update(jobId, { status: "done", reason: "already applied", result });
+      return result;
+    }
+
+    const text = (decision.operation === "ADD" || decision.operation === "UPDATE" ? decision.text || candidate.insight : decision.text) ?? "";
+    const base = { pattern: candidate.pattern || null, keywords: candidate.keywords, source: "live" as const };
+    const provenance = { episodeId, note: decision.reason.slice(0, 500) };
+    const reason = (what: string) => `live extraction from episode ${episodeId}: ${what} ${tag}`;
+    const finish = (result: LiveLessonResult) => {
+      this.jobs.update(jobId, { status: "done", reason: result.reason, result });
+      return result;
+    };
+
+    const poison = assessInsight([candidate.pattern, candidate.insight, text].join("\n"));
+    if (poison.quarantined) {
+      const r = await this.library.apply(
+        [{ op: "create", experience: { ...base, text: candidate.insight.slice(0, 600) || text, status: "quarantined" } }],
+        { reason: reason(`quarantined (${poison.reasons.join(", ")})`), author: "system:live", provenance },
+      );
+      return finish({ operation: decision.operation, applied: "quarantined", experienceId: r.experiences[0]!.id, libraryVersion: r.version, reason: `quarantined: ${poison.reasons.join(", ")}` });
+    }
+
+    const target = decision.targetId ? this.library.row(decision.targetId) : null;
+    const targetUsable = target !== null && target.status === "active";
+    let ops: LibraryOperation[] = [];
+    let applied: LiveLessonResult["applied"] = "none";
+    let why = decision.reason;
+    if (decision.operation === "UPDATE" && targetUsable && text) {
+      ops = [{ op: "update", id: target!.id, patch: { text, keywords: [...new Set([...JSON.parse(target!.keywords as string), ...candidate.keywords])].slice(0, 32) } }];
+      applied = "updated";
+    } else if (decision.operation === "DELETE" && targetUsable) {
+      ops = [{ op: "delete", id: target!.id }];
+      if (text) ops.push({ op: "create", experience: { ...base, text } });
+      applied = "deleted";
+    } else if (decision.operation === "ADD" || ((decision.operation === "UPDATE" || decision.operation === "DELETE") && !targetUsable && text)) {
+      const nearest = (await this.similar(text, 1))[0];
+      if (nearest && nearest.sim >= DUPLICATE_SIMILARITY) {
+        why = `duplicate of ${nearest.id} (similarity ${nearest.sim.toFixed(3)})`;
+      } else {
+        ops = [{ op: "create", experience: { ...base, text } }];
+        applied = "added";
+      }
+    }
+    if (!ops.length) return finish({ operation: decision.operation, applied: "none", experienceId: null, libraryVersion: null, reason: why });
+    const r = await this.library.apply(ops, { reason: reason(applied), author: "system:live", provenance });
+    const touched = r.experiences.find((e) => e.source === "live" && e.text === text) ?? r.experiences[0];
+    return finish({ operation: decision.operation, applied, experienceId: touched?.id ?? target?.id ?? null, libraryVersion: r.version, reason: why });
+  }
+}

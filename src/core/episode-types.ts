@@ -1,0 +1,130 @@
+import { z } from "zod";
+import { OutcomeSchema } from "./q-learning";
+
+/** Flat JSON values: recursive JSON types are too deep for Durable Object RPC type mapping. */
+const FlatRecordSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
+
+export const EPISODE_TASK_MAX = 4000;
+export const ATTEMPT_TEXT_MAX = 4000;
+export const ERROR_TEXT_MAX = 50_000;
+
+export const EpisodeCreateSchema = z
+  .object({
+    task: z.string().trim().min(1).max(EPISODE_TASK_MAX),
+    metadata: FlatRecordSchema.optional(),
+  })
+  .strict();
+export type EpisodeCreate = z.infer<typeof EpisodeCreateSchema>;
+
+export const ToolCallSchema = z
+  .object({
+    name: z.string().trim().min(1).max(128),
+    input: z.unknown().optional(),
+    output: z.unknown().optional(),
+    error: z.string().max(ERROR_TEXT_MAX).optional(),
+  })
+  .strict();
+
+export const AttemptCreateSchema = z
+  .object({
+    description: z.string().trim().min(1).max(ATTEMPT_TEXT_MAX),
+    ok: z.boolean(),
+    error: z.string().max(ERROR_TEXT_MAX).optional(),
+    toolCalls: z.array(ToolCallSchema).max(100).optional(),
+  })
+  .strict();
+export type AttemptCreate = z.infer<typeof AttemptCreateSchema>;
+
+export const EpisodeEndSchema = z
+  .object({
+    outcome: OutcomeSchema,
+    score: z.number().min(0).max(1).optional().describe("Quality in [0,1]; multiplies the outcome's reward"),
+    answer: z.string().max(8000).optional(),
+    citedIds: z.array(z.string().min(1).max(64)).max(500).optional(),
+  })
+  .strict();
+export type EpisodeEnd = z.infer<typeof EpisodeEndSchema>;
+
+export const AttemptSchema = z.object({
+  n: z.number().int(),
+  description: z.string(),
+  ok: z.boolean(),
+  error: z.string().nullable().describe("Digest of the error (type @ file:line: message), secrets redacted"),
+  toolCalls: z.array(z.string()),
+  at: z.number().int(),
+});
+
+export type Attempt = z.infer<typeof AttemptSchema>;
+
+export const EpisodeResultSchema = z.object({
+  reward: z.number(),
+  rewarded: z.array(z.object({ id: z.string(), q: z.number() })),
+  caseId: z.string().nullable(),
+  extraction: z.enum(["queued", "not-needed"]),
+  jobId: z.string().nullable(),
+});
+export type EpisodeResult = z.infer<typeof EpisodeResultSchema>;
+
+export const EpisodeSchema = z.object({
+  id: z.string(),
+  task: z.string(),
+  metadata: FlatRecordSchema.nullable(),
+  sessionId: z.string().nullable(),
+  status: z.enum(["open", "ended"]),
+  outcome: OutcomeSchema.nullable(),
+  score: z.number().nullable(),
+  answer: z.string().nullable(),
+  attempts: z.array(AttemptSchema),
+  result: EpisodeResultSchema.nullable(),
+  createdAt: z.number().int(),
+  endedAt: z.number().int().nullable(),
+});
+export type Episode = z.infer<typeof EpisodeSchema>;
+
+/** A finished session posted by an agent platform; it becomes an episode through the same pipeline. */
+export const SessionEventSchema = z.discriminatedUnion("type", [
+  z
+    .object({
+      type: z.literal("message"),
+      role: z.enum(["user", "assistant", "system", "tool"]),
+      content: z.string().max(ERROR_TEXT_MAX),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal("tool_call"),
+      name: z.string().trim().min(1).max(128),
+      input: z.unknown().optional(),
+      result: z.unknown().optional(),
+      error: z.string().max(ERROR_TEXT_MAX).optional(),
+    })
+    .strict(),
+]);
+
+export const SessionEndSchema = z
+  .object({
+    tenantId: z.string().min(1).max(64),
+    agentId: z.string().min(1).max(64),
+    sessionId: z.string().trim().min(1).max(200),
+    task: z.string().trim().min(1).max(EPISODE_TASK_MAX),
+    events: z.array(SessionEventSchema).max(2000),
+    outcome: OutcomeSchema,
+    score: z.number().min(0).max(1).optional(),
+    answer: z.string().max(8000).optional(),
+  })
+  .strict();
+export type SessionEnd = z.infer<typeof SessionEndSchema>;
+
+export const JobStatusSchema = z.enum(["queued", "running", "retrying", "done", "skipped", "failed"]);
+export const JobSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  status: JobStatusSchema,
+  reason: z.string().nullable(),
+  episodeId: z.string().nullable(),
+  attempts: z.number().int(),
+  result: FlatRecordSchema.nullable(),
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+});
+export type Job = z.infer<typeof JobSchema>;

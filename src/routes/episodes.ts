@@ -1,0 +1,147 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
+import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeSchema, JobSchema } from "../core/episode-types";
+import { agentFor } from "../services/agents";
+import { callMemory } from "../services/agent-memory";
+import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
+import { ProblemError } from "../http/problem";
+import { AgentParams } from "./schemas";
+
+const Episode = EpisodeSchema.openapi("Episode");
+const errors = { ...commonErrors, 409: commonErrors[400], 422: commonErrors[400] };
+const EpisodeParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+const base = "/v1/agents/{agentId}/episodes";
+
+export const episodeRoutes = router()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: base,
+      tags: ["episodes"],
+      summary: "Start an episode (one task the agent is working on)",
+      security,
+      request: { params: AgentParams, ...jsonBody(EpisodeCreateSchema.openapi("EpisodeCreate")) },
+      responses: { 201: jsonResponse(Episode.extend({ episodeId: z.string() }), "Started"), ...errors },
+    }),
+    async (c) => {
+      const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
+      const body = c.req.valid("json");
+      const ep = await callMemory(() => memory.createEpisode(body));
+      return c.json({ episodeId: ep.id, ...ep }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: `${base}/{id}/attempts`,
+      tags: ["episodes"],
+      summary: "Log an attempt; stack traces are digested and secrets redacted before storage",
+      security,
+      request: { params: EpisodeParams, ...jsonBody(AttemptCreateSchema.openapi("AttemptCreate")) },
+      responses: { 201: jsonResponse(AttemptSchema.openapi("Attempt"), "Logged"), ...errors },
+    }),
+    async (c) => {
+      const { agentId, id } = c.req.valid("param");
+      const { memory } = await agentFor(c, agentId, "write");
+      const body = c.req.valid("json");
+      return c.json(await callMemory(() => memory.addAttempt(id, body)), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: `${base}/{id}/end`,
+      tags: ["episodes"],
+      summary: "End an episode: rewards what it retrieved, stores a case, queues live extraction on mixed results; idempotent",
+      security,
+      request: { params: EpisodeParams, ...jsonBody(EpisodeEndSchema.openapi("EpisodeEnd")) },
+      responses: { 200: jsonResponse(Episode, "Ended (or the first result when already ended)"), ...errors },
+    }),
+    async (c) => {
+      const { agentId, id } = c.req.valid("param");
+      const { memory } = await agentFor(c, agentId, "write");
+      const body = c.req.valid("json");
+      return c.json(await callMemory(() => memory.endEpisode(id, body)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{id}`,
+      tags: ["episodes"],
+      summary: "One episode with its attempts and result",
+      security,
+      request: { params: EpisodeParams },
+      responses: { 200: jsonResponse(Episode, "The episode"), ...errors },
+    }),
+    async (c) => {
+      const { agentId, id } = c.req.valid("param");
+      const { memory } = await agentFor(c, agentId, "read");
+      return c.json(await callMemory(() => memory.getEpisode(id)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: base,
+      tags: ["episodes"],
+      summary: "Episodes, newest first (attempts omitted; cursor pagination)",
+      security,
+      request: {
+        params: AgentParams,
+        query: z.object({
+          limit: z.coerce.number().int().min(1).max(200).default(50),
+          cursor: z.string().max(200).optional(),
+          status: z.enum(["open", "ended"]).optional(),
+        }),
+      },
+      responses: { 200: jsonResponse(z.object({ items: z.array(Episode), nextCursor: z.string().nullable() }), "A page"), ...errors },
+    }),
+    async (c) => {
+      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const { limit, cursor, status } = c.req.valid("query");
+      return c.json(await callMemory(() => memory.listEpisodes(limit, cursor, status)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/agents/{agentId}/jobs",
+      tags: ["jobs"],
+      summary: "Recent background jobs (live extraction) with status and reason",
+      security,
+      request: {
+        params: AgentParams,
+        query: z.object({
+          limit: z.coerce.number().int().min(1).max(200).default(50),
+          status: JobSchema.shape.status.optional(),
+        }),
+      },
+      responses: { 200: jsonResponse(z.object({ items: z.array(JobSchema.openapi("Job")) }), "Jobs"), ...errors },
+    }),
+    async (c) => {
+      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const { limit, status } = c.req.valid("query");
+      return c.json({ items: await callMemory(() => memory.listJobs(limit, status)) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/agents/{agentId}/jobs/{id}/retry",
+      tags: ["jobs"],
+      summary: "Queue a skipped or failed live-extraction job again (needs an LLM: 503 without one)",
+      security,
+      request: { params: EpisodeParams },
+      responses: { 202: jsonResponse(JobSchema, "Queued"), 503: commonErrors[500], ...errors },
+    }),
+    async (c) => {
+      const { agentId, id } = c.req.valid("param");
+      const { key, memory } = await agentFor(c, agentId, "write");
+      if (!llmConfigured(c.env)) throw toProblem(new LlmNotConfiguredError())!;
+      const job = await callMemory(() => memory.finishJob(id, "queued", "queued again by request"));
+      if (!job || !job.episodeId) throw new ProblemError(404, "not-found", `Job '${id}' does not exist.`);
+      await c.env.JOBS.send({ type: "live.extract", tenantId: key.tenantId, agentId, episodeId: job.episodeId, jobId: job.id });
+      return c.json(job, 202);
+    },
+  );

@@ -1,0 +1,85 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import { router, commonErrors, jsonResponse, security } from "../http/openapi";
+import { tenants } from "../db/schema";
+import { db } from "../db/client";
+import { requireScope } from "../http/auth";
+import { notFound } from "../http/problem";
+import { audit } from "../services/audit";
+
+/** Secrets look like `whsec_<43 base64url chars>` (32 random bytes). */
+export const WEBHOOK_SECRET_PREFIX = "whsec_";
+
+function base64url(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function mintWebhookSecret(): string {
+  return WEBHOOK_SECRET_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+const CreatedSecret = z
+  .object({
+    secret: z.string().openapi({
+      description: "The tenant's webhook signing secret; shown once and never again",
+      example: "whsec_3q2-7wX0…",
+    }),
+    createdAt: z.number().int().openapi({ description: "Unix epoch milliseconds" }),
+    rotated: z.boolean().openapi({ description: "True when this replaced an existing secret (which stops working at once)" }),
+  })
+  .openapi("WebhookSecret");
+
+export const webhookSecretRoutes = router()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/webhook-secret",
+      tags: ["webhooks"],
+      summary: "Create or rotate the tenant's webhook secret (admin); the secret is shown once",
+      description:
+        "Session-end webhooks (`POST /v1/hooks/session-end`) are signed with this secret. Creating a new one replaces " +
+        "the old one immediately: deliveries signed with the old secret are refused from the next request on.",
+      security,
+      responses: { 201: jsonResponse(CreatedSecret, "The new secret"), ...commonErrors },
+    }),
+    async (c) => {
+      const admin = requireScope(c.get("principal"), "admin");
+      const d = db(c.env);
+      const before = await d.select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, admin.tenantId)).get();
+      if (!before) throw notFound("The tenant no longer exists.");
+      const secret = mintWebhookSecret();
+      const createdAt = Date.now();
+      await d.update(tenants).set({ webhookSecret: secret }).where(eq(tenants.id, admin.tenantId)).run();
+      const rotated = before.secret !== null;
+      await audit(c, {
+        tenantId: admin.tenantId,
+        action: rotated ? "webhook-secret.rotate" : "webhook-secret.create",
+        target: admin.tenantId,
+      });
+      return c.json({ secret, createdAt, rotated }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/webhook-secret",
+      tags: ["webhooks"],
+      summary: "Remove the tenant's webhook secret (admin); session-end webhooks are refused afterwards",
+      security,
+      responses: {
+        200: jsonResponse(z.object({ deleted: z.literal(true) }), "Removed"),
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const admin = requireScope(c.get("principal"), "admin");
+      const d = db(c.env);
+      const row = await d.select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, admin.tenantId)).get();
+      if (!row?.secret) throw notFound("This tenant has no webhook secret.");
+      await d.update(tenants).set({ webhookSecret: null }).where(eq(tenants.id, admin.tenantId)).run();
+      await audit(c, { tenantId: admin.tenantId, action: "webhook-secret.delete", target: admin.tenantId });
+      return c.json({ deleted: true as const }, 200);
+    },
+  );
