@@ -427,10 +427,10 @@ export class AgentMemory extends DurableObject<Env> {
     });
   }
 
-  async similarExperiences(text: string, k: number) {
+  async similarExperiences(lesson: { text: string; pattern?: string | null; keywords?: string[] }, k: number) {
     return outcome(() => {
       this.ready();
-      return this.lessons.similar(text, k);
+      return this.lessons.similar(lesson, k);
     });
   }
 

@@ -4,6 +4,7 @@ import type { LibraryOperation } from "../../src/core/memory-types";
 import type { MemoryContext } from "./context";
 import type { Library } from "./library";
 import type { Jobs } from "./jobs";
+import { experienceEmbedText } from "./rows";
 
 export interface SimilarExperience {
   id: string;
@@ -27,8 +28,9 @@ export class LiveLessons {
     private readonly jobs: Jobs,
   ) {}
 
-  async similar(text: string, k: number): Promise<SimilarExperience[]> {
-    const [vec] = await this.ctx.vectors.embed([text]);
+  /** Compares like with like: the candidate is embedded the way stored experiences are (pattern, text, keywords). */
+  async similar(lesson: { text: string; pattern?: string | null; keywords?: string[] }, k: number): Promise<SimilarExperience[]> {
+    const [vec] = await this.ctx.vectors.embed([experienceEmbedText({ text: lesson.text, pattern: lesson.pattern ?? null, keywords: lesson.keywords ?? [] })]);
     const hits = await this.ctx.vectors.search(vec!, "experience", k, -1);
     const out: SimilarExperience[] = [];
     for (const h of hits) {
@@ -86,7 +88,7 @@ export class LiveLessons {
       if (text) ops.push({ op: "create", experience: { ...base, text } });
       applied = "deleted";
     } else if (decision.operation === "ADD" || ((decision.operation === "UPDATE" || decision.operation === "DELETE") && !targetUsable && text)) {
-      const nearest = (await this.similar(text, 1))[0];
+      const nearest = (await this.similar({ text, pattern: base.pattern, keywords: base.keywords }, 1))[0];
       if (nearest && nearest.sim >= DUPLICATE_SIMILARITY) {
         why = `duplicate of ${nearest.id} (similarity ${nearest.sim.toFixed(3)})`;
       } else {

@@ -107,7 +107,7 @@ export function createApp() {
   app.notFound((c) => respondProblem(c, new ProblemError(404, "not-found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((err, c) => {
     const p = toProblem(err);
-    if (p.status >= 500) {
+    if (p.status === 500) {
       c.get("logger")?.error("unhandled error", { err: err instanceof Error ? err.stack ?? err.message : String(err) });
     }
     return respondProblem(c, p);

@@ -65,7 +65,7 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
       return { applied: "none" };
     }
 
-    const similar = await callMemory(() => memory.similarExperiences(candidate.insight, 3));
+    const similar = await callMemory(() => memory.similarExperiences({ text: candidate.insight, pattern: candidate.pattern, keywords: candidate.keywords }, 3));
     let decision: LiveDecision;
     if (!similar.length) {
       decision = { operation: "ADD", text: candidate.insight, reason: "no similar lesson is stored yet" };
