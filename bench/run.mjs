@@ -46,8 +46,8 @@ const KEEP = flag("--keep");
 const FIRST_PORT = Number(opt("--port") ?? 8799);
 
 const CFG = QUICK
-  ? { warmup: 10, seq: 100, conc: 16, concTotal: 320, baseline: 100, rankIters: 100 }
-  : { warmup: 20, seq: 300, conc: 16, concTotal: 800, baseline: 200, rankIters: 300 };
+  ? { serverWarmup: 100, warmup: 20, seq: 100, conc: 16, concTotal: 320, baseline: 100, rankIters: 100 }
+  : { serverWarmup: 300, warmup: 50, seq: 300, conc: 16, concTotal: 800, baseline: 200, rankIters: 300 };
 const API_BATCH_MAX = 500; // operations per /library/batch call allowed by the API schema
 const SAFE_BATCH = 99; // what works when the server hits SQLite's 100-bound-parameter limit (see probeBatch)
 const MAX_BODY = 1_048_576; // MAX_BODY_BYTES default; batches are split to stay well under it
@@ -330,6 +330,33 @@ async function probeBatch(base, token) {
   };
 }
 
+/**
+ * Before any measurement, exercise every measured route on a throwaway agent so the Worker's and
+ * the Durable Object's code is JIT-compiled; otherwise the first size pays the warm-up.
+ */
+async function warmupServer(base, token, batch) {
+  const A = `${base}/v1/agents/bench-warmup-${randomBytes(3).toString("hex")}`;
+  await must("PUT", A, token, {});
+  const items = corpus(1000, 4242);
+  const ids = [];
+  for (let i = 0; i < items.length; i += batch) {
+    const ops = items.slice(i, i + batch).map((e) => ({ op: "create", experience: { text: e.text, tags: e.tags } }));
+    const r = await must("POST", `${A}/library/batch`, token, { reason: "bench warm-up", operations: ops }, [200]);
+    for (const e of r.body.experiences) ids.push(e.id);
+  }
+  await must("POST", `${A}/cases`, token, { task: "warm up the case path", reward: 1 }, [200, 201]);
+  const qs = queries(CFG.serverWarmup, 4343);
+  const t0 = performance.now();
+  for (let i = 0; i < CFG.serverWarmup && performance.now() - t0 < 60_000; i++) {
+    const r = await must("POST", `${A}/retrieve`, token, { query: qs[i] }, [200]);
+    await must("POST", `${A}/rewards`, token, i % 2 && r.body.items.length ? { retrievalId: r.body.retrievalId, outcome: "success" } : { memoryIds: [ids[i % ids.length]], reward: 0.5 }, [200]);
+    await must("POST", `${A}/retrieve`, token, { query: qs[i], kinds: ["case"] }, [200]);
+    await must("GET", A, token);
+  }
+  await request("DELETE", A, token).catch(() => {});
+  log(`warm-up done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
 async function benchSize(base, token, n, BATCH) {
   const agentId = `bench-${n}-${randomBytes(3).toString("hex")}`;
   const A = `${base}/v1/agents/${agentId}`;
@@ -444,6 +471,7 @@ async function benchSize(base, token, n, BATCH) {
     meanUpdated: updatedSum / Math.max(1, rewardCount),
     baseline,
     casesOnly,
+    loadAvg1: os.loadavg()[0],
   };
 }
 
@@ -531,12 +559,12 @@ function targetsVerdict(rows) {
 
 function detailsMd(rows, rank) {
   const lines = [
-    `| N | bulk load | batches (${rows[0]?.load.batchSize ?? "?"} ops) | batch p50 / max ms | first → last batch ms | items/s | mean items / candidates per retrieval | retrieve p99 @16 (ms) | mean Q-updates per reward | reward p99 @16 (ms) | baseline GET agent p50 / p99 (ms) | retrieve cases-only p50 / p99 (ms) |`,
-    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    `| N | bulk load | batches (${rows[0]?.load.batchSize ?? "?"} ops) | batch p50 / max ms | first → last batch ms | items/s | mean items / candidates per retrieval | retrieve p99 @16 (ms) | mean Q-updates per reward | reward p99 @16 (ms) | baseline GET agent p50 / p99 (ms) | retrieve cases-only p50 / p99 (ms) | 1-min load avg after |`,
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const r of rows) {
     lines.push(
-      `| ${fi(r.n)} | ${f(r.load.ms / 1000, 1)} s | ${r.load.batches} | ${f(r.load.batch.p50, 0)} / ${f(r.load.batch.max, 0)} | ${f(r.load.firstBatchMs, 0)} → ${f(r.load.lastBatchMs, 0)} | ${fi(r.load.itemsPerSec)} | ${f(r.meanItems, 1)} / ${f(r.meanCandidates, 1)} | ${f(r.retrieveConc.p99)} | ${f(r.meanUpdated, 1)} | ${f(r.rewardConc.p99)} | ${f(r.baseline.p50)} / ${f(r.baseline.p99)} | ${f(r.casesOnly.p50)} / ${f(r.casesOnly.p99)} |`,
+      `| ${fi(r.n)} | ${f(r.load.ms / 1000, 1)} s | ${r.load.batches} | ${f(r.load.batch.p50, 0)} / ${f(r.load.batch.max, 0)} | ${f(r.load.firstBatchMs, 0)} → ${f(r.load.lastBatchMs, 0)} | ${fi(r.load.itemsPerSec)} | ${f(r.meanItems, 1)} / ${f(r.meanCandidates, 1)} | ${f(r.retrieveConc.p99)} | ${f(r.meanUpdated, 1)} | ${f(r.rewardConc.p99)} | ${f(r.baseline.p50)} / ${f(r.baseline.p99)} | ${f(r.casesOnly.p50)} / ${f(r.casesOnly.p99)} | ${f(r.loadAvg1)} |`,
     );
   }
   const rl = [
@@ -574,6 +602,7 @@ async function main() {
 
   const probe = await probeBatch(base, token);
   if (probe.note) log(probe.note);
+  await warmupServer(base, token, probe.batch);
   const rows = [];
   for (const n of SIZES) rows.push(await benchSize(base, token, n, probe.batch));
   const load1 = os.loadavg();
@@ -623,7 +652,8 @@ Total run time ${totalS.toFixed(0)} s.
 ## Results
 
 Latency in ms, client-side wall time per request (\`performance.now()\` around one keep-alive HTTP
-request), ${CFG.seq} sequential requests after ${CFG.warmup} warm-up requests. Throughput in req/s: ${CFG.concTotal} requests
+request), ${CFG.seq} sequential requests after ${CFG.warmup} warm-up requests on the same agent (and a server-wide
+warm-up of ${CFG.serverWarmup} rounds of every measured route on a throwaway agent before the first size). Throughput in req/s: ${CFG.concTotal} requests
 spread over ${CFG.conc} concurrent clients, completed ÷ wall time. The rank step is in-process (no HTTP, no
 Durable Object): \`VectorMatrix.topK\` over N 384-dim vectors plus \`rank()\` on the top 20, ${CFG.rankIters} calls.
 

@@ -12,6 +12,8 @@ import { retrieveRoutes } from "./retrieve";
 import { rewardRoutes } from "./rewards";
 import { usageRoutes } from "./usage";
 import { episodeRoutes } from "./episodes";
+import { webhookRoutes } from "./webhook";
+import { webhookSecretRoutes } from "./webhook-secret";
 
 /** Mount order matters only for docs; every route is a distinct path+method. */
 export function registerRoutes(app: OpenAPIHono<AppEnv>) {
@@ -28,6 +30,8 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     rewardRoutes,
     usageRoutes,
     episodeRoutes,
+    webhookSecretRoutes,
+    webhookRoutes,
   ]) {
     app.route("/", r);
   }

@@ -8,7 +8,6 @@ import { db } from "../db/client";
 import { ProblemError, badRequest, notFound } from "../http/problem";
 import { verifySignature } from "../core/webhook-signature";
 import { EpisodeSchema, SessionEndSchema, type Episode } from "../core/episode-types";
-import type { MemoryOutcome } from "../../durable-objects/memory-error";
 import { callMemory, memoryStub } from "../services/agent-memory";
 
 /** How far a signature's timestamp may be from the server clock, either way. */
@@ -90,9 +89,9 @@ const IngestedSession = z
   })
   .openapi("IngestedSession");
 
+/** Keys are lower-case: Hono hands the validator lower-cased header names (and HTTP ignores case). */
 const headers = z.object({
   [SIGNATURE_HEADER]: z.string().openapi({
-    param: { name: "X-Praxis-Signature", in: "header" },
     description: 'Stripe-style signature `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`; at most 5 minutes old',
     example: "t=1767225600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
   }),
@@ -100,7 +99,6 @@ const headers = z.object({
     .string()
     .optional()
     .openapi({
-      param: { name: "X-Praxis-Tenant", in: "header" },
       description: "The tenant whose secret signed the body; defaults to the body's `tenantId`, and must equal it when both are given",
     }),
 });
@@ -149,11 +147,7 @@ export const webhookRoutes = router().openapi(
       .get();
     if (!agent) throw notFound(`Agent '${session.agentId}' does not exist.`);
     const stub = memoryStub(c.env, tenantId, session.agentId);
-    // Episode carries `metadata: Record<string, unknown>`, which the RPC stub's types cannot express
-    // (they drop the success branch); the value itself is plain JSON, so it is typed here.
-    const { episode, duplicate } = await callMemory<Ingested>(
-      () => stub.ingestSession(session) as unknown as Promise<MemoryOutcome<Ingested>>,
-    );
+    const { episode, duplicate } = await callMemory(() => stub.ingestSession(session));
     return c.json({ episodeId: episode.id, duplicate, episode }, duplicate ? 200 : 201);
   },
 );

@@ -308,6 +308,7 @@ describe("POST /v1/hooks/session-end", () => {
 
   it("is described in the OpenAPI document with its headers and body", async () => {
     const r = await call("GET", "/openapi.json");
+    expect(r.status, JSON.stringify(r.body).slice(0, 500)).toBe(200);
     const op = r.body.paths["/v1/hooks/session-end"]?.post;
     expect(op).toBeDefined();
     const params = (op.parameters ?? []).map((p: any) => `${p.in}:${String(p.name).toLowerCase()}`);
