@@ -97,6 +97,14 @@ export class AgentMemory extends DurableObject<Env> {
     if (this.initError) throw this.initError;
   }
 
+  /** Every RPC method runs through here: init errors surface, domain errors become values. */
+  private rpc<T>(fn: () => T | Promise<T>) {
+    return outcome(() => {
+      this.ready();
+      return fn();
+    });
+  }
+
   private identity(): { tenantId: string; agentId: string } | null {
     const name = this.ctx.id.name;
     const at = name?.indexOf(":") ?? -1;
@@ -126,15 +134,11 @@ export class AgentMemory extends DurableObject<Env> {
   }
 
   async getConfig() {
-    return outcome(async () => {
-      this.ready();
-      return this.config;
-    });
+    return this.rpc(() => this.config);
   }
 
   async patchConfig(patch: AgentConfigPatch) {
-    return outcome(async () => {
-      this.ready();
+    return this.rpc(async () => {
       const result = applyConfigPatch(this.config, patch);
       if (!result.success) throw MemoryError.invalid("Invalid configuration", result.error.issues);
       const embedderChanged = JSON.stringify(result.data.embedder) !== JSON.stringify(this.config.embedder);
@@ -202,159 +206,103 @@ export class AgentMemory extends DurableObject<Env> {
   }
 
   async createExperience(input: ExperienceCreate, author: string, provenance?: Provenance) {
-    return outcome(async () => {
-      this.ready();
+    return this.rpc(async () => {
       const r = await this.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null });
       return { version: r.version, experience: r.experiences[0]! };
     });
   }
 
   async getExperience(id: string) {
-    return outcome(async () => {
-      this.ready();
-      return this.library.get(id);
-    });
+    return this.rpc(() => this.library.get(id));
   }
 
   async listExperiences(filter: ListFilter) {
-    return outcome(async () => {
-      this.ready();
-      return this.library.list(filter);
-    });
+    return this.rpc(() => this.library.list(filter));
   }
 
   async patchExperience(id: string, patch: ExperiencePatch, author: string) {
-    return outcome(async () => {
-      this.ready();
+    return this.rpc(async () => {
       const r = await this.library.apply([{ op: "update", id, patch }], { reason: "update experience", author });
       return { version: r.version, experience: this.library.get(id) };
     });
   }
 
   async deleteExperience(id: string, author: string) {
-    return outcome(async () => {
-      this.ready();
+    return this.rpc(async () => {
       const r = await this.library.apply([{ op: "delete", id }], { reason: "delete experience", author });
       return { version: r.version, deleted: id };
     });
   }
 
   async applyLibrary(operations: LibraryOperation[], reason: string, author: string, provenance?: Provenance) {
-    return outcome(async () => {
-      this.ready();
-      return this.library.apply(operations, { reason, author, provenance: provenance ?? null });
-    });
+    return this.rpc(() => this.library.apply(operations, { reason, author, provenance: provenance ?? null }));
   }
 
   async libraryVersions(limit: number, before?: number) {
-    return outcome(async () => {
-      this.ready();
-      return this.library.versions(limit, before);
-    });
+    return this.rpc(() => this.library.versions(limit, before));
   }
 
   async libraryVersion(n: number) {
-    return outcome(async () => {
-      this.ready();
-      return this.library.versionDetail(n);
-    });
+    return this.rpc(() => this.library.versionDetail(n));
   }
 
   async libraryDiff(n: number) {
-    return outcome(async () => {
-      this.ready();
-      return this.library.diff(n);
-    });
+    return this.rpc(() => this.library.diff(n));
   }
 
   async rollback(n: number, author: string) {
-    return outcome(async () => {
-      this.ready();
-      return this.library.rollback(n, author);
-    });
+    return this.rpc(() => this.library.rollback(n, author));
   }
 
   async exportLibrary() {
-    return outcome(async () => {
-      this.ready();
-      return this.library.export();
-    });
+    return this.rpc(() => this.library.export());
   }
 
   async importLibrary(doc: LibraryExport, mode: "merge" | "replace", author: string) {
-    return outcome(async () => {
-      this.ready();
-      return this.library.import(doc, mode, author);
-    });
+    return this.rpc(() => this.library.import(doc, mode, author));
   }
 
   async createCase(input: CaseCreate) {
-    return outcome(async () => {
-      this.ready();
-      return this.cases.create(input);
-    });
+    return this.rpc(() => this.cases.create(input));
   }
 
   async getCase(id: string) {
-    return outcome(async () => {
-      this.ready();
-      return this.cases.get(id);
-    });
+    return this.rpc(() => this.cases.get(id));
   }
 
   async listCases(filter: ListFilter) {
-    return outcome(async () => {
-      this.ready();
-      return this.cases.list(filter);
-    });
+    return this.rpc(() => this.cases.list(filter));
   }
 
   async patchCase(id: string, patch: CasePatch) {
-    return outcome(async () => {
-      this.ready();
-      return this.cases.patch(id, patch);
-    });
+    return this.rpc(() => this.cases.patch(id, patch));
   }
 
   async deleteCase(id: string) {
-    return outcome(async () => {
-      this.ready();
+    return this.rpc(async () => {
       await this.cases.delete(id);
       return { deleted: id };
     });
   }
 
   async retrieve(req: RetrieveRequest) {
-    return outcome(async () => {
-      this.ready();
-      return this.retrieval.retrieve(req);
-    });
+    return this.rpc(() => this.retrieval.retrieve(req));
   }
 
   async prompt(req: PromptRequest) {
-    return outcome(async () => {
-      this.ready();
-      return this.retrieval.prompt(req);
-    });
+    return this.rpc(() => this.retrieval.prompt(req));
   }
 
   async reward(req: RewardRequest, idempotencyKey?: string) {
-    return outcome(async () => {
-      this.ready();
-      return this.utility.reward(req, idempotencyKey);
-    });
+    return this.rpc(() => this.utility.reward(req, idempotencyKey));
   }
 
   async analytics(opts: { top: number; window: number; buckets: number }) {
-    return outcome(async () => {
-      this.ready();
-      return this.utility.analytics(opts);
-    });
+    return this.rpc(() => this.utility.analytics(opts));
   }
 
   async sweep(at: number) {
-    return outcome(async () => {
-      this.ready();
+    return this.rpc(async () => {
       const ttlMinutes = Number(this.env.EPISODE_TTL_MINUTES ?? DEFAULT_EPISODE_TTL_MINUTES);
       const episodesTimedOut = await this.episodes.endStale(at, ttlMinutes * 60_000);
       return { ...(await sweep(this.mem, this.library, at)), episodesTimedOut };
@@ -362,58 +310,36 @@ export class AgentMemory extends DurableObject<Env> {
   }
 
   async createEpisode(input: EpisodeCreate) {
-    return outcome(() => {
-      this.ready();
-      return this.episodes.create(input);
-    });
+    return this.rpc(() => this.episodes.create(input));
   }
 
   async addAttempt(episodeId: string, input: AttemptCreate) {
-    return outcome(() => {
-      this.ready();
-      return this.episodes.addAttempt(episodeId, input);
-    });
+    return this.rpc(() => this.episodes.addAttempt(episodeId, input));
   }
 
   async endEpisode(episodeId: string, input: EpisodeEnd) {
-    return outcome(() => {
-      this.ready();
-      return this.episodes.end(episodeId, input);
-    });
+    return this.rpc(() => this.episodes.end(episodeId, input));
   }
 
   async getEpisode(episodeId: string) {
-    return outcome(() => {
-      this.ready();
-      return this.episodes.get(episodeId);
-    });
+    return this.rpc(() => this.episodes.get(episodeId));
   }
 
   async listEpisodes(limit: number, cursor?: string, status?: "open" | "ended") {
-    return outcome(() => {
-      this.ready();
-      return this.episodes.list(limit, cursor, status);
-    });
+    return this.rpc(() => this.episodes.list(limit, cursor, status));
   }
 
   async ingestSession(session: SessionEnd) {
-    return outcome(() => {
-      this.ready();
-      return this.episodes.ingestSession(session);
-    });
+    return this.rpc(() => this.episodes.ingestSession(session));
   }
 
   async listJobs(limit: number, status?: string) {
-    return outcome(() => {
-      this.ready();
-      return this.jobs.list(limit, status);
-    });
+    return this.rpc(() => this.jobs.list(limit, status));
   }
 
   /** Marks a live-extraction job running and hands the worker what the LLM needs. */
   async startLiveJob(jobId: string, episodeId: string) {
-    return outcome(() => {
-      this.ready();
+    return this.rpc(() => {
       const job = this.jobs.get(jobId) ?? this.jobs.ensure(jobId, "live.extract", episodeId).job;
       if (job.status === "done" || job.status === "skipped") return { job, input: null };
       return { job: this.jobs.update(jobId, { status: "running", attempt: true })!, input: this.episodes.extractionInput(episodeId) };
@@ -421,24 +347,15 @@ export class AgentMemory extends DurableObject<Env> {
   }
 
   async finishJob(jobId: string, status: Job["status"], reason: string, result?: Job["result"]) {
-    return outcome(() => {
-      this.ready();
-      return this.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) });
-    });
+    return this.rpc(() => this.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) }));
   }
 
   async similarExperiences(lesson: { text: string; pattern?: string | null; keywords?: string[] }, k: number) {
-    return outcome(() => {
-      this.ready();
-      return this.lessons.similar(lesson, k);
-    });
+    return this.rpc(() => this.lessons.similar(lesson, k));
   }
 
   async applyLiveLesson(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision) {
-    return outcome(() => {
-      this.ready();
-      return this.lessons.apply(jobId, episodeId, candidate, decision);
-    });
+    return this.rpc(() => this.lessons.apply(jobId, episodeId, candidate, decision));
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */
