@@ -7,10 +7,12 @@
 //   --quick   fewer requests per phase; does not overwrite bench/RESULTS.md unless --write
 //   --write   write bench/RESULTS.md even for a --quick or custom-size run
 //   --port    first port to try for wrangler dev (default 8799; the next free one is used)
-//   --keep    keep the temporary persistence directory (its path is printed)
+//   --keep    keep the temporary directory (project snapshot, state, wrangler log; path printed)
 //
-// Everything runs on 127.0.0.1 against a fresh temporary --persist-to directory; the wrangler
-// process group is killed on exit, on error and on SIGINT/SIGTERM. Every loop is bounded in count
+// Everything runs on 127.0.0.1: wrangler dev serves a snapshot of the project copied at start
+// (so concurrent edits cannot hot-reload it mid-run) with a fresh temporary --persist-to state
+// directory and its own operator key. The wrangler process group is killed on exit, on error
+// and on SIGINT/SIGTERM. Every loop is bounded in count
 // and in time. Client-side wall time per request is measured with performance.now().
 import { spawn, execFileSync } from "node:child_process";
 import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -65,7 +67,8 @@ const log = (...a) => console.error("[bench]", ...a); // progress on stderr; the
 // ---------------------------------------------------------------- wrangler lifecycle
 let dev = null; // the wrangler child (its own process group)
 let tmpDir = null;
-let cleaned = false;
+let cleanupPromise = null;
+let stopping = false; // set on a signal: loops stop, nothing new starts
 
 function killDev(signal = "SIGTERM") {
   if (!dev || dev.exitCode !== null || dev.signalCode !== null) return;
@@ -76,9 +79,13 @@ function killDev(signal = "SIGTERM") {
   }
 }
 
-async function cleanup() {
-  if (cleaned) return;
-  cleaned = true;
+/** Idempotent; every caller awaits the same teardown, so an exit cannot cut it short. */
+function cleanup() {
+  cleanupPromise ??= doCleanup();
+  return cleanupPromise;
+}
+
+async function doCleanup() {
   if (dev && dev.exitCode === null && dev.signalCode === null) {
     const exited = new Promise((r) => dev.once("exit", r));
     killDev("SIGTERM");
@@ -98,6 +105,8 @@ async function cleanup() {
 process.on("exit", () => killDev("SIGKILL")); // last resort, synchronous
 for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(sig, () => {
+    if (stopping) return;
+    stopping = true;
     log(`${sig}: stopping`);
     cleanup().finally(() => process.exit(130));
   });
@@ -263,7 +272,7 @@ async function sequential(count, make) {
   let firstError = null;
   const t0 = performance.now();
   for (let i = 0; i < count; i++) {
-    if (performance.now() - t0 > PHASE_TIME_LIMIT_MS) break;
+    if (stopping || performance.now() - t0 > PHASE_TIME_LIMIT_MS) break;
     const { method, url, token, body, check } = make(i);
     const r = await request(method, url, token, body);
     if (r.status !== 200) {
@@ -288,7 +297,7 @@ async function concurrent(clients, total, make) {
   const worker = async () => {
     for (;;) {
       const i = next++;
-      if (i >= total || performance.now() - t0 > PHASE_TIME_LIMIT_MS) return;
+      if (stopping || i >= total || performance.now() - t0 > PHASE_TIME_LIMIT_MS) return;
       const { method, url, token, body, check } = make(i);
       try {
         const r = await request(method, url, token, body);
@@ -374,6 +383,7 @@ async function benchSize(base, token, n, BATCH) {
   let loaded = 0;
   let batchNo = 0;
   while (loaded < n) {
+    if (stopping) throw new Error("stopped");
     if (performance.now() - loadStart > LOAD_TIME_LIMIT_MS) throw new Error(`bulk load of ${n} exceeded ${LOAD_TIME_LIMIT_MS / 1000} s at ${loaded} items`);
     let size = Math.min(BATCH, n - loaded);
     let body;
@@ -454,6 +464,7 @@ async function benchSize(base, token, n, BATCH) {
 
   // ---- baseline: an authenticated read that never reaches the Durable Object (auth + D1 only)
   const baseline = await sequential(CFG.baseline, () => ({ method: "GET", url: A, token }));
+  const health = await sequential(CFG.baseline, () => ({ method: "GET", url: `${base}/healthz` }));
   // ---- the same retrieval restricted to the 10 cases: everything but the scan of N experience vectors
   const qs2 = queries(CFG.baseline, 31 + n);
   const casesOnly = await sequential(CFG.baseline, (i) => ({ method: "POST", url: `${A}/retrieve`, token, body: { query: qs2[i], kinds: ["case"] } }));
@@ -470,6 +481,7 @@ async function benchSize(base, token, n, BATCH) {
     rewardConc,
     meanUpdated: updatedSum / Math.max(1, rewardCount),
     baseline,
+    health,
     casesOnly,
     loadAvg1: os.loadavg()[0],
   };
@@ -559,12 +571,12 @@ function targetsVerdict(rows) {
 
 function detailsMd(rows, rank) {
   const lines = [
-    `| N | bulk load | batches (${rows[0]?.load.batchSize ?? "?"} ops) | batch p50 / max ms | first → last batch ms | items/s | mean items / candidates per retrieval | retrieve p99 @16 (ms) | mean Q-updates per reward | reward p99 @16 (ms) | baseline GET agent p50 / p99 (ms) | retrieve cases-only p50 / p99 (ms) | 1-min load avg after |`,
-    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    `| N | bulk load | batches (${rows[0]?.load.batchSize ?? "?"} ops) | batch p50 / max ms | first → last batch ms | items/s | mean items / candidates per retrieval | retrieve p99 @16 (ms) | mean Q-updates per reward | reward p99 @16 (ms) | /healthz p50 / p99 (ms) | baseline GET agent p50 / p99 (ms) | retrieve cases-only p50 / p99 (ms) | 1-min load avg after |`,
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const r of rows) {
     lines.push(
-      `| ${fi(r.n)} | ${f(r.load.ms / 1000, 1)} s | ${r.load.batches} | ${f(r.load.batch.p50, 0)} / ${f(r.load.batch.max, 0)} | ${f(r.load.firstBatchMs, 0)} → ${f(r.load.lastBatchMs, 0)} | ${fi(r.load.itemsPerSec)} | ${f(r.meanItems, 1)} / ${f(r.meanCandidates, 1)} | ${f(r.retrieveConc.p99)} | ${f(r.meanUpdated, 1)} | ${f(r.rewardConc.p99)} | ${f(r.baseline.p50)} / ${f(r.baseline.p99)} | ${f(r.casesOnly.p50)} / ${f(r.casesOnly.p99)} | ${f(r.loadAvg1)} |`,
+      `| ${fi(r.n)} | ${f(r.load.ms / 1000, 1)} s | ${r.load.batches} | ${f(r.load.batch.p50, 0)} / ${f(r.load.batch.max, 0)} | ${f(r.load.firstBatchMs, 0)} → ${f(r.load.lastBatchMs, 0)} | ${fi(r.load.itemsPerSec)} | ${f(r.meanItems, 1)} / ${f(r.meanCandidates, 1)} | ${f(r.retrieveConc.p99)} | ${f(r.meanUpdated, 1)} | ${f(r.rewardConc.p99)} | ${f(r.health.p50)} / ${f(r.health.p99)} | ${f(r.baseline.p50)} / ${f(r.baseline.p99)} | ${f(r.casesOnly.p50)} / ${f(r.casesOnly.p99)} | ${f(r.loadAvg1)} |`,
     );
   }
   const rl = [
@@ -670,8 +682,9 @@ D1) → AgentMemory Durable Object (hash-embed the query, scan the in-memory mat
 from SQLite, rank, record the retrieval). Retrieval queries vary and rotate through the phases.
 \`POST …/rewards\` alternates between a \`retrievalId\` of an earlier retrieval (outcome success / failure /
 partial) and 3 random \`memoryIds\` with a numeric reward; each updates Q, counters and Q history in one
-transaction. The baseline is \`GET /v1/agents/:id\` (auth + D1, no Durable Object), i.e. the fixed
-HTTP + Worker overhead that every row above includes. "Retrieve cases-only" is the same retrieval with
+transaction. The baseline is \`GET /v1/agents/:id\` (API-key lookup + agent lookup in D1, no Durable Object),
+i.e. the fixed HTTP + Worker overhead that every retrieve and reward above includes; \`/healthz\` is
+one D1 query without auth. "Retrieve cases-only" is the same retrieval with
 \`kinds: ["case"]\` (10 cases): the full path minus the scan of the N experience vectors, so
 retrieve p50 − cases-only p50 approximates the in-Durable-Object scan cost at that size.
 
@@ -696,7 +709,7 @@ ${d.errs ? `\nErrors / truncated phases:\n\n${d.errs}\n` : ""}`;
 }
 
 main().catch(async (err) => {
-  console.error(`bench failed: ${err?.stack ?? err}`);
+  if (!stopping) console.error(`bench failed: ${err?.stack ?? err}`);
   await cleanup();
-  process.exit(1);
+  process.exit(stopping ? 130 : 1);
 });

@@ -3,6 +3,7 @@ import type { PracticeRun } from "../durable-objects/practice-run";
 import type { JobMessage } from "./jobs/messages";
 import type { Logger } from "./http/logger";
 import type { Principal } from "./http/auth";
+import type { agents } from "./db/schema";
 
 /** Every binding and variable the Worker reads. Optional ones have embedded defaults. */
 export interface Env {
@@ -43,5 +44,7 @@ export interface AppEnv {
     requestId: string;
     logger: Logger;
     principal: Principal;
+    /** The agent named in the path, looked up together with the API key (null: no such agent in the key's tenant). */
+    agentLookup?: { agentId: string; row: typeof agents.$inferSelect | null };
   };
 }

@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { and, eq, isNull } from "drizzle-orm";
 import type { AppEnv } from "../env";
-import { apiKeys } from "../db/schema";
+import { agents, apiKeys } from "../db/schema";
 import { db } from "../db/client";
 import { parseApiKey, secretsEqual, sha256Hex } from "../core/api-key";
 import { ProblemError } from "./problem";
@@ -13,6 +13,7 @@ export type Principal =
   | { kind: "key"; tenantId: string; keyId: string; scope: Scope; agentIds: string[] | null };
 
 const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };
+const AGENT_PATH_RE = /^\/v1\/agents\/([^/]+)/;
 /** last_used_at is refreshed at most this often per key, to keep D1 writes off the hot path. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -31,12 +32,17 @@ export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearer(c.req.header("authorization"));
   if (!parseApiKey(token)) throw unauthorized("The API key is malformed.");
   const hash = await sha256Hex(token);
-  const row = await db(c.env)
-    .select()
+  // Agent routes fetch their agent in the same D1 round trip as the key: it is on every hot path.
+  const agentId = AGENT_PATH_RE.exec(c.req.path)?.[1];
+  const found = await db(c.env)
+    .select({ key: apiKeys, agent: agents })
     .from(apiKeys)
+    .leftJoin(agents, and(eq(agents.tenantId, apiKeys.tenantId), eq(agents.agentId, agentId ?? "")))
     .where(and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt)))
     .get();
-  if (!row) throw unauthorized("The API key is unknown or revoked.");
+  if (!found) throw unauthorized("The API key is unknown or revoked.");
+  const row = found.key;
+  if (agentId !== undefined) c.set("agentLookup", { agentId: decodeURIComponent(agentId), row: found.agent });
   c.set("principal", { kind: "key", tenantId: row.tenantId, keyId: row.id, scope: row.scope, agentIds: row.agentIds ?? null });
   c.set("logger", c.get("logger").child({ tenantId: row.tenantId, keyId: row.id }));
   const now = Date.now();

@@ -16,11 +16,15 @@ const ACTIVITY_RESOLUTION_MS = 60_000;
  */
 export async function agentFor(c: Context<AppEnv>, agentId: string, scope: Scope) {
   const key = requireAgentAccess(c.get("principal"), agentId, scope);
-  const row = await db(c.env)
-    .select()
-    .from(agents)
-    .where(and(eq(agents.tenantId, key.tenantId), eq(agents.agentId, agentId)))
-    .get();
+  const cached = c.get("agentLookup");
+  const row =
+    cached && cached.agentId === agentId
+      ? cached.row
+      : await db(c.env)
+          .select()
+          .from(agents)
+          .where(and(eq(agents.tenantId, key.tenantId), eq(agents.agentId, agentId)))
+          .get();
   if (!row) throw notFound(`Agent '${agentId}' does not exist.`);
   const now = Date.now();
   if (!row.lastActiveAt || now - row.lastActiveAt > ACTIVITY_RESOLUTION_MS) {
