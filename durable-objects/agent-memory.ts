@@ -31,7 +31,7 @@ import { Library, type LibraryExport } from "./agent-memory/library";
 import { Cases } from "./agent-memory/cases";
 import { Retrieval, type PromptRequest } from "./agent-memory/retrieval";
 import { Utility } from "./agent-memory/utility";
-import { sweep } from "./agent-memory/forgetting";
+import { pruneLogs, sweep } from "./agent-memory/forgetting";
 import { experienceEmbedText } from "./agent-memory/rows";
 import { Episodes } from "./agent-memory/episodes";
 import { Jobs } from "./agent-memory/jobs";
@@ -39,7 +39,7 @@ import { LiveLessons } from "./agent-memory/live-lessons";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
 import type { LiveDecision, LiveInsight } from "../src/core/live-lesson";
 
-const REEMBED_BATCH = 100;
+const REEMBED_BATCH = 90;
 const DEFAULT_EPISODE_TTL_MINUTES = 60;
 
 /**
@@ -305,7 +305,7 @@ export class AgentMemory extends DurableObject<Env> {
     return this.rpc(async () => {
       const ttlMinutes = Number(this.env.EPISODE_TTL_MINUTES ?? DEFAULT_EPISODE_TTL_MINUTES);
       const episodesTimedOut = await this.episodes.endStale(at, ttlMinutes * 60_000);
-      return { ...(await sweep(this.mem, this.library, at)), episodesTimedOut };
+      return { ...(await sweep(this.mem, this.library, at)), episodesTimedOut, pruned: pruneLogs(this.mem, at) };
     });
   }
 

@@ -22,3 +22,14 @@ export function nextSeq(sql: SqlStorage, name: string): number {
 }
 
 export const parseJson = <T>(text: string | null, fallback: T): T => (text ? (JSON.parse(text) as T) : fallback);
+
+/** Durable Object SQLite binds at most 100 parameters per statement; id lists are chunked below that. */
+export const SQL_MAX_IDS = 90;
+
+export function chunks<T>(items: readonly T[], size = SQL_MAX_IDS): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(",");

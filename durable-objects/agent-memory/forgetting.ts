@@ -55,3 +55,13 @@ export async function sweep(ctx: MemoryContext, library: Library, now: number) {
   }
   return { at: now, decayed, overCapacity: surplus, versions };
 }
+
+/** Retrievals older than this can no longer be rewarded; idempotency keys only need to outlive client retries. */
+export const RETRIEVAL_RETENTION_MS = 30 * 86_400_000;
+export const IDEMPOTENCY_RETENTION_MS = 7 * 86_400_000;
+
+export function pruneLogs(ctx: MemoryContext, now: number) {
+  const retrievals = ctx.sql.exec("DELETE FROM retrievals WHERE at < ?", now - RETRIEVAL_RETENTION_MS).rowsWritten;
+  const idempotencyKeys = ctx.sql.exec("DELETE FROM idempotency WHERE at < ?", now - IDEMPOTENCY_RETENTION_MS).rowsWritten;
+  return { retrievals, idempotencyKeys };
+}

@@ -3,7 +3,7 @@ import { lexicalSimilarity, estimateTokens } from "../../src/core/lexical";
 import { tokenize } from "../../src/core/hash-embedder";
 import type { MemoryKind, RetrieveRequest, RetrieveResponse, RetrievedItem } from "../../src/core/memory-types";
 import { MemoryError } from "../memory-error";
-import type { MemoryContext } from "./context";
+import { chunks, placeholders, type MemoryContext } from "./context";
 import type { Library } from "./library";
 import { experienceEmbedText, type CaseRow } from "./rows";
 
@@ -72,18 +72,17 @@ export class Retrieval {
 
   private texts(kind: MemoryKind, ids: string[]): { id: string; text: string }[] {
     const out: { id: string; text: string }[] = [];
-    for (let i = 0; i < ids.length; i += 200) {
-      const chunk = ids.slice(i, i + 200);
-      const marks = chunk.map(() => "?").join(",");
+    for (const chunk of chunks(ids)) {
+      const marks = placeholders(chunk.length);
       if (kind === "experience") {
         for (const r of this.ctx.sql.exec<{ id: string; text: string; pattern: string | null; keywords: string }>(
-          `SELECT id, text, pattern, keywords FROM experiences WHERE status = 'active' AND id IN (${marks})`,
+          `SELECT id, text, pattern, keywords FROM experiences WHERE id IN (${marks}) AND +status = 'active'`,
           ...chunk,
         )) {
           out.push({ id: r.id, text: experienceEmbedText({ text: r.text, pattern: r.pattern, keywords: JSON.parse(r.keywords) }) });
         }
       } else {
-        for (const r of this.ctx.sql.exec<{ id: string; task: string }>(`SELECT id, task FROM cases WHERE status = 'active' AND id IN (${marks})`, ...chunk)) {
+        for (const r of this.ctx.sql.exec<{ id: string; task: string }>(`SELECT id, task FROM cases WHERE id IN (${marks}) AND +status = 'active'`, ...chunk)) {
           out.push({ id: r.id, text: r.task });
         }
       }
@@ -97,9 +96,9 @@ export class Retrieval {
     const byKind = (kind: MemoryKind) => [...found].filter(([, v]) => v.kind === kind).map(([id]) => id);
     const wanted = tags?.length ? new Set(tags) : null;
     const keep = (t: string[]) => !wanted || t.some((x) => wanted.has(x));
-    for (const ids of chunk(byKind("experience"))) {
+    for (const ids of chunks(byKind("experience"))) {
       for (const r of this.ctx.sql.exec<{ id: string; text: string; q: number; tags: string }>(
-        `SELECT id, text, q, tags FROM experiences WHERE status = 'active' AND id IN (${ids.map(() => "?").join(",")})`,
+        `SELECT id, text, q, tags FROM experiences WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'`,
         ...ids,
       )) {
         const t = JSON.parse(r.tags) as string[];
@@ -107,9 +106,9 @@ export class Retrieval {
         if (keep(t)) out.push({ id: r.id, kind: "experience", text: r.text, q: r.q, tags: t, label: this.library.labelOf(r.id), match: f.match, sim: f.sim });
       }
     }
-    for (const ids of chunk(byKind("case"))) {
+    for (const ids of chunks(byKind("case"))) {
       for (const r of this.ctx.sql.exec<CaseRow>(
-        `SELECT * FROM cases WHERE status = 'active' AND id IN (${ids.map(() => "?").join(",")})`,
+        `SELECT * FROM cases WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'`,
         ...ids,
       )) {
         const t = JSON.parse(r.tags) as string[];
@@ -155,13 +154,13 @@ export class Retrieval {
         JSON.stringify(items.map((i) => ({ id: i.id, kind: i.kind, score: i.score ?? null }))),
       );
       for (const kind of ["experience", "case"] as const) {
-        const ids = items.filter((i) => i.kind === kind).map((i) => i.id);
-        if (!ids.length) continue;
-        this.ctx.sql.exec(
-          `UPDATE ${kind === "experience" ? "experiences" : "cases"} SET retrieved = retrieved + 1, last_used_at = ? WHERE id IN (${ids.map(() => "?").join(",")})`,
-          now,
-          ...ids,
-        );
+        for (const ids of chunks(items.filter((i) => i.kind === kind).map((i) => i.id))) {
+          this.ctx.sql.exec(
+            `UPDATE ${kind === "experience" ? "experiences" : "cases"} SET retrieved = retrieved + 1, last_used_at = ? WHERE id IN (${placeholders(ids.length)})`,
+            now,
+            ...ids,
+          );
+        }
       }
     });
     return id;
@@ -234,12 +233,6 @@ export class Retrieval {
       (r) => byId.get(r.id)!,
     );
   }
-}
-
-function chunk<T>(ids: T[], size = 200): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < ids.length; i += size) out.push(ids.slice(i, i + size));
-  return out;
 }
 
 function caseText(r: CaseRow): string {

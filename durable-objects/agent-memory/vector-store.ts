@@ -1,6 +1,7 @@
 import type { Embedder } from "../../src/adapters/embedder";
 import type { VectorHit, VectorIndex } from "../../src/adapters/vector-index";
 import type { MemoryKind } from "../../src/core/memory-types";
+import { chunks, placeholders } from "./context";
 
 interface VectorRow extends Record<string, SqlStorageValue> {
   item_id: string;
@@ -83,9 +84,9 @@ export class VectorStore {
     if (inactive.length) await this.index.remove(inactive);
     if (!active.length) return;
     const items: { id: string; vector: Float32Array; kind: string }[] = [];
-    for (const chunk of chunks(active, 200)) {
+    for (const chunk of chunks(active)) {
       const rows = this.sql.exec<VectorRow>(
-        `SELECT item_id, kind, vec, updated_at FROM vectors WHERE model = ? AND item_id IN (${chunk.map(() => "?").join(",")})`,
+        `SELECT item_id, kind, vec, updated_at FROM vectors WHERE model = ? AND item_id IN (${placeholders(chunk.length)})`,
         this.model,
         ...chunk,
       );
@@ -141,8 +142,3 @@ export class VectorStore {
   }
 }
 
-export function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}

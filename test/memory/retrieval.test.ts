@@ -116,3 +116,23 @@ describe("prompt block", () => {
     expect(reward.body.updated.map((u: any) => u.id).sort()).toEqual([...small.body.experienceIds].sort());
   });
 });
+
+describe("large requests", () => {
+  it("handles batches and candidate sets beyond SQLite's 100-parameter limit", async () => {
+    const { api } = await agentFixture();
+    const operations = Array.from({ length: 150 }, (_, i) => ({
+      op: "create",
+      experience: { text: `API lesson ${i}: check the rate limit headers of service ${i}`, tags: ["api"] },
+    }));
+    const batch = await api("POST", "/library/batch", { reason: "bulk", operations });
+    expect(batch.status).toBe(200);
+    expect(batch.body.experiences).toHaveLength(150);
+    const wide = await api("POST", "/retrieve", { query: "rate limit headers of service", k1: 150, k2: 100, threshold: -1 });
+    expect(wide.status).toBe(200);
+    expect(wide.body.items).toHaveLength(100);
+    const tagged = await api("POST", "/retrieve", { query: "rate limit headers", tags: ["api"], k1: 25, k2: 25 });
+    expect(tagged.body.items).toHaveLength(25);
+    const reward = await api("POST", "/rewards", { retrievalId: wide.body.retrievalId, outcome: "success" });
+    expect(reward.body.updated).toHaveLength(100);
+  });
+});
