@@ -17,6 +17,7 @@ describe("cross-tenant isolation", () => {
     agentA = await newAgent(a.apiKey);
     keyA = await newKey(a.apiKey, "read");
     await call("PATCH", `/v1/agents/${agentA}/config`, { key: a.apiKey, body: { k2: 7 } });
+    await call("POST", `/v1/agents/${agentA}/experiences`, { key: a.apiKey, body: { text: "tenant A's lesson" } });
   });
 
   const matrix: [string, (agent: string, key: string) => string, unknown?][] = [
@@ -25,6 +26,20 @@ describe("cross-tenant isolation", () => {
     ["GET", (ag) => `/v1/agents/${ag}/config`],
     ["PATCH", (ag) => `/v1/agents/${ag}/config`, { k2: 3 }],
     ["DELETE", (_ag, key) => `/v1/keys/${key}`],
+    ["GET", (ag) => `/v1/agents/${ag}/experiences`],
+    ["POST", (ag) => `/v1/agents/${ag}/experiences`, { text: "planted lesson" }],
+    ["POST", (ag) => `/v1/agents/${ag}/library/batch`, { reason: "x", operations: [{ op: "create", experience: { text: "planted" } }] }],
+    ["GET", (ag) => `/v1/agents/${ag}/library/versions`],
+    ["GET", (ag) => `/v1/agents/${ag}/library/export`],
+    ["POST", (ag) => `/v1/agents/${ag}/library/rollback`, { version: 0 }],
+    ["GET", (ag) => `/v1/agents/${ag}/cases`],
+    ["POST", (ag) => `/v1/agents/${ag}/retrieve`, { query: "lesson" }],
+    ["GET", (ag) => `/v1/agents/${ag}/prompt?query=lesson`],
+    ["POST", (ag) => `/v1/agents/${ag}/rewards`, { episodeId: "ep-1", outcome: "failure" }],
+    ["GET", (ag) => `/v1/agents/${ag}/analytics`],
+    ["POST", (ag) => `/v1/agents/${ag}/episodes`, { task: "planted task" }],
+    ["GET", (ag) => `/v1/agents/${ag}/episodes`],
+    ["GET", (ag) => `/v1/agents/${ag}/jobs`],
   ];
 
   for (const [method, path, body] of matrix) {
@@ -56,5 +71,8 @@ describe("cross-tenant isolation", () => {
     expect((await call("GET", `/v1/agents/${agentA}/config`, { key: a.apiKey })).body.k2).toBe(7);
     const keys = await call("GET", "/v1/keys", { key: a.apiKey });
     expect(keys.body.items.find((k: any) => k.id === keyA.id).revokedAt).toBeNull();
+    const lib = await call("GET", `/v1/agents/${agentA}/experiences?status=all`, { key: a.apiKey });
+    expect(lib.body.items.map((e: any) => e.text)).toEqual(["tenant A's lesson"]);
+    expect((await call("GET", `/v1/agents/${agentA}/episodes`, { key: a.apiKey })).body.items).toHaveLength(0);
   });
 });
