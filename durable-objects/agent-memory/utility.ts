@@ -1,6 +1,6 @@
 import { convergence, emaUpdate, qStats, rewardFor } from "../../src/core/q-learning";
 import { sha256Hex } from "../../src/core/api-key";
-import type { MemoryKind, RewardRequest, RewardResult } from "../../src/core/memory-types";
+import type { Analytics, MemoryKind, RewardRequest, RewardResult } from "../../src/core/memory-types";
 import { MemoryError } from "../memory-error";
 import type { MemoryContext } from "./context";
 import type { Library } from "./library";
@@ -127,7 +127,7 @@ export class Utility {
     return { ...(JSON.parse(prior.response) as RewardResult), replayed: true };
   }
 
-  analytics(opts: { top: number; window: number; buckets: number }) {
+  analytics(opts: { top: number; window: number; buckets: number }): Analytics {
     const sql = this.ctx.sql;
     const qs = (table: string) => sql.exec<{ q: number }>(`SELECT q FROM ${table} WHERE status = 'active'`).toArray().map((r) => r.q);
     const deltas = sql

@@ -17,6 +17,8 @@ interface VectorRow extends Record<string, SqlStorageValue> {
  */
 export class VectorStore {
   private missing = new Map<MemoryKind, Set<string>>();
+  /** Set when publishing to the index failed after a commit; the next search reloads from SQLite. */
+  private outOfDate: unknown = null;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -79,8 +81,21 @@ export class VectorStore {
     for (const set of this.missing.values()) set.delete(itemId);
   }
 
-  /** Makes committed vectors of these items searchable (or unsearchable when inactive). */
+  /**
+   * Makes committed vectors of these items searchable (or unsearchable when inactive). It runs
+   * after the SQLite transaction has committed, so a failure here must not fail the request (a
+   * retry would apply the change twice): the index is marked out of date and rebuilt from SQLite
+   * before the next search.
+   */
   async publish(active: string[], inactive: string[]): Promise<void> {
+    try {
+      await this.publishNow(active, inactive);
+    } catch (err) {
+      this.outOfDate = err;
+    }
+  }
+
+  private async publishNow(active: string[], inactive: string[]): Promise<void> {
     if (inactive.length) await this.index.remove(inactive);
     if (!active.length) return;
     const items: { id: string; vector: Float32Array; kind: string }[] = [];
@@ -117,7 +132,11 @@ export class VectorStore {
     return [...this.missingSet(kind)];
   }
 
-  search(vector: Float32Array, kind: MemoryKind, topK: number, minSim: number): Promise<VectorHit[]> {
+  async search(vector: Float32Array, kind: MemoryKind, topK: number, minSim: number): Promise<VectorHit[]> {
+    if (this.outOfDate) {
+      this.outOfDate = null;
+      await this.load();
+    }
     return this.index.query(vector, { topK, minSim, kind });
   }
 

@@ -231,3 +231,44 @@ export const RewardResultSchema = z.object({
   replayed: z.boolean(),
 });
 export type RewardResult = z.infer<typeof RewardResultSchema>;
+
+const QStatsSchema = z.object({
+  count: z.number().int(),
+  mean: z.number(),
+  std: z.number(),
+  histogram: z.array(z.object({ from: z.number(), to: z.number(), count: z.number().int() })),
+});
+const RankedMemorySchema = z.object({
+  id: z.string(),
+  label: z.string().nullable(),
+  text: z.string(),
+  q: z.number(),
+  retrieved: z.number().int(),
+  cited: z.number().int(),
+});
+const SuccessRateSchema = z.object({
+  items: z.number().int(),
+  successes: z.number().int(),
+  failures: z.number().int(),
+  successRate: z.number().nullable(),
+});
+
+export const AnalyticsSchema = z.object({
+  experiences: z.object({ counts: z.record(z.string(), z.number().int()), q: QStatsSchema }),
+  cases: z.object({ counts: z.record(z.string(), z.number().int()), q: QStatsSchema }),
+  top: z.array(RankedMemorySchema),
+  bottom: z.array(RankedMemorySchema),
+  convergence: z.object({
+    window: z.number().int(),
+    updates: z.number().int(),
+    meanAbsDeltaQ: z.number().describe("Mean |ΔQ| over the last `window` updates; near 0 means Q-values have settled"),
+  }),
+  retrievals: z.number().int(),
+  citations: z.object({ cited: z.number().int(), uncited: z.number().int(), retrievedItems: z.number().int() }),
+  successRate: z.object({
+    bySource: z.array(SuccessRateSchema.extend({ source: z.string() })),
+    byTag: z.array(SuccessRateSchema.extend({ tag: z.string() })),
+  }),
+  libraryVersion: z.number().int(),
+});
+export type Analytics = z.infer<typeof AnalyticsSchema>;

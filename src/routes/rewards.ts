@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { RewardRequestSchema, RewardResultSchema } from "../core/memory-types";
+import { AnalyticsSchema, RewardRequestSchema, RewardResultSchema } from "../core/memory-types";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { AgentParams } from "./schemas";
@@ -51,7 +51,7 @@ export const rewardRoutes = router()
           buckets: z.coerce.number().int().min(2).max(50).default(10),
         }),
       },
-      responses: { 200: jsonResponse(z.record(z.string(), z.unknown()).openapi("Analytics"), "Analytics"), ...errors },
+      responses: { 200: jsonResponse(AnalyticsSchema.openapi("Analytics"), "Analytics"), ...errors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");

@@ -44,4 +44,22 @@ describe("AgentMemory on a Vectorize index", () => {
       expect(still.ok && still.value.items).toEqual([]);
     });
   });
+
+  it("a failed index write after commit does not fail the request; the index is rebuilt before the next search", async () => {
+    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    await runInDurableObject(stub, async (obj) => {
+      const instance = obj as unknown as AgentMemory;
+      const index = (instance as any).mem.vectors.index;
+      const upsert = index.upsert.bind(index);
+      let failures = 1;
+      index.upsert = async (items: unknown[]) => {
+        if (failures-- > 0) throw new Error("index unavailable");
+        return upsert(items);
+      };
+      const created = await instance.createExperience({ text: "Check the schema before parsing tool output" }, "test");
+      expect(created.ok).toBe(true);
+      const hit = await instance.retrieve({ query: "check schema before parsing tool output" });
+      expect(hit.ok && hit.value.items.map((i: { text: string }) => i.text)).toEqual(["Check the schema before parsing tool output"]);
+    });
+  });
 });
