@@ -36,6 +36,7 @@ import { experienceEmbedText } from "./agent-memory/rows";
 import { Episodes } from "./agent-memory/episodes";
 import { Jobs } from "./agent-memory/jobs";
 import { LiveLessons } from "./agent-memory/live-lessons";
+import { IdempotencyStore } from "./agent-memory/idempotency";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
 import type { LiveDecision, LiveInsight } from "../src/core/live-lesson";
 
@@ -58,6 +59,7 @@ export class AgentMemory extends DurableObject<Env> {
   private jobs!: Jobs;
   private episodes!: Episodes;
   private lessons!: LiveLessons;
+  private idempotency!: IdempotencyStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -90,6 +92,7 @@ export class AgentMemory extends DurableObject<Env> {
     this.jobs = new Jobs(this.mem);
     this.episodes = new Episodes(this.mem, this.cases, this.utility, this.jobs, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
     this.lessons = new LiveLessons(this.mem, this.library, this.jobs);
+    this.idempotency = new IdempotencyStore(this.mem);
     await vectors.load();
   }
 
@@ -205,11 +208,13 @@ export class AgentMemory extends DurableObject<Env> {
     return { model, embedded: texts.length, remaining, stale: false };
   }
 
-  async createExperience(input: ExperienceCreate, author: string, provenance?: Provenance) {
-    return this.rpc(async () => {
-      const r = await this.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null });
-      return { version: r.version, experience: r.experiences[0]! };
-    });
+  async createExperience(input: ExperienceCreate, author: string, provenance?: Provenance, idempotencyKey?: string) {
+    return this.rpc(() =>
+      this.idempotency.run(idempotencyKey, "experience.create", input, async () => {
+        const r = await this.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null });
+        return { version: r.version, experience: r.experiences[0]! };
+      }),
+    );
   }
 
   async getExperience(id: string) {
@@ -234,8 +239,12 @@ export class AgentMemory extends DurableObject<Env> {
     });
   }
 
-  async applyLibrary(operations: LibraryOperation[], reason: string, author: string, provenance?: Provenance) {
-    return this.rpc(() => this.library.apply(operations, { reason, author, provenance: provenance ?? null }));
+  async applyLibrary(operations: LibraryOperation[], reason: string, author: string, provenance?: Provenance, idempotencyKey?: string) {
+    return this.rpc(() =>
+      this.idempotency.run(idempotencyKey, "library.batch", { operations, reason }, () =>
+        this.library.apply(operations, { reason, author, provenance: provenance ?? null }),
+      ),
+    );
   }
 
   async libraryVersions(limit: number, before?: number) {
@@ -250,20 +259,20 @@ export class AgentMemory extends DurableObject<Env> {
     return this.rpc(() => this.library.diff(n));
   }
 
-  async rollback(n: number, author: string) {
-    return this.rpc(() => this.library.rollback(n, author));
+  async rollback(n: number, author: string, idempotencyKey?: string) {
+    return this.rpc(() => this.idempotency.run(idempotencyKey, "library.rollback", { n }, () => this.library.rollback(n, author)));
   }
 
   async exportLibrary() {
     return this.rpc(() => this.library.export());
   }
 
-  async importLibrary(doc: LibraryExport, mode: "merge" | "replace", author: string) {
-    return this.rpc(() => this.library.import(doc, mode, author));
+  async importLibrary(doc: LibraryExport, mode: "merge" | "replace", author: string, idempotencyKey?: string) {
+    return this.rpc(() => this.idempotency.run(idempotencyKey, "library.import", { doc, mode }, () => this.library.import(doc, mode, author)));
   }
 
-  async createCase(input: CaseCreate) {
-    return this.rpc(() => this.cases.create(input));
+  async createCase(input: CaseCreate, idempotencyKey?: string) {
+    return this.rpc(() => this.idempotency.run(idempotencyKey, "case.create", input, () => this.cases.create(input)));
   }
 
   async getCase(id: string) {
@@ -309,8 +318,8 @@ export class AgentMemory extends DurableObject<Env> {
     });
   }
 
-  async createEpisode(input: EpisodeCreate) {
-    return this.rpc(() => this.episodes.create(input));
+  async createEpisode(input: EpisodeCreate, idempotencyKey?: string) {
+    return this.rpc(() => this.idempotency.run(idempotencyKey, "episode.create", input, async () => this.episodes.create(input)));
   }
 
   async addAttempt(episodeId: string, input: AttemptCreate) {

@@ -3,7 +3,7 @@ import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/
 import { CaseCreateSchema, CasePatchSchema, CaseSchema, ListFilterSchema } from "../core/memory-types";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
-import { AgentParams } from "./schemas";
+import { AgentParams, IdempotencyHeader, markReplay } from "./schemas";
 
 const Case = CaseSchema.openapi("Case");
 const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
@@ -18,13 +18,14 @@ export const caseRoutes = router()
       tags: ["cases"],
       summary: "Store a past episode as a retrievable case (idempotent per episodeId)",
       security,
-      request: { params: AgentParams, ...jsonBody(CaseCreateSchema.openapi("CaseCreate")) },
+      request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(CaseCreateSchema.openapi("CaseCreate")) },
       responses: { 201: jsonResponse(Case, "Created"), 200: jsonResponse(Case, "Already stored for this episode"), ...errors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const body = c.req.valid("json");
-      const r = await callMemory(() => memory.createCase(body));
+      const { value: r, replayed } = await callMemory(() => memory.createCase(body, c.req.valid("header")["idempotency-key"]));
+      markReplay(c, replayed);
       return c.json(r.case, r.created ? 201 : 200);
     },
   )

@@ -5,7 +5,7 @@ import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 import { ProblemError } from "../http/problem";
-import { AgentParams } from "./schemas";
+import { AgentParams, IdempotencyHeader, markReplay } from "./schemas";
 
 const Episode = EpisodeSchema.openapi("Episode");
 const errors = { ...commonErrors, 409: commonErrors[400], 422: commonErrors[400] };
@@ -20,13 +20,14 @@ export const episodeRoutes = router()
       tags: ["episodes"],
       summary: "Start an episode (one task the agent is working on)",
       security,
-      request: { params: AgentParams, ...jsonBody(EpisodeCreateSchema.openapi("EpisodeCreate")) },
+      request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(EpisodeCreateSchema.openapi("EpisodeCreate")) },
       responses: { 201: jsonResponse(Episode.extend({ episodeId: z.string() }), "Started"), ...errors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const body = c.req.valid("json");
-      const ep = await callMemory(() => memory.createEpisode(body));
+      const { value: ep, replayed } = await callMemory(() => memory.createEpisode(body, c.req.valid("header")["idempotency-key"]));
+      markReplay(c, replayed);
       return c.json({ episodeId: ep.id, ...ep }, 201);
     },
   )

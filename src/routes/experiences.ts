@@ -9,7 +9,7 @@ import {
 } from "../core/memory-types";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
-import { AgentParams } from "./schemas";
+import { AgentParams, IdempotencyHeader, markReplay } from "./schemas";
 
 const Experience = ExperienceSchema.openapi("Experience");
 const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");
@@ -25,13 +25,15 @@ export const experienceRoutes = router()
       tags: ["experiences"],
       summary: "Add an experience (a new library version)",
       security,
-      request: { params: AgentParams, ...jsonBody(ExperienceCreateSchema.openapi("ExperienceCreate")) },
+      request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(ExperienceCreateSchema.openapi("ExperienceCreate")) },
       responses: { 201: jsonResponse(VersionedExperience, "Created"), ...errors },
     }),
     async (c) => {
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const body = c.req.valid("json");
-      const r = await callMemory(() => memory.createExperience(body, `key:${key.keyId}`, { keyId: key.keyId }));
+      const idem = c.req.valid("header")["idempotency-key"];
+      const { value: r, replayed } = await callMemory(() => memory.createExperience(body, `key:${key.keyId}`, { keyId: key.keyId }, idem));
+      markReplay(c, replayed);
       return c.json({ ...r.experience, libraryVersion: r.version }, 201);
     },
   )
@@ -109,7 +111,7 @@ export const experienceRoutes = router()
       tags: ["library"],
       summary: "Apply several create/update/archive/delete operations atomically as one version",
       security,
-      request: { params: AgentParams, ...jsonBody(LibraryBatchSchema.openapi("LibraryBatch")) },
+      request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(LibraryBatchSchema.openapi("LibraryBatch")) },
       responses: {
         200: jsonResponse(
           z.object({ libraryVersion: z.number().int(), experiences: z.array(Experience), deleted: z.array(z.string()) }),
@@ -121,7 +123,9 @@ export const experienceRoutes = router()
     async (c) => {
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const { reason, operations } = c.req.valid("json");
-      const r = await callMemory(() => memory.applyLibrary(operations, reason, `key:${key.keyId}`, { keyId: key.keyId }));
+      const idem = c.req.valid("header")["idempotency-key"];
+      const { value: r, replayed } = await callMemory(() => memory.applyLibrary(operations, reason, `key:${key.keyId}`, { keyId: key.keyId }, idem));
+      markReplay(c, replayed);
       return c.json({ libraryVersion: r.version, experiences: r.experiences, deleted: r.deleted }, 200);
     },
   );

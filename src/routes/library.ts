@@ -3,7 +3,7 @@ import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/
 import { ExperienceContentSchema, ProvenanceSchema } from "../core/memory-types";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
-import { AgentParams, timestamp } from "./schemas";
+import { AgentParams, IdempotencyHeader, markReplay, timestamp } from "./schemas";
 
 const errors = { ...commonErrors, 409: commonErrors[400], 422: commonErrors[400] };
 const base = "/v1/agents/{agentId}/library";
@@ -110,13 +110,14 @@ export const libraryRoutes = router()
       tags: ["library"],
       summary: "Restore the library of an earlier version, recorded as a new version",
       security,
-      request: { params: AgentParams, ...jsonBody(z.object({ version: z.number().int().min(0) }).strict().openapi("Rollback")) },
+      request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(z.object({ version: z.number().int().min(0) }).strict().openapi("Rollback")) },
       responses: { 200: jsonResponse(ApplyResult, "Rolled back"), ...errors },
     }),
     async (c) => {
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const { version } = c.req.valid("json");
-      const r = await callMemory(() => memory.rollback(version, `key:${key.keyId}`));
+      const { value: r, replayed } = await callMemory(() => memory.rollback(version, `key:${key.keyId}`, c.req.valid("header")["idempotency-key"]));
+      markReplay(c, replayed);
       return c.json({ libraryVersion: r.version, unchanged: r.unchanged, changed: r.experiences.length, deleted: r.deleted.length }, 200);
     },
   )
@@ -144,6 +145,7 @@ export const libraryRoutes = router()
       security,
       request: {
         params: AgentParams,
+        headers: IdempotencyHeader,
         ...jsonBody(z.object({ mode: z.enum(["merge", "replace"]), library: LibraryExportSchema }).strict().openapi("LibraryImport")),
       },
       responses: { 200: jsonResponse(ApplyResult, "Imported"), ...errors },
@@ -151,7 +153,8 @@ export const libraryRoutes = router()
     async (c) => {
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const { mode, library } = c.req.valid("json");
-      const r = await callMemory(() => memory.importLibrary(library, mode, `key:${key.keyId}`));
+      const { value: r, replayed } = await callMemory(() => memory.importLibrary(library, mode, `key:${key.keyId}`, c.req.valid("header")["idempotency-key"]));
+      markReplay(c, replayed);
       return c.json({ libraryVersion: r.version, unchanged: r.unchanged, changed: r.experiences.length, deleted: r.deleted.length }, 200);
     },
   );

@@ -3,18 +3,9 @@ import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/
 import { AnalyticsSchema, RewardRequestSchema, RewardResultSchema } from "../core/memory-types";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
-import { AgentParams } from "./schemas";
+import { AgentParams, IdempotencyHeader, markReplay } from "./schemas";
 
 const errors = { ...commonErrors, 409: commonErrors[400], 422: commonErrors[400] };
-
-export const IdempotencyHeader = z.object({
-  "idempotency-key": z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .openapi({ param: { name: "idempotency-key", in: "header" }, description: "Retries with the same key replay the first result" }),
-});
 
 export const rewardRoutes = router()
   .openapi(
@@ -32,7 +23,7 @@ export const rewardRoutes = router()
       const body = c.req.valid("json");
       const key = c.req.valid("header")["idempotency-key"];
       const result = await callMemory(() => memory.reward(body, key));
-      if (result.replayed) c.header("Idempotent-Replayed", "true");
+      markReplay(c, result.replayed);
       return c.json(result, 200);
     },
   )

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { AGENT_ID_RE } from "../core/api-key";
 
 export const AgentIdSchema = z
@@ -16,3 +17,17 @@ export const PageQuery = z.object({
 export const ScopeSchema = z.enum(["admin", "write", "read"]);
 
 export const timestamp = z.number().int().openapi({ description: "Unix epoch milliseconds" });
+
+export const IdempotencyHeader = z.object({
+  "idempotency-key": z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ param: { name: "idempotency-key", in: "header" }, description: "Retries with the same key replay the first result" }),
+});
+
+/** Tells the client that this response is the stored result of an earlier request with the same key. */
+export function markReplay(c: Context, replayed: boolean) {
+  if (replayed) c.header("Idempotent-Replayed", "true");
+}

@@ -23,7 +23,7 @@ describe("AgentMemory on a Vectorize index", () => {
 
       const created = await instance.createExperience({ text: "Retry HTTP 429 with exponential backoff" }, "test");
       if (!created.ok) throw new Error(created.error.detail);
-      const id = created.value.experience.id;
+      const id = created.value.value.experience.id;
       expect(double.pendingMutations).toBeGreaterThan(0);
       expect(double.hasVisible(id)).toBe(false);
 
