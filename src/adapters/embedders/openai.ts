@@ -1,6 +1,6 @@
 import OpenAI from "openai";
 import type { Embedder } from "../embedder";
-import { chunk, DimsGuard, EmbedderError, isBlank } from "./shared";
+import { DimsGuard, EmbedderError, embedInBatches } from "./shared";
 
 /**
  * OpenAI accepts up to 2048 inputs per request, but several compatible servers (Cohere-style
@@ -66,26 +66,8 @@ export class OpenAiEmbedder implements Embedder {
     return this.guard.dims;
   }
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    const out: Float32Array[] = new Array(texts.length);
-    const pending: number[] = [];
-    texts.forEach((t, i) => {
-      if (!isBlank(t)) pending.push(i);
-    });
-    for (const positions of chunk(pending, this.batchSize)) {
-      const vectors = await this.request(positions.map((i) => texts[i]!));
-      positions.forEach((pos, j) => (out[pos] = vectors[j]!));
-    }
-    // Blank texts are filled last: their size is only certain once a real response fixed `dims`.
-    for (let i = 0; i < texts.length; i++) {
-      if (out[i] === undefined) {
-        if (this.guard.dims === 0) {
-          throw new EmbedderError("openai", `openai embedder (${this.modelName}) cannot embed only blank texts before its dimension is known; set dims`);
-        }
-        out[i] = new Float32Array(this.guard.dims);
-      }
-    }
-    return out;
+  embed(texts: string[]): Promise<Float32Array[]> {
+    return embedInBatches(texts, this.batchSize, this.guard, "openai", this.modelName, (batch) => this.request(batch));
   }
 
   private async request(input: string[]): Promise<Float32Array[]> {

@@ -66,3 +66,36 @@ export class DimsGuard {
 export function isBlank(text: string): boolean {
   return text.trim().length === 0;
 }
+
+/**
+ * The batching both remote embedders share: blank texts are never sent (providers reject empty
+ * input), the rest go in batches of `batchSize`, and blanks get zero vectors at the end, once a
+ * real response has fixed the dimension.
+ */
+export async function embedInBatches(
+  texts: readonly string[],
+  batchSize: number,
+  guard: DimsGuard,
+  provider: EmbedderError["provider"],
+  model: string,
+  request: (batch: string[], positions: number[]) => Promise<Float32Array[]>,
+): Promise<Float32Array[]> {
+  const out: Float32Array[] = new Array(texts.length);
+  const pending: number[] = [];
+  texts.forEach((t, i) => {
+    if (!isBlank(t)) pending.push(i);
+  });
+  for (const positions of chunk(pending, batchSize)) {
+    const vectors = await request(positions.map((i) => texts[i]!), positions);
+    positions.forEach((pos, j) => (out[pos] = vectors[j]!));
+  }
+  for (let i = 0; i < texts.length; i++) {
+    if (out[i] === undefined) {
+      if (guard.dims === 0) {
+        throw new EmbedderError(provider, `${provider} embedder (${model}) cannot embed only blank texts before its dimension is known; set dims`);
+      }
+      out[i] = new Float32Array(guard.dims);
+    }
+  }
+  return out;
+}

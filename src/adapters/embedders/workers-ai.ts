@@ -1,5 +1,5 @@
 import type { Embedder } from "../embedder";
-import { chunk, DimsGuard, EmbedderError, isBlank } from "./shared";
+import { DimsGuard, EmbedderError, embedInBatches } from "./shared";
 
 export const WORKERS_AI_DEFAULT_MODEL = "@cf/baai/bge-small-en-v1.5";
 /** The BGE text-embedding models take at most 100 texts per call. */
@@ -39,14 +39,8 @@ export class WorkersAiEmbedder implements Embedder {
     return this.guard.dims;
   }
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    const out: Float32Array[] = new Array(texts.length);
-    const pending: number[] = [];
-    texts.forEach((t, i) => {
-      if (!isBlank(t)) pending.push(i);
-    });
-    for (const positions of chunk(pending, WORKERS_AI_MAX_BATCH)) {
-      const batch = positions.map((i) => texts[i]!);
+  embed(texts: string[]): Promise<Float32Array[]> {
+    return embedInBatches(texts, WORKERS_AI_MAX_BATCH, this.guard, "workers-ai", this.modelName, async (batch, positions) => {
       let res: unknown;
       try {
         res = await this.ai.run(this.modelName, { text: batch });
@@ -62,16 +56,7 @@ export class WorkersAiEmbedder implements Embedder {
             ((res as { request_id?: unknown } | null)?.request_id !== undefined ? " (the request was queued; batch mode is not supported)" : ""),
         );
       }
-      positions.forEach((pos, j) => (out[pos] = this.guard.accept(data[j], pos)));
-    }
-    for (let i = 0; i < texts.length; i++) {
-      if (out[i] === undefined) {
-        if (this.guard.dims === 0) {
-          throw new EmbedderError("workers-ai", `workers-ai embedder (${this.modelName}) cannot embed only blank texts before its dimension is known; set dims`);
-        }
-        out[i] = new Float32Array(this.guard.dims);
-      }
-    }
-    return out;
+      return positions.map((pos, j) => this.guard.accept(data[j], pos));
+    });
   }
 }
