@@ -16,7 +16,10 @@ if (!adminKey) {
   console.log("Generated an operator key in .dev.vars");
 }
 
-execSync("npx wrangler d1 migrations apply DB --local", { stdio: "inherit", env: { ...process.env, CI: "1" } });
+execSync("npx wrangler d1 migrations apply DB --local", {
+  stdio: "inherit",
+  env: { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false" },
+});
 
 console.log(`
 Praxis is starting on http://localhost:${port}
@@ -30,8 +33,10 @@ Create a tenant (prints its admin API key once):
     -d '{"name":"my-team"}'
 `);
 
+// Telemetry would only try (and fail) to leave a machine that may have no network.
 const dev = spawn("npx", ["wrangler", "dev", "--port", port, "--test-scheduled", ...process.argv.slice(2)], {
   stdio: "inherit",
+  env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
 });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => dev.kill(sig));
 dev.on("exit", (code) => process.exit(code ?? 0));
