@@ -1,7 +1,7 @@
 import { CaseCreateSchema, CasePatchSchema, type Case, type CaseCreate, type CasePatch, type ListFilter } from "../../src/core/memory-types";
-import { decodeCursor, encodeCursor } from "../../src/core/cursor";
 import { MemoryError } from "../memory-error";
 import { nextSeq, type MemoryContext } from "./context";
+import { listPage } from "./list-page";
 import { caseOut, type CaseRow } from "./rows";
 
 /** Past episodes kept for case-based reasoning; retrieved by task similarity. */
@@ -79,21 +79,6 @@ export class Cases {
   }
 
   list(filter: ListFilter): { items: Case[]; nextCursor: string | null } {
-    const where: string[] = [];
-    const args: SqlStorageValue[] = [];
-    if (filter.status !== "all") where.push("status = ?") && args.push(filter.status);
-    if (filter.minQ !== undefined) where.push("q >= ?") && args.push(filter.minQ);
-    if (filter.tag) where.push("EXISTS (SELECT 1 FROM json_each(cases.tags) WHERE value = ?)") && args.push(filter.tag);
-    if (filter.contains) where.push("(instr(lower(task), lower(?)) > 0)") && args.push(filter.contains);
-    if (filter.cursor) {
-      const c = decodeCursor(filter.cursor);
-      if (!c || typeof c.s !== "number") throw MemoryError.invalid("The cursor is not valid.", [{ path: ["cursor"], message: "Not a cursor from this API" }]);
-      where.push("seq > ?") && args.push(c.s);
-    }
-    const rows = this.ctx.sql
-      .exec<CaseRow>(`SELECT * FROM cases ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY seq LIMIT ?`, ...args, filter.limit + 1)
-      .toArray();
-    const page = rows.slice(0, filter.limit);
-    return { items: page.map(caseOut), nextCursor: rows.length > filter.limit ? encodeCursor({ s: page[page.length - 1]!.seq }) : null };
+    return listPage<CaseRow, Case>(this.ctx.sql, "cases", "task", filter, caseOut);
   }
 }

@@ -8,9 +8,9 @@ import {
   type ListFilter,
   type Provenance,
 } from "../../src/core/memory-types";
-import { decodeCursor, encodeCursor } from "../../src/core/cursor";
 import { MemoryError } from "../memory-error";
 import { nextSeq, type MemoryContext } from "./context";
+import { listPage } from "./list-page";
 import { experienceEmbedText, experienceOut, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
 
 /** A resolved change: what one experience becomes in a version (`after: null` deletes it). */
@@ -101,30 +101,7 @@ export class Library {
   }
 
   list(filter: ListFilter): { items: Experience[]; nextCursor: string | null } {
-    const where: string[] = [];
-    const args: SqlStorageValue[] = [];
-    if (filter.status !== "all") where.push("status = ?") && args.push(filter.status);
-    if (filter.source) where.push("source = ?") && args.push(filter.source);
-    if (filter.minQ !== undefined) where.push("q >= ?") && args.push(filter.minQ);
-    if (filter.tag) where.push("EXISTS (SELECT 1 FROM json_each(experiences.tags) WHERE value = ?)") && args.push(filter.tag);
-    if (filter.contains) where.push("instr(lower(text), lower(?)) > 0") && args.push(filter.contains);
-    if (filter.cursor) {
-      const c = decodeCursor(filter.cursor);
-      if (!c || typeof c.s !== "number") throw MemoryError.invalid("The cursor is not valid.", [{ path: ["cursor"], message: "Not a cursor from this API" }]);
-      where.push("seq > ?") && args.push(c.s);
-    }
-    const rows = this.ctx.sql
-      .exec<ExperienceRow>(
-        `SELECT * FROM experiences ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY seq LIMIT ?`,
-        ...args,
-        filter.limit + 1,
-      )
-      .toArray();
-    const page = rows.slice(0, filter.limit);
-    return {
-      items: page.map((r) => this.out(r)),
-      nextCursor: rows.length > filter.limit ? encodeCursor({ s: page[page.length - 1]!.seq }) : null,
-    };
+    return listPage<ExperienceRow, Experience>(this.ctx.sql, "experiences", "text", filter, (r) => this.out(r));
   }
 
   /** Validates operations against the current library and turns them into intents. */
