@@ -114,7 +114,7 @@ export class Episodes {
     if (ep.status !== "open") throw MemoryError.conflict(`Episode '${id}' has ended; attempts can no longer be added.`);
     const n = this.ctx.sql.exec<{ n: number | null }>("SELECT max(n) AS n FROM attempts WHERE episode_id = ?", id).one().n ?? 0;
     const tools = (input.toolCalls ?? []).map((t) => (t.error ? `${t.name} ✗ ${cleanError(t.error)}` : t.name));
-    const error = cleanError(input.error) ?? (input.toolCalls?.find((t) => t.error) ? cleanError(input.toolCalls.find((t) => t.error)!.error) : null);
+    const error = cleanError(input.error ?? input.toolCalls?.find((t) => t.error)?.error);
     this.ctx.sql.exec(
       "INSERT INTO attempts (episode_id, n, description, ok, error, tool_calls, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
       id, n + 1, redactSecrets(input.description), input.ok ? 1 : 0, error, JSON.stringify(tools), this.ctx.now(),

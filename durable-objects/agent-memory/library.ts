@@ -147,9 +147,8 @@ export class Library {
         patch = parsed.data;
       }
       const after: ExperienceSnapshot = { ...before, ...patch };
-      const textChanged = after.text !== before.text || after.pattern !== before.pattern || JSON.stringify(after.keywords) !== JSON.stringify(before.keywords);
       pending.set(op.id, after);
-      intents.push({ kind: "put", id: op.id, after, embedText: textChanged ? experienceEmbedText(after) : null });
+      intents.push({ kind: "put", id: op.id, after, embedText: embedTextIfChanged(before, after) });
     });
     return intents;
   }
@@ -318,8 +317,7 @@ export class Library {
         const have = snapshotOf(row);
         if (!sameContent(have, want)) {
           const after = { ...have, ...pickContent(want) };
-          const textChanged = have.text !== want.text || have.pattern !== want.pattern || JSON.stringify(have.keywords) !== JSON.stringify(want.keywords);
-          intents.push({ kind: "put", id: row.id, after, embedText: textChanged ? experienceEmbedText(after) : null });
+          intents.push({ kind: "put", id: row.id, after, embedText: embedTextIfChanged(have, after) });
         }
         target.delete(row.id);
       }
@@ -383,6 +381,13 @@ export class Library {
     if (!ops.length) return { version: this.currentVersion(), experiences: [], deleted: [], unchanged: true };
     return { ...(await this.apply(ops, { reason: `import (merge) of ${ops.length} experiences`, author })), unchanged: false };
   }
+}
+
+/** The text to embed when what an experience is matched by changed; null keeps its vector. */
+function embedTextIfChanged(before: ExperienceContent, after: ExperienceContent): string | null {
+  const changed =
+    after.text !== before.text || after.pattern !== before.pattern || JSON.stringify(after.keywords) !== JSON.stringify(before.keywords);
+  return changed ? experienceEmbedText(after) : null;
 }
 
 function pickContent(s: ExperienceContent): ExperienceContent {

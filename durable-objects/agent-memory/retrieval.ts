@@ -18,6 +18,11 @@ interface CandidateInfo {
   sim: number;
 }
 
+interface EmbeddedQuery {
+  text: string;
+  vec: Float32Array;
+}
+
 export interface PromptRequest {
   query?: string;
   budgetTokens: number;
@@ -50,13 +55,19 @@ export class Retrieval {
   }
 
   /** Phase A: vector hits of the active model, plus lexical matches for items not embedded with it yet. */
-  private async candidates(query: string, kinds: MemoryKind[], k1: number, threshold: number, tags?: string[]) {
-    const [qvec] = await this.ctx.vectors.embed([query]);
+  /** Embeds a query once; a remote embedder makes this a network call, so callers reuse it. */
+  private async embedQuery(text: string): Promise<EmbeddedQuery> {
+    const [vec] = await this.ctx.vectors.embed([text]);
+    return { text, vec: vec! };
+  }
+
+  private async candidates(query: EmbeddedQuery, kinds: MemoryKind[], k1: number, threshold: number, tags?: string[]) {
+    const qvec = query.vec;
     const found = new Map<string, { kind: MemoryKind; sim: number; match: "vector" | "lexical" }>();
     const topK = tags?.length ? k1 * TAG_OVERFETCH : k1;
-    const queryTokens = tokenize(query);
+    const queryTokens = tokenize(query.text);
     for (const kind of kinds) {
-      for (const hit of await this.ctx.vectors.search(qvec!, kind, topK, threshold)) {
+      for (const hit of await this.ctx.vectors.search(qvec, kind, topK, threshold)) {
         found.set(hit.id, { kind, sim: hit.sim, match: "vector" });
       }
       const missing = this.ctx.vectors.missingIds(kind);
@@ -125,7 +136,7 @@ export class Retrieval {
     const k1 = req.k1 ?? cfg.k1;
     const k2 = Math.min(req.k2 ?? cfg.k2, k1);
     const threshold = req.threshold ?? cfg.similarityThreshold;
-    const infos = await this.candidates(req.query, req.kinds ?? ["experience", "case"], k1, threshold, req.tags);
+    const infos = await this.candidates(await this.embedQuery(req.query), req.kinds ?? ["experience", "case"], k1, threshold, req.tags);
     const byId = new Map(infos.map((i) => [i.id, i]));
     const candidates: Candidate[] = infos.map((i) => ({ id: i.id, sim: i.sim, q: i.q }));
     const ranked = rank(candidates, { lambda, k1, k2, threshold });
@@ -138,7 +149,7 @@ export class Retrieval {
       retrievalId,
       phase: req.phase ?? null,
       lambda,
-      candidates: Math.min(k1, infos.filter((i) => i.sim >= threshold).length),
+      candidates: Math.min(k1, infos.length),
       items,
     };
   }
@@ -172,6 +183,8 @@ export class Retrieval {
    */
   async prompt(req: PromptRequest): Promise<PromptResponse> {
     if (req.budgetTokens < 1) throw MemoryError.invalid("budgetTokens must be positive");
+    let query: Promise<EmbeddedQuery> | null = null;
+    const embedded = () => (query ??= this.embedQuery(req.query ?? ""));
     const all = this.ctx.sql
       .exec<{ id: string; text: string }>("SELECT id, text FROM experiences WHERE status = 'active' ORDER BY seq")
       .toArray()
@@ -185,7 +198,7 @@ export class Retrieval {
       chosen = [];
       let order: string[];
       if (req.query) {
-        const ranked = await this.retrieveQuiet(req.query, ["experience"], req.phase, 100);
+        const ranked = await this.retrieveQuiet(await embedded(), ["experience"], req.phase, 100);
         order = ranked.map((r) => r.id);
       } else {
         order = this.ctx.sql.exec<{ id: string }>("SELECT id FROM experiences WHERE status = 'active' ORDER BY q DESC, seq").toArray().map((r) => r.id);
@@ -205,7 +218,7 @@ export class Retrieval {
     let used = estimateTokens(parts.join("\n"));
     const caseIds: string[] = [];
     if (req.query && (req.maxCases ?? 3) > 0) {
-      const cases = await this.retrieveQuiet(req.query, ["case"], req.phase, req.maxCases ?? 3);
+      const cases = await this.retrieveQuiet(await embedded(), ["case"], req.phase, req.maxCases ?? 3);
       const lines: string[] = [];
       for (const c of cases) {
         const line = `- ${c.text.replace(/\n+/g, " ")}`;
@@ -224,7 +237,7 @@ export class Retrieval {
   }
 
   /** Ranking without recording, for assembling the prompt (which records what it finally includes). */
-  private async retrieveQuiet(query: string, kinds: MemoryKind[], phase: RetrieveRequest["phase"], k2: number) {
+  private async retrieveQuiet(query: EmbeddedQuery, kinds: MemoryKind[], phase: RetrieveRequest["phase"], k2: number) {
     const cfg = this.ctx.config();
     const k1 = Math.max(cfg.k1, k2);
     const infos = await this.candidates(query, kinds, k1, cfg.similarityThreshold);

@@ -40,10 +40,13 @@ export const commonErrors = {
   401: problem("Missing, malformed, unknown or revoked key"),
   403: problem("The key lacks the scope or agent access"),
   404: problem("Not found (or belongs to another tenant)"),
+  409: problem("Conflict with the current state (e.g. an Idempotency-Key reused with another body)"),
   413: problem("Body too large"),
   415: problem("Body is not JSON"),
+  422: problem("Well-formed but not applicable (unknown ids, rules across fields)"),
   429: problem("Rate or budget limit"),
   500: problem("Internal error"),
+  503: problem("A dependency (such as the LLM) is not configured or unavailable"),
 } as const;
 
 export const jsonBody = <T extends z.ZodType>(schema: T, description = "JSON body") => ({

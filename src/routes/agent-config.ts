@@ -32,7 +32,7 @@ export const agentConfigRoutes = router()
       summary: "Change some settings; nested objects merge field by field",
       security,
       request: { params: AgentParams, ...jsonBody(ConfigPatch) },
-      responses: { 200: jsonResponse(Config, "Updated configuration"), ...commonErrors, 422: commonErrors[400] },
+      responses: { 200: jsonResponse(Config, "Updated configuration"), ...commonErrors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");

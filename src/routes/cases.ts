@@ -8,7 +8,6 @@ import { AgentParams, IdempotencyHeader, markReplay } from "./schemas";
 const Case = CaseSchema.openapi("Case");
 const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
 const base = "/v1/agents/{agentId}/cases";
-const errors = { ...commonErrors, 422: commonErrors[400] };
 
 export const caseRoutes = router()
   .openapi(
@@ -19,7 +18,7 @@ export const caseRoutes = router()
       summary: "Store a past episode as a retrievable case (idempotent per episodeId)",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(CaseCreateSchema.openapi("CaseCreate")) },
-      responses: { 201: jsonResponse(Case, "Created"), 200: jsonResponse(Case, "Already stored for this episode"), ...errors },
+      responses: { 201: jsonResponse(Case, "Created"), 200: jsonResponse(Case, "Already stored for this episode"), ...commonErrors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
@@ -37,7 +36,7 @@ export const caseRoutes = router()
       summary: "List cases (filters: tag, status, minQ, contains; cursor pagination)",
       security,
       request: { params: AgentParams, query: ListFilterSchema },
-      responses: { 200: jsonResponse(z.object({ items: z.array(Case), nextCursor: z.string().nullable() }), "A page"), ...errors },
+      responses: { 200: jsonResponse(z.object({ items: z.array(Case), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
@@ -53,7 +52,7 @@ export const caseRoutes = router()
       summary: "One case",
       security,
       request: { params: IdParams },
-      responses: { 200: jsonResponse(Case, "The case"), ...errors },
+      responses: { 200: jsonResponse(Case, "The case"), ...commonErrors },
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
@@ -69,7 +68,7 @@ export const caseRoutes = router()
       summary: "Change a case's tags, label, status, answer or trace summary",
       security,
       request: { params: IdParams, ...jsonBody(CasePatchSchema.openapi("CasePatch")) },
-      responses: { 200: jsonResponse(Case, "Updated"), ...errors },
+      responses: { 200: jsonResponse(Case, "Updated"), ...commonErrors },
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
@@ -86,7 +85,7 @@ export const caseRoutes = router()
       summary: "Delete a case",
       security,
       request: { params: IdParams },
-      responses: { 200: jsonResponse(z.object({ deleted: z.string() }), "Deleted"), ...errors },
+      responses: { 200: jsonResponse(z.object({ deleted: z.string() }), "Deleted"), ...commonErrors },
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");

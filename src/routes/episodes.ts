@@ -8,7 +8,6 @@ import { ProblemError } from "../http/problem";
 import { AgentParams, IdempotencyHeader, markReplay } from "./schemas";
 
 const Episode = EpisodeSchema.openapi("Episode");
-const errors = { ...commonErrors, 409: commonErrors[400], 422: commonErrors[400] };
 const EpisodeParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
 const base = "/v1/agents/{agentId}/episodes";
 
@@ -21,7 +20,7 @@ export const episodeRoutes = router()
       summary: "Start an episode (one task the agent is working on)",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(EpisodeCreateSchema.openapi("EpisodeCreate")) },
-      responses: { 201: jsonResponse(Episode.extend({ episodeId: z.string() }), "Started"), ...errors },
+      responses: { 201: jsonResponse(Episode.extend({ episodeId: z.string() }), "Started"), ...commonErrors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
@@ -39,7 +38,7 @@ export const episodeRoutes = router()
       summary: "Log an attempt; stack traces are digested and secrets redacted before storage",
       security,
       request: { params: EpisodeParams, ...jsonBody(AttemptCreateSchema.openapi("AttemptCreate")) },
-      responses: { 201: jsonResponse(AttemptSchema.openapi("Attempt"), "Logged"), ...errors },
+      responses: { 201: jsonResponse(AttemptSchema.openapi("Attempt"), "Logged"), ...commonErrors },
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
@@ -56,7 +55,7 @@ export const episodeRoutes = router()
       summary: "End an episode: rewards what it retrieved, stores a case, queues live extraction on mixed results; idempotent",
       security,
       request: { params: EpisodeParams, ...jsonBody(EpisodeEndSchema.openapi("EpisodeEnd")) },
-      responses: { 200: jsonResponse(Episode, "Ended (or the first result when already ended)"), ...errors },
+      responses: { 200: jsonResponse(Episode, "Ended (or the first result when already ended)"), ...commonErrors },
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
@@ -73,7 +72,7 @@ export const episodeRoutes = router()
       summary: "One episode with its attempts and result",
       security,
       request: { params: EpisodeParams },
-      responses: { 200: jsonResponse(Episode, "The episode"), ...errors },
+      responses: { 200: jsonResponse(Episode, "The episode"), ...commonErrors },
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
@@ -96,7 +95,7 @@ export const episodeRoutes = router()
           status: z.enum(["open", "ended"]).optional(),
         }),
       },
-      responses: { 200: jsonResponse(z.object({ items: z.array(Episode), nextCursor: z.string().nullable() }), "A page"), ...errors },
+      responses: { 200: jsonResponse(z.object({ items: z.array(Episode), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
@@ -118,7 +117,7 @@ export const episodeRoutes = router()
           status: JobSchema.shape.status.optional(),
         }),
       },
-      responses: { 200: jsonResponse(z.object({ items: z.array(JobSchema.openapi("Job")) }), "Jobs"), ...errors },
+      responses: { 200: jsonResponse(z.object({ items: z.array(JobSchema.openapi("Job")) }), "Jobs"), ...commonErrors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
@@ -134,7 +133,7 @@ export const episodeRoutes = router()
       summary: "Queue a skipped or failed live-extraction job again (needs an LLM: 503 without one)",
       security,
       request: { params: EpisodeParams },
-      responses: { 202: jsonResponse(JobSchema, "Queued"), 503: commonErrors[500], ...errors },
+      responses: { 202: jsonResponse(JobSchema, "Queued"), ...commonErrors },
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");

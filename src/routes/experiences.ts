@@ -15,7 +15,6 @@ const Experience = ExperienceSchema.openapi("Experience");
 const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");
 const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
 const base = "/v1/agents/{agentId}/experiences";
-const errors = { ...commonErrors, 409: commonErrors[400], 422: commonErrors[400] };
 
 export const experienceRoutes = router()
   .openapi(
@@ -26,7 +25,7 @@ export const experienceRoutes = router()
       summary: "Add an experience (a new library version)",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(ExperienceCreateSchema.openapi("ExperienceCreate")) },
-      responses: { 201: jsonResponse(VersionedExperience, "Created"), ...errors },
+      responses: { 201: jsonResponse(VersionedExperience, "Created"), ...commonErrors },
     }),
     async (c) => {
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
@@ -45,7 +44,7 @@ export const experienceRoutes = router()
       summary: "List experiences (filters: source, tag, status, minQ, contains; cursor pagination)",
       security,
       request: { params: AgentParams, query: ListFilterSchema },
-      responses: { 200: jsonResponse(z.object({ items: z.array(Experience), nextCursor: z.string().nullable() }), "A page"), ...errors },
+      responses: { 200: jsonResponse(z.object({ items: z.array(Experience), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
@@ -61,7 +60,7 @@ export const experienceRoutes = router()
       summary: "One experience with its Q history (last 50 updates)",
       security,
       request: { params: IdParams },
-      responses: { 200: jsonResponse(Experience, "The experience"), ...errors },
+      responses: { 200: jsonResponse(Experience, "The experience"), ...commonErrors },
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
@@ -77,7 +76,7 @@ export const experienceRoutes = router()
       summary: "Change an experience (text, tags, status `archived` to archive, pinned…) as a new version",
       security,
       request: { params: IdParams, ...jsonBody(ExperiencePatchSchema.openapi("ExperiencePatch")) },
-      responses: { 200: jsonResponse(VersionedExperience, "Updated"), ...errors },
+      responses: { 200: jsonResponse(VersionedExperience, "Updated"), ...commonErrors },
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
@@ -95,7 +94,7 @@ export const experienceRoutes = router()
       summary: "Delete an experience (a new version; roll back to restore it)",
       security,
       request: { params: IdParams },
-      responses: { 200: jsonResponse(z.object({ deleted: z.string(), libraryVersion: z.number().int() }), "Deleted"), ...errors },
+      responses: { 200: jsonResponse(z.object({ deleted: z.string(), libraryVersion: z.number().int() }), "Deleted"), ...commonErrors },
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
@@ -117,7 +116,7 @@ export const experienceRoutes = router()
           z.object({ libraryVersion: z.number().int(), experiences: z.array(Experience), deleted: z.array(z.string()) }),
           "Applied",
         ),
-        ...errors,
+        ...commonErrors,
       },
     }),
     async (c) => {

@@ -122,7 +122,7 @@ export const keyRoutes = router()
       summary: "Revoke an API key (admin); it answers 401 from the next request on",
       security,
       request: { params: KeyIdParams },
-      responses: { 200: jsonResponse(KeySchema, "The revoked key"), ...commonErrors, 409: commonErrors[400] },
+      responses: { 200: jsonResponse(KeySchema, "The revoked key"), ...commonErrors },
     }),
     async (c) => {
       const admin = requireScope(c.get("principal"), "admin");

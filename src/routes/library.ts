@@ -5,7 +5,6 @@ import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { AgentParams, IdempotencyHeader, markReplay, timestamp } from "./schemas";
 
-const errors = { ...commonErrors, 409: commonErrors[400], 422: commonErrors[400] };
 const base = "/v1/agents/{agentId}/library";
 const VersionParams = AgentParams.extend({ n: z.coerce.number().int().min(0).openapi({ param: { name: "n", in: "path" } }) });
 
@@ -50,7 +49,7 @@ export const libraryRoutes = router()
         params: AgentParams,
         query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.coerce.number().int().min(1).optional() }),
       },
-      responses: { 200: jsonResponse(z.object({ items: z.array(VersionMeta), nextCursor: z.string().nullable() }), "Versions"), ...errors },
+      responses: { 200: jsonResponse(z.object({ items: z.array(VersionMeta), nextCursor: z.string().nullable() }), "Versions"), ...commonErrors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
@@ -68,7 +67,7 @@ export const libraryRoutes = router()
       request: { params: VersionParams },
       responses: {
         200: jsonResponse(VersionMeta.extend({ experiences: z.array(Snapshot.extend({ label: z.string().nullable() })) }), "The library at n"),
-        ...errors,
+        ...commonErrors,
       },
     }),
     async (c) => {
@@ -94,7 +93,7 @@ export const libraryRoutes = router()
           }),
           "The diff",
         ),
-        ...errors,
+        ...commonErrors,
       },
     }),
     async (c) => {
@@ -111,7 +110,7 @@ export const libraryRoutes = router()
       summary: "Restore the library of an earlier version, recorded as a new version",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(z.object({ version: z.number().int().min(0) }).strict().openapi("Rollback")) },
-      responses: { 200: jsonResponse(ApplyResult, "Rolled back"), ...errors },
+      responses: { 200: jsonResponse(ApplyResult, "Rolled back"), ...commonErrors },
     }),
     async (c) => {
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
@@ -129,7 +128,7 @@ export const libraryRoutes = router()
       summary: "Export the library (active and archived experiences with their Q) for another agent",
       security,
       request: { params: AgentParams },
-      responses: { 200: jsonResponse(LibraryExportSchema, "The export"), ...errors },
+      responses: { 200: jsonResponse(LibraryExportSchema, "The export"), ...commonErrors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
@@ -148,7 +147,7 @@ export const libraryRoutes = router()
         headers: IdempotencyHeader,
         ...jsonBody(z.object({ mode: z.enum(["merge", "replace"]), library: LibraryExportSchema }).strict().openapi("LibraryImport")),
       },
-      responses: { 200: jsonResponse(ApplyResult, "Imported"), ...errors },
+      responses: { 200: jsonResponse(ApplyResult, "Imported"), ...commonErrors },
     }),
     async (c) => {
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");

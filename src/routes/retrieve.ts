@@ -6,7 +6,6 @@ import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { AgentParams } from "./schemas";
 
-const errors = { ...commonErrors, 422: commonErrors[400] };
 
 const PromptQuery = z.object({
   query: z.string().trim().min(1).max(8000).optional(),
@@ -25,7 +24,7 @@ export const retrieveRoutes = router()
       summary: "Utility-ranked retrieval: similarity filter (phase A), then z-scored blend of similarity and Q (phase B)",
       security,
       request: { params: AgentParams, ...jsonBody(RetrieveRequestSchema.openapi("RetrieveRequest")) },
-      responses: { 200: jsonResponse(RetrieveResponseSchema.openapi("RetrieveResponse"), "Ranked items with explanations"), ...errors },
+      responses: { 200: jsonResponse(RetrieveResponseSchema.openapi("RetrieveResponse"), "Ranked items with explanations"), ...commonErrors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
@@ -55,7 +54,7 @@ export const retrieveRoutes = router()
             .openapi("PromptBlock"),
           "The prompt block",
         ),
-        ...errors,
+        ...commonErrors,
       },
     }),
     async (c) => {

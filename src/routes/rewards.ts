@@ -5,7 +5,6 @@ import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { AgentParams, IdempotencyHeader, markReplay } from "./schemas";
 
-const errors = { ...commonErrors, 409: commonErrors[400], 422: commonErrors[400] };
 
 export const rewardRoutes = router()
   .openapi(
@@ -16,7 +15,7 @@ export const rewardRoutes = router()
       summary: "Report an outcome: Q ← Q + α(r − Q) for the retrieved (or cited) memories",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(RewardRequestSchema.openapi("RewardRequest")) },
-      responses: { 200: jsonResponse(RewardResultSchema.openapi("RewardResult"), "Updated Q-values"), ...errors },
+      responses: { 200: jsonResponse(RewardResultSchema.openapi("RewardResult"), "Updated Q-values"), ...commonErrors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
@@ -42,7 +41,7 @@ export const rewardRoutes = router()
           buckets: z.coerce.number().int().min(2).max(50).default(10),
         }),
       },
-      responses: { 200: jsonResponse(AnalyticsSchema.openapi("Analytics"), "Analytics"), ...errors },
+      responses: { 200: jsonResponse(AnalyticsSchema.openapi("Analytics"), "Analytics"), ...commonErrors },
     }),
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");

@@ -7,7 +7,7 @@ import { agents, tenants } from "../db/schema";
 import { db } from "../db/client";
 import { ProblemError, badRequest, notFound } from "../http/problem";
 import { verifySignature } from "../core/webhook-signature";
-import { EpisodeSchema, SessionEndSchema, type Episode } from "../core/episode-types";
+import { EpisodeSchema, SessionEndSchema } from "../core/episode-types";
 import { callMemory, memoryStub } from "../services/agent-memory";
 
 /** How far a signature's timestamp may be from the server clock, either way. */
@@ -78,7 +78,6 @@ const verifyWebhook = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-type Ingested = { episode: Episode; duplicate: boolean };
 
 const SessionEnd = SessionEndSchema.openapi("SessionEnd");
 const IngestedSession = z
@@ -128,7 +127,6 @@ export const webhookRoutes = router().openapi(
         content: commonErrors[401].content,
       },
       404: { description: "The agent does not exist in the tenant", content: commonErrors[404].content },
-      422: commonErrors[400],
     },
   }),
   async (c) => {
