@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { VerifierConfig } from "../core/verifiers/schema";
 
 const now = sql`(unixepoch('subsec') * 1000)`;
 
@@ -77,4 +78,70 @@ export const usageLedger = sqliteTable(
     day: text("day").notNull(),
   },
   (t) => [index("usage_ledger_tenant_at_idx").on(t.tenantId, t.at)],
+);
+
+/** Practice datasets are tenant-wide: any agent of the tenant can practise on them. */
+export const datasets = sqliteTable(
+  "datasets",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description"),
+    holdoutFraction: real("holdout_fraction").notNull(),
+    verifier: text("verifier", { mode: "json" }).$type<VerifierConfig | null>(),
+    /** The last task `seq` handed out; uploads reserve a range from it so task order is stable. */
+    taskSeq: integer("task_seq").notNull().default(0),
+    createdAt: integer("created_at").notNull().default(now),
+    updatedAt: integer("updated_at").notNull().default(now),
+  },
+  (t) => [index("datasets_tenant_idx").on(t.tenantId, t.createdAt, t.id)],
+);
+
+export const datasetTasks = sqliteTable(
+  "dataset_tasks",
+  {
+    datasetId: text("dataset_id")
+      .notNull()
+      .references(() => datasets.id, { onDelete: "cascade" }),
+    taskId: text("task_id").notNull(),
+    seq: integer("seq").notNull(),
+    task: text("task").notNull(),
+    groundTruth: text("ground_truth"),
+    metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    split: text("split", { enum: ["train", "holdout"] }).notNull(),
+    createdAt: integer("created_at").notNull().default(now),
+  },
+  (t) => [
+    primaryKey({ columns: [t.datasetId, t.taskId] }),
+    uniqueIndex("dataset_tasks_seq_uq").on(t.datasetId, t.seq),
+    index("dataset_tasks_split_idx").on(t.datasetId, t.split, t.seq),
+  ],
+);
+
+export const PRACTICE_RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "budget-exhausted"] as const;
+
+/**
+ * The listing of practice runs; the run itself lives in its PracticeRun Durable Object. No foreign
+ * key to the dataset: a run's record outlives the dataset it practised on.
+ */
+export const practiceRuns = sqliteTable(
+  "practice_runs",
+  {
+    runId: text("run_id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    agentId: text("agent_id").notNull(),
+    datasetId: text("dataset_id").notNull(),
+    status: text("status", { enum: PRACTICE_RUN_STATUSES }).notNull(),
+    config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    summary: text("summary", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    error: text("error"),
+    createdAt: integer("created_at").notNull().default(now),
+    updatedAt: integer("updated_at").notNull().default(now),
+  },
+  (t) => [index("practice_runs_agent_idx").on(t.tenantId, t.agentId, t.createdAt)],
 );
