@@ -37,6 +37,7 @@ import { Episodes } from "./agent-memory/episodes";
 import { Jobs } from "./agent-memory/jobs";
 import { LiveLessons } from "./agent-memory/live-lessons";
 import { IdempotencyStore } from "./agent-memory/idempotency";
+import { promotePractice, type PracticePromotionInput } from "./agent-memory/practice-promotion";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
 import type { LiveDecision, LiveInsight } from "../src/core/live-lesson";
 
@@ -269,6 +270,13 @@ export class AgentMemory extends DurableObject<Env> {
 
   async importLibrary(doc: LibraryExport, mode: "merge" | "replace", author: string, idempotencyKey?: string) {
     return this.rpc(() => this.idempotency.run(idempotencyKey, "library.import", { doc, mode }, () => this.library.import(doc, mode, author)));
+  }
+
+  /** A practice run's result, applied once per run however often the run asks. */
+  async promotePractice(input: PracticePromotionInput) {
+    return this.rpc(() =>
+      this.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, () => promotePractice(this.library, input)),
+    );
   }
 
   async createCase(input: CaseCreate, idempotencyKey?: string) {

@@ -1,30 +1,193 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import { isTerminal, type Promotion } from "../src/core/practice/run-types";
+import type { UnitData, UnitResult } from "../src/core/practice/units";
 import { migrateSchema } from "./schema-version";
+import { PRACTICE_RUN_SCHEMA } from "./practice-run/schema";
+import { RunStore } from "./practice-run/store";
+import { RunMachine, UNIT_TIMEOUT_MS, type InitInput } from "./practice-run/machine";
+import { RunViews } from "./practice-run/views";
+import { createLogger } from "../src/http/logger";
+import { admitQueuedRuns, promoteRun, syncRunRow } from "../src/services/practice";
 
-const PRACTICE_RUN_SCHEMA: readonly string[] = [
-  `CREATE TABLE run_state (id INTEGER PRIMARY KEY CHECK (id = 1), status TEXT NOT NULL, updated_at INTEGER NOT NULL);`,
-];
+/** Queue sendBatch takes at most 100 messages. */
+const SEND_BATCH = 100;
+/** A claim's lease is a little shorter than the unit's timeout, so a resent unit can always be claimed. */
+const LEASE_MS = UNIT_TIMEOUT_MS - 30_000;
 
-/** One instance per Training-Free GRPO practice run; the run state machine is built on this storage. */
+/**
+ * One instance per Training-Free GRPO practice run (named by its run id). The state machine
+ * (./practice-run/machine.ts) decides; this shell performs the effects after each decision:
+ * enqueueing units, arming the alarm, promoting the result and mirroring the status into D1.
+ */
 export class PracticeRun extends DurableObject<Env> {
+  private initError: unknown = null;
+  private store!: RunStore;
+  private machine!: RunMachine;
+  private views!: RunViews;
+  private flushing: Promise<void> | null = null;
+  private flushAgain = false;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    let failure: unknown;
     void ctx.blockConcurrencyWhile(async () => {
       try {
         migrateSchema(ctx.storage, PRACTICE_RUN_SCHEMA);
+        const now = () => Date.now();
+        this.store = new RunStore(ctx.storage.sql, now);
+        this.machine = new RunMachine(this.store, now);
+        this.views = new RunViews(this.store);
       } catch (err) {
-        failure = err;
+        // Kept and re-thrown per call so a failed init does not leave the input gate broken.
+        this.initError = err;
       }
     });
-    if (failure) throw failure;
   }
 
-  async status(): Promise<{ status: string; updatedAt: number | null }> {
-    const row = this.ctx.storage.sql
-      .exec<{ status: string; updated_at: number }>("SELECT status, updated_at FROM run_state WHERE id = 1")
-      .toArray()[0];
-    return { status: row?.status ?? "idle", updatedAt: row?.updated_at ?? null };
+  private ready() {
+    if (this.initError) throw this.initError;
+  }
+
+  private tx<T>(fn: () => T): T {
+    this.ready();
+    return this.ctx.storage.transactionSync(fn);
+  }
+
+  /** Creates the run once; calling it again (a retried create) returns the stored run unchanged. */
+  async init(input: InitInput, tasks: { taskId: string; task: string; groundTruth: string | null }[]) {
+    this.tx(() => {
+      if (this.store.run()) return;
+      this.machine.init(input);
+      this.store.insertTasks(tasks);
+    });
+    return this.views.view();
+  }
+
+  async addTasks(tasks: { taskId: string; task: string; groundTruth: string | null }[]) {
+    return this.tx(() => (this.store.mustRun().status === "queued" ? this.store.insertTasks(tasks) : 0));
+  }
+
+  async start() {
+    const started = this.tx(() => this.machine.start());
+    if (started) await this.flush();
+    return this.views.view();
+  }
+
+  async cancel() {
+    const changed = this.tx(() => this.machine.cancel());
+    if (changed) await this.flush();
+    return this.views.view();
+  }
+
+  async claim(key: string) {
+    return this.tx(() => this.machine.claim(key, LEASE_MS));
+  }
+
+  async release(key: string) {
+    this.tx(() => this.machine.release(key));
+  }
+
+  async report(key: string, result: UnitResult) {
+    const changed = this.tx(() => this.machine.report(key, result));
+    if (changed) await this.flush();
+    return changed;
+  }
+
+  async rolloutResult(key: string, data: UnitData["rollout"]) {
+    const outcome = this.tx(() => this.machine.rolloutResult(key, data));
+    if (outcome === "accepted") await this.flush();
+    return outcome;
+  }
+
+  async view() {
+    this.ready();
+    return this.store.run() ? this.views.view() : null;
+  }
+
+  async steps() {
+    this.ready();
+    return this.views.steps();
+  }
+
+  async stepDetail(n: number) {
+    this.ready();
+    return this.views.stepDetail(n);
+  }
+
+  async rollouts(filter: { epoch?: number; step?: number; taskId?: string; limit: number; after?: number }) {
+    this.ready();
+    return this.views.rollouts(filter);
+  }
+
+  async library() {
+    this.ready();
+    return this.views.library();
+  }
+
+  async events(after: number, limit: number) {
+    this.ready();
+    const run = this.store.run();
+    return { events: this.store.events(after, limit), terminal: run ? isTerminal(run.status) : true };
+  }
+
+  override async alarm() {
+    this.tx(() => this.machine.sweepOverdue());
+    await this.flush();
+  }
+
+  /**
+   * Performs the effects of the state the machine left behind. Calls that arrive while a flush is
+   * under way only ask for one more pass, so effects never run twice at once.
+   */
+  private async flush(): Promise<void> {
+    if (this.flushing) {
+      this.flushAgain = true;
+      return this.flushing;
+    }
+    this.flushing = (async () => {
+      try {
+        do {
+          this.flushAgain = false;
+          await this.flushOnce();
+        } while (this.flushAgain);
+      } finally {
+        this.flushing = null;
+      }
+    })();
+    return this.flushing;
+  }
+
+  private async flushOnce(): Promise<void> {
+    const run = this.store.mustRun();
+    const keys = this.tx(() => this.machine.takeDispatch());
+    for (let i = 0; i < keys.length; i += SEND_BATCH) {
+      const slice = keys.slice(i, i + SEND_BATCH);
+      try {
+        await this.env.PRACTICE.sendBatch(slice.map((key) => ({ body: { type: "practice.unit" as const, runId: run.run_id, key } })));
+      } catch {
+        // The alarm (armed below, soon because work is pending) sends them again.
+        this.tx(() => this.machine.unsend(slice));
+      }
+    }
+    try {
+      if (this.store.mustRun().finishing) {
+        const promotion: Promotion = await promoteRun(this.env, this.store.mustRun(), this.store.config(), this.store.startLibrary(), this.store.library());
+        this.tx(() => this.machine.complete(promotion));
+      }
+      const after = this.store.mustRun();
+      if (after.synced_status !== after.status) {
+        const summary = { librarySize: this.store.library().length, usage: this.machine.usage(), promotion: this.store.promotion() };
+        await syncRunRow(this.env, after.run_id, { status: after.status, summary, error: after.error });
+        this.tx(() => this.store.updateRun({ synced_status: after.status }));
+        if (isTerminal(after.status)) await admitQueuedRuns(this.env, after.tenant_id);
+      }
+    } catch (err) {
+      // Promotion and the D1 mirror are retried by the alarm armed below; the run's state is safe.
+      createLogger({ runId: run.run_id }, this.env.LOG_LEVEL).error("practice run effects failed", { err: String(err) });
+    } finally {
+      const next = this.tx(() => this.machine.nextAlarm());
+      if (next === null) await this.ctx.storage.deleteAlarm();
+      else await this.ctx.storage.setAlarm(next);
+    }
   }
 }

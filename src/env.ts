@@ -11,6 +11,8 @@ export interface Env {
   AGENT_MEMORY: DurableObjectNamespace<AgentMemory>;
   PRACTICE_RUN: DurableObjectNamespace<PracticeRun>;
   JOBS: Queue<JobMessage>;
+  /** Practice-run units: their own queue, so a large run never delays live learning jobs. */
+  PRACTICE: Queue<JobMessage>;
   PRAXIS_ADMIN_KEY?: string;
   MAX_BODY_BYTES?: string;
   LOG_LEVEL?: string;
@@ -35,6 +37,9 @@ export interface Env {
   LLM_PRICES?: string;
   DAILY_TOKEN_BUDGET?: string;
   EPISODE_TTL_MINUTES?: string;
+  /** `development` (wrangler dev), `test` or `production` (the default when unset): webhook URL rules depend on it. */
+  PRAXIS_ENV?: string;
+  PRACTICE_MAX_RUNS_PER_TENANT?: string;
 }
 
 /** The one Hono environment used by every route and middleware. */

@@ -13,22 +13,26 @@ const retryDelay = (attempts: number) => Math.min(600, 5 * attempts * attempts);
  */
 export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const log = createLogger({ queue: batch.queue }, env.LOG_LEVEL);
-  for (const msg of batch.messages) {
-    const parsed = JobMessageSchema.safeParse(msg.body);
-    if (!parsed.success) {
-      log.error("invalid job message", { messageId: msg.id, attempts: msg.attempts, issues: parsed.error.issues });
-      msg.retry({ delaySeconds: retryDelay(msg.attempts) });
-      continue;
-    }
-    const job = parsed.data;
-    try {
-      const handler = jobHandlers[job.type] as (m: JobMessage, e: Env, l: typeof log, d: { attempts: number }) => Promise<unknown>;
-      const result = await handler(job, env, log.child({ job: job.type, messageId: msg.id }), { attempts: msg.attempts });
-      log.info("job done", { messageId: msg.id, type: job.type, result });
-      msg.ack();
-    } catch (err) {
-      log.error("job failed", { messageId: msg.id, type: job.type, attempts: msg.attempts, err: String(err) });
-      msg.retry({ delaySeconds: retryDelay(msg.attempts) });
-    }
-  }
+  // Messages of a batch are independent units of work (practice units above all), so they run side
+  // by side; each is acked or retried on its own.
+  await Promise.all(
+    batch.messages.map(async (msg) => {
+      const parsed = JobMessageSchema.safeParse(msg.body);
+      if (!parsed.success) {
+        log.error("invalid job message", { messageId: msg.id, attempts: msg.attempts, issues: parsed.error.issues });
+        msg.retry({ delaySeconds: retryDelay(msg.attempts) });
+        return;
+      }
+      const job = parsed.data;
+      try {
+        const handler = jobHandlers[job.type] as (m: JobMessage, e: Env, l: typeof log, d: { attempts: number }) => Promise<unknown>;
+        const result = await handler(job, env, log.child({ job: job.type, messageId: msg.id }), { attempts: msg.attempts });
+        log.info("job done", { messageId: msg.id, type: job.type, result });
+        msg.ack();
+      } catch (err) {
+        log.error("job failed", { messageId: msg.id, type: job.type, attempts: msg.attempts, err: String(err) });
+        msg.retry({ delaySeconds: retryDelay(msg.attempts) });
+      }
+    }),
+  );
 }

@@ -3,6 +3,7 @@ import type { Logger } from "../http/logger";
 import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "./messages";
 import { callMemory, memoryStub } from "../services/agent-memory";
 import { runLiveExtraction } from "../learning/live-extraction";
+import { runPracticeUnit } from "../practice/run-unit";
 
 export interface Delivery {
   /** 1 on first delivery; the last try is QUEUE_MAX_RETRIES + 1. */
@@ -20,6 +21,7 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
     if (!result.stale && result.remaining > 0) await env.JOBS.send(msg);
     return result;
   },
+  "practice.unit": (msg, env, log, delivery) => runPracticeUnit(msg, env, log, delivery),
   "live.extract": async (msg, env, log, delivery) => {
     try {
       return await runLiveExtraction(msg, env, log);

@@ -33,6 +33,8 @@ export interface ChatRequest {
   messages: ChatMessage[];
   temperature?: number;
   maxTokens?: number;
+  /** Overrides the role's configured model for this call (a practice run's own policy model). */
+  model?: string;
 }
 
 export interface StructuredRequest<T> extends ChatRequest {
@@ -205,7 +207,7 @@ export class LlmClient {
   private async complete(req: ChatRequest, purpose: string, messages: ChatMessage[], format: ResponseFormat): Promise<Completion> {
     const { tenantId, agentId = null } = this.deps;
     await this.deps.budget.assertWithinBudget(tenantId);
-    const model = this.modelFor(req.role);
+    const model = req.model ?? this.modelFor(req.role);
     const body: ChatCompletionCreateParamsNonStreaming = {
       model,
       messages,

@@ -14,6 +14,7 @@ import { usageRoutes } from "./usage";
 import { episodeRoutes } from "./episodes";
 import { webhookRoutes } from "./webhook";
 import { webhookSecretRoutes } from "./webhook-secret";
+import { practiceRoutes } from "./practice";
 
 /** Mount order matters only for docs; every route is a distinct path+method. */
 export function registerRoutes(app: OpenAPIHono<AppEnv>) {
@@ -32,6 +33,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     episodeRoutes,
     webhookSecretRoutes,
     webhookRoutes,
+    practiceRoutes,
   ]) {
     app.route("/", r);
   }

@@ -1,0 +1,514 @@
+import {
+  applyPlan,
+  groupHasContrast,
+  labelOf,
+  resolvePlan,
+  validateProposals,
+  type BatchPlan,
+  type DroppedOp,
+  type GroupAdvantage,
+  type Proposal,
+  type RunExperience,
+} from "../../src/core/practice/plan";
+import { epochBatches, stepsPerEpoch } from "../../src/core/practice/rng";
+import { isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
+import { parseUnitKey, rolloutIdOf, type UnitRef, type UnitStage } from "../../src/core/practice/unit-key";
+import type { Claim, LibraryLine, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
+import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } from "../../src/core/verifiers";
+import type { RunStore, UnitRow } from "./store";
+
+/** How long a sent unit may stay silent before the alarm sends it again. */
+export const UNIT_TIMEOUT_MS = 10 * 60_000;
+/** After this many sends without a result a unit is recorded as failed and the run goes on. */
+export const MAX_SENDS = 4;
+
+export interface InitInput {
+  runId: string;
+  tenantId: string;
+  agentId: string;
+  datasetId: string;
+  config: RunConfig;
+  library: { id: string; text: string }[];
+}
+
+const lines = (lib: readonly RunExperience[]): LibraryLine[] => lib.map((e, i) => ({ label: labelOf(i), text: e.text }));
+const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
+
+/**
+ * The Training-Free GRPO state machine of one run. Every transition is synchronous and runs inside
+ * the DO's transaction; the DO shell performs the effects (sending units, the alarm, D1, promotion)
+ * afterwards. Transitions are keyed by unit and guarded by what is stored, so replaying a result,
+ * a redelivered message or a resent unit never changes the outcome.
+ */
+export class RunMachine {
+  constructor(
+    private readonly store: RunStore,
+    private readonly now: () => number,
+  ) {}
+
+  init(input: InitInput): void {
+    const library: RunExperience[] = input.library.map((e) => ({ id: e.id, text: e.text, lineage: [{ op: "start" }] }));
+    const t = this.now();
+    this.store.sqlInsertRun({
+      run_id: input.runId,
+      tenant_id: input.tenantId,
+      agent_id: input.agentId,
+      dataset_id: input.datasetId,
+      config: JSON.stringify(input.config),
+      status: "queued",
+      library: JSON.stringify(library),
+      start_library: JSON.stringify(library),
+      created_at: t,
+      updated_at: t,
+    });
+    this.store.event("status", { status: "queued" });
+  }
+
+  start(): boolean {
+    const run = this.store.mustRun();
+    if (run.status !== "queued") return false;
+    const cfg = this.store.config();
+    const n = this.store.taskCount();
+    this.store.updateRun({ status: "running", started_at: this.now(), steps_per_epoch: stepsPerEpoch(n, cfg.batchSize) });
+    this.store.event("status", { status: "running" });
+    this.startStep(0, 0);
+    return true;
+  }
+
+  cancel(): boolean {
+    const run = this.store.mustRun();
+    if (isTerminal(run.status)) return false;
+    this.abandonStep(run.epoch, run.step);
+    this.store.updateRun({ status: "cancelled", ended_at: this.now(), finishing: null });
+    this.store.event("end", { status: "cancelled" });
+    return true;
+  }
+
+  fail(error: string): void {
+    const run = this.store.mustRun();
+    if (isTerminal(run.status)) return;
+    this.abandonStep(run.epoch, run.step);
+    this.store.updateRun({ status: "failed", error, ended_at: this.now(), finishing: null });
+    this.store.event("end", { status: "failed", error });
+  }
+
+  private active(): boolean {
+    const run = this.store.mustRun();
+    return run.status === "running" && run.finishing === null;
+  }
+
+  private overBudget(): boolean {
+    const budget = this.store.config().budget;
+    if (!budget) return false;
+    const run = this.store.mustRun();
+    return (
+      (budget.maxTokens !== undefined && run.tokens_in + run.tokens_out >= budget.maxTokens) ||
+      (budget.maxCostUsd !== undefined && run.cost_usd >= budget.maxCostUsd)
+    );
+  }
+
+  /** Stops the run between stages: the step in flight is abandoned, finished steps' learning is kept. */
+  private stopForBudget(reason: string): void {
+    const run = this.store.mustRun();
+    if (run.finishing || run.status !== "running") return;
+    this.abandonStep(run.epoch, run.step);
+    this.store.updateRun({ finishing: "budget-exhausted", error: reason });
+    this.store.event("budget", { reason, epoch: run.epoch, step: run.step });
+  }
+
+  private abandonStep(epoch: number, step: number): void {
+    this.store.sql("UPDATE steps SET status = 'abandoned', ended_at = ? WHERE epoch = ? AND step = ? AND status = 'running'", this.now(), epoch, step);
+  }
+
+  /** Creates units unless the run's budget is spent, which stops the run instead. */
+  private createUnits(refs: UnitRef[]): void {
+    if (!this.active()) return;
+    if (this.overBudget()) {
+      this.stopForBudget("the run's budget is spent");
+      return;
+    }
+    for (const r of refs) this.store.createUnit(r);
+  }
+
+  private startStep(epoch: number, step: number): void {
+    if (!this.active()) return;
+    if (this.overBudget()) {
+      this.stopForBudget("the run's budget is spent");
+      return;
+    }
+    const cfg = this.store.config();
+    const batch = epochBatches(this.store.taskCount(), cfg.batchSize, cfg.seed, epoch)[step] ?? [];
+    const library = this.store.library();
+    this.store.sql(
+      "INSERT INTO steps (epoch, step, tasks, snapshot, status, started_at) VALUES (?, ?, ?, ?, 'running', ?) ON CONFLICT(epoch, step) DO NOTHING",
+      epoch,
+      step,
+      JSON.stringify(batch),
+      JSON.stringify(library),
+      this.now(),
+    );
+    this.store.updateRun({ epoch, step });
+    this.store.event("stage", { epoch, step, stage: "rollout", tasks: batch.length });
+    const refs: UnitRef[] = [];
+    for (const task of batch) for (let r = 0; r < cfg.groupSize; r++) refs.push({ epoch, step, task, rollout: r, stage: "rollout" });
+    this.createUnits(refs);
+  }
+
+  private snapshot(epoch: number, step: number): RunExperience[] {
+    const s = this.store.step(epoch, step);
+    return s ? (JSON.parse(s.snapshot) as RunExperience[]) : [];
+  }
+
+  /** Hands out a unit's input and leases it, so a duplicate delivery running alongside makes no second call. */
+  claim(key: string, leaseMs: number): Claim {
+    const run = this.store.run();
+    const ref = parseUnitKey(key);
+    const unit = this.store.unit(key);
+    if (!run || !ref || !unit) return { status: "void" };
+    if (unit.status === "done" || unit.status === "awaiting") return { status: "done" };
+    if (!this.active() || run.epoch !== unit.epoch || run.step !== unit.step) return { status: "void" };
+    if (unit.lease_until !== null && unit.lease_until > this.now()) return { status: "busy" };
+    this.store.sql("UPDATE units SET lease_until = ? WHERE key = ?", this.now() + leaseMs, key);
+    return { status: "run", input: this.inputFor(unit, run.run_id) };
+  }
+
+  /** A failed attempt gives the lease back so that the queue's retry can claim the unit at once. */
+  release(key: string): void {
+    this.store.sql("UPDATE units SET lease_until = NULL WHERE key = ? AND status != 'done'", key);
+  }
+
+  private inputFor(u: UnitRow, runId: string): UnitInput {
+    const run = this.store.mustRun();
+    const cfg = this.store.config();
+    const ctx = { runId, tenantId: run.tenant_id, agentId: run.agent_id };
+    const snapshot = this.snapshot(u.epoch, u.step);
+    const library = lines(snapshot);
+    const stage = u.stage;
+    if (stage === "batch") {
+      return { ...ctx, stage, library, groups: this.keptProposals(u.epoch, u.step, snapshot).groups };
+    }
+    const task = this.store.task(u.task!);
+    const reference = cfg.useGroundTruth ? task.ground_truth : null;
+    if (stage === "rollout") {
+      return { ...ctx, stage, rolloutId: rolloutIdOf(runId, u.key), taskId: task.task_id, task: task.task, policy: cfg.policy, library };
+    }
+    const rollouts = this.store.stepUnits(u.epoch, u.step, "rollout", u.task!);
+    if (stage === "verify") {
+      const rollout = rollouts.find((r) => r.rollout === u.rollout)!;
+      const answer = parse<UnitResult<UnitData["rollout"]>>(rollout.result)?.data?.answer ?? "";
+      return { ...ctx, stage, taskId: task.task_id, task: task.task, answer, groundTruth: task.ground_truth, verifier: cfg.verifier };
+    }
+    const attempts = rollouts.map((r) => {
+      const d = parse<UnitResult<UnitData["rollout"]>>(r.result)?.data;
+      return { answer: d?.answer ?? "", trajectory: d?.trajectory ?? null, reward: r.reward ?? 0 };
+    });
+    if (stage === "summary") return { ...ctx, stage, task: task.task, reference, library, attempts };
+    const summaryUnit = this.store.stepUnits(u.epoch, u.step, "summary", u.task!)[0];
+    const summaries = parse<UnitResult<UnitData["summary"]>>(summaryUnit?.result ?? null)?.data?.summaries ?? [];
+    return {
+      ...ctx,
+      stage: "advantage",
+      task: task.task,
+      reference,
+      library,
+      maxOps: cfg.maxOpsPerGroup,
+      attempts: attempts.map((a, i) => ({ summary: summaries[i] ?? "(no summary)", answer: a.answer, reward: a.reward })),
+    };
+  }
+
+  /** Stores a unit's result once and moves the run forward. Returns false when nothing changed. */
+  report(key: string, result: UnitResult): boolean {
+    const unit = this.store.unit(key);
+    const run = this.store.run();
+    if (!unit || !run || unit.status === "done" || isTerminal(run.status)) return false;
+    if (run.epoch !== unit.epoch || run.step !== unit.step) return false;
+    this.store.addUsage(result.usage, unit);
+    if (result.awaiting && unit.stage === "rollout" && !result.error) {
+      const cfg = this.store.config();
+      const timeout = cfg.policy.kind === "webhook" ? cfg.policy.timeoutMs : UNIT_TIMEOUT_MS;
+      this.store.sql("UPDATE units SET status = 'awaiting', deadline = ?, lease_until = NULL WHERE key = ?", this.now() + timeout, key);
+      return true;
+    }
+    this.store.sql(
+      "UPDATE units SET status = 'done', result = ?, error = ?, lease_until = NULL, done_at = ? WHERE key = ?",
+      JSON.stringify(result),
+      result.error ?? null,
+      this.now(),
+      key,
+    );
+    if (result.fatal) {
+      this.fail(result.error ?? "a unit failed fatally");
+      return true;
+    }
+    if (result.budgetExceeded) {
+      this.stopForBudget(result.error ?? "the tenant's daily token budget is spent");
+      return true;
+    }
+    if (!this.active()) return true;
+    if (this.overBudget()) {
+      this.stopForBudget("the run's budget is spent");
+      return true;
+    }
+    this.advance(unit, result);
+    return true;
+  }
+
+  private advance(unit: UnitRow, result: UnitResult): void {
+    const { epoch, step } = unit;
+    const cfg = this.store.config();
+    switch (unit.stage) {
+      case "rollout": {
+        const d = result.data as UnitData["rollout"] | undefined;
+        if (result.error || !d) {
+          this.setReward(unit.key, 0, `rollout failed: ${result.error ?? "no answer"}`);
+        } else if (isRemoteVerifier(cfg.verifier)) {
+          this.createUnits([{ epoch, step, task: unit.task, rollout: unit.rollout, stage: "verify" }]);
+        } else if (!isGroupVerifier(cfg.verifier)) {
+          const task = this.store.task(unit.task!);
+          const v = verifyAnswer(cfg.verifier, { task: task.task, answer: d.answer, groundTruth: task.ground_truth });
+          this.setReward(unit.key, v.reward, v.reasoning);
+        }
+        this.store.event("rollout", { epoch, step, task: unit.task, rollout: unit.rollout, ...this.rolloutProgress(epoch, step) });
+        this.closeGroup(epoch, step, unit.task!);
+        return;
+      }
+      case "verify": {
+        const v = result.data as UnitData["verify"] | undefined;
+        const rolloutKey = unit.key.replace(/\.verify$/, ".rollout");
+        if (result.error || !v) this.setReward(rolloutKey, 0, `verification failed: ${result.error ?? "no verdict"}`);
+        else this.setReward(rolloutKey, v.reward, v.reasoning);
+        this.closeGroup(epoch, step, unit.task!);
+        return;
+      }
+      case "summary":
+        this.createUnits([{ epoch, step, task: unit.task, rollout: null, stage: "advantage" }]);
+        return;
+      case "advantage":
+        this.closeStep(epoch, step);
+        return;
+      case "batch":
+        this.applyStep(epoch, step);
+        return;
+    }
+  }
+
+  private setReward(rolloutKey: string, reward: number, verdict: string): void {
+    this.store.sql("UPDATE units SET reward = ?, verdict = ? WHERE key = ?", Math.min(1, Math.max(0, reward)), verdict.slice(0, 2000), rolloutKey);
+  }
+
+  private rolloutProgress(epoch: number, step: number) {
+    const r = this.store.sqlOne<{ done: number; total: number }>(
+      "SELECT SUM(status = 'done') AS done, COUNT(*) AS total FROM units WHERE epoch = ? AND step = ? AND stage = 'rollout'",
+      epoch,
+      step,
+    );
+    return { done: r.done ?? 0, total: r.total };
+  }
+
+  /** Once every rollout of a group is scored, keeps the group only when its rewards differ. */
+  private closeGroup(epoch: number, step: number, task: number): void {
+    if (this.store.group(epoch, step, task)) return;
+    const cfg = this.store.config();
+    const rollouts = this.store.stepUnits(epoch, step, "rollout", task);
+    if (rollouts.length < cfg.groupSize || rollouts.some((r) => r.status !== "done")) return;
+    if (isGroupVerifier(cfg.verifier)) {
+      const answered = rollouts.filter((r) => r.reward === null);
+      const answers = answered.map((r) => parse<UnitResult<UnitData["rollout"]>>(r.result)?.data?.answer ?? "");
+      majorityVerdicts(answers).forEach((v, i) => this.setReward(answered[i]!.key, v.reward, v.reasoning));
+    }
+    const rewards = this.store.stepUnits(epoch, step, "rollout", task).map((r) => r.reward);
+    if (rewards.some((r) => r === null)) return;
+    const values = rewards as number[];
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    const kept = groupHasContrast(values);
+    const reason = kept ? "rewards differ" : mean >= 1 ? "all correct" : mean <= 0 ? "all wrong" : "no spread in rewards";
+    this.store.sql(
+      "INSERT INTO groups (epoch, step, task, kept, mean_reward, rewards, reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      epoch,
+      step,
+      task,
+      kept ? 1 : 0,
+      mean,
+      JSON.stringify(values),
+      reason,
+    );
+    this.store.event("group", { epoch, step, task: this.store.task(task).task_id, kept, meanReward: mean, reason });
+    if (kept) this.createUnits([{ epoch, step, task, rollout: null, stage: "summary" }]);
+    this.closeStep(epoch, step);
+  }
+
+  private keptProposals(epoch: number, step: number, snapshot: RunExperience[]) {
+    const cfg = this.store.config();
+    const groups: { taskId: string; task: string; analysis: string; proposals: Proposal[] }[] = [];
+    const dropped: DroppedOp[] = [];
+    const errors: { taskId: string; stage: UnitStage; error: string }[] = [];
+    for (const g of this.store.groups(epoch, step).filter((g) => g.kept)) {
+      const task = this.store.task(g.task);
+      const summary = this.store.stepUnits(epoch, step, "summary", g.task)[0];
+      if (summary?.error) errors.push({ taskId: task.task_id, stage: "summary", error: summary.error });
+      const unit = this.store.stepUnits(epoch, step, "advantage", g.task)[0];
+      const res = parse<UnitResult<GroupAdvantage>>(unit?.result ?? null);
+      if (res?.error) errors.push({ taskId: task.task_id, stage: "advantage", error: res.error });
+      const v = validateProposals(res?.data?.operations ?? [], snapshot, cfg.maxOpsPerGroup, `group ${task.task_id}`);
+      dropped.push(...v.dropped);
+      groups.push({ taskId: task.task_id, task: task.task, analysis: res?.data?.analysis ?? "", proposals: v.kept });
+    }
+    return { groups, dropped, errors };
+  }
+
+  /** When every group is filtered or has its proposals, reconciles them in one batch update (or none). */
+  private closeStep(epoch: number, step: number): void {
+    const s = this.store.step(epoch, step);
+    if (!s || s.status !== "running") return;
+    const tasks = JSON.parse(s.tasks) as number[];
+    const groups = this.store.groups(epoch, step);
+    if (groups.length < tasks.length) return;
+    for (const g of groups.filter((g) => g.kept)) {
+      const adv = this.store.stepUnits(epoch, step, "advantage", g.task)[0];
+      if (!adv || adv.status !== "done") return;
+    }
+    if (this.store.stepUnits(epoch, step, "batch").length > 0) return;
+    const { groups: proposals } = this.keptProposals(epoch, step, JSON.parse(s.snapshot) as RunExperience[]);
+    if (proposals.some((g) => g.proposals.length > 0)) {
+      this.store.event("stage", { epoch, step, stage: "batch" });
+      this.createUnits([{ epoch, step, task: null, rollout: null, stage: "batch" }]);
+      return;
+    }
+    this.applyStep(epoch, step);
+  }
+
+  private applyStep(epoch: number, step: number): void {
+    const s = this.store.step(epoch, step);
+    if (!s || s.status !== "running" || !this.active()) return;
+    const run = this.store.mustRun();
+    const cfg = this.store.config();
+    const snapshot = JSON.parse(s.snapshot) as RunExperience[];
+    const batchUnit = this.store.stepUnits(epoch, step, "batch")[0];
+    const batch = parse<UnitResult<BatchPlan>>(batchUnit?.result ?? null);
+    const plan = batch?.data ?? { reasoning: "", operations: [] };
+    const proposals = this.keptProposals(epoch, step, snapshot);
+    const resolved = resolvePlan(plan.operations, snapshot);
+    const runTag = run.run_id.replace(/^run_/, "");
+    const { library, changes } = applyPlan(snapshot, resolved.ops, { epoch, step }, (i) => `px_${runTag}_${epoch}_${step}_${i}`);
+
+    const rollouts = this.store.sqlAll<{ reward: number | null }>(
+      "SELECT reward FROM units WHERE epoch = ? AND step = ? AND stage = 'rollout'",
+      epoch,
+      step,
+    );
+    const rewards = rollouts.map((r) => r.reward ?? 0);
+    const meanReward = rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null;
+    const groups = this.store.groups(epoch, step).map((g) => ({
+      taskId: this.store.task(g.task).task_id,
+      kept: g.kept === 1,
+      meanReward: g.mean_reward,
+      rewards: JSON.parse(g.rewards) as number[],
+      reason: g.reason,
+    }));
+    const record = {
+      groups,
+      proposals: proposals.groups.map((g) => ({ taskId: g.taskId, analysis: g.analysis, operations: g.proposals })),
+      plan: { reasoning: plan.reasoning, operations: resolved.ops },
+      dropped: [...proposals.dropped, ...resolved.dropped],
+      errors: [...proposals.errors, ...(batch?.error ? [{ taskId: null, stage: "batch", error: batch.error }] : [])],
+      diff: changes,
+    };
+    this.store.sql(
+      "UPDATE steps SET status = 'done', record = ?, mean_reward = ?, library_size = ?, ended_at = ? WHERE epoch = ? AND step = ?",
+      JSON.stringify(record),
+      meanReward,
+      library.length,
+      this.now(),
+      epoch,
+      step,
+    );
+    this.store.updateRun({ library: JSON.stringify(library) });
+    this.store.event("step", {
+      epoch,
+      step,
+      meanReward,
+      kept: groups.filter((g) => g.kept).length,
+      filtered: groups.filter((g) => !g.kept).length,
+      changes: changes.length,
+      dropped: record.dropped.length,
+      librarySize: library.length,
+    });
+    const perEpoch = run.steps_per_epoch;
+    if (step + 1 < perEpoch) this.startStep(epoch, step + 1);
+    else if (epoch + 1 < cfg.epochs) this.startStep(epoch + 1, 0);
+    else this.store.updateRun({ finishing: "completed" });
+  }
+
+  /** Ends a run whose last step (or budget stop) is done, once its promotion has been recorded. */
+  complete(promotion: unknown): void {
+    const run = this.store.mustRun();
+    if (!run.finishing || isTerminal(run.status)) return;
+    this.store.updateRun({ status: run.finishing, promotion: JSON.stringify(promotion), finishing: null, ended_at: this.now() });
+    this.store.event("end", { status: run.finishing, promotion });
+  }
+
+  /** Marks up to `limit` pending units as sent and returns their keys for the shell to enqueue. */
+  takeDispatch(): string[] {
+    if (!this.active()) return [];
+    const cfg = this.store.config();
+    const inflight = this.store.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM units WHERE status IN ('sent', 'awaiting')").n;
+    const room = cfg.concurrency - inflight;
+    if (room <= 0) return [];
+    const keys = this.store.sqlAll<{ key: string }>("SELECT key FROM units WHERE status = 'pending' ORDER BY seq LIMIT ?", room).map((r) => r.key);
+    for (const key of keys) {
+      this.store.sql("UPDATE units SET status = 'sent', sends = sends + 1, deadline = ? WHERE key = ?", this.now() + UNIT_TIMEOUT_MS, key);
+    }
+    return keys;
+  }
+
+  /** Units whose send failed go back to pending; the alarm tries again soon. */
+  unsend(keys: readonly string[]): void {
+    for (const key of keys) this.store.sql("UPDATE units SET status = 'pending', sends = sends - 1, deadline = NULL WHERE key = ? AND status = 'sent'", key);
+  }
+
+  /**
+   * The alarm's work: units that have not reported within their timeout go back to the queue (a
+   * lost message, an evicted consumer, a deploy); a webhook rollout whose agent never posted its
+   * result scores as a timeout; a unit sent too often is recorded as failed so the run goes on.
+   */
+  sweepOverdue(): void {
+    if (!this.active()) return;
+    const now = this.now();
+    const overdue = this.store.sqlAll<UnitRow>("SELECT * FROM units WHERE status IN ('sent', 'awaiting') AND deadline <= ? ORDER BY seq", now);
+    for (const u of overdue) {
+      if (!this.active()) return;
+      if (u.status === "awaiting") {
+        this.report(u.key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
+      } else if (u.sends >= MAX_SENDS) {
+        this.report(u.key, { error: `no result after ${u.sends} sends` });
+      } else {
+        this.store.sql("UPDATE units SET status = 'pending', lease_until = NULL, deadline = NULL WHERE key = ?", u.key);
+      }
+    }
+  }
+
+  /** When the alarm should next fire: the earliest deadline, or soon when work waits to be sent. */
+  nextAlarm(): number | null {
+    if (!this.active()) {
+      const run = this.store.mustRun();
+      return run.finishing || run.synced_status !== run.status ? this.now() + 30_000 : null;
+    }
+    const next = this.store.sqlOne<{ at: number | null }>("SELECT MIN(deadline) AS at FROM units WHERE status IN ('sent', 'awaiting')").at;
+    const pending = this.store.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM units WHERE status = 'pending'").n;
+    if (pending > 0) return Math.min(next ?? Infinity, this.now() + 30_000);
+    return next;
+  }
+
+  /** The result of a webhook rollout that answered 202, posted later by the agent. */
+  rolloutResult(key: string, data: UnitData["rollout"]): "accepted" | "duplicate" | "unknown" {
+    const unit = this.store.unit(key);
+    if (!unit || unit.stage !== "rollout") return "unknown";
+    if (unit.status === "done") return "duplicate";
+    return this.report(key, { data }) ? "accepted" : "duplicate";
+  }
+
+  usage(): UsageTotals {
+    const r = this.store.mustRun();
+    return { calls: r.calls, tokensIn: r.tokens_in, tokensOut: r.tokens_out, costUsd: r.cost_usd };
+  }
+}

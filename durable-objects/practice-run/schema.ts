@@ -1,0 +1,37 @@
+/** Schema steps of the PracticeRun DO's SQLite storage, applied in order by migrateSchema (append only). */
+export const PRACTICE_RUN_SCHEMA: readonly string[] = [
+  `CREATE TABLE run_state (id INTEGER PRIMARY KEY CHECK (id = 1), status TEXT NOT NULL, updated_at INTEGER NOT NULL);`,
+  `DROP TABLE run_state;`,
+  `CREATE TABLE run (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     run_id TEXT NOT NULL, tenant_id TEXT NOT NULL, agent_id TEXT NOT NULL, dataset_id TEXT NOT NULL,
+     config TEXT NOT NULL, status TEXT NOT NULL,
+     epoch INTEGER NOT NULL DEFAULT 0, step INTEGER NOT NULL DEFAULT 0, steps_per_epoch INTEGER NOT NULL DEFAULT 0,
+     library TEXT NOT NULL, start_library TEXT NOT NULL,
+     error TEXT, promotion TEXT, finishing TEXT, synced_status TEXT,
+     calls INTEGER NOT NULL DEFAULT 0, tokens_in INTEGER NOT NULL DEFAULT 0, tokens_out INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0,
+     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, started_at INTEGER, ended_at INTEGER
+   );`,
+  `CREATE TABLE tasks (idx INTEGER PRIMARY KEY, task_id TEXT NOT NULL UNIQUE, task TEXT NOT NULL, ground_truth TEXT);`,
+  `CREATE TABLE steps (
+     epoch INTEGER NOT NULL, step INTEGER NOT NULL, tasks TEXT NOT NULL, snapshot TEXT NOT NULL,
+     status TEXT NOT NULL, record TEXT, mean_reward REAL, library_size INTEGER,
+     calls INTEGER NOT NULL DEFAULT 0, tokens_in INTEGER NOT NULL DEFAULT 0, tokens_out INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0,
+     started_at INTEGER NOT NULL, ended_at INTEGER,
+     PRIMARY KEY (epoch, step)
+   );`,
+  `CREATE TABLE groups (
+     epoch INTEGER NOT NULL, step INTEGER NOT NULL, task INTEGER NOT NULL,
+     kept INTEGER NOT NULL, mean_reward REAL NOT NULL, rewards TEXT NOT NULL, reason TEXT NOT NULL,
+     PRIMARY KEY (epoch, step, task)
+   );`,
+  `CREATE TABLE units (
+     key TEXT PRIMARY KEY, seq INTEGER NOT NULL UNIQUE,
+     epoch INTEGER NOT NULL, step INTEGER NOT NULL, task INTEGER, rollout INTEGER, stage TEXT NOT NULL,
+     status TEXT NOT NULL, sends INTEGER NOT NULL DEFAULT 0, deadline INTEGER, lease_until INTEGER,
+     result TEXT, reward REAL, verdict TEXT, error TEXT, done_at INTEGER
+   );`,
+  `CREATE INDEX units_status_idx ON units (status, seq);`,
+  `CREATE INDEX units_step_idx ON units (epoch, step, stage, task);`,
+  `CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL);`,
+];

@@ -1,0 +1,237 @@
+import type { RunExperience } from "../../src/core/practice/plan";
+import type { Promotion, RunConfig, RunStatus, UsageTotals } from "../../src/core/practice/run-types";
+import type { UnitRef, UnitStage } from "../../src/core/practice/unit-key";
+import { unitKey } from "../../src/core/practice/unit-key";
+
+export interface RunRow extends Record<string, SqlStorageValue> {
+  run_id: string;
+  tenant_id: string;
+  agent_id: string;
+  dataset_id: string;
+  config: string;
+  status: RunStatus;
+  epoch: number;
+  step: number;
+  steps_per_epoch: number;
+  library: string;
+  start_library: string;
+  error: string | null;
+  promotion: string | null;
+  finishing: "completed" | "budget-exhausted" | null;
+  synced_status: string | null;
+  calls: number;
+  tokens_in: number;
+  tokens_out: number;
+  cost_usd: number;
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+}
+
+export interface TaskRow extends Record<string, SqlStorageValue> {
+  idx: number;
+  task_id: string;
+  task: string;
+  ground_truth: string | null;
+}
+
+export type UnitStatus = "pending" | "sent" | "awaiting" | "done";
+
+export interface UnitRow extends Record<string, SqlStorageValue> {
+  key: string;
+  seq: number;
+  epoch: number;
+  step: number;
+  task: number | null;
+  rollout: number | null;
+  stage: UnitStage;
+  status: UnitStatus;
+  sends: number;
+  deadline: number | null;
+  lease_until: number | null;
+  result: string | null;
+  reward: number | null;
+  verdict: string | null;
+  error: string | null;
+  done_at: number | null;
+}
+
+export interface StepRow extends Record<string, SqlStorageValue> {
+  epoch: number;
+  step: number;
+  tasks: string;
+  snapshot: string;
+  status: "running" | "done" | "abandoned";
+  record: string | null;
+  mean_reward: number | null;
+  library_size: number | null;
+  calls: number;
+  tokens_in: number;
+  tokens_out: number;
+  cost_usd: number;
+  started_at: number;
+  ended_at: number | null;
+}
+
+export interface GroupRow extends Record<string, SqlStorageValue> {
+  epoch: number;
+  step: number;
+  task: number;
+  kept: number;
+  mean_reward: number;
+  rewards: string;
+  reason: string;
+}
+
+/** Typed access to the run's SQLite tables. Every write happens inside the caller's transaction. */
+export class RunStore {
+  constructor(
+    private readonly sql_: SqlStorage,
+    private readonly now: () => number,
+  ) {}
+
+  sql(query: string, ...params: SqlStorageValue[]): void {
+    this.sql_.exec(query, ...params);
+  }
+
+  sqlAll<T extends Record<string, SqlStorageValue>>(query: string, ...params: SqlStorageValue[]): T[] {
+    return this.sql_.exec<T>(query, ...params).toArray();
+  }
+
+  sqlOne<T extends Record<string, SqlStorageValue>>(query: string, ...params: SqlStorageValue[]): T {
+    return this.sql_.exec<T>(query, ...params).one();
+  }
+
+  sqlInsertRun(row: Pick<RunRow, "run_id" | "tenant_id" | "agent_id" | "dataset_id" | "config" | "status" | "library" | "start_library" | "created_at" | "updated_at">): void {
+    const keys = Object.keys(row) as (keyof typeof row)[];
+    this.sql_.exec(`INSERT INTO run (id, ${keys.join(", ")}) VALUES (1, ${keys.map(() => "?").join(", ")})`, ...keys.map((k) => row[k]));
+  }
+
+  run(): RunRow | null {
+    return this.sql_.exec<RunRow>("SELECT * FROM run WHERE id = 1").toArray()[0] ?? null;
+  }
+
+  mustRun(): RunRow {
+    const r = this.run();
+    if (!r) throw new Error("practice run not initialised");
+    return r;
+  }
+
+  config(): RunConfig {
+    return JSON.parse(this.mustRun().config) as RunConfig;
+  }
+
+  library(): RunExperience[] {
+    return JSON.parse(this.mustRun().library) as RunExperience[];
+  }
+
+  startLibrary(): RunExperience[] {
+    return JSON.parse(this.mustRun().start_library) as RunExperience[];
+  }
+
+  updateRun(fields: Partial<Omit<RunRow, "run_id">>): void {
+    const keys = Object.keys(fields) as (keyof typeof fields)[];
+    if (!keys.length) return;
+    const sets = keys.map((k) => `${k} = ?`).join(", ");
+    this.sql_.exec(`UPDATE run SET ${sets}, updated_at = ? WHERE id = 1`, ...keys.map((k) => fields[k] as SqlStorageValue), this.now());
+  }
+
+  addUsage(usage: UsageTotals | undefined, at: { epoch: number; step: number }): void {
+    if (!usage) return;
+    this.sql_.exec(
+      "UPDATE run SET calls = calls + ?, tokens_in = tokens_in + ?, tokens_out = tokens_out + ?, cost_usd = cost_usd + ? WHERE id = 1",
+      usage.calls,
+      usage.tokensIn,
+      usage.tokensOut,
+      usage.costUsd,
+    );
+    this.sql_.exec(
+      "UPDATE steps SET calls = calls + ?, tokens_in = tokens_in + ?, tokens_out = tokens_out + ?, cost_usd = cost_usd + ? WHERE epoch = ? AND step = ?",
+      usage.calls,
+      usage.tokensIn,
+      usage.tokensOut,
+      usage.costUsd,
+      at.epoch,
+      at.step,
+    );
+  }
+
+  taskCount(): number {
+    return this.sql_.exec<{ n: number }>("SELECT COUNT(*) AS n FROM tasks").one().n;
+  }
+
+  task(idx: number): TaskRow {
+    const t = this.sql_.exec<TaskRow>("SELECT * FROM tasks WHERE idx = ?", idx).toArray()[0];
+    if (!t) throw new Error(`task ${idx} missing`);
+    return t;
+  }
+
+  insertTasks(tasks: readonly { taskId: string; task: string; groundTruth: string | null }[]): number {
+    let next = this.taskCount();
+    let added = 0;
+    for (const t of tasks) {
+      const r = this.sql_.exec("INSERT INTO tasks (idx, task_id, task, ground_truth) VALUES (?, ?, ?, ?) ON CONFLICT(task_id) DO NOTHING", next, t.taskId, t.task, t.groundTruth);
+      if (r.rowsWritten > 0) {
+        next++;
+        added++;
+      }
+    }
+    return added;
+  }
+
+  unit(key: string): UnitRow | null {
+    return this.sql_.exec<UnitRow>("SELECT * FROM units WHERE key = ?", key).toArray()[0] ?? null;
+  }
+
+  /** Creates a unit once; creating an existing key is a no-op, which keeps re-entrant transitions safe. */
+  createUnit(ref: UnitRef): boolean {
+    const seq = this.sql_.exec<{ n: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM units").one().n;
+    const r = this.sql_.exec(
+      "INSERT INTO units (key, seq, epoch, step, task, rollout, stage, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT(key) DO NOTHING",
+      unitKey(ref),
+      seq,
+      ref.epoch,
+      ref.step,
+      ref.task,
+      ref.rollout,
+      ref.stage,
+    );
+    return r.rowsWritten > 0;
+  }
+
+  stepUnits(epoch: number, step: number, stage: UnitStage, task?: number): UnitRow[] {
+    return task === undefined
+      ? this.sql_.exec<UnitRow>("SELECT * FROM units WHERE epoch = ? AND step = ? AND stage = ? ORDER BY task, rollout", epoch, step, stage).toArray()
+      : this.sql_
+          .exec<UnitRow>("SELECT * FROM units WHERE epoch = ? AND step = ? AND stage = ? AND task = ? ORDER BY rollout", epoch, step, stage, task)
+          .toArray();
+  }
+
+  step(epoch: number, step: number): StepRow | null {
+    return this.sql_.exec<StepRow>("SELECT * FROM steps WHERE epoch = ? AND step = ?", epoch, step).toArray()[0] ?? null;
+  }
+
+  groups(epoch: number, step: number): GroupRow[] {
+    return this.sql_.exec<GroupRow>("SELECT * FROM groups WHERE epoch = ? AND step = ? ORDER BY task", epoch, step).toArray();
+  }
+
+  group(epoch: number, step: number, task: number): GroupRow | null {
+    return this.sql_.exec<GroupRow>("SELECT * FROM groups WHERE epoch = ? AND step = ? AND task = ?", epoch, step, task).toArray()[0] ?? null;
+  }
+
+  event(type: string, data: Record<string, unknown>): void {
+    const at = this.now();
+    this.sql_.exec("INSERT INTO events (at, type, data) VALUES (?, ?, ?)", at, type, JSON.stringify({ at, ...data }));
+  }
+
+  /** Events after an id, their data as stored JSON (it goes to the event stream as it is). */
+  events(after: number, limit: number): { id: number; type: string; data: string }[] {
+    return this.sql_.exec<{ id: number; type: string; data: string }>("SELECT id, type, data FROM events WHERE id > ? ORDER BY id LIMIT ?", after, limit).toArray();
+  }
+
+  promotion(): Promotion | null {
+    const p = this.mustRun().promotion;
+    return p ? (JSON.parse(p) as Promotion) : null;
+  }
+}

@@ -1,0 +1,76 @@
+import type { VerifierConfig, Verdict } from "../verifiers/schema";
+import type { BatchPlan, GroupAdvantage, Proposal } from "./plan";
+import type { Policy, UsageTotals } from "./run-types";
+
+export interface LibraryLine {
+  label: string;
+  text: string;
+}
+
+interface UnitContext {
+  runId: string;
+  tenantId: string;
+  agentId: string;
+}
+
+/** Everything a queue consumer needs to run one unit; the DO hands it out when the unit is claimed. */
+export type UnitInput = UnitContext &
+  (
+    | { stage: "rollout"; rolloutId: string; taskId: string; task: string; policy: Policy; library: LibraryLine[] }
+    | { stage: "verify"; taskId: string; task: string; answer: string; groundTruth: string | null; verifier: VerifierConfig }
+    | {
+        stage: "summary";
+        task: string;
+        reference: string | null;
+        library: LibraryLine[];
+        attempts: { answer: string; trajectory: string | null; reward: number }[];
+      }
+    | {
+        stage: "advantage";
+        task: string;
+        reference: string | null;
+        library: LibraryLine[];
+        maxOps: number;
+        attempts: { summary: string; answer: string; reward: number }[];
+      }
+    | { stage: "batch"; library: LibraryLine[]; groups: { taskId: string; task: string; analysis: string; proposals: Proposal[] }[] }
+  );
+
+export type UnitData = {
+  rollout: { answer: string; trajectory: string | null };
+  verify: Verdict;
+  summary: { summaries: string[] };
+  advantage: GroupAdvantage;
+  batch: BatchPlan;
+};
+
+/**
+ * What a consumer reports for a unit. `error` marks a unit that failed for good (after retries):
+ * the run goes on without it. `fatal` fails the whole run (no LLM configured any more), and
+ * `budgetExceeded` stops it as `budget-exhausted`. `awaiting` says a webhook policy accepted the
+ * rollout with 202 and will post its result later.
+ */
+export interface UnitResult<D = unknown> {
+  data?: D;
+  usage?: UsageTotals;
+  error?: string;
+  fatal?: boolean;
+  budgetExceeded?: boolean;
+  awaiting?: boolean;
+}
+
+/** The outcome of claiming a unit: run it, or do nothing because it is finished, leased or void. */
+export type Claim = { status: "run"; input: UnitInput } | { status: "done" | "busy" | "void" };
+
+/** Trajectories and answers are capped where they are stored and where they enter prompts. */
+export const MAX_TRAJECTORY_CHARS = 24_000;
+export const MAX_ANSWER_CHARS = 8_000;
+
+/** Keeps the head and the tail, where the approach and the final answer usually are. */
+export function capText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const half = Math.floor((max - 40) / 2);
+  return `${text.slice(0, half)}\n… [${text.length - 2 * half} characters omitted] …\n${text.slice(-half)}`;
+}
+
+export type { Verdict };

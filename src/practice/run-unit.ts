@@ -1,0 +1,52 @@
+import type { Env } from "../env";
+import type { Logger } from "../http/logger";
+import type { UnitInput, UnitResult } from "../core/practice/units";
+import { BudgetExceededError, createLlm, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, type LlmUsage } from "../llm";
+import { practiceStub } from "../services/practice";
+import { QUEUE_MAX_RETRIES } from "../jobs/messages";
+import { llmRollout } from "./rollout";
+import { batchUpdate, groupAdvantage, summarise } from "./learner";
+
+const usageOf = (u: LlmUsage) => ({ calls: u.calls, tokensIn: u.tokensIn, tokensOut: u.tokensOut, costUsd: u.costUsd });
+
+async function execute(input: UnitInput, env: Env, log: Logger): Promise<UnitResult> {
+  const llm = createLlm(env, { tenantId: input.tenantId, agentId: input.agentId, logger: log });
+  const done = <D>(r: { data: D; usage: LlmUsage }): UnitResult<D> => ({ data: r.data, usage: usageOf(r.usage) });
+  switch (input.stage) {
+    case "rollout":
+      if (input.policy.kind === "llm") return done(await llmRollout(llm, input));
+      throw new Error("webhook policies are not wired yet");
+    case "verify":
+      throw new Error("remote verifiers are not wired yet");
+    case "summary":
+      return done(await summarise(llm, input));
+    case "advantage":
+      return done(await groupAdvantage(llm, input));
+    case "batch":
+      return done(await batchUpdate(llm, input));
+  }
+}
+
+/**
+ * Runs one practice unit: claim it from the run (a unit already done, or leased by a duplicate
+ * delivery running alongside, makes no LLM call), run it, report the result. A failure is retried
+ * by the queue with backoff; the last attempt reports the failure instead, so the run goes on.
+ */
+export async function runPracticeUnit(msg: { runId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) {
+  const run = practiceStub(env, msg.runId);
+  const claim = await run.claim(msg.key);
+  if (claim.status !== "run") return { key: msg.key, skipped: claim.status };
+  try {
+    const result = await execute(claim.input, env, log);
+    await run.report(msg.key, result);
+    return { key: msg.key, reported: true };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof BudgetExceededError) return run.report(msg.key, { error: message, budgetExceeded: true });
+    if (err instanceof LlmNotConfiguredError || err instanceof LlmSettingsError) return run.report(msg.key, { error: message, fatal: true });
+    // Unusable model output was already given one repair call: retrying the same prompt rarely helps.
+    if (err instanceof LlmOutputError || delivery.attempts > QUEUE_MAX_RETRIES) return run.report(msg.key, { error: message.slice(0, 2000) });
+    await run.release(msg.key);
+    throw err;
+  }
+}

@@ -1,0 +1,271 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { streamSSE } from "hono/streaming";
+import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
+import { RolloutAnswerSchema, RunCreateSchema, RunStatusSchema, RunViewSchema } from "../core/practice/run-types";
+import { parseRolloutId } from "../core/practice/unit-key";
+import { decodeCursor, encodeCursor } from "../core/cursor";
+import { agentFor } from "../services/agents";
+import { admitQueuedRuns, createRun, listRuns, practiceStub, resultForRollout, runRow, runView } from "../services/practice";
+import { requireScope } from "../http/auth";
+import { badRequest, notFound } from "../http/problem";
+import { AgentParams, IdempotencyHeader, markReplay, PageQuery, timestamp } from "./schemas";
+
+const base = "/v1/agents/{agentId}/practice-runs";
+const RunParams = AgentParams.extend({ runId: z.string().min(1).max(64).openapi({ param: { name: "runId", in: "path" } }) });
+const StepParams = RunParams.extend({ n: z.coerce.number().int().min(0).max(100_000).openapi({ param: { name: "n", in: "path" } }) });
+const RunView = RunViewSchema.openapi("PracticeRun");
+const Json = z.record(z.string(), z.unknown());
+
+/** How long one event stream stays open; clients reconnect with Last-Event-ID and lose nothing. */
+const SSE_MAX_MS = 5 * 60_000;
+const SSE_POLL_MS = 500;
+
+const RunListItem = z.object({
+  runId: z.string(),
+  datasetId: z.string(),
+  status: RunStatusSchema,
+  summary: Json.nullable(),
+  error: z.string().nullable(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const practiceRoutes = router()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: base,
+      tags: ["practice"],
+      summary: "Start a Training-Free GRPO practice run on a dataset",
+      security,
+      request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(RunCreateSchema.openapi("PracticeRunCreate")) },
+      responses: { 202: jsonResponse(z.object({ runId: z.string(), status: RunStatusSchema }), "Accepted; the run is queued"), ...commonErrors },
+    }),
+    async (c) => {
+      const { key } = await agentFor(c, c.req.valid("param").agentId, "write");
+      const agentId = c.req.valid("param").agentId;
+      const r = await createRun(c.env, { tenantId: key.tenantId, agentId }, c.req.valid("json"), c.req.valid("header")["idempotency-key"]);
+      markReplay(c, r.replayed);
+      if (!r.replayed) {
+        // Admission runs after the response; the cron retries it should this fail.
+        c.executionCtx.waitUntil(
+          admitQueuedRuns(c.env, key.tenantId).then(
+            () => undefined,
+            (err: unknown) => c.get("logger").error("practice admission failed", { err: String(err) }),
+          ),
+        );
+      }
+      return c.json({ runId: r.runId, status: r.status }, 202);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: base,
+      tags: ["practice"],
+      summary: "Practice runs of the agent, newest first",
+      security,
+      request: { params: AgentParams, query: PageQuery },
+      responses: { 200: jsonResponse(z.object({ items: z.array(RunListItem), nextCursor: z.string().nullable() }), "A page of runs"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "read");
+      const { limit, cursor } = c.req.valid("query");
+      let after: { createdAt: number; runId: string } | undefined;
+      if (cursor) {
+        const d = decodeCursor(cursor);
+        if (!d || typeof d.c !== "number" || typeof d.r !== "string") {
+          throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
+        }
+        after = { createdAt: d.c, runId: d.r };
+      }
+      const { rows, more } = await listRuns(c.env, { tenantId: key.tenantId, agentId }, limit, after);
+      const last = rows[rows.length - 1];
+      return c.json(
+        {
+          items: rows.map((r) => ({ runId: r.runId, datasetId: r.datasetId, status: r.status, summary: r.summary ?? null, error: r.error, createdAt: r.createdAt, updatedAt: r.updatedAt })),
+          nextCursor: more && last ? encodeCursor({ c: last.createdAt, r: last.runId }) : null,
+        },
+        200,
+      );
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{runId}`,
+      tags: ["practice"],
+      summary: "A run: configuration, status, progress, train reward per step, tokens and cost",
+      security,
+      request: { params: RunParams },
+      responses: { 200: jsonResponse(RunView, "The run"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId, runId } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "read");
+      return c.json(await runView(c.env, { tenantId: key.tenantId, agentId }, runId), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{runId}/events`,
+      tags: ["practice"],
+      summary: "Server-Sent Events: stage changes, rollout progress, each step's result, the end (resumable with Last-Event-ID)",
+      security,
+      request: {
+        params: RunParams,
+        headers: z.object({ "last-event-id": z.string().regex(/^\d{1,12}$/).optional().openapi({ param: { name: "last-event-id", in: "header" } }) }),
+      },
+      responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: z.string() } } }, ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId, runId } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "read");
+      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
+      const stub = practiceStub(c.env, runId);
+      let after = Number(c.req.valid("header")["last-event-id"] ?? 0);
+      return streamSSE(c, async (stream) => {
+        const until = Date.now() + SSE_MAX_MS;
+        while (!stream.aborted && Date.now() < until) {
+          const { events, terminal } = await stub.events(after, 200);
+          for (const e of events) {
+            await stream.writeSSE({ id: String(e.id), event: e.type, data: e.data });
+            after = e.id;
+          }
+          if (terminal && events.length < 200) return;
+          if (events.length === 0) await stream.sleep(SSE_POLL_MS);
+        }
+      });
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{runId}/steps`,
+      tags: ["practice"],
+      summary: "The run's steps, each with its mean train reward, library size and usage",
+      security,
+      request: { params: RunParams },
+      responses: { 200: jsonResponse(z.object({ items: z.array(Json) }), "Steps"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId, runId } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "read");
+      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
+      return c.json({ items: await practiceStub(c.env, runId).steps() }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{runId}/steps/{n}`,
+      tags: ["practice"],
+      summary: "One step: groups kept and filtered with rewards, proposals with reasoning, the final plan, dropped ops with reasons, the library diff",
+      security,
+      request: { params: StepParams },
+      responses: { 200: jsonResponse(Json, "The step"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId, runId, n } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "read");
+      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
+      const step = await practiceStub(c.env, runId).stepDetail(n);
+      if (!step) throw notFound(`Step ${n} of run '${runId}' has not started.`);
+      return c.json(step as unknown as Record<string, unknown>, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{runId}/rollouts`,
+      tags: ["practice"],
+      summary: "Rollouts: answers, trajectories (size-capped), rewards and verifier reasoning",
+      security,
+      request: {
+        params: RunParams,
+        query: z.object({
+          epoch: z.coerce.number().int().min(0).optional(),
+          step: z.coerce.number().int().min(0).optional(),
+          taskId: z.string().min(1).max(128).optional(),
+          limit: z.coerce.number().int().min(1).max(200).default(50),
+          cursor: z.string().max(200).optional(),
+        }),
+      },
+      responses: { 200: jsonResponse(z.object({ items: z.array(Json), nextCursor: z.string().nullable() }), "A page of rollouts"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId, runId } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "read");
+      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
+      const q = c.req.valid("query");
+      let after: number | undefined;
+      if (q.cursor) {
+        const d = decodeCursor(q.cursor);
+        if (!d || typeof d.s !== "number") throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
+        after = d.s;
+      }
+      const page = await practiceStub(c.env, runId).rollouts({ epoch: q.epoch, step: q.step, taskId: q.taskId, limit: q.limit, after });
+      return c.json({ items: page.items as Record<string, unknown>[], nextCursor: page.next === null ? null : encodeCursor({ s: page.next }) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{runId}/library`,
+      tags: ["practice"],
+      summary: "The run's own library as it stands, with labels and each experience's lineage",
+      security,
+      request: { params: RunParams },
+      responses: { 200: jsonResponse(Json, "The run's library"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId, runId } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "read");
+      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
+      return c.json((await practiceStub(c.env, runId).library()) as unknown as Record<string, unknown>, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: `${base}/{runId}/cancel`,
+      tags: ["practice"],
+      summary: "Cancel a run; nothing is promoted. Cancelling a finished run changes nothing",
+      security,
+      request: { params: RunParams },
+      responses: { 200: jsonResponse(RunView, "The run"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId, runId } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "write");
+      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
+      return c.json(await practiceStub(c.env, runId).cancel(), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/practice/rollouts/{rolloutId}/result",
+      tags: ["practice"],
+      summary: "The result of a webhook rollout that was answered with 202",
+      security,
+      request: {
+        params: z.object({ rolloutId: z.string().min(1).max(200).openapi({ param: { name: "rolloutId", in: "path" } }) }),
+        ...jsonBody(RolloutAnswerSchema.openapi("RolloutAnswer")),
+      },
+      responses: {
+        200: jsonResponse(z.object({ rolloutId: z.string(), status: z.enum(["accepted", "duplicate"]) }), "Recorded (or already recorded)"),
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const { rolloutId } = c.req.valid("param");
+      const key = requireScope(c.get("principal"), "write");
+      const ref = parseRolloutId(rolloutId);
+      if (!ref) throw notFound(`Rollout '${rolloutId}' does not exist.`);
+      const status = await resultForRollout(c.env, key, ref, c.req.valid("json"));
+      return c.json({ rolloutId, status }, 200);
+    },
+  );

@@ -1,0 +1,226 @@
+import { and, asc, count, desc, eq, lt, or } from "drizzle-orm";
+import type { Env } from "../env";
+import { db } from "../db/client";
+import { datasets, datasetTasks, practiceRuns, tenants } from "../db/schema";
+import { sha256Hex } from "../core/api-key";
+import { type Promotion, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
+import { capText, MAX_ANSWER_CHARS, MAX_TRAJECTORY_CHARS } from "../core/practice/units";
+import type { RunExperience } from "../core/practice/plan";
+import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
+import type { VerifierConfig } from "../core/verifiers/schema";
+import { conflict, notFound, ProblemError, unprocessable } from "../http/problem";
+import { llmConfigured, LlmNotConfiguredError } from "../llm";
+import { callMemory, memoryStub } from "./agent-memory";
+import type { RunRow } from "../../durable-objects/practice-run/store";
+
+export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
+
+/** Runs of one tenant that may be running at once; the others wait as `queued`. */
+const DEFAULT_MAX_RUNS_PER_TENANT = 4;
+/** Tasks go to the run's Durable Object in pieces that stay well under the RPC message limit. */
+const TASK_CHUNK = 500;
+
+interface Caller {
+  tenantId: string;
+  agentId: string;
+}
+
+/** Everything that could be wrong with a run request is found here, before anything is stored. */
+async function prepare(env: Env, who: Caller, body: RunCreate) {
+  const ds = await db(env)
+    .select()
+    .from(datasets)
+    .where(and(eq(datasets.id, body.datasetId), eq(datasets.tenantId, who.tenantId)))
+    .get();
+  if (!ds) throw unprocessable(`Dataset '${body.datasetId}' does not exist.`, [{ path: "datasetId", message: "No such dataset" }]);
+  const tasks = await db(env)
+    .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth })
+    .from(datasetTasks)
+    .where(and(eq(datasetTasks.datasetId, ds.id), eq(datasetTasks.split, "train")))
+    .orderBy(asc(datasetTasks.seq))
+    .all();
+  if (tasks.length === 0) {
+    throw unprocessable(`Dataset '${ds.id}' has no train tasks to practise on.`, [{ path: "datasetId", message: "No train tasks" }]);
+  }
+  const withTruth = tasks.filter((t) => t.groundTruth !== null && t.groundTruth !== "").length;
+  const verifier: VerifierConfig = body.verifier ?? ds.verifier ?? defaultVerifier(body.useGroundTruth && withTruth === tasks.length);
+  if (needsGroundTruth(verifier) && withTruth < tasks.length) {
+    throw unprocessable(
+      `The '${verifier.kind}' verifier needs a ground truth, but ${tasks.length - withTruth} of ${tasks.length} train tasks have none. Use 'majority', 'llm-judge' or 'webhook'.`,
+      [{ path: "verifier", message: "Needs ground truths the dataset does not have" }],
+    );
+  }
+  if (body.policy.kind === "webhook" || verifier.kind === "webhook") {
+    const tenant = await db(env).select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, who.tenantId)).get();
+    if (!tenant?.secret) {
+      throw unprocessable("Webhook policies and verifiers are signed with the tenant's webhook secret; create one first (POST /v1/webhook-secret).", [
+        { path: body.policy.kind === "webhook" ? "policy.url" : "verifier.url", message: "No webhook secret" },
+      ]);
+    }
+  }
+  // Summaries, group advantages and batch updates always need an LLM, whatever the policy is.
+  if (!llmConfigured(env)) throw new LlmNotConfiguredError();
+  const config: RunConfig = { ...body, verifier, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
+  return { ds, tasks, config };
+}
+
+/**
+ * Creates a run: the D1 row, then the run's Durable Object with the train tasks and a copy of the
+ * agent's active library. With an Idempotency-Key the run id is derived from it, so a retried
+ * create finds the first run instead of starting a second one.
+ */
+export async function createRun(env: Env, who: Caller, body: RunCreate, idempotencyKey?: string) {
+  const { tasks, config } = await prepare(env, who, body);
+  const requestHash = await sha256Hex(JSON.stringify(body));
+  const runId = idempotencyKey
+    ? `run_${(await sha256Hex(`${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24)}`
+    : `run_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`;
+  const inserted = await db(env)
+    .insert(practiceRuns)
+    .values({ runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, status: "queued", config: { ...config, requestHash } })
+    .onConflictDoNothing()
+    .returning({ runId: practiceRuns.runId })
+    .all();
+  if (inserted.length === 0) {
+    const prior = await db(env).select().from(practiceRuns).where(eq(practiceRuns.runId, runId)).get();
+    if (!prior || prior.tenantId !== who.tenantId || prior.agentId !== who.agentId || prior.config.requestHash !== requestHash) {
+      throw conflict("This Idempotency-Key was already used with a different request body.");
+    }
+    return { runId, status: prior.status, replayed: true };
+  }
+  const exported = await callMemory(() => memoryStub(env, who.tenantId, who.agentId).exportLibrary());
+  const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text }));
+  const stub = practiceStub(env, runId);
+  const input = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config, library };
+  await stub.init(input, tasks.slice(0, TASK_CHUNK));
+  for (let i = TASK_CHUNK; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK));
+  return { runId, status: "queued" as RunStatus, replayed: false };
+}
+
+/**
+ * Starts queued runs of a tenant while fewer than the limit are running. The status flip is one
+ * conditional UPDATE, so two admissions at once cannot both take the last slot.
+ */
+export async function admitQueuedRuns(env: Env, tenantId: string): Promise<string[]> {
+  const limit = Number(env.PRACTICE_MAX_RUNS_PER_TENANT ?? DEFAULT_MAX_RUNS_PER_TENANT) || DEFAULT_MAX_RUNS_PER_TENANT;
+  const started: string[] = [];
+  for (;;) {
+    const next = await db(env)
+      .select({ runId: practiceRuns.runId })
+      .from(practiceRuns)
+      .where(and(eq(practiceRuns.tenantId, tenantId), eq(practiceRuns.status, "queued")))
+      .orderBy(asc(practiceRuns.createdAt), asc(practiceRuns.runId))
+      .get();
+    if (!next) return started;
+    const r = await env.DB.prepare(
+      `UPDATE practice_runs SET status = 'running', updated_at = ?1
+       WHERE run_id = ?2 AND status = 'queued'
+         AND (SELECT COUNT(*) FROM practice_runs WHERE tenant_id = ?3 AND status = 'running') < ?4`,
+    )
+      .bind(Date.now(), next.runId, tenantId, limit)
+      .run();
+    if (r.meta.changes === 0) return started;
+    await practiceStub(env, next.runId).start();
+    started.push(next.runId);
+  }
+}
+
+export async function syncRunRow(env: Env, runId: string, fields: { status: RunStatus; summary: Record<string, unknown>; error: string | null }) {
+  await db(env)
+    .update(practiceRuns)
+    .set({ status: fields.status, summary: fields.summary, error: fields.error, updatedAt: Date.now() })
+    .where(eq(practiceRuns.runId, runId))
+    .run();
+}
+
+/** Hands a finished run's library to the agent as one `practice` version (or records why not). */
+export async function promoteRun(env: Env, run: RunRow, cfg: RunConfig, start: RunExperience[], final: RunExperience[]): Promise<Promotion> {
+  const none = (reason: string): Promotion => ({ promoted: false, reason, version: null, applied: 0, skipped: [] });
+  if (cfg.promote === "never") return none("promote is 'never': the learned library stays in the run");
+  const how = run.finishing === "budget-exhausted" ? "stopped by its budget, keeping what its finished steps learned" : "completed";
+  const reason = `practice run ${run.run_id} (${how}): ${cfg.epochs} epoch(s) on dataset ${run.dataset_id}`;
+  const { value } = await callMemory(() =>
+    memoryStub(env, run.tenant_id, run.agent_id).promotePractice({
+      runId: run.run_id,
+      reason,
+      start: start.map((e) => ({ id: e.id, text: e.text })),
+      final: final.map((e) => ({ id: e.id, text: e.text })),
+    }),
+  );
+  if (value.version === null) {
+    return { ...none(value.skipped.length ? "every change was skipped (see skipped)" : "the run's library did not change"), skipped: value.skipped };
+  }
+  return { promoted: true, reason, version: value.version, applied: value.applied, skipped: value.skipped };
+}
+
+/** The run's D1 row for the caller's tenant and agent; another tenant's run is a 404 like a missing one. */
+export async function runRow(env: Env, who: Caller, runId: string) {
+  const row = await db(env)
+    .select()
+    .from(practiceRuns)
+    .where(and(eq(practiceRuns.runId, runId), eq(practiceRuns.tenantId, who.tenantId), eq(practiceRuns.agentId, who.agentId)))
+    .get();
+  if (!row) throw notFound(`Practice run '${runId}' does not exist.`);
+  return row;
+}
+
+/** The run's live view from its Durable Object. */
+export async function runView(env: Env, who: Caller, runId: string) {
+  await runRow(env, who, runId);
+  const view = await practiceStub(env, runId).view();
+  if (!view) throw new ProblemError(503, "service-unavailable", `Practice run '${runId}' is still being created; try again.`);
+  return view;
+}
+
+export async function listRuns(env: Env, who: Caller, limit: number, after?: { createdAt: number; runId: string }) {
+  const rows = await db(env)
+    .select()
+    .from(practiceRuns)
+    .where(
+      and(
+        eq(practiceRuns.tenantId, who.tenantId),
+        eq(practiceRuns.agentId, who.agentId),
+        after
+          ? or(lt(practiceRuns.createdAt, after.createdAt), and(eq(practiceRuns.createdAt, after.createdAt), lt(practiceRuns.runId, after.runId)))
+          : undefined,
+      ),
+    )
+    .orderBy(desc(practiceRuns.createdAt), desc(practiceRuns.runId))
+    .limit(limit + 1)
+    .all();
+  return { rows: rows.slice(0, limit), more: rows.length > limit };
+}
+
+/** Runs of a tenant still in flight, for the cron safety net that restarts stalled admissions. */
+export async function tenantsWithQueuedRuns(env: Env): Promise<string[]> {
+  const rows = await db(env)
+    .select({ tenantId: practiceRuns.tenantId, n: count() })
+    .from(practiceRuns)
+    .where(eq(practiceRuns.status, "queued"))
+    .groupBy(practiceRuns.tenantId)
+    .all();
+  return rows.map((r) => r.tenantId);
+}
+
+
+/** Records a webhook rollout's late result; the run must belong to the key's tenant (and agents). */
+export async function resultForRollout(
+  env: Env,
+  key: { tenantId: string; agentIds: string[] | null },
+  ref: { runId: string; key: string },
+  answer: RolloutAnswer,
+): Promise<"accepted" | "duplicate"> {
+  const row = await db(env)
+    .select({ agentId: practiceRuns.agentId })
+    .from(practiceRuns)
+    .where(and(eq(practiceRuns.runId, ref.runId), eq(practiceRuns.tenantId, key.tenantId)))
+    .get();
+  if (!row || (key.agentIds && !key.agentIds.includes(row.agentId))) throw notFound(`Rollout of run '${ref.runId}' does not exist.`);
+  const trajectory = answer.trajectory === undefined ? null : typeof answer.trajectory === "string" ? answer.trajectory : JSON.stringify(answer.trajectory);
+  const outcome = await practiceStub(env, ref.runId).rolloutResult(ref.key, {
+    answer: capText(answer.answer, MAX_ANSWER_CHARS),
+    trajectory: trajectory === null ? null : capText(trajectory, MAX_TRAJECTORY_CHARS),
+  });
+  if (outcome === "unknown") throw notFound(`Rollout of run '${ref.runId}' does not exist.`);
+  return outcome;
+}
