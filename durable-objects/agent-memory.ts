@@ -40,6 +40,7 @@ import { IdempotencyStore } from "./agent-memory/idempotency";
 import { promotePractice, type PracticePromotionInput } from "./agent-memory/practice-promotion";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
 import type { LiveDecision, LiveInsight } from "../src/core/live-lesson";
+import type { Outcome } from "../src/core/q-learning";
 
 const REEMBED_BATCH = 90;
 const DEFAULT_EPISODE_TTL_MINUTES = 60;
@@ -344,6 +345,10 @@ export class AgentMemory extends DurableObject<Env> {
 
   async listEpisodes(limit: number, cursor?: string, status?: "open" | "ended") {
     return this.rpc(() => this.episodes.list(limit, cursor, status));
+  }
+
+  async episodesForDataset(query: { since?: number; outcomes?: Outcome[]; limit: number }) {
+    return this.rpc(() => this.episodes.forDataset(query));
   }
 
   async ingestSession(session: SessionEnd) {

@@ -1,10 +1,12 @@
 import type { Attempt, AttemptCreate, Episode, EpisodeCreate, EpisodeEnd, EpisodeResult, SessionEnd } from "../../src/core/episode-types";
+import type { EpisodeForDataset } from "../../src/core/practice/dataset-types";
+import type { Outcome } from "../../src/core/q-learning";
 import { TRACE_SUMMARY_MAX_CHARS } from "../../src/core/memory-types";
 import { digestIfTrace } from "../../src/core/stack-digest";
 import { redactSecrets } from "../../src/core/redact";
 import { decodeCursor, encodeCursor } from "../../src/core/cursor";
 import { MemoryError } from "../memory-error";
-import { nextSeq, parseJson, type MemoryContext } from "./context";
+import { nextSeq, parseJson, placeholders, type MemoryContext } from "./context";
 import type { Cases } from "./cases";
 import type { Utility } from "./utility";
 import type { Jobs } from "./jobs";
@@ -207,6 +209,19 @@ export class Episodes {
       .map((r) => r.id);
     for (const id of stale) await this.end(id, { outcome: "timeout" });
     return stale;
+  }
+
+  /** Ended episodes for a practice dataset, most recently ended first. */
+  forDataset(q: { since?: number; outcomes?: Outcome[]; limit: number }): EpisodeForDataset[] {
+    const outcomes = q.outcomes ?? [];
+    return this.ctx.sql
+      .exec<{ id: string; task: string; outcome: string; answer: string | null; ended_at: number }>(
+        `SELECT id, task, outcome, answer, ended_at FROM episodes WHERE status = 'ended' AND ended_at >= ?
+         ${outcomes.length ? `AND outcome IN (${placeholders(outcomes.length)})` : ""} ORDER BY ended_at DESC, seq DESC LIMIT ?`,
+        q.since ?? 0, ...outcomes, q.limit,
+      )
+      .toArray()
+      .map((r) => ({ id: r.id, task: r.task, outcome: r.outcome, answer: r.answer, endedAt: r.ended_at }));
   }
 
   extractionInput(id: string): ExtractionInput {

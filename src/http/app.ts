@@ -11,6 +11,7 @@ import { requireOperator, requireTenantKey } from "./auth";
 import { ProblemError, problemResponse } from "./problem";
 import { renderDocsPage } from "./docs-page";
 import { registerRoutes } from "../routes";
+import { DATASET_TASKS_PATH_RE, DATASET_UPLOAD_MAX_BYTES, DATASET_UPLOAD_PATH_RE, NDJSON_TYPE_RE } from "../core/practice/dataset-types";
 
 const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH"]);
@@ -36,7 +37,8 @@ const requireJson = createMiddleware<AppEnv>(async (c, next) => {
     const length = c.req.header("content-length");
     const hasBody = length ? Number(length) > 0 : c.req.raw.body !== null;
     const type = c.req.header("content-type") ?? "";
-    if (hasBody && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+    const ndjsonUpload = NDJSON_TYPE_RE.test(type) && DATASET_TASKS_PATH_RE.test(c.req.path);
+    if (hasBody && !ndjsonUpload && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
       throw new ProblemError(415, "unsupported-media-type", "Send the body as `Content-Type: application/json`.");
     }
   }
@@ -73,7 +75,8 @@ export function createApp() {
     }),
   );
   app.use("/v1/*", async (c, next) => {
-    const limit = Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
+    const global = Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
+    const limit = DATASET_UPLOAD_PATH_RE.test(c.req.path) ? Math.max(global, DATASET_UPLOAD_MAX_BYTES) : global;
     return bodyLimit({
       maxSize: limit,
       onError: () => {

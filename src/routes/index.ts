@@ -15,6 +15,7 @@ import { episodeRoutes } from "./episodes";
 import { webhookRoutes } from "./webhook";
 import { webhookSecretRoutes } from "./webhook-secret";
 import { practiceRoutes } from "./practice";
+import { datasetRoutes } from "./datasets";
 
 /** Mount order matters only for docs; every route is a distinct path+method. */
 export function registerRoutes(app: OpenAPIHono<AppEnv>) {
@@ -31,6 +32,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     rewardRoutes,
     usageRoutes,
     episodeRoutes,
+    datasetRoutes,
     webhookSecretRoutes,
     webhookRoutes,
     practiceRoutes,

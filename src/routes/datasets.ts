@@ -1,0 +1,205 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
+import { requireScope, type Scope } from "../http/auth";
+import { ProblemError, badRequest, forbidden } from "../http/problem";
+import {
+  DatasetCreateSchema,
+  DatasetDetailSchema,
+  DatasetSchema,
+  DatasetTaskSchema,
+  FromEpisodesSchema,
+  NDJSON_TYPE_RE,
+  SplitSchema,
+  TASKS_PER_NDJSON_UPLOAD,
+  TaskUploadSchema,
+  UploadResultSchema,
+  parseTaskLines,
+  type DatasetTaskInput,
+} from "../core/practice/dataset-types";
+import { addTasks, createDataset, datasetFromEpisodes, deleteDataset, getDataset, listDatasets, taskPage } from "../services/datasets";
+import { agentFor } from "../services/agents";
+import { audit } from "../services/audit";
+import { AgentParams, PageQuery } from "./schemas";
+
+const Dataset = DatasetSchema.openapi("Dataset");
+const DatasetDetail = DatasetDetailSchema.openapi("DatasetDetail");
+const UploadResult = UploadResultSchema.openapi("TaskUploadResult");
+const Created = DatasetDetail.extend({ upload: UploadResult.nullable() }).openapi("CreatedDataset");
+const DatasetParams = z.object({
+  datasetId: z.string().min(1).max(64).openapi({ param: { name: "datasetId", in: "path" }, example: "ds_0123456789abcdef0123" }),
+});
+const base = "/v1/datasets";
+
+/**
+ * Datasets are shared by every agent of the tenant, so keys restricted to some agents may read
+ * them but not change them: one agent's key must not alter what another agent practises on.
+ */
+function datasetKey(c: Context<AppEnv>, scope: Scope) {
+  const key = requireScope(c.get("principal"), scope);
+  if (scope !== "read" && key.agentIds) {
+    throw forbidden("Keys restricted to some agents can read datasets but not change them; datasets are shared by every agent of the tenant.");
+  }
+  return key;
+}
+
+/** NDJSON uploads: every line is validated before anything is stored; problems name the line. */
+async function ndjsonTasks(c: Context<AppEnv>): Promise<DatasetTaskInput[]> {
+  const parsed = parseTaskLines(await c.req.text());
+  if (!parsed.ok && parsed.tooMany) {
+    throw new ProblemError(413, "payload-too-large", `At most ${TASKS_PER_NDJSON_UPLOAD} tasks per NDJSON request; split the upload.`);
+  }
+  if (!parsed.ok) {
+    const first = parsed.issues[0]!;
+    throw new ProblemError(400, "validation-failed", `Line ${first.line}${first.path ? ` (${first.path})` : ""}: ${first.message}`, {
+      line: first.line,
+      errors: parsed.issues.map((i) => ({ path: i.path ? `line.${i.line}.${i.path}` : `line.${i.line}`, message: i.message })),
+    });
+  }
+  if (!parsed.tasks.length) throw badRequest("The NDJSON body holds no tasks; send one JSON task a line.");
+  return parsed.tasks;
+}
+
+export const datasetRoutes = router()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: base,
+      tags: ["datasets"],
+      summary: "Create a practice dataset (tenant-wide), optionally with up to 500 tasks",
+      security,
+      request: jsonBody(DatasetCreateSchema.openapi("DatasetCreate")),
+      responses: { 201: jsonResponse(Created, "Created"), ...commonErrors },
+    }),
+    async (c) => {
+      const key = datasetKey(c, "write");
+      const { dataset, upload } = await createDataset(c.env, key.tenantId, c.req.valid("json"));
+      await audit(c, { tenantId: key.tenantId, action: "dataset.create", target: dataset.datasetId, detail: { name: dataset.name, tasks: dataset.counts.total } });
+      return c.json({ ...dataset, upload }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: `${base}/{datasetId}/tasks`,
+      tags: ["datasets"],
+      summary: "Add tasks: JSON `{ tasks }` (≤ 500) or application/x-ndjson, one task a line (≤ 5000 lines, ≤ 16 MiB)",
+      description:
+        "A task id is unique per dataset: re-uploading it changes nothing, and an id already stored with other content keeps the stored task and is reported in `conflicts`. Tasks without an id get a hash of their task and ground truth as id. Bad input (any line) stores nothing.",
+      security,
+      request: {
+        params: DatasetParams,
+        body: {
+          content: {
+            "application/json": { schema: TaskUploadSchema.openapi("TaskUpload") },
+            "application/x-ndjson": { schema: z.string().openapi({ description: "One task (as in `tasks`) a line" }) },
+          },
+          // Not `required`: the JSON validator then runs only for JSON bodies, and NDJSON is parsed here.
+          required: false,
+        },
+      },
+      responses: { 200: jsonResponse(UploadResult, "Stored"), ...commonErrors },
+    }),
+    async (c) => {
+      const key = datasetKey(c, "write");
+      const { datasetId } = c.req.valid("param");
+      const body = c.req.valid("json");
+      const tasks = NDJSON_TYPE_RE.test(c.req.header("content-type") ?? "") ? await ndjsonTasks(c) : typeof body === "object" ? body.tasks : undefined;
+      if (!tasks) throw badRequest("Send `{ tasks: [...] }` as JSON or one task a line as application/x-ndjson.");
+      return c.json(await addTasks(c.env, key.tenantId, datasetId, tasks), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: base,
+      tags: ["datasets"],
+      summary: "The tenant's datasets, newest first (cursor pagination)",
+      security,
+      request: { query: PageQuery },
+      responses: { 200: jsonResponse(z.object({ items: z.array(Dataset), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
+    }),
+    async (c) => {
+      const key = datasetKey(c, "read");
+      return c.json(await listDatasets(c.env, key.tenantId, c.req.valid("query")), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{datasetId}`,
+      tags: ["datasets"],
+      summary: "A dataset with its task counts per split",
+      security,
+      request: { params: DatasetParams },
+      responses: { 200: jsonResponse(DatasetDetail, "The dataset"), ...commonErrors },
+    }),
+    async (c) => {
+      const key = datasetKey(c, "read");
+      return c.json(await getDataset(c.env, key.tenantId, c.req.valid("param").datasetId), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{datasetId}/tasks`,
+      tags: ["datasets"],
+      summary: "A dataset's tasks in upload order, optionally of one split (cursor pagination)",
+      security,
+      request: { params: DatasetParams, query: PageQuery.extend({ split: SplitSchema.optional() }) },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(DatasetTaskSchema.openapi("DatasetTask")), nextCursor: z.string().nullable() }), "A page"),
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const key = datasetKey(c, "read");
+      return c.json(await taskPage(c.env, key.tenantId, c.req.valid("param").datasetId, c.req.valid("query")), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: `${base}/{datasetId}`,
+      tags: ["datasets"],
+      summary: "Delete a dataset and its tasks",
+      security,
+      request: { params: DatasetParams },
+      responses: {
+        200: jsonResponse(z.object({ datasetId: z.string(), deleted: z.literal(true) }).openapi("DeletedDataset"), "Deleted"),
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const key = datasetKey(c, "write");
+      const { datasetId } = c.req.valid("param");
+      await deleteDataset(c.env, key.tenantId, datasetId);
+      await audit(c, { tenantId: key.tenantId, action: "dataset.delete", target: datasetId });
+      return c.json({ datasetId, deleted: true as const }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/agents/{agentId}/datasets/from-episodes",
+      tags: ["datasets"],
+      summary: "Create a dataset from the agent's ended episodes; a successful episode's answer becomes the ground truth",
+      security,
+      request: { params: AgentParams, ...jsonBody(FromEpisodesSchema.openapi("DatasetFromEpisodes")) },
+      responses: { 201: jsonResponse(Created, "Created"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "write");
+      datasetKey(c, "write");
+      const { dataset, upload } = await datasetFromEpisodes(c.env, key.tenantId, agentId, c.req.valid("json"));
+      await audit(c, {
+        tenantId: key.tenantId,
+        action: "dataset.create",
+        target: dataset.datasetId,
+        detail: { name: dataset.name, tasks: dataset.counts.total, fromAgent: agentId },
+      });
+      return c.json({ ...dataset, upload }, 201);
+    },
+  );

@@ -1,0 +1,283 @@
+import { and, asc, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
+import type { Env } from "../env";
+import { datasets, datasetTasks } from "../db/schema";
+import { db, type Db } from "../db/client";
+import { chunks } from "../../durable-objects/agent-memory/context";
+import { decodeCursor, encodeCursor } from "../core/cursor";
+import { contentTaskId, splitOf } from "../core/practice/split";
+import type {
+  Dataset,
+  DatasetCounts,
+  DatasetCreate,
+  DatasetDetail,
+  DatasetTask,
+  DatasetTaskInput,
+  FromEpisodes,
+  UploadResult,
+} from "../core/practice/dataset-types";
+import { badRequest, notFound, unprocessable } from "../http/problem";
+import { callMemory, memoryStub } from "./agent-memory";
+
+/** D1 binds at most 100 parameters per statement; a task row binds 8. */
+const ROWS_PER_INSERT = 12;
+/** Rows and bytes sent in one D1 batch call, so one call never carries a whole large upload. */
+const ROWS_PER_BATCH = 240;
+const BYTES_PER_BATCH = 2_000_000;
+const CONFLICTS_LISTED = 100;
+
+type DatasetRow = typeof datasets.$inferSelect;
+type TaskRow = typeof datasetTasks.$inferSelect;
+
+const present = (d: DatasetRow): Dataset => ({
+  datasetId: d.id,
+  name: d.name,
+  description: d.description ?? null,
+  holdoutFraction: d.holdoutFraction,
+  verifier: d.verifier ?? null,
+  createdAt: d.createdAt,
+  updatedAt: d.updatedAt,
+});
+
+const presentTask = (t: TaskRow): DatasetTask => ({
+  id: t.taskId,
+  task: t.task,
+  groundTruth: t.groundTruth ?? null,
+  metadata: t.metadata ?? null,
+  split: t.split,
+  createdAt: t.createdAt,
+});
+
+const missing = (datasetId: string) => notFound(`Dataset '${datasetId}' does not exist.`);
+const ownDataset = (tenantId: string, datasetId: string) => and(eq(datasets.id, datasetId), eq(datasets.tenantId, tenantId));
+
+function cursorField<K extends string>(cursor: string | undefined, fields: Record<K, "string" | "number">): Record<K, string | number> | null {
+  if (!cursor) return null;
+  const decoded = decodeCursor(cursor);
+  if (!decoded || Object.entries(fields).some(([k, type]) => typeof decoded[k] !== type)) {
+    throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
+  }
+  return decoded as Record<K, string | number>;
+}
+
+function batches<T>(items: readonly T[], size: (item: T) => number): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const n = size(item);
+    if (current.length && (current.length >= ROWS_PER_BATCH || bytes + n > BYTES_PER_BATCH)) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += n;
+  }
+  if (current.length) out.push(current);
+  return out;
+}
+
+async function runBatch<T>(d: Db, queries: T[]) {
+  return (await d.batch(queries as unknown as Parameters<Db["batch"]>[0])) as readonly unknown[];
+}
+
+export async function createDataset(env: Env, tenantId: string, input: DatasetCreate): Promise<{ dataset: DatasetDetail; upload: UploadResult | null }> {
+  const d = db(env);
+  const row = await d
+    .insert(datasets)
+    .values({
+      id: `ds_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`,
+      tenantId,
+      name: input.name,
+      description: input.description ?? null,
+      holdoutFraction: input.holdoutFraction,
+      verifier: input.verifier ?? null,
+    })
+    .returning()
+    .get();
+  const upload = input.tasks?.length ? await addTasks(env, tenantId, row.id, input.tasks) : null;
+  return { dataset: await getDataset(env, tenantId, row.id), upload };
+}
+
+const sameContent = (stored: Pick<TaskRow, "task" | "groundTruth" | "metadata" | "split">, t: DatasetTaskInput) =>
+  stored.task === t.task &&
+  (stored.groundTruth ?? null) === (t.groundTruth ?? null) &&
+  JSON.stringify(stored.metadata ?? null) === JSON.stringify(t.metadata ?? null) &&
+  (t.split === undefined || t.split === stored.split);
+
+/**
+ * Stores tasks with INSERT … ON CONFLICT DO NOTHING: an id already in the dataset keeps its stored
+ * content, so uploads are idempotent. Tasks take their `seq` from a range reserved on the dataset
+ * row first, which keeps task order stable under concurrent uploads. Every task is validated
+ * before this is called; a D1 failure part-way leaves a prefix stored, and the retry completes it.
+ */
+export async function addTasks(env: Env, tenantId: string, datasetId: string, input: readonly DatasetTaskInput[]): Promise<UploadResult> {
+  const d = db(env);
+  const reserved = await d
+    .update(datasets)
+    .set({ taskSeq: sql`${datasets.taskSeq} + ${input.length}` })
+    .where(ownDataset(tenantId, datasetId))
+    .returning({ taskSeq: datasets.taskSeq, holdoutFraction: datasets.holdoutFraction })
+    .get();
+  if (!reserved) throw missing(datasetId);
+  const base = reserved.taskSeq - input.length;
+  const now = Date.now();
+  const tasks = await Promise.all(
+    input.map(async (t, i) => {
+      const taskId = t.id ?? (await contentTaskId(t.task, t.groundTruth ?? null));
+      return {
+        datasetId,
+        taskId,
+        seq: base + i + 1,
+        task: t.task,
+        groundTruth: t.groundTruth ?? null,
+        metadata: t.metadata ?? null,
+        split: t.split ?? splitOf(taskId, reserved.holdoutFraction),
+        createdAt: now,
+      };
+    }),
+  );
+
+  const insertedIds = new Set<string>();
+  const size = (t: (typeof tasks)[number]) => t.task.length + (t.groundTruth?.length ?? 0) + 200;
+  for (const group of batches(tasks, size)) {
+    const results = await runBatch(
+      d,
+      chunks(group, ROWS_PER_INSERT).map((rows) =>
+        d.insert(datasetTasks).values(rows).onConflictDoNothing().returning({ taskId: datasetTasks.taskId }),
+      ),
+    );
+    for (const rows of results as { taskId: string }[][]) for (const r of rows) insertedIds.add(r.taskId);
+  }
+
+  // Everything not inserted now was stored before (or earlier in this upload): compare contents.
+  const notInserted: { input: DatasetTaskInput; taskId: string }[] = [];
+  let inserted = 0;
+  tasks.forEach((t, i) => {
+    if (insertedIds.delete(t.taskId)) inserted++;
+    else notInserted.push({ input: input[i]!, taskId: t.taskId });
+  });
+  const conflicts: string[] = [];
+  for (const group of batches(notInserted, (t) => t.input.task.length + (t.input.groundTruth?.length ?? 0) + 200)) {
+    const ids = [...new Set(group.map((t) => t.taskId))];
+    const results = await runBatch(
+      d,
+      chunks(ids).map((part) =>
+        d
+          .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth, metadata: datasetTasks.metadata, split: datasetTasks.split })
+          .from(datasetTasks)
+          .where(and(eq(datasetTasks.datasetId, datasetId), inArray(datasetTasks.taskId, part))),
+      ),
+    );
+    const stored = new Map((results as Pick<TaskRow, "taskId" | "task" | "groundTruth" | "metadata" | "split">[][]).flat().map((r) => [r.taskId, r]));
+    for (const t of group) {
+      const s = stored.get(t.taskId);
+      if (!s || !sameContent(s, t.input)) conflicts.push(t.taskId);
+    }
+  }
+  if (inserted) await d.update(datasets).set({ updatedAt: now }).where(eq(datasets.id, datasetId)).run();
+  return {
+    inserted,
+    unchanged: notInserted.length - conflicts.length,
+    conflictCount: conflicts.length,
+    conflicts: conflicts.slice(0, CONFLICTS_LISTED),
+  };
+}
+
+async function counts(d: Db, datasetId: string): Promise<DatasetCounts> {
+  const rows = await d
+    .select({ split: datasetTasks.split, n: sql<number>`count(*)`, withGroundTruth: sql<number>`count(${datasetTasks.groundTruth})` })
+    .from(datasetTasks)
+    .where(eq(datasetTasks.datasetId, datasetId))
+    .groupBy(datasetTasks.split)
+    .all();
+  const of = (split: string) => rows.find((r) => r.split === split)?.n ?? 0;
+  return {
+    train: of("train"),
+    holdout: of("holdout"),
+    total: rows.reduce((s, r) => s + r.n, 0),
+    withGroundTruth: rows.reduce((s, r) => s + r.withGroundTruth, 0),
+  };
+}
+
+/** One dataset of the tenant with its task counts; another tenant's dataset is a 404 like a missing one. */
+export async function getDataset(env: Env, tenantId: string, datasetId: string): Promise<DatasetDetail> {
+  const d = db(env);
+  const row = await d.select().from(datasets).where(ownDataset(tenantId, datasetId)).get();
+  if (!row) throw missing(datasetId);
+  return { ...present(row), counts: await counts(d, datasetId) };
+}
+
+/** The tenant's datasets, newest first. */
+export async function listDatasets(env: Env, tenantId: string, opts: { limit: number; cursor?: string }) {
+  const after = cursorField(opts.cursor, { t: "number", i: "string" });
+  const rows = await db(env)
+    .select()
+    .from(datasets)
+    .where(
+      and(
+        eq(datasets.tenantId, tenantId),
+        after ? or(lt(datasets.createdAt, after.t as number), and(eq(datasets.createdAt, after.t as number), lt(datasets.id, after.i as string))) : undefined,
+      ),
+    )
+    .orderBy(desc(datasets.createdAt), desc(datasets.id))
+    .limit(opts.limit + 1)
+    .all();
+  const page = rows.slice(0, opts.limit);
+  const last = page[page.length - 1];
+  return { items: page.map(present), nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null };
+}
+
+/** Tasks in upload order, optionally of one split. */
+export async function taskPage(
+  env: Env,
+  tenantId: string,
+  datasetId: string,
+  opts: { split?: "train" | "holdout"; cursor?: string; limit: number },
+): Promise<{ items: DatasetTask[]; nextCursor: string | null }> {
+  const after = cursorField(opts.cursor, { s: "number" });
+  const d = db(env);
+  const owner = await d.select({ id: datasets.id }).from(datasets).where(ownDataset(tenantId, datasetId)).get();
+  if (!owner) throw missing(datasetId);
+  const rows = await d
+    .select()
+    .from(datasetTasks)
+    .where(
+      and(
+        eq(datasetTasks.datasetId, datasetId),
+        opts.split ? eq(datasetTasks.split, opts.split) : undefined,
+        after ? gt(datasetTasks.seq, after.s as number) : undefined,
+      ),
+    )
+    .orderBy(asc(datasetTasks.seq))
+    .limit(opts.limit + 1)
+    .all();
+  const page = rows.slice(0, opts.limit);
+  const last = page[page.length - 1];
+  return { items: page.map(presentTask), nextCursor: rows.length > opts.limit && last ? encodeCursor({ s: last.seq }) : null };
+}
+
+/** Deletes a dataset; its tasks go with it (foreign key cascade). */
+export async function deleteDataset(env: Env, tenantId: string, datasetId: string): Promise<void> {
+  const gone = await db(env).delete(datasets).where(ownDataset(tenantId, datasetId)).returning({ id: datasets.id }).get();
+  if (!gone) throw missing(datasetId);
+}
+
+/**
+ * A dataset of an agent's ended episodes, one task each (the episode id is the task id). Only a
+ * successful episode's answer is a ground truth; the others need a verifier that works without one.
+ */
+export async function datasetFromEpisodes(env: Env, tenantId: string, agentId: string, input: FromEpisodes) {
+  const { since, outcomes, limit, ...dataset } = input;
+  const episodes = await callMemory(() =>
+    memoryStub(env, tenantId, agentId).episodesForDataset({ limit, ...(since !== undefined ? { since } : {}), ...(outcomes ? { outcomes } : {}) }),
+  );
+  if (!episodes.length) throw unprocessable("No ended episodes of this agent match; nothing to build a dataset from.");
+  const tasks: DatasetTaskInput[] = episodes.map((e) => ({
+    id: e.id,
+    task: e.task,
+    groundTruth: e.outcome === "success" && e.answer ? e.answer : null,
+    metadata: { agentId, episodeId: e.id, outcome: e.outcome, endedAt: e.endedAt },
+  }));
+  return createDataset(env, tenantId, { ...dataset, tasks });
+}
