@@ -10,7 +10,7 @@ import {
   type Proposal,
   type RunExperience,
 } from "../../src/core/practice/plan";
-import { epochBatches, stepsPerEpoch } from "../../src/core/practice/rng";
+import { epochBatches, rolloutSeed, stepsPerEpoch } from "../../src/core/practice/rng";
 import { isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
 import { parseUnitKey, rolloutIdOf, type UnitRef, type UnitStage } from "../../src/core/practice/unit-key";
 import type { Claim, LibraryLine, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
@@ -190,7 +190,16 @@ export class RunMachine {
     const task = this.store.task(u.task!);
     const reference = cfg.useGroundTruth ? task.ground_truth : null;
     if (stage === "rollout") {
-      return { ...ctx, stage, rolloutId: rolloutIdOf(runId, u.key), taskId: task.task_id, task: task.task, policy: cfg.policy, library };
+      return {
+        ...ctx,
+        stage,
+        rolloutId: rolloutIdOf(runId, u.key),
+        taskId: task.task_id,
+        task: task.task,
+        policy: cfg.policy,
+        library,
+        seed: rolloutSeed(cfg.seed, u.epoch, u.task!, u.rollout!),
+      };
     }
     const rollouts = this.store.stepUnits(u.epoch, u.step, "rollout", u.task!);
     if (stage === "verify") {

@@ -35,6 +35,8 @@ export interface ChatRequest {
   maxTokens?: number;
   /** Overrides the role's configured model for this call (a practice run's own policy model). */
   model?: string;
+  /** Sampling seed for providers that honour it, so a practice run's rollouts can be reproduced. */
+  seed?: number;
 }
 
 export interface StructuredRequest<T> extends ChatRequest {
@@ -214,6 +216,7 @@ export class LlmClient {
       // max_tokens rather than max_completion_tokens: it is what vLLM, Ollama and DeepSeek accept.
       ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+      ...(req.seed !== undefined ? { seed: req.seed } : {}),
       ...(format ? { response_format: format } : {}),
     };
     const completion = await this.semaphore.run(async () => {

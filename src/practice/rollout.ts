@@ -24,6 +24,7 @@ export async function llmRollout(llm: LlmClient, input: RolloutInput): Promise<{
     purpose: "practice-rollout",
     ...(input.policy.model ? { model: input.policy.model } : {}),
     temperature: input.policy.temperature,
+    seed: input.seed,
     messages: [
       { role: "system", content: system },
       { role: "user", content: input.task },

@@ -16,7 +16,7 @@ interface UnitContext {
 /** Everything a queue consumer needs to run one unit; the DO hands it out when the unit is claimed. */
 export type UnitInput = UnitContext &
   (
-    | { stage: "rollout"; rolloutId: string; taskId: string; task: string; policy: Policy; library: LibraryLine[] }
+    | { stage: "rollout"; rolloutId: string; taskId: string; task: string; policy: Policy; library: LibraryLine[]; seed: number }
     | { stage: "verify"; taskId: string; task: string; answer: string; groundTruth: string | null; verifier: VerifierConfig }
     | {
         stage: "summary";
