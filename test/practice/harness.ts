@@ -128,6 +128,12 @@ export function stageOf(req: SentRequest): "rollout" | "summary" | "advantage" |
   }
 }
 
+/** The proposals a batch-update prompt carries, read back from their fenced JSON blocks. */
+export function proposalsIn(prompt: string): { op: string; target: string; text: string }[] {
+  const blocks = [...prompt.matchAll(/DATA \(proposals for task [^)]*\)[^\n]*\n(`{3,})text\n([\s\S]*?)\n\1/g)];
+  return blocks.flatMap((m) => JSON.parse(m[2]!));
+}
+
 const taskOf = (req: SentRequest) => String(req.body.messages.at(-1)?.content ?? "");
 
 /**
@@ -153,12 +159,12 @@ export function practiceLlm(opts: { policy?: (task: string, seed: number) => boo
       const topic = /What is [^?]*\?/.exec(req.prompt)?.[0] ?? "the task";
       return {
         analysis: "The correct attempts re-checked the arithmetic before answering.",
-        operations: [{ op: "add", target: "", text: `Re-check the arithmetic of "${topic}" before giving the final answer.`, reason: "wrong attempts skipped the check" }],
+        operations: [{ op: "add", target: "", text: `Re-check the arithmetic of ${topic} before giving the final answer.`, reason: "wrong attempts skipped the check" }],
       };
     }
     if (stage === "batch") {
       if (opts.batch) return opts.batch(req);
-      const texts = [...req.prompt.matchAll(/"text": "([^"]+)"/g)].map((m) => m[1]!);
+      const texts = proposalsIn(req.prompt).map((p) => p.text);
       return { reasoning: "Kept each new lesson once.", operations: [...new Set(texts)].map((text) => ({ op: "add", targets: [], text, reason: "new" })) };
     }
     return {};
