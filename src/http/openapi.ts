@@ -2,20 +2,33 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { ProblemError, zodFieldErrors } from "./problem";
 
+type HookResult = { success: true } | { success: false; error: { issues: z.core.$ZodIssue[] }; target?: string };
+
+function validationProblem(result: HookResult, unprocessable: readonly string[] = []): void {
+  if (result.success) return;
+  const target = result.target;
+  const prefix = target && target !== "json" ? target : undefined;
+  const errors = zodFieldErrors(result.error.issues, prefix);
+  // Fields whose values are well-formed JSON but not acceptable settings (a verifier's kind or
+  // options) are 422s by contract, like other configuration a request refers to.
+  if (target === "json" && errors.length && errors.every((e) => unprocessable.some((f) => e.path === f || e.path.startsWith(`${f}.`)))) {
+    throw new ProblemError(422, "unprocessable", "The configuration is not usable; see `errors`.", { errors });
+  }
+  throw new ProblemError(400, "validation-failed", "The request did not validate; see `errors`.", { errors });
+}
+
 /** A router whose zod validation failures become one 400 problem listing every bad field. */
 export function router() {
-  return new OpenAPIHono<AppEnv>({
-    defaultHook: (result, c) => {
-      if (!result.success) {
-        const target = (result as { target?: string }).target;
-        const prefix = target && target !== "json" ? target : undefined;
-        throw new ProblemError(400, "validation-failed", "The request did not validate; see `errors`.", {
-          errors: zodFieldErrors(result.error.issues, prefix),
-        });
-      }
-    },
-  });
+  return new OpenAPIHono<AppEnv>({ defaultHook: (result) => validationProblem(result as HookResult) });
 }
+
+/** A per-route hook: invalid values of these body fields answer 422 instead of 400. */
+export const unprocessableFields =
+  (...fields: string[]) =>
+  (result: unknown): undefined => {
+    validationProblem(result as HookResult, fields);
+    return undefined;
+  };
 
 export const ProblemSchema = z
   .object({

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
-import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
+import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
 import { RolloutAnswerSchema, RunCreateSchema, RunStatusSchema, RunViewSchema } from "../core/practice/run-types";
 import { parseRolloutId } from "../core/practice/unit-key";
 import { decodeCursor, encodeCursor } from "../core/cursor";
@@ -57,6 +57,7 @@ export const practiceRoutes = router()
       }
       return c.json({ runId: r.runId, status: r.status }, 202);
     },
+    unprocessableFields("verifier"),
   )
   .openapi(
     createRoute({

@@ -9,7 +9,7 @@ import type { RunExperience } from "../core/practice/plan";
 import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import { conflict, notFound, ProblemError, unprocessable } from "../http/problem";
-import { llmConfigured, LlmNotConfiguredError } from "../llm";
+import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
 import type { RunRow } from "../../durable-objects/practice-run/store";
 
@@ -59,7 +59,7 @@ async function prepare(env: Env, who: Caller, body: RunCreate) {
     }
   }
   // Summaries, group advantages and batch updates always need an LLM, whatever the policy is.
-  if (!llmConfigured(env)) throw new LlmNotConfiguredError();
+  if (!llmConfigured(env)) throw toProblem(new LlmNotConfiguredError())!;
   const config: RunConfig = { ...body, verifier, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
   return { ds, tasks, config };
 }
