@@ -44,6 +44,12 @@ describe("extractFinalAnswer", () => {
 
   it("takes the next line when the label stands alone", () => {
     expect(extractFinalAnswer("Final answer:\n\n  `x = 2`\n")).toBe("x = 2");
+    expect(extractFinalAnswer("Work.\n\n## Final Answer\n\n42\n")).toBe("42");
+  });
+
+  it("reads chain-of-thought endings up to the end of their sentence", () => {
+    expect(extractFinalAnswer("So 3 + 4 = 7. The answer is 7. Done.")).toBe("7");
+    expect(extractFinalAnswer("Final Answer: The final answer is $3.5$. I hope it is correct.")).toBe("3.5");
   });
 
   it("does not treat prose mentioning an answer as an answer line", () => {
@@ -167,6 +173,7 @@ describe("math", () => {
     expect(reward(m, "\\boxed{12\\text{ cm}}", "12")).toBe(1);
     expect(reward(m, "\\boxed{90^\\circ}", "90")).toBe(1);
     expect(reward(m, "\\boxed{25\\%}", "0.25")).toBe(1);
+    expect(reward(m, "\\boxed{\\$5}", "5")).toBe(1);
   });
 
   it("reads the ground truth's own box (a worked solution)", () => {

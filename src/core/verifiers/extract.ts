@@ -26,10 +26,24 @@ export function lastBoxed(text: string): string | null {
   return found === null ? null : found.trim();
 }
 
-// `Final answer: …`, `Answer: …` and GSM8K's `#### …` at the start of a line (Markdown emphasis
-// and list markers allowed around the label), or `the final answer is …` anywhere in a line.
-const ANSWER_LINE =
-  /^[ \t>*_\-#]*(?:(?:\*\*|__)?(?:final\s+answer|answer)(?:\*\*|__)?\s*[:：](?:\*\*|__)?|####)[ \t]*(.*)$|\bthe\s+final\s+answer\s+is\s*[:：]?[ \t]*(.*)$/gim;
+// `Final answer: …`, `Answer: …` and GSM8K's `#### …` at the start of a line (Markdown emphasis,
+// quotes, list and heading markers allowed around the label), a `Final answer` heading alone on
+// its line, or `the (final) answer is …` anywhere in a line (the common chain-of-thought ending).
+const ANSWER_LINE = new RegExp(
+  [
+    String.raw`^[ \t>*_\-#]*(?:(?:\*\*|__)?(?:final\s+answer|answer)(?:\*\*|__)?\s*[:：](?:\*\*|__)?|####)[ \t]*(.*)$`,
+    String.raw`^[ \t>*_\-#]*(?:\*\*|__)?final\s+answer(?:\*\*|__)?[ \t]*$`,
+    String.raw`\bthe\s+(?:final\s+)?answer\s+is\s*[:：]?[ \t]*(.*)$`,
+  ].join("|"),
+  "gim",
+);
+const INLINE_ANSWER = /^the\s+(?:final\s+)?answer\s+is\s*[:：]?\s*(.*)$/i;
+
+/** The answer in "the answer is 7. I hope it is correct." ends with its sentence. */
+function firstSentence(text: string): string {
+  const end = text.search(/\.(?:\s|$)/);
+  return end >= 0 ? text.slice(0, end) : text;
+}
 
 /** Removes Markdown emphasis, code ticks, inline `$…$` and a sentence's closing period around an answer. */
 function tidy(answer: string): string {
@@ -54,7 +68,11 @@ export function extractFinalAnswer(text: string): string {
 
   let last: { value: string; end: number } | null = null;
   for (const m of text.matchAll(ANSWER_LINE)) {
-    last = { value: (m[1] ?? m[2] ?? "").trim(), end: m.index! + m[0].length };
+    let value = m[1] ?? (m[2] === undefined ? "" : firstSentence(m[2]));
+    // "Final answer: The final answer is $7$. I hope it is correct." (the Minerva format)
+    const inner = INLINE_ANSWER.exec(value.trim());
+    if (inner) value = firstSentence(inner[1]!);
+    last = { value: value.trim(), end: m.index! + m[0].length };
   }
   if (last) {
     if (last.value !== "") return tidy(last.value);

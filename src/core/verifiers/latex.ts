@@ -66,6 +66,7 @@ export function normaliseLatex(input: string): string {
     .replace(/([\d}])\s*\\(?:text|mathrm|mbox)\s*\{\s*[a-zA-Z][a-zA-Z .]*\}/g, "$1")
     .replace(/\\(?:text|textbf|textit|mathrm|mathbf|operatorname|mbox)\s*\{([^{}]*)\}/g, "$1")
     .replace(/\\%/g, "%")
+    .replace(/\\\$/g, "")
     .replace(/\\\{/g, "{")
     .replace(/\\\}/g, "}");
   s = rewriteRoots(rewriteFractions(s));
