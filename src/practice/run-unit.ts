@@ -2,22 +2,44 @@ import type { Env } from "../env";
 import type { Logger } from "../http/logger";
 import type { UnitInput, UnitResult } from "../core/practice/units";
 import { BudgetExceededError, createLlm, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, type LlmUsage } from "../llm";
-import { practiceStub } from "../services/practice";
+import { practiceStub, tenantWebhookSecret } from "../services/practice";
+import { judgeAnswer } from "./judge";
+import { webhookVerify } from "./webhook-verifier";
+import { webhookRollout } from "./rollout-webhook";
+import { WebhookError } from "./signed-post";
 import { QUEUE_MAX_RETRIES } from "../jobs/messages";
 import { llmRollout } from "./rollout";
 import { batchUpdate, groupAdvantage, summarise } from "./learner";
 
 const usageOf = (u: LlmUsage) => ({ calls: u.calls, tokensIn: u.tokensIn, tokensOut: u.tokensOut, costUsd: u.costUsd });
 
+async function secretOf(env: Env, tenantId: string): Promise<string> {
+  const secret = await tenantWebhookSecret(env, tenantId);
+  if (!secret) throw new WebhookError("invalid-response", "The tenant has no webhook secret any more; create one with POST /v1/webhook-secret.");
+  return secret;
+}
+
 async function execute(input: UnitInput, env: Env, log: Logger): Promise<UnitResult> {
   const llm = createLlm(env, { tenantId: input.tenantId, agentId: input.agentId, logger: log });
   const done = <D>(r: { data: D; usage: LlmUsage }): UnitResult<D> => ({ data: r.data, usage: usageOf(r.usage) });
   switch (input.stage) {
-    case "rollout":
+    case "rollout": {
       if (input.policy.kind === "llm") return done(await llmRollout(llm, input));
-      throw new Error("webhook policies are not wired yet");
-    case "verify":
-      throw new Error("remote verifiers are not wired yet");
+      const r = await webhookRollout(input, await secretOf(env, input.tenantId));
+      return r.awaiting ? { awaiting: true } : { data: r.data };
+    }
+    case "verify": {
+      const v = input.verifier;
+      if (v.kind === "llm-judge") {
+        const j = await judgeAnswer(llm, v, { task: input.task, answer: input.answer, groundTruth: input.groundTruth });
+        return { data: { reward: j.reward, reasoning: j.reasoning }, usage: usageOf(j.usage) };
+      }
+      if (v.kind === "webhook") {
+        const secret = await secretOf(env, input.tenantId);
+        return { data: await webhookVerify(v, secret, { runId: input.runId, taskId: input.taskId, task: input.task, answer: input.answer, groundTruth: input.groundTruth }) };
+      }
+      throw new TypeError(`the ${v.kind} verifier runs inside the run, not as a unit`);
+    }
     case "summary":
       return done(await summarise(llm, input));
     case "advantage":
@@ -44,8 +66,10 @@ export async function runPracticeUnit(msg: { runId: string; key: string }, env: 
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof BudgetExceededError) return run.report(msg.key, { error: message, budgetExceeded: true });
     if (err instanceof LlmNotConfiguredError || err instanceof LlmSettingsError) return run.report(msg.key, { error: message, fatal: true });
-    // Unusable model output was already given one repair call: retrying the same prompt rarely helps.
-    if (err instanceof LlmOutputError || delivery.attempts > QUEUE_MAX_RETRIES) return run.report(msg.key, { error: message.slice(0, 2000) });
+    // Unusable model output was already given one repair call, and a webhook that answers 4xx or
+    // nonsense will answer the same again: record those at once rather than retrying.
+    const permanent = err instanceof LlmOutputError || (err instanceof WebhookError && !err.retryable);
+    if (permanent || delivery.attempts > QUEUE_MAX_RETRIES) return run.report(msg.key, { error: message.slice(0, 2000) });
     await run.release(msg.key);
     throw err;
   }

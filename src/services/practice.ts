@@ -4,16 +4,27 @@ import { db } from "../db/client";
 import { datasets, datasetTasks, practiceRuns, tenants } from "../db/schema";
 import { sha256Hex } from "../core/api-key";
 import { type Promotion, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
-import { capText, MAX_ANSWER_CHARS, MAX_TRAJECTORY_CHARS } from "../core/practice/units";
+import { capText, MAX_ANSWER_CHARS } from "../core/practice/units";
+import { trajectoryText } from "../practice/rollout-webhook";
 import type { RunExperience } from "../core/practice/plan";
 import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
+import { checkWebhookUrl, type WebhookUrlMode } from "../core/webhook-url";
 import { conflict, notFound, ProblemError, unprocessable } from "../http/problem";
 import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
 import type { RunRow } from "../../durable-objects/practice-run/store";
 
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
+
+/** Webhook URLs may be plain http and loopback only in local development and tests. */
+export const webhookUrlMode = (env: Env): WebhookUrlMode => (env.PRAXIS_ENV === "development" || env.PRAXIS_ENV === "test" ? "development" : "production");
+
+/** The secret that signs calls to the tenant's webhooks (policy and verifier). */
+export async function tenantWebhookSecret(env: Env, tenantId: string): Promise<string | null> {
+  const row = await db(env).select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, tenantId)).get();
+  return row?.secret ?? null;
+}
 
 /** Runs of one tenant that may be running at once; the others wait as `queued`. */
 const DEFAULT_MAX_RUNS_PER_TENANT = 4;
@@ -50,9 +61,16 @@ async function prepare(env: Env, who: Caller, body: RunCreate) {
       [{ path: "verifier", message: "Needs ground truths the dataset does not have" }],
     );
   }
+  const mode = webhookUrlMode(env);
+  for (const [path, url] of [
+    ["policy.url", body.policy.kind === "webhook" ? body.policy.url : null],
+    ["verifier.url", verifier.kind === "webhook" ? verifier.url : null],
+  ] as const) {
+    const problem = url ? checkWebhookUrl(url, mode) : null;
+    if (problem) throw unprocessable(`The webhook URL ${problem}.`, [{ path, message: `The URL ${problem}` }]);
+  }
   if (body.policy.kind === "webhook" || verifier.kind === "webhook") {
-    const tenant = await db(env).select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, who.tenantId)).get();
-    if (!tenant?.secret) {
+    if (!(await tenantWebhookSecret(env, who.tenantId))) {
       throw unprocessable("Webhook policies and verifiers are signed with the tenant's webhook secret; create one first (POST /v1/webhook-secret).", [
         { path: body.policy.kind === "webhook" ? "policy.url" : "verifier.url", message: "No webhook secret" },
       ]);
@@ -216,10 +234,9 @@ export async function resultForRollout(
     .where(and(eq(practiceRuns.runId, ref.runId), eq(practiceRuns.tenantId, key.tenantId)))
     .get();
   if (!row || (key.agentIds && !key.agentIds.includes(row.agentId))) throw notFound(`Rollout of run '${ref.runId}' does not exist.`);
-  const trajectory = answer.trajectory === undefined ? null : typeof answer.trajectory === "string" ? answer.trajectory : JSON.stringify(answer.trajectory);
   const outcome = await practiceStub(env, ref.runId).rolloutResult(ref.key, {
     answer: capText(answer.answer, MAX_ANSWER_CHARS),
-    trajectory: trajectory === null ? null : capText(trajectory, MAX_TRAJECTORY_CHARS),
+    trajectory: trajectoryText(answer.trajectory),
   });
   if (outcome === "unknown") throw notFound(`Rollout of run '${ref.runId}' does not exist.`);
   return outcome;

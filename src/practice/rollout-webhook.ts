@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { capText, MAX_ANSWER_CHARS, MAX_TRAJECTORY_CHARS, type UnitData, type UnitInput } from "../core/practice/units";
+import { signedPost, WebhookError } from "./signed-post";
+
+type RolloutInput = Extract<UnitInput, { stage: "rollout" }>;
+
+/** What the agent answers at once; unknown fields are ignored so agents can send more. */
+const ImmediateAnswerSchema = z.object({ answer: z.string(), trajectory: z.unknown().optional() });
+
+export const trajectoryText = (t: unknown): string | null =>
+  t === undefined || t === null ? null : capText(typeof t === "string" ? t : JSON.stringify(t), MAX_TRAJECTORY_CHARS);
+
+/**
+ * One rollout by the user's own agent: a signed POST of `{ runId, rolloutId, task, experiences,
+ * temperature }`. The agent answers `{ answer, trajectory? }` at once, or 202 and posts the result
+ * later to `/v1/practice/rollouts/:rolloutId/result`.
+ */
+export async function webhookRollout(input: RolloutInput, secret: string): Promise<{ data?: UnitData["rollout"]; awaiting?: true }> {
+  if (input.policy.kind !== "webhook") throw new TypeError("webhookRollout needs a webhook policy");
+  const { status, data } = await signedPost({
+    url: input.policy.url,
+    secret,
+    timeoutMs: input.policy.timeoutMs,
+    body: { runId: input.runId, rolloutId: input.rolloutId, task: input.task, experiences: input.library, temperature: 0.7 },
+  });
+  if (status === 202) return { awaiting: true };
+  const parsed = ImmediateAnswerSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new WebhookError("invalid-response", "The policy webhook must answer { answer: string, trajectory? } or 202 and post the result later.", status);
+  }
+  return { data: { answer: capText(parsed.data.answer, MAX_ANSWER_CHARS), trajectory: trajectoryText(parsed.data.trajectory) } };
+}
