@@ -4,6 +4,7 @@ import { agents, auditLog } from "./db/schema";
 import { db } from "./db/client";
 import { createLogger } from "./http/logger";
 import type { JobMessage } from "./jobs/messages";
+import { admitAllQueuedRuns } from "./services/practice";
 
 export const CRON_FREQUENT = "*/5 * * * *";
 export const CRON_DAILY = "17 3 * * *";
@@ -39,7 +40,7 @@ async function pruneAudit(env: Env, at: number) {
 export type CronTasks = Record<string, (env: Env, at: number) => Promise<Record<string, number>>>;
 
 export const cronTasks: CronTasks = {
-  [CRON_FREQUENT]: async (env, at) => ({ sweepsEnqueued: await enqueueSweeps(env, at) }),
+  [CRON_FREQUENT]: async (env, at) => ({ sweepsEnqueued: await enqueueSweeps(env, at), practiceRunsAdmitted: await admitAllQueuedRuns(env) }),
   [CRON_DAILY]: async (env, at) => ({ auditPruned: await pruneAudit(env, at) }),
 };
 

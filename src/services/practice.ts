@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, lt, or } from "drizzle-orm";
+import { and, asc, desc, eq, lt, or } from "drizzle-orm";
 import type { Env } from "../env";
 import { db } from "../db/client";
 import { datasets, datasetTasks, practiceRuns, tenants } from "../db/schema";
@@ -209,15 +209,15 @@ export async function listRuns(env: Env, who: Caller, limit: number, after?: { c
   return { rows: rows.slice(0, limit), more: rows.length > limit };
 }
 
-/** Runs of a tenant still in flight, for the cron safety net that restarts stalled admissions. */
-export async function tenantsWithQueuedRuns(env: Env): Promise<string[]> {
-  const rows = await db(env)
-    .select({ tenantId: practiceRuns.tenantId, n: count() })
-    .from(practiceRuns)
-    .where(eq(practiceRuns.status, "queued"))
-    .groupBy(practiceRuns.tenantId)
-    .all();
-  return rows.map((r) => r.tenantId);
+/**
+ * The cron's safety net: admits queued runs of every tenant, in case the admission after a create
+ * or after another run's end did not happen (a crash between the two).
+ */
+export async function admitAllQueuedRuns(env: Env): Promise<number> {
+  const rows = await db(env).selectDistinct({ tenantId: practiceRuns.tenantId }).from(practiceRuns).where(eq(practiceRuns.status, "queued")).all();
+  let started = 0;
+  for (const r of rows) started += (await admitQueuedRuns(env, r.tenantId)).length;
+  return started;
 }
 
 

@@ -273,3 +273,17 @@ describe("practice run input and isolation", () => {
     expect((await f.agent("GET", "/practice-runs")).body.items).toHaveLength(1);
   });
 });
+
+describe("practice run concurrency", () => {
+  it("at most four runs of a tenant run at once; the next starts when one ends", async () => {
+    const f = await practiceFixture(ARITHMETIC.slice(1, 2));
+    const q = captureQueues();
+    practiceLlm();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await startRun(f, { epochs: 1, batchSize: 1, groupSize: 2, seed: i }));
+    const statuses = async () => Promise.all(ids.map(async (id) => (await f.agent("GET", `/practice-runs/${id}`)).body.status));
+    expect(await statuses()).toEqual(["running", "running", "running", "running", "queued"]);
+    await q.pump();
+    expect(await statuses()).toEqual(Array(5).fill("completed"));
+  });
+});
