@@ -14,19 +14,17 @@
 // directory and its own operator key. The wrangler process group is killed on exit, on error
 // and on SIGINT/SIGTERM. Every loop is bounded in count
 // and in time. Client-side wall time per request is measured with performance.now().
-import { spawn, execFileSync } from "node:child_process";
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import http from "node:http";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { corpus, queries, rng } from "./corpus.mjs";
+import { devLogFindings, devServer, log, machine, must, PRACTICE_HEADING, request, RESULTS_FILE, root, writeResults } from "./lib/dev-server.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..");
 const runStarted = performance.now();
 
 // ---------------------------------------------------------------- options
@@ -55,202 +53,18 @@ const SAFE_BATCH = 99; // what works when the server hits SQLite's 100-bound-par
 const MAX_BODY = 1_048_576; // MAX_BODY_BYTES default; batches are split to stay well under it
 const PHASE_TIME_LIMIT_MS = 180_000; // any single measured phase stops after this
 const LOAD_TIME_LIMIT_MS = 420_000; // bulk load of one size gives up after this
-const REQUEST_TIMEOUT_MS = 60_000;
 const TARGETS = { retrieveP99At10k: 15, rewardP99: 10 };
 
 function fail(msg) {
   console.error(`bench: ${msg}`);
   process.exit(2);
 }
-const log = (...a) => console.error("[bench]", ...a); // progress on stderr; the table goes to stdout
 
 // ---------------------------------------------------------------- wrangler lifecycle
-let dev = null; // the wrangler child (its own process group)
-let tmpDir = null;
-let cleanupPromise = null;
-let stopping = false; // set on a signal: loops stop, nothing new starts
-
-function killDev(signal = "SIGTERM") {
-  if (!dev || dev.exitCode !== null || dev.signalCode !== null) return;
-  try {
-    process.kill(-dev.pid, signal); // the whole group: npx/wrangler/workerd
-  } catch {
-    /* already gone */
-  }
-}
-
-/** Idempotent; every caller awaits the same teardown, so an exit cannot cut it short. */
-function cleanup() {
-  cleanupPromise ??= doCleanup();
-  return cleanupPromise;
-}
-
-async function doCleanup() {
-  if (dev && dev.exitCode === null && dev.signalCode === null) {
-    const exited = new Promise((r) => dev.once("exit", r));
-    killDev("SIGTERM");
-    const t = setTimeout(() => killDev("SIGKILL"), 5000);
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 8000))]);
-    clearTimeout(t);
-    killDev("SIGKILL");
-  }
-  try {
-    agent.destroy();
-  } catch {
-    /* not created yet */
-  }
-  if (tmpDir && !KEEP) rmSync(tmpDir, { recursive: true, force: true });
-  else if (tmpDir) log(`kept ${tmpDir}`);
-}
-process.on("exit", () => killDev("SIGKILL")); // last resort, synchronous
-for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-  process.on(sig, () => {
-    if (stopping) return;
-    stopping = true;
-    log(`${sig}: stopping`);
-    cleanup().finally(() => process.exit(130));
-  });
-}
-
-function freePort(start) {
-  const tryPort = (p) =>
-    new Promise((resolve) => {
-      const s = net.createServer();
-      s.once("error", () => resolve(false));
-      s.listen(p, "127.0.0.1", () => s.close(() => resolve(true)));
-    });
-  return (async () => {
-    for (let p = start; p < start + 50; p++) if (await tryPort(p)) return p;
-    throw new Error(`no free port in ${start}..${start + 49}`);
-  })();
-}
-
-const wranglerBin = existsSync(path.join(root, "node_modules/.bin/wrangler")) ? path.join(root, "node_modules/.bin/wrangler") : null;
-const wranglerCmd = (args) => (wranglerBin ? [wranglerBin, args] : ["npx", ["wrangler", ...args]]);
-const quietEnv = {
-  ...process.env,
-  CI: "1",
-  WRANGLER_SEND_METRICS: "false",
-  WRANGLER_SEND_ERROR_REPORTS: "false",
-  CLOUDFLARE_CF_FETCH_ENABLED: "false", // no fetch of the Request.cf object from workers.cloudflare.com
-  NO_COLOR: "1",
-  FORCE_COLOR: "0",
-};
-
-/**
- * wrangler dev watches its sources and restarts the Worker (and every Durable Object, which then
- * reloads its vectors) whenever a file changes. Serving a snapshot of the project taken at start
- * keeps concurrent edits elsewhere from restarting it mid-run and pins the code being measured.
- */
-const SNAPSHOT_SKIP = new Set(["node_modules", ".git", ".wrangler", ".dev.vars", "test", "bench", "dist"]);
-function snapshotProject(dest) {
-  mkdirSync(dest, { recursive: true });
-  for (const entry of readdirSync(root)) {
-    if (SNAPSHOT_SKIP.has(entry) || entry.endsWith(".log")) continue;
-    cpSync(path.join(root, entry), path.join(dest, entry), { recursive: true });
-  }
-  symlinkSync(path.join(root, "node_modules"), path.join(dest, "node_modules"), "dir");
-}
+const server = devServer({ keep: KEEP });
 
 async function startWorker(adminKey) {
-  tmpDir = mkdtempSync(path.join(os.tmpdir(), "praxis-bench-"));
-  const app = path.join(tmpDir, "app");
-  const state = path.join(tmpDir, "state");
-  log(`snapshot and state in ${tmpDir}`);
-  snapshotProject(app);
-  const [mcmd, margs] = wranglerCmd(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
-  execFileSync(mcmd, margs, { cwd: app, env: quietEnv, stdio: ["ignore", "ignore", "pipe"], timeout: 120_000 });
-
-  const port = await freePort(FIRST_PORT);
-  const [cmd, args] = wranglerCmd([
-    "dev",
-    "--port", String(port),
-    "--ip", "127.0.0.1",
-    "--persist-to", state,
-    "--var", `PRAXIS_ADMIN_KEY:${adminKey}`,
-    "--var", "LOG_LEVEL:warn",
-    "--show-interactive-dev-session=false",
-    "--log-level", "warn",
-  ]);
-  const logFile = path.join(tmpDir, "wrangler-dev.log");
-  const out = createWriteStream(logFile);
-  dev = spawn(cmd, args, { cwd: app, env: quietEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  dev.stdout.pipe(out);
-  dev.stderr.pipe(out);
-  let exited = null;
-  dev.once("exit", (code, sig) => (exited = { code, sig }));
-
-  const base = `http://127.0.0.1:${port}`;
-  const started = performance.now();
-  for (let i = 0; i < 240; i++) {
-    if (exited) throw new Error(`wrangler dev exited early (${JSON.stringify(exited)}); see ${logFile}:\n${tail(logFile)}`);
-    try {
-      const r = await request("GET", `${base}/healthz`, undefined, undefined, 2000);
-      if (r.status === 200) {
-        log(`worker ready on ${base} after ${((performance.now() - started) / 1000).toFixed(1)} s`);
-        return { base, port, logFile };
-      }
-    } catch {
-      /* not up yet */
-    }
-    await sleep(250);
-    if (performance.now() - started > 90_000) break;
-  }
-  throw new Error(`wrangler dev did not become healthy within 90 s; see ${logFile}:\n${tail(logFile)}`);
-}
-
-function tail(file, lines = 30) {
-  try {
-    return readFileSync(file, "utf8").split("\n").slice(-lines).join("\n");
-  } catch {
-    return "(no log)";
-  }
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// ---------------------------------------------------------------- HTTP
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64 });
-
-/** One request; resolves { status, body (parsed JSON when possible), ms } with client wall time. */
-function request(method, url, token, body, timeoutMs = REQUEST_TIMEOUT_MS) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers = { accept: "application/json" };
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (payload) {
-      headers["content-type"] = "application/json";
-      headers["content-length"] = String(payload.length);
-    }
-    const t0 = performance.now();
-    const req = http.request(url, { method, headers, agent }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => {
-        const ms = performance.now() - t0;
-        const text = Buffer.concat(chunks).toString("utf8");
-        let parsed = text;
-        try {
-          parsed = text ? JSON.parse(text) : null;
-        } catch {
-          /* keep text */
-        }
-        resolve({ status: res.statusCode, body: parsed, ms });
-      });
-      res.on("error", reject);
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`timeout after ${timeoutMs} ms: ${method} ${url}`)));
-    req.on("error", reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
-
-async function must(method, url, token, body, okStatuses = [200, 201]) {
-  const r = await request(method, url, token, body);
-  if (!okStatuses.includes(r.status)) {
-    throw new Error(`${method} ${url} → ${r.status}: ${JSON.stringify(r.body).slice(0, 600)}`);
-  }
-  return r;
+  return server.start({ firstPort: FIRST_PORT, vars: { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn" } });
 }
 
 // ---------------------------------------------------------------- stats
@@ -272,7 +86,7 @@ async function sequential(count, make) {
   let firstError = null;
   const t0 = performance.now();
   for (let i = 0; i < count; i++) {
-    if (stopping || performance.now() - t0 > PHASE_TIME_LIMIT_MS) break;
+    if (server.stopping || performance.now() - t0 > PHASE_TIME_LIMIT_MS) break;
     const { method, url, token, body, check } = make(i);
     const r = await request(method, url, token, body);
     if (r.status !== 200) {
@@ -297,7 +111,7 @@ async function concurrent(clients, total, make) {
   const worker = async () => {
     for (;;) {
       const i = next++;
-      if (stopping || i >= total || performance.now() - t0 > PHASE_TIME_LIMIT_MS) return;
+      if (server.stopping || i >= total || performance.now() - t0 > PHASE_TIME_LIMIT_MS) return;
       const { method, url, token, body, check } = make(i);
       try {
         const r = await request(method, url, token, body);
@@ -383,7 +197,7 @@ async function benchSize(base, token, n, BATCH) {
   let loaded = 0;
   let batchNo = 0;
   while (loaded < n) {
-    if (stopping) throw new Error("stopped");
+    if (server.stopping) throw new Error("stopped");
     if (performance.now() - loadStart > LOAD_TIME_LIMIT_MS) throw new Error(`bulk load of ${n} exceeded ${LOAD_TIME_LIMIT_MS / 1000} s at ${loaded} items`);
     let size = Math.min(BATCH, n - loaded);
     let body;
@@ -500,34 +314,6 @@ function runRanking(sizes) {
 }
 
 // ---------------------------------------------------------------- report
-function machine() {
-  let cpu = "unknown";
-  try {
-    cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? os.cpus()[0]?.model ?? "unknown";
-  } catch {
-    cpu = os.cpus()[0]?.model ?? "unknown";
-  }
-  const ver = (...candidates) => {
-    for (const p of candidates) {
-      try {
-        return JSON.parse(readFileSync(path.join(root, "node_modules", p, "package.json"), "utf8")).version;
-      } catch {
-        /* try the next */
-      }
-    }
-    return "unknown";
-  };
-  return {
-    cpu,
-    cores: os.availableParallelism?.() ?? os.cpus().length,
-    memGiB: (os.totalmem() / 2 ** 30).toFixed(1),
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    node: process.version,
-    wrangler: ver("wrangler"),
-    workerd: ver("wrangler/node_modules/workerd", "workerd"), // the one wrangler dev runs
-  };
-}
-
 const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "—");
 const fi = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString("en-US") : "—");
 
@@ -618,19 +404,8 @@ async function main() {
   const rows = [];
   for (const n of SIZES) rows.push(await benchSize(base, token, n, probe.batch));
   const load1 = os.loadavg();
-  const devLog = (() => {
-    try {
-      return readFileSync(logFile, "utf8");
-    } catch {
-      return "";
-    }
-  })();
-  const reloads = (devLog.match(/Reloading local server/g) ?? []).length;
-  const workerErrors = devLog
-    .split("\n")
-    .filter((l) => /ERROR|Uncaught|restarted/i.test(l))
-    .map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").replace(/\\n\s+at .*/g, "").trim().slice(0, 240));
-  await cleanup();
+  const { reloads, errors: workerErrors } = devLogFindings(logFile);
+  await server.cleanup();
 
   const totalS = (performance.now() - runStarted) / 1000;
   const t = table(rows, rank);
@@ -701,15 +476,15 @@ wrangler dev reloads during the run: ${reloads}. Error lines in the wrangler dev
 ${d.errs ? `\nErrors / truncated phases:\n\n${d.errs}\n` : ""}`;
 
   if (WRITE) {
-    writeFileSync(path.join(here, "RESULTS.md"), md);
-    log(`wrote ${path.relative(root, path.join(here, "RESULTS.md"))}`);
+    writeResults(md, [PRACTICE_HEADING]);
+    log(`wrote ${path.relative(root, RESULTS_FILE)}`);
   } else {
     log("not writing bench/RESULTS.md for a quick/custom run (pass --write to force)");
   }
 }
 
 main().catch(async (err) => {
-  if (!stopping) console.error(`bench failed: ${err?.stack ?? err}`);
-  await cleanup();
-  process.exit(stopping ? 130 : 1);
+  if (!server.stopping) console.error(`bench failed: ${err?.stack ?? err}`);
+  await server.cleanup();
+  process.exit(server.stopping ? 130 : 1);
 });

@@ -67,8 +67,10 @@ export class PracticeRun extends DurableObject<Env> {
     return this.tx(() => (this.store.mustRun().status === "queued" ? this.store.insertTasks(tasks) : 0));
   }
 
+  /** Starts a queued run; null when the run was never set up. */
   async start() {
-    const started = this.tx(() => this.machine.start());
+    const started = this.tx(() => (this.store.run() ? this.machine.start() : null));
+    if (started === null) return null;
     if (started) await this.flush();
     return this.views.view();
   }

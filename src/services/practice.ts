@@ -110,8 +110,14 @@ export async function createRun(env: Env, who: Caller, body: RunCreate, idempote
   const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text }));
   const stub = practiceStub(env, runId);
   const input = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config, library };
-  await stub.init(input, tasks.slice(0, TASK_CHUNK));
-  for (let i = TASK_CHUNK; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK));
+  try {
+    await stub.init(input, tasks.slice(0, TASK_CHUNK));
+    for (let i = TASK_CHUNK; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK));
+  } catch (err) {
+    // A run that could not be set up must not wait in the queue for ever, blocking the tenant's admissions.
+    await syncRunRow(env, runId, { status: "failed", summary: {}, error: `setting up the run failed: ${String(err)}` });
+    throw err;
+  }
   return { runId, status: "queued" as RunStatus, replayed: false };
 }
 
@@ -138,8 +144,12 @@ export async function admitQueuedRuns(env: Env, tenantId: string): Promise<strin
       .bind(Date.now(), next.runId, tenantId, limit)
       .run();
     if (r.meta.changes === 0) return started;
-    await practiceStub(env, next.runId).start();
-    started.push(next.runId);
+    try {
+      if (!(await practiceStub(env, next.runId).start())) throw new Error("the run was never set up");
+      started.push(next.runId);
+    } catch (err) {
+      await syncRunRow(env, next.runId, { status: "failed", summary: {}, error: `starting the run failed: ${String(err)}` });
+    }
   }
 }
 
