@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { VerifierConfig } from "../core/verifiers/schema";
+import { RUN_STATUSES } from "../core/practice/run-types";
 
 const now = sql`(unixepoch('subsec') * 1000)`;
 
@@ -121,7 +122,6 @@ export const datasetTasks = sqliteTable(
   ],
 );
 
-export const PRACTICE_RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "budget-exhausted"] as const;
 
 /**
  * The listing of practice runs; the run itself lives in its PracticeRun Durable Object. No foreign
@@ -136,7 +136,7 @@ export const practiceRuns = sqliteTable(
       .references(() => tenants.id, { onDelete: "cascade" }),
     agentId: text("agent_id").notNull(),
     datasetId: text("dataset_id").notNull(),
-    status: text("status", { enum: PRACTICE_RUN_STATUSES }).notNull(),
+    status: text("status", { enum: RUN_STATUSES }).notNull(),
     config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     summary: text("summary", { mode: "json" }).$type<Record<string, unknown> | null>(),
     error: text("error"),
