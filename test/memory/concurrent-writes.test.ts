@@ -9,7 +9,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-interface StoredVector {
+interface StoredVector extends Record<string, SqlStorageValue> {
   item_id: string;
   model: string;
   vec: ArrayBuffer;
