@@ -323,13 +323,15 @@ export class AgentMemory extends DurableObject<Env> {
   }
 
   async createEpisode(input: EpisodeCreate, idempotencyKey?: string) {
-    return this.rpc(() => this.idempotency.run(idempotencyKey, "episode.create", input, async (record) =>
+    return this.rpc(() =>
+      this.idempotency.run(idempotencyKey, "episode.create", input, async (record) =>
         this.ctx.storage.transactionSync(() => {
           const episode = this.episodes.create(input);
           record(episode);
           return episode;
         }),
-      ));
+      ),
+    );
   }
 
   async addAttempt(episodeId: string, input: AttemptCreate) {

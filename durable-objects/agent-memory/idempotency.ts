@@ -2,7 +2,10 @@ import { sha256Hex } from "../../src/core/api-key";
 import { MemoryError } from "../memory-error";
 import type { MemoryContext } from "./context";
 
-/** Stores a write's result under its key; the write calls it inside the transaction that makes its change. */
+/**
+ * Stores a write's result under its key. The write calls it with the value it then resolves with,
+ * inside the transaction that makes its change (or, when it changes nothing, wherever it decides so).
+ */
 export type RecordResult<T> = (value: T) => void;
 
 /**

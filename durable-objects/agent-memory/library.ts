@@ -44,6 +44,9 @@ export interface CommitResult {
   unchanged: boolean;
 }
 
+/** A version's reason, or how to word it from what the version turned out to change. */
+export type Reason = string | ((intents: Intent[]) => string);
+
 /** Rounds of embed-then-commit before a write that keeps being overtaken gives up. */
 const COMMIT_ATTEMPTS = 3;
 
@@ -173,7 +176,7 @@ export class Library {
    * never reverted, and a deleted item is not resurrected. If the fresh plan needs text that was
    * not embedded, or the embedder was swapped, it starts over with what it now knows.
    */
-  async commit(plan: () => Intent[], reason: string | ((intents: Intent[]) => string), author: string, record?: RecordResult<CommitResult>): Promise<CommitResult> {
+  async commit(plan: () => Intent[], reason: Reason, author: string, record?: RecordResult<CommitResult>): Promise<CommitResult> {
     const embedded = new Map<string, Float32Array>();
     let vectors = this.ctx.vectors;
     for (let attempt = 1; ; attempt++) {
@@ -199,7 +202,7 @@ export class Library {
   /** One transaction: null when the fresh plan needs a vector that was not computed, so nothing was written. */
   private tryCommit(
     plan: () => Intent[],
-    reason: string | ((intents: Intent[]) => string),
+    reason: Reason,
     author: string,
     vectors: VectorStore,
     embedded: Map<string, Float32Array>,
