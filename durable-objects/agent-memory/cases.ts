@@ -38,7 +38,7 @@ export class Cases {
     const c = parsed.data;
     const existing = () => (c.episodeId ? this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE episode_id = ?", c.episodeId).toArray()[0] : undefined);
     const found = existing();
-    if (found) return this.keep({ case: caseOut(found), created: false }, record);
+    if (found) return this.recorded({ case: caseOut(found), created: false }, record);
     for (let attempt = 1; attempt <= EMBED_ATTEMPTS; attempt++) {
       const vectors = this.ctx.vectors;
       const [vector] = await vectors.embed([c.task]);
@@ -48,7 +48,7 @@ export class Cases {
       const label = c.label ?? (c.reward > 0 ? "positive" : "negative");
       const result = this.ctx.storage.transactionSync((): CaseCreated => {
         const raced = existing();
-        if (raced) return this.keep({ case: caseOut(raced), created: false }, record);
+        if (raced) return this.recorded({ case: caseOut(raced), created: false }, record);
         this.ctx.sql.exec(
           `INSERT INTO cases (id, seq, task, trace_summary, answer, reward, label, tools, tags, episode_id, status, q, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
@@ -56,7 +56,7 @@ export class Cases {
           JSON.stringify(c.toolsUsed), JSON.stringify(c.tags), c.episodeId, this.ctx.config().defaultQ, now, now,
         );
         vectors.writeSync(id, "case", vector!);
-        return this.keep({ case: this.get(id), created: true }, record);
+        return this.recorded({ case: this.get(id), created: true }, record);
       });
       if (result.created) await vectors.publish([id], []);
       return result;
@@ -64,7 +64,7 @@ export class Cases {
     throw MemoryError.conflict("The embedder changed repeatedly while this case was being embedded; retry it.");
   }
 
-  private keep(result: CaseCreated, record: RecordResult<CaseCreated> | undefined): CaseCreated {
+  private recorded(result: CaseCreated, record: RecordResult<CaseCreated> | undefined): CaseCreated {
     record?.(result);
     return result;
   }
