@@ -12,7 +12,14 @@ export default defineConfig(async () => {
         // (createMessageBatch, the handlers), so background delivery cannot race them.
         wrangler: { configPath: "./wrangler.toml", environment: "test" },
         miniflare: {
-          bindings: { TEST_MIGRATIONS: migrations, PRAXIS_ADMIN_KEY: TEST_ADMIN_KEY, LOG_LEVEL: "error" },
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            PRAXIS_ADMIN_KEY: TEST_ADMIN_KEY,
+            LOG_LEVEL: "error",
+            // Agents that switch to the "openai" embedder reach test/doubles/slow-embeddings.ts.
+            EMBEDDING_BASE_URL: "http://embeddings.test/v1",
+            EMBEDDING_API_KEY: "sk-test-not-real",
+          },
         },
       }),
     ],

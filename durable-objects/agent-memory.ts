@@ -27,7 +27,8 @@ import { AGENT_MEMORY_SCHEMA } from "./agent-memory/schema";
 import { MemoryError, outcome } from "./memory-error";
 import type { MemoryContext } from "./agent-memory/context";
 import { VectorStore } from "./agent-memory/vector-store";
-import { Library, type LibraryExport } from "./agent-memory/library";
+import { Library } from "./agent-memory/library";
+import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library-transfer";
 import { Cases } from "./agent-memory/cases";
 import { Retrieval, type PromptRequest } from "./agent-memory/retrieval";
 import { Utility } from "./agent-memory/utility";
@@ -92,9 +93,9 @@ export class AgentMemory extends DurableObject<Env> {
     this.retrieval = new Retrieval(this.mem, this.library);
     this.utility = new Utility(this.mem, this.library);
     this.jobs = new Jobs(this.mem);
-    this.episodes = new Episodes(this.mem, this.cases, this.utility, this.jobs, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
-    this.lessons = new LiveLessons(this.mem, this.library, this.jobs);
     this.idempotency = new IdempotencyStore(this.mem);
+    this.episodes = new Episodes(this.mem, this.cases, this.utility, this.jobs, this.idempotency, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
+    this.lessons = new LiveLessons(this.mem, this.library, this.jobs);
     await vectors.load();
   }
 
@@ -211,12 +212,12 @@ export class AgentMemory extends DurableObject<Env> {
   }
 
   async createExperience(input: ExperienceCreate, author: string, provenance?: Provenance, idempotencyKey?: string) {
-    return this.rpc(() =>
-      this.idempotency.run(idempotencyKey, "experience.create", input, async () => {
-        const r = await this.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null });
-        return { version: r.version, experience: r.experiences[0]! };
-      }),
-    );
+    return this.rpc(async () => {
+      const { value: r, replayed } = await this.idempotency.run(idempotencyKey, "experience.create", input, (record) =>
+        this.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null, record }),
+      );
+      return { value: { version: r.version, experience: r.experiences[0]! }, replayed };
+    });
   }
 
   async getExperience(id: string) {
@@ -243,8 +244,8 @@ export class AgentMemory extends DurableObject<Env> {
 
   async applyLibrary(operations: LibraryOperation[], reason: string, author: string, provenance?: Provenance, idempotencyKey?: string) {
     return this.rpc(() =>
-      this.idempotency.run(idempotencyKey, "library.batch", { operations, reason }, () =>
-        this.library.apply(operations, { reason, author, provenance: provenance ?? null }),
+      this.idempotency.run(idempotencyKey, "library.batch", { operations, reason }, (record) =>
+        this.library.apply(operations, { reason, author, provenance: provenance ?? null, record }),
       ),
     );
   }
@@ -262,15 +263,15 @@ export class AgentMemory extends DurableObject<Env> {
   }
 
   async rollback(n: number, author: string, idempotencyKey?: string) {
-    return this.rpc(() => this.idempotency.run(idempotencyKey, "library.rollback", { n }, () => this.library.rollback(n, author)));
+    return this.rpc(() => this.idempotency.run(idempotencyKey, "library.rollback", { n }, (record) => this.library.rollback(n, author, record)));
   }
 
   async exportLibrary() {
-    return this.rpc(() => this.library.export());
+    return this.rpc(() => exportLibrary(this.mem, this.library));
   }
 
   async importLibrary(doc: LibraryExport, mode: "merge" | "replace", author: string, idempotencyKey?: string) {
-    return this.rpc(() => this.idempotency.run(idempotencyKey, "library.import", { doc, mode }, () => this.library.import(doc, mode, author)));
+    return this.rpc(() => this.idempotency.run(idempotencyKey, "library.import", { doc, mode }, (record) => importLibrary(this.mem, this.library, doc, mode, author, record)));
   }
 
   /** A practice run's result, applied once per run however often the run asks. */
@@ -281,7 +282,7 @@ export class AgentMemory extends DurableObject<Env> {
   }
 
   async createCase(input: CaseCreate, idempotencyKey?: string) {
-    return this.rpc(() => this.idempotency.run(idempotencyKey, "case.create", input, () => this.cases.create(input)));
+    return this.rpc(() => this.idempotency.run(idempotencyKey, "case.create", input, (record) => this.cases.create(input, record)));
   }
 
   async getCase(id: string) {
@@ -312,7 +313,10 @@ export class AgentMemory extends DurableObject<Env> {
   }
 
   async reward(req: RewardRequest, idempotencyKey?: string) {
-    return this.rpc(() => this.utility.reward(req, idempotencyKey));
+    return this.rpc(async () => {
+      const { value, replayed } = await this.idempotency.run(idempotencyKey, "reward", req, async (record) => this.utility.reward(req, record));
+      return { ...value, replayed };
+    });
   }
 
   async analytics(opts: { top: number; window: number; buckets: number }) {
@@ -322,13 +326,21 @@ export class AgentMemory extends DurableObject<Env> {
   async sweep(at: number) {
     return this.rpc(async () => {
       const ttlMinutes = Number(this.env.EPISODE_TTL_MINUTES ?? DEFAULT_EPISODE_TTL_MINUTES);
-      const episodesTimedOut = await this.episodes.endStale(at, ttlMinutes * 60_000);
-      return { ...(await sweep(this.mem, this.library, at)), episodesTimedOut, pruned: pruneLogs(this.mem, at) };
+      const episodes = await this.episodes.endStale(at, ttlMinutes * 60_000);
+      return { ...(await sweep(this.mem, this.library, at)), episodesTimedOut: episodes.timedOut, episodesFailed: episodes.failed, pruned: pruneLogs(this.mem, at) };
     });
   }
 
   async createEpisode(input: EpisodeCreate, idempotencyKey?: string) {
-    return this.rpc(() => this.idempotency.run(idempotencyKey, "episode.create", input, async () => this.episodes.create(input)));
+    return this.rpc(() =>
+      this.idempotency.run(idempotencyKey, "episode.create", input, async (record) =>
+        this.ctx.storage.transactionSync(() => {
+          const episode = this.episodes.create(input);
+          record(episode);
+          return episode;
+        }),
+      ),
+    );
   }
 
   async addAttempt(episodeId: string, input: AttemptCreate) {

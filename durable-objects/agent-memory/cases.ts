@@ -3,6 +3,15 @@ import { MemoryError } from "../memory-error";
 import { nextSeq, type MemoryContext } from "./context";
 import { listPage } from "./list-page";
 import { caseOut, type CaseRow } from "./rows";
+import type { RecordResult } from "./idempotency";
+
+export interface CaseCreated {
+  case: Case;
+  created: boolean;
+}
+
+/** Rounds of embedding before a create whose embedder keeps being swapped gives up. */
+const EMBED_ATTEMPTS = 3;
 
 /** Past episodes kept for case-based reasoning; retrieved by task similarity. */
 export class Cases {
@@ -18,33 +27,46 @@ export class Cases {
     return caseOut(row);
   }
 
-  /** An episode is stored at most once: a second create for the same episode returns the first. */
-  async create(input: CaseCreate): Promise<{ case: Case; created: boolean }> {
+  /**
+   * An episode is stored at most once: a second create for the same episode returns the first.
+   * The vector is computed by the embedder of the store it is written to: if the embedder was
+   * swapped while embedding, the task is embedded again rather than filed under the new model.
+   */
+  async create(input: CaseCreate, record?: RecordResult<CaseCreated>): Promise<CaseCreated> {
     const parsed = CaseCreateSchema.safeParse(input);
     if (!parsed.success) throw MemoryError.invalid("Invalid case", parsed.error.issues);
     const c = parsed.data;
-    if (c.episodeId) {
-      const existing = this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE episode_id = ?", c.episodeId).toArray()[0];
-      if (existing) return { case: caseOut(existing), created: false };
+    const existing = () => (c.episodeId ? this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE episode_id = ?", c.episodeId).toArray()[0] : undefined);
+    const found = existing();
+    if (found) return this.recorded({ case: caseOut(found), created: false }, record);
+    for (let attempt = 1; attempt <= EMBED_ATTEMPTS; attempt++) {
+      const vectors = this.ctx.vectors;
+      const [vector] = await vectors.embed([c.task]);
+      if (vectors !== this.ctx.vectors) continue;
+      const id = this.ctx.newId("case");
+      const now = this.ctx.now();
+      const label = c.label ?? (c.reward > 0 ? "positive" : "negative");
+      const result = this.ctx.storage.transactionSync((): CaseCreated => {
+        const raced = existing();
+        if (raced) return this.recorded({ case: caseOut(raced), created: false }, record);
+        this.ctx.sql.exec(
+          `INSERT INTO cases (id, seq, task, trace_summary, answer, reward, label, tools, tags, episode_id, status, q, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
+          id, nextSeq(this.ctx.sql, "case"), c.task, c.traceSummary, c.answer, c.reward, label,
+          JSON.stringify(c.toolsUsed), JSON.stringify(c.tags), c.episodeId, this.ctx.config().defaultQ, now, now,
+        );
+        vectors.writeSync(id, "case", vector!);
+        return this.recorded({ case: this.get(id), created: true }, record);
+      });
+      if (result.created) await vectors.publish([id], []);
+      return result;
     }
-    const [vector] = await this.ctx.vectors.embed([c.task]);
-    const id = this.ctx.newId("case");
-    const now = this.ctx.now();
-    const label = c.label ?? (c.reward > 0 ? "positive" : "negative");
-    const inserted = this.ctx.storage.transactionSync(() => {
-      if (c.episodeId && this.ctx.sql.exec("SELECT 1 FROM cases WHERE episode_id = ?", c.episodeId).toArray().length) return false;
-      this.ctx.sql.exec(
-        `INSERT INTO cases (id, seq, task, trace_summary, answer, reward, label, tools, tags, episode_id, status, q, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
-        id, nextSeq(this.ctx.sql, "case"), c.task, c.traceSummary, c.answer, c.reward, label,
-        JSON.stringify(c.toolsUsed), JSON.stringify(c.tags), c.episodeId, this.ctx.config().defaultQ, now, now,
-      );
-      this.ctx.vectors.writeSync(id, "case", vector!);
-      return true;
-    });
-    if (!inserted) return { case: caseOut(this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE episode_id = ?", c.episodeId).one()), created: false };
-    await this.ctx.vectors.publish([id], []);
-    return { case: this.get(id), created: true };
+    throw MemoryError.conflict("The embedder changed repeatedly while this case was being embedded; retry it.");
+  }
+
+  private recorded(result: CaseCreated, record: RecordResult<CaseCreated> | undefined): CaseCreated {
+    record?.(result);
+    return result;
   }
 
   async patch(id: string, input: CasePatch): Promise<Case> {

@@ -10,6 +10,7 @@ import { nextSeq, parseJson, placeholders, type MemoryContext } from "./context"
 import type { Cases } from "./cases";
 import type { Utility } from "./utility";
 import type { Jobs } from "./jobs";
+import type { IdempotencyStore } from "./idempotency";
 
 interface EpisodeRow extends Record<string, SqlStorageValue> {
   id: string;
@@ -21,6 +22,7 @@ interface EpisodeRow extends Record<string, SqlStorageValue> {
   outcome: string | null;
   score: number | null;
   answer: string | null;
+  cited: string | null;
   result: string | null;
   created_at: number;
   ended_at: number | null;
@@ -65,8 +67,11 @@ export class Episodes {
     private readonly cases: Cases,
     private readonly utility: Utility,
     private readonly jobs: Jobs,
+    private readonly idempotency: IdempotencyStore,
     private readonly enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>,
   ) {}
+
+  private readonly ending = new Map<string, Promise<Episode>>();
 
   private row(id: string): EpisodeRow {
     const row = this.ctx.sql.exec<EpisodeRow>("SELECT * FROM episodes WHERE id = ?", id).toArray()[0];
@@ -113,7 +118,7 @@ export class Episodes {
 
   addAttempt(id: string, input: AttemptCreate): Attempt {
     const ep = this.row(id);
-    if (ep.status !== "open") throw MemoryError.conflict(`Episode '${id}' has ended; attempts can no longer be added.`);
+    if (ep.status !== "open" || ep.outcome !== null) throw MemoryError.conflict(`Episode '${id}' has ended; attempts can no longer be added.`);
     const n = this.ctx.sql.exec<{ n: number | null }>("SELECT max(n) AS n FROM attempts WHERE episode_id = ?", id).one().n ?? 0;
     const tools = (input.toolCalls ?? []).map((t) => (t.error ? `${t.name} ✗ ${cleanError(t.error)}` : t.name));
     const error = cleanError(input.error ?? input.toolCalls?.find((t) => t.error)?.error);
@@ -124,18 +129,39 @@ export class Episodes {
     return this.attempts(id).find((a) => a.n === n + 1)!;
   }
 
+  /**
+   * One end wins. Concurrent ends (a retry, a webhook redelivery, the sweep's timeout) share the
+   * run already under way, and the first end's input is stored with its reward, so an end resumed
+   * after a crash finishes the way it began: one reward, one case, one extraction enqueued.
+   */
   async end(id: string, input: EpisodeEnd): Promise<Episode> {
+    const running = this.ending.get(id);
+    if (running) return running;
     const ep = this.row(id);
     if (ep.status === "ended") return this.out(ep);
-    const attempts = this.attempts(id);
-    const reward = await this.utility.reward(
-      { episodeId: id, outcome: input.outcome, ...(input.score !== undefined ? { quality: input.score } : {}), ...(input.citedIds ? { citedIds: input.citedIds } : {}) },
-      `episode-end:${id}`,
+    const run = this.finish(ep, ep.outcome === null ? input : claimedEnd(ep)).finally(() => this.ending.delete(id));
+    this.ending.set(id, run);
+    return run;
+  }
+
+  private async finish(ep: EpisodeRow, input: EpisodeEnd): Promise<Episode> {
+    const id = ep.id;
+    const answer = input.answer ? redactSecrets(input.answer) : null;
+    const request = { episodeId: id, outcome: input.outcome, ...(input.score !== undefined ? { quality: input.score } : {}), ...(input.citedIds ? { citedIds: input.citedIds } : {}) };
+    const { value: reward } = await this.idempotency.run(id, "episode.reward", request, async (record) =>
+      this.utility.reward(request, (result) => {
+        record(result);
+        this.ctx.sql.exec(
+          "UPDATE episodes SET outcome = ?, score = ?, answer = ?, cited = ? WHERE id = ?",
+          input.outcome, input.score ?? null, answer, input.citedIds ? JSON.stringify(input.citedIds) : null, id,
+        );
+      }),
     );
+    const attempts = this.attempts(id);
     const { case: stored } = await this.cases.create({
       task: ep.task,
       traceSummary: traceSummary(attempts),
-      answer: input.answer ? redactSecrets(input.answer) : null,
+      answer,
       reward: reward.reward,
       toolsUsed: [...new Set(attempts.flatMap((a) => a.toolCalls.map((t) => t.split(" ")[0]!)))],
       episodeId: id,
@@ -146,6 +172,7 @@ export class Episodes {
     if (failed && succeeded) {
       const { job, created } = this.jobs.ensure(`job_extract_${id}`, "live.extract", id);
       jobId = job.id;
+      // Only a crash can leave a queued job whose message may not have been sent: send it again.
       if (created || job.status === "queued") await this.enqueueExtraction(id, job.id);
     }
     const result: EpisodeResult = {
@@ -155,11 +182,7 @@ export class Episodes {
       extraction: jobId ? "queued" : "not-needed",
       jobId,
     };
-    this.ctx.sql.exec(
-      "UPDATE episodes SET status = 'ended', outcome = ?, score = ?, answer = ?, cited = ?, result = ?, ended_at = ? WHERE id = ? AND status = 'open'",
-      input.outcome, input.score ?? null, input.answer ? redactSecrets(input.answer) : null,
-      input.citedIds ? JSON.stringify(input.citedIds) : null, JSON.stringify(result), this.ctx.now(), id,
-    );
+    this.ctx.sql.exec("UPDATE episodes SET status = 'ended', result = ?, ended_at = ? WHERE id = ? AND status = 'open'", JSON.stringify(result), this.ctx.now(), id);
     return this.get(id);
   }
 
@@ -201,14 +224,26 @@ export class Episodes {
     return { episode: await this.end(ep.id, endOf(session)), duplicate: false };
   }
 
-  /** Open episodes older than the TTL end as `timeout` through the normal end path. */
-  async endStale(now: number, ttlMs: number): Promise<string[]> {
+  /**
+   * Open episodes older than the TTL end as `timeout` through the normal end path. One that a
+   * client is ending meanwhile ends the client's way; one that fails stays open for the next sweep
+   * rather than stopping this one.
+   */
+  async endStale(now: number, ttlMs: number): Promise<{ timedOut: string[]; failed: string[] }> {
     const stale = this.ctx.sql
       .exec<{ id: string }>("SELECT id FROM episodes WHERE status = 'open' AND created_at < ? ORDER BY created_at LIMIT 200", now - ttlMs)
       .toArray()
       .map((r) => r.id);
-    for (const id of stale) await this.end(id, { outcome: "timeout" });
-    return stale;
+    const timedOut: string[] = [];
+    const failed: string[] = [];
+    for (const id of stale) {
+      try {
+        if ((await this.end(id, { outcome: "timeout" })).outcome === "timeout") timedOut.push(id);
+      } catch {
+        failed.push(id);
+      }
+    }
+    return { timedOut, failed };
   }
 
   /** Ended episodes for a practice dataset, most recently ended first. */
@@ -236,6 +271,17 @@ export class Episodes {
       successes: attempts.filter((a) => a.ok).map((a) => ({ description: a.description })),
     };
   }
+}
+
+/** The end an interrupted run committed with its reward; a later end resumes it instead of its own. */
+function claimedEnd(ep: EpisodeRow): EpisodeEnd {
+  const cited = parseJson<string[] | null>(ep.cited, null);
+  return {
+    outcome: ep.outcome as EpisodeEnd["outcome"],
+    ...(ep.score !== null ? { score: ep.score } : {}),
+    ...(ep.answer !== null ? { answer: ep.answer } : {}),
+    ...(cited ? { citedIds: cited } : {}),
+  };
 }
 
 function endOf(session: SessionEnd): EpisodeEnd {

@@ -11,10 +11,12 @@ import {
 import { MemoryError } from "../memory-error";
 import { nextSeq, type MemoryContext } from "./context";
 import { listPage } from "./list-page";
+import type { RecordResult } from "./idempotency";
+import type { VectorStore } from "./vector-store";
 import { experienceEmbedText, experienceOut, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
 
 /** A resolved change: what one experience becomes in a version (`after: null` deletes it). */
-type Intent =
+export type Intent =
   | { kind: "put"; id: string; after: ExperienceSnapshot; embedText: string | null; reseq?: boolean }
   | { kind: "delete"; id: string };
 
@@ -33,19 +35,24 @@ export interface LibraryChange {
   after: ExperienceSnapshot | null;
 }
 
-export const LIBRARY_EXPORT_FORMAT = "praxis-library/v1";
-
-export interface LibraryExport {
-  format: typeof LIBRARY_EXPORT_FORMAT;
-  libraryVersion: number;
-  exportedAt: number;
-  experiences: (ExperienceContent & { id: string; q: number; provenance: Provenance | null })[];
+/** What one committed version returns (and what an idempotent retry replays). */
+export interface CommitResult {
+  version: number;
+  experiences: Experience[];
+  deleted: string[];
+  /** The plan held nothing to change, so no version was written. */
+  unchanged: boolean;
 }
+
+/** A version's reason, or how to word it from what the version turned out to change. */
+export type Reason = string | ((intents: Intent[]) => string);
+
+/** Rounds of embed-then-commit before a write that keeps being overtaken gives up. */
+const COMMIT_ATTEMPTS = 3;
 
 const CONTENT_KEYS = ["text", "pattern", "keywords", "tags", "domain", "source", "status", "pinned", "importance"] as const;
 const sameContent = (a: ExperienceSnapshot, b: ExperienceSnapshot) =>
   CONTENT_KEYS.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
-const normalise = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim();
 
 /**
  * The experience library. Every change to an experience's content or status is one atomic
@@ -105,7 +112,7 @@ export class Library {
   }
 
   /** Validates operations against the current library and turns them into intents. */
-  private resolve(ops: LibraryOperation[], provenance: Provenance | null): Intent[] {
+  resolve(ops: LibraryOperation[], provenance: Provenance | null): Intent[] {
     const now = this.ctx.now();
     const pending = new Map<string, ExperienceSnapshot | null>();
     const current = (id: string): ExperienceSnapshot | null => {
@@ -153,74 +160,118 @@ export class Library {
     return intents;
   }
 
-  /** Applies operations as one new version. Embeddings are computed first so the write is one transaction. */
+  /** Applies operations as one new version, resolved against the library as it stands when the version commits. */
   async apply(
     ops: LibraryOperation[],
-    meta: { reason: string; author: string; provenance?: Provenance | null },
-  ): Promise<{ version: number; experiences: Experience[]; deleted: string[] }> {
+    meta: { reason: string; author: string; provenance?: Provenance | null; record?: RecordResult<CommitResult> },
+  ): Promise<CommitResult> {
     if (!ops.length) throw MemoryError.invalid("No operations given.");
-    const intents = this.resolve(ops, meta.provenance ?? null);
-    return this.commit(intents, meta.reason, meta.author);
+    return this.commit(() => this.resolve(ops, meta.provenance ?? null), meta.reason, meta.author, meta.record);
   }
 
-  private async commit(intents: Intent[], reason: string, author: string) {
-    const toEmbed = intents.filter((i): i is Extract<Intent, { kind: "put" }> => i.kind === "put" && i.embedText !== null);
-    const vectors = await this.ctx.vectors.embed(toEmbed.map((i) => i.embedText!));
-    const vectorOf = new Map(toEmbed.map((i, n) => [i.id, vectors[n]!]));
-    const now = this.ctx.now();
-    const sql = this.ctx.sql;
-    const touched = new Set<string>();
-    const deleted: string[] = [];
-
-    const version = this.ctx.storage.transactionSync(() => {
-      const v = (sql.exec<{ v: number | null }>("SELECT max(version) AS v FROM library_versions").one().v ?? 0) + 1;
-      for (const intent of intents) {
-        const row = this.row(intent.id);
-        const before = row ? snapshotOf(row) : null;
-        let after: ExperienceSnapshot | null = null;
-        let op: LibraryChange["op"];
-        if (intent.kind === "delete") {
-          if (!row) throw MemoryError.notFound(`Experience '${intent.id}' does not exist.`);
-          sql.exec("DELETE FROM experiences WHERE id = ?", intent.id);
-          sql.exec("DELETE FROM q_history WHERE item_id = ?", intent.id);
-          this.ctx.vectors.deleteSync(intent.id);
-          deleted.push(intent.id);
-          op = "delete";
-        } else if (!row) {
-          const keepSeq = intent.after.seq > 0 && !intent.reseq;
-          after = { ...intent.after, seq: keepSeq ? intent.after.seq : nextSeq(sql, "experience") };
-          this.insertRow(after, now);
-          op = keepSeq ? "restore" : "create";
-        } else {
-          after = { ...intent.after, seq: intent.reseq ? nextSeq(sql, "experience") : row.seq };
-          this.updateRow(after, now);
-          op = after.status === "archived" && before!.status !== "archived" ? "archive" : "update";
+  /**
+   * Commits what `plan` makes of the library as one version. Embedding awaits (a remote embedder
+   * lets other writes run meanwhile), so the plan is run once to learn what to embed and again
+   * inside the transaction against fresh rows: a change committed during the await is built on,
+   * never reverted, and a deleted item is not resurrected. If the fresh plan needs text that was
+   * not embedded, or the embedder was swapped, it starts over with what it now knows.
+   */
+  async commit(plan: () => Intent[], reason: Reason, author: string, record?: RecordResult<CommitResult>): Promise<CommitResult> {
+    const embedded = new Map<string, Float32Array>();
+    let vectors = this.ctx.vectors;
+    for (let attempt = 1; ; attempt++) {
+      const wanted = [...new Set(plan().flatMap((i) => (i.kind === "put" && i.embedText !== null && !embedded.has(i.embedText) ? [i.embedText] : [])))];
+      const got = wanted.length ? await vectors.embed(wanted) : [];
+      if (vectors !== this.ctx.vectors) {
+        vectors = this.ctx.vectors;
+        embedded.clear();
+      } else {
+        wanted.forEach((text, n) => embedded.set(text, got[n]!));
+        const result = this.tryCommit(plan, reason, author, vectors, embedded, record);
+        if (result) {
+          const live = result.experiences.filter((e) => e.status === "active").map((e) => e.id);
+          const gone = result.experiences.filter((e) => e.status !== "active").map((e) => e.id);
+          await vectors.publish(live, [...result.deleted, ...gone]);
+          return result;
         }
-        const vec = vectorOf.get(intent.id);
-        if (vec && after) this.ctx.vectors.writeSync(intent.id, "experience", vec);
-        touched.add(intent.id);
-        sql.exec(
-          `INSERT INTO library_changes (version, experience_id, op, before, after) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT(experience_id, version) DO UPDATE SET op = excluded.op, after = excluded.after`,
-          v,
-          intent.id,
-          op,
-          before ? JSON.stringify(before) : null,
-          after ? JSON.stringify(after) : null,
-        );
       }
-      const changes = sql.exec<{ n: number }>("SELECT count(*) AS n FROM library_changes WHERE version = ?", v).one().n;
-      sql.exec("INSERT INTO library_versions (version, reason, author, created_at, changes) VALUES (?, ?, ?, ?, ?)", v, reason, author, now, changes);
-      return v;
-    });
+      if (attempt === COMMIT_ATTEMPTS) throw MemoryError.conflict("The library kept changing while this write was being embedded; retry it.");
+    }
+  }
 
-    const live = [...touched].map((id) => this.row(id)).filter((r): r is ExperienceRow => r !== null);
-    await this.ctx.vectors.publish(
-      live.filter((r) => r.status === "active").map((r) => r.id),
-      [...deleted, ...live.filter((r) => r.status !== "active").map((r) => r.id)],
-    );
-    this.refreshLabels();
-    return { version, experiences: live.map((r) => this.out(r)), deleted };
+  /** One transaction: null when the fresh plan needs a vector that was not computed, so nothing was written. */
+  private tryCommit(
+    plan: () => Intent[],
+    reason: Reason,
+    author: string,
+    vectors: VectorStore,
+    embedded: Map<string, Float32Array>,
+    record: RecordResult<CommitResult> | undefined,
+  ): CommitResult | null {
+    const sql = this.ctx.sql;
+    const now = this.ctx.now();
+    try {
+      return this.ctx.storage.transactionSync(() => {
+        const intents = plan();
+        if (intents.some((i) => i.kind === "put" && i.embedText !== null && !embedded.has(i.embedText))) return null;
+        if (!intents.length) {
+          const unchanged: CommitResult = { version: this.currentVersion(), experiences: [], deleted: [], unchanged: true };
+          record?.(unchanged);
+          return unchanged;
+        }
+        const v = this.currentVersion() + 1;
+        const touched = new Set<string>();
+        const deleted: string[] = [];
+        for (const intent of intents) {
+          const row = this.row(intent.id);
+          const before = row ? snapshotOf(row) : null;
+          let after: ExperienceSnapshot | null = null;
+          let op: LibraryChange["op"];
+          if (intent.kind === "delete") {
+            if (!row) throw MemoryError.notFound(`Experience '${intent.id}' does not exist.`);
+            sql.exec("DELETE FROM experiences WHERE id = ?", intent.id);
+            sql.exec("DELETE FROM q_history WHERE item_id = ?", intent.id);
+            vectors.deleteSync(intent.id);
+            deleted.push(intent.id);
+            op = "delete";
+          } else if (!row) {
+            const keepSeq = intent.after.seq > 0 && !intent.reseq;
+            after = { ...intent.after, seq: keepSeq ? intent.after.seq : nextSeq(sql, "experience") };
+            this.insertRow(after, now);
+            op = keepSeq ? "restore" : "create";
+          } else {
+            after = { ...intent.after, seq: intent.reseq ? nextSeq(sql, "experience") : row.seq };
+            this.updateRow(after, now);
+            op = after.status === "archived" && before!.status !== "archived" ? "archive" : "update";
+          }
+          if (after && intent.kind === "put" && intent.embedText !== null) vectors.writeSync(intent.id, "experience", embedded.get(intent.embedText)!);
+          touched.add(intent.id);
+          sql.exec(
+            `INSERT INTO library_changes (version, experience_id, op, before, after) VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT(experience_id, version) DO UPDATE SET op = excluded.op, after = excluded.after`,
+            v,
+            intent.id,
+            op,
+            before ? JSON.stringify(before) : null,
+            after ? JSON.stringify(after) : null,
+          );
+        }
+        const changes = sql.exec<{ n: number }>("SELECT count(*) AS n FROM library_changes WHERE version = ?", v).one().n;
+        sql.exec(
+          "INSERT INTO library_versions (version, reason, author, created_at, changes) VALUES (?, ?, ?, ?, ?)",
+          v, typeof reason === "string" ? reason : reason(intents), author, now, changes,
+        );
+        this.refreshLabels();
+        const experiences = [...touched].map((id) => this.row(id)).filter((r): r is ExperienceRow => r !== null).map((r) => this.out(r));
+        const result: CommitResult = { version: v, experiences, deleted, unchanged: false };
+        record?.(result);
+        return result;
+      });
+    } catch (err) {
+      // Labels were refreshed from rows the rollback has just undone.
+      this.refreshLabels();
+      throw err;
+    }
   }
 
   private insertRow(s: ExperienceSnapshot, now: number) {
@@ -306,8 +357,13 @@ export class Library {
     return { ...meta, diff };
   }
 
+
   /** Restores the content of version n as a new version; learned Q of surviving items is kept. */
-  async rollback(n: number, author: string) {
+  async rollback(n: number, author: string, record?: RecordResult<CommitResult>): Promise<CommitResult> {
+    return this.commit(() => this.rollbackPlan(n), `rollback to version ${n}`, author, record);
+  }
+
+  private rollbackPlan(n: number): Intent[] {
     const target = new Map(this.stateAt(n).map((s) => [s.id, s]));
     const intents: Intent[] = [];
     for (const row of this.ctx.sql.exec<ExperienceRow>("SELECT * FROM experiences ORDER BY seq").toArray()) {
@@ -323,63 +379,7 @@ export class Library {
       }
     }
     for (const restored of target.values()) intents.push({ kind: "put", id: restored.id, after: restored, embedText: experienceEmbedText(restored) });
-    if (!intents.length) return { version: this.currentVersion(), experiences: [], deleted: [], unchanged: true };
-    return { ...(await this.commit(intents, `rollback to version ${n}`, author)), unchanged: false };
-  }
-
-  export(): LibraryExport {
-    const rows = this.ctx.sql.exec<ExperienceRow>("SELECT * FROM experiences WHERE status <> 'quarantined' ORDER BY seq").toArray();
-    return {
-      format: LIBRARY_EXPORT_FORMAT,
-      libraryVersion: this.currentVersion(),
-      exportedAt: this.ctx.now(),
-      experiences: rows.map((r) => {
-        const s = snapshotOf(r);
-        return { id: s.id, ...pickContent(s), q: s.q, provenance: s.provenance };
-      }),
-    };
-  }
-
-  /**
-   * `replace` makes this library equal to the exported one (ids, order, content and Q), so an
-   * export imported elsewhere exports back identically. `merge` adds only experiences whose text
-   * is not already present, with fresh ids.
-   */
-  async import(doc: LibraryExport, mode: "merge" | "replace", author: string) {
-    if (mode === "replace") {
-      const ids = doc.experiences.map((e) => e.id);
-      if (new Set(ids).size !== ids.length) throw MemoryError.invalid("The export contains duplicate ids.");
-      const incoming = new Set(ids);
-      const intents: Intent[] = this.ctx.sql
-        .exec<{ id: string }>("SELECT id FROM experiences")
-        .toArray()
-        .filter((r) => !incoming.has(r.id))
-        .map((r) => ({ kind: "delete", id: r.id }));
-      const now = this.ctx.now();
-      for (const e of doc.experiences) {
-        const existing = this.row(e.id);
-        const after: ExperienceSnapshot = {
-          ...pickContent(e),
-          id: e.id,
-          seq: 0,
-          q: e.q,
-          provenance: e.provenance,
-          createdAt: existing?.created_at ?? now,
-        };
-        intents.push({ kind: "put", id: e.id, after, embedText: experienceEmbedText(after), reseq: true });
-      }
-      if (!intents.length) return { version: this.currentVersion(), experiences: [], deleted: [], unchanged: true };
-      return { ...(await this.commit(intents, `import (replace) of ${ids.length} experiences`, author)), unchanged: false };
-    }
-    const known = new Set(this.ctx.sql.exec<{ text: string }>("SELECT text FROM experiences").toArray().map((r) => normalise(r.text)));
-    const ops: LibraryOperation[] = [];
-    for (const e of doc.experiences) {
-      if (known.has(normalise(e.text))) continue;
-      known.add(normalise(e.text));
-      ops.push({ op: "create", experience: { ...pickContent(e), q: e.q, ...(e.provenance ? { provenance: e.provenance } : {}) } });
-    }
-    if (!ops.length) return { version: this.currentVersion(), experiences: [], deleted: [], unchanged: true };
-    return { ...(await this.apply(ops, { reason: `import (merge) of ${ops.length} experiences`, author })), unchanged: false };
+    return intents;
   }
 }
 
@@ -390,7 +390,7 @@ function embedTextIfChanged(before: ExperienceContent, after: ExperienceContent)
   return changed ? experienceEmbedText(after) : null;
 }
 
-function pickContent(s: ExperienceContent): ExperienceContent {
+export function pickContent(s: ExperienceContent): ExperienceContent {
   return {
     text: s.text,
     pattern: s.pattern,

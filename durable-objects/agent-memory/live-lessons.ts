@@ -28,10 +28,13 @@ export class LiveLessons {
     private readonly jobs: Jobs,
   ) {}
 
+  private readonly applying = new Map<string, Promise<LiveLessonResult>>();
+
   /** Compares like with like: the candidate is embedded the way stored experiences are (pattern, text, keywords). */
   async similar(lesson: { text: string; pattern?: string | null; keywords?: string[] }, k: number): Promise<SimilarExperience[]> {
-    const [vec] = await this.ctx.vectors.embed([experienceEmbedText({ text: lesson.text, pattern: lesson.pattern ?? null, keywords: lesson.keywords ?? [] })]);
-    const hits = await this.ctx.vectors.search(vec!, "experience", k, -1);
+    const vectors = this.ctx.vectors;
+    const [vec] = await vectors.embed([experienceEmbedText({ text: lesson.text, pattern: lesson.pattern ?? null, keywords: lesson.keywords ?? [] })]);
+    const hits = await vectors.search(vec!, "experience", k, -1);
     const out: SimilarExperience[] = [];
     for (const h of hits) {
       const row = this.library.row(h.id);
@@ -42,9 +45,19 @@ export class LiveLessons {
 
   /**
    * One library version per job, tagged with the job id in its reason, so a retry after a crash
-   * between applying and marking the job done finds the version and does not apply it twice.
+   * between applying and marking the job done finds the version and does not apply it twice. A
+   * redelivery that arrives while the job is still being applied (its checks are followed by
+   * awaits) shares that run instead of passing the same checks.
    */
-  async apply(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision): Promise<LiveLessonResult> {
+  apply(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision): Promise<LiveLessonResult> {
+    const running = this.applying.get(jobId);
+    if (running) return running;
+    const run = this.applyOnce(jobId, episodeId, candidate, decision).finally(() => this.applying.delete(jobId));
+    this.applying.set(jobId, run);
+    return run;
+  }
+
+  private async applyOnce(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision): Promise<LiveLessonResult> {
     const prior = this.jobs.get(jobId);
     if (prior?.status === "done" && prior.result) return prior.result as unknown as LiveLessonResult;
     const tag = `(job ${jobId})`;

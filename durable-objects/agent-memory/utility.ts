@@ -1,8 +1,8 @@
 import { convergence, emaUpdate, qStats, rewardFor } from "../../src/core/q-learning";
-import { sha256Hex } from "../../src/core/api-key";
 import type { Analytics, MemoryKind, RewardRequest, RewardResult } from "../../src/core/memory-types";
 import { MemoryError } from "../memory-error";
 import type { MemoryContext } from "./context";
+import type { RecordResult } from "./idempotency";
 import type { Library } from "./library";
 
 const Q_HISTORY_KEEP = 50;
@@ -54,16 +54,8 @@ export class Utility {
     return [...seen.values()];
   }
 
-  /**
-   * Applies one reward. With an idempotency key the request and its result are stored in the same
-   * transaction as the Q updates, so a retried request replays the first result and changes nothing.
-   */
-  async reward(req: RewardRequest, idempotencyKey?: string): Promise<RewardResult> {
-    const requestHash = idempotencyKey ? await sha256Hex(JSON.stringify(req)) : "";
-    if (idempotencyKey) {
-      const prior = this.priorResult(idempotencyKey, requestHash);
-      if (prior) return prior;
-    }
+  /** Applies one reward; `record` runs inside the transaction of the Q updates, with their result. */
+  reward(req: RewardRequest, record?: RecordResult<RewardResult>): RewardResult {
     const targets = this.targets(req);
     const cited = req.citedIds ? new Set(req.citedIds) : null;
     if (cited) {
@@ -85,10 +77,6 @@ export class Utility {
     const alpha = this.ctx.config().alpha;
     const now = this.ctx.now();
     return this.ctx.storage.transactionSync(() => {
-      if (idempotencyKey) {
-        const prior = this.priorResult(idempotencyKey, requestHash);
-        if (prior) return prior;
-      }
       const updated: RewardResult["updated"] = [];
       const uncited: string[] = [];
       for (const t of targets) {
@@ -113,18 +101,9 @@ export class Utility {
         updated.push({ id: t.id, kind: t.kind, qBefore: row.q, q, cited: cited !== null });
       }
       const result: RewardResult = { reward: r, updated, uncited, replayed: false };
-      if (idempotencyKey) {
-        this.ctx.sql.exec("INSERT INTO idempotency (key, request_hash, response, at) VALUES (?, ?, ?, ?)", idempotencyKey, requestHash, JSON.stringify(result), now);
-      }
+      record?.(result);
       return result;
     });
-  }
-
-  private priorResult(key: string, requestHash: string): RewardResult | null {
-    const prior = this.ctx.sql.exec<{ request_hash: string; response: string }>("SELECT request_hash, response FROM idempotency WHERE key = ?", key).toArray()[0];
-    if (!prior) return null;
-    if (prior.request_hash !== requestHash) throw MemoryError.conflict("This Idempotency-Key was already used with a different request body.");
-    return { ...(JSON.parse(prior.response) as RewardResult), replayed: true };
   }
 
   analytics(opts: { top: number; window: number; buckets: number }): Analytics {

@@ -1,3 +1,8 @@
+import { env } from "cloudflare:test";
+import { expect } from "vitest";
+import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { memoryName } from "../../src/services/agent-memory";
+import { slowEmbeddings, type SlowEmbeddingsOptions } from "../doubles/slow-embeddings";
 import { call, newAgent, newTenant } from "../helpers";
 
 /** A fresh tenant and agent, plus a caller bound to that agent's routes. */
@@ -7,4 +12,14 @@ export async function agentFixture() {
   const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
     call(method, `/v1/agents/${agentId}${path}`, { key: t.apiKey, body, headers });
   return { t, agentId, api };
+}
+
+/** An agent whose embedder is remote and slow (test/doubles/slow-embeddings.ts), so its writes yield while embedding. */
+export async function slowEmbedderAgent(opts: SlowEmbeddingsOptions = {}) {
+  const emb = slowEmbeddings(opts);
+  const f = await agentFixture();
+  const r = await f.api("PATCH", "/config", { embedder: { provider: "openai", model: "slow-embed", dims: 16 } });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId)) as DurableObjectStub<AgentMemory>;
+  return { ...f, emb, stub };
 }
