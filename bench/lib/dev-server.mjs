@@ -173,7 +173,7 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
   }
 
   /** Migrates a fresh D1, starts wrangler dev with `vars` and waits (≤ 90 s) for /healthz. */
-  async function start({ firstPort, vars, fromHead = false }) {
+  async function start({ firstPort, vars, fromHead = false, logLevel = "warn" }) {
     tmpDir = mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
     const app = path.join(tmpDir, "app");
     const state = path.join(tmpDir, "state");
@@ -190,7 +190,7 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
       "--persist-to", state,
       ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       "--show-interactive-dev-session=false",
-      "--log-level", "warn",
+      "--log-level", logLevel,
     ]);
     const logFile = path.join(tmpDir, "wrangler-dev.log");
     const out = createWriteStream(logFile);
