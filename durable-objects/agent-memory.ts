@@ -277,7 +277,7 @@ export class AgentMemory extends DurableObject<Env> {
   /** A practice run's result, applied once per run however often the run asks. */
   async promotePractice(input: PracticePromotionInput) {
     return this.rpc(() =>
-      this.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, () => promotePractice(this.library, input)),
+      this.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, (record) => promotePractice(this.library, input, record)),
     );
   }
 
