@@ -61,6 +61,7 @@ export class VectorStore {
   private current: MemoryVectorIndex | null = null;
   /** The size this agent's vectors of the model have: declared by the embedder, else remembered from the first write. */
   private size: number;
+  private rememberedSize: number;
   private outboxGen = 0;
   private readonly pendingWindowMs: number;
 
@@ -70,10 +71,10 @@ export class VectorStore {
     private readonly opts: VectorStoreOptions,
   ) {
     this.pendingWindowMs = opts.pendingWindowMs ?? 120_000;
-    const remembered = Number(
+    this.rememberedSize = Number(
       this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", dimsKey(this.model)).toArray()[0]?.value ?? 0,
     );
-    this.size = this.embedder?.dims || remembered;
+    this.size = this.embedder?.dims || this.rememberedSize;
     this.outboxGen = this.sql.exec<{ g: number | null }>("SELECT max(gen) AS g FROM vector_outbox").one().g ?? 0;
   }
 
@@ -183,8 +184,10 @@ export class VectorStore {
     for (const set of this.missing.values()) set.delete(itemId);
   }
 
+  /** Stored with the first vector, so a restarted agent knows the size before its model answers again. */
   private rememberSize(): void {
-    if (this.embedder?.dims !== 0) return;
+    if (this.rememberedSize === this.size) return;
+    this.rememberedSize = this.size;
     this.sql.exec(
       "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
       dimsKey(this.model),
