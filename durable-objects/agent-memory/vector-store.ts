@@ -2,7 +2,7 @@ import type { Embedder } from "../../src/adapters/embedder";
 import { EmbedderDimsError } from "../../src/adapters/embedders/shared";
 import type { VectorHit } from "../../src/adapters/vector-index";
 import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
-import type { VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
+import { DEFAULT_PENDING_WINDOW_MS, type VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
 import type { MemoryKind } from "../../src/core/memory-types";
 import { VectorMatrix } from "../../src/core/vector-math";
 import { MemoryError } from "../memory-error";
@@ -70,7 +70,7 @@ export class VectorStore {
     private readonly source: Embedder | EmbedderUnavailable,
     private readonly opts: VectorStoreOptions,
   ) {
-    this.pendingWindowMs = opts.pendingWindowMs ?? 120_000;
+    this.pendingWindowMs = opts.pendingWindowMs ?? DEFAULT_PENDING_WINDOW_MS;
     this.rememberedSize = Number(
       this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", dimsKey(this.model)).toArray()[0]?.value ?? 0,
     );
@@ -289,8 +289,8 @@ export class VectorStore {
     return set;
   }
 
-  /** Recomputes which active items lack a usable vector of the current model (at load and after re-embedding). */
-  refreshMissing(): void {
+  /** Recomputes which active items lack a usable vector of the current model. */
+  private refreshMissing(): void {
     const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
     const embedded = new Set(
       this.sql.exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ? AND length(vec) = ?", this.model, bytes).toArray().map((r) => r.item_id),
