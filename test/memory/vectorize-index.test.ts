@@ -170,6 +170,24 @@ describe("AgentMemory on a Vectorize index", () => {
     });
   });
 
+  it("the cron sweep publishes what the index refused, for agents nobody calls", async () => {
+    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const double = new InMemoryVectorize({ dimensions: 384 });
+    const clock = { t: Date.now() };
+    await runInDurableObject(stub, async (obj, state) => {
+      const instance = obj as unknown as AgentMemory;
+      const mem = (instance as any).mem;
+      mem.vectors = clockedStore(state.storage.sql, double, clock);
+      await mem.vectors.load();
+      double.failNext("upsert");
+      const created = await instance.createExperience({ text: "Check the schema before parsing tool output" }, "test");
+      if (!created.ok) throw new Error(created.error.detail);
+      expect((await instance.sweep(clock.t)).ok).toBe(true);
+      double.settle();
+      expect(double.hasVisible(await mem.vectors.index.vectorId(created.value.value.experience.id))).toBe(true);
+    });
+  });
+
   it("finds tag-filtered items however many nearer untagged items there are", async () => {
     const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
     const double = new InMemoryVectorize({ dimensions: 384 });
