@@ -19,7 +19,7 @@ import type {
   RewardRequest,
 } from "../src/core/memory-types";
 import { sha256Hex } from "../src/core/api-key";
-import { createEmbedder } from "../src/adapters/embedder-factory";
+import { createEmbedder, EmbedderConfigError } from "../src/adapters/embedder-factory";
 import { LocalVectorIndex } from "../src/adapters/vector-indexes/local";
 import { VectorizeVectorIndex } from "../src/adapters/vector-indexes/vectorize";
 import { migrateSchema } from "./schema-version";
@@ -27,6 +27,7 @@ import { AGENT_MEMORY_SCHEMA } from "./agent-memory/schema";
 import { MemoryError, outcome } from "./memory-error";
 import type { MemoryContext } from "./agent-memory/context";
 import { VectorStore } from "./agent-memory/vector-store";
+import { SqlVectorItems } from "./agent-memory/vector-items";
 import { Library } from "./agent-memory/library";
 import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library-transfer";
 import { Cases } from "./agent-memory/cases";
@@ -79,7 +80,7 @@ export class AgentMemory extends DurableObject<Env> {
   private async init() {
     migrateSchema(this.ctx.storage, AGENT_MEMORY_SCHEMA);
     this.config = this.loadConfig();
-    const vectors = await this.buildVectorStore();
+    const vectors = await this.buildVectorStoreOrUnavailable();
     this.mem = {
       storage: this.ctx.storage,
       sql: this.ctx.storage.sql,
@@ -120,16 +121,27 @@ export class AgentMemory extends DurableObject<Env> {
   private async buildVectorStore(): Promise<VectorStore> {
     const embedder = createEmbedder(this.env, this.config.embedder ?? undefined);
     const now = () => Date.now();
-    const useVectorize = this.env.VECTOR_INDEX === "vectorize" && this.env.VECTORIZE;
-    const index = useVectorize
-      ? new VectorizeVectorIndex(
-          this.env.VECTORIZE!,
-          // Namespaces are capped at 64 bytes and must separate vector spaces, so hash name + model.
-          `ns_${(await sha256Hex(`${this.ctx.id.name ?? this.ctx.id.toString()}|${embedder.model}`)).slice(0, 40)}`,
-          { dims: embedder.dims, now },
-        )
-      : new LocalVectorIndex(embedder.dims);
-    return new VectorStore(this.ctx.storage.sql, embedder, index, now);
+    const name = this.ctx.id.name ?? this.ctx.id.toString();
+    const binding = this.env.VECTOR_INDEX === "vectorize" ? this.env.VECTORIZE : undefined;
+    // Namespaces are capped at 64 bytes and must separate vector spaces, so hash name + model.
+    const namespace = binding ? `ns_${(await sha256Hex(`${name}|${embedder.model}`)).slice(0, 40)}` : "";
+    const makeIndex = (dims: number) =>
+      binding ? new VectorizeVectorIndex(binding, namespace, { dims, now, idScope: name }) : new LocalVectorIndex(dims);
+    return new VectorStore(this.ctx.storage.sql, embedder, { makeIndex, items: new SqlVectorItems(this.ctx.storage.sql), now });
+  }
+
+  /** A misconfigured embedder must not brick the agent: what needs no vectors keeps working, and a PATCH can fix it. */
+  private async buildVectorStoreOrUnavailable(): Promise<VectorStore> {
+    try {
+      return await this.buildVectorStore();
+    } catch (err) {
+      if (!(err instanceof EmbedderConfigError)) throw err;
+      return new VectorStore(this.ctx.storage.sql, { message: err.message, settings: err.settings }, {
+        makeIndex: (dims) => new LocalVectorIndex(dims),
+        items: new SqlVectorItems(this.ctx.storage.sql),
+        now: () => Date.now(),
+      });
+    }
   }
 
   private loadConfig(): AgentConfig {
@@ -327,6 +339,7 @@ export class AgentMemory extends DurableObject<Env> {
     return this.rpc(async () => {
       const ttlMinutes = Number(this.env.EPISODE_TTL_MINUTES ?? DEFAULT_EPISODE_TTL_MINUTES);
       const episodes = await this.episodes.endStale(at, ttlMinutes * 60_000);
+      await this.mem.vectors.republish();
       return { ...(await sweep(this.mem, this.library, at)), episodesTimedOut: episodes.timedOut, episodesFailed: episodes.failed, pruned: pruneLogs(this.mem, at) };
     });
   }

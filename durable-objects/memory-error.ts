@@ -3,7 +3,7 @@
  * thrown exceptions: an exception crossing the RPC boundary loses its class and is reported by the
  * runtime as uncaught, while a value keeps its kind, detail and field errors intact.
  */
-export type MemoryErrorKind = "invalid" | "not-found" | "conflict";
+export type MemoryErrorKind = "invalid" | "not-found" | "conflict" | "embedder-not-configured";
 
 export interface MemoryErrorInfo {
   kind: MemoryErrorKind;
@@ -34,6 +34,14 @@ export class MemoryError extends Error {
   }
   static conflict(detail: string) {
     return new MemoryError("conflict", detail);
+  }
+  /** The deployment's or the agent's embedder settings cannot work; each named setting is one entry of `errors`. */
+  static embedderNotConfigured(detail: string, settings: readonly string[]) {
+    return new MemoryError(
+      "embedder-not-configured",
+      detail,
+      settings.map((path) => ({ path, message: "Check this setting" })),
+    );
   }
 }
 

@@ -18,6 +18,7 @@ export interface Env {
   LOG_LEVEL?: string;
   EMBEDDER?: string;
   EMBEDDING_MODEL?: string;
+  EMBEDDING_DIMS?: string;
   EMBEDDING_BASE_URL?: string;
   EMBEDDING_API_KEY?: string;
   VECTOR_INDEX?: string;

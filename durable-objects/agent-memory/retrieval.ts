@@ -40,8 +40,6 @@ export interface PromptResponse {
   estimatedTokens: number;
 }
 
-const TAG_OVERFETCH = 5;
-
 /** Two-phase retrieval (similarity, then utility-aware re-ranking) and the prompt block built on it. */
 export class Retrieval {
   constructor(
@@ -64,10 +62,9 @@ export class Retrieval {
   private async candidates(query: EmbeddedQuery, kinds: MemoryKind[], k1: number, threshold: number, tags?: string[]) {
     const qvec = query.vec;
     const found = new Map<string, { kind: MemoryKind; sim: number; match: "vector" | "lexical" }>();
-    const topK = tags?.length ? k1 * TAG_OVERFETCH : k1;
     const queryTokens = tokenize(query.text);
     for (const kind of kinds) {
-      for (const hit of await this.ctx.vectors.search(qvec, kind, topK, threshold)) {
+      for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, tags)) {
         found.set(hit.id, { kind, sim: hit.sim, match: "vector" });
       }
       const missing = this.ctx.vectors.missingIds(kind);

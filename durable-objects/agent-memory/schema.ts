@@ -143,4 +143,11 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   );
   CREATE INDEX jobs_recent ON jobs (created_at);
   `,
+  `
+  CREATE TABLE vector_outbox (
+    item_id TEXT PRIMARY KEY,
+    op TEXT NOT NULL,
+    gen INTEGER NOT NULL
+  );
+  `,
 ];

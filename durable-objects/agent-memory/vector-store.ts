@@ -1,6 +1,11 @@
 import type { Embedder } from "../../src/adapters/embedder";
-import type { VectorHit, VectorIndex } from "../../src/adapters/vector-index";
+import { EmbedderDimsError } from "../../src/adapters/embedders/shared";
+import type { VectorHit } from "../../src/adapters/vector-index";
+import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
+import { DEFAULT_PENDING_WINDOW_MS, type VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
 import type { MemoryKind } from "../../src/core/memory-types";
+import { VectorMatrix } from "../../src/core/vector-math";
+import { MemoryError } from "../memory-error";
 import { chunks, placeholders } from "./context";
 
 interface VectorRow extends Record<string, SqlStorageValue> {
@@ -10,59 +15,155 @@ interface VectorRow extends Record<string, SqlStorageValue> {
   updated_at: number;
 }
 
+/** What the store needs to know about the items it holds vectors for; the owner answers from its own tables. */
+export interface VectorItems {
+  /** Active items of `kind`, oldest first; with `tags`, only those carrying at least one of them. */
+  active(kind: MemoryKind, tags?: readonly string[]): string[];
+  /** The kind of each of `ids` that exists and is active. */
+  activeKinds(ids: readonly string[]): Map<string, MemoryKind>;
+}
+
+export type MemoryVectorIndex = LocalVectorIndex | VectorizeVectorIndex;
+
+export interface VectorStoreOptions {
+  /** Builds the index once the dimension is known; unknown models learn it from their first answer. */
+  makeIndex: (dims: number) => MemoryVectorIndex;
+  items: VectorItems;
+  now: () => number;
+  pendingWindowMs?: number;
+}
+
+/** The embedder could not be built from the configuration; `settings` names what to change. */
+export interface EmbedderUnavailable {
+  message: string;
+  settings: readonly string[];
+}
+
+/** The settings that declare a vector size: the deployment's and the agent's own. */
+const DIMS_SETTINGS = ["EMBEDDING_DIMS", "embedder.dims"];
+
+const dimsKey = (model: string) => `vector_dims:${model}`;
+
 /**
  * The agent's vectors: SQLite is the source of truth (so nothing is lost on eviction), the index
- * answers similarity queries. Only vectors of the active embedder's model are ever loaded or
- * compared; items without one are matched lexically until the re-embed job reaches them.
+ * answers similarity queries. Only vectors of the active embedder's model and dimension are ever
+ * loaded or compared; items without one are matched lexically until the re-embed job reaches them.
+ *
+ * A remote index (Vectorize) can refuse a write after the SQLite commit. Every change it has not
+ * confirmed keeps a row in `vector_outbox`, written in the same transaction as the change, and is
+ * published again at load, on the next write and on the sweep; until then it stays in the index's
+ * local overlay, so the item never drops out of search.
  */
 export class VectorStore {
   private missing = new Map<MemoryKind, Set<string>>();
   /** Set when publishing to the index failed after a commit; the next search reloads from SQLite. */
   private outOfDate: unknown = null;
+  private current: MemoryVectorIndex | null = null;
+  /** The size this agent's vectors of the model have: declared by the embedder, else remembered from the first write. */
+  private size: number;
+  private rememberedSize: number;
+  private outboxGen = 0;
+  private readonly pendingWindowMs: number;
 
   constructor(
     private readonly sql: SqlStorage,
-    readonly embedder: Embedder,
-    readonly index: VectorIndex & { seedPending?: (items: { id: string; vector: Float32Array; kind: string; writtenAt: number }[]) => void },
-    private readonly now: () => number,
-    private readonly pendingWindowMs = 120_000,
-  ) {}
+    private readonly source: Embedder | EmbedderUnavailable,
+    private readonly opts: VectorStoreOptions,
+  ) {
+    this.pendingWindowMs = opts.pendingWindowMs ?? DEFAULT_PENDING_WINDOW_MS;
+    this.rememberedSize = Number(
+      this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", dimsKey(this.model)).toArray()[0]?.value ?? 0,
+    );
+    this.size = this.embedder?.dims || this.rememberedSize;
+    this.outboxGen = this.sql.exec<{ g: number | null }>("SELECT max(gen) AS g FROM vector_outbox").one().g ?? 0;
+  }
+
+  get embedder(): Embedder | null {
+    return "embed" in this.source ? this.source : null;
+  }
 
   get model(): string {
-    return this.embedder.model;
+    return this.embedder?.model ?? "unconfigured";
   }
 
-  /** Loads active items' vectors of the current model into the index (local) or its pending set (vectorize). */
+  /** The index, or null while the dimension is unknown (an unknown model before its first answer). */
+  get index(): MemoryVectorIndex | null {
+    if (!this.current && this.size > 0) this.current = this.opts.makeIndex(this.size);
+    return this.current;
+  }
+
+  private get remote(): VectorizeVectorIndex | null {
+    const index = this.index;
+    return index && !(index instanceof LocalVectorIndex) ? index : null;
+  }
+
+  private unavailable(): MemoryError {
+    const u = this.source as EmbedderUnavailable;
+    return MemoryError.embedderNotConfigured(`The embedder is not configured: ${u.message}`, u.settings);
+  }
+
+  /** Loads active items' vectors of the current model into the index (local) or its overlay (vectorize), and re-publishes what the index has not confirmed. */
   async load(): Promise<void> {
     this.refreshMissing();
-    const activeFilter = `(v.kind = 'experience' AND EXISTS (SELECT 1 FROM experiences e WHERE e.id = v.item_id AND e.status = 'active'))
-      OR (v.kind = 'case' AND EXISTS (SELECT 1 FROM cases c WHERE c.id = v.item_id AND c.status = 'active'))`;
-    if (this.index.kind === "local") {
-      const rows = this.sql.exec<VectorRow>(
-        `SELECT v.item_id, v.kind, v.vec, v.updated_at FROM vectors v WHERE v.model = ? AND (${activeFilter})`,
-        this.model,
-      );
+    const index = this.index;
+    if (!index) return;
+    const active = new Set([...this.opts.items.active("experience"), ...this.opts.items.active("case")]);
+    const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
+    if (index instanceof LocalVectorIndex) {
       const batch: { id: string; vector: Float32Array; kind: string }[] = [];
-      for (const r of rows) batch.push({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) });
-      await this.index.upsert(batch);
-    } else if (this.index.seedPending) {
-      const rows = this.sql
-        .exec<VectorRow>(
-          `SELECT v.item_id, v.kind, v.vec, v.updated_at FROM vectors v WHERE v.model = ? AND v.updated_at > ? AND (${activeFilter})`,
-          this.model,
-          this.now() - this.pendingWindowMs,
-        )
-        .toArray();
-      this.index.seedPending(rows.map((r) => ({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec), writtenAt: r.updated_at })));
+      for (const r of this.sql.exec<VectorRow>("SELECT item_id, kind, vec FROM vectors WHERE model = ? AND length(vec) = ?", this.model, bytes)) {
+        if (active.has(r.item_id)) batch.push({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) });
+      }
+      await index.upsert(batch);
+      return;
     }
+    await index.track(this.sql.exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ?", this.model).toArray().map((r) => r.item_id));
+    const recent = this.sql
+      .exec<VectorRow>(
+        "SELECT item_id, kind, vec, updated_at FROM vectors WHERE model = ? AND updated_at > ? AND length(vec) = ?",
+        this.model,
+        this.opts.now() - this.pendingWindowMs,
+        bytes,
+      )
+      .toArray()
+      .filter((r) => active.has(r.item_id));
+    index.seedPending(recent.map((r) => ({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec), writtenAt: r.updated_at })));
+    await this.republish();
   }
 
+  /** Embeds with the active model; configuration problems become a 503 that names the setting. */
   async embed(texts: string[]): Promise<Float32Array[]> {
-    return texts.length ? this.embedder.embed(texts) : [];
+    if (!texts.length) return [];
+    const embedder = this.embedder;
+    if (!embedder) throw this.unavailable();
+    let out: Float32Array[];
+    try {
+      out = await embedder.embed(texts);
+    } catch (err) {
+      if (err instanceof EmbedderDimsError) throw MemoryError.embedderNotConfigured(`${err.message}. Set EMBEDDING_DIMS or the agent's embedder.dims to the size the model returns.`, DIMS_SETTINGS);
+      throw err;
+    }
+    const got = out[0]!.length;
+    if (this.size === 0) this.size = got;
+    else if (got !== this.size) {
+      throw MemoryError.embedderNotConfigured(
+        `The embedder (${this.model}) now returns ${got}-dimensional vectors, but this agent's vectors of that model have ${this.size}: the endpoint serves another model. Set EMBEDDING_DIMS or the agent's embedder.dims to ${got} to re-embed.`,
+        DIMS_SETTINGS,
+      );
+    }
+    return out;
   }
 
   /** Writes inside the caller's transaction; call `publish` after it commits. Older models' vectors go. */
   writeSync(itemId: string, kind: MemoryKind, vector: Float32Array): void {
+    if (!this.embedder) throw this.unavailable();
+    if (vector.length !== this.size) {
+      // Only a vector embedded by another store gets here: the embedder changed while the request awaited it.
+      throw MemoryError.conflict(
+        `The ${vector.length}-dimensional vector for '${itemId}' does not fit the active embedder ${this.model}${this.size ? ` (${this.size} dimensions)` : ""}; the embedder changed while this request ran. Retry it.`,
+      );
+    }
+    this.rememberSize();
     this.sql.exec("DELETE FROM vectors WHERE item_id = ? AND model <> ?", itemId, this.model);
     this.sql.exec(
       `INSERT INTO vectors (item_id, kind, model, vec, updated_at) VALUES (?, ?, ?, ?, ?)
@@ -71,49 +172,115 @@ export class VectorStore {
       kind,
       this.model,
       vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength),
-      this.now(),
+      this.opts.now(),
     );
+    this.markSync([itemId], "upsert");
     this.missing.get(kind)?.delete(itemId);
   }
 
   deleteSync(itemId: string): void {
     this.sql.exec("DELETE FROM vectors WHERE item_id = ?", itemId);
+    this.markSync([itemId], "remove");
     for (const set of this.missing.values()) set.delete(itemId);
+  }
+
+  /** Stored with the first vector, so a restarted agent knows the size before its model answers again. */
+  private rememberSize(): void {
+    if (this.rememberedSize === this.size) return;
+    this.rememberedSize = this.size;
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      dimsKey(this.model),
+      String(this.size),
+    );
+  }
+
+  /** Records changes a remote index has yet to confirm; a local index is rebuilt from SQLite at load instead. */
+  private markSync(ids: readonly string[], op: "upsert" | "remove"): Map<string, number> {
+    const gens = new Map<string, number>();
+    if (!this.remote) return gens;
+    for (const id of ids) {
+      const gen = ++this.outboxGen;
+      this.sql.exec(
+        "INSERT INTO vector_outbox (item_id, op, gen) VALUES (?, ?, ?) ON CONFLICT(item_id) DO UPDATE SET op = excluded.op, gen = excluded.gen",
+        id,
+        op,
+        gen,
+      );
+      gens.set(id, gen);
+    }
+    return gens;
   }
 
   /**
    * Makes committed vectors of these items searchable (or unsearchable when inactive). It runs
    * after the SQLite transaction has committed, so a failure here must not fail the request (a
-   * retry would apply the change twice): the index is marked out of date and rebuilt from SQLite
-   * before the next search.
+   * retry would apply the change twice): the change stays in the outbox, the index is marked out
+   * of date, and both are repaired before the next search.
    */
   async publish(active: string[], inactive: string[]): Promise<void> {
+    const gens = new Map([...this.markSync(active, "upsert"), ...this.markSync(inactive, "remove")]);
     try {
       await this.publishNow(active, inactive);
     } catch (err) {
       this.outOfDate = err;
+      return;
     }
+    this.confirm(gens);
+    await this.republish();
+  }
+
+  /** Publishes what the remote index has not confirmed yet; failures leave it for the next attempt. */
+  async republish(): Promise<void> {
+    const index = this.remote;
+    if (!index) return;
+    const rows = this.sql.exec<{ item_id: string; op: string; gen: number }>("SELECT item_id, op, gen FROM vector_outbox ORDER BY gen LIMIT 500").toArray();
+    if (!rows.length) return;
+    const gens = new Map(rows.map((r) => [r.item_id, r.gen]));
+    const upserts = rows.filter((r) => r.op === "upsert").map((r) => r.item_id);
+    const active = [...this.opts.items.activeKinds(upserts).keys()];
+    const activeSet = new Set(active);
+    const inactive = rows.filter((r) => !activeSet.has(r.item_id)).map((r) => r.item_id);
+    try {
+      await this.publishNow(active, inactive);
+    } catch (err) {
+      this.outOfDate = err;
+      // Kept in the overlay until the index confirms them, so they stay searchable meanwhile.
+      index.seedPending(this.vectorsOf(active).map((it) => ({ ...it, writtenAt: this.opts.now() })));
+      return;
+    }
+    this.confirm(gens);
+  }
+
+  private confirm(gens: Map<string, number>): void {
+    for (const [id, gen] of gens) this.sql.exec("DELETE FROM vector_outbox WHERE item_id = ? AND gen = ?", id, gen);
+  }
+
+  private vectorsOf(ids: readonly string[]): { id: string; vector: Float32Array; kind: string }[] {
+    const out: { id: string; vector: Float32Array; kind: string }[] = [];
+    const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
+    for (const chunk of chunks(ids)) {
+      const rows = this.sql.exec<VectorRow>(
+        `SELECT item_id, kind, vec FROM vectors WHERE model = ? AND length(vec) = ? AND item_id IN (${placeholders(chunk.length)})`,
+        this.model,
+        bytes,
+        ...chunk,
+      );
+      for (const r of rows) out.push({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) });
+    }
+    return out;
   }
 
   private async publishNow(active: string[], inactive: string[]): Promise<void> {
-    if (inactive.length) await this.index.remove(inactive);
+    const index = this.index;
+    if (!index) return;
+    if (inactive.length) await index.remove(inactive);
     if (!active.length) return;
-    const items: { id: string; vector: Float32Array; kind: string }[] = [];
-    for (const chunk of chunks(active)) {
-      const rows = this.sql.exec<VectorRow>(
-        `SELECT item_id, kind, vec, updated_at FROM vectors WHERE model = ? AND item_id IN (${placeholders(chunk.length)})`,
-        this.model,
-        ...chunk,
-      );
-      for (const r of rows) items.push({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) });
-    }
-    if (items.length) await this.index.upsert(items);
+    const items = this.vectorsOf(active);
+    if (items.length) await index.upsert(items);
     const embedded = new Set(items.map((i) => i.id));
-    for (const id of active) {
-      if (embedded.has(id)) continue;
-      const kind = this.sql.exec<{ k: string }>("SELECT 'experience' AS k FROM experiences WHERE id = ? UNION SELECT 'case' FROM cases WHERE id = ?", id, id).toArray()[0]?.k;
-      if (kind) this.missingSet(kind as MemoryKind).add(id);
-    }
+    const unembedded = active.filter((id) => !embedded.has(id));
+    for (const [id, kind] of this.opts.items.activeKinds(unembedded)) this.missingSet(kind).add(id);
   }
 
   private missingSet(kind: MemoryKind): Set<string> {
@@ -122,9 +289,15 @@ export class VectorStore {
     return set;
   }
 
-  /** Recomputes which active items lack a vector of the current model (at load and after re-embedding). */
-  refreshMissing(): void {
-    for (const kind of ["experience", "case"] as const) this.missing.set(kind, new Set(this.missingFromSql(kind)));
+  /** Recomputes which active items lack a usable vector of the current model. */
+  private refreshMissing(): void {
+    const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
+    const embedded = new Set(
+      this.sql.exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ? AND length(vec) = ?", this.model, bytes).toArray().map((r) => r.item_id),
+    );
+    for (const kind of ["experience", "case"] as const) {
+      this.missing.set(kind, new Set(this.opts.items.active(kind).filter((id) => !embedded.has(id))));
+    }
   }
 
   /** Active items without a current-model vector; kept in memory so retrieval does not scan for them. */
@@ -132,12 +305,26 @@ export class VectorStore {
     return [...this.missingSet(kind)];
   }
 
-  async search(vector: Float32Array, kind: MemoryKind, topK: number, minSim: number): Promise<VectorHit[]> {
+  /**
+   * The nearest active items of `kind`. With `tags`, only items carrying one of them are scanned,
+   * so the k best matching items are found however many nearer ones lack the tags. A remote index
+   * cannot filter on tags (its metadata indexes hold single strings), so there the tagged items'
+   * vectors are scanned from SQLite.
+   */
+  async search(vector: Float32Array, kind: MemoryKind, topK: number, minSim: number, tags?: readonly string[]): Promise<VectorHit[]> {
     if (this.outOfDate) {
       this.outOfDate = null;
       await this.load();
     }
-    return this.index.query(vector, { topK, minSim, kind });
+    const index = this.index;
+    if (!index) return [];
+    if (!tags?.length) return index.query(vector, { topK, minSim, kind });
+    const only = this.opts.items.active(kind, tags);
+    if (!only.length) return [];
+    if (index instanceof LocalVectorIndex) return index.query(vector, { topK, minSim, kind, only: new Set(only) });
+    const matrix = new VectorMatrix(this.size, only.length);
+    for (const it of this.vectorsOf(only)) matrix.upsert(it.id, it.vector);
+    return matrix.topK(vector, topK, minSim);
   }
 
   modelOf(itemId: string): string | null {
@@ -146,18 +333,4 @@ export class VectorStore {
       .toArray()[0];
     return row?.model ?? null;
   }
-
-  private missingFromSql(kind: MemoryKind, limit = 1_000_000): string[] {
-    const table = kind === "experience" ? "experiences" : "cases";
-    return this.sql
-      .exec<{ id: string }>(
-        `SELECT t.id FROM ${table} t WHERE t.status = 'active'
-         AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_id = t.id AND v.model = ?) ORDER BY t.seq LIMIT ?`,
-        this.model,
-        limit,
-      )
-      .toArray()
-      .map((r) => r.id);
-  }
 }
-

@@ -8,9 +8,15 @@ export const DEFAULT_OPENAI_EMBEDDING_MODEL = "text-embedding-3-small";
 
 const PROVIDERS: readonly EmbedderSettings["provider"][] = ["hash", "openai", "workers-ai"];
 
-/** A provider was chosen that this deployment cannot serve; distinct so routes can answer 503 with the fix. */
+/**
+ * A provider was chosen that this deployment cannot serve; distinct so routes can answer 503 with
+ * the fix. `settings` names what to change: variables, or `embedder` for the agent's own settings.
+ */
 export class EmbedderConfigError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly settings: readonly string[],
+  ) {
     super(message);
     this.name = "EmbedderConfigError";
   }
@@ -44,20 +50,34 @@ function remember(map: Map<string, Embedder>, key: string, make: () => Embedder)
   return made;
 }
 
+/** EMBEDDING_DIMS as a size, or undefined when unset; anything else is a configuration error. */
+function envDims(env: Env): number | undefined {
+  const raw = nonBlank(env.EMBEDDING_DIMS);
+  if (raw === undefined) return undefined;
+  const n = /^[1-9][0-9]{0,4}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 8 && n <= 4096)) {
+    throw new EmbedderConfigError(`EMBEDDING_DIMS must be a whole number of dimensions from 8 to 4096, got "${raw}"`, ["EMBEDDING_DIMS"]);
+  }
+  return n;
+}
+
 /**
  * Picks the embedder for `override` (an agent's own settings) or else the deployment default.
  * EMBEDDING_MODEL belongs to the provider named by EMBEDDER, so it is not applied when an
- * override switches to another provider, where the name would mean nothing.
+ * override switches to another provider, where the name would mean nothing; EMBEDDING_DIMS is
+ * the size of EMBEDDING_MODEL's vectors and travels with it.
  */
 export function createEmbedder(env: Env, override?: EmbedderSettings): Embedder {
   const envProvider = nonBlank(env.EMBEDDER) ?? "hash";
   const provider = override?.provider ?? envProvider;
   const source = override?.provider ? "the agent's embedder settings" : "EMBEDDER";
+  const setting = override?.provider ? "embedder" : "EMBEDDER";
   if (!PROVIDERS.includes(provider as EmbedderSettings["provider"])) {
-    throw new EmbedderConfigError(`unknown embedder "${provider}" in ${source}; expected one of ${PROVIDERS.join(", ")}`);
+    throw new EmbedderConfigError(`unknown embedder "${provider}" in ${source}; expected one of ${PROVIDERS.join(", ")}`, [setting]);
   }
-  const model = override?.model ?? (provider === envProvider ? nonBlank(env.EMBEDDING_MODEL) : undefined);
-  const dims = override?.dims;
+  const usesEnvModel = provider === envProvider && override?.model === undefined;
+  const model = override?.model ?? (usesEnvModel ? nonBlank(env.EMBEDDING_MODEL) : undefined);
+  const dims = override?.dims ?? (usesEnvModel ? envDims(env) : undefined);
 
   switch (provider as EmbedderSettings["provider"]) {
     case "hash":
@@ -67,10 +87,10 @@ export function createEmbedder(env: Env, override?: EmbedderSettings): Embedder 
       const baseURL = nonBlank(env.EMBEDDING_BASE_URL) ?? nonBlank(env.LLM_BASE_URL);
       const apiKey = nonBlank(env.EMBEDDING_API_KEY) ?? nonBlank(env.LLM_API_KEY);
       if (!baseURL) {
-        throw new EmbedderConfigError(`embedder "openai" (from ${source}) needs an endpoint: set EMBEDDING_BASE_URL (or LLM_BASE_URL), e.g. https://api.openai.com/v1`);
+        throw new EmbedderConfigError(`embedder "openai" (from ${source}) needs an endpoint: set EMBEDDING_BASE_URL (or LLM_BASE_URL), e.g. https://api.openai.com/v1`, ["EMBEDDING_BASE_URL", "LLM_BASE_URL"]);
       }
       if (!apiKey) {
-        throw new EmbedderConfigError(`embedder "openai" (from ${source}) needs an API key: set the secret EMBEDDING_API_KEY (or LLM_API_KEY); servers without auth accept any placeholder`);
+        throw new EmbedderConfigError(`embedder "openai" (from ${source}) needs an API key: set the secret EMBEDDING_API_KEY (or LLM_API_KEY); servers without auth accept any placeholder`, ["EMBEDDING_API_KEY", "LLM_API_KEY"]);
       }
       const name = model ?? DEFAULT_OPENAI_EMBEDDING_MODEL;
       return remember(cache, JSON.stringify(["openai", baseURL, apiKey, name, dims]), () => new OpenAiEmbedder({ baseURL, apiKey, model: name, dims }));
@@ -79,7 +99,7 @@ export function createEmbedder(env: Env, override?: EmbedderSettings): Embedder 
     case "workers-ai": {
       const ai = env.AI;
       if (!ai) {
-        throw new EmbedderConfigError(`embedder "workers-ai" (from ${source}) needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml (Workers AI has no local mode; use "hash" in development)`);
+        throw new EmbedderConfigError(`embedder "workers-ai" (from ${source}) needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml (Workers AI has no local mode; use "hash" in development)`, ["AI", setting]);
       }
       let perBinding = aiCache.get(ai);
       if (!perBinding) aiCache.set(ai, (perBinding = new Map()));

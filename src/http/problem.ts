@@ -22,6 +22,7 @@ export const PROBLEM_TITLES = {
   "budget-exceeded": "Daily token budget exceeded",
   "llm-not-configured": "No LLM is configured",
   "llm-unavailable": "The LLM endpoint failed",
+  "embedder-not-configured": "The embedder is not configured",
   "service-unavailable": "Service unavailable",
   internal: "Internal server error",
 } as const;

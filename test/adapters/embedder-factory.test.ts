@@ -110,4 +110,42 @@ describe("createEmbedder", () => {
   it("rejects an unknown provider name", () => {
     expect(() => createEmbedder(envOf({ EMBEDDER: "cohere" }))).toThrow(/unknown embedder "cohere".*hash, openai, workers-ai/);
   });
+
+  it("takes EMBEDDING_DIMS as the size of EMBEDDING_MODEL, for models outside the built-in table", () => {
+    const vars = { EMBEDDER: "openai", EMBEDDING_MODEL: "nomic-embed-text", EMBEDDING_BASE_URL: "http://ollama.test/v1", EMBEDDING_API_KEY: "k" };
+    expect(createEmbedder(envOf(vars)).dims).toBe(0);
+    const declared = createEmbedder(envOf({ ...vars, EMBEDDING_DIMS: "768" }));
+    expect(declared.dims).toBe(768);
+    // Not a shortened size of a known model, so the vector space keeps the model's own name.
+    expect(declared.model).toBe("openai:nomic-embed-text");
+    // It belongs to EMBEDDING_MODEL: an agent naming another model does not inherit it.
+    expect(createEmbedder(envOf({ ...vars, EMBEDDING_DIMS: "768" }), { provider: "openai", model: "mxbai-embed-large" }).dims).toBe(0);
+  });
+
+  it("names EMBEDDING_DIMS when it is not a usable size", () => {
+    for (const bad of ["lots", "0", "7", "4097", "1e3", "768.5"]) {
+      let thrown: unknown;
+      try {
+        createEmbedder(envOf({ EMBEDDING_DIMS: bad }));
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown, bad).toBeInstanceOf(EmbedderConfigError);
+      expect((thrown as EmbedderConfigError).settings).toEqual(["EMBEDDING_DIMS"]);
+    }
+  });
+
+  it("names the settings to fix in every configuration error", () => {
+    const settingsOf = (run: () => unknown) => {
+      try {
+        run();
+      } catch (err) {
+        return (err as EmbedderConfigError).settings;
+      }
+      return null;
+    };
+    expect(settingsOf(() => createEmbedder(envOf({ EMBEDDER: "cohere" })))).toEqual(["EMBEDDER"]);
+    expect(settingsOf(() => createEmbedder(envOf({ EMBEDDER: "openai" })))).toEqual(["EMBEDDING_BASE_URL", "LLM_BASE_URL"]);
+    expect(settingsOf(() => createEmbedder(envOf({}), { provider: "workers-ai" }))).toEqual(["AI", "embedder"]);
+  });
 });

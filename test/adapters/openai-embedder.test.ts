@@ -140,4 +140,13 @@ describe("OpenAiEmbedder", () => {
     vi.spyOn(globalThis, "fetch").mockRejectedValue(new TypeError("connection refused"));
     await expect(make().embed(["x"])).rejects.toThrow(EmbedderError);
   });
+
+  it("only checks a configured size for models that cannot shorten, since servers reject `dimensions` for them", async () => {
+    const seen = stubEmbeddings(() => [1, 0, 0]);
+    const e = make({ model: "bge-small-en", dims: 3 });
+    expect(e.model).toBe("openai:bge-small-en");
+    await e.embed(["x"]);
+    expect(seen[0]!.body).not.toHaveProperty("dimensions");
+    await expect(make({ model: "bge-small-en", dims: 4 }).embed(["x"])).rejects.toThrow(/returned 3 dims, expected 4/);
+  });
 });

@@ -108,4 +108,14 @@ describe("InMemoryVectorize", () => {
     vz.settle();
     expect((await vz.getByIds(["a"]))[0]!.values).toEqual([0, 1]);
   });
+
+  it("fails the next calls of one method on request, changing nothing", async () => {
+    const vz = new InMemoryVectorize({ dimensions: 2 });
+    vz.failNext("upsert");
+    await expect(vz.upsert([{ id: "a", values: [1, 0] }])).rejects.toThrow(/VECTOR_UPSERT_ERROR/);
+    expect(vz.settle()).toBe(0);
+    await vz.upsert([{ id: "a", values: [1, 0] }]);
+    vz.settle();
+    expect(vz.hasVisible("a")).toBe(true);
+  });
 });

@@ -9,7 +9,7 @@ const WINDOW = 60_000;
 function setup(dims = 3) {
   const vz = new InMemoryVectorize({ dimensions: dims });
   const clock = { t: 1_000_000 };
-  const make = (namespace: string) => new VectorizeVectorIndex(vz, namespace, { dims, pendingWindowMs: WINDOW, now: () => clock.t });
+  const make = (namespace: string) => new VectorizeVectorIndex(vz, namespace, { dims, pendingWindowMs: WINDOW, now: () => clock.t, idScope: namespace });
   return { vz, clock, make };
 }
 
@@ -23,7 +23,7 @@ describe("VectorizeVectorIndex", () => {
     const items = Array.from({ length: 1001 }, (_, i) => ({ id: `m${i}`, vector: v(1, i), kind: "experience" }));
     await idx.upsert(items);
     expect(spy.mock.calls.map((c) => c[0].length)).toEqual([500, 500, 1]);
-    expect(spy.mock.calls[0]![0][1]).toEqual({ id: "m1", values: [1, 1], namespace: "t1:a1", metadata: { kind: "experience" } });
+    expect(spy.mock.calls[0]![0][1]).toEqual({ id: await idx.vectorId("m1"), values: [1, 1], namespace: "t1:a1", metadata: { kind: "experience", item: "m1" } });
     expect(idx.kind).toBe("vectorize");
   });
 
@@ -31,7 +31,7 @@ describe("VectorizeVectorIndex", () => {
     const { vz, make } = setup();
     const idx = make("t1:a1");
     await idx.upsert([{ id: "new", vector: v(1, 0, 0), kind: "experience" }]);
-    expect(vz.hasVisible("new")).toBe(false);
+    expect(vz.hasVisible(await idx.vectorId("new"))).toBe(false);
     const hits = await idx.query(v(1, 0, 0), { topK: 5, minSim: 0.3 });
     expect(hits).toEqual([{ id: "new", sim: expect.closeTo(1, 6) }]);
   });
@@ -48,7 +48,7 @@ describe("VectorizeVectorIndex", () => {
     // Past the window, so the kept vectors can only come from the index, not from the overlay.
     clock.t += WINDOW + 1;
     await idx.remove(["gone"]);
-    expect(vz.hasVisible("gone")).toBe(true);
+    expect(vz.hasVisible(await idx.vectorId("gone"))).toBe(true);
     const hits = await idx.query(v(1, 0, 0), { topK: 2, minSim: 0 });
     expect(ids(hits)).toEqual(["keep1", "keep2"]);
     // One extra row was requested to make up for the tombstone.
@@ -93,6 +93,7 @@ describe("VectorizeVectorIndex", () => {
     expect(ids(await b.query(v(1, 0, 0), { topK: 5, minSim: 0 }))).toEqual(["b-mem"]);
     vz.settle();
     const fresh = make("t1:agent-a");
+    await fresh.track(["a-mem"]);
     expect(ids(await fresh.query(v(1, 0, 0), { topK: 5, minSim: 0 }))).toEqual(["a-mem"]);
   });
 
@@ -134,7 +135,7 @@ describe("VectorizeVectorIndex", () => {
     await idx.upsert([{ id: "m", vector: v(1, 0, 0), kind: "k" }]);
     expect(ids(await idx.query(v(1, 0, 0), { topK: 5, minSim: 0 }))).toEqual(["m"]);
     vz.settle();
-    expect(vz.hasVisible("m")).toBe(true);
+    expect(vz.hasVisible(await idx.vectorId("m"))).toBe(true);
   });
 
   it("applies minSim and topK across both sources, best first", async () => {
@@ -164,6 +165,7 @@ describe("VectorizeVectorIndex", () => {
     clock.t += 1_000;
 
     const after = make("t1:a1");
+    await after.track(["old"]);
     // Without the seed, the restarted adapter has lost read-your-writes.
     expect(ids(await after.query(v(1, 0, 1), { topK: 5, minSim: 0 }))).toEqual(["old"]);
     after.seedPending([
@@ -183,14 +185,39 @@ describe("VectorizeVectorIndex", () => {
     expect(await idx.query(v(1, 0, 0), { topK: 5, minSim: 0 })).toEqual([]);
   });
 
-  it("refuses ids and namespaces over 64 bytes before calling the index", async () => {
+  it("stores any item id under a short hashed id, and refuses namespaces over 64 bytes", async () => {
     const { vz, make } = setup();
-    const spy = vi.spyOn(vz, "upsert");
     const idx = make("t1:a1");
-    await expect(idx.upsert([{ id: "é".repeat(33), vector: v(1, 0, 0), kind: "k" }])).rejects.toThrow(/vector id must be 1\.\.64 bytes, got 66 bytes/);
-    await expect(idx.remove(["x".repeat(65)])).rejects.toThrow(/64 bytes/);
-    expect(spy).not.toHaveBeenCalled();
+    const long = "é".repeat(40);
+    await idx.upsert([{ id: long, vector: v(1, 0, 0), kind: "k" }]);
+    vz.settle();
+    const stored = await idx.vectorId(long);
+    expect(new TextEncoder().encode(stored).length).toBeLessThanOrEqual(64);
+    expect(vz.hasVisible(stored)).toBe(true);
     expect(() => make("n".repeat(65))).toThrow(/namespace/);
+  });
+
+  it("keeps the same item id of two owners apart, so one's delete leaves the other's vector", async () => {
+    const { vz, clock, make } = setup();
+    const a = make("t1:agent-a");
+    const b = make("t1:agent-b");
+    await a.upsert([{ id: "shared-id", vector: v(1, 0, 0), kind: "k" }]);
+    await b.upsert([{ id: "shared-id", vector: v(1, 0, 0), kind: "k" }]);
+    vz.settle();
+    await a.remove(["shared-id"]);
+    vz.settle();
+    clock.t += WINDOW + 1;
+    expect(vz.hasVisible(await b.vectorId("shared-id"))).toBe(true);
+    expect(ids(await b.query(v(1, 0, 0), { topK: 5, minSim: 0 }))).toEqual(["shared-id"]);
+    expect(await a.query(v(1, 0, 0), { topK: 5, minSim: 0 })).toEqual([]);
+  });
+
+  it("ignores matches in its namespace that it cannot map to an item", async () => {
+    const { vz, clock, make } = setup();
+    await vz.upsert([{ id: "foreign", values: [1, 0, 0], namespace: "t1:a1", metadata: { kind: "k" } }]);
+    vz.settle();
+    clock.t += WINDOW + 1;
+    expect(await make("t1:a1").query(v(1, 0, 0), { topK: 5, minSim: 0 })).toEqual([]);
   });
 
   it("rejects vectors of the wrong dimension", async () => {

@@ -11,7 +11,9 @@
  *   `$gt`, `$gte`, bare value = `$eq`) that only see fields with a metadata index, and the
  *   `returnMetadata` levels;
  * - the documented limits: topK ≤ 100, or ≤ 20 with values or full metadata; ids and namespaces
- *   ≤ 64 bytes; ≤ 1000 vectors per write; dimensions must match; metadata key rules.
+ *   ≤ 64 bytes; ≤ 1000 vectors per write; dimensions must match; metadata key rules;
+ * - outages: `failNext` makes the next calls of one method reject, as the binding does when the
+ *   service refuses a request.
  */
 import { cosine } from "../../src/core/vector-math";
 
@@ -52,6 +54,7 @@ export class InMemoryVectorize implements Vectorize {
   private readonly queue: Queued[] = [];
   private lastMutation = "";
   private lastProcessedAt = 0;
+  private readonly failures = new Map<string, number>();
   /** Every query made, for assertions on what the caller asked for. */
   readonly queries: { vector: number[]; options: VectorizeQueryOptions | undefined }[] = [];
 
@@ -67,6 +70,18 @@ export class InMemoryVectorize implements Vectorize {
     const n = this.queue.length;
     this.applyReady(() => true);
     return n;
+  }
+
+  /** The next `times` calls of `method` reject without changing anything. */
+  failNext(method: "upsert" | "insert" | "deleteByIds" | "query", times = 1): void {
+    this.failures.set(method, (this.failures.get(method) ?? 0) + times);
+  }
+
+  private maybeFail(method: string): void {
+    const left = this.failures.get(method) ?? 0;
+    if (left <= 0) return;
+    this.failures.set(method, left - 1);
+    throw new Error(`VECTOR_${method.toUpperCase()}_ERROR: the service is unavailable`);
   }
 
   get pendingMutations(): number {
@@ -89,6 +104,7 @@ export class InMemoryVectorize implements Vectorize {
   }
 
   async query(vector: VectorFloatArray | number[], options?: VectorizeQueryOptions): Promise<VectorizeMatches> {
+    this.maybeFail("query");
     this.applyReady((q) => q.queriesSeen >= this.visibleAfterQueries);
     this.queries.push({ vector: Array.from(vector), options });
     try {
@@ -105,6 +121,7 @@ export class InMemoryVectorize implements Vectorize {
   }
 
   async insert(vectors: VectorizeVector[]): Promise<VectorizeAsyncMutation> {
+    this.maybeFail("insert");
     const copies = this.validateWrite(vectors);
     return this.enqueue(() => {
       // Insert keeps what exists; only new ids are added.
@@ -113,6 +130,7 @@ export class InMemoryVectorize implements Vectorize {
   }
 
   async upsert(vectors: VectorizeVector[]): Promise<VectorizeAsyncMutation> {
+    this.maybeFail("upsert");
     const copies = this.validateWrite(vectors);
     return this.enqueue(() => {
       // Upsert replaces the whole record, metadata and namespace included; nothing is merged.
@@ -121,6 +139,7 @@ export class InMemoryVectorize implements Vectorize {
   }
 
   async deleteByIds(ids: string[]): Promise<VectorizeAsyncMutation> {
+    this.maybeFail("deleteByIds");
     if (ids.length > MAX_BATCH) throw new Error(`deleteByIds: at most ${MAX_BATCH} ids per call, got ${ids.length}`);
     for (const id of ids) this.validateName("id", id);
     const copy = [...ids];

@@ -1,10 +1,35 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { SqlVectorItems } from "../../durable-objects/agent-memory/vector-items";
 import { VectorStore } from "../../durable-objects/agent-memory/vector-store";
 import { HashEmbedder } from "../../src/adapters/embedders/hash";
-import { VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
+import { DEFAULT_PENDING_WINDOW_MS, VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
 import { InMemoryVectorize } from "../doubles/vectorize";
+import { agentFixture } from "./setup";
+
+const memoryOf = (tenantId: string, agentId: string) => env.AGENT_MEMORY.getByName(`${tenantId}:${agentId}`) as DurableObjectStub<AgentMemory>;
+
+/** Points a running agent's vectors at a Vectorize double through the DO's own wiring (namespace and id scope). */
+async function onVectorize(stub: DurableObjectStub<AgentMemory>, double: InMemoryVectorize): Promise<VectorizeVectorIndex> {
+  return runInDurableObject(stub, async (obj) => {
+    const instance = obj as any;
+    instance.env = { ...instance.env, VECTOR_INDEX: "vectorize", VECTORIZE: double };
+    instance.mem.vectors = await instance.buildVectorStore();
+    await instance.mem.vectors.load();
+    return instance.mem.vectors.index;
+  });
+}
+
+/** A store on the double whose clock the test moves, built as the DO builds it (restarts included). */
+function clockedStore(sql: SqlStorage, double: InMemoryVectorize, clock: { t: number }) {
+  const now = () => clock.t;
+  return new VectorStore(sql, new HashEmbedder(), {
+    makeIndex: (dims) => new VectorizeVectorIndex(double as unknown as VectorizeIndex, "ns_test", { dims, now, idScope: "t_vec:agent" }),
+    items: new SqlVectorItems(sql),
+    now,
+  });
+}
 
 /**
  * The production index is eventually consistent; the DO must read its own writes anyway. The
@@ -13,28 +38,24 @@ import { InMemoryVectorize } from "../doubles/vectorize";
 describe("AgentMemory on a Vectorize index", () => {
   it("finds a just-written memory and hides a just-deleted one before the index settles", async () => {
     const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const double = new InMemoryVectorize({ dimensions: 384 });
+    const index = await onVectorize(stub, double);
     await runInDurableObject(stub, async (obj) => {
       const instance = obj as unknown as AgentMemory;
-      const double = new InMemoryVectorize({ dimensions: 384 });
-      const mem = (instance as any).mem;
-      const index = new VectorizeVectorIndex(double as unknown as VectorizeIndex, "ns_test", { dims: 384 });
-      mem.vectors = new VectorStore(mem.sql, new HashEmbedder(), index, () => Date.now());
-      await mem.vectors.load();
-
       const created = await instance.createExperience({ text: "Retry HTTP 429 with exponential backoff" }, "test");
       if (!created.ok) throw new Error(created.error.detail);
       const id = created.value.value.experience.id;
       expect(double.pendingMutations).toBeGreaterThan(0);
-      expect(double.hasVisible(id)).toBe(false);
+      expect(double.hasVisible(await index.vectorId(id))).toBe(false);
 
       const hit = await instance.retrieve({ query: "retry HTTP 429 backoff" });
       if (!hit.ok) throw new Error(hit.error.detail);
       expect(hit.value.items.map((i: { id: string }) => i.id)).toEqual([id]);
 
       double.settle();
-      expect(double.hasVisible(id)).toBe(true);
+      expect(double.hasVisible(await index.vectorId(id))).toBe(true);
       await instance.deleteExperience(id, "test");
-      expect(double.hasVisible(id)).toBe(true);
+      expect(double.hasVisible(await index.vectorId(id))).toBe(true);
       const gone = await instance.retrieve({ query: "retry HTTP 429 backoff" });
       if (!gone.ok) throw new Error(gone.error.detail);
       expect(gone.value.items).toEqual([]);
@@ -60,6 +81,127 @@ describe("AgentMemory on a Vectorize index", () => {
       expect(created.ok).toBe(true);
       const hit = await instance.retrieve({ query: "check schema before parsing tool output" });
       expect(hit.ok && hit.value.items.map((i: { text: string }) => i.text)).toEqual(["Check the schema before parsing tool output"]);
+    });
+  });
+
+  it("keeps two agents' copies of one imported library apart: a delete in one leaves the other's vectors", async () => {
+    const source = await agentFixture();
+    const target = await agentFixture();
+    const double = new InMemoryVectorize({ dimensions: 384 });
+    const sourceIndex = await onVectorize(memoryOf(source.t.tenantId, source.agentId), double);
+    const targetIndex = await onVectorize(memoryOf(target.t.tenantId, target.agentId), double);
+
+    const texts = ["Retry HTTP 429 with exponential backoff", "Validate tool output JSON against its schema"];
+    const ids: string[] = [];
+    for (const text of texts) ids.push((await source.api("POST", "/experiences", { text })).body.id);
+    double.settle();
+    const exported = await source.api("GET", "/library/export");
+    expect((await target.api("POST", "/library/import", { mode: "replace", library: exported.body })).status).toBe(200);
+    double.settle();
+    expect((await target.api("GET", `/experiences/${ids[0]}`)).status).toBe(200);
+
+    expect((await target.api("DELETE", `/experiences/${ids[0]}`)).status).toBe(200);
+    double.settle();
+
+    // The source's vectors stay in its own namespace, whatever the target did with the same ids.
+    for (const id of ids) expect(double.hasVisible(await sourceIndex.vectorId(id))).toBe(true);
+    expect(double.hasVisible(await targetIndex.vectorId(ids[0]!))).toBe(false);
+    const query = Array.from((await new HashEmbedder().embed([texts[0]!]))[0]!);
+    const inSource = await double.query(query, { topK: 10, namespace: sourceIndex.namespace });
+    expect(inSource.matches).toHaveLength(2);
+    const inTarget = await double.query(query, { topK: 10, namespace: targetIndex.namespace });
+    expect(inTarget.matches.map((m) => m.id)).toEqual([await targetIndex.vectorId(ids[1]!)]);
+  });
+
+  it("re-publishes a write the index refused, durably, so it is found after the overlay window", async () => {
+    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const double = new InMemoryVectorize({ dimensions: 384 });
+    const clock = { t: Date.now() };
+    await runInDurableObject(stub, async (obj, state) => {
+      const instance = obj as unknown as AgentMemory;
+      const mem = (instance as any).mem;
+      mem.vectors = clockedStore(state.storage.sql, double, clock);
+      await mem.vectors.load();
+
+      double.failNext("upsert");
+      const created = await instance.createExperience({ text: "Check the schema before parsing tool output" }, "test");
+      if (!created.ok) throw new Error(created.error.detail);
+      const id = created.value.value.experience.id;
+      expect(double.pendingMutations).toBe(0);
+
+      // A restart past the overlay window: only the durable mark can bring the item back.
+      clock.t += DEFAULT_PENDING_WINDOW_MS + 1;
+      mem.vectors = clockedStore(state.storage.sql, double, clock);
+      await mem.vectors.load();
+      double.settle();
+      clock.t += DEFAULT_PENDING_WINDOW_MS + 1;
+
+      const vectorId = await mem.vectors.index.vectorId(id);
+      expect(double.hasVisible(vectorId)).toBe(true);
+      const hit = await instance.retrieve({ query: "check schema before parsing tool output" });
+      if (!hit.ok) throw new Error(hit.error.detail);
+      expect(hit.value.items.map((i: { id: string }) => i.id)).toEqual([id]);
+      expect(state.storage.sql.exec("SELECT * FROM vector_outbox").toArray()).toEqual([]);
+    });
+  });
+
+  it("keeps a refused write searchable while the index keeps refusing, and publishes it on the next write", async () => {
+    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const double = new InMemoryVectorize({ dimensions: 384 });
+    const clock = { t: Date.now() };
+    await runInDurableObject(stub, async (obj, state) => {
+      const instance = obj as unknown as AgentMemory;
+      const mem = (instance as any).mem;
+      mem.vectors = clockedStore(state.storage.sql, double, clock);
+      await mem.vectors.load();
+
+      double.failNext("upsert", 2);
+      const created = await instance.createExperience({ text: "Check the schema before parsing tool output" }, "test");
+      if (!created.ok) throw new Error(created.error.detail);
+      const id = created.value.value.experience.id;
+      clock.t += DEFAULT_PENDING_WINDOW_MS + 1;
+      const during = await instance.retrieve({ query: "check schema before parsing tool output" });
+      expect(during.ok && during.value.items.map((i: { id: string }) => i.id)).toEqual([id]);
+
+      await instance.createExperience({ text: "Cache database queries that repeat" }, "test");
+      double.settle();
+      expect(double.hasVisible(await mem.vectors.index.vectorId(id))).toBe(true);
+      expect(state.storage.sql.exec("SELECT * FROM vector_outbox").toArray()).toEqual([]);
+    });
+  });
+
+  it("the cron sweep publishes what the index refused, for agents nobody calls", async () => {
+    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const double = new InMemoryVectorize({ dimensions: 384 });
+    const clock = { t: Date.now() };
+    await runInDurableObject(stub, async (obj, state) => {
+      const instance = obj as unknown as AgentMemory;
+      const mem = (instance as any).mem;
+      mem.vectors = clockedStore(state.storage.sql, double, clock);
+      await mem.vectors.load();
+      double.failNext("upsert");
+      const created = await instance.createExperience({ text: "Check the schema before parsing tool output" }, "test");
+      if (!created.ok) throw new Error(created.error.detail);
+      expect((await instance.sweep(clock.t)).ok).toBe(true);
+      double.settle();
+      expect(double.hasVisible(await mem.vectors.index.vectorId(created.value.value.experience.id))).toBe(true);
+    });
+  });
+
+  it("finds tag-filtered items however many nearer untagged items there are", async () => {
+    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const double = new InMemoryVectorize({ dimensions: 384 });
+    await onVectorize(stub, double);
+    await runInDurableObject(stub, async (obj) => {
+      const instance = obj as unknown as AgentMemory;
+      const ops = Array.from({ length: 120 }, (_, i) => ({ op: "create" as const, experience: { text: `Retry HTTP 429 with exponential backoff, variant ${i}` } }));
+      ops.push({ op: "create", experience: { text: "Retry a payment webhook later", tags: ["billing"] } as never });
+      const applied = await instance.applyLibrary(ops, "seed", "test");
+      if (!applied.ok) throw new Error(applied.error.detail);
+      double.settle();
+      const hit = await instance.retrieve({ query: "retry HTTP 429 with exponential backoff", tags: ["billing"], threshold: 0 });
+      if (!hit.ok) throw new Error(hit.error.detail);
+      expect(hit.value.items.map((i: { text: string }) => i.text)).toEqual(["Retry a payment webhook later"]);
     });
   });
 });

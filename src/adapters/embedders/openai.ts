@@ -16,11 +16,20 @@ const KNOWN_DIMS: Readonly<Record<string, number>> = {
   "text-embedding-ada-002": 1536,
 };
 
+/**
+ * Models that honour `dimensions` (Matryoshka shortening). Servers reject it for other models
+ * (vLLM refuses it outright), so there a configured size only declares what the model returns.
+ */
+const SHORTENABLE: ReadonlySet<string> = new Set(["text-embedding-3-small", "text-embedding-3-large"]);
+
 export interface OpenAiEmbedderOptions {
   baseURL: string;
   apiKey: string;
   model: string;
-  /** Requested output size (`dimensions`); only models that support shortening accept it. */
+  /**
+   * Size of the vectors. Requested as `dimensions` from models that support shortening; for any
+   * other model it declares the native size, which unknown models otherwise learn on first use.
+   */
   dims?: number;
   batchSize?: number;
   maxRetries?: number;
@@ -41,10 +50,10 @@ export class OpenAiEmbedder implements Embedder {
     if (!opts.baseURL) throw new Error("openai embedder needs a base URL");
     if (!opts.model) throw new Error("openai embedder needs a model name");
     this.modelName = opts.model;
-    this.requestedDims = opts.dims;
+    this.requestedDims = SHORTENABLE.has(opts.model) ? opts.dims : undefined;
     this.guard = new DimsGuard("openai", opts.model, opts.dims ?? KNOWN_DIMS[opts.model]);
-    // Only an explicit size changes the space: the native size of a model is implied by its name.
-    this.model = opts.dims === undefined ? `openai:${opts.model}` : `openai:${opts.model}:${opts.dims}`;
+    // Only a requested size changes the space: the native size of a model is implied by its name.
+    this.model = this.requestedDims === undefined ? `openai:${opts.model}` : `openai:${opts.model}:${this.requestedDims}`;
     const batchSize = opts.batchSize ?? OPENAI_MAX_BATCH;
     if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > OPENAI_MAX_BATCH) {
       throw new RangeError(`openai embedder batchSize must be an integer in 1..${OPENAI_MAX_BATCH}, got ${batchSize}`);

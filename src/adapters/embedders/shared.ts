@@ -14,6 +14,17 @@ export class EmbedderError extends Error {
   }
 }
 
+/**
+ * The endpoint answered vectors of another size than configured or learned: a configuration
+ * problem (wrong model or size setting), not an outage.
+ */
+export class EmbedderDimsError extends EmbedderError {
+  constructor(provider: Embedder["provider"], message: string) {
+    super(provider, message);
+    this.name = "EmbedderDimsError";
+  }
+}
+
 /** Splits `items` into consecutive runs of at most `size`. */
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -52,7 +63,7 @@ export class DimsGuard {
     }
     if (this.value === 0) this.value = raw.length;
     else if (raw.length !== this.value) {
-      throw new EmbedderError(this.provider, `${this.provider} embedder (${this.model}) returned ${raw.length} dims, expected ${this.value}; the endpoint may serve a different model or ignore the requested dimensions`);
+      throw new EmbedderDimsError(this.provider, `${this.provider} embedder (${this.model}) returned ${raw.length} dims, expected ${this.value}; the endpoint may serve a different model or ignore the requested dimensions`);
     }
     return l2normalize(Float32Array.from(raw as number[]));
   }

@@ -49,12 +49,15 @@ export class LocalVectorIndex implements VectorIndex {
     }
   }
 
-  async query(vector: Float32Array, opts: { topK: number; minSim: number; kind?: string }): Promise<VectorHit[]> {
+  /** `only` restricts the scan itself, so the k best allowed rows are found however many nearer rows are not. */
+  async query(vector: Float32Array, opts: { topK: number; minSim: number; kind?: string; only?: ReadonlySet<string> }): Promise<VectorHit[]> {
     if (vector.length !== this.dims) throw new RangeError(`query has ${vector.length} dims, index expects ${this.dims}`);
-    if (opts.kind !== undefined) return this.byKind.get(opts.kind)?.topK(vector, opts.topK, opts.minSim) ?? [];
+    const only = opts.only;
+    const filter = only ? (id: string) => only.has(id) : undefined;
+    if (opts.kind !== undefined) return this.byKind.get(opts.kind)?.topK(vector, opts.topK, opts.minSim, filter) ?? [];
     // Top k of each kind contains the global top k, so merging per-kind heads is exact.
     const all: VectorHit[] = [];
-    for (const m of this.byKind.values()) all.push(...m.topK(vector, opts.topK, opts.minSim));
+    for (const m of this.byKind.values()) all.push(...m.topK(vector, opts.topK, opts.minSim, filter));
     all.sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return all.slice(0, Math.max(0, Math.floor(opts.topK)));
   }

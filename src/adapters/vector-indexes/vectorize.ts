@@ -15,6 +15,11 @@ export type VectorizeBinding = VectorizeIndex | Vectorize;
 
 export interface VectorizeVectorIndexOptions {
   dims: number;
+  /**
+   * What makes this owner's item ids unique across the whole index (tenant and agent): Vectorize
+   * ids are global, so the id sent is a hash of this scope and the item id.
+   */
+  idScope: string;
   pendingWindowMs?: number;
   now?: () => number;
 }
@@ -33,6 +38,12 @@ function failure(op: string, namespace: string, err: unknown): Error {
   return new Error(`Vectorize ${op} failed in namespace "${namespace}": ${detail}`, { cause: err });
 }
 
+function base64url(bytes: Uint8Array): string {
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
 function byBest(a: VectorHit, b: VectorHit): number {
   return b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
@@ -45,9 +56,12 @@ function byBest(a: VectorHit, b: VectorHit): number {
  * scanned locally) and deletes (tombstones) for `pendingWindowMs`, and overlays them on every
  * query result, which gives read-your-writes for the Durable Object that owns the namespace.
  *
- * Vectorize ids are unique across the whole index, not per namespace, so ids must be globally
- * unique (the AgentMemory DO's random ids are). The index must use the cosine metric (scores are
- * similarities) and have a string metadata index on `kind`, or kind-filtered queries find nothing.
+ * Vectorize ids are unique across the whole index, not per namespace, while item ids are only
+ * unique per agent (an imported library keeps its ids). So each item is stored under a hash of
+ * `idScope` and its id, with the item id in its metadata, and mapped back through the ids this
+ * adapter has written or been told about (`track`); a match it cannot map is no item of its owner.
+ * The index must use the cosine metric (scores are similarities) and have a string metadata index
+ * on `kind`, or kind-filtered queries find nothing.
  */
 export class VectorizeVectorIndex implements VectorIndex {
   readonly kind = "vectorize" as const;
@@ -59,6 +73,9 @@ export class VectorizeVectorIndex implements VectorIndex {
   private readonly pending = new Map<string, VectorMatrix>();
   private readonly pendingMeta = new Map<string, { kind: string; writtenAt: number }>();
   private readonly tombstones = new Map<string, number>();
+  private readonly idScope: string;
+  private readonly vectorIds = new Map<string, string>();
+  private readonly itemIds = new Map<string, string>();
 
   constructor(binding: VectorizeBinding, namespace: string, opts: VectorizeVectorIndexOptions) {
     if (!Number.isInteger(opts.dims) || opts.dims <= 0) throw new RangeError(`dims must be a positive integer, got ${opts.dims}`);
@@ -70,6 +87,23 @@ export class VectorizeVectorIndex implements VectorIndex {
     this.dims = opts.dims;
     this.windowMs = windowMs;
     this.now = opts.now ?? Date.now;
+    this.idScope = opts.idScope;
+  }
+
+  /** The id an item is stored under in the index. */
+  async vectorId(itemId: string): Promise<string> {
+    const known = this.vectorIds.get(itemId);
+    if (known !== undefined) return known;
+    const digest = await crypto.subtle.digest("SHA-256", encoder.encode(`${this.idScope}\u0000${itemId}`));
+    const id = `v_${base64url(new Uint8Array(digest))}`;
+    this.vectorIds.set(itemId, id);
+    this.itemIds.set(id, itemId);
+    return id;
+  }
+
+  /** Makes items written before this instance existed (by an earlier one) recognisable in query results. */
+  async track(itemIds: readonly string[]): Promise<void> {
+    await Promise.all(itemIds.map((id) => this.vectorId(id)));
   }
 
   /** Recent writes still overlaid on queries. */
@@ -84,15 +118,15 @@ export class VectorizeVectorIndex implements VectorIndex {
 
   async upsert(items: { id: string; vector: Float32Array; kind: string }[]): Promise<void> {
     for (const it of items) {
-      assertShortName("vector id", it.id);
       if (it.vector.length !== this.dims) throw new RangeError(`vector ${it.id} has ${it.vector.length} dims, index expects ${this.dims}`);
     }
     this.prune();
     for (let i = 0; i < items.length; i += VECTORIZE_WRITE_CHUNK) {
       const batch = items.slice(i, i + VECTORIZE_WRITE_CHUNK);
+      const ids = await Promise.all(batch.map((it) => this.vectorId(it.id)));
       try {
         await this.binding.upsert(
-          batch.map(({ id, vector, kind }) => ({ id, values: Array.from(vector), namespace: this.namespace, metadata: { kind } })),
+          batch.map(({ id, vector, kind }, n) => ({ id: ids[n]!, values: Array.from(vector), namespace: this.namespace, metadata: { kind, item: id } })),
         );
       } catch (err) {
         throw failure("upsert", this.namespace, err);
@@ -104,12 +138,12 @@ export class VectorizeVectorIndex implements VectorIndex {
   }
 
   async remove(ids: string[]): Promise<void> {
-    for (const id of ids) assertShortName("vector id", id);
     this.prune();
     for (let i = 0; i < ids.length; i += VECTORIZE_WRITE_CHUNK) {
       const batch = ids.slice(i, i + VECTORIZE_WRITE_CHUNK);
+      const vectorIds = await Promise.all(batch.map((id) => this.vectorId(id)));
       try {
-        await this.binding.deleteByIds(batch);
+        await this.binding.deleteByIds(vectorIds);
       } catch (err) {
         throw failure("deleteByIds", this.namespace, err);
       }
@@ -144,14 +178,15 @@ export class VectorizeVectorIndex implements VectorIndex {
 
     const hits: VectorHit[] = [];
     for (const m of res.matches) {
-      if (this.tombstones.has(m.id)) continue;
+      const id = this.itemIds.get(m.id);
+      if (id === undefined || this.tombstones.has(id)) continue;
       // A pending id is scored from the local copy below: the index may still hold an older
       // vector (or kind) for it, and the local one is what was last written.
-      if (this.pendingMeta.has(m.id)) continue;
+      if (this.pendingMeta.has(id)) continue;
       const kind = m.metadata?.kind;
       if (opts.kind !== undefined && kind !== undefined && kind !== opts.kind) continue;
       if (!(m.score >= opts.minSim)) continue;
-      hits.push({ id: m.id, sim: m.score });
+      hits.push({ id, sim: m.score });
     }
     if (opts.kind !== undefined) {
       const local = this.pending.get(opts.kind);

@@ -1,0 +1,37 @@
+import type { MemoryKind } from "../../src/core/memory-types";
+import { chunks, placeholders } from "./context";
+import type { VectorItems } from "./vector-store";
+
+const TABLE: Record<MemoryKind, string> = { experience: "experiences", case: "cases" };
+
+/** The vector store's view of the experience and case tables. */
+export class SqlVectorItems implements VectorItems {
+  constructor(private readonly sql: SqlStorage) {}
+
+  active(kind: MemoryKind, tags?: readonly string[]): string[] {
+    const table = TABLE[kind];
+    const rows = tags?.length
+      ? this.sql.exec<{ id: string }>(
+          `SELECT id FROM ${table} t WHERE t.status = 'active'
+           AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value IN (${placeholders(tags.length)})) ORDER BY t.seq`,
+          ...tags,
+        )
+      : this.sql.exec<{ id: string }>(`SELECT id FROM ${table} WHERE status = 'active' ORDER BY seq`);
+    return rows.toArray().map((r) => r.id);
+  }
+
+  activeKinds(ids: readonly string[]): Map<string, MemoryKind> {
+    const out = new Map<string, MemoryKind>();
+    for (const kind of ["experience", "case"] as const) {
+      for (const chunk of chunks(ids)) {
+        for (const r of this.sql.exec<{ id: string }>(
+          `SELECT id FROM ${TABLE[kind]} WHERE id IN (${placeholders(chunk.length)}) AND status = 'active'`,
+          ...chunk,
+        )) {
+          out.set(r.id, kind);
+        }
+      }
+    }
+    return out;
+  }
+}
