@@ -11,7 +11,8 @@
 //   --concurrency  the run's `concurrency` and the Worker's LLM_MAX_CONCURRENCY (default 16)
 //   --seed         the run's seed (default 7)
 //   --port         first port to try for wrangler dev; --llm-port likewise for the fake LLM
-//   --timeout      seconds the run may take before the bench gives up (default 180)
+//   --timeout      seconds one run may take before the bench gives up (default 180)
+//   --repeat       runs, each on a fresh agent and dataset; the median by wall time is reported (default 3)
 //   --head         serve the last commit instead of the working tree
 //   --no-write     do not touch bench/RESULTS.md
 //   --verbose      wrangler dev and the Worker log at info level (queue batches with their durations)
@@ -51,6 +52,7 @@ const SEED = num("--seed", 7, 0, 2 ** 31 - 1);
 const FIRST_PORT = num("--port", 8799, 1024, 65_000);
 const FIRST_LLM_PORT = num("--llm-port", 8900, 1024, 65_000);
 const TIMEOUT_MS = num("--timeout", 180, 10, 3600) * 1000;
+const REPEAT = num("--repeat", 3, 1, 20);
 // Every poll costs the Worker D1 reads (key, agent, run) and a call on the run's Durable Object,
 // which compete with the units on this small machine; so poll slowly and take the end time from
 // the run's own endedAt (the same machine's clock) rather than from when a poll noticed it.
@@ -121,7 +123,6 @@ function reply(stage, body) {
 function startFakeLlm(port) {
   const calls = [];
   let inflight = 0;
-  let maxInflight = 0;
   const srv = http.createServer((req, res) => {
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
@@ -139,7 +140,6 @@ function startFakeLlm(port) {
       }
       const start = performance.now();
       inflight++;
-      maxInflight = Math.max(maxInflight, inflight);
       const stage = stageOf(body);
       const promptChars = (body.messages ?? []).reduce((n, m) => n + String(m.content ?? "").length, 0);
       setTimeout(() => {
@@ -166,9 +166,6 @@ function startFakeLlm(port) {
     srv.listen(port, "127.0.0.1", () =>
       resolve({
         calls,
-        get maxInflight() {
-          return maxInflight;
-        },
         close: () => new Promise((r) => (srv.closeAllConnections?.(), srv.close(() => r()))),
       }),
     );
@@ -230,9 +227,21 @@ function analyse(calls, view, wallMs, t0) {
   // The best the pipeline can do at this concurrency: the rollout waves, then one summary, one
   // advantage and the batch update, each a single latency on the critical path.
   const idealMs = (Math.ceil((TASKS * G) / CONCURRENCY) + (by.summary.calls ? 1 : 0) + (by.advantage.calls ? 1 : 0) + (batchCalls ? 1 : 0)) * LATENCY_MS;
+  // Calls that start within 100 ms of a wave's first call belong to that wave; the idle gap is from
+  // a wave's last answer to the next wave's first request (time the pipeline spent outside the LLM).
+  const waves = [];
+  for (const c of [...calls].sort((x, y) => x.start - y.start)) {
+    const w = waves.at(-1);
+    if (w && c.start - w.start < 100) {
+      w.calls++;
+      w.end = Math.max(w.end, c.end);
+    } else waves.push({ start: c.start, end: c.end, calls: 1 });
+  }
+  const gaps = waves.slice(1).map((w, i) => w.start - waves[i].end);
   return {
     by,
     others,
+    waves: { count: waves.length, sizes: waves.map((w) => w.calls), meanGap: gaps.reduce((x, y) => x + y, 0) / (gaps.length || 1), maxGap: Math.max(0, ...gaps), firstCall: waves[0] ? waves[0].start - t0 : NaN },
     total,
     latencySum,
     sequentialMs,
@@ -273,37 +282,49 @@ async function main() {
   });
   const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-practice-${new Date().toISOString()}` }, [201]);
   const token = tenant.body.apiKey;
-  const agentId = `bench-practice-${randomBytes(3).toString("hex")}`;
-  const A = `${base}/v1/agents/${agentId}`;
-  await must("PUT", A, token, { displayName: "practice bench" });
   const tasks = Array.from({ length: TASKS }, (_, i) => ({ id: `t${i}`, task: taskText(i), groundTruth: String(sumOf(i)), split: "train" }));
-  const ds = await must("POST", `${base}/v1/datasets`, token, { name: "practice bench", holdoutFraction: 0, tasks }, [201]);
-  if (fake.calls.length) throw new Error(`the fake LLM was called ${fake.calls.length} times before the run`);
 
-  const t0 = performance.now();
-  const t0Epoch = Date.now();
-  const created = await must(
-    "POST",
-    `${A}/practice-runs`,
-    token,
-    { datasetId: ds.body.datasetId, epochs: 1, batchSize: TASKS, groupSize: G, concurrency: CONCURRENCY, seed: SEED, policy: { kind: "llm" } },
-    [202],
-  );
-  const runId = created.body.runId;
-  log(`run ${runId} created in ${created.ms.toFixed(0)} ms`);
-  const { view, seenAt } = await pollUntilTerminal(`${A}/practice-runs/${runId}`, token, t0);
-  const seenMs = seenAt - t0;
-  const wallMs = Number.isFinite(view.endedAt) && view.endedAt >= t0Epoch ? view.endedAt - t0Epoch : seenMs;
-  log(`run ${view.status} after ${(wallMs / 1000).toFixed(2)} s`);
-  if (view.status !== "completed") throw new Error(`the run ended ${view.status}: ${view.error ?? "(no error)"}`);
+  /** One run on a fresh agent and dataset; the fake's log is taken and emptied for the next. */
+  async function oneRun(n) {
+    const agentId = `bench-practice-${n}-${randomBytes(3).toString("hex")}`;
+    const A = `${base}/v1/agents/${agentId}`;
+    await must("PUT", A, token, { displayName: "practice bench" });
+    const ds = await must("POST", `${base}/v1/datasets`, token, { name: `practice bench ${n}`, holdoutFraction: 0, tasks }, [201]);
+    if (fake.calls.length) throw new Error(`the fake LLM was called ${fake.calls.length} times outside a run`);
+    const t0 = performance.now();
+    const t0Epoch = Date.now();
+    const created = await must(
+      "POST",
+      `${A}/practice-runs`,
+      token,
+      { datasetId: ds.body.datasetId, epochs: 1, batchSize: TASKS, groupSize: G, concurrency: CONCURRENCY, seed: SEED, policy: { kind: "llm" } },
+      [202],
+    );
+    const runId = created.body.runId;
+    const { view, seenAt } = await pollUntilTerminal(`${A}/practice-runs/${runId}`, token, t0);
+    const seenMs = seenAt - t0;
+    const wallMs = Number.isFinite(view.endedAt) && view.endedAt >= t0Epoch ? view.endedAt - t0Epoch : seenMs;
+    if (view.status !== "completed") throw new Error(`run ${runId} ended ${view.status}: ${view.error ?? "(no error)"}`);
+    await sleep(LATENCY_MS + 200); // a straggling call would land in the next run's log
+    const calls = fake.calls.splice(0);
+    log(`run ${n + 1}/${REPEAT} (${runId}): completed in ${(wallMs / 1000).toFixed(2)} s, ${calls.length} LLM calls`);
+    return { n, runId, view, wallMs, seenMs, t0, calls };
+  }
+  const runs = [];
+  for (let n = 0; n < REPEAT; n++) runs.push(await oneRun(n));
   const load1 = os.loadavg();
   const { reloads, errors: workerErrors } = devLogFindings(logFile);
   await server.cleanup();
 
-  const a = analyse(fake.calls, view, wallMs, t0);
-  if (CALLS_OUT) writeFileSync(CALLS_OUT, JSON.stringify(fake.calls.map((c) => ({ ...c, start: c.start - t0, end: c.end - t0 })), null, 1));
+  // The median run by wall time is the one reported in detail; every run's wall time is listed.
+  const median = [...runs].sort((x, y) => x.wallMs - y.wallMs)[Math.floor((runs.length - 1) / 2)];
+  const { view, wallMs, seenMs, t0 } = median;
+  const walls = runs.map((r) => f(r.wallMs / 1000)).join(", ");
+  const maxInflight = Math.max(0, ...median.calls.map((c) => c.inflightAtStart));
+  const a = analyse(median.calls, view, wallMs, t0);
+  if (CALLS_OUT) writeFileSync(CALLS_OUT, JSON.stringify(median.calls.map((c) => ({ ...c, start: c.start - t0, end: c.end - t0 })), null, 1));
   const serverSpanMs = view.endedAt && view.startedAt ? view.endedAt - view.startedAt : NaN;
-  const callSpanMs = fake.calls.length ? Math.max(...fake.calls.map((c) => c.end)) - Math.min(...fake.calls.map((c) => c.start)) : NaN;
+  const callSpanMs = median.calls.length ? Math.max(...median.calls.map((c) => c.end)) - Math.min(...median.calls.map((c) => c.start)) : NaN;
 
   const stageRows = STAGES.map((s) => {
     const b = a.by[s];
@@ -321,9 +342,11 @@ async function main() {
   const speedMet = a.speedup >= 10;
   const callsMet = ratioAll <= 0.8;
   const summary = [
+    `Wall time of each run (s): ${walls}; the median run below.`,
     `Wall time, run created → completed: ${f(wallMs / 1000)} s (seen by a poll after ${f(seenMs / 1000)} s; server startedAt → endedAt ${f(serverSpanMs / 1000)} s; first LLM call → last ${f(callSpanMs / 1000)} s).`,
     `Sequential pipeline: ${a.total.calls} LLM calls × ${LATENCY_MS} ms = ${f(a.sequentialMs / 1000)} s (measured sum of call latencies ${f(a.latencySum / 1000)} s). Speed-up ${f(a.speedup, 1)}× (aim ≥ 10×: ${speedMet ? "met" : "NOT met"}).`,
-    `Critical path at concurrency ${CONCURRENCY}: ${Math.ceil((TASKS * G) / CONCURRENCY)} rollout waves + summary + advantage + batch = ${f(a.idealMs / 1000)} s; the run took ${f(wallMs / a.idealMs, 2)}× that. Most LLM calls in flight at once: ${fake.maxInflight}.`,
+    `Critical path at concurrency ${CONCURRENCY}: ${Math.ceil((TASKS * G) / CONCURRENCY)} rollout waves + summary + advantage + batch = ${f(a.idealMs / 1000)} s; the run took ${f(wallMs / a.idealMs, 2)}× that. Most LLM calls in flight at once: ${maxInflight}.`,
+    `LLM calls went out in ${a.waves.count} waves (${a.waves.sizes.join(", ")} calls); the first call ${fi(a.waves.firstCall)} ms after the create; between a wave's last answer and the next wave's first call the LLM sat idle ${fi(a.waves.meanGap)} ms on average (at most ${fi(a.waves.maxGap)} ms).`,
     `Groups: ${a.kept} kept, ${a.filtered} filtered (of ${TASKS}).`,
     `Calls per task: ours ${f(a.callsPerTask.ours)} vs reference ${f(a.callsPerTask.reference)} (${f(ratioAll)}×; aim ≤ 0.8×: ${callsMet ? "met" : "NOT met"}); without rollouts ours ${f(a.learningPerTask.ours)} vs reference ${f(a.learningPerTask.reference)} (${f(ratioLearning)}×).`,
     `Tokens of the step: ${fi(a.total.tokensIn)} in + ${fi(a.total.tokensOut)} out = ${fi(a.total.tokensIn + a.total.tokensOut)} (the run's own ledger: ${view.usage.calls} calls, ${fi(view.usage.tokensIn)} in + ${fi(view.usage.tokensOut)} out).`,
@@ -360,10 +383,12 @@ summarises a group's rollouts in one call and proposes the group's operations in
 
 ${stageMd}
 
+- Wall time of each of the ${REPEAT} runs (each on a fresh agent and dataset, the same Worker): ${walls} s; the figures here are the median run's.
 - Wall time, run created → completed: **${f(wallMs / 1000)} s** (seen by a poll after ${f(seenMs / 1000)} s; server \`startedAt → endedAt\` ${f(serverSpanMs / 1000)} s; first LLM call → last ${f(callSpanMs / 1000)} s).
 - Sequential pipeline: ${a.total.calls} calls × ${LATENCY_MS} ms = **${f(a.sequentialMs / 1000)} s** (measured sum of call latencies ${f(a.latencySum / 1000)} s).
 - Speed-up over sequential: **${f(a.speedup, 1)}×** — aim ≥ 10× at concurrency ${CONCURRENCY}: **${speedMet ? "met" : "NOT met"}**.
-- Critical path at concurrency ${CONCURRENCY} (${Math.ceil((TASKS * G) / CONCURRENCY)} rollout waves + summary + advantage + batch update): ${f(a.idealMs / 1000)} s; measured ${f(wallMs / a.idealMs, 2)}× that. Most LLM calls in flight at once: ${fake.maxInflight}.
+- Critical path at concurrency ${CONCURRENCY} (${Math.ceil((TASKS * G) / CONCURRENCY)} rollout waves + summary + advantage + batch update): ${f(a.idealMs / 1000)} s; measured ${f(wallMs / a.idealMs, 2)}× that. Most LLM calls in flight at once: ${maxInflight}.
+- LLM calls went out in ${a.waves.count} waves of ${a.waves.sizes.join(", ")} calls; the first call ${fi(a.waves.firstCall)} ms after the create; between a wave's last answer and the next wave's first call the LLM sat idle **${fi(a.waves.meanGap)} ms** on average (at most ${fi(a.waves.maxGap)} ms).
 - Groups kept / filtered: ${a.kept} / ${a.filtered}.
 - LLM calls per task: ours **${f(a.callsPerTask.ours)}** vs the reference's **${f(a.callsPerTask.reference)}** = **${f(ratioAll)}×** — aim ≤ 0.8×: **${callsMet ? "met" : "NOT met"}**. Without the rollouts: ${f(a.learningPerTask.ours)} vs ${f(a.learningPerTask.reference)} = ${f(ratioLearning)}×.
 - Tokens of one step (${TASKS} tasks × G=${G}): ${fi(a.total.tokensIn)} in + ${fi(a.total.tokensOut)} out = **${fi(a.total.tokensIn + a.total.tokensOut)}** (${fi((a.total.tokensIn + a.total.tokensOut) / TASKS)} per task); the run's own ledger says ${view.usage.calls} calls, ${fi(view.usage.tokensIn)} in + ${fi(view.usage.tokensOut)} out.
