@@ -380,6 +380,10 @@ fake's own log of the calls it answered. The sequential pipeline is the same cal
 (calls × latency). The reference pipeline's plan per task: G rollouts + (per kept group: a summary of
 each of its G rollouts, one group advantage, one group update) ÷ tasks + one batch update ÷ tasks; ours
 summarises a group's rollouts in one call and proposes the group's operations in its advantage call.
+Under wrangler dev the local queue (miniflare's broker) hands the consumer its next batch only after
+the handler of the previous one returned, and the consumer settles every message of a batch before it
+returns, so units go out in waves of up to \`concurrency\`; the idle gap between waves is what each unit
+spends outside the LLM call (claim, budget check, usage ledger write, report, the queue round trip).
 
 ${stageMd}
 
