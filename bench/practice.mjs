@@ -291,6 +291,8 @@ async function main() {
     await must("PUT", A, token, { displayName: "practice bench" });
     const ds = await must("POST", `${base}/v1/datasets`, token, { name: `practice bench ${n}`, holdoutFraction: 0, tasks }, [201]);
     if (fake.calls.length) throw new Error(`the fake LLM was called ${fake.calls.length} times outside a run`);
+    const cpu0 = server.cpuSeconds();
+    const own0 = process.cpuUsage();
     const t0 = performance.now();
     const t0Epoch = Date.now();
     const created = await must(
@@ -302,13 +304,16 @@ async function main() {
     );
     const runId = created.body.runId;
     const { view, seenAt } = await pollUntilTerminal(`${A}/practice-runs/${runId}`, token, t0);
+    const serverCpuS = cpu0 === null ? NaN : server.cpuSeconds() - cpu0;
+    const own = process.cpuUsage(own0);
+    const benchCpuS = (own.user + own.system) / 1e6;
     const seenMs = seenAt - t0;
     const wallMs = Number.isFinite(view.endedAt) && view.endedAt >= t0Epoch ? view.endedAt - t0Epoch : seenMs;
     if (view.status !== "completed") throw new Error(`run ${runId} ended ${view.status}: ${view.error ?? "(no error)"}`);
     await sleep(LATENCY_MS + 200); // a straggling call would land in the next run's log
     const calls = fake.calls.splice(0);
     log(`run ${n + 1}/${REPEAT} (${runId}): completed in ${(wallMs / 1000).toFixed(2)} s, ${calls.length} LLM calls`);
-    return { n, runId, view, wallMs, seenMs, t0, calls };
+    return { n, runId, view, wallMs, seenMs, t0, calls, serverCpuS, benchCpuS };
   }
   const runs = [];
   for (let n = 0; n < REPEAT; n++) runs.push(await oneRun(n));
@@ -318,7 +323,8 @@ async function main() {
 
   // The median run by wall time is the one reported in detail; every run's wall time is listed.
   const median = [...runs].sort((x, y) => x.wallMs - y.wallMs)[Math.floor((runs.length - 1) / 2)];
-  const { view, wallMs, seenMs, t0 } = median;
+  const { view, wallMs, seenMs, t0, serverCpuS, benchCpuS } = median;
+  const cpuLine = `CPU during the run: wrangler dev and workerd ${f(serverCpuS)} s, this bench (client and fake LLM) ${f(benchCpuS)} s, over ${f(wallMs / 1000)} s of wall time on ${m.cores} cores (${f(serverCpuS / (wallMs / 1000))} cores busy on average in the server; ${fi((serverCpuS * 1000) / median.calls.length)} ms of server CPU per LLM call).`;
   const walls = runs.map((r) => f(r.wallMs / 1000)).join(", ");
   const maxInflight = Math.max(0, ...median.calls.map((c) => c.inflightAtStart));
   const a = analyse(median.calls, view, wallMs, t0);
@@ -347,6 +353,7 @@ async function main() {
     `Sequential pipeline: ${a.total.calls} LLM calls × ${LATENCY_MS} ms = ${f(a.sequentialMs / 1000)} s (measured sum of call latencies ${f(a.latencySum / 1000)} s). Speed-up ${f(a.speedup, 1)}× (aim ≥ 10×: ${speedMet ? "met" : "NOT met"}).`,
     `Critical path at concurrency ${CONCURRENCY}: ${Math.ceil((TASKS * G) / CONCURRENCY)} rollout waves + summary + advantage + batch = ${f(a.idealMs / 1000)} s; the run took ${f(wallMs / a.idealMs, 2)}× that. Most LLM calls in flight at once: ${maxInflight}.`,
     `LLM calls went out in ${a.waves.count} waves (${a.waves.sizes.join(", ")} calls); the first call ${fi(a.waves.firstCall)} ms after the create; between a wave's last answer and the next wave's first call the LLM sat idle ${fi(a.waves.meanGap)} ms on average (at most ${fi(a.waves.maxGap)} ms).`,
+    cpuLine,
     `Groups: ${a.kept} kept, ${a.filtered} filtered (of ${TASKS}).`,
     `Calls per task: ours ${f(a.callsPerTask.ours)} vs reference ${f(a.callsPerTask.reference)} (${f(ratioAll)}×; aim ≤ 0.8×: ${callsMet ? "met" : "NOT met"}); without rollouts ours ${f(a.learningPerTask.ours)} vs reference ${f(a.learningPerTask.reference)} (${f(ratioLearning)}×).`,
     `Tokens of the step: ${fi(a.total.tokensIn)} in + ${fi(a.total.tokensOut)} out = ${fi(a.total.tokensIn + a.total.tokensOut)} (the run's own ledger: ${view.usage.calls} calls, ${fi(view.usage.tokensIn)} in + ${fi(view.usage.tokensOut)} out).`,
@@ -393,6 +400,7 @@ ${stageMd}
 - Speed-up over sequential: **${f(a.speedup, 1)}×** — aim ≥ 10× at concurrency ${CONCURRENCY}: **${speedMet ? "met" : "NOT met"}**.
 - Critical path at concurrency ${CONCURRENCY} (${Math.ceil((TASKS * G) / CONCURRENCY)} rollout waves + summary + advantage + batch update): ${f(a.idealMs / 1000)} s; measured ${f(wallMs / a.idealMs, 2)}× that. Most LLM calls in flight at once: ${maxInflight}.
 - LLM calls went out in ${a.waves.count} waves of ${a.waves.sizes.join(", ")} calls; the first call ${fi(a.waves.firstCall)} ms after the create; between a wave's last answer and the next wave's first call the LLM sat idle **${fi(a.waves.meanGap)} ms** on average (at most ${fi(a.waves.maxGap)} ms).
+- ${cpuLine}
 - Groups kept / filtered: ${a.kept} / ${a.filtered}.
 - LLM calls per task: ours **${f(a.callsPerTask.ours)}** vs the reference's **${f(a.callsPerTask.reference)}** = **${f(ratioAll)}×** — aim ≤ 0.8×: **${callsMet ? "met" : "NOT met"}**. Without the rollouts: ${f(a.learningPerTask.ours)} vs ${f(a.learningPerTask.reference)} = ${f(ratioLearning)}×.
 - Tokens of one step (${TASKS} tasks × G=${G}): ${fi(a.total.tokensIn)} in + ${fi(a.total.tokensOut)} out = **${fi(a.total.tokensIn + a.total.tokensOut)}** (${fi((a.total.tokensIn + a.total.tokensOut) / TASKS)} per task); the run's own ledger says ${view.usage.calls} calls, ${fi(view.usage.tokensIn)} in + ${fi(view.usage.tokensOut)} out.

@@ -13,6 +13,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+/** USER_HZ: /proc/<pid>/stat counts CPU time in these on Linux. */
+const CLOCK_TICKS_PER_SECOND = 100;
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const log = (...a) => console.error("[bench]", ...a); // progress on stderr; the tables go to stdout
@@ -219,9 +221,30 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
     throw new Error(`wrangler dev did not become healthy within 90 s; see ${logFile}:\n${tail(logFile)}`);
   }
 
+  /**
+   * CPU seconds (user + system) used so far by wrangler dev's process group (wrangler, workerd),
+   * from /proc; null where there is no /proc. The difference over a run is its server-side CPU.
+   */
+  function cpuSeconds() {
+    if (!dev || !existsSync("/proc")) return null;
+    let ticks = 0;
+    for (const pid of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+      try {
+        // Fields after the parenthesised command name: state ppid pgrp … utime(14) stime(15).
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (Number(f[2]) === dev.pid) ticks += Number(f[11]) + Number(f[12]);
+      } catch {
+        /* the process ended meanwhile */
+      }
+    }
+    return ticks / CLOCK_TICKS_PER_SECOND;
+  }
+
   return {
     start,
     cleanup,
+    cpuSeconds,
     onCleanup: (fn) => hooks.push(fn),
     get stopping() {
       return stopping;
