@@ -38,7 +38,7 @@ describe("library and case writes while a remote embedder is answering", () => {
 
     const now = await api("GET", `/experiences/${kept}`);
     expect(now.body).toMatchObject({ text: "Retry HTTP 429 with exponential backoff and jitter", tags: ["http", "retries"], pinned: true });
-    expect(now.body.embedding).toEqual({ model: "openai:slow-embed:16", current: true });
+    expect(now.body.embedding).toEqual({ model: "openai:slow-embed", current: true });
     expectProblem(await api("GET", `/experiences/${doomed}`), 404);
     const ids = (await api("GET", "/experiences")).body.items.map((e: { id: string }) => e.id);
     expect(ids.sort()).toEqual([kept, create.body.id].sort());

@@ -104,7 +104,7 @@ describe("embedders outside the built-in tables", () => {
 
   it("never bricks the agent when the deployment's embedder lacks its endpoint", async () => {
     const { t, agentId, api } = await agentFixture();
-    await redeploy(t.tenantId, agentId, { EMBEDDER: "openai" });
+    await redeploy(t.tenantId, agentId, { EMBEDDER: "openai", EMBEDDING_BASE_URL: "" });
     const refused = await api("POST", "/retrieve", { query: "anything" });
     expectProblem(refused, 503, "embedder-not-configured");
     expect(refused.body.settings).toEqual(["EMBEDDING_BASE_URL", "LLM_BASE_URL"]);

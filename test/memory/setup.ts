@@ -16,7 +16,7 @@ export async function agentFixture() {
 
 /** An agent whose embedder is remote and slow (test/doubles/slow-embeddings.ts), so its writes yield while embedding. */
 export async function slowEmbedderAgent(opts: SlowEmbeddingsOptions = {}) {
-  const emb = slowEmbeddings(opts);
+  const emb = slowEmbeddings({ dims: 16, ...opts });
   const f = await agentFixture();
   const r = await f.api("PATCH", "/config", { embedder: { provider: "openai", model: "slow-embed", dims: 16 } });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
