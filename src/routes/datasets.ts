@@ -46,7 +46,8 @@ function datasetKey(c: Context<AppEnv>, scope: Scope) {
 
 /** NDJSON uploads: every line is validated before anything is stored; problems name the line. */
 async function ndjsonTasks(c: Context<AppEnv>): Promise<DatasetTaskInput[]> {
-  const parsed = parseTaskLines(await c.req.text());
+  // workerd warns when .text() reads a body whose type is not text/*, so decode the bytes.
+  const parsed = parseTaskLines(new TextDecoder().decode(await c.req.arrayBuffer()));
   if (!parsed.ok && parsed.tooMany) {
     throw new ProblemError(413, "payload-too-large", `At most ${TASKS_PER_NDJSON_UPLOAD} tasks per NDJSON request; split the upload.`);
   }
