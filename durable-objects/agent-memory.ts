@@ -42,7 +42,7 @@ import { IdempotencyStore } from "./agent-memory/idempotency";
 import { promotePractice, type PracticePromotionInput } from "./agent-memory/practice-promotion";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
 import type { LiveDecision, LiveInsight } from "../src/core/live-lesson";
-import type { Outcome } from "../src/core/q-learning";
+import type { EpisodeDatasetQuery } from "../src/core/practice/dataset-types";
 
 const REEMBED_BATCH = 90;
 const DEFAULT_EPISODE_TTL_MINUTES = 60;
@@ -372,7 +372,7 @@ export class AgentMemory extends DurableObject<Env> {
     return this.rpc(() => this.episodes.list(limit, cursor, status));
   }
 
-  async episodesForDataset(query: { since?: number; outcomes?: Outcome[]; limit: number }) {
+  async episodesForDataset(query: EpisodeDatasetQuery) {
     return this.rpc(() => this.episodes.forDataset(query));
   }
 

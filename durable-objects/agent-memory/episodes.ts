@@ -1,6 +1,5 @@
 import type { Attempt, AttemptCreate, Episode, EpisodeCreate, EpisodeEnd, EpisodeResult, SessionEnd } from "../../src/core/episode-types";
-import type { EpisodeForDataset } from "../../src/core/practice/dataset-types";
-import type { Outcome } from "../../src/core/q-learning";
+import type { EpisodeDatasetQuery, EpisodeForDataset } from "../../src/core/practice/dataset-types";
 import { TRACE_SUMMARY_MAX_CHARS } from "../../src/core/memory-types";
 import { digestIfTrace } from "../../src/core/stack-digest";
 import { redactSecrets } from "../../src/core/redact";
@@ -247,7 +246,7 @@ export class Episodes {
   }
 
   /** Ended episodes for a practice dataset, most recently ended first. */
-  forDataset(q: { since?: number; outcomes?: Outcome[]; limit: number }): EpisodeForDataset[] {
+  forDataset(q: EpisodeDatasetQuery): EpisodeForDataset[] {
     const outcomes = q.outcomes ?? [];
     return this.ctx.sql
       .exec<{ id: string; task: string; outcome: string; answer: string | null; ended_at: number }>(

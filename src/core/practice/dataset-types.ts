@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
-import { OutcomeSchema } from "../q-learning";
+import { OutcomeSchema, type Outcome } from "../q-learning";
 
 export const TASK_TEXT_MAX = 16_384;
 export const TASK_METADATA_MAX_BYTES = 4096;
@@ -78,6 +78,13 @@ export const FromEpisodesSchema = z
   })
   .strict();
 export type FromEpisodes = z.infer<typeof FromEpisodesSchema>;
+
+/** Which ended episodes of an agent a dataset is built from. */
+export interface EpisodeDatasetQuery {
+  since?: number;
+  outcomes?: Outcome[];
+  limit: number;
+}
 
 /** The ended episodes an agent offers for a dataset. */
 export interface EpisodeForDataset {
