@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
+import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
 import { requireScope, type Scope } from "../http/auth";
 import { ProblemError, badRequest, forbidden } from "../http/problem";
 import {
@@ -79,6 +79,7 @@ export const datasetRoutes = router()
       await audit(c, { tenantId: key.tenantId, action: "dataset.create", target: dataset.datasetId, detail: { name: dataset.name, tasks: dataset.counts.total } });
       return c.json({ ...dataset, upload }, 201);
     },
+    unprocessableFields("verifier"),
   )
   .openapi(
     createRoute({

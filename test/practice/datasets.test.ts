@@ -261,11 +261,15 @@ describe("datasets", () => {
       { name: "x", holdoutFraction: 1 },
       { name: "x", holdoutFraction: -0.1 },
       { name: "" },
-      { name: "x", verifier: { kind: "telepathy" } },
-      { name: "x", verifier: { kind: "regex", pattern: "(" } },
       { name: "x", tasks: [{ id: "good", task: "t" }, { id: "bad", task: "" }] },
     ]) {
       expectProblem(await call("POST", "/v1/datasets", { key: t.apiKey, body }), 400, "validation-failed");
+    }
+    // A well-formed but unusable verifier is a 422, as it is when a run is created.
+    for (const verifier of [{ kind: "telepathy" }, { kind: "regex", pattern: "(" }]) {
+      const r = await call("POST", "/v1/datasets", { key: t.apiKey, body: { name: "x", verifier } });
+      expectProblem(r, 422, "unprocessable");
+      expect(r.body.errors[0].path).toMatch(/^verifier/);
     }
     expect((await call("GET", "/v1/datasets?limit=200", { key: t.apiKey })).body.items.length).toBe(before);
   });
