@@ -29,7 +29,8 @@ import type { MemoryContext } from "./agent-memory/context";
 import { VectorStore } from "./agent-memory/vector-store";
 import { Library, type LibraryExport } from "./agent-memory/library";
 import { Cases } from "./agent-memory/cases";
-import { Retrieval, type PromptRequest } from "./agent-memory/retrieval";
+import { Retrieval } from "./agent-memory/retrieval";
+import { PromptAssembly, type PromptRequest } from "./agent-memory/prompt";
 import { Utility } from "./agent-memory/utility";
 import { pruneLogs, sweep } from "./agent-memory/forgetting";
 import { experienceEmbedText } from "./agent-memory/rows";
@@ -55,6 +56,7 @@ export class AgentMemory extends DurableObject<Env> {
   private library!: Library;
   private cases!: Cases;
   private retrieval!: Retrieval;
+  private prompts!: PromptAssembly;
   private utility!: Utility;
   private jobs!: Jobs;
   private episodes!: Episodes;
@@ -88,6 +90,7 @@ export class AgentMemory extends DurableObject<Env> {
     this.library = new Library(this.mem);
     this.cases = new Cases(this.mem);
     this.retrieval = new Retrieval(this.mem, this.library);
+    this.prompts = new PromptAssembly(this.mem, this.library, this.retrieval);
     this.utility = new Utility(this.mem, this.library);
     this.jobs = new Jobs(this.mem);
     this.episodes = new Episodes(this.mem, this.cases, this.utility, this.jobs, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
@@ -299,7 +302,7 @@ export class AgentMemory extends DurableObject<Env> {
   }
 
   async prompt(req: PromptRequest) {
-    return this.rpc(() => this.retrieval.prompt(req));
+    return this.rpc(() => this.prompts.build(req));
   }
 
   async reward(req: RewardRequest, idempotencyKey?: string) {

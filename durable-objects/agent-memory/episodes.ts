@@ -2,6 +2,7 @@ import type { Attempt, AttemptCreate, Episode, EpisodeCreate, EpisodeEnd, Episod
 import { TRACE_SUMMARY_MAX_CHARS } from "../../src/core/memory-types";
 import { digestIfTrace } from "../../src/core/stack-digest";
 import { redactSecrets } from "../../src/core/redact";
+import { quotedLabels } from "../../src/core/library-block";
 import { decodeCursor, encodeCursor } from "../../src/core/cursor";
 import { MemoryError } from "../memory-error";
 import { nextSeq, parseJson, type MemoryContext } from "./context";
@@ -126,8 +127,15 @@ export class Episodes {
     const ep = this.row(id);
     if (ep.status === "ended") return this.out(ep);
     const attempts = this.attempts(id);
+    const quoted = input.answer ? quotedLabels(input.answer) : [];
     const reward = await this.utility.reward(
-      { episodeId: id, outcome: input.outcome, ...(input.score !== undefined ? { quality: input.score } : {}), ...(input.citedIds ? { citedIds: input.citedIds } : {}) },
+      {
+        episodeId: id,
+        outcome: input.outcome,
+        ...(input.score !== undefined ? { quality: input.score } : {}),
+        ...(input.citedIds ? { citedIds: input.citedIds } : {}),
+        ...(quoted.length ? { quotedLabels: quoted } : {}),
+      },
       `episode-end:${id}`,
     );
     const { case: stored } = await this.cases.create({
