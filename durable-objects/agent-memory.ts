@@ -39,7 +39,7 @@ import { Jobs } from "./agent-memory/jobs";
 import { LiveLessons } from "./agent-memory/live-lessons";
 import { IdempotencyStore } from "./agent-memory/idempotency";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
-import type { LiveDecision, LiveInsight } from "../src/core/live-lesson";
+import type { LiveDecision, LiveDecisionContext, LiveInsight } from "../src/core/live-lesson";
 
 const REEMBED_BATCH = 90;
 const DEFAULT_EPISODE_TTL_MINUTES = 60;
@@ -366,8 +366,8 @@ export class AgentMemory extends DurableObject<Env> {
     return this.rpc(() => this.lessons.similar(lesson, k));
   }
 
-  async applyLiveLesson(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision) {
-    return this.rpc(() => this.lessons.apply(jobId, episodeId, candidate, decision));
+  async applyLiveLesson(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision, context: LiveDecisionContext) {
+    return this.rpc(() => this.lessons.apply(jobId, episodeId, candidate, decision, context));
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */
