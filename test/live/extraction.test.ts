@@ -11,6 +11,9 @@ const LESSON = {
   insight: "Use a generous read timeout and one retry when calling slow external APIs instead of a short timeout.",
 };
 
+/** The safety reviewer's answer for a batch of one lesson. */
+const SAFE = { verdicts: [{ index: 0, safe: true, category: "safe", reason: "ordinary engineering advice" }] };
+
 afterEach(() => vi.restoreAllMocks());
 
 async function jobOf(f: Awaited<ReturnType<typeof mixedEpisode>>) {
@@ -23,10 +26,10 @@ describe("live extraction", () => {
   it("happy path: one call turns the contrast into a live experience with provenance", async () => {
     const f = await mixedEpisode();
     const job = await jobOf(f);
-    const llm = fakeLlm(LESSON);
+    const llm = fakeLlm(LESSON, SAFE);
     const q = await deliver(job);
     expect(q.explicitAcks).toHaveLength(1);
-    expect(llm.sent).toHaveLength(1);
+    expect(llm.sent.map((s) => s.schemaName)).toEqual(["live_insight", "safety_review"]);
     const req = llm.sent[0]!;
     expect(req.body.response_format.type).toBe("json_schema");
     expect(req.body.response_format.json_schema.strict).toBe(true);
@@ -47,13 +50,13 @@ describe("live extraction", () => {
 
   it("repeating the same lesson adds nothing (NOOP), even if the model says ADD", async () => {
     const f = await mixedEpisode();
-    fakeLlm(LESSON);
+    fakeLlm(LESSON, SAFE);
     await deliver(await jobOf(f));
     vi.restoreAllMocks();
     const again = await mixedEpisode(f, "Fetch the exchange rates again");
-    const llm = fakeLlm(LESSON, { operation: "ADD", text: LESSON.insight, reason: "looks new" });
+    const llm = fakeLlm(LESSON, { operation: "ADD", text: LESSON.insight, reason: "looks new" }, SAFE);
     await deliver(await jobOf(again));
-    expect(llm.sent.map((s) => s.schemaName)).toEqual(["live_insight", "library_decision"]);
+    expect(llm.sent.map((s) => s.schemaName)).toEqual(["live_insight", "library_decision", "safety_review"]);
     expect(llm.sent[1]!.prompt).toMatch(/similarity 1\.000|similarity 0\.99/);
     expect((await f.api("GET", "/experiences?source=live")).body.items).toHaveLength(1);
     const jobs = await f.api("GET", "/jobs");
@@ -67,7 +70,7 @@ describe("live extraction", () => {
     const other = (await f.api("POST", "/experiences", { text: "Cache exchange rates for an hour" })).body.id;
     const ep = await mixedEpisode(f);
     const refined = "Use a generous read timeout plus one retry with backoff when calling slow external HTTP APIs.";
-    const llm = fakeLlm(LESSON, { operation: "UPDATE", targetId: target, text: refined, reason: "extends the timeout lesson" });
+    const llm = fakeLlm(LESSON, { operation: "UPDATE", targetId: target, text: refined, reason: "extends the timeout lesson" }, SAFE);
     await deliver(await jobOf(ep));
     expect(llm.sent[1]!.prompt).toContain(target);
     expect((await f.api("GET", `/experiences/${target}`)).body.text).toBe(refined);
@@ -80,20 +83,20 @@ describe("live extraction", () => {
 
   it("malformed JSON is fixed by exactly one repair call", async () => {
     const f = await mixedEpisode();
-    const llm = fakeLlm("Here you go: {\"pattern\": \"slow API\", \"keywords\": [\"timeout\",], \"insight\": 42}", LESSON);
+    const llm = fakeLlm("Here you go: {\"pattern\": \"slow API\", \"keywords\": [\"timeout\",], \"insight\": 42}", LESSON, SAFE);
     const q = await deliver(await jobOf(f));
     expect(q.explicitAcks).toHaveLength(1);
-    expect(llm.sent).toHaveLength(2);
+    expect(llm.sent).toHaveLength(3);
     expect(llm.sent[1]!.prompt).toContain("insight");
     expect((await f.api("GET", "/experiences?source=live")).body.items[0].text).toBe(LESSON.insight);
   });
 
   it("a 429 is retried after backoff and then succeeds", async () => {
     const f = await mixedEpisode();
-    const llm = fakeLlm(httpError(429), LESSON);
+    const llm = fakeLlm(httpError(429), LESSON, SAFE);
     const q = await deliver(await jobOf(f));
     expect(q.explicitAcks).toHaveLength(1);
-    expect(llm.sent).toHaveLength(2);
+    expect(llm.sent).toHaveLength(3);
     expect((await f.api("GET", "/experiences?source=live")).body.items).toHaveLength(1);
   });
 
