@@ -300,11 +300,14 @@ const HEX_RUN_RE = /\b(?:[0-9a-f]{2}){12,}\b/gi;
 
 function hidesText(text: string): boolean {
   const pieces = text.split(/[\s"'`+,;|()[\]]+/);
+  const usable = pieces.map((p) => B64_PIECE_RE.test(p) && looksEncoded(p));
   for (let i = 0; i < pieces.length; i++) {
     let joined = "";
-    for (let j = i; j < pieces.length && B64_PIECE_RE.test(pieces[j]!) && looksEncoded(pieces[j]!) && joined.length < 600; j++) {
+    // A payload in more pieces is still caught: its first pieces alone decode to readable text.
+    for (let j = i; j < Math.min(pieces.length, i + 8) && usable[j]; j++) {
       joined += pieces[j];
       if (joined.length >= 16 && isReadable(decodeBase64(joined))) return true;
+      if (joined.endsWith("=")) break;
     }
   }
   for (const [run] of text.matchAll(HEX_RUN_RE)) {
@@ -315,12 +318,8 @@ function hidesText(text: string): boolean {
 
 function decodeBase64(s: string): string {
   const std = s.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
-  if (std.length % 4 === 1) return "";
-  try {
-    return atob(std + "=".repeat((4 - (std.length % 4)) % 4));
-  } catch {
-    return "";
-  }
+  if (std.length % 4 === 1 || !/^[A-Za-z0-9+/]*$/.test(std)) return "";
+  return atob(std + "=".repeat((4 - (std.length % 4)) % 4));
 }
 
 /** Natural-language text: printable ASCII with several words. Random bytes almost never pass. */
