@@ -114,8 +114,9 @@ const INJECTION_RES: RegExp[] = [
 ];
 
 // A role line or tag in stored text forges the structure of the prompt it is injected into: a
-// fake `SYSTEM:` line, a closing `</lessons>` or another `[G#].` lesson.
-const ROLE_LINE_RE = /(?:^|[\n\r\u2028\u2029])\s*(?:#+\s*)?(?:system|assistant|developer|user|human|tool)\s*:/i;
+// fake `SYSTEM:` line, a closing `</lessons>` or another `[G#].` lesson. Only the roles that carry
+// authority count, because `User:` and `Assistant:` lines are ordinary in tasks copied from chats.
+const ROLE_LINE_RE = /(?:^|[\n\r\u2028\u2029])\s*(?:#+\s*)?(?:system|developer|operator)\s*:/i;
 const STRUCTURE_TAG_RE = /<\/?\s*(?:lessons?|library|context|data|user|assistant|developer|tool|memory|memories)\s*>/i;
 const FORGED_LABEL_RE = /\[G\d+\]\s*\./;
 
