@@ -3,16 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { fakeLlm, httpError } from "../fake-llm";
 import { call, expectProblem } from "../helpers";
 import { agentFixture } from "../memory/setup";
-import { deliver, mixedEpisode } from "./fixture";
-
-const LESSON = {
-  pattern: "calling a slow external HTTP API",
-  keywords: ["timeout", "retry", "http"],
-  insight: "Use a generous read timeout and one retry when calling slow external APIs instead of a short timeout.",
-};
-
-/** The safety reviewer's answer for a batch of one lesson. */
-const SAFE = { verdicts: [{ index: 0, safe: true, category: "safe", reason: "ordinary engineering advice" }] };
+import { deliver, LESSON, mixedEpisode, SAFE } from "./fixture";
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -1,15 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { fakeLlm, type SentRequest } from "../fake-llm";
 import { agentFixture } from "../memory/setup";
-import { deliver, mixedEpisode } from "./fixture";
+import { deliver, LESSON, mixedEpisode, SAFE } from "./fixture";
 import fixture from "../fixtures/poisoned-lessons.json";
-
-const LESSON = {
-  pattern: "calling a slow external HTTP API",
-  keywords: ["timeout", "retry", "http"],
-  insight: "Use a generous read timeout and one retry when calling slow external APIs instead of a short timeout.",
-};
-const SAFE = { verdicts: [{ index: 0, safe: true, category: "safe", reason: "ordinary engineering advice" }] };
 
 afterEach(() => vi.restoreAllMocks());
 
