@@ -64,7 +64,7 @@ describe("live extraction", () => {
     const llm = fakeLlm(LESSON, { operation: "UPDATE", targetId: target, text: refined, reason: "extends the timeout lesson" }, SAFE);
     await deliver(await jobOf(ep));
     expect(llm.sent[1]!.prompt).toContain(target);
-    expect((await f.api("GET", `/experiences/${target}`)).body.text).toBe(refined);
+    expect((await f.api("GET", `/experiences/${target}`)).body).toMatchObject({ text: refined, probation: true });
     expect((await f.api("GET", `/experiences/${other}`)).body.text).toBe("Cache exchange rates for an hour");
     const versions = await f.api("GET", "/library/versions");
     const diff = await f.api("GET", `/library/versions/${versions.body.items[0].version}/diff`);
