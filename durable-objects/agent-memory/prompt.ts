@@ -1,5 +1,5 @@
 import { estimateTokens } from "../../src/core/lexical";
-import { libraryLine, oneLine } from "../../src/core/library-block";
+import { libraryLine, oneLine, renderLibraryBlock } from "../../src/core/library-block";
 import { fenceData } from "../../src/core/prompt-template";
 import type { RetrieveRequest } from "../../src/core/memory-types";
 import { MemoryError } from "../memory-error";
@@ -52,9 +52,9 @@ export class PromptAssembly {
       .toArray()
       .map((r) => {
         const label = this.library.labelOf(r.id)!;
-        return { id: r.id, label, line: libraryLine({ label, text: r.text }) };
+        return { id: r.id, label, text: r.text, line: libraryLine({ label, text: r.text }) };
       });
-    const full = [LESSONS_HEADER, ...all.map((e) => e.line)].join("\n");
+    const full = `${LESSONS_HEADER}\n${renderLibraryBlock(all)}`;
     let mode: PromptResponse["mode"] = "full-library";
     let chosen = all;
     if (estimateTokens(full) > req.budgetTokens) {
@@ -78,7 +78,7 @@ export class PromptAssembly {
         used += cost;
       }
     }
-    const parts: string[] = chosen.length ? [[LESSONS_HEADER, ...chosen.map((e) => e.line)].join("\n")] : [];
+    const parts: string[] = chosen.length ? [`${LESSONS_HEADER}\n${renderLibraryBlock(chosen)}`] : [];
     let used = estimateTokens(parts.join("\n")) + estimateTokens(CASES_HEADER) + CASES_FENCE_TOKENS;
     const caseIds: string[] = [];
     if (req.query && (req.maxCases ?? 3) > 0) {
