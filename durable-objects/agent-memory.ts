@@ -31,7 +31,8 @@ import { SqlVectorItems } from "./agent-memory/vector-items";
 import { Library } from "./agent-memory/library";
 import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library-transfer";
 import { Cases } from "./agent-memory/cases";
-import { Retrieval, type PromptRequest } from "./agent-memory/retrieval";
+import { Retrieval } from "./agent-memory/retrieval";
+import { PromptAssembly, type PromptRequest } from "./agent-memory/prompt";
 import { Utility } from "./agent-memory/utility";
 import { pruneLogs, sweep } from "./agent-memory/forgetting";
 import { experienceEmbedText } from "./agent-memory/rows";
@@ -41,7 +42,7 @@ import { LiveLessons } from "./agent-memory/live-lessons";
 import { IdempotencyStore } from "./agent-memory/idempotency";
 import { promotePractice, type PracticePromotionInput } from "./agent-memory/practice-promotion";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
-import type { LiveDecision, LiveInsight } from "../src/core/live-lesson";
+import type { LiveDecision, LiveDecisionContext, LiveInsight } from "../src/core/live-lesson";
 import type { EpisodeDatasetQuery } from "../src/core/practice/dataset-types";
 
 const REEMBED_BATCH = 90;
@@ -59,6 +60,7 @@ export class AgentMemory extends DurableObject<Env> {
   private library!: Library;
   private cases!: Cases;
   private retrieval!: Retrieval;
+  private prompts!: PromptAssembly;
   private utility!: Utility;
   private jobs!: Jobs;
   private episodes!: Episodes;
@@ -92,6 +94,7 @@ export class AgentMemory extends DurableObject<Env> {
     this.library = new Library(this.mem);
     this.cases = new Cases(this.mem);
     this.retrieval = new Retrieval(this.mem, this.library);
+    this.prompts = new PromptAssembly(this.mem, this.library, this.retrieval);
     this.utility = new Utility(this.mem, this.library);
     this.jobs = new Jobs(this.mem);
     this.idempotency = new IdempotencyStore(this.mem);
@@ -321,7 +324,7 @@ export class AgentMemory extends DurableObject<Env> {
   }
 
   async prompt(req: PromptRequest) {
-    return this.rpc(() => this.retrieval.prompt(req));
+    return this.rpc(() => this.prompts.build(req));
   }
 
   async reward(req: RewardRequest, idempotencyKey?: string) {
@@ -401,8 +404,8 @@ export class AgentMemory extends DurableObject<Env> {
     return this.rpc(() => this.lessons.similar(lesson, k));
   }
 
-  async applyLiveLesson(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision) {
-    return this.rpc(() => this.lessons.apply(jobId, episodeId, candidate, decision));
+  async applyLiveLesson(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision, context: LiveDecisionContext) {
+    return this.rpc(() => this.lessons.apply(jobId, episodeId, candidate, decision, context));
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */

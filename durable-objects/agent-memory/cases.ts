@@ -12,6 +12,10 @@ export interface CaseCreated {
 
 /** Rounds of embedding before a create whose embedder keeps being swapped gives up. */
 const EMBED_ATTEMPTS = 3;
+import { assessInsight } from "../../src/core/poison";
+
+/** Task and answer are injected into prompts as past cases, so they pass the same poisoning checks as lessons. */
+const caseStatus = (task: string, answer: string | null) => (assessInsight([task, answer ?? ""].join("\n")).quarantined ? "quarantined" : "active");
 
 /** Past episodes kept for case-based reasoning; retrieved by task similarity. */
 export class Cases {
@@ -46,19 +50,20 @@ export class Cases {
       const id = this.ctx.newId("case");
       const now = this.ctx.now();
       const label = c.label ?? (c.reward > 0 ? "positive" : "negative");
+      const status = caseStatus(c.task, c.answer);
       const result = this.ctx.storage.transactionSync((): CaseCreated => {
         const raced = existing();
         if (raced) return this.recorded({ case: caseOut(raced), created: false }, record);
         this.ctx.sql.exec(
           `INSERT INTO cases (id, seq, task, trace_summary, answer, reward, label, tools, tags, episode_id, status, q, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           id, nextSeq(this.ctx.sql, "case"), c.task, c.traceSummary, c.answer, c.reward, label,
-          JSON.stringify(c.toolsUsed), JSON.stringify(c.tags), c.episodeId, this.ctx.config().defaultQ, now, now,
+          JSON.stringify(c.toolsUsed), JSON.stringify(c.tags), c.episodeId, status, this.ctx.config().defaultQ, now, now,
         );
         vectors.writeSync(id, "case", vector!);
         return this.recorded({ case: this.get(id), created: true }, record);
       });
-      if (result.created) await vectors.publish([id], []);
+      if (result.created && status === "active") await vectors.publish([id], []);
       return result;
     }
     throw MemoryError.conflict("The embedder changed repeatedly while this case was being embedded; retry it.");
@@ -75,17 +80,19 @@ export class Cases {
     const row = this.row(id);
     if (!row) throw MemoryError.notFound(`Case '${id}' does not exist.`);
     const p = parsed.data;
+    const answer = p.answer !== undefined ? p.answer : row.answer;
+    // New answer text is checked like a new case; releasing a quarantined case is an explicit status change.
+    const status = p.answer !== undefined && caseStatus(row.task, answer) === "quarantined" ? "quarantined" : (p.status ?? row.status);
     this.ctx.sql.exec(
       "UPDATE cases SET tags = ?, label = ?, status = ?, answer = ?, trace_summary = ?, updated_at = ? WHERE id = ?",
       p.tags ? JSON.stringify(p.tags) : row.tags,
       p.label ?? row.label,
-      p.status ?? row.status,
-      p.answer !== undefined ? p.answer : row.answer,
+      status,
+      answer,
       p.traceSummary !== undefined ? p.traceSummary : row.trace_summary,
       this.ctx.now(),
       id,
     );
-    const status = p.status ?? row.status;
     if (status !== row.status) await this.ctx.vectors.publish(status === "active" ? [id] : [], status === "active" ? [] : [id]);
     return this.get(id);
   }

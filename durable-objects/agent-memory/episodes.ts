@@ -3,6 +3,7 @@ import type { EpisodeDatasetQuery, EpisodeForDataset } from "../../src/core/prac
 import { TRACE_SUMMARY_MAX_CHARS } from "../../src/core/memory-types";
 import { digestIfTrace } from "../../src/core/stack-digest";
 import { redactSecrets } from "../../src/core/redact";
+import { quotedLabels } from "../../src/core/library-block";
 import { decodeCursor, encodeCursor } from "../../src/core/cursor";
 import { MemoryError } from "../memory-error";
 import { nextSeq, parseJson, placeholders, type MemoryContext } from "./context";
@@ -146,7 +147,14 @@ export class Episodes {
   private async finish(ep: EpisodeRow, input: EpisodeEnd): Promise<Episode> {
     const id = ep.id;
     const answer = input.answer ? redactSecrets(input.answer) : null;
-    const request = { episodeId: id, outcome: input.outcome, ...(input.score !== undefined ? { quality: input.score } : {}), ...(input.citedIds ? { citedIds: input.citedIds } : {}) };
+    const quoted = input.answer ? quotedLabels(input.answer) : [];
+    const request = {
+      episodeId: id,
+      outcome: input.outcome,
+      ...(input.score !== undefined ? { quality: input.score } : {}),
+      ...(input.citedIds ? { citedIds: input.citedIds } : {}),
+      ...(quoted.length ? { quotedLabels: quoted } : {}),
+    };
     const { value: reward } = await this.idempotency.run(id, "episode.reward", request, async (record) =>
       this.utility.reward(request, (result) => {
         record(result);

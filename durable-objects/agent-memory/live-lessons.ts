@@ -1,5 +1,5 @@
-import { assessInsight } from "../../src/core/poison";
-import { DUPLICATE_SIMILARITY, type LiveDecision, type LiveInsight } from "../../src/core/live-lesson";
+import { assessLesson } from "../../src/core/poison";
+import { DUPLICATE_SIMILARITY, lessonToStore, type LiveDecision, type LiveDecisionContext, type LiveInsight } from "../../src/core/live-lesson";
 import type { LibraryOperation } from "../../src/core/memory-types";
 import type { MemoryContext } from "./context";
 import type { Library } from "./library";
@@ -10,11 +10,12 @@ export interface SimilarExperience {
   id: string;
   text: string;
   sim: number;
+  pinned: boolean;
 }
 
 export interface LiveLessonResult extends Record<string, string | number | null> {
   operation: LiveDecision["operation"];
-  applied: "added" | "updated" | "deleted" | "quarantined" | "none";
+  applied: "added" | "updated" | "archived" | "quarantined" | "none";
   experienceId: string | null;
   libraryVersion: number | null;
   reason: string;
@@ -38,7 +39,7 @@ export class LiveLessons {
     const out: SimilarExperience[] = [];
     for (const h of hits) {
       const row = this.library.row(h.id);
-      if (row && row.status === "active") out.push({ id: h.id, text: row.text, sim: h.sim });
+      if (row && row.status === "active") out.push({ id: h.id, text: row.text, sim: h.sim, pinned: row.pinned === 1 });
     }
     return out;
   }
@@ -49,15 +50,15 @@ export class LiveLessons {
    * redelivery that arrives while the job is still being applied (its checks are followed by
    * awaits) shares that run instead of passing the same checks.
    */
-  apply(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision): Promise<LiveLessonResult> {
+  apply(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision, context: LiveDecisionContext): Promise<LiveLessonResult> {
     const running = this.applying.get(jobId);
     if (running) return running;
-    const run = this.applyOnce(jobId, episodeId, candidate, decision).finally(() => this.applying.delete(jobId));
+    const run = this.applyOnce(jobId, episodeId, candidate, decision, context).finally(() => this.applying.delete(jobId));
     this.applying.set(jobId, run);
     return run;
   }
 
-  private async applyOnce(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision): Promise<LiveLessonResult> {
+  private async applyOnce(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision, context: LiveDecisionContext): Promise<LiveLessonResult> {
     const prior = this.jobs.get(jobId);
     if (prior?.status === "done" && prior.result) return prior.result as unknown as LiveLessonResult;
     const tag = `(job ${jobId})`;
@@ -70,7 +71,7 @@ export class LiveLessons {
       return result;
     }
 
-    const text = (decision.operation === "ADD" || decision.operation === "UPDATE" ? decision.text || candidate.insight : decision.text) ?? "";
+    const text = lessonToStore(candidate, decision);
     const base = { pattern: candidate.pattern || null, keywords: candidate.keywords, source: "live" as const };
     const provenance = { episodeId, note: decision.reason.slice(0, 500) };
     const reason = (what: string) => `live extraction from episode ${episodeId}: ${what} ${tag}`;
@@ -79,16 +80,25 @@ export class LiveLessons {
       return result;
     };
 
-    const poison = assessInsight([candidate.pattern, candidate.insight, text].join("\n"));
-    if (poison.quarantined) {
+    const poison = assessLesson({ text: [candidate.insight, text].join("\n"), pattern: candidate.pattern, keywords: candidate.keywords });
+    const unsafe = poison.quarantined
+      ? poison.reasons.join(", ")
+      : text && !context.review?.safe
+        ? `safety review: ${context.review ? `${context.review.category}: ${context.review.reason}` : "not reviewed"}`
+        : null;
+    if (unsafe) {
       const r = await this.library.apply(
-        [{ op: "create", experience: { ...base, text: candidate.insight.slice(0, 600) || text, status: "quarantined" } }],
-        { reason: reason(`quarantined (${poison.reasons.join(", ")})`), author: "system:live", provenance },
+        [{ op: "create", experience: { ...base, text: (poison.quarantined ? candidate.insight : text).slice(0, 600) || text, status: "quarantined" } }],
+        { reason: reason(`quarantined (${unsafe})`), author: "system:live", provenance },
       );
-      return finish({ operation: decision.operation, applied: "quarantined", experienceId: r.experiences[0]!.id, libraryVersion: r.version, reason: `quarantined: ${poison.reasons.join(", ")}` });
+      return finish({ operation: decision.operation, applied: "quarantined", experienceId: r.experiences[0]!.id, libraryVersion: r.version, reason: `quarantined: ${unsafe}` });
     }
 
-    const target = decision.targetId ? this.library.row(decision.targetId) : null;
+    // The LLM may only touch what it was shown, never a pinned lesson; a refused target changes nothing.
+    const named = decision.operation === "UPDATE" || decision.operation === "DELETE" ? decision.targetId : undefined;
+    const target = named ? this.library.row(named) : null;
+    const refused = !named ? null : !context.shownIds.includes(named) ? "was not among the lessons shown" : target?.pinned === 1 ? "is pinned" : null;
+    if (refused) return finish({ operation: decision.operation, applied: "none", experienceId: null, libraryVersion: null, reason: `target ${named} ${refused}; nothing changed` });
     const targetUsable = target !== null && target.status === "active";
     let ops: LibraryOperation[] = [];
     let applied: LiveLessonResult["applied"] = "none";
@@ -97,9 +107,10 @@ export class LiveLessons {
       ops = [{ op: "update", id: target!.id, patch: { text, keywords: [...new Set([...JSON.parse(target!.keywords as string), ...candidate.keywords])].slice(0, 32) } }];
       applied = "updated";
     } else if (decision.operation === "DELETE" && targetUsable) {
-      ops = [{ op: "delete", id: target!.id }];
+      // Archived, not deleted: a wrong call by the LLM is undone by restoring the status.
+      ops = [{ op: "archive", id: target!.id }];
       if (text) ops.push({ op: "create", experience: { ...base, text } });
-      applied = "deleted";
+      applied = "archived";
     } else if (decision.operation === "ADD" || ((decision.operation === "UPDATE" || decision.operation === "DELETE") && !targetUsable && text)) {
       const nearest = (await this.similar({ text, pattern: base.pattern, keywords: base.keywords }, 1))[0];
       if (nearest && nearest.sim >= DUPLICATE_SIMILARITY) {
@@ -110,6 +121,9 @@ export class LiveLessons {
       }
     }
     if (!ops.length) return finish({ operation: decision.operation, applied: "none", experienceId: null, libraryVersion: null, reason: why });
+    // Rewritten text is as new as an added lesson. Probation starts before the text changes, so no
+    // prompt assembled while the write is under way can carry the new text unvetted.
+    if (applied === "updated") this.ctx.sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", target!.id);
     const r = await this.library.apply(ops, { reason: reason(applied), author: "system:live", provenance });
     const touched = r.experiences.find((e) => e.source === "live" && e.text === text) ?? r.experiences[0];
     return finish({ operation: decision.operation, applied, experienceId: touched?.id ?? target?.id ?? null, libraryVersion: r.version, reason: why });

@@ -1,5 +1,5 @@
 import { rank, type Candidate } from "../../src/core/scoring";
-import { lexicalSimilarity, estimateTokens } from "../../src/core/lexical";
+import { lexicalSimilarity } from "../../src/core/lexical";
 import { tokenize } from "../../src/core/hash-embedder";
 import type { MemoryKind, RetrieveRequest, RetrieveResponse, RetrievedItem } from "../../src/core/memory-types";
 import { MemoryError } from "../memory-error";
@@ -14,51 +14,43 @@ interface CandidateInfo {
   q: number;
   tags: string[];
   label: string | null;
+  probation: boolean;
   match: "vector" | "lexical";
   sim: number;
 }
 
-interface EmbeddedQuery {
+export interface EmbeddedQuery {
   text: string;
   vec: Float32Array;
 }
 
-export interface PromptRequest {
-  query?: string;
-  budgetTokens: number;
-  phase?: RetrieveRequest["phase"];
-  episodeId?: string;
-  maxCases?: number;
+export interface RecordedItem {
+  id: string;
+  kind: MemoryKind;
+  score?: number;
+  label?: string | null;
+  citeOnly?: boolean;
 }
 
-export interface PromptResponse {
-  prompt: string;
-  mode: "full-library" | "ranked";
-  experienceIds: string[];
-  caseIds: string[];
-  retrievalId: string;
-  estimatedTokens: number;
-}
-
-/** Two-phase retrieval (similarity, then utility-aware re-ranking) and the prompt block built on it. */
+/** Two-phase retrieval: similarity, then utility-aware re-ranking. */
 export class Retrieval {
   constructor(
     private readonly ctx: MemoryContext,
     private readonly library: Library,
   ) {}
 
-  private lambda(req: { phase?: RetrieveRequest["phase"]; lambda?: number }): number {
+  lambda(req: { phase?: RetrieveRequest["phase"]; lambda?: number }): number {
     const table = this.ctx.config().lambda;
     return req.lambda ?? (req.phase ? table[req.phase] : table.default);
   }
 
-  /** Phase A: vector hits of the active model, plus lexical matches for items not embedded with it yet. */
   /** Embeds a query once; a remote embedder makes this a network call, so callers reuse it. */
-  private async embedQuery(text: string): Promise<EmbeddedQuery> {
+  async embedQuery(text: string): Promise<EmbeddedQuery> {
     const [vec] = await this.ctx.vectors.embed([text]);
     return { text, vec: vec! };
   }
 
+  /** Phase A: vector hits of the active model, plus lexical matches for items not embedded with it yet. */
   private async candidates(query: EmbeddedQuery, kinds: MemoryKind[], k1: number, threshold: number, tags?: string[]) {
     const qvec = query.vec;
     const found = new Map<string, { kind: MemoryKind; sim: number; match: "vector" | "lexical" }>();
@@ -105,13 +97,13 @@ export class Retrieval {
     const wanted = tags?.length ? new Set(tags) : null;
     const keep = (t: string[]) => !wanted || t.some((x) => wanted.has(x));
     for (const ids of chunks(byKind("experience"))) {
-      for (const r of this.ctx.sql.exec<{ id: string; text: string; q: number; tags: string }>(
-        `SELECT id, text, q, tags FROM experiences WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'`,
+      for (const r of this.ctx.sql.exec<{ id: string; text: string; q: number; tags: string; probation: number }>(
+        `SELECT id, text, q, tags, probation FROM experiences WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'`,
         ...ids,
       )) {
         const t = JSON.parse(r.tags) as string[];
         const f = found.get(r.id)!;
-        if (keep(t)) out.push({ id: r.id, kind: "experience", text: r.text, q: r.q, tags: t, label: this.library.labelOf(r.id), match: f.match, sim: f.sim });
+        if (keep(t)) out.push({ id: r.id, kind: "experience", text: r.text, q: r.q, tags: t, label: this.library.labelOf(r.id), probation: r.probation === 1, match: f.match, sim: f.sim });
       }
     }
     for (const ids of chunks(byKind("case"))) {
@@ -121,7 +113,7 @@ export class Retrieval {
       )) {
         const t = JSON.parse(r.tags) as string[];
         const f = found.get(r.id)!;
-        if (keep(t)) out.push({ id: r.id, kind: "case", text: caseText(r), q: r.q, tags: t, label: null, match: f.match, sim: f.sim });
+        if (keep(t)) out.push({ id: r.id, kind: "case", text: caseText(r), q: r.q, tags: t, label: null, probation: false, match: f.match, sim: f.sim });
       }
     }
     return out;
@@ -139,7 +131,7 @@ export class Retrieval {
     const ranked = rank(candidates, { lambda, k1, k2, threshold });
     const items: RetrievedItem[] = ranked.map((r) => {
       const info = byId.get(r.id)!;
-      return { id: r.id, kind: info.kind, label: info.label, text: info.text, sim: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match };
+      return { id: r.id, kind: info.kind, label: info.label, probation: info.probation, text: info.text, sim: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match };
     });
     const retrievalId = this.record(req.query, req.phase ?? null, lambda, req.episodeId ?? null, items);
     return {
@@ -151,18 +143,22 @@ export class Retrieval {
     };
   }
 
-  /** Every retrieval is kept so a later reward can be attributed to exactly what was shown. */
-  private record(query: string, phase: string | null, lambda: number, episodeId: string | null, items: { id: string; kind: MemoryKind; score?: number }[]): string {
+  /**
+   * Every retrieval is kept so a later reward can be attributed to exactly what was shown, under
+   * the label it was shown with. `citeOnly` items were shown without being selected for the query,
+   * so they count as used, and learn, only when cited.
+   */
+  record(query: string, phase: string | null, lambda: number, episodeId: string | null, items: RecordedItem[]): string {
     const id = this.ctx.newId("ret");
     const now = this.ctx.now();
     this.ctx.storage.transactionSync(() => {
       this.ctx.sql.exec(
         "INSERT INTO retrievals (id, at, query, phase, lambda, episode_id, items) VALUES (?, ?, ?, ?, ?, ?, ?)",
         id, now, query, phase, lambda, episodeId,
-        JSON.stringify(items.map((i) => ({ id: i.id, kind: i.kind, score: i.score ?? null }))),
+        JSON.stringify(items.map((i) => ({ id: i.id, kind: i.kind, score: i.score ?? null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}) }))),
       );
       for (const kind of ["experience", "case"] as const) {
-        for (const ids of chunks(items.filter((i) => i.kind === kind).map((i) => i.id))) {
+        for (const ids of chunks(items.filter((i) => i.kind === kind && !i.citeOnly).map((i) => i.id))) {
           this.ctx.sql.exec(
             `UPDATE ${kind === "experience" ? "experiences" : "cases"} SET retrieved = retrieved + 1, last_used_at = ? WHERE id IN (${placeholders(ids.length)})`,
             now,
@@ -174,67 +170,8 @@ export class Retrieval {
     return id;
   }
 
-  /**
-   * The block an agent injects. Like Training-Free GRPO, the whole library goes in when it fits
-   * the budget; otherwise the best-scoring experiences for the query, then the closest cases.
-   */
-  async prompt(req: PromptRequest): Promise<PromptResponse> {
-    if (req.budgetTokens < 1) throw MemoryError.invalid("budgetTokens must be positive");
-    let query: Promise<EmbeddedQuery> | null = null;
-    const embedded = () => (query ??= this.embedQuery(req.query ?? ""));
-    const all = this.ctx.sql
-      .exec<{ id: string; text: string }>("SELECT id, text FROM experiences WHERE status = 'active' ORDER BY seq")
-      .toArray()
-      .map((r) => ({ id: r.id, line: `[${this.library.labelOf(r.id)}]. ${r.text}` }));
-    const header = "Lessons learned from experience (cite the [G#] labels you use):";
-    const full = [header, ...all.map((e) => e.line)].join("\n");
-    let mode: PromptResponse["mode"] = "full-library";
-    let chosen = all;
-    if (estimateTokens(full) > req.budgetTokens) {
-      mode = "ranked";
-      chosen = [];
-      let order: string[];
-      if (req.query) {
-        const ranked = await this.retrieveQuiet(await embedded(), ["experience"], req.phase, 100);
-        order = ranked.map((r) => r.id);
-      } else {
-        order = this.ctx.sql.exec<{ id: string }>("SELECT id FROM experiences WHERE status = 'active' ORDER BY q DESC, seq").toArray().map((r) => r.id);
-      }
-      const lineOf = new Map(all.map((e) => [e.id, e]));
-      let used = estimateTokens(header);
-      for (const id of order) {
-        const e = lineOf.get(id);
-        if (!e) continue;
-        const cost = estimateTokens(e.line) + 1;
-        if (used + cost > req.budgetTokens) continue;
-        chosen.push(e);
-        used += cost;
-      }
-    }
-    const parts: string[] = chosen.length ? [[header, ...chosen.map((e) => e.line)].join("\n")] : [];
-    let used = estimateTokens(parts.join("\n"));
-    const caseIds: string[] = [];
-    if (req.query && (req.maxCases ?? 3) > 0) {
-      const cases = await this.retrieveQuiet(await embedded(), ["case"], req.phase, req.maxCases ?? 3);
-      const lines: string[] = [];
-      for (const c of cases) {
-        const line = `- ${c.text.replace(/\n+/g, " ")}`;
-        const cost = estimateTokens(line) + 1;
-        if (used + cost + 10 > req.budgetTokens) continue;
-        lines.push(line);
-        caseIds.push(c.id);
-        used += cost;
-      }
-      if (lines.length) parts.push(["Similar past cases:", ...lines].join("\n"));
-    }
-    const prompt = parts.join("\n\n");
-    const items = [...chosen.map((e) => ({ id: e.id, kind: "experience" as const })), ...caseIds.map((id) => ({ id, kind: "case" as const }))];
-    const retrievalId = this.record(req.query ?? "", req.phase ?? null, this.lambda(req), req.episodeId ?? null, items);
-    return { prompt, mode, experienceIds: chosen.map((e) => e.id), caseIds, retrievalId, estimatedTokens: estimateTokens(prompt) };
-  }
-
   /** Ranking without recording, for assembling the prompt (which records what it finally includes). */
-  private async retrieveQuiet(query: EmbeddedQuery, kinds: MemoryKind[], phase: RetrieveRequest["phase"], k2: number) {
+  async rankQuietly(query: EmbeddedQuery, kinds: MemoryKind[], phase: RetrieveRequest["phase"], k2: number) {
     const cfg = this.ctx.config();
     const k1 = Math.max(cfg.k1, k2);
     const infos = await this.candidates(query, kinds, k1, cfg.similarityThreshold);

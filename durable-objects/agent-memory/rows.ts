@@ -23,6 +23,7 @@ export interface ExperienceRow extends Record<string, SqlStorageValue> {
   created_at: number;
   updated_at: number;
   last_used_at: number | null;
+  probation: number;
 }
 
 export interface CaseRow extends Record<string, SqlStorageValue> {
@@ -87,6 +88,7 @@ export function experienceOut(r: ExperienceRow, label: string | null, embeddingM
     id: r.id,
     label,
     ...contentOf(r),
+    probation: r.probation === 1,
     q: r.q,
     counts: { retrieved: r.retrieved, cited: r.cited, uncited: r.uncited, successes: r.successes, failures: r.failures },
     provenance: parseJson<Provenance | null>(r.provenance, null),

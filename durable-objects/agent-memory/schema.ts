@@ -150,4 +150,13 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     gen INTEGER NOT NULL
   );
   `,
+  // A live lesson enters on probation atomically with its insert, whichever path inserts it (live
+  // extraction, a rollback restoring it, an import from another agent): it has not earned trust here.
+  `
+  ALTER TABLE experiences ADD COLUMN probation INTEGER NOT NULL DEFAULT 0;
+  CREATE TRIGGER experiences_live_probation AFTER INSERT ON experiences FOR EACH ROW WHEN NEW.source = 'live'
+  BEGIN
+    UPDATE experiences SET probation = 1 WHERE id = NEW.id;
+  END;
+  `,
 ];

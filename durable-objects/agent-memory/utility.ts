@@ -11,7 +11,19 @@ const TABLE: Record<MemoryKind, string> = { experience: "experiences", case: "ca
 interface Target {
   id: string;
   kind: MemoryKind;
+  /** Only shown as part of the whole library, never selected for the task: learns only when cited. */
+  citeOnly: boolean;
 }
+
+interface RecordedItem {
+  id: string;
+  kind: MemoryKind;
+  label?: string | null;
+  citeOnly?: boolean;
+}
+
+/** A reward plus the `[G#]` labels the agent quoted in its answer, which count as citations. */
+export type RewardInput = RewardRequest & { quotedLabels?: string[] };
 
 /** Utility learning: rewards move Q-values by EMA; analytics read them back. */
 export class Utility {
@@ -26,10 +38,16 @@ export class Utility {
     return null;
   }
 
-  private targets(req: RewardRequest): Target[] {
+  /** What the reward applies to, and the labels each item was shown under (labels shift as the library changes). */
+  private targets(req: RewardRequest): { targets: Target[]; byLabel: Map<string, string[]> } {
     const seen = new Map<string, Target>();
+    const byLabel = new Map<string, string[]>();
     const addItems = (json: string) => {
-      for (const item of JSON.parse(json) as Target[]) if (!seen.has(item.id)) seen.set(item.id, { id: item.id, kind: item.kind });
+      for (const item of JSON.parse(json) as RecordedItem[]) {
+        const citeOnly = item.citeOnly === true && (seen.get(item.id)?.citeOnly ?? true);
+        seen.set(item.id, { id: item.id, kind: item.kind, citeOnly });
+        if (item.label) byLabel.set(item.label, [...(byLabel.get(item.label) ?? []), item.id]);
+      }
     };
     if (req.retrievalId) {
       const row = this.ctx.sql.exec<{ items: string }>("SELECT items FROM retrievals WHERE id = ?", req.retrievalId).toArray()[0];
@@ -42,7 +60,7 @@ export class Utility {
       for (const id of req.memoryIds ?? []) {
         const kind = this.kindOf(id);
         if (!kind) unknown.push(id);
-        else seen.set(id, { id, kind });
+        else seen.set(id, { id, kind, citeOnly: false });
       }
       if (unknown.length) {
         throw MemoryError.invalid(
@@ -51,13 +69,18 @@ export class Utility {
         );
       }
     }
-    return [...seen.values()];
+    return { targets: [...seen.values()], byLabel };
   }
 
   /** Applies one reward; `record` runs inside the transaction of the Q updates, with their result. */
-  reward(req: RewardRequest, record?: RecordResult<RewardResult>): RewardResult {
-    const targets = this.targets(req);
-    const cited = req.citedIds ? new Set(req.citedIds) : null;
+  reward(req: RewardInput, record?: RecordResult<RewardResult>): RewardResult {
+    const { targets, byLabel } = this.targets(req);
+    const labelIds = (s: string) => byLabel.get(/^\[?(G\d+)\]?$/.exec(s)?.[1] ?? "") ?? [];
+    const quoted = (req.quotedLabels ?? []).flatMap(labelIds);
+    const cited =
+      req.citedIds || quoted.length
+        ? new Set([...(req.citedIds ?? []).flatMap((id) => (labelIds(id).length ? labelIds(id) : [id])), ...quoted])
+        : null;
     if (cited) {
       const targetIds = new Set(targets.map((t) => t.id));
       const stray = [...cited].filter((id) => !targetIds.has(id));
@@ -83,6 +106,7 @@ export class Utility {
         const table = TABLE[t.kind];
         const row = this.ctx.sql.exec<{ q: number }>(`SELECT q FROM ${table} WHERE id = ?`, t.id).toArray()[0];
         if (!row) continue;
+        if (t.citeOnly && !cited?.has(t.id)) continue;
         if (cited && !cited.has(t.id)) {
           this.ctx.sql.exec(`UPDATE ${table} SET uncited = uncited + 1 WHERE id = ?`, t.id);
           uncited.push(t.id);
@@ -90,9 +114,11 @@ export class Utility {
         }
         const q = emaUpdate(row.q, r, alpha);
         this.ctx.sql.exec(
-          `UPDATE ${table} SET q = ?, successes = successes + ?, failures = failures + ?, cited = cited + ?, last_used_at = ? WHERE id = ?`,
-          q, r > 0 ? 1 : 0, r < 0 ? 1 : 0, cited ? 1 : 0, now, t.id,
+          `UPDATE ${table} SET q = ?, successes = successes + ?, failures = failures + ?, cited = cited + ?, retrieved = retrieved + ?, last_used_at = ? WHERE id = ?`,
+          q, r > 0 ? 1 : 0, r < 0 ? 1 : 0, cited ? 1 : 0, t.citeOnly ? 1 : 0, now, t.id,
         );
+        // A lesson on probation has earned trust once it was cited in a successful episode.
+        if (t.kind === "experience" && cited && r > 0) this.ctx.sql.exec("UPDATE experiences SET probation = 0 WHERE id = ? AND probation = 1", t.id);
         this.ctx.sql.exec("INSERT INTO q_history (item_id, at, q, delta, reward) VALUES (?, ?, ?, ?, ?)", t.id, now, q, q - row.q, r);
         this.ctx.sql.exec(
           `DELETE FROM q_history WHERE item_id = ? AND seq <= (SELECT seq FROM q_history WHERE item_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,

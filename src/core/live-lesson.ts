@@ -27,3 +27,17 @@ export const LiveDecisionSchema = z.object({
   reason: z.string().trim().max(500),
 });
 export type LiveDecision = z.infer<typeof LiveDecisionSchema>;
+
+/** The lesson text a decision would store: ADD and UPDATE fall back to the candidate; DELETE stores only a given replacement. */
+export function lessonToStore(candidate: LiveInsight, decision: LiveDecision): string {
+  if (decision.operation === "NOOP") return "";
+  return (decision.operation === "ADD" || decision.operation === "UPDATE" ? decision.text || candidate.insight : decision.text) ?? "";
+}
+
+/** What the worker hands the library along with a decision, so the DO can hold the LLM to it. */
+export interface LiveDecisionContext {
+  /** Ids of the stored lessons the decide step was shown; only these may be targeted. */
+  shownIds: string[];
+  /** The LLM safety review of the text to store; null when nothing needed reviewing. */
+  review: { safe: boolean; category: string; reason: string } | null;
+}

@@ -9,6 +9,8 @@ export const SourceSchema = z.enum(["practice", "live", "manual", "import"]);
 export type Source = z.infer<typeof SourceSchema>;
 export const ExperienceStatusSchema = z.enum(["active", "archived", "quarantined"]);
 export type ExperienceStatus = z.infer<typeof ExperienceStatusSchema>;
+/** A case whose text fails the poisoning checks is quarantined: kept for review, never retrieved or injected. */
+export const CaseStatusSchema = z.enum(["active", "archived", "quarantined"]);
 export const MemoryKindSchema = z.enum(["experience", "case"]);
 export type MemoryKind = z.infer<typeof MemoryKindSchema>;
 
@@ -97,6 +99,7 @@ export const QHistoryEntrySchema = z.object({
 export const ExperienceSchema = ExperienceContentSchema.extend({
   id: z.string(),
   label: z.string().nullable().describe("G0…Gn among active experiences; null when not active"),
+  probation: z.boolean().describe("A new live lesson not yet cited in a successful episode: retrievable, but not in the /prompt block"),
   q: z.number(),
   counts: CountsSchema,
   provenance: ProvenanceSchema.nullable(),
@@ -126,7 +129,7 @@ export const CasePatchSchema = z
   .object({
     tags,
     label: z.enum(["positive", "negative"]),
-    status: z.enum(["active", "archived"]),
+    status: CaseStatusSchema,
     answer: z.string().max(8000).nullable(),
     traceSummary: z.string().max(TRACE_SUMMARY_MAX_CHARS).nullable(),
   })
@@ -145,7 +148,7 @@ export const CaseSchema = z.object({
   toolsUsed: z.array(z.string()),
   tags: z.array(z.string()),
   episodeId: z.string().nullable(),
-  status: z.enum(["active", "archived"]),
+  status: CaseStatusSchema,
   q: z.number(),
   counts: CountsSchema,
   createdAt: z.number().int(),
@@ -184,6 +187,7 @@ export const RetrievedItemSchema = z.object({
   id: z.string(),
   kind: MemoryKindSchema,
   label: z.string().nullable(),
+  probation: z.boolean().describe("A new live lesson not yet trusted: retrievable, but kept out of the /prompt block until cited in a success"),
   text: z.string(),
   sim: z.number(),
   simZ: z.number(),

@@ -2,7 +2,10 @@ import type { Env } from "../env";
 import type { Logger } from "../http/logger";
 import { BudgetExceededError, createLlm, llmConfigured } from "../llm";
 import { fenceData, renderTemplate } from "../core/prompt-template";
-import { LiveDecisionSchema, LiveInsightSchema, type LiveDecision } from "../core/live-lesson";
+import { LiveDecisionSchema, LiveInsightSchema, lessonToStore, type LiveDecision } from "../core/live-lesson";
+import { assessLesson } from "../core/poison";
+import { oneLine } from "../core/library-block";
+import { reviewLessons } from "./safety-review";
 import { callMemory, memoryStub } from "../services/agent-memory";
 import extractTemplate from "../../prompts/live-extract.md";
 import decideTemplate from "../../prompts/live-decide.md";
@@ -70,7 +73,9 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     if (!similar.length) {
       decision = { operation: "ADD", text: candidate.insight, reason: "no similar lesson is stored yet" };
     } else {
-      const existing = similar.map((s) => `- id: ${s.id} (similarity ${s.sim.toFixed(3)})\n  ${s.text}`).join("\n");
+      const existing = similar
+        .map((s) => `- id: ${s.id} (similarity ${s.sim.toFixed(3)}${s.pinned ? ", pinned: compare only, never UPDATE or DELETE it" : ""})\n  ${oneLine(s.text)}`)
+        .join("\n");
       const decided = await llm.structured({
         role: "learner",
         purpose: "live-decide",
@@ -90,7 +95,12 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
       });
       decision = decided.data;
     }
-    const result = await callMemory(() => memory.applyLiveLesson(job.jobId, job.episodeId, candidate, decision));
+    // Text the cheap filter already rejects is quarantined by the DO without spending a review on it.
+    const text = lessonToStore(candidate, decision);
+    const lesson = { text, pattern: candidate.pattern, keywords: candidate.keywords };
+    const review = text && !assessLesson(lesson).quarantined ? ((await reviewLessons(llm, [lesson], "live-safety-review"))[0] ?? null) : null;
+    const context = { shownIds: similar.map((s) => s.id), review };
+    const result = await callMemory(() => memory.applyLiveLesson(job.jobId, job.episodeId, candidate, decision, context));
     log.info("live extraction applied", { episodeId: job.episodeId, ...result });
     return result;
   } catch (err) {

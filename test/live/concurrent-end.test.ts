@@ -114,12 +114,13 @@ describe("ending an episode while another end is under way", () => {
     const jobId = end.body.result.jobId as string;
     const candidate = { pattern: "rates API times out", keywords: ["timeout", "rates"], insight: "Give the rates API a 10 second timeout and retry once" };
     const decision = { operation: "ADD" as const, reason: "new lesson" };
+    const context = { shownIds: [], review: { safe: true, category: "safe", reason: "ordinary advice" } };
 
     const before = emb.requests.length;
     const release = emb.hold();
-    const first = stub.applyLiveLesson(jobId, id, candidate, decision);
+    const first = stub.applyLiveLesson(jobId, id, candidate, decision, context);
     await emb.arrived(before + 1);
-    const second = stub.applyLiveLesson(jobId, id, candidate, decision);
+    const second = stub.applyLiveLesson(jobId, id, candidate, decision, context);
     release();
     const [a, b] = await Promise.all([first, second]);
     if (!a.ok || !b.ok) throw new Error(JSON.stringify([a, b]));

@@ -3,13 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { fakeLlm, httpError } from "../fake-llm";
 import { call, expectProblem } from "../helpers";
 import { agentFixture } from "../memory/setup";
-import { deliver, mixedEpisode } from "./fixture";
-
-const LESSON = {
-  pattern: "calling a slow external HTTP API",
-  keywords: ["timeout", "retry", "http"],
-  insight: "Use a generous read timeout and one retry when calling slow external APIs instead of a short timeout.",
-};
+import { deliver, LESSON, mixedEpisode, SAFE } from "./fixture";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -23,10 +17,10 @@ describe("live extraction", () => {
   it("happy path: one call turns the contrast into a live experience with provenance", async () => {
     const f = await mixedEpisode();
     const job = await jobOf(f);
-    const llm = fakeLlm(LESSON);
+    const llm = fakeLlm(LESSON, SAFE);
     const q = await deliver(job);
     expect(q.explicitAcks).toHaveLength(1);
-    expect(llm.sent).toHaveLength(1);
+    expect(llm.sent.map((s) => s.schemaName)).toEqual(["live_insight", "safety_review"]);
     const req = llm.sent[0]!;
     expect(req.body.response_format.type).toBe("json_schema");
     expect(req.body.response_format.json_schema.strict).toBe(true);
@@ -47,13 +41,13 @@ describe("live extraction", () => {
 
   it("repeating the same lesson adds nothing (NOOP), even if the model says ADD", async () => {
     const f = await mixedEpisode();
-    fakeLlm(LESSON);
+    fakeLlm(LESSON, SAFE);
     await deliver(await jobOf(f));
     vi.restoreAllMocks();
     const again = await mixedEpisode(f, "Fetch the exchange rates again");
-    const llm = fakeLlm(LESSON, { operation: "ADD", text: LESSON.insight, reason: "looks new" });
+    const llm = fakeLlm(LESSON, { operation: "ADD", text: LESSON.insight, reason: "looks new" }, SAFE);
     await deliver(await jobOf(again));
-    expect(llm.sent.map((s) => s.schemaName)).toEqual(["live_insight", "library_decision"]);
+    expect(llm.sent.map((s) => s.schemaName)).toEqual(["live_insight", "library_decision", "safety_review"]);
     expect(llm.sent[1]!.prompt).toMatch(/similarity 1\.000|similarity 0\.99/);
     expect((await f.api("GET", "/experiences?source=live")).body.items).toHaveLength(1);
     const jobs = await f.api("GET", "/jobs");
@@ -67,10 +61,10 @@ describe("live extraction", () => {
     const other = (await f.api("POST", "/experiences", { text: "Cache exchange rates for an hour" })).body.id;
     const ep = await mixedEpisode(f);
     const refined = "Use a generous read timeout plus one retry with backoff when calling slow external HTTP APIs.";
-    const llm = fakeLlm(LESSON, { operation: "UPDATE", targetId: target, text: refined, reason: "extends the timeout lesson" });
+    const llm = fakeLlm(LESSON, { operation: "UPDATE", targetId: target, text: refined, reason: "extends the timeout lesson" }, SAFE);
     await deliver(await jobOf(ep));
     expect(llm.sent[1]!.prompt).toContain(target);
-    expect((await f.api("GET", `/experiences/${target}`)).body.text).toBe(refined);
+    expect((await f.api("GET", `/experiences/${target}`)).body).toMatchObject({ text: refined, probation: true });
     expect((await f.api("GET", `/experiences/${other}`)).body.text).toBe("Cache exchange rates for an hour");
     const versions = await f.api("GET", "/library/versions");
     const diff = await f.api("GET", `/library/versions/${versions.body.items[0].version}/diff`);
@@ -80,20 +74,20 @@ describe("live extraction", () => {
 
   it("malformed JSON is fixed by exactly one repair call", async () => {
     const f = await mixedEpisode();
-    const llm = fakeLlm("Here you go: {\"pattern\": \"slow API\", \"keywords\": [\"timeout\",], \"insight\": 42}", LESSON);
+    const llm = fakeLlm("Here you go: {\"pattern\": \"slow API\", \"keywords\": [\"timeout\",], \"insight\": 42}", LESSON, SAFE);
     const q = await deliver(await jobOf(f));
     expect(q.explicitAcks).toHaveLength(1);
-    expect(llm.sent).toHaveLength(2);
+    expect(llm.sent).toHaveLength(3);
     expect(llm.sent[1]!.prompt).toContain("insight");
     expect((await f.api("GET", "/experiences?source=live")).body.items[0].text).toBe(LESSON.insight);
   });
 
   it("a 429 is retried after backoff and then succeeds", async () => {
     const f = await mixedEpisode();
-    const llm = fakeLlm(httpError(429), LESSON);
+    const llm = fakeLlm(httpError(429), LESSON, SAFE);
     const q = await deliver(await jobOf(f));
     expect(q.explicitAcks).toHaveLength(1);
-    expect(llm.sent).toHaveLength(2);
+    expect(llm.sent).toHaveLength(3);
     expect((await f.api("GET", "/experiences?source=live")).body.items).toHaveLength(1);
   });
 

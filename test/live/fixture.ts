@@ -14,6 +14,15 @@ export const PY_TRACE = `Traceback (most recent call last):
     return self.request("GET", url, **kwargs)
 requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='api.rates.test', port=443): Read timed out. (read timeout=2)`;
 
+export const LESSON = {
+  pattern: "calling a slow external HTTP API",
+  keywords: ["timeout", "retry", "http"],
+  insight: "Use a generous read timeout and one retry when calling slow external APIs instead of a short timeout.",
+};
+
+/** The safety reviewer's answer for a batch of one lesson. */
+export const SAFE = { verdicts: [{ index: 0, safe: true, category: "safe", reason: "ordinary engineering advice" }] };
+
 /** An agent with one finished episode that failed once, then succeeded: the live-learning trigger. */
 export async function mixedEpisode(f?: Awaited<ReturnType<typeof agentFixture>>, task = "Fetch today's exchange rates from the rates API") {
   f ??= await agentFixture();

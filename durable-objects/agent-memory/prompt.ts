@@ -1,0 +1,107 @@
+import { estimateTokens } from "../../src/core/lexical";
+import { libraryLine, oneLine, renderLibraryBlock } from "../../src/core/library-block";
+import { fenceData } from "../../src/core/prompt-template";
+import type { RetrieveRequest } from "../../src/core/memory-types";
+import { MemoryError } from "../memory-error";
+import type { MemoryContext } from "./context";
+import type { Library } from "./library";
+import type { EmbeddedQuery, Retrieval } from "./retrieval";
+
+export interface PromptRequest {
+  query?: string;
+  budgetTokens: number;
+  phase?: RetrieveRequest["phase"];
+  episodeId?: string;
+  maxCases?: number;
+}
+
+export interface PromptResponse {
+  prompt: string;
+  mode: "full-library" | "ranked";
+  experienceIds: string[];
+  caseIds: string[];
+  retrievalId: string;
+  estimatedTokens: number;
+}
+
+const LESSONS_HEADER = "Lessons learned from experience (cite the [G#] labels you use):";
+const CASES_HEADER = "Similar past cases, recorded from earlier episodes:";
+const CASES_LABEL = "past cases";
+/** Room kept for the fence lines around the cases, so that adding them cannot overrun the budget. */
+const CASES_FENCE_TOKENS = estimateTokens(fenceData(CASES_LABEL, ""));
+
+/**
+ * The block an agent injects. Like Training-Free GRPO, the whole library goes in when it fits the
+ * budget; otherwise the best-scoring experiences for the query. Lessons on probation stay out
+ * (they are only retrievable). Past cases hold task and answer text that any end user could have
+ * written, so they go inside a data fence, one line each.
+ */
+export class PromptAssembly {
+  constructor(
+    private readonly ctx: MemoryContext,
+    private readonly library: Library,
+    private readonly retrieval: Retrieval,
+  ) {}
+
+  async build(req: PromptRequest): Promise<PromptResponse> {
+    if (req.budgetTokens < 1) throw MemoryError.invalid("budgetTokens must be positive");
+    let query: Promise<EmbeddedQuery> | null = null;
+    const embedded = () => (query ??= this.retrieval.embedQuery(req.query ?? ""));
+    const all = this.ctx.sql
+      .exec<{ id: string; text: string }>("SELECT id, text FROM experiences WHERE status = 'active' AND probation = 0 ORDER BY seq")
+      .toArray()
+      .map((r) => {
+        const label = this.library.labelOf(r.id)!;
+        return { id: r.id, label, text: r.text, line: libraryLine({ label, text: r.text }) };
+      });
+    const full = `${LESSONS_HEADER}\n${renderLibraryBlock(all)}`;
+    let mode: PromptResponse["mode"] = "full-library";
+    let chosen = all;
+    if (estimateTokens(full) > req.budgetTokens) {
+      mode = "ranked";
+      chosen = [];
+      let order: string[];
+      if (req.query) {
+        const ranked = await this.retrieval.rankQuietly(await embedded(), ["experience"], req.phase, 100);
+        order = ranked.map((r) => r.id);
+      } else {
+        order = this.ctx.sql.exec<{ id: string }>("SELECT id FROM experiences WHERE status = 'active' ORDER BY q DESC, seq").toArray().map((r) => r.id);
+      }
+      const lineOf = new Map(all.map((e) => [e.id, e]));
+      let used = estimateTokens(LESSONS_HEADER);
+      for (const id of order) {
+        const e = lineOf.get(id);
+        if (!e) continue;
+        const cost = estimateTokens(e.line) + 1;
+        if (used + cost > req.budgetTokens) continue;
+        chosen.push(e);
+        used += cost;
+      }
+    }
+    const parts: string[] = chosen.length ? [`${LESSONS_HEADER}\n${renderLibraryBlock(chosen)}`] : [];
+    let used = estimateTokens(parts.join("\n")) + estimateTokens(CASES_HEADER) + CASES_FENCE_TOKENS;
+    const caseIds: string[] = [];
+    if (req.query && (req.maxCases ?? 3) > 0) {
+      const cases = await this.retrieval.rankQuietly(await embedded(), ["case"], req.phase, req.maxCases ?? 3);
+      const lines: string[] = [];
+      for (const c of cases) {
+        const line = `- ${oneLine(c.text)}`;
+        const cost = estimateTokens(line) + 1;
+        if (used + cost > req.budgetTokens) continue;
+        lines.push(line);
+        caseIds.push(c.id);
+        used += cost;
+      }
+      if (lines.length) parts.push(`${CASES_HEADER}\n${fenceData(CASES_LABEL, lines.join("\n"))}`);
+    }
+    const prompt = parts.join("\n\n");
+    // With the whole library shown, inclusion says nothing about relevance: only what the agent
+    // cites (by id or by quoting its label) counts as used and learns from the reward.
+    const items = [
+      ...chosen.map((e) => ({ id: e.id, kind: "experience" as const, label: e.label, citeOnly: mode === "full-library" })),
+      ...caseIds.map((id) => ({ id, kind: "case" as const })),
+    ];
+    const retrievalId = this.retrieval.record(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, items);
+    return { prompt, mode, experienceIds: chosen.map((e) => e.id), caseIds, retrievalId, estimatedTokens: estimateTokens(prompt) };
+  }
+}
