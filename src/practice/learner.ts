@@ -5,7 +5,7 @@ import batchTemplate from "../../prompts/practice-batch.md";
 import { fenceData, renderTemplate } from "../core/prompt-template";
 import { renderLibraryBlock } from "../core/library-block";
 import { BatchPlanSchema, GroupAdvantageSchema, type BatchPlan, type GroupAdvantage } from "../core/practice/plan";
-import { capText, MAX_ANSWER_CHARS, MAX_TRAJECTORY_CHARS, type UnitInput } from "../core/practice/units";
+import { capText, MAX_ANSWER_CHARS, MAX_TRAJECTORY_CHARS, NO_LESSONS, type UnitInput } from "../core/practice/units";
 import type { LlmClient, LlmUsage } from "../llm";
 
 /** Learning calls reason about evidence; a low temperature keeps them close to it. */
@@ -29,7 +29,7 @@ export async function summarise(llm: LlmClient, input: Input<"summary">): Promis
     )
     .join("\n\n");
   const prompt = renderTemplate(summaryTemplate, {
-    library: renderLibraryBlock(input.library),
+    library: renderLibraryBlock(input.library, NO_LESSONS),
     task: fenceData("task", input.task),
     reference: reference(input.reference),
     attempts,
@@ -59,7 +59,7 @@ export async function groupAdvantage(llm: LlmClient, input: Input<"advantage">):
     .join("\n\n");
   const prompt = renderTemplate(advantageTemplate, {
     maxOps: String(input.maxOps),
-    library: renderLibraryBlock(input.library),
+    library: renderLibraryBlock(input.library, NO_LESSONS),
     task: fenceData("task", input.task),
     reference: reference(input.reference),
     attempts,
@@ -87,7 +87,7 @@ export async function batchUpdate(llm: LlmClient, input: Input<"batch">): Promis
       ].join("\n\n"),
     )
     .join("\n\n");
-  const prompt = renderTemplate(batchTemplate, { library: renderLibraryBlock(input.library), proposals });
+  const prompt = renderTemplate(batchTemplate, { library: renderLibraryBlock(input.library, NO_LESSONS), proposals });
   const r = await llm.structured({
     role: "learner",
     purpose: "practice-batch",

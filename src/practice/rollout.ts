@@ -1,7 +1,7 @@
 import policyTemplate from "../../prompts/practice-policy.md";
 import { renderTemplate } from "../core/prompt-template";
 import { renderLibraryBlock } from "../core/library-block";
-import { capText, MAX_ANSWER_CHARS, MAX_TRAJECTORY_CHARS, type UnitData, type UnitInput } from "../core/practice/units";
+import { capText, MAX_ANSWER_CHARS, MAX_TRAJECTORY_CHARS, NO_LESSONS, type UnitData, type UnitInput } from "../core/practice/units";
 import { extractFinalAnswer } from "../core/verifiers";
 import type { LlmClient, LlmUsage } from "../llm";
 
@@ -17,7 +17,7 @@ export async function llmRollout(llm: LlmClient, input: RolloutInput): Promise<{
   if (input.policy.kind !== "llm") throw new TypeError("llmRollout needs an llm policy");
   const system = renderTemplate(policyTemplate, {
     system: input.policy.system?.trim() || DEFAULT_SYSTEM,
-    library: renderLibraryBlock(input.library),
+    library: renderLibraryBlock(input.library, NO_LESSONS),
   });
   const r = await llm.chat({
     role: "policy",

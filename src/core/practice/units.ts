@@ -62,6 +62,9 @@ export interface UnitResult<D = unknown> {
 /** The outcome of claiming a unit: run it, or do nothing because it is finished, leased or void. */
 export type Claim = { status: "run"; input: UnitInput } | { status: "done" | "busy" | "void" };
 
+/** What prompts show for an empty library, so the model is not left guessing. */
+export const NO_LESSONS = "(no lessons yet)";
+
 /** Trajectories and answers are capped where they are stored and where they enter prompts. */
 export const MAX_TRAJECTORY_CHARS = 24_000;
 export const MAX_ANSWER_CHARS = 8_000;
