@@ -3,8 +3,8 @@ import {
   groupHasContrast,
   labelOf,
   resolvePlan,
+  screenPlan,
   validateProposals,
-  type BatchPlan,
   type DroppedOp,
   type GroupAdvantage,
   type Proposal,
@@ -393,10 +393,11 @@ export class RunMachine {
     const cfg = this.store.config();
     const snapshot = JSON.parse(s.snapshot) as RunExperience[];
     const batchUnit = this.store.stepUnits(epoch, step, "batch")[0];
-    const batch = parse<UnitResult<BatchPlan>>(batchUnit?.result ?? null);
-    const plan = batch?.data ?? { reasoning: "", operations: [] };
+    const batch = parse<UnitResult<UnitData["batch"]>>(batchUnit?.result ?? null);
+    const plan = batch?.data ?? { reasoning: "", operations: [], review: [] };
     const proposals = this.keptProposals(epoch, step, snapshot);
-    const resolved = resolvePlan(plan.operations, snapshot);
+    const screened = screenPlan(plan.operations, plan.review ?? null);
+    const resolved = resolvePlan(screened.ops, snapshot);
     const runTag = run.run_id.replace(/^run_/, "");
     const { library, changes } = applyPlan(snapshot, resolved.ops, { epoch, step }, (i) => `px_${runTag}_${epoch}_${step}_${i}`);
 
@@ -418,8 +419,12 @@ export class RunMachine {
       groups,
       proposals: proposals.groups.map((g) => ({ taskId: g.taskId, analysis: g.analysis, operations: g.proposals })),
       plan: { reasoning: plan.reasoning, operations: resolved.ops },
-      dropped: [...proposals.dropped, ...resolved.dropped],
-      errors: [...proposals.errors, ...(batch?.error ? [{ taskId: null, stage: "batch", error: batch.error }] : [])],
+      dropped: [...proposals.dropped, ...screened.dropped, ...resolved.dropped],
+      errors: [
+        ...proposals.errors,
+        ...(batch?.error ? [{ taskId: null, stage: "batch", error: batch.error }] : []),
+        ...(plan.reviewError ? [{ taskId: null, stage: "batch", error: `safety review failed: ${plan.reviewError}` }] : []),
+      ],
       diff: changes,
     };
     this.store.sql(

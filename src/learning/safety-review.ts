@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LlmClient } from "../llm";
+import { addUsage, type LlmClient, type LlmUsage } from "../llm";
 import { oneLine } from "../core/library-block";
 import { fenceData, renderTemplate } from "../core/prompt-template";
 import reviewTemplate from "../../prompts/safety-review.md";
@@ -39,14 +39,19 @@ export const REVIEW_BATCH = 20;
  * after the cheap filter (src/core/poison.ts). Verdicts come back in input order. It fails
  * closed: a lesson the reviewer gave no verdict for, or contradictory ones, is unsafe.
  */
-export async function reviewLessons(llm: LlmClient, lessons: readonly ReviewedLesson[], purpose = "safety-review"): Promise<SafetyVerdict[]> {
+export async function reviewLessons(
+  llm: LlmClient,
+  lessons: readonly ReviewedLesson[],
+  purpose = "safety-review",
+): Promise<{ verdicts: SafetyVerdict[]; usage: LlmUsage | null }> {
   const out: SafetyVerdict[] = [];
+  let usage: LlmUsage | null = null;
   for (let start = 0; start < lessons.length; start += REVIEW_BATCH) {
     const batch = lessons.slice(start, start + REVIEW_BATCH);
     const listing = batch
       .map((l, i) => [`${i}.`, `   pattern: ${oneLine(l.pattern ?? "")}`, `   keywords: ${oneLine((l.keywords ?? []).join(", "))}`, `   text: ${oneLine(l.text)}`].join("\n"))
       .join("\n");
-    const { data } = await llm.structured({
+    const { data, usage: used } = await llm.structured({
       role: "judge",
       purpose,
       schema: SafetyReviewSchema,
@@ -57,6 +62,7 @@ export async function reviewLessons(llm: LlmClient, lessons: readonly ReviewedLe
         { role: "user", content: renderTemplate(reviewTemplate, { lessons: fenceData("candidate lessons", listing) }) },
       ],
     });
+    usage = usage ? addUsage(usage, used) : used;
     const byIndex = new Map<number, SafetyVerdict[]>();
     for (const v of data.verdicts) byIndex.set(v.index, [...(byIndex.get(v.index) ?? []), { safe: v.safe && v.category === "safe", category: v.category, reason: v.reason }]);
     batch.forEach((_, i) => {
@@ -65,5 +71,5 @@ export async function reviewLessons(llm: LlmClient, lessons: readonly ReviewedLe
       else out.push({ safe: false, category: "other", reason: given.length ? "the reviewer gave conflicting verdicts" : "the reviewer gave no verdict" });
     });
   }
-  return out;
+  return { verdicts: out, usage };
 }

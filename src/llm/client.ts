@@ -302,7 +302,7 @@ function withSchemaInstruction(messages: ChatMessage[], schemaName: string, sche
   return [{ role: "system", content: instruction }, ...messages];
 }
 
-function addUsage(a: LlmUsage, b: LlmUsage): LlmUsage {
+export function addUsage(a: LlmUsage, b: LlmUsage): LlmUsage {
   return {
     model: a.model,
     calls: a.calls + b.calls,

@@ -1,12 +1,13 @@
 import type { Env } from "../env";
 import type { Logger } from "../http/logger";
 import type { UnitInput, UnitResult } from "../core/practice/units";
-import { BudgetExceededError, createLlm, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, type LlmUsage } from "../llm";
+import { addUsage, BudgetExceededError, createLlm, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, type LlmUsage } from "../llm";
 import { practiceStub, tenantWebhookSecret } from "../services/practice";
 import { judgeAnswer } from "./judge";
 import { webhookVerify } from "./webhook-verifier";
 import { webhookRollout } from "./rollout-webhook";
 import { WebhookError } from "./signed-post";
+import { reviewPlan } from "./plan-review";
 import { QUEUE_MAX_RETRIES } from "../jobs/messages";
 import { llmRollout } from "./rollout";
 import { batchUpdate, groupAdvantage, summarise } from "./learner";
@@ -44,8 +45,12 @@ async function execute(input: UnitInput, env: Env, log: Logger): Promise<UnitRes
       return done(await summarise(llm, input));
     case "advantage":
       return done(await groupAdvantage(llm, input));
-    case "batch":
-      return done(await batchUpdate(llm, input));
+    case "batch": {
+      const plan = await batchUpdate(llm, input);
+      const checked = await reviewPlan(llm, plan.data.operations);
+      const usage = checked.usage ? addUsage(plan.usage, checked.usage) : plan.usage;
+      return { data: { ...plan.data, review: checked.review, ...(checked.error ? { reviewError: checked.error } : {}) }, usage: usageOf(usage) };
+    }
   }
 }
 

@@ -37,7 +37,7 @@ describe("reviewLessons", () => {
         .reverse(),
     }));
     const { llm, usage } = client();
-    const verdicts = await reviewLessons(llm, reached);
+    const { verdicts } = await reviewLessons(llm, reached);
 
     expect(sent).toHaveLength(Math.ceil(reached.length / REVIEW_BATCH));
     expect(sent.map((s) => listed(s).length).reduce((a, b) => a + b)).toBe(reached.length);
@@ -61,7 +61,7 @@ describe("reviewLessons", () => {
       ],
     });
     const lessons = ["Lesson a", "Lesson b", "Lesson c", "Lesson d"].map((text) => ({ text }));
-    const verdicts = await reviewLessons(client().llm, lessons);
+    const { verdicts } = await reviewLessons(client().llm, lessons);
     expect(verdicts.map((v) => v.safe)).toEqual([false, false, false, true]);
     expect(verdicts[0]!.reason).toMatch(/no verdict/);
     expect(verdicts[1]!.reason).toMatch(/conflicting/);

@@ -113,7 +113,7 @@ export const ARITHMETIC = [
 ];
 
 /** Which kind of practice call a request is, from its structured-output name (rollouts ask for none). */
-export function stageOf(req: SentRequest): "rollout" | "summary" | "advantage" | "batch" | "judge" | "other" {
+export function stageOf(req: SentRequest): "rollout" | "summary" | "advantage" | "batch" | "review" | "judge" | "other" {
   switch (req.schemaName) {
     case null:
       return "rollout";
@@ -123,6 +123,8 @@ export function stageOf(req: SentRequest): "rollout" | "summary" | "advantage" |
       return "advantage";
     case "batch_plan":
       return "batch";
+    case "safety_review":
+      return "review";
     default:
       return req.schemaName?.includes("judge") || req.schemaName?.includes("verdict") ? "judge" : "other";
   }
@@ -166,6 +168,16 @@ export function practiceLlm(opts: { policy?: (task: string, seed: number) => boo
       if (opts.batch) return opts.batch(req);
       const texts = proposalsIn(req.prompt).map((p) => p.text);
       return { reasoning: "Kept each new lesson once.", operations: [...new Set(texts)].map((text) => ({ op: "add", targets: [], text, reason: "new" })) };
+    }
+    if (stage === "review") {
+      // Lessons are listed as "N." lines, each followed by its text; a text saying UNSAFE fails.
+      const items = [...req.prompt.matchAll(/^(\d+)\.\n[\s\S]*?text: (.*)$/gm)];
+      return {
+        verdicts: items.map((m) => {
+          const unsafe = m[2]!.includes("UNSAFE");
+          return { index: Number(m[1]), safe: !unsafe, category: unsafe ? "harmful-policy" : "safe", reason: unsafe ? "tells the agent to skip checks" : "ordinary advice" };
+        }),
+      };
     }
     return {};
   };

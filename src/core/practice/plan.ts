@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { oneLine } from "../library-block";
+import { assessLesson } from "../poison";
 
 /** Training-Free GRPO keeps experiences short enough to inject many of them. */
 export const MAX_EXPERIENCE_WORDS = 32;
@@ -124,6 +125,29 @@ export function validateProposals(
     kept.push({ ...p, text: "" });
   }
   return { kept, dropped };
+}
+
+/**
+ * Keeps only the operations whose texts are safe to inject: the cheap filter (src/core/poison.ts)
+ * and the LLM safety review must both pass, and a missing review counts as a failure. Deletes
+ * write no text and always pass.
+ */
+export function screenPlan(
+  plan: readonly PlanOp[],
+  review: readonly ({ safe: boolean; category: string; reason: string } | null)[] | null,
+): { ops: PlanOp[]; dropped: DroppedOp[] } {
+  const ops: PlanOp[] = [];
+  const dropped: DroppedOp[] = [];
+  plan.forEach((op, i) => {
+    if (op.op === "delete" || !op.text.trim()) return void ops.push(op);
+    const filter = assessLesson({ text: op.text });
+    if (filter.quarantined) return void dropped.push({ source: "safety", op, reason: `blocked by the content filter: ${filter.reasons.join(", ")}` });
+    const v = review?.[i];
+    if (!v) return void dropped.push({ source: "safety", op, reason: "not safety-reviewed" });
+    if (!v.safe) return void dropped.push({ source: "safety", op, reason: `failed the safety review (${v.category}): ${v.reason}` });
+    ops.push(op);
+  });
+  return { ops, dropped };
 }
 
 /**

@@ -36,12 +36,15 @@ export type UnitInput = UnitContext &
     | { stage: "batch"; library: LibraryLine[]; groups: { taskId: string; task: string; analysis: string; proposals: Proposal[] }[] }
   );
 
+/** The safety verdict on each operation's text of a batch plan (null: nothing to review); null as a whole when the review failed. */
+export type PlanReview = ({ safe: boolean; category: string; reason: string } | null)[] | null;
+
 export type UnitData = {
   rollout: { answer: string; trajectory: string | null };
   verify: Verdict;
   summary: { summaries: string[] };
   advantage: GroupAdvantage;
-  batch: BatchPlan;
+  batch: BatchPlan & { review?: PlanReview; reviewError?: string };
 };
 
 /**
