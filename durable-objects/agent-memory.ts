@@ -342,6 +342,14 @@ export class AgentMemory extends DurableObject<Env> {
     return this.rpc(() => this.episodes.ingestSession(session));
   }
 
+  async getJob(jobId: string) {
+    return this.rpc(() => {
+      const job = this.jobs.get(jobId);
+      if (!job) throw MemoryError.notFound(`Job '${jobId}' does not exist.`);
+      return job;
+    });
+  }
+
   async listJobs(limit: number, status?: string) {
     return this.rpc(() => this.jobs.list(limit, status));
   }
