@@ -21,13 +21,15 @@ describe("scheduled handler", () => {
     for (const t of tenants) for (const n of names) await newAgent(t.apiKey, n);
     const sent: JobMessage[] = [];
     // The real queue still receives every batch; the wrapper only records what went out.
-    const jobs: Env["JOBS"] = {
-      send: (body, opts) => env.JOBS.send(body, opts),
-      sendBatch: async (batch, opts) => {
-        sent.push(...[...batch].map((m) => m.body));
-        return env.JOBS.sendBatch(batch, opts);
+    const jobs: Env["JOBS"] = Object.create(env.JOBS, {
+      sendBatch: {
+        value: async (batch: Iterable<MessageSendRequest<JobMessage>>, opts?: QueueSendBatchOptions) => {
+          const list = [...batch];
+          sent.push(...list.map((m) => m.body));
+          return env.JOBS.sendBatch(list, opts);
+        },
       },
-    };
+    });
     const recording: Env = { ...env, JOBS: jobs };
     const all = await env.DB.prepare("SELECT tenant_id, agent_id FROM agents").all<{ tenant_id: string; agent_id: string }>();
     for (const pageSize of [2, 3, 4]) {
