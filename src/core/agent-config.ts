@@ -3,6 +3,10 @@ import { z } from "zod";
 const unit = z.number().min(0).max(1);
 const signedUnit = z.number().min(-1).max(1);
 
+/**
+ * λ (how much learned utility counts against similarity) per phase. Planning leans hardest on what
+ * has worked before; observation mostly wants what matches what is in front of the agent.
+ */
 export const LambdaTableSchema = z.object({
   observation: unit.default(0.2),
   reasoning: unit.default(0.5),

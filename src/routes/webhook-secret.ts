@@ -6,18 +6,13 @@ import { db } from "../db/client";
 import { requireTenantAdmin } from "../http/auth";
 import { notFound } from "../http/problem";
 import { audit } from "../services/audit";
+import { toBase64url } from "../core/encoding";
 
 /** Secrets look like `whsec_<43 base64url chars>` (32 random bytes). */
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
 
-function base64url(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
 export function mintWebhookSecret(): string {
-  return WEBHOOK_SECRET_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)));
+  return WEBHOOK_SECRET_PREFIX + toBase64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 const CreatedSecret = z

@@ -7,6 +7,7 @@ import { tenants } from "../db/schema";
 import { db } from "../db/client";
 import { ProblemError, badRequest } from "../http/problem";
 import { verifySignature } from "../core/webhook-signature";
+import { toHex } from "../core/encoding";
 import { EpisodeSchema, SessionEndSchema } from "../core/episode-types";
 import { ingestSession } from "../services/agents";
 
@@ -25,7 +26,7 @@ const unauthorized = (detail: string) => new ProblemError(401, "unauthorized", d
  */
 let decoySecret: string | undefined;
 function decoy(): string {
-  decoySecret ??= `whsec_decoy_${Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  decoySecret ??= `whsec_decoy_${toHex(crypto.getRandomValues(new Uint8Array(32)))}`;
   return decoySecret;
 }
 

@@ -1,4 +1,5 @@
 import { l2normalize } from "../../core/vector-math";
+import { chunks } from "../../core/chunks";
 import type { Embedder } from "../embedder";
 
 /**
@@ -12,13 +13,6 @@ export class EmbedderError extends Error {
     this.name = "EmbedderError";
     this.provider = provider;
   }
-}
-
-/** Splits `items` into consecutive runs of at most `size`. */
-export function chunk<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 /**
@@ -85,7 +79,7 @@ export async function embedInBatches(
   texts.forEach((t, i) => {
     if (!isBlank(t)) pending.push(i);
   });
-  for (const positions of chunk(pending, batchSize)) {
+  for (const positions of chunks(pending, batchSize)) {
     const vectors = await request(positions.map((i) => texts[i]!), positions);
     positions.forEach((pos, j) => (out[pos] = vectors[j]!));
   }
