@@ -314,7 +314,7 @@ export class AgentMemory extends DurableObject<Env> {
     return this.rpc(async () => {
       const ttlMinutes = Number(this.env.EPISODE_TTL_MINUTES ?? DEFAULT_EPISODE_TTL_MINUTES);
       const episodesTimedOut = await this.episodes.endStale(at, ttlMinutes * 60_000);
-      return { ...(await sweep(this.mem, this.library, at)), episodesTimedOut, pruned: pruneLogs(this.mem, at) };
+      return { ...(await sweep(this.mem, this.library, at)), episodesTimedOut, pruned: await pruneLogs(this.mem, this.cases, at) };
     });
   }
 
