@@ -7,7 +7,8 @@
 // With --json the last stdout line is a JSON object keyed by size (used by bench/run.mjs).
 import { performance } from "node:perf_hooks";
 import { VectorMatrix } from "../src/core/vector-math";
-import { rank, DEFAULT_RANK_PARAMS, type Candidate } from "../src/core/scoring";
+import { rank, type Candidate } from "../src/core/scoring";
+import { defaultAgentConfig } from "../src/core/agent-config";
 import { hashEmbed, HASH_DIMS } from "../src/core/hash-embedder";
 // @ts-ignore -- plain ESM helper shared with run.mjs
 import { corpus, queries, rng } from "./corpus.mjs";
@@ -32,8 +33,8 @@ function stats(xs: number[]) {
 const sizes = (arg("--sizes") ?? "1000,10000,50000").split(",").map((s) => Number(s.trim())).filter((n) => n > 0);
 const iters = Math.max(10, Number(arg("--iters") ?? 300));
 const asJson = process.argv.includes("--json");
-const { k1, k2, threshold } = DEFAULT_RANK_PARAMS;
-const lambda = 0.5;
+const { k1, k2, similarityThreshold: threshold, lambda: lambdas } = defaultAgentConfig();
+const lambda = lambdas.default;
 
 const maxN = Math.max(...sizes);
 const texts = (corpus(maxN) as { text: string }[]).map((e) => e.text);

@@ -343,7 +343,12 @@ export class AgentMemory extends DurableObject<Env> {
       const ttlMinutes = Number(this.env.EPISODE_TTL_MINUTES ?? DEFAULT_EPISODE_TTL_MINUTES);
       const episodes = await this.episodes.endStale(at, ttlMinutes * 60_000);
       await this.mem.vectors.republish();
-      return { ...(await sweep(this.mem, this.library, at)), episodesTimedOut: episodes.timedOut, episodesFailed: episodes.failed, pruned: pruneLogs(this.mem, at) };
+      return {
+        ...(await sweep(this.mem, this.library, at)),
+        episodesTimedOut: episodes.timedOut,
+        episodesFailed: episodes.failed,
+        pruned: await pruneLogs(this.mem, this.cases, at),
+      };
     });
   }
 
@@ -381,6 +386,14 @@ export class AgentMemory extends DurableObject<Env> {
 
   async ingestSession(session: SessionEnd) {
     return this.rpc(() => this.episodes.ingestSession(session));
+  }
+
+  async getJob(jobId: string) {
+    return this.rpc(() => {
+      const job = this.jobs.get(jobId);
+      if (!job) throw MemoryError.notFound(`Job '${jobId}' does not exist.`);
+      return job;
+    });
   }
 
   async listJobs(limit: number, status?: string) {

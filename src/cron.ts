@@ -1,4 +1,4 @@
-import { asc, gt, lt } from "drizzle-orm";
+import { and, asc, eq, gt, lt, or } from "drizzle-orm";
 import type { Env } from "./env";
 import { agents, auditLog } from "./db/schema";
 import { db } from "./db/client";
@@ -12,23 +12,30 @@ export const CRON_DAILY = "17 3 * * *";
 const AUDIT_RETENTION_MS = 180 * 86_400_000;
 const SEND_BATCH = 100;
 
-/** Fans a decay/capacity sweep out to every agent through the queue, so no cron run does it all. */
-async function enqueueSweeps(env: Env, at: number): Promise<number> {
-  let after = "";
+/**
+ * Fans a decay/capacity sweep out to every agent through the queue, so no cron run does it all.
+ * Pages follow the agents' key (tenant, agent): agent ids repeat across tenants.
+ */
+export async function enqueueSweeps(env: Env, at: number, pageSize = SEND_BATCH): Promise<number> {
+  let after: { tenantId: string; agentId: string } | null = null;
   let sent = 0;
   for (;;) {
     const rows = await db(env)
       .select({ tenantId: agents.tenantId, agentId: agents.agentId })
       .from(agents)
-      .where(gt(agents.agentId, after))
-      .orderBy(asc(agents.agentId))
-      .limit(SEND_BATCH)
+      .where(
+        after
+          ? or(gt(agents.tenantId, after.tenantId), and(eq(agents.tenantId, after.tenantId), gt(agents.agentId, after.agentId)))
+          : undefined,
+      )
+      .orderBy(asc(agents.tenantId), asc(agents.agentId))
+      .limit(pageSize)
       .all();
     if (!rows.length) return sent;
     const batch: { body: JobMessage }[] = rows.map((r) => ({ body: { type: "agent.sweep", ...r, at } }));
     await env.JOBS.sendBatch(batch);
     sent += rows.length;
-    after = rows[rows.length - 1]!.agentId;
+    after = rows[rows.length - 1]!;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { AgentConfig } from "../../src/core/agent-config";
+import { chunks as splitChunks } from "../../src/core/chunks";
 import type { VectorStore } from "./vector-store";
 
 /** What every storage module of the AgentMemory DO needs; time and ids are injected for tests. */
@@ -26,10 +27,6 @@ export const parseJson = <T>(text: string | null, fallback: T): T => (text ? (JS
 /** Durable Object SQLite binds at most 100 parameters per statement; id lists are chunked below that. */
 export const SQL_MAX_IDS = 90;
 
-export function chunks<T>(items: readonly T[], size = SQL_MAX_IDS): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
+export const chunks = <T>(items: readonly T[], size = SQL_MAX_IDS): T[][] => splitChunks(items, size);
 
 export const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(",");

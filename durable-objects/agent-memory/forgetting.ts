@@ -1,5 +1,6 @@
-import { selectForDecay, selectOverCapacity } from "../../src/core/decay";
-import type { MemoryContext } from "./context";
+import { DAY_MS, selectForDecay, selectOverCapacity } from "../../src/core/decay";
+import { chunks, placeholders, type MemoryContext } from "./context";
+import type { Cases } from "./cases";
 import type { Library } from "./library";
 
 interface Row extends Record<string, SqlStorageValue> {
@@ -56,12 +57,72 @@ export async function sweep(ctx: MemoryContext, library: Library, now: number) {
   return { at: now, decayed, overCapacity: surplus, versions };
 }
 
-/** Retrievals older than this can no longer be rewarded; idempotency keys only need to outlive client retries. */
-export const RETRIEVAL_RETENTION_MS = 30 * 86_400_000;
-export const IDEMPOTENCY_RETENTION_MS = 7 * 86_400_000;
+/** Idempotency keys only need to outlive client retries. */
+export const IDEMPOTENCY_RETENTION_MS = 7 * DAY_MS;
+/** Cases and episodes are deleted in bounded batches; the next sweep (minutes later) takes the rest. */
+export const PRUNE_BATCH = 200;
 
-export function pruneLogs(ctx: MemoryContext, now: number) {
-  const retrievals = ctx.sql.exec("DELETE FROM retrievals WHERE at < ?", now - RETRIEVAL_RETENTION_MS).rowsWritten;
+const FINISHED_JOBS = "('done', 'skipped', 'failed')";
+const UNFINISHED_JOBS = "('queued', 'running', 'retrying')";
+/** Episodes an active experience names as its source (live lessons record `provenance.episodeId`). */
+const SOURCE_EPISODES = `SELECT json_extract(provenance, '$.episodeId') FROM experiences
+  WHERE status = 'active' AND json_extract(provenance, '$.episodeId') IS NOT NULL`;
+
+const cutoff = (now: number, days: number | null) => (days === null ? null : now - days * DAY_MS);
+
+/**
+ * Deletes history past the agent's retention settings (see RetentionConfigSchema): retrieval
+ * records, finished jobs, unused cases, ended episodes with their attempts, and old idempotency keys.
+ */
+export async function pruneLogs(ctx: MemoryContext, cases: Cases, now: number) {
+  const r = ctx.config().retention;
+  const before = {
+    retrievals: cutoff(now, r.retrievalsDays),
+    jobs: cutoff(now, r.jobsDays),
+    cases: cutoff(now, r.casesDays),
+    episodes: cutoff(now, r.episodesDays),
+  };
+  const retrievals = before.retrievals === null ? 0 : ctx.sql.exec("DELETE FROM retrievals WHERE at < ?", before.retrievals).rowsWritten;
+  const jobs =
+    before.jobs === null ? 0 : ctx.sql.exec(`DELETE FROM jobs WHERE status IN ${FINISHED_JOBS} AND updated_at < ?`, before.jobs).rowsWritten;
   const idempotencyKeys = ctx.sql.exec("DELETE FROM idempotency WHERE at < ?", now - IDEMPOTENCY_RETENTION_MS).rowsWritten;
-  return { retrievals, idempotencyKeys };
+
+  const staleCases =
+    before.cases === null
+      ? []
+      : ctx.sql
+          .exec<{ id: string }>(
+            `SELECT id FROM cases WHERE max(created_at, coalesce(last_used_at, 0)) < ?
+               AND (episode_id IS NULL OR episode_id NOT IN (${SOURCE_EPISODES}))
+             ORDER BY max(created_at, coalesce(last_used_at, 0)), id LIMIT ?`,
+            before.cases,
+            PRUNE_BATCH,
+          )
+          .toArray()
+          .map((c) => c.id);
+  // Through Cases.delete, so the vectors leave the index too.
+  for (const id of staleCases) await cases.delete(id);
+
+  const staleEpisodes =
+    before.episodes === null
+      ? []
+      : ctx.sql
+          .exec<{ id: string }>(
+            `SELECT id FROM episodes WHERE status = 'ended' AND ended_at < ?
+               AND id NOT IN (SELECT episode_id FROM jobs WHERE status IN ${UNFINISHED_JOBS} AND episode_id IS NOT NULL)
+               AND id NOT IN (${SOURCE_EPISODES})
+             ORDER BY ended_at, id LIMIT ?`,
+            before.episodes,
+            PRUNE_BATCH,
+          )
+          .toArray()
+          .map((e) => e.id);
+  let attempts = 0;
+  ctx.storage.transactionSync(() => {
+    for (const ids of chunks(staleEpisodes)) {
+      attempts += ctx.sql.exec(`DELETE FROM attempts WHERE episode_id IN (${placeholders(ids.length)})`, ...ids).rowsWritten;
+      ctx.sql.exec(`DELETE FROM episodes WHERE id IN (${placeholders(ids.length)})`, ...ids);
+    }
+  });
+  return { retrievals, jobs, idempotencyKeys, cases: staleCases.length, episodes: staleEpisodes.length, attempts };
 }

@@ -3,6 +3,10 @@ import { z } from "zod";
 const unit = z.number().min(0).max(1);
 const signedUnit = z.number().min(-1).max(1);
 
+/**
+ * λ (how much learned utility counts against similarity) per phase. Planning leans hardest on what
+ * has worked before; observation mostly wants what matches what is in front of the agent.
+ */
 export const LambdaTableSchema = z.object({
   observation: unit.default(0.2),
   reasoning: unit.default(0.5),
@@ -31,6 +35,26 @@ export const DecayConfigSchema = z.object({
   enabled: z.boolean().default(true),
 });
 
+/** Days to keep something; null keeps it for good. */
+const days = z.number().int().min(1).max(36_500).nullable();
+
+/**
+ * How long the sweep keeps per-agent records. Experiences are never pruned here (decay archives
+ * them); what goes is history nobody uses any more. Cases count from their last retrieval or reward,
+ * so a case in use stays; cases and ended episodes that an active experience names as its source
+ * stay as long as that experience is active.
+ */
+export const RetentionConfigSchema = z.object({
+  /** Cases neither retrieved nor rewarded for this long are deleted, with their vectors. */
+  casesDays: days.default(365),
+  /** Ended episodes (with their attempts) this long after they ended; open ones end by timeout first. */
+  episodesDays: days.default(90),
+  /** Retrieval records, which a reward can only reach while they exist. */
+  retrievalsDays: days.default(30),
+  /** Finished background jobs (done, skipped, failed), counted from their last update. */
+  jobsDays: days.default(30),
+});
+
 export const EmbedderChoiceSchema = z
   .object({
     provider: z.enum(["hash", "openai", "workers-ai"]),
@@ -51,6 +75,7 @@ export const AgentConfigSchema = z
     similarityThreshold: z.number().min(-1).max(1).default(0.3),
     capacity: z.number().int().min(1).max(1_000_000).default(5000),
     decay: DecayConfigSchema.default(DecayConfigSchema.parse({})),
+    retention: RetentionConfigSchema.default(RetentionConfigSchema.parse({})),
     /** null: the deployment's EMBEDDER. Changing it re-embeds the agent's memories in the background. */
     embedder: EmbedderChoiceSchema.nullable().default(null),
   })
@@ -70,6 +95,7 @@ export const AgentConfigPatchSchema = z
     similarityThreshold: z.number().min(-1).max(1),
     capacity: z.number().int().min(1).max(1_000_000),
     decay: z.object(DecayConfigSchema.shape).partial().strict(),
+    retention: z.object(RetentionConfigSchema.shape).partial().strict(),
     embedder: EmbedderChoiceSchema.nullable(),
   })
   .partial()
@@ -87,6 +113,7 @@ export function applyConfigPatch(current: AgentConfig, patch: AgentConfigPatch) 
     lambda: { ...current.lambda, ...patch.lambda },
     rewardMapping: { ...current.rewardMapping, ...patch.rewardMapping },
     decay: { ...current.decay, ...patch.decay },
+    retention: { ...current.retention, ...patch.retention },
   };
   return AgentConfigSchema.safeParse(merged);
 }

@@ -1,3 +1,5 @@
+import { toBase64url, toHex } from "./encoding";
+
 /** API keys look like `pxk_<12 hex id>_<43 base64url secret>`; only a SHA-256 hash is stored. */
 const KEY_RE = /^pxk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 
@@ -7,19 +9,9 @@ export interface MintedKey {
   prefix: string;
 }
 
-function base64url(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 export function mintApiKey(random: (n: number) => Uint8Array): MintedKey {
-  const id = hex(random(6));
-  const key = `pxk_${id}_${base64url(random(32))}`;
+  const id = toHex(random(6));
+  const key = `pxk_${id}_${toBase64url(random(32))}`;
   return { id, key, prefix: key.slice(0, 16) };
 }
 
@@ -30,7 +22,7 @@ export function parseApiKey(key: string): { id: string } | null {
 
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return hex(new Uint8Array(digest));
+  return toHex(digest);
 }
 
 /** Compares two secrets in time independent of where they differ (hashing equalises lengths). */

@@ -17,13 +17,6 @@ export interface DecayParams {
   useBoost: number;
 }
 
-export const DEFAULT_DECAY: Readonly<DecayParams & { threshold: number }> = {
-  baseDecay: 0.05,
-  utilityFactor: 0.8,
-  useBoost: 0.5,
-  threshold: 0.1,
-};
-
 function clamp01(x: number): number {
   return x < 0 ? 0 : x > 1 ? 1 : x;
 }
@@ -76,7 +69,7 @@ export function selectForDecay(
   items: readonly (Lifecycle & DecayItem)[],
   now: number,
   params: DecayParams,
-  threshold: number = DEFAULT_DECAY.threshold,
+  threshold: number,
 ): string[] {
   const faded: { id: string; r: number }[] = [];
   for (const item of items) {

@@ -14,5 +14,5 @@ export function lexicalSimilarity(a: string | readonly string[], b: string | rea
   return shared / Math.sqrt(ta.size * tb.size);
 }
 
-/** Rough token count (≈ 4 characters per token for English), used only for prompt budgets. */
+/** Rough token count (≈ 4 characters per token for English), for prompt budgets and usage without a provider count. */
 export const estimateTokens = (text: string) => Math.ceil(text.length / 4);

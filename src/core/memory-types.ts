@@ -157,16 +157,8 @@ export const CaseSchema = z.object({
 });
 export type Case = z.infer<typeof CaseSchema>;
 
-export const ListFilterSchema = z.object({
-  source: SourceSchema.optional(),
-  tag: z.string().max(64).optional(),
-  status: z.enum(["active", "archived", "quarantined", "all"]).default("active"),
-  minQ: z.coerce.number().min(-1).max(1).optional(),
-  contains: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(200).optional(),
-});
-export type ListFilter = z.infer<typeof ListFilterSchema>;
+/** The list filter is parsed from a query string, so its one schema lives with the query schemas. */
+export type { ListFilter } from "../routes/schemas";
 
 export const RetrieveRequestSchema = z
   .object({

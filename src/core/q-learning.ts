@@ -1,7 +1,8 @@
 /**
  * Utility values (Q) for memories: how rewards are derived from reported outcomes, how Q moves
  * towards them, and the summary numbers used to tell whether learning has settled.
- * Q and rewards live in [−1, 1]; new memories start at DEFAULT_Q.
+ * Q and rewards live in [−1, 1]. The defaults (α, the initial Q, the outcome → reward mapping) are
+ * per-agent settings in agent-config.ts.
  */
 import { z } from "zod";
 
@@ -10,16 +11,6 @@ export const OutcomeSchema = z.enum(OUTCOMES);
 export type Outcome = z.infer<typeof OutcomeSchema>;
 
 export type RewardMapping = Record<Outcome, number>;
-
-export const DEFAULT_REWARD_MAPPING: Readonly<RewardMapping> = {
-  success: 1,
-  failure: -1,
-  partial: 0.3,
-  timeout: -0.5,
-};
-
-export const DEFAULT_Q = 0.5;
-export const DEFAULT_ALPHA = 0.1;
 
 function clamp(x: number, lo: number, hi: number): number {
   return x < lo ? lo : x > hi ? hi : x;
@@ -39,7 +30,7 @@ export interface RewardInput {
  * push Q outside its range. Throws when there is nothing to derive a reward from, or on
  * non-finite numbers, rather than silently recording 0.
  */
-export function rewardFor(input: RewardInput, mapping: Readonly<RewardMapping> = DEFAULT_REWARD_MAPPING): number {
+export function rewardFor(input: RewardInput, mapping: Readonly<RewardMapping>): number {
   let base: number;
   if (input.reward !== undefined) {
     base = input.reward;
@@ -55,7 +46,7 @@ export function rewardFor(input: RewardInput, mapping: Readonly<RewardMapping> =
 }
 
 /** Exponential moving average: Q ← Q + α·(r − Q). */
-export function emaUpdate(q: number, r: number, alpha: number = DEFAULT_ALPHA): number {
+export function emaUpdate(q: number, r: number, alpha: number): number {
   return q + alpha * (r - q);
 }
 

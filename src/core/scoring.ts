@@ -32,31 +32,6 @@ export const PhaseSchema = z.enum(PHASES);
 export type Phase = z.infer<typeof PhaseSchema>;
 
 /**
- * Planning leans hardest on what has worked before; observation mostly wants what matches what is
- * in front of the agent.
- */
-export const PHASE_LAMBDA: Readonly<Record<Phase, number>> = {
-  observation: 0.2,
-  reasoning: 0.5,
-  planning: 0.7,
-  action: 0.3,
-  reflection: 0.6,
-};
-export const DEFAULT_LAMBDA = 0.5;
-
-export const DEFAULT_RANK_PARAMS: Readonly<Omit<RankParams, "lambda">> = { k1: 20, k2: 5, threshold: 0.3 };
-
-/** An explicit override wins, then the phase's entry, then DEFAULT_LAMBDA. */
-export function lambdaFor(phase?: Phase, override?: number, table: Readonly<Record<Phase, number>> = PHASE_LAMBDA): number {
-  if (override !== undefined) {
-    if (!(override >= 0 && override <= 1)) throw new RangeError(`lambda must be in [0,1], got ${override}`);
-    return override;
-  }
-  if (phase !== undefined) return table[phase] ?? DEFAULT_LAMBDA;
-  return DEFAULT_LAMBDA;
-}
-
-/**
  * Population z-scores. When the values do not vary (including a single value) every z is 0: they
  * carry no ranking information, and dividing by a float-noise std would invent some. "Do not vary"
  * is judged relative to the magnitude, since the mean of equal floats can differ from them in the

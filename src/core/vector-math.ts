@@ -17,13 +17,6 @@ export function l2normalize(v: Float32Array): Float32Array {
   return v;
 }
 
-export function dot(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length) throw new RangeError(`dimension mismatch: ${a.length} vs ${b.length}`);
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-}
-
 /** Cosine similarity; 0 when either vector is zero, because "no signal" must not rank as similar. */
 export function cosine(a: Float32Array, b: Float32Array): number {
   if (a.length !== b.length) throw new RangeError(`dimension mismatch: ${a.length} vs ${b.length}`);

@@ -3,6 +3,8 @@
  * Signing the timestamp with the body stops replays of an old delivery under a fresh timestamp.
  */
 
+import { toHex } from "./encoding";
+
 export type VerifyResult =
   | { ok: true; timestamp: number }
   | { ok: false; reason: "missing" | "malformed" | "stale" | "mismatch" };
@@ -14,10 +16,6 @@ async function hmacKey(secret: string): Promise<CryptoKey> {
     "sign",
     "verify",
   ]);
-}
-
-function toHex(bytes: ArrayBuffer): string {
-  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function fromHex(hex: string): Uint8Array | null {

@@ -1,6 +1,5 @@
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
@@ -30,6 +29,63 @@ function toProblem(err: unknown): ProblemError {
 
 const respondProblem = (c: Context<AppEnv>, p: ProblemError) =>
   problemResponse(p, c.req.path, c.get("requestId") ?? "unknown");
+
+/**
+ * How much of a rejected streamed upload is read and dropped before giving up on it: Cloudflare's
+ * own request-size cap, so in production the edge has cut the upload off before this is reached.
+ */
+export const DRAIN_MAX_BYTES = 100 * 1_048_576;
+
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>) {
+  let drained = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    drained += value.byteLength;
+    if (drained > DRAIN_MAX_BYTES) return reader.cancel("payload too large");
+  }
+}
+
+/**
+ * Caps the request body. A declared Content-Length is checked up front; a streamed (chunked) body
+ * is counted as it is read. Past the cap the rest of the upload is read and dropped before the 413:
+ * answering while the body is still arriving (hono's bodyLimit does) or cancelling it aborts the
+ * request pipe, and behind wrangler dev's proxy the next request on that connection then hangs or
+ * fails with "Your worker restarted mid-request".
+ */
+function limitBody(maxSize: number) {
+  const tooLarge = () => new ProblemError(413, "payload-too-large", `The body exceeds the ${maxSize}-byte limit.`);
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const raw = c.req.raw;
+    if (!raw.body) return next();
+    const declared = raw.headers.get("content-length");
+    if (declared !== null && !raw.headers.has("transfer-encoding")) {
+      if (Number(declared) > maxSize) throw tooLarge();
+      return next();
+    }
+    const reader = raw.body.getReader();
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxSize) {
+        await drain(reader);
+        throw tooLarge();
+      }
+      parts.push(value);
+    }
+    const body = new Uint8Array(size);
+    let offset = 0;
+    for (const part of parts) {
+      body.set(part, offset);
+      offset += part.byteLength;
+    }
+    c.req.raw = new Request(raw, { body });
+    return next();
+  });
+}
 
 /** Rejects bodies that are not JSON before any handler parses them. */
 const requireJson = createMiddleware<AppEnv>(async (c, next) => {
@@ -74,15 +130,9 @@ export function createApp() {
         ),
     }),
   );
-  app.use("/v1/*", async (c, next) => {
+  app.use("/v1/*", (c, next) => {
     const global = Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
-    const limit = DATASET_UPLOAD_PATH_RE.test(c.req.path) ? Math.max(global, DATASET_UPLOAD_MAX_BYTES) : global;
-    return bodyLimit({
-      maxSize: limit,
-      onError: () => {
-        throw new ProblemError(413, "payload-too-large", `The body exceeds the ${limit}-byte limit.`);
-      },
-    })(c, next);
+    return limitBody(DATASET_UPLOAD_PATH_RE.test(c.req.path) ? Math.max(global, DATASET_UPLOAD_MAX_BYTES) : global)(c, next);
   });
   app.use("/v1/*", requireJson);
   app.use("/v1/*", async (c, next) => {

@@ -8,9 +8,8 @@ import { ProblemError } from "./problem";
 
 export type Scope = "admin" | "write" | "read";
 
-export type Principal =
-  | { kind: "operator" }
-  | { kind: "key"; tenantId: string; keyId: string; scope: Scope; agentIds: string[] | null };
+export type KeyPrincipal = { kind: "key"; tenantId: string; keyId: string; scope: Scope; agentIds: string[] | null };
+export type Principal = { kind: "operator" } | KeyPrincipal;
 
 const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };
 const AGENT_PATH_RE = /^\/v1\/agents\/([^/]+)/;
@@ -27,13 +26,27 @@ function bearer(header: string | undefined): string {
   return m[1]!;
 }
 
+/**
+ * The agent id a path names, decoded as the router decodes its params. A malformed escape names no
+ * agent: the route's own param validation then answers it with a 400.
+ */
+function agentInPath(path: string): string | undefined {
+  const segment = AGENT_PATH_RE.exec(path)?.[1];
+  if (segment === undefined) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Tenant API keys; deny by default, so every route mounted behind it needs a valid key. */
 export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearer(c.req.header("authorization"));
   if (!parseApiKey(token)) throw unauthorized("The API key is malformed.");
   const hash = await sha256Hex(token);
   // Agent routes fetch their agent in the same D1 round trip as the key: it is on every hot path.
-  const agentId = AGENT_PATH_RE.exec(c.req.path)?.[1];
+  const agentId = agentInPath(c.req.path);
   const found = await db(c.env)
     .select({ key: apiKeys, agent: agents })
     .from(apiKeys)
@@ -42,7 +55,7 @@ export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {
     .get();
   if (!found) throw unauthorized("The API key is unknown or revoked.");
   const row = found.key;
-  if (agentId !== undefined) c.set("agentLookup", { agentId: decodeURIComponent(agentId), row: found.agent });
+  if (agentId !== undefined) c.set("agentLookup", { agentId, row: found.agent });
   c.set("principal", { kind: "key", tenantId: row.tenantId, keyId: row.id, scope: row.scope, agentIds: row.agentIds ?? null });
   c.set("logger", c.get("logger").child({ tenantId: row.tenantId, keyId: row.id }));
   const now = Date.now();
@@ -64,12 +77,12 @@ export const requireOperator = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-export function tenantPrincipal(p: Principal): Extract<Principal, { kind: "key" }> {
+export function tenantPrincipal(p: Principal): KeyPrincipal {
   if (p.kind !== "key") throw unauthorized("A tenant API key is required.");
   return p;
 }
 
-export function requireScope(p: Principal, needed: Scope): Extract<Principal, { kind: "key" }> {
+export function requireScope(p: Principal, needed: Scope): KeyPrincipal {
   const k = tenantPrincipal(p);
   if (SCOPE_RANK[k.scope] < SCOPE_RANK[needed]) {
     throw new ProblemError(403, "forbidden", `This key has scope '${k.scope}'; '${needed}' is required.`);
@@ -84,4 +97,23 @@ export function requireAgentAccess(p: Principal, agentId: string, needed: Scope)
     throw new ProblemError(403, "forbidden", `This key is not allowed to use agent '${agentId}'.`);
   }
   return k;
+}
+
+/** Tenant-wide actions (the webhook secret, keys for every agent) need an admin key that is not restricted to some agents. */
+export function requireTenantAdmin(p: Principal) {
+  const k = requireScope(p, "admin");
+  if (k.agentIds) {
+    throw new ProblemError(403, "forbidden", "This admin key is restricted to some agents; this action needs an unrestricted admin key.");
+  }
+  return k;
+}
+
+/**
+ * Whether `manager` may mint or revoke a key limited to `agentIds` (null: every agent). A restricted
+ * admin manages only keys restricted to a subset of its own agents, so it can never widen its reach.
+ */
+export function canManageKey(manager: KeyPrincipal, agentIds: readonly string[] | null): boolean {
+  if (!manager.agentIds) return true;
+  const own = new Set(manager.agentIds);
+  return agentIds !== null && agentIds.every((a) => own.has(a));
 }

@@ -3,6 +3,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import type { z } from "zod";
 import repairTemplate from "../../prompts/json-repair.md";
 import { Semaphore } from "../core/semaphore";
+import { estimateTokens } from "../core/lexical";
 import { extractJson, JsonExtractError } from "../core/tolerant-json";
 import { fenceData, renderTemplate } from "../core/prompt-template";
 import { zodFieldErrors, type FieldError } from "../http/problem";
@@ -84,9 +85,6 @@ export function isolateSemaphore(limit: number): Semaphore {
 }
 
 const SCHEMA_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** Providers that send no `usage` still count against the budget, at a rough 4 characters per token. */
-const estimateTokens = (text: string) => Math.ceil(text.length / 4);
 
 interface Completion {
   text: string;
@@ -229,6 +227,7 @@ export class LlmClient {
 
     const choice = completion.choices?.[0];
     const text = choice?.message?.content ?? "";
+    // Providers that send no `usage` still count against the budget, at the shared rough estimate.
     const tokensIn = completion.usage?.prompt_tokens ?? estimateTokens(messages.map((m) => m.content).join("\n"));
     const tokensOut = completion.usage?.completion_tokens ?? estimateTokens(text);
     // Price by the model we asked for: the table is keyed by configured names, and providers

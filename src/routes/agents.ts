@@ -7,7 +7,6 @@ import { requireAgentAccess, requireScope } from "../http/auth";
 import { badRequest } from "../http/problem";
 import { decodeCursor, encodeCursor } from "../core/cursor";
 import { agentFor } from "../services/agents";
-import { memoryStub } from "../services/agent-memory";
 import { audit } from "../services/audit";
 import { AgentParams, PageQuery, timestamp } from "./schemas";
 
@@ -112,9 +111,9 @@ export const agentRoutes = router()
     }),
     async (c) => {
       const { agentId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "admin");
+      const { key, memory } = await agentFor(c, agentId, "admin");
       // Storage first: if erasing fails the agent row survives and the delete can be retried.
-      const { storageDeleted } = await memoryStub(c.env, key.tenantId, agentId).destroy();
+      const { storageDeleted } = await memory.destroy();
       await db(c.env)
         .delete(agents)
         .where(and(eq(agents.tenantId, key.tenantId), eq(agents.agentId, agentId)))

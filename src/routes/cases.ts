@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { CaseCreateSchema, CasePatchSchema, CaseSchema, ListFilterSchema } from "../core/memory-types";
+import { CaseCreateSchema, CasePatchSchema, CaseSchema } from "../core/memory-types";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
-import { AgentParams, IdempotencyHeader, markReplay } from "./schemas";
+import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
 
 const Case = CaseSchema.openapi("Case");
 const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });

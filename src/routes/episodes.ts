@@ -2,10 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeSchema, JobSchema } from "../core/episode-types";
 import { agentFor } from "../services/agents";
-import { callMemory } from "../services/agent-memory";
-import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
-import { ProblemError } from "../http/problem";
-import { AgentParams, IdempotencyHeader, markReplay } from "./schemas";
+import { callMemory, retryLiveJob } from "../services/agent-memory";
+import { AgentParams, IdempotencyHeader, markReplay, queryLimit } from "./schemas";
 
 const Episode = EpisodeSchema.openapi("Episode");
 const EpisodeParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
@@ -90,7 +88,7 @@ export const episodeRoutes = router()
       request: {
         params: AgentParams,
         query: z.object({
-          limit: z.coerce.number().int().min(1).max(200).default(50),
+          limit: queryLimit(200, 50),
           cursor: z.string().max(200).optional(),
           status: z.enum(["open", "ended"]).optional(),
         }),
@@ -113,7 +111,7 @@ export const episodeRoutes = router()
       request: {
         params: AgentParams,
         query: z.object({
-          limit: z.coerce.number().int().min(1).max(200).default(50),
+          limit: queryLimit(200, 50),
           status: JobSchema.shape.status.optional(),
         }),
       },
@@ -137,11 +135,7 @@ export const episodeRoutes = router()
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
-      const { key, memory } = await agentFor(c, agentId, "write");
-      if (!llmConfigured(c.env)) throw toProblem(new LlmNotConfiguredError())!;
-      const job = await callMemory(() => memory.finishJob(id, "queued", "queued again by request"));
-      if (!job || !job.episodeId) throw new ProblemError(404, "not-found", `Job '${id}' does not exist.`);
-      await c.env.JOBS.send({ type: "live.extract", tenantId: key.tenantId, agentId, episodeId: job.episodeId, jobId: job.id });
-      return c.json(job, 202);
+      const agent = await agentFor(c, agentId, "write");
+      return c.json(await retryLiveJob(c.env, agent, id), 202);
     },
   );

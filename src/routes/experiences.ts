@@ -5,11 +5,10 @@ import {
   ExperiencePatchSchema,
   ExperienceSchema,
   LibraryBatchSchema,
-  ListFilterSchema,
 } from "../core/memory-types";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
-import { AgentParams, IdempotencyHeader, markReplay } from "./schemas";
+import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
 
 const Experience = ExperienceSchema.openapi("Experience");
 const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");

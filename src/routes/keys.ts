@@ -1,13 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, eq, gt, isNull, ne } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, ne, sql, type SQL } from "drizzle-orm";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { apiKeys } from "../db/schema";
 import { db } from "../db/client";
 import { mintApiKey, sha256Hex } from "../core/api-key";
-import { requireScope } from "../http/auth";
-import { conflict, notFound } from "../http/problem";
+import { canManageKey, requireScope, type KeyPrincipal } from "../http/auth";
+import { conflict, forbidden, notFound } from "../http/problem";
 import { audit } from "../services/audit";
-import { AgentIdSchema, ScopeSchema, timestamp } from "./schemas";
+import { AgentIdSchema, ScopeSchema, queryLimit, timestamp } from "./schemas";
 
 const KeySchema = z
   .object({
@@ -36,6 +36,16 @@ const CreateKeyBody = z
 const KeyIdParams = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
 
 type KeyRow = typeof apiKeys.$inferSelect;
+
+const outsideReach = (admin: KeyPrincipal) =>
+  forbidden(`This admin key is restricted to agents ${admin.agentIds!.join(", ")}; it manages only keys restricted to some of them.`);
+
+/** The keys a restricted admin may see and manage: those whose every agent is one of its own. */
+function withinReach(admin: KeyPrincipal): SQL | undefined {
+  if (!admin.agentIds) return undefined;
+  const own = sql.join(admin.agentIds.map((a) => sql`${a}`), sql`, `);
+  return sql`(${apiKeys.agentIds} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${apiKeys.agentIds}) WHERE value NOT IN (${own})))`;
+}
 const present = (k: KeyRow) => ({
   id: k.id,
   name: k.name,
@@ -54,6 +64,7 @@ export const keyRoutes = router()
       path: "/v1/keys",
       tags: ["keys"],
       summary: "Create an API key (admin)",
+      description: "An admin key restricted to some agents can create only keys restricted to a subset of its agents.",
       security,
       request: jsonBody(CreateKeyBody),
       responses: {
@@ -64,6 +75,8 @@ export const keyRoutes = router()
     async (c) => {
       const admin = requireScope(c.get("principal"), "admin");
       const body = c.req.valid("json");
+      const agentIds = body.agentIds ? [...new Set(body.agentIds)] : null;
+      if (!canManageKey(admin, agentIds)) throw outsideReach(admin);
       const minted = mintApiKey((n) => crypto.getRandomValues(new Uint8Array(n)));
       const row = await db(c.env)
         .insert(apiKeys)
@@ -74,7 +87,7 @@ export const keyRoutes = router()
           prefix: minted.prefix,
           hash: await sha256Hex(minted.key),
           scope: body.scope,
-          agentIds: body.agentIds ? [...new Set(body.agentIds)] : null,
+          agentIds,
         })
         .returning()
         .get();
@@ -88,10 +101,11 @@ export const keyRoutes = router()
       path: "/v1/keys",
       tags: ["keys"],
       summary: "List the tenant's API keys (admin); secrets are never returned",
+      description: "An admin key restricted to some agents lists only the keys restricted to a subset of its agents.",
       security,
       request: {
         query: z.object({
-          limit: z.coerce.number().int().min(1).max(200).default(100),
+          limit: queryLimit(200, 100),
           cursor: z.string().max(64).optional(),
         }),
       },
@@ -106,7 +120,7 @@ export const keyRoutes = router()
       const rows = await db(c.env)
         .select()
         .from(apiKeys)
-        .where(and(eq(apiKeys.tenantId, admin.tenantId), cursor ? gt(apiKeys.id, cursor) : undefined))
+        .where(and(eq(apiKeys.tenantId, admin.tenantId), withinReach(admin), cursor ? gt(apiKeys.id, cursor) : undefined))
         .orderBy(asc(apiKeys.id))
         .limit(limit + 1)
         .all();
@@ -134,16 +148,24 @@ export const keyRoutes = router()
         .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, admin.tenantId)))
         .get();
       if (!key) throw notFound(`API key '${id}' does not exist.`);
+      if (!canManageKey(admin, key.agentIds ?? null)) throw outsideReach(admin);
       if (key.revokedAt) return c.json(present(key), 200);
-      if (key.scope === "admin") {
+      // Only an unrestricted admin key can do tenant-wide administration, so the last one must stay.
+      if (key.scope === "admin" && !key.agentIds) {
         const otherAdmin = await d
           .select({ id: apiKeys.id })
           .from(apiKeys)
           .where(
-            and(eq(apiKeys.tenantId, admin.tenantId), eq(apiKeys.scope, "admin"), isNull(apiKeys.revokedAt), ne(apiKeys.id, id)),
+            and(
+              eq(apiKeys.tenantId, admin.tenantId),
+              eq(apiKeys.scope, "admin"),
+              isNull(apiKeys.agentIds),
+              isNull(apiKeys.revokedAt),
+              ne(apiKeys.id, id),
+            ),
           )
           .get();
-        if (!otherAdmin) throw conflict("This is the tenant's last active admin key; create another admin key first.");
+        if (!otherAdmin) throw conflict("This is the tenant's last active unrestricted admin key; create another one first.");
       }
       const revoked = await d
         .update(apiKeys)

@@ -3,10 +3,10 @@ import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/
 import { ExperienceContentSchema, ProvenanceSchema } from "../core/memory-types";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
-import { AgentParams, IdempotencyHeader, markReplay, timestamp } from "./schemas";
+import { AgentParams, IdempotencyHeader, markReplay, queryLimit, queryNumber, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/library";
-const VersionParams = AgentParams.extend({ n: z.coerce.number().int().min(0).openapi({ param: { name: "n", in: "path" } }) });
+const VersionParams = AgentParams.extend({ n: queryNumber(z.number().int().min(0)).openapi({ param: { name: "n", in: "path" } }) });
 
 const VersionMeta = z
   .object({ version: z.number().int(), reason: z.string(), author: z.string(), createdAt: timestamp, changes: z.number().int() })
@@ -47,7 +47,7 @@ export const libraryRoutes = router()
       security,
       request: {
         params: AgentParams,
-        query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.coerce.number().int().min(1).optional() }),
+        query: z.object({ limit: queryLimit(200, 50), cursor: queryNumber(z.number().int().min(1)).optional() }),
       },
       responses: { 200: jsonResponse(z.object({ items: z.array(VersionMeta), nextCursor: z.string().nullable() }), "Versions"), ...commonErrors },
     }),

@@ -4,15 +4,15 @@ import { RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-ty
 import { PhaseSchema } from "../core/scoring";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
-import { AgentParams } from "./schemas";
+import { AgentParams, queryNumber } from "./schemas";
 
 
 const PromptQuery = z.object({
   query: z.string().trim().min(1).max(8000).optional(),
-  budgetTokens: z.coerce.number().int().min(16).max(200_000).default(1500),
+  budgetTokens: queryNumber(z.number().int().min(16).max(200_000)).default(1500),
   phase: PhaseSchema.optional(),
   episodeId: z.string().min(1).max(128).optional(),
-  maxCases: z.coerce.number().int().min(0).max(20).default(3),
+  maxCases: queryNumber(z.number().int().min(0).max(20)).default(3),
 });
 
 export const retrieveRoutes = router()

@@ -3,7 +3,7 @@ import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/
 import { AnalyticsSchema, RewardRequestSchema, RewardResultSchema } from "../core/memory-types";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
-import { AgentParams, IdempotencyHeader, markReplay } from "./schemas";
+import { AgentParams, IdempotencyHeader, markReplay, queryNumber } from "./schemas";
 
 
 export const rewardRoutes = router()
@@ -36,9 +36,9 @@ export const rewardRoutes = router()
       request: {
         params: AgentParams,
         query: z.object({
-          top: z.coerce.number().int().min(1).max(100).default(10),
-          window: z.coerce.number().int().min(1).max(10_000).default(100),
-          buckets: z.coerce.number().int().min(2).max(50).default(10),
+          top: queryNumber(z.number().int().min(1).max(100)).default(10),
+          window: queryNumber(z.number().int().min(1).max(10_000)).default(100),
+          buckets: queryNumber(z.number().int().min(2).max(50)).default(10),
         }),
       },
       responses: { 200: jsonResponse(AnalyticsSchema.openapi("Analytics"), "Analytics"), ...commonErrors },

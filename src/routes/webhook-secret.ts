@@ -3,21 +3,16 @@ import { eq } from "drizzle-orm";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { tenants } from "../db/schema";
 import { db } from "../db/client";
-import { requireScope } from "../http/auth";
+import { requireTenantAdmin } from "../http/auth";
 import { notFound } from "../http/problem";
 import { audit } from "../services/audit";
+import { toBase64url } from "../core/encoding";
 
 /** Secrets look like `whsec_<43 base64url chars>` (32 random bytes). */
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
 
-function base64url(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
 export function mintWebhookSecret(): string {
-  return WEBHOOK_SECRET_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)));
+  return WEBHOOK_SECRET_PREFIX + toBase64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 const CreatedSecret = z
@@ -37,7 +32,7 @@ export const webhookSecretRoutes = router()
       method: "post",
       path: "/v1/webhook-secret",
       tags: ["webhooks"],
-      summary: "Create or rotate the tenant's webhook secret (admin); the secret is shown once",
+      summary: "Create or rotate the tenant's webhook secret (unrestricted admin); the secret is shown once",
       description:
         "Session-end webhooks (`POST /v1/hooks/session-end`) are signed with this secret. Creating a new one replaces " +
         "the old one immediately: deliveries signed with the old secret are refused from the next request on.",
@@ -45,7 +40,7 @@ export const webhookSecretRoutes = router()
       responses: { 201: jsonResponse(CreatedSecret, "The new secret"), ...commonErrors },
     }),
     async (c) => {
-      const admin = requireScope(c.get("principal"), "admin");
+      const admin = requireTenantAdmin(c.get("principal"));
       const d = db(c.env);
       const before = await d.select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, admin.tenantId)).get();
       if (!before) throw notFound("The tenant no longer exists.");
@@ -66,7 +61,7 @@ export const webhookSecretRoutes = router()
       method: "delete",
       path: "/v1/webhook-secret",
       tags: ["webhooks"],
-      summary: "Remove the tenant's webhook secret (admin); session-end webhooks are refused afterwards",
+      summary: "Remove the tenant's webhook secret (unrestricted admin); session-end webhooks are refused afterwards",
       security,
       responses: {
         200: jsonResponse(z.object({ deleted: z.literal(true) }), "Removed"),
@@ -74,7 +69,7 @@ export const webhookSecretRoutes = router()
       },
     }),
     async (c) => {
-      const admin = requireScope(c.get("principal"), "admin");
+      const admin = requireTenantAdmin(c.get("principal"));
       const d = db(c.env);
       const row = await d.select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, admin.tenantId)).get();
       if (!row?.secret) throw notFound("This tenant has no webhook secret.");

@@ -1,14 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { AppEnv } from "../env";
 import { router, commonErrors, jsonBody, jsonResponse } from "../http/openapi";
-import { agents, tenants } from "../db/schema";
+import { tenants } from "../db/schema";
 import { db } from "../db/client";
-import { ProblemError, badRequest, notFound } from "../http/problem";
+import { ProblemError, badRequest } from "../http/problem";
 import { verifySignature } from "../core/webhook-signature";
+import { toHex } from "../core/encoding";
 import { EpisodeSchema, SessionEndSchema } from "../core/episode-types";
-import { callMemory, memoryStub } from "../services/agent-memory";
+import { ingestSession } from "../services/agents";
 
 /** How far a signature's timestamp may be from the server clock, either way. */
 export const WEBHOOK_TOLERANCE_SEC = 300;
@@ -25,7 +26,7 @@ const unauthorized = (detail: string) => new ProblemError(401, "unauthorized", d
  */
 let decoySecret: string | undefined;
 function decoy(): string {
-  decoySecret ??= `whsec_decoy_${Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  decoySecret ??= `whsec_decoy_${toHex(crypto.getRandomValues(new Uint8Array(32)))}`;
   return decoySecret;
 }
 
@@ -137,15 +138,7 @@ export const webhookRoutes = router().openapi(
         { path: "tenantId", message: "Must equal the X-Praxis-Tenant header" },
       ]);
     }
-    const tenantId = session.tenantId;
-    const agent = await db(c.env)
-      .select({ agentId: agents.agentId })
-      .from(agents)
-      .where(and(eq(agents.tenantId, tenantId), eq(agents.agentId, session.agentId)))
-      .get();
-    if (!agent) throw notFound(`Agent '${session.agentId}' does not exist.`);
-    const stub = memoryStub(c.env, tenantId, session.agentId);
-    const { episode, duplicate } = await callMemory(() => stub.ingestSession(session));
+    const { episode, duplicate } = await ingestSession(c.env, session);
     return c.json({ episodeId: episode.id, duplicate, episode }, duplicate ? 200 : 201);
   },
 );

@@ -1,11 +1,12 @@
 import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv, Env } from "../env";
 import { agents } from "../db/schema";
 import { db } from "../db/client";
 import { requireAgentAccess, type Scope } from "../http/auth";
 import { notFound } from "../http/problem";
-import { memoryStub } from "./agent-memory";
+import type { SessionEnd } from "../core/episode-types";
+import { callMemory, memoryStub } from "./agent-memory";
 
 /** Last activity is tracked per minute; finer resolution would turn every read into a D1 write. */
 const ACTIVITY_RESOLUTION_MS = 60_000;
@@ -38,4 +39,15 @@ export async function agentFor(c: Context<AppEnv>, agentId: string, scope: Scope
     );
   }
   return { key, agent: row, memory: memoryStub(c.env, key.tenantId, agentId) };
+}
+
+/** A verified session-end delivery becomes an episode of its agent, which must exist in the signing tenant. */
+export async function ingestSession(env: Env, session: SessionEnd) {
+  const agent = await db(env)
+    .select({ agentId: agents.agentId })
+    .from(agents)
+    .where(and(eq(agents.tenantId, session.tenantId), eq(agents.agentId, session.agentId)))
+    .get();
+  if (!agent) throw notFound(`Agent '${session.agentId}' does not exist.`);
+  return callMemory(() => memoryStub(env, session.tenantId, session.agentId).ingestSession(session));
 }

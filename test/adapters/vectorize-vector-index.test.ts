@@ -154,13 +154,12 @@ describe("VectorizeVectorIndex", () => {
     expect(ids(await idx.query(v(1, 0, 0), { topK: 10, minSim: 0.5 }))).toEqual(["p1", "s1", "p2"]);
   });
 
-  it("rebuilds the overlay after a restart from seedPending and seedTombstones", async () => {
+  it("rebuilds the overlay after a restart from seedPending", async () => {
     const { vz, clock, make } = setup();
     const before = make("t1:a1");
     await before.upsert([{ id: "old", vector: v(0, 0, 1), kind: "k" }]);
     vz.settle();
     await before.upsert([{ id: "recent", vector: v(1, 0, 0), kind: "k" }]);
-    await before.remove(["old"]);
     const writtenAt = clock.t;
     clock.t += 1_000;
 
@@ -172,8 +171,7 @@ describe("VectorizeVectorIndex", () => {
       { id: "recent", vector: v(1, 0, 0), kind: "k", writtenAt },
       { id: "stale", vector: v(1, 0, 0), kind: "k", writtenAt: writtenAt - WINDOW - 1 },
     ]);
-    after.seedTombstones([{ id: "old", deletedAt: writtenAt }]);
-    expect(ids(await after.query(v(1, 0, 1), { topK: 5, minSim: 0 }))).toEqual(["recent"]);
+    expect(ids(await after.query(v(1, 0, 1), { topK: 5, minSim: 0 })).sort()).toEqual(["old", "recent"]);
     expect(after.pendingSize).toBe(1);
   });
 

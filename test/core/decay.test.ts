@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
   DAY_MS,
-  DEFAULT_DECAY,
   effectiveDecay,
   retention,
   selectForDecay,
   selectOverCapacity,
   type CapacityItem,
 } from "../../src/core/decay";
+import { defaultAgentConfig } from "../../src/core/agent-config";
 
 const T0 = Date.UTC(2025, 0, 1);
 const days = (n: number) => T0 + n * DAY_MS;
@@ -29,7 +29,7 @@ describe("effectiveDecay", () => {
 
 describe("retention", () => {
   it("matches hand-computed values", () => {
-    expect(DEFAULT_DECAY).toEqual({ baseDecay: 0.05, utilityFactor: 0.8, useBoost: 0.5, threshold: 0.1 });
+    expect(defaultAgentConfig().decay).toEqual({ baseDecay: 0.05, utilityFactor: 0.8, useBoost: 0.5, threshold: 0.1, enabled: true });
     // q 0.5 → qNorm 0.75 → rate 0.02; 10 days, no uses → exp(−0.2)
     const item = { createdAt: T0, lastUsedAt: T0, q: 0.5, uses: 0 };
     expect(retention(item, days(10), P)).toBeCloseTo(Math.exp(-0.2), 12);
@@ -88,7 +88,7 @@ describe("selectForDecay", () => {
   });
 
   it("uses the default threshold and respects a stricter one", () => {
-    expect(selectForDecay(items, days(50), P)).toEqual(["older", "faded"]);
+    expect(selectForDecay(items, days(50), P, defaultAgentConfig().decay.threshold)).toEqual(["older", "faded"]);
     // exp(−0.25) ≈ 0.78 for "recent": only a threshold above that takes it.
     expect(selectForDecay(items, days(50), P, 0.8)).toEqual(["older", "faded", "useful", "recent"]);
     expect(selectForDecay(items, days(1), P, 0.1)).toEqual([]);

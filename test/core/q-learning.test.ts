@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { defaultAgentConfig } from "../../src/core/agent-config";
 import {
-  DEFAULT_ALPHA,
-  DEFAULT_Q,
-  DEFAULT_REWARD_MAPPING,
   OutcomeSchema,
   convergence,
   emaUpdate,
@@ -11,30 +9,32 @@ import {
   rewardFor,
 } from "../../src/core/q-learning";
 
+const { rewardMapping: M, alpha: ALPHA, defaultQ } = defaultAgentConfig();
+
 describe("rewardFor", () => {
   it("maps outcomes with the default table", () => {
-    expect(DEFAULT_REWARD_MAPPING).toEqual({ success: 1, failure: -1, partial: 0.3, timeout: -0.5 });
-    expect(rewardFor({ outcome: "success" })).toBe(1);
-    expect(rewardFor({ outcome: "failure" })).toBe(-1);
-    expect(rewardFor({ outcome: "partial" })).toBe(0.3);
-    expect(rewardFor({ outcome: "timeout" })).toBe(-0.5);
+    expect(M).toEqual({ success: 1, failure: -1, partial: 0.3, timeout: -0.5 });
+    expect(rewardFor({ outcome: "success" }, M)).toBe(1);
+    expect(rewardFor({ outcome: "failure" }, M)).toBe(-1);
+    expect(rewardFor({ outcome: "partial" }, M)).toBe(0.3);
+    expect(rewardFor({ outcome: "timeout" }, M)).toBe(-0.5);
   });
 
   it("multiplies by quality", () => {
-    expect(rewardFor({ outcome: "partial", quality: 0.5 })).toBeCloseTo(0.15, 12);
-    expect(rewardFor({ outcome: "failure", quality: 0.25 })).toBe(-0.25);
-    expect(rewardFor({ reward: 0.8, quality: 0.5 })).toBeCloseTo(0.4, 12);
-    expect(rewardFor({ outcome: "success", quality: 0 })).toBe(0);
+    expect(rewardFor({ outcome: "partial", quality: 0.5 }, M)).toBeCloseTo(0.15, 12);
+    expect(rewardFor({ outcome: "failure", quality: 0.25 }, M)).toBe(-0.25);
+    expect(rewardFor({ reward: 0.8, quality: 0.5 }, M)).toBeCloseTo(0.4, 12);
+    expect(rewardFor({ outcome: "success", quality: 0 }, M)).toBe(0);
   });
 
   it("prefers an explicit reward over the outcome", () => {
-    expect(rewardFor({ outcome: "failure", reward: 0.2 })).toBe(0.2);
-    expect(rewardFor({ outcome: "success", reward: 0 })).toBe(0);
+    expect(rewardFor({ outcome: "failure", reward: 0.2 }, M)).toBe(0.2);
+    expect(rewardFor({ outcome: "success", reward: 0 }, M)).toBe(0);
   });
 
   it("clamps to [-1, 1]", () => {
-    expect(rewardFor({ reward: 2 })).toBe(1);
-    expect(rewardFor({ reward: -3, quality: 0.5 })).toBe(-1);
+    expect(rewardFor({ reward: 2 }, M)).toBe(1);
+    expect(rewardFor({ reward: -3, quality: 0.5 }, M)).toBe(-1);
   });
 
   it("uses a custom mapping", () => {
@@ -45,11 +45,11 @@ describe("rewardFor", () => {
   });
 
   it("throws without an outcome or reward, or on invalid numbers", () => {
-    expect(() => rewardFor({})).toThrow(TypeError);
-    expect(() => rewardFor({ quality: 0.5 })).toThrow(TypeError);
-    expect(() => rewardFor({ reward: Number.NaN })).toThrow(RangeError);
-    expect(() => rewardFor({ outcome: "success", quality: 1.5 })).toThrow(RangeError);
-    expect(() => rewardFor({ outcome: "success", quality: -0.1 })).toThrow(RangeError);
+    expect(() => rewardFor({}, M)).toThrow(TypeError);
+    expect(() => rewardFor({ quality: 0.5 }, M)).toThrow(TypeError);
+    expect(() => rewardFor({ reward: Number.NaN }, M)).toThrow(RangeError);
+    expect(() => rewardFor({ outcome: "success", quality: 1.5 }, M)).toThrow(RangeError);
+    expect(() => rewardFor({ outcome: "success", quality: -0.1 }, M)).toThrow(RangeError);
   });
 
   it("validates outcomes with zod", () => {
@@ -60,19 +60,19 @@ describe("rewardFor", () => {
 
 describe("emaUpdate", () => {
   it("moves Q a fraction α towards the reward", () => {
-    expect(DEFAULT_Q).toBe(0.5);
-    expect(DEFAULT_ALPHA).toBe(0.1);
+    expect(defaultQ).toBe(0.5);
+    expect(ALPHA).toBe(0.1);
     expect(emaUpdate(0.5, 1, 0.1)).toBeCloseTo(0.55, 12);
-    expect(emaUpdate(0.5, -1)).toBeCloseTo(0.35, 12); // 0.5 + 0.1·(−1.5)
-    expect(emaUpdate(0.55, 1)).toBeCloseTo(0.595, 12);
+    expect(emaUpdate(0.5, -1, ALPHA)).toBeCloseTo(0.35, 12); // 0.5 + 0.1·(−1.5)
+    expect(emaUpdate(0.55, 1, ALPHA)).toBeCloseTo(0.595, 12);
     expect(emaUpdate(0.2, 0.2, 0.5)).toBe(0.2);
     expect(emaUpdate(0.2, 1, 1)).toBe(1);
   });
 
   it("approaches a constant reward geometrically", () => {
     // After n successes from 0.5: 1 − 0.5·0.9ⁿ
-    let q = DEFAULT_Q;
-    for (let i = 0; i < 10; i++) q = emaUpdate(q, 1);
+    let q = defaultQ;
+    for (let i = 0; i < 10; i++) q = emaUpdate(q, 1, ALPHA);
     expect(q).toBeCloseTo(1 - 0.5 * 0.9 ** 10, 12);
   });
 });

@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { defaultAgentConfig } from "../../src/core/agent-config";
 import {
-  DEFAULT_LAMBDA,
-  DEFAULT_RANK_PARAMS,
-  PHASE_LAMBDA,
   PhaseSchema,
-  lambdaFor,
   rank,
   zScores,
   type Candidate,
@@ -157,20 +154,11 @@ describe("rank", () => {
 });
 
 describe("phases and λ", () => {
-  it("has the documented defaults", () => {
-    expect(PHASE_LAMBDA).toEqual({ observation: 0.2, reasoning: 0.5, planning: 0.7, action: 0.3, reflection: 0.6 });
-    expect(DEFAULT_LAMBDA).toBe(0.5);
-    expect(DEFAULT_RANK_PARAMS).toEqual({ k1: 20, k2: 5, threshold: 0.3 });
-  });
-
-  it("resolves override, then phase, then default", () => {
-    expect(lambdaFor()).toBe(0.5);
-    expect(lambdaFor("planning")).toBe(0.7);
-    expect(lambdaFor("observation")).toBe(0.2);
-    expect(lambdaFor("planning", 0)).toBe(0);
-    expect(lambdaFor(undefined, 0.9)).toBe(0.9);
-    expect(lambdaFor("action", undefined, { ...PHASE_LAMBDA, action: 0.45 })).toBe(0.45);
-    expect(() => lambdaFor("action", 1.01)).toThrow(RangeError);
+  it("has the documented defaults, in the one per-agent configuration", () => {
+    const cfg = defaultAgentConfig();
+    expect(cfg.lambda).toEqual({ observation: 0.2, reasoning: 0.5, planning: 0.7, action: 0.3, reflection: 0.6, default: 0.5 });
+    expect([cfg.k1, cfg.k2, cfg.similarityThreshold]).toEqual([20, 5, 0.3]);
+    expect(Object.keys(cfg.lambda).filter((k) => k !== "default")).toEqual(PhaseSchema.options);
   });
 
   it("validates phases with zod", () => {

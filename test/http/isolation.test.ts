@@ -2,77 +2,158 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectProblem, newAgent, newKey, newTenant } from "../helpers";
 
 /**
- * Every tenant-scoped route, called with tenant B's admin key on tenant A's resources, must
- * answer exactly as for a resource that does not exist, and leave A's data untouched.
+ * Every route that names an agent or a resource, called with another tenant's admin key on tenant
+ * A's agent and ids, must answer exactly as for something that does not exist, and leave A's data
+ * untouched. The routes come from the OpenAPI document, so a new route is in the matrix as soon as
+ * it is documented; it only needs a sample body (by schema name) or an id source (by collection).
  */
+
+/** A valid body per request schema, so that validation passes and the tenant check is what answers. */
+const SAMPLE_BODIES: Record<string, unknown> = {
+  PutAgent: {},
+  AgentConfigPatch: { k2: 3 },
+  ExperienceCreate: { text: "planted lesson" },
+  ExperiencePatch: { text: "rewritten by another tenant" },
+  LibraryBatch: { reason: "x", operations: [{ op: "create", experience: { text: "planted" } }] },
+  Rollback: { version: 0 },
+  LibraryImport: { mode: "replace", library: { format: "praxis-library/v1", libraryVersion: 1, exportedAt: 0, experiences: [] } },
+  CaseCreate: { task: "planted case", reward: 1 },
+  CasePatch: { label: "negative" },
+  RetrieveRequest: { query: "lesson" },
+  RewardRequest: { episodeId: "ep-1", outcome: "failure" },
+  EpisodeCreate: { task: "planted task" },
+  AttemptCreate: { description: "planted attempt", ok: true },
+  EpisodeEnd: { outcome: "failure" },
+};
+
+/** Creating an agent id in one's own tenant is allowed whatever other tenants use (tested below). */
+const NOT_IN_MATRIX = new Set(["PUT /v1/agents/{agentId}"]);
+
+interface Route {
+  method: string;
+  path: string;
+  bodySchema: string | null;
+}
+
+async function documentedRoutes(): Promise<Route[]> {
+  const doc = (await call("GET", "/openapi.json")).body;
+  const routes: Route[] = [];
+  for (const [path, ops] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(ops)) {
+      const params = (op.parameters ?? []).filter((p: any) => p.in === "path");
+      if (!params.length || NOT_IN_MATRIX.has(`${method.toUpperCase()} ${path}`)) continue;
+      const ref: string | undefined = op.requestBody?.content?.["application/json"]?.schema?.$ref;
+      routes.push({ method: method.toUpperCase(), path, bodySchema: ref ? ref.split("/").pop()! : null });
+    }
+  }
+  return routes;
+}
+
+/** The collection a `{id}` belongs to is the path segment before it (`…/cases/{id}` → cases). */
+function fill(path: string, agentId: string, ids: Record<string, string>): string {
+  return path
+    .replace("{agentId}", agentId)
+    .replace(/\/([\w-]+)\/\{id\}/, (_m, collection: string) => {
+      const id = ids[collection];
+      if (!id) throw new Error(`No id source for '${collection}' in the isolation matrix: add one to the fixture`);
+      return `/${collection}/${id}`;
+    })
+    .replace("{n}", ids.versions!);
+}
+
 describe("cross-tenant isolation", () => {
   let a: Awaited<ReturnType<typeof newTenant>>;
   let b: Awaited<ReturnType<typeof newTenant>>;
   let agentA: string;
-  let keyA: { id: string };
+  let routes: Route[];
+  const idsA: Record<string, string> = {};
+  const missingIds: Record<string, string> = {
+    keys: "000000000000",
+    experiences: "exp_missing",
+    cases: "case_missing",
+    episodes: "ep_missing",
+    jobs: "job_missing",
+    versions: "1",
+  };
 
   beforeAll(async () => {
     a = await newTenant();
     b = await newTenant();
     agentA = await newAgent(a.apiKey);
-    keyA = await newKey(a.apiKey, "read");
-    await call("PATCH", `/v1/agents/${agentA}/config`, { key: a.apiKey, body: { k2: 7 } });
-    await call("POST", `/v1/agents/${agentA}/experiences`, { key: a.apiKey, body: { text: "tenant A's lesson" } });
+    const api = (method: string, sub: string, body?: unknown) => call(method, `/v1/agents/${agentA}${sub}`, { key: a.apiKey, body });
+    idsA.keys = (await newKey(a.apiKey, "read")).id;
+    await api("PATCH", "/config", { k2: 7 });
+    idsA.experiences = (await api("POST", "/experiences", { text: "tenant A's lesson" })).body.id;
+    idsA.versions = "1";
+    idsA.cases = (await api("POST", "/cases", { task: "tenant A's case", reward: 1 })).body.id;
+    const openEp = (await api("POST", "/episodes", { task: "tenant A's task" })).body.episodeId;
+    await api("POST", `/episodes/${openEp}/attempts`, { description: "failed first", ok: false, error: "boom" });
+    idsA.episodes = openEp;
+    const mixed = (await api("POST", "/episodes", { task: "tenant A's mixed task" })).body.episodeId;
+    await api("POST", `/episodes/${mixed}/attempts`, { description: "failed first", ok: false, error: "boom" });
+    const ended = await api("POST", `/episodes/${mixed}/end`, { outcome: "success" });
+    idsA.jobs = ended.body.result.jobId;
+    expect(idsA.jobs).toBeTruthy();
+    routes = await documentedRoutes();
   });
 
-  const matrix: [string, (agent: string, key: string) => string, unknown?][] = [
-    ["GET", (ag) => `/v1/agents/${ag}`],
-    ["DELETE", (ag) => `/v1/agents/${ag}`],
-    ["GET", (ag) => `/v1/agents/${ag}/config`],
-    ["PATCH", (ag) => `/v1/agents/${ag}/config`, { k2: 3 }],
-    ["DELETE", (_ag, key) => `/v1/keys/${key}`],
-    ["GET", (ag) => `/v1/agents/${ag}/experiences`],
-    ["POST", (ag) => `/v1/agents/${ag}/experiences`, { text: "planted lesson" }],
-    ["POST", (ag) => `/v1/agents/${ag}/library/batch`, { reason: "x", operations: [{ op: "create", experience: { text: "planted" } }] }],
-    ["GET", (ag) => `/v1/agents/${ag}/library/versions`],
-    ["GET", (ag) => `/v1/agents/${ag}/library/export`],
-    ["POST", (ag) => `/v1/agents/${ag}/library/rollback`, { version: 0 }],
-    ["GET", (ag) => `/v1/agents/${ag}/cases`],
-    ["POST", (ag) => `/v1/agents/${ag}/retrieve`, { query: "lesson" }],
-    ["GET", (ag) => `/v1/agents/${ag}/prompt?query=lesson`],
-    ["POST", (ag) => `/v1/agents/${ag}/rewards`, { episodeId: "ep-1", outcome: "failure" }],
-    ["GET", (ag) => `/v1/agents/${ag}/analytics`],
-    ["POST", (ag) => `/v1/agents/${ag}/episodes`, { task: "planted task" }],
-    ["GET", (ag) => `/v1/agents/${ag}/episodes`],
-    ["GET", (ag) => `/v1/agents/${ag}/jobs`],
-  ];
-
-  for (const [method, path, body] of matrix) {
-    it(`${method} ${path(":agent", ":key")} of another tenant is a 404 like a missing one`, async () => {
-      const foreign = await call(method, path(agentA, keyA.id), { key: b.apiKey, body });
-      const missing = await call(method, path("does-not-exist", "000000000000"), { key: b.apiKey, body });
+  it("another tenant's agent and resources answer 404 like missing ones, on every route", async () => {
+    expect(routes.length).toBeGreaterThanOrEqual(33);
+    for (const r of routes) {
+      const body = r.bodySchema ? SAMPLE_BODIES[r.bodySchema] : undefined;
+      const label = `${r.method} ${r.path}`;
+      const foreign = await call(r.method, fill(r.path, agentA, idsA), { key: b.apiKey, body });
+      const missing = await call(r.method, fill(r.path, "does-not-exist", missingIds), { key: b.apiKey, body });
+      expect(foreign.status, `${label}: ${JSON.stringify(foreign.body)}`).toBe(404);
       expectProblem(foreign, 404, "not-found");
-      expect(missing.status).toBe(404);
-      expect(foreign.body.title).toBe(missing.body.title);
-    });
-  }
+      expect(missing.status, label).toBe(404);
+      expect(foreign.body.title, label).toBe(missing.body.title);
+    }
+  });
+
+  it("a same-named agent of another tenant does not reach A's resource ids", async () => {
+    const shadow = await newTenant();
+    await newAgent(shadow.apiKey, agentA);
+    for (const r of routes.filter((x) => /\{(id|n)\}/.test(x.path) && !x.path.startsWith("/v1/keys/"))) {
+      const body = r.bodySchema ? SAMPLE_BODIES[r.bodySchema] : undefined;
+      const res = await call(r.method, fill(r.path, agentA, idsA), { key: shadow.apiKey, body });
+      expect(res.status, `${r.method} ${r.path}: ${JSON.stringify(res.body)}`).toBe(404);
+      expectProblem(res, 404, "not-found");
+    }
+  });
 
   it("lists never include another tenant's agents or keys", async () => {
     const agents = await call("GET", "/v1/agents", { key: b.apiKey });
     expect(agents.body.items.map((x: any) => x.agentId)).not.toContain(agentA);
     const keys = await call("GET", "/v1/keys", { key: b.apiKey });
-    expect(keys.body.items.map((x: any) => x.id)).not.toContain(keyA.id);
+    expect(keys.body.items.map((x: any) => x.id)).not.toContain(idsA.keys);
   });
 
   it("PUT of an agent id another tenant uses creates a separate agent", async () => {
-    const r = await call("PUT", `/v1/agents/${agentA}`, { key: b.apiKey, body: {} });
+    const c = await newTenant();
+    const r = await call("PUT", `/v1/agents/${agentA}`, { key: c.apiKey, body: {} });
     expect(r.status).toBe(201);
-    const cfgB = await call("GET", `/v1/agents/${agentA}/config`, { key: b.apiKey });
-    expect(cfgB.body.k2).toBe(5);
+    const cfg = await call("GET", `/v1/agents/${agentA}/config`, { key: c.apiKey });
+    expect(cfg.body.k2).toBe(5);
   });
 
   it("tenant A's data is unchanged afterwards", async () => {
-    expect((await call("GET", `/v1/agents/${agentA}`, { key: a.apiKey })).status).toBe(200);
-    expect((await call("GET", `/v1/agents/${agentA}/config`, { key: a.apiKey })).body.k2).toBe(7);
+    const api = (sub: string) => call("GET", `/v1/agents/${agentA}${sub}`, { key: a.apiKey });
+    expect((await api("")).status).toBe(200);
+    expect((await api("/config")).body.k2).toBe(7);
     const keys = await call("GET", "/v1/keys", { key: a.apiKey });
-    expect(keys.body.items.find((k: any) => k.id === keyA.id).revokedAt).toBeNull();
-    const lib = await call("GET", `/v1/agents/${agentA}/experiences?status=all`, { key: a.apiKey });
+    expect(keys.body.items.find((k: any) => k.id === idsA.keys).revokedAt).toBeNull();
+    const lib = await api("/experiences?status=all");
     expect(lib.body.items.map((e: any) => e.text)).toEqual(["tenant A's lesson"]);
-    expect((await call("GET", `/v1/agents/${agentA}/episodes`, { key: a.apiKey })).body.items).toHaveLength(0);
+    expect((await api("/library/versions")).body.items).toHaveLength(1);
+    const cases = await api("/cases?status=all");
+    expect(cases.body.items.find((x: any) => x.id === idsA.cases)).toMatchObject({ task: "tenant A's case", label: "positive" });
+    expect(cases.body.items).toHaveLength(2);
+    const episode = await api(`/episodes/${idsA.episodes}`);
+    expect(episode.body).toMatchObject({ status: "open" });
+    expect(episode.body.attempts).toHaveLength(1);
+    expect((await api("/episodes")).body.items).toHaveLength(2);
+    const jobs = (await api("/jobs")).body.items;
+    expect(jobs.map((j: any) => [j.id, j.status, j.reason])).toEqual([[idsA.jobs, "queued", null]]);
   });
 });

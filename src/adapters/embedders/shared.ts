@@ -1,4 +1,5 @@
 import { l2normalize } from "../../core/vector-math";
+import { chunks } from "../../core/chunks";
 import type { Embedder } from "../embedder";
 
 /**
@@ -23,13 +24,6 @@ export class EmbedderDimsError extends EmbedderError {
     super(provider, message);
     this.name = "EmbedderDimsError";
   }
-}
-
-/** Splits `items` into consecutive runs of at most `size`. */
-export function chunk<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 /**
@@ -96,7 +90,7 @@ export async function embedInBatches(
   texts.forEach((t, i) => {
     if (!isBlank(t)) pending.push(i);
   });
-  for (const positions of chunk(pending, batchSize)) {
+  for (const positions of chunks(pending, batchSize)) {
     const vectors = await request(positions.map((i) => texts[i]!), positions);
     positions.forEach((pos, j) => (out[pos] = vectors[j]!));
   }

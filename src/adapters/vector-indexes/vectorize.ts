@@ -1,4 +1,5 @@
 import { VectorMatrix } from "../../core/vector-math";
+import { chunks } from "../../core/chunks";
 import type { VectorHit, VectorIndex } from "../vector-index";
 
 /** Vectorize caps ids and namespace names at 64 bytes. */
@@ -121,8 +122,7 @@ export class VectorizeVectorIndex implements VectorIndex {
       if (it.vector.length !== this.dims) throw new RangeError(`vector ${it.id} has ${it.vector.length} dims, index expects ${this.dims}`);
     }
     this.prune();
-    for (let i = 0; i < items.length; i += VECTORIZE_WRITE_CHUNK) {
-      const batch = items.slice(i, i + VECTORIZE_WRITE_CHUNK);
+    for (const batch of chunks(items, VECTORIZE_WRITE_CHUNK)) {
       const ids = await Promise.all(batch.map((it) => this.vectorId(it.id)));
       try {
         await this.binding.upsert(
@@ -139,8 +139,7 @@ export class VectorizeVectorIndex implements VectorIndex {
 
   async remove(ids: string[]): Promise<void> {
     this.prune();
-    for (let i = 0; i < ids.length; i += VECTORIZE_WRITE_CHUNK) {
-      const batch = ids.slice(i, i + VECTORIZE_WRITE_CHUNK);
+    for (const batch of chunks(ids, VECTORIZE_WRITE_CHUNK)) {
       const vectorIds = await Promise.all(batch.map((id) => this.vectorId(id)));
       try {
         await this.binding.deleteByIds(vectorIds);
@@ -212,19 +211,6 @@ export class VectorizeVectorIndex implements VectorIndex {
       const known = this.pendingMeta.get(id)?.writtenAt ?? this.tombstones.get(id);
       if (known !== undefined && known >= writtenAt) continue;
       this.remember(id, vector, kind, writtenAt);
-    }
-  }
-
-  /** The delete-side counterpart of `seedPending`, so a restart does not resurrect recent deletes. */
-  seedTombstones(items: { id: string; deletedAt: number }[]): void {
-    this.prune();
-    const cutoff = this.now() - this.windowMs;
-    for (const { id, deletedAt } of items) {
-      if (deletedAt <= cutoff) continue;
-      const known = this.pendingMeta.get(id)?.writtenAt ?? this.tombstones.get(id);
-      if (known !== undefined && known >= deletedAt) continue;
-      this.forgetPending(id);
-      this.tombstones.set(id, deletedAt);
     }
   }
 
