@@ -15,6 +15,9 @@ import {
   type LibraryRef,
 } from "../core/evaluation/types";
 import { isGroupVerifier } from "../core/verifiers";
+import type { RolloutAnswer } from "../core/practice/run-types";
+import { capText, MAX_ANSWER_CHARS } from "../core/practice/units";
+import { trajectoryText } from "../practice/rollout-webhook";
 import { conflict, notFound, ProblemError, unprocessable } from "../http/problem";
 import { runUnit, type UnitPurposes } from "../practice/run-unit";
 import { callMemory, memoryStub } from "./agent-memory";
@@ -297,4 +300,31 @@ export async function comparisonView(env: Env, who: Caller, comparisonId: string
     error: a.error ?? b.error,
     createdAt: row.createdAt,
   };
+}
+
+/** Evaluation ids start with this, which tells an evaluation's rollout id from a practice run's. */
+export const isEvaluationId = (id: string) => id.startsWith("ev_");
+
+/**
+ * Records the late result of an evaluation's webhook rollout (the agent answered 202). The
+ * evaluation must belong to the key's tenant (and agents), else it is a 404 like a missing one.
+ */
+export async function evaluationRolloutResult(
+  env: Env,
+  key: { tenantId: string; agentIds: string[] | null },
+  ref: { runId: string; key: string },
+  answer: RolloutAnswer,
+): Promise<"accepted" | "duplicate"> {
+  const row = await db(env)
+    .select({ agentId: evaluations.agentId })
+    .from(evaluations)
+    .where(and(eq(evaluations.evaluationId, ref.runId), eq(evaluations.tenantId, key.tenantId)))
+    .get();
+  if (!row || (key.agentIds && !key.agentIds.includes(row.agentId))) throw notFound(`Rollout of evaluation '${ref.runId}' does not exist.`);
+  const outcome = await evaluationStub(env, ref.runId).rolloutResult(ref.key, {
+    answer: capText(answer.answer, MAX_ANSWER_CHARS),
+    trajectory: trajectoryText(answer.trajectory),
+  });
+  if (outcome === "unknown") throw notFound(`Rollout of evaluation '${ref.runId}' does not exist.`);
+  return outcome;
 }
