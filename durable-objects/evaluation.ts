@@ -6,9 +6,8 @@ import { EVALUATION_SCHEMA } from "./evaluation/schema";
 import { EvaluationMachine, UNIT_TIMEOUT_MS, type EvaluationInit, type EvaluationTask } from "./evaluation/machine";
 import { createLogger } from "../src/http/logger";
 import { syncEvaluationRow } from "../src/services/evaluation";
+import { SerialPasses, sendUnits } from "./unit-effects";
 
-/** Queue sendBatch takes at most 100 messages. */
-const SEND_BATCH = 100;
 /** A claim's lease is a little shorter than the unit's timeout, so a resent unit can always be claimed. */
 const LEASE_MS = UNIT_TIMEOUT_MS - 30_000;
 
@@ -20,8 +19,7 @@ const LEASE_MS = UNIT_TIMEOUT_MS - 30_000;
 export class Evaluation extends DurableObject<Env> {
   private initError: unknown = null;
   private machine!: EvaluationMachine;
-  private flushing: Promise<void> | null = null;
-  private flushAgain = false;
+  private readonly effects = new SerialPasses(() => this.flushOnce());
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -55,7 +53,7 @@ export class Evaluation extends DurableObject<Env> {
   }
 
   async start() {
-    if (this.tx(() => this.machine.start())) await this.flush();
+    if (this.tx(() => this.machine.start())) await this.effects.request();
     return this.tx(() => this.machine.view());
   }
 
@@ -69,13 +67,13 @@ export class Evaluation extends DurableObject<Env> {
 
   async report(key: string, result: UnitResult) {
     const changed = this.tx(() => this.machine.report(key, result));
-    if (changed) await this.flush();
+    if (changed) await this.effects.request();
     return changed;
   }
 
   async rolloutResult(key: string, data: UnitData["rollout"]) {
     const outcome = this.tx(() => this.machine.rolloutResult(key, data));
-    if (outcome === "accepted") await this.flush();
+    if (outcome === "accepted") await this.effects.request();
     return outcome;
   }
 
@@ -85,40 +83,14 @@ export class Evaluation extends DurableObject<Env> {
 
   override async alarm() {
     this.tx(() => this.machine.sweepOverdue());
-    await this.flush();
-  }
-
-  /** Calls that arrive while a flush is under way only ask for one more pass, so effects never run twice at once. */
-  private async flush(): Promise<void> {
-    if (this.flushing) {
-      this.flushAgain = true;
-      return this.flushing;
-    }
-    this.flushing = (async () => {
-      try {
-        do {
-          this.flushAgain = false;
-          await this.flushOnce();
-        } while (this.flushAgain);
-      } finally {
-        this.flushing = null;
-      }
-    })();
-    return this.flushing;
+    await this.effects.request();
   }
 
   private async flushOnce(): Promise<void> {
     const evaluationId = this.machine.row()!.evaluation_id;
     const keys = this.tx(() => this.machine.takeDispatch());
-    for (let i = 0; i < keys.length; i += SEND_BATCH) {
-      const slice = keys.slice(i, i + SEND_BATCH);
-      try {
-        await this.env.PRACTICE.sendBatch(slice.map((key) => ({ body: { type: "evaluation.unit" as const, evaluationId, key } })));
-      } catch {
-        // The alarm (armed below, soon because work is pending) sends them again.
-        this.tx(() => this.machine.unsend(slice));
-      }
-    }
+    // Units that could not be sent go back to pending; the alarm armed below comes back soon for them.
+    await sendUnits(this.env.PRACTICE, keys, (key) => ({ type: "evaluation.unit" as const, evaluationId, key }), (unsent) => this.tx(() => this.machine.unsend(unsent)));
     try {
       const row = this.machine.row()!;
       if (row.synced_status !== row.status) {

@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, lt, or } from "drizzle-orm";
+import { and, asc, desc, eq } from "drizzle-orm";
 import type { Env } from "../env";
 import type { Logger } from "../http/logger";
 import { db } from "../db/client";
+import { olderThan } from "../db/keyset";
 import { datasets, datasetTasks, evaluationComparisons, evaluations } from "../db/schema";
 import { sha256Hex } from "../core/api-key";
 import { pairedBootstrap, winnerOf } from "../core/evaluation/stats";
@@ -16,8 +17,7 @@ import {
 } from "../core/evaluation/types";
 import { isGroupVerifier } from "../core/verifiers";
 import type { RolloutAnswer } from "../core/practice/run-types";
-import { capText, MAX_ANSWER_CHARS } from "../core/practice/units";
-import { trajectoryText } from "../practice/rollout-webhook";
+import { rolloutData } from "../practice/rollout-webhook";
 import { conflict, notFound, ProblemError, unprocessable } from "../http/problem";
 import { runUnit, type UnitPurposes } from "../practice/run-unit";
 import { callMemory, memoryStub } from "./agent-memory";
@@ -242,15 +242,7 @@ export async function listEvaluations(env: Env, who: Caller, limit: number, afte
   const rows = await db(env)
     .select()
     .from(evaluations)
-    .where(
-      and(
-        eq(evaluations.tenantId, who.tenantId),
-        eq(evaluations.agentId, who.agentId),
-        after
-          ? or(lt(evaluations.createdAt, after.createdAt), and(eq(evaluations.createdAt, after.createdAt), lt(evaluations.evaluationId, after.id)))
-          : undefined,
-      ),
-    )
+    .where(and(eq(evaluations.tenantId, who.tenantId), eq(evaluations.agentId, who.agentId), olderThan(evaluations.createdAt, evaluations.evaluationId, after)))
     .orderBy(desc(evaluations.createdAt), desc(evaluations.evaluationId))
     .limit(limit + 1)
     .all();
@@ -321,10 +313,7 @@ export async function evaluationRolloutResult(
     .where(and(eq(evaluations.evaluationId, ref.runId), eq(evaluations.tenantId, key.tenantId)))
     .get();
   if (!row || (key.agentIds && !key.agentIds.includes(row.agentId))) throw notFound(`Rollout of evaluation '${ref.runId}' does not exist.`);
-  const outcome = await evaluationStub(env, ref.runId).rolloutResult(ref.key, {
-    answer: capText(answer.answer, MAX_ANSWER_CHARS),
-    trajectory: trajectoryText(answer.trajectory),
-  });
+  const outcome = await evaluationStub(env, ref.runId).rolloutResult(ref.key, rolloutData(answer));
   if (outcome === "unknown") throw notFound(`Rollout of evaluation '${ref.runId}' does not exist.`);
   return outcome;
 }
