@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { bootstrapInterval } from "../../src/core/evaluation/stats";
+import { ARITHMETIC, practiceFixture, practiceLlm, startRun } from "../practice/harness";
 import { api, captureQueues, evaluationFixture, evaluationLlm, GOOD_LESSON, ledger } from "./harness";
 
 afterEach(() => {
@@ -232,5 +233,31 @@ describe("evaluation input and isolation", () => {
     // The other tenant's dataset cannot be named either.
     const cross = await f.agent("POST", "/evaluations", { datasetId: other.datasetId, policy: { kind: "llm" } });
     expect(cross.status).toBe(422);
+  });
+});
+
+describe("evaluating a practice run's library", () => {
+  it("injects the run's library as it stands, not the agent's", async () => {
+    const f = await practiceFixture(ARITHMETIC);
+    await f.agent("POST", "/experiences", { text: "Show your working." });
+    const q = captureQueues();
+    practiceLlm();
+    const runId = await startRun(f, { epochs: 1, batchSize: 4, groupSize: 3, seed: 7, promote: "never" });
+    await q.pump();
+    const runLib = await f.agent("GET", `/practice-runs/${runId}/library`);
+    expect(runLib.body.items.length).toBeGreaterThan(1);
+    vi.restoreAllMocks();
+
+    const q2 = captureQueues();
+    const llm = evaluationLlm({ right });
+    const r = await f.agent("POST", "/evaluations", { datasetId: f.datasetId, split: "train", library: { runId }, policy: { kind: "llm" }, seed: 1 });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    await q2.pump();
+    const ev = await f.agent("GET", `/evaluations/${r.body.evaluationId}`);
+    expect(ev.body).toMatchObject({ status: "completed", librarySize: runLib.body.items.length, config: { library: { runId }, libraryVersion: null } });
+    const system = llm.sent[0]!.body.messages[0].content as string;
+    runLib.body.items.forEach((e: any, i: number) => expect(system).toContain(`[G${i}]. ${e.text}`));
+    // The agent's own library did not take the run's lessons (promote: never).
+    expect((await f.agent("GET", "/experiences")).body.items).toHaveLength(1);
   });
 });
