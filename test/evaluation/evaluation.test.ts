@@ -85,8 +85,9 @@ describe("evaluation, end to end through the queue and the Evaluation Durable Ob
   });
 
   it("a duplicated delivery of every message changes nothing; lost messages are re-sent by the alarm", async () => {
+    // 20 units: more than an evaluation keeps in flight, so duplicates arrive while it is still running.
     const reference = async (opts: { duplicate?: boolean; lose?: boolean }) => {
-      const f = await evaluationFixture(5);
+      const f = await evaluationFixture(10);
       const q = captureQueues();
       const llm = evaluationLlm({ right });
       const id = await evaluate(f, { samples: 2, seed: 3 });
@@ -108,7 +109,7 @@ describe("evaluation, end to end through the queue and the Evaluation Durable Ob
     };
     const ref = await reference({});
     expect(ref.status).toBe("completed");
-    expect(ref.calls).toBe(10);
+    expect(ref.calls).toBe(20);
     expect(await reference({ duplicate: true })).toEqual(ref);
     expect(await reference({ lose: true })).toEqual(ref);
   });
