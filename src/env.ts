@@ -1,5 +1,6 @@
 import type { AgentMemory } from "../durable-objects/agent-memory";
 import type { PracticeRun } from "../durable-objects/practice-run";
+import type { Evaluation } from "../durable-objects/evaluation";
 import type { JobMessage } from "./jobs/messages";
 import type { Logger } from "./http/logger";
 import type { Principal } from "./http/auth";
@@ -10,8 +11,9 @@ export interface Env {
   DB: D1Database;
   AGENT_MEMORY: DurableObjectNamespace<AgentMemory>;
   PRACTICE_RUN: DurableObjectNamespace<PracticeRun>;
+  EVALUATION: DurableObjectNamespace<Evaluation>;
   JOBS: Queue<JobMessage>;
-  /** Practice-run units: their own queue, so a large run never delays live learning jobs. */
+  /** Practice-run and evaluation units: their own queue, so a large run never delays live learning jobs. */
   PRACTICE: Queue<JobMessage>;
   PRAXIS_ADMIN_KEY?: string;
   MAX_BODY_BYTES?: string;

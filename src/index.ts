@@ -5,6 +5,7 @@ import { runScheduled } from "./cron";
 
 export { AgentMemory } from "../durable-objects/agent-memory";
 export { PracticeRun } from "../durable-objects/practice-run";
+export { Evaluation } from "../durable-objects/evaluation";
 
 const app = createApp();
 

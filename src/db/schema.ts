@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import { RUN_STATUSES } from "../core/practice/run-types";
+import { EVALUATION_STATUSES } from "../core/evaluation/types";
 
 const now = sql`(unixepoch('subsec') * 1000)`;
 
@@ -144,4 +145,43 @@ export const practiceRuns = sqliteTable(
     updatedAt: integer("updated_at").notNull().default(now),
   },
   (t) => [index("practice_runs_agent_idx").on(t.tenantId, t.agentId, t.createdAt)],
+);
+
+/** The listing of evaluations; the evaluation itself (units, rewards) lives in its Evaluation Durable Object. */
+export const evaluations = sqliteTable(
+  "evaluations",
+  {
+    evaluationId: text("evaluation_id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    agentId: text("agent_id").notNull(),
+    datasetId: text("dataset_id").notNull(),
+    status: text("status", { enum: EVALUATION_STATUSES }).notNull(),
+    config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** Accuracy, interval, task count and usage once the evaluation has ended. */
+    summary: text("summary", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    error: text("error"),
+    createdAt: integer("created_at").notNull().default(now),
+    updatedAt: integer("updated_at").notNull().default(now),
+  },
+  (t) => [index("evaluations_agent_idx").on(t.tenantId, t.agentId, t.createdAt)],
+);
+
+/** A comparison names its two evaluations; the paired result is computed from them when read. */
+export const evaluationComparisons = sqliteTable(
+  "evaluation_comparisons",
+  {
+    comparisonId: text("comparison_id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    agentId: text("agent_id").notNull(),
+    datasetId: text("dataset_id").notNull(),
+    evaluationA: text("evaluation_a").notNull(),
+    evaluationB: text("evaluation_b").notNull(),
+    config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdAt: integer("created_at").notNull().default(now),
+  },
+  (t) => [index("evaluation_comparisons_agent_idx").on(t.tenantId, t.agentId, t.createdAt)],
 );

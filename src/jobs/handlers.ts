@@ -4,6 +4,7 @@ import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "./messages";
 import { callMemory, memoryStub } from "../services/agent-memory";
 import { runLiveExtraction } from "../learning/live-extraction";
 import { runPracticeUnit } from "../practice/run-unit";
+import { runEvaluationUnit } from "../services/evaluation";
 
 export interface Delivery {
   /** 1 on first delivery; the last try is QUEUE_MAX_RETRIES + 1. */
@@ -22,6 +23,7 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
     return result;
   },
   "practice.unit": (msg, env, log, delivery) => runPracticeUnit(msg, env, log, delivery),
+  "evaluation.unit": (msg, env, log, delivery) => runEvaluationUnit(msg, env, log, delivery),
   "live.extract": async (msg, env, log, delivery) => {
     try {
       return await runLiveExtraction(msg, env, log);

@@ -58,7 +58,7 @@ export function judgeReward(out: Pick<JudgeOutput, "verdict" | "score">, passThr
  * has one, and the answer, each fenced as data. The LLM layer makes at most one repair call; an
  * answer still unusable after it throws LlmOutputError for the caller to record.
  */
-export async function judgeAnswer(llm: LlmClient, config: JudgeConfig, input: JudgeInput): Promise<JudgeVerdict> {
+export async function judgeAnswer(llm: LlmClient, config: JudgeConfig, input: JudgeInput, purpose = "practice-judge"): Promise<JudgeVerdict> {
   const hasReference = typeof input.groundTruth === "string" && input.groundTruth.trim() !== "";
   const prompt = renderTemplate(judgeTemplate, {
     passThreshold: String(config.passThreshold),
@@ -69,7 +69,7 @@ export async function judgeAnswer(llm: LlmClient, config: JudgeConfig, input: Ju
   });
   const result = await llm.structured({
     role: "judge",
-    purpose: "practice-judge",
+    purpose,
     schema: JudgeOutputSchema,
     schemaName: "practice_judgement",
     temperature: JUDGE_TEMPERATURE,

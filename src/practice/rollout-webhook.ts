@@ -10,6 +10,12 @@ const ImmediateAnswerSchema = z.object({ answer: z.string(), trajectory: z.unkno
 export const trajectoryText = (t: unknown): string | null =>
   t === undefined || t === null ? null : capText(typeof t === "string" ? t : JSON.stringify(t), MAX_TRAJECTORY_CHARS);
 
+/** A rollout's answer as stored, from what the agent sent (at once or later), size-capped. */
+export const rolloutData = (a: { answer: string; trajectory?: unknown }): UnitData["rollout"] => ({
+  answer: capText(a.answer, MAX_ANSWER_CHARS),
+  trajectory: trajectoryText(a.trajectory),
+});
+
 /**
  * One rollout by the user's own agent: a signed POST of `{ runId, rolloutId, task, experiences,
  * temperature }`. The agent answers `{ answer, trajectory? }` at once, or 202 and posts the result
@@ -28,5 +34,5 @@ export async function webhookRollout(input: RolloutInput, secret: string): Promi
   if (!parsed.success) {
     throw new WebhookError("invalid-response", "The policy webhook must answer { answer: string, trajectory? } or 202 and post the result later.", status);
   }
-  return { data: { answer: capText(parsed.data.answer, MAX_ANSWER_CHARS), trajectory: trajectoryText(parsed.data.trajectory) } };
+  return { data: rolloutData(parsed.data) };
 }

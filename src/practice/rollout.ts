@@ -13,7 +13,7 @@ type RolloutInput = Extract<UnitInput, { stage: "rollout" }>;
  * One rollout by the LLM policy: the agent's system prompt with the run's library injected as
  * `[G0]. …` lines (stable, so providers' prompt caching applies across the group), then the task.
  */
-export async function llmRollout(llm: LlmClient, input: RolloutInput): Promise<{ data: UnitData["rollout"]; usage: LlmUsage }> {
+export async function llmRollout(llm: LlmClient, input: RolloutInput, purpose = "practice-rollout"): Promise<{ data: UnitData["rollout"]; usage: LlmUsage }> {
   if (input.policy.kind !== "llm") throw new TypeError("llmRollout needs an llm policy");
   const system = renderTemplate(policyTemplate, {
     system: input.policy.system?.trim() || DEFAULT_SYSTEM,
@@ -21,7 +21,7 @@ export async function llmRollout(llm: LlmClient, input: RolloutInput): Promise<{
   });
   const r = await llm.chat({
     role: "policy",
-    purpose: "practice-rollout",
+    purpose,
     ...(input.policy.model ? { model: input.policy.model } : {}),
     temperature: input.policy.temperature,
     seed: input.seed,

@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import type { Logger } from "../http/logger";
-import type { UnitInput, UnitResult } from "../core/practice/units";
+import type { Claim, UnitInput, UnitResult } from "../core/practice/units";
 import { addUsage, BudgetExceededError, createLlm, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, type LlmUsage } from "../llm";
 import { practiceStub, tenantWebhookSecret } from "../services/practice";
 import { judgeAnswer } from "./judge";
@@ -20,19 +20,34 @@ async function secretOf(env: Env, tenantId: string): Promise<string> {
   return secret;
 }
 
-async function execute(input: UnitInput, env: Env, log: Logger): Promise<UnitResult> {
+/** The ledger purposes of a unit's LLM calls: practice runs and evaluations count separately. */
+export interface UnitPurposes {
+  rollout: string;
+  judge: string;
+}
+
+const PRACTICE_PURPOSES: UnitPurposes = { rollout: "practice-rollout", judge: "practice-judge" };
+
+/** What runs units: a PracticeRun or an Evaluation Durable Object. */
+export interface UnitHost {
+  claim(key: string): Promise<Claim>;
+  report(key: string, result: UnitResult): Promise<boolean>;
+  release(key: string): Promise<void>;
+}
+
+async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPurposes): Promise<UnitResult> {
   const llm = createLlm(env, { tenantId: input.tenantId, agentId: input.agentId, logger: log });
   const done = <D>(r: { data: D; usage: LlmUsage }): UnitResult<D> => ({ data: r.data, usage: usageOf(r.usage) });
   switch (input.stage) {
     case "rollout": {
-      if (input.policy.kind === "llm") return done(await llmRollout(llm, input));
+      if (input.policy.kind === "llm") return done(await llmRollout(llm, input, purposes.rollout));
       const r = await webhookRollout(input, await secretOf(env, input.tenantId));
       return r.awaiting ? { awaiting: true } : { data: r.data };
     }
     case "verify": {
       const v = input.verifier;
       if (v.kind === "llm-judge") {
-        const j = await judgeAnswer(llm, v, { task: input.task, answer: input.answer, groundTruth: input.groundTruth });
+        const j = await judgeAnswer(llm, v, { task: input.task, answer: input.answer, groundTruth: input.groundTruth }, purposes.judge);
         return { data: { reward: j.reward, reasoning: j.reasoning }, usage: usageOf(j.usage) };
       }
       if (v.kind === "webhook") {
@@ -55,27 +70,29 @@ async function execute(input: UnitInput, env: Env, log: Logger): Promise<UnitRes
 }
 
 /**
- * Runs one practice unit: claim it from the run (a unit already done, or leased by a duplicate
- * delivery running alongside, makes no LLM call), run it, report the result. A failure is retried
- * by the queue with backoff; the last attempt reports the failure instead, so the run goes on.
+ * Runs one unit: claim it from its host (a unit already done, or leased by a duplicate delivery
+ * running alongside, makes no LLM call), run it, report the result. A failure is retried by the
+ * queue with backoff; the last attempt reports the failure instead, so the host goes on.
  */
-export async function runPracticeUnit(msg: { runId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) {
-  const run = practiceStub(env, msg.runId);
-  const claim = await run.claim(msg.key);
-  if (claim.status !== "run") return { key: msg.key, skipped: claim.status };
+export async function runUnit(host: UnitHost, key: string, env: Env, log: Logger, delivery: { attempts: number }, purposes: UnitPurposes) {
+  const claim = await host.claim(key);
+  if (claim.status !== "run") return { key, skipped: claim.status };
   try {
-    const result = await execute(claim.input, env, log);
-    await run.report(msg.key, result);
-    return { key: msg.key, reported: true };
+    const result = await execute(claim.input, env, log, purposes);
+    await host.report(key, result);
+    return { key, reported: true };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    if (err instanceof BudgetExceededError) return run.report(msg.key, { error: message, budgetExceeded: true });
-    if (err instanceof LlmNotConfiguredError || err instanceof LlmSettingsError) return run.report(msg.key, { error: message, fatal: true });
+    if (err instanceof BudgetExceededError) return host.report(key, { error: message, budgetExceeded: true });
+    if (err instanceof LlmNotConfiguredError || err instanceof LlmSettingsError) return host.report(key, { error: message, fatal: true });
     // Unusable model output was already given one repair call, and a webhook that answers 4xx or
     // nonsense will answer the same again: record those at once rather than retrying.
     const permanent = err instanceof LlmOutputError || (err instanceof WebhookError && !err.retryable);
-    if (permanent || delivery.attempts > QUEUE_MAX_RETRIES) return run.report(msg.key, { error: message.slice(0, 2000) });
-    await run.release(msg.key);
+    if (permanent || delivery.attempts > QUEUE_MAX_RETRIES) return host.report(key, { error: message.slice(0, 2000) });
+    await host.release(key);
     throw err;
   }
 }
+
+export const runPracticeUnit = (msg: { runId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) =>
+  runUnit(practiceStub(env, msg.runId), msg.key, env, log, delivery, PRACTICE_PURPOSES);

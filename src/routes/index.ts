@@ -16,6 +16,7 @@ import { webhookRoutes } from "./webhook";
 import { webhookSecretRoutes } from "./webhook-secret";
 import { practiceRoutes } from "./practice";
 import { datasetRoutes } from "./datasets";
+import { evaluationRoutes } from "./evaluations";
 
 /** Mount order matters only for docs; every route is a distinct path+method. */
 export function registerRoutes(app: OpenAPIHono<AppEnv>) {
@@ -36,6 +37,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     webhookSecretRoutes,
     webhookRoutes,
     practiceRoutes,
+    evaluationRoutes,
   ]) {
     app.route("/", r);
   }

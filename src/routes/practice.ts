@@ -7,6 +7,7 @@ import { decodeCursor, encodeCursor } from "../core/cursor";
 import { agentFor } from "../services/agents";
 import { admitQueuedRuns, createRun, listRuns, practiceStub, resultForRollout, runRow, runView } from "../services/practice";
 import { requireScope } from "../http/auth";
+import { evaluationRolloutResult, isEvaluationId } from "../services/evaluation";
 import { badRequest, notFound } from "../http/problem";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, timestamp } from "./schemas";
 
@@ -250,7 +251,7 @@ export const practiceRoutes = router()
       method: "post",
       path: "/v1/practice/rollouts/{rolloutId}/result",
       tags: ["practice"],
-      summary: "The result of a webhook rollout that was answered with 202",
+      summary: "The result of a webhook rollout (of a practice run or an evaluation) that was answered with 202",
       security,
       request: {
         params: z.object({ rolloutId: z.string().min(1).max(200).openapi({ param: { name: "rolloutId", in: "path" } }) }),
@@ -266,7 +267,9 @@ export const practiceRoutes = router()
       const key = requireScope(c.get("principal"), "write");
       const ref = parseRolloutId(rolloutId);
       if (!ref) throw notFound(`Rollout '${rolloutId}' does not exist.`);
-      const status = await resultForRollout(c.env, key, ref, c.req.valid("json"));
+      // Evaluations fan rollouts out like practice runs do, so their webhook agents post here too.
+      const record = isEvaluationId(ref.runId) ? evaluationRolloutResult : resultForRollout;
+      const status = await record(c.env, key, ref, c.req.valid("json"));
       return c.json({ rolloutId, status }, 200);
     },
   );

@@ -43,7 +43,7 @@ export function captureQueues() {
   const other: unknown[] = [];
   let n = 0;
   const take = (body: any) => {
-    if (body?.type === "practice.unit") queued.push({ id: `m${n++}`, body, attempts: 1 });
+    if (body?.type === "practice.unit" || body?.type === "evaluation.unit") queued.push({ id: `m${n++}`, body, attempts: 1 });
     else other.push(body);
   };
   vi.spyOn(proto, "send").mockImplementation(async (body: unknown) => {

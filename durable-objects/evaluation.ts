@@ -1,0 +1,110 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../src/env";
+import type { UnitData, UnitResult } from "../src/core/practice/units";
+import { migrateSchema } from "./schema-version";
+import { EVALUATION_SCHEMA } from "./evaluation/schema";
+import { EvaluationMachine, UNIT_TIMEOUT_MS, type EvaluationInit, type EvaluationTask } from "./evaluation/machine";
+import { createLogger } from "../src/http/logger";
+import { syncEvaluationRow } from "../src/services/evaluation";
+import { SerialPasses, sendUnits } from "./unit-effects";
+
+/** A claim's lease is a little shorter than the unit's timeout, so a resent unit can always be claimed. */
+const LEASE_MS = UNIT_TIMEOUT_MS - 30_000;
+
+/**
+ * One instance per evaluation (named by its id). The machine (./evaluation/machine.ts) decides;
+ * this shell performs the effects: enqueueing units, arming the alarm, mirroring the status and
+ * the result into D1 for listing.
+ */
+export class Evaluation extends DurableObject<Env> {
+  private initError: unknown = null;
+  private machine!: EvaluationMachine;
+  private readonly effects = new SerialPasses(() => this.flushOnce());
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => {
+      try {
+        migrateSchema(ctx.storage, EVALUATION_SCHEMA);
+        this.machine = new EvaluationMachine(ctx.storage.sql, () => Date.now());
+      } catch (err) {
+        // Kept and re-thrown per call so a failed init does not leave the input gate broken.
+        this.initError = err;
+      }
+    });
+  }
+
+  private tx<T>(fn: () => T): T {
+    if (this.initError) throw this.initError;
+    return this.ctx.storage.transactionSync(fn);
+  }
+
+  /** Creates the evaluation once; a retried create changes nothing. */
+  async init(input: EvaluationInit, tasks: EvaluationTask[]) {
+    this.tx(() => {
+      if (this.machine.row()) return;
+      this.machine.init(input);
+      this.machine.insertTasks(tasks);
+    });
+  }
+
+  async addTasks(tasks: EvaluationTask[]) {
+    return this.tx(() => (this.machine.row()?.status === "queued" ? this.machine.insertTasks(tasks) : 0));
+  }
+
+  async start() {
+    if (this.tx(() => this.machine.start())) await this.effects.request();
+    return this.tx(() => this.machine.view());
+  }
+
+  async claim(key: string) {
+    return this.tx(() => this.machine.claim(key, LEASE_MS));
+  }
+
+  async release(key: string) {
+    this.tx(() => this.machine.release(key));
+  }
+
+  async report(key: string, result: UnitResult) {
+    const changed = this.tx(() => this.machine.report(key, result));
+    if (changed) await this.effects.request();
+    return changed;
+  }
+
+  async rolloutResult(key: string, data: UnitData["rollout"]) {
+    const outcome = this.tx(() => this.machine.rolloutResult(key, data));
+    if (outcome === "accepted") await this.effects.request();
+    return outcome;
+  }
+
+  async view() {
+    return this.tx(() => (this.machine.row() ? this.machine.view() : null));
+  }
+
+  override async alarm() {
+    this.tx(() => this.machine.sweepOverdue());
+    await this.effects.request();
+  }
+
+  private async flushOnce(): Promise<void> {
+    const evaluationId = this.machine.row()!.evaluation_id;
+    const keys = this.tx(() => this.machine.takeDispatch());
+    // Units that could not be sent go back to pending; the alarm armed below comes back soon for them.
+    await sendUnits(this.env.PRACTICE, keys, (key) => ({ type: "evaluation.unit" as const, evaluationId, key }), (unsent) => this.tx(() => this.machine.unsend(unsent)));
+    try {
+      const row = this.machine.row()!;
+      if (row.synced_status !== row.status) {
+        const view = this.tx(() => this.machine.view());
+        await syncEvaluationRow(this.env, view);
+        this.tx(() => this.machine.markSynced(view.status));
+      }
+    } catch (err) {
+      // The D1 mirror is retried by the alarm armed below; the evaluation's own state is safe.
+      createLogger({ evaluationId }, this.env.LOG_LEVEL).error("evaluation effects failed", { err: String(err) });
+    } finally {
+      const next = this.tx(() => this.machine.nextAlarm());
+      if (next === null) await this.ctx.storage.deleteAlarm();
+      else await this.ctx.storage.setAlarm(next);
+    }
+  }
+}

@@ -1,0 +1,319 @@
+import { and, asc, desc, eq } from "drizzle-orm";
+import type { Env } from "../env";
+import type { Logger } from "../http/logger";
+import { db } from "../db/client";
+import { olderThan } from "../db/keyset";
+import { datasets, datasetTasks, evaluationComparisons, evaluations } from "../db/schema";
+import { sha256Hex } from "../core/api-key";
+import { pairedBootstrap, winnerOf } from "../core/evaluation/stats";
+import {
+  type CompareCreate,
+  type ComparisonView,
+  type EvaluationConfig,
+  type EvaluationCreate,
+  type EvaluationStatus,
+  type EvaluationView,
+  type LibraryRef,
+} from "../core/evaluation/types";
+import { isGroupVerifier } from "../core/verifiers";
+import type { RolloutAnswer } from "../core/practice/run-types";
+import { rolloutData } from "../practice/rollout-webhook";
+import { conflict, notFound, ProblemError, unprocessable } from "../http/problem";
+import { runUnit, type UnitPurposes } from "../practice/run-unit";
+import { callMemory, memoryStub } from "./agent-memory";
+import { practiceStub, runRow } from "./practice";
+import { checkWebhookTargets, requireLlm, resolveVerifier } from "./unit-checks";
+import type { EvaluationTask } from "../../durable-objects/evaluation/machine";
+
+export const evaluationStub = (env: Env, evaluationId: string) => env.EVALUATION.getByName(evaluationId);
+
+const EVALUATION_PURPOSES: UnitPurposes = { rollout: "evaluation-rollout", judge: "evaluation-judge" };
+
+export const runEvaluationUnit = (msg: { evaluationId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) =>
+  runUnit(evaluationStub(env, msg.evaluationId), msg.key, env, log, delivery, EVALUATION_PURPOSES);
+
+/** Tasks go to the evaluation's Durable Object in pieces that stay well under the RPC message limit. */
+const TASK_CHUNK = 500;
+
+interface Caller {
+  tenantId: string;
+  agentId: string;
+}
+
+type Settings = Omit<EvaluationCreate, "library">;
+
+/** Everything about the tasks and their scoring that could be wrong is found here, before anything is stored. */
+async function prepareTasks(env: Env, who: Caller, body: Settings) {
+  const ds = await db(env)
+    .select()
+    .from(datasets)
+    .where(and(eq(datasets.id, body.datasetId), eq(datasets.tenantId, who.tenantId)))
+    .get();
+  if (!ds) throw unprocessable(`Dataset '${body.datasetId}' does not exist.`, [{ path: "datasetId", message: "No such dataset" }]);
+  const tasks: EvaluationTask[] = await db(env)
+    .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth })
+    .from(datasetTasks)
+    .where(and(eq(datasetTasks.datasetId, ds.id), eq(datasetTasks.split, body.split)))
+    .orderBy(asc(datasetTasks.seq))
+    .all();
+  if (tasks.length === 0) {
+    throw unprocessable(`Dataset '${ds.id}' has no ${body.split} tasks to evaluate on.`, [{ path: "split", message: `No ${body.split} tasks` }]);
+  }
+  const verifier = resolveVerifier(body.verifier, ds.verifier, tasks, `${body.split} tasks`);
+  if (isGroupVerifier(verifier) && body.samples < 2) {
+    throw unprocessable("The majority verifier scores a task's samples against each other, so it needs samples ≥ 2.", [
+      { path: "samples", message: "The majority verifier needs at least 2 samples" },
+    ]);
+  }
+  await checkWebhookTargets(env, who.tenantId, body.policy, verifier);
+  if (body.policy.kind === "llm" || verifier.kind === "llm-judge") requireLlm(env);
+  return { tasks, verifier, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
+}
+
+/** A reference to something that does not exist is a 422 on the field that names it, like an unknown dataset. */
+async function orUnprocessable<T>(call: () => Promise<T>, path: string): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof ProblemError && err.status === 404) throw unprocessable(err.message, [{ path, message: "Does not exist" }]);
+    throw err;
+  }
+}
+
+/** The experiences an evaluation injects, in library order, and the agent's library version they are. */
+async function resolveLibrary(env: Env, who: Caller, ref: LibraryRef | null, path: string) {
+  if (ref === null) {
+    const exported = await callMemory(() => memoryStub(env, who.tenantId, who.agentId).exportLibrary());
+    return { library: exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text })), libraryVersion: exported.libraryVersion };
+  }
+  if ("version" in ref) {
+    if (ref.version === 0) return { library: [], libraryVersion: 0 };
+    const detail = await orUnprocessable(() => callMemory(() => memoryStub(env, who.tenantId, who.agentId).libraryVersion(ref.version)), `${path}.version`);
+    return { library: detail.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text })), libraryVersion: ref.version };
+  }
+  await orUnprocessable(() => runRow(env, who, ref.runId), `${path}.runId`);
+  const lib = await practiceStub(env, ref.runId).library();
+  return { library: lib.items.map((e) => ({ id: e.id, text: e.text })), libraryVersion: null };
+}
+
+/** With an Idempotency-Key the id is derived from it, so a retried create finds the first one. */
+async function newId(prefix: string, who: Caller, idempotencyKey?: string) {
+  const tail = idempotencyKey ? (await sha256Hex(`${prefix}|${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24) : crypto.randomUUID().replace(/-/g, "").slice(0, 24);
+  return `${prefix}_${tail}`;
+}
+
+interface Prepared {
+  evaluationId: string;
+  config: EvaluationConfig;
+  library: { id: string; text: string }[];
+  tasks: EvaluationTask[];
+}
+
+const rowOf = (who: Caller, p: Prepared, requestHash: string) => ({
+  evaluationId: p.evaluationId,
+  tenantId: who.tenantId,
+  agentId: who.agentId,
+  datasetId: p.config.datasetId,
+  status: "queued" as const,
+  config: { ...p.config, requestHash },
+});
+
+/** Sets up the evaluation's Durable Object and starts it; a failure is recorded so the row does not stay queued. */
+async function launch(env: Env, who: Caller, p: Prepared) {
+  const stub = evaluationStub(env, p.evaluationId);
+  const input = { evaluationId: p.evaluationId, tenantId: who.tenantId, agentId: who.agentId, datasetId: p.config.datasetId, config: p.config, library: p.library };
+  try {
+    await stub.init(input, p.tasks.slice(0, TASK_CHUNK));
+    for (let i = TASK_CHUNK; i < p.tasks.length; i += TASK_CHUNK) await stub.addTasks(p.tasks.slice(i, i + TASK_CHUNK));
+    await stub.start();
+  } catch (err) {
+    await db(env)
+      .update(evaluations)
+      .set({ status: "failed", error: `setting up the evaluation failed: ${String(err)}`, updatedAt: Date.now() })
+      .where(eq(evaluations.evaluationId, p.evaluationId))
+      .run();
+    throw err;
+  }
+}
+
+function replayOrConflict(prior: { tenantId: string; agentId: string; config: Record<string, unknown> } | undefined, who: Caller, requestHash: string) {
+  if (!prior || prior.tenantId !== who.tenantId || prior.agentId !== who.agentId || prior.config.requestHash !== requestHash) {
+    throw conflict("This Idempotency-Key was already used with a different request body.");
+  }
+}
+
+export async function createEvaluation(env: Env, who: Caller, body: EvaluationCreate, idempotencyKey?: string) {
+  const { tasks, verifier, seed } = await prepareTasks(env, who, body);
+  const library = body.library ?? null;
+  const resolved = await resolveLibrary(env, who, library, "library");
+  const p: Prepared = {
+    evaluationId: await newId("ev", who, idempotencyKey),
+    config: { ...body, library, verifier, seed, libraryVersion: resolved.libraryVersion },
+    library: resolved.library,
+    tasks,
+  };
+  const requestHash = await sha256Hex(JSON.stringify(body));
+  const inserted = await db(env).insert(evaluations).values(rowOf(who, p, requestHash)).onConflictDoNothing().returning({ id: evaluations.evaluationId }).all();
+  if (inserted.length === 0) {
+    replayOrConflict(await db(env).select().from(evaluations).where(eq(evaluations.evaluationId, p.evaluationId)).get(), who, requestHash);
+    return { evaluationId: p.evaluationId, replayed: true };
+  }
+  await launch(env, who, p);
+  return { evaluationId: p.evaluationId, replayed: false };
+}
+
+/**
+ * Starts two evaluations of the same tasks with the same samples and seed (so each task's
+ * sampling seeds match on both sides) and records them as one comparison to poll.
+ */
+export async function createComparison(env: Env, who: Caller, body: CompareCreate, idempotencyKey?: string) {
+  const { tasks, verifier, seed } = await prepareTasks(env, who, body);
+  const sides = await Promise.all((["a", "b"] as const).map((side) => resolveLibrary(env, who, body[side], side)));
+  const comparisonId = await newId("cmp", who, idempotencyKey);
+  const requestHash = await sha256Hex(JSON.stringify(body));
+  const settings = { datasetId: body.datasetId, split: body.split, samples: body.samples, policy: body.policy, verifier, seed };
+  const prepared: Prepared[] = (["a", "b"] as const).map((side, i) => ({
+    evaluationId: `ev_${comparisonId.slice(4)}${side}`,
+    config: { ...settings, library: body[side], libraryVersion: sides[i]!.libraryVersion },
+    library: sides[i]!.library,
+    tasks,
+  }));
+  const d = db(env);
+  const [created] = await d.batch([
+    d
+      .insert(evaluationComparisons)
+      .values({
+        comparisonId,
+        tenantId: who.tenantId,
+        agentId: who.agentId,
+        datasetId: body.datasetId,
+        evaluationA: prepared[0]!.evaluationId,
+        evaluationB: prepared[1]!.evaluationId,
+        config: { ...settings, a: body.a, b: body.b, requestHash },
+      })
+      .onConflictDoNothing()
+      .returning({ id: evaluationComparisons.comparisonId }),
+    d.insert(evaluations).values(rowOf(who, prepared[0]!, requestHash)).onConflictDoNothing(),
+    d.insert(evaluations).values(rowOf(who, prepared[1]!, requestHash)).onConflictDoNothing(),
+  ]);
+  const ids = { comparisonId, evaluations: { a: prepared[0]!.evaluationId, b: prepared[1]!.evaluationId } };
+  if (created.length === 0) {
+    replayOrConflict(await d.select().from(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).get(), who, requestHash);
+    return { ...ids, replayed: true };
+  }
+  await Promise.all(prepared.map((p) => launch(env, who, p)));
+  return { ...ids, replayed: false };
+}
+
+/** Mirrors an evaluation's status and result into its D1 row, for listing. */
+export async function syncEvaluationRow(env: Env, view: EvaluationView) {
+  const summary = view.accuracy === null ? null : { accuracy: view.accuracy, interval: view.interval, tasks: view.tasks.length, usage: view.usage };
+  await db(env)
+    .update(evaluations)
+    .set({ status: view.status, summary, error: view.error, updatedAt: Date.now() })
+    .where(eq(evaluations.evaluationId, view.evaluationId))
+    .run();
+}
+
+/** The evaluation's D1 row for the caller's tenant and agent; another tenant's is a 404 like a missing one. */
+async function evaluationRow(env: Env, who: Caller, evaluationId: string) {
+  const row = await db(env)
+    .select()
+    .from(evaluations)
+    .where(and(eq(evaluations.evaluationId, evaluationId), eq(evaluations.tenantId, who.tenantId), eq(evaluations.agentId, who.agentId)))
+    .get();
+  if (!row) throw notFound(`Evaluation '${evaluationId}' does not exist.`);
+  return row;
+}
+
+async function liveView(env: Env, evaluationId: string): Promise<EvaluationView> {
+  // The RPC type widens the interval tuple to an array; the value is the DO's EvaluationView.
+  const view = (await evaluationStub(env, evaluationId).view()) as EvaluationView | null;
+  if (!view) throw new ProblemError(503, "service-unavailable", `Evaluation '${evaluationId}' is still being created; try again.`);
+  return view;
+}
+
+export async function evaluationView(env: Env, who: Caller, evaluationId: string) {
+  await evaluationRow(env, who, evaluationId);
+  return liveView(env, evaluationId);
+}
+
+export async function listEvaluations(env: Env, who: Caller, limit: number, after?: { createdAt: number; id: string }) {
+  const rows = await db(env)
+    .select()
+    .from(evaluations)
+    .where(and(eq(evaluations.tenantId, who.tenantId), eq(evaluations.agentId, who.agentId), olderThan(evaluations.createdAt, evaluations.evaluationId, after)))
+    .orderBy(desc(evaluations.createdAt), desc(evaluations.evaluationId))
+    .limit(limit + 1)
+    .all();
+  return { rows: rows.slice(0, limit), more: rows.length > limit };
+}
+
+function combinedStatus(a: EvaluationStatus, b: EvaluationStatus): EvaluationStatus {
+  if (a === "failed" || b === "failed") return "failed";
+  if (a === "completed" && b === "completed") return "completed";
+  return a === "queued" && b === "queued" ? "queued" : "running";
+}
+
+/** Both sides as they stand and, once both completed, the paired difference over the tasks both scored. */
+export async function comparisonView(env: Env, who: Caller, comparisonId: string): Promise<ComparisonView> {
+  const row = await db(env)
+    .select()
+    .from(evaluationComparisons)
+    .where(and(eq(evaluationComparisons.comparisonId, comparisonId), eq(evaluationComparisons.tenantId, who.tenantId), eq(evaluationComparisons.agentId, who.agentId)))
+    .get();
+  if (!row) throw notFound(`Comparison '${comparisonId}' does not exist.`);
+  const [a, b] = await Promise.all([liveView(env, row.evaluationA), liveView(env, row.evaluationB)]);
+  const status = combinedStatus(a.status, b.status);
+  const seed = a.config.seed;
+  let paired = null;
+  if (status === "completed") {
+    const bMeans = new Map(b.tasks.map((t) => [t.taskId, t.meanReward]));
+    const both = a.tasks.filter((t) => t.meanReward !== null && typeof bMeans.get(t.taskId) === "number");
+    paired = pairedBootstrap(
+      both.map((t) => t.meanReward!),
+      both.map((t) => bMeans.get(t.taskId)!),
+      { seed },
+    );
+  }
+  const side = (v: EvaluationView) => ({ evaluationId: v.evaluationId, library: v.config.library!, status: v.status, accuracy: v.accuracy, interval: v.interval });
+  return {
+    comparisonId,
+    datasetId: row.datasetId,
+    status,
+    samples: a.config.samples,
+    seed,
+    a: side(a),
+    b: side(b),
+    difference: paired?.difference ?? null,
+    interval: paired?.interval ?? null,
+    winner: paired ? winnerOf(paired) : null,
+    tasks: paired ? { won: paired.won, lost: paired.lost, tied: paired.tied } : null,
+    error: a.error ?? b.error,
+    createdAt: row.createdAt,
+  };
+}
+
+/** Evaluation ids start with this, which tells an evaluation's rollout id from a practice run's. */
+export const isEvaluationId = (id: string) => id.startsWith("ev_");
+
+/**
+ * Records the late result of an evaluation's webhook rollout (the agent answered 202). The
+ * evaluation must belong to the key's tenant (and agents), else it is a 404 like a missing one.
+ */
+export async function evaluationRolloutResult(
+  env: Env,
+  key: { tenantId: string; agentIds: string[] | null },
+  ref: { runId: string; key: string },
+  answer: RolloutAnswer,
+): Promise<"accepted" | "duplicate"> {
+  const row = await db(env)
+    .select({ agentId: evaluations.agentId })
+    .from(evaluations)
+    .where(and(eq(evaluations.evaluationId, ref.runId), eq(evaluations.tenantId, key.tenantId)))
+    .get();
+  if (!row || (key.agentIds && !key.agentIds.includes(row.agentId))) throw notFound(`Rollout of evaluation '${ref.runId}' does not exist.`);
+  const outcome = await evaluationStub(env, ref.runId).rolloutResult(ref.key, rolloutData(answer));
+  if (outcome === "unknown") throw notFound(`Rollout of evaluation '${ref.runId}' does not exist.`);
+  return outcome;
+}
