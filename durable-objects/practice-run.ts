@@ -8,10 +8,9 @@ import { RunStore } from "./practice-run/store";
 import { RunMachine, UNIT_TIMEOUT_MS, type InitInput } from "./practice-run/machine";
 import { RunViews } from "./practice-run/views";
 import { createLogger } from "../src/http/logger";
+import { SerialPasses, sendUnits } from "./unit-effects";
 import { admitQueuedRuns, promoteRun, syncRunRow } from "../src/services/practice";
 
-/** Queue sendBatch takes at most 100 messages. */
-const SEND_BATCH = 100;
 /** A claim's lease is a little shorter than the unit's timeout, so a resent unit can always be claimed. */
 const LEASE_MS = UNIT_TIMEOUT_MS - 30_000;
 
@@ -25,8 +24,8 @@ export class PracticeRun extends DurableObject<Env> {
   private store!: RunStore;
   private machine!: RunMachine;
   private views!: RunViews;
-  private flushing: Promise<void> | null = null;
-  private flushAgain = false;
+  /** Effects passes never overlap: calls during one only ask for one more pass. */
+  private readonly effects = new SerialPasses(() => this.flushOnce());
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -71,13 +70,13 @@ export class PracticeRun extends DurableObject<Env> {
   async start() {
     const started = this.tx(() => (this.store.run() ? this.machine.start() : null));
     if (started === null) return null;
-    if (started) await this.flush();
+    if (started) await this.effects.request();
     return this.views.view();
   }
 
   async cancel() {
     const changed = this.tx(() => this.machine.cancel());
-    if (changed) await this.flush();
+    if (changed) await this.effects.request();
     return this.views.view();
   }
 
@@ -91,13 +90,13 @@ export class PracticeRun extends DurableObject<Env> {
 
   async report(key: string, result: UnitResult) {
     const changed = this.tx(() => this.machine.report(key, result));
-    if (changed) await this.flush();
+    if (changed) await this.effects.request();
     return changed;
   }
 
   async rolloutResult(key: string, data: UnitData["rollout"]) {
     const outcome = this.tx(() => this.machine.rolloutResult(key, data));
-    if (outcome === "accepted") await this.flush();
+    if (outcome === "accepted") await this.effects.request();
     return outcome;
   }
 
@@ -134,43 +133,14 @@ export class PracticeRun extends DurableObject<Env> {
 
   override async alarm() {
     this.tx(() => this.machine.sweepOverdue());
-    await this.flush();
-  }
-
-  /**
-   * Performs the effects of the state the machine left behind. Calls that arrive while a flush is
-   * under way only ask for one more pass, so effects never run twice at once.
-   */
-  private async flush(): Promise<void> {
-    if (this.flushing) {
-      this.flushAgain = true;
-      return this.flushing;
-    }
-    this.flushing = (async () => {
-      try {
-        do {
-          this.flushAgain = false;
-          await this.flushOnce();
-        } while (this.flushAgain);
-      } finally {
-        this.flushing = null;
-      }
-    })();
-    return this.flushing;
+    await this.effects.request();
   }
 
   private async flushOnce(): Promise<void> {
     const run = this.store.mustRun();
     const keys = this.tx(() => this.machine.takeDispatch());
-    for (let i = 0; i < keys.length; i += SEND_BATCH) {
-      const slice = keys.slice(i, i + SEND_BATCH);
-      try {
-        await this.env.PRACTICE.sendBatch(slice.map((key) => ({ body: { type: "practice.unit" as const, runId: run.run_id, key } })));
-      } catch {
-        // The alarm (armed below, soon because work is pending) sends them again.
-        this.tx(() => this.machine.unsend(slice));
-      }
-    }
+    // Units that could not be sent go back to pending; the alarm armed below comes back soon for them.
+    await sendUnits(this.env.PRACTICE, keys, (key) => ({ type: "practice.unit" as const, runId: run.run_id, key }), (unsent) => this.tx(() => this.machine.unsend(unsent)));
     try {
       if (this.store.mustRun().finishing) {
         const promotion: Promotion = await promoteRun(this.env, this.store.mustRun(), this.store.config(), this.store.startLibrary(), this.store.library());

@@ -1,6 +1,6 @@
 /**
- * Effects shared by the Durable Objects that fan units out on the practice queue (an evaluation
- * now; a practice run's shell has the same two pieces inline).
+ * Effects shared by the Durable Objects that fan units out on the practice queue: practice runs
+ * and evaluations.
  */
 
 /** Queue sendBatch takes at most 100 messages. */

@@ -2,7 +2,6 @@ import { rank, type Candidate } from "../../src/core/scoring";
 import { lexicalSimilarity } from "../../src/core/lexical";
 import { tokenize } from "../../src/core/hash-embedder";
 import type { MemoryKind, RetrieveRequest, RetrieveResponse, RetrievedItem } from "../../src/core/memory-types";
-import { MemoryError } from "../memory-error";
 import { chunks, placeholders, type MemoryContext } from "./context";
 import type { Library } from "./library";
 import { experienceEmbedText, type CaseRow } from "./rows";

@@ -1,3 +1,4 @@
+import { recordLateRollout } from "./late-rollout";
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { Env } from "../env";
 import type { Logger } from "../http/logger";
@@ -17,7 +18,6 @@ import {
 } from "../core/evaluation/types";
 import { isGroupVerifier } from "../core/verifiers";
 import type { RolloutAnswer } from "../core/practice/run-types";
-import { rolloutData } from "../practice/rollout-webhook";
 import { conflict, notFound, ProblemError, unprocessable } from "../http/problem";
 import { runUnit, type UnitPurposes } from "../practice/run-unit";
 import { callMemory, memoryStub } from "./agent-memory";
@@ -312,8 +312,5 @@ export async function evaluationRolloutResult(
     .from(evaluations)
     .where(and(eq(evaluations.evaluationId, ref.runId), eq(evaluations.tenantId, key.tenantId)))
     .get();
-  if (!row || (key.agentIds && !key.agentIds.includes(row.agentId))) throw notFound(`Rollout of evaluation '${ref.runId}' does not exist.`);
-  const outcome = await evaluationStub(env, ref.runId).rolloutResult(ref.key, rolloutData(answer));
-  if (outcome === "unknown") throw notFound(`Rollout of evaluation '${ref.runId}' does not exist.`);
-  return outcome;
+  return recordLateRollout(key, ref, row?.agentId ?? null, evaluationStub(env, ref.runId), answer);
 }

@@ -1,11 +1,10 @@
+import { recordLateRollout } from "./late-rollout";
 import { and, asc, desc, eq, lt, or } from "drizzle-orm";
 import type { Env } from "../env";
 import { db } from "../db/client";
 import { datasets, datasetTasks, practiceRuns, tenants } from "../db/schema";
 import { sha256Hex } from "../core/api-key";
 import { type Promotion, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
-import { capText, MAX_ANSWER_CHARS } from "../core/practice/units";
-import { trajectoryText } from "../practice/rollout-webhook";
 import type { RunExperience } from "../core/practice/plan";
 import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
@@ -230,7 +229,6 @@ export async function admitAllQueuedRuns(env: Env): Promise<number> {
   return started;
 }
 
-
 /** Records a webhook rollout's late result; the run must belong to the key's tenant (and agents). */
 export async function resultForRollout(
   env: Env,
@@ -243,11 +241,5 @@ export async function resultForRollout(
     .from(practiceRuns)
     .where(and(eq(practiceRuns.runId, ref.runId), eq(practiceRuns.tenantId, key.tenantId)))
     .get();
-  if (!row || (key.agentIds && !key.agentIds.includes(row.agentId))) throw notFound(`Rollout of run '${ref.runId}' does not exist.`);
-  const outcome = await practiceStub(env, ref.runId).rolloutResult(ref.key, {
-    answer: capText(answer.answer, MAX_ANSWER_CHARS),
-    trajectory: trajectoryText(answer.trajectory),
-  });
-  if (outcome === "unknown") throw notFound(`Rollout of run '${ref.runId}' does not exist.`);
-  return outcome;
+  return recordLateRollout(key, ref, row?.agentId ?? null, practiceStub(env, ref.runId), answer);
 }

@@ -1,5 +1,6 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { call, expectProblem, newAgent, newKey, newTenant } from "../helpers";
+import { api as llmApi, captureQueues } from "../practice/harness";
 
 /**
  * Every route that names an agent or a resource, called with another tenant's admin key on tenant
@@ -24,6 +25,12 @@ const SAMPLE_BODIES: Record<string, unknown> = {
   EpisodeCreate: { task: "planted task" },
   AttemptCreate: { description: "planted attempt", ok: true },
   EpisodeEnd: { outcome: "failure" },
+  TaskUpload: { tasks: [{ id: "planted", task: "planted task" }] },
+  DatasetFromEpisodes: { name: "planted" },
+  PracticeRunCreate: { datasetId: "ds_any", policy: { kind: "llm" } },
+  RolloutAnswer: { answer: "planted" },
+  EvaluationCreate: { datasetId: "ds_any", policy: { kind: "llm" } },
+  ComparisonCreate: { datasetId: "ds_any", a: { version: 0 }, b: { version: 0 } },
 };
 
 /** Creating an agent id in one's own tenant is allowed whatever other tenants use (tested below). */
@@ -58,7 +65,11 @@ function fill(path: string, agentId: string, ids: Record<string, string>): strin
       if (!id) throw new Error(`No id source for '${collection}' in the isolation matrix: add one to the fixture`);
       return `/${collection}/${id}`;
     })
-    .replace("{n}", ids.versions!);
+    .replace("{n}", ids.versions!)
+    .replace(/\{(\w+)\}/g, (m, name: string) => {
+      if (!ids[name]) throw new Error(`No id source for '${m}' in the isolation matrix: add one to the fixture`);
+      return ids[name]!;
+    });
 }
 
 describe("cross-tenant isolation", () => {
@@ -74,6 +85,11 @@ describe("cross-tenant isolation", () => {
     episodes: "ep_missing",
     jobs: "job_missing",
     versions: "1",
+    datasetId: "ds_missing",
+    runId: "run_missing",
+    rolloutId: "run_missing.e0.s0.t0.r0",
+    evaluationId: "ev_missing",
+    comparisonId: "cmp_missing",
   };
 
   beforeAll(async () => {
@@ -94,8 +110,18 @@ describe("cross-tenant isolation", () => {
     const ended = await api("POST", `/episodes/${mixed}/end`, { outcome: "success" });
     idsA.jobs = ended.body.result.jobId;
     expect(idsA.jobs).toBeTruthy();
+    // Runs and evaluations need an LLM configured: created through the Worker with one, never sent on.
+    captureQueues();
+    const withLlm = (method: string, path: string, body?: unknown) => llmApi(method, path, a.apiKey, body);
+    idsA.datasetId = (await withLlm("POST", "/v1/datasets", { name: "A's set", holdoutFraction: 0.5, tasks: [{ id: "t1", task: "2+2?", groundTruth: "4", split: "train" }, { id: "t2", task: "3+3?", groundTruth: "6", split: "holdout" }] })).body.datasetId;
+    idsA.runId = (await withLlm("POST", `/v1/agents/${agentA}/practice-runs`, { datasetId: idsA.datasetId, policy: { kind: "llm" } })).body.runId;
+    idsA.rolloutId = `${idsA.runId}.e0.s0.t0.r0`;
+    idsA.evaluationId = (await withLlm("POST", `/v1/agents/${agentA}/evaluations`, { datasetId: idsA.datasetId, policy: { kind: "llm" } })).body.evaluationId;
+    idsA.comparisonId = (await withLlm("POST", `/v1/agents/${agentA}/evaluations/compare`, { datasetId: idsA.datasetId, a: { version: 0 }, b: { version: 1 } })).body.comparisonId;
+    for (const k of ["datasetId", "runId", "evaluationId", "comparisonId"]) expect(idsA[k], k).toBeTruthy();
     routes = await documentedRoutes();
   });
+  afterAll(() => vi.restoreAllMocks());
 
   it("another tenant's agent and resources answer 404 like missing ones, on every route", async () => {
     expect(routes.length).toBeGreaterThanOrEqual(33);
@@ -114,7 +140,7 @@ describe("cross-tenant isolation", () => {
   it("a same-named agent of another tenant does not reach A's resource ids", async () => {
     const shadow = await newTenant();
     await newAgent(shadow.apiKey, agentA);
-    for (const r of routes.filter((x) => /\{(id|n)\}/.test(x.path) && !x.path.startsWith("/v1/keys/"))) {
+    for (const r of routes.filter((x) => /\{(id|n|datasetId|runId|rolloutId|evaluationId|comparisonId)\}/.test(x.path) && !x.path.startsWith("/v1/keys/"))) {
       const body = r.bodySchema ? SAMPLE_BODIES[r.bodySchema] : undefined;
       const res = await call(r.method, fill(r.path, agentA, idsA), { key: shadow.apiKey, body });
       expect(res.status, `${r.method} ${r.path}: ${JSON.stringify(res.body)}`).toBe(404);

@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
 import { expect, vi } from "vitest";
 import worker from "../../src/index";
-import { chatCompletion, LLM_ENV, type SentRequest } from "../fake-llm";
+import { fakeLlm, LLM_ENV, type SentRequest } from "../fake-llm";
 import { newAgent, newTenant, type Res } from "../helpers";
 
 export const practiceEnv = { ...env, ...LLM_ENV } as typeof env;
@@ -145,7 +145,6 @@ const taskOf = (req: SentRequest) => String(req.body.messages.at(-1)?.content ??
  * `policy(task, seed)` says whether a rollout is right.
  */
 export function practiceLlm(opts: { policy?: (task: string, seed: number) => boolean; batch?: (req: SentRequest) => unknown } = {}) {
-  const sent: SentRequest[] = [];
   const policy = opts.policy ?? ((task: string, seed: number) => (task.includes("17 + 25") ? true : task.includes("84 / 2") ? false : seed % 3 !== 0));
   const reply = (req: SentRequest): unknown => {
     const stage = stageOf(req);
@@ -181,20 +180,7 @@ export function practiceLlm(opts: { policy?: (task: string, seed: number) => boo
     }
     return {};
   };
-  const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    if (!url.startsWith(LLM_ENV.LLM_BASE_URL)) throw new Error(`Unexpected outbound fetch to ${url}`);
-    const body = typeof init?.body === "string" ? JSON.parse(init.body) : null;
-    const req: SentRequest = {
-      url,
-      body,
-      schemaName: body?.response_format?.json_schema?.name ?? null,
-      prompt: (body?.messages ?? []).map((m: { content: string }) => m.content).join("\n"),
-    };
-    sent.push(req);
-    const r = reply(req);
-    return chatCompletion(typeof r === "string" ? r : JSON.stringify(r));
-  });
+  const { sent, spy } = fakeLlm(reply);
   const count = (stage: ReturnType<typeof stageOf>) => sent.filter((s) => stageOf(s) === stage).length;
   return { sent, spy, count };
 }
