@@ -94,6 +94,21 @@ export class PracticeRun extends DurableObject<Env> {
     return changed;
   }
 
+  /** Stores a unit's result and hands the consumer the next pending unit, if any, to run at once. */
+  async reportAndNext(key: string, result: UnitResult) {
+    const { changed, next } = this.tx(() => {
+      const changed = this.machine.report(key, result);
+      return { changed, next: this.machine.takeNext(LEASE_MS) };
+    });
+    if (changed || next) await this.effects.request();
+    return next;
+  }
+
+  async requeue(key: string, error: string) {
+    this.tx(() => this.machine.requeue(key, error));
+    await this.effects.request();
+  }
+
   async rolloutResult(key: string, data: UnitData["rollout"]) {
     const outcome = this.tx(() => this.machine.rolloutResult(key, data));
     if (outcome === "accepted") await this.effects.request();

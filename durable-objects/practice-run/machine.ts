@@ -475,6 +475,35 @@ export class RunMachine {
     return keys;
   }
 
+  /**
+   * Hands the next pending unit straight to a consumer that just finished one, marked sent and
+   * leased as if it had come through the queue. Consumers then keep their slot busy instead of
+   * waiting for the queue's next batch; the run's concurrency is unchanged (one done, one taken).
+   */
+  takeNext(leaseMs: number): { key: string; input: UnitInput } | null {
+    if (!this.active()) return null;
+    const run = this.store.mustRun();
+    const next = this.store.sqlAll<UnitRow>("SELECT * FROM units WHERE status = 'pending' ORDER BY seq LIMIT 1")[0];
+    if (!next) return null;
+    const now = this.now();
+    this.store.sql("UPDATE units SET status = 'sent', sends = sends + 1, deadline = ?, lease_until = ? WHERE key = ?", now + UNIT_TIMEOUT_MS, now + leaseMs, next.key);
+    return { key: next.key, input: this.inputFor(next, run.run_id) };
+  }
+
+  /**
+   * A handed-over unit that failed and may succeed later goes back to the queue; after MAX_SENDS
+   * tries it is recorded as failed, so a unit that keeps failing cannot circulate for ever.
+   */
+  requeue(key: string, error: string): void {
+    const unit = this.store.unit(key);
+    if (!unit || unit.status !== "sent") return;
+    if (unit.sends >= MAX_SENDS) {
+      this.report(key, { error: `failed after ${unit.sends} tries: ${error}` });
+      return;
+    }
+    this.store.sql("UPDATE units SET status = 'pending', lease_until = NULL, deadline = NULL WHERE key = ?", key);
+  }
+
   /** Units whose send failed go back to pending; the alarm tries again soon. */
   unsend(keys: readonly string[]): void {
     for (const key of keys) this.store.sql("UPDATE units SET status = 'pending', sends = sends - 1, deadline = NULL WHERE key = ? AND status = 'sent'", key);

@@ -35,6 +35,10 @@ export interface UnitHost {
   release(key: string): Promise<void>;
 }
 
+/** How long one consumer invocation keeps taking handed-over units, well inside the consumer's wall-time limit. */
+const CHAIN_MS = 60_000;
+const CHAIN_UNITS = 100;
+
 async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPurposes): Promise<UnitResult> {
   const llm = createLlm(env, { tenantId: input.tenantId, agentId: input.agentId, logger: log });
   const done = <D>(r: { data: D; usage: LlmUsage }): UnitResult<D> => ({ data: r.data, usage: usageOf(r.usage) });
@@ -82,17 +86,57 @@ export async function runUnit(host: UnitHost, key: string, env: Env, log: Logger
     await host.report(key, result);
     return { key, reported: true };
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    if (err instanceof BudgetExceededError) return host.report(key, { error: message, budgetExceeded: true });
-    if (err instanceof LlmNotConfiguredError || err instanceof LlmSettingsError) return host.report(key, { error: message, fatal: true });
-    // Unusable model output was already given one repair call, and a webhook that answers 4xx or
-    // nonsense will answer the same again: record those at once rather than retrying.
-    const permanent = err instanceof LlmOutputError || (err instanceof WebhookError && !err.retryable);
-    if (permanent || delivery.attempts > QUEUE_MAX_RETRIES) return host.report(key, { error: message.slice(0, 2000) });
+    const failure = failureResult(err, delivery.attempts);
+    if (failure) return host.report(key, failure);
     await host.release(key);
     throw err;
   }
 }
 
-export const runPracticeUnit = (msg: { runId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) =>
-  runUnit(practiceStub(env, msg.runId), msg.key, env, log, delivery, PRACTICE_PURPOSES);
+/** The result to record for a failed unit, or null when a retry may still succeed. */
+function failureResult(err: unknown, attempts: number): UnitResult | null {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof BudgetExceededError) return { error: message, budgetExceeded: true };
+  if (err instanceof LlmNotConfiguredError || err instanceof LlmSettingsError) return { error: message, fatal: true };
+  // Unusable model output was already given one repair call, and a webhook that answers 4xx or
+  // nonsense will answer the same again: record those at once rather than retrying.
+  const permanent = err instanceof LlmOutputError || (err instanceof WebhookError && !err.retryable);
+  return permanent || attempts > QUEUE_MAX_RETRIES ? { error: message.slice(0, 2000) } : null;
+}
+
+/**
+ * Runs a practice unit from the queue, then keeps running the units the run hands over while
+ * there are any (bounded in time and count). A handed-over unit that fails goes back to the queue
+ * (or, if permanent, is recorded), since it has no message of its own to retry.
+ */
+export async function runPracticeUnit(msg: { runId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) {
+  const host = practiceStub(env, msg.runId);
+  const claim = await host.claim(msg.key);
+  if (claim.status !== "run") return { key: msg.key, skipped: claim.status };
+  const started = Date.now();
+  let current = { key: msg.key, input: claim.input };
+  let chained = 0;
+  for (;;) {
+    let result: UnitResult;
+    try {
+      result = await execute(current.input, env, log, PRACTICE_PURPOSES);
+    } catch (err) {
+      const failure = failureResult(err, chained === 0 ? delivery.attempts : 1);
+      if (failure) await host.report(current.key, failure);
+      else if (chained === 0) {
+        await host.release(current.key);
+        throw err;
+      } else await host.requeue(current.key, err instanceof Error ? err.message : String(err));
+      return { key: msg.key, chained };
+    }
+    const chain = chained < CHAIN_UNITS && Date.now() - started < CHAIN_MS;
+    if (!chain) {
+      await host.report(current.key, result);
+      return { key: msg.key, chained };
+    }
+    const next = await host.reportAndNext(current.key, result);
+    if (!next) return { key: msg.key, chained };
+    current = next;
+    chained++;
+  }
+}

@@ -42,6 +42,7 @@ export function captureQueues() {
   const queued: QueuedMessage[] = [];
   const other: unknown[] = [];
   let n = 0;
+  const stats = { delivered: 0 };
   const take = (body: any) => {
     if (body?.type === "practice.unit" || body?.type === "evaluation.unit") queued.push({ id: `m${n++}`, body, attempts: 1 });
     else other.push(body);
@@ -61,6 +62,7 @@ export function captureQueues() {
     const kept = batch.filter((m) => !opts.drop?.(m));
     if (kept.length === 0) return batch.length;
     const rounds = opts.duplicate ? 2 : 1;
+    stats.delivered += kept.length;
     for (let r = 0; r < rounds; r++) {
       const mb = createMessageBatch("praxis-practice", kept.map((m) => ({ id: m.id, timestamp: new Date(), attempts: m.attempts, body: m.body })));
       const ctx = createExecutionContext();
@@ -86,7 +88,7 @@ export function captureQueues() {
     return rounds;
   }
 
-  return { queued, other, deliverOnce, pump };
+  return { queued, other, stats, deliverOnce, pump };
 }
 
 /** A tenant, an agent and a dataset of train tasks with ground truths. */
