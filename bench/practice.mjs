@@ -59,7 +59,7 @@ const REPEAT = num("--repeat", 3, 1, 20);
 const POLL_MS = 500;
 const WRITE = !flag("--no-write");
 const CALLS_OUT = argv.includes("--calls-out") ? argv[argv.indexOf("--calls-out") + 1] : null;
-const STAGES = ["rollout", "summary", "advantage", "batch"];
+const STAGES = ["rollout", "summary", "advantage", "batch", "review"];
 
 const server = devServer({ keep: flag("--keep"), tmpPrefix: "praxis-bench-practice-" });
 
@@ -69,7 +69,7 @@ const tokens = (chars) => Math.max(1, Math.ceil(chars / 4));
 function stageOf(body) {
   const name = body?.response_format?.json_schema?.name ?? null;
   if (name === null) return "rollout";
-  return { attempt_summaries: "summary", group_advantage: "advantage", batch_plan: "batch" }[name] ?? `other:${name}`;
+  return { attempt_summaries: "summary", group_advantage: "advantage", batch_plan: "batch", safety_review: "review" }[name] ?? `other:${name}`;
 }
 
 /** Task i: "Task i. What is a + b?"; its class (i % 4) says how the policy does on it. */
@@ -116,6 +116,10 @@ function reply(stage, body) {
       reasoning: `The ${ids.length} groups proposed the same lesson about carries; merged into one.`,
       operations: ids.length ? [{ op: "add", targets: [], text: "When adding multi-digit numbers, write down each carry before adding the next column.", reason: `proposed by ${ids.length} groups` }] : [],
     });
+  }
+  if (stage === "review") {
+    const n = (prompt.match(/^\d+\.$/gm) ?? []).length;
+    return JSON.stringify({ verdicts: Array.from({ length: n }, (_, index) => ({ index, safe: true, category: "safe", reason: "ordinary arithmetic advice" })) });
   }
   return "{}";
 }
