@@ -1,24 +1,10 @@
 import { sha256Hex } from "../api-key";
+import { hash32 } from "../hash-embedder";
 
 export type Split = "train" | "holdout";
 
-/**
- * A uniform value in [0, 1) from a string: FNV-1a over its UTF-8 bytes, then the murmur3
- * finaliser so that ids differing in one trailing character land far apart.
- */
-export function unitHash(text: string): number {
-  let h = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(text)) {
-    h ^= byte;
-    h = Math.imul(h, 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) / 2 ** 32;
-}
+/** A uniform value in [0, 1) from a string (the feature hasher's FNV-1a with a murmur3 finaliser). */
+export const unitHash = (text: string): number => hash32(text) / 2 ** 32;
 
 /**
  * The split of a task that names none. It depends only on the id and the dataset's holdout
