@@ -1,19 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { VectorMatrix, cosine, l2normalize } from "../../src/core/vector-math";
+import { seededRandom } from "../../src/core/practice/rng";
 
 const f32 = (...xs: number[]) => Float32Array.from(xs);
 
-/** Small seeded PRNG (mulberry32) so the brute-force comparison is reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so the brute-force comparison is reproducible. */
+const rng = seededRandom;
 
 describe("l2normalize / cosine", () => {
   it("normalises in place and returns the same array", () => {
