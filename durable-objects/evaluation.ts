@@ -5,7 +5,7 @@ import { migrateSchema } from "./schema-version";
 import { EVALUATION_SCHEMA } from "./evaluation/schema";
 import { EvaluationMachine, UNIT_TIMEOUT_MS, type EvaluationInit, type EvaluationTask } from "./evaluation/machine";
 import { createLogger } from "../src/http/logger";
-import { syncEvaluationRow } from "../src/services/evaluation";
+import { reportToPracticeRun, syncEvaluationRow } from "../src/services/evaluation";
 import { SerialPasses, sendUnits } from "./unit-effects";
 
 /** A claim's lease is a little shorter than the unit's timeout, so a resent unit can always be claimed. */
@@ -96,6 +96,7 @@ export class Evaluation extends DurableObject<Env> {
       if (row.synced_status !== row.status) {
         const view = this.tx(() => this.machine.view());
         await syncEvaluationRow(this.env, view);
+        await reportToPracticeRun(this.env, view);
         this.tx(() => this.machine.markSynced(view.status));
       }
     } catch (err) {

@@ -5,11 +5,12 @@ import type { UnitData, UnitResult } from "../src/core/practice/units";
 import { migrateSchema } from "./schema-version";
 import { PRACTICE_RUN_SCHEMA } from "./practice-run/schema";
 import { RunStore } from "./practice-run/store";
-import { RunMachine, UNIT_TIMEOUT_MS, type InitInput } from "./practice-run/machine";
+import { RunMachine, UNIT_TIMEOUT_MS, type EvaluationOutcome, type InitInput } from "./practice-run/machine";
 import { RunViews } from "./practice-run/views";
 import { createLogger } from "../src/http/logger";
 import { SerialPasses, sendUnits } from "./unit-effects";
 import { admitQueuedRuns, promoteRun, syncRunRow } from "../src/services/practice";
+import { launchRunEvaluation, settledEvaluation } from "../src/services/evaluation";
 
 /** A claim's lease is a little shorter than the unit's timeout, so a resent unit can always be claimed. */
 const LEASE_MS = UNIT_TIMEOUT_MS - 30_000;
@@ -140,6 +141,18 @@ export class PracticeRun extends DurableObject<Env> {
     return this.views.library();
   }
 
+  async curve() {
+    this.ready();
+    return this.views.curve();
+  }
+
+  /** A held-out evaluation of one of the run's libraries reports back (more than once is harmless). */
+  async evaluationDone(epoch: number, outcome: EvaluationOutcome) {
+    const changed = this.tx(() => this.machine.evaluationDone(epoch, outcome));
+    if (changed) await this.effects.request();
+    return changed;
+  }
+
   async events(after: number, limit: number) {
     this.ready();
     const run = this.store.run();
@@ -148,6 +161,11 @@ export class PracticeRun extends DurableObject<Env> {
 
   override async alarm() {
     this.tx(() => this.machine.sweepOverdue());
+    // An evaluation reports back when it settles; looking in here covers a report that was lost.
+    for (const e of this.tx(() => this.machine.evaluationsRunning())) {
+      const outcome = await settledEvaluation(this.env, e.evaluation_id).catch(() => null);
+      if (outcome) this.tx(() => this.machine.evaluationDone(e.epoch, outcome));
+    }
     await this.effects.request();
   }
 
@@ -157,8 +175,15 @@ export class PracticeRun extends DurableObject<Env> {
     // Units that could not be sent go back to pending; the alarm armed below comes back soon for them.
     await sendUnits(this.env.PRACTICE, keys, (key) => ({ type: "practice.unit" as const, runId: run.run_id, key }), (unsent) => this.tx(() => this.machine.unsend(unsent)));
     try {
-      if (this.store.mustRun().finishing) {
-        const promotion: Promotion = await promoteRun(this.env, this.store.mustRun(), this.store.config(), this.store.startLibrary(), this.store.library());
+      for (const e of this.tx(() => this.machine.evaluationsToLaunch())) {
+        const failure = await launchRunEvaluation(this.env, this.store.mustRun(), this.store.config(), e);
+        this.tx(() => (failure ? this.machine.evaluationDone(e.epoch, failure) : this.machine.evaluationLaunched(e.epoch)));
+      }
+      if (this.store.mustRun().finishing && this.tx(() => this.machine.evaluationsSettled())) {
+        const { choice, library } = this.tx(() => this.machine.promotionPlan());
+        const promotion: Promotion = choice.promote
+          ? { ...(await promoteRun(this.env, this.store.mustRun(), this.store.config(), this.store.startLibrary(), library, choice.reason)), epoch: choice.epoch }
+          : { promoted: false, reason: choice.reason, epoch: null, version: null, applied: 0, skipped: [] };
         this.tx(() => this.machine.complete(promotion));
       }
       const after = this.store.mustRun();

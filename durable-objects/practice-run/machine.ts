@@ -1,5 +1,7 @@
+import { choosePromotion, shouldStopEarly, type EpochResult, type PromotionChoice } from "../../src/core/practice/gate";
 import {
   applyPlan,
+  enforceCap,
   groupHasContrast,
   labelOf,
   resolvePlan,
@@ -11,11 +13,11 @@ import {
   type RunExperience,
 } from "../../src/core/practice/plan";
 import { epochBatches, rolloutSeed, stepsPerEpoch } from "../../src/core/practice/rng";
-import { isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
+import { DEFAULT_MAX_EXPERIENCES, isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
 import { parseUnitKey, rolloutIdOf, type UnitRef, type UnitStage } from "../../src/core/practice/unit-key";
 import type { Claim, LibraryLine, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
 import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } from "../../src/core/verifiers";
-import type { RunStore, UnitRow } from "./store";
+import type { EvalRow, RunStore, UnitRow } from "./store";
 
 /** How long a sent unit may stay silent before the alarm sends it again. */
 export const UNIT_TIMEOUT_MS = 10 * 60_000;
@@ -28,8 +30,23 @@ export interface InitInput {
   agentId: string;
   datasetId: string;
   config: RunConfig;
-  library: { id: string; text: string }[];
+  library: { id: string; text: string; q?: number }[];
+  /** The agent's starting Q: the utility the library cap assumes for lessons the run writes. */
+  priorQ?: number;
 }
+
+/** What a settled held-out evaluation reports back to its run. */
+export interface EvaluationOutcome {
+  status: "completed" | "failed";
+  accuracy: number | null;
+  interval: [number, number] | null;
+  tokens: number;
+  costUsd: number;
+  error: string | null;
+}
+
+const sameLibrary = (a: readonly RunExperience[], b: readonly RunExperience[]) =>
+  a.length === b.length && a.every((e, i) => e.id === b[i]!.id && e.text === b[i]!.text);
 
 const lines = (lib: readonly RunExperience[]): LibraryLine[] => lib.map((e, i) => ({ label: labelOf(i), text: e.text }));
 const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
@@ -47,7 +64,7 @@ export class RunMachine {
   ) {}
 
   init(input: InitInput): void {
-    const library: RunExperience[] = input.library.map((e) => ({ id: e.id, text: e.text, lineage: [{ op: "start" }] }));
+    const library: RunExperience[] = input.library.map((e) => ({ id: e.id, text: e.text, lineage: [{ op: "start" }], ...(e.q === undefined ? {} : { q: e.q }) }));
     const t = this.now();
     this.store.sqlInsertRun({
       run_id: input.runId,
@@ -58,6 +75,7 @@ export class RunMachine {
       status: "queued",
       library: JSON.stringify(library),
       start_library: JSON.stringify(library),
+      prior_q: input.priorQ ?? 0.5,
       created_at: t,
       updated_at: t,
     });
@@ -71,8 +89,90 @@ export class RunMachine {
     const n = this.store.taskCount();
     this.store.updateRun({ status: "running", started_at: this.now(), steps_per_epoch: stepsPerEpoch(n, cfg.batchSize) });
     this.store.event("status", { status: "running" });
+    if (cfg.evaluate) this.queueEvaluation(0, this.store.startLibrary());
     this.startStep(0, 0);
     return true;
+  }
+
+  /** Records that a library of the run is to be evaluated on held-out tasks; the shell launches it. */
+  private queueEvaluation(epoch: number, library: readonly RunExperience[]): void {
+    const runTag = this.store.mustRun().run_id.replace(/^run_/, "");
+    this.store.sql(
+      "INSERT INTO evals (epoch, evaluation_id, library, status, created_at) VALUES (?, ?, ?, 'pending', ?) ON CONFLICT(epoch) DO NOTHING",
+      epoch,
+      `ev_${runTag}e${epoch}`,
+      JSON.stringify(library),
+      this.now(),
+    );
+    this.store.event("evaluation", { epoch, status: "pending", librarySize: library.length });
+  }
+
+  evaluationsToLaunch(): EvalRow[] {
+    return this.store.evals().filter((e) => e.status === "pending");
+  }
+
+  evaluationsRunning(): EvalRow[] {
+    return this.store.evals().filter((e) => e.status === "running");
+  }
+
+  evaluationLaunched(epoch: number): void {
+    this.store.sql("UPDATE evals SET status = 'running' WHERE epoch = ? AND status = 'pending'", epoch);
+  }
+
+  private settledResults(): EpochResult[] {
+    return this.store
+      .evals()
+      .filter((e) => e.status === "completed" || e.status === "failed")
+      .map((e) => ({
+        epoch: e.epoch,
+        status: e.status as EpochResult["status"],
+        accuracy: e.accuracy,
+        interval: e.interval_low === null || e.interval_high === null ? null : [e.interval_low, e.interval_high],
+      }));
+  }
+
+  /** Stores an evaluation's result once; under `best`, stops the run after `patience` epochs without gain. */
+  evaluationDone(epoch: number, out: EvaluationOutcome): boolean {
+    const row = this.store.evals().find((e) => e.epoch === epoch);
+    if (!row || row.status === "completed" || row.status === "failed") return false;
+    this.store.sql(
+      "UPDATE evals SET status = ?, accuracy = ?, interval_low = ?, interval_high = ?, tokens = ?, cost_usd = ?, error = ?, ended_at = ? WHERE epoch = ?",
+      out.status,
+      out.accuracy,
+      out.interval?.[0] ?? null,
+      out.interval?.[1] ?? null,
+      out.tokens,
+      out.costUsd,
+      out.error,
+      this.now(),
+      epoch,
+    );
+    this.store.event("evaluation", { epoch, status: out.status, holdoutAccuracy: out.accuracy, interval: out.interval, error: out.error });
+    const cfg = this.store.config();
+    if (cfg.promote === "best" && this.active() && shouldStopEarly(this.settledResults(), cfg.patience)) {
+      const run = this.store.mustRun();
+      const reason = `no holdout improvement for ${cfg.patience} epoch(s)`;
+      this.abandonStep(run.epoch, run.step);
+      this.store.updateRun({ finishing: "completed", stopped_early: reason });
+      this.store.event("early-stop", { epoch: run.epoch, step: run.step, reason });
+    }
+    return true;
+  }
+
+  /** A finishing run promotes only once every evaluation it started has settled. */
+  evaluationsSettled(): boolean {
+    return this.store.evals().every((e) => e.status === "completed" || e.status === "failed");
+  }
+
+  /** Which library the finished run promotes, and why (see choosePromotion). */
+  promotionPlan(): { choice: PromotionChoice; library: RunExperience[] } {
+    const cfg = this.store.config();
+    const current = this.store.library();
+    const evals = this.store.evals();
+    const final = [...evals].reverse().find((e) => sameLibrary(JSON.parse(e.library) as RunExperience[], current));
+    const choice = choosePromotion(cfg.promote ?? "always", this.settledResults(), { minGain: cfg.minGain ?? 0, finalEpoch: final?.epoch ?? null });
+    const chosen = choice.promote && choice.epoch !== null ? evals.find((e) => e.epoch === choice.epoch) : undefined;
+    return { choice, library: chosen ? (JSON.parse(chosen.library) as RunExperience[]) : current };
   }
 
   cancel(): boolean {
@@ -185,7 +285,7 @@ export class RunMachine {
     const library = lines(snapshot);
     const stage = u.stage;
     if (stage === "batch") {
-      return { ...ctx, stage, library, groups: this.keptProposals(u.epoch, u.step, snapshot).groups };
+      return { ...ctx, stage, library, maxExperiences: cfg.maxExperiences ?? DEFAULT_MAX_EXPERIENCES, groups: this.keptProposals(u.epoch, u.step, snapshot).groups };
     }
     const task = this.store.task(u.task!);
     const reference = cfg.useGroundTruth ? task.ground_truth : null;
@@ -399,7 +499,13 @@ export class RunMachine {
     const screened = screenPlan(plan.operations, plan.review ?? null);
     const resolved = resolvePlan(screened.ops, snapshot);
     const runTag = run.run_id.replace(/^run_/, "");
-    const { library, changes } = applyPlan(snapshot, resolved.ops, { epoch, step }, (i) => `px_${runTag}_${epoch}_${step}_${i}`);
+    const planned = applyPlan(snapshot, resolved.ops, { epoch, step }, (i) => `px_${runTag}_${epoch}_${step}_${i}`);
+    const cap = cfg.maxExperiences ?? DEFAULT_MAX_EXPERIENCES;
+    const { library, evicted } = enforceCap(planned.library, cap, run.prior_q);
+    const changes = [
+      ...planned.changes,
+      ...evicted.map((e) => ({ op: "delete" as const, id: e.id, before: e.text, after: null, reason: `library cap: at most ${cap} lessons; this one had the least utility` })),
+    ];
 
     const rollouts = this.store.sqlAll<{ reward: number | null }>(
       "SELECT reward FROM units WHERE epoch = ? AND step = ? AND stage = 'rollout'",
@@ -448,6 +554,8 @@ export class RunMachine {
       librarySize: library.length,
     });
     const perEpoch = run.steps_per_epoch;
+    const evaluate = cfg.evaluate;
+    if (evaluate && step + 1 >= perEpoch && (evaluate.every === "epoch" || epoch + 1 >= cfg.epochs)) this.queueEvaluation(epoch + 1, library);
     if (step + 1 < perEpoch) this.startStep(epoch, step + 1);
     else if (epoch + 1 < cfg.epochs) this.startStep(epoch + 1, 0);
     else this.store.updateRun({ finishing: "completed" });
@@ -536,9 +644,11 @@ export class RunMachine {
       const run = this.store.mustRun();
       return run.finishing || run.synced_status !== run.status ? this.now() + 30_000 : null;
     }
+    // The alarm also looks in on evaluations, in case a settled one's report back was lost.
+    const evaluating = this.store.evals().some((e) => e.status === "pending" || e.status === "running");
     const next = this.store.sqlOne<{ at: number | null }>("SELECT MIN(deadline) AS at FROM units WHERE status IN ('sent', 'awaiting')").at;
     const pending = this.store.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM units WHERE status = 'pending'").n;
-    if (pending > 0) return Math.min(next ?? Infinity, this.now() + 30_000);
+    if (pending > 0 || evaluating) return Math.min(next ?? Infinity, this.now() + 30_000);
     return next;
   }
 

@@ -34,4 +34,12 @@ export const PRACTICE_RUN_SCHEMA: readonly string[] = [
   `CREATE INDEX units_status_idx ON units (status, seq);`,
   `CREATE INDEX units_step_idx ON units (epoch, step, stage, task);`,
   `CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL);`,
+  `ALTER TABLE run ADD COLUMN stopped_early TEXT;`,
+  `ALTER TABLE run ADD COLUMN prior_q REAL NOT NULL DEFAULT 0.5;`,
+  `CREATE TABLE evals (
+     epoch INTEGER PRIMARY KEY, evaluation_id TEXT NOT NULL, library TEXT NOT NULL, status TEXT NOT NULL,
+     accuracy REAL, interval_low REAL, interval_high REAL,
+     tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0, error TEXT,
+     created_at INTEGER NOT NULL, ended_at INTEGER
+   );`,
 ];

@@ -18,6 +18,8 @@ export interface RunRow extends Record<string, SqlStorageValue> {
   error: string | null;
   promotion: string | null;
   finishing: "completed" | "budget-exhausted" | null;
+  stopped_early: string | null;
+  prior_q: number;
   synced_status: string | null;
   calls: number;
   tokens_in: number;
@@ -74,6 +76,23 @@ export interface StepRow extends Record<string, SqlStorageValue> {
   ended_at: number | null;
 }
 
+export type EvalStatus = "pending" | "running" | "completed" | "failed";
+
+export interface EvalRow extends Record<string, SqlStorageValue> {
+  epoch: number;
+  evaluation_id: string;
+  library: string;
+  status: EvalStatus;
+  accuracy: number | null;
+  interval_low: number | null;
+  interval_high: number | null;
+  tokens: number;
+  cost_usd: number;
+  error: string | null;
+  created_at: number;
+  ended_at: number | null;
+}
+
 export interface GroupRow extends Record<string, SqlStorageValue> {
   epoch: number;
   step: number;
@@ -103,7 +122,9 @@ export class RunStore {
     return this.sql_.exec<T>(query, ...params).one();
   }
 
-  sqlInsertRun(row: Pick<RunRow, "run_id" | "tenant_id" | "agent_id" | "dataset_id" | "config" | "status" | "library" | "start_library" | "created_at" | "updated_at">): void {
+  sqlInsertRun(
+    row: Pick<RunRow, "run_id" | "tenant_id" | "agent_id" | "dataset_id" | "config" | "status" | "library" | "start_library" | "prior_q" | "created_at" | "updated_at">,
+  ): void {
     const keys = Object.keys(row) as (keyof typeof row)[];
     this.sql_.exec(`INSERT INTO run (id, ${keys.join(", ")}) VALUES (1, ${keys.map(() => "?").join(", ")})`, ...keys.map((k) => row[k]));
   }
@@ -228,6 +249,10 @@ export class RunStore {
   /** Events after an id, their data as stored JSON (it goes to the event stream as it is). */
   events(after: number, limit: number): { id: number; type: string; data: string }[] {
     return this.sql_.exec<{ id: number; type: string; data: string }>("SELECT id, type, data FROM events WHERE id > ? ORDER BY id LIMIT ?", after, limit).toArray();
+  }
+
+  evals(): EvalRow[] {
+    return this.sql_.exec<EvalRow>("SELECT * FROM evals ORDER BY epoch").toArray();
   }
 
   promotion(): Promotion | null {

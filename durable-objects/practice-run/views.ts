@@ -1,9 +1,21 @@
 import { labelOf } from "../../src/core/practice/plan";
-import type { RunView } from "../../src/core/practice/run-types";
+import type { Curve, EpochEvaluation, RunView } from "../../src/core/practice/run-types";
 import type { UnitData, UnitResult } from "../../src/core/practice/units";
-import type { RunStore, StepRow, UnitRow } from "./store";
+import type { EvalRow, RunStore, StepRow, UnitRow } from "./store";
 
 const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
+
+const epochOut = (e: EvalRow): EpochEvaluation => ({
+  epoch: e.epoch,
+  evaluationId: e.evaluation_id,
+  status: e.status,
+  holdoutAccuracy: e.accuracy,
+  interval: e.interval_low === null || e.interval_high === null ? null : [e.interval_low, e.interval_high],
+  librarySize: (JSON.parse(e.library) as unknown[]).length,
+  tokens: e.tokens,
+  costUsd: e.cost_usd,
+  error: e.error,
+});
 
 /** Read models of a run for the API: nothing here writes. */
 export class RunViews {
@@ -40,6 +52,8 @@ export class RunViews {
       usage: { calls: run.calls, tokensIn: run.tokens_in, tokensOut: run.tokens_out, costUsd: run.cost_usd },
       librarySize: this.store.library().length,
       promotion: this.store.promotion(),
+      evaluations: this.store.evals().map(epochOut),
+      stoppedEarly: run.stopped_early ?? null,
       error: run.error,
       createdAt: run.created_at,
       updatedAt: run.updated_at,
@@ -133,6 +147,15 @@ export class RunViews {
         };
       }),
       next: rows.length > filter.limit ? page[page.length - 1]!.seq : null,
+    };
+  }
+
+  curve(): Curve {
+    const steps = this.store.sqlAll<StepRow>("SELECT * FROM steps WHERE status = 'done' ORDER BY epoch, step");
+    return {
+      steps: steps.map((s) => ({ epoch: s.epoch, step: s.step, trainReward: s.mean_reward, librarySize: s.library_size ?? 0, tokens: s.tokens_in + s.tokens_out })),
+      epochs: this.store.evals().map(epochOut),
+      promotion: this.store.promotion(),
     };
   }
 

@@ -87,7 +87,12 @@ export async function batchUpdate(llm: LlmClient, input: Input<"batch">): Promis
       ].join("\n\n"),
     )
     .join("\n\n");
-  const prompt = renderTemplate(batchTemplate, { library: renderLibraryBlock(input.library, NO_LESSONS), proposals });
+  const prompt = renderTemplate(batchTemplate, {
+    library: renderLibraryBlock(input.library, NO_LESSONS),
+    size: String(input.library.length),
+    maxExperiences: String(input.maxExperiences),
+    proposals,
+  });
   const r = await llm.structured({
     role: "learner",
     purpose: "practice-batch",

@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
-import { RolloutAnswerSchema, RunCreateSchema, RunStatusSchema, RunViewSchema } from "../core/practice/run-types";
+import { CurveSchema, RolloutAnswerSchema, RunCreateSchema, RunStatusSchema, RunViewSchema } from "../core/practice/run-types";
 import { parseRolloutId } from "../core/practice/unit-key";
 import { decodeCursor, encodeCursor } from "../core/cursor";
 import { agentFor } from "../services/agents";
-import { admitQueuedRuns, createRun, listRuns, practiceStub, resultForRollout, runRow, runView } from "../services/practice";
+import { admitQueuedRuns, cancelRun, createRun, listRuns, practiceStub, resultForRollout, runCurve, runRow, runView } from "../services/practice";
 import { requireScope } from "../http/auth";
 import { evaluationRolloutResult, isEvaluationId } from "../services/evaluation";
 import { badRequest, notFound } from "../http/problem";
@@ -231,6 +231,22 @@ export const practiceRoutes = router()
   )
   .openapi(
     createRoute({
+      method: "get",
+      path: `${base}/{runId}/curve`,
+      tags: ["practice"],
+      summary: "The learning curve: mean train reward, library size and tokens per step; holdout accuracy with its 95% interval per evaluated epoch (epoch 0, the starting library, first)",
+      security,
+      request: { params: RunParams },
+      responses: { 200: jsonResponse(CurveSchema.openapi("PracticeCurve"), "The curve"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId, runId } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "read");
+      return c.json(await runCurve(c.env, { tenantId: key.tenantId, agentId }, runId), 200);
+    },
+  )
+  .openapi(
+    createRoute({
       method: "post",
       path: `${base}/{runId}/cancel`,
       tags: ["practice"],
@@ -242,8 +258,7 @@ export const practiceRoutes = router()
     async (c) => {
       const { agentId, runId } = c.req.valid("param");
       const { key } = await agentFor(c, agentId, "write");
-      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
-      return c.json(await practiceStub(c.env, runId).cancel(), 200);
+      return c.json(await cancelRun(c.env, { tenantId: key.tenantId, agentId }, runId), 200);
     },
   )
   .openapi(

@@ -14,6 +14,7 @@ import {
   type EvaluationCreate,
   type EvaluationStatus,
   type EvaluationView,
+  isEvaluationDone,
   type LibraryRef,
 } from "../core/evaluation/types";
 import { isGroupVerifier } from "../core/verifiers";
@@ -24,6 +25,10 @@ import { callMemory, memoryStub } from "./agent-memory";
 import { practiceStub, runRow } from "./practice";
 import { checkWebhookTargets, requireLlm, resolveVerifier } from "./unit-checks";
 import type { EvaluationTask } from "../../durable-objects/evaluation/machine";
+import type { EvaluationOutcome } from "../../durable-objects/practice-run/machine";
+import type { EvalRow, RunRow } from "../../durable-objects/practice-run/store";
+import type { RunConfig } from "../core/practice/run-types";
+import type { RunExperience } from "../core/practice/plan";
 
 export const evaluationStub = (env: Env, evaluationId: string) => env.EVALUATION.getByName(evaluationId);
 
@@ -203,6 +208,59 @@ export async function createComparison(env: Env, who: Caller, body: CompareCreat
   }
   await Promise.all(prepared.map((p) => launch(env, who, p)));
   return { ...ids, replayed: false };
+}
+
+/**
+ * Starts the held-out evaluation of one of a practice run's libraries, with the run's policy,
+ * verifier and seed (the same seed each epoch, so epochs are compared on the same samples).
+ * Safe to repeat: the id is fixed by the run and epoch, and every step is idempotent. A problem
+ * that retrying cannot fix (no holdout tasks, a verifier that cannot score them) comes back as
+ * the evaluation's failure; anything else throws and the run's alarm tries again.
+ */
+export async function launchRunEvaluation(env: Env, run: RunRow, cfg: RunConfig, e: EvalRow): Promise<EvaluationOutcome | null> {
+  const who = { tenantId: run.tenant_id, agentId: run.agent_id };
+  const evaluate = cfg.evaluate!;
+  const settings: Settings = { datasetId: run.dataset_id, split: evaluate.split, samples: evaluate.samples, policy: cfg.policy, verifier: cfg.verifier, seed: cfg.seed };
+  let prepared: Awaited<ReturnType<typeof prepareTasks>>;
+  try {
+    prepared = await prepareTasks(env, who, settings);
+  } catch (err) {
+    if (err instanceof ProblemError && err.status < 500) {
+      return { status: "failed", accuracy: null, interval: null, tokens: 0, costUsd: 0, error: err.message };
+    }
+    throw err;
+  }
+  const p: Prepared = {
+    evaluationId: e.evaluation_id,
+    config: { ...settings, library: { runId: run.run_id }, verifier: prepared.verifier, seed: prepared.seed, libraryVersion: null, practice: { runId: run.run_id, epoch: e.epoch } },
+    library: (JSON.parse(e.library) as RunExperience[]).map((x) => ({ id: x.id, text: x.text })),
+    tasks: prepared.tasks,
+  };
+  await db(env).insert(evaluations).values(rowOf(who, p, "")).onConflictDoNothing().run();
+  await launch(env, who, p);
+  return null;
+}
+
+const outcomeOf = (view: EvaluationView): EvaluationOutcome => ({
+  status: view.status === "completed" ? "completed" : "failed",
+  accuracy: view.accuracy,
+  interval: view.interval,
+  tokens: view.usage.tokensIn + view.usage.tokensOut,
+  costUsd: view.usage.costUsd,
+  error: view.error,
+});
+
+/** A run's evaluation once it has settled; null while it is still going. */
+export async function settledEvaluation(env: Env, evaluationId: string): Promise<EvaluationOutcome | null> {
+  const view = (await evaluationStub(env, evaluationId).view()) as EvaluationView | null;
+  return view && isEvaluationDone(view.status) ? outcomeOf(view) : null;
+}
+
+/** Tells the practice run that one of its evaluations settled (repeating it is harmless). */
+export async function reportToPracticeRun(env: Env, view: EvaluationView) {
+  const practice = view.config.practice;
+  if (!practice || !isEvaluationDone(view.status)) return;
+  await practiceStub(env, practice.runId).evaluationDone(practice.epoch, outcomeOf(view));
 }
 
 /** Mirrors an evaluation's status and result into its D1 row, for listing. */

@@ -1,10 +1,10 @@
 import { recordLateRollout } from "./late-rollout";
-import { and, asc, desc, eq, lt, or } from "drizzle-orm";
+import { and, asc, count, desc, eq, lt, or } from "drizzle-orm";
 import type { Env } from "../env";
 import { db } from "../db/client";
 import { datasets, datasetTasks, practiceRuns, tenants } from "../db/schema";
 import { sha256Hex } from "../core/api-key";
-import { type Promotion, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
+import { RunEvaluateSchema, type Curve, type Promotion, type RunView, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
 import type { RunExperience } from "../core/practice/plan";
 import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
@@ -77,8 +77,36 @@ async function prepare(env: Env, who: Caller, body: RunCreate) {
   }
   // Summaries, group advantages and batch updates always need an LLM, whatever the policy is.
   if (!llmConfigured(env)) throw toProblem(new LlmNotConfiguredError())!;
-  const config: RunConfig = { ...body, verifier, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
+  const { promote, evaluate } = await promotionSettings(env, ds.id, body);
+  const config: RunConfig = { ...body, verifier, promote, evaluate, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
   return { ds, tasks, config };
+}
+
+/**
+ * Promotion defaults to the holdout gate when the dataset has a holdout split (there is then
+ * evidence to decide on), else to `always`; gate and best evaluate each epoch unless told otherwise.
+ */
+async function promotionSettings(env: Env, datasetId: string, body: RunCreate): Promise<Pick<RunConfig, "promote" | "evaluate">> {
+  const countIn = async (split: "train" | "holdout") =>
+    (
+      await db(env)
+        .select({ n: count() })
+        .from(datasetTasks)
+        .where(and(eq(datasetTasks.datasetId, datasetId), eq(datasetTasks.split, split)))
+        .get()
+    )?.n ?? 0;
+  const holdout = await countIn("holdout");
+  const promote = body.promote ?? (holdout > 0 ? "gate" : "always");
+  const gated = promote === "gate" || promote === "best";
+  const evaluate = body.evaluate ?? (gated ? RunEvaluateSchema.parse({}) : null);
+  if (promote === "best" && evaluate?.every !== "epoch") {
+    throw unprocessable("'best' picks the best epoch, so it needs an evaluation after every epoch.", [{ path: "evaluate.every", message: "Must be 'epoch' with promote 'best'" }]);
+  }
+  if (evaluate && (await countIn(evaluate.split)) === 0) {
+    const path = body.evaluate ? "evaluate.split" : "promote";
+    throw unprocessable(`Dataset '${datasetId}' has no ${evaluate.split} tasks to evaluate on; '${promote}' needs them.`, [{ path, message: `No ${evaluate.split} tasks` }]);
+  }
+  return { promote, evaluate };
 }
 
 /**
@@ -105,10 +133,11 @@ export async function createRun(env: Env, who: Caller, body: RunCreate, idempote
     }
     return { runId, status: prior.status, replayed: true };
   }
-  const exported = await callMemory(() => memoryStub(env, who.tenantId, who.agentId).exportLibrary());
-  const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text }));
+  const memory = memoryStub(env, who.tenantId, who.agentId);
+  const [exported, agentConfig] = await Promise.all([callMemory(() => memory.exportLibrary()), callMemory(() => memory.getConfig())]);
+  const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
   const stub = practiceStub(env, runId);
-  const input = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config, library };
+  const input = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config, library, priorQ: agentConfig.defaultQ };
   try {
     await stub.init(input, tasks.slice(0, TASK_CHUNK));
     for (let i = TASK_CHUNK; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK));
@@ -161,11 +190,11 @@ export async function syncRunRow(env: Env, runId: string, fields: { status: RunS
 }
 
 /** Hands a finished run's library to the agent as one `practice` version (or records why not). */
-export async function promoteRun(env: Env, run: RunRow, cfg: RunConfig, start: RunExperience[], final: RunExperience[]): Promise<Promotion> {
+/** Promotes a chosen library of a finished run as one library version whose reason carries the evidence. */
+export async function promoteRun(env: Env, run: RunRow, cfg: RunConfig, start: RunExperience[], final: RunExperience[], why: string): Promise<Promotion> {
   const none = (reason: string): Promotion => ({ promoted: false, reason, version: null, applied: 0, skipped: [] });
-  if (cfg.promote === "never") return none("promote is 'never': the learned library stays in the run");
-  const how = run.finishing === "budget-exhausted" ? "stopped by its budget, keeping what its finished steps learned" : "completed";
-  const reason = `practice run ${run.run_id} (${how}): ${cfg.epochs} epoch(s) on dataset ${run.dataset_id}`;
+  const how = run.finishing === "budget-exhausted" ? "stopped by its budget, keeping what its finished steps learned" : run.stopped_early ? `stopped early: ${run.stopped_early}` : "completed";
+  const reason = `practice run ${run.run_id} (${how}): ${cfg.epochs} epoch(s) on dataset ${run.dataset_id}; ${why}`;
   const { value } = await callMemory(() =>
     memoryStub(env, run.tenant_id, run.agent_id).promotePractice({
       runId: run.run_id,
@@ -175,7 +204,7 @@ export async function promoteRun(env: Env, run: RunRow, cfg: RunConfig, start: R
     }),
   );
   if (value.version === null) {
-    return { ...none(value.skipped.length ? "every change was skipped (see skipped)" : "the run's library did not change"), skipped: value.skipped };
+    return { ...none(value.skipped.length ? `${why}; every change was skipped (see skipped)` : `${why}; the library did not change`), skipped: value.skipped };
   }
   return { promoted: true, reason, version: value.version, applied: value.applied, skipped: value.skipped };
 }
@@ -196,7 +225,19 @@ export async function runView(env: Env, who: Caller, runId: string) {
   await runRow(env, who, runId);
   const view = await practiceStub(env, runId).view();
   if (!view) throw new ProblemError(503, "service-unavailable", `Practice run '${runId}' is still being created; try again.`);
-  return view;
+  // The RPC type widens interval tuples to arrays; the value is the DO's RunView.
+  return view as RunView;
+}
+
+export async function cancelRun(env: Env, who: Caller, runId: string) {
+  await runRow(env, who, runId);
+  return (await practiceStub(env, runId).cancel()) as RunView;
+}
+
+/** The run's learning curve: train reward per step, holdout accuracy per evaluated epoch. */
+export async function runCurve(env: Env, who: Caller, runId: string) {
+  await runRow(env, who, runId);
+  return (await practiceStub(env, runId).curve()) as Curve;
 }
 
 export async function listRuns(env: Env, who: Caller, limit: number, after?: { createdAt: number; runId: string }) {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
 import { SplitSchema } from "../practice/dataset-types";
-import { PolicySchema, UsageTotalsSchema } from "../practice/run-types";
+import { IntervalSchema, PolicySchema, UsageTotalsSchema } from "../practice/run-types";
 
 export const EVALUATION_STATUSES = ["queued", "running", "completed", "failed"] as const;
 export const EvaluationStatusSchema = z.enum(EVALUATION_STATUSES);
@@ -43,10 +43,14 @@ export const EvaluationConfigSchema = EvaluationCreateSchema.extend({
   verifier: VerifierSchema,
   seed: z.number().int(),
   libraryVersion: z.number().int().nullable().describe("the agent's library version that was evaluated (null for a run's library)"),
+  practice: z
+    .object({ runId: z.string(), epoch: z.number().int() })
+    .optional()
+    .describe("set when a practice run evaluates one of its libraries: the library after `epoch` training epochs"),
 });
 export type EvaluationConfig = z.infer<typeof EvaluationConfigSchema>;
 
-export const IntervalSchema = z.tuple([z.number(), z.number()]).describe("95% bootstrap interval over tasks [low, high]");
+export { IntervalSchema };
 
 export const TaskScoreSchema = z.object({
   taskId: z.string(),

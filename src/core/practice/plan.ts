@@ -10,6 +10,8 @@ export interface RunExperience {
   id: string;
   text: string;
   lineage: LineageEntry[];
+  /** The agent's Q-value for a lesson the run started with; lessons the run wrote have none yet. */
+  q?: number;
 }
 
 export type LineageEntry =
@@ -66,6 +68,7 @@ export interface LibraryChange {
   before: string | null;
   after: string | null;
   from?: string[];
+  reason?: string;
 }
 
 export const labelOf = (index: number) => `G${index}`;
@@ -246,6 +249,26 @@ export function applyPlan(
     }
   }
   return { library: next.filter((e) => !removed.has(e.id)), changes };
+}
+
+/** When the lesson was last written: start-library lessons never, so they sort first among equals. */
+const lastTouched = (e: RunExperience) => {
+  const last = e.lineage[e.lineage.length - 1];
+  return !last || last.op === "start" ? -1 : last.epoch * 1_000_000 + last.step;
+};
+
+/**
+ * Holds the library to `cap` lessons by removing the lowest-utility ones: the agent's Q where it
+ * has one, `priorQ` (the agent's starting Q) for lessons the run wrote; among equals the lesson
+ * written longest ago goes first, then the earlier one in the library.
+ */
+export function enforceCap(library: readonly RunExperience[], cap: number, priorQ: number): { library: RunExperience[]; evicted: RunExperience[] } {
+  if (library.length <= cap) return { library: library.slice(), evicted: [] };
+  const order = library
+    .map((e, i) => ({ e, i, u: e.q ?? priorQ, t: lastTouched(e) }))
+    .sort((a, b) => a.u - b.u || a.t - b.t || a.i - b.i);
+  const evicted = new Set(order.slice(0, library.length - cap).map((x) => x.e.id));
+  return { library: library.filter((e) => !evicted.has(e.id)), evicted: library.filter((e) => evicted.has(e.id)) };
 }
 
 /** Only groups whose rewards differ teach anything: 0 < mean < 1 and a spread above zero. */

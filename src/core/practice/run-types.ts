@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
+import { SplitSchema } from "./dataset-types";
 
 export const RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "budget-exhausted"] as const;
 export const RunStatusSchema = z.enum(RUN_STATUSES);
@@ -38,6 +39,27 @@ export const BudgetSchema = z
   })
   .strict();
 
+/** Held-out evaluation during a run: epoch 0 is the starting library, then each epoch's (or only the final) library. */
+export const RunEvaluateSchema = z
+  .object({
+    split: SplitSchema.default("holdout"),
+    samples: z.number().int().min(1).max(8).default(1).describe("policy calls per task; a task scores the mean of its samples"),
+    every: z.enum(["epoch", "end"]).default("epoch").describe("evaluate after every epoch, or only the starting and the final library"),
+  })
+  .strict();
+export type RunEvaluate = z.infer<typeof RunEvaluateSchema>;
+
+export const PROMOTE_MODES = ["gate", "best", "always", "never"] as const;
+export const PromoteModeSchema = z
+  .enum(PROMOTE_MODES)
+  .describe(
+    "gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always",
+  );
+export type PromoteMode = z.infer<typeof PromoteModeSchema>;
+
+/** The library size a batch update is told to stay within, and the apply step enforces. */
+export const DEFAULT_MAX_EXPERIENCES = 40;
+
 /** `POST /v1/agents/:agentId/practice-runs`. */
 export const RunCreateSchema = z
   .object({
@@ -51,7 +73,11 @@ export const RunCreateSchema = z
     useGroundTruth: z.boolean().default(true).describe("show ground truths to the summary and advantage calls"),
     concurrency: z.number().int().min(1).max(64).default(16).describe("units of this run in flight at once"),
     budget: BudgetSchema.optional(),
-    promote: z.enum(["always", "never"]).default("always"),
+    promote: PromoteModeSchema.optional(),
+    evaluate: RunEvaluateSchema.optional().describe("held-out evaluation per epoch; on by default under gate and best"),
+    minGain: z.number().min(0).max(1).default(0).describe("gate: the accuracy the final library must gain over the starting one"),
+    patience: z.number().int().min(1).max(20).default(2).describe("best: epochs without improvement before the run stops early"),
+    maxExperiences: z.number().int().min(1).max(500).default(DEFAULT_MAX_EXPERIENCES).describe("the run's library never holds more lessons than this"),
     seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
   })
   .strict();
@@ -61,6 +87,8 @@ export type RunCreate = z.infer<typeof RunCreateSchema>;
 export const RunConfigSchema = RunCreateSchema.extend({
   verifier: VerifierSchema,
   seed: z.number().int(),
+  promote: PromoteModeSchema,
+  evaluate: RunEvaluateSchema.nullable(),
 });
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 
@@ -90,12 +118,47 @@ export const ProgressSchema = z.object({
 
 export const PromotionSchema = z.object({
   promoted: z.boolean(),
-  reason: z.string(),
+  reason: z.string().describe("why the library was or was not promoted, with the holdout evidence when there was an evaluation"),
+  epoch: z.number().int().nullable().optional().describe("the evaluated epoch whose library was promoted (best and gate)"),
   version: z.number().int().nullable(),
   applied: z.number().int(),
   skipped: z.array(z.object({ id: z.string(), op: z.string(), reason: z.string() })),
 });
 export type Promotion = z.infer<typeof PromotionSchema>;
+
+export const IntervalSchema = z.tuple([z.number(), z.number()]).describe("95% bootstrap interval over tasks [low, high]");
+
+export const EVAL_STATUSES = ["pending", "running", "completed", "failed"] as const;
+
+/** One held-out evaluation of a run: `epoch` counts the training epochs behind its library (0: the starting library). */
+export const EpochEvaluationSchema = z.object({
+  epoch: z.number().int(),
+  evaluationId: z.string(),
+  status: z.enum(EVAL_STATUSES),
+  holdoutAccuracy: z.number().nullable(),
+  interval: IntervalSchema.nullable(),
+  librarySize: z.number().int(),
+  tokens: z.number().int(),
+  costUsd: z.number(),
+  error: z.string().nullable(),
+});
+export type EpochEvaluation = z.infer<typeof EpochEvaluationSchema>;
+
+/** `GET …/practice-runs/:runId/curve`: what a learning-curve chart plots. */
+export const CurveSchema = z.object({
+  steps: z.array(
+    z.object({
+      epoch: z.number().int(),
+      step: z.number().int(),
+      trainReward: z.number().nullable().describe("mean reward of the step's rollouts"),
+      librarySize: z.number().int().describe("after the step's update"),
+      tokens: z.number().int(),
+    }),
+  ),
+  epochs: z.array(EpochEvaluationSchema).describe("epoch 0 (the starting library) first"),
+  promotion: PromotionSchema.nullable(),
+});
+export type Curve = z.infer<typeof CurveSchema>;
 
 export const RunViewSchema = z.object({
   runId: z.string(),
@@ -108,6 +171,8 @@ export const RunViewSchema = z.object({
   usage: UsageTotalsSchema,
   librarySize: z.number().int(),
   promotion: PromotionSchema.nullable(),
+  evaluations: z.array(EpochEvaluationSchema),
+  stoppedEarly: z.string().nullable().describe("why a `best` run stopped before its last epoch"),
   error: z.string().nullable(),
   createdAt: z.number().int(),
   updatedAt: z.number().int(),

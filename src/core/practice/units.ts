@@ -33,7 +33,7 @@ export type UnitInput = UnitContext &
         maxOps: number;
         attempts: { summary: string; answer: string; reward: number }[];
       }
-    | { stage: "batch"; library: LibraryLine[]; groups: { taskId: string; task: string; analysis: string; proposals: Proposal[] }[] }
+    | { stage: "batch"; library: LibraryLine[]; maxExperiences: number; groups: { taskId: string; task: string; analysis: string; proposals: Proposal[] }[] }
   );
 
 /** The safety verdict on each operation's text of a batch plan (null: nothing to review); null as a whole when the review failed. */
