@@ -47,8 +47,12 @@ interface Caller {
 
 type Settings = Omit<EvaluationCreate, "library">;
 
-/** Everything about the tasks and their scoring that could be wrong is found here, before anything is stored. */
-async function prepareTasks(env: Env, who: Caller, body: Settings) {
+/**
+ * Everything about the tasks and their scoring that could be wrong is found here, before anything
+ * is stored. A practice run's own evaluations skip the checks of the policy's and verifier's
+ * endpoints: the run passed them when it was created, and they are the run's.
+ */
+async function prepareTasks(env: Env, who: Caller, body: Settings, checkEndpoints = true) {
   const ds = await db(env)
     .select()
     .from(datasets)
@@ -70,8 +74,10 @@ async function prepareTasks(env: Env, who: Caller, body: Settings) {
       { path: "samples", message: "The majority verifier needs at least 2 samples" },
     ]);
   }
-  await checkWebhookTargets(env, who.tenantId, body.policy, verifier);
-  if (body.policy.kind === "llm" || verifier.kind === "llm-judge") requireLlm(env);
+  if (checkEndpoints) {
+    await checkWebhookTargets(env, who.tenantId, body.policy, verifier);
+    if (body.policy.kind === "llm" || verifier.kind === "llm-judge") requireLlm(env);
+  }
   return { tasks, verifier, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
 }
 
@@ -223,7 +229,7 @@ export async function launchRunEvaluation(env: Env, run: RunRow, cfg: RunConfig,
   const settings: Settings = { datasetId: run.dataset_id, split: evaluate.split, samples: evaluate.samples, policy: cfg.policy, verifier: cfg.verifier, seed: cfg.seed };
   let prepared: Awaited<ReturnType<typeof prepareTasks>>;
   try {
-    prepared = await prepareTasks(env, who, settings);
+    prepared = await prepareTasks(env, who, settings, false);
   } catch (err) {
     if (err instanceof ProblemError && err.status < 500) {
       return { status: "failed", accuracy: null, interval: null, tokens: 0, costUsd: 0, error: err.message };

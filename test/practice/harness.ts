@@ -144,14 +144,14 @@ const taskOf = (req: SentRequest) => String(req.body.messages.at(-1)?.content ??
  * A scripted model that answers like one: rollouts answer from the task and the sampling seed
  * (so the same seed gives the same answers, and a group's answers differ), summaries one per
  * attempt, group advantages one lesson about the task, batch updates adding the proposed lessons.
- * `policy(task, seed)` says whether a rollout is right.
+ * `policy(task, seed, prompt)` says whether a rollout is right (the prompt carries the library).
  */
-export function practiceLlm(opts: { policy?: (task: string, seed: number) => boolean; batch?: (req: SentRequest) => unknown } = {}) {
+export function practiceLlm(opts: { policy?: (task: string, seed: number, prompt: string) => boolean; batch?: (req: SentRequest) => unknown } = {}) {
   const policy = opts.policy ?? ((task: string, seed: number) => (task.includes("17 + 25") ? true : task.includes("84 / 2") ? false : seed % 3 !== 0));
   const reply = (req: SentRequest): unknown => {
     const stage = stageOf(req);
     if (stage === "rollout") {
-      const right = policy(taskOf(req), req.body.seed ?? 0);
+      const right = policy(taskOf(req), req.body.seed ?? 0, req.prompt);
       return `Let me work it out step by step.\nFinal answer: ${right ? "42" : "41"}`;
     }
     if (stage === "summary") {
