@@ -112,15 +112,18 @@ describe("remedial practice", () => {
 
   it("does not trigger while the agent succeeds often enough, nor while it is off", async () => {
     const { f, end, runs, now } = await setup();
+    await f.agent("PATCH", "/config", { remedial: REMEDIAL });
     for (const [task, , answer] of HISTORY) await end(task, "success", answer);
+    for (let i = 0; i < 4; i++) await end("What is 9 + 9?", "failure", "17");
+    // 6 of the last 10 succeed: at the minimum, not below it.
     await sweep(f.t.tenantId, f.agentId, now() + 60_000);
-    await f.agent("PATCH", "/config", { remedial: { ...REMEDIAL, minSuccessRate: 0.5 } });
-    for (let i = 0; i < 6; i++) await end("What is 9 + 9?", "failure", "17");
-    // 4 of the last 10 succeed now: below 0.5, but remedial practice is switched off again first.
+    expect(await runs()).toHaveLength(0);
+    await end("What is 9 + 9?", "failure", "17");
     await f.agent("PATCH", "/config", { remedial: { enabled: false } });
     await sweep(f.t.tenantId, f.agentId, now() + 60_000);
     expect(await runs()).toHaveLength(0);
-    await f.agent("PATCH", "/config", { remedial: { enabled: true } });
+    const on = await f.agent("PATCH", "/config", { remedial: { enabled: true } });
+    expect(on.body.remedial).toMatchObject(REMEDIAL);
     await sweep(f.t.tenantId, f.agentId, now() + 2 * 60_000);
     expect(await runs()).toHaveLength(1);
   });
