@@ -5,6 +5,7 @@ import { db } from "./db/client";
 import { createLogger } from "./http/logger";
 import type { JobMessage } from "./jobs/messages";
 import { admitAllQueuedRuns } from "./services/practice";
+import { runDueSchedules } from "./services/schedules";
 
 export const CRON_FREQUENT = "*/5 * * * *";
 export const CRON_DAILY = "17 3 * * *";
@@ -47,7 +48,12 @@ async function pruneAudit(env: Env, at: number) {
 export type CronTasks = Record<string, (env: Env, at: number) => Promise<Record<string, number>>>;
 
 export const cronTasks: CronTasks = {
-  [CRON_FREQUENT]: async (env, at) => ({ sweepsEnqueued: await enqueueSweeps(env, at), practiceRunsAdmitted: await admitAllQueuedRuns(env) }),
+  // Schedules fire before admission, so a run they start is admitted by the same invocation.
+  [CRON_FREQUENT]: async (env, at) => ({
+    sweepsEnqueued: await enqueueSweeps(env, at),
+    practiceSchedulesStarted: await runDueSchedules(env, at),
+    practiceRunsAdmitted: await admitAllQueuedRuns(env),
+  }),
   [CRON_DAILY]: async (env, at) => ({ auditPruned: await pruneAudit(env, at) }),
 };
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RunOptionsSchema } from "./practice/schedule-types";
 
 const unit = z.number().min(0).max(1);
 const signedUnit = z.number().min(-1).max(1);
@@ -63,6 +64,29 @@ export const EmbedderChoiceSchema = z
   })
   .strict();
 
+/**
+ * Remedial practice: when the success rate of the agent's last `windowEpisodes` ended episodes
+ * falls below `minSuccessRate`, a run on a dataset mined from the failing episodes, at most once
+ * per cooldown. The fields carry no defaults here so that a patch leaves unnamed fields alone.
+ */
+const remedialFields = {
+  enabled: z.boolean(),
+  /** The window must be full before the rate counts, so a few early failures never trigger. */
+  windowEpisodes: z.number().int().min(10).max(1000),
+  minSuccessRate: unit,
+  cooldownHours: z.number().min(1).max(8760),
+  run: RunOptionsSchema.describe("run options (as for POST …/practice-runs, without datasetId); a patch replaces them whole"),
+};
+
+export const RemedialConfigSchema = z.object({
+  enabled: remedialFields.enabled.default(false),
+  windowEpisodes: remedialFields.windowEpisodes.default(50),
+  minSuccessRate: remedialFields.minSuccessRate.default(0.6),
+  cooldownHours: remedialFields.cooldownHours.default(24),
+  run: remedialFields.run.default(() => RunOptionsSchema.parse({ policy: { kind: "llm" } })),
+});
+export type RemedialConfig = z.infer<typeof RemedialConfigSchema>;
+
 /** Per-agent tuning; every field has the default from ARCHITECTURE.md. */
 export const AgentConfigSchema = z
   .object({
@@ -78,6 +102,7 @@ export const AgentConfigSchema = z
     retention: RetentionConfigSchema.default(RetentionConfigSchema.parse({})),
     /** null: the deployment's EMBEDDER. Changing it re-embeds the agent's memories in the background. */
     embedder: EmbedderChoiceSchema.nullable().default(null),
+    remedial: RemedialConfigSchema.default(() => RemedialConfigSchema.parse({})),
   })
   .refine((c) => c.k2 <= c.k1, { message: "k2 must not exceed k1", path: ["k2"] });
 
@@ -97,6 +122,7 @@ export const AgentConfigPatchSchema = z
     decay: z.object(DecayConfigSchema.shape).partial().strict(),
     retention: z.object(RetentionConfigSchema.shape).partial().strict(),
     embedder: EmbedderChoiceSchema.nullable(),
+    remedial: z.object(remedialFields).partial().strict(),
   })
   .partial()
   .strict();
@@ -114,6 +140,7 @@ export function applyConfigPatch(current: AgentConfig, patch: AgentConfigPatch) 
     rewardMapping: { ...current.rewardMapping, ...patch.rewardMapping },
     decay: { ...current.decay, ...patch.decay },
     retention: { ...current.retention, ...patch.retention },
+    remedial: { ...current.remedial, ...patch.remedial },
   };
   return AgentConfigSchema.safeParse(merged);
 }

@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { foreignKey, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import { RUN_STATUSES } from "../core/practice/run-types";
 import { EVALUATION_STATUSES } from "../core/evaluation/types";
+import type { ScheduleFire } from "../core/practice/schedule-types";
 
 const now = sql`(unixepoch('subsec') * 1000)`;
 
@@ -184,4 +185,48 @@ export const evaluationComparisons = sqliteTable(
     createdAt: integer("created_at").notNull().default(now),
   },
   (t) => [index("evaluation_comparisons_agent_idx").on(t.tenantId, t.agentId, t.createdAt)],
+);
+
+/**
+ * A practice schedule of an agent. `next_due` is the due time the next fire claims with a
+ * conditional UPDATE; `pending_due` is a claimed fire whose outcome is not recorded yet, which a
+ * later cron finishes should the claiming one have died.
+ */
+export const practiceSchedules = sqliteTable(
+  "practice_schedules",
+  {
+    tenantId: text("tenant_id").notNull(),
+    agentId: text("agent_id").notNull(),
+    name: text("name").notNull(),
+    every: text("every").notNull(),
+    datasetId: text("dataset_id").notNull(),
+    run: text("run", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    enabled: integer("enabled", { mode: "boolean" }).notNull(),
+    nextDue: integer("next_due").notNull(),
+    pendingDue: integer("pending_due"),
+    pendingAt: integer("pending_at"),
+    lastRun: text("last_run", { mode: "json" }).$type<ScheduleFire | null>(),
+    createdAt: integer("created_at").notNull().default(now),
+    updatedAt: integer("updated_at").notNull().default(now),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.agentId, t.name] }),
+    foreignKey({ columns: [t.tenantId, t.agentId], foreignColumns: [agents.tenantId, agents.agentId] }).onDelete("cascade"),
+    index("practice_schedules_due_idx").on(t.enabled, t.nextDue),
+    index("practice_schedules_pending_idx").on(t.pendingDue),
+  ],
+);
+
+/** When remedial practice last triggered for an agent; claimed with one conditional upsert per cooldown. */
+export const remedialClaims = sqliteTable(
+  "remedial_claims",
+  {
+    tenantId: text("tenant_id").notNull(),
+    agentId: text("agent_id").notNull(),
+    lastAt: integer("last_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.agentId] }),
+    foreignKey({ columns: [t.tenantId, t.agentId], foreignColumns: [agents.tenantId, agents.agentId] }).onDelete("cascade"),
+  ],
 );

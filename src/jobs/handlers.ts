@@ -5,6 +5,7 @@ import { callMemory, memoryStub } from "../services/agent-memory";
 import { runLiveExtraction } from "../learning/live-extraction";
 import { runPracticeUnit } from "../practice/run-unit";
 import { runEvaluationUnit } from "../services/evaluation";
+import { checkRemedial } from "../services/remedial";
 
 export interface Delivery {
   /** 1 on first delivery; the last try is QUEUE_MAX_RETRIES + 1. */
@@ -15,7 +16,10 @@ type Handler<T extends JobType> = (msg: Extract<JobMessage, { type: T }>, env: E
 
 /** One handler per message type; the mapped type makes a missing handler a compile error. */
 export const jobHandlers: { [T in JobType]: Handler<T> } = {
-  "agent.sweep": async (msg, env) => callMemory(() => memoryStub(env, msg.tenantId, msg.agentId).sweep(msg.at)),
+  "agent.sweep": async (msg, env) => {
+    const swept = await callMemory(() => memoryStub(env, msg.tenantId, msg.agentId).sweep(msg.at));
+    return { ...swept, remedial: await checkRemedial(env, msg.tenantId, msg.agentId, msg.at) };
+  },
   // Re-embedding goes in batches; each batch re-queues the next so no invocation runs long.
   "agent.reembed": async (msg, env) => {
     const result = await memoryStub(env, msg.tenantId, msg.agentId).reembed(msg.model);

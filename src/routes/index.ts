@@ -17,6 +17,7 @@ import { webhookSecretRoutes } from "./webhook-secret";
 import { practiceRoutes } from "./practice";
 import { datasetRoutes } from "./datasets";
 import { evaluationRoutes } from "./evaluations";
+import { scheduleRoutes } from "./schedules";
 
 /** Mount order matters only for docs; every route is a distinct path+method. */
 export function registerRoutes(app: OpenAPIHono<AppEnv>) {
@@ -38,6 +39,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     webhookRoutes,
     practiceRoutes,
     evaluationRoutes,
+    scheduleRoutes,
   ]) {
     app.route("/", r);
   }

@@ -1,5 +1,5 @@
 import { recordLateRollout } from "./late-rollout";
-import { and, asc, count, desc, eq, lt, or } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, lt, or } from "drizzle-orm";
 import type { Env } from "../env";
 import { db } from "../db/client";
 import { datasets, datasetTasks, practiceRuns, tenants } from "../db/schema";
@@ -36,7 +36,7 @@ interface Caller {
 }
 
 /** Everything that could be wrong with a run request is found here, before anything is stored. */
-async function prepare(env: Env, who: Caller, body: RunCreate) {
+export async function prepare(env: Env, who: Caller, body: RunCreate) {
   const ds = await db(env)
     .select()
     .from(datasets)
@@ -82,6 +82,19 @@ async function prepare(env: Env, who: Caller, body: RunCreate) {
   return { ds, tasks, config };
 }
 
+/** Inserts the run's row unless the agent has another run queued or running, in one statement. */
+async function insertExclusive(env: Env, row: { runId: string; tenantId: string; agentId: string; datasetId: string; config: Record<string, unknown> }) {
+  const r = await env.DB.prepare(
+    `INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config)
+     SELECT ?1, ?2, ?3, ?4, 'queued', ?5
+     WHERE NOT EXISTS (SELECT 1 FROM practice_runs WHERE tenant_id = ?2 AND agent_id = ?3 AND status IN ('queued', 'running') AND run_id <> ?1)
+     ON CONFLICT DO NOTHING RETURNING run_id AS runId`,
+  )
+    .bind(row.runId, row.tenantId, row.agentId, row.datasetId, JSON.stringify(row.config))
+    .all<{ runId: string }>();
+  return r.results;
+}
+
 /**
  * Promotion defaults to the holdout gate when the dataset has a holdout split (there is then
  * evidence to decide on), else to `always`; gate and best evaluate each epoch unless told otherwise.
@@ -112,22 +125,29 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
 /**
  * Creates a run: the D1 row, then the run's Durable Object with the train tasks and a copy of the
  * agent's active library. With an Idempotency-Key the run id is derived from it, so a retried
- * create finds the first run instead of starting a second one.
+ * create finds the first run instead of starting a second one. `exclusive` refuses (409) while
+ * another run of the agent is queued or running, checked in the same statement that inserts.
  */
-export async function createRun(env: Env, who: Caller, body: RunCreate, idempotencyKey?: string) {
+export async function createRun(env: Env, who: Caller, body: RunCreate, idempotencyKey?: string, opts: { exclusive?: boolean } = {}) {
   const { tasks, config } = await prepare(env, who, body);
   const requestHash = await sha256Hex(JSON.stringify(body));
   const runId = idempotencyKey
     ? `run_${(await sha256Hex(`${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24)}`
     : `run_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`;
-  const inserted = await db(env)
-    .insert(practiceRuns)
-    .values({ runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, status: "queued", config: { ...config, requestHash } })
-    .onConflictDoNothing()
-    .returning({ runId: practiceRuns.runId })
-    .all();
+  const row = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config: { ...config, requestHash } };
+  const inserted = opts.exclusive
+    ? await insertExclusive(env, row)
+    : await db(env).insert(practiceRuns).values({ ...row, status: "queued" }).onConflictDoNothing().returning({ runId: practiceRuns.runId }).all();
   if (inserted.length === 0) {
     const prior = await db(env).select().from(practiceRuns).where(eq(practiceRuns.runId, runId)).get();
+    if (!prior && opts.exclusive) {
+      const going = await db(env)
+        .select({ runId: practiceRuns.runId })
+        .from(practiceRuns)
+        .where(and(eq(practiceRuns.tenantId, who.tenantId), eq(practiceRuns.agentId, who.agentId), inArray(practiceRuns.status, ["queued", "running"])))
+        .get();
+      throw conflict(`Practice run '${going?.runId ?? "unknown"}' of this agent is still going.`);
+    }
     if (!prior || prior.tenantId !== who.tenantId || prior.agentId !== who.agentId || prior.config.requestHash !== requestHash) {
       throw conflict("This Idempotency-Key was already used with a different request body.");
     }

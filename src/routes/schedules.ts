@@ -1,0 +1,92 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
+import { SCHEDULE_NAME_RE, SchedulePutSchema, ScheduleSchema } from "../core/practice/schedule-types";
+import { agentFor } from "../services/agents";
+import { audit } from "../services/audit";
+import { deleteSchedule, getSchedule, listSchedules, putSchedule } from "../services/schedules";
+import { AgentParams } from "./schemas";
+
+const base = "/v1/agents/{agentId}/practice-schedules";
+const ScheduleParams = AgentParams.extend({
+  name: z
+    .string()
+    .regex(SCHEDULE_NAME_RE, "Schedule names are 1-64 chars of letters, digits, '_', '.' and '-', starting with a letter or digit")
+    .openapi({ param: { name: "name", in: "path" }, example: "nightly" }),
+});
+const Schedule = ScheduleSchema.openapi("PracticeSchedule");
+
+export const scheduleRoutes = router()
+  .openapi(
+    createRoute({
+      method: "put",
+      path: `${base}/{name}`,
+      tags: ["practice"],
+      summary: "Create or replace a practice schedule: a run on a dataset every 6h, 1d, 7d or on a cron expression (UTC)",
+      description:
+        "Each due time starts at most one run, however often or late the cron fires; while another run of the agent is going, or the tenant's daily token budget is used up, the fire is recorded in `lastRun` as skipped.",
+      security,
+      request: { params: ScheduleParams, ...jsonBody(SchedulePutSchema.openapi("PracticeSchedulePut")) },
+      responses: { 200: jsonResponse(Schedule, "Replaced"), 201: jsonResponse(Schedule, "Created"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId, name } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "write");
+      const { schedule, created } = await putSchedule(c.env, { tenantId: key.tenantId, agentId }, name, c.req.valid("json"), Date.now());
+      await audit(c, { tenantId: key.tenantId, action: created ? "schedule.create" : "schedule.update", target: `${agentId}/${name}`, detail: { every: schedule.every } });
+      return c.json(schedule, created ? 201 : 200);
+    },
+    unprocessableFields("run.verifier"),
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: base,
+      tags: ["practice"],
+      summary: "The agent's practice schedules with their next due time and last fire",
+      security,
+      request: { params: AgentParams },
+      responses: { 200: jsonResponse(z.object({ items: z.array(Schedule) }), "Schedules by name"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "read");
+      return c.json({ items: await listSchedules(c.env, { tenantId: key.tenantId, agentId }) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{name}`,
+      tags: ["practice"],
+      summary: "One practice schedule",
+      security,
+      request: { params: ScheduleParams },
+      responses: { 200: jsonResponse(Schedule, "The schedule"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId, name } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "read");
+      return c.json(await getSchedule(c.env, { tenantId: key.tenantId, agentId }, name), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: `${base}/{name}`,
+      tags: ["practice"],
+      summary: "Delete a practice schedule; runs it started go on",
+      security,
+      request: { params: ScheduleParams },
+      responses: {
+        200: jsonResponse(z.object({ name: z.string(), deleted: z.literal(true) }).openapi("DeletedPracticeSchedule"), "Deleted"),
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const { agentId, name } = c.req.valid("param");
+      const { key } = await agentFor(c, agentId, "write");
+      await deleteSchedule(c.env, { tenantId: key.tenantId, agentId }, name);
+      await audit(c, { tenantId: key.tenantId, action: "schedule.delete", target: `${agentId}/${name}` });
+      return c.json({ name, deleted: true as const }, 200);
+    },
+  );

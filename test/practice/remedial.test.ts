@@ -1,0 +1,148 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import worker from "../../src/index";
+import { expectProblem } from "../helpers";
+import { ARITHMETIC, api, captureQueues, practiceEnv, practiceFixture, practiceLlm } from "./harness";
+
+const HOUR = 3_600_000;
+const T0 = Date.parse("2030-01-01T01:00:00.000Z");
+const RUN = { policy: { kind: "llm" }, epochs: 1, batchSize: 2, groupSize: 3, seed: 7 };
+const REMEDIAL = { enabled: true, windowEpisodes: 10, minSuccessRate: 0.6, cooldownHours: 24, run: RUN };
+
+/** The agent's ended episodes, oldest first: 4 of 10 succeed. */
+const HISTORY: [task: string, outcome: "success" | "failure", answer: string][] = [
+  ["What is 6 * 7?", "failure", "41"],
+  ["What is 6 * 7?", "success", "42"],
+  ["What is 84 / 2?", "failure", "41"],
+  ["What is 50 - 8?", "failure", "41"],
+  ["What is 84 / 2?", "failure", "40"],
+  ["What is 17 + 25?", "success", "42"],
+  ["What is 9 + 9?", "failure", "17"],
+  ["What is 50 - 8?", "success", "42"],
+  ["What is 3 * 3?", "success", "9"],
+  ["What is 84 / 2?", "failure", "43"],
+];
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(T0);
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+let n = 0;
+/** Delivers the cron's sweep message for the agent through the real jobs consumer, `copies` at once. */
+async function sweep(tenantId: string, agentId: string, at: number, copies = 1) {
+  vi.setSystemTime(at);
+  const body = { type: "agent.sweep", tenantId, agentId, at };
+  const batch = createMessageBatch("praxis-jobs", Array.from({ length: copies }, () => ({ id: `sweep${n++}`, timestamp: new Date(at), attempts: 1, body })));
+  const ctx = createExecutionContext();
+  await worker.queue(batch, practiceEnv);
+  const result = await getQueueResult(batch, ctx);
+  expect(result.retryMessages).toEqual([]);
+}
+
+async function setup() {
+  const f = await practiceFixture(ARITHMETIC);
+  captureQueues();
+  practiceLlm();
+  let clock = T0;
+  const end = async (task: string, outcome: string, answer: string) => {
+    vi.setSystemTime((clock += 60_000));
+    const id = (await f.agent("POST", "/episodes", { task })).body.episodeId as string;
+    expect((await f.agent("POST", `/episodes/${id}/end`, { outcome, answer })).status).toBe(200);
+    return id;
+  };
+  const runs = async () => (await f.agent("GET", "/practice-runs")).body.items as { runId: string; datasetId: string; status: string }[];
+  const remedialDatasets = async () =>
+    ((await api("GET", "/v1/datasets?limit=200", f.t.apiKey)).body.items as { datasetId: string; name: string }[]).filter((d) => d.name.startsWith("remedial"));
+  return { f, end, runs, remedialDatasets, now: () => clock };
+}
+
+describe("remedial practice", () => {
+  it("triggers once per cooldown when the window's success rate falls below the minimum, on a dataset mined from the failures", async () => {
+    const { f, end, runs, remedialDatasets, now } = await setup();
+    const patched = await f.agent("PATCH", "/config", { remedial: REMEDIAL });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.remedial).toMatchObject({ ...REMEDIAL, run: { ...RUN, useGroundTruth: true } });
+    expect(patched.body.k1).toBe(20);
+
+    const ids: string[] = [];
+    for (const [task, outcome, answer] of HISTORY.slice(0, 9)) ids.push(await end(task, outcome, answer));
+    // Nine ended episodes do not fill the window of ten: a low rate so far is no trigger.
+    await sweep(f.t.tenantId, f.agentId, now());
+    expect(await runs()).toHaveLength(0);
+
+    const [task, outcome, answer] = HISTORY[9]!;
+    ids.push(await end(task, outcome, answer));
+    const at = now() + 60_000;
+    await sweep(f.t.tenantId, f.agentId, at, 2);
+    await sweep(f.t.tenantId, f.agentId, at);
+    const first = await runs();
+    expect(first).toHaveLength(1);
+    expect(first[0]!.status).toBe("running");
+    const mined = await remedialDatasets();
+    expect(mined.map((d) => d.datasetId)).toEqual([first[0]!.datasetId]);
+
+    const ds = await api("GET", `/v1/datasets/${first[0]!.datasetId}`, f.t.apiKey);
+    expect(ds.body.verifier).toMatchObject({ kind: "llm-judge" });
+    const tasks = (await api("GET", `/v1/datasets/${first[0]!.datasetId}/tasks`, f.t.apiKey)).body.items as any[];
+    const byTask = Object.fromEntries(tasks.map((t) => [t.task, { id: t.id, groundTruth: t.groundTruth }]));
+    expect(byTask).toEqual({
+      "What is 6 * 7?": { id: ids[0], groundTruth: "42" },
+      "What is 84 / 2?": { id: ids[9], groundTruth: null },
+      "What is 50 - 8?": { id: ids[3], groundTruth: "42" },
+      "What is 9 + 9?": { id: ids[6], groundTruth: null },
+    });
+
+    // Within the cooldown nothing starts, even with no run going; after it, the still-failing agent practises again.
+    expect((await f.agent("POST", `/practice-runs/${first[0]!.runId}/cancel`)).body.status).toBe("cancelled");
+    await sweep(f.t.tenantId, f.agentId, at + HOUR);
+    await sweep(f.t.tenantId, f.agentId, at + 23 * HOUR);
+    expect(await runs()).toHaveLength(1);
+    expect(await remedialDatasets()).toHaveLength(1);
+    await sweep(f.t.tenantId, f.agentId, at + 24 * HOUR, 2);
+    const second = await runs();
+    expect(second).toHaveLength(2);
+    expect(second[0]!.runId).not.toBe(first[0]!.runId);
+    expect(await remedialDatasets()).toHaveLength(2);
+  });
+
+  it("does not trigger while the agent succeeds often enough, nor while it is off", async () => {
+    const { f, end, runs, now } = await setup();
+    await f.agent("PATCH", "/config", { remedial: REMEDIAL });
+    for (const [task, , answer] of HISTORY) await end(task, "success", answer);
+    for (let i = 0; i < 4; i++) await end("What is 9 + 9?", "failure", "17");
+    // 6 of the last 10 succeed: at the minimum, not below it.
+    await sweep(f.t.tenantId, f.agentId, now() + 60_000);
+    expect(await runs()).toHaveLength(0);
+    await end("What is 9 + 9?", "failure", "17");
+    await f.agent("PATCH", "/config", { remedial: { enabled: false } });
+    await sweep(f.t.tenantId, f.agentId, now() + 60_000);
+    expect(await runs()).toHaveLength(0);
+    const on = await f.agent("PATCH", "/config", { remedial: { enabled: true } });
+    expect(on.body.remedial).toMatchObject(REMEDIAL);
+    await sweep(f.t.tenantId, f.agentId, now() + 2 * 60_000);
+    expect(await runs()).toHaveLength(1);
+  });
+
+  it("bad remedial settings are a problem and change nothing", async () => {
+    const { f } = await setup();
+    await f.agent("PATCH", "/config", { remedial: REMEDIAL });
+    const before = (await f.agent("GET", "/config")).body;
+    for (const [remedial, path] of [
+      [{ windowEpisodes: 5 }, "remedial.windowEpisodes"],
+      [{ minSuccessRate: 1.5 }, "remedial.minSuccessRate"],
+      [{ cooldownHours: 0 }, "remedial.cooldownHours"],
+      [{ run: { epochs: 1 } }, "remedial.run.policy"],
+      [{ surprise: true }, "remedial"],
+    ] as const) {
+      const r = await f.agent("PATCH", "/config", { remedial });
+      expectProblem(r, 400, "validation-failed");
+      expect(r.body.errors.map((e: any) => e.path), JSON.stringify(remedial)).toContain(path);
+    }
+    expect((await f.agent("GET", "/config")).body).toEqual(before);
+  });
+});
