@@ -10,7 +10,6 @@ import { requireOperator, requireTenantKey } from "./auth";
 import { ProblemError, problemResponse } from "./problem";
 import { renderDocsPage } from "./docs-page";
 import { registerRoutes } from "../routes";
-import { MCP_PATH, serveMcp } from "../mcp/server";
 import { DATASET_TASKS_PATH_RE, DATASET_UPLOAD_MAX_BYTES, DATASET_UPLOAD_PATH_RE, NDJSON_TYPE_RE } from "../core/practice/dataset-types";
 
 const DEFAULT_MAX_BODY_BYTES = 1_048_576;
@@ -143,7 +142,9 @@ export function createApp() {
   });
 
   registerRoutes(app);
-  app.all(MCP_PATH, requireTenantKey, (c) => serveMcp(c, Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES)));
+  // Loaded on first use: evaluating the MCP SDK costs about as much start-up time as zod itself,
+  // which REST requests on a cold isolate should not pay.
+  app.all("/mcp", requireTenantKey, async (c) => (await import("../mcp/server")).serveMcp(c, Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES)));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -7,8 +7,6 @@ import { registerUtilityTools } from "./tools/utility";
 import { registerMemoryTools } from "./tools/memory";
 import { registerPracticeTools } from "./tools/practice";
 
-export const MCP_PATH = "/mcp";
-
 /** The tools of one request: each closes over the request, so every call runs as its API key. */
 export function createMcpServer(c: ToolContext) {
   // The explicit validator avoids Ajv, which compiles schemas with `new Function` (no eval in workerd).

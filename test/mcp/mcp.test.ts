@@ -1,7 +1,9 @@
-import { SELF } from "cloudflare:test";
+import { createExecutionContext, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type FetchLike } from "@modelcontextprotocol/client";
+import worker from "../../src/index";
 import { call, newAgent, newKey, newTenant } from "../helpers";
+import { practiceEnv } from "../practice/harness";
 
 const MCP_URL = new URL("http://praxis.test/mcp");
 const MODERN = "2026-07-28";
@@ -10,9 +12,9 @@ const LEGACY = "2025-11-25";
 type Era = "modern" | "legacy";
 
 /** The official client, its transport pointed at the Worker; `legacy` is the plain 2025 `initialize` handshake. */
-async function connect(key: string, era: Era) {
+async function connect(key: string, era: Era, fetch: FetchLike = (url, init) => SELF.fetch(url, init)) {
   const transport = new StreamableHTTPClientTransport(MCP_URL, {
-    fetch: (url, init) => SELF.fetch(url, init),
+    fetch,
     requestInit: { headers: { authorization: `Bearer ${key}` } },
   });
   const client = new Client(
@@ -161,6 +163,33 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     expect(listed.body.items).toEqual([]);
     await client.close();
     await readOnly.close();
+  });
+});
+
+describe("MCP practice tools", () => {
+  it("starts a practice run on a dataset and reports its status, as REST does", async () => {
+    const { apiKey } = await newTenant();
+    const agentId = await newAgent(apiKey);
+    const ds = await call("POST", "/v1/datasets", {
+      key: apiKey,
+      body: { name: "sums", verifier: { kind: "exact" }, tasks: [1, 2, 3, 4].map((n) => ({ id: `t${n}`, task: `${n}+${n}`, groundTruth: String(2 * n), split: "train" })) },
+    });
+    expect(ds.status, JSON.stringify(ds.body)).toBe(201);
+    // The Worker with an LLM configured (the module env has none); nothing here calls it.
+    const withLlm: FetchLike = async (url, init) => {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request(url, init), practiceEnv, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const client = await connect(apiKey, "modern", withLlm);
+    const started = await ok(client, "start_practice", { agentId, datasetId: ds.body.datasetId, policy: { kind: "llm" }, epochs: 1 });
+    expect(started.runId).toMatch(/^run_/);
+    const status = await ok(client, "practice_status", { agentId, runId: started.runId });
+    expect(status).toMatchObject({ runId: started.runId, agentId, datasetId: ds.body.datasetId, config: { epochs: 1, groupSize: 5 } });
+    const rest = await call("GET", `/v1/agents/${agentId}/practice-runs/${started.runId}`, { key: apiKey });
+    expect(rest.body).toMatchObject({ runId: started.runId, config: status.config });
+    await client.close();
   });
 });
 
