@@ -139,6 +139,7 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
 
     const invalid = await tool(client, "pull_experiences", { agentId, query: "" });
     expect(invalid.isError).toBe(true);
+    expect(invalid.content[0]).toMatchObject({ text: expect.stringContaining("query: query must not be empty") });
 
     const noRun = await tool(client, "practice_status", { agentId, runId: "run_missing" });
     expect(noRun.structuredContent).toMatchObject({ status: 404, detail: "Practice run 'run_missing' does not exist." });

@@ -9,7 +9,7 @@ import { audit } from "../../services/audit";
 import { badRequest } from "../../http/problem";
 import { guarded, toolResult, type ToolContext } from "../tool";
 
-/** Convergence and histogram settings of the analytics route's defaults; the tool exposes only what agents tune. */
+/** The analytics route's default convergence window and histogram buckets: agents choose only how many memories to rank. */
 const ANALYTICS_WINDOW = 100;
 const ANALYTICS_BUCKETS = 10;
 
