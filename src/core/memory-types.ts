@@ -228,6 +228,11 @@ export const RewardResultSchema = z.object({
 });
 export type RewardResult = z.infer<typeof RewardResultSchema>;
 
+/** How many top and bottom memories analytics ranks. */
+export const AnalyticsTopSchema = z.number().int().min(1).max(100);
+/** The token budget of a prompt block. */
+export const PromptBudgetSchema = z.number().int().min(16).max(200_000);
+
 const QStatsSchema = z.object({
   count: z.number().int(),
   mean: z.number(),

@@ -142,6 +142,9 @@ export function createApp() {
   });
 
   registerRoutes(app);
+  // Loaded on first use: evaluating the MCP SDK costs about as much start-up time as zod itself,
+  // which REST requests on a cold isolate should not pay.
+  app.all("/mcp", requireTenantKey, async (c) => (await import("../mcp/server")).serveMcp(c, Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES)));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

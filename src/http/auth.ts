@@ -19,7 +19,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 const unauthorized = (detail: string) =>
   new ProblemError(401, "unauthorized", detail, { headers: { "www-authenticate": 'Bearer realm="praxis"' } });
 
-function bearer(header: string | undefined): string {
+export function bearer(header: string | undefined): string {
   if (!header) throw unauthorized("Send `Authorization: Bearer <api key>`.");
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m) throw unauthorized("The Authorization header must have the form `Bearer <api key>`.");

@@ -62,9 +62,10 @@ export interface ProblemBody {
   [k: string]: unknown;
 }
 
-export function problemResponse(p: ProblemError, instance: string, requestId: string): Response {
-  const { headers = {}, ...extra } = p.extra;
-  const body: ProblemBody = {
+/** The problem document itself; MCP tools return it as the structured content of a tool error. */
+export function problemBody(p: ProblemError, instance: string, requestId: string): ProblemBody {
+  const { headers: _headers, ...extra } = p.extra;
+  return {
     type: PROBLEM_BASE + p.type,
     title: PROBLEM_TITLES[p.type],
     status: p.status,
@@ -73,7 +74,11 @@ export function problemResponse(p: ProblemError, instance: string, requestId: st
     requestId,
     ...extra,
   };
-  return new Response(JSON.stringify(body), {
+}
+
+export function problemResponse(p: ProblemError, instance: string, requestId: string): Response {
+  const headers = p.extra.headers ?? {};
+  return new Response(JSON.stringify(problemBody(p, instance, requestId)), {
     status: p.status,
     headers: { "content-type": "application/problem+json", "x-request-id": requestId, ...headers },
   });

@@ -5,7 +5,7 @@ import { CurveSchema, RolloutAnswerSchema, RunCreateSchema, RunStatusSchema, Run
 import { parseRolloutId } from "../core/practice/unit-key";
 import { decodeCursor, encodeCursor } from "../core/cursor";
 import { agentFor } from "../services/agents";
-import { admitQueuedRuns, cancelRun, createRun, listRuns, practiceStub, resultForRollout, runCurve, runRow, runView } from "../services/practice";
+import { cancelRun, listRuns, practiceStub, resultForRollout, runCurve, runRow, runView, startRun } from "../services/practice";
 import { requireScope } from "../http/auth";
 import { evaluationRolloutResult, isEvaluationId } from "../services/evaluation";
 import { badRequest, notFound } from "../http/problem";
@@ -45,17 +45,8 @@ export const practiceRoutes = router()
     async (c) => {
       const { key } = await agentFor(c, c.req.valid("param").agentId, "write");
       const agentId = c.req.valid("param").agentId;
-      const r = await createRun(c.env, { tenantId: key.tenantId, agentId }, c.req.valid("json"), c.req.valid("header")["idempotency-key"]);
+      const r = await startRun(c, { tenantId: key.tenantId, agentId }, c.req.valid("json"), c.req.valid("header")["idempotency-key"]);
       markReplay(c, r.replayed);
-      if (!r.replayed) {
-        // Admission runs after the response; the cron retries it should this fail.
-        c.executionCtx.waitUntil(
-          admitQueuedRuns(c.env, key.tenantId).then(
-            () => undefined,
-            (err: unknown) => c.get("logger").error("practice admission failed", { err: String(err) }),
-          ),
-        );
-      }
       return c.json({ runId: r.runId, status: r.status }, 202);
     },
     unprocessableFields("verifier"),

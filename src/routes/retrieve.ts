@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
+import { PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
 import { PhaseSchema } from "../core/scoring";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
@@ -9,7 +9,7 @@ import { AgentParams, queryNumber } from "./schemas";
 
 const PromptQuery = z.object({
   query: z.string().trim().min(1).max(8000).optional(),
-  budgetTokens: queryNumber(z.number().int().min(16).max(200_000)).default(1500),
+  budgetTokens: queryNumber(PromptBudgetSchema).default(1500),
   phase: PhaseSchema.optional(),
   episodeId: z.string().min(1).max(128).optional(),
   maxCases: queryNumber(z.number().int().min(0).max(20)).default(3),

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { AnalyticsSchema, RewardRequestSchema, RewardResultSchema } from "../core/memory-types";
+import { AnalyticsSchema, AnalyticsTopSchema, RewardRequestSchema, RewardResultSchema } from "../core/memory-types";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { AgentParams, IdempotencyHeader, markReplay, queryNumber } from "./schemas";
@@ -36,7 +36,7 @@ export const rewardRoutes = router()
       request: {
         params: AgentParams,
         query: z.object({
-          top: queryNumber(z.number().int().min(1).max(100)).default(10),
+          top: queryNumber(AnalyticsTopSchema).default(10),
           window: queryNumber(z.number().int().min(1).max(10_000)).default(100),
           buckets: queryNumber(z.number().int().min(2).max(50)).default(10),
         }),

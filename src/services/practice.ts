@@ -1,6 +1,7 @@
 import { recordLateRollout } from "./late-rollout";
 import { and, asc, count, desc, eq, inArray, lt, or } from "drizzle-orm";
-import type { Env } from "../env";
+import type { Context } from "hono";
+import type { AppEnv, Env } from "../env";
 import { db } from "../db/client";
 import { datasets, datasetTasks, practiceRuns, tenants } from "../db/schema";
 import { sha256Hex } from "../core/api-key";
@@ -167,6 +168,20 @@ export async function createRun(env: Env, who: Caller, body: RunCreate, idempote
     throw err;
   }
   return { runId, status: "queued" as RunStatus, replayed: false };
+}
+
+/** Creates a run; admission runs after the response, and the cron retries it should it fail. */
+export async function startRun(c: Context<AppEnv>, who: Caller, body: RunCreate, idempotencyKey?: string) {
+  const r = await createRun(c.env, who, body, idempotencyKey);
+  if (!r.replayed) {
+    c.executionCtx.waitUntil(
+      admitQueuedRuns(c.env, who.tenantId).then(
+        () => undefined,
+        (err: unknown) => c.get("logger").error("practice admission failed", { err: String(err) }),
+      ),
+    );
+  }
+  return r;
 }
 
 /**

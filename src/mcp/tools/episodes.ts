@@ -1,0 +1,150 @@
+import { z } from "zod";
+import type { McpServer } from "@modelcontextprotocol/server";
+import { AttemptCreateSchema, EpisodeCreateSchema, EpisodeEndSchema, type Episode } from "../../core/episode-types";
+import { RetrieveRequestSchema } from "../../core/memory-types";
+import { libraryLine, oneLine } from "../../core/library-block";
+import { AgentIdSchema } from "../../routes/schemas";
+import { agentFor } from "../../services/agents";
+import { callMemory } from "../../services/agent-memory";
+import { badRequest, zodFieldErrors } from "../../http/problem";
+import { guarded, toolResult, type ToolContext } from "../tool";
+
+/**
+ * The live-episode tools take only an `episodeId` after the start (their argument names are the
+ * ones agents' prompts already use), so the id handed out names the agent as well: `agentId:ep_…`.
+ */
+const HANDLE_SEPARATOR = ":";
+export const EpisodeHandleSchema = z.string().min(3).max(200).describe("The episodeId that start_episode returned (`agentId:ep_…`)");
+
+export const episodeHandle = (agentId: string, episodeId: string) => `${agentId}${HANDLE_SEPARATOR}${episodeId}`;
+
+function parseHandle(handle: string, field = "episodeId") {
+  const at = handle.indexOf(HANDLE_SEPARATOR);
+  const agentId = handle.slice(0, at);
+  const episodeId = handle.slice(at + 1);
+  if (at < 0 || !AgentIdSchema.safeParse(agentId).success || !episodeId) {
+    throw badRequest(`'${handle}' is not an episodeId from start_episode.`, [{ path: field, message: "Expected `agentId:ep_…`" }]);
+  }
+  return { agentId, episodeId };
+}
+
+/** An episode handle passed next to an agentId must belong to that agent. */
+export function episodeIdFor(agentId: string, handle: string | undefined) {
+  if (handle === undefined) return undefined;
+  const h = parseHandle(handle);
+  if (h.agentId !== agentId) {
+    throw badRequest(`Episode '${handle}' belongs to agent '${h.agentId}', not '${agentId}'.`, [{ path: "episodeId", message: "Another agent's episode" }]);
+  }
+  return h.episodeId;
+}
+
+const withHandle = (agentId: string, ep: Episode) => ({ ...ep, episodeId: episodeHandle(agentId, ep.id) });
+
+const StartInput = EpisodeCreateSchema.extend({ agentId: AgentIdSchema });
+
+const LogAttemptInput = z
+  .object({
+    episodeId: EpisodeHandleSchema,
+    short_desc: AttemptCreateSchema.shape.description.describe("What was tried, in a sentence"),
+    error_output: AttemptCreateSchema.shape.error.describe("The error or stack trace, if it failed; digested and redacted before storage"),
+    success: AttemptCreateSchema.shape.ok,
+  })
+  .strict();
+
+const EndInput = z
+  .object({
+    episodeId: EpisodeHandleSchema,
+    result: EpisodeEndSchema.shape.answer.unwrap().describe("The final answer or outcome, in words"),
+    success: z.boolean(),
+    notes: z.string().max(2000).optional().describe("What is worth remembering; stored after the result"),
+    score: EpisodeEndSchema.shape.score,
+    citedIds: EpisodeEndSchema.shape.citedIds.describe("Ids of the pulled memories that actually helped"),
+  })
+  .strict();
+
+const PullInput = z
+  .object({
+    agentId: AgentIdSchema,
+    query: RetrieveRequestSchema.shape.query,
+    limit: RetrieveRequestSchema.shape.k2.unwrap().default(5),
+    phase: RetrieveRequestSchema.shape.phase,
+    episodeId: EpisodeHandleSchema.optional().describe("Link the pull to an open episode, so its end rewards what was pulled"),
+  })
+  .strict();
+
+export function registerEpisodeTools(server: McpServer, c: ToolContext) {
+  server.registerTool(
+    "start_episode",
+    {
+      description: "Start an episode: one task the agent is about to work on. Returns the episodeId for log_attempt and end_episode.",
+      inputSchema: StartInput,
+    },
+    ({ agentId, ...input }) =>
+      guarded(c, async () => {
+        const { memory } = await agentFor(c, agentId, "write");
+        const { value: ep } = await callMemory(() => memory.createEpisode(input));
+        const out = withHandle(agentId, ep);
+        return toolResult(`Episode started. Pass episodeId "${out.episodeId}" to log_attempt and end_episode.`, out);
+      }),
+  );
+
+  server.registerTool(
+    "log_attempt",
+    { description: "Log one attempt of an open episode, successful or not.", inputSchema: LogAttemptInput },
+    ({ episodeId, short_desc, error_output, success }) =>
+      guarded(c, async () => {
+        const h = parseHandle(episodeId);
+        const { memory } = await agentFor(c, h.agentId, "write");
+        const attempt = await callMemory(() =>
+          memory.addAttempt(h.episodeId, { description: short_desc, ok: success, ...(error_output !== undefined ? { error: error_output } : {}) }),
+        );
+        return toolResult(`Attempt ${attempt.n} logged (${attempt.ok ? "succeeded" : "failed"}).`, attempt);
+      }),
+  );
+
+  server.registerTool(
+    "end_episode",
+    {
+      description:
+        "End an episode: rewards the memories it pulled, stores it as a case, and learns a lesson when it had both failed and successful attempts. Idempotent.",
+      inputSchema: EndInput,
+    },
+    ({ episodeId, result, success, notes, score, citedIds }) =>
+      guarded(c, async () => {
+        const h = parseHandle(episodeId);
+        const { memory } = await agentFor(c, h.agentId, "write");
+        const parsed = EpisodeEndSchema.safeParse({
+          outcome: success ? "success" : "failure",
+          answer: notes ? `${result}\n\nNotes: ${notes}` : result,
+          score,
+          citedIds,
+        });
+        if (!parsed.success) throw badRequest("The episode end is not valid.", zodFieldErrors(parsed.error.issues));
+        const ep = await callMemory(() => memory.endEpisode(h.episodeId, parsed.data));
+        const r = ep.result;
+        const text = r
+          ? `Episode ended (${ep.outcome}): reward ${r.reward}, ${r.rewarded.length} memories rewarded, lesson extraction ${r.extraction}.`
+          : `Episode ended (${ep.outcome}).`;
+        return toolResult(text, withHandle(h.agentId, ep));
+      }),
+  );
+
+  server.registerTool(
+    "pull_experiences",
+    {
+      description: "The lessons most likely to help with a task, ranked by similarity and learned utility (Q). Cite the ids that helped in end_episode.",
+      inputSchema: PullInput,
+      annotations: { readOnlyHint: true },
+    },
+    ({ agentId, query, limit, phase, episodeId }) =>
+      guarded(c, async () => {
+        const episode = episodeIdFor(agentId, episodeId);
+        const { memory } = await agentFor(c, agentId, "read");
+        const r = await callMemory(() =>
+          memory.retrieve({ query, k2: limit, kinds: ["experience"], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}) }),
+        );
+        const lines = r.items.map((i) => `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}, Q ${i.q.toFixed(2)})`);
+        return toolResult(lines.length ? lines.join("\n") : "No experience matches this query yet.", r);
+      }),
+  );
+}

@@ -1,0 +1,117 @@
+import { z } from "zod";
+import type { McpServer } from "@modelcontextprotocol/server";
+import { AgentConfigPatchSchema, LambdaTableSchema, type AgentConfig } from "../../core/agent-config";
+import { AnalyticsTopSchema, RewardRequestSchema } from "../../core/memory-types";
+import { AgentIdSchema } from "../../routes/schemas";
+import { agentFor } from "../../services/agents";
+import { callMemory } from "../../services/agent-memory";
+import { audit } from "../../services/audit";
+import { badRequest } from "../../http/problem";
+import { guarded, toolResult, type ToolContext } from "../tool";
+
+/** The analytics route's default convergence window and histogram buckets: agents choose only how many memories to rank. */
+const ANALYTICS_WINDOW = 100;
+const ANALYTICS_BUCKETS = 10;
+
+const AnalyticsInput = z
+  .object({
+    agentId: AgentIdSchema,
+    topN: AnalyticsTopSchema.default(10),
+    includeHistory: z.boolean().default(false).describe("Add each ranked memory's recent Q updates"),
+  })
+  .strict();
+
+const PhaseLambdasSchema = AgentConfigPatchSchema.shape.lambda.unwrap().omit({ default: true });
+
+const UtilityConfigInput = z
+  .object({
+    agentId: AgentIdSchema,
+    action: z.enum(["get", "set"]),
+    lambda: LambdaTableSchema.shape.default.unwrap().optional().describe("λ when no phase is given: how much learned utility counts against similarity"),
+    phaseLambdas: PhaseLambdasSchema.optional().describe("λ per phase"),
+  })
+  .strict();
+
+const RewardInput = z
+  .object({
+    agentId: AgentIdSchema,
+    memoryId: RewardRequestSchema.shape.memoryIds.unwrap().element,
+    reward: RewardRequestSchema.shape.reward.unwrap(),
+    reason: z.string().trim().min(1).max(500).optional().describe("Why; kept in the audit log"),
+  })
+  .strict();
+
+const utilityView = (cfg: AgentConfig) => {
+  const { default: lambda, ...phaseLambdas } = cfg.lambda;
+  return { lambda, phaseLambdas, alpha: cfg.alpha, defaultQ: cfg.defaultQ, rewardMapping: cfg.rewardMapping };
+};
+
+export function registerUtilityTools(server: McpServer, c: ToolContext) {
+  server.registerTool(
+    "memory_qvalue_analytics",
+    {
+      description: "Q-value distribution, the top and bottom memories by Q, convergence and success rates; optionally each ranked memory's Q history.",
+      inputSchema: AnalyticsInput,
+      annotations: { readOnlyHint: true },
+    },
+    ({ agentId, topN, includeHistory }) =>
+      guarded(c, async () => {
+        const { memory } = await agentFor(c, agentId, "read");
+        const a = await callMemory(() => memory.analytics({ top: topN, window: ANALYTICS_WINDOW, buckets: ANALYTICS_BUCKETS }));
+        let data: object = a;
+        if (includeHistory) {
+          const ids = [...new Set([...a.top, ...a.bottom].map((m) => m.id))];
+          const history = Object.fromEntries(
+            await Promise.all(ids.map(async (id) => [id, (await callMemory(() => memory.getExperience(id))).qHistory ?? []] as const)),
+          );
+          data = { ...a, history };
+        }
+        const q = a.experiences.q;
+        const best = a.top[0];
+        const text = `${q.count} active experiences, mean Q ${q.mean.toFixed(3)} (sd ${q.std.toFixed(3)}); mean |ΔQ| ${a.convergence.meanAbsDeltaQ.toFixed(4)} over the last ${a.convergence.updates} updates${best ? `; best: ${best.id} Q ${best.q.toFixed(3)}` : ""}.`;
+        return toolResult(text, data);
+      }),
+  );
+
+  server.registerTool(
+    "memory_utility_config",
+    {
+      description: "Get or set how retrieval weighs learned utility against similarity: λ, and λ per phase (observation, reasoning, planning, action, reflection).",
+      inputSchema: UtilityConfigInput,
+    },
+    ({ agentId, action, lambda, phaseLambdas }) =>
+      guarded(c, async () => {
+        if (action === "get") {
+          if (lambda !== undefined || phaseLambdas !== undefined) {
+            throw badRequest("lambda and phaseLambdas are set with action 'set'.", [{ path: "action", message: "Use 'set' to change values" }]);
+          }
+          const { memory } = await agentFor(c, agentId, "read");
+          const cfg = utilityView(await callMemory(() => memory.getConfig()));
+          return toolResult(`λ ${cfg.lambda}; per phase ${JSON.stringify(cfg.phaseLambdas)}.`, cfg);
+        }
+        if (lambda === undefined && (phaseLambdas === undefined || Object.keys(phaseLambdas).length === 0)) {
+          throw badRequest("Give lambda or phaseLambdas to set.", [{ path: "lambda", message: "Nothing to change" }]);
+        }
+        const { memory } = await agentFor(c, agentId, "write");
+        const cfg = utilityView(await callMemory(() => memory.patchConfig({ lambda: { ...phaseLambdas, ...(lambda !== undefined ? { default: lambda } : {}) } })));
+        return toolResult(`Updated: λ ${cfg.lambda}; per phase ${JSON.stringify(cfg.phaseLambdas)}.`, cfg);
+      }),
+  );
+
+  server.registerTool(
+    "memory_inject_reward",
+    {
+      description: "Reward (or penalise) one memory directly: Q ← Q + α(reward − Q). For feedback that does not wait for an episode's end.",
+      inputSchema: RewardInput,
+    },
+    ({ agentId, memoryId, reward, reason }) =>
+      guarded(c, async () => {
+        const { key, memory } = await agentFor(c, agentId, "write");
+        const r = await callMemory(() => memory.reward({ memoryIds: [memoryId], reward }));
+        await audit(c, { tenantId: key.tenantId, action: "memory.reward", target: `${agentId}/${memoryId}`, detail: { reward, ...(reason ? { reason } : {}) } });
+        const u = r.updated[0];
+        const text = u ? `Q of ${u.id}: ${u.qBefore.toFixed(3)} → ${u.q.toFixed(3)}.` : `No memory '${memoryId}' was updated.`;
+        return toolResult(text, r);
+      }),
+  );
+}
