@@ -155,6 +155,10 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     expect(elsewhere.structuredContent).toMatchObject({ status: 403, detail: `This key is not allowed to use agent '${other}'.` });
     await narrow.close();
 
+    const ep = await ok(client, "start_episode", { agentId, task: "a task of the first agent" });
+    const crossed = await tool(client, "get_prompt", { agentId: other, query: "anything", budgetTokens: 200, episodeId: ep.episodeId });
+    expect(crossed.structuredContent).toMatchObject({ status: 400, detail: `Episode '${ep.episodeId}' belongs to agent '${agentId}', not '${other}'.` });
+
     const readOnly = await connect(reader.apiKey, era);
     const refused = await tool(readOnly, "add_experience", { agentId, text: "a lesson a read key may not add" });
     expect(refused.isError).toBe(true);

@@ -16,14 +16,14 @@ import { guarded, toolResult, type ToolContext } from "../tool";
 const HANDLE_SEPARATOR = ":";
 export const EpisodeHandleSchema = z.string().min(3).max(200).describe("The episodeId that start_episode returned (`agentId:ep_…`)");
 
-export const episodeHandle = (agentId: string, episodeId: string) => `${agentId}${HANDLE_SEPARATOR}${episodeId}`;
+const episodeHandle = (agentId: string, episodeId: string) => `${agentId}${HANDLE_SEPARATOR}${episodeId}`;
 
-function parseHandle(handle: string, field = "episodeId") {
+function parseHandle(handle: string) {
   const at = handle.indexOf(HANDLE_SEPARATOR);
   const agentId = handle.slice(0, at);
   const episodeId = handle.slice(at + 1);
   if (at < 0 || !AgentIdSchema.safeParse(agentId).success || !episodeId) {
-    throw badRequest(`'${handle}' is not an episodeId from start_episode.`, [{ path: field, message: "Expected `agentId:ep_…`" }]);
+    throw badRequest(`'${handle}' is not an episodeId from start_episode.`, [{ path: "episodeId", message: "Expected `agentId:ep_…`" }]);
   }
   return { agentId, episodeId };
 }
