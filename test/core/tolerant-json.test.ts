@@ -67,11 +67,9 @@ describe("extractJson", () => {
     }
   });
 
-  it("finds JSON after many unclosed brackets, quickly", () => {
-    const text = `${"{ ".repeat(50_000)} then {"ok": true}`;
-    const started = Date.now();
+  it("finds JSON after many unclosed brackets (a quadratic scan would run past the test timeout)", () => {
+    const text = `${"{ ".repeat(200_000)} then {"ok": true}`;
     expect(extractJson(text)).toEqual({ ok: true });
-    expect(Date.now() - started).toBeLessThan(500);
   });
 
   it("treats quotes in prose between spans as plain text", () => {
