@@ -31,6 +31,7 @@ const SAMPLE_BODIES: Record<string, unknown> = {
   RolloutAnswer: { answer: "planted" },
   EvaluationCreate: { datasetId: "ds_any", policy: { kind: "llm" } },
   ComparisonCreate: { datasetId: "ds_any", a: { version: 0 }, b: { version: 0 } },
+  PracticeSchedulePut: { every: "1d", datasetId: "ds_any", run: { policy: { kind: "llm" } } },
 };
 
 /** Creating an agent id in one's own tenant is allowed whatever other tenants use (tested below). */
@@ -90,6 +91,7 @@ describe("cross-tenant isolation", () => {
     rolloutId: "run_missing.e0.s0.t0.r0",
     evaluationId: "ev_missing",
     comparisonId: "cmp_missing",
+    name: "missing",
   };
 
   beforeAll(async () => {
@@ -118,7 +120,9 @@ describe("cross-tenant isolation", () => {
     idsA.rolloutId = `${idsA.runId}.e0.s0.t0.r0`;
     idsA.evaluationId = (await withLlm("POST", `/v1/agents/${agentA}/evaluations`, { datasetId: idsA.datasetId, policy: { kind: "llm" } })).body.evaluationId;
     idsA.comparisonId = (await withLlm("POST", `/v1/agents/${agentA}/evaluations/compare`, { datasetId: idsA.datasetId, a: { version: 0 }, b: { version: 1 } })).body.comparisonId;
-    for (const k of ["datasetId", "runId", "evaluationId", "comparisonId"]) expect(idsA[k], k).toBeTruthy();
+    const schedule = await withLlm("PUT", `/v1/agents/${agentA}/practice-schedules/nightly`, { every: "6h", datasetId: idsA.datasetId, run: { policy: { kind: "llm" } } });
+    idsA.name = schedule.body.name;
+    for (const k of ["datasetId", "runId", "evaluationId", "comparisonId", "name"]) expect(idsA[k], k).toBeTruthy();
     routes = await documentedRoutes();
   });
   afterAll(() => vi.restoreAllMocks());
@@ -181,5 +185,6 @@ describe("cross-tenant isolation", () => {
     expect((await api("/episodes")).body.items).toHaveLength(2);
     const jobs = (await api("/jobs")).body.items;
     expect(jobs.map((j: any) => [j.id, j.status, j.reason])).toEqual([[idsA.jobs, "queued", null]]);
+    expect((await api("/practice-schedules")).body.items.map((x: any) => [x.name, x.every])).toEqual([["nightly", "6h"]]);
   });
 });
