@@ -108,19 +108,30 @@ export const AgentConfigSchema = z
 
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
+/**
+ * A nested table's fields as a patch: optional and WITHOUT their defaults. Zod 4 applies a default
+ * even inside `.partial()`, which would reset every field a patch does not name.
+ */
+function patchOf<S extends z.ZodRawShape>(schema: z.ZodObject<S>) {
+  const shape = Object.fromEntries(
+    Object.entries(schema.shape).map(([k, v]) => [k, (v instanceof z.ZodDefault ? v.unwrap() : v) as z.ZodType]),
+  ) as unknown as { [K in keyof S]: S[K] extends z.ZodDefault<infer T> ? T : S[K] };
+  return z.object(shape).partial().strict();
+}
+
 /** A PATCH body: any subset of fields, nested objects merged field by field. */
 export const AgentConfigPatchSchema = z
   .object({
-    lambda: z.object(LambdaTableSchema.shape).partial().strict(),
+    lambda: patchOf(LambdaTableSchema),
     alpha: z.number().gt(0).max(1),
     defaultQ: signedUnit,
-    rewardMapping: z.object(RewardMappingSchema.shape).partial().strict(),
+    rewardMapping: patchOf(RewardMappingSchema),
     k1: z.number().int().min(1).max(500),
     k2: z.number().int().min(1).max(100),
     similarityThreshold: z.number().min(-1).max(1),
     capacity: z.number().int().min(1).max(1_000_000),
-    decay: z.object(DecayConfigSchema.shape).partial().strict(),
-    retention: z.object(RetentionConfigSchema.shape).partial().strict(),
+    decay: patchOf(DecayConfigSchema),
+    retention: patchOf(RetentionConfigSchema),
     embedder: EmbedderChoiceSchema.nullable(),
     remedial: z.object(remedialFields).partial().strict(),
   })

@@ -33,6 +33,19 @@ describe("agent config", () => {
     expect(again.body).toEqual(r.body);
   });
 
+  it("a nested patch leaves the fields it does not name as they were, not at their defaults", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    const patch = (body: unknown) => call("PATCH", `/v1/agents/${agentId}/config`, { key: t.apiKey, body });
+    expect((await patch({ lambda: { observation: 0.1 }, decay: { baseDecay: 0.2 }, retention: { jobsDays: 7 }, rewardMapping: { timeout: -0.9 } })).status).toBe(200);
+    const r = await patch({ lambda: { planning: 0.9 }, decay: { threshold: 0.2 }, retention: { casesDays: 30 }, rewardMapping: { success: 0.8 } });
+    expect(r.status).toBe(200);
+    expect(r.body.lambda).toMatchObject({ observation: 0.1, planning: 0.9 });
+    expect(r.body.decay).toMatchObject({ baseDecay: 0.2, threshold: 0.2 });
+    expect(r.body.retention).toMatchObject({ jobsDays: 7, casesDays: 30 });
+    expect(r.body.rewardMapping).toMatchObject({ timeout: -0.9, success: 0.8 });
+  });
+
   it("rejects invalid values with field paths and keeps the old config", async () => {
     const t = await newTenant();
     const agentId = await newAgent(t.apiKey);
