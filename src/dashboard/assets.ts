@@ -1,7 +1,7 @@
 import uplotJs from "uplot/dist/uPlot.iife.min.js";
 import uplotCss from "uplot/dist/uPlot.min.css";
-import appJs from "./static/app.js";
-import appCss from "./static/app.css";
+import appJs from "./static/dashboard-client.js";
+import appCss from "./static/dashboard.css";
 import { hash32 } from "../core/hash-embedder";
 
 export interface Asset {
