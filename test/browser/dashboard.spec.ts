@@ -131,6 +131,28 @@ describe("dashboard in a browser", () => {
     await page.close();
   });
 
+  it("shows a read key no write controls, and the API refuses its forced write", async () => {
+    const page = await openSignedIn(readKey, `/dashboard/agents/${AGENT}`);
+    expect(await page.locator("#quarantine li").count()).toBeGreaterThan(0);
+    expect(await page.locator("[data-write]").count()).toBe(0);
+    await visit(page, `/dashboard/agents/${AGENT}/versions`);
+    expect(await page.locator("#versions li").count()).toBeGreaterThan(3);
+    expect(await page.locator("[data-write]").count()).toBe(0);
+    expect(await page.getByRole("button", { name: /Roll back/ }).count()).toBe(0);
+    await shot(page, "versions-read-key");
+
+    const status = await page.evaluate(async (agent) => {
+      const res = await fetch(`/v1/agents/${agent}/library/rollback`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${(globalThis as any).sessionStorage.getItem("praxis.apiKey")}`, "content-type": "application/json" },
+        body: JSON.stringify({ version: 1 }),
+      });
+      return res.status;
+    }, AGENT);
+    expect(status).toBe(403);
+    await page.close();
+  });
+
   it("rolls a version back through the UI; the library shown and the API agree", async () => {
     const page = await openSignedIn(adminKey, `/dashboard/agents/${AGENT}/versions`);
     await shot(page, "versions");
@@ -201,27 +223,7 @@ describe("dashboard in a browser", () => {
     await page.close();
   });
 
-  it("shows a read key no write controls, and the API refuses its forced write", async () => {
-    const page = await openSignedIn(readKey, `/dashboard/agents/${AGENT}`);
-    expect(await page.locator("#quarantine li").count()).toBeGreaterThan(0);
-    expect(await page.locator("[data-write]").count()).toBe(0);
-    await visit(page, `/dashboard/agents/${AGENT}/versions`);
-    expect(await page.locator("#versions li").count()).toBeGreaterThan(3);
-    expect(await page.locator("[data-write]").count()).toBe(0);
-    expect(await page.getByRole("button", { name: /Roll back/ }).count()).toBe(0);
-    await shot(page, "versions-read-key");
 
-    const status = await page.evaluate(async (agent) => {
-      const res = await fetch(`/v1/agents/${agent}/library/rollback`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${(globalThis as any).sessionStorage.getItem("praxis.apiKey")}`, "content-type": "application/json" },
-        body: JSON.stringify({ version: 1 }),
-      });
-      return res.status;
-    }, AGENT);
-    expect(status).toBe(403);
-    await page.close();
-  });
 });
 
 async function tableTextsAt(page: Page, p: string) {

@@ -22,7 +22,9 @@ export async function startScriptedLlm(delayMs: number) {
           operations: [{ op: "add", target: "", text: `Re-check the sum before answering (${/What is [^?]*\?/.exec(prompt)?.[0] ?? "task"}).`, reason: "wrong attempts skipped it" }],
         });
       case "batch_plan": {
-        const texts = [...prompt.matchAll(/"text":\s*"([^"]+)"/g)].map((m) => m[1]!);
+        // The proposals arrive as fenced JSON blocks, one per task.
+        const blocks = [...prompt.matchAll(/DATA \(proposals for task [^)]*\)[^\n]*\n(`{3,})text\n([\s\S]*?)\n\1/g)];
+        const texts = blocks.flatMap((m) => (JSON.parse(m[2]!) as { text: string }[]).map((p) => p.text));
         const ops = [...new Set(texts)].slice(0, 2).map((text) => ({ op: "add", targets: [], text, reason: "new" }));
         return JSON.stringify({ reasoning: "Kept each new lesson once.", operations: ops });
       }

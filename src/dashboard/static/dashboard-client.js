@@ -28,7 +28,7 @@
     for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c instanceof Node ? c : String(c));
     return el;
   }
-  const fill = (id, ...nodes) => $(id).replaceChildren(...nodes);
+  const fill = (id, ...nodes) => $(id).replaceChildren(...nodes.filter((n) => n !== null && n !== undefined && n !== false));
   const setStatus = (text) => ($("status").textContent = text);
   const fmtQ = (q) => (typeof q === "number" ? q.toFixed(3) : "—");
   const fmtInt = (n) => (typeof n === "number" ? n.toLocaleString("en-US") : "—");
@@ -150,6 +150,7 @@
   window.addEventListener("resize", () => {
     for (const c of charts) c.u.setSize({ width: c.width(), height: 260 });
   });
+  const COUNT_INCRS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000];
   const line = (label, color, extra = {}) => ({ label, stroke: color, width: 2, spanGaps: true, points: { show: true, size: 5 }, ...extra });
 
   // ------------------------------------------------------------------ pages
@@ -238,7 +239,7 @@
       "histogram",
       {
         scales: { x: { time: false, range: [hist[0].from, hist[hist.length - 1].to] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-        axes: [{ label: "Q" }, { label: "experiences" }],
+        axes: [{ label: "Q" }, { label: "experiences", incrs: COUNT_INCRS }],
         series: [{ label: "Q", value: (_u, v) => (v === null ? "—" : `${(v - width / 2).toFixed(2)}…${(v + width / 2).toFixed(2)}`) }, { label: "count", stroke: PALETTE[0], fill: "rgba(37,99,235,0.45)", paths: uPlot.paths.bars({ size: [0.9, 120], align: 0 }), points: { show: false } }],
       },
       [xs, hist.map((b) => b.count)],
@@ -462,7 +463,7 @@
   function renderProgress(v) {
     const p = v.progress;
     const totalSteps = v.config.epochs * p.stepsPerEpoch;
-    const stepNo = Math.min(totalSteps, p.epoch * p.stepsPerEpoch + p.step + (TERMINAL.has(v.status) ? 0 : 1));
+    const finished = v.trainReward.filter((t) => t.meanReward !== null).length;
     const cancel =
       canWrite() &&
       !TERMINAL.has(v.status) &&
@@ -486,7 +487,8 @@
       h(
         "dl",
         { class: "stats" },
-        stat("Step", totalSteps ? `${stepNo} of ${totalSteps} (epoch ${p.epoch + 1} of ${v.config.epochs})` : "—"),
+        stat("Steps finished", totalSteps ? `${finished} of ${totalSteps}` : "—"),
+        stat("Epoch", `${Math.min(p.epoch + 1, v.config.epochs)} of ${v.config.epochs}`),
         stat("Stage", p.stage ?? "—"),
         stat("Rollouts", `${fmtInt(p.rollouts.done)} of ${fmtInt(p.rollouts.total)}`),
         stat("Groups kept / filtered", `${fmtInt(p.groups.kept)} / ${fmtInt(p.groups.filtered)}`),
@@ -498,7 +500,7 @@
       h("label", { for: "rollout-progress" }, "Rollouts of this step"),
       h("progress", { id: "rollout-progress", max: Math.max(1, p.rollouts.total), value: p.rollouts.done }, `${p.rollouts.done} of ${p.rollouts.total}`),
       v.promotion ? h("p", {}, `Promotion: ${v.promotion.promoted ? `promoted as library v${v.promotion.version}` : "not promoted"} — ${v.promotion.reason}`) : null,
-      cancel || null,
+      cancel,
     );
   }
 
@@ -545,7 +547,7 @@
       "curve",
       {
         scales: { x: { time: false }, r: { range: [0, 1] }, n: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-        axes: [{ label: "step" }, { scale: "r", label: "reward / accuracy" }, { scale: "n", side: 1, label: "library size", grid: { show: false } }],
+        axes: [{ label: "step", incrs: COUNT_INCRS }, { scale: "r", label: "reward / accuracy" }, { scale: "n", side: 1, label: "library size", grid: { show: false } }],
         series,
       },
       data,
@@ -658,6 +660,11 @@
   async function renderUsage() {
     const byDay = await api("/v1/usage?groupBy=day");
     const days = byDay.groups.filter((g) => g.key).sort((a, b) => (a.key < b.key ? -1 : 1));
+    // Every day of the range, days without calls at zero, so the chart's time axis is the range's.
+    const span = [];
+    for (let ms = Math.floor(byDay.from / DAY_MS) * DAY_MS; ms <= byDay.to; ms += DAY_MS) span.push(ms);
+    const at = new Map(days.map((d) => [d.key, d]));
+    const series = span.map((ms) => at.get(new Date(ms).toISOString().slice(0, 10)) ?? { tokensIn: 0, tokensOut: 0 });
     if (!days.length) fill("usage-chart", empty("No LLM calls in the last 30 days."));
     else
       chart(
@@ -667,8 +674,8 @@
           axes: [{}, { label: "tokens" }],
           series: [{ label: "day" }, line("tokens in", PALETTE[0]), line("tokens out", PALETTE[1])],
         },
-        [days.map((d) => Date.parse(`${d.key}T00:00:00Z`) / 1000), days.map((d) => d.tokensIn), days.map((d) => d.tokensOut)],
-        `Tokens per day over ${days.length} days`,
+        [span.map((ms) => ms / 1000), series.map((d) => d.tokensIn), series.map((d) => d.tokensOut)],
+        `Tokens per day over the last ${span.length} days`,
       );
     // The ledger groups by one key at a time; purposes per day come from one call per day.
     const recent = days.slice(-7).reverse();
