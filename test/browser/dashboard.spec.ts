@@ -31,10 +31,12 @@ async function api(method: string, p: string, key: string, body?: unknown) {
 const agentApi = (method: string, p: string, body?: unknown) => api(method, `/v1/agents/${AGENT}${p}`, adminKey, body);
 
 /** A signed-in tab, ready on `p` (the client marks the body once its API reads are done). */
-async function openSignedIn(key: string, p: string, viewport = { width: 1280, height: 900 }) {
-  const page = await browser.newPage({ viewport });
+async function openSignedIn(key: string, p: string, opts: { shotBefore?: string } = {}) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on("pageerror", (err) => console.error("page error:", err.message));
   await page.goto(worker.url + p);
+  await page.getByLabel("API key").waitFor();
+  if (opts.shotBefore) await shot(page, opts.shotBefore);
   await page.getByLabel("API key").fill(key);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
@@ -91,7 +93,7 @@ afterAll(async () => {
 
 describe("dashboard in a browser", () => {
   it("signs in and lists the agents", async () => {
-    const page = await openSignedIn(adminKey, "/dashboard");
+    const page = await openSignedIn(adminKey, "/dashboard", { shotBefore: "sign-in" });
     const row = page.locator("#agents-table tbody tr", { hasText: AGENT });
     await expect(row.count()).resolves.toBe(1);
     const cells = await row.locator("td").allTextContents();
