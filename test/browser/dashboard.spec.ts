@@ -81,6 +81,8 @@ beforeAll(async () => {
   for (const reward of [-1, -1, 1, -1]) await agentApi("POST", "/rewards", { memoryIds: [ids[4], ids[5]], reward });
   for (const outcome of ["success", "success", "failure"]) {
     const e = await agentApi("POST", "/episodes", { task: "Customer asks about a refund" });
+    // A failure before the success queues a live-extraction job, for the jobs page.
+    if (outcome === "success") await agentApi("POST", `/episodes/${e.id}/attempts`, { description: "Looked up the wrong order", ok: false, error: "order not found" });
     await agentApi("POST", `/episodes/${e.id}/end`, { outcome });
   }
 }, 180_000);
@@ -217,6 +219,9 @@ describe("dashboard in a browser", () => {
     expect(await page.locator("#runs-table tbody tr", { hasText: runId }).count()).toBe(1);
     await shot(page, "runs");
     await visit(page, `/dashboard/agents/${AGENT}/jobs`);
+    const jobs = (await agentApi("GET", "/jobs")).items;
+    expect(jobs.length).toBeGreaterThan(0);
+    expect(await page.locator("#jobs-table tbody tr").count()).toBe(jobs.length);
     await shot(page, "jobs");
     await visit(page, "/dashboard/usage");
     expect(await page.locator("#usage-table-rows tbody tr").count()).toBeGreaterThan(0);

@@ -645,7 +645,7 @@
           { label: "Job", cell: (j) => j.id, sort: (j) => j.id },
           { label: "Type", cell: (j) => j.type, sort: (j) => j.type },
           { label: "Status", cell: (j) => h("span", { class: `badge ${j.status}` }, j.status), sort: (j) => j.status },
-          { label: "Reason", cell: (j) => j.reason ?? "—" },
+          { label: "Reason", cell: (j) => h("span", { class: "text" }, j.reason ?? "—") },
           { label: "Episode", cell: (j) => j.episodeId ?? "—" },
           { label: "Attempts", cell: (j) => fmtInt(j.attempts), sort: (j) => j.attempts, num: true },
           { label: "Created", cell: (j) => fmtTime(j.createdAt), sort: (j) => j.createdAt },
