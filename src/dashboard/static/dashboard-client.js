@@ -137,18 +137,19 @@
   }
 
   // ------------------------------------------------------------------ charts
-  const charts = [];
-  /** A uPlot chart sized to its container, resized with the window. */
+  const charts = new Map();
+  /** A uPlot chart sized to its container, resized with the window; drawing again replaces it. */
   function chart(containerId, opts, data, label) {
+    charts.get(containerId)?.u.destroy();
     const box = h("figure", { class: "chart", role: "img", "aria-label": label });
     $(containerId).replaceChildren(box);
     const width = () => Math.max(260, box.clientWidth || $(containerId).clientWidth || 600);
     const u = new uPlot({ width: width(), height: 260, ...opts }, data, box);
-    charts.push({ u, box, width });
+    charts.set(containerId, { u, width });
     return u;
   }
   window.addEventListener("resize", () => {
-    for (const c of charts) c.u.setSize({ width: c.width(), height: 260 });
+    for (const c of charts.values()) c.u.setSize({ width: c.width(), height: 260 });
   });
   const COUNT_INCRS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000];
   const line = (label, color, extra = {}) => ({ label, stroke: color, width: 2, spanGaps: true, points: { show: true, size: 5 }, ...extra });
