@@ -6,3 +6,11 @@ declare module "*.sql" {
   const text: string;
   export default text;
 }
+declare module "uplot/dist/uPlot.iife.min.js" {
+  const text: string;
+  export default text;
+}
+declare module "uplot/dist/uPlot.min.css" {
+  const text: string;
+  export default text;
+}

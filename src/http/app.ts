@@ -10,6 +10,7 @@ import { requireOperator, requireTenantKey } from "./auth";
 import { ProblemError, problemResponse } from "./problem";
 import { renderDocsPage } from "./docs-page";
 import { registerRoutes } from "../routes";
+import { dashboardRoutes } from "../dashboard/routes";
 import { DATASET_TASKS_PATH_RE, DATASET_UPLOAD_MAX_BYTES, DATASET_UPLOAD_PATH_RE, NDJSON_TYPE_RE } from "../core/practice/dataset-types";
 
 const DEFAULT_MAX_BODY_BYTES = 1_048_576;
@@ -159,6 +160,7 @@ export function createApp() {
   };
   app.doc31("/openapi.json", { openapi: "3.1.0", info });
   app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document({ openapi: "3.1.0", info }))));
+  app.route("/", dashboardRoutes);
 
   app.notFound((c) => respondProblem(c, new ProblemError(404, "not-found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((err, c) => {

@@ -130,6 +130,23 @@ export const keyRoutes = router()
   )
   .openapi(
     createRoute({
+      method: "get",
+      path: "/v1/keys/current",
+      tags: ["keys"],
+      summary: "The key making this request: its tenant, scope and agents (any scope)",
+      description: "Lets a client tell what a key may do (a read key changes nothing) before offering an action.",
+      security,
+      responses: { 200: jsonResponse(KeySchema.extend({ tenantId: z.string() }).openapi("CurrentApiKey"), "This key"), ...commonErrors },
+    }),
+    async (c) => {
+      const self = requireScope(c.get("principal"), "read");
+      const row = await db(c.env).select().from(apiKeys).where(eq(apiKeys.id, self.keyId)).get();
+      if (!row) throw notFound("This key no longer exists.");
+      return c.json({ ...present(row), tenantId: row.tenantId }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
       method: "delete",
       path: "/v1/keys/{id}",
       tags: ["keys"],

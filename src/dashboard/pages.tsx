@@ -1,0 +1,103 @@
+import { Section, Shell } from "./layout";
+
+export const agentsPage = () => (
+  <Shell title="Agents" page="agents">
+    <Section id="agents" title="Agents of this tenant">
+      <p class="hint">Library size and mean Q from each agent's analytics; episodes and success rate over the last 7 days.</p>
+    </Section>
+  </Shell>
+);
+
+export const agentPage = (agentId: string) => (
+  <Shell title={`Agent ${agentId}`} page="agent" agentId={agentId}>
+    <Section id="summary" title="Summary" />
+    <div class="charts">
+      <Section id="histogram" title="Q histogram">
+        <p class="hint">Active experiences by Q-value.</p>
+      </Section>
+      <Section id="trajectories" title="Q trajectories">
+        <p class="hint">The top and bottom memories over their last updates.</p>
+      </Section>
+    </div>
+    <Section id="library" title="Library">
+      <form class="filters" id="library-filters" role="search">
+        <label for="filter-text">Filter by text or label</label>
+        <input id="filter-text" type="search" />
+        <label for="filter-status">Status</label>
+        <select id="filter-status">
+          <option value="">Any</option>
+          <option value="active">Active</option>
+          <option value="archived">Archived</option>
+          <option value="quarantined">Quarantined</option>
+        </select>
+        <label for="filter-source">Source</label>
+        <select id="filter-source">
+          <option value="">Any</option>
+          <option value="practice">Practice</option>
+          <option value="live">Live</option>
+          <option value="manual">Manual</option>
+          <option value="import">Import</option>
+        </select>
+      </form>
+    </Section>
+    <Section id="quarantine" title="Quarantined">
+      <p class="hint">Kept for review, never retrieved. Releasing makes an item active; deleting removes it (both are new library versions).</p>
+    </Section>
+  </Shell>
+);
+
+export const versionsPage = (agentId: string) => (
+  <Shell title={`Library versions of ${agentId}`} page="versions" agentId={agentId}>
+    <div class="split">
+      <Section id="versions" title="Timeline" />
+      <Section id="diff" title="Diff">
+        <p class="hint">Choose a version to see what it changed.</p>
+      </Section>
+    </div>
+    <dialog id="rollback-dialog" aria-labelledby="rollback-title">
+      <form method="dialog">
+        <h2 id="rollback-title">Roll back the library?</h2>
+        <p id="rollback-text"></p>
+        <div class="actions">
+          <button value="cancel" type="submit">
+            Cancel
+          </button>
+          <button value="confirm" type="submit" class="danger" id="rollback-confirm">
+            Roll back
+          </button>
+        </div>
+      </form>
+    </dialog>
+  </Shell>
+);
+
+export const runsPage = (agentId: string) => (
+  <Shell title={`Practice runs of ${agentId}`} page="runs" agentId={agentId}>
+    <Section id="runs" title="Runs" />
+  </Shell>
+);
+
+export const runPage = (agentId: string, runId: string) => (
+  <Shell title={`Practice run ${runId}`} page="run" agentId={agentId} runId={runId}>
+    <Section id="progress" title="Progress" />
+    <Section id="curve" title="Learning curve">
+      <p class="hint">Mean train reward per step, holdout accuracy per epoch with its interval, and the run's library size.</p>
+    </Section>
+    <Section id="steps" title="Steps">
+      <p class="hint">Open a step for its groups, proposals, plan and library diff.</p>
+    </Section>
+  </Shell>
+);
+
+export const jobsPage = (agentId: string) => (
+  <Shell title={`Jobs of ${agentId}`} page="jobs" agentId={agentId}>
+    <Section id="jobs" title="Recent jobs" />
+  </Shell>
+);
+
+export const usagePage = () => (
+  <Shell title="Usage" page="usage">
+    <Section id="usage-chart" title="Tokens per day" />
+    <Section id="usage-table" title="Tokens and cost per day by purpose" />
+  </Shell>
+);

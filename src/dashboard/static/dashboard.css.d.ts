@@ -1,0 +1,3 @@
+/** Served as text by the Worker (a wrangler Text rule). */
+declare const text: string;
+export default text;

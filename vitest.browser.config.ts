@@ -1,0 +1,15 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * Browser tests (`npm run test:browser`): Node drives headless Chromium (Debian's
+ * chromium-headless-shell, through playwright-core) against `wrangler dev` of this project.
+ */
+export default defineConfig({
+  test: {
+    include: ["test/browser/**/*.spec.ts"],
+    environment: "node",
+    fileParallelism: false,
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+  },
+});
