@@ -23,6 +23,6 @@ export default defineConfig(async () => {
         },
       }),
     ],
-    test: { setupFiles: ["./test/setup.ts"], include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 },
+    test: { setupFiles: ["./test/setup.ts"], include: ["test/**/*.test.ts"], exclude: ["test/node/**"], testTimeout: 30_000, hookTimeout: 30_000 },
   };
 });
