@@ -1,0 +1,135 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+const CLI = path.resolve(import.meta.dirname, "../../cli/praxis.mjs");
+const { url, adminKey } = inject("localWorker");
+const home = mkdtempSync(path.join(os.tmpdir(), "praxis-cli-test-"));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The CLI as a process, as a user would run it; env holds no PRAXIS_* unless given. */
+function praxis(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PRAXIS_")));
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...base, XDG_CONFIG_HOME: home, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let key = "";
+const asTenant = () => ({ PRAXIS_URL: url, PRAXIS_API_KEY: key });
+const json = async (args: string[], env = asTenant()) => {
+  const r = await praxis([...args, "--json"], env);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+};
+
+beforeAll(async () => {
+  const t = await json(["tenants", "create", "cli-test"], { PRAXIS_URL: url, PRAXIS_API_KEY: adminKey });
+  expect(t.apiKey).toMatch(/^pxk_/);
+  key = t.apiKey;
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe("praxis CLI against the local Worker", () => {
+  it("login saves URL and key in a 0600 config file that later commands use", async () => {
+    const r = await praxis(["login", "--url", url, "--key", key]);
+    expect(r.code, r.stderr).toBe(0);
+    const file = path.join(home, "praxis", "config.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ url, key });
+    const ls = await praxis(["agents", "ls"]);
+    expect(ls.code, ls.stderr).toBe(0);
+  });
+
+  it("creates, lists and removes agents", async () => {
+    const a = await json(["agents", "create", "cli-bot", "--name", "CLI bot"]);
+    expect(a).toMatchObject({ agentId: "cli-bot", displayName: "CLI bot" });
+    expect((await json(["agents", "ls"])).map((x: { agentId: string }) => x.agentId)).toContain("cli-bot");
+    const table = await praxis(["agents", "ls"], asTenant());
+    expect(table.stdout).toMatch(/^agentId\s+displayName\s+createdAt$/m);
+    expect(table.stdout).toMatch(/^cli-bot\s+CLI bot\s+\d{4}-/m);
+    await json(["agents", "create", "cli-gone"]);
+    expect(await json(["agents", "rm", "cli-gone"])).toMatchObject({ agentId: "cli-gone", deleted: true });
+    expect((await json(["agents", "ls"])).map((x: { agentId: string }) => x.agentId)).not.toContain("cli-gone");
+  });
+
+  it("adds experiences, lists library versions, diffs, rolls back, exports and imports", async () => {
+    await json(["agents", "create", "lib-bot"]);
+    const first = await json(["experiences", "add", "lib-bot", "Wait for Retry-After before retrying a 429", "--tag", "http"]);
+    await json(["experiences", "add", "lib-bot", "Validate the JSON schema before calling the tool"]);
+    expect(await json(["experiences", "ls", "lib-bot"])).toHaveLength(2);
+    const versions = await json(["library", "versions", "lib-bot"]);
+    expect(versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    const diff = await json(["library", "diff", "lib-bot", "1"]);
+    expect(diff.diff).toEqual([expect.objectContaining({ id: first.id, op: "create" })]);
+
+    const rolled = await json(["library", "rollback", "lib-bot", "1"]);
+    expect(rolled).toMatchObject({ libraryVersion: 3, unchanged: false });
+    const left = await json(["experiences", "ls", "lib-bot"]);
+    expect(left.map((e: { id: string }) => e.id)).toEqual([first.id]);
+
+    const exported = await praxis(["library", "export", "lib-bot"], asTenant());
+    expect(exported.code).toBe(0);
+    const file = path.join(home, "lib.json");
+    writeFileSync(file, exported.stdout);
+    await json(["agents", "create", "lib-copy"]);
+    expect(await json(["library", "import", "lib-copy", file])).toMatchObject({ changed: 1, unchanged: false });
+    expect((await json(["experiences", "ls", "lib-copy"]))[0].text).toBe("Wait for Retry-After before retrying a 429");
+  });
+
+  it("uploads a JSONL dataset and resumes it: tasks already stored are not stored twice", async () => {
+    const tasks = Array.from({ length: 7 }, (_, i) => JSON.stringify({ id: `t${i}`, task: `What is ${i} + ${i}?`, groundTruth: String(2 * i) }));
+    const file = path.join(home, "tasks.jsonl");
+    writeFileSync(file, `${tasks.slice(0, 4).join("\n")}\n`);
+    const first = await json(["datasets", "upload", "arith", file]);
+    expect(first).toMatchObject({ created: true, inserted: 4, unchanged: 0 });
+    writeFileSync(file, `${tasks.join("\n")}\n`);
+    const resumed = await praxis(["datasets", "upload", "arith", file], asTenant());
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(`Resumed dataset arith (${first.datasetId}): 3 new tasks, 4 already stored`);
+    const listed = await json(["datasets", "ls"]);
+    expect(listed.filter((d: { name: string }) => d.name === "arith")).toHaveLength(1);
+  });
+
+  it("reports usage", async () => {
+    const u = await json(["usage", "--group-by", "purpose"]);
+    expect(u.groupBy).toBe("purpose");
+    expect(u.totals).toMatchObject({ calls: expect.any(Number), tokensIn: expect.any(Number) });
+  });
+
+  it("prints a problem as one line and exits 1; with --json the problem is on stdout", async () => {
+    const r = await praxis(["agents", "rm", "no-such-agent"], asTenant());
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/^praxis: 404 not-found: .+ \(request [\w-]+\)\n$/);
+    const j = await praxis(["experiences", "add", "no-such-agent", " ", "--json"], asTenant());
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.stdout).error).toMatchObject({ status: 400, type: "https://praxis.dev/problems/validation-failed" });
+    expect(j.stderr).toMatch(/^praxis: 400 validation-failed: .*\[text: .+\]/);
+  });
+
+  it("exits 2 on usage errors and 3 when the API cannot be reached", async () => {
+    expect((await praxis(["library", "diff", "lib-bot", "two"], asTenant())).code).toBe(2);
+    expect((await praxis(["agents", "frobnicate"], asTenant())).code).toBe(2);
+    const noKey = await praxis(["agents", "ls"], { XDG_CONFIG_HOME: path.join(home, "empty") });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain("No API URL");
+    const down = await praxis(["agents", "ls", "--url", "http://127.0.0.1:9", "--key", key]);
+    expect(down.code).toBe(3);
+    expect(down.stderr).toMatch(/^praxis: Could not reach http:\/\/127\.0\.0\.1:9/);
+    expect((await praxis(["--help"])).code).toBe(0);
+  });
+});
