@@ -133,3 +133,36 @@ describe("praxis CLI against the local Worker", () => {
     expect((await praxis(["--help"])).code).toBe(0);
   });
 });
+
+describe("praxis practice and eval against the local Worker (its LLM answers 42)", () => {
+  let datasetId = "";
+  beforeAll(async () => {
+    await json(["agents", "create", "math-bot"]);
+    const file = path.join(home, "forty-two.jsonl");
+    const tasks = ["6 * 7", "40 + 2", "84 / 2", "50 - 8"].map((q, i) => JSON.stringify({ id: `q${i}`, task: `What is ${q}?`, groundTruth: "42", split: i < 2 ? "train" : "holdout" }));
+    writeFileSync(file, tasks.join("\n"));
+    datasetId = (await json(["datasets", "upload", "forty-two", file])).datasetId;
+  });
+
+  it("practice start --follow streams the run to its end, then prints the learning curve", async () => {
+    const args = ["practice", "start", "math-bot", "--dataset", datasetId, "--epochs", "1", "--batch-size", "2", "--group-size", "2", "--verifier", "numeric", "--follow"];
+    const r = await praxis(args, asTenant());
+    expect(r.code, r.stderr).toBe(0);
+    // Without a terminal the progress is one line per step on stderr; the result goes to stdout.
+    expect(r.stderr).toMatch(/^epoch 0 step 0: reward 1\.000, library 0, 0 changes$/m);
+    expect(r.stdout).toMatch(/^Run run_\w+ \(agent math-bot, dataset ds_\w+\): completed$/m);
+    expect(r.stdout).toMatch(/^epoch\s+step\s+train reward\s+library\s+tokens$/m);
+    expect(r.stdout).toMatch(/^0\s+0\s+1\.000\s+0\s+\d+$/m);
+
+    const runId = /Run (run_\w+)/.exec(r.stdout)![1]!;
+    const shown = await json(["practice", "show", "math-bot", runId]);
+    expect(shown.run).toMatchObject({ runId, status: "completed" });
+    expect(shown.curve.steps).toEqual([expect.objectContaining({ epoch: 0, step: 0, trainReward: 1 })]);
+  });
+
+  it("eval waits for the evaluation and prints its accuracy and interval", async () => {
+    const r = await praxis(["eval", "math-bot", "--dataset", datasetId, "--verifier", "numeric"], asTenant());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Evaluation ev_\w+: completed — accuracy 1\.000 \(95% interval \[1\.000, 1\.000\]\)$/m);
+  });
+});
