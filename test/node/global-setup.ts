@@ -6,6 +6,8 @@ import { startLocalWorker } from "./local-worker";
 declare module "vitest" {
   export interface ProvidedContext {
     localWorker: { url: string; adminKey: string };
+    /** The fake OpenAI-compatible endpoint the Worker uses (every completion is "42"). */
+    llmBaseUrl: string;
   }
 }
 
@@ -49,6 +51,7 @@ export default async function setup(project: TestProject) {
     throw err;
   });
   project.provide("localWorker", { url: worker.url, adminKey: worker.adminKey });
+  project.provide("llmBaseUrl", llm.baseUrl);
   return async () => {
     await worker.stop();
     await llm.close();
