@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -158,6 +158,23 @@ describe("praxis practice and eval against the local Worker (its LLM answers 42)
     const shown = await json(["practice", "show", "math-bot", runId]);
     expect(shown.run).toMatchObject({ runId, status: "completed" });
     expect(shown.curve.steps).toEqual([expect.objectContaining({ epoch: 0, step: 0, trainReward: 1 })]);
+  });
+
+  // The bars are drawn only on a terminal: util-linux `script` gives the CLI one.
+  it.runIf(process.platform === "linux" && existsSync("/usr/bin/script"))("practice start --follow draws live progress bars on a terminal", async () => {
+    const cli = [process.execPath, CLI, "practice", "start", "math-bot", "--dataset", datasetId, "--epochs", "1", "--batch-size", "2", "--group-size", "2", "--verifier", "numeric", "--follow"];
+    const r = await new Promise<Run>((resolve, reject) => {
+      const child = spawn("/usr/bin/script", ["-qec", cli.map((a) => `'${a}'`).join(" "), "/dev/null"], { env: { ...process.env, ...asTenant(), XDG_CONFIG_HOME: home }, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout, stderr: "" }));
+    });
+    expect(r.code, r.stdout).toBe(0);
+    const screen = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+    expect(screen).toMatch(/steps  \[[█░]+\] 1\/1 reward 1\.000, library 0/);
+    expect(screen).toMatch(/stage  \[[█░]+\] 4\/4 epoch 0 step 0: rollouts/);
+    expect(screen).toMatch(/Run run_\w+ \(agent math-bot, dataset ds_\w+\): completed/);
   });
 
   it("eval waits for the evaluation and prints its accuracy and interval", async () => {
