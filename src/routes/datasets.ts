@@ -26,7 +26,8 @@ import { AgentParams, PageQuery } from "./schemas";
 const Dataset = DatasetSchema.openapi("Dataset");
 const DatasetDetail = DatasetDetailSchema.openapi("DatasetDetail");
 const UploadResult = UploadResultSchema.openapi("TaskUploadResult");
-const Created = DatasetDetail.extend({ upload: UploadResult.nullable() }).openapi("CreatedDataset");
+// The bare schema: `.nullable()` of the registered component would make the component itself nullable.
+const Created = DatasetDetail.extend({ upload: UploadResultSchema.nullable() }).openapi("CreatedDataset");
 const DatasetParams = z.object({
   datasetId: z.string().min(1).max(64).openapi({ param: { name: "datasetId", in: "path" }, example: "ds_0123456789abcdef0123" }),
 });

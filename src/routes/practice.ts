@@ -9,11 +9,11 @@ import { cancelRun, listRuns, practiceStub, resultForRollout, runCurve, runRow, 
 import { requireScope } from "../http/auth";
 import { evaluationRolloutResult, isEvaluationId } from "../services/evaluation";
 import { badRequest, notFound } from "../http/problem";
-import { AgentParams, IdempotencyHeader, markReplay, PageQuery, timestamp } from "./schemas";
+import { AgentParams, IdempotencyHeader, markReplay, PageQuery, queryNumber, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/practice-runs";
 const RunParams = AgentParams.extend({ runId: z.string().min(1).max(64).openapi({ param: { name: "runId", in: "path" } }) });
-const StepParams = RunParams.extend({ n: z.coerce.number().int().min(0).max(100_000).openapi({ param: { name: "n", in: "path" } }) });
+const StepParams = RunParams.extend({ n: queryNumber(z.number().int().min(0).max(100_000)).openapi({ param: { name: "n", in: "path" } }) });
 const RunView = RunViewSchema.openapi("PracticeRun");
 const Json = z.record(z.string(), z.unknown());
 

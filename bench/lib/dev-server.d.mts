@@ -1,0 +1,10 @@
+// Types for the parts of dev-server.mjs that TypeScript callers (test/node) use.
+export interface DevServer {
+  start(opts: { firstPort: number; vars: Record<string, string>; fromHead?: boolean; logLevel?: string }): Promise<{ base: string; port: number; logFile: string }>;
+  cleanup(): Promise<void>;
+  onCleanup(fn: () => unknown): void;
+  readonly stopping: boolean;
+}
+export function devServer(opts?: { keep?: boolean; tmpPrefix?: string }): DevServer;
+export function freePort(start: number): Promise<number>;
+export const root: string;

@@ -1,0 +1,79 @@
+import { type Client } from "openapi-fetch";
+import type { components, paths } from "../generated/schema.js";
+import { type RunEvent } from "./events.js";
+import { type RetryOptions } from "./transport.js";
+export type { components, operations, paths } from "../generated/schema.js";
+export { PraxisConnectionError, PraxisError, type ProblemField } from "./errors.js";
+export type { RunEvent } from "./events.js";
+export type { RetryOptions } from "./transport.js";
+/** Every request and response shape of the API, by its OpenAPI component name. */
+export type Schemas = components["schemas"];
+export type PromptQuery = NonNullable<paths["/v1/agents/{agentId}/prompt"]["get"]["parameters"]["query"]>;
+export interface PraxisOptions {
+    /** Where the Worker answers, e.g. `https://praxis.example.workers.dev` or `http://localhost:8787`. */
+    baseUrl: string;
+    /** A tenant API key (`pxk_…`), or the operator key for creating tenants. */
+    apiKey: string;
+    /** Retries of requests that are safe to repeat (see README). */
+    retry?: RetryOptions;
+    /** The fetch to use (default: the global one); a Worker may pass a service binding's fetch. */
+    fetch?: (input: Request) => Promise<Response>;
+}
+type ApiResult<T> = {
+    data?: T;
+    error?: unknown;
+    response: Response;
+};
+/** The data of a typed call, or a PraxisError carrying the problem the API answered. */
+export declare function unwrap<T>(call: Promise<ApiResult<T>>): Promise<T>;
+/**
+ * The Praxis API. `api` is the typed client generated from /openapi.json (every route, its
+ * parameters and bodies checked at compile time); `agent(id)` is the ergonomic layer over it.
+ */
+export declare class Praxis {
+    readonly api: Client<paths>;
+    constructor(options: PraxisOptions);
+    agent(agentId: string): Agent;
+}
+/** One agent's memory: what to inject before acting, episodes to report what happened. */
+export declare class Agent {
+    readonly praxis: Praxis;
+    readonly id: string;
+    constructor(praxis: Praxis, id: string);
+    private get params();
+    /** Creates the agent, or updates its display name (PUT: safe to repeat). */
+    ensure(displayName?: string): Promise<Schemas["Agent"]>;
+    /** The block to inject into the agent's prompt: `[G#]. …` lessons, then relevant past cases. */
+    prompt(query: PromptQuery): Promise<Schemas["PromptBlock"]>;
+    retrieve(body: Schemas["RetrieveRequest"]): Promise<Schemas["RetrieveResponse"]>;
+    reward(body: Schemas["RewardRequest"]): Promise<Schemas["RewardResult"]>;
+    addExperience(experience: string | Schemas["ExperienceCreate"]): Promise<Schemas["VersionedExperience"]>;
+    startEpisode(task: string, metadata?: Schemas["EpisodeCreate"]["metadata"]): Promise<Episode>;
+    /**
+     * Runs `work` as one episode. When it returns, the episode ends as `success` unless `work` ended
+     * it itself (`ep.end(…)`); when it throws, the error is logged as a failed attempt, the episode
+     * ends as `failure` and the error is rethrown.
+     */
+    withEpisode<T>(task: string, work: (ep: Episode) => Promise<T>, options?: {
+        metadata?: Schemas["EpisodeCreate"]["metadata"];
+    }): Promise<T>;
+    /** The practice run's events as they happen, resuming across reconnects, until the run ends. */
+    practiceEvents(runId: string, options?: {
+        signal?: AbortSignal;
+    }): AsyncGenerator<RunEvent>;
+}
+/** An open episode: the prompt for it, its attempts, its end. */
+export declare class Episode {
+    readonly agent: Agent;
+    readonly id: string;
+    readonly task: string;
+    /** The episode as ended (the API's answer), once `end` has been called. */
+    ended: Schemas["Episode"] | null;
+    constructor(agent: Agent, id: string, task: string);
+    private get params();
+    /** The prompt block for this episode (query defaults to the task); rewards reach what it showed. */
+    prompt(query?: Partial<PromptQuery>): Promise<Schemas["PromptBlock"]>;
+    attempt(attempt: Schemas["AttemptCreate"]): Promise<Schemas["Attempt"]>;
+    /** Ends the episode (idempotent: the first result stays); rewards what it retrieved. */
+    end(result: Schemas["EpisodeEnd"]): Promise<Schemas["Episode"]>;
+}

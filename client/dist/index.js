@@ -1,0 +1,139 @@
+import createClient from "openapi-fetch";
+import { PraxisError } from "./errors.js";
+import { runEvents } from "./events.js";
+import { idempotencyMiddleware, retryingFetch } from "./transport.js";
+export { PraxisConnectionError, PraxisError } from "./errors.js";
+/** The data of a typed call, or a PraxisError carrying the problem the API answered. */
+export async function unwrap(call) {
+    const { data, error, response } = await call;
+    if (!response.ok)
+        throw new PraxisError(response.status, error, response.headers.get("x-request-id"));
+    return data;
+}
+/**
+ * The Praxis API. `api` is the typed client generated from /openapi.json (every route, its
+ * parameters and bodies checked at compile time); `agent(id)` is the ergonomic layer over it.
+ */
+export class Praxis {
+    api;
+    constructor(options) {
+        const base = options.fetch ?? ((request) => fetch(request));
+        this.api = createClient({
+            baseUrl: options.baseUrl.replace(/\/+$/, ""),
+            fetch: retryingFetch(base, options.retry),
+            headers: { authorization: `Bearer ${options.apiKey}` },
+        });
+        this.api.use(idempotencyMiddleware);
+    }
+    agent(agentId) {
+        return new Agent(this, agentId);
+    }
+}
+/** One agent's memory: what to inject before acting, episodes to report what happened. */
+export class Agent {
+    praxis;
+    id;
+    constructor(praxis, id) {
+        this.praxis = praxis;
+        this.id = id;
+    }
+    get params() {
+        return { path: { agentId: this.id } };
+    }
+    /** Creates the agent, or updates its display name (PUT: safe to repeat). */
+    ensure(displayName) {
+        return unwrap(this.praxis.api.PUT("/v1/agents/{agentId}", { params: this.params, body: displayName ? { displayName } : {} }));
+    }
+    /** The block to inject into the agent's prompt: `[G#]. …` lessons, then relevant past cases. */
+    prompt(query) {
+        return unwrap(this.praxis.api.GET("/v1/agents/{agentId}/prompt", { params: { ...this.params, query } }));
+    }
+    retrieve(body) {
+        return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/retrieve", { params: this.params, body }));
+    }
+    reward(body) {
+        return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/rewards", { params: this.params, body }));
+    }
+    addExperience(experience) {
+        const body = typeof experience === "string" ? { text: experience } : experience;
+        return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/experiences", { params: this.params, body }));
+    }
+    async startEpisode(task, metadata) {
+        const ep = await unwrap(this.praxis.api.POST("/v1/agents/{agentId}/episodes", { params: this.params, body: { task, metadata } }));
+        return new Episode(this, ep.episodeId, task);
+    }
+    /**
+     * Runs `work` as one episode. When it returns, the episode ends as `success` unless `work` ended
+     * it itself (`ep.end(…)`); when it throws, the error is logged as a failed attempt, the episode
+     * ends as `failure` and the error is rethrown.
+     */
+    async withEpisode(task, work, options = {}) {
+        const ep = await this.startEpisode(task, options.metadata);
+        let value;
+        try {
+            value = await work(ep);
+        }
+        catch (err) {
+            if (!ep.ended) {
+                try {
+                    await ep.attempt({ description: "The episode's work threw", ok: false, error: errorText(err) });
+                    await ep.end({ outcome: "failure" });
+                }
+                catch {
+                    // The caller needs its own error, not this one; an episode left open is ended as
+                    // `timeout` by the cron sweep.
+                }
+            }
+            throw err;
+        }
+        if (!ep.ended)
+            await ep.end({ outcome: "success" });
+        return value;
+    }
+    /** The practice run's events as they happen, resuming across reconnects, until the run ends. */
+    practiceEvents(runId, options = {}) {
+        return runEvents(async (lastEventId) => {
+            const { response, error } = await this.praxis.api.GET("/v1/agents/{agentId}/practice-runs/{runId}/events", {
+                params: { path: { agentId: this.id, runId }, header: lastEventId ? { "last-event-id": String(lastEventId) } : {} },
+                headers: { accept: "text/event-stream" },
+                parseAs: "stream",
+                signal: options.signal,
+            });
+            if (!response.ok)
+                throw new PraxisError(response.status, error, response.headers.get("x-request-id"));
+            return response;
+        });
+    }
+}
+/** An open episode: the prompt for it, its attempts, its end. */
+export class Episode {
+    agent;
+    id;
+    task;
+    /** The episode as ended (the API's answer), once `end` has been called. */
+    ended = null;
+    constructor(agent, id, task) {
+        this.agent = agent;
+        this.id = id;
+        this.task = task;
+    }
+    get params() {
+        return { path: { agentId: this.agent.id, id: this.id } };
+    }
+    /** The prompt block for this episode (query defaults to the task); rewards reach what it showed. */
+    prompt(query = {}) {
+        return this.agent.prompt({ query: this.task, ...query, episodeId: this.id });
+    }
+    attempt(attempt) {
+        return unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/attempts", { params: this.params, body: attempt }));
+    }
+    /** Ends the episode (idempotent: the first result stays); rewards what it retrieved. */
+    async end(result) {
+        this.ended = await unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: this.params, body: result }));
+        return this.ended;
+    }
+}
+function errorText(err) {
+    const text = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+    return text.slice(0, 50_000);
+}

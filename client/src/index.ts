@@ -1,0 +1,172 @@
+import createClient, { type Client } from "openapi-fetch";
+import type { components, paths } from "../generated/schema.js";
+import { PraxisError } from "./errors.js";
+import { runEvents, type RunEvent } from "./events.js";
+import { idempotencyMiddleware, retryingFetch, type RetryOptions } from "./transport.js";
+
+export type { components, operations, paths } from "../generated/schema.js";
+export { PraxisConnectionError, PraxisError, type ProblemField } from "./errors.js";
+export type { RunEvent } from "./events.js";
+export type { RetryOptions } from "./transport.js";
+
+/** Every request and response shape of the API, by its OpenAPI component name. */
+export type Schemas = components["schemas"];
+export type PromptQuery = NonNullable<paths["/v1/agents/{agentId}/prompt"]["get"]["parameters"]["query"]>;
+
+export interface PraxisOptions {
+  /** Where the Worker answers, e.g. `https://praxis.example.workers.dev` or `http://localhost:8787`. */
+  baseUrl: string;
+  /** A tenant API key (`pxk_…`), or the operator key for creating tenants. */
+  apiKey: string;
+  /** Retries of requests that are safe to repeat (see README). */
+  retry?: RetryOptions;
+  /** The fetch to use (default: the global one); a Worker may pass a service binding's fetch. */
+  fetch?: (input: Request) => Promise<Response>;
+}
+
+type ApiResult<T> = { data?: T; error?: unknown; response: Response };
+
+/** The data of a typed call, or a PraxisError carrying the problem the API answered. */
+export async function unwrap<T>(call: Promise<ApiResult<T>>): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw new PraxisError(response.status, error, response.headers.get("x-request-id"));
+  return data as T;
+}
+
+/**
+ * The Praxis API. `api` is the typed client generated from /openapi.json (every route, its
+ * parameters and bodies checked at compile time); `agent(id)` is the ergonomic layer over it.
+ */
+export class Praxis {
+  readonly api: Client<paths>;
+
+  constructor(options: PraxisOptions) {
+    const base = options.fetch ?? ((request: Request) => fetch(request));
+    this.api = createClient<paths>({
+      baseUrl: options.baseUrl.replace(/\/+$/, ""),
+      fetch: retryingFetch(base, options.retry),
+      headers: { authorization: `Bearer ${options.apiKey}` },
+    });
+    this.api.use(idempotencyMiddleware);
+  }
+
+  agent(agentId: string): Agent {
+    return new Agent(this, agentId);
+  }
+}
+
+/** One agent's memory: what to inject before acting, episodes to report what happened. */
+export class Agent {
+  constructor(
+    readonly praxis: Praxis,
+    readonly id: string,
+  ) {}
+
+  private get params() {
+    return { path: { agentId: this.id } };
+  }
+
+  /** Creates the agent, or updates its display name (PUT: safe to repeat). */
+  ensure(displayName?: string): Promise<Schemas["Agent"]> {
+    return unwrap(this.praxis.api.PUT("/v1/agents/{agentId}", { params: this.params, body: displayName ? { displayName } : {} }));
+  }
+
+  /** The block to inject into the agent's prompt: `[G#]. …` lessons, then relevant past cases. */
+  prompt(query: PromptQuery): Promise<Schemas["PromptBlock"]> {
+    return unwrap(this.praxis.api.GET("/v1/agents/{agentId}/prompt", { params: { ...this.params, query } }));
+  }
+
+  retrieve(body: Schemas["RetrieveRequest"]): Promise<Schemas["RetrieveResponse"]> {
+    return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/retrieve", { params: this.params, body }));
+  }
+
+  reward(body: Schemas["RewardRequest"]): Promise<Schemas["RewardResult"]> {
+    return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/rewards", { params: this.params, body }));
+  }
+
+  addExperience(experience: string | Schemas["ExperienceCreate"]): Promise<Schemas["VersionedExperience"]> {
+    const body = typeof experience === "string" ? { text: experience } : experience;
+    return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/experiences", { params: this.params, body }));
+  }
+
+  async startEpisode(task: string, metadata?: Schemas["EpisodeCreate"]["metadata"]): Promise<Episode> {
+    const ep = await unwrap(this.praxis.api.POST("/v1/agents/{agentId}/episodes", { params: this.params, body: { task, metadata } }));
+    return new Episode(this, ep.episodeId, task);
+  }
+
+  /**
+   * Runs `work` as one episode. When it returns, the episode ends as `success` unless `work` ended
+   * it itself (`ep.end(…)`); when it throws, the error is logged as a failed attempt, the episode
+   * ends as `failure` and the error is rethrown.
+   */
+  async withEpisode<T>(task: string, work: (ep: Episode) => Promise<T>, options: { metadata?: Schemas["EpisodeCreate"]["metadata"] } = {}): Promise<T> {
+    const ep = await this.startEpisode(task, options.metadata);
+    let value: T;
+    try {
+      value = await work(ep);
+    } catch (err) {
+      if (!ep.ended) {
+        try {
+          await ep.attempt({ description: "The episode's work threw", ok: false, error: errorText(err) });
+          await ep.end({ outcome: "failure" });
+        } catch {
+          // The caller needs its own error, not this one; an episode left open is ended as
+          // `timeout` by the cron sweep.
+        }
+      }
+      throw err;
+    }
+    if (!ep.ended) await ep.end({ outcome: "success" });
+    return value;
+  }
+
+  /** The practice run's events as they happen, resuming across reconnects, until the run ends. */
+  practiceEvents(runId: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+    return runEvents(async (lastEventId) => {
+      const { response, error } = await this.praxis.api.GET("/v1/agents/{agentId}/practice-runs/{runId}/events", {
+        params: { path: { agentId: this.id, runId }, header: lastEventId ? { "last-event-id": String(lastEventId) } : {} },
+        headers: { accept: "text/event-stream" },
+        parseAs: "stream",
+        signal: options.signal,
+      });
+      if (!response.ok) throw new PraxisError(response.status, error, response.headers.get("x-request-id"));
+      return response;
+    });
+  }
+}
+
+/** An open episode: the prompt for it, its attempts, its end. */
+export class Episode {
+  /** The episode as ended (the API's answer), once `end` has been called. */
+  ended: Schemas["Episode"] | null = null;
+
+  constructor(
+    readonly agent: Agent,
+    readonly id: string,
+    readonly task: string,
+  ) {}
+
+  private get params() {
+    return { path: { agentId: this.agent.id, id: this.id } };
+  }
+
+  /** The prompt block for this episode (query defaults to the task); rewards reach what it showed. */
+  prompt(query: Partial<PromptQuery> = {}): Promise<Schemas["PromptBlock"]> {
+    return this.agent.prompt({ query: this.task, ...query, episodeId: this.id });
+  }
+
+  attempt(attempt: Schemas["AttemptCreate"]): Promise<Schemas["Attempt"]> {
+    return unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/attempts", { params: this.params, body: attempt }));
+  }
+
+  /** Ends the episode (idempotent: the first result stays); rewards what it retrieved. */
+  async end(result: Schemas["EpisodeEnd"]): Promise<Schemas["Episode"]> {
+    this.ended = await unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: this.params, body: result }));
+    return this.ended;
+  }
+}
+
+function errorText(err: unknown): string {
+  const text = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  return text.slice(0, 50_000);
+}

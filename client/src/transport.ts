@@ -1,0 +1,85 @@
+import type { Middleware } from "openapi-fetch";
+import { PraxisConnectionError } from "./errors.js";
+import { IDEMPOTENT_WRITES } from "./generated/idempotency.js";
+
+export interface RetryOptions {
+  /** Retries after the first attempt (default 2). */
+  retries?: number;
+  /** First backoff delay; doubles per retry, capped at 8 s (default 250 ms). A Retry-After header wins. */
+  baseDelayMs?: number;
+}
+
+/** Methods that may be repeated without changing the outcome. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+/** Answers that say the request was not carried out and may succeed later. */
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+const MAX_DELAY_MS = 8_000;
+const MAX_RETRY_AFTER_MS = 30_000;
+
+const sleep = (ms: number, signal?: AbortSignal | null) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
+  });
+
+function retryAfterMs(res: Response): number | undefined {
+  const h = res.headers.get("retry-after");
+  if (!h) return undefined;
+  const secs = Number(h);
+  const ms = Number.isFinite(secs) ? secs * 1000 : Date.parse(h) - Date.now();
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : undefined;
+}
+
+/** A 503 that names missing configuration (`llm-not-configured`…) will answer the same next time. */
+async function isPermanent(res: Response): Promise<boolean> {
+  if (res.status !== 503 || !res.headers.get("content-type")?.includes("json")) return false;
+  try {
+    const body = (await res.clone().json()) as { type?: unknown };
+    return typeof body.type === "string" && body.type.endsWith("-not-configured");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Gives every write the API can replay one Idempotency-Key for the whole call (retries included),
+ * unless the caller set one, so a retried write is applied once.
+ */
+export const idempotencyMiddleware: Middleware = {
+  onRequest({ request, schemaPath }) {
+    if (request.headers.has("idempotency-key") || !IDEMPOTENT_WRITES.has(`${request.method} ${schemaPath}`)) return undefined;
+    const headers = new Headers(request.headers);
+    headers.set("idempotency-key", crypto.randomUUID());
+    return new Request(request, { headers });
+  },
+};
+
+/**
+ * fetch with retries on connection failures and on 429/502/503/504, for requests that are safe to
+ * repeat: idempotent methods and writes carrying an Idempotency-Key. Other writes are sent once.
+ */
+export function retryingFetch(base: (input: Request) => Promise<Response>, opts: RetryOptions = {}) {
+  const retries = opts.retries ?? 2;
+  const baseDelay = opts.baseDelayMs ?? 250;
+  return async (request: Request): Promise<Response> => {
+    const repeatable = SAFE_METHODS.has(request.method) || request.headers.has("idempotency-key");
+    const attempts = repeatable ? retries + 1 : 1;
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= attempts;
+      let res: Response;
+      try {
+        res = await base(last ? request : request.clone());
+      } catch (err) {
+        if (request.signal?.aborted) throw err;
+        if (last) throw new PraxisConnectionError(new URL(request.url).origin, err);
+        await sleep(Math.min(baseDelay * 2 ** (attempt - 1), MAX_DELAY_MS), request.signal);
+        continue;
+      }
+      if (last || !RETRY_STATUSES.has(res.status) || (await isPermanent(res))) return res;
+      const wait = retryAfterMs(res) ?? Math.min(baseDelay * 2 ** (attempt - 1), MAX_DELAY_MS);
+      await res.body?.cancel();
+      await sleep(wait, request.signal);
+    }
+  };
+}
