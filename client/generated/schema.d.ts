@@ -467,6 +467,144 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key making this request: its tenant, scope and agents (any scope)
+         * @description Lets a client tell what a key may do (a read key changes nothing) before offering an action.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description This key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CurrentApiKey"];
+                    };
+                };
+                /** @description Validation failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key lacks the scope or agent access */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (or belongs to another tenant) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate or budget limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency (such as the LLM) is not configured or unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keys/{id}": {
         parameters: {
             query?: never;
@@ -7957,6 +8095,144 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{agentId}/practice-runs/{runId}/curve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The learning curve: mean train reward, library size and tokens per step; holdout accuracy with its 95% interval per evaluated epoch (epoch 0, the starting library, first) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agentId: string;
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The curve */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PracticeCurve"];
+                    };
+                };
+                /** @description Validation failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key lacks the scope or agent access */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (or belongs to another tenant) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate or budget limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency (such as the LLM) is not configured or unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{agentId}/practice-runs/{runId}/cancel": {
         parameters: {
             query?: never;
@@ -8959,6 +9235,544 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{agentId}/practice-schedules/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One practice schedule */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agentId: string;
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The schedule */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PracticeSchedule"];
+                    };
+                };
+                /** @description Validation failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key lacks the scope or agent access */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (or belongs to another tenant) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate or budget limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency (such as the LLM) is not configured or unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Create or replace a practice schedule: a run on a dataset every 6h, 1d, 7d or on a cron expression (UTC)
+         * @description Each due time starts at most one run, however often or late the cron fires; while another run of the agent is going, or the tenant's daily token budget is used up, the fire is recorded in `lastRun` as skipped.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agentId: string;
+                    name: string;
+                };
+                cookie?: never;
+            };
+            /** @description JSON body */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PracticeSchedulePut"];
+                };
+            };
+            responses: {
+                /** @description Replaced */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PracticeSchedule"];
+                    };
+                };
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PracticeSchedule"];
+                    };
+                };
+                /** @description Validation failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key lacks the scope or agent access */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (or belongs to another tenant) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate or budget limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency (such as the LLM) is not configured or unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a practice schedule; runs it started go on */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agentId: string;
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DeletedPracticeSchedule"];
+                    };
+                };
+                /** @description Validation failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key lacks the scope or agent access */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (or belongs to another tenant) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate or budget limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency (such as the LLM) is not configured or unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agentId}/practice-schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's practice schedules with their next due time and last fire */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Schedules by name */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["PracticeSchedule"][];
+                        };
+                    };
+                };
+                /** @description Validation failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key lacks the scope or agent access */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (or belongs to another tenant) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate or budget limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency (such as the LLM) is not configured or unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9012,6 +9826,9 @@ export interface components {
             scope: "admin" | "write" | "read";
             /** @description Restrict the key to these agents; omit for all agents of the tenant */
             agentIds?: string[];
+        };
+        CurrentApiKey: components["schemas"]["ApiKey"] & {
+            tenantId: string;
         };
         Agent: {
             agentId: string;
@@ -9133,32 +9950,212 @@ export interface components {
                 model?: string;
                 dims?: number;
             } | null;
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "windowEpisodes": 50,
+             *       "minSuccessRate": 0.6,
+             *       "cooldownHours": 24,
+             *       "run": {
+             *         "epochs": 3,
+             *         "batchSize": 20,
+             *         "groupSize": 5,
+             *         "policy": {
+             *           "kind": "llm",
+             *           "temperature": 0.7
+             *         },
+             *         "maxOpsPerGroup": 3,
+             *         "useGroundTruth": true,
+             *         "concurrency": 16,
+             *         "minGain": 0,
+             *         "patience": 2,
+             *         "maxExperiences": 40
+             *       }
+             *     }
+             */
+            remedial?: {
+                /** @default false */
+                enabled?: boolean;
+                /** @default 50 */
+                windowEpisodes?: number;
+                /** @default 0.6 */
+                minSuccessRate?: number;
+                /** @default 24 */
+                cooldownHours?: number;
+                /**
+                 * @description run options (as for POST …/practice-runs, without datasetId); a patch replaces them whole
+                 * @default {
+                 *       "epochs": 3,
+                 *       "batchSize": 20,
+                 *       "groupSize": 5,
+                 *       "policy": {
+                 *         "kind": "llm",
+                 *         "temperature": 0.7
+                 *       },
+                 *       "maxOpsPerGroup": 3,
+                 *       "useGroundTruth": true,
+                 *       "concurrency": 16,
+                 *       "minGain": 0,
+                 *       "patience": 2,
+                 *       "maxExperiences": 40
+                 *     }
+                 */
+                run?: {
+                    /** @default 3 */
+                    epochs?: number;
+                    /** @default 20 */
+                    batchSize?: number;
+                    /** @default 5 */
+                    groupSize?: number;
+                    verifier?: {
+                        /** @enum {string} */
+                        kind: "exact";
+                    } | {
+                        /** @enum {string} */
+                        kind: "contains";
+                        /** @default false */
+                        caseSensitive?: boolean;
+                    } | {
+                        /** @enum {string} */
+                        kind: "regex";
+                        pattern: string;
+                        flags?: string;
+                    } | {
+                        /** @enum {string} */
+                        kind: "numeric";
+                        /** @description absolute tolerance (default 1e-6) */
+                        absTol?: number;
+                        /** @description relative tolerance (default 1e-6) */
+                        relTol?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "math";
+                        /** @description absolute tolerance (default 1e-6) */
+                        absTol?: number;
+                        /** @description relative tolerance (default 1e-6) */
+                        relTol?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "json";
+                        /**
+                         * @default deep
+                         * @enum {string}
+                         */
+                        mode?: "deep" | "subset";
+                    } | {
+                        /** @enum {string} */
+                        kind: "llm-judge";
+                        rubric?: string;
+                        /**
+                         * @description score at or above which the verdict counts as correct
+                         * @default 0.5
+                         */
+                        passThreshold?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "majority";
+                    } | {
+                        /** @enum {string} */
+                        kind: "webhook";
+                        /** Format: uri */
+                        url: string;
+                        /** @default 10000 */
+                        timeoutMs?: number;
+                    };
+                    policy: {
+                        /** @enum {string} */
+                        kind: "llm";
+                        /** @description overrides LLM_MODEL_POLICY for this run */
+                        model?: string;
+                        /** @description the agent's own system prompt; the library block is added after it */
+                        system?: string;
+                        /** @default 0.7 */
+                        temperature?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "webhook";
+                        /** Format: uri */
+                        url: string;
+                        /**
+                         * @description how long a rollout may take, including a 202 and a later result
+                         * @default 120000
+                         */
+                        timeoutMs?: number;
+                    };
+                    /** @default 3 */
+                    maxOpsPerGroup?: number;
+                    /**
+                     * @description show ground truths to the summary and advantage calls
+                     * @default true
+                     */
+                    useGroundTruth?: boolean;
+                    /**
+                     * @description units of this run in flight at once
+                     * @default 16
+                     */
+                    concurrency?: number;
+                    budget?: {
+                        maxTokens?: number;
+                        maxCostUsd?: number;
+                    };
+                    /**
+                     * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                     * @enum {string}
+                     */
+                    promote?: "gate" | "best" | "always" | "never";
+                    /** @description held-out evaluation per epoch; on by default under gate and best */
+                    evaluate?: {
+                        /**
+                         * @default holdout
+                         * @enum {string}
+                         */
+                        split?: "train" | "holdout";
+                        /**
+                         * @description policy calls per task; a task scores the mean of its samples
+                         * @default 1
+                         */
+                        samples?: number;
+                        /**
+                         * @description evaluate after every epoch, or only the starting and the final library
+                         * @default epoch
+                         * @enum {string}
+                         */
+                        every?: "epoch" | "end";
+                    };
+                    /**
+                     * @description gate: the accuracy the final library must gain over the starting one
+                     * @default 0
+                     */
+                    minGain?: number;
+                    /**
+                     * @description best: epochs without improvement before the run stops early
+                     * @default 2
+                     */
+                    patience?: number;
+                    /**
+                     * @description the run's library never holds more lessons than this
+                     * @default 40
+                     */
+                    maxExperiences?: number;
+                    seed?: number;
+                };
+            };
         };
         AgentConfigPatch: {
             lambda?: {
-                /** @default 0.2 */
                 observation?: number;
-                /** @default 0.5 */
                 reasoning?: number;
-                /** @default 0.7 */
                 planning?: number;
-                /** @default 0.3 */
                 action?: number;
-                /** @default 0.6 */
                 reflection?: number;
-                /** @default 0.5 */
                 default?: number;
             };
             alpha?: number;
             defaultQ?: number;
             rewardMapping?: {
-                /** @default 1 */
                 success?: number;
-                /** @default -1 */
                 failure?: number;
-                /** @default 0.3 */
                 partial?: number;
-                /** @default -0.5 */
                 timeout?: number;
             };
             k1?: number;
@@ -9166,25 +10163,16 @@ export interface components {
             similarityThreshold?: number;
             capacity?: number;
             decay?: {
-                /** @default 0.05 */
                 baseDecay?: number;
-                /** @default 0.8 */
                 utilityFactor?: number;
-                /** @default 0.5 */
                 useBoost?: number;
-                /** @default 0.1 */
                 threshold?: number;
-                /** @default true */
                 enabled?: boolean;
             };
             retention?: {
-                /** @default 365 */
                 casesDays?: number | null;
-                /** @default 90 */
                 episodesDays?: number | null;
-                /** @default 30 */
                 retrievalsDays?: number | null;
-                /** @default 30 */
                 jobsDays?: number | null;
             };
             embedder?: {
@@ -9193,6 +10181,152 @@ export interface components {
                 model?: string;
                 dims?: number;
             } | null;
+            remedial?: {
+                enabled?: boolean;
+                windowEpisodes?: number;
+                minSuccessRate?: number;
+                cooldownHours?: number;
+                /** @description run options (as for POST …/practice-runs, without datasetId); a patch replaces them whole */
+                run?: {
+                    /** @default 3 */
+                    epochs?: number;
+                    /** @default 20 */
+                    batchSize?: number;
+                    /** @default 5 */
+                    groupSize?: number;
+                    verifier?: {
+                        /** @enum {string} */
+                        kind: "exact";
+                    } | {
+                        /** @enum {string} */
+                        kind: "contains";
+                        /** @default false */
+                        caseSensitive?: boolean;
+                    } | {
+                        /** @enum {string} */
+                        kind: "regex";
+                        pattern: string;
+                        flags?: string;
+                    } | {
+                        /** @enum {string} */
+                        kind: "numeric";
+                        /** @description absolute tolerance (default 1e-6) */
+                        absTol?: number;
+                        /** @description relative tolerance (default 1e-6) */
+                        relTol?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "math";
+                        /** @description absolute tolerance (default 1e-6) */
+                        absTol?: number;
+                        /** @description relative tolerance (default 1e-6) */
+                        relTol?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "json";
+                        /**
+                         * @default deep
+                         * @enum {string}
+                         */
+                        mode?: "deep" | "subset";
+                    } | {
+                        /** @enum {string} */
+                        kind: "llm-judge";
+                        rubric?: string;
+                        /**
+                         * @description score at or above which the verdict counts as correct
+                         * @default 0.5
+                         */
+                        passThreshold?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "majority";
+                    } | {
+                        /** @enum {string} */
+                        kind: "webhook";
+                        /** Format: uri */
+                        url: string;
+                        /** @default 10000 */
+                        timeoutMs?: number;
+                    };
+                    policy: {
+                        /** @enum {string} */
+                        kind: "llm";
+                        /** @description overrides LLM_MODEL_POLICY for this run */
+                        model?: string;
+                        /** @description the agent's own system prompt; the library block is added after it */
+                        system?: string;
+                        /** @default 0.7 */
+                        temperature?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "webhook";
+                        /** Format: uri */
+                        url: string;
+                        /**
+                         * @description how long a rollout may take, including a 202 and a later result
+                         * @default 120000
+                         */
+                        timeoutMs?: number;
+                    };
+                    /** @default 3 */
+                    maxOpsPerGroup?: number;
+                    /**
+                     * @description show ground truths to the summary and advantage calls
+                     * @default true
+                     */
+                    useGroundTruth?: boolean;
+                    /**
+                     * @description units of this run in flight at once
+                     * @default 16
+                     */
+                    concurrency?: number;
+                    budget?: {
+                        maxTokens?: number;
+                        maxCostUsd?: number;
+                    };
+                    /**
+                     * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                     * @enum {string}
+                     */
+                    promote?: "gate" | "best" | "always" | "never";
+                    /** @description held-out evaluation per epoch; on by default under gate and best */
+                    evaluate?: {
+                        /**
+                         * @default holdout
+                         * @enum {string}
+                         */
+                        split?: "train" | "holdout";
+                        /**
+                         * @description policy calls per task; a task scores the mean of its samples
+                         * @default 1
+                         */
+                        samples?: number;
+                        /**
+                         * @description evaluate after every epoch, or only the starting and the final library
+                         * @default epoch
+                         * @enum {string}
+                         */
+                        every?: "epoch" | "end";
+                    };
+                    /**
+                     * @description gate: the accuracy the final library must gain over the starting one
+                     * @default 0
+                     */
+                    minGain?: number;
+                    /**
+                     * @description best: epochs without improvement before the run stops early
+                     * @default 2
+                     */
+                    patience?: number;
+                    /**
+                     * @description the run's library never holds more lessons than this
+                     * @default 40
+                     */
+                    maxExperiences?: number;
+                    seed?: number;
+                };
+            };
         };
         VersionedExperience: {
             text: string;
@@ -10334,10 +11468,44 @@ export interface components {
                 maxCostUsd?: number;
             };
             /**
-             * @default always
+             * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
              * @enum {string}
              */
-            promote?: "always" | "never";
+            promote?: "gate" | "best" | "always" | "never";
+            /** @description held-out evaluation per epoch; on by default under gate and best */
+            evaluate?: {
+                /**
+                 * @default holdout
+                 * @enum {string}
+                 */
+                split?: "train" | "holdout";
+                /**
+                 * @description policy calls per task; a task scores the mean of its samples
+                 * @default 1
+                 */
+                samples?: number;
+                /**
+                 * @description evaluate after every epoch, or only the starting and the final library
+                 * @default epoch
+                 * @enum {string}
+                 */
+                every?: "epoch" | "end";
+            };
+            /**
+             * @description gate: the accuracy the final library must gain over the starting one
+             * @default 0
+             */
+            minGain?: number;
+            /**
+             * @description best: epochs without improvement before the run stops early
+             * @default 2
+             */
+            patience?: number;
+            /**
+             * @description the run's library never holds more lessons than this
+             * @default 40
+             */
+            maxExperiences?: number;
             seed?: number;
         };
         PracticeRun: {
@@ -10446,10 +11614,43 @@ export interface components {
                     maxCostUsd?: number;
                 };
                 /**
-                 * @default always
+                 * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
                  * @enum {string}
                  */
-                promote?: "always" | "never";
+                promote: "gate" | "best" | "always" | "never";
+                evaluate: {
+                    /**
+                     * @default holdout
+                     * @enum {string}
+                     */
+                    split?: "train" | "holdout";
+                    /**
+                     * @description policy calls per task; a task scores the mean of its samples
+                     * @default 1
+                     */
+                    samples?: number;
+                    /**
+                     * @description evaluate after every epoch, or only the starting and the final library
+                     * @default epoch
+                     * @enum {string}
+                     */
+                    every?: "epoch" | "end";
+                } | null;
+                /**
+                 * @description gate: the accuracy the final library must gain over the starting one
+                 * @default 0
+                 */
+                minGain?: number;
+                /**
+                 * @description best: epochs without improvement before the run stops early
+                 * @default 2
+                 */
+                patience?: number;
+                /**
+                 * @description the run's library never holds more lessons than this
+                 * @default 40
+                 */
+                maxExperiences?: number;
                 seed: number;
             };
             progress: {
@@ -10481,7 +11682,10 @@ export interface components {
             librarySize: number;
             promotion: {
                 promoted: boolean;
+                /** @description why the library was or was not promoted, with the holdout evidence when there was an evaluation */
                 reason: string;
+                /** @description the evaluated epoch whose library was promoted (best and gate) */
+                epoch?: number | null;
                 version: number | null;
                 applied: number;
                 skipped: {
@@ -10490,11 +11694,71 @@ export interface components {
                     reason: string;
                 }[];
             } | null;
+            evaluations: {
+                epoch: number;
+                evaluationId: string;
+                /** @enum {string} */
+                status: "pending" | "running" | "completed" | "failed";
+                holdoutAccuracy: number | null;
+                /** @description 95% bootstrap interval over tasks [low, high] */
+                interval: [
+                    number,
+                    number
+                ] | null;
+                librarySize: number;
+                tokens: number;
+                costUsd: number;
+                error: string | null;
+            }[];
+            /** @description why a `best` run stopped before its last epoch */
+            stoppedEarly: string | null;
             error: string | null;
             createdAt: number;
             updatedAt: number;
             startedAt: number | null;
             endedAt: number | null;
+        };
+        PracticeCurve: {
+            steps: {
+                epoch: number;
+                step: number;
+                /** @description mean reward of the step's rollouts */
+                trainReward: number | null;
+                /** @description after the step's update */
+                librarySize: number;
+                tokens: number;
+            }[];
+            /** @description epoch 0 (the starting library) first */
+            epochs: {
+                epoch: number;
+                evaluationId: string;
+                /** @enum {string} */
+                status: "pending" | "running" | "completed" | "failed";
+                holdoutAccuracy: number | null;
+                /** @description 95% bootstrap interval over tasks [low, high] */
+                interval: [
+                    number,
+                    number
+                ] | null;
+                librarySize: number;
+                tokens: number;
+                costUsd: number;
+                error: string | null;
+            }[];
+            promotion: {
+                promoted: boolean;
+                /** @description why the library was or was not promoted, with the holdout evidence when there was an evaluation */
+                reason: string;
+                /** @description the evaluated epoch whose library was promoted (best and gate) */
+                epoch?: number | null;
+                version: number | null;
+                applied: number;
+                skipped: {
+                    id: string;
+                    op: string;
+                    reason: string;
+                }[];
+            } | null;
         };
         RolloutAnswer: {
             answer: string;
@@ -10873,6 +12137,11 @@ export interface components {
                 seed: number;
                 /** @description the agent's library version that was evaluated (null for a run's library) */
                 libraryVersion: number | null;
+                /** @description set when a practice run evaluates one of its libraries: the library after `epoch` training epochs */
+                practice?: {
+                    runId: string;
+                    epoch: number;
+                };
             };
             librarySize: number;
             progress: {
@@ -10903,6 +12172,316 @@ export interface components {
             updatedAt: number;
             startedAt: number | null;
             endedAt: number | null;
+        };
+        PracticeSchedule: {
+            name: string;
+            every: string;
+            datasetId: string;
+            run: {
+                /** @default 3 */
+                epochs?: number;
+                /** @default 20 */
+                batchSize?: number;
+                /** @default 5 */
+                groupSize?: number;
+                verifier?: {
+                    /** @enum {string} */
+                    kind: "exact";
+                } | {
+                    /** @enum {string} */
+                    kind: "contains";
+                    /** @default false */
+                    caseSensitive?: boolean;
+                } | {
+                    /** @enum {string} */
+                    kind: "regex";
+                    pattern: string;
+                    flags?: string;
+                } | {
+                    /** @enum {string} */
+                    kind: "numeric";
+                    /** @description absolute tolerance (default 1e-6) */
+                    absTol?: number;
+                    /** @description relative tolerance (default 1e-6) */
+                    relTol?: number;
+                } | {
+                    /** @enum {string} */
+                    kind: "math";
+                    /** @description absolute tolerance (default 1e-6) */
+                    absTol?: number;
+                    /** @description relative tolerance (default 1e-6) */
+                    relTol?: number;
+                } | {
+                    /** @enum {string} */
+                    kind: "json";
+                    /**
+                     * @default deep
+                     * @enum {string}
+                     */
+                    mode?: "deep" | "subset";
+                } | {
+                    /** @enum {string} */
+                    kind: "llm-judge";
+                    rubric?: string;
+                    /**
+                     * @description score at or above which the verdict counts as correct
+                     * @default 0.5
+                     */
+                    passThreshold?: number;
+                } | {
+                    /** @enum {string} */
+                    kind: "majority";
+                } | {
+                    /** @enum {string} */
+                    kind: "webhook";
+                    /** Format: uri */
+                    url: string;
+                    /** @default 10000 */
+                    timeoutMs?: number;
+                };
+                policy: {
+                    /** @enum {string} */
+                    kind: "llm";
+                    /** @description overrides LLM_MODEL_POLICY for this run */
+                    model?: string;
+                    /** @description the agent's own system prompt; the library block is added after it */
+                    system?: string;
+                    /** @default 0.7 */
+                    temperature?: number;
+                } | {
+                    /** @enum {string} */
+                    kind: "webhook";
+                    /** Format: uri */
+                    url: string;
+                    /**
+                     * @description how long a rollout may take, including a 202 and a later result
+                     * @default 120000
+                     */
+                    timeoutMs?: number;
+                };
+                /** @default 3 */
+                maxOpsPerGroup?: number;
+                /**
+                 * @description show ground truths to the summary and advantage calls
+                 * @default true
+                 */
+                useGroundTruth?: boolean;
+                /**
+                 * @description units of this run in flight at once
+                 * @default 16
+                 */
+                concurrency?: number;
+                budget?: {
+                    maxTokens?: number;
+                    maxCostUsd?: number;
+                };
+                /**
+                 * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                 * @enum {string}
+                 */
+                promote?: "gate" | "best" | "always" | "never";
+                /** @description held-out evaluation per epoch; on by default under gate and best */
+                evaluate?: {
+                    /**
+                     * @default holdout
+                     * @enum {string}
+                     */
+                    split?: "train" | "holdout";
+                    /**
+                     * @description policy calls per task; a task scores the mean of its samples
+                     * @default 1
+                     */
+                    samples?: number;
+                    /**
+                     * @description evaluate after every epoch, or only the starting and the final library
+                     * @default epoch
+                     * @enum {string}
+                     */
+                    every?: "epoch" | "end";
+                };
+                /**
+                 * @description gate: the accuracy the final library must gain over the starting one
+                 * @default 0
+                 */
+                minGain?: number;
+                /**
+                 * @description best: epochs without improvement before the run stops early
+                 * @default 2
+                 */
+                patience?: number;
+                /**
+                 * @description the run's library never holds more lessons than this
+                 * @default 40
+                 */
+                maxExperiences?: number;
+                seed?: number;
+            };
+            enabled: boolean;
+            /** @description null while disabled */
+            nextDueAt: number | null;
+            lastRun: {
+                /** @description when the cron handled the fire (epoch ms) */
+                at: number;
+                /** @description the due time it was for */
+                dueAt: number;
+                /** @enum {string} */
+                outcome: "started" | "skipped";
+                reason?: string;
+                runId?: string;
+            } | null;
+            createdAt: number;
+            updatedAt: number;
+        };
+        PracticeSchedulePut: {
+            /** @description 6h, 1d or 7d (aligned to UTC: 00:00, 06:00, … and midnight) or a five-field cron expression in UTC */
+            every: string;
+            datasetId: string;
+            run: {
+                /** @default 3 */
+                epochs?: number;
+                /** @default 20 */
+                batchSize?: number;
+                /** @default 5 */
+                groupSize?: number;
+                verifier?: {
+                    /** @enum {string} */
+                    kind: "exact";
+                } | {
+                    /** @enum {string} */
+                    kind: "contains";
+                    /** @default false */
+                    caseSensitive?: boolean;
+                } | {
+                    /** @enum {string} */
+                    kind: "regex";
+                    pattern: string;
+                    flags?: string;
+                } | {
+                    /** @enum {string} */
+                    kind: "numeric";
+                    /** @description absolute tolerance (default 1e-6) */
+                    absTol?: number;
+                    /** @description relative tolerance (default 1e-6) */
+                    relTol?: number;
+                } | {
+                    /** @enum {string} */
+                    kind: "math";
+                    /** @description absolute tolerance (default 1e-6) */
+                    absTol?: number;
+                    /** @description relative tolerance (default 1e-6) */
+                    relTol?: number;
+                } | {
+                    /** @enum {string} */
+                    kind: "json";
+                    /**
+                     * @default deep
+                     * @enum {string}
+                     */
+                    mode?: "deep" | "subset";
+                } | {
+                    /** @enum {string} */
+                    kind: "llm-judge";
+                    rubric?: string;
+                    /**
+                     * @description score at or above which the verdict counts as correct
+                     * @default 0.5
+                     */
+                    passThreshold?: number;
+                } | {
+                    /** @enum {string} */
+                    kind: "majority";
+                } | {
+                    /** @enum {string} */
+                    kind: "webhook";
+                    /** Format: uri */
+                    url: string;
+                    /** @default 10000 */
+                    timeoutMs?: number;
+                };
+                policy: {
+                    /** @enum {string} */
+                    kind: "llm";
+                    /** @description overrides LLM_MODEL_POLICY for this run */
+                    model?: string;
+                    /** @description the agent's own system prompt; the library block is added after it */
+                    system?: string;
+                    /** @default 0.7 */
+                    temperature?: number;
+                } | {
+                    /** @enum {string} */
+                    kind: "webhook";
+                    /** Format: uri */
+                    url: string;
+                    /**
+                     * @description how long a rollout may take, including a 202 and a later result
+                     * @default 120000
+                     */
+                    timeoutMs?: number;
+                };
+                /** @default 3 */
+                maxOpsPerGroup?: number;
+                /**
+                 * @description show ground truths to the summary and advantage calls
+                 * @default true
+                 */
+                useGroundTruth?: boolean;
+                /**
+                 * @description units of this run in flight at once
+                 * @default 16
+                 */
+                concurrency?: number;
+                budget?: {
+                    maxTokens?: number;
+                    maxCostUsd?: number;
+                };
+                /**
+                 * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                 * @enum {string}
+                 */
+                promote?: "gate" | "best" | "always" | "never";
+                /** @description held-out evaluation per epoch; on by default under gate and best */
+                evaluate?: {
+                    /**
+                     * @default holdout
+                     * @enum {string}
+                     */
+                    split?: "train" | "holdout";
+                    /**
+                     * @description policy calls per task; a task scores the mean of its samples
+                     * @default 1
+                     */
+                    samples?: number;
+                    /**
+                     * @description evaluate after every epoch, or only the starting and the final library
+                     * @default epoch
+                     * @enum {string}
+                     */
+                    every?: "epoch" | "end";
+                };
+                /**
+                 * @description gate: the accuracy the final library must gain over the starting one
+                 * @default 0
+                 */
+                minGain?: number;
+                /**
+                 * @description best: epochs without improvement before the run stops early
+                 * @default 2
+                 */
+                patience?: number;
+                /**
+                 * @description the run's library never holds more lessons than this
+                 * @default 40
+                 */
+                maxExperiences?: number;
+                seed?: number;
+            };
+            /** @default true */
+            enabled?: boolean;
+        };
+        DeletedPracticeSchedule: {
+            name: string;
+            /** @enum {boolean} */
+            deleted: true;
         };
     };
     responses: never;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { startLocalWorker, type LocalWorker } from "./local-worker";
+import { startLocalWorker, type LocalWorker } from "../node/local-worker";
 import { startScriptedLlm } from "./scripted-llm";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium-headless-shell";
@@ -55,7 +55,7 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   llm = await startScriptedLlm(LLM_DELAY_MS);
   [worker, browser] = await Promise.all([
-    startLocalWorker({ vars: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: "sk-local-not-real", LLM_MODEL: "scripted-model", LLM_MAX_RETRIES: "1" } }),
+    startLocalWorker({ LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: "sk-local-not-real", LLM_MODEL: "scripted-model", LLM_MAX_RETRIES: "1" }),
     chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] }),
   ]);
 

@@ -1,5 +1,5 @@
 import http from "node:http";
-import { freePort } from "./local-worker";
+import type { AddressInfo } from "node:net";
 
 /**
  * An OpenAI-compatible chat endpoint on 127.0.0.1 for the Worker under wrangler dev, answering each
@@ -65,8 +65,8 @@ export async function startScriptedLlm(delayMs: number) {
       }, delayMs);
     });
   });
-  const port = await freePort();
-  await new Promise<void>((r) => srv.listen(port, "127.0.0.1", r));
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     calls,
