@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { reporting } from "./test/report";
 
 /**
  * Browser tests (`npm run test:browser`): Node drives headless Chromium (Debian's
@@ -10,6 +11,7 @@ export default defineConfig({
     environment: "node",
     fileParallelism: false,
     testTimeout: 120_000,
+    ...reporting("browser"),
     hookTimeout: 180_000,
   },
 });

@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { configDefaults, defineConfig } from "vitest/config";
+import { reporting } from "./test/report";
 
 export const TEST_ADMIN_KEY = "test-operator-key-0123456789";
 
@@ -23,6 +24,13 @@ export default defineConfig(async () => {
         },
       }),
     ],
-    test: { setupFiles: ["./test/setup.ts"], include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/node/**"], testTimeout: 30_000, hookTimeout: 30_000 },
+    test: {
+      setupFiles: ["./test/setup.ts"],
+      include: ["test/**/*.test.ts"],
+      exclude: [...configDefaults.exclude, "test/node/**"],
+      testTimeout: 30_000,
+      hookTimeout: 30_000,
+      ...reporting("workerd"),
+    },
   };
 });

@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { reporting } from "./test/report";
 
 // Tests that run in Node against the real Worker under `wrangler dev` (test/node/local-worker.ts):
 // the CLI as a process, the TypeScript client over HTTP, and what cannot run inside workerd.
@@ -8,6 +9,7 @@ export default defineConfig({
     environment: "node",
     globalSetup: ["./test/node/global-setup.ts"],
     testTimeout: 60_000,
+    ...reporting("node"),
     hookTimeout: 150_000,
   },
 });
