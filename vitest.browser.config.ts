@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { reporting } from "./test/report";
+import { reporting } from "./test/report.ts";
 
 /**
  * Browser tests (`npm run test:browser`): Node drives headless Chromium (Debian's

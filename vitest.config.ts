@@ -1,6 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { configDefaults, defineConfig } from "vitest/config";
-import { reporting } from "./test/report";
+import { reporting } from "./test/report.ts";
 
 export const TEST_ADMIN_KEY = "test-operator-key-0123456789";
 

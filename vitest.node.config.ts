@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { reporting } from "./test/report";
+import { reporting } from "./test/report.ts";
 
 // Tests that run in Node against the real Worker under `wrangler dev` (test/node/local-worker.ts):
 // the CLI as a process, the TypeScript client over HTTP, and what cannot run inside workerd.
