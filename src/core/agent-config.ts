@@ -72,7 +72,8 @@ export const AgentConfigSchema = z
     rewardMapping: RewardMappingSchema.default(RewardMappingSchema.parse({})),
     k1: z.number().int().min(1).max(500).default(20),
     k2: z.number().int().min(1).max(100).default(5),
-    similarityThreshold: z.number().min(-1).max(1).default(0.3),
+    /** null: the threshold the active embedder declares for its own similarity scale. */
+    similarityThreshold: z.number().min(-1).max(1).nullable().default(null),
     capacity: z.number().int().min(1).max(1_000_000).default(5000),
     decay: DecayConfigSchema.default(DecayConfigSchema.parse({})),
     retention: RetentionConfigSchema.default(RetentionConfigSchema.parse({})),
@@ -92,7 +93,7 @@ export const AgentConfigPatchSchema = z
     rewardMapping: z.object(RewardMappingSchema.shape).partial().strict(),
     k1: z.number().int().min(1).max(500),
     k2: z.number().int().min(1).max(100),
-    similarityThreshold: z.number().min(-1).max(1),
+    similarityThreshold: z.number().min(-1).max(1).nullable(),
     capacity: z.number().int().min(1).max(1_000_000),
     decay: z.object(DecayConfigSchema.shape).partial().strict(),
     retention: z.object(RetentionConfigSchema.shape).partial().strict(),

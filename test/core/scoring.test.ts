@@ -157,7 +157,7 @@ describe("phases and λ", () => {
   it("has the documented defaults, in the one per-agent configuration", () => {
     const cfg = defaultAgentConfig();
     expect(cfg.lambda).toEqual({ observation: 0.2, reasoning: 0.5, planning: 0.7, action: 0.3, reflection: 0.6, default: 0.5 });
-    expect([cfg.k1, cfg.k2, cfg.similarityThreshold]).toEqual([20, 5, 0.3]);
+    expect([cfg.k1, cfg.k2, cfg.similarityThreshold]).toEqual([20, 5, null]);
     expect(Object.keys(cfg.lambda).filter((k) => k !== "default")).toEqual(PhaseSchema.options);
   });
 

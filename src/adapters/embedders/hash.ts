@@ -2,11 +2,19 @@ import { HASH_DIMS, HASH_EMBEDDER_MODEL, hashEmbed } from "../../core/hash-embed
 import type { Embedder } from "../embedder";
 
 /**
+ * Measured, not chosen: the cosine that best separates relevant from irrelevant lesson–query pairs
+ * of bench/retrieval-set under this embedder (`npm run bench:quality`, recorded in bench/RESULTS.md).
+ * Feature hashing scores paraphrases far below neural models, so their 0.3 hid relevant lessons.
+ */
+export const HASH_SIMILARITY_THRESHOLD = 0.2;
+
+/**
  * The offline default. The dimension is part of the model id because a 384-dim and a 256-dim
  * hash vector of the same text live in different spaces and must never be compared.
  */
 export class HashEmbedder implements Embedder {
   readonly provider = "hash" as const;
+  readonly similarityThreshold = HASH_SIMILARITY_THRESHOLD;
   readonly model: string;
   readonly dims: number;
 
