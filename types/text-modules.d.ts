@@ -6,3 +6,7 @@ declare module "*.sql" {
   const text: string;
   export default text;
 }
+declare module "*.bin" {
+  const data: ArrayBuffer;
+  export default data;
+}

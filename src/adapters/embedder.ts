@@ -1,6 +1,6 @@
 /** Turns text into vectors. `model` identifies the vector space: vectors of different models are never compared. */
 export interface Embedder {
-  readonly provider: "hash" | "openai" | "workers-ai";
+  readonly provider: EmbedderSettings["provider"];
   /** Stable identity of the vector space, e.g. `hash:praxis-hash-v1:384` or `openai:text-embedding-3-small`. */
   readonly model: string;
   readonly dims: number;
@@ -16,7 +16,7 @@ export interface Embedder {
 export const DEFAULT_SIMILARITY_THRESHOLD = 0.3;
 
 export interface EmbedderSettings {
-  provider: "hash" | "openai" | "workers-ai";
+  provider: "hash" | "semantic" | "openai" | "workers-ai";
   model?: string;
   dims?: number;
 }

@@ -57,7 +57,7 @@ export const RetentionConfigSchema = z.object({
 
 export const EmbedderChoiceSchema = z
   .object({
-    provider: z.enum(["hash", "openai", "workers-ai"]),
+    provider: z.enum(["hash", "semantic", "openai", "workers-ai"]),
     model: z.string().min(1).max(200).optional(),
     dims: z.number().int().min(8).max(4096).optional(),
   })

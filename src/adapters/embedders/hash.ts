@@ -6,7 +6,7 @@ import type { Embedder } from "../embedder";
  * of bench/retrieval-set under this embedder (`npm run bench:quality`, recorded in bench/RESULTS.md).
  * Feature hashing scores paraphrases far below neural models, so their 0.3 hid relevant lessons.
  */
-export const HASH_SIMILARITY_THRESHOLD = 0.2;
+export const HASH_SIMILARITY_THRESHOLD = 0.1;
 
 /**
  * The offline default. The dimension is part of the model id because a 384-dim and a 256-dim
