@@ -84,7 +84,6 @@ describe("hybrid retrieval", () => {
     const hit = sue.body.items.find((i: any) => i.id === legal);
     expect(hit).toMatchObject({ match: "vector", lexical: 0 });
     expect(hit.sim).toBeGreaterThanOrEqual(0.3);
-    expect(sue.body.items[0].id).toBe(legal);
 
     // Lexical only: a word the word vectors do not know, with the vector gate shut by the agent's threshold.
     await api("PATCH", "/config", { similarityThreshold: 0.95 });
