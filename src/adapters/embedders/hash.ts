@@ -2,9 +2,10 @@ import { HASH_DIMS, HASH_EMBEDDER_MODEL, hashEmbed } from "../../core/hash-embed
 import type { Embedder } from "../embedder";
 
 /**
- * Measured, not chosen: the cosine that best separates relevant from irrelevant lesson–query pairs
- * of bench/retrieval-set under this embedder (`npm run bench:quality`, recorded in bench/RESULTS.md).
- * Feature hashing scores paraphrases far below neural models, so their 0.3 hid relevant lessons.
+ * Measured, not chosen (`npm run bench:quality` on bench/retrieval-set, recorded in
+ * bench/RESULTS.md): the highest gate for the vector channel under which hybrid retrieval leaves no
+ * query without an answer and keeps its best recall. Feature hashing scores paraphrases far below
+ * neural models, so their 0.3 hid relevant lessons (the README's own 429 example scored 0.277).
  */
 export const HASH_SIMILARITY_THRESHOLD = 0.1;
 

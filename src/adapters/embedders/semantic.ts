@@ -7,7 +7,7 @@ import type { Embedder } from "../embedder";
  * bench/RESULTS.md). Averaged word vectors sit closer together than neural embeddings, so
  * unrelated sentences score higher and the bar is higher too.
  */
-export const SEMANTIC_SIMILARITY_THRESHOLD = 0.3;
+export const SEMANTIC_SIMILARITY_THRESHOLD = 0.35;
 
 /** Parsed on first use, once per isolate: the table is the same for every agent. */
 let words: WordVectors | null = null;
