@@ -10,6 +10,7 @@ import { VectorMatrix } from "../src/core/vector-math";
 import { rank, type Candidate } from "../src/core/scoring";
 import { defaultAgentConfig } from "../src/core/agent-config";
 import { hashEmbed, HASH_DIMS } from "../src/core/hash-embedder";
+import { HASH_SIMILARITY_THRESHOLD } from "../src/adapters/embedders/hash";
 // @ts-ignore -- plain ESM helper shared with run.mjs
 import { corpus, queries, rng } from "./corpus.mjs";
 
@@ -33,7 +34,8 @@ function stats(xs: number[]) {
 const sizes = (arg("--sizes") ?? "1000,10000,50000").split(",").map((s) => Number(s.trim())).filter((n) => n > 0);
 const iters = Math.max(10, Number(arg("--iters") ?? 300));
 const asJson = process.argv.includes("--json");
-const { k1, k2, similarityThreshold: threshold, lambda: lambdas } = defaultAgentConfig();
+const { k1, k2, lambda: lambdas } = defaultAgentConfig();
+const threshold = HASH_SIMILARITY_THRESHOLD;
 const lambda = lambdas.default;
 
 const maxN = Math.max(...sizes);

@@ -22,7 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { corpus, queries, rng } from "./corpus.mjs";
-import { devLogFindings, devServer, log, machine, must, PRACTICE_HEADING, request, RESULTS_FILE, root, writeResults } from "./lib/dev-server.mjs";
+import { devLogFindings, devServer, log, machine, must, PRACTICE_HEADING, QUALITY_HEADING, request, RESULTS_FILE, root, writeResults } from "./lib/dev-server.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const runStarted = performance.now();
@@ -476,7 +476,7 @@ wrangler dev reloads during the run: ${reloads}. Error lines in the wrangler dev
 ${d.errs ? `\nErrors / truncated phases:\n\n${d.errs}\n` : ""}`;
 
   if (WRITE) {
-    writeResults(md, [PRACTICE_HEADING]);
+    writeResults(md, [PRACTICE_HEADING, QUALITY_HEADING]);
     log(`wrote ${path.relative(root, RESULTS_FILE)}`);
   } else {
     log("not writing bench/RESULTS.md for a quick/custom run (pass --write to force)");

@@ -101,6 +101,10 @@ export class AgentMemory extends DurableObject<Env> {
     this.episodes = new Episodes(this.mem, this.cases, this.utility, this.jobs, this.idempotency, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
     this.lessons = new LiveLessons(this.mem, this.library, this.jobs);
     await vectors.load();
+    // A deployment whose EMBEDDER changed (the default became `semantic`) finds its agents' vectors in
+    // the old space; they re-embed in the background, matched lexically meanwhile. Queueing is best
+    // effort: the next start or embedder change asks again, and the agent must start regardless.
+    if (vectors.embedder) await this.scheduleReembed().catch(() => undefined);
   }
 
   private ready() {

@@ -9,3 +9,6 @@ if (stale) {
   console.log("Installing dependencies (npm ci)…");
   execSync("npm ci --no-audit --no-fund", { stdio: "inherit" });
 }
+
+// The `semantic` embedder's word table is derived from an installed package, so it follows the install.
+execSync(`"${process.execPath}" scripts/word-vectors.mjs`, { stdio: "inherit" });

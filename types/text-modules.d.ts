@@ -14,3 +14,7 @@ declare module "uplot/dist/uPlot.min.css" {
   const text: string;
   export default text;
 }
+declare module "*.bin" {
+  const data: ArrayBuffer;
+  export default data;
+}

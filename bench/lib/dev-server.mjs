@@ -319,6 +319,9 @@ export function writeResults(text, keepHeadings = []) {
 /** The section `npm run bench:practice` owns; `npm run bench` rewrites the rest and keeps it. */
 export const PRACTICE_HEADING = "## Practice (`npm run bench:practice`)";
 
+/** The section `npm run bench:quality` owns. */
+export const QUALITY_HEADING = "## Retrieval quality (`npm run bench:quality`)";
+
 /** Replaces the `heading` section of RESULTS.md in place (or appends it), leaving the others intact. */
 export function replaceResultsSection(heading, body) {
   const before = existsSync(RESULTS_FILE) ? readFileSync(RESULTS_FILE, "utf8") : "";

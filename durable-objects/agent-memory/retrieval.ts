@@ -1,5 +1,6 @@
-import { rank, type Candidate } from "../../src/core/scoring";
-import { lexicalSimilarity } from "../../src/core/lexical";
+import { fuseRanks, rank } from "../../src/core/scoring";
+import { DEFAULT_SIMILARITY_THRESHOLD } from "../../src/adapters/embedder";
+import { ftsMatch, lexicalSimilarity } from "../../src/core/lexical";
 import { tokenize } from "../../src/core/hash-embedder";
 import type { MemoryKind, RetrieveRequest, RetrieveResponse, RetrievedItem } from "../../src/core/memory-types";
 import { chunks, placeholders, type MemoryContext } from "./context";
@@ -16,6 +17,17 @@ interface CandidateInfo {
   probation: boolean;
   match: "vector" | "lexical";
   sim: number;
+  lexical: number;
+  relevance: number;
+}
+
+/** What phase A knows of an item before hydration: its channel scores (0 where a channel did not find it). */
+interface Found {
+  kind: MemoryKind;
+  match: "vector" | "lexical";
+  sim: number;
+  lexical: number;
+  relevance: number;
 }
 
 export interface EmbeddedQuery {
@@ -49,24 +61,63 @@ export class Retrieval {
     return { text, vec: vec! };
   }
 
-  /** Phase A: vector hits of the active model, plus lexical matches for items not embedded with it yet. */
+  /**
+   * Phase A, hybrid: the vector channel (items at or above the similarity threshold; items without
+   * a vector of the active model yet stand in with token-set similarity) and the lexical channel
+   * (BM25 over every active item sharing a content word with the query) are fused by rank into one
+   * relevance. An item either channel finds is a candidate, so a lesson that shares the query's
+   * rare words is found even when its cosine falls below the threshold, and a paraphrase without
+   * shared words is found by the vector channel alone.
+   */
   private async candidates(query: EmbeddedQuery, kinds: MemoryKind[], k1: number, threshold: number, tags?: string[]) {
     const qvec = query.vec;
-    const found = new Map<string, { kind: MemoryKind; sim: number; match: "vector" | "lexical" }>();
+    const vector: { id: string; kind: MemoryKind; sim: number; stand: boolean }[] = [];
+    const lexical: { id: string; kind: MemoryKind; score: number }[] = [];
     const queryTokens = tokenize(query.text);
+    const match = ftsMatch(query.text);
     for (const kind of kinds) {
-      for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, tags)) {
-        found.set(hit.id, { kind, sim: hit.sim, match: "vector" });
-      }
+      for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, tags)) vector.push({ id: hit.id, kind, sim: hit.sim, stand: false });
       const missing = this.ctx.vectors.missingIds(kind);
       if (missing.length) {
         for (const { id, text } of this.texts(kind, missing)) {
           const sim = lexicalSimilarity(queryTokens, tokenize(text));
-          if (sim >= threshold && !found.has(id)) found.set(id, { kind, sim, match: "lexical" });
+          if (sim >= threshold) vector.push({ id, kind, sim, stand: true });
         }
       }
+      if (match) for (const hit of this.bm25(kind, match, k1, tags)) lexical.push({ ...hit, kind });
     }
+    vector.sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : 1));
+    lexical.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    const relevance = fuseRanks([vector.map((v) => v.id), lexical.map((l) => l.id)]);
+    const found = new Map<string, Found>();
+    for (const v of vector) found.set(v.id, { kind: v.kind, match: v.stand ? "lexical" : "vector", sim: v.sim, lexical: 0, relevance: relevance.get(v.id)! });
+    const lexicalOnly: string[] = [];
+    for (const l of lexical) {
+      const f = found.get(l.id);
+      if (f) f.lexical = l.score;
+      else {
+        found.set(l.id, { kind: l.kind, match: "lexical", sim: 0, lexical: l.score, relevance: relevance.get(l.id)! });
+        lexicalOnly.push(l.id);
+      }
+    }
+    // The vector channel stopped at the threshold; what the lexical channel adds still reports its cosine.
+    for (const [id, sim] of await this.ctx.vectors.similarities(qvec, lexicalOnly)) found.get(id)!.sim = sim;
     return this.hydrate(found, tags);
+  }
+
+  /** BM25 matches among active items of `kind` (FTS5's bm25() is lower-is-better, so it is negated). */
+  private bm25(kind: MemoryKind, match: string, limit: number, tags?: string[]): { id: string; score: number }[] {
+    const [fts, table] = kind === "experience" ? ["experiences_fts", "experiences"] : ["cases_fts", "cases"];
+    const tagged = tags?.length ? `AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value IN (${placeholders(tags.length)}))` : "";
+    return this.ctx.sql
+      .exec<{ id: string; score: number }>(
+        `SELECT t.id AS id, -bm25(${fts}) AS score FROM ${fts} JOIN ${table} t ON t.seq = ${fts}.rowid
+         WHERE ${fts} MATCH ? AND t.status = 'active' ${tagged} ORDER BY bm25(${fts}) LIMIT ?`,
+        match,
+        ...(tags?.length ? tags : []),
+        limit,
+      )
+      .toArray();
   }
 
   private texts(kind: MemoryKind, ids: string[]): { id: string; text: string }[] {
@@ -90,7 +141,7 @@ export class Retrieval {
   }
 
   /** Reads Q, text and tags of candidates; anything no longer active (the index may lag) is dropped. */
-  private hydrate(found: Map<string, { kind: MemoryKind; sim: number; match: "vector" | "lexical" }>, tags?: string[]): CandidateInfo[] {
+  private hydrate(found: Map<string, Found>, tags?: string[]): CandidateInfo[] {
     const out: CandidateInfo[] = [];
     const byKind = (kind: MemoryKind) => [...found].filter(([, v]) => v.kind === kind).map(([id]) => id);
     const wanted = tags?.length ? new Set(tags) : null;
@@ -102,7 +153,7 @@ export class Retrieval {
       )) {
         const t = JSON.parse(r.tags) as string[];
         const f = found.get(r.id)!;
-        if (keep(t)) out.push({ id: r.id, kind: "experience", text: r.text, q: r.q, tags: t, label: this.library.labelOf(r.id), probation: r.probation === 1, match: f.match, sim: f.sim });
+        if (keep(t)) out.push({ id: r.id, text: r.text, q: r.q, tags: t, label: this.library.labelOf(r.id), probation: r.probation === 1, ...f });
       }
     }
     for (const ids of chunks(byKind("case"))) {
@@ -112,10 +163,20 @@ export class Retrieval {
       )) {
         const t = JSON.parse(r.tags) as string[];
         const f = found.get(r.id)!;
-        if (keep(t)) out.push({ id: r.id, kind: "case", text: caseText(r), q: r.q, tags: t, label: null, probation: false, match: f.match, sim: f.sim });
+        if (keep(t)) out.push({ id: r.id, text: caseText(r), q: r.q, tags: t, label: null, probation: false, ...f });
       }
     }
     return out;
+  }
+
+  /** The agent's configured threshold, else the one its embedder is calibrated for. */
+  threshold(req: { threshold?: number } = {}): number {
+    return req.threshold ?? this.ctx.config().similarityThreshold ?? this.ctx.vectors.embedder?.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
+  }
+
+  /** Phase B over the fused relevance: every candidate already passed a channel's gate, so none is cut here. */
+  private rank(infos: CandidateInfo[], lambda: number, k1: number, k2: number) {
+    return rank(infos.map((i) => ({ id: i.id, sim: i.relevance, q: i.q })), { lambda, k1, k2, threshold: 0 });
   }
 
   async retrieve(req: RetrieveRequest): Promise<RetrieveResponse> {
@@ -123,14 +184,14 @@ export class Retrieval {
     const lambda = this.lambda(req);
     const k1 = req.k1 ?? cfg.k1;
     const k2 = Math.min(req.k2 ?? cfg.k2, k1);
-    const threshold = req.threshold ?? cfg.similarityThreshold;
-    const infos = await this.candidates(await this.embedQuery(req.query), req.kinds ?? ["experience", "case"], k1, threshold, req.tags);
+    const infos = await this.candidates(await this.embedQuery(req.query), req.kinds ?? ["experience", "case"], k1, this.threshold(req), req.tags);
     const byId = new Map(infos.map((i) => [i.id, i]));
-    const candidates: Candidate[] = infos.map((i) => ({ id: i.id, sim: i.sim, q: i.q }));
-    const ranked = rank(candidates, { lambda, k1, k2, threshold });
-    const items: RetrievedItem[] = ranked.map((r) => {
+    const items: RetrievedItem[] = this.rank(infos, lambda, k1, k2).map((r) => {
       const info = byId.get(r.id)!;
-      return { id: r.id, kind: info.kind, label: info.label, probation: info.probation, text: info.text, sim: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match };
+      return {
+        id: r.id, kind: info.kind, label: info.label, probation: info.probation, text: info.text,
+        sim: info.sim, lexical: info.lexical, relevance: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match,
+      };
     });
     const retrievalId = this.record(req.query, req.phase ?? null, lambda, req.episodeId ?? null, items);
     return {
@@ -171,13 +232,10 @@ export class Retrieval {
 
   /** Ranking without recording, for assembling the prompt (which records what it finally includes). */
   async rankQuietly(query: EmbeddedQuery, kinds: MemoryKind[], phase: RetrieveRequest["phase"], k2: number) {
-    const cfg = this.ctx.config();
-    const k1 = Math.max(cfg.k1, k2);
-    const infos = await this.candidates(query, kinds, k1, cfg.similarityThreshold);
+    const k1 = Math.max(this.ctx.config().k1, k2);
+    const infos = await this.candidates(query, kinds, k1, this.threshold());
     const byId = new Map(infos.map((i) => [i.id, i]));
-    return rank(infos.map((i) => ({ id: i.id, sim: i.sim, q: i.q })), { lambda: this.lambda({ phase }), k1, k2, threshold: cfg.similarityThreshold }).map(
-      (r) => byId.get(r.id)!,
-    );
+    return this.rank(infos, this.lambda({ phase }), k1, k2).map((r) => byId.get(r.id)!);
   }
 }
 

@@ -159,4 +159,35 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     UPDATE experiences SET probation = 1 WHERE id = NEW.id;
   END;
   `,
+  // The lexical channel of retrieval: BM25 over what a lesson says (text, pattern, keywords) and what
+  // a case asked. External content keeps one copy of the text; the triggers keep the index in step
+  // with every write to the tables (create, edit, archive, rollback, import, live lessons,
+  // promotion), whichever code path makes it, and 'rebuild' indexes what exists already. Status is
+  // not indexed: retrieval joins the table and keeps active rows, so an archive cannot drift.
+  `
+  CREATE VIRTUAL TABLE experiences_fts USING fts5(text, pattern, keywords, content='experiences', content_rowid='seq', tokenize='porter unicode61');
+  CREATE TRIGGER experiences_fts_insert AFTER INSERT ON experiences BEGIN
+    INSERT INTO experiences_fts (rowid, text, pattern, keywords) VALUES (NEW.seq, NEW.text, NEW.pattern, NEW.keywords);
+  END;
+  CREATE TRIGGER experiences_fts_delete AFTER DELETE ON experiences BEGIN
+    INSERT INTO experiences_fts (experiences_fts, rowid, text, pattern, keywords) VALUES ('delete', OLD.seq, OLD.text, OLD.pattern, OLD.keywords);
+  END;
+  CREATE TRIGGER experiences_fts_update AFTER UPDATE OF seq, text, pattern, keywords ON experiences BEGIN
+    INSERT INTO experiences_fts (experiences_fts, rowid, text, pattern, keywords) VALUES ('delete', OLD.seq, OLD.text, OLD.pattern, OLD.keywords);
+    INSERT INTO experiences_fts (rowid, text, pattern, keywords) VALUES (NEW.seq, NEW.text, NEW.pattern, NEW.keywords);
+  END;
+  INSERT INTO experiences_fts (experiences_fts) VALUES ('rebuild');
+  CREATE VIRTUAL TABLE cases_fts USING fts5(task, content='cases', content_rowid='seq', tokenize='porter unicode61');
+  CREATE TRIGGER cases_fts_insert AFTER INSERT ON cases BEGIN
+    INSERT INTO cases_fts (rowid, task) VALUES (NEW.seq, NEW.task);
+  END;
+  CREATE TRIGGER cases_fts_delete AFTER DELETE ON cases BEGIN
+    INSERT INTO cases_fts (cases_fts, rowid, task) VALUES ('delete', OLD.seq, OLD.task);
+  END;
+  CREATE TRIGGER cases_fts_update AFTER UPDATE OF seq, task ON cases BEGIN
+    INSERT INTO cases_fts (cases_fts, rowid, task) VALUES ('delete', OLD.seq, OLD.task);
+    INSERT INTO cases_fts (rowid, task) VALUES (NEW.seq, NEW.task);
+  END;
+  INSERT INTO cases_fts (cases_fts) VALUES ('rebuild');
+  `,
 ];

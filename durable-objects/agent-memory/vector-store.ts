@@ -4,7 +4,7 @@ import type { VectorHit } from "../../src/adapters/vector-index";
 import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { DEFAULT_PENDING_WINDOW_MS, type VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
 import type { MemoryKind } from "../../src/core/memory-types";
-import { VectorMatrix } from "../../src/core/vector-math";
+import { cosine, VectorMatrix } from "../../src/core/vector-math";
 import { MemoryError } from "../memory-error";
 import { chunks, placeholders } from "./context";
 
@@ -325,6 +325,11 @@ export class VectorStore {
     const matrix = new VectorMatrix(this.size, only.length);
     for (const it of this.vectorsOf(only)) matrix.upsert(it.id, it.vector);
     return matrix.topK(vector, topK, minSim);
+  }
+
+  /** Cosine of `vector` with these items' stored vectors of the active model, for items another channel found. */
+  async similarities(vector: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
+    return new Map(this.vectorsOf(ids).map((it) => [it.id, cosine(vector, it.vector)]));
   }
 
   modelOf(itemId: string): string | null {

@@ -1,12 +1,13 @@
 import type { Env } from "../env";
 import type { Embedder, EmbedderSettings } from "./embedder";
 import { HashEmbedder } from "./embedders/hash";
+import { SemanticEmbedder } from "./embedders/semantic";
 import { OpenAiEmbedder } from "./embedders/openai";
 import { WorkersAiEmbedder } from "./embedders/workers-ai";
 
 export const DEFAULT_OPENAI_EMBEDDING_MODEL = "text-embedding-3-small";
 
-const PROVIDERS: readonly EmbedderSettings["provider"][] = ["hash", "openai", "workers-ai"];
+const PROVIDERS: readonly EmbedderSettings["provider"][] = ["hash", "semantic", "openai", "workers-ai"];
 
 /**
  * A provider was chosen that this deployment cannot serve; distinct so routes can answer 503 with
@@ -68,7 +69,7 @@ function envDims(env: Env): number | undefined {
  * the size of EMBEDDING_MODEL's vectors and travels with it.
  */
 export function createEmbedder(env: Env, override?: EmbedderSettings): Embedder {
-  const envProvider = nonBlank(env.EMBEDDER) ?? "hash";
+  const envProvider = nonBlank(env.EMBEDDER) ?? "semantic";
   const provider = override?.provider ?? envProvider;
   const source = override?.provider ? "the agent's embedder settings" : "EMBEDDER";
   const setting = override?.provider ? "embedder" : "EMBEDDER";
@@ -82,6 +83,14 @@ export function createEmbedder(env: Env, override?: EmbedderSettings): Embedder 
   switch (provider as EmbedderSettings["provider"]) {
     case "hash":
       return remember(cache, JSON.stringify(["hash", dims]), () => new HashEmbedder({ dims }));
+
+    case "semantic": {
+      const semantic = remember(cache, "semantic", () => new SemanticEmbedder());
+      if (dims !== undefined && dims !== semantic.dims) {
+        throw new EmbedderConfigError(`embedder "semantic" (from ${source}) has ${semantic.dims} dimensions, not ${dims}; unset the dims setting`, usesEnvModel ? ["EMBEDDING_DIMS"] : [setting]);
+      }
+      return semantic;
+    }
 
     case "openai": {
       const baseURL = nonBlank(env.EMBEDDING_BASE_URL) ?? nonBlank(env.LLM_BASE_URL);
@@ -99,7 +108,7 @@ export function createEmbedder(env: Env, override?: EmbedderSettings): Embedder 
     case "workers-ai": {
       const ai = env.AI;
       if (!ai) {
-        throw new EmbedderConfigError(`embedder "workers-ai" (from ${source}) needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml (Workers AI has no local mode; use "hash" in development)`, ["AI", setting]);
+        throw new EmbedderConfigError(`embedder "workers-ai" (from ${source}) needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml (Workers AI has no local mode; use "semantic" in development)`, ["AI", setting]);
       }
       let perBinding = aiCache.get(ai);
       if (!perBinding) aiCache.set(ai, (perBinding = new Map()));

@@ -58,7 +58,7 @@ export const RetentionConfigSchema = z.object({
 
 export const EmbedderChoiceSchema = z
   .object({
-    provider: z.enum(["hash", "openai", "workers-ai"]),
+    provider: z.enum(["hash", "semantic", "openai", "workers-ai"]),
     model: z.string().min(1).max(200).optional(),
     dims: z.number().int().min(8).max(4096).optional(),
   })
@@ -96,7 +96,8 @@ export const AgentConfigSchema = z
     rewardMapping: RewardMappingSchema.default(RewardMappingSchema.parse({})),
     k1: z.number().int().min(1).max(500).default(20),
     k2: z.number().int().min(1).max(100).default(5),
-    similarityThreshold: z.number().min(-1).max(1).default(0.3),
+    /** null: the threshold the active embedder declares for its own similarity scale. */
+    similarityThreshold: z.number().min(-1).max(1).nullable().default(null),
     capacity: z.number().int().min(1).max(1_000_000).default(5000),
     decay: DecayConfigSchema.default(DecayConfigSchema.parse({})),
     retention: RetentionConfigSchema.default(RetentionConfigSchema.parse({})),
@@ -128,7 +129,7 @@ export const AgentConfigPatchSchema = z
     rewardMapping: patchOf(RewardMappingSchema),
     k1: z.number().int().min(1).max(500),
     k2: z.number().int().min(1).max(100),
-    similarityThreshold: z.number().min(-1).max(1),
+    similarityThreshold: z.number().min(-1).max(1).nullable(),
     capacity: z.number().int().min(1).max(1_000_000),
     decay: patchOf(DecayConfigSchema),
     retention: patchOf(RetentionConfigSchema),

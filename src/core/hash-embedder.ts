@@ -23,7 +23,7 @@ const TRIGRAM_WEIGHT = 0.4;
  * like "do not retry" must not look like "retry".
  */
 const STOPWORD_WEIGHT = 0.3;
-const STOPWORDS: ReadonlySet<string> = new Set(
+export const STOPWORDS: ReadonlySet<string> = new Set(
   (
     "a an the and or but if then so of to in on at by for with from as into onto about " +
     "is are was were be been being am do does did has have had it its this that these those " +

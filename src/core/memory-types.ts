@@ -181,13 +181,15 @@ export const RetrievedItemSchema = z.object({
   label: z.string().nullable(),
   probation: z.boolean().describe("A new live lesson not yet trusted: retrievable, but kept out of the /prompt block until cited in a success"),
   text: z.string(),
-  sim: z.number(),
-  simZ: z.number(),
+  sim: z.number().describe("Cosine similarity of the query and the item under the active embedder (token-set similarity while the item has no vector of it)"),
+  lexical: z.number().min(0).describe("BM25 score of the item for the query's words; 0 when it shares none"),
+  relevance: z.number().min(0).max(1).describe("The vector and lexical channels fused by reciprocal rank: 1 when both rank the item first"),
+  simZ: z.number().describe("z-score of relevance among the candidates"),
   q: z.number(),
   qZ: z.number(),
   lambda: z.number(),
   score: z.number(),
-  match: z.enum(["vector", "lexical"]).describe("lexical when the item has no vector of the active embedder yet"),
+  match: z.enum(["vector", "lexical"]).describe("vector when its similarity passed the threshold; lexical when only shared words found it (or it has no vector of the active embedder yet)"),
 });
 export type RetrievedItem = z.infer<typeof RetrievedItemSchema>;
 
@@ -195,7 +197,7 @@ export const RetrieveResponseSchema = z.object({
   retrievalId: z.string(),
   phase: PhaseSchema.nullable(),
   lambda: z.number(),
-  candidates: z.number().int().describe("How many items passed the similarity threshold (phase A)"),
+  candidates: z.number().int().describe("How many items passed phase A: a similarity at or above the threshold, or a shared word"),
   items: z.array(RetrievedItemSchema),
 });
 export type RetrieveResponse = z.infer<typeof RetrieveResponseSchema>;

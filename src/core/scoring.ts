@@ -81,3 +81,31 @@ export function rank(candidates: readonly Candidate[], params: RankParams): Rank
   });
   return ranked.slice(0, k2);
 }
+
+/**
+ * The RRF constant: how flat the reward for rank is. 60 is the value of Cormack, Clarke and
+ * Büttcher (2009), which later hybrid-search work keeps as robust across collections.
+ */
+export const RRF_K = 60;
+
+/**
+ * Hybrid phase A: one relevance in [0,1] from several channels' rankings (best first), by
+ * reciprocal-rank fusion, normalised so that an item ranked first by every channel scores 1 and
+ * one found by a single channel at most 1/channels.
+ *
+ * Ranks rather than calibrated scores because the channels share no scale: cosine depends on the
+ * embedder (feature hashing spreads related texts over 0.2–0.6, averaged word vectors over 0.5–0.9,
+ * neural models elsewhere again), and BM25 is unbounded and grows with query length. Calibrating
+ * their sum would need a fit per embedder and per library; ranks need none, and each channel still
+ * applies its own gate (the embedder's similarity threshold, a shared content word) before fusion.
+ */
+export function fuseRanks(rankings: readonly (readonly string[])[], k: number = RRF_K): Map<string, number> {
+  const fused = new Map<string, number>();
+  if (!rankings.length) return fused;
+  const best = rankings.length / (k + 1);
+  for (const ranking of rankings) {
+    ranking.forEach((id, i) => fused.set(id, (fused.get(id) ?? 0) + 1 / (k + i + 1)));
+  }
+  for (const [id, v] of fused) fused.set(id, Math.min(1, v / best));
+  return fused;
+}

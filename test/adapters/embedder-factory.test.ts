@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createEmbedder, EmbedderConfigError, resetEmbedderCache } from "../../src/adapters/embedder-factory";
 import { HashEmbedder } from "../../src/adapters/embedders/hash";
+import { SemanticEmbedder } from "../../src/adapters/embedders/semantic";
 import { OpenAiEmbedder } from "../../src/adapters/embedders/openai";
 import { WorkersAiEmbedder } from "../../src/adapters/embedders/workers-ai";
 import type { Env } from "../../src/env";
@@ -13,14 +14,14 @@ beforeEach(() => resetEmbedderCache());
 afterEach(() => vi.restoreAllMocks());
 
 describe("createEmbedder", () => {
-  it("defaults to the hash embedder when nothing is configured", () => {
+  it("defaults to the offline semantic embedder when nothing is configured", () => {
     const e = createEmbedder(envOf({}));
-    expect(e).toBeInstanceOf(HashEmbedder);
-    expect(e.model).toBe("hash:praxis-hash-v1:384");
+    expect(e).toBeInstanceOf(SemanticEmbedder);
+    expect(createEmbedder(envOf({ EMBEDDER: "hash" })).model).toBe("hash:praxis-hash-v1:384");
   });
 
   it("treats a blank EMBEDDER as unset", () => {
-    expect(createEmbedder(envOf({ EMBEDDER: " " })).provider).toBe("hash");
+    expect(createEmbedder(envOf({ EMBEDDER: " " })).provider).toBe("semantic");
   });
 
   it("reuses one instance per configuration and separates different ones", () => {
@@ -108,7 +109,7 @@ describe("createEmbedder", () => {
   });
 
   it("rejects an unknown provider name", () => {
-    expect(() => createEmbedder(envOf({ EMBEDDER: "cohere" }))).toThrow(/unknown embedder "cohere".*hash, openai, workers-ai/);
+    expect(() => createEmbedder(envOf({ EMBEDDER: "cohere" }))).toThrow(/unknown embedder "cohere".*hash, semantic, openai, workers-ai/);
   });
 
   it("takes EMBEDDING_DIMS as the size of EMBEDDING_MODEL, for models outside the built-in table", () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { defaultAgentConfig } from "../../src/core/agent-config";
+import { ftsMatch } from "../../src/core/lexical";
 import {
+  fuseRanks,
   PhaseSchema,
   rank,
   zScores,
@@ -157,7 +159,7 @@ describe("phases and λ", () => {
   it("has the documented defaults, in the one per-agent configuration", () => {
     const cfg = defaultAgentConfig();
     expect(cfg.lambda).toEqual({ observation: 0.2, reasoning: 0.5, planning: 0.7, action: 0.3, reflection: 0.6, default: 0.5 });
-    expect([cfg.k1, cfg.k2, cfg.similarityThreshold]).toEqual([20, 5, 0.3]);
+    expect([cfg.k1, cfg.k2, cfg.similarityThreshold]).toEqual([20, 5, null]);
     expect(Object.keys(cfg.lambda).filter((k) => k !== "default")).toEqual(PhaseSchema.options);
   });
 
@@ -165,5 +167,30 @@ describe("phases and λ", () => {
     expect(PhaseSchema.parse("reflection")).toBe("reflection");
     expect(PhaseSchema.safeParse("dreaming").success).toBe(false);
     expect(PhaseSchema.options).toEqual(["observation", "reasoning", "planning", "action", "reflection"]);
+  });
+});
+
+describe("reciprocal-rank fusion", () => {
+  it("scores 1 for first in every channel, at most 1/channels for one channel, and rewards agreement", () => {
+    const fused = fuseRanks([
+      ["both", "vectorOnly", "late"],
+      ["both", "lexicalOnly", "late"],
+    ]);
+    expect(fused.get("both")).toBe(1);
+    expect(fused.get("vectorOnly")).toBeCloseTo(61 / 62 / 2, 12);
+    expect(fused.get("lexicalOnly")).toBe(fused.get("vectorOnly"));
+    expect(fused.get("late")!).toBeGreaterThan(fused.get("vectorOnly")!);
+    expect(fuseRanks([["solo"], []]).get("solo")).toBe(0.5);
+    expect(fuseRanks([]).size).toBe(0);
+  });
+});
+
+describe("FTS5 match expression", () => {
+  it("ORs the quoted content words once each, so no word is read as query syntax", () => {
+    expect(ftsMatch("The payments API returned 429 and the API NEAR retry")).toBe('"payments" OR "api" OR "returned" OR "429" OR "near" OR "retry"');
+    expect(ftsMatch("do not retry")).toBe('"not" OR "retry"');
+    expect(ftsMatch("it is the one")).toBe('"one"');
+    expect(ftsMatch("is it the")).toBeNull();
+    expect(ftsMatch("")).toBeNull();
   });
 });

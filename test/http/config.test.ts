@@ -14,7 +14,7 @@ describe("agent config", () => {
       rewardMapping: { success: 1, failure: -1, partial: 0.3, timeout: -0.5 },
       k1: 20,
       k2: 5,
-      similarityThreshold: 0.3,
+      similarityThreshold: null,
     });
   });
 

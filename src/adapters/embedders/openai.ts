@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import type { Embedder } from "../embedder";
+import { DEFAULT_SIMILARITY_THRESHOLD, type Embedder } from "../embedder";
 import { DimsGuard, EmbedderError, embedInBatches } from "./shared";
 
 /**
@@ -38,6 +38,7 @@ export interface OpenAiEmbedderOptions {
 
 export class OpenAiEmbedder implements Embedder {
   readonly provider = "openai" as const;
+  readonly similarityThreshold = DEFAULT_SIMILARITY_THRESHOLD;
   readonly model: string;
   private readonly modelName: string;
   private readonly requestedDims: number | undefined;

@@ -1,4 +1,4 @@
-import type { Embedder } from "../embedder";
+import { DEFAULT_SIMILARITY_THRESHOLD, type Embedder } from "../embedder";
 import { DimsGuard, EmbedderError, embedInBatches } from "./shared";
 
 export const WORKERS_AI_DEFAULT_MODEL = "@cf/baai/bge-small-en-v1.5";
@@ -23,6 +23,7 @@ export interface AiTextEmbeddingRunner {
 
 export class WorkersAiEmbedder implements Embedder {
   readonly provider = "workers-ai" as const;
+  readonly similarityThreshold = DEFAULT_SIMILARITY_THRESHOLD;
   readonly model: string;
   private readonly modelName: string;
   private readonly guard: DimsGuard;
