@@ -159,4 +159,10 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     UPDATE experiences SET probation = 1 WHERE id = NEW.id;
   END;
   `,
+  // The local index loads each vector's int8 code (dims bytes, then its float32 scale) instead
+  // of its float vector: a quarter of the bytes to read at a cold start and to hold. Rows written
+  // before this step get their code at the next load (VectorStore.encodeCodes).
+  `
+  ALTER TABLE vectors ADD COLUMN code BLOB;
+  `,
 ];
