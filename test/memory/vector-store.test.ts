@@ -20,6 +20,23 @@ describe("the agent's vector store", () => {
     expect(untagged.body.items).toEqual([]);
   });
 
+  it("gives vectors stored before their int8 codes existed a code at load, and finds them", async () => {
+    const { t, agentId, api } = await agentFixture();
+    const id = (await api("POST", "/experiences", { text: "Retry HTTP 429 with exponential backoff" })).body.id;
+    await runInDurableObject(memoryOf(t.tenantId, agentId), async (obj, state) => {
+      const instance = obj as any;
+      const code = state.storage.sql.exec<{ code: ArrayBuffer }>("SELECT code FROM vectors WHERE item_id = ?", id).one().code;
+      expect(code.byteLength).toBe(384 + 4);
+      state.storage.sql.exec("UPDATE vectors SET code = NULL WHERE item_id = ?", id);
+      instance.mem.vectors = await instance.buildVectorStore();
+      await instance.mem.vectors.load();
+      expect(new Uint8Array(state.storage.sql.exec<{ code: ArrayBuffer }>("SELECT code FROM vectors WHERE item_id = ?", id).one().code)).toEqual(new Uint8Array(code));
+      expect(instance.mem.vectors.index.has(id)).toBe(true);
+    });
+    const hit = await api("POST", "/retrieve", { query: "retry HTTP 429 backoff" });
+    expect(hit.body.items.map((i: any) => [i.id, i.match])).toEqual([[id, "vector"]]);
+  });
+
   it("refuses a vector of another dimension at write time and stores nothing", async () => {
     const { t, agentId, api } = await agentFixture();
     const id = (await api("POST", "/experiences", { text: "Validate tool output JSON" })).body.id;
