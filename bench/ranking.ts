@@ -10,7 +10,8 @@
 //
 // Exactness: recall@20 of the new kernel against the old one's top 20 on the same queries, with
 // the agent's default threshold and with none (every query then has 20 results to agree on).
-// Footprint: typed memory plus the measured heap growth of building each index (ids, maps).
+// Footprint: typed memory plus the measured heap growth of building each index (ids, maps; for the
+// new one also the id → kind map LocalVectorIndex keeps).
 // Query embedding is timed separately and is not part of the ranking step.
 //
 //   node_modules/.bin/tsx bench/ranking.ts [--sizes 1000,10000,50000] [--iters 300] [--json]
@@ -90,8 +91,11 @@ for (const n of sizes) {
   t0 = performance.now();
   const newM = new Int8Matrix(HASH_DIMS, kernel, n);
   for (let i = 0; i < n; i++) newM.upsert(ids[i]!, vectors[i]!);
+  // LocalVectorIndex's id → kind map, which the agent holds beside the matrix.
+  const kindOf = new Map(ids.map((id) => [id, "experience"]));
   const newBuildMs = performance.now() - t0;
   const newHeld = heldBytes() - before;
+  if (kindOf.size !== newM.size) throw new Error("index sizes disagree");
 
   const kernels = {
     old: (q: Float32Array, k: number, min: number) => oldM.topK(q, k, min),
