@@ -7,7 +7,6 @@ import { encodeCode, type ExactVectors } from "../../src/core/int8-matrix";
 import type { MemoryKind } from "../../src/core/memory-types";
 import { VectorMatrix } from "../../src/core/vector-math";
 import { MemoryError } from "../memory-error";
-import { chunks, placeholders } from "./context";
 
 interface VectorRow extends Record<string, SqlStorageValue> {
   item_id: string;
@@ -141,25 +140,16 @@ export class VectorStore {
    * has not confirmed.
    */
   async load(): Promise<void> {
-    this.refreshMissing();
+    const byKind = { experience: this.opts.items.active("experience"), case: this.opts.items.active("case") };
+    const active = new Set([...byKind.experience, ...byKind.case]);
     const index = this.index;
-    if (!index) return;
-    const active = new Set([...this.opts.items.active("experience"), ...this.opts.items.active("case")]);
-    const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
     if (index instanceof LocalVectorIndex) {
-      this.encodeCodes();
-      const batch: { id: string; code: Uint8Array; kind: string }[] = [];
-      for (const r of this.sql.exec<CodeRow>(
-        "SELECT item_id, kind, code FROM vectors WHERE model = ? AND length(vec) = ? AND length(code) = ?",
-        this.model,
-        bytes,
-        this.size + 4,
-      )) {
-        if (active.has(r.item_id)) batch.push({ id: r.item_id, kind: r.kind, code: new Uint8Array(r.code) });
-      }
-      index.loadCodes(batch);
+      this.refreshMissing(byKind, this.loadCodes(index, active));
       return;
     }
+    this.refreshMissing(byKind, this.embeddedIds());
+    if (!index) return;
+    const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
     await index.track(this.sql.exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ?", this.model).toArray().map((r) => r.item_id));
     const recent = this.sql
       .exec<VectorRow>(
@@ -173,6 +163,22 @@ export class VectorStore {
     index.seedPending(recent.map((r) => ({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec), writtenAt: r.updated_at })));
     await this.republish();
     await this.backfill(index, active);
+  }
+
+  /** Reads the active items' codes into the index in one pass (a cold start reads nothing else of theirs); returns the ids loaded. */
+  private loadCodes(index: LocalVectorIndex, active: ReadonlySet<string>): Set<string> {
+    this.encodeCodes();
+    const batch: { id: string; code: Uint8Array; kind: string }[] = [];
+    for (const r of this.sql.exec<CodeRow>(
+      "SELECT item_id, kind, code FROM vectors WHERE model = ? AND length(vec) = ? AND length(code) = ?",
+      this.model,
+      this.size * Float32Array.BYTES_PER_ELEMENT,
+      this.size + 4,
+    )) {
+      if (active.has(r.item_id)) batch.push({ id: r.item_id, kind: r.kind, code: new Uint8Array(r.code) });
+    }
+    index.loadCodes(batch);
+    return new Set(batch.map((b) => b.id));
   }
 
   /**
@@ -350,19 +356,18 @@ export class VectorStore {
     for (const [id, gen] of gens) this.sql.exec("DELETE FROM vector_outbox WHERE item_id = ? AND gen = ?", id, gen);
   }
 
+  /** One statement however many ids: the list travels as one JSON parameter, not one per id. */
   private vectorsOf(ids: readonly string[]): { id: string; vector: Float32Array; kind: string }[] {
-    const out: { id: string; vector: Float32Array; kind: string }[] = [];
-    const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
-    for (const chunk of chunks(ids)) {
-      const rows = this.sql.exec<VectorRow>(
-        `SELECT item_id, kind, vec FROM vectors WHERE model = ? AND length(vec) = ? AND item_id IN (${placeholders(chunk.length)})`,
+    if (!ids.length) return [];
+    return this.sql
+      .exec<VectorRow>(
+        "SELECT item_id, kind, vec FROM vectors WHERE model = ? AND length(vec) = ? AND item_id IN (SELECT value FROM json_each(?))",
         this.model,
-        bytes,
-        ...chunk,
-      );
-      for (const r of rows) out.push({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) });
-    }
-    return out;
+        this.size * Float32Array.BYTES_PER_ELEMENT,
+        JSON.stringify(ids),
+      )
+      .toArray()
+      .map((r) => ({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) }));
   }
 
   /** The float vectors of `ids` that a local index re-scores its best candidates against. */
@@ -388,15 +393,17 @@ export class VectorStore {
     return set;
   }
 
-  /** Recomputes which active items lack a usable vector of the current model. */
-  private refreshMissing(): void {
+  /** Items with a usable vector of the current model. */
+  private embeddedIds(): Set<string> {
     const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
-    const embedded = new Set(
+    return new Set(
       this.sql.exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ? AND length(vec) = ?", this.model, bytes).toArray().map((r) => r.item_id),
     );
-    for (const kind of ["experience", "case"] as const) {
-      this.missing.set(kind, new Set(this.opts.items.active(kind).filter((id) => !embedded.has(id))));
-    }
+  }
+
+  /** Recomputes which active items lack a usable vector of the current model. */
+  private refreshMissing(active: Record<MemoryKind, string[]>, embedded: ReadonlySet<string>): void {
+    for (const kind of ["experience", "case"] as const) this.missing.set(kind, new Set(active[kind].filter((id) => !embedded.has(id))));
   }
 
   /** Active items without a current-model vector; kept in memory so retrieval does not scan for them. */
