@@ -58,6 +58,7 @@ const asJson = process.argv.includes("--json");
 const { k1, k2, similarityThreshold: threshold, lambda: lambdas } = defaultAgentConfig();
 const lambda = lambdas.default;
 const RECALL_K = 20;
+const RECALL_QUERIES = 100;
 // Node compiles WebAssembly from bytes (Workers import the built .wasm instead); the Workers types only know the latter.
 const kernel = new (WebAssembly.Module as unknown as new (bytes: Uint8Array) => WebAssembly.Module)(int8ScanWasm());
 
@@ -102,6 +103,7 @@ for (const n of sizes) {
     new: (q: Float32Array, k: number, min: number) => newM.topK(q, k, min, exact),
   };
   const out: Record<string, unknown> = { n, threshold };
+  const seen: Record<string, Hit[][]> = { old: [], new: [] };
   for (const [name, topK] of Object.entries(kernels)) {
     for (let i = 0; i < 50; i++) topK(qs[iters + i]!, k1, threshold); // let the JIT settle
     const total: number[] = [];
@@ -112,6 +114,7 @@ for (const n of sizes) {
       const a = performance.now();
       const hits = topK(qs[i]!, k1, threshold);
       const b = performance.now();
+      seen[name]!.push(hits);
       const ranked = rank(
         hits.map((h) => ({ id: h.id, sim: h.sim, q: qOf.get(h.id)! })),
         { lambda, k1, k2, threshold },
@@ -126,13 +129,14 @@ for (const n of sizes) {
     out[name] = { meanHits: hitSum / iters, step: stats(total), topK: stats(topk), rank: stats(rk) };
   }
 
+  // At the threshold, the timed calls' own results (k1 = 20) are compared; without one, a fresh
+  // top 20 of the first RECALL_QUERIES queries (the float scan is the slow part of this bench).
   let atThreshold = 0;
+  for (let i = 0; i < iters; i++) atThreshold += recall(seen.new![i]!.slice(0, RECALL_K), seen.old![i]!.slice(0, RECALL_K));
+  const unQueries = Math.min(iters, RECALL_QUERIES);
   let unthresholded = 0;
-  for (let i = 0; i < iters; i++) {
-    atThreshold += recall(kernels.new(qs[i]!, RECALL_K, threshold), kernels.old(qs[i]!, RECALL_K, threshold));
-    unthresholded += recall(kernels.new(qs[i]!, RECALL_K, -1), kernels.old(qs[i]!, RECALL_K, -1));
-  }
-  out.recall = { k: RECALL_K, atThreshold: atThreshold / iters, unthresholded: unthresholded / iters };
+  for (let i = 0; i < unQueries; i++) unthresholded += recall(kernels.new(qs[i]!, RECALL_K, -1), kernels.old(qs[i]!, RECALL_K, -1));
+  out.recall = { k: RECALL_K, atThreshold: atThreshold / iters, unthresholded: unthresholded / unQueries, queries: { atThreshold: iters, unthresholded: unQueries } };
   out.footprint = {
     old: { typedBytes: oldM.capacity * HASH_DIMS * 4, heldBytes: oldHeld, buildMs: oldBuildMs },
     new: { typedBytes: newM.bytes, heldBytes: newHeld, buildMs: newBuildMs },

@@ -347,7 +347,7 @@ function runRanking(sizes) {
     // A full collection before each footprint reading, so the heap growth is what the index holds.
     env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --expose-gc`.trim() },
     encoding: "utf8",
-    timeout: 300_000,
+    timeout: 900_000, // two kernels at three sizes; slow when other work shares the cores
     maxBuffer: 16 * 1024 * 1024,
   });
   return JSON.parse(out.trim().split("\n").at(-1));
