@@ -10,8 +10,8 @@
 //
 // Exactness: recall@20 of the new kernel against the old one's top 20 on the same queries, with
 // the agent's default threshold and with none (every query then has 20 results to agree on).
-// Footprint: typed memory plus the measured heap growth of building each index (ids, maps; for the
-// new one also the id → kind map LocalVectorIndex keeps).
+// Footprint: the index's typed memory (float32 buffer, or the WebAssembly memory) plus the measured
+// heap growth of building it (ids, maps; for the new one also the id → kind map LocalVectorIndex keeps).
 // Query embedding is timed separately and is not part of the ranking step.
 //
 //   node_modules/.bin/tsx bench/ranking.ts [--sizes 1000,10000,50000] [--iters 300] [--json]
@@ -45,11 +45,10 @@ function stats(xs: number[]) {
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
-/** Heap plus typed memory in use, after a full collection when the process allows one (--expose-gc). */
-function heldBytes(): number {
+/** JavaScript heap in use (ids, maps), after a full collection when the process allows one (--expose-gc). */
+function heapBytes(): number {
   gc?.();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
+  return process.memoryUsage().heapUsed;
 }
 
 const sizes = (arg("--sizes") ?? "1000,10000,50000").split(",").map((s) => Number(s.trim())).filter((n) => n > 0);
@@ -81,21 +80,22 @@ for (const n of sizes) {
   const floats = new Map(ids.map((id, i) => [id, vectors[i]!]));
   const exact = (want: readonly string[]) => new Map(want.map((id) => [id, floats.get(id)!]));
 
-  let before = heldBytes();
+  let before = heapBytes();
   let t0 = performance.now();
   const oldM = new VectorMatrix(HASH_DIMS, n);
   for (let i = 0; i < n; i++) oldM.upsert(ids[i]!, vectors[i]!);
   const oldBuildMs = performance.now() - t0;
-  const oldHeld = heldBytes() - before;
+  const oldTyped = oldM.capacity * HASH_DIMS * 4;
+  const oldHeld = oldTyped + heapBytes() - before;
 
-  before = heldBytes();
+  before = heapBytes();
   t0 = performance.now();
   const newM = new Int8Matrix(HASH_DIMS, kernel, n);
   for (let i = 0; i < n; i++) newM.upsert(ids[i]!, vectors[i]!);
   // LocalVectorIndex's id → kind map, which the agent holds beside the matrix.
   const kindOf = new Map(ids.map((id) => [id, "experience"]));
   const newBuildMs = performance.now() - t0;
-  const newHeld = heldBytes() - before;
+  const newHeld = newM.bytes + heapBytes() - before;
   if (kindOf.size !== newM.size) throw new Error("index sizes disagree");
 
   const kernels = {
@@ -138,7 +138,7 @@ for (const n of sizes) {
   for (let i = 0; i < unQueries; i++) unthresholded += recall(kernels.new(qs[i]!, RECALL_K, -1), kernels.old(qs[i]!, RECALL_K, -1));
   out.recall = { k: RECALL_K, atThreshold: atThreshold / iters, unthresholded: unthresholded / unQueries, queries: { atThreshold: iters, unthresholded: unQueries } };
   out.footprint = {
-    old: { typedBytes: oldM.capacity * HASH_DIMS * 4, heldBytes: oldHeld, buildMs: oldBuildMs },
+    old: { typedBytes: oldTyped, heldBytes: oldHeld, buildMs: oldBuildMs },
     new: { typedBytes: newM.bytes, heldBytes: newHeld, buildMs: newBuildMs },
     measured: Boolean(gc),
   };

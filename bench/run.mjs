@@ -442,7 +442,7 @@ function detailsMd(rows, rank) {
     );
   }
   const rl = [
-    "| N | kernel | topK p50 / p99 (ms) | rank() p50 / p99 (ms) | mean hits (≤ k1=20) | recall@20 at threshold / none | typed memory (MiB) | held, measured (MiB) | build (ms) | query embed p50 (ms) |",
+    "| N | kernel | topK p50 / p99 (ms) | rank() p50 / p99 (ms) | mean hits (≤ k1=20) | recall@20 at threshold / none | typed memory (MiB) | held (MiB) | build (ms) | query embed p50 (ms) |",
     "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const r of rows) {
@@ -533,7 +533,7 @@ top-20 scan over N 384-dim vectors plus \`rank()\`, for both kernels in this sam
 \`VectorMatrix.topK\`, the scalar float32 scan the local index used before; new = \`Int8Matrix.topK\`, int8
 codes scanned by the WebAssembly SIMD kernel, then the best 200 re-scored against their float vectors
 (from a Map here, from SQLite in the Durable Object). recall@20 is the new kernel's top 20 against the
-old one's, without a threshold.
+old one's, without a threshold (the first ${rank?.[rows[0]?.n]?.recall.queries.unthresholded ?? "—"} queries).
 
 ${t.md}
 
@@ -561,8 +561,8 @@ library version) with generated ~25-word experiences from a seeded RNG (bench/co
 ${d.load}
 
 Ranking step breakdown (in-process). Typed memory is the matrix's own buffer (float32 rows, or the
-WebAssembly memory with int8 rows, scales and scores); "held, measured" is the growth of the Node heap
-plus array buffers across building that index after a full GC, so it includes ids and maps.
+WebAssembly memory with int8 rows, scales and scores); "held" is that plus the growth of the Node heap
+(after a full GC) across building the index: its ids and maps.
 
 ${d.rank}
 

@@ -160,9 +160,16 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   END;
   `,
   // The local index loads each vector's int8 code (dims bytes, then its float32 scale) instead
-  // of its float vector: a quarter of the bytes to read at a cold start and to hold. Rows written
-  // before this step get their code at the next load (VectorStore.encodeCodes).
+  // of its float vector: a quarter of the bytes to hold, and, in a table of their own, a quarter
+  // of the pages to read at a cold start. Vectors stored before this step get their code at the
+  // agent's next load (VectorStore.encodeCodes).
   `
-  ALTER TABLE vectors ADD COLUMN code BLOB;
+  CREATE TABLE vector_codes (
+    item_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    code BLOB NOT NULL,
+    PRIMARY KEY (item_id, model)
+  ) WITHOUT ROWID;
   `,
 ];

@@ -58,6 +58,8 @@ const DIMS_SETTINGS = ["EMBEDDING_DIMS", "embedder.dims"];
 
 const dimsKey = (model: string) => `vector_dims:${model}`;
 const switchedKey = (model: string) => `vector_index:${model}`;
+/** Set once every vector of the model stored before `vector_codes` existed has its code. */
+const codesKey = (model: string) => `vector_codes:${model}`;
 /** The last `vectors` rowid uploaded while moving to Vectorize; absent once every vector is there. */
 const backfillKey = (model: string) => `vector_backfill:${model}`;
 
@@ -169,12 +171,7 @@ export class VectorStore {
   private loadCodes(index: LocalVectorIndex, active: ReadonlySet<string>): Set<string> {
     this.encodeCodes();
     const batch: { id: string; code: Uint8Array; kind: string }[] = [];
-    for (const r of this.sql.exec<CodeRow>(
-      "SELECT item_id, kind, code FROM vectors WHERE model = ? AND length(vec) = ? AND length(code) = ?",
-      this.model,
-      this.size * Float32Array.BYTES_PER_ELEMENT,
-      this.size + 4,
-    )) {
+    for (const r of this.sql.exec<CodeRow>("SELECT item_id, kind, code FROM vector_codes WHERE model = ? AND length(code) = ?", this.model, this.size + 4)) {
       if (active.has(r.item_id)) batch.push({ id: r.item_id, kind: r.kind, code: new Uint8Array(r.code) });
     }
     index.loadCodes(batch);
@@ -182,22 +179,31 @@ export class VectorStore {
   }
 
   /**
-   * Vectors written before the stored codes existed (or whose code no longer matches the vector's
-   * size) get theirs now, once: the local index loads codes only.
+   * Vectors written before their codes were stored get them now, once per model (the check reads
+   * the whole vectors table, which a cold start otherwise never does): the local index loads codes only.
    */
   private encodeCodes(): void {
-    const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
+    const key = codesKey(this.model);
+    if (this.sql.exec("SELECT 1 FROM meta WHERE key = ?", key).toArray().length) return;
     const stale = this.sql
       .exec<VectorRow>(
-        "SELECT item_id, vec FROM vectors WHERE model = ? AND length(vec) = ? AND (code IS NULL OR length(code) <> ?)",
+        `SELECT item_id, kind, vec FROM vectors v WHERE model = ?
+         AND NOT EXISTS (SELECT 1 FROM vector_codes c WHERE c.item_id = v.item_id AND c.model = v.model)`,
         this.model,
-        bytes,
-        this.size + 4,
       )
       .toArray();
-    for (const r of stale) {
-      this.sql.exec("UPDATE vectors SET code = ? WHERE item_id = ? AND model = ?", encodeCode(new Float32Array(r.vec)), r.item_id, this.model);
-    }
+    for (const r of stale) this.writeCode(r.item_id, r.kind, new Float32Array(r.vec));
+    this.setMeta(key, "1");
+  }
+
+  private writeCode(itemId: string, kind: string, vector: Float32Array): void {
+    this.sql.exec(
+      "INSERT INTO vector_codes (item_id, model, kind, code) VALUES (?, ?, ?, ?) ON CONFLICT(item_id, model) DO UPDATE SET kind = excluded.kind, code = excluded.code",
+      itemId,
+      this.model,
+      kind,
+      encodeCode(vector),
+    );
   }
 
   /**
@@ -268,22 +274,24 @@ export class VectorStore {
     }
     this.rememberSize();
     this.sql.exec("DELETE FROM vectors WHERE item_id = ? AND model <> ?", itemId, this.model);
+    this.sql.exec("DELETE FROM vector_codes WHERE item_id = ? AND model <> ?", itemId, this.model);
     this.sql.exec(
-      `INSERT INTO vectors (item_id, kind, model, vec, code, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT(item_id, model) DO UPDATE SET vec = excluded.vec, code = excluded.code, updated_at = excluded.updated_at, kind = excluded.kind`,
+      `INSERT INTO vectors (item_id, kind, model, vec, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(item_id, model) DO UPDATE SET vec = excluded.vec, updated_at = excluded.updated_at, kind = excluded.kind`,
       itemId,
       kind,
       this.model,
       vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength),
-      encodeCode(vector),
       this.opts.now(),
     );
+    this.writeCode(itemId, kind, vector);
     this.markSync([itemId], "upsert");
     this.missing.get(kind)?.delete(itemId);
   }
 
   deleteSync(itemId: string): void {
     this.sql.exec("DELETE FROM vectors WHERE item_id = ?", itemId);
+    this.sql.exec("DELETE FROM vector_codes WHERE item_id = ?", itemId);
     this.markSync([itemId], "remove");
     for (const set of this.missing.values()) set.delete(itemId);
   }
