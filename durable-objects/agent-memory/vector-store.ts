@@ -58,8 +58,6 @@ const DIMS_SETTINGS = ["EMBEDDING_DIMS", "embedder.dims"];
 
 const dimsKey = (model: string) => `vector_dims:${model}`;
 const switchedKey = (model: string) => `vector_index:${model}`;
-/** Set once every vector of the model stored before `vector_codes` existed has its code. */
-const codesKey = (model: string) => `vector_codes:${model}`;
 /** The last `vectors` rowid uploaded while moving to Vectorize; absent once every vector is there. */
 const backfillKey = (model: string) => `vector_backfill:${model}`;
 
@@ -169,22 +167,23 @@ export class VectorStore {
 
   /** Reads the active items' codes into the index in one pass (a cold start reads nothing else of theirs); returns the ids loaded. */
   private loadCodes(index: LocalVectorIndex, active: ReadonlySet<string>): Set<string> {
-    this.encodeCodes();
+    const read = () => this.sql.exec<CodeRow>("SELECT item_id, kind, code FROM vector_codes WHERE model = ?", this.model).toArray();
+    let rows = read();
+    // Counting the vectors reads only their model index; fewer codes than vectors means some predate the codes.
+    if (rows.length < this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM vectors WHERE model = ?", this.model).one().n) {
+      this.encodeCodes();
+      rows = read();
+    }
     const batch: { id: string; code: Uint8Array; kind: string }[] = [];
-    for (const r of this.sql.exec<CodeRow>("SELECT item_id, kind, code FROM vector_codes WHERE model = ? AND length(code) = ?", this.model, this.size + 4)) {
-      if (active.has(r.item_id)) batch.push({ id: r.item_id, kind: r.kind, code: new Uint8Array(r.code) });
+    for (const r of rows) {
+      if (r.code.byteLength === this.size + 4 && active.has(r.item_id)) batch.push({ id: r.item_id, kind: r.kind, code: new Uint8Array(r.code) });
     }
     index.loadCodes(batch);
     return new Set(batch.map((b) => b.id));
   }
 
-  /**
-   * Vectors written before their codes were stored get them now, once per model (the check reads
-   * the whole vectors table, which a cold start otherwise never does): the local index loads codes only.
-   */
+  /** Vectors written before their codes were stored get them now: the local index loads codes only. */
   private encodeCodes(): void {
-    const key = codesKey(this.model);
-    if (this.sql.exec("SELECT 1 FROM meta WHERE key = ?", key).toArray().length) return;
     const stale = this.sql
       .exec<VectorRow>(
         `SELECT item_id, kind, vec FROM vectors v WHERE model = ?
@@ -193,7 +192,6 @@ export class VectorStore {
       )
       .toArray();
     for (const r of stale) this.writeCode(r.item_id, r.kind, new Float32Array(r.vec));
-    this.setMeta(key, "1");
   }
 
   private writeCode(itemId: string, kind: string, vector: Float32Array): void {

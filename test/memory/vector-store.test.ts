@@ -31,7 +31,6 @@ describe("the agent's vector store", () => {
       expect(code.byteLength).toBe(384 + 4);
       // As an agent stored it before codes existed.
       state.storage.sql.exec("DELETE FROM vector_codes WHERE item_id = ?", id);
-      state.storage.sql.exec("DELETE FROM meta WHERE key LIKE 'vector_codes:%'");
       instance.mem.vectors = await instance.buildVectorStore();
       await instance.mem.vectors.load();
       expect(new Uint8Array(codeOf()!)).toEqual(new Uint8Array(code));

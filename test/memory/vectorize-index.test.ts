@@ -219,7 +219,6 @@ describe("AgentMemory on a Vectorize index", () => {
       expect(hit.value.items.map((i: { id: string }) => i.id)).toEqual([ids[3]]);
       expect(double.queries.length).toBeGreaterThan(0);
       expect(state.storage.sql.exec("SELECT key FROM meta WHERE key LIKE 'vector_%' ORDER BY key").toArray().map((r) => r.key)).toEqual([
-        "vector_codes:hash:praxis-hash-v1:384",
         "vector_dims:hash:praxis-hash-v1:384",
         "vector_index:hash:praxis-hash-v1:384",
       ]);
