@@ -53,7 +53,16 @@ const SAFE_BATCH = 99; // what works when the server hits SQLite's 100-bound-par
 const MAX_BODY = 1_048_576; // MAX_BODY_BYTES default; batches are split to stay well under it
 const PHASE_TIME_LIMIT_MS = 180_000; // any single measured phase stops after this
 const LOAD_TIME_LIMIT_MS = 420_000; // bulk load of one size gives up after this
-const TARGETS = { retrieveP99At10k: 15, rewardP99: 10 };
+const TARGETS = {
+  retrieveP99At10k: 15,
+  rewardP99: 10,
+  rankP50: { 10000: 1, 50000: 4 }, // ms, the new kernel's rank step in-process
+  speedup: 4, // old rank step p50 ÷ new, same run
+  recall: 0.99, // recall@20 of the new kernel against the old (exact) one
+  scanOverBaselineAt10k: 2, // retrieve p50 − baseline GET p50 through the Worker, ms
+  footprintMiBAt50k: 48,
+  coldStartMsAt50k: 300,
+};
 
 function fail(msg) {
   console.error(`bench: ${msg}`);
@@ -301,13 +310,44 @@ async function benchSize(base, token, n, BATCH) {
   };
 }
 
+/**
+ * The first retrieval of the largest agent after every Durable Object was evicted (wrangler dev
+ * restarted on the same state). The Worker is warmed first (/healthz, an agent GET, which never
+ * reaches the Durable Object) and so is the code of the Durable Object, by retrievals from the
+ * smallest agent (whose first one is reported as the isolate's cold start), so the difference to a
+ * warm retrieval is the agent's own start: schema check, configuration, loading its vectors' codes.
+ */
+async function coldStart(token, rows) {
+  log(`cold start: restarting wrangler dev on the same state…`);
+  const { base } = await server.restart();
+  const row = rows.at(-1);
+  const A = `${base}/v1/agents/${row.agentId}`;
+  await must("GET", `${base}/healthz`);
+  await must("GET", A, token);
+  const qs = queries(CFG.baseline + 1, 4711);
+  let isolateFirstMs = NaN;
+  if (rows.length > 1) {
+    const W = `${base}/v1/agents/${rows[0].agentId}`;
+    for (let i = 0; i < CFG.warmup; i++) {
+      const r = await must("POST", `${W}/retrieve`, token, { query: qs[i] }, [200]);
+      if (i === 0) isolateFirstMs = r.ms;
+    }
+  }
+  const first = await must("POST", `${A}/retrieve`, token, { query: qs[0] }, [200]);
+  const warm = await sequential(CFG.baseline, (i) => ({ method: "POST", url: `${A}/retrieve`, token, body: { query: qs[i + 1] } }));
+  log(`cold start at N=${row.n}: first retrieval ${first.ms.toFixed(1)} ms, then p50 ${warm.p50.toFixed(2)} ms`);
+  return { n: row.n, firstMs: first.ms, warm, startMs: first.ms - warm.p50, isolateFirstMs, warmedOn: rows.length > 1 ? rows[0].n : null };
+}
+
 function runRanking(sizes) {
   const tsx = path.join(root, "node_modules/.bin/tsx");
   if (!existsSync(tsx)) throw new Error("node_modules/.bin/tsx not found (needed for the ranking-step benchmark)");
   const out = execFileSync(tsx, [path.join(here, "ranking.ts"), "--sizes", sizes.join(","), "--iters", String(CFG.rankIters), "--json"], {
     cwd: root,
+    // A full collection before each footprint reading, so the heap growth is what the index holds.
+    env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --expose-gc`.trim() },
     encoding: "utf8",
-    timeout: 300_000,
+    timeout: 900_000, // two kernels at three sizes; slow when other work shares the cores
     maxBuffer: 16 * 1024 * 1024,
   });
   return JSON.parse(out.trim().split("\n").at(-1));
@@ -317,15 +357,21 @@ function runRanking(sizes) {
 const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "—");
 const fi = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString("en-US") : "—");
 
+const mib = (bytes) => bytes / 2 ** 20;
+
 function table(rows, rank) {
-  const head = ["N", "retrieve p50", "p95", "p99", "retrieve rps@16", "reward p50", "p95", "p99", "reward rps@16", "rank-step p50", "p99"];
+  const head = [
+    "N", "retrieve p50", "p95", "p99", "retrieve − GET p50", "retrieve rps@16", "reward p50", "p95", "p99", "reward rps@16",
+    "rank-step p50 old", "new", "speed-up", "rank-step p99 old", "new", "recall@20",
+  ];
   const body = rows.map((r) => {
     const k = rank?.[r.n];
     return [
       fi(r.n),
-      f(r.retrieveSeq.p50), f(r.retrieveSeq.p95), f(r.retrieveSeq.p99), fi(r.retrieveConc.rps),
+      f(r.retrieveSeq.p50), f(r.retrieveSeq.p95), f(r.retrieveSeq.p99), f(r.retrieveSeq.p50 - r.baseline.p50), fi(r.retrieveConc.rps),
       f(r.rewardSeq.p50), f(r.rewardSeq.p95), f(r.rewardSeq.p99), fi(r.rewardConc.rps),
-      f(k?.step.p50, 3), f(k?.step.p99, 3),
+      f(k?.old.step.p50, 3), f(k?.new.step.p50, 3), `${f(k?.old.step.p50 / k?.new.step.p50, 1)}×`,
+      f(k?.old.step.p99, 3), f(k?.new.step.p99, 3), f(k?.recall.unthresholded, 4),
     ];
   });
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
@@ -337,6 +383,36 @@ function table(rows, rank) {
     ...body.map((b) => `| ${b.join(" | ")} |`),
   ].join("\n");
   return { text, md };
+}
+
+const verdict = (ok) => `**${ok ? "met" : "NOT met"}**`;
+
+function speedVerdict(rows, rank, cold) {
+  const out = [];
+  for (const [n, limit] of Object.entries(TARGETS.rankP50)) {
+    const k = rank?.[n];
+    out.push(
+      k
+        ? `- Rank step p50 at ${fi(Number(n))} memories ≤ ${limit} ms: ${verdict(k.new.step.p50 <= limit)} (measured ${f(k.new.step.p50, 3)} ms; the old kernel ${f(k.old.step.p50, 3)} ms in the same run, ${f(k.old.step.p50 / k.new.step.p50, 1)}×, aim ≥ ${TARGETS.speedup}×: ${verdict(k.old.step.p50 / k.new.step.p50 >= TARGETS.speedup)})`
+        : `- Rank step p50 at ${fi(Number(n))} memories ≤ ${limit} ms: not measured in this run`,
+    );
+  }
+  const recalls = rows.map((r) => rank?.[r.n]?.recall).filter(Boolean);
+  const worst = Math.min(...recalls.map((x) => Math.min(x.unthresholded, x.atThreshold)));
+  out.push(`- Recall@20 of the int8 scan against the exact float scan ≥ ${TARGETS.recall}: ${verdict(worst >= TARGETS.recall)} (lowest over sizes, with and without the threshold: ${f(worst, 4)})`);
+  const at10k = rows.find((r) => r.n === 10_000);
+  if (at10k) {
+    const over = at10k.retrieveSeq.p50 - at10k.baseline.p50;
+    out.push(`- Through the Worker at 10k, retrieve p50 − baseline GET p50 ≤ ${TARGETS.scanOverBaselineAt10k} ms: ${verdict(over <= TARGETS.scanOverBaselineAt10k)} (measured ${f(at10k.retrieveSeq.p50)} − ${f(at10k.baseline.p50)} = ${f(over)} ms)`);
+  }
+  const fp = rank?.[50000]?.footprint;
+  if (fp) {
+    out.push(`- Memory held by the index at 50k memories ≤ ${TARGETS.footprintMiBAt50k} MB: ${verdict(mib(fp.new.heldBytes) <= TARGETS.footprintMiBAt50k)} (measured ${f(mib(fp.new.heldBytes), 1)} MiB; the float matrix held ${f(mib(fp.old.heldBytes), 1)} MiB)`);
+  }
+  if (cold) {
+    out.push(`- Cold start of a ${fi(cold.n)}-memory agent ≤ ${TARGETS.coldStartMsAt50k} ms: ${verdict(cold.startMs <= TARGETS.coldStartMsAt50k)} (first retrieval after eviction ${f(cold.firstMs, 1)} ms, warm p50 ${f(cold.warm.p50)} ms, difference ${f(cold.startMs, 1)} ms)`);
+  }
+  return out.join("\n");
 }
 
 function targetsVerdict(rows) {
@@ -366,13 +442,20 @@ function detailsMd(rows, rank) {
     );
   }
   const rl = [
-    "| N | topK p50 / p99 (ms) | rank() p50 / p99 (ms) | mean hits (≤ k1=20) | query embed p50 (ms) |",
-    "|---:|---:|---:|---:|---:|",
+    "| N | kernel | topK p50 / p99 (ms) | rank() p50 / p99 (ms) | mean hits (≤ k1=20) | recall@20 at threshold / none | typed memory (MiB) | held (MiB) | build (ms) | query embed p50 (ms) |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const r of rows) {
     const k = rank?.[r.n];
     if (!k) continue;
-    rl.push(`| ${fi(r.n)} | ${f(k.topK.p50, 3)} / ${f(k.topK.p99, 3)} | ${f(k.rank.p50, 4)} / ${f(k.rank.p99, 4)} | ${f(k.meanHits, 1)} | ${f(k.embedQuery.p50, 3)} |`);
+    for (const name of ["old", "new"]) {
+      const s = k[name];
+      const fp = k.footprint[name];
+      const rec = name === "new" ? `${f(k.recall.atThreshold, 4)} / ${f(k.recall.unthresholded, 4)}` : "1 (reference)";
+      rl.push(
+        `| ${fi(r.n)} | ${name === "old" ? "old: float32 scalar" : "new: int8 SIMD + exact re-score"} | ${f(s.topK.p50, 3)} / ${f(s.topK.p99, 3)} | ${f(s.rank.p50, 4)} / ${f(s.rank.p99, 4)} | ${f(s.meanHits, 1)} | ${rec} | ${f(mib(fp.typedBytes), 1)} | ${k.footprint.measured ? f(mib(fp.heldBytes), 1) : "—"} | ${f(fp.buildMs, 0)} | ${f(k.embedQuery.p50, 3)} |`,
+      );
+    }
   }
   const errs = rows
     .flatMap((r) =>
@@ -403,6 +486,7 @@ async function main() {
   await warmupServer(base, token, probe.batch);
   const rows = [];
   for (const n of SIZES) rows.push(await benchSize(base, token, n, probe.batch));
+  const cold = await coldStart(token, rows);
   const load1 = os.loadavg();
   const { reloads, errors: workerErrors } = devLogFindings(logFile);
   await server.cleanup();
@@ -414,6 +498,7 @@ async function main() {
   console.log(t.text);
   console.log("");
   console.log(targetsVerdict(rows).replace(/\*\*/g, ""));
+  console.log(speedVerdict(rows, rank, cold).replace(/\*\*/g, ""));
   console.log(
     `Baseline GET /v1/agents/:id (auth + D1, no Durable Object) p50/p99 ms: ${rows.map((r) => `${f(r.baseline.p50)}/${f(r.baseline.p99)}`).join(", ")}; load average at start ${load0.map((x) => x.toFixed(2)).join(" ")}, at end ${load1.map((x) => x.toFixed(2)).join(" ")} (${m.cores} cores).`,
   );
@@ -441,20 +526,27 @@ Total run time ${totalS.toFixed(0)} s.
 Latency in ms, client-side wall time per request (\`performance.now()\` around one keep-alive HTTP
 request), ${CFG.seq} sequential requests after ${CFG.warmup} warm-up requests on the same agent (and a server-wide
 warm-up of ${CFG.serverWarmup} rounds of every measured route on a throwaway agent before the first size). Throughput in req/s: ${CFG.concTotal} requests
-spread over ${CFG.conc} concurrent clients, completed ÷ wall time. The rank step is in-process (no HTTP, no
-Durable Object): \`VectorMatrix.topK\` over N 384-dim vectors plus \`rank()\` on the top 20, ${CFG.rankIters} calls.
+spread over ${CFG.conc} concurrent clients, completed ÷ wall time. "retrieve − GET" is retrieve p50 minus
+the baseline \`GET /v1/agents/:id\` p50 at that size: what the Durable Object adds (embed, scan, re-score,
+hydrate, rank, record). The rank step is in-process (no HTTP, no Durable Object), ${CFG.rankIters} calls of a
+top-20 scan over N 384-dim vectors plus \`rank()\`, for both kernels in this same run: old =
+\`VectorMatrix.topK\`, the scalar float32 scan the local index used before; new = \`Int8Matrix.topK\`, int8
+codes scanned by the WebAssembly SIMD kernel, then the best 200 re-scored against their float vectors
+(from a Map here, from SQLite in the Durable Object). recall@20 is the new kernel's top 20 against the
+old one's, without a threshold (the first ${rank?.[rows[0]?.n]?.recall.queries.unthresholded ?? "—"} queries).
 
 ${t.md}
 
 ## Targets
 
 ${targetsVerdict(rows)}
+${speedVerdict(rows, rank, cold)}
 
 ## Details
 
 What each request does: \`POST /v1/agents/:id/retrieve\` goes Worker (API-key check and agent lookup in
-D1) → AgentMemory Durable Object (hash-embed the query, scan the in-memory matrix, read the hits' rows
-from SQLite, rank, record the retrieval). Retrieval queries vary and rotate through the phases.
+D1) → AgentMemory Durable Object (hash-embed the query, scan the int8 index, re-score its best 200 against
+their float vectors read from SQLite, read the hits' rows, rank, record the retrieval). Retrieval queries vary and rotate through the phases.
 \`POST …/rewards\` alternates between a \`retrievalId\` of an earlier retrieval (outcome success / failure /
 partial) and 3 random \`memoryIds\` with a numeric reward; each updates Q, counters and Q history in one
 transaction. The baseline is \`GET /v1/agents/:id\` (API-key lookup + agent lookup in D1, no Durable Object),
@@ -468,9 +560,18 @@ library version) with generated ~25-word experiences from a seeded RNG (bench/co
 
 ${d.load}
 
-Ranking step breakdown (in-process):
+Ranking step breakdown (in-process). Typed memory is the matrix's own buffer (float32 rows, or the
+WebAssembly memory with int8 rows, scales and scores); "held" is that plus the growth of the Node heap
+(after a full GC) across building the index: its ids and maps.
 
 ${d.rank}
+
+Cold start: wrangler dev was restarted on the same state after the last size, which evicts every
+Durable Object; after a \`/healthz\` and a \`GET\` of the agent (the Worker warm, the Durable Object not
+started)${cold.warmedOn ? ` and ${CFG.warmup} retrievals from the ${fi(cold.warmedOn)}-memory agent (the Durable Object's code compiled; the first of them, the isolate's own cold start, took ${f(cold.isolateFirstMs, 1)} ms)` : ""},
+the first \`POST …/retrieve\` to the ${fi(cold.n)}-memory agent took ${f(cold.firstMs, 1)} ms against a warm
+p50 of ${f(cold.warm.p50)} ms (p99 ${f(cold.warm.p99)} ms) over the next ${cold.warm.n}: about ${f(cold.startMs, 0)} ms to start the agent
+(schema check, configuration, reading ${fi(cold.n)} int8 codes from SQLite into the index).
 ${probe.note ? `\nNote: ${probe.note}\n` : ""}
 wrangler dev reloads during the run: ${reloads}. Error lines in the wrangler dev log: ${workerErrors.length}${workerErrors.length ? ` (first ones below)\n\n${workerErrors.slice(0, 5).map((l) => "    " + l).join("\n")}` : "."}
 ${d.errs ? `\nErrors / truncated phases:\n\n${d.errs}\n` : ""}`;

@@ -22,6 +22,8 @@ import { sha256Hex } from "../src/core/api-key";
 import { createEmbedder, EmbedderConfigError } from "../src/adapters/embedder-factory";
 import { LocalVectorIndex } from "../src/adapters/vector-indexes/local";
 import { VectorizeVectorIndex } from "../src/adapters/vector-indexes/vectorize";
+import type { ExactVectors } from "../src/core/int8-matrix";
+import { chooseVectorIndex } from "../src/core/vector-index-choice";
 import { migrateSchema } from "./schema-version";
 import { AGENT_MEMORY_SCHEMA } from "./agent-memory/schema";
 import { MemoryError, outcome } from "./memory-error";
@@ -129,12 +131,19 @@ export class AgentMemory extends DurableObject<Env> {
     const embedder = createEmbedder(this.env, this.config.embedder ?? undefined);
     const now = () => Date.now();
     const name = this.ctx.id.name ?? this.ctx.id.toString();
-    const binding = this.env.VECTOR_INDEX === "vectorize" ? this.env.VECTORIZE : undefined;
+    const facts = VectorStore.facts(this.ctx.storage.sql, embedder.model);
+    const choice = chooseVectorIndex({ setting: this.env.VECTOR_INDEX, limit: this.env.LOCAL_INDEX_LIMIT, hasBinding: Boolean(this.env.VECTORIZE), ...facts });
+    const binding = choice === "vectorize" ? this.env.VECTORIZE : undefined;
     // Namespaces are capped at 64 bytes and must separate vector spaces, so hash name + model.
     const namespace = binding ? `ns_${(await sha256Hex(`${name}|${embedder.model}`)).slice(0, 40)}` : "";
-    const makeIndex = (dims: number) =>
-      binding ? new VectorizeVectorIndex(binding, namespace, { dims, now, idScope: name }) : new LocalVectorIndex(dims);
-    return new VectorStore(this.ctx.storage.sql, embedder, { makeIndex, items: new SqlVectorItems(this.ctx.storage.sql), now });
+    const makeIndex = (dims: number, exact: ExactVectors) =>
+      binding ? new VectorizeVectorIndex(binding, namespace, { dims, now, idScope: name }) : new LocalVectorIndex(dims, exact);
+    return new VectorStore(this.ctx.storage.sql, embedder, {
+      makeIndex,
+      items: new SqlVectorItems(this.ctx.storage.sql),
+      now,
+      movingToRemote: binding !== undefined && this.env.VECTOR_INDEX === "auto" && !facts.switched,
+    });
   }
 
   /** A misconfigured embedder must not brick the agent: what needs no vectors keeps working, and a PATCH can fix it. */
@@ -144,7 +153,7 @@ export class AgentMemory extends DurableObject<Env> {
     } catch (err) {
       if (!(err instanceof EmbedderConfigError)) throw err;
       return new VectorStore(this.ctx.storage.sql, { message: err.message, settings: err.settings }, {
-        makeIndex: (dims) => new LocalVectorIndex(dims),
+        makeIndex: (dims, exact) => new LocalVectorIndex(dims, exact),
         items: new SqlVectorItems(this.ctx.storage.sql),
         now: () => Date.now(),
       });

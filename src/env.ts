@@ -24,6 +24,8 @@ export interface Env {
   EMBEDDING_BASE_URL?: string;
   EMBEDDING_API_KEY?: string;
   VECTOR_INDEX?: string;
+  /** With VECTOR_INDEX = "auto": memories past which an agent moves to Vectorize (default 100000). */
+  LOCAL_INDEX_LIMIT?: string;
   VECTORIZE?: VectorizeIndex;
   AI?: Ai;
   LLM_BASE_URL?: string;

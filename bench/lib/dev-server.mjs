@@ -174,6 +174,8 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
     });
   }
 
+  let launched = null; // what start() was called with, for restart()
+
   /** Migrates a fresh D1, starts wrangler dev with `vars` and waits (≤ 90 s) for /healthz. */
   async function start({ firstPort, vars, fromHead = false, logLevel = "warn" }) {
     tmpDir = mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
@@ -183,7 +185,29 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
     snapshotProject(app, fromHead);
     const [mcmd, margs] = wranglerCmd(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
     execFileSync(mcmd, margs, { cwd: app, env: quietEnv, stdio: ["ignore", "ignore", "pipe"], timeout: 120_000 });
+    launched = { firstPort, vars, logLevel };
+    return launch();
+  }
 
+  /**
+   * Stops wrangler dev and starts it again on the same snapshot and state: every Durable Object
+   * is evicted, so the next request to one is its cold start.
+   */
+  async function restart() {
+    if (!launched) throw new Error("restart() before start()");
+    if (dev && dev.exitCode === null && dev.signalCode === null) {
+      const exited = new Promise((r) => dev.once("exit", r));
+      killDev("SIGTERM");
+      await Promise.race([exited, sleep(8000)]);
+      killDev("SIGKILL");
+    }
+    return launch();
+  }
+
+  async function launch() {
+    const { firstPort, vars, logLevel } = launched;
+    const app = path.join(tmpDir, "app");
+    const state = path.join(tmpDir, "state");
     const port = await freePort(firstPort);
     const [cmd, args] = wranglerCmd([
       "dev",
@@ -195,7 +219,7 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
       "--log-level", logLevel,
     ]);
     const logFile = path.join(tmpDir, "wrangler-dev.log");
-    const out = createWriteStream(logFile);
+    const out = createWriteStream(logFile, { flags: "a" });
     dev = spawn(cmd, args, { cwd: app, env: quietEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     dev.stdout.pipe(out);
     dev.stderr.pipe(out);
@@ -243,6 +267,7 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
 
   return {
     start,
+    restart,
     cleanup,
     cpuSeconds,
     onCleanup: (fn) => hooks.push(fn),

@@ -190,4 +190,17 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   END;
   INSERT INTO cases_fts (cases_fts) VALUES ('rebuild');
   `,
+  // The local index loads each vector's int8 code (dims bytes, then its float32 scale) instead
+  // of its float vector: a quarter of the bytes to hold, and, in a table of their own, a quarter
+  // of the pages to read at a cold start. Vectors stored before this step get their code at the
+  // agent's next load (VectorStore.encodeCodes).
+  `
+  CREATE TABLE vector_codes (
+    item_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    code BLOB NOT NULL,
+    PRIMARY KEY (item_id, model)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -3,10 +3,10 @@ import { EmbedderDimsError } from "../../src/adapters/embedders/shared";
 import type { VectorHit } from "../../src/adapters/vector-index";
 import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { DEFAULT_PENDING_WINDOW_MS, type VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
+import { encodeCode, type ExactVectors } from "../../src/core/int8-matrix";
 import type { MemoryKind } from "../../src/core/memory-types";
 import { cosine, VectorMatrix } from "../../src/core/vector-math";
 import { MemoryError } from "../memory-error";
-import { chunks, placeholders } from "./context";
 
 interface VectorRow extends Record<string, SqlStorageValue> {
   item_id: string;
@@ -14,6 +14,15 @@ interface VectorRow extends Record<string, SqlStorageValue> {
   vec: ArrayBuffer;
   updated_at: number;
 }
+
+interface CodeRow extends Record<string, SqlStorageValue> {
+  item_id: string;
+  kind: string;
+  code: ArrayBuffer;
+}
+
+/** Vectors uploaded per call when an agent moves its memories to Vectorize. */
+const BACKFILL_PAGE = 500;
 
 /** What the store needs to know about the items it holds vectors for; the owner answers from its own tables. */
 export interface VectorItems {
@@ -26,8 +35,13 @@ export interface VectorItems {
 export type MemoryVectorIndex = LocalVectorIndex | VectorizeVectorIndex;
 
 export interface VectorStoreOptions {
-  /** Builds the index once the dimension is known; unknown models learn it from their first answer. */
-  makeIndex: (dims: number) => MemoryVectorIndex;
+  /**
+   * Builds the index once the dimension is known; unknown models learn it from their first answer.
+   * A local index reads the float vectors of its best candidates through `exact`.
+   */
+  makeIndex: (dims: number, exact: ExactVectors) => MemoryVectorIndex;
+  /** The agent is moving to a remote index now: its existing vectors are uploaded at load (see `backfill`). */
+  movingToRemote?: boolean;
   items: VectorItems;
   now: () => number;
   pendingWindowMs?: number;
@@ -43,6 +57,9 @@ export interface EmbedderUnavailable {
 const DIMS_SETTINGS = ["EMBEDDING_DIMS", "embedder.dims"];
 
 const dimsKey = (model: string) => `vector_dims:${model}`;
+const switchedKey = (model: string) => `vector_index:${model}`;
+/** The last `vectors` rowid uploaded while moving to Vectorize; absent once every vector is there. */
+const backfillKey = (model: string) => `vector_backfill:${model}`;
 
 /**
  * The agent's vectors: SQLite is the source of truth (so nothing is lost on eviction), the index
@@ -76,6 +93,21 @@ export class VectorStore {
     );
     this.size = this.embedder?.dims || this.rememberedSize;
     this.outboxGen = this.sql.exec<{ g: number | null }>("SELECT max(gen) AS g FROM vector_outbox").one().g ?? 0;
+    if (opts.movingToRemote && !VectorStore.facts(sql, this.model).switched) {
+      this.setMeta(switchedKey(this.model), "vectorize");
+      this.setMeta(backfillKey(this.model), "0");
+    }
+  }
+
+  /** What decides the agent's index (see chooseVectorIndex): how many vectors it holds of `model`, and whether it moved to Vectorize before. */
+  static facts(sql: SqlStorage, model: string): { memories: number; switched: boolean } {
+    const memories = sql.exec<{ n: number }>("SELECT count(*) AS n FROM vectors WHERE model = ?", model).one().n;
+    const switched = sql.exec("SELECT 1 FROM meta WHERE key = ?", switchedKey(model)).toArray().length > 0;
+    return { memories, switched };
+  }
+
+  private setMeta(key: string, value: string): void {
+    this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value);
   }
 
   get embedder(): Embedder | null {
@@ -88,7 +120,7 @@ export class VectorStore {
 
   /** The index, or null while the dimension is unknown (an unknown model before its first answer). */
   get index(): MemoryVectorIndex | null {
-    if (!this.current && this.size > 0) this.current = this.opts.makeIndex(this.size);
+    if (!this.current && this.size > 0) this.current = this.opts.makeIndex(this.size, (ids) => this.exactVectors(ids));
     return this.current;
   }
 
@@ -102,21 +134,22 @@ export class VectorStore {
     return MemoryError.embedderNotConfigured(`The embedder is not configured: ${u.message}`, u.settings);
   }
 
-  /** Loads active items' vectors of the current model into the index (local) or its overlay (vectorize), and re-publishes what the index has not confirmed. */
+  /**
+   * Loads active items' vectors of the current model into the index (local: their stored int8
+   * codes, one read, no float vector) or its overlay (vectorize), and re-publishes what the index
+   * has not confirmed.
+   */
   async load(): Promise<void> {
-    this.refreshMissing();
+    const byKind = { experience: this.opts.items.active("experience"), case: this.opts.items.active("case") };
+    const active = new Set([...byKind.experience, ...byKind.case]);
     const index = this.index;
-    if (!index) return;
-    const active = new Set([...this.opts.items.active("experience"), ...this.opts.items.active("case")]);
-    const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
     if (index instanceof LocalVectorIndex) {
-      const batch: { id: string; vector: Float32Array; kind: string }[] = [];
-      for (const r of this.sql.exec<VectorRow>("SELECT item_id, kind, vec FROM vectors WHERE model = ? AND length(vec) = ?", this.model, bytes)) {
-        if (active.has(r.item_id)) batch.push({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) });
-      }
-      await index.upsert(batch);
+      this.refreshMissing(byKind, this.loadCodes(index, active));
       return;
     }
+    this.refreshMissing(byKind, this.embeddedIds());
+    if (!index) return;
+    const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
     await index.track(this.sql.exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ?", this.model).toArray().map((r) => r.item_id));
     const recent = this.sql
       .exec<VectorRow>(
@@ -129,6 +162,80 @@ export class VectorStore {
       .filter((r) => active.has(r.item_id));
     index.seedPending(recent.map((r) => ({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec), writtenAt: r.updated_at })));
     await this.republish();
+    await this.backfill(index, active);
+  }
+
+  /** Reads the active items' codes into the index in one pass (a cold start reads nothing else of theirs); returns the ids loaded. */
+  private loadCodes(index: LocalVectorIndex, active: ReadonlySet<string>): Set<string> {
+    const read = () => this.sql.exec<CodeRow>("SELECT item_id, kind, code FROM vector_codes WHERE model = ?", this.model).toArray();
+    let rows = read();
+    // Counting the vectors reads only their model index; fewer codes than vectors means some predate the codes.
+    if (rows.length < this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM vectors WHERE model = ?", this.model).one().n) {
+      this.encodeCodes();
+      rows = read();
+    }
+    const batch: { id: string; code: Uint8Array; kind: string }[] = [];
+    for (const r of rows) {
+      if (r.code.byteLength === this.size + 4 && active.has(r.item_id)) batch.push({ id: r.item_id, kind: r.kind, code: new Uint8Array(r.code) });
+    }
+    index.loadCodes(batch);
+    return new Set(batch.map((b) => b.id));
+  }
+
+  /** Vectors written before their codes were stored get them now: the local index loads codes only. */
+  private encodeCodes(): void {
+    const stale = this.sql
+      .exec<VectorRow>(
+        `SELECT item_id, kind, vec FROM vectors v WHERE model = ?
+         AND NOT EXISTS (SELECT 1 FROM vector_codes c WHERE c.item_id = v.item_id AND c.model = v.model)`,
+        this.model,
+      )
+      .toArray();
+    for (const r of stale) this.writeCode(r.item_id, r.kind, new Float32Array(r.vec));
+  }
+
+  private writeCode(itemId: string, kind: string, vector: Float32Array): void {
+    this.sql.exec(
+      "INSERT INTO vector_codes (item_id, model, kind, code) VALUES (?, ?, ?, ?) ON CONFLICT(item_id, model) DO UPDATE SET kind = excluded.kind, code = excluded.code",
+      itemId,
+      this.model,
+      kind,
+      encodeCode(vector),
+    );
+  }
+
+  /**
+   * Uploads the vectors an agent held before it moved to Vectorize, page by page, remembering how
+   * far it got: a failure leaves the rest for the next load (the index is marked out of date, so
+   * the next search retries).
+   */
+  private async backfill(index: VectorizeVectorIndex, active: ReadonlySet<string>): Promise<void> {
+    const key = backfillKey(this.model);
+    const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
+    let after = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0]?.value;
+    while (after !== undefined) {
+      const rows = this.sql
+        .exec<VectorRow & { rowid: number }>(
+          "SELECT rowid, item_id, kind, vec FROM vectors WHERE model = ? AND length(vec) = ? AND rowid > ? ORDER BY rowid LIMIT ?",
+          this.model,
+          bytes,
+          Number(after),
+          BACKFILL_PAGE,
+        )
+        .toArray();
+      if (!rows.length) {
+        this.sql.exec("DELETE FROM meta WHERE key = ?", key);
+        return;
+      }
+      try {
+        await index.backfill(rows.filter((r) => active.has(r.item_id)).map((r) => ({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) })));
+      } catch (err) {
+        this.outOfDate = err;
+        return;
+      }
+      after = String(rows.at(-1)!.rowid);
+      this.setMeta(key, after);
+    }
   }
 
   /** Embeds with the active model; configuration problems become a 503 that names the setting. */
@@ -165,6 +272,7 @@ export class VectorStore {
     }
     this.rememberSize();
     this.sql.exec("DELETE FROM vectors WHERE item_id = ? AND model <> ?", itemId, this.model);
+    this.sql.exec("DELETE FROM vector_codes WHERE item_id = ? AND model <> ?", itemId, this.model);
     this.sql.exec(
       `INSERT INTO vectors (item_id, kind, model, vec, updated_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(item_id, model) DO UPDATE SET vec = excluded.vec, updated_at = excluded.updated_at, kind = excluded.kind`,
@@ -174,12 +282,14 @@ export class VectorStore {
       vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength),
       this.opts.now(),
     );
+    this.writeCode(itemId, kind, vector);
     this.markSync([itemId], "upsert");
     this.missing.get(kind)?.delete(itemId);
   }
 
   deleteSync(itemId: string): void {
     this.sql.exec("DELETE FROM vectors WHERE item_id = ?", itemId);
+    this.sql.exec("DELETE FROM vector_codes WHERE item_id = ?", itemId);
     this.markSync([itemId], "remove");
     for (const set of this.missing.values()) set.delete(itemId);
   }
@@ -188,11 +298,7 @@ export class VectorStore {
   private rememberSize(): void {
     if (this.rememberedSize === this.size) return;
     this.rememberedSize = this.size;
-    this.sql.exec(
-      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-      dimsKey(this.model),
-      String(this.size),
-    );
+    this.setMeta(dimsKey(this.model), String(this.size));
   }
 
   /** Records changes a remote index has yet to confirm; a local index is rebuilt from SQLite at load instead. */
@@ -256,19 +362,23 @@ export class VectorStore {
     for (const [id, gen] of gens) this.sql.exec("DELETE FROM vector_outbox WHERE item_id = ? AND gen = ?", id, gen);
   }
 
+  /** One statement however many ids: the list travels as one JSON parameter, not one per id. */
   private vectorsOf(ids: readonly string[]): { id: string; vector: Float32Array; kind: string }[] {
-    const out: { id: string; vector: Float32Array; kind: string }[] = [];
-    const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
-    for (const chunk of chunks(ids)) {
-      const rows = this.sql.exec<VectorRow>(
-        `SELECT item_id, kind, vec FROM vectors WHERE model = ? AND length(vec) = ? AND item_id IN (${placeholders(chunk.length)})`,
+    if (!ids.length) return [];
+    return this.sql
+      .exec<VectorRow>(
+        "SELECT item_id, kind, vec FROM vectors WHERE model = ? AND length(vec) = ? AND item_id IN (SELECT value FROM json_each(?))",
         this.model,
-        bytes,
-        ...chunk,
-      );
-      for (const r of rows) out.push({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) });
-    }
-    return out;
+        this.size * Float32Array.BYTES_PER_ELEMENT,
+        JSON.stringify(ids),
+      )
+      .toArray()
+      .map((r) => ({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) }));
+  }
+
+  /** The float vectors of `ids` that a local index re-scores its best candidates against. */
+  private exactVectors(ids: readonly string[]): Map<string, Float32Array> {
+    return new Map(this.vectorsOf(ids).map((it) => [it.id, it.vector]));
   }
 
   private async publishNow(active: string[], inactive: string[]): Promise<void> {
@@ -289,15 +399,17 @@ export class VectorStore {
     return set;
   }
 
-  /** Recomputes which active items lack a usable vector of the current model. */
-  private refreshMissing(): void {
+  /** Items with a usable vector of the current model. */
+  private embeddedIds(): Set<string> {
     const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
-    const embedded = new Set(
+    return new Set(
       this.sql.exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ? AND length(vec) = ?", this.model, bytes).toArray().map((r) => r.item_id),
     );
-    for (const kind of ["experience", "case"] as const) {
-      this.missing.set(kind, new Set(this.opts.items.active(kind).filter((id) => !embedded.has(id))));
-    }
+  }
+
+  /** Recomputes which active items lack a usable vector of the current model. */
+  private refreshMissing(active: Record<MemoryKind, string[]>, embedded: ReadonlySet<string>): void {
+    for (const kind of ["experience", "case"] as const) this.missing.set(kind, new Set(active[kind].filter((id) => !embedded.has(id))));
   }
 
   /** Active items without a current-model vector; kept in memory so retrieval does not scan for them. */

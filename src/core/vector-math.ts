@@ -34,13 +34,32 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return ab / Math.sqrt(aa * bb);
 }
 
+/** The dot product of `q` with the `dims` values of `data` from `base`. */
+export function dotAt(data: Float32Array, base: number, q: Float32Array, dims: number): number {
+  // Four independent accumulators let the JIT overlap the multiply-adds.
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  const dims4 = dims - (dims % 4);
+  for (; j < dims4; j += 4) {
+    s0 += data[base + j]! * q[j]!;
+    s1 += data[base + j + 1]! * q[j + 1]!;
+    s2 += data[base + j + 2]! * q[j + 2]!;
+    s3 += data[base + j + 3]! * q[j + 3]!;
+  }
+  for (; j < dims; j++) s0 += data[base + j]! * q[j]!;
+  return s0 + s1 + s2 + s3;
+}
+
 export interface Hit {
   id: string;
   sim: number;
 }
 
 /** Orders hits best first; equal similarities fall back to id so results do not depend on storage order. */
-function better(simA: number, idA: string, simB: number, idB: string): boolean {
+export function better(simA: number, idA: string, simB: number, idB: string): boolean {
   return simA > simB || (simA === simB && idA < idB);
 }
 
@@ -130,23 +149,9 @@ export class VectorMatrix {
     const ids = this.ids;
     const data = this.data;
     const dims = this.dims;
-    const dims4 = dims - (dims % 4);
 
     for (let row = 0, base = 0; row < n; row++, base += dims) {
-      // Four independent accumulators let the JIT overlap the multiply-adds.
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let j = 0;
-      for (; j < dims4; j += 4) {
-        s0 += data[base + j]! * q[j]!;
-        s1 += data[base + j + 1]! * q[j + 1]!;
-        s2 += data[base + j + 2]! * q[j + 2]!;
-        s3 += data[base + j + 3]! * q[j + 3]!;
-      }
-      for (; j < dims; j++) s0 += data[base + j]! * q[j]!;
-      const sim = s0 + s1 + s2 + s3;
+      const sim = dotAt(data, base, q, dims);
 
       if (!(sim >= minSim)) continue;
       if (heapLen === cap && !better(sim, ids[row]!, heapSim[0]!, ids[heapRow[0]!]!)) continue;

@@ -3,9 +3,21 @@ import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 
 const v = (...xs: number[]) => Float32Array.from(xs);
 
+/** An index whose float vectors for the re-score are the ones the test upserted, as the store's come from SQLite. */
+function localIndex(dims: number): LocalVectorIndex {
+  const floats = new Map<string, Float32Array>();
+  const idx = new LocalVectorIndex(dims, (ids) => new Map(ids.map((id) => [id, floats.get(id)!])));
+  const upsert = idx.upsert.bind(idx);
+  idx.upsert = async (items) => {
+    await upsert(items);
+    for (const it of items) floats.set(it.id, it.vector);
+  };
+  return idx;
+}
+
 describe("LocalVectorIndex", () => {
   it("finds nearest vectors best first with cosine similarity", async () => {
-    const idx = new LocalVectorIndex(3);
+    const idx = localIndex(3);
     await idx.upsert([
       { id: "x", vector: v(1, 0, 0), kind: "exp" },
       { id: "y", vector: v(0, 1, 0), kind: "exp" },
@@ -20,7 +32,7 @@ describe("LocalVectorIndex", () => {
   });
 
   it("applies minSim", async () => {
-    const idx = new LocalVectorIndex(2);
+    const idx = localIndex(2);
     await idx.upsert([
       { id: "near", vector: v(1, 0.1), kind: "k" },
       { id: "far", vector: v(0, 1), kind: "k" },
@@ -29,7 +41,7 @@ describe("LocalVectorIndex", () => {
   });
 
   it("filters by kind and merges kinds exactly when no kind is given", async () => {
-    const idx = new LocalVectorIndex(2);
+    const idx = localIndex(2);
     await idx.upsert([
       { id: "e1", vector: v(1, 0), kind: "experience" },
       { id: "e2", vector: v(1, 1), kind: "experience" },
@@ -41,7 +53,7 @@ describe("LocalVectorIndex", () => {
   });
 
   it("moves an id re-upserted under another kind instead of keeping both", async () => {
-    const idx = new LocalVectorIndex(2);
+    const idx = localIndex(2);
     await idx.upsert([{ id: "m", vector: v(1, 0), kind: "a" }]);
     await idx.upsert([{ id: "m", vector: v(0, 1), kind: "b" }]);
     expect(idx.size).toBe(1);
@@ -51,7 +63,7 @@ describe("LocalVectorIndex", () => {
   });
 
   it("removes ids and ignores unknown ones", async () => {
-    const idx = new LocalVectorIndex(2);
+    const idx = localIndex(2);
     await idx.upsert([
       { id: "a", vector: v(1, 0), kind: "k" },
       { id: "b", vector: v(0, 1), kind: "k" },
@@ -63,7 +75,7 @@ describe("LocalVectorIndex", () => {
   });
 
   it("rejects a batch with a wrong-sized vector without storing any of it", async () => {
-    const idx = new LocalVectorIndex(2);
+    const idx = localIndex(2);
     await expect(
       idx.upsert([
         { id: "ok", vector: v(1, 0), kind: "k" },
@@ -75,7 +87,7 @@ describe("LocalVectorIndex", () => {
   });
 
   it("returns nothing for topK 0", async () => {
-    const idx = new LocalVectorIndex(2);
+    const idx = localIndex(2);
     await idx.upsert([{ id: "a", vector: v(1, 0), kind: "k" }]);
     expect(await idx.query(v(1, 0), { topK: 0, minSim: -1 })).toEqual([]);
   });

@@ -4,6 +4,7 @@ import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { SqlVectorItems } from "../../durable-objects/agent-memory/vector-items";
 import { VectorStore } from "../../durable-objects/agent-memory/vector-store";
 import { HashEmbedder } from "../../src/adapters/embedders/hash";
+import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { DEFAULT_PENDING_WINDOW_MS, VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
 import { InMemoryVectorize } from "../doubles/vectorize";
 import { agentFixture } from "./setup";
@@ -185,6 +186,50 @@ describe("AgentMemory on a Vectorize index", () => {
       expect((await instance.sweep(clock.t)).ok).toBe(true);
       double.settle();
       expect(double.hasVisible(await mem.vectors.index.vectorId(created.value.value.experience.id))).toBe(true);
+    });
+  });
+
+  it("an auto agent moves to Vectorize once it holds more than LOCAL_INDEX_LIMIT memories, uploading those it had", async () => {
+    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const double = new InMemoryVectorize({ dimensions: 384 });
+    await runInDurableObject(stub, async (obj, state) => {
+      const instance = obj as any;
+      const restart = async () => {
+        instance.env = { ...instance.env, VECTOR_INDEX: "auto", LOCAL_INDEX_LIMIT: "3", VECTORIZE: double };
+        instance.mem.vectors = await instance.buildVectorStore();
+        await instance.mem.vectors.load();
+        return instance.mem.vectors.index;
+      };
+      const texts = ["Retry HTTP 429 with exponential backoff", "Validate tool output JSON against its schema", "Cache database queries that repeat", "Escalate when a customer mentions legal action"];
+      const ids: string[] = [];
+      for (const text of texts.slice(0, 3)) ids.push((await instance.createExperience({ text }, "test")).value.value.experience.id);
+      expect(await restart()).toBeInstanceOf(LocalVectorIndex);
+      ids.push((await instance.createExperience({ text: texts[3] }, "test")).value.value.experience.id);
+      expect(double.pendingMutations).toBe(0);
+
+      // Written long ago, so nothing is recent enough for the overlay that covers fresh writes.
+      state.storage.sql.exec("UPDATE vectors SET updated_at = updated_at - ?", 2 * DEFAULT_PENDING_WINDOW_MS);
+      const index = await restart();
+      expect(index).toBeInstanceOf(VectorizeVectorIndex);
+      // Uploaded without a float copy in the overlay; the index answers once it applies them.
+      expect(index.pendingSize).toBe(0);
+      double.settle();
+      for (const id of ids) expect(double.hasVisible(await index.vectorId(id))).toBe(true);
+      const hit = await instance.retrieve({ query: "escalate when a customer mentions legal action" });
+      expect(hit.value.items.map((i: { id: string }) => i.id)).toEqual([ids[3]]);
+      expect(double.queries.length).toBeGreaterThan(0);
+      expect(state.storage.sql.exec("SELECT key FROM meta WHERE key LIKE 'vector_%' ORDER BY key").toArray().map((r) => r.key)).toEqual([
+        "vector_dims:hash:praxis-hash-v1:384",
+        "vector_index:hash:praxis-hash-v1:384",
+      ]);
+
+      // Shrinking below the limit does not move it back (nor upload everything again).
+      await instance.deleteExperience(ids[0], "test");
+      await instance.deleteExperience(ids[1], "test");
+      double.settle();
+      const pending = double.pendingMutations;
+      expect(await restart()).toBeInstanceOf(VectorizeVectorIndex);
+      expect(double.pendingMutations).toBe(pending);
     });
   });
 

@@ -1,18 +1,24 @@
-import { VectorMatrix } from "../../core/vector-math";
+import { Int8Matrix, type ExactVectors } from "../../core/int8-matrix";
 import type { VectorHit, VectorIndex } from "../vector-index";
+import int8Scan from "./int8-scan.wasm";
 
 /**
- * In-memory scan, one matrix per kind so a kind-filtered query touches only that kind's rows.
- * Nothing here awaits: the async signatures exist only to match the port.
+ * In-memory scan, one quantised matrix per kind so a kind-filtered query touches only that kind's
+ * rows. It holds one byte per dimension; the float vectors stay with the owner, which hands the
+ * few hundred the first pass keeps to `exact` for the final ranking. Nothing here awaits: the
+ * async signatures exist only to match the port.
  */
 export class LocalVectorIndex implements VectorIndex {
   readonly kind = "local" as const;
   readonly dims: number;
-  private readonly byKind = new Map<string, VectorMatrix>();
+  private readonly byKind = new Map<string, Int8Matrix>();
   /** Where each id lives, so an id re-upserted under another kind moves instead of appearing twice. */
   private readonly kindOf = new Map<string, string>();
 
-  constructor(dims: number) {
+  constructor(
+    dims: number,
+    private readonly exact: ExactVectors,
+  ) {
     if (!Number.isInteger(dims) || dims <= 0) throw new RangeError(`dims must be a positive integer, got ${dims}`);
     this.dims = dims;
   }
@@ -21,8 +27,28 @@ export class LocalVectorIndex implements VectorIndex {
     return this.kindOf.size;
   }
 
+  /** Typed memory held by the matrices. */
+  get bytes(): number {
+    let total = 0;
+    for (const m of this.byKind.values()) total += m.bytes;
+    return total;
+  }
+
   has(id: string): boolean {
     return this.kindOf.has(id);
+  }
+
+  private matrix(kind: string, rows = 0): Int8Matrix {
+    let m = this.byKind.get(kind);
+    if (!m) this.byKind.set(kind, (m = new Int8Matrix(this.dims, int8Scan, Math.max(64, rows))));
+    return m;
+  }
+
+  private place(id: string, kind: string): Int8Matrix {
+    const prev = this.kindOf.get(id);
+    if (prev !== undefined && prev !== kind) this.byKind.get(prev)?.remove(id);
+    this.kindOf.set(id, kind);
+    return this.matrix(kind);
   }
 
   async upsert(items: { id: string; vector: Float32Array; kind: string }[]): Promise<void> {
@@ -30,14 +56,15 @@ export class LocalVectorIndex implements VectorIndex {
     for (const it of items) {
       if (it.vector.length !== this.dims) throw new RangeError(`vector ${it.id} has ${it.vector.length} dims, index expects ${this.dims}`);
     }
-    for (const { id, vector, kind } of items) {
-      const prev = this.kindOf.get(id);
-      if (prev !== undefined && prev !== kind) this.byKind.get(prev)?.remove(id);
-      let m = this.byKind.get(kind);
-      if (!m) this.byKind.set(kind, (m = new VectorMatrix(this.dims)));
-      m.upsert(id, vector);
-      this.kindOf.set(id, kind);
-    }
+    for (const { id, vector, kind } of items) this.place(id, kind).upsert(id, vector);
+  }
+
+  /** Adds vectors already in their stored quantised form (`encodeCode`), sized up front: the cold load. */
+  loadCodes(items: { id: string; code: Uint8Array; kind: string }[]): void {
+    const perKind = new Map<string, number>();
+    for (const it of items) perKind.set(it.kind, (perKind.get(it.kind) ?? 0) + 1);
+    for (const [kind, rows] of perKind) this.matrix(kind, rows).reserve((this.byKind.get(kind)?.size ?? 0) + rows);
+    for (const { id, code, kind } of items) this.place(id, kind).upsertCode(id, code);
   }
 
   async remove(ids: string[]): Promise<void> {
@@ -54,10 +81,10 @@ export class LocalVectorIndex implements VectorIndex {
     if (vector.length !== this.dims) throw new RangeError(`query has ${vector.length} dims, index expects ${this.dims}`);
     const only = opts.only;
     const filter = only ? (id: string) => only.has(id) : undefined;
-    if (opts.kind !== undefined) return this.byKind.get(opts.kind)?.topK(vector, opts.topK, opts.minSim, filter) ?? [];
+    if (opts.kind !== undefined) return this.byKind.get(opts.kind)?.topK(vector, opts.topK, opts.minSim, this.exact, { filter }) ?? [];
     // Top k of each kind contains the global top k, so merging per-kind heads is exact.
     const all: VectorHit[] = [];
-    for (const m of this.byKind.values()) all.push(...m.topK(vector, opts.topK, opts.minSim, filter));
+    for (const m of this.byKind.values()) all.push(...m.topK(vector, opts.topK, opts.minSim, this.exact, { filter }));
     all.sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return all.slice(0, Math.max(0, Math.floor(opts.topK)));
   }

@@ -118,6 +118,19 @@ export class VectorizeVectorIndex implements VectorIndex {
   }
 
   async upsert(items: { id: string; vector: Float32Array; kind: string }[]): Promise<void> {
+    await this.write(items, true);
+  }
+
+  /**
+   * Uploads vectors the owner already serves from elsewhere (an agent moving its existing
+   * memories here): written like `upsert`, but not kept in the local overlay, which would
+   * otherwise hold a float copy of every memory for the pending window.
+   */
+  async backfill(items: { id: string; vector: Float32Array; kind: string }[]): Promise<void> {
+    await this.write(items, false);
+  }
+
+  private async write(items: { id: string; vector: Float32Array; kind: string }[], overlay: boolean): Promise<void> {
     for (const it of items) {
       if (it.vector.length !== this.dims) throw new RangeError(`vector ${it.id} has ${it.vector.length} dims, index expects ${this.dims}`);
     }
@@ -131,6 +144,7 @@ export class VectorizeVectorIndex implements VectorIndex {
       } catch (err) {
         throw failure("upsert", this.namespace, err);
       }
+      if (!overlay) continue;
       // Recorded only once Vectorize accepted the batch: a failed write must not look stored.
       const at = this.now();
       for (const { id, vector, kind } of batch) this.remember(id, vector, kind, at);
