@@ -9900,8 +9900,8 @@ export interface components {
             k1?: number;
             /** @default 5 */
             k2?: number;
-            /** @default 0.3 */
-            similarityThreshold?: number;
+            /** @default null */
+            similarityThreshold?: number | null;
             /** @default 5000 */
             capacity?: number;
             /**
@@ -9946,7 +9946,7 @@ export interface components {
             /** @default null */
             embedder?: {
                 /** @enum {string} */
-                provider: "hash" | "openai" | "workers-ai";
+                provider: "hash" | "semantic" | "openai" | "workers-ai";
                 model?: string;
                 dims?: number;
             } | null;
@@ -10160,7 +10160,7 @@ export interface components {
             };
             k1?: number;
             k2?: number;
-            similarityThreshold?: number;
+            similarityThreshold?: number | null;
             capacity?: number;
             decay?: {
                 baseDecay?: number;
@@ -10177,7 +10177,7 @@ export interface components {
             };
             embedder?: {
                 /** @enum {string} */
-                provider: "hash" | "openai" | "workers-ai";
+                provider: "hash" | "semantic" | "openai" | "workers-ai";
                 model?: string;
                 dims?: number;
             } | null;
@@ -10701,7 +10701,7 @@ export interface components {
             /** @enum {string|null} */
             phase: "observation" | "reasoning" | "planning" | "action" | "reflection" | null;
             lambda: number;
-            /** @description How many items passed the similarity threshold (phase A) */
+            /** @description How many items passed phase A: a similarity at or above the threshold, or a shared word */
             candidates: number;
             items: {
                 id: string;
@@ -10711,14 +10711,20 @@ export interface components {
                 /** @description A new live lesson not yet trusted: retrievable, but kept out of the /prompt block until cited in a success */
                 probation: boolean;
                 text: string;
+                /** @description Cosine similarity of the query and the item under the active embedder (token-set similarity while the item has no vector of it) */
                 sim: number;
+                /** @description BM25 score of the item for the query's words; 0 when it shares none */
+                lexical: number;
+                /** @description The vector and lexical channels fused by reciprocal rank: 1 when both rank the item first */
+                relevance: number;
+                /** @description z-score of relevance among the candidates */
                 simZ: number;
                 q: number;
                 qZ: number;
                 lambda: number;
                 score: number;
                 /**
-                 * @description lexical when the item has no vector of the active embedder yet
+                 * @description vector when its similarity passed the threshold; lexical when only shared words found it (or it has no vector of the active embedder yet)
                  * @enum {string}
                  */
                 match: "vector" | "lexical";
