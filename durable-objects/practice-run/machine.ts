@@ -108,11 +108,11 @@ export class RunMachine {
   }
 
   evaluationsToLaunch(): EvalRow[] {
-    return this.store.evals().filter((e) => e.status === "pending");
+    return this.store.evals("pending");
   }
 
   evaluationsRunning(): EvalRow[] {
-    return this.store.evals().filter((e) => e.status === "running");
+    return this.store.evals("running");
   }
 
   evaluationLaunched(epoch: number): void {
@@ -161,7 +161,7 @@ export class RunMachine {
 
   /** A finishing run promotes only once every evaluation it started has settled. */
   evaluationsSettled(): boolean {
-    return this.store.evals().every((e) => e.status === "completed" || e.status === "failed");
+    return this.store.evals("pending", "running").length === 0;
   }
 
   /** Which library the finished run promotes, and why (see choosePromotion). */
@@ -645,7 +645,7 @@ export class RunMachine {
       return run.finishing || run.synced_status !== run.status ? this.now() + 30_000 : null;
     }
     // The alarm also looks in on evaluations, in case a settled one's report back was lost.
-    const evaluating = this.store.evals().some((e) => e.status === "pending" || e.status === "running");
+    const evaluating = this.store.evals("pending", "running").length > 0;
     const next = this.store.sqlOne<{ at: number | null }>("SELECT MIN(deadline) AS at FROM units WHERE status IN ('sent', 'awaiting')").at;
     const pending = this.store.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM units WHERE status = 'pending'").n;
     if (pending > 0 || evaluating) return Math.min(next ?? Infinity, this.now() + 30_000);

@@ -251,8 +251,10 @@ export class RunStore {
     return this.sql_.exec<{ id: number; type: string; data: string }>("SELECT id, type, data FROM events WHERE id > ? ORDER BY id LIMIT ?", after, limit).toArray();
   }
 
-  evals(): EvalRow[] {
-    return this.sql_.exec<EvalRow>("SELECT * FROM evals ORDER BY epoch").toArray();
+  /** The run's evaluations, all or only those in the given statuses. */
+  evals(...statuses: EvalStatus[]): EvalRow[] {
+    const where = statuses.length ? `WHERE status IN (${statuses.map(() => "?").join(", ")})` : "";
+    return this.sql_.exec<EvalRow>(`SELECT * FROM evals ${where} ORDER BY epoch`, ...statuses).toArray();
   }
 
   promotion(): Promotion | null {

@@ -101,22 +101,20 @@ async function insertExclusive(env: Env, row: { runId: string; tenantId: string;
  * evidence to decide on), else to `always`; gate and best evaluate each epoch unless told otherwise.
  */
 async function promotionSettings(env: Env, datasetId: string, body: RunCreate): Promise<Pick<RunConfig, "promote" | "evaluate">> {
-  const countIn = async (split: "train" | "holdout") =>
-    (
-      await db(env)
-        .select({ n: count() })
-        .from(datasetTasks)
-        .where(and(eq(datasetTasks.datasetId, datasetId), eq(datasetTasks.split, split)))
-        .get()
-    )?.n ?? 0;
-  const holdout = await countIn("holdout");
-  const promote = body.promote ?? (holdout > 0 ? "gate" : "always");
+  const perSplit = await db(env)
+    .select({ split: datasetTasks.split, n: count() })
+    .from(datasetTasks)
+    .where(eq(datasetTasks.datasetId, datasetId))
+    .groupBy(datasetTasks.split)
+    .all();
+  const countIn = (split: "train" | "holdout") => perSplit.find((r) => r.split === split)?.n ?? 0;
+  const promote = body.promote ?? (countIn("holdout") > 0 ? "gate" : "always");
   const gated = promote === "gate" || promote === "best";
   const evaluate = body.evaluate ?? (gated ? RunEvaluateSchema.parse({}) : null);
   if (promote === "best" && evaluate?.every !== "epoch") {
     throw unprocessable("'best' picks the best epoch, so it needs an evaluation after every epoch.", [{ path: "evaluate.every", message: "Must be 'epoch' with promote 'best'" }]);
   }
-  if (evaluate && (await countIn(evaluate.split)) === 0) {
+  if (evaluate && countIn(evaluate.split) === 0) {
     const path = body.evaluate ? "evaluate.split" : "promote";
     throw unprocessable(`Dataset '${datasetId}' has no ${evaluate.split} tasks to evaluate on; '${promote}' needs them.`, [{ path, message: `No ${evaluate.split} tasks` }]);
   }
