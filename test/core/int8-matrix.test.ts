@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import int8Scan from "../../src/adapters/vector-indexes/int8-scan.wasm";
-import { encodeCode, Int8Matrix, quantize } from "../../src/core/int8-matrix";
+import { DEFAULT_RESCORE, encodeCode, Int8Matrix, quantize } from "../../src/core/int8-matrix";
 import { seededRandom } from "../../src/core/practice/rng";
 import { VectorMatrix } from "../../src/core/vector-math";
 
@@ -57,7 +57,7 @@ describe("Int8Matrix", () => {
     }
     expect(firstPassAgreed / (queries.length * 20)).toBeGreaterThan(0.9);
     // Only the first pass's best rows are read back as floats, never the whole corpus.
-    expect(Math.max(...lookups)).toBe(200);
+    expect(Math.max(...lookups)).toBe(DEFAULT_RESCORE);
   });
 
   it("scans any dimension, including the zero padding up to 16 lanes and the extreme codes", () => {
