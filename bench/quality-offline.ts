@@ -14,6 +14,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { defaultAgentConfig } from "../src/core/agent-config";
 import { hashEmbed, tokenize } from "../src/core/hash-embedder";
 import { ftsMatch } from "../src/core/lexical";
 import { fuseRanks } from "../src/core/scoring";
@@ -24,8 +25,8 @@ import { lessons, metrics, queries, SPLITS } from "./lib/retrieval-set.mjs";
 import { stem } from "./lib/porter";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-/** The agent default k1: how many candidates each channel contributes to the fusion. */
-const K1 = 20;
+/** How many candidates each channel contributes to the fusion: the agent default k1. */
+const K1 = defaultAgentConfig().k1;
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 
