@@ -7,7 +7,8 @@
 //
 // Every query has one labelled relevant lesson. recall@k: share of queries whose relevant lesson
 // is among the first k results; MRR: mean of 1/rank over the first 20 (0 beyond); empty: share of
-// queries with no result at all, although each has a relevant lesson.
+// queries with no result at all, although each has a relevant lesson. recall@5 is also shown for
+// each phrasing (bench/lib/retrieval-set.mjs): -q1 tunes, -q2 is held out.
 //
 // One agent per embedder holds the 150 lessons. Per query and agent, three retrievals with λ = 0
 // (no rewards exist, so Q would only add ties):
@@ -16,12 +17,9 @@
 //     reported `sim`; the threshold measurement reads the same answers;
 //   - lexical: threshold 1, so no paraphrase passes the vector gate, ranked by the reported BM25.
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { devServer, log, machine, must, QUALITY_HEADING, replaceResultsSection } from "./lib/dev-server.mjs";
+import { DEPTH, lessons, metrics as measure, queries, SPLITS } from "./lib/retrieval-set.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
 const opt = (name) => {
   const i = argv.indexOf(name);
@@ -29,36 +27,15 @@ const opt = (name) => {
 };
 const WRITE = !argv.includes("--no-write");
 const EMBEDDERS = ["hash", "semantic"];
-const DEPTH = 20;
 const THRESHOLDS = Array.from({ length: 15 }, (_, i) => i / 20);
 /** How far recall moves between runs of the same code (see the note written with the results). */
 const NOISE = 0.01;
 
-const readJsonl = (name) =>
-  readFileSync(path.join(here, "retrieval-set", name), "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l));
-const lessons = readJsonl("lessons.jsonl");
-const queries = readJsonl("queries.jsonl");
-
 const server = devServer({ keep: argv.includes("--keep"), tmpPrefix: "praxis-bench-quality-" });
 
-/** recall@1, recall@5, MRR@20 and empty share of ranked lesson-id lists, one per query. */
+/** The measures over all queries, with recall@5 of each phrasing beside them. */
 function metrics(rankings) {
-  let r1 = 0;
-  let r5 = 0;
-  let mrr = 0;
-  let empty = 0;
-  rankings.forEach((ids, i) => {
-    if (!ids.length) empty++;
-    const at = ids.slice(0, DEPTH).findIndex((id) => queries[i].relevant.includes(id));
-    if (at === 0) r1++;
-    if (at >= 0 && at < 5) r5++;
-    if (at >= 0) mrr += 1 / (at + 1);
-  });
-  const n = rankings.length;
-  return { r1: r1 / n, r5: r5 / n, mrr: mrr / n, empty: empty / n };
+  return { ...measure(rankings), bySplit: SPLITS.filter((s) => s.suffix).map((s) => measure(rankings, s.suffix).r5) };
 }
 
 /**
@@ -137,9 +114,9 @@ async function main() {
 
   const pct = (x) => x.toFixed(3);
   const table = [
-    "| ranking | recall@1 | recall@5 | MRR | empty |",
-    "|---|---:|---:|---:|---:|",
-    ...rows.map((r) => `| ${r.hybrid ? `**${r.name}**` : r.name} | ${pct(r.r1)} | ${pct(r.r5)} | ${pct(r.mrr)} | ${pct(r.empty)} |`),
+    `| ranking | recall@1 | recall@5 | MRR | empty | ${SPLITS.filter((s) => s.suffix).map((s) => `recall@5 ${s.name}`).join(" | ")} |`,
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...rows.map((r) => `| ${r.hybrid ? `**${r.name}**` : r.name} | ${pct(r.r1)} | ${pct(r.r5)} | ${pct(r.mrr)} | ${pct(r.empty)} | ${r.bySplit.map(pct).join(" | ")} |`),
   ].join("\n");
   const thresholds = [
     "| embedder | threshold: fewest empty hybrid answers, then the highest within 0.01 of the best recall@5 | its recall@5 / MRR / empty | best-F1 threshold of the vector channel | precision | recall | irrelevant lessons passing per query |",
