@@ -1,6 +1,6 @@
 import { fuseRanks, rank } from "../../src/core/scoring";
 import { DEFAULT_SIMILARITY_THRESHOLD } from "../../src/adapters/embedder";
-import { ftsMatch, lexicalSimilarity } from "../../src/core/lexical";
+import { discriminativeTerms, ftsMatchOf, ftsTerms, LEXICAL_MAX_TERM_DOCS, lexicalSimilarity } from "../../src/core/lexical";
 import { tokenize } from "../../src/core/hash-embedder";
 import type { MemoryKind, RetrieveRequest, RetrieveResponse, RetrievedItem } from "../../src/core/memory-types";
 import { chunks, placeholders, type MemoryContext } from "./context";
@@ -64,7 +64,8 @@ export class Retrieval {
   /**
    * Phase A, hybrid: the vector channel (items at or above the similarity threshold; items without
    * a vector of the active model yet stand in with token-set similarity) and the lexical channel
-   * (BM25 over every active item sharing a content word with the query) are fused by rank into one
+   * (BM25 over the active items sharing one of the query's discriminative words, see
+   * discriminativeTerms) are fused by rank into one
    * relevance. An item either channel finds is a candidate, so a lesson that shares the query's
    * rare words is found even when its cosine falls below the threshold, and a paraphrase without
    * shared words is found by the vector channel alone.
@@ -74,7 +75,7 @@ export class Retrieval {
     const vector: { id: string; kind: MemoryKind; sim: number; stand: boolean }[] = [];
     const lexical: { id: string; kind: MemoryKind; score: number }[] = [];
     const queryTokens = tokenize(query.text);
-    const match = ftsMatch(query.text);
+    const terms = ftsTerms(query.text);
     for (const kind of kinds) {
       for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, tags)) vector.push({ id: hit.id, kind, sim: hit.sim, stand: false });
       const missing = this.ctx.vectors.missingIds(kind);
@@ -84,7 +85,7 @@ export class Retrieval {
           if (sim >= threshold) vector.push({ id, kind, sim, stand: true });
         }
       }
-      if (match) for (const hit of this.bm25(kind, match, k1, tags)) lexical.push({ ...hit, kind });
+      for (const hit of this.bm25(kind, terms, k1, tags)) lexical.push({ ...hit, kind });
     }
     vector.sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : 1));
     lexical.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
@@ -105,9 +106,19 @@ export class Retrieval {
     return this.hydrate(found, tags);
   }
 
-  /** BM25 matches among active items of `kind` (FTS5's bm25() is lower-is-better, so it is negated). */
-  private bm25(kind: MemoryKind, match: string, limit: number, tags?: string[]): { id: string; score: number }[] {
+  /**
+   * BM25 matches among active items of `kind` for the query's discriminative terms (FTS5's bm25()
+   * is lower-is-better, so it is negated). Each term's matches are counted first, capped just
+   * past the limit, which costs a walk of at most that many index entries per term.
+   */
+  private bm25(kind: MemoryKind, terms: readonly string[], limit: number, tags?: string[]): { id: string; score: number }[] {
     const [fts, table] = kind === "experience" ? ["experiences_fts", "experiences"] : ["cases_fts", "cases"];
+    const counts = terms.map((term) => ({
+      term,
+      docs: this.ctx.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?)`, ftsMatchOf([term]), LEXICAL_MAX_TERM_DOCS + 1).one().n,
+    }));
+    const match = ftsMatchOf(discriminativeTerms(counts));
+    if (!match) return [];
     const tagged = tags?.length ? `AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value IN (${placeholders(tags.length)}))` : "";
     return this.ctx.sql
       .exec<{ id: string; score: number }>(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultAgentConfig } from "../../src/core/agent-config";
-import { ftsMatch } from "../../src/core/lexical";
+import { discriminativeTerms, ftsMatch } from "../../src/core/lexical";
 import {
   fuseRanks,
   PhaseSchema,
@@ -192,5 +192,24 @@ describe("FTS5 match expression", () => {
     expect(ftsMatch("it is the one")).toBe('"one"');
     expect(ftsMatch("is it the")).toBeNull();
     expect(ftsMatch("")).toBeNull();
+  });
+});
+
+describe("discriminative terms", () => {
+  const limits = { maxTermDocs: 100, maxScoredRows: 150 };
+  it("drops words that match nothing or too many memories, then keeps the rarest within the row budget, in query order", () => {
+    const counts = [
+      { term: "deploy", docs: 101 },
+      { term: "payments", docs: 60 },
+      { term: "ghost", docs: 0 },
+      { term: "api", docs: 80 },
+      { term: "429", docs: 3 },
+      { term: "retry", docs: 90 },
+    ];
+    // 429 (3) + payments (60) + api (80) = 143 ≤ 150; retry would reach 233.
+    expect(discriminativeTerms(counts, limits)).toEqual(["payments", "api", "429"]);
+    expect(discriminativeTerms([{ term: "deploy", docs: 101 }], limits)).toEqual([]);
+    expect(discriminativeTerms([{ term: "only", docs: 100 }], limits)).toEqual(["only"]);
+    expect(discriminativeTerms([], limits)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { LEXICAL_MAX_TERM_DOCS } from "../../src/core/lexical";
 import { memoryName } from "../../src/services/agent-memory";
 import { call } from "../helpers";
 import { agentFixture } from "./setup";
@@ -114,6 +115,18 @@ describe("hybrid retrieval", () => {
     expect(found.body.items[0].sim).toBeLessThan(0.3);
     await api("PATCH", "/config", { similarityThreshold: 0.3 });
     expect((await api("POST", "/retrieve", { query: "unauthorized" })).body.items).toEqual([]);
+  });
+
+  it("leaves a word found in too many memories to the vector channel and still matches the rare ones", async () => {
+    const { api } = await agentFixture();
+    const common = Array.from({ length: LEXICAL_MAX_TERM_DOCS + 1 }, (_, i) => ({ op: "create", experience: { text: `Warm the deploy cache for service ${i}` } }));
+    const first = await api("POST", "/library/batch", { reason: "seed", operations: common.slice(0, 300) });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect((await api("POST", "/library/batch", { reason: "seed", operations: common.slice(300) })).status).toBe(200);
+    const rare = (await api("POST", "/experiences", { text: "Pin the xylograph firmware before every deploy" })).body.id;
+    // "deploy" is in every lesson: scoring it would mean a BM25 pass over the whole library.
+    expect(await lexicalIds(api, "deploy")).toEqual([]);
+    expect(await lexicalIds(api, "xylograph deploy")).toEqual([rare]);
   });
 
   it("the README example: the 429 lesson comes first for 'the payments API returned 429'", async () => {
