@@ -65,10 +65,9 @@ export class Retrieval {
    * Phase A, hybrid: the vector channel (items at or above the similarity threshold; items without
    * a vector of the active model yet stand in with token-set similarity) and the lexical channel
    * (BM25 over the active items sharing one of the query's discriminative words, see
-   * discriminativeTerms) are fused by rank into one
-   * relevance. An item either channel finds is a candidate, so a lesson that shares the query's
-   * rare words is found even when its cosine falls below the threshold, and a paraphrase without
-   * shared words is found by the vector channel alone.
+   * discriminativeTerms) are fused by rank into one relevance. An item either channel finds is a
+   * candidate, so a lesson that shares the query's rare words is found even when its cosine falls
+   * below the threshold, and a paraphrase without shared words is found by the vector channel alone.
    */
   private async candidates(query: EmbeddedQuery, kinds: MemoryKind[], k1: number, threshold: number, tags?: string[]) {
     const qvec = query.vec;

@@ -14,7 +14,7 @@ import { better, l2normalize, type Hit } from "./vector-math";
  * corpus 30 rows already held the exact top 20 at every size; each extra row costs a float read
  * from SQLite and a pass over its dimensions.
  */
-export const DEFAULT_RESCORE = 64;
+export const DEFAULT_RESCORE = 40;
 /** Codes stay in [-127, 127] so the kernel's pairwise i16 sums (2·127²) cannot overflow. */
 const CODE_MAX = 127;
 const PAGE = 65_536;

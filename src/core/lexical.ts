@@ -22,12 +22,12 @@ const MAX_MATCH_TERMS = 32;
  * error name, a product): a word found in more memories than this tells them apart too weakly to
  * be worth scoring every one of them, and is left to the vector channel.
  */
-export const LEXICAL_MAX_TERM_DOCS = 500;
+export const LEXICAL_MAX_TERM_DOCS = 250;
 /**
  * Rows BM25 scores per query and kind, at most. FTS5 scores every row that matches before it can
  * sort, so this, not the library's size, bounds the channel's cost; the rarest words go first.
  */
-export const LEXICAL_MAX_SCORED_ROWS = 2000;
+export const LEXICAL_MAX_SCORED_ROWS = 500;
 
 /**
  * A query's content words, each once, in order. Function words are left out because nearly every

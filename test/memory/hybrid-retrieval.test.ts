@@ -120,9 +120,8 @@ describe("hybrid retrieval", () => {
   it("leaves a word found in too many memories to the vector channel and still matches the rare ones", async () => {
     const { api } = await agentFixture();
     const common = Array.from({ length: LEXICAL_MAX_TERM_DOCS + 1 }, (_, i) => ({ op: "create", experience: { text: `Warm the deploy cache for service ${i}` } }));
-    const first = await api("POST", "/library/batch", { reason: "seed", operations: common.slice(0, 300) });
-    expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect((await api("POST", "/library/batch", { reason: "seed", operations: common.slice(300) })).status).toBe(200);
+    const seeded = await api("POST", "/library/batch", { reason: "seed", operations: common });
+    expect(seeded.status, JSON.stringify(seeded.body)).toBe(200);
     const rare = (await api("POST", "/experiences", { text: "Pin the xylograph firmware before every deploy" })).body.id;
     // "deploy" is in every lesson: scoring it would mean a BM25 pass over the whole library.
     expect(await lexicalIds(api, "deploy")).toEqual([]);
