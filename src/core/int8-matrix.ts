@@ -187,13 +187,15 @@ export class Int8Matrix {
     const filter = opts.filter;
     const ids = this.ids;
 
-    // Min-heap of the best `cap` approximate scores: heap[0] is the weakest.
+    // Min-heap of the best `cap` approximate scores: heap[0] is the weakest. Its score is also kept
+    // in a local once the heap is full, so the common case (a row too weak to enter) reads no heap.
     const heapScore = new Float64Array(cap);
     const heapRow = new Int32Array(cap);
     let len = 0;
+    let weakest = -Infinity;
     for (let row = 0; row < n; row++) {
       const s = scores[row]! * qScale;
-      if (len === cap && s <= heapScore[0]!) continue;
+      if (s <= weakest) continue;
       if (s + qErr + xErrPerScale * scales[row]! < minSim) continue;
       if (filter && !filter(ids[row]!)) continue;
       let i: number;
@@ -220,6 +222,7 @@ export class Int8Matrix {
       }
       heapScore[i] = s;
       heapRow[i] = row;
+      if (len === cap) weakest = heapScore[0]!;
     }
 
     const candidates = Array.from(heapRow.subarray(0, len), (row) => ids[row]!);
