@@ -107,16 +107,17 @@ export class Retrieval {
 
   /**
    * BM25 matches among active items of `kind` for the query's discriminative terms (FTS5's bm25()
-   * is lower-is-better, so it is negated). Each term's matches are counted first, capped just
-   * past the limit, which costs a walk of at most that many index entries per term.
+   * is lower-is-better, so it is negated). In a large table each term's matches are counted
+   * first, capped just past the limit, which costs a walk of at most that many index entries.
    */
   private bm25(kind: MemoryKind, terms: readonly string[], limit: number, tags?: string[]): { id: string; score: number }[] {
     const [fts, table] = kind === "experience" ? ["experiences_fts", "experiences"] : ["cases_fts", "cases"];
-    const counts = terms.map((term) => ({
-      term,
-      docs: this.ctx.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?)`, ftsMatchOf([term]), LEXICAL_MAX_TERM_DOCS + 1).one().n,
-    }));
-    const match = ftsMatchOf(discriminativeTerms(counts));
+    const capped = (sql: string, ...params: SqlStorageValue[]) =>
+      this.ctx.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (${sql} LIMIT ?)`, ...params, LEXICAL_MAX_TERM_DOCS + 1).one().n;
+    // A table that small (archived rows included, as in the index) cannot hold a common word or exceed the row budget.
+    const small = capped(`SELECT 1 FROM ${table}`) <= LEXICAL_MAX_TERM_DOCS;
+    const chosen = small ? terms : discriminativeTerms(terms.map((term) => ({ term, docs: capped(`SELECT 1 FROM ${fts} WHERE ${fts} MATCH ?`, ftsMatchOf([term])) })));
+    const match = ftsMatchOf(chosen);
     if (!match) return [];
     const tagged = tags?.length ? `AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value IN (${placeholders(tags.length)}))` : "";
     return this.ctx.sql
