@@ -531,7 +531,7 @@ the baseline \`GET /v1/agents/:id\` p50 at that size: what the Durable Object ad
 hydrate, rank, record). The rank step is in-process (no HTTP, no Durable Object), ${CFG.rankIters} calls of a
 top-20 scan over N 384-dim vectors plus \`rank()\`, for both kernels in this same run: old =
 \`VectorMatrix.topK\`, the scalar float32 scan the local index used before; new = \`Int8Matrix.topK\`, int8
-codes scanned by the WebAssembly SIMD kernel, then the best 200 re-scored against their float vectors
+codes scanned by the WebAssembly SIMD kernel, then the best 40 re-scored against their float vectors
 (from a Map here, from SQLite in the Durable Object). recall@20 is the new kernel's top 20 against the
 old one's, without a threshold (the first ${rank?.[rows[0]?.n]?.recall.queries.unthresholded ?? "—"} queries).
 
@@ -545,8 +545,10 @@ ${speedVerdict(rows, rank, cold)}
 ## Details
 
 What each request does: \`POST /v1/agents/:id/retrieve\` goes Worker (API-key check and agent lookup in
-D1) → AgentMemory Durable Object (hash-embed the query, scan the int8 index, re-score its best 200 against
-their float vectors read from SQLite, read the hits' rows, rank, record the retrieval). Retrieval queries vary and rotate through the phases.
+D1) → AgentMemory Durable Object (embed the query with the deployment's default \`semantic\` embedder,
+100-d, scan the int8 index, re-score its best 40 against their float vectors read from SQLite, count
+the query words' matches in FTS5 and run BM25 over the discriminative ones, read the hits' rows,
+rank, record the retrieval). Retrieval queries vary and rotate through the phases.
 \`POST …/rewards\` alternates between a \`retrievalId\` of an earlier retrieval (outcome success / failure /
 partial) and 3 random \`memoryIds\` with a numeric reward; each updates Q, counters and Q history in one
 transaction. The baseline is \`GET /v1/agents/:id\` (API-key lookup + agent lookup in D1, no Durable Object),
