@@ -121,13 +121,25 @@ export class Int8Matrix {
     new Float32Array(buf, this.scalesAt, this.cap)[row] = quantize(vec, new Int8Array(buf, this.dataAt + row * this.stride, this.dims));
   }
 
-  /** Stores an already quantised vector in the form `encodeCode` writes (the cold load reads these straight from SQLite). */
-  upsertCode(id: string, code: Uint8Array): void {
-    if (code.length !== this.dims + SCALE_BYTES) throw new RangeError(`expected a ${this.dims + SCALE_BYTES}-byte code, got ${code.length}`);
-    const row = this.slot(id);
+  /**
+   * Stores `ids[i]`'s code from `codes`, which holds them back to back in the form `encodeCode`
+   * writes (a page of them, as SQLite stores them): the cold load, one call per page.
+   */
+  upsertCodes(ids: readonly string[], codes: Uint8Array): void {
+    const width = this.dims + SCALE_BYTES;
+    if (codes.length !== ids.length * width) throw new RangeError(`expected ${ids.length} codes of ${width} bytes, got ${codes.length} bytes`);
+    // Room for every id up front, so slot() never grows (and detaches) the memory under these views.
+    const need = this.ids.length + ids.length;
+    if (need > this.cap) this.reserve(Math.max(need, this.cap * 2));
     const buf = this.kernel.memory.buffer;
-    new Uint8Array(buf, this.dataAt + row * this.stride, this.dims).set(code.subarray(0, this.dims));
-    new Float32Array(buf, this.scalesAt, this.cap)[row] = new DataView(code.buffer, code.byteOffset, code.byteLength).getFloat32(this.dims, true);
+    const bytes = new Uint8Array(buf);
+    const scales = new Float32Array(buf, this.scalesAt, this.cap);
+    const view = new DataView(codes.buffer, codes.byteOffset, codes.byteLength);
+    for (let i = 0; i < ids.length; i++) {
+      const row = this.slot(ids[i]!);
+      bytes.set(codes.subarray(i * width, i * width + this.dims), this.dataAt + row * this.stride);
+      scales[row] = view.getFloat32(i * width + this.dims, true);
+    }
   }
 
   remove(id: string): boolean {

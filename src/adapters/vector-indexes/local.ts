@@ -59,12 +59,16 @@ export class LocalVectorIndex implements VectorIndex {
     for (const { id, vector, kind } of items) this.place(id, kind).upsert(id, vector);
   }
 
-  /** Adds vectors already in their stored quantised form (`encodeCode`), sized up front: the cold load. */
-  loadCodes(items: { id: string; code: Uint8Array; kind: string }[]): void {
-    const perKind = new Map<string, number>();
-    for (const it of items) perKind.set(it.kind, (perKind.get(it.kind) ?? 0) + 1);
-    for (const [kind, rows] of perKind) this.matrix(kind, rows).reserve((this.byKind.get(kind)?.size ?? 0) + rows);
-    for (const { id, code, kind } of items) this.place(id, kind).upsertCode(id, code);
+  /** Makes room for `rows` more vectors of `kind`, so a cold load handing them over page by page grows each matrix once. */
+  reserve(kind: string, rows: number): void {
+    const m = this.matrix(kind, rows);
+    m.reserve(m.size + rows);
+  }
+
+  /** Adds vectors of one kind in their stored quantised form, back to back (see Int8Matrix.upsertCodes): the cold load, a page at a time. */
+  upsertCodes(kind: string, ids: readonly string[], codes: Uint8Array): void {
+    this.matrix(kind).upsertCodes(ids, codes);
+    for (const id of ids) this.place(id, kind);
   }
 
   async remove(ids: string[]): Promise<void> {
