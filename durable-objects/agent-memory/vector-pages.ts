@@ -97,8 +97,13 @@ export class VectorPages {
     flush();
   }
 
+  /** How many codes of `model` there are: a sum over the pages, a few hundred rows at 50k memories. */
+  count(model: string): number {
+    return this.sql.exec<{ n: number }>("SELECT coalesce(sum(n), 0) AS n FROM vector_pages WHERE model = ?", model).one().n;
+  }
+
   /** How many codes of `model` each kind has (the local index sizes its matrices once from this). */
-  counts(model: string): Map<string, number> {
+  countsByKind(model: string): Map<string, number> {
     return new Map(
       this.sql
         .exec<{ kind: string; n: number }>("SELECT kind, sum(n) AS n FROM vector_pages WHERE model = ? GROUP BY kind", model)
@@ -192,6 +197,19 @@ export function packPendingCodes(storage: DurableObjectStorage): void {
     }
     sql.exec("DELETE FROM meta WHERE key = ?", PACK_PENDING_KEY);
   });
+}
+
+/** The page without the codes of `ids` (the page itself when it holds none of them). */
+export function pageWithout(page: CodePage, ids: ReadonlySet<string>): CodePage {
+  if (!page.ids.some((id) => ids.has(id))) return page;
+  const width = widthOf(page);
+  const kept: number[] = [];
+  page.ids.forEach((id, slot) => {
+    if (!ids.has(id)) kept.push(slot);
+  });
+  const codes = new Uint8Array(kept.length * width);
+  kept.forEach((slot, i) => codes.set(page.codes.subarray(slot * width, (slot + 1) * width), i * width));
+  return { kind: page.kind, ids: kept.map((slot) => page.ids[slot]!), codes };
 }
 
 /** The width of the page's codes, checked against `expected` when given: a model's codes all have one width. */

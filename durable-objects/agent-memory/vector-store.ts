@@ -7,7 +7,7 @@ import { encodeCode, type ExactVectors } from "../../src/core/int8-matrix";
 import type { MemoryKind } from "../../src/core/memory-types";
 import { cosine, VectorMatrix } from "../../src/core/vector-math";
 import { MemoryError } from "../memory-error";
-import { VectorPages } from "./vector-pages";
+import { pageWithout, VectorPages } from "./vector-pages";
 
 interface VectorRow extends Record<string, SqlStorageValue> {
   item_id: string;
@@ -101,9 +101,9 @@ export class VectorStore {
     }
   }
 
-  /** What decides the agent's index (see chooseVectorIndex): how many vectors it holds of `model`, and whether it moved to Vectorize before. */
+  /** What decides the agent's index (see chooseVectorIndex): how many vectors it holds of `model` (one code each), and whether it moved to Vectorize before. */
   static facts(sql: SqlStorage, model: string): { memories: number; switched: boolean } {
-    const memories = sql.exec<{ n: number }>("SELECT count(*) AS n FROM vectors WHERE model = ?", model).one().n;
+    const memories = new VectorPages(sql).count(model);
     const switched = sql.exec("SELECT 1 FROM meta WHERE key = ?", switchedKey(model)).toArray().length > 0;
     return { memories, switched };
   }
@@ -145,7 +145,7 @@ export class VectorStore {
     if (this.current instanceof LocalVectorIndex) this.current = null;
     const index = this.index;
     if (index instanceof LocalVectorIndex) {
-      await this.loadPages(index);
+      this.loadPages(index);
       return;
     }
     const byKind = { experience: this.opts.items.active("experience"), case: this.opts.items.active("case") };
@@ -169,16 +169,20 @@ export class VectorStore {
   }
 
   /**
-   * A cold start reads the code pages (a few hundred rows at 50k memories) and the few items that
-   * are not active, never every item: when the index holds as many codes as there are active
+   * A cold start reads the code pages (a few hundred rows at 50k memories) and the ids of the items
+   * that are not active, never every item: when the index holds as many codes as there are active
    * items, every active item has one, since a code is deleted with its item.
    */
-  private async loadPages(index: LocalVectorIndex): Promise<void> {
-    for (const [kind, n] of this.pages.counts(this.model)) index.reserve(kind, n);
+  private loadPages(index: LocalVectorIndex): void {
+    for (const [kind, n] of this.pages.countsByKind(this.model)) index.reserve(kind, n);
     const width = this.size + 4;
-    // Pages of another width hold codes of another vector size: their items are re-embedded.
-    for (const page of this.pages.read(this.model)) if (page.codes.length === page.ids.length * width) index.upsertCodes(page.kind, page.ids, page.codes);
-    await index.remove(this.opts.items.inactive());
+    const inactive = new Set(this.opts.items.inactive());
+    for (const page of this.pages.read(this.model)) {
+      // Pages of another width hold codes of another vector size: their items are re-embedded.
+      if (page.codes.length !== page.ids.length * width) continue;
+      const searched = inactive.size ? pageWithout(page, inactive) : page;
+      index.appendCodes(page.kind, searched.ids, searched.codes);
+    }
     if (index.size === this.opts.items.activeCount()) {
       this.missing = new Map();
       return;

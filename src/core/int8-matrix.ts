@@ -56,7 +56,8 @@ export class Int8Matrix {
   private readonly kernel: Kernel;
   private cap = 0;
   private ids: string[] = [];
-  private rowOf = new Map<string, number>();
+  /** The row of each id, or null after a bulk append until something asks by id (see `rowOf`). */
+  private rowIndex: Map<string, number> | null = new Map();
 
   constructor(dims: number, module: WebAssembly.Module, initialCapacity = 64) {
     if (!Number.isInteger(dims) || dims <= 0) throw new RangeError(`dims must be a positive integer, got ${dims}`);
@@ -73,6 +74,15 @@ export class Int8Matrix {
   /** Bytes this matrix holds in typed memory (the WebAssembly memory), for footprint reports. */
   get bytes(): number {
     return this.kernel.memory.buffer.byteLength;
+  }
+
+  /** Built on first use after `appendCodes`, so a cold load never hashes ids that no query asks for. */
+  private get rowOf(): Map<string, number> {
+    if (!this.rowIndex) {
+      this.rowIndex = new Map();
+      for (let row = 0; row < this.ids.length; row++) this.rowIndex.set(this.ids[row]!, row);
+    }
+    return this.rowIndex;
   }
 
   has(id: string): boolean {
@@ -122,24 +132,25 @@ export class Int8Matrix {
   }
 
   /**
-   * Stores `ids[i]`'s code from `codes`, which holds them back to back in the form `encodeCode`
-   * writes (a page of them, as SQLite stores them): the cold load, one call per page.
+   * Appends rows already in their stored form (see encodeCode), back to back in `codes` as SQLite
+   * holds a page of them: the cold load, one call per page. The ids must be new to the matrix and
+   * distinct, as the pages' slots are.
    */
-  upsertCodes(ids: readonly string[], codes: Uint8Array): void {
+  appendCodes(ids: readonly string[], codes: Uint8Array): void {
     const width = this.dims + SCALE_BYTES;
     if (codes.length !== ids.length * width) throw new RangeError(`expected ${ids.length} codes of ${width} bytes, got ${codes.length} bytes`);
-    // Room for every id up front, so slot() never grows (and detaches) the memory under these views.
-    const need = this.ids.length + ids.length;
-    if (need > this.cap) this.reserve(Math.max(need, this.cap * 2));
+    const first = this.ids.length;
+    if (first + ids.length > this.cap) this.reserve(Math.max(first + ids.length, this.cap * 2));
     const buf = this.kernel.memory.buffer;
     const bytes = new Uint8Array(buf);
     const scales = new Float32Array(buf, this.scalesAt, this.cap);
     const view = new DataView(codes.buffer, codes.byteOffset, codes.byteLength);
     for (let i = 0; i < ids.length; i++) {
-      const row = this.slot(ids[i]!);
-      bytes.set(codes.subarray(i * width, i * width + this.dims), this.dataAt + row * this.stride);
-      scales[row] = view.getFloat32(i * width + this.dims, true);
+      bytes.set(codes.subarray(i * width, i * width + this.dims), this.dataAt + (first + i) * this.stride);
+      scales[first + i] = view.getFloat32(i * width + this.dims, true);
     }
+    for (const id of ids) this.ids.push(id);
+    this.rowIndex = null;
   }
 
   remove(id: string): boolean {

@@ -115,6 +115,7 @@ describe("a cold start", () => {
     const rb = await api("POST", "/library/rollback", { version: seeded });
     expect(rb.status, JSON.stringify(rb.body)).toBe(200);
     expect((await api("DELETE", `/experiences/${ids[2]}`)).status).toBe(200);
+    expect((await api("POST", "/library/batch", { reason: "fade", operations: [10, 300].map((i) => ({ op: "archive", id: ids[i] })) })).status).toBe(200);
 
     const sourceId = `cold-src-${Date.now().toString(36)}`;
     await call("PUT", `/v1/agents/${sourceId}`, { key: t.apiKey, body: {} });
@@ -123,7 +124,7 @@ describe("a cold start", () => {
     expect((await api("POST", "/library/import", { mode: "merge", library: (await src("GET", "/library/export")).body })).status).toBe(200);
 
     const before = await indexed(stub);
-    expect(before.hits.experience).toHaveLength(400 - 1 + 2);
+    expect(before.hits.experience).toHaveLength(400 - 1 - 2 + 2);
     expect(before.hits.experience.map((h) => h.split(" ")[0]).sort()).toEqual(before.active.experience);
     expect(before.hits.case.map((h) => h.split(" ")[0])).toEqual([cases[0]]);
     expect(before.size).toBe(before.hits.experience.length + before.hits.case.length);

@@ -11,9 +11,8 @@ import int8Scan from "./int8-scan.wasm";
 export class LocalVectorIndex implements VectorIndex {
   readonly kind = "local" as const;
   readonly dims: number;
+  /** An id lives in one matrix: re-upserted under another kind, it moves (there are only a few kinds to look in). */
   private readonly byKind = new Map<string, Int8Matrix>();
-  /** Where each id lives, so an id re-upserted under another kind moves instead of appearing twice. */
-  private readonly kindOf = new Map<string, string>();
 
   constructor(
     dims: number,
@@ -24,7 +23,9 @@ export class LocalVectorIndex implements VectorIndex {
   }
 
   get size(): number {
-    return this.kindOf.size;
+    let total = 0;
+    for (const m of this.byKind.values()) total += m.size;
+    return total;
   }
 
   /** Typed memory held by the matrices. */
@@ -35,7 +36,8 @@ export class LocalVectorIndex implements VectorIndex {
   }
 
   has(id: string): boolean {
-    return this.kindOf.has(id);
+    for (const m of this.byKind.values()) if (m.has(id)) return true;
+    return false;
   }
 
   private matrix(kind: string, rows = 0): Int8Matrix {
@@ -45,9 +47,7 @@ export class LocalVectorIndex implements VectorIndex {
   }
 
   private place(id: string, kind: string): Int8Matrix {
-    const prev = this.kindOf.get(id);
-    if (prev !== undefined && prev !== kind) this.byKind.get(prev)?.remove(id);
-    this.kindOf.set(id, kind);
+    for (const [k, m] of this.byKind) if (k !== kind) m.remove(id);
     return this.matrix(kind);
   }
 
@@ -65,19 +65,13 @@ export class LocalVectorIndex implements VectorIndex {
     m.reserve(m.size + rows);
   }
 
-  /** Adds vectors of one kind in their stored quantised form, back to back (see Int8Matrix.upsertCodes): the cold load, a page at a time. */
-  upsertCodes(kind: string, ids: readonly string[], codes: Uint8Array): void {
-    this.matrix(kind).upsertCodes(ids, codes);
-    for (const id of ids) this.place(id, kind);
+  /** Adds vectors of one kind, new to the index, in their stored quantised form (see Int8Matrix.appendCodes): the cold load, a page at a time. */
+  appendCodes(kind: string, ids: readonly string[], codes: Uint8Array): void {
+    this.matrix(kind).appendCodes(ids, codes);
   }
 
   async remove(ids: string[]): Promise<void> {
-    for (const id of ids) {
-      const kind = this.kindOf.get(id);
-      if (kind === undefined) continue;
-      this.byKind.get(kind)?.remove(id);
-      this.kindOf.delete(id);
-    }
+    for (const m of this.byKind.values()) for (const id of ids) m.remove(id);
   }
 
   /** `only` restricts the scan itself, so the k best allowed rows are found however many nearer rows are not. */
