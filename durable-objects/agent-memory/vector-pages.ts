@@ -2,7 +2,7 @@ import { encodeCode } from "../../src/core/int8-matrix";
 import { dimsKey } from "./vector-store";
 
 /** Bytes of codes per page row, about: small enough to rewrite on every write, large enough that a cold start reads a few hundred rows. */
-const PAGE_BYTES = 64 * 1024;
+const PAGE_BYTES = 16 * 1024;
 
 interface SlotRow extends Record<string, SqlStorageValue> {
   model: string;
@@ -24,7 +24,7 @@ export interface CodePage {
   codes: Uint8Array;
 }
 
-/** What one item's code becomes: its stored form (see encodeCode). */
+/** An item's code in its stored form (see encodeCode). */
 export interface PagedCode {
   id: string;
   code: Uint8Array;
@@ -163,23 +163,31 @@ export class VectorPages {
 }
 
 /**
- * Gives every stored vector (of every model, of the size its model's vectors have) its code, once, after the schema step that moved
- * codes into pages; codes are quantised from the float vectors, as every write quantises them. One
- * transaction, so a crash leaves the flag and the next start begins again.
+ * Gives every stored vector its code, once, after the schema step that moved codes into pages;
+ * codes are quantised from the float vectors, as every write quantises them. A model's codes all
+ * have one width: vectors of another size than the model's remembered one (or, with none, its first
+ * vector's) get none, and their items are re-embedded. One transaction, so a crash leaves the flag
+ * and the next start begins again.
  */
 export function packPendingCodes(storage: DurableObjectStorage): void {
   const sql = storage.sql;
   if (!sql.exec("SELECT 1 FROM meta WHERE key = ?", PACK_PENDING_KEY).toArray().length) return;
   const pages = new VectorPages(sql);
+  const bytesOf = new Map<string, number>();
+  const expectedBytes = (model: string, first: number) => {
+    let bytes = bytesOf.get(model);
+    if (bytes === undefined) {
+      const dims = Number(sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", dimsKey(model)).toArray()[0]?.value ?? 0);
+      bytesOf.set(model, (bytes = dims > 0 ? dims * Float32Array.BYTES_PER_ELEMENT : first));
+    }
+    return bytes;
+  };
   storage.transactionSync(() => {
     for (let after = 0; ; ) {
       const rows = sql
         .exec<{ rowid: number; item_id: string; kind: string; model: string; vec: ArrayBuffer }>(
-          `SELECT v.rowid, v.item_id, v.kind, v.model, v.vec FROM vectors v
-           JOIN meta d ON d.key = ? || v.model AND length(v.vec) = 4 * CAST(d.value AS INTEGER)
-           WHERE v.rowid > ? AND NOT EXISTS (SELECT 1 FROM vector_slots s WHERE s.item_id = v.item_id AND s.model = v.model)
-           ORDER BY v.rowid LIMIT ?`,
-          dimsKey(""),
+          `SELECT rowid, item_id, kind, model, vec FROM vectors v WHERE rowid > ?
+           AND NOT EXISTS (SELECT 1 FROM vector_slots s WHERE s.item_id = v.item_id AND s.model = v.model) ORDER BY rowid LIMIT ?`,
           after,
           PACK_BATCH,
         )
@@ -187,6 +195,7 @@ export function packPendingCodes(storage: DurableObjectStorage): void {
       if (!rows.length) break;
       const groups = new Map<string, { model: string; kind: string; items: PagedCode[] }>();
       for (const r of rows) {
+        if (r.vec.byteLength !== expectedBytes(r.model, r.vec.byteLength)) continue;
         const key = JSON.stringify([r.model, r.kind]);
         let g = groups.get(key);
         if (!g) groups.set(key, (g = { model: r.model, kind: r.kind, items: [] }));

@@ -156,7 +156,7 @@ export class VectorStore {
     await index.track(this.sql.exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ?", this.model).toArray().map((r) => r.item_id));
     const recent = this.sql
       .exec<VectorRow>(
-        "SELECT item_id, kind, vec FROM vectors WHERE model = ? AND updated_at > ? AND length(vec) = ?",
+        "SELECT item_id, kind, vec, updated_at FROM vectors WHERE model = ? AND updated_at > ? AND length(vec) = ?",
         this.model,
         this.opts.now() - this.pendingWindowMs,
         bytes,
