@@ -315,7 +315,7 @@ async function benchSize(base, token, n, BATCH) {
  * restarted on the same state). The Worker is warmed first (/healthz, an agent GET, which never
  * reaches the Durable Object) and so is the code of the Durable Object, by retrievals from the
  * smallest agent (whose first one is reported as the isolate's cold start), so the difference to a
- * warm retrieval is the agent's own start: schema check, configuration, loading its vectors' codes.
+ * warm retrieval is the agent's own start: schema check, configuration, labels, loading its vectors' code pages.
  */
 async function coldStart(token, rows) {
   log(`cold start: restarting wrangler dev on the same state…`);
@@ -573,7 +573,8 @@ Durable Object; after a \`/healthz\` and a \`GET\` of the agent (the Worker warm
 started)${cold.warmedOn ? ` and ${CFG.warmup} retrievals from the ${fi(cold.warmedOn)}-memory agent (the Durable Object's code compiled; the first of them, the isolate's own cold start, took ${f(cold.isolateFirstMs, 1)} ms)` : ""},
 the first \`POST …/retrieve\` to the ${fi(cold.n)}-memory agent took ${f(cold.firstMs, 1)} ms against a warm
 p50 of ${f(cold.warm.p50)} ms (p99 ${f(cold.warm.p99)} ms) over the next ${cold.warm.n}: about ${f(cold.startMs, 0)} ms to start the agent
-(schema check, configuration, reading ${fi(cold.n)} int8 codes from SQLite into the index).
+(schema check, configuration, the library's labels, reading ${fi(cold.n)} int8 codes from SQLite into the index, a page
+of about 16 KB per row).
 ${probe.note ? `\nNote: ${probe.note}\n` : ""}
 wrangler dev reloads during the run: ${reloads}. Error lines in the wrangler dev log: ${workerErrors.length}${workerErrors.length ? ` (first ones below)\n\n${workerErrors.slice(0, 5).map((l) => "    " + l).join("\n")}` : "."}
 ${d.errs ? `\nErrors / truncated phases:\n\n${d.errs}\n` : ""}`;

@@ -30,6 +30,7 @@ import { MemoryError, outcome } from "./memory-error";
 import type { MemoryContext } from "./agent-memory/context";
 import { VectorStore } from "./agent-memory/vector-store";
 import { SqlVectorItems } from "./agent-memory/vector-items";
+import { packPendingCodes } from "./agent-memory/vector-pages";
 import { Library } from "./agent-memory/library";
 import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library-transfer";
 import { Cases } from "./agent-memory/cases";
@@ -83,6 +84,7 @@ export class AgentMemory extends DurableObject<Env> {
 
   private async init() {
     migrateSchema(this.ctx.storage, AGENT_MEMORY_SCHEMA);
+    packPendingCodes(this.ctx.storage);
     this.config = this.loadConfig();
     const vectors = await this.buildVectorStoreOrUnavailable();
     this.mem = {

@@ -60,7 +60,8 @@ const sameContent = (a: ExperienceSnapshot, b: ExperienceSnapshot) =>
  * diffed and rolled back. Utility (Q, counts) is learned state, not library content.
  */
 export class Library {
-  private labels = new Map<string, string>();
+  /** The seqs of the active experiences, ascending: an experience's label is G + its place here. */
+  private activeSeqs = new Float64Array(0);
 
   constructor(private readonly ctx: MemoryContext) {
     this.refreshLabels();
@@ -68,19 +69,22 @@ export class Library {
 
   /** Labels G0…Gn follow creation order among active experiences and are re-assigned after each change. */
   refreshLabels(): void {
-    this.labels.clear();
-    let i = 0;
-    for (const r of this.ctx.sql.exec<{ id: string }>("SELECT id FROM experiences WHERE status = 'active' ORDER BY seq")) {
-      this.labels.set(r.id, `G${i++}`);
+    // One row however large the library: SQLite walks the (status, seq) index and hands back one JSON array.
+    const { seqs } = this.ctx.sql.exec<{ seqs: string }>("SELECT json_group_array(seq) AS seqs FROM experiences WHERE status = 'active'").one();
+    this.activeSeqs = Float64Array.from(JSON.parse(seqs) as number[]).sort();
+  }
+
+  /** The label of the experience with this seq, or null when it is not active. */
+  labelOf(seq: number): string | null {
+    const seqs = this.activeSeqs;
+    let lo = 0;
+    let hi = seqs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (seqs[mid]! < seq) lo = mid + 1;
+      else hi = mid;
     }
-  }
-
-  labelOf(id: string): string | null {
-    return this.labels.get(id) ?? null;
-  }
-
-  get activeCount(): number {
-    return this.labels.size;
+    return seqs[lo] === seq ? `G${lo}` : null;
   }
 
   row(id: string): ExperienceRow | null {
@@ -88,7 +92,7 @@ export class Library {
   }
 
   out(row: ExperienceRow, withHistory = false): Experience {
-    const e = experienceOut(row, this.labelOf(row.id), this.ctx.vectors.modelOf(row.id), this.ctx.vectors.model);
+    const e = experienceOut(row, this.labelOf(row.seq), this.ctx.vectors.modelOf(row.id), this.ctx.vectors.model);
     if (withHistory) {
       e.qHistory = this.ctx.sql
         .exec<{ at: number; q: number; delta: number; reward: number }>(

@@ -48,10 +48,10 @@ export class PromptAssembly {
     let query: Promise<EmbeddedQuery> | null = null;
     const embedded = () => (query ??= this.retrieval.embedQuery(req.query ?? ""));
     const all = this.ctx.sql
-      .exec<{ id: string; text: string }>("SELECT id, text FROM experiences WHERE status = 'active' AND probation = 0 ORDER BY seq")
+      .exec<{ id: string; seq: number; text: string }>("SELECT id, seq, text FROM experiences WHERE status = 'active' AND probation = 0 ORDER BY seq")
       .toArray()
       .map((r) => {
-        const label = this.library.labelOf(r.id)!;
+        const label = this.library.labelOf(r.seq)!;
         return { id: r.id, label, text: r.text, line: libraryLine({ label, text: r.text }) };
       });
     const full = `${LESSONS_HEADER}\n${renderLibraryBlock(all)}`;

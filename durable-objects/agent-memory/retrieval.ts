@@ -158,13 +158,13 @@ export class Retrieval {
     const wanted = tags?.length ? new Set(tags) : null;
     const keep = (t: string[]) => !wanted || t.some((x) => wanted.has(x));
     for (const ids of chunks(byKind("experience"))) {
-      for (const r of this.ctx.sql.exec<{ id: string; text: string; q: number; tags: string; probation: number }>(
-        `SELECT id, text, q, tags, probation FROM experiences WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'`,
+      for (const r of this.ctx.sql.exec<{ id: string; seq: number; text: string; q: number; tags: string; probation: number }>(
+        `SELECT id, seq, text, q, tags, probation FROM experiences WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'`,
         ...ids,
       )) {
         const t = JSON.parse(r.tags) as string[];
         const f = found.get(r.id)!;
-        if (keep(t)) out.push({ id: r.id, text: r.text, q: r.q, tags: t, label: this.library.labelOf(r.id), probation: r.probation === 1, ...f });
+        if (keep(t)) out.push({ id: r.id, text: r.text, q: r.q, tags: t, label: this.library.labelOf(r.seq), probation: r.probation === 1, ...f });
       }
     }
     for (const ids of chunks(byKind("case"))) {

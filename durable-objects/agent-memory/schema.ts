@@ -203,4 +203,29 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     PRIMARY KEY (item_id, model)
   ) WITHOUT ROWID;
   `,
+  // One row per memory made a cold start of a 50k-memory agent read 50k rows: the codes move into
+  // pages of a few hundred (VectorPages), with a slot table saying where each item's code is. The
+  // old per-item codes are dropped; the pending flag makes the next load page every stored vector
+  // (VectorStore.packPending), in one transaction, from the float vectors they were quantised from.
+  `
+  CREATE TABLE vector_pages (
+    model TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    ids TEXT NOT NULL,
+    codes BLOB NOT NULL,
+    PRIMARY KEY (model, kind, page)
+  );
+  CREATE TABLE vector_slots (
+    item_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    slot INTEGER NOT NULL,
+    PRIMARY KEY (item_id, model)
+  ) WITHOUT ROWID;
+  DROP TABLE vector_codes;
+  INSERT INTO meta (key, value) VALUES ('vector_pages_pending', '1');
+  `,
 ];

@@ -142,12 +142,12 @@ export class Utility {
       .reverse();
     const ranked = (order: "DESC" | "ASC") =>
       sql
-        .exec<{ id: string; text: string; q: number; retrieved: number; cited: number }>(
-          `SELECT id, text, q, retrieved, cited FROM experiences WHERE status = 'active' ORDER BY q ${order}, seq LIMIT ?`,
+        .exec<{ id: string; seq: number; text: string; q: number; retrieved: number; cited: number }>(
+          `SELECT id, seq, text, q, retrieved, cited FROM experiences WHERE status = 'active' ORDER BY q ${order}, seq LIMIT ?`,
           opts.top,
         )
         .toArray()
-        .map((r) => ({ ...r, label: this.library.labelOf(r.id) }));
+        .map(({ seq, ...r }) => ({ ...r, label: this.library.labelOf(seq) }));
     const rate = (s: number, f: number) => (s + f ? s / (s + f) : null);
     const bySource = sql
       .exec<{ source: string; items: number; s: number; f: number }>(

@@ -20,6 +20,21 @@ export class SqlVectorItems implements VectorItems {
     return rows.toArray().map((r) => r.id);
   }
 
+  activeCount(): number {
+    // Each count reads only its table's (status, seq) index.
+    return (["experience", "case"] as const).reduce(
+      (n, kind) => n + this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${TABLE[kind]} WHERE status = 'active'`).one().n,
+      0,
+    );
+  }
+
+  inactive(): string[] {
+    // Two ranges of the (status, seq) index rather than `<>`, which would read every row.
+    return (["experience", "case"] as const).flatMap((kind) =>
+      this.sql.exec<{ id: string }>(`SELECT id FROM ${TABLE[kind]} WHERE status < 'active' OR status > 'active'`).toArray().map((r) => r.id),
+    );
+  }
+
   activeKinds(ids: readonly string[]): Map<string, MemoryKind> {
     const out = new Map<string, MemoryKind>();
     for (const kind of ["experience", "case"] as const) {

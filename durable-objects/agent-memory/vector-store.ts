@@ -7,18 +7,13 @@ import { encodeCode, type ExactVectors } from "../../src/core/int8-matrix";
 import type { MemoryKind } from "../../src/core/memory-types";
 import { cosine, VectorMatrix } from "../../src/core/vector-math";
 import { MemoryError } from "../memory-error";
+import { pageWithout, VectorPages } from "./vector-pages";
 
 interface VectorRow extends Record<string, SqlStorageValue> {
   item_id: string;
   kind: string;
   vec: ArrayBuffer;
   updated_at: number;
-}
-
-interface CodeRow extends Record<string, SqlStorageValue> {
-  item_id: string;
-  kind: string;
-  code: ArrayBuffer;
 }
 
 /** Vectors uploaded per call when an agent moves its memories to Vectorize. */
@@ -28,6 +23,10 @@ const BACKFILL_PAGE = 500;
 export interface VectorItems {
   /** Active items of `kind`, oldest first; with `tags`, only those carrying at least one of them. */
   active(kind: MemoryKind, tags?: readonly string[]): string[];
+  /** How many items are active, of both kinds. */
+  activeCount(): number;
+  /** The items of both kinds that exist but are not active. */
+  inactive(): string[];
   /** The kind of each of `ids` that exists and is active. */
   activeKinds(ids: readonly string[]): Map<string, MemoryKind>;
 }
@@ -56,7 +55,8 @@ export interface EmbedderUnavailable {
 /** The settings that declare a vector size: the deployment's and the agent's own. */
 const DIMS_SETTINGS = ["EMBEDDING_DIMS", "embedder.dims"];
 
-const dimsKey = (model: string) => `vector_dims:${model}`;
+/** Where the size of a model's stored vectors is remembered. */
+export const dimsKey = (model: string) => `vector_dims:${model}`;
 const switchedKey = (model: string) => `vector_index:${model}`;
 /** The last `vectors` rowid uploaded while moving to Vectorize; absent once every vector is there. */
 const backfillKey = (model: string) => `vector_backfill:${model}`;
@@ -81,6 +81,7 @@ export class VectorStore {
   private rememberedSize: number;
   private outboxGen = 0;
   private readonly pendingWindowMs: number;
+  private readonly pages: VectorPages;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -88,6 +89,7 @@ export class VectorStore {
     private readonly opts: VectorStoreOptions,
   ) {
     this.pendingWindowMs = opts.pendingWindowMs ?? DEFAULT_PENDING_WINDOW_MS;
+    this.pages = new VectorPages(sql);
     this.rememberedSize = Number(
       this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", dimsKey(this.model)).toArray()[0]?.value ?? 0,
     );
@@ -99,9 +101,9 @@ export class VectorStore {
     }
   }
 
-  /** What decides the agent's index (see chooseVectorIndex): how many vectors it holds of `model`, and whether it moved to Vectorize before. */
+  /** What decides the agent's index (see chooseVectorIndex): how many vectors it holds of `model` (one code each), and whether it moved to Vectorize before. */
   static facts(sql: SqlStorage, model: string): { memories: number; switched: boolean } {
-    const memories = sql.exec<{ n: number }>("SELECT count(*) AS n FROM vectors WHERE model = ?", model).one().n;
+    const memories = new VectorPages(sql).count(model);
     const switched = sql.exec("SELECT 1 FROM meta WHERE key = ?", switchedKey(model)).toArray().length > 0;
     return { memories, switched };
   }
@@ -135,18 +137,19 @@ export class VectorStore {
   }
 
   /**
-   * Loads active items' vectors of the current model into the index (local: their stored int8
-   * codes, one read, no float vector) or its overlay (vectorize), and re-publishes what the index
-   * has not confirmed.
+   * Loads active items' vectors of the current model into the index (local: a fresh one, from
+   * their stored int8 code pages, no float vector) or its overlay (vectorize), and re-publishes
+   * what the index has not confirmed.
    */
   async load(): Promise<void> {
-    const byKind = { experience: this.opts.items.active("experience"), case: this.opts.items.active("case") };
-    const active = new Set([...byKind.experience, ...byKind.case]);
+    if (this.current instanceof LocalVectorIndex) this.current = null;
     const index = this.index;
     if (index instanceof LocalVectorIndex) {
-      this.refreshMissing(byKind, this.loadCodes(index, active));
+      this.loadPages(index);
       return;
     }
+    const byKind = { experience: this.opts.items.active("experience"), case: this.opts.items.active("case") };
+    const active = new Set([...byKind.experience, ...byKind.case]);
     this.refreshMissing(byKind, this.embeddedIds());
     if (!index) return;
     const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
@@ -165,43 +168,26 @@ export class VectorStore {
     await this.backfill(index, active);
   }
 
-  /** Reads the active items' codes into the index in one pass (a cold start reads nothing else of theirs); returns the ids loaded. */
-  private loadCodes(index: LocalVectorIndex, active: ReadonlySet<string>): Set<string> {
-    const read = () => this.sql.exec<CodeRow>("SELECT item_id, kind, code FROM vector_codes WHERE model = ?", this.model).toArray();
-    let rows = read();
-    // Counting the vectors reads only their model index; fewer codes than vectors means some predate the codes.
-    if (rows.length < this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM vectors WHERE model = ?", this.model).one().n) {
-      this.encodeCodes();
-      rows = read();
+  /**
+   * A cold start reads the code pages (a few hundred rows at 50k memories) and the ids of the items
+   * that are not active, never every item: when the index holds as many codes as there are active
+   * items, every active item has one, since a code is deleted with its item.
+   */
+  private loadPages(index: LocalVectorIndex): void {
+    for (const [kind, n] of this.pages.countsByKind(this.model)) index.reserve(kind, n);
+    const width = this.size + 4;
+    const inactive = new Set(this.opts.items.inactive());
+    for (const page of this.pages.read(this.model)) {
+      // Pages of another width hold codes of another vector size: their items are re-embedded.
+      if (page.codes.length !== page.ids.length * width) continue;
+      const searched = inactive.size ? pageWithout(page, inactive) : page;
+      index.appendCodes(page.kind, searched.ids, searched.codes);
     }
-    const batch: { id: string; code: Uint8Array; kind: string }[] = [];
-    for (const r of rows) {
-      if (r.code.byteLength === this.size + 4 && active.has(r.item_id)) batch.push({ id: r.item_id, kind: r.kind, code: new Uint8Array(r.code) });
+    if (index.size === this.opts.items.activeCount()) {
+      this.missing = new Map();
+      return;
     }
-    index.loadCodes(batch);
-    return new Set(batch.map((b) => b.id));
-  }
-
-  /** Vectors written before their codes were stored get them now: the local index loads codes only. */
-  private encodeCodes(): void {
-    const stale = this.sql
-      .exec<VectorRow>(
-        `SELECT item_id, kind, vec FROM vectors v WHERE model = ?
-         AND NOT EXISTS (SELECT 1 FROM vector_codes c WHERE c.item_id = v.item_id AND c.model = v.model)`,
-        this.model,
-      )
-      .toArray();
-    for (const r of stale) this.writeCode(r.item_id, r.kind, new Float32Array(r.vec));
-  }
-
-  private writeCode(itemId: string, kind: string, vector: Float32Array): void {
-    this.sql.exec(
-      "INSERT INTO vector_codes (item_id, model, kind, code) VALUES (?, ?, ?, ?) ON CONFLICT(item_id, model) DO UPDATE SET kind = excluded.kind, code = excluded.code",
-      itemId,
-      this.model,
-      kind,
-      encodeCode(vector),
-    );
+    this.refreshMissing({ experience: this.opts.items.active("experience"), case: this.opts.items.active("case") }, index);
   }
 
   /**
@@ -272,7 +258,7 @@ export class VectorStore {
     }
     this.rememberSize();
     this.sql.exec("DELETE FROM vectors WHERE item_id = ? AND model <> ?", itemId, this.model);
-    this.sql.exec("DELETE FROM vector_codes WHERE item_id = ? AND model <> ?", itemId, this.model);
+    this.pages.remove(itemId, this.model);
     this.sql.exec(
       `INSERT INTO vectors (item_id, kind, model, vec, updated_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(item_id, model) DO UPDATE SET vec = excluded.vec, updated_at = excluded.updated_at, kind = excluded.kind`,
@@ -282,14 +268,14 @@ export class VectorStore {
       vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength),
       this.opts.now(),
     );
-    this.writeCode(itemId, kind, vector);
+    this.pages.put(itemId, this.model, kind, encodeCode(vector));
     this.markSync([itemId], "upsert");
     this.missing.get(kind)?.delete(itemId);
   }
 
   deleteSync(itemId: string): void {
     this.sql.exec("DELETE FROM vectors WHERE item_id = ?", itemId);
-    this.sql.exec("DELETE FROM vector_codes WHERE item_id = ?", itemId);
+    this.pages.remove(itemId);
     this.markSync([itemId], "remove");
     for (const set of this.missing.values()) set.delete(itemId);
   }
@@ -408,7 +394,7 @@ export class VectorStore {
   }
 
   /** Recomputes which active items lack a usable vector of the current model. */
-  private refreshMissing(active: Record<MemoryKind, string[]>, embedded: ReadonlySet<string>): void {
+  private refreshMissing(active: Record<MemoryKind, string[]>, embedded: { has(id: string): boolean }): void {
     for (const kind of ["experience", "case"] as const) this.missing.set(kind, new Set(active[kind].filter((id) => !embedded.has(id))));
   }
 

@@ -61,7 +61,8 @@ export class Int8Matrix {
   private readonly kernel: Kernel;
   private cap = 0;
   private ids: string[] = [];
-  private rowOf = new Map<string, number>();
+  /** The row of each id, or null after a bulk append until something asks by id (see `rowOf`). */
+  private rowIndex: Map<string, number> | null = new Map();
 
   constructor(dims: number, module: WebAssembly.Module, initialCapacity = 64) {
     if (!Number.isInteger(dims) || dims <= 0) throw new RangeError(`dims must be a positive integer, got ${dims}`);
@@ -78,6 +79,15 @@ export class Int8Matrix {
   /** Bytes this matrix holds in typed memory (the WebAssembly memory), for footprint reports. */
   get bytes(): number {
     return this.kernel.memory.buffer.byteLength;
+  }
+
+  /** Built on first use after `appendCodes`, so a cold load never hashes ids that no query asks for. */
+  private get rowOf(): Map<string, number> {
+    if (!this.rowIndex) {
+      this.rowIndex = new Map();
+      for (let row = 0; row < this.ids.length; row++) this.rowIndex.set(this.ids[row]!, row);
+    }
+    return this.rowIndex;
   }
 
   has(id: string): boolean {
@@ -126,13 +136,26 @@ export class Int8Matrix {
     new Float32Array(buf, this.scalesAt, this.cap)[row] = quantize(vec, new Int8Array(buf, this.dataAt + row * this.stride, this.dims));
   }
 
-  /** Stores an already quantised vector in the form `encodeCode` writes (the cold load reads these straight from SQLite). */
-  upsertCode(id: string, code: Uint8Array): void {
-    if (code.length !== this.dims + SCALE_BYTES) throw new RangeError(`expected a ${this.dims + SCALE_BYTES}-byte code, got ${code.length}`);
-    const row = this.slot(id);
+  /**
+   * Appends rows already in their stored form (see encodeCode), back to back in `codes` as SQLite
+   * holds a page of them: the cold load, one call per page. The ids must be new to the matrix and
+   * distinct, as the pages' slots are.
+   */
+  appendCodes(ids: readonly string[], codes: Uint8Array): void {
+    const width = this.dims + SCALE_BYTES;
+    if (codes.length !== ids.length * width) throw new RangeError(`expected ${ids.length} codes of ${width} bytes, got ${codes.length} bytes`);
+    const first = this.ids.length;
+    if (first + ids.length > this.cap) this.reserve(Math.max(first + ids.length, this.cap * 2));
     const buf = this.kernel.memory.buffer;
-    new Uint8Array(buf, this.dataAt + row * this.stride, this.dims).set(code.subarray(0, this.dims));
-    new Float32Array(buf, this.scalesAt, this.cap)[row] = new DataView(code.buffer, code.byteOffset, code.byteLength).getFloat32(this.dims, true);
+    const bytes = new Uint8Array(buf);
+    const scales = new Float32Array(buf, this.scalesAt, this.cap);
+    const view = new DataView(codes.buffer, codes.byteOffset, codes.byteLength);
+    for (let i = 0; i < ids.length; i++) {
+      bytes.set(codes.subarray(i * width, i * width + this.dims), this.dataAt + (first + i) * this.stride);
+      scales[first + i] = view.getFloat32(i * width + this.dims, true);
+    }
+    for (const id of ids) this.ids.push(id);
+    this.rowIndex = null;
   }
 
   remove(id: string): boolean {

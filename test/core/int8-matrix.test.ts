@@ -105,7 +105,15 @@ describe("Int8Matrix", () => {
     const { vectors, queries } = corpus(200, dims, 5);
     const { exact, fast, source } = indexes(vectors, dims);
     const loaded = new Int8Matrix(dims, int8Scan, 4);
-    vectors.forEach((v, i) => loaded.upsertCode(`m${String(i).padStart(5, "0")}`, encodeCode(v)));
+    // Two pages as SQLite stores them, the second growing the matrix past its initial capacity.
+    const page = (from: number, to: number) => {
+      const codes = vectors.slice(from, to).map((v) => encodeCode(v));
+      const bytes = new Uint8Array(codes.reduce((n, c) => n + c.length, 0));
+      codes.forEach((c, i) => bytes.set(c, i * c.length));
+      loaded.appendCodes(codes.map((_, i) => `m${String(from + i).padStart(5, "0")}`), bytes);
+    };
+    page(0, 3);
+    page(3, 200);
     for (let i = 0; i < 200; i += 3) {
       const id = `m${String(i).padStart(5, "0")}`;
       exact.remove(id);

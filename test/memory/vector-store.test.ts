@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { MemoryError } from "../../durable-objects/memory-error";
-import { encodeCode } from "../../src/core/int8-matrix";
+import { packPendingCodes, VectorPages } from "../../durable-objects/agent-memory/vector-pages";
 import { agentFixture } from "./setup";
 
 const memoryOf = (tenantId: string, agentId: string) => env.AGENT_MEMORY.getByName(`${tenantId}:${agentId}`) as DurableObjectStub<AgentMemory>;
@@ -19,25 +19,6 @@ describe("the agent's vector store", () => {
     expect(hit.body.items.map((i: any) => [i.text, i.match])).toEqual([["Retry a payment webhook later", "vector"]]);
     const untagged = await api("POST", "/retrieve", { query: "retry HTTP 429 with exponential backoff", tags: ["nobody-has-this"], threshold: 0 });
     expect(untagged.body.items).toEqual([]);
-  });
-
-  it("gives vectors stored before their int8 codes existed a code at load, and finds them", async () => {
-    const { t, agentId, api } = await agentFixture();
-    const id = (await api("POST", "/experiences", { text: "Retry HTTP 429 with exponential backoff" })).body.id;
-    await runInDurableObject(memoryOf(t.tenantId, agentId), async (obj, state) => {
-      const instance = obj as any;
-      const codeOf = () => state.storage.sql.exec<{ code: ArrayBuffer }>("SELECT code FROM vector_codes WHERE item_id = ?", id).toArray()[0]?.code;
-      const code = codeOf()!;
-      expect(code.byteLength).toBe(384 + 4);
-      // As an agent stored it before codes existed.
-      state.storage.sql.exec("DELETE FROM vector_codes WHERE item_id = ?", id);
-      instance.mem.vectors = await instance.buildVectorStore();
-      await instance.mem.vectors.load();
-      expect(new Uint8Array(codeOf()!)).toEqual(new Uint8Array(code));
-      expect(instance.mem.vectors.index.has(id)).toBe(true);
-    });
-    const hit = await api("POST", "/retrieve", { query: "retry HTTP 429 backoff" });
-    expect(hit.body.items.map((i: any) => [i.id, i.match])).toEqual([[id, "vector"]]);
   });
 
   it("refuses a vector of another dimension at write time and stores nothing", async () => {
@@ -68,7 +49,10 @@ describe("the agent's vector store", () => {
       const instance = obj as any;
       const wrong = new Float32Array(256).fill(0.1);
       state.storage.sql.exec("UPDATE vectors SET vec = ? WHERE item_id = ?", wrong.buffer, bad);
-      state.storage.sql.exec("UPDATE vector_codes SET code = ? WHERE item_id = ?", encodeCode(wrong), bad);
+      // Paged again from the stored vectors, as after the schema step that introduced pages: the wrong size gets no code.
+      new VectorPages(state.storage.sql).remove(bad);
+      state.storage.sql.exec("INSERT INTO meta (key, value) VALUES ('vector_pages_pending', '1')");
+      packPendingCodes(state.storage);
       instance.mem.vectors = await instance.buildVectorStore();
       await instance.mem.vectors.load();
       expect(instance.mem.vectors.missingIds("experience")).toEqual([bad]);

@@ -11,9 +11,8 @@ import int8Scan from "./int8-scan.wasm";
 export class LocalVectorIndex implements VectorIndex {
   readonly kind = "local" as const;
   readonly dims: number;
+  /** An id lives in one matrix: re-upserted under another kind, it moves (there are only a few kinds to look in). */
   private readonly byKind = new Map<string, Int8Matrix>();
-  /** Where each id lives, so an id re-upserted under another kind moves instead of appearing twice. */
-  private readonly kindOf = new Map<string, string>();
 
   constructor(
     dims: number,
@@ -24,7 +23,9 @@ export class LocalVectorIndex implements VectorIndex {
   }
 
   get size(): number {
-    return this.kindOf.size;
+    let total = 0;
+    for (const m of this.byKind.values()) total += m.size;
+    return total;
   }
 
   /** Typed memory held by the matrices. */
@@ -35,7 +36,8 @@ export class LocalVectorIndex implements VectorIndex {
   }
 
   has(id: string): boolean {
-    return this.kindOf.has(id);
+    for (const m of this.byKind.values()) if (m.has(id)) return true;
+    return false;
   }
 
   private matrix(kind: string, rows = 0): Int8Matrix {
@@ -45,9 +47,7 @@ export class LocalVectorIndex implements VectorIndex {
   }
 
   private place(id: string, kind: string): Int8Matrix {
-    const prev = this.kindOf.get(id);
-    if (prev !== undefined && prev !== kind) this.byKind.get(prev)?.remove(id);
-    this.kindOf.set(id, kind);
+    for (const [k, m] of this.byKind) if (k !== kind) m.remove(id);
     return this.matrix(kind);
   }
 
@@ -59,21 +59,19 @@ export class LocalVectorIndex implements VectorIndex {
     for (const { id, vector, kind } of items) this.place(id, kind).upsert(id, vector);
   }
 
-  /** Adds vectors already in their stored quantised form (`encodeCode`), sized up front: the cold load. */
-  loadCodes(items: { id: string; code: Uint8Array; kind: string }[]): void {
-    const perKind = new Map<string, number>();
-    for (const it of items) perKind.set(it.kind, (perKind.get(it.kind) ?? 0) + 1);
-    for (const [kind, rows] of perKind) this.matrix(kind, rows).reserve((this.byKind.get(kind)?.size ?? 0) + rows);
-    for (const { id, code, kind } of items) this.place(id, kind).upsertCode(id, code);
+  /** Makes room for `rows` more vectors of `kind`, so a cold load handing them over page by page grows each matrix once. */
+  reserve(kind: string, rows: number): void {
+    const m = this.matrix(kind, rows);
+    m.reserve(m.size + rows);
+  }
+
+  /** Adds vectors of one kind, new to the index, in their stored quantised form (see Int8Matrix.appendCodes): the cold load, a page at a time. */
+  appendCodes(kind: string, ids: readonly string[], codes: Uint8Array): void {
+    this.matrix(kind).appendCodes(ids, codes);
   }
 
   async remove(ids: string[]): Promise<void> {
-    for (const id of ids) {
-      const kind = this.kindOf.get(id);
-      if (kind === undefined) continue;
-      this.byKind.get(kind)?.remove(id);
-      this.kindOf.delete(id);
-    }
+    for (const m of this.byKind.values()) for (const id of ids) m.remove(id);
   }
 
   /** `only` restricts the scan itself, so the k best allowed rows are found however many nearer rows are not. */
