@@ -1,31 +1,18 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { runProcess, type ProcessRun } from "./run-process";
 
 const CLI = path.resolve(import.meta.dirname, "../../cli/praxis.mjs");
 const { url, adminKey } = inject("localWorker");
 const home = mkdtempSync(path.join(os.tmpdir(), "praxis-cli-test-"));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** The CLI as a process, as a user would run it; env holds no PRAXIS_* unless given. */
-function praxis(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PRAXIS_")));
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...base, XDG_CONFIG_HOME: home, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function praxis(args: string[], env: Record<string, string> = {}): Promise<ProcessRun> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PRAXIS_")));
+  return runProcess(process.execPath, [CLI, ...args], { env: { ...base, XDG_CONFIG_HOME: home, NO_COLOR: "1", ...env } });
 }
 
 let key = "";
@@ -163,13 +150,7 @@ describe("praxis practice and eval against the local Worker (its LLM answers 42)
   // The bars are drawn only on a terminal: util-linux `script` gives the CLI one.
   it.runIf(process.platform === "linux" && existsSync("/usr/bin/script"))("practice start --follow draws live progress bars on a terminal", async () => {
     const cli = [process.execPath, CLI, "practice", "start", "math-bot", "--dataset", datasetId, "--epochs", "1", "--batch-size", "2", "--group-size", "2", "--verifier", "numeric", "--follow"];
-    const r = await new Promise<Run>((resolve, reject) => {
-      const child = spawn("/usr/bin/script", ["-qec", cli.map((a) => `'${a}'`).join(" "), "/dev/null"], { env: { ...process.env, ...asTenant(), XDG_CONFIG_HOME: home }, stdio: ["ignore", "pipe", "pipe"] });
-      let stdout = "";
-      child.stdout.on("data", (d) => (stdout += d));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout, stderr: "" }));
-    });
+    const r = await runProcess("/usr/bin/script", ["-qec", cli.map((a) => `'${a}'`).join(" "), "/dev/null"], { env: { ...process.env, ...asTenant(), XDG_CONFIG_HOME: home } });
     expect(r.code, r.stdout).toBe(0);
     const screen = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
     expect(screen).toMatch(/steps  \[[█░]+\] 1\/1 reward 1\.000, library 0/);

@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, inject, it } from "vitest";
 import { Praxis, unwrap } from "../../client/src/index";
+import { runProcess } from "./run-process";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -25,15 +25,7 @@ it("the README's client example runs as written: one episode around an OpenAI ch
   writeFileSync(file, readmeExample());
   try {
     const env = { ...process.env, PRAXIS_URL: url, PRAXIS_API_KEY: apiKey, OPENAI_BASE_URL: inject("llmBaseUrl"), OPENAI_API_KEY: "sk-test-not-real" };
-    const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [file], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d) => (stdout += d));
-      child.stderr.on("data", (d) => (stderr += d));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
+    const out = await runProcess(process.execPath, [file], { cwd: root, env });
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toBe("42\n");
   } finally {
