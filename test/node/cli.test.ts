@@ -121,6 +121,125 @@ describe("praxis CLI against the local Worker", () => {
   });
 });
 
+describe("praxis core loop: retrieve, prompt, episodes, rewards", () => {
+  let lessonId = "";
+  beforeAll(async () => {
+    await json(["agents", "create", "loop-bot"]);
+    lessonId = (await json(["experiences", "add", "loop-bot", "Check the invoice currency before converting amounts"])).id;
+  });
+
+  it("runs an episode end to end: start, prompt, attempt, end with a cited lesson whose Q rises", async () => {
+    const started = await praxis(["episode", "start", "loop-bot", "Convert the invoice amounts to EUR", "--meta", "ticket=42", "source=cli"], asTenant());
+    expect(started.code, started.stderr).toBe(0);
+    const episodeId = started.stdout.trim();
+    expect(episodeId).toMatch(/^\S+$/);
+
+    const prompt = await praxis(["prompt", "loop-bot", "--episode", episodeId], asTenant());
+    expect(prompt.code, prompt.stderr).toBe(0);
+    expect(prompt.stdout).toMatch(/^\[G0\]\. Check the invoice currency before converting amounts$/m);
+    expect(prompt.stderr).toMatch(/^retrieval \S+: 1 lessons, 0 cases, ~\d+ tokens/m);
+
+    const attempt = await json(["episode", "attempt", "loop-bot", episodeId, "Converted with a fixed rate", "--error", "TypeError: rate is undefined", "--tool", "fx"]);
+    expect(attempt).toMatchObject({ n: 1, ok: false, toolCalls: ["fx"] });
+    const ok = await praxis(["episode", "attempt", "loop-bot", episodeId, "Looked the rate up first"], asTenant());
+    expect(ok.stdout.trim()).toBe("Attempt 2 ok");
+
+    const ended = await json(["episode", "end", "loop-bot", episodeId, "--outcome", "success", "--answer", "Converted after checking the currency [G0]", "--cite", "G0"]);
+    expect(ended).toMatchObject({ id: episodeId, status: "ended", outcome: "success", answer: "Converted after checking the currency [G0]" });
+    const rewarded = ended.result.rewarded.find((m: { id: string }) => m.id === lessonId);
+    expect(rewarded.q).toBeGreaterThan(0.5);
+
+    const shown = await praxis(["episode", "show", "loop-bot", episodeId], asTenant());
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`^Episode ${episodeId}: ended, success`, "m"));
+    expect(shown.stdout).toMatch(/^1\s+failed\s+Converted with a fixed rate/m);
+    expect(shown.stdout).toMatch(/^2\s+ok\s+Looked the rate up first/m);
+    const listed = await json(["episode", "ls", "loop-bot", "--status", "ended"]);
+    expect(listed.map((e: { id: string }) => e.id)).toContain(episodeId);
+  });
+
+  it("retrieve ranks the lesson and reward moves its Q by the retrieval id", async () => {
+    const r = await json(["retrieve", "loop-bot", "invoice currency", "--k", "3", "--kind", "experience"]);
+    expect(r.items.map((i: { id: string }) => i.id)).toContain(lessonId);
+    const human = await praxis(["retrieve", "loop-bot", "invoice currency"], asTenant());
+    expect(human.stdout).toMatch(/^label\s+kind\s+id\s+score\s+relevance\s+q\s+match\s+text$/m);
+    expect(human.stdout).toContain(`--retrieval ${/retrieval (\S+):/.exec(human.stdout)![1]}`);
+
+    const before = (await json(["experiences", "ls", "loop-bot"])).find((e: { id: string }) => e.id === lessonId).q;
+    const rewarded = await json(["reward", "loop-bot", "--retrieval", r.retrievalId, "--outcome", "failure"]);
+    expect(rewarded.reward).toBe(-1);
+    expect(rewarded.updated).toEqual([expect.objectContaining({ id: lessonId, qBefore: before, q: expect.any(Number) })]);
+    expect(rewarded.updated[0].q).toBeLessThan(before);
+    const after = (await json(["experiences", "ls", "loop-bot"])).find((e: { id: string }) => e.id === lessonId).q;
+    expect(after).toBeCloseTo(rewarded.updated[0].q, 9);
+  });
+
+  it("rejects a reward without a target or an outcome (exit 2) and an unknown retrieval (exit 1)", async () => {
+    const noTarget = await praxis(["reward", "loop-bot", "--outcome", "success"], asTenant());
+    expect(noTarget.code).toBe(2);
+    expect(noTarget.stderr).toContain("--retrieval, --episode or --memory");
+    expect((await praxis(["reward", "loop-bot", "--memory", lessonId], asTenant())).code).toBe(2);
+    expect((await praxis(["reward", "loop-bot", "--retrieval", "ret_missing", "--outcome", "success"], asTenant())).code).toBe(1);
+    expect((await praxis(["episode", "end", "loop-bot", "ep_x"], asTenant())).code).toBe(2);
+  });
+});
+
+describe("praxis datasets: split sizes, show, rm, atomic uploads", () => {
+  const write = (name: string, lines: string[]) => {
+    const file = path.join(home, name);
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    return file;
+  };
+  const task = (i: number, split?: "train" | "holdout") => JSON.stringify({ id: `s${i}`, task: `Task ${i}`, groundTruth: String(i), ...(split ? { split } : {}) });
+  const names = async () => (await json(["datasets", "ls"])).map((d: { name: string }) => d.name);
+
+  it("lists split sizes, shows a dataset by name with its first tasks, and removes it", async () => {
+    const file = write("splits.jsonl", [0, 1, 2].map((i) => task(i, "train")).concat([3, 4].map((i) => task(i, "holdout"))));
+    const { datasetId } = await json(["datasets", "upload", "splits", file]);
+    const listed = (await json(["datasets", "ls"])).find((d: { name: string }) => d.name === "splits");
+    expect(listed).toMatchObject({ datasetId, counts: { train: 3, holdout: 2, total: 5, withGroundTruth: 5 } });
+    const table = await praxis(["datasets", "ls"], asTenant());
+    expect(table.stdout).toMatch(/^datasetId\s+name\s+train\s+holdout\s+total\s+holdoutFraction\s+createdAt$/m);
+    expect(table.stdout).toMatch(new RegExp(`^${datasetId}\\s+splits\\s+3\\s+2\\s+5\\s+0\\.2\\s`, "m"));
+
+    const shown = await json(["datasets", "show", "splits", "--tasks", "2"]);
+    expect(shown).toMatchObject({ datasetId, counts: { train: 3, holdout: 2 } });
+    expect(shown.tasks.map((t: { id: string }) => t.id)).toEqual(["s0", "s1"]);
+    const human = await praxis(["datasets", "show", datasetId], asTenant());
+    expect(human.stdout).toContain("tasks: 5 (train 3, holdout 2), 5 with ground truth");
+
+    expect(await json(["datasets", "rm", "splits"])).toMatchObject({ datasetId, deleted: true });
+    expect(await names()).not.toContain("splits");
+    expect((await praxis(["datasets", "show", datasetId], asTenant())).code).toBe(1);
+  });
+
+  it("a refused upload creates no dataset: bad JSON (exit 2) and a task the API rejects (exit 1)", async () => {
+    const badJson = await praxis(["datasets", "upload", "broken", write("broken.jsonl", [task(0), "{not json"])], asTenant());
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toContain("line 2 is not JSON");
+    const rejected = await praxis(["datasets", "upload", "broken", write("rejected.jsonl", [task(0), JSON.stringify({ task: 5 })])], asTenant());
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr).toMatch(/^praxis: 400 validation-failed/m);
+    expect(await names()).not.toContain("broken");
+  });
+
+  it("a refused later request of a large new upload removes the dataset it created", async () => {
+    const lines = Array.from({ length: 620 }, (_, i) => task(i));
+    lines[600] = JSON.stringify({ task: "no id pattern", id: "bad id with spaces" });
+    const r = await praxis(["datasets", "upload", "large", write("large.jsonl", lines)], asTenant());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("removed the dataset large");
+    expect(await names()).not.toContain("large");
+  });
+
+  it("a refused upload into an existing dataset adds none of its tasks", async () => {
+    const { datasetId } = await json(["datasets", "upload", "kept", write("kept.jsonl", [task(0), task(1)])]);
+    const r = await praxis(["datasets", "upload", "kept", write("kept-more.jsonl", [task(2), task(3), JSON.stringify({ task: "x", split: "dev" })])], asTenant());
+    expect(r.code).toBe(1);
+    expect((await json(["datasets", "show", datasetId])).counts.total).toBe(2);
+  });
+});
+
 describe("praxis practice and eval against the local Worker (its LLM answers 42)", () => {
   let datasetId = "";
   beforeAll(async () => {

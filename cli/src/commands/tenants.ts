@@ -1,0 +1,15 @@
+import type { Command } from "commander";
+import { unwrap } from "../../../client/src/index.js";
+import { client } from "../config.js";
+import { output } from "../output.js";
+
+export function registerTenants(program: Command): void {
+  const tenants = program.command("tenants").description("Tenants (operator key)");
+  tenants
+    .command("create <name>")
+    .description("Create a tenant; prints its admin API key once")
+    .action(async (name: string, _opts, cmd: Command) => {
+      const t = await unwrap(client(cmd).api.POST("/v1/tenants", { body: { name } }));
+      output(cmd, t, () => console.log(`Tenant ${t.tenantId} (${t.name})\nAdmin API key (shown once): ${t.apiKey}`));
+    });
+}
