@@ -1,0 +1,294 @@
+"""The ergonomic layer: ``Praxis`` (any route), ``Agent`` (one agent's memory) and ``Episode``."""
+
+from __future__ import annotations
+
+import json
+import traceback
+from types import TracebackType
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type, Union
+
+from . import models as m
+from .transport import RetryOptions, Transport
+
+
+class Praxis:
+    """The Praxis API at ``base_url`` with a tenant key (``pxk_…``) or the operator key.
+
+    ``request`` reaches every route of ``/openapi.json`` by its path template; ``agent(id)`` is the
+    ergonomic layer over the agent routes.
+    """
+
+    def __init__(self, base_url: str, api_key: str, *, retry: RetryOptions = RetryOptions(), timeout_s: float = 60.0) -> None:
+        self._transport = Transport(base_url, api_key, retry, timeout_s)
+
+    def request(
+        self,
+        method: str,
+        path_template: str,
+        *,
+        path: Optional[Mapping[str, str]] = None,
+        query: Optional[Mapping[str, Any]] = None,
+        body: Any = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """One call, e.g. ``request("GET", "/v1/datasets/{datasetId}", path={"datasetId": d})``.
+
+        Raises ``PraxisError`` for a problem answer and ``PraxisConnectionError`` when the API
+        cannot be reached after the retries. ``body`` is sent as JSON (``bytes`` as they are).
+        """
+        return self._transport.request(method, path_template, path=path, query=query, body=body, headers=headers)
+
+    def agent(self, agent_id: str) -> "Agent":
+        return Agent(self, agent_id)
+
+    def agents(self) -> List[m.Agent]:
+        """Every agent of the tenant (all pages)."""
+        items: List[m.Agent] = []
+        cursor: Optional[str] = None
+        while True:
+            page = self.request("GET", "/v1/agents", query={"limit": 200, "cursor": cursor})
+            items.extend(page["items"])
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return items
+
+
+class Agent:
+    """One agent's memory: what to inject before acting, episodes to report what happened."""
+
+    def __init__(self, praxis: Praxis, agent_id: str) -> None:
+        self.praxis = praxis
+        self.id = agent_id
+
+    def _call(self, method: str, route: str, **kwargs: Any) -> Any:
+        path = {"agentId": self.id, **kwargs.pop("path", {})}
+        return self.praxis.request(method, "/v1/agents/{agentId}" + route, path=path, **kwargs)
+
+    def ensure(self, display_name: Optional[str] = None) -> m.Agent:
+        """Creates the agent, or updates its display name (PUT: safe to repeat)."""
+        return self._call("PUT", "", body={"displayName": display_name} if display_name else {})
+
+    def prompt(
+        self,
+        query: Optional[str] = None,
+        *,
+        episode_id: Optional[str] = None,
+        phase: Optional[m.Phase] = None,
+        budget_tokens: Optional[int] = None,
+        max_cases: Optional[int] = None,
+    ) -> m.PromptBlock:
+        """The block to inject into the agent's prompt: ``[G#]. …`` lessons, then relevant past cases."""
+        query_params = {"query": query, "episodeId": episode_id, "phase": phase, "budgetTokens": budget_tokens, "maxCases": max_cases}
+        return self._call("GET", "/prompt", query=query_params)
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        phase: Optional[m.Phase] = None,
+        lambda_: Optional[float] = None,
+        k1: Optional[int] = None,
+        k2: Optional[int] = None,
+        threshold: Optional[float] = None,
+        kinds: Optional[Sequence[m.MemoryKind]] = None,
+        tags: Optional[Sequence[str]] = None,
+        episode_id: Optional[str] = None,
+    ) -> m.RetrieveResponse:
+        """Utility-ranked retrieval: relevance filter, then relevance and Q blended by λ."""
+        body = _compact(
+            {"query": query, "phase": phase, "lambda": lambda_, "k1": k1, "k2": k2, "threshold": threshold, "kinds": _list(kinds), "tags": _list(tags), "episodeId": episode_id}
+        )
+        return self._call("POST", "/retrieve", body=body)
+
+    def reward(
+        self,
+        *,
+        retrieval_id: Optional[str] = None,
+        episode_id: Optional[str] = None,
+        memory_ids: Optional[Sequence[str]] = None,
+        outcome: Optional[m.Outcome] = None,
+        reward: Optional[float] = None,
+        quality: Optional[float] = None,
+        cited_ids: Optional[Sequence[str]] = None,
+    ) -> m.RewardResult:
+        """Reports an outcome: Q ← Q + α(r − Q) for what a retrieval (or episode) returned, or named memories."""
+        body = _compact(
+            {
+                "retrievalId": retrieval_id,
+                "episodeId": episode_id,
+                "memoryIds": _list(memory_ids),
+                "outcome": outcome,
+                "reward": reward,
+                "quality": quality,
+                "citedIds": _list(cited_ids),
+            }
+        )
+        return self._call("POST", "/rewards", body=body)
+
+    def add_experience(self, text: str, *, tags: Optional[Sequence[str]] = None, **fields: Any) -> m.VersionedExperience:
+        """Adds a lesson (a new library version); ``fields`` are further ``ExperienceCreate`` members."""
+        return self._call("POST", "/experiences", body=_compact({"text": text, "tags": _list(tags), **fields}))
+
+    def experiences(self, *, status: str = "active") -> List[Dict[str, Any]]:
+        """The agent's experiences (all pages) with their labels and Q."""
+        items: List[Dict[str, Any]] = []
+        cursor: Optional[str] = None
+        while True:
+            page = self._call("GET", "/experiences", query={"status": status, "limit": 200, "cursor": cursor})
+            items.extend(page["items"])
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return items
+
+    def start_episode(self, task: str, metadata: Optional[m.Metadata] = None) -> "Episode":
+        """Starts an episode to use without `with`: end it with ``Episode.end``."""
+        return Episode(self, None, task, metadata).__enter__()
+
+    def get_episode(self, episode_id: str) -> m.Episode:
+        return self._call("GET", "/episodes/{id}", path={"id": episode_id})
+
+    def episode(self, task: str, metadata: Optional[m.Metadata] = None) -> "Episode":
+        """An episode as a context manager; see ``Episode``."""
+        return Episode(self, None, task, metadata)
+
+    def practice_events(self, run_id: str, *, timeout_s: float = 330.0) -> Iterator[m.RunEvent]:
+        """The practice run's events as they happen, resuming across reconnects, until the run ends.
+
+        The server closes the stream every few minutes; the next connection resumes after the last
+        event seen (``Last-Event-ID``). The iteration ends after an ``end`` event, or when a
+        connection closes without any new event (the run was already over).
+        """
+        last_id = 0
+        while True:
+            headers = {"accept": "text/event-stream"}
+            if last_id:
+                headers["last-event-id"] = str(last_id)
+            res, lines = self.praxis._transport.stream_lines(
+                "/v1/agents/{agentId}/practice-runs/{runId}/events", path={"agentId": self.id, "runId": run_id}, headers=headers, timeout_s=timeout_s
+            )
+            received = 0
+            with res:
+                for event in _sse(lines):
+                    received += 1
+                    last_id = int(event["id"]) if event.get("id") else last_id + 1
+                    data = event.get("data")
+                    parsed: m.RunEvent = {"id": last_id, "type": event.get("event") or "message", "data": json.loads(data) if data else {}}
+                    yield parsed
+                    if parsed["type"] == "end":
+                        return
+            if not received:
+                return
+
+
+class Episode:
+    """One task the agent works on: its prompt, its attempts, its answer, citations and outcome.
+
+    As a context manager (``with agent.episode("task") as ep:``) the episode starts on entry and
+    ends on exit with what was recorded on it: ``ep.answer``, the labels or ids passed to
+    ``ep.cite``, ``ep.outcome`` (default ``success``) and ``ep.score``. If the block raises, the
+    error is logged as a failed attempt and the episode ends as ``failure`` (answer and citations
+    still sent: a cited lesson that led to a failure loses Q), then the error propagates. An episode
+    the block ended itself (``ep.end(...)``) is not ended again.
+    """
+
+    def __init__(self, agent: Agent, episode_id: Optional[str], task: str, metadata: Optional[m.Metadata] = None) -> None:
+        self.agent = agent
+        self._id = episode_id
+        self.task = task
+        self.metadata = metadata
+        self.answer: Optional[str] = None
+        self.outcome: Optional[m.Outcome] = None
+        self.score: Optional[float] = None
+        self.cited: List[str] = []
+        self.attempts: List[m.Attempt] = []
+        self.ended: Optional[m.Episode] = None
+
+    @property
+    def id(self) -> str:
+        if self._id is None:
+            raise RuntimeError("The episode has not started: use it in a `with` block or Agent.start_episode")
+        return self._id
+
+    def __enter__(self) -> "Episode":
+        if self._id is None:
+            self._id = self.agent._call("POST", "/episodes", body=_compact({"task": self.task, "metadata": self.metadata}))["episodeId"]
+        return self
+
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
+        if self.ended is not None:
+            return
+        if exc is None:
+            self.end(self.outcome or "success", answer=self.answer, cited_ids=self.cited, score=self.score)
+            return
+        try:
+            text = "".join(traceback.format_exception(exc_type, exc, tb))[-50_000:]
+            self.attempt("The episode's work raised", ok=False, error=text)
+            self.end("failure", answer=self.answer, cited_ids=self.cited, score=self.score)
+        except Exception:
+            # The caller needs its own error, not this one; an episode left open is ended as
+            # `timeout` by the service's sweep.
+            pass
+
+    def prompt(self, query: Optional[str] = None, **options: Any) -> m.PromptBlock:
+        """The prompt block for this episode (query defaults to the task); its end rewards what it showed."""
+        return self.agent.prompt(query if query is not None else self.task, episode_id=self.id, **options)
+
+    def retrieve(self, query: Optional[str] = None, **options: Any) -> m.RetrieveResponse:
+        return self.agent.retrieve(query if query is not None else self.task, episode_id=self.id, **options)
+
+    def cite(self, *ids_or_labels: str) -> None:
+        """Records memories that helped (ids, or labels such as ``G0`` from the prompt block)."""
+        for x in ids_or_labels:
+            if x not in self.cited:
+                self.cited.append(x)
+
+    def attempt(
+        self, description: str, *, ok: bool, error: Optional[str] = None, tool_calls: Optional[Sequence[Union[str, m.ToolCall]]] = None
+    ) -> m.Attempt:
+        """Logs an attempt; a stack trace in ``error`` is digested and secrets redacted by the service."""
+        calls = [{"name": c} if isinstance(c, str) else dict(c) for c in tool_calls] if tool_calls else None
+        body = _compact({"description": description, "ok": ok, "error": error, "toolCalls": calls})
+        recorded: m.Attempt = self.agent._call("POST", "/episodes/{id}/attempts", path={"id": self.id}, body=body)
+        self.attempts.append(recorded)
+        return recorded
+
+    def end(
+        self, outcome: m.Outcome, *, answer: Optional[str] = None, cited_ids: Optional[Sequence[str]] = None, score: Optional[float] = None
+    ) -> m.Episode:
+        """Ends the episode (idempotent: the first result stays); rewards what it retrieved."""
+        body = _compact({"outcome": outcome, "answer": answer, "citedIds": _list(cited_ids), "score": score})
+        self.ended = self.agent._call("POST", "/episodes/{id}/end", path={"id": self.id}, body=body)
+        return self.ended
+
+
+def _compact(d: Dict[str, Any]) -> Dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def _list(xs: Optional[Sequence[Any]]) -> Optional[List[Any]]:
+    return list(xs) if xs else None
+
+
+def _sse(lines: Iterator[str]) -> Iterator[Dict[str, str]]:
+    """Server-Sent Events (the WHATWG format): fields until a blank line; comments skipped."""
+    event: Dict[str, str] = {}
+    data: List[str] = []
+    for line in lines:
+        if not line:
+            if data or event:
+                if data:
+                    event["data"] = "\n".join(data)
+                yield event
+            event, data = {}, []
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "data":
+            data.append(value)
+        elif name in ("event", "id"):
+            event[name] = value
+    if data:
+        event["data"] = "\n".join(data)
+        yield event

@@ -1,0 +1,138 @@
+"""The API's request and response shapes the client's methods take and return, as TypedDicts
+(mirroring the components of client/openapi.json: a dict from ``json.loads`` is one of these).
+Every shape is in the OpenAPI document at ``/openapi.json``; the less common routes are reached
+with ``Praxis.request`` and return plain dicts."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Dict, List, Literal, Optional, Union
+
+if sys.version_info >= (3, 11):
+    from typing import NotRequired, TypedDict
+else:  # pragma: no cover - older Pythons read NotRequired fields as required in type checkers only
+    from typing import TypedDict
+
+    NotRequired = Optional
+
+Outcome = Literal["success", "failure", "partial", "timeout"]
+Phase = Literal["observation", "reasoning", "planning", "action", "reflection"]
+MemoryKind = Literal["experience", "case"]
+Metadata = Dict[str, Union[str, int, float, bool, None]]
+
+
+class Agent(TypedDict):
+    agentId: str
+    displayName: Optional[str]
+    createdAt: int
+
+
+class RetrieveRequest(TypedDict):
+    query: str
+    phase: NotRequired[Phase]
+    # `lambda` is a keyword in Python: Agent.retrieve takes it as `lambda_`.
+    k1: NotRequired[int]
+    k2: NotRequired[int]
+    threshold: NotRequired[float]
+    kinds: NotRequired[List[MemoryKind]]
+    tags: NotRequired[List[str]]
+    episodeId: NotRequired[str]
+
+
+class RetrievedItem(TypedDict):
+    id: str
+    kind: MemoryKind
+    label: Optional[str]
+    probation: bool
+    text: str
+    sim: float
+    lexical: float
+    relevance: float
+    simZ: float
+    q: float
+    qZ: float
+    score: float
+    match: Literal["vector", "lexical"]
+
+
+class RetrieveResponse(TypedDict):
+    retrievalId: str
+    phase: Optional[Phase]
+    candidates: int
+    items: List[RetrievedItem]
+
+
+class PromptBlock(TypedDict):
+    prompt: str
+    mode: Literal["full-library", "ranked"]
+    experienceIds: List[str]
+    caseIds: List[str]
+    retrievalId: str
+    estimatedTokens: int
+
+
+class RewardedMemory(TypedDict):
+    id: str
+    kind: MemoryKind
+    qBefore: float
+    q: float
+    cited: bool
+
+
+class RewardResult(TypedDict):
+    reward: float
+    updated: List[RewardedMemory]
+    uncited: List[str]
+    replayed: bool
+
+
+class VersionedExperience(TypedDict):
+    id: str
+    libraryVersion: int
+
+
+class Attempt(TypedDict):
+    n: int
+    description: str
+    ok: bool
+    error: Optional[str]
+    toolCalls: List[str]
+    at: int
+
+
+class ToolCall(TypedDict):
+    name: str
+    input: NotRequired[Any]
+    output: NotRequired[Any]
+    error: NotRequired[str]
+
+
+class EpisodeResult(TypedDict):
+    reward: float
+    rewarded: List[Dict[str, Any]]
+    caseId: Optional[str]
+    extraction: Literal["queued", "not-needed"]
+    jobId: Optional[str]
+
+
+class Episode(TypedDict):
+    id: str
+    task: str
+    metadata: Optional[Metadata]
+    sessionId: Optional[str]
+    status: Literal["open", "ended"]
+    outcome: Optional[Outcome]
+    score: Optional[float]
+    answer: Optional[str]
+    attempts: List[Attempt]
+    result: Optional[EpisodeResult]
+    createdAt: int
+    endedAt: Optional[int]
+
+
+class RunEvent(TypedDict):
+    """One event of a practice run's stream (``status``, ``stage``, ``rollout``, ``group``, ``step``, ``budget``, ``end``)."""
+
+    id: int
+    type: str
+    data: Dict[str, Any]

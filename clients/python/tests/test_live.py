@@ -1,0 +1,120 @@
+"""The client against a running Praxis Worker (``wrangler dev`` with the fake LLM whose every answer
+is "42", as test/node/python-client.test.ts starts it). Needs PRAXIS_URL and PRAXIS_ADMIN_KEY (a
+tenant is created per run); skipped without them."""
+
+from __future__ import annotations
+
+import os
+import unittest
+import uuid
+from typing import Dict
+
+from praxis_client import Agent, Praxis, PraxisError
+
+URL = os.environ.get("PRAXIS_URL")
+ADMIN_KEY = os.environ.get("PRAXIS_ADMIN_KEY")
+
+
+@unittest.skipUnless(URL and ADMIN_KEY, "set PRAXIS_URL and PRAXIS_ADMIN_KEY to test against a running Worker")
+class LiveTest(unittest.TestCase):
+    praxis: Praxis
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        assert URL and ADMIN_KEY
+        tenant = Praxis(URL, ADMIN_KEY).request("POST", "/v1/tenants", body={"name": f"python-{uuid.uuid4().hex[:8]}"})
+        cls.praxis = Praxis(URL, tenant["apiKey"])
+
+    def new_agent(self, lessons: Dict[str, str]) -> "tuple[Agent, Dict[str, str]]":
+        agent = self.praxis.agent(f"py-{uuid.uuid4().hex[:10]}")
+        agent.ensure("Python test agent")
+        ids = {name: agent.add_experience(text)["id"] for name, text in lessons.items()}
+        return agent, ids
+
+    def q_of(self, agent: Agent) -> Dict[str, float]:
+        return {e["id"]: e["q"] for e in agent.experiences()}
+
+    def test_the_episode_context_manager_records_attempts_answer_citations_and_outcome(self) -> None:
+        agent, ids = self.new_agent({"currency": "Check the invoice currency before converting amounts", "other": "Prefer ISO dates in reports"})
+        labels = {e["id"]: e["label"] for e in agent.experiences()}
+        with agent.episode("Convert the invoice amounts to EUR", metadata={"ticket": 42}) as ep:
+            block = ep.prompt()
+            self.assertIn(f"[{labels[ids['currency']]}]. Check the invoice currency", block["prompt"])
+            ep.attempt("Converted with a fixed rate", ok=False, error="ValueError: rate missing", tool_calls=["fx"])
+            ep.answer = "Converted after checking the currency"
+            ep.cite(labels[ids["currency"]])
+        self.assertIsNotNone(ep.ended)
+        stored = agent.get_episode(ep.id)
+        self.assertEqual((stored["status"], stored["outcome"], stored["answer"]), ("ended", "success", "Converted after checking the currency"))
+        self.assertEqual(stored["metadata"], {"ticket": 42})
+        self.assertEqual([(a["n"], a["ok"], a["toolCalls"]) for a in stored["attempts"]], [(1, False, ["fx"])])
+        q = self.q_of(agent)
+        self.assertGreater(q[ids["currency"]], 0.5)
+        self.assertEqual(q[ids["other"]], 0.5)
+
+    def test_an_error_in_the_block_is_logged_and_ends_the_episode_as_a_failure(self) -> None:
+        agent, ids = self.new_agent({"lesson": "Retry a 429 only after Retry-After"})
+        with self.assertRaises(KeyError):
+            with agent.episode("Call the rate-limited API") as ep:
+                ep.prompt()
+                ep.cite(ids["lesson"])
+                raise KeyError("no such field")
+        stored = agent.get_episode(ep.id)
+        self.assertEqual(stored["outcome"], "failure")
+        self.assertFalse(stored["attempts"][-1]["ok"])
+        self.assertIn("KeyError", stored["attempts"][-1]["error"] or "")
+        self.assertLess(self.q_of(agent)[ids["lesson"]], 0.5)
+
+    def test_an_episode_ended_in_the_block_is_not_ended_again(self) -> None:
+        agent, _ = self.new_agent({"lesson": "Summarise the ticket before answering"})
+        with agent.episode("Answer ticket 7") as ep:
+            ep.end("partial", answer="Half done", score=0.5)
+        stored = agent.get_episode(ep.id)
+        self.assertEqual((stored["outcome"], stored["score"], stored["answer"]), ("partial", 0.5, "Half done"))
+
+    def test_retrieve_then_reward_moves_q_of_what_was_returned(self) -> None:
+        agent, ids = self.new_agent({"lesson": "Validate the JSON schema before calling the tool"})
+        r = agent.retrieve("validate the JSON schema", k2=3, kinds=["experience"])
+        self.assertIn(ids["lesson"], [i["id"] for i in r["items"]])
+        rewarded = agent.reward(retrieval_id=r["retrievalId"], outcome="failure")
+        self.assertEqual(rewarded["reward"], -1)
+        self.assertEqual([u["id"] for u in rewarded["updated"]], [ids["lesson"]])
+        self.assertLess(rewarded["updated"][0]["q"], rewarded["updated"][0]["qBefore"])
+        self.assertAlmostEqual(self.q_of(agent)[ids["lesson"]], rewarded["updated"][0]["q"])
+
+    def test_problems_raise_praxis_errors(self) -> None:
+        agent, _ = self.new_agent({})
+        with self.assertRaises(PraxisError) as caught:
+            agent.add_experience(" ")
+        self.assertEqual((caught.exception.status, caught.exception.code), (400, "validation-failed"))
+        self.assertTrue(caught.exception.errors)
+        with self.assertRaises(PraxisError) as missing:
+            agent.get_episode("ep_missing")
+        self.assertEqual(missing.exception.status, 404)
+        self.assertTrue(missing.exception.request_id)
+
+    def test_any_route_by_its_template_and_a_practice_run_followed_to_its_end(self) -> None:
+        agent, _ = self.new_agent({})
+        self.assertIn("tenantId", self.praxis.request("GET", "/v1/keys/current"))
+        tasks = [{"id": f"q{i}", "task": f"What is {q}?", "groundTruth": "42", "split": "train"} for i, q in enumerate(["6 * 7", "40 + 2"])]
+        dataset = self.praxis.request("POST", "/v1/datasets", body={"name": f"forty-two-{uuid.uuid4().hex[:6]}", "tasks": tasks})
+        self.assertEqual(dataset["counts"]["train"], 2)
+        run = self.praxis.request(
+            "POST",
+            "/v1/agents/{agentId}/practice-runs",
+            path={"agentId": agent.id},
+            body={"datasetId": dataset["datasetId"], "epochs": 1, "batchSize": 2, "groupSize": 2, "verifier": {"kind": "numeric"}, "policy": {"kind": "llm"}},
+        )
+        events = list(agent.practice_events(run["runId"]))
+        types = [e["type"] for e in events]
+        self.assertIn("step", types)
+        self.assertEqual(types[-1], "end")
+        self.assertEqual([e["id"] for e in events], sorted({e["id"] for e in events}))
+        step = next(e for e in events if e["type"] == "step")
+        self.assertEqual(step["data"]["meanReward"], 1)
+        view = self.praxis.request("GET", "/v1/agents/{agentId}/practice-runs/{runId}", path={"agentId": agent.id, "runId": run["runId"]})
+        self.assertEqual(view["status"], "completed")
+
+
+if __name__ == "__main__":
+    unittest.main()
