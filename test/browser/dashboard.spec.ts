@@ -206,10 +206,18 @@ describe("dashboard in a browser", () => {
     expect(final).toContain("Status: completed");
     expect(seen.size).toBeGreaterThan(3);
     expect([...seen].some((s) => s.includes("Status: running"))).toBe(true);
+    // The rollouts bar belongs to a step in progress: shown while running, gone once the run is over.
+    expect([...seen].some((s) => s.includes("Status: running") && s.includes("Rollouts of this step"))).toBe(true);
+    expect(final).not.toContain("Rollouts of this step");
+    expect(await page.locator("#progress progress").count()).toBe(0);
 
     const steps = (await agentApi("GET", `/practice-runs/${runId}/steps`)).items;
     await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll("#steps details").length === n, steps.length);
     expect(steps.length).toBe(4);
+    // Steps, epochs and step numbers as the API and the CLI give them: from 0.
+    const summaries = (await page.locator("#steps summary").allTextContents()).map((t) => t.split(" — ")[0]);
+    expect(summaries).toEqual(steps.map((s: { n: number; epoch: number; step: number }) => `Step ${s.n} (epoch ${s.epoch}, step ${s.step})`));
+    expect(summaries[0]).toBe("Step 0 (epoch 0, step 0)");
     expect(await page.locator("#curve canvas").count()).toBe(1);
     await page.locator("#steps summary").first().click();
     await page.locator("#steps details[open] h3").first().waitFor();
@@ -223,6 +231,18 @@ describe("dashboard in a browser", () => {
     expect(jobs.length).toBeGreaterThan(0);
     expect(await page.locator("#jobs-table tbody tr").count()).toBe(jobs.length);
     await shot(page, "jobs");
+    // A common laptop width: the jobs table fits its card, nothing scrolls sideways.
+    await page.setViewportSize({ width: 1366, height: 768 });
+    const fit = await page.$eval("#jobs-table", (table: any) => ({
+      table: table.getBoundingClientRect().right,
+      card: table.closest(".card").getBoundingClientRect().right,
+      wrapScroll: table.parentElement.scrollWidth - table.parentElement.clientWidth,
+      page: table.ownerDocument.documentElement.scrollWidth,
+    }));
+    expect(fit.wrapScroll).toBeLessThanOrEqual(0);
+    expect(fit.table).toBeLessThanOrEqual(fit.card);
+    expect(fit.page).toBeLessThanOrEqual(1366);
+    await shot(page, "jobs-1366");
     await visit(page, "/dashboard/usage");
     expect(await page.locator("#usage-table-rows tbody tr").count()).toBeGreaterThan(0);
     expect(await page.locator("#usage-chart canvas").count()).toBe(1);
@@ -230,7 +250,18 @@ describe("dashboard in a browser", () => {
     await page.close();
   });
 
-
+  it("shows a missing agent or run as not found, without the page's empty cards", async () => {
+    const page = await openSignedIn(adminKey, "/dashboard");
+    for (const p of ["/dashboard/agents/no-such-agent", "/dashboard/agents/no-such-agent/runs", "/dashboard/agents/no-such-agent/jobs", `/dashboard/agents/${AGENT}/runs/run_missing`]) {
+      await page.goto(worker.url + p);
+      await page.waitForSelector("body[data-ready=not-found]", { timeout: 30_000 });
+      expect(await page.locator("#status").textContent()).toMatch(/^Not found: .+/);
+      expect(await page.locator("main .card:visible").count()).toBe(0);
+      expect(await page.locator("#status a[href='/dashboard']").count()).toBe(1);
+    }
+    await shot(page, "not-found");
+    await page.close();
+  });
 });
 
 async function tableTextsAt(page: Page, p: string) {

@@ -83,7 +83,7 @@
   // ------------------------------------------------------------------ tables
   /**
    * A table whose headers sort it (buttons, with aria-sort) and that can be filtered. `cols`:
-   * { label, cell(row) → node|text, sort?(row) → number|string, num? }.
+   * { label, cell(row) → node|text, sort?(row) → number|string, num?, id? (an identifier: wraps anywhere) }.
    */
   function dataTable(caption, cols, rows, { filter, id } = {}) {
     let sortCol = -1;
@@ -109,7 +109,7 @@
       }
       tbody.replaceChildren(
         ...(shown.length
-          ? shown.map((r) => h("tr", {}, cols.map((c) => h("td", { class: c.num ? "num" : null }, c.cell(r)))))
+          ? shown.map((r) => h("tr", {}, cols.map((c) => h("td", { class: c.num ? "num" : c.id ? "id" : null }, c.cell(r)))))
           : [h("tr", {}, h("td", { colspan: cols.length, class: "empty", text: "Nothing to show." }))]),
       );
     }
@@ -422,9 +422,9 @@
       dataTable(
         `${runs.length} run${runs.length === 1 ? "" : "s"}`,
         [
-          { label: "Run", cell: (r) => h("a", { href: agentPage(`/runs/${enc(r.runId)}`) }, r.runId), sort: (r) => r.runId },
+          { label: "Run", cell: (r) => h("a", { href: agentPage(`/runs/${enc(r.runId)}`) }, r.runId), sort: (r) => r.runId, id: true },
           { label: "Status", cell: (r) => h("span", { class: `badge ${r.status}` }, r.status), sort: (r) => r.status },
-          { label: "Dataset", cell: (r) => r.datasetId, sort: (r) => r.datasetId },
+          { label: "Dataset", cell: (r) => r.datasetId, sort: (r) => r.datasetId, id: true },
           { label: "Started", cell: (r) => fmtTime(r.createdAt), sort: (r) => r.createdAt },
           { label: "Updated", cell: (r) => fmtTime(r.updatedAt), sort: (r) => r.updatedAt },
           { label: "Error", cell: (r) => r.error ?? "" },
@@ -465,9 +465,10 @@
     const p = v.progress;
     const totalSteps = v.config.epochs * p.stepsPerEpoch;
     const finished = v.trainReward.filter((t) => t.meanReward !== null).length;
+    const running = !TERMINAL.has(v.status);
     const cancel =
       canWrite() &&
-      !TERMINAL.has(v.status) &&
+      running &&
       h(
         "button",
         {
@@ -489,8 +490,9 @@
         "dl",
         { class: "stats" },
         stat("Steps finished", totalSteps ? `${finished} of ${totalSteps}` : "—"),
-        stat("Epoch", `${Math.min(p.epoch + 1, v.config.epochs)} of ${v.config.epochs}`),
-        stat("Stage", p.stage ?? "—"),
+        stat("Epochs", fmtInt(v.config.epochs)),
+        stat("Now at", running ? `epoch ${p.epoch}, step ${p.step}` : "—"),
+        stat("Stage", (running && p.stage) || "—"),
         stat("Rollouts", `${fmtInt(p.rollouts.done)} of ${fmtInt(p.rollouts.total)}`),
         stat("Groups kept / filtered", `${fmtInt(p.groups.kept)} / ${fmtInt(p.groups.filtered)}`),
         stat("Library size", fmtInt(v.librarySize)),
@@ -498,8 +500,9 @@
         stat("LLM calls", fmtInt(v.usage.calls)),
         stat("Cost", fmtUsd(v.usage.costUsd)),
       ),
-      h("label", { for: "rollout-progress" }, "Rollouts of this step"),
-      h("progress", { id: "rollout-progress", max: Math.max(1, p.rollouts.total), value: p.rollouts.done }, `${p.rollouts.done} of ${p.rollouts.total}`),
+      // The bar follows the step in progress; a finished run has none.
+      running && h("label", { for: "rollout-progress" }, "Rollouts of this step"),
+      running && h("progress", { id: "rollout-progress", max: Math.max(1, p.rollouts.total), value: p.rollouts.done }, `${p.rollouts.done} of ${p.rollouts.total}`),
       v.promotion ? h("p", {}, `Promotion: ${v.promotion.promoted ? `promoted as library v${v.promotion.version}` : "not promoted"} — ${v.promotion.reason}`) : null,
       cancel,
     );
@@ -526,7 +529,8 @@
     const curve = await curveOf();
     const perEpoch = view.progress.stepsPerEpoch || 1;
     if (!curve.steps.length) return fill("curve", empty("No step has finished yet."));
-    const xs = curve.steps.map((s) => s.epoch * perEpoch + s.step + 1);
+    // Steps numbered from 0, as the API and the CLI number them.
+    const xs = curve.steps.map((s) => s.epoch * perEpoch + s.step);
     // An epoch's holdout accuracy sits at its last step.
     const atEpochEnd = (pick) => xs.map((x, i) => {
       const s = curve.steps[i];
@@ -569,7 +573,7 @@
         const details = h(
           "details",
           { "data-step": s.n, open: openSteps.has(s.n) },
-          h("summary", {}, `Step ${s.n + 1} (epoch ${s.epoch + 1}, step ${s.step + 1}) — ${s.status}, mean reward ${fmtQ(s.meanReward)}, library ${fmtInt(s.librarySize)}, ${fmtInt(s.usage.tokensIn + s.usage.tokensOut)} tokens`),
+          h("summary", {}, `Step ${s.n} (epoch ${s.epoch}, step ${s.step}) — ${s.status}, mean reward ${fmtQ(s.meanReward)}, library ${fmtInt(s.librarySize)}, ${fmtInt(s.usage.tokensIn + s.usage.tokensOut)} tokens`),
           h("div", { class: "step-body" }),
         );
         details.addEventListener("toggle", () => {
@@ -643,11 +647,11 @@
       dataTable(
         `${jobs.length} job${jobs.length === 1 ? "" : "s"}`,
         [
-          { label: "Job", cell: (j) => j.id, sort: (j) => j.id },
+          { label: "Job", cell: (j) => j.id, sort: (j) => j.id, id: true },
           { label: "Type", cell: (j) => j.type, sort: (j) => j.type },
           { label: "Status", cell: (j) => h("span", { class: `badge ${j.status}` }, j.status), sort: (j) => j.status },
           { label: "Reason", cell: (j) => h("span", { class: "text" }, j.reason ?? "—") },
-          { label: "Episode", cell: (j) => j.episodeId ?? "—" },
+          { label: "Episode", cell: (j) => j.episodeId ?? "—", id: true },
           { label: "Attempts", cell: (j) => fmtInt(j.attempts), sort: (j) => j.attempts, num: true },
           { label: "Created", cell: (j) => fmtTime(j.createdAt), sort: (j) => j.createdAt },
           { label: "Updated", cell: (j) => fmtTime(j.updatedAt), sort: (j) => j.updatedAt },
@@ -731,13 +735,23 @@
     body.dataset.scope = me.scope;
     setStatus("Loading…");
     try {
+      // The agent first: its pages list empty runs or jobs for an agent that does not exist.
+      if (agentId) await api(agentApi());
       await PAGES[page]();
       setStatus("");
       body.dataset.ready = "true";
     } catch (err) {
-      setStatus(err.status === 404 ? `Not found: ${err.message}` : `Could not load this page: ${err.message}`);
+      if (err.status === 404) return notFound(err);
+      setStatus(`Could not load this page: ${err.message}`);
       body.dataset.ready = "error";
     }
+  }
+
+  /** What the page was about does not exist: say so, and show none of its cards. */
+  function notFound(err) {
+    for (const el of $("main").querySelectorAll(".card")) el.hidden = true;
+    $("status").replaceChildren(`Not found: ${err.message} `, h("a", { href: "/dashboard" }, "Back to the agents"));
+    body.dataset.ready = "not-found";
   }
 
   $("sign-in-form").addEventListener("submit", (ev) => {
