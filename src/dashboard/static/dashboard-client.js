@@ -1,91 +1,1051 @@
-// The dashboard's client: reads the public JSON API with the API key pasted at sign-in. The key
-// lives in sessionStorage (this tab only) and travels only as the bearer header of API calls.
+// Built by src/dashboard/build-client.mjs from src/dashboard/client/*.ts; do not edit (run `node src/dashboard/build-client.mjs`).
+"use strict";
 (() => {
-  "use strict";
-
-  const KEY_STORAGE = "praxis.apiKey";
-  const DAY_MS = 86_400_000;
-  const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#4d7c0f", "#be185d"];
-  const TERMINAL = new Set(["completed", "failed", "cancelled", "budget-exhausted"]);
-
-  const body = document.body;
-  const page = body.dataset.page;
-  const agentId = body.dataset.agentId;
-  const runId = body.dataset.runId;
-  const $ = (id) => document.getElementById(id);
-  let me = null;
-
-  // ------------------------------------------------------------------ DOM helpers
-  function h(tag, attrs, ...children) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs ?? {})) {
-      if (v === undefined || v === null || v === false) continue;
-      if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-      else if (k === "text") el.textContent = v;
-      else if (k === "class") el.className = v;
-      else el.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c instanceof Node ? c : String(c));
-    return el;
+  // node_modules/openapi-fetch/dist/index.mjs
+  var PATH_PARAM_RE = /\{[^{}]+\}/g;
+  var supportsRequestInitExt = () => {
+    return typeof process === "object" && Number.parseInt(process?.versions?.node?.substring(0, 2)) >= 18 && process.versions.undici;
+  };
+  function randomID() {
+    return Math.random().toString(36).slice(2, 11);
   }
-  const fill = (id, ...nodes) => $(id).replaceChildren(...nodes.filter((n) => n !== null && n !== undefined && n !== false));
-  const setStatus = (text) => ($("status").textContent = text);
-  const fmtQ = (q) => (typeof q === "number" ? q.toFixed(3) : "—");
-  const fmtInt = (n) => (typeof n === "number" ? n.toLocaleString("en-US") : "—");
-  const fmtPct = (x) => (typeof x === "number" ? `${(x * 100).toFixed(1)}%` : "—");
-  const fmtUsd = (x) => (typeof x === "number" ? `$${x.toFixed(4)}` : "—");
-  const fmtTime = (ms) => (typeof ms === "number" ? new Date(ms).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "—");
-  const enc = encodeURIComponent;
-  const agentApi = (path = "", id = agentId) => `/v1/agents/${enc(id)}${path}`;
-  const agentPage = (path = "", id = agentId) => `/dashboard/agents/${enc(id)}${path}`;
-  /** Write controls are built only for keys that may use them; a read key never sees one. */
-  const canWrite = () => !!me && me.scope !== "read" && (!me.agentIds || !agentId || me.agentIds.includes(agentId));
-  const empty = (text) => h("p", { class: "empty", text });
+  function createClient(clientOptions) {
+    let {
+      baseUrl = "",
+      Request: CustomRequest = globalThis.Request,
+      fetch: baseFetch = globalThis.fetch,
+      querySerializer: globalQuerySerializer,
+      bodySerializer: globalBodySerializer,
+      pathSerializer: globalPathSerializer,
+      headers: baseHeaders,
+      requestInitExt = void 0,
+      ...baseOptions
+    } = { ...clientOptions };
+    requestInitExt = supportsRequestInitExt() ? requestInitExt : void 0;
+    baseUrl = removeTrailingSlash(baseUrl);
+    const globalMiddlewares = [];
+    async function coreFetch(schemaPath, fetchOptions) {
+      const {
+        baseUrl: localBaseUrl,
+        fetch: fetch2 = baseFetch,
+        Request: Request2 = CustomRequest,
+        headers,
+        params = {},
+        parseAs = "json",
+        querySerializer: requestQuerySerializer,
+        bodySerializer = globalBodySerializer ?? defaultBodySerializer,
+        pathSerializer: requestPathSerializer,
+        body: body2,
+        middleware: requestMiddlewares = [],
+        ...init
+      } = fetchOptions || {};
+      let finalBaseUrl = baseUrl;
+      if (localBaseUrl) {
+        finalBaseUrl = removeTrailingSlash(localBaseUrl) ?? baseUrl;
+      }
+      let querySerializer = typeof globalQuerySerializer === "function" ? globalQuerySerializer : createQuerySerializer(globalQuerySerializer);
+      if (requestQuerySerializer) {
+        querySerializer = typeof requestQuerySerializer === "function" ? requestQuerySerializer : createQuerySerializer({
+          ...typeof globalQuerySerializer === "object" ? globalQuerySerializer : {},
+          ...requestQuerySerializer
+        });
+      }
+      const pathSerializer = requestPathSerializer || globalPathSerializer || defaultPathSerializer;
+      const serializedBody = body2 === void 0 ? void 0 : bodySerializer(
+        body2,
+        // Note: we declare mergeHeaders() both here and below because it’s a bit of a chicken-or-egg situation:
+        // bodySerializer() needs all headers so we aren’t dropping ones set by the user, however,
+        // the result of this ALSO sets the lowest-priority content-type header. So we re-merge below,
+        // setting the content-type at the very beginning to be overwritten.
+        // Lastly, based on the way headers work, it’s not a simple “present-or-not” check becauase null intentionally un-sets headers.
+        mergeHeaders(baseHeaders, headers, params.header)
+      );
+      const finalHeaders = mergeHeaders(
+        // with no body, we should not to set Content-Type
+        serializedBody === void 0 || // if serialized body is FormData; browser will correctly set Content-Type & boundary expression
+        serializedBody instanceof FormData ? {} : {
+          "Content-Type": "application/json"
+        },
+        baseHeaders,
+        headers,
+        params.header
+      );
+      const finalMiddlewares = [...globalMiddlewares, ...requestMiddlewares];
+      const requestInit = {
+        redirect: "follow",
+        ...baseOptions,
+        ...init,
+        body: serializedBody,
+        headers: finalHeaders
+      };
+      let id;
+      let options;
+      let request = new Request2(
+        createFinalURL(schemaPath, { baseUrl: finalBaseUrl, params, querySerializer, pathSerializer }),
+        requestInit
+      );
+      let response;
+      for (const key in init) {
+        if (!(key in request)) {
+          request[key] = init[key];
+        }
+      }
+      if (finalMiddlewares.length) {
+        id = randomID();
+        options = Object.freeze({
+          baseUrl: finalBaseUrl,
+          fetch: fetch2,
+          parseAs,
+          querySerializer,
+          bodySerializer,
+          pathSerializer
+        });
+        for (const m of finalMiddlewares) {
+          if (m && typeof m === "object" && typeof m.onRequest === "function") {
+            const result = await m.onRequest({
+              request,
+              schemaPath,
+              params,
+              options,
+              id
+            });
+            if (result) {
+              if (result instanceof Request2) {
+                request = result;
+              } else if (result instanceof Response) {
+                response = result;
+                break;
+              } else {
+                throw new Error("onRequest: must return new Request() or Response() when modifying the request");
+              }
+            }
+          }
+        }
+      }
+      if (!response) {
+        try {
+          response = await fetch2(request, requestInitExt);
+        } catch (error2) {
+          let errorAfterMiddleware = error2;
+          if (finalMiddlewares.length) {
+            for (let i = finalMiddlewares.length - 1; i >= 0; i--) {
+              const m = finalMiddlewares[i];
+              if (m && typeof m === "object" && typeof m.onError === "function") {
+                const result = await m.onError({
+                  request,
+                  error: errorAfterMiddleware,
+                  schemaPath,
+                  params,
+                  options,
+                  id
+                });
+                if (result) {
+                  if (result instanceof Response) {
+                    errorAfterMiddleware = void 0;
+                    response = result;
+                    break;
+                  }
+                  if (result instanceof Error) {
+                    errorAfterMiddleware = result;
+                    continue;
+                  }
+                  throw new Error("onError: must return new Response() or instance of Error");
+                }
+              }
+            }
+          }
+          if (errorAfterMiddleware) {
+            throw errorAfterMiddleware;
+          }
+        }
+        if (finalMiddlewares.length) {
+          for (let i = finalMiddlewares.length - 1; i >= 0; i--) {
+            const m = finalMiddlewares[i];
+            if (m && typeof m === "object" && typeof m.onResponse === "function") {
+              const result = await m.onResponse({
+                request,
+                response,
+                schemaPath,
+                params,
+                options,
+                id
+              });
+              if (result) {
+                if (!(result instanceof Response)) {
+                  throw new Error("onResponse: must return new Response() when modifying the response");
+                }
+                response = result;
+              }
+            }
+          }
+        }
+      }
+      const contentLength = response.headers.get("Content-Length");
+      if (response.status === 204 || request.method === "HEAD" || contentLength === "0" && !response.headers.get("Transfer-Encoding")?.includes("chunked")) {
+        return response.ok ? { data: void 0, response } : { error: void 0, response };
+      }
+      if (response.ok) {
+        const getResponseData = async () => {
+          if (parseAs === "stream") {
+            return response.body;
+          }
+          if (parseAs === "json" && !contentLength) {
+            const raw = await response.text();
+            return raw ? JSON.parse(raw) : void 0;
+          }
+          return await response[parseAs]();
+        };
+        return { data: await getResponseData(), response };
+      }
+      let error = await response.text();
+      try {
+        error = JSON.parse(error);
+      } catch {
+      }
+      return { error, response };
+    }
+    return {
+      request(method, url, init) {
+        return coreFetch(url, { ...init, method: method.toUpperCase() });
+      },
+      /** Call a GET endpoint */
+      GET(url, init) {
+        return coreFetch(url, { ...init, method: "GET" });
+      },
+      /** Call a PUT endpoint */
+      PUT(url, init) {
+        return coreFetch(url, { ...init, method: "PUT" });
+      },
+      /** Call a POST endpoint */
+      POST(url, init) {
+        return coreFetch(url, { ...init, method: "POST" });
+      },
+      /** Call a DELETE endpoint */
+      DELETE(url, init) {
+        return coreFetch(url, { ...init, method: "DELETE" });
+      },
+      /** Call a OPTIONS endpoint */
+      OPTIONS(url, init) {
+        return coreFetch(url, { ...init, method: "OPTIONS" });
+      },
+      /** Call a HEAD endpoint */
+      HEAD(url, init) {
+        return coreFetch(url, { ...init, method: "HEAD" });
+      },
+      /** Call a PATCH endpoint */
+      PATCH(url, init) {
+        return coreFetch(url, { ...init, method: "PATCH" });
+      },
+      /** Call a TRACE endpoint */
+      TRACE(url, init) {
+        return coreFetch(url, { ...init, method: "TRACE" });
+      },
+      /** Register middleware */
+      use(...middleware) {
+        for (const m of middleware) {
+          if (!m) {
+            continue;
+          }
+          if (typeof m !== "object" || !("onRequest" in m || "onResponse" in m || "onError" in m)) {
+            throw new Error("Middleware must be an object with one of `onRequest()`, `onResponse() or `onError()`");
+          }
+          globalMiddlewares.push(m);
+        }
+      },
+      /** Unregister middleware */
+      eject(...middleware) {
+        for (const m of middleware) {
+          const i = globalMiddlewares.indexOf(m);
+          if (i !== -1) {
+            globalMiddlewares.splice(i, 1);
+          }
+        }
+      }
+    };
+  }
+  function serializePrimitiveParam(name, value, options) {
+    if (value === void 0 || value === null) {
+      return "";
+    }
+    if (typeof value === "object") {
+      throw new Error(
+        "Deeply-nested arrays/objects aren’t supported. Provide your own `querySerializer()` to handle these."
+      );
+    }
+    return `${name}=${options?.allowReserved === true ? value : encodeURIComponent(value)}`;
+  }
+  function serializeObjectParam(name, value, options) {
+    if (!value || typeof value !== "object") {
+      return "";
+    }
+    const values = [];
+    const joiner = {
+      simple: ",",
+      label: ".",
+      matrix: ";"
+    }[options.style] || "&";
+    if (options.style !== "deepObject" && options.explode === false) {
+      for (const k in value) {
+        values.push(k, options.allowReserved === true ? value[k] : encodeURIComponent(value[k]));
+      }
+      const final2 = values.join(",");
+      switch (options.style) {
+        case "form": {
+          return `${name}=${final2}`;
+        }
+        case "label": {
+          return `.${final2}`;
+        }
+        case "matrix": {
+          return `;${name}=${final2}`;
+        }
+        default: {
+          return final2;
+        }
+      }
+    }
+    for (const k in value) {
+      const finalName = options.style === "deepObject" ? `${name}[${k}]` : k;
+      values.push(serializePrimitiveParam(finalName, value[k], options));
+    }
+    const final = values.join(joiner);
+    return options.style === "label" || options.style === "matrix" ? `${joiner}${final}` : final;
+  }
+  function serializeArrayParam(name, value, options) {
+    if (!Array.isArray(value)) {
+      return "";
+    }
+    if (options.explode === false) {
+      const joiner2 = { form: ",", spaceDelimited: "%20", pipeDelimited: "|" }[options.style] || ",";
+      const final = (options.allowReserved === true ? value : value.map((v) => encodeURIComponent(v))).join(joiner2);
+      switch (options.style) {
+        case "simple": {
+          return final;
+        }
+        case "label": {
+          return `.${final}`;
+        }
+        case "matrix": {
+          return `;${name}=${final}`;
+        }
+        // case "spaceDelimited":
+        // case "pipeDelimited":
+        default: {
+          return `${name}=${final}`;
+        }
+      }
+    }
+    const joiner = { simple: ",", label: ".", matrix: ";" }[options.style] || "&";
+    const values = [];
+    for (const v of value) {
+      if (options.style === "simple" || options.style === "label") {
+        values.push(options.allowReserved === true ? v : encodeURIComponent(v));
+      } else {
+        values.push(serializePrimitiveParam(name, v, options));
+      }
+    }
+    return options.style === "label" || options.style === "matrix" ? `${joiner}${values.join(joiner)}` : values.join(joiner);
+  }
+  function createQuerySerializer(options) {
+    return function querySerializer(queryParams) {
+      const search = [];
+      if (queryParams && typeof queryParams === "object") {
+        for (const name in queryParams) {
+          const value = queryParams[name];
+          if (value === void 0 || value === null) {
+            continue;
+          }
+          if (Array.isArray(value)) {
+            if (value.length === 0) {
+              continue;
+            }
+            search.push(
+              serializeArrayParam(name, value, {
+                style: "form",
+                explode: true,
+                ...options?.array,
+                allowReserved: options?.allowReserved || false
+              })
+            );
+            continue;
+          }
+          if (typeof value === "object") {
+            search.push(
+              serializeObjectParam(name, value, {
+                style: "deepObject",
+                explode: true,
+                ...options?.object,
+                allowReserved: options?.allowReserved || false
+              })
+            );
+            continue;
+          }
+          search.push(serializePrimitiveParam(name, value, options));
+        }
+      }
+      return search.join("&");
+    };
+  }
+  function defaultPathSerializer(pathname, pathParams) {
+    let nextURL = pathname;
+    for (const match of pathname.match(PATH_PARAM_RE) ?? []) {
+      let name = match.substring(1, match.length - 1);
+      let explode = false;
+      let style = "simple";
+      if (name.endsWith("*")) {
+        explode = true;
+        name = name.substring(0, name.length - 1);
+      }
+      if (name.startsWith(".")) {
+        style = "label";
+        name = name.substring(1);
+      } else if (name.startsWith(";")) {
+        style = "matrix";
+        name = name.substring(1);
+      }
+      if (!pathParams || pathParams[name] === void 0 || pathParams[name] === null) {
+        continue;
+      }
+      const value = pathParams[name];
+      if (Array.isArray(value)) {
+        nextURL = nextURL.replace(match, serializeArrayParam(name, value, { style, explode }));
+        continue;
+      }
+      if (typeof value === "object") {
+        nextURL = nextURL.replace(match, serializeObjectParam(name, value, { style, explode }));
+        continue;
+      }
+      if (style === "matrix") {
+        nextURL = nextURL.replace(match, `;${serializePrimitiveParam(name, value)}`);
+        continue;
+      }
+      nextURL = nextURL.replace(match, style === "label" ? `.${encodeURIComponent(value)}` : encodeURIComponent(value));
+    }
+    return nextURL;
+  }
+  function defaultBodySerializer(body2, headers) {
+    if (body2 instanceof FormData) {
+      return body2;
+    }
+    if (headers) {
+      const contentType = headers.get instanceof Function ? headers.get("Content-Type") ?? headers.get("content-type") : headers["Content-Type"] ?? headers["content-type"];
+      if (contentType === "application/x-www-form-urlencoded") {
+        return new URLSearchParams(body2).toString();
+      }
+    }
+    return JSON.stringify(body2);
+  }
+  function createFinalURL(pathname, options) {
+    let finalURL = `${options.baseUrl}${pathname}`;
+    if (options.params?.path) {
+      finalURL = options.pathSerializer(finalURL, options.params.path);
+    }
+    let search = options.querySerializer(options.params.query ?? {});
+    if (search.startsWith("?")) {
+      search = search.substring(1);
+    }
+    if (search) {
+      finalURL += `?${search}`;
+    }
+    return finalURL;
+  }
+  function mergeHeaders(...allHeaders) {
+    const finalHeaders = new Headers();
+    for (const h2 of allHeaders) {
+      if (!h2 || typeof h2 !== "object") {
+        continue;
+      }
+      const iterator = h2 instanceof Headers ? h2.entries() : Object.entries(h2);
+      for (const [k, v] of iterator) {
+        if (v === null) {
+          finalHeaders.delete(k);
+        } else if (Array.isArray(v)) {
+          for (const v2 of v) {
+            finalHeaders.append(k, v2);
+          }
+        } else if (v !== void 0) {
+          finalHeaders.set(k, v);
+        }
+      }
+    }
+    return finalHeaders;
+  }
+  function removeTrailingSlash(url) {
+    if (url.endsWith("/")) {
+      return url.substring(0, url.length - 1);
+    }
+    return url;
+  }
 
-  // ------------------------------------------------------------------ API
-  class ApiError extends Error {
-    constructor(status, problem) {
-      super(problem?.detail ?? `HTTP ${status}`);
-      this.status = status;
-      this.problem = problem;
+  // client/src/errors.ts
+  var PraxisError = class extends Error {
+    name = "PraxisError";
+    status;
+    type;
+    title;
+    detail;
+    instance;
+    requestId;
+    errors;
+    /** The whole problem document, including extension members (e.g. `settings`, `line`). */
+    problem;
+    constructor(status, body2, requestId) {
+      const p = body2 && typeof body2 === "object" ? body2 : {};
+      const str = (v) => typeof v === "string" ? v : void 0;
+      const detail = str(p.detail) ?? (typeof body2 === "string" && body2 ? body2.slice(0, 500) : `HTTP ${status}`);
+      super(detail);
+      this.status = typeof p.status === "number" ? p.status : status;
+      this.type = str(p.type) ?? "about:blank";
+      this.title = str(p.title) ?? `HTTP ${status}`;
+      this.detail = detail;
+      this.instance = str(p.instance);
+      this.requestId = str(p.requestId) ?? requestId ?? void 0;
+      this.errors = Array.isArray(p.errors) ? p.errors : [];
+      this.problem = p;
+    }
+    /** The problem type's short name: `not-found`, `validation-failed`, `llm-not-configured`… */
+    get code() {
+      return this.type.slice(this.type.lastIndexOf("/") + 1);
+    }
+    /** One line for logs and terminals: status, code, detail, the fields at fault and the request id. */
+    toString() {
+      const fields = this.errors.length ? ` [${this.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}]` : "";
+      return `${this.status} ${this.code}: ${this.detail}${fields}${this.requestId ? ` (request ${this.requestId})` : ""}`;
+    }
+  };
+  var PraxisConnectionError = class extends Error {
+    constructor(url, cause) {
+      super(`Could not reach ${url}: ${cause instanceof Error ? cause.cause instanceof Error ? cause.cause.message : cause.message : String(cause)}`, { cause });
+      this.url = url;
+    }
+    url;
+    name = "PraxisConnectionError";
+  };
+
+  // node_modules/eventsource-parser/dist/index.js
+  var ParseError = class extends Error {
+    constructor(message, options) {
+      super(message), this.name = "ParseError", this.type = options.type, this.field = options.field, this.value = options.value, this.line = options.line;
+    }
+  };
+  var LF = 10;
+  var CR = 13;
+  var SPACE = 32;
+  function noop(_arg) {
+  }
+  function createParser(config) {
+    if (typeof config == "function")
+      throw new TypeError(
+        "`config` must be an object, got a function instead. Did you mean `createParser({onEvent: fn})`?"
+      );
+    const { onEvent = noop, onError = noop, onRetry = noop, onComment, maxBufferSize } = config, pendingFragments = [];
+    let pendingFragmentsLength = 0, isFirstChunk = true, id, data = "", dataLines = 0, eventType, terminated = false;
+    function feed(chunk) {
+      if (terminated)
+        throw new Error(
+          "Cannot feed parser: it was terminated after exceeding the configured max buffer size. Call `reset()` to resume parsing."
+        );
+      if (isFirstChunk && (isFirstChunk = false, chunk.charCodeAt(0) === 239 && chunk.charCodeAt(1) === 187 && chunk.charCodeAt(2) === 191 && (chunk = chunk.slice(3))), pendingFragments.length === 0) {
+        const trailing2 = processLines(chunk);
+        trailing2 !== "" && (pendingFragments.push(trailing2), pendingFragmentsLength = trailing2.length), checkBufferSize();
+        return;
+      }
+      if (chunk.indexOf(`
+`) === -1 && chunk.indexOf("\r") === -1) {
+        pendingFragments.push(chunk), pendingFragmentsLength += chunk.length, checkBufferSize();
+        return;
+      }
+      pendingFragments.push(chunk);
+      const input = pendingFragments.join("");
+      pendingFragments.length = 0, pendingFragmentsLength = 0;
+      const trailing = processLines(input);
+      trailing !== "" && (pendingFragments.push(trailing), pendingFragmentsLength = trailing.length), checkBufferSize();
+    }
+    function checkBufferSize() {
+      maxBufferSize !== void 0 && (pendingFragmentsLength + data.length <= maxBufferSize || (terminated = true, pendingFragments.length = 0, pendingFragmentsLength = 0, id = void 0, data = "", dataLines = 0, eventType = void 0, onError(
+        new ParseError(`Buffered data exceeded max buffer size of ${maxBufferSize} characters`, {
+          type: "max-buffer-size-exceeded"
+        })
+      )));
+    }
+    function processLines(chunk) {
+      let searchIndex = 0;
+      if (chunk.indexOf("\r") === -1) {
+        let lfIndex = chunk.indexOf(`
+`, searchIndex);
+        for (; lfIndex !== -1; ) {
+          if (searchIndex === lfIndex) {
+            dataLines > 0 && onEvent({ id, event: eventType, data }), id = void 0, data = "", dataLines = 0, eventType = void 0, searchIndex = lfIndex + 1, lfIndex = chunk.indexOf(`
+`, searchIndex);
+            continue;
+          }
+          const firstCharCode = chunk.charCodeAt(searchIndex);
+          if (isDataPrefix(chunk, searchIndex, firstCharCode)) {
+            const valueStart = chunk.charCodeAt(searchIndex + 5) === SPACE ? searchIndex + 6 : searchIndex + 5, value = chunk.slice(valueStart, lfIndex);
+            if (dataLines === 0 && chunk.charCodeAt(lfIndex + 1) === LF) {
+              onEvent({ id, event: eventType, data: value }), id = void 0, data = "", eventType = void 0, searchIndex = lfIndex + 2, lfIndex = chunk.indexOf(`
+`, searchIndex);
+              continue;
+            }
+            data = dataLines === 0 ? value : `${data}
+${value}`, dataLines++;
+          } else isEventPrefix(chunk, searchIndex, firstCharCode) ? eventType = chunk.slice(
+            chunk.charCodeAt(searchIndex + 6) === SPACE ? searchIndex + 7 : searchIndex + 6,
+            lfIndex
+          ) || void 0 : parseLine(chunk, searchIndex, lfIndex);
+          searchIndex = lfIndex + 1, lfIndex = chunk.indexOf(`
+`, searchIndex);
+        }
+        return chunk.slice(searchIndex);
+      }
+      for (; searchIndex < chunk.length; ) {
+        const crIndex = chunk.indexOf("\r", searchIndex), lfIndex = chunk.indexOf(`
+`, searchIndex);
+        let lineEnd = -1;
+        if (crIndex !== -1 && lfIndex !== -1 ? lineEnd = crIndex < lfIndex ? crIndex : lfIndex : crIndex !== -1 ? crIndex === chunk.length - 1 ? lineEnd = -1 : lineEnd = crIndex : lfIndex !== -1 && (lineEnd = lfIndex), lineEnd === -1)
+          break;
+        parseLine(chunk, searchIndex, lineEnd), searchIndex = lineEnd + 1, chunk.charCodeAt(searchIndex - 1) === CR && chunk.charCodeAt(searchIndex) === LF && searchIndex++;
+      }
+      return chunk.slice(searchIndex);
+    }
+    function parseLine(chunk, start2, end) {
+      if (start2 === end) {
+        dispatchEvent();
+        return;
+      }
+      const firstCharCode = chunk.charCodeAt(start2);
+      if (isDataPrefix(chunk, start2, firstCharCode)) {
+        const valueStart = chunk.charCodeAt(start2 + 5) === SPACE ? start2 + 6 : start2 + 5, value2 = chunk.slice(valueStart, end);
+        data = dataLines === 0 ? value2 : `${data}
+${value2}`, dataLines++;
+        return;
+      }
+      if (isEventPrefix(chunk, start2, firstCharCode)) {
+        eventType = chunk.slice(chunk.charCodeAt(start2 + 6) === SPACE ? start2 + 7 : start2 + 6, end) || void 0;
+        return;
+      }
+      if (firstCharCode === 105 && chunk.charCodeAt(start2 + 1) === 100 && chunk.charCodeAt(start2 + 2) === 58) {
+        const value2 = chunk.slice(chunk.charCodeAt(start2 + 3) === SPACE ? start2 + 4 : start2 + 3, end);
+        value2.includes("\0") || (id = value2);
+        return;
+      }
+      if (firstCharCode === 58) {
+        if (onComment) {
+          const line22 = chunk.slice(start2, end);
+          onComment(line22.slice(chunk.charCodeAt(start2 + 1) === SPACE ? 2 : 1));
+        }
+        return;
+      }
+      const line2 = chunk.slice(start2, end), fieldSeparatorIndex = line2.indexOf(":");
+      if (fieldSeparatorIndex === -1) {
+        processField(line2, "", line2);
+        return;
+      }
+      const field = line2.slice(0, fieldSeparatorIndex), offset = line2.charCodeAt(fieldSeparatorIndex + 1) === SPACE ? 2 : 1, value = line2.slice(fieldSeparatorIndex + offset);
+      processField(field, value, line2);
+    }
+    function processField(field, value, line2) {
+      switch (field) {
+        case "event":
+          eventType = value || void 0;
+          break;
+        case "data":
+          data = dataLines === 0 ? value : `${data}
+${value}`, dataLines++;
+          break;
+        case "id":
+          value.includes("\0") || (id = value);
+          break;
+        case "retry":
+          /^\d+$/.test(value) ? onRetry(parseInt(value, 10)) : onError(
+            new ParseError(`Invalid \`retry\` value: "${value}"`, {
+              type: "invalid-retry",
+              value,
+              line: line2
+            })
+          );
+          break;
+        default:
+          onError(
+            new ParseError(
+              `Unknown field "${field.length > 20 ? `${field.slice(0, 20)}…` : field}"`,
+              { type: "unknown-field", field, value, line: line2 }
+            )
+          );
+          break;
+      }
+    }
+    function dispatchEvent() {
+      dataLines > 0 && onEvent({
+        id,
+        event: eventType,
+        data
+      }), id = void 0, data = "", dataLines = 0, eventType = void 0;
+    }
+    function reset(options = {}) {
+      if (options.consume && pendingFragments.length > 0) {
+        const incompleteLine = pendingFragments.join("");
+        parseLine(incompleteLine, 0, incompleteLine.length);
+      }
+      isFirstChunk = true, id = void 0, data = "", dataLines = 0, eventType = void 0, pendingFragments.length = 0, pendingFragmentsLength = 0, terminated = false;
+    }
+    return { feed, reset };
+  }
+  function isDataPrefix(chunk, i, firstCharCode) {
+    return firstCharCode === 100 && chunk.charCodeAt(i + 1) === 97 && chunk.charCodeAt(i + 2) === 116 && chunk.charCodeAt(i + 3) === 97 && chunk.charCodeAt(i + 4) === 58;
+  }
+  function isEventPrefix(chunk, i, firstCharCode) {
+    return firstCharCode === 101 && chunk.charCodeAt(i + 1) === 118 && chunk.charCodeAt(i + 2) === 101 && chunk.charCodeAt(i + 3) === 110 && chunk.charCodeAt(i + 4) === 116 && chunk.charCodeAt(i + 5) === 58;
+  }
+
+  // node_modules/eventsource-parser/dist/stream.js
+  var EventSourceParserStream = class extends TransformStream {
+    constructor({ onError, onRetry, onComment, maxBufferSize } = {}) {
+      let parser;
+      super({
+        start(controller) {
+          parser = createParser({
+            onEvent: (event) => {
+              controller.enqueue(event);
+            },
+            onError(error) {
+              typeof onError == "function" && onError(error), (onError === "terminate" || error.type === "max-buffer-size-exceeded") && controller.error(error);
+            },
+            onRetry,
+            onComment,
+            maxBufferSize
+          });
+        },
+        transform(chunk) {
+          parser.feed(chunk);
+        }
+      });
+    }
+  };
+
+  // client/src/events.ts
+  async function* runEvents(open) {
+    let lastId = 0;
+    for (; ; ) {
+      const res = await open(lastId);
+      if (!res.body) return;
+      const reader = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+      let received = 0;
+      try {
+        for (; ; ) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          received++;
+          const id = Number(value.id ?? lastId + 1);
+          lastId = id;
+          const event = { id, type: value.event ?? "message", data: value.data ? JSON.parse(value.data) : {} };
+          yield event;
+          if (event.type === "end") return;
+        }
+      } finally {
+        await reader.cancel().catch(() => void 0);
+      }
+      if (!received) return;
     }
   }
 
-  async function api(path, { method = "GET", json, headers = {} } = {}) {
-    const init = { method, headers: { authorization: `Bearer ${sessionStorage.getItem(KEY_STORAGE)}`, ...headers } };
-    if (json !== undefined) {
-      init.headers["content-type"] = "application/json";
-      init.body = JSON.stringify(json);
+  // client/src/generated/idempotency.ts
+  var IDEMPOTENT_WRITES = /* @__PURE__ */ new Set([
+    "POST /v1/agents/{agentId}/experiences",
+    "POST /v1/agents/{agentId}/library/batch",
+    "POST /v1/agents/{agentId}/library/rollback",
+    "POST /v1/agents/{agentId}/library/import",
+    "POST /v1/agents/{agentId}/cases",
+    "POST /v1/agents/{agentId}/rewards",
+    "POST /v1/agents/{agentId}/episodes",
+    "POST /v1/agents/{agentId}/practice-runs",
+    "POST /v1/agents/{agentId}/evaluations",
+    "POST /v1/agents/{agentId}/evaluations/compare"
+  ]);
+
+  // client/src/transport.ts
+  var SAFE_METHODS = /* @__PURE__ */ new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+  var RETRY_STATUSES = /* @__PURE__ */ new Set([429, 502, 503, 504]);
+  var MAX_DELAY_MS = 8e3;
+  var MAX_RETRY_AFTER_MS = 3e4;
+  var sleep = (ms, signal) => new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
+  });
+  function retryAfterMs(res) {
+    const h2 = res.headers.get("retry-after");
+    if (!h2) return void 0;
+    const secs = Number(h2);
+    const ms = Number.isFinite(secs) ? secs * 1e3 : Date.parse(h2) - Date.now();
+    return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : void 0;
+  }
+  async function isPermanent(res) {
+    if (res.status !== 503 || !res.headers.get("content-type")?.includes("json")) return false;
+    try {
+      const body2 = await res.clone().json();
+      return typeof body2.type === "string" && body2.type.endsWith("-not-configured");
+    } catch {
+      return false;
     }
-    const res = await fetch(path, init);
-    const text = await res.text();
-    const data = text ? JSON.parse(text) : null;
-    if (res.status === 401) signOut("The key was refused; sign in again.");
-    if (!res.ok) throw new ApiError(res.status, data);
+  }
+  var idempotencyMiddleware = {
+    onRequest({ request, schemaPath }) {
+      if (request.headers.has("idempotency-key") || !IDEMPOTENT_WRITES.has(`${request.method} ${schemaPath}`)) return void 0;
+      const headers = new Headers(request.headers);
+      headers.set("idempotency-key", crypto.randomUUID());
+      return new Request(request, { headers });
+    }
+  };
+  function retryingFetch(base, opts = {}) {
+    const retries = opts.retries ?? 2;
+    const baseDelay = opts.baseDelayMs ?? 250;
+    return async (request) => {
+      const repeatable = SAFE_METHODS.has(request.method) || request.headers.has("idempotency-key");
+      const attempts = repeatable ? retries + 1 : 1;
+      for (let attempt = 1; ; attempt++) {
+        const last = attempt >= attempts;
+        let res;
+        try {
+          res = await base(last ? request : request.clone());
+        } catch (err) {
+          if (request.signal?.aborted) throw err;
+          if (last) throw new PraxisConnectionError(new URL(request.url).origin, err);
+          await sleep(Math.min(baseDelay * 2 ** (attempt - 1), MAX_DELAY_MS), request.signal);
+          continue;
+        }
+        if (last || !RETRY_STATUSES.has(res.status) || await isPermanent(res)) return res;
+        const wait = retryAfterMs(res) ?? Math.min(baseDelay * 2 ** (attempt - 1), MAX_DELAY_MS);
+        await res.body?.cancel();
+        await sleep(wait, request.signal);
+      }
+    };
+  }
+
+  // client/src/index.ts
+  async function unwrap(call2) {
+    const { data, error, response } = await call2;
+    if (!response.ok) throw new PraxisError(response.status, error, response.headers.get("x-request-id"));
     return data;
   }
+  var Praxis = class {
+    api;
+    constructor(options) {
+      const base = options.fetch ?? ((request) => fetch(request));
+      this.api = createClient({
+        baseUrl: options.baseUrl.replace(/\/+$/, ""),
+        fetch: retryingFetch(base, options.retry),
+        headers: { authorization: `Bearer ${options.apiKey}` }
+      });
+      this.api.use(idempotencyMiddleware);
+    }
+    agent(agentId2) {
+      return new Agent(this, agentId2);
+    }
+  };
+  var Agent = class {
+    constructor(praxis2, id) {
+      this.praxis = praxis2;
+      this.id = id;
+    }
+    praxis;
+    id;
+    get params() {
+      return { path: { agentId: this.id } };
+    }
+    /** Creates the agent, or updates its display name (PUT: safe to repeat). */
+    ensure(displayName) {
+      return unwrap(this.praxis.api.PUT("/v1/agents/{agentId}", { params: this.params, body: displayName ? { displayName } : {} }));
+    }
+    /** The block to inject into the agent's prompt: `[G#]. …` lessons, then relevant past cases. */
+    prompt(query) {
+      return unwrap(this.praxis.api.GET("/v1/agents/{agentId}/prompt", { params: { ...this.params, query } }));
+    }
+    retrieve(body2) {
+      return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/retrieve", { params: this.params, body: body2 }));
+    }
+    reward(body2) {
+      return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/rewards", { params: this.params, body: body2 }));
+    }
+    addExperience(experience) {
+      const body2 = typeof experience === "string" ? { text: experience } : experience;
+      return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/experiences", { params: this.params, body: body2 }));
+    }
+    async startEpisode(task, metadata) {
+      const ep = await unwrap(this.praxis.api.POST("/v1/agents/{agentId}/episodes", { params: this.params, body: { task, metadata } }));
+      return new Episode(this, ep.episodeId, task);
+    }
+    /**
+     * Runs `work` as one episode. When it returns, the episode ends as `success` unless `work` ended
+     * it itself (`ep.end(…)`); when it throws, the error is logged as a failed attempt, the episode
+     * ends as `failure` and the error is rethrown.
+     */
+    async withEpisode(task, work, options = {}) {
+      const ep = await this.startEpisode(task, options.metadata);
+      let value;
+      try {
+        value = await work(ep);
+      } catch (err) {
+        if (!ep.ended) {
+          try {
+            await ep.attempt({ description: "The episode's work threw", ok: false, error: errorText(err) });
+            await ep.end({ outcome: "failure" });
+          } catch {
+          }
+        }
+        throw err;
+      }
+      if (!ep.ended) await ep.end({ outcome: "success" });
+      return value;
+    }
+    /** The practice run's events as they happen, resuming across reconnects, until the run ends. */
+    practiceEvents(runId2, options = {}) {
+      return runEvents(async (lastEventId) => {
+        const { response, error } = await this.praxis.api.GET("/v1/agents/{agentId}/practice-runs/{runId}/events", {
+          params: { path: { agentId: this.id, runId: runId2 }, header: lastEventId ? { "last-event-id": String(lastEventId) } : {} },
+          headers: { accept: "text/event-stream" },
+          parseAs: "stream",
+          signal: options.signal
+        });
+        if (!response.ok) throw new PraxisError(response.status, error, response.headers.get("x-request-id"));
+        return response;
+      });
+    }
+  };
+  var Episode = class {
+    constructor(agent, id, task) {
+      this.agent = agent;
+      this.id = id;
+      this.task = task;
+    }
+    agent;
+    id;
+    task;
+    /** The episode as ended (the API's answer), once `end` has been called. */
+    ended = null;
+    get params() {
+      return { path: { agentId: this.agent.id, id: this.id } };
+    }
+    /** The prompt block for this episode (query defaults to the task); rewards reach what it showed. */
+    prompt(query = {}) {
+      return this.agent.prompt({ query: this.task, ...query, episodeId: this.id });
+    }
+    attempt(attempt) {
+      return unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/attempts", { params: this.params, body: attempt }));
+    }
+    /** Ends the episode (idempotent: the first result stays); rewards what it retrieved. */
+    async end(result) {
+      this.ended = await unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: this.params, body: result }));
+      return this.ended;
+    }
+  };
+  function errorText(err) {
+    const text = err instanceof Error ? err.stack ?? `${err.name}: ${err.message}` : String(err);
+    return text.slice(0, 5e4);
+  }
 
-  /** Every item of a cursor-paginated list, up to `max`. */
-  async function pageAll(path, max = 2000) {
+  // src/dashboard/client/api.ts
+  var KEY_STORAGE = "praxis.apiKey";
+  var praxis = null;
+  var unauthorized = () => void 0;
+  function api() {
+    praxis ??= new Praxis({ baseUrl: location.origin, apiKey: sessionStorage.getItem(KEY_STORAGE) ?? "" });
+    return praxis.api;
+  }
+  function praxisClient() {
+    api();
+    return praxis;
+  }
+  var resetApi = () => void (praxis = null);
+  var onUnauthorized = (fn) => void (unauthorized = fn);
+  async function call(request) {
+    try {
+      return await unwrap(request);
+    } catch (err) {
+      if (err instanceof PraxisError && err.status === 401) unauthorized("The key was refused; sign in again.");
+      throw err;
+    }
+  }
+  var errorText2 = (err) => err instanceof Error ? err.message : String(err);
+  var statusOf = (err) => err instanceof PraxisError ? err.status : void 0;
+  async function pageAll(page2, max = 2e3) {
     const items = [];
-    let cursor = null;
+    let cursor;
     do {
-      const sep = path.includes("?") ? "&" : "?";
-      const r = await api(`${path}${sep}limit=200${cursor ? `&cursor=${enc(cursor)}` : ""}`);
+      const r = await page2(cursor);
       items.push(...r.items);
-      cursor = r.nextCursor;
+      cursor = r.nextCursor ?? void 0;
     } while (cursor && items.length < max);
     return items;
   }
 
-  const idempotencyKey = () => `dash-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  // src/dashboard/client/context.ts
+  var body = document.body;
+  var page = body.dataset.page ?? "";
+  var agentId = body.dataset.agentId ?? "";
+  var runId = body.dataset.runId ?? "";
+  var enc = encodeURIComponent;
+  var agentPage = (path = "", id = agentId) => `/dashboard/agents/${enc(id)}${path}`;
+  var agentPath = (id = agentId) => ({ path: { agentId: id } });
+  var me = null;
+  var setMe = (key) => void (me = key);
+  var canWrite = () => !!me && me.scope !== "read" && (!me.agentIds || !agentId || me.agentIds.includes(agentId));
 
-  // ------------------------------------------------------------------ tables
-  /**
-   * A table whose headers sort it (buttons, with aria-sort) and that can be filtered. `cols`:
-   * { label, cell(row) → node|text, sort?(row) → number|string, num?, id? (an identifier: wraps anywhere) }.
-   */
-  function dataTable(caption, cols, rows, { filter, id } = {}) {
+  // src/dashboard/client/dom.ts
+  var $ = (id) => {
+    const el = document.getElementById(id);
+    if (!el) throw new Error(`The page has no #${id}`);
+    return el;
+  };
+  function h(tag, attrs, ...children) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs ?? {})) {
+      if (v === void 0 || v === null || v === false) continue;
+      if (typeof v === "function") el.addEventListener(k.slice(2), v);
+      else if (k === "text") el.textContent = String(v);
+      else if (k === "class") el.className = String(v);
+      else el.setAttribute(k, v === true ? "" : String(v));
+    }
+    el.append(...nodes(children));
+    return el;
+  }
+  function nodes(children) {
+    return children.flat(Infinity).flatMap((c) => c === null || c === void 0 || c === false ? [] : [c instanceof Node ? c : String(c)]);
+  }
+  var fill = (id, ...children) => $(id).replaceChildren(...nodes(children));
+  var setStatus = (text) => void ($("status").textContent = text);
+  var empty = (text) => h("p", { class: "empty", text });
+  var stat = (term, value) => h("div", {}, h("dt", { text: term }), h("dd", { text: value }));
+  var fmtQ = (q) => typeof q === "number" ? q.toFixed(3) : "—";
+  var fmtInt = (n) => typeof n === "number" ? n.toLocaleString("en-US") : "—";
+  var fmtPct = (x) => typeof x === "number" ? `${(x * 100).toFixed(1)}%` : "—";
+  var fmtUsd = (x) => typeof x === "number" ? `$${x.toFixed(4)}` : "—";
+  var fmtTime = (ms) => typeof ms === "number" ? `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)} UTC` : "—";
+  var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+  // src/dashboard/client/charts.ts
+  var PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#4d7c0f", "#be185d"];
+  var color = (i) => PALETTE[i % PALETTE.length];
+  var COUNT_INCRS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4];
+  var bars = () => uPlot.paths.bars({ size: [0.9, 120], align: 0 });
+  var HEIGHT = 260;
+  var charts = /* @__PURE__ */ new Map();
+  function chart(containerId, opts, data, label) {
+    charts.get(containerId)?.u.destroy();
+    const box = h("figure", { class: "chart", role: "img", "aria-label": label });
+    $(containerId).replaceChildren(box);
+    const width = () => Math.max(260, box.clientWidth || $(containerId).clientWidth || 600);
+    const u = new uPlot({ width: width(), height: HEIGHT, ...opts }, data, box);
+    charts.set(containerId, { u, width });
+    return u;
+  }
+  addEventListener("resize", () => {
+    for (const c of charts.values()) c.u.setSize({ width: c.width(), height: HEIGHT });
+  });
+  var line = (label, stroke, extra = {}) => ({ label, stroke, width: 2, spanGaps: true, points: { show: true, size: 5 }, ...extra });
+
+  // src/dashboard/client/table.ts
+  function dataTable(caption, cols, rows, options = {}) {
     let sortCol = -1;
     let dir = 1;
     const tbody = h("tbody");
@@ -98,9 +1058,9 @@
       return th;
     });
     function render() {
-      let shown = filter ? rows.filter(filter) : rows.slice();
-      if (sortCol >= 0) {
-        const key = cols[sortCol].sort;
+      const shown = options.filter ? rows.filter(options.filter) : rows.slice();
+      const key = cols[sortCol]?.sort;
+      if (key) {
         shown.sort((a, b) => {
           const x = key(a);
           const y = key(b);
@@ -108,107 +1068,39 @@
         });
       }
       tbody.replaceChildren(
-        ...(shown.length
-          ? shown.map((r) => h("tr", {}, cols.map((c) => h("td", { class: c.num ? "num" : c.id ? "id" : null }, c.cell(r)))))
-          : [h("tr", {}, h("td", { colspan: cols.length, class: "empty", text: "Nothing to show." }))]),
+        ...shown.length ? shown.map((r) => h("tr", {}, cols.map((c) => h("td", { class: c.num ? "num" : c.id ? "id" : null }, c.cell(r))))) : [h("tr", {}, h("td", { colspan: cols.length, class: "empty", text: "Nothing to show." }))]
       );
     }
     function sortBy(i) {
       dir = sortCol === i ? -dir : 1;
       sortCol = i;
-      heads.forEach((th, j) => cols[j].sort && th.setAttribute("aria-sort", j === i ? (dir > 0 ? "ascending" : "descending") : "none"));
+      heads.forEach((th, j) => cols[j]?.sort && th.setAttribute("aria-sort", j === i ? dir > 0 ? "ascending" : "descending" : "none"));
       render();
     }
     render();
-    const table = h("table", { id }, h("caption", { text: caption }), h("thead", {}, h("tr", {}, heads)), tbody);
-    table.refresh = render;
-    return h("div", { class: "table-wrap" }, table);
+    const table = h("table", { id: options.id }, h("caption", { text: caption }), h("thead", {}, h("tr", {}, heads)), tbody);
+    return Object.assign(h("div", { class: "table-wrap" }, table), { refresh: render });
   }
-
-  /** A value of unknown shape: arrays of records as a table, anything else as JSON. */
   function anyValue(v) {
     if (Array.isArray(v) && v.length && v.every((x) => x && typeof x === "object" && !Array.isArray(x))) {
-      const keys = [...new Set(v.flatMap((x) => Object.keys(x)))];
-      const cell = (x) => (x === null || x === undefined ? "—" : typeof x === "object" ? JSON.stringify(x) : String(x));
-      return dataTable(`${v.length} item${v.length === 1 ? "" : "s"}`, keys.map((k) => ({ label: k, cell: (r) => cell(r[k]) })), v);
+      const records = v;
+      const keys = [...new Set(records.flatMap((x) => Object.keys(x)))];
+      const cell = (x) => x === null || x === void 0 ? "—" : typeof x === "object" ? JSON.stringify(x) : String(x);
+      return dataTable(`${records.length} item${records.length === 1 ? "" : "s"}`, keys.map((k) => ({ label: k, cell: (r) => cell(r[k]) })), records);
     }
     if (Array.isArray(v) && v.length === 0) return empty("None.");
     return h("pre", {}, typeof v === "string" ? v : JSON.stringify(v, null, 2));
   }
 
-  // ------------------------------------------------------------------ charts
-  const charts = new Map();
-  /** A uPlot chart sized to its container, resized with the window; drawing again replaces it. */
-  function chart(containerId, opts, data, label) {
-    charts.get(containerId)?.u.destroy();
-    const box = h("figure", { class: "chart", role: "img", "aria-label": label });
-    $(containerId).replaceChildren(box);
-    const width = () => Math.max(260, box.clientWidth || $(containerId).clientWidth || 600);
-    const u = new uPlot({ width: width(), height: 260, ...opts }, data, box);
-    charts.set(containerId, { u, width });
-    return u;
-  }
-  window.addEventListener("resize", () => {
-    for (const c of charts.values()) c.u.setSize({ width: c.width(), height: 260 });
-  });
-  const COUNT_INCRS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000];
-  const line = (label, color, extra = {}) => ({ label, stroke: color, width: 2, spanGaps: true, points: { show: true, size: 5 }, ...extra });
-
-  // ------------------------------------------------------------------ pages
-  async function renderAgents() {
-    const agents = await pageAll("/v1/agents");
-    const since = Date.now() - 7 * DAY_MS;
-    const rows = await Promise.all(
-      agents.map(async (a) => {
-        const [analytics, episodes] = await Promise.all([api(agentApi("/analytics?top=1", a.agentId)), recentEpisodes(a.agentId, since)]);
-        const outcomes = episodes.filter((e) => e.outcome);
-        const successes = outcomes.filter((e) => e.outcome === "success").length;
-        return {
-          a,
-          size: analytics.experiences.counts.active ?? 0,
-          meanQ: analytics.experiences.q.count ? analytics.experiences.q.mean : null,
-          episodes: episodes.length,
-          successRate: outcomes.length ? successes / outcomes.length : null,
-        };
-      }),
-    );
-    fill(
-      "agents",
-      dataTable(
-        `${rows.length} agent${rows.length === 1 ? "" : "s"}`,
-        [
-          { label: "Agent", cell: (r) => h("a", { href: agentPage("", r.a.agentId) }, r.a.displayName && r.a.displayName !== r.a.agentId ? `${r.a.displayName} (${r.a.agentId})` : r.a.agentId), sort: (r) => r.a.agentId },
-          { label: "Library size", cell: (r) => fmtInt(r.size), sort: (r) => r.size, num: true },
-          { label: "Mean Q", cell: (r) => fmtQ(r.meanQ), sort: (r) => r.meanQ ?? -2, num: true },
-          { label: "Episodes (7 days)", cell: (r) => fmtInt(r.episodes), sort: (r) => r.episodes, num: true },
-          { label: "Success rate (7 days)", cell: (r) => fmtPct(r.successRate), sort: (r) => r.successRate ?? -1, num: true },
-          { label: "Last active", cell: (r) => fmtTime(r.a.lastActiveAt), sort: (r) => r.a.lastActiveAt ?? 0 },
-        ],
-        rows,
-        { id: "agents-table" },
-      ),
-    );
-  }
-
-  /** Episodes started since `since` (the list is newest first, so paging stops at the first older one). */
-  async function recentEpisodes(id, since) {
-    const out = [];
-    let cursor = null;
-    for (let pages = 0; pages < 10; pages++) {
-      const r = await api(agentApi(`/episodes?limit=200${cursor ? `&cursor=${enc(cursor)}` : ""}`, id));
-      const fresh = r.items.filter((e) => e.createdAt >= since);
-      out.push(...fresh);
-      if (!r.nextCursor || fresh.length < r.items.length) break;
-      cursor = r.nextCursor;
-    }
-    return out;
-  }
-
+  // src/dashboard/client/pages/agent.ts
   async function renderAgent() {
     const [analytics, experiences, jobs] = await Promise.all([
-      api(agentApi("/analytics?top=3&buckets=10")),
-      pageAll(agentApi("/experiences?status=all")),
-      api(agentApi("/jobs?limit=200")).then((r) => r.items, () => []),
+      call(api().GET("/v1/agents/{agentId}/analytics", { params: { ...agentPath(), query: { top: 3, buckets: 10 } } })),
+      pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/experiences", { params: { ...agentPath(), query: { status: "all", limit: 200, cursor } } }))),
+      call(api().GET("/v1/agents/{agentId}/jobs", { params: { ...agentPath(), query: { limit: 200 } } })).then(
+        (r) => r.items,
+        () => []
+      )
     ]);
     const ex = analytics.experiences;
     fill(
@@ -221,431 +1113,201 @@
         stat("Quarantined", fmtInt(ex.counts.quarantined ?? 0)),
         stat("Mean Q", `${fmtQ(ex.q.mean)} ± ${fmtQ(ex.q.std)}`),
         stat("Retrievals", fmtInt(analytics.retrievals)),
-        stat("Mean |ΔQ| (last updates)", fmtQ(analytics.convergence.meanAbsDeltaQ)),
-      ),
+        stat("Mean |ΔQ| (last updates)", fmtQ(analytics.convergence.meanAbsDeltaQ))
+      )
     );
     renderHistogram(ex.q.histogram);
     await renderTrajectories(analytics);
     renderLibrary(experiences);
-    renderQuarantine(experiences.filter((e) => e.status === "quarantined"), jobs);
+    renderQuarantine(
+      experiences.filter((e) => e.status === "quarantined"),
+      jobs
+    );
   }
-
-  const stat = (term, value) => h("div", {}, h("dt", { text: term }), h("dd", { text: value }));
-
   function renderHistogram(hist) {
-    if (!hist.length || hist.every((b) => b.count === 0)) return fill("histogram", empty("No active experiences yet."));
-    const xs = hist.map((b) => (b.from + b.to) / 2);
-    const width = hist[0].to - hist[0].from;
+    const first = hist[0];
+    const last = hist[hist.length - 1];
+    if (!first || !last || hist.every((b) => b.count === 0)) return fill("histogram", empty("No active experiences yet."));
+    const width = first.to - first.from;
     chart(
       "histogram",
       {
-        scales: { x: { time: false, range: [hist[0].from, hist[hist.length - 1].to] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+        scales: { x: { time: false, range: [first.from, last.to] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
         axes: [{ label: "Q" }, { label: "experiences", incrs: COUNT_INCRS }],
-        series: [{ label: "Q", value: (_u, v) => (v === null ? "—" : `${(v - width / 2).toFixed(2)}…${(v + width / 2).toFixed(2)}`) }, { label: "count", stroke: PALETTE[0], fill: "rgba(37,99,235,0.45)", paths: uPlot.paths.bars({ size: [0.9, 120], align: 0 }), points: { show: false } }],
+        series: [
+          { label: "Q", value: (_u, v) => v === null ? "—" : `${(v - width / 2).toFixed(2)}…${(v + width / 2).toFixed(2)}` },
+          { label: "count", stroke: color(0), fill: "rgba(37,99,235,0.45)", paths: bars(), points: { show: false } }
+        ]
       },
-      [xs, hist.map((b) => b.count)],
-      `Histogram of Q over ${hist.reduce((n, b) => n + b.count, 0)} active experiences`,
+      [hist.map((b) => (b.from + b.to) / 2), hist.map((b) => b.count)],
+      `Histogram of Q over ${hist.reduce((n, b) => n + b.count, 0)} active experiences`
     );
   }
-
   async function renderTrajectories(analytics) {
     const picked = [...analytics.top.map((m) => ({ ...m, rank: "top" })), ...analytics.bottom.map((m) => ({ ...m, rank: "bottom" }))].filter(
-      (m, i, all) => all.findIndex((o) => o.id === m.id) === i,
+      (m, i, all) => all.findIndex((o) => o.id === m.id) === i
     );
-    const histories = await Promise.all(picked.map((m) => api(agentApi(`/experiences/${enc(m.id)}`)).then((e) => ({ m, hist: e.qHistory ?? [] }))));
+    const histories = await Promise.all(
+      picked.map((m) => call(api().GET("/v1/agents/{agentId}/experiences/{id}", { params: { path: { ...agentPath().path, id: m.id } } })).then((e) => ({ m, hist: e.qHistory ?? [] })))
+    );
     const withUpdates = histories.filter((x) => x.hist.length > 0);
     if (!withUpdates.length) return fill("trajectories", empty("No Q updates yet: rewards move Q."));
     const longest = Math.max(...withUpdates.map((x) => x.hist.length));
-    // Aligned on the latest update (x = 0), so every line ends where its memory stands now.
     const xs = Array.from({ length: longest + 1 }, (_, i) => i - longest);
     const data = [xs];
     const series = [{ label: "update" }];
     withUpdates.forEach((x, i) => {
-      const qs = [x.hist[0].q - x.hist[0].delta, ...x.hist.map((e) => e.q)];
+      const firstUpdate = x.hist[0];
+      const qs = [firstUpdate.q - firstUpdate.delta, ...x.hist.map((e) => e.q)];
       data.push(xs.map((_, j) => qs[j - (xs.length - qs.length)] ?? null));
-      series.push(line(`${x.m.rank}: ${x.m.label ?? x.m.id}`, PALETTE[i % PALETTE.length]));
+      series.push(line(`${x.m.rank}: ${x.m.label ?? x.m.id}`, color(i)));
     });
     chart(
       "trajectories",
       { scales: { x: { time: false }, y: { range: [-1, 1] } }, axes: [{ label: "updates before now" }, { label: "Q" }], series },
       data,
-      `Q over the last updates of ${withUpdates.length} memories`,
+      `Q over the last updates of ${withUpdates.length} memories`
     );
   }
-
+  var labelOrder = (label) => label && /^G\d+$/.test(label) ? Number(label.slice(1)) : Number.MAX_SAFE_INTEGER;
   function renderLibrary(experiences) {
     const text = $("filter-text");
     const status = $("filter-status");
     const source = $("filter-source");
     const filter = (e) => {
       const needle = text.value.trim().toLowerCase();
-      return (
-        (!needle || e.text.toLowerCase().includes(needle) || (e.label ?? "").toLowerCase().includes(needle)) &&
-        (!status.value || e.status === status.value) &&
-        (!source.value || e.source === source.value)
-      );
+      return (!needle || e.text.toLowerCase().includes(needle) || (e.label ?? "").toLowerCase().includes(needle)) && (!status.value || e.status === status.value) && (!source.value || e.source === source.value);
     };
     const wrap = dataTable(
-      `${experiences.length} experience${experiences.length === 1 ? "" : "s"}`,
+      plural(experiences.length, "experience"),
       [
         { label: "Label", cell: (e) => e.label ?? "—", sort: (e) => labelOrder(e.label) },
         { label: "Text", cell: (e) => h("span", { class: "text" }, e.text), sort: (e) => e.text.toLowerCase() },
-        { label: "Source", cell: (e) => e.source, sort: (e) => e.source },
+        { label: "Source", cell: (e) => e.source ?? "—", sort: (e) => e.source ?? "" },
         { label: "Q", cell: (e) => fmtQ(e.q), sort: (e) => e.q, num: true },
         { label: "Retrieved", cell: (e) => fmtInt(e.counts.retrieved), sort: (e) => e.counts.retrieved, num: true },
         { label: "Cited", cell: (e) => fmtInt(e.counts.cited), sort: (e) => e.counts.cited, num: true },
         { label: "Successes", cell: (e) => fmtInt(e.counts.successes), sort: (e) => e.counts.successes, num: true },
         { label: "Failures", cell: (e) => fmtInt(e.counts.failures), sort: (e) => e.counts.failures, num: true },
-        { label: "Status", cell: (e) => h("span", { class: `badge ${e.status}` }, e.probation ? `${e.status} (probation)` : e.status), sort: (e) => e.status },
-        { label: "Pinned", cell: (e) => (e.pinned ? "yes" : "no"), sort: (e) => (e.pinned ? 1 : 0) },
+        { label: "Status", cell: (e) => h("span", { class: `badge ${e.status}` }, e.probation ? `${e.status} (probation)` : e.status), sort: (e) => e.status ?? "" },
+        { label: "Pinned", cell: (e) => e.pinned ? "yes" : "no", sort: (e) => e.pinned ? 1 : 0 }
       ],
       experiences,
-      { filter, id: "library-table" },
+      { filter, id: "library-table" }
     );
-    const table = wrap.querySelector("table");
-    for (const el of [text, status, source]) el.addEventListener("input", () => table.refresh());
+    for (const el of [text, status, source]) el.addEventListener("input", () => wrap.refresh());
     $("library-filters").addEventListener("submit", (ev) => ev.preventDefault());
     fill("library", wrap);
   }
-  const labelOrder = (label) => (label && /^G\d+$/.test(label) ? Number(label.slice(1)) : Number.MAX_SAFE_INTEGER);
-
   function renderQuarantine(items, jobs) {
     if (!items.length) return fill("quarantine", empty("Nothing is quarantined."));
-    // Live extraction records why it quarantined a lesson on its job; other sources name no reason.
-    const reasons = new Map(jobs.filter((j) => j.result && j.result.experienceId).map((j) => [j.result.experienceId, j.reason]));
+    const reasons = /* @__PURE__ */ new Map();
+    for (const j of jobs) {
+      const experienceId = j.result?.experienceId;
+      if (typeof experienceId === "string") reasons.set(experienceId, j.reason);
+    }
     const act = async (e, what) => {
+      const params = { params: { path: { ...agentPath().path, id: e.id } } };
       try {
-        if (what === "release") await api(agentApi(`/experiences/${enc(e.id)}`), { method: "PATCH", json: { status: "active" } });
-        else await api(agentApi(`/experiences/${enc(e.id)}`), { method: "DELETE" });
+        if (what === "release") await call(api().PATCH("/v1/agents/{agentId}/experiences/{id}", { ...params, body: { status: "active" } }));
+        else await call(api().DELETE("/v1/agents/{agentId}/experiences/{id}", params));
         setStatus(`${what === "release" ? "Released" : "Deleted"} ${e.id}.`);
         await renderAgent();
       } catch (err) {
-        setStatus(`Could not ${what} ${e.id}: ${err.message}`);
+        setStatus(`Could not ${what} ${e.id}: ${errorText2(err)}`);
       }
     };
+    const note = (e) => reasons.get(e.id) ?? e.provenance?.note ?? "not recorded";
     fill(
       "quarantine",
       h(
         "ul",
         { class: "items" },
-        items.map((e) =>
-          h(
+        items.map(
+          (e) => h(
             "li",
             {},
             h("p", { class: "text" }, e.text),
-            h("p", { class: "meta" }, `${e.id} · ${e.source} · since ${fmtTime(e.createdAt)} · reason: ${reasons.get(e.id) ?? e.provenance?.note ?? "not recorded"}`),
-            canWrite() &&
+            h("p", { class: "meta" }, `${e.id} · ${e.source} · since ${fmtTime(e.createdAt)} · reason: ${note(e)}`),
+            canWrite() && h(
+              "div",
+              { class: "actions" },
+              h("button", { type: "button", "data-write": "", onclick: () => act(e, "release") }, `Release ${e.id}`),
               h(
-                "div",
-                { class: "actions" },
-                h("button", { type: "button", "data-write": "", onclick: () => act(e, "release") }, `Release ${e.id}`),
-                h("button", { type: "button", class: "danger", "data-write": "", onclick: () => confirm(`Delete ${e.id}? Rolling back restores it.`) && act(e, "delete") }, `Delete ${e.id}`),
-              ),
-          ),
-        ),
-      ),
-    );
-  }
-
-  async function renderVersions(selected) {
-    const versions = await pageAll(agentApi("/library/versions"), 200);
-    const latest = versions[0]?.version;
-    fill(
-      "versions",
-      versions.length
-        ? h(
-            "ol",
-            { class: "timeline", reversed: true },
-            versions.map((v) =>
-              h(
-                "li",
-                { "data-version": v.version },
-                h("p", {}, h("strong", {}, `v${v.version}`), ` · ${fmtTime(v.createdAt)} · ${v.author}`, v.version === latest ? h("span", { class: "badge active" }, "current") : null),
-                h("p", { class: "text" }, v.reason),
-                h("p", { class: "meta" }, `${v.changes} change${v.changes === 1 ? "" : "s"}`),
-                h(
-                  "div",
-                  { class: "actions" },
-                  h("button", { type: "button", onclick: () => renderDiff(v.version) }, `Diff of v${v.version}`),
-                  canWrite() && v.version !== latest && h("button", { type: "button", class: "danger", "data-write": "", onclick: () => askRollback(v) }, `Roll back to v${v.version}`),
-                ),
-              ),
-            ),
+                "button",
+                { type: "button", class: "danger", "data-write": "", onclick: () => confirm(`Delete ${e.id}? Rolling back restores it.`) && act(e, "delete") },
+                `Delete ${e.id}`
+              )
+            )
           )
-        : empty("No versions yet."),
+        )
+      )
     );
-    if (selected !== undefined) await renderDiff(selected);
-    else if (latest !== undefined) await renderDiff(latest);
   }
 
-  async function renderDiff(n) {
-    const d = await api(agentApi(`/library/versions/${n}/diff`));
-    const snap = (s) => (s ? h("div", {}, h("span", { class: "text" }, s.text), h("span", { class: "meta" }, ` (${s.status}, Q ${fmtQ(s.q)}${s.pinned ? ", pinned" : ""})`)) : "—");
+  // src/dashboard/client/pages/agents.ts
+  var DAY_MS = 864e5;
+  async function renderAgents() {
+    const agents = await pageAll((cursor) => call(api().GET("/v1/agents", { params: { query: { limit: 200, cursor } } })));
+    const since = Date.now() - 7 * DAY_MS;
+    const rows = await Promise.all(
+      agents.map(async (a) => {
+        const [analytics, episodes] = await Promise.all([
+          call(api().GET("/v1/agents/{agentId}/analytics", { params: { ...agentPath(a.agentId), query: { top: 1 } } })),
+          recentEpisodes(a.agentId, since)
+        ]);
+        const outcomes = episodes.filter((e) => e.outcome);
+        const successes = outcomes.filter((e) => e.outcome === "success").length;
+        return {
+          a,
+          size: analytics.experiences.counts.active ?? 0,
+          meanQ: analytics.experiences.q.count ? analytics.experiences.q.mean : null,
+          episodes: episodes.length,
+          successRate: outcomes.length ? successes / outcomes.length : null
+        };
+      })
+    );
     fill(
-      "diff",
-      h("p", {}, h("strong", {}, `v${d.version}`), ` by ${d.author}: ${d.reason}`),
+      "agents",
       dataTable(
-        `What v${d.version} changed`,
+        plural(rows.length, "agent"),
         [
-          { label: "Operation", cell: (r) => h("span", { class: `badge ${r.op}` }, r.op) },
-          { label: "Experience", cell: (r) => r.id },
-          { label: "Before", cell: (r) => snap(r.before) },
-          { label: "After", cell: (r) => snap(r.after) },
-        ],
-        d.diff,
-        { id: "diff-table" },
-      ),
-    );
-  }
-
-  function askRollback(v) {
-    const dialog = $("rollback-dialog");
-    $("rollback-text").textContent = `The library becomes what it was after v${v.version} (${v.reason}). This is recorded as a new version, so it can be undone the same way.`;
-    dialog.returnValue = "";
-    dialog.onclose = async () => {
-      if (dialog.returnValue !== "confirm") return;
-      try {
-        const r = await api(agentApi("/library/rollback"), { method: "POST", json: { version: v.version }, headers: { "idempotency-key": idempotencyKey() } });
-        setStatus(r.unchanged ? `The library already equals v${v.version}.` : `Rolled back to v${v.version}: now v${r.libraryVersion} (${r.changed} changed, ${r.deleted} deleted).`);
-        await renderVersions(r.libraryVersion);
-      } catch (err) {
-        setStatus(`Rollback failed: ${err.message}`);
-      }
-    };
-    dialog.showModal();
-  }
-
-  async function renderRuns() {
-    const runs = await pageAll(agentApi("/practice-runs"), 400);
-    fill(
-      "runs",
-      dataTable(
-        `${runs.length} run${runs.length === 1 ? "" : "s"}`,
-        [
-          { label: "Run", cell: (r) => h("a", { href: agentPage(`/runs/${enc(r.runId)}`) }, r.runId), sort: (r) => r.runId, id: true },
-          { label: "Status", cell: (r) => h("span", { class: `badge ${r.status}` }, r.status), sort: (r) => r.status },
-          { label: "Dataset", cell: (r) => r.datasetId, sort: (r) => r.datasetId, id: true },
-          { label: "Started", cell: (r) => fmtTime(r.createdAt), sort: (r) => r.createdAt },
-          { label: "Updated", cell: (r) => fmtTime(r.updatedAt), sort: (r) => r.updatedAt },
-          { label: "Error", cell: (r) => r.error ?? "" },
-        ],
-        runs,
-        { id: "runs-table" },
-      ),
-    );
-  }
-
-  // ------------------------------------------------------------------ a practice run
-  async function renderRun() {
-    await refreshRun();
-    followEvents();
-  }
-
-  let refreshing = null;
-  let again = false;
-  /** Refreshes the run's view; events arriving meanwhile coalesce into one more refresh. */
-  async function refreshRun() {
-    if (refreshing) {
-      again = true;
-      return refreshing;
-    }
-    refreshing = (async () => {
-      do {
-        again = false;
-        const view = await api(agentApi(`/practice-runs/${enc(runId)}`));
-        renderProgress(view);
-        await renderCurve(view);
-        await renderSteps(view);
-      } while (again);
-    })().finally(() => (refreshing = null));
-    return refreshing;
-  }
-
-  function renderProgress(v) {
-    const p = v.progress;
-    const totalSteps = v.config.epochs * p.stepsPerEpoch;
-    const finished = v.trainReward.filter((t) => t.meanReward !== null).length;
-    const running = !TERMINAL.has(v.status);
-    const cancel =
-      canWrite() &&
-      running &&
-      h(
-        "button",
-        {
-          type: "button",
-          class: "danger",
-          "data-write": "",
-          onclick: async () => {
-            if (!confirm("Cancel this run? Nothing is promoted.")) return;
-            await api(agentApi(`/practice-runs/${enc(runId)}/cancel`), { method: "POST" }).catch((err) => setStatus(`Cancel failed: ${err.message}`));
-            await refreshRun();
+          {
+            label: "Agent",
+            cell: (r) => h("a", { href: agentPage("", r.a.agentId) }, r.a.displayName && r.a.displayName !== r.a.agentId ? `${r.a.displayName} (${r.a.agentId})` : r.a.agentId),
+            sort: (r) => r.a.agentId
           },
-        },
-        "Cancel run",
-      );
-    fill(
-      "progress",
-      h("p", {}, "Status: ", h("span", { class: `badge ${v.status}`, id: "run-status" }, v.status), v.error ? ` — ${v.error}` : ""),
-      h(
-        "dl",
-        { class: "stats" },
-        stat("Steps finished", totalSteps ? `${finished} of ${totalSteps}` : "—"),
-        stat("Epochs", fmtInt(v.config.epochs)),
-        stat("Now at", running ? `epoch ${p.epoch}, step ${p.step}` : "—"),
-        stat("Stage", (running && p.stage) || "—"),
-        stat("Rollouts", `${fmtInt(p.rollouts.done)} of ${fmtInt(p.rollouts.total)}`),
-        stat("Groups kept / filtered", `${fmtInt(p.groups.kept)} / ${fmtInt(p.groups.filtered)}`),
-        stat("Library size", fmtInt(v.librarySize)),
-        stat("Tokens in / out", `${fmtInt(v.usage.tokensIn)} / ${fmtInt(v.usage.tokensOut)}`),
-        stat("LLM calls", fmtInt(v.usage.calls)),
-        stat("Cost", fmtUsd(v.usage.costUsd)),
-      ),
-      // The bar follows the step in progress; a finished run has none.
-      running && h("label", { for: "rollout-progress" }, "Rollouts of this step"),
-      running && h("progress", { id: "rollout-progress", max: Math.max(1, p.rollouts.total), value: p.rollouts.done }, `${p.rollouts.done} of ${p.rollouts.total}`),
-      v.promotion ? h("p", {}, `Promotion: ${v.promotion.promoted ? `promoted as library v${v.promotion.version}` : "not promoted"} — ${v.promotion.reason}`) : null,
-      cancel,
+          { label: "Library size", cell: (r) => fmtInt(r.size), sort: (r) => r.size, num: true },
+          { label: "Mean Q", cell: (r) => fmtQ(r.meanQ), sort: (r) => r.meanQ ?? -2, num: true },
+          { label: "Episodes (7 days)", cell: (r) => fmtInt(r.episodes), sort: (r) => r.episodes, num: true },
+          { label: "Success rate (7 days)", cell: (r) => fmtPct(r.successRate), sort: (r) => r.successRate ?? -1, num: true },
+          { label: "Last active", cell: (r) => fmtTime(r.a.lastActiveAt), sort: (r) => r.a.lastActiveAt ?? 0 }
+        ],
+        rows,
+        { id: "agents-table" }
+      )
     );
   }
-
-  /**
-   * The learning curve from the curve route; a Worker without that route answers 404 and the curve
-   * comes from the steps (the run itself exists: its view was just read).
-   */
-  async function curveOf() {
-    try {
-      return await api(agentApi(`/practice-runs/${enc(runId)}/curve`));
-    } catch (err) {
-      if (err.status !== 404) throw err;
-      const steps = (await api(agentApi(`/practice-runs/${enc(runId)}/steps`))).items;
-      return {
-        steps: steps.map((s) => ({ epoch: s.epoch, step: s.step, trainReward: s.meanReward, librarySize: s.librarySize, tokens: s.usage.tokensIn + s.usage.tokensOut })),
-        epochs: [],
-      };
+  async function recentEpisodes(agentId2, since) {
+    const out = [];
+    let cursor;
+    for (let pages = 0; pages < 10; pages++) {
+      const r = await call(api().GET("/v1/agents/{agentId}/episodes", { params: { ...agentPath(agentId2), query: { limit: 200, cursor } } }));
+      const fresh = r.items.filter((e) => e.createdAt >= since);
+      out.push(...fresh);
+      if (!r.nextCursor || fresh.length < r.items.length) break;
+      cursor = r.nextCursor;
     }
+    return out;
   }
 
-  async function renderCurve(view) {
-    const curve = await curveOf();
-    const perEpoch = view.progress.stepsPerEpoch || 1;
-    if (!curve.steps.length) return fill("curve", empty("No step has finished yet."));
-    // Steps numbered from 0, as the API and the CLI number them.
-    const xs = curve.steps.map((s) => s.epoch * perEpoch + s.step);
-    // An epoch's holdout accuracy sits at its last step.
-    const atEpochEnd = (pick) => xs.map((x, i) => {
-      const s = curve.steps[i];
-      const e = s.step === perEpoch - 1 ? curve.epochs.find((ep) => ep.epoch === s.epoch) : null;
-      return e ? pick(e) : null;
-    });
-    const hasHoldout = curve.epochs.length > 0;
-    const data = [xs, curve.steps.map((s) => s.trainReward), curve.steps.map((s) => s.librarySize)];
-    const series = [
-      { label: "step" },
-      line("mean train reward", PALETTE[0], { scale: "r" }),
-      line("library size", PALETTE[2], { scale: "n", dash: [6, 4] }),
-    ];
-    if (hasHoldout) {
-      data.push(atEpochEnd((e) => e.holdoutAccuracy), atEpochEnd((e) => e.interval[0]), atEpochEnd((e) => e.interval[1]));
-      series.push(line("holdout accuracy", PALETTE[1], { scale: "r" }), line("interval low", "#f87171", { scale: "r", width: 1, dash: [2, 3] }), line("interval high", "#f87171", { scale: "r", width: 1, dash: [2, 3] }));
-    }
-    const u = chart(
-      "curve",
-      {
-        scales: { x: { time: false }, r: { range: [0, 1] }, n: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-        axes: [{ label: "step", incrs: COUNT_INCRS }, { scale: "r", label: "reward / accuracy" }, { scale: "n", side: 1, label: "library size", grid: { show: false } }],
-        series,
-      },
-      data,
-      `Learning curve over ${xs.length} steps`,
-    );
-    const tokens = curve.steps.reduce((n, s) => n + (s.tokens ?? 0), 0);
-    $("curve").append(h("p", { class: "meta" }, `${fmtInt(tokens)} tokens over ${xs.length} finished step${xs.length === 1 ? "" : "s"}.`));
-    return u;
-  }
-
-  const openSteps = new Set();
-  async function renderSteps() {
-    const steps = (await api(agentApi(`/practice-runs/${enc(runId)}/steps`))).items;
-    if (!steps.length) return fill("steps", empty("No step has started yet."));
-    fill(
-      "steps",
-      ...steps.map((s) => {
-        const details = h(
-          "details",
-          { "data-step": s.n, open: openSteps.has(s.n) },
-          h("summary", {}, `Step ${s.n} (epoch ${s.epoch}, step ${s.step}) — ${s.status}, mean reward ${fmtQ(s.meanReward)}, library ${fmtInt(s.librarySize)}, ${fmtInt(s.usage.tokensIn + s.usage.tokensOut)} tokens`),
-          h("div", { class: "step-body" }),
-        );
-        details.addEventListener("toggle", () => {
-          if (details.open) openSteps.add(s.n);
-          else openSteps.delete(s.n);
-          if (details.open) loadStep(details, s.n);
-        });
-        if (details.open) loadStep(details, s.n);
-        return details;
-      }),
-    );
-  }
-
-  const STEP_BASE = new Set(["n", "epoch", "step", "status", "tasks", "meanReward", "librarySize", "usage", "startedAt", "endedAt"]);
-  async function loadStep(details, n) {
-    const target = details.querySelector(".step-body");
-    const s = await api(agentApi(`/practice-runs/${enc(runId)}/steps/${n}`));
-    const parts = Object.entries(s).filter(([k]) => !STEP_BASE.has(k));
-    target.replaceChildren(...parts.map(([k, v]) => h("section", {}, h("h3", { text: k }), anyValue(v))));
-  }
-
-  /**
-   * Follows the run's event stream. EventSource cannot send an Authorization header, so the
-   * stream is read with fetch; it resumes from the last event id when the server closes it.
-   */
-  async function followEvents() {
-    let last = "0";
-    for (let attempt = 0; attempt < 100; attempt++) {
-      let ended = false;
-      try {
-        const res = await fetch(agentApi(`/practice-runs/${enc(runId)}/events`), {
-          headers: { authorization: `Bearer ${sessionStorage.getItem(KEY_STORAGE)}`, accept: "text/event-stream", "last-event-id": last },
-        });
-        if (!res.ok || !res.body) return;
-        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-        let buf = "";
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          buf += value.replace(/\r\n?/g, "\n");
-          let cut;
-          while ((cut = buf.indexOf("\n\n")) >= 0) {
-            const block = buf.slice(0, cut);
-            buf = buf.slice(cut + 2);
-            let type = "message";
-            for (const l of block.split("\n")) {
-              if (l.startsWith("id:")) last = l.slice(3).trim();
-              else if (l.startsWith("event:")) type = l.slice(6).trim();
-            }
-            if (type === "end") ended = true;
-            body.dataset.lastEvent = type;
-            refreshRun().catch((err) => setStatus(`Refresh failed: ${err.message}`));
-          }
-        }
-      } catch (err) {
-        setStatus(`Event stream interrupted: ${err.message}`);
-      }
-      const view = await api(agentApi(`/practice-runs/${enc(runId)}`));
-      if (ended || TERMINAL.has(view.status)) {
-        await refreshRun();
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-
+  // src/dashboard/client/pages/jobs.ts
   async function renderJobs() {
-    const jobs = (await api(agentApi("/jobs?limit=200"))).items;
+    const jobs = (await call(api().GET("/v1/agents/{agentId}/jobs", { params: { ...agentPath(), query: { limit: 200 } } }))).items;
     fill(
       "jobs",
       dataTable(
-        `${jobs.length} job${jobs.length === 1 ? "" : "s"}`,
+        plural(jobs.length, "job"),
         [
           { label: "Job", cell: (j) => j.id, sort: (j) => j.id, id: true },
           { label: "Type", cell: (j) => j.type, sort: (j) => j.type },
@@ -654,41 +1316,220 @@
           { label: "Episode", cell: (j) => j.episodeId ?? "—", id: true },
           { label: "Attempts", cell: (j) => fmtInt(j.attempts), sort: (j) => j.attempts, num: true },
           { label: "Created", cell: (j) => fmtTime(j.createdAt), sort: (j) => j.createdAt },
-          { label: "Updated", cell: (j) => fmtTime(j.updatedAt), sort: (j) => j.updatedAt },
+          { label: "Updated", cell: (j) => fmtTime(j.updatedAt), sort: (j) => j.updatedAt }
         ],
         jobs,
-        { id: "jobs-table" },
-      ),
+        { id: "jobs-table" }
+      )
     );
   }
 
+  // src/dashboard/client/pages/run.ts
+  var runPath = () => ({ path: { ...agentPath().path, runId } });
+  var getRun = () => call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}", { params: runPath() }));
+  var getCurve = () => call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/curve", { params: runPath() }));
+  var TERMINAL = /* @__PURE__ */ new Set(["completed", "failed", "cancelled", "budget-exhausted"]);
+  async function renderRun() {
+    await refreshRun();
+    void followEvents();
+  }
+  var refreshing = null;
+  var again = false;
+  function refreshRun() {
+    if (refreshing) {
+      again = true;
+      return refreshing;
+    }
+    refreshing = (async () => {
+      do {
+        again = false;
+        const view = await getRun();
+        renderProgress(view);
+        await renderCurve(view);
+        await renderSteps();
+      } while (again);
+    })().finally(() => refreshing = null);
+    return refreshing;
+  }
+  function renderProgress(v) {
+    const p = v.progress;
+    const epochs = v.config.epochs ?? 1;
+    const totalSteps = epochs * p.stepsPerEpoch;
+    const finished = v.trainReward.filter((t) => t.meanReward !== null).length;
+    const running = !TERMINAL.has(v.status);
+    const cancel = canWrite() && running && h(
+      "button",
+      {
+        type: "button",
+        class: "danger",
+        "data-write": "",
+        onclick: async () => {
+          if (!confirm("Cancel this run? Nothing is promoted.")) return;
+          await call(api().POST("/v1/agents/{agentId}/practice-runs/{runId}/cancel", { params: runPath() })).catch((err) => setStatus(`Cancel failed: ${errorText2(err)}`));
+          await refreshRun();
+        }
+      },
+      "Cancel run"
+    );
+    fill(
+      "progress",
+      h("p", {}, "Status: ", h("span", { class: `badge ${v.status}`, id: "run-status" }, v.status), v.error ? ` — ${v.error}` : ""),
+      h(
+        "dl",
+        { class: "stats" },
+        stat("Steps finished", totalSteps ? `${finished} of ${totalSteps}` : "—"),
+        stat("Epochs", fmtInt(epochs)),
+        // Epochs and steps numbered from 0, as the API and the CLI number them.
+        stat("Now at", running ? `epoch ${p.epoch}, step ${p.step}` : "—"),
+        stat("Stage", running && p.stage || "—"),
+        stat("Rollouts", `${fmtInt(p.rollouts.done)} of ${fmtInt(p.rollouts.total)}`),
+        stat("Groups kept / filtered", `${fmtInt(p.groups.kept)} / ${fmtInt(p.groups.filtered)}`),
+        stat("Library size", fmtInt(v.librarySize)),
+        stat("Tokens in / out", `${fmtInt(v.usage.tokensIn)} / ${fmtInt(v.usage.tokensOut)}`),
+        stat("LLM calls", fmtInt(v.usage.calls)),
+        stat("Cost", fmtUsd(v.usage.costUsd))
+      ),
+      // The bar follows the step in progress; a finished run has none.
+      running && h("label", { for: "rollout-progress" }, "Rollouts of this step"),
+      running && h("progress", { id: "rollout-progress", max: Math.max(1, p.rollouts.total), value: p.rollouts.done }, `${p.rollouts.done} of ${p.rollouts.total}`),
+      v.promotion ? h("p", {}, `Promotion: ${v.promotion.promoted ? `promoted as library v${v.promotion.version}` : "not promoted"} — ${v.promotion.reason}`) : null,
+      cancel
+    );
+  }
+  async function renderCurve(view) {
+    const curve = await getCurve();
+    const perEpoch = view.progress.stepsPerEpoch || 1;
+    if (!curve.steps.length) return fill("curve", empty("No step has finished yet."));
+    const xs = curve.steps.map((s) => s.epoch * perEpoch + s.step);
+    const atEpochEnd = (pick) => curve.steps.map((s) => {
+      const e = s.step === perEpoch - 1 ? curve.epochs.find((ep) => ep.epoch === s.epoch) : void 0;
+      return e ? pick(e) ?? null : null;
+    });
+    const data = [xs, curve.steps.map((s) => s.trainReward), curve.steps.map((s) => s.librarySize)];
+    const series = [{ label: "step" }, line("mean train reward", color(0), { scale: "r" }), line("library size", color(2), { scale: "n", dash: [6, 4] })];
+    if (curve.epochs.length) {
+      data.push(
+        atEpochEnd((e) => e.holdoutAccuracy),
+        atEpochEnd((e) => e.interval?.[0]),
+        atEpochEnd((e) => e.interval?.[1])
+      );
+      series.push(
+        line("holdout accuracy", color(1), { scale: "r" }),
+        line("interval low", "#f87171", { scale: "r", width: 1, dash: [2, 3] }),
+        line("interval high", "#f87171", { scale: "r", width: 1, dash: [2, 3] })
+      );
+    }
+    chart(
+      "curve",
+      {
+        scales: { x: { time: false }, r: { range: [0, 1] }, n: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+        axes: [{ label: "step", incrs: COUNT_INCRS }, { scale: "r", label: "reward / accuracy" }, { scale: "n", side: 1, label: "library size", grid: { show: false } }],
+        series
+      },
+      data,
+      `Learning curve over ${xs.length} steps`
+    );
+    const tokens = curve.steps.reduce((n, s) => n + (s.tokens ?? 0), 0);
+    $("curve").append(h("p", { class: "meta" }, `${fmtInt(tokens)} tokens over ${xs.length} finished step${xs.length === 1 ? "" : "s"}.`));
+  }
+  var openSteps = /* @__PURE__ */ new Set();
+  async function renderSteps() {
+    const steps = (await call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps", { params: runPath() }))).items;
+    if (!steps.length) return fill("steps", empty("No step has started yet."));
+    fill(
+      "steps",
+      steps.map((s) => {
+        const n = Number(s.n);
+        const usage = s.usage;
+        const tokens = usage ? (usage.tokensIn ?? 0) + (usage.tokensOut ?? 0) : null;
+        const num = (x) => typeof x === "number" ? x : null;
+        const details = h(
+          "details",
+          { "data-step": n, open: openSteps.has(n) },
+          h("summary", {}, `Step ${n} (epoch ${s.epoch}, step ${s.step}) — ${s.status}, mean reward ${fmtQ(num(s.meanReward))}, library ${fmtInt(num(s.librarySize))}, ${fmtInt(tokens)} tokens`),
+          h("div", { class: "step-body" })
+        );
+        details.addEventListener("toggle", () => {
+          if (details.open) openSteps.add(n);
+          else openSteps.delete(n);
+          if (details.open) void loadStep(details, n);
+        });
+        if (details.open) void loadStep(details, n);
+        return details;
+      })
+    );
+  }
+  var STEP_BASE = /* @__PURE__ */ new Set(["n", "epoch", "step", "status", "tasks", "meanReward", "librarySize", "usage", "startedAt", "endedAt"]);
+  async function loadStep(details, n) {
+    const target = details.querySelector(".step-body");
+    const s = await call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...runPath().path, n } } }));
+    const parts = Object.entries(s).filter(([k]) => !STEP_BASE.has(k));
+    target?.replaceChildren(...parts.map(([k, v]) => h("section", {}, h("h3", { text: k }), anyValue(v))));
+  }
+  async function followEvents() {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      let ended = false;
+      try {
+        for await (const e of praxisClient().agent(agentId).practiceEvents(runId)) {
+          if (e.type === "end") ended = true;
+          body.dataset.lastEvent = e.type;
+          refreshRun().catch((err) => setStatus(`Refresh failed: ${errorText2(err)}`));
+        }
+      } catch (err) {
+        setStatus(`Event stream interrupted: ${errorText2(err)}`);
+      }
+      const view = await getRun();
+      if (ended || TERMINAL.has(view.status)) return refreshRun();
+      await new Promise((r) => setTimeout(r, 1e3));
+    }
+  }
+
+  // src/dashboard/client/pages/runs.ts
+  async function renderRuns() {
+    const runs = await pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/practice-runs", { params: { ...agentPath(), query: { limit: 200, cursor } } })), 400);
+    fill(
+      "runs",
+      dataTable(
+        plural(runs.length, "run"),
+        [
+          { label: "Run", cell: (r) => h("a", { href: agentPage(`/runs/${enc(r.runId)}`) }, r.runId), sort: (r) => r.runId, id: true },
+          { label: "Status", cell: (r) => h("span", { class: `badge ${r.status}` }, r.status), sort: (r) => r.status },
+          { label: "Dataset", cell: (r) => r.datasetId, sort: (r) => r.datasetId, id: true },
+          { label: "Started", cell: (r) => fmtTime(r.createdAt), sort: (r) => r.createdAt },
+          { label: "Updated", cell: (r) => fmtTime(r.updatedAt), sort: (r) => r.updatedAt },
+          { label: "Error", cell: (r) => r.error ?? "" }
+        ],
+        runs,
+        { id: "runs-table" }
+      )
+    );
+  }
+
+  // src/dashboard/client/pages/usage.ts
+  var DAY_MS2 = 864e5;
   async function renderUsage() {
-    const byDay = await api("/v1/usage?groupBy=day");
-    const days = byDay.groups.filter((g) => g.key).sort((a, b) => (a.key < b.key ? -1 : 1));
-    // Every day of the range, days without calls at zero, so the chart's time axis is the range's.
+    const byDay = await call(api().GET("/v1/usage", { params: { query: { groupBy: "day" } } }));
+    const days = byDay.groups.filter((g) => g.key).sort((a, b) => (a.key ?? "") < (b.key ?? "") ? -1 : 1);
     const span = [];
-    for (let ms = Math.floor(byDay.from / DAY_MS) * DAY_MS; ms <= byDay.to; ms += DAY_MS) span.push(ms);
+    for (let ms = Math.floor(byDay.from / DAY_MS2) * DAY_MS2; ms <= byDay.to; ms += DAY_MS2) span.push(ms);
     const at = new Map(days.map((d) => [d.key, d]));
     const series = span.map((ms) => at.get(new Date(ms).toISOString().slice(0, 10)) ?? { tokensIn: 0, tokensOut: 0 });
     if (!days.length) fill("usage-chart", empty("No LLM calls in the last 30 days."));
     else
       chart(
         "usage-chart",
-        {
-          scales: { x: { time: true } },
-          axes: [{}, { label: "tokens" }],
-          series: [{ label: "day" }, line("tokens in", PALETTE[0]), line("tokens out", PALETTE[1])],
-        },
-        [span.map((ms) => ms / 1000), series.map((d) => d.tokensIn), series.map((d) => d.tokensOut)],
-        `Tokens per day over the last ${span.length} days`,
+        { scales: { x: { time: true } }, axes: [{}, { label: "tokens" }], series: [{ label: "day" }, line("tokens in", color(0)), line("tokens out", color(1))] },
+        [span.map((ms) => ms / 1e3), series.map((d) => d.tokensIn), series.map((d) => d.tokensOut)],
+        `Tokens per day over the last ${span.length} days`
       );
-    // The ledger groups by one key at a time; purposes per day come from one call per day.
     const recent = days.slice(-7).reverse();
-    const rows = (
-      await Promise.all(
-        recent.map(async (d) => (await api(`/v1/usage?groupBy=purpose&from=${d.key}&to=${d.key}`)).groups.map((g) => ({ day: d.key, ...g }))),
-      )
-    ).flat();
+    const rows = (await Promise.all(
+      recent.map(async (d) => {
+        const day = d.key ?? "";
+        const r = await call(api().GET("/v1/usage", { params: { query: { groupBy: "purpose", from: day, to: day } } }));
+        return r.groups.map((g) => ({ day, ...g }));
+      })
+    )).flat();
     fill(
       "usage-table",
       h("p", { class: "meta" }, `Last 30 days: ${fmtInt(byDay.totals.calls)} calls, ${fmtInt(byDay.totals.tokensIn + byDay.totals.tokensOut)} tokens, ${fmtUsd(byDay.totals.costUsd)}.`),
@@ -700,70 +1541,145 @@
           { label: "Calls", cell: (r) => fmtInt(r.calls), sort: (r) => r.calls, num: true },
           { label: "Tokens in", cell: (r) => fmtInt(r.tokensIn), sort: (r) => r.tokensIn, num: true },
           { label: "Tokens out", cell: (r) => fmtInt(r.tokensOut), sort: (r) => r.tokensOut, num: true },
-          { label: "Cost", cell: (r) => fmtUsd(r.costUsd), sort: (r) => r.costUsd, num: true },
+          { label: "Cost", cell: (r) => fmtUsd(r.costUsd), sort: (r) => r.costUsd, num: true }
         ],
         rows,
-        { id: "usage-table-rows" },
-      ),
+        { id: "usage-table-rows" }
+      )
     );
   }
 
-  // ------------------------------------------------------------------ session
-  const PAGES = { agents: renderAgents, agent: renderAgent, versions: () => renderVersions(), runs: renderRuns, run: renderRun, jobs: renderJobs, usage: renderUsage };
+  // src/dashboard/client/pages/versions.ts
+  async function renderVersions(selected) {
+    const versions = await pageAll(
+      (cursor) => call(api().GET("/v1/agents/{agentId}/library/versions", { params: { ...agentPath(), query: { limit: 200, cursor: cursor === void 0 ? void 0 : Number(cursor) } } })),
+      200
+    );
+    const latest = versions[0]?.version;
+    fill(
+      "versions",
+      versions.length ? h(
+        "ol",
+        { class: "timeline", reversed: true },
+        versions.map(
+          (v) => h(
+            "li",
+            { "data-version": v.version },
+            h("p", {}, h("strong", {}, `v${v.version}`), ` · ${fmtTime(v.createdAt)} · ${v.author}`, v.version === latest ? h("span", { class: "badge active" }, "current") : null),
+            h("p", { class: "text" }, v.reason),
+            h("p", { class: "meta" }, `${v.changes} change${v.changes === 1 ? "" : "s"}`),
+            h(
+              "div",
+              { class: "actions" },
+              h("button", { type: "button", onclick: () => renderDiff(v.version) }, `Diff of v${v.version}`),
+              canWrite() && v.version !== latest && h("button", { type: "button", class: "danger", "data-write": "", onclick: () => askRollback(v) }, `Roll back to v${v.version}`)
+            )
+          )
+        )
+      ) : empty("No versions yet.")
+    );
+    const shown = selected ?? latest;
+    if (shown !== void 0) await renderDiff(shown);
+  }
+  async function renderDiff(n) {
+    const d = await call(api().GET("/v1/agents/{agentId}/library/versions/{n}/diff", { params: { path: { ...agentPath().path, n } } }));
+    const snap = (s) => s ? h("div", {}, h("span", { class: "text" }, s.text), h("span", { class: "meta" }, ` (${s.status}, Q ${fmtQ(s.q)}${s.pinned ? ", pinned" : ""})`)) : "—";
+    fill(
+      "diff",
+      h("p", {}, h("strong", {}, `v${d.version}`), ` by ${d.author}: ${d.reason}`),
+      dataTable(
+        `What v${d.version} changed`,
+        [
+          { label: "Operation", cell: (r) => h("span", { class: `badge ${r.op}` }, r.op) },
+          { label: "Experience", cell: (r) => r.id, id: true },
+          { label: "Before", cell: (r) => snap(r.before) },
+          { label: "After", cell: (r) => snap(r.after) }
+        ],
+        d.diff,
+        { id: "diff-table" }
+      )
+    );
+  }
+  function askRollback(v) {
+    const dialog = $("rollback-dialog");
+    $("rollback-text").textContent = `The library becomes what it was after v${v.version} (${v.reason}). This is recorded as a new version, so it can be undone the same way.`;
+    dialog.returnValue = "";
+    dialog.onclose = async () => {
+      if (dialog.returnValue !== "confirm") return;
+      try {
+        const r = await call(api().POST("/v1/agents/{agentId}/library/rollback", { params: agentPath(), body: { version: v.version } }));
+        setStatus(r.unchanged ? `The library already equals v${v.version}.` : `Rolled back to v${v.version}: now v${r.libraryVersion} (${r.changed} changed, ${r.deleted} deleted).`);
+        await renderVersions(r.libraryVersion);
+      } catch (err) {
+        setStatus(`Rollback failed: ${errorText2(err)}`);
+      }
+    };
+    dialog.showModal();
+  }
 
+  // src/dashboard/client/main.ts
+  var PAGES = {
+    agents: renderAgents,
+    agent: renderAgent,
+    versions: () => renderVersions(),
+    runs: renderRuns,
+    run: renderRun,
+    jobs: renderJobs,
+    usage: renderUsage
+  };
   function signOut(message) {
     sessionStorage.removeItem(KEY_STORAGE);
-    me = null;
+    resetApi();
+    setMe(null);
     $("main").hidden = true;
     $("session").hidden = true;
     $("sign-in").hidden = false;
     $("sign-in-error").textContent = message ?? "";
     $("api-key").focus();
   }
-
+  onUnauthorized(signOut);
+  function notFound(err) {
+    for (const el of $("main").querySelectorAll(".card")) el.hidden = true;
+    $("status").replaceChildren(`Not found: ${errorText2(err)} `, h("a", { href: "/dashboard" }, "Back to the agents"));
+    body.dataset.ready = "not-found";
+  }
   async function start() {
+    let me2;
     try {
-      me = await api("/v1/keys/current");
+      me2 = await call(api().GET("/v1/keys/current"));
     } catch (err) {
-      if (err.status !== 401) signOut(`Could not check the key: ${err.message}`);
+      if (statusOf(err) !== 401) signOut(`Could not check the key: ${errorText2(err)}`);
       return;
     }
+    setMe(me2);
     $("sign-in").hidden = true;
     $("session").hidden = false;
-    $("who").textContent = `${me.name} (${me.scope} key${me.agentIds ? ` for ${me.agentIds.join(", ")}` : ""})`;
+    $("who").textContent = `${me2.name} (${me2.scope} key${me2.agentIds ? ` for ${me2.agentIds.join(", ")}` : ""})`;
     $("main").hidden = false;
-    body.dataset.scope = me.scope;
+    body.dataset.scope = me2.scope;
     setStatus("Loading…");
     try {
-      // The agent first: its pages list empty runs or jobs for an agent that does not exist.
-      if (agentId) await api(agentApi());
-      await PAGES[page]();
+      if (agentId) await call(api().GET("/v1/agents/{agentId}", { params: agentPath() }));
+      await PAGES[page]?.();
       setStatus("");
       body.dataset.ready = "true";
     } catch (err) {
-      if (err.status === 404) return notFound(err);
-      setStatus(`Could not load this page: ${err.message}`);
+      if (statusOf(err) === 404) return notFound(err);
+      setStatus(`Could not load this page: ${errorText2(err)}`);
       body.dataset.ready = "error";
     }
   }
-
-  /** What the page was about does not exist: say so, and show none of its cards. */
-  function notFound(err) {
-    for (const el of $("main").querySelectorAll(".card")) el.hidden = true;
-    $("status").replaceChildren(`Not found: ${err.message} `, h("a", { href: "/dashboard" }, "Back to the agents"));
-    body.dataset.ready = "not-found";
-  }
-
   $("sign-in-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    const key = $("api-key").value.trim();
+    const input = $("api-key");
+    const key = input.value.trim();
     if (!key) return;
     sessionStorage.setItem(KEY_STORAGE, key);
-    $("api-key").value = "";
-    start();
+    resetApi();
+    input.value = "";
+    void start();
   });
   $("sign-out").addEventListener("click", () => signOut("Signed out."));
-
-  if (sessionStorage.getItem(KEY_STORAGE)) start();
+  if (sessionStorage.getItem(KEY_STORAGE)) void start();
   else signOut();
 })();

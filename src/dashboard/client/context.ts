@@ -1,0 +1,18 @@
+import type { Schemas } from "../../../client/src/index.js";
+
+/** What the server-rendered shell says this page is about (data attributes of <body>). */
+export const body = document.body;
+export const page = body.dataset.page ?? "";
+export const agentId = body.dataset.agentId ?? "";
+export const runId = body.dataset.runId ?? "";
+
+export const enc = encodeURIComponent;
+export const agentPage = (path = "", id = agentId) => `/dashboard/agents/${enc(id)}${path}`;
+export const agentPath = (id = agentId) => ({ path: { agentId: id } });
+
+let me: Schemas["CurrentApiKey"] | null = null;
+export const setMe = (key: Schemas["CurrentApiKey"] | null) => void (me = key);
+export const currentKey = () => me;
+
+/** Write controls are built only for keys that may use them; a read key never sees one. */
+export const canWrite = () => !!me && me.scope !== "read" && (!me.agentIds || !agentId || me.agentIds.includes(agentId));

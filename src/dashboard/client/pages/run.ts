@@ -1,0 +1,186 @@
+import type { Schemas } from "../../../../client/src/index.js";
+import { api, call, errorText, praxisClient } from "../api.js";
+import { chart, color, COUNT_INCRS, line, type Series } from "../charts.js";
+import { agentId, agentPath, body, canWrite, runId } from "../context.js";
+import { $, empty, fill, fmtInt, fmtQ, fmtUsd, h, setStatus, stat } from "../dom.js";
+import { anyValue } from "../table.js";
+
+const runPath = () => ({ path: { ...agentPath().path, runId } });
+const getRun = () => call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}", { params: runPath() }));
+const getCurve = () => call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/curve", { params: runPath() }));
+type RunView = Awaited<ReturnType<typeof getRun>>;
+type Curve = Awaited<ReturnType<typeof getCurve>>;
+
+const TERMINAL = new Set<Schemas["PracticeRun"]["status"]>(["completed", "failed", "cancelled", "budget-exhausted"]);
+
+export async function renderRun(): Promise<void> {
+  await refreshRun();
+  void followEvents();
+}
+
+let refreshing: Promise<void> | null = null;
+let again = false;
+
+/** Refreshes the run's view; events arriving meanwhile coalesce into one more refresh. */
+function refreshRun(): Promise<void> {
+  if (refreshing) {
+    again = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    do {
+      again = false;
+      const view = await getRun();
+      renderProgress(view);
+      await renderCurve(view);
+      await renderSteps();
+    } while (again);
+  })().finally(() => (refreshing = null));
+  return refreshing;
+}
+
+function renderProgress(v: RunView) {
+  const p = v.progress;
+  const epochs = v.config.epochs ?? 1;
+  const totalSteps = epochs * p.stepsPerEpoch;
+  const finished = v.trainReward.filter((t) => t.meanReward !== null).length;
+  const running = !TERMINAL.has(v.status);
+  const cancel =
+    canWrite() &&
+    running &&
+    h(
+      "button",
+      {
+        type: "button",
+        class: "danger",
+        "data-write": "",
+        onclick: async () => {
+          if (!confirm("Cancel this run? Nothing is promoted.")) return;
+          await call(api().POST("/v1/agents/{agentId}/practice-runs/{runId}/cancel", { params: runPath() })).catch((err) => setStatus(`Cancel failed: ${errorText(err)}`));
+          await refreshRun();
+        },
+      },
+      "Cancel run",
+    );
+  fill(
+    "progress",
+    h("p", {}, "Status: ", h("span", { class: `badge ${v.status}`, id: "run-status" }, v.status), v.error ? ` — ${v.error}` : ""),
+    h(
+      "dl",
+      { class: "stats" },
+      stat("Steps finished", totalSteps ? `${finished} of ${totalSteps}` : "—"),
+      stat("Epochs", fmtInt(epochs)),
+      // Epochs and steps numbered from 0, as the API and the CLI number them.
+      stat("Now at", running ? `epoch ${p.epoch}, step ${p.step}` : "—"),
+      stat("Stage", (running && p.stage) || "—"),
+      stat("Rollouts", `${fmtInt(p.rollouts.done)} of ${fmtInt(p.rollouts.total)}`),
+      stat("Groups kept / filtered", `${fmtInt(p.groups.kept)} / ${fmtInt(p.groups.filtered)}`),
+      stat("Library size", fmtInt(v.librarySize)),
+      stat("Tokens in / out", `${fmtInt(v.usage.tokensIn)} / ${fmtInt(v.usage.tokensOut)}`),
+      stat("LLM calls", fmtInt(v.usage.calls)),
+      stat("Cost", fmtUsd(v.usage.costUsd)),
+    ),
+    // The bar follows the step in progress; a finished run has none.
+    running && h("label", { for: "rollout-progress" }, "Rollouts of this step"),
+    running && h("progress", { id: "rollout-progress", max: Math.max(1, p.rollouts.total), value: p.rollouts.done }, `${p.rollouts.done} of ${p.rollouts.total}`),
+    v.promotion ? h("p", {}, `Promotion: ${v.promotion.promoted ? `promoted as library v${v.promotion.version}` : "not promoted"} — ${v.promotion.reason}`) : null,
+    cancel,
+  );
+}
+
+async function renderCurve(view: RunView) {
+  const curve = await getCurve();
+  const perEpoch = view.progress.stepsPerEpoch || 1;
+  if (!curve.steps.length) return fill("curve", empty("No step has finished yet."));
+  // Steps numbered from 0, as the API and the CLI number them.
+  const xs = curve.steps.map((s) => s.epoch * perEpoch + s.step);
+  // An epoch's holdout accuracy sits at its last step.
+  const atEpochEnd = (pick: (e: Curve["epochs"][number]) => number | null | undefined) =>
+    curve.steps.map((s) => {
+      const e = s.step === perEpoch - 1 ? curve.epochs.find((ep) => ep.epoch === s.epoch) : undefined;
+      return e ? (pick(e) ?? null) : null;
+    });
+  const data: (number | null)[][] = [xs, curve.steps.map((s) => s.trainReward), curve.steps.map((s) => s.librarySize)];
+  const series: Series[] = [{ label: "step" }, line("mean train reward", color(0), { scale: "r" }), line("library size", color(2), { scale: "n", dash: [6, 4] })];
+  if (curve.epochs.length) {
+    data.push(
+      atEpochEnd((e) => e.holdoutAccuracy),
+      atEpochEnd((e) => e.interval?.[0]),
+      atEpochEnd((e) => e.interval?.[1]),
+    );
+    series.push(
+      line("holdout accuracy", color(1), { scale: "r" }),
+      line("interval low", "#f87171", { scale: "r", width: 1, dash: [2, 3] }),
+      line("interval high", "#f87171", { scale: "r", width: 1, dash: [2, 3] }),
+    );
+  }
+  chart(
+    "curve",
+    {
+      scales: { x: { time: false }, r: { range: [0, 1] }, n: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+      axes: [{ label: "step", incrs: COUNT_INCRS }, { scale: "r", label: "reward / accuracy" }, { scale: "n", side: 1, label: "library size", grid: { show: false } }],
+      series,
+    },
+    data as [number[], ...(number | null)[][]],
+    `Learning curve over ${xs.length} steps`,
+  );
+  const tokens = curve.steps.reduce((n, s) => n + (s.tokens ?? 0), 0);
+  $("curve").append(h("p", { class: "meta" }, `${fmtInt(tokens)} tokens over ${xs.length} finished step${xs.length === 1 ? "" : "s"}.`));
+}
+
+const openSteps = new Set<number>();
+
+async function renderSteps() {
+  const steps = (await call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps", { params: runPath() }))).items;
+  if (!steps.length) return fill("steps", empty("No step has started yet."));
+  fill(
+    "steps",
+    steps.map((s) => {
+      const n = Number(s.n);
+      const usage = s.usage as { tokensIn?: number; tokensOut?: number } | null;
+      const tokens = usage ? (usage.tokensIn ?? 0) + (usage.tokensOut ?? 0) : null;
+      const num = (x: unknown) => (typeof x === "number" ? x : null);
+      const details = h(
+        "details",
+        { "data-step": n, open: openSteps.has(n) },
+        h("summary", {}, `Step ${n} (epoch ${s.epoch}, step ${s.step}) — ${s.status}, mean reward ${fmtQ(num(s.meanReward))}, library ${fmtInt(num(s.librarySize))}, ${fmtInt(tokens)} tokens`),
+        h("div", { class: "step-body" }),
+      );
+      details.addEventListener("toggle", () => {
+        if (details.open) openSteps.add(n);
+        else openSteps.delete(n);
+        if (details.open) void loadStep(details, n);
+      });
+      if (details.open) void loadStep(details, n);
+      return details;
+    }),
+  );
+}
+
+const STEP_BASE = new Set(["n", "epoch", "step", "status", "tasks", "meanReward", "librarySize", "usage", "startedAt", "endedAt"]);
+
+async function loadStep(details: HTMLDetailsElement, n: number) {
+  const target = details.querySelector(".step-body");
+  const s = await call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...runPath().path, n } } }));
+  const parts = Object.entries(s).filter(([k]) => !STEP_BASE.has(k));
+  target?.replaceChildren(...parts.map(([k, v]) => h("section", {}, h("h3", { text: k }), anyValue(v))));
+}
+
+/** Follows the run's event stream (the client reads it over fetch and resumes after reconnects). */
+async function followEvents() {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    let ended = false;
+    try {
+      for await (const e of praxisClient().agent(agentId).practiceEvents(runId)) {
+        if (e.type === "end") ended = true;
+        body.dataset.lastEvent = e.type;
+        refreshRun().catch((err) => setStatus(`Refresh failed: ${errorText(err)}`));
+      }
+    } catch (err) {
+      setStatus(`Event stream interrupted: ${errorText(err)}`);
+    }
+    const view = await getRun();
+    if (ended || TERMINAL.has(view.status)) return refreshRun();
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
