@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { loadEsbuild } from "./esbuild.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(here, "..", "node_modules", ".cache", "praxis-cli", "praxis.js");
@@ -20,7 +21,7 @@ function newest(p) {
 }
 
 export async function build() {
-  const { build: esbuild } = await import("esbuild");
+  const { build: esbuild } = await loadEsbuild();
   // Written beside the bundle and renamed over it: a CLI started meanwhile never reads half a file.
   const tmp = `${OUT}.${process.pid}.tmp`;
   mkdirSync(path.dirname(OUT), { recursive: true });

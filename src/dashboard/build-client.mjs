@@ -9,12 +9,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { loadEsbuild } from "../../cli/esbuild.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(here, "static", "dashboard-client.js");
 const HEADER = "// Built by src/dashboard/build-client.mjs from src/dashboard/client/*.ts; do not edit (run `node src/dashboard/build-client.mjs`).";
 
+const { build } = await loadEsbuild();
 const result = await build({
   entryPoints: [path.join(here, "client", "main.ts")],
   bundle: true,
