@@ -1,9 +1,12 @@
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
+import { Praxis, unwrap } from "../../client/src/index";
 import { runProcess } from "./run-process";
 
-const PYTHON_DIR = path.resolve(import.meta.dirname, "../../clients/python");
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const PYTHON_DIR = path.join(ROOT, "clients/python");
 const { url, adminKey } = inject("localWorker");
 
 function python(): string | null {
@@ -17,10 +20,20 @@ function python(): string | null {
   return null;
 }
 
-// The Python client's own unittest suite, live tests included, against the shared local Worker.
-describe("Python client (python3 -m unittest)", () => {
-  const bin = python();
-  it.runIf(bin !== null || process.env.CI)("passes its unittest suite against the local Worker, none skipped", async () => {
+/** The README's Python client example, as it is printed. */
+function readmeExample(): string {
+  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const code = /```python\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf("## Python client")))?.[1];
+  if (!code) throw new Error("README has no ```python block under ## Python client");
+  return code;
+}
+
+// Without python3 on the machine these are skipped, except in CI, where they must run.
+const bin = python();
+const runs = bin !== null || !!process.env.CI;
+
+describe("Python client", () => {
+  it.runIf(runs)("passes its unittest suite (python3 -m unittest) against the local Worker, none skipped", async () => {
     expect(bin, "python3 is needed for the Python client's tests").not.toBeNull();
     const r = await runProcess(bin!, ["-m", "unittest", "discover", "-s", "tests", "-t", ".", "-v"], {
       cwd: PYTHON_DIR,
@@ -31,4 +44,18 @@ describe("Python client (python3 -m unittest)", () => {
     expect(r.stderr).not.toMatch(/skipped/);
     expect(Number(/^Ran (\d+) tests/m.exec(r.stderr)?.[1])).toBeGreaterThanOrEqual(16);
   }, 180_000);
+
+  it.runIf(runs)("the README's example runs as written and records one ended episode with its answer", async () => {
+    const { apiKey } = await unwrap(new Praxis({ baseUrl: url, apiKey: adminKey }).api.POST("/v1/tenants", { body: { name: "readme-python" } }));
+    const r = await runProcess(bin!, ["-c", readmeExample()], {
+      cwd: ROOT,
+      env: { ...process.env, PRAXIS_URL: url, PRAXIS_API_KEY: apiKey, PYTHONPATH: PYTHON_DIR, PYTHONDONTWRITEBYTECODE: "1" },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const api = new Praxis({ baseUrl: url, apiKey }).api;
+    const [listed] = (await unwrap(api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: "support-bot" } } }))).items;
+    const episode = await unwrap(api.GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { agentId: "support-bot", id: listed!.id } } }));
+    expect(episode).toMatchObject({ status: "ended", outcome: "success", answer: expect.stringContaining("Retry-After") });
+    expect(episode.attempts).toEqual([expect.objectContaining({ n: 1, ok: true })]);
+  }, 60_000);
 });
