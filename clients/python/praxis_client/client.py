@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import traceback
 from types import TracebackType
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type, Union, cast
 
 from . import models as m
 from .transport import RetryOptions, Transport
@@ -66,7 +66,7 @@ class Agent:
 
     def ensure(self, display_name: Optional[str] = None) -> m.Agent:
         """Creates the agent, or updates its display name (PUT: safe to repeat)."""
-        return self._call("PUT", "", body={"displayName": display_name} if display_name else {})
+        return cast(m.Agent, self._call("PUT", "", body={"displayName": display_name} if display_name else {}))
 
     def prompt(
         self,
@@ -79,7 +79,7 @@ class Agent:
     ) -> m.PromptBlock:
         """The block to inject into the agent's prompt: ``[G#]. …`` lessons, then relevant past cases."""
         query_params = {"query": query, "episodeId": episode_id, "phase": phase, "budgetTokens": budget_tokens, "maxCases": max_cases}
-        return self._call("GET", "/prompt", query=query_params)
+        return cast(m.PromptBlock, self._call("GET", "/prompt", query=query_params))
 
     def retrieve(
         self,
@@ -98,7 +98,7 @@ class Agent:
         body = _compact(
             {"query": query, "phase": phase, "lambda": lambda_, "k1": k1, "k2": k2, "threshold": threshold, "kinds": _list(kinds), "tags": _list(tags), "episodeId": episode_id}
         )
-        return self._call("POST", "/retrieve", body=body)
+        return cast(m.RetrieveResponse, self._call("POST", "/retrieve", body=body))
 
     def reward(
         self,
@@ -123,11 +123,11 @@ class Agent:
                 "citedIds": _list(cited_ids),
             }
         )
-        return self._call("POST", "/rewards", body=body)
+        return cast(m.RewardResult, self._call("POST", "/rewards", body=body))
 
     def add_experience(self, text: str, *, tags: Optional[Sequence[str]] = None, **fields: Any) -> m.VersionedExperience:
         """Adds a lesson (a new library version); ``fields`` are further ``ExperienceCreate`` members."""
-        return self._call("POST", "/experiences", body=_compact({"text": text, "tags": _list(tags), **fields}))
+        return cast(m.VersionedExperience, self._call("POST", "/experiences", body=_compact({"text": text, "tags": _list(tags), **fields})))
 
     def experiences(self, *, status: str = "active") -> List[Dict[str, Any]]:
         """The agent's experiences (all pages) with their labels and Q."""
@@ -145,7 +145,7 @@ class Agent:
         return Episode(self, None, task, metadata).__enter__()
 
     def get_episode(self, episode_id: str) -> m.Episode:
-        return self._call("GET", "/episodes/{id}", path={"id": episode_id})
+        return cast(m.Episode, self._call("GET", "/episodes/{id}", path={"id": episode_id}))
 
     def episode(self, task: str, metadata: Optional[m.Metadata] = None) -> "Episode":
         """An episode as a context manager; see ``Episode``."""
@@ -246,7 +246,7 @@ class Episode:
         self, description: str, *, ok: bool, error: Optional[str] = None, tool_calls: Optional[Sequence[Union[str, m.ToolCall]]] = None
     ) -> m.Attempt:
         """Logs an attempt; a stack trace in ``error`` is digested and secrets redacted by the service."""
-        calls = [{"name": c} if isinstance(c, str) else dict(c) for c in tool_calls] if tool_calls else None
+        calls: Optional[List[Dict[str, Any]]] = [{"name": c} if isinstance(c, str) else {**c} for c in tool_calls] if tool_calls else None
         body = _compact({"description": description, "ok": ok, "error": error, "toolCalls": calls})
         recorded: m.Attempt = self.agent._call("POST", "/episodes/{id}/attempts", path={"id": self.id}, body=body)
         self.attempts.append(recorded)
@@ -257,8 +257,9 @@ class Episode:
     ) -> m.Episode:
         """Ends the episode (idempotent: the first result stays); rewards what it retrieved."""
         body = _compact({"outcome": outcome, "answer": answer, "citedIds": _list(cited_ids), "score": score})
-        self.ended = self.agent._call("POST", "/episodes/{id}/end", path={"id": self.id}, body=body)
-        return self.ended
+        ended = cast(m.Episode, self.agent._call("POST", "/episodes/{id}/end", path={"id": self.id}, body=body))
+        self.ended = ended
+        return ended
 
 
 def _compact(d: Dict[str, Any]) -> Dict[str, Any]:

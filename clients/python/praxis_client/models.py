@@ -5,15 +5,7 @@ with ``Praxis.request`` and return plain dicts."""
 
 from __future__ import annotations
 
-import sys
-from typing import Any, Dict, List, Literal, Optional, Union
-
-if sys.version_info >= (3, 11):
-    from typing import NotRequired, TypedDict
-else:  # pragma: no cover - older Pythons read NotRequired fields as required in type checkers only
-    from typing import TypedDict
-
-    NotRequired = Optional
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 Outcome = Literal["success", "failure", "partial", "timeout"]
 Phase = Literal["observation", "reasoning", "planning", "action", "reflection"]
@@ -27,16 +19,19 @@ class Agent(TypedDict):
     createdAt: int
 
 
-class RetrieveRequest(TypedDict):
+class _RetrieveQuery(TypedDict):
     query: str
-    phase: NotRequired[Phase]
+
+
+class RetrieveRequest(_RetrieveQuery, total=False):
+    phase: Phase
     # `lambda` is a keyword in Python: Agent.retrieve takes it as `lambda_`.
-    k1: NotRequired[int]
-    k2: NotRequired[int]
-    threshold: NotRequired[float]
-    kinds: NotRequired[List[MemoryKind]]
-    tags: NotRequired[List[str]]
-    episodeId: NotRequired[str]
+    k1: int
+    k2: int
+    threshold: float
+    kinds: List[MemoryKind]
+    tags: List[str]
+    episodeId: str
 
 
 class RetrievedItem(TypedDict):
@@ -100,11 +95,14 @@ class Attempt(TypedDict):
     at: int
 
 
-class ToolCall(TypedDict):
+class _ToolName(TypedDict):
     name: str
-    input: NotRequired[Any]
-    output: NotRequired[Any]
-    error: NotRequired[str]
+
+
+class ToolCall(_ToolName, total=False):
+    input: Any
+    output: Any
+    error: str
 
 
 class EpisodeResult(TypedDict):

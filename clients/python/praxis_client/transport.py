@@ -37,8 +37,7 @@ class RetryOptions:
     base_delay_s: float = 0.25
 
 
-def _retry_after(headers: Mapping[str, str]) -> Optional[float]:
-    value = headers.get("retry-after")
+def _retry_after(value: Optional[str]) -> Optional[float]:
     if not value:
         return None
     try:
@@ -105,7 +104,8 @@ class Transport:
             backoff = min(self.retry.base_delay_s * 2 ** (attempt - 1), MAX_DELAY_S)
             request = urllib.request.Request(url, data=data, method=method, headers=headers)
             try:
-                return urllib.request.urlopen(request, timeout=timeout_s if timeout_s is not None else self.timeout_s)
+                res: http.client.HTTPResponse = urllib.request.urlopen(request, timeout=timeout_s if timeout_s is not None else self.timeout_s)
+                return res
             except urllib.error.HTTPError as err:
                 raw = err.read()
                 content_type = err.headers.get("content-type", "")
@@ -113,7 +113,7 @@ class Transport:
                 permanent = err.code == 503 and isinstance(problem, dict) and str(problem.get("type", "")).endswith("-not-configured")
                 if last or err.code not in RETRY_STATUSES or permanent:
                     raise PraxisError(err.code, problem, err.headers.get("x-request-id")) from None
-                wait = _retry_after(err.headers)
+                wait = _retry_after(err.headers.get("retry-after"))
                 time.sleep(backoff if wait is None else wait)
             except (urllib.error.URLError, ConnectionError, socket.timeout, http.client.HTTPException) as err:
                 if last:
