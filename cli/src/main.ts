@@ -17,6 +17,7 @@ import { registerReward } from "./commands/reward.js";
 import { registerTenants } from "./commands/tenants.js";
 import { registerUsage } from "./commands/usage.js";
 import { UnsuccessfulError, UsageError } from "./errors.js";
+import pkg from "../../package.json";
 
 /** Exit codes scripts can rely on (also in `praxis --help`). */
 const EXIT = { ok: 0, api: 1, usage: 2, network: 3, unsuccessful: 4 } as const;
@@ -41,6 +42,7 @@ const program = new Command("praxis")
   .option("--url <url>", "API base URL (env PRAXIS_URL)")
   .option("--key <key>", "API key (env PRAXIS_API_KEY)")
   .option("--json", "print the API's JSON instead of tables (for scripts)")
+  .version(pkg.version, "-V, --version")
   .addHelpText("after", EXIT_HELP)
   .showHelpAfterError("(run with --help for usage)");
 
