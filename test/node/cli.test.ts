@@ -123,12 +123,15 @@ describe("praxis CLI against the local Worker", () => {
 
 describe("praxis core loop: retrieve, prompt, episodes, rewards", () => {
   let lessonId = "";
+  let otherId = "";
+  const qOf = async (id: string) => (await json(["experiences", "ls", "loop-bot"])).find((e: { id: string }) => e.id === id).q;
   beforeAll(async () => {
     await json(["agents", "create", "loop-bot"]);
     lessonId = (await json(["experiences", "add", "loop-bot", "Check the invoice currency before converting amounts"])).id;
+    otherId = (await json(["experiences", "add", "loop-bot", "Prefer ISO dates in weekly reports"])).id;
   });
 
-  it("runs an episode end to end: start, prompt, attempt, end with a cited lesson whose Q rises", async () => {
+  it("runs an episode end to end: start, prompt, attempt, end; the cited lesson's Q rises, the uncited one's stays", async () => {
     const started = await praxis(["episode", "start", "loop-bot", "Convert the invoice amounts to EUR", "--meta", "ticket=42", "source=cli"], asTenant());
     expect(started.code, started.stderr).toBe(0);
     const episodeId = started.stdout.trim();
@@ -137,7 +140,8 @@ describe("praxis core loop: retrieve, prompt, episodes, rewards", () => {
     const prompt = await praxis(["prompt", "loop-bot", "--episode", episodeId], asTenant());
     expect(prompt.code, prompt.stderr).toBe(0);
     expect(prompt.stdout).toMatch(/^\[G0\]\. Check the invoice currency before converting amounts$/m);
-    expect(prompt.stderr).toMatch(/^retrieval \S+: 1 lessons, 0 cases, ~\d+ tokens/m);
+    expect(prompt.stdout).toMatch(/^\[G1\]\. Prefer ISO dates in weekly reports$/m);
+    expect(prompt.stderr).toMatch(/^retrieval \S+: 2 lessons, 0 cases, ~\d+ tokens/m);
 
     const attempt = await json(["episode", "attempt", "loop-bot", episodeId, "Converted with a fixed rate", "--error", "TypeError: rate is undefined", "--tool", "fx"]);
     expect(attempt).toMatchObject({ n: 1, ok: false, toolCalls: ["fx"] });
@@ -148,6 +152,9 @@ describe("praxis core loop: retrieve, prompt, episodes, rewards", () => {
     expect(ended).toMatchObject({ id: episodeId, status: "ended", outcome: "success", answer: "Converted after checking the currency [G0]" });
     const rewarded = ended.result.rewarded.find((m: { id: string }) => m.id === lessonId);
     expect(rewarded.q).toBeGreaterThan(0.5);
+    // Shown in the same prompt but not cited: its Q does not move.
+    expect(await qOf(lessonId)).toBe(rewarded.q);
+    expect(await qOf(otherId)).toBe(0.5);
 
     const shown = await praxis(["episode", "show", "loop-bot", episodeId], asTenant());
     expect(shown.code, shown.stderr).toBe(0);
@@ -165,13 +172,13 @@ describe("praxis core loop: retrieve, prompt, episodes, rewards", () => {
     expect(human.stdout).toMatch(/^label\s+kind\s+id\s+score\s+relevance\s+q\s+match\s+text$/m);
     expect(human.stdout).toContain(`--retrieval ${/retrieval (\S+):/.exec(human.stdout)![1]}`);
 
-    const before = (await json(["experiences", "ls", "loop-bot"])).find((e: { id: string }) => e.id === lessonId).q;
+    const before = await qOf(lessonId);
     const rewarded = await json(["reward", "loop-bot", "--retrieval", r.retrievalId, "--outcome", "failure"]);
     expect(rewarded.reward).toBe(-1);
-    expect(rewarded.updated).toEqual([expect.objectContaining({ id: lessonId, qBefore: before, q: expect.any(Number) })]);
-    expect(rewarded.updated[0].q).toBeLessThan(before);
-    const after = (await json(["experiences", "ls", "loop-bot"])).find((e: { id: string }) => e.id === lessonId).q;
-    expect(after).toBeCloseTo(rewarded.updated[0].q, 9);
+    const updated = rewarded.updated.find((u: { id: string }) => u.id === lessonId);
+    expect(updated).toMatchObject({ id: lessonId, qBefore: before });
+    expect(updated.q).toBeLessThan(before);
+    expect(await qOf(lessonId)).toBeCloseTo(updated.q, 9);
   });
 
   it("rejects a reward without a target or an outcome (exit 2) and an unknown retrieval (exit 1)", async () => {
