@@ -1607,7 +1607,10 @@ ${value}`, dataLines++;
     dialog.onclose = async () => {
       if (dialog.returnValue !== "confirm") return;
       try {
-        const r = await call(api().POST("/v1/agents/{agentId}/library/rollback", { params: agentPath(), body: { version: v.version } }));
+        const key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+        const r = await call(
+          api().POST("/v1/agents/{agentId}/library/rollback", { params: agentPath(), body: { version: v.version }, headers: { "idempotency-key": `dash-${key}` } })
+        );
         setStatus(r.unchanged ? `The library already equals v${v.version}.` : `Rolled back to v${v.version}: now v${r.libraryVersion} (${r.changed} changed, ${r.deleted} deleted).`);
         await renderVersions(r.libraryVersion);
       } catch (err) {

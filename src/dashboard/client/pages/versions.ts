@@ -71,8 +71,13 @@ function askRollback(v: Version) {
   dialog.onclose = async () => {
     if (dialog.returnValue !== "confirm") return;
     try {
-      // The client gives the write one Idempotency-Key, so a retried rollback is applied once.
-      const r = await call(api().POST("/v1/agents/{agentId}/library/rollback", { params: agentPath(), body: { version: v.version } }));
+      // One Idempotency-Key for the write and its retries, so a retried rollback is applied once. Set
+      // here because crypto.randomUUID (the client's default) exists only in secure contexts, and a
+      // dashboard may be opened over plain http on a LAN address.
+      const key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+      const r = await call(
+        api().POST("/v1/agents/{agentId}/library/rollback", { params: agentPath(), body: { version: v.version }, headers: { "idempotency-key": `dash-${key}` } }),
+      );
       setStatus(r.unchanged ? `The library already equals v${v.version}.` : `Rolled back to v${v.version}: now v${r.libraryVersion} (${r.changed} changed, ${r.deleted} deleted).`);
       await renderVersions(r.libraryVersion);
     } catch (err) {
