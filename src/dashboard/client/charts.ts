@@ -4,7 +4,6 @@ import { $, h } from "./dom.js";
 /** uPlot is loaded by its own script tag (the bundled IIFE asset), before this one. */
 declare const uPlot: typeof uPlotType;
 
-export type Chart = uPlotType;
 export type ChartOptions = Omit<uPlotType.Options, "width" | "height">;
 export type Series = uPlotType.Series;
 

@@ -12,7 +12,6 @@ export const agentPath = (id = agentId) => ({ path: { agentId: id } });
 
 let me: Schemas["CurrentApiKey"] | null = null;
 export const setMe = (key: Schemas["CurrentApiKey"] | null) => void (me = key);
-export const currentKey = () => me;
 
 /** Write controls are built only for keys that may use them; a read key never sees one. */
 export const canWrite = () => !!me && me.scope !== "read" && (!me.agentIds || !agentId || me.agentIds.includes(agentId));
