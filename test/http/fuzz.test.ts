@@ -2,7 +2,20 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signPayload } from "../../src/core/webhook-signature";
 import { ADMIN_KEY, call, newAgent, newTenant, type Res } from "../helpers";
-import { arbitraryOf, EVIL_PARAMS, jsonType, mutate, mutationArb, pathsOf, typesAt, type JsonSchema, type OpenApiDoc } from "./fuzz/schema-arbitrary";
+import {
+  arbitraryOf,
+  EVIL_PARAMS,
+  jsonType,
+  mutate,
+  mutationArb,
+  nestInto,
+  openPaths,
+  pathsOf,
+  typesAt,
+  valueAt,
+  type JsonSchema,
+  type OpenApiDoc,
+} from "./fuzz/schema-arbitrary";
 // The document the Worker serves (test/http/openapi-snapshot.test.ts proves they are equal), read at
 // collection time so that each operation is a test of its own.
 import snapshot from "../../client/openapi.json";
@@ -16,7 +29,7 @@ import snapshot from "../../client/openapi.json";
  */
 const SEED = 20_261_125;
 const VALID_RUNS = 2;
-const MUTATED_RUNS = 5;
+const MUTATED_RUNS = 4;
 
 /** Problems that say a dependency is deliberately absent (no LLM in tests), the one 5xx the contract allows. */
 const DOCUMENTED_503 = new Set(["llm-not-configured", "embedder-not-configured"]);
@@ -147,6 +160,26 @@ function check(method: string, req: Request, res: Res) {
 }
 
 /**
+ * Fields that take any JSON (tool-call inputs, hook event payloads, metadata) pass a 5,000-deep
+ * value to the code behind validation: each gets one, in a body otherwise generated valid.
+ */
+async function deepIntoOpenFields(path: string, method: string, op: any) {
+  const schema: JsonSchema | undefined = op.requestBody?.content?.["application/json"]?.schema;
+  if (!schema) return;
+  const samples = fc.sample(requestArb(path, method, op, false), { seed: SEED, numRuns: 30 });
+  for (const field of openPaths(doc, schema)) {
+    const parent = field.split(".").slice(0, -1).join(".");
+    const base = samples.find((r) => r.body && typeof valueAt(r.body, parent) === "object");
+    if (!base) continue;
+    const body = structuredClone(base.body) as any;
+    const target = valueAt(body, parent) as Record<string, unknown>;
+    target[field.split(".").pop()!] = nestInto(5000);
+    const req = { ...base, body, mutatedField: undefined };
+    check(method, req, await send(method, path, req));
+  }
+}
+
+/**
  * Failure reports go from workerd to vitest over a WebSocket that refuses lone surrogates, which
  * the hostile strings hold: they are replaced in the report (the requests themselves keep them).
  */
@@ -188,6 +221,7 @@ describe("schema-driven fuzzing of every operation", () => {
           { seed: SEED, numRuns: runs, endOnFailure: true, asyncReporter: report },
         );
       }
+      await deepIntoOpenFields(path, method, op);
     });
   }
 });

@@ -142,6 +142,29 @@ export function typesAt(doc: OpenApiDoc, schema: JsonSchema, path: string): Set<
   return out.size ? out : null;
 }
 
+/**
+ * Dotted paths (array items as `0`) to the fields whose schema accepts any JSON value: where a
+ * hostile structure reaches the code behind validation unchanged.
+ */
+export function openPaths(doc: OpenApiDoc, schema: JsonSchema, prefix = "", depth = 0): string[] {
+  if (depth > 8) return [];
+  return candidates(doc, schema).flatMap((n) => {
+    const keys = Object.keys(n).filter((k) => !["description", "default", "example", "title"].includes(k));
+    if (keys.length === 0) return prefix ? [prefix] : [];
+    const at = (k: string) => (prefix ? `${prefix}.${k}` : k);
+    if (n.properties) return Object.entries(n.properties).flatMap(([k, v]) => openPaths(doc, v as JsonSchema, at(k), depth + 1));
+    if (n.items) return openPaths(doc, n.items, at("0"), depth + 1);
+    return [];
+  });
+}
+
+/** The value at a dotted path, or undefined. */
+export function valueAt(value: unknown, path: string): unknown {
+  let v: any = value;
+  for (const k of path === "" ? [] : path.split(".")) v = v?.[k];
+  return v;
+}
+
 export const jsonType = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 
 /** Every dotted path inside a JSON value (objects and arrays), the root as "". */
@@ -170,7 +193,7 @@ const EVIL_STRINGS = [
   "<script>alert(1)</script>",
 ];
 const EVIL_NUMBERS = [-1, 0, -0, 1.5, 1e308, -1e308, 2 ** 53 + 1, Number.MIN_VALUE];
-const nestInto = (depth: number): unknown => {
+export const nestInto = (depth: number): unknown => {
   let v: unknown = 1;
   for (let i = 0; i < depth; i++) v = { a: [v] };
   return v;
