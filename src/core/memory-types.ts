@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PhaseSchema } from "./scoring";
 import { OutcomeSchema } from "./q-learning";
-import { idString } from "./text-rules";
+import { idString, nameString } from "./text-rules";
 
 export const EXPERIENCE_MAX_CHARS = 600;
 export const TRACE_SUMMARY_MAX_CHARS = 8000;
@@ -15,7 +15,7 @@ export const CaseStatusSchema = z.enum(["active", "archived", "quarantined"]);
 export const MemoryKindSchema = z.enum(["experience", "case"]);
 export type MemoryKind = z.infer<typeof MemoryKindSchema>;
 
-const tag = z.string().trim().min(1).max(64);
+const tag = nameString(64);
 const tags = z.array(tag).max(32);
 const keywords = z.array(z.string().trim().min(1).max(64)).max(32);
 

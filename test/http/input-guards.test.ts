@@ -138,6 +138,9 @@ describe("no input answers 5xx", () => {
       expectProblem(ds, 400, "validation-failed");
       const cs = await call("POST", `${base()}/cases`, { key: t.apiKey, body: { task: "t", reward: 1, episodeId: name } });
       expectProblem(cs, 400, "validation-failed");
+      const tagged = await call("POST", `${base()}/experiences`, { key: t.apiKey, body: { text: "Check units", tags: ["ok", name] } });
+      expectProblem(tagged, 400, "validation-failed");
+      expect(tagged.body.errors[0].path).toBe("tags.1");
       const path = await call("GET", `/v1/datasets/${encodeURIComponent(name)}`, { key: t.apiKey });
       expectProblem(path, 400, "validation-failed");
     }
