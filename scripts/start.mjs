@@ -1,20 +1,13 @@
-// `npm start`: install if needed, create .dev.vars with an operator key, apply local D1
-// migrations, then serve the API with wrangler dev on http://localhost:8787.
+// `npm start`: install if needed, create .dev.vars with an operator key and development rules,
+// apply local D1 migrations, then serve the API with wrangler dev on http://localhost:8787.
 import { execSync, spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { ensureDevVars } from "./dev-vars.mjs";
 
 execSync("node scripts/ensure-deps.mjs", { stdio: "inherit" });
 
 const port = process.env.PORT ?? "8787";
-let vars = existsSync(".dev.vars") ? readFileSync(".dev.vars", "utf8") : "";
-let adminKey = /^PRAXIS_ADMIN_KEY\s*=\s*"?([^"\n]+)"?/m.exec(vars)?.[1];
-if (!adminKey) {
-  adminKey = `pxadmin_${randomBytes(24).toString("base64url")}`;
-  vars += `${vars && !vars.endsWith("\n") ? "\n" : ""}PRAXIS_ADMIN_KEY="${adminKey}"\n`;
-  writeFileSync(".dev.vars", vars, { mode: 0o600 });
-  console.log("Generated an operator key in .dev.vars");
-}
+const { adminKey, generated } = ensureDevVars();
+if (generated) console.log("Generated an operator key in .dev.vars");
 
 execSync("npx wrangler d1 migrations apply DB --local", {
   stdio: "inherit",

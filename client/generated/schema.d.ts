@@ -1686,7 +1686,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Retries with the same key replay the first result */
+                    /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -2221,7 +2221,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Retries with the same key replay the first result */
+                    /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -2801,7 +2801,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Retries with the same key replay the first result */
+                    /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -3088,7 +3088,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Retries with the same key replay the first result */
+                    /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -3370,7 +3370,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Retries with the same key replay the first result */
+                    /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -4198,7 +4198,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Retries with the same key replay the first result */
+                    /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -4757,7 +4757,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Retries with the same key replay the first result */
+                    /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -7110,7 +7110,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Retries with the same key replay the first result */
+                    /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -8675,7 +8675,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Retries with the same key replay the first result */
+                    /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -8822,7 +8822,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Retries with the same key replay the first result */
+                    /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                     "idempotency-key"?: string;
                 };
                 path: {

@@ -54,7 +54,12 @@ export class Utility {
       if (!row) throw MemoryError.notFound(`Retrieval '${req.retrievalId}' does not exist.`);
       addItems(row.items);
     } else if (req.episodeId) {
-      for (const row of this.ctx.sql.exec<{ items: string }>("SELECT items FROM retrievals WHERE episode_id = ? ORDER BY at", req.episodeId)) addItems(row.items);
+      const rows = this.ctx.sql.exec<{ items: string }>("SELECT items FROM retrievals WHERE episode_id = ? ORDER BY at", req.episodeId).toArray();
+      // An episode that exists but retrieved nothing is a reward for no items; one never seen is a mistake to report.
+      if (!rows.length && !this.ctx.sql.exec("SELECT 1 FROM episodes WHERE id = ?", req.episodeId).toArray().length) {
+        throw MemoryError.notFound(`Episode '${req.episodeId}' does not exist and no retrieval names it.`);
+      }
+      for (const row of rows) addItems(row.items);
     } else {
       const unknown: string[] = [];
       for (const id of req.memoryIds ?? []) {

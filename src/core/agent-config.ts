@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RunOptionsSchema } from "./practice/schedule-types";
+import { runOptionUrls, type UrlAt } from "./webhook-url";
 
 const unit = z.number().min(0).max(1);
 const signedUnit = z.number().min(-1).max(1);
@@ -140,6 +141,9 @@ export const AgentConfigPatchSchema = z
   .strict();
 
 export type AgentConfigPatch = z.infer<typeof AgentConfigPatchSchema>;
+
+/** The URLs a patch would have Praxis call (remedial practice's webhook policy and verifier), to check before storing. */
+export const configPatchUrls = (patch: AgentConfigPatch): UrlAt[] => runOptionUrls(patch.remedial?.run, "remedial.run");
 
 export const defaultAgentConfig = (): AgentConfig => AgentConfigSchema.parse({});
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { OutcomeSchema } from "./q-learning";
+import { idString, nameString } from "./text-rules";
 
 /** Flat JSON values: recursive JSON types are too deep for Durable Object RPC type mapping. */
 const FlatRecordSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
@@ -18,7 +19,7 @@ export type EpisodeCreate = z.infer<typeof EpisodeCreateSchema>;
 
 export const ToolCallSchema = z
   .object({
-    name: z.string().trim().min(1).max(128),
+    name: nameString(128),
     input: z.unknown().optional(),
     output: z.unknown().optional(),
     error: z.string().max(ERROR_TEXT_MAX).optional(),
@@ -40,7 +41,7 @@ export const EpisodeEndSchema = z
     outcome: OutcomeSchema,
     score: z.number().min(0).max(1).optional().describe("Quality in [0,1]; multiplies the outcome's reward"),
     answer: z.string().max(8000).optional(),
-    citedIds: z.array(z.string().min(1).max(64)).max(500).optional(),
+    citedIds: z.array(idString(64)).max(500).optional(),
   })
   .strict();
 export type EpisodeEnd = z.infer<typeof EpisodeEndSchema>;
@@ -93,7 +94,7 @@ export const SessionEventSchema = z.discriminatedUnion("type", [
   z
     .object({
       type: z.literal("tool_call"),
-      name: z.string().trim().min(1).max(128),
+      name: nameString(128),
       input: z.unknown().optional(),
       result: z.unknown().optional(),
       error: z.string().max(ERROR_TEXT_MAX).optional(),
@@ -103,9 +104,9 @@ export const SessionEventSchema = z.discriminatedUnion("type", [
 
 export const SessionEndSchema = z
   .object({
-    tenantId: z.string().min(1).max(64),
-    agentId: z.string().min(1).max(64),
-    sessionId: z.string().trim().min(1).max(200),
+    tenantId: idString(64),
+    agentId: idString(64),
+    sessionId: nameString(200),
     task: z.string().trim().min(1).max(EPISODE_TASK_MAX),
     events: z.array(SessionEventSchema).max(2000),
     outcome: OutcomeSchema,

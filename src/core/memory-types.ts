@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PhaseSchema } from "./scoring";
 import { OutcomeSchema } from "./q-learning";
+import { idString, nameString } from "./text-rules";
 
 export const EXPERIENCE_MAX_CHARS = 600;
 export const TRACE_SUMMARY_MAX_CHARS = 8000;
@@ -14,15 +15,15 @@ export const CaseStatusSchema = z.enum(["active", "archived", "quarantined"]);
 export const MemoryKindSchema = z.enum(["experience", "case"]);
 export type MemoryKind = z.infer<typeof MemoryKindSchema>;
 
-const tag = z.string().trim().min(1).max(64);
+const tag = nameString(64);
 const tags = z.array(tag).max(32);
 const keywords = z.array(z.string().trim().min(1).max(64)).max(32);
 
 export const ProvenanceSchema = z
   .object({
-    runId: z.string().max(128).optional(),
-    episodeId: z.string().max(128).optional(),
-    keyId: z.string().max(128).optional(),
+    runId: idString(128).optional(),
+    episodeId: idString(128).optional(),
+    keyId: idString(128).optional(),
     importedFrom: z.string().max(200).optional(),
     note: z.string().max(500).optional(),
   })
@@ -68,9 +69,9 @@ export type ExperiencePatch = z.infer<typeof ExperiencePatchSchema>;
 /** One operation of a library change; a batch of them becomes one version. */
 export const LibraryOperationSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("create"), experience: ExperienceCreateSchema }).strict(),
-  z.object({ op: z.literal("update"), id: z.string().min(1).max(64), patch: ExperiencePatchSchema }).strict(),
-  z.object({ op: z.literal("archive"), id: z.string().min(1).max(64) }).strict(),
-  z.object({ op: z.literal("delete"), id: z.string().min(1).max(64) }).strict(),
+  z.object({ op: z.literal("update"), id: idString(64), patch: ExperiencePatchSchema }).strict(),
+  z.object({ op: z.literal("archive"), id: idString(64) }).strict(),
+  z.object({ op: z.literal("delete"), id: idString(64) }).strict(),
 ]);
 export type LibraryOperation = z.input<typeof LibraryOperationSchema>;
 
@@ -120,7 +121,7 @@ export const CaseCreateSchema = z
     label: z.enum(["positive", "negative"]).optional(),
     toolsUsed: z.array(z.string().trim().min(1).max(128)).max(64).default([]),
     tags: tags.default([]),
-    episodeId: z.string().max(128).nullable().default(null),
+    episodeId: idString(128).nullable().default(null),
   })
   .strict();
 export type CaseCreate = z.input<typeof CaseCreateSchema>;
@@ -170,7 +171,7 @@ export const RetrieveRequestSchema = z
     threshold: z.number().min(-1).max(1).optional(),
     kinds: z.array(MemoryKindSchema).min(1).max(2).optional(),
     tags: z.array(tag).max(16).optional(),
-    episodeId: z.string().min(1).max(128).optional(),
+    episodeId: idString(128).optional(),
   })
   .strict();
 export type RetrieveRequest = z.infer<typeof RetrieveRequestSchema>;
@@ -204,13 +205,13 @@ export type RetrieveResponse = z.infer<typeof RetrieveResponseSchema>;
 
 export const RewardRequestSchema = z
   .object({
-    retrievalId: z.string().min(1).max(64).optional(),
-    episodeId: z.string().min(1).max(128).optional(),
-    memoryIds: z.array(z.string().min(1).max(64)).min(1).max(500).optional(),
+    retrievalId: idString(64).optional(),
+    episodeId: idString(128).optional(),
+    memoryIds: z.array(idString(64)).min(1).max(500).optional(),
     outcome: OutcomeSchema.optional(),
     reward: z.number().min(-1).max(1).optional(),
     quality: z.number().min(0).max(1).optional(),
-    citedIds: z.array(z.string().min(1).max(64)).max(500).optional(),
+    citedIds: z.array(idString(64)).max(500).optional(),
   })
   .strict()
   .superRefine((r, ctx) => {

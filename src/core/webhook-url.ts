@@ -10,6 +10,40 @@
 
 export type WebhookUrlMode = "production" | "development";
 
+/**
+ * The rules a deployment's PRAXIS_ENV asks for. Production unless a value says otherwise: a plain
+ * deploy, a typo or a missing variable never loosens the rules. `development` is set by a local
+ * file (`.dev.vars`, written by `npm start`); `test` by the vitest environment.
+ */
+export function webhookUrlModeOf(praxisEnv: string | undefined): WebhookUrlMode {
+  return praxisEnv === "development" || praxisEnv === "test" ? "development" : "production";
+}
+
+/** A URL Praxis will call, with the dotted path of the request field that holds it. */
+export interface UrlAt {
+  path: string;
+  url: string;
+}
+
+type MaybeWebhook = { kind: string; url?: string } | null | undefined;
+
+/** The URLs a run's options make Praxis call: its webhook policy and webhook verifier. */
+export function runOptionUrls(run: { policy?: MaybeWebhook; verifier?: MaybeWebhook } | null | undefined, prefix = ""): UrlAt[] {
+  const at = (field: string) => (prefix ? `${prefix}.${field}` : field);
+  return [
+    ...(run?.policy?.kind === "webhook" && run.policy.url ? [{ path: at("policy.url"), url: run.policy.url }] : []),
+    ...(run?.verifier?.kind === "webhook" && run.verifier.url ? [{ path: at("verifier.url"), url: run.verifier.url }] : []),
+  ];
+}
+
+/** One field error per URL that may not be called, each saying why. */
+export function uncallableUrls(urls: readonly UrlAt[], mode: WebhookUrlMode): { path: string; message: string }[] {
+  return urls.flatMap(({ path, url }) => {
+    const problem = checkWebhookUrl(url, mode);
+    return problem ? [{ path, message: `The URL ${problem}` }] : [];
+  });
+}
+
 type Block = { bits: number[]; prefix: number; why: string };
 
 const v4 = (cidr: string, why: string): Block => {

@@ -9,12 +9,14 @@ import { createLogger } from "./logger";
 import { requireOperator, requireTenantKey } from "./auth";
 import { ProblemError, problemResponse } from "./problem";
 import { renderDocsPage } from "./docs-page";
+import { checkRequest, limitJsonDepth } from "./input-guards";
 import { registerRoutes } from "../routes";
 import { dashboardRoutes } from "../dashboard/routes";
 import { DATASET_TASKS_PATH_RE, DATASET_UPLOAD_MAX_BYTES, DATASET_UPLOAD_PATH_RE, NDJSON_TYPE_RE } from "../core/practice/dataset-types";
 
 const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH"]);
+const maxBodyBytes = (env: AppEnv["Bindings"]) => Number(env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
 
 function toProblem(err: unknown): ProblemError {
   if (err instanceof ProblemError) return err;
@@ -131,8 +133,9 @@ export function createApp() {
         ),
     }),
   );
+  for (const path of ["/v1/*", "/mcp"]) app.use(path, checkRequest);
   app.use("/v1/*", (c, next) => {
-    const global = Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
+    const global = maxBodyBytes(c.env);
     return limitBody(DATASET_UPLOAD_PATH_RE.test(c.req.path) ? Math.max(global, DATASET_UPLOAD_MAX_BYTES) : global)(c, next);
   });
   app.use("/v1/*", requireJson);
@@ -141,11 +144,19 @@ export function createApp() {
     if (c.req.path.startsWith("/v1/hooks/")) return next();
     return requireTenantKey(c, next);
   });
+  // After authentication, so only a known key (or, for hooks, a body under the size cap) is read.
+  app.use("/v1/*", limitJsonDepth);
 
   registerRoutes(app);
   // Loaded on first use: evaluating the MCP SDK costs about as much start-up time as zod itself,
   // which REST requests on a cold isolate should not pay.
-  app.all("/mcp", requireTenantKey, async (c) => (await import("../mcp/server")).serveMcp(c, Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES)));
+  app.all(
+    "/mcp",
+    requireTenantKey,
+    (c, next) => limitBody(maxBodyBytes(c.env))(c, next),
+    limitJsonDepth,
+    async (c) => (await import("../mcp/server")).serveMcp(c, maxBodyBytes(c.env)),
+  );
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

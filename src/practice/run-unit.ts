@@ -2,7 +2,8 @@ import type { Env } from "../env";
 import type { Logger } from "../http/logger";
 import type { Claim, UnitInput, UnitResult } from "../core/practice/units";
 import { addUsage, BudgetExceededError, createLlm, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, type LlmUsage } from "../llm";
-import { practiceStub, tenantWebhookSecret } from "../services/practice";
+import { practiceStub, tenantWebhookSecret, webhookUrlMode } from "../services/practice";
+import { checkWebhookUrl } from "../core/webhook-url";
 import { judgeAnswer } from "./judge";
 import { webhookVerify } from "./webhook-verifier";
 import { webhookRollout } from "./rollout-webhook";
@@ -18,6 +19,15 @@ async function secretOf(env: Env, tenantId: string): Promise<string> {
   const secret = await tenantWebhookSecret(env, tenantId);
   if (!secret) throw new WebhookError("invalid-response", "The tenant has no webhook secret any more; create one with POST /v1/webhook-secret.");
   return secret;
+}
+
+/**
+ * URLs were checked when stored; checked again before every call, since the deployment's rules may
+ * have changed since and URLs stored before the check existed were never checked. Not retried.
+ */
+function callable(env: Env, url: string): void {
+  const problem = checkWebhookUrl(url, webhookUrlMode(env));
+  if (problem) throw new WebhookError("refused-url", `The webhook URL ${problem}; it was not called.`);
 }
 
 /** The ledger purposes of a unit's LLM calls: practice runs and evaluations count separately. */
@@ -45,6 +55,7 @@ async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPu
   switch (input.stage) {
     case "rollout": {
       if (input.policy.kind === "llm") return done(await llmRollout(llm, input, purposes.rollout));
+      callable(env, input.policy.url);
       const r = await webhookRollout(input, await secretOf(env, input.tenantId));
       return r.awaiting ? { awaiting: true } : { data: r.data };
     }
@@ -55,6 +66,7 @@ async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPu
         return { data: { reward: j.reward, reasoning: j.reasoning }, usage: usageOf(j.usage) };
       }
       if (v.kind === "webhook") {
+        callable(env, v.url);
         const secret = await secretOf(env, input.tenantId);
         return { data: await webhookVerify(v, secret, { runId: input.runId, taskId: input.taskId, task: input.task, answer: input.answer, groundTruth: input.groundTruth }) };
       }

@@ -4,7 +4,7 @@ export const SIGNATURE_HEADER = "X-Praxis-Signature";
 /** A webhook's reply is a small JSON document; anything larger is refused unread. */
 export const MAX_RESPONSE_BYTES = 1_000_000;
 
-export type WebhookFailure = "timeout" | "network" | "http" | "invalid-json" | "invalid-response";
+export type WebhookFailure = "timeout" | "network" | "http" | "invalid-json" | "invalid-response" | "refused-url";
 
 /** Why a call to a tenant's webhook failed; `retryable` says whether trying again may help. */
 export class WebhookError extends Error {

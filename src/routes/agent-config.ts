@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { AgentConfigPatchSchema, AgentConfigSchema } from "../core/agent-config";
+import { AgentConfigPatchSchema, AgentConfigSchema, configPatchUrls } from "../core/agent-config";
+import { assertCallableUrls } from "../http/callable-urls";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { AgentParams } from "./schemas";
@@ -37,6 +38,7 @@ export const agentConfigRoutes = router()
     async (c) => {
       const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const patch = c.req.valid("json");
+      assertCallableUrls(c.env, configPatchUrls(patch));
       return c.json(await callMemory(() => memory.patchConfig(patch)), 200);
     },
   );

@@ -9,6 +9,7 @@ import { decodeCursor, encodeCursor } from "../core/cursor";
 import { agentFor } from "../services/agents";
 import { audit } from "../services/audit";
 import { AgentParams, PageQuery, timestamp } from "./schemas";
+import { nameString } from "../core/text-rules";
 
 const AgentSchema = z
   .object({
@@ -21,7 +22,7 @@ const AgentSchema = z
   .openapi("Agent");
 
 const PutAgentBody = z
-  .object({ displayName: z.string().trim().min(1).max(200).nullable().optional() })
+  .object({ displayName: nameString(200).nullable().optional() })
   .strict()
   .openapi("PutAgent");
 

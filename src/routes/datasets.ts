@@ -22,6 +22,8 @@ import { addTasks, createDataset, datasetFromEpisodes, deleteDataset, getDataset
 import { agentFor } from "../services/agents";
 import { audit } from "../services/audit";
 import { AgentParams, PageQuery } from "./schemas";
+import { assertCallableUrls } from "../http/callable-urls";
+import { runOptionUrls } from "../core/webhook-url";
 
 const Dataset = DatasetSchema.openapi("Dataset");
 const DatasetDetail = DatasetDetailSchema.openapi("DatasetDetail");
@@ -76,7 +78,9 @@ export const datasetRoutes = router()
     }),
     async (c) => {
       const key = datasetKey(c, "write");
-      const { dataset, upload } = await createDataset(c.env, key.tenantId, c.req.valid("json"));
+      const body = c.req.valid("json");
+      assertCallableUrls(c.env, runOptionUrls({ verifier: body.verifier }));
+      const { dataset, upload } = await createDataset(c.env, key.tenantId, body);
       await audit(c, { tenantId: key.tenantId, action: "dataset.create", target: dataset.datasetId, detail: { name: dataset.name, tasks: dataset.counts.total } });
       return c.json({ ...dataset, upload }, 201);
     },
@@ -196,7 +200,9 @@ export const datasetRoutes = router()
       const { agentId } = c.req.valid("param");
       const { key } = await agentFor(c, agentId, "write");
       datasetKey(c, "write");
-      const { dataset, upload } = await datasetFromEpisodes(c.env, key.tenantId, agentId, c.req.valid("json"));
+      const body = c.req.valid("json");
+      assertCallableUrls(c.env, runOptionUrls({ verifier: body.verifier }));
+      const { dataset, upload } = await datasetFromEpisodes(c.env, key.tenantId, agentId, body);
       await audit(c, {
         tenantId: key.tenantId,
         action: "dataset.create",

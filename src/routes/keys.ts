@@ -8,6 +8,7 @@ import { canManageKey, requireScope, type KeyPrincipal } from "../http/auth";
 import { conflict, forbidden, notFound } from "../http/problem";
 import { audit } from "../services/audit";
 import { AgentIdSchema, ScopeSchema, queryLimit, timestamp } from "./schemas";
+import { nameString } from "../core/text-rules";
 
 const KeySchema = z
   .object({
@@ -24,7 +25,7 @@ const KeySchema = z
 
 const CreateKeyBody = z
   .object({
-    name: z.string().trim().min(1).max(120),
+    name: nameString(120),
     scope: ScopeSchema,
     agentIds: z.array(AgentIdSchema).min(1).max(1000).optional().openapi({
       description: "Restrict the key to these agents; omit for all agents of the tenant",

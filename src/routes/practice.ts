@@ -10,6 +10,7 @@ import { requireScope } from "../http/auth";
 import { evaluationRolloutResult, isEvaluationId } from "../services/evaluation";
 import { badRequest, notFound } from "../http/problem";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, queryNumber, timestamp } from "./schemas";
+import { idString } from "../core/text-rules";
 
 const base = "/v1/agents/{agentId}/practice-runs";
 const RunParams = AgentParams.extend({ runId: z.string().min(1).max(64).openapi({ param: { name: "runId", in: "path" } }) });
@@ -181,7 +182,7 @@ export const practiceRoutes = router()
         query: z.object({
           epoch: z.coerce.number().int().min(0).optional(),
           step: z.coerce.number().int().min(0).optional(),
-          taskId: z.string().min(1).max(128).optional(),
+          taskId: idString(128).optional(),
           limit: z.coerce.number().int().min(1).max(200).default(50),
           cursor: z.string().max(200).optional(),
         }),

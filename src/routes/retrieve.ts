@@ -5,13 +5,14 @@ import { PhaseSchema } from "../core/scoring";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { AgentParams, queryNumber } from "./schemas";
+import { idString } from "../core/text-rules";
 
 
 const PromptQuery = z.object({
   query: z.string().trim().min(1).max(8000).optional(),
   budgetTokens: queryNumber(PromptBudgetSchema).default(1500),
   phase: PhaseSchema.optional(),
-  episodeId: z.string().min(1).max(128).optional(),
+  episodeId: idString(128).optional(),
   maxCases: queryNumber(z.number().int().min(0).max(20)).default(3),
 });
 

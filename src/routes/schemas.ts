@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { AGENT_ID_RE } from "../core/api-key";
 import { SourceSchema } from "../core/memory-types";
+import { IDEMPOTENCY_KEY_RE } from "../http/input-guards";
 
 export const AgentIdSchema = z
   .string()
@@ -45,10 +46,9 @@ export const timestamp = z.number().int().openapi({ description: "Unix epoch mil
 export const IdempotencyHeader = z.object({
   "idempotency-key": z
     .string()
-    .min(1)
-    .max(200)
+    .regex(IDEMPOTENCY_KEY_RE, "1-255 visible ASCII characters")
     .optional()
-    .openapi({ param: { name: "idempotency-key", in: "header" }, description: "Retries with the same key replay the first result" }),
+    .openapi({ param: { name: "idempotency-key", in: "header" }, description: "Retries with the same key replay the first result; 1-255 visible ASCII characters" }),
 });
 
 /** Tells the client that this response is the stored result of an earlier request with the same key. */

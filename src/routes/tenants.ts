@@ -4,9 +4,10 @@ import { apiKeys, tenants } from "../db/schema";
 import { db } from "../db/client";
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import { audit } from "../services/audit";
+import { nameString } from "../core/text-rules";
 
 const CreateTenantBody = z
-  .object({ name: z.string().trim().min(1).max(120).openapi({ example: "Acme" }) })
+  .object({ name: nameString(120).openapi({ example: "Acme" }) })
   .strict()
   .openapi("CreateTenant");
 

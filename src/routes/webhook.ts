@@ -6,7 +6,7 @@ import { router, commonErrors, jsonBody, jsonResponse } from "../http/openapi";
 import { tenants } from "../db/schema";
 import { db } from "../db/client";
 import { ProblemError, badRequest } from "../http/problem";
-import { verifySignature } from "../core/webhook-signature";
+import { MAX_SIGNATURE_CANDIDATES, verifySignature } from "../core/webhook-signature";
 import { toHex } from "../core/encoding";
 import { EpisodeSchema, SessionEndSchema } from "../core/episode-types";
 import { ingestSession } from "../services/agents";
@@ -45,7 +45,7 @@ function tenantFromBody(raw: string): string | undefined {
 
 const REASONS = {
   missing: "Send `X-Praxis-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\">`.",
-  malformed: "The X-Praxis-Signature header must have the form `t=<unix seconds>,v1=<64 hex chars>`.",
+  malformed: `The X-Praxis-Signature header must have the form \`t=<unix seconds>,v1=<64 hex chars>\`, with at most ${MAX_SIGNATURE_CANDIDATES} v1 entries.`,
   stale: `The signature timestamp is more than ${WEBHOOK_TOLERANCE_SEC} seconds away from the server clock; sign each delivery when it is sent.`,
   mismatch:
     "The signature does not verify for this tenant; sign the exact raw body with the tenant's current webhook secret (POST /v1/webhook-secret).",

@@ -9,7 +9,7 @@ import { RunEvaluateSchema, type Curve, type Promotion, type RunView, type Rollo
 import type { RunExperience } from "../core/practice/plan";
 import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
-import { checkWebhookUrl, type WebhookUrlMode } from "../core/webhook-url";
+import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/webhook-url";
 import { conflict, notFound, ProblemError, unprocessable } from "../http/problem";
 import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
@@ -18,7 +18,7 @@ import type { RunRow } from "../../durable-objects/practice-run/store";
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
 
 /** Webhook URLs may be plain http and loopback only in local development and tests. */
-export const webhookUrlMode = (env: Env): WebhookUrlMode => (env.PRAXIS_ENV === "development" || env.PRAXIS_ENV === "test" ? "development" : "production");
+export const webhookUrlMode = (env: Env): WebhookUrlMode => webhookUrlModeOf(env.PRAXIS_ENV);
 
 /** The secret that signs calls to the tenant's webhooks (policy and verifier). */
 export async function tenantWebhookSecret(env: Env, tenantId: string): Promise<string | null> {

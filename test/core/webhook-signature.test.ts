@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { signPayload, verifySignature } from "../../src/core/webhook-signature";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MAX_SIGNATURE_CANDIDATES, signPayload, verifySignature } from "../../src/core/webhook-signature";
 
 const SECRET = "whsec_test_secret";
 const BODY = '{"type":"session.end","id":"evt_1"}';
@@ -75,5 +75,44 @@ describe("verifySignature", () => {
   it("accepts uppercase hex", async () => {
     const header = (await signPayload(SECRET, T, BODY)).replace(/v1=(\w+)/, (_, h: string) => `v1=${h.toUpperCase()}`);
     expect(await verifySignature(header, SECRET, BODY, T)).toEqual({ ok: true, timestamp: T });
+  });
+
+  describe("bounded work before authentication", () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    it(`refuses more than ${MAX_SIGNATURE_CANDIDATES} v1 candidates as malformed, without hashing the body`, async () => {
+      const good = (await signPayload(SECRET, T, BODY)).split(",")[1]!;
+      const junk = `v1=${"ab".repeat(32)}`;
+      const sign = vi.spyOn(crypto.subtle, "sign");
+      const many = `t=${T},${Array.from({ length: MAX_SIGNATURE_CANDIDATES }, () => junk).join(",")},${good}`;
+      expect(await verifySignature(many, SECRET, BODY, T)).toEqual({ ok: false, reason: "malformed" });
+      // Unparseable v1 entries count too: they cannot be used to pad a header past the cap either.
+      const padded = `t=${T},v1=x,v1=y,v1=z,${good}`;
+      expect(await verifySignature(padded, SECRET, BODY, T)).toEqual({ ok: false, reason: "malformed" });
+      expect(sign).not.toHaveBeenCalled();
+    });
+
+    it("computes one HMAC over the body however many candidates (up to the cap) it compares", async () => {
+      const sign = vi.spyOn(crypto.subtle, "sign");
+      const verify = vi.spyOn(crypto.subtle, "verify");
+      const good = (await signPayload(SECRET, T, BODY)).split(",")[1]!;
+      sign.mockClear();
+      const junk = `v1=${"cd".repeat(32)}`;
+      for (const header of [`t=${T},${junk},${junk},${junk}`, `t=${T},${junk},${junk},${good}`, `t=${T},${good}`]) {
+        sign.mockClear();
+        await verifySignature(header, SECRET, BODY, T);
+        expect(sign, header).toHaveBeenCalledTimes(1);
+      }
+      expect(verify).not.toHaveBeenCalled();
+      expect(await verifySignature(`t=${T},${junk},${junk},${good}`, SECRET, BODY, T)).toEqual({ ok: true, timestamp: T });
+      expect(await verifySignature(`t=${T},${junk},${good},${junk}`, SECRET, BODY, T)).toEqual({ ok: true, timestamp: T });
+    });
+
+    it("a candidate that differs in its last byte only is a mismatch", async () => {
+      const header = await signPayload(SECRET, T, BODY);
+      const last = header.slice(-2);
+      const flipped = header.slice(0, -2) + (last === "00" ? "01" : "00");
+      expect(await verifySignature(flipped, SECRET, BODY, T)).toEqual({ ok: false, reason: "mismatch" });
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkWebhookUrl, parseIpv6 } from "../../src/core/webhook-url";
+import { checkWebhookUrl, parseIpv6, runOptionUrls, uncallableUrls, webhookUrlModeOf } from "../../src/core/webhook-url";
 
 const prod = (url: string) => checkWebhookUrl(url, "production");
 const dev = (url: string) => checkWebhookUrl(url, "development");
@@ -127,5 +127,33 @@ describe("parseIpv6", () => {
     for (const bad of ["1::2::3", "1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8:9", "::g", "::1.2.3.256", "12345::"]) {
       expect(parseIpv6(bad), bad).toBeNull();
     }
+  });
+});
+
+describe("which rules apply, and to which fields", () => {
+  it("production unless PRAXIS_ENV says development (or test): unset, empty, a typo or any other value is production", () => {
+    for (const v of [undefined, "", "production", "prod", "Development", "staging", " development"]) expect(webhookUrlModeOf(v), String(v)).toBe("production");
+    expect(webhookUrlModeOf("development")).toBe("development");
+    expect(webhookUrlModeOf("test")).toBe("development");
+  });
+
+  it("finds the webhook policy and verifier URLs of run options, under a prefix", () => {
+    expect(runOptionUrls({ policy: { kind: "llm" } })).toEqual([]);
+    expect(runOptionUrls(undefined)).toEqual([]);
+    expect(
+      runOptionUrls({ policy: { kind: "webhook", url: "https://a.example/p" }, verifier: { kind: "webhook", url: "https://a.example/v" } }, "remedial.run"),
+    ).toEqual([
+      { path: "remedial.run.policy.url", url: "https://a.example/p" },
+      { path: "remedial.run.verifier.url", url: "https://a.example/v" },
+    ]);
+  });
+
+  it("reports each URL that may not be called, with its field", () => {
+    const urls = [
+      { path: "policy.url", url: "https://ok.example.com/" },
+      { path: "verifier.url", url: "https://10.1.2.3/" },
+    ];
+    expect(uncallableUrls(urls, "production")).toEqual([{ path: "verifier.url", message: expect.stringMatching(/private/) }]);
+    expect(uncallableUrls(urls, "development")).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
 import { SplitSchema } from "../practice/dataset-types";
 import { IntervalSchema, PolicySchema, UsageTotalsSchema } from "../practice/run-types";
+import { idString } from "../text-rules";
 
 export const EVALUATION_STATUSES = ["queued", "running", "completed", "failed"] as const;
 export const EvaluationStatusSchema = z.enum(EVALUATION_STATUSES);
@@ -16,7 +17,7 @@ export const MAX_SAMPLES = 8;
  */
 export const LibraryRefSchema = z.union([
   z.object({ version: z.number().int().min(0).describe("a library version of the agent; 0 is the empty library") }).strict(),
-  z.object({ runId: z.string().min(1).max(64).describe("a practice run of the agent: its library as it stands") }).strict(),
+  z.object({ runId: idString(64).describe("a practice run of the agent: its library as it stands") }).strict(),
 ]);
 export type LibraryRef = z.infer<typeof LibraryRefSchema>;
 
@@ -26,7 +27,7 @@ const samples = z.number().int().min(1).max(MAX_SAMPLES).default(1).describe("po
 /** `POST /v1/agents/:agentId/evaluations`. */
 export const EvaluationCreateSchema = z
   .object({
-    datasetId: z.string().min(1).max(64),
+    datasetId: idString(64),
     split: SplitSchema.default("holdout"),
     library: LibraryRefSchema.optional().describe("default: the agent's active library"),
     samples,
@@ -81,7 +82,7 @@ export type EvaluationView = z.infer<typeof EvaluationViewSchema>;
 /** `POST /v1/agents/:agentId/evaluations/compare`: two evaluations with the same tasks, samples and seed. */
 export const CompareCreateSchema = z
   .object({
-    datasetId: z.string().min(1).max(64),
+    datasetId: idString(64),
     split: SplitSchema.default("holdout"),
     a: LibraryRefSchema,
     b: LibraryRefSchema,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
 import { OutcomeSchema, type Outcome } from "../q-learning";
+import { nameString } from "../text-rules";
 
 export const TASK_TEXT_MAX = 16_384;
 export const TASK_METADATA_MAX_BYTES = 4096;
@@ -44,7 +45,7 @@ export const DatasetTaskInputSchema = z
 export type DatasetTaskInput = z.infer<typeof DatasetTaskInputSchema>;
 
 const datasetFields = {
-  name: z.string().trim().min(1).max(200),
+  name: nameString(200),
   description: z.string().trim().max(2000).optional(),
   holdoutFraction: z
     .number()

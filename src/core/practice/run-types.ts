@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
 import { SplitSchema } from "./dataset-types";
+import { idString } from "../text-rules";
 
 export const RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "budget-exhausted"] as const;
 export const RunStatusSchema = z.enum(RUN_STATUSES);
@@ -63,7 +64,7 @@ export const DEFAULT_MAX_EXPERIENCES = 40;
 /** `POST /v1/agents/:agentId/practice-runs`. */
 export const RunCreateSchema = z
   .object({
-    datasetId: z.string().min(1).max(64),
+    datasetId: idString(64),
     epochs: z.number().int().min(1).max(20).default(3),
     batchSize: z.number().int().min(1).max(200).default(20),
     groupSize: z.number().int().min(2).max(16).default(5),

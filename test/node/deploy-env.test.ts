@@ -1,0 +1,63 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { ensureDevVars } from "../../scripts/dev-vars.mjs";
+import { runProcess } from "./run-process";
+
+const ROOT = resolve(__dirname, "../..");
+const dirs: string[] = [];
+
+/** The project as a fresh clone sees it (symlinked), without anybody's .dev.vars. */
+function project(): string {
+  const dir = mkdtempSync(join(tmpdir(), "praxis-env-"));
+  dirs.push(dir);
+  for (const entry of readdirSync(ROOT)) {
+    if (entry === ".dev.vars" || entry === ".wrangler" || entry === ".git") continue;
+    symlinkSync(join(ROOT, entry), join(dir, entry));
+  }
+  return dir;
+}
+
+/** The PRAXIS_ENV `wrangler dev` (and so `npm start`) gives the Worker in `dir`. */
+function devPraxisEnv(dir: string): unknown {
+  return unstable_getMiniflareWorkerOptions(join(dir, "wrangler.toml")).workerOptions.bindings?.PRAXIS_ENV;
+}
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("production rules unless a local file asks for development", () => {
+  it("`wrangler deploy --dry-run` (no --env) builds with PRAXIS_ENV production, even beside a .dev.vars that says development", async () => {
+    const dir = project();
+    writeFileSync(join(dir, ".dev.vars"), 'PRAXIS_ENV="development"\n');
+    const out = join(dir, "dist-dry-run");
+    const run = await runProcess(join(ROOT, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", out], {
+      cwd: dir,
+      env: { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+    });
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    const vars = [...run.stdout.matchAll(/env\.(\w+) \("([^"]*)"\)\s+Environment Variable/g)].map((m) => [m[1], m[2]]);
+    expect(Object.fromEntries(vars)).toMatchObject({ PRAXIS_ENV: "production" });
+    expect(readdirSync(out)).toContain("index.js");
+  }, 120_000);
+
+  it("local development gets development rules only through .dev.vars, which `npm start` writes", () => {
+    const dir = project();
+    expect(devPraxisEnv(dir)).toBe("production");
+
+    const file = join(dir, ".dev.vars");
+    const first = ensureDevVars(file);
+    expect(first.generated).toBe(true);
+    expect(readFileSync(file, "utf8")).toMatch(/^PRAXIS_ENV="development"$/m);
+    expect(devPraxisEnv(dir)).toBe("development");
+
+    // A second start keeps the key; a developer's own choice of PRAXIS_ENV is left alone.
+    expect(ensureDevVars(file)).toEqual({ adminKey: first.adminKey, generated: false });
+    writeFileSync(file, `PRAXIS_ADMIN_KEY="${first.adminKey}"\nPRAXIS_ENV="production"\n`);
+    ensureDevVars(file);
+    expect(devPraxisEnv(dir)).toBe("production");
+  });
+});
