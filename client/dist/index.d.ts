@@ -50,13 +50,14 @@ export declare class Agent {
     addExperience(experience: string | Schemas["ExperienceCreate"]): Promise<Schemas["VersionedExperience"]>;
     startEpisode(task: string, metadata?: Schemas["EpisodeCreate"]["metadata"]): Promise<Episode>;
     /**
-     * Runs `work` as one episode. When it returns, the episode ends as `success` unless `work` ended
-     * it itself (`ep.end(…)`); when it throws, the error is logged as a failed attempt, the episode
-     * ends as `failure` and the error is rethrown.
+     * Runs `work` as one episode. When it returns, the episode ends as `success` with the returned
+     * value as its answer (a string as it is, anything else as JSON; `options.answer` chooses
+     * otherwise) and the ids or labels passed to `ep.cite(…)` as citations, unless `work` ended it
+     * itself (`ep.end(…)`). Labels the answer quotes (`[G3]`) count as citations too, so the lessons
+     * the model used are the ones that learn. When `work` throws, the error is logged as a failed
+     * attempt, the episode ends as `failure` and the error is rethrown.
      */
-    withEpisode<T>(task: string, work: (ep: Episode) => Promise<T>, options?: {
-        metadata?: Schemas["EpisodeCreate"]["metadata"];
-    }): Promise<T>;
+    withEpisode<T>(task: string, work: (ep: Episode) => Promise<T>, options?: WithEpisodeOptions<T>): Promise<T>;
     /** The practice run's events as they happen, resuming across reconnects, until the run ends. */
     practiceEvents(runId: string, options?: {
         signal?: AbortSignal;
@@ -74,6 +75,20 @@ export declare class Episode {
     /** The prompt block for this episode (query defaults to the task); rewards reach what it showed. */
     prompt(query?: Partial<PromptQuery>): Promise<Schemas["PromptBlock"]>;
     attempt(attempt: Schemas["AttemptCreate"]): Promise<Schemas["Attempt"]>;
-    /** Ends the episode (idempotent: the first result stays); rewards what it retrieved. */
+    /**
+     * Marks memories the work used, by id (`exp_…`, `case_…`) or by the label it was shown with
+     * (`G3`); only cited memories learn from the episode's reward. Ending sends them as `citedIds`.
+     */
+    cite(...idsOrLabels: string[]): void;
+    private readonly cited;
+    /**
+     * Ends the episode (idempotent: the first result stays); rewards what it retrieved, or only what
+     * was cited (`cite`, `citedIds`, `[G#]` quoted in the answer), and stores it as a case.
+     */
     end(result: Schemas["EpisodeEnd"]): Promise<Schemas["Episode"]>;
+}
+export interface WithEpisodeOptions<T> {
+    metadata?: Schemas["EpisodeCreate"]["metadata"];
+    /** The episode's answer from the work's result (default: a string as it is, else JSON). */
+    answer?: (value: T) => string | undefined;
 }

@@ -95,11 +95,14 @@ export class Agent {
   }
 
   /**
-   * Runs `work` as one episode. When it returns, the episode ends as `success` unless `work` ended
-   * it itself (`ep.end(…)`); when it throws, the error is logged as a failed attempt, the episode
-   * ends as `failure` and the error is rethrown.
+   * Runs `work` as one episode. When it returns, the episode ends as `success` with the returned
+   * value as its answer (a string as it is, anything else as JSON; `options.answer` chooses
+   * otherwise) and the ids or labels passed to `ep.cite(…)` as citations, unless `work` ended it
+   * itself (`ep.end(…)`). Labels the answer quotes (`[G3]`) count as citations too, so the lessons
+   * the model used are the ones that learn. When `work` throws, the error is logged as a failed
+   * attempt, the episode ends as `failure` and the error is rethrown.
    */
-  async withEpisode<T>(task: string, work: (ep: Episode) => Promise<T>, options: { metadata?: Schemas["EpisodeCreate"]["metadata"] } = {}): Promise<T> {
+  async withEpisode<T>(task: string, work: (ep: Episode) => Promise<T>, options: WithEpisodeOptions<T> = {}): Promise<T> {
     const ep = await this.startEpisode(task, options.metadata);
     let value: T;
     try {
@@ -116,7 +119,10 @@ export class Agent {
       }
       throw err;
     }
-    if (!ep.ended) await ep.end({ outcome: "success" });
+    if (!ep.ended) {
+      const answer = (options.answer ?? answerText)(value);
+      await ep.end({ outcome: "success", ...(answer ? { answer } : {}) });
+    }
     return value;
   }
 
@@ -159,11 +165,46 @@ export class Episode {
     return unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/attempts", { params: this.params, body: attempt }));
   }
 
-  /** Ends the episode (idempotent: the first result stays); rewards what it retrieved. */
+  /**
+   * Marks memories the work used, by id (`exp_…`, `case_…`) or by the label it was shown with
+   * (`G3`); only cited memories learn from the episode's reward. Ending sends them as `citedIds`.
+   */
+  cite(...idsOrLabels: string[]): void {
+    for (const id of idsOrLabels) this.cited.add(id.replace(/^\[(G\d+)\]$/, "$1"));
+  }
+
+  private readonly cited = new Set<string>();
+
+  /**
+   * Ends the episode (idempotent: the first result stays); rewards what it retrieved, or only what
+   * was cited (`cite`, `citedIds`, `[G#]` quoted in the answer), and stores it as a case.
+   */
   async end(result: Schemas["EpisodeEnd"]): Promise<Schemas["Episode"]> {
-    this.ended = await unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: this.params, body: result }));
+    const citedIds = [...new Set([...this.cited, ...(result.citedIds ?? [])])];
+    const body = citedIds.length ? { ...result, citedIds } : result;
+    this.ended = await unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: this.params, body }));
     return this.ended;
   }
+}
+
+export interface WithEpisodeOptions<T> {
+  metadata?: Schemas["EpisodeCreate"]["metadata"];
+  /** The episode's answer from the work's result (default: a string as it is, else JSON). */
+  answer?: (value: T) => string | undefined;
+}
+
+/** The API keeps answers up to 8000 characters; the start of an answer is what a case shows. */
+const ANSWER_MAX = 8000;
+
+function answerText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  let text: string | undefined;
+  try {
+    text = typeof value === "string" ? value : JSON.stringify(value);
+  } catch {
+    // Circular or BigInt-holding results have no JSON form; the episode then ends without an answer.
+  }
+  return text ? text.slice(0, ANSWER_MAX) : undefined;
 }
 
 function errorText(err: unknown): string {
