@@ -1,11 +1,14 @@
 import { type Client } from "openapi-fetch";
 import type { components, paths } from "../generated/schema.js";
 import { type RunEvent } from "./events.js";
+import { Operations } from "./generated/operations.js";
 import { type RetryOptions } from "./transport.js";
 export type { components, operations, paths } from "../generated/schema.js";
 export { PraxisConnectionError, PraxisError, type ProblemField } from "./errors.js";
 export type { RunEvent } from "./events.js";
 export type { RetryOptions } from "./transport.js";
+export { Operations } from "./generated/operations.js";
+export { unwrap } from "./unwrap.js";
 /** Every request and response shape of the API, by its OpenAPI component name. */
 export type Schemas = components["schemas"];
 export type PromptQuery = NonNullable<paths["/v1/agents/{agentId}/prompt"]["get"]["parameters"]["query"]>;
@@ -19,19 +22,15 @@ export interface PraxisOptions {
     /** The fetch to use (default: the global one); a Worker may pass a service binding's fetch. */
     fetch?: (input: Request) => Promise<Response>;
 }
-type ApiResult<T> = {
-    data?: T;
-    error?: unknown;
-    response: Response;
-};
-/** The data of a typed call, or a PraxisError carrying the problem the API answered. */
-export declare function unwrap<T>(call: Promise<ApiResult<T>>): Promise<T>;
 /**
  * The Praxis API. `api` is the typed client generated from /openapi.json (every route, its
- * parameters and bodies checked at compile time); `agent(id)` is the ergonomic layer over it.
+ * parameters and bodies checked at compile time), `ops` the same operations by operationId, and
+ * `agent(id)` the ergonomic layer over them.
  */
 export declare class Praxis {
     readonly api: Client<paths>;
+    /** Every operation as a method named by its operationId: `praxis.ops.retrieve({ params, body })`. */
+    readonly ops: Operations;
     constructor(options: PraxisOptions);
     agent(agentId: string): Agent;
 }

@@ -1,21 +1,21 @@
 import createClient from "openapi-fetch";
 import { PraxisError } from "./errors.js";
 import { runEvents } from "./events.js";
+import { Operations } from "./generated/operations.js";
 import { idempotencyMiddleware, retryingFetch } from "./transport.js";
+import { unwrap } from "./unwrap.js";
 export { PraxisConnectionError, PraxisError } from "./errors.js";
-/** The data of a typed call, or a PraxisError carrying the problem the API answered. */
-export async function unwrap(call) {
-    const { data, error, response } = await call;
-    if (!response.ok)
-        throw new PraxisError(response.status, error, response.headers.get("x-request-id"));
-    return data;
-}
+export { Operations } from "./generated/operations.js";
+export { unwrap } from "./unwrap.js";
 /**
  * The Praxis API. `api` is the typed client generated from /openapi.json (every route, its
- * parameters and bodies checked at compile time); `agent(id)` is the ergonomic layer over it.
+ * parameters and bodies checked at compile time), `ops` the same operations by operationId, and
+ * `agent(id)` the ergonomic layer over them.
  */
 export class Praxis {
     api;
+    /** Every operation as a method named by its operationId: `praxis.ops.retrieve({ params, body })`. */
+    ops;
     constructor(options) {
         const base = options.fetch ?? ((request) => fetch(request));
         this.api = createClient({
@@ -24,6 +24,7 @@ export class Praxis {
             headers: { authorization: `Bearer ${options.apiKey}` },
         });
         this.api.use(idempotencyMiddleware);
+        this.ops = new Operations(this.api);
     }
     agent(agentId) {
         return new Agent(this, agentId);

@@ -2,12 +2,16 @@ import createClient, { type Client } from "openapi-fetch";
 import type { components, paths } from "../generated/schema.js";
 import { PraxisError } from "./errors.js";
 import { runEvents, type RunEvent } from "./events.js";
+import { Operations } from "./generated/operations.js";
 import { idempotencyMiddleware, retryingFetch, type RetryOptions } from "./transport.js";
+import { unwrap } from "./unwrap.js";
 
 export type { components, operations, paths } from "../generated/schema.js";
 export { PraxisConnectionError, PraxisError, type ProblemField } from "./errors.js";
 export type { RunEvent } from "./events.js";
 export type { RetryOptions } from "./transport.js";
+export { Operations } from "./generated/operations.js";
+export { unwrap } from "./unwrap.js";
 
 /** Every request and response shape of the API, by its OpenAPI component name. */
 export type Schemas = components["schemas"];
@@ -24,21 +28,16 @@ export interface PraxisOptions {
   fetch?: (input: Request) => Promise<Response>;
 }
 
-type ApiResult<T> = { data?: T; error?: unknown; response: Response };
-
-/** The data of a typed call, or a PraxisError carrying the problem the API answered. */
-export async function unwrap<T>(call: Promise<ApiResult<T>>): Promise<T> {
-  const { data, error, response } = await call;
-  if (!response.ok) throw new PraxisError(response.status, error, response.headers.get("x-request-id"));
-  return data as T;
-}
 
 /**
  * The Praxis API. `api` is the typed client generated from /openapi.json (every route, its
- * parameters and bodies checked at compile time); `agent(id)` is the ergonomic layer over it.
+ * parameters and bodies checked at compile time), `ops` the same operations by operationId, and
+ * `agent(id)` the ergonomic layer over them.
  */
 export class Praxis {
   readonly api: Client<paths>;
+  /** Every operation as a method named by its operationId: `praxis.ops.retrieve({ params, body })`. */
+  readonly ops: Operations;
 
   constructor(options: PraxisOptions) {
     const base = options.fetch ?? ((request: Request) => fetch(request));
@@ -48,6 +47,7 @@ export class Praxis {
       headers: { authorization: `Bearer ${options.apiKey}` },
     });
     this.api.use(idempotencyMiddleware);
+    this.ops = new Operations(this.api);
   }
 
   agent(agentId: string): Agent {

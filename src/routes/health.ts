@@ -6,7 +6,10 @@ export const healthRoutes = router().openapi(
     method: "get",
     path: "/healthz",
     tags: ["meta"],
-    summary: "Liveness and D1 reachability (no auth)",
+    security: [],
+    operationId: "getHealth",
+    summary: "Liveness",
+    description: "Answers 200 when the Worker runs and D1 is reachable, 503 otherwise. Needs no key; for load balancers and uptime checks.",
     responses: {
       200: jsonResponse(z.object({ status: z.literal("ok"), d1: z.literal("ok"), time: z.string() }), "Healthy"),
       503: jsonResponse(z.object({ status: z.literal("degraded"), d1: z.string(), time: z.string() }), "D1 unreachable"),
