@@ -202,6 +202,16 @@ export const RetrieveResponseSchema = z.object({
 });
 export type RetrieveResponse = z.infer<typeof RetrieveResponseSchema>;
 
+/** The block `/prompt` answers: what an agent puts in its context, and what it was assembled from. */
+export const PromptBlockSchema = z.object({
+  prompt: z.string(),
+  mode: z.enum(["full-library", "ranked"]),
+  experienceIds: z.array(z.string()),
+  caseIds: z.array(z.string()),
+  retrievalId: z.string(),
+  estimatedTokens: z.number().int(),
+});
+
 export const RewardRequestSchema = z
   .object({
     retrievalId: z.string().min(1).max(64).optional(),

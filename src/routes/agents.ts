@@ -1,16 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { agents } from "../db/schema";
 import { db } from "../db/client";
 import { requireAgentAccess, requireScope } from "../http/auth";
-import { badRequest } from "../http/problem";
-import { decodeCursor, encodeCursor } from "../core/cursor";
 import { agentFor } from "../services/agents";
 import { audit } from "../services/audit";
+import { listAgents, presentAgent, putAgent } from "../services/agent-directory";
 import { AgentParams, PageQuery, timestamp } from "./schemas";
 
-const AgentSchema = z
+export const AgentSchema = z
   .object({
     agentId: z.string(),
     displayName: z.string().nullable(),
@@ -24,15 +23,6 @@ const PutAgentBody = z
   .object({ displayName: z.string().trim().min(1).max(200).nullable().optional() })
   .strict()
   .openapi("PutAgent");
-
-type AgentRow = typeof agents.$inferSelect;
-const present = (a: AgentRow) => ({
-  agentId: a.agentId,
-  displayName: a.displayName ?? null,
-  createdAt: a.createdAt,
-  updatedAt: a.updatedAt,
-  lastActiveAt: a.lastActiveAt ?? null,
-});
 
 export const agentRoutes = router()
   .openapi(
@@ -54,30 +44,10 @@ export const agentRoutes = router()
     async (c) => {
       const { agentId } = c.req.valid("param");
       const key = requireAgentAccess(c.get("principal"), agentId, "write");
-      const body = c.req.valid("json");
-      const d = db(c.env);
-      const where = and(eq(agents.tenantId, key.tenantId), eq(agents.agentId, agentId));
-      const existing = await d.select().from(agents).where(where).get();
-      if (existing) {
-        if (body.displayName === undefined) return c.json(present(existing), 200);
-        const updated = await d
-          .update(agents)
-          .set({ displayName: body.displayName, updatedAt: Date.now() })
-          .where(where)
-          .returning()
-          .get();
-        return c.json(present(updated), 200);
-      }
-      // Two concurrent PUTs race here; the primary key lets exactly one insert win.
-      const created = await d
-        .insert(agents)
-        .values({ tenantId: key.tenantId, agentId, displayName: body.displayName ?? null })
-        .onConflictDoNothing()
-        .returning()
-        .get();
-      if (!created) return c.json(present((await d.select().from(agents).where(where).get())!), 200);
+      const { row, created } = await putAgent(c.env, key.tenantId, agentId, c.req.valid("json").displayName);
+      if (!created) return c.json(presentAgent(row), 200);
       await audit(c, { tenantId: key.tenantId, action: "agent.create", target: agentId });
-      return c.json(present(created), 201);
+      return c.json(presentAgent(row), 201);
     },
   )
   .openapi(
@@ -94,7 +64,7 @@ export const agentRoutes = router()
     }),
     async (c) => {
       const { agent } = await agentFor(c, c.req.valid("param").agentId, "read");
-      return c.json(present(agent), 200);
+      return c.json(presentAgent(agent), 200);
     },
   )
   .openapi(
@@ -145,30 +115,6 @@ export const agentRoutes = router()
     }),
     async (c) => {
       const key = requireScope(c.get("principal"), "read");
-      const { limit, cursor } = c.req.valid("query");
-      let after: string | undefined;
-      if (cursor) {
-        const decoded = decodeCursor(cursor);
-        if (!decoded || typeof decoded.a !== "string") {
-          throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
-        }
-        after = decoded.a;
-      }
-      const rows = await db(c.env)
-        .select()
-        .from(agents)
-        .where(
-          and(
-            eq(agents.tenantId, key.tenantId),
-            after ? gt(agents.agentId, after) : undefined,
-            key.agentIds ? inArray(agents.agentId, key.agentIds) : undefined,
-          ),
-        )
-        .orderBy(asc(agents.agentId))
-        .limit(limit + 1)
-        .all();
-      const page = rows.slice(0, limit);
-      const nextCursor = rows.length > limit ? encodeCursor({ a: page[page.length - 1]!.agentId }) : null;
-      return c.json({ items: page.map(present), nextCursor }, 200);
+      return c.json(await listAgents(c.env, key, c.req.valid("query")), 200);
     },
   );

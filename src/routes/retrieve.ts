@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
+import { PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
 import { PhaseSchema } from "../core/scoring";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
@@ -46,16 +46,7 @@ export const retrieveRoutes = router()
       request: { params: AgentParams, query: PromptQuery },
       responses: {
         200: jsonResponse(
-          z
-            .object({
-              prompt: z.string(),
-              mode: z.enum(["full-library", "ranked"]),
-              experienceIds: z.array(z.string()),
-              caseIds: z.array(z.string()),
-              retrievalId: z.string(),
-              estimatedTokens: z.number().int(),
-            })
-            .openapi("PromptBlock"),
+          PromptBlockSchema.openapi("PromptBlock"),
           "The prompt block",
         ),
         ...commonErrors,
