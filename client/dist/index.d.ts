@@ -46,7 +46,7 @@ export declare class Agent {
     prompt(query: PromptQuery): Promise<Schemas["PromptBlock"]>;
     retrieve(body: Schemas["RetrieveRequest"]): Promise<Schemas["RetrieveResponse"]>;
     reward(body: Schemas["RewardRequest"]): Promise<Schemas["RewardResult"]>;
-    addExperience(experience: string | Schemas["ExperienceCreate"]): Promise<Schemas["VersionedExperience"]>;
+    addExperience(experience: string | Schemas["ExperienceCreate"]): Promise<Schemas["AddedExperience"]>;
     startEpisode(task: string, metadata?: Schemas["EpisodeCreate"]["metadata"]): Promise<Episode>;
     /**
      * Runs `work` as one episode. When it returns, the episode ends as `success` with the returned

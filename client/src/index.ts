@@ -84,7 +84,7 @@ export class Agent {
     return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/rewards", { params: this.params, body }));
   }
 
-  addExperience(experience: string | Schemas["ExperienceCreate"]): Promise<Schemas["VersionedExperience"]> {
+  addExperience(experience: string | Schemas["ExperienceCreate"]): Promise<Schemas["AddedExperience"]> {
     const body = typeof experience === "string" ? { text: experience } : experience;
     return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/experiences", { params: this.params, body }));
   }

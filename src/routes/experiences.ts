@@ -6,12 +6,18 @@ import {
   ExperienceSchema,
   LibraryBatchSchema,
 } from "../core/memory-types";
+import { DUPLICATE_SIMILARITY } from "../core/live-lesson";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
 
 const Experience = ExperienceSchema.openapi("Experience");
 const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");
+const AddedExperience = VersionedExperience.extend({
+  similar: z
+    .array(z.object({ id: z.string(), text: z.string(), sim: z.number() }))
+    .describe("Active lessons so similar to this one that live learning would treat them as the same lesson: merge, archive or keep them deliberately"),
+}).openapi("AddedExperience");
 const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
 const base = "/v1/agents/{agentId}/experiences";
 
@@ -23,10 +29,10 @@ export const experienceRoutes = router()
       tags: ["experiences"],
       operationId: "addExperience",
       summary: "Add an experience",
-      description: "Adds one lesson to the agent's library as a new library version. The text passes the admission checks before it can be retrieved or injected.",
+      description: "Adds one lesson to the agent's library as a new library version. The text passes the admission checks before it can be retrieved or injected. Near-identical active lessons are listed under `similar`.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(ExperienceCreateSchema.openapi("ExperienceCreate")) },
-      responses: { 201: jsonResponse(VersionedExperience, "Created"), ...commonErrors },
+      responses: { 201: jsonResponse(AddedExperience, "Created"), ...commonErrors },
     }),
     async (c) => {
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
@@ -34,7 +40,9 @@ export const experienceRoutes = router()
       const idem = c.req.valid("header")["idempotency-key"];
       const { value: r, replayed } = await callMemory(() => memory.createExperience(body, `key:${key.keyId}`, { keyId: key.keyId }, idem));
       markReplay(c, replayed);
-      return c.json({ ...r.experience, libraryVersion: r.version }, 201);
+      const near = await callMemory(() => memory.similarExperiences({ text: r.experience.text, pattern: r.experience.pattern, keywords: r.experience.keywords }, 4));
+      const similar = near.filter((e) => e.id !== r.experience.id && e.sim >= DUPLICATE_SIMILARITY).map(({ id, text, sim }) => ({ id, text, sim }));
+      return c.json({ ...r.experience, libraryVersion: r.version, similar }, 201);
     },
   )
   .openapi(

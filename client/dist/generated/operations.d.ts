@@ -5,6 +5,8 @@ type Data<Op extends Record<string | number, any>> = NonNullable<FetchResponse<O
 export declare class Operations {
     private readonly api;
     constructor(api: Client<paths>);
+    /** Where to start: `GET /` */
+    getServiceIndex(init?: FetchOptions<paths["/"]["get"]>): Promise<Data<paths["/"]["get"]>>;
     /** Liveness: `GET /healthz` */
     getHealth(init?: FetchOptions<paths["/healthz"]["get"]>): Promise<Data<paths["/healthz"]["get"]>>;
     /** Create a tenant: `POST /v1/tenants` */

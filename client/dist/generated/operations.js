@@ -5,6 +5,10 @@ export class Operations {
     constructor(api) {
         this.api = api;
     }
+    /** Where to start: `GET /` */
+    getServiceIndex(init) {
+        return unwrap(this.api.GET("/", init));
+    }
     /** Liveness: `GET /healthz` */
     getHealth(init) {
         return unwrap(this.api.GET("/healthz", init));

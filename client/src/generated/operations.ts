@@ -9,6 +9,11 @@ type Data<Op extends Record<string | number, any>> = NonNullable<FetchResponse<O
 export class Operations {
   constructor(private readonly api: Client<paths>) {}
 
+  /** Where to start: `GET /` */
+  getServiceIndex(init?: FetchOptions<paths["/"]["get"]>): Promise<Data<paths["/"]["get"]>> {
+    return unwrap(this.api.GET("/", init as never));
+  }
+
   /** Liveness: `GET /healthz` */
   getHealth(init?: FetchOptions<paths["/healthz"]["get"]>): Promise<Data<paths["/healthz"]["get"]>> {
     return unwrap(this.api.GET("/healthz", init as never));
