@@ -75,12 +75,14 @@ describe("the README", () => {
 
   it("walks through as written: every shell block, in order, in one shell, against the Worker", { timeout: 400_000 }, async () => {
     const port = new URL(url).host;
-    // Commands as a user types them from the repository root; `npx praxis` is this repository's
-    // bin. curl fails on an error status, so an example that answers a problem fails the run.
+    // `npx praxis` runs this package's own bin, wherever package.json points it.
+    const bin = path.join(root, (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { bin: { praxis: string } }).bin.praxis);
+    // Commands as a user types them from the repository root. curl fails on an error status, so an
+    // example that answers a problem fails the run.
     const prelude = [
       "set -eo pipefail",
       'curl() { command curl --fail-with-body "$@"; }',
-      `npx() { if [ "$1" = praxis ]; then shift; node ${JSON.stringify(path.join(root, "cli/praxis.mjs"))} "$@"; else command npx "$@"; fi; }`,
+      `npx() { if [ "$1" = praxis ]; then shift; node ${JSON.stringify(bin)} "$@"; else command npx "$@"; fi; }`,
     ];
     const body = runnable()
       .filter((b) => b.lang === "sh")
