@@ -59,6 +59,41 @@ ${routes.map((r) => `  ${JSON.stringify(r)},`).join("\n")}
 `;
 }
 
+/**
+ * One method per operation, named by its operationId (`retrieve`, `addExperience`,
+ * `startPracticeRun`…), returning the response data or throwing a PraxisError. The init is the
+ * same object openapi-fetch takes (`params`, `body`, `headers`…); it is optional only where the
+ * operation needs no path parameter, required query parameter or body.
+ */
+function operationsModule(doc) {
+  const methods = [];
+  for (const [p, ops] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      if (!op.operationId) throw new Error(`${method.toUpperCase()} ${p} has no operationId`);
+      const required = (op.parameters ?? []).some((x) => x.required && x.in !== "header") || op.requestBody?.required === true;
+      const type = `paths[${JSON.stringify(p)}][${JSON.stringify(method)}]`;
+      const doc1 = `${op.summary ?? op.operationId}: \`${method.toUpperCase()} ${p}\``.replaceAll("*/", "*\\/");
+      methods.push(`  /** ${doc1} */
+  ${op.operationId}(init${required ? "" : "?"}: FetchOptions<${type}>): Promise<Data<${type}>> {
+    return unwrap(this.api.${method.toUpperCase()}(${JSON.stringify(p)}, init as never));
+  }`);
+    }
+  }
+  return `${GENERATED_HEADER}import type { Client, FetchOptions, FetchResponse } from "openapi-fetch";
+import type { paths } from "../../generated/schema.js";
+import { unwrap } from "../unwrap.js";
+
+type Data<Op extends Record<string | number, any>> = NonNullable<FetchResponse<Op, unknown, \`\${string}/\${string}\`>["data"]>;
+
+/** Every operation of the API as a method named by its operationId. */
+export class Operations {
+  constructor(private readonly api: Client<paths>) {}
+
+${methods.join("\n\n")}
+}
+`;
+}
+
 /** The client compiled with tsc (in memory): file path relative to client/dist → contents. */
 function compileClient(generated) {
   const options = {
@@ -107,6 +142,7 @@ const doc = JSON.parse(snapshotText);
 const generated = new Map([
   [path.join(CLIENT, "generated", "schema.d.ts"), await schemaTypes(doc)],
   [path.join(SRC, "generated", "idempotency.ts"), idempotencyModule(doc)],
+  [path.join(SRC, "generated", "operations.ts"), operationsModule(doc)],
 ]);
 const dist = compileClient(generated);
 

@@ -1,11 +1,14 @@
 import { type Client } from "openapi-fetch";
 import type { components, paths } from "../generated/schema.js";
 import { type RunEvent } from "./events.js";
+import { Operations } from "./generated/operations.js";
 import { type RetryOptions } from "./transport.js";
 export type { components, operations, paths } from "../generated/schema.js";
 export { PraxisConnectionError, PraxisError, type ProblemField } from "./errors.js";
 export type { RunEvent } from "./events.js";
 export type { RetryOptions } from "./transport.js";
+export { Operations } from "./generated/operations.js";
+export { unwrap } from "./unwrap.js";
 /** Every request and response shape of the API, by its OpenAPI component name. */
 export type Schemas = components["schemas"];
 export type PromptQuery = NonNullable<paths["/v1/agents/{agentId}/prompt"]["get"]["parameters"]["query"]>;
@@ -19,19 +22,15 @@ export interface PraxisOptions {
     /** The fetch to use (default: the global one); a Worker may pass a service binding's fetch. */
     fetch?: (input: Request) => Promise<Response>;
 }
-type ApiResult<T> = {
-    data?: T;
-    error?: unknown;
-    response: Response;
-};
-/** The data of a typed call, or a PraxisError carrying the problem the API answered. */
-export declare function unwrap<T>(call: Promise<ApiResult<T>>): Promise<T>;
 /**
  * The Praxis API. `api` is the typed client generated from /openapi.json (every route, its
- * parameters and bodies checked at compile time); `agent(id)` is the ergonomic layer over it.
+ * parameters and bodies checked at compile time), `ops` the same operations by operationId, and
+ * `agent(id)` the ergonomic layer over them.
  */
 export declare class Praxis {
     readonly api: Client<paths>;
+    /** Every operation as a method named by its operationId: `praxis.ops.retrieve({ params, body })`. */
+    readonly ops: Operations;
     constructor(options: PraxisOptions);
     agent(agentId: string): Agent;
 }
@@ -47,16 +46,17 @@ export declare class Agent {
     prompt(query: PromptQuery): Promise<Schemas["PromptBlock"]>;
     retrieve(body: Schemas["RetrieveRequest"]): Promise<Schemas["RetrieveResponse"]>;
     reward(body: Schemas["RewardRequest"]): Promise<Schemas["RewardResult"]>;
-    addExperience(experience: string | Schemas["ExperienceCreate"]): Promise<Schemas["VersionedExperience"]>;
+    addExperience(experience: string | Schemas["ExperienceCreate"]): Promise<Schemas["AddedExperience"]>;
     startEpisode(task: string, metadata?: Schemas["EpisodeCreate"]["metadata"]): Promise<Episode>;
     /**
-     * Runs `work` as one episode. When it returns, the episode ends as `success` unless `work` ended
-     * it itself (`ep.end(…)`); when it throws, the error is logged as a failed attempt, the episode
-     * ends as `failure` and the error is rethrown.
+     * Runs `work` as one episode. When it returns, the episode ends as `success` with the returned
+     * value as its answer (a string as it is, anything else as JSON; `options.answer` chooses
+     * otherwise) and the ids or labels passed to `ep.cite(…)` as citations, unless `work` ended it
+     * itself (`ep.end(…)`). Labels the answer quotes (`[G3]`) count as citations too, so the lessons
+     * the model used are the ones that learn. When `work` throws, the error is logged as a failed
+     * attempt, the episode ends as `failure` and the error is rethrown.
      */
-    withEpisode<T>(task: string, work: (ep: Episode) => Promise<T>, options?: {
-        metadata?: Schemas["EpisodeCreate"]["metadata"];
-    }): Promise<T>;
+    withEpisode<T>(task: string, work: (ep: Episode) => Promise<T>, options?: WithEpisodeOptions<T>): Promise<T>;
     /** The practice run's events as they happen, resuming across reconnects, until the run ends. */
     practiceEvents(runId: string, options?: {
         signal?: AbortSignal;
@@ -74,6 +74,20 @@ export declare class Episode {
     /** The prompt block for this episode (query defaults to the task); rewards reach what it showed. */
     prompt(query?: Partial<PromptQuery>): Promise<Schemas["PromptBlock"]>;
     attempt(attempt: Schemas["AttemptCreate"]): Promise<Schemas["Attempt"]>;
-    /** Ends the episode (idempotent: the first result stays); rewards what it retrieved. */
+    /**
+     * Marks memories the work used, by id (`exp_…`, `case_…`) or by the label it was shown with
+     * (`G3`); only cited memories learn from the episode's reward. Ending sends them as `citedIds`.
+     */
+    cite(...idsOrLabels: string[]): void;
+    private readonly cited;
+    /**
+     * Ends the episode (idempotent: the first result stays); rewards what it retrieved, or only what
+     * was cited (`cite`, `citedIds`, `[G#]` quoted in the answer), and stores it as a case.
+     */
     end(result: Schemas["EpisodeEnd"]): Promise<Schemas["Episode"]>;
+}
+export interface WithEpisodeOptions<T> {
+    metadata?: Schemas["EpisodeCreate"]["metadata"];
+    /** The episode's answer from the work's result (default: a string as it is, else JSON). */
+    answer?: (value: T) => string | undefined;
 }

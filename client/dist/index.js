@@ -1,21 +1,21 @@
 import createClient from "openapi-fetch";
 import { PraxisError } from "./errors.js";
 import { runEvents } from "./events.js";
+import { Operations } from "./generated/operations.js";
 import { idempotencyMiddleware, retryingFetch } from "./transport.js";
+import { unwrap } from "./unwrap.js";
 export { PraxisConnectionError, PraxisError } from "./errors.js";
-/** The data of a typed call, or a PraxisError carrying the problem the API answered. */
-export async function unwrap(call) {
-    const { data, error, response } = await call;
-    if (!response.ok)
-        throw new PraxisError(response.status, error, response.headers.get("x-request-id"));
-    return data;
-}
+export { Operations } from "./generated/operations.js";
+export { unwrap } from "./unwrap.js";
 /**
  * The Praxis API. `api` is the typed client generated from /openapi.json (every route, its
- * parameters and bodies checked at compile time); `agent(id)` is the ergonomic layer over it.
+ * parameters and bodies checked at compile time), `ops` the same operations by operationId, and
+ * `agent(id)` the ergonomic layer over them.
  */
 export class Praxis {
     api;
+    /** Every operation as a method named by its operationId: `praxis.ops.retrieve({ params, body })`. */
+    ops;
     constructor(options) {
         const base = options.fetch ?? ((request) => fetch(request));
         this.api = createClient({
@@ -24,6 +24,7 @@ export class Praxis {
             headers: { authorization: `Bearer ${options.apiKey}` },
         });
         this.api.use(idempotencyMiddleware);
+        this.ops = new Operations(this.api);
     }
     agent(agentId) {
         return new Agent(this, agentId);
@@ -63,9 +64,12 @@ export class Agent {
         return new Episode(this, ep.episodeId, task);
     }
     /**
-     * Runs `work` as one episode. When it returns, the episode ends as `success` unless `work` ended
-     * it itself (`ep.end(…)`); when it throws, the error is logged as a failed attempt, the episode
-     * ends as `failure` and the error is rethrown.
+     * Runs `work` as one episode. When it returns, the episode ends as `success` with the returned
+     * value as its answer (a string as it is, anything else as JSON; `options.answer` chooses
+     * otherwise) and the ids or labels passed to `ep.cite(…)` as citations, unless `work` ended it
+     * itself (`ep.end(…)`). Labels the answer quotes (`[G3]`) count as citations too, so the lessons
+     * the model used are the ones that learn. When `work` throws, the error is logged as a failed
+     * attempt, the episode ends as `failure` and the error is rethrown.
      */
     async withEpisode(task, work, options = {}) {
         const ep = await this.startEpisode(task, options.metadata);
@@ -86,8 +90,10 @@ export class Agent {
             }
             throw err;
         }
-        if (!ep.ended)
-            await ep.end({ outcome: "success" });
+        if (!ep.ended) {
+            const answer = (options.answer ?? answerText)(value);
+            await ep.end({ outcome: "success", ...(answer ? { answer } : {}) });
+        }
         return value;
     }
     /** The practice run's events as they happen, resuming across reconnects, until the run ends. */
@@ -127,11 +133,39 @@ export class Episode {
     attempt(attempt) {
         return unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/attempts", { params: this.params, body: attempt }));
     }
-    /** Ends the episode (idempotent: the first result stays); rewards what it retrieved. */
+    /**
+     * Marks memories the work used, by id (`exp_…`, `case_…`) or by the label it was shown with
+     * (`G3`); only cited memories learn from the episode's reward. Ending sends them as `citedIds`.
+     */
+    cite(...idsOrLabels) {
+        for (const id of idsOrLabels)
+            this.cited.add(id.replace(/^\[(G\d+)\]$/, "$1"));
+    }
+    cited = new Set();
+    /**
+     * Ends the episode (idempotent: the first result stays); rewards what it retrieved, or only what
+     * was cited (`cite`, `citedIds`, `[G#]` quoted in the answer), and stores it as a case.
+     */
     async end(result) {
-        this.ended = await unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: this.params, body: result }));
+        const citedIds = [...new Set([...this.cited, ...(result.citedIds ?? [])])];
+        const body = citedIds.length ? { ...result, citedIds } : result;
+        this.ended = await unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: this.params, body }));
         return this.ended;
     }
+}
+/** The API keeps answers up to 8000 characters; the start of an answer is what a case shows. */
+const ANSWER_MAX = 8000;
+function answerText(value) {
+    if (value === undefined || value === null)
+        return undefined;
+    let text;
+    try {
+        text = typeof value === "string" ? value : JSON.stringify(value);
+    }
+    catch {
+        // Circular or BigInt-holding results have no JSON form; the episode then ends without an answer.
+    }
+    return text ? text.slice(0, ANSWER_MAX) : undefined;
 }
 function errorText(err) {
     const text = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);

@@ -2,12 +2,16 @@ import createClient, { type Client } from "openapi-fetch";
 import type { components, paths } from "../generated/schema.js";
 import { PraxisError } from "./errors.js";
 import { runEvents, type RunEvent } from "./events.js";
+import { Operations } from "./generated/operations.js";
 import { idempotencyMiddleware, retryingFetch, type RetryOptions } from "./transport.js";
+import { unwrap } from "./unwrap.js";
 
 export type { components, operations, paths } from "../generated/schema.js";
 export { PraxisConnectionError, PraxisError, type ProblemField } from "./errors.js";
 export type { RunEvent } from "./events.js";
 export type { RetryOptions } from "./transport.js";
+export { Operations } from "./generated/operations.js";
+export { unwrap } from "./unwrap.js";
 
 /** Every request and response shape of the API, by its OpenAPI component name. */
 export type Schemas = components["schemas"];
@@ -24,21 +28,16 @@ export interface PraxisOptions {
   fetch?: (input: Request) => Promise<Response>;
 }
 
-type ApiResult<T> = { data?: T; error?: unknown; response: Response };
-
-/** The data of a typed call, or a PraxisError carrying the problem the API answered. */
-export async function unwrap<T>(call: Promise<ApiResult<T>>): Promise<T> {
-  const { data, error, response } = await call;
-  if (!response.ok) throw new PraxisError(response.status, error, response.headers.get("x-request-id"));
-  return data as T;
-}
 
 /**
  * The Praxis API. `api` is the typed client generated from /openapi.json (every route, its
- * parameters and bodies checked at compile time); `agent(id)` is the ergonomic layer over it.
+ * parameters and bodies checked at compile time), `ops` the same operations by operationId, and
+ * `agent(id)` the ergonomic layer over them.
  */
 export class Praxis {
   readonly api: Client<paths>;
+  /** Every operation as a method named by its operationId: `praxis.ops.retrieve({ params, body })`. */
+  readonly ops: Operations;
 
   constructor(options: PraxisOptions) {
     const base = options.fetch ?? ((request: Request) => fetch(request));
@@ -48,6 +47,7 @@ export class Praxis {
       headers: { authorization: `Bearer ${options.apiKey}` },
     });
     this.api.use(idempotencyMiddleware);
+    this.ops = new Operations(this.api);
   }
 
   agent(agentId: string): Agent {
@@ -84,7 +84,7 @@ export class Agent {
     return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/rewards", { params: this.params, body }));
   }
 
-  addExperience(experience: string | Schemas["ExperienceCreate"]): Promise<Schemas["VersionedExperience"]> {
+  addExperience(experience: string | Schemas["ExperienceCreate"]): Promise<Schemas["AddedExperience"]> {
     const body = typeof experience === "string" ? { text: experience } : experience;
     return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/experiences", { params: this.params, body }));
   }
@@ -95,11 +95,14 @@ export class Agent {
   }
 
   /**
-   * Runs `work` as one episode. When it returns, the episode ends as `success` unless `work` ended
-   * it itself (`ep.end(…)`); when it throws, the error is logged as a failed attempt, the episode
-   * ends as `failure` and the error is rethrown.
+   * Runs `work` as one episode. When it returns, the episode ends as `success` with the returned
+   * value as its answer (a string as it is, anything else as JSON; `options.answer` chooses
+   * otherwise) and the ids or labels passed to `ep.cite(…)` as citations, unless `work` ended it
+   * itself (`ep.end(…)`). Labels the answer quotes (`[G3]`) count as citations too, so the lessons
+   * the model used are the ones that learn. When `work` throws, the error is logged as a failed
+   * attempt, the episode ends as `failure` and the error is rethrown.
    */
-  async withEpisode<T>(task: string, work: (ep: Episode) => Promise<T>, options: { metadata?: Schemas["EpisodeCreate"]["metadata"] } = {}): Promise<T> {
+  async withEpisode<T>(task: string, work: (ep: Episode) => Promise<T>, options: WithEpisodeOptions<T> = {}): Promise<T> {
     const ep = await this.startEpisode(task, options.metadata);
     let value: T;
     try {
@@ -116,7 +119,10 @@ export class Agent {
       }
       throw err;
     }
-    if (!ep.ended) await ep.end({ outcome: "success" });
+    if (!ep.ended) {
+      const answer = (options.answer ?? answerText)(value);
+      await ep.end({ outcome: "success", ...(answer ? { answer } : {}) });
+    }
     return value;
   }
 
@@ -159,11 +165,46 @@ export class Episode {
     return unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/attempts", { params: this.params, body: attempt }));
   }
 
-  /** Ends the episode (idempotent: the first result stays); rewards what it retrieved. */
+  /**
+   * Marks memories the work used, by id (`exp_…`, `case_…`) or by the label it was shown with
+   * (`G3`); only cited memories learn from the episode's reward. Ending sends them as `citedIds`.
+   */
+  cite(...idsOrLabels: string[]): void {
+    for (const id of idsOrLabels) this.cited.add(id.replace(/^\[(G\d+)\]$/, "$1"));
+  }
+
+  private readonly cited = new Set<string>();
+
+  /**
+   * Ends the episode (idempotent: the first result stays); rewards what it retrieved, or only what
+   * was cited (`cite`, `citedIds`, `[G#]` quoted in the answer), and stores it as a case.
+   */
   async end(result: Schemas["EpisodeEnd"]): Promise<Schemas["Episode"]> {
-    this.ended = await unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: this.params, body: result }));
+    const citedIds = [...new Set([...this.cited, ...(result.citedIds ?? [])])];
+    const body = citedIds.length ? { ...result, citedIds } : result;
+    this.ended = await unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: this.params, body }));
     return this.ended;
   }
+}
+
+export interface WithEpisodeOptions<T> {
+  metadata?: Schemas["EpisodeCreate"]["metadata"];
+  /** The episode's answer from the work's result (default: a string as it is, else JSON). */
+  answer?: (value: T) => string | undefined;
+}
+
+/** The API keeps answers up to 8000 characters; the start of an answer is what a case shows. */
+const ANSWER_MAX = 8000;
+
+function answerText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  let text: string | undefined;
+  try {
+    text = typeof value === "string" ? value : JSON.stringify(value);
+  } catch {
+    // Circular or BigInt-holding results have no JSON form; the episode then ends without an answer.
+  }
+  return text ? text.slice(0, ANSWER_MAX) : undefined;
 }
 
 function errorText(err: unknown): string {

@@ -6,7 +6,7 @@ import { redactSecrets } from "../../src/core/redact";
 import { quotedLabels } from "../../src/core/library-block";
 import { decodeCursor, encodeCursor } from "../../src/core/cursor";
 import { MemoryError } from "../memory-error";
-import { nextSeq, parseJson, placeholders, type MemoryContext } from "./context";
+import { chunks, nextSeq, parseJson, placeholders, type MemoryContext } from "./context";
 import type { Cases } from "./cases";
 import type { Utility } from "./utility";
 import type { Jobs } from "./jobs";
@@ -47,6 +47,8 @@ export interface ExtractionInput {
   successes: { description: string }[];
 }
 
+const attemptOut = (a: AttemptRow): Attempt => ({ n: a.n, description: a.description, ok: a.ok === 1, error: a.error, toolCalls: parseJson<string[]>(a.tool_calls, []), at: a.at });
+
 /** Errors are digested to their essence and secrets redacted before anything stores or shows them. */
 const cleanError = (error: string | undefined) => (error ? digestIfTrace(redactSecrets(error)) : null);
 const preview = (value: unknown, max = 160) => {
@@ -83,7 +85,20 @@ export class Episodes {
     return this.ctx.sql
       .exec<AttemptRow>("SELECT * FROM attempts WHERE episode_id = ? ORDER BY n", id)
       .toArray()
-      .map((a) => ({ n: a.n, description: a.description, ok: a.ok === 1, error: a.error, toolCalls: parseJson<string[]>(a.tool_calls, []), at: a.at }));
+      .map(attemptOut);
+  }
+
+  /** The attempts of several episodes in one query, by episode. */
+  private attemptsOf(ids: string[]): Map<string, Attempt[]> {
+    const by = new Map<string, Attempt[]>();
+    for (const part of chunks(ids)) {
+      for (const a of this.ctx.sql.exec<AttemptRow>(`SELECT * FROM attempts WHERE episode_id IN (${placeholders(part.length)}) ORDER BY episode_id, n`, ...part)) {
+        const list = by.get(a.episode_id) ?? [];
+        list.push(attemptOut(a));
+        by.set(a.episode_id, list);
+      }
+    }
+    return by;
   }
 
   private out(row: EpisodeRow, withAttempts = true): Episode {
@@ -207,7 +222,11 @@ export class Episodes {
       )
       .toArray();
     const page = rows.slice(0, limit);
-    return { items: page.map((r) => this.out(r, false)), nextCursor: rows.length > limit ? encodeCursor({ s: page[page.length - 1]!.seq }) : null };
+    const attempts = this.attemptsOf(page.map((r) => r.id));
+    return {
+      items: page.map((r) => ({ ...this.out(r, false), attempts: attempts.get(r.id) ?? [] })),
+      nextCursor: rows.length > limit ? encodeCursor({ s: page[page.length - 1]!.seq }) : null,
+    };
   }
 
   /** A finished session from an agent platform, through the same pipeline; a repeated session id changes nothing. */

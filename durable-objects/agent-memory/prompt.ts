@@ -3,7 +3,7 @@ import { libraryLine, oneLine, renderLibraryBlock } from "../../src/core/library
 import { fenceData } from "../../src/core/prompt-template";
 import type { RetrieveRequest } from "../../src/core/memory-types";
 import { MemoryError } from "../memory-error";
-import type { MemoryContext } from "./context";
+import { placeholders, type MemoryContext } from "./context";
 import type { Library } from "./library";
 import type { EmbeddedQuery, Retrieval } from "./retrieval";
 
@@ -82,9 +82,11 @@ export class PromptAssembly {
     let used = estimateTokens(parts.join("\n")) + estimateTokens(CASES_HEADER) + CASES_FENCE_TOKENS;
     const caseIds: string[] = [];
     if (req.query && (req.maxCases ?? 3) > 0) {
-      const cases = await this.retrieval.rankQuietly(await embedded(), ["case"], req.phase, req.maxCases ?? 3);
+      const maxCases = req.maxCases ?? 3;
+      const ranked = await this.retrieval.rankQuietly(await embedded(), ["case"], req.phase, maxCases * 3);
+      const cases = this.informative(ranked.map((c) => c.id));
       const lines: string[] = [];
-      for (const c of cases) {
+      for (const c of ranked.filter((r) => cases.has(r.id)).slice(0, maxCases)) {
         const line = `- ${oneLine(c.text)}`;
         const cost = estimateTokens(line) + 1;
         if (used + cost > req.budgetTokens) continue;
@@ -103,5 +105,19 @@ export class PromptAssembly {
     ];
     const retrievalId = this.retrieval.record(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, items);
     return { prompt, mode, experienceIds: chosen.map((e) => e.id), caseIds, retrievalId, estimatedTokens: estimateTokens(prompt) };
+  }
+
+  /**
+   * Cases that carry an answer or a trace of what was tried. A bare "task (failed)" beside the same
+   * task "(succeeded)" tells a model nothing, so such cases stay retrievable but out of the block.
+   */
+  private informative(ids: string[]): Set<string> {
+    if (!ids.length) return new Set();
+    return new Set(
+      this.ctx.sql
+        .exec<{ id: string }>(`SELECT id FROM cases WHERE id IN (${placeholders(ids.length)}) AND (answer IS NOT NULL OR trace_summary IS NOT NULL)`, ...ids)
+        .toArray()
+        .map((r) => r.id),
+    );
   }
 }

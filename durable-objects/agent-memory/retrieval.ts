@@ -16,15 +16,19 @@ interface CandidateInfo {
   label: string | null;
   probation: boolean;
   match: "vector" | "lexical";
+  channels: Channel[];
   sim: number;
   lexical: number;
   relevance: number;
 }
 
+type Channel = "vector" | "lexical";
+
 /** What phase A knows of an item before hydration: its channel scores (0 where a channel did not find it). */
 interface Found {
   kind: MemoryKind;
   match: "vector" | "lexical";
+  channels: Channel[];
   sim: number;
   lexical: number;
   relevance: number;
@@ -90,13 +94,15 @@ export class Retrieval {
     lexical.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     const relevance = fuseRanks([vector.map((v) => v.id), lexical.map((l) => l.id)]);
     const found = new Map<string, Found>();
-    for (const v of vector) found.set(v.id, { kind: v.kind, match: v.stand ? "lexical" : "vector", sim: v.sim, lexical: 0, relevance: relevance.get(v.id)! });
+    for (const v of vector) found.set(v.id, { kind: v.kind, match: v.stand ? "lexical" : "vector", channels: [v.stand ? "lexical" : "vector"], sim: v.sim, lexical: 0, relevance: relevance.get(v.id)! });
     const lexicalOnly: string[] = [];
     for (const l of lexical) {
       const f = found.get(l.id);
-      if (f) f.lexical = l.score;
-      else {
-        found.set(l.id, { kind: l.kind, match: "lexical", sim: 0, lexical: l.score, relevance: relevance.get(l.id)! });
+      if (f) {
+        f.lexical = l.score;
+        if (!f.channels.includes("lexical")) f.channels.push("lexical");
+      } else {
+        found.set(l.id, { kind: l.kind, match: "lexical", channels: ["lexical"], sim: 0, lexical: l.score, relevance: relevance.get(l.id)! });
         lexicalOnly.push(l.id);
       }
     }
@@ -201,7 +207,7 @@ export class Retrieval {
       const info = byId.get(r.id)!;
       return {
         id: r.id, kind: info.kind, label: info.label, probation: info.probation, text: info.text,
-        sim: info.sim, lexical: info.lexical, relevance: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match,
+        sim: info.sim, lexical: info.lexical, relevance: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match, channels: info.channels,
       };
     });
     const retrievalId = this.record(req.query, req.phase ?? null, lambda, req.episodeId ?? null, items);
@@ -250,8 +256,9 @@ export class Retrieval {
   }
 }
 
+/** A case as one line of text: its answer, else what was tried, is what tells a model something. */
 function caseText(r: CaseRow): string {
   const outcome = r.label === "positive" ? "succeeded" : "failed";
-  const answer = r.answer ? ` Answer: ${r.answer.slice(0, 400)}` : "";
-  return `Task: ${r.task.slice(0, 600)} (${outcome}, reward ${r.reward}).${answer}`;
+  const detail = r.answer ? ` Answer: ${r.answer.slice(0, 400)}` : r.trace_summary ? ` Tried: ${r.trace_summary.slice(0, 400)}` : "";
+  return `Task: ${r.task.slice(0, 600)} (${outcome}, reward ${r.reward}).${detail}`;
 }

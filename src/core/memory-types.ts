@@ -183,13 +183,19 @@ export const RetrievedItemSchema = z.object({
   probation: z.boolean().describe("A new live lesson not yet trusted: retrievable, but kept out of the /prompt block until cited in a success"),
   text: z.string(),
   sim: z.number().describe("Cosine similarity of the query and the item under the active embedder (token-set similarity while the item has no vector of it)"),
-  lexical: z.number().min(0).describe("BM25 score of the item for the query's words; 0 when it shares none"),
+  lexical: z
+    .number()
+    .min(0)
+    .describe("BM25 score of the item for the query's words; 0 when it shares none. BM25 weighs a word by its rarity, so in a small library a word most memories share scores near 0 even on an exact hit: `channels` says whether the lexical channel found the item"),
   relevance: z.number().min(0).max(1).describe("The vector and lexical channels fused by reciprocal rank: 1 when both rank the item first"),
   simZ: z.number().describe("z-score of relevance among the candidates"),
   q: z.number(),
   qZ: z.number(),
   lambda: z.number(),
   score: z.number(),
+  channels: z
+    .array(z.enum(["vector", "lexical"]))
+    .describe("Every channel that found the item: `vector` (similarity at or above the threshold), `lexical` (shared words); both when both did"),
   match: z.enum(["vector", "lexical"]).describe("vector when its similarity passed the threshold; lexical when only shared words found it (or it has no vector of the active embedder yet)"),
 });
 export type RetrievedItem = z.infer<typeof RetrievedItemSchema>;
@@ -202,6 +208,16 @@ export const RetrieveResponseSchema = z.object({
   items: z.array(RetrievedItemSchema),
 });
 export type RetrieveResponse = z.infer<typeof RetrieveResponseSchema>;
+
+/** The block `/prompt` answers: what an agent puts in its context, and what it was assembled from. */
+export const PromptBlockSchema = z.object({
+  prompt: z.string(),
+  mode: z.enum(["full-library", "ranked"]),
+  experienceIds: z.array(z.string()),
+  caseIds: z.array(z.string()),
+  retrievalId: z.string(),
+  estimatedTokens: z.number().int(),
+});
 
 export const RewardRequestSchema = z
   .object({

@@ -84,11 +84,11 @@ export interface QStats {
 
 export function qStats(values: readonly number[], buckets = 10): QStats {
   const nb = Math.max(1, Math.floor(buckets));
-  // Bounds are computed from the index, not by repeated addition, so they come out as clean as
-  // floats allow (−0.4, not −0.39999999999999997).
+  // Bounds are one division of integers, which floats round correctly (−0.2, where −1 + 0.8
+  // would give −0.19999999999999996).
   const histogram: HistogramBucket[] = Array.from({ length: nb }, (_, i) => ({
-    from: -1 + (2 * i) / nb,
-    to: -1 + (2 * (i + 1)) / nb,
+    from: (2 * i - nb) / nb,
+    to: (2 * (i + 1) - nb) / nb,
     count: 0,
   }));
   const count = values.length;

@@ -4,7 +4,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { router } from "./openapi";
+import { OPENAPI_DOCUMENT, router } from "./openapi";
 import { createLogger } from "./logger";
 import { requireOperator, requireTenantKey } from "./auth";
 import { ProblemError, problemResponse } from "./problem";
@@ -163,14 +163,8 @@ export function createApp() {
     scheme: "bearer",
     description: "A tenant API key (`pxk_…`), or the operator key for POST /v1/tenants",
   });
-  const info = {
-    title: "Praxis",
-    version: "0.1.0",
-    description:
-      "Experiential learning for LLM agents: retrieve lessons and past cases before acting, report outcomes after, and let Praxis learn which memories help.",
-  };
-  app.doc31("/openapi.json", { openapi: "3.1.0", info });
-  app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document({ openapi: "3.1.0", info }))));
+  app.doc31("/openapi.json", OPENAPI_DOCUMENT);
+  app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document(OPENAPI_DOCUMENT))));
   app.route("/", dashboardRoutes);
 
   app.notFound((c) => respondProblem(c, new ProblemError(404, "not-found", `No route for ${c.req.method} ${c.req.path}.`)));

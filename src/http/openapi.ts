@@ -17,6 +17,44 @@ function validationProblem(result: HookResult, unprocessable: readonly string[] 
   throw new ProblemError(400, "validation-failed", "The request did not validate; see `errors`.", { errors });
 }
 
+/** The document's top level: what generators name the client after and where they point it. */
+export const OPENAPI_DOCUMENT = {
+  openapi: "3.1.0",
+  info: {
+    title: "Praxis",
+    version: "0.1.0",
+    description:
+      "Experiential learning for LLM agents: retrieve lessons and past cases before acting, report outcomes after, and let Praxis learn which memories help.",
+    license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+  },
+  servers: [
+    { url: "http://localhost:8787", description: "Local development (`npm start`; `PORT` picks another port)" },
+    {
+      url: "https://praxis.{subdomain}.workers.dev",
+      description: "A deployment on Cloudflare Workers",
+      variables: { subdomain: { default: "example", description: "Your workers.dev subdomain" } },
+    },
+  ],
+  tags: [
+    { name: "meta", description: "Health of the service" },
+    { name: "tenants", description: "Tenants (operator key)" },
+    { name: "keys", description: "API keys of a tenant" },
+    { name: "agents", description: "Agents and their settings" },
+    { name: "experiences", description: "Lessons in an agent's library" },
+    { name: "library", description: "Library versions, rollback, export and import" },
+    { name: "cases", description: "Past episodes stored as retrievable cases" },
+    { name: "retrieval", description: "Lessons and cases for a task: ranked items or a prompt block" },
+    { name: "utility", description: "Rewards and the Q-values they move" },
+    { name: "episodes", description: "One task an agent works on: attempts, answer, outcome" },
+    { name: "jobs", description: "Background jobs (live lesson extraction)" },
+    { name: "datasets", description: "Task sets for practice runs and evaluations" },
+    { name: "practice", description: "Training-Free GRPO practice runs and their schedules" },
+    { name: "evaluations", description: "Accuracy of a library on a dataset split" },
+    { name: "webhooks", description: "Session-end webhooks and their secret" },
+    { name: "usage", description: "LLM usage and cost" },
+  ],
+};
+
 /** A router whose zod validation failures become one 400 problem listing every bad field. */
 export function router() {
   return new OpenAPIHono<AppEnv>({ defaultHook: (result) => validationProblem(result as HookResult) });

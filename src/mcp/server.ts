@@ -6,11 +6,28 @@ import { registerEpisodeTools } from "./tools/episodes";
 import { registerUtilityTools } from "./tools/utility";
 import { registerMemoryTools } from "./tools/memory";
 import { registerPracticeTools } from "./tools/practice";
+import { registerAgentTools } from "./tools/agents";
+
+/** What a model is told when it connects: the loop the tools are for, in the order to call them. */
+export const INSTRUCTIONS = `Praxis is an agent's memory of what worked. Its lessons are short rules learned from earlier \
+episodes and practice; each has a Q-value that rises when using it led to success and falls when it led to failure.
+
+For every task, follow this loop:
+1. start_episode { agentId, task } — returns an episodeId (\`agentId:ep_…\`); pass it to every later call.
+2. get_prompt { agentId, query, episodeId } for a block to put in your context (lessons as \`[G#]. …\` lines, then \
+similar past cases), or pull_experiences { agentId, query, episodeId } for ranked lessons with their ids.
+3. Work on the task. After each try, log_attempt { episodeId, description, success, error? }.
+4. end_episode { episodeId, result, success, citedIds? } once. Quote the [G#] labels of the lessons you used in \
+result, or pass their labels or ids as citedIds: only cited lessons learn from the outcome. Ending is idempotent.
+
+list_agents shows the agents this key can use; create_agent makes one. add_experience stores a lesson directly; \
+memory_qvalue_analytics shows which lessons help; start_practice and practice_status run deliberate practice on a dataset.`;
 
 /** The tools of one request: each closes over the request, so every call runs as its API key. */
 export function createMcpServer(c: ToolContext) {
   // The explicit validator avoids Ajv, which compiles schemas with `new Function` (no eval in workerd).
-  const server = new McpServer({ name: "praxis", version: "0.1.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const server = new McpServer({ name: "praxis", version: "0.1.0" }, { instructions: INSTRUCTIONS, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  registerAgentTools(server, c);
   registerEpisodeTools(server, c);
   registerUtilityTools(server, c);
   registerMemoryTools(server, c);

@@ -1,11 +1,33 @@
 import type { Context } from "hono";
+import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { AppEnv } from "../env";
 import { ProblemError, problemBody } from "../http/problem";
 import { toProblem } from "../llm";
+import { AgentIdSchema } from "../routes/schemas";
 
 /** The request a tool runs in: its principal is the API key `requireTenantKey` verified, as for REST. */
 export type ToolContext = Context<AppEnv>;
+
+/** The agent a tool works on; every tool that names an agent takes it under this name. */
+export const AgentIdArg = AgentIdSchema.describe("The agent whose memory to use, e.g. `support-bot` (list_agents lists them; create_agent makes one)");
+
+/**
+ * A tool's arguments with a description on every one: fields the shared REST schema leaves
+ * undescribed get theirs here, so a model sees what each argument means.
+ */
+export function describedArgs<S extends z.ZodRawShape>(schema: z.ZodObject<S>, descriptions: Partial<Record<keyof S, string>>): z.ZodObject<S> {
+  const shape = Object.fromEntries(
+    Object.entries(schema.shape).map(([k, v]) => {
+      const d = descriptions[k as keyof S];
+      return [k, d ? (v as z.ZodType).describe(d) : v];
+    }),
+  );
+  return (schema.extend(shape as S) as unknown) as z.ZodObject<S>;
+}
+
+/** `1 memory`, `2 memories`. */
+export const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** A result as structured content, with a short text for clients that show only text. */
 export const toolResult = (text: string, data: object): CallToolResult => ({

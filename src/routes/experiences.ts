@@ -6,12 +6,18 @@ import {
   ExperienceSchema,
   LibraryBatchSchema,
 } from "../core/memory-types";
+import { DUPLICATE_SIMILARITY } from "../core/live-lesson";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
 
 const Experience = ExperienceSchema.openapi("Experience");
 const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");
+const AddedExperience = VersionedExperience.extend({
+  similar: z
+    .array(z.object({ id: z.string(), text: z.string(), sim: z.number() }))
+    .describe("Active lessons so similar to this one that live learning would treat them as the same lesson: merge, archive or keep them deliberately"),
+}).openapi("AddedExperience");
 const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
 const base = "/v1/agents/{agentId}/experiences";
 
@@ -21,10 +27,12 @@ export const experienceRoutes = router()
       method: "post",
       path: base,
       tags: ["experiences"],
-      summary: "Add an experience (a new library version)",
+      operationId: "addExperience",
+      summary: "Add an experience",
+      description: "Adds one lesson to the agent's library as a new library version. The text passes the admission checks before it can be retrieved or injected. Near-identical active lessons are listed under `similar`.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(ExperienceCreateSchema.openapi("ExperienceCreate")) },
-      responses: { 201: jsonResponse(VersionedExperience, "Created"), ...commonErrors },
+      responses: { 201: jsonResponse(AddedExperience, "Created"), ...commonErrors },
     }),
     async (c) => {
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
@@ -32,7 +40,9 @@ export const experienceRoutes = router()
       const idem = c.req.valid("header")["idempotency-key"];
       const { value: r, replayed } = await callMemory(() => memory.createExperience(body, `key:${key.keyId}`, { keyId: key.keyId }, idem));
       markReplay(c, replayed);
-      return c.json({ ...r.experience, libraryVersion: r.version }, 201);
+      const near = await callMemory(() => memory.similarExperiences({ text: r.experience.text, pattern: r.experience.pattern, keywords: r.experience.keywords }, 4));
+      const similar = near.filter((e) => e.id !== r.experience.id && e.sim >= DUPLICATE_SIMILARITY).map(({ id, text, sim }) => ({ id, text, sim }));
+      return c.json({ ...r.experience, libraryVersion: r.version, similar }, 201);
     },
   )
   .openapi(
@@ -40,7 +50,9 @@ export const experienceRoutes = router()
       method: "get",
       path: base,
       tags: ["experiences"],
-      summary: "List experiences (filters: source, tag, status, minQ, contains; cursor pagination)",
+      operationId: "listExperiences",
+      summary: "List experiences",
+      description: "The agent's experiences with label, Q and counts. Filters: source, tag, status, minQ, contains; cursor pagination.",
       security,
       request: { params: AgentParams, query: ListFilterSchema },
       responses: { 200: jsonResponse(z.object({ items: z.array(Experience), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
@@ -56,7 +68,9 @@ export const experienceRoutes = router()
       method: "get",
       path: `${base}/{id}`,
       tags: ["experiences"],
-      summary: "One experience with its Q history (last 50 updates)",
+      operationId: "getExperience",
+      summary: "Get an experience",
+      description: "One experience with its Q history (its last 50 updates).",
       security,
       request: { params: IdParams },
       responses: { 200: jsonResponse(Experience, "The experience"), ...commonErrors },
@@ -72,7 +86,9 @@ export const experienceRoutes = router()
       method: "patch",
       path: `${base}/{id}`,
       tags: ["experiences"],
-      summary: "Change an experience (text, tags, status `archived` to archive, pinned…) as a new version",
+      operationId: "updateExperience",
+      summary: "Change an experience",
+      description: "Changes text, tags, pinned or status (`archived` archives it) as a new library version.",
       security,
       request: { params: IdParams, ...jsonBody(ExperiencePatchSchema.openapi("ExperiencePatch")) },
       responses: { 200: jsonResponse(VersionedExperience, "Updated"), ...commonErrors },
@@ -90,7 +106,9 @@ export const experienceRoutes = router()
       method: "delete",
       path: `${base}/{id}`,
       tags: ["experiences"],
-      summary: "Delete an experience (a new version; roll back to restore it)",
+      operationId: "deleteExperience",
+      summary: "Delete an experience",
+      description: "Deletes an experience as a new library version; rolling back to an earlier version restores it.",
       security,
       request: { params: IdParams },
       responses: { 200: jsonResponse(z.object({ deleted: z.string(), libraryVersion: z.number().int() }), "Deleted"), ...commonErrors },
@@ -107,7 +125,9 @@ export const experienceRoutes = router()
       method: "post",
       path: "/v1/agents/{agentId}/library/batch",
       tags: ["library"],
-      summary: "Apply several create/update/archive/delete operations atomically as one version",
+      operationId: "applyLibraryBatch",
+      summary: "Change several experiences at once",
+      description: "Applies create, update, archive and delete operations atomically as one library version: all of them or none.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(LibraryBatchSchema.openapi("LibraryBatch")) },
       responses: {

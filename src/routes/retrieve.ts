@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
+import { PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
 import { PhaseSchema } from "../core/scoring";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
@@ -22,7 +22,9 @@ export const retrieveRoutes = router()
       method: "post",
       path: "/v1/agents/{agentId}/retrieve",
       tags: ["retrieval"],
-      summary: "Utility-ranked retrieval: similarity filter (phase A), then z-scored blend of similarity and Q (phase B)",
+      operationId: "retrieve",
+      summary: "Retrieve lessons and cases",
+      description: "Utility-ranked retrieval: similarity filter (phase A), then z-scored blend of similarity and Q (phase B).",
       security,
       request: { params: AgentParams, ...jsonBody(RetrieveRequestSchema.openapi("RetrieveRequest")) },
       responses: { 200: jsonResponse(RetrieveResponseSchema.openapi("RetrieveResponse"), "Ranked items with explanations"), ...commonErrors },
@@ -38,21 +40,14 @@ export const retrieveRoutes = router()
       method: "get",
       path: "/v1/agents/{agentId}/prompt",
       tags: ["retrieval"],
-      summary: "The block to inject: `[G#]. …` experience lines (whole library if it fits), then relevant cases",
+      operationId: "getPrompt",
+      summary: "Get the prompt block",
+      description: "The block to inject: `[G#]. …` experience lines (whole library if it fits), then relevant cases.",
       security,
       request: { params: AgentParams, query: PromptQuery },
       responses: {
         200: jsonResponse(
-          z
-            .object({
-              prompt: z.string(),
-              mode: z.enum(["full-library", "ranked"]),
-              experienceIds: z.array(z.string()),
-              caseIds: z.array(z.string()),
-              retrievalId: z.string(),
-              estimatedTokens: z.number().int(),
-            })
-            .openapi("PromptBlock"),
+          PromptBlockSchema.openapi("PromptBlock"),
           "The prompt block",
         ),
         ...commonErrors,

@@ -72,6 +72,7 @@ export const usageRoutes = router().openapi(
     method: "get",
     path: "/v1/usage",
     tags: ["usage"],
+    operationId: "getUsage",
     summary: "LLM calls, tokens and estimated cost from the usage ledger, grouped",
     description:
       "Every LLM call Praxis makes for the tenant (including repair calls, purpose `…:repair`) is in the ledger. A key restricted to some agents sees only those agents' calls.",

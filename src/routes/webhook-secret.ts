@@ -32,6 +32,7 @@ export const webhookSecretRoutes = router()
       method: "post",
       path: "/v1/webhook-secret",
       tags: ["webhooks"],
+      operationId: "rotateWebhookSecret",
       summary: "Create or rotate the tenant's webhook secret (unrestricted admin); the secret is shown once",
       description:
         "Session-end webhooks (`POST /v1/hooks/session-end`) are signed with this secret. Creating a new one replaces " +
@@ -61,7 +62,9 @@ export const webhookSecretRoutes = router()
       method: "delete",
       path: "/v1/webhook-secret",
       tags: ["webhooks"],
-      summary: "Remove the tenant's webhook secret (unrestricted admin); session-end webhooks are refused afterwards",
+      operationId: "deleteWebhookSecret",
+      summary: "Remove the webhook secret",
+      description: "Remove the tenant's webhook secret (unrestricted admin); session-end webhooks are refused afterwards.",
       security,
       responses: {
         200: jsonResponse(z.object({ deleted: z.literal(true) }), "Removed"),

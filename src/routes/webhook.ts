@@ -110,6 +110,7 @@ export const webhookRoutes = router().openapi(
     method: "post",
     path: "/v1/hooks/session-end",
     tags: ["webhooks"],
+    operationId: "ingestSessionEnd",
     summary: "Ingest a finished agent session (signed webhook); idempotent per sessionId",
     description:
       "For agent platforms that post a session when it ends. Authenticated by `X-Praxis-Signature` with the tenant's " +

@@ -19,6 +19,27 @@ describe("OpenAPI and docs", () => {
     expect(r.body.components.securitySchemes.bearerAuth.scheme).toBe("bearer");
   });
 
+  it("names and describes every operation, so generators produce methods like retrieve and startPracticeRun", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const ops = Object.entries<any>(doc.paths).flatMap(([path, byMethod]) => Object.entries<any>(byMethod).map(([method, op]) => ({ route: `${method} ${path}`, ...op })));
+    expect(ops.length).toBeGreaterThan(60);
+    for (const op of ops) {
+      expect(op.operationId, op.route).toMatch(/^[a-z][a-zA-Z]+$/);
+      expect(op.description?.length ?? 0, op.route).toBeGreaterThan(20);
+      expect(op.summary?.length ?? 0, op.route).toBeGreaterThan(3);
+    }
+    expect(new Set(ops.map((o) => o.operationId)).size).toBe(ops.length);
+    const byRoute = Object.fromEntries(ops.map((o) => [o.route, o.operationId]));
+    expect(byRoute).toMatchObject({
+      "post /v1/agents/{agentId}/retrieve": "retrieve",
+      "post /v1/agents/{agentId}/experiences": "addExperience",
+      "post /v1/agents/{agentId}/practice-runs": "startPracticeRun",
+      "post /v1/agents/{agentId}/episodes/{id}/end": "endEpisode",
+    });
+    expect(doc.servers.map((s: any) => s.url)).toContain("http://localhost:8787");
+    expect(doc.info.license.name).toEqual(expect.any(String));
+  });
+
   it("serves a self-contained docs page", async () => {
     const r = await call("GET", "/docs");
     expect(r.status).toBe(200);

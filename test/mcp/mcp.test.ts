@@ -22,6 +22,8 @@ async function connect(key: string, era: Era, fetch: FetchLike = (url, init) => 
     era === "modern" ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
   );
   await client.connect(transport);
+  // Listing the tools makes the client check every structured result against its outputSchema.
+  await client.listTools();
   return client;
 }
 
@@ -38,8 +40,10 @@ async function ok<T = any>(client: Client, name: string, args: Record<string, un
 
 const TOOLS = [
   "add_experience",
+  "create_agent",
   "end_episode",
   "get_prompt",
+  "list_agents",
   "log_attempt",
   "memory_inject_reward",
   "memory_qvalue_analytics",
@@ -58,10 +62,57 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(byName.log_attempt!.inputSchema.required?.sort()).toEqual(["episodeId", "short_desc", "success"]);
+    expect(byName.log_attempt!.inputSchema.required?.sort()).toEqual(["description", "episodeId", "success"]);
     expect(byName.end_episode!.inputSchema.properties).toHaveProperty("notes");
     expect(byName.pull_experiences!.inputSchema.properties!.limit).toMatchObject({ default: 5, maximum: 100 });
     expect(byName.start_episode!.inputSchema.properties!.task).toMatchObject({ maxLength: 4000 });
+    await client.close();
+  });
+
+  it("tells the model the workflow, names every argument in camelCase with a description, and declares output schemas", async () => {
+    const { apiKey } = await newTenant();
+    const client = await connect(apiKey, era);
+    const instructions = client.getInstructions() ?? "";
+    const order = ["start_episode", "get_prompt", "log_attempt", "end_episode"].map((t) => instructions.indexOf(t));
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(instructions).toContain("citedIds");
+    const { tools } = await client.listTools();
+    for (const t of tools) {
+      expect(t.description?.length ?? 0, t.name).toBeGreaterThan(20);
+      for (const [name, prop] of Object.entries<any>(t.inputSchema.properties ?? {})) {
+        expect(name, `${t.name}.${name}`).toMatch(/^[a-z][a-zA-Z0-9]*$/);
+        expect(prop.description?.length ?? 0, `${t.name}.${name} has no description`).toBeGreaterThan(5);
+      }
+      expect(t.outputSchema, `${t.name} returns structured content`).toMatchObject({ type: "object" });
+    }
+    await client.close();
+  });
+
+  it("lists and creates agents; creating again is a no-op", async () => {
+    const { apiKey } = await newTenant();
+    const client = await connect(apiKey, era);
+    const empty = await tool(client, "list_agents", {});
+    expect(empty.structuredContent).toEqual({ items: [], nextCursor: null });
+    expect((empty.content[0] as { text: string }).text).toContain("create_agent");
+    const made = await ok(client, "create_agent", { agentId: "triage-bot", displayName: "Triage bot" });
+    expect(made).toMatchObject({ agentId: "triage-bot", displayName: "Triage bot", created: true });
+    const again = await tool(client, "create_agent", { agentId: "triage-bot" });
+    expect(again.structuredContent).toMatchObject({ agentId: "triage-bot", displayName: "Triage bot", created: false });
+    expect((again.content[0] as { text: string }).text).toBe("Agent triage-bot already exists.");
+    await ok(client, "create_agent", { agentId: "billing-bot" });
+    const listed = await tool(client, "list_agents", { limit: 1 });
+    expect((listed.structuredContent as any).items.map((a: { agentId: string }) => a.agentId)).toEqual(["billing-bot"]);
+    expect((listed.content[0] as { text: string }).text).toBe("1 agent: billing-bot; more with the nextCursor.");
+    const rest = await call("GET", "/v1/agents/triage-bot", { key: apiKey });
+    expect(rest.body).toMatchObject({ agentId: "triage-bot", displayName: "Triage bot" });
+    // The new agent works with the other tools at once.
+    await ok(client, "start_episode", { agentId: "triage-bot", task: "Sort the morning's tickets" });
+    const reader = await connect((await newKey(apiKey, "read")).apiKey, era);
+    const refused = await tool(reader, "create_agent", { agentId: "sneaky-bot" });
+    expect(refused.isError).toBe(true);
+    expect((await call("GET", "/v1/agents/sneaky-bot", { key: apiKey })).status).toBe(404);
+    await reader.close();
     await client.close();
   });
 
@@ -80,15 +131,25 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     const pulled = await ok(client, "pull_experiences", { agentId, query: "npm install fails flaky cache", episodeId: ep.episodeId });
     expect(pulled.items.map((i: { id: string }) => i.id)).toEqual([lesson.id]);
 
-    const failed = await ok(client, "log_attempt", { episodeId: ep.episodeId, short_desc: "ran npm install", error_output: "npm ERR! code EINTEGRITY", success: false });
+    const failed = await ok(client, "log_attempt", { episodeId: ep.episodeId, description: "ran npm install", error: "npm ERR! code EINTEGRITY", success: false });
     expect(failed).toMatchObject({ n: 1, ok: false });
     expect(failed.error).toContain("EINTEGRITY");
-    await ok(client, "log_attempt", { episodeId: ep.episodeId, short_desc: "cleaned the cache and retried", success: true });
+    await ok(client, "log_attempt", { episodeId: ep.episodeId, description: "cleaned the cache and retried", success: true });
 
-    const ended = await ok(client, "end_episode", { episodeId: ep.episodeId, result: "installed", success: true, notes: "the cache was corrupt", citedIds: [lesson.id] });
+    const endArgs = { episodeId: ep.episodeId, result: "installed", success: true, notes: "the cache was corrupt", citedIds: [lesson.id] };
+    const endCall = await tool(client, "end_episode", endArgs);
+    const ended = endCall.structuredContent as any;
     expect(ended).toMatchObject({ status: "ended", outcome: "success", answer: "installed\n\nNotes: the cache was corrupt" });
     expect(ended.result.rewarded).toEqual([{ id: lesson.id, q: expect.closeTo(0.55, 6) }]);
     expect(ended.result.caseId).toMatch(/./);
+    expect(ended.result.extraction).toBe("queued");
+    expect((endCall.content[0] as { text: string }).text).toBe(
+      "Episode ended (success): reward 1, 1 memory rewarded; a lesson will be extracted from its failed and successful attempts.",
+    );
+    // Ending again changes nothing and says so, rather than announcing the extraction twice.
+    const again = await tool(client, "end_episode", { ...endArgs, success: false });
+    expect((again.content[0] as { text: string }).text).toBe("Episode had already ended (success); nothing changed.");
+    expect(again.structuredContent).toEqual(ended);
 
     const rest = await call("GET", `/v1/agents/${agentId}/episodes/${ep.id}`, { key: apiKey });
     expect(rest.body.attempts).toHaveLength(2);
@@ -133,7 +194,7 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     expect(unknown.content[0]).toEqual({ type: "text", text: "Agent 'no-such-agent' does not exist." });
     expect(unknown.structuredContent).toMatchObject({ type: "https://praxis.dev/problems/not-found", status: 404 });
 
-    const badHandle = await tool(client, "log_attempt", { episodeId: "not-a-handle", short_desc: "x", success: true });
+    const badHandle = await tool(client, "log_attempt", { episodeId: "not-a-handle", description: "x", success: true });
     expect(badHandle.isError).toBe(true);
     expect(badHandle.structuredContent).toMatchObject({ status: 400, errors: [{ path: "episodeId" }] });
 

@@ -41,6 +41,23 @@ describe("the /prompt block renders stored text as data", () => {
     expect(lines.slice(open + 3)).toEqual(["````", "END DATA (past cases)"]);
   });
 
+  it("leaves cases with neither an answer nor a trace out of the block, and shows what was tried where there is no answer", async () => {
+    const { api } = await agentFixture();
+    const task = "Reconcile the ledger for the March invoices";
+    const bare = (await api("POST", `/episodes/${(await api("POST", "/episodes", { task })).body.episodeId}/end`, { outcome: "failure" })).body.result.caseId;
+    const tried = (await api("POST", "/episodes", { task })).body.episodeId;
+    await api("POST", `/episodes/${tried}/attempts`, { description: "summed the invoices by hand", ok: false, error: "totals off by 12.40" });
+    const traced = (await api("POST", `/episodes/${tried}/end`, { outcome: "failure" })).body.result.caseId;
+    const answered = (await api("POST", `/episodes/${(await api("POST", "/episodes", { task })).body.episodeId}/end`, { outcome: "success", answer: "Matched credit notes first, then the totals agreed" })).body.result.caseId;
+
+    const block = await api("GET", `/prompt?query=${encodeURIComponent(task)}&budgetTokens=2000`);
+    expect(new Set(block.body.caseIds)).toEqual(new Set([traced, answered]));
+    expect(block.body.prompt).toContain("(failed, reward -1). Tried: #1 failed: summed the invoices by hand — totals off by 12.40");
+    expect(block.body.prompt).toContain("(succeeded, reward 1). Answer: Matched credit notes first, then the totals agreed");
+    const hits = await api("POST", "/retrieve", { query: task, kinds: ["case"] });
+    expect(hits.body.items.map((i: any) => i.id)).toContain(bare);
+  });
+
   it("quarantines a case whose task or answer fails the poisoning checks, and never injects it", async () => {
     const { api } = await agentFixture();
     const task = "Summarise the refund policy for order 1182";

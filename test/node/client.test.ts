@@ -43,7 +43,26 @@ describe("TypeScript client against the local Worker", () => {
     });
     expect(value).toBe("done");
     const ep = await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { agentId: agent.id, id } } }));
-    expect(ep).toMatchObject({ status: "ended", outcome: "success", attempts: [expect.objectContaining({ ok: true })] });
+    expect(ep).toMatchObject({ status: "ended", outcome: "success", answer: "done", attempts: [expect.objectContaining({ ok: true })] });
+  });
+
+  it("withEpisode sends what ep.cite named as citations, so only that lesson learns; a non-string result is stored as JSON", async () => {
+    const agent = praxisWith().agent("cite-bot");
+    await agent.ensure();
+    const used = await agent.addExperience("Quote the invoice number in every refund reply");
+    const other = await agent.addExperience("Escalate chargebacks to the finance team");
+    let id = "";
+    await agent.withEpisode("Reply to a refund request", async (ep) => {
+      id = ep.id;
+      await ep.prompt({ budgetTokens: 500 });
+      ep.cite("[G0]");
+      return { reply: "Refund issued for invoice 1182" };
+    });
+    const ep = await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { agentId: agent.id, id } } }));
+    expect(ep.answer).toBe('{"reply":"Refund issued for invoice 1182"}');
+    expect(ep.result?.rewarded).toEqual([{ id: used.id, q: 0.55 }]);
+    const q = await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/experiences/{id}", { params: { path: { agentId: agent.id, id: other.id } } }));
+    expect(q.q).toBe(0.5);
   });
 
   it("withEpisode keeps an outcome the work set itself", async () => {
@@ -73,6 +92,18 @@ describe("TypeScript client against the local Worker", () => {
     expect(ep.attempts).toHaveLength(1);
     expect(ep.attempts[0]).toMatchObject({ ok: false });
     expect(ep.attempts[0]!.error).toContain("tool returned malformed JSON");
+  });
+
+  it("has one method per operation, named by its operationId, returning the data", async () => {
+    const { ops } = praxisWith();
+    await ops.upsertAgent({ params: { path: { agentId: "ops-bot" } }, body: { displayName: "Ops bot" } });
+    const added = await ops.addExperience({ params: { path: { agentId: "ops-bot" } }, body: { text: "Page the on-call engineer when checkout errors exceed 2%" } });
+    const found = await ops.retrieve({ params: { path: { agentId: "ops-bot" } }, body: { query: "checkout errors are above 2 percent" } });
+    expect(found.items.map((i) => i.id)).toEqual([added.id]);
+    const reward = await ops.reportReward({ params: { path: { agentId: "ops-bot" } }, body: { retrievalId: found.retrievalId, outcome: "success" } });
+    expect(reward.updated).toEqual([expect.objectContaining({ id: added.id, q: 0.55 })]);
+    expect((await ops.listAgents()).items.map((a) => a.agentId)).toContain("ops-bot");
+    await expect(ops.getAgent({ params: { path: { agentId: "nobody-here" } } })).rejects.toMatchObject({ status: 404, code: "not-found" });
   });
 
   it("turns problems into typed PraxisErrors", async () => {

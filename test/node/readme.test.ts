@@ -1,36 +1,168 @@
-import { randomBytes } from "node:crypto";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Praxis, unwrap } from "../../client/src/index";
 import { runProcess } from "./run-process";
+import { scriptedOpenAi } from "./scripted-openai";
 
 const root = path.resolve(import.meta.dirname, "../..");
+const { url, adminKey } = inject("localWorker");
+const SKIP = /^<!-- readme-runner: skip \((.+)\) -->$/;
 
-/** The README's TypeScript client example, as it is printed. */
-function readmeExample() {
-  const readme = readFileSync(path.join(root, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("## TypeScript client"));
-  const code = /```js\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!code) throw new Error("README has no ```js block under ## TypeScript client");
-  return code;
+interface Block {
+  lang: string;
+  code: string;
+  /** 1-based line of the opening fence. */
+  line: number;
+  /** Why the runner leaves it out, from a `<!-- readme-runner: skip (why) -->` line above it. */
+  skip: string | null;
 }
 
-it("the README's client example runs as written: one episode around an OpenAI chat call", async () => {
-  const { url, adminKey } = inject("localWorker");
-  const operator = new Praxis({ baseUrl: url, apiKey: adminKey });
-  const { apiKey } = await unwrap(operator.api.POST("/v1/tenants", { body: { name: "readme-example" } }));
-  // As `agent.mjs` in the repository root, where the README says to put it.
-  const file = path.join(root, `.readme-agent-${randomBytes(4).toString("hex")}.mjs`);
-  writeFileSync(file, readmeExample());
-  try {
-    const env = { ...process.env, PRAXIS_URL: url, PRAXIS_API_KEY: apiKey, OPENAI_BASE_URL: inject("llmBaseUrl"), OPENAI_API_KEY: "sk-test-not-real" };
-    const out = await runProcess(process.execPath, [file], { cwd: root, env });
-    expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout).toBe("42\n");
-  } finally {
-    rmSync(file, { force: true });
+function readmeBlocks(): Block[] {
+  const lines = readFileSync(path.join(root, "README.md"), "utf8").split("\n");
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\S*)$/.exec(lines[i]!);
+    if (!open) continue;
+    const end = lines.indexOf("```", i + 1);
+    let above = i - 1;
+    while (above >= 0 && !lines[above]!.trim()) above--;
+    blocks.push({ lang: open[1]!, code: lines.slice(i + 1, end).join("\n"), line: i + 1, skip: SKIP.exec(lines[above] ?? "")?.[1] ?? null });
+    i = end;
   }
-  const episodes = await unwrap(new Praxis({ baseUrl: url, apiKey }).api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: "support-bot" } } }));
-  expect(episodes.items).toEqual([expect.objectContaining({ status: "ended", outcome: "success" })]);
+  return blocks;
+}
+
+const runnable = () => readmeBlocks().filter((b) => (b.lang === "sh" || b.lang === "js") && !b.skip);
+
+/** The tenant's Q of each lesson, by text. */
+async function qByText(apiKey: string, agentId: string) {
+  const list = await unwrap(new Praxis({ baseUrl: url, apiKey }).api.GET("/v1/agents/{agentId}/experiences", { params: { path: { agentId } } }));
+  return Object.fromEntries(list.items.map((e) => [e.text, e.q]));
+}
+
+/** A directory that looks like the repository to the README's commands, with a .dev.vars of its own. */
+function workspace() {
+  const dir = mkdtempSync(path.join(tmpdir(), "praxis-readme-"));
+  for (const entry of ["client", "cli", "examples", "node_modules", "package.json"]) symlinkSync(path.join(root, entry), path.join(dir, entry));
+  writeFileSync(path.join(dir, ".dev.vars"), `PRAXIS_ADMIN_KEY="${adminKey}"\n`);
+  return dir;
+}
+
+describe("the README", () => {
+  it("runs every sh and js block, or says why not", () => {
+    const blocks = readmeBlocks();
+    expect(blocks.filter((b) => b.lang === "sh" || b.lang === "js").length).toBeGreaterThan(5);
+    for (const b of blocks) {
+      if (b.skip) expect(b.skip.length, `README line ${b.line}`).toBeGreaterThan(10);
+    }
+    // The agent example is printed as the file it ships as, so the two cannot drift apart.
+    const js = runnable().filter((b) => b.lang === "js");
+    expect(js.map((b) => `${b.code}\n`)).toEqual([readFileSync(path.join(root, "examples/agent.mjs"), "utf8")]);
+  });
+
+  let dir = "";
+  let llm: Awaited<ReturnType<typeof scriptedOpenAi>>;
+  beforeAll(async () => {
+    dir = workspace();
+    llm = await scriptedOpenAi(["Tell them to call the API again right away.", "Per [G0]: wait for the Retry-After header, then retry with exponential backoff."]);
+  });
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await llm?.close();
+  });
+
+  it("walks through as written: every shell block, in order, in one shell, against the Worker", { timeout: 400_000 }, async () => {
+    const port = new URL(url).host;
+    // `npx praxis` runs this package's own bin, wherever package.json points it.
+    const bin = path.join(root, (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { bin: { praxis: string } }).bin.praxis);
+    // Commands as a user types them from the repository root. curl fails on an error status, so an
+    // example that answers a problem fails the run.
+    const prelude = [
+      "set -eo pipefail",
+      'curl() { command curl --fail-with-body "$@"; }',
+      `npx() { if [ "$1" = praxis ]; then shift; node ${JSON.stringify(bin)} "$@"; else command npx "$@"; fi; }`,
+    ];
+    const body = runnable()
+      .filter((b) => b.lang === "sh")
+      .map((b) => `echo "### README line ${b.line}" >&2\n${b.code.replaceAll("localhost:8787", port)}`);
+    const script = [...prelude, ...body, 'printf "\\nREADME_KEY=%s\\n" "$KEY"'].join("\n");
+    const env = {
+      ...process.env,
+      HOME: dir,
+      XDG_CONFIG_HOME: dir,
+      PRAXIS_URL: url,
+      OPENAI_BASE_URL: llm.baseUrl,
+      OPENAI_API_KEY: "sk-test-not-real",
+      NO_COLOR: "1",
+    };
+    const out = await runProcess("bash", ["-c", script], { cwd: dir, env });
+    expect(out.code, `${out.stderr.slice(-4000)}\n${out.stdout.slice(-2000)}`).toBe(0);
+    const key = /README_KEY=(\S+)/.exec(out.stdout)?.[1];
+    expect(key).toMatch(/^pxk_/);
+    const api = new Praxis({ baseUrl: url, apiKey: key! }).api;
+
+    // The reward reached the retrieval the README captured; the rollback rolled something back.
+    const versions = await unwrap(api.GET("/v1/agents/{agentId}/library/versions", { params: { path: { agentId: "support-bot" } } }));
+    expect(versions.items.length).toBeGreaterThanOrEqual(3);
+    expect(out.stdout).not.toContain('"unchanged":true');
+    // The agent example ran twice: a failure, then a success that quoted [G0], whose Q rose.
+    const episodes = await unwrap(api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: "support-bot" } } }));
+    expect(episodes.items.map((e) => e.outcome).reverse()).toEqual(["failure", "success"]);
+    const q = await qByText(key!, "support-bot");
+    expect(q["When an API answers 429, wait for Retry-After, then retry with exponential backoff"]).toBeGreaterThan(0.55);
+    // The CLI's practice run and evaluation, and the curl practice run, all completed.
+    const runs = await unwrap(api.GET("/v1/agents/{agentId}/practice-runs", { params: { path: { agentId: "support-bot" } } }));
+    expect(runs.items.map((r) => r.status)).toEqual(["completed"]);
+  });
+});
+
+describe("the agent example (examples/agent.mjs)", () => {
+  it("learns: a failed run moves nothing, a successful one raises the Q of the lesson its answer quotes and nothing else", { timeout: 120_000 }, async () => {
+    const operator = new Praxis({ baseUrl: url, apiKey: adminKey });
+    const { apiKey } = await unwrap(operator.api.POST("/v1/tenants", { body: { name: "example-learns" } }));
+    const agent = new Praxis({ baseUrl: url, apiKey }).agent("support-bot");
+    await agent.ensure();
+    const retry = "When an API answers 429, wait for Retry-After, then retry with exponential backoff";
+    const refunds = "Ask for the order number before looking up a refund";
+    await agent.addExperience(retry);
+    await agent.addExperience(refunds);
+    const bad = "Tell them to call the API again right away.";
+    const good = "Per [G0]: wait for the Retry-After header, then retry with exponential backoff.";
+    const llm = await scriptedOpenAi([bad, good]);
+    const env = { ...process.env, PRAXIS_URL: url, PRAXIS_API_KEY: apiKey, OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: "sk-test-not-real" };
+    const run = () => runProcess(process.execPath, ["examples/agent.mjs"], { cwd: root, env });
+    try {
+      const first = await run();
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toBe(`${bad}\n`);
+      expect(await qByText(apiKey, "support-bot")).toEqual({ [retry]: 0.5, [refunds]: 0.5 });
+
+      const second = await run();
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toBe(`${good}\n`);
+      // The second prompt showed the first attempt's answer as a failed past case.
+      const system = llm.requests[1]!.messages[0]!.content;
+      expect(system).toContain(`[G0]. ${retry}`);
+      expect(system).toMatch(/\(failed, reward -1\)\. Answer: Tell them to call the API again right away\./);
+    } finally {
+      await llm.close();
+    }
+    const q = await qByText(apiKey, "support-bot");
+    expect(q[retry]).toBeCloseTo(0.55, 10);
+    expect(q[refunds]).toBe(0.5);
+
+    const episodes = (await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: agent.id } } }))).items.reverse();
+    expect(episodes.map((e) => [e.outcome, e.answer])).toEqual([
+      ["failure", bad],
+      ["success", good],
+    ]);
+    expect(episodes[0]!.result!.rewarded).toEqual([]);
+    expect(episodes[1]!.result!.rewarded.map((r) => r.q)).toEqual([0.55]);
+    // The failed case the second run was shown was not cited, so it did not move either.
+    const cases = await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/cases", { params: { path: { agentId: agent.id } } }));
+    const failedCase = cases.items.find((c) => c.answer === bad)!;
+    expect(failedCase.q).toBe(0.5);
+  });
 });

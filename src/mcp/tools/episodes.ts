@@ -1,17 +1,17 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
-import { AttemptCreateSchema, EpisodeCreateSchema, EpisodeEndSchema, type Episode } from "../../core/episode-types";
-import { RetrieveRequestSchema } from "../../core/memory-types";
+import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeSchema, type Episode } from "../../core/episode-types";
+import { RetrieveRequestSchema, RetrieveResponseSchema } from "../../core/memory-types";
 import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../routes/schemas";
 import { agentFor } from "../../services/agents";
 import { callMemory } from "../../services/agent-memory";
 import { badRequest, zodFieldErrors } from "../../http/problem";
-import { guarded, toolResult, type ToolContext } from "../tool";
+import { AgentIdArg, describedArgs, guarded, plural, toolResult, type ToolContext } from "../tool";
 
 /**
- * The live-episode tools take only an `episodeId` after the start (their argument names are the
- * ones agents' prompts already use), so the id handed out names the agent as well: `agentId:ep_…`.
+ * The live-episode tools take only an `episodeId` after the start, so the id handed out names the
+ * agent as well: `agentId:ep_…`.
  */
 const HANDLE_SEPARATOR = ":";
 export const EpisodeHandleSchema = z.string().min(3).max(200).describe("The episodeId that start_episode returned (`agentId:ep_…`)");
@@ -40,44 +40,50 @@ export function episodeIdFor(agentId: string, handle: string | undefined) {
 
 const withHandle = (agentId: string, ep: Episode) => ({ ...ep, episodeId: episodeHandle(agentId, ep.id) });
 
-const StartInput = EpisodeCreateSchema.extend({ agentId: AgentIdSchema });
+const StartInput = describedArgs(EpisodeCreateSchema, {
+  task: "The task the agent is about to work on, as it was given",
+  metadata: "Flat key-value facts about the episode (strings, numbers, booleans), e.g. a ticket id",
+}).extend({ agentId: AgentIdArg });
 
 const LogAttemptInput = z
   .object({
     episodeId: EpisodeHandleSchema,
-    short_desc: AttemptCreateSchema.shape.description.describe("What was tried, in a sentence"),
-    error_output: AttemptCreateSchema.shape.error.describe("The error or stack trace, if it failed; digested and redacted before storage"),
-    success: AttemptCreateSchema.shape.ok,
+    description: AttemptCreateSchema.shape.description.describe("What was tried, in a sentence"),
+    error: AttemptCreateSchema.shape.error.describe("The error or stack trace, if it failed; digested and redacted before storage"),
+    success: AttemptCreateSchema.shape.ok.describe("Whether this attempt worked"),
   })
   .strict();
 
 const EndInput = z
   .object({
     episodeId: EpisodeHandleSchema,
-    result: EpisodeEndSchema.shape.answer.unwrap().describe("The final answer or outcome, in words"),
-    success: z.boolean(),
+    result: EpisodeEndSchema.shape.answer.unwrap().describe("The final answer or outcome, in words; [G#] labels quoted here count as citations"),
+    success: z.boolean().describe("Whether the task was accomplished"),
     notes: z.string().max(2000).optional().describe("What is worth remembering; stored after the result"),
-    score: EpisodeEndSchema.shape.score,
-    citedIds: EpisodeEndSchema.shape.citedIds.describe("Ids of the pulled memories that actually helped"),
+    score: EpisodeEndSchema.shape.score.describe("Quality in [0,1]; multiplies the reward of the outcome"),
+    citedIds: EpisodeEndSchema.shape.citedIds.describe("Ids or [G#] labels of the lessons that actually helped; only cited lessons learn"),
   })
   .strict();
 
 const PullInput = z
   .object({
-    agentId: AgentIdSchema,
-    query: RetrieveRequestSchema.shape.query,
-    limit: RetrieveRequestSchema.shape.k2.unwrap().default(5),
-    phase: RetrieveRequestSchema.shape.phase,
+    agentId: AgentIdArg,
+    query: RetrieveRequestSchema.shape.query.describe("What the agent is about to do, in words"),
+    limit: RetrieveRequestSchema.shape.k2.unwrap().default(5).describe("How many lessons to return (1-100)"),
+    phase: RetrieveRequestSchema.shape.phase.describe("The agent's phase; it sets how much learned utility counts against similarity"),
     episodeId: EpisodeHandleSchema.optional().describe("Link the pull to an open episode, so its end rewards what was pulled"),
   })
   .strict();
+
+const EpisodeOutput = EpisodeSchema.extend({ episodeId: EpisodeHandleSchema.describe("Pass this to log_attempt and end_episode") });
 
 export function registerEpisodeTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "start_episode",
     {
-      description: "Start an episode: one task the agent is about to work on. Returns the episodeId for log_attempt and end_episode.",
+      description: "Start an episode: one task the agent is about to work on. Returns the episodeId for get_prompt, pull_experiences, log_attempt and end_episode.",
       inputSchema: StartInput,
+      outputSchema: EpisodeOutput,
     },
     ({ agentId, ...input }) =>
       guarded(c, async () => {
@@ -90,13 +96,13 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
 
   server.registerTool(
     "log_attempt",
-    { description: "Log one attempt of an open episode, successful or not.", inputSchema: LogAttemptInput },
-    ({ episodeId, short_desc, error_output, success }) =>
+    { description: "Log one attempt of an open episode, successful or not.", inputSchema: LogAttemptInput, outputSchema: AttemptSchema },
+    ({ episodeId, description, error, success }) =>
       guarded(c, async () => {
         const h = parseHandle(episodeId);
         const { memory } = await agentFor(c, h.agentId, "write");
         const attempt = await callMemory(() =>
-          memory.addAttempt(h.episodeId, { description: short_desc, ok: success, ...(error_output !== undefined ? { error: error_output } : {}) }),
+          memory.addAttempt(h.episodeId, { description, ok: success, ...(error !== undefined ? { error } : {}) }),
         );
         return toolResult(`Attempt ${attempt.n} logged (${attempt.ok ? "succeeded" : "failed"}).`, attempt);
       }),
@@ -106,8 +112,9 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     "end_episode",
     {
       description:
-        "End an episode: rewards the memories it pulled, stores it as a case, and learns a lesson when it had both failed and successful attempts. Idempotent.",
+        "End an episode: rewards the lessons it cited (or, without citations, what it pulled), stores it as a case, and learns a lesson when it had both failed and successful attempts. Idempotent: ending again changes nothing and returns the first result.",
       inputSchema: EndInput,
+      outputSchema: EpisodeOutput,
     },
     ({ episodeId, result, success, notes, score, citedIds }) =>
       guarded(c, async () => {
@@ -120,11 +127,9 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
           citedIds,
         });
         if (!parsed.success) throw badRequest("The episode end is not valid.", zodFieldErrors(parsed.error.issues));
+        const before = await callMemory(() => memory.getEpisode(h.episodeId));
         const ep = await callMemory(() => memory.endEpisode(h.episodeId, parsed.data));
-        const r = ep.result;
-        const text = r
-          ? `Episode ended (${ep.outcome}): reward ${r.reward}, ${r.rewarded.length} memories rewarded, lesson extraction ${r.extraction}.`
-          : `Episode ended (${ep.outcome}).`;
+        const text = before.status === "ended" ? `Episode had already ended (${ep.outcome}); nothing changed.` : endedText(ep);
         return toolResult(text, withHandle(h.agentId, ep));
       }),
   );
@@ -132,8 +137,9 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "pull_experiences",
     {
-      description: "The lessons most likely to help with a task, ranked by similarity and learned utility (Q). Cite the ids that helped in end_episode.",
+      description: "The lessons most likely to help with a task, ranked by similarity and learned utility (Q). Cite the ids or labels that helped in end_episode.",
       inputSchema: PullInput,
+      outputSchema: RetrieveResponseSchema,
       annotations: { readOnlyHint: true },
     },
     ({ agentId, query, limit, phase, episodeId }) =>
@@ -147,4 +153,11 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
         return toolResult(lines.length ? lines.join("\n") : "No experience matches this query yet.", r);
       }),
   );
+}
+
+function endedText(ep: Episode): string {
+  const r = ep.result;
+  if (!r) return `Episode ended (${ep.outcome}).`;
+  const extraction = r.extraction === "queued" ? "a lesson will be extracted from its failed and successful attempts" : "no lesson extraction needed";
+  return `Episode ended (${ep.outcome}): reward ${r.reward}, ${plural(r.rewarded.length, "memory", "memories")} rewarded; ${extraction}.`;
 }

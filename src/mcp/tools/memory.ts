@@ -1,23 +1,26 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
-import { ExperienceCreateSchema, PromptBudgetSchema, RetrieveRequestSchema } from "../../core/memory-types";
-import { AgentIdSchema } from "../../routes/schemas";
+import { ExperienceCreateSchema, ExperienceSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema } from "../../core/memory-types";
 import { agentFor } from "../../services/agents";
 import { callMemory } from "../../services/agent-memory";
-import { guarded, toolResult, type ToolContext } from "../tool";
+import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 import { episodeIdFor, EpisodeHandleSchema } from "./episodes";
 
 const PromptInput = z
   .object({
-    agentId: AgentIdSchema,
-    query: RetrieveRequestSchema.shape.query,
-    budgetTokens: PromptBudgetSchema.default(1500),
-    phase: RetrieveRequestSchema.shape.phase,
+    agentId: AgentIdArg,
+    query: RetrieveRequestSchema.shape.query.describe("The task at hand, in words: past cases and, when the library does not fit, lessons are chosen for it"),
+    budgetTokens: PromptBudgetSchema.default(1500).describe("The most tokens the block may take"),
+    phase: RetrieveRequestSchema.shape.phase.describe("The agent's phase; it sets how much learned utility counts against similarity"),
     episodeId: EpisodeHandleSchema.optional().describe("Link the block to an open episode, so its end rewards the lessons used"),
   })
   .strict();
 
-const AddExperienceInput = ExperienceCreateSchema.pick({ text: true, tags: true }).extend({ agentId: AgentIdSchema });
+const AddExperienceInput = describedArgs(ExperienceCreateSchema.pick({ text: true, tags: true }), {
+  text: "The lesson, one short imperative rule (e.g. `When an API answers 429, wait for Retry-After, then retry`)",
+  tags: "Labels to filter retrieval by, e.g. `billing`",
+}).extend({ agentId: AgentIdArg });
+const AddExperienceOutput = ExperienceSchema.extend({ libraryVersion: z.number().int().describe("The library version this addition made") });
 
 export function registerMemoryTools(server: McpServer, c: ToolContext) {
   server.registerTool(
@@ -25,6 +28,7 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     {
       description: "The block to put in the system prompt: the lesson library as `[G#]. …` lines (ranked for the query when it does not fit the budget), then similar past cases.",
       inputSchema: PromptInput,
+      outputSchema: PromptBlockSchema,
       annotations: { readOnlyHint: true },
     },
     ({ agentId, query, budgetTokens, phase, episodeId }) =>
@@ -38,7 +42,7 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
 
   server.registerTool(
     "add_experience",
-    { description: "Add a lesson to the agent's library (a new library version).", inputSchema: AddExperienceInput },
+    { description: "Add a lesson to the agent's library (a new library version).", inputSchema: AddExperienceInput, outputSchema: AddExperienceOutput },
     ({ agentId, ...input }) =>
       guarded(c, async () => {
         const { key, memory } = await agentFor(c, agentId, "write");

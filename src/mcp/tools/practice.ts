@@ -1,13 +1,24 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
-import { RunCreateSchema } from "../../core/practice/run-types";
-import { AgentIdSchema } from "../../routes/schemas";
+import { RunCreateSchema, RunViewSchema } from "../../core/practice/run-types";
 import { agentFor } from "../../services/agents";
 import { runView, startRun } from "../../services/practice";
-import { guarded, toolResult, type ToolContext } from "../tool";
+import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 
-const StartInput = RunCreateSchema.extend({ agentId: AgentIdSchema });
-const StatusInput = z.object({ agentId: AgentIdSchema, runId: z.string().min(1).max(64) }).strict();
+const StartInput = describedArgs(RunCreateSchema, {
+  datasetId: "The dataset to practise on (`ds_…`)",
+  epochs: "Passes over the dataset's train split",
+  batchSize: "Tasks per step; the library is updated once per step",
+  groupSize: "Answers per task (2-16); lessons come from comparing them",
+  verifier: "How answers are scored: exact, contains, regex, numeric, math, json, llm-judge, majority or webhook (default: the dataset's)",
+  policy: "Who answers: `{ kind: \"llm\" }` (the configured model) or `{ kind: \"webhook\", url }` (your agent)",
+  maxOpsPerGroup: "Library changes proposed per group at most",
+  budget: "`{ maxTokens?, maxCostUsd? }`: the run stops between stages when it is spent",
+  promote: "gate (default with a holdout split), best, always or never: when the learned library replaces the agent's",
+  seed: "Fixes task order and sampling, for a repeatable run",
+}).extend({ agentId: AgentIdArg });
+const StartOutput = z.object({ runId: z.string().describe("Pass this to practice_status"), status: RunViewSchema.shape.status });
+const StatusInput = z.object({ agentId: AgentIdArg, runId: z.string().min(1).max(64).describe("The runId start_practice returned") }).strict();
 
 export function registerPracticeTools(server: McpServer, c: ToolContext) {
   server.registerTool(
@@ -15,6 +26,7 @@ export function registerPracticeTools(server: McpServer, c: ToolContext) {
     {
       description: "Start a Training-Free GRPO practice run of the agent on an uploaded dataset; follow it with practice_status.",
       inputSchema: StartInput,
+      outputSchema: StartOutput,
     },
     ({ agentId, ...body }) =>
       guarded(c, async () => {
@@ -29,6 +41,7 @@ export function registerPracticeTools(server: McpServer, c: ToolContext) {
     {
       description: "A practice run's status, progress, train reward per step, usage and promotion.",
       inputSchema: StatusInput,
+      outputSchema: RunViewSchema,
       annotations: { readOnlyHint: true },
     },
     ({ agentId, runId }) =>

@@ -1,13 +1,12 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { AgentConfigPatchSchema, LambdaTableSchema, type AgentConfig } from "../../core/agent-config";
-import { AnalyticsTopSchema, RewardRequestSchema } from "../../core/memory-types";
-import { AgentIdSchema } from "../../routes/schemas";
+import { AnalyticsSchema, AnalyticsTopSchema, QHistoryEntrySchema, RewardRequestSchema, RewardResultSchema } from "../../core/memory-types";
 import { agentFor } from "../../services/agents";
 import { callMemory } from "../../services/agent-memory";
 import { audit } from "../../services/audit";
 import { badRequest } from "../../http/problem";
-import { guarded, toolResult, type ToolContext } from "../tool";
+import { AgentIdArg, guarded, toolResult, type ToolContext } from "../tool";
 
 /** The analytics route's default convergence window and histogram buckets: agents choose only how many memories to rank. */
 const ANALYTICS_WINDOW = 100;
@@ -15,8 +14,8 @@ const ANALYTICS_BUCKETS = 10;
 
 const AnalyticsInput = z
   .object({
-    agentId: AgentIdSchema,
-    topN: AnalyticsTopSchema.default(10),
+    agentId: AgentIdArg,
+    topN: AnalyticsTopSchema.default(10).describe("How many memories to rank at the top and at the bottom by Q"),
     includeHistory: z.boolean().default(false).describe("Add each ranked memory's recent Q updates"),
   })
   .strict();
@@ -25,8 +24,8 @@ const PhaseLambdasSchema = AgentConfigPatchSchema.shape.lambda.unwrap().omit({ d
 
 const UtilityConfigInput = z
   .object({
-    agentId: AgentIdSchema,
-    action: z.enum(["get", "set"]),
+    agentId: AgentIdArg,
+    action: z.enum(["get", "set"]).describe("get reads the settings; set changes the ones given"),
     lambda: LambdaTableSchema.shape.default.unwrap().optional().describe("λ when no phase is given: how much learned utility counts against similarity"),
     phaseLambdas: PhaseLambdasSchema.optional().describe("λ per phase"),
   })
@@ -34,12 +33,23 @@ const UtilityConfigInput = z
 
 const RewardInput = z
   .object({
-    agentId: AgentIdSchema,
-    memoryId: RewardRequestSchema.shape.memoryIds.unwrap().element,
-    reward: RewardRequestSchema.shape.reward.unwrap(),
+    agentId: AgentIdArg,
+    memoryId: RewardRequestSchema.shape.memoryIds.unwrap().element.describe("The id of the lesson or case (`exp_…`, `case_…`)"),
+    reward: RewardRequestSchema.shape.reward.unwrap().describe("From -1 (it misled) to 1 (it helped)"),
     reason: z.string().trim().min(1).max(500).optional().describe("Why; kept in the audit log"),
   })
   .strict();
+
+const AnalyticsOutput = AnalyticsSchema.extend({
+  history: z.record(z.string(), z.array(QHistoryEntrySchema)).optional().describe("With includeHistory: each ranked memory's recent Q updates"),
+});
+const UtilityConfigOutput = z.object({
+  lambda: z.number(),
+  phaseLambdas: z.record(z.string(), z.number()),
+  alpha: z.number(),
+  defaultQ: z.number(),
+  rewardMapping: z.record(z.string(), z.number()),
+});
 
 const utilityView = (cfg: AgentConfig) => {
   const { default: lambda, ...phaseLambdas } = cfg.lambda;
@@ -52,6 +62,7 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
     {
       description: "Q-value distribution, the top and bottom memories by Q, convergence and success rates; optionally each ranked memory's Q history.",
       inputSchema: AnalyticsInput,
+      outputSchema: AnalyticsOutput,
       annotations: { readOnlyHint: true },
     },
     ({ agentId, topN, includeHistory }) =>
@@ -78,6 +89,7 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
     {
       description: "Get or set how retrieval weighs learned utility against similarity: λ, and λ per phase (observation, reasoning, planning, action, reflection).",
       inputSchema: UtilityConfigInput,
+      outputSchema: UtilityConfigOutput,
     },
     ({ agentId, action, lambda, phaseLambdas }) =>
       guarded(c, async () => {
@@ -103,6 +115,7 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
     {
       description: "Reward (or penalise) one memory directly: Q ← Q + α(reward − Q). For feedback that does not wait for an episode's end.",
       inputSchema: RewardInput,
+      outputSchema: RewardResultSchema,
     },
     ({ agentId, memoryId, reward, reason }) =>
       guarded(c, async () => {
