@@ -1,0 +1,25 @@
+// The project runs on Node >= 22 (wrangler and the workerd test pool require it). On an older
+// `node`, `npm start` and `npm test` re-run themselves under a Node LTS taken from the npm
+// registry's `node` package (through npx, cached after the first run), so a host with only an
+// older Node and npm needs nothing else. Everything the re-run spawns (npm, npx, wrangler, vitest)
+// finds that Node first on PATH.
+import { spawn } from "node:child_process";
+
+export const MIN_NODE_MAJOR = 22;
+/** The Node LTS fetched for an older host. */
+export const FALLBACK_NODE = "node@24";
+
+/** Returns when this process already runs on a supported Node; otherwise re-runs it and exits with its status. */
+export async function ensureSupportedNode() {
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major >= MIN_NODE_MAJOR) return;
+  console.log(`Node ${process.versions.node} is older than Node ${MIN_NODE_MAJOR}; running under ${FALLBACK_NODE} from the npm registry.`);
+  const npx = process.platform === "win32" ? "npx.cmd" : "npx";
+  const child = spawn(npx, ["--yes", FALLBACK_NODE, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: "inherit",
+    env: { ...process.env, PRAXIS_LAUNCHED_AT: String(Date.now()), npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" },
+  });
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(sig, () => child.kill(sig));
+  const code = await new Promise((resolve) => child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+  process.exit(code);
+}
