@@ -20,11 +20,11 @@ function wranglerModuleRules(): Plugin {
       const path = id.split("?")[0]!;
       if (text.test(path)) return `export default ${JSON.stringify(await readFile(path, "utf8"))};`;
       if (path.endsWith(".bin")) {
-        const b64 = (await readFile(path)).toString("base64");
+        const b64 = await readFile(path, "base64");
         return `const b = Uint8Array.from(atob(${JSON.stringify(b64)}), (c) => c.charCodeAt(0));\nexport default b.buffer;`;
       }
       if (path.endsWith(".wasm")) {
-        const b64 = (await readFile(path)).toString("base64");
+        const b64 = await readFile(path, "base64");
         return `export default new WebAssembly.Module(Uint8Array.from(atob(${JSON.stringify(b64)}), (c) => c.charCodeAt(0)));`;
       }
       return null;

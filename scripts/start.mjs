@@ -27,6 +27,7 @@ const quiet = {
   ...process.env,
   CI: "1",
   WRANGLER_SEND_METRICS: "false",
+  WRANGLER_SEND_ERROR_REPORTS: "false",
   CLOUDFLARE_CF_FETCH_ENABLED: "false",
   NO_UPDATE_NOTIFIER: "1",
   npm_config_update_notifier: "false",

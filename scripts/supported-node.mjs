@@ -23,3 +23,11 @@ export async function ensureSupportedNode() {
   const code = await new Promise((resolve) => child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0))));
   process.exit(code);
 }
+
+// As a command: `node scripts/supported-node.mjs <node arguments…>` runs Node with those arguments
+// on a supported version (npm scripts that need a current Node, e.g. type stripping).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await ensureSupportedNode();
+  const child = spawn(process.execPath, process.argv.slice(2), { stdio: "inherit" });
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
