@@ -10,8 +10,10 @@ export const TEST_ADMIN_KEY = "test-operator-key-0123456789";
  * Wrangler's module rules (wrangler.toml [[rules]], plus its default CompiledWasm rule) for Node:
  * text files become strings, `*.bin` an ArrayBuffer and `*.wasm` a compiled WebAssembly.Module,
  * so pure modules that import prompts or the int8 scan load the same values as in workerd.
+ * `textOnly` serves the workerd project, whose pool keeps binary modules for itself but, with
+ * dependencies pre-bundled, no longer finds the text files inside node_modules (uPlot).
  */
-function wranglerModuleRules(): Plugin {
+function wranglerModuleRules({ textOnly = false } = {}): Plugin {
   const text = /(\.md|\.sql|uPlot\.iife\.min\.js|uPlot\.min\.css|dashboard-client\.js|dashboard\.css)$/;
   return {
     name: "praxis:wrangler-module-rules",
@@ -19,6 +21,7 @@ function wranglerModuleRules(): Plugin {
     async load(id) {
       const path = id.split("?")[0]!;
       if (text.test(path)) return `export default ${JSON.stringify(await readFile(path, "utf8"))};`;
+      if (textOnly) return null;
       if (path.endsWith(".bin")) {
         const b64 = await readFile(path, "base64");
         return `const b = Uint8Array.from(atob(${JSON.stringify(b64)}), (c) => c.charCodeAt(0));\nexport default b.buffer;`;
@@ -31,6 +34,33 @@ function wranglerModuleRules(): Plugin {
     },
   };
 }
+
+/**
+ * Every test file loads the whole Worker (cloudflare:test imports its main module) in a fresh
+ * runtime; pre-bundled, each of these packages is one module to load instead of hundreds.
+ */
+const WORKER_DEPS = [
+  "zod",
+  "@hono/zod-openapi",
+  "hono",
+  "hono/factory",
+  "hono/streaming",
+  "hono/request-id",
+  "hono/method-not-allowed",
+  "hono/http-exception",
+  "hono/utils/http-status",
+  "hono/jsx",
+  "hono/jsx/jsx-runtime",
+  "drizzle-orm",
+  "drizzle-orm/d1",
+  "drizzle-orm/sqlite-core",
+  "openai",
+  "openai/helpers/zod",
+  "openai/lib/transform",
+  "openai/resources/chat/completions",
+  "@modelcontextprotocol/server",
+  "@modelcontextprotocol/server/validators/cf-worker",
+];
 
 const workerdExclude = [...configDefaults.exclude, "test/node/**", "test/browser/**", ...PURE_TESTS];
 
@@ -71,13 +101,14 @@ export default defineConfig(async () => {
         {
           // Everything else in workerd, each file in its own runtime (fresh storage, modules and
           // globals), two at a time: the default for any new test file.
-          plugins: [workerd],
+          plugins: [workerd, wranglerModuleRules({ textOnly: true })],
           test: {
             name: "workers",
             include: ["test/**/*.test.ts"],
             exclude: workerdExclude,
             setupFiles: ["./test/setup.ts"],
             maxWorkers: 2,
+            deps: { optimizer: { ssr: { enabled: true, include: WORKER_DEPS, exclude: ["uplot", "uplot/dist/uPlot.iife.min.js", "uplot/dist/uPlot.min.css"] } } },
             ...timeouts,
           },
         },
