@@ -17,7 +17,16 @@ export async function ensureSupportedNode() {
   const npx = process.platform === "win32" ? "npx.cmd" : "npx";
   const child = spawn(npx, ["--yes", FALLBACK_NODE, ...process.execArgv, ...process.argv.slice(1)], {
     stdio: "inherit",
-    env: { ...process.env, PRAXIS_LAUNCHED_AT: String(Date.now()), npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" },
+    env: {
+      ...process.env,
+      PRAXIS_LAUNCHED_AT: String(Date.now()),
+      // Once fetched, the Node package comes from npm's cache without asking the registry, so a
+      // machine that has gone offline still starts.
+      npm_config_prefer_offline: "true",
+      npm_config_update_notifier: "false",
+      npm_config_fund: "false",
+      npm_config_audit: "false",
+    },
   });
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(sig, () => child.kill(sig));
   const code = await new Promise((resolve) => child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0))));
