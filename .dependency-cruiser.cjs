@@ -49,12 +49,6 @@ const KNOWN = [
   ["doors-reach-d1-through-services", "src/routes/tenants.ts", "src/db/client.ts"],
   ["doors-reach-d1-through-services", "src/routes/webhook-secret.ts", "src/db/client.ts"],
   ["doors-reach-d1-through-services", "src/routes/webhook.ts", "src/db/client.ts"],
-  // MCP tools taking AgentIdSchema from src/routes/schemas: to take an agent-id schema from
-  // src/core (the OpenAPI path parameter stays in src/routes) — `doors`.
-  ["mcp-shares-no-route-modules", "src/mcp/tools/episodes.ts", "src/routes/schemas.ts"],
-  ["mcp-shares-no-route-modules", "src/mcp/tools/memory.ts", "src/routes/schemas.ts"],
-  ["mcp-shares-no-route-modules", "src/mcp/tools/practice.ts", "src/routes/schemas.ts"],
-  ["mcp-shares-no-route-modules", "src/mcp/tools/utility.ts", "src/routes/schemas.ts"],
 ];
 
 module.exports = {

@@ -1,16 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { AGENT_ID_RE } from "../core/api-key";
+import { AgentIdSchema as CoreAgentIdSchema } from "../core/api-key";
 import { queryLimit } from "../core/query-params";
 
 // Shapes the MCP door shares with the routes live in src/core; re-exported for the routes' imports.
 export { queryLimit, queryNumber } from "../core/query-params";
 export { ListFilterSchema, type ListFilter } from "../core/memory-types";
 
-export const AgentIdSchema = z
-  .string()
-  .regex(AGENT_ID_RE, "Agent ids are 1-64 chars of a-z, 0-9, '_' and '-', starting with a letter or digit")
-  .openapi({ param: { name: "agentId", in: "path" }, example: "support-bot" });
+export const AgentIdSchema = CoreAgentIdSchema.openapi({ param: { name: "agentId", in: "path" }, example: "support-bot" });
 
 export const AgentParams = z.object({ agentId: AgentIdSchema });
 

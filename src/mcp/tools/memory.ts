@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { ExperienceCreateSchema, PromptBudgetSchema, RetrieveRequestSchema } from "../../core/memory-types";
-import { AgentIdSchema } from "../../routes/schemas";
+import { AgentIdSchema } from "../../core/api-key";
 import { agentFor } from "../../services/agents";
 import { callMemory } from "../../services/agent-memory";
 import { guarded, toolResult, type ToolContext } from "../tool";

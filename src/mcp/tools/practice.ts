@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { RunCreateSchema } from "../../core/practice/run-types";
-import { AgentIdSchema } from "../../routes/schemas";
+import { AgentIdSchema } from "../../core/api-key";
 import { agentFor } from "../../services/agents";
 import { runView, startRun } from "../../services/practice";
 import { guarded, toolResult, type ToolContext } from "../tool";

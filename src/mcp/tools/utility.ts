@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { AgentConfigPatchSchema, LambdaTableSchema, type AgentConfig } from "../../core/agent-config";
 import { AnalyticsTopSchema, RewardRequestSchema } from "../../core/memory-types";
-import { AgentIdSchema } from "../../routes/schemas";
+import { AgentIdSchema } from "../../core/api-key";
 import { agentFor } from "../../services/agents";
 import { callMemory } from "../../services/agent-memory";
 import { audit } from "../../services/audit";
