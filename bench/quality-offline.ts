@@ -2,7 +2,7 @@
 // bench/quality.mjs takes through wrangler dev: for iterating on the offline ranking before
 // confirming a change through the Worker. The embedders are the Worker's own code and word table;
 // the lexical channel is BM25 computed here the way SQLite FTS5 computes it (the same porter
-// stems, k1 = 1.2, b = 0.75, the query's content words ORed as ftsMatch builds them), which agrees
+// stems, k1 = 1.2, b = 0.75, the query's content words ORed as ftsMatchOf builds them), which agrees
 // with the Worker's lexical row to within a query or two. Hybrid rows fuse the two channels the way
 // the Durable Object does (each channel's top K1, the vector channel gated at the embedder's
 // threshold, reciprocal-rank fusion), ties by lesson id rather than by random item id.
@@ -16,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultAgentConfig } from "../src/core/agent-config";
 import { hashEmbed, tokenize } from "../src/core/hash-embedder";
-import { ftsMatch } from "../src/core/lexical";
+import { ftsMatchOf, ftsTerms } from "../src/core/lexical";
 import { fuseRanks } from "../src/core/scoring";
 import { WordVectors } from "../src/core/word-vectors";
 import { HASH_SIMILARITY_THRESHOLD } from "../src/adapters/embedders/hash";
@@ -31,7 +31,7 @@ const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 
 /** The stems of the terms the lexical channel's MATCH expression holds for a text. */
-const matchStems = (text: string) => (ftsMatch(text)?.split(" OR ") ?? []).map((t) => stem(t.slice(1, -1)));
+const matchStems = (text: string) => (ftsMatchOf(ftsTerms(text))?.split(" OR ") ?? []).map((t) => stem(t.slice(1, -1)));
 
 const byScore = (scores: number[]) =>
   scores

@@ -2,7 +2,7 @@
 // the .wasm file the Worker imports; Workers cannot compile WebAssembly from bytes at run time.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { int8ScanWasm } from "../src/core/int8-scan-wasm";
+import { int8ScanWasm } from "../src/core/int8-scan-wasm.ts";
 
 const target = fileURLToPath(new URL("../src/adapters/vector-indexes/int8-scan.wasm", import.meta.url));
 writeFileSync(target, int8ScanWasm());

@@ -1,17 +1,17 @@
-import type { AgentMemory } from "../durable-objects/agent-memory";
-import type { PracticeRun } from "../durable-objects/practice-run";
-import type { Evaluation } from "../durable-objects/evaluation";
 import type { JobMessage } from "./jobs/messages";
 import type { Logger } from "./http/logger";
-import type { Principal } from "./http/auth";
+import type { Principal } from "./core/principal";
 import type { agents } from "./db/schema";
 
-/** Every binding and variable the Worker reads. Optional ones have embedded defaults. */
+/**
+ * Every binding and variable the Worker reads. Optional ones have embedded defaults.
+ *
+ * A leaf of the import graph: the Durable Object namespaces (typed by their classes, which read
+ * this Env themselves) are added by types/durable-object-namespaces.d.ts, as `wrangler types`
+ * declares bindings, so no module imports a Durable Object just to name the environment.
+ */
 export interface Env {
   DB: D1Database;
-  AGENT_MEMORY: DurableObjectNamespace<AgentMemory>;
-  PRACTICE_RUN: DurableObjectNamespace<PracticeRun>;
-  EVALUATION: DurableObjectNamespace<Evaluation>;
   JOBS: Queue<JobMessage>;
   /** Practice-run and evaluation units: their own queue, so a large run never delays live learning jobs. */
   PRACTICE: Queue<JobMessage>;

@@ -1,5 +1,7 @@
 import { encodeCode } from "../../src/core/int8-matrix";
-import { dimsKey } from "./vector-store";
+
+/** Where the size of a model's stored vectors is remembered (meta table). */
+export const dimsKey = (model: string) => `vector_dims:${model}`;
 
 /** Bytes of codes per page row, about: small enough to rewrite on every write, large enough that a cold start reads a few hundred rows. */
 const PAGE_BYTES = 16 * 1024;

@@ -7,7 +7,7 @@ import { encodeCode, type ExactVectors } from "../../src/core/int8-matrix";
 import type { MemoryKind } from "../../src/core/memory-types";
 import { cosine, VectorMatrix } from "../../src/core/vector-math";
 import { MemoryError } from "../memory-error";
-import { pageWithout, VectorPages } from "./vector-pages";
+import { dimsKey, pageWithout, VectorPages } from "./vector-pages";
 
 interface VectorRow extends Record<string, SqlStorageValue> {
   item_id: string;
@@ -55,8 +55,6 @@ export interface EmbedderUnavailable {
 /** The settings that declare a vector size: the deployment's and the agent's own. */
 const DIMS_SETTINGS = ["EMBEDDING_DIMS", "embedder.dims"];
 
-/** Where the size of a model's stored vectors is remembered. */
-export const dimsKey = (model: string) => `vector_dims:${model}`;
 const switchedKey = (model: string) => `vector_index:${model}`;
 /** The last `vectors` rowid uploaded while moving to Vectorize; absent once every vector is there. */
 const backfillKey = (model: string) => `vector_backfill:${model}`;

@@ -88,7 +88,7 @@ export const RemedialConfigSchema = z.object({
 });
 export type RemedialConfig = z.infer<typeof RemedialConfigSchema>;
 
-/** Per-agent tuning; every field has the default from ARCHITECTURE.md. */
+/** Per-agent tuning; every field has a default (the design's values: retrieval λ by phase, k1/k2, α, decay). */
 export const AgentConfigSchema = z
   .object({
     lambda: LambdaTableSchema.default(LambdaTableSchema.parse({})),

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { toBase64url, toHex } from "./encoding";
 
 /** API keys look like `pxk_<12 hex id>_<43 base64url secret>`; only a SHA-256 hash is stored. */
@@ -34,3 +35,5 @@ export async function secretsEqual(a: string, b: string): Promise<boolean> {
 }
 
 export const AGENT_ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** An agent id, as every door (path parameter, MCP argument, key scope) takes it. */
+export const AgentIdSchema = z.string().regex(AGENT_ID_RE, "Agent ids are 1-64 chars of a-z, 0-9, '_' and '-', starting with a letter or digit");

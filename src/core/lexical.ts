@@ -45,11 +45,6 @@ export function ftsMatchOf(terms: readonly string[]): string | null {
   return terms.length ? terms.map((t) => `"${t}"`).join(" OR ") : null;
 }
 
-/** The MATCH expression for every content word of a query (see ftsTerms). */
-export function ftsMatch(text: string): string | null {
-  return ftsMatchOf(ftsTerms(text));
-}
-
 /**
  * The terms worth a BM25 pass, given how many memories each matches (counted up to a little past
  * `maxTermDocs`): none that match nothing or more than `maxTermDocs`, then the rarest first while

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { PhaseSchema } from "./scoring";
 import { OutcomeSchema } from "./q-learning";
 import { idString, nameString } from "./text-rules";
+import { queryLimit, queryNumber } from "./query-params";
 
 export const EXPERIENCE_MAX_CHARS = 600;
 export const TRACE_SUMMARY_MAX_CHARS = 8000;
@@ -158,8 +159,17 @@ export const CaseSchema = z.object({
 });
 export type Case = z.infer<typeof CaseSchema>;
 
-/** The list filter is parsed from a query string, so its one schema lives with the query schemas. */
-export type { ListFilter } from "../routes/schemas";
+/** Which experiences or cases a list returns; parsed from a query string (numbers arrive as text). */
+export const ListFilterSchema = z.object({
+  source: SourceSchema.optional(),
+  tag: z.string().max(64).optional(),
+  status: z.enum(["active", "archived", "quarantined", "all"]).default("active"),
+  minQ: queryNumber(z.number().min(-1).max(1)).optional(),
+  contains: z.string().max(200).optional(),
+  limit: queryLimit(200, 50),
+  cursor: z.string().max(200).optional(),
+});
+export type ListFilter = z.output<typeof ListFilterSchema>;
 
 export const RetrieveRequestSchema = z
   .object({

@@ -6,10 +6,9 @@ import { db } from "../db/client";
 import { parseApiKey, secretsEqual, sha256Hex } from "../core/api-key";
 import { ProblemError } from "./problem";
 
-export type Scope = "admin" | "write" | "read";
+import type { KeyPrincipal, Principal, Scope } from "../core/principal";
 
-export type KeyPrincipal = { kind: "key"; tenantId: string; keyId: string; scope: Scope; agentIds: string[] | null };
-export type Principal = { kind: "operator" } | KeyPrincipal;
+export type { KeyPrincipal, Principal, Scope } from "../core/principal";
 
 const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };
 const AGENT_PATH_RE = /^\/v1\/agents\/([^/]+)/;

@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { AppEnv } from "../env";
 import { ProblemError, problemBody } from "../http/problem";
 import { toProblem } from "../llm";
-import { AgentIdSchema } from "../routes/schemas";
+import { AgentIdSchema } from "../core/api-key";
 
 /** The request a tool runs in: its principal is the API key `requireTenantKey` verified, as for REST. */
 export type ToolContext = Context<AppEnv>;

@@ -84,12 +84,18 @@ describe("InMemoryVectorize", () => {
   });
 
   it("enforces topK limits, dimensions and id length like the service", async () => {
-    const vz = new InMemoryVectorize({ dimensions: 2 });
-    await expect(vz.query([1, 0], { topK: 100 })).resolves.toBeDefined();
+    const vz = new InMemoryVectorize({ dimensions: 2, metadataIndexes: ["kind"] });
+    await vz.upsert(Array.from({ length: 120 }, (_, i) => ({ id: `v${i}`, values: [1, i / 120], metadata: { kind: "k", note: "n" } })));
+    vz.settle();
+    const top = await vz.query([1, 0], { topK: 100 });
+    expect(top.count).toBe(100);
+    expect(top.matches[0]!.id).toBe("v0");
+    expect(top.matches.every((m, i) => i === 0 || m.score <= top.matches[i - 1]!.score)).toBe(true);
     await expect(vz.query([1, 0], { topK: 101 })).rejects.toThrow(/topK/);
     await expect(vz.query([1, 0], { topK: 21, returnValues: true })).rejects.toThrow(/topK/);
     await expect(vz.query([1, 0], { topK: 21, returnMetadata: "all" })).rejects.toThrow(/topK/);
-    await expect(vz.query([1, 0], { topK: 100, returnMetadata: "indexed" })).resolves.toBeDefined();
+    const indexed = await vz.query([1, 0], { topK: 100, returnMetadata: "indexed" });
+    expect(indexed.matches.map((m) => m.metadata)).toEqual(Array(100).fill({ kind: "k" }));
     await expect(vz.query([1, 0, 0])).rejects.toThrow(/dimensions/);
     await expect(vz.upsert([{ id: "a", values: [1] }])).rejects.toThrow(/dimensions/);
     await expect(vz.upsert([{ id: "x".repeat(65), values: [1, 0] }])).rejects.toThrow(/64 bytes/);

@@ -3,9 +3,12 @@ import { assessLesson } from "../../src/core/poison";
 import fixture from "../fixtures/poisoned-lessons.json";
 
 describe("the poisoned-lesson set through the cheap filter", () => {
-  it("holds at least 30 poisoned lessons and some benign controls", () => {
-    expect(fixture.poisoned.length).toBeGreaterThanOrEqual(30);
-    expect(fixture.benign.length).toBeGreaterThanOrEqual(10);
+  it("quarantines exactly the lessons meant for it, each with the reasons it found", () => {
+    const stopped = fixture.poisoned.map((p) => ({ id: p.id, verdict: assessLesson(p) })).filter((s) => s.verdict.quarantined);
+    expect(stopped.map((s) => s.id)).toEqual(fixture.poisoned.filter((p) => p.expect === "filter").map((p) => p.id));
+    for (const s of stopped) expect(s.verdict.reasons.length, s.id).toBeGreaterThan(0);
+    // What slips past the filter (paraphrased harm, social engineering) is left to the safety review.
+    expect(fixture.poisoned.filter((p) => !assessLesson(p).quarantined).every((p) => p.expect === "review")).toBe(true);
   });
 
   for (const p of fixture.poisoned) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultAgentConfig } from "../../src/core/agent-config";
-import { discriminativeTerms, ftsMatch } from "../../src/core/lexical";
+import { discriminativeTerms, ftsMatchOf, ftsTerms } from "../../src/core/lexical";
 import {
   fuseRanks,
   PhaseSchema,
@@ -186,6 +186,7 @@ describe("reciprocal-rank fusion", () => {
 });
 
 describe("FTS5 match expression", () => {
+  const ftsMatch = (text: string) => ftsMatchOf(ftsTerms(text));
   it("ORs the quoted content words once each, so no word is read as query syntax", () => {
     expect(ftsMatch("The payments API returned 429 and the API NEAR retry")).toBe('"payments" OR "api" OR "returned" OR "429" OR "near" OR "retry"');
     expect(ftsMatch("do not retry")).toBe('"not" OR "retry"');

@@ -100,7 +100,6 @@ export const UsageTotalsSchema = z.object({
   costUsd: z.number(),
 });
 export type UsageTotals = z.infer<typeof UsageTotalsSchema>;
-export const zeroUsage = (): UsageTotals => ({ calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 });
 export const addUsage = (a: UsageTotals, b: Partial<UsageTotals> | null | undefined): UsageTotals => ({
   calls: a.calls + (b?.calls ?? 0),
   tokensIn: a.tokensIn + (b?.tokensIn ?? 0),

@@ -3,7 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeSchema, type Episode } from "../../core/episode-types";
 import { RetrieveRequestSchema, RetrieveResponseSchema } from "../../core/memory-types";
 import { libraryLine, oneLine } from "../../core/library-block";
-import { AgentIdSchema } from "../../routes/schemas";
+import { AgentIdSchema } from "../../core/api-key";
 import { agentFor } from "../../services/agents";
 import { callMemory } from "../../services/agent-memory";
 import { badRequest, zodFieldErrors } from "../../http/problem";

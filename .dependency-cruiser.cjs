@@ -1,0 +1,141 @@
+// Which way dependencies point (docs/architecture.md): the doors (src/http, src/routes, src/mcp,
+// src/dashboard) → src/services (the only callers of Durable Object stubs) → durable-objects →
+// src/core. `npm test` runs `depcruise` with this file; a new violation fails the suite.
+
+/** Every room of the Worker; src/core is pure and imports only itself and npm packages. */
+const DOORS = "^src/(http|routes|mcp|dashboard)/";
+const SERVICES = "^src/services/";
+const DURABLE_OBJECTS = "^durable-objects/";
+const CORE = "^src/core/";
+
+/**
+ * Violations that exist today in rooms other work is reshaping; each one is listed with who
+ * removes it. Shrink this list, never grow it: a new violation of the same rule still fails.
+ */
+const KNOWN = [
+  // Durable Objects calling services (promotion, admitting queued runs, syncing the D1 row): to go
+  // through what the DO owns (storage, alarm, queue message) — the practice-engine work (`engine`).
+  ["dos-never-import-services", "durable-objects/practice-run.ts", "src/services/practice.ts"],
+  ["dos-never-import-services", "durable-objects/practice-run.ts", "src/services/evaluation.ts"],
+  ["dos-never-import-services", "durable-objects/evaluation.ts", "src/services/evaluation.ts"],
+  // Services reaching into a DO's inner modules (run store, machines, the memory context): to use
+  // what durable-objects/<name>.ts exports, or a shape moved to src/core (`engine`; datasets: `admission`).
+  ["services-use-a-dos-public-module", "src/services/practice.ts", "durable-objects/practice-run/store.ts"],
+  ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/practice-run/store.ts"],
+  ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/practice-run/machine.ts"],
+  ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/evaluation/machine.ts"],
+  ["services-use-a-dos-public-module", "src/services/datasets.ts", "durable-objects/agent-memory/context.ts"],
+  // Services raising HTTP problems and checking HTTP principals: to raise domain errors that each
+  // door (HTTP, MCP, queue) maps to its own shape (`edge`, `engine`).
+  ["services-never-import-doors", "src/services/agent-memory.ts", "src/http/problem.ts"],
+  ["services-never-import-doors", "src/services/agents.ts", "src/http/problem.ts"],
+  ["services-never-import-doors", "src/services/agents.ts", "src/http/auth.ts"],
+  ["services-never-import-doors", "src/services/datasets.ts", "src/http/problem.ts"],
+  ["services-never-import-doors", "src/services/evaluation.ts", "src/http/problem.ts"],
+  ["services-never-import-doors", "src/services/late-rollout.ts", "src/http/problem.ts"],
+  ["services-never-import-doors", "src/services/practice.ts", "src/http/problem.ts"],
+  ["services-never-import-doors", "src/services/schedules.ts", "src/http/problem.ts"],
+  ["services-never-import-doors", "src/services/unit-checks.ts", "src/http/problem.ts"],
+  // The structured logger lives in src/http although every room logs: to move below the doors
+  // (e.g. src/logger.ts), which clears these three at once.
+  ["services-never-import-doors", "src/services/evaluation.ts", "src/http/logger.ts"],
+  ["services-never-import-doors", "src/services/schedules.ts", "src/http/logger.ts"],
+  ["dos-never-import-doors", "durable-objects/practice-run.ts", "src/http/logger.ts"],
+  ["dos-never-import-doors", "durable-objects/evaluation.ts", "src/http/logger.ts"],
+  // Routes querying D1 themselves: to call a service (agents, keys, tenants, webhook secret and
+  // session-end webhook — `edge`).
+  ["doors-reach-d1-through-services", "src/routes/agents.ts", "src/db/client.ts"],
+  ["doors-reach-d1-through-services", "src/routes/keys.ts", "src/db/client.ts"],
+  ["doors-reach-d1-through-services", "src/routes/tenants.ts", "src/db/client.ts"],
+  ["doors-reach-d1-through-services", "src/routes/webhook-secret.ts", "src/db/client.ts"],
+  ["doors-reach-d1-through-services", "src/routes/webhook.ts", "src/db/client.ts"],
+];
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "A circle makes load order and ownership ambiguous; move the shared part below both.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "core-is-pure",
+      comment: "src/core is plain functions over plain data: no runtime, no Worker room above it.",
+      severity: "error",
+      from: { path: CORE },
+      to: { pathNot: [CORE, "^node_modules/"], dependencyTypesNot: ["npm", "npm-dev", "npm-optional", "npm-peer"] },
+    },
+    {
+      name: "core-has-no-cloudflare-imports",
+      severity: "error",
+      from: { path: CORE },
+      to: { path: "^cloudflare:" },
+    },
+    {
+      name: "dos-never-import-services",
+      comment: "Services call Durable Objects; a DO starts follow-up work through its storage, alarm or a queue message.",
+      severity: "error",
+      from: { path: DURABLE_OBJECTS },
+      to: { path: SERVICES },
+    },
+    {
+      name: "dos-never-import-doors",
+      severity: "error",
+      from: { path: DURABLE_OBJECTS },
+      to: { path: DOORS },
+    },
+    {
+      name: "doors-reach-dos-through-services",
+      comment: "Routes, MCP tools and pages call services; only services hold Durable Object stubs.",
+      severity: "error",
+      from: { path: DOORS },
+      to: { path: DURABLE_OBJECTS },
+    },
+    {
+      name: "doors-reach-d1-through-services",
+      comment: "Routes, MCP tools and pages read and write D1 through services, like Durable Objects.",
+      severity: "error",
+      from: { path: "^src/(routes|mcp|dashboard)/" },
+      to: { path: "^src/db/client" },
+    },
+    {
+      name: "services-use-a-dos-public-module",
+      comment: "A Durable Object's inner modules (durable-objects/<name>/…) are its own; others import durable-objects/<name>.ts.",
+      severity: "error",
+      from: { pathNot: DURABLE_OBJECTS },
+      to: { path: "^durable-objects/[^/]+/" },
+    },
+    {
+      name: "services-never-import-doors",
+      comment: "Services raise domain errors; each door maps them to its own shape (problem+json, MCP error).",
+      severity: "error",
+      from: { path: SERVICES },
+      to: { path: DOORS },
+    },
+    {
+      name: "mcp-shares-no-route-modules",
+      comment: "Shapes both doors use live below them (src/core), not in src/routes.",
+      severity: "error",
+      from: { path: "^src/mcp/" },
+      to: { path: "^src/routes/" },
+    },
+    {
+      name: "env-is-a-leaf",
+      comment: "src/env.ts names bindings only; DO namespaces are typed in types/durable-object-namespaces.d.ts.",
+      severity: "error",
+      from: { path: "^src/env\\.ts$" },
+      to: { path: "^(durable-objects|src/(services|routes|mcp|dashboard|practice|learning|llm|adapters|jobs/(?!messages)))" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(node_modules|generated)/" },
+    tsConfig: { fileName: "tsconfig.json" },
+    // Type-only imports are dependencies too: a type circle still ties two rooms together.
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: [".ts", ".tsx", ".d.ts", ".js", ".mjs"] },
+    knownViolations: KNOWN.map(([name, from, to]) => ({ type: "dependency", from, to, rule: { name, severity: "error" } })),
+  },
+};
