@@ -22,7 +22,8 @@ function project(): string {
 
 /** The PRAXIS_ENV `wrangler dev` (and so `npm start`) gives the Worker in `dir`. */
 function devPraxisEnv(dir: string): unknown {
-  return unstable_getMiniflareWorkerOptions(join(dir, "wrangler.toml")).workerOptions.bindings?.PRAXIS_ENV;
+  const bindings: Record<string, unknown> = unstable_getMiniflareWorkerOptions(join(dir, "wrangler.toml")).workerOptions.bindings ?? {};
+  return bindings.PRAXIS_ENV;
 }
 
 afterAll(() => {
