@@ -22,7 +22,7 @@ function project(): string {
 
 /** The PRAXIS_ENV `wrangler dev` (and so `npm start`) gives the Worker in `dir`. */
 function devPraxisEnv(dir: string): unknown {
-  const bindings: Record<string, unknown> = unstable_getMiniflareWorkerOptions(join(dir, "wrangler.toml")).workerOptions.bindings ?? {};
+  const bindings = (unstable_getMiniflareWorkerOptions(join(dir, "wrangler.toml")).workerOptions.bindings ?? {}) as Record<string, unknown>;
   return bindings.PRAXIS_ENV;
 }
 
