@@ -5449,7 +5449,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key replay the first result */
+                /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                 "idempotency-key"?: string;
             };
             path: {
@@ -5952,7 +5952,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key replay the first result */
+                /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                 "idempotency-key"?: string;
             };
             path: {
@@ -6468,7 +6468,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key replay the first result */
+                /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                 "idempotency-key"?: string;
             };
             path: {
@@ -6723,7 +6723,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key replay the first result */
+                /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                 "idempotency-key"?: string;
             };
             path: {
@@ -6989,7 +6989,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key replay the first result */
+                /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                 "idempotency-key"?: string;
             };
             path: {
@@ -7753,7 +7753,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key replay the first result */
+                /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                 "idempotency-key"?: string;
             };
             path: {
@@ -8261,7 +8261,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key replay the first result */
+                /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                 "idempotency-key"?: string;
             };
             path: {
@@ -10413,7 +10413,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key replay the first result */
+                /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                 "idempotency-key"?: string;
             };
             path: {
@@ -11818,7 +11818,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key replay the first result */
+                /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                 "idempotency-key"?: string;
             };
             path: {
@@ -11949,7 +11949,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key replay the first result */
+                /** @description Retries with the same key replay the first result; 1-255 visible ASCII characters */
                 "idempotency-key"?: string;
             };
             path: {

@@ -749,6 +749,309 @@ ${value}`, dataLines++;
     }
   }
 
+  // client/src/unwrap.ts
+  async function unwrap(call2) {
+    const { data, error, response } = await call2;
+    if (!response.ok) throw new PraxisError(response.status, error, response.headers.get("x-request-id"));
+    return data;
+  }
+
+  // client/src/generated/operations.ts
+  var Operations = class {
+    constructor(api2) {
+      this.api = api2;
+    }
+    api;
+    /** Where to start: `GET /` */
+    getServiceIndex(init) {
+      return unwrap(this.api.GET("/", init));
+    }
+    /** Liveness: `GET /healthz` */
+    getHealth(init) {
+      return unwrap(this.api.GET("/healthz", init));
+    }
+    /** Create a tenant: `POST /v1/tenants` */
+    createTenant(init) {
+      return unwrap(this.api.POST("/v1/tenants", init));
+    }
+    /** Create an API key (admin): `POST /v1/keys` */
+    createApiKey(init) {
+      return unwrap(this.api.POST("/v1/keys", init));
+    }
+    /** List the tenant's API keys (admin); secrets are never returned: `GET /v1/keys` */
+    listApiKeys(init) {
+      return unwrap(this.api.GET("/v1/keys", init));
+    }
+    /** The key making this request: its tenant, scope and agents (any scope): `GET /v1/keys/current` */
+    getCurrentApiKey(init) {
+      return unwrap(this.api.GET("/v1/keys/current", init));
+    }
+    /** Revoke an API key: `DELETE /v1/keys/{id}` */
+    revokeApiKey(init) {
+      return unwrap(this.api.DELETE("/v1/keys/{id}", init));
+    }
+    /** Create or update an agent: `PUT /v1/agents/{agentId}` */
+    upsertAgent(init) {
+      return unwrap(this.api.PUT("/v1/agents/{agentId}", init));
+    }
+    /** Get an agent: `GET /v1/agents/{agentId}` */
+    getAgent(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}", init));
+    }
+    /** Delete an agent: `DELETE /v1/agents/{agentId}` */
+    deleteAgent(init) {
+      return unwrap(this.api.DELETE("/v1/agents/{agentId}", init));
+    }
+    /** List agents: `GET /v1/agents` */
+    listAgents(init) {
+      return unwrap(this.api.GET("/v1/agents", init));
+    }
+    /** Get an agent's settings: `GET /v1/agents/{agentId}/config` */
+    getAgentConfig(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/config", init));
+    }
+    /** Change an agent's settings: `PATCH /v1/agents/{agentId}/config` */
+    updateAgentConfig(init) {
+      return unwrap(this.api.PATCH("/v1/agents/{agentId}/config", init));
+    }
+    /** Add an experience: `POST /v1/agents/{agentId}/experiences` */
+    addExperience(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/experiences", init));
+    }
+    /** List experiences: `GET /v1/agents/{agentId}/experiences` */
+    listExperiences(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/experiences", init));
+    }
+    /** Get an experience: `GET /v1/agents/{agentId}/experiences/{id}` */
+    getExperience(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/experiences/{id}", init));
+    }
+    /** Change an experience: `PATCH /v1/agents/{agentId}/experiences/{id}` */
+    updateExperience(init) {
+      return unwrap(this.api.PATCH("/v1/agents/{agentId}/experiences/{id}", init));
+    }
+    /** Delete an experience: `DELETE /v1/agents/{agentId}/experiences/{id}` */
+    deleteExperience(init) {
+      return unwrap(this.api.DELETE("/v1/agents/{agentId}/experiences/{id}", init));
+    }
+    /** Change several experiences at once: `POST /v1/agents/{agentId}/library/batch` */
+    applyLibraryBatch(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/library/batch", init));
+    }
+    /** List library versions: `GET /v1/agents/{agentId}/library/versions` */
+    listLibraryVersions(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/library/versions", init));
+    }
+    /** Get a library version: `GET /v1/agents/{agentId}/library/versions/{n}` */
+    getLibraryVersion(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/library/versions/{n}", init));
+    }
+    /** Diff a library version: `GET /v1/agents/{agentId}/library/versions/{n}/diff` */
+    getLibraryVersionDiff(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/library/versions/{n}/diff", init));
+    }
+    /** Roll the library back: `POST /v1/agents/{agentId}/library/rollback` */
+    rollbackLibrary(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/library/rollback", init));
+    }
+    /** Export the library: `GET /v1/agents/{agentId}/library/export` */
+    exportLibrary(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/library/export", init));
+    }
+    /** Import a library: `POST /v1/agents/{agentId}/library/import` */
+    importLibrary(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/library/import", init));
+    }
+    /** Add a case: `POST /v1/agents/{agentId}/cases` */
+    addCase(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/cases", init));
+    }
+    /** List cases: `GET /v1/agents/{agentId}/cases` */
+    listCases(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/cases", init));
+    }
+    /** Get a case: `GET /v1/agents/{agentId}/cases/{id}` */
+    getCase(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/cases/{id}", init));
+    }
+    /** Change a case: `PATCH /v1/agents/{agentId}/cases/{id}` */
+    updateCase(init) {
+      return unwrap(this.api.PATCH("/v1/agents/{agentId}/cases/{id}", init));
+    }
+    /** Delete a case: `DELETE /v1/agents/{agentId}/cases/{id}` */
+    deleteCase(init) {
+      return unwrap(this.api.DELETE("/v1/agents/{agentId}/cases/{id}", init));
+    }
+    /** Retrieve lessons and cases: `POST /v1/agents/{agentId}/retrieve` */
+    retrieve(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/retrieve", init));
+    }
+    /** Get the prompt block: `GET /v1/agents/{agentId}/prompt` */
+    getPrompt(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/prompt", init));
+    }
+    /** Report an outcome: `POST /v1/agents/{agentId}/rewards` */
+    reportReward(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/rewards", init));
+    }
+    /** Q-value analytics: `GET /v1/agents/{agentId}/analytics` */
+    getAnalytics(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/analytics", init));
+    }
+    /** LLM calls, tokens and estimated cost from the usage ledger, grouped: `GET /v1/usage` */
+    getUsage(init) {
+      return unwrap(this.api.GET("/v1/usage", init));
+    }
+    /** Start an episode: `POST /v1/agents/{agentId}/episodes` */
+    startEpisode(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/episodes", init));
+    }
+    /** List episodes: `GET /v1/agents/{agentId}/episodes` */
+    listEpisodes(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/episodes", init));
+    }
+    /** Log an attempt: `POST /v1/agents/{agentId}/episodes/{id}/attempts` */
+    logAttempt(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/episodes/{id}/attempts", init));
+    }
+    /** End an episode: `POST /v1/agents/{agentId}/episodes/{id}/end` */
+    endEpisode(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/episodes/{id}/end", init));
+    }
+    /** Get an episode: `GET /v1/agents/{agentId}/episodes/{id}` */
+    getEpisode(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/episodes/{id}", init));
+    }
+    /** List background jobs: `GET /v1/agents/{agentId}/jobs` */
+    listJobs(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/jobs", init));
+    }
+    /** Retry a background job: `POST /v1/agents/{agentId}/jobs/{id}/retry` */
+    retryJob(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/jobs/{id}/retry", init));
+    }
+    /** Create a dataset: `POST /v1/datasets` */
+    createDataset(init) {
+      return unwrap(this.api.POST("/v1/datasets", init));
+    }
+    /** List datasets: `GET /v1/datasets` */
+    listDatasets(init) {
+      return unwrap(this.api.GET("/v1/datasets", init));
+    }
+    /** Add tasks: JSON `{ tasks }` (≤ 500) or application/x-ndjson, one task a line (≤ 5000 lines, ≤ 16 MiB): `POST /v1/datasets/{datasetId}/tasks` */
+    addDatasetTasks(init) {
+      return unwrap(this.api.POST("/v1/datasets/{datasetId}/tasks", init));
+    }
+    /** List a dataset's tasks: `GET /v1/datasets/{datasetId}/tasks` */
+    listDatasetTasks(init) {
+      return unwrap(this.api.GET("/v1/datasets/{datasetId}/tasks", init));
+    }
+    /** Get a dataset: `GET /v1/datasets/{datasetId}` */
+    getDataset(init) {
+      return unwrap(this.api.GET("/v1/datasets/{datasetId}", init));
+    }
+    /** Delete a dataset: `DELETE /v1/datasets/{datasetId}` */
+    deleteDataset(init) {
+      return unwrap(this.api.DELETE("/v1/datasets/{datasetId}", init));
+    }
+    /** Create a dataset from episodes: `POST /v1/agents/{agentId}/datasets/from-episodes` */
+    createDatasetFromEpisodes(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/datasets/from-episodes", init));
+    }
+    /** Create or rotate the tenant's webhook secret (unrestricted admin); the secret is shown once: `POST /v1/webhook-secret` */
+    rotateWebhookSecret(init) {
+      return unwrap(this.api.POST("/v1/webhook-secret", init));
+    }
+    /** Remove the webhook secret: `DELETE /v1/webhook-secret` */
+    deleteWebhookSecret(init) {
+      return unwrap(this.api.DELETE("/v1/webhook-secret", init));
+    }
+    /** Ingest a finished agent session (signed webhook); idempotent per sessionId: `POST /v1/hooks/session-end` */
+    ingestSessionEnd(init) {
+      return unwrap(this.api.POST("/v1/hooks/session-end", init));
+    }
+    /** Start a practice run: `POST /v1/agents/{agentId}/practice-runs` */
+    startPracticeRun(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/practice-runs", init));
+    }
+    /** List practice runs: `GET /v1/agents/{agentId}/practice-runs` */
+    listPracticeRuns(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/practice-runs", init));
+    }
+    /** Get a practice run: `GET /v1/agents/{agentId}/practice-runs/{runId}` */
+    getPracticeRun(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/practice-runs/{runId}", init));
+    }
+    /** Stream a run's events: `GET /v1/agents/{agentId}/practice-runs/{runId}/events` */
+    streamPracticeRunEvents(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/practice-runs/{runId}/events", init));
+    }
+    /** List a run's steps: `GET /v1/agents/{agentId}/practice-runs/{runId}/steps` */
+    listPracticeRunSteps(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/practice-runs/{runId}/steps", init));
+    }
+    /** Get a run's step: `GET /v1/agents/{agentId}/practice-runs/{runId}/steps/{n}` */
+    getPracticeRunStep(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", init));
+    }
+    /** List a run's rollouts: `GET /v1/agents/{agentId}/practice-runs/{runId}/rollouts` */
+    listPracticeRunRollouts(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/practice-runs/{runId}/rollouts", init));
+    }
+    /** Get a run's library: `GET /v1/agents/{agentId}/practice-runs/{runId}/library` */
+    getPracticeRunLibrary(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/practice-runs/{runId}/library", init));
+    }
+    /** Get a run's learning curve: `GET /v1/agents/{agentId}/practice-runs/{runId}/curve` */
+    getPracticeRunCurve(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/practice-runs/{runId}/curve", init));
+    }
+    /** Cancel a practice run: `POST /v1/agents/{agentId}/practice-runs/{runId}/cancel` */
+    cancelPracticeRun(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/practice-runs/{runId}/cancel", init));
+    }
+    /** Submit a webhook rollout's result: `POST /v1/practice/rollouts/{rolloutId}/result` */
+    submitRolloutResult(init) {
+      return unwrap(this.api.POST("/v1/practice/rollouts/{rolloutId}/result", init));
+    }
+    /** Start an evaluation: `POST /v1/agents/{agentId}/evaluations` */
+    startEvaluation(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/evaluations", init));
+    }
+    /** List evaluations: `GET /v1/agents/{agentId}/evaluations` */
+    listEvaluations(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/evaluations", init));
+    }
+    /** Compare two libraries: `POST /v1/agents/{agentId}/evaluations/compare` */
+    compareLibraries(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/evaluations/compare", init));
+    }
+    /** Get a comparison: `GET /v1/agents/{agentId}/evaluations/compare/{comparisonId}` */
+    getComparison(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/evaluations/compare/{comparisonId}", init));
+    }
+    /** Get an evaluation: `GET /v1/agents/{agentId}/evaluations/{evaluationId}` */
+    getEvaluation(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/evaluations/{evaluationId}", init));
+    }
+    /** Create or replace a practice schedule: a run on a dataset every 6h, 1d, 7d or on a cron expression (UTC): `PUT /v1/agents/{agentId}/practice-schedules/{name}` */
+    putPracticeSchedule(init) {
+      return unwrap(this.api.PUT("/v1/agents/{agentId}/practice-schedules/{name}", init));
+    }
+    /** Get a practice schedule: `GET /v1/agents/{agentId}/practice-schedules/{name}` */
+    getPracticeSchedule(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/practice-schedules/{name}", init));
+    }
+    /** Delete a practice schedule: `DELETE /v1/agents/{agentId}/practice-schedules/{name}` */
+    deletePracticeSchedule(init) {
+      return unwrap(this.api.DELETE("/v1/agents/{agentId}/practice-schedules/{name}", init));
+    }
+    /** List practice schedules: `GET /v1/agents/{agentId}/practice-schedules` */
+    listPracticeSchedules(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/practice-schedules", init));
+    }
+  };
+
   // client/src/generated/idempotency.ts
   var IDEMPOTENT_WRITES = /* @__PURE__ */ new Set([
     "POST /v1/agents/{agentId}/experiences",
@@ -823,13 +1126,10 @@ ${value}`, dataLines++;
   }
 
   // client/src/index.ts
-  async function unwrap(call2) {
-    const { data, error, response } = await call2;
-    if (!response.ok) throw new PraxisError(response.status, error, response.headers.get("x-request-id"));
-    return data;
-  }
   var Praxis = class {
     api;
+    /** Every operation as a method named by its operationId: `praxis.ops.retrieve({ params, body })`. */
+    ops;
     constructor(options) {
       const base = options.fetch ?? ((request) => fetch(request));
       this.api = createClient({
@@ -838,6 +1138,7 @@ ${value}`, dataLines++;
         headers: { authorization: `Bearer ${options.apiKey}` }
       });
       this.api.use(idempotencyMiddleware);
+      this.ops = new Operations(this.api);
     }
     agent(agentId2) {
       return new Agent(this, agentId2);
@@ -876,9 +1177,12 @@ ${value}`, dataLines++;
       return new Episode(this, ep.episodeId, task);
     }
     /**
-     * Runs `work` as one episode. When it returns, the episode ends as `success` unless `work` ended
-     * it itself (`ep.end(…)`); when it throws, the error is logged as a failed attempt, the episode
-     * ends as `failure` and the error is rethrown.
+     * Runs `work` as one episode. When it returns, the episode ends as `success` with the returned
+     * value as its answer (a string as it is, anything else as JSON; `options.answer` chooses
+     * otherwise) and the ids or labels passed to `ep.cite(…)` as citations, unless `work` ended it
+     * itself (`ep.end(…)`). Labels the answer quotes (`[G3]`) count as citations too, so the lessons
+     * the model used are the ones that learn. When `work` throws, the error is logged as a failed
+     * attempt, the episode ends as `failure` and the error is rethrown.
      */
     async withEpisode(task, work, options = {}) {
       const ep = await this.startEpisode(task, options.metadata);
@@ -895,7 +1199,10 @@ ${value}`, dataLines++;
         }
         throw err;
       }
-      if (!ep.ended) await ep.end({ outcome: "success" });
+      if (!ep.ended) {
+        const answer = (options.answer ?? answerText)(value);
+        await ep.end({ outcome: "success", ...answer ? { answer } : {} });
+      }
       return value;
     }
     /** The practice run's events as they happen, resuming across reconnects, until the run ends. */
@@ -933,12 +1240,35 @@ ${value}`, dataLines++;
     attempt(attempt) {
       return unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/attempts", { params: this.params, body: attempt }));
     }
-    /** Ends the episode (idempotent: the first result stays); rewards what it retrieved. */
+    /**
+     * Marks memories the work used, by id (`exp_…`, `case_…`) or by the label it was shown with
+     * (`G3`); only cited memories learn from the episode's reward. Ending sends them as `citedIds`.
+     */
+    cite(...idsOrLabels) {
+      for (const id of idsOrLabels) this.cited.add(id.replace(/^\[(G\d+)\]$/, "$1"));
+    }
+    cited = /* @__PURE__ */ new Set();
+    /**
+     * Ends the episode (idempotent: the first result stays); rewards what it retrieved, or only what
+     * was cited (`cite`, `citedIds`, `[G#]` quoted in the answer), and stores it as a case.
+     */
     async end(result) {
-      this.ended = await unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: this.params, body: result }));
+      const citedIds = [.../* @__PURE__ */ new Set([...this.cited, ...result.citedIds ?? []])];
+      const body2 = citedIds.length ? { ...result, citedIds } : result;
+      this.ended = await unwrap(this.agent.praxis.api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: this.params, body: body2 }));
       return this.ended;
     }
   };
+  var ANSWER_MAX = 8e3;
+  function answerText(value) {
+    if (value === void 0 || value === null) return void 0;
+    let text;
+    try {
+      text = typeof value === "string" ? value : JSON.stringify(value);
+    } catch {
+    }
+    return text ? text.slice(0, ANSWER_MAX) : void 0;
+  }
   function errorText(err) {
     const text = err instanceof Error ? err.stack ?? `${err.name}: ${err.message}` : String(err);
     return text.slice(0, 5e4);
