@@ -190,19 +190,29 @@ export const datasetRoutes = router()
       summary: "Create a dataset from the agent's ended episodes; a successful episode's answer becomes the ground truth",
       security,
       request: { params: AgentParams, ...jsonBody(FromEpisodesSchema.openapi("DatasetFromEpisodes")) },
-      responses: { 201: jsonResponse(Created, "Created"), ...commonErrors },
+      responses: {
+        201: jsonResponse(
+          Created.extend({
+            withheld: z
+              .array(z.object({ episodeId: z.string(), reason: z.string() }))
+              .describe("Matching episodes left out because the admission step holds their text (see the agent's quarantine)"),
+          }),
+          "Created",
+        ),
+        ...commonErrors,
+      },
     }),
     async (c) => {
       const { agentId } = c.req.valid("param");
       const { key } = await agentFor(c, agentId, "write");
       datasetKey(c, "write");
-      const { dataset, upload } = await datasetFromEpisodes(c.env, key.tenantId, agentId, c.req.valid("json"));
+      const { dataset, upload, withheld } = await datasetFromEpisodes(c.env, key.tenantId, agentId, c.req.valid("json"));
       await audit(c, {
         tenantId: key.tenantId,
         action: "dataset.create",
         target: dataset.datasetId,
         detail: { name: dataset.name, tasks: dataset.counts.total, fromAgent: agentId },
       });
-      return c.json({ ...dataset, upload }, 201);
+      return c.json({ ...dataset, upload, withheld }, 201);
     },
   );

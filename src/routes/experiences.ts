@@ -21,7 +21,9 @@ export const experienceRoutes = router()
       method: "post",
       path: base,
       tags: ["experiences"],
-      summary: "Add an experience (a new library version)",
+      summary: "Add an experience (a new library version); it passes admission first",
+      description:
+        "The text passes the admission step: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`).",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(ExperienceCreateSchema.openapi("ExperienceCreate")) },
       responses: { 201: jsonResponse(VersionedExperience, "Created"), ...commonErrors },
@@ -30,7 +32,7 @@ export const experienceRoutes = router()
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const body = c.req.valid("json");
       const idem = c.req.valid("header")["idempotency-key"];
-      const { value: r, replayed } = await callMemory(() => memory.createExperience(body, `key:${key.keyId}`, { keyId: key.keyId }, idem));
+      const { value: r, replayed } = await callMemory(() => memory.createExperience(body, `key:${key.keyId}`, { keyId: key.keyId }, idem, { door: "api", admin: key.scope === "admin" }));
       markReplay(c, replayed);
       return c.json({ ...r.experience, libraryVersion: r.version }, 201);
     },
@@ -81,7 +83,7 @@ export const experienceRoutes = router()
       const { agentId, id } = c.req.valid("param");
       const { key, memory } = await agentFor(c, agentId, "write");
       const patch = c.req.valid("json");
-      const r = await callMemory(() => memory.patchExperience(id, patch, `key:${key.keyId}`));
+      const r = await callMemory(() => memory.patchExperience(id, patch, `key:${key.keyId}`, { door: "api", admin: key.scope === "admin" }));
       return c.json({ ...r.experience, libraryVersion: r.version }, 200);
     },
   )
@@ -98,7 +100,7 @@ export const experienceRoutes = router()
     async (c) => {
       const { agentId, id } = c.req.valid("param");
       const { key, memory } = await agentFor(c, agentId, "write");
-      const r = await callMemory(() => memory.deleteExperience(id, `key:${key.keyId}`));
+      const r = await callMemory(() => memory.deleteExperience(id, `key:${key.keyId}`, { door: "api", admin: key.scope === "admin" }));
       return c.json({ deleted: r.deleted, libraryVersion: r.version }, 200);
     },
   )
@@ -122,7 +124,7 @@ export const experienceRoutes = router()
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const { reason, operations } = c.req.valid("json");
       const idem = c.req.valid("header")["idempotency-key"];
-      const { value: r, replayed } = await callMemory(() => memory.applyLibrary(operations, reason, `key:${key.keyId}`, { keyId: key.keyId }, idem));
+      const { value: r, replayed } = await callMemory(() => memory.applyLibrary(operations, reason, `key:${key.keyId}`, { keyId: key.keyId }, idem, { door: "api", admin: key.scope === "admin" }));
       markReplay(c, replayed);
       return c.json({ libraryVersion: r.version, experiences: r.experiences, deleted: r.deleted }, 200);
     },

@@ -30,7 +30,7 @@ export const PageQuery = z.object({
 export const ListFilterSchema = z.object({
   source: SourceSchema.optional(),
   tag: z.string().max(64).optional(),
-  status: z.enum(["active", "archived", "quarantined", "all"]).default("active"),
+  status: z.enum(["active", "archived", "quarantined", "pending", "all"]).default("active"),
   minQ: queryNumber(z.number().min(-1).max(1)).optional(),
   contains: z.string().max(200).optional(),
   limit: queryLimit(200, 50),
