@@ -40,8 +40,13 @@ export interface Screened<T> {
 
 type Screenable = Pick<ExperienceContent, "text" | "pattern" | "keywords" | "status"> & { id: string };
 
-const reasonFor = (policy: AdmissionPolicy, id: string) =>
-  typeof policy.holdReason === "string" ? policy.holdReason : (policy.holdReason?.[id] ?? `held by the service (${policy.door})`);
+function reasonFor(policy: AdmissionPolicy, id: string, parts: Parameters<typeof assessLesson>[0]) {
+  if (!policy.internal) {
+    const verdict = assessLesson(parts);
+    return verdict.quarantined ? `content filter: ${verdict.reasons.join(", ")}` : "quarantined at the writer's request";
+  }
+  return typeof policy.holdReason === "string" ? policy.holdReason : (policy.holdReason?.[id] ?? `held by the service (${policy.door})`);
+}
 
 const matchTextChanged = (a: Screenable, b: Screenable) =>
   a.text !== b.text || a.pattern !== b.pattern || JSON.stringify(a.keywords) !== JSON.stringify(b.keywords);
@@ -52,9 +57,10 @@ function guardHeld(kind: MemoryKind, id: string, before: { status: string } | nu
       `${kind === "case" ? "Case" : "Experience"} '${id}' is held (${before.status}); an admin key releases or deletes it through the agent's quarantine.`,
     );
   }
-  if (isHeld(wanted) && !policy.internal && before?.status !== wanted) {
-    throw MemoryError.invalid(`Status '${wanted}' is set by the admission step, not by a client.`, [
-      { path: ["status"], message: "Use 'active' or 'archived'" },
+  // A client may send something into quarantine, never mark it as awaiting a review it did not ask for.
+  if (wanted === "pending" && !policy.internal && before?.status !== wanted) {
+    throw MemoryError.invalid("Status 'pending' is set by the admission step, not by a client.", [
+      { path: ["status"], message: "Use 'active', 'archived' or 'quarantined'" },
     ]);
   }
 }
@@ -73,7 +79,7 @@ export function screenExperience<T extends Screenable>(ctx: MemoryContext, befor
   const wasHeld = before !== null && isHeld(before.status);
   if (isHeld(after.status)) {
     if (before?.status === after.status && !matchTextChanged(before, after)) return { value: after, hold: null, lift: false };
-    return { value: after, hold: { reason: reasonFor(policy, after.id), wanted: "active" }, lift: false };
+    return { value: after, hold: { reason: reasonFor(policy, after.id, after), wanted: "active" }, lift: false };
   }
   if (before && !matchTextChanged(before, after)) return { value: after, hold: null, lift: wasHeld };
   const { status, hold } = admit(ctx, "", after, after.status, policy);
@@ -91,7 +97,10 @@ export function screenCase(
   guardHeld("case", id, before, after.status, policy);
   const wasHeld = before !== null && isHeld(before.status);
   const changed = !before || before.task !== after.task || before.answer !== after.answer;
-  if (isHeld(after.status)) return { value: after.status, hold: before?.status === after.status ? null : { reason: reasonFor(policy, id), wanted: "active" }, lift: false };
+  if (isHeld(after.status)) {
+    const reason = reasonFor(policy, id, { text: [after.task, after.answer ?? ""].join("\n") });
+    return { value: after.status, hold: before?.status === after.status ? null : { reason, wanted: "active" }, lift: false };
+  }
   if (!changed) return { value: after.status, hold: null, lift: wasHeld };
   const { status, hold } = admit(ctx, [after.task, after.answer ?? ""].join("\n"), null, after.status, policy);
   return { value: status, hold, lift: wasHeld && !hold };
