@@ -78,7 +78,12 @@ export function screenExperience<T extends Screenable>(ctx: MemoryContext, befor
   guardHeld("experience", after.id, before, after.status, policy);
   const wasHeld = before !== null && isHeld(before.status);
   if (isHeld(after.status)) {
-    if (before?.status === after.status && !matchTextChanged(before, after)) return { value: after, hold: null, lift: false };
+    if (before?.status === after.status) {
+      if (!matchTextChanged(before, after)) return { value: after, hold: null, lift: false };
+      // A held entry rewritten (by an admin or the service) is screened afresh.
+      const { status, hold } = admit(ctx, "", after, "active", policy);
+      return { value: { ...after, status: status as T["status"] }, hold, lift: !hold };
+    }
     return { value: after, hold: { reason: reasonFor(policy, after.id, after), wanted: "active" }, lift: false };
   }
   if (before && !matchTextChanged(before, after)) return { value: after, hold: null, lift: wasHeld };
@@ -97,12 +102,12 @@ export function screenCase(
   guardHeld("case", id, before, after.status, policy);
   const wasHeld = before !== null && isHeld(before.status);
   const changed = !before || before.task !== after.task || before.answer !== after.answer;
-  if (isHeld(after.status)) {
+  if (isHeld(after.status) && !(before?.status === after.status && changed)) {
     const reason = reasonFor(policy, id, { text: [after.task, after.answer ?? ""].join("\n") });
     return { value: after.status, hold: before?.status === after.status ? null : { reason, wanted: "active" }, lift: false };
   }
   if (!changed) return { value: after.status, hold: null, lift: wasHeld };
-  const { status, hold } = admit(ctx, [after.task, after.answer ?? ""].join("\n"), null, after.status, policy);
+  const { status, hold } = admit(ctx, [after.task, after.answer ?? ""].join("\n"), null, isHeld(after.status) ? "active" : after.status, policy);
   return { value: status, hold, lift: wasHeld && !hold };
 }
 
