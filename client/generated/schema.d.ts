@@ -1553,7 +1553,7 @@ export interface paths {
                 query?: {
                     source?: "practice" | "live" | "manual" | "import";
                     tag?: string;
-                    status?: "active" | "archived" | "quarantined" | "all";
+                    status?: "active" | "archived" | "quarantined" | "pending" | "all";
                     minQ?: number;
                     contains?: string;
                     limit?: number;
@@ -1681,7 +1681,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add an experience (a new library version) */
+        /**
+         * Add an experience (a new library version); it passes admission first
+         * @description The text passes the admission step: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3083,7 +3086,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import an export: `merge` adds unseen experiences, `replace` makes the library equal to it */
+        /**
+         * Import an export: `merge` adds unseen experiences, `replace` makes the library equal to it
+         * @description Every imported text passes admission (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3237,7 +3243,7 @@ export interface paths {
                 query?: {
                     source?: "practice" | "live" | "manual" | "import";
                     tag?: string;
-                    status?: "active" | "archived" | "quarantined" | "all";
+                    status?: "active" | "archived" | "quarantined" | "pending" | "all";
                     minQ?: number;
                     contains?: string;
                     limit?: number;
@@ -3897,6 +3903,556 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/agents/{agentId}/quarantine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Experiences and cases held by the admission step (quarantined or pending review) */
+        get: {
+            parameters: {
+                query?: {
+                    kind?: "experience" | "case";
+                    status?: "quarantined" | "pending";
+                    limit?: number;
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    agentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["QuarantinedItem"][];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Validation failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key lacks the scope or agent access */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (or belongs to another tenant) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate or budget limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency (such as the LLM) is not configured or unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agentId}/quarantine/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One held entry with the reason it is held */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agentId: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The held entry */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["QuarantinedItem"];
+                    };
+                };
+                /** @description Validation failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key lacks the scope or agent access */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (or belongs to another tenant) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate or budget limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency (such as the LLM) is not configured or unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a held entry (admin key; audited) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agentId: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "experience" | "case";
+                            libraryVersion: number | null;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description Validation failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key lacks the scope or agent access */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (or belongs to another tenant) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate or budget limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency (such as the LLM) is not configured or unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agentId}/quarantine/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Release a held entry to the status it was written with (admin key; audited) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agentId: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Released */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["QuarantineRelease"];
+                    };
+                };
+                /** @description Validation failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key lacks the scope or agent access */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (or belongs to another tenant) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate or budget limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency (such as the LLM) is not configured or unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/agents/{agentId}/retrieve": {
@@ -6437,7 +6993,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["CreatedDataset"];
+                        "application/json": components["schemas"]["CreatedDataset"] & {
+                            /** @description Matching episodes left out because the admission step holds their text (see the agent's quarantine) */
+                            withheld: {
+                                episodeId: string;
+                                reason: string;
+                            }[];
+                        };
                     };
                 };
                 /** @description Validation failed */
@@ -10347,7 +10909,7 @@ export interface components {
              * @default active
              * @enum {string}
              */
-            status?: "active" | "archived" | "quarantined";
+            status?: "active" | "archived" | "quarantined" | "pending";
             /** @default false */
             pinned?: boolean;
             /** @default 0.5 */
@@ -10406,7 +10968,7 @@ export interface components {
              * @default active
              * @enum {string}
              */
-            status?: "active" | "archived" | "quarantined";
+            status?: "active" | "archived" | "quarantined" | "pending";
             /** @default false */
             pinned?: boolean;
             /** @default 0.5 */
@@ -10439,7 +11001,7 @@ export interface components {
              * @default active
              * @enum {string}
              */
-            status?: "active" | "archived" | "quarantined";
+            status?: "active" | "archived" | "quarantined" | "pending";
             /** @default false */
             pinned?: boolean;
             /** @default 0.5 */
@@ -10485,7 +11047,7 @@ export interface components {
             tags?: string[];
             domain?: string | null;
             /** @enum {string} */
-            status?: "active" | "archived" | "quarantined";
+            status?: "active" | "archived" | "quarantined" | "pending";
             pinned?: boolean;
             importance?: number;
         };
@@ -10513,7 +11075,7 @@ export interface components {
                      * @default active
                      * @enum {string}
                      */
-                    status?: "active" | "archived" | "quarantined";
+                    status?: "active" | "archived" | "quarantined" | "pending";
                     /** @default false */
                     pinned?: boolean;
                     /** @default 0.5 */
@@ -10538,7 +11100,7 @@ export interface components {
                     tags?: string[];
                     domain?: string | null;
                     /** @enum {string} */
-                    status?: "active" | "archived" | "quarantined";
+                    status?: "active" | "archived" | "quarantined" | "pending";
                     pinned?: boolean;
                     importance?: number;
                 };
@@ -10579,7 +11141,7 @@ export interface components {
              * @default active
              * @enum {string}
              */
-            status?: "active" | "archived" | "quarantined";
+            status?: "active" | "archived" | "quarantined" | "pending";
             /** @default false */
             pinned?: boolean;
             /** @default 0.5 */
@@ -10625,7 +11187,7 @@ export interface components {
                  * @default active
                  * @enum {string}
                  */
-                status?: "active" | "archived" | "quarantined";
+                status?: "active" | "archived" | "quarantined" | "pending";
                 /** @default false */
                 pinned?: boolean;
                 /** @default 0.5 */
@@ -10658,7 +11220,7 @@ export interface components {
             tags: string[];
             episodeId: string | null;
             /** @enum {string} */
-            status: "active" | "archived" | "quarantined";
+            status: "active" | "archived" | "quarantined" | "pending";
             q: number;
             counts: {
                 retrieved: number;
@@ -10692,9 +11254,41 @@ export interface components {
             /** @enum {string} */
             label?: "positive" | "negative";
             /** @enum {string} */
-            status?: "active" | "archived" | "quarantined";
+            status?: "active" | "archived" | "quarantined" | "pending";
             answer?: string | null;
             traceSummary?: string | null;
+        };
+        QuarantinedItem: {
+            id: string;
+            /** @enum {string} */
+            kind: "experience" | "case";
+            /**
+             * @description `quarantined`: flagged by the filter or the review; `pending`: waiting for the LLM safety review
+             * @enum {string}
+             */
+            status: "quarantined" | "pending";
+            /** @description Why it is held: the filter's findings or the reviewer's verdict */
+            reason: string;
+            /** @description The status it takes when released */
+            wanted: string;
+            /** @description How it was written: api, mcp, import, rollback, live, practice, episode, review, admin */
+            door: string;
+            author: string;
+            /** @description Unix epoch milliseconds */
+            heldAt: number;
+            /** @description The lesson text, or the case's task */
+            text: string;
+            pattern: string | null;
+            keywords: string[];
+            /** @description A case's answer */
+            answer: string | null;
+        };
+        QuarantineRelease: {
+            id: string;
+            /** @enum {string} */
+            kind: "experience" | "case";
+            status: string;
+            libraryVersion: number | null;
         };
         RetrieveResponse: {
             retrievalId: string;
