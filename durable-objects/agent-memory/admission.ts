@@ -1,5 +1,5 @@
 import { assessInsight, assessLesson } from "../../src/core/poison";
-import { isHeld, type ExperienceContent, type MemoryKind } from "../../src/core/memory-types";
+import { isHeld, type ExperienceContent, type MemoryKind, type Provenance, type Source } from "../../src/core/memory-types";
 import { MemoryError } from "../memory-error";
 import type { MemoryContext } from "./context";
 
@@ -126,4 +126,24 @@ export function recordHold(ctx: MemoryContext, id: string, kind: MemoryKind, s: 
 
 export function forgetHold(ctx: MemoryContext, id: string) {
   ctx.sql.exec("DELETE FROM quarantine WHERE item_id = ?", id);
+}
+
+/** The source each client door stamps; other doors (live, practice, rollback) keep what the service wrote. */
+const DOOR_SOURCE: Partial<Record<AdmissionDoor, Source>> = { api: "manual", mcp: "manual", import: "import" };
+
+/**
+ * Provenance and Q of a new experience are the service's: a client door stamps its source, only an
+ * admin key seeds Q, and a client's provenance keeps its free text, never a run or episode id.
+ */
+export function provenanceOf(
+  policy: AdmissionPolicy,
+  given: { source: Source; q: number | undefined; own: Provenance | undefined; service: Provenance | null; defaultQ: number },
+): { source: Source; q: number; provenance: Provenance | null } {
+  const forced = DOOR_SOURCE[policy.door];
+  if (policy.admin || policy.internal || !forced) {
+    return { source: forced ?? given.source, q: given.q ?? given.defaultQ, provenance: given.own ?? given.service };
+  }
+  const own = given.own;
+  const provenance: Provenance = { ...given.service, ...(own?.note ? { note: own.note } : {}), ...(own?.importedFrom ? { importedFrom: own.importedFrom } : {}) };
+  return { source: forced, q: given.defaultQ, provenance: Object.keys(provenance).length ? provenance : null };
 }

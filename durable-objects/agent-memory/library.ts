@@ -14,8 +14,9 @@ import { listPage } from "./list-page";
 import type { RecordResult } from "./idempotency";
 import type { VectorStore } from "./vector-store";
 import { experienceEmbedText, experienceOut, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
-import { forgetHold, recordHold, screenExperience, type AdmissionPolicy } from "./admission";
-import { isHeld, type Source } from "../../src/core/memory-types";
+import { forgetHold, provenanceOf, recordHold, screenExperience, type AdmissionPolicy } from "./admission";
+import { listVersions, stateAt, versionDetail, versionDiff } from "./library-history";
+import { isHeld } from "../../src/core/memory-types";
 
 /** A resolved change: what one experience becomes in a version (`after: null` deletes it). */
 export type Intent =
@@ -57,8 +58,6 @@ export interface CommitOptions {
 
 /** A client's own write when nothing else is said: the strictest policy. */
 const CLIENT_WRITE: AdmissionPolicy = { door: "api" };
-/** The source each client door stamps; other doors (live, practice, rollback) keep what the service wrote. */
-const DOOR_SOURCE: Partial<Record<AdmissionPolicy["door"], Source>> = { api: "manual", mcp: "manual", import: "import" };
 
 /** Rounds of embed-then-commit before a write that keeps being overtaken gives up. */
 const COMMIT_ATTEMPTS = 3;
@@ -144,16 +143,11 @@ export class Library {
         if (!parsed.success) throw MemoryError.invalid("Invalid experience", prefixIssues(parsed.error.issues, [i, "experience"]));
         const { q, provenance: own, ...content } = parsed.data;
         const id = this.ctx.newId("exp");
-        // Provenance and Q are the service's: a client door stamps its source, and only an admin seeds Q.
-        const forced = DOOR_SOURCE[policy.door];
-        const trusted = policy.admin || policy.internal || !forced;
         const after: ExperienceSnapshot = {
           id,
           seq: 0,
           ...content,
-          source: forced ?? content.source,
-          q: (trusted ? q : undefined) ?? this.ctx.config().defaultQ,
-          provenance: trusted ? (own ?? provenance) : clientProvenance(provenance, own),
+          ...provenanceOf(policy, { source: content.source, q, own, service: provenance, defaultQ: this.ctx.config().defaultQ }),
           createdAt: now,
         };
         pending.set(id, after);
@@ -340,67 +334,22 @@ export class Library {
     return this.ctx.sql.exec<{ v: number | null }>("SELECT max(version) AS v FROM library_versions").one().v ?? 0;
   }
 
-  versions(limit: number, before?: number): { items: LibraryVersion[]; nextCursor: string | null } {
-    const rows = this.ctx.sql
-      .exec<{ version: number; reason: string; author: string; created_at: number; changes: number }>(
-        "SELECT * FROM library_versions WHERE version < ? ORDER BY version DESC LIMIT ?",
-        before ?? Number.MAX_SAFE_INTEGER,
-        limit + 1,
-      )
-      .toArray();
-    const page = rows.slice(0, limit).map((r) => ({ version: r.version, reason: r.reason, author: r.author, createdAt: r.created_at, changes: r.changes }));
-    return { items: page, nextCursor: rows.length > limit ? String(page[page.length - 1]!.version) : null };
-  }
-
-  private versionMeta(n: number): LibraryVersion {
-    const r = this.ctx.sql
-      .exec<{ version: number; reason: string; author: string; created_at: number; changes: number }>("SELECT * FROM library_versions WHERE version = ?", n)
-      .toArray()[0];
-    if (!r) throw MemoryError.notFound(`Library version ${n} does not exist.`);
-    return { version: r.version, reason: r.reason, author: r.author, createdAt: r.created_at, changes: r.changes };
+  versions(limit: number, before?: number) {
+    return listVersions(this.ctx.sql, limit, before);
   }
 
   /** The library exactly as it stood after version n (0 is the empty library). */
   stateAt(n: number): ExperienceSnapshot[] {
-    if (n !== 0) this.versionMeta(n);
-    return this.ctx.sql
-      .exec<{ after: string | null }>(
-        `SELECT c.after FROM library_changes c
-         JOIN (SELECT experience_id, max(version) AS v FROM library_changes WHERE version <= ? GROUP BY experience_id) m
-           ON m.experience_id = c.experience_id AND m.v = c.version`,
-        n,
-      )
-      .toArray()
-      .filter((r) => r.after !== null)
-      .map((r) => JSON.parse(r.after!) as ExperienceSnapshot)
-      .sort((a, b) => a.seq - b.seq);
+    return stateAt(this.ctx.sql, n);
   }
 
   versionDetail(n: number) {
-    const meta = this.versionMeta(n);
-    const state = this.stateAt(n);
-    let i = 0;
-    const experiences = state.map((s) => ({ ...s, label: s.status === "active" ? `G${i++}` : null }));
-    return { ...meta, experiences };
+    return versionDetail(this.ctx.sql, n);
   }
 
-  diff(n: number): LibraryVersion & { changes: number; diff: LibraryChange[] } {
-    const meta = this.versionMeta(n);
-    const diff = this.ctx.sql
-      .exec<{ experience_id: string; op: string; before: string | null; after: string | null }>(
-        "SELECT experience_id, op, before, after FROM library_changes WHERE version = ? ORDER BY rowid",
-        n,
-      )
-      .toArray()
-      .map((r) => ({
-        id: r.experience_id,
-        op: r.op as LibraryChange["op"],
-        before: r.before ? (JSON.parse(r.before) as ExperienceSnapshot) : null,
-        after: r.after ? (JSON.parse(r.after) as ExperienceSnapshot) : null,
-      }));
-    return { ...meta, diff };
+  diff(n: number) {
+    return versionDiff(this.ctx.sql, n);
   }
-
 
   /** Restores the content of version n as a new version; learned Q of surviving items is kept. */
   /**
@@ -455,12 +404,6 @@ export function pickContent(s: ExperienceContent): ExperienceContent {
     pinned: s.pinned,
     importance: s.importance,
   };
-}
-
-/** The service's provenance, plus the free-text parts a client may add (never a run or episode id). */
-function clientProvenance(service: Provenance | null, own: Provenance | undefined): Provenance | null {
-  const out: Provenance = { ...service, ...(own?.note ? { note: own.note } : {}), ...(own?.importedFrom ? { importedFrom: own.importedFrom } : {}) };
-  return Object.keys(out).length ? out : null;
 }
 
 function prefixIssues<T extends { path: ReadonlyArray<PropertyKey> }>(issues: readonly T[], prefix: PropertyKey[]) {
