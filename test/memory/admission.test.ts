@@ -1,4 +1,6 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult, SELF } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runInDurableObject, SELF } from "cloudflare:test";
+import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { AGENT_MEMORY_SCHEMA } from "../../durable-objects/agent-memory/schema";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
 import worker from "../../src/index";
@@ -293,5 +295,36 @@ describe("the quarantine", () => {
     const asAdmin = await call("POST", `/v1/agents/${fresh}/library/import`, { key: f.t.apiKey, body: { mode: "replace", library: { ...doc, experiences: [doc.experiences[1]] } } });
     expect(asAdmin.status).toBe(200);
     expect((await call("GET", `/v1/agents/${fresh}/experiences/exp_0123456789abcdef0123`, { key: f.t.apiKey })).body.q).toBe(0.9);
+  });
+});
+
+describe("an agent stored before the admission step", () => {
+  it("keeps its quarantined entries listed and finds its live jobs' versions by their marker", async () => {
+    const f = await writer();
+    const held = await f.w("POST", "/experiences", FILTER_POISON[0]);
+    await f.w("POST", "/experiences", { text: "Keep timeouts generous" });
+    const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId)) as DurableObjectStub<AgentMemory>;
+    const step = AGENT_MEMORY_SCHEMA.findIndex((x) => x.includes("CREATE TABLE quarantine"));
+    await runInDurableObject(stub, (_obj, state) => {
+      const sql = state.storage.sql;
+      // The layout before the step: no quarantine records, the job id only inside a live version's reason.
+      sql.exec("DROP TABLE quarantine");
+      sql.exec("DROP INDEX library_versions_job");
+      sql.exec("ALTER TABLE library_versions DROP COLUMN job_id");
+      sql.exec("UPDATE library_versions SET author = 'system:live', reason = 'live extraction from episode ep_1: added (job job_extract_ep_1)' WHERE version = 2");
+      sql.exec("UPDATE library_versions SET reason = 'quoting (job job_extract_ep_2)' WHERE version = 1");
+      sql.exec("UPDATE _schema SET version = ?", step);
+    });
+    await evictDurableObject(stub);
+
+    const listed = await f.w("GET", `/quarantine/${held.body.id}`);
+    expect(listed.body).toMatchObject({ status: "quarantined", wanted: "active", reason: "quarantined before admission records were kept" });
+    const marks = await runInDurableObject(stub, (_obj, state) =>
+      state.storage.sql.exec<{ version: number; job_id: string | null }>("SELECT version, job_id FROM library_versions ORDER BY version").toArray(),
+    );
+    expect(marks).toEqual([
+      { version: 1, job_id: null },
+      { version: 2, job_id: "job_extract_ep_1" },
+    ]);
   });
 });
