@@ -96,7 +96,7 @@ function replacePlan(ctx: MemoryContext, library: Library, doc: LibraryExport, a
       provenance: imported(e),
       createdAt: existing?.created_at ?? now,
     };
-    intents.push({ kind: "put", id, after, embedText: experienceEmbedText(after), reseq: true, probation: e.source === "live" });
+    intents.push({ kind: "put", id, after, embedText: experienceEmbedText(after), reseq: true, probation: e.source === "live", setQ: admin });
   });
   return intents;
 }

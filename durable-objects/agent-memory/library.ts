@@ -20,7 +20,7 @@ import { isHeld } from "../../src/core/memory-types";
 
 /** A resolved change: what one experience becomes in a version (`after: null` deletes it). */
 export type Intent =
-  | { kind: "put"; id: string; after: ExperienceSnapshot; embedText: string | null; reseq?: boolean; probation?: boolean }
+  | { kind: "put"; id: string; after: ExperienceSnapshot; embedText: string | null; reseq?: boolean; probation?: boolean; setQ?: boolean }
   | { kind: "delete"; id: string };
 
 export interface LibraryVersion {
@@ -276,6 +276,7 @@ export class Library {
             } else {
               after = { ...screened.value, seq: intent.reseq ? nextSeq(sql, "experience") : row.seq };
               this.updateRow(after, now);
+              if (intent.setQ) sql.exec("UPDATE experiences SET q = ? WHERE id = ?", after.q, after.id);
               // A live lesson whose text is rewritten has to earn trust again, whoever rewrote it.
               if (after.source === "live" && after.text !== before!.text) sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", after.id);
               op = after.status === "archived" && before!.status !== "archived" ? "archive" : "update";

@@ -291,6 +291,9 @@ describe("the quarantine", () => {
     expect(lib.find((e: { id: string }) => e.id === "exp_0123456789abcdef0123").probation).toBe(true);
     expect((await f.w("GET", `/cases/${c.body.id}`)).body.task).toBe("Reconcile the ledger");
 
+    const seeded = await f.admin("POST", "/library/import", { mode: "replace", library: { ...doc, experiences: [doc.experiences[1]] } });
+    expect(seeded.status).toBe(200);
+    expect((await f.w("GET", "/experiences/exp_0123456789abcdef0123")).body.q).toBe(0.9);
     const fresh = await newAgent(f.t.apiKey);
     const asAdmin = await call("POST", `/v1/agents/${fresh}/library/import`, { key: f.t.apiKey, body: { mode: "replace", library: { ...doc, experiences: [doc.experiences[1]] } } });
     expect(asAdmin.status).toBe(200);
