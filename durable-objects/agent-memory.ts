@@ -44,9 +44,20 @@ import { Jobs } from "./agent-memory/jobs";
 import { LiveLessons } from "./agent-memory/live-lessons";
 import { IdempotencyStore } from "./agent-memory/idempotency";
 import { promotePractice, type PracticePromotionInput } from "./agent-memory/practice-promotion";
+import { Quarantine, type ReviewVerdict } from "./agent-memory/quarantine";
+import type { AdmissionPolicy } from "./agent-memory/admission";
+import { llmVariablesPresent } from "../src/llm/settings";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
 import type { LiveDecision, LiveDecisionContext, LiveInsight } from "../src/core/live-lesson";
 import type { EpisodeDatasetQuery } from "../src/core/practice/dataset-types";
+import type { MemoryKind } from "../src/core/memory-types";
+
+/** How a client's write came in: its door, and whether its key is admin-scoped. */
+export interface WriteAccess {
+  door?: "api" | "mcp";
+  admin?: boolean;
+}
+const policyOf = (access: WriteAccess | undefined, door: AdmissionPolicy["door"] = access?.door ?? "api"): AdmissionPolicy => ({ door, admin: access?.admin ?? false });
 
 const REEMBED_BATCH = 90;
 const DEFAULT_EPISODE_TTL_MINUTES = 60;
@@ -69,6 +80,7 @@ export class AgentMemory extends DurableObject<Env> {
   private episodes!: Episodes;
   private lessons!: LiveLessons;
   private idempotency!: IdempotencyStore;
+  private quarantine!: Quarantine;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -94,6 +106,8 @@ export class AgentMemory extends DurableObject<Env> {
       newId: (prefix) => `${prefix}_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`,
       config: () => this.config,
       vectors,
+      reviewAvailable: () => llmVariablesPresent(this.env),
+      requestReview: () => this.requestReview(),
     };
     this.library = new Library(this.mem);
     this.cases = new Cases(this.mem);
@@ -104,6 +118,7 @@ export class AgentMemory extends DurableObject<Env> {
     this.idempotency = new IdempotencyStore(this.mem);
     this.episodes = new Episodes(this.mem, this.cases, this.utility, this.jobs, this.idempotency, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
     this.lessons = new LiveLessons(this.mem, this.library, this.jobs);
+    this.quarantine = new Quarantine(this.mem, this.library, this.cases);
     await vectors.load();
     // A deployment whose EMBEDDER changed (the default became `semantic`) finds its agents' vectors in
     // the old space; they re-embed in the background, matched lexically meanwhile. Queueing is best
@@ -206,6 +221,13 @@ export class AgentMemory extends DurableObject<Env> {
     await this.env.JOBS.send({ type: "live.extract", ...who, episodeId, jobId });
   }
 
+  /** Queues the safety review of pending entries. Best effort: the sweep asks again while any wait. */
+  private async requestReview() {
+    const who = this.identity();
+    if (!who) return;
+    await this.env.JOBS.send({ type: "admission.review", ...who }).catch(() => undefined);
+  }
+
   /** Queues background re-embedding; until it finishes, un-embedded items are matched lexically. */
   private async scheduleReembed() {
     const who = this.identity();
@@ -241,10 +263,10 @@ export class AgentMemory extends DurableObject<Env> {
     return { model, embedded: texts.length, remaining, stale: false };
   }
 
-  async createExperience(input: ExperienceCreate, author: string, provenance?: Provenance, idempotencyKey?: string) {
+  async createExperience(input: ExperienceCreate, author: string, provenance?: Provenance, idempotencyKey?: string, access?: WriteAccess) {
     return this.rpc(async () => {
       const { value: r, replayed } = await this.idempotency.run(idempotencyKey, "experience.create", input, (record) =>
-        this.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null, record }),
+        this.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null, record, admission: policyOf(access) }),
       );
       return { value: { version: r.version, experience: r.experiences[0]! }, replayed };
     });
@@ -258,24 +280,24 @@ export class AgentMemory extends DurableObject<Env> {
     return this.rpc(() => this.library.list(filter));
   }
 
-  async patchExperience(id: string, patch: ExperiencePatch, author: string) {
+  async patchExperience(id: string, patch: ExperiencePatch, author: string, access?: WriteAccess) {
     return this.rpc(async () => {
-      const r = await this.library.apply([{ op: "update", id, patch }], { reason: "update experience", author });
+      const r = await this.library.apply([{ op: "update", id, patch }], { reason: "update experience", author, admission: policyOf(access) });
       return { version: r.version, experience: this.library.get(id) };
     });
   }
 
-  async deleteExperience(id: string, author: string) {
+  async deleteExperience(id: string, author: string, access?: WriteAccess) {
     return this.rpc(async () => {
-      const r = await this.library.apply([{ op: "delete", id }], { reason: "delete experience", author });
+      const r = await this.library.apply([{ op: "delete", id }], { reason: "delete experience", author, admission: policyOf(access) });
       return { version: r.version, deleted: id };
     });
   }
 
-  async applyLibrary(operations: LibraryOperation[], reason: string, author: string, provenance?: Provenance, idempotencyKey?: string) {
+  async applyLibrary(operations: LibraryOperation[], reason: string, author: string, provenance?: Provenance, idempotencyKey?: string, access?: WriteAccess) {
     return this.rpc(() =>
       this.idempotency.run(idempotencyKey, "library.batch", { operations, reason }, (record) =>
-        this.library.apply(operations, { reason, author, provenance: provenance ?? null, record }),
+        this.library.apply(operations, { reason, author, provenance: provenance ?? null, record, admission: policyOf(access) }),
       ),
     );
   }
@@ -300,19 +322,28 @@ export class AgentMemory extends DurableObject<Env> {
     return this.rpc(() => exportLibrary(this.mem, this.library));
   }
 
-  async importLibrary(doc: LibraryExport, mode: "merge" | "replace", author: string, idempotencyKey?: string) {
-    return this.rpc(() => this.idempotency.run(idempotencyKey, "library.import", { doc, mode }, (record) => importLibrary(this.mem, this.library, doc, mode, author, record)));
-  }
-
-  /** A practice run's result, applied once per run however often the run asks. */
-  async promotePractice(input: PracticePromotionInput) {
+  async importLibrary(doc: LibraryExport, mode: "merge" | "replace", author: string, idempotencyKey?: string, access?: WriteAccess) {
     return this.rpc(() =>
-      this.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, (record) => promotePractice(this.library, input, record)),
+      this.idempotency.run(idempotencyKey, "library.import", { doc, mode }, (record) =>
+        importLibrary(this.mem, this.library, doc, mode, author, record, access?.admin ?? false),
+      ),
     );
   }
 
-  async createCase(input: CaseCreate, idempotencyKey?: string) {
-    return this.rpc(() => this.idempotency.run(idempotencyKey, "case.create", input, (record) => this.cases.create(input, record)));
+  /**
+   * A practice run's result, applied once per run however often the run asks. Its texts passed the
+   * run's own safety review (src/practice/plan-review.ts), so promotion runs the filter only.
+   */
+  async promotePractice(input: PracticePromotionInput) {
+    return this.rpc(() =>
+      this.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, (record) =>
+        promotePractice(this.library.admitting({ door: "practice", reviewed: true }), input, record),
+      ),
+    );
+  }
+
+  async createCase(input: CaseCreate, idempotencyKey?: string, access?: WriteAccess) {
+    return this.rpc(() => this.idempotency.run(idempotencyKey, "case.create", input, (record) => this.cases.create(input, record, policyOf(access))));
   }
 
   async getCase(id: string) {
@@ -323,19 +354,20 @@ export class AgentMemory extends DurableObject<Env> {
     return this.rpc(() => this.cases.list(filter));
   }
 
-  async patchCase(id: string, patch: CasePatch) {
-    return this.rpc(() => this.cases.patch(id, patch));
+  async patchCase(id: string, patch: CasePatch, access?: WriteAccess) {
+    return this.rpc(() => this.cases.patch(id, patch, policyOf(access)));
   }
 
-  async deleteCase(id: string) {
+  async deleteCase(id: string, access?: WriteAccess) {
     return this.rpc(async () => {
-      await this.cases.delete(id);
+      await this.cases.delete(id, policyOf(access));
       return { deleted: id };
     });
   }
 
-  async retrieve(req: RetrieveRequest) {
-    return this.rpc(() => this.retrieval.retrieve(req));
+  /** `readOnly` for a read-scoped key: nothing that later retrievals depend on changes. */
+  async retrieve(req: RetrieveRequest, opts?: { readOnly?: boolean }) {
+    return this.rpc(() => this.retrieval.retrieve(req, opts?.readOnly ?? false));
   }
 
   async prompt(req: PromptRequest) {
@@ -358,6 +390,7 @@ export class AgentMemory extends DurableObject<Env> {
       const ttlMinutes = Number(this.env.EPISODE_TTL_MINUTES ?? DEFAULT_EPISODE_TTL_MINUTES);
       const episodes = await this.episodes.endStale(at, ttlMinutes * 60_000);
       await this.mem.vectors.republish();
+      if (this.mem.reviewAvailable() && this.quarantine.countPending() > 0) await this.requestReview();
       return {
         ...(await sweep(this.mem, this.library, at)),
         episodesTimedOut: episodes.timedOut,
@@ -409,6 +442,37 @@ export class AgentMemory extends DurableObject<Env> {
       if (!job) throw MemoryError.notFound(`Job '${jobId}' does not exist.`);
       return job;
     });
+  }
+
+  async episodesForDatasetScreened(query: EpisodeDatasetQuery) {
+    return this.rpc(() => this.episodes.screenedForDataset(query));
+  }
+
+  async listQuarantine(opts: { kind?: MemoryKind; status?: "quarantined" | "pending"; limit: number; cursor?: string }) {
+    return this.rpc(() => this.quarantine.list(opts));
+  }
+
+  async getQuarantined(id: string) {
+    return this.rpc(() => this.quarantine.get(id));
+  }
+
+  /** Callers check that the key is admin-scoped. */
+  async releaseQuarantined(id: string, author: string) {
+    return this.rpc(() => this.quarantine.release(id, author));
+  }
+
+  /** Callers check that the key is admin-scoped. */
+  async deleteQuarantined(id: string, author: string) {
+    return this.rpc(() => this.quarantine.remove(id, author));
+  }
+
+  /** The next pending entries for the safety reviewer (src/learning/admission-review.ts). */
+  async pendingReviews(limit: number) {
+    return this.rpc(() => ({ items: this.quarantine.pending(limit), remaining: this.quarantine.countPending() }));
+  }
+
+  async applyReviews(verdicts: ReviewVerdict[]) {
+    return this.rpc(() => this.quarantine.applyReviews(verdicts));
   }
 
   async listJobs(limit: number, status?: string) {

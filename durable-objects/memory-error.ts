@@ -3,7 +3,7 @@
  * thrown exceptions: an exception crossing the RPC boundary loses its class and is reported by the
  * runtime as uncaught, while a value keeps its kind, detail and field errors intact.
  */
-export type MemoryErrorKind = "invalid" | "not-found" | "conflict" | "embedder-not-configured";
+export type MemoryErrorKind = "invalid" | "not-found" | "conflict" | "forbidden" | "embedder-not-configured";
 
 export interface MemoryErrorInfo {
   kind: MemoryErrorKind;
@@ -34,6 +34,10 @@ export class MemoryError extends Error {
   }
   static conflict(detail: string) {
     return new MemoryError("conflict", detail);
+  }
+  /** The caller's key may not do this (a write key touching an entry held in quarantine). */
+  static forbidden(detail: string) {
+    return new MemoryError("forbidden", detail);
   }
   /** The deployment's or the agent's embedder settings cannot work; each named setting is one entry of `errors`. */
   static embedderNotConfigured(detail: string, settings: readonly string[]) {

@@ -211,7 +211,7 @@ export interface paths {
         put?: never;
         /**
          * Add an experience
-         * @description Adds one lesson to the agent's library as a new library version. The text passes the admission checks before it can be retrieved or injected. Near-identical active lessons are listed under `similar`.
+         * @description Adds one lesson to the agent's library as a new library version. The text passes the admission step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.
          */
         post: operations["addExperience"];
         delete?: never;
@@ -379,7 +379,7 @@ export interface paths {
         put?: never;
         /**
          * Import a library
-         * @description Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version.
+         * @description Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes admission (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.
          */
         post: operations["importLibrary"];
         delete?: never;
@@ -438,6 +438,70 @@ export interface paths {
          * @description Changes a case's tags, label, status, answer or trace summary; `status: active` releases a quarantined case.
          */
         patch: operations["updateCase"];
+        trace?: never;
+    };
+    "/v1/agents/{agentId}/quarantine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List held entries
+         * @description Experiences and cases held by the admission step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.
+         */
+        get: operations["listQuarantine"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agentId}/quarantine/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a held entry
+         * @description One held entry with the reason it is held.
+         */
+        get: operations["getQuarantined"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a held entry
+         * @description Deletes a held entry. Needs an admin key; audited.
+         */
+        delete: operations["deleteQuarantined"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agentId}/quarantine/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a held entry
+         * @description Releases a held entry to the status it was written with. Needs an admin key; audited.
+         */
+        post: operations["releaseQuarantined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/agents/{agentId}/retrieve": {
@@ -1730,7 +1794,7 @@ export interface components {
              * @default active
              * @enum {string}
              */
-            status?: "active" | "archived" | "quarantined";
+            status?: "active" | "archived" | "quarantined" | "pending";
             /** @default false */
             pinned?: boolean;
             /** @default 0.5 */
@@ -1789,7 +1853,7 @@ export interface components {
              * @default active
              * @enum {string}
              */
-            status?: "active" | "archived" | "quarantined";
+            status?: "active" | "archived" | "quarantined" | "pending";
             /** @default false */
             pinned?: boolean;
             /** @default 0.5 */
@@ -1822,7 +1886,7 @@ export interface components {
              * @default active
              * @enum {string}
              */
-            status?: "active" | "archived" | "quarantined";
+            status?: "active" | "archived" | "quarantined" | "pending";
             /** @default false */
             pinned?: boolean;
             /** @default 0.5 */
@@ -1868,7 +1932,7 @@ export interface components {
             tags?: string[];
             domain?: string | null;
             /** @enum {string} */
-            status?: "active" | "archived" | "quarantined";
+            status?: "active" | "archived" | "quarantined" | "pending";
             pinned?: boolean;
             importance?: number;
         };
@@ -1896,7 +1960,7 @@ export interface components {
                      * @default active
                      * @enum {string}
                      */
-                    status?: "active" | "archived" | "quarantined";
+                    status?: "active" | "archived" | "quarantined" | "pending";
                     /** @default false */
                     pinned?: boolean;
                     /** @default 0.5 */
@@ -1921,7 +1985,7 @@ export interface components {
                     tags?: string[];
                     domain?: string | null;
                     /** @enum {string} */
-                    status?: "active" | "archived" | "quarantined";
+                    status?: "active" | "archived" | "quarantined" | "pending";
                     pinned?: boolean;
                     importance?: number;
                 };
@@ -1962,7 +2026,7 @@ export interface components {
              * @default active
              * @enum {string}
              */
-            status?: "active" | "archived" | "quarantined";
+            status?: "active" | "archived" | "quarantined" | "pending";
             /** @default false */
             pinned?: boolean;
             /** @default 0.5 */
@@ -2008,7 +2072,7 @@ export interface components {
                  * @default active
                  * @enum {string}
                  */
-                status?: "active" | "archived" | "quarantined";
+                status?: "active" | "archived" | "quarantined" | "pending";
                 /** @default false */
                 pinned?: boolean;
                 /** @default 0.5 */
@@ -2041,7 +2105,7 @@ export interface components {
             tags: string[];
             episodeId: string | null;
             /** @enum {string} */
-            status: "active" | "archived" | "quarantined";
+            status: "active" | "archived" | "quarantined" | "pending";
             q: number;
             counts: {
                 retrieved: number;
@@ -2075,9 +2139,41 @@ export interface components {
             /** @enum {string} */
             label?: "positive" | "negative";
             /** @enum {string} */
-            status?: "active" | "archived" | "quarantined";
+            status?: "active" | "archived" | "quarantined" | "pending";
             answer?: string | null;
             traceSummary?: string | null;
+        };
+        QuarantinedItem: {
+            id: string;
+            /** @enum {string} */
+            kind: "experience" | "case";
+            /**
+             * @description `quarantined`: flagged by the filter or the review; `pending`: waiting for the LLM safety review
+             * @enum {string}
+             */
+            status: "quarantined" | "pending";
+            /** @description Why it is held: the filter's findings or the reviewer's verdict */
+            reason: string;
+            /** @description The status it takes when released */
+            wanted: string;
+            /** @description How it was written: api, mcp, import, rollback, live, practice, episode, review, admin */
+            door: string;
+            author: string;
+            /** @description Unix epoch milliseconds */
+            heldAt: number;
+            /** @description The lesson text, or the case's task */
+            text: string;
+            pattern: string | null;
+            keywords: string[];
+            /** @description A case's answer */
+            answer: string | null;
+        };
+        QuarantineRelease: {
+            id: string;
+            /** @enum {string} */
+            kind: "experience" | "case";
+            status: string;
+            libraryVersion: number | null;
         };
         RetrieveResponse: {
             retrievalId: string;
@@ -5318,7 +5414,7 @@ export interface operations {
             query?: {
                 source?: "practice" | "live" | "manual" | "import";
                 tag?: string;
-                status?: "active" | "archived" | "quarantined" | "all";
+                status?: "active" | "archived" | "quarantined" | "pending" | "all";
                 minQ?: number;
                 contains?: string;
                 limit?: number;
@@ -6858,7 +6954,7 @@ export interface operations {
             query?: {
                 source?: "practice" | "live" | "manual" | "import";
                 tag?: string;
-                status?: "active" | "archived" | "quarantined" | "all";
+                status?: "active" | "archived" | "quarantined" | "pending" | "all";
                 minQ?: number;
                 contains?: string;
                 limit?: number;
@@ -7393,6 +7489,508 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Case"];
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope or agent access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate or budget limit */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (such as the LLM) is not configured or unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listQuarantine: {
+        parameters: {
+            query?: {
+                kind?: "experience" | "case";
+                status?: "quarantined" | "pending";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["QuarantinedItem"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope or agent access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate or budget limit */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (such as the LLM) is not configured or unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getQuarantined: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The held entry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuarantinedItem"];
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope or agent access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate or budget limit */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (such as the LLM) is not configured or unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteQuarantined: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "experience" | "case";
+                        libraryVersion: number | null;
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope or agent access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate or budget limit */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (such as the LLM) is not configured or unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    releaseQuarantined: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Released */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuarantineRelease"];
                 };
             };
             /** @description Validation failed */
@@ -9794,7 +10392,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreatedDataset"];
+                    "application/json": components["schemas"]["CreatedDataset"] & {
+                        /** @description Matching episodes left out because the admission step holds their text (see the agent's quarantine) */
+                        withheld: {
+                            episodeId: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             /** @description Validation failed */

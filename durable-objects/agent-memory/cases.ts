@@ -4,6 +4,7 @@ import { nextSeq, type MemoryContext } from "./context";
 import { listPage } from "./list-page";
 import { caseOut, type CaseRow } from "./rows";
 import type { RecordResult } from "./idempotency";
+import { forgetHold, recordHold, screenCase, type AdmissionPolicy } from "./admission";
 
 export interface CaseCreated {
   case: Case;
@@ -12,10 +13,7 @@ export interface CaseCreated {
 
 /** Rounds of embedding before a create whose embedder keeps being swapped gives up. */
 const EMBED_ATTEMPTS = 3;
-import { assessInsight } from "../../src/core/poison";
-
-/** Task and answer are injected into prompts as past cases, so they pass the same poisoning checks as lessons. */
-const caseStatus = (task: string, answer: string | null) => (assessInsight([task, answer ?? ""].join("\n")).quarantined ? "quarantined" : "active");
+const CLIENT_CASE: AdmissionPolicy = { door: "api" };
 
 /** Past episodes kept for case-based reasoning; retrieved by task similarity. */
 export class Cases {
@@ -36,7 +34,7 @@ export class Cases {
    * The vector is computed by the embedder of the store it is written to: if the embedder was
    * swapped while embedding, the task is embedded again rather than filed under the new model.
    */
-  async create(input: CaseCreate, record?: RecordResult<CaseCreated>): Promise<CaseCreated> {
+  async create(input: CaseCreate, record?: RecordResult<CaseCreated>, policy: AdmissionPolicy = CLIENT_CASE): Promise<CaseCreated> {
     const parsed = CaseCreateSchema.safeParse(input);
     if (!parsed.success) throw MemoryError.invalid("Invalid case", parsed.error.issues);
     const c = parsed.data;
@@ -50,10 +48,13 @@ export class Cases {
       const id = this.ctx.newId("case");
       const now = this.ctx.now();
       const label = c.label ?? (c.reward > 0 ? "positive" : "negative");
-      const status = caseStatus(c.task, c.answer);
+      // Task and answer are injected into prompts as past cases: they pass admission like a lesson.
+      const screened = screenCase(this.ctx, id, null, { status: "active", task: c.task, answer: c.answer }, policy);
+      const status = screened.value;
       const result = this.ctx.storage.transactionSync((): CaseCreated => {
         const raced = existing();
         if (raced) return this.recorded({ case: caseOut(raced), created: false }, record);
+        recordHold(this.ctx, id, "case", screened, policy, policy.door);
         this.ctx.sql.exec(
           `INSERT INTO cases (id, seq, task, trace_summary, answer, reward, label, tools, tags, episode_id, status, q, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -64,6 +65,7 @@ export class Cases {
         return this.recorded({ case: this.get(id), created: true }, record);
       });
       if (result.created && status === "active") await vectors.publish([id], []);
+      if (result.created && status === "pending") await this.ctx.requestReview();
       return result;
     }
     throw MemoryError.conflict("The embedder changed repeatedly while this case was being embedded; retry it.");
@@ -74,15 +76,17 @@ export class Cases {
     return result;
   }
 
-  async patch(id: string, input: CasePatch): Promise<Case> {
+  async patch(id: string, input: CasePatch, policy: AdmissionPolicy = CLIENT_CASE, author = "client"): Promise<Case> {
     const parsed = CasePatchSchema.safeParse(input);
     if (!parsed.success) throw MemoryError.invalid("Invalid patch", parsed.error.issues);
     const row = this.row(id);
     if (!row) throw MemoryError.notFound(`Case '${id}' does not exist.`);
     const p = parsed.data;
     const answer = p.answer !== undefined ? p.answer : row.answer;
-    // New answer text is checked like a new case; releasing a quarantined case is an explicit status change.
-    const status = p.answer !== undefined && caseStatus(row.task, answer) === "quarantined" ? "quarantined" : (p.status ?? row.status);
+    // New answer text passes admission like a new case; a held case leaves only by review or an admin.
+    const screened = screenCase(this.ctx, id, row, { status: p.status ?? row.status, task: row.task, answer }, policy);
+    const status = screened.value;
+    recordHold(this.ctx, id, "case", screened, policy, author);
     this.ctx.sql.exec(
       "UPDATE cases SET tags = ?, label = ?, status = ?, answer = ?, trace_summary = ?, updated_at = ? WHERE id = ?",
       p.tags ? JSON.stringify(p.tags) : row.tags,
@@ -94,12 +98,18 @@ export class Cases {
       id,
     );
     if (status !== row.status) await this.ctx.vectors.publish(status === "active" ? [id] : [], status === "active" ? [] : [id]);
+    if (status === "pending" && row.status !== "pending") await this.ctx.requestReview();
     return this.get(id);
   }
 
-  async delete(id: string): Promise<void> {
-    if (!this.row(id)) throw MemoryError.notFound(`Case '${id}' does not exist.`);
+  async delete(id: string, policy: AdmissionPolicy = CLIENT_CASE): Promise<void> {
+    const row = this.row(id);
+    if (!row) throw MemoryError.notFound(`Case '${id}' does not exist.`);
+    if ((row.status === "quarantined" || row.status === "pending") && !policy.admin && !policy.internal) {
+      throw MemoryError.forbidden(`Case '${id}' is held (${row.status}); an admin key deletes it through the agent's quarantine.`);
+    }
     this.ctx.storage.transactionSync(() => {
+      forgetHold(this.ctx, id);
       this.ctx.sql.exec("DELETE FROM cases WHERE id = ?", id);
       this.ctx.sql.exec("DELETE FROM q_history WHERE item_id = ?", id);
       this.ctx.vectors.deleteSync(id);

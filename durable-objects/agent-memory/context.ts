@@ -10,6 +10,10 @@ export interface MemoryContext {
   newId(prefix: string): string;
   config(): AgentConfig;
   vectors: VectorStore;
+  /** True when an LLM is configured: new text then waits (`pending`) for the safety review. */
+  reviewAvailable(): boolean;
+  /** Asks for the pending entries to be reviewed; best effort, the sweep asks again. */
+  requestReview(): Promise<void>;
 }
 
 export function nextSeq(sql: SqlStorage, name: string): number {

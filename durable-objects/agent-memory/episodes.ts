@@ -3,6 +3,7 @@ import type { EpisodeDatasetQuery, EpisodeForDataset } from "../../src/core/prac
 import { TRACE_SUMMARY_MAX_CHARS } from "../../src/core/memory-types";
 import { digestIfTrace } from "../../src/core/stack-digest";
 import { redactSecrets } from "../../src/core/redact";
+import { assessInsight } from "../../src/core/poison";
 import { quotedLabels } from "../../src/core/library-block";
 import { decodeCursor, encodeCursor } from "../../src/core/cursor";
 import { MemoryError } from "../memory-error";
@@ -187,7 +188,7 @@ export class Episodes {
       reward: reward.reward,
       toolsUsed: [...new Set(attempts.flatMap((a) => a.toolCalls.map((t) => t.split(" ")[0]!)))],
       episodeId: id,
-    });
+    }, undefined, { door: "episode" });
     const failed = attempts.some((a) => !a.ok);
     const succeeded = attempts.some((a) => a.ok) || input.outcome === "success";
     let jobId: string | null = null;
@@ -274,15 +275,39 @@ export class Episodes {
 
   /** Ended episodes for a practice dataset, most recently ended first. */
   forDataset(q: EpisodeDatasetQuery): EpisodeForDataset[] {
+    return this.screenedForDataset(q).episodes;
+  }
+
+  /**
+   * Episodes become practice tasks and their answers ground truth, so only admitted text goes: an
+   * episode whose case is held (quarantined or awaiting review) or whose task and answer the filter
+   * flags is withheld, and said so, never silently left out.
+   */
+  screenedForDataset(q: EpisodeDatasetQuery): { episodes: EpisodeForDataset[]; withheld: { episodeId: string; reason: string }[] } {
     const outcomes = q.outcomes ?? [];
-    return this.ctx.sql
-      .exec<{ id: string; task: string; outcome: string; answer: string | null; ended_at: number }>(
-        `SELECT id, task, outcome, answer, ended_at FROM episodes WHERE status = 'ended' AND ended_at >= ?
-         ${outcomes.length ? `AND outcome IN (${placeholders(outcomes.length)})` : ""} ORDER BY ended_at DESC, seq DESC LIMIT ?`,
+    const rows = this.ctx.sql
+      .exec<{ id: string; task: string; outcome: string; answer: string | null; ended_at: number; case_status: string | null; case_answer: string | null; held: string | null }>(
+        `SELECT e.id, e.task, e.outcome, e.answer, e.ended_at, c.status AS case_status, c.answer AS case_answer, qr.reason AS held
+         FROM episodes e LEFT JOIN cases c ON c.episode_id = e.id LEFT JOIN quarantine qr ON qr.item_id = c.id
+         WHERE e.status = 'ended' AND e.ended_at >= ?
+         ${outcomes.length ? `AND e.outcome IN (${placeholders(outcomes.length)})` : ""} ORDER BY e.ended_at DESC, e.seq DESC LIMIT ?`,
         q.since ?? 0, ...outcomes, q.limit,
       )
-      .toArray()
-      .map((r) => ({ id: r.id, task: r.task, outcome: r.outcome, answer: r.answer, endedAt: r.ended_at }));
+      .toArray();
+    const episodes: EpisodeForDataset[] = [];
+    const withheld: { episodeId: string; reason: string }[] = [];
+    for (const r of rows) {
+      const caseAdmitted = (r.case_status === "active" || r.case_status === "archived") && r.case_answer === r.answer;
+      const reason =
+        r.case_status === "quarantined" || r.case_status === "pending"
+          ? `its case is ${r.case_status}${r.held ? `: ${r.held}` : ""}`
+          : !caseAdmitted && assessInsight([r.task, r.answer ?? ""].join("\n")).quarantined
+            ? `content filter: ${assessInsight([r.task, r.answer ?? ""].join("\n")).reasons.join(", ")}`
+            : null;
+      if (reason) withheld.push({ episodeId: r.id, reason });
+      else episodes.push({ id: r.id, task: r.task, outcome: r.outcome, answer: r.answer, endedAt: r.ended_at });
+    }
+    return { episodes, withheld };
   }
 
   extractionInput(id: string): ExtractionInput {

@@ -101,7 +101,7 @@ export async function pruneLogs(ctx: MemoryContext, cases: Cases, now: number) {
           .toArray()
           .map((c) => c.id);
   // Through Cases.delete, so the vectors leave the index too.
-  for (const id of staleCases) await cases.delete(id);
+  for (const id of staleCases) await cases.delete(id, { door: "episode", internal: true });
 
   const staleEpisodes =
     before.episodes === null

@@ -1,9 +1,10 @@
-import type { ExperienceContent, LibraryOperation, Provenance } from "../../src/core/memory-types";
+import { isHeld, type ExperienceContent, type LibraryOperation, type Provenance } from "../../src/core/memory-types";
 import { MemoryError } from "../memory-error";
 import type { MemoryContext } from "./context";
 import type { RecordResult } from "./idempotency";
 import { pickContent, type CommitResult, type Intent, type Library } from "./library";
 import { experienceEmbedText, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
+import type { AdmissionPolicy } from "./admission";
 
 export const LIBRARY_EXPORT_FORMAT = "praxis-library/v1";
 
@@ -18,7 +19,7 @@ const normalise = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim
 
 /** Moving a library between agents: an export document out, and back in by merge or replace. */
 export function exportLibrary(ctx: MemoryContext, library: Library): LibraryExport {
-  const rows = ctx.sql.exec<ExperienceRow>("SELECT * FROM experiences WHERE status <> 'quarantined' ORDER BY seq").toArray();
+  const rows = ctx.sql.exec<ExperienceRow>("SELECT * FROM experiences WHERE status IN ('active', 'archived') ORDER BY seq").toArray();
   return {
     format: LIBRARY_EXPORT_FORMAT,
     libraryVersion: library.currentVersion(),
@@ -31,10 +32,13 @@ export function exportLibrary(ctx: MemoryContext, library: Library): LibraryExpo
 }
 
 /**
- * `replace` makes this library equal to the exported one (ids, order, content and Q), so an
- * export imported elsewhere exports back identically. `merge` adds only experiences whose text
- * is not already present, with fresh ids. Both are planned against the library as it stands when
- * the version commits.
+ * `replace` makes this library equal to the exported one (order, content, and Q when an admin
+ * key imports), keeping an experience's id only where it is this service's experience id, which
+ * no other kind of memory can carry: a crafted id could otherwise land on a case's vector.
+ * `merge` adds only experiences whose text is not already present, with fresh ids. Either way
+ * every imported text passes admission, arrives with source `import`, and an exported live lesson
+ * starts on probation again; entries held in quarantine here are left to their review. Both are
+ * planned against the library as it stands when the version commits.
  */
 export function importLibrary(
   ctx: MemoryContext,
@@ -43,36 +47,72 @@ export function importLibrary(
   mode: "merge" | "replace",
   author: string,
   record?: RecordResult<CommitResult>,
+  admin = false,
 ): Promise<CommitResult> {
+  const held = doc.experiences.findIndex((e) => isHeld(e.status));
+  if (held >= 0) {
+    throw MemoryError.invalid(`Experience ${held} of the export is '${doc.experiences[held]!.status}'; an import brings active or archived experiences.`, [
+      { path: ["library", "experiences", held, "status"], message: "Use 'active' or 'archived'" },
+    ]);
+  }
+  const admission: AdmissionPolicy = { door: "import", admin };
   if (mode === "merge") {
-    return library.commit(() => library.resolve(mergeOps(ctx, doc), null), (intents) => `import (merge) of ${intents.length} experiences`, author, record);
+    return library.commit(
+      () => library.resolve(mergeOps(ctx, doc), null, admission),
+      (intents) => `import (merge) of ${intents.length} experiences`,
+      author,
+      record,
+      { admission },
+    );
   }
   const ids = doc.experiences.map((e) => e.id);
   if (new Set(ids).size !== ids.length) throw MemoryError.invalid("The export contains duplicate ids.");
-  return library.commit(() => replacePlan(ctx, library, doc), `import (replace) of ${ids.length} experiences`, author, record);
+  return library.commit(() => replacePlan(ctx, library, doc, admin), `import (replace) of ${ids.length} experiences`, author, record, { admission });
 }
 
-function replacePlan(ctx: MemoryContext, library: Library, doc: LibraryExport): Intent[] {
-  const incoming = new Set(doc.experiences.map((e) => e.id));
+const OWN_ID_RE = /^exp_[A-Za-z0-9]{8,40}$/;
+
+function replacePlan(ctx: MemoryContext, library: Library, doc: LibraryExport, admin: boolean): Intent[] {
+  const heldIds = new Set(ctx.sql.exec<{ id: string }>("SELECT id FROM experiences WHERE status IN ('quarantined', 'pending')").toArray().map((r) => r.id));
+  // Fresh ids are drawn once per plan run and kept by position, so the plan's second run (inside
+  // the transaction) names the same experiences as its first.
+  const ids = doc.experiences.map((e, i) => (OWN_ID_RE.test(e.id) && !heldIds.has(e.id) ? e.id : freshIds(ctx, doc)[i]!));
+  const incoming = new Set(ids);
   const intents: Intent[] = ctx.sql
     .exec<{ id: string }>("SELECT id FROM experiences")
     .toArray()
-    .filter((r) => !incoming.has(r.id))
+    .filter((r) => !incoming.has(r.id) && !heldIds.has(r.id))
     .map((r) => ({ kind: "delete", id: r.id }));
   const now = ctx.now();
-  for (const e of doc.experiences) {
+  doc.experiences.forEach((e, i) => {
+    const id = ids[i]!;
+    const existing = library.row(id);
     const after: ExperienceSnapshot = {
       ...pickContent(e),
-      id: e.id,
+      id,
       seq: 0,
-      q: e.q,
-      provenance: e.provenance,
-      createdAt: library.row(e.id)?.created_at ?? now,
+      source: "import",
+      q: admin ? e.q : (existing?.q ?? ctx.config().defaultQ),
+      provenance: imported(e),
+      createdAt: existing?.created_at ?? now,
     };
-    intents.push({ kind: "put", id: e.id, after, embedText: experienceEmbedText(after), reseq: true });
-  }
+    intents.push({ kind: "put", id, after, embedText: experienceEmbedText(after), reseq: true, probation: e.source === "live", setQ: admin });
+  });
   return intents;
 }
+
+const fresh = new WeakMap<LibraryExport, string[]>();
+function freshIds(ctx: MemoryContext, doc: LibraryExport): string[] {
+  let ids = fresh.get(doc);
+  if (!ids) fresh.set(doc, (ids = doc.experiences.map(() => ctx.newId("exp"))));
+  return ids;
+}
+
+/** Where an imported experience came from, kept beside the source the service stamps. */
+const imported = (e: LibraryExport["experiences"][number]): Provenance => ({
+  ...(e.provenance ?? {}),
+  importedFrom: (e.provenance?.importedFrom ?? `library export (source ${e.source}${e.id ? `, id ${e.id}` : ""})`).slice(0, 200),
+});
 
 function mergeOps(ctx: MemoryContext, doc: LibraryExport): LibraryOperation[] {
   const known = new Set(ctx.sql.exec<{ text: string }>("SELECT text FROM experiences").toArray().map((r) => normalise(r.text)));
@@ -80,7 +120,7 @@ function mergeOps(ctx: MemoryContext, doc: LibraryExport): LibraryOperation[] {
   for (const e of doc.experiences) {
     if (known.has(normalise(e.text))) continue;
     known.add(normalise(e.text));
-    ops.push({ op: "create", experience: { ...pickContent(e), q: e.q, ...(e.provenance ? { provenance: e.provenance } : {}) } });
+    ops.push({ op: "create", experience: { ...pickContent(e), q: e.q, provenance: imported(e) } });
   }
   return ops;
 }

@@ -14,10 +14,13 @@ import { listPage } from "./list-page";
 import type { RecordResult } from "./idempotency";
 import type { VectorStore } from "./vector-store";
 import { experienceEmbedText, experienceOut, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
+import { forgetHold, provenanceOf, recordHold, screenExperience, type AdmissionPolicy } from "./admission";
+import { listVersions, stateAt, versionDetail, versionDiff } from "./library-history";
+import { isHeld } from "../../src/core/memory-types";
 
 /** A resolved change: what one experience becomes in a version (`after: null` deletes it). */
 export type Intent =
-  | { kind: "put"; id: string; after: ExperienceSnapshot; embedText: string | null; reseq?: boolean }
+  | { kind: "put"; id: string; after: ExperienceSnapshot; embedText: string | null; reseq?: boolean; probation?: boolean; setQ?: boolean }
   | { kind: "delete"; id: string };
 
 export interface LibraryVersion {
@@ -46,6 +49,15 @@ export interface CommitResult {
 
 /** A version's reason, or how to word it from what the version turned out to change. */
 export type Reason = string | ((intents: Intent[]) => string);
+
+/** How a version was asked for: its admission policy, and the live job it completes (if any). */
+export interface CommitOptions {
+  admission?: AdmissionPolicy;
+  jobId?: string;
+}
+
+/** A client's own write when nothing else is said: the strictest policy. */
+const CLIENT_WRITE: AdmissionPolicy = { door: "api" };
 
 /** Rounds of embed-then-commit before a write that keeps being overtaken gives up. */
 const COMMIT_ATTEMPTS = 3;
@@ -116,7 +128,7 @@ export class Library {
   }
 
   /** Validates operations against the current library and turns them into intents. */
-  resolve(ops: LibraryOperation[], provenance: Provenance | null): Intent[] {
+  resolve(ops: LibraryOperation[], provenance: Provenance | null, policy: AdmissionPolicy = CLIENT_WRITE): Intent[] {
     const now = this.ctx.now();
     const pending = new Map<string, ExperienceSnapshot | null>();
     const current = (id: string): ExperienceSnapshot | null => {
@@ -135,12 +147,12 @@ export class Library {
           id,
           seq: 0,
           ...content,
-          q: q ?? this.ctx.config().defaultQ,
-          provenance: own ?? provenance,
+          ...provenanceOf(policy, { source: content.source, q, own, service: provenance, defaultQ: this.ctx.config().defaultQ }),
           createdAt: now,
         };
         pending.set(id, after);
-        intents.push({ kind: "put", id, after, embedText: experienceEmbedText(content) });
+        // A live lesson brought in from elsewhere has not earned trust here.
+        intents.push({ kind: "put", id, after, embedText: experienceEmbedText(content), probation: policy.door === "import" && content.source === "live" });
         return;
       }
       const before = current(op.id);
@@ -167,10 +179,18 @@ export class Library {
   /** Applies operations as one new version, resolved against the library as it stands when the version commits. */
   async apply(
     ops: LibraryOperation[],
-    meta: { reason: string; author: string; provenance?: Provenance | null; record?: RecordResult<CommitResult> },
+    meta: { reason: string; author: string; provenance?: Provenance | null; record?: RecordResult<CommitResult> } & CommitOptions,
   ): Promise<CommitResult> {
     if (!ops.length) throw MemoryError.invalid("No operations given.");
-    return this.commit(() => this.resolve(ops, meta.provenance ?? null), meta.reason, meta.author, meta.record);
+    const admission = meta.admission ?? CLIENT_WRITE;
+    return this.commit(() => this.resolve(ops, meta.provenance ?? null, admission), meta.reason, meta.author, meta.record, { ...meta, admission });
+  }
+
+  /** This library as seen by a caller that writes only through `apply`, with its admission policy fixed. */
+  admitting(admission: AdmissionPolicy): Library {
+    const view = Object.create(this) as Library;
+    view.apply = (ops, meta) => this.apply(ops, { ...meta, admission });
+    return view;
   }
 
   /**
@@ -180,7 +200,7 @@ export class Library {
    * never reverted, and a deleted item is not resurrected. If the fresh plan needs text that was
    * not embedded, or the embedder was swapped, it starts over with what it now knows.
    */
-  async commit(plan: () => Intent[], reason: Reason, author: string, record?: RecordResult<CommitResult>): Promise<CommitResult> {
+  async commit(plan: () => Intent[], reason: Reason, author: string, record?: RecordResult<CommitResult>, opts: CommitOptions = {}): Promise<CommitResult> {
     const embedded = new Map<string, Float32Array>();
     let vectors = this.ctx.vectors;
     for (let attempt = 1; ; attempt++) {
@@ -191,8 +211,9 @@ export class Library {
         embedded.clear();
       } else {
         wanted.forEach((text, n) => embedded.set(text, got[n]!));
-        const result = this.tryCommit(plan, reason, author, vectors, embedded, record);
+        const result = this.tryCommit(plan, reason, author, vectors, embedded, record, opts);
         if (result) {
+          if (result.experiences.some((e) => e.status === "pending")) await this.ctx.requestReview();
           const live = result.experiences.filter((e) => e.status === "active").map((e) => e.id);
           const gone = result.experiences.filter((e) => e.status !== "active").map((e) => e.id);
           await vectors.publish(live, [...result.deleted, ...gone]);
@@ -211,7 +232,9 @@ export class Library {
     vectors: VectorStore,
     embedded: Map<string, Float32Array>,
     record: RecordResult<CommitResult> | undefined,
+    opts: CommitOptions,
   ): CommitResult | null {
+    const policy = opts.admission ?? CLIENT_WRITE;
     const sql = this.ctx.sql;
     const now = this.ctx.now();
     try {
@@ -233,20 +256,31 @@ export class Library {
           let op: LibraryChange["op"];
           if (intent.kind === "delete") {
             if (!row) throw MemoryError.notFound(`Experience '${intent.id}' does not exist.`);
+            if (isHeld(row.status) && !policy.internal && !policy.admin) {
+              throw MemoryError.forbidden(`Experience '${intent.id}' is held (${row.status}); an admin key deletes it through the agent's quarantine.`);
+            }
             sql.exec("DELETE FROM experiences WHERE id = ?", intent.id);
             sql.exec("DELETE FROM q_history WHERE item_id = ?", intent.id);
+            forgetHold(this.ctx, intent.id);
             vectors.deleteSync(intent.id);
             deleted.push(intent.id);
             op = "delete";
-          } else if (!row) {
-            const keepSeq = intent.after.seq > 0 && !intent.reseq;
-            after = { ...intent.after, seq: keepSeq ? intent.after.seq : nextSeq(sql, "experience") };
-            this.insertRow(after, now);
-            op = keepSeq ? "restore" : "create";
           } else {
-            after = { ...intent.after, seq: intent.reseq ? nextSeq(sql, "experience") : row.seq };
-            this.updateRow(after, now);
-            op = after.status === "archived" && before!.status !== "archived" ? "archive" : "update";
+            const screened = screenExperience(this.ctx, before, intent.after, policy);
+            recordHold(this.ctx, intent.id, "experience", screened, policy, author);
+            if (!row) {
+              const keepSeq = intent.after.seq > 0 && !intent.reseq;
+              after = { ...screened.value, seq: keepSeq ? intent.after.seq : nextSeq(sql, "experience") };
+              this.insertRow(after, now, intent.probation);
+              op = keepSeq ? "restore" : "create";
+            } else {
+              after = { ...screened.value, seq: intent.reseq ? nextSeq(sql, "experience") : row.seq };
+              this.updateRow(after, now);
+              if (intent.setQ) sql.exec("UPDATE experiences SET q = ? WHERE id = ?", after.q, after.id);
+              // A live lesson whose text is rewritten has to earn trust again, whoever rewrote it.
+              if (after.source === "live" && after.text !== before!.text) sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", after.id);
+              op = after.status === "archived" && before!.status !== "archived" ? "archive" : "update";
+            }
           }
           if (after && intent.kind === "put" && intent.embedText !== null) vectors.writeSync(intent.id, "experience", embedded.get(intent.embedText)!);
           touched.add(intent.id);
@@ -262,8 +296,8 @@ export class Library {
         }
         const changes = sql.exec<{ n: number }>("SELECT count(*) AS n FROM library_changes WHERE version = ?", v).one().n;
         sql.exec(
-          "INSERT INTO library_versions (version, reason, author, created_at, changes) VALUES (?, ?, ?, ?, ?)",
-          v, typeof reason === "string" ? reason : reason(intents), author, now, changes,
+          "INSERT INTO library_versions (version, reason, author, created_at, changes, job_id) VALUES (?, ?, ?, ?, ?, ?)",
+          v, typeof reason === "string" ? reason : reason(intents), author, now, changes, opts.jobId ?? null,
         );
         this.refreshLabels();
         const experiences = [...touched].map((id) => this.row(id)).filter((r): r is ExperienceRow => r !== null).map((r) => this.out(r));
@@ -278,13 +312,14 @@ export class Library {
     }
   }
 
-  private insertRow(s: ExperienceSnapshot, now: number) {
+  private insertRow(s: ExperienceSnapshot, now: number, probation = false) {
     this.ctx.sql.exec(
       `INSERT INTO experiences (id, seq, text, pattern, keywords, tags, domain, source, status, pinned, importance, q, provenance, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       s.id, s.seq, s.text, s.pattern, JSON.stringify(s.keywords), JSON.stringify(s.tags), s.domain, s.source, s.status,
       s.pinned ? 1 : 0, s.importance, s.q, s.provenance ? JSON.stringify(s.provenance) : null, s.createdAt, now,
     );
+    if (probation) this.ctx.sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", s.id);
   }
 
   private updateRow(s: ExperienceSnapshot, now: number) {
@@ -300,71 +335,31 @@ export class Library {
     return this.ctx.sql.exec<{ v: number | null }>("SELECT max(version) AS v FROM library_versions").one().v ?? 0;
   }
 
-  versions(limit: number, before?: number): { items: LibraryVersion[]; nextCursor: string | null } {
-    const rows = this.ctx.sql
-      .exec<{ version: number; reason: string; author: string; created_at: number; changes: number }>(
-        "SELECT * FROM library_versions WHERE version < ? ORDER BY version DESC LIMIT ?",
-        before ?? Number.MAX_SAFE_INTEGER,
-        limit + 1,
-      )
-      .toArray();
-    const page = rows.slice(0, limit).map((r) => ({ version: r.version, reason: r.reason, author: r.author, createdAt: r.created_at, changes: r.changes }));
-    return { items: page, nextCursor: rows.length > limit ? String(page[page.length - 1]!.version) : null };
-  }
-
-  private versionMeta(n: number): LibraryVersion {
-    const r = this.ctx.sql
-      .exec<{ version: number; reason: string; author: string; created_at: number; changes: number }>("SELECT * FROM library_versions WHERE version = ?", n)
-      .toArray()[0];
-    if (!r) throw MemoryError.notFound(`Library version ${n} does not exist.`);
-    return { version: r.version, reason: r.reason, author: r.author, createdAt: r.created_at, changes: r.changes };
+  versions(limit: number, before?: number) {
+    return listVersions(this.ctx.sql, limit, before);
   }
 
   /** The library exactly as it stood after version n (0 is the empty library). */
   stateAt(n: number): ExperienceSnapshot[] {
-    if (n !== 0) this.versionMeta(n);
-    return this.ctx.sql
-      .exec<{ after: string | null }>(
-        `SELECT c.after FROM library_changes c
-         JOIN (SELECT experience_id, max(version) AS v FROM library_changes WHERE version <= ? GROUP BY experience_id) m
-           ON m.experience_id = c.experience_id AND m.v = c.version`,
-        n,
-      )
-      .toArray()
-      .filter((r) => r.after !== null)
-      .map((r) => JSON.parse(r.after!) as ExperienceSnapshot)
-      .sort((a, b) => a.seq - b.seq);
+    return stateAt(this.ctx.sql, n);
   }
 
   versionDetail(n: number) {
-    const meta = this.versionMeta(n);
-    const state = this.stateAt(n);
-    let i = 0;
-    const experiences = state.map((s) => ({ ...s, label: s.status === "active" ? `G${i++}` : null }));
-    return { ...meta, experiences };
+    return versionDetail(this.ctx.sql, n);
   }
 
-  diff(n: number): LibraryVersion & { changes: number; diff: LibraryChange[] } {
-    const meta = this.versionMeta(n);
-    const diff = this.ctx.sql
-      .exec<{ experience_id: string; op: string; before: string | null; after: string | null }>(
-        "SELECT experience_id, op, before, after FROM library_changes WHERE version = ? ORDER BY rowid",
-        n,
-      )
-      .toArray()
-      .map((r) => ({
-        id: r.experience_id,
-        op: r.op as LibraryChange["op"],
-        before: r.before ? (JSON.parse(r.before) as ExperienceSnapshot) : null,
-        after: r.after ? (JSON.parse(r.after) as ExperienceSnapshot) : null,
-      }));
-    return { ...meta, diff };
+  diff(n: number) {
+    return versionDiff(this.ctx.sql, n);
   }
-
 
   /** Restores the content of version n as a new version; learned Q of surviving items is kept. */
+  /**
+   * Restored text passes admission again (an entry that was never admitted stays held), and what is
+   * held now is left for its review: a rollback neither drops nor releases it.
+   */
   async rollback(n: number, author: string, record?: RecordResult<CommitResult>): Promise<CommitResult> {
-    return this.commit(() => this.rollbackPlan(n), `rollback to version ${n}`, author, record);
+    const admission: AdmissionPolicy = { door: "rollback", internal: true, holdReason: `restored held by the rollback to version ${n}` };
+    return this.commit(() => this.rollbackPlan(n), `rollback to version ${n}`, author, record, { admission });
   }
 
   private rollbackPlan(n: number): Intent[] {
@@ -372,6 +367,10 @@ export class Library {
     const intents: Intent[] = [];
     for (const row of this.ctx.sql.exec<ExperienceRow>("SELECT * FROM experiences ORDER BY seq").toArray()) {
       const want = target.get(row.id);
+      if (isHeld(row.status)) {
+        target.delete(row.id);
+        continue;
+      }
       if (!want) intents.push({ kind: "delete", id: row.id });
       else {
         const have = snapshotOf(row);

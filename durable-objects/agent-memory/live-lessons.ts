@@ -45,7 +45,7 @@ export class LiveLessons {
   }
 
   /**
-   * One library version per job, tagged with the job id in its reason, so a retry after a crash
+   * One library version per job, marked with the job id in its own column, so a retry after a crash
    * between applying and marking the job done finds the version and does not apply it twice. A
    * redelivery that arrives while the job is still being applied (its checks are followed by
    * awaits) shares that run instead of passing the same checks.
@@ -62,9 +62,9 @@ export class LiveLessons {
     const prior = this.jobs.get(jobId);
     if (prior?.status === "done" && prior.result) return prior.result as unknown as LiveLessonResult;
     const tag = `(job ${jobId})`;
-    const done = this.ctx.sql
-      .exec<{ version: number }>("SELECT version FROM library_versions WHERE instr(reason, ?) > 0", tag)
-      .toArray()[0];
+    // The marker is a column only the live learner writes: a reason quoting the tag (anyone's batch
+    // can word its reason so) must not pass for this job's version and stop it from learning.
+    const done = this.ctx.sql.exec<{ version: number }>("SELECT version FROM library_versions WHERE job_id = ?", jobId).toArray()[0];
     if (done) {
       const result: LiveLessonResult = { operation: decision.operation, applied: "none", experienceId: null, libraryVersion: done.version, reason: "already applied" };
       this.jobs.update(jobId, { status: "done", reason: "already applied", result });
@@ -89,7 +89,7 @@ export class LiveLessons {
     if (unsafe) {
       const r = await this.library.apply(
         [{ op: "create", experience: { ...base, text: (poison.quarantined ? candidate.insight : text).slice(0, 600) || text, status: "quarantined" } }],
-        { reason: reason(`quarantined (${unsafe})`), author: "system:live", provenance },
+        { reason: reason(`quarantined (${unsafe})`), author: "system:live", provenance, jobId, admission: { door: "live", internal: true, holdReason: unsafe } },
       );
       return finish({ operation: decision.operation, applied: "quarantined", experienceId: r.experiences[0]!.id, libraryVersion: r.version, reason: `quarantined: ${unsafe}` });
     }
@@ -124,7 +124,8 @@ export class LiveLessons {
     // Rewritten text is as new as an added lesson. Probation starts before the text changes, so no
     // prompt assembled while the write is under way can carry the new text unvetted.
     if (applied === "updated") this.ctx.sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", target!.id);
-    const r = await this.library.apply(ops, { reason: reason(applied), author: "system:live", provenance });
+    // The worker had the text reviewed (context.review) before asking for this write.
+    const r = await this.library.apply(ops, { reason: reason(applied), author: "system:live", provenance, jobId, admission: { door: "live", internal: true, reviewed: true } });
     const touched = r.experiences.find((e) => e.source === "live" && e.text === text) ?? r.experiences[0];
     return finish({ operation: decision.operation, applied, experienceId: touched?.id ?? target?.id ?? null, libraryVersion: r.version, reason: why });
   }

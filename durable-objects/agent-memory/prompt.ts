@@ -13,6 +13,8 @@ export interface PromptRequest {
   phase?: RetrieveRequest["phase"];
   episodeId?: string;
   maxCases?: number;
+  /** Asked with a read-scoped key: recorded, but no use is counted. */
+  readOnly?: boolean;
 }
 
 export interface PromptResponse {
@@ -103,7 +105,7 @@ export class PromptAssembly {
       ...chosen.map((e) => ({ id: e.id, kind: "experience" as const, label: e.label, citeOnly: mode === "full-library" })),
       ...caseIds.map((id) => ({ id, kind: "case" as const })),
     ];
-    const retrievalId = this.retrieval.record(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, items);
+    const retrievalId = this.retrieval.record(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, items, req.readOnly);
     return { prompt, mode, experienceIds: chosen.map((e) => e.id), caseIds, retrievalId, estimatedTokens: estimateTokens(prompt) };
   }
 

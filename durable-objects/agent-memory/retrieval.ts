@@ -196,7 +196,8 @@ export class Retrieval {
     return rank(infos.map((i) => ({ id: i.id, sim: i.relevance, q: i.q })), { lambda, k1, k2, threshold: 0 });
   }
 
-  async retrieve(req: RetrieveRequest): Promise<RetrieveResponse> {
+  /** `readOnly` (a read-scoped key): the retrieval is recorded for a later reward, but no counter or `lastUsedAt` moves. */
+  async retrieve(req: RetrieveRequest, readOnly = false): Promise<RetrieveResponse> {
     const cfg = this.ctx.config();
     const lambda = this.lambda(req);
     const k1 = req.k1 ?? cfg.k1;
@@ -210,7 +211,7 @@ export class Retrieval {
         sim: info.sim, lexical: info.lexical, relevance: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match, channels: info.channels,
       };
     });
-    const retrievalId = this.record(req.query, req.phase ?? null, lambda, req.episodeId ?? null, items);
+    const retrievalId = this.record(req.query, req.phase ?? null, lambda, req.episodeId ?? null, items, readOnly);
     return {
       retrievalId,
       phase: req.phase ?? null,
@@ -225,7 +226,7 @@ export class Retrieval {
    * the label it was shown with. `citeOnly` items were shown without being selected for the query,
    * so they count as used, and learn, only when cited.
    */
-  record(query: string, phase: string | null, lambda: number, episodeId: string | null, items: RecordedItem[]): string {
+  record(query: string, phase: string | null, lambda: number, episodeId: string | null, items: RecordedItem[], readOnly = false): string {
     const id = this.ctx.newId("ret");
     const now = this.ctx.now();
     this.ctx.storage.transactionSync(() => {
@@ -234,7 +235,8 @@ export class Retrieval {
         id, now, query, phase, lambda, episodeId,
         JSON.stringify(items.map((i) => ({ id: i.id, kind: i.kind, score: i.score ?? null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}) }))),
       );
-      for (const kind of ["experience", "case"] as const) {
+      // A read key changes nothing later retrievals depend on: use counts and lastUsedAt slow decay.
+      for (const kind of readOnly ? [] : (["experience", "case"] as const)) {
         for (const ids of chunks(items.filter((i) => i.kind === kind && !i.citeOnly).map((i) => i.id))) {
           this.ctx.sql.exec(
             `UPDATE ${kind === "experience" ? "experiences" : "cases"} SET retrieved = retrieved + 1, last_used_at = ? WHERE id IN (${placeholders(ids.length)})`,

@@ -228,4 +228,27 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   DROP TABLE vector_codes;
   INSERT INTO meta (key, value) VALUES ('vector_pages_pending', '1');
   `,
+  // One admission step for every write (src/core/poison.ts, then the LLM safety review): what it
+  // holds back is kept here with why, whatever its kind, until a review or an admin releases it.
+  // A live job's completion is its own column, not a tag inside a version reason anyone can write;
+  // versions written before this step carried the tag in a reason authored by the live learner.
+  `
+  CREATE TABLE quarantine (
+    item_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    wanted TEXT NOT NULL,
+    door TEXT NOT NULL,
+    author TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  INSERT INTO quarantine (item_id, kind, reason, wanted, door, author, at)
+    SELECT id, 'experience', 'quarantined before admission records were kept', 'active', 'live', 'system:live', updated_at FROM experiences WHERE status = 'quarantined';
+  INSERT INTO quarantine (item_id, kind, reason, wanted, door, author, at)
+    SELECT id, 'case', 'quarantined before admission records were kept', 'active', 'episode', 'system', updated_at FROM cases WHERE status = 'quarantined';
+  ALTER TABLE library_versions ADD COLUMN job_id TEXT;
+  UPDATE library_versions SET job_id = substr(reason, instr(reason, '(job ') + 5, length(reason) - instr(reason, '(job ') - 5)
+    WHERE author = 'system:live' AND instr(reason, '(job ') > 0 AND reason LIKE '%)';
+  CREATE INDEX library_versions_job ON library_versions (job_id) WHERE job_id IS NOT NULL;
+  `,
 ];

@@ -9,10 +9,17 @@ export const TRACE_SUMMARY_MAX_CHARS = 8000;
 
 export const SourceSchema = z.enum(["practice", "live", "manual", "import"]);
 export type Source = z.infer<typeof SourceSchema>;
-export const ExperienceStatusSchema = z.enum(["active", "archived", "quarantined"]);
+/**
+ * `quarantined` (the admission step flagged it) and `pending` (waiting for the LLM safety review)
+ * are held: kept with their reason, never retrieved or injected. Only the service sets them, and
+ * only the review or an admin key releases them.
+ */
+export const ExperienceStatusSchema = z.enum(["active", "archived", "quarantined", "pending"]);
 export type ExperienceStatus = z.infer<typeof ExperienceStatusSchema>;
-/** A case whose text fails the poisoning checks is quarantined: kept for review, never retrieved or injected. */
-export const CaseStatusSchema = z.enum(["active", "archived", "quarantined"]);
+/** A case is held like an experience: its task and answer are injected into prompts as past cases. */
+export const CaseStatusSchema = z.enum(["active", "archived", "quarantined", "pending"]);
+export const HELD_STATUSES = ["quarantined", "pending"] as const;
+export const isHeld = (status: string) => status === "quarantined" || status === "pending";
 export const MemoryKindSchema = z.enum(["experience", "case"]);
 export type MemoryKind = z.infer<typeof MemoryKindSchema>;
 
@@ -163,7 +170,7 @@ export type Case = z.infer<typeof CaseSchema>;
 export const ListFilterSchema = z.object({
   source: SourceSchema.optional(),
   tag: z.string().max(64).optional(),
-  status: z.enum(["active", "archived", "quarantined", "all"]).default("active"),
+  status: z.enum(["active", "archived", "quarantined", "pending", "all"]).default("active"),
   minQ: queryNumber(z.number().min(-1).max(1)).optional(),
   contains: z.string().max(200).optional(),
   limit: queryLimit(200, 50),

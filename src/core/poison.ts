@@ -175,7 +175,8 @@ const EXFIL_RES: RegExp[] = [
     `\\b(?:include|embed|append|encode|put|add)\\b${IN_SENTENCE}{0,40}?${SENSITIVE}${IN_SENTENCE}{0,40}?\\b(?:in|into|to)\\s+(?:the\\s+|a\\s+|an\\s+|every\\s+|each\\s+|your\\s+)?(?:url|link|query\\s+string|query|image|markdown|public|commit\\s+message|issue|comment)\\b`,
     "i",
   ),
-  /\b(?:dump|print|echo|cat|list|output|log|display|reveal|expose)\s+(?:(?:all|the|every|any)\s+)*(?:secrets|credentials|api\s+keys|passwords|private\s+keys?|\.env\b|~\/\.(?:ssh|aws|netrc|npmrc)|\/etc\/(?:passwd|shadow))/i,
+  // "Never log passwords" is the opposite advice; a negation right before the verb lets it through.
+  /(?<!\b(?:never|not|don't|dont|avoid|stop)\s+)\b(?:dump|print|echo|cat|list|output|log|display|reveal|expose)\s+(?:(?:all|the|every|any)\s+)*(?:secrets|credentials|api\s+keys|passwords|private\s+keys?|\.env\b|~\/\.(?:ssh|aws|netrc|npmrc)|\/etc\/(?:passwd|shadow))/i,
   // Environment or credential files piped into a network or encoding tool.
   /\b(?:env|printenv|set|cat\s+\S*(?:\.env|credentials|id_rsa|id_ed25519|\.pem|\.npmrc|\.netrc|passwd|shadow)\S*)\s*\|\s*(?:curl|wget|nc|ncat|netcat|base64|xxd)\b/i,
   /\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file)\s+["']?[^\s"']*(?:@\S*(?:\.env|id_rsa|credentials|\.aws|\.ssh|\.npmrc|\.netrc|passwd)|\$\(|\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD))/i,

@@ -3,6 +3,7 @@ import type { Logger } from "../http/logger";
 import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "./messages";
 import { callMemory, memoryStub } from "../services/agent-memory";
 import { runLiveExtraction } from "../learning/live-extraction";
+import { runAdmissionReview } from "../learning/admission-review";
 import { runPracticeUnit } from "../practice/run-unit";
 import { runEvaluationUnit } from "../services/evaluation";
 import { checkRemedial } from "../services/remedial";
@@ -26,6 +27,7 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
     if (!result.stale && result.remaining > 0) await env.JOBS.send(msg);
     return result;
   },
+  "admission.review": (msg, env, log) => runAdmissionReview(msg, env, log),
   "practice.unit": (msg, env, log, delivery) => runPracticeUnit(msg, env, log, delivery),
   "evaluation.unit": (msg, env, log, delivery) => runEvaluationUnit(msg, env, log, delivery),
   "live.extract": async (msg, env, log, delivery) => {

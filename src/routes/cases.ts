@@ -23,9 +23,10 @@ export const caseRoutes = router()
       responses: { 201: jsonResponse(Case, "Created"), 200: jsonResponse(Case, "Already stored for this episode"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
+      const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const body = c.req.valid("json");
-      const { value: r, replayed } = await callMemory(() => memory.createCase(body, c.req.valid("header")["idempotency-key"]));
+      const access = { door: "api" as const, admin: key.scope === "admin" };
+      const { value: r, replayed } = await callMemory(() => memory.createCase(body, c.req.valid("header")["idempotency-key"], access));
       markReplay(c, replayed);
       return c.json(r.case, r.created ? 201 : 200);
     },
@@ -80,9 +81,9 @@ export const caseRoutes = router()
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
-      const { memory } = await agentFor(c, agentId, "write");
+      const { key, memory } = await agentFor(c, agentId, "write");
       const patch = c.req.valid("json");
-      return c.json(await callMemory(() => memory.patchCase(id, patch)), 200);
+      return c.json(await callMemory(() => memory.patchCase(id, patch, { door: "api", admin: key.scope === "admin" })), 200);
     },
   )
   .openapi(
@@ -99,7 +100,7 @@ export const caseRoutes = router()
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
-      const { memory } = await agentFor(c, agentId, "write");
-      return c.json(await callMemory(() => memory.deleteCase(id)), 200);
+      const { key, memory } = await agentFor(c, agentId, "write");
+      return c.json(await callMemory(() => memory.deleteCase(id, { door: "api", admin: key.scope === "admin" })), 200);
     },
   );

@@ -207,7 +207,17 @@ export const datasetRoutes = router()
       description: "Create a dataset from the agent's ended episodes; a successful episode's answer becomes the ground truth.",
       security,
       request: { params: AgentParams, ...jsonBody(FromEpisodesSchema.openapi("DatasetFromEpisodes")) },
-      responses: { 201: jsonResponse(Created, "Created"), ...commonErrors },
+      responses: {
+        201: jsonResponse(
+          Created.extend({
+            withheld: z
+              .array(z.object({ episodeId: z.string(), reason: z.string() }))
+              .describe("Matching episodes left out because the admission step holds their text (see the agent's quarantine)"),
+          }),
+          "Created",
+        ),
+        ...commonErrors,
+      },
     }),
     async (c) => {
       const { agentId } = c.req.valid("param");
@@ -215,13 +225,13 @@ export const datasetRoutes = router()
       datasetKey(c, "write");
       const body = c.req.valid("json");
       assertCallableUrls(c.env, runOptionUrls({ verifier: body.verifier }));
-      const { dataset, upload } = await datasetFromEpisodes(c.env, key.tenantId, agentId, body);
+      const { dataset, upload, withheld } = await datasetFromEpisodes(c.env, key.tenantId, agentId, body);
       await audit(c, {
         tenantId: key.tenantId,
         action: "dataset.create",
         target: dataset.datasetId,
         detail: { name: dataset.name, tasks: dataset.counts.total, fromAgent: agentId },
       });
-      return c.json({ ...dataset, upload }, 201);
+      return c.json({ ...dataset, upload, withheld }, 201);
     },
   );

@@ -29,7 +29,8 @@ export const experienceRoutes = router()
       tags: ["experiences"],
       operationId: "addExperience",
       summary: "Add an experience",
-      description: "Adds one lesson to the agent's library as a new library version. The text passes the admission checks before it can be retrieved or injected. Near-identical active lessons are listed under `similar`.",
+      description:
+        "Adds one lesson to the agent's library as a new library version. The text passes the admission step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(ExperienceCreateSchema.openapi("ExperienceCreate")) },
       responses: { 201: jsonResponse(AddedExperience, "Created"), ...commonErrors },
@@ -38,7 +39,7 @@ export const experienceRoutes = router()
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const body = c.req.valid("json");
       const idem = c.req.valid("header")["idempotency-key"];
-      const { value: r, replayed } = await callMemory(() => memory.createExperience(body, `key:${key.keyId}`, { keyId: key.keyId }, idem));
+      const { value: r, replayed } = await callMemory(() => memory.createExperience(body, `key:${key.keyId}`, { keyId: key.keyId }, idem, { door: "api", admin: key.scope === "admin" }));
       markReplay(c, replayed);
       const near = await callMemory(() => memory.similarExperiences({ text: r.experience.text, pattern: r.experience.pattern, keywords: r.experience.keywords }, 4));
       const similar = near.filter((e) => e.id !== r.experience.id && e.sim >= DUPLICATE_SIMILARITY).map(({ id, text, sim }) => ({ id, text, sim }));
@@ -97,7 +98,7 @@ export const experienceRoutes = router()
       const { agentId, id } = c.req.valid("param");
       const { key, memory } = await agentFor(c, agentId, "write");
       const patch = c.req.valid("json");
-      const r = await callMemory(() => memory.patchExperience(id, patch, `key:${key.keyId}`));
+      const r = await callMemory(() => memory.patchExperience(id, patch, `key:${key.keyId}`, { door: "api", admin: key.scope === "admin" }));
       return c.json({ ...r.experience, libraryVersion: r.version }, 200);
     },
   )
@@ -116,7 +117,7 @@ export const experienceRoutes = router()
     async (c) => {
       const { agentId, id } = c.req.valid("param");
       const { key, memory } = await agentFor(c, agentId, "write");
-      const r = await callMemory(() => memory.deleteExperience(id, `key:${key.keyId}`));
+      const r = await callMemory(() => memory.deleteExperience(id, `key:${key.keyId}`, { door: "api", admin: key.scope === "admin" }));
       return c.json({ deleted: r.deleted, libraryVersion: r.version }, 200);
     },
   )
@@ -142,7 +143,7 @@ export const experienceRoutes = router()
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const { reason, operations } = c.req.valid("json");
       const idem = c.req.valid("header")["idempotency-key"];
-      const { value: r, replayed } = await callMemory(() => memory.applyLibrary(operations, reason, `key:${key.keyId}`, { keyId: key.keyId }, idem));
+      const { value: r, replayed } = await callMemory(() => memory.applyLibrary(operations, reason, `key:${key.keyId}`, { keyId: key.keyId }, idem, { door: "api", admin: key.scope === "admin" }));
       markReplay(c, replayed);
       return c.json({ libraryVersion: r.version, experiences: r.experiences, deleted: r.deleted }, 200);
     },

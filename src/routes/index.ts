@@ -8,6 +8,7 @@ import { agentConfigRoutes } from "./agent-config";
 import { experienceRoutes } from "./experiences";
 import { libraryRoutes } from "./library";
 import { caseRoutes } from "./cases";
+import { quarantineRoutes } from "./quarantine";
 import { retrieveRoutes } from "./retrieve";
 import { rewardRoutes } from "./rewards";
 import { usageRoutes } from "./usage";
@@ -30,6 +31,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     experienceRoutes,
     libraryRoutes,
     caseRoutes,
+    quarantineRoutes,
     retrieveRoutes,
     rewardRoutes,
     usageRoutes,

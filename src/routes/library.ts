@@ -152,7 +152,8 @@ export const libraryRoutes = router()
       tags: ["library"],
       operationId: "importLibrary",
       summary: "Import a library",
-      description: "Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version.",
+      description:
+        "Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes admission (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.",
       security,
       request: {
         params: AgentParams,
@@ -164,7 +165,7 @@ export const libraryRoutes = router()
     async (c) => {
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const { mode, library } = c.req.valid("json");
-      const { value: r, replayed } = await callMemory(() => memory.importLibrary(library, mode, `key:${key.keyId}`, c.req.valid("header")["idempotency-key"]));
+      const { value: r, replayed } = await callMemory(() => memory.importLibrary(library, mode, `key:${key.keyId}`, c.req.valid("header")["idempotency-key"], { admin: key.scope === "admin" }));
       markReplay(c, replayed);
       return c.json({ libraryVersion: r.version, unchanged: r.unchanged, changed: r.experiences.length, deleted: r.deleted.length }, 200);
     },

@@ -30,9 +30,9 @@ export const retrieveRoutes = router()
       responses: { 200: jsonResponse(RetrieveResponseSchema.openapi("RetrieveResponse"), "Ranked items with explanations"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "read");
       const body = c.req.valid("json");
-      return c.json(await callMemory(() => memory.retrieve(body)), 200);
+      return c.json(await callMemory(() => memory.retrieve(body, { readOnly: key.scope === "read" })), 200);
     },
   )
   .openapi(
@@ -54,8 +54,8 @@ export const retrieveRoutes = router()
       },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "read");
       const q = c.req.valid("query");
-      return c.json(await callMemory(() => memory.prompt(q)), 200);
+      return c.json(await callMemory(() => memory.prompt({ ...q, readOnly: key.scope === "read" })), 200);
     },
   );

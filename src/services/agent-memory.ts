@@ -11,13 +11,14 @@ export function memoryStub(env: Env, tenantId: string, agentId: string) {
 
 export type MemoryStub = ReturnType<typeof memoryStub>;
 
-/** Unwraps a DO outcome, turning its domain errors into problems (404, 409, 422, 503). */
+/** Unwraps a DO outcome, turning its domain errors into problems (403, 404, 409, 422, 503). */
 export async function callMemory<T>(call: () => Promise<MemoryOutcome<T>>): Promise<T> {
   const result = (await call()) as MemoryOutcome<T>;
   if (result.ok) return result.value;
   const e = result.error;
   if (e.kind === "not-found") throw new ProblemError(404, "not-found", e.detail);
   if (e.kind === "conflict") throw new ProblemError(409, "conflict", e.detail);
+  if (e.kind === "forbidden") throw new ProblemError(403, "forbidden", e.detail);
   if (e.kind === "embedder-not-configured") {
     throw new ProblemError(503, "embedder-not-configured", e.detail, { settings: e.errors.map((x) => x.path) });
   }

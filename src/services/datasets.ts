@@ -266,18 +266,25 @@ export async function deleteDataset(env: Env, tenantId: string, datasetId: strin
 /**
  * A dataset of an agent's ended episodes, one task each (the episode id is the task id). Only a
  * successful episode's answer is a ground truth; the others need a verifier that works without one.
+ * Episodes whose text admission holds back (a held case, or the filter) are withheld and listed.
  */
 export async function datasetFromEpisodes(env: Env, tenantId: string, agentId: string, input: FromEpisodes) {
   const { since, outcomes, limit, ...dataset } = input;
-  const episodes = await callMemory(() =>
-    memoryStub(env, tenantId, agentId).episodesForDataset({ limit, ...(since !== undefined ? { since } : {}), ...(outcomes ? { outcomes } : {}) }),
+  const { episodes, withheld } = await callMemory(() =>
+    memoryStub(env, tenantId, agentId).episodesForDatasetScreened({ limit, ...(since !== undefined ? { since } : {}), ...(outcomes ? { outcomes } : {}) }),
   );
-  if (!episodes.length) throw unprocessable("No ended episodes of this agent match; nothing to build a dataset from.");
+  if (!episodes.length) {
+    throw unprocessable(
+      withheld.length
+        ? `All ${withheld.length} matching episodes are withheld by the admission step (see the agent's quarantine); nothing to build a dataset from.`
+        : "No ended episodes of this agent match; nothing to build a dataset from.",
+    );
+  }
   const tasks: DatasetTaskInput[] = episodes.map((e) => ({
     id: e.id,
     task: e.task,
     groundTruth: e.outcome === "success" && e.answer ? e.answer : null,
     metadata: { agentId, episodeId: e.id, outcome: e.outcome, endedAt: e.endedAt },
   }));
-  return createDataset(env, tenantId, { ...dataset, tasks });
+  return { ...(await createDataset(env, tenantId, { ...dataset, tasks })), withheld };
 }

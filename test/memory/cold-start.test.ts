@@ -151,13 +151,18 @@ describe("a cold start", () => {
     await runInDurableObject(stub, (_obj, state) => {
       const sql = state.storage.sql;
       // The layout before the paging step: its schema version, its table, one code per stored vector.
+      const paging = AGENT_MEMORY_SCHEMA.findIndex((step) => step.includes("CREATE TABLE vector_pages"));
       sql.exec("DROP TABLE vector_pages");
       sql.exec("DROP TABLE vector_slots");
-      sql.exec(AGENT_MEMORY_SCHEMA[AGENT_MEMORY_SCHEMA.length - 2]!);
+      // The steps after paging are undone too, so the migration replays them as on an agent that old.
+      sql.exec("DROP TABLE quarantine");
+      sql.exec("DROP INDEX library_versions_job");
+      sql.exec("ALTER TABLE library_versions DROP COLUMN job_id");
+      sql.exec(AGENT_MEMORY_SCHEMA[paging - 1]!);
       for (const v of sql.exec<{ item_id: string; model: string; kind: string; vec: ArrayBuffer }>("SELECT item_id, model, kind, vec FROM vectors").toArray()) {
         sql.exec("INSERT INTO vector_codes (item_id, model, kind, code) VALUES (?, ?, ?, ?)", v.item_id, v.model, v.kind, encodeCode(new Float32Array(v.vec)));
       }
-      sql.exec("UPDATE _schema SET version = ?", AGENT_MEMORY_SCHEMA.length - 1);
+      sql.exec("UPDATE _schema SET version = ?", paging);
     });
     await evictDurableObject(stub);
 

@@ -9,6 +9,8 @@ describe("experiences", () => {
     expect(a.status).toBe(201);
     expect(a.body).toMatchObject({ label: "G0", libraryVersion: 1, q: 0.5, source: "manual", status: "active" });
     const b = await api("POST", "/experiences", { text: "Retry HTTP 429 with exponential backoff", source: "live" });
+    // The source is the service's to set: a client's claim of "live" is not provenance.
+    expect(b.body).toMatchObject({ source: "manual", probation: false });
     const c = await api("POST", "/experiences", { text: "Validate JSON before parsing it" });
     expect([b.body.label, c.body.label]).toEqual(["G1", "G2"]);
     const archived = await api("PATCH", `/experiences/${b.body.id}`, { status: "archived" });
@@ -24,8 +26,8 @@ describe("experiences", () => {
     for (let i = 0; i < 5; i++) await api("POST", "/experiences", { text: `lesson number ${i} about caching`, tags: i % 2 ? ["odd"] : ["even"], source: i < 2 ? "live" : "manual" });
     const odd = await api("GET", "/experiences?tag=odd");
     expect(odd.body.items.map((e: any) => e.text)).toEqual(["lesson number 1 about caching", "lesson number 3 about caching"]);
-    const live = await api("GET", "/experiences?source=live");
-    expect(live.body.items).toHaveLength(2);
+    expect((await api("GET", "/experiences?source=live")).body.items).toHaveLength(0);
+    expect((await api("GET", "/experiences?source=manual")).body.items).toHaveLength(5);
     const contains = await api("GET", "/experiences?contains=NUMBER%204");
     expect(contains.body.items).toHaveLength(1);
     const p1 = await api("GET", "/experiences?limit=2");

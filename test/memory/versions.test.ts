@@ -58,7 +58,7 @@ describe("library versions", () => {
     expectProblem(await api("POST", "/library/rollback", { version: 50 }), 404);
   });
 
-  it("export → import (replace) into another agent round-trips exactly; merge skips known texts", async () => {
+  it("export → import (replace) into another agent round-trips content, ids and (admin key) Q; merge skips known texts", async () => {
     const src = await agentFixture();
     await src.api("POST", "/experiences", { text: "lesson one", tags: ["t1"], pattern: "when X", keywords: ["x"], source: "practice" });
     const two = (await src.api("POST", "/experiences", { text: "lesson two", importance: 0.9 })).body.id;
@@ -76,7 +76,11 @@ describe("library versions", () => {
     const imp = await dst("POST", "/library/import", { mode: "replace", library: exported.body });
     expect(imp.status).toBe(200);
     const back = await dst("GET", "/library/export");
-    expect(back.body.experiences).toEqual(exported.body.experiences);
+    // Provenance is the service's: imports arrive with source "import" and say where they came from.
+    const content = (e: any) => ({ ...e, source: undefined, provenance: undefined });
+    expect(back.body.experiences.map(content)).toEqual(exported.body.experiences.map(content));
+    expect(back.body.experiences.map((e: any) => e.source)).toEqual(["import", "import", "import"]);
+    expect(back.body.experiences[0].provenance.importedFrom).toContain("source manual");
     expect((await dst("GET", "/experiences?status=all")).body.items).toHaveLength(3);
 
     const merged = await dst("POST", "/library/import", {

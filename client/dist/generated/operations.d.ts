@@ -65,6 +65,14 @@ export declare class Operations {
     updateCase(init: FetchOptions<paths["/v1/agents/{agentId}/cases/{id}"]["patch"]>): Promise<Data<paths["/v1/agents/{agentId}/cases/{id}"]["patch"]>>;
     /** Delete a case: `DELETE /v1/agents/{agentId}/cases/{id}` */
     deleteCase(init: FetchOptions<paths["/v1/agents/{agentId}/cases/{id}"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/cases/{id}"]["delete"]>>;
+    /** List held entries: `GET /v1/agents/{agentId}/quarantine` */
+    listQuarantine(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine"]["get"]>>;
+    /** Get a held entry: `GET /v1/agents/{agentId}/quarantine/{id}` */
+    getQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}"]["get"]>>;
+    /** Delete a held entry: `DELETE /v1/agents/{agentId}/quarantine/{id}` */
+    deleteQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}"]["delete"]>>;
+    /** Release a held entry: `POST /v1/agents/{agentId}/quarantine/{id}/release` */
+    releaseQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}/release"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}/release"]["post"]>>;
     /** Retrieve lessons and cases: `POST /v1/agents/{agentId}/retrieve` */
     retrieve(init: FetchOptions<paths["/v1/agents/{agentId}/retrieve"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/retrieve"]["post"]>>;
     /** Get the prompt block: `GET /v1/agents/{agentId}/prompt` */

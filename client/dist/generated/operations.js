@@ -125,6 +125,22 @@ export class Operations {
     deleteCase(init) {
         return unwrap(this.api.DELETE("/v1/agents/{agentId}/cases/{id}", init));
     }
+    /** List held entries: `GET /v1/agents/{agentId}/quarantine` */
+    listQuarantine(init) {
+        return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine", init));
+    }
+    /** Get a held entry: `GET /v1/agents/{agentId}/quarantine/{id}` */
+    getQuarantined(init) {
+        return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine/{id}", init));
+    }
+    /** Delete a held entry: `DELETE /v1/agents/{agentId}/quarantine/{id}` */
+    deleteQuarantined(init) {
+        return unwrap(this.api.DELETE("/v1/agents/{agentId}/quarantine/{id}", init));
+    }
+    /** Release a held entry: `POST /v1/agents/{agentId}/quarantine/{id}/release` */
+    releaseQuarantined(init) {
+        return unwrap(this.api.POST("/v1/agents/{agentId}/quarantine/{id}/release", init));
+    }
     /** Retrieve lessons and cases: `POST /v1/agents/{agentId}/retrieve` */
     retrieve(init) {
         return unwrap(this.api.POST("/v1/agents/{agentId}/retrieve", init));

@@ -159,6 +159,26 @@ export class Operations {
     return unwrap(this.api.DELETE("/v1/agents/{agentId}/cases/{id}", init as never));
   }
 
+  /** List held entries: `GET /v1/agents/{agentId}/quarantine` */
+  listQuarantine(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine"]["get"]>> {
+    return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine", init as never));
+  }
+
+  /** Get a held entry: `GET /v1/agents/{agentId}/quarantine/{id}` */
+  getQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}"]["get"]>> {
+    return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine/{id}", init as never));
+  }
+
+  /** Delete a held entry: `DELETE /v1/agents/{agentId}/quarantine/{id}` */
+  deleteQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}"]["delete"]>> {
+    return unwrap(this.api.DELETE("/v1/agents/{agentId}/quarantine/{id}", init as never));
+  }
+
+  /** Release a held entry: `POST /v1/agents/{agentId}/quarantine/{id}/release` */
+  releaseQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}/release"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}/release"]["post"]>> {
+    return unwrap(this.api.POST("/v1/agents/{agentId}/quarantine/{id}/release", init as never));
+  }
+
   /** Retrieve lessons and cases: `POST /v1/agents/{agentId}/retrieve` */
   retrieve(init: FetchOptions<paths["/v1/agents/{agentId}/retrieve"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/retrieve"]["post"]>> {
     return unwrap(this.api.POST("/v1/agents/{agentId}/retrieve", init as never));

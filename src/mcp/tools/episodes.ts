@@ -145,9 +145,12 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ agentId, query, limit, phase, episodeId }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const { memory } = await agentFor(c, agentId, "read");
+        const { key, memory } = await agentFor(c, agentId, "read");
         const r = await callMemory(() =>
-          memory.retrieve({ query, k2: limit, kinds: ["experience"], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}) }),
+          memory.retrieve(
+            { query, k2: limit, kinds: ["experience"], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}) },
+            { readOnly: key.scope === "read" },
+          ),
         );
         const lines = r.items.map((i) => `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}, Q ${i.q.toFixed(2)})`);
         return toolResult(lines.length ? lines.join("\n") : "No experience matches this query yet.", r);

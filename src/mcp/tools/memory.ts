@@ -34,8 +34,10 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     ({ agentId, query, budgetTokens, phase, episodeId }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const { memory } = await agentFor(c, agentId, "read");
-        const block = await callMemory(() => memory.prompt({ query, budgetTokens, ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}) }));
+        const { key, memory } = await agentFor(c, agentId, "read");
+        const block = await callMemory(() =>
+          memory.prompt({ query, budgetTokens, readOnly: key.scope === "read", ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}) }),
+        );
         return toolResult(block.prompt || "The library is empty so far.", block);
       }),
   );
@@ -46,9 +48,15 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     ({ agentId, ...input }) =>
       guarded(c, async () => {
         const { key, memory } = await agentFor(c, agentId, "write");
-        const { value: r } = await callMemory(() => memory.createExperience(input, `key:${key.keyId}`, { keyId: key.keyId }));
+        const { value: r } = await callMemory(() => memory.createExperience(input, `key:${key.keyId}`, { keyId: key.keyId }, undefined, { door: "mcp", admin: key.scope === "admin" }));
         const e = r.experience;
-        return toolResult(`Added ${e.id}${e.label ? ` as [${e.label}]` : ""} (library version ${r.version}).`, { ...e, libraryVersion: r.version });
+        const held =
+          e.status === "quarantined"
+            ? " It was quarantined by the content filter and will not be served unless an admin releases it."
+            : e.status === "pending"
+              ? " It waits for the safety review and is not served until it passes."
+              : "";
+        return toolResult(`Added ${e.id}${e.label ? ` as [${e.label}]` : ""} (library version ${r.version}).${held}`, { ...e, libraryVersion: r.version });
       }),
   );
 }

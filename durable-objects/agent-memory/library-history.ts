@@ -1,0 +1,65 @@
+import type { ExperienceSnapshot } from "./rows";
+import type { LibraryChange, LibraryVersion } from "./library";
+import { MemoryError } from "../memory-error";
+
+/** Reading the library's history: its versions, the library as it stood after one, and what one changed. */
+export function listVersions(sql: SqlStorage, limit: number, before?: number): { items: LibraryVersion[]; nextCursor: string | null } {
+  const rows = sql
+    .exec<{ version: number; reason: string; author: string; created_at: number; changes: number }>(
+      "SELECT * FROM library_versions WHERE version < ? ORDER BY version DESC LIMIT ?",
+      before ?? Number.MAX_SAFE_INTEGER,
+      limit + 1,
+    )
+    .toArray();
+  const page = rows.slice(0, limit).map((r) => ({ version: r.version, reason: r.reason, author: r.author, createdAt: r.created_at, changes: r.changes }));
+  return { items: page, nextCursor: rows.length > limit ? String(page[page.length - 1]!.version) : null };
+}
+
+function versionMeta(sql: SqlStorage, n: number): LibraryVersion {
+  const r = sql
+    .exec<{ version: number; reason: string; author: string; created_at: number; changes: number }>("SELECT * FROM library_versions WHERE version = ?", n)
+    .toArray()[0];
+  if (!r) throw MemoryError.notFound(`Library version ${n} does not exist.`);
+  return { version: r.version, reason: r.reason, author: r.author, createdAt: r.created_at, changes: r.changes };
+}
+
+/** The library exactly as it stood after version n (0 is the empty library). */
+export function stateAt(sql: SqlStorage, n: number): ExperienceSnapshot[] {
+  if (n !== 0) versionMeta(sql, n);
+  return sql
+    .exec<{ after: string | null }>(
+      `SELECT c.after FROM library_changes c
+       JOIN (SELECT experience_id, max(version) AS v FROM library_changes WHERE version <= ? GROUP BY experience_id) m
+         ON m.experience_id = c.experience_id AND m.v = c.version`,
+      n,
+    )
+    .toArray()
+    .filter((r) => r.after !== null)
+    .map((r) => JSON.parse(r.after!) as ExperienceSnapshot)
+    .sort((a, b) => a.seq - b.seq);
+}
+
+export function versionDetail(sql: SqlStorage, n: number) {
+  const meta = versionMeta(sql, n);
+  const state = stateAt(sql, n);
+  let i = 0;
+  const experiences = state.map((s) => ({ ...s, label: s.status === "active" ? `G${i++}` : null }));
+  return { ...meta, experiences };
+}
+
+export function versionDiff(sql: SqlStorage, n: number): LibraryVersion & { changes: number; diff: LibraryChange[] } {
+  const meta = versionMeta(sql, n);
+  const diff = sql
+    .exec<{ experience_id: string; op: string; before: string | null; after: string | null }>(
+      "SELECT experience_id, op, before, after FROM library_changes WHERE version = ? ORDER BY rowid",
+      n,
+    )
+    .toArray()
+    .map((r) => ({
+      id: r.experience_id,
+      op: r.op as LibraryChange["op"],
+      before: r.before ? (JSON.parse(r.before) as ExperienceSnapshot) : null,
+      after: r.after ? (JSON.parse(r.after) as ExperienceSnapshot) : null,
+    }));
+  return { ...meta, diff };
+}

@@ -1,0 +1,47 @@
+import type { Env } from "../env";
+import type { Logger } from "../http/logger";
+import { BudgetExceededError, createLlm, llmConfigured } from "../llm";
+import { callMemory, memoryStub } from "../services/agent-memory";
+import { REVIEW_BATCH, reviewLessons } from "./safety-review";
+
+export interface AdmissionReviewJob {
+  tenantId: string;
+  agentId: string;
+}
+
+/** Batches per delivery; what remains is queued again, so no invocation runs long. */
+const ROUNDS_PER_DELIVERY = 5;
+
+/**
+ * Reviews what the admission step left `pending`, a batch of entries per LLM call (counted in the
+ * usage ledger like every call). A verdict applies only to an entry still pending with the text
+ * that was reviewed. Without an LLM, or over budget, entries simply stay pending: they are not
+ * served, an admin can release them, and the agent's sweep asks for the review again.
+ */
+export async function runAdmissionReview(job: AdmissionReviewJob, env: Env, log: Logger): Promise<unknown> {
+  if (!llmConfigured(env)) return { skipped: "no LLM configured; pending entries wait" };
+  const memory = memoryStub(env, job.tenantId, job.agentId);
+  const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
+  const totals = { admitted: 0, quarantined: 0, stale: 0 };
+  for (let round = 0; round < ROUNDS_PER_DELIVERY; round++) {
+    const { items, remaining } = await callMemory(() => memory.pendingReviews(REVIEW_BATCH));
+    if (!items.length) return totals;
+    let verdicts;
+    try {
+      ({ verdicts } = await reviewLessons(llm, items, "admission-review"));
+    } catch (err) {
+      if (err instanceof BudgetExceededError) return { ...totals, skipped: `budget: ${err.message}` };
+      throw err;
+    }
+    const applied = await callMemory(() =>
+      memory.applyReviews(items.map((item, i) => ({ id: item.id, kind: item.kind, text: item.text, ...verdicts[i]! }))),
+    );
+    totals.admitted += applied.admitted;
+    totals.quarantined += applied.quarantined;
+    totals.stale += applied.stale;
+    if (remaining <= items.length) return totals;
+  }
+  await env.JOBS.send({ type: "admission.review", ...job });
+  log.info("admission review continues", { agentId: job.agentId, ...totals });
+  return { ...totals, continued: true };
+}

@@ -1,0 +1,128 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { router, commonErrors, jsonResponse, security } from "../http/openapi";
+import { MemoryKindSchema } from "../core/memory-types";
+import { agentFor } from "../services/agents";
+import { callMemory } from "../services/agent-memory";
+import { audit } from "../services/audit";
+import { AgentParams, queryLimit, timestamp } from "./schemas";
+
+const base = "/v1/agents/{agentId}/quarantine";
+const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+
+const HeldItem = z
+  .object({
+    id: z.string(),
+    kind: MemoryKindSchema,
+    status: z.enum(["quarantined", "pending"]).describe("`quarantined`: flagged by the filter or the review; `pending`: waiting for the LLM safety review"),
+    reason: z.string().describe("Why it is held: the filter's findings or the reviewer's verdict"),
+    wanted: z.string().describe("The status it takes when released"),
+    door: z.string().describe("How it was written: api, mcp, import, rollback, live, practice, episode, review, admin"),
+    author: z.string(),
+    heldAt: timestamp,
+    text: z.string().describe("The lesson text, or the case's task"),
+    pattern: z.string().nullable(),
+    keywords: z.array(z.string()),
+    answer: z.string().nullable().describe("A case's answer"),
+  })
+  .openapi("QuarantinedItem");
+
+/**
+ * What the admission step holds back: never retrieved or injected, listed here for review, and
+ * released or deleted only with an admin key (each decision audited).
+ */
+export const quarantineRoutes = router()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: base,
+      tags: ["quarantine"],
+      operationId: "listQuarantine",
+      summary: "List held entries",
+      description: "Experiences and cases held by the admission step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.",
+      security,
+      request: {
+        params: AgentParams,
+        query: z.object({
+          kind: MemoryKindSchema.optional(),
+          status: z.enum(["quarantined", "pending"]).optional(),
+          limit: queryLimit(200, 50),
+          cursor: z.string().min(1).max(64).optional(),
+        }),
+      },
+      responses: { 200: jsonResponse(z.object({ items: z.array(HeldItem), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
+    }),
+    async (c) => {
+      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const q = c.req.valid("query");
+      return c.json(await callMemory(() => memory.listQuarantine(q)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{id}`,
+      tags: ["quarantine"],
+      operationId: "getQuarantined",
+      summary: "Get a held entry",
+      description: "One held entry with the reason it is held.",
+      security,
+      request: { params: IdParams },
+      responses: { 200: jsonResponse(HeldItem, "The held entry"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId, id } = c.req.valid("param");
+      const { memory } = await agentFor(c, agentId, "read");
+      return c.json(await callMemory(() => memory.getQuarantined(id)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: `${base}/{id}/release`,
+      tags: ["quarantine"],
+      operationId: "releaseQuarantined",
+      summary: "Release a held entry",
+      description: "Releases a held entry to the status it was written with. Needs an admin key; audited.",
+      security,
+      request: { params: IdParams },
+      responses: {
+        200: jsonResponse(
+          z.object({ id: z.string(), kind: MemoryKindSchema, status: z.string(), libraryVersion: z.number().int().nullable() }).openapi("QuarantineRelease"),
+          "Released",
+        ),
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const { agentId, id } = c.req.valid("param");
+      const { key, memory } = await agentFor(c, agentId, "admin");
+      const held = await callMemory(() => memory.getQuarantined(id));
+      const r = await callMemory(() => memory.releaseQuarantined(id, `key:${key.keyId}`));
+      await audit(c, { tenantId: key.tenantId, action: "quarantine.release", target: `${agentId}/${id}`, detail: { kind: held.kind, reason: held.reason, status: r.status } });
+      return c.json(r, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: `${base}/{id}`,
+      tags: ["quarantine"],
+      operationId: "deleteQuarantined",
+      summary: "Delete a held entry",
+      description: "Deletes a held entry. Needs an admin key; audited.",
+      security,
+      request: { params: IdParams },
+      responses: {
+        200: jsonResponse(z.object({ id: z.string(), kind: MemoryKindSchema, libraryVersion: z.number().int().nullable(), deleted: z.literal(true) }), "Deleted"),
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const { agentId, id } = c.req.valid("param");
+      const { key, memory } = await agentFor(c, agentId, "admin");
+      const held = await callMemory(() => memory.getQuarantined(id));
+      const r = await callMemory(() => memory.deleteQuarantined(id, `key:${key.keyId}`));
+      await audit(c, { tenantId: key.tenantId, action: "quarantine.delete", target: `${agentId}/${id}`, detail: { kind: held.kind, reason: held.reason } });
+      return c.json({ ...r, deleted: true as const }, 200);
+    },
+  );
