@@ -1,6 +1,20 @@
 import type { ExperienceSnapshot } from "./rows";
-import type { LibraryChange, LibraryVersion } from "./library";
 import { MemoryError } from "../memory-error";
+
+export interface LibraryVersion {
+  version: number;
+  reason: string;
+  author: string;
+  createdAt: number;
+  changes: number;
+}
+
+export interface LibraryChange {
+  id: string;
+  op: "create" | "update" | "archive" | "delete" | "restore";
+  before: ExperienceSnapshot | null;
+  after: ExperienceSnapshot | null;
+}
 
 /** Reading the library's history: its versions, the library as it stood after one, and what one changed. */
 export function listVersions(sql: SqlStorage, limit: number, before?: number): { items: LibraryVersion[]; nextCursor: string | null } {

@@ -15,28 +15,14 @@ import type { RecordResult } from "./idempotency";
 import type { VectorStore } from "./vector-store";
 import { experienceEmbedText, experienceOut, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
 import { forgetHold, provenanceOf, recordHold, screenExperience, type AdmissionPolicy } from "./admission";
-import { listVersions, stateAt, versionDetail, versionDiff } from "./library-history";
+import { listVersions, stateAt, versionDetail, versionDiff, type LibraryChange, type LibraryVersion } from "./library-history";
+export type { LibraryChange, LibraryVersion } from "./library-history";
 import { isHeld } from "../../src/core/memory-types";
 
 /** A resolved change: what one experience becomes in a version (`after: null` deletes it). */
 export type Intent =
   | { kind: "put"; id: string; after: ExperienceSnapshot; embedText: string | null; reseq?: boolean; probation?: boolean; setQ?: boolean }
   | { kind: "delete"; id: string };
-
-export interface LibraryVersion {
-  version: number;
-  reason: string;
-  author: string;
-  createdAt: number;
-  changes: number;
-}
-
-export interface LibraryChange {
-  id: string;
-  op: "create" | "update" | "archive" | "delete" | "restore";
-  before: ExperienceSnapshot | null;
-  after: ExperienceSnapshot | null;
-}
 
 /** What one committed version returns (and what an idempotent retry replays). */
 export interface CommitResult {
