@@ -4,7 +4,6 @@ import type { Evaluation } from "../durable-objects/evaluation";
 import type { JobMessage } from "./jobs/messages";
 import type { Logger } from "./http/logger";
 import type { Principal } from "./http/auth";
-import type { agents } from "./db/schema";
 
 /** Every binding and variable the Worker reads. Optional ones have embedded defaults. */
 export interface Env {
@@ -15,6 +14,8 @@ export interface Env {
   JOBS: Queue<JobMessage>;
   /** Practice-run and evaluation units: their own queue, so a large run never delays live learning jobs. */
   PRACTICE: Queue<JobMessage>;
+  /** API keys by SHA-256 (see services/keys); without it every isolate's cache miss reads D1. */
+  PRAXIS_KEYS?: KVNamespace;
   PRAXIS_ADMIN_KEY?: string;
   MAX_BODY_BYTES?: string;
   LOG_LEVEL?: string;
@@ -54,7 +55,5 @@ export interface AppEnv {
     requestId: string;
     logger: Logger;
     principal: Principal;
-    /** The agent named in the path, looked up together with the API key (null: no such agent in the key's tenant). */
-    agentLookup?: { agentId: string; row: typeof agents.$inferSelect | null };
   };
 }

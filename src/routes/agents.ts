@@ -6,7 +6,7 @@ import { db } from "../db/client";
 import { requireAgentAccess, requireScope } from "../http/auth";
 import { badRequest } from "../http/problem";
 import { decodeCursor, encodeCursor } from "../core/cursor";
-import { agentFor } from "../services/agents";
+import { agentFor, deleteAgent, putAgent } from "../services/agents";
 import { audit } from "../services/audit";
 import { AgentParams, PageQuery, timestamp } from "./schemas";
 
@@ -52,30 +52,10 @@ export const agentRoutes = router()
     async (c) => {
       const { agentId } = c.req.valid("param");
       const key = requireAgentAccess(c.get("principal"), agentId, "write");
-      const body = c.req.valid("json");
-      const d = db(c.env);
-      const where = and(eq(agents.tenantId, key.tenantId), eq(agents.agentId, agentId));
-      const existing = await d.select().from(agents).where(where).get();
-      if (existing) {
-        if (body.displayName === undefined) return c.json(present(existing), 200);
-        const updated = await d
-          .update(agents)
-          .set({ displayName: body.displayName, updatedAt: Date.now() })
-          .where(where)
-          .returning()
-          .get();
-        return c.json(present(updated), 200);
-      }
-      // Two concurrent PUTs race here; the primary key lets exactly one insert win.
-      const created = await d
-        .insert(agents)
-        .values({ tenantId: key.tenantId, agentId, displayName: body.displayName ?? null })
-        .onConflictDoNothing()
-        .returning()
-        .get();
-      if (!created) return c.json(present((await d.select().from(agents).where(where).get())!), 200);
+      const { row, created } = await putAgent(c.env, key.tenantId, agentId, c.req.valid("json").displayName);
+      if (!created) return c.json(present(row), 200);
       await audit(c, { tenantId: key.tenantId, action: "agent.create", target: agentId });
-      return c.json(present(created), 201);
+      return c.json(present(row), 201);
     },
   )
   .openapi(
@@ -98,12 +78,12 @@ export const agentRoutes = router()
       method: "delete",
       path: "/v1/agents/{agentId}",
       tags: ["agents"],
-      summary: "Delete an agent and erase its memory (Durable Object storage)",
+      summary: "Delete an agent: erase its memory, cases, episodes, jobs and vectors, and cancel its practice runs",
       security,
       request: { params: AgentParams },
       responses: {
         200: jsonResponse(
-          z.object({ agentId: z.string(), deleted: z.literal(true), storageDeleted: z.boolean() }).openapi("DeletedAgent"),
+          z.object({ agentId: z.string(), deleted: z.literal(true), storageDeleted: z.boolean(), runsCancelled: z.number().int() }).openapi("DeletedAgent"),
           "Deleted",
         ),
         ...commonErrors,
@@ -111,15 +91,10 @@ export const agentRoutes = router()
     }),
     async (c) => {
       const { agentId } = c.req.valid("param");
-      const { key, memory } = await agentFor(c, agentId, "admin");
-      // Storage first: if erasing fails the agent row survives and the delete can be retried.
-      const { storageDeleted } = await memory.destroy();
-      await db(c.env)
-        .delete(agents)
-        .where(and(eq(agents.tenantId, key.tenantId), eq(agents.agentId, agentId)))
-        .run();
-      await audit(c, { tenantId: key.tenantId, action: "agent.delete", target: agentId });
-      return c.json({ agentId, deleted: true as const, storageDeleted }, 200);
+      const key = requireAgentAccess(c.get("principal"), agentId, "admin");
+      const { storageDeleted, runsCancelled } = await deleteAgent(c.env, key.tenantId, agentId, c.get("logger"));
+      await audit(c, { tenantId: key.tenantId, action: "agent.delete", target: agentId, detail: { runsCancelled } });
+      return c.json({ agentId, deleted: true as const, storageDeleted, runsCancelled }, 200);
     },
   )
   .openapi(

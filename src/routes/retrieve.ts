@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
 import { PhaseSchema } from "../core/scoring";
-import { agentFor } from "../services/agents";
+import { agentMemoryFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { AgentParams, queryNumber } from "./schemas";
 
@@ -27,7 +27,7 @@ export const retrieveRoutes = router()
       responses: { 200: jsonResponse(RetrieveResponseSchema.openapi("RetrieveResponse"), "Ranked items with explanations"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const { memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
       const body = c.req.valid("json");
       return c.json(await callMemory(() => memory.retrieve(body)), 200);
     },
@@ -58,7 +58,7 @@ export const retrieveRoutes = router()
       },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const { memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
       const q = c.req.valid("query");
       return c.json(await callMemory(() => memory.prompt(q)), 200);
     },

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { ExperienceCreateSchema, PromptBudgetSchema, RetrieveRequestSchema } from "../../core/memory-types";
 import { AgentIdSchema } from "../../routes/schemas";
-import { agentFor } from "../../services/agents";
+import { agentMemoryFor } from "../../services/agents";
 import { callMemory } from "../../services/agent-memory";
 import { guarded, toolResult, type ToolContext } from "../tool";
 import { episodeIdFor, EpisodeHandleSchema } from "./episodes";
@@ -30,7 +30,7 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     ({ agentId, query, budgetTokens, phase, episodeId }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const { memory } = await agentFor(c, agentId, "read");
+        const { memory } = agentMemoryFor(c, agentId, "read");
         const block = await callMemory(() => memory.prompt({ query, budgetTokens, ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}) }));
         return toolResult(block.prompt || "The library is empty so far.", block);
       }),
@@ -41,7 +41,7 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     { description: "Add a lesson to the agent's library (a new library version).", inputSchema: AddExperienceInput },
     ({ agentId, ...input }) =>
       guarded(c, async () => {
-        const { key, memory } = await agentFor(c, agentId, "write");
+        const { key, memory } = agentMemoryFor(c, agentId, "write");
         const { value: r } = await callMemory(() => memory.createExperience(input, `key:${key.keyId}`, { keyId: key.keyId }));
         const e = r.experience;
         return toolResult(`Added ${e.id}${e.label ? ` as [${e.label}]` : ""} (library version ${r.version}).`, { ...e, libraryVersion: r.version });
