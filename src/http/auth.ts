@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { parseApiKey, secretsEqual, sha256Hex } from "../core/api-key";
 import { resolveKey } from "../services/keys";
+import { useD1Session } from "../services/d1-session";
 import { flushMarksIfDue, markKeyUsed } from "../services/usage-marks";
 import { ProblemError } from "./problem";
 
@@ -35,7 +36,10 @@ export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {
   const now = Date.now();
   markKeyUsed(key.keyId, now);
   flushMarksIfDue(c.env, c.executionCtx, now);
+  // After the key: a key minted a moment ago is read from the primary (services/keys), the rest from a replica.
+  const sendBookmark = useD1Session(c);
   await next();
+  sendBookmark();
 });
 
 /** The operator credential, used only to create tenants. */
