@@ -46,6 +46,10 @@ export interface Env {
   /** `development` (wrangler dev), `test` or `production` (the default when unset): webhook URL rules depend on it. */
   PRAXIS_ENV?: string;
   PRACTICE_MAX_RUNS_PER_TENANT?: string;
+  /** Bench only, ignored in production: latency added to each binding round trip (adapters/bench-latency). */
+  BENCH_LATENCY?: string;
+  /** Bench only, ignored in production: "off" resolves every key from D1, as before the edge caches. */
+  BENCH_KEY_CACHE?: string;
 }
 
 /** The one Hono environment used by every route and middleware. */

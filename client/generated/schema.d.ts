@@ -1008,7 +1008,7 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete an agent and erase its memory (Durable Object storage) */
+        /** Delete an agent: erase its memory, cases, episodes, jobs and vectors, and cancel its practice runs */
         delete: {
             parameters: {
                 query?: never;
@@ -9848,6 +9848,7 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
             storageDeleted: boolean;
+            runsCancelled: number;
         };
         AgentConfig: {
             /**

@@ -5,6 +5,7 @@ import { db } from "../db/client";
 import type { KeyPrincipal, Scope } from "../http/auth";
 import { TtlLru } from "../core/ttl-lru";
 import { d1Read, d1Write, unavailable } from "./binding-faults";
+import { benchProfileAllowed } from "../adapters/bench-latency";
 
 /**
  * API keys resolved at the edge. A warm request finds its key in this isolate's LRU, else in Workers
@@ -85,6 +86,10 @@ function putKv(env: Env, hash: string, record: KeyRecord): Promise<void> {
 
 /** The key with this hash, revoked or not; null when there is none. */
 export async function resolveKey(env: Env, hash: string, ctx: { waitUntil(p: Promise<unknown>): void }): Promise<KeyRecord | null> {
+  if (env.BENCH_KEY_CACHE === "off" && benchProfileAllowed(env)) {
+    const row = await d1Read(() => db(env).select().from(apiKeys).where(eq(apiKeys.hash, hash)).get());
+    return row ? keyRecord(row) : null;
+  }
   const local = isolateKeys.get(hash);
   if (local !== undefined) return local;
   const cached = await readKv(env, hash);
