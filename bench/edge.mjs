@@ -16,6 +16,8 @@ import { devServer, log, machine, must, replaceResultsSection, request } from ".
 export const EDGE_HEADING = "## Edge hot path (`npm run bench -- --profile far-edge`)";
 const FAR_EDGE = "d1=80,do=40,kv=5";
 const MEMORIES = 1000;
+/** Requests before measuring, after each restart: the object's load, the isolate's JIT and key cache. */
+const WARMUP = { local: 100, "far-edge": 30 };
 
 function pct(sorted, p) {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
@@ -45,7 +47,7 @@ export async function runEdgeBench(argv) {
   const started = Date.now();
   const rows = [];
   try {
-    let { base } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: configs[0].vars });
+    let { base } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: baseVars });
     const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: "bench-edge" }, [201]);
     const token = tenant.body.apiKey;
     const agentId = `edge-${randomBytes(3).toString("hex")}`;
@@ -59,9 +61,10 @@ export async function runEdgeBench(argv) {
     log(`loaded ${MEMORIES} memories into ${agentId}`);
 
     for (const [i, cfg] of configs.entries()) {
-      if (i > 0) ({ base } = await server.restartWith(cfg.vars));
+      // Every configuration starts from a restart (objects evicted, isolates fresh), so none inherits the load's warm-up.
+      ({ base } = await server.restartWith(cfg.vars));
       const n = perRoute[cfg.profile];
-      const qs = queries(3 * n + 40, 17 + i);
+      const qs = queries(3 * n + WARMUP[cfg.profile] + 10, 17 + i);
       let q = 0;
       const seq = async (count, make) => {
         const lat = [];
@@ -75,7 +78,7 @@ export async function runEdgeBench(argv) {
         return stats(lat);
       };
       // Warm: the object loaded, the key in this isolate's cache (and in KV).
-      await seq(20, () => ({ method: "POST", url: `${A()}/retrieve`, body: { query: qs[q++] } }));
+      await seq(WARMUP[cfg.profile], () => ({ method: "POST", url: `${A()}/retrieve`, body: { query: qs[q++] } }));
       const retrievalIds = [];
       const retrieve = await seq(n, () => ({ method: "POST", url: `${A()}/retrieve`, body: { query: qs[q++] }, ok: (b) => retrievalIds.push(b.retrievalId) }));
       const reward = await seq(Math.min(n, retrievalIds.length), (k) => ({

@@ -34,6 +34,7 @@ const KV_CACHE_TTL_S = 60;
 const KV_ACTIVE_TTL_S = 3_600;
 const KV_REVOKED_TTL_S = 7 * 86_400;
 /** KV accepts one write per key per second; the second write of a revocation lands after any racing fill. */
+const KV_WRITE_SPACING_MS = 1_100;
 const REWRITE_AFTER_MS = 1_500;
 export const REVOCATION_BOUND_S = KV_CACHE_TTL_S + LOCAL_TTL_MS / 1000;
 
@@ -114,7 +115,8 @@ async function writeThrough(env: Env, row: KeyRow, ctx: { waitUntil(p: Promise<u
   const record = keyRecord(row);
   isolateKeys.set(row.hash, record);
   try {
-    await putKv(env, row.hash, record).catch(() => putKv(env, row.hash, record));
+    // KV takes one write per key per second: a retry sooner would meet the same refusal.
+    await putKv(env, row.hash, record).catch(() => new Promise((r) => setTimeout(r, KV_WRITE_SPACING_MS)).then(() => putKv(env, row.hash, record)));
   } catch {
     throw unavailable("The key changed, but the change did not reach the edge cache; repeat the request.");
   }
