@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv, Env } from "../env";
-import { agents, practiceRuns } from "../db/schema";
+import { agents, practiceRuns, practiceSchedules } from "../db/schema";
 import { db } from "../db/client";
 import { requireAgentAccess, type Scope } from "../http/auth";
 import { notFound } from "../http/problem";
@@ -112,8 +112,8 @@ export async function putAgent(env: Env, tenantId: string, agentId: string, disp
 
 /**
  * Deletes the agent: its object first (memory, cases, episodes, jobs, vectors in Vectorize; it
- * refuses every later call, whoever makes it), then its practice runs are cancelled, then the
- * control-plane row goes. A failure part way leaves the row, so the deletion can be repeated.
+ * refuses every later call, whoever makes it), then its practice runs are cancelled, then its
+ * schedules and its control-plane row go. A failure part way leaves the row, so the deletion can be repeated.
  */
 export async function deleteAgent(env: Env, tenantId: string, agentId: string, log: { warn(m: string, f?: Record<string, unknown>): void }) {
   if (!(await agentRow(env, tenantId, agentId))) throw notFound(`Agent '${agentId}' does not exist.`);
@@ -129,6 +129,13 @@ export async function deleteAgent(env: Env, tenantId: string, agentId: string, l
     // A run that cannot be cancelled now still cannot write to the deleted agent: its object refuses.
     await cancelRun(env, { tenantId, agentId }, runId).catch((err: unknown) => log.warn("cancelling a deleted agent's run failed", { runId, err: String(err) }));
   }
-  await d1Write(() => db(env).delete(agents).where(and(eq(agents.tenantId, tenantId), eq(agents.agentId, agentId))).run());
+  const d = db(env);
+  // One batch: the agent's schedules (they would fire runs for it) go with its row, or neither does.
+  await d1Write(() =>
+    d.batch([
+      d.delete(practiceSchedules).where(and(eq(practiceSchedules.tenantId, tenantId), eq(practiceSchedules.agentId, agentId))),
+      d.delete(agents).where(and(eq(agents.tenantId, tenantId), eq(agents.agentId, agentId))),
+    ]),
+  );
   return { storageDeleted, runsCancelled: going.length };
 }

@@ -27,6 +27,8 @@ describe("deleting an agent", () => {
     const q = captureQueues();
     practiceLlm();
     await f.agent("POST", "/experiences", { text: "Re-check the arithmetic before answering" });
+    const schedule = await f.agent("PUT", "/practice-schedules/nightly", { every: "6h", datasetId: f.datasetId, run: { policy: { kind: "llm" }, epochs: 1, batchSize: 2, groupSize: 3 } });
+    expect(schedule.status, JSON.stringify(schedule.body)).toBe(201);
     const runId = await startRun(f, { epochs: 2, batchSize: 2, groupSize: 3, seed: 7 });
     await q.deliverOnce({ max: 2 });
 
@@ -37,6 +39,8 @@ describe("deleting an agent", () => {
     await q.pump();
     const run = await env.DB.prepare("SELECT status FROM practice_runs WHERE run_id = ?").bind(runId).first<{ status: string }>();
     expect(run!.status).toBe("cancelled");
+    const schedules = await env.DB.prepare("SELECT count(*) AS n FROM practice_schedules WHERE tenant_id = ? AND agent_id = ?").bind(f.t.tenantId, f.agentId).first<{ n: number }>();
+    expect(schedules!.n).toBe(0);
     const stub = memoryOf(f.t.tenantId, f.agentId);
     expect(await agentTables(stub)).toEqual([]);
 
