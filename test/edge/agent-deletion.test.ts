@@ -113,4 +113,25 @@ describe("deleting an agent", () => {
     expect(await agentTables(memoryOf(t.tenantId, "never-created"))).toEqual([]);
     expectProblem(await call("DELETE", `/v1/agents/never-created`, { key: t.apiKey }), 404);
   });
+
+  it("an agent from before objects tracked their state is adopted once from D1; one deleted back then stays 404", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    const added = await call("POST", `/v1/agents/${agentId}/experiences`, { key: t.apiKey, body: { text: "Pin dependency versions in CI" } });
+    expect(added.status).toBe(201);
+    const stub = memoryOf(t.tenantId, agentId);
+    const forgetState = () => runInDurableObject(stub, (_i, state) => void state.storage.kv.delete("praxis:agent"));
+    const stateOf = () => runInDurableObject(stub, (_i, state) => state.storage.kv.get<{ state: string }>("praxis:agent")?.state);
+
+    await forgetState();
+    const r = await call("POST", `/v1/agents/${agentId}/retrieve`, { key: t.apiKey, body: { query: "pin dependency versions" } });
+    expect(r.status).toBe(200);
+    expect(r.body.items.map((i: { id: string }) => i.id)).toEqual([added.body.id]);
+    expect(await stateOf()).toBe("active");
+
+    await env.DB.prepare("DELETE FROM agents WHERE tenant_id = ? AND agent_id = ?").bind(t.tenantId, agentId).run();
+    await forgetState();
+    expectProblem(await call("POST", `/v1/agents/${agentId}/retrieve`, { key: t.apiKey, body: { query: "pin" } }), 404, "not-found");
+    expect(await stateOf()).toBeUndefined();
+  });
 });
