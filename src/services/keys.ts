@@ -40,6 +40,7 @@ export const REVOCATION_BOUND_S = KV_CACHE_TTL_S + LOCAL_TTL_MS / 1000;
 
 /** `null`: no such key (remembered briefly, so a flood of made-up keys does not reach D1 each time). */
 const isolateKeys = new TtlLru<string, KeyRecord | null>(LOCAL_MAX, LOCAL_TTL_MS);
+const lookups = new Map<string, Promise<KeyRecord | null>>();
 
 /** Forgets every key this isolate holds, as a fresh isolate would start. */
 export function forgetCachedKeys(): void {
@@ -93,6 +94,16 @@ export async function resolveKey(env: Env, hash: string, ctx: { waitUntil(p: Pro
   }
   const local = isolateKeys.get(hash);
   if (local !== undefined) return local;
+  // A burst of requests with a key this isolate does not hold yet shares one lookup.
+  let lookup = lookups.get(hash);
+  if (!lookup) {
+    lookup = lookupKey(env, hash, ctx).finally(() => lookups.delete(hash));
+    lookups.set(hash, lookup);
+  }
+  return lookup;
+}
+
+async function lookupKey(env: Env, hash: string, ctx: { waitUntil(p: Promise<unknown>): void }): Promise<KeyRecord | null> {
   const cached = await readKv(env, hash);
   if (cached) {
     isolateKeys.set(hash, cached);

@@ -100,6 +100,21 @@ describe("API keys at the edge", () => {
     expectProblem(await call("GET", "/v1/keys/current", { key: reader.apiKey }), 401);
   });
 
+  it("a burst of requests with a key the isolate does not hold yet makes one D1 query between them", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    let queries = 0;
+    const w = probedWorker({
+      before: (binding) => {
+        if (binding === "DB") queries++;
+      },
+    });
+    await coldKey(t.apiKey);
+    const burst = await Promise.all(Array.from({ length: 8 }, () => w.call("GET", `/v1/agents/${agentId}/prompt`, t.apiKey)));
+    expect(burst.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(queries).toBe(1);
+  });
+
   it("a made-up key is remembered as unknown briefly, so repeating it does not reach D1 again", async () => {
     const w = probedWorker();
     const fake = `pxk_${"a".repeat(12)}_${"b".repeat(43)}`;
