@@ -1,4 +1,6 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
+import worker from "../../src/index";
+import { LLM_ENV } from "../fake-llm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { memoryName } from "../../src/services/agent-memory";
@@ -133,5 +135,22 @@ describe("deleting an agent", () => {
     await forgetState();
     expectProblem(await call("POST", `/v1/agents/${agentId}/retrieve`, { key: t.apiKey, body: { query: "pin" } }), 404, "not-found");
     expect(await stateOf()).toBeUndefined();
+  });
+
+  it("a live-learning job still queued for a deleted agent is acknowledged, not retried, and recreates nothing", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    const ep = await call("POST", `/v1/agents/${agentId}/episodes`, { key: t.apiKey, body: { task: "Install the dependencies" } });
+    expect(ep.status).toBe(201);
+    expect((await call("DELETE", `/v1/agents/${agentId}`, { key: t.apiKey })).status).toBe(200);
+    const batch = createMessageBatch("praxis-jobs", [
+      { id: "late-job", timestamp: new Date(), attempts: 1, body: { type: "live.extract", tenantId: t.tenantId, agentId, episodeId: ep.body.id, jobId: `job_extract_${ep.body.id}` } },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, { ...env, ...LLM_ENV } as typeof env);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryMessages).toEqual([]);
+    expect(result.explicitAcks).toEqual(["late-job"]);
+    expect(await agentTables(memoryOf(t.tenantId, agentId))).toEqual([]);
   });
 });
