@@ -22,6 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { corpus, queries, rng } from "./corpus.mjs";
+import { EDGE_HEADING } from "./edge.mjs";
 import { devLogFindings, devServer, log, machine, must, PRACTICE_HEADING, QUALITY_HEADING, request, RESULTS_FILE, root, writeResults } from "./lib/dev-server.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -44,6 +45,14 @@ const DEFAULT_SIZES = !opt("--sizes") && !QUICK;
 const WRITE = flag("--write") || DEFAULT_SIZES;
 const KEEP = flag("--keep");
 const FIRST_PORT = Number(opt("--port") ?? 8799);
+const PROFILE = opt("--profile") ?? "local";
+if (PROFILE === "far-edge") {
+  const { runEdgeBench } = await import("./edge.mjs");
+  await runEdgeBench(argv).then(
+    () => process.exit(0),
+    (err) => fail(err instanceof Error ? err.message : String(err)),
+  );
+} else if (PROFILE !== "local") fail(`--profile must be local or far-edge, not ${PROFILE}`);
 
 const CFG = QUICK
   ? { serverWarmup: 100, warmup: 20, seq: 100, conc: 16, concTotal: 320, baseline: 100, rankIters: 100 }
@@ -580,7 +589,7 @@ wrangler dev reloads during the run: ${reloads}. Error lines in the wrangler dev
 ${d.errs ? `\nErrors / truncated phases:\n\n${d.errs}\n` : ""}`;
 
   if (WRITE) {
-    writeResults(md, [PRACTICE_HEADING, QUALITY_HEADING]);
+    writeResults(md, [PRACTICE_HEADING, QUALITY_HEADING, EDGE_HEADING]);
     log(`wrote ${path.relative(root, RESULTS_FILE)}`);
   } else {
     log("not writing bench/RESULTS.md for a quick/custom run (pass --write to force)");

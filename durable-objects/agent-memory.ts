@@ -58,6 +58,7 @@ export interface WriteAccess {
   admin?: boolean;
 }
 const policyOf = (access: WriteAccess | undefined, door: AdmissionPolicy["door"] = access?.door ?? "api"): AdmissionPolicy => ({ door, admin: access?.admin ?? false });
+import { agentState, eraseRemoteVectors, existsInControlPlane, isBlank, setAgentState, vectorItemIds } from "./agent-memory/lifecycle";
 
 const REEMBED_BATCH = 90;
 const DEFAULT_EPISODE_TTL_MINUTES = 60;
@@ -81,11 +82,16 @@ export class AgentMemory extends DurableObject<Env> {
   private lessons!: LiveLessons;
   private idempotency!: IdempotencyStore;
   private quarantine!: Quarantine;
+  /** Whether `init` has run on the current storage; an unknown or deleted agent's object never runs it. */
+  private initialized = false;
+  /** Bumped when the agent is deleted, so a call that was in flight then answers "no such agent". */
+  private generation = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       try {
+        if (agentState(ctx.storage) === "deleted" || isBlank(ctx.storage)) return;
         await this.init();
       } catch (err) {
         // Kept and re-thrown per call rather than thrown here, so a failed init does not leave the input gate broken.
@@ -124,6 +130,7 @@ export class AgentMemory extends DurableObject<Env> {
     // the old space; they re-embed in the background, matched lexically meanwhile. Queueing is best
     // effort: the next start or embedder change asks again, and the agent must start regardless.
     if (vectors.embedder) await this.scheduleReembed().catch(() => undefined);
+    this.initialized = true;
   }
 
   private ready() {
@@ -132,10 +139,64 @@ export class AgentMemory extends DurableObject<Env> {
 
   /** Every RPC method runs through here: init errors surface, domain errors become values. */
   private rpc<T>(fn: () => T | Promise<T>) {
-    return outcome(() => {
+    return outcome(async () => {
+      await this.requireAgent();
       this.ready();
-      return fn();
+      const generation = this.generation;
+      try {
+        return await fn();
+      } finally {
+        if (generation !== this.generation) this.refuseDeleted();
+      }
     });
+  }
+
+  private refuseDeleted(): never {
+    throw MemoryError.notFound(`Agent '${this.identity()?.agentId ?? "?"}' does not exist.`);
+  }
+
+  /** Refuses every call for an agent that does not exist (never created, or deleted). */
+  private async requireAgent(): Promise<void> {
+    const state = agentState(this.ctx.storage);
+    if (state === "active") return;
+    const who = this.identity();
+    if (state === "deleted" || !who || !(await existsInControlPlane(this.env.DB, who.tenantId, who.agentId))) this.refuseDeleted();
+    await this.ctx.blockConcurrencyWhile(async () => {
+      if (!this.initialized) await this.init();
+      setAgentState(this.ctx.storage, "active", Date.now());
+    });
+  }
+
+  /** The agent was created (or created again): from now on its calls are served; a deleted agent starts empty. */
+  async registerAgent(): Promise<{ created: boolean }> {
+    return this.ctx.blockConcurrencyWhile(async () => {
+      const state = agentState(this.ctx.storage);
+      if (state === "active") return { created: false };
+      if (state === "deleted") {
+        await this.ctx.storage.deleteAll();
+        this.initialized = false;
+      }
+      this.initError = null;
+      if (!this.initialized) await this.init();
+      setAgentState(this.ctx.storage, "active", Date.now());
+      return { created: true };
+    });
+  }
+
+  /**
+   * Deletes the agent: its vectors leave Vectorize, its storage (memories, cases, episodes, jobs,
+   * Q-values) is erased, and a marker stays so that every later call, whoever makes it, is refused
+   * until the agent is created again. Repeating it repeats the erasure.
+   */
+  async deleteAgent(): Promise<{ storageDeleted: true }> {
+    this.generation++;
+    setAgentState(this.ctx.storage, "deleted", Date.now());
+    await eraseRemoteVectors(this.env.VECTORIZE, this.ctx.id.name ?? this.ctx.id.toString(), vectorItemIds(this.ctx.storage));
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.initialized = false;
+    setAgentState(this.ctx.storage, "deleted", Date.now());
+    return { storageDeleted: true };
   }
 
   private identity(): { tenantId: string; agentId: string } | null {
@@ -241,6 +302,7 @@ export class AgentMemory extends DurableObject<Env> {
 
   /** Embeds the next batch of items lacking a vector of the current model. */
   async reembed(model: string): Promise<{ model: string; embedded: number; remaining: number; stale: boolean }> {
+    if (agentState(this.ctx.storage) === "deleted" || !this.initialized) return { model, embedded: 0, remaining: 0, stale: true };
     this.ready();
     const vectors = this.mem.vectors;
     if (model !== vectors.model) return { model: vectors.model, embedded: 0, remaining: 0, stale: true };

@@ -1,7 +1,6 @@
 import type { JobMessage } from "./jobs/messages";
 import type { Logger } from "./http/logger";
 import type { Principal } from "./core/principal";
-import type { agents } from "./db/schema";
 
 /**
  * Every binding and variable the Worker reads. Optional ones have embedded defaults.
@@ -15,6 +14,8 @@ export interface Env {
   JOBS: Queue<JobMessage>;
   /** Practice-run and evaluation units: their own queue, so a large run never delays live learning jobs. */
   PRACTICE: Queue<JobMessage>;
+  /** API keys by SHA-256 (see services/keys); without it every isolate's cache miss reads D1. */
+  PRAXIS_KEYS?: KVNamespace;
   PRAXIS_ADMIN_KEY?: string;
   MAX_BODY_BYTES?: string;
   LOG_LEVEL?: string;
@@ -45,6 +46,10 @@ export interface Env {
   /** `development` (wrangler dev), `test` or `production` (the default when unset): webhook URL rules depend on it. */
   PRAXIS_ENV?: string;
   PRACTICE_MAX_RUNS_PER_TENANT?: string;
+  /** Bench only, ignored in production: latency added to each binding round trip (adapters/bench-latency). */
+  BENCH_LATENCY?: string;
+  /** Bench only, ignored in production: "off" resolves every key from D1, as before the edge caches. */
+  BENCH_KEY_CACHE?: string;
 }
 
 /** The one Hono environment used by every route and middleware. */
@@ -54,7 +59,5 @@ export interface AppEnv {
     requestId: string;
     logger: Logger;
     principal: Principal;
-    /** The agent named in the path, looked up together with the API key (null: no such agent in the key's tenant). */
-    agentLookup?: { agentId: string; row: typeof agents.$inferSelect | null };
   };
 }

@@ -2,6 +2,7 @@ import type { Env } from "./env";
 import { createApp } from "./http/app";
 import { consumeJobs } from "./jobs/consumer";
 import { runScheduled } from "./cron";
+import { withBenchLatency } from "./adapters/bench-latency";
 
 export { AgentMemory } from "../durable-objects/agent-memory";
 export { PracticeRun } from "../durable-objects/practice-run";
@@ -10,7 +11,7 @@ export { Evaluation } from "../durable-objects/evaluation";
 const app = createApp();
 
 export default {
-  fetch: app.fetch,
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) => app.fetch(request, withBenchLatency(env), ctx),
   queue: (batch, env) => consumeJobs(batch, env),
   scheduled: async (controller, env) => {
     await runScheduled(controller, env);

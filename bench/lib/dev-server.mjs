@@ -204,6 +204,13 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
     return launch();
   }
 
+  /** restart() with other variables (same snapshot and state). */
+  async function restartWith(vars) {
+    if (!launched) throw new Error("restartWith() before start()");
+    launched = { ...launched, vars };
+    return restart();
+  }
+
   async function launch() {
     const { firstPort, vars, logLevel } = launched;
     const app = path.join(tmpDir, "app");
@@ -268,6 +275,7 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
   return {
     start,
     restart,
+    restartWith,
     cleanup,
     cpuSeconds,
     onCleanup: (fn) => hooks.push(fn),

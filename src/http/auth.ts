@@ -1,9 +1,9 @@
 import { createMiddleware } from "hono/factory";
-import { and, eq, isNull } from "drizzle-orm";
 import type { AppEnv } from "../env";
-import { agents, apiKeys } from "../db/schema";
-import { db } from "../db/client";
 import { parseApiKey, secretsEqual, sha256Hex } from "../core/api-key";
+import { resolveKey } from "../services/keys";
+import { useD1Session } from "../services/d1-session";
+import { flushMarksIfDue, markKeyUsed } from "../services/usage-marks";
 import { ProblemError } from "./problem";
 
 import type { KeyPrincipal, Principal, Scope } from "../core/principal";
@@ -11,9 +11,6 @@ import type { KeyPrincipal, Principal, Scope } from "../core/principal";
 export type { KeyPrincipal, Principal, Scope } from "../core/principal";
 
 const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };
-const AGENT_PATH_RE = /^\/v1\/agents\/([^/]+)/;
-/** last_used_at is refreshed at most this often per key, to keep D1 writes off the hot path. */
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 const unauthorized = (detail: string) =>
   new ProblemError(401, "unauthorized", detail, { headers: { "www-authenticate": 'Bearer realm="praxis"' } });
@@ -25,45 +22,23 @@ export function bearer(header: string | undefined): string {
   return m[1]!;
 }
 
-/**
- * The agent id a path names, decoded as the router decodes its params. A malformed escape names no
- * agent: the route's own param validation then answers it with a 400.
- */
-function agentInPath(path: string): string | undefined {
-  const segment = AGENT_PATH_RE.exec(path)?.[1];
-  if (segment === undefined) return undefined;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Tenant API keys; deny by default, so every route mounted behind it needs a valid key. */
 export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearer(c.req.header("authorization"));
   if (!parseApiKey(token)) throw unauthorized("The API key is malformed.");
   const hash = await sha256Hex(token);
-  // Agent routes fetch their agent in the same D1 round trip as the key: it is on every hot path.
-  const agentId = agentInPath(c.req.path);
-  const found = await db(c.env)
-    .select({ key: apiKeys, agent: agents })
-    .from(apiKeys)
-    .leftJoin(agents, and(eq(agents.tenantId, apiKeys.tenantId), eq(agents.agentId, agentId ?? "")))
-    .where(and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt)))
-    .get();
-  if (!found) throw unauthorized("The API key is unknown or revoked.");
-  const row = found.key;
-  if (agentId !== undefined) c.set("agentLookup", { agentId, row: found.agent });
-  c.set("principal", { kind: "key", tenantId: row.tenantId, keyId: row.id, scope: row.scope, agentIds: row.agentIds ?? null });
-  c.set("logger", c.get("logger").child({ tenantId: row.tenantId, keyId: row.id }));
+  // Warm, this touches no database: the key comes from this isolate or KV (see services/keys).
+  const key = await resolveKey(c.env, hash, c.executionCtx);
+  if (!key || key.revoked) throw unauthorized("The API key is unknown or revoked.");
+  c.set("principal", { kind: "key", tenantId: key.tenantId, keyId: key.keyId, scope: key.scope, agentIds: key.agentIds });
+  c.set("logger", c.get("logger").child({ tenantId: key.tenantId, keyId: key.keyId }));
   const now = Date.now();
-  if (!row.lastUsedAt || now - row.lastUsedAt > LAST_USED_RESOLUTION_MS) {
-    c.executionCtx.waitUntil(
-      db(c.env).update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run().then(() => undefined),
-    );
-  }
+  markKeyUsed(key.keyId, now);
+  flushMarksIfDue(c.env, c.executionCtx, now);
+  // After the key: a key minted a moment ago is read from the primary (services/keys), the rest from a replica.
+  const sendBookmark = useD1Session(c);
   await next();
+  sendBookmark();
 });
 
 /** The operator credential, used only to create tenants. */

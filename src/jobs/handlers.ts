@@ -7,6 +7,7 @@ import { runAdmissionReview } from "../learning/admission-review";
 import { runPracticeUnit } from "../practice/run-unit";
 import { runEvaluationUnit } from "../services/evaluation";
 import { checkRemedial } from "../services/remedial";
+import { ProblemError } from "../http/problem";
 
 export interface Delivery {
   /** 1 on first delivery; the last try is QUEUE_MAX_RETRIES + 1. */
@@ -34,6 +35,8 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
     try {
       return await runLiveExtraction(msg, env, log);
     } catch (err) {
+      // The agent was deleted (its object refuses every call): no retry can help, and nothing is left to record on.
+      if (err instanceof ProblemError && err.status === 404) return { skipped: err.message };
       // The job page shows each failure; the last one says the message is going to the dead-letter queue.
       const final = delivery.attempts > QUEUE_MAX_RETRIES;
       const reason = `${final ? "failed after retries, sent to dead-letter queue" : `attempt ${delivery.attempts} failed, will retry`}: ${err instanceof Error ? err.message : String(err)}`;

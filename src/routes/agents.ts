@@ -1,24 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { agents } from "../db/schema";
-import { db } from "../db/client";
 import { requireAgentAccess, requireScope } from "../http/auth";
-import { agentFor } from "../services/agents";
+import { agentFor, deleteAgent, putAgent } from "../services/agents";
 import { audit } from "../services/audit";
-import { listAgents, presentAgent, putAgent } from "../services/agent-directory";
-import { AgentParams, PageQuery, timestamp } from "./schemas";
+import { listAgents, presentAgent } from "../services/agent-directory";
+import { AgentSchema as CoreAgentSchema } from "../core/agent-types";
+import { AgentParams, PageQuery } from "./schemas";
 import { nameString } from "../core/text-rules";
 
-export const AgentSchema = z
-  .object({
-    agentId: z.string(),
-    displayName: z.string().nullable(),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    lastActiveAt: timestamp.nullable(),
-  })
-  .openapi("Agent");
+const AgentSchema = CoreAgentSchema.openapi("Agent");
 
 const PutAgentBody = z
   .object({ displayName: nameString(200).nullable().optional() })
@@ -75,12 +65,12 @@ export const agentRoutes = router()
       tags: ["agents"],
       operationId: "deleteAgent",
       summary: "Delete an agent",
-      description: "Deletes the agent and erases its memory: experiences, cases, episodes, Q-values and library versions in its Durable Object storage.",
+      description: "Deletes the agent: erases its memory (experiences, cases, episodes, Q-values, library versions, jobs) and its vectors, cancels its practice runs; every later call for it answers 404.",
       security,
       request: { params: AgentParams },
       responses: {
         200: jsonResponse(
-          z.object({ agentId: z.string(), deleted: z.literal(true), storageDeleted: z.boolean() }).openapi("DeletedAgent"),
+          z.object({ agentId: z.string(), deleted: z.literal(true), storageDeleted: z.boolean(), runsCancelled: z.number().int() }).openapi("DeletedAgent"),
           "Deleted",
         ),
         ...commonErrors,
@@ -88,15 +78,10 @@ export const agentRoutes = router()
     }),
     async (c) => {
       const { agentId } = c.req.valid("param");
-      const { key, memory } = await agentFor(c, agentId, "admin");
-      // Storage first: if erasing fails the agent row survives and the delete can be retried.
-      const { storageDeleted } = await memory.destroy();
-      await db(c.env)
-        .delete(agents)
-        .where(and(eq(agents.tenantId, key.tenantId), eq(agents.agentId, agentId)))
-        .run();
-      await audit(c, { tenantId: key.tenantId, action: "agent.delete", target: agentId });
-      return c.json({ agentId, deleted: true as const, storageDeleted }, 200);
+      const key = requireAgentAccess(c.get("principal"), agentId, "admin");
+      const { storageDeleted, runsCancelled } = await deleteAgent(c.env, key.tenantId, agentId, c.get("logger"));
+      await audit(c, { tenantId: key.tenantId, action: "agent.delete", target: agentId, detail: { runsCancelled } });
+      return c.json({ agentId, deleted: true as const, storageDeleted, runsCancelled }, 200);
     },
   )
   .openapi(

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeSchema, JobSchema } from "../core/episode-types";
-import { agentFor } from "../services/agents";
+import { agentMemoryFor } from "../services/agents";
 import { callMemory, retryLiveJob } from "../services/agent-memory";
 import { AgentParams, IdempotencyHeader, markReplay, queryLimit } from "./schemas";
 
@@ -23,7 +23,7 @@ export const episodeRoutes = router()
       responses: { 201: jsonResponse(Episode.extend({ episodeId: z.string() }), "Started"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
+      const { memory } = agentMemoryFor(c, c.req.valid("param").agentId, "write");
       const body = c.req.valid("json");
       const { value: ep, replayed } = await callMemory(() => memory.createEpisode(body, c.req.valid("header")["idempotency-key"]));
       markReplay(c, replayed);
@@ -44,7 +44,7 @@ export const episodeRoutes = router()
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
-      const { memory } = await agentFor(c, agentId, "write");
+      const { memory } = agentMemoryFor(c, agentId, "write");
       const body = c.req.valid("json");
       return c.json(await callMemory(() => memory.addAttempt(id, body)), 201);
     },
@@ -63,7 +63,7 @@ export const episodeRoutes = router()
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
-      const { memory } = await agentFor(c, agentId, "write");
+      const { memory } = agentMemoryFor(c, agentId, "write");
       const body = c.req.valid("json");
       return c.json(await callMemory(() => memory.endEpisode(id, body)), 200);
     },
@@ -82,7 +82,7 @@ export const episodeRoutes = router()
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
-      const { memory } = await agentFor(c, agentId, "read");
+      const { memory } = agentMemoryFor(c, agentId, "read");
       return c.json(await callMemory(() => memory.getEpisode(id)), 200);
     },
   )
@@ -106,7 +106,7 @@ export const episodeRoutes = router()
       responses: { 200: jsonResponse(z.object({ items: z.array(Episode), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const { memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
       const { limit, cursor, status } = c.req.valid("query");
       return c.json(await callMemory(() => memory.listEpisodes(limit, cursor, status)), 200);
     },
@@ -130,7 +130,7 @@ export const episodeRoutes = router()
       responses: { 200: jsonResponse(z.object({ items: z.array(JobSchema.openapi("Job")) }), "Jobs"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const { memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
       const { limit, status } = c.req.valid("query");
       return c.json({ items: await callMemory(() => memory.listJobs(limit, status)) }, 200);
     },
@@ -149,7 +149,7 @@ export const episodeRoutes = router()
     }),
     async (c) => {
       const { agentId, id } = c.req.valid("param");
-      const agent = await agentFor(c, agentId, "write");
+      const agent = agentMemoryFor(c, agentId, "write");
       return c.json(await retryLiveJob(c.env, agent, id), 202);
     },
   );

@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, eq, gt, isNull, ne, sql, type SQL } from "drizzle-orm";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { apiKeys } from "../db/schema";
-import { db } from "../db/client";
+import type { apiKeys } from "../db/schema";
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import { canManageKey, requireScope, type KeyPrincipal } from "../http/auth";
 import { conflict, forbidden, notFound } from "../http/problem";
 import { audit } from "../services/audit";
+import { createKey, keyById, listKeys, revokeKey } from "../services/keys";
 import { AgentIdSchema, ScopeSchema, queryLimit, timestamp } from "./schemas";
 import { nameString } from "../core/text-rules";
 
@@ -41,12 +40,6 @@ type KeyRow = typeof apiKeys.$inferSelect;
 const outsideReach = (admin: KeyPrincipal) =>
   forbidden(`This admin key is restricted to agents ${admin.agentIds!.join(", ")}; it manages only keys restricted to some of them.`);
 
-/** The keys a restricted admin may see and manage: those whose every agent is one of its own. */
-function withinReach(admin: KeyPrincipal): SQL | undefined {
-  if (!admin.agentIds) return undefined;
-  const own = sql.join(admin.agentIds.map((a) => sql`${a}`), sql`, `);
-  return sql`(${apiKeys.agentIds} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${apiKeys.agentIds}) WHERE value NOT IN (${own})))`;
-}
 const present = (k: KeyRow) => ({
   id: k.id,
   name: k.name,
@@ -80,19 +73,15 @@ export const keyRoutes = router()
       const agentIds = body.agentIds ? [...new Set(body.agentIds)] : null;
       if (!canManageKey(admin, agentIds)) throw outsideReach(admin);
       const minted = mintApiKey((n) => crypto.getRandomValues(new Uint8Array(n)));
-      const row = await db(c.env)
-        .insert(apiKeys)
-        .values({
-          id: minted.id,
-          tenantId: admin.tenantId,
-          name: body.name,
-          prefix: minted.prefix,
-          hash: await sha256Hex(minted.key),
-          scope: body.scope,
-          agentIds,
-        })
-        .returning()
-        .get();
+      const row = await createKey(c.env, c.executionCtx, {
+        id: minted.id,
+        tenantId: admin.tenantId,
+        name: body.name,
+        prefix: minted.prefix,
+        hash: await sha256Hex(minted.key),
+        scope: body.scope,
+        agentIds,
+      });
       await audit(c, { tenantId: admin.tenantId, action: "key.create", target: row.id, detail: { scope: row.scope } });
       return c.json({ ...present(row), apiKey: minted.key }, 201);
     },
@@ -120,13 +109,7 @@ export const keyRoutes = router()
     async (c) => {
       const admin = requireScope(c.get("principal"), "admin");
       const { limit, cursor } = c.req.valid("query");
-      const rows = await db(c.env)
-        .select()
-        .from(apiKeys)
-        .where(and(eq(apiKeys.tenantId, admin.tenantId), withinReach(admin), cursor ? gt(apiKeys.id, cursor) : undefined))
-        .orderBy(asc(apiKeys.id))
-        .limit(limit + 1)
-        .all();
+      const rows = await listKeys(c.env, admin, limit, cursor);
       const page = rows.slice(0, limit);
       return c.json({ items: page.map(present), nextCursor: rows.length > limit ? page[page.length - 1]!.id : null }, 200);
     },
@@ -144,7 +127,7 @@ export const keyRoutes = router()
     }),
     async (c) => {
       const self = requireScope(c.get("principal"), "read");
-      const row = await db(c.env).select().from(apiKeys).where(eq(apiKeys.id, self.keyId)).get();
+      const row = await keyById(c.env, self.tenantId, self.keyId);
       if (!row) throw notFound("This key no longer exists.");
       return c.json({ ...present(row), tenantId: row.tenantId }, 200);
     },
@@ -164,39 +147,15 @@ export const keyRoutes = router()
     async (c) => {
       const admin = requireScope(c.get("principal"), "admin");
       const { id } = c.req.valid("param");
-      const d = db(c.env);
-      const key = await d
-        .select()
-        .from(apiKeys)
-        .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, admin.tenantId)))
-        .get();
+      const key = await keyById(c.env, admin.tenantId, id);
       if (!key) throw notFound(`API key '${id}' does not exist.`);
       if (!canManageKey(admin, key.agentIds ?? null)) throw outsideReach(admin);
-      if (key.revokedAt) return c.json(present(key), 200);
+      const result = await revokeKey(c.env, c.executionCtx, admin.tenantId, id);
+      if (!result.ok && result.reason === "not-found") throw notFound(`API key '${id}' does not exist.`);
       // Only an unrestricted admin key can do tenant-wide administration, so the last one must stay.
-      if (key.scope === "admin" && !key.agentIds) {
-        const otherAdmin = await d
-          .select({ id: apiKeys.id })
-          .from(apiKeys)
-          .where(
-            and(
-              eq(apiKeys.tenantId, admin.tenantId),
-              eq(apiKeys.scope, "admin"),
-              isNull(apiKeys.agentIds),
-              isNull(apiKeys.revokedAt),
-              ne(apiKeys.id, id),
-            ),
-          )
-          .get();
-        if (!otherAdmin) throw conflict("This is the tenant's last active unrestricted admin key; create another one first.");
-      }
-      const revoked = await d
-        .update(apiKeys)
-        .set({ revokedAt: Date.now() })
-        .where(eq(apiKeys.id, id))
-        .returning()
-        .get();
+      if (!result.ok) throw conflict("This is the tenant's last active unrestricted admin key; create another one first.");
+      if (key.revokedAt) return c.json(present(result.row), 200);
       await audit(c, { tenantId: admin.tenantId, action: "key.revoke", target: id });
-      return c.json(present(revoked), 200);
+      return c.json(present(result.row), 200);
     },
   );

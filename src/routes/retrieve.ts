@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
 import { PhaseSchema } from "../core/scoring";
-import { agentFor } from "../services/agents";
+import { agentMemoryFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { AgentParams, queryNumber } from "./schemas";
 import { idString } from "../core/text-rules";
@@ -30,7 +30,7 @@ export const retrieveRoutes = router()
       responses: { 200: jsonResponse(RetrieveResponseSchema.openapi("RetrieveResponse"), "Ranked items with explanations"), ...commonErrors },
     }),
     async (c) => {
-      const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const { key, memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
       const body = c.req.valid("json");
       return c.json(await callMemory(() => memory.retrieve(body, { readOnly: key.scope === "read" })), 200);
     },
@@ -54,7 +54,7 @@ export const retrieveRoutes = router()
       },
     }),
     async (c) => {
-      const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const { key, memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
       const q = c.req.valid("query");
       return c.json(await callMemory(() => memory.prompt({ ...q, readOnly: key.scope === "read" })), 200);
     },

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { AnalyticsSchema, AnalyticsTopSchema, RewardRequestSchema, RewardResultSchema } from "../core/memory-types";
-import { agentFor } from "../services/agents";
+import { agentMemoryFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
 import { AgentParams, IdempotencyHeader, markReplay, queryNumber } from "./schemas";
 
@@ -20,7 +20,7 @@ export const rewardRoutes = router()
       responses: { 200: jsonResponse(RewardResultSchema.openapi("RewardResult"), "Updated Q-values"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
+      const { memory } = agentMemoryFor(c, c.req.valid("param").agentId, "write");
       const body = c.req.valid("json");
       const key = c.req.valid("header")["idempotency-key"];
       const result = await callMemory(() => memory.reward(body, key));
@@ -48,7 +48,7 @@ export const rewardRoutes = router()
       responses: { 200: jsonResponse(AnalyticsSchema.openapi("Analytics"), "Analytics"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
+      const { memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
       const q = c.req.valid("query");
       return c.json(await callMemory(() => memory.analytics(q)), 200);
     },

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import type { Env } from "../env";
 import { agents } from "../db/schema";
 import { db } from "../db/client";
-import type { KeyPrincipal } from "../http/auth";
+import type { KeyPrincipal } from "../core/principal";
 import { badRequest } from "../http/problem";
 import { decodeCursor, encodeCursor } from "../core/cursor";
 
@@ -16,24 +16,6 @@ export const presentAgent = (a: AgentRow) => ({
   updatedAt: a.updatedAt,
   lastActiveAt: a.lastActiveAt ?? null,
 });
-
-/**
- * Creates the agent, or updates its display name when one is given; `created` says which. Two
- * concurrent calls race on the insert, and the primary key lets exactly one of them create.
- */
-export async function putAgent(env: Env, tenantId: string, agentId: string, displayName: string | null | undefined): Promise<{ row: AgentRow; created: boolean }> {
-  const d = db(env);
-  const where = and(eq(agents.tenantId, tenantId), eq(agents.agentId, agentId));
-  const existing = await d.select().from(agents).where(where).get();
-  if (existing) {
-    if (displayName === undefined) return { row: existing, created: false };
-    const updated = await d.update(agents).set({ displayName, updatedAt: Date.now() }).where(where).returning().get();
-    return { row: updated!, created: false };
-  }
-  const created = await d.insert(agents).values({ tenantId, agentId, displayName: displayName ?? null }).onConflictDoNothing().returning().get();
-  if (created) return { row: created, created: true };
-  return { row: (await d.select().from(agents).where(where).get())!, created: false };
-}
 
 /** The agents a key may see, ordered by id, a page at a time. */
 export async function listAgents(env: Env, key: Pick<KeyPrincipal, "tenantId" | "agentIds">, page: { limit: number; cursor?: string | undefined }) {

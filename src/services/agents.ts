@@ -1,53 +1,141 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv, Env } from "../env";
-import { agents } from "../db/schema";
+import { agents, practiceRuns, practiceSchedules } from "../db/schema";
 import { db } from "../db/client";
 import { requireAgentAccess, type Scope } from "../http/auth";
 import { notFound } from "../http/problem";
 import type { SessionEnd } from "../core/episode-types";
-import { callMemory, memoryStub } from "./agent-memory";
-
-/** Last activity is tracked per minute; finer resolution would turn every read into a D1 write. */
-const ACTIVITY_RESOLUTION_MS = 60_000;
+import { callMemory, memoryStub, type MemoryStub } from "./agent-memory";
+import { doCall, d1Read, d1Write } from "./binding-faults";
+import { cancelRun } from "./practice";
+import { flushMarksIfDue, markAgentActive } from "./usage-marks";
 
 /**
- * Resolves an agent for the calling key: scope and agent restrictions first, then existence
- * within the key's own tenant, so another tenant's agent is indistinguishable from a missing one.
+ * Agent-memory methods that change nothing a second call would change again, so a `.retryable`
+ * failure may be retried. Writes are retried only when they carry an idempotency key (the
+ * argument at the given position).
+ */
+const IDEMPOTENT_READS = new Set([
+  "retrieve", "prompt", "getConfig", "getExperience", "listExperiences", "libraryVersions", "libraryVersion", "libraryDiff",
+  "exportLibrary", "getCase", "listCases", "analytics", "getEpisode", "listEpisodes", "episodesForDataset", "getJob", "listJobs",
+  "similarExperiences", "registerAgent", "deleteAgent",
+]);
+const IDEMPOTENCY_KEY_ARG: Record<string, number> = {
+  reward: 1, createEpisode: 1, createCase: 1, createExperience: 3, applyLibrary: 4, rollback: 2, importLibrary: 3,
+};
+
+function idempotent(method: string, args: unknown[]): boolean {
+  if (IDEMPOTENT_READS.has(method)) return true;
+  const at = IDEMPOTENCY_KEY_ARG[method];
+  return at !== undefined && typeof args[at] === "string";
+}
+
+/**
+ * The agent's Durable Object as routes use it: each call goes through a fresh stub, so a retried
+ * call never reuses a stub a failure may have broken, with the documented faults handled
+ * (services/binding-faults).
+ */
+export function resilientMemory(env: Env, tenantId: string, agentId: string): MemoryStub {
+  return new Proxy({} as MemoryStub, {
+    get(_target, method) {
+      if (typeof method !== "string" || method === "then") return undefined;
+      return (...args: unknown[]) =>
+        doCall(() => {
+          const stub = memoryStub(env, tenantId, agentId) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+          return stub[method]!(...args);
+        }, idempotent(method, args));
+    },
+  });
+}
+
+function noteActivity(c: Context<AppEnv>, tenantId: string, agentId: string) {
+  const now = Date.now();
+  markAgentActive(tenantId, agentId, now);
+  flushMarksIfDue(c.env, c.executionCtx, now);
+}
+
+/**
+ * The agent's memory for a key allowed to use it, without asking D1 whether the agent exists:
+ * its Durable Object knows, and refuses calls for an unknown or deleted agent with a 404 in the
+ * same round trip. The hot paths (retrieve, rewards, prompt, episodes) use this.
+ */
+export function agentMemoryFor(c: Context<AppEnv>, agentId: string, scope: Scope) {
+  const key = requireAgentAccess(c.get("principal"), agentId, scope);
+  noteActivity(c, key.tenantId, agentId);
+  return { key, agent: { agentId }, memory: resilientMemory(c.env, key.tenantId, agentId) };
+}
+
+/** The agent's control-plane row, or undefined. */
+export function agentRow(env: Env, tenantId: string, agentId: string) {
+  return d1Read(() => db(env).select().from(agents).where(and(eq(agents.tenantId, tenantId), eq(agents.agentId, agentId))).get());
+}
+
+/**
+ * Resolves an agent for the calling key with its control-plane row: scope and agent restrictions
+ * first, then existence within the key's own tenant, so another tenant's agent is
+ * indistinguishable from a missing one. For routes that work on D1 (runs, schedules, datasets).
  */
 export async function agentFor(c: Context<AppEnv>, agentId: string, scope: Scope) {
   const key = requireAgentAccess(c.get("principal"), agentId, scope);
-  const cached = c.get("agentLookup");
-  const row =
-    cached && cached.agentId === agentId
-      ? cached.row
-      : await db(c.env)
-          .select()
-          .from(agents)
-          .where(and(eq(agents.tenantId, key.tenantId), eq(agents.agentId, agentId)))
-          .get();
+  const row = await agentRow(c.env, key.tenantId, agentId);
   if (!row) throw notFound(`Agent '${agentId}' does not exist.`);
-  const now = Date.now();
-  if (!row.lastActiveAt || now - row.lastActiveAt > ACTIVITY_RESOLUTION_MS) {
-    c.executionCtx.waitUntil(
-      db(c.env)
-        .update(agents)
-        .set({ lastActiveAt: now })
-        .where(and(eq(agents.tenantId, key.tenantId), eq(agents.agentId, agentId)))
-        .run()
-        .then(() => undefined),
-    );
-  }
-  return { key, agent: row, memory: memoryStub(c.env, key.tenantId, agentId) };
+  noteActivity(c, key.tenantId, agentId);
+  return { key, agent: row, memory: resilientMemory(c.env, key.tenantId, agentId) };
 }
 
-/** A verified session-end delivery becomes an episode of its agent, which must exist in the signing tenant. */
+/** A verified session-end delivery becomes an episode of its agent; the agent's object refuses an unknown one. */
 export async function ingestSession(env: Env, session: SessionEnd) {
-  const agent = await db(env)
-    .select({ agentId: agents.agentId })
-    .from(agents)
-    .where(and(eq(agents.tenantId, session.tenantId), eq(agents.agentId, session.agentId)))
-    .get();
-  if (!agent) throw notFound(`Agent '${session.agentId}' does not exist.`);
-  return callMemory(() => memoryStub(env, session.tenantId, session.agentId).ingestSession(session));
+  return callMemory(() => resilientMemory(env, session.tenantId, session.agentId).ingestSession(session));
+}
+
+/**
+ * Creates the agent, or updates its display name. Its Durable Object is told every time, which also
+ * completes a creation interrupted between D1 and the object.
+ */
+export async function putAgent(env: Env, tenantId: string, agentId: string, displayName: string | null | undefined) {
+  const d = db(env);
+  const where = and(eq(agents.tenantId, tenantId), eq(agents.agentId, agentId));
+  let row = await agentRow(env, tenantId, agentId);
+  let created = false;
+  if (row && displayName !== undefined) {
+    row = await d1Write(() => d.update(agents).set({ displayName, updatedAt: Date.now() }).where(where).returning().get());
+  } else if (!row) {
+    // Two concurrent PUTs race here; the primary key lets exactly one insert win.
+    const inserted = await d1Write(() => d.insert(agents).values({ tenantId, agentId, displayName: displayName ?? null }).onConflictDoNothing().returning().get());
+    created = inserted !== undefined;
+    row = inserted ?? (await agentRow(env, tenantId, agentId));
+  }
+  await resilientMemory(env, tenantId, agentId).registerAgent();
+  return { row: row!, created };
+}
+
+/**
+ * Deletes the agent: its object first (memory, cases, episodes, jobs, vectors in Vectorize; it
+ * refuses every later call, whoever makes it), then its practice runs are cancelled, then its
+ * schedules and its control-plane row go. A failure part way leaves the row, so the deletion can be repeated.
+ */
+export async function deleteAgent(env: Env, tenantId: string, agentId: string, log: { warn(m: string, f?: Record<string, unknown>): void }) {
+  if (!(await agentRow(env, tenantId, agentId))) throw notFound(`Agent '${agentId}' does not exist.`);
+  const { storageDeleted } = await resilientMemory(env, tenantId, agentId).deleteAgent();
+  const going = await d1Read(() =>
+    db(env)
+      .select({ runId: practiceRuns.runId })
+      .from(practiceRuns)
+      .where(and(eq(practiceRuns.tenantId, tenantId), eq(practiceRuns.agentId, agentId), inArray(practiceRuns.status, ["queued", "running"])))
+      .all(),
+  );
+  for (const { runId } of going) {
+    // A run that cannot be cancelled now still cannot write to the deleted agent: its object refuses.
+    await cancelRun(env, { tenantId, agentId }, runId).catch((err: unknown) => log.warn("cancelling a deleted agent's run failed", { runId, err: String(err) }));
+  }
+  const d = db(env);
+  // One batch: the agent's schedules (they would fire runs for it) go with its row, or neither does.
+  await d1Write(() =>
+    d.batch([
+      d.delete(practiceSchedules).where(and(eq(practiceSchedules.tenantId, tenantId), eq(practiceSchedules.agentId, agentId))),
+      d.delete(agents).where(and(eq(agents.tenantId, tenantId), eq(agents.agentId, agentId))),
+    ]),
+  );
+  return { storageDeleted, runsCancelled: going.length };
 }

@@ -6,6 +6,7 @@ describe("AgentMemory durability", () => {
   it("keeps its data across a new stub and an eviction", async () => {
     const name = `t_persist:agent-${crypto.randomUUID()}`;
     const first = env.AGENT_MEMORY.getByName(name);
+    await first.registerAgent();
     await callMemory(() => first.patchConfig({ alpha: 0.33, lambda: { action: 0.9 } }));
 
     const second = env.AGENT_MEMORY.getByName(name);
@@ -19,8 +20,9 @@ describe("AgentMemory durability", () => {
     expect(cfg.lambda.planning).toBe(0.7);
   });
 
-  it("creates and versions its schema on first use", async () => {
+  it("creates and versions its schema when its agent is created", async () => {
     const stub = env.AGENT_MEMORY.getByName(`t_schema:agent-${crypto.randomUUID()}`);
+    await stub.registerAgent();
     const version = await runInDurableObject(stub, (_i, state) =>
       state.storage.sql.exec<{ version: number }>("SELECT version FROM _schema").one().version,
     );
@@ -30,6 +32,7 @@ describe("AgentMemory durability", () => {
   it("keeps one stored config per agent (names are isolated)", async () => {
     const a = env.AGENT_MEMORY.getByName(`t_iso:a-${crypto.randomUUID()}`);
     const b = env.AGENT_MEMORY.getByName(`t_iso:b-${crypto.randomUUID()}`);
+    await Promise.all([a.registerAgent(), b.registerAgent()]);
     await callMemory(() => a.patchConfig({ k2: 9 }));
     expect((await callMemory(() => b.getConfig())).k2).toBe(5);
   });

@@ -63,11 +63,11 @@ describe("agents", () => {
     expect(before).toBe(1);
     const del = await call("DELETE", `/v1/agents/${agentId}`, { key: t.apiKey });
     expect(del.status).toBe(200);
-    expect(del.body).toEqual({ agentId, deleted: true, storageDeleted: true });
-    const after = await runInDurableObject(stub, (_i, state) =>
-      state.storage.sql.exec("SELECT count(*) AS n FROM meta").one().n,
+    expect(del.body).toEqual({ agentId, deleted: true, storageDeleted: true, runsCancelled: 0 });
+    const tables = await runInDurableObject(stub, (_i, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf%' ESCAPE '\\'").toArray(),
     );
-    expect(after).toBe(0);
+    expect(tables).toEqual([]);
     expectProblem(await call("GET", `/v1/agents/${agentId}`, { key: t.apiKey }), 404);
     await newAgent(t.apiKey, agentId);
     expect((await call("GET", `/v1/agents/${agentId}/config`, { key: t.apiKey })).body.alpha).toBe(0.1);

@@ -9,6 +9,13 @@ import { DEFAULT_PENDING_WINDOW_MS, VectorizeVectorIndex } from "../../src/adapt
 import { InMemoryVectorize } from "../doubles/vectorize";
 import { agentFixture } from "./setup";
 
+/** An agent's object on its own, told its agent exists (as creating the agent through the API does). */
+async function createdAgentMemory() {
+  const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+  await stub.registerAgent();
+  return stub;
+}
+
 const memoryOf = (tenantId: string, agentId: string) => env.AGENT_MEMORY.getByName(`${tenantId}:${agentId}`) as DurableObjectStub<AgentMemory>;
 
 /** Points a running agent's vectors at a Vectorize double through the DO's own wiring (namespace and id scope). */
@@ -38,7 +45,7 @@ function clockedStore(sql: SqlStorage, double: InMemoryVectorize, clock: { t: nu
  */
 describe("AgentMemory on a Vectorize index", () => {
   it("finds a just-written memory and hides a just-deleted one before the index settles", async () => {
-    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const stub = await createdAgentMemory();
     const double = new InMemoryVectorize({ dimensions: 384 });
     const index = await onVectorize(stub, double);
     await runInDurableObject(stub, async (obj) => {
@@ -68,7 +75,7 @@ describe("AgentMemory on a Vectorize index", () => {
   });
 
   it("a failed index write after commit does not fail the request; the index is rebuilt before the next search", async () => {
-    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const stub = await createdAgentMemory();
     await runInDurableObject(stub, async (obj) => {
       const instance = obj as unknown as AgentMemory;
       const index = (instance as any).mem.vectors.index;
@@ -115,7 +122,7 @@ describe("AgentMemory on a Vectorize index", () => {
   });
 
   it("re-publishes a write the index refused, durably, so it is found after the overlay window", async () => {
-    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const stub = await createdAgentMemory();
     const double = new InMemoryVectorize({ dimensions: 384 });
     const clock = { t: Date.now() };
     await runInDurableObject(stub, async (obj, state) => {
@@ -147,7 +154,7 @@ describe("AgentMemory on a Vectorize index", () => {
   });
 
   it("keeps a refused write searchable while the index keeps refusing, and publishes it on the next write", async () => {
-    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const stub = await createdAgentMemory();
     const double = new InMemoryVectorize({ dimensions: 384 });
     const clock = { t: Date.now() };
     await runInDurableObject(stub, async (obj, state) => {
@@ -172,7 +179,7 @@ describe("AgentMemory on a Vectorize index", () => {
   });
 
   it("the cron sweep publishes what the index refused, for agents nobody calls", async () => {
-    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const stub = await createdAgentMemory();
     const double = new InMemoryVectorize({ dimensions: 384 });
     const clock = { t: Date.now() };
     await runInDurableObject(stub, async (obj, state) => {
@@ -190,7 +197,7 @@ describe("AgentMemory on a Vectorize index", () => {
   });
 
   it("an auto agent moves to Vectorize once it holds more than LOCAL_INDEX_LIMIT memories, uploading those it had", async () => {
-    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const stub = await createdAgentMemory();
     const double = new InMemoryVectorize({ dimensions: 384 });
     await runInDurableObject(stub, async (obj, state) => {
       const instance = obj as any;
@@ -234,7 +241,7 @@ describe("AgentMemory on a Vectorize index", () => {
   });
 
   it("finds tag-filtered items however many nearer untagged items there are", async () => {
-    const stub = env.AGENT_MEMORY.getByName(`t_vec:agent-${crypto.randomUUID()}`) as DurableObjectStub<AgentMemory>;
+    const stub = await createdAgentMemory();
     const double = new InMemoryVectorize({ dimensions: 384 });
     await onVectorize(stub, double);
     await runInDurableObject(stub, async (obj) => {

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { requireAgentAccess, requireScope } from "../../http/auth";
-import { AgentSchema } from "../../routes/agents";
-import { listAgents, presentAgent, putAgent } from "../../services/agent-directory";
+import { AgentSchema } from "../../core/agent-types";
+import { listAgents, presentAgent } from "../../services/agent-directory";
+import { putAgent } from "../../services/agents";
 import { audit } from "../../services/audit";
 import { AgentIdArg, guarded, plural, toolResult, type ToolContext } from "../tool";
 

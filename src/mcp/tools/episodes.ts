@@ -4,7 +4,7 @@ import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSche
 import { RetrieveRequestSchema, RetrieveResponseSchema } from "../../core/memory-types";
 import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../core/api-key";
-import { agentFor } from "../../services/agents";
+import { agentMemoryFor } from "../../services/agents";
 import { callMemory } from "../../services/agent-memory";
 import { badRequest, zodFieldErrors } from "../../http/problem";
 import { AgentIdArg, describedArgs, guarded, plural, toolResult, type ToolContext } from "../tool";
@@ -87,7 +87,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     },
     ({ agentId, ...input }) =>
       guarded(c, async () => {
-        const { memory } = await agentFor(c, agentId, "write");
+        const { memory } = agentMemoryFor(c, agentId, "write");
         const { value: ep } = await callMemory(() => memory.createEpisode(input));
         const out = withHandle(agentId, ep);
         return toolResult(`Episode started. Pass episodeId "${out.episodeId}" to log_attempt and end_episode.`, out);
@@ -100,7 +100,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ episodeId, description, error, success }) =>
       guarded(c, async () => {
         const h = parseHandle(episodeId);
-        const { memory } = await agentFor(c, h.agentId, "write");
+        const { memory } = agentMemoryFor(c, h.agentId, "write");
         const attempt = await callMemory(() =>
           memory.addAttempt(h.episodeId, { description, ok: success, ...(error !== undefined ? { error } : {}) }),
         );
@@ -119,7 +119,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ episodeId, result, success, notes, score, citedIds }) =>
       guarded(c, async () => {
         const h = parseHandle(episodeId);
-        const { memory } = await agentFor(c, h.agentId, "write");
+        const { memory } = agentMemoryFor(c, h.agentId, "write");
         const parsed = EpisodeEndSchema.safeParse({
           outcome: success ? "success" : "failure",
           answer: notes ? `${result}\n\nNotes: ${notes}` : result,
@@ -145,7 +145,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ agentId, query, limit, phase, episodeId }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const { key, memory } = await agentFor(c, agentId, "read");
+        const { key, memory } = agentMemoryFor(c, agentId, "read");
         const r = await callMemory(() =>
           memory.retrieve(
             { query, k2: limit, kinds: ["experience"], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}) },

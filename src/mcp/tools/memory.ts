@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { ExperienceCreateSchema, ExperienceSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema } from "../../core/memory-types";
-import { agentFor } from "../../services/agents";
+import { agentMemoryFor } from "../../services/agents";
 import { callMemory } from "../../services/agent-memory";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 import { episodeIdFor, EpisodeHandleSchema } from "./episodes";
@@ -34,7 +34,7 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     ({ agentId, query, budgetTokens, phase, episodeId }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const { key, memory } = await agentFor(c, agentId, "read");
+        const { key, memory } = agentMemoryFor(c, agentId, "read");
         const block = await callMemory(() =>
           memory.prompt({ query, budgetTokens, readOnly: key.scope === "read", ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}) }),
         );
@@ -47,7 +47,7 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     { description: "Add a lesson to the agent's library (a new library version).", inputSchema: AddExperienceInput, outputSchema: AddExperienceOutput },
     ({ agentId, ...input }) =>
       guarded(c, async () => {
-        const { key, memory } = await agentFor(c, agentId, "write");
+        const { key, memory } = agentMemoryFor(c, agentId, "write");
         const { value: r } = await callMemory(() => memory.createExperience(input, `key:${key.keyId}`, { keyId: key.keyId }, undefined, { door: "mcp", admin: key.scope === "admin" }));
         const e = r.experience;
         const held =

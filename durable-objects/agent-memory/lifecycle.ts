@@ -1,0 +1,50 @@
+import { VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
+
+/**
+ * Whether this object's agent exists. The object is told when its agent is created and deleted,
+ * so a call for an unknown or deleted agent is refused in the same round trip that would have done
+ * the work, and nothing (practice, evaluations, jobs) recreates a deleted agent's memory.
+ * The state sits in the object's key-value storage, outside the agent's SQL tables.
+ */
+export type AgentState = "active" | "deleted";
+
+const STATE_KEY = "praxis:agent";
+
+export function agentState(storage: DurableObjectStorage): AgentState | undefined {
+  return storage.kv.get<{ state: AgentState }>(STATE_KEY)?.state;
+}
+
+export function setAgentState(storage: DurableObjectStorage, state: AgentState, at: number): void {
+  storage.kv.put(STATE_KEY, { state, at });
+}
+
+/** No tables yet: the object was never used for an agent, and answering "no such agent" must not create any. */
+export function isBlank(storage: DurableObjectStorage): boolean {
+  return storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_schema'").toArray().length === 0;
+}
+
+/**
+ * Agents created before objects tracked their state have none; the control plane (D1) decides once.
+ * Only a positive answer is remembered, so probing made-up agent ids stores nothing.
+ */
+export async function existsInControlPlane(db: D1Database, tenantId: string, agentId: string): Promise<boolean> {
+  const row = await db.prepare("SELECT 1 AS found FROM agents WHERE tenant_id = ? AND agent_id = ?").bind(tenantId, agentId).first();
+  return row !== null;
+}
+
+/** Every item id that may have a vector in Vectorize, read before the tables are dropped. */
+export function vectorItemIds(storage: DurableObjectStorage): string[] {
+  if (isBlank(storage)) return [];
+  return storage.sql
+    .exec<{ id: string }>(
+      "SELECT id FROM experiences UNION SELECT id FROM cases UNION SELECT item_id FROM vectors UNION SELECT item_id FROM vector_outbox",
+    )
+    .toArray()
+    .map((r) => r.id);
+}
+
+/** Removes the agent's vectors from Vectorize: their ids are derived from the object's name and the item ids. */
+export async function eraseRemoteVectors(binding: VectorizeIndex | undefined, idScope: string, itemIds: string[]): Promise<void> {
+  if (!binding || itemIds.length === 0) return;
+  await new VectorizeVectorIndex(binding, "erase", { dims: 1, idScope }).remove(itemIds);
+}

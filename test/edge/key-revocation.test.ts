@@ -1,0 +1,161 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../../src/core/api-key";
+import { REVOCATION_BOUND_S } from "../../src/services/keys";
+import { call, expectProblem, newAgent, newKey, newTenant } from "../helpers";
+import { coldKey, freshIsolate, probedWorker } from "./probe";
+
+const kvRecord = async (apiKey: string) => env.PRAXIS_KEYS!.get(`key:${await sha256Hex(apiKey)}`, "json") as Promise<any>;
+
+describe("API keys at the edge", () => {
+  it("a revoked key is refused at once by the isolate that revoked it, without asking D1", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    const w = probedWorker();
+    const reader = await newKey(t.apiKey, "read");
+    expect((await w.call("GET", `/v1/agents/${agentId}/prompt`, reader.apiKey)).status).toBe(200);
+
+    const revoked = await w.call("DELETE", `/v1/keys/${reader.id}`, t.apiKey);
+    expect(revoked.status).toBe(200);
+    const refused = await w.call("GET", `/v1/agents/${agentId}/prompt`, reader.apiKey);
+    expectProblem(refused, 401, "unauthorized");
+    expect(refused.trips).toMatchObject({ DB: 0, AGENT_MEMORY: 0 });
+  });
+
+  it("every other isolate refuses it once its cached copy expires: KV holds the revocation, versioned", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    const w = probedWorker();
+    const writer = await newKey(t.apiKey, "write");
+    expect((await w.call("GET", `/v1/agents/${agentId}/prompt`, writer.apiKey)).status).toBe(200);
+    const before = await kvRecord(writer.apiKey);
+    expect(before).toMatchObject({ keyId: writer.id, scope: "write", revoked: false });
+    expect(JSON.stringify(before)).not.toContain(writer.apiKey);
+
+    expect((await w.call("DELETE", `/v1/keys/${writer.id}`, t.apiKey)).status).toBe(200);
+    const after = await kvRecord(writer.apiKey);
+    expect(after).toMatchObject({ keyId: writer.id, revoked: true });
+    expect(after.version).toBeGreaterThanOrEqual(before.version);
+
+    // Another isolate (its LRU entry past its TTL) reads KV: refused, still without D1.
+    freshIsolate();
+    const elsewhere = await w.call("GET", `/v1/agents/${agentId}/prompt`, writer.apiKey);
+    expectProblem(elsewhere, 401);
+    expect(elsewhere.trips).toMatchObject({ DB: 0, PRAXIS_KEYS: 1 });
+    // And where KV has nothing (expired), D1 answers.
+    await coldKey(writer.apiKey);
+    const cold = await w.call("GET", `/v1/agents/${agentId}/prompt`, writer.apiKey);
+    expectProblem(cold, 401);
+    expect(cold.trips.DB).toBe(1);
+    expect(REVOCATION_BOUND_S).toBeLessThanOrEqual(70);
+  });
+
+  it("a stale fill racing the revocation is overwritten by its second write", async () => {
+    const t = await newTenant();
+    const w = probedWorker();
+    const reader = await newKey(t.apiKey, "read");
+    const stale = { tenantId: t.tenantId, keyId: reader.id, scope: "read", agentIds: null, revoked: false, version: 1 };
+    const hash = await sha256Hex(reader.apiKey);
+    // The racing fill lands just after the revocation's first write; `call` waits for waitUntil work.
+    const revoking = w.call("DELETE", `/v1/keys/${reader.id}`, t.apiKey);
+    await new Promise((r) => setTimeout(r, 300));
+    await env.PRAXIS_KEYS!.put(`key:${hash}`, JSON.stringify(stale));
+    expect((await revoking).status).toBe(200);
+    expect(await kvRecord(reader.apiKey)).toMatchObject({ revoked: true });
+  });
+
+  it("a KV outage never refuses a valid key: D1 answers", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    const w = probedWorker({
+      before: (binding) => {
+        if (binding === "PRAXIS_KEYS") throw new Error("KV GET failed: 503 Service Unavailable");
+      },
+    });
+    freshIsolate();
+    const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "anything" });
+    expect(r.status).toBe(200);
+    expect(r.trips).toMatchObject({ DB: 1, AGENT_MEMORY: 1 });
+  });
+
+  it("a revocation that cannot reach KV answers 503 and is not lost: repeating it writes it through", async () => {
+    const t = await newTenant();
+    const reader = await newKey(t.apiKey, "read");
+    await call("GET", "/v1/keys/current", { key: reader.apiKey });
+    let kvDown = true;
+    const w = probedWorker({
+      before: (binding, op) => {
+        if (kvDown && binding === "PRAXIS_KEYS" && op === "put") throw new Error("KV PUT failed: 500");
+      },
+    });
+    const failed = await w.call("DELETE", `/v1/keys/${reader.id}`, t.apiKey);
+    expectProblem(failed, 503, "service-unavailable");
+    expect(failed.headers.get("retry-after")).toBeTruthy();
+    kvDown = false;
+    const again = await w.call("DELETE", `/v1/keys/${reader.id}`, t.apiKey);
+    expect(again.status).toBe(200);
+    expect(again.body.revokedAt).toBeTypeOf("number");
+    expect(await kvRecord(reader.apiKey)).toMatchObject({ revoked: true });
+    freshIsolate();
+    expectProblem(await call("GET", "/v1/keys/current", { key: reader.apiKey }), 401);
+  });
+
+  it("a burst of requests with a key the isolate does not hold yet makes one D1 query between them", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    let queries = 0;
+    const w = probedWorker({
+      before: (binding) => {
+        if (binding === "DB") queries++;
+      },
+    });
+    await coldKey(t.apiKey);
+    const burst = await Promise.all(Array.from({ length: 8 }, () => w.call("GET", `/v1/agents/${agentId}/prompt`, t.apiKey)));
+    expect(burst.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(queries).toBe(1);
+  });
+
+  it("a made-up key is remembered as unknown briefly, so repeating it does not reach D1 again", async () => {
+    const w = probedWorker();
+    const fake = `pxk_${"a".repeat(12)}_${"b".repeat(43)}`;
+    freshIsolate();
+    const first = await w.call("GET", "/v1/keys/current", fake);
+    expectProblem(first, 401);
+    const second = await w.call("GET", "/v1/keys/current", fake);
+    expectProblem(second, 401);
+    expect(second.trips.DB).toBe(0);
+  });
+});
+
+describe("the last unrestricted admin key", () => {
+  it("two admins revoking each other at once: exactly one wins, the tenant keeps an admin", async () => {
+    for (let round = 0; round < 5; round++) {
+      const t = await newTenant();
+      const second = await newKey(t.apiKey, "admin");
+      const [a, b] = await Promise.all([
+        call("DELETE", `/v1/keys/${second.id}`, { key: t.apiKey }),
+        call("DELETE", `/v1/keys/${t.keyId}`, { key: second.apiKey }),
+      ]);
+      const statuses = [a.status, b.status].sort();
+      expect(statuses[0]).toBe(200);
+      expect([401, 409]).toContain(statuses[1]);
+      const active = await env.DB.prepare(
+        "SELECT count(*) AS n FROM api_keys WHERE tenant_id = ? AND scope = 'admin' AND agent_ids IS NULL AND revoked_at IS NULL",
+      ).bind(t.tenantId).first<{ n: number }>();
+      expect(active!.n).toBe(1);
+    }
+  });
+
+  it("three admins each revoking the others at once leave exactly one", async () => {
+    const t = await newTenant();
+    const keys = [{ id: t.keyId, apiKey: t.apiKey }, await newKey(t.apiKey, "admin"), await newKey(t.apiKey, "admin")];
+    await Promise.all(keys.flatMap((by) => keys.filter((k) => k !== by).map((k) => call("DELETE", `/v1/keys/${k.id}`, { key: by.apiKey }))));
+    const active = await env.DB.prepare(
+      "SELECT id FROM api_keys WHERE tenant_id = ? AND scope = 'admin' AND agent_ids IS NULL AND revoked_at IS NULL",
+    ).bind(t.tenantId).all<{ id: string }>();
+    expect(active.results).toHaveLength(1);
+    const survivor = keys.find((k) => k.id === active.results[0]!.id)!;
+    expect((await call("GET", "/v1/keys", { key: survivor.apiKey })).status).toBe(200);
+    expectProblem(await call("DELETE", `/v1/keys/${survivor.id}`, { key: survivor.apiKey }), 409, "conflict");
+  });
+});
