@@ -144,7 +144,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an agent
-         * @description Deletes the agent and erases its memory: experiences, cases, episodes, Q-values and library versions in its Durable Object storage.
+         * @description Deletes the agent: erases its memory (experiences, cases, episodes, Q-values, library versions, jobs) and its vectors, cancels its practice runs; every later call for it answers 404.
          */
         delete: operations["deleteAgent"];
         options?: never;
@@ -1287,6 +1287,7 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
             storageDeleted: boolean;
+            runsCancelled: number;
         };
         AgentConfig: {
             /**
