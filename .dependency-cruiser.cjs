@@ -25,23 +25,6 @@ const KNOWN = [
   ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/practice-run/machine.ts"],
   ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/evaluation/machine.ts"],
   ["services-use-a-dos-public-module", "src/services/datasets.ts", "durable-objects/agent-memory/context.ts"],
-  // Services raising HTTP problems and checking HTTP principals: to raise domain errors that each
-  // door (HTTP, MCP, queue) maps to its own shape (`edge`, `engine`).
-  ["services-never-import-doors", "src/services/agent-memory.ts", "src/http/problem.ts"],
-  ["services-never-import-doors", "src/services/agents.ts", "src/http/problem.ts"],
-  ["services-never-import-doors", "src/services/agents.ts", "src/http/auth.ts"],
-  ["services-never-import-doors", "src/services/datasets.ts", "src/http/problem.ts"],
-  ["services-never-import-doors", "src/services/evaluation.ts", "src/http/problem.ts"],
-  ["services-never-import-doors", "src/services/late-rollout.ts", "src/http/problem.ts"],
-  ["services-never-import-doors", "src/services/practice.ts", "src/http/problem.ts"],
-  ["services-never-import-doors", "src/services/schedules.ts", "src/http/problem.ts"],
-  ["services-never-import-doors", "src/services/unit-checks.ts", "src/http/problem.ts"],
-  // The structured logger lives in src/http although every room logs: to move below the doors
-  // (e.g. src/logger.ts), which clears these three at once.
-  ["services-never-import-doors", "src/services/evaluation.ts", "src/http/logger.ts"],
-  ["services-never-import-doors", "src/services/schedules.ts", "src/http/logger.ts"],
-  ["dos-never-import-doors", "durable-objects/practice-run.ts", "src/http/logger.ts"],
-  ["dos-never-import-doors", "durable-objects/evaluation.ts", "src/http/logger.ts"],
   // Routes querying D1 themselves: to call a service (agents, keys, tenants, webhook secret and
   // session-end webhook — `edge`).
   ["doors-reach-d1-through-services", "src/routes/agents.ts", "src/db/client.ts"],

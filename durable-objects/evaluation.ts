@@ -4,7 +4,7 @@ import type { UnitData, UnitResult } from "../src/core/practice/units";
 import { migrateSchema } from "./schema-version";
 import { EVALUATION_SCHEMA } from "./evaluation/schema";
 import { EvaluationMachine, UNIT_TIMEOUT_MS, type EvaluationInit, type EvaluationTask } from "./evaluation/machine";
-import { createLogger } from "../src/http/logger";
+import { createLogger } from "../src/core/logger";
 import { reportToPracticeRun, syncEvaluationRow } from "../src/services/evaluation";
 import { SerialPasses, sendUnits } from "./unit-effects";
 

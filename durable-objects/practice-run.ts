@@ -7,7 +7,7 @@ import { PRACTICE_RUN_SCHEMA } from "./practice-run/schema";
 import { RunStore } from "./practice-run/store";
 import { RunMachine, UNIT_TIMEOUT_MS, type EvaluationOutcome, type InitInput } from "./practice-run/machine";
 import { RunViews } from "./practice-run/views";
-import { createLogger } from "../src/http/logger";
+import { createLogger } from "../src/core/logger";
 import { SerialPasses, sendUnits } from "./unit-effects";
 import { admitQueuedRuns, promoteRun, syncRunRow } from "../src/services/practice";
 import { launchRunEvaluation, settledEvaluation } from "../src/services/evaluation";

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, lt, or } from "drizzle-orm";
 import type { Env } from "./env";
 import { agents, auditLog } from "./db/schema";
 import { db } from "./db/client";
-import { createLogger } from "./http/logger";
+import { createLogger } from "./core/logger";
 import type { JobMessage } from "./jobs/messages";
 import { admitAllQueuedRuns } from "./services/practice";
 import { runDueSchedules } from "./services/schedules";

@@ -1,5 +1,5 @@
 import type { JobMessage } from "./jobs/messages";
-import type { Logger } from "./http/logger";
+import type { Logger } from "./core/logger";
 import type { Principal } from "./core/principal";
 
 /**

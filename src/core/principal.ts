@@ -1,5 +1,53 @@
+import { ProblemError } from "./problem";
+
 /** Who is calling: the operator (PRAXIS_ADMIN_KEY) or a tenant's API key with its scope and agents. */
 export type Scope = "admin" | "write" | "read";
 
 export type KeyPrincipal = { kind: "key"; tenantId: string; keyId: string; scope: Scope; agentIds: string[] | null };
 export type Principal = { kind: "operator" } | KeyPrincipal;
+
+const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };
+
+export const unauthorized = (detail: string) =>
+  new ProblemError(401, "unauthorized", detail, { headers: { "www-authenticate": 'Bearer realm="praxis"' } });
+
+export function tenantPrincipal(p: Principal): KeyPrincipal {
+  if (p.kind !== "key") throw unauthorized("A tenant API key is required.");
+  return p;
+}
+
+export function requireScope(p: Principal, needed: Scope): KeyPrincipal {
+  const k = tenantPrincipal(p);
+  if (SCOPE_RANK[k.scope] < SCOPE_RANK[needed]) {
+    throw new ProblemError(403, "forbidden", `This key has scope '${k.scope}'; '${needed}' is required.`);
+  }
+  return k;
+}
+
+/** A key limited to some agents gets 403 for the others (they belong to its own tenant, so nothing leaks). */
+export function requireAgentAccess(p: Principal, agentId: string, needed: Scope) {
+  const k = requireScope(p, needed);
+  if (k.agentIds && !k.agentIds.includes(agentId)) {
+    throw new ProblemError(403, "forbidden", `This key is not allowed to use agent '${agentId}'.`);
+  }
+  return k;
+}
+
+/** Tenant-wide actions (the webhook secret, keys for every agent) need an admin key that is not restricted to some agents. */
+export function requireTenantAdmin(p: Principal) {
+  const k = requireScope(p, "admin");
+  if (k.agentIds) {
+    throw new ProblemError(403, "forbidden", "This admin key is restricted to some agents; this action needs an unrestricted admin key.");
+  }
+  return k;
+}
+
+/**
+ * Whether `manager` may mint or revoke a key limited to `agentIds` (null: every agent). A restricted
+ * admin manages only keys restricted to a subset of its own agents, so it can never widen its reach.
+ */
+export function canManageKey(manager: KeyPrincipal, agentIds: readonly string[] | null): boolean {
+  if (!manager.agentIds) return true;
+  const own = new Set(manager.agentIds);
+  return agentIds !== null && agentIds.every((a) => own.has(a));
+}

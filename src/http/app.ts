@@ -5,9 +5,9 @@ import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { OPENAPI_DOCUMENT, router } from "./openapi";
-import { createLogger } from "./logger";
+import { createLogger } from "../core/logger";
 import { requireOperator, requireTenantKey } from "./auth";
-import { ProblemError, problemResponse } from "./problem";
+import { ProblemError, problemResponse, problemStatus } from "../core/problem";
 import { renderDocsPage } from "./docs-page";
 import { checkRequest, limitJsonDepth } from "./input-guards";
 import { registerRoutes } from "../routes";
@@ -25,7 +25,7 @@ function toProblem(err: unknown): ProblemError {
       return new ProblemError(400, "malformed-json", "The request body is not valid JSON.");
     }
     if (err.status === 413) return new ProblemError(413, "payload-too-large", err.message);
-    return new ProblemError(err.status, err.status === 401 ? "unauthorized" : "internal", err.message || "Request failed");
+    return new ProblemError(problemStatus(err.status), err.status === 401 ? "unauthorized" : "internal", err.message || "Request failed");
   }
   return new ProblemError(500, "internal", "An unexpected error occurred; quote the request id when reporting it.");
 }

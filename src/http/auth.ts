@@ -4,16 +4,14 @@ import { parseApiKey, secretsEqual, sha256Hex } from "../core/api-key";
 import { resolveKey } from "../services/keys";
 import { useD1Session } from "../services/d1-session";
 import { flushMarksIfDue, markKeyUsed } from "../services/usage-marks";
-import { ProblemError } from "./problem";
+import { ProblemError } from "../core/problem";
 
 import type { KeyPrincipal, Principal, Scope } from "../core/principal";
 
 export type { KeyPrincipal, Principal, Scope } from "../core/principal";
+export { canManageKey, requireAgentAccess, requireScope, requireTenantAdmin, tenantPrincipal } from "../core/principal";
 
-const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };
-
-const unauthorized = (detail: string) =>
-  new ProblemError(401, "unauthorized", detail, { headers: { "www-authenticate": 'Bearer realm="praxis"' } });
+import { unauthorized } from "../core/principal";
 
 export function bearer(header: string | undefined): string {
   if (!header) throw unauthorized("Send `Authorization: Bearer <api key>`.");
@@ -51,43 +49,3 @@ export const requireOperator = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-export function tenantPrincipal(p: Principal): KeyPrincipal {
-  if (p.kind !== "key") throw unauthorized("A tenant API key is required.");
-  return p;
-}
-
-export function requireScope(p: Principal, needed: Scope): KeyPrincipal {
-  const k = tenantPrincipal(p);
-  if (SCOPE_RANK[k.scope] < SCOPE_RANK[needed]) {
-    throw new ProblemError(403, "forbidden", `This key has scope '${k.scope}'; '${needed}' is required.`);
-  }
-  return k;
-}
-
-/** A key limited to some agents gets 403 for the others (they belong to its own tenant, so nothing leaks). */
-export function requireAgentAccess(p: Principal, agentId: string, needed: Scope) {
-  const k = requireScope(p, needed);
-  if (k.agentIds && !k.agentIds.includes(agentId)) {
-    throw new ProblemError(403, "forbidden", `This key is not allowed to use agent '${agentId}'.`);
-  }
-  return k;
-}
-
-/** Tenant-wide actions (the webhook secret, keys for every agent) need an admin key that is not restricted to some agents. */
-export function requireTenantAdmin(p: Principal) {
-  const k = requireScope(p, "admin");
-  if (k.agentIds) {
-    throw new ProblemError(403, "forbidden", "This admin key is restricted to some agents; this action needs an unrestricted admin key.");
-  }
-  return k;
-}
-
-/**
- * Whether `manager` may mint or revoke a key limited to `agentIds` (null: every agent). A restricted
- * admin manages only keys restricted to a subset of its own agents, so it can never widen its reach.
- */
-export function canManageKey(manager: KeyPrincipal, agentIds: readonly string[] | null): boolean {
-  if (!manager.agentIds) return true;
-  const own = new Set(manager.agentIds);
-  return agentIds !== null && agentIds.every((a) => own.has(a));
-}

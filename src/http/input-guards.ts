@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { CONTROL_OR_BIDI_RE } from "../core/text-rules";
-import { badRequest } from "./problem";
+import { badRequest } from "../core/problem";
 
 /**
  * Checks every request passes before any handler sees it, so that no input can reach code that

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
-import { ProblemError, zodFieldErrors } from "./problem";
+import { ProblemError, zodFieldErrors } from "../core/problem";
 
 type HookResult = { success: true } | { success: false; error: { issues: z.core.$ZodIssue[] }; target?: string };
 

@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { createLogger } from "../http/logger";
+import { createLogger } from "../core/logger";
 import { JobMessageSchema, type JobMessage } from "./messages";
 import { jobHandlers } from "./handlers";
 

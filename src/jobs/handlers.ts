@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import type { Logger } from "../http/logger";
+import type { Logger } from "../core/logger";
 import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "./messages";
 import { callMemory, memoryStub } from "../services/agent-memory";
 import { runLiveExtraction } from "../learning/live-extraction";
@@ -7,7 +7,7 @@ import { runAdmissionReview } from "../learning/admission-review";
 import { runPracticeUnit } from "../practice/run-unit";
 import { runEvaluationUnit } from "../services/evaluation";
 import { checkRemedial } from "../services/remedial";
-import { ProblemError } from "../http/problem";
+import { ProblemError } from "../core/problem";
 
 export interface Delivery {
   /** 1 on first delivery; the last try is QUEUE_MAX_RETRIES + 1. */

@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import type { Logger } from "../http/logger";
+import type { Logger } from "../core/logger";
 import { BudgetExceededError, createLlm, llmConfigured } from "../llm";
 import { fenceData, renderTemplate } from "../core/prompt-template";
 import { LiveDecisionSchema, LiveInsightSchema, lessonToStore, type LiveDecision } from "../core/live-lesson";

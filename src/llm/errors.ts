@@ -1,4 +1,4 @@
-import { ProblemError, type FieldError } from "../http/problem";
+import { ProblemError, type FieldError } from "../core/problem";
 import { LLM_ENV_VARS, LlmSettingsError } from "./settings";
 
 /** No LLM is configured (LLM_BASE_URL or LLM_MODEL missing). */

@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import type { Logger } from "../http/logger";
+import type { Logger } from "../core/logger";
 import { LlmClient, type LlmClientDeps } from "./client";
 import { LlmNotConfiguredError } from "./errors";
 import { D1UsageLedger } from "./ledger";

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { AppEnv } from "../env";
-import { ProblemError, problemBody } from "../http/problem";
+import { ProblemError, problemBody } from "../core/problem";
 import { toProblem } from "../llm";
 import { AgentIdSchema } from "../core/api-key";
 

@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import type { Logger } from "../http/logger";
+import type { Logger } from "../core/logger";
 import type { Claim, UnitInput, UnitResult } from "../core/practice/units";
 import { addUsage, BudgetExceededError, createLlm, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, type LlmUsage } from "../llm";
 import { practiceStub, tenantWebhookSecret, webhookUrlMode } from "../services/practice";

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
 import { requireScope, type Scope } from "../http/auth";
-import { ProblemError, badRequest, forbidden } from "../http/problem";
+import { ProblemError, badRequest, forbidden } from "../core/problem";
 import {
   DatasetCreateSchema,
   DatasetDetailSchema,

@@ -11,7 +11,7 @@ import {
 import { decodeCursor, encodeCursor } from "../core/cursor";
 import { agentFor } from "../services/agents";
 import { comparisonView, createComparison, createEvaluation, evaluationView, listEvaluations } from "../services/evaluation";
-import { badRequest } from "../http/problem";
+import { badRequest } from "../core/problem";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/evaluations";

@@ -9,6 +9,7 @@ import {
 import { DUPLICATE_SIMILARITY } from "../core/live-lesson";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
+import { reviewSmallWrite } from "../services/admission";
 import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
 
 const Experience = ExperienceSchema.openapi("Experience");
@@ -41,9 +42,14 @@ export const experienceRoutes = router()
       const idem = c.req.valid("header")["idempotency-key"];
       const { value: r, replayed } = await callMemory(() => memory.createExperience(body, `key:${key.keyId}`, { keyId: key.keyId }, idem, { door: "api", admin: key.scope === "admin" }));
       markReplay(c, replayed);
-      const near = await callMemory(() => memory.similarExperiences({ text: r.experience.text, pattern: r.experience.pattern, keywords: r.experience.keywords }, 4));
-      const similar = near.filter((e) => e.id !== r.experience.id && e.sim >= DUPLICATE_SIMILARITY).map(({ id, text, sim }) => ({ id, text, sim }));
-      return c.json({ ...r.experience, libraryVersion: r.version, similar }, 201);
+      const agentId = c.req.valid("param").agentId;
+      const pending = r.experience.status === "pending" ? 1 : 0;
+      const experience = (await reviewSmallWrite(c.env, key.tenantId, agentId, pending, c.get("logger")))
+        ? await callMemory(() => memory.getExperience(r.experience.id))
+        : r.experience;
+      const near = await callMemory(() => memory.similarExperiences({ text: experience.text, pattern: experience.pattern, keywords: experience.keywords }, 4));
+      const similar = near.filter((e) => e.id !== experience.id && e.sim >= DUPLICATE_SIMILARITY).map(({ id, text, sim }) => ({ id, text, sim }));
+      return c.json({ ...experience, libraryVersion: r.version, similar }, 201);
     },
   )
   .openapi(
@@ -99,7 +105,9 @@ export const experienceRoutes = router()
       const { key, memory } = await agentFor(c, agentId, "write");
       const patch = c.req.valid("json");
       const r = await callMemory(() => memory.patchExperience(id, patch, `key:${key.keyId}`, { door: "api", admin: key.scope === "admin" }));
-      return c.json({ ...r.experience, libraryVersion: r.version }, 200);
+      const reviewed = await reviewSmallWrite(c.env, key.tenantId, agentId, r.experience.status === "pending" ? 1 : 0, c.get("logger"));
+      const experience = reviewed ? await callMemory(() => memory.getExperience(id)) : r.experience;
+      return c.json({ ...experience, libraryVersion: r.version }, 200);
     },
   )
   .openapi(

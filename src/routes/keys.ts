@@ -3,7 +3,7 @@ import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/
 import type { apiKeys } from "../db/schema";
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import { canManageKey, requireScope, type KeyPrincipal } from "../http/auth";
-import { conflict, forbidden, notFound } from "../http/problem";
+import { conflict, forbidden, notFound } from "../core/problem";
 import { audit } from "../services/audit";
 import { createKey, keyById, listKeys, revokeKey } from "../services/keys";
 import { AgentIdSchema, ScopeSchema, queryLimit, timestamp } from "./schemas";

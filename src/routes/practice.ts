@@ -8,7 +8,7 @@ import { agentFor } from "../services/agents";
 import { cancelRun, listRuns, practiceStub, resultForRollout, runCurve, runRow, runView, startRun } from "../services/practice";
 import { requireScope } from "../http/auth";
 import { evaluationRolloutResult, isEvaluationId } from "../services/evaluation";
-import { badRequest, notFound } from "../http/problem";
+import { badRequest, notFound } from "../core/problem";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, queryNumber, timestamp } from "./schemas";
 import { idString } from "../core/text-rules";
 

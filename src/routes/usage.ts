@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { requireScope } from "../http/auth";
-import { badRequest } from "../http/problem";
+import { badRequest } from "../core/problem";
 import { D1UsageLedger, USAGE_GROUP_BY } from "../llm/ledger";
 import { timestamp } from "./schemas";
 

@@ -4,7 +4,7 @@ import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { tenants } from "../db/schema";
 import { db } from "../db/client";
 import { requireTenantAdmin } from "../http/auth";
-import { notFound } from "../http/problem";
+import { notFound } from "../core/problem";
 import { audit } from "../services/audit";
 import { toBase64url } from "../core/encoding";
 

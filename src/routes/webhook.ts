@@ -5,7 +5,7 @@ import type { AppEnv } from "../env";
 import { router, commonErrors, jsonBody, jsonResponse } from "../http/openapi";
 import { tenants } from "../db/schema";
 import { db } from "../db/client";
-import { ProblemError, badRequest } from "../http/problem";
+import { ProblemError, badRequest } from "../core/problem";
 import { MAX_SIGNATURE_CANDIDATES, verifySignature } from "../core/webhook-signature";
 import { toHex } from "../core/encoding";
 import { EpisodeSchema, SessionEndSchema } from "../core/episode-types";

@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { agents } from "../db/schema";
 import { db } from "../db/client";
 import type { KeyPrincipal } from "../core/principal";
-import { badRequest } from "../http/problem";
+import { badRequest } from "../core/problem";
 import { decodeCursor, encodeCursor } from "../core/cursor";
 
 export type AgentRow = typeof agents.$inferSelect;

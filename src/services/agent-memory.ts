@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import type { MemoryOutcome } from "../../durable-objects/memory-error";
-import { ProblemError } from "../http/problem";
+import { ProblemError } from "../core/problem";
 import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 
 export const memoryName = (tenantId: string, agentId: string) => `${tenantId}:${agentId}`;

@@ -1,4 +1,4 @@
-import { ProblemError } from "../http/problem";
+import { ProblemError } from "../core/problem";
 
 /**
  * The failures Cloudflare documents for D1 and Durable Object calls, and what a request does about

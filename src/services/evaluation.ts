@@ -1,7 +1,7 @@
 import { recordLateRollout } from "./late-rollout";
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { Env } from "../env";
-import type { Logger } from "../http/logger";
+import type { Logger } from "../core/logger";
 import { db } from "../db/client";
 import { olderThan } from "../db/keyset";
 import { datasets, datasetTasks, evaluationComparisons, evaluations } from "../db/schema";
@@ -19,7 +19,7 @@ import {
 } from "../core/evaluation/types";
 import { isGroupVerifier } from "../core/verifiers";
 import type { RolloutAnswer } from "../core/practice/run-types";
-import { conflict, notFound, ProblemError, unprocessable } from "../http/problem";
+import { conflict, notFound, ProblemError, unprocessable } from "../core/problem";
 import { runUnit, type UnitPurposes } from "../practice/run-unit";
 import { callMemory, memoryStub } from "./agent-memory";
 import { practiceStub, runRow } from "./practice";

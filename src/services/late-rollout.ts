@@ -1,6 +1,6 @@
 import type { RolloutAnswer } from "../core/practice/run-types";
 import type { UnitData } from "../core/practice/units";
-import { notFound } from "../http/problem";
+import { notFound } from "../core/problem";
 import { rolloutData } from "../practice/rollout-webhook";
 
 /**

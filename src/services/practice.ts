@@ -10,7 +10,7 @@ import type { RunExperience } from "../core/practice/plan";
 import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/webhook-url";
-import { conflict, notFound, ProblemError, unprocessable } from "../http/problem";
+import { conflict, notFound, ProblemError, unprocessable } from "../core/problem";
 import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
 import type { RunRow } from "../../durable-objects/practice-run/store";

@@ -2,7 +2,7 @@ import type { Env } from "../env";
 import type { Policy } from "../core/practice/run-types";
 import { defaultVerifier, needsGroundTruth, type VerifierConfig } from "../core/verifiers";
 import { checkWebhookUrl } from "../core/webhook-url";
-import { unprocessable } from "../http/problem";
+import { unprocessable } from "../core/problem";
 import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 import { tenantWebhookSecret, webhookUrlMode } from "./practice";
 

@@ -1,7 +1,7 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { UnitInput, UnitResult } from "../../src/core/practice/units";
-import { createLogger } from "../../src/http/logger";
+import { createLogger } from "../../src/core/logger";
 import { runUnit } from "../../src/practice/run-unit";
 import { call, expectProblem, newAgent, newTenant } from "../helpers";
 

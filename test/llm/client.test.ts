@@ -15,7 +15,7 @@ import {
   type LlmSettings,
   type UsageEntry,
 } from "../../src/llm";
-import { ProblemError } from "../../src/http/problem";
+import { ProblemError } from "../../src/core/problem";
 
 // ---- a fake OpenAI-compatible endpoint behind the global fetch ---------------------------------
 

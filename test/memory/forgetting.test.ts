@@ -61,7 +61,7 @@ describe("forgetting", () => {
     const old = (await api("POST", "/experiences", { text: "stale lesson" })).body.id;
     await age(old, 365);
     const { jobHandlers } = await import("../../src/jobs/handlers");
-    const { createLogger } = await import("../../src/http/logger");
+    const { createLogger } = await import("../../src/core/logger");
     await jobHandlers["agent.sweep"]({ type: "agent.sweep", tenantId: t.tenantId, agentId, at: Date.now() }, env, createLogger(), { attempts: 1 });
     expect((await api("GET", `/experiences/${old}`)).body.status).toBe("archived");
   });

@@ -6,7 +6,7 @@ import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../core/api-key";
 import { agentMemoryFor } from "../../services/agents";
 import { callMemory } from "../../services/agent-memory";
-import { badRequest, zodFieldErrors } from "../../http/problem";
+import { badRequest, zodFieldErrors } from "../../core/problem";
 import { AgentIdArg, describedArgs, guarded, plural, toolResult, type ToolContext } from "../tool";
 
 /**

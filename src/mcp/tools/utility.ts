@@ -5,7 +5,7 @@ import { AnalyticsSchema, AnalyticsTopSchema, QHistoryEntrySchema, RewardRequest
 import { agentFor } from "../../services/agents";
 import { callMemory } from "../../services/agent-memory";
 import { audit } from "../../services/audit";
-import { badRequest } from "../../http/problem";
+import { badRequest } from "../../core/problem";
 import { AgentIdArg, guarded, toolResult, type ToolContext } from "../tool";
 
 /** The analytics route's default convergence window and histogram buckets: agents choose only how many memories to rank. */

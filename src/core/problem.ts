@@ -1,4 +1,11 @@
-import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/** The statuses a problem answers with (a subset of what HTTP frameworks accept as a JSON status). */
+export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 406 | 408 | 409 | 410 | 412 | 413 | 415 | 422 | 423 | 428 | 429 | 500 | 501 | 502 | 503 | 504;
+
+const PROBLEM_STATUSES = new Set<number>([400, 401, 402, 403, 404, 405, 406, 408, 409, 410, 412, 413, 415, 422, 423, 428, 429, 500, 501, 502, 503, 504]);
+
+/** A status from elsewhere (a framework's exception) as a problem status; anything else is a 500. */
+export const problemStatus = (status: number): ProblemStatus => (PROBLEM_STATUSES.has(status) ? (status as ProblemStatus) : 500);
 
 export interface FieldError {
   path: string;
@@ -33,7 +40,7 @@ export const PROBLEM_BASE = "https://praxis.dev/problems/";
 
 export class ProblemError extends Error {
   constructor(
-    readonly status: ContentfulStatusCode,
+    readonly status: ProblemStatus,
     readonly type: ProblemType,
     detail: string,
     readonly extra: { errors?: FieldError[]; headers?: Record<string, string>; [k: string]: unknown } = {},
