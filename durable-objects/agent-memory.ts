@@ -554,7 +554,7 @@ export class AgentMemory extends DurableObject<Env> {
     return this.rpc(() => this.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) }));
   }
 
-  async similarExperiences(lesson: { text: string; pattern?: string | null; keywords?: string[] }, k: number) {
+  async similarExperiences(lesson: { id?: string; text: string; pattern?: string | null; keywords?: string[] }, k: number) {
     return this.rpc(() => this.lessons.similar(lesson, k));
   }
 

@@ -32,9 +32,11 @@ export class LiveLessons {
   private readonly applying = new Map<string, Promise<LiveLessonResult>>();
 
   /** Compares like with like: the candidate is embedded the way stored experiences are (pattern, text, keywords). */
-  async similar(lesson: { text: string; pattern?: string | null; keywords?: string[] }, k: number): Promise<SimilarExperience[]> {
+  /** A stored lesson (`id`) is compared by its own vector, so asking costs no embedding call. */
+  async similar(lesson: { id?: string; text: string; pattern?: string | null; keywords?: string[] }, k: number): Promise<SimilarExperience[]> {
     const vectors = this.ctx.vectors;
-    const [vec] = await vectors.embed([experienceEmbedText({ text: lesson.text, pattern: lesson.pattern ?? null, keywords: lesson.keywords ?? [] })]);
+    const stored = lesson.id ? vectors.vectorOf(lesson.id) : null;
+    const vec = stored ?? (await vectors.embed([experienceEmbedText({ text: lesson.text, pattern: lesson.pattern ?? null, keywords: lesson.keywords ?? [] })]))[0];
     const hits = await vectors.search(vec!, "experience", k, -1);
     const out: SimilarExperience[] = [];
     for (const h of hits) {

@@ -222,6 +222,11 @@ export class VectorStore {
     }
   }
 
+  /** The stored vector of one memory, if it has one of the active model. */
+  vectorOf(itemId: string): Float32Array | null {
+    return this.exactVectors([itemId]).get(itemId) ?? null;
+  }
+
   /** Embeds with the active model; configuration problems become a 503 that names the setting. */
   async embed(texts: string[]): Promise<Float32Array[]> {
     if (!texts.length) return [];

@@ -47,7 +47,7 @@ export const experienceRoutes = router()
       const experience = (await reviewSmallWrite(c.env, key.tenantId, agentId, pending, c.get("logger")))
         ? await callMemory(() => memory.getExperience(r.experience.id))
         : r.experience;
-      const near = await callMemory(() => memory.similarExperiences({ text: experience.text, pattern: experience.pattern, keywords: experience.keywords }, 4));
+      const near = await callMemory(() => memory.similarExperiences({ id: experience.id, text: experience.text, pattern: experience.pattern, keywords: experience.keywords }, 4));
       const similar = near.filter((e) => e.id !== experience.id && e.sim >= DUPLICATE_SIMILARITY).map(({ id, text, sim }) => ({ id, text, sim }));
       return c.json({ ...experience, libraryVersion: r.version, similar }, 201);
     },

@@ -146,7 +146,7 @@ describe("one admission step on every write path", () => {
     expect(heldCases.body.items.length).toBe(22);
 
     expect([...(await servedPoison(f, FILTER_POISON))]).toEqual([]);
-  });
+  }, 120_000);
 
   it("a rollback to a version whose entry was never admitted restores it held, not served", async () => {
     const f = await writer();
