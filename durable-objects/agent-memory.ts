@@ -56,8 +56,14 @@ import type { MemoryKind } from "../src/core/memory-types";
 export interface WriteAccess {
   door?: "api" | "mcp";
   admin?: boolean;
+  /** The door had the text safety-reviewed (and found safe) before writing it; the filter still applies. */
+  reviewed?: boolean;
 }
-const policyOf = (access: WriteAccess | undefined, door: AdmissionPolicy["door"] = access?.door ?? "api"): AdmissionPolicy => ({ door, admin: access?.admin ?? false });
+const policyOf = (access: WriteAccess | undefined, door: AdmissionPolicy["door"] = access?.door ?? "api"): AdmissionPolicy => ({
+  door,
+  admin: access?.admin ?? false,
+  ...(access?.reviewed ? { reviewed: true } : {}),
+});
 import { agentState, eraseRemoteVectors, existsInControlPlane, isBlank, setAgentState, vectorItemIds } from "./agent-memory/lifecycle";
 
 const REEMBED_BATCH = 90;

@@ -18,12 +18,12 @@ const ROUNDS_PER_DELIVERY = 5;
  * that was reviewed. Without an LLM, or over budget, entries simply stay pending: they are not
  * served, an admin can release them, and the agent's sweep asks for the review again.
  */
-export async function runAdmissionReview(job: AdmissionReviewJob, env: Env, log: Logger, rounds = ROUNDS_PER_DELIVERY): Promise<unknown> {
+export async function runAdmissionReview(job: AdmissionReviewJob, env: Env, log: Logger): Promise<unknown> {
   if (!llmConfigured(env)) return { skipped: "no LLM configured; pending entries wait" };
   const memory = memoryStub(env, job.tenantId, job.agentId);
   const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
   const totals = { admitted: 0, quarantined: 0, stale: 0 };
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < ROUNDS_PER_DELIVERY; round++) {
     const { items, remaining } = await callMemory(() => memory.pendingReviews(REVIEW_BATCH));
     if (!items.length) return totals;
     let verdicts;

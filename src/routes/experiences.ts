@@ -9,7 +9,7 @@ import {
 import { DUPLICATE_SIMILARITY } from "../core/live-lesson";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
-import { reviewSmallWrite } from "../services/admission";
+import { reviewedBeforeWrite } from "../services/admission";
 import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
 
 const Experience = ExperienceSchema.openapi("Experience");
@@ -40,13 +40,12 @@ export const experienceRoutes = router()
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const body = c.req.valid("json");
       const idem = c.req.valid("header")["idempotency-key"];
-      const { value: r, replayed } = await callMemory(() => memory.createExperience(body, `key:${key.keyId}`, { keyId: key.keyId }, idem, { door: "api", admin: key.scope === "admin" }));
+      const reviewed = await reviewedBeforeWrite(c.env, key.tenantId, c.req.valid("param").agentId, body, c.get("logger"));
+      const { value: r, replayed } = await callMemory(() =>
+        memory.createExperience(body, `key:${key.keyId}`, { keyId: key.keyId }, idem, { door: "api", admin: key.scope === "admin", reviewed }),
+      );
       markReplay(c, replayed);
-      const agentId = c.req.valid("param").agentId;
-      const pending = r.experience.status === "pending" ? 1 : 0;
-      const experience = (await reviewSmallWrite(c.env, key.tenantId, agentId, pending, c.get("logger")))
-        ? await callMemory(() => memory.getExperience(r.experience.id))
-        : r.experience;
+      const experience = r.experience;
       const near = await callMemory(() => memory.similarExperiences({ id: experience.id, text: experience.text, pattern: experience.pattern, keywords: experience.keywords }, 4));
       const similar = near.filter((e) => e.id !== experience.id && e.sim >= DUPLICATE_SIMILARITY).map(({ id, text, sim }) => ({ id, text, sim }));
       return c.json({ ...experience, libraryVersion: r.version, similar }, 201);
@@ -104,10 +103,19 @@ export const experienceRoutes = router()
       const { agentId, id } = c.req.valid("param");
       const { key, memory } = await agentFor(c, agentId, "write");
       const patch = c.req.valid("json");
-      const r = await callMemory(() => memory.patchExperience(id, patch, `key:${key.keyId}`, { door: "api", admin: key.scope === "admin" }));
-      const reviewed = await reviewSmallWrite(c.env, key.tenantId, agentId, r.experience.status === "pending" ? 1 : 0, c.get("logger"));
-      const experience = reviewed ? await callMemory(() => memory.getExperience(id)) : r.experience;
-      return c.json({ ...experience, libraryVersion: r.version }, 200);
+      const rewrites = patch.text !== undefined || patch.pattern !== undefined || patch.keywords !== undefined;
+      const current = rewrites ? await callMemory(() => memory.getExperience(id)) : null;
+      const reviewed =
+        current !== null &&
+        (await reviewedBeforeWrite(
+          c.env,
+          key.tenantId,
+          agentId,
+          { text: patch.text ?? current.text, pattern: patch.pattern !== undefined ? patch.pattern : current.pattern, keywords: patch.keywords ?? current.keywords },
+          c.get("logger"),
+        ));
+      const r = await callMemory(() => memory.patchExperience(id, patch, `key:${key.keyId}`, { door: "api", admin: key.scope === "admin", reviewed }));
+      return c.json({ ...r.experience, libraryVersion: r.version }, 200);
     },
   )
   .openapi(

@@ -1,22 +1,22 @@
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
-import { llmConfigured } from "../llm";
-import { runAdmissionReview } from "../learning/admission-review";
-import { REVIEW_BATCH } from "../learning/safety-review";
+import { createLlm, llmConfigured } from "../llm";
+import { reviewLessons, type ReviewedLesson } from "../learning/safety-review";
 
 /**
- * A client's small write (one review call's worth of pending entries) is reviewed before the write
- * answers, so an agent that adds a lesson can use it at once; the entries stay unserved until then.
- * Larger writes, and any review that fails here, are left to the queued batched review the write
- * already requested. Returns whether a review ran, i.e. whether the caller should read the entries again.
+ * A client's single lesson is put to the safety review before it is written, so the write answers
+ * with a lesson the agent can use at once (one library version, no wait for the queued review).
+ * Only a `safe` verdict counts: an unsafe verdict, no LLM or a failed call leave the write to the
+ * admission step as usual (held `pending` for the batched review, which quarantines with its reason).
  */
-export async function reviewSmallWrite(env: Env, tenantId: string, agentId: string, pending: number, log: Logger): Promise<boolean> {
-  if (pending === 0 || pending > REVIEW_BATCH || !llmConfigured(env)) return false;
+export async function reviewedBeforeWrite(env: Env, tenantId: string, agentId: string, lesson: ReviewedLesson, log: Logger): Promise<boolean> {
+  if (!llmConfigured(env)) return false;
   try {
-    await runAdmissionReview({ tenantId, agentId }, env, log, 1);
-    return true;
+    const llm = createLlm(env, { tenantId, agentId, logger: log });
+    const { verdicts } = await reviewLessons(llm, [lesson], "admission-review");
+    return verdicts[0]?.safe === true;
   } catch (err) {
-    log.warn("inline admission review failed; the queued review will retry", { agentId, err: String(err) });
+    log.warn("safety review before a write failed; the entry waits for the queued review", { agentId, err: String(err) });
     return false;
   }
 }

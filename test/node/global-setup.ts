@@ -12,13 +12,26 @@ declare module "vitest" {
 }
 
 /**
- * The network edge of the shared Worker: an OpenAI-compatible endpoint whose every chat completion
- * answers "42". Practice runs and evaluations on tasks whose ground truth is 42 then complete
+ * The network edge of the shared Worker: an OpenAI-compatible endpoint whose chat completions
+ * answer "42" (the safety review aside). Practice runs and evaluations on tasks whose ground truth is 42 then complete
  * with reward 1 and no learning calls (groups that all score the same are not summarised).
  */
+/**
+ * "42", except for the safety review of written lessons, which a real model answers in its schema:
+ * every numbered candidate ("0.", "1.", …) judged ordinary advice.
+ */
+function answer(raw: string): string {
+  const body = JSON.parse(raw) as { response_format?: { json_schema?: { name?: string } }; messages: { content: string }[] };
+  if (body.response_format?.json_schema?.name !== "safety_review") return "42";
+  const prompt = body.messages.map((m) => m.content).join("\n");
+  const n = (prompt.match(/^\d+\.$/gm) ?? []).length;
+  return JSON.stringify({ verdicts: Array.from({ length: n }, (_, index) => ({ index, safe: true, category: "safe", reason: "ordinary advice" })) });
+}
+
 function startFakeLlm(): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
-    req.resume();
+    let raw = "";
+    req.on("data", (d) => (raw += d));
     req.on("end", () => {
       if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) return void res.writeHead(404).end();
       res.writeHead(200, { "content-type": "application/json" }).end(
@@ -27,7 +40,7 @@ function startFakeLlm(): Promise<{ baseUrl: string; close(): Promise<void> }> {
           object: "chat.completion",
           created: 0,
           model: "fake-42",
-          choices: [{ index: 0, message: { role: "assistant", content: "42", refusal: null }, finish_reason: "stop" }],
+          choices: [{ index: 0, message: { role: "assistant", content: answer(raw), refusal: null }, finish_reason: "stop" }],
           usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 },
         }),
       );

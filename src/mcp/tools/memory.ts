@@ -3,7 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { ExperienceCreateSchema, ExperienceSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema } from "../../core/memory-types";
 import { agentMemoryFor } from "../../services/agents";
 import { callMemory } from "../../services/agent-memory";
-import { reviewSmallWrite } from "../../services/admission";
+import { reviewedBeforeWrite } from "../../services/admission";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 import { episodeIdFor, EpisodeHandleSchema } from "./episodes";
 
@@ -49,9 +49,11 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     ({ agentId, ...input }) =>
       guarded(c, async () => {
         const { key, memory } = agentMemoryFor(c, agentId, "write");
-        const { value: r } = await callMemory(() => memory.createExperience(input, `key:${key.keyId}`, { keyId: key.keyId }, undefined, { door: "mcp", admin: key.scope === "admin" }));
-        const reviewed = await reviewSmallWrite(c.env, key.tenantId, agentId, r.experience.status === "pending" ? 1 : 0, c.get("logger"));
-        const e = reviewed ? await callMemory(() => memory.getExperience(r.experience.id)) : r.experience;
+        const reviewed = await reviewedBeforeWrite(c.env, key.tenantId, agentId, input, c.get("logger"));
+        const { value: r } = await callMemory(() =>
+          memory.createExperience(input, `key:${key.keyId}`, { keyId: key.keyId }, undefined, { door: "mcp", admin: key.scope === "admin", reviewed }),
+        );
+        const e = r.experience;
         const held =
           e.status === "quarantined"
             ? " It was quarantined (see the quarantine list for the reason) and will not be served unless an admin releases it."
