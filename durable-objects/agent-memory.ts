@@ -393,7 +393,7 @@ export class AgentMemory extends DurableObject<Env> {
   async importLibrary(doc: LibraryExport, mode: "merge" | "replace", author: string, idempotencyKey?: string, access?: WriteAccess) {
     return this.rpc(() =>
       this.idempotency.run(idempotencyKey, "library.import", { doc, mode }, (record) =>
-        importLibrary(this.mem, this.library, doc, mode, author, record, access?.admin ?? false),
+        importLibrary(this.mem, this.library, doc, mode, author, record, access?.admin ?? false, access?.reviewed ?? false),
       ),
     );
   }

@@ -48,6 +48,7 @@ export function importLibrary(
   author: string,
   record?: RecordResult<CommitResult>,
   admin = false,
+  reviewed = false,
 ): Promise<CommitResult> {
   const held = doc.experiences.findIndex((e) => isHeld(e.status));
   if (held >= 0) {
@@ -55,7 +56,7 @@ export function importLibrary(
       { path: ["library", "experiences", held, "status"], message: "Use 'active' or 'archived'" },
     ]);
   }
-  const admission: AdmissionPolicy = { door: "import", admin };
+  const admission: AdmissionPolicy = { door: "import", admin, ...(reviewed ? { reviewed } : {}) };
   if (mode === "merge") {
     return library.commit(
       () => library.resolve(mergeOps(ctx, doc), null, admission),

@@ -3,6 +3,7 @@ import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/
 import { ExperienceContentSchema, ProvenanceSchema } from "../core/memory-types";
 import { agentFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
+import { reviewedBeforeWrite } from "../services/admission";
 import { AgentParams, IdempotencyHeader, markReplay, queryLimit, queryNumber, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/library";
@@ -165,7 +166,10 @@ export const libraryRoutes = router()
     async (c) => {
       const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const { mode, library } = c.req.valid("json");
-      const { value: r, replayed } = await callMemory(() => memory.importLibrary(library, mode, `key:${key.keyId}`, c.req.valid("header")["idempotency-key"], { admin: key.scope === "admin" }));
+      const reviewed = await reviewedBeforeWrite(c.env, key.tenantId, c.req.valid("param").agentId, library.experiences, c.get("logger"));
+      const { value: r, replayed } = await callMemory(() =>
+        memory.importLibrary(library, mode, `key:${key.keyId}`, c.req.valid("header")["idempotency-key"], { admin: key.scope === "admin", reviewed }),
+      );
       markReplay(c, replayed);
       return c.json({ libraryVersion: r.version, unchanged: r.unchanged, changed: r.experiences.length, deleted: r.deleted.length }, 200);
     },

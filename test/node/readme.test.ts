@@ -139,6 +139,8 @@ describe("the agent example (examples/agent.mjs)", () => {
       expect(first.stdout).toBe(`${bad}\n`);
       expect(await qByText(apiKey, "support-bot")).toEqual({ [retry]: 0.5, [refunds]: 0.5 });
 
+      // The failed episode's case is served once the safety review (the queue, seconds) admits it.
+      await admitted(apiKey, "support-bot");
       const second = await run();
       expect(second.code, second.stderr).toBe(0);
       expect(second.stdout).toBe(`${good}\n`);
@@ -166,3 +168,14 @@ describe("the agent example (examples/agent.mjs)", () => {
     expect(failedCase.q).toBe(0.5);
   });
 });
+
+/** Waits until nothing of the agent's waits for the safety review (the queued review admitted it). */
+async function admitted(apiKey: string, agentId: string) {
+  const api = new Praxis({ baseUrl: url, apiKey }).api;
+  for (let i = 0; i < 120; i++) {
+    const held = await unwrap(api.GET("/v1/agents/{agentId}/quarantine", { params: { path: { agentId }, query: { status: "pending" } } }));
+    if (!held.items.length) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`entries of ${agentId} still wait for the safety review`);
+}
