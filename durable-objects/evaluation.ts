@@ -3,13 +3,10 @@ import type { Env } from "../src/env";
 import type { UnitData, UnitResult } from "../src/core/practice/units";
 import { migrateSchema } from "./schema-version";
 import { EVALUATION_SCHEMA } from "./evaluation/schema";
-import { EvaluationMachine, UNIT_TIMEOUT_MS, type EvaluationInit, type EvaluationTask } from "./evaluation/machine";
+import { EvaluationMachine, type EvaluationInit, type EvaluationTask } from "./evaluation/machine";
 import { createLogger } from "../src/http/logger";
 import { reportToPracticeRun, syncEvaluationRow } from "../src/services/evaluation";
 import { SerialPasses, sendUnits } from "./unit-effects";
-
-/** A claim's lease is a little shorter than the unit's timeout, so a resent unit can always be claimed. */
-const LEASE_MS = UNIT_TIMEOUT_MS - 30_000;
 
 /**
  * One instance per evaluation (named by its id). The machine (./evaluation/machine.ts) decides;
@@ -58,11 +55,15 @@ export class Evaluation extends DurableObject<Env> {
   }
 
   async claim(key: string) {
-    return this.tx(() => this.machine.claim(key, LEASE_MS));
+    return this.tx(() => this.machine.claim(key));
   }
 
-  async release(key: string) {
-    this.tx(() => this.machine.release(key));
+  async release(key: string, lease: number) {
+    this.tx(() => this.machine.release(key, lease));
+  }
+
+  async heartbeat(key: string, lease: number) {
+    return this.tx(() => this.machine.heartbeat(key, lease));
   }
 
   async report(key: string, result: UnitResult) {

@@ -5,15 +5,13 @@ import type { UnitData, UnitResult } from "../src/core/practice/units";
 import { migrateSchema } from "./schema-version";
 import { PRACTICE_RUN_SCHEMA } from "./practice-run/schema";
 import { RunStore } from "./practice-run/store";
-import { RunMachine, UNIT_TIMEOUT_MS, type EvaluationOutcome, type InitInput } from "./practice-run/machine";
+import { RunMachine, type EvaluationOutcome, type InitInput } from "./practice-run/machine";
+import { UnitLedger } from "./unit-ledger";
 import { RunViews } from "./practice-run/views";
 import { createLogger } from "../src/http/logger";
 import { SerialPasses, sendUnits } from "./unit-effects";
 import { admitQueuedRuns, promoteRun, syncRunRow } from "../src/services/practice";
 import { launchRunEvaluation, settledEvaluation } from "../src/services/evaluation";
-
-/** A claim's lease is a little shorter than the unit's timeout, so a resent unit can always be claimed. */
-const LEASE_MS = UNIT_TIMEOUT_MS - 30_000;
 
 /**
  * One instance per Training-Free GRPO practice run (named by its run id). The state machine
@@ -35,7 +33,7 @@ export class PracticeRun extends DurableObject<Env> {
         migrateSchema(ctx.storage, PRACTICE_RUN_SCHEMA);
         const now = () => Date.now();
         this.store = new RunStore(ctx.storage.sql, now);
-        this.machine = new RunMachine(this.store, now);
+        this.machine = new RunMachine(this.store, new UnitLedger(ctx.storage.sql, now), now);
         this.views = new RunViews(this.store);
       } catch (err) {
         // Kept and re-thrown per call so a failed init does not leave the input gate broken.
@@ -82,11 +80,16 @@ export class PracticeRun extends DurableObject<Env> {
   }
 
   async claim(key: string) {
-    return this.tx(() => this.machine.claim(key, LEASE_MS));
+    return this.tx(() => this.machine.claim(key));
   }
 
-  async release(key: string) {
-    this.tx(() => this.machine.release(key));
+  async release(key: string, lease: number) {
+    this.tx(() => this.machine.release(key, lease));
+  }
+
+  /** The holder of a unit's lease is still working; false when the lease is no longer its own. */
+  async heartbeat(key: string, lease: number) {
+    return this.tx(() => this.machine.heartbeat(key, lease));
   }
 
   async report(key: string, result: UnitResult) {
@@ -95,18 +98,21 @@ export class PracticeRun extends DurableObject<Env> {
     return changed;
   }
 
-  /** Stores a unit's result and hands the consumer the next pending unit, if any, to run at once. */
+  /**
+   * Stores a unit's result and, when that freed a slot, hands the consumer the next pending unit
+   * to run at once. A duplicate report frees nothing and takes nothing.
+   */
   async reportAndNext(key: string, result: UnitResult) {
     const { changed, next } = this.tx(() => {
       const changed = this.machine.report(key, result);
-      return { changed, next: this.machine.takeNext(LEASE_MS) };
+      return { changed, next: changed ? this.machine.takeNext() : null };
     });
-    if (changed || next) await this.effects.request();
+    if (changed) await this.effects.request();
     return next;
   }
 
-  async requeue(key: string, error: string) {
-    this.tx(() => this.machine.requeue(key, error));
+  async requeue(key: string, lease: number, error: string) {
+    this.tx(() => this.machine.requeue(key, lease, error));
     await this.effects.request();
   }
 

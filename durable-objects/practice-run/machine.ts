@@ -14,15 +14,15 @@ import {
 } from "../../src/core/practice/plan";
 import { epochBatches, rolloutSeed, stepsPerEpoch } from "../../src/core/practice/rng";
 import { DEFAULT_MAX_EXPERIENCES, isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
-import { parseUnitKey, rolloutIdOf, type UnitRef, type UnitStage } from "../../src/core/practice/unit-key";
+import { parseUnitKey, rolloutIdOf, unitKey, type UnitRef, type UnitStage } from "../../src/core/practice/unit-key";
 import type { Claim, LibraryLine, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
 import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } from "../../src/core/verifiers";
+import { awaitingMs, unitWorkMs } from "../../src/core/practice/unit-timing";
+import type { UnitLedger } from "../unit-ledger";
 import type { EvalRow, RunStore, UnitRow } from "./store";
 
-/** How long a sent unit may stay silent before the alarm sends it again. */
-export const UNIT_TIMEOUT_MS = 10 * 60_000;
-/** After this many sends without a result a unit is recorded as failed and the run goes on. */
-export const MAX_SENDS = 4;
+/** How soon the alarm comes back for work that waits to be sent, evaluated, promoted or mirrored. */
+const RETRY_MS = 30_000;
 
 export interface InitInput {
   runId: string;
@@ -60,6 +60,7 @@ const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : nul
 export class RunMachine {
   constructor(
     private readonly store: RunStore,
+    private readonly ledger: UnitLedger,
     private readonly now: () => number,
   ) {}
 
@@ -227,7 +228,7 @@ export class RunMachine {
       this.stopForBudget("the run's budget is spent");
       return;
     }
-    for (const r of refs) this.store.createUnit(r);
+    for (const r of refs) this.ledger.create(unitKey(r), { epoch: r.epoch, step: r.step, task: r.task, rollout: r.rollout, stage: r.stage });
   }
 
   private startStep(epoch: number, step: number): void {
@@ -259,22 +260,28 @@ export class RunMachine {
     return s ? (JSON.parse(s.snapshot) as RunExperience[]) : [];
   }
 
-  /** Hands out a unit's input and leases it, so a duplicate delivery running alongside makes no second call. */
-  claim(key: string, leaseMs: number): Claim {
+  /**
+   * Hands out a dispatched unit's input under a lease (see the unit ledger), so a duplicate
+   * delivery running alongside makes no second call.
+   */
+  claim(key: string): Claim {
     const run = this.store.run();
-    const ref = parseUnitKey(key);
     const unit = this.store.unit(key);
-    if (!run || !ref || !unit) return { status: "void" };
+    if (!run || !parseUnitKey(key) || !unit) return { status: "void" };
     if (unit.status === "done" || unit.status === "awaiting") return { status: "done" };
     if (!this.active() || run.epoch !== unit.epoch || run.step !== unit.step) return { status: "void" };
-    if (unit.lease_until !== null && unit.lease_until > this.now()) return { status: "busy" };
-    this.store.sql("UPDATE units SET lease_until = ? WHERE key = ?", this.now() + leaseMs, key);
-    return { status: "run", input: this.inputFor(unit, run.run_id) };
+    const c = this.ledger.claim(key, unitWorkMs(unit.stage, this.store.config().policy));
+    if (c.status !== "run") return c;
+    return { status: "run", lease: c.lease, input: this.inputFor(unit, run.run_id) };
   }
 
   /** A failed attempt gives the lease back so that the queue's retry can claim the unit at once. */
-  release(key: string): void {
-    this.store.sql("UPDATE units SET lease_until = NULL WHERE key = ? AND status != 'done'", key);
+  release(key: string, lease: number): void {
+    this.ledger.release(key, lease);
+  }
+
+  heartbeat(key: string, lease: number): boolean {
+    return this.ledger.heartbeat(key, lease);
   }
 
   private inputFor(u: UnitRow, runId: string): UnitInput {
@@ -333,18 +340,10 @@ export class RunMachine {
     if (run.epoch !== unit.epoch || run.step !== unit.step) return false;
     this.store.addUsage(result.usage, unit);
     if (result.awaiting && unit.stage === "rollout" && !result.error) {
-      const cfg = this.store.config();
-      const timeout = cfg.policy.kind === "webhook" ? cfg.policy.timeoutMs : UNIT_TIMEOUT_MS;
-      this.store.sql("UPDATE units SET status = 'awaiting', deadline = ?, lease_until = NULL WHERE key = ?", this.now() + timeout, key);
+      this.ledger.toAwaiting(key, awaitingMs(this.store.config().policy));
       return true;
     }
-    this.store.sql(
-      "UPDATE units SET status = 'done', result = ?, error = ?, lease_until = NULL, done_at = ? WHERE key = ?",
-      JSON.stringify(result),
-      result.error ?? null,
-      this.now(),
-      key,
-    );
+    this.ledger.finish(key, JSON.stringify(result), result.error ?? null);
     if (result.fatal) {
       this.fail(result.error ?? "a unit failed fatally");
       return true;
@@ -569,86 +568,66 @@ export class RunMachine {
     this.store.event("end", { status: run.finishing, promotion });
   }
 
-  /** Marks up to `limit` pending units as sent and returns their keys for the shell to enqueue. */
+  /** Marks pending units as sent, within the run's concurrency, and returns their keys for the shell to enqueue. */
   takeDispatch(): string[] {
-    if (!this.active()) return [];
-    const cfg = this.store.config();
-    const inflight = this.store.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM units WHERE status IN ('sent', 'awaiting')").n;
-    const room = cfg.concurrency - inflight;
-    if (room <= 0) return [];
-    const keys = this.store.sqlAll<{ key: string }>("SELECT key FROM units WHERE status = 'pending' ORDER BY seq LIMIT ?", room).map((r) => r.key);
-    for (const key of keys) {
-      this.store.sql("UPDATE units SET status = 'sent', sends = sends + 1, deadline = ? WHERE key = ?", this.now() + UNIT_TIMEOUT_MS, key);
-    }
-    return keys;
+    return this.active() ? this.ledger.dispatch(this.store.config().concurrency) : [];
   }
 
   /**
-   * Hands the next pending unit straight to a consumer that just finished one, marked sent and
-   * leased as if it had come through the queue. Consumers then keep their slot busy instead of
-   * waiting for the queue's next batch; the run's concurrency is unchanged (one done, one taken).
+   * Hands the next pending unit straight to a consumer that just finished one, when the run has
+   * room: consumers keep their slot busy instead of waiting for the queue's next batch, and the
+   * run's concurrency holds (awaiting units keep their slots).
    */
-  takeNext(leaseMs: number): { key: string; input: UnitInput } | null {
+  takeNext(): { key: string; lease: number; input: UnitInput } | null {
     if (!this.active()) return null;
     const run = this.store.mustRun();
-    const next = this.store.sqlAll<UnitRow>("SELECT * FROM units WHERE status = 'pending' ORDER BY seq LIMIT 1")[0];
+    const policy = this.store.config().policy;
+    const next = this.ledger.takeNext(this.store.config().concurrency, (u) => unitWorkMs(this.store.unit(u.key)!.stage, policy));
     if (!next) return null;
-    const now = this.now();
-    this.store.sql("UPDATE units SET status = 'sent', sends = sends + 1, deadline = ?, lease_until = ? WHERE key = ?", now + UNIT_TIMEOUT_MS, now + leaseMs, next.key);
-    return { key: next.key, input: this.inputFor(next, run.run_id) };
+    return { ...next, input: this.inputFor(this.store.unit(next.key)!, run.run_id) };
   }
 
   /**
-   * A handed-over unit that failed and may succeed later goes back to the queue; after MAX_SENDS
+   * A handed-over unit that failed and may succeed later goes back to pending; after MAX_LAPSES
    * tries it is recorded as failed, so a unit that keeps failing cannot circulate for ever.
    */
-  requeue(key: string, error: string): void {
-    const unit = this.store.unit(key);
-    if (!unit || unit.status !== "sent") return;
-    if (unit.sends >= MAX_SENDS) {
-      this.report(key, { error: `failed after ${unit.sends} tries: ${error}` });
-      return;
-    }
-    this.store.sql("UPDATE units SET status = 'pending', lease_until = NULL, deadline = NULL WHERE key = ?", key);
+  requeue(key: string, lease: number, error: string): void {
+    const tries = this.ledger.requeue(key, lease);
+    if (tries !== null && this.store.unit(key)?.status === "running") this.settle(key, { error: `failed after ${tries} tries: ${error}` });
   }
 
   /** Units whose send failed go back to pending; the alarm tries again soon. */
   unsend(keys: readonly string[]): void {
-    for (const key of keys) this.store.sql("UPDATE units SET status = 'pending', sends = sends - 1, deadline = NULL WHERE key = ? AND status = 'sent'", key);
+    this.ledger.unsend(keys);
+  }
+
+  /** Records a result the run itself decided on; a unit the run no longer wants is closed all the same. */
+  private settle(key: string, result: UnitResult): void {
+    if (!this.report(key, result)) this.ledger.finish(key, JSON.stringify(result), result.error ?? null);
   }
 
   /**
-   * The alarm's work: units that have not reported within their timeout go back to the queue (a
-   * lost message, an evicted consumer, a deploy); a webhook rollout whose agent never posted its
-   * result scores as a timeout; a unit sent too often is recorded as failed so the run goes on.
+   * The alarm's work: lapsed units go back to the queue (a lost message, a dead consumer, a
+   * deploy); a webhook rollout whose agent never posted its result scores as a timeout; a unit
+   * whose lease lapsed too often is recorded as failed so the run goes on.
    */
   sweepOverdue(): void {
     if (!this.active()) return;
-    const now = this.now();
-    const overdue = this.store.sqlAll<UnitRow>("SELECT * FROM units WHERE status IN ('sent', 'awaiting') AND deadline <= ? ORDER BY seq", now);
-    for (const u of overdue) {
-      if (!this.active()) return;
-      if (u.status === "awaiting") {
-        this.report(u.key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
-      } else if (u.sends >= MAX_SENDS) {
-        this.report(u.key, { error: `no result after ${u.sends} sends` });
-      } else {
-        this.store.sql("UPDATE units SET status = 'pending', lease_until = NULL, deadline = NULL WHERE key = ?", u.key);
-      }
-    }
+    const { timedOut, exhausted } = this.ledger.sweep();
+    for (const key of timedOut) this.settle(key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
+    for (const u of exhausted) this.settle(u.key, { error: `no result after ${u.lapses} lapsed leases` });
   }
 
-  /** When the alarm should next fire: the earliest deadline, or soon when work waits to be sent. */
+  /** When the alarm should next fire: the earliest deadline in flight, or soon when work waits to be sent. */
   nextAlarm(): number | null {
     if (!this.active()) {
       const run = this.store.mustRun();
-      return run.finishing || run.synced_status !== run.status ? this.now() + 30_000 : null;
+      return run.finishing || run.synced_status !== run.status ? this.now() + RETRY_MS : null;
     }
     // The alarm also looks in on evaluations, in case a settled one's report back was lost.
     const evaluating = this.store.evals("pending", "running").length > 0;
-    const next = this.store.sqlOne<{ at: number | null }>("SELECT MIN(deadline) AS at FROM units WHERE status IN ('sent', 'awaiting')").at;
-    const pending = this.store.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM units WHERE status = 'pending'").n;
-    if (pending > 0 || evaluating) return Math.min(next ?? Infinity, this.now() + 30_000);
+    const next = this.ledger.nextWake();
+    if (this.ledger.pending() > 0 || evaluating) return Math.min(next ?? Infinity, this.now() + RETRY_MS);
     return next;
   }
 

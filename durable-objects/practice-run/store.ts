@@ -1,7 +1,7 @@
 import type { RunExperience } from "../../src/core/practice/plan";
 import type { Promotion, RunConfig, RunStatus, UsageTotals } from "../../src/core/practice/run-types";
-import type { UnitRef, UnitStage } from "../../src/core/practice/unit-key";
-import { unitKey } from "../../src/core/practice/unit-key";
+import type { UnitStage } from "../../src/core/practice/unit-key";
+import type { LedgerUnit } from "../unit-ledger";
 
 export interface RunRow extends Record<string, SqlStorageValue> {
   run_id: string;
@@ -38,24 +38,14 @@ export interface TaskRow extends Record<string, SqlStorageValue> {
   ground_truth: string | null;
 }
 
-export type UnitStatus = "pending" | "sent" | "awaiting" | "done";
-
-export interface UnitRow extends Record<string, SqlStorageValue> {
-  key: string;
-  seq: number;
+export interface UnitRow extends LedgerUnit, Record<string, SqlStorageValue> {
   epoch: number;
   step: number;
   task: number | null;
   rollout: number | null;
   stage: UnitStage;
-  status: UnitStatus;
-  sends: number;
-  deadline: number | null;
-  lease_until: number | null;
-  result: string | null;
   reward: number | null;
   verdict: string | null;
-  error: string | null;
   done_at: number | null;
 }
 
@@ -203,22 +193,6 @@ export class RunStore {
 
   unit(key: string): UnitRow | null {
     return this.sql_.exec<UnitRow>("SELECT * FROM units WHERE key = ?", key).toArray()[0] ?? null;
-  }
-
-  /** Creates a unit once; creating an existing key is a no-op, which keeps re-entrant transitions safe. */
-  createUnit(ref: UnitRef): boolean {
-    const seq = this.sql_.exec<{ n: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM units").one().n;
-    const r = this.sql_.exec(
-      "INSERT INTO units (key, seq, epoch, step, task, rollout, stage, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT(key) DO NOTHING",
-      unitKey(ref),
-      seq,
-      ref.epoch,
-      ref.step,
-      ref.task,
-      ref.rollout,
-      ref.stage,
-    );
-    return r.rowsWritten > 0;
   }
 
   stepUnits(epoch: number, step: number, stage: UnitStage, task?: number): UnitRow[] {

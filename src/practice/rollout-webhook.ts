@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { capText, MAX_ANSWER_CHARS, MAX_TRAJECTORY_CHARS, type UnitData, type UnitInput } from "../core/practice/units";
 import { signedPost, WebhookError } from "./signed-post";
+import { webhookWaitMs } from "../core/practice/unit-timing";
 
 type RolloutInput = Extract<UnitInput, { stage: "rollout" }>;
 
@@ -26,7 +27,7 @@ export async function webhookRollout(input: RolloutInput, secret: string): Promi
   const { status, data } = await signedPost({
     url: input.policy.url,
     secret,
-    timeoutMs: input.policy.timeoutMs,
+    timeoutMs: webhookWaitMs(input.policy.timeoutMs),
     body: { runId: input.runId, rolloutId: input.rolloutId, task: input.task, experiences: input.library, temperature: 0.7 },
   });
   if (status === 202) return { awaiting: true };

@@ -62,8 +62,11 @@ export interface UnitResult<D = unknown> {
   awaiting?: boolean;
 }
 
-/** The outcome of claiming a unit: run it, or do nothing because it is finished, leased or void. */
-export type Claim = { status: "run"; input: UnitInput } | { status: "done" | "busy" | "void" };
+/**
+ * The outcome of claiming a unit: run it under the numbered lease (renewed by heartbeats, named
+ * when giving the unit back), or do nothing because it is finished, held by another or void.
+ */
+export type Claim = { status: "run"; input: UnitInput; lease: number } | { status: "done" | "busy" | "void" };
 
 /** What prompts show for an empty library, so the model is not left guessing. */
 export const NO_LESSONS = "(no lessons yet)";
