@@ -7,6 +7,7 @@ import { EvaluationMachine, type EvaluationInit, type EvaluationTask } from "./e
 import { createLogger } from "../src/http/logger";
 import { reportToPracticeRun, syncEvaluationRow } from "../src/services/evaluation";
 import { SerialPasses, sendUnits } from "./unit-effects";
+import { newHolder } from "./unit-ledger";
 
 /**
  * One instance per evaluation (named by its id). The machine (./evaluation/machine.ts) decides;
@@ -55,7 +56,8 @@ export class Evaluation extends DurableObject<Env> {
   }
 
   async claim(key: string) {
-    return this.tx(() => this.machine.claim(key));
+    const holder = await newHolder();
+    return this.tx(() => this.machine.claim(key, holder));
   }
 
   async release(key: string, lease: number) {
@@ -72,8 +74,8 @@ export class Evaluation extends DurableObject<Env> {
     return changed;
   }
 
-  async rolloutResult(key: string, data: UnitData["rollout"]) {
-    const outcome = this.tx(() => this.machine.rolloutResult(key, data));
+  async rolloutResult(key: string, dispatchId: string, secretHash: string | null, data: UnitData["rollout"]) {
+    const outcome = this.tx(() => this.machine.rolloutResult(key, dispatchId, secretHash, data));
     if (outcome === "accepted") await this.effects.request();
     return outcome;
   }

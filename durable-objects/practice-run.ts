@@ -6,7 +6,7 @@ import { migrateSchema } from "./schema-version";
 import { PRACTICE_RUN_SCHEMA } from "./practice-run/schema";
 import { RunStore } from "./practice-run/store";
 import { RunMachine, type EvaluationOutcome, type InitInput } from "./practice-run/machine";
-import { UnitLedger } from "./unit-ledger";
+import { newHolder, UnitLedger } from "./unit-ledger";
 import { RunViews } from "./practice-run/views";
 import { createLogger } from "../src/http/logger";
 import { SerialPasses, sendUnits } from "./unit-effects";
@@ -80,7 +80,8 @@ export class PracticeRun extends DurableObject<Env> {
   }
 
   async claim(key: string) {
-    return this.tx(() => this.machine.claim(key));
+    const holder = await newHolder();
+    return this.tx(() => this.machine.claim(key, holder));
   }
 
   async release(key: string, lease: number) {
@@ -103,9 +104,10 @@ export class PracticeRun extends DurableObject<Env> {
    * to run at once. A duplicate report frees nothing and takes nothing.
    */
   async reportAndNext(key: string, result: UnitResult) {
+    const holder = await newHolder();
     const { changed, next } = this.tx(() => {
       const changed = this.machine.report(key, result);
-      return { changed, next: changed ? this.machine.takeNext() : null };
+      return { changed, next: changed ? this.machine.takeNext(holder) : null };
     });
     if (changed) await this.effects.request();
     return next;
@@ -116,8 +118,9 @@ export class PracticeRun extends DurableObject<Env> {
     await this.effects.request();
   }
 
-  async rolloutResult(key: string, data: UnitData["rollout"]) {
-    const outcome = this.tx(() => this.machine.rolloutResult(key, data));
+  /** A webhook rollout's late result, from whoever presents the dispatch's secret (as its SHA-256). */
+  async rolloutResult(key: string, dispatchId: string, secretHash: string | null, data: UnitData["rollout"]) {
+    const outcome = this.tx(() => this.machine.rolloutResult(key, dispatchId, secretHash, data));
     if (outcome === "accepted") await this.effects.request();
     return outcome;
   }

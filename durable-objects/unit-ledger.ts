@@ -1,3 +1,5 @@
+import { sha256Hex } from "../src/core/api-key";
+import { toBase64url } from "../src/core/encoding";
 import { LEASE_MS, MAX_LAPSES, SENT_TIMEOUT_MS } from "../src/core/practice/unit-timing";
 
 /**
@@ -69,6 +71,26 @@ export interface Lapsed {
   /** Running units whose lease lapsed for the last allowed time. */
   exhausted: { key: string; lapses: number }[];
 }
+
+/**
+ * What a dispatch to a tenant's agent carries so that only its holder can post the result: a
+ * random dispatch id (part of the public rollout id) and a secret of 256 random bits, of which the
+ * ledger keeps only the hash.
+ */
+export interface Holder {
+  dispatchId: string;
+  secret: string;
+  secretHash: string;
+}
+
+export async function newHolder(): Promise<Holder> {
+  const random = (n: number) => toBase64url(crypto.getRandomValues(new Uint8Array(n)));
+  const secret = random(32);
+  return { dispatchId: random(16), secret, secretHash: await sha256Hex(secret) };
+}
+
+/** What a posted result meets: the unit's holder binding and whether it may still be recorded. */
+export type HolderCheck = "ok" | "unknown" | "unauthorized" | "expired";
 
 /** A released unit waits for the queue's retry, whose backoff can reach ~80 s, before it counts as unclaimed. */
 const RELEASED_TIMEOUT_MS = SENT_TIMEOUT_MS + 90_000;
@@ -208,9 +230,22 @@ export class UnitLedger {
     return r.rowsWritten > 0;
   }
 
-  /** Binds the holder's secret (stored hashed) to the unit's current dispatch. */
-  bindSecret(key: string, dispatchId: string, secretHash: string): void {
-    this.sql.exec("UPDATE units SET dispatch_id = ?, secret_hash = ? WHERE key = ?", dispatchId, secretHash, key);
+  /** Binds a fresh holder (its secret stored hashed) to the unit's current dispatch; an earlier holder's secret stops working. */
+  bindHolder(key: string, holder: Holder): void {
+    this.sql.exec("UPDATE units SET dispatch_id = ?, secret_hash = ? WHERE key = ?", holder.dispatchId, holder.secretHash, key);
+  }
+
+  /**
+   * Whether a result posted for (key, dispatch id) comes from the dispatch's holder: the id must be
+   * the unit's current dispatch (else the rollout is unknown), the secret's hash must match, and
+   * an awaiting unit must be within its deadline. A finished unit passes: the owner compares results.
+   */
+  checkHolder(key: string, dispatchId: string, secretHash: string | null): HolderCheck {
+    const u = this.unit(key);
+    if (!u || u.dispatch_id === null || u.dispatch_id !== dispatchId) return "unknown";
+    if (secretHash === null || u.secret_hash !== secretHash) return "unauthorized";
+    if (u.status === "awaiting" && u.deadline !== null && u.deadline <= this.now()) return "expired";
+    return "ok";
   }
 
   /**

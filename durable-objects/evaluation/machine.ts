@@ -3,10 +3,10 @@ import type { EvaluationConfig, EvaluationStatus, EvaluationView } from "../../s
 import { labelOf } from "../../src/core/practice/plan";
 import { rolloutSeed } from "../../src/core/practice/rng";
 import { rolloutIdOf, unitKey } from "../../src/core/practice/unit-key";
-import type { Claim, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
+import { sameRolloutResult, type Claim, type RolloutOutcome, type UnitData, type UnitInput, type UnitResult } from "../../src/core/practice/units";
 import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } from "../../src/core/verifiers";
 import { awaitingMs, unitWorkMs } from "../../src/core/practice/unit-timing";
-import { UnitLedger, type LedgerUnit } from "../unit-ledger";
+import { UnitLedger, type Holder, type LedgerUnit } from "../unit-ledger";
 
 /** Units of one evaluation in flight at once. */
 export const CONCURRENCY = 16;
@@ -159,14 +159,17 @@ export class EvaluationMachine {
   }
 
   /** Hands out a dispatched unit's input under a lease (see the unit ledger). */
-  claim(key: string): Claim {
+  claim(key: string, holder: Holder): Claim {
     const unit = this.unit(key);
     if (!unit) return { status: "void" };
     if (unit.status === "done" || unit.status === "awaiting") return { status: "done" };
     if (!this.running()) return { status: "void" };
     const c = this.ledger.claim(key, unitWorkMs(unit.stage, this.config().policy));
     if (c.status !== "run") return c;
-    return { status: "run", lease: c.lease, input: this.inputFor(unit) };
+    // A webhook rollout gets a fresh holder whose secret goes with the dispatch.
+    if (unit.stage !== "rollout" || this.config().policy.kind !== "webhook") return { status: "run", lease: c.lease, input: this.inputFor(unit) };
+    this.ledger.bindHolder(key, holder);
+    return { status: "run", lease: c.lease, input: { ...this.inputFor(this.unit(key)!), resultSecret: holder.secret } as UnitInput };
   }
 
   release(key: string, lease: number): void {
@@ -187,7 +190,7 @@ export class EvaluationMachine {
       return {
         ...ctx,
         stage: "rollout",
-        rolloutId: rolloutIdOf(row.evaluation_id, u.key),
+        rolloutId: rolloutIdOf(row.evaluation_id, u.key, u.dispatch_id),
         taskId: task.task_id,
         task: task.task,
         policy: cfg.policy,
@@ -263,12 +266,14 @@ export class EvaluationMachine {
     if (open === 0 && this.running()) this.update({ status: "completed", ended_at: this.now() });
   }
 
-  /** The result of a webhook rollout that answered 202, posted later by the agent. */
-  rolloutResult(key: string, data: UnitData["rollout"]): "accepted" | "duplicate" | "unknown" {
+  /** The result of a webhook rollout that answered 202, posted later by its holder (see RolloutOutcome). */
+  rolloutResult(key: string, dispatchId: string, secretHash: string | null, data: UnitData["rollout"]): RolloutOutcome {
     const unit = this.unit(key);
     if (!unit || unit.stage !== "rollout") return "unknown";
-    if (unit.status === "done") return "duplicate";
-    return this.report(key, { data }) ? "accepted" : "duplicate";
+    const check = this.ledger.checkHolder(key, dispatchId, secretHash);
+    if (check !== "ok") return check;
+    if (unit.status === "done") return sameRolloutResult(unit.result, data) ? "duplicate" : "conflict";
+    return this.report(key, { data }) ? "accepted" : "finished";
   }
 
   /** Marks pending units as sent, up to the concurrency, and returns their keys for the shell to enqueue. */

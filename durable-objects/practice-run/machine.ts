@@ -15,10 +15,10 @@ import {
 import { epochBatches, rolloutSeed, stepsPerEpoch } from "../../src/core/practice/rng";
 import { DEFAULT_MAX_EXPERIENCES, isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
 import { parseUnitKey, rolloutIdOf, unitKey, type UnitRef, type UnitStage } from "../../src/core/practice/unit-key";
-import type { Claim, LibraryLine, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
+import { sameRolloutResult, type Claim, type LibraryLine, type RolloutOutcome, type UnitData, type UnitInput, type UnitResult } from "../../src/core/practice/units";
 import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } from "../../src/core/verifiers";
 import { awaitingMs, unitWorkMs } from "../../src/core/practice/unit-timing";
-import type { UnitLedger } from "../unit-ledger";
+import type { Holder, UnitLedger } from "../unit-ledger";
 import type { EvalRow, RunStore, UnitRow } from "./store";
 
 /** How soon the alarm comes back for work that waits to be sent, evaluated, promoted or mirrored. */
@@ -264,7 +264,7 @@ export class RunMachine {
    * Hands out a dispatched unit's input under a lease (see the unit ledger), so a duplicate
    * delivery running alongside makes no second call.
    */
-  claim(key: string): Claim {
+  claim(key: string, holder: Holder): Claim {
     const run = this.store.run();
     const unit = this.store.unit(key);
     if (!run || !parseUnitKey(key) || !unit) return { status: "void" };
@@ -272,7 +272,15 @@ export class RunMachine {
     if (!this.active() || run.epoch !== unit.epoch || run.step !== unit.step) return { status: "void" };
     const c = this.ledger.claim(key, unitWorkMs(unit.stage, this.store.config().policy));
     if (c.status !== "run") return c;
-    return { status: "run", lease: c.lease, input: this.inputFor(unit, run.run_id) };
+    return { status: "run", lease: c.lease, input: this.held(key, holder, run.run_id) };
+  }
+
+  /** A claimed unit's input; a webhook rollout gets a fresh holder whose secret goes with the dispatch. */
+  private held(key: string, holder: Holder, runId: string): UnitInput {
+    const unit = this.store.unit(key)!;
+    if (unit.stage !== "rollout" || this.store.config().policy.kind !== "webhook") return this.inputFor(unit, runId);
+    this.ledger.bindHolder(key, holder);
+    return { ...this.inputFor(this.store.unit(key)!, runId), resultSecret: holder.secret } as UnitInput;
   }
 
   /** A failed attempt gives the lease back so that the queue's retry can claim the unit at once. */
@@ -300,7 +308,7 @@ export class RunMachine {
       return {
         ...ctx,
         stage,
-        rolloutId: rolloutIdOf(runId, u.key),
+        rolloutId: rolloutIdOf(runId, u.key, u.dispatch_id),
         taskId: task.task_id,
         task: task.task,
         policy: cfg.policy,
@@ -578,13 +586,13 @@ export class RunMachine {
    * room: consumers keep their slot busy instead of waiting for the queue's next batch, and the
    * run's concurrency holds (awaiting units keep their slots).
    */
-  takeNext(): { key: string; lease: number; input: UnitInput } | null {
+  takeNext(holder: Holder): { key: string; lease: number; input: UnitInput } | null {
     if (!this.active()) return null;
     const run = this.store.mustRun();
     const policy = this.store.config().policy;
     const next = this.ledger.takeNext(this.store.config().concurrency, (u) => unitWorkMs(this.store.unit(u.key)!.stage, policy));
     if (!next) return null;
-    return { ...next, input: this.inputFor(this.store.unit(next.key)!, run.run_id) };
+    return { ...next, input: this.held(next.key, holder, run.run_id) };
   }
 
   /**
@@ -631,12 +639,17 @@ export class RunMachine {
     return next;
   }
 
-  /** The result of a webhook rollout that answered 202, posted later by the agent. */
-  rolloutResult(key: string, data: UnitData["rollout"]): "accepted" | "duplicate" | "unknown" {
+  /**
+   * The result of a webhook rollout that answered 202, posted later by its holder: recorded once,
+   * the same result again is a duplicate, a different one a conflict (see RolloutOutcome).
+   */
+  rolloutResult(key: string, dispatchId: string, secretHash: string | null, data: UnitData["rollout"]): RolloutOutcome {
     const unit = this.store.unit(key);
     if (!unit || unit.stage !== "rollout") return "unknown";
-    if (unit.status === "done") return "duplicate";
-    return this.report(key, { data }) ? "accepted" : "duplicate";
+    const check = this.ledger.checkHolder(key, dispatchId, secretHash);
+    if (check !== "ok") return check;
+    if (unit.status === "done") return sameRolloutResult(unit.result, data) ? "duplicate" : "conflict";
+    return this.report(key, { data }) ? "accepted" : "finished";
   }
 
   usage(): UsageTotals {

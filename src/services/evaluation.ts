@@ -1,4 +1,4 @@
-import { recordLateRollout } from "./late-rollout";
+import { recordLateRollout, type RolloutRef } from "./late-rollout";
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { Env } from "../env";
 import type { Logger } from "../http/logger";
@@ -368,13 +368,14 @@ export const isEvaluationId = (id: string) => id.startsWith("ev_");
 export async function evaluationRolloutResult(
   env: Env,
   key: { tenantId: string; agentIds: string[] | null },
-  ref: { runId: string; key: string },
+  ref: RolloutRef,
   answer: RolloutAnswer,
+  secret: string | null,
 ): Promise<"accepted" | "duplicate"> {
   const row = await db(env)
     .select({ agentId: evaluations.agentId })
     .from(evaluations)
     .where(and(eq(evaluations.evaluationId, ref.runId), eq(evaluations.tenantId, key.tenantId)))
     .get();
-  return recordLateRollout(key, ref, row?.agentId ?? null, evaluationStub(env, ref.runId), answer);
+  return recordLateRollout(key, ref, row?.agentId ?? null, evaluationStub(env, ref.runId), answer, secret);
 }

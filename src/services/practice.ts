@@ -1,4 +1,4 @@
-import { recordLateRollout } from "./late-rollout";
+import { recordLateRollout, type RolloutRef } from "./late-rollout";
 import { and, asc, count, desc, eq, inArray, lt, or } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv, Env } from "../env";
@@ -307,13 +307,14 @@ export async function admitAllQueuedRuns(env: Env): Promise<number> {
 export async function resultForRollout(
   env: Env,
   key: { tenantId: string; agentIds: string[] | null },
-  ref: { runId: string; key: string },
+  ref: RolloutRef,
   answer: RolloutAnswer,
+  secret: string | null,
 ): Promise<"accepted" | "duplicate"> {
   const row = await db(env)
     .select({ agentId: practiceRuns.agentId })
     .from(practiceRuns)
     .where(and(eq(practiceRuns.runId, ref.runId), eq(practiceRuns.tenantId, key.tenantId)))
     .get();
-  return recordLateRollout(key, ref, row?.agentId ?? null, practiceStub(env, ref.runId), answer);
+  return recordLateRollout(key, ref, row?.agentId ?? null, practiceStub(env, ref.runId), answer, secret);
 }

@@ -131,14 +131,15 @@ describe("practice runs on the ledger", () => {
     const q = captureQueues();
     const llm = practiceLlm();
     const real = llm.spy.getMockImplementation()!;
-    const open = new Set<string>();
+    const open = new Map<string, string>();
     let maxInFlight = 0;
     let calls = 0;
     llm.spy.mockImplementation(async (input, init) => {
       const url = input instanceof Request ? input.url : String(input);
       if (url.startsWith(LLM_ENV.LLM_BASE_URL)) return real(input, init);
       calls++;
-      open.add(JSON.parse(String(init?.body)).rolloutId);
+      const body = JSON.parse(String(init?.body));
+      open.set(body.rolloutId, body.resultSecret);
       maxInFlight = Math.max(maxInFlight, open.size);
       return new Response(null, { status: 202 });
     });
@@ -146,8 +147,8 @@ describe("practice runs on the ledger", () => {
     let n = 0;
     for (let round = 0; round < 20 && calls < 12; round++) {
       await q.pump();
-      for (const id of [...open]) {
-        const r = await api("POST", `/v1/practice/rollouts/${id}/result`, f.t.apiKey, { answer: n++ % 2 ? "42" : "41" });
+      for (const [id, secret] of [...open]) {
+        const r = await api("POST", `/v1/practice/rollouts/${id}/result`, f.t.apiKey, { answer: n++ % 2 ? "42" : "41" }, { "x-praxis-rollout-secret": secret });
         expect(r.status, JSON.stringify(r.body)).toBe(200);
         open.delete(id);
       }
