@@ -4,7 +4,7 @@ import { isTerminal, type Promotion } from "../src/core/practice/run-types";
 import type { UnitData, UnitResult } from "../src/core/practice/units";
 import { migrateSchema } from "./schema-version";
 import { PRACTICE_RUN_SCHEMA } from "./practice-run/schema";
-import { RunStore } from "./practice-run/store";
+import { RunStore, type TaskSplit } from "./practice-run/store";
 import { RunMachine, type EvaluationOutcome, type InitInput } from "./practice-run/machine";
 import { newHolder, UnitLedger } from "./unit-ledger";
 import { RunViews } from "./practice-run/views";
@@ -51,18 +51,22 @@ export class PracticeRun extends DurableObject<Env> {
     return this.ctx.storage.transactionSync(fn);
   }
 
-  /** Creates the run once; calling it again (a retried create) returns the stored run unchanged. */
-  async init(input: InitInput, tasks: { taskId: string; task: string; groundTruth: string | null }[]) {
+  /** Creates the run once, as `creating`; calling it again (a retried create) changes nothing. */
+  async init(input: InitInput) {
     this.tx(() => {
-      if (this.store.run()) return;
-      this.machine.init(input);
-      this.store.insertTasks(tasks);
+      if (!this.store.run()) this.machine.init(input);
     });
-    return this.views.view();
   }
 
-  async addTasks(tasks: { taskId: string; task: string; groundTruth: string | null }[]) {
-    return this.tx(() => (this.store.mustRun().status === "queued" ? this.store.insertTasks(tasks) : 0));
+  /** Adds tasks of one split while the run is being created (a retried chunk adds nothing twice). */
+  async addTasks(tasks: { taskId: string; task: string; groundTruth: string | null }[], split: TaskSplit = "train") {
+    return this.tx(() => (this.store.mustRun().status === "creating" ? this.store.insertTasks(tasks, split) : 0));
+  }
+
+  /** Setup is done: the task sets are frozen and the run waits as `queued` for admission. */
+  async seal() {
+    this.tx(() => this.machine.seal());
+    return this.views.view();
   }
 
   /** Starts a queued run; null when the run was never set up. */
@@ -185,7 +189,7 @@ export class PracticeRun extends DurableObject<Env> {
     await sendUnits(this.env.PRACTICE, keys, (key) => ({ type: "practice.unit" as const, runId: run.run_id, key }), (unsent) => this.tx(() => this.machine.unsend(unsent)));
     try {
       for (const e of this.tx(() => this.machine.evaluationsToLaunch())) {
-        const failure = await launchRunEvaluation(this.env, this.store.mustRun(), this.store.config(), e);
+        const failure = await launchRunEvaluation(this.env, this.store.mustRun(), this.store.config(), e, this.store.holdoutTasks());
         this.tx(() => (failure ? this.machine.evaluationDone(e.epoch, failure) : this.machine.evaluationLaunched(e.epoch)));
       }
       if (this.store.mustRun().finishing && this.tx(() => this.machine.evaluationsSettled())) {

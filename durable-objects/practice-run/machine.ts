@@ -73,23 +73,33 @@ export class RunMachine {
       agent_id: input.agentId,
       dataset_id: input.datasetId,
       config: JSON.stringify(input.config),
-      status: "queued",
+      status: "creating",
       library: JSON.stringify(library),
       start_library: JSON.stringify(library),
       prior_q: input.priorQ ?? 0.5,
       created_at: t,
       updated_at: t,
     });
+    this.store.event("status", { status: "creating" });
+  }
+
+  /** Every task is stored: the run's task sets are frozen and it may be admitted. False when it was already sealed. */
+  seal(): boolean {
+    const run = this.store.mustRun();
+    if (run.status !== "creating") return false;
+    this.store.updateRun({ status: "queued", steps_per_epoch: stepsPerEpoch(this.store.taskCount(), this.store.config().batchSize) });
     this.store.event("status", { status: "queued" });
+    return true;
   }
 
   start(): boolean {
     const run = this.store.mustRun();
     if (run.status !== "queued") return false;
-    const cfg = this.store.config();
-    const n = this.store.taskCount();
-    this.store.updateRun({ status: "running", started_at: this.now(), steps_per_epoch: stepsPerEpoch(n, cfg.batchSize) });
+    // Runs sealed before steps_per_epoch was frozen at sealing have none yet.
+    const perEpoch = run.steps_per_epoch || stepsPerEpoch(this.store.taskCount(), this.store.config().batchSize);
+    this.store.updateRun({ status: "running", started_at: this.now(), steps_per_epoch: perEpoch });
     this.store.event("status", { status: "running" });
+    const cfg = this.store.config();
     if (cfg.evaluate) this.queueEvaluation(0, this.store.startLibrary());
     this.startStep(0, 0);
     return true;

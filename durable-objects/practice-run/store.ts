@@ -31,6 +31,9 @@ export interface RunRow extends Record<string, SqlStorageValue> {
   ended_at: number | null;
 }
 
+/** Which of the run's frozen task sets: the train tasks it practises on or the held-out tasks it is evaluated on. */
+export type TaskSplit = "train" | "holdout";
+
 export interface TaskRow extends Record<string, SqlStorageValue> {
   idx: number;
   task_id: string;
@@ -178,11 +181,20 @@ export class RunStore {
     return t;
   }
 
-  insertTasks(tasks: readonly { taskId: string; task: string; groundTruth: string | null }[]): number {
-    let next = this.taskCount();
+  /** The held-out tasks the run's evaluations use, frozen when the run was created. */
+  holdoutTasks(): { taskId: string; task: string; groundTruth: string | null }[] {
+    return this.sql_
+      .exec<TaskRow>("SELECT * FROM holdout_tasks ORDER BY idx")
+      .toArray()
+      .map((t) => ({ taskId: t.task_id, task: t.task, groundTruth: t.ground_truth }));
+  }
+
+  insertTasks(tasks: readonly { taskId: string; task: string; groundTruth: string | null }[], split: TaskSplit = "train"): number {
+    const table = split === "train" ? "tasks" : "holdout_tasks";
+    let next = this.sql_.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
     let added = 0;
     for (const t of tasks) {
-      const r = this.sql_.exec("INSERT INTO tasks (idx, task_id, task, ground_truth) VALUES (?, ?, ?, ?) ON CONFLICT(task_id) DO NOTHING", next, t.taskId, t.task, t.groundTruth);
+      const r = this.sql_.exec(`INSERT INTO ${table} (idx, task_id, task, ground_truth) VALUES (?, ?, ?, ?) ON CONFLICT(task_id) DO NOTHING`, next, t.taskId, t.task, t.groundTruth);
       if (r.rowsWritten > 0) {
         next++;
         added++;

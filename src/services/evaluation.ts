@@ -18,6 +18,7 @@ import {
   type LibraryRef,
 } from "../core/evaluation/types";
 import { isGroupVerifier } from "../core/verifiers";
+import type { VerifierConfig } from "../core/verifiers/schema";
 import type { RolloutAnswer } from "../core/practice/run-types";
 import { conflict, notFound, ProblemError, unprocessable } from "../http/problem";
 import { runUnit, type UnitPurposes } from "../practice/run-unit";
@@ -69,16 +70,27 @@ async function prepareTasks(env: Env, who: Caller, body: Settings, checkEndpoint
     throw unprocessable(`Dataset '${ds.id}' has no ${body.split} tasks to evaluate on.`, [{ path: "split", message: `No ${body.split} tasks` }]);
   }
   const verifier = resolveVerifier(body.verifier, ds.verifier, tasks, `${body.split} tasks`);
-  if (isGroupVerifier(verifier) && body.samples < 2) {
-    throw unprocessable("The majority verifier scores a task's samples against each other, so it needs samples ≥ 2.", [
-      { path: "samples", message: "The majority verifier needs at least 2 samples" },
-    ]);
-  }
+  checkSamples(verifier, body.samples);
   if (checkEndpoints) {
     await checkWebhookTargets(env, who.tenantId, body.policy, verifier);
     if (body.policy.kind === "llm" || verifier.kind === "llm-judge") requireLlm(env);
   }
   return { tasks, verifier, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
+}
+
+function checkSamples(verifier: VerifierConfig, samples: number) {
+  if (isGroupVerifier(verifier) && samples < 2) {
+    throw unprocessable("The majority verifier scores a task's samples against each other, so it needs samples ≥ 2.", [
+      { path: "samples", message: "The majority verifier needs at least 2 samples" },
+    ]);
+  }
+}
+
+/** A practice run's own held-out tasks, checked against its verifier like a dataset's would be. */
+function frozenTasks(settings: Settings, tasks: EvaluationTask[]) {
+  const verifier = resolveVerifier(settings.verifier, null, tasks, `${settings.split} tasks`);
+  checkSamples(verifier, settings.samples);
+  return { tasks, verifier, seed: settings.seed! };
 }
 
 /** A reference to something that does not exist is a 422 on the field that names it, like an unknown dataset. */
@@ -218,18 +230,20 @@ export async function createComparison(env: Env, who: Caller, body: CompareCreat
 
 /**
  * Starts the held-out evaluation of one of a practice run's libraries, with the run's policy,
- * verifier and seed (the same seed each epoch, so epochs are compared on the same samples).
- * Safe to repeat: the id is fixed by the run and epoch, and every step is idempotent. A problem
- * that retrying cannot fix (no holdout tasks, a verifier that cannot score them) comes back as
- * the evaluation's failure; anything else throws and the run's alarm tries again.
+ * verifier and seed (the same seed each epoch, so epochs are compared on the same samples) on the
+ * held-out tasks frozen in the run when it was created (the same tasks each epoch, whatever
+ * happens to the dataset meanwhile). Safe to repeat: the id is fixed by the run and epoch, and
+ * every step is idempotent. A problem that retrying cannot fix (a verifier that cannot score the
+ * tasks) comes back as the evaluation's failure; anything else throws and the run's alarm tries again.
  */
-export async function launchRunEvaluation(env: Env, run: RunRow, cfg: RunConfig, e: EvalRow): Promise<EvaluationOutcome | null> {
+export async function launchRunEvaluation(env: Env, run: RunRow, cfg: RunConfig, e: EvalRow, frozen: EvaluationTask[]): Promise<EvaluationOutcome | null> {
   const who = { tenantId: run.tenant_id, agentId: run.agent_id };
   const evaluate = cfg.evaluate!;
   const settings: Settings = { datasetId: run.dataset_id, split: evaluate.split, samples: evaluate.samples, policy: cfg.policy, verifier: cfg.verifier, seed: cfg.seed };
   let prepared: Awaited<ReturnType<typeof prepareTasks>>;
   try {
-    prepared = await prepareTasks(env, who, settings, false);
+    // Runs created before held-out tasks were frozen with them read the dataset, as they always did.
+    prepared = frozen.length ? frozenTasks(settings, frozen) : await prepareTasks(env, who, settings, false);
   } catch (err) {
     if (err instanceof ProblemError && err.status < 500) {
       return { status: "failed", accuracy: null, interval: null, tokens: 0, costUsd: 0, error: err.message };

@@ -80,15 +80,24 @@ export async function prepare(env: Env, who: Caller, body: RunCreate) {
   if (!llmConfigured(env)) throw toProblem(new LlmNotConfiguredError())!;
   const { promote, evaluate } = await promotionSettings(env, ds.id, body);
   const config: RunConfig = { ...body, verifier, promote, evaluate, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
-  return { ds, tasks, config };
+  // The held-out tasks are frozen with the run, so every epoch's evaluation compares the same tasks.
+  const holdout = evaluate
+    ? await db(env)
+        .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth })
+        .from(datasetTasks)
+        .where(and(eq(datasetTasks.datasetId, ds.id), eq(datasetTasks.split, evaluate.split)))
+        .orderBy(asc(datasetTasks.seq))
+        .all()
+    : [];
+  return { ds, tasks, holdout, config };
 }
 
 /** Inserts the run's row unless the agent has another run queued or running, in one statement. */
 async function insertExclusive(env: Env, row: { runId: string; tenantId: string; agentId: string; datasetId: string; config: Record<string, unknown> }) {
   const r = await env.DB.prepare(
     `INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config)
-     SELECT ?1, ?2, ?3, ?4, 'queued', ?5
-     WHERE NOT EXISTS (SELECT 1 FROM practice_runs WHERE tenant_id = ?2 AND agent_id = ?3 AND status IN ('queued', 'running') AND run_id <> ?1)
+     SELECT ?1, ?2, ?3, ?4, 'creating', ?5
+     WHERE NOT EXISTS (SELECT 1 FROM practice_runs WHERE tenant_id = ?2 AND agent_id = ?3 AND status IN ('creating', 'queued', 'running') AND run_id <> ?1)
      ON CONFLICT DO NOTHING RETURNING run_id AS runId`,
   )
     .bind(row.runId, row.tenantId, row.agentId, row.datasetId, JSON.stringify(row.config))
@@ -121,14 +130,40 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
   return { promote, evaluate };
 }
 
+type Task = { taskId: string; task: string; groundTruth: string | null };
+
 /**
- * Creates a run: the D1 row, then the run's Durable Object with the train tasks and a copy of the
- * agent's active library. With an Idempotency-Key the run id is derived from it, so a retried
- * create finds the first run instead of starting a second one. `exclusive` refuses (409) while
- * another run of the agent is queued or running, checked in the same statement that inserts.
+ * Sets up a `creating` run's Durable Object: the run with a copy of the agent's active library,
+ * every train and held-out task, then the seal that freezes them; only then does the D1 row
+ * become `queued`, so no admission can see a run that is not whole. Every step is idempotent, so
+ * a retried create finishes a setup that was cut short.
+ */
+async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string, config: RunConfig, tasks: Task[], holdout: Task[]) {
+  const memory = memoryStub(env, who.tenantId, who.agentId);
+  const [exported, agentConfig] = await Promise.all([callMemory(() => memory.exportLibrary()), callMemory(() => memory.getConfig())]);
+  const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
+  const stub = practiceStub(env, runId);
+  try {
+    await stub.init({ runId, tenantId: who.tenantId, agentId: who.agentId, datasetId, config, library, priorQ: agentConfig.defaultQ });
+    for (let i = 0; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK), "train");
+    for (let i = 0; i < holdout.length; i += TASK_CHUNK) await stub.addTasks(holdout.slice(i, i + TASK_CHUNK), "holdout");
+    await stub.seal();
+    await env.DB.prepare("UPDATE practice_runs SET status = 'queued', updated_at = ?1 WHERE run_id = ?2 AND status = 'creating'").bind(Date.now(), runId).run();
+  } catch (err) {
+    // A run that could not be set up must not stay `creating`, blocking the agent's next run.
+    await syncRunRow(env, runId, { status: "failed", summary: {}, error: `setting up the run failed: ${String(err)}` });
+    throw err;
+  }
+}
+
+/**
+ * Creates a run: the D1 row as `creating`, then its Durable Object (see setUpRun). With an
+ * Idempotency-Key the run id is derived from it, so a retried create finds the first run instead
+ * of starting a second one. `exclusive` refuses (409) while another run of the agent is being
+ * created, queued or running, checked in the same statement that inserts.
  */
 export async function createRun(env: Env, who: Caller, body: RunCreate, idempotencyKey?: string, opts: { exclusive?: boolean } = {}) {
-  const { tasks, config } = await prepare(env, who, body);
+  const { tasks, holdout, config } = await prepare(env, who, body);
   const requestHash = await sha256Hex(JSON.stringify(body));
   const runId = idempotencyKey
     ? `run_${(await sha256Hex(`${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24)}`
@@ -136,36 +171,40 @@ export async function createRun(env: Env, who: Caller, body: RunCreate, idempote
   const row = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config: { ...config, requestHash } };
   const inserted = opts.exclusive
     ? await insertExclusive(env, row)
-    : await db(env).insert(practiceRuns).values({ ...row, status: "queued" }).onConflictDoNothing().returning({ runId: practiceRuns.runId }).all();
+    : await db(env).insert(practiceRuns).values({ ...row, status: "creating" }).onConflictDoNothing().returning({ runId: practiceRuns.runId }).all();
   if (inserted.length === 0) {
     const prior = await db(env).select().from(practiceRuns).where(eq(practiceRuns.runId, runId)).get();
     if (!prior && opts.exclusive) {
       const going = await db(env)
         .select({ runId: practiceRuns.runId })
         .from(practiceRuns)
-        .where(and(eq(practiceRuns.tenantId, who.tenantId), eq(practiceRuns.agentId, who.agentId), inArray(practiceRuns.status, ["queued", "running"])))
+        .where(and(eq(practiceRuns.tenantId, who.tenantId), eq(practiceRuns.agentId, who.agentId), inArray(practiceRuns.status, ["creating", "queued", "running"])))
         .get();
       throw conflict(`Practice run '${going?.runId ?? "unknown"}' of this agent is still going.`);
     }
     if (!prior || prior.tenantId !== who.tenantId || prior.agentId !== who.agentId || prior.config.requestHash !== requestHash) {
       throw conflict("This Idempotency-Key was already used with a different request body.");
     }
-    return { runId, status: prior.status, replayed: true };
+    if (prior.status !== "creating") return { runId, status: prior.status, replayed: true };
+    // The first create was cut short (or is still under way): finishing its setup is idempotent.
+    await setUpRun(env, who, runId, body.datasetId, prior.config as unknown as RunConfig, tasks, holdout);
+    return { runId, status: "queued" as RunStatus, replayed: true };
   }
-  const memory = memoryStub(env, who.tenantId, who.agentId);
-  const [exported, agentConfig] = await Promise.all([callMemory(() => memory.exportLibrary()), callMemory(() => memory.getConfig())]);
-  const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
-  const stub = practiceStub(env, runId);
-  const input = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config, library, priorQ: agentConfig.defaultQ };
-  try {
-    await stub.init(input, tasks.slice(0, TASK_CHUNK));
-    for (let i = TASK_CHUNK; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK));
-  } catch (err) {
-    // A run that could not be set up must not wait in the queue for ever, blocking the tenant's admissions.
-    await syncRunRow(env, runId, { status: "failed", summary: {}, error: `setting up the run failed: ${String(err)}` });
-    throw err;
-  }
+  await setUpRun(env, who, runId, body.datasetId, config, tasks, holdout);
   return { runId, status: "queued" as RunStatus, replayed: false };
+}
+
+/** How long a run may stay `creating` before the cron deems its setup abandoned. */
+const CREATING_TIMEOUT_MS = 15 * 60_000;
+
+/** The cron's safety net for setups cut short and never retried: such runs fail instead of blocking their agent. */
+export async function failAbandonedSetups(env: Env, at: number): Promise<number> {
+  const r = await env.DB.prepare(
+    "UPDATE practice_runs SET status = 'failed', error = 'setting up the run did not finish', updated_at = ?1 WHERE status = 'creating' AND updated_at < ?2",
+  )
+    .bind(at, at - CREATING_TIMEOUT_MS)
+    .run();
+  return r.meta.changes ?? 0;
 }
 
 /** Creates a run; admission runs after the response, and the cron retries it should it fail. */

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
 import { SplitSchema } from "./dataset-types";
 
-export const RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "budget-exhausted"] as const;
+/** `creating` until the run's tasks (train and held-out) are all stored; only then can it be admitted. */
+export const RUN_STATUSES = ["creating", "queued", "running", "completed", "failed", "cancelled", "budget-exhausted"] as const;
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 export const TERMINAL_STATUSES: readonly RunStatus[] = ["completed", "failed", "cancelled", "budget-exhausted"];
