@@ -80,6 +80,14 @@ export class Evaluation extends DurableObject<Env> {
     return outcome;
   }
 
+  /**
+   * Stops the evaluation. Its effects (the D1 mirror, the report to its run) follow from the alarm,
+   * not inside this call: the run that cancels is waiting on it.
+   */
+  async cancel(reason: string) {
+    if (this.tx(() => this.machine.cancel(reason))) await this.ctx.storage.setAlarm(Date.now());
+  }
+
   async view() {
     return this.tx(() => (this.machine.row() ? this.machine.view() : null));
   }

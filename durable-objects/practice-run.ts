@@ -77,10 +77,11 @@ export class PracticeRun extends DurableObject<Env> {
     return this.views.view();
   }
 
+  /** Cancels the run, its units and (in the effects pass) its evaluations; refused once its promotion has begun. */
   async cancel() {
-    const changed = this.tx(() => this.machine.cancel());
-    if (changed) await this.effects.request();
-    return this.views.view();
+    const outcome = this.tx(() => this.machine.cancel());
+    if (outcome === "cancelled") await this.effects.request();
+    return { outcome, view: this.views.view() };
   }
 
   async claim(key: string) {
@@ -188,12 +189,18 @@ export class PracticeRun extends DurableObject<Env> {
     // Units that could not be sent go back to pending; the alarm armed below comes back soon for them.
     await sendUnits(this.env.PRACTICE, keys, (key) => ({ type: "practice.unit" as const, runId: run.run_id, key }), (unsent) => this.tx(() => this.machine.unsend(unsent)));
     try {
+      for (const e of this.tx(() => this.machine.evaluationsToStop())) {
+        await this.env.EVALUATION.getByName(e.evaluation_id).cancel(`its practice run ${run.run_id} ended as ${this.store.mustRun().status}`);
+        this.tx(() => this.machine.evaluationStopped(e.epoch));
+      }
       for (const e of this.tx(() => this.machine.evaluationsToLaunch())) {
         const failure = await launchRunEvaluation(this.env, this.store.mustRun(), this.store.config(), e, this.store.holdoutTasks());
         this.tx(() => (failure ? this.machine.evaluationDone(e.epoch, failure) : this.machine.evaluationLaunched(e.epoch)));
       }
-      if (this.store.mustRun().finishing && this.tx(() => this.machine.evaluationsSettled())) {
-        const { choice, library } = this.tx(() => this.machine.promotionPlan());
+      // Marked before the library write may begin, so a cancel meanwhile is refused, never half-applied.
+      const plan = this.store.mustRun().finishing && this.tx(() => (this.machine.evaluationsSettled() ? this.machine.beginPromotion() : null));
+      if (plan) {
+        const { choice, library } = plan;
         const promotion: Promotion = choice.promote
           ? { ...(await promoteRun(this.env, this.store.mustRun(), this.store.config(), this.store.startLibrary(), library, choice.reason)), epoch: choice.epoch }
           : { promoted: false, reason: choice.reason, epoch: null, version: null, applied: 0, skipped: [] };

@@ -230,6 +230,16 @@ export class UnitLedger {
     return r.rowsWritten > 0;
   }
 
+  /** The owner stopped (cancelled, failed): every unit not done is closed with the reason, so no result is taken later. */
+  closeAll(reason: string): number {
+    const r = this.sql.exec(
+      "UPDATE units SET status = 'done', error = ?, lease_until = NULL, deadline = NULL, done_at = ? WHERE status != 'done'",
+      reason,
+      this.now(),
+    );
+    return r.rowsWritten;
+  }
+
   /** Binds a fresh holder (its secret stored hashed) to the unit's current dispatch; an earlier holder's secret stops working. */
   bindHolder(key: string, holder: Holder): void {
     this.sql.exec("UPDATE units SET dispatch_id = ?, secret_hash = ? WHERE key = ?", holder.dispatchId, holder.secretHash, key);

@@ -158,6 +158,15 @@ export class EvaluationMachine {
     this.update({ status: "failed", error, ended_at: this.now() });
   }
 
+  /** Stops a queued or running evaluation (its practice run was cancelled); its units in flight are closed. False when it had ended. */
+  cancel(reason: string): boolean {
+    const row = this.row();
+    if (!row || (row.status !== "queued" && row.status !== "running")) return false;
+    this.ledger.closeAll(`cancelled: ${reason}`);
+    this.update({ status: "cancelled", error: reason, ended_at: this.now() });
+    return true;
+  }
+
   /** Hands out a dispatched unit's input under a lease (see the unit ledger). */
   claim(key: string, holder: Holder): Claim {
     const unit = this.unit(key);

@@ -119,7 +119,7 @@ export class RunMachine {
   }
 
   evaluationsToLaunch(): EvalRow[] {
-    return this.store.evals("pending");
+    return isTerminal(this.store.mustRun().status) ? [] : this.store.evals("pending");
   }
 
   evaluationsRunning(): EvalRow[] {
@@ -145,7 +145,7 @@ export class RunMachine {
   /** Stores an evaluation's result once; under `best`, stops the run after `patience` epochs without gain. */
   evaluationDone(epoch: number, out: EvaluationOutcome): boolean {
     const row = this.store.evals().find((e) => e.epoch === epoch);
-    if (!row || row.status === "completed" || row.status === "failed") return false;
+    if (!row || (row.status !== "pending" && row.status !== "running")) return false;
     this.store.sql(
       "UPDATE evals SET status = ?, accuracy = ?, interval_low = ?, interval_high = ?, tokens = ?, cost_usd = ?, error = ?, ended_at = ? WHERE epoch = ?",
       out.status,
@@ -186,21 +186,51 @@ export class RunMachine {
     return { choice, library: chosen ? (JSON.parse(chosen.library) as RunExperience[]) : current };
   }
 
-  cancel(): boolean {
+  /**
+   * Cancels the run and everything it has in flight (units here, evaluations by the shell). A
+   * run whose promotion has begun cannot be cancelled: it ends promoted, never half.
+   */
+  cancel(): "cancelled" | "ended" | "promoting" {
     const run = this.store.mustRun();
-    if (isTerminal(run.status)) return false;
-    this.abandonStep(run.epoch, run.step);
-    this.store.updateRun({ status: "cancelled", ended_at: this.now(), finishing: null });
-    this.store.event("end", { status: "cancelled" });
-    return true;
+    if (isTerminal(run.status)) return "ended";
+    if (run.promoting) return "promoting";
+    this.stop("cancelled", null);
+    return "cancelled";
   }
 
   fail(error: string): void {
     const run = this.store.mustRun();
-    if (isTerminal(run.status)) return;
+    if (isTerminal(run.status) || run.promoting) return;
+    this.stop("failed", error);
+  }
+
+  private stop(status: "cancelled" | "failed", error: string | null): void {
+    const run = this.store.mustRun();
     this.abandonStep(run.epoch, run.step);
-    this.store.updateRun({ status: "failed", error, ended_at: this.now(), finishing: null });
-    this.store.event("end", { status: "failed", error });
+    this.ledger.closeAll(`${status} with the run`);
+    this.store.updateRun({ status, ...(error === null ? {} : { error }), ended_at: this.now(), finishing: null });
+    this.store.event("end", error === null ? { status } : { status, error });
+  }
+
+  /** Evaluations the ended run must still stop: the shell cancels them and reports back with evaluationStopped. */
+  evaluationsToStop(): EvalRow[] {
+    const run = this.store.mustRun();
+    return run.status === "cancelled" || run.status === "failed" ? this.store.evals("pending", "running") : [];
+  }
+
+  evaluationStopped(epoch: number): void {
+    this.store.sql("UPDATE evals SET status = 'cancelled', error = ?, ended_at = ? WHERE epoch = ? AND status IN ('pending', 'running')", `the run ${this.store.mustRun().status === "failed" ? "failed" : "was cancelled"}`, this.now(), epoch);
+  }
+
+  /**
+   * The promotion is about to write to the agent's library: from here on the run cannot be
+   * cancelled. Null when the run ended (was cancelled) first.
+   */
+  beginPromotion(): { choice: PromotionChoice; library: RunExperience[] } | null {
+    const run = this.store.mustRun();
+    if (isTerminal(run.status) || !run.finishing) return null;
+    if (!run.promoting) this.store.updateRun({ promoting: 1 });
+    return this.promotionPlan();
   }
 
   private active(): boolean {
@@ -640,7 +670,7 @@ export class RunMachine {
   nextAlarm(): number | null {
     if (!this.active()) {
       const run = this.store.mustRun();
-      return run.finishing || run.synced_status !== run.status ? this.now() + RETRY_MS : null;
+      return run.finishing || run.synced_status !== run.status || this.evaluationsToStop().length ? this.now() + RETRY_MS : null;
     }
     // The alarm also looks in on evaluations, in case a settled one's report back was lost.
     const evaluating = this.store.evals("pending", "running").length > 0;

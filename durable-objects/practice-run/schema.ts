@@ -45,5 +45,6 @@ export const PRACTICE_RUN_SCHEMA: readonly string[] = [
      created_at INTEGER NOT NULL, ended_at INTEGER
    );`,
   ...LEDGER_SCHEMA_STEPS,
+  `ALTER TABLE run ADD COLUMN promoting INTEGER NOT NULL DEFAULT 0;`,
   `CREATE TABLE holdout_tasks (idx INTEGER PRIMARY KEY, task_id TEXT NOT NULL UNIQUE, task TEXT NOT NULL, ground_truth TEXT);`,
 ];

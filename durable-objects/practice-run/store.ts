@@ -20,6 +20,8 @@ export interface RunRow extends Record<string, SqlStorageValue> {
   finishing: "completed" | "budget-exhausted" | null;
   stopped_early: string | null;
   prior_q: number;
+  /** 1 from the moment the promotion's library write may have begun until the run ends: cancel is refused meanwhile. */
+  promoting: number;
   synced_status: string | null;
   calls: number;
   tokens_in: number;
@@ -69,7 +71,7 @@ export interface StepRow extends Record<string, SqlStorageValue> {
   ended_at: number | null;
 }
 
-export type EvalStatus = "pending" | "running" | "completed" | "failed";
+export type EvalStatus = "pending" | "running" | "completed" | "failed" | "cancelled";
 
 export interface EvalRow extends Record<string, SqlStorageValue> {
   epoch: number;

@@ -301,9 +301,12 @@ export async function runView(env: Env, who: Caller, runId: string) {
   return view as RunView;
 }
 
+/** Cancels a run with its units and evaluations; 409 once its promotion has begun (it then ends promoted). */
 export async function cancelRun(env: Env, who: Caller, runId: string) {
   await runRow(env, who, runId);
-  return (await practiceStub(env, runId).cancel()) as RunView;
+  const r = await practiceStub(env, runId).cancel();
+  if (r.outcome === "promoting") throw conflict(`Practice run '${runId}' is being promoted; it ends as promoted and can no longer be cancelled.`);
+  return r.view as RunView;
 }
 
 /** The run's learning curve: train reward per step, holdout accuracy per evaluated epoch. */

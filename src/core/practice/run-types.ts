@@ -129,7 +129,7 @@ export type Promotion = z.infer<typeof PromotionSchema>;
 
 export const IntervalSchema = z.tuple([z.number(), z.number()]).describe("95% bootstrap interval over tasks [low, high]");
 
-export const EVAL_STATUSES = ["pending", "running", "completed", "failed"] as const;
+export const EVAL_STATUSES = ["pending", "running", "completed", "failed", "cancelled"] as const;
 
 /** One held-out evaluation of a run: `epoch` counts the training epochs behind its library (0: the starting library). */
 export const EpochEvaluationSchema = z.object({
