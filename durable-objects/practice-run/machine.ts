@@ -242,9 +242,11 @@ export class RunMachine {
     const budget = this.store.config().budget;
     if (!budget) return false;
     const run = this.store.mustRun();
+    // The run's held-out evaluations are part of what it spends.
+    const evals = this.store.sqlOne<{ tokens: number; cost: number }>("SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM evals");
     return (
-      (budget.maxTokens !== undefined && run.tokens_in + run.tokens_out >= budget.maxTokens) ||
-      (budget.maxCostUsd !== undefined && run.cost_usd >= budget.maxCostUsd)
+      (budget.maxTokens !== undefined && run.tokens_in + run.tokens_out + evals.tokens >= budget.maxTokens) ||
+      (budget.maxCostUsd !== undefined && run.cost_usd + evals.cost >= budget.maxCostUsd)
     );
   }
 
