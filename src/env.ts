@@ -45,6 +45,8 @@ export interface Env {
   /** `development` (wrangler dev), `test` or `production` (the default when unset): webhook URL rules depend on it. */
   PRAXIS_ENV?: string;
   PRACTICE_MAX_RUNS_PER_TENANT?: string;
+  /** Evaluations of one tenant queued or running at once (a practice run's own count but are never refused); default 8. */
+  EVALUATION_MAX_PER_TENANT?: string;
 }
 
 /** The one Hono environment used by every route and middleware. */

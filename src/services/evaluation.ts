@@ -165,6 +165,39 @@ function replayOrConflict(prior: { tenantId: string; agentId: string; config: Re
   }
 }
 
+/** Evaluations of one tenant queued or running at once, unless EVALUATION_MAX_PER_TENANT says otherwise. */
+const DEFAULT_MAX_EVALUATIONS_PER_TENANT = 8;
+
+const tooManyEvaluations = (cap: number) =>
+  new ProblemError(429, "rate-limited", `At most ${cap} evaluations of a tenant may be queued or running at once; try again when one has finished.`, {
+    headers: { "retry-after": "60" },
+  });
+
+/**
+ * Inserts evaluation rows, all or none, only while the tenant's queued and running evaluations stay
+ * within the cap: each row's statement checks the count in the same D1 transaction (a batch), so
+ * concurrent creates cannot both take the last slot. Returns the ids inserted.
+ */
+async function insertWithinCap(env: Env, rows: ReturnType<typeof rowOf>[]): Promise<string[]> {
+  const cap = Number(env.EVALUATION_MAX_PER_TENANT ?? DEFAULT_MAX_EVALUATIONS_PER_TENANT) || DEFAULT_MAX_EVALUATIONS_PER_TENANT;
+  const stmts = rows.map((r, i) =>
+    env.DB.prepare(
+      `INSERT INTO evaluations (evaluation_id, tenant_id, agent_id, dataset_id, status, config)
+       SELECT ?1, ?2, ?3, ?4, 'queued', ?5
+       WHERE (SELECT COUNT(*) FROM evaluations WHERE tenant_id = ?2 AND status IN ('queued', 'running')) + ?6 <= ?7
+         AND (?8 IS NULL OR EXISTS (SELECT 1 FROM evaluations WHERE evaluation_id = ?8))
+       ON CONFLICT DO NOTHING RETURNING evaluation_id AS id`,
+    ).bind(r.evaluationId, r.tenantId, r.agentId, r.datasetId, JSON.stringify(r.config), rows.length - i, cap, i === 0 ? null : rows[i - 1]!.evaluationId),
+  );
+  const results = await env.DB.batch<{ id: string }>(stmts);
+  const ids = results.flatMap((r) => r.results.map((x) => x.id));
+  if (ids.length === 0) {
+    const prior = await db(env).select({ id: evaluations.evaluationId }).from(evaluations).where(eq(evaluations.evaluationId, rows[0]!.evaluationId)).get();
+    if (!prior) throw tooManyEvaluations(cap);
+  }
+  return ids;
+}
+
 export async function createEvaluation(env: Env, who: Caller, body: EvaluationCreate, idempotencyKey?: string) {
   const { tasks, verifier, seed } = await prepareTasks(env, who, body);
   const library = body.library ?? null;
@@ -176,7 +209,7 @@ export async function createEvaluation(env: Env, who: Caller, body: EvaluationCr
     tasks,
   };
   const requestHash = await sha256Hex(JSON.stringify(body));
-  const inserted = await db(env).insert(evaluations).values(rowOf(who, p, requestHash)).onConflictDoNothing().returning({ id: evaluations.evaluationId }).all();
+  const inserted = await insertWithinCap(env, [rowOf(who, p, requestHash)]);
   if (inserted.length === 0) {
     replayOrConflict(await db(env).select().from(evaluations).where(eq(evaluations.evaluationId, p.evaluationId)).get(), who, requestHash);
     return { evaluationId: p.evaluationId, replayed: true };
@@ -202,8 +235,7 @@ export async function createComparison(env: Env, who: Caller, body: CompareCreat
     tasks,
   }));
   const d = db(env);
-  const [created] = await d.batch([
-    d
+  const created = await d
       .insert(evaluationComparisons)
       .values({
         comparisonId,
@@ -215,14 +247,19 @@ export async function createComparison(env: Env, who: Caller, body: CompareCreat
         config: { ...settings, a: body.a, b: body.b, requestHash },
       })
       .onConflictDoNothing()
-      .returning({ id: evaluationComparisons.comparisonId }),
-    d.insert(evaluations).values(rowOf(who, prepared[0]!, requestHash)).onConflictDoNothing(),
-    d.insert(evaluations).values(rowOf(who, prepared[1]!, requestHash)).onConflictDoNothing(),
-  ]);
+      .returning({ id: evaluationComparisons.comparisonId })
+      .all();
   const ids = { comparisonId, evaluations: { a: prepared[0]!.evaluationId, b: prepared[1]!.evaluationId } };
   if (created.length === 0) {
     replayOrConflict(await d.select().from(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).get(), who, requestHash);
     return { ...ids, replayed: true };
+  }
+  try {
+    await insertWithinCap(env, prepared.map((p) => rowOf(who, p, requestHash)));
+  } catch (err) {
+    // Without room for both sides the comparison is not created at all.
+    await d.delete(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).run();
+    throw err;
   }
   await Promise.all(prepared.map((p) => launch(env, who, p)));
   return { ...ids, replayed: false };
