@@ -176,7 +176,7 @@ export class PracticeRun extends DurableObject<Env> {
   override async alarm() {
     this.tx(() => this.machine.sweepOverdue());
     // An evaluation reports back when it settles; looking in here covers a report that was lost.
-    for (const e of this.tx(() => this.machine.evaluationsRunning())) {
+    for (const e of this.tx(() => this.machine.evals.running())) {
       const outcome = await settledEvaluation(this.env, e.evaluation_id).catch(() => null);
       if (outcome) this.tx(() => this.machine.evaluationDone(e.epoch, outcome));
     }
@@ -189,16 +189,16 @@ export class PracticeRun extends DurableObject<Env> {
     // Units that could not be sent go back to pending; the alarm armed below comes back soon for them.
     await sendUnits(this.env.PRACTICE, keys, (key) => ({ type: "practice.unit" as const, runId: run.run_id, key }), (unsent) => this.tx(() => this.machine.unsend(unsent)));
     try {
-      for (const e of this.tx(() => this.machine.evaluationsToStop())) {
+      for (const e of this.tx(() => this.machine.evals.toStop())) {
         await this.env.EVALUATION.getByName(e.evaluation_id).cancel(`its practice run ${run.run_id} ended as ${this.store.mustRun().status}`);
-        this.tx(() => this.machine.evaluationStopped(e.epoch));
+        this.tx(() => this.machine.evals.stopped(e.epoch));
       }
-      for (const e of this.tx(() => this.machine.evaluationsToLaunch())) {
+      for (const e of this.tx(() => this.machine.evals.toLaunch())) {
         const failure = await launchRunEvaluation(this.env, this.store.mustRun(), this.store.config(), e, this.store.holdoutTasks());
-        this.tx(() => (failure ? this.machine.evaluationDone(e.epoch, failure) : this.machine.evaluationLaunched(e.epoch)));
+        this.tx(() => (failure ? this.machine.evaluationDone(e.epoch, failure) : this.machine.evals.launched(e.epoch)));
       }
       // Marked before the library write may begin, so a cancel meanwhile is refused, never half-applied.
-      const plan = this.store.mustRun().finishing && this.tx(() => (this.machine.evaluationsSettled() ? this.machine.beginPromotion() : null));
+      const plan = this.store.mustRun().finishing && this.tx(() => (this.machine.evals.settled() ? this.machine.beginPromotion() : null));
       if (plan) {
         const { choice, library } = plan;
         const promotion: Promotion = choice.promote

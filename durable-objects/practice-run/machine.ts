@@ -1,25 +1,17 @@
-import { choosePromotion, shouldStopEarly, type EpochResult, type PromotionChoice } from "../../src/core/practice/gate";
-import {
-  applyPlan,
-  enforceCap,
-  groupHasContrast,
-  labelOf,
-  resolvePlan,
-  screenPlan,
-  validateProposals,
-  type DroppedOp,
-  type GroupAdvantage,
-  type Proposal,
-  type RunExperience,
-} from "../../src/core/practice/plan";
-import { epochBatches, rolloutSeed, stepsPerEpoch } from "../../src/core/practice/rng";
+import { shouldStopEarly, type PromotionChoice } from "../../src/core/practice/gate";
+import { applyPlan, enforceCap, groupHasContrast, resolvePlan, screenPlan, type RunExperience } from "../../src/core/practice/plan";
+import { epochBatches, stepsPerEpoch } from "../../src/core/practice/rng";
 import { DEFAULT_MAX_EXPERIENCES, isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
-import { parseUnitKey, rolloutIdOf, unitKey, type UnitRef, type UnitStage } from "../../src/core/practice/unit-key";
-import { sameRolloutResult, type Claim, type LibraryLine, type RolloutOutcome, type UnitData, type UnitInput, type UnitResult } from "../../src/core/practice/units";
+import { parseUnitKey, unitKey, type UnitRef } from "../../src/core/practice/unit-key";
+import { sameRolloutResult, type Claim, type RolloutOutcome, type UnitData, type UnitInput, type UnitResult } from "../../src/core/practice/units";
 import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } from "../../src/core/verifiers";
 import { awaitingMs, unitWorkMs } from "../../src/core/practice/unit-timing";
 import type { Holder, UnitLedger } from "../unit-ledger";
-import type { EvalRow, RunStore, UnitRow } from "./store";
+import type { RunStore, UnitRow } from "./store";
+import { RunEvaluations, type EvaluationOutcome } from "./evaluations";
+import { keptProposals, parse, unitInput } from "./unit-inputs";
+
+export type { EvaluationOutcome };
 
 /** How soon the alarm comes back for work that waits to be sent, evaluated, promoted or mirrored. */
 const RETRY_MS = 30_000;
@@ -35,22 +27,6 @@ export interface InitInput {
   priorQ?: number;
 }
 
-/** What a settled held-out evaluation reports back to its run. */
-export interface EvaluationOutcome {
-  status: "completed" | "failed";
-  accuracy: number | null;
-  interval: [number, number] | null;
-  tokens: number;
-  costUsd: number;
-  error: string | null;
-}
-
-const sameLibrary = (a: readonly RunExperience[], b: readonly RunExperience[]) =>
-  a.length === b.length && a.every((e, i) => e.id === b[i]!.id && e.text === b[i]!.text);
-
-const lines = (lib: readonly RunExperience[]): LibraryLine[] => lib.map((e, i) => ({ label: labelOf(i), text: e.text }));
-const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
-
 /**
  * The Training-Free GRPO state machine of one run. Every transition is synchronous and runs inside
  * the DO's transaction; the DO shell performs the effects (sending units, the alarm, D1, promotion)
@@ -62,7 +38,26 @@ export class RunMachine {
     private readonly store: RunStore,
     private readonly ledger: UnitLedger,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.evals = new RunEvaluations(store, now);
+  }
+
+  /** The run's held-out evaluations (the shell launches and stops them). */
+  readonly evals: RunEvaluations;
+
+  /** Stores an evaluation's result once; under `best`, stops the run after `patience` epochs without gain. */
+  evaluationDone(epoch: number, out: EvaluationOutcome): boolean {
+    if (!this.evals.record(epoch, out)) return false;
+    const cfg = this.store.config();
+    if (cfg.promote === "best" && this.active() && shouldStopEarly(this.evals.settledResults(), cfg.patience)) {
+      const run = this.store.mustRun();
+      const reason = `no holdout improvement for ${cfg.patience} epoch(s)`;
+      this.abandonStep(run.epoch, run.step);
+      this.store.updateRun({ finishing: "completed", stopped_early: reason });
+      this.store.event("early-stop", { epoch: run.epoch, step: run.step, reason });
+    }
+    return true;
+  }
 
   init(input: InitInput): void {
     const library: RunExperience[] = input.library.map((e) => ({ id: e.id, text: e.text, lineage: [{ op: "start" }], ...(e.q === undefined ? {} : { q: e.q }) }));
@@ -100,90 +95,9 @@ export class RunMachine {
     this.store.updateRun({ status: "running", started_at: this.now(), steps_per_epoch: perEpoch });
     this.store.event("status", { status: "running" });
     const cfg = this.store.config();
-    if (cfg.evaluate) this.queueEvaluation(0, this.store.startLibrary());
+    if (cfg.evaluate) this.evals.queue(0, this.store.startLibrary());
     this.startStep(0, 0);
     return true;
-  }
-
-  /** Records that a library of the run is to be evaluated on held-out tasks; the shell launches it. */
-  private queueEvaluation(epoch: number, library: readonly RunExperience[]): void {
-    const runTag = this.store.mustRun().run_id.replace(/^run_/, "");
-    this.store.sql(
-      "INSERT INTO evals (epoch, evaluation_id, library, status, created_at) VALUES (?, ?, ?, 'pending', ?) ON CONFLICT(epoch) DO NOTHING",
-      epoch,
-      `ev_${runTag}e${epoch}`,
-      JSON.stringify(library),
-      this.now(),
-    );
-    this.store.event("evaluation", { epoch, status: "pending", librarySize: library.length });
-  }
-
-  evaluationsToLaunch(): EvalRow[] {
-    return isTerminal(this.store.mustRun().status) ? [] : this.store.evals("pending");
-  }
-
-  evaluationsRunning(): EvalRow[] {
-    return this.store.evals("running");
-  }
-
-  evaluationLaunched(epoch: number): void {
-    this.store.sql("UPDATE evals SET status = 'running' WHERE epoch = ? AND status = 'pending'", epoch);
-  }
-
-  private settledResults(): EpochResult[] {
-    return this.store
-      .evals()
-      .filter((e) => e.status === "completed" || e.status === "failed")
-      .map((e) => ({
-        epoch: e.epoch,
-        status: e.status as EpochResult["status"],
-        accuracy: e.accuracy,
-        interval: e.interval_low === null || e.interval_high === null ? null : [e.interval_low, e.interval_high],
-      }));
-  }
-
-  /** Stores an evaluation's result once; under `best`, stops the run after `patience` epochs without gain. */
-  evaluationDone(epoch: number, out: EvaluationOutcome): boolean {
-    const row = this.store.evals().find((e) => e.epoch === epoch);
-    if (!row || (row.status !== "pending" && row.status !== "running")) return false;
-    this.store.sql(
-      "UPDATE evals SET status = ?, accuracy = ?, interval_low = ?, interval_high = ?, tokens = ?, cost_usd = ?, error = ?, ended_at = ? WHERE epoch = ?",
-      out.status,
-      out.accuracy,
-      out.interval?.[0] ?? null,
-      out.interval?.[1] ?? null,
-      out.tokens,
-      out.costUsd,
-      out.error,
-      this.now(),
-      epoch,
-    );
-    this.store.event("evaluation", { epoch, status: out.status, holdoutAccuracy: out.accuracy, interval: out.interval, error: out.error });
-    const cfg = this.store.config();
-    if (cfg.promote === "best" && this.active() && shouldStopEarly(this.settledResults(), cfg.patience)) {
-      const run = this.store.mustRun();
-      const reason = `no holdout improvement for ${cfg.patience} epoch(s)`;
-      this.abandonStep(run.epoch, run.step);
-      this.store.updateRun({ finishing: "completed", stopped_early: reason });
-      this.store.event("early-stop", { epoch: run.epoch, step: run.step, reason });
-    }
-    return true;
-  }
-
-  /** A finishing run promotes only once every evaluation it started has settled. */
-  evaluationsSettled(): boolean {
-    return this.store.evals("pending", "running").length === 0;
-  }
-
-  /** Which library the finished run promotes, and why (see choosePromotion). */
-  promotionPlan(): { choice: PromotionChoice; library: RunExperience[] } {
-    const cfg = this.store.config();
-    const current = this.store.library();
-    const evals = this.store.evals();
-    const final = [...evals].reverse().find((e) => sameLibrary(JSON.parse(e.library) as RunExperience[], current));
-    const choice = choosePromotion(cfg.promote ?? "always", this.settledResults(), { minGain: cfg.minGain ?? 0, finalEpoch: final?.epoch ?? null });
-    const chosen = choice.promote && choice.epoch !== null ? evals.find((e) => e.epoch === choice.epoch) : undefined;
-    return { choice, library: chosen ? (JSON.parse(chosen.library) as RunExperience[]) : current };
   }
 
   /**
@@ -212,16 +126,6 @@ export class RunMachine {
     this.store.event("end", error === null ? { status } : { status, error });
   }
 
-  /** Evaluations the ended run must still stop: the shell cancels them and reports back with evaluationStopped. */
-  evaluationsToStop(): EvalRow[] {
-    const run = this.store.mustRun();
-    return run.status === "cancelled" || run.status === "failed" ? this.store.evals("pending", "running") : [];
-  }
-
-  evaluationStopped(epoch: number): void {
-    this.store.sql("UPDATE evals SET status = 'cancelled', error = ?, ended_at = ? WHERE epoch = ? AND status IN ('pending', 'running')", `the run ${this.store.mustRun().status === "failed" ? "failed" : "was cancelled"}`, this.now(), epoch);
-  }
-
   /**
    * The promotion is about to write to the agent's library: from here on the run cannot be
    * cancelled. Null when the run ended (was cancelled) first.
@@ -230,7 +134,7 @@ export class RunMachine {
     const run = this.store.mustRun();
     if (isTerminal(run.status) || !run.finishing) return null;
     if (!run.promoting) this.store.updateRun({ promoting: 1 });
-    return this.promotionPlan();
+    return this.evals.promotionPlan();
   }
 
   private active(): boolean {
@@ -297,11 +201,6 @@ export class RunMachine {
     this.createUnits(refs);
   }
 
-  private snapshot(epoch: number, step: number): RunExperience[] {
-    const s = this.store.step(epoch, step);
-    return s ? (JSON.parse(s.snapshot) as RunExperience[]) : [];
-  }
-
   /**
    * Hands out a dispatched unit's input under a lease (see the unit ledger), so a duplicate
    * delivery running alongside makes no second call.
@@ -320,9 +219,9 @@ export class RunMachine {
   /** A claimed unit's input; a webhook rollout gets a fresh holder whose secret goes with the dispatch. */
   private held(key: string, holder: Holder, runId: string): UnitInput {
     const unit = this.store.unit(key)!;
-    if (unit.stage !== "rollout" || this.store.config().policy.kind !== "webhook") return this.inputFor(unit, runId);
+    if (unit.stage !== "rollout" || this.store.config().policy.kind !== "webhook") return unitInput(this.store, unit, runId);
     this.ledger.bindHolder(key, holder);
-    return { ...this.inputFor(this.store.unit(key)!, runId), resultSecret: holder.secret } as UnitInput;
+    return { ...unitInput(this.store, this.store.unit(key)!, runId), resultSecret: holder.secret } as UnitInput;
   }
 
   /** A failed attempt gives the lease back so that the queue's retry can claim the unit at once. */
@@ -332,54 +231,6 @@ export class RunMachine {
 
   heartbeat(key: string, lease: number): boolean {
     return this.ledger.heartbeat(key, lease);
-  }
-
-  private inputFor(u: UnitRow, runId: string): UnitInput {
-    const run = this.store.mustRun();
-    const cfg = this.store.config();
-    const ctx = { runId, tenantId: run.tenant_id, agentId: run.agent_id };
-    const snapshot = this.snapshot(u.epoch, u.step);
-    const library = lines(snapshot);
-    const stage = u.stage;
-    if (stage === "batch") {
-      return { ...ctx, stage, library, maxExperiences: cfg.maxExperiences ?? DEFAULT_MAX_EXPERIENCES, groups: this.keptProposals(u.epoch, u.step, snapshot).groups };
-    }
-    const task = this.store.task(u.task!);
-    const reference = cfg.useGroundTruth ? task.ground_truth : null;
-    if (stage === "rollout") {
-      return {
-        ...ctx,
-        stage,
-        rolloutId: rolloutIdOf(runId, u.key, u.dispatch_id),
-        taskId: task.task_id,
-        task: task.task,
-        policy: cfg.policy,
-        library,
-        seed: rolloutSeed(cfg.seed, u.epoch, u.task!, u.rollout!),
-      };
-    }
-    const rollouts = this.store.stepUnits(u.epoch, u.step, "rollout", u.task!);
-    if (stage === "verify") {
-      const rollout = rollouts.find((r) => r.rollout === u.rollout)!;
-      const answer = parse<UnitResult<UnitData["rollout"]>>(rollout.result)?.data?.answer ?? "";
-      return { ...ctx, stage, taskId: task.task_id, task: task.task, answer, groundTruth: task.ground_truth, verifier: cfg.verifier };
-    }
-    const attempts = rollouts.map((r) => {
-      const d = parse<UnitResult<UnitData["rollout"]>>(r.result)?.data;
-      return { answer: d?.answer ?? "", trajectory: d?.trajectory ?? null, reward: r.reward ?? 0 };
-    });
-    if (stage === "summary") return { ...ctx, stage, task: task.task, reference, library, attempts };
-    const summaryUnit = this.store.stepUnits(u.epoch, u.step, "summary", u.task!)[0];
-    const summaries = parse<UnitResult<UnitData["summary"]>>(summaryUnit?.result ?? null)?.data?.summaries ?? [];
-    return {
-      ...ctx,
-      stage: "advantage",
-      task: task.task,
-      reference,
-      library,
-      maxOps: cfg.maxOpsPerGroup,
-      attempts: attempts.map((a, i) => ({ summary: summaries[i] ?? "(no summary)", answer: a.answer, reward: a.reward })),
-    };
   }
 
   /** Stores a unit's result once and moves the run forward. Returns false when nothing changed. */
@@ -495,25 +346,6 @@ export class RunMachine {
     this.closeStep(epoch, step);
   }
 
-  private keptProposals(epoch: number, step: number, snapshot: RunExperience[]) {
-    const cfg = this.store.config();
-    const groups: { taskId: string; task: string; analysis: string; proposals: Proposal[] }[] = [];
-    const dropped: DroppedOp[] = [];
-    const errors: { taskId: string; stage: UnitStage; error: string }[] = [];
-    for (const g of this.store.groups(epoch, step).filter((g) => g.kept)) {
-      const task = this.store.task(g.task);
-      const summary = this.store.stepUnits(epoch, step, "summary", g.task)[0];
-      if (summary?.error) errors.push({ taskId: task.task_id, stage: "summary", error: summary.error });
-      const unit = this.store.stepUnits(epoch, step, "advantage", g.task)[0];
-      const res = parse<UnitResult<GroupAdvantage>>(unit?.result ?? null);
-      if (res?.error) errors.push({ taskId: task.task_id, stage: "advantage", error: res.error });
-      const v = validateProposals(res?.data?.operations ?? [], snapshot, cfg.maxOpsPerGroup, `group ${task.task_id}`);
-      dropped.push(...v.dropped);
-      groups.push({ taskId: task.task_id, task: task.task, analysis: res?.data?.analysis ?? "", proposals: v.kept });
-    }
-    return { groups, dropped, errors };
-  }
-
   /** When every group is filtered or has its proposals, reconciles them in one batch update (or none). */
   private closeStep(epoch: number, step: number): void {
     const s = this.store.step(epoch, step);
@@ -526,7 +358,7 @@ export class RunMachine {
       if (!adv || adv.status !== "done") return;
     }
     if (this.store.stepUnits(epoch, step, "batch").length > 0) return;
-    const { groups: proposals } = this.keptProposals(epoch, step, JSON.parse(s.snapshot) as RunExperience[]);
+    const { groups: proposals } = keptProposals(this.store, epoch, step, JSON.parse(s.snapshot) as RunExperience[]);
     if (proposals.some((g) => g.proposals.length > 0)) {
       this.store.event("stage", { epoch, step, stage: "batch" });
       this.createUnits([{ epoch, step, task: null, rollout: null, stage: "batch" }]);
@@ -544,7 +376,7 @@ export class RunMachine {
     const batchUnit = this.store.stepUnits(epoch, step, "batch")[0];
     const batch = parse<UnitResult<UnitData["batch"]>>(batchUnit?.result ?? null);
     const plan = batch?.data ?? { reasoning: "", operations: [], review: [] };
-    const proposals = this.keptProposals(epoch, step, snapshot);
+    const proposals = keptProposals(this.store, epoch, step, snapshot);
     const screened = screenPlan(plan.operations, plan.review ?? null);
     const resolved = resolvePlan(screened.ops, snapshot);
     const runTag = run.run_id.replace(/^run_/, "");
@@ -604,7 +436,7 @@ export class RunMachine {
     });
     const perEpoch = run.steps_per_epoch;
     const evaluate = cfg.evaluate;
-    if (evaluate && step + 1 >= perEpoch && (evaluate.every === "epoch" || epoch + 1 >= cfg.epochs)) this.queueEvaluation(epoch + 1, library);
+    if (evaluate && step + 1 >= perEpoch && (evaluate.every === "epoch" || epoch + 1 >= cfg.epochs)) this.evals.queue(epoch + 1, library);
     if (step + 1 < perEpoch) this.startStep(epoch, step + 1);
     else if (epoch + 1 < cfg.epochs) this.startStep(epoch + 1, 0);
     else this.store.updateRun({ finishing: "completed" });
@@ -672,7 +504,7 @@ export class RunMachine {
   nextAlarm(): number | null {
     if (!this.active()) {
       const run = this.store.mustRun();
-      return run.finishing || run.synced_status !== run.status || this.evaluationsToStop().length ? this.now() + RETRY_MS : null;
+      return run.finishing || run.synced_status !== run.status || this.evals.toStop().length ? this.now() + RETRY_MS : null;
     }
     // The alarm also looks in on evaluations, in case a settled one's report back was lost.
     const evaluating = this.store.evals("pending", "running").length > 0;

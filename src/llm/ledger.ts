@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gte, inArray, lte, sql, sum } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, lte, sum } from "drizzle-orm";
 import { db } from "../db/client";
 import { tenants, usageLedger } from "../db/schema";
 import type { Env } from "../env";
