@@ -1,7 +1,7 @@
 import { shouldStopEarly, type PromotionChoice } from "../../src/core/practice/gate";
-import { applyPlan, enforceCap, groupHasContrast, resolvePlan, screenPlan, type RunExperience } from "../../src/core/practice/plan";
+import { groupHasContrast, type RunExperience } from "../../src/core/practice/plan";
 import { epochBatches, stepsPerEpoch } from "../../src/core/practice/rng";
-import { DEFAULT_MAX_EXPERIENCES, isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
+import { isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
 import { parseUnitKey, unitKey, type UnitRef } from "../../src/core/practice/unit-key";
 import { sameRolloutResult, type Claim, type RolloutOutcome, type UnitData, type UnitInput, type UnitResult } from "../../src/core/practice/units";
 import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } from "../../src/core/verifiers";
@@ -10,6 +10,7 @@ import type { Holder, UnitLedger } from "../unit-ledger";
 import type { RunStore, UnitRow } from "./store";
 import { RunEvaluations, type EvaluationOutcome } from "./evaluations";
 import { keptProposals, parse, unitInput } from "./unit-inputs";
+import { stepOutcome } from "./step-outcome";
 
 export type { EvaluationOutcome };
 
@@ -372,48 +373,7 @@ export class RunMachine {
     if (!s || s.status !== "running" || !this.active()) return;
     const run = this.store.mustRun();
     const cfg = this.store.config();
-    const snapshot = JSON.parse(s.snapshot) as RunExperience[];
-    const batchUnit = this.store.stepUnits(epoch, step, "batch")[0];
-    const batch = parse<UnitResult<UnitData["batch"]>>(batchUnit?.result ?? null);
-    const plan = batch?.data ?? { reasoning: "", operations: [], review: [] };
-    const proposals = keptProposals(this.store, epoch, step, snapshot);
-    const screened = screenPlan(plan.operations, plan.review ?? null);
-    const resolved = resolvePlan(screened.ops, snapshot);
-    const runTag = run.run_id.replace(/^run_/, "");
-    const planned = applyPlan(snapshot, resolved.ops, { epoch, step }, (i) => `px_${runTag}_${epoch}_${step}_${i}`);
-    const cap = cfg.maxExperiences ?? DEFAULT_MAX_EXPERIENCES;
-    const { library, evicted } = enforceCap(planned.library, cap, run.prior_q);
-    const changes = [
-      ...planned.changes,
-      ...evicted.map((e) => ({ op: "delete" as const, id: e.id, before: e.text, after: null, reason: `library cap: at most ${cap} lessons; this one had the least utility` })),
-    ];
-
-    const rollouts = this.store.sqlAll<{ reward: number | null }>(
-      "SELECT reward FROM units WHERE epoch = ? AND step = ? AND stage = 'rollout'",
-      epoch,
-      step,
-    );
-    const rewards = rollouts.map((r) => r.reward ?? 0);
-    const meanReward = rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null;
-    const groups = this.store.groups(epoch, step).map((g) => ({
-      taskId: this.store.task(g.task).task_id,
-      kept: g.kept === 1,
-      meanReward: g.mean_reward,
-      rewards: JSON.parse(g.rewards) as number[],
-      reason: g.reason,
-    }));
-    const record = {
-      groups,
-      proposals: proposals.groups.map((g) => ({ taskId: g.taskId, analysis: g.analysis, operations: g.proposals })),
-      plan: { reasoning: plan.reasoning, operations: resolved.ops },
-      dropped: [...proposals.dropped, ...screened.dropped, ...resolved.dropped],
-      errors: [
-        ...proposals.errors,
-        ...(batch?.error ? [{ taskId: null, stage: "batch", error: batch.error }] : []),
-        ...(plan.reviewError ? [{ taskId: null, stage: "batch", error: `safety review failed: ${plan.reviewError}` }] : []),
-      ],
-      diff: changes,
-    };
+    const { library, changes, record, meanReward, groups } = stepOutcome(this.store, epoch, step, JSON.parse(s.snapshot) as RunExperience[]);
     this.store.sql(
       "UPDATE steps SET status = 'done', record = ?, mean_reward = ?, library_size = ?, ended_at = ? WHERE epoch = ? AND step = ?",
       JSON.stringify(record),
