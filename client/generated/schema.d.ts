@@ -6989,7 +6989,7 @@ export interface paths {
                                 runId: string;
                                 datasetId: string;
                                 /** @enum {string} */
-                                status: "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
+                                status: "creating" | "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
                                 summary: {
                                     [key: string]: unknown;
                                 } | null;
@@ -7134,7 +7134,7 @@ export interface paths {
                         "application/json": {
                             runId: string;
                             /** @enum {string} */
-                            status: "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
+                            status: "creating" | "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
                         };
                     };
                 };
@@ -8380,11 +8380,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The result of a webhook rollout (of a practice run or an evaluation) that was answered with 202 */
+        /** The result of a webhook rollout (of a practice run or an evaluation) that was answered with 202. Only the rollout's holder may post it: send the dispatch's `resultSecret` in the X-Praxis-Rollout-Secret header (401 without it). A repeated identical result answers `duplicate`; a different one, or one after the rollout's deadline, 409 */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description the resultSecret sent with the rollout's dispatch */
+                    "x-praxis-rollout-secret"?: string;
+                };
                 path: {
                     rolloutId: string;
                 };
@@ -8551,7 +8554,7 @@ export interface paths {
                                 evaluationId: string;
                                 datasetId: string;
                                 /** @enum {string} */
-                                status: "queued" | "running" | "completed" | "failed";
+                                status: "queued" | "running" | "completed" | "failed" | "cancelled";
                                 accuracy: number | null;
                                 /** @description 95% bootstrap interval over tasks [low, high] */
                                 interval: [
@@ -11519,7 +11522,7 @@ export interface components {
             agentId: string;
             datasetId: string;
             /** @enum {string} */
-            status: "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
+            status: "creating" | "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
             config: {
                 datasetId: string;
                 /** @default 3 */
@@ -11704,7 +11707,7 @@ export interface components {
                 epoch: number;
                 evaluationId: string;
                 /** @enum {string} */
-                status: "pending" | "running" | "completed" | "failed";
+                status: "pending" | "running" | "completed" | "failed" | "cancelled";
                 holdoutAccuracy: number | null;
                 /** @description 95% bootstrap interval over tasks [low, high] */
                 interval: [
@@ -11739,7 +11742,7 @@ export interface components {
                 epoch: number;
                 evaluationId: string;
                 /** @enum {string} */
-                status: "pending" | "running" | "completed" | "failed";
+                status: "pending" | "running" | "completed" | "failed" | "cancelled";
                 holdoutAccuracy: number | null;
                 /** @description 95% bootstrap interval over tasks [low, high] */
                 interval: [
@@ -11980,7 +11983,7 @@ export interface components {
             comparisonId: string;
             datasetId: string;
             /** @enum {string} */
-            status: "queued" | "running" | "completed" | "failed";
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
             samples: number;
             seed: number;
             a: {
@@ -11993,7 +11996,7 @@ export interface components {
                     runId: string;
                 };
                 /** @enum {string} */
-                status: "queued" | "running" | "completed" | "failed";
+                status: "queued" | "running" | "completed" | "failed" | "cancelled";
                 accuracy: number | null;
                 /** @description 95% bootstrap interval over tasks [low, high] */
                 interval: [
@@ -12011,7 +12014,7 @@ export interface components {
                     runId: string;
                 };
                 /** @enum {string} */
-                status: "queued" | "running" | "completed" | "failed";
+                status: "queued" | "running" | "completed" | "failed" | "cancelled";
                 accuracy: number | null;
                 /** @description 95% bootstrap interval over tasks [low, high] */
                 interval: [
@@ -12045,7 +12048,7 @@ export interface components {
             agentId: string;
             datasetId: string;
             /** @enum {string} */
-            status: "queued" | "running" | "completed" | "failed";
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
             config: {
                 datasetId: string;
                 /**
