@@ -5,7 +5,7 @@ import { migrateSchema } from "./schema-version";
 import { EVALUATION_SCHEMA } from "./evaluation/schema";
 import { EvaluationMachine, type EvaluationInit, type EvaluationTask } from "./evaluation/machine";
 import { createLogger } from "../src/http/logger";
-import { reportToPracticeRun, syncEvaluationRow } from "../src/services/evaluation";
+import { reportToPracticeRun, syncEvaluationRow } from "./evaluation/follow-up";
 import { SerialPasses, sendUnits } from "./unit-effects";
 import { newHolder } from "./unit-ledger";
 

@@ -10,8 +10,10 @@ import { newHolder, UnitLedger } from "./unit-ledger";
 import { RunViews } from "./practice-run/views";
 import { createLogger } from "../src/http/logger";
 import { SerialPasses, sendUnits } from "./unit-effects";
-import { admitQueuedRuns, promoteRun, syncRunRow } from "../src/services/practice";
-import { launchRunEvaluation, settledEvaluation } from "../src/services/evaluation";
+import { promoteRun } from "../src/services/practice";
+import { admitQueuedRuns, syncRunRow } from "./practice-run/follow-up";
+import { launchRunEvaluation } from "../src/services/evaluation";
+import { settledEvaluation } from "./evaluation/follow-up";
 
 /**
  * One instance per Training-Free GRPO practice run (named by its run id). The state machine

@@ -14,7 +14,6 @@ import {
   type EvaluationCreate,
   type EvaluationStatus,
   type EvaluationView,
-  isEvaluationDone,
   type LibraryRef,
 } from "../core/evaluation/types";
 import { isGroupVerifier } from "../core/verifiers";
@@ -26,8 +25,8 @@ import { callMemory, memoryStub } from "./agent-memory";
 import { practiceStub, runRow } from "./practice";
 import { checkWebhookTargets, requireLlm, resolveVerifier } from "./unit-checks";
 import type { EvaluationTask } from "../../durable-objects/evaluation/machine";
-import type { EvaluationOutcome } from "../../durable-objects/practice-run/machine";
 import type { EvalRow, RunRow } from "../../durable-objects/practice-run/store";
+import type { EvaluationOutcome } from "../../durable-objects/practice-run/evaluations";
 import type { RunConfig } from "../core/practice/run-types";
 import type { RunExperience } from "../core/practice/plan";
 
@@ -296,38 +295,6 @@ export async function launchRunEvaluation(env: Env, run: RunRow, cfg: RunConfig,
   await db(env).insert(evaluations).values(rowOf(who, p, "")).onConflictDoNothing().run();
   await launch(env, who, p);
   return null;
-}
-
-const outcomeOf = (view: EvaluationView): EvaluationOutcome => ({
-  status: view.status === "completed" ? "completed" : "failed",
-  accuracy: view.accuracy,
-  interval: view.interval,
-  tokens: view.usage.tokensIn + view.usage.tokensOut,
-  costUsd: view.usage.costUsd,
-  error: view.error,
-});
-
-/** A run's evaluation once it has settled; null while it is still going. */
-export async function settledEvaluation(env: Env, evaluationId: string): Promise<EvaluationOutcome | null> {
-  const view = (await evaluationStub(env, evaluationId).view()) as EvaluationView | null;
-  return view && isEvaluationDone(view.status) ? outcomeOf(view) : null;
-}
-
-/** Tells the practice run that one of its evaluations settled (repeating it is harmless). */
-export async function reportToPracticeRun(env: Env, view: EvaluationView) {
-  const practice = view.config.practice;
-  if (!practice || !isEvaluationDone(view.status)) return;
-  await practiceStub(env, practice.runId).evaluationDone(practice.epoch, outcomeOf(view));
-}
-
-/** Mirrors an evaluation's status and result into its D1 row, for listing. */
-export async function syncEvaluationRow(env: Env, view: EvaluationView) {
-  const summary = view.accuracy === null ? null : { accuracy: view.accuracy, interval: view.interval, tasks: view.tasks.length, usage: view.usage };
-  await db(env)
-    .update(evaluations)
-    .set({ status: view.status, summary, error: view.error, updatedAt: Date.now() })
-    .where(eq(evaluations.evaluationId, view.evaluationId))
-    .run();
 }
 
 /** The evaluation's D1 row for the caller's tenant and agent; another tenant's is a 404 like a missing one. */

@@ -14,8 +14,11 @@ import { conflict, notFound, ProblemError, unprocessable } from "../http/problem
 import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
 import type { RunRow } from "../../durable-objects/practice-run/store";
+import { admitQueuedRuns, syncRunRow } from "../../durable-objects/practice-run/follow-up";
 
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
+
+export { admitQueuedRuns, syncRunRow } from "../../durable-objects/practice-run/follow-up";
 
 /** Webhook URLs may be plain http and loopback only in local development and tests. */
 export const webhookUrlMode = (env: Env): WebhookUrlMode => (env.PRAXIS_ENV === "development" || env.PRAXIS_ENV === "test" ? "development" : "production");
@@ -26,8 +29,6 @@ export async function tenantWebhookSecret(env: Env, tenantId: string): Promise<s
   return row?.secret ?? null;
 }
 
-/** Runs of one tenant that may be running at once; the others wait as `queued`. */
-const DEFAULT_MAX_RUNS_PER_TENANT = 4;
 /** Tasks go to the run's Durable Object in pieces that stay well under the RPC message limit. */
 const TASK_CHUNK = 500;
 
@@ -219,46 +220,6 @@ export async function startRun(c: Context<AppEnv>, who: Caller, body: RunCreate,
     );
   }
   return r;
-}
-
-/**
- * Starts queued runs of a tenant while fewer than the limit are running. The status flip is one
- * conditional UPDATE, so two admissions at once cannot both take the last slot.
- */
-export async function admitQueuedRuns(env: Env, tenantId: string): Promise<string[]> {
-  const limit = Number(env.PRACTICE_MAX_RUNS_PER_TENANT ?? DEFAULT_MAX_RUNS_PER_TENANT) || DEFAULT_MAX_RUNS_PER_TENANT;
-  const started: string[] = [];
-  for (;;) {
-    const next = await db(env)
-      .select({ runId: practiceRuns.runId })
-      .from(practiceRuns)
-      .where(and(eq(practiceRuns.tenantId, tenantId), eq(practiceRuns.status, "queued")))
-      .orderBy(asc(practiceRuns.createdAt), asc(practiceRuns.runId))
-      .get();
-    if (!next) return started;
-    const r = await env.DB.prepare(
-      `UPDATE practice_runs SET status = 'running', updated_at = ?1
-       WHERE run_id = ?2 AND status = 'queued'
-         AND (SELECT COUNT(*) FROM practice_runs WHERE tenant_id = ?3 AND status = 'running') < ?4`,
-    )
-      .bind(Date.now(), next.runId, tenantId, limit)
-      .run();
-    if (r.meta.changes === 0) return started;
-    try {
-      if (!(await practiceStub(env, next.runId).start())) throw new Error("the run was never set up");
-      started.push(next.runId);
-    } catch (err) {
-      await syncRunRow(env, next.runId, { status: "failed", summary: {}, error: `starting the run failed: ${String(err)}` });
-    }
-  }
-}
-
-export async function syncRunRow(env: Env, runId: string, fields: { status: RunStatus; summary: Record<string, unknown>; error: string | null }) {
-  await db(env)
-    .update(practiceRuns)
-    .set({ status: fields.status, summary: fields.summary, error: fields.error, updatedAt: Date.now() })
-    .where(eq(practiceRuns.runId, runId))
-    .run();
 }
 
 /** Hands a finished run's library to the agent as one `practice` version (or records why not). */
