@@ -25,6 +25,8 @@ const KNOWN = [
   ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/practice-run/machine.ts"],
   ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/evaluation/machine.ts"],
   ["services-use-a-dos-public-module", "src/services/datasets.ts", "durable-objects/agent-memory/context.ts"],
+  ["services-use-a-dos-public-module", "src/services/practice.ts", "durable-objects/practice-run/follow-up.ts"],
+  ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/practice-run/evaluations.ts"],
   // Routes querying D1 themselves: to call a service (agents, keys, tenants, webhook secret and
   // session-end webhook — `edge`).
   ["doors-reach-d1-through-services", "src/routes/agents.ts", "src/db/client.ts"],

@@ -3,13 +3,11 @@ import type { Env } from "../src/env";
 import type { UnitData, UnitResult } from "../src/core/practice/units";
 import { migrateSchema } from "./schema-version";
 import { EVALUATION_SCHEMA } from "./evaluation/schema";
-import { EvaluationMachine, UNIT_TIMEOUT_MS, type EvaluationInit, type EvaluationTask } from "./evaluation/machine";
+import { EvaluationMachine, type EvaluationInit, type EvaluationTask } from "./evaluation/machine";
 import { createLogger } from "../src/core/logger";
-import { reportToPracticeRun, syncEvaluationRow } from "../src/services/evaluation";
+import { reportToPracticeRun, syncEvaluationRow } from "./evaluation/follow-up";
 import { SerialPasses, sendUnits } from "./unit-effects";
-
-/** A claim's lease is a little shorter than the unit's timeout, so a resent unit can always be claimed. */
-const LEASE_MS = UNIT_TIMEOUT_MS - 30_000;
+import { newHolder } from "./unit-ledger";
 
 /**
  * One instance per evaluation (named by its id). The machine (./evaluation/machine.ts) decides;
@@ -58,11 +56,16 @@ export class Evaluation extends DurableObject<Env> {
   }
 
   async claim(key: string) {
-    return this.tx(() => this.machine.claim(key, LEASE_MS));
+    const holder = await newHolder();
+    return this.tx(() => this.machine.claim(key, holder));
   }
 
-  async release(key: string) {
-    this.tx(() => this.machine.release(key));
+  async release(key: string, lease: number) {
+    this.tx(() => this.machine.release(key, lease));
+  }
+
+  async heartbeat(key: string, lease: number) {
+    return this.tx(() => this.machine.heartbeat(key, lease));
   }
 
   async report(key: string, result: UnitResult) {
@@ -71,10 +74,18 @@ export class Evaluation extends DurableObject<Env> {
     return changed;
   }
 
-  async rolloutResult(key: string, data: UnitData["rollout"]) {
-    const outcome = this.tx(() => this.machine.rolloutResult(key, data));
+  async rolloutResult(key: string, dispatchId: string, secretHash: string | null, data: UnitData["rollout"]) {
+    const outcome = this.tx(() => this.machine.rolloutResult(key, dispatchId, secretHash, data));
     if (outcome === "accepted") await this.effects.request();
     return outcome;
+  }
+
+  /**
+   * Stops the evaluation. Its effects (the D1 mirror, the report to its run) follow from the alarm,
+   * not inside this call: the run that cancels is waiting on it.
+   */
+  async cancel(reason: string) {
+    if (this.tx(() => this.machine.cancel(reason))) await this.ctx.storage.setAlarm(Date.now());
   }
 
   async view() {

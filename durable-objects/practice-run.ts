@@ -4,16 +4,16 @@ import { isTerminal, type Promotion } from "../src/core/practice/run-types";
 import type { UnitData, UnitResult } from "../src/core/practice/units";
 import { migrateSchema } from "./schema-version";
 import { PRACTICE_RUN_SCHEMA } from "./practice-run/schema";
-import { RunStore } from "./practice-run/store";
-import { RunMachine, UNIT_TIMEOUT_MS, type EvaluationOutcome, type InitInput } from "./practice-run/machine";
+import { RunStore, type TaskSplit } from "./practice-run/store";
+import { RunMachine, type EvaluationOutcome, type InitInput } from "./practice-run/machine";
+import { newHolder, UnitLedger } from "./unit-ledger";
 import { RunViews } from "./practice-run/views";
 import { createLogger } from "../src/core/logger";
 import { SerialPasses, sendUnits } from "./unit-effects";
-import { admitQueuedRuns, promoteRun, syncRunRow } from "../src/services/practice";
-import { launchRunEvaluation, settledEvaluation } from "../src/services/evaluation";
-
-/** A claim's lease is a little shorter than the unit's timeout, so a resent unit can always be claimed. */
-const LEASE_MS = UNIT_TIMEOUT_MS - 30_000;
+import { promoteRun } from "../src/services/practice";
+import { admitQueuedRuns, syncRunRow } from "./practice-run/follow-up";
+import { launchRunEvaluation } from "../src/services/evaluation";
+import { settledEvaluation } from "./evaluation/follow-up";
 
 /**
  * One instance per Training-Free GRPO practice run (named by its run id). The state machine
@@ -35,7 +35,7 @@ export class PracticeRun extends DurableObject<Env> {
         migrateSchema(ctx.storage, PRACTICE_RUN_SCHEMA);
         const now = () => Date.now();
         this.store = new RunStore(ctx.storage.sql, now);
-        this.machine = new RunMachine(this.store, now);
+        this.machine = new RunMachine(this.store, new UnitLedger(ctx.storage.sql, now), now);
         this.views = new RunViews(this.store);
       } catch (err) {
         // Kept and re-thrown per call so a failed init does not leave the input gate broken.
@@ -53,18 +53,22 @@ export class PracticeRun extends DurableObject<Env> {
     return this.ctx.storage.transactionSync(fn);
   }
 
-  /** Creates the run once; calling it again (a retried create) returns the stored run unchanged. */
-  async init(input: InitInput, tasks: { taskId: string; task: string; groundTruth: string | null }[]) {
+  /** Creates the run once, as `creating`; calling it again (a retried create) changes nothing. */
+  async init(input: InitInput) {
     this.tx(() => {
-      if (this.store.run()) return;
-      this.machine.init(input);
-      this.store.insertTasks(tasks);
+      if (!this.store.run()) this.machine.init(input);
     });
-    return this.views.view();
   }
 
-  async addTasks(tasks: { taskId: string; task: string; groundTruth: string | null }[]) {
-    return this.tx(() => (this.store.mustRun().status === "queued" ? this.store.insertTasks(tasks) : 0));
+  /** Adds tasks of one split while the run is being created (a retried chunk adds nothing twice). */
+  async addTasks(tasks: { taskId: string; task: string; groundTruth: string | null }[], split: TaskSplit = "train") {
+    return this.tx(() => (this.store.mustRun().status === "creating" ? this.store.insertTasks(tasks, split) : 0));
+  }
+
+  /** Setup is done: the task sets are frozen and the run waits as `queued` for admission. */
+  async seal() {
+    this.tx(() => this.machine.seal());
+    return this.views.view();
   }
 
   /** Starts a queued run; null when the run was never set up. */
@@ -75,18 +79,25 @@ export class PracticeRun extends DurableObject<Env> {
     return this.views.view();
   }
 
+  /** Cancels the run, its units and (in the effects pass) its evaluations; refused once its promotion has begun. */
   async cancel() {
-    const changed = this.tx(() => this.machine.cancel());
-    if (changed) await this.effects.request();
-    return this.views.view();
+    const outcome = this.tx(() => this.machine.cancel());
+    if (outcome === "cancelled") await this.effects.request();
+    return { outcome, view: this.views.view() };
   }
 
   async claim(key: string) {
-    return this.tx(() => this.machine.claim(key, LEASE_MS));
+    const holder = await newHolder();
+    return this.tx(() => this.machine.claim(key, holder));
   }
 
-  async release(key: string) {
-    this.tx(() => this.machine.release(key));
+  async release(key: string, lease: number) {
+    this.tx(() => this.machine.release(key, lease));
+  }
+
+  /** The holder of a unit's lease is still working; false when the lease is no longer its own. */
+  async heartbeat(key: string, lease: number) {
+    return this.tx(() => this.machine.heartbeat(key, lease));
   }
 
   async report(key: string, result: UnitResult) {
@@ -95,23 +106,28 @@ export class PracticeRun extends DurableObject<Env> {
     return changed;
   }
 
-  /** Stores a unit's result and hands the consumer the next pending unit, if any, to run at once. */
+  /**
+   * Stores a unit's result and, when that freed a slot, hands the consumer the next pending unit
+   * to run at once. A duplicate report frees nothing and takes nothing.
+   */
   async reportAndNext(key: string, result: UnitResult) {
+    const holder = await newHolder();
     const { changed, next } = this.tx(() => {
       const changed = this.machine.report(key, result);
-      return { changed, next: this.machine.takeNext(LEASE_MS) };
+      return { changed, next: changed ? this.machine.takeNext(holder) : null };
     });
-    if (changed || next) await this.effects.request();
+    if (changed) await this.effects.request();
     return next;
   }
 
-  async requeue(key: string, error: string) {
-    this.tx(() => this.machine.requeue(key, error));
+  async requeue(key: string, lease: number, error: string) {
+    this.tx(() => this.machine.requeue(key, lease, error));
     await this.effects.request();
   }
 
-  async rolloutResult(key: string, data: UnitData["rollout"]) {
-    const outcome = this.tx(() => this.machine.rolloutResult(key, data));
+  /** A webhook rollout's late result, from whoever presents the dispatch's secret (as its SHA-256). */
+  async rolloutResult(key: string, dispatchId: string, secretHash: string | null, data: UnitData["rollout"]) {
+    const outcome = this.tx(() => this.machine.rolloutResult(key, dispatchId, secretHash, data));
     if (outcome === "accepted") await this.effects.request();
     return outcome;
   }
@@ -162,7 +178,7 @@ export class PracticeRun extends DurableObject<Env> {
   override async alarm() {
     this.tx(() => this.machine.sweepOverdue());
     // An evaluation reports back when it settles; looking in here covers a report that was lost.
-    for (const e of this.tx(() => this.machine.evaluationsRunning())) {
+    for (const e of this.tx(() => this.machine.evals.running())) {
       const outcome = await settledEvaluation(this.env, e.evaluation_id).catch(() => null);
       if (outcome) this.tx(() => this.machine.evaluationDone(e.epoch, outcome));
     }
@@ -175,12 +191,18 @@ export class PracticeRun extends DurableObject<Env> {
     // Units that could not be sent go back to pending; the alarm armed below comes back soon for them.
     await sendUnits(this.env.PRACTICE, keys, (key) => ({ type: "practice.unit" as const, runId: run.run_id, key }), (unsent) => this.tx(() => this.machine.unsend(unsent)));
     try {
-      for (const e of this.tx(() => this.machine.evaluationsToLaunch())) {
-        const failure = await launchRunEvaluation(this.env, this.store.mustRun(), this.store.config(), e);
-        this.tx(() => (failure ? this.machine.evaluationDone(e.epoch, failure) : this.machine.evaluationLaunched(e.epoch)));
+      for (const e of this.tx(() => this.machine.evals.toStop())) {
+        await this.env.EVALUATION.getByName(e.evaluation_id).cancel(`its practice run ${run.run_id} ended as ${this.store.mustRun().status}`);
+        this.tx(() => this.machine.evals.stopped(e.epoch));
       }
-      if (this.store.mustRun().finishing && this.tx(() => this.machine.evaluationsSettled())) {
-        const { choice, library } = this.tx(() => this.machine.promotionPlan());
+      for (const e of this.tx(() => this.machine.evals.toLaunch())) {
+        const failure = await launchRunEvaluation(this.env, this.store.mustRun(), this.store.config(), e, this.store.holdoutTasks());
+        this.tx(() => (failure ? this.machine.evaluationDone(e.epoch, failure) : this.machine.evals.launched(e.epoch)));
+      }
+      // Marked before the library write may begin, so a cancel meanwhile is refused, never half-applied.
+      const plan = this.store.mustRun().finishing && this.tx(() => (this.machine.evals.settled() ? this.machine.beginPromotion() : null));
+      if (plan) {
+        const { choice, library } = plan;
         const promotion: Promotion = choice.promote
           ? { ...(await promoteRun(this.env, this.store.mustRun(), this.store.config(), this.store.startLibrary(), library, choice.reason)), epoch: choice.epoch }
           : { promoted: false, reason: choice.reason, epoch: null, version: null, applied: 0, skipped: [] };

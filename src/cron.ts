@@ -4,7 +4,7 @@ import { agents, auditLog } from "./db/schema";
 import { db } from "./db/client";
 import { createLogger } from "./core/logger";
 import type { JobMessage } from "./jobs/messages";
-import { admitAllQueuedRuns } from "./services/practice";
+import { admitAllQueuedRuns, failAbandonedSetups } from "./services/practice";
 import { runDueSchedules } from "./services/schedules";
 
 export const CRON_FREQUENT = "*/5 * * * *";
@@ -53,6 +53,7 @@ export const cronTasks: CronTasks = {
     sweepsEnqueued: await enqueueSweeps(env, at),
     practiceSchedulesStarted: await runDueSchedules(env, at),
     practiceRunsAdmitted: await admitAllQueuedRuns(env),
+    practiceSetupsAbandoned: await failAbandonedSetups(env, at),
   }),
   [CRON_DAILY]: async (env, at) => ({ auditPruned: await pruneAudit(env, at) }),
 };

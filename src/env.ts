@@ -50,6 +50,8 @@ export interface Env {
   BENCH_LATENCY?: string;
   /** Bench only, ignored in production: "off" resolves every key from D1, as before the edge caches. */
   BENCH_KEY_CACHE?: string;
+  /** Evaluations of one tenant queued or running at once (a practice run's own count but are never refused); default 8. */
+  EVALUATION_MAX_PER_TENANT?: string;
 }
 
 /** The one Hono environment used by every route and middleware. */

@@ -190,14 +190,14 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
   }
 
   /**
-   * Stops wrangler dev and starts it again on the same snapshot and state: every Durable Object
-   * is evicted, so the next request to one is its cold start.
+   * Stops wrangler dev (SIGTERM, or `signal`: SIGKILL for a crash) and starts it again on the same
+   * snapshot and state: every Durable Object is evicted, so the next request to one is its cold start.
    */
-  async function restart() {
+  async function restart({ signal = "SIGTERM" } = {}) {
     if (!launched) throw new Error("restart() before start()");
     if (dev && dev.exitCode === null && dev.signalCode === null) {
       const exited = new Promise((r) => dev.once("exit", r));
-      killDev("SIGTERM");
+      killDev(signal);
       await Promise.race([exited, sleep(8000)]);
       killDev("SIGKILL");
     }

@@ -1,4 +1,4 @@
-import { promotionPlan, type PromotionItem } from "../../src/core/practice/promotion";
+import { promotionPlan, type PromotionItem, type PromotionPlan } from "../../src/core/practice/promotion";
 import type { Library } from "./library";
 import type { RecordResult } from "./idempotency";
 
@@ -15,25 +15,24 @@ export interface PracticePromotionResult {
   skipped: { id: string; op: string; reason: string }[];
 }
 
-/** Applies a finished run's diff onto the agent's current library as ONE version (source `practice`). */
+/**
+ * Applies a finished run's diff onto the agent's current library as ONE version (source
+ * `practice`). The plan, skip checks included, is made again inside the version's transaction
+ * against fresh rows (the commit re-runs it after the embedding await), so a user's edit made
+ * while the promotion was embedding is skipped, never overwritten.
+ */
 export async function promotePractice(library: Library, input: PracticePromotionInput, record: RecordResult<unknown>): Promise<PracticePromotionResult> {
-  const current = input.start.flatMap((e) => {
-    const row = library.row(e.id);
-    return row ? [{ id: row.id, text: row.text, status: row.status, pinned: row.pinned === 1 }] : [];
-  });
-  const plan = promotionPlan(input.start, input.final, current, input.runId);
-  if (plan.operations.length === 0) {
-    const none = { version: null, applied: 0, skipped: plan.skipped };
-    record(none);
-    return none;
-  }
-  const outcome = (version: number) => ({ version, applied: plan.operations.length, skipped: plan.skipped });
+  let plan: PromotionPlan = { operations: [], skipped: [] };
+  const fresh = () => {
+    const current = input.start.flatMap((e) => {
+      const row = library.row(e.id);
+      return row ? [{ id: row.id, text: row.text, status: row.status, pinned: row.pinned === 1 }] : [];
+    });
+    plan = promotionPlan(input.start, input.final, current, input.runId);
+    return library.resolve(plan.operations, { runId: input.runId });
+  };
+  const outcome = (version: number | null): PracticePromotionResult => ({ version, applied: version === null ? 0 : plan.operations.length, skipped: plan.skipped });
   // The result is recorded in the version's own transaction, so a retried promotion replays it.
-  const r = await library.apply(plan.operations, {
-    reason: input.reason,
-    author: `run:${input.runId}`,
-    provenance: { runId: input.runId },
-    record: (c) => record(outcome(c.version)),
-  });
-  return outcome(r.version);
+  const r = await library.commit(fresh, input.reason, `run:${input.runId}`, (c) => record(outcome(c.unchanged ? null : c.version)));
+  return outcome(r.unchanged ? null : r.version);
 }

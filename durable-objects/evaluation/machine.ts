@@ -3,13 +3,11 @@ import type { EvaluationConfig, EvaluationStatus, EvaluationView } from "../../s
 import { labelOf } from "../../src/core/practice/plan";
 import { rolloutSeed } from "../../src/core/practice/rng";
 import { rolloutIdOf, unitKey } from "../../src/core/practice/unit-key";
-import type { Claim, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
+import { sameRolloutResult, type Claim, type RolloutOutcome, type UnitData, type UnitInput, type UnitResult } from "../../src/core/practice/units";
 import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } from "../../src/core/verifiers";
+import { awaitingMs, unitWorkMs } from "../../src/core/practice/unit-timing";
+import { UnitLedger, type Holder, type LedgerUnit } from "../unit-ledger";
 
-/** How long a sent unit may stay silent before the alarm sends it again. */
-export const UNIT_TIMEOUT_MS = 10 * 60_000;
-/** After this many sends without a result a unit scores 0 with the reason, and the evaluation goes on. */
-export const MAX_SENDS = 4;
 /** Units of one evaluation in flight at once. */
 export const CONCURRENCY = 16;
 /** How soon the alarm comes back for work that waits to be sent or mirrored. */
@@ -50,20 +48,12 @@ interface EvalRow extends Record<string, SqlStorageValue> {
   ended_at: number | null;
 }
 
-interface UnitRow extends Record<string, SqlStorageValue> {
-  key: string;
-  seq: number;
+interface UnitRow extends LedgerUnit, Record<string, SqlStorageValue> {
   task: number;
   sample: number;
   stage: "rollout" | "verify";
-  status: "pending" | "sent" | "awaiting" | "done";
-  sends: number;
-  deadline: number | null;
-  lease_until: number | null;
-  result: string | null;
   reward: number | null;
   verdict: string | null;
-  error: string | null;
 }
 
 interface TaskRow extends Record<string, SqlStorageValue> {
@@ -83,10 +73,14 @@ const keyOf = (task: number, sample: number, stage: "rollout" | "verify") => uni
  * changes nothing. Every transition is synchronous and runs inside the DO's transaction.
  */
 export class EvaluationMachine {
+  private readonly ledger: UnitLedger;
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.ledger = new UnitLedger(sql, now);
+  }
 
   row(): EvalRow | null {
     return this.sql.exec<EvalRow>("SELECT * FROM evaluation WHERE id = 1").toArray()[0] ?? null;
@@ -108,7 +102,7 @@ export class EvaluationMachine {
   }
 
   private unit(key: string): UnitRow | null {
-    return this.sql.exec<UnitRow>("SELECT * FROM units WHERE key = ?", key).toArray()[0] ?? null;
+    return this.ledger.unit<UnitRow>(key);
   }
 
   private task(idx: number): TaskRow {
@@ -116,15 +110,7 @@ export class EvaluationMachine {
   }
 
   private createUnit(task: number, sample: number, stage: "rollout" | "verify"): void {
-    const seq = this.sql.exec<{ n: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM units").one().n;
-    this.sql.exec(
-      "INSERT INTO units (key, seq, task, sample, stage, status) VALUES (?, ?, ?, ?, ?, 'pending') ON CONFLICT(key) DO NOTHING",
-      keyOf(task, sample, stage),
-      seq,
-      task,
-      sample,
-      stage,
-    );
+    this.ledger.create(keyOf(task, sample, stage), { task, sample, stage });
   }
 
   init(input: EvaluationInit): void {
@@ -172,18 +158,35 @@ export class EvaluationMachine {
     this.update({ status: "failed", error, ended_at: this.now() });
   }
 
-  claim(key: string, leaseMs: number): Claim {
+  /** Stops a queued or running evaluation (its practice run was cancelled); its units in flight are closed. False when it had ended. */
+  cancel(reason: string): boolean {
+    const row = this.row();
+    if (!row || (row.status !== "queued" && row.status !== "running")) return false;
+    this.ledger.closeAll(`cancelled: ${reason}`);
+    this.update({ status: "cancelled", error: reason, ended_at: this.now() });
+    return true;
+  }
+
+  /** Hands out a dispatched unit's input under a lease (see the unit ledger). */
+  claim(key: string, holder: Holder): Claim {
     const unit = this.unit(key);
     if (!unit) return { status: "void" };
     if (unit.status === "done" || unit.status === "awaiting") return { status: "done" };
     if (!this.running()) return { status: "void" };
-    if (unit.lease_until !== null && unit.lease_until > this.now()) return { status: "busy" };
-    this.sql.exec("UPDATE units SET lease_until = ? WHERE key = ?", this.now() + leaseMs, key);
-    return { status: "run", input: this.inputFor(unit) };
+    const c = this.ledger.claim(key, unitWorkMs(unit.stage, this.config().policy));
+    if (c.status !== "run") return c;
+    // A webhook rollout gets a fresh holder whose secret goes with the dispatch.
+    if (unit.stage !== "rollout" || this.config().policy.kind !== "webhook") return { status: "run", lease: c.lease, input: this.inputFor(unit) };
+    this.ledger.bindHolder(key, holder);
+    return { status: "run", lease: c.lease, input: { ...this.inputFor(this.unit(key)!), resultSecret: holder.secret } as UnitInput };
   }
 
-  release(key: string): void {
-    this.sql.exec("UPDATE units SET lease_until = NULL WHERE key = ? AND status != 'done'", key);
+  release(key: string, lease: number): void {
+    this.ledger.release(key, lease);
+  }
+
+  heartbeat(key: string, lease: number): boolean {
+    return this.ledger.heartbeat(key, lease);
   }
 
   private inputFor(u: UnitRow): UnitInput {
@@ -196,7 +199,7 @@ export class EvaluationMachine {
       return {
         ...ctx,
         stage: "rollout",
-        rolloutId: rolloutIdOf(row.evaluation_id, u.key),
+        rolloutId: rolloutIdOf(row.evaluation_id, u.key, u.dispatch_id),
         taskId: task.task_id,
         task: task.task,
         policy: cfg.policy,
@@ -226,17 +229,10 @@ export class EvaluationMachine {
     }
     const cfg = this.config();
     if (result.awaiting && unit.stage === "rollout" && !result.error) {
-      const timeout = cfg.policy.kind === "webhook" ? cfg.policy.timeoutMs : UNIT_TIMEOUT_MS;
-      this.sql.exec("UPDATE units SET status = 'awaiting', deadline = ?, lease_until = NULL WHERE key = ?", this.now() + timeout, key);
+      this.ledger.toAwaiting(key, awaitingMs(cfg.policy));
       return true;
     }
-    this.sql.exec(
-      "UPDATE units SET status = 'done', result = ?, error = ?, lease_until = NULL, done_at = ? WHERE key = ?",
-      JSON.stringify(result),
-      result.error ?? null,
-      this.now(),
-      key,
-    );
+    this.ledger.finish(key, JSON.stringify(result), result.error ?? null);
     if (result.fatal || result.budgetExceeded) {
       this.fail(result.error ?? "a unit failed fatally");
       return true;
@@ -279,41 +275,39 @@ export class EvaluationMachine {
     if (open === 0 && this.running()) this.update({ status: "completed", ended_at: this.now() });
   }
 
-  /** The result of a webhook rollout that answered 202, posted later by the agent. */
-  rolloutResult(key: string, data: UnitData["rollout"]): "accepted" | "duplicate" | "unknown" {
+  /** The result of a webhook rollout that answered 202, posted later by its holder (see RolloutOutcome). */
+  rolloutResult(key: string, dispatchId: string, secretHash: string | null, data: UnitData["rollout"]): RolloutOutcome {
     const unit = this.unit(key);
     if (!unit || unit.stage !== "rollout") return "unknown";
-    if (unit.status === "done") return "duplicate";
-    return this.report(key, { data }) ? "accepted" : "duplicate";
+    const check = this.ledger.checkHolder(key, dispatchId, secretHash);
+    if (check !== "ok") return check;
+    if (unit.status === "done") return sameRolloutResult(unit.result, data) ? "duplicate" : "conflict";
+    return this.report(key, { data }) ? "accepted" : "finished";
   }
 
   /** Marks pending units as sent, up to the concurrency, and returns their keys for the shell to enqueue. */
   takeDispatch(): string[] {
-    if (!this.running()) return [];
-    const inflight = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM units WHERE status IN ('sent', 'awaiting')").one().n;
-    const room = CONCURRENCY - inflight;
-    if (room <= 0) return [];
-    const keys = this.sql.exec<{ key: string }>("SELECT key FROM units WHERE status = 'pending' ORDER BY seq LIMIT ?", room).toArray().map((r) => r.key);
-    for (const key of keys) this.sql.exec("UPDATE units SET status = 'sent', sends = sends + 1, deadline = ? WHERE key = ?", this.now() + UNIT_TIMEOUT_MS, key);
-    return keys;
+    return this.running() ? this.ledger.dispatch(CONCURRENCY) : [];
   }
 
   unsend(keys: readonly string[]): void {
-    for (const key of keys) this.sql.exec("UPDATE units SET status = 'pending', sends = sends - 1, deadline = NULL WHERE key = ? AND status = 'sent'", key);
+    this.ledger.unsend(keys);
+  }
+
+  /** Records a result the evaluation itself decided on; a unit it no longer wants is closed all the same. */
+  private settle(key: string, result: UnitResult): void {
+    if (!this.report(key, result)) this.ledger.finish(key, JSON.stringify(result), result.error ?? null);
   }
 
   /**
-   * The alarm's work: overdue units go back to the queue; a webhook rollout whose agent never
-   * posted its result scores as a timeout; a unit sent too often scores 0 with the reason.
+   * The alarm's work: lapsed units go back to the queue; a webhook rollout whose agent never
+   * posted its result scores as a timeout; a unit whose lease lapsed too often scores 0 with the reason.
    */
   sweepOverdue(): void {
-    const overdue = this.sql.exec<UnitRow>("SELECT * FROM units WHERE status IN ('sent', 'awaiting') AND deadline <= ? ORDER BY seq", this.now()).toArray();
-    for (const u of overdue) {
-      if (!this.running()) return;
-      if (u.status === "awaiting") this.report(u.key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
-      else if (u.sends >= MAX_SENDS) this.report(u.key, { error: `no result after ${u.sends} sends` });
-      else this.sql.exec("UPDATE units SET status = 'pending', lease_until = NULL, deadline = NULL WHERE key = ?", u.key);
-    }
+    if (!this.running()) return;
+    const { timedOut, exhausted } = this.ledger.sweep();
+    for (const key of timedOut) this.settle(key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
+    for (const u of exhausted) this.settle(u.key, { error: `no result after ${u.lapses} lapsed leases` });
   }
 
   markSynced(status: EvaluationStatus): void {
@@ -323,9 +317,8 @@ export class EvaluationMachine {
   nextAlarm(): number | null {
     const row = this.must();
     if (!this.running()) return row.synced_status !== row.status ? this.now() + RETRY_MS : null;
-    const next = this.sql.exec<{ at: number | null }>("SELECT MIN(deadline) AS at FROM units WHERE status IN ('sent', 'awaiting')").one().at;
-    const pending = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM units WHERE status = 'pending'").one().n;
-    if (pending > 0 || row.synced_status !== row.status) return Math.min(next ?? Infinity, this.now() + RETRY_MS);
+    const next = this.ledger.nextWake();
+    if (this.ledger.pending() > 0 || row.synced_status !== row.status) return Math.min(next ?? Infinity, this.now() + RETRY_MS);
     return next;
   }
 

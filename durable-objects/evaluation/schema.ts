@@ -1,3 +1,5 @@
+import { LEDGER_SCHEMA_STEPS } from "../unit-ledger";
+
 /** The Evaluation Durable Object's SQLite schema, one step per version (see ../schema-version.ts). */
 export const EVALUATION_SCHEMA: readonly string[] = [
   `CREATE TABLE evaluation (
@@ -17,4 +19,5 @@ export const EVALUATION_SCHEMA: readonly string[] = [
    );`,
   `CREATE INDEX units_status_idx ON units (status, seq);`,
   `CREATE INDEX units_task_idx ON units (stage, task, sample);`,
+  ...LEDGER_SCHEMA_STEPS,
 ];

@@ -1,28 +1,21 @@
-import { choosePromotion, shouldStopEarly, type EpochResult, type PromotionChoice } from "../../src/core/practice/gate";
-import {
-  applyPlan,
-  enforceCap,
-  groupHasContrast,
-  labelOf,
-  resolvePlan,
-  screenPlan,
-  validateProposals,
-  type DroppedOp,
-  type GroupAdvantage,
-  type Proposal,
-  type RunExperience,
-} from "../../src/core/practice/plan";
-import { epochBatches, rolloutSeed, stepsPerEpoch } from "../../src/core/practice/rng";
-import { DEFAULT_MAX_EXPERIENCES, isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
-import { parseUnitKey, rolloutIdOf, type UnitRef, type UnitStage } from "../../src/core/practice/unit-key";
-import type { Claim, LibraryLine, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
+import { shouldStopEarly, type PromotionChoice } from "../../src/core/practice/gate";
+import { groupHasContrast, type RunExperience } from "../../src/core/practice/plan";
+import { epochBatches, stepsPerEpoch } from "../../src/core/practice/rng";
+import { isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
+import { parseUnitKey, unitKey, type UnitRef } from "../../src/core/practice/unit-key";
+import { sameRolloutResult, type Claim, type RolloutOutcome, type UnitData, type UnitInput, type UnitResult } from "../../src/core/practice/units";
 import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } from "../../src/core/verifiers";
-import type { EvalRow, RunStore, UnitRow } from "./store";
+import { awaitingMs, unitWorkMs } from "../../src/core/practice/unit-timing";
+import type { Holder, UnitLedger } from "../unit-ledger";
+import type { RunStore, UnitRow } from "./store";
+import { RunEvaluations, type EvaluationOutcome } from "./evaluations";
+import { keptProposals, parse, unitInput } from "./unit-inputs";
+import { stepOutcome } from "./step-outcome";
 
-/** How long a sent unit may stay silent before the alarm sends it again. */
-export const UNIT_TIMEOUT_MS = 10 * 60_000;
-/** After this many sends without a result a unit is recorded as failed and the run goes on. */
-export const MAX_SENDS = 4;
+export type { EvaluationOutcome };
+
+/** How soon the alarm comes back for work that waits to be sent, evaluated, promoted or mirrored. */
+const RETRY_MS = 30_000;
 
 export interface InitInput {
   runId: string;
@@ -35,22 +28,6 @@ export interface InitInput {
   priorQ?: number;
 }
 
-/** What a settled held-out evaluation reports back to its run. */
-export interface EvaluationOutcome {
-  status: "completed" | "failed";
-  accuracy: number | null;
-  interval: [number, number] | null;
-  tokens: number;
-  costUsd: number;
-  error: string | null;
-}
-
-const sameLibrary = (a: readonly RunExperience[], b: readonly RunExperience[]) =>
-  a.length === b.length && a.every((e, i) => e.id === b[i]!.id && e.text === b[i]!.text);
-
-const lines = (lib: readonly RunExperience[]): LibraryLine[] => lib.map((e, i) => ({ label: labelOf(i), text: e.text }));
-const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
-
 /**
  * The Training-Free GRPO state machine of one run. Every transition is synchronous and runs inside
  * the DO's transaction; the DO shell performs the effects (sending units, the alarm, D1, promotion)
@@ -60,8 +37,28 @@ const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : nul
 export class RunMachine {
   constructor(
     private readonly store: RunStore,
+    private readonly ledger: UnitLedger,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.evals = new RunEvaluations(store, now);
+  }
+
+  /** The run's held-out evaluations (the shell launches and stops them). */
+  readonly evals: RunEvaluations;
+
+  /** Stores an evaluation's result once; under `best`, stops the run after `patience` epochs without gain. */
+  evaluationDone(epoch: number, out: EvaluationOutcome): boolean {
+    if (!this.evals.record(epoch, out)) return false;
+    const cfg = this.store.config();
+    if (cfg.promote === "best" && this.active() && shouldStopEarly(this.evals.settledResults(), cfg.patience)) {
+      const run = this.store.mustRun();
+      const reason = `no holdout improvement for ${cfg.patience} epoch(s)`;
+      this.abandonStep(run.epoch, run.step);
+      this.store.updateRun({ finishing: "completed", stopped_early: reason });
+      this.store.event("early-stop", { epoch: run.epoch, step: run.step, reason });
+    }
+    return true;
+  }
 
   init(input: InitInput): void {
     const library: RunExperience[] = input.library.map((e) => ({ id: e.id, text: e.text, lineage: [{ op: "start" }], ...(e.q === undefined ? {} : { q: e.q }) }));
@@ -72,124 +69,73 @@ export class RunMachine {
       agent_id: input.agentId,
       dataset_id: input.datasetId,
       config: JSON.stringify(input.config),
-      status: "queued",
+      status: "creating",
       library: JSON.stringify(library),
       start_library: JSON.stringify(library),
       prior_q: input.priorQ ?? 0.5,
       created_at: t,
       updated_at: t,
     });
+    this.store.event("status", { status: "creating" });
+  }
+
+  /** Every task is stored: the run's task sets are frozen and it may be admitted. False when it was already sealed. */
+  seal(): boolean {
+    const run = this.store.mustRun();
+    if (run.status !== "creating") return false;
+    this.store.updateRun({ status: "queued", steps_per_epoch: stepsPerEpoch(this.store.taskCount(), this.store.config().batchSize) });
     this.store.event("status", { status: "queued" });
+    return true;
   }
 
   start(): boolean {
     const run = this.store.mustRun();
     if (run.status !== "queued") return false;
-    const cfg = this.store.config();
-    const n = this.store.taskCount();
-    this.store.updateRun({ status: "running", started_at: this.now(), steps_per_epoch: stepsPerEpoch(n, cfg.batchSize) });
+    // Runs sealed before steps_per_epoch was frozen at sealing have none yet.
+    const perEpoch = run.steps_per_epoch || stepsPerEpoch(this.store.taskCount(), this.store.config().batchSize);
+    this.store.updateRun({ status: "running", started_at: this.now(), steps_per_epoch: perEpoch });
     this.store.event("status", { status: "running" });
-    if (cfg.evaluate) this.queueEvaluation(0, this.store.startLibrary());
+    const cfg = this.store.config();
+    if (cfg.evaluate) this.evals.queue(0, this.store.startLibrary());
     this.startStep(0, 0);
     return true;
   }
 
-  /** Records that a library of the run is to be evaluated on held-out tasks; the shell launches it. */
-  private queueEvaluation(epoch: number, library: readonly RunExperience[]): void {
-    const runTag = this.store.mustRun().run_id.replace(/^run_/, "");
-    this.store.sql(
-      "INSERT INTO evals (epoch, evaluation_id, library, status, created_at) VALUES (?, ?, ?, 'pending', ?) ON CONFLICT(epoch) DO NOTHING",
-      epoch,
-      `ev_${runTag}e${epoch}`,
-      JSON.stringify(library),
-      this.now(),
-    );
-    this.store.event("evaluation", { epoch, status: "pending", librarySize: library.length });
-  }
-
-  evaluationsToLaunch(): EvalRow[] {
-    return this.store.evals("pending");
-  }
-
-  evaluationsRunning(): EvalRow[] {
-    return this.store.evals("running");
-  }
-
-  evaluationLaunched(epoch: number): void {
-    this.store.sql("UPDATE evals SET status = 'running' WHERE epoch = ? AND status = 'pending'", epoch);
-  }
-
-  private settledResults(): EpochResult[] {
-    return this.store
-      .evals()
-      .filter((e) => e.status === "completed" || e.status === "failed")
-      .map((e) => ({
-        epoch: e.epoch,
-        status: e.status as EpochResult["status"],
-        accuracy: e.accuracy,
-        interval: e.interval_low === null || e.interval_high === null ? null : [e.interval_low, e.interval_high],
-      }));
-  }
-
-  /** Stores an evaluation's result once; under `best`, stops the run after `patience` epochs without gain. */
-  evaluationDone(epoch: number, out: EvaluationOutcome): boolean {
-    const row = this.store.evals().find((e) => e.epoch === epoch);
-    if (!row || row.status === "completed" || row.status === "failed") return false;
-    this.store.sql(
-      "UPDATE evals SET status = ?, accuracy = ?, interval_low = ?, interval_high = ?, tokens = ?, cost_usd = ?, error = ?, ended_at = ? WHERE epoch = ?",
-      out.status,
-      out.accuracy,
-      out.interval?.[0] ?? null,
-      out.interval?.[1] ?? null,
-      out.tokens,
-      out.costUsd,
-      out.error,
-      this.now(),
-      epoch,
-    );
-    this.store.event("evaluation", { epoch, status: out.status, holdoutAccuracy: out.accuracy, interval: out.interval, error: out.error });
-    const cfg = this.store.config();
-    if (cfg.promote === "best" && this.active() && shouldStopEarly(this.settledResults(), cfg.patience)) {
-      const run = this.store.mustRun();
-      const reason = `no holdout improvement for ${cfg.patience} epoch(s)`;
-      this.abandonStep(run.epoch, run.step);
-      this.store.updateRun({ finishing: "completed", stopped_early: reason });
-      this.store.event("early-stop", { epoch: run.epoch, step: run.step, reason });
-    }
-    return true;
-  }
-
-  /** A finishing run promotes only once every evaluation it started has settled. */
-  evaluationsSettled(): boolean {
-    return this.store.evals("pending", "running").length === 0;
-  }
-
-  /** Which library the finished run promotes, and why (see choosePromotion). */
-  promotionPlan(): { choice: PromotionChoice; library: RunExperience[] } {
-    const cfg = this.store.config();
-    const current = this.store.library();
-    const evals = this.store.evals();
-    const final = [...evals].reverse().find((e) => sameLibrary(JSON.parse(e.library) as RunExperience[], current));
-    const choice = choosePromotion(cfg.promote ?? "always", this.settledResults(), { minGain: cfg.minGain ?? 0, finalEpoch: final?.epoch ?? null });
-    const chosen = choice.promote && choice.epoch !== null ? evals.find((e) => e.epoch === choice.epoch) : undefined;
-    return { choice, library: chosen ? (JSON.parse(chosen.library) as RunExperience[]) : current };
-  }
-
-  cancel(): boolean {
+  /**
+   * Cancels the run and everything it has in flight (units here, evaluations by the shell). A
+   * run whose promotion has begun cannot be cancelled: it ends promoted, never half.
+   */
+  cancel(): "cancelled" | "ended" | "promoting" {
     const run = this.store.mustRun();
-    if (isTerminal(run.status)) return false;
-    this.abandonStep(run.epoch, run.step);
-    this.store.updateRun({ status: "cancelled", ended_at: this.now(), finishing: null });
-    this.store.event("end", { status: "cancelled" });
-    return true;
+    if (isTerminal(run.status)) return "ended";
+    if (run.promoting) return "promoting";
+    this.stop("cancelled", null);
+    return "cancelled";
   }
 
   fail(error: string): void {
     const run = this.store.mustRun();
-    if (isTerminal(run.status)) return;
+    if (isTerminal(run.status) || run.promoting) return;
+    this.stop("failed", error);
+  }
+
+  private stop(status: "cancelled" | "failed", error: string | null): void {
+    const run = this.store.mustRun();
     this.abandonStep(run.epoch, run.step);
-    this.store.updateRun({ status: "failed", error, ended_at: this.now(), finishing: null });
-    this.store.event("end", { status: "failed", error });
+    this.ledger.closeAll(`${status} with the run`);
+    this.store.updateRun({ status, ...(error === null ? {} : { error }), ended_at: this.now(), finishing: null });
+    this.store.event("end", error === null ? { status } : { status, error });
+  }
+
+  /**
+   * The promotion is about to write to the agent's library: from here on the run cannot be
+   * cancelled. Null when the run ended (was cancelled) first.
+   */
+  beginPromotion(): { choice: PromotionChoice; library: RunExperience[] } | null {
+    const run = this.store.mustRun();
+    if (isTerminal(run.status) || !run.finishing) return null;
+    if (!run.promoting) this.store.updateRun({ promoting: 1 });
+    return this.evals.promotionPlan();
   }
 
   private active(): boolean {
@@ -201,9 +147,11 @@ export class RunMachine {
     const budget = this.store.config().budget;
     if (!budget) return false;
     const run = this.store.mustRun();
+    // The run's held-out evaluations are part of what it spends.
+    const evals = this.store.sqlOne<{ tokens: number; cost: number }>("SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM evals");
     return (
-      (budget.maxTokens !== undefined && run.tokens_in + run.tokens_out >= budget.maxTokens) ||
-      (budget.maxCostUsd !== undefined && run.cost_usd >= budget.maxCostUsd)
+      (budget.maxTokens !== undefined && run.tokens_in + run.tokens_out + evals.tokens >= budget.maxTokens) ||
+      (budget.maxCostUsd !== undefined && run.cost_usd + evals.cost >= budget.maxCostUsd)
     );
   }
 
@@ -227,7 +175,7 @@ export class RunMachine {
       this.stopForBudget("the run's budget is spent");
       return;
     }
-    for (const r of refs) this.store.createUnit(r);
+    for (const r of refs) this.ledger.create(unitKey(r), { epoch: r.epoch, step: r.step, task: r.task, rollout: r.rollout, stage: r.stage });
   }
 
   private startStep(epoch: number, step: number): void {
@@ -254,75 +202,36 @@ export class RunMachine {
     this.createUnits(refs);
   }
 
-  private snapshot(epoch: number, step: number): RunExperience[] {
-    const s = this.store.step(epoch, step);
-    return s ? (JSON.parse(s.snapshot) as RunExperience[]) : [];
-  }
-
-  /** Hands out a unit's input and leases it, so a duplicate delivery running alongside makes no second call. */
-  claim(key: string, leaseMs: number): Claim {
+  /**
+   * Hands out a dispatched unit's input under a lease (see the unit ledger), so a duplicate
+   * delivery running alongside makes no second call.
+   */
+  claim(key: string, holder: Holder): Claim {
     const run = this.store.run();
-    const ref = parseUnitKey(key);
     const unit = this.store.unit(key);
-    if (!run || !ref || !unit) return { status: "void" };
+    if (!run || !parseUnitKey(key) || !unit) return { status: "void" };
     if (unit.status === "done" || unit.status === "awaiting") return { status: "done" };
     if (!this.active() || run.epoch !== unit.epoch || run.step !== unit.step) return { status: "void" };
-    if (unit.lease_until !== null && unit.lease_until > this.now()) return { status: "busy" };
-    this.store.sql("UPDATE units SET lease_until = ? WHERE key = ?", this.now() + leaseMs, key);
-    return { status: "run", input: this.inputFor(unit, run.run_id) };
+    const c = this.ledger.claim(key, unitWorkMs(unit.stage, this.store.config().policy));
+    if (c.status !== "run") return c;
+    return { status: "run", lease: c.lease, input: this.held(key, holder, run.run_id) };
+  }
+
+  /** A claimed unit's input; a webhook rollout gets a fresh holder whose secret goes with the dispatch. */
+  private held(key: string, holder: Holder, runId: string): UnitInput {
+    const unit = this.store.unit(key)!;
+    if (unit.stage !== "rollout" || this.store.config().policy.kind !== "webhook") return unitInput(this.store, unit, runId);
+    this.ledger.bindHolder(key, holder);
+    return { ...unitInput(this.store, this.store.unit(key)!, runId), resultSecret: holder.secret } as UnitInput;
   }
 
   /** A failed attempt gives the lease back so that the queue's retry can claim the unit at once. */
-  release(key: string): void {
-    this.store.sql("UPDATE units SET lease_until = NULL WHERE key = ? AND status != 'done'", key);
+  release(key: string, lease: number): void {
+    this.ledger.release(key, lease);
   }
 
-  private inputFor(u: UnitRow, runId: string): UnitInput {
-    const run = this.store.mustRun();
-    const cfg = this.store.config();
-    const ctx = { runId, tenantId: run.tenant_id, agentId: run.agent_id };
-    const snapshot = this.snapshot(u.epoch, u.step);
-    const library = lines(snapshot);
-    const stage = u.stage;
-    if (stage === "batch") {
-      return { ...ctx, stage, library, maxExperiences: cfg.maxExperiences ?? DEFAULT_MAX_EXPERIENCES, groups: this.keptProposals(u.epoch, u.step, snapshot).groups };
-    }
-    const task = this.store.task(u.task!);
-    const reference = cfg.useGroundTruth ? task.ground_truth : null;
-    if (stage === "rollout") {
-      return {
-        ...ctx,
-        stage,
-        rolloutId: rolloutIdOf(runId, u.key),
-        taskId: task.task_id,
-        task: task.task,
-        policy: cfg.policy,
-        library,
-        seed: rolloutSeed(cfg.seed, u.epoch, u.task!, u.rollout!),
-      };
-    }
-    const rollouts = this.store.stepUnits(u.epoch, u.step, "rollout", u.task!);
-    if (stage === "verify") {
-      const rollout = rollouts.find((r) => r.rollout === u.rollout)!;
-      const answer = parse<UnitResult<UnitData["rollout"]>>(rollout.result)?.data?.answer ?? "";
-      return { ...ctx, stage, taskId: task.task_id, task: task.task, answer, groundTruth: task.ground_truth, verifier: cfg.verifier };
-    }
-    const attempts = rollouts.map((r) => {
-      const d = parse<UnitResult<UnitData["rollout"]>>(r.result)?.data;
-      return { answer: d?.answer ?? "", trajectory: d?.trajectory ?? null, reward: r.reward ?? 0 };
-    });
-    if (stage === "summary") return { ...ctx, stage, task: task.task, reference, library, attempts };
-    const summaryUnit = this.store.stepUnits(u.epoch, u.step, "summary", u.task!)[0];
-    const summaries = parse<UnitResult<UnitData["summary"]>>(summaryUnit?.result ?? null)?.data?.summaries ?? [];
-    return {
-      ...ctx,
-      stage: "advantage",
-      task: task.task,
-      reference,
-      library,
-      maxOps: cfg.maxOpsPerGroup,
-      attempts: attempts.map((a, i) => ({ summary: summaries[i] ?? "(no summary)", answer: a.answer, reward: a.reward })),
-    };
+  heartbeat(key: string, lease: number): boolean {
+    return this.ledger.heartbeat(key, lease);
   }
 
   /** Stores a unit's result once and moves the run forward. Returns false when nothing changed. */
@@ -333,18 +242,10 @@ export class RunMachine {
     if (run.epoch !== unit.epoch || run.step !== unit.step) return false;
     this.store.addUsage(result.usage, unit);
     if (result.awaiting && unit.stage === "rollout" && !result.error) {
-      const cfg = this.store.config();
-      const timeout = cfg.policy.kind === "webhook" ? cfg.policy.timeoutMs : UNIT_TIMEOUT_MS;
-      this.store.sql("UPDATE units SET status = 'awaiting', deadline = ?, lease_until = NULL WHERE key = ?", this.now() + timeout, key);
+      this.ledger.toAwaiting(key, awaitingMs(this.store.config().policy));
       return true;
     }
-    this.store.sql(
-      "UPDATE units SET status = 'done', result = ?, error = ?, lease_until = NULL, done_at = ? WHERE key = ?",
-      JSON.stringify(result),
-      result.error ?? null,
-      this.now(),
-      key,
-    );
+    this.ledger.finish(key, JSON.stringify(result), result.error ?? null);
     if (result.fatal) {
       this.fail(result.error ?? "a unit failed fatally");
       return true;
@@ -446,25 +347,6 @@ export class RunMachine {
     this.closeStep(epoch, step);
   }
 
-  private keptProposals(epoch: number, step: number, snapshot: RunExperience[]) {
-    const cfg = this.store.config();
-    const groups: { taskId: string; task: string; analysis: string; proposals: Proposal[] }[] = [];
-    const dropped: DroppedOp[] = [];
-    const errors: { taskId: string; stage: UnitStage; error: string }[] = [];
-    for (const g of this.store.groups(epoch, step).filter((g) => g.kept)) {
-      const task = this.store.task(g.task);
-      const summary = this.store.stepUnits(epoch, step, "summary", g.task)[0];
-      if (summary?.error) errors.push({ taskId: task.task_id, stage: "summary", error: summary.error });
-      const unit = this.store.stepUnits(epoch, step, "advantage", g.task)[0];
-      const res = parse<UnitResult<GroupAdvantage>>(unit?.result ?? null);
-      if (res?.error) errors.push({ taskId: task.task_id, stage: "advantage", error: res.error });
-      const v = validateProposals(res?.data?.operations ?? [], snapshot, cfg.maxOpsPerGroup, `group ${task.task_id}`);
-      dropped.push(...v.dropped);
-      groups.push({ taskId: task.task_id, task: task.task, analysis: res?.data?.analysis ?? "", proposals: v.kept });
-    }
-    return { groups, dropped, errors };
-  }
-
   /** When every group is filtered or has its proposals, reconciles them in one batch update (or none). */
   private closeStep(epoch: number, step: number): void {
     const s = this.store.step(epoch, step);
@@ -477,7 +359,7 @@ export class RunMachine {
       if (!adv || adv.status !== "done") return;
     }
     if (this.store.stepUnits(epoch, step, "batch").length > 0) return;
-    const { groups: proposals } = this.keptProposals(epoch, step, JSON.parse(s.snapshot) as RunExperience[]);
+    const { groups: proposals } = keptProposals(this.store, epoch, step, JSON.parse(s.snapshot) as RunExperience[]);
     if (proposals.some((g) => g.proposals.length > 0)) {
       this.store.event("stage", { epoch, step, stage: "batch" });
       this.createUnits([{ epoch, step, task: null, rollout: null, stage: "batch" }]);
@@ -491,48 +373,7 @@ export class RunMachine {
     if (!s || s.status !== "running" || !this.active()) return;
     const run = this.store.mustRun();
     const cfg = this.store.config();
-    const snapshot = JSON.parse(s.snapshot) as RunExperience[];
-    const batchUnit = this.store.stepUnits(epoch, step, "batch")[0];
-    const batch = parse<UnitResult<UnitData["batch"]>>(batchUnit?.result ?? null);
-    const plan = batch?.data ?? { reasoning: "", operations: [], review: [] };
-    const proposals = this.keptProposals(epoch, step, snapshot);
-    const screened = screenPlan(plan.operations, plan.review ?? null);
-    const resolved = resolvePlan(screened.ops, snapshot);
-    const runTag = run.run_id.replace(/^run_/, "");
-    const planned = applyPlan(snapshot, resolved.ops, { epoch, step }, (i) => `px_${runTag}_${epoch}_${step}_${i}`);
-    const cap = cfg.maxExperiences ?? DEFAULT_MAX_EXPERIENCES;
-    const { library, evicted } = enforceCap(planned.library, cap, run.prior_q);
-    const changes = [
-      ...planned.changes,
-      ...evicted.map((e) => ({ op: "delete" as const, id: e.id, before: e.text, after: null, reason: `library cap: at most ${cap} lessons; this one had the least utility` })),
-    ];
-
-    const rollouts = this.store.sqlAll<{ reward: number | null }>(
-      "SELECT reward FROM units WHERE epoch = ? AND step = ? AND stage = 'rollout'",
-      epoch,
-      step,
-    );
-    const rewards = rollouts.map((r) => r.reward ?? 0);
-    const meanReward = rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null;
-    const groups = this.store.groups(epoch, step).map((g) => ({
-      taskId: this.store.task(g.task).task_id,
-      kept: g.kept === 1,
-      meanReward: g.mean_reward,
-      rewards: JSON.parse(g.rewards) as number[],
-      reason: g.reason,
-    }));
-    const record = {
-      groups,
-      proposals: proposals.groups.map((g) => ({ taskId: g.taskId, analysis: g.analysis, operations: g.proposals })),
-      plan: { reasoning: plan.reasoning, operations: resolved.ops },
-      dropped: [...proposals.dropped, ...screened.dropped, ...resolved.dropped],
-      errors: [
-        ...proposals.errors,
-        ...(batch?.error ? [{ taskId: null, stage: "batch", error: batch.error }] : []),
-        ...(plan.reviewError ? [{ taskId: null, stage: "batch", error: `safety review failed: ${plan.reviewError}` }] : []),
-      ],
-      diff: changes,
-    };
+    const { library, changes, record, meanReward, groups } = stepOutcome(this.store, epoch, step, JSON.parse(s.snapshot) as RunExperience[]);
     this.store.sql(
       "UPDATE steps SET status = 'done', record = ?, mean_reward = ?, library_size = ?, ended_at = ? WHERE epoch = ? AND step = ?",
       JSON.stringify(record),
@@ -555,7 +396,7 @@ export class RunMachine {
     });
     const perEpoch = run.steps_per_epoch;
     const evaluate = cfg.evaluate;
-    if (evaluate && step + 1 >= perEpoch && (evaluate.every === "epoch" || epoch + 1 >= cfg.epochs)) this.queueEvaluation(epoch + 1, library);
+    if (evaluate && step + 1 >= perEpoch && (evaluate.every === "epoch" || epoch + 1 >= cfg.epochs)) this.evals.queue(epoch + 1, library);
     if (step + 1 < perEpoch) this.startStep(epoch, step + 1);
     else if (epoch + 1 < cfg.epochs) this.startStep(epoch + 1, 0);
     else this.store.updateRun({ finishing: "completed" });
@@ -569,95 +410,80 @@ export class RunMachine {
     this.store.event("end", { status: run.finishing, promotion });
   }
 
-  /** Marks up to `limit` pending units as sent and returns their keys for the shell to enqueue. */
+  /** Marks pending units as sent, within the run's concurrency, and returns their keys for the shell to enqueue. */
   takeDispatch(): string[] {
-    if (!this.active()) return [];
-    const cfg = this.store.config();
-    const inflight = this.store.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM units WHERE status IN ('sent', 'awaiting')").n;
-    const room = cfg.concurrency - inflight;
-    if (room <= 0) return [];
-    const keys = this.store.sqlAll<{ key: string }>("SELECT key FROM units WHERE status = 'pending' ORDER BY seq LIMIT ?", room).map((r) => r.key);
-    for (const key of keys) {
-      this.store.sql("UPDATE units SET status = 'sent', sends = sends + 1, deadline = ? WHERE key = ?", this.now() + UNIT_TIMEOUT_MS, key);
-    }
-    return keys;
+    return this.active() ? this.ledger.dispatch(this.store.config().concurrency) : [];
   }
 
   /**
-   * Hands the next pending unit straight to a consumer that just finished one, marked sent and
-   * leased as if it had come through the queue. Consumers then keep their slot busy instead of
-   * waiting for the queue's next batch; the run's concurrency is unchanged (one done, one taken).
+   * Hands the next pending unit straight to a consumer that just finished one, when the run has
+   * room: consumers keep their slot busy instead of waiting for the queue's next batch, and the
+   * run's concurrency holds (awaiting units keep their slots).
    */
-  takeNext(leaseMs: number): { key: string; input: UnitInput } | null {
+  takeNext(holder: Holder): { key: string; lease: number; input: UnitInput } | null {
     if (!this.active()) return null;
     const run = this.store.mustRun();
-    const next = this.store.sqlAll<UnitRow>("SELECT * FROM units WHERE status = 'pending' ORDER BY seq LIMIT 1")[0];
+    const policy = this.store.config().policy;
+    const next = this.ledger.takeNext(this.store.config().concurrency, (u) => unitWorkMs(this.store.unit(u.key)!.stage, policy));
     if (!next) return null;
-    const now = this.now();
-    this.store.sql("UPDATE units SET status = 'sent', sends = sends + 1, deadline = ?, lease_until = ? WHERE key = ?", now + UNIT_TIMEOUT_MS, now + leaseMs, next.key);
-    return { key: next.key, input: this.inputFor(next, run.run_id) };
+    return { ...next, input: this.held(next.key, holder, run.run_id) };
   }
 
   /**
-   * A handed-over unit that failed and may succeed later goes back to the queue; after MAX_SENDS
+   * A handed-over unit that failed and may succeed later goes back to pending; after MAX_LAPSES
    * tries it is recorded as failed, so a unit that keeps failing cannot circulate for ever.
    */
-  requeue(key: string, error: string): void {
-    const unit = this.store.unit(key);
-    if (!unit || unit.status !== "sent") return;
-    if (unit.sends >= MAX_SENDS) {
-      this.report(key, { error: `failed after ${unit.sends} tries: ${error}` });
-      return;
-    }
-    this.store.sql("UPDATE units SET status = 'pending', lease_until = NULL, deadline = NULL WHERE key = ?", key);
+  requeue(key: string, lease: number, error: string): void {
+    const tries = this.ledger.requeue(key, lease);
+    if (tries !== null && this.store.unit(key)?.status === "running") this.settle(key, { error: `failed after ${tries} tries: ${error}` });
   }
 
   /** Units whose send failed go back to pending; the alarm tries again soon. */
   unsend(keys: readonly string[]): void {
-    for (const key of keys) this.store.sql("UPDATE units SET status = 'pending', sends = sends - 1, deadline = NULL WHERE key = ? AND status = 'sent'", key);
+    this.ledger.unsend(keys);
+  }
+
+  /** Records a result the run itself decided on; a unit the run no longer wants is closed all the same. */
+  private settle(key: string, result: UnitResult): void {
+    if (!this.report(key, result)) this.ledger.finish(key, JSON.stringify(result), result.error ?? null);
   }
 
   /**
-   * The alarm's work: units that have not reported within their timeout go back to the queue (a
-   * lost message, an evicted consumer, a deploy); a webhook rollout whose agent never posted its
-   * result scores as a timeout; a unit sent too often is recorded as failed so the run goes on.
+   * The alarm's work: lapsed units go back to the queue (a lost message, a dead consumer, a
+   * deploy); a webhook rollout whose agent never posted its result scores as a timeout; a unit
+   * whose lease lapsed too often is recorded as failed so the run goes on.
    */
   sweepOverdue(): void {
     if (!this.active()) return;
-    const now = this.now();
-    const overdue = this.store.sqlAll<UnitRow>("SELECT * FROM units WHERE status IN ('sent', 'awaiting') AND deadline <= ? ORDER BY seq", now);
-    for (const u of overdue) {
-      if (!this.active()) return;
-      if (u.status === "awaiting") {
-        this.report(u.key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
-      } else if (u.sends >= MAX_SENDS) {
-        this.report(u.key, { error: `no result after ${u.sends} sends` });
-      } else {
-        this.store.sql("UPDATE units SET status = 'pending', lease_until = NULL, deadline = NULL WHERE key = ?", u.key);
-      }
-    }
+    const { timedOut, exhausted } = this.ledger.sweep();
+    for (const key of timedOut) this.settle(key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
+    for (const u of exhausted) this.settle(u.key, { error: `no result after ${u.lapses} lapsed leases` });
   }
 
-  /** When the alarm should next fire: the earliest deadline, or soon when work waits to be sent. */
+  /** When the alarm should next fire: the earliest deadline in flight, or soon when work waits to be sent. */
   nextAlarm(): number | null {
     if (!this.active()) {
       const run = this.store.mustRun();
-      return run.finishing || run.synced_status !== run.status ? this.now() + 30_000 : null;
+      return run.finishing || run.synced_status !== run.status || this.evals.toStop().length ? this.now() + RETRY_MS : null;
     }
     // The alarm also looks in on evaluations, in case a settled one's report back was lost.
     const evaluating = this.store.evals("pending", "running").length > 0;
-    const next = this.store.sqlOne<{ at: number | null }>("SELECT MIN(deadline) AS at FROM units WHERE status IN ('sent', 'awaiting')").at;
-    const pending = this.store.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM units WHERE status = 'pending'").n;
-    if (pending > 0 || evaluating) return Math.min(next ?? Infinity, this.now() + 30_000);
+    const next = this.ledger.nextWake();
+    if (this.ledger.pending() > 0 || evaluating) return Math.min(next ?? Infinity, this.now() + RETRY_MS);
     return next;
   }
 
-  /** The result of a webhook rollout that answered 202, posted later by the agent. */
-  rolloutResult(key: string, data: UnitData["rollout"]): "accepted" | "duplicate" | "unknown" {
+  /**
+   * The result of a webhook rollout that answered 202, posted later by its holder: recorded once,
+   * the same result again is a duplicate, a different one a conflict (see RolloutOutcome).
+   */
+  rolloutResult(key: string, dispatchId: string, secretHash: string | null, data: UnitData["rollout"]): RolloutOutcome {
     const unit = this.store.unit(key);
     if (!unit || unit.stage !== "rollout") return "unknown";
-    if (unit.status === "done") return "duplicate";
-    return this.report(key, { data }) ? "accepted" : "duplicate";
+    const check = this.ledger.checkHolder(key, dispatchId, secretHash);
+    if (check !== "ok") return check;
+    if (unit.status === "done") return sameRolloutResult(unit.result, data) ? "duplicate" : "conflict";
+    return this.report(key, { data }) ? "accepted" : "finished";
   }
 
   usage(): UsageTotals {

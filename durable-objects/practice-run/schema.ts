@@ -1,3 +1,5 @@
+import { LEDGER_SCHEMA_STEPS } from "../unit-ledger";
+
 /** Schema steps of the PracticeRun DO's SQLite storage, applied in order by migrateSchema (append only). */
 export const PRACTICE_RUN_SCHEMA: readonly string[] = [
   `CREATE TABLE run_state (id INTEGER PRIMARY KEY CHECK (id = 1), status TEXT NOT NULL, updated_at INTEGER NOT NULL);`,
@@ -42,4 +44,7 @@ export const PRACTICE_RUN_SCHEMA: readonly string[] = [
      tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0, error TEXT,
      created_at INTEGER NOT NULL, ended_at INTEGER
    );`,
+  ...LEDGER_SCHEMA_STEPS,
+  `ALTER TABLE run ADD COLUMN promoting INTEGER NOT NULL DEFAULT 0;`,
+  `CREATE TABLE holdout_tasks (idx INTEGER PRIMARY KEY, task_id TEXT NOT NULL UNIQUE, task TEXT NOT NULL, ground_truth TEXT);`,
 ];

@@ -1,7 +1,7 @@
 import type { RunExperience } from "../../src/core/practice/plan";
 import type { Promotion, RunConfig, RunStatus, UsageTotals } from "../../src/core/practice/run-types";
-import type { UnitRef, UnitStage } from "../../src/core/practice/unit-key";
-import { unitKey } from "../../src/core/practice/unit-key";
+import type { UnitStage } from "../../src/core/practice/unit-key";
+import type { LedgerUnit } from "../unit-ledger";
 
 export interface RunRow extends Record<string, SqlStorageValue> {
   run_id: string;
@@ -20,6 +20,8 @@ export interface RunRow extends Record<string, SqlStorageValue> {
   finishing: "completed" | "budget-exhausted" | null;
   stopped_early: string | null;
   prior_q: number;
+  /** 1 from the moment the promotion's library write may have begun until the run ends: cancel is refused meanwhile. */
+  promoting: number;
   synced_status: string | null;
   calls: number;
   tokens_in: number;
@@ -31,6 +33,9 @@ export interface RunRow extends Record<string, SqlStorageValue> {
   ended_at: number | null;
 }
 
+/** Which of the run's frozen task sets: the train tasks it practises on or the held-out tasks it is evaluated on. */
+export type TaskSplit = "train" | "holdout";
+
 export interface TaskRow extends Record<string, SqlStorageValue> {
   idx: number;
   task_id: string;
@@ -38,24 +43,14 @@ export interface TaskRow extends Record<string, SqlStorageValue> {
   ground_truth: string | null;
 }
 
-export type UnitStatus = "pending" | "sent" | "awaiting" | "done";
-
-export interface UnitRow extends Record<string, SqlStorageValue> {
-  key: string;
-  seq: number;
+export interface UnitRow extends LedgerUnit, Record<string, SqlStorageValue> {
   epoch: number;
   step: number;
   task: number | null;
   rollout: number | null;
   stage: UnitStage;
-  status: UnitStatus;
-  sends: number;
-  deadline: number | null;
-  lease_until: number | null;
-  result: string | null;
   reward: number | null;
   verdict: string | null;
-  error: string | null;
   done_at: number | null;
 }
 
@@ -76,7 +71,7 @@ export interface StepRow extends Record<string, SqlStorageValue> {
   ended_at: number | null;
 }
 
-export type EvalStatus = "pending" | "running" | "completed" | "failed";
+export type EvalStatus = "pending" | "running" | "completed" | "failed" | "cancelled";
 
 export interface EvalRow extends Record<string, SqlStorageValue> {
   epoch: number;
@@ -188,11 +183,20 @@ export class RunStore {
     return t;
   }
 
-  insertTasks(tasks: readonly { taskId: string; task: string; groundTruth: string | null }[]): number {
-    let next = this.taskCount();
+  /** The held-out tasks the run's evaluations use, frozen when the run was created. */
+  holdoutTasks(): { taskId: string; task: string; groundTruth: string | null }[] {
+    return this.sql_
+      .exec<TaskRow>("SELECT * FROM holdout_tasks ORDER BY idx")
+      .toArray()
+      .map((t) => ({ taskId: t.task_id, task: t.task, groundTruth: t.ground_truth }));
+  }
+
+  insertTasks(tasks: readonly { taskId: string; task: string; groundTruth: string | null }[], split: TaskSplit = "train"): number {
+    const table = split === "train" ? "tasks" : "holdout_tasks";
+    let next = this.sql_.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
     let added = 0;
     for (const t of tasks) {
-      const r = this.sql_.exec("INSERT INTO tasks (idx, task_id, task, ground_truth) VALUES (?, ?, ?, ?) ON CONFLICT(task_id) DO NOTHING", next, t.taskId, t.task, t.groundTruth);
+      const r = this.sql_.exec(`INSERT INTO ${table} (idx, task_id, task, ground_truth) VALUES (?, ?, ?, ?) ON CONFLICT(task_id) DO NOTHING`, next, t.taskId, t.task, t.groundTruth);
       if (r.rowsWritten > 0) {
         next++;
         added++;
@@ -203,22 +207,6 @@ export class RunStore {
 
   unit(key: string): UnitRow | null {
     return this.sql_.exec<UnitRow>("SELECT * FROM units WHERE key = ?", key).toArray()[0] ?? null;
-  }
-
-  /** Creates a unit once; creating an existing key is a no-op, which keeps re-entrant transitions safe. */
-  createUnit(ref: UnitRef): boolean {
-    const seq = this.sql_.exec<{ n: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM units").one().n;
-    const r = this.sql_.exec(
-      "INSERT INTO units (key, seq, epoch, step, task, rollout, stage, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT(key) DO NOTHING",
-      unitKey(ref),
-      seq,
-      ref.epoch,
-      ref.step,
-      ref.task,
-      ref.rollout,
-      ref.stage,
-    );
-    return r.rowsWritten > 0;
   }
 
   stepUnits(epoch: number, step: number, stage: UnitStage, task?: number): UnitRow[] {

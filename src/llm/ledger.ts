@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gte, inArray, lte, sql, sum } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, lte, sum } from "drizzle-orm";
 import { db } from "../db/client";
 import { tenants, usageLedger } from "../db/schema";
 import type { Env } from "../env";
@@ -45,7 +45,9 @@ export function envDailyTokenBudget(env: Pick<Env, "DAILY_TOKEN_BUDGET">): numbe
 /**
  * The D1 usage ledger: records every LLM call and enforces the per-tenant daily token budget
  * (`tenants.daily_token_budget` when set, else DAILY_TOKEN_BUDGET; 0 or unset = unlimited).
- * The budget is checked before each call, so one call in flight may overrun it; the next is refused.
+ * The budget is checked before each call against a running daily total (one row, kept in the same
+ * batch as each ledger row), so a check costs the same whatever the day's traffic, and concurrent
+ * callers overrun it by at most the calls already in flight when it was reached; the next are refused.
  */
 export class D1UsageLedger implements UsageRecorder, BudgetGuard {
   private readonly now: () => number;
@@ -57,23 +59,20 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
     this.now = opts.now ?? Date.now;
   }
 
+  /** One ledger row and the tenant's running daily total, in one D1 batch (both or neither). */
   async record(entry: UsageEntry): Promise<void> {
     const at = this.now();
-    await db(this.env)
-      .insert(usageLedger)
-      .values({
-        tenantId: entry.tenantId,
-        agentId: entry.agentId ?? null,
-        purpose: entry.purpose,
-        role: entry.role,
-        model: entry.model,
-        tokensIn: Math.max(0, Math.round(entry.tokensIn)),
-        tokensOut: Math.max(0, Math.round(entry.tokensOut)),
-        costUsd: Number.isFinite(entry.costUsd) ? entry.costUsd : 0,
-        at,
-        day: utcDay(at),
-      })
-      .run();
+    const day = utcDay(at);
+    const tokensIn = Math.max(0, Math.round(entry.tokensIn));
+    const tokensOut = Math.max(0, Math.round(entry.tokensOut));
+    await this.env.DB.batch([
+      this.env.DB.prepare(
+        "INSERT INTO usage_ledger (tenant_id, agent_id, purpose, role, model, tokens_in, tokens_out, cost_usd, at, day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ).bind(entry.tenantId, entry.agentId ?? null, entry.purpose, entry.role, entry.model, tokensIn, tokensOut, Number.isFinite(entry.costUsd) ? entry.costUsd : 0, at, day),
+      this.env.DB.prepare(
+        "INSERT INTO tenant_daily_usage (tenant_id, day, tokens) VALUES (?, ?, ?) ON CONFLICT (tenant_id, day) DO UPDATE SET tokens = tokens + excluded.tokens",
+      ).bind(entry.tenantId, day, tokensIn + tokensOut),
+    ]);
   }
 
   /** The tenant's daily budget in tokens, or null when unlimited. */
@@ -83,15 +82,12 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
     return envDailyTokenBudget(this.env);
   }
 
-  /** Tokens in + out the tenant used so far in the current UTC day. */
+  /** Tokens in + out the tenant used so far in the current UTC day: one row of the running total. */
   async usedToday(tenantId: string): Promise<number> {
-    const start = startOfUtcDay(this.now());
-    const row = await db(this.env)
-      .select({ used: sql<number>`coalesce(sum(${usageLedger.tokensIn} + ${usageLedger.tokensOut}), 0)` })
-      .from(usageLedger)
-      .where(and(eq(usageLedger.tenantId, tenantId), gte(usageLedger.at, start), lte(usageLedger.at, start + DAY_MS - 1)))
-      .get();
-    return Number(row?.used ?? 0);
+    const row = await this.env.DB.prepare("SELECT tokens FROM tenant_daily_usage WHERE tenant_id = ? AND day = ?")
+      .bind(tenantId, utcDay(this.now()))
+      .first<{ tokens: number }>();
+    return Number(row?.tokens ?? 0);
   }
 
   async assertWithinBudget(tenantId: string): Promise<void> {

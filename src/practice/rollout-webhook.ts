@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { capText, MAX_ANSWER_CHARS, MAX_TRAJECTORY_CHARS, type UnitData, type UnitInput } from "../core/practice/units";
 import { signedPost, WebhookError } from "./signed-post";
+import { webhookWaitMs } from "../core/practice/unit-timing";
 
 type RolloutInput = Extract<UnitInput, { stage: "rollout" }>;
 
@@ -18,16 +19,17 @@ export const rolloutData = (a: { answer: string; trajectory?: unknown }): UnitDa
 
 /**
  * One rollout by the user's own agent: a signed POST of `{ runId, rolloutId, task, experiences,
- * temperature }`. The agent answers `{ answer, trajectory? }` at once, or 202 and posts the result
- * later to `/v1/practice/rollouts/:rolloutId/result`.
+ * temperature, resultSecret }`. The agent answers `{ answer, trajectory? }` at once, or 202 and
+ * posts the result later to `/v1/practice/rollouts/:rolloutId/result` with the header
+ * `X-Praxis-Rollout-Secret: <resultSecret>`.
  */
 export async function webhookRollout(input: RolloutInput, secret: string): Promise<{ data?: UnitData["rollout"]; awaiting?: true }> {
   if (input.policy.kind !== "webhook") throw new TypeError("webhookRollout needs a webhook policy");
   const { status, data } = await signedPost({
     url: input.policy.url,
     secret,
-    timeoutMs: input.policy.timeoutMs,
-    body: { runId: input.runId, rolloutId: input.rolloutId, task: input.task, experiences: input.library, temperature: 0.7 },
+    timeoutMs: webhookWaitMs(input.policy.timeoutMs),
+    body: { runId: input.runId, rolloutId: input.rolloutId, task: input.task, experiences: input.library, temperature: 0.7, resultSecret: input.resultSecret },
   });
   if (status === 202) return { awaiting: true };
   const parsed = ImmediateAnswerSchema.safeParse(data);

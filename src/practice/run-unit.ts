@@ -12,6 +12,7 @@ import { reviewPlan } from "./plan-review";
 import { QUEUE_MAX_RETRIES } from "../jobs/messages";
 import { llmRollout } from "./rollout";
 import { batchUpdate, groupAdvantage, summarise } from "./learner";
+import { HEARTBEAT_MS } from "../core/practice/unit-timing";
 
 const usageOf = (u: LlmUsage) => ({ calls: u.calls, tokensIn: u.tokensIn, tokensOut: u.tokensOut, costUsd: u.costUsd });
 
@@ -38,11 +39,26 @@ export interface UnitPurposes {
 
 const PRACTICE_PURPOSES: UnitPurposes = { rollout: "practice-rollout", judge: "practice-judge" };
 
-/** What runs units: a PracticeRun or an Evaluation Durable Object. */
+/** What runs units: a PracticeRun or an Evaluation Durable Object (their unit ledger). */
 export interface UnitHost {
   claim(key: string): Promise<Claim>;
   report(key: string, result: UnitResult): Promise<boolean>;
-  release(key: string): Promise<void>;
+  release(key: string, lease: number): Promise<void>;
+  heartbeat(key: string, lease: number): Promise<boolean>;
+}
+
+/**
+ * Runs a unit's work while renewing its lease, so a long unit (a slow webhook) stays held and a
+ * holder that dies is noticed within one lease. A failed heartbeat is not fatal: the work goes on
+ * and its report is a no-op if someone else finished the unit meanwhile.
+ */
+async function holding<T>(host: UnitHost, key: string, lease: number, work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => void host.heartbeat(key, lease).catch(() => false), HEARTBEAT_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** How long one consumer invocation keeps taking handed-over units, well inside the consumer's wall-time limit. */
@@ -94,13 +110,13 @@ export async function runUnit(host: UnitHost, key: string, env: Env, log: Logger
   const claim = await host.claim(key);
   if (claim.status !== "run") return { key, skipped: claim.status };
   try {
-    const result = await execute(claim.input, env, log, purposes);
+    const result = await holding(host, key, claim.lease, () => execute(claim.input, env, log, purposes));
     await host.report(key, result);
     return { key, reported: true };
   } catch (err) {
     const failure = failureResult(err, delivery.attempts);
     if (failure) return host.report(key, failure);
-    await host.release(key);
+    await host.release(key, claim.lease);
     throw err;
   }
 }
@@ -126,19 +142,20 @@ export async function runPracticeUnit(msg: { runId: string; key: string }, env: 
   const claim = await host.claim(msg.key);
   if (claim.status !== "run") return { key: msg.key, skipped: claim.status };
   const started = Date.now();
-  let current = { key: msg.key, input: claim.input };
+  let current = { key: msg.key, input: claim.input, lease: claim.lease };
   let chained = 0;
   for (;;) {
     let result: UnitResult;
     try {
-      result = await execute(current.input, env, log, PRACTICE_PURPOSES);
+      const { key, lease, input } = current;
+      result = await holding(host, key, lease, () => execute(input, env, log, PRACTICE_PURPOSES));
     } catch (err) {
       const failure = failureResult(err, chained === 0 ? delivery.attempts : 1);
       if (failure) await host.report(current.key, failure);
       else if (chained === 0) {
-        await host.release(current.key);
+        await host.release(current.key, current.lease);
         throw err;
-      } else await host.requeue(current.key, err instanceof Error ? err.message : String(err));
+      } else await host.requeue(current.key, current.lease, err instanceof Error ? err.message : String(err));
       return { key: msg.key, chained };
     }
     const chain = chained < CHAIN_UNITS && Date.now() - started < CHAIN_MS;

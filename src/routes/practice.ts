@@ -8,6 +8,7 @@ import { agentFor } from "../services/agents";
 import { cancelRun, listRuns, practiceStub, resultForRollout, runCurve, runRow, runView, startRun } from "../services/practice";
 import { requireScope } from "../http/auth";
 import { evaluationRolloutResult, isEvaluationId } from "../services/evaluation";
+import { ROLLOUT_SECRET_HEADER } from "../services/late-rollout";
 import { badRequest, notFound } from "../core/problem";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, queryNumber, timestamp } from "./schemas";
 import { idString } from "../core/text-rules";
@@ -280,10 +281,12 @@ export const practiceRoutes = router()
       tags: ["practice"],
       operationId: "submitRolloutResult",
       summary: "Submit a webhook rollout's result",
-      description: "The result of a webhook rollout (of a practice run or an evaluation) that was answered with 202.",
+      description:
+        "The result of a webhook rollout (of a practice run or an evaluation) that was answered with 202. Only the rollout's holder may post it: send the dispatch's `resultSecret` in the X-Praxis-Rollout-Secret header (401 without it). A repeated identical result answers `duplicate`; a different one, or one after the rollout's deadline, 409.",
       security,
       request: {
         params: z.object({ rolloutId: z.string().min(1).max(200).openapi({ param: { name: "rolloutId", in: "path" } }) }),
+        headers: z.object({ "x-praxis-rollout-secret": z.string().max(200).optional().describe("the resultSecret sent with the rollout's dispatch") }),
         ...jsonBody(RolloutAnswerSchema.openapi("RolloutAnswer")),
       },
       responses: {
@@ -298,7 +301,7 @@ export const practiceRoutes = router()
       if (!ref) throw notFound(`Rollout '${rolloutId}' does not exist.`);
       // Evaluations fan rollouts out like practice runs do, so their webhook agents post here too.
       const record = isEvaluationId(ref.runId) ? evaluationRolloutResult : resultForRollout;
-      const status = await record(c.env, key, ref, c.req.valid("json"));
+      const status = await record(c.env, key, ref, c.req.valid("json"), c.req.header(ROLLOUT_SECRET_HEADER) ?? null);
       return c.json({ rolloutId, status }, 200);
     },
   );

@@ -1,4 +1,4 @@
-import { recordLateRollout } from "./late-rollout";
+import { recordLateRollout, type RolloutRef } from "./late-rollout";
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
@@ -14,10 +14,10 @@ import {
   type EvaluationCreate,
   type EvaluationStatus,
   type EvaluationView,
-  isEvaluationDone,
   type LibraryRef,
 } from "../core/evaluation/types";
 import { isGroupVerifier } from "../core/verifiers";
+import type { VerifierConfig } from "../core/verifiers/schema";
 import type { RolloutAnswer } from "../core/practice/run-types";
 import { conflict, notFound, ProblemError, unprocessable } from "../core/problem";
 import { runUnit, type UnitPurposes } from "../practice/run-unit";
@@ -25,8 +25,8 @@ import { callMemory, memoryStub } from "./agent-memory";
 import { practiceStub, runRow } from "./practice";
 import { checkWebhookTargets, requireLlm, resolveVerifier } from "./unit-checks";
 import type { EvaluationTask } from "../../durable-objects/evaluation/machine";
-import type { EvaluationOutcome } from "../../durable-objects/practice-run/machine";
 import type { EvalRow, RunRow } from "../../durable-objects/practice-run/store";
+import type { EvaluationOutcome } from "../../durable-objects/practice-run/evaluations";
 import type { RunConfig } from "../core/practice/run-types";
 import type { RunExperience } from "../core/practice/plan";
 
@@ -69,16 +69,27 @@ async function prepareTasks(env: Env, who: Caller, body: Settings, checkEndpoint
     throw unprocessable(`Dataset '${ds.id}' has no ${body.split} tasks to evaluate on.`, [{ path: "split", message: `No ${body.split} tasks` }]);
   }
   const verifier = resolveVerifier(body.verifier, ds.verifier, tasks, `${body.split} tasks`);
-  if (isGroupVerifier(verifier) && body.samples < 2) {
-    throw unprocessable("The majority verifier scores a task's samples against each other, so it needs samples ≥ 2.", [
-      { path: "samples", message: "The majority verifier needs at least 2 samples" },
-    ]);
-  }
+  checkSamples(verifier, body.samples);
   if (checkEndpoints) {
     await checkWebhookTargets(env, who.tenantId, body.policy, verifier);
     if (body.policy.kind === "llm" || verifier.kind === "llm-judge") requireLlm(env);
   }
   return { tasks, verifier, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
+}
+
+function checkSamples(verifier: VerifierConfig, samples: number) {
+  if (isGroupVerifier(verifier) && samples < 2) {
+    throw unprocessable("The majority verifier scores a task's samples against each other, so it needs samples ≥ 2.", [
+      { path: "samples", message: "The majority verifier needs at least 2 samples" },
+    ]);
+  }
+}
+
+/** A practice run's own held-out tasks, checked against its verifier like a dataset's would be. */
+function frozenTasks(settings: Settings, tasks: EvaluationTask[]) {
+  const verifier = resolveVerifier(settings.verifier, null, tasks, `${settings.split} tasks`);
+  checkSamples(verifier, settings.samples);
+  return { tasks, verifier, seed: settings.seed! };
 }
 
 /** A reference to something that does not exist is a 422 on the field that names it, like an unknown dataset. */
@@ -153,6 +164,39 @@ function replayOrConflict(prior: { tenantId: string; agentId: string; config: Re
   }
 }
 
+/** Evaluations of one tenant queued or running at once, unless EVALUATION_MAX_PER_TENANT says otherwise. */
+const DEFAULT_MAX_EVALUATIONS_PER_TENANT = 8;
+
+const tooManyEvaluations = (cap: number) =>
+  new ProblemError(429, "rate-limited", `At most ${cap} evaluations of a tenant may be queued or running at once; try again when one has finished.`, {
+    headers: { "retry-after": "60" },
+  });
+
+/**
+ * Inserts evaluation rows, all or none, only while the tenant's queued and running evaluations stay
+ * within the cap: each row's statement checks the count in the same D1 transaction (a batch), so
+ * concurrent creates cannot both take the last slot. Returns the ids inserted.
+ */
+async function insertWithinCap(env: Env, rows: ReturnType<typeof rowOf>[]): Promise<string[]> {
+  const cap = Number(env.EVALUATION_MAX_PER_TENANT ?? DEFAULT_MAX_EVALUATIONS_PER_TENANT) || DEFAULT_MAX_EVALUATIONS_PER_TENANT;
+  const stmts = rows.map((r, i) =>
+    env.DB.prepare(
+      `INSERT INTO evaluations (evaluation_id, tenant_id, agent_id, dataset_id, status, config)
+       SELECT ?1, ?2, ?3, ?4, 'queued', ?5
+       WHERE (SELECT COUNT(*) FROM evaluations WHERE tenant_id = ?2 AND status IN ('queued', 'running')) + ?6 <= ?7
+         AND (?8 IS NULL OR EXISTS (SELECT 1 FROM evaluations WHERE evaluation_id = ?8))
+       ON CONFLICT DO NOTHING RETURNING evaluation_id AS id`,
+    ).bind(r.evaluationId, r.tenantId, r.agentId, r.datasetId, JSON.stringify(r.config), rows.length - i, cap, i === 0 ? null : rows[i - 1]!.evaluationId),
+  );
+  const results = await env.DB.batch<{ id: string }>(stmts);
+  const ids = results.flatMap((r) => r.results.map((x) => x.id));
+  if (ids.length === 0) {
+    const prior = await db(env).select({ id: evaluations.evaluationId }).from(evaluations).where(eq(evaluations.evaluationId, rows[0]!.evaluationId)).get();
+    if (!prior) throw tooManyEvaluations(cap);
+  }
+  return ids;
+}
+
 export async function createEvaluation(env: Env, who: Caller, body: EvaluationCreate, idempotencyKey?: string) {
   const { tasks, verifier, seed } = await prepareTasks(env, who, body);
   const library = body.library ?? null;
@@ -164,7 +208,7 @@ export async function createEvaluation(env: Env, who: Caller, body: EvaluationCr
     tasks,
   };
   const requestHash = await sha256Hex(JSON.stringify(body));
-  const inserted = await db(env).insert(evaluations).values(rowOf(who, p, requestHash)).onConflictDoNothing().returning({ id: evaluations.evaluationId }).all();
+  const inserted = await insertWithinCap(env, [rowOf(who, p, requestHash)]);
   if (inserted.length === 0) {
     replayOrConflict(await db(env).select().from(evaluations).where(eq(evaluations.evaluationId, p.evaluationId)).get(), who, requestHash);
     return { evaluationId: p.evaluationId, replayed: true };
@@ -190,8 +234,7 @@ export async function createComparison(env: Env, who: Caller, body: CompareCreat
     tasks,
   }));
   const d = db(env);
-  const [created] = await d.batch([
-    d
+  const created = await d
       .insert(evaluationComparisons)
       .values({
         comparisonId,
@@ -203,14 +246,19 @@ export async function createComparison(env: Env, who: Caller, body: CompareCreat
         config: { ...settings, a: body.a, b: body.b, requestHash },
       })
       .onConflictDoNothing()
-      .returning({ id: evaluationComparisons.comparisonId }),
-    d.insert(evaluations).values(rowOf(who, prepared[0]!, requestHash)).onConflictDoNothing(),
-    d.insert(evaluations).values(rowOf(who, prepared[1]!, requestHash)).onConflictDoNothing(),
-  ]);
+      .returning({ id: evaluationComparisons.comparisonId })
+      .all();
   const ids = { comparisonId, evaluations: { a: prepared[0]!.evaluationId, b: prepared[1]!.evaluationId } };
   if (created.length === 0) {
     replayOrConflict(await d.select().from(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).get(), who, requestHash);
     return { ...ids, replayed: true };
+  }
+  try {
+    await insertWithinCap(env, prepared.map((p) => rowOf(who, p, requestHash)));
+  } catch (err) {
+    // Without room for both sides the comparison is not created at all.
+    await d.delete(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).run();
+    throw err;
   }
   await Promise.all(prepared.map((p) => launch(env, who, p)));
   return { ...ids, replayed: false };
@@ -218,18 +266,20 @@ export async function createComparison(env: Env, who: Caller, body: CompareCreat
 
 /**
  * Starts the held-out evaluation of one of a practice run's libraries, with the run's policy,
- * verifier and seed (the same seed each epoch, so epochs are compared on the same samples).
- * Safe to repeat: the id is fixed by the run and epoch, and every step is idempotent. A problem
- * that retrying cannot fix (no holdout tasks, a verifier that cannot score them) comes back as
- * the evaluation's failure; anything else throws and the run's alarm tries again.
+ * verifier and seed (the same seed each epoch, so epochs are compared on the same samples) on the
+ * held-out tasks frozen in the run when it was created (the same tasks each epoch, whatever
+ * happens to the dataset meanwhile). Safe to repeat: the id is fixed by the run and epoch, and
+ * every step is idempotent. A problem that retrying cannot fix (a verifier that cannot score the
+ * tasks) comes back as the evaluation's failure; anything else throws and the run's alarm tries again.
  */
-export async function launchRunEvaluation(env: Env, run: RunRow, cfg: RunConfig, e: EvalRow): Promise<EvaluationOutcome | null> {
+export async function launchRunEvaluation(env: Env, run: RunRow, cfg: RunConfig, e: EvalRow, frozen: EvaluationTask[]): Promise<EvaluationOutcome | null> {
   const who = { tenantId: run.tenant_id, agentId: run.agent_id };
   const evaluate = cfg.evaluate!;
   const settings: Settings = { datasetId: run.dataset_id, split: evaluate.split, samples: evaluate.samples, policy: cfg.policy, verifier: cfg.verifier, seed: cfg.seed };
   let prepared: Awaited<ReturnType<typeof prepareTasks>>;
   try {
-    prepared = await prepareTasks(env, who, settings, false);
+    // Runs created before held-out tasks were frozen with them read the dataset, as they always did.
+    prepared = frozen.length ? frozenTasks(settings, frozen) : await prepareTasks(env, who, settings, false);
   } catch (err) {
     if (err instanceof ProblemError && err.status < 500) {
       return { status: "failed", accuracy: null, interval: null, tokens: 0, costUsd: 0, error: err.message };
@@ -245,38 +295,6 @@ export async function launchRunEvaluation(env: Env, run: RunRow, cfg: RunConfig,
   await db(env).insert(evaluations).values(rowOf(who, p, "")).onConflictDoNothing().run();
   await launch(env, who, p);
   return null;
-}
-
-const outcomeOf = (view: EvaluationView): EvaluationOutcome => ({
-  status: view.status === "completed" ? "completed" : "failed",
-  accuracy: view.accuracy,
-  interval: view.interval,
-  tokens: view.usage.tokensIn + view.usage.tokensOut,
-  costUsd: view.usage.costUsd,
-  error: view.error,
-});
-
-/** A run's evaluation once it has settled; null while it is still going. */
-export async function settledEvaluation(env: Env, evaluationId: string): Promise<EvaluationOutcome | null> {
-  const view = (await evaluationStub(env, evaluationId).view()) as EvaluationView | null;
-  return view && isEvaluationDone(view.status) ? outcomeOf(view) : null;
-}
-
-/** Tells the practice run that one of its evaluations settled (repeating it is harmless). */
-export async function reportToPracticeRun(env: Env, view: EvaluationView) {
-  const practice = view.config.practice;
-  if (!practice || !isEvaluationDone(view.status)) return;
-  await practiceStub(env, practice.runId).evaluationDone(practice.epoch, outcomeOf(view));
-}
-
-/** Mirrors an evaluation's status and result into its D1 row, for listing. */
-export async function syncEvaluationRow(env: Env, view: EvaluationView) {
-  const summary = view.accuracy === null ? null : { accuracy: view.accuracy, interval: view.interval, tasks: view.tasks.length, usage: view.usage };
-  await db(env)
-    .update(evaluations)
-    .set({ status: view.status, summary, error: view.error, updatedAt: Date.now() })
-    .where(eq(evaluations.evaluationId, view.evaluationId))
-    .run();
 }
 
 /** The evaluation's D1 row for the caller's tenant and agent; another tenant's is a 404 like a missing one. */
@@ -368,13 +386,14 @@ export const isEvaluationId = (id: string) => id.startsWith("ev_");
 export async function evaluationRolloutResult(
   env: Env,
   key: { tenantId: string; agentIds: string[] | null },
-  ref: { runId: string; key: string },
+  ref: RolloutRef,
   answer: RolloutAnswer,
+  secret: string | null,
 ): Promise<"accepted" | "duplicate"> {
   const row = await db(env)
     .select({ agentId: evaluations.agentId })
     .from(evaluations)
     .where(and(eq(evaluations.evaluationId, ref.runId), eq(evaluations.tenantId, key.tenantId)))
     .get();
-  return recordLateRollout(key, ref, row?.agentId ?? null, evaluationStub(env, ref.runId), answer);
+  return recordLateRollout(key, ref, row?.agentId ?? null, evaluationStub(env, ref.runId), answer, secret);
 }

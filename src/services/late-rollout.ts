@@ -1,23 +1,48 @@
+import { sha256Hex } from "../core/api-key";
 import type { RolloutAnswer } from "../core/practice/run-types";
-import type { UnitData } from "../core/practice/units";
-import { notFound } from "../core/problem";
+import type { RolloutOutcome, UnitData } from "../core/practice/units";
+import { conflict, notFound, ProblemError } from "../core/problem";
 import { rolloutData } from "../practice/rollout-webhook";
+
+/** The header a webhook agent sends its rollout's `resultSecret` in. */
+export const ROLLOUT_SECRET_HEADER = "X-Praxis-Rollout-Secret";
+
+export interface RolloutRef {
+  runId: string;
+  key: string;
+  dispatchId: string;
+}
 
 /**
  * Records the late result of a webhook rollout (the agent answered 202) with the run or evaluation
- * that owns it. The owner must belong to the key's tenant and, for a restricted key, to one of its
- * agents; anything else is a 404 like a missing rollout.
+ * that owns it. Only the dispatch's holder may: the owner must belong to the key's tenant (and, for
+ * a restricted key, one of its agents) and the request must carry the dispatch's secret.
  */
 export async function recordLateRollout(
   key: { agentIds: string[] | null },
-  ref: { runId: string; key: string },
+  ref: RolloutRef,
   ownerAgentId: string | null,
-  host: { rolloutResult(key: string, data: UnitData["rollout"]): Promise<"accepted" | "duplicate" | "unknown"> },
+  host: { rolloutResult(key: string, dispatchId: string, secretHash: string | null, data: UnitData["rollout"]): Promise<RolloutOutcome> },
   answer: RolloutAnswer,
+  secret: string | null,
 ): Promise<"accepted" | "duplicate"> {
-  const missing = () => notFound(`Rollout '${ref.runId}.${ref.key.replace(/\.rollout$/, "")}' does not exist.`);
+  const rolloutId = `${ref.runId}.${ref.key.replace(/\.rollout$/, "")}.${ref.dispatchId}`;
+  const missing = () => notFound(`Rollout '${rolloutId}' does not exist.`);
   if (ownerAgentId === null || (key.agentIds && !key.agentIds.includes(ownerAgentId))) throw missing();
-  const outcome = await host.rolloutResult(ref.key, rolloutData(answer));
-  if (outcome === "unknown") throw missing();
-  return outcome;
+  const outcome = await host.rolloutResult(ref.key, ref.dispatchId, secret ? await sha256Hex(secret) : null, rolloutData(answer));
+  switch (outcome) {
+    case "accepted":
+    case "duplicate":
+      return outcome;
+    case "unknown":
+      throw missing();
+    case "unauthorized":
+      throw new ProblemError(401, "unauthorized", `Send the rollout's resultSecret (from its dispatch) in the ${ROLLOUT_SECRET_HEADER} header.`);
+    case "expired":
+      throw conflict(`Rollout '${rolloutId}' is past its deadline; its result is no longer taken.`);
+    case "conflict":
+      throw conflict(`Rollout '${rolloutId}' already has a different result (or timed out).`);
+    case "finished":
+      throw conflict(`Rollout '${rolloutId}' belongs to a run or evaluation that no longer takes results.`);
+  }
 }

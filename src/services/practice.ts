@@ -1,4 +1,4 @@
-import { recordLateRollout } from "./late-rollout";
+import { recordLateRollout, type RolloutRef } from "./late-rollout";
 import { and, asc, count, desc, eq, inArray, lt, or } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv, Env } from "../env";
@@ -14,8 +14,11 @@ import { conflict, notFound, ProblemError, unprocessable } from "../core/problem
 import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
 import type { RunRow } from "../../durable-objects/practice-run/store";
+import { admitQueuedRuns, syncRunRow } from "../../durable-objects/practice-run/follow-up";
 
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
+
+export { admitQueuedRuns, syncRunRow } from "../../durable-objects/practice-run/follow-up";
 
 /** Webhook URLs may be plain http and loopback only in local development and tests. */
 export const webhookUrlMode = (env: Env): WebhookUrlMode => webhookUrlModeOf(env.PRAXIS_ENV);
@@ -26,8 +29,6 @@ export async function tenantWebhookSecret(env: Env, tenantId: string): Promise<s
   return row?.secret ?? null;
 }
 
-/** Runs of one tenant that may be running at once; the others wait as `queued`. */
-const DEFAULT_MAX_RUNS_PER_TENANT = 4;
 /** Tasks go to the run's Durable Object in pieces that stay well under the RPC message limit. */
 const TASK_CHUNK = 500;
 
@@ -80,15 +81,24 @@ export async function prepare(env: Env, who: Caller, body: RunCreate) {
   if (!llmConfigured(env)) throw toProblem(new LlmNotConfiguredError())!;
   const { promote, evaluate } = await promotionSettings(env, ds.id, body);
   const config: RunConfig = { ...body, verifier, promote, evaluate, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
-  return { ds, tasks, config };
+  // The held-out tasks are frozen with the run, so every epoch's evaluation compares the same tasks.
+  const holdout = evaluate
+    ? await db(env)
+        .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth })
+        .from(datasetTasks)
+        .where(and(eq(datasetTasks.datasetId, ds.id), eq(datasetTasks.split, evaluate.split)))
+        .orderBy(asc(datasetTasks.seq))
+        .all()
+    : [];
+  return { ds, tasks, holdout, config };
 }
 
 /** Inserts the run's row unless the agent has another run queued or running, in one statement. */
 async function insertExclusive(env: Env, row: { runId: string; tenantId: string; agentId: string; datasetId: string; config: Record<string, unknown> }) {
   const r = await env.DB.prepare(
     `INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config)
-     SELECT ?1, ?2, ?3, ?4, 'queued', ?5
-     WHERE NOT EXISTS (SELECT 1 FROM practice_runs WHERE tenant_id = ?2 AND agent_id = ?3 AND status IN ('queued', 'running') AND run_id <> ?1)
+     SELECT ?1, ?2, ?3, ?4, 'creating', ?5
+     WHERE NOT EXISTS (SELECT 1 FROM practice_runs WHERE tenant_id = ?2 AND agent_id = ?3 AND status IN ('creating', 'queued', 'running') AND run_id <> ?1)
      ON CONFLICT DO NOTHING RETURNING run_id AS runId`,
   )
     .bind(row.runId, row.tenantId, row.agentId, row.datasetId, JSON.stringify(row.config))
@@ -121,14 +131,40 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
   return { promote, evaluate };
 }
 
+type Task = { taskId: string; task: string; groundTruth: string | null };
+
 /**
- * Creates a run: the D1 row, then the run's Durable Object with the train tasks and a copy of the
- * agent's active library. With an Idempotency-Key the run id is derived from it, so a retried
- * create finds the first run instead of starting a second one. `exclusive` refuses (409) while
- * another run of the agent is queued or running, checked in the same statement that inserts.
+ * Sets up a `creating` run's Durable Object: the run with a copy of the agent's active library,
+ * every train and held-out task, then the seal that freezes them; only then does the D1 row
+ * become `queued`, so no admission can see a run that is not whole. Every step is idempotent, so
+ * a retried create finishes a setup that was cut short.
+ */
+async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string, config: RunConfig, tasks: Task[], holdout: Task[]) {
+  const memory = memoryStub(env, who.tenantId, who.agentId);
+  const [exported, agentConfig] = await Promise.all([callMemory(() => memory.exportLibrary()), callMemory(() => memory.getConfig())]);
+  const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
+  const stub = practiceStub(env, runId);
+  try {
+    await stub.init({ runId, tenantId: who.tenantId, agentId: who.agentId, datasetId, config, library, priorQ: agentConfig.defaultQ });
+    for (let i = 0; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK), "train");
+    for (let i = 0; i < holdout.length; i += TASK_CHUNK) await stub.addTasks(holdout.slice(i, i + TASK_CHUNK), "holdout");
+    await stub.seal();
+    await env.DB.prepare("UPDATE practice_runs SET status = 'queued', updated_at = ?1 WHERE run_id = ?2 AND status = 'creating'").bind(Date.now(), runId).run();
+  } catch (err) {
+    // A run that could not be set up must not stay `creating`, blocking the agent's next run.
+    await syncRunRow(env, runId, { status: "failed", summary: {}, error: `setting up the run failed: ${String(err)}` });
+    throw err;
+  }
+}
+
+/**
+ * Creates a run: the D1 row as `creating`, then its Durable Object (see setUpRun). With an
+ * Idempotency-Key the run id is derived from it, so a retried create finds the first run instead
+ * of starting a second one. `exclusive` refuses (409) while another run of the agent is being
+ * created, queued or running, checked in the same statement that inserts.
  */
 export async function createRun(env: Env, who: Caller, body: RunCreate, idempotencyKey?: string, opts: { exclusive?: boolean } = {}) {
-  const { tasks, config } = await prepare(env, who, body);
+  const { tasks, holdout, config } = await prepare(env, who, body);
   const requestHash = await sha256Hex(JSON.stringify(body));
   const runId = idempotencyKey
     ? `run_${(await sha256Hex(`${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24)}`
@@ -136,36 +172,40 @@ export async function createRun(env: Env, who: Caller, body: RunCreate, idempote
   const row = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config: { ...config, requestHash } };
   const inserted = opts.exclusive
     ? await insertExclusive(env, row)
-    : await db(env).insert(practiceRuns).values({ ...row, status: "queued" }).onConflictDoNothing().returning({ runId: practiceRuns.runId }).all();
+    : await db(env).insert(practiceRuns).values({ ...row, status: "creating" }).onConflictDoNothing().returning({ runId: practiceRuns.runId }).all();
   if (inserted.length === 0) {
     const prior = await db(env).select().from(practiceRuns).where(eq(practiceRuns.runId, runId)).get();
     if (!prior && opts.exclusive) {
       const going = await db(env)
         .select({ runId: practiceRuns.runId })
         .from(practiceRuns)
-        .where(and(eq(practiceRuns.tenantId, who.tenantId), eq(practiceRuns.agentId, who.agentId), inArray(practiceRuns.status, ["queued", "running"])))
+        .where(and(eq(practiceRuns.tenantId, who.tenantId), eq(practiceRuns.agentId, who.agentId), inArray(practiceRuns.status, ["creating", "queued", "running"])))
         .get();
       throw conflict(`Practice run '${going?.runId ?? "unknown"}' of this agent is still going.`);
     }
     if (!prior || prior.tenantId !== who.tenantId || prior.agentId !== who.agentId || prior.config.requestHash !== requestHash) {
       throw conflict("This Idempotency-Key was already used with a different request body.");
     }
-    return { runId, status: prior.status, replayed: true };
+    if (prior.status !== "creating") return { runId, status: prior.status, replayed: true };
+    // The first create was cut short (or is still under way): finishing its setup is idempotent.
+    await setUpRun(env, who, runId, body.datasetId, prior.config as unknown as RunConfig, tasks, holdout);
+    return { runId, status: "queued" as RunStatus, replayed: true };
   }
-  const memory = memoryStub(env, who.tenantId, who.agentId);
-  const [exported, agentConfig] = await Promise.all([callMemory(() => memory.exportLibrary()), callMemory(() => memory.getConfig())]);
-  const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
-  const stub = practiceStub(env, runId);
-  const input = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config, library, priorQ: agentConfig.defaultQ };
-  try {
-    await stub.init(input, tasks.slice(0, TASK_CHUNK));
-    for (let i = TASK_CHUNK; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK));
-  } catch (err) {
-    // A run that could not be set up must not wait in the queue for ever, blocking the tenant's admissions.
-    await syncRunRow(env, runId, { status: "failed", summary: {}, error: `setting up the run failed: ${String(err)}` });
-    throw err;
-  }
+  await setUpRun(env, who, runId, body.datasetId, config, tasks, holdout);
   return { runId, status: "queued" as RunStatus, replayed: false };
+}
+
+/** How long a run may stay `creating` before the cron deems its setup abandoned. */
+const CREATING_TIMEOUT_MS = 15 * 60_000;
+
+/** The cron's safety net for setups cut short and never retried: such runs fail instead of blocking their agent. */
+export async function failAbandonedSetups(env: Env, at: number): Promise<number> {
+  const r = await env.DB.prepare(
+    "UPDATE practice_runs SET status = 'failed', error = 'setting up the run did not finish', updated_at = ?1 WHERE status = 'creating' AND updated_at < ?2",
+  )
+    .bind(at, at - CREATING_TIMEOUT_MS)
+    .run();
+  return r.meta.changes ?? 0;
 }
 
 /** Creates a run; admission runs after the response, and the cron retries it should it fail. */
@@ -180,46 +220,6 @@ export async function startRun(c: Context<AppEnv>, who: Caller, body: RunCreate,
     );
   }
   return r;
-}
-
-/**
- * Starts queued runs of a tenant while fewer than the limit are running. The status flip is one
- * conditional UPDATE, so two admissions at once cannot both take the last slot.
- */
-export async function admitQueuedRuns(env: Env, tenantId: string): Promise<string[]> {
-  const limit = Number(env.PRACTICE_MAX_RUNS_PER_TENANT ?? DEFAULT_MAX_RUNS_PER_TENANT) || DEFAULT_MAX_RUNS_PER_TENANT;
-  const started: string[] = [];
-  for (;;) {
-    const next = await db(env)
-      .select({ runId: practiceRuns.runId })
-      .from(practiceRuns)
-      .where(and(eq(practiceRuns.tenantId, tenantId), eq(practiceRuns.status, "queued")))
-      .orderBy(asc(practiceRuns.createdAt), asc(practiceRuns.runId))
-      .get();
-    if (!next) return started;
-    const r = await env.DB.prepare(
-      `UPDATE practice_runs SET status = 'running', updated_at = ?1
-       WHERE run_id = ?2 AND status = 'queued'
-         AND (SELECT COUNT(*) FROM practice_runs WHERE tenant_id = ?3 AND status = 'running') < ?4`,
-    )
-      .bind(Date.now(), next.runId, tenantId, limit)
-      .run();
-    if (r.meta.changes === 0) return started;
-    try {
-      if (!(await practiceStub(env, next.runId).start())) throw new Error("the run was never set up");
-      started.push(next.runId);
-    } catch (err) {
-      await syncRunRow(env, next.runId, { status: "failed", summary: {}, error: `starting the run failed: ${String(err)}` });
-    }
-  }
-}
-
-export async function syncRunRow(env: Env, runId: string, fields: { status: RunStatus; summary: Record<string, unknown>; error: string | null }) {
-  await db(env)
-    .update(practiceRuns)
-    .set({ status: fields.status, summary: fields.summary, error: fields.error, updatedAt: Date.now() })
-    .where(eq(practiceRuns.runId, runId))
-    .run();
 }
 
 /** Hands a finished run's library to the agent as one `practice` version (or records why not). */
@@ -262,9 +262,12 @@ export async function runView(env: Env, who: Caller, runId: string) {
   return view as RunView;
 }
 
+/** Cancels a run with its units and evaluations; 409 once its promotion has begun (it then ends promoted). */
 export async function cancelRun(env: Env, who: Caller, runId: string) {
   await runRow(env, who, runId);
-  return (await practiceStub(env, runId).cancel()) as RunView;
+  const r = await practiceStub(env, runId).cancel();
+  if (r.outcome === "promoting") throw conflict(`Practice run '${runId}' is being promoted; it ends as promoted and can no longer be cancelled.`);
+  return r.view as RunView;
 }
 
 /** The run's learning curve: train reward per step, holdout accuracy per evaluated epoch. */
@@ -307,13 +310,14 @@ export async function admitAllQueuedRuns(env: Env): Promise<number> {
 export async function resultForRollout(
   env: Env,
   key: { tenantId: string; agentIds: string[] | null },
-  ref: { runId: string; key: string },
+  ref: RolloutRef,
   answer: RolloutAnswer,
+  secret: string | null,
 ): Promise<"accepted" | "duplicate"> {
   const row = await db(env)
     .select({ agentId: practiceRuns.agentId })
     .from(practiceRuns)
     .where(and(eq(practiceRuns.runId, ref.runId), eq(practiceRuns.tenantId, key.tenantId)))
     .get();
-  return recordLateRollout(key, ref, row?.agentId ?? null, practiceStub(env, ref.runId), answer);
+  return recordLateRollout(key, ref, row?.agentId ?? null, practiceStub(env, ref.runId), answer, secret);
 }

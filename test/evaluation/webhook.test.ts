@@ -61,9 +61,11 @@ describe("evaluations with a webhook policy", () => {
     await q.pump();
     expect(calls).toHaveLength(3);
     const [a, b] = calls.map((c) => c.rolloutId as string);
-    const post = (rolloutId: string, answer: string, key = f.t.apiKey) => api("POST", `/v1/practice/rollouts/${rolloutId}/result`, key, { answer });
+    const secretOf = (id: string) => ({ "x-praxis-rollout-secret": calls.find((c) => c.rolloutId === id)!.resultSecret as string });
+    const post = (rolloutId: string, answer: string, key = f.t.apiKey) => api("POST", `/v1/practice/rollouts/${rolloutId}/result`, key, { answer }, secretOf(rolloutId));
     expect((await post(a!, "42")).body.status).toBe("accepted");
-    expect((await post(a!, "41")).body.status).toBe("duplicate");
+    expect((await post(a!, "42")).body.status).toBe("duplicate");
+    expect((await post(a!, "41")).status).toBe(409);
     expect((await post(b!, "41")).body.status).toBe("accepted");
     const other = await newTenant();
     expect((await post(a!, "42", other.apiKey)).status).toBe(404);

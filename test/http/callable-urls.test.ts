@@ -115,12 +115,13 @@ describe("…and again when called", () => {
   async function runIn(e: typeof env, input: UnitInput) {
     const reported: UnitResult[] = [];
     const host = {
-      claim: async () => ({ status: "run" as const, input }),
+      claim: async () => ({ status: "run" as const, input, lease: 1 }),
       report: async (_key: string, r: UnitResult) => {
         reported.push(r);
         return true;
       },
       release: async () => {},
+      heartbeat: async () => true,
     };
     await runUnit(host, "k", e, createLogger({}, "error"), { attempts: 1 }, { rollout: "r", judge: "j" });
     return reported;

@@ -152,4 +152,54 @@ describe("D1UsageLedger", () => {
     await llm.chat({ role: "summarizer", purpose: "summary", messages: [{ role: "user", content: "again" }] });
     expect(spy).toHaveBeenCalledTimes(2);
   });
+
+  it("four concurrent consumers overrun the daily budget by at most the calls in flight, and the check reads one running total", async () => {
+    const t = await makeTenant(2000);
+    let calls = 0;
+    let inFlight = 0;
+    let maxInFlight = 0;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async () => {
+      calls++;
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      // Answers take a few ms, so the consumers' budget checks and records interleave.
+      await scheduler.wait(3);
+      inFlight--;
+      return Response.json({
+        id: "x",
+        object: "chat.completion",
+        created: 0,
+        model: "m",
+        choices: [{ index: 0, message: { role: "assistant", content: "ok", refusal: null }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
+      });
+    });
+    const llmEnv = { ...env, LLM_BASE_URL: "https://llm.test/v1", LLM_MODEL: "m", LLM_MAX_CONCURRENCY: "8" };
+    const consumer = async () => {
+      const llm = createLlm(llmEnv, { tenantId: t, agentId: "bot" });
+      for (;;) {
+        try {
+          await llm.chat({ role: "policy", purpose: "practice-rollout", messages: [{ role: "user", content: "go" }] });
+        } catch (err) {
+          if (err instanceof BudgetExceededError) return;
+          throw err;
+        }
+      }
+    };
+    await Promise.all([consumer(), consumer(), consumer(), consumer()]);
+    const ledger = new D1UsageLedger(llmEnv);
+    const used = await ledger.usedToday(t);
+    const rows = await env.DB.prepare("SELECT COUNT(*) AS n, SUM(tokens_in + tokens_out) AS tokens FROM usage_ledger WHERE tenant_id = ?").bind(t).first<{ n: number; tokens: number }>();
+    // The running total agrees with the ledger, call for call.
+    expect(rows).toEqual({ n: calls, tokens: used });
+    expect(used).toBeGreaterThanOrEqual(2000);
+    const overrun = used - 2000;
+    expect(overrun).toBeLessThan(4 * 150);
+    expect(maxInFlight).toBeGreaterThan(1);
+    // The check reads the running total, not the day's rows.
+    await env.DB.prepare("DELETE FROM usage_ledger WHERE tenant_id = ?").bind(t).run();
+    await expect(createLlm(llmEnv, { tenantId: t }).chat({ role: "policy", purpose: "x", messages: [{ role: "user", content: "go" }] })).rejects.toBeInstanceOf(
+      BudgetExceededError,
+    );
+  });
 });

@@ -70,11 +70,14 @@ describe("rollout policies and verifiers", () => {
     await q.pump();
     expect(calls).toHaveLength(3);
     const [a, b] = calls.map((c) => c.body.rolloutId as string);
-    expect((await api("POST", `/v1/practice/rollouts/${a}/result`, f.t.apiKey, { answer: "42", trajectory: "computed" })).body.status).toBe("accepted");
-    expect((await api("POST", `/v1/practice/rollouts/${a}/result`, f.t.apiKey, { answer: "41" })).body.status).toBe("duplicate");
-    expect((await api("POST", `/v1/practice/rollouts/${b}/result`, f.t.apiKey, { answer: "41" })).body.status).toBe("accepted");
+    const secretOf = (id: string) => ({ "x-praxis-rollout-secret": calls.find((c) => c.body.rolloutId === id)!.body.resultSecret as string });
+    const post = (id: string, body: unknown) => api("POST", `/v1/practice/rollouts/${id}/result`, f.t.apiKey, body, secretOf(id));
+    expect((await post(a!, { answer: "42", trajectory: "computed" })).body.status).toBe("accepted");
+    expect((await post(a!, { answer: "42", trajectory: "computed" })).body.status).toBe("duplicate");
+    expectProblem(await post(a!, { answer: "41" }), 409, "conflict");
+    expect((await post(b!, { answer: "41" })).body.status).toBe("accepted");
     expectProblem(await api("POST", `/v1/practice/rollouts/${runId}.e9.s9.t0.r0/result`, f.t.apiKey, { answer: "1" }), 404, "not-found");
-    expectProblem(await api("POST", `/v1/practice/rollouts/${a}/result`, f.t.apiKey, { nope: 1 }), 400, "validation-failed");
+    expectProblem(await post(a!, { nope: 1 }), 400, "validation-failed");
     expect((await f.agent("GET", `/practice-runs/${runId}`)).body.status).toBe("running");
 
     vi.useFakeTimers({ toFake: ["Date"] });

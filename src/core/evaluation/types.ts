@@ -4,10 +4,11 @@ import { SplitSchema } from "../practice/dataset-types";
 import { IntervalSchema, PolicySchema, UsageTotalsSchema } from "../practice/run-types";
 import { idString } from "../text-rules";
 
-export const EVALUATION_STATUSES = ["queued", "running", "completed", "failed"] as const;
+/** `cancelled`: stopped with the practice run it belonged to. */
+export const EVALUATION_STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
 export const EvaluationStatusSchema = z.enum(EVALUATION_STATUSES);
 export type EvaluationStatus = z.infer<typeof EvaluationStatusSchema>;
-export const isEvaluationDone = (s: EvaluationStatus) => s === "completed" || s === "failed";
+export const isEvaluationDone = (s: EvaluationStatus) => s === "completed" || s === "failed" || s === "cancelled";
 
 export const MAX_SAMPLES = 8;
 

@@ -3,7 +3,8 @@ import { VerifierSchema } from "../verifiers/schema";
 import { SplitSchema } from "./dataset-types";
 import { idString } from "../text-rules";
 
-export const RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "budget-exhausted"] as const;
+/** `creating` until the run's tasks (train and held-out) are all stored; only then can it be admitted. */
+export const RUN_STATUSES = ["creating", "queued", "running", "completed", "failed", "cancelled", "budget-exhausted"] as const;
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 export const TERMINAL_STATUSES: readonly RunStatus[] = ["completed", "failed", "cancelled", "budget-exhausted"];
@@ -128,7 +129,7 @@ export type Promotion = z.infer<typeof PromotionSchema>;
 
 export const IntervalSchema = z.tuple([z.number(), z.number()]).describe("95% bootstrap interval over tasks [low, high]");
 
-export const EVAL_STATUSES = ["pending", "running", "completed", "failed"] as const;
+export const EVAL_STATUSES = ["pending", "running", "completed", "failed", "cancelled"] as const;
 
 /** One held-out evaluation of a run: `epoch` counts the training epochs behind its library (0: the starting library). */
 export const EpochEvaluationSchema = z.object({

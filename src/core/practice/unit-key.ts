@@ -35,16 +35,23 @@ export function parseUnitKey(key: string): UnitRef | null {
 }
 
 /**
- * The public id of a rollout, as a webhook policy sees it: the run id and the unit key, so the
- * asynchronous result route can find the run without a lookup table.
+ * The public id of a rollout, as a webhook policy sees it: the run id, the unit key and the
+ * dispatch's random id (so ids cannot be guessed), letting the result route find the run without a
+ * lookup table. A rollout the service runs itself (an `llm` policy) has no dispatch id.
  */
-export const rolloutIdOf = (runId: string, key: string) => `${runId}.${key.replace(/\.rollout$/, "")}`;
+export const rolloutIdOf = (runId: string, key: string, dispatchId: string | null) =>
+  `${runId}.${key.replace(/\.rollout$/, "")}${dispatchId ? `.${dispatchId}` : ""}`;
 
-export function parseRolloutId(rolloutId: string): { runId: string; key: string } | null {
-  const at = rolloutId.indexOf(".");
-  if (at <= 0) return null;
-  const key = `${rolloutId.slice(at + 1)}.rollout`;
+const DISPATCH_ID_RE = /^[A-Za-z0-9_-]{16,64}$/;
+
+export function parseRolloutId(rolloutId: string): { runId: string; key: string; dispatchId: string } | null {
+  const first = rolloutId.indexOf(".");
+  const last = rolloutId.lastIndexOf(".");
+  if (first <= 0 || last <= first) return null;
+  const dispatchId = rolloutId.slice(last + 1);
+  if (!DISPATCH_ID_RE.test(dispatchId)) return null;
+  const key = `${rolloutId.slice(first + 1, last)}.rollout`;
   const ref = parseUnitKey(key);
   if (!ref || ref.task === null || ref.rollout === null) return null;
-  return { runId: rolloutId.slice(0, at), key };
+  return { runId: rolloutId.slice(0, first), key, dispatchId };
 }

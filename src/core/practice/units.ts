@@ -16,7 +16,17 @@ interface UnitContext {
 /** Everything a queue consumer needs to run one unit; the DO hands it out when the unit is claimed. */
 export type UnitInput = UnitContext &
   (
-    | { stage: "rollout"; rolloutId: string; taskId: string; task: string; policy: Policy; library: LibraryLine[]; seed: number }
+    | {
+        stage: "rollout";
+        rolloutId: string;
+        taskId: string;
+        task: string;
+        policy: Policy;
+        library: LibraryLine[];
+        seed: number;
+        /** A webhook rollout's holder secret: the agent must send it with a later result. */
+        resultSecret?: string;
+      }
     | { stage: "verify"; taskId: string; task: string; answer: string; groundTruth: string | null; verifier: VerifierConfig }
     | {
         stage: "summary";
@@ -62,8 +72,24 @@ export interface UnitResult<D = unknown> {
   awaiting?: boolean;
 }
 
-/** The outcome of claiming a unit: run it, or do nothing because it is finished, leased or void. */
-export type Claim = { status: "run"; input: UnitInput } | { status: "done" | "busy" | "void" };
+/**
+ * The outcome of claiming a unit: run it under the numbered lease (renewed by heartbeats, named
+ * when giving the unit back), or do nothing because it is finished, held by another or void.
+ */
+export type Claim = { status: "run"; input: UnitInput; lease: number } | { status: "done" | "busy" | "void" };
+
+/**
+ * What became of a webhook rollout's posted result: recorded, the same result again, or refused
+ * because the rollout is unknown (or not a webhook's), the secret is not its holder's, its deadline
+ * passed, a different result is on record, or its run or evaluation no longer takes results.
+ */
+export type RolloutOutcome = "accepted" | "duplicate" | "unknown" | "unauthorized" | "expired" | "conflict" | "finished";
+
+/** Whether a stored unit result is this rollout answer (a repeated post), not a different one or a timeout. */
+export function sameRolloutResult(stored: string | null, data: UnitData["rollout"]): boolean {
+  const r = stored ? (JSON.parse(stored) as UnitResult<UnitData["rollout"]>) : null;
+  return !!r?.data && !r.error && r.data.answer === data.answer && r.data.trajectory === data.trajectory;
+}
 
 /** What prompts show for an empty library, so the model is not left guessing. */
 export const NO_LESSONS = "(no lessons yet)";
