@@ -4,6 +4,8 @@ import { MemoryError } from "../memory-error";
 import type { MemoryContext } from "./context";
 import type { RecordResult } from "./idempotency";
 import type { Library } from "./library";
+import { learnFromReward } from "./reward-learning";
+import type { Retrieval } from "./retrieval";
 
 const Q_HISTORY_KEEP = 50;
 const TABLE: Record<MemoryKind, string> = { experience: "experiences", case: "cases" };
@@ -30,6 +32,7 @@ export class Utility {
   constructor(
     private readonly ctx: MemoryContext,
     private readonly library: Library,
+    private readonly retrieval: Pick<Retrieval, "usage" | "reranker">,
   ) {}
 
   private kindOf(id: string): MemoryKind | null {
@@ -126,6 +129,7 @@ export class Utility {
         );
         updated.push({ id: t.id, kind: t.kind, qBefore: row.q, q, cited: cited !== null });
       }
+      learnFromReward(this.ctx, this.retrieval.usage, this.retrieval.reranker, req, { reward: r, updated: new Set(updated.map((u) => u.id)), cited: cited !== null });
       const result: RewardResult = { reward: r, updated, uncited, replayed: false };
       record?.(result);
       return result;
