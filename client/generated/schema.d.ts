@@ -9773,6 +9773,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{agentId}/retriever": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What retrieval has learned from rewards: the re-ranker's weights and the size of usage memory
+         * @description Rewarded retrievals teach the retriever: the query's words become learned phrases of the memories that served it, its embedding moves their usage centroid, and a per-agent logistic re-ranker learns which signals predict a cited success. The re-ranker re-orders candidates only once `reranker.active`.
+         */
+        get: operations["getRetriever"];
+        put?: never;
+        post?: never;
+        /**
+         * Forget what retrieval learned from rewards (re-ranker weights, learned phrases, usage centroids)
+         * @description Retrieval returns to the fixed fusion of the vector and lexical channels. Q-values and the library are untouched; a later rollback to an earlier library version restores that version's re-ranker weights.
+         */
+        delete: operations["resetRetriever"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10728,6 +10752,15 @@ export interface components {
                  * @enum {string}
                  */
                 match: "vector" | "lexical";
+                /** @description What retrieval has learned from rewards about this memory (see GET /v1/agents/{agentId}/retriever) */
+                signals?: {
+                    /** @description Similarity of the query to the queries this memory was rewarded for (its usage centroid); 0 when it has none */
+                    usage: number;
+                    /** @description How well the query matches the best of the memory's learned phrases (the words of queries it served): word-set cosine times the phrase's weight; 0 when none matches */
+                    phrases: number;
+                    /** @description What the agent's learned re-ranker added to the score; null until it has seen enough rewards */
+                    learned: number | null;
+                };
             }[];
         };
         RetrieveRequest: {
@@ -12489,6 +12522,36 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
         };
+        RetrieverState: {
+            /** @description The library version these weights belong to; a rollback restores the weights of the version it returns to */
+            libraryVersion: number;
+            reranker: {
+                /** @description Whether the model re-orders candidates (after minUpdates rewards with both positives and negatives) */
+                active: boolean;
+                minUpdates: number;
+                /** @description Rewards of retrievals the model has learned from */
+                updates: number;
+                positives: number;
+                negatives: number;
+                bias: number;
+                /** @description Logistic-regression weight of each signal */
+                weights: {
+                    vectorSim?: number;
+                    usageSim?: number;
+                    textBm25?: number;
+                    learnedPhrase?: number;
+                    q?: number;
+                    recency?: number;
+                    isCase?: number;
+                };
+            };
+            usage: {
+                /** @description Memories that have learned phrases or a usage centroid */
+                memories: number;
+                phrases: number;
+                centroids: number;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -12497,4 +12560,247 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getRetriever: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The learned retriever */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetrieverState"];
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope or agent access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate or budget limit */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (such as the LLM) is not configured or unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resetRetriever: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cleared retriever */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetrieverState"];
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope or agent access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate or budget limit */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (such as the LLM) is not configured or unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}
