@@ -11,6 +11,7 @@ import {
   type LearnedPhrase,
 } from "../../src/core/usage-memory";
 import { ftsMatchOf } from "../../src/core/lexical";
+import { assessInsight } from "../../src/core/poison";
 import type { MemoryKind } from "../../src/core/memory-types";
 import { placeholders, type MemoryContext } from "./context";
 
@@ -104,7 +105,9 @@ export class UsageMemory {
 
   /** Records a rewarded retrieval's query against the memories it credits; runs inside the reward's transaction. */
   learn(query: string, queryVec: Float32Array | null, credits: readonly UsageCredit[]): void {
-    const phrase = phraseOf(query);
+    // Learned phrases never reach a prompt, but they are text a client wrote that now steers what
+    // is retrieved: a query the poison filter flags teaches no words.
+    const phrase = assessInsight(query).quarantined ? null : phraseOf(query);
     const now = this.ctx.now();
     const model = this.ctx.vectors.model;
     for (const { id, kind, credit } of credits) {
