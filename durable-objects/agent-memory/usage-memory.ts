@@ -153,6 +153,11 @@ export class UsageMemory {
     return row ? (JSON.parse(row.phrases) as LearnedPhrase[]) : [];
   }
 
+  /** Drops the in-memory centroids; the next retrieval reads them from storage again. */
+  forgetCache(): void {
+    this.cache = null;
+  }
+
   clear(): void {
     this.ctx.sql.exec("DELETE FROM usage_memory");
     this.ctx.sql.exec("DELETE FROM usage_fts");

@@ -102,6 +102,16 @@ export class Utility {
     }
     const alpha = this.ctx.config().alpha;
     const now = this.ctx.now();
+    try {
+      return this.applyReward(req, targets, cited, r, alpha, now, record);
+    } catch (err) {
+      // The transaction rolled back what usage memory wrote; its in-memory centroids must follow.
+      this.retrieval.usage.forgetCache();
+      throw err;
+    }
+  }
+
+  private applyReward(req: RewardInput, targets: Target[], cited: Set<string> | null, r: number, alpha: number, now: number, record?: RecordResult<RewardResult>): RewardResult {
     return this.ctx.storage.transactionSync(() => {
       const updated: RewardResult["updated"] = [];
       const uncited: string[] = [];
