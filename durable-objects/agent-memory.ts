@@ -357,7 +357,7 @@ export class AgentMemory extends DurableObject<Env> {
 
   /** Forgets what retrieval learned from rewards (re-ranker and usage memory); Q-values stay. */
   async resetRetriever() {
-    return this.rpc(() => this.ctx.storage.transactionSync(() => resetRetriever(this.retrieval)));
+    return this.rpc(() => resetRetriever(this.retrieval, (fn) => this.ctx.storage.transactionSync(fn)));
   }
 
   async analytics(opts: { top: number; window: number; buckets: number }) {

@@ -11,6 +11,9 @@ const ROLLBACK_REASON = /^rollback to version (\d+)$/;
  * so a rollback restores the weights with no write of its own.
  */
 export class RerankerStore {
+  /** The state of the library version last read, since every retrieval asks for it. */
+  private cached: { libraryVersion: number; state: RerankerState } | null = null;
+
   constructor(private readonly ctx: MemoryContext) {}
 
   private libraryVersion(): number {
@@ -37,14 +40,22 @@ export class RerankerStore {
 
   current(): { libraryVersion: number; state: RerankerState } {
     const libraryVersion = this.libraryVersion();
-    return { libraryVersion, state: this.stateAt(libraryVersion) };
+    if (this.cached?.libraryVersion !== libraryVersion) this.cached = { libraryVersion, state: this.stateAt(libraryVersion) };
+    return this.cached;
+  }
+
+  /** Drops the cached state (its transaction rolled back); the next read derives it again. */
+  forgetCache(): void {
+    this.cached = null;
   }
 
   private save(state: RerankerState): void {
+    const libraryVersion = this.libraryVersion();
     this.ctx.sql.exec(
       "INSERT INTO retriever_state (library_version, state, updated_at) VALUES (?, ?, ?) ON CONFLICT(library_version) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
-      this.libraryVersion(), JSON.stringify(state), this.ctx.now(),
+      libraryVersion, JSON.stringify(state), this.ctx.now(),
     );
+    this.cached = { libraryVersion, state };
   }
 
   /** One online update from the items of one rewarded retrieval; runs inside the reward's transaction. */

@@ -8,8 +8,16 @@ export function retrieverState(retrieval: Pick<Retrieval, "usage" | "reranker">)
 }
 
 /** Clears the re-ranker (for the current library version; earlier versions keep theirs for rollback) and all usage memory. */
-export function resetRetriever(retrieval: Pick<Retrieval, "usage" | "reranker">) {
-  retrieval.reranker.reset();
-  retrieval.usage.clear();
-  return retrieverState(retrieval);
+export function resetRetriever(retrieval: Pick<Retrieval, "usage" | "reranker">, transaction: <T>(fn: () => T) => T) {
+  try {
+    return transaction(() => {
+      retrieval.reranker.reset();
+      retrieval.usage.clear();
+      return retrieverState(retrieval);
+    });
+  } catch (err) {
+    retrieval.reranker.forgetCache();
+    retrieval.usage.forgetCache();
+    throw err;
+  }
 }

@@ -107,6 +107,7 @@ export class Utility {
     } catch (err) {
       // The transaction rolled back what usage memory wrote; its in-memory centroids must follow.
       this.retrieval.usage.forgetCache();
+      this.retrieval.reranker.forgetCache();
       throw err;
     }
   }
