@@ -107,6 +107,7 @@ export class Retrieval {
     const lexical: { id: string; kind: MemoryKind; score: number; text: number; learned: number }[] = [];
     const queryTokens = tokenize(query.text);
     const terms = ftsTerms(query.text);
+    const learnedAny = !this.usage.empty;
     for (const kind of kinds) {
       const kindVector: typeof vector = [];
       for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, tags)) kindVector.push({ id: hit.id, kind, sim: hit.sim, usage: 0, stand: false });
@@ -117,12 +118,12 @@ export class Retrieval {
           if (sim >= threshold) kindVector.push({ id, kind, sim, usage: 0, stand: true });
         }
       }
-      const usage = this.usage.similar(qvec, kind, threshold);
+      const usage = learnedAny ? this.usage.similar(qvec, kind, threshold) : new Map<string, number>();
       for (const v of kindVector) v.usage = usage.get(v.id) ?? 0;
       const inVector = new Set(kindVector.map((v) => v.id));
       for (const [id, sim] of usage) if (!inVector.has(id)) kindVector.push({ id, kind, sim: 0, usage: sim, stand: false });
       vector.push(...kindVector);
-      const learned = new Map(this.usage.matches(kind, terms, k1, tags).map((h) => [h.id, h.score]));
+      const learned = new Map(learnedAny ? this.usage.matches(kind, terms, k1, tags).map((h) => [h.id, h.score]) : []);
       for (const hit of this.bm25(kind, terms, k1, tags)) {
         const l = learned.get(hit.id) ?? 0;
         learned.delete(hit.id);
@@ -153,7 +154,7 @@ export class Retrieval {
     }
     // The vector channel stopped at the threshold; what the lexical channel adds still reports its cosine.
     for (const [id, sim] of await this.ctx.vectors.similarities(qvec, [...lexicalOnly, ...unscored])) found.get(id)!.sim = sim;
-    for (const kind of kinds) {
+    for (const kind of learnedAny ? kinds : []) {
       const ids = [...found].filter(([, f]) => f.kind === kind).map(([id]) => id);
       for (const [id, sim] of this.usage.similarities(qvec, kind, ids)) found.get(id)!.usage = Math.max(0, sim);
     }

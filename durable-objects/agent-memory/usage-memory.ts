@@ -40,6 +40,8 @@ export interface UsageCredit {
  */
 export class UsageMemory {
   private cache: { model: string; byKind: Map<MemoryKind, Map<string, Centroid>> } | null = null;
+  /** Whether anything was learned yet; until then retrieval skips the usage channels entirely. */
+  private any: boolean | null = null;
 
   constructor(private readonly ctx: MemoryContext) {}
 
@@ -53,6 +55,11 @@ export class UsageMemory {
       this.cache = { model, byKind };
     }
     return this.cache.byKind.get(kind)!;
+  }
+
+  get empty(): boolean {
+    this.any ??= this.ctx.sql.exec("SELECT 1 FROM usage_memory LIMIT 1").toArray().length > 0;
+    return !this.any;
   }
 
   /** Usage-centroid similarity of every memory of `kind` whose centroid reaches `threshold`. */
@@ -88,8 +95,9 @@ export class UsageMemory {
     const tagged = tags?.length ? `AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value IN (${placeholders(tags.length)}))` : "";
     return this.ctx.sql
       .exec<{ id: string; phrases: string }>(
-        `SELECT u.item_id AS id, u.phrases AS phrases FROM usage_fts JOIN usage_memory u ON u.seq = usage_fts.rowid
-         JOIN ${table} t ON t.id = u.item_id
+        // CROSS JOIN keeps this order (SQLite does not reorder it): the phrase index drives, never a scan of the memories.
+        `SELECT u.item_id AS id, u.phrases AS phrases FROM usage_fts CROSS JOIN usage_memory u ON u.seq = usage_fts.rowid
+         CROSS JOIN ${table} t ON t.id = u.item_id
          WHERE usage_fts MATCH ? AND u.kind = ? AND t.status = 'active' ${tagged} ORDER BY bm25(usage_fts) LIMIT ?`,
         match,
         kind,
@@ -127,6 +135,7 @@ export class UsageMemory {
           id, kind, JSON.stringify(phrases), stored ? model : null, stored?.code ?? null, stored?.norm ?? 0, stored?.n ?? 0, now,
         )
         .one().seq;
+      this.any = true;
       this.ctx.sql.exec("DELETE FROM usage_fts WHERE rowid = ?", seq);
       if (phrases.length) this.ctx.sql.exec("INSERT INTO usage_fts (rowid, learned) VALUES (?, ?)", seq, learnedText(phrases));
       if (this.cache?.model === model) {
@@ -156,11 +165,13 @@ export class UsageMemory {
   /** Drops the in-memory centroids; the next retrieval reads them from storage again. */
   forgetCache(): void {
     this.cache = null;
+    this.any = null;
   }
 
   clear(): void {
     this.ctx.sql.exec("DELETE FROM usage_memory");
     this.ctx.sql.exec("DELETE FROM usage_fts");
     this.cache = null;
+    this.any = false;
   }
 }
