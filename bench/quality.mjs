@@ -19,6 +19,7 @@
 import { randomBytes } from "node:crypto";
 import { devServer, log, machine, must, QUALITY_HEADING, replaceResultsSection } from "./lib/dev-server.mjs";
 import { DEPTH, lessons, metrics as measure, queries, SPLITS } from "./lib/retrieval-set.mjs";
+import { LEARNING_HEADING, learningSection } from "./quality-learning.mjs";
 
 const argv = process.argv.slice(2);
 const opt = (name) => {
@@ -151,6 +152,9 @@ ${sweepTable}`;
     replaceResultsSection(QUALITY_HEADING, md);
     log("wrote the retrieval quality section of bench/RESULTS.md");
   }
+  const learning = await learningSection(base, token);
+  console.log("\n" + learning);
+  if (WRITE) replaceResultsSection(LEARNING_HEADING, learning);
   await server.cleanup();
 }
 

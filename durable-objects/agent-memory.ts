@@ -37,6 +37,7 @@ import { Cases } from "./agent-memory/cases";
 import { Retrieval } from "./agent-memory/retrieval";
 import { PromptAssembly, type PromptRequest } from "./agent-memory/prompt";
 import { Utility } from "./agent-memory/utility";
+import { resetRetriever, retrieverState } from "./agent-memory/retriever-state";
 import { pruneLogs, sweep } from "./agent-memory/forgetting";
 import { experienceEmbedText } from "./agent-memory/rows";
 import { Episodes } from "./agent-memory/episodes";
@@ -125,7 +126,7 @@ export class AgentMemory extends DurableObject<Env> {
     this.cases = new Cases(this.mem);
     this.retrieval = new Retrieval(this.mem, this.library);
     this.prompts = new PromptAssembly(this.mem, this.library, this.retrieval);
-    this.utility = new Utility(this.mem, this.library);
+    this.utility = new Utility(this.mem, this.library, this.retrieval);
     this.jobs = new Jobs(this.mem);
     this.idempotency = new IdempotencyStore(this.mem);
     this.episodes = new Episodes(this.mem, this.cases, this.utility, this.jobs, this.idempotency, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
@@ -447,6 +448,16 @@ export class AgentMemory extends DurableObject<Env> {
       const { value, replayed } = await this.idempotency.run(idempotencyKey, "reward", req, async (record) => this.utility.reward(req, record));
       return { ...value, replayed };
     });
+  }
+
+  /** What retrieval has learned from rewards: the re-ranker's state and the size of usage memory. */
+  async getRetriever() {
+    return this.rpc(() => retrieverState(this.retrieval));
+  }
+
+  /** Forgets what retrieval learned from rewards (re-ranker and usage memory); Q-values stay. */
+  async resetRetriever() {
+    return this.rpc(() => resetRetriever(this.retrieval, (fn) => this.ctx.storage.transactionSync(fn)));
   }
 
   async analytics(opts: { top: number; window: number; buckets: number }) {

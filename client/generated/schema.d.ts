@@ -1059,7 +1059,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a webhook rollout's result
-         * @description The result of a webhook rollout (of a practice run or an evaluation) that was answered with 202.
+         * @description The result of a webhook rollout (of a practice run or an evaluation) that was answered with 202. Only the rollout's holder may post it: send the dispatch's `resultSecret` in the X-Praxis-Rollout-Secret header (401 without it). A repeated identical result answers `duplicate`; a different one, or one after the rollout's deadline, 409.
          */
         post: operations["submitRolloutResult"];
         delete?: never;
@@ -1195,6 +1195,30 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agentId}/retriever": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What retrieval has learned from rewards: the re-ranker's weights and the size of usage memory
+         * @description Rewarded retrievals teach the retriever: the query's words become learned phrases of the memories that served it, its embedding moves their usage centroid, and a per-agent logistic re-ranker learns which signals predict a cited success. The re-ranker re-orders candidates only once `reranker.active`.
+         */
+        get: operations["getRetriever"];
+        put?: never;
+        post?: never;
+        /**
+         * Forget what retrieval learned from rewards (re-ranker weights, learned phrases, usage centroids)
+         * @description Retrieval returns to the fixed fusion of the vector and lexical channels. Q-values and the library are untouched; a later rollback to an earlier library version restores that version's re-ranker weights.
+         */
+        delete: operations["resetRetriever"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2210,6 +2234,15 @@ export interface components {
                  * @enum {string}
                  */
                 match: "vector" | "lexical";
+                /** @description What retrieval has learned from rewards about this memory (see GET /v1/agents/{agentId}/retriever) */
+                signals?: {
+                    /** @description Similarity of the query to the queries this memory was rewarded for (its usage centroid); 0 when it has none */
+                    usage: number;
+                    /** @description How well the query matches the best of the memory's learned phrases (the words of queries it served): word-set cosine times the phrase's weight; 0 when none matches */
+                    phrases: number;
+                    /** @description What the agent's learned re-ranker added to the score; null until it has seen enough rewards */
+                    learned: number | null;
+                };
             }[];
         };
         RetrieveRequest: {
@@ -3001,7 +3034,7 @@ export interface components {
             agentId: string;
             datasetId: string;
             /** @enum {string} */
-            status: "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
+            status: "creating" | "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
             config: {
                 datasetId: string;
                 /** @default 3 */
@@ -3186,7 +3219,7 @@ export interface components {
                 epoch: number;
                 evaluationId: string;
                 /** @enum {string} */
-                status: "pending" | "running" | "completed" | "failed";
+                status: "pending" | "running" | "completed" | "failed" | "cancelled";
                 holdoutAccuracy: number | null;
                 /** @description 95% bootstrap interval over tasks [low, high] */
                 interval: [
@@ -3221,7 +3254,7 @@ export interface components {
                 epoch: number;
                 evaluationId: string;
                 /** @enum {string} */
-                status: "pending" | "running" | "completed" | "failed";
+                status: "pending" | "running" | "completed" | "failed" | "cancelled";
                 holdoutAccuracy: number | null;
                 /** @description 95% bootstrap interval over tasks [low, high] */
                 interval: [
@@ -3462,7 +3495,7 @@ export interface components {
             comparisonId: string;
             datasetId: string;
             /** @enum {string} */
-            status: "queued" | "running" | "completed" | "failed";
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
             samples: number;
             seed: number;
             a: {
@@ -3475,7 +3508,7 @@ export interface components {
                     runId: string;
                 };
                 /** @enum {string} */
-                status: "queued" | "running" | "completed" | "failed";
+                status: "queued" | "running" | "completed" | "failed" | "cancelled";
                 accuracy: number | null;
                 /** @description 95% bootstrap interval over tasks [low, high] */
                 interval: [
@@ -3493,7 +3526,7 @@ export interface components {
                     runId: string;
                 };
                 /** @enum {string} */
-                status: "queued" | "running" | "completed" | "failed";
+                status: "queued" | "running" | "completed" | "failed" | "cancelled";
                 accuracy: number | null;
                 /** @description 95% bootstrap interval over tasks [low, high] */
                 interval: [
@@ -3527,7 +3560,7 @@ export interface components {
             agentId: string;
             datasetId: string;
             /** @enum {string} */
-            status: "queued" | "running" | "completed" | "failed";
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
             config: {
                 datasetId: string;
                 /**
@@ -3970,6 +4003,36 @@ export interface components {
             name: string;
             /** @enum {boolean} */
             deleted: true;
+        };
+        RetrieverState: {
+            /** @description The library version these weights belong to; a rollback restores the weights of the version it returns to */
+            libraryVersion: number;
+            reranker: {
+                /** @description Whether the model re-orders candidates (after minUpdates rewards with both positives and negatives) */
+                active: boolean;
+                minUpdates: number;
+                /** @description Rewards of retrievals the model has learned from */
+                updates: number;
+                positives: number;
+                negatives: number;
+                bias: number;
+                /** @description Logistic-regression weight of each signal */
+                weights: {
+                    vectorSim?: number;
+                    usageSim?: number;
+                    textBm25?: number;
+                    learnedPhrase?: number;
+                    q?: number;
+                    recency?: number;
+                    isCase?: number;
+                };
+            };
+            usage: {
+                /** @description Memories that have learned phrases or a usage centroid */
+                memories: number;
+                phrases: number;
+                centroids: number;
+            };
         };
     };
     responses: never;
@@ -10899,7 +10962,7 @@ export interface operations {
                             runId: string;
                             datasetId: string;
                             /** @enum {string} */
-                            status: "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
+                            status: "creating" | "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
                             summary: {
                                 [key: string]: unknown;
                             } | null;
@@ -11042,7 +11105,7 @@ export interface operations {
                     "application/json": {
                         runId: string;
                         /** @enum {string} */
-                        status: "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
+                        status: "creating" | "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
                     };
                 };
             };
@@ -12148,7 +12211,10 @@ export interface operations {
     submitRolloutResult: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the resultSecret sent with the rollout's dispatch */
+                "x-praxis-rollout-secret"?: string;
+            };
             path: {
                 rolloutId: string;
             };
@@ -12301,7 +12367,7 @@ export interface operations {
                             evaluationId: string;
                             datasetId: string;
                             /** @enum {string} */
-                            status: "queued" | "running" | "completed" | "failed";
+                            status: "queued" | "running" | "completed" | "failed" | "cancelled";
                             accuracy: number | null;
                             /** @description 95% bootstrap interval over tasks [low, high] */
                             interval: [
@@ -13329,6 +13395,248 @@ export interface operations {
                     "application/json": {
                         items: components["schemas"]["PracticeSchedule"][];
                     };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope or agent access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate or budget limit */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (such as the LLM) is not configured or unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRetriever: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The learned retriever */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetrieverState"];
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope or agent access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate or budget limit */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (such as the LLM) is not configured or unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resetRetriever: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cleared retriever */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetrieverState"];
                 };
             };
             /** @description Validation failed */

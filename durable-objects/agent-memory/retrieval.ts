@@ -6,6 +6,16 @@ import type { MemoryKind, RetrieveRequest, RetrieveResponse, RetrievedItem } fro
 import { chunks, placeholders, type MemoryContext } from "./context";
 import type { Library } from "./library";
 import { experienceEmbedText, type CaseRow } from "./rows";
+import { encodeCode } from "../../src/core/int8-matrix";
+import { contributions, featuresOf } from "../../src/core/reranker";
+import { UsageMemory } from "./usage-memory";
+import { RerankerStore } from "./reranker-store";
+
+/**
+ * How much a learned phrase counts beside the text's BM25 in the lexical channel: a full phrase
+ * match (1) counts as much as a BM25 of this, a good match of one rare word.
+ */
+export const LEARNED_PHRASE_WEIGHT = 4;
 
 interface CandidateInfo {
   id: string;
@@ -19,10 +29,15 @@ interface CandidateInfo {
   channels: Channel[];
   sim: number;
   lexical: number;
+  usage: number;
+  learned: number;
   relevance: number;
+  lastUsedAt: number | null;
 }
 
 type Channel = "vector" | "lexical";
+/** Found only through what rewards taught it (usage centroid, learned phrases), not by its own text or vector. */
+const learnedOnly = (i: CandidateInfo, threshold: number) => i.lexical === 0 && i.sim < threshold && (i.usage > 0 || i.learned > 0);
 
 /** What phase A knows of an item before hydration: its channel scores (0 where a channel did not find it). */
 interface Found {
@@ -31,6 +46,10 @@ interface Found {
   channels: Channel[];
   sim: number;
   lexical: number;
+  /** Similarity of the query to the usage centroid (the queries this memory served); 0 without one. */
+  usage: number;
+  /** BM25 of the memory's learned phrases for the query's words. */
+  learned: number;
   relevance: number;
 }
 
@@ -45,14 +64,22 @@ export interface RecordedItem {
   score?: number;
   label?: string | null;
   citeOnly?: boolean;
+  /** The re-ranker's features of the item when shown, so the reward that follows can train on them. */
+  f?: number[];
 }
 
 /** Two-phase retrieval: similarity, then utility-aware re-ranking. */
 export class Retrieval {
+  readonly usage: UsageMemory;
+  readonly reranker: RerankerStore;
+
   constructor(
     private readonly ctx: MemoryContext,
     private readonly library: Library,
-  ) {}
+  ) {
+    this.usage = new UsageMemory(ctx);
+    this.reranker = new RerankerStore(ctx);
+  }
 
   lambda(req: { phase?: RetrieveRequest["phase"]; lambda?: number }): number {
     const table = this.ctx.config().lambda;
@@ -72,42 +99,69 @@ export class Retrieval {
    * discriminativeTerms) are fused by rank into one relevance. An item either channel finds is a
    * candidate, so a lesson that shares the query's rare words is found even when its cosine falls
    * below the threshold, and a paraphrase without shared words is found by the vector channel alone.
+   *
+   * Usage memory widens both channels: the vector channel scores a memory by the better of its own
+   * vector and its usage centroid, the lexical one adds its learned phrases' BM25 (weighted by
+   * LEARNED_PHRASE_WEIGHT). Without rewards there is neither, and retrieval is as it was.
    */
   private async candidates(query: EmbeddedQuery, kinds: MemoryKind[], k1: number, threshold: number, tags?: string[]) {
     const qvec = query.vec;
-    const vector: { id: string; kind: MemoryKind; sim: number; stand: boolean }[] = [];
-    const lexical: { id: string; kind: MemoryKind; score: number }[] = [];
+    const vector: { id: string; kind: MemoryKind; sim: number; usage: number; stand: boolean }[] = [];
+    const lexical: { id: string; kind: MemoryKind; score: number; text: number; learned: number }[] = [];
     const queryTokens = tokenize(query.text);
     const terms = ftsTerms(query.text);
+    const learnedAny = !this.usage.empty;
     for (const kind of kinds) {
-      for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, tags)) vector.push({ id: hit.id, kind, sim: hit.sim, stand: false });
+      const kindVector: typeof vector = [];
+      for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, tags)) kindVector.push({ id: hit.id, kind, sim: hit.sim, usage: 0, stand: false });
       const missing = this.ctx.vectors.missingIds(kind);
       if (missing.length) {
         for (const { id, text } of this.texts(kind, missing)) {
           const sim = lexicalSimilarity(queryTokens, tokenize(text));
-          if (sim >= threshold) vector.push({ id, kind, sim, stand: true });
+          if (sim >= threshold) kindVector.push({ id, kind, sim, usage: 0, stand: true });
         }
       }
-      for (const hit of this.bm25(kind, terms, k1, tags)) lexical.push({ ...hit, kind });
+      const usage = learnedAny ? this.usage.similar(qvec, kind, threshold) : new Map<string, number>();
+      for (const v of kindVector) v.usage = usage.get(v.id) ?? 0;
+      const inVector = new Set(kindVector.map((v) => v.id));
+      for (const [id, sim] of usage) if (!inVector.has(id)) kindVector.push({ id, kind, sim: 0, usage: sim, stand: false });
+      vector.push(...kindVector);
+      const learned = new Map(learnedAny ? this.usage.matches(kind, terms, k1, tags).map((h) => [h.id, h.score]) : []);
+      for (const hit of this.bm25(kind, terms, k1, tags)) {
+        const l = learned.get(hit.id) ?? 0;
+        learned.delete(hit.id);
+        lexical.push({ id: hit.id, kind, text: hit.score, learned: l, score: hit.score + LEARNED_PHRASE_WEIGHT * l });
+      }
+      for (const [id, l] of learned) lexical.push({ id, kind, text: 0, learned: l, score: LEARNED_PHRASE_WEIGHT * l });
     }
-    vector.sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : 1));
+    const channel = (v: (typeof vector)[number]) => Math.max(v.sim, v.usage);
+    vector.sort((a, b) => channel(b) - channel(a) || (a.id < b.id ? -1 : 1));
     lexical.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     const relevance = fuseRanks([vector.map((v) => v.id), lexical.map((l) => l.id)]);
     const found = new Map<string, Found>();
-    for (const v of vector) found.set(v.id, { kind: v.kind, match: v.stand ? "lexical" : "vector", channels: [v.stand ? "lexical" : "vector"], sim: v.sim, lexical: 0, relevance: relevance.get(v.id)! });
+    const unscored: string[] = [];
+    for (const v of vector) {
+      found.set(v.id, { kind: v.kind, match: v.stand ? "lexical" : "vector", channels: [v.stand ? "lexical" : "vector"], sim: v.sim, lexical: 0, usage: v.usage, learned: 0, relevance: relevance.get(v.id)! });
+      if (v.usage > 0 && v.sim === 0 && !v.stand) unscored.push(v.id);
+    }
     const lexicalOnly: string[] = [];
     for (const l of lexical) {
       const f = found.get(l.id);
       if (f) {
-        f.lexical = l.score;
+        f.lexical = l.text;
+        f.learned = l.learned;
         if (!f.channels.includes("lexical")) f.channels.push("lexical");
       } else {
-        found.set(l.id, { kind: l.kind, match: "lexical", channels: ["lexical"], sim: 0, lexical: l.score, relevance: relevance.get(l.id)! });
+        found.set(l.id, { kind: l.kind, match: "lexical", channels: ["lexical"], sim: 0, lexical: l.text, usage: 0, learned: l.learned, relevance: relevance.get(l.id)! });
         lexicalOnly.push(l.id);
       }
     }
     // The vector channel stopped at the threshold; what the lexical channel adds still reports its cosine.
-    for (const [id, sim] of await this.ctx.vectors.similarities(qvec, lexicalOnly)) found.get(id)!.sim = sim;
+    for (const [id, sim] of await this.ctx.vectors.similarities(qvec, [...lexicalOnly, ...unscored])) found.get(id)!.sim = sim;
+    for (const kind of learnedAny ? kinds : []) {
+      const ids = [...found].filter(([, f]) => f.kind === kind).map(([id]) => id);
+      for (const [id, sim] of this.usage.similarities(qvec, kind, ids)) found.get(id)!.usage = Math.max(0, sim);
+    }
     return this.hydrate(found, tags);
   }
 
@@ -164,13 +218,13 @@ export class Retrieval {
     const wanted = tags?.length ? new Set(tags) : null;
     const keep = (t: string[]) => !wanted || t.some((x) => wanted.has(x));
     for (const ids of chunks(byKind("experience"))) {
-      for (const r of this.ctx.sql.exec<{ id: string; seq: number; text: string; q: number; tags: string; probation: number }>(
-        `SELECT id, seq, text, q, tags, probation FROM experiences WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'`,
+      for (const r of this.ctx.sql.exec<{ id: string; seq: number; text: string; q: number; tags: string; probation: number; last_used_at: number | null }>(
+        `SELECT id, seq, text, q, tags, probation, last_used_at FROM experiences WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'`,
         ...ids,
       )) {
         const t = JSON.parse(r.tags) as string[];
         const f = found.get(r.id)!;
-        if (keep(t)) out.push({ id: r.id, text: r.text, q: r.q, tags: t, label: this.library.labelOf(r.seq), probation: r.probation === 1, ...f });
+        if (keep(t)) out.push({ id: r.id, text: r.text, q: r.q, tags: t, label: this.library.labelOf(r.seq), probation: r.probation === 1, lastUsedAt: r.last_used_at, ...f });
       }
     }
     for (const ids of chunks(byKind("case"))) {
@@ -180,7 +234,7 @@ export class Retrieval {
       )) {
         const t = JSON.parse(r.tags) as string[];
         const f = found.get(r.id)!;
-        if (keep(t)) out.push({ id: r.id, text: caseText(r), q: r.q, tags: t, label: null, probation: false, ...f });
+        if (keep(t)) out.push({ id: r.id, text: caseText(r), q: r.q, tags: t, label: null, probation: false, lastUsedAt: r.last_used_at, ...f });
       }
     }
     return out;
@@ -191,9 +245,33 @@ export class Retrieval {
     return req.threshold ?? this.ctx.config().similarityThreshold ?? this.ctx.vectors.embedder?.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
   }
 
-  /** Phase B over the fused relevance: every candidate already passed a channel's gate, so none is cut here. */
-  private rank(infos: CandidateInfo[], lambda: number, k1: number, k2: number) {
-    return rank(infos.map((i) => ({ id: i.id, sim: i.relevance, q: i.q })), { lambda, k1, k2, threshold: 0 });
+  /**
+   * Phase B over the fused relevance: every candidate already passed a channel's gate, so none is
+   * cut here. Once the agent's re-ranker has learned enough, its contribution is added to each
+   * candidate's score before the top k2 are taken; until then the order is the fixed fusion's.
+   */
+  private rank(infos: CandidateInfo[], lambda: number, k1: number, k2: number, threshold: number) {
+    const byId = new Map(infos.map((i) => [i.id, i]));
+    const now = this.ctx.now();
+    // The rewards that taught a memory its usage also raised its Q: a memory found only through
+    // usage ranks on that relevance with a neutral Q, so the same rewards do not count twice, and a
+    // flood of them cannot carry one memory to the top of queries its own content does not match.
+    const found = infos.filter((i) => !learnedOnly(i, threshold));
+    const neutralQ = found.length ? found.reduce((a, i) => a + i.q, 0) / found.length : 0;
+    const candidates = infos.map((i) => ({ id: i.id, sim: i.relevance, q: learnedOnly(i, threshold) ? neutralQ : i.q }));
+    const ranked = rank(candidates, { lambda, k1, k2: k1, threshold: 0 }).map((r) => {
+      const info = byId.get(r.id)!;
+      return { ...r, q: info.q, info, features: featuresOf({ ...info, q: r.q }, now), learned: null as number | null };
+    });
+    const learned = contributions(this.reranker.current().state, ranked.map((r) => r.features));
+    if (learned) {
+      ranked.forEach((r, i) => {
+        r.learned = learned[i]!;
+        r.score += learned[i]!;
+      });
+      ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    }
+    return ranked.slice(0, Math.max(0, Math.min(k2, k1)));
   }
 
   /** `readOnly` (a read-scoped key): the retrieval is recorded for a later reward, but no counter or `lastUsedAt` moves. */
@@ -202,16 +280,20 @@ export class Retrieval {
     const lambda = this.lambda(req);
     const k1 = req.k1 ?? cfg.k1;
     const k2 = Math.min(req.k2 ?? cfg.k2, k1);
-    const infos = await this.candidates(await this.embedQuery(req.query), req.kinds ?? ["experience", "case"], k1, this.threshold(req), req.tags);
-    const byId = new Map(infos.map((i) => [i.id, i]));
-    const items: RetrievedItem[] = this.rank(infos, lambda, k1, k2).map((r) => {
-      const info = byId.get(r.id)!;
+    const query = await this.embedQuery(req.query);
+    const threshold = this.threshold(req);
+    const infos = await this.candidates(query, req.kinds ?? ["experience", "case"], k1, threshold, req.tags);
+    const ranked = this.rank(infos, lambda, k1, k2, threshold);
+    const items: RetrievedItem[] = ranked.map((r) => {
+      const info = r.info;
       return {
         id: r.id, kind: info.kind, label: info.label, probation: info.probation, text: info.text,
         sim: info.sim, lexical: info.lexical, relevance: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match, channels: info.channels,
+        signals: { usage: info.usage, phrases: info.learned, learned: r.learned },
       };
     });
-    const retrievalId = this.record(req.query, req.phase ?? null, lambda, req.episodeId ?? null, items, readOnly);
+    const recorded = items.map((item, i) => ({ ...item, f: ranked[i]!.features }));
+    const retrievalId = this.record(req.query, req.phase ?? null, lambda, req.episodeId ?? null, recorded, readOnly, query.vec);
     return {
       retrievalId,
       phase: req.phase ?? null,
@@ -226,14 +308,15 @@ export class Retrieval {
    * the label it was shown with. `citeOnly` items were shown without being selected for the query,
    * so they count as used, and learn, only when cited.
    */
-  record(query: string, phase: string | null, lambda: number, episodeId: string | null, items: RecordedItem[], readOnly = false): string {
+  record(query: string, phase: string | null, lambda: number, episodeId: string | null, items: RecordedItem[], readOnly = false, queryVec?: Float32Array): string {
     const id = this.ctx.newId("ret");
     const now = this.ctx.now();
     this.ctx.storage.transactionSync(() => {
       this.ctx.sql.exec(
-        "INSERT INTO retrievals (id, at, query, phase, lambda, episode_id, items) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO retrievals (id, at, query, phase, lambda, episode_id, items, query_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         id, now, query, phase, lambda, episodeId,
-        JSON.stringify(items.map((i) => ({ id: i.id, kind: i.kind, score: i.score ?? null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}) }))),
+        JSON.stringify(items.map((i) => ({ id: i.id, kind: i.kind, score: i.score ?? null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}), ...(i.f ? { f: i.f } : {}) }))),
+        queryVec ? encodeCode(queryVec) : null,
       );
       // A read key changes nothing later retrievals depend on: use counts and lastUsedAt slow decay.
       for (const kind of readOnly ? [] : (["experience", "case"] as const)) {
@@ -252,9 +335,9 @@ export class Retrieval {
   /** Ranking without recording, for assembling the prompt (which records what it finally includes). */
   async rankQuietly(query: EmbeddedQuery, kinds: MemoryKind[], phase: RetrieveRequest["phase"], k2: number) {
     const k1 = Math.max(this.ctx.config().k1, k2);
-    const infos = await this.candidates(query, kinds, k1, this.threshold());
-    const byId = new Map(infos.map((i) => [i.id, i]));
-    return this.rank(infos, this.lambda({ phase }), k1, k2).map((r) => byId.get(r.id)!);
+    const threshold = this.threshold();
+    const infos = await this.candidates(query, kinds, k1, threshold);
+    return this.rank(infos, this.lambda({ phase }), k1, k2, threshold).map((r) => r.info);
   }
 }
 

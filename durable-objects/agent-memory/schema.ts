@@ -251,4 +251,29 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     WHERE author = 'system:live' AND instr(reason, '(job ') > 0 AND reason LIKE '%)';
   CREATE INDEX library_versions_job ON library_versions (job_id) WHERE job_id IS NOT NULL;
   `,
+  // Retrieval that learns from outcomes (issue 22). A retrieval keeps the int8 code of its query
+  // embedding so a later reward can teach the memories it served without embedding again. Usage
+  // memory holds, per memory, the queries it served: learned phrases (indexed by usage_fts, a
+  // lexical channel of its own) and the usage centroid. The re-ranker's state is kept per library
+  // version, so a rollback finds the weights of the version it returns to.
+  `
+  ALTER TABLE retrievals ADD COLUMN query_code BLOB;
+  CREATE TABLE usage_memory (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    item_id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    phrases TEXT NOT NULL DEFAULT '[]',
+    model TEXT,
+    centroid BLOB,
+    norm REAL NOT NULL DEFAULT 0,
+    n REAL NOT NULL DEFAULT 0,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE VIRTUAL TABLE usage_fts USING fts5(learned, tokenize='porter unicode61');
+  CREATE TABLE retriever_state (
+    library_version INTEGER PRIMARY KEY,
+    state TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
 ];

@@ -4,6 +4,8 @@ import { MemoryError } from "../memory-error";
 import type { MemoryContext } from "./context";
 import type { RecordResult } from "./idempotency";
 import type { Library } from "./library";
+import { learnFromReward } from "./reward-learning";
+import type { Retrieval } from "./retrieval";
 
 const Q_HISTORY_KEEP = 50;
 const TABLE: Record<MemoryKind, string> = { experience: "experiences", case: "cases" };
@@ -30,6 +32,7 @@ export class Utility {
   constructor(
     private readonly ctx: MemoryContext,
     private readonly library: Library,
+    private readonly retrieval: Pick<Retrieval, "usage" | "reranker">,
   ) {}
 
   private kindOf(id: string): MemoryKind | null {
@@ -104,6 +107,17 @@ export class Utility {
     }
     const alpha = this.ctx.config().alpha;
     const now = this.ctx.now();
+    try {
+      return this.applyReward(req, targets, cited, r, alpha, now, record);
+    } catch (err) {
+      // The transaction rolled back what usage memory wrote; its in-memory centroids must follow.
+      this.retrieval.usage.forgetCache();
+      this.retrieval.reranker.forgetCache();
+      throw err;
+    }
+  }
+
+  private applyReward(req: RewardInput, targets: Target[], cited: Set<string> | null, r: number, alpha: number, now: number, record?: RecordResult<RewardResult>): RewardResult {
     return this.ctx.storage.transactionSync(() => {
       const updated: RewardResult["updated"] = [];
       const uncited: string[] = [];
@@ -131,6 +145,7 @@ export class Utility {
         );
         updated.push({ id: t.id, kind: t.kind, qBefore: row.q, q, cited: cited !== null });
       }
+      learnFromReward(this.ctx, this.retrieval.usage, this.retrieval.reranker, req, { reward: r, updated: new Set(updated.map((u) => u.id)), cited: cited !== null });
       const result: RewardResult = { reward: r, updated, uncited, replayed: false };
       record?.(result);
       return result;

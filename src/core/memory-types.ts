@@ -214,6 +214,14 @@ export const RetrievedItemSchema = z.object({
     .array(z.enum(["vector", "lexical"]))
     .describe("Every channel that found the item: `vector` (similarity at or above the threshold), `lexical` (shared words); both when both did"),
   match: z.enum(["vector", "lexical"]).describe("vector when its similarity passed the threshold; lexical when only shared words found it (or it has no vector of the active embedder yet)"),
+  signals: z
+    .object({
+      usage: z.number().describe("Similarity of the query to the queries this memory was rewarded for (its usage centroid); 0 when it has none"),
+      phrases: z.number().min(0).max(1).describe("How well the query matches the best of the memory's learned phrases (the words of queries it served): word-set cosine times the phrase's weight; 0 when none matches"),
+      learned: z.number().nullable().describe("What the agent's learned re-ranker added to the score; null until it has seen enough rewards"),
+    })
+    .optional()
+    .describe("What retrieval has learned from rewards about this memory (see GET /v1/agents/{agentId}/retriever)"),
 });
 export type RetrievedItem = z.infer<typeof RetrievedItemSchema>;
 

@@ -19,6 +19,7 @@ import { practiceRoutes } from "./practice";
 import { datasetRoutes } from "./datasets";
 import { evaluationRoutes } from "./evaluations";
 import { scheduleRoutes } from "./schedules";
+import { retrieverRoutes } from "./retriever";
 
 /** Mount order matters only for docs; every route is a distinct path+method. */
 export function registerRoutes(app: OpenAPIHono<AppEnv>) {
@@ -42,6 +43,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     practiceRoutes,
     evaluationRoutes,
     scheduleRoutes,
+    retrieverRoutes,
   ]) {
     app.route("/", r);
   }

@@ -157,5 +157,9 @@ export declare class Operations {
     deletePracticeSchedule(init: FetchOptions<paths["/v1/agents/{agentId}/practice-schedules/{name}"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/practice-schedules/{name}"]["delete"]>>;
     /** List practice schedules: `GET /v1/agents/{agentId}/practice-schedules` */
     listPracticeSchedules(init: FetchOptions<paths["/v1/agents/{agentId}/practice-schedules"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/practice-schedules"]["get"]>>;
+    /** What retrieval has learned from rewards: the re-ranker's weights and the size of usage memory: `GET /v1/agents/{agentId}/retriever` */
+    getRetriever(init: FetchOptions<paths["/v1/agents/{agentId}/retriever"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/retriever"]["get"]>>;
+    /** Forget what retrieval learned from rewards (re-ranker weights, learned phrases, usage centroids): `DELETE /v1/agents/{agentId}/retriever` */
+    resetRetriever(init: FetchOptions<paths["/v1/agents/{agentId}/retriever"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/retriever"]["delete"]>>;
 }
 export {};

@@ -388,4 +388,14 @@ export class Operations {
   listPracticeSchedules(init: FetchOptions<paths["/v1/agents/{agentId}/practice-schedules"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/practice-schedules"]["get"]>> {
     return unwrap(this.api.GET("/v1/agents/{agentId}/practice-schedules", init as never));
   }
+
+  /** What retrieval has learned from rewards: the re-ranker's weights and the size of usage memory: `GET /v1/agents/{agentId}/retriever` */
+  getRetriever(init: FetchOptions<paths["/v1/agents/{agentId}/retriever"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/retriever"]["get"]>> {
+    return unwrap(this.api.GET("/v1/agents/{agentId}/retriever", init as never));
+  }
+
+  /** Forget what retrieval learned from rewards (re-ranker weights, learned phrases, usage centroids): `DELETE /v1/agents/{agentId}/retriever` */
+  resetRetriever(init: FetchOptions<paths["/v1/agents/{agentId}/retriever"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/retriever"]["delete"]>> {
+    return unwrap(this.api.DELETE("/v1/agents/{agentId}/retriever", init as never));
+  }
 }

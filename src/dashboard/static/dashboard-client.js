@@ -1066,6 +1066,14 @@ ${value}`, dataLines++;
     listPracticeSchedules(init) {
       return unwrap(this.api.GET("/v1/agents/{agentId}/practice-schedules", init));
     }
+    /** What retrieval has learned from rewards: the re-ranker's weights and the size of usage memory: `GET /v1/agents/{agentId}/retriever` */
+    getRetriever(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/retriever", init));
+    }
+    /** Forget what retrieval learned from rewards (re-ranker weights, learned phrases, usage centroids): `DELETE /v1/agents/{agentId}/retriever` */
+    resetRetriever(init) {
+      return unwrap(this.api.DELETE("/v1/agents/{agentId}/retriever", init));
+    }
   };
 
   // client/src/generated/idempotency.ts

@@ -1,0 +1,177 @@
+import {
+  applyPhrase,
+  decodeCentroid,
+  encodeCentroid,
+  learnedText,
+  phraseMatch,
+  phraseOf,
+  updateCentroid,
+  usageSimilarity,
+  type Centroid,
+  type LearnedPhrase,
+} from "../../src/core/usage-memory";
+import { ftsMatchOf } from "../../src/core/lexical";
+import { assessInsight } from "../../src/core/poison";
+import type { MemoryKind } from "../../src/core/memory-types";
+import { placeholders, type MemoryContext } from "./context";
+
+type UsageRow = {
+  seq: number;
+  item_id: string;
+  kind: string;
+  phrases: string;
+  model: string | null;
+  centroid: ArrayBuffer | null;
+  norm: number;
+  n: number;
+};
+
+/** One memory's share of a rewarded retrieval: positive teaches its query, negative weakens it. */
+export interface UsageCredit {
+  id: string;
+  kind: MemoryKind;
+  credit: number;
+}
+
+/**
+ * The usage channel's storage: per memory, the queries it served (learned phrases, FTS5-indexed in
+ * usage_fts) and their centroid. Centroids of the active embedder are held in memory once read,
+ * since the vector channel scores all of them on every retrieval.
+ */
+export class UsageMemory {
+  private cache: { model: string; byKind: Map<MemoryKind, Map<string, Centroid>> } | null = null;
+  /** Whether anything was learned yet; until then retrieval skips the usage channels entirely. */
+  private any: boolean | null = null;
+
+  constructor(private readonly ctx: MemoryContext) {}
+
+  private centroids(kind: MemoryKind): Map<string, Centroid> {
+    const model = this.ctx.vectors.model;
+    if (!this.cache || this.cache.model !== model) {
+      const byKind = new Map<MemoryKind, Map<string, Centroid>>([["experience", new Map()], ["case", new Map()]]);
+      for (const r of this.ctx.sql.exec<UsageRow>("SELECT * FROM usage_memory WHERE model = ? AND centroid IS NOT NULL", model)) {
+        byKind.get(r.kind as MemoryKind)?.set(r.item_id, decodeCentroid(new Uint8Array(r.centroid!), r.norm, r.n));
+      }
+      this.cache = { model, byKind };
+    }
+    return this.cache.byKind.get(kind)!;
+  }
+
+  get empty(): boolean {
+    this.any ??= this.ctx.sql.exec("SELECT 1 FROM usage_memory LIMIT 1").toArray().length > 0;
+    return !this.any;
+  }
+
+  /** Usage-centroid similarity of every memory of `kind` whose centroid reaches `threshold`. */
+  similar(query: Float32Array, kind: MemoryKind, threshold: number): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [id, c] of this.centroids(kind)) {
+      const sim = usageSimilarity(c, query);
+      if (sim >= threshold) out.set(id, sim);
+    }
+    return out;
+  }
+
+  /** Usage-centroid similarity of these memories (0 for one without a centroid). */
+  similarities(query: Float32Array, kind: MemoryKind, ids: readonly string[]): Map<string, number> {
+    const all = this.centroids(kind);
+    const out = new Map<string, number>();
+    for (const id of ids) {
+      const c = all.get(id);
+      if (c) out.set(id, usageSimilarity(c, query));
+    }
+    return out;
+  }
+
+  /**
+   * Memories of `kind` (active, and carrying one of `tags`) with a learned phrase that matches the
+   * query's terms, scored by phraseMatch. FTS5 finds the phrases sharing a word; BM25 cannot score
+   * them, since while few memories have phrases every word is "common" among them.
+   */
+  matches(kind: MemoryKind, terms: readonly string[], limit: number, tags?: string[]): { id: string; score: number }[] {
+    const match = ftsMatchOf(terms);
+    if (!match) return [];
+    const table = kind === "experience" ? "experiences" : "cases";
+    const tagged = tags?.length ? `AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value IN (${placeholders(tags.length)}))` : "";
+    return this.ctx.sql
+      .exec<{ id: string; phrases: string }>(
+        // CROSS JOIN keeps this order (SQLite does not reorder it): the phrase index drives, never a scan of the memories.
+        `SELECT u.item_id AS id, u.phrases AS phrases FROM usage_fts CROSS JOIN usage_memory u ON u.seq = usage_fts.rowid
+         CROSS JOIN ${table} t ON t.id = u.item_id
+         WHERE usage_fts MATCH ? AND u.kind = ? AND t.status = 'active' ${tagged} ORDER BY bm25(usage_fts) LIMIT ?`,
+        match,
+        kind,
+        ...(tags?.length ? tags : []),
+        limit * 4,
+      )
+      .toArray()
+      .map((r) => ({ id: r.id, score: phraseMatch(terms, JSON.parse(r.phrases) as LearnedPhrase[]) }))
+      .filter((r) => r.score > 0)
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+      .slice(0, limit);
+  }
+
+  /** Records a rewarded retrieval's query against the memories it credits; runs inside the reward's transaction. */
+  learn(query: string, queryVec: Float32Array | null, credits: readonly UsageCredit[]): void {
+    // Learned phrases never reach a prompt, but they are text a client wrote that now steers what
+    // is retrieved: a query the poison filter flags teaches no words.
+    const phrase = assessInsight(query).quarantined ? null : phraseOf(query);
+    const now = this.ctx.now();
+    const model = this.ctx.vectors.model;
+    for (const { id, kind, credit } of credits) {
+      if (!credit) continue;
+      const row = this.ctx.sql.exec<UsageRow>("SELECT * FROM usage_memory WHERE item_id = ?", id).toArray()[0];
+      if (!row && credit < 0) continue;
+      const phrases = phrase ? applyPhrase(JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[], phrase, credit, now) : (JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[]);
+      const old = row?.centroid && row.model === model ? decodeCentroid(new Uint8Array(row.centroid), row.norm, row.n) : null;
+      const centroid = queryVec ? updateCentroid(old, queryVec, credit) : old;
+      const stored = centroid ? encodeCentroid(centroid) : null;
+      const seq = this.ctx.sql
+        .exec<{ seq: number }>(
+          `INSERT INTO usage_memory (item_id, kind, phrases, model, centroid, norm, n, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT(item_id) DO UPDATE SET phrases = excluded.phrases, model = excluded.model, centroid = excluded.centroid,
+             norm = excluded.norm, n = excluded.n, updated_at = excluded.updated_at
+           RETURNING seq`,
+          id, kind, JSON.stringify(phrases), stored ? model : null, stored?.code ?? null, stored?.norm ?? 0, stored?.n ?? 0, now,
+        )
+        .one().seq;
+      this.any = true;
+      this.ctx.sql.exec("DELETE FROM usage_fts WHERE rowid = ?", seq);
+      if (phrases.length) this.ctx.sql.exec("INSERT INTO usage_fts (rowid, learned) VALUES (?, ?)", seq, learnedText(phrases));
+      if (this.cache?.model === model) {
+        const cached = this.cache.byKind.get(kind)!;
+        if (centroid && stored) cached.set(id, decodeCentroid(stored.code, stored.norm, stored.n));
+        else cached.delete(id);
+      }
+    }
+  }
+
+  /** What usage memory holds, for GET /retriever. */
+  summary(): { memories: number; phrases: number; centroids: number } {
+    const r = this.ctx.sql
+      .exec<{ memories: number; phrases: number | null; centroids: number | null }>(
+        "SELECT count(*) AS memories, sum(json_array_length(phrases)) AS phrases, sum(centroid IS NOT NULL) AS centroids FROM usage_memory",
+      )
+      .one();
+    return { memories: r.memories, phrases: r.phrases ?? 0, centroids: r.centroids ?? 0 };
+  }
+
+  /** A memory's learned phrases (the words the lexical channel now also matches it on). */
+  phrasesOf(id: string): LearnedPhrase[] {
+    const row = this.ctx.sql.exec<{ phrases: string }>("SELECT phrases FROM usage_memory WHERE item_id = ?", id).toArray()[0];
+    return row ? (JSON.parse(row.phrases) as LearnedPhrase[]) : [];
+  }
+
+  /** Drops the in-memory centroids; the next retrieval reads them from storage again. */
+  forgetCache(): void {
+    this.cache = null;
+    this.any = null;
+  }
+
+  clear(): void {
+    this.ctx.sql.exec("DELETE FROM usage_memory");
+    this.ctx.sql.exec("DELETE FROM usage_fts");
+    this.cache = null;
+    this.any = false;
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Usage memory: what a memory was *used for*. A rewarded retrieval leaves its query on the memories
+ * that served it, as words (learned phrases, searched by the lexical channel) and as an embedding
+ * (a usage centroid, scored by the vector channel beside the memory's own vector). Pure logic; the
+ * Durable Object stores the results.
+ */
+import { encodeCode } from "./int8-matrix";
+import { ftsTerms, lexicalSimilarity } from "./lexical";
+
+/** Phrases kept per memory: the most rewarded (then most recent) win, so a flood of distinct queries cannot widen a memory without bound. */
+export const MAX_PHRASES = 8;
+/** Content words kept from one query. */
+export const MAX_PHRASE_WORDS = 16;
+/** The weight one phrase can reach: repeating the same reward adds nothing past it. */
+export const MAX_PHRASE_WEIGHT = 3;
+/** Queries the centroid averages exactly; past this it becomes a moving average, so it keeps adapting. */
+export const MAX_CENTROID_COUNT = 20;
+
+export interface LearnedPhrase {
+  text: string;
+  weight: number;
+  at: number;
+}
+
+/** The words a query leaves on a memory: its content words, each once, in order (null when it has none). */
+export function phraseOf(query: string): string | null {
+  const words = ftsTerms(query).slice(0, MAX_PHRASE_WORDS);
+  return words.length ? words.join(" ") : null;
+}
+
+/**
+ * Adds `credit` (positive teaches, negative weakens) to the phrase, then keeps the strongest
+ * MAX_PHRASES. A phrase whose weight reaches zero is forgotten.
+ */
+export function applyPhrase(phrases: readonly LearnedPhrase[], text: string, credit: number, at: number): LearnedPhrase[] {
+  const out = phrases.map((p) => ({ ...p }));
+  const found = out.find((p) => p.text === text);
+  if (found) {
+    found.weight = Math.min(MAX_PHRASE_WEIGHT, found.weight + credit);
+    if (credit > 0) found.at = at;
+  } else if (credit > 0) {
+    out.push({ text, weight: Math.min(MAX_PHRASE_WEIGHT, credit), at });
+  }
+  return out
+    .filter((p) => p.weight > 1e-9)
+    .sort((a, b) => b.weight - a.weight || b.at - a.at || (a.text < b.text ? -1 : 1))
+    .slice(0, MAX_PHRASES);
+}
+
+/**
+ * How much of one learned phrase a query must share (cosine over their word sets) for the phrase
+ * to count: one shared word of a long phrase is not the same situation, and a memory rewarded
+ * for many topics must not match every query that touches one of them.
+ */
+export const MIN_PHRASE_MATCH = 0.4;
+
+/** The best word-set cosine of the query's content words with one of the phrases (0 below MIN_PHRASE_MATCH), times that phrase's weight up to 1. */
+export function phraseMatch(terms: readonly string[], phrases: readonly LearnedPhrase[]): number {
+  let best = 0;
+  for (const p of phrases) {
+    const sim = lexicalSimilarity(terms, p.text.split(" "));
+    if (sim >= MIN_PHRASE_MATCH) best = Math.max(best, sim * Math.min(1, p.weight));
+  }
+  return best;
+}
+
+/** The text the lexical channel indexes for a memory's learned phrases. */
+export const learnedText = (phrases: readonly LearnedPhrase[]) => phrases.map((p) => p.text).join("\n");
+
+export interface Centroid {
+  /** The mean of the (unit) query embeddings; its length shrinks as the queries spread out. */
+  vec: Float32Array;
+  /** Queries averaged, at most MAX_CENTROID_COUNT. */
+  n: number;
+}
+
+function unit(v: Float32Array): Float32Array {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i]! * v[i]!;
+  const out = new Float32Array(v.length);
+  if (!(s > 0)) return out;
+  const inv = 1 / Math.sqrt(s);
+  for (let i = 0; i < v.length; i++) out[i] = v[i]! * inv;
+  return out;
+}
+
+/**
+ * Moves the centroid toward a query embedding that a memory served (`weight` > 0, a running mean
+ * over at most MAX_CENTROID_COUNT queries), or weakens it (`weight` < 0: one fewer query counts,
+ * and the centroid is gone at zero). A centroid of another size (the embedder changed) restarts.
+ */
+export function updateCentroid(c: Centroid | null, query: Float32Array, weight: number): Centroid | null {
+  const q = unit(query);
+  if (weight < 0) {
+    if (!c || c.vec.length !== q.length) return c;
+    const n = c.n + weight;
+    return n > 1e-9 ? { vec: c.vec, n } : null;
+  }
+  if (!c || c.vec.length !== q.length) return { vec: q.map((x) => x * Math.min(1, weight)), n: weight };
+  const n = Math.min(MAX_CENTROID_COUNT, c.n + weight);
+  const step = weight / n;
+  const vec = new Float32Array(q.length);
+  for (let i = 0; i < q.length; i++) vec[i] = c.vec[i]! + (q[i]! - c.vec[i]!) * step;
+  return { vec, n };
+}
+
+/**
+ * The usage channel's similarity: the dot product of the query with the centroid, i.e. the mean
+ * cosine of the query with the queries the memory served. A memory rewarded for many unrelated
+ * queries has a short centroid and so a low score for any one of them: that is the cap on how far
+ * a flood of rewards can carry one memory. It is further discounted while few queries back it.
+ */
+export function usageSimilarity(c: Centroid, query: Float32Array): number {
+  if (c.vec.length !== query.length) return 0;
+  const q = unit(query);
+  let dot = 0;
+  for (let i = 0; i < q.length; i++) dot += c.vec[i]! * q[i]!;
+  return dot * Math.min(1, c.n);
+}
+
+/** Stored form: the int8 code of the centroid's direction (see encodeCode) plus its length and count, kept beside it. */
+export function encodeCentroid(c: Centroid): { code: Uint8Array; norm: number; n: number } {
+  let s = 0;
+  for (let i = 0; i < c.vec.length; i++) s += c.vec[i]! * c.vec[i]!;
+  return { code: encodeCode(c.vec), norm: Math.sqrt(s), n: c.n };
+}
+
+export function decodeCentroid(code: Uint8Array, norm: number, n: number): Centroid {
+  const dims = code.length - 4;
+  const scale = new DataView(code.buffer, code.byteOffset, code.byteLength).getFloat32(dims, true);
+  const codes = new Int8Array(code.buffer, code.byteOffset, dims);
+  const dir = new Float32Array(dims);
+  for (let i = 0; i < dims; i++) dir[i] = codes[i]! * scale;
+  const u = unit(dir);
+  for (let i = 0; i < dims; i++) u[i] = u[i]! * norm;
+  return { vec: u, n };
+}
+
+/** A unit query embedding from its stored int8 code (retrievals keep the code of their query). */
+export function decodeQuery(code: Uint8Array): Float32Array {
+  return decodeCentroid(code, 1, 1).vec;
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import {
+  applyPhrase,
+  decodeCentroid,
+  encodeCentroid,
+  MAX_CENTROID_COUNT,
+  MAX_PHRASE_WEIGHT,
+  MAX_PHRASES,
+  phraseOf,
+  updateCentroid,
+  usageSimilarity,
+  type Centroid,
+} from "../../src/core/usage-memory";
+
+const unitAxis = (dims: number, i: number) => Float32Array.from({ length: dims }, (_, j) => (j === i ? 1 : 0));
+
+describe("learned phrases", () => {
+  it("keep a query's content words, not its function words", () => {
+    expect(phraseOf("How do I stop the build from timing out?")).toBe("stop build timing out");
+    expect(phraseOf("the of and")).toBeNull();
+  });
+
+  it("are bounded: the strongest MAX_PHRASES survive, a repeated reward saturates", () => {
+    let p = applyPhrase([], "keep", 1, 0);
+    for (let i = 0; i < 10; i++) p = applyPhrase(p, "keep", 1, i);
+    expect(p[0]).toMatchObject({ text: "keep", weight: MAX_PHRASE_WEIGHT });
+    for (let i = 0; i < 30; i++) p = applyPhrase(p, `flood ${i}`, 1, 100 + i);
+    expect(p).toHaveLength(MAX_PHRASES);
+    expect(p.map((x) => x.text)).toContain("keep");
+    expect(p.map((x) => x.text)).toContain("flood 29");
+    expect(p.map((x) => x.text)).not.toContain("flood 0");
+  });
+
+  it("weaken with a negative outcome and are forgotten at zero; a negative never creates one", () => {
+    let p = applyPhrase([], "a", 1, 0);
+    p = applyPhrase(p, "a", -0.5, 1);
+    expect(p[0]!.weight).toBeCloseTo(0.5);
+    expect(applyPhrase(p, "a", -0.5, 2)).toEqual([]);
+    expect(applyPhrase([], "b", -1, 0)).toEqual([]);
+  });
+});
+
+describe("usage centroid", () => {
+  it("is the running mean of the queries, bounded in count", () => {
+    let c: Centroid | null = null;
+    c = updateCentroid(c, unitAxis(4, 0), 1);
+    c = updateCentroid(c, unitAxis(4, 1), 1);
+    expect([...c!.vec]).toEqual([0.5, 0.5, 0, 0]);
+    expect(c!.n).toBe(2);
+    for (let i = 0; i < 100; i++) c = updateCentroid(c, unitAxis(4, 2), 1);
+    expect(c!.n).toBe(MAX_CENTROID_COUNT);
+    expect(c!.vec[2]).toBeGreaterThan(0.99);
+  });
+
+  it("scores the mean cosine to the queries served, so a flood of unrelated queries dilutes it", () => {
+    const dims = 64;
+    let focused: Centroid | null = null;
+    for (let i = 0; i < 5; i++) focused = updateCentroid(focused, unitAxis(dims, 3), 1);
+    expect(usageSimilarity(focused!, unitAxis(dims, 3))).toBeCloseTo(1);
+    let flooded: Centroid | null = null;
+    for (let i = 0; i < 40; i++) flooded = updateCentroid(flooded, unitAxis(dims, i), 1);
+    for (let i = 0; i < dims; i++) expect(usageSimilarity(flooded!, unitAxis(dims, i))).toBeLessThan(0.2);
+  });
+
+  it("weakens with a negative outcome and disappears at zero", () => {
+    let c = updateCentroid(null, unitAxis(4, 0), 1);
+    c = updateCentroid(c, unitAxis(4, 0), 1);
+    c = updateCentroid(c, unitAxis(4, 0), -1);
+    expect(c!.n).toBe(1);
+    expect(updateCentroid(c, unitAxis(4, 0), -1)).toBeNull();
+    expect(updateCentroid(null, unitAxis(4, 0), -1)).toBeNull();
+  });
+
+  it("survives its int8 form, length included", () => {
+    const c = updateCentroid(updateCentroid(null, Float32Array.from([0.6, 0.8, 0, 0]), 1), Float32Array.from([0, 0, 1, 0]), 1)!;
+    const e = encodeCentroid(c);
+    expect(e.code.length).toBe(4 + 4);
+    const d = decodeCentroid(e.code, e.norm, e.n);
+    for (let i = 0; i < 4; i++) expect(d.vec[i]).toBeCloseTo(c.vec[i]!, 2);
+    expect(d.n).toBe(2);
+  });
+});
