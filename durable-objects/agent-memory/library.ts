@@ -172,10 +172,12 @@ export class Library {
     return this.commit(() => this.resolve(ops, meta.provenance ?? null, admission), meta.reason, meta.author, meta.record, { ...meta, admission });
   }
 
-  /** This library as seen by a caller that writes only through `apply`, with its admission policy fixed. */
+  /** This library as seen by a caller that writes through it (apply, resolve, commit) with its admission policy fixed. */
   admitting(admission: AdmissionPolicy): Library {
     const view = Object.create(this) as Library;
     view.apply = (ops, meta) => this.apply(ops, { ...meta, admission });
+    view.resolve = (ops, provenance, policy) => this.resolve(ops, provenance, policy ?? admission);
+    view.commit = (plan, reason, author, record, opts = {}) => this.commit(plan, reason, author, record, { ...opts, admission: opts.admission ?? admission });
     return view;
   }
 

@@ -314,6 +314,11 @@ describe("an agent stored before the admission step", () => {
       sql.exec("DROP TABLE quarantine");
       sql.exec("DROP INDEX library_versions_job");
       sql.exec("ALTER TABLE library_versions DROP COLUMN job_id");
+      // The learned-retrieval step came after it: undone too, so both run again.
+      sql.exec("DROP TABLE retriever_state");
+      sql.exec("DROP TABLE usage_fts");
+      sql.exec("DROP TABLE usage_memory");
+      sql.exec("ALTER TABLE retrievals DROP COLUMN query_code");
       sql.exec("UPDATE library_versions SET author = 'system:live', reason = 'live extraction from episode ep_1: added (job job_extract_ep_1)' WHERE version = 2");
       sql.exec("UPDATE library_versions SET reason = 'quoting (job job_extract_ep_2)' WHERE version = 1");
       sql.exec("UPDATE _schema SET version = ?", step);

@@ -158,6 +158,11 @@ describe("a cold start", () => {
       sql.exec("DROP TABLE quarantine");
       sql.exec("DROP INDEX library_versions_job");
       sql.exec("ALTER TABLE library_versions DROP COLUMN job_id");
+      // The learned-retrieval step came after it: undone too, so both run again.
+      sql.exec("DROP TABLE retriever_state");
+      sql.exec("DROP TABLE usage_fts");
+      sql.exec("DROP TABLE usage_memory");
+      sql.exec("ALTER TABLE retrievals DROP COLUMN query_code");
       sql.exec(AGENT_MEMORY_SCHEMA[paging - 1]!);
       for (const v of sql.exec<{ item_id: string; model: string; kind: string; vec: ArrayBuffer }>("SELECT item_id, model, kind, vec FROM vectors").toArray()) {
         sql.exec("INSERT INTO vector_codes (item_id, model, kind, code) VALUES (?, ?, ?, ?)", v.item_id, v.model, v.kind, encodeCode(new Float32Array(v.vec)));
