@@ -144,7 +144,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an agent
-         * @description Deletes the agent: erases its memory (experiences, cases, episodes, Q-values, library versions, jobs) and its vectors, cancels its practice runs; every later call for it answers 404.
+         * @description Deletes the agent: erases its memory (experiences, cases, episodes, Q-values, library versions, jobs) and its vectors, cancels its practice runs and evaluations; every later call for it answers 404.
          */
         delete: operations["deleteAgent"];
         options?: never;
@@ -1312,6 +1312,7 @@ export interface components {
             deleted: true;
             storageDeleted: boolean;
             runsCancelled: number;
+            evaluationsCancelled: number;
         };
         AgentConfig: {
             /**

@@ -65,12 +65,12 @@ export const agentRoutes = router()
       tags: ["agents"],
       operationId: "deleteAgent",
       summary: "Delete an agent",
-      description: "Deletes the agent: erases its memory (experiences, cases, episodes, Q-values, library versions, jobs) and its vectors, cancels its practice runs; every later call for it answers 404.",
+      description: "Deletes the agent: erases its memory (experiences, cases, episodes, Q-values, library versions, jobs) and its vectors, cancels its practice runs and evaluations; every later call for it answers 404.",
       security,
       request: { params: AgentParams },
       responses: {
         200: jsonResponse(
-          z.object({ agentId: z.string(), deleted: z.literal(true), storageDeleted: z.boolean(), runsCancelled: z.number().int() }).openapi("DeletedAgent"),
+          z.object({ agentId: z.string(), deleted: z.literal(true), storageDeleted: z.boolean(), runsCancelled: z.number().int(), evaluationsCancelled: z.number().int() }).openapi("DeletedAgent"),
           "Deleted",
         ),
         ...commonErrors,
@@ -79,9 +79,9 @@ export const agentRoutes = router()
     async (c) => {
       const { agentId } = c.req.valid("param");
       const key = requireAgentAccess(c.get("principal"), agentId, "admin");
-      const { storageDeleted, runsCancelled } = await deleteAgent(c.env, key.tenantId, agentId, c.get("logger"));
-      await audit(c, { tenantId: key.tenantId, action: "agent.delete", target: agentId, detail: { runsCancelled } });
-      return c.json({ agentId, deleted: true as const, storageDeleted, runsCancelled }, 200);
+      const { storageDeleted, runsCancelled, evaluationsCancelled } = await deleteAgent(c.env, key.tenantId, agentId, c.get("logger"));
+      await audit(c, { tenantId: key.tenantId, action: "agent.delete", target: agentId, detail: { runsCancelled, evaluationsCancelled } });
+      return c.json({ agentId, deleted: true as const, storageDeleted, runsCancelled, evaluationsCancelled }, 200);
     },
   )
   .openapi(

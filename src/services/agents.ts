@@ -9,6 +9,7 @@ import type { SessionEnd } from "../core/episode-types";
 import { callMemory, memoryStub, type MemoryStub } from "./agent-memory";
 import { doCall, d1Read, d1Write } from "./binding-faults";
 import { cancelRun } from "./practice";
+import { cancelAgentEvaluations } from "./evaluation";
 import { flushMarksIfDue, markAgentActive } from "./usage-marks";
 
 /**
@@ -129,6 +130,11 @@ export async function deleteAgent(env: Env, tenantId: string, agentId: string, l
     // A run that cannot be cancelled now still cannot write to the deleted agent: its object refuses.
     await cancelRun(env, { tenantId, agentId }, runId).catch((err: unknown) => log.warn("cancelling a deleted agent's run failed", { runId, err: String(err) }));
   }
+  // Evaluations never write to the agent, but they would go on spending its tenant's LLM budget.
+  const evaluationsCancelled = await cancelAgentEvaluations(env, tenantId, agentId, "the agent was deleted").catch((err: unknown) => {
+    log.warn("cancelling a deleted agent's evaluations failed", { agentId, err: String(err) });
+    return 0;
+  });
   const d = db(env);
   // One batch: the agent's schedules (they would fire runs for it) go with its row, or neither does.
   await d1Write(() =>
@@ -137,5 +143,5 @@ export async function deleteAgent(env: Env, tenantId: string, agentId: string, l
       d.delete(agents).where(and(eq(agents.tenantId, tenantId), eq(agents.agentId, agentId))),
     ]),
   );
-  return { storageDeleted, runsCancelled: going.length };
+  return { storageDeleted, runsCancelled: going.length, evaluationsCancelled };
 }

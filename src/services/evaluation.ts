@@ -1,5 +1,5 @@
 import { recordLateRollout, type RolloutRef } from "./late-rollout";
-import { and, asc, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import { db } from "../db/client";
@@ -396,4 +396,15 @@ export async function evaluationRolloutResult(
     .where(and(eq(evaluations.evaluationId, ref.runId), eq(evaluations.tenantId, key.tenantId)))
     .get();
   return recordLateRollout(key, ref, row?.agentId ?? null, evaluationStub(env, ref.runId), answer, secret);
+}
+
+/** Cancels every evaluation of an agent that has not ended (the agent is being deleted); returns how many. */
+export async function cancelAgentEvaluations(env: Env, tenantId: string, agentId: string, reason: string): Promise<number> {
+  const going = await db(env)
+    .select({ evaluationId: evaluations.evaluationId })
+    .from(evaluations)
+    .where(and(eq(evaluations.tenantId, tenantId), eq(evaluations.agentId, agentId), inArray(evaluations.status, ["queued", "running"])))
+    .all();
+  for (const { evaluationId } of going) await evaluationStub(env, evaluationId).cancel(reason);
+  return going.length;
 }

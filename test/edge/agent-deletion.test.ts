@@ -8,6 +8,7 @@ import { InMemoryVectorize } from "../doubles/vectorize";
 import { slowEmbedderAgent } from "../memory/setup";
 import { ARITHMETIC, api, captureQueues, practiceFixture, practiceLlm, startRun } from "../practice/harness";
 import { call, expectProblem, newAgent, newTenant } from "../helpers";
+import { evaluationFixture, evaluationLlm } from "../evaluation/harness";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -68,6 +69,23 @@ describe("deleting an agent", () => {
     expect((await api("GET", `/v1/agents/${f.agentId}/experiences`, f.t.apiKey)).body.items).toEqual([]);
     expect((await api("GET", `/v1/agents/${f.agentId}/cases`, f.t.apiKey)).body.items).toEqual([]);
     expect((await api("GET", `/v1/agents/${f.agentId}/library/versions`, f.t.apiKey)).body.items).toEqual([]);
+  });
+
+  it("cancels the agent's evaluations that have not ended: no more evaluation calls are made", async () => {
+    const f = await evaluationFixture(6);
+    const q = captureQueues();
+    const llm = evaluationLlm({ right: () => true });
+    const created = await f.agent("POST", "/evaluations", { datasetId: f.datasetId, policy: { kind: "llm" } });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    await q.deliverOnce({ max: 1 });
+    const del = await api("DELETE", `/v1/agents/${f.agentId}`, f.t.apiKey);
+    expect(del.status, JSON.stringify(del.body)).toBe(200);
+    expect(del.body).toMatchObject({ deleted: true, evaluationsCancelled: 1 });
+    const calls = llm.sent.length;
+    await q.pump();
+    expect(llm.sent.length).toBe(calls);
+    const view = (await env.EVALUATION.getByName(created.body.evaluationId).view()) as { status: string } | null;
+    expect(view?.status).toBe("cancelled");
   });
 
   it("a write in flight when the agent is deleted does not bring its memory back", async () => {
