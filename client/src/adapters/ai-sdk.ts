@@ -18,6 +18,12 @@ export interface PraxisMiddlewareOptions {
   instruction?: string;
 }
 
+interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
 interface Turn {
   ep: PraxisEpisode;
   block: string;
@@ -50,10 +56,12 @@ export function praxisMiddleware(agent: PraxisAgent, options: PraxisMiddlewareOp
         byToolCall.delete(r.toolCallId);
         const failed = r.output.type === "error-text" || r.output.type === "error-json" || r.output.type === "execution-denied";
         const detail = "value" in r.output ? r.output.value : "reason" in r.output ? r.output.reason : undefined;
+        const error = failed ? (textOf(detail) ?? r.output.type) : undefined;
         await turn.ep.attempt({
           description: `tool ${r.toolName}`,
           ok: !failed,
-          ...(failed ? { error: textOf(detail) ?? r.output.type } : {}),
+          toolCalls: [error === undefined ? { name: r.toolName, output: detail } : { name: r.toolName, error }],
+          ...(error === undefined ? {} : { error }),
         });
       }
       return turn;
@@ -64,13 +72,17 @@ export function praxisMiddleware(agent: PraxisAgent, options: PraxisMiddlewareOp
     return { ep, block, pending: new Map() };
   }
 
-  async function report(turn: Turn, step: { text: string; toolCalls: { id: string; name: string }[]; finish: string }) {
+  async function report(turn: Turn, step: { text: string; toolCalls: ToolCall[]; finish: string }) {
     if (step.finish === "tool-calls" && step.toolCalls.length) {
       for (const call of step.toolCalls) {
         turn.pending.set(call.id, call.name);
         byToolCall.set(call.id, turn);
       }
-      await turn.ep.attempt({ description: `model called ${step.toolCalls.map((c) => c.name).join(", ")}`, ok: true });
+      await turn.ep.attempt({
+        description: `model called ${step.toolCalls.map((c) => c.name).join(", ")}`,
+        ok: true,
+        toolCalls: step.toolCalls.map((c) => ({ name: c.name, input: c.input })),
+      });
       return;
     }
     const stopped = step.finish === "error" || step.finish === "content-filter";
@@ -110,7 +122,7 @@ export function praxisMiddleware(agent: PraxisAgent, options: PraxisMiddlewareOp
       }
       await report(turn, {
         text: result.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join(""),
-        toolCalls: result.content.flatMap((c) => (c.type === "tool-call" ? [{ id: c.toolCallId, name: c.toolName }] : [])),
+        toolCalls: result.content.flatMap((c) => (c.type === "tool-call" ? [{ id: c.toolCallId, name: c.toolName, input: parseInput(c.input) }] : [])),
         finish: result.finishReason.unified,
       });
       return result;
@@ -128,12 +140,12 @@ export function praxisMiddleware(agent: PraxisAgent, options: PraxisMiddlewareOp
       let text = "";
       let finish = "other";
       let error: unknown;
-      const toolCalls: { id: string; name: string }[] = [];
+      const toolCalls: ToolCall[] = [];
       const observed = result.stream.pipeThrough(
         new TransformStream({
           transform(part, controller) {
             if (part.type === "text-delta") text += part.delta;
-            else if (part.type === "tool-call") toolCalls.push({ id: part.toolCallId, name: part.toolName });
+            else if (part.type === "tool-call") toolCalls.push({ id: part.toolCallId, name: part.toolName, input: parseInput(part.input) });
             else if (part.type === "finish") finish = part.finishReason.unified;
             else if (part.type === "error") error = part.error;
             controller.enqueue(part);
@@ -160,4 +172,13 @@ function textOf(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (value instanceof Error) return `${value.name}: ${value.message}`;
   return (typeof value === "string" ? value : JSON.stringify(value)).slice(0, 50_000);
+}
+
+/** Tool inputs arrive as the model's JSON text; the episode keeps them parsed where they parse. */
+function parseInput(input: string): unknown {
+  try {
+    return JSON.parse(input);
+  } catch {
+    return input;
+  }
 }

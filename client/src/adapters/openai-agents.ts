@@ -61,7 +61,13 @@ async function reportRun(ep: PraxisEpisode, result: RunResult<any, any>, judge?:
     const output = typeof item.output === "string" ? item.output : JSON.stringify(item.output ?? null);
     const name = "name" in item.rawItem ? item.rawItem.name : item.rawItem.type;
     const failed = output.startsWith(SDK_TOOL_ERROR);
-    await ep.attempt({ description: `tool ${name}`, ok: !failed, ...(failed ? { error: output.slice(0, 50_000) } : {}) });
+    const error = failed ? output.slice(0, 50_000) : undefined;
+    await ep.attempt({
+      description: `tool ${name}`,
+      ok: !failed,
+      toolCalls: [error === undefined ? { name, output: item.output } : { name, error }],
+      ...(error === undefined ? {} : { error }),
+    });
   }
   const final = result.finalOutput;
   const answer = final === undefined || final === null ? "" : typeof final === "string" ? final : JSON.stringify(final);
