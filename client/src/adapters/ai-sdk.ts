@@ -18,6 +18,9 @@ export interface PraxisMiddlewareOptions {
   instruction?: string;
 }
 
+/** Tool calls awaiting their results that one middleware remembers (their episodes stay open). */
+const OPEN_TOOL_CALLS_MAX = 10_000;
+
 interface ToolCall {
   id: string;
   name: string;
@@ -77,6 +80,11 @@ export function praxisMiddleware(agent: PraxisAgent, options: PraxisMiddlewareOp
       for (const call of step.toolCalls) {
         turn.pending.set(call.id, call.name);
         byToolCall.set(call.id, turn);
+      }
+      // Loops stopped on a tool call never come back for their episode; forget the oldest of them.
+      for (const id of byToolCall.keys()) {
+        if (byToolCall.size <= OPEN_TOOL_CALLS_MAX) break;
+        byToolCall.delete(id);
       }
       await turn.ep.attempt({
         description: `model called ${step.toolCalls.map((c) => c.name).join(", ")}`,
