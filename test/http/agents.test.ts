@@ -63,7 +63,7 @@ describe("agents", () => {
     expect(before).toBe(1);
     const del = await call("DELETE", `/v1/agents/${agentId}`, { key: t.apiKey });
     expect(del.status).toBe(200);
-    expect(del.body).toEqual({ agentId, deleted: true, storageDeleted: true, runsCancelled: 0 });
+    expect(del.body).toEqual({ agentId, deleted: true, storageDeleted: true, runsCancelled: 0, evaluationsCancelled: 0 });
     const tables = await runInDurableObject(stub, (_i, state) =>
       state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf%' ESCAPE '\\'").toArray(),
     );
