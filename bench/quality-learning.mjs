@@ -13,22 +13,11 @@ import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { devServer, log, machine, must, replaceResultsSection } from "./lib/dev-server.mjs";
 import { DEPTH, lessons, metrics, queries } from "./lib/retrieval-set.mjs";
+import { rng } from "./corpus.mjs";
 
 export const LEARNING_HEADING = "## Retrieval that learns from rewards (`npm run bench:quality`)";
 const ROUNDS = 3;
 const NOISE = 0.3;
-
-/** A small seeded RNG (mulberry32), so noisy runs are repeatable. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function run(base, token, provider, mode) {
   const A = `${base}/v1/agents/bench-learn-${provider}-${mode}-${randomBytes(3).toString("hex")}`;

@@ -6,7 +6,7 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@mod
 import worker from "../../src/index";
 import { call, expectProblem, newAgent, newKey, type Res } from "../helpers";
 import { fakeLlm, LLM_ENV } from "../fake-llm";
-import { agentFixture } from "./setup";
+import { agentFixture, undoStepsSinceAdmission } from "./setup";
 import { memoryName } from "../../src/services/agent-memory";
 import { BENIGN, FILTER_POISON, isPoison, REVIEW_POISON, reviewerReply, TEXT_POISON, withReviewer, type Lesson } from "./admission-corpus";
 
@@ -311,14 +311,7 @@ describe("an agent stored before the admission step", () => {
     await runInDurableObject(stub, (_obj, state) => {
       const sql = state.storage.sql;
       // The layout before the step: no quarantine records, the job id only inside a live version's reason.
-      sql.exec("DROP TABLE quarantine");
-      sql.exec("DROP INDEX library_versions_job");
-      sql.exec("ALTER TABLE library_versions DROP COLUMN job_id");
-      // The learned-retrieval step came after it: undone too, so both run again.
-      sql.exec("DROP TABLE retriever_state");
-      sql.exec("DROP TABLE usage_fts");
-      sql.exec("DROP TABLE usage_memory");
-      sql.exec("ALTER TABLE retrievals DROP COLUMN query_code");
+      undoStepsSinceAdmission(sql);
       sql.exec("UPDATE library_versions SET author = 'system:live', reason = 'live extraction from episode ep_1: added (job job_extract_ep_1)' WHERE version = 2");
       sql.exec("UPDATE library_versions SET reason = 'quoting (job job_extract_ep_2)' WHERE version = 1");
       sql.exec("UPDATE _schema SET version = ?", step);

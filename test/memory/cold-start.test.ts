@@ -6,7 +6,7 @@ import type { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { encodeCode } from "../../src/core/int8-matrix";
 import { memoryName } from "../../src/services/agent-memory";
 import { call } from "../helpers";
-import { agentFixture } from "./setup";
+import { agentFixture, undoStepsSinceAdmission } from "./setup";
 
 type Stub = DurableObjectStub<AgentMemory>;
 const memoryOf = (tenantId: string, agentId: string) => env.AGENT_MEMORY.getByName(memoryName(tenantId, agentId)) as Stub;
@@ -155,14 +155,7 @@ describe("a cold start", () => {
       sql.exec("DROP TABLE vector_pages");
       sql.exec("DROP TABLE vector_slots");
       // The steps after paging are undone too, so the migration replays them as on an agent that old.
-      sql.exec("DROP TABLE quarantine");
-      sql.exec("DROP INDEX library_versions_job");
-      sql.exec("ALTER TABLE library_versions DROP COLUMN job_id");
-      // The learned-retrieval step came after it: undone too, so both run again.
-      sql.exec("DROP TABLE retriever_state");
-      sql.exec("DROP TABLE usage_fts");
-      sql.exec("DROP TABLE usage_memory");
-      sql.exec("ALTER TABLE retrievals DROP COLUMN query_code");
+      undoStepsSinceAdmission(sql);
       sql.exec(AGENT_MEMORY_SCHEMA[paging - 1]!);
       for (const v of sql.exec<{ item_id: string; model: string; kind: string; vec: ArrayBuffer }>("SELECT item_id, model, kind, vec FROM vectors").toArray()) {
         sql.exec("INSERT INTO vector_codes (item_id, model, kind, code) VALUES (?, ?, ?, ?)", v.item_id, v.model, v.kind, encodeCode(new Float32Array(v.vec)));

@@ -23,3 +23,17 @@ export async function slowEmbedderAgent(opts: SlowEmbeddingsOptions = {}) {
   const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId)) as DurableObjectStub<AgentMemory>;
   return { ...f, emb, stub };
 }
+
+/**
+ * Undoes the AgentMemory schema steps that came after admission records were kept (the admission
+ * step, then learned retrieval), so a test can rebuild an older agent's layout and replay them.
+ */
+export function undoStepsSinceAdmission(sql: SqlStorage) {
+  sql.exec("DROP TABLE quarantine");
+  sql.exec("DROP INDEX library_versions_job");
+  sql.exec("ALTER TABLE library_versions DROP COLUMN job_id");
+  sql.exec("DROP TABLE retriever_state");
+  sql.exec("DROP TABLE usage_fts");
+  sql.exec("DROP TABLE usage_memory");
+  sql.exec("ALTER TABLE retrievals DROP COLUMN query_code");
+}
