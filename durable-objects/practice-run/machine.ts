@@ -1,16 +1,17 @@
 import { shouldStopEarly, type PromotionChoice } from "../../src/core/practice/gate";
-import { groupHasContrast, type RunExperience } from "../../src/core/practice/plan";
-import { epochBatches, stepsPerEpoch } from "../../src/core/practice/rng";
+import type { RunExperience } from "../../src/core/practice/plan";
+import { stepsPerEpoch } from "../../src/core/practice/rng";
 import { isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
-import { parseUnitKey, unitKey, type UnitRef } from "../../src/core/practice/unit-key";
+import { parseUnitKey } from "../../src/core/practice/unit-key";
 import { sameRolloutResult, type Claim, type RolloutOutcome, type UnitData, type UnitInput, type UnitResult } from "../../src/core/practice/units";
-import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } from "../../src/core/verifiers";
 import { awaitingMs, unitWorkMs } from "../../src/core/practice/unit-timing";
 import type { Holder, UnitLedger } from "../unit-ledger";
-import type { RunStore, UnitRow } from "./store";
+import type { RunStore } from "./store";
 import { RunEvaluations, type EvaluationOutcome } from "./evaluations";
-import { keptProposals, parse, unitInput } from "./unit-inputs";
-import { stepOutcome } from "./step-outcome";
+import { unitInput } from "./unit-inputs";
+import { RunBudget } from "./budget";
+import { LearnerPhase } from "./learner-phase";
+import { StepPhase } from "./step-phase";
 
 export type { EvaluationOutcome };
 
@@ -29,8 +30,11 @@ export interface InitInput {
 }
 
 /**
- * The Training-Free GRPO state machine of one run. Every transition is synchronous and runs inside
- * the DO's transaction; the DO shell performs the effects (sending units, the alarm, D1, promotion)
+ * The Training-Free GRPO state machine of one run: its lifecycle (creating → queued → running →
+ * finishing → promoted or ended) and the traffic of its units. The phases of a step live beside
+ * it: rollouts and scoring in ./step-phase.ts, the library update in ./learner-phase.ts, the budget
+ * guard both use in ./budget.ts. Every transition is synchronous and runs inside the DO's
+ * transaction; the DO shell performs the effects (sending units, the alarm, D1, promotion)
  * afterwards. Transitions are keyed by unit and guarded by what is stored, so replaying a result,
  * a redelivered message or a resent unit never changes the outcome.
  */
@@ -41,10 +45,19 @@ export class RunMachine {
     private readonly now: () => number,
   ) {
     this.evals = new RunEvaluations(store, now);
+    this.budget = new RunBudget(store, ledger, now);
+    const learner = new LearnerPhase(this.budget, this.evals, (epoch, step) => this.steps.startStep(epoch, step));
+    this.steps = new StepPhase(this.budget, learner);
   }
 
   /** The run's held-out evaluations (the shell launches and stops them). */
   readonly evals: RunEvaluations;
+  private readonly budget: RunBudget;
+  private readonly steps: StepPhase;
+
+  private active(): boolean {
+    return this.budget.active();
+  }
 
   /** Stores an evaluation's result once; under `best`, stops the run after `patience` epochs without gain. */
   evaluationDone(epoch: number, out: EvaluationOutcome): boolean {
@@ -53,7 +66,7 @@ export class RunMachine {
     if (cfg.promote === "best" && this.active() && shouldStopEarly(this.evals.settledResults(), cfg.patience)) {
       const run = this.store.mustRun();
       const reason = `no holdout improvement for ${cfg.patience} epoch(s)`;
-      this.abandonStep(run.epoch, run.step);
+      this.budget.abandonStep(run.epoch, run.step);
       this.store.updateRun({ finishing: "completed", stopped_early: reason });
       this.store.event("early-stop", { epoch: run.epoch, step: run.step, reason });
     }
@@ -97,7 +110,7 @@ export class RunMachine {
     this.store.event("status", { status: "running" });
     const cfg = this.store.config();
     if (cfg.evaluate) this.evals.queue(0, this.store.startLibrary());
-    this.startStep(0, 0);
+    this.steps.startStep(0, 0);
     return true;
   }
 
@@ -121,7 +134,7 @@ export class RunMachine {
 
   private stop(status: "cancelled" | "failed", error: string | null): void {
     const run = this.store.mustRun();
-    this.abandonStep(run.epoch, run.step);
+    this.budget.abandonStep(run.epoch, run.step);
     this.ledger.closeAll(`${status} with the run`);
     this.store.updateRun({ status, ...(error === null ? {} : { error }), ended_at: this.now(), finishing: null });
     this.store.event("end", error === null ? { status } : { status, error });
@@ -136,70 +149,6 @@ export class RunMachine {
     if (isTerminal(run.status) || !run.finishing) return null;
     if (!run.promoting) this.store.updateRun({ promoting: 1 });
     return this.evals.promotionPlan();
-  }
-
-  private active(): boolean {
-    const run = this.store.mustRun();
-    return run.status === "running" && run.finishing === null;
-  }
-
-  private overBudget(): boolean {
-    const budget = this.store.config().budget;
-    if (!budget) return false;
-    const run = this.store.mustRun();
-    // The run's held-out evaluations are part of what it spends.
-    const evals = this.store.sqlOne<{ tokens: number; cost: number }>("SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM evals");
-    return (
-      (budget.maxTokens !== undefined && run.tokens_in + run.tokens_out + evals.tokens >= budget.maxTokens) ||
-      (budget.maxCostUsd !== undefined && run.cost_usd + evals.cost >= budget.maxCostUsd)
-    );
-  }
-
-  /** Stops the run between stages: the step in flight is abandoned, finished steps' learning is kept. */
-  private stopForBudget(reason: string): void {
-    const run = this.store.mustRun();
-    if (run.finishing || run.status !== "running") return;
-    this.abandonStep(run.epoch, run.step);
-    this.store.updateRun({ finishing: "budget-exhausted", error: reason });
-    this.store.event("budget", { reason, epoch: run.epoch, step: run.step });
-  }
-
-  private abandonStep(epoch: number, step: number): void {
-    this.store.sql("UPDATE steps SET status = 'abandoned', ended_at = ? WHERE epoch = ? AND step = ? AND status = 'running'", this.now(), epoch, step);
-  }
-
-  /** Creates units unless the run's budget is spent, which stops the run instead. */
-  private createUnits(refs: UnitRef[]): void {
-    if (!this.active()) return;
-    if (this.overBudget()) {
-      this.stopForBudget("the run's budget is spent");
-      return;
-    }
-    for (const r of refs) this.ledger.create(unitKey(r), { epoch: r.epoch, step: r.step, task: r.task, rollout: r.rollout, stage: r.stage });
-  }
-
-  private startStep(epoch: number, step: number): void {
-    if (!this.active()) return;
-    if (this.overBudget()) {
-      this.stopForBudget("the run's budget is spent");
-      return;
-    }
-    const cfg = this.store.config();
-    const batch = epochBatches(this.store.taskCount(), cfg.batchSize, cfg.seed, epoch)[step] ?? [];
-    const library = this.store.library();
-    this.store.sql(
-      "INSERT INTO steps (epoch, step, tasks, snapshot, status, started_at) VALUES (?, ?, ?, ?, 'running', ?) ON CONFLICT(epoch, step) DO NOTHING",
-      epoch,
-      step,
-      JSON.stringify(batch),
-      JSON.stringify(library),
-      this.now(),
-    );
-    this.store.updateRun({ epoch, step });
-    this.store.event("stage", { epoch, step, stage: "rollout", tasks: batch.length });
-    const refs: UnitRef[] = [];
-    for (const task of batch) for (let r = 0; r < cfg.groupSize; r++) refs.push({ epoch, step, task, rollout: r, stage: "rollout" });
-    this.createUnits(refs);
   }
 
   /**
@@ -251,155 +200,11 @@ export class RunMachine {
       return true;
     }
     if (result.budgetExceeded) {
-      this.stopForBudget(result.error ?? "the tenant's daily token budget is spent");
+      this.budget.stopForBudget(result.error ?? "the tenant's daily token budget is spent");
       return true;
     }
-    if (!this.active()) return true;
-    if (this.overBudget()) {
-      this.stopForBudget("the run's budget is spent");
-      return true;
-    }
-    this.advance(unit, result);
+    if (this.budget.mayProceed()) this.steps.advance(unit, result);
     return true;
-  }
-
-  private advance(unit: UnitRow, result: UnitResult): void {
-    const { epoch, step } = unit;
-    const cfg = this.store.config();
-    switch (unit.stage) {
-      case "rollout": {
-        const d = result.data as UnitData["rollout"] | undefined;
-        if (result.error || !d) {
-          this.setReward(unit.key, 0, `rollout failed: ${result.error ?? "no answer"}`);
-        } else if (isRemoteVerifier(cfg.verifier)) {
-          this.createUnits([{ epoch, step, task: unit.task, rollout: unit.rollout, stage: "verify" }]);
-        } else if (!isGroupVerifier(cfg.verifier)) {
-          const task = this.store.task(unit.task!);
-          const v = verifyAnswer(cfg.verifier, { task: task.task, answer: d.answer, groundTruth: task.ground_truth });
-          this.setReward(unit.key, v.reward, v.reasoning);
-        }
-        this.store.event("rollout", { epoch, step, task: unit.task, rollout: unit.rollout, ...this.rolloutProgress(epoch, step) });
-        this.closeGroup(epoch, step, unit.task!);
-        return;
-      }
-      case "verify": {
-        const v = result.data as UnitData["verify"] | undefined;
-        const rolloutKey = unit.key.replace(/\.verify$/, ".rollout");
-        if (result.error || !v) this.setReward(rolloutKey, 0, `verification failed: ${result.error ?? "no verdict"}`);
-        else this.setReward(rolloutKey, v.reward, v.reasoning);
-        this.closeGroup(epoch, step, unit.task!);
-        return;
-      }
-      case "summary":
-        this.createUnits([{ epoch, step, task: unit.task, rollout: null, stage: "advantage" }]);
-        return;
-      case "advantage":
-        this.closeStep(epoch, step);
-        return;
-      case "batch":
-        this.applyStep(epoch, step);
-        return;
-    }
-  }
-
-  private setReward(rolloutKey: string, reward: number, verdict: string): void {
-    this.store.sql("UPDATE units SET reward = ?, verdict = ? WHERE key = ?", Math.min(1, Math.max(0, reward)), verdict.slice(0, 2000), rolloutKey);
-  }
-
-  private rolloutProgress(epoch: number, step: number) {
-    const r = this.store.sqlOne<{ done: number; total: number }>(
-      "SELECT SUM(status = 'done') AS done, COUNT(*) AS total FROM units WHERE epoch = ? AND step = ? AND stage = 'rollout'",
-      epoch,
-      step,
-    );
-    return { done: r.done ?? 0, total: r.total };
-  }
-
-  /** Once every rollout of a group is scored, keeps the group only when its rewards differ. */
-  private closeGroup(epoch: number, step: number, task: number): void {
-    if (this.store.group(epoch, step, task)) return;
-    const cfg = this.store.config();
-    const rollouts = this.store.stepUnits(epoch, step, "rollout", task);
-    if (rollouts.length < cfg.groupSize || rollouts.some((r) => r.status !== "done")) return;
-    if (isGroupVerifier(cfg.verifier)) {
-      const answered = rollouts.filter((r) => r.reward === null);
-      const answers = answered.map((r) => parse<UnitResult<UnitData["rollout"]>>(r.result)?.data?.answer ?? "");
-      majorityVerdicts(answers).forEach((v, i) => this.setReward(answered[i]!.key, v.reward, v.reasoning));
-    }
-    const rewards = this.store.stepUnits(epoch, step, "rollout", task).map((r) => r.reward);
-    if (rewards.some((r) => r === null)) return;
-    const values = rewards as number[];
-    const mean = values.reduce((a, b) => a + b, 0) / values.length;
-    const kept = groupHasContrast(values);
-    const reason = kept ? "rewards differ" : mean >= 1 ? "all correct" : mean <= 0 ? "all wrong" : "no spread in rewards";
-    this.store.sql(
-      "INSERT INTO groups (epoch, step, task, kept, mean_reward, rewards, reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      epoch,
-      step,
-      task,
-      kept ? 1 : 0,
-      mean,
-      JSON.stringify(values),
-      reason,
-    );
-    this.store.event("group", { epoch, step, task: this.store.task(task).task_id, kept, meanReward: mean, reason });
-    if (kept) this.createUnits([{ epoch, step, task, rollout: null, stage: "summary" }]);
-    this.closeStep(epoch, step);
-  }
-
-  /** When every group is filtered or has its proposals, reconciles them in one batch update (or none). */
-  private closeStep(epoch: number, step: number): void {
-    const s = this.store.step(epoch, step);
-    if (!s || s.status !== "running") return;
-    const tasks = JSON.parse(s.tasks) as number[];
-    const groups = this.store.groups(epoch, step);
-    if (groups.length < tasks.length) return;
-    for (const g of groups.filter((g) => g.kept)) {
-      const adv = this.store.stepUnits(epoch, step, "advantage", g.task)[0];
-      if (!adv || adv.status !== "done") return;
-    }
-    if (this.store.stepUnits(epoch, step, "batch").length > 0) return;
-    const { groups: proposals } = keptProposals(this.store, epoch, step, JSON.parse(s.snapshot) as RunExperience[]);
-    if (proposals.some((g) => g.proposals.length > 0)) {
-      this.store.event("stage", { epoch, step, stage: "batch" });
-      this.createUnits([{ epoch, step, task: null, rollout: null, stage: "batch" }]);
-      return;
-    }
-    this.applyStep(epoch, step);
-  }
-
-  private applyStep(epoch: number, step: number): void {
-    const s = this.store.step(epoch, step);
-    if (!s || s.status !== "running" || !this.active()) return;
-    const run = this.store.mustRun();
-    const cfg = this.store.config();
-    const { library, changes, record, meanReward, groups } = stepOutcome(this.store, epoch, step, JSON.parse(s.snapshot) as RunExperience[]);
-    this.store.sql(
-      "UPDATE steps SET status = 'done', record = ?, mean_reward = ?, library_size = ?, ended_at = ? WHERE epoch = ? AND step = ?",
-      JSON.stringify(record),
-      meanReward,
-      library.length,
-      this.now(),
-      epoch,
-      step,
-    );
-    this.store.updateRun({ library: JSON.stringify(library) });
-    this.store.event("step", {
-      epoch,
-      step,
-      meanReward,
-      kept: groups.filter((g) => g.kept).length,
-      filtered: groups.filter((g) => !g.kept).length,
-      changes: changes.length,
-      dropped: record.dropped.length,
-      librarySize: library.length,
-    });
-    const perEpoch = run.steps_per_epoch;
-    const evaluate = cfg.evaluate;
-    if (evaluate && step + 1 >= perEpoch && (evaluate.every === "epoch" || epoch + 1 >= cfg.epochs)) this.evals.queue(epoch + 1, library);
-    if (step + 1 < perEpoch) this.startStep(epoch, step + 1);
-    else if (epoch + 1 < cfg.epochs) this.startStep(epoch + 1, 0);
-    else this.store.updateRun({ finishing: "completed" });
   }
 
   /** Ends a run whose last step (or budget stop) is done, once its promotion has been recorded. */
