@@ -36,7 +36,7 @@ export interface CommitResult {
 /** A version's reason, or how to word it from what the version turned out to change. */
 export type Reason = string | ((intents: Intent[]) => string);
 
-/** How a version was asked for: its admission policy, and the live job it completes (if any). */
+/** How a version was asked for: its admission policy, and the work it completes (a live job, a practice promotion), if any. */
 export interface CommitOptions {
   admission?: AdmissionPolicy;
   jobId?: string;
@@ -83,6 +83,11 @@ export class Library {
       else hi = mid;
     }
     return seqs[lo] === seq ? `G${lo}` : null;
+  }
+
+  /** The version that completed this work (a live job, a practice run's promotion), kept with the history: never pruned. */
+  versionFor(jobId: string): { version: number; changes: number } | null {
+    return this.ctx.sql.exec<{ version: number; changes: number }>("SELECT version, changes FROM library_versions WHERE job_id = ?", jobId).toArray()[0] ?? null;
   }
 
   row(id: string): ExperienceRow | null {
