@@ -8,9 +8,7 @@ import type { MemoryKind } from "../../src/core/memory-types";
 import { cosine, VectorMatrix } from "../../src/core/vector-math";
 import { MemoryError } from "../memory-error";
 import { dimsKey, pageWithout, VectorPages } from "./vector-pages";
-import type { VectorItems } from "./vector-items";
-
-export type { VectorItems } from "./vector-items";
+import type { VectorItems } from "./vector-types";
 
 interface VectorRow extends Record<string, SqlStorageValue> {
   item_id: string;
