@@ -48,3 +48,9 @@ export async function eraseRemoteVectors(binding: VectorizeIndex | undefined, id
   if (!binding || itemIds.length === 0) return;
   await new VectorizeVectorIndex(binding, "erase", { dims: 1, idScope }).remove(itemIds);
 }
+
+/** The tenant and agent an object serves, from its name `${tenantId}:${agentId}`; null for an unnamed object. */
+export function agentIdentity(name: string | undefined): { tenantId: string; agentId: string } | null {
+  const at = name?.indexOf(":") ?? -1;
+  return name && at > 0 ? { tenantId: name.slice(0, at), agentId: name.slice(at + 1) } : null;
+}

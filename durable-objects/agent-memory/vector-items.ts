@@ -1,6 +1,6 @@
 import type { MemoryKind } from "../../src/core/memory-types";
 import { chunks, placeholders } from "./context";
-import type { VectorItems } from "./vector-store";
+import type { VectorItems } from "./vector-types";
 
 const TABLE: Record<MemoryKind, string> = { experience: "experiences", case: "cases" };
 

@@ -8,6 +8,7 @@ import type { MemoryKind } from "../../src/core/memory-types";
 import { cosine, VectorMatrix } from "../../src/core/vector-math";
 import { MemoryError } from "../memory-error";
 import { dimsKey, pageWithout, VectorPages } from "./vector-pages";
+import type { VectorItems } from "./vector-types";
 
 interface VectorRow extends Record<string, SqlStorageValue> {
   item_id: string;
@@ -18,18 +19,6 @@ interface VectorRow extends Record<string, SqlStorageValue> {
 
 /** Vectors uploaded per call when an agent moves its memories to Vectorize. */
 const BACKFILL_PAGE = 500;
-
-/** What the store needs to know about the items it holds vectors for; the owner answers from its own tables. */
-export interface VectorItems {
-  /** Active items of `kind`, oldest first; with `tags`, only those carrying at least one of them. */
-  active(kind: MemoryKind, tags?: readonly string[]): string[];
-  /** How many items are active, of both kinds. */
-  activeCount(): number;
-  /** The items of both kinds that exist but are not active. */
-  inactive(): string[];
-  /** The kind of each of `ids` that exists and is active. */
-  activeKinds(ids: readonly string[]): Map<string, MemoryKind>;
-}
 
 export type MemoryVectorIndex = LocalVectorIndex | VectorizeVectorIndex;
 

@@ -1,0 +1,132 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../../src/env";
+import { defaultAgentConfig, type AgentConfig } from "../../src/core/agent-config";
+import { llmVariablesPresent } from "../../src/llm/settings";
+import { migrateSchema } from "../schema-version";
+import { MemoryError, outcome } from "../memory-error";
+import { AGENT_MEMORY_SCHEMA } from "./schema";
+import type { MemoryContext } from "./context";
+import type { VectorStore } from "./vector-store";
+import { packPendingCodes } from "./vector-pages";
+import { buildVectorStore, buildVectorStoreOrUnavailable, loadConfig, openRooms, type Rooms } from "./startup";
+import { missingVectorCount } from "./reembed";
+import { agentIdentity, agentState, existsInControlPlane, isBlank, setAgentState } from "./lifecycle";
+
+/**
+ * The AgentMemory object's machinery, apart from its RPC doors (durable-objects/agent-memory.ts):
+ * start-up (schema, config, vector index, storage modules), the guard every call passes (the agent
+ * exists, init succeeded, a delete during the call is noticed), and the queue messages it sends.
+ */
+export abstract class AgentMemoryBase extends DurableObject<Env> {
+  protected config: AgentConfig = defaultAgentConfig();
+  protected initError: unknown = null;
+  protected mem!: MemoryContext;
+  protected rooms!: Rooms;
+  /** Whether `init` has run on the current storage; an unknown or deleted agent's object never runs it. */
+  protected initialized = false;
+  /** Bumped when the agent is deleted, so a call that was in flight then answers "no such agent". */
+  protected generation = 0;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => {
+      try {
+        if (agentState(ctx.storage) === "deleted" || isBlank(ctx.storage)) return;
+        await this.init();
+      } catch (err) {
+        // Kept and re-thrown per call rather than thrown here, so a failed init does not leave the input gate broken.
+        this.initError = err;
+      }
+    });
+  }
+
+  protected get name(): string {
+    return this.ctx.id.name ?? this.ctx.id.toString();
+  }
+
+  protected async init() {
+    migrateSchema(this.ctx.storage, AGENT_MEMORY_SCHEMA);
+    packPendingCodes(this.ctx.storage);
+    this.config = loadConfig(this.ctx.storage.sql);
+    const vectors = await buildVectorStoreOrUnavailable(this.ctx.storage.sql, this.env, this.config, this.name);
+    this.mem = {
+      storage: this.ctx.storage,
+      sql: this.ctx.storage.sql,
+      now: () => Date.now(),
+      newId: (prefix) => `${prefix}_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`,
+      config: () => this.config,
+      vectors,
+      reviewAvailable: () => llmVariablesPresent(this.env),
+      requestReview: () => this.requestReview(),
+    };
+    this.rooms = openRooms(this.mem, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
+    await vectors.load();
+    // A deployment whose EMBEDDER changed (the default became `semantic`) finds its agents' vectors in
+    // the old space; they re-embed in the background, matched lexically meanwhile. Queueing is best
+    // effort: the next start or embedder change asks again, and the agent must start regardless.
+    if (vectors.embedder) await this.scheduleReembed().catch(() => undefined);
+    this.initialized = true;
+  }
+
+  protected ready() {
+    if (this.initError) throw this.initError;
+  }
+
+  /** Every RPC method runs through here: init errors surface, domain errors become values. */
+  protected rpc<T>(fn: () => T | Promise<T>) {
+    return outcome(async () => {
+      await this.requireAgent();
+      this.ready();
+      const generation = this.generation;
+      try {
+        return await fn();
+      } finally {
+        if (generation !== this.generation) this.refuseDeleted();
+      }
+    });
+  }
+
+  protected refuseDeleted(): never {
+    throw MemoryError.notFound(`Agent '${agentIdentity(this.ctx.id.name)?.agentId ?? "?"}' does not exist.`);
+  }
+
+  /** Refuses every call for an agent that does not exist (never created, or deleted). */
+  protected async requireAgent(): Promise<void> {
+    const state = agentState(this.ctx.storage);
+    if (state === "active") return;
+    const who = agentIdentity(this.ctx.id.name);
+    if (state === "deleted" || !who || !(await existsInControlPlane(this.env.DB, who.tenantId, who.agentId))) this.refuseDeleted();
+    await this.ctx.blockConcurrencyWhile(async () => {
+      if (!this.initialized) await this.init();
+      setAgentState(this.ctx.storage, "active", Date.now());
+    });
+  }
+
+  protected buildVectorStore(): Promise<VectorStore> {
+    return buildVectorStore(this.ctx.storage.sql, this.env, this.config, this.name);
+  }
+
+  protected who() {
+    const who = agentIdentity(this.ctx.id.name);
+    if (!who) throw new Error("AgentMemory has no name; it must be addressed with getByName(`${tenantId}:${agentId}`)");
+    return who;
+  }
+
+  protected async enqueueExtraction(episodeId: string, jobId: string) {
+    await this.env.JOBS.send({ type: "live.extract", ...this.who(), episodeId, jobId });
+  }
+
+  /** Queues the safety review of pending entries. Best effort: the sweep asks again while any wait. */
+  protected async requestReview() {
+    const who = agentIdentity(this.ctx.id.name);
+    if (!who) return;
+    await this.env.JOBS.send({ type: "admission.review", ...who }).catch(() => undefined);
+  }
+
+  /** Queues background re-embedding; until it finishes, un-embedded items are matched lexically. */
+  protected async scheduleReembed() {
+    const who = agentIdentity(this.ctx.id.name);
+    if (!who || missingVectorCount(this.mem) === 0) return;
+    await this.env.JOBS.send({ type: "agent.reembed", ...who, model: this.mem.vectors.model });
+  }
+}
