@@ -19,12 +19,11 @@ const KNOWN = [
   ["dos-never-import-services", "durable-objects/practice-run.ts", "src/services/evaluation.ts"],
   ["dos-never-import-services", "durable-objects/evaluation.ts", "src/services/evaluation.ts"],
   // Services reaching into a DO's inner modules (run store, machines, the memory context): to use
-  // what durable-objects/<name>.ts exports, or a shape moved to src/core (`engine`; datasets: `admission`).
+  // what durable-objects/<name>.ts exports, or a shape moved to src/core (`engine`).
   ["services-use-a-dos-public-module", "src/services/practice.ts", "durable-objects/practice-run/store.ts"],
   ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/practice-run/store.ts"],
   ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/practice-run/machine.ts"],
   ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/evaluation/machine.ts"],
-  ["services-use-a-dos-public-module", "src/services/datasets.ts", "durable-objects/agent-memory/context.ts"],
   ["services-use-a-dos-public-module", "src/services/practice.ts", "durable-objects/practice-run/follow-up.ts"],
   ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/practice-run/evaluations.ts"],
   // Routes querying D1 themselves: to call a service (agents, keys, tenants, webhook secret and

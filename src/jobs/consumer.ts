@@ -2,14 +2,16 @@ import type { Env } from "../env";
 import { createLogger } from "../core/logger";
 import { JobMessageSchema, type JobMessage } from "./messages";
 import { jobHandlers } from "./handlers";
+import { isRetryable } from "../llm/errors";
 
 /** Backoff for failed jobs: 5 s, 20 s, 45 s … capped at 10 minutes. */
 const retryDelay = (attempts: number) => Math.min(600, 5 * attempts * attempts);
 
 /**
- * Acks a message only after its handler succeeded. A message that fails validation is retried
- * like any failure, so after max_retries the queue moves it to praxis-jobs-dlq for inspection
- * instead of dropping it silently.
+ * Acks a message once its handler succeeded, or failed in a way no retry can mend (`isRetryable`:
+ * a 4xx, a missing LLM, a spent budget), which the handler has already recorded. Transient
+ * failures are retried with backoff. A message that fails validation is retried too, so after
+ * max_retries the queue moves it to praxis-jobs-dlq for inspection instead of dropping it silently.
  */
 export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const log = createLogger({ queue: batch.queue }, env.LOG_LEVEL);
@@ -30,8 +32,10 @@ export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promi
         log.info("job done", { messageId: msg.id, type: job.type, result });
         msg.ack();
       } catch (err) {
-        log.error("job failed", { messageId: msg.id, type: job.type, attempts: msg.attempts, err: String(err) });
-        msg.retry({ delaySeconds: retryDelay(msg.attempts) });
+        const retry = isRetryable(err);
+        log.error(retry ? "job failed, will retry" : "job failed, not retryable", { messageId: msg.id, type: job.type, attempts: msg.attempts, err: String(err) });
+        if (retry) msg.retry({ delaySeconds: retryDelay(msg.attempts) });
+        else msg.ack();
       }
     }),
   );

@@ -8,6 +8,7 @@ import { runPracticeUnit } from "../practice/run-unit";
 import { runEvaluationUnit } from "../services/evaluation";
 import { checkRemedial } from "../services/remedial";
 import { ProblemError } from "../core/problem";
+import { isRetryable } from "../llm/errors";
 
 export interface Delivery {
   /** 1 on first delivery; the last try is QUEUE_MAX_RETRIES + 1. */
@@ -37,9 +38,12 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
     } catch (err) {
       // The agent was deleted (its object refuses every call): no retry can help, and nothing is left to record on.
       if (err instanceof ProblemError && err.status === 404) return { skipped: err.message };
-      // The job page shows each failure; the last one says the message is going to the dead-letter queue.
-      const final = delivery.attempts > QUEUE_MAX_RETRIES;
-      const reason = `${final ? "failed after retries, sent to dead-letter queue" : `attempt ${delivery.attempts} failed, will retry`}: ${err instanceof Error ? err.message : String(err)}`;
+      // The job page shows each failure: a retry to come, the last one going to the dead-letter
+      // queue, or one that no retry can mend (the consumer acks it).
+      const retryable = isRetryable(err);
+      const final = !retryable || delivery.attempts > QUEUE_MAX_RETRIES;
+      const why = !retryable ? "failed, not retryable" : final ? "failed after retries, sent to dead-letter queue" : `attempt ${delivery.attempts} failed, will retry`;
+      const reason = `${why}: ${err instanceof Error ? err.message : String(err)}`;
       await callMemory(() => memoryStub(env, msg.tenantId, msg.agentId).finishJob(msg.jobId, final ? "failed" : "retrying", reason.slice(0, 1000))).catch(() => undefined);
       throw err;
     }

@@ -1,4 +1,4 @@
-import { ProblemError, type FieldError } from "../core/problem";
+import { ProblemError, type FieldError, type ProblemType } from "../core/problem";
 import { LLM_ENV_VARS, LlmSettingsError } from "./settings";
 
 /** No LLM is configured (LLM_BASE_URL or LLM_MODEL missing). */
@@ -99,4 +99,31 @@ export function toProblem(err: unknown): ProblemError | null {
 /** `catch (e) { rethrowAsProblem(e); }`: LLM errors become their problem, others are rethrown as they are. */
 export function rethrowAsProblem(err: unknown): never {
   throw toProblem(err) ?? err;
+}
+
+/** Problems that answer 5xx or 429 but are settled by configuration or the calendar, not by waiting a few minutes. */
+const SETTLED_PROBLEMS = new Set<ProblemType>(["budget-exceeded", "llm-not-configured", "embedder-not-configured"]);
+
+/**
+ * Whether the same work may succeed if tried again later: the one classification of failures for
+ * retries (the queue consumer and the job records it keeps). Transient: an LLM failure the client
+ * marked retryable, a problem answering 5xx, 408 or 429, and anything unclassified (network and
+ * runtime errors such as a reset Durable Object). Not: a missing or invalid LLM configuration, a
+ * spent budget, a model answer that stayed unusable after its repair call, a provider that refused
+ * the request, and every other 4xx (validation, not found, conflict).
+ */
+export function isRetryable(err: unknown): boolean {
+  if (err instanceof LlmUnavailableError) return err.detail.retryable;
+  if (err instanceof LlmNotConfiguredError || err instanceof LlmSettingsError || err instanceof BudgetExceededError || err instanceof LlmOutputError) return false;
+  if (err instanceof ProblemError) {
+    if (SETTLED_PROBLEMS.has(err.type)) return false;
+    // 502 llm-unavailable is how toProblem reports a refused request or unusable output.
+    if (err.type === "llm-unavailable" && err.status === 502) return false;
+    return err.status >= 500 || err.status === 408 || err.status === 429;
+  }
+  // Errors that carry their own verdict: Cloudflare's Durable Object errors and webhook failures.
+  // An overloaded object says `retryable: false` for an immediate retry; later is another matter.
+  const flags = typeof err === "object" && err !== null ? (err as { retryable?: unknown; overloaded?: unknown }) : {};
+  if (flags.overloaded === true) return true;
+  return typeof flags.retryable === "boolean" ? flags.retryable : true;
 }

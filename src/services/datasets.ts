@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import type { Env } from "../env";
 import { datasets, datasetTasks } from "../db/schema";
 import { db, type Db } from "../db/client";
-import { chunks } from "../../durable-objects/agent-memory/context";
+import { chunks } from "../core/chunks";
 import { decodeCursor, encodeCursor } from "../core/cursor";
 import { contentTaskId, splitOf } from "../core/practice/split";
 import type {
@@ -20,6 +20,8 @@ import { callMemory, memoryStub } from "./agent-memory";
 
 /** D1 binds at most 100 parameters per statement; a task row binds 8. */
 const ROWS_PER_INSERT = 12;
+/** Task ids per `IN (…)` lookup, leaving room for the dataset id under D1's 100 parameters. */
+const IDS_PER_QUERY = 90;
 /** Rows and bytes sent in one D1 batch call, so one call never carries a whole large upload. */
 const ROWS_PER_BATCH = 240;
 const BYTES_PER_BATCH = 2_000_000;
@@ -105,6 +107,54 @@ const sameContent = (stored: Pick<TaskRow, "task" | "groundTruth" | "metadata" |
   JSON.stringify(stored.metadata ?? null) === JSON.stringify(t.metadata ?? null) &&
   (t.split === undefined || t.split === stored.split);
 
+/** Task rows numbered from `base + 1`; a task without an id is named by its content. */
+async function taskRows(datasetId: string, input: readonly DatasetTaskInput[], base: number, holdoutFraction: number, now: number) {
+  return Promise.all(
+    input.map(async (t, i) => {
+      const taskId = t.id ?? (await contentTaskId(t.task, t.groundTruth ?? null));
+      return {
+        datasetId,
+        taskId,
+        seq: base + i + 1,
+        task: t.task,
+        groundTruth: t.groundTruth ?? null,
+        metadata: t.metadata ?? null,
+        split: t.split ?? splitOf(taskId, holdoutFraction),
+        createdAt: now,
+      };
+    }),
+  );
+}
+
+/**
+ * Creates the dataset `datasetId` of the tenant, or replaces its settings and all its tasks: one
+ * D1 batch (a transaction), so a run created meanwhile reads either the old tasks or the new ones,
+ * never a mix, and concurrent replacements each leave a whole set. For datasets the service
+ * itself keeps up to date (remedial practice), with at most a few thousand tasks.
+ */
+export async function replaceDataset(env: Env, tenantId: string, datasetId: string, input: DatasetCreate & { tasks: DatasetTaskInput[] }): Promise<DatasetDetail> {
+  const d = db(env);
+  const now = Date.now();
+  const tasks = await taskRows(datasetId, input.tasks, 0, input.holdoutFraction, now);
+  const settings = {
+    name: input.name,
+    description: input.description ?? null,
+    holdoutFraction: input.holdoutFraction,
+    verifier: input.verifier ?? null,
+    taskSeq: tasks.length,
+    updatedAt: now,
+  };
+  await runBatch(d, [
+    d
+      .insert(datasets)
+      .values({ id: datasetId, tenantId, ...settings })
+      .onConflictDoUpdate({ target: datasets.id, set: settings, setWhere: eq(datasets.tenantId, tenantId) }),
+    d.delete(datasetTasks).where(eq(datasetTasks.datasetId, datasetId)),
+    ...chunks(tasks, ROWS_PER_INSERT).map((rows) => d.insert(datasetTasks).values(rows)),
+  ]);
+  return getDataset(env, tenantId, datasetId);
+}
+
 /**
  * Stores tasks with INSERT … ON CONFLICT DO NOTHING: an id already in the dataset keeps its stored
  * content, so uploads are idempotent. Tasks take their `seq` from a range reserved on the dataset
@@ -120,23 +170,8 @@ export async function addTasks(env: Env, tenantId: string, datasetId: string, in
     .returning({ taskSeq: datasets.taskSeq, holdoutFraction: datasets.holdoutFraction })
     .get();
   if (!reserved) throw missing(datasetId);
-  const base = reserved.taskSeq - input.length;
   const now = Date.now();
-  const tasks = await Promise.all(
-    input.map(async (t, i) => {
-      const taskId = t.id ?? (await contentTaskId(t.task, t.groundTruth ?? null));
-      return {
-        datasetId,
-        taskId,
-        seq: base + i + 1,
-        task: t.task,
-        groundTruth: t.groundTruth ?? null,
-        metadata: t.metadata ?? null,
-        split: t.split ?? splitOf(taskId, reserved.holdoutFraction),
-        createdAt: now,
-      };
-    }),
-  );
+  const tasks = await taskRows(datasetId, input, reserved.taskSeq - input.length, reserved.holdoutFraction, now);
 
   const insertedIds = new Set<string>();
   const size = (t: (typeof tasks)[number]) => t.task.length + (t.groundTruth?.length ?? 0) + 200;
@@ -162,7 +197,7 @@ export async function addTasks(env: Env, tenantId: string, datasetId: string, in
     const ids = [...new Set(group.map((t) => t.taskId))];
     const results = await runBatch(
       d,
-      chunks(ids).map((part) =>
+      chunks(ids, IDS_PER_QUERY).map((part) =>
         d
           .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth, metadata: datasetTasks.metadata, split: datasetTasks.split })
           .from(datasetTasks)

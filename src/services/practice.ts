@@ -157,6 +157,9 @@ async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string,
   }
 }
 
+/** The id of the run created with an Idempotency-Key: a retried create finds the first run by it. */
+export const keyedRunId = async (who: Caller, idempotencyKey: string) => `run_${(await sha256Hex(`${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24)}`;
+
 /**
  * Creates a run: the D1 row as `creating`, then its Durable Object (see setUpRun). With an
  * Idempotency-Key the run id is derived from it, so a retried create finds the first run instead
@@ -166,9 +169,7 @@ async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string,
 export async function createRun(env: Env, who: Caller, body: RunCreate, idempotencyKey?: string, opts: { exclusive?: boolean } = {}) {
   const { tasks, holdout, config } = await prepare(env, who, body);
   const requestHash = await sha256Hex(JSON.stringify(body));
-  const runId = idempotencyKey
-    ? `run_${(await sha256Hex(`${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24)}`
-    : `run_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`;
+  const runId = idempotencyKey ? await keyedRunId(who, idempotencyKey) : `run_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`;
   const row = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config: { ...config, requestHash } };
   const inserted = opts.exclusive
     ? await insertExclusive(env, row)

@@ -1,15 +1,13 @@
-import { and, eq, inArray } from "drizzle-orm";
 import type { Env } from "../env";
-import { db } from "../db/client";
-import { practiceRuns } from "../db/schema";
+import { sha256Hex } from "../core/api-key";
 import { remedialTasks, remedialVerdict } from "../core/practice/remedial";
 import { RunCreateSchema } from "../core/practice/run-types";
 import { VerifierSchema } from "../core/verifiers/schema";
 import { D1UsageLedger } from "../llm/ledger";
 import { llmConfigured, toProblem } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
-import { createDataset } from "./datasets";
-import { admitQueuedRuns, createRun } from "./practice";
+import { replaceDataset } from "./datasets";
+import { admitQueuedRuns, createRun, keyedRunId } from "./practice";
 
 const HOUR = 3_600_000;
 
@@ -19,29 +17,37 @@ export type RemedialOutcome =
   | { outcome: "skipped"; reason: string; datasetId?: string }
   | { outcome: "started"; runId: string; datasetId: string; successRate: number };
 
+/** The agent's one remedial dataset: each trigger replaces its tasks rather than adding a dataset. */
+export const remedialDatasetId = async (tenantId: string, agentId: string) => `ds_${(await sha256Hex(`remedial|${tenantId}|${agentId}`)).slice(0, 20)}`;
+
 /**
- * Takes this cooldown's one trigger: a single upsert that only writes when the last trigger is at
- * least a cooldown old, so of any number of concurrent or redelivered checks exactly one wins.
+ * The trigger of the current cooldown: a conditional upsert that writes only when the last
+ * trigger is at least a cooldown old, then a read of whichever trigger holds, in one batch. Of any
+ * number of concurrent or redelivered checks exactly one writes; all of them read the same trigger.
  */
-async function claimCooldown(env: Env, tenantId: string, agentId: string, at: number, cooldownMs: number): Promise<boolean> {
-  const r = await env.DB.prepare(
-    `INSERT INTO remedial_claims (tenant_id, agent_id, last_at) VALUES (?1, ?2, ?3)
-     ON CONFLICT (tenant_id, agent_id) DO UPDATE SET last_at = excluded.last_at WHERE remedial_claims.last_at <= ?3 - ?4
-     RETURNING last_at`,
-  )
-    .bind(tenantId, agentId, at, cooldownMs)
-    .all();
-  return r.results.length === 1;
+async function currentTrigger(env: Env, tenantId: string, agentId: string, at: number, cooldownMs: number): Promise<number> {
+  const [, current] = await env.DB.batch<{ last_at: number }>([
+    env.DB.prepare(
+      `INSERT INTO remedial_claims (tenant_id, agent_id, last_at) VALUES (?1, ?2, ?3)
+       ON CONFLICT (tenant_id, agent_id) DO UPDATE SET last_at = excluded.last_at WHERE remedial_claims.last_at <= ?3 - ?4`,
+    ).bind(tenantId, agentId, at, cooldownMs),
+    env.DB.prepare("SELECT last_at FROM remedial_claims WHERE tenant_id = ?1 AND agent_id = ?2").bind(tenantId, agentId),
+  ]);
+  return current!.results[0]!.last_at;
 }
 
 /**
  * Runs from the agent's sweep (every agent, every 5 minutes, through the jobs queue): one check per
- * agent per sweep whatever the episode traffic, which a 24-hour cooldown can well afford. Everything
- * that would stop a run is checked before the cooldown is claimed, so a trigger is spent only when a
- * run is expected to start. Should the worker die after the claim, that trigger is lost until the
- * cooldown passes (and the failures are still there): never a second run in one cooldown.
+ * agent per sweep whatever the episode traffic, which a 24-hour cooldown can well afford.
+ *
+ * A trigger and its run are one step. The trigger is claimed first, and its run is created with an
+ * idempotency key naming the trigger, so the run id follows from it: a trigger is spent only once
+ * that run exists. Until then every check within the cooldown (a redelivery, the next sweep, a
+ * concurrent check) completes the same trigger, and all of them arrive at the same one run. A
+ * failure part-way (the dataset written, the run `creating`) is finished by the next check.
  */
 export async function checkRemedial(env: Env, tenantId: string, agentId: string, at: number): Promise<RemedialOutcome> {
+  const who = { tenantId, agentId };
   const stub = memoryStub(env, tenantId, agentId);
   const cfg = (await callMemory(() => stub.getConfig())).remedial;
   if (!cfg.enabled) return { outcome: "off" };
@@ -55,35 +61,43 @@ export async function checkRemedial(env: Env, tenantId: string, agentId: string,
     (err: unknown) => toProblem(err),
   );
   if (budget) return { outcome: "skipped", reason: budget.message };
-  const going = await db(env)
-    .select({ runId: practiceRuns.runId })
-    .from(practiceRuns)
-    .where(and(eq(practiceRuns.tenantId, tenantId), eq(practiceRuns.agentId, agentId), inArray(practiceRuns.status, ["queued", "running"])))
-    .get();
-  if (going) return { outcome: "skipped", reason: `practice run '${going.runId}' of this agent is still going` };
-  if (!(await claimCooldown(env, tenantId, agentId, at, cfg.cooldownHours * HOUR))) {
-    return { outcome: "cooldown", reason: `remedial practice already started within the last ${cfg.cooldownHours} hours` };
+  const datasetId = await remedialDatasetId(tenantId, agentId);
+  const body = RunCreateSchema.safeParse({ ...cfg.run, datasetId });
+  if (!body.success) return { outcome: "skipped", reason: `the remedial run options are not valid: ${body.error.issues[0]?.message ?? "invalid"}` };
+
+  const trigger = await currentTrigger(env, tenantId, agentId, at, cfg.cooldownHours * HOUR);
+  const key = `remedial:${trigger}`;
+  const runId = await keyedRunId(who, key);
+  const runs = await env.DB.prepare(
+    "SELECT run_id AS runId, status FROM practice_runs WHERE tenant_id = ?1 AND agent_id = ?2 AND (run_id = ?3 OR status IN ('creating', 'queued', 'running'))",
+  )
+    .bind(tenantId, agentId, runId)
+    .all<{ runId: string; status: string }>();
+  const own = runs.results.find((r) => r.runId === runId);
+  if (own && own.status !== "creating") {
+    return { outcome: "cooldown", reason: `remedial practice already started within the last ${cfg.cooldownHours} hours (run '${runId}')` };
   }
+  // The trigger waits for the agent's other run; a check after it ends (within the cooldown) starts it.
+  const going = runs.results.find((r) => r.runId !== runId);
+  if (going) return { outcome: "skipped", reason: `practice run '${going.runId}' of this agent is still going` };
 
   const rate = `${Math.round(verdict.successRate * 100)}%`;
-  const { dataset } = await createDataset(env, tenantId, {
+  await replaceDataset(env, tenantId, datasetId, {
     name: `remedial practice: ${agentId}`,
-    description: `Mined at ${new Date(at).toISOString()}: ${rate} success over the last ${cfg.windowEpisodes} ended episodes (minimum ${Math.round(cfg.minSuccessRate * 100)}%).`,
+    description: `Mined at ${new Date(trigger).toISOString()}: ${rate} success over the last ${cfg.windowEpisodes} ended episodes (minimum ${Math.round(cfg.minSuccessRate * 100)}%).`,
     holdoutFraction: 0,
     // Episode answers are free-form, so a mined ground truth is a reference for a judge rather than
     // a string to match; and `majority` would reward the answer the agent keeps getting wrong.
     verifier: VerifierSchema.parse({ kind: "llm-judge" }),
     tasks: remedialTasks(agentId, window),
   });
-  const body = RunCreateSchema.safeParse({ ...cfg.run, datasetId: dataset.datasetId });
-  if (!body.success) return { outcome: "skipped", reason: `the remedial run options are not valid: ${body.error.issues[0]?.message ?? "invalid"}`, datasetId: dataset.datasetId };
   try {
-    const run = await createRun(env, { tenantId, agentId }, body.data, undefined, { exclusive: true });
+    const run = await createRun(env, who, body.data, key, { exclusive: true });
     await admitQueuedRuns(env, tenantId);
-    return { outcome: "started", runId: run.runId, datasetId: dataset.datasetId, successRate: verdict.successRate };
+    return { outcome: "started", runId: run.runId, datasetId, successRate: verdict.successRate };
   } catch (err) {
     const problem = toProblem(err);
     if (!problem) throw err;
-    return { outcome: "skipped", reason: problem.message, datasetId: dataset.datasetId };
+    return { outcome: "skipped", reason: problem.message, datasetId };
   }
 }

@@ -1,4 +1,4 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { expectProblem } from "../helpers";
@@ -33,15 +33,59 @@ afterEach(() => {
 });
 
 let n = 0;
-/** Delivers the cron's sweep message for the agent through the real jobs consumer, `copies` at once. */
-async function sweep(tenantId: string, agentId: string, at: number, copies = 1) {
-  vi.setSystemTime(at);
-  const body = { type: "agent.sweep", tenantId, agentId, at };
-  const batch = createMessageBatch("praxis-jobs", Array.from({ length: copies }, () => ({ id: `sweep${n++}`, timestamp: new Date(at), attempts: 1, body })));
+/** Delivers sweep messages for the agent (one per `at`, side by side) through the real jobs consumer. */
+async function deliverSweeps(tenantId: string, agentId: string, ats: number[], runEnv = practiceEnv) {
+  vi.setSystemTime(Math.max(...ats));
+  const batch = createMessageBatch(
+    "praxis-jobs",
+    ats.map((at) => ({ id: `sweep${n++}`, timestamp: new Date(at), attempts: 1, body: { type: "agent.sweep", tenantId, agentId, at } })),
+  );
   const ctx = createExecutionContext();
-  await worker.queue(batch, practiceEnv);
-  const result = await getQueueResult(batch, ctx);
+  await worker.queue(batch, runEnv);
+  return getQueueResult(batch, ctx);
+}
+
+/** Delivers the cron's sweep message for the agent, `copies` at once, and expects no failure. */
+async function sweep(tenantId: string, agentId: string, at: number, copies = 1) {
+  const result = await deliverSweeps(tenantId, agentId, Array.from({ length: copies }, () => at));
   expect(result.retryMessages).toEqual([]);
+}
+
+/**
+ * The D1 binding with every statement a few ms late, so concurrent checks interleave at each
+ * query, and a statement matching `fail` thrown once as the binding throws a lost connection.
+ */
+function slowDb(opts: { fail?: RegExp; delayMs?: number } = {}) {
+  const real = practiceEnv.DB;
+  let fail = opts.fail;
+  const late = <T>(p: Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => p.then(resolve, reject), opts.delayMs ?? 3));
+  const wrap = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement =>
+    new Proxy(stmt, {
+      get(target, prop) {
+        if (prop === "bind") return (...args: unknown[]) => wrap(target.bind(...args), sql);
+        const value = Reflect.get(target, prop, target);
+        if (typeof value !== "function") return value;
+        if (prop === "all" || prop === "run" || prop === "first" || prop === "raw") {
+          return (...args: unknown[]) => {
+            if (fail?.test(sql)) {
+              fail = undefined;
+              return Promise.reject(new Error("D1_ERROR: Network connection lost."));
+            }
+            return late((value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
+          };
+        }
+        return value.bind(target);
+      },
+    });
+  const db = new Proxy(real, {
+    get(target, prop) {
+      if (prop === "prepare") return (sql: string) => wrap(target.prepare(sql), sql);
+      if (prop === "batch") return (stmts: D1PreparedStatement[]) => late(target.batch(stmts));
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { ...practiceEnv, DB: db } as typeof practiceEnv;
 }
 
 async function setup() {
@@ -103,11 +147,73 @@ describe("remedial practice", () => {
     await sweep(f.t.tenantId, f.agentId, at + 23 * HOUR);
     expect(await runs()).toHaveLength(1);
     expect(await remedialDatasets()).toHaveLength(1);
+    // The agent now fails at a new task: the next trigger practises on it, in the same dataset.
+    let clock = at + 23 * HOUR;
+    const fresh: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      vi.setSystemTime((clock += 60_000));
+      const id = (await f.agent("POST", "/episodes", { task: "What is 7 * 8?" })).body.episodeId as string;
+      expect((await f.agent("POST", `/episodes/${id}/end`, { outcome: i < 7 ? "failure" : "success", answer: i < 7 ? "54" : "56" })).status).toBe(200);
+      fresh.push(id);
+    }
     await sweep(f.t.tenantId, f.agentId, at + 24 * HOUR, 2);
     const second = await runs();
     expect(second).toHaveLength(2);
     expect(second[0]!.runId).not.toBe(first[0]!.runId);
-    expect(await remedialDatasets()).toHaveLength(2);
+    expect(second[0]!.datasetId).toBe(first[0]!.datasetId);
+    expect((await remedialDatasets()).map((d) => d.datasetId)).toEqual([first[0]!.datasetId]);
+    const refreshed = (await api("GET", `/v1/datasets/${first[0]!.datasetId}/tasks`, f.t.apiKey)).body.items as any[];
+    expect(refreshed.map((t) => ({ id: t.id, task: t.task, groundTruth: t.groundTruth }))).toEqual([{ id: fresh[6], task: "What is 7 * 8?", groundTruth: "56" }]);
+  });
+
+  it("a failure between the trigger and its run leaves the trigger to the next check, which starts exactly one run", async () => {
+    const { f, end, runs, remedialDatasets, now } = await setup();
+    await f.agent("PATCH", "/config", { remedial: REMEDIAL });
+    for (const [task, outcome, answer] of HISTORY) await end(task, outcome, answer);
+    const at = now() + 60_000;
+    const failed = await deliverSweeps(f.t.tenantId, f.agentId, [at], slowDb({ fail: /INSERT INTO practice_runs/ }));
+    expect(failed.retryMessages).toHaveLength(1);
+    expect(await runs()).toHaveLength(0);
+
+    // The queue's redelivery (same message) and, independently, the next sweep within the cooldown.
+    await sweep(f.t.tenantId, f.agentId, at);
+    await sweep(f.t.tenantId, f.agentId, at + HOUR);
+    const started = await runs();
+    expect(started).toHaveLength(1);
+    expect(["queued", "running"]).toContain(started[0]!.status);
+    expect((await remedialDatasets()).map((d) => d.datasetId)).toEqual([started[0]!.datasetId]);
+  });
+
+  it("concurrent checks of one agent, each a few ms behind the other at every query, start one run on one dataset", async () => {
+    const { f, end, runs, remedialDatasets, now } = await setup();
+    await f.agent("PATCH", "/config", { remedial: REMEDIAL });
+    for (const [task, outcome, answer] of HISTORY) await end(task, outcome, answer);
+    const at = now() + 60_000;
+    const result = await deliverSweeps(f.t.tenantId, f.agentId, [at, at + 1, at + 2, at + 3], slowDb());
+    expect(result.retryMessages).toEqual([]);
+    const started = await runs();
+    expect(started).toHaveLength(1);
+    expect((await remedialDatasets()).map((d) => d.datasetId)).toEqual([started[0]!.datasetId]);
+    const tasks = (await api("GET", `/v1/datasets/${started[0]!.datasetId}/tasks`, f.t.apiKey)).body.items as any[];
+    expect(tasks.map((t) => t.task).sort()).toEqual(["What is 50 - 8?", "What is 6 * 7?", "What is 84 / 2?", "What is 9 + 9?"]);
+  });
+
+  it("a run of the agent still being created holds the trigger back without spending it", async () => {
+    const { f, end, runs, now } = await setup();
+    await f.agent("PATCH", "/config", { remedial: REMEDIAL });
+    for (const [task, outcome, answer] of HISTORY) await end(task, outcome, answer);
+    const busy = "run_being_created_elsewhere";
+    await env.DB.prepare("INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?1, ?2, ?3, ?4, 'creating', '{}')")
+      .bind(busy, f.t.tenantId, f.agentId, f.datasetId)
+      .run();
+    const at = now() + 60_000;
+    await sweep(f.t.tenantId, f.agentId, at);
+    expect((await runs()).map((r) => r.runId)).toEqual([busy]);
+    await env.DB.prepare("UPDATE practice_runs SET status = 'failed' WHERE run_id = ?1").bind(busy).run();
+    await sweep(f.t.tenantId, f.agentId, at + HOUR);
+    const after = await runs();
+    expect(after).toHaveLength(2);
+    expect(after.find((r) => r.runId !== busy)!.status).toMatch(/queued|running/);
   });
 
   it("does not trigger while the agent succeeds often enough, nor while it is off", async () => {

@@ -1,0 +1,112 @@
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import worker from "../../src/index";
+import { conflict, notFound, ProblemError } from "../../src/core/problem";
+import { BudgetExceededError, isRetryable, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, LlmUnavailableError, toProblem } from "../../src/llm";
+import { fakeLlm, httpError } from "../fake-llm";
+import { call } from "../helpers";
+import { deliver, mixedEpisode } from "../live/fixture";
+
+afterEach(() => vi.restoreAllMocks());
+
+async function liveJob() {
+  const f = await mixedEpisode();
+  expect(f.end.body.result.extraction).toBe("queued");
+  return { f, job: { tenantId: f.t.tenantId, agentId: f.agentId, episodeId: f.episodeId, jobId: f.end.body.result.jobId as string } };
+}
+
+const jobRecord = async (f: Awaited<ReturnType<typeof mixedEpisode>>) => (await f.api("GET", "/jobs")).body.items[0];
+
+describe("failure classification", () => {
+  it("transient failures retry; configuration, budget, refused requests and other 4xx do not", () => {
+    const unavailable = (retryable: boolean) => new LlmUnavailableError("upstream", { retryable, status: retryable ? 503 : 401 });
+    const budget = new BudgetExceededError("t", 100, 120, Date.now() + 1000);
+    const retryable = [
+      unavailable(true),
+      toProblem(unavailable(true)),
+      new ProblemError(503, "service-unavailable", "briefly down"),
+      new ProblemError(500, "internal", "boom"),
+      new ProblemError(408, "validation-failed", "timed out"),
+      new ProblemError(429, "rate-limited", "slow down"),
+      new TypeError("fetch failed"),
+      Object.assign(new Error("Durable Object reset because its code was updated."), { retryable: true }),
+      Object.assign(new Error("Durable Object is overloaded."), { retryable: false, overloaded: true }),
+    ];
+    const settled = [
+      unavailable(false),
+      toProblem(unavailable(false)),
+      new LlmNotConfiguredError(),
+      toProblem(new LlmNotConfiguredError()),
+      new LlmSettingsError(["LLM_MAX_RETRIES must be a number"]),
+      budget,
+      toProblem(budget),
+      new LlmOutputError("not JSON", { schemaName: "s", issues: [], answer: "?", calls: 2 }),
+      new ProblemError(503, "embedder-not-configured", "no embedder"),
+      new ProblemError(400, "validation-failed", "bad"),
+      notFound("gone"),
+      conflict("taken"),
+      new ProblemError(422, "unprocessable", "no tasks"),
+      Object.assign(new Error("webhook answered 400"), { retryable: false }),
+    ];
+    expect(retryable.map(isRetryable)).toEqual(retryable.map(() => true));
+    expect(settled.map(isRetryable)).toEqual(settled.map(() => false));
+  });
+});
+
+describe("queue consumer retries only retryable failures", () => {
+  it("a request the LLM provider refuses (401) is acked at once and its job marked failed with the reason", async () => {
+    const { f, job } = await liveJob();
+    const llm = fakeLlm(httpError(401));
+    const q = await deliver(job);
+    expect(q.retryMessages).toHaveLength(0);
+    expect(q.explicitAcks).toEqual([`m-${job.jobId}-1`]);
+    expect(llm.sent).toHaveLength(1);
+    const j = await jobRecord(f);
+    expect(j.status).toBe("failed");
+    expect(j.reason).toMatch(/not retryable/);
+    expect(j.reason).toMatch(/401/);
+  });
+
+  it("invalid LLM settings are acked and recorded, without calling the LLM", async () => {
+    const { f, job } = await liveJob();
+    const llm = fakeLlm(httpError(500));
+    const q = await deliver(job, { extraEnv: { LLM_MAX_RETRIES: "many" } });
+    expect(q.retryMessages).toHaveLength(0);
+    expect(q.explicitAcks).toHaveLength(1);
+    expect(llm.sent).toHaveLength(0);
+    const j = await jobRecord(f);
+    expect(j.status).toBe("failed");
+    expect(j.reason).toMatch(/not retryable: The LLM configuration is invalid/);
+  });
+
+  it("an upstream 503 and a network error are retried with the job left 'retrying'", async () => {
+    const { f, job } = await liveJob();
+    fakeLlm(httpError(503));
+    const q = await deliver(job);
+    expect(q.explicitAcks).toHaveLength(0);
+    expect(q.retryMessages).toHaveLength(1);
+    expect(await jobRecord(f)).toMatchObject({ status: "retrying" });
+
+    vi.restoreAllMocks();
+    vi.spyOn(globalThis, "fetch").mockRejectedValue(new TypeError("fetch failed"));
+    const again = await deliver(job, { attempts: 2 });
+    expect(again.retryMessages).toHaveLength(1);
+    const j = await jobRecord(f);
+    expect(j.status).toBe("retrying");
+    expect(j.reason).toMatch(/attempt 2 failed, will retry/);
+  });
+
+  it("a sweep for an agent that no longer exists (404) is acked, not retried", async () => {
+    const { f } = await liveJob();
+    const del = await call("DELETE", `/v1/agents/${f.agentId}`, { key: f.t.apiKey });
+    expect(del.status).toBe(200);
+    const batch = createMessageBatch("praxis-jobs", [
+      { id: "gone", timestamp: new Date(), attempts: 1, body: { type: "agent.sweep", tenantId: f.t.tenantId, agentId: f.agentId, at: Date.now() } },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryMessages).toHaveLength(0);
+    expect(result.explicitAcks).toEqual(["gone"]);
+  });
+});
