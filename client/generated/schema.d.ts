@@ -1807,6 +1807,11 @@ export interface components {
             pattern?: string | null;
             /** @default [] */
             keywords?: string[];
+            /**
+             * @description The situations the lesson applies to, in the words an agent would use (searched by retrieval, never shown in /prompt)
+             * @default null
+             */
+            when?: string | null;
             /** @default [] */
             tags?: string[];
             /** @default null */
@@ -1866,6 +1871,11 @@ export interface components {
             pattern?: string | null;
             /** @default [] */
             keywords?: string[];
+            /**
+             * @description The situations the lesson applies to, in the words an agent would use (searched by retrieval, never shown in /prompt)
+             * @default null
+             */
+            when?: string | null;
             /** @default [] */
             tags?: string[];
             /** @default null */
@@ -1899,6 +1909,11 @@ export interface components {
             pattern?: string | null;
             /** @default [] */
             keywords?: string[];
+            /**
+             * @description The situations the lesson applies to, in the words an agent would use (searched by retrieval, never shown in /prompt)
+             * @default null
+             */
+            when?: string | null;
             /** @default [] */
             tags?: string[];
             /** @default null */
@@ -1955,6 +1970,8 @@ export interface components {
             text?: string;
             pattern?: string | null;
             keywords?: string[];
+            /** @description The situations the lesson applies to, in the words an agent would use (searched by retrieval, never shown in /prompt) */
+            when?: string | null;
             tags?: string[];
             domain?: string | null;
             /** @enum {string} */
@@ -1973,6 +1990,11 @@ export interface components {
                     pattern?: string | null;
                     /** @default [] */
                     keywords?: string[];
+                    /**
+                     * @description The situations the lesson applies to, in the words an agent would use (searched by retrieval, never shown in /prompt)
+                     * @default null
+                     */
+                    when?: string | null;
                     /** @default [] */
                     tags?: string[];
                     /** @default null */
@@ -2008,6 +2030,8 @@ export interface components {
                     text?: string;
                     pattern?: string | null;
                     keywords?: string[];
+                    /** @description The situations the lesson applies to, in the words an agent would use (searched by retrieval, never shown in /prompt) */
+                    when?: string | null;
                     tags?: string[];
                     domain?: string | null;
                     /** @enum {string} */
@@ -2039,6 +2063,11 @@ export interface components {
             pattern?: string | null;
             /** @default [] */
             keywords?: string[];
+            /**
+             * @description The situations the lesson applies to, in the words an agent would use (searched by retrieval, never shown in /prompt)
+             * @default null
+             */
+            when?: string | null;
             /** @default [] */
             tags?: string[];
             /** @default null */
@@ -2085,6 +2114,11 @@ export interface components {
                 pattern?: string | null;
                 /** @default [] */
                 keywords?: string[];
+                /**
+                 * @description The situations the lesson applies to, in the words an agent would use (searched by retrieval, never shown in /prompt)
+                 * @default null
+                 */
+                when?: string | null;
                 /** @default [] */
                 tags?: string[];
                 /** @default null */
@@ -2235,12 +2269,16 @@ export interface components {
                  * @enum {string}
                  */
                 match: "vector" | "lexical";
-                /** @description What retrieval has learned from rewards about this memory (see GET /v1/agents/{agentId}/retriever) */
+                /** @description What retrieval has learned from rewards about this memory, and what its `when` matched (see GET /v1/agents/{agentId}/retriever) */
                 signals?: {
                     /** @description Similarity of the query to the queries this memory was rewarded for (its usage centroid); 0 when it has none */
                     usage: number;
                     /** @description How well the query matches the best of the memory's learned phrases (the words of queries it served): word-set cosine times the phrase's weight; 0 when none matches */
                     phrases: number;
+                    /** @description Similarity of the query to the lesson's `when` (the situations it applies to); 0 when it has none */
+                    when?: number;
+                    /** @description BM25 of the lesson's `when` for the query's words; 0 when they share none */
+                    whenLexical?: number;
                     /** @description What the agent's learned re-ranker added to the score; null until it has seen enough rewards */
                     learned: number | null;
                 };
@@ -4026,6 +4064,8 @@ export interface components {
                     q?: number;
                     recency?: number;
                     isCase?: number;
+                    whenSim?: number;
+                    whenBm25?: number;
                 };
             };
             usage: {

@@ -38,7 +38,7 @@ export interface Screened<T> {
   lift: boolean;
 }
 
-type Screenable = Pick<ExperienceContent, "text" | "pattern" | "keywords" | "status"> & { id: string };
+type Screenable = Pick<ExperienceContent, "text" | "pattern" | "keywords" | "status"> & { id: string; when?: string | null };
 
 function reasonFor(policy: AdmissionPolicy, id: string, parts: Parameters<typeof assessLesson>[0]) {
   if (!policy.internal) {
@@ -49,7 +49,7 @@ function reasonFor(policy: AdmissionPolicy, id: string, parts: Parameters<typeof
 }
 
 const matchTextChanged = (a: Screenable, b: Screenable) =>
-  a.text !== b.text || a.pattern !== b.pattern || JSON.stringify(a.keywords) !== JSON.stringify(b.keywords);
+  a.text !== b.text || a.pattern !== b.pattern || JSON.stringify(a.keywords) !== JSON.stringify(b.keywords) || (a.when ?? null) !== (b.when ?? null);
 
 function guardHeld(kind: MemoryKind, id: string, before: { status: string } | null, wanted: string, policy: AdmissionPolicy) {
   if (before && isHeld(before.status) && !policy.internal && !policy.admin) {

@@ -48,9 +48,9 @@ const CLIENT_WRITE: AdmissionPolicy = { door: "api" };
 /** Rounds of embed-then-commit before a write that keeps being overtaken gives up. */
 const COMMIT_ATTEMPTS = 3;
 
-const CONTENT_KEYS = ["text", "pattern", "keywords", "tags", "domain", "source", "status", "pinned", "importance"] as const;
+const CONTENT_KEYS = ["text", "pattern", "keywords", "when", "tags", "domain", "source", "status", "pinned", "importance"] as const;
 const sameContent = (a: ExperienceSnapshot, b: ExperienceSnapshot) =>
-  CONTENT_KEYS.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
+  CONTENT_KEYS.every((k) => JSON.stringify(a[k] ?? null) === JSON.stringify(b[k] ?? null));
 
 /**
  * The experience library. Every change to an experience's content or status is one atomic
@@ -307,10 +307,10 @@ export class Library {
 
   private insertRow(s: ExperienceSnapshot, now: number, probation = false) {
     this.ctx.sql.exec(
-      `INSERT INTO experiences (id, seq, text, pattern, keywords, tags, domain, source, status, pinned, importance, q, provenance, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO experiences (id, seq, text, pattern, keywords, tags, domain, source, status, pinned, importance, q, provenance, created_at, updated_at, when_text)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       s.id, s.seq, s.text, s.pattern, JSON.stringify(s.keywords), JSON.stringify(s.tags), s.domain, s.source, s.status,
-      s.pinned ? 1 : 0, s.importance, s.q, s.provenance ? JSON.stringify(s.provenance) : null, s.createdAt, now,
+      s.pinned ? 1 : 0, s.importance, s.q, s.provenance ? JSON.stringify(s.provenance) : null, s.createdAt, now, s.when ?? null,
     );
     if (probation) this.ctx.sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", s.id);
   }
@@ -318,9 +318,9 @@ export class Library {
   private updateRow(s: ExperienceSnapshot, now: number) {
     this.ctx.sql.exec(
       `UPDATE experiences SET text = ?, pattern = ?, keywords = ?, tags = ?, domain = ?, source = ?, status = ?, pinned = ?,
-       importance = ?, seq = ?, updated_at = ? WHERE id = ?`,
+       importance = ?, seq = ?, updated_at = ?, when_text = ? WHERE id = ?`,
       s.text, s.pattern, JSON.stringify(s.keywords), JSON.stringify(s.tags), s.domain, s.source, s.status,
-      s.pinned ? 1 : 0, s.importance, s.seq, now, s.id,
+      s.pinned ? 1 : 0, s.importance, s.seq, now, s.when ?? null, s.id,
     );
   }
 
@@ -391,6 +391,8 @@ export function pickContent(s: ExperienceContent): ExperienceContent {
     text: s.text,
     pattern: s.pattern,
     keywords: s.keywords,
+    // Versions written before \`when\` existed have none.
+    when: s.when ?? null,
     tags: s.tags,
     domain: s.domain,
     source: s.source,

@@ -28,12 +28,15 @@ export interface ReviewItem {
   text: string;
   pattern: string | null;
   keywords: string[];
+  when?: string | null;
 }
 
 export interface ReviewVerdict {
   id: string;
   kind: MemoryKind;
   text: string;
+  /** The `when` that was reviewed with the text: a verdict applies only while both stand. */
+  when?: string | null;
   safe: boolean;
   category: string;
   reason: string;
@@ -46,6 +49,7 @@ interface HeldRow extends Record<string, SqlStorageValue> {
   text: string;
   pattern: string | null;
   keywords: string | null;
+  when_text: string | null;
   answer: string | null;
   updated: number;
   reason: string | null;
@@ -57,9 +61,9 @@ interface HeldRow extends Record<string, SqlStorageValue> {
 
 const HELD_SQL = `
   SELECT h.*, q.reason, q.wanted, q.door, q.author, q.at FROM (
-    SELECT 'experience' AS kind, id, status, text, pattern, keywords, NULL AS answer, updated_at AS updated FROM experiences WHERE status IN ('quarantined', 'pending')
+    SELECT 'experience' AS kind, id, status, text, pattern, keywords, when_text, NULL AS answer, updated_at AS updated FROM experiences WHERE status IN ('quarantined', 'pending')
     UNION ALL
-    SELECT 'case' AS kind, id, status, task AS text, NULL AS pattern, NULL AS keywords, answer, updated_at AS updated FROM cases WHERE status IN ('quarantined', 'pending')
+    SELECT 'case' AS kind, id, status, task AS text, NULL AS pattern, NULL AS keywords, NULL AS when_text, answer, updated_at AS updated FROM cases WHERE status IN ('quarantined', 'pending')
   ) h LEFT JOIN quarantine q ON q.item_id = h.id`;
 
 const ADMIN: AdmissionPolicy = { door: "admin", admin: true };
@@ -122,7 +126,7 @@ export class Quarantine {
       .map((r) =>
         r.kind === "case"
           ? { id: r.id, kind: "case", text: caseReviewText(r.text, r.answer), pattern: null, keywords: [] }
-          : { id: r.id, kind: "experience", text: r.text, pattern: r.pattern, keywords: parseJson<string[]>(r.keywords, []) },
+          : { id: r.id, kind: "experience", text: r.text, pattern: r.pattern, keywords: parseJson<string[]>(r.keywords, []), when: r.when_text },
       );
   }
 
@@ -138,7 +142,10 @@ export class Quarantine {
    */
   async applyReviews(verdicts: readonly ReviewVerdict[]): Promise<{ admitted: number; quarantined: number; stale: number }> {
     const current = new Map(this.pending(10_000).map((p) => [`${p.kind}:${p.id}`, p]));
-    const fresh = verdicts.filter((v) => current.get(`${v.kind}:${v.id}`)?.text === v.text);
+    const fresh = verdicts.filter((v) => {
+      const now = current.get(`${v.kind}:${v.id}`);
+      return now?.text === v.text && (now.when ?? null) === (v.when ?? null);
+    });
     const why = (v: ReviewVerdict) => `safety review: ${v.category}: ${v.reason}`.slice(0, 1000);
     const exps = fresh.filter((v) => v.kind === "experience");
     const out = { admitted: fresh.filter((v) => v.safe).length, quarantined: fresh.filter((v) => !v.safe).length, stale: verdicts.length - fresh.length };

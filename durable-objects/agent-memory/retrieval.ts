@@ -10,12 +10,15 @@ import { encodeCode } from "../../src/core/int8-matrix";
 import { contributions, featuresOf } from "../../src/core/reranker";
 import { UsageMemory } from "./usage-memory";
 import { RerankerStore } from "./reranker-store";
+import { Situations } from "./situations";
 
 /**
  * How much a learned phrase counts beside the text's BM25 in the lexical channel: a full phrase
  * match (1) counts as much as a BM25 of this, a good match of one rare word.
  */
 export const LEARNED_PHRASE_WEIGHT = 4;
+/** A lesson's `when` is its own text about itself: its BM25 counts like that of the lesson's words. */
+export const WHEN_WEIGHT = 1;
 
 interface CandidateInfo {
   id: string;
@@ -31,13 +34,16 @@ interface CandidateInfo {
   lexical: number;
   usage: number;
   learned: number;
+  when: number;
+  whenLexical: number;
   relevance: number;
   lastUsedAt: number | null;
 }
 
 type Channel = "vector" | "lexical";
 /** Found only through what rewards taught it (usage centroid, learned phrases), not by its own text or vector. */
-const learnedOnly = (i: CandidateInfo, threshold: number) => i.lexical === 0 && i.sim < threshold && (i.usage > 0 || i.learned > 0);
+const learnedOnly = (i: CandidateInfo, threshold: number) =>
+  i.lexical === 0 && i.whenLexical === 0 && i.sim < threshold && i.when < threshold && (i.usage > 0 || i.learned > 0);
 
 /** What phase A knows of an item before hydration: its channel scores (0 where a channel did not find it). */
 interface Found {
@@ -50,6 +56,10 @@ interface Found {
   usage: number;
   /** BM25 of the memory's learned phrases for the query's words. */
   learned: number;
+  /** Similarity of the query to the lesson's `when` (the situations it applies to); 0 without one. */
+  when: number;
+  /** BM25 of the lesson's `when` for the query's words. */
+  whenLexical: number;
   relevance: number;
 }
 
@@ -72,6 +82,7 @@ export interface RecordedItem {
 export class Retrieval {
   readonly usage: UsageMemory;
   readonly reranker: RerankerStore;
+  readonly situations: Situations;
 
   constructor(
     private readonly ctx: MemoryContext,
@@ -79,6 +90,7 @@ export class Retrieval {
   ) {
     this.usage = new UsageMemory(ctx);
     this.reranker = new RerankerStore(ctx);
+    this.situations = new Situations(ctx);
   }
 
   lambda(req: { phase?: RetrieveRequest["phase"]; lambda?: number }): number {
@@ -102,47 +114,59 @@ export class Retrieval {
    *
    * Usage memory widens both channels: the vector channel scores a memory by the better of its own
    * vector and its usage centroid, the lexical one adds its learned phrases' BM25 (weighted by
-   * LEARNED_PHRASE_WEIGHT). Without rewards there is neither, and retrieval is as it was.
+   * LEARNED_PHRASE_WEIGHT). Without rewards there is neither, and retrieval is as it was. A
+   * lesson's `when` widens them the same way from the start: its vector beside the lesson's own,
+   * its BM25 beside the text's.
    */
   private async candidates(query: EmbeddedQuery, kinds: MemoryKind[], k1: number, threshold: number, tags?: string[]) {
     const qvec = query.vec;
-    const vector: { id: string; kind: MemoryKind; sim: number; usage: number; stand: boolean }[] = [];
-    const lexical: { id: string; kind: MemoryKind; score: number; text: number; learned: number }[] = [];
+    if (kinds.includes("experience")) await this.situations.refresh();
+    const vector: { id: string; kind: MemoryKind; sim: number; usage: number; when: number; stand: boolean }[] = [];
+    const lexical: { id: string; kind: MemoryKind; score: number; text: number; learned: number; when: number }[] = [];
     const queryTokens = tokenize(query.text);
     const terms = ftsTerms(query.text);
     const learnedAny = !this.usage.empty;
     for (const kind of kinds) {
       const kindVector: typeof vector = [];
-      for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, tags)) kindVector.push({ id: hit.id, kind, sim: hit.sim, usage: 0, stand: false });
+      for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, tags)) kindVector.push({ id: hit.id, kind, sim: hit.sim, usage: 0, when: 0, stand: false });
       const missing = this.ctx.vectors.missingIds(kind);
       if (missing.length) {
         for (const { id, text } of this.texts(kind, missing)) {
           const sim = lexicalSimilarity(queryTokens, tokenize(text));
-          if (sim >= threshold) kindVector.push({ id, kind, sim, usage: 0, stand: true });
+          if (sim >= threshold) kindVector.push({ id, kind, sim, usage: 0, when: 0, stand: true });
         }
       }
       const usage = learnedAny ? this.usage.similar(qvec, kind, threshold) : new Map<string, number>();
-      for (const v of kindVector) v.usage = usage.get(v.id) ?? 0;
-      const inVector = new Set(kindVector.map((v) => v.id));
-      for (const [id, sim] of usage) if (!inVector.has(id)) kindVector.push({ id, kind, sim: 0, usage: sim, stand: false });
-      vector.push(...kindVector);
-      const learned = new Map(learnedAny ? this.usage.matches(kind, terms, k1, tags).map((h) => [h.id, h.score]) : []);
-      for (const hit of this.bm25(kind, terms, k1, tags)) {
-        const l = learned.get(hit.id) ?? 0;
-        learned.delete(hit.id);
-        lexical.push({ id: hit.id, kind, text: hit.score, learned: l, score: hit.score + LEARNED_PHRASE_WEIGHT * l });
+      const when = kind === "experience" ? this.situations.similar(qvec, k1, threshold) : new Map<string, number>();
+      for (const v of kindVector) {
+        v.usage = usage.get(v.id) ?? 0;
+        v.when = when.get(v.id) ?? 0;
       }
-      for (const [id, l] of learned) lexical.push({ id, kind, text: 0, learned: l, score: LEARNED_PHRASE_WEIGHT * l });
+      const inVector = new Map(kindVector.map((v) => [v.id, v]));
+      for (const [id, sim] of when) if (!inVector.has(id)) inVector.set(id, { id, kind, sim: 0, usage: usage.get(id) ?? 0, when: sim, stand: false });
+      for (const [id, sim] of usage) if (!inVector.has(id)) inVector.set(id, { id, kind, sim: 0, usage: sim, when: 0, stand: false });
+      vector.push(...inVector.values());
+      const learned = new Map(learnedAny ? this.usage.matches(kind, terms, k1, tags).map((h) => [h.id, h.score]) : []);
+      const whenText = new Map(kind === "experience" ? this.bm25(kind, terms, k1, tags, "when_fts").map((h) => [h.id, h.score]) : []);
+      const byId = new Map<string, (typeof lexical)[number]>();
+      const entry = (id: string) => byId.get(id) ?? byId.set(id, { id, kind, text: 0, learned: 0, when: 0, score: 0 }).get(id)!;
+      for (const hit of this.bm25(kind, terms, k1, tags)) entry(hit.id).text = hit.score;
+      for (const [id, l] of learned) entry(id).learned = l;
+      for (const [id, w] of whenText) entry(id).when = w;
+      for (const l of byId.values()) {
+        l.score = l.text + WHEN_WEIGHT * l.when + LEARNED_PHRASE_WEIGHT * l.learned;
+        lexical.push(l);
+      }
     }
-    const channel = (v: (typeof vector)[number]) => Math.max(v.sim, v.usage);
+    const channel = (v: (typeof vector)[number]) => Math.max(v.sim, v.usage, v.when);
     vector.sort((a, b) => channel(b) - channel(a) || (a.id < b.id ? -1 : 1));
     lexical.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     const relevance = fuseRanks([vector.map((v) => v.id), lexical.map((l) => l.id)]);
     const found = new Map<string, Found>();
     const unscored: string[] = [];
     for (const v of vector) {
-      found.set(v.id, { kind: v.kind, match: v.stand ? "lexical" : "vector", channels: [v.stand ? "lexical" : "vector"], sim: v.sim, lexical: 0, usage: v.usage, learned: 0, relevance: relevance.get(v.id)! });
-      if (v.usage > 0 && v.sim === 0 && !v.stand) unscored.push(v.id);
+      found.set(v.id, { kind: v.kind, match: v.stand ? "lexical" : "vector", channels: [v.stand ? "lexical" : "vector"], sim: v.sim, lexical: 0, usage: v.usage, learned: 0, when: v.when, whenLexical: 0, relevance: relevance.get(v.id)! });
+      if ((v.usage > 0 || v.when > 0) && v.sim === 0 && !v.stand) unscored.push(v.id);
     }
     const lexicalOnly: string[] = [];
     for (const l of lexical) {
@@ -150,9 +174,10 @@ export class Retrieval {
       if (f) {
         f.lexical = l.text;
         f.learned = l.learned;
+        f.whenLexical = l.when;
         if (!f.channels.includes("lexical")) f.channels.push("lexical");
       } else {
-        found.set(l.id, { kind: l.kind, match: "lexical", channels: ["lexical"], sim: 0, lexical: l.text, usage: 0, learned: l.learned, relevance: relevance.get(l.id)! });
+        found.set(l.id, { kind: l.kind, match: "lexical", channels: ["lexical"], sim: 0, lexical: l.text, usage: 0, learned: l.learned, when: 0, whenLexical: l.when, relevance: relevance.get(l.id)! });
         lexicalOnly.push(l.id);
       }
     }
@@ -162,6 +187,10 @@ export class Retrieval {
       const ids = [...found].filter(([, f]) => f.kind === kind).map(([id]) => id);
       for (const [id, sim] of this.usage.similarities(qvec, kind, ids)) found.get(id)!.usage = Math.max(0, sim);
     }
+    if (kinds.includes("experience")) {
+      const ids = [...found].filter(([, f]) => f.kind === "experience" && f.when === 0).map(([id]) => id);
+      for (const [id, sim] of this.situations.similarities(qvec, ids)) found.get(id)!.when = Math.max(0, sim);
+    }
     return this.hydrate(found, tags);
   }
 
@@ -170,8 +199,8 @@ export class Retrieval {
    * is lower-is-better, so it is negated). In a large table each term's matches are counted
    * first, capped just past the limit, which costs a walk of at most that many index entries.
    */
-  private bm25(kind: MemoryKind, terms: readonly string[], limit: number, tags?: string[]): { id: string; score: number }[] {
-    const [fts, table] = kind === "experience" ? ["experiences_fts", "experiences"] : ["cases_fts", "cases"];
+  private bm25(kind: MemoryKind, terms: readonly string[], limit: number, tags?: string[], column?: "when_fts"): { id: string; score: number }[] {
+    const [fts, table] = column ? [column, "experiences"] : kind === "experience" ? ["experiences_fts", "experiences"] : ["cases_fts", "cases"];
     const capped = (sql: string, ...params: SqlStorageValue[]) =>
       this.ctx.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (${sql} LIMIT ?)`, ...params, LEXICAL_MAX_TERM_DOCS + 1).one().n;
     // A table that small (archived rows included, as in the index) cannot hold a common word or exceed the row budget.
@@ -289,7 +318,7 @@ export class Retrieval {
       return {
         id: r.id, kind: info.kind, label: info.label, probation: info.probation, text: info.text,
         sim: info.sim, lexical: info.lexical, relevance: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match, channels: info.channels,
-        signals: { usage: info.usage, phrases: info.learned, learned: r.learned },
+        signals: { usage: info.usage, phrases: info.learned, when: info.when, whenLexical: info.whenLexical, learned: r.learned },
       };
     });
     const recorded = items.map((item, i) => ({ ...item, f: ranked[i]!.features }));

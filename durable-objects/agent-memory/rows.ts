@@ -24,6 +24,7 @@ export interface ExperienceRow extends Record<string, SqlStorageValue> {
   updated_at: number;
   last_used_at: number | null;
   probation: number;
+  when_text: string | null;
 }
 
 export interface CaseRow extends Record<string, SqlStorageValue> {
@@ -63,6 +64,7 @@ export function contentOf(r: ExperienceRow): ExperienceContent {
     text: r.text,
     pattern: r.pattern,
     keywords: parseJson<string[]>(r.keywords, []),
+    when: r.when_text ?? null,
     tags: parseJson<string[]>(r.tags, []),
     domain: r.domain,
     source: r.source as ExperienceContent["source"],

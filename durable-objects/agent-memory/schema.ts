@@ -276,4 +276,28 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     updated_at INTEGER NOT NULL
   );
   `,
+  // Write-time situations (issue 22): a lesson's \`when\`, the situations it applies to in an agent's
+  // words, is content (versions record it, rollback restores it). when_fts is its lexical column;
+  // when_vectors holds its embedding, written after the fact for what when_pending lists (any
+  // change of the text, or a delete), so no write path has to embed it.
+  `
+  ALTER TABLE experiences ADD COLUMN when_text TEXT;
+  CREATE VIRTUAL TABLE IF NOT EXISTS when_fts USING fts5(when_text, content='experiences', content_rowid='seq', tokenize='porter unicode61');
+  CREATE TABLE IF NOT EXISTS when_vectors (item_id TEXT PRIMARY KEY, model TEXT NOT NULL, text TEXT NOT NULL, code BLOB NOT NULL);
+  CREATE TABLE IF NOT EXISTS when_pending (item_id TEXT PRIMARY KEY);
+  CREATE TRIGGER IF NOT EXISTS when_fts_insert AFTER INSERT ON experiences WHEN NEW.when_text IS NOT NULL BEGIN
+    INSERT INTO when_fts (rowid, when_text) VALUES (NEW.seq, NEW.when_text);
+    INSERT OR IGNORE INTO when_pending (item_id) VALUES (NEW.id);
+  END;
+  CREATE TRIGGER IF NOT EXISTS when_fts_delete AFTER DELETE ON experiences WHEN OLD.when_text IS NOT NULL BEGIN
+    INSERT INTO when_fts (when_fts, rowid, when_text) VALUES ('delete', OLD.seq, OLD.when_text);
+    INSERT OR IGNORE INTO when_pending (item_id) VALUES (OLD.id);
+  END;
+  CREATE TRIGGER IF NOT EXISTS when_fts_update AFTER UPDATE OF seq, when_text ON experiences
+    WHEN OLD.when_text IS NOT NEW.when_text OR OLD.seq != NEW.seq BEGIN
+    INSERT INTO when_fts (when_fts, rowid, when_text) SELECT 'delete', OLD.seq, OLD.when_text WHERE OLD.when_text IS NOT NULL;
+    INSERT INTO when_fts (rowid, when_text) SELECT NEW.seq, NEW.when_text WHERE NEW.when_text IS NOT NULL;
+    INSERT OR IGNORE INTO when_pending (item_id) SELECT NEW.id WHERE OLD.when_text IS NOT NEW.when_text;
+  END;
+  `,
 ];

@@ -38,11 +38,21 @@ export const ProvenanceSchema = z
   .strict();
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 
+/** Longest `when` text kept: a sentence or two of situations, not a second lesson. */
+export const WHEN_MAX_CHARS = 300;
+const whenText = z
+  .string()
+  .trim()
+  .min(1)
+  .max(WHEN_MAX_CHARS)
+  .describe("The situations the lesson applies to, in the words an agent would use (searched by retrieval, never shown in /prompt)");
+
 /** The library-managed content of an experience: what versions record and rollback restores. */
 export const ExperienceContentSchema = z.object({
   text: z.string().trim().min(1).max(EXPERIENCE_MAX_CHARS),
   pattern: z.string().trim().max(200).nullable().default(null),
   keywords: keywords.default([]),
+  when: whenText.nullable().default(null),
   tags: tags.default([]),
   domain: z.string().trim().max(64).nullable().default(null),
   source: SourceSchema.default("manual"),
@@ -63,6 +73,7 @@ export const ExperiencePatchSchema = z
     text: ExperienceContentSchema.shape.text,
     pattern: z.string().trim().max(200).nullable(),
     keywords,
+    when: whenText.nullable(),
     tags,
     domain: z.string().trim().max(64).nullable(),
     status: ExperienceStatusSchema,
@@ -218,10 +229,12 @@ export const RetrievedItemSchema = z.object({
     .object({
       usage: z.number().describe("Similarity of the query to the queries this memory was rewarded for (its usage centroid); 0 when it has none"),
       phrases: z.number().min(0).max(1).describe("How well the query matches the best of the memory's learned phrases (the words of queries it served): word-set cosine times the phrase's weight; 0 when none matches"),
+      when: z.number().optional().describe("Similarity of the query to the lesson's `when` (the situations it applies to); 0 when it has none"),
+      whenLexical: z.number().min(0).optional().describe("BM25 of the lesson's `when` for the query's words; 0 when they share none"),
       learned: z.number().nullable().describe("What the agent's learned re-ranker added to the score; null until it has seen enough rewards"),
     })
     .optional()
-    .describe("What retrieval has learned from rewards about this memory (see GET /v1/agents/{agentId}/retriever)"),
+    .describe("What retrieval has learned from rewards about this memory, and what its `when` matched (see GET /v1/agents/{agentId}/retriever)"),
 });
 export type RetrievedItem = z.infer<typeof RetrievedItemSchema>;
 

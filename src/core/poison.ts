@@ -21,8 +21,8 @@ export interface InsightAssessment {
 }
 
 /** Checks every part a lesson is stored and injected with: its text, its pattern and its keywords. */
-export function assessLesson(lesson: { text: string; pattern?: string | null; keywords?: readonly string[] }): InsightAssessment {
-  return assessInsight([lesson.pattern ?? "", lesson.text, (lesson.keywords ?? []).join(", ")].join("\n"));
+export function assessLesson(lesson: { text: string; pattern?: string | null; keywords?: readonly string[]; when?: string | null }): InsightAssessment {
+  return assessInsight([lesson.pattern ?? "", lesson.text, (lesson.keywords ?? []).join(", "), lesson.when ?? ""].join("\n"));
 }
 
 export function assessInsight(text: string): InsightAssessment {

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 
-export const FEATURES = ["vectorSim", "usageSim", "textBm25", "learnedPhrase", "q", "recency", "isCase"] as const;
+export const FEATURES = ["vectorSim", "usageSim", "textBm25", "learnedPhrase", "q", "recency", "isCase", "whenSim", "whenBm25"] as const;
 export type FeatureName = (typeof FEATURES)[number];
 export type Features = readonly number[];
 
@@ -18,7 +18,11 @@ export const RERANK_WEIGHT = 2;
 const RECENCY_HALF_LIFE_MS = 14 * 24 * 3600_000;
 
 export const RerankerStateSchema = z.object({
-  weights: z.array(z.number()).length(FEATURES.length),
+  // A state saved before a feature existed lacks its weight: it starts at 0.
+  weights: z
+    .array(z.number())
+    .max(FEATURES.length)
+    .transform((w) => [...w, ...Array<number>(FEATURES.length - w.length).fill(0)]),
   bias: z.number(),
   updates: z.number().int().min(0),
   positives: z.number().int().min(0),
@@ -36,6 +40,8 @@ export interface SignalInput {
   usage: number;
   lexical: number;
   learned: number;
+  when?: number;
+  whenLexical?: number;
   q: number;
   lastUsedAt: number | null;
   kind: "experience" | "case";
@@ -44,7 +50,7 @@ export interface SignalInput {
 /** Features of one candidate, each roughly in [-1, 1]. */
 export function featuresOf(s: SignalInput, now: number): number[] {
   const recency = s.lastUsedAt === null ? 0 : Math.pow(0.5, Math.max(0, now - s.lastUsedAt) / RECENCY_HALF_LIFE_MS);
-  return [s.sim, s.usage, squash(s.lexical), squash(s.learned), s.q, recency, s.kind === "case" ? 1 : 0].map((x) => Math.round(x * 1e4) / 1e4);
+  return [s.sim, s.usage, squash(s.lexical), squash(s.learned), s.q, recency, s.kind === "case" ? 1 : 0, s.when ?? 0, squash(s.whenLexical ?? 0)].map((x) => Math.round(x * 1e4) / 1e4);
 }
 
 export function logit(state: RerankerState, f: Features): number {

@@ -34,7 +34,7 @@ export async function runAdmissionReview(job: AdmissionReviewJob, env: Env, log:
       throw err;
     }
     const applied = await callMemory(() =>
-      memory.applyReviews(items.map((item, i) => ({ id: item.id, kind: item.kind, text: item.text, ...verdicts[i]! }))),
+      memory.applyReviews(items.map((item, i) => ({ id: item.id, kind: item.kind, text: item.text, when: item.when ?? null, ...verdicts[i]! }))),
     );
     totals.admitted += applied.admitted;
     totals.quarantined += applied.quarantined;

@@ -8,6 +8,8 @@ export interface ReviewedLesson {
   text: string;
   pattern?: string | null;
   keywords?: readonly string[];
+  /** The situations it applies to: retrieval searches them, so they are reviewed like the text. */
+  when?: string | null;
 }
 
 export const SafetyCategorySchema = z.enum(["safe", "injection", "exfiltration", "harmful-policy", "unsafe-advice", "other"]);
@@ -49,7 +51,7 @@ export async function reviewLessons(
   for (let start = 0; start < lessons.length; start += REVIEW_BATCH) {
     const batch = lessons.slice(start, start + REVIEW_BATCH);
     const listing = batch
-      .map((l, i) => [`${i}.`, `   pattern: ${oneLine(l.pattern ?? "")}`, `   keywords: ${oneLine((l.keywords ?? []).join(", "))}`, `   text: ${oneLine(l.text)}`].join("\n"))
+      .map((l, i) => [`${i}.`, `   pattern: ${oneLine(l.pattern ?? "")}`, `   keywords: ${oneLine((l.keywords ?? []).join(", "))}`, ...(l.when ? [`   when: ${oneLine(l.when)}`] : []), `   text: ${oneLine(l.text)}`].join("\n"))
       .join("\n");
     const { data, usage: used } = await llm.structured({
       role: "judge",

@@ -101,7 +101,7 @@ describe("the learned re-ranker", () => {
     expect(await retriever(api)).toEqual(del.body);
     const after = (await api("POST", "/retrieve", { query: QUERIES[2], threshold: 0, lambda: 0 })).body.items;
     expect(after.map((i: { id: string }) => i.id)).toEqual(fixed);
-    for (const item of after) expect(item.signals).toEqual({ usage: 0, phrases: 0, learned: null });
+    for (const item of after) expect(item.signals).toEqual({ usage: 0, phrases: 0, when: 0, whenLexical: 0, learned: null });
   });
 
   it("GET and DELETE /retriever answer 404 for an unknown agent and need the agent's key", async () => {

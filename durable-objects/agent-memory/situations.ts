@@ -1,0 +1,139 @@
+import { decodeQuery } from "../../src/core/usage-memory";
+import { encodeCode, Int8Matrix } from "../../src/core/int8-matrix";
+import { cosine } from "../../src/core/vector-math";
+import int8Scan from "../../src/adapters/vector-indexes/int8-scan.wasm";
+import { chunks, placeholders, type MemoryContext } from "./context";
+
+/** `when` texts embedded per retrieval at most: a bulk import catches up over a few retrievals, never in one. */
+const EMBED_BATCH = 64;
+
+interface Index {
+  model: string;
+  matrix: Int8Matrix | null;
+  /** Stored codes by experience id, for the exact re-score of the matrix's first pass. */
+  codes: Map<string, Uint8Array>;
+}
+
+/**
+ * The embeddings of lessons' `when` texts (the situations a lesson applies to), which the vector
+ * channel scores beside the lesson's own vector. Writes only mark a `when` as changed (triggers
+ * fill when_pending); the next retrieval embeds what is marked, a batch at a time, so no write
+ * path waits on the embedder for it. Until then the `when` is found by its lexical column alone.
+ */
+export class Situations {
+  private index: Index | null = null;
+
+  constructor(private readonly ctx: MemoryContext) {}
+
+  private current(): Index {
+    const model = this.ctx.vectors.model;
+    if (this.index?.model === model) return this.index;
+    const index: Index = { model, matrix: null, codes: new Map() };
+    for (const r of this.ctx.sql.exec<{ item_id: string; code: ArrayBuffer }>("SELECT item_id, code FROM when_vectors WHERE model = ?", model)) {
+      index.codes.set(r.item_id, new Uint8Array(r.code));
+    }
+    for (const [id, code] of index.codes) this.place(index, id, code);
+    // Another embedder wrote the rest: they are embedded again, as retrievals come.
+    this.ctx.sql.exec(
+      `INSERT OR IGNORE INTO when_pending (item_id) SELECT e.id FROM experiences e WHERE e.when_text IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM when_vectors w WHERE w.item_id = e.id AND w.model = ?)`,
+      model,
+    );
+    this.index = index;
+    return index;
+  }
+
+  private place(index: Index, id: string, code: Uint8Array): void {
+    const vec = decodeQuery(code);
+    index.matrix ??= new Int8Matrix(vec.length, int8Scan, Math.max(64, index.codes.size));
+    if (index.matrix.dims === vec.length) index.matrix.upsert(id, vec);
+  }
+
+  private forget(index: Index, id: string): void {
+    index.codes.delete(id);
+    index.matrix?.remove(id);
+  }
+
+  /** Embeds the next batch of `when` texts written since the last call; an embedder failure leaves them for the next. */
+  async refresh(): Promise<void> {
+    const index = this.current();
+    const ids = this.ctx.sql.exec<{ item_id: string }>("SELECT item_id FROM when_pending LIMIT ?", EMBED_BATCH).toArray().map((r) => r.item_id);
+    if (!ids.length) return;
+    const texts = this.whenOf(ids);
+    const wanted = [...new Set(texts.values())];
+    let vecs: Float32Array[];
+    try {
+      vecs = wanted.length ? await this.ctx.vectors.embed(wanted) : [];
+    } catch {
+      return;
+    }
+    if (this.index !== index || this.ctx.vectors.model !== index.model) return;
+    const embedded = new Map(wanted.map((t, i) => [t, vecs[i]!]));
+    const placed: [string, Uint8Array | null][] = [];
+    this.ctx.storage.transactionSync(() => {
+      // Read again after the await: a `when` changed meanwhile stays pending for its own embedding.
+      const now = this.whenOf(ids);
+      for (const id of ids) {
+        const text = now.get(id);
+        if (text === undefined) {
+          this.ctx.sql.exec("DELETE FROM when_vectors WHERE item_id = ?", id);
+          placed.push([id, null]);
+        } else {
+          const vec = embedded.get(text);
+          if (!vec) continue;
+          const code = encodeCode(vec);
+          this.ctx.sql.exec(
+            "INSERT INTO when_vectors (item_id, model, text, code) VALUES (?, ?, ?, ?) ON CONFLICT(item_id) DO UPDATE SET model = excluded.model, text = excluded.text, code = excluded.code",
+            id, index.model, text, code,
+          );
+          placed.push([id, code]);
+        }
+        this.ctx.sql.exec("DELETE FROM when_pending WHERE item_id = ?", id);
+      }
+    });
+    for (const [id, code] of placed) {
+      if (code) {
+        index.codes.set(id, code);
+        this.place(index, id, code);
+      } else this.forget(index, id);
+    }
+  }
+
+  private whenOf(ids: readonly string[]): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const chunk of chunks([...ids])) {
+      for (const r of this.ctx.sql.exec<{ id: string; when_text: string }>(
+        `SELECT id, when_text FROM experiences WHERE id IN (${placeholders(chunk.length)}) AND when_text IS NOT NULL`,
+        ...chunk,
+      )) {
+        out.set(r.id, r.when_text);
+      }
+    }
+    return out;
+  }
+
+  /** Lessons whose `when` has a similarity of at least `threshold` to the query, the best `k`. */
+  similar(query: Float32Array, k: number, threshold: number): Map<string, number> {
+    const index = this.current();
+    if (!index.matrix || index.matrix.dims !== query.length || !index.matrix.size) return new Map();
+    const hits = index.matrix.topK(query, k, threshold, (ids) => new Map(ids.flatMap((id) => (index.codes.has(id) ? [[id, decodeQuery(index.codes.get(id)!)] as const] : []))));
+    return new Map(hits.map((h) => [h.id, h.sim]));
+  }
+
+  /** The `when` similarity of these lessons (absent for one without an embedded `when`). */
+  similarities(query: Float32Array, ids: readonly string[]): Map<string, number> {
+    const index = this.current();
+    const out = new Map<string, number>();
+    if (!index.codes.size) return out;
+    for (const id of ids) {
+      const code = index.codes.get(id);
+      if (code && code.length - 4 === query.length) out.set(id, cosine(query, decodeQuery(code)));
+    }
+    return out;
+  }
+
+  /** Drops the in-memory index (its transaction rolled back, or the embedder changed); the next retrieval reads it again. */
+  forgetCache(): void {
+    this.index = null;
+  }
+}
