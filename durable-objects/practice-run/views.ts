@@ -71,7 +71,7 @@ export class RunViews {
       s.step,
     );
     const stages = new Set(open.map((o) => o.stage));
-    for (const st of ["rollout", "verify", "summary", "advantage", "batch"] as const) if (stages.has(st)) return st;
+    for (const st of ["rollout", "verify", "summary", "advantage", "hindsight", "batch"] as const) if (stages.has(st)) return st;
     return "apply" as const;
   }
 
