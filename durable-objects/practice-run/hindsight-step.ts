@@ -3,6 +3,7 @@ import {
   checkHindsight,
   hindsightCap,
   hindsightSeed,
+  originOf,
   pickHindsight,
   suspectLabels,
   type HindsightCandidate,
@@ -11,6 +12,7 @@ import {
   type SourcedProposal,
 } from "../../src/core/practice/hindsight";
 import { labelOf, type DroppedOp, type LibraryChange, type ResolvedOp, type RunExperience } from "../../src/core/practice/plan";
+import type { HindsightTotals } from "../../src/core/practice/run-types";
 import type { UnitRef } from "../../src/core/practice/unit-key";
 import type { BatchGroup, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
 import { isRemoteVerifier } from "../../src/core/verifiers";
@@ -187,8 +189,17 @@ export function planProvenance(ops: readonly ResolvedOp[], groups: readonly Batc
 }
 
 /** How many lessons of a library were last written by hindsight. */
-export const hindsightLessons = (library: readonly RunExperience[]) =>
-  library.filter((e) => {
-    const last = e.lineage[e.lineage.length - 1];
-    return !!last && last.op !== "start" && last.provenance === "hindsight";
-  }).length;
+export const hindsightLessons = (library: readonly RunExperience[]) => library.filter((e) => originOf(e) === "hindsight").length;
+
+/** The run's hindsight totals: calls from the ledger (the step in flight included), the rest from finished steps' records. */
+export function hindsightTotals(store: RunStore): HindsightTotals {
+  const calls = store.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM units WHERE stage = 'hindsight' AND status = 'done'").n;
+  const totals = { calls, proposals: 0, refusedLeaks: 0, applied: 0, inLibrary: hindsightLessons(store.library()) };
+  for (const { record } of store.sqlAll<{ record: string | null }>("SELECT record FROM steps WHERE status = 'done'")) {
+    const h = parse<{ hindsight?: Partial<HindsightTotals> }>(record)?.hindsight;
+    totals.proposals += h?.proposals ?? 0;
+    totals.refusedLeaks += h?.refusedLeaks ?? 0;
+    totals.applied += h?.applied ?? 0;
+  }
+  return totals;
+}

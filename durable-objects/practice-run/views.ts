@@ -2,6 +2,7 @@ import { labelOf } from "../../src/core/practice/plan";
 import type { Curve, EpochEvaluation, RunView } from "../../src/core/practice/run-types";
 import type { UnitData, UnitResult } from "../../src/core/practice/units";
 import type { EvalRow, RunStore, StepRow, UnitRow } from "./store";
+import { hindsightTotals } from "./hindsight-step";
 
 const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
 
@@ -51,6 +52,7 @@ export class RunViews {
       trainReward: steps.map((s) => ({ epoch: s.epoch, step: s.step, meanReward: s.mean_reward })),
       usage: { calls: run.calls, tokensIn: run.tokens_in, tokensOut: run.tokens_out, costUsd: run.cost_usd },
       librarySize: this.store.library().length,
+      hindsight: hindsightTotals(this.store),
       promotion: this.store.promotion(),
       evaluations: this.store.evals().map(epochOut),
       stoppedEarly: run.stopped_early ?? null,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { quotedLabels } from "../library-block";
-import { labelOf, parseLabel, ProposalSchema, validateProposals, type DroppedOp, type Proposal, type RunExperience } from "./plan";
+import { labelOf, parseLabel, ProposalSchema, validateProposals, type DroppedOp, type LineageEntry, type Proposal, type RunExperience } from "./plan";
 import { seededRandom, shuffled } from "./rng";
 
 /**
@@ -203,4 +203,11 @@ export function attributePlan(plan: readonly TracedOp[], proposals: readonly Sou
     }
     return best?.provenance ?? "contrast";
   });
+}
+
+/** How the run learned a lesson: from its latest change; none for a starting lesson the run left alone. */
+export function originOf(e: { lineage: readonly LineageEntry[] }): ProvenanceKind | undefined {
+  const last = e.lineage[e.lineage.length - 1];
+  if (!last || last.op === "start") return undefined;
+  return last.provenance ?? "contrast";
 }

@@ -174,6 +174,16 @@ export const CurveSchema = z.object({
 });
 export type Curve = z.infer<typeof CurveSchema>;
 
+/** What hindsight did over a run (src/core/practice/hindsight.ts); each step's record has its own part. */
+export const HindsightTotalsSchema = z.object({
+  calls: z.number().int().describe("hindsight learner calls made for groups whose attempts all failed"),
+  proposals: z.number().int().describe("hindsight proposals that entered a batch update"),
+  refusedLeaks: z.number().int().describe("hindsight lessons refused because they stated their task's reference answer"),
+  applied: z.number().int().describe("batch-plan operations traced to hindsight proposals"),
+  inLibrary: z.number().int().describe("lessons of the run's library whose latest change came from hindsight"),
+});
+export type HindsightTotals = z.infer<typeof HindsightTotalsSchema>;
+
 export const RunViewSchema = z.object({
   runId: z.string(),
   agentId: z.string(),
@@ -184,6 +194,7 @@ export const RunViewSchema = z.object({
   trainReward: z.array(z.object({ epoch: z.number().int(), step: z.number().int(), meanReward: z.number().nullable() })),
   usage: UsageTotalsSchema,
   librarySize: z.number().int(),
+  hindsight: HindsightTotalsSchema,
   promotion: PromotionSchema.nullable(),
   evaluations: z.array(EpochEvaluationSchema),
   stoppedEarly: z.string().nullable().describe("why a `best` run stopped before its last epoch"),
