@@ -1431,6 +1431,7 @@ export interface components {
              *         },
              *         "maxOpsPerGroup": 3,
              *         "useGroundTruth": true,
+             *         "hindsight": true,
              *         "concurrency": 16,
              *         "minGain": 0,
              *         "patience": 2,
@@ -1459,6 +1460,7 @@ export interface components {
                  *       },
                  *       "maxOpsPerGroup": 3,
                  *       "useGroundTruth": true,
+                 *       "hindsight": true,
                  *       "concurrency": 16,
                  *       "minGain": 0,
                  *       "patience": 2,
@@ -1550,10 +1552,17 @@ export interface components {
                     /** @default 3 */
                     maxOpsPerGroup?: number;
                     /**
-                     * @description show ground truths to the summary and advantage calls
+                     * @description show ground truths to the summary, advantage and hindsight calls
                      * @default true
                      */
                     useGroundTruth?: boolean;
+                    /**
+                     * @description learn from groups whose attempts all failed: one learner call per such group whose task has a reference answer (or a judge or webhook verifier's reasons) proposes at most one lesson for the batch update. false keeps the reference pipeline, which learns only from groups whose rewards differ
+                     * @default true
+                     */
+                    hindsight?: boolean;
+                    /** @description the most hindsight calls one step makes (default: one per four tasks of the step, at least one); groups whose attempts cited a stored lesson go first */
+                    hindsightPerStep?: number;
                     /**
                      * @description units of this run in flight at once
                      * @default 16
@@ -1737,10 +1746,17 @@ export interface components {
                     /** @default 3 */
                     maxOpsPerGroup?: number;
                     /**
-                     * @description show ground truths to the summary and advantage calls
+                     * @description show ground truths to the summary, advantage and hindsight calls
                      * @default true
                      */
                     useGroundTruth?: boolean;
+                    /**
+                     * @description learn from groups whose attempts all failed: one learner call per such group whose task has a reference answer (or a judge or webhook verifier's reasons) proposes at most one lesson for the batch update. false keeps the reference pipeline, which learns only from groups whose rewards differ
+                     * @default true
+                     */
+                    hindsight?: boolean;
+                    /** @description the most hindsight calls one step makes (default: one per four tasks of the step, at least one); groups whose attempts cited a stored lesson go first */
+                    hindsightPerStep?: number;
                     /**
                      * @description units of this run in flight at once
                      * @default 16
@@ -1849,6 +1865,11 @@ export interface components {
                 keyId?: string;
                 importedFrom?: string;
                 note?: string;
+                /**
+                 * @description how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed
+                 * @enum {string}
+                 */
+                origin?: "contrast" | "hindsight";
             } | null;
             createdAt: number;
             updatedAt: number;
@@ -1901,6 +1922,11 @@ export interface components {
                 keyId?: string;
                 importedFrom?: string;
                 note?: string;
+                /**
+                 * @description how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed
+                 * @enum {string}
+                 */
+                origin?: "contrast" | "hindsight";
             };
         };
         Experience: {
@@ -1951,6 +1977,11 @@ export interface components {
                 keyId?: string;
                 importedFrom?: string;
                 note?: string;
+                /**
+                 * @description how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed
+                 * @enum {string}
+                 */
+                origin?: "contrast" | "hindsight";
             } | null;
             createdAt: number;
             updatedAt: number;
@@ -2020,6 +2051,11 @@ export interface components {
                         keyId?: string;
                         importedFrom?: string;
                         note?: string;
+                        /**
+                         * @description how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed
+                         * @enum {string}
+                         */
+                        origin?: "contrast" | "hindsight";
                     };
                 };
             } | {
@@ -2095,6 +2131,11 @@ export interface components {
                 keyId?: string;
                 importedFrom?: string;
                 note?: string;
+                /**
+                 * @description how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed
+                 * @enum {string}
+                 */
+                origin?: "contrast" | "hindsight";
             } | null;
             /** @description Unix epoch milliseconds */
             createdAt: number;
@@ -2145,6 +2186,11 @@ export interface components {
                     keyId?: string;
                     importedFrom?: string;
                     note?: string;
+                    /**
+                     * @description how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed
+                     * @enum {string}
+                     */
+                    origin?: "contrast" | "hindsight";
                 } | null;
             }[];
         };
@@ -3014,10 +3060,17 @@ export interface components {
             /** @default 3 */
             maxOpsPerGroup?: number;
             /**
-             * @description show ground truths to the summary and advantage calls
+             * @description show ground truths to the summary, advantage and hindsight calls
              * @default true
              */
             useGroundTruth?: boolean;
+            /**
+             * @description learn from groups whose attempts all failed: one learner call per such group whose task has a reference answer (or a judge or webhook verifier's reasons) proposes at most one lesson for the batch update. false keeps the reference pipeline, which learns only from groups whose rewards differ
+             * @default true
+             */
+            hindsight?: boolean;
+            /** @description the most hindsight calls one step makes (default: one per four tasks of the step, at least one); groups whose attempts cited a stored lesson go first */
+            hindsightPerStep?: number;
             /**
              * @description units of this run in flight at once
              * @default 16
@@ -3160,10 +3213,17 @@ export interface components {
                 /** @default 3 */
                 maxOpsPerGroup?: number;
                 /**
-                 * @description show ground truths to the summary and advantage calls
+                 * @description show ground truths to the summary, advantage and hindsight calls
                  * @default true
                  */
                 useGroundTruth?: boolean;
+                /**
+                 * @description learn from groups whose attempts all failed: one learner call per such group whose task has a reference answer (or a judge or webhook verifier's reasons) proposes at most one lesson for the batch update. false keeps the reference pipeline, which learns only from groups whose rewards differ
+                 * @default true
+                 */
+                hindsight?: boolean;
+                /** @description the most hindsight calls one step makes (default: one per four tasks of the step, at least one); groups whose attempts cited a stored lesson go first */
+                hindsightPerStep?: number;
                 /**
                  * @description units of this run in flight at once
                  * @default 16
@@ -3217,7 +3277,7 @@ export interface components {
                 epoch: number;
                 step: number;
                 /** @enum {string|null} */
-                stage: "rollout" | "verify" | "summary" | "advantage" | "batch" | "apply" | null;
+                stage: "rollout" | "verify" | "summary" | "advantage" | "hindsight" | "batch" | "apply" | null;
                 stepsPerEpoch: number;
                 rollouts: {
                     done: number;
@@ -3240,6 +3300,18 @@ export interface components {
                 costUsd: number;
             };
             librarySize: number;
+            hindsight: {
+                /** @description hindsight learner calls made for groups whose attempts all failed */
+                calls: number;
+                /** @description hindsight proposals that entered a batch update */
+                proposals: number;
+                /** @description hindsight lessons refused because they stated their task's reference answer */
+                refusedLeaks: number;
+                /** @description batch-plan operations traced to hindsight proposals */
+                applied: number;
+                /** @description lessons of the run's library whose latest change came from hindsight */
+                inLibrary: number;
+            };
             promotion: {
                 promoted: boolean;
                 /** @description why the library was or was not promoted, with the holdout evidence when there was an evaluation */
@@ -3822,10 +3894,17 @@ export interface components {
                 /** @default 3 */
                 maxOpsPerGroup?: number;
                 /**
-                 * @description show ground truths to the summary and advantage calls
+                 * @description show ground truths to the summary, advantage and hindsight calls
                  * @default true
                  */
                 useGroundTruth?: boolean;
+                /**
+                 * @description learn from groups whose attempts all failed: one learner call per such group whose task has a reference answer (or a judge or webhook verifier's reasons) proposes at most one lesson for the batch update. false keeps the reference pipeline, which learns only from groups whose rewards differ
+                 * @default true
+                 */
+                hindsight?: boolean;
+                /** @description the most hindsight calls one step makes (default: one per four tasks of the step, at least one); groups whose attempts cited a stored lesson go first */
+                hindsightPerStep?: number;
                 /**
                  * @description units of this run in flight at once
                  * @default 16
@@ -3981,10 +4060,17 @@ export interface components {
                 /** @default 3 */
                 maxOpsPerGroup?: number;
                 /**
-                 * @description show ground truths to the summary and advantage calls
+                 * @description show ground truths to the summary, advantage and hindsight calls
                  * @default true
                  */
                 useGroundTruth?: boolean;
+                /**
+                 * @description learn from groups whose attempts all failed: one learner call per such group whose task has a reference answer (or a judge or webhook verifier's reasons) proposes at most one lesson for the batch update. false keeps the reference pipeline, which learns only from groups whose rewards differ
+                 * @default true
+                 */
+                hindsight?: boolean;
+                /** @description the most hindsight calls one step makes (default: one per four tasks of the step, at least one); groups whose attempts cited a stored lesson go first */
+                hindsightPerStep?: number;
                 /**
                  * @description units of this run in flight at once
                  * @default 16

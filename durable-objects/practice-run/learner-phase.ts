@@ -4,6 +4,7 @@ import type { RunEvaluations } from "./evaluations";
 import type { UnitRow } from "./store";
 import { keptProposals } from "./unit-inputs";
 import { stepOutcome } from "./step-outcome";
+import { hindsightWork } from "./hindsight-step";
 
 /**
  * The learner phase of a step (Training-Free GRPO's update): each kept group is summarised and
@@ -36,6 +37,7 @@ export class LearnerPhase {
         this.budget.createUnits([{ epoch, step, task: unit.task, rollout: null, stage: "advantage" }]);
         return;
       case "advantage":
+      case "hindsight":
         this.closeStep(epoch, step);
         return;
       case "batch":
@@ -44,17 +46,21 @@ export class LearnerPhase {
     }
   }
 
-  /** When every group is filtered or has its proposals, reconciles them in one batch update (or none). */
+  /** When every group is filtered or has its proposals (and hindsight its answers), reconciles them in one batch update (or none). */
   closeStep(epoch: number, step: number): void {
     const s = this.store.step(epoch, step);
     if (!s || s.status !== "running") return;
     const tasks = JSON.parse(s.tasks) as number[];
     const groups = this.store.groups(epoch, step);
     if (groups.length < tasks.length) return;
+    // All-wrong groups with a reference get their hindsight calls once every group is closed.
+    const hindsight = hindsightWork(this.store, epoch, step);
+    if (hindsight.create.length) this.budget.createUnits(hindsight.create);
     for (const g of groups.filter((g) => g.kept)) {
       const adv = this.store.stepUnits(epoch, step, "advantage", g.task)[0];
       if (!adv || adv.status !== "done") return;
     }
+    if (hindsight.create.length || hindsight.waiting) return;
     if (this.store.stepUnits(epoch, step, "batch").length > 0) return;
     const { groups: proposals } = keptProposals(this.store, epoch, step, JSON.parse(s.snapshot) as RunExperience[]);
     if (proposals.some((g) => g.proposals.length > 0)) {

@@ -3,6 +3,7 @@ import { DEFAULT_MAX_EXPERIENCES } from "../../src/core/practice/run-types";
 import type { UnitData, UnitResult } from "../../src/core/practice/units";
 import type { RunStore } from "./store";
 import { keptProposals, parse } from "./unit-inputs";
+import { hindsightLessons, planProvenance } from "./hindsight-step";
 
 /**
  * What a finished step makes of the run's library: the batch plan (screened by the safety review,
@@ -20,10 +21,11 @@ export function stepOutcome(store: RunStore, epoch: number, step: number, snapsh
   const resolved = resolvePlan(screened.ops, snapshot);
   const runTag = run.run_id.replace(/^run_/, "");
   const planned = applyPlan(snapshot, resolved.ops, { epoch, step }, (i) => `px_${runTag}_${epoch}_${step}_${i}`);
+  const origin = planProvenance(resolved.ops, proposals.groups, snapshot, planned.library, planned.changes);
   const cap = cfg.maxExperiences ?? DEFAULT_MAX_EXPERIENCES;
   const { library, evicted } = enforceCap(planned.library, cap, run.prior_q);
   const changes = [
-    ...planned.changes,
+    ...planned.changes.map((c, i) => ({ ...c, provenance: origin.byChange[i] })),
     ...evicted.map((e) => ({ op: "delete" as const, id: e.id, before: e.text, after: null, reason: `library cap: at most ${cap} lessons; this one had the least utility` })),
   ];
 
@@ -43,8 +45,13 @@ export function stepOutcome(store: RunStore, epoch: number, step: number, snapsh
   }));
   const record = {
     groups,
-    proposals: proposals.groups.map((g) => ({ taskId: g.taskId, analysis: g.analysis, operations: g.proposals })),
-    plan: { reasoning: plan.reasoning, operations: resolved.ops },
+    proposals: proposals.groups.map((g) => ({ taskId: g.taskId, provenance: g.provenance, analysis: g.analysis, operations: g.proposals })),
+    plan: { reasoning: plan.reasoning, operations: resolved.ops.map((o, i) => ({ ...o, provenance: origin.byOp[i] })) },
+    hindsight: {
+      ...proposals.hindsight,
+      applied: origin.byOp.filter((p) => p === "hindsight").length,
+      inLibrary: hindsightLessons(library),
+    },
     dropped: [...proposals.dropped, ...screened.dropped, ...resolved.dropped],
     errors: [
       ...proposals.errors,

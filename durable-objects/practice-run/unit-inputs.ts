@@ -1,9 +1,10 @@
-import { labelOf, validateProposals, type DroppedOp, type GroupAdvantage, type Proposal, type RunExperience } from "../../src/core/practice/plan";
+import { labelOf, validateProposals, type DroppedOp, type GroupAdvantage, type RunExperience } from "../../src/core/practice/plan";
 import { rolloutSeed } from "../../src/core/practice/rng";
 import { DEFAULT_MAX_EXPERIENCES } from "../../src/core/practice/run-types";
 import { rolloutIdOf, type UnitStage } from "../../src/core/practice/unit-key";
-import type { LibraryLine, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
+import type { BatchGroup, LibraryLine, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
 import type { RunStore, UnitRow } from "./store";
+import { hindsightInput, hindsightProposals } from "./hindsight-step";
 
 /**
  * What a practice unit is given to run, assembled from the run's stored state when the unit is
@@ -30,6 +31,7 @@ export function unitInput(store: RunStore, u: UnitRow, runId: string): UnitInput
   if (stage === "batch") {
     return { ...ctx, stage, library, maxExperiences: cfg.maxExperiences ?? DEFAULT_MAX_EXPERIENCES, groups: keptProposals(store, u.epoch, u.step, snapshot).groups };
   }
+  if (stage === "hindsight") return hindsightInput(store, u, ctx, snapshot);
   const task = store.task(u.task!);
   const reference = cfg.useGroundTruth ? task.ground_truth : null;
   if (stage === "rollout") {
@@ -68,10 +70,13 @@ export function unitInput(store: RunStore, u: UnitRow, runId: string): UnitInput
   };
 }
 
-/** The kept groups' proposals, validated against the step's snapshot, with what was dropped and which units failed. */
+/**
+ * The kept groups' proposals, validated against the step's snapshot, then the hindsight groups'
+ * (see hindsight-step.ts), with what was dropped and which units failed.
+ */
 export function keptProposals(store: RunStore, epoch: number, step: number, snapshot: RunExperience[]) {
   const cfg = store.config();
-  const groups: { taskId: string; task: string; analysis: string; proposals: Proposal[] }[] = [];
+  const groups: BatchGroup[] = [];
   const dropped: DroppedOp[] = [];
   const errors: { taskId: string; stage: UnitStage; error: string }[] = [];
   for (const g of store.groups(epoch, step).filter((g) => g.kept)) {
@@ -83,7 +88,8 @@ export function keptProposals(store: RunStore, epoch: number, step: number, snap
     if (res?.error) errors.push({ taskId: task.task_id, stage: "advantage", error: res.error });
     const v = validateProposals(res?.data?.operations ?? [], snapshot, cfg.maxOpsPerGroup, `group ${task.task_id}`);
     dropped.push(...v.dropped);
-    groups.push({ taskId: task.task_id, task: task.task, analysis: res?.data?.analysis ?? "", proposals: v.kept });
+    groups.push({ taskId: task.task_id, task: task.task, analysis: res?.data?.analysis ?? "", proposals: v.kept, provenance: "contrast" });
   }
-  return { groups, dropped, errors };
+  const h = hindsightProposals(store, epoch, step, snapshot);
+  return { groups: [...groups, ...h.groups], dropped: [...dropped, ...h.dropped], errors: [...errors, ...h.errors], hindsight: h.stats };
 }

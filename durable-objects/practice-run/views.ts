@@ -2,6 +2,7 @@ import { labelOf } from "../../src/core/practice/plan";
 import type { Curve, EpochEvaluation, RunView } from "../../src/core/practice/run-types";
 import type { UnitData, UnitResult } from "../../src/core/practice/units";
 import type { EvalRow, RunStore, StepRow, UnitRow } from "./store";
+import { hindsightTotals } from "./hindsight-step";
 
 const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
 
@@ -51,6 +52,7 @@ export class RunViews {
       trainReward: steps.map((s) => ({ epoch: s.epoch, step: s.step, meanReward: s.mean_reward })),
       usage: { calls: run.calls, tokensIn: run.tokens_in, tokensOut: run.tokens_out, costUsd: run.cost_usd },
       librarySize: this.store.library().length,
+      hindsight: hindsightTotals(this.store),
       promotion: this.store.promotion(),
       evaluations: this.store.evals().map(epochOut),
       stoppedEarly: run.stopped_early ?? null,
@@ -71,7 +73,7 @@ export class RunViews {
       s.step,
     );
     const stages = new Set(open.map((o) => o.stage));
-    for (const st of ["rollout", "verify", "summary", "advantage", "batch"] as const) if (stages.has(st)) return st;
+    for (const st of ["rollout", "verify", "summary", "advantage", "hindsight", "batch"] as const) if (stages.has(st)) return st;
     return "apply" as const;
   }
 

@@ -34,6 +34,10 @@ export const ProvenanceSchema = z
     keyId: idString(128).optional(),
     importedFrom: z.string().max(200).optional(),
     note: z.string().max(500).optional(),
+    origin: z
+      .enum(["contrast", "hindsight"])
+      .optional()
+      .describe("how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed"),
   })
   .strict();
 export type Provenance = z.infer<typeof ProvenanceSchema>;

@@ -80,7 +80,7 @@ export async function batchUpdate(llm: LlmClient, input: Input<"batch">): Promis
   const proposals = input.groups
     .map((g) =>
       [
-        `### Task ${g.taskId}`,
+        `### Task ${g.taskId}${g.provenance === "hindsight" ? " (hindsight: every attempt failed; proposed by comparing them with a correct result)" : ""}`,
         fenceData(`task ${g.taskId}`, capText(g.task, 4000)),
         fenceData(`analysis for task ${g.taskId}`, g.analysis || "(none)"),
         fenceData(`proposals for task ${g.taskId}`, JSON.stringify(g.proposals, null, 1)),

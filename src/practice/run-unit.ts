@@ -12,6 +12,7 @@ import { reviewPlan } from "./plan-review";
 import { QUEUE_MAX_RETRIES } from "../jobs/messages";
 import { llmRollout } from "./rollout";
 import { batchUpdate, groupAdvantage, summarise } from "./learner";
+import { hindsightLesson } from "./hindsight";
 import { HEARTBEAT_MS } from "../core/practice/unit-timing";
 
 const usageOf = (u: LlmUsage) => ({ calls: u.calls, tokensIn: u.tokensIn, tokensOut: u.tokensOut, costUsd: u.costUsd });
@@ -92,6 +93,8 @@ async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPu
       return done(await summarise(llm, input));
     case "advantage":
       return done(await groupAdvantage(llm, input));
+    case "hindsight":
+      return done(await hindsightLesson(llm, input));
     case "batch": {
       const plan = await batchUpdate(llm, input);
       const checked = await reviewPlan(llm, plan.data.operations);

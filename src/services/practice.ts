@@ -7,6 +7,7 @@ import { datasets, datasetTasks, practiceRuns, tenants } from "../db/schema";
 import { sha256Hex } from "../core/api-key";
 import { RunEvaluateSchema, type Curve, type Promotion, type RunView, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
 import type { RunExperience } from "../core/practice/plan";
+import { originOf } from "../core/practice/hindsight";
 import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/webhook-url";
@@ -228,13 +229,15 @@ export async function startRun(c: Context<AppEnv>, who: Caller, body: RunCreate,
 export async function promoteRun(env: Env, run: RunRow, cfg: RunConfig, start: RunExperience[], final: RunExperience[], why: string): Promise<Promotion> {
   const none = (reason: string): Promotion => ({ promoted: false, reason, version: null, applied: 0, skipped: [] });
   const how = run.finishing === "budget-exhausted" ? "stopped by its budget, keeping what its finished steps learned" : run.stopped_early ? `stopped early: ${run.stopped_early}` : "completed";
-  const reason = `practice run ${run.run_id} (${how}): ${cfg.epochs} epoch(s) on dataset ${run.dataset_id}; ${why}`;
+  const inHindsight = final.filter((e) => originOf(e) === "hindsight").length;
+  const hindsight = inHindsight ? `; ${inHindsight} of its lessons learned in hindsight from tasks every attempt failed` : "";
+  const reason = `practice run ${run.run_id} (${how}): ${cfg.epochs} epoch(s) on dataset ${run.dataset_id}; ${why}${hindsight}`;
   const { value } = await callMemory(() =>
     memoryStub(env, run.tenant_id, run.agent_id).promotePractice({
       runId: run.run_id,
       reason,
       start: start.map((e) => ({ id: e.id, text: e.text })),
-      final: final.map((e) => ({ id: e.id, text: e.text })),
+      final: final.map((e) => ({ id: e.id, text: e.text, origin: originOf(e) })),
     }),
   );
   if (value.version === null) {

@@ -115,7 +115,7 @@ export const ARITHMETIC = [
 ];
 
 /** Which kind of practice call a request is, from its structured-output name (rollouts ask for none). */
-export function stageOf(req: SentRequest): "rollout" | "summary" | "advantage" | "batch" | "review" | "judge" | "other" {
+export function stageOf(req: SentRequest): "rollout" | "summary" | "advantage" | "hindsight" | "batch" | "review" | "judge" | "other" {
   switch (req.schemaName) {
     case null:
       return "rollout";
@@ -123,6 +123,8 @@ export function stageOf(req: SentRequest): "rollout" | "summary" | "advantage" |
       return "summary";
     case "group_advantage":
       return "advantage";
+    case "hindsight_lesson":
+      return "hindsight";
     case "batch_plan":
       return "batch";
     case "safety_review":
@@ -146,7 +148,9 @@ const taskOf = (req: SentRequest) => String(req.body.messages.at(-1)?.content ??
  * attempt, group advantages one lesson about the task, batch updates adding the proposed lessons.
  * `policy(task, seed, prompt)` says whether a rollout is right (the prompt carries the library).
  */
-export function practiceLlm(opts: { policy?: (task: string, seed: number, prompt: string) => boolean; batch?: (req: SentRequest) => unknown } = {}) {
+export function practiceLlm(
+  opts: { policy?: (task: string, seed: number, prompt: string) => boolean; batch?: (req: SentRequest) => unknown; hindsight?: (req: SentRequest) => unknown } = {},
+) {
   const policy = opts.policy ?? ((task: string, seed: number) => (task.includes("17 + 25") ? true : task.includes("84 / 2") ? false : seed % 3 !== 0));
   const reply = (req: SentRequest): unknown => {
     const stage = stageOf(req);
@@ -164,6 +168,10 @@ export function practiceLlm(opts: { policy?: (task: string, seed: number, prompt
         analysis: "The correct attempts re-checked the arithmetic before answering.",
         operations: [{ op: "add", target: "", text: `Re-check the arithmetic of ${topic} before giving the final answer.`, reason: "wrong attempts skipped the check" }],
       };
+    }
+    if (stage === "hindsight") {
+      if (opts.hindsight) return opts.hindsight(req);
+      return { diagnosis: "Every attempt answered 41 where 42 was expected; nothing general shows.", operation: { op: "none", target: "", text: "", reason: "no general lesson" } };
     }
     if (stage === "batch") {
       if (opts.batch) return opts.batch(req);

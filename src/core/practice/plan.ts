@@ -14,10 +14,11 @@ export interface RunExperience {
   q?: number;
 }
 
+/** `provenance: "hindsight"` marks a change learned from a group whose attempts all failed (src/core/practice/hindsight.ts). */
 export type LineageEntry =
   | { op: "start" }
-  | { op: "add" | "modify"; epoch: number; step: number }
-  | { op: "merge"; epoch: number; step: number; from: string[] };
+  | { op: "add" | "modify"; epoch: number; step: number; provenance?: "hindsight" }
+  | { op: "merge"; epoch: number; step: number; from: string[]; provenance?: "hindsight" };
 
 /** What the group-advantage call may propose for one group (labels refer to the step's snapshot). */
 export const ProposalSchema = z.object({

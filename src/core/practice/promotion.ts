@@ -3,6 +3,8 @@ import type { LibraryOperation } from "../memory-types";
 export interface PromotionItem {
   id: string;
   text: string;
+  /** How the run learned a lesson it wrote (src/core/practice/hindsight.ts); kept in the new experience's provenance. */
+  origin?: "contrast" | "hindsight";
 }
 
 export interface CurrentItem {
@@ -51,7 +53,7 @@ export function promotionPlan(start: readonly PromotionItem[], final: readonly P
   for (const e of final) {
     const before = startById.get(e.id);
     if (before === undefined) {
-      operations.push({ op: "create", experience: { text: e.text, source: "practice", provenance: { runId } } });
+      operations.push({ op: "create", experience: { text: e.text, source: "practice", provenance: { runId, ...(e.origin ? { origin: e.origin } : {}) } } });
     } else if (before !== e.text && unchangedSinceStart(e.id, "modify")) {
       operations.push({ op: "update", id: e.id, patch: { text: e.text } });
     }

@@ -11,7 +11,7 @@ export const TERMINAL_STATUSES: readonly RunStatus[] = ["completed", "failed", "
 export const isTerminal = (s: RunStatus) => TERMINAL_STATUSES.includes(s);
 
 /** The stages of one step, in order. */
-export const STAGES = ["rollout", "verify", "summary", "advantage", "batch", "apply"] as const;
+export const STAGES = ["rollout", "verify", "summary", "advantage", "hindsight", "batch", "apply"] as const;
 export const StageSchema = z.enum(STAGES);
 export type Stage = z.infer<typeof StageSchema>;
 
@@ -72,7 +72,20 @@ export const RunCreateSchema = z
     verifier: VerifierSchema.optional(),
     policy: PolicySchema,
     maxOpsPerGroup: z.number().int().min(1).max(10).default(3),
-    useGroundTruth: z.boolean().default(true).describe("show ground truths to the summary and advantage calls"),
+    useGroundTruth: z.boolean().default(true).describe("show ground truths to the summary, advantage and hindsight calls"),
+    hindsight: z
+      .boolean()
+      .default(true)
+      .describe(
+        "learn from groups whose attempts all failed: one learner call per such group whose task has a reference answer (or a judge or webhook verifier's reasons) proposes at most one lesson for the batch update. false keeps the reference pipeline, which learns only from groups whose rewards differ",
+      ),
+    hindsightPerStep: z
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("the most hindsight calls one step makes (default: one per four tasks of the step, at least one); groups whose attempts cited a stored lesson go first"),
     concurrency: z.number().int().min(1).max(64).default(16).describe("units of this run in flight at once"),
     budget: BudgetSchema.optional(),
     promote: PromoteModeSchema.optional(),
@@ -161,6 +174,16 @@ export const CurveSchema = z.object({
 });
 export type Curve = z.infer<typeof CurveSchema>;
 
+/** What hindsight did over a run (src/core/practice/hindsight.ts); each step's record has its own part. */
+export const HindsightTotalsSchema = z.object({
+  calls: z.number().int().describe("hindsight learner calls made for groups whose attempts all failed"),
+  proposals: z.number().int().describe("hindsight proposals that entered a batch update"),
+  refusedLeaks: z.number().int().describe("hindsight lessons refused because they stated their task's reference answer"),
+  applied: z.number().int().describe("batch-plan operations traced to hindsight proposals"),
+  inLibrary: z.number().int().describe("lessons of the run's library whose latest change came from hindsight"),
+});
+export type HindsightTotals = z.infer<typeof HindsightTotalsSchema>;
+
 export const RunViewSchema = z.object({
   runId: z.string(),
   agentId: z.string(),
@@ -171,6 +194,7 @@ export const RunViewSchema = z.object({
   trainReward: z.array(z.object({ epoch: z.number().int(), step: z.number().int(), meanReward: z.number().nullable() })),
   usage: UsageTotalsSchema,
   librarySize: z.number().int(),
+  hindsight: HindsightTotalsSchema,
   promotion: PromotionSchema.nullable(),
   evaluations: z.array(EpochEvaluationSchema),
   stoppedEarly: z.string().nullable().describe("why a `best` run stopped before its last epoch"),

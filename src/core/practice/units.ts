@@ -1,6 +1,7 @@
 import type { VerifierConfig, Verdict } from "../verifiers/schema";
 import type { BatchPlan, GroupAdvantage, Proposal } from "./plan";
 import type { Policy, UsageTotals } from "./run-types";
+import type { HindsightLesson, ProvenanceKind } from "./hindsight";
 
 export interface LibraryLine {
   label: string;
@@ -43,8 +44,26 @@ export type UnitInput = UnitContext &
         maxOps: number;
         attempts: { summary: string; answer: string; reward: number }[];
       }
-    | { stage: "batch"; library: LibraryLine[]; maxExperiences: number; groups: { taskId: string; task: string; analysis: string; proposals: Proposal[] }[] }
+    | {
+        stage: "hindsight";
+        task: string;
+        reference: string | null;
+        library: LibraryLine[];
+        /** The labels of lessons the attempts cited (all the lessons when they cited none): the only ones it may modify or delete. */
+        suspects: string[];
+        attempts: { answer: string; trajectory: string | null; reward: number; verdict: string | null }[];
+      }
+    | { stage: "batch"; library: LibraryLine[]; maxExperiences: number; groups: BatchGroup[] }
   );
+
+/** One group's proposals as the batch update sees them; `hindsight` marks a group whose attempts all failed. */
+export interface BatchGroup {
+  taskId: string;
+  task: string;
+  analysis: string;
+  proposals: Proposal[];
+  provenance?: ProvenanceKind;
+}
 
 /** The safety verdict on each operation's text of a batch plan (null: nothing to review); null as a whole when the review failed. */
 export type PlanReview = ({ safe: boolean; category: string; reason: string } | null)[] | null;
@@ -54,6 +73,7 @@ export type UnitData = {
   verify: Verdict;
   summary: { summaries: string[] };
   advantage: GroupAdvantage;
+  hindsight: HindsightLesson;
   batch: BatchPlan & { review?: PlanReview; reviewError?: string };
 };
 
