@@ -1,6 +1,7 @@
 // Which way dependencies point (docs/architecture.md): the doors (src/http, src/routes, src/mcp,
 // src/dashboard) → src/services (the only callers of Durable Object stubs) → durable-objects →
-// src/core. `npm test` runs `depcruise` with this file; a new violation fails the suite.
+// src/core. Durable Objects reach back out only through ports declared in src/core, which the
+// services implement and src/wiring.ts hands them. `npm test` runs `depcruise` with this file; a new violation fails the suite.
 
 /** Every room of the Worker; src/core is pure and imports only itself and npm packages. */
 const DOORS = "^src/(http|routes|mcp|dashboard)/";
@@ -13,19 +14,6 @@ const CORE = "^src/core/";
  * removes it. Shrink this list, never grow it: a new violation of the same rule still fails.
  */
 const KNOWN = [
-  // Durable Objects calling services (promotion, admitting queued runs, syncing the D1 row): to go
-  // through what the DO owns (storage, alarm, queue message) — the practice-engine work (`engine`).
-  ["dos-never-import-services", "durable-objects/practice-run.ts", "src/services/practice.ts"],
-  ["dos-never-import-services", "durable-objects/practice-run.ts", "src/services/evaluation.ts"],
-  ["dos-never-import-services", "durable-objects/evaluation.ts", "src/services/evaluation.ts"],
-  // Services reaching into a DO's inner modules (run store, machines, the memory context): to use
-  // what durable-objects/<name>.ts exports, or a shape moved to src/core (`engine`).
-  ["services-use-a-dos-public-module", "src/services/practice.ts", "durable-objects/practice-run/store.ts"],
-  ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/practice-run/store.ts"],
-  ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/practice-run/machine.ts"],
-  ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/evaluation/machine.ts"],
-  ["services-use-a-dos-public-module", "src/services/practice.ts", "durable-objects/practice-run/follow-up.ts"],
-  ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/practice-run/evaluations.ts"],
   // Routes querying D1 themselves: to call a service (agents, keys, tenants, webhook secret and
   // session-end webhook — `edge`).
   ["doors-reach-d1-through-services", "src/routes/agents.ts", "src/db/client.ts"],
@@ -63,6 +51,20 @@ module.exports = {
       severity: "error",
       from: { path: DURABLE_OBJECTS },
       to: { path: SERVICES },
+    },
+    {
+      name: "practice-dos-reach-out-through-ports",
+      comment: "The practice and evaluation objects start work outside themselves (D1 rows, evaluations, promotion, admission) through their ports, src/core/practice/ports.ts.",
+      severity: "error",
+      from: { path: "^durable-objects/(practice-run|evaluation)" },
+      to: { path: ["^src/db/", "^durable-objects/agent-memory"] },
+    },
+    {
+      name: "wiring-belongs-to-the-entry",
+      comment: "src/wiring.ts hands Durable Objects their ports (the services); any other importer would tie the two together again.",
+      severity: "error",
+      from: { pathNot: "^src/index\\.ts$" },
+      to: { path: "^src/wiring\\.ts$" },
     },
     {
       name: "dos-never-import-doors",

@@ -1,25 +1,32 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import type { EvaluationPorts, FrozenTask } from "../src/core/practice/ports";
 import type { UnitData, UnitResult } from "../src/core/practice/units";
 import { migrateSchema } from "./schema-version";
 import { EVALUATION_SCHEMA } from "./evaluation/schema";
-import { EvaluationMachine, type EvaluationInit, type EvaluationTask } from "./evaluation/machine";
+import { EvaluationMachine, type EvaluationInit } from "./evaluation/machine";
 import { createLogger } from "../src/core/logger";
-import { reportToPracticeRun, syncEvaluationRow } from "./evaluation/follow-up";
 import { SerialPasses, sendUnits } from "./unit-effects";
 import { newHolder } from "./unit-ledger";
 
+export type { EvaluationInit };
+
 /**
  * One instance per evaluation (named by its id). The machine (./evaluation/machine.ts) decides;
- * this shell performs the effects: enqueueing units, arming the alarm, mirroring the status and
- * the result into D1 for listing.
+ * this shell performs the effects: enqueueing units and arming the alarm itself, and through its
+ * ports (src/core/practice/ports.ts, given by the Worker's entry) mirroring the status and the
+ * result into D1 and reporting a settled result to its practice run.
  */
 export class Evaluation extends DurableObject<Env> {
   private initError: unknown = null;
   private machine!: EvaluationMachine;
   private readonly effects = new SerialPasses(() => this.flushOnce());
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(
+    ctx: DurableObjectState,
+    env: Env,
+    private readonly ports: EvaluationPorts,
+  ) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       try {
@@ -38,7 +45,7 @@ export class Evaluation extends DurableObject<Env> {
   }
 
   /** Creates the evaluation once; a retried create changes nothing. */
-  async init(input: EvaluationInit, tasks: EvaluationTask[]) {
+  async init(input: EvaluationInit, tasks: FrozenTask[]) {
     this.tx(() => {
       if (this.machine.row()) return;
       this.machine.init(input);
@@ -46,7 +53,7 @@ export class Evaluation extends DurableObject<Env> {
     });
   }
 
-  async addTasks(tasks: EvaluationTask[]) {
+  async addTasks(tasks: FrozenTask[]) {
     return this.tx(() => (this.machine.row()?.status === "queued" ? this.machine.insertTasks(tasks) : 0));
   }
 
@@ -106,8 +113,8 @@ export class Evaluation extends DurableObject<Env> {
       const row = this.machine.row()!;
       if (row.synced_status !== row.status) {
         const view = this.tx(() => this.machine.view());
-        await syncEvaluationRow(this.env, view);
-        await reportToPracticeRun(this.env, view);
+        await this.ports.syncRow(view);
+        await this.ports.reportToRun(view);
         this.tx(() => this.machine.markSynced(view.status));
       }
     } catch (err) {

@@ -1,24 +1,27 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import type { EvaluationOutcome, FrozenTask, PracticeRunPorts } from "../src/core/practice/ports";
+import type { RunExperience } from "../src/core/practice/plan";
 import { isTerminal, type Promotion } from "../src/core/practice/run-types";
 import type { UnitData, UnitResult } from "../src/core/practice/units";
 import { migrateSchema } from "./schema-version";
 import { PRACTICE_RUN_SCHEMA } from "./practice-run/schema";
 import { RunStore, type TaskSplit } from "./practice-run/store";
-import { RunMachine, type EvaluationOutcome, type InitInput } from "./practice-run/machine";
+import { RunMachine, type InitInput } from "./practice-run/machine";
 import { newHolder, UnitLedger } from "./unit-ledger";
 import { RunViews } from "./practice-run/views";
 import { createLogger } from "../src/core/logger";
 import { SerialPasses, sendUnits } from "./unit-effects";
-import { promoteRun } from "../src/services/practice";
-import { admitQueuedRuns, syncRunRow } from "./practice-run/follow-up";
-import { launchRunEvaluation } from "../src/services/evaluation";
-import { settledEvaluation } from "./evaluation/follow-up";
+
+export type { InitInput, TaskSplit };
 
 /**
  * One instance per Training-Free GRPO practice run (named by its run id). The state machine
  * (./practice-run/machine.ts) decides; this shell performs the effects after each decision:
- * enqueueing units, arming the alarm, promoting the result and mirroring the status into D1.
+ * enqueueing units and arming the alarm itself, and through its ports (src/core/practice/ports.ts,
+ * given by the Worker's entry) launching and stopping evaluations, promoting the result, mirroring
+ * the status into D1 and admitting the tenant's queued runs. What a port call achieved is recorded
+ * here only once it returned, so the alarm repeats a call cut short.
  */
 export class PracticeRun extends DurableObject<Env> {
   private initError: unknown = null;
@@ -28,7 +31,11 @@ export class PracticeRun extends DurableObject<Env> {
   /** Effects passes never overlap: calls during one only ask for one more pass. */
   private readonly effects = new SerialPasses(() => this.flushOnce());
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(
+    ctx: DurableObjectState,
+    env: Env,
+    private readonly ports: PracticeRunPorts,
+  ) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       try {
@@ -61,7 +68,7 @@ export class PracticeRun extends DurableObject<Env> {
   }
 
   /** Adds tasks of one split while the run is being created (a retried chunk adds nothing twice). */
-  async addTasks(tasks: { taskId: string; task: string; groundTruth: string | null }[], split: TaskSplit = "train") {
+  async addTasks(tasks: FrozenTask[], split: TaskSplit = "train") {
     return this.tx(() => (this.store.mustRun().status === "creating" ? this.store.insertTasks(tasks, split) : 0));
   }
 
@@ -179,7 +186,7 @@ export class PracticeRun extends DurableObject<Env> {
     this.tx(() => this.machine.sweepOverdue());
     // An evaluation reports back when it settles; looking in here covers a report that was lost.
     for (const e of this.tx(() => this.machine.evals.running())) {
-      const outcome = await settledEvaluation(this.env, e.evaluation_id).catch(() => null);
+      const outcome = await this.ports.evaluationOutcome(e.evaluation_id).catch(() => null);
       if (outcome) this.tx(() => this.machine.evaluationDone(e.epoch, outcome));
     }
     await this.effects.request();
@@ -192,11 +199,12 @@ export class PracticeRun extends DurableObject<Env> {
     await sendUnits(this.env.PRACTICE, keys, (key) => ({ type: "practice.unit" as const, runId: run.run_id, key }), (unsent) => this.tx(() => this.machine.unsend(unsent)));
     try {
       for (const e of this.tx(() => this.machine.evals.toStop())) {
-        await this.env.EVALUATION.getByName(e.evaluation_id).cancel(`its practice run ${run.run_id} ended as ${this.store.mustRun().status}`);
+        await this.ports.cancelEvaluation(e.evaluation_id, `its practice run ${run.run_id} ended as ${this.store.mustRun().status}`);
         this.tx(() => this.machine.evals.stopped(e.epoch));
       }
       for (const e of this.tx(() => this.machine.evals.toLaunch())) {
-        const failure = await launchRunEvaluation(this.env, this.store.mustRun(), this.store.config(), e, this.store.holdoutTasks());
+        const request = { evaluationId: e.evaluation_id, epoch: e.epoch, library: JSON.parse(e.library) as RunExperience[] };
+        const failure = await this.ports.launchEvaluation(this.store.facts(), request, this.store.holdoutTasks());
         this.tx(() => (failure ? this.machine.evaluationDone(e.epoch, failure) : this.machine.evals.launched(e.epoch)));
       }
       // Marked before the library write may begin, so a cancel meanwhile is refused, never half-applied.
@@ -204,16 +212,16 @@ export class PracticeRun extends DurableObject<Env> {
       if (plan) {
         const { choice, library } = plan;
         const promotion: Promotion = choice.promote
-          ? { ...(await promoteRun(this.env, this.store.mustRun(), this.store.config(), this.store.startLibrary(), library, choice.reason)), epoch: choice.epoch }
+          ? { ...(await this.ports.promote(this.store.facts(), this.store.startLibrary(), library, choice.reason)), epoch: choice.epoch }
           : { promoted: false, reason: choice.reason, epoch: null, version: null, applied: 0, skipped: [] };
         this.tx(() => this.machine.complete(promotion));
       }
       const after = this.store.mustRun();
       if (after.synced_status !== after.status) {
         const summary = { librarySize: this.store.library().length, usage: this.machine.usage(), promotion: this.store.promotion() };
-        await syncRunRow(this.env, after.run_id, { status: after.status, summary, error: after.error });
+        await this.ports.syncRow(after.run_id, { status: after.status, summary, error: after.error });
         this.tx(() => this.store.updateRun({ synced_status: after.status }));
-        if (isTerminal(after.status)) await admitQueuedRuns(this.env, after.tenant_id);
+        if (isTerminal(after.status)) await this.ports.admitQueued(after.tenant_id);
       }
     } catch (err) {
       // Promotion and the D1 mirror are retried by the alarm armed below; the run's state is safe.

@@ -5,8 +5,7 @@ import { runScheduled } from "./cron";
 import { withBenchLatency } from "./adapters/bench-latency";
 
 export { AgentMemory } from "../durable-objects/agent-memory";
-export { PracticeRun } from "../durable-objects/practice-run";
-export { Evaluation } from "../durable-objects/evaluation";
+export { Evaluation, PracticeRun } from "./wiring";
 
 const app = createApp();
 

@@ -1,5 +1,6 @@
 import { accuracyOf, mean } from "../../src/core/evaluation/stats";
 import type { EvaluationConfig, EvaluationStatus, EvaluationView } from "../../src/core/evaluation/types";
+import type { FrozenTask } from "../../src/core/practice/ports";
 import { labelOf } from "../../src/core/practice/plan";
 import { rolloutSeed } from "../../src/core/practice/rng";
 import { rolloutIdOf, unitKey } from "../../src/core/practice/unit-key";
@@ -20,12 +21,6 @@ export interface EvaluationInit {
   datasetId: string;
   config: EvaluationConfig;
   library: { id: string; text: string }[];
-}
-
-export interface EvaluationTask {
-  taskId: string;
-  task: string;
-  groundTruth: string | null;
 }
 
 interface EvalRow extends Record<string, SqlStorageValue> {
@@ -129,7 +124,7 @@ export class EvaluationMachine {
     );
   }
 
-  insertTasks(tasks: readonly EvaluationTask[]): number {
+  insertTasks(tasks: readonly FrozenTask[]): number {
     let next = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM tasks").one().n;
     const first = next;
     for (const t of tasks) {

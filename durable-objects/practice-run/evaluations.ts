@@ -1,17 +1,8 @@
 import { choosePromotion, type EpochResult, type PromotionChoice } from "../../src/core/practice/gate";
 import type { RunExperience } from "../../src/core/practice/plan";
+import type { EvaluationOutcome } from "../../src/core/practice/ports";
 import { isTerminal } from "../../src/core/practice/run-types";
 import type { EvalRow, RunStore } from "./store";
-
-/** What a settled held-out evaluation reports back to its run. */
-export interface EvaluationOutcome {
-  status: "completed" | "failed";
-  accuracy: number | null;
-  interval: [number, number] | null;
-  tokens: number;
-  costUsd: number;
-  error: string | null;
-}
 
 const sameLibrary = (a: readonly RunExperience[], b: readonly RunExperience[]) =>
   a.length === b.length && a.every((e, i) => e.id === b[i]!.id && e.text === b[i]!.text);

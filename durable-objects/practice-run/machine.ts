@@ -7,13 +7,12 @@ import { sameRolloutResult, type Claim, type RolloutOutcome, type UnitData, type
 import { awaitingMs, unitWorkMs } from "../../src/core/practice/unit-timing";
 import type { Holder, UnitLedger } from "../unit-ledger";
 import type { RunStore } from "./store";
-import { RunEvaluations, type EvaluationOutcome } from "./evaluations";
+import type { EvaluationOutcome } from "../../src/core/practice/ports";
+import { RunEvaluations } from "./evaluations";
 import { unitInput } from "./unit-inputs";
 import { RunBudget } from "./budget";
 import { LearnerPhase } from "./learner-phase";
 import { StepPhase } from "./step-phase";
-
-export type { EvaluationOutcome };
 
 /** How soon the alarm comes back for work that waits to be sent, evaluated, promoted or mirrored. */
 const RETRY_MS = 30_000;

@@ -1,4 +1,5 @@
 import type { RunExperience } from "../../src/core/practice/plan";
+import type { FrozenTask, RunFacts } from "../../src/core/practice/ports";
 import type { Promotion, RunConfig, RunStatus, UsageTotals } from "../../src/core/practice/run-types";
 import type { UnitStage } from "../../src/core/practice/unit-key";
 import type { LedgerUnit } from "../unit-ledger";
@@ -134,6 +135,20 @@ export class RunStore {
     return r;
   }
 
+  /** What the run's follow-up work (evaluations, promotion) needs to know about it. */
+  facts(): RunFacts {
+    const run = this.mustRun();
+    return {
+      runId: run.run_id,
+      tenantId: run.tenant_id,
+      agentId: run.agent_id,
+      datasetId: run.dataset_id,
+      config: this.config(),
+      finishing: run.finishing,
+      stoppedEarly: run.stopped_early,
+    };
+  }
+
   config(): RunConfig {
     return JSON.parse(this.mustRun().config) as RunConfig;
   }
@@ -184,14 +199,14 @@ export class RunStore {
   }
 
   /** The held-out tasks the run's evaluations use, frozen when the run was created. */
-  holdoutTasks(): { taskId: string; task: string; groundTruth: string | null }[] {
+  holdoutTasks(): FrozenTask[] {
     return this.sql_
       .exec<TaskRow>("SELECT * FROM holdout_tasks ORDER BY idx")
       .toArray()
       .map((t) => ({ taskId: t.task_id, task: t.task, groundTruth: t.ground_truth }));
   }
 
-  insertTasks(tasks: readonly { taskId: string; task: string; groundTruth: string | null }[], split: TaskSplit = "train"): number {
+  insertTasks(tasks: readonly FrozenTask[], split: TaskSplit = "train"): number {
     const table = split === "train" ? "tasks" : "holdout_tasks";
     let next = this.sql_.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
     let added = 0;

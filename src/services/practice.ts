@@ -8,18 +8,15 @@ import { sha256Hex } from "../core/api-key";
 import { RunEvaluateSchema, type Curve, type Promotion, type RunView, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
 import type { RunExperience } from "../core/practice/plan";
 import { originOf } from "../core/practice/hindsight";
+import type { FrozenTask, RunFacts, RunRowFields } from "../core/practice/ports";
 import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/webhook-url";
 import { conflict, notFound, ProblemError, unprocessable } from "../core/problem";
 import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
-import type { RunRow } from "../../durable-objects/practice-run/store";
-import { admitQueuedRuns, syncRunRow } from "../../durable-objects/practice-run/follow-up";
 
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
-
-export { admitQueuedRuns, syncRunRow } from "../../durable-objects/practice-run/follow-up";
 
 /** Webhook URLs may be plain http and loopback only in local development and tests. */
 export const webhookUrlMode = (env: Env): WebhookUrlMode => webhookUrlModeOf(env.PRAXIS_ENV);
@@ -132,15 +129,13 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
   return { promote, evaluate };
 }
 
-type Task = { taskId: string; task: string; groundTruth: string | null };
-
 /**
  * Sets up a `creating` run's Durable Object: the run with a copy of the agent's active library,
  * every train and held-out task, then the seal that freezes them; only then does the D1 row
  * become `queued`, so no admission can see a run that is not whole. Every step is idempotent, so
  * a retried create finishes a setup that was cut short.
  */
-async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string, config: RunConfig, tasks: Task[], holdout: Task[]) {
+async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string, config: RunConfig, tasks: FrozenTask[], holdout: FrozenTask[]) {
   const memory = memoryStub(env, who.tenantId, who.agentId);
   const [exported, agentConfig] = await Promise.all([callMemory(() => memory.exportLibrary()), callMemory(() => memory.getConfig())]);
   const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
@@ -197,6 +192,50 @@ export async function createRun(env: Env, who: Caller, body: RunCreate, idempote
   return { runId, status: "queued" as RunStatus, replayed: false };
 }
 
+/** Runs of one tenant that may be running at once; the others wait as `queued`. */
+const DEFAULT_MAX_RUNS_PER_TENANT = 4;
+
+/**
+ * Starts queued runs of a tenant while fewer than the limit are running. The status flip is one
+ * conditional UPDATE, so two admissions at once cannot both take the last slot.
+ */
+export async function admitQueuedRuns(env: Env, tenantId: string): Promise<string[]> {
+  const limit = Number(env.PRACTICE_MAX_RUNS_PER_TENANT ?? DEFAULT_MAX_RUNS_PER_TENANT) || DEFAULT_MAX_RUNS_PER_TENANT;
+  const started: string[] = [];
+  for (;;) {
+    const next = await db(env)
+      .select({ runId: practiceRuns.runId })
+      .from(practiceRuns)
+      .where(and(eq(practiceRuns.tenantId, tenantId), eq(practiceRuns.status, "queued")))
+      .orderBy(asc(practiceRuns.createdAt), asc(practiceRuns.runId))
+      .get();
+    if (!next) return started;
+    const r = await env.DB.prepare(
+      `UPDATE practice_runs SET status = 'running', updated_at = ?1
+       WHERE run_id = ?2 AND status = 'queued'
+         AND (SELECT COUNT(*) FROM practice_runs WHERE tenant_id = ?3 AND status = 'running') < ?4`,
+    )
+      .bind(Date.now(), next.runId, tenantId, limit)
+      .run();
+    if (r.meta.changes === 0) return started;
+    try {
+      if (!(await practiceStub(env, next.runId).start())) throw new Error("the run was never set up");
+      started.push(next.runId);
+    } catch (err) {
+      await syncRunRow(env, next.runId, { status: "failed", summary: {}, error: `starting the run failed: ${String(err)}` });
+    }
+  }
+}
+
+/** Mirrors the run's status, summary and error into its D1 row, for listing. */
+export async function syncRunRow(env: Env, runId: string, fields: RunRowFields) {
+  await db(env)
+    .update(practiceRuns)
+    .set({ status: fields.status, summary: fields.summary, error: fields.error, updatedAt: Date.now() })
+    .where(eq(practiceRuns.runId, runId))
+    .run();
+}
+
 /** How long a run may stay `creating` before the cron deems its setup abandoned. */
 const CREATING_TIMEOUT_MS = 15 * 60_000;
 
@@ -224,17 +263,16 @@ export async function startRun(c: Context<AppEnv>, who: Caller, body: RunCreate,
   return r;
 }
 
-/** Hands a finished run's library to the agent as one `practice` version (or records why not). */
 /** Promotes a chosen library of a finished run as one library version whose reason carries the evidence. */
-export async function promoteRun(env: Env, run: RunRow, cfg: RunConfig, start: RunExperience[], final: RunExperience[], why: string): Promise<Promotion> {
-  const none = (reason: string): Promotion => ({ promoted: false, reason, version: null, applied: 0, skipped: [] });
-  const how = run.finishing === "budget-exhausted" ? "stopped by its budget, keeping what its finished steps learned" : run.stopped_early ? `stopped early: ${run.stopped_early}` : "completed";
+export async function promoteRun(env: Env, run: RunFacts, start: RunExperience[], final: RunExperience[], why: string): Promise<Omit<Promotion, "epoch">> {
+  const none = (reason: string): Omit<Promotion, "epoch"> => ({ promoted: false, reason, version: null, applied: 0, skipped: [] });
+  const how = run.finishing === "budget-exhausted" ? "stopped by its budget, keeping what its finished steps learned" : run.stoppedEarly ? `stopped early: ${run.stoppedEarly}` : "completed";
   const inHindsight = final.filter((e) => originOf(e) === "hindsight").length;
   const hindsight = inHindsight ? `; ${inHindsight} of its lessons learned in hindsight from tasks every attempt failed` : "";
-  const reason = `practice run ${run.run_id} (${how}): ${cfg.epochs} epoch(s) on dataset ${run.dataset_id}; ${why}${hindsight}`;
+  const reason = `practice run ${run.runId} (${how}): ${run.config.epochs} epoch(s) on dataset ${run.datasetId}; ${why}${hindsight}`;
   const { value } = await callMemory(() =>
-    memoryStub(env, run.tenant_id, run.agent_id).promotePractice({
-      runId: run.run_id,
+    memoryStub(env, run.tenantId, run.agentId).promotePractice({
+      runId: run.runId,
       reason,
       start: start.map((e) => ({ id: e.id, text: e.text })),
       final: final.map((e) => ({ id: e.id, text: e.text, origin: originOf(e) })),

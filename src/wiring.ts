@@ -1,0 +1,22 @@
+import type { Env } from "./env";
+import { Evaluation as EvaluationObject } from "../durable-objects/evaluation";
+import { PracticeRun as PracticeRunObject } from "../durable-objects/practice-run";
+import { evaluationPorts, practiceRunPorts } from "./services/follow-up";
+
+/**
+ * The practice and evaluation Durable Object classes the Worker exports, each handed the ports its
+ * follow-up work goes through (src/core/practice/ports.ts), implemented by the services. The one
+ * module that sees both a Durable Object class and the services; only src/index.ts imports it.
+ */
+
+export class PracticeRun extends PracticeRunObject {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env, practiceRunPorts(env));
+  }
+}
+
+export class Evaluation extends EvaluationObject {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env, evaluationPorts(env));
+  }
+}
