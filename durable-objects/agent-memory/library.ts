@@ -270,8 +270,12 @@ export class Library {
               after = { ...screened.value, seq: intent.reseq ? nextSeq(sql, "experience") : row.seq };
               this.updateRow(after, now);
               if (intent.setQ) sql.exec("UPDATE experiences SET q = ? WHERE id = ?", after.q, after.id);
-              // A live lesson whose text is rewritten has to earn trust again, whoever rewrote it.
-              if (after.source === "live" && after.text !== before!.text) sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", after.id);
+              // Rewritten text has to earn trust again when the lesson is live (whoever rewrote it) or the
+              // live learner rewrote it. Set in the version's own transaction: a failed write leaves the old
+              // text served as it was, and no prompt can carry the new text before it is on probation.
+              if (after.text !== before!.text && (after.source === "live" || policy.door === "live")) {
+                sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", after.id);
+              }
               op = after.status === "archived" && before!.status !== "archived" ? "archive" : "update";
             }
           }

@@ -123,10 +123,8 @@ export class LiveLessons {
       }
     }
     if (!ops.length) return finish({ operation: decision.operation, applied: "none", experienceId: null, libraryVersion: null, reason: why });
-    // Rewritten text is as new as an added lesson. Probation starts before the text changes, so no
-    // prompt assembled while the write is under way can carry the new text unvetted.
-    if (applied === "updated") this.ctx.sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", target!.id);
-    // The worker had the text reviewed (context.review) before asking for this write.
+    // The worker had the text reviewed (context.review) before asking for this write. Rewritten text
+    // is as new as an added lesson: the version puts it on probation (Library.tryCommit).
     const r = await this.library.apply(ops, { reason: reason(applied), author: "system:live", provenance, jobId, admission: { door: "live", internal: true, reviewed: true } });
     const touched = r.experiences.find((e) => e.source === "live" && e.text === text) ?? r.experiences[0];
     return finish({ operation: decision.operation, applied, experienceId: touched?.id ?? target?.id ?? null, libraryVersion: r.version, reason: why });
