@@ -26,13 +26,6 @@ const KNOWN = [
   ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/evaluation/machine.ts"],
   ["services-use-a-dos-public-module", "src/services/practice.ts", "durable-objects/practice-run/follow-up.ts"],
   ["services-use-a-dos-public-module", "src/services/evaluation.ts", "durable-objects/practice-run/evaluations.ts"],
-  // Routes querying D1 themselves: to call a service (agents, keys, tenants, webhook secret and
-  // session-end webhook — `edge`).
-  ["doors-reach-d1-through-services", "src/routes/agents.ts", "src/db/client.ts"],
-  ["doors-reach-d1-through-services", "src/routes/keys.ts", "src/db/client.ts"],
-  ["doors-reach-d1-through-services", "src/routes/tenants.ts", "src/db/client.ts"],
-  ["doors-reach-d1-through-services", "src/routes/webhook-secret.ts", "src/db/client.ts"],
-  ["doors-reach-d1-through-services", "src/routes/webhook.ts", "src/db/client.ts"],
 ];
 
 module.exports = {
