@@ -1,11 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import type { apiKeys } from "../db/schema";
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import { canManageKey, requireScope, type KeyPrincipal } from "../http/auth";
 import { conflict, forbidden, notFound } from "../core/problem";
 import { audit } from "../services/audit";
-import { createKey, keyById, listKeys, revokeKey } from "../services/keys";
+import { createKey, keyById, listKeys, revokeKey, type KeyRow } from "../services/keys";
 import { AgentIdSchema, ScopeSchema, queryLimit, timestamp } from "./schemas";
 import { nameString } from "../core/text-rules";
 
@@ -34,8 +33,6 @@ const CreateKeyBody = z
   .openapi("CreateKey");
 
 const KeyIdParams = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
-
-type KeyRow = typeof apiKeys.$inferSelect;
 
 const outsideReach = (admin: KeyPrincipal) =>
   forbidden(`This admin key is restricted to agents ${admin.agentIds!.join(", ")}; it manages only keys restricted to some of them.`);

@@ -1,9 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { apiKeys, tenants } from "../db/schema";
-import { db } from "../db/client";
-import { mintApiKey, sha256Hex } from "../core/api-key";
 import { audit } from "../services/audit";
+import { createTenant as storeTenant } from "../services/tenants";
 import { nameString } from "../core/text-rules";
 
 const CreateTenantBody = z
@@ -34,20 +32,7 @@ const createTenant = createRoute({
 
 export const tenantRoutes = router().openapi(createTenant, async (c) => {
   const { name } = c.req.valid("json");
-  const tenantId = `t_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
-  const minted = mintApiKey((n) => crypto.getRandomValues(new Uint8Array(n)));
-  const d = db(c.env);
-  await d.batch([
-    d.insert(tenants).values({ id: tenantId, name }),
-    d.insert(apiKeys).values({
-      id: minted.id,
-      tenantId,
-      name: "initial admin key",
-      prefix: minted.prefix,
-      hash: await sha256Hex(minted.key),
-      scope: "admin",
-    }),
-  ]);
-  await audit(c, { tenantId, action: "tenant.create", target: tenantId, detail: { name } });
-  return c.json({ tenantId, name, apiKey: minted.key, keyId: minted.id }, 201);
+  const created = await storeTenant(c.env, name);
+  await audit(c, { tenantId: created.tenantId, action: "tenant.create", target: created.tenantId, detail: { name } });
+  return c.json(created, 201);
 });

@@ -1,19 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
-import { tenants } from "../db/schema";
-import { db } from "../db/client";
 import { requireTenantAdmin } from "../http/auth";
-import { notFound } from "../core/problem";
 import { audit } from "../services/audit";
-import { toBase64url } from "../core/encoding";
-
-/** Secrets look like `whsec_<43 base64url chars>` (32 random bytes). */
-export const WEBHOOK_SECRET_PREFIX = "whsec_";
-
-export function mintWebhookSecret(): string {
-  return WEBHOOK_SECRET_PREFIX + toBase64url(crypto.getRandomValues(new Uint8Array(32)));
-}
+import { deleteWebhookSecret, rotateWebhookSecret } from "../services/tenants";
 
 const CreatedSecret = z
   .object({
@@ -42,13 +31,7 @@ export const webhookSecretRoutes = router()
     }),
     async (c) => {
       const admin = requireTenantAdmin(c.get("principal"));
-      const d = db(c.env);
-      const before = await d.select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, admin.tenantId)).get();
-      if (!before) throw notFound("The tenant no longer exists.");
-      const secret = mintWebhookSecret();
-      const createdAt = Date.now();
-      await d.update(tenants).set({ webhookSecret: secret }).where(eq(tenants.id, admin.tenantId)).run();
-      const rotated = before.secret !== null;
+      const { secret, createdAt, rotated } = await rotateWebhookSecret(c.env, admin.tenantId);
       await audit(c, {
         tenantId: admin.tenantId,
         action: rotated ? "webhook-secret.rotate" : "webhook-secret.create",
@@ -73,10 +56,7 @@ export const webhookSecretRoutes = router()
     }),
     async (c) => {
       const admin = requireTenantAdmin(c.get("principal"));
-      const d = db(c.env);
-      const row = await d.select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, admin.tenantId)).get();
-      if (!row?.secret) throw notFound("This tenant has no webhook secret.");
-      await d.update(tenants).set({ webhookSecret: null }).where(eq(tenants.id, admin.tenantId)).run();
+      await deleteWebhookSecret(c.env, admin.tenantId);
       await audit(c, { tenantId: admin.tenantId, action: "webhook-secret.delete", target: admin.tenantId });
       return c.json({ deleted: true as const }, 200);
     },

@@ -1,15 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { eq } from "drizzle-orm";
 import type { AppEnv } from "../env";
 import { router, commonErrors, jsonBody, jsonResponse } from "../http/openapi";
-import { tenants } from "../db/schema";
-import { db } from "../db/client";
 import { ProblemError, badRequest } from "../core/problem";
 import { MAX_SIGNATURE_CANDIDATES, verifySignature } from "../core/webhook-signature";
 import { toHex } from "../core/encoding";
 import { EpisodeSchema, SessionEndSchema } from "../core/episode-types";
 import { ingestSession } from "../services/agents";
+import { tenantWebhookSecret } from "../services/tenants";
 
 /** How far a signature's timestamp may be from the server clock, either way. */
 export const WEBHOOK_TOLERANCE_SEC = 300;
@@ -65,8 +63,7 @@ const verifyWebhook = createMiddleware<AppEnv>(async (c, next) => {
 
   let secret: string | null = null;
   if (tenantId && tenantId.length <= TENANT_ID_MAX) {
-    const row = await db(c.env).select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, tenantId)).get();
-    secret = row?.secret ?? null;
+    secret = await tenantWebhookSecret(c.env, tenantId);
   }
   const nowSec = Math.floor(Date.now() / 1000);
   const result = await verifySignature(header, secret ?? decoy(), raw, nowSec, WEBHOOK_TOLERANCE_SEC);

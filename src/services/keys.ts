@@ -24,7 +24,7 @@ export interface KeyRecord {
   version: number;
 }
 
-type KeyRow = typeof apiKeys.$inferSelect;
+export type KeyRow = typeof apiKeys.$inferSelect;
 
 const LOCAL_MAX = 10_000;
 const LOCAL_TTL_MS = 10_000;

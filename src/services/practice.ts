@@ -3,7 +3,8 @@ import { and, asc, count, desc, eq, inArray, lt, or } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv, Env } from "../env";
 import { db } from "../db/client";
-import { datasets, datasetTasks, practiceRuns, tenants } from "../db/schema";
+import { datasets, datasetTasks, practiceRuns } from "../db/schema";
+import { tenantWebhookSecret } from "./tenants";
 import { sha256Hex } from "../core/api-key";
 import { RunEvaluateSchema, type Curve, type Promotion, type RunView, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
 import type { RunExperience } from "../core/practice/plan";
@@ -21,11 +22,7 @@ export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByN
 /** Webhook URLs may be plain http and loopback only in local development and tests. */
 export const webhookUrlMode = (env: Env): WebhookUrlMode => webhookUrlModeOf(env.PRAXIS_ENV);
 
-/** The secret that signs calls to the tenant's webhooks (policy and verifier). */
-export async function tenantWebhookSecret(env: Env, tenantId: string): Promise<string | null> {
-  const row = await db(env).select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, tenantId)).get();
-  return row?.secret ?? null;
-}
+export { tenantWebhookSecret } from "./tenants";
 
 /** Tasks go to the run's Durable Object in pieces that stay well under the RPC message limit. */
 const TASK_CHUNK = 500;

@@ -118,6 +118,24 @@ describe("webhook secret", () => {
     expect(actions.results).toHaveLength(1);
   });
 
+  it("concurrent creates: exactly one reports a new secret, the rest a rotation; concurrent deletes: one 200, the rest 404", async () => {
+    const t = await newTenant();
+    const made = await Promise.all(Array.from({ length: 6 }, () => call("POST", "/v1/webhook-secret", { key: t.apiKey })));
+    expect(made.map((r) => r.status)).toEqual(made.map(() => 201));
+    expect(made.filter((r) => r.body.rotated === false)).toHaveLength(1);
+    expect(made.map((r) => r.body.secret)).toContain(await tenantSecret(t.tenantId));
+    const gone = await Promise.all(Array.from({ length: 4 }, () => call("DELETE", "/v1/webhook-secret", { key: t.apiKey })));
+    expect(gone.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
+    const actions = await env.DB.prepare("SELECT action FROM audit_log WHERE tenant_id = ? AND action LIKE 'webhook-secret.%'")
+      .bind(t.tenantId)
+      .all<{ action: string }>();
+    expect(actions.results.map((a) => a.action).sort()).toEqual([
+      "webhook-secret.create",
+      "webhook-secret.delete",
+      ...Array.from({ length: 5 }, () => "webhook-secret.rotate"),
+    ]);
+  });
+
   it("needs an admin key: write and read keys get 403 and change nothing", async () => {
     const s = await setup();
     for (const scope of ["write", "read"] as const) {

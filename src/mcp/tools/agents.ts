@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
-import { requireAgentAccess, requireScope } from "../../http/auth";
+import { requireAgentAccess, requireScope } from "../../core/principal";
 import { AgentSchema } from "../../core/agent-types";
 import { listAgents, presentAgent } from "../../services/agent-directory";
 import { putAgent } from "../../services/agents";

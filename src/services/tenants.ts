@@ -1,0 +1,67 @@
+import { and, eq, isNotNull } from "drizzle-orm";
+import type { Env } from "../env";
+import { apiKeys, tenants } from "../db/schema";
+import { db } from "../db/client";
+import { mintApiKey, sha256Hex } from "../core/api-key";
+import { toBase64url } from "../core/encoding";
+import { notFound } from "../core/problem";
+
+/** Secrets look like `whsec_<43 base64url chars>` (32 random bytes). */
+export const WEBHOOK_SECRET_PREFIX = "whsec_";
+
+export function mintWebhookSecret(): string {
+  return WEBHOOK_SECRET_PREFIX + toBase64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+/** A tenant and its first unrestricted admin key, stored together (one D1 batch) or not at all. */
+export async function createTenant(env: Env, name: string) {
+  const tenantId = `t_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
+  const minted = mintApiKey((n) => crypto.getRandomValues(new Uint8Array(n)));
+  const d = db(env);
+  await d.batch([
+    d.insert(tenants).values({ id: tenantId, name }),
+    d.insert(apiKeys).values({
+      id: minted.id,
+      tenantId,
+      name: "initial admin key",
+      prefix: minted.prefix,
+      hash: await sha256Hex(minted.key),
+      scope: "admin",
+    }),
+  ]);
+  return { tenantId, name, apiKey: minted.key, keyId: minted.id };
+}
+
+/** The secret that signs the tenant's webhooks (session-end deliveries, policies and verifiers); null without one. */
+export async function tenantWebhookSecret(env: Env, tenantId: string): Promise<string | null> {
+  const row = await db(env).select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, tenantId)).get();
+  return row?.secret ?? null;
+}
+
+/**
+ * Gives the tenant a new webhook secret, replacing any old one at once. The old value is read in
+ * the same D1 batch (a transaction) that writes the new one, so `rotated` is true of exactly the
+ * calls that replaced a secret, however many run at once.
+ */
+export async function rotateWebhookSecret(env: Env, tenantId: string) {
+  const d = db(env);
+  const secret = mintWebhookSecret();
+  const createdAt = Date.now();
+  const [before] = await d.batch([
+    d.select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, tenantId)),
+    d.update(tenants).set({ webhookSecret: secret }).where(eq(tenants.id, tenantId)),
+  ]);
+  if (!before[0]) throw notFound("The tenant no longer exists.");
+  return { secret, createdAt, rotated: before[0].secret !== null };
+}
+
+/** Removes the tenant's webhook secret; a 404 when it has none. */
+export async function deleteWebhookSecret(env: Env, tenantId: string): Promise<void> {
+  const cleared = await db(env)
+    .update(tenants)
+    .set({ webhookSecret: null })
+    .where(and(eq(tenants.id, tenantId), isNotNull(tenants.webhookSecret)))
+    .returning({ id: tenants.id })
+    .all();
+  if (cleared.length === 0) throw notFound("This tenant has no webhook secret.");
+}
