@@ -18,6 +18,13 @@
 //   --verbose      wrangler dev and the Worker log at info level (queue batches with their durations)
 //   --calls-out F  also write the fake's call log (stage, start and end in ms from the create) to F as JSON
 //   --keep         keep the temporary directory (project snapshot, state, wrangler log; path printed)
+//   --only W       run only the throughput step (`throughput`) or only the learning world (`world`)
+//   --world-seeds  comma-separated seeds of the learning world's runs (default 7,11)
+//   --world-latency ms the fake LLM waits per call in the learning world (default 20)
+//
+// Then the learning world (bench/practice-world.mjs): task families the simulated agent never
+// solves on its own, practised for 3 epochs with and without hindsight (issue 23), its held-out
+// accuracy per epoch, calls and tokens per task, and what became of the hindsight lessons.
 //
 // Everything runs on 127.0.0.1. The fake answers rollouts from the task and the request's `seed`
 // (a quarter of the tasks always right, a quarter always wrong, half right or wrong by seed, so
@@ -30,6 +37,7 @@ import { performance } from "node:perf_hooks";
 import http from "node:http";
 import os from "node:os";
 import { devLogFindings, devServer, freePort, log, machine, must, PRACTICE_HEADING, replaceResultsSection, request, sleep } from "./lib/dev-server.mjs";
+import { WORLD_HEADING, worldReply, worldSection } from "./practice-world.mjs";
 
 // ---------------------------------------------------------------- options
 const argv = process.argv.slice(2);
@@ -59,7 +67,18 @@ const REPEAT = num("--repeat", 3, 1, 20);
 const POLL_MS = 500;
 const WRITE = !flag("--no-write");
 const CALLS_OUT = argv.includes("--calls-out") ? argv[argv.indexOf("--calls-out") + 1] : null;
-const STAGES = ["rollout", "summary", "advantage", "batch", "review"];
+const STAGES = ["rollout", "summary", "advantage", "hindsight", "batch", "review"];
+const ONLY = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : null;
+if (ONLY !== null && ONLY !== "throughput" && ONLY !== "world") {
+  console.error("bench: --only takes throughput or world");
+  process.exit(2);
+}
+const WORLD_SEEDS = (argv.includes("--world-seeds") ? argv[argv.indexOf("--world-seeds") + 1] : "7,11").split(",").map(Number);
+if (WORLD_SEEDS.some((x) => !Number.isInteger(x) || x < 0)) {
+  console.error("bench: --world-seeds takes comma-separated whole numbers");
+  process.exit(2);
+}
+const WORLD_LATENCY_MS = num("--world-latency", 20, 0, 60_000);
 
 const server = devServer({ keep: flag("--keep"), tmpPrefix: "praxis-bench-practice-" });
 
@@ -69,7 +88,7 @@ const tokens = (chars) => Math.max(1, Math.ceil(chars / 4));
 function stageOf(body) {
   const name = body?.response_format?.json_schema?.name ?? null;
   if (name === null) return "rollout";
-  return { attempt_summaries: "summary", group_advantage: "advantage", batch_plan: "batch", safety_review: "review" }[name] ?? `other:${name}`;
+  return { attempt_summaries: "summary", group_advantage: "advantage", hindsight_lesson: "hindsight", batch_plan: "batch", safety_review: "review" }[name] ?? `other:${name}`;
 }
 
 /** Task i: "Task i. What is a + b?"; its class (i % 4) says how the policy does on it. */
@@ -110,6 +129,12 @@ function reply(stage, body) {
       operations: [{ op: "add", target: "", text: `When adding multi-digit numbers, write down each carry before adding the next column (learned on task ${task}).`, reason: "the wrong attempts lost a carry" }],
     });
   }
+  if (stage === "hindsight") {
+    return JSON.stringify({
+      diagnosis: "Every attempt answered ten more than the reference: the carry into the tens was counted twice.",
+      operation: { op: "add", target: "", text: "When adding multi-digit numbers, add each carry exactly once before the next column.", reason: "every attempt double-counted a carry" },
+    });
+  }
   if (stage === "batch") {
     const ids = [...prompt.matchAll(/^### Task (\S+)/gm)].map((m) => m[1]);
     return JSON.stringify({
@@ -123,6 +148,9 @@ function reply(stage, body) {
   }
   return "{}";
 }
+
+/** What the fake answers and how slowly: the throughput step's script, or the learning world. */
+const fakeMode = { reply, latency: LATENCY_MS };
 
 function startFakeLlm(port) {
   const calls = [];
@@ -147,7 +175,7 @@ function startFakeLlm(port) {
       const stage = stageOf(body);
       const promptChars = (body.messages ?? []).reduce((n, m) => n + String(m.content ?? "").length, 0);
       setTimeout(() => {
-        const content = reply(stage, body);
+        const content = fakeMode.reply(stage, body);
         const usage = { prompt_tokens: tokens(promptChars), completion_tokens: tokens(content.length) };
         inflight--;
         calls.push({ stage, start, end: performance.now(), inflightAtStart: inflight + 1, ...usage });
@@ -161,7 +189,7 @@ function startFakeLlm(port) {
             usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
           }),
         );
-      }, LATENCY_MS);
+      }, fakeMode.latency);
     });
   });
   srv.keepAliveTimeout = 30_000;
@@ -320,10 +348,23 @@ async function main() {
     return { n, runId, view, wallMs, seenMs, t0, calls, serverCpuS, benchCpuS };
   }
   const runs = [];
-  for (let n = 0; n < REPEAT; n++) runs.push(await oneRun(n));
+  if (ONLY !== "world") for (let n = 0; n < REPEAT; n++) runs.push(await oneRun(n));
   const load1 = os.loadavg();
+  if (ONLY !== "throughput") {
+    Object.assign(fakeMode, { reply: worldReply, latency: WORLD_LATENCY_MS });
+    const world = await worldSection(
+      { base, token, fake, must, sleep, log },
+      { perFamily: 6, holdout: 4, epochs: 3, batchSize: 10, groupSize: G, concurrency: CONCURRENCY, seeds: WORLD_SEEDS, latency: WORLD_LATENCY_MS, timeoutMs: Math.max(TIMEOUT_MS, 900_000) },
+    );
+    console.log(`\n${world.summary}`);
+    if (WRITE) {
+      replaceResultsSection(WORLD_HEADING, `Latest run of \`npm run bench:practice\` (\`node bench/practice.mjs${argv.length ? " " + argv.join(" ") : ""}\`), ${new Date().toISOString().replace(/\.\d+Z$/, "Z")}, on ${m.cpu}, ${m.cores} cores.\n\n${world.md}`);
+      log("wrote the hindsight section of bench/RESULTS.md");
+    }
+  }
   const { reloads, errors: workerErrors } = devLogFindings(logFile);
   await server.cleanup();
+  if (ONLY === "world") return;
 
   // The median run by wall time is the one reported in detail; every run's wall time is listed.
   const median = [...runs].sort((x, y) => x.wallMs - y.wallMs)[Math.floor((runs.length - 1) / 2)];
@@ -390,7 +431,8 @@ admission and the library's promotion. Calls and tokens come from the
 fake's own log of the calls it answered. The sequential pipeline is the same calls one after another
 (calls × latency). The reference pipeline's plan per task: G rollouts + (per kept group: a summary of
 each of its G rollouts, one group advantage, one group update) ÷ tasks + one batch update ÷ tasks; ours
-summarises a group's rollouts in one call and proposes the group's operations in its advantage call.
+summarises a group's rollouts in one call and proposes the group's operations in its advantage call,
+and gives groups whose attempts all failed one hindsight call each (at most one per four tasks of a step).
 Under wrangler dev the local queue (miniflare's broker) hands the consumer its next batch only after
 the handler of the previous one returned, and the consumer settles every message of a batch before it
 returns, so units go out in waves of up to \`concurrency\`; the idle gap between waves is what each unit

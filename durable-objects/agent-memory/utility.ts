@@ -182,6 +182,13 @@ export class Utility {
       )
       .toArray()
       .map((r) => ({ tag: r.tag, items: r.items, successes: r.s, failures: r.f, successRate: rate(r.s, r.f) }));
+    const byOrigin = sql
+      .exec<{ origin: string; items: number; s: number; f: number }>(
+        `SELECT json_extract(provenance, '$.origin') AS origin, count(*) AS items, sum(successes) AS s, sum(failures) AS f FROM experiences
+         WHERE status = 'active' AND json_extract(provenance, '$.origin') IS NOT NULL GROUP BY origin ORDER BY origin`,
+      )
+      .toArray()
+      .map((r) => ({ origin: r.origin, items: r.items, successes: r.s, failures: r.f, successRate: rate(r.s, r.f) }));
     const totals = sql
       .exec<{ retrieved: number | null; cited: number | null; uncited: number | null }>(
         `SELECT sum(retrieved) AS retrieved, sum(cited) AS cited, sum(uncited) AS uncited FROM
@@ -198,7 +205,7 @@ export class Utility {
       convergence: { window: opts.window, updates: deltas.length, meanAbsDeltaQ: convergence(deltas, opts.window) },
       retrievals: sql.exec<{ n: number }>("SELECT count(*) AS n FROM retrievals").one().n,
       citations: { cited: totals.cited ?? 0, uncited: totals.uncited ?? 0, retrievedItems: totals.retrieved ?? 0 },
-      successRate: { bySource, byTag },
+      successRate: { bySource, byTag, byOrigin },
       libraryVersion: this.library.currentVersion(),
     };
   }

@@ -330,6 +330,9 @@ export const AnalyticsSchema = z.object({
   successRate: z.object({
     bySource: z.array(SuccessRateSchema.extend({ source: z.string() })),
     byTag: z.array(SuccessRateSchema.extend({ tag: z.string() })),
+    byOrigin: z
+      .array(SuccessRateSchema.extend({ origin: z.string() }))
+      .describe("practice lessons by how the run learned them (provenance.origin): contrast or hindsight"),
   }),
   libraryVersion: z.number().int(),
 });

@@ -80,6 +80,10 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
     expect(learned.lineage.at(-1)).toMatchObject({ op: "add", epoch: 0, step: 0, provenance: "hindsight" });
     const promoted = ((await f.agent("GET", "/experiences?limit=100")).body.items as { text: string; provenance: unknown }[]).find((e) => e.text === UNIT_LESSON);
     expect(promoted?.provenance).toMatchObject({ runId, origin: "hindsight" });
+    const analytics = (await f.agent("GET", "/analytics")).body;
+    expect(analytics.successRate.byOrigin.find((o: { origin: string }) => o.origin === "hindsight")).toMatchObject({ items: 1 });
+    const versions = (await f.agent("GET", "/library/versions")).body.items;
+    expect(versions[0].reason).toMatch(/1 of its lessons learned in hindsight/);
 
     // The hindsight call is in the run's ledger like every other call.
     expect(run.usage.calls).toBe(llm.sent.length);

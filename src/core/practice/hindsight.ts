@@ -81,7 +81,8 @@ export function suspectLabels(trajectories: readonly string[], librarySize: numb
 /**
  * A reference this short (normalised) is matched as whole tokens only: "4" must not refuse every
  * lesson with a 4 in it, only one that states 4 as a word of its own. Longer references are
- * matched anywhere, since a long answer embedded in other text is still the answer.
+ * matched anywhere, since a long answer embedded in other text is still the answer. A reference
+ * that is a short word is refused only where the lesson gives it as an answer (see below).
  */
 export const SHORT_REFERENCE_CHARS = 8;
 
@@ -106,9 +107,19 @@ export function quotesReference(lesson: string, reference: string | null): boole
   const want = tokens(ref);
   if (!want.length) return text.includes(ref);
   const have = tokens(text);
-  for (let i = 0; i + want.length <= have.length; i++) if (want.every((w, k) => have[i + k] === w)) return true;
+  // A reference that is a short word ("a", "no", "yes", an option letter) is also an ordinary word
+  // of advice: it leaks only where the lesson gives it as an answer, after a cue or in quotes.
+  const word = want.length === 1 && /^\p{L}{1,3}$/u.test(want[0]!);
+  for (let i = 0; i + want.length <= have.length; i++) {
+    if (!want.every((w, k) => have[i + k] === w)) continue;
+    if (!word || ANSWER_CUES.has(have[i - 1] ?? "") || quoted(text, want[0]!)) return true;
+  }
   return false;
 }
+
+const ANSWER_CUES = new Set(["answer", "answers", "is", "was", "be", "choose", "pick", "select", "option", "choice", "reply", "respond", "say", "output", "write", "return"]);
+
+const quoted = (text: string, w: string) => new RegExp(`["'“‘(\\[*\`]${w}["'”’)\\]*\`]`, "u").test(text);
 
 // ---------------------------------------------------------------- checking a proposal
 

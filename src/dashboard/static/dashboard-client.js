@@ -1524,6 +1524,7 @@ ${value}`, dataLines++;
     );
   }
   var labelOrder = (label) => label && /^G\d+$/.test(label) ? Number(label.slice(1)) : Number.MAX_SAFE_INTEGER;
+  var sourceOf = (e) => `${e.source ?? "—"}${e.provenance?.origin === "hindsight" ? " (hindsight)" : ""}`;
   function renderLibrary(experiences) {
     const text = $("filter-text");
     const status = $("filter-status");
@@ -1537,7 +1538,7 @@ ${value}`, dataLines++;
       [
         { label: "Label", cell: (e) => e.label ?? "—", sort: (e) => labelOrder(e.label) },
         { label: "Text", cell: (e) => h("span", { class: "text" }, e.text), sort: (e) => e.text.toLowerCase() },
-        { label: "Source", cell: (e) => e.source ?? "—", sort: (e) => e.source ?? "" },
+        { label: "Source", cell: sourceOf, sort: sourceOf },
         { label: "Q", cell: (e) => fmtQ(e.q), sort: (e) => e.q, num: true },
         { label: "Retrieved", cell: (e) => fmtInt(e.counts.retrieved), sort: (e) => e.counts.retrieved, num: true },
         { label: "Cited", cell: (e) => fmtInt(e.counts.cited), sort: (e) => e.counts.cited, num: true },
@@ -1739,6 +1740,7 @@ ${value}`, dataLines++;
         stat("Rollouts", `${fmtInt(p.rollouts.done)} of ${fmtInt(p.rollouts.total)}`),
         stat("Groups kept / filtered", `${fmtInt(p.groups.kept)} / ${fmtInt(p.groups.filtered)}`),
         stat("Library size", fmtInt(v.librarySize)),
+        stat("Hindsight calls / applied / leaks refused", `${fmtInt(v.hindsight.calls)} / ${fmtInt(v.hindsight.applied)} / ${fmtInt(v.hindsight.refusedLeaks)}`),
         stat("Tokens in / out", `${fmtInt(v.usage.tokensIn)} / ${fmtInt(v.usage.tokensOut)}`),
         stat("LLM calls", fmtInt(v.usage.calls)),
         stat("Cost", fmtUsd(v.usage.costUsd))

@@ -91,6 +91,9 @@ async function renderTrajectories(analytics: Analytics) {
 
 const labelOrder = (label: string | null) => (label && /^G\d+$/.test(label) ? Number(label.slice(1)) : Number.MAX_SAFE_INTEGER);
 
+/** The source, with how practice learned the lesson when it did so in hindsight (from tasks every attempt failed). */
+const sourceOf = (e: Experience) => `${e.source ?? "—"}${e.provenance?.origin === "hindsight" ? " (hindsight)" : ""}`;
+
 function renderLibrary(experiences: Experience[]) {
   const text = $<HTMLInputElement>("filter-text");
   const status = $<HTMLSelectElement>("filter-status");
@@ -108,7 +111,7 @@ function renderLibrary(experiences: Experience[]) {
     [
       { label: "Label", cell: (e) => e.label ?? "—", sort: (e) => labelOrder(e.label) },
       { label: "Text", cell: (e) => h("span", { class: "text" }, e.text), sort: (e) => e.text.toLowerCase() },
-      { label: "Source", cell: (e) => e.source ?? "—", sort: (e) => e.source ?? "" },
+      { label: "Source", cell: sourceOf, sort: sourceOf },
       { label: "Q", cell: (e) => fmtQ(e.q), sort: (e) => e.q, num: true },
       { label: "Retrieved", cell: (e) => fmtInt(e.counts.retrieved), sort: (e) => e.counts.retrieved, num: true },
       { label: "Cited", cell: (e) => fmtInt(e.counts.cited), sort: (e) => e.counts.cited, num: true },

@@ -76,6 +76,7 @@ function renderProgress(v: RunView) {
       stat("Rollouts", `${fmtInt(p.rollouts.done)} of ${fmtInt(p.rollouts.total)}`),
       stat("Groups kept / filtered", `${fmtInt(p.groups.kept)} / ${fmtInt(p.groups.filtered)}`),
       stat("Library size", fmtInt(v.librarySize)),
+      stat("Hindsight calls / applied / leaks refused", `${fmtInt(v.hindsight.calls)} / ${fmtInt(v.hindsight.applied)} / ${fmtInt(v.hindsight.refusedLeaks)}`),
       stat("Tokens in / out", `${fmtInt(v.usage.tokensIn)} / ${fmtInt(v.usage.tokensOut)}`),
       stat("LLM calls", fmtInt(v.usage.calls)),
       stat("Cost", fmtUsd(v.usage.costUsd)),
