@@ -232,8 +232,8 @@ export async function promoteRun(env: Env, run: RunRow, cfg: RunConfig, start: R
     memoryStub(env, run.tenant_id, run.agent_id).promotePractice({
       runId: run.run_id,
       reason,
-      start: start.map((e) => ({ id: e.id, text: e.text })),
-      final: final.map((e) => ({ id: e.id, text: e.text })),
+      start: start.map((e) => ({ id: e.id, text: e.text, ...(e.when ? { when: e.when } : {}) })),
+      final: final.map((e) => ({ id: e.id, text: e.text, ...(e.when ? { when: e.when } : {}) })),
     }),
   );
   if (value.version === null) {
