@@ -74,7 +74,7 @@ export class LiveLessons {
     }
 
     const text = lessonToStore(candidate, decision);
-    const base = { pattern: candidate.pattern || null, keywords: candidate.keywords, source: "live" as const };
+    const base = { pattern: candidate.pattern || null, keywords: candidate.keywords, when: candidate.when || null, source: "live" as const };
     const provenance = { episodeId, note: decision.reason.slice(0, 500) };
     const reason = (what: string) => `live extraction from episode ${episodeId}: ${what} ${tag}`;
     const finish = (result: LiveLessonResult) => {
@@ -82,7 +82,7 @@ export class LiveLessons {
       return result;
     };
 
-    const poison = assessLesson({ text: [candidate.insight, text].join("\n"), pattern: candidate.pattern, keywords: candidate.keywords });
+    const poison = assessLesson({ text: [candidate.insight, text].join("\n"), pattern: candidate.pattern, keywords: candidate.keywords, when: candidate.when });
     const unsafe = poison.quarantined
       ? poison.reasons.join(", ")
       : text && !context.review?.safe
@@ -106,7 +106,7 @@ export class LiveLessons {
     let applied: LiveLessonResult["applied"] = "none";
     let why = decision.reason;
     if (decision.operation === "UPDATE" && targetUsable && text) {
-      ops = [{ op: "update", id: target!.id, patch: { text, keywords: [...new Set([...JSON.parse(target!.keywords as string), ...candidate.keywords])].slice(0, 32) } }];
+      ops = [{ op: "update", id: target!.id, patch: { text, keywords: [...new Set([...JSON.parse(target!.keywords as string), ...candidate.keywords])].slice(0, 32), ...(base.when ? { when: base.when } : {}) } }];
       applied = "updated";
     } else if (decision.operation === "DELETE" && targetUsable) {
       // Archived, not deleted: a wrong call by the LLM is undone by restoring the status.

@@ -105,7 +105,10 @@ export class PromptAssembly {
       ...chosen.map((e) => ({ id: e.id, kind: "experience" as const, label: e.label, citeOnly: mode === "full-library" })),
       ...caseIds.map((id) => ({ id, kind: "case" as const })),
     ];
-    const retrievalId = this.retrieval.record(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, items, req.readOnly);
+    // The query's embedding is kept like /retrieve's, so a reward of this prompt teaches the usage
+    // centroid of what the agent cites, not only its words.
+    const queryVec = req.query ? (await embedded()).vec : undefined;
+    const retrievalId = this.retrieval.record(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, items, req.readOnly, queryVec);
     return { prompt, mode, experienceIds: chosen.map((e) => e.id), caseIds, retrievalId, estimatedTokens: estimateTokens(prompt) };
   }
 

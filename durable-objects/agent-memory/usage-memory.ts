@@ -11,6 +11,8 @@ import {
   type LearnedPhrase,
 } from "../../src/core/usage-memory";
 import { ftsMatchOf } from "../../src/core/lexical";
+import { retention } from "../../src/core/decay";
+import type { Fade } from "../../src/core/usage-memory";
 import { assessInsight } from "../../src/core/poison";
 import type { MemoryKind } from "../../src/core/memory-types";
 import { placeholders, type MemoryContext } from "./context";
@@ -62,6 +64,17 @@ export class UsageMemory {
     return !this.any;
   }
 
+  /**
+   * A memory's phrases fade on the memory's own retention curve (its Q and uses set the rate, as
+   * the decay sweep's do), counted from each phrase's last reward: what a memory was used for is
+   * forgotten no slower than the memory itself. Nothing fades while the agent's decay is off.
+   */
+  private fade(q: number, uses: number): Fade {
+    const decay = this.ctx.config().decay;
+    const now = this.ctx.now();
+    return decay.enabled ? (at) => retention({ lastUsedAt: at, createdAt: at, q, uses }, now, decay) : () => 1;
+  }
+
   /** Usage-centroid similarity of every memory of `kind` whose centroid reaches `threshold`. */
   similar(query: Float32Array, kind: MemoryKind, threshold: number): Map<string, number> {
     const out = new Map<string, number>();
@@ -94,9 +107,9 @@ export class UsageMemory {
     const table = kind === "experience" ? "experiences" : "cases";
     const tagged = tags?.length ? `AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value IN (${placeholders(tags.length)}))` : "";
     return this.ctx.sql
-      .exec<{ id: string; phrases: string }>(
+      .exec<{ id: string; phrases: string; q: number; uses: number }>(
         // CROSS JOIN keeps this order (SQLite does not reorder it): the phrase index drives, never a scan of the memories.
-        `SELECT u.item_id AS id, u.phrases AS phrases FROM usage_fts CROSS JOIN usage_memory u ON u.seq = usage_fts.rowid
+        `SELECT u.item_id AS id, u.phrases AS phrases, t.q AS q, t.retrieved AS uses FROM usage_fts CROSS JOIN usage_memory u ON u.seq = usage_fts.rowid
          CROSS JOIN ${table} t ON t.id = u.item_id
          WHERE usage_fts MATCH ? AND u.kind = ? AND t.status = 'active' ${tagged} ORDER BY bm25(usage_fts) LIMIT ?`,
         match,
@@ -105,7 +118,7 @@ export class UsageMemory {
         limit * 4,
       )
       .toArray()
-      .map((r) => ({ id: r.id, score: phraseMatch(terms, JSON.parse(r.phrases) as LearnedPhrase[]) }))
+      .map((r) => ({ id: r.id, score: phraseMatch(terms, JSON.parse(r.phrases) as LearnedPhrase[], this.fade(r.q, r.uses)) }))
       .filter((r) => r.score > 0)
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
       .slice(0, limit);
@@ -122,7 +135,12 @@ export class UsageMemory {
       if (!credit) continue;
       const row = this.ctx.sql.exec<UsageRow>("SELECT * FROM usage_memory WHERE item_id = ?", id).toArray()[0];
       if (!row && credit < 0) continue;
-      const phrases = phrase ? applyPhrase(JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[], phrase, credit, now) : (JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[]);
+      const memory = this.ctx.sql
+        .exec<{ q: number; uses: number }>(`SELECT q, retrieved AS uses FROM ${kind === "experience" ? "experiences" : "cases"} WHERE id = ?`, id)
+        .toArray()[0];
+      const phrases = phrase
+        ? applyPhrase(JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[], phrase, credit, now, memory ? this.fade(memory.q, memory.uses) : undefined)
+        : (JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[]);
       const old = row?.centroid && row.model === model ? decodeCentroid(new Uint8Array(row.centroid), row.norm, row.n) : null;
       const centroid = queryVec ? updateCentroid(old, queryVec, credit) : old;
       const stored = centroid ? encodeCentroid(centroid) : null;

@@ -18,9 +18,22 @@ export const MAX_CENTROID_COUNT = 20;
 
 export interface LearnedPhrase {
   text: string;
+  /** The weight when last reinforced or weakened, at `at`; it fades from there (see Fade). */
   weight: number;
   at: number;
 }
+
+/**
+ * How much of a phrase's weight is left, given when it was last reinforced: its memory's own
+ * retention curve (src/core/decay.ts), so a phrase fades as fast as the memory it points to would.
+ */
+export type Fade = (at: number) => number;
+export const NO_FADE: Fade = () => 1;
+/** A phrase faded below this weight is forgotten at the next write of its memory. */
+const FORGOTTEN = 0.05;
+
+/** The weight a phrase has now. */
+export const weightOf = (p: LearnedPhrase, fade: Fade) => p.weight * fade(p.at);
 
 /** The words a query leaves on a memory: its content words, each once, in order (null when it has none). */
 export function phraseOf(query: string): string | null {
@@ -32,18 +45,20 @@ export function phraseOf(query: string): string | null {
  * Adds `credit` (positive teaches, negative weakens) to the phrase, then keeps the strongest
  * MAX_PHRASES. A phrase whose weight reaches zero is forgotten.
  */
-export function applyPhrase(phrases: readonly LearnedPhrase[], text: string, credit: number, at: number): LearnedPhrase[] {
+export function applyPhrase(phrases: readonly LearnedPhrase[], text: string, credit: number, at: number, fade: Fade = NO_FADE): LearnedPhrase[] {
   const out = phrases.map((p) => ({ ...p }));
   const found = out.find((p) => p.text === text);
   if (found) {
-    found.weight = Math.min(MAX_PHRASE_WEIGHT, found.weight + credit);
-    if (credit > 0) found.at = at;
+    found.weight = Math.min(MAX_PHRASE_WEIGHT, weightOf(found, fade) + credit);
+    found.at = at;
   } else if (credit > 0) {
     out.push({ text, weight: Math.min(MAX_PHRASE_WEIGHT, credit), at });
   }
   return out
-    .filter((p) => p.weight > 1e-9)
-    .sort((a, b) => b.weight - a.weight || b.at - a.at || (a.text < b.text ? -1 : 1))
+    .map((p) => ({ p, now: weightOf(p, p === found ? NO_FADE : fade) }))
+    .filter((x) => x.now > FORGOTTEN)
+    .sort((a, b) => b.now - a.now || b.p.at - a.p.at || (a.p.text < b.p.text ? -1 : 1))
+    .map((x) => x.p)
     .slice(0, MAX_PHRASES);
 }
 
@@ -55,11 +70,11 @@ export function applyPhrase(phrases: readonly LearnedPhrase[], text: string, cre
 export const MIN_PHRASE_MATCH = 0.4;
 
 /** The best word-set cosine of the query's content words with one of the phrases (0 below MIN_PHRASE_MATCH), times that phrase's weight up to 1. */
-export function phraseMatch(terms: readonly string[], phrases: readonly LearnedPhrase[]): number {
+export function phraseMatch(terms: readonly string[], phrases: readonly LearnedPhrase[], fade: Fade = NO_FADE): number {
   let best = 0;
   for (const p of phrases) {
     const sim = lexicalSimilarity(terms, p.text.split(" "));
-    if (sim >= MIN_PHRASE_MATCH) best = Math.max(best, sim * Math.min(1, p.weight));
+    if (sim >= MIN_PHRASE_MATCH) best = Math.max(best, sim * Math.min(1, weightOf(p, fade)));
   }
   return best;
 }

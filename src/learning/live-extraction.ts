@@ -97,7 +97,7 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     }
     // Text the cheap filter already rejects is quarantined by the DO without spending a review on it.
     const text = lessonToStore(candidate, decision);
-    const lesson = { text, pattern: candidate.pattern, keywords: candidate.keywords };
+    const lesson = { text, pattern: candidate.pattern, keywords: candidate.keywords, when: candidate.when || null };
     const review = text && !assessLesson(lesson).quarantined ? ((await reviewLessons(llm, [lesson], "live-safety-review")).verdicts[0] ?? null) : null;
     const context = { shownIds: similar.map((s) => s.id), review };
     const result = await callMemory(() => memory.applyLiveLesson(job.jobId, job.episodeId, candidate, decision, context));

@@ -11,12 +11,12 @@ import { reviewLessons } from "../learning/safety-review";
  * no new text from this plan (fail closed), while deletes still apply.
  */
 export async function reviewPlan(llm: LlmClient, ops: readonly PlanOp[]): Promise<{ review: PlanReview; usage: LlmUsage | null; error?: string }> {
-  const asked = ops.flatMap((op, i) => (op.op !== "delete" && op.text.trim() && !assessLesson({ text: op.text }).quarantined ? [i] : []));
+  const asked = ops.flatMap((op, i) => (op.op !== "delete" && op.text.trim() && !assessLesson({ text: op.text, when: op.when }).quarantined ? [i] : []));
   if (asked.length === 0) return { review: ops.map(() => null), usage: null };
   try {
     const { verdicts, usage } = await reviewLessons(
       llm,
-      asked.map((i) => ({ text: ops[i]!.text })),
+      asked.map((i) => ({ text: ops[i]!.text, when: ops[i]!.when || null })),
       "practice-review",
     );
     const review: PlanReview = ops.map(() => null);

@@ -271,8 +271,8 @@ export async function promoteRun(env: Env, run: RunFacts, start: RunExperience[]
     memoryStub(env, run.tenantId, run.agentId).promotePractice({
       runId: run.runId,
       reason,
-      start: start.map((e) => ({ id: e.id, text: e.text })),
-      final: final.map((e) => ({ id: e.id, text: e.text, origin: originOf(e) })),
+      start: start.map((e) => ({ id: e.id, text: e.text, ...(e.when ? { when: e.when } : {}) })),
+      final: final.map((e) => ({ id: e.id, text: e.text, origin: originOf(e), ...(e.when ? { when: e.when } : {}) })),
     }),
   );
   if (value.version === null) {

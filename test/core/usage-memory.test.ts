@@ -6,11 +6,13 @@ import {
   MAX_CENTROID_COUNT,
   MAX_PHRASE_WEIGHT,
   MAX_PHRASES,
+  phraseMatch,
   phraseOf,
   updateCentroid,
   usageSimilarity,
   type Centroid,
 } from "../../src/core/usage-memory";
+import { DAY_MS, retention } from "../../src/core/decay";
 
 const unitAxis = (dims: number, i: number) => Float32Array.from({ length: dims }, (_, j) => (j === i ? 1 : 0));
 
@@ -78,5 +80,40 @@ describe("usage centroid", () => {
     const d = decodeCentroid(e.code, e.norm, e.n);
     for (let i = 0; i < 4; i++) expect(d.vec[i]).toBeCloseTo(c.vec[i]!, 2);
     expect(d.n).toBe(2);
+  });
+});
+
+describe("learned phrases decay with their memory", () => {
+  const params = { baseDecay: 0.1, utilityFactor: 0.8, useBoost: 0.5 };
+  const fadeOf = (q: number, now: number) => (at: number) => retention({ lastUsedAt: at, createdAt: at, q, uses: 0 }, now, params);
+  const terms = ["refund", "damaged", "parcel"];
+
+  it("match less as time passes since their last reward, slower for a useful memory", () => {
+    const p = applyPhrase([], "refund damaged parcel", 1, 0);
+    const fresh = phraseMatch(terms, p, fadeOf(-1, 0));
+    const month = phraseMatch(terms, p, fadeOf(-1, 30 * DAY_MS));
+    const usefulMonth = phraseMatch(terms, p, fadeOf(1, 30 * DAY_MS));
+    expect(fresh).toBeCloseTo(1, 6);
+    expect(month).toBeLessThan(0.1);
+    expect(usefulMonth).toBeGreaterThan(month);
+    expect(usefulMonth).toBeLessThan(fresh);
+  });
+
+  it("are forgotten once faded, and a new reward starts from what is left", () => {
+    let p = applyPhrase([], "refund damaged parcel", 1, 0);
+    p = applyPhrase(p, "invoice dispute", 1, 60 * DAY_MS, fadeOf(-1, 60 * DAY_MS));
+    expect(p.map((x) => x.text)).toEqual(["invoice dispute"]);
+    let r = applyPhrase([], "a b", 2, 0);
+    r = applyPhrase(r, "a b", 1, 5 * DAY_MS, fadeOf(-1, 5 * DAY_MS));
+    expect(r[0]!.weight).toBeCloseTo(2 * Math.exp(-0.5) + 1, 6);
+    expect(r[0]!.at).toBe(5 * DAY_MS);
+  });
+
+  it("a negative outcome weakens a phrase without touching the others", () => {
+    let p = applyPhrase([], "x y", 1, 0);
+    p = applyPhrase(p, "u v", 1, 0);
+    p = applyPhrase(p, "x y", -0.5, 1);
+    expect(p.find((x) => x.text === "x y")!.weight).toBeCloseTo(0.5, 6);
+    expect(p.find((x) => x.text === "u v")!.weight).toBe(1);
   });
 });

@@ -18,6 +18,7 @@ export const LESSON = {
   pattern: "calling a slow external HTTP API",
   keywords: ["timeout", "retry", "http"],
   insight: "Use a generous read timeout and one retry when calling slow external APIs instead of a short timeout.",
+  when: "a request to a third-party service hangs or times out; the vendor endpoint is sluggish",
 };
 
 /** The safety reviewer's answer for a batch of one lesson. */

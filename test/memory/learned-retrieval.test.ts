@@ -71,6 +71,16 @@ describe("retrieval that learns from outcomes", () => {
     }
   });
 
+  it("a reward of a /prompt that cites a lesson teaches its words and its embedding", async () => {
+    const { api } = await agentFixture();
+    const { legal } = await seed(api);
+    const p = await api("GET", `/prompt?query=${encodeURIComponent(TEACHING[0]!)}&budgetTokens=2000&maxCases=0`);
+    expect(p.body.mode).toBe("full-library");
+    const w = await api("POST", "/rewards", { retrievalId: p.body.retrievalId, outcome: "success", citedIds: [legal] });
+    expect(w.status, JSON.stringify(w.body)).toBe(200);
+    expect((await api("GET", "/retriever")).body.usage).toMatchObject({ memories: 1, phrases: 1, centroids: 1 });
+  });
+
   it("a query the poison filter flags teaches no phrase", async () => {
     const { api } = await agentFixture();
     const { legal } = await seed(api);

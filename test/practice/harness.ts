@@ -176,7 +176,9 @@ export function practiceLlm(
     if (stage === "batch") {
       if (opts.batch) return opts.batch(req);
       const texts = proposalsIn(req.prompt).map((p) => p.text);
-      return { reasoning: "Kept each new lesson once.", operations: [...new Set(texts)].map((text) => ({ op: "add", targets: [], text, reason: "new" })) };
+      // Like a real learner asked for it, the same call says when each lesson applies.
+      const when = (text: string) => `a calculation like ${/What is [^?]*\?/.exec(text)?.[0] ?? "this one"} has to be answered exactly`;
+      return { reasoning: "Kept each new lesson once.", operations: [...new Set(texts)].map((text) => ({ op: "add", targets: [], text, when: when(text), reason: "new" })) };
     }
     if (stage === "review") {
       // Lessons are listed as "N." lines, each followed by its text; a text saying UNSAFE fails.

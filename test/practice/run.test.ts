@@ -64,6 +64,9 @@ describe("practice run, end to end through the queue and the Durable Objects", (
     const lib = await f.agent("GET", "/experiences?source=practice");
     expect(lib.body.items.length).toBeGreaterThan(0);
     for (const e of lib.body.items) expect(e.provenance).toMatchObject({ runId });
+    // The batch update's \`when\` reached the promoted lessons; prompts show only the text.
+    for (const e of lib.body.items) expect(e.when).toMatch(/^a calculation like .* has to be answered exactly$/);
+    expect(llm.sent.filter((s) => s.schemaName === "safety_review").some((s) => s.prompt.includes("when: a calculation like"))).toBe(true);
     const runLib = await f.agent("GET", `/practice-runs/${runId}/library`);
     expect(runLib.body.items.map((e: any) => e.text).sort()).toEqual(
       [...lib.body.items.map((e: any) => e.text), "Show your working before the final answer."].sort(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { oneLine } from "../library-block";
 import { assessLesson } from "../poison";
+import { WHEN_MAX_CHARS } from "../memory-types";
 
 /** Training-Free GRPO keeps experiences short enough to inject many of them. */
 export const MAX_EXPERIENCE_WORDS = 32;
@@ -9,6 +10,8 @@ export const MAX_EXPERIENCE_WORDS = 32;
 export interface RunExperience {
   id: string;
   text: string;
+  /** The situations the lesson applies to, as the batch update wrote them (searched, never injected). */
+  when?: string;
   lineage: LineageEntry[];
   /** The agent's Q-value for a lesson the run started with; lessons the run wrote have none yet. */
   q?: number;
@@ -40,6 +43,7 @@ export const PlanOpSchema = z.object({
   op: z.enum(["add", "modify", "merge", "delete"]),
   targets: z.array(z.string()).describe("labels: none for add, one for modify and delete, two or more for merge"),
   text: z.string().describe("the resulting experience; empty for delete"),
+  when: z.string().optional().describe("the situations the experience applies to, in the words an agent would use; empty for delete"),
   reason: z.string(),
 });
 export type PlanOp = z.infer<typeof PlanOpSchema>;
@@ -58,9 +62,9 @@ export interface DroppedOp {
 }
 
 export type ResolvedOp =
-  | { op: "add"; text: string; reason: string }
-  | { op: "modify"; id: string; text: string; reason: string }
-  | { op: "merge"; ids: string[]; text: string; reason: string }
+  | { op: "add"; text: string; when?: string; reason: string }
+  | { op: "modify"; id: string; text: string; when?: string; reason: string }
+  | { op: "merge"; ids: string[]; text: string; when?: string; reason: string }
   | { op: "delete"; id: string; reason: string };
 
 export interface LibraryChange {
@@ -81,6 +85,12 @@ const normaliseText = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}
 export function parseLabel(raw: string): number | null {
   const m = /^\s*\[?\s*G(\d{1,4})\s*\]?\.?\s*$/i.exec(raw);
   return m ? Number(m[1]) : null;
+}
+
+/** A plan's `when`, on one line and within bounds; none when the learner wrote nothing. */
+function checkWhen(when: string | undefined): { when?: string } {
+  const w = oneLine(when ?? "").slice(0, WHEN_MAX_CHARS).trim();
+  return w ? { when: w } : {};
 }
 
 function checkText(text: string): { ok: true; text: string } | { ok: false; reason: string } {
@@ -144,7 +154,7 @@ export function screenPlan(
   const dropped: DroppedOp[] = [];
   plan.forEach((op, i) => {
     if (op.op === "delete" || !op.text.trim()) return void ops.push(op);
-    const filter = assessLesson({ text: op.text });
+    const filter = assessLesson({ text: op.text, when: op.when });
     if (filter.quarantined) return void dropped.push({ source: "safety", op, reason: `blocked by the content filter: ${filter.reasons.join(", ")}` });
     const v = review?.[i];
     if (!v) return void dropped.push({ source: "safety", op, reason: "not safety-reviewed" });
@@ -200,9 +210,10 @@ export function resolvePlan(plan: readonly PlanOp[], snapshot: readonly RunExper
     }
     texts.add(norm);
     ids.forEach((id) => used.add(id));
-    if (op.op === "add") ops.push({ op: "add", text: t.text, reason: op.reason });
-    else if (op.op === "modify") ops.push({ op: "modify", id: ids[0]!, text: t.text, reason: op.reason });
-    else ops.push({ op: "merge", ids, text: t.text, reason: op.reason });
+    const when = checkWhen(op.when);
+    if (op.op === "add") ops.push({ op: "add", text: t.text, ...when, reason: op.reason });
+    else if (op.op === "modify") ops.push({ op: "modify", id: ids[0]!, text: t.text, ...when, reason: op.reason });
+    else ops.push({ op: "merge", ids, text: t.text, ...when, reason: op.reason });
   }
   return { ops, dropped };
 }
@@ -227,18 +238,20 @@ export function applyPlan(
   for (const op of ops) {
     if (op.op === "add") {
       const id = newId(added++);
-      next.push({ id, text: op.text, lineage: [{ op: "add", ...at }] });
+      next.push({ id, text: op.text, ...(op.when ? { when: op.when } : {}), lineage: [{ op: "add", ...at }] });
       changes.push({ op: "add", id, before: null, after: op.text });
     } else if (op.op === "modify") {
       const e = next[index.get(op.id)!]!;
       changes.push({ op: "modify", id: op.id, before: e.text, after: op.text });
       e.text = op.text;
+      if (op.when) e.when = op.when;
       e.lineage.push({ op: "modify", ...at });
     } else if (op.op === "merge") {
       const [keep, ...rest] = op.ids as [string, ...string[]];
       const e = next[index.get(keep)!]!;
       changes.push({ op: "merge", id: keep, before: e.text, after: op.text, from: op.ids.slice() });
       e.text = op.text;
+      if (op.when) e.when = op.when;
       e.lineage.push({ op: "merge", ...at, from: op.ids.slice() });
       for (const id of rest) {
         removed.add(id);

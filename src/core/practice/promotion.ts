@@ -5,6 +5,8 @@ export interface PromotionItem {
   text: string;
   /** How the run learned a lesson it wrote (src/core/practice/hindsight.ts); kept in the new experience's provenance. */
   origin?: "contrast" | "hindsight";
+  /** The situations the lesson applies to, when the run's learner wrote them. */
+  when?: string;
 }
 
 export interface CurrentItem {
@@ -29,6 +31,7 @@ export interface PromotionPlan {
  */
 export function promotionPlan(start: readonly PromotionItem[], final: readonly PromotionItem[], current: readonly CurrentItem[], runId: string): PromotionPlan {
   const startById = new Map(start.map((e) => [e.id, e.text]));
+  const startWhen = new Map(start.map((e) => [e.id, e.when]));
   const finalIds = new Set(final.map((e) => e.id));
   const now = new Map(current.map((e) => [e.id, e]));
   const operations: LibraryOperation[] = [];
@@ -53,9 +56,9 @@ export function promotionPlan(start: readonly PromotionItem[], final: readonly P
   for (const e of final) {
     const before = startById.get(e.id);
     if (before === undefined) {
-      operations.push({ op: "create", experience: { text: e.text, source: "practice", provenance: { runId, ...(e.origin ? { origin: e.origin } : {}) } } });
-    } else if (before !== e.text && unchangedSinceStart(e.id, "modify")) {
-      operations.push({ op: "update", id: e.id, patch: { text: e.text } });
+      operations.push({ op: "create", experience: { text: e.text, ...(e.when ? { when: e.when } : {}), source: "practice", provenance: { runId, ...(e.origin ? { origin: e.origin } : {}) } } });
+    } else if ((before !== e.text || (e.when && e.when !== startWhen.get(e.id))) && unchangedSinceStart(e.id, "modify")) {
+      operations.push({ op: "update", id: e.id, patch: { text: e.text, ...(e.when ? { when: e.when } : {}) } });
     }
   }
   for (const e of start) {
