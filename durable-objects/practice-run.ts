@@ -1,35 +1,29 @@
-import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
 import type { EvaluationOutcome, FrozenTask, PracticeRunPorts } from "../src/core/practice/ports";
 import type { RunExperience } from "../src/core/practice/plan";
 import { isTerminal, type Promotion } from "../src/core/practice/run-types";
-import type { UnitData, UnitResult } from "../src/core/practice/units";
+import type { UnitResult } from "../src/core/practice/units";
 import { migrateSchema } from "./schema-version";
 import { PRACTICE_RUN_SCHEMA } from "./practice-run/schema";
 import { RunStore, type TaskSplit } from "./practice-run/store";
 import { RunMachine, type InitInput } from "./practice-run/machine";
 import { newHolder, UnitLedger } from "./unit-ledger";
 import { RunViews } from "./practice-run/views";
-import { createLogger } from "../src/core/logger";
-import { SerialPasses, sendUnits } from "./unit-effects";
+import { UnitHost } from "./unit-host";
 
 export type { InitInput, TaskSplit };
 
 /**
  * One instance per Training-Free GRPO practice run (named by its run id). The state machine
- * (./practice-run/machine.ts) decides; this shell performs the effects after each decision:
- * enqueueing units and arming the alarm itself, and through its ports (src/core/practice/ports.ts,
- * given by the Worker's entry) launching and stopping evaluations, promoting the result, mirroring
- * the status into D1 and admitting the tenant's queued runs. What a port call achieved is recorded
- * here only once it returned, so the alarm repeats a call cut short.
+ * (./practice-run/machine.ts) decides; this shell (with the unit traffic and effects pass of
+ * ./unit-host.ts) enqueues units and arms the alarm itself, and through its ports
+ * (src/core/practice/ports.ts, given by the Worker's entry) launches and stops evaluations,
+ * promotes the result, mirrors the status into D1 and admits the tenant's queued runs. What a port
+ * call achieved is recorded here only once it returned, so the alarm repeats a call cut short.
  */
-export class PracticeRun extends DurableObject<Env> {
-  private initError: unknown = null;
+export class PracticeRun extends UnitHost<RunMachine> {
   private store!: RunStore;
-  private machine!: RunMachine;
   private views!: RunViews;
-  /** Effects passes never overlap: calls during one only ask for one more pass. */
-  private readonly effects = new SerialPasses(() => this.flushOnce());
 
   constructor(
     ctx: DurableObjectState,
@@ -37,27 +31,13 @@ export class PracticeRun extends DurableObject<Env> {
     private readonly ports: PracticeRunPorts,
   ) {
     super(ctx, env);
-    void ctx.blockConcurrencyWhile(async () => {
-      try {
-        migrateSchema(ctx.storage, PRACTICE_RUN_SCHEMA);
-        const now = () => Date.now();
-        this.store = new RunStore(ctx.storage.sql, now);
-        this.machine = new RunMachine(this.store, new UnitLedger(ctx.storage.sql, now), now);
-        this.views = new RunViews(this.store);
-      } catch (err) {
-        // Kept and re-thrown per call so a failed init does not leave the input gate broken.
-        this.initError = err;
-      }
+    this.boot(() => {
+      migrateSchema(ctx.storage, PRACTICE_RUN_SCHEMA);
+      const now = () => Date.now();
+      this.store = new RunStore(ctx.storage.sql, now);
+      this.views = new RunViews(this.store);
+      return new RunMachine(this.store, new UnitLedger(ctx.storage.sql, now), now);
     });
-  }
-
-  private ready() {
-    if (this.initError) throw this.initError;
-  }
-
-  private tx<T>(fn: () => T): T {
-    this.ready();
-    return this.ctx.storage.transactionSync(fn);
   }
 
   /** Creates the run once, as `creating`; calling it again (a retried create) changes nothing. */
@@ -93,26 +73,6 @@ export class PracticeRun extends DurableObject<Env> {
     return { outcome, view: this.views.view() };
   }
 
-  async claim(key: string) {
-    const holder = await newHolder();
-    return this.tx(() => this.machine.claim(key, holder));
-  }
-
-  async release(key: string, lease: number) {
-    this.tx(() => this.machine.release(key, lease));
-  }
-
-  /** The holder of a unit's lease is still working; false when the lease is no longer its own. */
-  async heartbeat(key: string, lease: number) {
-    return this.tx(() => this.machine.heartbeat(key, lease));
-  }
-
-  async report(key: string, result: UnitResult) {
-    const changed = this.tx(() => this.machine.report(key, result));
-    if (changed) await this.effects.request();
-    return changed;
-  }
-
   /**
    * Stores a unit's result and, when that freed a slot, hands the consumer the next pending unit
    * to run at once. A duplicate report frees nothing and takes nothing.
@@ -130,13 +90,6 @@ export class PracticeRun extends DurableObject<Env> {
   async requeue(key: string, lease: number, error: string) {
     this.tx(() => this.machine.requeue(key, lease, error));
     await this.effects.request();
-  }
-
-  /** A webhook rollout's late result, from whoever presents the dispatch's secret (as its SHA-256). */
-  async rolloutResult(key: string, dispatchId: string, secretHash: string | null, data: UnitData["rollout"]) {
-    const outcome = this.tx(() => this.machine.rolloutResult(key, dispatchId, secretHash, data));
-    if (outcome === "accepted") await this.effects.request();
-    return outcome;
   }
 
   async view() {
@@ -183,53 +136,48 @@ export class PracticeRun extends DurableObject<Env> {
   }
 
   override async alarm() {
-    this.tx(() => this.machine.sweepOverdue());
     // An evaluation reports back when it settles; looking in here covers a report that was lost.
     for (const e of this.tx(() => this.machine.evals.running())) {
       const outcome = await this.ports.evaluationOutcome(e.evaluation_id).catch(() => null);
       if (outcome) this.tx(() => this.machine.evaluationDone(e.epoch, outcome));
     }
-    await this.effects.request();
+    await super.alarm();
   }
 
-  private async flushOnce(): Promise<void> {
-    const run = this.store.mustRun();
-    const keys = this.tx(() => this.machine.takeDispatch());
-    // Units that could not be sent go back to pending; the alarm armed below comes back soon for them.
-    await sendUnits(this.env.PRACTICE, keys, (key) => ({ type: "practice.unit" as const, runId: run.run_id, key }), (unsent) => this.tx(() => this.machine.unsend(unsent)));
-    try {
-      for (const e of this.tx(() => this.machine.evals.toStop())) {
-        await this.ports.cancelEvaluation(e.evaluation_id, `its practice run ${run.run_id} ended as ${this.store.mustRun().status}`);
-        this.tx(() => this.machine.evals.stopped(e.epoch));
-      }
-      for (const e of this.tx(() => this.machine.evals.toLaunch())) {
-        const request = { evaluationId: e.evaluation_id, epoch: e.epoch, library: JSON.parse(e.library) as RunExperience[] };
-        const failure = await this.ports.launchEvaluation(this.store.facts(), request, this.store.holdoutTasks());
-        this.tx(() => (failure ? this.machine.evaluationDone(e.epoch, failure) : this.machine.evals.launched(e.epoch)));
-      }
-      // Marked before the library write may begin, so a cancel meanwhile is refused, never half-applied.
-      const plan = this.store.mustRun().finishing && this.tx(() => (this.machine.evals.settled() ? this.machine.beginPromotion() : null));
-      if (plan) {
-        const { choice, library } = plan;
-        const promotion: Promotion = choice.promote
-          ? { ...(await this.ports.promote(this.store.facts(), this.store.startLibrary(), library, choice.reason)), epoch: choice.epoch }
-          : { promoted: false, reason: choice.reason, epoch: null, version: null, applied: 0, skipped: [] };
-        this.tx(() => this.machine.complete(promotion));
-      }
-      const after = this.store.mustRun();
-      if (after.synced_status !== after.status) {
-        const summary = { librarySize: this.store.library().length, usage: this.machine.usage(), promotion: this.store.promotion() };
-        await this.ports.syncRow(after.run_id, { status: after.status, summary, error: after.error });
-        this.tx(() => this.store.updateRun({ synced_status: after.status }));
-        if (isTerminal(after.status)) await this.ports.admitQueued(after.tenant_id);
-      }
-    } catch (err) {
-      // Promotion and the D1 mirror are retried by the alarm armed below; the run's state is safe.
-      createLogger({ runId: run.run_id }, this.env.LOG_LEVEL).error("practice run effects failed", { err: String(err) });
-    } finally {
-      const next = this.tx(() => this.machine.nextAlarm());
-      if (next === null) await this.ctx.storage.deleteAlarm();
-      else await this.ctx.storage.setAlarm(next);
+  protected unitMessage(key: string) {
+    return { type: "practice.unit" as const, runId: this.store.mustRun().run_id, key };
+  }
+
+  protected logContext() {
+    return { runId: this.store.mustRun().run_id };
+  }
+
+  protected async followUp(): Promise<void> {
+    const runId = this.store.mustRun().run_id;
+    for (const e of this.tx(() => this.machine.evals.toStop())) {
+      await this.ports.cancelEvaluation(e.evaluation_id, `its practice run ${runId} ended as ${this.store.mustRun().status}`);
+      this.tx(() => this.machine.evals.stopped(e.epoch));
+    }
+    for (const e of this.tx(() => this.machine.evals.toLaunch())) {
+      const request = { evaluationId: e.evaluation_id, epoch: e.epoch, library: JSON.parse(e.library) as RunExperience[] };
+      const failure = await this.ports.launchEvaluation(this.store.facts(), request, this.store.holdoutTasks());
+      this.tx(() => (failure ? this.machine.evaluationDone(e.epoch, failure) : this.machine.evals.launched(e.epoch)));
+    }
+    // Marked before the library write may begin, so a cancel meanwhile is refused, never half-applied.
+    const plan = this.store.mustRun().finishing && this.tx(() => (this.machine.evals.settled() ? this.machine.beginPromotion() : null));
+    if (plan) {
+      const { choice, library } = plan;
+      const promotion: Promotion = choice.promote
+        ? { ...(await this.ports.promote(this.store.facts(), this.store.startLibrary(), library, choice.reason)), epoch: choice.epoch }
+        : { promoted: false, reason: choice.reason, epoch: null, version: null, applied: 0, skipped: [] };
+      this.tx(() => this.machine.complete(promotion));
+    }
+    const after = this.store.mustRun();
+    if (after.synced_status !== after.status) {
+      const summary = { librarySize: this.store.library().length, usage: this.machine.usage(), promotion: this.store.promotion() };
+      await this.ports.syncRow(after.run_id, { status: after.status, summary, error: after.error });
+      this.tx(() => this.store.updateRun({ synced_status: after.status }));
+      if (isTerminal(after.status)) await this.ports.admitQueued(after.tenant_id);
     }
   }
 }

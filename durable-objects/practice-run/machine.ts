@@ -33,9 +33,9 @@ export interface InitInput {
  * finishing → promoted or ended) and the traffic of its units. The phases of a step live beside
  * it: rollouts and scoring in ./step-phase.ts, the library update in ./learner-phase.ts, the budget
  * guard both use in ./budget.ts. Every transition is synchronous and runs inside the DO's
- * transaction; the DO shell performs the effects (sending units, the alarm, D1, promotion)
- * afterwards. Transitions are keyed by unit and guarded by what is stored, so replaying a result,
- * a redelivered message or a resent unit never changes the outcome.
+ * transaction; the DO shell performs the effects (sending units, the alarm, its ports) afterwards.
+ * Transitions are keyed by unit and guarded by what is stored, so replaying a result, a
+ * redelivered message or a resent unit never changes the outcome.
  */
 export class RunMachine {
   constructor(
