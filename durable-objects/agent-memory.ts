@@ -24,12 +24,9 @@ import { promotePractice, type PracticePromotionInput } from "./agent-memory/pra
 import type { ReviewVerdict } from "./agent-memory/quarantine";
 import { policyOf, type WriteAccess } from "./agent-memory/access";
 import { reembedBatch, type ReembedResult } from "./agent-memory/reembed";
-import { runSweep } from "./agent-memory/maintenance";
 import { agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/lifecycle";
 
 export type { WriteAccess } from "./agent-memory/access";
-
-const DEFAULT_EPISODE_TTL_MINUTES = 60;
 
 /**
  * One instance per tenant+agent (named `${tenantId}:${agentId}`). It is the single writer for
@@ -240,8 +237,9 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.utility.analytics(opts));
   }
 
+  /** A sweep asked for through the jobs queue; its handler checks remedial practice itself. */
   async sweep(at: number) {
-    return this.rpc(() => runSweep(this.mem, this.rooms, at, Number(this.env.EPISODE_TTL_MINUTES ?? DEFAULT_EPISODE_TTL_MINUTES) * 60_000));
+    return this.rpc(() => this.sweepAndPlan(at, false), { touch: false });
   }
 
   async createEpisode(input: EpisodeCreate, idempotencyKey?: string) {

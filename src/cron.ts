@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lt, or } from "drizzle-orm";
+import { asc, eq, lt } from "drizzle-orm";
 import type { Env } from "./env";
 import { agents, auditLog } from "./db/schema";
 import { db } from "./db/client";
@@ -14,29 +14,29 @@ const AUDIT_RETENTION_MS = 180 * 86_400_000;
 const SEND_BATCH = 100;
 
 /**
- * Fans a decay/capacity sweep out to every agent through the queue, so no cron run does it all.
- * Pages follow the agents' key (tenant, agent): agent ids repeat across tenants.
+ * Agents sweep themselves: an agent's Durable Object sets its own alarm when something falls due
+ * (an episode's time-to-live, a lesson fading, a record past retention, a sweep after it was used),
+ * so the cron wakes no agent. Agents from before that have no alarm yet; each is asked once, through
+ * the queue, for a sweep that sets it, and marked. Pages follow the agents' key (tenant, agent):
+ * agent ids repeat across tenants.
  */
-export async function enqueueSweeps(env: Env, at: number, pageSize = SEND_BATCH): Promise<number> {
-  let after: { tenantId: string; agentId: string } | null = null;
+export async function armLegacyAgents(env: Env, at: number, pageSize = SEND_BATCH): Promise<number> {
   let sent = 0;
   for (;;) {
     const rows = await db(env)
       .select({ tenantId: agents.tenantId, agentId: agents.agentId })
       .from(agents)
-      .where(
-        after
-          ? or(gt(agents.tenantId, after.tenantId), and(eq(agents.tenantId, after.tenantId), gt(agents.agentId, after.agentId)))
-          : undefined,
-      )
+      .where(eq(agents.upkeepArmed, 0))
       .orderBy(asc(agents.tenantId), asc(agents.agentId))
       .limit(pageSize)
       .all();
     if (!rows.length) return sent;
     const batch: { body: JobMessage }[] = rows.map((r) => ({ body: { type: "agent.sweep", ...r, at } }));
     await env.JOBS.sendBatch(batch);
+    // Marked once sent: a crash in between sends the page again, and a second sweep is harmless.
+    const mark = env.DB.prepare("UPDATE agents SET upkeep_armed = 1 WHERE tenant_id = ? AND agent_id = ?");
+    await env.DB.batch(rows.map((r) => mark.bind(r.tenantId, r.agentId)));
     sent += rows.length;
-    after = rows[rows.length - 1]!;
   }
 }
 
@@ -50,7 +50,7 @@ export type CronTasks = Record<string, (env: Env, at: number) => Promise<Record<
 export const cronTasks: CronTasks = {
   // Schedules fire before admission, so a run they start is admitted by the same invocation.
   [CRON_FREQUENT]: async (env, at) => ({
-    sweepsEnqueued: await enqueueSweeps(env, at),
+    legacyAgentsArmed: await armLegacyAgents(env, at),
     practiceSchedulesStarted: await runDueSchedules(env, at),
     practiceRunsAdmitted: await admitAllQueuedRuns(env),
     practiceSetupsAbandoned: await failAbandonedSetups(env, at),

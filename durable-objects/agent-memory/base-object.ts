@@ -11,17 +11,22 @@ import { packPendingCodes } from "./vector-pages";
 import { buildVectorStore, buildVectorStoreOrUnavailable, loadConfig, openRooms, type Rooms } from "./startup";
 import { missingVectorCount } from "./reembed";
 import { agentIdentity, agentState, existsInControlPlane, isBlank, setAgentState } from "./lifecycle";
+import { ACTIVE_SWEEP_MS, nextSweepDue, remedialCheckAsked, remedialCheckDue, runSweep, UpkeepAlarm } from "./maintenance";
+
+const DEFAULT_EPISODE_TTL_MINUTES = 60;
 
 /**
  * The AgentMemory object's machinery, apart from its RPC doors (durable-objects/agent-memory.ts):
  * start-up (schema, config, vector index, storage modules), the guard every call passes (the agent
- * exists, init succeeded, a delete during the call is noticed), and the queue messages it sends.
+ * exists, init succeeded, a delete during the call is noticed), its alarm (upkeep: the sweep and a
+ * Vectorize backfill), and the queue messages it sends.
  */
 export abstract class AgentMemoryBase extends DurableObject<Env> {
   protected config: AgentConfig = defaultAgentConfig();
   protected initError: unknown = null;
   protected mem!: MemoryContext;
   protected rooms!: Rooms;
+  protected upkeep!: UpkeepAlarm;
   /** Whether `init` has run on the current storage; an unknown or deleted agent's object never runs it. */
   protected initialized = false;
   /** Bumped when the agent is deleted, so a call that was in flight then answers "no such agent". */
@@ -60,7 +65,9 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
       requestReview: () => this.requestReview(),
     };
     this.rooms = openRooms(this.mem, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
+    this.upkeep = new UpkeepAlarm(this.ctx.storage, () => this.mem.vectors.backfillDueAt());
     await vectors.load();
+    await this.upkeep.arm();
     // A deployment whose EMBEDDER changed (the default became `semantic`) finds its agents' vectors in
     // the old space; they re-embed in the background, matched lexically meanwhile. Queueing is best
     // effort: the next start or embedder change asks again, and the agent must start regardless.
@@ -72,8 +79,11 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
     if (this.initError) throw this.initError;
   }
 
-  /** Every RPC method runs through here: init errors surface, domain errors become values. */
-  protected rpc<T>(fn: () => T | Promise<T>) {
+  /**
+   * Every RPC method runs through here: init errors surface, domain errors become values, and the
+   * agent is swept soon after it was used (`touch: false` for the sweep itself).
+   */
+  protected rpc<T>(fn: () => T | Promise<T>, opts: { touch?: boolean } = {}) {
     return outcome(async () => {
       await this.requireAgent();
       this.ready();
@@ -82,8 +92,48 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
         return await fn();
       } finally {
         if (generation !== this.generation) this.refuseDeleted();
+        if (opts.touch !== false) await this.upkeep.touched(Date.now());
       }
     });
+  }
+
+  protected get episodeTtlMs(): number {
+    return Number(this.env.EPISODE_TTL_MINUTES ?? DEFAULT_EPISODE_TTL_MINUTES) * 60_000;
+  }
+
+  /**
+   * Sweeps, then sets the next sweep to when something next falls due (none: the object sleeps
+   * until it is called). With `remedial`, ended episodes since the last check ask the jobs queue for
+   * a remedial-practice check, which needs the control plane the object does not reach.
+   */
+  protected async sweepAndPlan(at: number, remedial: boolean) {
+    const swept = await runSweep(this.mem, this.rooms, at, this.episodeTtlMs);
+    const newest = remedial && this.config.remedial.enabled ? remedialCheckDue(this.mem) : null;
+    if (newest !== null) {
+      await this.env.JOBS.send({ type: "agent.remedial", ...this.who(), at });
+      remedialCheckAsked(this.mem, newest);
+    }
+    await this.upkeep.planSweep(nextSweepDue(this.mem, this.rooms, swept, Date.now(), this.episodeTtlMs));
+    return swept;
+  }
+
+  /** Upkeep that fell due: the next backfill chunk, the sweep. The cron calls no agent. */
+  override async alarm(): Promise<void> {
+    if (!this.initialized || this.initError || agentState(this.ctx.storage) !== "active") return;
+    this.upkeep.fired();
+    const now = Date.now();
+    try {
+      const backfill = this.mem.vectors.backfillDueAt();
+      if (backfill !== null && backfill <= now) await this.mem.vectors.backfillStep();
+      const due = this.upkeep.sweepDue();
+      if (due !== null && due <= now) await this.sweepAndPlan(now, true);
+    } catch (err) {
+      // Tried again at the active cadence, so a lasting failure neither spins nor stops the upkeep.
+      this.upkeep.planLater(now + ACTIVE_SWEEP_MS);
+      throw err;
+    } finally {
+      await this.upkeep.arm();
+    }
   }
 
   protected refuseDeleted(): never {

@@ -1,4 +1,4 @@
-import { DAY_MS, selectForDecay, selectOverCapacity } from "../../src/core/decay";
+import { DAY_MS, nextFadeAt, selectForDecay, selectOverCapacity } from "../../src/core/decay";
 import { chunks, placeholders, type MemoryContext } from "./context";
 import type { Cases } from "./cases";
 import type { Library } from "./library";
@@ -54,7 +54,8 @@ export async function sweep(ctx: MemoryContext, library: Library, now: number) {
     );
     versions.push(r.version);
   }
-  return { at: now, decayed, overCapacity: surplus, versions };
+  const kept = cfg.decay.enabled ? items.filter((i) => !gone.has(i.id) && !surplus.includes(i.id)) : [];
+  return { at: now, decayed, overCapacity: surplus, versions, nextFadeAt: kept.length ? nextFadeAt(kept, cfg.decay, cfg.decay.threshold) : null };
 }
 
 /** Idempotency keys only need to outlive client retries. */
@@ -69,6 +70,34 @@ const SOURCE_EPISODES = `SELECT json_extract(provenance, '$.episodeId') FROM exp
   WHERE status = 'active' AND json_extract(provenance, '$.episodeId') IS NOT NULL`;
 
 const cutoff = (now: number, days: number | null) => (days === null ? null : now - days * DAY_MS);
+
+/** `pruneLogs` deletes cases not used since this (the later of creation and last use). */
+const CASE_AGE = "max(created_at, coalesce(last_used_at, 0))";
+const PRUNABLE_CASES = `(episode_id IS NULL OR episode_id NOT IN (${SOURCE_EPISODES}))`;
+const PRUNABLE_EPISODES = `status = 'ended'
+  AND id NOT IN (SELECT episode_id FROM jobs WHERE status IN ${UNFINISHED_JOBS} AND episode_id IS NOT NULL)
+  AND id NOT IN (${SOURCE_EPISODES})`;
+
+/**
+ * When `pruneLogs` next has something to delete: the oldest prunable record of each kind plus its
+ * retention, by the same conditions pruneLogs applies. Null when nothing will ever be due.
+ */
+export function pruneDueAt(ctx: MemoryContext): number | null {
+  const r = ctx.config().retention;
+  const oldest = (days: number | null, sql: string): number | null => {
+    if (days === null) return null;
+    const t = ctx.sql.exec<{ t: number | null }>(sql).one().t;
+    return t === null ? null : t + days * DAY_MS;
+  };
+  const dues = [
+    oldest(r.retrievalsDays, "SELECT min(at) AS t FROM retrievals"),
+    oldest(r.jobsDays, `SELECT min(updated_at) AS t FROM jobs WHERE status IN ${FINISHED_JOBS}`),
+    oldest(r.casesDays, `SELECT min(${CASE_AGE}) AS t FROM cases WHERE ${PRUNABLE_CASES}`),
+    oldest(r.episodesDays, `SELECT min(ended_at) AS t FROM episodes WHERE ${PRUNABLE_EPISODES}`),
+    oldest(IDEMPOTENCY_RETENTION_MS / DAY_MS, "SELECT min(at) AS t FROM idempotency"),
+  ].filter((t): t is number => t !== null);
+  return dues.length ? Math.min(...dues) : null;
+}
 
 /**
  * Deletes history past the agent's retention settings (see RetentionConfigSchema): retrieval
@@ -92,9 +121,7 @@ export async function pruneLogs(ctx: MemoryContext, cases: Cases, now: number) {
       ? []
       : ctx.sql
           .exec<{ id: string }>(
-            `SELECT id FROM cases WHERE max(created_at, coalesce(last_used_at, 0)) < ?
-               AND (episode_id IS NULL OR episode_id NOT IN (${SOURCE_EPISODES}))
-             ORDER BY max(created_at, coalesce(last_used_at, 0)), id LIMIT ?`,
+            `SELECT id FROM cases WHERE ${CASE_AGE} < ? AND ${PRUNABLE_CASES} ORDER BY ${CASE_AGE}, id LIMIT ?`,
             before.cases,
             PRUNE_BATCH,
           )
@@ -108,10 +135,7 @@ export async function pruneLogs(ctx: MemoryContext, cases: Cases, now: number) {
       ? []
       : ctx.sql
           .exec<{ id: string }>(
-            `SELECT id FROM episodes WHERE status = 'ended' AND ended_at < ?
-               AND id NOT IN (SELECT episode_id FROM jobs WHERE status IN ${UNFINISHED_JOBS} AND episode_id IS NOT NULL)
-               AND id NOT IN (${SOURCE_EPISODES})
-             ORDER BY ended_at, id LIMIT ?`,
+            `SELECT id FROM episodes WHERE ended_at < ? AND ${PRUNABLE_EPISODES} ORDER BY ended_at, id LIMIT ?`,
             before.episodes,
             PRUNE_BATCH,
           )

@@ -21,7 +21,17 @@ import { isHeld } from "../../src/core/memory-types";
 
 /** A resolved change: what one experience becomes in a version (`after: null` deletes it). */
 export type Intent =
-  | { kind: "put"; id: string; after: ExperienceSnapshot; embedText: string | null; reseq?: boolean; probation?: boolean; setQ?: boolean }
+  | {
+      kind: "put";
+      id: string;
+      after: ExperienceSnapshot;
+      embedText: string | null;
+      reseq?: boolean;
+      probation?: boolean;
+      setQ?: boolean;
+      /** The lesson earned trust (a practice run's gate passed with it): it leaves probation in this version. */
+      trusted?: boolean;
+    }
   | { kind: "delete"; id: string };
 
 /** What one committed version returns (and what an idempotent retry replays). */
@@ -276,6 +286,7 @@ export class Library {
               if (after.text !== before!.text && (after.source === "live" || policy.door === "live")) {
                 sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", after.id);
               }
+              if (intent.trusted) sql.exec("UPDATE experiences SET probation = 0 WHERE id = ?", after.id);
               op = after.status === "archived" && before!.status !== "archived" ? "archive" : "update";
             }
           }

@@ -1,4 +1,6 @@
 import { encodeCode } from "../../src/core/int8-matrix";
+import type { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
+import type { VectorItems } from "./vector-types";
 
 /** Where the size of a model's stored vectors is remembered (meta table). */
 export const dimsKey = (model: string) => `vector_dims:${model}`;
@@ -208,6 +210,25 @@ export function packPendingCodes(storage: DurableObjectStorage): void {
     }
     sql.exec("DELETE FROM meta WHERE key = ?", PACK_PENDING_KEY);
   });
+}
+
+/**
+ * Fills a fresh local index from the code pages of `model` (a few hundred rows at 50k memories)
+ * and the ids of the items that are not active, never every item. True when every active item got
+ * its code: the index then holds as many codes as there are active items, since a code is deleted
+ * with its item.
+ */
+export function loadCodePages(pages: VectorPages, index: LocalVectorIndex, model: string, dims: number, items: VectorItems): boolean {
+  for (const [kind, n] of pages.countsByKind(model)) index.reserve(kind, n);
+  const width = dims + 4;
+  const inactive = new Set(items.inactive());
+  for (const page of pages.read(model)) {
+    // Pages of another width hold codes of another vector size: their items are re-embedded.
+    if (page.codes.length !== page.ids.length * width) continue;
+    const searched = inactive.size ? pageWithout(page, inactive) : page;
+    index.appendCodes(page.kind, searched.ids, searched.codes);
+  }
+  return index.size === items.activeCount();
 }
 
 /** The page without the codes of `ids` (the page itself when it holds none of them). */

@@ -1,5 +1,4 @@
 import type { Embedder } from "../../src/adapters/embedder";
-import { EmbedderDimsError } from "../../src/adapters/embedders/shared";
 import type { VectorHit } from "../../src/adapters/vector-index";
 import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { DEFAULT_PENDING_WINDOW_MS, type VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
@@ -7,8 +6,12 @@ import { encodeCode, type ExactVectors } from "../../src/core/int8-matrix";
 import type { MemoryKind } from "../../src/core/memory-types";
 import { cosine, VectorMatrix } from "../../src/core/vector-math";
 import { MemoryError } from "../memory-error";
-import { dimsKey, pageWithout, VectorPages } from "./vector-pages";
+import { dimsKey, loadCodePages, VectorPages } from "./vector-pages";
 import type { VectorItems } from "./vector-types";
+import { VectorBackfill } from "./vector-backfill";
+import { embedChecked, unavailable, type EmbedderUnavailable } from "./vector-embedding";
+
+export type { EmbedderUnavailable } from "./vector-embedding";
 
 interface VectorRow extends Record<string, SqlStorageValue> {
   item_id: string;
@@ -16,9 +19,6 @@ interface VectorRow extends Record<string, SqlStorageValue> {
   vec: ArrayBuffer;
   updated_at: number;
 }
-
-/** Vectors uploaded per call when an agent moves its memories to Vectorize. */
-const BACKFILL_PAGE = 500;
 
 export type MemoryVectorIndex = LocalVectorIndex | VectorizeVectorIndex;
 
@@ -28,25 +28,16 @@ export interface VectorStoreOptions {
    * A local index reads the float vectors of its best candidates through `exact`.
    */
   makeIndex: (dims: number, exact: ExactVectors) => MemoryVectorIndex;
-  /** The agent is moving to a remote index now: its existing vectors are uploaded at load (see `backfill`). */
+  /** The agent is moving to a remote index now: its existing vectors are uploaded by `backfillStep` (see VectorBackfill). */
   movingToRemote?: boolean;
+  /** Vectors per backfill step. */
+  backfillChunk?: number;
   items: VectorItems;
   now: () => number;
   pendingWindowMs?: number;
 }
 
-/** The embedder could not be built from the configuration; `settings` names what to change. */
-export interface EmbedderUnavailable {
-  message: string;
-  settings: readonly string[];
-}
-
-/** The settings that declare a vector size: the deployment's and the agent's own. */
-const DIMS_SETTINGS = ["EMBEDDING_DIMS", "embedder.dims"];
-
 const switchedKey = (model: string) => `vector_index:${model}`;
-/** The last `vectors` rowid uploaded while moving to Vectorize; absent once every vector is there. */
-const backfillKey = (model: string) => `vector_backfill:${model}`;
 
 /**
  * The agent's vectors: SQLite is the source of truth (so nothing is lost on eviction), the index
@@ -62,7 +53,10 @@ export class VectorStore {
   private missing = new Map<MemoryKind, Set<string>>();
   /** Set when publishing to the index failed after a commit; the next search reloads from SQLite. */
   private outOfDate: unknown = null;
+  /** The index the deployment chose; while vectors move to it (a remote index), `moving` serves instead. */
   private current: MemoryVectorIndex | null = null;
+  private moving: LocalVectorIndex | null = null;
+  private readonly backfill: VectorBackfill;
   /** The size this agent's vectors of the model have: declared by the embedder, else remembered from the first write. */
   private size: number;
   private rememberedSize: number;
@@ -82,9 +76,10 @@ export class VectorStore {
     );
     this.size = this.embedder?.dims || this.rememberedSize;
     this.outboxGen = this.sql.exec<{ g: number | null }>("SELECT max(gen) AS g FROM vector_outbox").one().g ?? 0;
+    this.backfill = new VectorBackfill(sql, this.model, opts.backfillChunk);
     if (opts.movingToRemote && !VectorStore.facts(sql, this.model).switched) {
       this.setMeta(switchedKey(this.model), "vectorize");
-      this.setMeta(backfillKey(this.model), "0");
+      this.backfill.start();
     }
   }
 
@@ -107,20 +102,27 @@ export class VectorStore {
     return this.embedder?.model ?? "unconfigured";
   }
 
-  /** The index, or null while the dimension is unknown (an unknown model before its first answer). */
+  /** The index that serves searches, or null while the dimension is unknown (an unknown model before its first answer). */
   get index(): MemoryVectorIndex | null {
+    if (this.size === 0) return null;
+    if (this.backfill.active && this.remote) return (this.moving ??= new LocalVectorIndex(this.size, (ids) => this.exactVectors(ids)));
+    return this.target();
+  }
+
+  private target(): MemoryVectorIndex | null {
     if (!this.current && this.size > 0) this.current = this.opts.makeIndex(this.size, (ids) => this.exactVectors(ids));
     return this.current;
   }
 
+  /** The remote index, whether it serves yet or is still being filled. */
   private get remote(): VectorizeVectorIndex | null {
-    const index = this.index;
+    const index = this.target();
     return index && !(index instanceof LocalVectorIndex) ? index : null;
   }
 
-  private unavailable(): MemoryError {
-    const u = this.source as EmbedderUnavailable;
-    return MemoryError.embedderNotConfigured(`The embedder is not configured: ${u.message}`, u.settings);
+  /** Whether searches are still served locally while the vectors move to the remote index. */
+  private get filling(): boolean {
+    return this.index !== null && this.index === this.moving;
   }
 
   /**
@@ -130,9 +132,12 @@ export class VectorStore {
    */
   async load(): Promise<void> {
     if (this.current instanceof LocalVectorIndex) this.current = null;
+    this.moving = null;
     const index = this.index;
     if (index instanceof LocalVectorIndex) {
       this.loadPages(index);
+      // Moving to Vectorize: what was written meanwhile is owed to it as well.
+      if (this.filling) await this.republish();
       return;
     }
     const byKind = { experience: this.opts.items.active("experience"), case: this.opts.items.active("case") };
@@ -152,63 +157,41 @@ export class VectorStore {
       .filter((r) => active.has(r.item_id));
     index.seedPending(recent.map((r) => ({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec), writtenAt: r.updated_at })));
     await this.republish();
-    await this.backfill(index, active);
   }
 
-  /**
-   * A cold start reads the code pages (a few hundred rows at 50k memories) and the ids of the items
-   * that are not active, never every item: when the index holds as many codes as there are active
-   * items, every active item has one, since a code is deleted with its item.
-   */
+  /** A cold start reads the code pages, never every item (see loadCodePages). */
   private loadPages(index: LocalVectorIndex): void {
-    for (const [kind, n] of this.pages.countsByKind(this.model)) index.reserve(kind, n);
-    const width = this.size + 4;
-    const inactive = new Set(this.opts.items.inactive());
-    for (const page of this.pages.read(this.model)) {
-      // Pages of another width hold codes of another vector size: their items are re-embedded.
-      if (page.codes.length !== page.ids.length * width) continue;
-      const searched = inactive.size ? pageWithout(page, inactive) : page;
-      index.appendCodes(page.kind, searched.ids, searched.codes);
-    }
-    if (index.size === this.opts.items.activeCount()) {
+    if (loadCodePages(this.pages, index, this.model, this.size, this.opts.items)) {
       this.missing = new Map();
       return;
     }
     this.refreshMissing({ experience: this.opts.items.active("experience"), case: this.opts.items.active("case") }, index);
   }
 
-  /**
-   * Uploads the vectors an agent held before it moved to Vectorize, page by page, remembering how
-   * far it got: a failure leaves the rest for the next load (the index is marked out of date, so
-   * the next search retries).
-   */
-  private async backfill(index: VectorizeVectorIndex, active: ReadonlySet<string>): Promise<void> {
-    const key = backfillKey(this.model);
-    const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
-    let after = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0]?.value;
-    while (after !== undefined) {
-      const rows = this.sql
-        .exec<VectorRow & { rowid: number }>(
-          "SELECT rowid, item_id, kind, vec FROM vectors WHERE model = ? AND length(vec) = ? AND rowid > ? ORDER BY rowid LIMIT ?",
-          this.model,
-          bytes,
-          Number(after),
-          BACKFILL_PAGE,
-        )
-        .toArray();
-      if (!rows.length) {
-        this.sql.exec("DELETE FROM meta WHERE key = ?", key);
-        return;
-      }
-      try {
-        await index.backfill(rows.filter((r) => active.has(r.item_id)).map((r) => ({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) })));
-      } catch (err) {
-        this.outOfDate = err;
-        return;
-      }
-      after = String(rows.at(-1)!.rowid);
-      this.setMeta(key, after);
-    }
+  /** When the next backfill step is due (see VectorBackfill), or null when no vectors are moving. */
+  backfillDueAt(): number | null {
+    return this.remote ? this.backfill.dueAt(this.opts.now(), this.pendingWindowMs) : null;
+  }
+
+  /** One bounded step of moving the vectors to the remote index; the last one switches searches to it. */
+  async backfillStep(): Promise<void> {
+    const remote = this.remote;
+    if (!remote || !this.backfill.active) return;
+    const done = await this.backfill.step({
+      remote,
+      items: this.opts.items,
+      bytes: this.size * Float32Array.BYTES_PER_ELEMENT,
+      now: this.opts.now,
+      settleMs: this.pendingWindowMs,
+      requeue: (ids) => this.markSync(ids, "upsert"),
+    });
+    await this.republish();
+    if (done) await this.load();
+  }
+
+  /** Whether the remote index still owes confirmation of some change (the sweep retries them). */
+  hasUnpublished(): boolean {
+    return this.remote !== null && this.sql.exec("SELECT 1 FROM vector_outbox LIMIT 1").toArray().length > 0;
   }
 
   /** The stored vector of one memory, if it has one of the active model. */
@@ -219,29 +202,14 @@ export class VectorStore {
   /** Embeds with the active model; configuration problems become a 503 that names the setting. */
   async embed(texts: string[]): Promise<Float32Array[]> {
     if (!texts.length) return [];
-    const embedder = this.embedder;
-    if (!embedder) throw this.unavailable();
-    let out: Float32Array[];
-    try {
-      out = await embedder.embed(texts);
-    } catch (err) {
-      if (err instanceof EmbedderDimsError) throw MemoryError.embedderNotConfigured(`${err.message}. Set EMBEDDING_DIMS or the agent's embedder.dims to the size the model returns.`, DIMS_SETTINGS);
-      throw err;
-    }
-    const got = out[0]!.length;
-    if (this.size === 0) this.size = got;
-    else if (got !== this.size) {
-      throw MemoryError.embedderNotConfigured(
-        `The embedder (${this.model}) now returns ${got}-dimensional vectors, but this agent's vectors of that model have ${this.size}: the endpoint serves another model. Set EMBEDDING_DIMS or the agent's embedder.dims to ${got} to re-embed.`,
-        DIMS_SETTINGS,
-      );
-    }
+    const out = await embedChecked(this.source, texts, this.size);
+    if (this.size === 0) this.size = out[0]!.length;
     return out;
   }
 
   /** Writes inside the caller's transaction; call `publish` after it commits. Older models' vectors go. */
   writeSync(itemId: string, kind: MemoryKind, vector: Float32Array): void {
-    if (!this.embedder) throw this.unavailable();
+    if (!this.embedder) throw unavailable(this.source);
     if (vector.length !== this.size) {
       // Only a vector embedded by another store gets here: the embedder changed while the request awaited it.
       throw MemoryError.conflict(
@@ -305,12 +273,13 @@ export class VectorStore {
   async publish(active: string[], inactive: string[]): Promise<void> {
     const gens = new Map([...this.markSync(active, "upsert"), ...this.markSync(inactive, "remove")]);
     try {
-      await this.publishNow(active, inactive);
+      await this.publishTo(this.index, active, inactive);
     } catch (err) {
       this.outOfDate = err;
       return;
     }
-    this.confirm(gens);
+    // While the vectors move, the local index took the change and the outbox still owes it to Vectorize.
+    if (!this.filling) this.confirm(gens);
     await this.republish();
   }
 
@@ -326,11 +295,11 @@ export class VectorStore {
     const activeSet = new Set(active);
     const inactive = rows.filter((r) => !activeSet.has(r.item_id)).map((r) => r.item_id);
     try {
-      await this.publishNow(active, inactive);
+      await this.publishTo(index, active, inactive);
     } catch (err) {
       this.outOfDate = err;
       // Kept in the overlay until the index confirms them, so they stay searchable meanwhile.
-      index.seedPending(this.vectorsOf(active).map((it) => ({ ...it, writtenAt: this.opts.now() })));
+      if (!this.filling) index.seedPending(this.vectorsOf(active).map((it) => ({ ...it, writtenAt: this.opts.now() })));
       return;
     }
     this.confirm(gens);
@@ -359,8 +328,7 @@ export class VectorStore {
     return new Map(this.vectorsOf(ids).map((it) => [it.id, it.vector]));
   }
 
-  private async publishNow(active: string[], inactive: string[]): Promise<void> {
-    const index = this.index;
+  private async publishTo(index: MemoryVectorIndex | null, active: string[], inactive: string[]): Promise<void> {
     if (!index) return;
     if (inactive.length) await index.remove(inactive);
     if (!active.length) return;

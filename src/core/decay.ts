@@ -81,6 +81,27 @@ export function selectForDecay(
   return faded.map((f) => f.id);
 }
 
+/**
+ * When the earliest of these items' retention falls below `threshold` (the inverse of `retention`),
+ * or null when none ever does: the time a sweep next has something to archive, so an agent nobody
+ * uses is woken then rather than polled. Only active, unpinned items count, as in selectForDecay.
+ */
+export function nextFadeAt(items: readonly (Lifecycle & DecayItem)[], params: DecayParams, threshold: number): number | null {
+  if (!(threshold > 0)) return null;
+  let first: number | null = null;
+  for (const item of items) {
+    if (!eligible(item)) continue;
+    const rate = effectiveDecay(params.baseDecay, normaliseQ(item.q), params.utilityFactor);
+    if (!(rate > 0)) continue;
+    const stretch = 1 + Math.max(0, params.useBoost) * Math.log1p(Math.max(0, item.uses));
+    const ageDays = threshold >= 1 ? 0 : (-Math.log(threshold) * stretch) / rate;
+    // A millisecond past the crossing, where retention is strictly below the threshold.
+    const at = Math.max(item.lastUsedAt, item.createdAt) + Math.ceil(ageDays * DAY_MS) + 1;
+    if (first === null || at < first) first = at;
+  }
+  return first;
+}
+
 export interface CapacityItem extends Lifecycle {
   q: number;
   /** Epoch ms; older items go first among equal Q. */

@@ -45,6 +45,8 @@ export const agents = sqliteTable(
     createdAt: integer("created_at").notNull().default(now),
     updatedAt: integer("updated_at").notNull().default(now),
     lastActiveAt: integer("last_active_at"),
+    /** 0 for an agent from before agents swept themselves, until the cron has asked it for its first sweep. */
+    upkeepArmed: integer("upkeep_armed").notNull().default(1),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.agentId] })],
 );

@@ -23,6 +23,8 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
     const swept = await callMemory(() => memoryStub(env, msg.tenantId, msg.agentId).sweep(msg.at));
     return { ...swept, remedial: await checkRemedial(env, msg.tenantId, msg.agentId, msg.at) };
   },
+  // Asked by the agent's own sweep (its Durable Object alarm) when episodes ended since the last check.
+  "agent.remedial": (msg, env) => checkRemedial(env, msg.tenantId, msg.agentId, msg.at),
   // Re-embedding goes in batches; each batch re-queues the next so no invocation runs long.
   "agent.reembed": async (msg, env) => {
     const result = await memoryStub(env, msg.tenantId, msg.agentId).reembed(msg.model);

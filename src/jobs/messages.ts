@@ -5,6 +5,7 @@ const AgentRef = { tenantId: z.string().min(1), agentId: z.string().min(1) };
 /** Every message on the praxis-jobs queue. `id` makes redelivery idempotent where a job writes. */
 export const JobMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("agent.sweep"), ...AgentRef, at: z.number().int() }),
+  z.object({ type: z.literal("agent.remedial"), ...AgentRef, at: z.number().int() }),
   z.object({ type: z.literal("agent.reembed"), ...AgentRef, model: z.string().min(1) }),
   z.object({ type: z.literal("live.extract"), ...AgentRef, episodeId: z.string().min(1), jobId: z.string().min(1) }),
   z.object({ type: z.literal("admission.review"), ...AgentRef }),

@@ -1,43 +1,70 @@
-import { createScheduledController, env } from "cloudflare:test";
+import { createScheduledController, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { CRON_DAILY, CRON_FREQUENT, enqueueSweeps, runScheduled } from "../../src/cron";
+import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { armLegacyAgents, CRON_DAILY, CRON_FREQUENT, cronTasks, runScheduled } from "../../src/cron";
 import type { Env } from "../../src/env";
 import type { JobMessage } from "../../src/jobs/messages";
-import { newAgent, newTenant } from "../helpers";
+import { memoryName } from "../../src/services/agent-memory";
+import { call, newAgent, newTenant } from "../helpers";
+
+/** The real queue still receives every message; the wrapper records what went out. */
+function recordingJobs(): { env: Env; sent: JobMessage[] } {
+  const sent: JobMessage[] = [];
+  const jobs: Env["JOBS"] = Object.create(env.JOBS, {
+    send: {
+      value: async (body: JobMessage, opts?: QueueSendOptions) => {
+        sent.push(body);
+        return env.JOBS.send(body, opts);
+      },
+    },
+    sendBatch: {
+      value: async (batch: Iterable<MessageSendRequest<JobMessage>>, opts?: QueueSendBatchOptions) => {
+        const list = [...batch];
+        sent.push(...list.map((m) => m.body));
+        return env.JOBS.sendBatch(list, opts);
+      },
+    },
+  });
+  return { env: { ...env, JOBS: jobs }, sent };
+}
+
+const agentRefs = (sent: JobMessage[]) => sent.flatMap((m) => ("agentId" in m ? [`${m.tenantId}/${m.agentId}`] : []));
 
 describe("scheduled handler", () => {
-  it("the frequent cron enqueues a sweep per agent", async () => {
+  it("the frequent cron calls no agent: an idle agent's object is not woken and sets no alarm", async () => {
     const t = await newTenant();
-    await newAgent(t.apiKey);
-    await newAgent(t.apiKey);
-    const total = (await env.DB.prepare("SELECT count(*) AS n FROM agents").first<{ n: number }>())!.n;
-    const result = await runScheduled(createScheduledController({ cron: CRON_FREQUENT, scheduledTime: Date.now() }), env);
-    expect(result.sweepsEnqueued).toBe(total);
+    const idle = await newAgent(t.apiKey);
+    const used = await newAgent(t.apiKey);
+    expect((await call("POST", `/v1/agents/${used}/experiences`, { key: t.apiKey, body: { text: "Retry HTTP 429 with backoff" } })).status).toBe(201);
+    const rec = recordingJobs();
+    const result = await cronTasks[CRON_FREQUENT]!(rec.env, Date.now());
+    expect(result.legacyAgentsArmed).toBe(0);
+    expect(agentRefs(rec.sent)).not.toContain(`${t.tenantId}/${idle}`);
+    expect(agentRefs(rec.sent)).not.toContain(`${t.tenantId}/${used}`);
+    // The idle agent's object has nothing due, so nothing will wake it; the used one swept itself soon.
+    const idleStub = env.AGENT_MEMORY.getByName(memoryName(t.tenantId, idle)) as DurableObjectStub<AgentMemory>;
+    expect(await runInDurableObject(idleStub, (_o, state) => state.storage.getAlarm())).toBeNull();
+    const usedStub = env.AGENT_MEMORY.getByName(memoryName(t.tenantId, used)) as DurableObjectStub<AgentMemory>;
+    const alarm = await runInDurableObject(usedStub, (_o, state) => state.storage.getAlarm());
+    expect(alarm).not.toBeNull();
+    expect(alarm!).toBeLessThanOrEqual(Date.now() + 5 * 60_000);
   });
 
-  it("pages on (tenant, agent), so same-named agents of other tenants at a page edge are all swept", async () => {
+  it("asks each agent from before self-sweeping for one sweep, paging on (tenant, agent), and never again", async () => {
     const names = ["shared-a", "shared-b", "shared-c"];
     const tenants = [await newTenant(), await newTenant(), await newTenant()];
     for (const t of tenants) for (const n of names) await newAgent(t.apiKey, n);
-    const sent: JobMessage[] = [];
-    // The real queue still receives every batch; the wrapper only records what went out.
-    const jobs: Env["JOBS"] = Object.create(env.JOBS, {
-      sendBatch: {
-        value: async (batch: Iterable<MessageSendRequest<JobMessage>>, opts?: QueueSendBatchOptions) => {
-          const list = [...batch];
-          sent.push(...list.map((m) => m.body));
-          return env.JOBS.sendBatch(list, opts);
-        },
-      },
-    });
-    const recording: Env = { ...env, JOBS: jobs };
-    const all = await env.DB.prepare("SELECT tenant_id, agent_id FROM agents").all<{ tenant_id: string; agent_id: string }>();
     for (const pageSize of [2, 3, 4]) {
-      sent.length = 0;
-      expect(await enqueueSweeps(recording, Date.now(), pageSize)).toBe(all.results.length);
-      const swept = new Set(sent.map((m) => (m.type === "agent.sweep" ? `${m.tenantId}/${m.agentId}` : "")));
-      expect(swept.size).toBe(all.results.length);
+      await env.DB.prepare(`UPDATE agents SET upkeep_armed = 0 WHERE tenant_id IN (?, ?, ?)`).bind(...tenants.map((t) => t.tenantId)).run();
+      const legacy = await env.DB.prepare("SELECT count(*) AS n FROM agents WHERE upkeep_armed = 0").first<{ n: number }>();
+      const rec = recordingJobs();
+      expect(await armLegacyAgents(rec.env, Date.now(), pageSize)).toBe(legacy!.n);
+      const swept = agentRefs(rec.sent.filter((m) => m.type === "agent.sweep"));
+      expect(new Set(swept).size).toBe(swept.length);
       for (const t of tenants) for (const n of names) expect(swept, `${pageSize}: ${n}`).toContain(`${t.tenantId}/${n}`);
+      const again = recordingJobs();
+      expect(await armLegacyAgents(again.env, Date.now(), pageSize)).toBe(0);
+      expect(again.sent).toEqual([]);
     }
   });
 

@@ -44,3 +44,45 @@ describe("probation is part of the library version", () => {
     expect((await api("GET", "/prompt?budgetTokens=2000")).body.prompt).not.toContain(candidate.insight);
   });
 });
+
+describe("practice releases lessons from probation", () => {
+  it("a promoted run releases the probation lessons it kept, in its own version; a lesson edited since the run started stays", async () => {
+    const { api, stub } = await slowEmbedderAgent();
+    let job = 0;
+    const live = async (text: string) => {
+      const r = await stub.applyLiveLesson(`job_live_${job++}`, "ep_live", { pattern: "", keywords: [], insight: text }, { operation: "ADD", reason: "new" }, { shownIds: [], review: SAFE });
+      if (!r.ok || !r.value.experienceId) throw new Error(JSON.stringify(r));
+      expect((await api("GET", `/experiences/${r.value.experienceId}`)).body).toMatchObject({ probation: true, source: "live" });
+      return r.value.experienceId;
+    };
+    const kept = await live("Confirm the currency before converting an amount");
+    const rewritten = await live("Round converted amounts to cents");
+    const edited = await live("Quote the exchange rate's timestamp");
+    const start = [
+      { id: kept, text: "Confirm the currency before converting an amount" },
+      { id: rewritten, text: "Round converted amounts to cents" },
+      { id: edited, text: "Quote the exchange rate's timestamp" },
+    ];
+    // Edited by someone while the run was going: not the lesson the run tested.
+    expect((await api("PATCH", `/experiences/${edited}`, { text: "Quote the exchange rate's source and timestamp" })).status).toBe(200);
+
+    const final = [start[0]!, { id: rewritten, text: "Round converted amounts half-even to the currency's minor unit" }, start[2]!];
+    const promoted = await stub.promotePractice({ runId: "run_trust", reason: "practice run run_trust: gate passed", start, final });
+    if (!promoted.ok) throw new Error(JSON.stringify(promoted.error));
+    const result = promoted.value.value as { version: number; released: string[] };
+    expect(result.released.sort()).toEqual([kept, rewritten].sort());
+
+    expect((await api("GET", `/experiences/${kept}`)).body).toMatchObject({ probation: false, text: start[0]!.text });
+    expect((await api("GET", `/experiences/${rewritten}`)).body).toMatchObject({ probation: false, text: final[1]!.text });
+    expect((await api("GET", `/experiences/${edited}`)).body.probation).toBe(true);
+    const block = (await api("GET", "/prompt?budgetTokens=2000")).body.prompt as string;
+    expect(block).toContain(start[0]!.text);
+    expect(block).not.toContain("Quote the exchange rate");
+
+    const diff = (await api("GET", `/library/versions/${result.version}/diff`)).body;
+    expect(diff.reason).toContain(`released from probation: `);
+    expect(diff.reason).toContain(kept);
+    expect(diff.author).toBe("run:run_trust");
+    expect(diff.diff.map((c: { id: string }) => c.id).sort()).toEqual([kept, rewritten].sort());
+  });
+});

@@ -216,7 +216,15 @@ describe("AgentMemory on a Vectorize index", () => {
 
       // Written long ago, so nothing is recent enough for the overlay that covers fresh writes.
       state.storage.sql.exec("UPDATE vectors SET updated_at = updated_at - ?", 2 * DEFAULT_PENDING_WINDOW_MS);
-      const index = await restart();
+      // The move runs in steps from the object's alarm (test/memory/vectorize-backfill.test.ts); searches stay local meanwhile.
+      expect(await restart()).toBeInstanceOf(LocalVectorIndex);
+      expect(await state.storage.getAlarm()).not.toBeNull();
+      for (let step = 0; instance.mem.vectors.backfillDueAt() !== null && step < 5; step++) {
+        await instance.mem.vectors.backfillStep();
+        // Vectorize has had its time to apply the upload.
+        state.storage.sql.exec("UPDATE meta SET value = 'settle:0' WHERE key LIKE 'vector_backfill:%' AND value LIKE 'settle:%'");
+      }
+      const index = instance.mem.vectors.index;
       expect(index).toBeInstanceOf(VectorizeVectorIndex);
       // Uploaded without a float copy in the overlay; the index answers once it applies them.
       expect(index.pendingSize).toBe(0);

@@ -1,0 +1,87 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { SWEEP_DUE_KEY } from "../../durable-objects/agent-memory/maintenance";
+import { nextFadeAt } from "../../src/core/decay";
+import { defaultAgentConfig } from "../../src/core/agent-config";
+import type { JobMessage } from "../../src/jobs/messages";
+import { memoryName } from "../../src/services/agent-memory";
+import { agentFixture } from "./setup";
+
+type Stub = DurableObjectStub<AgentMemory>;
+
+/** Records what the agent's object sends to the job queue (the test environment has no consumer). */
+async function recordEnqueues(stub: Stub): Promise<JobMessage[]> {
+  const sent: JobMessage[] = [];
+  await runInDurableObject(stub, (instance) => {
+    const target = instance as unknown as { env: Record<string, unknown> };
+    target.env = { ...target.env, JOBS: { send: async (msg: JobMessage) => void sent.push(msg) } };
+  });
+  return sent;
+}
+
+const alarmOf = (stub: Stub) => runInDurableObject(stub, (_o, state) => state.storage.getAlarm());
+
+/** Fires the object's alarm as if its sweep were due now (the alarm itself would come later on the clock). */
+async function fireSweep(stub: Stub): Promise<void> {
+  await runInDurableObject(stub, async (_o, state) => {
+    state.storage.kv.put(SWEEP_DUE_KEY, Date.now() - 1);
+    await state.storage.setAlarm(Date.now() + 3_600_000);
+  });
+  expect(await runDurableObjectAlarm(stub)).toBe(true);
+}
+
+async function usedAgent() {
+  const f = await agentFixture();
+  const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId)) as Stub;
+  return { ...f, stub };
+}
+
+describe("an agent sweeps itself from its object's alarm", () => {
+  it("is swept within 5 minutes of a call, then sleeps until the next lesson fades; with nothing due it sets no alarm", async () => {
+    const { api, stub } = await usedAgent();
+    const created = await api("POST", "/experiences", { text: "Retry HTTP 429 with exponential backoff" });
+    expect(created.status).toBe(201);
+    const soon = await alarmOf(stub);
+    expect(soon).not.toBeNull();
+    expect(soon!).toBeLessThanOrEqual(Date.now() + 5 * 60_000);
+
+    await fireSweep(stub);
+    const row = await runInDurableObject(stub, (_o, state) =>
+      state.storage.sql.exec<{ q: number; created_at: number }>("SELECT q, created_at FROM experiences WHERE id = ?", created.body.id).one(),
+    );
+    const decay = defaultAgentConfig().decay;
+    const fades = nextFadeAt([{ id: created.body.id, pinned: false, status: "active", q: row.q, uses: 0, createdAt: row.created_at, lastUsedAt: 0 }], decay, decay.threshold);
+    expect(fades).toBeGreaterThan(Date.now() + 86_400_000);
+    expect(await alarmOf(stub)).toBe(fades);
+
+    // Nothing can fade and nothing is kept for a limited time: no upkeep is ever due.
+    expect((await api("PATCH", "/config", { decay: { enabled: false } })).status).toBe(200);
+    await fireSweep(stub);
+    expect(await alarmOf(stub)).toBeNull();
+  });
+
+  it("ends an open episode past its time-to-live with nobody calling, and asks once for a remedial check after episodes end", async () => {
+    const { api, stub } = await usedAgent();
+    expect((await api("PATCH", "/config", { remedial: { enabled: true } })).status).toBe(200);
+    const open = await stub.createEpisode({ task: "Reconcile the March invoices" });
+    const done = await stub.createEpisode({ task: "Convert 10 EUR to USD" });
+    if (!open.ok || !done.ok) throw new Error("episode not created");
+    expect((await stub.endEpisode(done.value.value.id, { outcome: "failure" })).ok).toBe(true);
+    const sent = await recordEnqueues(stub);
+
+    // Left open for two hours (the time-to-live is one): the sweep due after the calls ends it.
+    await runInDurableObject(stub, (_o, state) => {
+      state.storage.sql.exec("UPDATE episodes SET created_at = created_at - ? WHERE id = ?", 2 * 3_600_000, open.value.value.id);
+    });
+    await fireSweep(stub);
+    expect((await api("GET", `/episodes/${open.value.value.id}`)).body).toMatchObject({ status: "ended", outcome: "timeout" });
+    const remedial = () => sent.filter((m) => m.type === "agent.remedial");
+    expect(remedial()).toHaveLength(1);
+    expect(remedial()[0]).toMatchObject({ tenantId: expect.any(String), agentId: expect.any(String) });
+
+    // No episode ended since: the next sweep asks nothing.
+    await fireSweep(stub);
+    expect(remedial()).toHaveLength(1);
+  });
+});
