@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import type { Claim, UnitInput, UnitResult } from "../core/practice/units";
-import { addUsage, BudgetExceededError, createLlm, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, type LlmUsage } from "../llm";
+import { addUsage, BudgetExceededError, createLlm, isRetryable, LlmNotConfiguredError, LlmSettingsError, type LlmUsage } from "../llm";
 import { practiceStub, tenantWebhookSecret, webhookUrlMode } from "../services/practice";
 import { checkWebhookUrl } from "../core/webhook-url";
 import { judgeAnswer } from "./judge";
@@ -129,10 +129,9 @@ function failureResult(err: unknown, attempts: number): UnitResult | null {
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof BudgetExceededError) return { error: message, budgetExceeded: true };
   if (err instanceof LlmNotConfiguredError || err instanceof LlmSettingsError) return { error: message, fatal: true };
-  // Unusable model output was already given one repair call, and a webhook that answers 4xx or
-  // nonsense will answer the same again: record those at once rather than retrying.
-  const permanent = err instanceof LlmOutputError || (err instanceof WebhookError && !err.retryable);
-  return permanent || attempts > QUEUE_MAX_RETRIES ? { error: message.slice(0, 2000) } : null;
+  // What no retry can mend (unusable model output after its repair call, a provider or webhook
+  // refusing the request, any 4xx) is recorded at once: the consumer acks it, so nothing would retry.
+  return !isRetryable(err) || attempts > QUEUE_MAX_RETRIES ? { error: message.slice(0, 2000) } : null;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { bootstrapInterval } from "../../src/core/evaluation/stats";
-import { ARITHMETIC, practiceFixture, practiceLlm, startRun } from "../practice/harness";
+import { ARITHMETIC, practiceFixture, practiceLlm, seedLessons, startRun } from "../practice/harness";
+import type { Res } from "../helpers";
 import { api, captureQueues, evaluationFixture, evaluationLlm, GOOD_LESSON, ledger } from "./harness";
 
 afterEach(() => {
@@ -21,7 +22,7 @@ async function evaluate(f: Awaited<ReturnType<typeof evaluationFixture>>, body: 
 describe("evaluation, end to end through the queue and the Evaluation Durable Object", () => {
   it("scores every sample of every holdout task and reports accuracy, its interval, per-task rewards and usage", async () => {
     const f = await evaluationFixture(6);
-    await f.agent("POST", "/experiences", { text: "Show your working." });
+    await seedLessons(f, ["Show your working."]);
     const q = captureQueues();
     const llm = evaluationLlm({ right });
     const id = await evaluate(f, { samples: 2, seed: 11 });
@@ -142,8 +143,7 @@ describe("evaluation, end to end through the queue and the Evaluation Durable Ob
 describe("comparing two library versions", () => {
   it("reports the version whose lesson makes the policy right as the winner, with a paired interval excluding 0", async () => {
     const f = await evaluationFixture(10);
-    const v1 = await f.agent("POST", "/experiences", { text: "Answer carefully." });
-    const good = await f.agent("POST", "/experiences", { text: GOOD_LESSON });
+    const [v1, good] = (await seedLessons(f, ["Answer carefully.", GOOD_LESSON])) as [Res, Res];
     expect(good.body.libraryVersion).toBe(v1.body.libraryVersion + 1);
     const q = captureQueues();
     evaluationLlm({ right: (task) => task < 2 });
@@ -240,7 +240,7 @@ describe("evaluation input and isolation", () => {
 describe("evaluating a practice run's library", () => {
   it("injects the run's library as it stands, not the agent's", async () => {
     const f = await practiceFixture(ARITHMETIC);
-    await f.agent("POST", "/experiences", { text: "Show your working." });
+    await seedLessons(f, ["Show your working."]);
     const q = captureQueues();
     practiceLlm();
     const runId = await startRun(f, { epochs: 1, batchSize: 4, groupSize: 3, seed: 7, promote: "never" });

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { verifySignature } from "../../src/core/webhook-signature";
 import { newTenant } from "../helpers";
 import { api, captureQueues, evaluationFixture, ledger } from "./harness";
+import { seedLessons } from "../practice/harness";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -34,7 +35,7 @@ async function withSecret(apiKey: string) {
 describe("evaluations with a webhook policy", () => {
   it("the tenant's agent answers signed rollouts at once, with the library as experiences; no LLM is called", async () => {
     const f = await evaluationFixture(4);
-    await f.agent("POST", "/experiences", { text: "Double-check before answering." });
+    await seedLessons(f, ["Double-check before answering."]);
     const secret = await withSecret(f.t.apiKey);
     const q = captureQueues();
     const calls = agentWebhook(async (body, signature) => {

@@ -6,6 +6,7 @@ import { BudgetExceededError, isRetryable, LlmNotConfiguredError, LlmOutputError
 import { fakeLlm, httpError } from "../fake-llm";
 import { call } from "../helpers";
 import { deliver, mixedEpisode } from "../live/fixture";
+import { ARITHMETIC, captureQueues, practiceFixture } from "../practice/harness";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -108,5 +109,25 @@ describe("queue consumer retries only retryable failures", () => {
     const result = await getQueueResult(batch, ctx);
     expect(result.retryMessages).toHaveLength(0);
     expect(result.explicitAcks).toEqual(["gone"]);
+  });
+});
+
+describe("practice units fail once on a failure no retry can mend", () => {
+  it("a rollout the LLM provider refuses (401) is recorded as failed at its first delivery, never re-sent", async () => {
+    const f = await practiceFixture(ARITHMETIC.slice(0, 2));
+    const q = captureQueues();
+    const llm = fakeLlm(httpError(401));
+    const started = await f.agent("POST", "/practice-runs", { datasetId: f.datasetId, policy: { kind: "llm" }, epochs: 1, batchSize: 2, groupSize: 2, seed: 3, promote: "never" });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const runId = started.body.runId as string;
+    const units = q.queued.length;
+    expect(units).toBeGreaterThan(0);
+    await q.deliverOnce();
+    // Nothing went back to the queue: every unit of the batch was settled by its one delivery.
+    expect(q.queued.filter((m) => m.attempts > 1)).toEqual([]);
+    expect(llm.sent).toHaveLength(units);
+    const rollouts = (await f.agent("GET", `/practice-runs/${runId}/rollouts`)).body.items as { error: string | null }[];
+    expect(rollouts).toHaveLength(units);
+    for (const r of rollouts) expect(r.error).toMatch(/401/);
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { expectProblem, newAgent, newTenant } from "../helpers";
-import { ARITHMETIC, api, captureQueues, practiceFixture, practiceLlm, startRun } from "./harness";
+import { ARITHMETIC, api, captureQueues, practiceFixture, practiceLlm, seedLessons, startRun } from "./harness";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -10,8 +10,7 @@ const LONG = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
 describe("practice run control", () => {
   it("drops malformed operations with their reasons and completes", async () => {
     const f = await practiceFixture(ARITHMETIC);
-    await f.agent("POST", "/experiences", { text: "Show your working." });
-    await f.agent("POST", "/experiences", { text: "Write the answer as a number." });
+    await seedLessons(f, ["Show your working.", "Write the answer as a number."]);
     const q = captureQueues();
     let batches = 0;
     practiceLlm({
@@ -183,7 +182,7 @@ describe("practice run control", () => {
 
   it("a live lesson added during a run survives its promotion; a lesson edited meanwhile is skipped, not overwritten", async () => {
     const f = await practiceFixture(ARITHMETIC);
-    const target = (await f.agent("POST", "/experiences", { text: "Answer quickly." })).body.id;
+    const target = (await seedLessons(f, ["Answer quickly."]))[0]!.body.id;
     const q = captureQueues();
     let first = true;
     practiceLlm({

@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult, waitOn
 import { expect, vi } from "vitest";
 import worker from "../../src/index";
 import { fakeLlm, LLM_ENV, type SentRequest } from "../fake-llm";
-import { newAgent, newTenant, type Res } from "../helpers";
+import { call, newAgent, newTenant, type Res } from "../helpers";
 
 export const practiceEnv = { ...env, ...LLM_ENV } as typeof env;
 
@@ -141,6 +141,21 @@ export function proposalsIn(prompt: string): { op: string; target: string; text:
 }
 
 const taskOf = (req: SentRequest) => String(req.body.messages.at(-1)?.content ?? "");
+
+/**
+ * Writes lessons through the API as a deployment without an LLM takes them (the Worker's own env
+ * has none): their safety review waits for its queued job, so nothing calls out before the test
+ * scripts its model, and the usage ledger holds only what the test then does.
+ */
+export async function seedLessons(f: Awaited<ReturnType<typeof practiceFixture>>, texts: string[]) {
+  const written: Res[] = [];
+  for (const text of texts) {
+    const r = await call("POST", `/v1/agents/${f.agentId}/experiences`, { key: f.t.apiKey, body: { text } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    written.push(r);
+  }
+  return written;
+}
 
 /**
  * A scripted model that answers like one: rollouts answer from the task and the sampling seed

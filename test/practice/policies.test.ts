@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { verifySignature } from "../../src/core/webhook-signature";
 import { chatCompletion, LLM_ENV } from "../fake-llm";
 import { expectProblem } from "../helpers";
-import { ARITHMETIC, api, captureQueues, practiceFixture, practiceLlm, startRun } from "./harness";
+import { ARITHMETIC, api, captureQueues, practiceFixture, practiceLlm, seedLessons, startRun } from "./harness";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -38,7 +38,7 @@ const json = (body: unknown, status = 200) => new Response(JSON.stringify(body),
 describe("rollout policies and verifiers", () => {
   it("a webhook policy answering at once does the rollouts, signed, with the library as experiences", async () => {
     const f = await practiceFixture(ARITHMETIC.slice(1, 3));
-    await f.agent("POST", "/experiences", { text: "Double-check before answering." });
+    await seedLessons(f, ["Double-check before answering."]);
     const secret = await withSecret(f);
     const q = captureQueues();
     const llm = practiceLlm();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ARITHMETIC, api, captureQueues, practiceFixture, practiceLlm, startRun } from "./harness";
+import { ARITHMETIC, api, captureQueues, practiceFixture, practiceLlm, seedLessons, startRun } from "./harness";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -8,7 +8,7 @@ const RUN = { epochs: 2, batchSize: 2, groupSize: 3, seed: 7 };
 describe("practice run, end to end through the queue and the Durable Objects", () => {
   it("runs 2 epochs × 2 steps with exact LLM calls per stage and promotes one practice version", async () => {
     const f = await practiceFixture(ARITHMETIC);
-    await f.agent("POST", "/experiences", { text: "Show your working before the final answer." });
+    await seedLessons(f, ["Show your working before the final answer."]);
     const q = captureQueues();
     const llm = practiceLlm();
     const runId = await startRun(f, RUN);
