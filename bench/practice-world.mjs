@@ -53,7 +53,7 @@ export const FAMILIES = {
     parse: (t) => (/Subtract (\d+) from (\d+)\. Give the difference\./.exec(t) ?? []).slice(1).map(Number).reverse(),
     solve: ([a, b]) => String(a - b),
     wrong: ([a, b]) => String(a - b + 10),
-    skill: /borrow/i,
+    skill: /borrow from/i,
     lesson: "When subtracting, borrow from the next column whenever the top digit is smaller than the bottom one.",
     right: "I borrow from the next column when the top digit is smaller.",
     slip: "I take the smaller digit from the larger one in each column.",
@@ -260,6 +260,14 @@ async function worldRun({ base, token, fake, must, sleep, log }, tasks, opts) {
   if (view.status !== "completed") throw new Error(`world run ${runId} ended ${view.status}: ${view.error}`);
   const curve = (await must("GET", `${A}/practice-runs/${runId}/curve`, token)).body;
   const library = (await must("GET", `${A}/practice-runs/${runId}/library`, token)).body.items;
+  if (opts.trace) {
+    for (const e of library) log(`  ${e.label} [${e.lineage.map((l) => `${l.op}${l.epoch === undefined ? "" : `@${l.epoch}.${l.step}`}${l.provenance ? `/${l.provenance}` : ""}`).join(" ")}] ${e.text}`);
+    const steps = (await must("GET", `${A}/practice-runs/${runId}/steps`, token)).body.items;
+    for (const s of steps) {
+      const d = (await must("GET", `${A}/practice-runs/${runId}/steps/${s.n}`, token)).body;
+      log(`  step ${s.n}: hindsight ${JSON.stringify(d.hindsight)}; plan ${d.plan.operations.map((o) => `${o.op}:${o.provenance}:${(o.text ?? "").slice(0, 40)}`).join(" | ")}; dropped ${d.dropped.map((x) => x.reason).join(" | ")}`);
+    }
+  }
   const calls = fake.calls.splice(0);
   const stage = (s) => calls.filter((c) => c.stage === s);
   const sum = (cs) => cs.reduce((n, c) => n + c.prompt_tokens + c.completion_tokens, 0);

@@ -2410,6 +2410,14 @@ export interface components {
                     successRate: number | null;
                     tag: string;
                 }[];
+                /** @description practice lessons by how the run learned them (provenance.origin): contrast or hindsight */
+                byOrigin: {
+                    items: number;
+                    successes: number;
+                    failures: number;
+                    successRate: number | null;
+                    origin: string;
+                }[];
             };
             libraryVersion: number;
         };
