@@ -184,9 +184,11 @@ function hindsight(prompt) {
   const lib = libraryLines(prompt);
   const suspect = lib.find((l) => cited.has(l.label) && !fam.f.skill.test(l.text));
   if (suspect) {
+    // The library may already hold the right lesson, which the misleading one overrides: then delete it.
+    const held = lib.some((l) => fam.f.skill.test(l.text));
     return {
       diagnosis: `Every attempt followed ${suspect.label} and missed the reference; the exact method gives it.`,
-      operation: { op: "modify", target: suspect.label, text: fam.f.lesson, reason: `${suspect.label} misled every attempt` },
+      operation: held ? { op: "delete", target: suspect.label, text: "", reason: `${suspect.label} misled every attempt` } : { op: "modify", target: suspect.label, text: fam.f.lesson, reason: `${suspect.label} misled every attempt` },
     };
   }
   if (!answers.some((a) => fam.f.diagnose(reference.trim(), a.trim()))) return none("The failed answers bear no clear relation to the reference.");
@@ -325,7 +327,7 @@ prompt it is right 90% of the time, and with a harmful lesson for the family nev
 The contrast learner turns what the better attempts of a group did into a lesson, but 30% of the time proposes a
 plausible harmful one (rounding before adding, subtracting the smaller digit); the hindsight learner sees the failed
 answers beside the reference and names the mistake from their relation (×1000, ×100, reversed, off by a carry), or
-rewrites a lesson the attempts cited; 15% of the time it writes the example's answer into the lesson (refused by the
+rewrites a lesson the attempts cited (deletes it when the library already holds the right one); 15% of the time it writes the example's answer into the lesson (refused by the
 leak check) and 10% of the time it finds nothing. Nobody sees an answer that is not in its prompt; held-out tasks are
 never trained on. Each run: \`epochs ${opts.epochs}, batchSize ${opts.batchSize}, groupSize ${opts.groupSize}\`, exact verifier, the default
 gate on the holdout split (evaluated every epoch, 1 sample), default hindsight cap (one call per four tasks of a step,
