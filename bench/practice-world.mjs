@@ -53,7 +53,7 @@ export const FAMILIES = {
     parse: (t) => (/Subtract (\d+) from (\d+)\. Give the difference\./.exec(t) ?? []).slice(1).map(Number).reverse(),
     solve: ([a, b]) => String(a - b),
     wrong: ([a, b]) => String(a - b + 10),
-    skill: /borrow/i,
+    skill: /borrow from/i,
     lesson: "When subtracting, borrow from the next column whenever the top digit is smaller than the bottom one.",
     right: "I borrow from the next column when the top digit is smaller.",
     slip: "I take the smaller digit from the larger one in each column.",
@@ -184,9 +184,11 @@ function hindsight(prompt) {
   const lib = libraryLines(prompt);
   const suspect = lib.find((l) => cited.has(l.label) && !fam.f.skill.test(l.text));
   if (suspect) {
+    // The library may already hold the right lesson, which the misleading one overrides: then delete it.
+    const held = lib.some((l) => fam.f.skill.test(l.text));
     return {
       diagnosis: `Every attempt followed ${suspect.label} and missed the reference; the exact method gives it.`,
-      operation: { op: "modify", target: suspect.label, text: fam.f.lesson, reason: `${suspect.label} misled every attempt` },
+      operation: held ? { op: "delete", target: suspect.label, text: "", reason: `${suspect.label} misled every attempt` } : { op: "modify", target: suspect.label, text: fam.f.lesson, reason: `${suspect.label} misled every attempt` },
     };
   }
   if (!answers.some((a) => fam.f.diagnose(reference.trim(), a.trim()))) return none("The failed answers bear no clear relation to the reference.");
@@ -260,6 +262,14 @@ async function worldRun({ base, token, fake, must, sleep, log }, tasks, opts) {
   if (view.status !== "completed") throw new Error(`world run ${runId} ended ${view.status}: ${view.error}`);
   const curve = (await must("GET", `${A}/practice-runs/${runId}/curve`, token)).body;
   const library = (await must("GET", `${A}/practice-runs/${runId}/library`, token)).body.items;
+  if (opts.trace) {
+    for (const e of library) log(`  ${e.label} [${e.lineage.map((l) => `${l.op}${l.epoch === undefined ? "" : `@${l.epoch}.${l.step}`}${l.provenance ? `/${l.provenance}` : ""}`).join(" ")}] ${e.text}`);
+    const steps = (await must("GET", `${A}/practice-runs/${runId}/steps`, token)).body.items;
+    for (const s of steps) {
+      const d = (await must("GET", `${A}/practice-runs/${runId}/steps/${s.n}`, token)).body;
+      log(`  step ${s.n}: hindsight ${JSON.stringify(d.hindsight)}; plan ${d.plan.operations.map((o) => `${o.op}:${o.provenance}:${(o.text ?? "").slice(0, 40)}`).join(" | ")}; dropped ${d.dropped.map((x) => x.reason).join(" | ")}`);
+    }
+  }
   const calls = fake.calls.splice(0);
   const stage = (s) => calls.filter((c) => c.stage === s);
   const sum = (cs) => cs.reduce((n, c) => n + c.prompt_tokens + c.completion_tokens, 0);
@@ -317,7 +327,7 @@ prompt it is right 90% of the time, and with a harmful lesson for the family nev
 The contrast learner turns what the better attempts of a group did into a lesson, but 30% of the time proposes a
 plausible harmful one (rounding before adding, subtracting the smaller digit); the hindsight learner sees the failed
 answers beside the reference and names the mistake from their relation (×1000, ×100, reversed, off by a carry), or
-rewrites a lesson the attempts cited; 15% of the time it writes the example's answer into the lesson (refused by the
+rewrites a lesson the attempts cited (deletes it when the library already holds the right one); 15% of the time it writes the example's answer into the lesson (refused by the
 leak check) and 10% of the time it finds nothing. Nobody sees an answer that is not in its prompt; held-out tasks are
 never trained on. Each run: \`epochs ${opts.epochs}, batchSize ${opts.batchSize}, groupSize ${opts.groupSize}\`, exact verifier, the default
 gate on the holdout split (evaluated every epoch, 1 sample), default hindsight cap (one call per four tasks of a step,

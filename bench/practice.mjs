@@ -21,6 +21,7 @@
 //   --only W       run only the throughput step (`throughput`) or only the learning world (`world`)
 //   --world-seeds  comma-separated seeds of the learning world's runs (default 7,11)
 //   --world-latency ms the fake LLM waits per call in the learning world (default 20)
+//   --trace-world  log each world run's final library (with lineage) and its steps' hindsight records
 //
 // Then the learning world (bench/practice-world.mjs): task families the simulated agent never
 // solves on its own, practised for 3 epochs with and without hindsight (issue 23), its held-out
@@ -354,7 +355,7 @@ async function main() {
     Object.assign(fakeMode, { reply: worldReply, latency: WORLD_LATENCY_MS });
     const world = await worldSection(
       { base, token, fake, must, sleep, log },
-      { perFamily: 6, holdout: 4, epochs: 3, batchSize: 10, groupSize: G, concurrency: CONCURRENCY, seeds: WORLD_SEEDS, latency: WORLD_LATENCY_MS, timeoutMs: Math.max(TIMEOUT_MS, 900_000) },
+      { perFamily: 6, holdout: 4, epochs: 3, batchSize: 10, groupSize: G, concurrency: CONCURRENCY, seeds: WORLD_SEEDS, latency: WORLD_LATENCY_MS, trace: flag("--trace-world"), timeoutMs: Math.max(TIMEOUT_MS, 900_000) },
     );
     console.log(`\n${world.summary}`);
     if (WRITE) {

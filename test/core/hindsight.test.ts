@@ -54,9 +54,10 @@ describe("choosing and checking hindsight", () => {
   });
 
   it("caps calls per step (one per four tasks by default, off when disabled) and puts cited lessons first, reproducibly", () => {
-    expect(hindsightCap({}, 20)).toBe(5);
-    expect(hindsightCap({}, 1)).toBe(1);
-    expect(hindsightCap({ hindsightPerStep: 7 }, 20)).toBe(7);
+    expect(hindsightCap({ hindsight: true }, 20)).toBe(5);
+    expect(hindsightCap({ hindsight: true }, 1)).toBe(1);
+    expect(hindsightCap({ hindsight: true, hindsightPerStep: 7 }, 20)).toBe(7);
+    expect(hindsightCap({}, 20)).toBe(0);
     expect(hindsightCap({ hindsight: false, hindsightPerStep: 7 }, 20)).toBe(0);
     const cands = [c(0), c(1), c(2, { citesLesson: true }), c(3), c(4, { hasSignal: false })];
     const a = pickHindsight(cands, 2, 99);

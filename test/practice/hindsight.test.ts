@@ -122,7 +122,8 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
     const q = captureQueues();
     const llm = world();
     const byDefault = await startRun(f, { epochs: 1, batchSize: 4, groupSize: 2, seed: 3, promote: "never" });
-    await q.pump();
+    // Every message twice: a redelivered hindsight unit makes no second call.
+    await q.pump({ duplicate: true });
     const [step] = await stepDetails(f, byDefault);
     expect(step.groups.every((g: { reason: string }) => g.reason === "all wrong")).toBe(true);
     expect(hindsightCalls(llm.sent)).toHaveLength(1);

@@ -29,9 +29,13 @@ export const FAILED_BELOW = 0.5;
 /** One hindsight call per this many tasks of a step, unless the run sets `hindsightPerStep`. */
 export const TASKS_PER_HINDSIGHT_CALL = 4;
 
-/** The most hindsight calls a step makes: the run's `hindsightPerStep`, else one per four tasks (at least one). */
+/**
+ * The most hindsight calls a step makes: the run's `hindsightPerStep`, else one per four tasks (at
+ * least one). A run whose stored configuration predates hindsight has no `hindsight` field and keeps
+ * the behaviour it started with.
+ */
 export function hindsightCap(cfg: { hindsight?: boolean; hindsightPerStep?: number | undefined }, stepTasks: number): number {
-  if (cfg.hindsight === false) return 0;
+  if (cfg.hindsight !== true) return 0;
   return cfg.hindsightPerStep ?? Math.max(1, Math.ceil(stepTasks / TASKS_PER_HINDSIGHT_CALL));
 }
 
