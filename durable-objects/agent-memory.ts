@@ -446,6 +446,7 @@ export class AgentMemory extends DurableObject<Env> {
   async reward(req: RewardRequest, idempotencyKey?: string) {
     return this.rpc(async () => {
       const { value, replayed } = await this.idempotency.run(idempotencyKey, "reward", req, async (record) => this.utility.reward(req, record));
+      if (!replayed && this.mem.reviewAvailable() && this.retrieval.usage.countPendingPhrases() > 0) await this.requestReview();
       return { ...value, replayed };
     });
   }
@@ -469,7 +470,7 @@ export class AgentMemory extends DurableObject<Env> {
       const ttlMinutes = Number(this.env.EPISODE_TTL_MINUTES ?? DEFAULT_EPISODE_TTL_MINUTES);
       const episodes = await this.episodes.endStale(at, ttlMinutes * 60_000);
       await this.mem.vectors.republish();
-      if (this.mem.reviewAvailable() && this.quarantine.countPending() > 0) await this.requestReview();
+      if (this.mem.reviewAvailable() && this.quarantine.countPending() + this.retrieval.usage.countPendingPhrases() > 0) await this.requestReview();
       return {
         ...(await sweep(this.mem, this.library, at)),
         episodesTimedOut: episodes.timedOut,
@@ -552,6 +553,15 @@ export class AgentMemory extends DurableObject<Env> {
 
   async applyReviews(verdicts: ReviewVerdict[]) {
     return this.rpc(() => this.quarantine.applyReviews(verdicts));
+  }
+
+  /** Learned phrases waiting for the same safety review (src/learning/admission-review.ts). */
+  async pendingPhraseReviews(limit: number) {
+    return this.rpc(() => ({ items: this.retrieval.usage.pendingPhrases(limit), remaining: this.retrieval.usage.countPendingPhrases() }));
+  }
+
+  async applyPhraseReviews(verdicts: { itemId: string; text: string; safe: boolean }[]) {
+    return this.rpc(() => this.retrieval.usage.applyPhraseReviews(verdicts));
   }
 
   async listJobs(limit: number, status?: string) {
