@@ -32,7 +32,7 @@ const WHEN = new Map(
     .map((w) => [w.id, w.when]),
 );
 
-async function run(base, token, provider, mode, withWhen) {
+export async function run(base, token, provider, mode, withWhen) {
   const A = `${base}/v1/agents/bench-learn-${provider}-${mode}-${withWhen ? "when-" : ""}${randomBytes(3).toString("hex")}`;
   await must("PUT", A, token, { displayName: `learning ${provider} ${mode}` });
   await must("PATCH", `${A}/config`, token, { embedder: { provider } });

@@ -35,6 +35,7 @@ import { Library } from "./agent-memory/library";
 import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library-transfer";
 import { Cases } from "./agent-memory/cases";
 import { Retrieval } from "./agent-memory/retrieval";
+import { anyLessonWithoutWhen, applyWhen, lessonsWithoutWhen } from "./agent-memory/when-backfill";
 import { PromptAssembly, type PromptRequest } from "./agent-memory/prompt";
 import { Utility } from "./agent-memory/utility";
 import { resetRetriever, retrieverState } from "./agent-memory/retriever-state";
@@ -289,6 +290,12 @@ export class AgentMemory extends DurableObject<Env> {
     await this.env.JOBS.send({ type: "live.extract", ...who, episodeId, jobId });
   }
 
+  /** Queues an agent-wide background job. Best effort: the sweep asks again while there is work. */
+  private async requestJob(type: "lesson.when") {
+    const who = this.identity();
+    if (who) await this.env.JOBS.send({ type, ...who }).catch(() => undefined);
+  }
+
   /** Queues the safety review of pending entries. Best effort: the sweep asks again while any wait. */
   private async requestReview() {
     const who = this.identity();
@@ -471,6 +478,7 @@ export class AgentMemory extends DurableObject<Env> {
       const episodes = await this.episodes.endStale(at, ttlMinutes * 60_000);
       await this.mem.vectors.republish();
       if (this.mem.reviewAvailable() && this.quarantine.countPending() + this.retrieval.usage.countPendingPhrases() > 0) await this.requestReview();
+      if (this.mem.reviewAvailable() && anyLessonWithoutWhen(this.mem)) await this.requestJob("lesson.when");
       return {
         ...(await sweep(this.mem, this.library, at)),
         episodesTimedOut: episodes.timedOut,
@@ -553,6 +561,15 @@ export class AgentMemory extends DurableObject<Env> {
 
   async applyReviews(verdicts: ReviewVerdict[]) {
     return this.rpc(() => this.quarantine.applyReviews(verdicts));
+  }
+
+  /** Lessons the background job may write a `when` for (src/learning/when-writer.ts). */
+  async lessonsWithoutWhen(limit: number) {
+    return this.rpc(() => lessonsWithoutWhen(this.mem, limit));
+  }
+
+  async applyWhen(written: { id: string; text: string; when: string }[], asked: { id: string; text: string }[]) {
+    return this.rpc(() => applyWhen(this.mem, this.library, written, asked));
   }
 
   /** Learned phrases waiting for the same safety review (src/learning/admission-review.ts). */
