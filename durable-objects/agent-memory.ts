@@ -20,6 +20,7 @@ import { AgentMemoryBase } from "./agent-memory/base-object";
 import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library-transfer";
 import type { PromptRequest } from "./agent-memory/prompt";
 import { resetRetriever, retrieverState } from "./agent-memory/retriever-state";
+import { applyWhen, lessonsWithoutWhen } from "./agent-memory/when-backfill";
 import { promotePractice, type PracticePromotionInput } from "./agent-memory/practice-promotion";
 import type { ReviewVerdict } from "./agent-memory/quarantine";
 import { policyOf, type WriteAccess } from "./agent-memory/access";
@@ -219,6 +220,7 @@ export class AgentMemory extends AgentMemoryBase {
   async reward(req: RewardRequest, idempotencyKey?: string) {
     return this.rpc(async () => {
       const { value, replayed } = await this.rooms.idempotency.run(idempotencyKey, "reward", req, async (record) => this.rooms.utility.reward(req, record));
+      if (!replayed && this.mem.reviewAvailable() && this.rooms.retrieval.usage.countPendingPhrases() > 0) await this.requestReview();
       return { ...value, replayed };
     });
   }
@@ -315,6 +317,24 @@ export class AgentMemory extends AgentMemoryBase {
 
   async applyReviews(verdicts: ReviewVerdict[]) {
     return this.rpc(() => this.rooms.quarantine.applyReviews(verdicts));
+  }
+
+  /** Lessons the background job may write a `when` for (src/learning/when-writer.ts). */
+  async lessonsWithoutWhen(limit: number) {
+    return this.rpc(() => lessonsWithoutWhen(this.mem, limit));
+  }
+
+  async applyWhen(written: { id: string; text: string; when: string }[], asked: { id: string; text: string }[]) {
+    return this.rpc(() => applyWhen(this.mem, this.rooms.library, written, asked));
+  }
+
+  /** Learned phrases waiting for the same safety review (src/learning/admission-review.ts). */
+  async pendingPhraseReviews(limit: number) {
+    return this.rpc(() => ({ items: this.rooms.retrieval.usage.pendingPhrases(limit), remaining: this.rooms.retrieval.usage.countPendingPhrases() }));
+  }
+
+  async applyPhraseReviews(verdicts: { itemId: string; text: string; safe: boolean }[]) {
+    return this.rpc(() => this.rooms.retrieval.usage.applyPhraseReviews(verdicts));
   }
 
   async listJobs(limit: number, status?: string) {

@@ -4166,6 +4166,8 @@ export interface components {
                 /** @description Memories that have learned phrases or a usage centroid */
                 memories: number;
                 phrases: number;
+                /** @description Learned phrases waiting for the LLM safety review; nothing matches them until it admits them */
+                pendingPhrases: number;
                 centroids: number;
             };
         };

@@ -63,6 +63,7 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
       vectors,
       reviewAvailable: () => llmVariablesPresent(this.env),
       requestReview: () => this.requestReview(),
+      requestJob: (type) => this.requestJob(type),
     };
     this.rooms = openRooms(this.mem, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
     this.upkeep = new UpkeepAlarm(this.ctx.storage, () => this.mem.vectors.backfillDueAt());
@@ -171,6 +172,12 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
     const who = agentIdentity(this.ctx.id.name);
     if (!who) return;
     await this.env.JOBS.send({ type: "admission.review", ...who }).catch(() => undefined);
+  }
+
+  /** Queues an agent-wide background job. Best effort: the sweep asks again while there is work. */
+  protected async requestJob(type: "lesson.when") {
+    const who = agentIdentity(this.ctx.id.name);
+    if (who) await this.env.JOBS.send({ type, ...who }).catch(() => undefined);
   }
 
   /** Queues background re-embedding; until it finishes, un-embedded items are matched lexically. */

@@ -14,6 +14,8 @@ export interface MemoryContext {
   reviewAvailable(): boolean;
   /** Asks for the pending entries to be reviewed; best effort, the sweep asks again. */
   requestReview(): Promise<void>;
+  /** Asks for an agent-wide background job; best effort, the sweep asks again while there is work. */
+  requestJob(type: "lesson.when"): Promise<void>;
 }
 
 export function nextSeq(sql: SqlStorage, name: string): number {

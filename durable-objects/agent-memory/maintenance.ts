@@ -1,6 +1,7 @@
 import type { MemoryContext } from "./context";
 import type { Rooms } from "./startup";
 import { pruneDueAt, pruneLogs, sweep } from "./forgetting";
+import { anyLessonWithoutWhen } from "./when-backfill";
 
 /**
  * An agent that was called is swept within this, as the 5-minute cron once swept every agent: what
@@ -27,13 +28,19 @@ export type SweepResult = Awaited<ReturnType<typeof runSweep>>;
 export async function runSweep(mem: MemoryContext, rooms: Rooms, at: number, episodeTtlMs: number) {
   const episodes = await rooms.episodes.endStale(at, episodeTtlMs);
   await mem.vectors.republish();
-  if (mem.reviewAvailable() && rooms.quarantine.countPending() > 0) await mem.requestReview();
+  if (awaitingReview(mem, rooms)) await mem.requestReview();
+  if (mem.reviewAvailable() && anyLessonWithoutWhen(mem)) await mem.requestJob("lesson.when");
   return {
     ...(await sweep(mem, rooms.library, at)),
     episodesTimedOut: episodes.timedOut,
     episodesFailed: episodes.failed,
     pruned: await pruneLogs(mem, rooms.cases, at),
   };
+}
+
+/** Entries and learned phrases that wait for the LLM safety review, when one is configured. */
+function awaitingReview(mem: MemoryContext, rooms: Rooms): boolean {
+  return mem.reviewAvailable() && rooms.quarantine.countPending() + rooms.retrieval.usage.countPendingPhrases() > 0;
 }
 
 /**
@@ -48,7 +55,7 @@ export function nextSweepDue(mem: MemoryContext, rooms: Rooms, swept: SweepResul
     swept.nextFadeAt,
     pruneDueAt(mem),
     mem.vectors.hasUnpublished() ? now + REPUBLISH_RETRY_MS : null,
-    mem.reviewAvailable() && rooms.quarantine.countPending() > 0 ? now + ACTIVE_SWEEP_MS : null,
+    awaitingReview(mem, rooms) ? now + ACTIVE_SWEEP_MS : null,
   ].filter((t): t is number => t !== null);
   return dues.length ? Math.max(now + MIN_GAP_MS, Math.min(...dues)) : null;
 }

@@ -285,6 +285,7 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   CREATE VIRTUAL TABLE IF NOT EXISTS when_fts USING fts5(when_text, content='experiences', content_rowid='seq', tokenize='porter unicode61');
   CREATE TABLE IF NOT EXISTS when_vectors (item_id TEXT PRIMARY KEY, model TEXT NOT NULL, text TEXT NOT NULL, code BLOB NOT NULL);
   CREATE TABLE IF NOT EXISTS when_pending (item_id TEXT PRIMARY KEY);
+  CREATE TABLE IF NOT EXISTS when_asked (item_id TEXT PRIMARY KEY, text TEXT NOT NULL);
   CREATE TRIGGER IF NOT EXISTS when_fts_insert AFTER INSERT ON experiences WHEN NEW.when_text IS NOT NULL BEGIN
     INSERT INTO when_fts (rowid, when_text) VALUES (NEW.seq, NEW.when_text);
     INSERT OR IGNORE INTO when_pending (item_id) VALUES (NEW.id);

@@ -4,6 +4,7 @@ import {
   encodeCentroid,
   learnedText,
   phraseMatch,
+  reviewPhrases,
   phraseOf,
   updateCentroid,
   usageSimilarity,
@@ -129,6 +130,8 @@ export class UsageMemory {
     // Learned phrases never reach a prompt, but they are text a client wrote that now steers what
     // is retrieved: a query the poison filter flags teaches no words.
     const phrase = assessInsight(query).quarantined ? null : phraseOf(query);
+    // And, like lesson text, a new phrase waits for the LLM safety review when one is configured.
+    const pending = this.ctx.reviewAvailable();
     const now = this.ctx.now();
     const model = this.ctx.vectors.model;
     for (const { id, kind, credit } of credits) {
@@ -139,7 +142,7 @@ export class UsageMemory {
         .exec<{ q: number; uses: number }>(`SELECT q, retrieved AS uses FROM ${kind === "experience" ? "experiences" : "cases"} WHERE id = ?`, id)
         .toArray()[0];
       const phrases = phrase
-        ? applyPhrase(JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[], phrase, credit, now, memory ? this.fade(memory.q, memory.uses) : undefined)
+        ? applyPhrase(JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[], phrase, credit, now, memory ? this.fade(memory.q, memory.uses) : undefined, pending)
         : (JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[]);
       const old = row?.centroid && row.model === model ? decodeCentroid(new Uint8Array(row.centroid), row.norm, row.n) : null;
       const centroid = queryVec ? updateCentroid(old, queryVec, credit) : old;
@@ -154,8 +157,7 @@ export class UsageMemory {
         )
         .one().seq;
       this.any = true;
-      this.ctx.sql.exec("DELETE FROM usage_fts WHERE rowid = ?", seq);
-      if (phrases.length) this.ctx.sql.exec("INSERT INTO usage_fts (rowid, learned) VALUES (?, ?)", seq, learnedText(phrases));
+      this.index(seq, phrases);
       if (this.cache?.model === model) {
         const cached = this.cache.byKind.get(kind)!;
         if (centroid && stored) cached.set(id, decodeCentroid(stored.code, stored.norm, stored.n));
@@ -164,14 +166,58 @@ export class UsageMemory {
     }
   }
 
+  private index(seq: number, phrases: readonly LearnedPhrase[]): void {
+    this.ctx.sql.exec("DELETE FROM usage_fts WHERE rowid = ?", seq);
+    const text = learnedText(phrases);
+    if (text) this.ctx.sql.exec("INSERT INTO usage_fts (rowid, learned) VALUES (?, ?)", seq, text);
+  }
+
+  /** Phrases waiting for the safety review, oldest first: the memory they belong to and their text. */
+  pendingPhrases(limit: number): { itemId: string; text: string }[] {
+    const out: { itemId: string; text: string }[] = [];
+    for (const r of this.ctx.sql.exec<{ item_id: string; phrases: string }>(
+      `SELECT item_id, phrases FROM usage_memory WHERE EXISTS (SELECT 1 FROM json_each(phrases) WHERE json_extract(value, '$.pending') = 1) ORDER BY updated_at, seq`,
+    )) {
+      for (const p of JSON.parse(r.phrases) as LearnedPhrase[]) if (p.pending && out.length < limit) out.push({ itemId: r.item_id, text: p.text });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  countPendingPhrases(): number {
+    return this.ctx.sql
+      .exec<{ n: number }>("SELECT count(*) AS n FROM usage_memory, json_each(usage_memory.phrases) WHERE json_extract(value, '$.pending') = 1")
+      .one().n;
+  }
+
+  /** Admits the phrases the review found safe and forgets the others; a phrase gone meanwhile is skipped. */
+  applyPhraseReviews(verdicts: readonly { itemId: string; text: string; safe: boolean }[]): { admitted: number; rejected: number } {
+    const byItem = new Map<string, Map<string, boolean>>();
+    for (const v of verdicts) (byItem.get(v.itemId) ?? byItem.set(v.itemId, new Map()).get(v.itemId)!).set(v.text, v.safe);
+    let admitted = 0;
+    let rejected = 0;
+    this.ctx.storage.transactionSync(() => {
+      for (const [itemId, judged] of byItem) {
+        const row = this.ctx.sql.exec<{ seq: number; phrases: string }>("SELECT seq, phrases FROM usage_memory WHERE item_id = ?", itemId).toArray()[0];
+        if (!row) continue;
+        const before = JSON.parse(row.phrases) as LearnedPhrase[];
+        for (const p of before) if (p.pending && judged.has(p.text)) judged.get(p.text) ? admitted++ : rejected++;
+        const after = reviewPhrases(before, judged);
+        this.ctx.sql.exec("UPDATE usage_memory SET phrases = ? WHERE seq = ?", JSON.stringify(after), row.seq);
+        this.index(row.seq, after);
+      }
+    });
+    return { admitted, rejected };
+  }
+
   /** What usage memory holds, for GET /retriever. */
-  summary(): { memories: number; phrases: number; centroids: number } {
+  summary(): { memories: number; phrases: number; pendingPhrases: number; centroids: number } {
     const r = this.ctx.sql
       .exec<{ memories: number; phrases: number | null; centroids: number | null }>(
         "SELECT count(*) AS memories, sum(json_array_length(phrases)) AS phrases, sum(centroid IS NOT NULL) AS centroids FROM usage_memory",
       )
       .one();
-    return { memories: r.memories, phrases: r.phrases ?? 0, centroids: r.centroids ?? 0 };
+    return { memories: r.memories, phrases: r.phrases ?? 0, pendingPhrases: this.countPendingPhrases(), centroids: r.centroids ?? 0 };
   }
 
   /** A memory's learned phrases (the words the lexical channel now also matches it on). */

@@ -120,6 +120,7 @@ export const RetrieverStateSchema = z.object({
   usage: z.object({
     memories: z.number().int().describe("Memories that have learned phrases or a usage centroid"),
     phrases: z.number().int(),
+    pendingPhrases: z.number().int().describe("Learned phrases waiting for the LLM safety review; nothing matches them until it admits them"),
     centroids: z.number().int(),
   }),
 });

@@ -21,6 +21,8 @@ export interface LearnedPhrase {
   /** The weight when last reinforced or weakened, at `at`; it fades from there (see Fade). */
   weight: number;
   at: number;
+  /** Waiting for the LLM safety review (an LLM is configured): kept, but matched by nothing until it passes. */
+  pending?: boolean;
 }
 
 /**
@@ -45,14 +47,14 @@ export function phraseOf(query: string): string | null {
  * Adds `credit` (positive teaches, negative weakens) to the phrase, then keeps the strongest
  * MAX_PHRASES. A phrase whose weight reaches zero is forgotten.
  */
-export function applyPhrase(phrases: readonly LearnedPhrase[], text: string, credit: number, at: number, fade: Fade = NO_FADE): LearnedPhrase[] {
+export function applyPhrase(phrases: readonly LearnedPhrase[], text: string, credit: number, at: number, fade: Fade = NO_FADE, pending = false): LearnedPhrase[] {
   const out = phrases.map((p) => ({ ...p }));
   const found = out.find((p) => p.text === text);
   if (found) {
     found.weight = Math.min(MAX_PHRASE_WEIGHT, weightOf(found, fade) + credit);
     found.at = at;
   } else if (credit > 0) {
-    out.push({ text, weight: Math.min(MAX_PHRASE_WEIGHT, credit), at });
+    out.push({ text, weight: Math.min(MAX_PHRASE_WEIGHT, credit), at, ...(pending ? { pending: true } : {}) });
   }
   return out
     .map((p) => ({ p, now: weightOf(p, p === found ? NO_FADE : fade) }))
@@ -73,6 +75,7 @@ export const MIN_PHRASE_MATCH = 0.4;
 export function phraseMatch(terms: readonly string[], phrases: readonly LearnedPhrase[], fade: Fade = NO_FADE): number {
   let best = 0;
   for (const p of phrases) {
+    if (p.pending) continue;
     const sim = lexicalSimilarity(terms, p.text.split(" "));
     if (sim >= MIN_PHRASE_MATCH) best = Math.max(best, sim * Math.min(1, weightOf(p, fade)));
   }
@@ -80,7 +83,21 @@ export function phraseMatch(terms: readonly string[], phrases: readonly LearnedP
 }
 
 /** The text the lexical channel indexes for a memory's learned phrases. */
-export const learnedText = (phrases: readonly LearnedPhrase[]) => phrases.map((p) => p.text).join("\n");
+export const learnedText = (phrases: readonly LearnedPhrase[]) =>
+  phrases
+    .filter((p) => !p.pending)
+    .map((p) => p.text)
+    .join("\n");
+
+/** Applies the safety review's verdicts on pending phrases: a safe one is admitted, an unsafe one forgotten. */
+export function reviewPhrases(phrases: readonly LearnedPhrase[], verdicts: ReadonlyMap<string, boolean>): LearnedPhrase[] {
+  return phrases.flatMap((p) => {
+    if (!p.pending || !verdicts.has(p.text)) return [p];
+    if (!verdicts.get(p.text)) return [];
+    const { pending: _, ...admitted } = p;
+    return [admitted];
+  });
+}
 
 export interface Centroid {
   /** The mean of the (unit) query embeddings; its length shrinks as the queries spread out. */

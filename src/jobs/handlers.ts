@@ -4,6 +4,7 @@ import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "./messages";
 import { callMemory, memoryStub } from "../services/agent-memory";
 import { runLiveExtraction } from "../learning/live-extraction";
 import { runAdmissionReview } from "../learning/admission-review";
+import { runWhenWriter } from "../learning/when-writer";
 import { runPracticeUnit } from "../practice/run-unit";
 import { runEvaluationUnit } from "../services/evaluation";
 import { checkRemedial } from "../services/remedial";
@@ -32,6 +33,7 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
     return result;
   },
   "admission.review": (msg, env, log) => runAdmissionReview(msg, env, log),
+  "lesson.when": (msg, env, log) => runWhenWriter(msg, env, log),
   "practice.unit": (msg, env, log, delivery) => runPracticeUnit(msg, env, log, delivery),
   "evaluation.unit": (msg, env, log, delivery) => runEvaluationUnit(msg, env, log, delivery),
   "live.extract": async (msg, env, log, delivery) => {

@@ -9,6 +9,7 @@ export const JobMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("agent.reembed"), ...AgentRef, model: z.string().min(1) }),
   z.object({ type: z.literal("live.extract"), ...AgentRef, episodeId: z.string().min(1), jobId: z.string().min(1) }),
   z.object({ type: z.literal("admission.review"), ...AgentRef }),
+  z.object({ type: z.literal("lesson.when"), ...AgentRef }),
   z.object({ type: z.literal("practice.unit"), runId: z.string().min(1), key: z.string().min(1) }),
   z.object({ type: z.literal("evaluation.unit"), evaluationId: z.string().min(1), key: z.string().min(1) }),
 ]);

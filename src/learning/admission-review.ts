@@ -22,23 +22,43 @@ export async function runAdmissionReview(job: AdmissionReviewJob, env: Env, log:
   if (!llmConfigured(env)) return { skipped: "no LLM configured; pending entries wait" };
   const memory = memoryStub(env, job.tenantId, job.agentId);
   const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
-  const totals = { admitted: 0, quarantined: 0, stale: 0 };
-  for (let round = 0; round < ROUNDS_PER_DELIVERY; round++) {
-    const { items, remaining } = await callMemory(() => memory.pendingReviews(REVIEW_BATCH));
-    if (!items.length) return totals;
-    let verdicts;
+  const totals = { admitted: 0, quarantined: 0, stale: 0, phrasesAdmitted: 0, phrasesRejected: 0 };
+  /** The verdicts, or null when the tenant's budget is spent (the entries keep waiting). */
+  const review = async (lessons: Parameters<typeof reviewLessons>[1], purpose: string) => {
     try {
-      ({ verdicts } = await reviewLessons(llm, items, "admission-review"));
+      return (await reviewLessons(llm, lessons, purpose)).verdicts;
     } catch (err) {
-      if (err instanceof BudgetExceededError) return { ...totals, skipped: `budget: ${err.message}` };
+      if (err instanceof BudgetExceededError) return null;
       throw err;
     }
+  };
+  const overBudget = () => ({ ...totals, skipped: "budget: the tenant's LLM budget is spent" });
+  let rounds = ROUNDS_PER_DELIVERY;
+  for (; rounds > 0; rounds--) {
+    const { items, remaining } = await callMemory(() => memory.pendingReviews(REVIEW_BATCH));
+    if (!items.length) break;
+    const verdicts = await review(items, "admission-review");
+    if (!verdicts) return overBudget();
     const applied = await callMemory(() =>
       memory.applyReviews(items.map((item, i) => ({ id: item.id, kind: item.kind, text: item.text, when: item.when ?? null, ...verdicts[i]! }))),
     );
     totals.admitted += applied.admitted;
     totals.quarantined += applied.quarantined;
     totals.stale += applied.stale;
+    if (remaining <= items.length) {
+      rounds--;
+      break;
+    }
+  }
+  // Learned phrases (the words of rewarded queries) steer retrieval: they pass the same review.
+  for (; rounds > 0; rounds--) {
+    const { items, remaining } = await callMemory(() => memory.pendingPhraseReviews(REVIEW_BATCH));
+    if (!items.length) return totals;
+    const verdicts = await review(items.map((p) => ({ text: p.text })), "phrase-review");
+    if (!verdicts) return overBudget();
+    const applied = await callMemory(() => memory.applyPhraseReviews(items.map((p, i) => ({ ...p, safe: verdicts[i]?.safe ?? false }))));
+    totals.phrasesAdmitted += applied.admitted;
+    totals.phrasesRejected += applied.rejected;
     if (remaining <= items.length) return totals;
   }
   await env.JOBS.send({ type: "admission.review", ...job });

@@ -47,7 +47,7 @@ export async function withReviewer(tenantId: string, agentId: string) {
  * unsafe exactly those a careful reviewer would (here: the known poison), safe the rest.
  */
 export function reviewerReply(req: SentRequest) {
-  const texts = [...req.prompt.matchAll(/^\d+\.\n(?: {3}pattern: .*\n)?(?: {3}keywords: .*\n)? {3}text: (.*)$/gm)].map((m) => m[1]!);
+  const texts = [...req.prompt.matchAll(/^\d+\.\n(?: {3}pattern: .*\n)?(?: {3}keywords: .*\n)?(?: {3}when: .*\n)? {3}text: (.*)$/gm)].map((m) => m[1]!);
   return {
     verdicts: texts.map((text, index) =>
       isPoison(text)

@@ -97,7 +97,7 @@ describe("the learned re-ranker", () => {
     const del = await api("DELETE", "/retriever");
     expect(del.status).toBe(200);
     expect(del.body.reranker).toMatchObject({ active: false, updates: 0 });
-    expect(del.body.usage).toEqual({ memories: 0, phrases: 0, centroids: 0 });
+    expect(del.body.usage).toEqual({ memories: 0, phrases: 0, pendingPhrases: 0, centroids: 0 });
     expect(await retriever(api)).toEqual(del.body);
     const after = (await api("POST", "/retrieve", { query: QUERIES[2], threshold: 0, lambda: 0 })).body.items;
     expect(after.map((i: { id: string }) => i.id)).toEqual(fixed);
