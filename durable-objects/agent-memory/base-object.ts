@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../src/env";
 import { defaultAgentConfig, type AgentConfig } from "../../src/core/agent-config";
 import { llmVariablesPresent } from "../../src/llm/settings";
+import { createLogger } from "../../src/core/logger";
 import { migrateSchema } from "../schema-version";
 import { MemoryError, outcome } from "../memory-error";
 import { AGENT_MEMORY_SCHEMA } from "./schema";
@@ -129,9 +130,10 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
       const due = this.upkeep.sweepDue();
       if (due !== null && due <= now) await this.sweepAndPlan(now, true);
     } catch (err) {
-      // Tried again at the active cadence, so a lasting failure neither spins nor stops the upkeep.
+      // Tried again at the active cadence (not rethrown: the platform's own retries would spin on a
+      // lasting failure), so upkeep neither stops nor hammers what failed.
       this.upkeep.planLater(now + ACTIVE_SWEEP_MS);
-      throw err;
+      createLogger({ agent: this.name }, this.env.LOG_LEVEL).error("agent upkeep failed", { err: String(err) });
     } finally {
       await this.upkeep.arm();
     }

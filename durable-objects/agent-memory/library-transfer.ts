@@ -2,7 +2,8 @@ import { isHeld, type ExperienceContent, type LibraryOperation, type Provenance 
 import { MemoryError } from "../memory-error";
 import type { MemoryContext } from "./context";
 import type { RecordResult } from "./idempotency";
-import { pickContent, type CommitResult, type Intent, type Library } from "./library";
+import type { CommitResult, Intent, Library } from "./library";
+import { pickContent } from "./experience-content";
 import { experienceEmbedText, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
 import type { AdmissionPolicy } from "./admission";
 

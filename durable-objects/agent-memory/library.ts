@@ -14,6 +14,7 @@ import { listPage } from "./list-page";
 import type { RecordResult } from "./idempotency";
 import type { VectorStore } from "./vector-store";
 import { experienceEmbedText, experienceOut, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
+import { embedTextIfChanged, pickContent, prefixIssues, sameContent } from "./experience-content";
 import { forgetHold, provenanceOf, recordHold, screenExperience, type AdmissionPolicy } from "./admission";
 import { listVersions, stateAt, versionDetail, versionDiff, type LibraryChange, type LibraryVersion } from "./library-history";
 export type { LibraryChange, LibraryVersion } from "./library-history";
@@ -57,10 +58,6 @@ const CLIENT_WRITE: AdmissionPolicy = { door: "api" };
 
 /** Rounds of embed-then-commit before a write that keeps being overtaken gives up. */
 const COMMIT_ATTEMPTS = 3;
-
-const CONTENT_KEYS = ["text", "pattern", "keywords", "when", "tags", "domain", "source", "status", "pinned", "importance"] as const;
-const sameContent = (a: ExperienceSnapshot, b: ExperienceSnapshot) =>
-  CONTENT_KEYS.every((k) => JSON.stringify(a[k] ?? null) === JSON.stringify(b[k] ?? null));
 
 /**
  * The experience library. Every change to an experience's content or status is one atomic
@@ -392,31 +389,4 @@ export class Library {
     for (const restored of target.values()) intents.push({ kind: "put", id: restored.id, after: restored, embedText: experienceEmbedText(restored) });
     return intents;
   }
-}
-
-/** The text to embed when what an experience is matched by changed; null keeps its vector. */
-function embedTextIfChanged(before: ExperienceContent, after: ExperienceContent): string | null {
-  const changed =
-    after.text !== before.text || after.pattern !== before.pattern || JSON.stringify(after.keywords) !== JSON.stringify(before.keywords);
-  return changed ? experienceEmbedText(after) : null;
-}
-
-export function pickContent(s: ExperienceContent): ExperienceContent {
-  return {
-    text: s.text,
-    pattern: s.pattern,
-    keywords: s.keywords,
-    // Versions written before \`when\` existed have none.
-    when: s.when ?? null,
-    tags: s.tags,
-    domain: s.domain,
-    source: s.source,
-    status: s.status,
-    pinned: s.pinned,
-    importance: s.importance,
-  };
-}
-
-function prefixIssues<T extends { path: ReadonlyArray<PropertyKey> }>(issues: readonly T[], prefix: PropertyKey[]) {
-  return issues.map((i) => ({ ...i, path: [...prefix, ...i.path] }));
 }
