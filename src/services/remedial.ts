@@ -10,6 +10,12 @@ import { replaceDataset } from "./datasets";
 import { admitQueuedRuns, createRun, keyedRunId } from "./practice";
 
 const HOUR = 3_600_000;
+/** Runs a trigger may try when setting one up fails (the run is then `failed` and a retry needs a new one). */
+const SETUP_ATTEMPTS = 3;
+const ACTIVE = new Set(["creating", "queued", "running"]);
+
+/** A run whose setup failed (practice.ts marks it so), which spends no trigger. */
+const failedSetup = (run: { status: string; error: string | null } | undefined) => run?.status === "failed" && (run.error ?? "").startsWith("setting up the run");
 
 export type RemedialOutcome =
   | { outcome: "off" }
@@ -44,7 +50,9 @@ async function currentTrigger(env: Env, tenantId: string, agentId: string, at: n
  * idempotency key naming the trigger, so the run id follows from it: a trigger is spent only once
  * that run exists. Until then every check within the cooldown (a redelivery, the next sweep, a
  * concurrent check) completes the same trigger, and all of them arrive at the same one run. A
- * failure part-way (the dataset written, the run `creating`) is finished by the next check.
+ * failure part-way (the dataset written, the run `creating`) is finished by the next check; a run
+ * whose setup failed outright spends nothing either: the next check tries a fresh run (at most
+ * SETUP_ATTEMPTS per trigger, so a setup that always fails does not retry every sweep).
  */
 export async function checkRemedial(env: Env, tenantId: string, agentId: string, at: number): Promise<RemedialOutcome> {
   const who = { tenantId, agentId };
@@ -66,19 +74,25 @@ export async function checkRemedial(env: Env, tenantId: string, agentId: string,
   if (!body.success) return { outcome: "skipped", reason: `the remedial run options are not valid: ${body.error.issues[0]?.message ?? "invalid"}` };
 
   const trigger = await currentTrigger(env, tenantId, agentId, at, cfg.cooldownHours * HOUR);
-  const key = `remedial:${trigger}`;
-  const runId = await keyedRunId(who, key);
+  const keys = Array.from({ length: SETUP_ATTEMPTS }, (_, i) => (i === 0 ? `remedial:${trigger}` : `remedial:${trigger}:${i}`));
+  const ids = await Promise.all(keys.map((k) => keyedRunId(who, k)));
   const runs = await env.DB.prepare(
-    "SELECT run_id AS runId, status FROM practice_runs WHERE tenant_id = ?1 AND agent_id = ?2 AND (run_id = ?3 OR status IN ('creating', 'queued', 'running'))",
+    `SELECT run_id AS runId, status, error FROM practice_runs
+     WHERE tenant_id = ?1 AND agent_id = ?2 AND (run_id IN (${ids.map((_, i) => `?${i + 3}`).join(", ")}) OR status IN ('creating', 'queued', 'running'))`,
   )
-    .bind(tenantId, agentId, runId)
-    .all<{ runId: string; status: string }>();
-  const own = runs.results.find((r) => r.runId === runId);
-  if (own && own.status !== "creating") {
-    return { outcome: "cooldown", reason: `remedial practice already started within the last ${cfg.cooldownHours} hours (run '${runId}')` };
+    .bind(tenantId, agentId, ...ids)
+    .all<{ runId: string; status: string; error: string | null }>();
+  const byId = new Map(runs.results.map((r) => [r.runId, r]));
+  // The trigger's run, or its next attempt when the setup of the one before failed.
+  const attempt = ids.findIndex((id) => !failedSetup(byId.get(id)));
+  const runId = ids[attempt];
+  const own = runId === undefined ? undefined : byId.get(runId);
+  if (runId === undefined || (own && own.status !== "creating")) {
+    const detail = runId === undefined ? `its run could not be set up in ${SETUP_ATTEMPTS} attempts` : `run '${runId}'`;
+    return { outcome: "cooldown", reason: `remedial practice already triggered within the last ${cfg.cooldownHours} hours (${detail})` };
   }
   // The trigger waits for the agent's other run; a check after it ends (within the cooldown) starts it.
-  const going = runs.results.find((r) => r.runId !== runId);
+  const going = runs.results.find((r) => !ids.includes(r.runId) && ACTIVE.has(r.status));
   if (going) return { outcome: "skipped", reason: `practice run '${going.runId}' of this agent is still going` };
 
   const rate = `${Math.round(verdict.successRate * 100)}%`;
@@ -92,7 +106,7 @@ export async function checkRemedial(env: Env, tenantId: string, agentId: string,
     tasks: remedialTasks(agentId, window),
   });
   try {
-    const run = await createRun(env, who, body.data, key, { exclusive: true });
+    const run = await createRun(env, who, body.data, keys[attempt]!, { exclusive: true });
     await admitQueuedRuns(env, tenantId);
     return { outcome: "started", runId: run.runId, datasetId, successRate: verdict.successRate };
   } catch (err) {

@@ -184,6 +184,25 @@ describe("remedial practice", () => {
     expect((await remedialDatasets()).map((d) => d.datasetId)).toEqual([started[0]!.datasetId]);
   });
 
+  it("a run whose setup failed spends no trigger: the next check sets up a fresh run", async () => {
+    const { f, end, runs, remedialDatasets, now } = await setup();
+    await f.agent("PATCH", "/config", { remedial: REMEDIAL });
+    for (const [task, outcome, answer] of HISTORY) await end(task, outcome, answer);
+    const at = now() + 60_000;
+    const failed = await deliverSweeps(f.t.tenantId, f.agentId, [at], slowDb({ fail: /SET status = 'queued'/ }));
+    expect(failed.retryMessages).toHaveLength(1);
+    const broken = await runs();
+    expect(broken.map((r) => r.status)).toEqual(["failed"]);
+
+    await sweep(f.t.tenantId, f.agentId, at + HOUR);
+    await sweep(f.t.tenantId, f.agentId, at + 2 * HOUR);
+    const after = await runs();
+    expect(after).toHaveLength(2);
+    const fresh = after.find((r) => r.runId !== broken[0]!.runId)!;
+    expect(["queued", "running"]).toContain(fresh.status);
+    expect((await remedialDatasets()).map((d) => d.datasetId)).toEqual([fresh.datasetId]);
+  });
+
   it("concurrent checks of one agent, each a few ms behind the other at every query, start one run on one dataset", async () => {
     const { f, end, runs, remedialDatasets, now } = await setup();
     await f.agent("PATCH", "/config", { remedial: REMEDIAL });

@@ -5,7 +5,7 @@ import { RetrieveRequestSchema, RetrieveResponseSchema } from "../../core/memory
 import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../core/api-key";
 import { agentMemoryFor } from "../../services/agents";
-import { callMemory } from "../../services/agent-memory";
+import { endEpisode, logAttempt, retrieve, startEpisode } from "../../services/episodes";
 import { badRequest, zodFieldErrors } from "../../core/problem";
 import { AgentIdArg, describedArgs, guarded, plural, toolResult, type ToolContext } from "../tool";
 
@@ -87,8 +87,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     },
     ({ agentId, ...input }) =>
       guarded(c, async () => {
-        const { memory } = agentMemoryFor(c, agentId, "write");
-        const { value: ep } = await callMemory(() => memory.createEpisode(input));
+        const { value: ep } = await startEpisode(agentMemoryFor(c, agentId, "write"), input);
         const out = withHandle(agentId, ep);
         return toolResult(`Episode started. Pass episodeId "${out.episodeId}" to log_attempt and end_episode.`, out);
       }),
@@ -100,10 +99,11 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ episodeId, description, error, success }) =>
       guarded(c, async () => {
         const h = parseHandle(episodeId);
-        const { memory } = agentMemoryFor(c, h.agentId, "write");
-        const attempt = await callMemory(() =>
-          memory.addAttempt(h.episodeId, { description, ok: success, ...(error !== undefined ? { error } : {}) }),
-        );
+        const attempt = await logAttempt(agentMemoryFor(c, h.agentId, "write"), h.episodeId, {
+          description,
+          ok: success,
+          ...(error !== undefined ? { error } : {}),
+        });
         return toolResult(`Attempt ${attempt.n} logged (${attempt.ok ? "succeeded" : "failed"}).`, attempt);
       }),
   );
@@ -119,7 +119,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ episodeId, result, success, notes, score, citedIds }) =>
       guarded(c, async () => {
         const h = parseHandle(episodeId);
-        const { memory } = agentMemoryFor(c, h.agentId, "write");
+        const agent = agentMemoryFor(c, h.agentId, "write");
         const parsed = EpisodeEndSchema.safeParse({
           outcome: success ? "success" : "failure",
           answer: notes ? `${result}\n\nNotes: ${notes}` : result,
@@ -127,9 +127,8 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
           citedIds,
         });
         if (!parsed.success) throw badRequest("The episode end is not valid.", zodFieldErrors(parsed.error.issues));
-        const before = await callMemory(() => memory.getEpisode(h.episodeId));
-        const ep = await callMemory(() => memory.endEpisode(h.episodeId, parsed.data));
-        const text = before.status === "ended" ? `Episode had already ended (${ep.outcome}); nothing changed.` : endedText(ep);
+        const { episode: ep, alreadyEnded } = await endEpisode(agent, h.episodeId, parsed.data);
+        const text = alreadyEnded ? `Episode had already ended (${ep.outcome}); nothing changed.` : endedText(ep);
         return toolResult(text, withHandle(h.agentId, ep));
       }),
   );
@@ -145,12 +144,11 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ agentId, query, limit, phase, episodeId }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const { key, memory } = agentMemoryFor(c, agentId, "read");
-        const r = await callMemory(() =>
-          memory.retrieve(
-            { query, k2: limit, kinds: ["experience"], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}) },
-            { readOnly: key.scope === "read" },
-          ),
+        const agent = agentMemoryFor(c, agentId, "read");
+        const r = await retrieve(
+          agent,
+          { query, k2: limit, kinds: ["experience"], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}) },
+          { readOnly: agent.key.scope === "read" },
         );
         const lines = r.items.map((i) => `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}, Q ${i.q.toFixed(2)})`);
         return toolResult(lines.length ? lines.join("\n") : "No experience matches this query yet.", r);

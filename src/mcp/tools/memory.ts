@@ -2,8 +2,8 @@ import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { ExperienceCreateSchema, ExperienceSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema } from "../../core/memory-types";
 import { agentMemoryFor } from "../../services/agents";
-import { callMemory } from "../../services/agent-memory";
-import { reviewedBeforeWrite } from "../../services/admission";
+import { promptBlock } from "../../services/episodes";
+import { addLesson } from "../../services/lessons";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 import { episodeIdFor, EpisodeHandleSchema } from "./episodes";
 
@@ -35,10 +35,14 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     ({ agentId, query, budgetTokens, phase, episodeId }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const { key, memory } = agentMemoryFor(c, agentId, "read");
-        const block = await callMemory(() =>
-          memory.prompt({ query, budgetTokens, readOnly: key.scope === "read", ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}) }),
-        );
+        const agent = agentMemoryFor(c, agentId, "read");
+        const block = await promptBlock(agent, {
+          query,
+          budgetTokens,
+          readOnly: agent.key.scope === "read",
+          ...(phase ? { phase } : {}),
+          ...(episode ? { episodeId: episode } : {}),
+        });
         return toolResult(block.prompt || "The library is empty so far.", block);
       }),
   );
@@ -48,11 +52,7 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     { description: "Add a lesson to the agent's library (a new library version).", inputSchema: AddExperienceInput, outputSchema: AddExperienceOutput },
     ({ agentId, ...input }) =>
       guarded(c, async () => {
-        const { key, memory } = agentMemoryFor(c, agentId, "write");
-        const reviewed = await reviewedBeforeWrite(c.env, key.tenantId, agentId, input, c.get("logger"));
-        const { value: r } = await callMemory(() =>
-          memory.createExperience(input, `key:${key.keyId}`, { keyId: key.keyId }, undefined, { door: "mcp", admin: key.scope === "admin", reviewed }),
-        );
+        const r = await addLesson(c.env, agentMemoryFor(c, agentId, "write"), input, { door: "mcp", log: c.get("logger") });
         const e = r.experience;
         const held =
           e.status === "quarantined"

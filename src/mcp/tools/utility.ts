@@ -3,7 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { AgentConfigPatchSchema, LambdaTableSchema, type AgentConfig } from "../../core/agent-config";
 import { AnalyticsSchema, AnalyticsTopSchema, QHistoryEntrySchema, RewardRequestSchema, RewardResultSchema } from "../../core/memory-types";
 import { agentFor } from "../../services/agents";
-import { callMemory } from "../../services/agent-memory";
+import { agentConfig, patchAgentConfig, rewardMemories, utilityAnalytics } from "../../services/utility";
 import { audit } from "../../services/audit";
 import { badRequest } from "../../core/problem";
 import { AgentIdArg, guarded, toolResult, type ToolContext } from "../tool";
@@ -67,16 +67,13 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
     },
     ({ agentId, topN, includeHistory }) =>
       guarded(c, async () => {
-        const { memory } = await agentFor(c, agentId, "read");
-        const a = await callMemory(() => memory.analytics({ top: topN, window: ANALYTICS_WINDOW, buckets: ANALYTICS_BUCKETS }));
-        let data: object = a;
-        if (includeHistory) {
-          const ids = [...new Set([...a.top, ...a.bottom].map((m) => m.id))];
-          const history = Object.fromEntries(
-            await Promise.all(ids.map(async (id) => [id, (await callMemory(() => memory.getExperience(id))).qHistory ?? []] as const)),
-          );
-          data = { ...a, history };
-        }
+        const { analytics: a, history } = await utilityAnalytics(await agentFor(c, agentId, "read"), {
+          top: topN,
+          window: ANALYTICS_WINDOW,
+          buckets: ANALYTICS_BUCKETS,
+          history: includeHistory,
+        });
+        const data: object = history ? { ...a, history } : a;
         const q = a.experiences.q;
         const best = a.top[0];
         const text = `${q.count} active experiences, mean Q ${q.mean.toFixed(3)} (sd ${q.std.toFixed(3)}); mean |ΔQ| ${a.convergence.meanAbsDeltaQ.toFixed(4)} over the last ${a.convergence.updates} updates${best ? `; best: ${best.id} Q ${best.q.toFixed(3)}` : ""}.`;
@@ -97,15 +94,14 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
           if (lambda !== undefined || phaseLambdas !== undefined) {
             throw badRequest("lambda and phaseLambdas are set with action 'set'.", [{ path: "action", message: "Use 'set' to change values" }]);
           }
-          const { memory } = await agentFor(c, agentId, "read");
-          const cfg = utilityView(await callMemory(() => memory.getConfig()));
+          const cfg = utilityView(await agentConfig(await agentFor(c, agentId, "read")));
           return toolResult(`λ ${cfg.lambda}; per phase ${JSON.stringify(cfg.phaseLambdas)}.`, cfg);
         }
         if (lambda === undefined && (phaseLambdas === undefined || Object.keys(phaseLambdas).length === 0)) {
           throw badRequest("Give lambda or phaseLambdas to set.", [{ path: "lambda", message: "Nothing to change" }]);
         }
-        const { memory } = await agentFor(c, agentId, "write");
-        const cfg = utilityView(await callMemory(() => memory.patchConfig({ lambda: { ...phaseLambdas, ...(lambda !== undefined ? { default: lambda } : {}) } })));
+        const agent = await agentFor(c, agentId, "write");
+        const cfg = utilityView(await patchAgentConfig(agent, { lambda: { ...phaseLambdas, ...(lambda !== undefined ? { default: lambda } : {}) } }));
         return toolResult(`Updated: λ ${cfg.lambda}; per phase ${JSON.stringify(cfg.phaseLambdas)}.`, cfg);
       }),
   );
@@ -119,9 +115,9 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
     },
     ({ agentId, memoryId, reward, reason }) =>
       guarded(c, async () => {
-        const { key, memory } = await agentFor(c, agentId, "write");
-        const r = await callMemory(() => memory.reward({ memoryIds: [memoryId], reward }));
-        await audit(c, { tenantId: key.tenantId, action: "memory.reward", target: `${agentId}/${memoryId}`, detail: { reward, ...(reason ? { reason } : {}) } });
+        const agent = await agentFor(c, agentId, "write");
+        const r = await rewardMemories(agent, [memoryId], reward);
+        await audit(c, { tenantId: agent.key.tenantId, action: "memory.reward", target: `${agentId}/${memoryId}`, detail: { reward, ...(reason ? { reason } : {}) } });
         const u = r.updated[0];
         const text = u ? `Q of ${u.id}: ${u.qBefore.toFixed(3)} → ${u.q.toFixed(3)}.` : `No memory '${memoryId}' was updated.`;
         return toolResult(text, r);

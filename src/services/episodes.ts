@@ -1,0 +1,39 @@
+import type { AttemptCreate, EpisodeCreate, EpisodeEnd } from "../core/episode-types";
+import type { RetrieveRequest } from "../core/memory-types";
+import { callMemory, type MemoryStub } from "./agent-memory";
+
+/**
+ * An agent's episode loop as the doors call it — start, log attempts, retrieve or build the prompt,
+ * end — on the agent handle a door resolved for its caller (`agentMemoryFor`), so access checks
+ * stay with the door and no door calls the agent's Durable Object itself. The memory's refusals
+ * come back as domain errors (404 unknown episode, 409 …) that each door maps to its own shape.
+ */
+type Agent = { memory: MemoryStub };
+type PromptRequest = Parameters<MemoryStub["prompt"]>[0];
+
+export async function startEpisode(agent: Agent, input: EpisodeCreate, idempotencyKey?: string) {
+  return callMemory(() => agent.memory.createEpisode(input, idempotencyKey));
+}
+
+export async function logAttempt(agent: Agent, episodeId: string, attempt: AttemptCreate) {
+  return callMemory(() => agent.memory.addAttempt(episodeId, attempt));
+}
+
+/**
+ * Ends the episode. Ending is idempotent (a second end returns the first result and changes
+ * nothing); `alreadyEnded` says whether this call found it ended already.
+ */
+export async function endEpisode(agent: Agent, episodeId: string, end: EpisodeEnd) {
+  const before = await callMemory(() => agent.memory.getEpisode(episodeId));
+  const episode = await callMemory(() => agent.memory.endEpisode(episodeId, end));
+  return { episode, alreadyEnded: before.status === "ended" };
+}
+
+/** `readOnly` for a read-scoped caller: nothing later retrievals depend on changes. */
+export async function retrieve(agent: Agent, req: RetrieveRequest, opts: { readOnly: boolean }) {
+  return callMemory(() => agent.memory.retrieve(req, opts));
+}
+
+export async function promptBlock(agent: Agent, req: PromptRequest) {
+  return callMemory(() => agent.memory.prompt(req));
+}
