@@ -340,6 +340,9 @@ ${table}
 - ${summary}
 - Hindsight columns: calls made / proposals that reached the batch update / lessons refused for stating their task's
   reference answer / batch-plan operations traced to hindsight / lessons of the final run library last written by
-  hindsight; "hindsight lessons promoted" counts those that passed the gate into the agent's library.`;
+  hindsight; "hindsight lessons promoted" counts those that passed the gate into the agent's library.
+- Tokens per task are higher with hindsight mostly for what it unlocks, not for its own calls (the hindsight
+  columns): families that become solvable then give groups whose rewards differ, which get summary and advantage
+  calls, and every prompt carries a longer library.`;
   return { md, summary };
 }

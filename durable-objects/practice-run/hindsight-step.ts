@@ -1,6 +1,8 @@
 import {
   attributePlan,
   checkHindsight,
+  citedLabels,
+  FAILED_BELOW,
   hindsightCap,
   hindsightSeed,
   originOf,
@@ -69,9 +71,11 @@ function choice(store: RunStore, s: StepRow) {
   const stepTasks = (JSON.parse(s.tasks) as number[]).length;
   const cap = hindsightCap(cfg, stepTasks);
   const librarySize = (JSON.parse(s.snapshot) as unknown[]).length;
+  if (cap === 0) return { cap, picked: [], overCap: [] };
+  // Only groups whose every rollout failed can qualify; the others' attempts are not even read.
   const candidates: HindsightCandidate[] = store
     .groups(s.epoch, s.step)
-    .filter((g) => !g.kept)
+    .filter((g) => !g.kept && (JSON.parse(g.rewards) as number[]).every((r) => r < FAILED_BELOW))
     .map((g) => {
       const attempts = attemptsOf(store, s.epoch, s.step, g.task);
       const trajectories = attempts.map((a) => a.trajectory ?? a.answer);
@@ -80,11 +84,10 @@ function choice(store: RunStore, s: StepRow) {
         rewards: JSON.parse(g.rewards) as number[],
         answered: attempts.filter((a) => a.answered).length,
         hasSignal: referenceOf(store, g.task) !== null || attempts.some((a) => a.verdict),
-        citesLesson: librarySize > 0 && suspectLabels(trajectories, librarySize).length < librarySize,
+        citesLesson: citedLabels(trajectories, librarySize).length > 0,
       };
     });
-  const { picked, overCap } = cap > 0 ? pickHindsight(candidates, cap, hindsightSeed(cfg.seed, s.epoch, s.step)) : { picked: [], overCap: [] };
-  return { cap, picked, overCap };
+  return { cap, ...pickHindsight(candidates, cap, hindsightSeed(cfg.seed, s.epoch, s.step)) };
 }
 
 /**
@@ -95,12 +98,11 @@ function choice(store: RunStore, s: StepRow) {
 export function hindsightWork(store: RunStore, epoch: number, step: number): { create: UnitRef[]; waiting: boolean } {
   const s = store.step(epoch, step);
   if (!s) return { create: [], waiting: false };
+  // The step's hindsight units are created together, so once some exist they are the choice.
+  const units = store.stepUnits(epoch, step, "hindsight");
+  if (units.length) return { create: [], waiting: units.some((u) => u.status !== "done") };
   const { picked } = choice(store, s);
-  const units = new Map(store.stepUnits(epoch, step, "hindsight").map((u) => [u.task, u]));
-  return {
-    create: picked.filter((t) => !units.has(t)).map((task) => ({ epoch, step, task, rollout: null, stage: "hindsight" as const })),
-    waiting: picked.some((t) => units.get(t)?.status !== "done"),
-  };
+  return { create: picked.map((task) => ({ epoch, step, task, rollout: null, stage: "hindsight" as const })), waiting: picked.length > 0 };
 }
 
 /** What a claimed hindsight unit is given. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   attributePlan,
   checkHindsight,
+  citedLabels,
   hindsightCap,
   hindsightEligible,
   originOf,
@@ -72,6 +73,8 @@ describe("choosing and checking hindsight", () => {
     expect(suspectLabels(["Per [G1] I subtract.", "Using [G1] and [G7]"], 3)).toEqual(["G1"]);
     expect(suspectLabels(["no labels"], 2)).toEqual(["G0", "G1"]);
     expect(suspectLabels([], 0)).toEqual([]);
+    expect(citedLabels(["Per [G0] I subtract."], 1)).toEqual(["G0"]);
+    expect(citedLabels(["no labels"], 1)).toEqual([]);
   });
 
   it("keeps one operation, refuses a leak and a change to a lesson the attempts did not use", () => {

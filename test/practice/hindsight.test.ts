@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { captureQueues, practiceFixture, practiceLlm, proposalsIn, stageOf, startRun } from "./harness";
+import { api, captureQueues, practiceFixture, practiceLlm, proposalsIn, stageOf, startRun } from "./harness";
 import type { SentRequest } from "../fake-llm";
 
 afterEach(() => vi.restoreAllMocks());
@@ -85,8 +85,10 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
     const versions = (await f.agent("GET", "/library/versions")).body.items;
     expect(versions[0].reason).toMatch(/1 of its lessons learned in hindsight/);
 
-    // The hindsight call is in the run's ledger like every other call.
+    // The hindsight call is in the run's ledger and the tenant's usage ledger like every other call.
     expect(run.usage.calls).toBe(llm.sent.length);
+    const usage = (await api("GET", "/v1/usage?groupBy=purpose", f.t.apiKey)).body.groups as { key: string; calls: number }[];
+    expect(usage.find((g) => g.key === "practice-hindsight")?.calls).toBe(hindsightCalls(llm.sent).length);
     expect(run.hindsight).toMatchObject({ calls: hindsightCalls(llm.sent).length, refusedLeaks: 0 });
     expect(run.hindsight.applied).toBeGreaterThanOrEqual(1);
   });

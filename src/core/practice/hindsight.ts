@@ -75,9 +75,14 @@ export const hindsightSeed = (seed: number, epoch: number, step: number) => (Mat
  * injected, so each one was retrieved for the group.
  */
 export function suspectLabels(trajectories: readonly string[], librarySize: number): string[] {
+  const cited = citedLabels(trajectories, librarySize);
+  return cited.length ? cited : Array.from({ length: librarySize }, (_, i) => labelOf(i));
+}
+
+/** The labels of stored lessons the attempts cited, in library order. */
+export function citedLabels(trajectories: readonly string[], librarySize: number): string[] {
   const cited = new Set(trajectories.flatMap(quotedLabels).filter((l) => (parseLabel(l) ?? librarySize) < librarySize));
-  if (cited.size) return [...cited].sort((a, b) => parseLabel(a)! - parseLabel(b)!);
-  return Array.from({ length: librarySize }, (_, i) => labelOf(i));
+  return [...cited].sort((a, b) => parseLabel(a)! - parseLabel(b)!);
 }
 
 // ---------------------------------------------------------------- leakage
