@@ -1,8 +1,9 @@
 // What the learned channels add to one retrieval at N memories, in process (no Worker, no SQLite):
 // the scan of every lesson's `when` embedding (an int8 matrix, as the DO's Situations holds it) and
-// of every usage centroid (as UsageMemory holds them), worst case: every memory has both. Plus the
+// of every usage centroid's direction (another int8 matrix, as UsageMemory's CentroidScan holds them,
+// keeping 4·k1 rows before each centroid's length factor applies), worst case: every memory has both. Plus the
 // stored bytes per memory of each. Run: npx tsx bench/learning-cost.ts [--sizes 10000,50000] [--dims 300]
-import { decodeQuery, encodeCentroid, decodeCentroid, MAX_PHRASES, MAX_PHRASE_WORDS, updateCentroid, usageSimilarity, type Centroid } from "../src/core/usage-memory";
+import { decodeQuery, encodeCentroid, MAX_PHRASES, MAX_PHRASE_WORDS, updateCentroid } from "../src/core/usage-memory";
 import { encodeCode, Int8Matrix } from "../src/core/int8-matrix";
 import { int8ScanWasm } from "../src/core/int8-scan-wasm";
 
@@ -23,7 +24,8 @@ const p50 = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)
 for (const n of sizes) {
   const matrix = new Int8Matrix(dims, kernel, n);
   const codes = new Map<string, Uint8Array>();
-  const centroids = new Map<string, Centroid>();
+  const usage = new Int8Matrix(dims, kernel, n);
+  const usageCodes = new Map<string, Uint8Array>();
   for (let i = 0; i < n; i++) {
     const id = `exp_${i}`;
     const code = encodeCode(vec());
@@ -31,7 +33,8 @@ for (const n of sizes) {
     matrix.upsert(id, decodeQuery(code));
     const c = updateCentroid(updateCentroid(null, vec(), 1), vec(), 1)!;
     const stored = encodeCentroid(c);
-    centroids.set(id, decodeCentroid(stored.code, stored.norm, stored.n));
+    usageCodes.set(id, stored.code);
+    usage.upsert(id, decodeQuery(stored.code));
   }
   const exact = (ids: readonly string[]) => new Map(ids.map((id) => [id, decodeQuery(codes.get(id)!)] as const));
   const whenMs: number[] = [];
@@ -42,9 +45,8 @@ for (const n of sizes) {
     matrix.topK(q, 20, 0.3, exact);
     whenMs.push(performance.now() - t);
     t = performance.now();
-    let hits = 0;
-    for (const c of centroids.values()) if (usageSimilarity(c, q) >= 0.3) hits++;
-    usageMs.push(performance.now() - t + hits * 0);
+    usage.topK(q, 80, 0.3, (ids) => new Map(ids.map((id) => [id, decodeQuery(usageCodes.get(id)!)] as const)));
+    usageMs.push(performance.now() - t);
   }
   // Stored per memory: the `when` vector (int8 code + scale) and, worst case, a full usage row:
   // MAX_PHRASES phrases of MAX_PHRASE_WORDS words of ~7 characters with their JSON weight and time.
@@ -54,6 +56,6 @@ for (const n of sizes) {
   console.log(
     `N=${n} dims=${dims}: when scan p50 ${p50(whenMs).toFixed(3)} ms, usage-centroid scan p50 ${p50(usageMs).toFixed(3)} ms (every memory with a centroid); ` +
       `stored per memory: when vector ${whenBytes} B (+ its text, ≤ 300 B), usage row ≤ ${usageBytes} B (centroid ${dims + 4} B, phrases ≤ ${phraseJson} B) before FTS5 index overhead; ` +
-      `in memory: when ${(matrix.bytes / n).toFixed(0)} B, centroid ${dims * 4} B (decoded float32)`,
+      `in memory: when ${(matrix.bytes / n).toFixed(0)} B, centroid ${(usage.bytes / n).toFixed(0)} B`,
   );
 }
