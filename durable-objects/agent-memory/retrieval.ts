@@ -136,7 +136,7 @@ export class Retrieval {
           if (sim >= threshold) kindVector.push({ id, kind, sim, usage: 0, when: 0, stand: true });
         }
       }
-      const usage = learnedAny ? this.usage.similar(qvec, kind, threshold) : new Map<string, number>();
+      const usage = learnedAny ? this.usage.similar(qvec, kind, threshold, k1) : new Map<string, number>();
       const when = kind === "experience" ? this.situations.similar(qvec, k1, threshold) : new Map<string, number>();
       for (const v of kindVector) {
         v.usage = usage.get(v.id) ?? 0;
