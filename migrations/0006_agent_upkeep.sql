@@ -4,3 +4,5 @@
 ALTER TABLE `agents` ADD `upkeep_armed` integer DEFAULT 1 NOT NULL;
 --> statement-breakpoint
 UPDATE `agents` SET `upkeep_armed` = 0;
+--> statement-breakpoint
+CREATE INDEX `agents_upkeep_legacy` ON `agents` (`tenant_id`, `agent_id`) WHERE `upkeep_armed` = 0;

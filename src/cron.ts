@@ -13,16 +13,20 @@ export const CRON_DAILY = "17 3 * * *";
 const AUDIT_RETENTION_MS = 180 * 86_400_000;
 const SEND_BATCH = 100;
 
+/** Legacy agents asked for their first sweep per cron run; the rest wait for the next run. */
+const LEGACY_PER_CRON = 2000;
+
 /**
  * Agents sweep themselves: an agent's Durable Object sets its own alarm when something falls due
  * (an episode's time-to-live, a lesson fading, a record past retention, a sweep after it was used),
  * so the cron wakes no agent. Agents from before that have no alarm yet; each is asked once, through
- * the queue, for a sweep that sets it, and marked. Pages follow the agents' key (tenant, agent):
- * agent ids repeat across tenants.
+ * the queue, for a sweep that sets it, and marked, a page at a time (a marked page drops out of the
+ * next query, so no cursor is kept).
  */
 export async function armLegacyAgents(env: Env, at: number, pageSize = SEND_BATCH): Promise<number> {
   let sent = 0;
-  for (;;) {
+  const mark = env.DB.prepare("UPDATE agents SET upkeep_armed = 1 WHERE tenant_id = ? AND agent_id = ?");
+  while (sent < LEGACY_PER_CRON) {
     const rows = await db(env)
       .select({ tenantId: agents.tenantId, agentId: agents.agentId })
       .from(agents)
@@ -30,14 +34,14 @@ export async function armLegacyAgents(env: Env, at: number, pageSize = SEND_BATC
       .orderBy(asc(agents.tenantId), asc(agents.agentId))
       .limit(pageSize)
       .all();
-    if (!rows.length) return sent;
+    if (!rows.length) break;
     const batch: { body: JobMessage }[] = rows.map((r) => ({ body: { type: "agent.sweep", ...r, at } }));
     await env.JOBS.sendBatch(batch);
     // Marked once sent: a crash in between sends the page again, and a second sweep is harmless.
-    const mark = env.DB.prepare("UPDATE agents SET upkeep_armed = 1 WHERE tenant_id = ? AND agent_id = ?");
     await env.DB.batch(rows.map((r) => mark.bind(r.tenantId, r.agentId)));
     sent += rows.length;
   }
+  return sent;
 }
 
 async function pruneAudit(env: Env, at: number) {
