@@ -39,6 +39,18 @@ export async function freePort(start) {
   throw new Error(`no free port in ${start}..${start + 49}`);
 }
 
+/** A port the OS has just handed out: unlike a scan from a fixed start, two processes starting at once get different ones. */
+async function ephemeralPort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 // ---------------------------------------------------------------- HTTP
 const REQUEST_TIMEOUT_MS = 60_000;
 export const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64 });
@@ -220,6 +232,8 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
       "dev",
       "--port", String(port),
       "--ip", "127.0.0.1",
+      // Wrangler's devtools port defaults to 9229 for every instance; parallel suites would collide on it.
+      "--inspector-port", String(await ephemeralPort()),
       "--persist-to", state,
       ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       "--show-interactive-dev-session=false",
