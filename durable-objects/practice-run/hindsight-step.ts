@@ -196,12 +196,10 @@ export const hindsightLessons = (library: readonly RunExperience[]) => library.f
 /** The run's hindsight totals: calls from the ledger (the step in flight included), the rest from finished steps' records. */
 export function hindsightTotals(store: RunStore): HindsightTotals {
   const calls = store.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM units WHERE stage = 'hindsight' AND status = 'done'").n;
-  const totals = { calls, proposals: 0, refusedLeaks: 0, applied: 0, inLibrary: hindsightLessons(store.library()) };
-  for (const { record } of store.sqlAll<{ record: string | null }>("SELECT record FROM steps WHERE status = 'done'")) {
-    const h = parse<{ hindsight?: Partial<HindsightTotals> }>(record)?.hindsight;
-    totals.proposals += h?.proposals ?? 0;
-    totals.refusedLeaks += h?.refusedLeaks ?? 0;
-    totals.applied += h?.applied ?? 0;
-  }
-  return totals;
+  // Summed inside SQLite: a long run's step records are too many to parse here on every view.
+  const r = store.sqlOne<{ proposals: number | null; refused: number | null; applied: number | null }>(
+    `SELECT SUM(json_extract(record, '$.hindsight.proposals')) AS proposals, SUM(json_extract(record, '$.hindsight.refusedLeaks')) AS refused,
+            SUM(json_extract(record, '$.hindsight.applied')) AS applied FROM steps WHERE status = 'done' AND record IS NOT NULL`,
+  );
+  return { calls, proposals: r.proposals ?? 0, refusedLeaks: r.refused ?? 0, applied: r.applied ?? 0, inLibrary: hindsightLessons(store.library()) };
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { api, captureQueues, practiceFixture, practiceLlm, proposalsIn, stageOf, startRun } from "./harness";
-import type { SentRequest } from "../fake-llm";
+import { chatCompletion, type SentRequest } from "../fake-llm";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -117,6 +117,34 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
     expect(bad.headers.get("content-type")).toContain("application/problem+json");
     expect(JSON.stringify(bad.body)).toContain("hindsight");
     expect(JSON.stringify(bad.body)).toContain("hindsightPerStep");
+  });
+
+  it("learns from a judge's reasons when the task has no reference answer", async () => {
+    const f = await practiceFixture([{ id: "never-a", task: "Convert 0.042 km to metres." }] as { id: string; task: string; groundTruth: string }[]);
+    const q = captureQueues();
+    const reason = "Wrong: a kilometre is a thousand metres, and the attempt copied the kilometre figure.";
+    const llm = world({
+      hindsight: (req) =>
+        req.prompt.includes(reason)
+          ? { diagnosis: "The judge says the factor was missed.", operation: { op: "add", target: "", text: UNIT_LESSON, reason: "the judge's reasons" } }
+          : { diagnosis: "nothing to go on", operation: { op: "none", target: "", text: "", reason: "" } },
+    });
+    const original = llm.spy.getMockImplementation()!;
+    llm.spy.mockImplementation(async (input, init) => {
+      const body = typeof init?.body === "string" ? JSON.parse(init.body) : null;
+      if (body?.response_format?.json_schema?.name !== "practice_judgement") return original(input, init);
+      return chatCompletion(JSON.stringify({ verdict: "INCORRECT", score: 0, reasoning: reason }));
+    });
+    const runId = await startRun(f, { epochs: 1, batchSize: 1, groupSize: 3, seed: 7, verifier: { kind: "llm-judge" }, promote: "never" });
+    await q.pump();
+    expect((await f.agent("GET", `/practice-runs/${runId}`)).body.status).toBe("completed");
+    const calls = hindsightCalls(llm.sent);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.prompt).toContain("No reference answer is available");
+    expect(calls[0]!.prompt).toContain(`verifier's reason for attempt 0`);
+    const [step] = await stepDetails(f, runId);
+    expect(step.hindsight).toMatchObject({ calls: 1, proposals: 1, applied: 1 });
+    expect(step.diff).toEqual([expect.objectContaining({ op: "add", after: UNIT_LESSON, provenance: "hindsight" })]);
   });
 
   it("holds the per-step cap: one call per four tasks by default, hindsightPerStep when set", async () => {
