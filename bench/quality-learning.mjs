@@ -91,7 +91,7 @@ export async function learningSection(base, token, providers = ["semantic", "has
     "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ...rows.map(
       (r) =>
-        `| ${r.provider} | ${r.withWhen ? "with `when`" : "text only"} | ${label[r.mode]} | ${pct(r.r1)} | ${pct(r.r5)} | ${pct(r.mrr)} | ${pct(r.empty)} | ${pct(r.seen.r1)} / ${pct(r.seen.r5)} | ${r.rewards} (${r.cited}) | ${r.state.usage.memories} / ${r.state.usage.phrases} | ${r.state.reranker.active ? `yes (${r.state.reranker.updates} updates)` : "no"} |`,
+        `| ${r.provider} | ${r.withWhen ? "with `when`" : "text only"} | ${r.withWhen && r.mode === "none" ? "no feedback" : label[r.mode]} | ${pct(r.r1)} | ${pct(r.r5)} | ${pct(r.mrr)} | ${pct(r.empty)} | ${pct(r.seen.r1)} / ${pct(r.seen.r5)} | ${r.rewards} (${r.cited}) | ${r.state.usage.memories} / ${r.state.usage.phrases} | ${r.state.reranker.active ? `yes (${r.state.reranker.updates} updates)` : "no"} |`,
     ),
   ].join("\n");
   const main = providers[0];
@@ -107,7 +107,9 @@ export async function learningSection(base, token, providers = ["semantic", "has
 
 ${table}
 
-${aims}`;
+${aims}
+
+"with \`when\`": every lesson carries the \`when\` of bench/retrieval-set/when.jsonl, written the way a learner LLM writes it beside a lesson (the situations, in an agent's words, with synonyms the lesson does not use) from the lesson's text alone, without the query file open (its author had seen, earlier, the two phrasings of api-01 … api-05). No feedback with \`when\` is what write-time situations give before any reward. Rewards on q1 teach q1 (seen recall@1 rises by about 0.2) but do not carry over to the held-out paraphrases: with \`when\`, clean feedback moves q2 recall@1 down by a few hundredths, which is at the edge of the run-to-run tie noise (±0.01–0.02); usage memory alone (re-ranker held inactive) measured the same way gave 0.440 in a separate run. Equal fused relevances are ordered by item id, which is random per run.`;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
