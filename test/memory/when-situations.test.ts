@@ -78,7 +78,7 @@ describe("a lesson's `when` (the situations it applies to)", () => {
     const seen = emb.requests.length;
     const retrieval = api("POST", "/retrieve", { query: PARAPHRASE, kinds: ["experience"] });
     await emb.arrived(seen + 1);
-    // A retrieval is embedding (its query, then the pending \`when\`) while the lesson's \`when\` changes;
+    // A retrieval is embedding (its query, then the pending `when`) while the lesson's `when` changes;
     // however the two interleave, what is stored at the end is the embedding of the current text.
     const patch = api("PATCH", `/experiences/${legal}`, { when: "an invoice is disputed by the billing department" });
     release();
