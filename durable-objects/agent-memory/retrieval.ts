@@ -147,10 +147,11 @@ export class Retrieval {
       for (const [id, sim] of usage) if (!inVector.has(id)) inVector.set(id, { id, kind, sim: 0, usage: sim, when: 0, stand: false });
       vector.push(...inVector.values());
       const learned = new Map(learnedAny ? this.usage.matches(kind, terms, k1, tags).map((h) => [h.id, h.score]) : []);
-      const whenText = new Map(kind === "experience" ? this.bm25(kind, terms, k1, tags, "when_fts").map((h) => [h.id, h.score]) : []);
+      const hits = this.bm25(kind, terms, k1, tags, kind === "experience" && this.situations.any);
+      const whenText = new Map(hits.when.map((h) => [h.id, h.score]));
       const byId = new Map<string, (typeof lexical)[number]>();
       const entry = (id: string) => byId.get(id) ?? byId.set(id, { id, kind, text: 0, learned: 0, when: 0, score: 0 }).get(id)!;
-      for (const hit of this.bm25(kind, terms, k1, tags)) entry(hit.id).text = hit.score;
+      for (const hit of hits.text) entry(hit.id).text = hit.score;
       for (const [id, l] of learned) entry(id).learned = l;
       for (const [id, w] of whenText) entry(id).when = w;
       for (const l of byId.values()) {
@@ -198,26 +199,30 @@ export class Retrieval {
    * BM25 matches among active items of `kind` for the query's discriminative terms (FTS5's bm25()
    * is lower-is-better, so it is negated). In a large table each term's matches are counted
    * first, capped just past the limit, which costs a walk of at most that many index entries.
+   * With `when`, the same terms are also matched against the lessons' `when` column.
    */
-  private bm25(kind: MemoryKind, terms: readonly string[], limit: number, tags?: string[], column?: "when_fts"): { id: string; score: number }[] {
-    const [fts, table] = column ? [column, "experiences"] : kind === "experience" ? ["experiences_fts", "experiences"] : ["cases_fts", "cases"];
+  private bm25(kind: MemoryKind, terms: readonly string[], limit: number, tags: string[] | undefined, when: boolean) {
+    type Hit = { id: string; score: number };
+    const [fts, table] = kind === "experience" ? ["experiences_fts", "experiences"] : ["cases_fts", "cases"];
     const capped = (sql: string, ...params: SqlStorageValue[]) =>
       this.ctx.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (${sql} LIMIT ?)`, ...params, LEXICAL_MAX_TERM_DOCS + 1).one().n;
     // A table that small (archived rows included, as in the index) cannot hold a common word or exceed the row budget.
     const small = capped(`SELECT 1 FROM ${table}`) <= LEXICAL_MAX_TERM_DOCS;
     const chosen = small ? terms : discriminativeTerms(terms.map((term) => ({ term, docs: capped(`SELECT 1 FROM ${fts} WHERE ${fts} MATCH ?`, ftsMatchOf([term])) })));
     const match = ftsMatchOf(chosen);
-    if (!match) return [];
+    if (!match) return { text: [] as Hit[], when: [] as Hit[] };
     const tagged = tags?.length ? `AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value IN (${placeholders(tags.length)}))` : "";
-    return this.ctx.sql
-      .exec<{ id: string; score: number }>(
-        `SELECT t.id AS id, -bm25(${fts}) AS score FROM ${fts} JOIN ${table} t ON t.seq = ${fts}.rowid
-         WHERE ${fts} MATCH ? AND t.status = 'active' ${tagged} ORDER BY bm25(${fts}) LIMIT ?`,
-        match,
-        ...(tags?.length ? tags : []),
-        limit,
-      )
-      .toArray();
+    const search = (index: string) =>
+      this.ctx.sql
+        .exec<Hit>(
+          `SELECT t.id AS id, -bm25(${index}) AS score FROM ${index} JOIN ${table} t ON t.seq = ${index}.rowid
+           WHERE ${index} MATCH ? AND t.status = 'active' ${tagged} ORDER BY bm25(${index}) LIMIT ?`,
+          match,
+          ...(tags?.length ? tags : []),
+          limit,
+        )
+        .toArray();
+    return { text: search(fts), when: when ? search("when_fts") : [] };
   }
 
   private texts(kind: MemoryKind, ids: string[]): { id: string; text: string }[] {

@@ -33,12 +33,8 @@ export class Situations {
       index.codes.set(r.item_id, new Uint8Array(r.code));
     }
     for (const [id, code] of index.codes) this.place(index, id, code);
-    // Another embedder wrote the rest: they are embedded again, as retrievals come.
-    this.ctx.sql.exec(
-      `INSERT OR IGNORE INTO when_pending (item_id) SELECT e.id FROM experiences e WHERE e.when_text IS NOT NULL
-       AND NOT EXISTS (SELECT 1 FROM when_vectors w WHERE w.item_id = e.id AND w.model = ?)`,
-      model,
-    );
+    // Every `when` has a vector or a pending row; vectors of another embedder are embedded again, as retrievals come.
+    this.ctx.sql.exec("INSERT OR IGNORE INTO when_pending (item_id) SELECT item_id FROM when_vectors WHERE model != ?", model);
     this.index = index;
     return index;
   }
@@ -52,6 +48,11 @@ export class Situations {
   private forget(index: Index, id: string): void {
     index.codes.delete(id);
     index.matrix?.remove(id);
+  }
+
+  /** Whether any lesson has (or had, until the next refresh) a `when`: two primary-key probes, so the lexical channel can skip its column. */
+  get any(): boolean {
+    return this.ctx.sql.exec("SELECT 1 FROM when_vectors UNION ALL SELECT 1 FROM when_pending LIMIT 1").toArray().length > 0;
   }
 
   /** Embeds the next batch of `when` texts written since the last call; an embedder failure leaves them for the next. */

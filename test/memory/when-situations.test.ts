@@ -1,5 +1,8 @@
-import { describe, expect, it } from "vitest";
-import { agentFixture } from "./setup";
+import { runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { agentFixture, slowEmbedderAgent } from "./setup";
+
+afterEach(() => vi.restoreAllMocks());
 
 type Api = Awaited<ReturnType<typeof agentFixture>>["api"];
 
@@ -55,6 +58,38 @@ describe("a lesson's `when` (the situations it applies to)", () => {
     const cleared = await api("PATCH", `/experiences/${legal.id}`, { when: null });
     expect(cleared.status).toBe(200);
     expect((await retrieve(api, PARAPHRASE)).items.map((i) => i.id)).not.toContain(legal.id);
+  });
+
+  it("embeds the `when`s again for a new embedder, and scores them with it", async () => {
+    const { api } = await agentFixture();
+    const legal = await seed(api, WHEN);
+    const before = (await retrieve(api, PARAPHRASE)).items.find((i) => i.id === legal.id);
+    expect(before!.signals!.when).toBeGreaterThan(0);
+    expect((await api("PATCH", "/config", { embedder: { provider: "hash", dims: 256 } })).status).toBe(200);
+    const after = (await retrieve(api, PARAPHRASE)).items.find((i) => i.id === legal.id);
+    expect(after!.signals!.when).toBeGreaterThan(0);
+    expect(after!.signals!.when).not.toBeCloseTo(before!.signals!.when!, 6);
+  });
+
+  it("a `when` rewritten while a retrieval is embedding ends with the embedding of its current text", async () => {
+    const { api, emb, stub } = await slowEmbedderAgent();
+    const legal = (await api("POST", "/experiences", { text: LEGAL, when: WHEN })).body.id as string;
+    const release = emb.hold();
+    const seen = emb.requests.length;
+    const retrieval = api("POST", "/retrieve", { query: PARAPHRASE, kinds: ["experience"] });
+    await emb.arrived(seen + 1);
+    // A retrieval is embedding (its query, then the pending `when`) while the lesson's `when` changes;
+    // however the two interleave, what is stored at the end is the embedding of the current text.
+    const patch = api("PATCH", `/experiences/${legal}`, { when: "an invoice is disputed by the billing department" });
+    release();
+    expect((await retrieval).status).toBe(200);
+    expect((await patch).status).toBe(200);
+    expect((await api("POST", "/retrieve", { query: "billing department disputes the invoice", kinds: ["experience"] })).status).toBe(200);
+    const stored = await runInDurableObject(stub, (_, state) => ({
+      vectors: state.storage.sql.exec<{ text: string }>("SELECT text FROM when_vectors WHERE item_id = ?", legal).toArray(),
+      pending: state.storage.sql.exec("SELECT 1 FROM when_pending").toArray().length,
+    }));
+    expect(stored).toEqual({ vectors: [{ text: "an invoice is disputed by the billing department" }], pending: 0 });
   });
 
   it("never shows `when` in /prompt, in full-library or ranked mode", async () => {
