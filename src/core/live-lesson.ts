@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { WHEN_MAX_CHARS } from "./memory-types";
 
 export const MAX_LESSON_WORDS = 32;
 /** A candidate this similar to an existing experience is the same lesson and is never added again. */
@@ -17,8 +16,8 @@ export const LiveInsightSchema = z.object({
   pattern: z.string().trim().max(200),
   keywords: z.array(z.string().trim().min(1).max(64)).max(12),
   insight: lesson,
-  /** The situations the lesson applies to, in an agent's words; retrieval searches it, prompts never show it. */
-  when: z.string().trim().max(WHEN_MAX_CHARS).optional(),
+  /** The situations the lesson applies to, in an agent's words; retrieval searches it, prompts never show it. Clipped, not refused, when long (clipWhen). */
+  when: z.string().optional(),
 });
 export type LiveInsight = z.infer<typeof LiveInsightSchema>;
 

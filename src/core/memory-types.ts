@@ -44,6 +44,13 @@ export type Provenance = z.infer<typeof ProvenanceSchema>;
 
 /** Longest `when` text kept: a sentence or two of situations, not a second lesson. */
 export const WHEN_MAX_CHARS = 300;
+
+/** A learner's `when` on one line and within bounds (a model that writes too much loses the tail, not the lesson); none when empty. */
+export function clipWhen(when: string | undefined | null): string | undefined {
+  const w = (when ?? "").replace(/\s+/g, " ").slice(0, WHEN_MAX_CHARS).trim();
+  return w || undefined;
+}
+
 const whenText = z
   .string()
   .trim()

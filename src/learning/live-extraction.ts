@@ -5,6 +5,7 @@ import { fenceData, renderTemplate } from "../core/prompt-template";
 import { LiveDecisionSchema, LiveInsightSchema, lessonToStore, type LiveDecision } from "../core/live-lesson";
 import { assessLesson } from "../core/poison";
 import { oneLine } from "../core/library-block";
+import { clipWhen } from "../core/memory-types";
 import { reviewLessons } from "./safety-review";
 import { callMemory, memoryStub } from "../services/agent-memory";
 import extractTemplate from "../../prompts/live-extract.md";
@@ -62,7 +63,7 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
         },
       ],
     });
-    const candidate = extraction.data;
+    const candidate = { ...extraction.data, when: clipWhen(extraction.data.when) };
     if (!candidate.insight) {
       await callMemory(() => memory.finishJob(job.jobId, "done", "nothing learned: no explaining difference between attempts"));
       return { applied: "none" };

@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import { BudgetExceededError, createLlm, llmConfigured } from "../llm";
 import { oneLine } from "../core/library-block";
-import { WHEN_MAX_CHARS } from "../core/memory-types";
+import { clipWhen } from "../core/memory-types";
 import { assessLesson } from "../core/poison";
 import { fenceData, renderTemplate } from "../core/prompt-template";
 import { callMemory, memoryStub } from "../services/agent-memory";
@@ -50,7 +50,7 @@ export async function runWhenWriter(job: WhenWriterJob, env: Env, log: Logger): 
       });
       const written = new Map<number, string>();
       for (const s of data.situations) {
-        const when = oneLine(s.when).slice(0, WHEN_MAX_CHARS).trim();
+        const when = clipWhen(s.when) ?? "";
         if (s.index < items.length && when && !written.has(s.index)) written.set(s.index, when);
       }
       const candidates = [...written].filter(([i, when]) => !assessLesson({ text: items[i]!.text, when }).quarantined);

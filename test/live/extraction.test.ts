@@ -135,6 +135,19 @@ describe("live extraction", () => {
     expect(hits.body.items.filter((i: any) => i.kind === "experience")).toHaveLength(0);
   });
 
+  it("a model that writes a long, multi-line `when` still gets its lesson stored, with the `when` clipped to one bounded line", async () => {
+    const f = await mixedEpisode();
+    const rambling = `When an agent calls a slow external HTTP API\n  such as an exchange-rate service ${"and keeps waiting for a reply ".repeat(15)}`;
+    fakeLlm({ ...LESSON, when: rambling }, SAFE);
+    await deliver(await jobOf(f));
+    const items = (await f.api("GET", "/experiences?source=live")).body.items;
+    expect(items).toHaveLength(1);
+    expect(items[0].text).toBe(LESSON.insight);
+    expect(items[0].when.length).toBeLessThanOrEqual(300);
+    expect(items[0].when).toMatch(/^When an agent calls a slow external HTTP API such as an exchange-rate service and keeps/);
+    expect(items[0].when).not.toContain("\n");
+  });
+
   it("without an LLM the job is skipped with a reason, and retry answers 503", async () => {
     const f = await mixedEpisode();
     const job = await jobOf(f);

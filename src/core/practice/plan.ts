@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { oneLine } from "../library-block";
 import { assessLesson } from "../poison";
-import { WHEN_MAX_CHARS } from "../memory-types";
+import { clipWhen } from "../memory-types";
 
 /** Training-Free GRPO keeps experiences short enough to inject many of them. */
 export const MAX_EXPERIENCE_WORDS = 32;
@@ -89,7 +89,7 @@ export function parseLabel(raw: string): number | null {
 
 /** A plan's `when`, on one line and within bounds; none when the learner wrote nothing. */
 function checkWhen(when: string | undefined): { when?: string } {
-  const w = oneLine(when ?? "").slice(0, WHEN_MAX_CHARS).trim();
+  const w = clipWhen(when);
   return w ? { when: w } : {};
 }
 
