@@ -51,3 +51,11 @@ export function canManageKey(manager: KeyPrincipal, agentIds: readonly string[] 
   const own = new Set(manager.agentIds);
   return agentIds !== null && agentIds.every((a) => own.has(a));
 }
+
+/** The key in an `Authorization: Bearer <key>` header; both doors (HTTP and MCP) read it the same way. */
+export function bearer(header: string | undefined): string {
+  if (!header) throw unauthorized("Send `Authorization: Bearer <api key>`.");
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw unauthorized("The Authorization header must have the form `Bearer <api key>`.");
+  return m[1]!;
+}

@@ -11,14 +11,7 @@ import type { KeyPrincipal, Principal, Scope } from "../core/principal";
 export type { KeyPrincipal, Principal, Scope } from "../core/principal";
 export { canManageKey, requireAgentAccess, requireScope, requireTenantAdmin, tenantPrincipal } from "../core/principal";
 
-import { unauthorized } from "../core/principal";
-
-export function bearer(header: string | undefined): string {
-  if (!header) throw unauthorized("Send `Authorization: Bearer <api key>`.");
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!m) throw unauthorized("The Authorization header must have the form `Bearer <api key>`.");
-  return m[1]!;
-}
+import { bearer, unauthorized } from "../core/principal";
 
 /** Tenant API keys; deny by default, so every route mounted behind it needs a valid key. */
 export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {

@@ -1,6 +1,6 @@
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
-import { bearer, tenantPrincipal } from "../http/auth";
+import { bearer, tenantPrincipal } from "../core/principal";
 import type { ToolContext } from "./tool";
 import { registerEpisodeTools } from "./tools/episodes";
 import { registerUtilityTools } from "./tools/utility";

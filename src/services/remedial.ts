@@ -1,4 +1,7 @@
+import { and, eq, lte } from "drizzle-orm";
 import type { Env } from "../env";
+import { db } from "../db/client";
+import { remedialClaims } from "../db/schema";
 import { sha256Hex } from "../core/api-key";
 import { remedialTasks, remedialVerdict } from "../core/practice/remedial";
 import { RunCreateSchema } from "../core/practice/run-types";
@@ -32,19 +35,20 @@ export const remedialDatasetId = async (tenantId: string, agentId: string) => `d
  * number of concurrent or redelivered checks exactly one writes; all of them read the same trigger.
  */
 async function currentTrigger(env: Env, tenantId: string, agentId: string, at: number, cooldownMs: number): Promise<number> {
-  const [, current] = await env.DB.batch<{ last_at: number }>([
-    env.DB.prepare(
-      `INSERT INTO remedial_claims (tenant_id, agent_id, last_at) VALUES (?1, ?2, ?3)
-       ON CONFLICT (tenant_id, agent_id) DO UPDATE SET last_at = excluded.last_at WHERE remedial_claims.last_at <= ?3 - ?4`,
-    ).bind(tenantId, agentId, at, cooldownMs),
-    env.DB.prepare("SELECT last_at FROM remedial_claims WHERE tenant_id = ?1 AND agent_id = ?2").bind(tenantId, agentId),
+  const d = db(env);
+  const [, current] = await d.batch([
+    d
+      .insert(remedialClaims)
+      .values({ tenantId, agentId, lastAt: at })
+      .onConflictDoUpdate({ target: [remedialClaims.tenantId, remedialClaims.agentId], set: { lastAt: at }, setWhere: lte(remedialClaims.lastAt, at - cooldownMs) }),
+    d.select({ lastAt: remedialClaims.lastAt }).from(remedialClaims).where(and(eq(remedialClaims.tenantId, tenantId), eq(remedialClaims.agentId, agentId))),
   ]);
-  return current!.results[0]!.last_at;
+  return current[0]!.lastAt;
 }
 
 /**
- * Runs from the agent's sweep (every agent, every 5 minutes, through the jobs queue): one check per
- * agent per sweep whatever the episode traffic, which a 24-hour cooldown can well afford.
+ * Runs when the agent's sweep has seen episodes end since the last check (an `agent.remedial`
+ * message through the jobs queue): at most one check per sweep whatever the episode traffic.
  *
  * A trigger and its run are one step. The trigger is claimed first, and its run is created with an
  * idempotency key naming the trigger, so the run id follows from it: a trigger is spent only once
