@@ -100,8 +100,8 @@ async function openCall(recorder: UsageRecorder, call: CallOpening): Promise<Ope
  * A call that ended in an error. An error answer carries no usage and is not billed: 0 tokens. A
  * timeout keeps the estimate: the provider may have done the work without our seeing the answer.
  */
-function failedSettlement(e: unknown, tokensIn: number, tokensOut: number, cost: number): CallSettlement {
-  if (e instanceof APIConnectionTimeoutError) return { tokensIn, tokensOut, costUsd: cost, estimated: true, failed: true };
+function failedSettlement(e: unknown, estimate: CallOpening["estimate"]): CallSettlement {
+  if (e instanceof APIConnectionTimeoutError) return { ...estimate, estimated: true, failed: true };
   return { tokensIn: 0, tokensOut: 0, costUsd: 0, estimated: false, failed: true };
 }
 
@@ -241,22 +241,15 @@ export class LlmClient {
     };
     const promptTokens = estimateTokens(messages.map((m) => m.content).join("\n"));
     const reserveOut = req.maxTokens ?? DEFAULT_OUTPUT_RESERVATION;
+    const estimate = { tokensIn: promptTokens, tokensOut: reserveOut, costUsd: costUsd(this.settings, model, promptTokens, reserveOut) };
     const callId = crypto.randomUUID();
     const completion = await this.semaphore.run(async () => {
       // Opened inside the semaphore, just before the request: a call waiting for a slot is not in flight.
-      const call = await openCall(this.deps.recorder, {
-        tenantId,
-        agentId,
-        purpose,
-        role: req.role,
-        model,
-        callId,
-        estimate: { tokensIn: promptTokens, tokensOut: reserveOut, costUsd: costUsd(this.settings, model, promptTokens, reserveOut) },
-      });
+      const call = await openCall(this.deps.recorder, { tenantId, agentId, purpose, role: req.role, model, callId, estimate });
       try {
         return { call, answer: await this.openai.chat.completions.create(body, { headers: { "X-Client-Request-Id": callId } }) };
       } catch (e) {
-        await this.settleQuietly(call, failedSettlement(e, promptTokens, reserveOut, costUsd(this.settings, model, promptTokens, reserveOut)), { tenantId, purpose, model });
+        await this.settleQuietly(call, failedSettlement(e, estimate), { tenantId, purpose, model });
         throw this.unavailable(e, model);
       }
     });

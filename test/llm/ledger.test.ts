@@ -297,6 +297,21 @@ describe("two-phase recording", () => {
     expect((await ledger.summarize(t, 0, Date.now() + HOUR, "day")).totals).toMatchObject({ calls: 1, failedCalls: 1, openCalls: 0, tokensIn: 0 });
   });
 
+  it("a timed-out call settles as failed but keeps its estimate: the provider may have done the work", async () => {
+    const t = await makeTenant();
+    vi.spyOn(globalThis, "fetch").mockImplementation(
+      (_input: RequestInfo | URL, init?: RequestInit) =>
+        new Promise<Response>((_resolve, reject) => {
+          init?.signal?.addEventListener("abort", () => reject(new DOMException("The operation was aborted", "AbortError")));
+        }),
+    );
+    const llm = createLlm({ ...llmEnv, LLM_TIMEOUT_MS: "20" }, { tenantId: t });
+    await expect(llm.chat({ role: "policy", purpose: "p", maxTokens: 300, messages: [{ role: "user", content: "go" }] })).rejects.toThrow(/timed out/);
+    const { results } = await rowsOf(t);
+    expect(results).toEqual([expect.objectContaining({ state: "failed", estimated: 1, tokens_out: 300 })]);
+    expect(await new D1UsageLedger(llmEnv).usedToday(t)).toBe(results[0]!.tokens_in + 300);
+  });
+
   it("the budget check counts calls in flight at their reservation", async () => {
     const t = await makeTenant(1000);
     let release!: () => void;
