@@ -244,7 +244,8 @@ export class LlmClient {
     const estimate = { tokensIn: promptTokens, tokensOut: reserveOut, costUsd: costUsd(this.settings, model, promptTokens, reserveOut) };
     const callId = crypto.randomUUID();
     const completion = await this.semaphore.run(async () => {
-      // Opened inside the semaphore, just before the request: a call waiting for a slot is not in flight.
+      // Opened inside the semaphore, just before the request: a call waiting for a slot is not in
+      // flight. A row that cannot be written fails the call before it is made: no call goes unrecorded.
       const call = await openCall(this.deps.recorder, { tenantId, agentId, purpose, role: req.role, model, callId, estimate });
       try {
         return { call, answer: await this.openai.chat.completions.create(body, { headers: { "X-Client-Request-Id": callId } }) };
