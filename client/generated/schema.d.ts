@@ -593,7 +593,7 @@ export interface paths {
         };
         /**
          * LLM calls, tokens and estimated cost from the usage ledger, grouped
-         * @description Every LLM call Praxis makes for the tenant (including repair calls, purpose `…:repair`) is in the ledger. A key restricted to some agents sees only those agents' calls.
+         * @description Every LLM call Praxis makes for the tenant (including repair calls, purpose `…:repair`) is in the ledger, written before the request goes out and settled with the provider's count after its answer. A key restricted to some agents sees only those agents' calls.
          */
         get: operations["getUsage"];
         put?: never;
@@ -2472,6 +2472,12 @@ export interface components {
                 tokensOut: number;
                 /** @description Estimated from LLM_PRICES; 0 for models without a price */
                 costUsd: number;
+                /** @description Calls with no answer on record: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap) */
+                openCalls: number;
+                /** @description Calls that ended in an error; an error answer counts 0 tokens, a timeout its estimate */
+                failedCalls: number;
+                /** @description Calls whose tokens are estimates rather than the provider's count: the open ones and answers without usage */
+                estimatedCalls: number;
             };
             groups: {
                 calls: number;
@@ -2479,6 +2485,12 @@ export interface components {
                 tokensOut: number;
                 /** @description Estimated from LLM_PRICES; 0 for models without a price */
                 costUsd: number;
+                /** @description Calls with no answer on record: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap) */
+                openCalls: number;
+                /** @description Calls that ended in an error; an error answer counts 0 tokens, a timeout its estimate */
+                failedCalls: number;
+                /** @description Calls whose tokens are estimates rather than the provider's count: the open ones and answers without usage */
+                estimatedCalls: number;
                 /** @description The UTC day (YYYY-MM-DD), model, purpose, agent id or role; null for calls made without an agent */
                 key: string | null;
             }[];

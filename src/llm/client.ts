@@ -11,7 +11,7 @@ import type { Logger } from "../core/logger";
 import { LlmOutputError, LlmUnavailableError } from "./errors";
 import { dropNullOptionals, promptJsonSchema, strictJsonSchema } from "./json-schema";
 import { costUsd, modelFor, type LlmRole, type LlmSettings } from "./settings";
-import type { BudgetGuard, UsageRecorder } from "./types";
+import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, UsageRecorder } from "./types";
 
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
@@ -85,6 +85,25 @@ export function isolateSemaphore(limit: number): Semaphore {
 }
 
 const SCHEMA_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Output tokens reserved for a call that sets no maxTokens, until its answer says how many it used. */
+export const DEFAULT_OUTPUT_RESERVATION = 1024;
+
+/** The call's ledger row, opened now; a recorder without two phases gets one `record` per answered call. */
+async function openCall(recorder: UsageRecorder, call: CallOpening): Promise<OpenCall> {
+  if (recorder.open) return recorder.open(call);
+  const { callId: _callId, estimate: _estimate, ...entry } = call;
+  return { settle: async (o) => (o.failed ? undefined : recorder.record({ ...entry, tokensIn: o.tokensIn, tokensOut: o.tokensOut, costUsd: o.costUsd })) };
+}
+
+/**
+ * A call that ended in an error. An error answer carries no usage and is not billed: 0 tokens. A
+ * timeout keeps the estimate: the provider may have done the work without our seeing the answer.
+ */
+function failedSettlement(e: unknown, estimate: CallOpening["estimate"]): CallSettlement {
+  if (e instanceof APIConnectionTimeoutError) return { ...estimate, estimated: true, failed: true };
+  return { tokensIn: 0, tokensOut: 0, costUsd: 0, estimated: false, failed: true };
+}
 
 interface Completion {
   text: string;
@@ -203,7 +222,10 @@ export class LlmClient {
     );
   }
 
-  /** One chat completion: budget check, bounded concurrency, the call (with the client's retries), usage record. */
+  /**
+   * One chat completion: budget check, bounded concurrency, the call's ledger row opened at an
+   * estimate, the call (with the client's retries), the row settled with the provider's usage.
+   */
   private async complete(req: ChatRequest, purpose: string, messages: ChatMessage[], format: ResponseFormat): Promise<Completion> {
     const { tenantId, agentId = null } = this.deps;
     await this.deps.budget.assertWithinBudget(tenantId);
@@ -217,35 +239,52 @@ export class LlmClient {
       ...(req.seed !== undefined ? { seed: req.seed } : {}),
       ...(format ? { response_format: format } : {}),
     };
+    const promptTokens = estimateTokens(messages.map((m) => m.content).join("\n"));
+    const reserveOut = req.maxTokens ?? DEFAULT_OUTPUT_RESERVATION;
+    const estimate = { tokensIn: promptTokens, tokensOut: reserveOut, costUsd: costUsd(this.settings, model, promptTokens, reserveOut) };
+    const callId = crypto.randomUUID();
     const completion = await this.semaphore.run(async () => {
+      // Opened inside the semaphore, just before the request: a call waiting for a slot is not in
+      // flight. A row that cannot be written fails the call before it is made: no call goes unrecorded.
+      const call = await openCall(this.deps.recorder, { tenantId, agentId, purpose, role: req.role, model, callId, estimate });
       try {
-        return await this.openai.chat.completions.create(body);
+        return { call, answer: await this.openai.chat.completions.create(body, { headers: { "X-Client-Request-Id": callId } }) };
       } catch (e) {
+        await this.settleQuietly(call, failedSettlement(e, estimate), { tenantId, purpose, model });
         throw this.unavailable(e, model);
       }
     });
 
-    const choice = completion.choices?.[0];
+    const choice = completion.answer.choices?.[0];
     const text = choice?.message?.content ?? "";
+    const reported = completion.answer.usage;
     // Providers that send no `usage` still count against the budget, at the shared rough estimate.
-    const tokensIn = completion.usage?.prompt_tokens ?? estimateTokens(messages.map((m) => m.content).join("\n"));
-    const tokensOut = completion.usage?.completion_tokens ?? estimateTokens(text);
+    const tokensIn = reported?.prompt_tokens ?? promptTokens;
+    const tokensOut = reported?.completion_tokens ?? estimateTokens(text);
     // Price by the model we asked for: the table is keyed by configured names, and providers
     // often answer with a dated or aliased variant.
     const cost = costUsd(this.settings, model, tokensIn, tokensOut);
-    try {
-      await this.deps.recorder.record({ tenantId, agentId, purpose, role: req.role, model, tokensIn, tokensOut, costUsd: cost });
-    } catch (e) {
-      // The tokens are spent either way; losing the answer as well would only make it worse.
-      const log = this.deps.logger ?? console;
-      log.error("usage ledger write failed", { tenantId, purpose, model, tokensIn, tokensOut, err: e instanceof Error ? e.message : String(e) });
-    }
+    await this.settleQuietly(
+      completion.call,
+      { tokensIn, tokensOut, costUsd: cost, estimated: reported?.prompt_tokens === undefined || reported?.completion_tokens === undefined, failed: false },
+      { tenantId, purpose, model },
+    );
     return {
       text,
       refusal: choice?.message?.refusal ?? null,
       finishReason: choice?.finish_reason ?? null,
       usage: { model, calls: 1, tokensIn, tokensOut, costUsd: cost },
     };
+  }
+
+  /** The tokens are spent either way; losing the answer (or the error) as well would only make it worse. */
+  private async settleQuietly(call: OpenCall, outcome: CallSettlement, about: { tenantId: string; purpose: string; model: string }): Promise<void> {
+    try {
+      await call.settle(outcome);
+    } catch (e) {
+      const log = this.deps.logger ?? console;
+      log.error("usage ledger write failed", { ...about, tokensIn: outcome.tokensIn, tokensOut: outcome.tokensOut, err: e instanceof Error ? e.message : String(e) });
+    }
   }
 
   private unavailable(e: unknown, model: string): unknown {

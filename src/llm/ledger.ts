@@ -1,10 +1,10 @@
-import { and, asc, count, eq, gte, inArray, lte, sum } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, lte, sql, sum } from "drizzle-orm";
 import { db } from "../db/client";
 import { tenants, usageLedger } from "../db/schema";
 import type { Env } from "../env";
 import { BudgetExceededError } from "./errors";
 import { LlmSettingsError } from "./settings";
-import type { BudgetGuard, UsageEntry, UsageRecorder } from "./types";
+import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, UsageEntry, UsageRecorder } from "./types";
 
 export const USAGE_GROUP_BY = ["day", "model", "purpose", "agent", "role"] as const;
 export type UsageGroupBy = (typeof USAGE_GROUP_BY)[number];
@@ -14,6 +14,12 @@ export interface UsageTotals {
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
+  /** Calls without an answer on record: in flight, or cut off by a crash. Counted at their estimate. */
+  openCalls: number;
+  /** Calls that ended in an error. */
+  failedCalls: number;
+  /** Calls whose tokens are estimates (the open ones, and answers that came without usage). */
+  estimatedCalls: number;
 }
 export interface UsageGroup extends UsageTotals {
   /** The day (YYYY-MM-DD, UTC), model, purpose, agent id or role; null for calls made without an agent. */
@@ -23,6 +29,8 @@ export interface UsageSummary {
   totals: UsageTotals;
   groups: UsageGroup[];
 }
+
+const NO_USAGE: UsageTotals = { calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, openCalls: 0, failedCalls: 0, estimatedCalls: 0 };
 
 const DAY_MS = 86_400_000;
 
@@ -42,12 +50,30 @@ export function envDailyTokenBudget(env: Pick<Env, "DAILY_TOKEN_BUDGET">): numbe
   return n > 0 ? n : null;
 }
 
+/** Tokens are whole and never negative; a cost that is not a number counts as 0. */
+const clean = (u: { tokensIn: number; tokensOut: number; costUsd: number }) => ({
+  tokensIn: Math.max(0, Math.round(u.tokensIn)),
+  tokensOut: Math.max(0, Math.round(u.tokensOut)),
+  costUsd: Number.isFinite(u.costUsd) ? u.costUsd : 0,
+});
+
+const INSERT_ROW =
+  "INSERT INTO usage_ledger (tenant_id, agent_id, purpose, role, model, tokens_in, tokens_out, cost_usd, at, day, state, estimated, call_id, settled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const ADD_TO_DAY =
+  "INSERT INTO tenant_daily_usage (tenant_id, day, tokens) VALUES (?, ?, ?) ON CONFLICT (tenant_id, day) DO UPDATE SET tokens = tokens + excluded.tokens";
+
 /**
  * The D1 usage ledger: records every LLM call and enforces the per-tenant daily token budget
  * (`tenants.daily_token_budget` when set, else DAILY_TOKEN_BUDGET; 0 or unset = unlimited).
- * The budget is checked before each call against a running daily total (one row, kept in the same
- * batch as each ledger row), so a check costs the same whatever the day's traffic, and concurrent
- * callers overrun it by at most the calls already in flight when it was reached; the next are refused.
+ *
+ * Calls are recorded in two phases. Before the request goes out, `open` writes the call's row
+ * (state `open`, tokens at an estimate: the prompt's size plus the output cap) and adds the
+ * estimate to the tenant's running daily total, so the budget check sees calls in flight as
+ * reservations. After the answer, `settle` puts the provider's count in the row and moves the
+ * total by the difference (one batch). A call cut off by a crash keeps its open row: counted once,
+ * at its estimate, marked estimated. The budget check reads that one running-total row, so it costs
+ * the same whatever the day's traffic, and concurrent callers overrun it by at most the calls
+ * already in flight when it was reached; the next are refused.
  */
 export class D1UsageLedger implements UsageRecorder, BudgetGuard {
   private readonly now: () => number;
@@ -59,19 +85,45 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
     this.now = opts.now ?? Date.now;
   }
 
-  /** One ledger row and the tenant's running daily total, in one D1 batch (both or neither). */
+  /** A settled row for a call whose usage is already known, with the running daily total, in one D1 batch. */
   async record(entry: UsageEntry): Promise<void> {
     const at = this.now();
     const day = utcDay(at);
-    const tokensIn = Math.max(0, Math.round(entry.tokensIn));
-    const tokensOut = Math.max(0, Math.round(entry.tokensOut));
+    const u = clean(entry);
+    await this.env.DB.batch([
+      this.env.DB.prepare(INSERT_ROW).bind(entry.tenantId, entry.agentId ?? null, entry.purpose, entry.role, entry.model, u.tokensIn, u.tokensOut, u.costUsd, at, day, "settled", 0, crypto.randomUUID(), at),
+      this.env.DB.prepare(ADD_TO_DAY).bind(entry.tenantId, day, u.tokensIn + u.tokensOut),
+    ]);
+  }
+
+  /** Writes the call's open row at its estimate and reserves the estimate in the daily total (one batch). */
+  async open(call: CallOpening): Promise<OpenCall> {
+    const at = this.now();
+    const day = utcDay(at);
+    const u = clean(call.estimate);
+    await this.env.DB.batch([
+      this.env.DB.prepare(INSERT_ROW).bind(call.tenantId, call.agentId ?? null, call.purpose, call.role, call.model, u.tokensIn, u.tokensOut, u.costUsd, at, day, "open", 1, call.callId, null),
+      this.env.DB.prepare(ADD_TO_DAY).bind(call.tenantId, day, u.tokensIn + u.tokensOut),
+    ]);
+    return { settle: (outcome) => this.settle(call.callId, outcome) };
+  }
+
+  /**
+   * Puts the outcome in an open row and moves the daily total of the row's day by the difference
+   * from its estimate. Only an open row is settled, so a second settle changes nothing.
+   */
+  async settle(callId: string, outcome: CallSettlement): Promise<void> {
+    const u = clean(outcome);
+    const tokens = u.tokensIn + u.tokensOut;
+    // The total is moved first, while the row still holds its estimate; both in one transaction.
     await this.env.DB.batch([
       this.env.DB.prepare(
-        "INSERT INTO usage_ledger (tenant_id, agent_id, purpose, role, model, tokens_in, tokens_out, cost_usd, at, day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      ).bind(entry.tenantId, entry.agentId ?? null, entry.purpose, entry.role, entry.model, tokensIn, tokensOut, Number.isFinite(entry.costUsd) ? entry.costUsd : 0, at, day),
+        `UPDATE tenant_daily_usage SET tokens = MAX(0, tokens + ? - (SELECT tokens_in + tokens_out FROM usage_ledger WHERE call_id = ?))
+         WHERE (tenant_id, day) = (SELECT tenant_id, day FROM usage_ledger WHERE call_id = ? AND state = 'open')`,
+      ).bind(tokens, callId, callId),
       this.env.DB.prepare(
-        "INSERT INTO tenant_daily_usage (tenant_id, day, tokens) VALUES (?, ?, ?) ON CONFLICT (tenant_id, day) DO UPDATE SET tokens = tokens + excluded.tokens",
-      ).bind(entry.tenantId, day, tokensIn + tokensOut),
+        "UPDATE usage_ledger SET tokens_in = ?, tokens_out = ?, cost_usd = ?, state = ?, estimated = ?, settled_at = ? WHERE call_id = ? AND state = 'open'",
+      ).bind(u.tokensIn, u.tokensOut, u.costUsd, outcome.failed ? "failed" : "settled", outcome.estimated ? 1 : 0, this.now(), callId),
     ]);
   }
 
@@ -115,7 +167,7 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
       agent: usageLedger.agentId,
       role: usageLedger.role,
     }[groupBy];
-    if (opts.agentIds && opts.agentIds.length === 0) return { totals: { calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 }, groups: [] };
+    if (opts.agentIds && opts.agentIds.length === 0) return { totals: { ...NO_USAGE }, groups: [] };
     const rows = await db(this.env)
       .select({
         key: keyColumn,
@@ -123,6 +175,9 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
         tokensIn: sum(usageLedger.tokensIn).mapWith(Number),
         tokensOut: sum(usageLedger.tokensOut).mapWith(Number),
         costUsd: sum(usageLedger.costUsd).mapWith(Number),
+        openCalls: sql<number>`SUM(${usageLedger.state} = 'open')`.mapWith(Number),
+        failedCalls: sql<number>`SUM(${usageLedger.state} = 'failed')`.mapWith(Number),
+        estimatedCalls: sql<number>`SUM(${usageLedger.estimated})`.mapWith(Number),
       })
       .from(usageLedger)
       .where(
@@ -143,14 +198,25 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
       tokensIn: r.tokensIn ?? 0,
       tokensOut: r.tokensOut ?? 0,
       costUsd: roundUsd(r.costUsd ?? 0),
+      openCalls: r.openCalls ?? 0,
+      failedCalls: r.failedCalls ?? 0,
+      estimatedCalls: r.estimatedCalls ?? 0,
     }));
     // Days read best in calendar order; everything else by what it consumed, largest first.
     if (groupBy !== "day") {
       groups.sort((a, b) => b.tokensIn + b.tokensOut - (a.tokensIn + a.tokensOut) || b.costUsd - a.costUsd || String(a.key).localeCompare(String(b.key)));
     }
     const totals = groups.reduce<UsageTotals>(
-      (t, g) => ({ calls: t.calls + g.calls, tokensIn: t.tokensIn + g.tokensIn, tokensOut: t.tokensOut + g.tokensOut, costUsd: t.costUsd + g.costUsd }),
-      { calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 },
+      (t, g) => ({
+        calls: t.calls + g.calls,
+        tokensIn: t.tokensIn + g.tokensIn,
+        tokensOut: t.tokensOut + g.tokensOut,
+        costUsd: t.costUsd + g.costUsd,
+        openCalls: t.openCalls + g.openCalls,
+        failedCalls: t.failedCalls + g.failedCalls,
+        estimatedCalls: t.estimatedCalls + g.estimatedCalls,
+      }),
+      { ...NO_USAGE },
     );
     totals.costUsd = roundUsd(totals.costUsd);
     return { totals, groups };

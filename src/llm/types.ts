@@ -13,8 +13,39 @@ export interface UsageEntry {
   costUsd: number;
 }
 
+/** A call about to be made: its ledger row is written before the request goes out. */
+export interface CallOpening extends Omit<UsageEntry, "tokensIn" | "tokensOut" | "costUsd"> {
+  /** Unique per call; sent to the provider as `X-Client-Request-Id`, so its logs can be matched to the row. */
+  callId: string;
+  /** What the call may consume (prompt estimate + its output cap): reserved against the budget until settled. */
+  estimate: { tokensIn: number; tokensOut: number; costUsd: number };
+}
+
+/** How an opened call ended. */
+export interface CallSettlement {
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+  /** True when the tokens are an estimate rather than the provider's own count. */
+  estimated: boolean;
+  /** The call ended in an error instead of an answer. */
+  failed: boolean;
+}
+
+/** An opened call's row, to be settled once the answer (or the error) is in. */
+export interface OpenCall {
+  settle(outcome: CallSettlement): Promise<void>;
+}
+
 export interface UsageRecorder {
+  /** One call whose usage is already known, written in one step. */
   record(entry: UsageEntry): Promise<void>;
+  /**
+   * Two-phase recording: the call's row is written (open, at its estimate) before the request goes
+   * out and settled after, so a call cut off by a crash is still counted. Recorders without it
+   * are given one `record` per answered call.
+   */
+  open?(call: CallOpening): Promise<OpenCall>;
 }
 
 export interface BudgetGuard {

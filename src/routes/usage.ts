@@ -49,6 +49,11 @@ const Totals = z.object({
   tokensIn: z.number().int(),
   tokensOut: z.number().int(),
   costUsd: z.number().openapi({ description: "Estimated from LLM_PRICES; 0 for models without a price" }),
+  openCalls: z.number().int().openapi({
+    description: "Calls with no answer on record: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap)",
+  }),
+  failedCalls: z.number().int().openapi({ description: "Calls that ended in an error; an error answer counts 0 tokens, a timeout its estimate" }),
+  estimatedCalls: z.number().int().openapi({ description: "Calls whose tokens are estimates rather than the provider's count: the open ones and answers without usage" }),
 });
 
 const UsageReport = z
@@ -75,7 +80,7 @@ export const usageRoutes = router().openapi(
     operationId: "getUsage",
     summary: "LLM calls, tokens and estimated cost from the usage ledger, grouped",
     description:
-      "Every LLM call Praxis makes for the tenant (including repair calls, purpose `…:repair`) is in the ledger. A key restricted to some agents sees only those agents' calls.",
+      "Every LLM call Praxis makes for the tenant (including repair calls, purpose `…:repair`) is in the ledger, written before the request goes out and settled with the provider's count after its answer. A key restricted to some agents sees only those agents' calls.",
     security,
     request: { query: UsageQuery },
     responses: { 200: jsonResponse(UsageReport, "Usage in the range"), ...commonErrors },

@@ -9,6 +9,9 @@ import { D1UsageLedger, type UsageEntry } from "../../src/llm";
 import { usageRoutes } from "../../src/routes/usage";
 import { expectProblem, newKey, newTenant, type Res } from "../helpers";
 
+/** Rows written in one step after their answer: none open, failed or estimated. */
+const ALL_SETTLED = { openCalls: 0, failedCalls: 0, estimatedCalls: 0 };
+
 /**
  * The usage routes mounted behind the real tenant-key middleware in a minimal app, so this test
  * does not depend on the route being registered in src/routes/index.ts.
@@ -70,10 +73,10 @@ describe("GET /v1/usage", () => {
       from: D(1, 0),
       to: D(3, 0) - 1,
       groupBy: "model",
-      totals: { calls: 3, tokensIn: 450, tokensOut: 45, costUsd: 0.06 },
+      totals: { calls: 3, tokensIn: 450, tokensOut: 45, costUsd: 0.06, ...ALL_SETTLED },
       groups: [
-        { key: "m1", calls: 2, tokensIn: 400, tokensOut: 40, costUsd: 0.04 },
-        { key: "m2", calls: 1, tokensIn: 50, tokensOut: 5, costUsd: 0.02 },
+        { key: "m1", calls: 2, tokensIn: 400, tokensOut: 40, costUsd: 0.04, ...ALL_SETTLED },
+        { key: "m2", calls: 1, tokensIn: 50, tokensOut: 5, costUsd: 0.02, ...ALL_SETTLED },
       ],
     });
 
@@ -116,7 +119,7 @@ describe("GET /v1/usage", () => {
     ]);
     const r = await get("/v1/usage?from=2026-05-01&to=2026-05-01&groupBy=agent", limited.apiKey);
     expect(r.status).toBe(200);
-    expect(r.body.groups).toEqual([{ key: "a1", calls: 1, tokensIn: 100, tokensOut: 10, costUsd: 0.01 }]);
+    expect(r.body.groups).toEqual([{ key: "a1", calls: 1, tokensIn: 100, tokensOut: 10, costUsd: 0.01, ...ALL_SETTLED }]);
     const all = await get("/v1/usage?from=2026-05-01&to=2026-05-01&groupBy=agent", t.apiKey);
     expect(all.body.totals.tokensIn).toBe(700);
   });

@@ -6,6 +6,9 @@ import { tenants } from "../../src/db/schema";
 import { BudgetExceededError, createLlm, D1UsageLedger, type UsageEntry } from "../../src/llm";
 import { uniq } from "../helpers";
 
+/** Rows written in one step after their answer: none open, failed or estimated. */
+const ALL_SETTLED = { openCalls: 0, failedCalls: 0, estimatedCalls: 0 };
+
 const T0 = Date.UTC(2026, 2, 10, 12, 0, 0); // 2026-03-10 12:00 UTC
 const HOUR = 3_600_000;
 
@@ -94,10 +97,10 @@ describe("D1UsageLedger", () => {
     const from = T0 - HOUR;
     const to = T0 + 25 * HOUR;
     const byModel = await ledger.summarize(t, from, to, "model");
-    expect(byModel.totals).toEqual({ calls: 3, tokensIn: 600, tokensOut: 60, costUsd: 0.6 });
+    expect(byModel.totals).toEqual({ calls: 3, tokensIn: 600, tokensOut: 60, costUsd: 0.6, ...ALL_SETTLED });
     expect(byModel.groups).toEqual([
-      { key: "m1", calls: 2, tokensIn: 400, tokensOut: 40, costUsd: 0.4 },
-      { key: "m2", calls: 1, tokensIn: 200, tokensOut: 20, costUsd: 0.2 },
+      { key: "m1", calls: 2, tokensIn: 400, tokensOut: 40, costUsd: 0.4, ...ALL_SETTLED },
+      { key: "m2", calls: 1, tokensIn: 200, tokensOut: 20, costUsd: 0.2, ...ALL_SETTLED },
     ]);
     const byDay = await ledger.summarize(t, from, to, "day");
     expect(byDay.groups.map((g) => [g.key, g.calls, g.tokensIn])).toEqual([
@@ -118,7 +121,7 @@ describe("D1UsageLedger", () => {
     const byPurpose = await ledger.summarize(t, from, to, "purpose");
     expect(byPurpose.groups.map((g) => g.key).sort()).toEqual(["judge", "live-extract", "live-extract:repair"]);
     const onlyA1 = await ledger.summarize(t, from, to, "agent", { agentIds: ["a1"] });
-    expect(onlyA1.groups).toEqual([{ key: "a1", calls: 1, tokensIn: 100, tokensOut: 10, costUsd: 0.1 }]);
+    expect(onlyA1.groups).toEqual([{ key: "a1", calls: 1, tokensIn: 100, tokensOut: 10, costUsd: 0.1, ...ALL_SETTLED }]);
   });
 
   it("a client from createLlm records each call in D1 and is refused, with no fetch, once over budget", async () => {
@@ -141,7 +144,7 @@ describe("D1UsageLedger", () => {
     const ledger = new D1UsageLedger(llmEnv);
     expect(await ledger.usedToday(t)).toBe(160);
     const s = await ledger.summarize(t, 0, Date.now() + HOUR, "purpose");
-    expect(s.groups).toEqual([{ key: "summary", calls: 1, tokensIn: 120, tokensOut: 40, costUsd: 0.0002 }]);
+    expect(s.groups).toEqual([{ key: "summary", calls: 1, tokensIn: 120, tokensOut: 40, costUsd: 0.0002, ...ALL_SETTLED }]);
 
     await expect(llm.chat({ role: "summarizer", purpose: "summary", messages: [{ role: "user", content: "again" }] })).rejects.toBeInstanceOf(
       BudgetExceededError,
@@ -201,5 +204,134 @@ describe("D1UsageLedger", () => {
     await expect(createLlm(llmEnv, { tenantId: t }).chat({ role: "policy", purpose: "x", messages: [{ role: "user", content: "go" }] })).rejects.toBeInstanceOf(
       BudgetExceededError,
     );
+  });
+});
+
+describe("two-phase recording", () => {
+  const answer = (usage: Record<string, number> | undefined = { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 }) =>
+    Response.json({
+      id: "x",
+      object: "chat.completion",
+      created: 0,
+      model: "m",
+      choices: [{ index: 0, message: { role: "assistant", content: "ok", refusal: null }, finish_reason: "stop" }],
+      ...(usage ? { usage } : {}),
+    });
+  const llmEnv = { ...env, LLM_BASE_URL: "https://llm.test/v1", LLM_MODEL: "m", LLM_MAX_RETRIES: "0", LLM_MAX_CONCURRENCY: "8" };
+  const rowsOf = (t: string) =>
+    env.DB.prepare("SELECT state, estimated, tokens_in, tokens_out, call_id, settled_at FROM usage_ledger WHERE tenant_id = ? ORDER BY id").bind(t).all<{
+      state: string;
+      estimated: number;
+      tokens_in: number;
+      tokens_out: number;
+      call_id: string;
+      settled_at: number | null;
+    }>();
+
+  it("writes the call's row, open at its estimate and reserved in the daily total, before the request goes out; settles it after", async () => {
+    const t = await makeTenant();
+    const ledger = new D1UsageLedger(llmEnv);
+    let seenWhileInFlight: unknown = null;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const header = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get("x-client-request-id");
+      const { results } = await rowsOf(t);
+      seenWhileInFlight = { rows: results, used: await ledger.usedToday(t), header };
+      return answer();
+    });
+    const llm = createLlm(llmEnv, { tenantId: t, agentId: "bot" });
+    await llm.chat({ role: "policy", purpose: "p", maxTokens: 200, messages: [{ role: "user", content: "x".repeat(400) }] });
+
+    const inFlight = seenWhileInFlight as { rows: { state: string; estimated: number; tokens_in: number; tokens_out: number; call_id: string }[]; used: number; header: string };
+    expect(inFlight.rows).toHaveLength(1);
+    expect(inFlight.rows[0]).toMatchObject({ state: "open", estimated: 1, tokens_out: 200 });
+    expect(inFlight.rows[0]!.tokens_in).toBeGreaterThan(50); // the prompt's size, estimated
+    expect(inFlight.used).toBe(inFlight.rows[0]!.tokens_in + 200);
+    // The provider sees the row's id, so its logs can be matched to the ledger.
+    expect(inFlight.header).toBe(inFlight.rows[0]!.call_id);
+
+    const { results } = await rowsOf(t);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ state: "settled", estimated: 0, tokens_in: 120, tokens_out: 30, call_id: inFlight.header });
+    expect(results[0]!.settled_at).not.toBeNull();
+    expect(await ledger.usedToday(t)).toBe(150);
+  });
+
+  it("a call never settled (its runtime died) stays counted once, at its estimate, shown as open and estimated", async () => {
+    const t = await makeTenant();
+    const { ledger } = ledgerAt(T0);
+    await ledger.record(entry(t, { tokensIn: 100, tokensOut: 10 }));
+    const cut = await ledger.open({ tenantId: t, agentId: "a1", purpose: "practice-rollout", role: "policy", model: "m1", callId: crypto.randomUUID(), estimate: { tokensIn: 300, tokensOut: 1024, costUsd: 0 } });
+    expect(await ledger.usedToday(t)).toBe(110 + 1324);
+    const s = await ledger.summarize(t, T0 - HOUR, T0 + HOUR, "purpose");
+    expect(s.totals).toEqual({ calls: 2, tokensIn: 400, tokensOut: 1034, costUsd: 0.001, openCalls: 1, failedCalls: 0, estimatedCalls: 1 });
+    expect(s.groups.find((g) => g.key === "practice-rollout")).toMatchObject({ calls: 1, openCalls: 1, estimatedCalls: 1 });
+
+    // Settling is once only: a late or repeated settle changes nothing more.
+    await cut.settle({ tokensIn: 250, tokensOut: 50, costUsd: 0.002, estimated: false, failed: false });
+    await cut.settle({ tokensIn: 9999, tokensOut: 9999, costUsd: 9, estimated: false, failed: false });
+    expect(await ledger.usedToday(t)).toBe(110 + 300);
+    const after = await ledger.summarize(t, T0 - HOUR, T0 + HOUR, "day");
+    expect(after.totals).toEqual({ calls: 2, tokensIn: 350, tokensOut: 60, costUsd: 0.003, openCalls: 0, failedCalls: 0, estimatedCalls: 0 });
+  });
+
+  it("settles against the day the call was opened, also when the answer comes after midnight", async () => {
+    const t = await makeTenant();
+    const { ledger, setNow } = ledgerAt(T0 + 11 * HOUR + 59 * 60_000); // 23:59 UTC
+    const call = await ledger.open({ tenantId: t, purpose: "p", role: "policy", model: "m", callId: crypto.randomUUID(), estimate: { tokensIn: 100, tokensOut: 500, costUsd: 0 } });
+    setNow(T0 + 12 * HOUR + 60_000); // 00:01 the next day
+    await call.settle({ tokensIn: 80, tokensOut: 20, costUsd: 0, estimated: false, failed: false });
+    expect(await ledger.usedToday(t)).toBe(0);
+    setNow(T0);
+    expect(await ledger.usedToday(t)).toBe(100);
+  });
+
+  it("an error answer settles the call as failed with 0 tokens, and releases its reservation", async () => {
+    const t = await makeTenant();
+    vi.spyOn(globalThis, "fetch").mockImplementation(async () => Response.json({ error: { message: "bad request", type: "invalid_request_error" } }, { status: 400 }));
+    const llm = createLlm(llmEnv, { tenantId: t });
+    await expect(llm.chat({ role: "policy", purpose: "p", messages: [{ role: "user", content: "go" }] })).rejects.toThrow(/answered 400/);
+    const { results } = await rowsOf(t);
+    expect(results).toEqual([expect.objectContaining({ state: "failed", estimated: 0, tokens_in: 0, tokens_out: 0 })]);
+    const ledger = new D1UsageLedger(llmEnv);
+    expect(await ledger.usedToday(t)).toBe(0);
+    expect((await ledger.summarize(t, 0, Date.now() + HOUR, "day")).totals).toMatchObject({ calls: 1, failedCalls: 1, openCalls: 0, tokensIn: 0 });
+  });
+
+  it("a timed-out call settles as failed but keeps its estimate: the provider may have done the work", async () => {
+    const t = await makeTenant();
+    vi.spyOn(globalThis, "fetch").mockImplementation(
+      (_input: RequestInfo | URL, init?: RequestInit) =>
+        new Promise<Response>((_resolve, reject) => {
+          init?.signal?.addEventListener("abort", () => reject(new DOMException("The operation was aborted", "AbortError")));
+        }),
+    );
+    const llm = createLlm({ ...llmEnv, LLM_TIMEOUT_MS: "20" }, { tenantId: t });
+    await expect(llm.chat({ role: "policy", purpose: "p", maxTokens: 300, messages: [{ role: "user", content: "go" }] })).rejects.toThrow(/timed out/);
+    const { results } = await rowsOf(t);
+    expect(results).toEqual([expect.objectContaining({ state: "failed", estimated: 1, tokens_out: 300 })]);
+    expect(await new D1UsageLedger(llmEnv).usedToday(t)).toBe(results[0]!.tokens_in + 300);
+  });
+
+  it("the budget check counts calls in flight at their reservation", async () => {
+    const t = await makeTenant(1000);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let fetches = 0;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async () => {
+      fetches++;
+      await held;
+      return answer();
+    });
+    const llm = createLlm(llmEnv, { tenantId: t });
+    const first = llm.chat({ role: "policy", purpose: "p", maxTokens: 1000, messages: [{ role: "user", content: "go" }] });
+    while (fetches === 0) await scheduler.wait(1);
+    // The first call's reservation (its output cap alone) fills the budget while it is in flight.
+    await expect(llm.chat({ role: "policy", purpose: "p", messages: [{ role: "user", content: "again" }] })).rejects.toBeInstanceOf(BudgetExceededError);
+    expect(fetches).toBe(1);
+    release();
+    await first;
+    // Settled at the 150 tokens it used, the rest of the budget is free again.
+    await llm.chat({ role: "policy", purpose: "p", messages: [{ role: "user", content: "again" }] });
+    expect(fetches).toBe(2);
   });
 });
