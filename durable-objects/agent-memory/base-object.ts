@@ -109,13 +109,16 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
    * a remedial-practice check, which needs the control plane the object does not reach.
    */
   protected async sweepAndPlan(at: number, remedial: boolean) {
+    const calls = this.upkeep.calls;
     const swept = await runSweep(this.mem, this.rooms, at, this.episodeTtlMs);
     const newest = remedial && this.config.remedial.enabled ? remedialCheckDue(this.mem) : null;
     if (newest !== null) {
       await this.env.JOBS.send({ type: "agent.remedial", ...this.who(), at });
       remedialCheckAsked(this.mem, newest);
     }
-    await this.upkeep.planSweep(nextSweepDue(this.mem, this.rooms, swept, Date.now(), this.episodeTtlMs));
+    const next = nextSweepDue(this.mem, this.rooms, swept, Date.now(), this.episodeTtlMs);
+    // A call made during this sweep's awaits left its own sweep to this plan (see UpkeepAlarm.calls).
+    await this.upkeep.planSweep(this.upkeep.calls === calls ? next : Math.min(next ?? Infinity, Date.now() + ACTIVE_SWEEP_MS));
     return swept;
   }
 

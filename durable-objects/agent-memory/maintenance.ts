@@ -82,6 +82,11 @@ export function remedialCheckAsked(mem: MemoryContext, newest: number): void {
 export class UpkeepAlarm {
   /** The alarm as last set by this instance; undefined until read from storage. */
   private alarmAt: number | null | undefined;
+  /**
+   * Calls this instance has seen. A call that ends while a sweep is under way finds that sweep due
+   * and plans nothing; the sweep, when it plans next, sees the count moved and keeps its promise.
+   */
+  calls = 0;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -99,6 +104,7 @@ export class UpkeepAlarm {
 
   /** After a call: its changes are swept within ACTIVE_SWEEP_MS. Costs one key read when a sweep is due by then. */
   async touched(now: number): Promise<void> {
+    this.calls++;
     const due = this.sweepDue();
     if (due !== null && due <= now + ACTIVE_SWEEP_MS) return;
     await this.planSweep(now + ACTIVE_SWEEP_MS);

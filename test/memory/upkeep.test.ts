@@ -89,3 +89,39 @@ describe("an agent sweeps itself from its object's alarm", () => {
     expect(remedial()).toHaveLength(1);
   });
 });
+
+describe("a call that overlaps a sweep", () => {
+  it("is swept within 5 minutes like any call, not forgotten by the plan the sweep makes when it ends", async () => {
+    const { api, stub } = await usedAgent();
+    expect((await api("PATCH", "/config", { remedial: { enabled: true } })).status).toBe(200);
+    const first = await stub.createEpisode({ task: "Convert 10 EUR to USD" });
+    const second = await stub.createEpisode({ task: "Convert 20 EUR to USD" });
+    if (!first.ok || !second.ok) throw new Error("episode not created");
+    expect((await stub.endEpisode(first.value.value.id, { outcome: "failure" })).ok).toBe(true);
+
+    // The sweep asks for a remedial check (a queue send, which lets other calls in); meanwhile the
+    // agent is called: its other episode ends, a change the next sweep must look at.
+    const ended: boolean[] = [];
+    await runInDurableObject(stub, (instance) => {
+      const target = instance as unknown as { env: Record<string, unknown> };
+      target.env = {
+        ...target.env,
+        JOBS: {
+          send: async (msg: JobMessage) => {
+            if (msg.type === "agent.remedial") ended.push((await instance.endEpisode(second.value.value.id, { outcome: "failure" })).ok);
+          },
+        },
+      };
+    });
+    await runInDurableObject(stub, async (_o, state) => {
+      state.storage.kv.put(SWEEP_DUE_KEY, Date.now() - 1);
+      await state.storage.setAlarm(Date.now() + 3_600_000);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(ended).toEqual([true]);
+
+    const next = await alarmOf(stub);
+    expect(next).not.toBeNull();
+    expect(next!).toBeLessThanOrEqual(Date.now() + 5 * 60_000);
+  });
+});
