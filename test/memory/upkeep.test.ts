@@ -108,7 +108,7 @@ describe("a call that overlaps a sweep", () => {
         ...target.env,
         JOBS: {
           send: async (msg: JobMessage) => {
-            if (msg.type === "agent.remedial") ended.push((await instance.endEpisode(second.value.value.id, { outcome: "failure" })).ok);
+            if (msg.type === "agent.remedial") ended.push((await (instance as AgentMemory).endEpisode(second.value.value.id, { outcome: "failure" })).ok);
           },
         },
       };
