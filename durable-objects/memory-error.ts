@@ -9,6 +9,8 @@ export interface MemoryErrorInfo {
   kind: MemoryErrorKind;
   detail: string;
   errors: { path: string; message: string }[];
+  /** The request itself is fine and lost a race (the library or the embedder changed meanwhile): the same call may succeed again. */
+  retryable?: boolean;
 }
 
 export type MemoryOutcome<T> = { ok: true; value: T } | { ok: false; error: MemoryErrorInfo };
@@ -34,6 +36,12 @@ export class MemoryError extends Error {
   }
   static conflict(detail: string) {
     return new MemoryError("conflict", detail);
+  }
+  /** A conflict with a concurrent change, not with the request: a 409 like any conflict, but worth retrying (jobs do). */
+  static retryLater(detail: string) {
+    const err = new MemoryError("conflict", detail);
+    err.info.retryable = true;
+    return err;
   }
   /** The caller's key may not do this (a write key touching an entry held in quarantine). */
   static forbidden(detail: string) {

@@ -68,7 +68,7 @@ export class Cases {
       if (result.created && status === "pending") await this.ctx.requestReview();
       return result;
     }
-    throw MemoryError.conflict("The embedder changed repeatedly while this case was being embedded; retry it.");
+    throw MemoryError.retryLater("The embedder changed repeatedly while this case was being embedded; retry it.");
   }
 
   private recorded(result: CaseCreated, record: RecordResult<CaseCreated> | undefined): CaseCreated {

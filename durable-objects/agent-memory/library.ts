@@ -220,7 +220,7 @@ export class Library {
           return result;
         }
       }
-      if (attempt === COMMIT_ATTEMPTS) throw MemoryError.conflict("The library kept changing while this write was being embedded; retry it.");
+      if (attempt === COMMIT_ATTEMPTS) throw MemoryError.retryLater("The library kept changing while this write was being embedded; retry it.");
     }
   }
 

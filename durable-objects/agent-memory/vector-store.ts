@@ -212,7 +212,7 @@ export class VectorStore {
     if (!this.embedder) throw unavailable(this.source);
     if (vector.length !== this.size) {
       // Only a vector embedded by another store gets here: the embedder changed while the request awaited it.
-      throw MemoryError.conflict(
+      throw MemoryError.retryLater(
         `The ${vector.length}-dimensional vector for '${itemId}' does not fit the active embedder ${this.model}${this.size ? ` (${this.size} dimensions)` : ""}; the embedder changed while this request ran. Retry it.`,
       );
     }

@@ -110,13 +110,16 @@ const SETTLED_PROBLEMS = new Set<ProblemType>(["budget-exceeded", "llm-not-confi
  * marked retryable, a problem answering 5xx, 408 or 429, and anything unclassified (network and
  * runtime errors such as a reset Durable Object). Not: a missing or invalid LLM configuration, a
  * spent budget, a model answer that stayed unusable after its repair call, a provider that refused
- * the request, and every other 4xx (validation, not found, conflict).
+ * the request, and every other 4xx (validation, not found, a conflict with the request itself; a
+ * conflict with a concurrent write is marked `retryable` and retried).
  */
 export function isRetryable(err: unknown): boolean {
   if (err instanceof LlmUnavailableError) return err.detail.retryable;
   if (err instanceof LlmNotConfiguredError || err instanceof LlmSettingsError || err instanceof BudgetExceededError || err instanceof LlmOutputError) return false;
   if (err instanceof ProblemError) {
     if (SETTLED_PROBLEMS.has(err.type)) return false;
+    // A 409 that lost a race with a concurrent change (the agent's object marks it) may pass next time.
+    if (err.extra.retryable === true) return true;
     // 502 llm-unavailable is how toProblem reports a refused request or unusable output.
     if (err.type === "llm-unavailable" && err.status === 502) return false;
     return err.status >= 500 || err.status === 408 || err.status === 429;

@@ -17,7 +17,7 @@ export async function callMemory<T>(call: () => Promise<MemoryOutcome<T>>): Prom
   if (result.ok) return result.value;
   const e = result.error;
   if (e.kind === "not-found") throw new ProblemError(404, "not-found", e.detail);
-  if (e.kind === "conflict") throw new ProblemError(409, "conflict", e.detail);
+  if (e.kind === "conflict") throw new ProblemError(409, "conflict", e.detail, e.retryable ? { retryable: true } : {});
   if (e.kind === "forbidden") throw new ProblemError(403, "forbidden", e.detail);
   if (e.kind === "embedder-not-configured") {
     throw new ProblemError(503, "embedder-not-configured", e.detail, { settings: e.errors.map((x) => x.path) });

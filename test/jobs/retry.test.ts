@@ -5,6 +5,8 @@ import { conflict, notFound, ProblemError } from "../../src/core/problem";
 import { BudgetExceededError, isRetryable, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, LlmUnavailableError, toProblem } from "../../src/llm";
 import { fakeLlm, httpError } from "../fake-llm";
 import { call } from "../helpers";
+import { callMemory } from "../../src/services/agent-memory";
+import { MemoryError, outcome } from "../../durable-objects/memory-error";
 import { deliver, mixedEpisode } from "../live/fixture";
 import { ARITHMETIC, captureQueues, practiceFixture } from "../practice/harness";
 
@@ -51,6 +53,19 @@ describe("failure classification", () => {
     ];
     expect(retryable.map(isRetryable)).toEqual(retryable.map(() => true));
     expect(settled.map(isRetryable)).toEqual(settled.map(() => false));
+  });
+});
+
+describe("an agent's write that lost a race", () => {
+  it("is retried: a 409 whose detail says 'retry it' is transient, unlike a conflict of the request itself", async () => {
+    // What the agent's object answers when its library kept changing while a write was embedded
+    // (or the embedder changed meanwhile), as the jobs see it through callMemory.
+    const raced = await callMemory(() => outcome(() => Promise.reject(MemoryError.retryLater("The library kept changing while this write was being embedded; retry it.")))).catch((e: unknown) => e);
+    expect(raced).toBeInstanceOf(ProblemError);
+    expect((raced as ProblemError).status).toBe(409);
+    expect(isRetryable(raced)).toBe(true);
+    const taken = await callMemory(() => outcome(() => Promise.reject(MemoryError.conflict("This Idempotency-Key was already used with a different request body.")))).catch((e: unknown) => e);
+    expect(isRetryable(taken)).toBe(false);
   });
 });
 
