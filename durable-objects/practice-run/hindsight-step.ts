@@ -7,6 +7,7 @@ import {
   hindsightSeed,
   originOf,
   pickHindsight,
+  quotesReference,
   suspectLabels,
   type HindsightCandidate,
   type HindsightLesson,
@@ -164,12 +165,8 @@ export function hindsightProposals(store: RunStore, epoch: number, step: number,
   return { groups, dropped, errors, stats };
 }
 
-/**
- * The provenance of each resolved plan operation and of each library change it made (changes come
- * out of applyPlan in operation order: one per add, modify and delete, one plus a delete per
- * further target for a merge), and the library with its hindsight lineage marked.
- */
-export function planProvenance(ops: readonly ResolvedOp[], groups: readonly BatchGroup[], snapshot: readonly RunExperience[], library: RunExperience[], changes: readonly LibraryChange[]) {
+/** How a plan operation is traced to the proposals (see attributePlan). */
+function traceOps(ops: readonly ResolvedOp[], groups: readonly BatchGroup[], snapshot: readonly RunExperience[]) {
   const index = new Map(snapshot.map((e, i) => [e.id, i]));
   const proposals: SourcedProposal[] = groups.flatMap((g) => g.proposals.map((p) => ({ ...p, provenance: g.provenance ?? ("contrast" as ProvenanceKind) })));
   const traced = ops.map((o) => ({
@@ -177,7 +174,39 @@ export function planProvenance(ops: readonly ResolvedOp[], groups: readonly Batc
     text: o.op === "delete" ? "" : o.text,
     targets: (o.op === "add" ? [] : o.op === "merge" ? o.ids : [o.id]).map((id) => index.get(id)!),
   }));
-  const byOp = attributePlan(traced, proposals);
+  return attributePlan(traced, proposals);
+}
+
+/**
+ * Plan operations traced to hindsight that state the reference answer of one of the step's
+ * hindsight tasks. The batch update saw that answer in the hindsight diagnosis, so a lesson it
+ * wrote from a proposal that passed checkHindsight can still give the answer away: refused here
+ * too, and counted with the refused proposals.
+ */
+export function refuseLeakedOps(store: RunStore, epoch: number, step: number, ops: readonly ResolvedOp[], groups: readonly BatchGroup[], snapshot: readonly RunExperience[]) {
+  const references = store
+    .stepUnits(epoch, step, "hindsight")
+    .map((u) => store.task(u.task!).ground_truth)
+    .filter((r): r is string => !!r);
+  if (!references.length) return { ops: [...ops], dropped: [] as DroppedOp[] };
+  const byOp = traceOps(ops, groups, snapshot);
+  const kept: ResolvedOp[] = [];
+  const dropped: DroppedOp[] = [];
+  ops.forEach((o, i) => {
+    if (o.op !== "delete" && byOp[i] === "hindsight" && references.some((r) => quotesReference(o.text, r))) {
+      dropped.push({ source: "hindsight", op: o, reason: "quotes the reference answer of a task learned in hindsight: a lesson must generalise, not give the answer away" });
+    } else kept.push(o);
+  });
+  return { ops: kept, dropped };
+}
+
+/**
+ * The provenance of each resolved plan operation and of each library change it made (changes come
+ * out of applyPlan in operation order: one per add, modify and delete, one plus a delete per
+ * further target for a merge), and the library with its hindsight lineage marked.
+ */
+export function planProvenance(ops: readonly ResolvedOp[], groups: readonly BatchGroup[], snapshot: readonly RunExperience[], library: RunExperience[], changes: readonly LibraryChange[]) {
+  const byOp = traceOps(ops, groups, snapshot);
   const byChange: ProvenanceKind[] = [];
   ops.forEach((o, i) => {
     for (let k = 0; k < (o.op === "merge" ? o.ids.length : 1); k++) byChange.push(byOp[i]!);

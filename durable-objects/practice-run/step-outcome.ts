@@ -3,7 +3,7 @@ import { DEFAULT_MAX_EXPERIENCES } from "../../src/core/practice/run-types";
 import type { UnitData, UnitResult } from "../../src/core/practice/units";
 import type { RunStore } from "./store";
 import { keptProposals, parse } from "./unit-inputs";
-import { hindsightLessons, planProvenance } from "./hindsight-step";
+import { hindsightLessons, planProvenance, refuseLeakedOps } from "./hindsight-step";
 
 /**
  * What a finished step makes of the run's library: the batch plan (screened by the safety review,
@@ -18,7 +18,9 @@ export function stepOutcome(store: RunStore, epoch: number, step: number, snapsh
   const plan = batch?.data ?? { reasoning: "", operations: [], review: [] };
   const proposals = keptProposals(store, epoch, step, snapshot);
   const screened = screenPlan(plan.operations, plan.review ?? null);
-  const resolved = resolvePlan(screened.ops, snapshot);
+  const resolvedPlan = resolvePlan(screened.ops, snapshot);
+  const leaks = refuseLeakedOps(store, epoch, step, resolvedPlan.ops, proposals.groups, snapshot);
+  const resolved = { ops: leaks.ops, dropped: [...resolvedPlan.dropped, ...leaks.dropped] };
   const runTag = run.run_id.replace(/^run_/, "");
   const planned = applyPlan(snapshot, resolved.ops, { epoch, step }, (i) => `px_${runTag}_${epoch}_${step}_${i}`);
   const origin = planProvenance(resolved.ops, proposals.groups, snapshot, planned.library, planned.changes);
@@ -49,6 +51,7 @@ export function stepOutcome(store: RunStore, epoch: number, step: number, snapsh
     plan: { reasoning: plan.reasoning, operations: resolved.ops.map((o, i) => ({ ...o, provenance: origin.byOp[i] })) },
     hindsight: {
       ...proposals.hindsight,
+      refusedLeaks: proposals.hindsight.refusedLeaks + leaks.dropped.length,
       applied: origin.byOp.filter((p) => p === "hindsight").length,
       inLibrary: hindsightLessons(library),
     },

@@ -192,6 +192,38 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
     expect(run.hindsight.refusedLeaks).toBe(calls);
   });
 
+  it("refuses a batch-plan lesson traced to hindsight that states the reference answer the diagnosis showed it", async () => {
+    const f = await practiceFixture(TASKS.slice(0, 2));
+    const q = captureQueues();
+    // The hindsight proposal is general, but its diagnosis names the reference; the batch learner
+    // folds that into the lesson it writes, as a real model may.
+    const leaked = `${UNIT_LESSON} For 0.042 km that is 42 metres.`;
+    const llm = practiceLlm({
+      policy: (task, seed) => !task.includes(" km") && seed % 3 !== 0,
+      hindsight: () => ({
+        diagnosis: "The attempts answered 41; the reference is 42 metres.",
+        operation: { op: "add", target: "", text: UNIT_LESSON, reason: "every attempt forgot the factor" },
+      }),
+      batch: (req) => ({
+        reasoning: "Kept each lesson, with the example the diagnosis gave.",
+        operations: [...new Set(proposalsIn(req.prompt).map((p) => p.text))].map((text) => ({ op: "add", targets: [], text: text === UNIT_LESSON ? leaked : text, reason: "new" })),
+      }),
+    });
+    const runId = await startRun(f, { epochs: 1, batchSize: 2, groupSize: 3, seed: 7, promote: "always", hindsightPerStep: 2 });
+    await q.pump();
+    const run = (await f.agent("GET", `/practice-runs/${runId}`)).body;
+    expect(run.status).toBe("completed");
+    expect(llm.sent.some((s) => stageOf(s) === "batch" && s.prompt.includes("### Task never-a (hindsight"))).toBe(true);
+    const [step] = await stepDetails(f, runId);
+    expect(step.diff.map((c: { after: string | null }) => c.after)).not.toContain(leaked);
+    expect(step.dropped.some((d: { op: { text?: string }; reason: string }) => d.op?.text === leaked && /reference answer/.test(d.reason))).toBe(true);
+    expect(step.hindsight.refusedLeaks).toBeGreaterThanOrEqual(1);
+    const lib = (await f.agent("GET", `/practice-runs/${runId}/library`)).body.items as { text: string }[];
+    expect(lib.map((e) => e.text)).not.toContain(leaked);
+    const stored = (await f.agent("GET", "/experiences?limit=100")).body.items as { text: string }[];
+    expect(stored.map((e) => e.text)).not.toContain(leaked);
+  });
+
   it("deletes a stored lesson that makes every attempt of its tasks fail, so a later step solves them", async () => {
     const harmful = "When converting kilometres to metres, divide by ten and drop the unit.";
     const tasks = TASKS.slice(1, 3);
