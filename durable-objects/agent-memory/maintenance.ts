@@ -87,6 +87,8 @@ export class UpkeepAlarm {
    * and plans nothing; the sweep, when it plans next, sees the count moved and keeps its promise.
    */
   calls = 0;
+  /** After failed upkeep nothing is tried before this, whatever falls due (kept in memory: a restart tries at once). */
+  private notBefore = 0;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -116,15 +118,17 @@ export class UpkeepAlarm {
     await this.arm();
   }
 
-  /** After a failure: the sweep is tried again at `at` (the caller arms). */
+  /** After a failure: upkeep (the sweep and a backfill step alike) is tried again at `at` (the caller arms). */
   planLater(at: number): void {
     this.storage.kv.put(SWEEP_DUE_KEY, at);
+    this.notBefore = at;
   }
 
   /** Sets the alarm to the earlier clock, or clears it when neither has anything due. */
   async arm(): Promise<void> {
     const dues = [this.sweepDue(), this.backfillDue()].filter((t): t is number => t !== null);
-    const at = dues.length ? Math.min(...dues) : null;
+    // A backfill step is due "now" while it has chunks left: after a failure that would fire at once, forever.
+    const at = dues.length ? Math.max(this.notBefore, Math.min(...dues)) : null;
     if (this.alarmAt === undefined) this.alarmAt = await this.storage.getAlarm();
     if (at === this.alarmAt) return;
     if (at === null) await this.storage.deleteAlarm();

@@ -9,6 +9,7 @@ import { jobHandlers } from "../../src/jobs/handlers";
 import { createLogger } from "../../src/core/logger";
 import { memoryName } from "../../src/services/agent-memory";
 import { agentFixture } from "./setup";
+import { until } from "../doubles/slow-embeddings";
 
 type Stub = DurableObjectStub<AgentMemory>;
 
@@ -123,5 +124,31 @@ describe("a call that overlaps a sweep", () => {
     const next = await alarmOf(stub);
     expect(next).not.toBeNull();
     expect(next!).toBeLessThanOrEqual(Date.now() + 5 * 60_000);
+  });
+});
+
+describe("upkeep that fails", () => {
+  it("is tried again at the active cadence, not re-armed for at once in a hot loop", async () => {
+    const { api, stub } = await usedAgent();
+    expect((await api("POST", "/experiences", { text: "Retry HTTP 429 with exponential backoff" })).status).toBe(201);
+    // A step of a Vectorize backfill that keeps failing in a way its own retry does not catch.
+    const tries = await runInDurableObject(stub, (instance) => {
+      const vectors = (instance as unknown as { mem: { vectors: { backfillDueAt(): number | null; backfillStep(): Promise<void> } } }).mem.vectors;
+      const count = { n: 0 };
+      vectors.backfillDueAt = () => Date.now();
+      vectors.backfillStep = () => {
+        count.n++;
+        return Promise.reject(new Error("Vectorize answered something unexpected"));
+      };
+      return count;
+    });
+    // The object's alarm fires on its own; give a hot loop the time to show itself.
+    await runInDurableObject(stub, (_o, state) => state.storage.setAlarm(Date.now()));
+    await until(() => tries.n > 0);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(tries.n).toBe(1);
+    const next = await alarmOf(stub);
+    expect(next).not.toBeNull();
+    expect(next!).toBeGreaterThan(Date.now() + 60_000);
   });
 });
