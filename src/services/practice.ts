@@ -14,7 +14,7 @@ import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/webhook-url";
 import { conflict, notFound, ProblemError, unprocessable } from "../core/problem";
-import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
+import { isRetryable, llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
 
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
@@ -267,14 +267,23 @@ export async function promoteRun(env: Env, run: RunFacts, start: RunExperience[]
   const inHindsight = final.filter((e) => originOf(e) === "hindsight").length;
   const hindsight = inHindsight ? `; ${inHindsight} of its lessons learned in hindsight from tasks every attempt failed` : "";
   const reason = `practice run ${run.runId} (${how}): ${run.config.epochs} epoch(s) on dataset ${run.datasetId}; ${why}${hindsight}`;
-  const { value } = await callMemory(() =>
-    memoryStub(env, run.tenantId, run.agentId).promotePractice({
-      runId: run.runId,
-      reason,
-      start: start.map((e) => ({ id: e.id, text: e.text, ...(e.when ? { when: e.when } : {}) })),
-      final: final.map((e) => ({ id: e.id, text: e.text, origin: originOf(e), ...(e.when ? { when: e.when } : {}) })),
-    }),
-  );
+  let value;
+  try {
+    ({ value } = await callMemory(() =>
+      memoryStub(env, run.tenantId, run.agentId).promotePractice({
+        runId: run.runId,
+        reason,
+        start: start.map((e) => ({ id: e.id, text: e.text, ...(e.when ? { when: e.when } : {}) })),
+        final: final.map((e) => ({ id: e.id, text: e.text, origin: originOf(e), ...(e.when ? { when: e.when } : {}) })),
+      }),
+    ));
+  } catch (err) {
+    // The run's alarm repeats a promotion that threw, every 30 s until it returns: one the agent
+    // refuses for good (it was deleted meanwhile, the write is invalid) ends the run unpromoted.
+    // A configuration problem (503) is left to be fixed and retried.
+    if (err instanceof ProblemError && err.status < 500 && !isRetryable(err)) return none(`${why}; not promoted: ${err.message}`);
+    throw err;
+  }
   if (value.version === null) {
     return { ...none(value.skipped.length ? `${why}; every change was skipped (see skipped)` : `${why}; the library did not change`), skipped: value.skipped };
   }

@@ -2,7 +2,10 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { memoryName } from "../../src/services/agent-memory";
-import { ARITHMETIC, practiceFixture } from "./harness";
+import { api, ARITHMETIC, practiceFixture } from "./harness";
+import { practiceRunPorts } from "../../src/services/follow-up";
+import { RunCreateSchema, type RunConfig } from "../../src/core/practice/run-types";
+import type { RunExperience } from "../../src/core/practice/plan";
 
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -42,5 +45,26 @@ describe("practice promotion retried after its idempotency key was pruned", () =
       state.storage.sql.exec<{ text: string }>("SELECT text FROM experiences WHERE text = 'Write the final answer on its own line.'").toArray(),
     );
     expect(rows).toHaveLength(1);
+  });
+});
+
+describe("a promotion the agent can never take", () => {
+  it("ends the run unpromoted instead of failing (and being retried by the run's alarm) forever", async () => {
+    const f = await practiceFixture(ARITHMETIC.slice(0, 1));
+    const run = {
+      runId: "run_agent_gone",
+      tenantId: f.t.tenantId,
+      agentId: f.agentId,
+      datasetId: f.datasetId,
+      config: RunCreateSchema.parse({ datasetId: f.datasetId, policy: { kind: "llm" } }) as unknown as RunConfig,
+      finishing: "completed" as const,
+      stoppedEarly: null,
+    };
+    const final = [{ id: "px_new", text: "Write the final answer on its own line.", q: 0, lineage: [] }] as unknown as RunExperience[];
+    // The agent is deleted while its run waits to promote (a cancel is refused once promotion began).
+    expect((await api("DELETE", `/v1/agents/${f.agentId}`, f.t.apiKey)).status).toBe(200);
+    const promotion = await practiceRunPorts(env).promote(run, [], final, "the gate passed");
+    expect(promotion).toMatchObject({ promoted: false, version: null, applied: 0 });
+    expect(promotion.reason).toMatch(/does not exist/);
   });
 });
