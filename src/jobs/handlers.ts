@@ -7,7 +7,7 @@ import { runAdmissionReview } from "../learning/admission-review";
 import { runWhenWriter } from "../learning/when-writer";
 import { runPracticeUnit } from "../practice/run-unit";
 import { runEvaluationUnit } from "../services/evaluation";
-import { checkRemedial } from "../services/remedial";
+import { checkRemedial, type RemedialOutcome } from "../services/remedial";
 import { ProblemError } from "../core/problem";
 import { isRetryable } from "../llm/errors";
 
@@ -18,14 +18,24 @@ export interface Delivery {
 
 type Handler<T extends JobType> = (msg: Extract<JobMessage, { type: T }>, env: Env, log: Logger, delivery: Delivery) => Promise<unknown>;
 
+/** A remedial check that, when its due trigger is held back, asks again later through the queue. */
+async function remedialWithRecheck(env: Env, tenantId: string, agentId: string, at: number): Promise<RemedialOutcome> {
+  const outcome = await checkRemedial(env, tenantId, agentId, at);
+  if (outcome.outcome === "skipped" && outcome.recheckInSeconds) {
+    const delaySeconds = outcome.recheckInSeconds;
+    await env.JOBS.send({ type: "agent.remedial", tenantId, agentId, at: at + delaySeconds * 1000 }, { delaySeconds });
+  }
+  return outcome;
+}
+
 /** One handler per message type; the mapped type makes a missing handler a compile error. */
 export const jobHandlers: { [T in JobType]: Handler<T> } = {
   "agent.sweep": async (msg, env) => {
     const swept = await callMemory(() => memoryStub(env, msg.tenantId, msg.agentId).sweep(msg.at));
-    return { ...swept, remedial: await checkRemedial(env, msg.tenantId, msg.agentId, msg.at) };
+    return { ...swept, remedial: await remedialWithRecheck(env, msg.tenantId, msg.agentId, msg.at) };
   },
   // Asked by the agent's own sweep (its Durable Object alarm) when episodes ended since the last check.
-  "agent.remedial": (msg, env) => checkRemedial(env, msg.tenantId, msg.agentId, msg.at),
+  "agent.remedial": (msg, env) => remedialWithRecheck(env, msg.tenantId, msg.agentId, msg.at),
   // Re-embedding goes in batches; each batch re-queues the next so no invocation runs long.
   "agent.reembed": async (msg, env) => {
     const result = await memoryStub(env, msg.tenantId, msg.agentId).reembed(msg.model);

@@ -13,6 +13,11 @@ import { replaceDataset } from "./datasets";
 import { admitQueuedRuns, createRun, keyedRunId } from "./practice";
 
 const HOUR = 3_600_000;
+/**
+ * A due trigger held back by the agent's other run or a spent budget is checked again after this
+ * (a delayed queue message): the agent asks only when episodes end, and an idle agent would not.
+ */
+export const REMEDIAL_RECHECK_SECONDS = 30 * 60;
 /** Runs a trigger may try when setting one up fails (the run is then `failed` and a retry needs a new one). */
 const SETUP_ATTEMPTS = 3;
 const ACTIVE = new Set(["creating", "queued", "running"]);
@@ -23,7 +28,7 @@ const failedSetup = (run: { status: string; error: string | null } | undefined) 
 export type RemedialOutcome =
   | { outcome: "off" }
   | { outcome: "not-due" | "cooldown"; reason: string }
-  | { outcome: "skipped"; reason: string; datasetId?: string }
+  | { outcome: "skipped"; reason: string; datasetId?: string; recheckInSeconds?: number }
   | { outcome: "started"; runId: string; datasetId: string; successRate: number };
 
 /** The agent's one remedial dataset: each trigger replaces its tasks rather than adding a dataset. */
@@ -72,7 +77,7 @@ export async function checkRemedial(env: Env, tenantId: string, agentId: string,
     () => null,
     (err: unknown) => toProblem(err),
   );
-  if (budget) return { outcome: "skipped", reason: budget.message };
+  if (budget) return { outcome: "skipped", reason: budget.message, recheckInSeconds: REMEDIAL_RECHECK_SECONDS };
   const datasetId = await remedialDatasetId(tenantId, agentId);
   const body = RunCreateSchema.safeParse({ ...cfg.run, datasetId });
   if (!body.success) return { outcome: "skipped", reason: `the remedial run options are not valid: ${body.error.issues[0]?.message ?? "invalid"}` };
@@ -97,7 +102,7 @@ export async function checkRemedial(env: Env, tenantId: string, agentId: string,
   }
   // The trigger waits for the agent's other run; a check after it ends (within the cooldown) starts it.
   const going = runs.results.find((r) => !ids.includes(r.runId) && ACTIVE.has(r.status));
-  if (going) return { outcome: "skipped", reason: `practice run '${going.runId}' of this agent is still going` };
+  if (going) return { outcome: "skipped", reason: `practice run '${going.runId}' of this agent is still going`, recheckInSeconds: REMEDIAL_RECHECK_SECONDS };
 
   const rate = `${Math.round(verdict.successRate * 100)}%`;
   await replaceDataset(env, tenantId, datasetId, {

@@ -237,6 +237,37 @@ describe("remedial practice", () => {
     expect(after.find((r) => r.runId !== busy)!.status).toMatch(/queued|running/);
   });
 
+  it("a trigger held back by the agent's other run asks again later through a delayed message, which then starts the run", async () => {
+    const { f, end, runs, now } = await setup();
+    await f.agent("PATCH", "/config", { remedial: REMEDIAL });
+    for (const [task, outcome, answer] of HISTORY) await end(task, outcome, answer);
+    const busy = "run_still_going_elsewhere";
+    await env.DB.prepare("INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?1, ?2, ?3, ?4, 'running', '{}')")
+      .bind(busy, f.t.tenantId, f.agentId, f.datasetId)
+      .run();
+    const sent: { body: any; opts: any }[] = [];
+    const jobs = practiceEnv.JOBS;
+    const recording = { ...practiceEnv, JOBS: { send: async (body: any, opts?: any) => void sent.push({ body, opts }), sendBatch: jobs.sendBatch.bind(jobs) } as unknown as Queue };
+    const at = now() + 60_000;
+    const first = await deliverSweeps(f.t.tenantId, f.agentId, [at], recording);
+    expect(first.retryMessages).toEqual([]);
+    expect((await runs()).map((r) => r.runId)).toEqual([busy]);
+    const recheck = sent.filter((s) => s.body.type === "agent.remedial");
+    expect(recheck).toHaveLength(1);
+    expect(recheck[0]!.body).toMatchObject({ tenantId: f.t.tenantId, agentId: f.agentId });
+    expect(recheck[0]!.opts.delaySeconds).toBeGreaterThanOrEqual(60);
+
+    // The other run ends; the delayed message arrives, with no new episode in between.
+    await env.DB.prepare("UPDATE practice_runs SET status = 'completed' WHERE run_id = ?1").bind(busy).run();
+    vi.setSystemTime(recheck[0]!.body.at);
+    const batch = createMessageBatch("praxis-jobs", [{ id: `recheck${n++}`, timestamp: new Date(recheck[0]!.body.at), attempts: 1, body: recheck[0]!.body }]);
+    await worker.queue(batch, practiceEnv);
+    expect((await getQueueResult(batch, createExecutionContext())).retryMessages).toEqual([]);
+    const after = await runs();
+    expect(after).toHaveLength(2);
+    expect(after.find((r) => r.runId !== busy)!.status).toMatch(/queued|running/);
+  });
+
   it("does not trigger while the agent succeeds often enough, nor while it is off", async () => {
     const { f, end, runs, now } = await setup();
     await f.agent("PATCH", "/config", { remedial: REMEDIAL });
