@@ -301,4 +301,13 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     INSERT OR IGNORE INTO when_pending (item_id) SELECT NEW.id WHERE OLD.when_text IS NOT NEW.when_text;
   END;
   `,
+  // A \`when\` is scored only while its lesson is active, so archived or quarantined lessons never
+  // crowd the channel's top k: a status change marks it, and the next retrieval drops the vector from
+  // the index (keeping the stored row, which a lesson made active again reuses without embedding).
+  `
+  CREATE TRIGGER IF NOT EXISTS when_status_update AFTER UPDATE OF status ON experiences
+    WHEN OLD.status IS NOT NEW.status AND NEW.when_text IS NOT NULL BEGIN
+    INSERT OR IGNORE INTO when_pending (item_id) VALUES (NEW.id);
+  END;
+  `,
 ];

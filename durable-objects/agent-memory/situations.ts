@@ -29,7 +29,10 @@ export class Situations {
     const model = this.ctx.vectors.model;
     if (this.index?.model === model) return this.index;
     const index: Index = { model, matrix: null, codes: new Map() };
-    for (const r of this.ctx.sql.exec<{ item_id: string; code: ArrayBuffer }>("SELECT item_id, code FROM when_vectors WHERE model = ?", model)) {
+    for (const r of this.ctx.sql.exec<{ item_id: string; code: ArrayBuffer }>(
+      "SELECT w.item_id, w.code FROM when_vectors w JOIN experiences e ON e.id = w.item_id WHERE w.model = ? AND e.status = 'active'",
+      model,
+    )) {
       index.codes.set(r.item_id, new Uint8Array(r.code));
     }
     for (const [id, code] of index.codes) this.place(index, id, code);
@@ -55,13 +58,18 @@ export class Situations {
     return this.ctx.sql.exec("SELECT 1 FROM when_vectors UNION ALL SELECT 1 FROM when_pending LIMIT 1").toArray().length > 0;
   }
 
-  /** Embeds the next batch of `when` texts written since the last call; an embedder failure leaves them for the next. */
+  /**
+   * Embeds the next batch of `when` texts written since the last call; an embedder failure leaves
+   * them for the next. A lesson that is not active leaves the index but keeps its stored vector,
+   * which it gets back without an embedding call when it is active again with the same `when`.
+   */
   async refresh(): Promise<void> {
     const index = this.current();
     const ids = this.ctx.sql.exec<{ item_id: string }>("SELECT item_id FROM when_pending LIMIT ?", EMBED_BATCH).toArray().map((r) => r.item_id);
     if (!ids.length) return;
-    const texts = this.whenOf(ids);
-    const wanted = [...new Set(texts.values())];
+    const before = this.whenOf(ids);
+    const stored = this.storedOf(ids, index.model);
+    const wanted = [...new Set([...before.values()].filter((w) => w.active && stored.get(w.id)?.text !== w.text).map((w) => w.text))];
     let vecs: Float32Array[];
     try {
       vecs = wanted.length ? await this.ctx.vectors.embed(wanted) : [];
@@ -74,18 +82,23 @@ export class Situations {
     this.ctx.storage.transactionSync(() => {
       // Read again after the await: a `when` changed meanwhile stays pending for its own embedding.
       const now = this.whenOf(ids);
+      const kept = this.storedOf(ids, index.model);
       for (const id of ids) {
-        const text = now.get(id);
-        if (text === undefined) {
+        const w = now.get(id);
+        if (w === undefined) {
           this.ctx.sql.exec("DELETE FROM when_vectors WHERE item_id = ?", id);
           placed.push([id, null]);
+        } else if (!w.active) {
+          placed.push([id, null]);
+        } else if (kept.get(id)?.text === w.text) {
+          placed.push([id, kept.get(id)!.code]);
         } else {
-          const vec = embedded.get(text);
+          const vec = embedded.get(w.text);
           if (!vec) continue;
           const code = encodeCode(vec);
           this.ctx.sql.exec(
             "INSERT INTO when_vectors (item_id, model, text, code) VALUES (?, ?, ?, ?) ON CONFLICT(item_id) DO UPDATE SET model = excluded.model, text = excluded.text, code = excluded.code",
-            id, index.model, text, code,
+            id, index.model, w.text, code,
           );
           placed.push([id, code]);
         }
@@ -100,14 +113,29 @@ export class Situations {
     }
   }
 
-  private whenOf(ids: readonly string[]): Map<string, string> {
-    const out = new Map<string, string>();
+  /** The stored vectors of these lessons under this embedder, with the text each was made from. */
+  private storedOf(ids: readonly string[], model: string): Map<string, { text: string; code: Uint8Array }> {
+    const out = new Map<string, { text: string; code: Uint8Array }>();
     for (const chunk of chunks([...ids])) {
-      for (const r of this.ctx.sql.exec<{ id: string; when_text: string }>(
-        `SELECT id, when_text FROM experiences WHERE id IN (${placeholders(chunk.length)}) AND when_text IS NOT NULL`,
+      for (const r of this.ctx.sql.exec<{ item_id: string; text: string; code: ArrayBuffer }>(
+        `SELECT item_id, text, code FROM when_vectors WHERE model = ? AND item_id IN (${placeholders(chunk.length)})`,
+        model,
         ...chunk,
       )) {
-        out.set(r.id, r.when_text);
+        out.set(r.item_id, { text: r.text, code: new Uint8Array(r.code) });
+      }
+    }
+    return out;
+  }
+
+  private whenOf(ids: readonly string[]): Map<string, { id: string; text: string; active: boolean }> {
+    const out = new Map<string, { id: string; text: string; active: boolean }>();
+    for (const chunk of chunks([...ids])) {
+      for (const r of this.ctx.sql.exec<{ id: string; when_text: string; status: string }>(
+        `SELECT id, when_text, status FROM experiences WHERE id IN (${placeholders(chunk.length)}) AND when_text IS NOT NULL`,
+        ...chunk,
+      )) {
+        out.set(r.id, { id: r.id, text: r.when_text, active: r.status === "active" });
       }
     }
     return out;

@@ -36,7 +36,7 @@ export function undoStepsSinceAdmission(sql: SqlStorage) {
   sql.exec("DROP TABLE usage_fts");
   sql.exec("DROP TABLE usage_memory");
   sql.exec("ALTER TABLE retrievals DROP COLUMN query_code");
-  for (const t of ["when_fts_insert", "when_fts_delete", "when_fts_update"]) sql.exec(`DROP TRIGGER ${t}`);
+  for (const t of ["when_status_update", "when_fts_insert", "when_fts_delete", "when_fts_update"]) sql.exec(`DROP TRIGGER ${t}`);
   for (const t of ["when_fts", "when_vectors", "when_pending", "when_asked"]) sql.exec(`DROP TABLE ${t}`);
   sql.exec("ALTER TABLE experiences DROP COLUMN when_text");
 }

@@ -92,6 +92,36 @@ describe("a lesson's `when` (the situations it applies to)", () => {
     expect(stored).toEqual({ vectors: [{ text: "an invoice is disputed by the billing department" }], pending: 0 });
   });
 
+  it("scores a `when` only while its lesson is active: an archived lesson leaves the channel's top k, and comes back without a new embedding", async () => {
+    const { api, emb, stub } = await slowEmbedderAgent();
+    const decoy = (await api("POST", "/experiences", { text: "Archive resolved support tickets after ninety days", when: PARAPHRASE })).body.id as string;
+    const legal = (await api("POST", "/experiences", { text: LEGAL, when: WHEN })).body.id as string;
+    await retrieve(api, PARAPHRASE);
+    // The channel's best single `when` for the query, read from the agent's own index.
+    const top = async () => {
+      let ids: string[] = [];
+      await runInDurableObject(stub, async (instance) => {
+        const o = instance as unknown as { mem: { vectors: { embed(t: string[]): Promise<Float32Array[]> } }; rooms: { retrieval: { situations: { similar(q: Float32Array, k: number, t: number): Map<string, number> } } } };
+        const [q] = await o.mem.vectors.embed([PARAPHRASE]);
+        ids = [...o.rooms.retrieval.situations.similar(q!, 1, -1).keys()];
+      });
+      return ids;
+    };
+    expect(await top()).toEqual([decoy]);
+
+    expect((await api("PATCH", `/experiences/${decoy}`, { status: "archived" })).status).toBe(200);
+    await retrieve(api, PARAPHRASE);
+    expect(await top()).toEqual([legal]);
+
+    const seen = emb.requests.length;
+    expect((await api("PATCH", `/experiences/${decoy}`, { status: "active" })).status).toBe(200);
+    await retrieve(api, "a customer asks about old tickets");
+    const embedded = emb.requests.slice(seen).flatMap((r) => r.input);
+    expect(embedded).toContain("a customer asks about old tickets");
+    expect(embedded).not.toContain(PARAPHRASE);
+    expect(await top()).toEqual([decoy]);
+  });
+
   it("never shows `when` in /prompt, in full-library or ranked mode", async () => {
     const { api } = await agentFixture();
     await seed(api, WHEN);
