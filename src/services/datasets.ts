@@ -236,6 +236,30 @@ async function counts(d: Db, datasetId: string): Promise<DatasetCounts> {
 }
 
 /** One dataset of the tenant with its task counts; another tenant's dataset is a 404 like a missing one. */
+/**
+ * A dataset of the tenant and the tasks of one split, in upload order, as practice runs and
+ * evaluations freeze them; an unknown dataset is the request's problem (422, `datasetId`).
+ */
+export async function datasetSplit(env: Env, tenantId: string, datasetId: string, split: "train" | "holdout") {
+  const ds = await db(env)
+    .select()
+    .from(datasets)
+    .where(and(eq(datasets.id, datasetId), eq(datasets.tenantId, tenantId)))
+    .get();
+  if (!ds) throw unprocessable(`Dataset '${datasetId}' does not exist.`, [{ path: "datasetId", message: "No such dataset" }]);
+  return { ds, tasks: await splitTasks(env, ds.id, split) };
+}
+
+/** The tasks of one split of a dataset, in upload order. */
+export function splitTasks(env: Env, datasetId: string, split: "train" | "holdout") {
+  return db(env)
+    .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth })
+    .from(datasetTasks)
+    .where(and(eq(datasetTasks.datasetId, datasetId), eq(datasetTasks.split, split)))
+    .orderBy(asc(datasetTasks.seq))
+    .all();
+}
+
 export async function getDataset(env: Env, tenantId: string, datasetId: string): Promise<DatasetDetail> {
   const d = db(env);
   const row = await d.select().from(datasets).where(ownDataset(tenantId, datasetId)).get();

@@ -1,7 +1,8 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Env } from "../env";
 import { db } from "../db/client";
-import { datasets, datasetTasks, evaluations } from "../db/schema";
+import { evaluations } from "../db/schema";
+import { datasetSplit } from "./datasets";
 import { sha256Hex } from "../core/api-key";
 import type { EvaluationConfig, EvaluationCreate, LibraryRef } from "../core/evaluation/types";
 import { isGroupVerifier } from "../core/verifiers";
@@ -36,18 +37,7 @@ export type Settings = Omit<EvaluationCreate, "library">;
  * endpoints: the run passed them when it was created, and they are the run's.
  */
 export async function prepareTasks(env: Env, who: Caller, body: Settings, checkEndpoints = true) {
-  const ds = await db(env)
-    .select()
-    .from(datasets)
-    .where(and(eq(datasets.id, body.datasetId), eq(datasets.tenantId, who.tenantId)))
-    .get();
-  if (!ds) throw unprocessable(`Dataset '${body.datasetId}' does not exist.`, [{ path: "datasetId", message: "No such dataset" }]);
-  const tasks: FrozenTask[] = await db(env)
-    .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth })
-    .from(datasetTasks)
-    .where(and(eq(datasetTasks.datasetId, ds.id), eq(datasetTasks.split, body.split)))
-    .orderBy(asc(datasetTasks.seq))
-    .all();
+  const { ds, tasks } = await datasetSplit(env, who.tenantId, body.datasetId, body.split);
   if (tasks.length === 0) {
     throw unprocessable(`Dataset '${ds.id}' has no ${body.split} tasks to evaluate on.`, [{ path: "split", message: `No ${body.split} tasks` }]);
   }

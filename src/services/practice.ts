@@ -3,7 +3,8 @@ import { and, asc, count, desc, eq, inArray, lt, or } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv, Env } from "../env";
 import { db } from "../db/client";
-import { datasets, datasetTasks, practiceRuns } from "../db/schema";
+import { datasetTasks, practiceRuns } from "../db/schema";
+import { datasetSplit, splitTasks } from "./datasets";
 import { tenantWebhookSecret } from "./tenants";
 import { sha256Hex } from "../core/api-key";
 import { RunEvaluateSchema, type Curve, type Promotion, type RunView, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
@@ -34,18 +35,7 @@ interface Caller {
 
 /** Everything that could be wrong with a run request is found here, before anything is stored. */
 export async function prepare(env: Env, who: Caller, body: RunCreate) {
-  const ds = await db(env)
-    .select()
-    .from(datasets)
-    .where(and(eq(datasets.id, body.datasetId), eq(datasets.tenantId, who.tenantId)))
-    .get();
-  if (!ds) throw unprocessable(`Dataset '${body.datasetId}' does not exist.`, [{ path: "datasetId", message: "No such dataset" }]);
-  const tasks = await db(env)
-    .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth })
-    .from(datasetTasks)
-    .where(and(eq(datasetTasks.datasetId, ds.id), eq(datasetTasks.split, "train")))
-    .orderBy(asc(datasetTasks.seq))
-    .all();
+  const { ds, tasks } = await datasetSplit(env, who.tenantId, body.datasetId, "train");
   if (tasks.length === 0) {
     throw unprocessable(`Dataset '${ds.id}' has no train tasks to practise on.`, [{ path: "datasetId", message: "No train tasks" }]);
   }
@@ -77,14 +67,7 @@ export async function prepare(env: Env, who: Caller, body: RunCreate) {
   const { promote, evaluate } = await promotionSettings(env, ds.id, body);
   const config: RunConfig = { ...body, verifier, promote, evaluate, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
   // The held-out tasks are frozen with the run, so every epoch's evaluation compares the same tasks.
-  const holdout = evaluate
-    ? await db(env)
-        .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth })
-        .from(datasetTasks)
-        .where(and(eq(datasetTasks.datasetId, ds.id), eq(datasetTasks.split, evaluate.split)))
-        .orderBy(asc(datasetTasks.seq))
-        .all()
-    : [];
+  const holdout = evaluate ? await splitTasks(env, ds.id, evaluate.split) : [];
   return { ds, tasks, holdout, config };
 }
 
