@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Env } from "../env";
 import { db } from "../db/client";
 import { evaluations } from "../db/schema";
