@@ -8,6 +8,7 @@ import { sameRolloutResult, type Claim, type RolloutOutcome, type UnitData, type
 import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } from "../../src/core/verifiers";
 import { awaitingMs, unitWorkMs } from "../../src/core/practice/unit-timing";
 import { UnitLedger, type Holder, type LedgerUnit } from "../unit-ledger";
+import { parseStored as parse } from "../../src/core/encoding";
 
 /** Units of one evaluation in flight at once. */
 export const CONCURRENCY = 16;
@@ -58,7 +59,6 @@ interface TaskRow extends Record<string, SqlStorageValue> {
   ground_truth: string | null;
 }
 
-const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
 const keyOf = (task: number, sample: number, stage: "rollout" | "verify") => unitKey({ epoch: 0, step: 0, task, rollout: sample, stage });
 
 /**

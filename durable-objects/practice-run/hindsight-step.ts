@@ -20,6 +20,7 @@ import type { UnitRef } from "../../src/core/practice/unit-key";
 import type { BatchGroup, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
 import { isRemoteVerifier } from "../../src/core/verifiers";
 import type { RunStore, StepRow, UnitRow } from "./store";
+import { parseStored as parse } from "../../src/core/encoding";
 
 /**
  * The PracticeRun's side of hindsight (rules in src/core/practice/hindsight.ts): which all-wrong
@@ -27,7 +28,6 @@ import type { RunStore, StepRow, UnitRow } from "./store";
  * step's batch update and record. Nothing here writes; the machine creates the units.
  */
 
-const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
 
 interface Attempt {
   answer: string;

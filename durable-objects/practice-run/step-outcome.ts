@@ -2,7 +2,8 @@ import { applyPlan, enforceCap, resolvePlan, screenPlan, type RunExperience } fr
 import { DEFAULT_MAX_EXPERIENCES } from "../../src/core/practice/run-types";
 import type { UnitData, UnitResult } from "../../src/core/practice/units";
 import type { RunStore } from "./store";
-import { keptProposals, parse } from "./unit-inputs";
+import { keptProposals } from "./unit-inputs";
+import { parseStored as parse } from "../../src/core/encoding";
 import { hindsightLessons, planProvenance, refuseLeakedOps } from "./hindsight-step";
 
 /**

@@ -6,7 +6,7 @@ import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } fro
 import type { RunBudget } from "./budget";
 import type { LearnerPhase } from "./learner-phase";
 import type { UnitRow } from "./store";
-import { parse } from "./unit-inputs";
+import { parseStored as parse } from "../../src/core/encoding";
 
 /**
  * The step phase of a run: a step's batch of tasks is rolled out `groupSize` times each, every

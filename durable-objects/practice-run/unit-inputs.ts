@@ -12,7 +12,7 @@ import { hindsightInput, hindsightProposals } from "./hindsight-step";
  */
 
 export const lines = (lib: readonly RunExperience[]): LibraryLine[] => lib.map((e, i) => ({ label: labelOf(i), text: e.text }));
-export const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
+import { parseStored as parse } from "../../src/core/encoding";
 
 /** The library as the step began, which every unit of the step sees. */
 export function snapshotOf(store: RunStore, epoch: number, step: number): RunExperience[] {

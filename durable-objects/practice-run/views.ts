@@ -3,8 +3,8 @@ import type { Curve, EpochEvaluation, RunView } from "../../src/core/practice/ru
 import type { UnitData, UnitResult } from "../../src/core/practice/units";
 import type { EvalRow, RunStore, StepRow, UnitRow } from "./store";
 import { hindsightTotals } from "./hindsight-step";
+import { parseStored as parse } from "../../src/core/encoding";
 
-const parse = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
 
 const epochOut = (e: EvalRow): EpochEvaluation => ({
   epoch: e.epoch,

@@ -17,3 +17,6 @@ export function fromBase64url(text: string): Uint8Array {
   const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
   return Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
 }
+
+/** A JSON column as stored (null stays null); what goes in was written by the service itself. */
+export const parseStored = <T>(text: string | null): T | null => (text ? (JSON.parse(text) as T) : null);
