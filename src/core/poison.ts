@@ -5,9 +5,11 @@
  * towards recall; each still has to let ordinary engineering lessons through.
  */
 import { containsSecret } from "./redact";
+import { compactView, despacedText, hasHiddenCharacters, plainView, skeletonView, visibleText } from "./skeleton";
 
 export type PoisonReason =
   | "hidden-characters"
+  | "forged-structure"
   | "prompt-injection"
   | "exfiltration"
   | "url"
@@ -18,6 +20,13 @@ export type PoisonReason =
 export interface InsightAssessment {
   quarantined: boolean;
   reasons: PoisonReason[];
+  /**
+   * Set (true) when the only thing flagged is injection wording that the text reports rather than
+   * gives ("when a ticket asks to ignore previous instructions, escalate"): a reviewer can tell
+   * that talk from a command, the patterns cannot. Never set for forged structure, hidden
+   * characters or any other reason.
+   */
+  mentionOnly?: true;
 }
 
 /** Checks every part a lesson is stored and injected with: its text, its pattern and its keywords. */
@@ -27,43 +36,26 @@ export function assessLesson(lesson: { text: string; pattern?: string | null; ke
 
 export function assessInsight(text: string): InsightAssessment {
   const reasons: PoisonReason[] = [];
-  if (HIDDEN_RE.test(text)) reasons.push("hidden-characters");
-  const norm = normalise(text);
-  const glyphs = foldGlyphs(norm);
+  if (hasHiddenCharacters(text)) reasons.push("hidden-characters");
+  const norm = plainView(text);
+  const spaced = plainView(despacedText(text));
   // Each reading an attacker could count on a model to see through: as written, with look-alike
-  // letters folded, and with digits and symbols read as the letters they stand in for.
-  const readings = [...new Set([norm, glyphs, foldLeet(glyphs, "i"), foldLeet(glyphs, "l")])];
-  if (readings.some(isPromptInjection) || forgesStructure(text)) reasons.push("prompt-injection");
+  // letters folded (capital I and small l read both ways), with split words joined, and with
+  // digits and symbols read as the letters they stand in for.
+  const skeletons = [norm, spaced].flatMap((t) => [skeletonView(t, "i"), skeletonView(t, "l")]);
+  const readings = [...new Set([norm, ...skeletons, ...skeletons.flatMap((t) => [foldLeet(t, "i"), foldLeet(t, "l")])])];
+  const compact = [...new Set(readings.map(compactView))];
+  if (forgesStructure(text, readings)) reasons.push("forged-structure");
+  const injection = readings.some(isPromptInjection) || compact.some((c) => COMPACT_INJECTION_RE.test(c));
+  if (injection) reasons.push("prompt-injection");
   if (readings.some(isExfiltration)) reasons.push("exfiltration");
-  if (findUrls(norm).length > 0 || findUrls(glyphs).length > 0) reasons.push("url");
+  if (findUrls(norm).length > 0 || findUrls(skeletonView(norm)).length > 0) reasons.push("url");
   if (containsSecret(text)) reasons.push("secret");
   if (hasEncodedPayload(text)) reasons.push("encoded-payload");
   if (readings.some(isHarmfulPolicy)) reasons.push("harmful-policy");
-  return { quarantined: reasons.length > 0, reasons };
-}
-
-// Zero-width, bidi-override and Unicode tag characters hide instructions from a human reviewer
-// while the model still reads them. ZWJ alone is left out: emoji sequences use it.
-const HIDDEN_RE = /[\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u{E0000}-\u{E007F}]/u;
-const STRIP_RE = /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u{E0000}-\u{E007F}]/gu;
-
-// NFKC folds full-width and other look-alike forms; stripping invisibles rejoins split words.
-function normalise(text: string): string {
-  return text.normalize("NFKC").replace(STRIP_RE, "").replace(/[‘’]/g, "'").replace(/\s+/g, " ");
-}
-
-// Cyrillic and Greek letters that render like Latin ones ("іgnоrе" with Cyrillic і and о).
-const HOMOGLYPHS: Record<string, string> = {
-  а: "a", в: "b", е: "e", ё: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x", ѕ: "s", і: "i", ї: "i", ј: "j", ԁ: "d", ԛ: "q", ԝ: "w", ɡ: "g", ո: "n", ս: "u",
-  А: "A", В: "B", Е: "E", К: "K", М: "M", Н: "H", О: "O", Р: "P", С: "C", Т: "T", У: "Y", Х: "X", Ѕ: "S", І: "I", Ј: "J",
-  α: "a", ο: "o", ρ: "p", ν: "v", ι: "i", κ: "k", τ: "t", υ: "u", χ: "x", ε: "e",
-  Α: "A", Β: "B", Ε: "E", Ζ: "Z", Η: "H", Ι: "I", Κ: "K", Μ: "M", Ν: "N", Ο: "O", Ρ: "P", Τ: "T", Υ: "Y", Χ: "X",
-};
-const HOMOGLYPH_RE = new RegExp(`[${Object.keys(HOMOGLYPHS).join("")}]`, "g");
-
-/** Drops accents and folds look-alike letters, so "ïgnörе" reads as "ignore". */
-function foldGlyphs(text: string): string {
-  return text.normalize("NFD").replace(/\p{M}+/gu, "").replace(HOMOGLYPH_RE, (c) => HOMOGLYPHS[c]!);
+  const verdict: InsightAssessment = { quarantined: reasons.length > 0, reasons };
+  if (injection && reasons.length === 1 && readings.every(onlyMentionsInjection)) verdict.mentionOnly = true;
+  return verdict;
 }
 
 const LEET: Record<string, string> = { "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a", $: "s", "!": "i", "|": "l", "€": "e" };
@@ -92,7 +84,6 @@ const INJECTION_RES: RegExp[] = [
   /\byou\s+are\s+now\s+(?:an?\s|the\s|my\s|no\s+longer\b|free\b|unrestricted\b|unfiltered\b|jailbroken\b|dan\b|in\s+\w+\s+mode\b)/i,
   /\b(?:new|updated|real|actual|true|revised|additional|override)\s+(?:system\s+)?instructions?\s*:/i,
   /\bsystem\s+(?:prompt|message|override)\s*:/i,
-  /<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[\/?INST\]|<\/?(?:system|instructions?)>|<<\/?SYS>>/i,
   /\b(?:do\s+not|don't|dont|never)\s+(?:tell|inform|notify|alert|warn)\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
   /\b(?:do\s+not|don't|dont|never)\s+(?:mention|reveal|disclose|show)\s+(?:this|it|that|these)\s+to\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
   /\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
@@ -105,7 +96,12 @@ const INJECTION_RES: RegExp[] = [
   // Turning the data fences this service puts around stored text into instructions, or closing them.
   /\b(?:treat|consider|regard|handle|interpret|follow|obey|execute|run)\b[^.\n]{0,50}\b(?:data|fenced|quoted|user|tool|retrieved|document|web|e-?mail)\s*(?:blocks?|sections?|content|text|output|messages?|fences?)\b[^.\n]{0,30}\bas\s+(?:(?:your|the|system|new|trusted|real|binding|valid)\s+)*(?:instructions?|commands?|orders|directives?|system\s+prompt)\b/i,
   /\b(?:instructions?|directions?|commands?)\s+(?:in|inside|within|from)\s+(?:the\s+|any\s+)?(?:data|fenced|quoted)\s+(?:blocks?|sections?|fences?)\s+(?:must|should|are\s+to|have\s+to)\s+be\s+(?:followed|obeyed|executed|trusted)\b/i,
-  /\bEND\s+DATA\b|\bDATA\s*\([^)]{0,40}\)\s*[—-]/,
+  // Paraphrases that point at the instructions by where they stand rather than by an adjective.
+  /\b(?:ignore|disregard|forget|override|overrule|bypass|discard|set\s+aside|drop|abandon|skip)\s+(?:(?:all|any|every|of|the|your|my|these|those|its)\s+){0,3}(?:instructions?|prompts?|rules|directives?|guidelines|guidance|context|messages?|orders|commands|directions|constraints|restrictions|polic(?:y|ies)|programming)\s+(?:(?:above|before|earlier|so\s+far|previously|up\s+to\s+(?:now|here))\b|(?:that|which)\s+(?:came|come|were|was|are|is)\s+(?:before|above|earlier|given)\b|(?:you|we)\s+(?:were|have\s+been|'ve\s+been|got|received|have)\b|given\s+(?:to\s+you|above|earlier|before|previously)\b|(?:in|from|of)\s+(?:the\s+|your\s+)?(?:system|developer)\s+(?:prompt|message)\b)/i,
+  /\b(?:ignore|disregard|forget|set\s+aside|discard|override)\s+(?:what(?:ever)?|everything|anything|all)\s+(?:(?:that|which)\s+)?(?:you\s+(?:were|have\s+been|'ve\s+been|are|got)|you've\s+been|you're|(?:i|we|they)\s+(?:have\s+)?|the\s+(?:system|developer|operator)\s+)\s*(?:told|given|instructed|asked|said|taught|wrote|being\s+told)\b/i,
+  /\b(?:previous|prior|above|earlier|preceding|original|initial|system|all\s+(?:other\s+)?)\s*(?:instructions?|rules|prompts?|guidelines|directives?)\s+(?:no\s+longer\s+apply|(?:are|is)\s+(?:now\s+|hereby\s+)?(?:void|null|cancel+ed|obsolete|revoked|superseded|overridden|invalid|suspended|lifted|disabled)|do\s+not\s+apply|don't\s+apply|have\s+been\s+(?:revoked|cancel+ed|lifted|superseded|replaced|overridden))\b/i,
+  /\b(?:do\s+not|don't|dont|stop|no\s+longer|never)\s+(?:follow|obey|comply\s+with|adhere\s+to|listen\s+to)\s+(?:(?:the|your|any|all|these|those|my)\s+)*(?:previous|prior|above|earlier|original|system|developer|safety|initial)\s+(?:instructions?|rules|prompts?|guidelines|directives?|messages?)\b/i,
+  /\byour\s+(?:new|updated|real|true|actual)\s+(?:instructions?|role|directives?|system\s+prompt)\s+(?:is|are)\b/i,
   // The same attack in the languages models follow as readily as English.
   /\bignor(?:a|e|ez|er|iere|ieren|ar)\s+(?:(?:todas|toutes|tutte|alle|all|las|les|le|as|die|os|tous|todos|tutti)\s+)*(?:(?:instrucciones|instructions|istruzioni|instrucoes|anweisungen|instruktionen|indicaciones|consignes)\s+(?:anteriores|previas|precedentes|anterieures|precedenti|vorherigen|bisherigen)|(?:vorherigen|bisherigen|obigen)\s+(?:anweisungen|instruktionen))\b/i,
   /\b(?:olvida|oublie[zr]?|vergiss|dimentica|esqueca)\s+(?:(?:todas|toutes|tutte|alle|las|les|le|as|die|tous|todos|tutti)\s+)*(?:(?:tus|tes|vos|deine|le\s+tue|suas)\s+)?(?:instrucciones|instructions|istruzioni|instrucoes|anweisungen|regeln|regles|reglas|regole)\b/i,
@@ -113,24 +109,72 @@ const INJECTION_RES: RegExp[] = [
   /(?:忽略|无视|忘记|忘掉)(?:之前|以上|先前|前面|上面|所有)?的?(?:所有)?(?:指令|指示|说明|规则|提示)|(?:以前|前|上記)の(?:指示|命令)を(?:無視|忘れ)/,
 ];
 
-// A role line or tag in stored text forges the structure of the prompt it is injected into: a
-// fake `SYSTEM:` line, a closing `</lessons>` or another `[G#].` lesson. Only the roles that carry
-// authority count, because `User:` and `Assistant:` lines are ordinary in tasks copied from chats.
-const ROLE_LINE_RE = /(?:^|[\n\r\u2028\u2029])\s*(?:#+\s*)?(?:system|developer|operator)\s*:/i;
-const STRUCTURE_TAG_RE = /<\/?\s*(?:lessons?|library|context|data|user|assistant|developer|tool|memory|memories)\s*>/i;
-const FORGED_LABEL_RE = /\[G\d+\]\s*\./;
+// A role line, tag or label in stored text forges the structure of the prompt it is injected into:
+// a fake `System:` or `### Assistant -` line, `[SYSTEM]`, chat-template tokens, a closing
+// `</experiences>`, another lesson's `[G7]` label or the headers and fences this service writes.
+// Talk about these forms quotes them (`a line starting 'System:'`), which none of these match.
+const ROLE = "(?:system|assistant|developer|operator|admin(?:istrator)?|root|sys)(?:\\s+(?:prompt|message|note|override|instructions?))?";
+const ROLE_LINE_RE = new RegExp(`(?:^|[\\n\\r\\v\\f\\u0085\\u2028\\u2029]|[.!?;]\\s)[\\s#>*_=|~-]*(?:${ROLE})\\s*(?:\\*\\*)?\\s*(?::|\\s[-–—]+(?:\\s|$))`, "i");
+const ROLE_TAG_RE = /[\[【〔〖〘〚⟦{]\s*\/?\s*(?:system|assistant|developer|operator|sys|inst)\s*[\]】〕〗〙〛⟧}]/i;
+const STRUCTURE_TAG_RE =
+  /<\s*\/?\s*(?:lessons?|experiences?|library|context|data|cases?|user|assistant|system|developer|tool|memory|memories|instructions?|prompt)(?:\s[^<>]{0,60})?\s*\/?\s*>|<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|<<\/?SYS>>/i;
+// The prompt's own labels in any bracket (square, full-width, lenticular, angle, curly) and digit
+// script, and a bare `G7.` or `G7:` where a line or sentence starts. Parentheses are left out:
+// "the default collector (G1)" is ordinary text.
+const FORGED_LABEL_RE = /[\[【〔〖〘〚⟦⟨«‹{<]\s*G\s*\p{Nd}+\s*[\]】〕〗〙〛⟧⟩»›}>]|(?:^|[\n\r\u2028\u2029]|[.!?;]\s)\s*G\s*\p{Nd}+\s*[.:]\s/iu;
+const SERVICE_FRAME_RE = /\bEND\s+DATA\b|\bDATA\s*\([^)]{0,40}\)\s*[—-]|lessons\s+learned\s+from\s+experience\s*\(|similar\s+past\s+cases,\s+recorded/i;
 
-function forgesStructure(text: string): boolean {
-  const norm = text.normalize("NFKC");
-  return ROLE_LINE_RE.test(norm) || STRUCTURE_TAG_RE.test(norm) || FORGED_LABEL_RE.test(norm);
+function forgesStructure(text: string, readings: readonly string[]): boolean {
+  // Role lines need the line breaks, which the other readings fold away.
+  const visible = visibleText(text);
+  const lined = [...new Set([visible, skeletonView(visible, "i"), skeletonView(visible, "l")])];
+  if (lined.some((t) => ROLE_LINE_RE.test(t))) return true;
+  return [...lined, ...readings].some((t) => ROLE_TAG_RE.test(t) || STRUCTURE_TAG_RE.test(t) || FORGED_LABEL_RE.test(t) || SERVICE_FRAME_RE.test(t));
 }
 
-function isPromptInjection(text: string): boolean {
+/** Where each injection pattern matches, as [start, end) offsets. */
+function injectionSpans(text: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
   for (const m of text.matchAll(OVERRIDE_RE)) {
     const words = m[1]!.toLowerCase().trim().split(/\s+/);
-    if (/^(?:guardrails|programming)$/i.test(m[2]!) || words.some((w) => POINTED.has(w))) return true;
+    if (/^(?:guardrails|programming)$/i.test(m[2]!) || words.some((w) => POINTED.has(w))) spans.push([m.index, m.index + m[0].length]);
   }
-  return INJECTION_RES.some((re) => re.test(text));
+  for (const re of INJECTION_GLOBAL) for (const m of text.matchAll(re)) spans.push([m.index, m.index + m[0].length]);
+  return spans;
+}
+
+const INJECTION_GLOBAL = INJECTION_RES.map((re) => new RegExp(re.source, `${re.flags}g`));
+
+function isPromptInjection(text: string): boolean {
+  return injectionSpans(text).length > 0;
+}
+
+// Overrides read with every word joined (`i g n o r e a l l p r e v i o u s ...`). No word
+// boundaries are left, so only long unambiguous runs count.
+const COMPACT_INJECTION_RE = new RegExp(
+  [
+    `(?:ignore|disregard|forget|override|bypass)(?:all|any|every|the|your|of|these|those)*(?:previous|prior|above|earlier|preceding|original|initial|system|developer|safety)(?:instructions?|prompts?|rules|directives?|guidelines|messages?)`,
+    `(?:ignore|disregard|forget)(?:the|all|your)*(?:instructions?|rules|prompts?)(?:above|before|earlier|sofar)`,
+    `youarenow(?:dan|jailbroken|unrestricted|unfiltered|indevelopermode|freefrom)`,
+    `(?:enable|enter|activate)(?:developer|god|jailbreak|dan)mode`,
+    `(?:reveal|print|leak|dump|repeat)(?:your|the)?(?:systemprompt|hiddeninstructions)`,
+  ].join("|"),
+);
+
+// Talk about an attack reports it: the injection wording is what someone asks, says or writes
+// ("when a ticket asks you to ignore previous instructions"), or it is quoted; and the lesson's
+// own advice is to resist it. A lesson that also tells the agent to go along is not talk.
+const REPORTING_RE =
+  /\b(?:asks?|asking|asked|tells?|telling|told|says?|saying|said|requests?|requesting|requested|tries|trying|tried|attempts?|attempting|attempted|wants?|instructs?|instructing|demands?|demanding|urges?|urging|contains?|containing|includes?|including|mentions?|mentioning|claims?|like|such\s+as|reads?|reading|phrases?|wording|lines?|strings?|text|messages?)(?:\s+(?:you|the\s+(?:agent|assistant|model|bot)|us|me|them|it))?(?:\s+to)?\s*["'«]?\s*$|["'«]\s*$/i;
+const RESIST_RE =
+  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:data|untrusted|an?\s+(?:injection|attack))|injection\s+attempts?|prompt\s+injection|untrusted)\b/i;
+const ASSENT_RE = /(?<!\b(?:not|never|don't|dont|refuse\s+to|won't)\s+)\b(?:comply|obey|do\s+(?:so|it|as\s+(?:asked|told|instructed|it\s+says))|go\s+along|follow\s+(?:it|them|the\s+request|those|these|that))\b/i;
+
+function onlyMentionsInjection(text: string): boolean {
+  const spans = injectionSpans(text);
+  if (!spans.length) return true;
+  if (!RESIST_RE.test(text) || ASSENT_RE.test(text)) return false;
+  return spans.every(([start]) => REPORTING_RE.test(text.slice(Math.max(0, start - 80), start).split(/[.!?;]\s/).pop()!));
 }
 
 // ---------------------------------------------------------------------------------------------
