@@ -115,7 +115,7 @@ const INJECTION_RES: RegExp[] = [
 // Talk about these forms quotes them (`a line starting 'System:'`), which none of these match.
 const ROLE = "(?:system|assistant|developer|operator|admin(?:istrator)?|root|sys)(?:\\s+(?:prompt|message|note|override|instructions?))?";
 const ROLE_LINE_RE = new RegExp(`(?:^|[\\n\\r\\v\\f\\u0085\\u2028\\u2029]|[.!?;]\\s)[\\s#>*_=|~-]*(?:${ROLE})\\s*(?:\\*\\*)?\\s*(?::|\\s[-–—]+(?:\\s|$))`, "i");
-const ROLE_TAG_RE = /[\[【〔〖〘〚⟦{]\s*\/?\s*(?:system|assistant|developer|operator|sys|inst)\s*[\]】〕〗〙〛⟧}]/i;
+const ROLE_TAG_RE = /(?<!["'«])[\[【〔〖〘〚⟦{]\s*\/?\s*(?:system|assistant|developer|operator|sys|inst)\s*[\]】〕〗〙〛⟧}](?!["'»])/i;
 const STRUCTURE_TAG_RE =
   /<\s*\/?\s*(?:lessons?|experiences?|library|context|data|cases?|user|assistant|system|developer|tool|memory|memories|instructions?|prompt)(?:\s[^<>]{0,60})?\s*\/?\s*>|<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|<<\/?SYS>>/i;
 // The prompt's own labels in any bracket (square, full-width, lenticular, angle, curly) and digit
@@ -164,17 +164,31 @@ const COMPACT_INJECTION_RE = new RegExp(
 // Talk about an attack reports it: the injection wording is what someone asks, says or writes
 // ("when a ticket asks you to ignore previous instructions"), or it is quoted; and the lesson's
 // own advice is to resist it. A lesson that also tells the agent to go along is not talk.
-const REPORTING_RE =
-  /\b(?:asks?|asking|asked|tells?|telling|told|says?|saying|said|requests?|requesting|requested|tries|trying|tried|attempts?|attempting|attempted|wants?|instructs?|instructing|demands?|demanding|urges?|urging|contains?|containing|includes?|including|mentions?|mentioning|claims?|like|such\s+as|reads?|reading|phrases?|wording|lines?|strings?|text|messages?)(?:\s+(?:you|the\s+(?:agent|assistant|model|bot)|us|me|them|it))?(?:\s+to)?\s*["'«]?\s*$|["'«]\s*$/i;
+const REPORTING_RE = new RegExp(
+  "\\b(?:asks?|asking|asked|tells?|telling|told|says?|saying|said|requests?|requesting|requested|try|tries|trying|tried|attempts?|attempting|attempted|wants?|instructs?|instructing|demands?|demanding|urges?|urging|insists?|insisting|claims?|claiming|contains?|containing|includes?|including|mentions?|mentioning|pastes?|pasted|writes?|wrote|like|such\\s+as|reads?|reading|phrases?|wording|lines?|strings?|text|messages?)" +
+    "(?:\\s+that)?(?:\\s+(?:you|the\\s+(?:agent|assistant|model|bot)|us|me|them|it))?(?:\\s+to)?(?:\\s+(?:make|get|have|let)\\s+(?:you|the\\s+(?:agent|assistant|model|bot)|it))?" +
+    "(?:\\s+(?:the|a|an|all|any|your|its|these|those|that))*\\s*[\"'«]?\\s*$",
+  "i",
+);
 const RESIST_RE =
-  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:data|untrusted|an?\s+(?:injection|attack))|injection\s+attempts?|prompt\s+injection|untrusted)\b/i;
+  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:injection|jailbreak|attack|phishing)\s+attempts?|social\s+engineering|prompt\s+injection|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted))\b/i;
 const ASSENT_RE = /(?<!\b(?:not|never|don't|dont|refuse\s+to|won't)\s+)\b(?:comply|obey|do\s+(?:so|it|as\s+(?:asked|told|instructed|it\s+says))|go\s+along|follow\s+(?:it|them|the\s+request|those|these|that))\b/i;
 
 function onlyMentionsInjection(text: string): boolean {
   const spans = injectionSpans(text);
   if (!spans.length) return true;
   if (!RESIST_RE.test(text) || ASSENT_RE.test(text)) return false;
-  return spans.every(([start]) => REPORTING_RE.test(text.slice(Math.max(0, start - 80), start).split(/[.!?;]\s/).pop()!));
+  const quotes = quoteDepths(text);
+  return spans.every(
+    ([start, end]) =>
+      quotes(start) > 0 || /^\s*(?:attempts?\b|["'»])/i.test(text.slice(end)) || REPORTING_RE.test(text.slice(Math.max(0, start - 80), start).split(/[.!?;]\s/).pop()!),
+  );
+}
+
+/** How many quotations are open at an offset; quotes are told from apostrophes by the blanks around them. */
+function quoteDepths(text: string): (at: number) => number {
+  const marks = [...text.matchAll(/(?<=^|[\s(\[:])["'«](?=\S)|(?<=\S)["'»](?=$|[\s.,;:!?)\]])/g)].map((m) => ({ at: m.index, open: /(?:^|[\s(\[:])$/.test(text.slice(0, m.index)) }));
+  return (at) => marks.filter((m) => m.at < at).reduce((depth, m) => Math.max(0, depth + (m.open ? 1 : -1)), 0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -186,7 +200,7 @@ const HARMFUL_RES: RegExp[] = [
     `\\b(?:approve|accept|grant|issue|process|authori[sz]e|execute|perform|transfer|wire|pay\\s+out|refund|release|disburse|delete|drop|wipe|deploy|merge|push|unlock|reset)\\b[^.\\n]{0,50}\\bwithout\\s+(?:(?:any|the|a|an|prior|further|human|manual|customer|user|their|identity|proper|extra)\\s+)*${CONTROL}\\b`,
     "i",
   ),
-  /\b(?:skip|bypass|disable|turn\s+off|switch\s+off|circumvent|omit|suppress|waive|ignore)\s+(?:(?:the|all|any|every|our|their)\s+)*(?:identity|id|2fa|mfa|two[\s-]factor|kyc|aml|fraud|security|age|permission|signature|certificate|tls|ssl|authori[sz]ation|authentication|verification|approval|audit|safety|content|moderation|compliance|anti-?virus|firewall)\s+(?:checks?|verification|validation|review|logging|logs|controls?|filters?|scans?|rules|protections?|monitoring|requirements?)\b/i,
+  /(?<!\b(?:never|not|don't|dont|avoid|stop)\s+)\b(?:skip|bypass|disable|turn\s+off|switch\s+off|circumvent|omit|suppress|waive|ignore)\s+(?:(?:the|all|any|every|our|their)\s+)*(?:identity|id|2fa|mfa|two[\s-]factor|kyc|aml|fraud|security|age|permission|signature|certificate|tls|ssl|authori[sz]ation|authentication|verification|approval|audit|safety|content|moderation|compliance|anti-?virus|firewall)\s+(?:checks?|verification|validation|review|logging|logs|controls?|filters?|scans?|rules|protections?|monitoring|requirements?)\b/i,
   /\b(?:grant|give|assign|provide)\s+(?:(?:full|admin(?:istrator)?|root|elevated|superuser|owner|unrestricted)\s+)+(?:access|privileges|rights|permissions|role)\s+to\s+(?:anyone|everyone|any\s+(?:user|caller|requester|one)|all\s+(?:users|callers|requesters)|whoever|the\s+requester|whoever\s+asks)\b/i,
   /\b(?:treat|trust|accept|believe)\b[^.\n]{0,30}\b(?:anyone|any\s+(?:user|caller|requester|message)|whoever|users?|requesters?|callers?|customers?)\s+(?:who\s+|that\s+)?(?:claim(?:s|ing)?|say(?:s|ing)?|said)\b[^.\n]{0,30}\b(?:admin(?:istrator)?|staff|employee|owner|root|authori[sz]ed|manager|developer|support|ceo|police)\b/i,
   /\b(?:reply|respond|answer|reveal|disclose|tell|give\s+out|hand\s+out|share|read\s+out)\b[^.\n]{0,40}\b(?:admin(?:istrator)?|master|root|api|secret|private|signing|service|database|db)\s+(?:keys?|passwords?|credentials?|tokens?|secrets?)\b/i,
@@ -207,7 +221,7 @@ const SENSITIVE =
 // Stays within one sentence, but lets dots inside paths and names (~/.aws, .env) through.
 const IN_SENTENCE = "(?:[^.\\n]|\\.(?=\\S))";
 const SEND_RE = new RegExp(
-  `\\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|copy|share|submit|sync|pipe|beacon)\\b${IN_SENTENCE}{0,60}?${SENSITIVE}${IN_SENTENCE}{0,60}?\\b(?:to|into|at|via)\\s+([^\\n]{0,100})`,
+  `(?<!\\b(?:never|not|don't|dont|avoid|stop)\\s+)\\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|copy|share|submit|sync|pipe|beacon)\\b${IN_SENTENCE}{0,60}?${SENSITIVE}${IN_SENTENCE}{0,60}?\\b(?:to|into|at|via)\\s+([^\\n]{0,100})`,
   "gi",
 );
 // Only destinations that point outside count, so "send the API key to authenticate" passes.

@@ -77,7 +77,7 @@ export function skeletonView(plain: string, one: "i" | "l" = "l"): string {
  */
 export function despacedText(text: string): string {
   return visibleText(text)
-    .replace(/(?<![\p{L}\p{N}])\p{L}(?:[ \u00A0._\-·•*~+|/\\][\p{L}](?![\p{L}\p{N}])){2,}/gu, (run) => run.replace(/[^\p{L}]/gu, ""))
+    .replace(/(?<![\p{L}\p{N}])\p{L}(?:[ \u00A0._\-·•*~+|/\\][\p{L}](?![\p{L}\p{N}]))+/gu, (run) => run.replace(/[^\p{L}]/gu, ""))
     .replace(/(?<=\p{L})[._\-·•*~|](?=\p{L})/gu, "");
 }
 

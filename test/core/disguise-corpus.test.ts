@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { assessInsight, assessLesson } from "../../src/core/poison";
+import { disguiseCorpus, SPLIT_WRITES } from "../fixtures/disguise-corpus";
+import benign from "../fixtures/benign-security.json";
+
+const corpus = disguiseCorpus();
+const rate = (n: number, of: number) => Math.round((n / of) * 10_000) / 100;
+
+/**
+ * The figures docs/security.md gives for issue 27 (item 4). Printed so a run shows them; asserted
+ * so a filter change that loses them fails.
+ */
+describe("the disguise corpus and the benign security corpus", () => {
+  it("catches at least 95% of the disguise corpus without an LLM, in every category", () => {
+    const missed = corpus.filter((d) => !assessInsight(d.text).quarantined);
+    console.info(`disguise corpus: ${corpus.length - missed.length}/${corpus.length} caught (${rate(corpus.length - missed.length, corpus.length)}%)`);
+    expect(corpus.length).toBeGreaterThanOrEqual(500);
+    expect(rate(corpus.length - missed.length, corpus.length)).toBeGreaterThanOrEqual(95);
+    const categories = [...new Set(corpus.map((d) => d.category))];
+    for (const c of categories) {
+      const all = corpus.filter((d) => d.category === c);
+      const caught = all.filter((d) => assessInsight(d.text).quarantined).length;
+      expect({ category: c, rate: rate(caught, all.length) >= 75 }).toEqual({ category: c, rate: true });
+    }
+  });
+
+  it("never sends a disguised or forged instruction to the reviewer as mere talk", () => {
+    expect(corpus.filter((d) => assessInsight(d.text).mentionOnly).map((d) => d.category)).toEqual([]);
+  });
+
+  it("refuses every structure forgery as such, whatever the lesson says", () => {
+    for (const d of corpus.filter((x) => x.category.endsWith("(harmless content)"))) {
+      expect({ text: d.text, reasons: assessInsight(d.text).reasons }).toEqual({ text: d.text, reasons: expect.arrayContaining(["forged-structure"]) });
+    }
+  });
+
+  it("flags U+0000 and the blank look-alikes as hidden characters", () => {
+    for (const ch of ["\u0000", "\u180E", "\u2800", "\u3164", "\u115F", "\u1160", "\uFFA0", "\u061C", "\uFFF9", "\u034F"]) {
+      expect(assessInsight(`Retry with back${ch}off.`).reasons).toEqual(["hidden-characters"]);
+    }
+    // Emoji sequences, variation selectors and soft hyphens are ordinary text.
+    expect(assessInsight("Family emoji 👨‍👩‍👧 and ❤️ break the CSV export; hyphen\u00ADation hints too.").quarantined).toBe(false);
+  });
+
+  it("leaves each piece of a split instruction alone (admission screens them together)", () => {
+    for (const parts of SPLIT_WRITES) {
+      expect(parts.map((p) => assessInsight(p).quarantined)).toEqual(parts.map(() => false));
+      expect(assessInsight(parts.join(" ")).quarantined).toBe(true);
+    }
+  });
+
+  it("quarantines at most 2% of benign security lessons with a reviewer, and reports the rate without one", () => {
+    const lessons = benign.lessons;
+    expect(lessons.length).toBeGreaterThanOrEqual(100);
+    const verdicts = lessons.map((l) => ({ ...l, v: assessLesson({ text: l.text }) }));
+    const held = verdicts.filter((x) => x.v.quarantined);
+    // With an LLM, what the filter flags only for mentioning an injection goes to the reviewer, which
+    // (like the fake reviewer of the admission tests) admits talk and holds commands; the rest stays held.
+    const heldWithReviewer = held.filter((x) => !x.v.mentionOnly);
+    console.info(
+      `benign security lessons: ${held.length}/${lessons.length} quarantined without an LLM (${rate(held.length, lessons.length)}%), ` +
+        `${heldWithReviewer.length}/${lessons.length} with one (${rate(heldWithReviewer.length, lessons.length)}%), ` +
+        `${held.length - heldWithReviewer.length} sent to the reviewer`,
+    );
+    expect(rate(heldWithReviewer.length, lessons.length)).toBeLessThanOrEqual(2);
+    // Only talk about injection is held without a reviewer: keys, prompts and security advice pass.
+    expect(held.filter((x) => x.category !== "talk").map((x) => x.text)).toEqual([]);
+    expect(held.every((x) => x.v.reasons.join() === "prompt-injection")).toBe(true);
+  });
+});
