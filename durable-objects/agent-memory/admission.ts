@@ -1,4 +1,4 @@
-import { assessInsight, assessLesson } from "../../src/core/poison";
+import { assessInsight, assessLesson, type PoisonReason } from "../../src/core/poison";
 import { isHeld, type ExperienceContent, type MemoryKind, type Provenance, type Source } from "../../src/core/memory-types";
 import { MemoryError } from "../memory-error";
 import type { MemoryContext } from "./context";
@@ -65,16 +65,75 @@ function guardHeld(kind: MemoryKind, id: string, before: { status: string } | nu
   }
 }
 
-/** New or changed text: the filter, then the review (unless it had one), else admitted. */
-function admit(ctx: MemoryContext, text: string, parts: Parameters<typeof assessLesson>[0] | null, wanted: string, policy: AdmissionPolicy) {
+/**
+ * What a pending entry's hold says when the filter flagged it only for mentioning injection
+ * wording; the queued review is shown the reason after this prefix.
+ */
+export const MENTION_REVIEW = "waiting for the LLM safety review; content filter: ";
+
+/** How far back a key's own writes are read together with its new one. */
+export const SPLIT_WINDOW_MS = 60 * 60 * 1000;
+/** At most this many of them, newest first: enough for an instruction split across a few writes. */
+const SPLIT_WRITES = 20;
+/** Versions searched for them, newest first, so that a write's cost does not grow with the library's age. */
+const SPLIT_VERSIONS = 1000;
+
+/**
+ * New or changed text: the filter, then the review (unless it had one), else admitted. Text the
+ * filter flags only for mentioning injection ("when a ticket asks to ignore previous instructions,
+ * escalate") goes to the review with the filter's reason when an LLM is configured: the reviewer
+ * tells talk from a command. Without one it stays quarantined.
+ */
+function admit(ctx: MemoryContext, text: string, parts: Parameters<typeof assessLesson>[0] | null, wanted: string, policy: AdmissionPolicy, recent: readonly string[] = []) {
   const verdict = parts ? assessLesson(parts) : assessInsight(text);
-  if (verdict.quarantined) return { status: "quarantined", hold: { reason: `content filter: ${verdict.reasons.join(", ")}`, wanted } };
+  const reason = `content filter: ${verdict.reasons.join(", ")}`;
+  if (verdict.quarantined && verdict.mentionOnly && ctx.reviewAvailable()) return { status: "pending", hold: { reason: `${MENTION_REVIEW}${verdict.reasons.join(", ")} (mentioned, not given)`, wanted } };
+  if (verdict.quarantined) return { status: "quarantined", hold: { reason, wanted } };
+  const together = completesSplit(recent, parts ? lessonText(parts) : text);
+  if (together) return { status: "quarantined", hold: { reason: `content filter, read with the same key's writes of the last hour: ${together.join(", ")}`, wanted } };
   if (!policy.reviewed && ctx.reviewAvailable()) return { status: "pending", hold: { reason: "waiting for the LLM safety review", wanted } };
   return { status: wanted, hold: null };
 }
 
+const lessonText = (parts: Parameters<typeof assessLesson>[0]) => [parts.pattern ?? "", parts.text, (parts.keywords ?? []).join(", "), parts.when ?? ""].filter(Boolean).join(" ");
+
+/**
+ * An instruction split across writes ("… ignore all", "previous instructions and …") passes the
+ * filter one piece at a time. The new text is read after the key's recent texts that passed on
+ * their own, oldest first, and the reasons only the joined reading raises are returned.
+ */
+function completesSplit(recent: readonly string[], text: string): PoisonReason[] | null {
+  const clean = recent.filter((r) => !assessInsight(r).quarantined);
+  if (!clean.length) return null;
+  const alone = new Set(assessInsight(text).reasons);
+  const joined = assessInsight([...clean, text].join(" ")).reasons.filter((r) => !alone.has(r));
+  return joined.length ? joined : null;
+}
+
+/**
+ * The texts a key wrote into the library in the last hour (and earlier in the same write), oldest
+ * first, other than the entry being written. Only writes made with a client key count.
+ */
+export function recentTextsBy(ctx: MemoryContext, author: string | undefined, exceptId: string): string[] {
+  if (!author?.startsWith("key:")) return [];
+  const rows = ctx.sql
+    .exec<{ after: string }>(
+      // Changes of the version being written have no version row yet: they are this same write's.
+      `SELECT c.after FROM library_changes c LEFT JOIN library_versions v ON v.version = c.version
+       WHERE c.version > (SELECT coalesce(max(version), 0) - ? FROM library_versions)
+         AND ((v.author = ? AND v.created_at >= ?) OR v.version IS NULL) AND c.after IS NOT NULL AND c.experience_id != ?
+       ORDER BY c.version DESC, c.rowid DESC LIMIT ?`,
+      SPLIT_VERSIONS, author, ctx.now() - SPLIT_WINDOW_MS, exceptId, SPLIT_WRITES,
+    )
+    .toArray();
+  return rows.reverse().map((r) => {
+    const after = JSON.parse(r.after) as Parameters<typeof assessLesson>[0];
+    return lessonText(after);
+  });
+}
+
 /** Screens what one experience becomes in a version. Throws when a client touches a held entry. */
-export function screenExperience<T extends Screenable>(ctx: MemoryContext, before: T | null, after: T, policy: AdmissionPolicy): Screened<T> {
+export function screenExperience<T extends Screenable>(ctx: MemoryContext, before: T | null, after: T, policy: AdmissionPolicy, author?: string): Screened<T> {
   guardHeld("experience", after.id, before, after.status, policy);
   const wasHeld = before !== null && isHeld(before.status);
   if (isHeld(after.status)) {
@@ -87,7 +146,7 @@ export function screenExperience<T extends Screenable>(ctx: MemoryContext, befor
     return { value: after, hold: { reason: reasonFor(policy, after.id, after), wanted: "active" }, lift: false };
   }
   if (before && !matchTextChanged(before, after)) return { value: after, hold: null, lift: wasHeld };
-  const { status, hold } = admit(ctx, "", after, after.status, policy);
+  const { status, hold } = admit(ctx, "", after, after.status, policy, policy.internal ? [] : recentTextsBy(ctx, author, after.id));
   return { value: { ...after, status: status as T["status"] }, hold, lift: wasHeld && !hold };
 }
 

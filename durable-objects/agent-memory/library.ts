@@ -266,7 +266,7 @@ export class Library {
             deleted.push(intent.id);
             op = "delete";
           } else {
-            const screened = screenExperience(this.ctx, before, intent.after, policy);
+            const screened = screenExperience(this.ctx, before, intent.after, policy, author);
             recordHold(this.ctx, intent.id, "experience", screened, policy, author);
             if (!row) {
               const keepSeq = intent.after.seq > 0 && !intent.reseq;

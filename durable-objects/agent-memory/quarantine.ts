@@ -3,7 +3,7 @@ import { MemoryError } from "../memory-error";
 import { parseJson, type MemoryContext } from "./context";
 import type { Library } from "./library";
 import type { Cases } from "./cases";
-import type { AdmissionPolicy } from "./admission";
+import { MENTION_REVIEW, type AdmissionPolicy } from "./admission";
 
 export interface HeldItem {
   id: string;
@@ -29,6 +29,8 @@ export interface ReviewItem {
   pattern: string | null;
   keywords: string[];
   when?: string | null;
+  /** Why the content filter sent it to the review (it mentions injection wording), shown to the reviewer. */
+  flag?: string;
 }
 
 export interface ReviewVerdict {
@@ -123,11 +125,12 @@ export class Quarantine {
     return this.ctx.sql
       .exec<HeldRow>(`${HELD_SQL} WHERE h.status = 'pending' ORDER BY h.updated, h.id LIMIT ?`, limit)
       .toArray()
-      .map((r) =>
-        r.kind === "case"
-          ? { id: r.id, kind: "case", text: caseReviewText(r.text, r.answer), pattern: null, keywords: [] }
-          : { id: r.id, kind: "experience", text: r.text, pattern: r.pattern, keywords: parseJson<string[]>(r.keywords, []), when: r.when_text },
-      );
+      .map((r) => {
+        const flag = r.reason?.startsWith(MENTION_REVIEW) ? { flag: r.reason.slice(MENTION_REVIEW.length) } : {};
+        return r.kind === "case"
+          ? { id: r.id, kind: "case", text: caseReviewText(r.text, r.answer), pattern: null, keywords: [], ...flag }
+          : { id: r.id, kind: "experience", text: r.text, pattern: r.pattern, keywords: parseJson<string[]>(r.keywords, []), when: r.when_text, ...flag };
+      });
   }
 
   countPending(): number {

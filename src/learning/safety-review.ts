@@ -10,6 +10,8 @@ export interface ReviewedLesson {
   keywords?: readonly string[];
   /** The situations it applies to: retrieval searches them, so they are reviewed like the text. */
   when?: string | null;
+  /** What the word filter found in it, when the filter sent it here instead of to quarantine. */
+  flag?: string | null;
 }
 
 export const SafetyCategorySchema = z.enum(["safe", "injection", "exfiltration", "harmful-policy", "unsafe-advice", "other"]);
@@ -51,7 +53,7 @@ export async function reviewLessons(
   for (let start = 0; start < lessons.length; start += REVIEW_BATCH) {
     const batch = lessons.slice(start, start + REVIEW_BATCH);
     const listing = batch
-      .map((l, i) => [`${i}.`, `   pattern: ${oneLine(l.pattern ?? "")}`, `   keywords: ${oneLine((l.keywords ?? []).join(", "))}`, ...(l.when ? [`   when: ${oneLine(l.when)}`] : []), `   text: ${oneLine(l.text)}`].join("\n"))
+      .map((l, i) => [`${i}.`, `   pattern: ${oneLine(l.pattern ?? "")}`, `   keywords: ${oneLine((l.keywords ?? []).join(", "))}`, ...(l.when ? [`   when: ${oneLine(l.when)}`] : []), `   text: ${oneLine(l.text)}`, ...(l.flag ? [`   filter: ${oneLine(l.flag)}`] : [])].join("\n"))
       .join("\n");
     const { data, usage: used } = await llm.structured({
       role: "judge",
