@@ -40,9 +40,9 @@ export interface Screened<T> {
 
 type Screenable = Pick<ExperienceContent, "text" | "pattern" | "keywords" | "status"> & { id: string; when?: string | null };
 
-function reasonFor(policy: AdmissionPolicy, id: string, parts: Parameters<typeof assessLesson>[0]) {
+function reasonFor(policy: AdmissionPolicy, id: string, parts: Parameters<typeof assessLesson>[0] | null, caseText = "") {
   if (!policy.internal) {
-    const verdict = assessLesson(parts);
+    const verdict = parts ? assessLesson(parts) : assessInsight(caseText, { chat: true });
     return verdict.quarantined ? `content filter: ${verdict.reasons.join(", ")}` : "quarantined at the writer's request";
   }
   return typeof policy.holdReason === "string" ? policy.holdReason : (policy.holdReason?.[id] ?? `held by the service (${policy.door})`);
@@ -85,7 +85,7 @@ const SPLIT_VERSIONS = 1000;
  * tells talk from a command. Without one it stays quarantined.
  */
 function admit(ctx: MemoryContext, text: string, parts: Parameters<typeof assessLesson>[0] | null, wanted: string, policy: AdmissionPolicy, recent: readonly string[] = []) {
-  const verdict = parts ? assessLesson(parts) : assessInsight(text);
+  const verdict = parts ? assessLesson(parts) : assessInsight(text, { chat: true });
   const reason = `content filter: ${verdict.reasons.join(", ")}`;
   if (verdict.quarantined && verdict.mentionOnly && ctx.reviewAvailable()) return { status: "pending", hold: { reason: `${MENTION_REVIEW}${verdict.reasons.join(", ")} (mentioned, not given)`, wanted } };
   if (verdict.quarantined) return { status: "quarantined", hold: { reason, wanted } };
@@ -162,7 +162,7 @@ export function screenCase(
   const wasHeld = before !== null && isHeld(before.status);
   const changed = !before || before.task !== after.task || before.answer !== after.answer;
   if (isHeld(after.status) && !(before?.status === after.status && changed)) {
-    const reason = reasonFor(policy, id, { text: [after.task, after.answer ?? ""].join("\n") });
+    const reason = reasonFor(policy, id, null, [after.task, after.answer ?? ""].join("\n"));
     return { value: after.status, hold: before?.status === after.status ? null : { reason, wanted: "active" }, lift: false };
   }
   if (!changed) return { value: after.status, hold: null, lift: wasHeld };

@@ -2,8 +2,11 @@
  * The experience library as injected into a prompt: one `[G#]. text` line per lesson. Stored text
  * comes from agents and end users, so a line break inside it could forge a header, a `SYSTEM:` line
  * or another `[G#]` lesson. Every kind of line break is folded into a space, so each item is
- * exactly one line whatever it holds.
+ * exactly one line whatever it holds; a label inside the text loses its brackets, so only the
+ * block's own labels can be cited; invisible characters are dropped and a line has a bounded
+ * length, so no item can hide text or run on into the next.
  */
+import { stripInvisible } from "./skeleton";
 
 export interface LibraryBlockItem {
   label: string;
@@ -17,8 +20,16 @@ export function oneLine(text: string): string {
   return text.replace(LINE_BREAKS_RE, " ").replace(/[ \t]{2,}/g, " ").trim();
 }
 
+/** Longest lesson text a line carries: the longest a lesson can be stored with (EXPERIENCE_MAX_CHARS). */
+export const LIBRARY_LINE_MAX_CHARS = 600;
+
+// `[G7]` in any bracket and digit script, as the filter reads it (src/core/poison.ts).
+const LABEL_IN_TEXT_RE = /[[［【〔〖〘〚⟦⟨«‹{<]\s*([GＧ]\s*\p{Nd}+)\s*[\]］】〕〗〙〛⟧⟩»›}>]/gu;
+
 export function libraryLine(item: LibraryBlockItem): string {
-  return `[${oneLine(item.label)}]. ${oneLine(item.text)}`;
+  let text = oneLine(stripInvisible(oneLine(item.text))).replace(LABEL_IN_TEXT_RE, "($1)");
+  if ([...text].length > LIBRARY_LINE_MAX_CHARS) text = `${[...text].slice(0, LIBRARY_LINE_MAX_CHARS - 1).join("").trimEnd()}…`;
+  return `[${oneLine(item.label)}]. ${text}`;
 }
 
 export function renderLibraryBlock(items: readonly LibraryBlockItem[], empty = ""): string {

@@ -34,7 +34,11 @@ export function assessLesson(lesson: { text: string; pattern?: string | null; ke
   return assessInsight([lesson.pattern ?? "", lesson.text, (lesson.keywords ?? []).join(", "), lesson.when ?? ""].join("\n"));
 }
 
-export function assessInsight(text: string): InsightAssessment {
+/**
+ * `chat`: the text is a recorded task or answer (a case), where `User:` and `Assistant:` lines are
+ * ordinary transcript and the prompt shows it inside a data fence; roles with authority still count.
+ */
+export function assessInsight(text: string, opts: { chat?: boolean } = {}): InsightAssessment {
   const reasons: PoisonReason[] = [];
   if (hasHiddenCharacters(text)) reasons.push("hidden-characters");
   const norm = plainView(text);
@@ -45,7 +49,7 @@ export function assessInsight(text: string): InsightAssessment {
   const skeletons = [norm, spaced].flatMap((t) => [skeletonView(t, "i"), skeletonView(t, "l")]);
   const readings = [...new Set([norm, ...skeletons, ...skeletons.flatMap((t) => [foldLeet(t, "i"), foldLeet(t, "l")])])];
   const compact = [...new Set(readings.map(compactView))];
-  if (forgesStructure(text, readings)) reasons.push("forged-structure");
+  if (forgesStructure(text, readings, opts.chat ?? false)) reasons.push("forged-structure");
   const injection = readings.some(isPromptInjection) || compact.some((c) => COMPACT_INJECTION_RE.test(c));
   if (injection) reasons.push("prompt-injection");
   if (readings.some(isExfiltration)) reasons.push("exfiltration");
@@ -113,8 +117,13 @@ const INJECTION_RES: RegExp[] = [
 // a fake `System:` or `### Assistant -` line, `[SYSTEM]`, chat-template tokens, a closing
 // `</experiences>`, another lesson's `[G7]` label or the headers and fences this service writes.
 // Talk about these forms quotes them (`a line starting 'System:'`), which none of these match.
-const ROLE = "(?:system|assistant|developer|operator|admin(?:istrator)?|root|sys)(?:\\s+(?:prompt|message|note|override|instructions?))?";
-const ROLE_LINE_RE = new RegExp(`(?:^|[\\n\\r\\v\\f\\u0085\\u2028\\u2029]|[.!?;]\\s)[\\s#>*_=|~-]*(?:${ROLE})\\s*(?:\\*\\*)?\\s*(?::|\\s[-–—]+(?:\\s|$))`, "i");
+const roleLine = (roles: string) =>
+  new RegExp(
+    `(?:^|[\\n\\r\\v\\f\\u0085\\u2028\\u2029]|[.!?;]\\s)[\\s#>*_=|~-]*(?:${roles})(?:\\s+(?:prompt|message|note|override|instructions?))?\\s*(?:\\*\\*)?\\s*(?::|\\s[-–—]+(?:\\s|$))`,
+    "i",
+  );
+const AUTHORITY_LINE_RE = roleLine("system|developer|operator|admin(?:istrator)?|root|sys");
+const ROLE_LINE_RE = roleLine("system|assistant|developer|operator|admin(?:istrator)?|root|sys");
 const ROLE_TAG_RE = /(?<!["'«])[\[【〔〖〘〚⟦{]\s*\/?\s*(?:system|assistant|developer|operator|sys|inst)\s*[\]】〕〗〙〛⟧}](?!["'»])/i;
 const STRUCTURE_TAG_RE =
   /<\s*\/?\s*(?:lessons?|experiences?|library|context|data|cases?|user|assistant|system|developer|tool|memory|memories|instructions?|prompt)(?:\s[^<>]{0,60})?\s*\/?\s*>|<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|<<\/?SYS>>/i;
@@ -124,11 +133,11 @@ const STRUCTURE_TAG_RE =
 const FORGED_LABEL_RE = /[\[【〔〖〘〚⟦⟨«‹{<]\s*G\s*\p{Nd}+\s*[\]】〕〗〙〛⟧⟩»›}>]|(?:^|[\n\r\u2028\u2029]|[.!?;]\s)\s*G\s*\p{Nd}+\s*[.:]\s/iu;
 const SERVICE_FRAME_RE = /\bEND\s+DATA\b|\bDATA\s*\([^)]{0,40}\)\s*[—-]|lessons\s+learned\s+from\s+experience\s*\(|similar\s+past\s+cases,\s+recorded/i;
 
-function forgesStructure(text: string, readings: readonly string[]): boolean {
+function forgesStructure(text: string, readings: readonly string[], chat: boolean): boolean {
   // Role lines need the line breaks, which the other readings fold away.
   const visible = visibleText(text);
   const lined = [...new Set([visible, skeletonView(visible, "i"), skeletonView(visible, "l")])];
-  if (lined.some((t) => ROLE_LINE_RE.test(t))) return true;
+  if (lined.some((t) => (chat ? AUTHORITY_LINE_RE : ROLE_LINE_RE).test(t))) return true;
   return [...lined, ...readings].some((t) => ROLE_TAG_RE.test(t) || STRUCTURE_TAG_RE.test(t) || FORGED_LABEL_RE.test(t) || SERVICE_FRAME_RE.test(t));
 }
 

@@ -38,6 +38,11 @@ const INVISIBLE_RE = new RegExp(`[${INVISIBLE_SRC}]`, "gu");
  */
 const HIDDEN_RE = new RegExp(`(?![\\u200D\\u00AD\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}\\u0600-\\u0605\\u06DD\\u070F\\u08E2])[${INVISIBLE_SRC}]`, "u");
 
+/** The text without its invisible characters (a served line shows what a reviewer saw). */
+export function stripInvisible(text: string): string {
+  return text.replace(INVISIBLE_RE, "");
+}
+
 export function hasHiddenCharacters(text: string): boolean {
   return HIDDEN_RE.test(text);
 }
