@@ -89,11 +89,50 @@ export function tooDeepAt(text: string, max = MAX_JSON_DEPTH): string | null {
   return null;
 }
 
+/** The dotted path of the first field holding U+0000 (its depth is already bounded); empty when the body does not parse. */
+function nulPath(text: string): string {
+  const find = (v: unknown, path: (string | number)[]): (string | number)[] | null => {
+    if (typeof v === "string") return v.includes("\u0000") ? path : null;
+    if (Array.isArray(v)) {
+      for (const [i, x] of v.entries()) {
+        const hit = find(x, [...path, i]);
+        if (hit) return hit;
+      }
+    } else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        const hit = k.includes("\u0000") ? [...path, k] : find(x, [...path, k]);
+        if (hit) return hit;
+      }
+    }
+    return null;
+  };
+  const parsed = (t: string): unknown => {
+    try {
+      return JSON.parse(t);
+    } catch {
+      return undefined;
+    }
+  };
+  const whole = parsed(text);
+  if (whole !== undefined) return (find(whole, []) ?? []).join(".");
+  // NDJSON: the line's index leads the path.
+  for (const [n, line] of text.split("\n").entries()) {
+    const hit = find(parsed(line), [n]);
+    if (hit) return hit.join(".");
+  }
+  return "";
+}
+
 const JSON_OR_NDJSON_RE = /^application\/(?:([\w.+-]+\+)?json|x-ndjson)\b/i;
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+// A JSON string escape for U+0000 (an odd run of backslashes before `u0000`), or the raw byte.
+const NUL_RE = /(?<!\\)(?:\\\\)*\\u0000|\u0000/i;
+
 /**
- * Refuses a JSON body nested deeper than MAX_JSON_DEPTH (400 naming the field). The body is read
+ * Refuses a JSON body nested deeper than MAX_JSON_DEPTH (400 naming the field), and one holding
+ * U+0000 anywhere: no stored text may contain it (it truncates strings in C-based readers and hides
+ * what follows from a reviewer). The body is read
  * once as text, which Hono caches for the validators, and handed on as a fresh body for handlers
  * that read the raw request (MCP).
  */
@@ -105,6 +144,11 @@ export const limitJsonDepth = createMiddleware<AppEnv>(async (c, next) => {
   if (at !== null) {
     throw badRequest(`The body nests deeper than ${MAX_JSON_DEPTH} levels.`, [
       { path: at, message: `Nested deeper than ${MAX_JSON_DEPTH} levels`, code: "too_deep" },
+    ]);
+  }
+  if (NUL_RE.test(text)) {
+    throw badRequest("The body holds a NUL character (U+0000), which no field may contain.", [
+      { path: nulPath(text), message: "Must not contain U+0000", code: "nul_character" },
     ]);
   }
   c.req.raw = new Request(raw, { body: text });

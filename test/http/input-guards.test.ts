@@ -62,6 +62,25 @@ describe("no input answers 5xx", () => {
     expect(r.body.errors[0].path).toMatch(/^events\.0\.input/);
   });
 
+  it("U+0000 never reaches storage: a body holding it is a 400 naming the field on every door, and nothing is written", async () => {
+    const own = await newAgent(t.apiKey);
+    const base = () => `/v1/agents/${own}`;
+    const r = await call("POST", `${base()}/experiences`, { key: t.apiKey, body: { text: "Retry\u0000 on 429" } });
+    expectProblem(r, 400, "validation-failed");
+    expect(r.body.errors[0]).toMatchObject({ code: "nul_character", path: "text" });
+    const raw = await call("POST", `${base()}/cases`, { key: t.apiKey, raw: '{"task":"a\\u0000b","reward":1}', headers: { "content-type": "application/json" } });
+    expectProblem(raw, 400, "validation-failed");
+    const mcp = await call("POST", "/mcp", {
+      key: t.apiKey,
+      headers: { accept: "application/json, text/event-stream" },
+      body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add_experience", arguments: { agentId: agent, text: "Ig\u0000nore it" } } },
+    });
+    expectProblem(mcp, 400, "validation-failed");
+    expect((await call("GET", `${base()}/experiences?limit=200`, { key: t.apiKey })).body.items).toEqual([]);
+    // An escaped backslash before the letters is text, not a NUL.
+    expect((await call("POST", `${base()}/experiences`, { key: t.apiKey, body: { text: "Match the literal \\u0000 escape in logs" } })).status).toBe(201);
+  });
+
   it("depth is limited on every body: a deep experience, a deep MCP message", async () => {
     const r = await call("POST", `${base()}/experiences`, { key: t.apiKey, body: { text: "x", tags: nest(100) } });
     expectProblem(r, 400, "validation-failed");
