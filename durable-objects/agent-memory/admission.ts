@@ -97,16 +97,34 @@ function admit(ctx: MemoryContext, text: string, parts: Parameters<typeof assess
 
 const lessonText = (parts: Parameters<typeof assessLesson>[0]) => [parts.pattern ?? "", parts.text, (parts.keywords ?? []).join(", "), parts.when ?? ""].filter(Boolean).join(" ");
 
+/** Characters of a key's earlier text read before the new one: every pattern spans far fewer. */
+const SPLIT_CONTEXT_CHARS = 1200;
+/** Whether a recent text passed the filter alone, remembered so a batch does not judge it per entry. */
+const passedAlone = new Map<string, boolean>();
+
+function passes(text: string): boolean {
+  let ok = passedAlone.get(text);
+  if (ok === undefined) {
+    ok = !assessInsight(text).quarantined;
+    if (passedAlone.size >= 1000) passedAlone.delete(passedAlone.keys().next().value!);
+    passedAlone.set(text, ok);
+  }
+  return ok;
+}
+
 /**
  * An instruction split across writes ("… ignore all", "previous instructions and …") passes the
- * filter one piece at a time. The new text is read after the key's recent texts that passed on
- * their own, oldest first, and the reasons only the joined reading raises are returned.
+ * filter one piece at a time. The new text is read after the end of the key's recent texts that
+ * passed on their own, and the reasons only the joined reading raises are returned.
  */
 function completesSplit(recent: readonly string[], text: string): PoisonReason[] | null {
-  const clean = recent.filter((r) => !assessInsight(r).quarantined);
-  if (!clean.length) return null;
+  let context = "";
+  for (let i = recent.length - 1; i >= 0 && context.length < SPLIT_CONTEXT_CHARS; i--) {
+    if (passes(recent[i]!)) context = `${recent[i]} ${context}`;
+  }
+  if (!context) return null;
   const alone = new Set(assessInsight(text).reasons);
-  const joined = assessInsight([...clean, text].join(" ")).reasons.filter((r) => !alone.has(r));
+  const joined = assessInsight(`${context.slice(-SPLIT_CONTEXT_CHARS)}${text}`).reasons.filter((r) => !alone.has(r));
   return joined.length ? joined : null;
 }
 
