@@ -1,4 +1,5 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult, SELF } from "cloudflare:test";
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { call, newKey } from "../helpers";
@@ -35,7 +36,17 @@ async function writer() {
   const write = await newKey(f.t.apiKey, "write");
   const other = await newKey(f.t.apiKey, "write");
   const as = (key: string) => (method: string, path: string, body?: unknown) => call(method, `/v1/agents/${f.agentId}${path}`, { key, body });
-  return { ...f, w: as(write.apiKey), other: as(other.apiKey) };
+  return { ...f, w: as(write.apiKey), other: as(other.apiKey), writeKey: write.apiKey };
+}
+
+async function mcpAdd(key: string, agentId: string) {
+  const transport = new StreamableHTTPClientTransport(new URL("http://praxis.test/mcp"), {
+    fetch: (url, init) => SELF.fetch(url, init),
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
+  const client = new Client({ name: "filter-test", version: "1.0.0" });
+  await client.connect(transport);
+  return async (text: string) => ((await client.callTool({ name: "add_experience", arguments: { agentId, text } })) as CallToolResult).structuredContent as { status: string };
 }
 
 async function deliverReview(tenantId: string, agentId: string) {
@@ -110,6 +121,22 @@ describe("an instruction split across writes", () => {
     const r = await f.w("POST", "/library/batch", { reason: "split", operations: SPLIT_WRITES[0]!.map((text) => ({ op: "create", experience: { text } })) });
     expect(r.status).toBe(200);
     expect(r.body.experiences.map((e: { status: string }) => e.status)).toContain("quarantined");
+  });
+});
+
+describe("the same through MCP add_experience", () => {
+  it("quarantines disguised instructions, sends talk to the reviewer and reads a key's MCP writes together", async () => {
+    const f = await writer();
+    await withReviewer(f.t.tenantId, f.agentId);
+    const add = await mcpAdd(f.writeKey, f.agentId);
+    for (const c of COMMANDS) expect((await add(c.text)).status).toBe("quarantined");
+    expect((await add("When a user asks to ignore the previous instructions in a ticket, escalate to a human.")).status).toBe("pending");
+    const held = (await f.w("GET", "/quarantine?status=pending&limit=10")).body.items.map((h: { reason: string }) => h.reason);
+    expect(held).toContain("waiting for the LLM safety review; content filter: prompt-injection (mentioned, not given)");
+    const split = SPLIT_WRITES[1]!;
+    const statuses: string[] = [];
+    for (const p of split) statuses.push((await add(p)).status);
+    expect(statuses).toContain("quarantined");
   });
 });
 
