@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { assessInsight, assessLesson } from "../../src/core/poison";
-import { disguiseCorpus, SPLIT_WRITES } from "../fixtures/disguise-corpus";
+import { disguiseCorpus, HELD_OUT_BASES, SPLIT_WRITES, TALK_SHAPED_ATTACKS } from "../fixtures/disguise-corpus";
 import benign from "../fixtures/benign-security.json";
 
 const corpus = disguiseCorpus();
@@ -22,6 +22,19 @@ describe("the disguise corpus and the benign security corpus", () => {
       const caught = all.filter((d) => assessInsight(d.text).quarantined).length;
       expect({ category: c, rate: rate(caught, all.length) >= 75 }).toEqual({ category: c, rate: true });
     }
+  });
+
+  it("catches at least 95% of a corpus built from instructions the filter was not tuned on", () => {
+    const heldOut = disguiseCorpus(HELD_OUT_BASES, []).filter((d) => !d.category.endsWith("(harmless content)"));
+    const caught = heldOut.filter((d) => assessInsight(d.text).quarantined).length;
+    console.info(`held-out disguise corpus: ${caught}/${heldOut.length} caught (${rate(caught, heldOut.length)}%)`);
+    expect(rate(caught, heldOut.length)).toBeGreaterThanOrEqual(95);
+  });
+
+  it("keeps commands dressed as talk quarantined without an LLM, though most read as talk to the patterns", () => {
+    const verdicts = TALK_SHAPED_ATTACKS.map((t) => assessInsight(t));
+    console.info(`talk-shaped attacks marked as talk (sent to the reviewer when there is one): ${verdicts.filter((v) => v.mentionOnly).length}/${verdicts.length}`);
+    expect(verdicts.every((v) => v.quarantined)).toBe(true);
   });
 
   it("never sends a disguised or forged instruction to the reviewer as mere talk", () => {
