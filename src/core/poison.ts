@@ -58,7 +58,8 @@ export function assessInsight(text: string, opts: { chat?: boolean } = {}): Insi
   if (hasEncodedPayload(text)) reasons.push("encoded-payload");
   if (readings.some(isHarmfulPolicy)) reasons.push("harmful-policy");
   const verdict: InsightAssessment = { quarantined: reasons.length > 0, reasons };
-  if (injection && reasons.length === 1 && readings.every(onlyMentionsInjection)) verdict.mentionOnly = true;
+  // Talk is written plainly: wording that only a folded, joined or compacted reading shows is a disguise.
+  if (injection && reasons.length === 1 && isPromptInjection(norm) && readings.every(onlyMentionsInjection)) verdict.mentionOnly = true;
   return verdict;
 }
 
