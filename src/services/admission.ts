@@ -2,17 +2,21 @@ import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import { createLlm, llmConfigured } from "../llm";
 import { REVIEW_BATCH, reviewLessons, type ReviewedLesson } from "../learning/safety-review";
+import { assessLesson } from "../core/poison";
 
 /**
  * A client's small write (a lesson, or an import of at most one review call's worth) is put to the
  * safety review before it is written, so the write answers with lessons the agent can use at once
  * (one library version, no wait for the queued review). Only all-`safe` verdicts count: an unsafe
  * verdict, no LLM, a larger write or a failed call leave the write to the admission step as usual
- * (held `pending` for the batched review, which quarantines with its reason).
+ * (held `pending` for the batched review, which quarantines with its reason). Text the filter
+ * flags is not sent: admission holds it anyway, and talk about an attack is reviewed there with
+ * the filter's reason.
  */
 export async function reviewedBeforeWrite(env: Env, tenantId: string, agentId: string, lessons: ReviewedLesson | readonly ReviewedLesson[], log: Logger): Promise<boolean> {
   const all = Array.isArray(lessons) ? lessons : [lessons as ReviewedLesson];
   if (!all.length || all.length > REVIEW_BATCH || !llmConfigured(env)) return false;
+  if (all.some((l) => assessLesson(l).quarantined)) return false;
   try {
     const llm = createLlm(env, { tenantId, agentId, logger: log });
     const { verdicts } = await reviewLessons(llm, all, "admission-review");
