@@ -72,7 +72,7 @@ function guardHeld(kind: MemoryKind, id: string, before: { status: string } | nu
 export const MENTION_REVIEW = "waiting for the LLM safety review; content filter: ";
 
 /** How far back a key's own writes are read together with its new one. */
-export const SPLIT_WINDOW_MS = 60 * 60 * 1000;
+const SPLIT_WINDOW_MS = 60 * 60 * 1000;
 /** At most this many of them, newest first: enough for an instruction split across a few writes. */
 const SPLIT_WRITES = 20;
 /** Versions searched for them, newest first, so that a write's cost does not grow with the library's age. */
@@ -132,14 +132,15 @@ function completesSplit(recent: readonly string[], text: string): PoisonReason[]
  * The texts a key wrote into the library in the last hour (and earlier in the same write), oldest
  * first, other than the entry being written. Only writes made with a client key count.
  */
-export function recentTextsBy(ctx: MemoryContext, author: string | undefined, exceptId: string): string[] {
+function recentTextsBy(ctx: MemoryContext, author: string | undefined, exceptId: string): string[] {
   if (!author?.startsWith("key:")) return [];
   const rows = ctx.sql
     .exec<{ after: string }>(
-      // Changes of the version being written have no version row yet: they are this same write's.
+      // The version being written has no row yet: its changes are this same write's.
       `SELECT c.after FROM library_changes c LEFT JOIN library_versions v ON v.version = c.version
        WHERE c.version > (SELECT coalesce(max(version), 0) - ? FROM library_versions)
-         AND ((v.author = ? AND v.created_at >= ?) OR v.version IS NULL) AND c.after IS NOT NULL AND c.experience_id != ?
+         AND ((v.author = ? AND v.created_at >= ?) OR c.version > (SELECT coalesce(max(version), 0) FROM library_versions))
+         AND c.after IS NOT NULL AND c.experience_id != ?
        ORDER BY c.version DESC, c.rowid DESC LIMIT ?`,
       SPLIT_VERSIONS, author, ctx.now() - SPLIT_WINDOW_MS, exceptId, SPLIT_WRITES,
     )
