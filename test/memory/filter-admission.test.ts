@@ -1,4 +1,6 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult, SELF } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject, SELF } from "cloudflare:test";
+import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { memoryName } from "../../src/services/agent-memory";
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
@@ -114,6 +116,17 @@ describe("an instruction split across writes", () => {
       expect((await g.w("POST", "/experiences", { text: parts[0] })).body.status).toBe("active");
       expect((await g.other("POST", "/experiences", { text: parts[1] })).body.status).toBe("active");
     }
+  });
+
+  it("reads only the last hour: a piece written earlier does not complete a new one", async () => {
+    const f = await writer();
+    const [first, second] = SPLIT_WRITES[0]!;
+    expect((await f.w("POST", "/experiences", { text: first })).body.status).toBe("active");
+    const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId)) as DurableObjectStub<AgentMemory>;
+    await runInDurableObject(stub, (_, state) => {
+      state.storage.sql.exec("UPDATE library_versions SET created_at = created_at - ?", 61 * 60 * 1000);
+    });
+    expect((await f.w("POST", "/experiences", { text: second })).body.status).toBe("active");
   });
 
   it("is caught inside one batch too", async () => {
