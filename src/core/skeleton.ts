@@ -26,17 +26,19 @@ const FOLD_RE = new RegExp(`[${[...FOLD.keys()].join("").replace(/[\]\\^-]/g, "\
  * Characters that render as nothing or as a blank: every default-ignorable code point and format
  * character (zero-width and bidi controls, U+061C, U+180E, U+FFF9-FFFB, tag characters, variation
  * selectors), the blank-looking letters that are neither (Hangul fillers, the braille blank), and
- * control characters other than tab and line breaks.
+ * U+0000.
  */
-const INVISIBLE_SRC = "\\p{Default_Ignorable_Code_Point}\\p{Cf}\\u115F\\u1160\\u3164\\uFFA0\\u2800\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F";
-const INVISIBLE_RE = new RegExp(`[${INVISIBLE_SRC}]`, "gu");
+const BLANK_SRC = "\\p{Default_Ignorable_Code_Point}\\p{Cf}\\u115F\\u1160\\u3164\\uFFA0\\u2800\\x00";
+/** Those and the other control characters but tab and line breaks, all dropped before matching. */
+const INVISIBLE_RE = new RegExp(`[${BLANK_SRC}\\x01-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]`, "gu");
 
 /**
  * Invisible characters that count as hiding something. Left out, because ordinary text uses them:
  * the zero-width joiner (emoji sequences), variation selectors (emoji and CJK presentation), the
- * soft hyphen (hyphenation hints) and the Arabic number signs.
+ * soft hyphen (hyphenation hints), the Arabic number signs, and control characters such as the
+ * escape codes of terminal output that tool results carry (they are still dropped before matching).
  */
-const HIDDEN_RE = new RegExp(`(?![\\u200D\\u00AD\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}\\u0600-\\u0605\\u06DD\\u070F\\u08E2])[${INVISIBLE_SRC}]`, "u");
+const HIDDEN_RE = new RegExp(`(?![\\u200D\\u00AD\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}\\u0600-\\u0605\\u06DD\\u070F\\u08E2])[${BLANK_SRC}]`, "u");
 
 /** The text without its invisible characters (a served line shows what a reviewer saw). */
 export function stripInvisible(text: string): string {
@@ -49,7 +51,8 @@ export function hasHiddenCharacters(text: string): boolean {
 
 /** Compatibility forms folded and invisible characters removed; line breaks kept. */
 export function visibleText(text: string): string {
-  return text.normalize("NFKC").replace(INVISIBLE_RE, "");
+  // Every kind of line break stays one (the role-line check needs them); other controls go.
+  return text.normalize("NFKC").replace(/[\v\f\u0085\u2028\u2029]/g, "\n").replace(INVISIBLE_RE, "");
 }
 
 /** The visible text with quotes and blanks made plain, on one line. */
