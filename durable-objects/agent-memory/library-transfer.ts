@@ -6,6 +6,7 @@ import type { CommitResult, Intent, Library } from "./library";
 import { pickContent } from "./experience-content";
 import { experienceEmbedText, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
 import type { AdmissionPolicy } from "./admission";
+import { tombstones } from "./tombstones";
 
 export const LIBRARY_EXPORT_FORMAT = "praxis-library/v1";
 
@@ -58,10 +59,15 @@ export function importLibrary(
     ]);
   }
   const admission: AdmissionPolicy = { door: "import", admin, ...(reviewed ? { reviewed } : {}) };
+  // What an admin removed from quarantine here does not come back by import, under its id or its text.
+  const removed = tombstones(ctx.sql);
+  const buried = doc.experiences.filter((e) => removed.buries(e)).length;
+  const skipped = buried ? `; ${buried} skipped (removed from quarantine by an admin)` : "";
+  doc = buried ? { ...doc, experiences: doc.experiences.filter((e) => !removed.buries(e)) } : doc;
   if (mode === "merge") {
     return library.commit(
       () => library.resolve(mergeOps(ctx, doc), null, admission),
-      (intents) => `import (merge) of ${intents.length} experiences`,
+      (intents) => `import (merge) of ${intents.length} experiences${skipped}`,
       author,
       record,
       { admission },
@@ -69,7 +75,7 @@ export function importLibrary(
   }
   const ids = doc.experiences.map((e) => e.id);
   if (new Set(ids).size !== ids.length) throw MemoryError.invalid("The export contains duplicate ids.");
-  return library.commit(() => replacePlan(ctx, library, doc, admin), `import (replace) of ${ids.length} experiences`, author, record, { admission });
+  return library.commit(() => replacePlan(ctx, library, doc, admin), `import (replace) of ${ids.length} experiences${skipped}`, author, record, { admission });
 }
 
 const OWN_ID_RE = /^exp_[A-Za-z0-9]{8,40}$/;
@@ -110,9 +116,13 @@ function freshIds(ctx: MemoryContext, doc: LibraryExport): string[] {
   return ids;
 }
 
-/** Where an imported experience came from, kept beside the source the service stamps. */
+/**
+ * Where an imported experience came from, kept beside the source the service stamps, and its note:
+ * nothing else of the document's provenance. A run, episode or key it names belongs to another
+ * agent (or was forged), and an `origin` would count it among a practice run's lessons here.
+ */
 const imported = (e: LibraryExport["experiences"][number]): Provenance => ({
-  ...(e.provenance ?? {}),
+  ...(e.provenance?.note ? { note: e.provenance.note } : {}),
   importedFrom: (e.provenance?.importedFrom ?? `library export (source ${e.source}${e.id ? `, id ${e.id}` : ""})`).slice(0, 200),
 });
 
