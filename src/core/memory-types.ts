@@ -33,8 +33,8 @@ export const ProvenanceSchema = z
     runId: idString(128).optional(),
     episodeId: idString(128).optional(),
     keyId: idString(128).optional(),
-    importedFrom: z.string().max(200).optional(),
-    note: z.string().max(500).optional(),
+    importedFrom: metadataString(200).optional(),
+    note: metadataString(500).optional(),
     origin: z
       .enum(["contrast", "hindsight"])
       .optional()

@@ -17,14 +17,29 @@ export const SERVED_FIELDS = {
   experience: ["text", "pattern", "keywords", "when"],
   case: ["task", "answer", "traceSummary"],
   attempt: ["description", "error", "toolCalls"],
+  /** An episode's task and answer become its case's task and answer; its attempts, the case's trace. */
+  episode: ["task", "answer", "attempts"],
 } as const;
 
 /** Fields a client sets that are never served: checked by `metadataString`, kept out of prompts. */
 export const METADATA_FIELDS = {
-  experience: ["tags", "domain"],
-  case: ["tags", "toolsUsed", "label"],
+  experience: ["tags", "domain", "provenance"],
+  case: ["tags", "toolsUsed"],
   attempt: [],
   episode: ["metadata"],
+} as const;
+
+/**
+ * What else the memories' schemas hold: set by the service (ids, Q, counts, times, labels,
+ * provenance) or typed values a client picks from a closed set (status, source, booleans, numbers).
+ * None is free text, so none needs the admission step; test/core/served-fields.test.ts fails when a
+ * schema grows a field that is in none of these lists.
+ */
+export const TYPED_FIELDS = {
+  experience: ["id", "label", "probation", "q", "counts", "createdAt", "updatedAt", "lastUsedAt", "embedding", "qHistory", "source", "status", "pinned", "importance"],
+  case: ["id", "reward", "label", "episodeId", "status", "q", "counts", "createdAt", "updatedAt", "lastUsedAt"],
+  attempt: ["n", "ok", "at"],
+  episode: ["id", "sessionId", "status", "outcome", "score", "citedIds", "result", "createdAt", "endedAt"],
 } as const;
 
 export type ServedCase = { task: string; answer: string | null; traceSummary: string | null };
