@@ -98,7 +98,13 @@ export function retireLearning(sql: SqlStorage, id: string, now: number) {
  */
 export function restoreLearning(sql: SqlStorage, id: string, text: string, anyText: boolean): boolean {
   const r = sql.exec<{ text: string }>("SELECT text FROM retired_learning WHERE item_id = ?", id).toArray()[0];
-  if (!r || (!anyText && r.text !== text)) return false;
+  if (!r) return false;
+  if (!anyText && r.text !== text) {
+    // Other text under the id starts afresh: what the old text learned is dropped with its history.
+    sql.exec("DELETE FROM retired_learning WHERE item_id = ?", id);
+    sql.exec("DELETE FROM q_history WHERE item_id = ?", id);
+    return false;
+  }
   sql.exec(
     `UPDATE experiences SET (q, retrieved, cited, uncited, successes, failures, last_used_at, probation) =
        (SELECT q, retrieved, cited, uncited, successes, failures, last_used_at, probation FROM retired_learning WHERE item_id = ?)
