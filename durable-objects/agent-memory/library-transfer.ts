@@ -6,7 +6,7 @@ import type { CommitResult, Intent, Library } from "./library";
 import { pickContent } from "./experience-content";
 import { experienceEmbedText, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
 import type { AdmissionPolicy } from "./admission";
-import { tombstones } from "./tombstones";
+import { textKey, tombstones } from "./tombstones";
 
 export const LIBRARY_EXPORT_FORMAT = "praxis-library/v1";
 
@@ -16,8 +16,6 @@ export interface LibraryExport {
   exportedAt: number;
   experiences: (ExperienceContent & { id: string; q: number; provenance: Provenance | null })[];
 }
-
-const normalise = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim();
 
 /** Moving a library between agents: an export document out, and back in by merge or replace. */
 export function exportLibrary(ctx: MemoryContext, library: Library): LibraryExport {
@@ -38,9 +36,10 @@ export function exportLibrary(ctx: MemoryContext, library: Library): LibraryExpo
  * key imports), keeping an experience's id only where it is this service's experience id, which
  * no other kind of memory can carry: a crafted id could otherwise land on a case's vector.
  * `merge` adds only experiences whose text is not already present, with fresh ids. Either way
- * every imported text passes admission, arrives with source `import`, and an exported live lesson
- * starts on probation again; entries held in quarantine here are left to their review. Both are
- * planned against the library as it stands when the version commits.
+ * every imported text passes admission, arrives with source `import` and only the `importedFrom`
+ * and note of its provenance, and an exported live lesson starts on probation again; entries held
+ * in quarantine here are left to their review, and lessons an admin removed from it are skipped.
+ * Both are planned against the library as it stands when the version commits.
  */
 export function importLibrary(
   ctx: MemoryContext,
@@ -127,11 +126,11 @@ const imported = (e: LibraryExport["experiences"][number]): Provenance => ({
 });
 
 function mergeOps(ctx: MemoryContext, doc: LibraryExport): LibraryOperation[] {
-  const known = new Set(ctx.sql.exec<{ text: string }>("SELECT text FROM experiences").toArray().map((r) => normalise(r.text)));
+  const known = new Set(ctx.sql.exec<{ text: string }>("SELECT text FROM experiences").toArray().map((r) => textKey(r.text)));
   const ops: LibraryOperation[] = [];
   for (const e of doc.experiences) {
-    if (known.has(normalise(e.text))) continue;
-    known.add(normalise(e.text));
+    if (known.has(textKey(e.text))) continue;
+    known.add(textKey(e.text));
     ops.push({ op: "create", experience: { ...pickContent(e), q: e.q, provenance: imported(e) } });
   }
   return ops;

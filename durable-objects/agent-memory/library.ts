@@ -369,10 +369,12 @@ export class Library {
     return versionDiff(this.ctx.sql, n);
   }
 
-  /** Restores the content of version n as a new version; learned Q of surviving items is kept. */
   /**
-   * Restored text passes admission again (an entry that was never admitted stays held), and what is
-   * held now is left for its review: a rollback neither drops nor releases it.
+   * Restores the content of version n as a new version. Learned state is kept: surviving lessons keep
+   * theirs, and a lesson brought back gets back what it had learned when it was deleted. Restored
+   * text passes admission again (an entry that was never admitted stays held), what is held now is
+   * left for its review (a rollback neither drops nor releases it), and what an admin removed from
+   * the quarantine stays removed.
    */
   async rollback(n: number, author: string, record?: RecordResult<CommitResult>): Promise<CommitResult> {
     const admission: AdmissionPolicy = { door: "rollback", internal: true, holdReason: `restored held by the rollback to version ${n}` };
