@@ -158,13 +158,18 @@ describe("learned state survives library moves", () => {
     expect(learnedPart((await f.w("GET", `/experiences/${l.id}`)).body)).toEqual(learnedPart(l.state));
   });
 
-  it("a batch delete, a single delete and their rollbacks keep it too", async () => {
+  it("a batch delete, a single delete, a rollback that deletes it, and the rollbacks back keep it too", async () => {
     const f = await writer();
     const l = await learned(f);
     await f.w("POST", "/library/batch", { reason: "tidy", operations: [{ op: "delete", id: l.id }] });
     await f.w("POST", "/library/rollback", { version: l.version });
     expect(learnedPart((await f.w("GET", `/experiences/${l.id}`)).body)).toEqual(learnedPart(l.state));
     await f.w("DELETE", `/experiences/${l.id}`);
+    await f.w("POST", "/library/rollback", { version: l.version });
+    expect(learnedPart((await f.w("GET", `/experiences/${l.id}`)).body)).toEqual(learnedPart(l.state));
+    // A rollback to before the lesson existed deletes it; the rollback forward brings it back as it was.
+    await f.w("POST", "/library/rollback", { version: 0 });
+    expectProblem(await f.w("GET", `/experiences/${l.id}`), 404);
     await f.w("POST", "/library/rollback", { version: l.version });
     expect(learnedPart((await f.w("GET", `/experiences/${l.id}`)).body)).toEqual(learnedPart(l.state));
   });
