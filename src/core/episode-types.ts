@@ -9,10 +9,12 @@ const FlatRecordSchema = z.record(z.string(), z.union([z.string(), z.number(), z
 /** Metadata a client sends is never served, so it is only bounded and kept free of control and format characters. */
 const METADATA_MAX_ENTRIES = 32;
 const METADATA_VALUE_MAX = 1000;
+const metadataKey = metadataString(64).min(1);
+const metadataText = metadataString(METADATA_VALUE_MAX);
 const FlatRecordInputSchema = FlatRecordSchema.refine((r) => Object.keys(r).length <= METADATA_MAX_ENTRIES, `At most ${METADATA_MAX_ENTRIES} entries`)
-  .refine((r) => Object.keys(r).every((k) => metadataString(64).min(1).safeParse(k).success), "Keys are 1-64 characters without control or format characters")
+  .refine((r) => Object.keys(r).every((k) => metadataKey.safeParse(k).success), "Keys are 1-64 characters without control or format characters")
   .refine(
-    (r) => Object.values(r).every((v) => typeof v !== "string" || metadataString(METADATA_VALUE_MAX).safeParse(v).success),
+    (r) => Object.values(r).every((v) => typeof v !== "string" || metadataText.safeParse(v).success),
     `Text values are at most ${METADATA_VALUE_MAX} characters without control or format characters`,
   );
 
