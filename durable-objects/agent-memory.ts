@@ -153,6 +153,10 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.library.versionDetail(n));
   }
 
+  async evaluationLibrary(n: number) {
+    return this.rpc(() => this.rooms.library.evaluationLibrary(n));
+  }
+
   async libraryDiff(n: number) {
     return this.rpc(() => this.rooms.library.diff(n));
   }

@@ -403,7 +403,7 @@ export interface paths {
         put?: never;
         /**
          * Add a case
-         * @description Stores a past episode (task, trace summary, answer, reward) as a retrievable case; idempotent per episodeId. Text failing the content filter is stored quarantined.
+         * @description Stores a past episode (task, trace summary, answer, reward) as a retrievable case; idempotent per episodeId. Task, answer and trace summary pass the admission step: text failing the content filter is stored quarantined, and with an LLM configured the case waits `pending` for the safety review.
          */
         post: operations["addCase"];
         delete?: never;
@@ -435,7 +435,7 @@ export interface paths {
         head?: never;
         /**
          * Change a case
-         * @description Changes a case's tags, label, status, answer or trace summary; `status: active` releases a quarantined case.
+         * @description Changes a case's tags, label, status, answer or trace summary. A new answer or trace passes the admission step like a new case; a held case is released or deleted only through the agent's quarantine (admin, audited).
          */
         patch: operations["updateCase"];
         trace?: never;
@@ -2273,6 +2273,8 @@ export interface components {
             keywords: string[];
             /** @description A case's answer */
             answer: string | null;
+            /** @description A case's trace of what was tried (episode attempts, tool results): screened with its task and answer */
+            traceSummary: string | null;
         };
         QuarantineRelease: {
             id: string;

@@ -1,5 +1,6 @@
 import { assessInsight, assessLesson, type PoisonReason } from "../../src/core/poison";
 import { isHeld, type ExperienceContent, type MemoryKind, type Provenance, type Source } from "../../src/core/memory-types";
+import { caseAdmissionText, caseServedChanged, type ServedCase } from "../../src/core/served-fields";
 import { MemoryError } from "../memory-error";
 import type { MemoryContext } from "./context";
 
@@ -51,10 +52,16 @@ function reasonFor(policy: AdmissionPolicy, id: string, parts: Parameters<typeof
 const matchTextChanged = (a: Screenable, b: Screenable) =>
   a.text !== b.text || a.pattern !== b.pattern || JSON.stringify(a.keywords) !== JSON.stringify(b.keywords) || (a.when ?? null) !== (b.when ?? null);
 
+/**
+ * Only the service and the agent's quarantine (an admin's audited release or removal) touch a held
+ * entry: an admin key's ordinary write would release it with no audit record, so it is refused too.
+ */
+export const mayTouchHeld = (policy: AdmissionPolicy) => policy.internal === true || policy.door === "admin";
+
 function guardHeld(kind: MemoryKind, id: string, before: { status: string } | null, wanted: string, policy: AdmissionPolicy) {
-  if (before && isHeld(before.status) && !policy.internal && !policy.admin) {
+  if (before && isHeld(before.status) && !mayTouchHeld(policy)) {
     throw MemoryError.forbidden(
-      `${kind === "case" ? "Case" : "Experience"} '${id}' is held (${before.status}); an admin key releases or deletes it through the agent's quarantine.`,
+      `${kind === "case" ? "Case" : "Experience"} '${id}' is held (${before.status}); an admin key releases or deletes it through the agent's quarantine (POST …/quarantine/${id}/release, DELETE …/quarantine/${id}), which audits it.`,
     );
   }
   // A client may send something into quarantine, never mark it as awaiting a review it did not ask for.
@@ -169,23 +176,23 @@ export function screenExperience<T extends Screenable>(ctx: MemoryContext, befor
   return { value: { ...after, status: status as T["status"] }, hold, lift: wasHeld && !hold };
 }
 
-/** Screens a case's task and answer, which the prompt shows as past cases. */
+/** Screens a case's served fields (src/core/served-fields.ts), which the prompt shows as past cases. */
 export function screenCase(
   ctx: MemoryContext,
   id: string,
-  before: { status: string; task: string; answer: string | null } | null,
-  after: { status: string; task: string; answer: string | null },
+  before: ({ status: string } & ServedCase) | null,
+  after: { status: string } & ServedCase,
   policy: AdmissionPolicy,
 ): Screened<string> {
   guardHeld("case", id, before, after.status, policy);
   const wasHeld = before !== null && isHeld(before.status);
-  const changed = !before || before.task !== after.task || before.answer !== after.answer;
+  const changed = !before || caseServedChanged(before, after);
   if (isHeld(after.status) && !(before?.status === after.status && changed)) {
-    const reason = reasonFor(policy, id, null, [after.task, after.answer ?? ""].join("\n"));
+    const reason = reasonFor(policy, id, null, caseAdmissionText(after));
     return { value: after.status, hold: before?.status === after.status ? null : { reason, wanted: "active" }, lift: false };
   }
   if (!changed) return { value: after.status, hold: null, lift: wasHeld };
-  const { status, hold } = admit(ctx, [after.task, after.answer ?? ""].join("\n"), null, isHeld(after.status) ? "active" : after.status, policy);
+  const { status, hold } = admit(ctx, caseAdmissionText(after), null, isHeld(after.status) ? "active" : after.status, policy);
   return { value: status, hold, lift: wasHeld && !hold };
 }
 

@@ -1,10 +1,10 @@
-import { CaseCreateSchema, CasePatchSchema, type Case, type CaseCreate, type CasePatch, type ListFilter } from "../../src/core/memory-types";
+import { CaseCreateSchema, CasePatchSchema, isHeld, type Case, type CaseCreate, type CasePatch, type ListFilter } from "../../src/core/memory-types";
 import { MemoryError } from "../memory-error";
 import { nextSeq, type MemoryContext } from "./context";
 import { listPage } from "./list-page";
 import { caseOut, type CaseRow } from "./rows";
 import type { RecordResult } from "./idempotency";
-import { forgetHold, recordHold, screenCase, type AdmissionPolicy } from "./admission";
+import { forgetHold, mayTouchHeld, recordHold, screenCase, type AdmissionPolicy } from "./admission";
 
 export interface CaseCreated {
   case: Case;
@@ -48,8 +48,8 @@ export class Cases {
       const id = this.ctx.newId("case");
       const now = this.ctx.now();
       const label = c.label ?? (c.reward > 0 ? "positive" : "negative");
-      // Task and answer are injected into prompts as past cases: they pass admission like a lesson.
-      const screened = screenCase(this.ctx, id, null, { status: "active", task: c.task, answer: c.answer }, policy);
+      // Task, answer and trace are injected into prompts as past cases: they pass admission like a lesson.
+      const screened = screenCase(this.ctx, id, null, { status: "active", task: c.task, answer: c.answer, traceSummary: c.traceSummary }, policy);
       const status = screened.value;
       const result = this.ctx.storage.transactionSync((): CaseCreated => {
         const raced = existing();
@@ -83,8 +83,12 @@ export class Cases {
     if (!row) throw MemoryError.notFound(`Case '${id}' does not exist.`);
     const p = parsed.data;
     const answer = p.answer !== undefined ? p.answer : row.answer;
-    // New answer text passes admission like a new case; a held case leaves only by review or an admin.
-    const screened = screenCase(this.ctx, id, row, { status: p.status ?? row.status, task: row.task, answer }, policy);
+    const traceSummary = p.traceSummary !== undefined ? p.traceSummary : row.trace_summary;
+    // A new answer or trace passes admission like a new case; a held case leaves only by review or the quarantine.
+    const screened = screenCase(
+      this.ctx, id, { status: row.status, task: row.task, answer: row.answer, traceSummary: row.trace_summary },
+      { status: p.status ?? row.status, task: row.task, answer, traceSummary }, policy,
+    );
     const status = screened.value;
     recordHold(this.ctx, id, "case", screened, policy, author);
     this.ctx.sql.exec(
@@ -93,7 +97,7 @@ export class Cases {
       p.label ?? row.label,
       status,
       answer,
-      p.traceSummary !== undefined ? p.traceSummary : row.trace_summary,
+      traceSummary,
       this.ctx.now(),
       id,
     );
@@ -105,7 +109,7 @@ export class Cases {
   async delete(id: string, policy: AdmissionPolicy = CLIENT_CASE): Promise<void> {
     const row = this.row(id);
     if (!row) throw MemoryError.notFound(`Case '${id}' does not exist.`);
-    if ((row.status === "quarantined" || row.status === "pending") && !policy.admin && !policy.internal) {
+    if (isHeld(row.status) && !mayTouchHeld(policy)) {
       throw MemoryError.forbidden(`Case '${id}' is held (${row.status}); an admin key deletes it through the agent's quarantine.`);
     }
     this.ctx.storage.transactionSync(() => {

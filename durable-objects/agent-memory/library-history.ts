@@ -77,3 +77,59 @@ export function versionDiff(sql: SqlStorage, n: number): LibraryVersion & { chan
     }));
   return { ...meta, diff };
 }
+
+/**
+ * What a lesson has learned (Q, counters, probation; its q_history rows stay under its id) is kept
+ * when a version deletes it, so the rollback or import that brings it back brings back what it had
+ * learned rather than a fresh 0.5. Only the lesson's own return restores it.
+ */
+export function retireLearning(sql: SqlStorage, id: string, now: number) {
+  sql.exec(
+    `INSERT OR REPLACE INTO retired_learning (item_id, text, q, retrieved, cited, uncited, successes, failures, last_used_at, probation, retired_at)
+     SELECT id, text, q, retrieved, cited, uncited, successes, failures, last_used_at, probation, ? FROM experiences WHERE id = ?`,
+    now, id,
+  );
+}
+
+/**
+ * Gives a lesson back what it had learned before it was deleted: always for a rollback (it restores
+ * the lesson itself), otherwise only when the text is the one that learned it, so an import cannot
+ * borrow a removed lesson's Q for other text under its id.
+ */
+export function restoreLearning(sql: SqlStorage, id: string, text: string, anyText: boolean): boolean {
+  const r = sql.exec<{ text: string }>("SELECT text FROM retired_learning WHERE item_id = ?", id).toArray()[0];
+  if (!r) return false;
+  if (!anyText && r.text !== text) {
+    // Other text under the id starts afresh: what the old text learned is dropped with its history.
+    sql.exec("DELETE FROM retired_learning WHERE item_id = ?", id);
+    sql.exec("DELETE FROM q_history WHERE item_id = ?", id);
+    return false;
+  }
+  sql.exec(
+    `UPDATE experiences SET (q, retrieved, cited, uncited, successes, failures, last_used_at, probation) =
+       (SELECT q, retrieved, cited, uncited, successes, failures, last_used_at, probation FROM retired_learning WHERE item_id = ?)
+     WHERE id = ?`,
+    id, id,
+  );
+  sql.exec("DELETE FROM retired_learning WHERE item_id = ?", id);
+  return true;
+}
+
+/**
+ * Lessons an evaluation of version n must not inject although they were active at n: held now,
+ * quarantined by any later version, or removed from quarantine by an admin since.
+ */
+export function heldSince(sql: SqlStorage, n: number): Set<string> {
+  const ids = sql
+    .exec<{ id: string }>(
+      `SELECT experience_id AS id FROM library_changes WHERE version > ? AND (
+         json_extract(after, '$.status') = 'quarantined'
+         OR (after IS NULL AND json_extract(before, '$.status') IN ('quarantined', 'pending')))
+       UNION SELECT id FROM experiences WHERE status IN ('quarantined', 'pending')
+       UNION SELECT item_id AS id FROM removed_lessons`,
+      n,
+    )
+    .toArray()
+    .map((r) => r.id);
+  return new Set(ids);
+}

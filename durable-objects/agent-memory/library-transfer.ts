@@ -6,6 +6,7 @@ import type { CommitResult, Intent, Library } from "./library";
 import { pickContent } from "./experience-content";
 import { experienceEmbedText, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
 import type { AdmissionPolicy } from "./admission";
+import { textKey, tombstones } from "./tombstones";
 
 export const LIBRARY_EXPORT_FORMAT = "praxis-library/v1";
 
@@ -15,8 +16,6 @@ export interface LibraryExport {
   exportedAt: number;
   experiences: (ExperienceContent & { id: string; q: number; provenance: Provenance | null })[];
 }
-
-const normalise = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim();
 
 /** Moving a library between agents: an export document out, and back in by merge or replace. */
 export function exportLibrary(ctx: MemoryContext, library: Library): LibraryExport {
@@ -37,9 +36,10 @@ export function exportLibrary(ctx: MemoryContext, library: Library): LibraryExpo
  * key imports), keeping an experience's id only where it is this service's experience id, which
  * no other kind of memory can carry: a crafted id could otherwise land on a case's vector.
  * `merge` adds only experiences whose text is not already present, with fresh ids. Either way
- * every imported text passes admission, arrives with source `import`, and an exported live lesson
- * starts on probation again; entries held in quarantine here are left to their review. Both are
- * planned against the library as it stands when the version commits.
+ * every imported text passes admission, arrives with source `import` and only the `importedFrom`
+ * and note of its provenance, and an exported live lesson starts on probation again; entries held
+ * in quarantine here are left to their review, and lessons an admin removed from it are skipped.
+ * Both are planned against the library as it stands when the version commits.
  */
 export function importLibrary(
   ctx: MemoryContext,
@@ -58,10 +58,15 @@ export function importLibrary(
     ]);
   }
   const admission: AdmissionPolicy = { door: "import", admin, ...(reviewed ? { reviewed } : {}) };
+  // What an admin removed from quarantine here does not come back by import, under its id or its text.
+  const removed = tombstones(ctx.sql);
+  const buried = doc.experiences.filter((e) => removed.buries(e)).length;
+  const skipped = buried ? `; ${buried} skipped (removed from quarantine by an admin)` : "";
+  doc = buried ? { ...doc, experiences: doc.experiences.filter((e) => !removed.buries(e)) } : doc;
   if (mode === "merge") {
     return library.commit(
       () => library.resolve(mergeOps(ctx, doc), null, admission),
-      (intents) => `import (merge) of ${intents.length} experiences`,
+      (intents) => `import (merge) of ${intents.length} experiences${skipped}`,
       author,
       record,
       { admission },
@@ -69,7 +74,7 @@ export function importLibrary(
   }
   const ids = doc.experiences.map((e) => e.id);
   if (new Set(ids).size !== ids.length) throw MemoryError.invalid("The export contains duplicate ids.");
-  return library.commit(() => replacePlan(ctx, library, doc, admin), `import (replace) of ${ids.length} experiences`, author, record, { admission });
+  return library.commit(() => replacePlan(ctx, library, doc, admin), `import (replace) of ${ids.length} experiences${skipped}`, author, record, { admission });
 }
 
 const OWN_ID_RE = /^exp_[A-Za-z0-9]{8,40}$/;
@@ -110,18 +115,22 @@ function freshIds(ctx: MemoryContext, doc: LibraryExport): string[] {
   return ids;
 }
 
-/** Where an imported experience came from, kept beside the source the service stamps. */
+/**
+ * Where an imported experience came from, kept beside the source the service stamps, and its note:
+ * nothing else of the document's provenance. A run, episode or key it names belongs to another
+ * agent (or was forged), and an `origin` would count it among a practice run's lessons here.
+ */
 const imported = (e: LibraryExport["experiences"][number]): Provenance => ({
-  ...(e.provenance ?? {}),
+  ...(e.provenance?.note ? { note: e.provenance.note } : {}),
   importedFrom: (e.provenance?.importedFrom ?? `library export (source ${e.source}${e.id ? `, id ${e.id}` : ""})`).slice(0, 200),
 });
 
 function mergeOps(ctx: MemoryContext, doc: LibraryExport): LibraryOperation[] {
-  const known = new Set(ctx.sql.exec<{ text: string }>("SELECT text FROM experiences").toArray().map((r) => normalise(r.text)));
+  const known = new Set(ctx.sql.exec<{ text: string }>("SELECT text FROM experiences").toArray().map((r) => textKey(r.text)));
   const ops: LibraryOperation[] = [];
   for (const e of doc.experiences) {
-    if (known.has(normalise(e.text))) continue;
-    known.add(normalise(e.text));
+    if (known.has(textKey(e.text))) continue;
+    known.add(textKey(e.text));
     ops.push({ op: "create", experience: { ...pickContent(e), q: e.q, provenance: imported(e) } });
   }
   return ops;

@@ -15,8 +15,9 @@ import type { RecordResult } from "./idempotency";
 import type { VectorStore } from "./vector-store";
 import { experienceEmbedText, experienceOut, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "./rows";
 import { embedTextIfChanged, pickContent, prefixIssues, sameContent } from "./experience-content";
-import { forgetHold, provenanceOf, recordHold, screenExperience, type AdmissionPolicy } from "./admission";
-import { listVersions, stateAt, versionDetail, versionDiff, type LibraryChange, type LibraryVersion } from "./library-history";
+import { forgetHold, mayTouchHeld, provenanceOf, recordHold, screenExperience, type AdmissionPolicy } from "./admission";
+import { heldSince, listVersions, restoreLearning, retireLearning, stateAt, versionDetail, versionDiff, type LibraryChange, type LibraryVersion } from "./library-history";
+import { tombstones } from "./tombstones";
 export type { LibraryChange, LibraryVersion } from "./library-history";
 import { isHeld } from "../../src/core/memory-types";
 
@@ -256,11 +257,11 @@ export class Library {
           let op: LibraryChange["op"];
           if (intent.kind === "delete") {
             if (!row) throw MemoryError.notFound(`Experience '${intent.id}' does not exist.`);
-            if (isHeld(row.status) && !policy.internal && !policy.admin) {
+            if (isHeld(row.status) && !mayTouchHeld(policy)) {
               throw MemoryError.forbidden(`Experience '${intent.id}' is held (${row.status}); an admin key deletes it through the agent's quarantine.`);
             }
+            retireLearning(sql, intent.id, now);
             sql.exec("DELETE FROM experiences WHERE id = ?", intent.id);
-            sql.exec("DELETE FROM q_history WHERE item_id = ?", intent.id);
             forgetHold(this.ctx, intent.id);
             vectors.deleteSync(intent.id);
             deleted.push(intent.id);
@@ -272,6 +273,7 @@ export class Library {
               const keepSeq = intent.after.seq > 0 && !intent.reseq;
               after = { ...screened.value, seq: keepSeq ? intent.after.seq : nextSeq(sql, "experience") };
               this.insertRow(after, now, intent.probation);
+              if (!intent.setQ) restoreLearning(sql, after.id, after.text, policy.door === "rollback");
               op = keepSeq ? "restore" : "create";
             } else {
               after = { ...screened.value, seq: intent.reseq ? nextSeq(sql, "experience") : row.seq };
@@ -353,14 +355,26 @@ export class Library {
     return versionDetail(this.ctx.sql, n);
   }
 
+  /** Version n's active lessons as an evaluation injects them: without those held or removed since. */
+  evaluationLibrary(n: number): { experiences: { id: string; text: string }[]; skipped: string[] } {
+    const active = versionDetail(this.ctx.sql, n).experiences.filter((e) => e.status === "active");
+    const held = heldSince(this.ctx.sql, n);
+    return {
+      experiences: active.filter((e) => !held.has(e.id)).map((e) => ({ id: e.id, text: e.text })),
+      skipped: active.filter((e) => held.has(e.id)).map((e) => e.id),
+    };
+  }
+
   diff(n: number) {
     return versionDiff(this.ctx.sql, n);
   }
 
-  /** Restores the content of version n as a new version; learned Q of surviving items is kept. */
   /**
-   * Restored text passes admission again (an entry that was never admitted stays held), and what is
-   * held now is left for its review: a rollback neither drops nor releases it.
+   * Restores the content of version n as a new version. Learned state is kept: surviving lessons keep
+   * theirs, and a lesson brought back gets back what it had learned when it was deleted. Restored
+   * text passes admission again (an entry that was never admitted stays held), what is held now is
+   * left for its review (a rollback neither drops nor releases it), and what an admin removed from
+   * the quarantine stays removed.
    */
   async rollback(n: number, author: string, record?: RecordResult<CommitResult>): Promise<CommitResult> {
     const admission: AdmissionPolicy = { door: "rollback", internal: true, holdReason: `restored held by the rollback to version ${n}` };
@@ -386,7 +400,12 @@ export class Library {
         target.delete(row.id);
       }
     }
-    for (const restored of target.values()) intents.push({ kind: "put", id: restored.id, after: restored, embedText: experienceEmbedText(restored) });
+    // What an admin removed from quarantine stays removed.
+    const removed = tombstones(this.ctx.sql);
+    for (const restored of target.values()) {
+      if (removed.ids.has(restored.id)) continue;
+      intents.push({ kind: "put", id: restored.id, after: restored, embedText: experienceEmbedText(restored) });
+    }
     return intents;
   }
 }

@@ -1,9 +1,11 @@
 import type { MemoryKind } from "../../src/core/memory-types";
+import { caseReviewText } from "../../src/core/served-fields";
 import { MemoryError } from "../memory-error";
 import { parseJson, type MemoryContext } from "./context";
 import type { Library } from "./library";
 import type { Cases } from "./cases";
 import { MENTION_REVIEW, type AdmissionPolicy } from "./admission";
+import { buryLesson, unbury } from "./tombstones";
 
 export interface HeldItem {
   id: string;
@@ -19,6 +21,8 @@ export interface HeldItem {
   pattern: string | null;
   keywords: string[];
   answer: string | null;
+  /** A held case's trace of what was tried (served as "Tried: …" once released). */
+  traceSummary: string | null;
 }
 
 /** One held entry as the safety reviewer sees it; the text doubles as the stamp a verdict must match. */
@@ -53,6 +57,7 @@ interface HeldRow extends Record<string, SqlStorageValue> {
   keywords: string | null;
   when_text: string | null;
   answer: string | null;
+  trace_summary: string | null;
   updated: number;
   reason: string | null;
   wanted: string | null;
@@ -63,13 +68,12 @@ interface HeldRow extends Record<string, SqlStorageValue> {
 
 const HELD_SQL = `
   SELECT h.*, q.reason, q.wanted, q.door, q.author, q.at FROM (
-    SELECT 'experience' AS kind, id, status, text, pattern, keywords, when_text, NULL AS answer, updated_at AS updated FROM experiences WHERE status IN ('quarantined', 'pending')
+    SELECT 'experience' AS kind, id, status, text, pattern, keywords, when_text, NULL AS answer, NULL AS trace_summary, updated_at AS updated FROM experiences WHERE status IN ('quarantined', 'pending')
     UNION ALL
-    SELECT 'case' AS kind, id, status, task AS text, NULL AS pattern, NULL AS keywords, NULL AS when_text, answer, updated_at AS updated FROM cases WHERE status IN ('quarantined', 'pending')
+    SELECT 'case' AS kind, id, status, task AS text, NULL AS pattern, NULL AS keywords, NULL AS when_text, answer, trace_summary, updated_at AS updated FROM cases WHERE status IN ('quarantined', 'pending')
   ) h LEFT JOIN quarantine q ON q.item_id = h.id`;
 
 const ADMIN: AdmissionPolicy = { door: "admin", admin: true };
-const caseReviewText = (task: string, answer: string | null) => `Past case. Task: ${task}${answer ? ` Answer: ${answer}` : ""}`;
 
 /** What the admission step holds back: listed for review, released or deleted by an admin, reviewed by the LLM. */
 export class Quarantine {
@@ -103,6 +107,7 @@ export class Quarantine {
       const c = await this.cases.patch(id, { status: held.wanted as "active" | "archived" }, ADMIN, author);
       return { id, kind: "case", status: c.status, libraryVersion: null };
     }
+    unbury(this.ctx, id);
     const r = await this.library.apply([{ op: "update", id, patch: { status: held.wanted as "active" | "archived" } }], {
       reason: `released from quarantine (${held.reason})`.slice(0, 500),
       author,
@@ -117,6 +122,7 @@ export class Quarantine {
       await this.cases.delete(id, ADMIN);
       return { id, kind: "case", libraryVersion: null };
     }
+    buryLesson(this.ctx, id, held.text, held.reason, author);
     const r = await this.library.apply([{ op: "delete", id }], { reason: "deleted from quarantine", author, admission: ADMIN });
     return { id, kind: "experience", libraryVersion: r.version };
   }
@@ -128,7 +134,7 @@ export class Quarantine {
       .map((r) => {
         const flag = r.reason?.startsWith(MENTION_REVIEW) ? { flag: r.reason.slice(MENTION_REVIEW.length) } : {};
         return r.kind === "case"
-          ? { id: r.id, kind: "case", text: caseReviewText(r.text, r.answer), pattern: null, keywords: [], ...flag }
+          ? { id: r.id, kind: "case", text: caseReviewText({ task: r.text, answer: r.answer, traceSummary: r.trace_summary }), pattern: null, keywords: [], ...flag }
           : { id: r.id, kind: "experience", text: r.text, pattern: r.pattern, keywords: parseJson<string[]>(r.keywords, []), when: r.when_text, ...flag };
       });
   }
@@ -186,5 +192,6 @@ function heldOut(r: HeldRow): HeldItem {
     pattern: r.pattern,
     keywords: parseJson<string[]>(r.keywords, []),
     answer: r.answer,
+    traceSummary: r.trace_summary,
   };
 }

@@ -310,4 +310,30 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     INSERT OR IGNORE INTO when_pending (item_id) VALUES (NEW.id);
   END;
   `,
+  // What a lesson learned outlives its deletion, so a rollback or import that brings it back brings
+  // back its Q and counters (its q_history rows are kept under its id). A lesson an admin removed
+  // from quarantine leaves a tombstone (by id and by normalised text) that rollback and import honour.
+  `
+  CREATE TABLE IF NOT EXISTS retired_learning (
+    item_id TEXT PRIMARY KEY,
+    text TEXT NOT NULL,
+    q REAL NOT NULL,
+    retrieved INTEGER NOT NULL,
+    cited INTEGER NOT NULL,
+    uncited INTEGER NOT NULL,
+    successes INTEGER NOT NULL,
+    failures INTEGER NOT NULL,
+    last_used_at INTEGER,
+    probation INTEGER NOT NULL,
+    retired_at INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS removed_lessons (
+    item_id TEXT PRIMARY KEY,
+    text_key TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    author TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS removed_lessons_text ON removed_lessons (text_key);
+  `,
 ];

@@ -1,9 +1,22 @@
 import { z } from "zod";
 import { OutcomeSchema } from "./q-learning";
 import { idString, nameString } from "./text-rules";
+import { metadataString } from "./served-fields";
 
 /** Flat JSON values: recursive JSON types are too deep for Durable Object RPC type mapping. */
 const FlatRecordSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
+
+/** Metadata a client sends is never served, so it is only bounded and kept free of control and format characters. */
+const METADATA_MAX_ENTRIES = 32;
+const METADATA_VALUE_MAX = 1000;
+const metadataKey = metadataString(64).min(1);
+const metadataText = metadataString(METADATA_VALUE_MAX);
+const FlatRecordInputSchema = FlatRecordSchema.refine((r) => Object.keys(r).length <= METADATA_MAX_ENTRIES, `At most ${METADATA_MAX_ENTRIES} entries`)
+  .refine((r) => Object.keys(r).every((k) => metadataKey.safeParse(k).success), "Keys are 1-64 characters without control or format characters")
+  .refine(
+    (r) => Object.values(r).every((v) => typeof v !== "string" || metadataText.safeParse(v).success),
+    `Text values are at most ${METADATA_VALUE_MAX} characters without control or format characters`,
+  );
 
 export const EPISODE_TASK_MAX = 4000;
 export const ATTEMPT_TEXT_MAX = 4000;
@@ -12,14 +25,14 @@ export const ERROR_TEXT_MAX = 50_000;
 export const EpisodeCreateSchema = z
   .object({
     task: z.string().trim().min(1).max(EPISODE_TASK_MAX),
-    metadata: FlatRecordSchema.optional(),
+    metadata: FlatRecordInputSchema.optional(),
   })
   .strict();
 export type EpisodeCreate = z.infer<typeof EpisodeCreateSchema>;
 
 export const ToolCallSchema = z
   .object({
-    name: nameString(128),
+    name: metadataString(128).min(1),
     input: z.unknown().optional(),
     output: z.unknown().optional(),
     error: z.string().max(ERROR_TEXT_MAX).optional(),
@@ -94,7 +107,7 @@ export const SessionEventSchema = z.discriminatedUnion("type", [
   z
     .object({
       type: z.literal("tool_call"),
-      name: nameString(128),
+      name: metadataString(128).min(1),
       input: z.unknown().optional(),
       result: z.unknown().optional(),
       error: z.string().max(ERROR_TEXT_MAX).optional(),

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { PhaseSchema } from "./scoring";
 import { OutcomeSchema } from "./q-learning";
-import { idString, nameString } from "./text-rules";
+import { idString } from "./text-rules";
+import { metadataString } from "./served-fields";
 import { queryLimit, queryNumber } from "./query-params";
 
 export const EXPERIENCE_MAX_CHARS = 600;
@@ -23,7 +24,7 @@ export const isHeld = (status: string) => status === "quarantined" || status ===
 export const MemoryKindSchema = z.enum(["experience", "case"]);
 export type MemoryKind = z.infer<typeof MemoryKindSchema>;
 
-const tag = nameString(64);
+const tag = metadataString(64).min(1);
 const tags = z.array(tag).max(32);
 const keywords = z.array(z.string().trim().min(1).max(64)).max(32);
 
@@ -32,8 +33,8 @@ export const ProvenanceSchema = z
     runId: idString(128).optional(),
     episodeId: idString(128).optional(),
     keyId: idString(128).optional(),
-    importedFrom: z.string().max(200).optional(),
-    note: z.string().max(500).optional(),
+    importedFrom: metadataString(200).optional(),
+    note: metadataString(500).optional(),
     origin: z
       .enum(["contrast", "hindsight"])
       .optional()
@@ -65,7 +66,7 @@ export const ExperienceContentSchema = z.object({
   keywords: keywords.default([]),
   when: whenText.nullable().default(null),
   tags: tags.default([]),
-  domain: z.string().trim().max(64).nullable().default(null),
+  domain: metadataString(64).nullable().default(null),
   source: SourceSchema.default("manual"),
   status: ExperienceStatusSchema.default("active"),
   pinned: z.boolean().default(false),
@@ -86,7 +87,7 @@ export const ExperiencePatchSchema = z
     keywords,
     when: whenText.nullable(),
     tags,
-    domain: z.string().trim().max(64).nullable(),
+    domain: metadataString(64).nullable(),
     status: ExperienceStatusSchema,
     pinned: z.boolean(),
     importance: z.number().min(0).max(1),
@@ -149,7 +150,7 @@ export const CaseCreateSchema = z
     answer: z.string().max(8000).nullable().default(null),
     reward: z.number().min(-1).max(1),
     label: z.enum(["positive", "negative"]).optional(),
-    toolsUsed: z.array(z.string().trim().min(1).max(128)).max(64).default([]),
+    toolsUsed: z.array(metadataString(128).min(1)).max(64).default([]),
     tags: tags.default([]),
     episodeId: idString(128).nullable().default(null),
   })

@@ -103,7 +103,8 @@ export const experienceRoutes = router()
       const { agentId, id } = c.req.valid("param");
       const { key, memory } = await agentFor(c, agentId, "write");
       const patch = c.req.valid("json");
-      const rewrites = patch.text !== undefined || patch.pattern !== undefined || patch.keywords !== undefined;
+      // Everything the review reads is sent as it will stand, `when` too: a reviewed text must not carry an unreviewed `when` in with it.
+      const rewrites = patch.text !== undefined || patch.pattern !== undefined || patch.keywords !== undefined || patch.when !== undefined;
       const current = rewrites ? await callMemory(() => memory.getExperience(id)) : null;
       const reviewed =
         current !== null &&
@@ -111,7 +112,12 @@ export const experienceRoutes = router()
           c.env,
           key.tenantId,
           agentId,
-          { text: patch.text ?? current.text, pattern: patch.pattern !== undefined ? patch.pattern : current.pattern, keywords: patch.keywords ?? current.keywords },
+          {
+            text: patch.text ?? current.text,
+            pattern: patch.pattern !== undefined ? patch.pattern : current.pattern,
+            keywords: patch.keywords ?? current.keywords,
+            when: patch.when !== undefined ? patch.when : current.when,
+          },
           c.get("logger"),
         ));
       const r = await callMemory(() => memory.patchExperience(id, patch, `key:${key.keyId}`, { door: "api", admin: key.scope === "admin", reviewed }));

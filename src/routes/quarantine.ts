@@ -23,6 +23,7 @@ const HeldItem = z
     pattern: z.string().nullable(),
     keywords: z.array(z.string()),
     answer: z.string().nullable().describe("A case's answer"),
+    traceSummary: z.string().nullable().describe("A case's trace of what was tried (episode attempts, tool results): screened with its task and answer"),
   })
   .openapi("QuarantinedItem");
 

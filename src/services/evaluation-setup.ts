@@ -83,8 +83,9 @@ export async function resolveLibrary(env: Env, who: Caller, ref: LibraryRef | nu
   }
   if ("version" in ref) {
     if (ref.version === 0) return { library: [], libraryVersion: 0 };
-    const detail = await orUnprocessable(() => callMemory(() => memoryStub(env, who.tenantId, who.agentId).libraryVersion(ref.version)), `${path}.version`);
-    return { library: detail.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text })), libraryVersion: ref.version };
+    // An old version's lessons are injected as they stood, except those held or removed from quarantine since.
+    const lib = await orUnprocessable(() => callMemory(() => memoryStub(env, who.tenantId, who.agentId).evaluationLibrary(ref.version)), `${path}.version`);
+    return { library: lib.experiences, libraryVersion: ref.version };
   }
   await orUnprocessable(() => runRow(env, who, ref.runId), `${path}.runId`);
   const lib = await practiceStub(env, ref.runId).library();
