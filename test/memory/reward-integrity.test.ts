@@ -79,6 +79,23 @@ describe("one outcome per retrieval", () => {
     expect((await api("GET", "/retriever")).body.usage).toMatchObject({ memories: 1, phrases: 1 });
   });
 
+  it("concurrent rewards of one retrieval move Q once: one applies, the same ones replay it, different ones are 409", async () => {
+    const { api } = await agentFixture();
+    const { password } = await library(api);
+    const ret = await api("POST", "/retrieve", { query: QUERY });
+    const bodies = Array.from({ length: 12 }, (_, i) => ({ retrievalId: ret.body.retrievalId, outcome: i % 3 === 2 ? "failure" : "success" }));
+    const rs = await Promise.all(bodies.map((b) => api("POST", "/rewards", b)));
+    const applied = rs.filter((r) => r.status === 200 && r.body.replayed === false);
+    expect(applied).toHaveLength(1);
+    const won = applied[0]!.body.reward === 1 ? "success" : "failure";
+    rs.forEach((r, i) => {
+      if (r === applied[0]) return;
+      if (bodies[i]!.outcome === won) expect(r.body).toMatchObject({ replayed: true, reward: applied[0]!.body.reward });
+      else expectProblem(r, 409, "conflict");
+    });
+    expect((await api("GET", `/experiences/${password}`)).body.qHistory).toHaveLength(1);
+  });
+
   it("an episode's end does not credit a retrieval that took its own reward", async () => {
     const { api } = await agentFixture();
     const { password } = await library(api);
