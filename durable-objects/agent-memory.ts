@@ -20,6 +20,7 @@ import { AgentMemoryBase } from "./agent-memory/base-object";
 import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library-transfer";
 import type { PromptRequest } from "./agent-memory/prompt";
 import { resetRetriever, retrieverState } from "./agent-memory/retriever-state";
+import { ANONYMOUS_WRITER, type Asker } from "./agent-memory/retrieval";
 import { applyWhen, lessonsWithoutWhen } from "./agent-memory/when-backfill";
 import { promotePractice, type PracticePromotionInput } from "./agent-memory/practice-promotion";
 import type { ReviewVerdict } from "./agent-memory/quarantine";
@@ -212,18 +213,21 @@ export class AgentMemory extends AgentMemoryBase {
     });
   }
 
-  /** `readOnly` for a read-scoped key: nothing that later retrievals depend on changes. */
-  async retrieve(req: RetrieveRequest, opts?: { readOnly?: boolean }) {
-    return this.rpc(() => this.rooms.retrieval.retrieve(req, opts?.readOnly ?? false));
+  /** A read-scoped asker changes nothing that later retrievals depend on, and no episode credits what it was shown. */
+  async retrieve(req: RetrieveRequest, asker?: Asker) {
+    return this.rpc(() => this.rooms.retrieval.retrieve(req, asker));
   }
 
-  async prompt(req: PromptRequest) {
-    return this.rpc(() => this.rooms.prompts.build(req));
+  async prompt(req: PromptRequest, asker?: Asker) {
+    return this.rpc(() => this.rooms.prompts.build(req, asker ?? ANONYMOUS_WRITER));
   }
 
-  async reward(req: RewardRequest, idempotencyKey?: string) {
+  /** `teacher`: the rewarding key, whose teaching of each memory is capped per hour. */
+  async reward(req: RewardRequest, idempotencyKey?: string, teacher?: string) {
     return this.rpc(async () => {
-      const { value, replayed } = await this.rooms.idempotency.run(idempotencyKey, "reward", req, async (record) => this.rooms.utility.reward(req, record));
+      const { value, replayed: keyReplayed } = await this.rooms.idempotency.run(idempotencyKey, "reward", req, async (record) => this.rooms.utility.reward(req, record, teacher));
+      // A second reward of the same retrieval replays the first even without an Idempotency-Key.
+      const replayed = keyReplayed || value.replayed;
       if (!replayed && this.mem.reviewAvailable() && this.rooms.retrieval.usage.countPendingPhrases() > 0) await this.requestReview();
       return { ...value, replayed };
     });

@@ -2364,6 +2364,9 @@ export interface components {
                 cited: boolean;
             }[];
             uncited: string[];
+            /** @description Memories the reward reached that are not active (held for review, quarantined or archived): their Q does not move and they learn nothing */
+            skipped?: string[];
+            /** @description This retrieval (or Idempotency-Key) was rewarded before with the same request: the first result, and nothing moved */
             replayed: boolean;
         };
         RewardRequest: {

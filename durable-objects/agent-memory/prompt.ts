@@ -5,7 +5,7 @@ import type { RetrieveRequest } from "../../src/core/memory-types";
 import { MemoryError } from "../memory-error";
 import { placeholders, type MemoryContext } from "./context";
 import type { Library } from "./library";
-import type { EmbeddedQuery, Retrieval } from "./retrieval";
+import type { Asker, EmbeddedQuery, Retrieval } from "./retrieval";
 
 export interface PromptRequest {
   query?: string;
@@ -13,8 +13,6 @@ export interface PromptRequest {
   phase?: RetrieveRequest["phase"];
   episodeId?: string;
   maxCases?: number;
-  /** Asked with a read-scoped key: recorded, but no use is counted. */
-  readOnly?: boolean;
 }
 
 export interface PromptResponse {
@@ -45,8 +43,10 @@ export class PromptAssembly {
     private readonly retrieval: Retrieval,
   ) {}
 
-  async build(req: PromptRequest): Promise<PromptResponse> {
+  /** A read-scoped asker's block is recorded, but no use is counted and an episode's end does not credit it. */
+  async build(req: PromptRequest, asker: Asker): Promise<PromptResponse> {
     if (req.budgetTokens < 1) throw MemoryError.invalid("budgetTokens must be positive");
+    if (req.episodeId) this.retrieval.assertOpenEpisode(req.episodeId);
     let query: Promise<EmbeddedQuery> | null = null;
     const embedded = () => (query ??= this.retrieval.embedQuery(req.query ?? ""));
     const all = this.ctx.sql
@@ -108,7 +108,7 @@ export class PromptAssembly {
     // The query's embedding is kept like /retrieve's, so a reward of this prompt teaches the usage
     // centroid of what the agent cites, not only its words.
     const queryVec = req.query ? (await embedded()).vec : undefined;
-    const retrievalId = this.retrieval.record(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, items, req.readOnly, queryVec);
+    const retrievalId = this.retrieval.record(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, items, asker, queryVec);
     return { prompt, mode, experienceIds: chosen.map((e) => e.id), caseIds, retrievalId, estimatedTokens: estimateTokens(prompt) };
   }
 

@@ -11,6 +11,7 @@ import { contributions, featuresOf } from "../../src/core/reranker";
 import { UsageMemory } from "./usage-memory";
 import { RerankerStore } from "./reranker-store";
 import { Situations } from "./situations";
+import { MemoryError } from "../memory-error";
 
 /**
  * How much a learned phrase counts beside the text's BM25 in the lexical channel: a full phrase
@@ -19,6 +20,24 @@ import { Situations } from "./situations";
 export const LEARNED_PHRASE_WEIGHT = 4;
 /** A lesson's `when` is its own text about itself: its BM25 counts like that of the lesson's words. */
 export const WHEN_WEIGHT = 1;
+/**
+ * The base relevance a memory needs, as a share of the similarity threshold, before anything it
+ * learned from rewards (usage centroid, learned phrases) may bring it into the candidates: learned
+ * signals re-order what is relevant on its own, they never make an unrelated memory relevant.
+ */
+export const LEARNED_FLOOR = 0.5;
+/**
+ * How far, as a share of the similarity threshold, a usage centroid may lift a memory's score in
+ * the vector channel above its own similarity (the threshold sets the embedder's scale).
+ */
+export const LEARNED_LIFT = 0.5;
+
+/** Who asked: a retrieval keeps its key, and one made by a read-scoped key is never credited by an episode's end. */
+export interface Asker {
+  keyId?: string | null;
+  readOnly: boolean;
+}
+export const ANONYMOUS_WRITER: Asker = { keyId: null, readOnly: false };
 
 interface CandidateInfo {
   id: string;
@@ -42,7 +61,7 @@ interface CandidateInfo {
 
 type Channel = "vector" | "lexical";
 /** Found only through what rewards taught it (usage centroid, learned phrases), not by its own text or vector. */
-const learnedOnly = (i: CandidateInfo, threshold: number) =>
+const learnedOnly = (i: Pick<CandidateInfo, "sim" | "lexical" | "when" | "whenLexical" | "usage" | "learned">, threshold: number) =>
   i.lexical === 0 && i.whenLexical === 0 && i.sim < threshold && i.when < threshold && (i.usage > 0 || i.learned > 0);
 
 /** What phase A knows of an item before hydration: its channel scores (0 where a channel did not find it). */
@@ -111,86 +130,88 @@ export class Retrieval {
    * discriminativeTerms) are fused by rank into one relevance. An item either channel finds is a
    * candidate, so a lesson that shares the query's rare words is found even when its cosine falls
    * below the threshold, and a paraphrase without shared words is found by the vector channel alone.
+   * A lesson's `when` (its own text about itself) widens both from the start: its vector beside the
+   * lesson's own, its BM25 beside the text's.
    *
-   * Usage memory widens both channels: the vector channel scores a memory by the better of its own
-   * vector and its usage centroid, the lexical one adds its learned phrases' BM25 (weighted by
-   * LEARNED_PHRASE_WEIGHT). Without rewards there is neither, and retrieval is as it was. A
-   * lesson's `when` widens them the same way from the start: its vector beside the lesson's own,
-   * its BM25 beside the text's.
+   * What rewards taught (usage memory) widens them too, within bounds, since a flood of rewards is
+   * cheap to send: a memory found only through its usage centroid or learned phrases must still
+   * reach LEARNED_FLOOR of the threshold on its own vector or `when`, the centroid lifts its vector
+   * score by at most LEARNED_LIFT of the threshold, and a learned phrase at most doubles the BM25
+   * its own words earn (or adds one weak match's worth where they earn none). Without rewards there
+   * is neither, and retrieval is as it was.
    */
   private async candidates(query: EmbeddedQuery, kinds: MemoryKind[], k1: number, threshold: number, tags?: string[]) {
     const qvec = query.vec;
     if (kinds.includes("experience")) await this.situations.refresh();
-    const vector: { id: string; kind: MemoryKind; sim: number; usage: number; when: number; stand: boolean }[] = [];
-    const lexical: { id: string; kind: MemoryKind; score: number; text: number; learned: number; when: number }[] = [];
+    type Entry = Found & { stand: boolean; inVector: boolean; simKnown: boolean };
+    const entries = new Map<string, Entry>();
+    const entry = (id: string, kind: MemoryKind): Entry =>
+      entries.get(id) ??
+      entries
+        .set(id, { kind, match: "vector", channels: [], sim: 0, lexical: 0, usage: 0, learned: 0, when: 0, whenLexical: 0, relevance: 0, stand: false, inVector: false, simKnown: false })
+        .get(id)!;
     const queryTokens = tokenize(query.text);
     const terms = ftsTerms(query.text);
     const learnedAny = !this.usage.empty;
+    const lexicalHits = new Set<string>();
     for (const kind of kinds) {
-      const kindVector: typeof vector = [];
-      for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, tags)) kindVector.push({ id: hit.id, kind, sim: hit.sim, usage: 0, when: 0, stand: false });
+      for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, tags)) Object.assign(entry(hit.id, kind), { sim: hit.sim, inVector: true, simKnown: true });
       const missing = this.ctx.vectors.missingIds(kind);
       if (missing.length) {
         for (const { id, text } of this.texts(kind, missing)) {
           const sim = lexicalSimilarity(queryTokens, tokenize(text));
-          if (sim >= threshold) kindVector.push({ id, kind, sim, usage: 0, when: 0, stand: true });
+          if (sim >= threshold) Object.assign(entry(id, kind), { sim, stand: true, inVector: true, simKnown: true });
         }
       }
-      const usage = learnedAny ? this.usage.similar(qvec, kind, threshold, k1) : new Map<string, number>();
-      const when = kind === "experience" ? this.situations.similar(qvec, k1, threshold) : new Map<string, number>();
-      for (const v of kindVector) {
-        v.usage = usage.get(v.id) ?? 0;
-        v.when = when.get(v.id) ?? 0;
+      if (learnedAny) for (const [id, sim] of this.usage.similar(qvec, kind, threshold, k1)) Object.assign(entry(id, kind), { usage: sim, inVector: true });
+      if (kind === "experience") for (const [id, sim] of this.situations.similar(qvec, k1, threshold)) Object.assign(entry(id, kind), { when: sim, inVector: true });
+      if (learnedAny) {
+        for (const h of this.usage.matches(kind, terms, k1, tags)) {
+          entry(h.id, kind).learned = h.score;
+          lexicalHits.add(h.id);
+        }
       }
-      const inVector = new Map(kindVector.map((v) => [v.id, v]));
-      for (const [id, sim] of when) if (!inVector.has(id)) inVector.set(id, { id, kind, sim: 0, usage: usage.get(id) ?? 0, when: sim, stand: false });
-      for (const [id, sim] of usage) if (!inVector.has(id)) inVector.set(id, { id, kind, sim: 0, usage: sim, when: 0, stand: false });
-      vector.push(...inVector.values());
-      const learned = new Map(learnedAny ? this.usage.matches(kind, terms, k1, tags).map((h) => [h.id, h.score]) : []);
       const hits = this.bm25(kind, terms, k1, tags, kind === "experience" && this.situations.any);
-      const whenText = new Map(hits.when.map((h) => [h.id, h.score]));
-      const byId = new Map<string, (typeof lexical)[number]>();
-      const entry = (id: string) => byId.get(id) ?? byId.set(id, { id, kind, text: 0, learned: 0, when: 0, score: 0 }).get(id)!;
-      for (const hit of hits.text) entry(hit.id).text = hit.score;
-      for (const [id, l] of learned) entry(id).learned = l;
-      for (const [id, w] of whenText) entry(id).when = w;
-      for (const l of byId.values()) {
-        l.score = l.text + WHEN_WEIGHT * l.when + LEARNED_PHRASE_WEIGHT * l.learned;
-        lexical.push(l);
-      }
+      for (const h of hits.text) (entry(h.id, kind).lexical = h.score), lexicalHits.add(h.id);
+      for (const h of hits.when) (entry(h.id, kind).whenLexical = h.score), lexicalHits.add(h.id);
     }
-    const channel = (v: (typeof vector)[number]) => Math.max(v.sim, v.usage, v.when);
-    vector.sort((a, b) => channel(b) - channel(a) || (a.id < b.id ? -1 : 1));
-    lexical.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    const relevance = fuseRanks([vector.map((v) => v.id), lexical.map((l) => l.id)]);
-    const found = new Map<string, Found>();
-    const unscored: string[] = [];
-    for (const v of vector) {
-      found.set(v.id, { kind: v.kind, match: v.stand ? "lexical" : "vector", channels: [v.stand ? "lexical" : "vector"], sim: v.sim, lexical: 0, usage: v.usage, learned: 0, when: v.when, whenLexical: 0, relevance: relevance.get(v.id)! });
-      if ((v.usage > 0 || v.when > 0) && v.sim === 0 && !v.stand) unscored.push(v.id);
-    }
-    const lexicalOnly: string[] = [];
-    for (const l of lexical) {
-      const f = found.get(l.id);
-      if (f) {
-        f.lexical = l.text;
-        f.learned = l.learned;
-        f.whenLexical = l.when;
-        if (!f.channels.includes("lexical")) f.channels.push("lexical");
-      } else {
-        found.set(l.id, { kind: l.kind, match: "lexical", channels: ["lexical"], sim: 0, lexical: l.text, usage: 0, learned: l.learned, when: 0, whenLexical: l.when, relevance: relevance.get(l.id)! });
-        lexicalOnly.push(l.id);
-      }
-    }
-    // The vector channel stopped at the threshold; what the lexical channel adds still reports its cosine.
-    for (const [id, sim] of await this.ctx.vectors.similarities(qvec, [...lexicalOnly, ...unscored])) found.get(id)!.sim = sim;
+    // The vector channel stopped at the threshold; what else was found still reports its cosine,
+    // which also decides whether what rewards taught may count for it.
+    const unscored = [...entries].filter(([, e]) => !e.simKnown).map(([id]) => id);
+    for (const [id, sim] of await this.ctx.vectors.similarities(qvec, unscored)) entries.get(id)!.sim = sim;
     for (const kind of learnedAny ? kinds : []) {
-      const ids = [...found].filter(([, f]) => f.kind === kind).map(([id]) => id);
-      for (const [id, sim] of this.usage.similarities(qvec, kind, ids)) found.get(id)!.usage = Math.max(0, sim);
+      const ids = [...entries].filter(([, e]) => e.kind === kind).map(([id]) => id);
+      for (const [id, sim] of this.usage.similarities(qvec, kind, ids)) entries.get(id)!.usage = Math.max(0, sim);
     }
     if (kinds.includes("experience")) {
-      const ids = [...found].filter(([, f]) => f.kind === "experience" && f.when === 0).map(([id]) => id);
-      for (const [id, sim] of this.situations.similarities(qvec, ids)) found.get(id)!.when = Math.max(0, sim);
+      const ids = [...entries].filter(([, e]) => e.kind === "experience" && e.when === 0).map(([id]) => id);
+      for (const [id, sim] of this.situations.similarities(qvec, ids)) entries.get(id)!.when = Math.max(0, sim);
+    }
+    for (const [id, e] of entries) if (learnedOnly(e, threshold) && Math.max(e.sim, e.when) < LEARNED_FLOOR * threshold) entries.delete(id);
+
+    const vectorScore = (e: Entry) => {
+      const base = Math.max(e.sim, e.when);
+      return Math.max(base, Math.min(e.usage, base + LEARNED_LIFT * threshold));
+    };
+    const lexicalScore = (e: Entry) => {
+      const base = e.lexical + WHEN_WEIGHT * e.whenLexical;
+      return base + Math.min(LEARNED_PHRASE_WEIGHT * e.learned, Math.max(base, 1));
+    };
+    const vector = [...entries].filter(([, e]) => e.inVector).map(([id, e]) => ({ id, score: vectorScore(e) }));
+    const lexical = [...entries].filter(([id, e]) => lexicalHits.has(id) && lexicalScore(e) > 0).map(([id, e]) => ({ id, score: lexicalScore(e) }));
+    const order = (a: { id: string; score: number }, b: { id: string; score: number }) => b.score - a.score || (a.id < b.id ? -1 : 1);
+    vector.sort(order);
+    lexical.sort(order);
+    const relevance = fuseRanks([vector.map((v) => v.id), lexical.map((l) => l.id)]);
+    const found = new Map<string, Found>();
+    for (const [id, e] of entries) {
+      const r = relevance.get(id);
+      if (r === undefined) continue;
+      const channels: Channel[] = [];
+      if (e.inVector) channels.push(e.stand ? "lexical" : "vector");
+      if (lexicalHits.has(id) && !channels.includes("lexical")) channels.push("lexical");
+      const { stand: _s, inVector, simKnown: _k, ...f } = e;
+      found.set(id, { ...f, match: inVector && !e.stand ? "vector" : "lexical", channels, relevance: r });
     }
     return this.hydrate(found, tags);
   }
@@ -308,8 +329,12 @@ export class Retrieval {
     return ranked.slice(0, Math.max(0, Math.min(k2, k1)));
   }
 
-  /** `readOnly` (a read-scoped key): the retrieval is recorded for a later reward, but no counter or `lastUsedAt` moves. */
-  async retrieve(req: RetrieveRequest, readOnly = false): Promise<RetrieveResponse> {
+  /**
+   * A read-scoped asker's retrieval is recorded for a later reward, but no counter or `lastUsedAt`
+   * moves, and an episode's end does not credit it.
+   */
+  async retrieve(req: RetrieveRequest, asker: Asker = ANONYMOUS_WRITER): Promise<RetrieveResponse> {
+    if (req.episodeId) this.assertOpenEpisode(req.episodeId);
     const cfg = this.ctx.config();
     const lambda = this.lambda(req);
     const k1 = req.k1 ?? cfg.k1;
@@ -327,7 +352,7 @@ export class Retrieval {
       };
     });
     const recorded = items.map((item, i) => ({ ...item, f: ranked[i]!.features }));
-    const retrievalId = this.record(req.query, req.phase ?? null, lambda, req.episodeId ?? null, recorded, readOnly, query.vec);
+    const retrievalId = this.record(req.query, req.phase ?? null, lambda, req.episodeId ?? null, recorded, asker, query.vec);
     return {
       retrievalId,
       phase: req.phase ?? null,
@@ -342,18 +367,22 @@ export class Retrieval {
    * the label it was shown with. `citeOnly` items were shown without being selected for the query,
    * so they count as used, and learn, only when cited.
    */
-  record(query: string, phase: string | null, lambda: number, episodeId: string | null, items: RecordedItem[], readOnly = false, queryVec?: Float32Array): string {
+  record(query: string, phase: string | null, lambda: number, episodeId: string | null, items: RecordedItem[], asker: Asker, queryVec?: Float32Array): string {
     const id = this.ctx.newId("ret");
     const now = this.ctx.now();
     this.ctx.storage.transactionSync(() => {
+      // Checked again here: the episode may have ended while the query was embedded.
+      if (episodeId) this.assertOpenEpisode(episodeId);
       this.ctx.sql.exec(
-        "INSERT INTO retrievals (id, at, query, phase, lambda, episode_id, items, query_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO retrievals (id, at, query, phase, lambda, episode_id, items, query_code, key_id, read_only) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         id, now, query, phase, lambda, episodeId,
         JSON.stringify(items.map((i) => ({ id: i.id, kind: i.kind, score: i.score ?? null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}), ...(i.f ? { f: i.f } : {}) }))),
         queryVec ? encodeCode(queryVec) : null,
+        asker.keyId ?? null,
+        asker.readOnly ? 1 : 0,
       );
       // A read key changes nothing later retrievals depend on: use counts and lastUsedAt slow decay.
-      for (const kind of readOnly ? [] : (["experience", "case"] as const)) {
+      for (const kind of asker.readOnly ? [] : (["experience", "case"] as const)) {
         for (const ids of chunks(items.filter((i) => i.kind === kind && !i.citeOnly).map((i) => i.id))) {
           this.ctx.sql.exec(
             `UPDATE ${kind === "experience" ? "experiences" : "cases"} SET retrieved = retrieved + 1, last_used_at = ? WHERE id IN (${placeholders(ids.length)})`,
@@ -364,6 +393,16 @@ export class Retrieval {
       }
     });
     return id;
+  }
+
+  /**
+   * A retrieval may name only an open episode of this agent: one never started could be anyone's
+   * later, and an ended one has been credited already.
+   */
+  assertOpenEpisode(episodeId: string): void {
+    const ep = this.ctx.sql.exec<{ status: string; outcome: string | null }>("SELECT status, outcome FROM episodes WHERE id = ?", episodeId).toArray()[0];
+    if (!ep) throw MemoryError.notFound(`Episode '${episodeId}' does not exist.`);
+    if (ep.status !== "open" || ep.outcome !== null) throw MemoryError.conflict(`Episode '${episodeId}' has ended; a retrieval can no longer join it.`);
   }
 
   /** Ranking without recording, for assembling the prompt (which records what it finally includes). */

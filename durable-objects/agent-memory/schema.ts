@@ -336,4 +336,22 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   );
   CREATE INDEX IF NOT EXISTS removed_lessons_text ON removed_lessons (text_key);
   `,
+  // One outcome per retrieval, and reads that teach nothing (issue 27): a retrieval keeps the key
+  // that made it and whether that key could only read (an episode's end credits no read), and the
+  // one reward it took (the request, to tell a replay from a second outcome, and the result a
+  // replay returns). teach_counts caps what one key teaches one memory's usage per hour.
+  `
+  ALTER TABLE retrievals ADD COLUMN key_id TEXT;
+  ALTER TABLE retrievals ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE retrievals ADD COLUMN reward_request TEXT;
+  ALTER TABLE retrievals ADD COLUMN reward_result TEXT;
+  CREATE TABLE teach_counts (
+    key_id TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    hour INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (key_id, item_id, hour)
+  ) WITHOUT ROWID;
+  CREATE INDEX teach_counts_hour ON teach_counts (hour);
+  `,
 ];

@@ -4,7 +4,7 @@ import { MemoryError } from "../memory-error";
 import type { MemoryContext } from "./context";
 import type { RecordResult } from "./idempotency";
 import type { Library } from "./library";
-import { learnFromReward } from "./reward-learning";
+import { learnFromReward, type CreditedRetrieval } from "./reward-learning";
 import type { Retrieval } from "./retrieval";
 
 const Q_HISTORY_KEEP = 50;
@@ -27,6 +27,14 @@ interface RecordedItem {
 /** A reward plus the `[G#]` labels the agent quoted in its answer, which count as citations. */
 export type RewardInput = RewardRequest & { quotedLabels?: string[] };
 
+interface RewardedColumns {
+  reward_request: string | null;
+  reward_result: string | null;
+}
+
+/** What tells a replay of a retrieval's reward from a second outcome: the request as validated (its fields in schema order). */
+const rewardKey = (req: RewardInput) => JSON.stringify(req);
+
 /** Utility learning: rewards move Q-values by EMA; analytics read them back. */
 export class Utility {
   constructor(
@@ -41,9 +49,15 @@ export class Utility {
     return null;
   }
 
-  /** What the reward applies to, and the labels each item was shown under (labels shift as the library changes). */
-  private targets(req: RewardRequest): { targets: Target[]; byLabel: Map<string, string[]> } {
+  /**
+   * What the reward applies to, the labels each item was shown under (labels shift as the library
+   * changes) and the retrievals it credits. Each retrieval takes one outcome: the same reward again
+   * is a replay of the first (returned as `replay`), a different one a conflict, and an episode's
+   * reward credits only those of its retrievals no reward took yet and no read-scoped key made.
+   */
+  private targets(req: RewardInput): { targets: Target[]; byLabel: Map<string, string[]>; retrievals: CreditedRetrieval[]; replay?: RewardResult } {
     const seen = new Map<string, Target>();
+    const retrievals: CreditedRetrieval[] = [];
     const byLabel = new Map<string, string[]>();
     const addItems = (json: string) => {
       for (const item of JSON.parse(json) as RecordedItem[]) {
@@ -52,17 +66,26 @@ export class Utility {
         if (item.label) byLabel.set(item.label, [...(byLabel.get(item.label) ?? []), item.id]);
       }
     };
+    const columns = "id, query, query_code, items, key_id, reward_request, reward_result";
     if (req.retrievalId) {
-      const row = this.ctx.sql.exec<{ items: string }>("SELECT items FROM retrievals WHERE id = ?", req.retrievalId).toArray()[0];
+      const row = this.ctx.sql.exec<CreditedRetrieval & RewardedColumns>(`SELECT ${columns} FROM retrievals WHERE id = ?`, req.retrievalId).toArray()[0];
       if (!row) throw MemoryError.notFound(`Retrieval '${req.retrievalId}' does not exist.`);
+      if (row.reward_request !== null) {
+        if (row.reward_request === rewardKey(req) && row.reward_result) return { targets: [], byLabel, retrievals, replay: { ...(JSON.parse(row.reward_result) as RewardResult), replayed: true } };
+        throw MemoryError.conflict(`Retrieval '${req.retrievalId}' has taken its outcome already (one reward per retrieval); a different one cannot follow.`);
+      }
       addItems(row.items);
+      retrievals.push(row);
     } else if (req.episodeId) {
-      const rows = this.ctx.sql.exec<{ items: string }>("SELECT items FROM retrievals WHERE episode_id = ? ORDER BY at", req.episodeId).toArray();
+      const rows = this.ctx.sql
+        .exec<CreditedRetrieval>(`SELECT ${columns} FROM retrievals WHERE episode_id = ? AND read_only = 0 AND reward_request IS NULL ORDER BY at`, req.episodeId)
+        .toArray();
       // An episode that exists but retrieved nothing is a reward for no items; one never seen is a mistake to report.
-      if (!rows.length && !this.ctx.sql.exec("SELECT 1 FROM episodes WHERE id = ?", req.episodeId).toArray().length) {
+      if (!rows.length && !this.ctx.sql.exec("SELECT 1 FROM episodes WHERE id = ?", req.episodeId).toArray().length && !this.ctx.sql.exec("SELECT 1 FROM retrievals WHERE episode_id = ?", req.episodeId).toArray().length) {
         throw MemoryError.notFound(`Episode '${req.episodeId}' does not exist and no retrieval names it.`);
       }
       for (const row of rows) addItems(row.items);
+      retrievals.push(...rows);
     } else {
       const unknown: string[] = [];
       for (const id of req.memoryIds ?? []) {
@@ -77,12 +100,16 @@ export class Utility {
         );
       }
     }
-    return { targets: [...seen.values()], byLabel };
+    return { targets: [...seen.values()], byLabel, retrievals };
   }
 
-  /** Applies one reward; `record` runs inside the transaction of the Q updates, with their result. */
-  reward(req: RewardInput, record?: RecordResult<RewardResult>): RewardResult {
-    const { targets, byLabel } = this.targets(req);
+  /**
+   * Applies one reward; `record` runs inside the transaction of the Q updates, with their result.
+   * `teacher` is the rewarding key: what it teaches each memory's usage is capped per hour.
+   */
+  reward(req: RewardInput, record?: RecordResult<RewardResult>, teacher?: string): RewardResult {
+    const { targets, byLabel, retrievals, replay } = this.targets(req);
+    if (replay) return this.ctx.storage.transactionSync(() => (record?.(replay), replay));
     const labelIds = (s: string) => byLabel.get(/^\[?(G\d+)\]?$/.exec(s)?.[1] ?? "") ?? [];
     const quoted = (req.quotedLabels ?? []).flatMap(labelIds);
     const cited =
@@ -108,7 +135,7 @@ export class Utility {
     const alpha = this.ctx.config().alpha;
     const now = this.ctx.now();
     try {
-      return this.applyReward(req, targets, cited, r, alpha, now, record);
+      return this.applyReward(req, { targets, retrievals, teacher }, cited, r, alpha, now, record);
     } catch (err) {
       // The transaction rolled back what usage memory wrote; its in-memory centroids must follow.
       this.retrieval.usage.forgetCache();
@@ -117,15 +144,29 @@ export class Utility {
     }
   }
 
-  private applyReward(req: RewardInput, targets: Target[], cited: Set<string> | null, r: number, alpha: number, now: number, record?: RecordResult<RewardResult>): RewardResult {
+  private applyReward(
+    req: RewardInput,
+    what: { targets: Target[]; retrievals: CreditedRetrieval[]; teacher: string | undefined },
+    cited: Set<string> | null,
+    r: number,
+    alpha: number,
+    now: number,
+    record?: RecordResult<RewardResult>,
+  ): RewardResult {
     return this.ctx.storage.transactionSync(() => {
       const updated: RewardResult["updated"] = [];
       const uncited: string[] = [];
-      for (const t of targets) {
+      const skipped: string[] = [];
+      for (const t of what.targets) {
         const table = TABLE[t.kind];
-        const row = this.ctx.sql.exec<{ q: number }>(`SELECT q FROM ${table} WHERE id = ?`, t.id).toArray()[0];
+        const row = this.ctx.sql.exec<{ q: number; status: string }>(`SELECT q, status FROM ${table} WHERE id = ?`, t.id).toArray()[0];
         if (!row) continue;
         if (t.citeOnly && !cited?.has(t.id)) continue;
+        // Held for review, quarantined or archived: a reward cannot buy it standing while it is out.
+        if (row.status !== "active") {
+          skipped.push(t.id);
+          continue;
+        }
         if (cited && !cited.has(t.id)) {
           this.ctx.sql.exec(`UPDATE ${table} SET uncited = uncited + 1 WHERE id = ?`, t.id);
           uncited.push(t.id);
@@ -145,8 +186,16 @@ export class Utility {
         );
         updated.push({ id: t.id, kind: t.kind, qBefore: row.q, q, cited: cited !== null });
       }
-      learnFromReward(this.ctx, this.retrieval.usage, this.retrieval.reranker, req, { reward: r, updated: new Set(updated.map((u) => u.id)), cited: cited !== null });
-      const result: RewardResult = { reward: r, updated, uncited, replayed: false };
+      learnFromReward(this.ctx, this.retrieval.usage, this.retrieval.reranker, what.retrievals, {
+        reward: r,
+        updated: new Set(updated.map((u) => u.id)),
+        cited: cited !== null,
+        teacher: what.teacher,
+      });
+      const result: RewardResult = { reward: r, updated, uncited, ...(skipped.length ? { skipped } : {}), replayed: false };
+      const key = rewardKey(req);
+      const stored = JSON.stringify(result);
+      for (const ret of what.retrievals) this.ctx.sql.exec("UPDATE retrievals SET reward_request = ?, reward_result = ? WHERE id = ?", key, stored, ret.id);
       record?.(result);
       return result;
     });

@@ -293,7 +293,11 @@ export const RewardResultSchema = z.object({
   reward: z.number(),
   updated: z.array(z.object({ id: z.string(), kind: MemoryKindSchema, qBefore: z.number(), q: z.number(), cited: z.boolean() })),
   uncited: z.array(z.string()),
-  replayed: z.boolean(),
+  skipped: z
+    .array(z.string())
+    .optional()
+    .describe("Memories the reward reached that are not active (held for review, quarantined or archived): their Q does not move and they learn nothing"),
+  replayed: z.boolean().describe("This retrieval (or Idempotency-Key) was rewarded before with the same request: the first result, and nothing moved"),
 });
 export type RewardResult = z.infer<typeof RewardResultSchema>;
 

@@ -15,6 +15,11 @@ export const MAX_PHRASE_WORDS = 16;
 export const MAX_PHRASE_WEIGHT = 3;
 /** Queries the centroid averages exactly; past this it becomes a moving average, so it keeps adapting. */
 export const MAX_CENTROID_COUNT = 20;
+/**
+ * Positive lessons one key may give one memory per hour. Enough for an agent that keeps using a
+ * memory (a phrase reaches MAX_PHRASE_WEIGHT in three), too few for one key to flood it.
+ */
+export const MAX_TEACH_PER_HOUR = 5;
 
 export interface LearnedPhrase {
   text: string;

@@ -32,7 +32,7 @@ export const retrieveRoutes = router()
     async (c) => {
       const { key, memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
       const body = c.req.valid("json");
-      return c.json(await callMemory(() => memory.retrieve(body, { readOnly: key.scope === "read" })), 200);
+      return c.json(await callMemory(() => memory.retrieve(body, { keyId: key.keyId, readOnly: key.scope === "read" })), 200);
     },
   )
   .openapi(
@@ -56,6 +56,6 @@ export const retrieveRoutes = router()
     async (c) => {
       const { key, memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
       const q = c.req.valid("query");
-      return c.json(await callMemory(() => memory.prompt({ ...q, readOnly: key.scope === "read" })), 200);
+      return c.json(await callMemory(() => memory.prompt(q, { keyId: key.keyId, readOnly: key.scope === "read" })), 200);
     },
   );

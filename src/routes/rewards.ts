@@ -20,10 +20,10 @@ export const rewardRoutes = router()
       responses: { 200: jsonResponse(RewardResultSchema.openapi("RewardResult"), "Updated Q-values"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = agentMemoryFor(c, c.req.valid("param").agentId, "write");
+      const { key: caller, memory } = agentMemoryFor(c, c.req.valid("param").agentId, "write");
       const body = c.req.valid("json");
       const key = c.req.valid("header")["idempotency-key"];
-      const result = await callMemory(() => memory.reward(body, key));
+      const result = await callMemory(() => memory.reward(body, key, caller.keyId));
       markReplay(c, result.replayed);
       return c.json(result, 200);
     },

@@ -9,7 +9,11 @@ import { callMemory, type MemoryStub } from "./agent-memory";
  * come back as domain errors (404 unknown episode, 409 …) that each door maps to its own shape.
  */
 type Agent = { memory: MemoryStub };
+type Caller = Agent & { key: { keyId: string; scope: string } };
 type PromptRequest = Parameters<MemoryStub["prompt"]>[0];
+
+/** A read-scoped caller changes nothing later retrievals depend on, and no episode credits what it was shown. */
+const askerOf = (agent: Caller) => ({ keyId: agent.key.keyId, readOnly: agent.key.scope === "read" });
 
 export async function startEpisode(agent: Agent, input: EpisodeCreate, idempotencyKey?: string) {
   return callMemory(() => agent.memory.createEpisode(input, idempotencyKey));
@@ -29,11 +33,10 @@ export async function endEpisode(agent: Agent, episodeId: string, end: EpisodeEn
   return { episode, alreadyEnded: before.status === "ended" };
 }
 
-/** `readOnly` for a read-scoped caller: nothing later retrievals depend on changes. */
-export async function retrieve(agent: Agent, req: RetrieveRequest, opts: { readOnly: boolean }) {
-  return callMemory(() => agent.memory.retrieve(req, opts));
+export async function retrieve(agent: Caller, req: RetrieveRequest) {
+  return callMemory(() => agent.memory.retrieve(req, askerOf(agent)));
 }
 
-export async function promptBlock(agent: Agent, req: PromptRequest) {
-  return callMemory(() => agent.memory.prompt(req));
+export async function promptBlock(agent: Caller, req: PromptRequest) {
+  return callMemory(() => agent.memory.prompt(req, askerOf(agent)));
 }

@@ -12,8 +12,10 @@ const OTHERS = [
   "Rotate the quokka credentials monthly",
   "Ask for the order number before looking up a refund",
 ];
-/** Shares no content word with LEGAL, and its hashed vector is far from it. */
+/** Shares no content word with LEGAL, and its hashed vector is far from it (cosine -0.02). */
 const PARAPHRASE = "client threatens to sue us in court";
+/** Shares no content word with LEGAL either; its hashed vector is below the threshold (0.10) but above LEARNED_FLOOR of it (cosine 0.053). */
+const NEAR = "a client is threatening to sue";
 /** What an agent would have asked when the lesson served it: the situation, plus a word of the lesson that surfaced it. */
 const TEACHING = ["client threatens to sue us, attorney letter arrived", "they say they will sue us in court, attorney involved", "threatens court action, attorney on the call"];
 
@@ -38,18 +40,20 @@ async function teach(api: Api, query: string, id: string, outcome: "success" | "
 }
 
 describe("retrieval that learns from outcomes", () => {
-  it("finds a paraphrase no channel finds today once rewards have taught it, and a failure unteaches it", async () => {
+  it("finds a paraphrase its own vector nearly reaches once rewards have taught it, never one it does not reach, and a failure unteaches it", async () => {
     const { api } = await agentFixture();
     const { legal } = await seed(api);
-    const before = await retrieve(api, PARAPHRASE);
-    expect(before.items.map((i) => i.id)).not.toContain(legal);
+    for (const q of [NEAR, PARAPHRASE]) expect((await retrieve(api, q)).items.map((i) => i.id)).not.toContain(legal);
     for (const q of TEACHING) await teach(api, q, legal);
 
-    const after = await retrieve(api, PARAPHRASE);
+    const after = await retrieve(api, NEAR);
     expect(after.items[0]?.id).toBe(legal);
     expect(after.items[0]!.signals!.phrases).toBeGreaterThan(0);
     expect(after.items[0]!.signals!.usage).toBeGreaterThan(0);
     expect(after.items[0]!.signals!.learned).toBeNull();
+    // The same lessons learned, but the lesson's own vector is nowhere near this query: what
+    // rewards taught re-orders relevant candidates, it does not make a memory relevant.
+    expect((await retrieve(api, PARAPHRASE)).items.map((i) => i.id)).not.toContain(legal);
 
     const state = (await api("GET", "/retriever")).body;
     expect(state.usage).toMatchObject({ memories: 1, phrases: TEACHING.length, centroids: 1 });
@@ -57,7 +61,7 @@ describe("retrieval that learns from outcomes", () => {
     // Failures cited on the same memory for the same queries take back what the successes taught.
     for (const q of TEACHING) await teach(api, q, legal, "failure");
     expect((await api("GET", "/retriever")).body.usage.phrases).toBe(0);
-    expect((await retrieve(api, PARAPHRASE)).items.map((i) => i.id)).not.toContain(legal);
+    expect((await retrieve(api, NEAR)).items.map((i) => i.id)).not.toContain(legal);
   });
 
   it("keeps learned phrases out of /prompt", async () => {

@@ -111,10 +111,13 @@ describe("full-library /prompt rewards only what the agent cites", () => {
     expect(uncited.body.updated).toEqual([]);
     for (const id of ids) expect(await qOf(api, id)).toMatchObject({ q: 0.5, counts: { retrieved: 0, cited: 0, uncited: 0 }, lastUsedAt: null });
 
-    const byLabel = await api("POST", "/rewards", { retrievalId: block.body.retrievalId, outcome: "success", citedIds: ["G1"] });
+    // Each block takes one outcome, so every reward below is of a block of its own.
+    const block2 = await api("GET", "/prompt?budgetTokens=2000");
+    const byLabel = await api("POST", "/rewards", { retrievalId: block2.body.retrievalId, outcome: "success", citedIds: ["G1"] });
     expect(byLabel.body.updated.map((u: any) => u.id)).toEqual([ids[1]]);
     expect(byLabel.body.uncited).toEqual([]);
-    const byId = await api("POST", "/rewards", { retrievalId: block.body.retrievalId, outcome: "failure", citedIds: [ids[2]] });
+    const block3 = await api("GET", "/prompt?budgetTokens=2000");
+    const byId = await api("POST", "/rewards", { retrievalId: block3.body.retrievalId, outcome: "failure", citedIds: [ids[2]] });
     expect(byId.body.updated.map((u: any) => u.id)).toEqual([ids[2]]);
 
     expect(await qOf(api, ids[0]!)).toMatchObject({ q: 0.5, counts: { retrieved: 0, cited: 0 } });

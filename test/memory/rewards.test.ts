@@ -39,10 +39,12 @@ describe("rewards", () => {
 
   it("attributes by episodeId across every retrieval of the episode, each item once", async () => {
     const { api, a, b } = await seeded();
-    await api("POST", "/retrieve", { query: "retry HTTP 429 with exponential backoff", episodeId: "ep-1", k2: 1 });
-    await api("POST", "/retrieve", { query: "Retry-After header delay", episodeId: "ep-1", k2: 1 });
-    await api("POST", "/retrieve", { query: "retry HTTP 429", episodeId: "ep-other" });
-    const r = await api("POST", "/rewards", { episodeId: "ep-1", outcome: "failure" });
+    const ep1 = (await api("POST", "/episodes", { task: "Call the rates API" })).body.episodeId;
+    const other = (await api("POST", "/episodes", { task: "Call the rates API again" })).body.episodeId;
+    await api("POST", "/retrieve", { query: "retry HTTP 429 with exponential backoff", episodeId: ep1, k2: 1 });
+    await api("POST", "/retrieve", { query: "Retry-After header delay", episodeId: ep1, k2: 1 });
+    await api("POST", "/retrieve", { query: "retry HTTP 429", episodeId: other });
+    const r = await api("POST", "/rewards", { episodeId: ep1, outcome: "failure" });
     expect(r.body.updated.map((u: any) => u.id).sort()).toEqual([a, b].sort());
     for (const u of r.body.updated) expect(u.q).toBeCloseTo(0.5 + 0.1 * (-1 - 0.5), 12);
   });

@@ -39,4 +39,7 @@ export function undoStepsSinceAdmission(sql: SqlStorage) {
   for (const t of ["when_status_update", "when_fts_insert", "when_fts_delete", "when_fts_update"]) sql.exec(`DROP TRIGGER ${t}`);
   for (const t of ["when_fts", "when_vectors", "when_pending", "when_asked"]) sql.exec(`DROP TABLE ${t}`);
   sql.exec("ALTER TABLE experiences DROP COLUMN when_text");
+  for (const t of ["retired_learning", "removed_lessons"]) sql.exec(`DROP TABLE ${t}`);
+  sql.exec("DROP TABLE teach_counts");
+  for (const c of ["key_id", "read_only", "reward_request", "reward_result"]) sql.exec(`ALTER TABLE retrievals DROP COLUMN ${c}`);
 }

@@ -74,11 +74,15 @@ class RewardedMemory(TypedDict):
     cited: bool
 
 
-class RewardResult(TypedDict):
+class _RewardResult(TypedDict):
     reward: float
     updated: List[RewardedMemory]
     uncited: List[str]
     replayed: bool
+
+
+class RewardResult(_RewardResult, total=False):
+    skipped: List[str]
 
 
 class VersionedExperience(TypedDict):

@@ -148,7 +148,6 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
         const r = await retrieve(
           agent,
           { query, k2: limit, kinds: ["experience"], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}) },
-          { readOnly: agent.key.scope === "read" },
         );
         const lines = r.items.map((i) => `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}, Q ${i.q.toFixed(2)})`);
         return toolResult(lines.length ? lines.join("\n") : "No experience matches this query yet.", r);

@@ -39,7 +39,6 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
         const block = await promptBlock(agent, {
           query,
           budgetTokens,
-          readOnly: agent.key.scope === "read",
           ...(phase ? { phase } : {}),
           ...(episode ? { episodeId: episode } : {}),
         });
