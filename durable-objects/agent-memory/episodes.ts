@@ -298,11 +298,12 @@ export class Episodes {
     const withheld: { episodeId: string; reason: string }[] = [];
     for (const r of rows) {
       const caseAdmitted = (r.case_status === "active" || r.case_status === "archived") && r.case_answer === r.answer;
+      const verdict = caseAdmitted ? null : assessInsight([r.task, r.answer ?? ""].join("\n"), { chat: true });
       const reason =
         r.case_status === "quarantined" || r.case_status === "pending"
           ? `its case is ${r.case_status}${r.held ? `: ${r.held}` : ""}`
-          : !caseAdmitted && assessInsight([r.task, r.answer ?? ""].join("\n")).quarantined
-            ? `content filter: ${assessInsight([r.task, r.answer ?? ""].join("\n")).reasons.join(", ")}`
+          : verdict?.quarantined
+            ? `content filter: ${verdict.reasons.join(", ")}`
             : null;
       if (reason) withheld.push({ episodeId: r.id, reason });
       else episodes.push({ id: r.id, task: r.task, outcome: r.outcome, answer: r.answer, endedAt: r.ended_at });
