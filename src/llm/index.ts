@@ -3,7 +3,8 @@ import type { Logger } from "../core/logger";
 import { LlmClient, type LlmClientDeps } from "./client";
 import { LlmNotConfiguredError } from "./errors";
 import { D1UsageLedger } from "./ledger";
-import { llmVariablesPresent, loadLlmSettings } from "./settings";
+import { costUsd, llmVariablesPresent, loadLlmSettings, type LlmSettings } from "./settings";
+import type { EmbeddingMeter } from "../adapters/embedder";
 
 export * from "./client";
 export * from "./errors";
@@ -40,4 +41,31 @@ export function createLlm(
     logger: ctx.logger,
     fetch: ctx.fetch,
   });
+}
+
+/**
+ * The meter of an agent's paid embedder: each request's row goes in the usage ledger (purpose
+ * `embed`, role `embedder`) and counts in the tenant's daily budget like an LLM call, priced by
+ * LLM_PRICES when it names the embedding model.
+ */
+export function embeddingMeter(env: Env, tenantId: string, agentId: string | null): EmbeddingMeter {
+  const ledger = new D1UsageLedger(env);
+  let prices: Pick<LlmSettings, "prices"> = { prices: {} };
+  try {
+    prices = loadLlmSettings(env) ?? prices;
+  } catch {
+    // Invalid LLM variables make no embedding unpriceable: its tokens are still counted.
+  }
+  return async (model, estimate) => {
+    const call = await ledger.open({
+      tenantId,
+      agentId,
+      purpose: "embed",
+      role: "embedder",
+      model,
+      callId: crypto.randomUUID(),
+      estimate: { tokensIn: estimate, tokensOut: 0, costUsd: costUsd(prices, model, estimate, 0) },
+    });
+    return { settle: (o) => call.settle({ ...o, costUsd: costUsd(prices, model, o.tokensIn, 0) }) };
+  };
 }

@@ -4,9 +4,10 @@ import type { LlmRole } from "./settings";
 export interface UsageEntry {
   tenantId: string;
   agentId?: string | null;
-  /** What the call was for, e.g. `live-extract`; repair calls carry the suffix `:repair`. */
+  /** What the call was for, e.g. `live-extract`; repair calls carry the suffix `:repair`; `embed` for embeddings. */
   purpose: string;
-  role: LlmRole;
+  /** The LLM role, or `embedder` for a paid embedder's requests. */
+  role: LlmRole | "embedder";
   model: string;
   tokensIn: number;
   tokensOut: number;
