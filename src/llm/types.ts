@@ -53,3 +53,12 @@ export interface BudgetGuard {
   /** Throws BudgetExceededError when the tenant may not start another LLM call today. */
   assertWithinBudget(tenantId: string): Promise<void>;
 }
+
+/**
+ * A second budget a call must fit in besides the tenant's (a practice run's own): the call is
+ * reserved there before its ledger row opens, and `reserve` throws when it may not be made.
+ */
+export interface CallGate {
+  reserve(call: CallOpening): Promise<void>;
+  settle(callId: string, outcome: CallSettlement): Promise<void>;
+}
