@@ -26,6 +26,8 @@ export interface InitInput {
   library: { id: string; text: string; q?: number }[];
   /** The agent's starting Q: the utility the library cap assumes for lessons the run writes. */
   priorQ?: number;
+  /** The agent's incarnation (see durable-objects/agent-memory/lifecycle.ts) the run works for. */
+  agentIncarnation?: string;
 }
 
 /**
@@ -85,6 +87,7 @@ export class RunMachine {
       library: JSON.stringify(library),
       start_library: JSON.stringify(library),
       prior_q: input.priorQ ?? 0.5,
+      agent_incarnation: input.agentIncarnation ?? null,
       created_at: t,
       updated_at: t,
     });

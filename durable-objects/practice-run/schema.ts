@@ -52,5 +52,6 @@ export const PRACTICE_RUN_SCHEMA: readonly string[] = [
      tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL, cost_usd REAL NOT NULL, settled INTEGER NOT NULL DEFAULT 0
    );`,
   `CREATE INDEX reservations_unit_idx ON reservations (unit_key);`,
+  `ALTER TABLE run ADD COLUMN agent_incarnation TEXT;`,
   `CREATE TABLE call_sizes (purpose TEXT PRIMARY KEY, max_out INTEGER NOT NULL, max_in_ratio REAL NOT NULL);`,
 ];
