@@ -18,7 +18,9 @@
 //   --verbose      wrangler dev and the Worker log at info level (queue batches with their durations)
 //   --calls-out F  also write the fake's call log (stage, start and end in ms from the create) to F as JSON
 //   --keep         keep the temporary directory (project snapshot, state, wrangler log; path printed)
-//   --only W       run only the throughput step (`throughput`) or only the learning world (`world`)
+//   --only W       run only the throughput step (`throughput`), only the learning world (`world`) or
+//                  only the budget runs (`budget`: runs with budget.maxTokens, tokens used vs the budget)
+//   --budgets      comma-separated budget.maxTokens of the budget runs (default 2000,5000,20000)
 //   --world-seeds  comma-separated seeds of the learning world's runs (default 7,11)
 //   --world-latency ms the fake LLM waits per call in the learning world (default 20)
 //   --trace-world  log each world run's final library (with lineage) and its steps' hindsight records
@@ -70,8 +72,8 @@ const WRITE = !flag("--no-write");
 const CALLS_OUT = argv.includes("--calls-out") ? argv[argv.indexOf("--calls-out") + 1] : null;
 const STAGES = ["rollout", "summary", "advantage", "hindsight", "batch", "review"];
 const ONLY = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : null;
-if (ONLY !== null && ONLY !== "throughput" && ONLY !== "world") {
-  console.error("bench: --only takes throughput or world");
+if (ONLY !== null && ONLY !== "throughput" && ONLY !== "world" && ONLY !== "budget") {
+  console.error("bench: --only takes throughput, world or budget");
   process.exit(2);
 }
 const WORLD_SEEDS = (argv.includes("--world-seeds") ? argv[argv.indexOf("--world-seeds") + 1] : "7,11").split(",").map(Number);
@@ -289,6 +291,56 @@ function analyse(calls, view, wallMs, t0) {
   };
 }
 
+// ---------------------------------------------------------------- budget runs
+const BUDGET_HEADING = "## Practice budget overrun (`node bench/practice.mjs --only budget`)";
+const BUDGETS = (argv.includes("--budgets") ? argv[argv.indexOf("--budgets") + 1] : "2000,5000,20000").split(",").map(Number);
+
+/**
+ * Runs with budget.maxTokens (one step of TASKS × G, on a fresh agent each), and what they used as
+ * the fake LLM counted it (its usage: prompt ≈ chars / 4, reply ≈ chars / 4), against the budget.
+ */
+async function budgetRuns({ base, token, tasks, fake, m }) {
+  const rows = [];
+  for (const [n, maxTokens] of BUDGETS.entries()) {
+    const agentId = `bench-budget-${n}-${randomBytes(3).toString("hex")}`;
+    const A = `${base}/v1/agents/${agentId}`;
+    await must("PUT", A, token, { displayName: "budget bench" });
+    const ds = await must("POST", `${base}/v1/datasets`, token, { name: `budget bench ${n}`, holdoutFraction: 0, tasks }, [201]);
+    fake.calls.splice(0);
+    const t0 = performance.now();
+    const created = await must(
+      "POST",
+      `${A}/practice-runs`,
+      token,
+      { datasetId: ds.body.datasetId, epochs: 1, batchSize: TASKS, groupSize: G, concurrency: CONCURRENCY, seed: SEED, policy: { kind: "llm" }, budget: { maxTokens } },
+      [202],
+    );
+    const { view } = await pollUntilTerminal(`${A}/practice-runs/${created.body.runId}`, token, t0);
+    await sleep(LATENCY_MS + 500); // calls still in flight when the run stopped
+    const calls = fake.calls.splice(0);
+    const used = calls.reduce((x, c) => x + c.prompt_tokens + c.completion_tokens, 0);
+    const runUsage = view.usage.tokensIn + view.usage.tokensOut;
+    rows.push({ maxTokens, status: view.status, calls: calls.length, used, runUsage });
+    log(`budget ${maxTokens}: ${view.status}, ${calls.length} calls, ${used} tokens (${((100 * used) / maxTokens).toFixed(1)} % of the budget)`);
+  }
+  const pct = (x) => `${x.toFixed(1)} %`;
+  const worst = Math.max(...rows.map((r) => (100 * (r.used - r.maxTokens)) / r.maxTokens));
+  return [
+    `Latest run (\`node bench/practice.mjs${argv.length ? " " + argv.join(" ") : ""}\`), ${new Date().toISOString().replace(/\.\d+Z$/, "Z")}, on ${m.cpu}, ${m.cores} cores.`,
+    "",
+    `How it is measured: the same \`wrangler dev\` and fake LLM as above (${LATENCY_MS} ms per call, usage ≈ characters / 4), one run per budget on a fresh agent:`,
+    `one step of ${TASKS} tasks × G=${G}, concurrency ${CONCURRENCY}, \`budget.maxTokens\` as listed. "Used" is what the fake LLM itself counted over every call the run made`,
+    "(its usage reports, which is what a provider bills); \"run's count\" is the run's own `usage`. Each call reserves its estimate in the run before it",
+    "goes out (the prompt's size and the output cap, then the largest sizes seen for its purpose) and the run stops when the next reservation does not fit.",
+    "",
+    "| budget.maxTokens | ended | LLM calls | used (fake's count) | run's count | used / budget | overrun |",
+    "|---:|---|---:|---:|---:|---:|---:|",
+    ...rows.map((r) => `| ${fi(r.maxTokens)} | ${r.status} | ${r.calls} | ${fi(r.used)} | ${fi(r.runUsage)} | ${pct((100 * r.used) / r.maxTokens)} | ${r.used > r.maxTokens ? `${fi(r.used - r.maxTokens)} (${pct((100 * (r.used - r.maxTokens)) / r.maxTokens)})` : "none"} |`),
+    "",
+    `- Largest overrun: **${worst > 0 ? pct(worst) : "none"}** of the budget — aim ≤ 5 %: **${worst <= 5 ? "met" : "NOT met"}**. Before (the budget checked only between stages) a run with \`maxTokens: 2000\` ended at 2,478 tokens (24 % over).`,
+  ].join("\n");
+}
+
 async function main() {
   const m = machine();
   const load0 = os.loadavg();
@@ -347,6 +399,16 @@ async function main() {
     const calls = fake.calls.splice(0);
     log(`run ${n + 1}/${REPEAT} (${runId}): completed in ${(wallMs / 1000).toFixed(2)} s, ${calls.length} LLM calls`);
     return { n, runId, view, wallMs, seenMs, t0, calls, serverCpuS, benchCpuS };
+  }
+  if (ONLY === "budget") {
+    const md = await budgetRuns({ base, token, tasks, fake, m });
+    await server.cleanup();
+    console.log(`\n${md}`);
+    if (WRITE) {
+      replaceResultsSection(BUDGET_HEADING, md);
+      log("wrote the budget section of bench/RESULTS.md");
+    }
+    return;
   }
   const runs = [];
   if (ONLY !== "world") for (let n = 0; n < REPEAT; n++) runs.push(await oneRun(n));

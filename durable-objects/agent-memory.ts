@@ -26,7 +26,7 @@ import { promotePractice, type PracticePromotionInput } from "./agent-memory/pra
 import type { ReviewVerdict } from "./agent-memory/quarantine";
 import { policyOf, type WriteAccess } from "./agent-memory/access";
 import { reembedBatch, type ReembedResult } from "./agent-memory/reembed";
-import { agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/lifecycle";
+import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/lifecycle";
 
 export type { WriteAccess } from "./agent-memory/access";
 
@@ -48,7 +48,7 @@ export class AgentMemory extends AgentMemoryBase {
       }
       this.initError = null;
       if (!this.initialized) await this.init();
-      setAgentState(this.ctx.storage, "active", Date.now());
+      setAgentState(this.ctx.storage, "active", Date.now(), crypto.randomUUID());
       return { created: true };
     });
   }
@@ -67,6 +67,11 @@ export class AgentMemory extends AgentMemoryBase {
     this.initialized = false;
     setAgentState(this.ctx.storage, "deleted", Date.now());
     return { storageDeleted: true };
+  }
+
+  /** The agent's incarnation (see lifecycle.ts): work begun for it carries it, and a later agent refuses that work. */
+  async incarnation() {
+    return this.rpc(() => agentIncarnation(this.ctx.storage));
   }
 
   async getConfig() {
@@ -184,6 +189,7 @@ export class AgentMemory extends AgentMemoryBase {
    */
   async promotePractice(input: PracticePromotionInput) {
     return this.rpc(() =>
+      this.sameIncarnation(input.incarnation, `practice run ${input.runId}`) ??
       this.rooms.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, (record) =>
         promotePractice(this.rooms.library.admitting({ door: "practice", reviewed: true }), input, record),
       ),
@@ -350,24 +356,25 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   /** Marks a live-extraction job running and hands the worker what the LLM needs. */
-  async startLiveJob(jobId: string, episodeId: string) {
+  async startLiveJob(jobId: string, episodeId: string, incarnation?: string) {
     return this.rpc(() => {
+      this.sameIncarnation(incarnation, `job ${jobId}`);
       const job = this.rooms.jobs.get(jobId) ?? this.rooms.jobs.ensure(jobId, "live.extract", episodeId).job;
       if (job.status === "done" || job.status === "skipped") return { job, input: null };
       return { job: this.rooms.jobs.update(jobId, { status: "running", attempt: true })!, input: this.rooms.episodes.extractionInput(episodeId) };
     });
   }
 
-  async finishJob(jobId: string, status: Job["status"], reason: string, result?: Job["result"]) {
-    return this.rpc(() => this.rooms.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) }));
+  async finishJob(jobId: string, status: Job["status"], reason: string, result?: Job["result"], incarnation?: string) {
+    return this.rpc(() => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) }));
   }
 
   async similarExperiences(lesson: { id?: string; text: string; pattern?: string | null; keywords?: string[] }, k: number) {
     return this.rpc(() => this.rooms.lessons.similar(lesson, k));
   }
 
-  async applyLiveLesson(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision, context: LiveDecisionContext) {
-    return this.rpc(() => this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context));
+  async applyLiveLesson(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision, context: LiveDecisionContext, incarnation?: string) {
+    return this.rpc(() => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context));
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */

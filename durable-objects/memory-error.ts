@@ -3,7 +3,7 @@
  * thrown exceptions: an exception crossing the RPC boundary loses its class and is reported by the
  * runtime as uncaught, while a value keeps its kind, detail and field errors intact.
  */
-export type MemoryErrorKind = "invalid" | "not-found" | "conflict" | "forbidden" | "embedder-not-configured";
+export type MemoryErrorKind = "invalid" | "not-found" | "conflict" | "forbidden" | "embedder-not-configured" | "budget-exceeded";
 
 export interface MemoryErrorInfo {
   kind: MemoryErrorKind;
@@ -11,6 +11,8 @@ export interface MemoryErrorInfo {
   errors: { path: string; message: string }[];
   /** The request itself is fine and lost a race (the library or the embedder changed meanwhile): the same call may succeed again. */
   retryable?: boolean;
+  /** budget-exceeded: the tenant's budget (tokens), what the day used, and when it resets (epoch ms). */
+  budget?: { budget: number; used: number; resetsAt: number };
 }
 
 export type MemoryOutcome<T> = { ok: true; value: T } | { ok: false; error: MemoryErrorInfo };
@@ -55,6 +57,13 @@ export class MemoryError extends Error {
       settings.map((path) => ({ path, message: "Check this setting" })),
     );
   }
+}
+
+/** The tenant's daily token budget has no room for the embedding request this needs (a paid embedder). */
+export function budgetExceeded(detail: string, budget: { budget: number; used: number; resetsAt: number }): MemoryError {
+  const err = new MemoryError("budget-exceeded", detail);
+  err.info.budget = budget;
+  return err;
 }
 
 /** Runs a DO method body, turning domain errors into values; anything else still throws (a real 500). */

@@ -7,6 +7,7 @@ import { migrateSchema } from "./schema-version";
 import { PRACTICE_RUN_SCHEMA } from "./practice-run/schema";
 import { RunStore, type TaskSplit } from "./practice-run/store";
 import { RunMachine, type InitInput } from "./practice-run/machine";
+import type { CallAsk, CallTokens } from "./practice-run/budget";
 import { newHolder, UnitLedger } from "./unit-ledger";
 import { RunViews } from "./practice-run/views";
 import { UnitHost } from "./unit-host";
@@ -85,6 +86,18 @@ export class PracticeRun extends UnitHost<RunMachine> {
     });
     if (changed) await this.effects.request();
     return next;
+  }
+
+  /** A unit's LLM call asks for room in the run's budget before it goes out; a refusal may stop the run. */
+  async reserveCall(key: string, lease: number, callId: string, ask: CallAsk) {
+    const outcome = this.tx(() => this.machine.reserveCall(key, lease, callId, ask));
+    if (outcome === "spent") await this.effects.request();
+    return outcome;
+  }
+
+  /** What a reserved call used (its error, or its answer's count) replaces its reservation. */
+  async settleCall(callId: string, used: CallTokens & { failed: boolean }) {
+    this.tx(() => this.machine.settleCall(callId, used));
   }
 
   async requeue(key: string, lease: number, error: string) {

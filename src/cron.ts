@@ -6,6 +6,8 @@ import { createLogger } from "./core/logger";
 import type { JobMessage } from "./jobs/messages";
 import { admitAllQueuedRuns, failAbandonedSetups } from "./services/practice";
 import { runDueSchedules } from "./services/schedules";
+import { rewriteRecentTombstones } from "./services/keys";
+import { abandonAfterMs, D1UsageLedger } from "./llm/ledger";
 
 export const CRON_FREQUENT = "*/5 * * * *";
 export const CRON_DAILY = "17 3 * * *";
@@ -58,6 +60,8 @@ export const cronTasks: CronTasks = {
     practiceSchedulesStarted: await runDueSchedules(env, at),
     practiceRunsAdmitted: await admitAllQueuedRuns(env),
     practiceSetupsAbandoned: await failAbandonedSetups(env, at),
+    keyTombstonesRewritten: await rewriteRecentTombstones(env, at),
+    usageRowsAbandoned: await new D1UsageLedger(env, { now: () => at }).reapOpen(abandonAfterMs(env)),
   }),
   [CRON_DAILY]: async (env, at) => ({ auditPruned: await pruneAudit(env, at) }),
 };

@@ -191,7 +191,7 @@ export interface paths {
         head?: never;
         /**
          * Change an agent's settings
-         * @description Changes some settings; nested objects merge field by field. Changing the embedder re-embeds the agent's memories in the background.
+         * @description Changes some settings; nested objects merge field by field. Changing the embedder re-embeds the agent's memories in the background. Choosing the `openai` embedder needs an admin key: it spends the deployment's key, and its requests count in the tenant's daily token budget.
          */
         patch: operations["updateAgentConfig"];
         trace?: never;
@@ -1282,6 +1282,11 @@ export interface components {
             lastUsedAt: number | null;
             /** @description Unix epoch milliseconds */
             revokedAt: number | null;
+            /**
+             * @description In a revocation's answer: `written` once the edge cache that every location reads holds the revocation
+             * @enum {string}
+             */
+            edgeCache?: "written" | "pending";
         };
         CreateKey: {
             name: string;
@@ -2477,11 +2482,13 @@ export interface components {
                 tokensOut: number;
                 /** @description Estimated from LLM_PRICES; 0 for models without a price */
                 costUsd: number;
-                /** @description Calls with no answer on record: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap) */
+                /** @description Calls with no answer on record yet: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap) */
                 openCalls: number;
+                /** @description Calls whose answer never came: open past their timeout, marked by the sweep (every 5 minutes). Each is counted once, at its estimate */
+                abandonedCalls: number;
                 /** @description Calls that ended in an error; an error answer counts 0 tokens, a timeout its estimate */
                 failedCalls: number;
-                /** @description Calls whose tokens are estimates rather than the provider's count: the open ones and answers without usage */
+                /** @description Calls whose tokens are estimates rather than the provider's count: the open and abandoned ones and answers without usage */
                 estimatedCalls: number;
             };
             groups: {
@@ -2490,11 +2497,13 @@ export interface components {
                 tokensOut: number;
                 /** @description Estimated from LLM_PRICES; 0 for models without a price */
                 costUsd: number;
-                /** @description Calls with no answer on record: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap) */
+                /** @description Calls with no answer on record yet: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap) */
                 openCalls: number;
+                /** @description Calls whose answer never came: open past their timeout, marked by the sweep (every 5 minutes). Each is counted once, at its estimate */
+                abandonedCalls: number;
                 /** @description Calls that ended in an error; an error answer counts 0 tokens, a timeout its estimate */
                 failedCalls: number;
-                /** @description Calls whose tokens are estimates rather than the provider's count: the open ones and answers without usage */
+                /** @description Calls whose tokens are estimates rather than the provider's count: the open and abandoned ones and answers without usage */
                 estimatedCalls: number;
                 /** @description The UTC day (YYYY-MM-DD), model, purpose, agent id or role; null for calls made without an agent */
                 key: string | null;

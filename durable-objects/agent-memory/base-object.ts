@@ -11,7 +11,7 @@ import type { VectorStore } from "./vector-store";
 import { packPendingCodes } from "./vector-pages";
 import { buildVectorStore, buildVectorStoreOrUnavailable, loadConfig, openRooms, type Rooms } from "./startup";
 import { missingVectorCount } from "./reembed";
-import { agentIdentity, agentState, existsInControlPlane, isBlank, setAgentState } from "./lifecycle";
+import { agentIdentity, agentIncarnation, agentState, existsInControlPlane, isBlank, setAgentState } from "./lifecycle";
 import { ACTIVE_SWEEP_MS, nextSweepDue, remedialCheckAsked, remedialCheckDue, runSweep, UpkeepAlarm } from "./maintenance";
 
 const DEFAULT_EPISODE_TTL_MINUTES = 60;
@@ -113,7 +113,7 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
     const swept = await runSweep(this.mem, this.rooms, at, this.episodeTtlMs);
     const newest = remedial && this.config.remedial.enabled ? remedialCheckDue(this.mem) : null;
     if (newest !== null) {
-      await this.env.JOBS.send({ type: "agent.remedial", ...this.who(), at });
+      await this.env.JOBS.send({ type: "agent.remedial", ...this.sender(), at });
       remedialCheckAsked(this.mem, newest);
     }
     const next = nextSweepDue(this.mem, this.rooms, swept, Date.now(), this.episodeTtlMs);
@@ -142,6 +142,18 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
     }
   }
 
+  /**
+   * Refuses work begun for an earlier incarnation of this agent (it was deleted and created again
+   * since): a 404, as for a deleted agent. Work that names no incarnation is the current agent's.
+   * Returns undefined, so a door can chain it with `??`.
+   */
+  protected sameIncarnation(incarnation: string | undefined, what: string): undefined {
+    if (incarnation !== undefined && incarnation !== agentIncarnation(this.ctx.storage)) {
+      throw MemoryError.notFound(`${what} was begun for an earlier agent '${agentIdentity(this.ctx.id.name)?.agentId ?? "?"}' (deleted and created again since); it is not applied.`);
+    }
+    return undefined;
+  }
+
   protected refuseDeleted(): never {
     throw MemoryError.notFound(`Agent '${agentIdentity(this.ctx.id.name)?.agentId ?? "?"}' does not exist.`);
   }
@@ -168,27 +180,29 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
     return who;
   }
 
+  /** Who the agent is, with its incarnation, for the messages it queues about itself. */
+  protected sender() {
+    return { ...this.who(), incarnation: agentIncarnation(this.ctx.storage) };
+  }
+
   protected async enqueueExtraction(episodeId: string, jobId: string) {
-    await this.env.JOBS.send({ type: "live.extract", ...this.who(), episodeId, jobId });
+    await this.env.JOBS.send({ type: "live.extract", ...this.sender(), episodeId, jobId });
   }
 
   /** Queues the safety review of pending entries. Best effort: the sweep asks again while any wait. */
   protected async requestReview() {
-    const who = agentIdentity(this.ctx.id.name);
-    if (!who) return;
-    await this.env.JOBS.send({ type: "admission.review", ...who }).catch(() => undefined);
+    if (!agentIdentity(this.ctx.id.name)) return;
+    await this.env.JOBS.send({ type: "admission.review", ...this.sender() }).catch(() => undefined);
   }
 
   /** Queues an agent-wide background job. Best effort: the sweep asks again while there is work. */
   protected async requestJob(type: "lesson.when") {
-    const who = agentIdentity(this.ctx.id.name);
-    if (who) await this.env.JOBS.send({ type, ...who }).catch(() => undefined);
+    if (agentIdentity(this.ctx.id.name)) await this.env.JOBS.send({ type, ...this.sender() }).catch(() => undefined);
   }
 
   /** Queues background re-embedding; until it finishes, un-embedded items are matched lexically. */
   protected async scheduleReembed() {
-    const who = agentIdentity(this.ctx.id.name);
-    if (!who || missingVectorCount(this.mem) === 0) return;
-    await this.env.JOBS.send({ type: "agent.reembed", ...who, model: this.mem.vectors.model });
+    if (!agentIdentity(this.ctx.id.name) || missingVectorCount(this.mem) === 0) return;
+    await this.env.JOBS.send({ type: "agent.reembed", ...this.sender(), model: this.mem.vectors.model });
   }
 }

@@ -10,12 +10,32 @@ export type AgentState = "active" | "deleted";
 
 const STATE_KEY = "praxis:agent";
 
-export function agentState(storage: DurableObjectStorage): AgentState | undefined {
-  return storage.kv.get<{ state: AgentState }>(STATE_KEY)?.state;
+/**
+ * The state, and the agent's incarnation: an id drawn each time the agent is created, so work begun
+ * for an agent that was deleted and created again under the same id (a practice run's promotion, a
+ * queued job) is told apart from the new agent's and refused.
+ */
+interface StoredState {
+  state: AgentState;
+  at: number;
+  incarnation?: string;
 }
 
-export function setAgentState(storage: DurableObjectStorage, state: AgentState, at: number): void {
-  storage.kv.put(STATE_KEY, { state, at });
+export function agentState(storage: DurableObjectStorage): AgentState | undefined {
+  return storage.kv.get<StoredState>(STATE_KEY)?.state;
+}
+
+export function setAgentState(storage: DurableObjectStorage, state: AgentState, at: number, incarnation?: string): void {
+  storage.kv.put(STATE_KEY, { state, at, ...(incarnation ? { incarnation } : {}) });
+}
+
+/** The active agent's incarnation; an agent created before incarnations were kept is given one now. */
+export function agentIncarnation(storage: DurableObjectStorage): string {
+  const stored = storage.kv.get<StoredState>(STATE_KEY);
+  if (stored?.incarnation) return stored.incarnation;
+  const incarnation = crypto.randomUUID();
+  storage.kv.put(STATE_KEY, { state: stored?.state ?? "active", at: stored?.at ?? Date.now(), incarnation });
+  return incarnation;
 }
 
 /** No tables yet: the object was never used for an agent, and answering "no such agent" must not create any. */

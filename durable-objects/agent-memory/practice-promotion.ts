@@ -4,6 +4,8 @@ import type { RecordResult } from "./idempotency";
 import { snapshotOf } from "./rows";
 
 export interface PracticePromotionInput {
+  /** The agent's incarnation when the run was created: a later agent of the same id refuses the promotion. */
+  incarnation?: string;
   runId: string;
   reason: string;
   start: PromotionItem[];

@@ -4,6 +4,9 @@ import { sha256Hex } from "../../src/core/api-key";
 import type { ExactVectors } from "../../src/core/int8-matrix";
 import { chooseVectorIndex } from "../../src/core/vector-index-choice";
 import { createEmbedder, EmbedderConfigError } from "../../src/adapters/embedder-factory";
+import type { Embedder } from "../../src/adapters/embedder";
+import { embeddingMeter } from "../../src/llm";
+import { agentIdentity } from "./lifecycle";
 import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
 import type { MemoryContext } from "./context";
@@ -67,7 +70,7 @@ export function loadConfig(sql: SqlStorage): AgentConfig {
  * chooseVectorIndex). `name` is the object's name: it scopes the agent's ids in a shared index.
  */
 export async function buildVectorStore(sql: SqlStorage, env: Env, config: AgentConfig, name: string): Promise<VectorStore> {
-  const embedder = createEmbedder(env, config.embedder ?? undefined);
+  const embedder = metered(createEmbedder(env, config.embedder ?? undefined), env, name);
   const now = () => Date.now();
   const facts = VectorStore.facts(sql, embedder.model);
   const choice = chooseVectorIndex({ setting: env.VECTOR_INDEX, limit: env.LOCAL_INDEX_LIMIT, hasBinding: Boolean(env.VECTORIZE), ...facts });
@@ -82,6 +85,25 @@ export async function buildVectorStore(sql: SqlStorage, env: Env, config: AgentC
     now,
     movingToRemote: binding !== undefined && env.VECTOR_INDEX === "auto" && !facts.switched,
   });
+}
+
+/**
+ * An embedder that spends a paid endpoint's tokens (the operator's key) does so through the usage
+ * ledger, in the name of the agent's tenant: each request is a row and counts in the daily budget.
+ */
+function metered(embedder: Embedder, env: Env, name: string): Embedder {
+  const who = agentIdentity(name);
+  if (embedder.provider !== "openai" || !who) return embedder;
+  const meter = embeddingMeter(env, who.tenantId, who.agentId);
+  return {
+    provider: embedder.provider,
+    model: embedder.model,
+    get dims() {
+      return embedder.dims;
+    },
+    similarityThreshold: embedder.similarityThreshold,
+    embed: (texts) => embedder.embed(texts, meter),
+  };
 }
 
 /** A misconfigured embedder must not brick the agent: what needs no vectors keeps working, and a PATCH can fix it. */

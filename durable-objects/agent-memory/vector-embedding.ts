@@ -1,6 +1,7 @@
 import type { Embedder } from "../../src/adapters/embedder";
 import { EmbedderDimsError } from "../../src/adapters/embedders/shared";
-import { MemoryError } from "../memory-error";
+import { budgetExceeded, MemoryError } from "../memory-error";
+import { BudgetExceededError } from "../../src/llm/errors";
 
 /** The embedder could not be built from the configuration; `settings` names what to change. */
 export interface EmbedderUnavailable {
@@ -27,6 +28,7 @@ export async function embedChecked(source: Embedder | EmbedderUnavailable, texts
     out = await source.embed(texts);
   } catch (err) {
     if (err instanceof EmbedderDimsError) throw MemoryError.embedderNotConfigured(`${err.message}. Set EMBEDDING_DIMS or the agent's embedder.dims to the size the model returns.`, DIMS_SETTINGS);
+    if (err instanceof BudgetExceededError) throw budgetExceeded(`Embedding needs tokens: ${err.message}`, { budget: err.budget, used: err.used, resetsAt: err.resetsAt });
     throw err;
   }
   const got = out[0]!.length;

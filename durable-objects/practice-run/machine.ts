@@ -10,7 +10,7 @@ import type { RunStore } from "./store";
 import type { EvaluationOutcome } from "../../src/core/practice/ports";
 import { RunEvaluations } from "./evaluations";
 import { unitInput } from "./unit-inputs";
-import { RunBudget } from "./budget";
+import { RunBudget, type CallAsk, type CallTokens } from "./budget";
 import { LearnerPhase } from "./learner-phase";
 import { StepPhase } from "./step-phase";
 
@@ -26,6 +26,8 @@ export interface InitInput {
   library: { id: string; text: string; q?: number }[];
   /** The agent's starting Q: the utility the library cap assumes for lessons the run writes. */
   priorQ?: number;
+  /** The agent's incarnation (see durable-objects/agent-memory/lifecycle.ts) the run works for. */
+  agentIncarnation?: string;
 }
 
 /**
@@ -85,6 +87,7 @@ export class RunMachine {
       library: JSON.stringify(library),
       start_library: JSON.stringify(library),
       prior_q: input.priorQ ?? 0.5,
+      agent_incarnation: input.agentIncarnation ?? null,
       created_at: t,
       updated_at: t,
     });
@@ -173,6 +176,19 @@ export class RunMachine {
     return { ...unitInput(this.store, this.store.unit(key)!, runId), resultSecret: holder.secret } as UnitInput;
   }
 
+  /**
+   * Reserves the next LLM call of a unit held under `lease` against the run's budget (see
+   * RunBudget.reserve); a holder that lost its lease makes no call.
+   */
+  reserveCall(key: string, lease: number, callId: string, ask: CallAsk): ReturnType<RunBudget["reserve"]> {
+    if (!this.ledger.heartbeat(key, lease)) return "inactive";
+    return this.budget.reserve(key, callId, ask);
+  }
+
+  settleCall(callId: string, used: CallTokens & { failed: boolean }): void {
+    this.budget.settle(callId, used);
+  }
+
   /** A failed attempt gives the lease back so that the queue's retry can claim the unit at once. */
   release(key: string, lease: number): void {
     this.ledger.release(key, lease);
@@ -188,7 +204,8 @@ export class RunMachine {
     const run = this.store.run();
     if (!unit || !run || unit.status === "done" || isTerminal(run.status)) return false;
     if (run.epoch !== unit.epoch || run.step !== unit.step) return false;
-    this.store.addUsage(result.usage, unit);
+    // The calls the unit reserved are every attempt it made; the result carries only the last one's.
+    this.store.addUsage(this.budget.takeReserved(key) ?? result.usage, unit);
     if (result.awaiting && unit.stage === "rollout" && !result.error) {
       this.ledger.toAwaiting(key, awaitingMs(this.store.config().policy));
       return true;

@@ -47,4 +47,11 @@ export const PRACTICE_RUN_SCHEMA: readonly string[] = [
   ...LEDGER_SCHEMA_STEPS,
   `ALTER TABLE run ADD COLUMN promoting INTEGER NOT NULL DEFAULT 0;`,
   `CREATE TABLE holdout_tasks (idx INTEGER PRIMARY KEY, task_id TEXT NOT NULL UNIQUE, task TEXT NOT NULL, ground_truth TEXT);`,
+  `CREATE TABLE reservations (
+     call_id TEXT PRIMARY KEY, unit_key TEXT NOT NULL, purpose TEXT NOT NULL, prompt_estimate INTEGER NOT NULL,
+     tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL, cost_usd REAL NOT NULL, settled INTEGER NOT NULL DEFAULT 0
+   );`,
+  `CREATE INDEX reservations_unit_idx ON reservations (unit_key);`,
+  `ALTER TABLE run ADD COLUMN agent_incarnation TEXT;`,
+  `CREATE TABLE call_sizes (purpose TEXT PRIMARY KEY, max_out INTEGER NOT NULL, max_in_ratio REAL NOT NULL);`,
 ];

@@ -21,6 +21,8 @@ export interface RunRow extends Record<string, SqlStorageValue> {
   finishing: "completed" | "budget-exhausted" | null;
   stopped_early: string | null;
   prior_q: number;
+  /** The agent's incarnation when the run was set up; null for runs from before incarnations. */
+  agent_incarnation: string | null;
   /** 1 from the moment the promotion's library write may have begun until the run ends: cancel is refused meanwhile. */
   promoting: number;
   synced_status: string | null;
@@ -119,7 +121,7 @@ export class RunStore {
   }
 
   sqlInsertRun(
-    row: Pick<RunRow, "run_id" | "tenant_id" | "agent_id" | "dataset_id" | "config" | "status" | "library" | "start_library" | "prior_q" | "created_at" | "updated_at">,
+    row: Pick<RunRow, "run_id" | "tenant_id" | "agent_id" | "dataset_id" | "config" | "status" | "library" | "start_library" | "prior_q" | "agent_incarnation" | "created_at" | "updated_at">,
   ): void {
     const keys = Object.keys(row) as (keyof typeof row)[];
     this.sql_.exec(`INSERT INTO run (id, ${keys.join(", ")}) VALUES (1, ${keys.map(() => "?").join(", ")})`, ...keys.map((k) => row[k]));
@@ -146,6 +148,7 @@ export class RunStore {
       config: this.config(),
       finishing: run.finishing,
       stoppedEarly: run.stopped_early,
+      agentIncarnation: run.agent_incarnation ?? null,
     };
   }
 

@@ -81,15 +81,22 @@ export const usageLedger = sqliteTable(
     costUsd: real("cost_usd").notNull().default(0),
     at: integer("at").notNull(),
     day: text("day").notNull(),
-    /** `open` from just before the request until its answer; a crash can leave it open for good (still counted, at the estimate). */
-    state: text("state", { enum: ["open", "settled", "failed"] }).notNull().default("settled"),
+    /**
+     * `open` from just before the request until its answer; one a crash left open is marked
+     * `abandoned` by the sweep once its timeout is long past (still counted, at the estimate).
+     */
+    state: text("state", { enum: ["open", "settled", "failed", "abandoned"] }).notNull().default("settled"),
     /** The tokens are an estimate: the row is still open, or the provider reported no usage. */
     estimated: integer("estimated", { mode: "boolean" }).notNull().default(false),
     /** Sent as X-Client-Request-Id; null on rows written before calls were opened. */
     callId: text("call_id"),
     settledAt: integer("settled_at"),
   },
-  (t) => [index("usage_ledger_tenant_at_idx").on(t.tenantId, t.at), uniqueIndex("usage_ledger_call_id_idx").on(t.callId)],
+  (t) => [
+    index("usage_ledger_tenant_at_idx").on(t.tenantId, t.at),
+    uniqueIndex("usage_ledger_call_id_idx").on(t.callId),
+    index("usage_ledger_open_idx").on(t.at).where(sql`${t.state} = 'open'`),
+  ],
 );
 
 /** Practice datasets are tenant-wide: any agent of the tenant can practise on them. */

@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import { createLogger } from "../core/logger";
 import { JobMessageSchema, type JobMessage } from "./messages";
-import { jobHandlers } from "./handlers";
+import { forEarlierAgent, jobHandlers } from "./handlers";
 import { isRetryable } from "../llm/errors";
 
 /** Backoff for failed jobs: 5 s, 20 s, 45 s … capped at 10 minutes. */
@@ -27,6 +27,11 @@ export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promi
       }
       const job = parsed.data;
       try {
+        if (await forEarlierAgent(env, job)) {
+          log.info("job for an earlier incarnation of its agent, dropped", { messageId: msg.id, type: job.type });
+          msg.ack();
+          return;
+        }
         const handler = jobHandlers[job.type] as (m: JobMessage, e: Env, l: typeof log, d: { attempts: number }) => Promise<unknown>;
         const result = await handler(job, env, log.child({ job: job.type, messageId: msg.id }), { attempts: msg.attempts });
         log.info("job done", { messageId: msg.id, type: job.type, result });

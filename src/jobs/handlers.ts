@@ -28,6 +28,22 @@ async function remedialWithRecheck(env: Env, tenantId: string, agentId: string, 
   return outcome;
 }
 
+/**
+ * True when the message was queued by an incarnation of its agent that is gone (deleted, then
+ * created again under the same id): the new agent must not take the old one's work. Writes that
+ * carry the old agent's data (a live lesson) check again atomically in the agent's object.
+ */
+export async function forEarlierAgent(env: Env, job: JobMessage): Promise<boolean> {
+  if (!("incarnation" in job) || job.incarnation === undefined) return false;
+  try {
+    return (await callMemory(() => memoryStub(env, job.tenantId, job.agentId).incarnation())) !== job.incarnation;
+  } catch (err) {
+    // A deleted agent: the handlers already treat its refusals as settled.
+    if (err instanceof ProblemError && err.status === 404) return true;
+    throw err;
+  }
+}
+
 /** One handler per message type; the mapped type makes a missing handler a compile error. */
 export const jobHandlers: { [T in JobType]: Handler<T> } = {
   "agent.sweep": async (msg, env) => {
@@ -58,7 +74,9 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
       const final = !retryable || delivery.attempts > QUEUE_MAX_RETRIES;
       const why = !retryable ? "failed, not retryable" : final ? "failed after retries, sent to dead-letter queue" : `attempt ${delivery.attempts} failed, will retry`;
       const reason = `${why}: ${err instanceof Error ? err.message : String(err)}`;
-      await callMemory(() => memoryStub(env, msg.tenantId, msg.agentId).finishJob(msg.jobId, final ? "failed" : "retrying", reason.slice(0, 1000))).catch(() => undefined);
+      await callMemory(() => memoryStub(env, msg.tenantId, msg.agentId).finishJob(msg.jobId, final ? "failed" : "retrying", reason.slice(0, 1000), undefined, msg.incarnation)).catch(
+        () => undefined,
+      );
       throw err;
     }
   },

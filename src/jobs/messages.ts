@@ -1,6 +1,11 @@
 import { z } from "zod";
 
-const AgentRef = { tenantId: z.string().min(1), agentId: z.string().min(1) };
+/**
+ * `incarnation`: the agent's when the message was queued (see durable-objects/agent-memory/lifecycle.ts);
+ * an agent deleted and created again since does not take the message. Absent: queued by the
+ * control plane (the cron), for whichever agent is current.
+ */
+const AgentRef = { tenantId: z.string().min(1), agentId: z.string().min(1), incarnation: z.string().min(1).max(64).optional() };
 
 /** Every message on the praxis-jobs queue. `id` makes redelivery idempotent where a job writes. */
 export const JobMessageSchema = z.discriminatedUnion("type", [

@@ -16,6 +16,8 @@ export interface LiveExtractJob {
   agentId: string;
   episodeId: string;
   jobId: string;
+  /** The agent's incarnation when the job was queued: a later agent of the same id refuses its writes. */
+  incarnation?: string;
 }
 
 const SYSTEM = "You are Praxis's lesson extractor. Follow the task in the user message; answer only with the requested JSON.";
@@ -30,12 +32,12 @@ const DECIDE_TEMPERATURE = 0.1;
  */
 export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logger): Promise<unknown> {
   const memory = memoryStub(env, job.tenantId, job.agentId);
-  const started = await callMemory(() => memory.startLiveJob(job.jobId, job.episodeId));
+  const started = await callMemory(() => memory.startLiveJob(job.jobId, job.episodeId, job.incarnation));
   if (!started.input) return { skipped: `job already ${started.job.status}` };
   const input = started.input;
 
   if (!llmConfigured(env)) {
-    await callMemory(() => memory.finishJob(job.jobId, "skipped", "skipped: no LLM configured (set LLM_BASE_URL and LLM_MODEL)"));
+    await callMemory(() => memory.finishJob(job.jobId, "skipped", "skipped: no LLM configured (set LLM_BASE_URL and LLM_MODEL)", undefined, job.incarnation));
     return { skipped: "no LLM" };
   }
   const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
@@ -65,7 +67,7 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     });
     const candidate = { ...extraction.data, when: clipWhen(extraction.data.when) };
     if (!candidate.insight) {
-      await callMemory(() => memory.finishJob(job.jobId, "done", "nothing learned: no explaining difference between attempts"));
+      await callMemory(() => memory.finishJob(job.jobId, "done", "nothing learned: no explaining difference between attempts", undefined, job.incarnation));
       return { applied: "none" };
     }
 
@@ -101,12 +103,12 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     const lesson = { text, pattern: candidate.pattern, keywords: candidate.keywords, when: candidate.when || null };
     const review = text && !assessLesson(lesson).quarantined ? ((await reviewLessons(llm, [lesson], "live-safety-review")).verdicts[0] ?? null) : null;
     const context = { shownIds: similar.map((s) => s.id), review };
-    const result = await callMemory(() => memory.applyLiveLesson(job.jobId, job.episodeId, candidate, decision, context));
+    const result = await callMemory(() => memory.applyLiveLesson(job.jobId, job.episodeId, candidate, decision, context, job.incarnation));
     log.info("live extraction applied", { episodeId: job.episodeId, ...result });
     return result;
   } catch (err) {
     if (err instanceof BudgetExceededError) {
-      await callMemory(() => memory.finishJob(job.jobId, "skipped", `skipped: ${err.message}`));
+      await callMemory(() => memory.finishJob(job.jobId, "skipped", `skipped: ${err.message}`, undefined, job.incarnation));
       return { skipped: "budget" };
     }
     throw err;

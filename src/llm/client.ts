@@ -10,6 +10,7 @@ import { zodFieldErrors, type FieldError } from "../core/problem";
 import type { Logger } from "../core/logger";
 import { LlmOutputError, LlmUnavailableError } from "./errors";
 import { dropNullOptionals, promptJsonSchema, strictJsonSchema } from "./json-schema";
+import { MAX_HONOURED_RETRY_AFTER_MS, retryAfterMs, retryDelayMs } from "./retry";
 import { costUsd, modelFor, type LlmRole, type LlmSettings } from "./settings";
 import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, UsageRecorder } from "./types";
 
@@ -70,11 +71,7 @@ export interface LlmClientDeps {
   semaphore?: Semaphore;
 }
 
-/**
- * A Retry-After longer than this is not waited out inside a request (Workers have wall-clock
- * limits); the call fails at once as unavailable instead, and a queue retry can try later.
- */
-export const MAX_HONOURED_RETRY_AFTER_MS = 60_000;
+export { MAX_HONOURED_RETRY_AFTER_MS } from "./retry";
 
 const semaphores = new Map<number, Semaphore>();
 /** One semaphore per isolate (per configured limit): bounds concurrent LLM calls across requests. */
@@ -127,14 +124,13 @@ export class LlmClient {
     private readonly deps: LlmClientDeps,
   ) {
     const doFetch = deps.fetch ?? ((url: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(url, init));
-    // Retries are the openai client's own: on 408, 409, 429, 5xx, connection errors and timeouts it
-    // retries up to `maxRetries` times with exponential backoff (0.5 s doubling to 8 s, 25 % jitter),
-    // and it honours `retry-after-ms` and `Retry-After` (seconds or HTTP date) when the server sends
-    // them. `timeout` applies to each attempt. We only cap how long a Retry-After may make us wait.
+    // The client's own retries are off: each attempt is a call of its own here (see `send`), with
+    // its own ledger row, so every attempt the provider may bill is counted and passes the budget.
+    // `timeout` applies to each attempt.
     this.openai = new OpenAI({
       baseURL: settings.baseUrl,
       apiKey: settings.apiKey,
-      maxRetries: settings.maxRetries,
+      maxRetries: 0,
       timeout: settings.timeoutMs,
       fetch: async (url: RequestInfo | URL, init?: RequestInit) => capRetryAfter(await doFetch(url, init)),
     });
@@ -223,8 +219,8 @@ export class LlmClient {
   }
 
   /**
-   * One chat completion: budget check, bounded concurrency, the call's ledger row opened at an
-   * estimate, the call (with the client's retries), the row settled with the provider's usage.
+   * One chat completion: budget check, bounded concurrency, then each attempt's ledger row opened at
+   * an estimate (where the budget holds), the attempt, its row settled with the provider's usage.
    */
   private async complete(req: ChatRequest, purpose: string, messages: ChatMessage[], format: ResponseFormat): Promise<Completion> {
     const { tenantId, agentId = null } = this.deps;
@@ -242,18 +238,7 @@ export class LlmClient {
     const promptTokens = estimateTokens(messages.map((m) => m.content).join("\n"));
     const reserveOut = req.maxTokens ?? DEFAULT_OUTPUT_RESERVATION;
     const estimate = { tokensIn: promptTokens, tokensOut: reserveOut, costUsd: costUsd(this.settings, model, promptTokens, reserveOut) };
-    const callId = crypto.randomUUID();
-    const completion = await this.semaphore.run(async () => {
-      // Opened inside the semaphore, just before the request: a call waiting for a slot is not in
-      // flight. A row that cannot be written fails the call before it is made: no call goes unrecorded.
-      const call = await openCall(this.deps.recorder, { tenantId, agentId, purpose, role: req.role, model, callId, estimate });
-      try {
-        return { call, answer: await this.openai.chat.completions.create(body, { headers: { "X-Client-Request-Id": callId } }) };
-      } catch (e) {
-        await this.settleQuietly(call, failedSettlement(e, estimate), { tenantId, purpose, model });
-        throw this.unavailable(e, model);
-      }
-    });
+    const completion = await this.semaphore.run(() => this.send(body, { tenantId, agentId, purpose, role: req.role, model }, estimate));
 
     const choice = completion.answer.choices?.[0];
     const text = choice?.message?.content ?? "";
@@ -277,6 +262,33 @@ export class LlmClient {
     };
   }
 
+  /**
+   * Sends a request, retrying what may pass (408, 409, 429, 5xx, connection errors and timeouts, as
+   * the openai client would: `retry-after-ms` / `Retry-After` when the server sends one, else 0.5 s
+   * doubling to 8 s with 25 % jitter; `x-should-retry` decides when present) up to `maxRetries`
+   * times. Each attempt opens its own ledger row just before it goes out (a call waiting for a slot
+   * or a backoff is not in flight), so a budget spent meanwhile stops the retries; a row that cannot
+   * be written fails the attempt before it is made: no attempt goes unrecorded.
+   */
+  private async send(
+    body: ChatCompletionCreateParamsNonStreaming,
+    about: Omit<CallOpening, "callId" | "estimate">,
+    estimate: CallOpening["estimate"],
+  ): Promise<{ call: OpenCall; answer: OpenAI.ChatCompletion }> {
+    for (let attempt = 0; ; attempt++) {
+      const callId = crypto.randomUUID();
+      const call = await openCall(this.deps.recorder, { ...about, callId, estimate });
+      try {
+        return { call, answer: await this.openai.chat.completions.create(body, { headers: { "X-Client-Request-Id": callId } }) };
+      } catch (e) {
+        await this.settleQuietly(call, failedSettlement(e, estimate), about);
+        const wait = attempt < this.settings.maxRetries ? retryDelayMs(e, attempt) : null;
+        if (wait === null) throw this.unavailable(e, about.model, attempt + 1);
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
   /** The tokens are spent either way; losing the answer (or the error) as well would only make it worse. */
   private async settleQuietly(call: OpenCall, outcome: CallSettlement, about: { tenantId: string; purpose: string; model: string }): Promise<void> {
     try {
@@ -287,27 +299,25 @@ export class LlmClient {
     }
   }
 
-  private unavailable(e: unknown, model: string): unknown {
-    const retries = this.settings.maxRetries;
+  private unavailable(e: unknown, model: string, attempts: number): unknown {
     const where = `the LLM endpoint (${this.settings.baseUrl}, model '${model}')`;
     if (e instanceof APIConnectionTimeoutError) {
-      return new LlmUnavailableError(`${where} timed out (${this.settings.timeoutMs} ms per attempt, ${retries + 1} attempts).`, {
+      return new LlmUnavailableError(`${where} timed out (${this.settings.timeoutMs} ms per attempt, ${attempts} attempt${attempts === 1 ? "" : "s"}).`, {
         retryable: true,
-        attempts: retries + 1,
+        attempts,
         cause: e,
       });
     }
     if (e instanceof APIConnectionError) {
-      return new LlmUnavailableError(`Could not connect to ${where} after ${retries + 1} attempts: ${e.message}`, {
+      return new LlmUnavailableError(`Could not connect to ${where} after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${e.message}`, {
         retryable: true,
-        attempts: retries + 1,
+        attempts,
         cause: e,
       });
     }
     if (e instanceof APIError && e.status !== undefined) {
       const status = e.status;
       const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-      const attempts = retryable && e.headers?.get("x-should-retry") !== "false" ? retries + 1 : 1;
       const hint =
         status === 401 || status === 403
           ? " Check LLM_API_KEY."
@@ -367,15 +377,4 @@ function capRetryAfter(res: Response): Response {
   const headers = new Headers(res.headers);
   headers.set("x-should-retry", "false");
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
-}
-
-function retryAfterMs(h: Headers): number | null {
-  const ms = h.get("retry-after-ms");
-  if (ms && !Number.isNaN(parseFloat(ms))) return parseFloat(ms);
-  const ra = h.get("retry-after");
-  if (!ra) return null;
-  const secs = parseFloat(ra);
-  if (!Number.isNaN(secs)) return secs * 1000;
-  const at = Date.parse(ra);
-  return Number.isNaN(at) ? null : at - Date.now();
 }

@@ -20,11 +20,23 @@ export class BudgetExceededError extends Error {
     readonly used: number,
     /** Epoch ms when the budget resets (the next UTC midnight). */
     readonly resetsAt: number,
+    /** The refused call's reservation (prompt estimate + output cap), when a call was refused at opening. */
+    readonly requested?: number,
   ) {
     super(
-      `The daily token budget of ${budget} tokens is used up (${used} used today, UTC); it resets at ${new Date(resetsAt).toISOString()}.`,
+      requested === undefined || used >= budget
+        ? `The daily token budget of ${budget} tokens is used up (${used} used today, UTC); it resets at ${new Date(resetsAt).toISOString()}.`
+        : `The daily token budget of ${budget} tokens has ${budget - used} left today (UTC), less than this call may use (${requested}); it resets at ${new Date(resetsAt).toISOString()}.`,
     );
   }
+}
+
+/**
+ * A practice run's own budget (`budget.maxTokens` / `maxCostUsd`) has no room for the next call's
+ * reservation: the call is not made and the run stops between stages.
+ */
+export class RunBudgetSpentError extends Error {
+  override name = "RunBudgetSpentError";
 }
 
 /** The endpoint failed after the client's retries, or refused the request outright. */
@@ -115,7 +127,7 @@ const SETTLED_PROBLEMS = new Set<ProblemType>(["budget-exceeded", "llm-not-confi
  */
 export function isRetryable(err: unknown): boolean {
   if (err instanceof LlmUnavailableError) return err.detail.retryable;
-  if (err instanceof LlmNotConfiguredError || err instanceof LlmSettingsError || err instanceof BudgetExceededError || err instanceof LlmOutputError) return false;
+  if (err instanceof LlmNotConfiguredError || err instanceof LlmSettingsError || err instanceof BudgetExceededError || err instanceof RunBudgetSpentError || err instanceof LlmOutputError) return false;
   if (err instanceof ProblemError) {
     if (SETTLED_PROBLEMS.has(err.type)) return false;
     // A 409 that lost a race with a concurrent change (the agent's object marks it) may pass next time.

@@ -3,7 +3,9 @@ import type { Logger } from "../core/logger";
 import { LlmClient, type LlmClientDeps } from "./client";
 import { LlmNotConfiguredError } from "./errors";
 import { D1UsageLedger } from "./ledger";
-import { llmVariablesPresent, loadLlmSettings } from "./settings";
+import { costUsd, llmVariablesPresent, loadLlmSettings, type LlmSettings } from "./settings";
+import type { EmbeddingMeter } from "../adapters/embedder";
+import type { CallGate, OpenCall, UsageRecorder } from "./types";
 
 export * from "./client";
 export * from "./errors";
@@ -27,7 +29,7 @@ export function llmConfigured(env: Env): boolean {
  */
 export function createLlm(
   env: Env,
-  ctx: { tenantId: string; agentId?: string | null; logger?: Logger; now?: () => number; fetch?: LlmClientDeps["fetch"] },
+  ctx: { tenantId: string; agentId?: string | null; logger?: Logger; now?: () => number; fetch?: LlmClientDeps["fetch"]; gate?: CallGate },
 ): LlmClient {
   const settings = loadLlmSettings(env);
   if (!settings) throw new LlmNotConfiguredError();
@@ -35,9 +37,62 @@ export function createLlm(
   return new LlmClient(settings, {
     tenantId: ctx.tenantId,
     agentId: ctx.agentId ?? null,
-    recorder: ledger,
+    recorder: ctx.gate ? gated(ledger, ctx.gate) : ledger,
     budget: ledger,
     logger: ctx.logger,
     fetch: ctx.fetch,
   });
+}
+
+/**
+ * The ledger behind a gate: each call is reserved at the gate first, then its row opened; its
+ * outcome settles both. A row that cannot open gives the gate's reservation back.
+ */
+function gated(ledger: D1UsageLedger, gate: CallGate): UsageRecorder {
+  return {
+    record: (entry) => ledger.record(entry),
+    open: async (call) => {
+      await gate.reserve(call);
+      let opened: OpenCall;
+      try {
+        opened = await ledger.open(call);
+      } catch (e) {
+        await gate.settle(call.callId, { tokensIn: 0, tokensOut: 0, costUsd: 0, estimated: false, failed: true }).catch(() => undefined);
+        throw e;
+      }
+      return {
+        settle: async (outcome) => {
+          await opened.settle(outcome);
+          await gate.settle(call.callId, outcome);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * The meter of an agent's paid embedder: each request's row goes in the usage ledger (purpose
+ * `embed`, role `embedder`) and counts in the tenant's daily budget like an LLM call, priced by
+ * LLM_PRICES when it names the embedding model.
+ */
+export function embeddingMeter(env: Env, tenantId: string, agentId: string | null): EmbeddingMeter {
+  const ledger = new D1UsageLedger(env);
+  let prices: Pick<LlmSettings, "prices"> = { prices: {} };
+  try {
+    prices = loadLlmSettings(env) ?? prices;
+  } catch {
+    // Invalid LLM variables make no embedding unpriceable: its tokens are still counted.
+  }
+  return async (model, estimate) => {
+    const call = await ledger.open({
+      tenantId,
+      agentId,
+      purpose: "embed",
+      role: "embedder",
+      model,
+      callId: crypto.randomUUID(),
+      estimate: { tokensIn: estimate, tokensOut: 0, costUsd: costUsd(prices, model, estimate, 0) },
+    });
+    return { settle: (o) => call.settle({ ...o, costUsd: costUsd(prices, model, o.tokensIn, 0) }) };
+  };
 }

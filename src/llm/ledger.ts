@@ -3,7 +3,8 @@ import { db } from "../db/client";
 import { tenants, usageLedger } from "../db/schema";
 import type { Env } from "../env";
 import { BudgetExceededError } from "./errors";
-import { LlmSettingsError } from "./settings";
+import { EMBEDDER_TIMEOUT_MS } from "../adapters/embedders/openai";
+import { DEFAULTS, LlmSettingsError, loadLlmSettings } from "./settings";
 import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, UsageEntry, UsageRecorder } from "./types";
 
 export const USAGE_GROUP_BY = ["day", "model", "purpose", "agent", "role"] as const;
@@ -14,8 +15,10 @@ export interface UsageTotals {
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
-  /** Calls without an answer on record: in flight, or cut off by a crash. Counted at their estimate. */
+  /** Calls without an answer on record yet: in flight, or cut off by a crash. Counted at their estimate. */
   openCalls: number;
+  /** Calls whose answer never came (open past their timeout, marked by the sweep). Counted at their estimate. */
+  abandonedCalls: number;
   /** Calls that ended in an error. */
   failedCalls: number;
   /** Calls whose tokens are estimates (the open ones, and answers that came without usage). */
@@ -30,7 +33,7 @@ export interface UsageSummary {
   groups: UsageGroup[];
 }
 
-const NO_USAGE: UsageTotals = { calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, openCalls: 0, failedCalls: 0, estimatedCalls: 0 };
+const NO_USAGE: UsageTotals = { calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, openCalls: 0, abandonedCalls: 0, failedCalls: 0, estimatedCalls: 0 };
 
 const DAY_MS = 86_400_000;
 
@@ -61,6 +64,39 @@ const INSERT_ROW =
   "INSERT INTO usage_ledger (tenant_id, agent_id, purpose, role, model, tokens_in, tokens_out, cost_usd, at, day, state, estimated, call_id, settled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 const ADD_TO_DAY =
   "INSERT INTO tenant_daily_usage (tenant_id, day, tokens) VALUES (?, ?, ?) ON CONFLICT (tenant_id, day) DO UPDATE SET tokens = tokens + excluded.tokens";
+/**
+ * An open row, written only when the day's total plus this call's estimate stays within the tenant's
+ * budget (its own, else ?15, the env default; null or 0 = unlimited). The check and the write are one
+ * statement, so concurrent openers cannot both take the last of the budget.
+ */
+const OPEN_ROW = `INSERT INTO usage_ledger (tenant_id, agent_id, purpose, role, model, tokens_in, tokens_out, cost_usd, at, day, state, estimated, call_id, settled_at)
+  SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'open', 1, ?11, NULL
+  WHERE (SELECT CASE WHEN t.daily_token_budget IS NULL THEN ?12 ELSE NULLIF(t.daily_token_budget, 0) END
+           FROM (SELECT ?1 AS id) x LEFT JOIN tenants t ON t.id = x.id) IS NULL
+     OR COALESCE((SELECT tokens FROM tenant_daily_usage WHERE tenant_id = ?1 AND day = ?10), 0) + ?6 + ?7
+        <= (SELECT CASE WHEN t.daily_token_budget IS NULL THEN ?12 ELSE NULLIF(t.daily_token_budget, 0) END
+              FROM (SELECT ?1 AS id) x LEFT JOIN tenants t ON t.id = x.id)`;
+/** Adds an opened row's estimate to the day, only when the row was written. */
+const RESERVE_IN_DAY = `INSERT INTO tenant_daily_usage (tenant_id, day, tokens)
+  SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM usage_ledger WHERE call_id = ?4)
+  ON CONFLICT (tenant_id, day) DO UPDATE SET tokens = tokens + excluded.tokens`;
+
+/**
+ * How long past a call's timeout its open row is left before the sweep calls it abandoned: time for
+ * the settle write of an answer that arrived at the last moment.
+ */
+export const ABANDON_GRACE_MS = 60_000;
+
+/** The age at which an open row is abandoned: the longest a call's attempt may take, plus the grace. */
+export function abandonAfterMs(env: Parameters<typeof loadLlmSettings>[0]): number {
+  let timeoutMs: number = DEFAULTS.timeoutMs;
+  try {
+    timeoutMs = loadLlmSettings(env)?.timeoutMs ?? timeoutMs;
+  } catch {
+    // An invalid configuration makes no calls; rows left from before it use the default.
+  }
+  return Math.max(timeoutMs, EMBEDDER_TIMEOUT_MS) + ABANDON_GRACE_MS;
+}
 
 /**
  * The D1 usage ledger: records every LLM call and enforces the per-tenant daily token budget
@@ -71,9 +107,9 @@ const ADD_TO_DAY =
  * estimate to the tenant's running daily total, so the budget check sees calls in flight as
  * reservations. After the answer, `settle` puts the provider's count in the row and moves the
  * total by the difference (one batch). A call cut off by a crash keeps its open row: counted once,
- * at its estimate, marked estimated. The budget check reads that one running-total row, so it costs
- * the same whatever the day's traffic, and concurrent callers overrun it by at most the calls
- * already in flight when it was reached; the next are refused.
+ * at its estimate, marked estimated (and `abandoned` once the sweep finds it past the call's
+ * timeout). Opening is where the budget holds: a call whose estimate does not fit in what is left of
+ * the day is never made. `assertWithinBudget` is the cheap check before a call waits for its turn.
  */
 export class D1UsageLedger implements UsageRecorder, BudgetGuard {
   private readonly now: () => number;
@@ -96,16 +132,42 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
     ]);
   }
 
-  /** Writes the call's open row at its estimate and reserves the estimate in the daily total (one batch). */
+  /**
+   * Writes the call's open row at its estimate and reserves the estimate in the daily total (one
+   * batch), unless the estimate would take the day past the tenant's budget: then nothing is written
+   * and BudgetExceededError says so. A budget is thus a hard limit on what calls may reserve; what a
+   * day can exceed it by is what calls use beyond their estimates (a prompt counted low).
+   */
   async open(call: CallOpening): Promise<OpenCall> {
     const at = this.now();
     const day = utcDay(at);
     const u = clean(call.estimate);
-    await this.env.DB.batch([
-      this.env.DB.prepare(INSERT_ROW).bind(call.tenantId, call.agentId ?? null, call.purpose, call.role, call.model, u.tokensIn, u.tokensOut, u.costUsd, at, day, "open", 1, call.callId, null),
-      this.env.DB.prepare(ADD_TO_DAY).bind(call.tenantId, day, u.tokensIn + u.tokensOut),
+    const [opened] = await this.env.DB.batch([
+      this.env.DB.prepare(OPEN_ROW).bind(
+        call.tenantId, call.agentId ?? null, call.purpose, call.role, call.model, u.tokensIn, u.tokensOut, u.costUsd, at, day, call.callId, envDailyTokenBudget(this.env),
+      ),
+      this.env.DB.prepare(RESERVE_IN_DAY).bind(call.tenantId, day, u.tokensIn + u.tokensOut, call.callId),
     ]);
+    if (!opened?.meta.changes) {
+      const budget = (await this.dailyBudget(call.tenantId)) ?? 0;
+      throw new BudgetExceededError(call.tenantId, budget, await this.usedToday(call.tenantId), startOfUtcDay(at) + DAY_MS, u.tokensIn + u.tokensOut);
+    }
     return { settle: (outcome) => this.settle(call.callId, outcome) };
+  }
+
+  /**
+   * Open rows older than `olderThanMs` (a call's timeout and its retries are long over) become
+   * `abandoned`: the answer will never be settled, so the row keeps its estimate in the day's total
+   * for good and stops counting as in flight. Returns how many rows it marked.
+   */
+  async reapOpen(olderThanMs: number, limit = 1000): Promise<number> {
+    const res = await this.env.DB.prepare(
+      `UPDATE usage_ledger SET state = 'abandoned', settled_at = ?1
+        WHERE id IN (SELECT id FROM usage_ledger WHERE state = 'open' AND at < ?2 ORDER BY at LIMIT ?3)`,
+    )
+      .bind(this.now(), this.now() - olderThanMs, limit)
+      .run();
+    return res.meta.changes ?? 0;
   }
 
   /**
@@ -176,6 +238,7 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
         tokensOut: sum(usageLedger.tokensOut).mapWith(Number),
         costUsd: sum(usageLedger.costUsd).mapWith(Number),
         openCalls: sql<number>`SUM(${usageLedger.state} = 'open')`.mapWith(Number),
+        abandonedCalls: sql<number>`SUM(${usageLedger.state} = 'abandoned')`.mapWith(Number),
         failedCalls: sql<number>`SUM(${usageLedger.state} = 'failed')`.mapWith(Number),
         estimatedCalls: sql<number>`SUM(${usageLedger.estimated})`.mapWith(Number),
       })
@@ -199,6 +262,7 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
       tokensOut: r.tokensOut ?? 0,
       costUsd: roundUsd(r.costUsd ?? 0),
       openCalls: r.openCalls ?? 0,
+      abandonedCalls: r.abandonedCalls ?? 0,
       failedCalls: r.failedCalls ?? 0,
       estimatedCalls: r.estimatedCalls ?? 0,
     }));
@@ -213,6 +277,7 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
         tokensOut: t.tokensOut + g.tokensOut,
         costUsd: t.costUsd + g.costUsd,
         openCalls: t.openCalls + g.openCalls,
+        abandonedCalls: t.abandonedCalls + g.abandonedCalls,
         failedCalls: t.failedCalls + g.failedCalls,
         estimatedCalls: t.estimatedCalls + g.estimatedCalls,
       }),

@@ -4,9 +4,10 @@ import type { LlmRole } from "./settings";
 export interface UsageEntry {
   tenantId: string;
   agentId?: string | null;
-  /** What the call was for, e.g. `live-extract`; repair calls carry the suffix `:repair`. */
+  /** What the call was for, e.g. `live-extract`; repair calls carry the suffix `:repair`; `embed` for embeddings. */
   purpose: string;
-  role: LlmRole;
+  /** The LLM role, or `embedder` for a paid embedder's requests. */
+  role: LlmRole | "embedder";
   model: string;
   tokensIn: number;
   tokensOut: number;
@@ -51,4 +52,13 @@ export interface UsageRecorder {
 export interface BudgetGuard {
   /** Throws BudgetExceededError when the tenant may not start another LLM call today. */
   assertWithinBudget(tenantId: string): Promise<void>;
+}
+
+/**
+ * A second budget a call must fit in besides the tenant's (a practice run's own): the call is
+ * reserved there before its ledger row opens, and `reserve` throws when it may not be made.
+ */
+export interface CallGate {
+  reserve(call: CallOpening): Promise<void>;
+  settle(callId: string, outcome: CallSettlement): Promise<void>;
 }

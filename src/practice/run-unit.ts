@@ -1,7 +1,18 @@
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import type { Claim, UnitInput, UnitResult } from "../core/practice/units";
-import { addUsage, BudgetExceededError, createLlm, isRetryable, LlmNotConfiguredError, LlmSettingsError, type LlmUsage } from "../llm";
+import {
+  addUsage,
+  BudgetExceededError,
+  createLlm,
+  isRetryable,
+  LlmNotConfiguredError,
+  LlmSettingsError,
+  LlmUnavailableError,
+  RunBudgetSpentError,
+  type CallGate,
+  type LlmUsage,
+} from "../llm";
 import { practiceStub, tenantWebhookSecret, webhookUrlMode } from "../services/practice";
 import { checkWebhookUrl } from "../core/webhook-url";
 import { judgeAnswer } from "./judge";
@@ -66,8 +77,42 @@ async function holding<T>(host: UnitHost, key: string, lease: number, work: () =
 const CHAIN_MS = 60_000;
 const CHAIN_UNITS = 100;
 
-async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPurposes): Promise<UnitResult> {
-  const llm = createLlm(env, { tenantId: input.tenantId, agentId: input.agentId, logger: log });
+/** How often, and how long, a call asks again for room its run's calls in flight hold. */
+const RESERVE_POLL_MS = 100;
+const RESERVE_WAIT_MS = 60_000;
+
+/** The run no longer wants this unit from this holder (it ended, or the lease passed): nothing to report. */
+class UnitVoided extends Error {
+  override name = "UnitVoided";
+  constructor() {
+    super("The run no longer takes work, or this unit's lease has passed; the call was not made.");
+  }
+}
+
+/**
+ * A practice unit's calls reserve room in their run's budget before they go out, under the unit's
+ * lease; a refusal ends the unit as over budget (the run stops) or, for a run that no longer takes
+ * work, as void.
+ */
+function runGate(host: ReturnType<typeof practiceStub>, key: string, lease: number): CallGate {
+  return {
+    reserve: async (call) => {
+      let outcome = await host.reserveCall(key, lease, call.callId, { ...call.estimate, purpose: call.purpose });
+      // Room held by the run's calls in flight comes back as they settle; the lease is kept meanwhile.
+      for (let waited = 0; outcome === "busy"; waited += RESERVE_POLL_MS) {
+        if (waited >= RESERVE_WAIT_MS) throw new LlmUnavailableError("The run's budget stayed held by its calls in flight; the unit is retried later.", { retryable: true });
+        await new Promise((r) => setTimeout(r, RESERVE_POLL_MS));
+        outcome = await host.reserveCall(key, lease, call.callId, { ...call.estimate, purpose: call.purpose });
+      }
+      if (outcome === "spent") throw new RunBudgetSpentError(`The run's budget has no room for this call (it may use ${call.estimate.tokensIn + call.estimate.tokensOut} tokens); the run stops.`);
+      if (outcome !== "reserved") throw new UnitVoided();
+    },
+    settle: (callId, o) => host.settleCall(callId, { tokensIn: o.tokensIn, tokensOut: o.tokensOut, costUsd: o.costUsd, failed: o.failed }),
+  };
+}
+
+async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPurposes, gate?: CallGate): Promise<UnitResult> {
+  const llm = createLlm(env, { tenantId: input.tenantId, agentId: input.agentId, logger: log, gate });
   const done = <D>(r: { data: D; usage: LlmUsage }): UnitResult<D> => ({ data: r.data, usage: usageOf(r.usage) });
   switch (input.stage) {
     case "rollout": {
@@ -127,7 +172,7 @@ export async function runUnit(host: UnitHost, key: string, env: Env, log: Logger
 /** The result to record for a failed unit, or null when a retry may still succeed. */
 function failureResult(err: unknown, attempts: number): UnitResult | null {
   const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof BudgetExceededError) return { error: message, budgetExceeded: true };
+  if (err instanceof BudgetExceededError || err instanceof RunBudgetSpentError) return { error: message, budgetExceeded: true };
   if (err instanceof LlmNotConfiguredError || err instanceof LlmSettingsError) return { error: message, fatal: true };
   // What no retry can mend (unusable model output after its repair call, a provider or webhook
   // refusing the request, any 4xx) is recorded at once: the consumer acks it, so nothing would retry.
@@ -150,8 +195,9 @@ export async function runPracticeUnit(msg: { runId: string; key: string }, env: 
     let result: UnitResult;
     try {
       const { key, lease, input } = current;
-      result = await holding(host, key, lease, () => execute(input, env, log, PRACTICE_PURPOSES));
+      result = await holding(host, key, lease, () => execute(input, env, log, PRACTICE_PURPOSES, runGate(host, key, lease)));
     } catch (err) {
+      if (err instanceof UnitVoided) return { key: msg.key, chained, voided: true };
       const failure = failureResult(err, chained === 0 ? delivery.attempts : 1);
       if (failure) await host.report(current.key, failure);
       else if (chained === 0) {

@@ -34,14 +34,16 @@ export const agentConfigRoutes = router()
       tags: ["agents"],
       operationId: "updateAgentConfig",
       summary: "Change an agent's settings",
-      description: "Changes some settings; nested objects merge field by field. Changing the embedder re-embeds the agent's memories in the background.",
+      description:
+        "Changes some settings; nested objects merge field by field. Changing the embedder re-embeds the agent's memories in the background. Choosing the `openai` embedder needs an admin key: it spends the deployment's key, and its requests count in the tenant's daily token budget.",
       security,
       request: { params: AgentParams, ...jsonBody(ConfigPatch) },
       responses: { 200: jsonResponse(Config, "Updated configuration"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
       const patch = c.req.valid("json");
+      // The openai embedder spends the operator's key (and the tenant's budget) on every write and read.
+      const { memory } = await agentFor(c, c.req.valid("param").agentId, patch.embedder?.provider === "openai" ? "admin" : "write");
       assertCallableUrls(c.env, configPatchUrls(patch));
       return c.json(await callMemory(() => memory.patchConfig(patch)), 200);
     },

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import { canManageKey, requireScope, type KeyPrincipal } from "../http/auth";
-import { conflict, forbidden, notFound } from "../core/problem";
+import { conflict, forbidden, notFound, ProblemError } from "../core/problem";
 import { audit } from "../services/audit";
 import { createKey, keyById, listKeys, revokeKey, type KeyRow } from "../services/keys";
 import { AgentIdSchema, ScopeSchema, queryLimit, timestamp } from "./schemas";
@@ -18,6 +18,9 @@ const KeySchema = z
     createdAt: timestamp,
     lastUsedAt: timestamp.nullable(),
     revokedAt: timestamp.nullable(),
+    edgeCache: z.enum(["written", "pending"]).optional().openapi({
+      description: "In a revocation's answer: `written` once the edge cache that every location reads holds the revocation",
+    }),
   })
   .openapi("ApiKey");
 
@@ -151,8 +154,16 @@ export const keyRoutes = router()
       if (!result.ok && result.reason === "not-found") throw notFound(`API key '${id}' does not exist.`);
       // Only an unrestricted admin key can do tenant-wide administration, so the last one must stay.
       if (!result.ok) throw conflict("This is the tenant's last active unrestricted admin key; create another one first.");
-      if (key.revokedAt) return c.json(present(result.row), 200);
-      await audit(c, { tenantId: admin.tenantId, action: "key.revoke", target: id });
-      return c.json(present(result.row), 200);
+      if (!key.revokedAt) await audit(c, { tenantId: admin.tenantId, action: "key.revoke", target: id });
+      // Revoked in D1 either way; the answer says whether every isolate's cache has it yet.
+      if (result.edgeCache === "pending") {
+        throw new ProblemError(
+          503,
+          "service-unavailable",
+          "The key is revoked, but the change has not reached the edge cache yet: other locations may accept the key until it does. The write is retried every few minutes until it lands; repeating the request retries it now.",
+          { headers: { "retry-after": "2" }, revoked: true, edgeCache: "pending" },
+        );
+      }
+      return c.json({ ...present(result.row), edgeCache: result.edgeCache }, 200);
     },
   );

@@ -50,10 +50,15 @@ const Totals = z.object({
   tokensOut: z.number().int(),
   costUsd: z.number().openapi({ description: "Estimated from LLM_PRICES; 0 for models without a price" }),
   openCalls: z.number().int().openapi({
-    description: "Calls with no answer on record: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap)",
+    description: "Calls with no answer on record yet: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap)",
+  }),
+  abandonedCalls: z.number().int().openapi({
+    description: "Calls whose answer never came: open past their timeout, marked by the sweep (every 5 minutes). Each is counted once, at its estimate",
   }),
   failedCalls: z.number().int().openapi({ description: "Calls that ended in an error; an error answer counts 0 tokens, a timeout its estimate" }),
-  estimatedCalls: z.number().int().openapi({ description: "Calls whose tokens are estimates rather than the provider's count: the open ones and answers without usage" }),
+  estimatedCalls: z.number().int().openapi({
+    description: "Calls whose tokens are estimates rather than the provider's count: the open and abandoned ones and answers without usage",
+  }),
 });
 
 const UsageReport = z

@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import type { MemoryOutcome } from "../../durable-objects/memory-error";
 import { ProblemError } from "../core/problem";
-import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
+import { BudgetExceededError, llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 
 export const memoryName = (tenantId: string, agentId: string) => `${tenantId}:${agentId}`;
 
@@ -19,6 +19,9 @@ export async function callMemory<T>(call: () => Promise<MemoryOutcome<T>>): Prom
   if (e.kind === "not-found") throw new ProblemError(404, "not-found", e.detail);
   if (e.kind === "conflict") throw new ProblemError(409, "conflict", e.detail, e.retryable ? { retryable: true } : {});
   if (e.kind === "forbidden") throw new ProblemError(403, "forbidden", e.detail);
+  if (e.kind === "budget-exceeded" && e.budget) {
+    throw toProblem(new BudgetExceededError("", e.budget.budget, e.budget.used, e.budget.resetsAt))!;
+  }
   if (e.kind === "embedder-not-configured") {
     throw new ProblemError(503, "embedder-not-configured", e.detail, { settings: e.errors.map((x) => x.path) });
   }

@@ -121,12 +121,20 @@ export async function deleteAgent(env: Env, tenantId: string, agentId: string, l
   const { storageDeleted } = await resilientMemory(env, tenantId, agentId).deleteAgent();
   const going = await d1Read(() =>
     db(env)
-      .select({ runId: practiceRuns.runId })
+      .select({ runId: practiceRuns.runId, status: practiceRuns.status })
       .from(practiceRuns)
-      .where(and(eq(practiceRuns.tenantId, tenantId), eq(practiceRuns.agentId, agentId), inArray(practiceRuns.status, ["queued", "running"])))
+      .where(and(eq(practiceRuns.tenantId, tenantId), eq(practiceRuns.agentId, agentId), inArray(practiceRuns.status, ["creating", "queued", "running"])))
       .all(),
   );
-  for (const { runId } of going) {
+  // A run still being set up has no object to cancel yet, or one its setup is still filling: its
+  // row ends here, so the setup's last step (creating → queued) finds nothing to move and no
+  // admission ever starts it. Its object, if any, also holds the old incarnation, refused by a new agent.
+  await d1Write(() =>
+    env.DB.prepare("UPDATE practice_runs SET status = 'cancelled', error = 'the agent was deleted', updated_at = ?1 WHERE tenant_id = ?2 AND agent_id = ?3 AND status = 'creating'")
+      .bind(Date.now(), tenantId, agentId)
+      .run(),
+  );
+  for (const { runId } of going.filter((r) => r.status !== "creating")) {
     // A run that cannot be cancelled now still cannot write to the deleted agent: its object refuses.
     await cancelRun(env, { tenantId, agentId }, runId).catch((err: unknown) => log.warn("cancelling a deleted agent's run failed", { runId, err: String(err) }));
   }

@@ -4,7 +4,7 @@ import { apiKeys } from "../db/schema";
 import { db } from "../db/client";
 import type { KeyPrincipal, Scope } from "../core/principal";
 import { TtlLru } from "../core/ttl-lru";
-import { d1Read, d1Write, unavailable } from "./binding-faults";
+import { d1Read, d1Write } from "./binding-faults";
 import { benchProfileAllowed } from "../adapters/bench-latency";
 
 /**
@@ -30,17 +30,41 @@ const LOCAL_MAX = 10_000;
 const LOCAL_TTL_MS = 10_000;
 /** KV's own edge cache of a read; 60 s is the minimum Cloudflare allows. */
 const KV_CACHE_TTL_S = 60;
-/** Records expire so that a lost write-through cannot outlive this; a revoked key is remembered longer. */
+/**
+ * Records expire so that a lost write-through cannot outlive this; a revocation's tombstone is kept
+ * far longer than any active record, so no active record written before it can outlast it.
+ */
 const KV_ACTIVE_TTL_S = 3_600;
 const KV_REVOKED_TTL_S = 7 * 86_400;
-/** KV accepts one write per key per second; the second write of a revocation lands after any racing fill. */
+/** KV accepts one write per key per second: a retry sooner would meet the same refusal. */
 const KV_WRITE_SPACING_MS = 1_100;
+/** Writes of a change tried before giving up; a revocation then answers 503 and the cron takes over. */
+const KV_WRITE_ATTEMPTS = 3;
 const REWRITE_AFTER_MS = 1_500;
+/**
+ * How long after a revocation the cron still checks that KV holds its tombstone: past this, every
+ * active record written before the revocation has expired, and fills after it read the revocation.
+ */
+export const TOMBSTONE_WATCH_MS = (KV_ACTIVE_TTL_S + KV_CACHE_TTL_S) * 1000;
 export const REVOCATION_BOUND_S = KV_CACHE_TTL_S + LOCAL_TTL_MS / 1000;
 
 /** `null`: no such key (remembered briefly, so a flood of made-up keys does not reach D1 each time). */
 const isolateKeys = new TtlLru<string, KeyRecord | null>(LOCAL_MAX, LOCAL_TTL_MS);
 const lookups = new Map<string, Promise<KeyRecord | null>>();
+
+/**
+ * Versions only move forward in this isolate: a fill that read D1 before a change made here must
+ * not replace the change when it returns.
+ */
+function rememberLocal(hash: string, record: KeyRecord | null): KeyRecord | null {
+  const held = isolateKeys.get(hash);
+  if (held && (!record || newerOrSame(held, record))) return held;
+  isolateKeys.set(hash, record);
+  return record;
+}
+
+/** True when `a` must not be replaced by `b`: a revocation is final, and a later version wins. */
+const newerOrSame = (a: KeyRecord, b: KeyRecord) => (a.revoked && !b.revoked) || (a.revoked === b.revoked && a.version > b.version);
 
 /** Forgets every key this isolate holds, as a fresh isolate would start. */
 export function forgetCachedKeys(): void {
@@ -105,35 +129,95 @@ export async function resolveKey(env: Env, hash: string, ctx: { waitUntil(p: Pro
 
 async function lookupKey(env: Env, hash: string, ctx: { waitUntil(p: Promise<unknown>): void }): Promise<KeyRecord | null> {
   const cached = await readKv(env, hash);
-  if (cached) {
-    isolateKeys.set(hash, cached);
-    return cached;
-  }
+  if (cached) return rememberLocal(hash, cached);
   // The primary, not a replica: a key minted a moment ago elsewhere must be found.
+  const record = await readD1(env, hash);
+  const kept = rememberLocal(hash, record);
+  if (record && kept === record) ctx.waitUntil(fillKv(env, hash, record).catch(() => undefined));
+  return kept;
+}
+
+async function readD1(env: Env, hash: string): Promise<KeyRecord | null> {
   const row = await d1Read(() => db(env).select().from(apiKeys).where(eq(apiKeys.hash, hash)).get());
-  const record = row ? keyRecord(row) : null;
-  isolateKeys.set(hash, record);
-  if (record) ctx.waitUntil(putKv(env, hash, record).catch(() => undefined));
-  return record;
+  return row ? keyRecord(row) : null;
 }
 
 /**
- * Writes a changed key through to this isolate and to KV. KV is checked: a revocation that did not
- * reach it would be served as valid elsewhere, so its failure is the caller's error. A second write
- * shortly after overwrites a fill that read D1 before the change and wrote KV after it.
+ * Fills KV with a record read from D1. KV has no compare-and-set, and a fill's write may land after
+ * a revocation's write-through however late (a slow or retried put). So once its write has landed
+ * the fill reads D1 again: a change made since is written over it by the fill itself. A change made
+ * after that read writes KV after the fill's write had landed, and so wins.
  */
-async function writeThrough(env: Env, row: KeyRow, ctx: { waitUntil(p: Promise<unknown>): void }): Promise<void> {
+async function fillKv(env: Env, hash: string, record: KeyRecord): Promise<void> {
+  if (record.revoked) return putKv(env, hash, record);
+  await putKv(env, hash, record);
+  const now = await readD1(env, hash);
+  if (now && (now.revoked || now.version > record.version)) {
+    rememberLocal(hash, now);
+    await putUntilLanded(env, hash, now, KV_WRITE_ATTEMPTS);
+  }
+}
+
+/** Retries a KV write, spaced by KV's per-key write rate; throws the last error when none landed. */
+async function putUntilLanded(env: Env, hash: string, record: KeyRecord, attempts: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await putKv(env, hash, record);
+    } catch (e) {
+      if (attempt >= attempts) throw e;
+      await new Promise((r) => setTimeout(r, KV_WRITE_SPACING_MS));
+    }
+  }
+}
+
+/**
+ * Writes a changed key through to this isolate and to KV, retrying a refused write. Answers whether
+ * KV has it: `pending` when every attempt failed; the cron then writes a revocation until it lands
+ * (see rewriteRecentTombstones). A second write shortly after overwrites a fill that read D1 before
+ * the change and wrote KV after it (fills also check D1 again after their write, see fillKv).
+ */
+async function writeThrough(env: Env, row: KeyRow, ctx: { waitUntil(p: Promise<unknown>): void }): Promise<EdgeCacheState> {
   const record = keyRecord(row);
-  isolateKeys.set(row.hash, record);
+  rememberLocal(row.hash, record);
   try {
-    // KV takes one write per key per second: a retry sooner would meet the same refusal.
-    await putKv(env, row.hash, record).catch(() => new Promise((r) => setTimeout(r, KV_WRITE_SPACING_MS)).then(() => putKv(env, row.hash, record)));
+    await putUntilLanded(env, row.hash, record, KV_WRITE_ATTEMPTS);
   } catch {
-    throw unavailable("The key changed, but the change did not reach the edge cache; repeat the request.");
+    return "pending";
   }
   ctx.waitUntil(
     new Promise((r) => setTimeout(r, REWRITE_AFTER_MS)).then(() => putKv(env, row.hash, record)).catch(() => undefined),
   );
+  return "written";
+}
+
+/** `written`: KV holds the change. `pending`: D1 holds it, KV writes are still being retried. */
+export type EdgeCacheState = "written" | "pending";
+
+/**
+ * Revocations of the last TOMBSTONE_WATCH_MS whose KV record is not their tombstone (a write that
+ * never landed, or a fill that beat it) get it written again. Run by the cron.
+ */
+export async function rewriteRecentTombstones(env: Env, at: number, limit = 500): Promise<number> {
+  if (!env.PRAXIS_KEYS) return 0;
+  const rows = await db(env)
+    .select()
+    .from(apiKeys)
+    .where(gt(apiKeys.revokedAt, at - TOMBSTONE_WATCH_MS))
+    .orderBy(asc(apiKeys.revokedAt))
+    .limit(limit)
+    .all();
+  let rewritten = 0;
+  for (const row of rows) {
+    const held = await readKv(env, row.hash);
+    if (held?.revoked) continue;
+    try {
+      await putKv(env, row.hash, keyRecord(row));
+      rewritten++;
+    } catch {
+      // The next cron run tries again.
+    }
+  }
+  return rewritten;
 }
 
 /** The keys a restricted admin may see and manage: those whose every agent is one of its own. */
@@ -170,7 +254,7 @@ export function keyById(env: Env, tenantId: string, id: string): Promise<KeyRow 
   return d1Read(() => db(env).select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, tenantId))).get());
 }
 
-export type Revocation = { ok: true; row: KeyRow } | { ok: false; reason: "not-found" | "last-admin" };
+export type Revocation = { ok: true; row: KeyRow; edgeCache: EdgeCacheState } | { ok: false; reason: "not-found" | "last-admin" };
 
 /**
  * Revokes a key in one conditional statement. The last active unrestricted admin key of a tenant
@@ -195,7 +279,6 @@ export async function revokeKey(env: Env, ctx: { waitUntil(p: Promise<unknown>):
   if (!row) return { ok: false, reason: "not-found" };
   if (!revoked && row.revokedAt == null) return { ok: false, reason: "last-admin" };
   // Written through again when the key was already revoked: repeating a revocation repairs a lost write.
-  await writeThrough(env, row, ctx);
-  return { ok: true, row };
+  return { ok: true, row, edgeCache: await writeThrough(env, row, ctx) };
 }
 

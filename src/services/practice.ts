@@ -117,11 +117,15 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
  */
 async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string, config: RunConfig, tasks: FrozenTask[], holdout: FrozenTask[]) {
   const memory = memoryStub(env, who.tenantId, who.agentId);
-  const [exported, agentConfig] = await Promise.all([callMemory(() => memory.exportLibrary()), callMemory(() => memory.getConfig())]);
+  const [exported, agentConfig, agentIncarnation] = await Promise.all([
+    callMemory(() => memory.exportLibrary()),
+    callMemory(() => memory.getConfig()),
+    callMemory(() => memory.incarnation()),
+  ]);
   const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
   const stub = practiceStub(env, runId);
   try {
-    await stub.init({ runId, tenantId: who.tenantId, agentId: who.agentId, datasetId, config, library, priorQ: agentConfig.defaultQ });
+    await stub.init({ runId, tenantId: who.tenantId, agentId: who.agentId, datasetId, config, library, priorQ: agentConfig.defaultQ, agentIncarnation });
     for (let i = 0; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK), "train");
     for (let i = 0; i < holdout.length; i += TASK_CHUNK) await stub.addTasks(holdout.slice(i, i + TASK_CHUNK), "holdout");
     await stub.seal();
@@ -255,6 +259,7 @@ export async function promoteRun(env: Env, run: RunFacts, start: RunExperience[]
     ({ value } = await callMemory(() =>
       memoryStub(env, run.tenantId, run.agentId).promotePractice({
         runId: run.runId,
+        ...(run.agentIncarnation ? { incarnation: run.agentIncarnation } : {}),
         reason,
         start: start.map((e) => ({ id: e.id, text: e.text, ...(e.when ? { when: e.when } : {}) })),
         final: final.map((e) => ({ id: e.id, text: e.text, origin: originOf(e), ...(e.when ? { when: e.when } : {}) })),

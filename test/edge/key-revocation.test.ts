@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/api-key";
-import { REVOCATION_BOUND_S } from "../../src/services/keys";
+import { REVOCATION_BOUND_S, rewriteRecentTombstones } from "../../src/services/keys";
 import { call, expectProblem, newAgent, newKey, newTenant } from "../helpers";
 import { coldKey, freshIsolate, probedWorker } from "./probe";
 
@@ -64,6 +64,66 @@ describe("API keys at the edge", () => {
     expect(await kvRecord(reader.apiKey)).toMatchObject({ revoked: true });
   });
 
+  it("a fill that read D1 before the revocation and whose KV write lands after all of its writes does not revive the key", async () => {
+    const t = await newTenant();
+    const reader = await newKey(t.apiKey, "read");
+    await coldKey(reader.apiKey);
+    // The filling isolate's first KV write is held until the revocation (and its second write) is done.
+    let putStarted!: () => void;
+    const started = new Promise<void>((r) => (putStarted = r));
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let held = false;
+    const filler = probedWorker({
+      before: async (binding, op) => {
+        if (binding !== "PRAXIS_KEYS" || op !== "put" || held) return;
+        held = true;
+        putStarted();
+        await released;
+      },
+    });
+    const filling = filler.call("GET", "/v1/keys/current", reader.apiKey);
+    await started;
+    const revoked = await probedWorker().call("DELETE", `/v1/keys/${reader.id}`, t.apiKey);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.edgeCache).toBe("written");
+    expect(await kvRecord(reader.apiKey)).toMatchObject({ revoked: true });
+    release();
+    expect((await filling).status).toBe(200);
+
+    expect(await kvRecord(reader.apiKey)).toMatchObject({ revoked: true });
+    freshIsolate();
+    const elsewhere = await probedWorker().call("GET", "/v1/keys/current", reader.apiKey);
+    expectProblem(elsewhere, 401);
+    expect(elsewhere.trips.DB).toBe(0);
+  });
+
+  it("a fill returning in the isolate that revoked the key does not replace the revocation it holds", async () => {
+    const t = await newTenant();
+    const reader = await newKey(t.apiKey, "read");
+    await coldKey(reader.apiKey);
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let readStarted!: () => void;
+    const started = new Promise<void>((r) => (readStarted = r));
+    let held = false;
+    // The fill's D1 read answers (the key active) only after the revocation went through here.
+    const filler = probedWorker({
+      after: async (binding) => {
+        if (binding !== "DB" || held) return;
+        held = true;
+        readStarted();
+        await released;
+      },
+    });
+    const filling = filler.call("GET", "/v1/keys/current", reader.apiKey);
+    await started;
+    expect((await probedWorker().call("DELETE", `/v1/keys/${reader.id}`, t.apiKey)).status).toBe(200);
+    release();
+    await filling;
+    expectProblem(await probedWorker().call("GET", "/v1/keys/current", reader.apiKey), 401);
+  });
+
   it("a KV outage never refuses a valid key: D1 answers", async () => {
     const t = await newTenant();
     const agentId = await newAgent(t.apiKey);
@@ -91,7 +151,13 @@ describe("API keys at the edge", () => {
     const failed = await w.call("DELETE", `/v1/keys/${reader.id}`, t.apiKey);
     expectProblem(failed, 503, "service-unavailable");
     expect(failed.headers.get("retry-after")).toBeTruthy();
+    expect(failed.body).toMatchObject({ revoked: true, edgeCache: "pending" });
+    // The cron keeps writing the tombstone while KV refuses, and lands it once KV is back.
+    expect(await rewriteRecentTombstones(w.env, Date.now())).toBe(0);
+    expect(await kvRecord(reader.apiKey)).toMatchObject({ revoked: false });
     kvDown = false;
+    expect(await rewriteRecentTombstones(w.env, Date.now())).toBeGreaterThanOrEqual(1);
+    expect(await kvRecord(reader.apiKey)).toMatchObject({ revoked: true });
     const again = await w.call("DELETE", `/v1/keys/${reader.id}`, t.apiKey);
     expect(again.status).toBe(200);
     expect(again.body.revokedAt).toBeTypeOf("number");
@@ -112,7 +178,8 @@ describe("API keys at the edge", () => {
     await coldKey(t.apiKey);
     const burst = await Promise.all(Array.from({ length: 8 }, () => w.call("GET", `/v1/agents/${agentId}/prompt`, t.apiKey)));
     expect(burst.map((r) => r.status)).toEqual(Array(8).fill(200));
-    expect(queries).toBe(1);
+    // One lookup for the burst, and the fill's check after its KV write (off the requests' path).
+    expect(queries).toBe(2);
   });
 
   it("a made-up key is remembered as unknown briefly, so repeating it does not reach D1 again", async () => {

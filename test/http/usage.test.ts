@@ -10,7 +10,7 @@ import { usageRoutes } from "../../src/routes/usage";
 import { expectProblem, newKey, newTenant, type Res } from "../helpers";
 
 /** Rows written in one step after their answer: none open, failed or estimated. */
-const ALL_SETTLED = { openCalls: 0, failedCalls: 0, estimatedCalls: 0 };
+const ALL_SETTLED = { openCalls: 0, abandonedCalls: 0, failedCalls: 0, estimatedCalls: 0 };
 
 /**
  * The usage routes mounted behind the real tenant-key middleware in a minimal app, so this test

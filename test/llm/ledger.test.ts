@@ -3,11 +3,12 @@ import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { db } from "../../src/db/client";
 import { tenants } from "../../src/db/schema";
-import { BudgetExceededError, createLlm, D1UsageLedger, type UsageEntry } from "../../src/llm";
+import { abandonAfterMs, BudgetExceededError, createLlm, D1UsageLedger, type UsageEntry } from "../../src/llm";
+import { CRON_FREQUENT, cronTasks } from "../../src/cron";
 import { uniq } from "../helpers";
 
 /** Rows written in one step after their answer: none open, failed or estimated. */
-const ALL_SETTLED = { openCalls: 0, failedCalls: 0, estimatedCalls: 0 };
+const ALL_SETTLED = { openCalls: 0, abandonedCalls: 0, failedCalls: 0, estimatedCalls: 0 };
 
 const T0 = Date.UTC(2026, 2, 10, 12, 0, 0); // 2026-03-10 12:00 UTC
 const HOUR = 3_600_000;
@@ -124,8 +125,10 @@ describe("D1UsageLedger", () => {
     expect(onlyA1.groups).toEqual([{ key: "a1", calls: 1, tokensIn: 100, tokensOut: 10, costUsd: 0.1, ...ALL_SETTLED }]);
   });
 
-  it("a client from createLlm records each call in D1 and is refused, with no fetch, once over budget", async () => {
-    const t = await makeTenant(150);
+  it("a client from createLlm records each call in D1 and is refused, with no fetch, once its reservation would pass the budget", async () => {
+    // The first call reserves its prompt and the default output cap (1,024) and uses 160; the second
+    // would reserve as much again on top of those 160: more than is left, so it is never sent.
+    const t = await makeTenant(1100);
     const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async () =>
       Response.json({
         id: "x",
@@ -156,7 +159,7 @@ describe("D1UsageLedger", () => {
     expect(spy).toHaveBeenCalledTimes(2);
   });
 
-  it("four concurrent consumers overrun the daily budget by at most the calls in flight, and the check reads one running total", async () => {
+  it("four concurrent consumers never take the day past its budget: each call reserves its estimate first, and the check reads one running total", async () => {
     const t = await makeTenant(2000);
     let calls = 0;
     let inFlight = 0;
@@ -182,7 +185,7 @@ describe("D1UsageLedger", () => {
       const llm = createLlm(llmEnv, { tenantId: t, agentId: "bot" });
       for (;;) {
         try {
-          await llm.chat({ role: "policy", purpose: "practice-rollout", messages: [{ role: "user", content: "go" }] });
+          await llm.chat({ role: "policy", purpose: "practice-rollout", maxTokens: 200, messages: [{ role: "user", content: "go" }] });
         } catch (err) {
           if (err instanceof BudgetExceededError) return;
           throw err;
@@ -195,9 +198,12 @@ describe("D1UsageLedger", () => {
     const rows = await env.DB.prepare("SELECT COUNT(*) AS n, SUM(tokens_in + tokens_out) AS tokens FROM usage_ledger WHERE tenant_id = ?").bind(t).first<{ n: number; tokens: number }>();
     // The running total agrees with the ledger, call for call.
     expect(rows).toEqual({ n: calls, tokens: used });
-    expect(used).toBeGreaterThanOrEqual(2000);
-    const overrun = used - 2000;
-    expect(overrun).toBeLessThan(4 * 150);
+    // Each call reserved 201 and used 150: none passed the budget, and the consumers stopped only
+    // when the next reservation did not fit beside the calls in flight.
+    expect(used).toBeLessThanOrEqual(2000);
+    expect(used).toBeGreaterThan(2000 - 4 * 201);
+    const open = await env.DB.prepare("SELECT COUNT(*) AS n FROM usage_ledger WHERE tenant_id = ? AND state = 'open'").bind(t).first<{ n: number }>();
+    expect(open!.n).toBe(0);
     expect(maxInFlight).toBeGreaterThan(1);
     // The check reads the running total, not the day's rows.
     await env.DB.prepare("DELETE FROM usage_ledger WHERE tenant_id = ?").bind(t).run();
@@ -263,7 +269,7 @@ describe("two-phase recording", () => {
     const cut = await ledger.open({ tenantId: t, agentId: "a1", purpose: "practice-rollout", role: "policy", model: "m1", callId: crypto.randomUUID(), estimate: { tokensIn: 300, tokensOut: 1024, costUsd: 0 } });
     expect(await ledger.usedToday(t)).toBe(110 + 1324);
     const s = await ledger.summarize(t, T0 - HOUR, T0 + HOUR, "purpose");
-    expect(s.totals).toEqual({ calls: 2, tokensIn: 400, tokensOut: 1034, costUsd: 0.001, openCalls: 1, failedCalls: 0, estimatedCalls: 1 });
+    expect(s.totals).toEqual({ calls: 2, tokensIn: 400, tokensOut: 1034, costUsd: 0.001, openCalls: 1, abandonedCalls: 0, failedCalls: 0, estimatedCalls: 1 });
     expect(s.groups.find((g) => g.key === "practice-rollout")).toMatchObject({ calls: 1, openCalls: 1, estimatedCalls: 1 });
 
     // Settling is once only: a late or repeated settle changes nothing more.
@@ -271,7 +277,7 @@ describe("two-phase recording", () => {
     await cut.settle({ tokensIn: 9999, tokensOut: 9999, costUsd: 9, estimated: false, failed: false });
     expect(await ledger.usedToday(t)).toBe(110 + 300);
     const after = await ledger.summarize(t, T0 - HOUR, T0 + HOUR, "day");
-    expect(after.totals).toEqual({ calls: 2, tokensIn: 350, tokensOut: 60, costUsd: 0.003, openCalls: 0, failedCalls: 0, estimatedCalls: 0 });
+    expect(after.totals).toEqual({ calls: 2, tokensIn: 350, tokensOut: 60, costUsd: 0.003, openCalls: 0, abandonedCalls: 0, failedCalls: 0, estimatedCalls: 0 });
   });
 
   it("settles against the day the call was opened, also when the answer comes after midnight", async () => {
@@ -323,15 +329,96 @@ describe("two-phase recording", () => {
       return answer();
     });
     const llm = createLlm(llmEnv, { tenantId: t });
-    const first = llm.chat({ role: "policy", purpose: "p", maxTokens: 1000, messages: [{ role: "user", content: "go" }] });
+    const first = llm.chat({ role: "policy", purpose: "p", maxTokens: 900, messages: [{ role: "user", content: "go" }] });
     while (fetches === 0) await scheduler.wait(1);
-    // The first call's reservation (its output cap alone) fills the budget while it is in flight.
-    await expect(llm.chat({ role: "policy", purpose: "p", messages: [{ role: "user", content: "again" }] })).rejects.toBeInstanceOf(BudgetExceededError);
+    // The first call's reservation (901) leaves 99: a call that may use 501 is not made.
+    await expect(llm.chat({ role: "policy", purpose: "p", maxTokens: 500, messages: [{ role: "user", content: "again" }] })).rejects.toBeInstanceOf(BudgetExceededError);
     expect(fetches).toBe(1);
     release();
     await first;
     // Settled at the 150 tokens it used, the rest of the budget is free again.
-    await llm.chat({ role: "policy", purpose: "p", messages: [{ role: "user", content: "again" }] });
+    await llm.chat({ role: "policy", purpose: "p", maxTokens: 500, messages: [{ role: "user", content: "again" }] });
     expect(fetches).toBe(2);
+  });
+
+  it("a day overruns its budget by at most one call's use beyond its estimate (a provider that ignores the output cap)", async () => {
+    const t = await makeTenant(2000);
+    let fetches = 0;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async () => {
+      fetches++;
+      return answer({ prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 });
+    });
+    const llm = createLlm(llmEnv, { tenantId: t });
+    // Each call reserves its tiny prompt and 100 output tokens (101) but uses 150: 49 beyond its estimate.
+    for (;;) {
+      const r = await llm.chat({ role: "policy", purpose: "p", maxTokens: 100, messages: [{ role: "user", content: "go" }] }).catch((e) => e);
+      if (r instanceof BudgetExceededError) break;
+    }
+    const used = await new D1UsageLedger(llmEnv).usedToday(t);
+    expect(used).toBe(fetches * 150);
+    // Checking only what was used before each call would have let the 14th call take the day to 2,100.
+    expect(used - 2000).toBeLessThanOrEqual(150 - 101);
+  });
+
+  it("each attempt of a retried call has its own row, and a budget spent by the first attempt stops the retry", async () => {
+    const t = await makeTenant();
+    let fetches = 0;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async () => {
+      fetches++;
+      return fetches === 1 ? Response.json({ error: { message: "busy" } }, { status: 503, headers: { "retry-after-ms": "1" } }) : answer();
+    });
+    const retrying = { ...llmEnv, LLM_MAX_RETRIES: "2" };
+    await createLlm(retrying, { tenantId: t }).chat({ role: "policy", purpose: "p", maxTokens: 100, messages: [{ role: "user", content: "go" }] });
+    expect(fetches).toBe(2);
+    const { results } = await rowsOf(t);
+    expect(results.map((r) => [r.state, r.tokens_in + r.tokens_out])).toEqual([
+      ["failed", 0],
+      ["settled", 150],
+    ]);
+    expect(new Set(results.map((r) => r.call_id)).size).toBe(2);
+
+    // An attempt that times out keeps its estimate (the provider may have done the work): the retry's
+    // reservation no longer fits, so no second request is sent.
+    const tight = await makeTenant(1500);
+    fetches = 0;
+    vi.spyOn(globalThis, "fetch").mockImplementation(
+      (_input: RequestInfo | URL, init?: RequestInit) =>
+        new Promise<Response>((_resolve, reject) => {
+          fetches++;
+          init?.signal?.addEventListener("abort", () => reject(new DOMException("The operation was aborted", "AbortError")));
+        }),
+    );
+    const err = await createLlm({ ...retrying, LLM_TIMEOUT_MS: "20" }, { tenantId: tight })
+      .chat({ role: "policy", purpose: "p", maxTokens: 1000, messages: [{ role: "user", content: "go" }] })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(BudgetExceededError);
+    expect(fetches).toBe(1);
+    const rows = (await rowsOf(tight)).results;
+    expect(rows.map((r) => [r.state, r.estimated])).toEqual([["failed", 1]]);
+    expect(await new D1UsageLedger(llmEnv).usedToday(tight)).toBe(rows[0]!.tokens_in + rows[0]!.tokens_out);
+  });
+
+  it("an open row past its call's timeout is marked abandoned by the cron: counted once at its estimate, no longer in flight", async () => {
+    const t = await makeTenant();
+    const { ledger, setNow } = ledgerAt(T0);
+    const cut = await ledger.open({ tenantId: t, purpose: "p", role: "policy", model: "m", callId: crypto.randomUUID(), estimate: { tokensIn: 100, tokensOut: 400, costUsd: 0 } });
+    const live = ledgerAt(T0 + 60_000);
+    const young = await live.ledger.open({ tenantId: t, purpose: "p", role: "policy", model: "m", callId: crypto.randomUUID(), estimate: { tokensIn: 10, tokensOut: 40, costUsd: 0 } });
+    setNow(T0 + abandonAfterMs(llmEnv) + 1);
+    expect(await ledger.reapOpen(abandonAfterMs(llmEnv))).toBe(1);
+    const s = await ledger.summarize(t, T0 - HOUR, T0 + HOUR, "day");
+    expect(s.totals).toMatchObject({ calls: 2, tokensIn: 110, tokensOut: 440, openCalls: 1, abandonedCalls: 1, estimatedCalls: 2 });
+    expect(await ledger.usedToday(t)).toBe(550);
+    // An answer arriving after all changes nothing: the row is no longer open.
+    await cut.settle({ tokensIn: 1, tokensOut: 1, costUsd: 0, estimated: false, failed: false });
+    expect(await ledger.usedToday(t)).toBe(550);
+    await young.settle({ tokensIn: 5, tokensOut: 5, costUsd: 0, estimated: false, failed: false });
+    expect(await ledger.usedToday(t)).toBe(510);
+    // The frequent cron runs the same sweep.
+    const leftOpen = await ledger.open({ tenantId: t, purpose: "p", role: "policy", model: "m", callId: crypto.randomUUID(), estimate: { tokensIn: 1, tokensOut: 1, costUsd: 0 } });
+    void leftOpen;
+    const ran = await cronTasks[CRON_FREQUENT]!(env, Date.now() + 24 * HOUR * 365 * 10);
+    expect(ran.usageRowsAbandoned).toBeGreaterThanOrEqual(1);
+    expect((await ledger.summarize(t, 0, T0 + 365 * 24 * HOUR * 20, "day")).totals.openCalls).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { resetEmbedderCache } from "../../src/adapters/embedder-factory";
 import { hashEmbed } from "../../src/core/hash-embedder";
-import { expectProblem } from "../helpers";
+import { call, expectProblem, newKey } from "../helpers";
 import { agentFixture } from "./setup";
 
 const EMBEDDINGS = "http://embeddings.test/v1";
@@ -110,5 +110,36 @@ describe("embedders outside the built-in tables", () => {
     expect(refused.body.settings).toEqual(["EMBEDDING_BASE_URL", "LLM_BASE_URL"]);
     expect((await api("PATCH", "/config", { embedder: { provider: "hash" } })).status).toBe(200);
     expect((await api("POST", "/retrieve", { query: "anything" })).status).toBe(200);
+  });
+});
+
+describe("an embedder that spends the operator's key", () => {
+  it("needs an admin key to choose, and each of its requests is a ledger row counted in the tenant's daily budget", async () => {
+    const { t, agentId, api } = await agentFixture();
+    await redeploy(t.tenantId, agentId, EMBEDDING_ENV);
+    const bodies = fakeEmbeddings(768);
+    const writer = await newKey(t.apiKey, "write");
+    const choose = { embedder: { provider: "openai", model: "nomic-embed-text" } };
+    expectProblem(await call("PATCH", `/v1/agents/${agentId}/config`, { key: writer.apiKey, body: choose }), 403, "forbidden");
+    expect((await call("PATCH", `/v1/agents/${agentId}/config`, { key: writer.apiKey, body: { embedder: { provider: "hash" } } })).status).toBe(200);
+    expect((await api("PATCH", "/config", choose)).status).toBe(200);
+
+    expect((await api("POST", "/experiences", { text: "Retry HTTP 429 with exponential backoff" })).status).toBe(201);
+    const rows = await env.DB.prepare("SELECT agent_id, purpose, role, model, state, tokens_in, tokens_out FROM usage_ledger WHERE tenant_id = ?")
+      .bind(t.tenantId)
+      .all();
+    expect(rows.results.length).toBe(bodies.length);
+    expect(rows.results[0]).toEqual({ agent_id: agentId, purpose: "embed", role: "embedder", model: "nomic-embed-text", state: "settled", tokens_in: 1, tokens_out: 0 });
+    const used = await env.DB.prepare("SELECT tokens FROM tenant_daily_usage WHERE tenant_id = ?").bind(t.tenantId).first<{ tokens: number }>();
+    expect(used!.tokens).toBe(bodies.length);
+
+    // A budget with no room for the next request's estimate: the write is refused before any request.
+    await env.DB.prepare("UPDATE tenants SET daily_token_budget = ? WHERE id = ?").bind(used!.tokens + 2, t.tenantId).run();
+    const sent = bodies.length;
+    const refused = await api("POST", "/experiences", { text: "Validate every tool output against its JSON schema before use" });
+    expectProblem(refused, 429, "budget-exceeded");
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+    expect(bodies.length).toBe(sent);
+    expect((await api("GET", "/experiences")).body.items).toHaveLength(1);
   });
 });

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { expectProblem, newAgent, newTenant } from "../helpers";
 import { ARITHMETIC, api, captureQueues, practiceFixture, practiceLlm, seedLessons, startRun } from "./harness";
@@ -5,6 +6,10 @@ import { ARITHMETIC, api, captureQueues, practiceFixture, practiceLlm, seedLesso
 afterEach(() => vi.restoreAllMocks());
 
 const RUN = { epochs: 2, batchSize: 2, groupSize: 3, seed: 7 };
+
+/** Every token the tenant's calls used, from the usage ledger (the truth the run's own counters follow). */
+const tenantTokens = async (tenantId: string) =>
+  (await env.DB.prepare("SELECT COALESCE(SUM(tokens_in + tokens_out), 0) AS n FROM usage_ledger WHERE tenant_id = ?").bind(tenantId).first<{ n: number }>())!.n;
 const LONG = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
 
 describe("practice run control", () => {
@@ -128,7 +133,7 @@ describe("practice run control", () => {
     expect(run.body.promotion).toMatchObject({ promoted: false });
   });
 
-  it("the run's budget stops it between stages, keeping what finished steps learned", async () => {
+  it("the run's budget stops it before a call that would pass it, keeping what finished steps learned", async () => {
     const f0 = await practiceFixture(ARITHMETIC);
     const q0 = captureQueues();
     practiceLlm();
@@ -143,21 +148,36 @@ describe("practice run control", () => {
     const f = await practiceFixture(ARITHMETIC);
     const q = captureQueues();
     const llm = practiceLlm();
-    const runId = await startRun(f, { ...RUN, budget: { maxTokens: tokensThrough + 300 } });
+    const budget = tokensThrough + 300;
+    const runId = await startRun(f, { ...RUN, budget: { maxTokens: budget } });
     await q.pump();
     const run = await f.agent("GET", `/practice-runs/${runId}`);
     expect(run.body.status).toBe("budget-exhausted");
-    expect(run.body.usage.tokensIn + run.body.usage.tokensOut).toBeGreaterThanOrEqual(tokensThrough + 300);
-    expect(llm.sent.length).toBeLessThan(30);
+    // Every call the run made, as the tenant's ledger has it: within the budget (the fake answers
+    // use less than their reservations, so nothing passes it).
+    const spent = await tenantTokens(f.t.tenantId);
+    expect(spent).toBeLessThanOrEqual(budget);
+    expect(run.body.usage.tokensIn + run.body.usage.tokensOut).toBe(spent);
     const steps = (await f.agent("GET", `/practice-runs/${runId}/steps`)).body.items;
-    expect(steps.filter((s: any) => s.status === "done")).toHaveLength(firstLearning + 1);
+    const done = steps.filter((s: any) => s.status === "done");
     expect(steps.at(-1).status).toBe("abandoned");
-    expect(run.body.promotion).toMatchObject({ promoted: true });
-    expect((await f.agent("GET", "/experiences?source=practice")).body.items.length).toBe(refSteps[firstLearning].librarySize);
+    const learned = done.length ? done.at(-1).librarySize : 0;
+    expect((await f.agent("GET", "/experiences?source=practice")).body.items.length).toBe(learned);
     // Nothing more is sent after the stop.
     const sent = llm.sent.length;
     await q.pump();
     expect(llm.sent.length).toBe(sent);
+  });
+
+  it("a run with budget.maxTokens 2000 never passes it (it ended at 2,478 when the budget was checked only between stages)", async () => {
+    const f = await practiceFixture(ARITHMETIC);
+    const q = captureQueues();
+    practiceLlm();
+    const runId = await startRun(f, { ...RUN, budget: { maxTokens: 2000 } });
+    await q.pump();
+    const run = await f.agent("GET", `/practice-runs/${runId}`);
+    expect(run.body.status).toBe("budget-exhausted");
+    expect(await tenantTokens(f.t.tenantId)).toBeLessThanOrEqual(2000);
   });
 
   it("cancel stops the run, sends nothing more and promotes nothing", async () => {

@@ -1,5 +1,7 @@
-import OpenAI from "openai";
-import { DEFAULT_SIMILARITY_THRESHOLD, type Embedder } from "../embedder";
+import OpenAI, { APIConnectionTimeoutError } from "openai";
+import { estimateTokens } from "../../core/lexical";
+import { retryDelayMs } from "../../llm/retry";
+import { DEFAULT_SIMILARITY_THRESHOLD, type Embedder, type EmbeddingMeter } from "../embedder";
 import { DimsGuard, EmbedderError, embedInBatches } from "./shared";
 
 /**
@@ -8,6 +10,9 @@ import { DimsGuard, EmbedderError, embedInBatches } from "./shared";
  * from hitting the per-request token ceiling.
  */
 export const OPENAI_MAX_BATCH = 96;
+
+/** The SDK default (10 minutes) outlives any Worker request that waits on an embedding. */
+export const EMBEDDER_TIMEOUT_MS = 30_000;
 
 /** Native sizes, so `dims` is known before the first call for the common models. */
 const KNOWN_DIMS: Readonly<Record<string, number>> = {
@@ -46,6 +51,7 @@ export class OpenAiEmbedder implements Embedder {
   private readonly batchSize: number;
   private readonly baseURL: string;
   private readonly client: OpenAI;
+  private readonly maxRetries: number;
 
   constructor(opts: OpenAiEmbedderOptions) {
     if (!opts.baseURL) throw new Error("openai embedder needs a base URL");
@@ -61,12 +67,13 @@ export class OpenAiEmbedder implements Embedder {
     }
     this.batchSize = batchSize;
     this.baseURL = opts.baseURL;
+    this.maxRetries = opts.maxRetries ?? 2;
+    // Retries are made here, not by the client, so that each attempt is metered (see `request`).
     this.client = new OpenAI({
       baseURL: opts.baseURL,
       apiKey: opts.apiKey,
-      maxRetries: opts.maxRetries ?? 2,
-      // The SDK default (10 minutes) outlives any Worker request that waits on an embedding.
-      timeout: opts.timeoutMs ?? 30_000,
+      maxRetries: 0,
+      timeout: opts.timeoutMs ?? EMBEDDER_TIMEOUT_MS,
       // Resolved per call rather than captured, so the runtime's (or a test's) current fetch is used.
       fetch: (input, init) => globalThis.fetch(input, init),
     });
@@ -76,23 +83,44 @@ export class OpenAiEmbedder implements Embedder {
     return this.guard.dims;
   }
 
-  embed(texts: string[]): Promise<Float32Array[]> {
-    return embedInBatches(texts, this.batchSize, this.guard, "openai", this.modelName, (batch) => this.request(batch));
+  embed(texts: string[], meter?: EmbeddingMeter): Promise<Float32Array[]> {
+    return embedInBatches(texts, this.batchSize, this.guard, "openai", this.modelName, (batch) => this.request(batch, meter));
   }
 
-  private async request(input: string[]): Promise<Float32Array[]> {
+  /**
+   * One batch, retried like the LLM client retries (retryDelayMs). Each attempt opens its own row
+   * through `meter` before it goes out, settled with the provider's `usage.prompt_tokens`; a refused
+   * row (the tenant's budget) fails the batch before any request is made.
+   */
+  private async request(input: string[], meter: EmbeddingMeter | undefined): Promise<Float32Array[]> {
+    const estimate = input.reduce((n, t) => n + estimateTokens(t), 0);
     let res: OpenAI.CreateEmbeddingResponse;
-    try {
-      res = await this.client.embeddings.create({
-        model: this.modelName,
-        input,
-        encoding_format: "float",
-        ...(this.requestedDims === undefined ? {} : { dimensions: this.requestedDims }),
-      });
-    } catch (err) {
-      const status = err instanceof OpenAI.APIError && err.status !== undefined ? ` (HTTP ${err.status})` : "";
-      const detail = err instanceof Error ? err.message : String(err);
-      throw new EmbedderError("openai", `openai embeddings request to ${this.baseURL} for model ${this.modelName} failed${status}: ${detail}`, { cause: err });
+    for (let attempt = 0; ; attempt++) {
+      const call = meter ? await meter(this.modelName, estimate) : null;
+      try {
+        res = await this.client.embeddings.create({
+          model: this.modelName,
+          input,
+          encoding_format: "float",
+          ...(this.requestedDims === undefined ? {} : { dimensions: this.requestedDims }),
+        });
+      } catch (err) {
+        // An error answer is not billed; a timed-out request may have been, so it keeps its estimate.
+        const timedOut = err instanceof APIConnectionTimeoutError;
+        await call?.settle({ tokensIn: timedOut ? estimate : 0, tokensOut: 0, costUsd: 0, estimated: timedOut, failed: true }).catch(() => undefined);
+        const wait = attempt < this.maxRetries ? retryDelayMs(err, attempt) : null;
+        if (wait !== null) {
+          await new Promise((r) => setTimeout(r, wait));
+          continue;
+        }
+        const status = err instanceof OpenAI.APIError && err.status !== undefined ? ` (HTTP ${err.status})` : "";
+        const detail = err instanceof Error ? err.message : String(err);
+        throw new EmbedderError("openai", `openai embeddings request to ${this.baseURL} for model ${this.modelName} failed${status}: ${detail}`, { cause: err });
+      }
+      const reported = (res as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
+      const tokens = typeof reported === "number" ? reported : estimate;
+      await call?.settle({ tokensIn: tokens, tokensOut: 0, costUsd: 0, estimated: typeof reported !== "number", failed: false }).catch(() => undefined);
+      break;
     }
     const data: unknown = (res as { data?: unknown }).data;
     if (!Array.isArray(data) || data.length !== input.length) {

@@ -40,6 +40,8 @@ export interface RunFacts {
   finishing: "completed" | "budget-exhausted" | null;
   /** Why a `best` run stopped before its last epoch. */
   stoppedEarly: string | null;
+  /** The agent's incarnation the run was set up for: a re-created agent of the same id refuses its promotion. */
+  agentIncarnation?: string | null;
 }
 
 /** One of a run's libraries to evaluate on its held-out tasks (epoch 0 is the starting library). */
