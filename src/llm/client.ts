@@ -2,7 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import type { z } from "zod";
 import repairTemplate from "../../prompts/json-repair.md";
-import { Semaphore } from "../core/semaphore";
+import { Semaphore, SemaphoreTimeoutError } from "../core/semaphore";
 import { estimateTokens } from "../core/lexical";
 import { extractJson, JsonExtractError } from "../core/tolerant-json";
 import { fenceData, renderTemplate } from "../core/prompt-template";
@@ -68,7 +68,17 @@ export interface LlmClientDeps {
   logger?: Pick<Logger, "warn" | "error">;
   /** Defaults to the isolate-wide semaphore for `settings.maxConcurrency`. */
   semaphore?: Semaphore;
+  /**
+   * Longest wait for one of the isolate's LLM slots before the call fails as unavailable
+   * (retryable, `saturated`). Default DEFAULT_SLOT_WAIT_MS; a request that can do without the
+   * answer (the review before a write) waits less.
+   */
+  maxWaitMs?: number;
+  /** The caller's request is gone: stop waiting for a slot. */
+  signal?: AbortSignal;
 }
+
+export const DEFAULT_SLOT_WAIT_MS = 30_000;
 
 /**
  * A Retry-After longer than this is not waited out inside a request (Workers have wall-clock
@@ -223,12 +233,11 @@ export class LlmClient {
   }
 
   /**
-   * One chat completion: budget check, bounded concurrency, the call's ledger row opened at an
+   * One chat completion: a slot (bounded wait), the budget check, the call's ledger row opened at an
    * estimate, the call (with the client's retries), the row settled with the provider's usage.
    */
   private async complete(req: ChatRequest, purpose: string, messages: ChatMessage[], format: ResponseFormat): Promise<Completion> {
     const { tenantId, agentId = null } = this.deps;
-    await this.deps.budget.assertWithinBudget(tenantId);
     const model = req.model ?? this.modelFor(req.role);
     const body: ChatCompletionCreateParamsNonStreaming = {
       model,
@@ -243,9 +252,13 @@ export class LlmClient {
     const reserveOut = req.maxTokens ?? DEFAULT_OUTPUT_RESERVATION;
     const estimate = { tokensIn: promptTokens, tokensOut: reserveOut, costUsd: costUsd(this.settings, model, promptTokens, reserveOut) };
     const callId = crypto.randomUUID();
+    const waitMs = this.deps.maxWaitMs ?? DEFAULT_SLOT_WAIT_MS;
+    const slot = { timeoutMs: waitMs, ...(this.deps.signal ? { signal: this.deps.signal } : {}) };
     const completion = await this.semaphore.run(async () => {
-      // Opened inside the semaphore, just before the request: a call waiting for a slot is not in
-      // flight. A row that cannot be written fails the call before it is made: no call goes unrecorded.
+      // The budget is checked and the row opened inside the semaphore, just before the request: a
+      // call waiting for a slot is not in flight, and what others spent meanwhile counts. A row that
+      // cannot be written fails the call before it is made: no call goes unrecorded.
+      await this.deps.budget.assertWithinBudget(tenantId);
       const call = await openCall(this.deps.recorder, { tenantId, agentId, purpose, role: req.role, model, callId, estimate });
       try {
         return { call, answer: await this.openai.chat.completions.create(body, { headers: { "X-Client-Request-Id": callId } }) };
@@ -253,6 +266,14 @@ export class LlmClient {
         await this.settleQuietly(call, failedSettlement(e, estimate), { tenantId, purpose, model });
         throw this.unavailable(e, model);
       }
+    }, slot).catch((e: unknown) => {
+      if (!(e instanceof SemaphoreTimeoutError)) throw e;
+      throw new LlmUnavailableError(`This isolate's ${e.limit} LLM slots stayed busy for ${e.waitedMs} ms; no call was made.`, {
+        retryable: true,
+        saturated: true,
+        attempts: 0,
+        cause: e,
+      });
     });
 
     const choice = completion.answer.choices?.[0];

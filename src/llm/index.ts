@@ -27,7 +27,7 @@ export function llmConfigured(env: Env): boolean {
  */
 export function createLlm(
   env: Env,
-  ctx: { tenantId: string; agentId?: string | null; logger?: Logger; now?: () => number; fetch?: LlmClientDeps["fetch"] },
+  ctx: { tenantId: string; agentId?: string | null; logger?: Logger; now?: () => number; fetch?: LlmClientDeps["fetch"]; maxWaitMs?: number },
 ): LlmClient {
   const settings = loadLlmSettings(env);
   if (!settings) throw new LlmNotConfiguredError();
@@ -39,5 +39,6 @@ export function createLlm(
     budget: ledger,
     logger: ctx.logger,
     fetch: ctx.fetch,
+    ...(ctx.maxWaitMs !== undefined ? { maxWaitMs: ctx.maxWaitMs } : {}),
   });
 }

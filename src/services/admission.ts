@@ -4,6 +4,13 @@ import { createLlm, llmConfigured } from "../llm";
 import { REVIEW_BATCH, reviewLessons, type ReviewedLesson } from "../learning/safety-review";
 
 /**
+ * How long a write waits for an LLM slot for its review. Past it the write is not refused: it is
+ * stored `pending` and the queued review decides, so a burst of writes is accepted rather than
+ * queued behind the isolate's few LLM slots (see src/http/README.md, "Overload").
+ */
+export const REVIEW_SLOT_WAIT_MS = 2_000;
+
+/**
  * A client's small write (a lesson, or an import of at most one review call's worth) is put to the
  * safety review before it is written, so the write answers with lessons the agent can use at once
  * (one library version, no wait for the queued review). Only all-`safe` verdicts count: an unsafe
@@ -14,7 +21,7 @@ export async function reviewedBeforeWrite(env: Env, tenantId: string, agentId: s
   const all = Array.isArray(lessons) ? lessons : [lessons as ReviewedLesson];
   if (!all.length || all.length > REVIEW_BATCH || !llmConfigured(env)) return false;
   try {
-    const llm = createLlm(env, { tenantId, agentId, logger: log });
+    const llm = createLlm(env, { tenantId, agentId, logger: log, maxWaitMs: REVIEW_SLOT_WAIT_MS });
     const { verdicts } = await reviewLessons(llm, all, "admission-review");
     return verdicts.length === all.length && verdicts.every((v) => v.safe);
   } catch (err) {
