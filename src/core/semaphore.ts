@@ -119,10 +119,10 @@ export class Semaphore {
         let timer: unknown;
         let woken!: () => void;
         await new Promise<void>((resolve) => {
-          woken = resolve;
-          timer = clock.setTimeout(resolve, Math.max(1, Math.min(this.tickMs, deadline - now)));
-          signal?.addEventListener("abort", resolve, { once: true });
-          me.wake = resolve;
+          woken = () => resolve();
+          timer = clock.setTimeout(woken, Math.max(1, Math.min(this.tickMs, deadline - now)));
+          signal?.addEventListener("abort", woken, { once: true });
+          me.wake = woken;
         });
         me.wake = null;
         clock.clearTimeout(timer);
