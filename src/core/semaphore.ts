@@ -6,10 +6,10 @@
  * away (or that it judged hung) and from then on runs none of its code: no `finally`, no timer, no
  * continuation. A semaphore that hands its permit straight to a waiter, or trusts every holder to
  * call release, leaks a permit to each such request, and once all are leaked every later caller
- * waits forever. A waiter that only awaits a promise another request resolves has no I/O of its
- * own either, and the runtime cancels it as hung. So here:
- * - a waiter polls on its own timer (its own pending I/O), and takes a permit itself when it is
- *   among the first `free` in line; a release only nudges, it hands nothing over;
+ * waits forever. A waiter woken by a promise another request resolves runs on in that request's
+ * I/O context, with none of its own pending, and the runtime cancels it as hung. So here:
+ * - a waiter is woken only by its own timer (its own pending I/O): it polls, and takes a permit
+ *   itself when it is among the first `free` in line; a release hands nothing over, wakes no one;
  * - waiters and holders prove they are alive on their own timers; one whose timer has stopped (its
  *   request is gone) is dropped, and a dead holder's permit returns to the pool;
  * - a wait is bounded: `timeoutMs` ends it with SemaphoreTimeoutError, `signal` with its reason.
@@ -59,7 +59,6 @@ export class SemaphoreTimeoutError extends Error {
 interface Waiter {
   seq: number;
   seen: number;
-  wake: (() => void) | null;
 }
 
 interface Holder {
@@ -80,7 +79,7 @@ export class Semaphore {
     options: SemaphoreOptions = {},
   ) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`Semaphore limit must be a positive integer, got ${limit}`);
-    this.tickMs = options.tickMs ?? 100;
+    this.tickMs = options.tickMs ?? 50;
     this.heartbeatMs = options.heartbeatMs ?? 1_000;
     this.maxWaitMs = options.maxWaitMs ?? 30_000;
   }
@@ -102,7 +101,7 @@ export class Semaphore {
     signal?.throwIfAborted();
     const started = clock.now();
     const deadline = started + (options.timeoutMs ?? this.maxWaitMs);
-    const me: Waiter = { seq: this.seq++, seen: started, wake: null };
+    const me: Waiter = { seq: this.seq++, seen: started };
     this.queue.push(me);
     try {
       for (;;) {
@@ -114,17 +113,13 @@ export class Semaphore {
         this.reap(now);
         if (this.queue.indexOf(me) < this.limit - this.holders.size) return this.hold(clock);
         if (now >= deadline) throw new SemaphoreTimeoutError(now - started, this.limit);
-        // `wake` may run in another request's context, so it only resolves: the timer is cleared
-        // here, in this request's own, where its id means this timer.
         let timer: unknown;
         let woken!: () => void;
         await new Promise<void>((resolve) => {
           woken = () => resolve();
           timer = clock.setTimeout(woken, Math.max(1, Math.min(this.tickMs, deadline - now)));
           signal?.addEventListener("abort", woken, { once: true });
-          me.wake = woken;
         });
-        me.wake = null;
         clock.clearTimeout(timer);
         signal?.removeEventListener("abort", woken);
       }
@@ -158,38 +153,17 @@ export class Semaphore {
       released = true;
       clock.clearTimeout(timer);
       this.holders.delete(holder);
-      this.nudge();
     };
   }
 
   /** Drops waiters and holders whose requests have stopped running. */
   private reap(now: number): void {
-    let freed = false;
-    for (const h of this.holders) {
-      if (now - h.seen > this.heartbeatMs * 10) {
-        this.holders.delete(h);
-        freed = true;
-      }
-    }
-    for (let i = this.queue.length - 1; i >= 0; i--) {
-      if (now - this.queue[i]!.seen > this.tickMs * 10) {
-        this.queue.splice(i, 1);
-        freed = true;
-      }
-    }
-    if (freed) this.nudge();
+    for (const h of this.holders) if (now - h.seen > this.heartbeatMs * 10) this.holders.delete(h);
+    for (let i = this.queue.length - 1; i >= 0; i--) if (now - this.queue[i]!.seen > this.tickMs * 10) this.queue.splice(i, 1);
   }
 
   private leave(me: Waiter): void {
     const at = this.queue.indexOf(me);
-    if (at < 0) return;
-    this.queue.splice(at, 1);
-    this.nudge();
-  }
-
-  /** Wakes the waiters now entitled to a permit; a dead one does not answer and its own timer is gone. */
-  private nudge(): void {
-    const free = this.limit - this.holders.size;
-    for (const w of this.queue.slice(0, Math.max(0, free))) w.wake?.();
+    if (at >= 0) this.queue.splice(at, 1);
   }
 }

@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
-import { createLlm, llmConfigured } from "../llm";
+import { createLlm, llmConfigured, LlmUnavailableError } from "../llm";
 import { REVIEW_BATCH, reviewLessons, type ReviewedLesson } from "../learning/safety-review";
 
 /**
@@ -25,7 +25,9 @@ export async function reviewedBeforeWrite(env: Env, tenantId: string, agentId: s
     const { verdicts } = await reviewLessons(llm, all, "admission-review");
     return verdicts.length === all.length && verdicts.every((v) => v.safe);
   } catch (err) {
-    log.warn("safety review before a write failed; the entry waits for the queued review", { agentId, err: String(err) });
+    // Saturation is the expected answer to a burst, one line per write of it would flood the log.
+    const saturated = err instanceof LlmUnavailableError && err.detail.saturated === true;
+    log[saturated ? "info" : "warn"]("safety review before a write failed; the entry waits for the queued review", { agentId, err: String(err) });
     return false;
   }
 }
