@@ -39,7 +39,7 @@ function idempotent(method: string, args: unknown[]): boolean {
  * runtime down); a write that finds no slot within WRITE_SLOT_WAIT_MS answers 503 with Retry-After.
  */
 const WRITE_SLOTS_PER_AGENT = 16;
-const WRITE_SLOT_WAIT_MS = 5_000;
+const WRITE_SLOT_WAIT_MS = 15_000;
 const MAX_WRITE_SLOT_SETS = 1_000;
 const writeSlots = new Map<string, Semaphore>();
 
