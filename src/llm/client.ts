@@ -74,8 +74,6 @@ export interface LlmClientDeps {
    * answer (the review before a write) waits less.
    */
   maxWaitMs?: number;
-  /** The caller's request is gone: stop waiting for a slot. */
-  signal?: AbortSignal;
 }
 
 export const DEFAULT_SLOT_WAIT_MS = 30_000;
@@ -252,8 +250,7 @@ export class LlmClient {
     const reserveOut = req.maxTokens ?? DEFAULT_OUTPUT_RESERVATION;
     const estimate = { tokensIn: promptTokens, tokensOut: reserveOut, costUsd: costUsd(this.settings, model, promptTokens, reserveOut) };
     const callId = crypto.randomUUID();
-    const waitMs = this.deps.maxWaitMs ?? DEFAULT_SLOT_WAIT_MS;
-    const slot = { timeoutMs: waitMs, ...(this.deps.signal ? { signal: this.deps.signal } : {}) };
+    const slot = { timeoutMs: this.deps.maxWaitMs ?? DEFAULT_SLOT_WAIT_MS };
     const completion = await this.semaphore.run(async () => {
       // The budget is checked and the row opened inside the semaphore, just before the request: a
       // call waiting for a slot is not in flight, and what others spent meanwhile counts. A row that
