@@ -28,7 +28,7 @@ function retryAfterMs(res: Response): number | undefined {
   if (!h) return undefined;
   const secs = Number(h);
   const ms = Number.isFinite(secs) ? secs * 1000 : Date.parse(h) - Date.now();
-  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : undefined;
+  return Number.isFinite(ms) ? Math.max(ms, 0) : undefined;
 }
 
 /** A 503 that names missing configuration (`llm-not-configured`…) will answer the same next time. */
@@ -77,7 +77,10 @@ export function retryingFetch(base: (input: Request) => Promise<Response>, opts:
         continue;
       }
       if (last || !RETRY_STATUSES.has(res.status) || (await isPermanent(res))) return res;
-      const wait = retryAfterMs(res) ?? Math.min(baseDelay * 2 ** (attempt - 1), MAX_DELAY_MS);
+      const advised = retryAfterMs(res);
+      // Overload passes in seconds; a Retry-After past the cap (a spent daily budget) is not waited out inside one call.
+      if (advised !== undefined && advised > MAX_RETRY_AFTER_MS) return res;
+      const wait = advised ?? Math.min(baseDelay * 2 ** (attempt - 1), MAX_DELAY_MS);
       await res.body?.cancel();
       await sleep(wait, request.signal);
     }

@@ -23,4 +23,7 @@ export const ASSETS: Record<string, Asset> = {
 
 export const ASSET_BASE = "/dashboard/static";
 
+/** The asset a URL names: own entries only, so `__proto__` or `constructor` is no asset (a 404, not a 500). */
+export const assetNamed = (name: string): Asset | undefined => (Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined);
+
 export const assetUrl = (name: keyof typeof ASSETS & string) => `${ASSET_BASE}/${name}?v=${ASSETS[name]!.version}`;

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../env";
-import { ASSETS } from "./assets";
+import { assetNamed } from "./assets";
 import { agentPage, agentsPage, jobsPage, runPage, runsPage, usagePage, versionsPage } from "./pages";
 
 /** Styles: uPlot sizes its own elements inline; everything else comes from the Worker itself. */
@@ -31,7 +31,7 @@ dashboardRoutes.get("/dashboard/agents/:agentId/runs/:runId", (c) => html(c, run
 dashboardRoutes.get("/dashboard/agents/:agentId/jobs", (c) => html(c, jobsPage(c.req.param("agentId"))));
 
 dashboardRoutes.get("/dashboard/static/:name", (c) => {
-  const asset = ASSETS[c.req.param("name")];
+  const asset = assetNamed(c.req.param("name"));
   if (!asset) return c.notFound();
   const etag = `"${asset.version}"`;
   // A URL carrying the current fingerprint never changes; any other is revalidated.

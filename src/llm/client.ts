@@ -2,7 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import type { z } from "zod";
 import repairTemplate from "../../prompts/json-repair.md";
-import { Semaphore } from "../core/semaphore";
+import { Semaphore, SemaphoreTimeoutError } from "../core/semaphore";
 import { estimateTokens } from "../core/lexical";
 import { extractJson, JsonExtractError } from "../core/tolerant-json";
 import { fenceData, renderTemplate } from "../core/prompt-template";
@@ -69,9 +69,17 @@ export interface LlmClientDeps {
   logger?: Pick<Logger, "warn" | "error">;
   /** Defaults to the isolate-wide semaphore for `settings.maxConcurrency`. */
   semaphore?: Semaphore;
+  /**
+   * Longest wait for one of the isolate's LLM slots before the call fails as unavailable
+   * (retryable, `saturated`). Default DEFAULT_SLOT_WAIT_MS; a request that can do without the
+   * answer (the review before a write) waits less.
+   */
+  maxWaitMs?: number;
 }
 
 export { MAX_HONOURED_RETRY_AFTER_MS } from "./retry";
+
+export const DEFAULT_SLOT_WAIT_MS = 30_000;
 
 const semaphores = new Map<number, Semaphore>();
 /** One semaphore per isolate (per configured limit): bounds concurrent LLM calls across requests. */
@@ -219,12 +227,11 @@ export class LlmClient {
   }
 
   /**
-   * One chat completion: budget check, bounded concurrency, then each attempt's ledger row opened at
-   * an estimate (where the budget holds), the attempt, its row settled with the provider's usage.
+   * One chat completion: a slot (bounded wait), the budget check, then each attempt's ledger row
+   * opened at an estimate (where the budget holds), the attempt, its row settled with the provider's usage.
    */
   private async complete(req: ChatRequest, purpose: string, messages: ChatMessage[], format: ResponseFormat): Promise<Completion> {
     const { tenantId, agentId = null } = this.deps;
-    await this.deps.budget.assertWithinBudget(tenantId);
     const model = req.model ?? this.modelFor(req.role);
     const body: ChatCompletionCreateParamsNonStreaming = {
       model,
@@ -238,7 +245,23 @@ export class LlmClient {
     const promptTokens = estimateTokens(messages.map((m) => m.content).join("\n"));
     const reserveOut = req.maxTokens ?? DEFAULT_OUTPUT_RESERVATION;
     const estimate = { tokensIn: promptTokens, tokensOut: reserveOut, costUsd: costUsd(this.settings, model, promptTokens, reserveOut) };
-    const completion = await this.semaphore.run(() => this.send(body, { tenantId, agentId, purpose, role: req.role, model }, estimate));
+    const slot = { timeoutMs: this.deps.maxWaitMs ?? DEFAULT_SLOT_WAIT_MS };
+    // The budget is checked inside the semaphore, just before the request: a call waiting for a slot
+    // is not in flight, and what others spent meanwhile counts.
+    const completion = await this.semaphore
+      .run(async () => {
+        await this.deps.budget.assertWithinBudget(tenantId);
+        return this.send(body, { tenantId, agentId, purpose, role: req.role, model }, estimate);
+      }, slot)
+      .catch((e: unknown) => {
+        if (!(e instanceof SemaphoreTimeoutError)) throw e;
+        throw new LlmUnavailableError(`This isolate's ${e.limit} LLM slots stayed busy for ${e.waitedMs} ms; no call was made.`, {
+          retryable: true,
+          saturated: true,
+          attempts: 0,
+          cause: e,
+        });
+      });
 
     const choice = completion.answer.choices?.[0];
     const text = choice?.message?.content ?? "";

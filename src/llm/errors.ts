@@ -50,6 +50,8 @@ export class LlmUnavailableError extends Error {
       /** True for failures that may pass (429, 5xx, timeouts, connection errors). */
       retryable: boolean;
       attempts?: number;
+      /** No call was made: every LLM slot of the isolate stayed busy for the wait bound. */
+      saturated?: boolean;
       cause?: unknown;
     },
   ) {
@@ -98,7 +100,11 @@ export function toProblem(err: unknown): ProblemError | null {
     // Transient upstream trouble is 503 (try later); a request the provider refuses (bad key, unknown
     // model) is 502, since retrying will not help until the operator fixes the configuration.
     return err.detail.retryable
-      ? new ProblemError(503, "llm-unavailable", err.message, { upstreamStatus: err.detail.status ?? null, headers: { "retry-after": "30" } })
+      ? new ProblemError(503, "llm-unavailable", err.message, {
+          upstreamStatus: err.detail.status ?? null,
+          // Saturation here passes as soon as the calls ahead finish; a failing provider takes longer.
+          headers: { "retry-after": err.detail.saturated ? "2" : "30" },
+        })
       : new ProblemError(502, "llm-unavailable", err.message, { upstreamStatus: err.detail.status ?? null });
   }
   if (err instanceof LlmOutputError) {

@@ -29,7 +29,15 @@ export function llmConfigured(env: Env): boolean {
  */
 export function createLlm(
   env: Env,
-  ctx: { tenantId: string; agentId?: string | null; logger?: Logger; now?: () => number; fetch?: LlmClientDeps["fetch"]; gate?: CallGate },
+  ctx: {
+    tenantId: string;
+    agentId?: string | null;
+    logger?: Logger;
+    now?: () => number;
+    fetch?: LlmClientDeps["fetch"];
+    gate?: CallGate;
+    maxWaitMs?: number;
+  },
 ): LlmClient {
   const settings = loadLlmSettings(env);
   if (!settings) throw new LlmNotConfiguredError();
@@ -41,6 +49,7 @@ export function createLlm(
     budget: ledger,
     logger: ctx.logger,
     fetch: ctx.fetch,
+    ...(ctx.maxWaitMs !== undefined ? { maxWaitMs: ctx.maxWaitMs } : {}),
   });
 }
 

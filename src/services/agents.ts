@@ -7,7 +7,8 @@ import { requireAgentAccess, type Scope } from "../core/principal";
 import { notFound } from "../core/problem";
 import type { SessionEnd } from "../core/episode-types";
 import { callMemory, memoryStub, type MemoryStub } from "./agent-memory";
-import { doCall, d1Read, d1Write } from "./binding-faults";
+import { doCall, d1Read, d1Write, unavailable } from "./binding-faults";
+import { Semaphore, SemaphoreTimeoutError } from "../core/semaphore";
 import { cancelRun } from "./practice";
 import { cancelAgentEvaluations } from "./evaluation";
 import { flushMarksIfDue, markAgentActive } from "./usage-marks";
@@ -33,19 +34,48 @@ function idempotent(method: string, args: unknown[]): boolean {
 }
 
 /**
+ * Writes one isolate sends to one agent's object at a time. The object applies writes one after
+ * another, so more in flight only lengthen its queue (and a burst of hundreds has brought the local
+ * runtime down); a write that finds no slot within WRITE_SLOT_WAIT_MS answers 503 with Retry-After.
+ */
+const WRITE_SLOTS_PER_AGENT = 16;
+const WRITE_SLOT_WAIT_MS = 15_000;
+const MAX_WRITE_SLOT_SETS = 1_000;
+const writeSlots = new Map<string, Semaphore>();
+
+function writeSlotsOf(tenantId: string, agentId: string): Semaphore {
+  const key = `${tenantId}\u0000${agentId}`;
+  let slots = writeSlots.get(key);
+  if (!slots) {
+    if (writeSlots.size >= MAX_WRITE_SLOT_SETS) for (const [k, s] of writeSlots) if (s.inUse === 0 && s.waiting === 0) writeSlots.delete(k);
+    writeSlots.set(key, (slots = new Semaphore(WRITE_SLOTS_PER_AGENT, { maxWaitMs: WRITE_SLOT_WAIT_MS })));
+  }
+  return slots;
+}
+
+/**
  * The agent's Durable Object as routes use it: each call goes through a fresh stub, so a retried
  * call never reuses a stub a failure may have broken, with the documented faults handled
- * (services/binding-faults).
+ * (services/binding-faults), and writes bounded per agent (WRITE_SLOTS_PER_AGENT).
  */
 export function resilientMemory(env: Env, tenantId: string, agentId: string): MemoryStub {
   return new Proxy({} as MemoryStub, {
     get(_target, method) {
       if (typeof method !== "string" || method === "then") return undefined;
-      return (...args: unknown[]) =>
-        doCall(() => {
-          const stub = memoryStub(env, tenantId, agentId) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-          return stub[method]!(...args);
-        }, idempotent(method, args));
+      return (...args: unknown[]) => {
+        const call = () =>
+          doCall(() => {
+            const stub = memoryStub(env, tenantId, agentId) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+            return stub[method]!(...args);
+          }, idempotent(method, args));
+        if (IDEMPOTENT_READS.has(method)) return call();
+        return writeSlotsOf(tenantId, agentId)
+          .run(call)
+          .catch((e: unknown) => {
+            if (e instanceof SemaphoreTimeoutError) throw unavailable(`This agent's memory has ${e.limit} writes from this instance in progress; retry after a short pause.`);
+            throw e;
+          });
+      };
     },
   });
 }

@@ -16,6 +16,7 @@ import {
   type UsageEntry,
 } from "../../src/llm";
 import { ProblemError } from "../../src/core/problem";
+import { Semaphore } from "../../src/core/semaphore";
 
 // ---- a fake OpenAI-compatible endpoint behind the global fetch ---------------------------------
 
@@ -325,6 +326,55 @@ describe("bounded concurrency", () => {
     release();
     await Promise.all([a, b]);
     expect(started).toBe(2);
+  });
+});
+
+describe("slots, waiting and the budget", () => {
+  const req = { role: "policy" as const, purpose: "rollout", messages: [{ role: "user" as const, content: "go" }] };
+  const deps = (semaphore: Semaphore, budget: BudgetGuard, maxWaitMs?: number) => ({
+    tenantId: "t-1",
+    recorder: { record: async () => undefined },
+    budget,
+    semaphore,
+    ...(maxWaitMs !== undefined ? { maxWaitMs } : {}),
+  });
+
+  it("checks the budget when the call leaves, after its wait for a slot: what the call ahead spent counts", async () => {
+    let release!: () => void;
+    const firstDone = new Promise<void>((r) => (release = r));
+    let spent = false;
+    let fetched = 0;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async () => {
+      fetched++;
+      await firstDone;
+      spent = true;
+      return completion("ok");
+    });
+    const refused = new BudgetExceededError("t-1", 1000, 1000, Date.now() + 3_600_000);
+    const budget: BudgetGuard = { assertWithinBudget: async () => (spent ? Promise.reject(refused) : undefined) };
+    const llm = new LlmClient(settingsFor(), deps(new Semaphore(1, { tickMs: 5 }), budget));
+    const a = llm.chat(req);
+    const b = llm.chat(req);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+    release();
+    await a;
+    await expect(b).rejects.toBe(refused);
+    expect(fetched).toBe(1);
+  });
+
+  it("a call that finds every slot busy past its wait bound makes no call and fails as retryable saturation (503, short Retry-After)", async () => {
+    const semaphore = new Semaphore(1, { tickMs: 5 });
+    const hold = await semaphore.acquire();
+    const { spy } = fakeLlm(completion("ok"));
+    const llm = new LlmClient(settingsFor(), deps(semaphore, { assertWithinBudget: async () => undefined }, 30));
+    const err = await llm.chat(req).catch((e: unknown) => e);
+    hold();
+    expect(err).toBeInstanceOf(LlmUnavailableError);
+    expect((err as LlmUnavailableError).detail).toMatchObject({ retryable: true, saturated: true });
+    expect(spy).not.toHaveBeenCalled();
+    expect(semaphore.waiting).toBe(0);
+    const p = toProblem(err)!;
+    expect([p.status, p.type, p.extra.headers?.["retry-after"]]).toEqual([503, "llm-unavailable", "2"]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Semaphore } from "../../src/core/semaphore";
+import { Semaphore, SemaphoreTimeoutError, type SemaphoreClock } from "../../src/core/semaphore";
 
 /** A promise plus its resolver, to hold tasks open until the test lets them finish. */
 function gate() {
@@ -72,6 +72,74 @@ describe("Semaphore", () => {
     (await b)();
     expect(secondAcquired).toBe(true);
     expect(s.inUse).toBe(0);
+  });
+
+  it("bounds the wait: a waiter past its timeout fails with SemaphoreTimeoutError and leaves the queue", async () => {
+    const s = new Semaphore(1, { tickMs: 5 });
+    const release = await s.acquire();
+    await expect(s.acquire({ timeoutMs: 30 })).rejects.toBeInstanceOf(SemaphoreTimeoutError);
+    expect(s.waiting).toBe(0);
+    release();
+    (await s.acquire({ timeoutMs: 30 }))();
+    expect(s.inUse).toBe(0);
+  });
+
+  it("drops a waiter whose signal aborts, and the next in line gets the permit", async () => {
+    const s = new Semaphore(1, { tickMs: 5 });
+    const release = await s.acquire();
+    const gone = new AbortController();
+    const cancelled = s.acquire({ signal: gone.signal });
+    const next = s.acquire({ timeoutMs: 5_000 });
+    await tick();
+    expect(s.waiting).toBe(2);
+    gone.abort(new Error("client went away"));
+    await expect(cancelled).rejects.toThrow("client went away");
+    expect(s.waiting).toBe(1);
+    release();
+    (await next)();
+    expect(s.inUse).toBe(0);
+  });
+
+  /**
+   * A request the runtime cancelled runs none of its code again: its timers stop, and it never
+   * calls release. Its clock here stops firing when killed; the test never releases its permits.
+   */
+  function requestClock() {
+    let alive = true;
+    const clock: SemaphoreClock = {
+      now: () => Date.now(),
+      setTimeout: (fn, ms) => setTimeout(() => alive && fn(), ms),
+      clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
+    };
+    return { clock, kill: () => void (alive = false) };
+  }
+
+  it("takes back the permits of holders whose requests were cancelled, so later callers are served", async () => {
+    const s = new Semaphore(2, { tickMs: 5, heartbeatMs: 5 });
+    const dead = [requestClock(), requestClock()];
+    for (const d of dead) await s.acquire({ clock: d.clock });
+    for (const d of dead) d.kill();
+    expect(s.inUse).toBe(2);
+    // Nobody releases and nobody else is active: the new caller finds the dead holders on its own timer.
+    (await s.acquire({ timeoutMs: 5_000 }))();
+    expect(s.inUse).toBe(0);
+  });
+
+  it("a burst of waiters cancelled while queued leaks no permit: the permits handed to them come back", async () => {
+    const s = new Semaphore(2, { tickMs: 5, heartbeatMs: 5 });
+    const holders = [await s.acquire(), await s.acquire()];
+    const doomed = Array.from({ length: 6 }, requestClock);
+    // Each doomed caller would get a permit and then never release it (its request is gone).
+    for (const d of doomed) void s.acquire({ clock: d.clock, timeoutMs: 5_000 });
+    await tick();
+    expect(s.waiting).toBe(6);
+    for (const d of doomed) d.kill();
+    for (const r of holders) r();
+    const later = await Promise.all([s.acquire({ timeoutMs: 5_000 }), s.acquire({ timeoutMs: 5_000 })]);
+    expect(s.inUse).toBe(2);
+    for (const r of later) r();
+    expect(s.inUse).toBe(0);
+    expect(s.waiting).toBe(0);
   });
 
   it("rejects a limit below one", () => {

