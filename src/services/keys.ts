@@ -51,14 +51,15 @@ export const REVOCATION_BOUND_S = KV_CACHE_TTL_S + LOCAL_TTL_MS / 1000;
 /** `null`: no such key (remembered briefly, so a flood of made-up keys does not reach D1 each time). */
 const isolateKeys = new TtlLru<string, KeyRecord | null>(LOCAL_MAX, LOCAL_TTL_MS);
 /**
- * Lookups in flight, shared by a burst of requests for one key. A request that joins another's
- * lookup waits at most LOOKUP_SHARE_MS on its own timer: the lookup's I/O belongs to the request
- * that started it, and if that request is cancelled the promise never settles (nor does its
- * `finally` remove the entry). The joiner then looks the key up itself, and a stale entry is replaced.
+ * Lookups in flight, by key hash: a burst of requests for a key this isolate does not hold yet
+ * makes one. The others never await the first one's promise: its I/O belongs to the request that
+ * started it, so it never settles if that request is cancelled (nor does its `finally` remove the
+ * entry), and a continuation it resolves runs in that request's context, not the waiter's. They
+ * poll the LRU on their own timers instead, and after LOOKUP_SHARE_MS look the key up themselves.
  */
-const lookups = new Map<string, { at: number; promise: Promise<KeyRecord | null> }>();
+const lookups = new Map<string, { at: number }>();
 const LOOKUP_SHARE_MS = 2_000;
-const TIMED_OUT = Symbol("timed out");
+const LOOKUP_POLL_MS = 10;
 
 /**
  * Versions only move forward in this isolate: a fill that read D1 before a change made here must
@@ -127,19 +128,22 @@ export async function resolveKey(env: Env, hash: string, ctx: { waitUntil(p: Pro
   const local = isolateKeys.get(hash);
   if (local !== undefined) return local;
   // A burst of requests with a key this isolate does not hold yet shares one lookup.
-  const now = Date.now();
+  const started = Date.now();
   const shared = lookups.get(hash);
-  if (!shared || now - shared.at > LOOKUP_SHARE_MS) {
-    const entry = { at: now, promise: lookupKey(env, hash, ctx) };
-    lookups.set(hash, entry);
-    return entry.promise.finally(() => {
-      if (lookups.get(hash) === entry) lookups.delete(hash);
+  if (!shared || started - shared.at > LOOKUP_SHARE_MS) {
+    const mine = { at: started };
+    lookups.set(hash, mine);
+    return lookupKey(env, hash, ctx).finally(() => {
+      if (lookups.get(hash) === mine) lookups.delete(hash);
     });
   }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), LOOKUP_SHARE_MS)));
-  const joined = await Promise.race([shared.promise, bound]).finally(() => clearTimeout(timer));
-  return joined === TIMED_OUT ? lookupKey(env, hash, ctx) : joined;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, LOOKUP_POLL_MS));
+    const found = isolateKeys.get(hash);
+    if (found !== undefined) return found;
+    // The first lookup failed (its entry is gone, nothing cached) or is taking too long: look it up here.
+    if (lookups.get(hash) !== shared || Date.now() - started >= LOOKUP_SHARE_MS) return lookupKey(env, hash, ctx);
+  }
 }
 
 async function lookupKey(env: Env, hash: string, ctx: { waitUntil(p: Promise<unknown>): void }): Promise<KeyRecord | null> {
