@@ -10,7 +10,7 @@ const PROTOTYPE_NAMES = ["__proto__", "constructor", "prototype", "toString", "h
 const ODD_SEGMENTS = ["%2F", "a%2Fb", "%00", "a%00b", "..", "%2E%2E", "%2e%2e%2F%2e%2e", "%5C", "%25", "%20", "x".repeat(5_000)];
 const VALUES = [...PROTOTYPE_NAMES, ...ODD_SEGMENTS];
 /** Fewer for the API walk (every operation takes each): the lookups differ by key, not by which prototype name. */
-const API_VALUES = ["__proto__", "constructor", "a%2Fb", "%00", "%2e%2e%2F%2e%2e", "x".repeat(5_000)];
+const API_VALUES = ["__proto__", "constructor", "a%2Fb", "%00", "x".repeat(5_000)];
 
 interface Operation {
   method: string;
@@ -67,9 +67,9 @@ describe("odd path segments never answer 5xx", () => {
       }));
     });
     const failures: string[] = [];
-    for (let i = 0; i < requests.length; i += 8) {
+    for (let i = 0; i < requests.length; i += 16) {
       await Promise.all(
-        requests.slice(i, i + 8).map(async ({ method, path, asKey }) => {
+        requests.slice(i, i + 16).map(async ({ method, path, asKey }) => {
           const r = await call(method, path, { key: asKey, ...(method === "GET" || method === "DELETE" ? {} : { body: {} }) });
           if (r.status >= 500) failures.push(`${method} ${path.slice(0, 120)} → ${r.status} ${JSON.stringify(r.body).slice(0, 160)}`);
         }),

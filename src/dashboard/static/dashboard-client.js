@@ -1105,7 +1105,7 @@ ${value}`, dataLines++;
     if (!h2) return void 0;
     const secs = Number(h2);
     const ms = Number.isFinite(secs) ? secs * 1e3 : Date.parse(h2) - Date.now();
-    return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : void 0;
+    return Number.isFinite(ms) ? Math.max(ms, 0) : void 0;
   }
   async function isPermanent(res) {
     if (res.status !== 503 || !res.headers.get("content-type")?.includes("json")) return false;
@@ -1142,7 +1142,9 @@ ${value}`, dataLines++;
           continue;
         }
         if (last || !RETRY_STATUSES.has(res.status) || await isPermanent(res)) return res;
-        const wait = retryAfterMs(res) ?? Math.min(baseDelay * 2 ** (attempt - 1), MAX_DELAY_MS);
+        const advised = retryAfterMs(res);
+        if (advised !== void 0 && advised > MAX_RETRY_AFTER_MS) return res;
+        const wait = advised ?? Math.min(baseDelay * 2 ** (attempt - 1), MAX_DELAY_MS);
         await res.body?.cancel();
         await sleep(wait, request.signal);
       }
