@@ -1,15 +1,10 @@
-import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client } from "@modelcontextprotocol/client";
+import { mcpClient } from "../mcp-client";
 import { call, newAgent, newKey, newTenant } from "../helpers";
 
 async function connect(key: string) {
-  const transport = new StreamableHTTPClientTransport(new URL("http://praxis.test/mcp"), {
-    fetch: (url, init) => SELF.fetch(url, init),
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  });
-  const client = new Client({ name: "praxis-test", version: "1.0.0" });
-  await client.connect(transport);
+  const client = await mcpClient(key);
   await client.listTools();
   return client;
 }

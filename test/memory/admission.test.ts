@@ -1,8 +1,8 @@
-import { createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runInDurableObject, SELF } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runInDurableObject } from "cloudflare:test";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { AGENT_MEMORY_SCHEMA } from "../../durable-objects/agent-memory/schema";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
+import { mcpTool } from "../mcp-client";
 import worker from "../../src/index";
 import { call, expectProblem, newAgent, newKey, type Res } from "../helpers";
 import { fakeLlm, LLM_ENV } from "../fake-llm";
@@ -11,16 +11,6 @@ import { memoryName } from "../../src/services/agent-memory";
 import { BENIGN, FILTER_POISON, isPoison, REVIEW_POISON, reviewerReply, TEXT_POISON, withReviewer, type Lesson } from "./admission-corpus";
 
 afterEach(() => vi.restoreAllMocks());
-
-async function mcp(key: string) {
-  const transport = new StreamableHTTPClientTransport(new URL("http://praxis.test/mcp"), {
-    fetch: (url, init) => SELF.fetch(url, init),
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  });
-  const client = new Client({ name: "admission-test", version: "1.0.0" });
-  await client.connect(transport);
-  return async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
 
 /** A fresh agent with an admin caller (the tenant's key) and a write-scoped caller. */
 async function writer() {
@@ -42,7 +32,7 @@ async function servedPoison(f: Awaited<ReturnType<typeof writer>>, queries: Less
   const block = await f.w("GET", "/prompt?budgetTokens=200000&maxCases=20&query=instructions%20keys%20refund%20admin");
   expect(block.status).toBe(200);
   block.body.prompt.split("\n").forEach(note);
-  const tool = await mcp(f.writeKey);
+  const tool = await mcpTool(f.writeKey);
   for (const p of queries.slice(0, 8)) {
     const pulled = await tool("pull_experiences", { agentId: f.agentId, query: p.text.slice(0, 500), limit: 20 });
     (pulled.structuredContent as { items: { text: string }[] }).items.forEach((i) => note(i.text));
@@ -57,7 +47,7 @@ const statuses = (rs: Res[]) => rs.map((r) => r.body.status);
 describe("one admission step on every write path", () => {
   it("quarantines filter-stage poison through every door and serves none of it", async () => {
     const f = await writer();
-    const tool = await mcp(f.writeKey);
+    const tool = await mcpTool(f.writeKey);
     const n = FILTER_POISON.length;
 
     // REST create and MCP add_experience, one at a time.

@@ -1,7 +1,7 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject, SELF } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { memoryName } from "../../src/services/agent-memory";
-import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
+import { mcpTool } from "../mcp-client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { call, newKey } from "../helpers";
@@ -42,13 +42,8 @@ async function writer() {
 }
 
 async function mcpAdd(key: string, agentId: string) {
-  const transport = new StreamableHTTPClientTransport(new URL("http://praxis.test/mcp"), {
-    fetch: (url, init) => SELF.fetch(url, init),
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  });
-  const client = new Client({ name: "filter-test", version: "1.0.0" });
-  await client.connect(transport);
-  return async (text: string) => ((await client.callTool({ name: "add_experience", arguments: { agentId, text } })) as CallToolResult).structuredContent as { status: string };
+  const tool = await mcpTool(key);
+  return async (text: string) => (await tool("add_experience", { agentId, text })).structuredContent as { status: string };
 }
 
 async function deliverReview(tenantId: string, agentId: string) {
