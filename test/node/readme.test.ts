@@ -135,7 +135,8 @@ describe("the agent example (examples/agent.mjs)", () => {
     const run = () => runProcess(process.execPath, ["examples/agent.mjs"], { cwd: root, env });
     try {
       const first = await run();
-      expect(first.code, first.stderr).toBe(0);
+      // The answer is printed, and the exit status says the episode failed.
+      expect(first.code, first.stderr).toBe(1);
       expect(first.stdout).toBe(`${bad}\n`);
       expect(await qByText(apiKey, "support-bot")).toEqual({ [retry]: 0.5, [refunds]: 0.5 });
 
@@ -166,6 +167,28 @@ describe("the agent example (examples/agent.mjs)", () => {
     const cases = await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/cases", { params: { path: { agentId: agent.id } } }));
     const failedCase = cases.items.find((c) => c.answer === bad)!;
     expect(failedCase.q).toBe(0.5);
+  });
+});
+
+describe("the agent example when the model call fails", () => {
+  it("exits non-zero with the model's error, and the episode ends abandoned: no case, no Q change", { timeout: 60_000 }, async () => {
+    const operator = new Praxis({ baseUrl: url, apiKey: adminKey });
+    const { apiKey } = await unwrap(operator.api.POST("/v1/tenants", { body: { name: "example-abandons" } }));
+    const agent = new Praxis({ baseUrl: url, apiKey }).agent("support-bot");
+    await agent.ensure();
+    const retry = "When an API answers 429, wait for Retry-After, then retry with exponential backoff";
+    await agent.addExperience(retry);
+    // The Worker has no chat completions route: the model call answers 404, as a mistyped base URL or model does.
+    const env = { ...process.env, PRAXIS_URL: url, PRAXIS_API_KEY: apiKey, OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: "sk-test-not-real" };
+    const out = await runProcess(process.execPath, ["examples/agent.mjs"], { cwd: root, env });
+    expect(out.code).not.toBe(0);
+    expect(out.stderr).toMatch(/404/);
+    expect(out.stdout).toBe("");
+    const api = agent.praxis.api;
+    const episodes = await unwrap(api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: agent.id } } }));
+    expect(episodes.items).toEqual([expect.objectContaining({ status: "ended", outcome: "abandoned", attempts: [], result: expect.objectContaining({ caseId: null, rewarded: [] }) })]);
+    expect((await unwrap(api.GET("/v1/agents/{agentId}/cases", { params: { path: { agentId: agent.id } } }))).items).toEqual([]);
+    expect(await qByText(apiKey, "support-bot")).toEqual({ [retry]: 0.5 });
   });
 });
 
