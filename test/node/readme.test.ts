@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -178,11 +180,16 @@ describe("the agent example when the model call fails", () => {
     await agent.ensure();
     const retry = "When an API answers 429, wait for Retry-After, then retry with exponential backoff";
     await agent.addExperience(retry);
-    // The Worker has no chat completions route: the model call answers 404, as a mistyped base URL or model does.
-    const env = { ...process.env, PRAXIS_URL: url, PRAXIS_API_KEY: apiKey, OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: "sk-test-not-real" };
-    const out = await runProcess(process.execPath, ["examples/agent.mjs"], { cwd: root, env });
+    // A model name the provider does not know answers 404.
+    const provider = http.createServer((_req, res) => {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "The model `gpt-4o-mini` does not exist", type: "invalid_request_error", code: "model_not_found" } }));
+    });
+    await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
+    const env = { ...process.env, PRAXIS_URL: url, PRAXIS_API_KEY: apiKey, OPENAI_BASE_URL: base, OPENAI_API_KEY: "sk-test-not-real" };
+    const out = await runProcess(process.execPath, ["examples/agent.mjs"], { cwd: root, env }).finally(() => provider.close());
     expect(out.code).not.toBe(0);
-    expect(out.stderr).toMatch(/404/);
+    expect(out.stderr).toContain("404 The model `gpt-4o-mini` does not exist");
     expect(out.stdout).toBe("");
     const api = agent.praxis.api;
     const episodes = await unwrap(api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: agent.id } } }));
