@@ -84,16 +84,18 @@ function fail(err: unknown): number {
   return EXIT.api;
 }
 
-/** Options naming something by id (or a dataset by id or name): blank is never one. */
+/** Arguments and options naming something by id (or a dataset by id or name): blank is never one. */
 const NAMES_SOMETHING = /<(?:\w*Id|id\w*|dataset)(?:\.\.\.)?>/;
 
 /**
- * A blank argument (`praxis practice show bot ''`, an unset shell variable) is a mistake in the
- * command, not a name the API should look up: it is refused before any request, as a usage error.
+ * A blank id (`praxis practice show bot ''`, an unset shell variable) is a mistake in the command,
+ * not a name the API should look up: it is refused before any request, as a usage error. Blank
+ * text (a lesson, a task) is the API's to judge, with the field it names.
  */
 program.hook("preAction", (_program, action) => {
   const blank = (v: unknown) => typeof v === "string" && !v.trim();
   action.registeredArguments.forEach((arg, i) => {
+    if (!NAMES_SOMETHING.test(`<${arg.name()}>`)) return;
     const value = action.processedArgs[i] as unknown;
     if (blank(value) || (Array.isArray(value) && value.some(blank))) {
       throw new UsageError(`<${arg.name()}> must not be empty.\nUsage: ${commandPath(action)} ${action.usage()}`);
