@@ -2927,7 +2927,7 @@ export interface components {
             };
             /** @description Only episodes that ended at or after this time (epoch ms) */
             since?: number;
-            /** @description Only episodes with these outcomes (default: all) */
+            /** @description Only episodes with these outcomes (default: all; abandoned episodes never count) */
             outcomes?: ("success" | "failure" | "partial" | "timeout")[];
             /**
              * @description The most recently ended episodes first
