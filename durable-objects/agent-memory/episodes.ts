@@ -61,7 +61,7 @@ const preview = (value: unknown, max = 160) => {
 /**
  * Episodes are the unit of live learning: the attempts an agent made at one task and how it
  * ended. Ending one rewards what it retrieved, stores it as a case, and queues extraction when
- * it holds both failure and success. Every step is idempotent, so ending again (or retrying after
+ * it holds both failure and success; ending one `abandoned` does none of these. Every step is idempotent, so ending again (or retrying after
  * a crash mid-way) returns the first result and changes nothing.
  */
 export class Episodes {
@@ -294,11 +294,10 @@ export class Episodes {
   }
 
   /**
-   * Episodes become practice tasks and their answers ground truth, so only admitted text goes, and
-   * only episodes with a task outcome (an abandoned one is neither a failure to remedy nor a
-   * success to learn the answer from): an
+   * Episodes become practice tasks and their answers ground truth, so only admitted text goes: an
    * episode whose case is held (quarantined or awaiting review) or whose task and answer the filter
-   * flags is withheld, and said so, never silently left out.
+   * flags is withheld, and said so, never silently left out. An abandoned episode is no task
+   * outcome at all (neither a failure to remedy nor a success whose answer is ground truth).
    */
   screenedForDataset(q: EpisodeDatasetQuery): { episodes: EpisodeForDataset[]; withheld: { episodeId: string; reason: string }[] } {
     const outcomes = q.outcomes ?? [];
