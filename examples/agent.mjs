@@ -13,6 +13,8 @@ const isGood = (answer) => /retry-after/i.test(answer);
 
 const answer = await agent.withEpisode(task, async (ep) => {
   const { prompt } = await ep.prompt({ budgetTokens: 800 }); // lessons ([G0]. …) and past cases for this task
+  // If this call throws (a wrong model name, a network error), the episode ends `abandoned`: a
+  // broken call says nothing about the task, so nothing learns from it, and the error is rethrown.
   const chat = await new OpenAI().chat.completions.create({
     model: process.env.OPENAI_MODEL ?? "gpt-4o-mini",
     messages: [
@@ -23,7 +25,10 @@ const answer = await agent.withEpisode(task, async (ep) => {
   const text = chat.choices[0].message.content ?? "";
   await ep.attempt({ description: "answered with the lessons in the system prompt", ok: isGood(text) });
   // A bad answer ends the episode as a failure; the lessons it quoted lose Q.
-  if (!isGood(text)) await ep.end({ outcome: "failure", answer: text });
+  if (!isGood(text)) {
+    await ep.end({ outcome: "failure", answer: text });
+    process.exitCode = 1; // the answer is printed, and the exit status says the task failed
+  }
   // Returned, the text is the episode's answer: it ends as a success, and the [G#] it quotes gain Q.
   return text;
 });

@@ -1,9 +1,9 @@
 // An AI SDK agent whose model calls are Praxis episodes: the middleware puts the agent's lessons
 // ([G0]. …) and past cases into the system message, records each step and tool result, and ends
 // the episode with the answer, so the lessons the answer quotes gain Q. Run it from the repository
-// root (Node ≥ 22.18 runs TypeScript as it is), with any AI SDK model; this one goes through the
-// Vercel AI Gateway:
-//   PRAXIS_API_KEY=pxk_… AI_GATEWAY_API_KEY=… node examples/ai-sdk-agent.ts
+// root, with any AI SDK model; this one goes through the Vercel AI Gateway:
+//   PRAXIS_API_KEY=pxk_… AI_GATEWAY_API_KEY=… npm run example:ai-sdk
+// (on any Node `npm start` runs on; `node examples/ai-sdk-agent.ts` directly needs Node ≥ 22.18).
 import { fileURLToPath } from "node:url";
 import { gateway, generateText, wrapLanguageModel } from "ai";
 import { Praxis } from "../client/dist/index.js";

@@ -1,8 +1,8 @@
 // An OpenAI Agents SDK agent run as a Praxis episode: the agent's lessons ([G0]. …) and past cases
 // go before its instructions, each tool call of the run is an attempt, and the final output ends
-// the episode as its answer, so the lessons it quotes gain Q. Run it from the repository root (Node
-// ≥ 22.18 runs TypeScript as it is):
-//   PRAXIS_API_KEY=pxk_… OPENAI_API_KEY=sk-… node examples/openai-agents-agent.ts
+// the episode as its answer, so the lessons it quotes gain Q. Run it from the repository root:
+//   PRAXIS_API_KEY=pxk_… OPENAI_API_KEY=sk-… npm run example:openai-agents
+// (on any Node `npm start` runs on; `node examples/openai-agents-agent.ts` directly needs Node ≥ 22.18).
 import { fileURLToPath } from "node:url";
 import { Agent, type Model } from "@openai/agents";
 import { Praxis } from "../client/dist/index.js";

@@ -84,6 +84,38 @@ function fail(err: unknown): number {
   return EXIT.api;
 }
 
+/** Arguments and options naming something by id (or a dataset by id or name): blank is never one. */
+const NAMES_SOMETHING = /<(?:\w*Id|id\w*|dataset)(?:\.\.\.)?>/;
+
+/**
+ * A blank id (`praxis practice show bot ''`, an unset shell variable) is a mistake in the command,
+ * not a name the API should look up: it is refused before any request, as a usage error. Blank
+ * text (a lesson, a task) is the API's to judge, with the field it names.
+ */
+program.hook("preAction", (_program, action) => {
+  const blank = (v: unknown) => typeof v === "string" && !v.trim();
+  action.registeredArguments.forEach((arg, i) => {
+    if (!NAMES_SOMETHING.test(`<${arg.name()}>`)) return;
+    const value = action.processedArgs[i] as unknown;
+    if (blank(value) || (Array.isArray(value) && value.some(blank))) {
+      throw new UsageError(`<${arg.name()}> must not be empty.\nUsage: ${commandPath(action)} ${action.usage()}`);
+    }
+  });
+  for (const option of action.options) {
+    if (!NAMES_SOMETHING.test(option.flags)) continue;
+    const value = action.getOptionValue(option.attributeName()) as unknown;
+    if (blank(value) || (Array.isArray(value) && value.some(blank))) {
+      throw new UsageError(`${option.long ?? option.flags} must not be empty.\nUsage: ${commandPath(action)} ${action.usage()}`);
+    }
+  }
+});
+
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
+}
+
 /** Commander exits the process itself on usage errors unless every (sub)command overrides it. */
 function overrideExits(cmd: Command): void {
   cmd.exitOverride();

@@ -53,8 +53,10 @@ export declare class Agent {
      * value as its answer (a string as it is, anything else as JSON; `options.answer` chooses
      * otherwise) and the ids or labels passed to `ep.cite(…)` as citations, unless `work` ended it
      * itself (`ep.end(…)`). Labels the answer quotes (`[G3]`) count as citations too, so the lessons
-     * the model used are the ones that learn. When `work` throws, the error is logged as a failed
-     * attempt, the episode ends as `failure` and the error is rethrown.
+     * the model used are the ones that learn. When `work` throws, the episode ends as `abandoned`
+     * and the error is rethrown: an exception (a model API's 404, a network error, a bug) says the
+     * work stopped, not that the task was failed, so nothing is rewarded, penalised or kept as a
+     * case. A task failure is what `work` reports itself: `await ep.end({ outcome: "failure" })`.
      */
     withEpisode<T>(task: string, work: (ep: Episode) => Promise<T>, options?: WithEpisodeOptions<T>): Promise<T>;
     /** The practice run's events as they happen, resuming across reconnects, until the run ends. */

@@ -2519,7 +2519,7 @@ export interface components {
             /** @enum {string} */
             status: "open" | "ended";
             /** @enum {string|null} */
-            outcome: "success" | "failure" | "partial" | "timeout" | null;
+            outcome: "success" | "failure" | "partial" | "timeout" | "abandoned" | null;
             score: number | null;
             answer: string | null;
             attempts: {
@@ -2572,8 +2572,11 @@ export interface components {
             }[];
         };
         EpisodeEnd: {
-            /** @enum {string} */
-            outcome: "success" | "failure" | "partial" | "timeout";
+            /**
+             * @description `abandoned` when the work stopped for a reason outside the task: no reward, no case, no extraction
+             * @enum {string}
+             */
+            outcome: "success" | "failure" | "partial" | "timeout" | "abandoned";
             /** @description Quality in [0,1]; multiplies the outcome's reward */
             score?: number;
             answer?: string;
@@ -2924,7 +2927,7 @@ export interface components {
             };
             /** @description Only episodes that ended at or after this time (epoch ms) */
             since?: number;
-            /** @description Only episodes with these outcomes (default: all) */
+            /** @description Only episodes with these outcomes (default: all; abandoned episodes never count) */
             outcomes?: ("success" | "failure" | "partial" | "timeout")[];
             /**
              * @description The most recently ended episodes first
@@ -2957,7 +2960,7 @@ export interface components {
                 /** @enum {string} */
                 status: "open" | "ended";
                 /** @enum {string|null} */
-                outcome: "success" | "failure" | "partial" | "timeout" | null;
+                outcome: "success" | "failure" | "partial" | "timeout" | "abandoned" | null;
                 score: number | null;
                 answer: string | null;
                 attempts: {
@@ -3004,7 +3007,7 @@ export interface components {
                 error?: string;
             })[];
             /** @enum {string} */
-            outcome: "success" | "failure" | "partial" | "timeout";
+            outcome: "success" | "failure" | "partial" | "timeout" | "abandoned";
             score?: number;
             answer?: string;
         };

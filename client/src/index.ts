@@ -99,8 +99,10 @@ export class Agent {
    * value as its answer (a string as it is, anything else as JSON; `options.answer` chooses
    * otherwise) and the ids or labels passed to `ep.cite(…)` as citations, unless `work` ended it
    * itself (`ep.end(…)`). Labels the answer quotes (`[G3]`) count as citations too, so the lessons
-   * the model used are the ones that learn. When `work` throws, the error is logged as a failed
-   * attempt, the episode ends as `failure` and the error is rethrown.
+   * the model used are the ones that learn. When `work` throws, the episode ends as `abandoned`
+   * and the error is rethrown: an exception (a model API's 404, a network error, a bug) says the
+   * work stopped, not that the task was failed, so nothing is rewarded, penalised or kept as a
+   * case. A task failure is what `work` reports itself: `await ep.end({ outcome: "failure" })`.
    */
   async withEpisode<T>(task: string, work: (ep: Episode) => Promise<T>, options: WithEpisodeOptions<T> = {}): Promise<T> {
     const ep = await this.startEpisode(task, options.metadata);
@@ -110,8 +112,7 @@ export class Agent {
     } catch (err) {
       if (!ep.ended) {
         try {
-          await ep.attempt({ description: "The episode's work threw", ok: false, error: errorText(err) });
-          await ep.end({ outcome: "failure" });
+          await ep.end({ outcome: "abandoned" });
         } catch {
           // The caller needs its own error, not this one; an episode left open is ended as
           // `timeout` by the cron sweep.
@@ -205,9 +206,4 @@ function answerText(value: unknown): string | undefined {
     // Circular or BigInt-holding results have no JSON form; the episode then ends without an answer.
   }
   return text ? text.slice(0, ANSWER_MAX) : undefined;
-}
-
-function errorText(err: unknown): string {
-  const text = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
-  return text.slice(0, 50_000);
 }

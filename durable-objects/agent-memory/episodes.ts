@@ -61,7 +61,7 @@ const preview = (value: unknown, max = 160) => {
 /**
  * Episodes are the unit of live learning: the attempts an agent made at one task and how it
  * ended. Ending one rewards what it retrieved, stores it as a case, and queues extraction when
- * it holds both failure and success. Every step is idempotent, so ending again (or retrying after
+ * it holds both failure and success; ending one `abandoned` does none of these. Every step is idempotent, so ending again (or retrying after
  * a crash mid-way) returns the first result and changes nothing.
  */
 export class Episodes {
@@ -163,6 +163,7 @@ export class Episodes {
   private async finish(ep: EpisodeRow, input: EpisodeEnd): Promise<Episode> {
     const id = ep.id;
     const answer = input.answer ? redactSecrets(input.answer) : null;
+    if (input.outcome === "abandoned") return this.abandon(id, input, answer);
     const quoted = input.answer ? quotedLabels(input.answer) : [];
     const request = {
       episodeId: id,
@@ -206,6 +207,20 @@ export class Episodes {
       jobId,
     };
     this.ctx.sql.exec("UPDATE episodes SET status = 'ended', result = ?, ended_at = ? WHERE id = ? AND status = 'open'", JSON.stringify(result), this.ctx.now(), id);
+    return this.get(id);
+  }
+
+  /**
+   * Work that stopped for a reason outside the task says nothing about the task or about what was
+   * retrieved for it: no reward reaches a lesson or the retriever, no case is built from attempts
+   * that may hold nothing but the infrastructure's error, and no extraction runs.
+   */
+  private abandon(id: string, input: EpisodeEnd, answer: string | null): Episode {
+    const result: EpisodeResult = { reward: 0, rewarded: [], caseId: null, extraction: "not-needed", jobId: null };
+    this.ctx.sql.exec(
+      "UPDATE episodes SET outcome = 'abandoned', score = NULL, answer = ?, cited = ?, status = 'ended', result = ?, ended_at = ? WHERE id = ? AND status = 'open'",
+      answer, input.citedIds ? JSON.stringify(input.citedIds) : null, JSON.stringify(result), this.ctx.now(), id,
+    );
     return this.get(id);
   }
 
@@ -281,7 +296,8 @@ export class Episodes {
   /**
    * Episodes become practice tasks and their answers ground truth, so only admitted text goes: an
    * episode whose case is held (quarantined or awaiting review) or whose task and answer the filter
-   * flags is withheld, and said so, never silently left out.
+   * flags is withheld, and said so, never silently left out. An abandoned episode is no task
+   * outcome at all (neither a failure to remedy nor a success whose answer is ground truth).
    */
   screenedForDataset(q: EpisodeDatasetQuery): { episodes: EpisodeForDataset[]; withheld: { episodeId: string; reason: string }[] } {
     const outcomes = q.outcomes ?? [];
@@ -289,7 +305,7 @@ export class Episodes {
       .exec<{ id: string; task: string; outcome: string; answer: string | null; ended_at: number; case_status: string | null; case_answer: string | null; held: string | null }>(
         `SELECT e.id, e.task, e.outcome, e.answer, e.ended_at, c.status AS case_status, c.answer AS case_answer, qr.reason AS held
          FROM episodes e LEFT JOIN cases c ON c.episode_id = e.id LEFT JOIN quarantine qr ON qr.item_id = c.id
-         WHERE e.status = 'ended' AND e.ended_at >= ?
+         WHERE e.status = 'ended' AND e.outcome != 'abandoned' AND e.ended_at >= ?
          ${outcomes.length ? `AND e.outcome IN (${placeholders(outcomes.length)})` : ""} ORDER BY e.ended_at DESC, e.seq DESC LIMIT ?`,
         q.since ?? 0, ...outcomes, q.limit,
       )

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { OutcomeSchema } from "./q-learning";
+import { OUTCOMES } from "./q-learning";
 import { idString, nameString } from "./text-rules";
 import { metadataString } from "./served-fields";
 
@@ -17,6 +17,15 @@ const FlatRecordInputSchema = FlatRecordSchema.refine((r) => Object.keys(r).leng
     (r) => Object.values(r).every((v) => typeof v !== "string" || metadataText.safeParse(v).success),
     `Text values are at most ${METADATA_VALUE_MAX} characters without control or format characters`,
   );
+
+/**
+ * How an episode can end: a task outcome, which rewards and teaches, or `abandoned`, which says the
+ * work stopped for a reason outside the task (a model API's 404, a network error, a crash in the
+ * agent's own code). An abandoned episode is no evidence about the task or what was retrieved for
+ * it, so it changes no Q, builds no case, queues no extraction and counts as no failure.
+ */
+export const EpisodeOutcomeSchema = z.enum([...OUTCOMES, "abandoned"]);
+export type EpisodeOutcome = z.infer<typeof EpisodeOutcomeSchema>;
 
 export const EPISODE_TASK_MAX = 4000;
 export const ATTEMPT_TEXT_MAX = 4000;
@@ -51,7 +60,7 @@ export type AttemptCreate = z.infer<typeof AttemptCreateSchema>;
 
 export const EpisodeEndSchema = z
   .object({
-    outcome: OutcomeSchema,
+    outcome: EpisodeOutcomeSchema.describe("`abandoned` when the work stopped for a reason outside the task: no reward, no case, no extraction"),
     score: z.number().min(0).max(1).optional().describe("Quality in [0,1]; multiplies the outcome's reward"),
     answer: z.string().max(8000).optional(),
     citedIds: z.array(idString(64)).max(500).optional(),
@@ -85,7 +94,7 @@ export const EpisodeSchema = z.object({
   metadata: FlatRecordSchema.nullable(),
   sessionId: z.string().nullable(),
   status: z.enum(["open", "ended"]),
-  outcome: OutcomeSchema.nullable(),
+  outcome: EpisodeOutcomeSchema.nullable(),
   score: z.number().nullable(),
   answer: z.string().nullable(),
   attempts: z.array(AttemptSchema),
@@ -122,7 +131,7 @@ export const SessionEndSchema = z
     sessionId: nameString(200),
     task: z.string().trim().min(1).max(EPISODE_TASK_MAX),
     events: z.array(SessionEventSchema).max(2000),
-    outcome: OutcomeSchema,
+    outcome: EpisodeOutcomeSchema,
     score: z.number().min(0).max(1).optional(),
     answer: z.string().max(8000).optional(),
   })

@@ -67,6 +67,33 @@ describe("episodes", () => {
     expect(jobs.body.items.map((j: any) => [j.episodeId, j.status])).toEqual([[mixed, "queued"]]);
   });
 
+  it("an abandoned episode rewards nothing, keeps no case, queues no extraction and teaches the retriever nothing", async () => {
+    const f = await agentFixture();
+    const lesson = (await f.api("POST", "/experiences", { text: "Look up the exchange rate before converting currencies" })).body.id;
+    const ep = (await f.api("POST", "/episodes", { task: "Convert 10 EUR to USD" })).body.episodeId;
+    const shown = await f.api("POST", "/retrieve", { query: "convert currencies exchange rate", episodeId: ep });
+    expect(shown.body.items.map((i: any) => i.id)).toContain(lesson);
+    await f.api("POST", `/episodes/${ep}/attempts`, { description: "model call failed", ok: false, error: "AI_APICallError: Not Found" });
+    await f.api("POST", `/episodes/${ep}/attempts`, { description: "retried", ok: true });
+    const end = await f.api("POST", `/episodes/${ep}/end`, { outcome: "abandoned", citedIds: [lesson] });
+    expect(end.status).toBe(200);
+    expect(end.body).toMatchObject({ status: "ended", outcome: "abandoned", result: { reward: 0, rewarded: [], caseId: null, extraction: "not-needed", jobId: null } });
+    expect(end.body.endedAt).toEqual(expect.any(Number));
+    const again = await f.api("POST", `/episodes/${ep}/end`, { outcome: "failure" });
+    expect(again.body).toMatchObject({ outcome: "abandoned", result: end.body.result });
+    expect((await f.api("GET", `/experiences/${lesson}`)).body).toMatchObject({ q: 0.5, counts: { successes: 0, failures: 0 } });
+    expect((await f.api("GET", "/cases")).body.items).toEqual([]);
+    expect((await f.api("GET", "/jobs")).body.items).toEqual([]);
+    const stub = env.AGENT_MEMORY.getByName(`${f.t.tenantId}:${f.agentId}`);
+    const taught = await runInDurableObject(stub, (_i, state) => ({
+      usage: state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM usage_memory").one().n,
+      reranker: state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM retriever_state").one().n,
+    }));
+    expect(taught).toEqual({ usage: 0, reranker: 0 });
+    // Neither a failure to remedy nor a success whose answer is ground truth.
+    expect(await callMemory(() => stub.episodesForDataset({ limit: 10 }))).toEqual([]);
+  });
+
   it("rejects bad input and unknown episodes, changing nothing", async () => {
     const f = await agentFixture();
     expectProblem(await f.api("POST", "/episodes", { task: "" }), 400);

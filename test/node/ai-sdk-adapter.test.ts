@@ -163,7 +163,7 @@ describe("AI SDK middleware against the local Worker", () => {
     await expect.poll(async () => (await episodes(agentId))[0]).toMatchObject({ status: "ended", outcome: "success", answer: text });
   });
 
-  it("a model that throws ends the episode as a failure with the error, and the caller gets the model's error", async () => {
+  it("a model that throws ends the episode abandoned, with no attempt or case, and the caller gets the model's error", async () => {
     const agentId = "ai-sdk-error";
     const agent = praxis.agent(agentId);
     await agent.ensure();
@@ -176,7 +176,32 @@ describe("AI SDK middleware against the local Worker", () => {
       generateText({ model: wrapLanguageModel({ model, middleware: praxisMiddleware(agent) }), prompt: "Summarise the ticket", maxRetries: 0 }),
     ).rejects.toThrow("upstream 503");
     const [ep] = await episodes(agentId);
-    expect(ep).toMatchObject({ status: "ended", outcome: "failure", answer: null });
-    expect(ep!.attempts).toEqual([expect.objectContaining({ ok: false, error: expect.stringContaining("upstream 503") })]);
+    expect(ep).toMatchObject({ status: "ended", outcome: "abandoned", answer: null, attempts: [], result: { reward: 0, caseId: null } });
+  });
+
+  it("a stream that carries the provider's error abandons the episode; a content filter is a failure", async () => {
+    const agentId = "ai-sdk-stream-error";
+    const agent = praxis.agent(agentId);
+    await agent.ensure();
+    await agent.addExperience("Answer refund questions with the invoice number");
+    const streaming = (end: (c: ReadableStreamDefaultController) => void) =>
+      new MockLanguageModelV4({
+        doStream: async () => ({
+          stream: new ReadableStream({
+            start(c) {
+              c.enqueue({ type: "stream-start", warnings: [] });
+              end(c);
+              c.close();
+            },
+          }),
+        }),
+      });
+    const broken = streaming((c) => c.enqueue({ type: "error", error: new Error("upstream 404: model not found") }));
+    const run = (model: MockLanguageModelV4) => streamText({ model: wrapLanguageModel({ model, middleware: praxisMiddleware(agent) }), prompt: "Customer asks about a refund", onError: () => {} });
+    await run(broken).consumeStream();
+    await expect.poll(async () => (await episodes(agentId))[0]).toMatchObject({ status: "ended", outcome: "abandoned", attempts: [] });
+    const filtered = streaming((c) => c.enqueue({ type: "finish", finishReason: { unified: "content-filter", raw: "content_filter" }, usage }));
+    await run(filtered).consumeStream();
+    await expect.poll(async () => (await episodes(agentId)).map((e) => e.outcome)).toEqual(["failure", "abandoned"]);
   });
 });

@@ -119,6 +119,24 @@ describe("praxis CLI against the local Worker", () => {
     expect(down.stderr).toMatch(/^praxis: Could not reach http:\/\/127\.0\.0\.1:9/);
     expect((await praxis(["--help"])).code).toBe(0);
   });
+
+  it("refuses missing and blank ids with exit 2 and the command's usage, before any request", async () => {
+    const cases: [string[], RegExp][] = [
+      [["practice", "show", "agent", ""], /^praxis: <runId> must not be empty\.\nUsage: praxis practice show \[options\] <agentId> <runId>$/m],
+      [["practice", "show", "agent"], /missing required argument 'runId'/],
+      [["episode", "show", " ", "ep_1"], /<agentId> must not be empty/],
+      [["practice", "start", "agent", "--dataset", ""], /--dataset must not be empty\.\nUsage: praxis practice start \[options\] <agentId>/],
+      [["episode", "end", "agent", "ep_1", "--outcome", "success", "--cite", "G0", ""], /--cite must not be empty/],
+      [["datasets", "show", ""], /<dataset> must not be empty/],
+    ];
+    // An unreachable API: a request would exit 3, so exit 2 shows none was sent.
+    const offline = { PRAXIS_URL: "http://127.0.0.1:9", PRAXIS_API_KEY: key };
+    for (const [args, message] of cases) {
+      const r = await praxis(args, offline);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+  });
 });
 
 describe("praxis core loop: retrieve, prompt, episodes, rewards", () => {
@@ -214,6 +232,8 @@ describe("praxis datasets: split sizes, show, rm, atomic uploads", () => {
     expect(shown.tasks.map((t: { id: string }) => t.id)).toEqual(["s0", "s1"]);
     const human = await praxis(["datasets", "show", datasetId], asTenant());
     expect(human.stdout).toContain("tasks: 5 (train 3, holdout 2), 5 with ground truth");
+    // The split as the tasks named it (2 of 5 held out), not the 0.2 that decides only tasks naming none.
+    expect(human.stdout).toContain("split: 3 train, 2 holdout (40% held out); a task that names no split is held out with probability 0.2");
 
     expect(await json(["datasets", "rm", "splits"])).toMatchObject({ datasetId, deleted: true });
     expect(await names()).not.toContain("splits");
@@ -257,8 +277,8 @@ describe("praxis practice and eval against the local Worker (its LLM answers 42)
     datasetId = (await json(["datasets", "upload", "forty-two", file])).datasetId;
   });
 
-  it("practice start --follow streams the run to its end, then prints the learning curve", async () => {
-    const args = ["practice", "start", "math-bot", "--dataset", datasetId, "--epochs", "1", "--batch-size", "2", "--group-size", "2", "--verifier", "numeric", "--follow"];
+  it("practice start --follow (the dataset by name) streams the run to its end, then prints the learning curve", async () => {
+    const args = ["practice", "start", "math-bot", "--dataset", "forty-two", "--epochs", "1", "--batch-size", "2", "--group-size", "2", "--verifier", "numeric", "--follow"];
     const r = await praxis(args, asTenant());
     expect(r.code, r.stderr).toBe(0);
     // Without a terminal the progress is one line per step on stderr; the result goes to stdout.
@@ -269,7 +289,7 @@ describe("praxis practice and eval against the local Worker (its LLM answers 42)
 
     const runId = /Run (run_\w+)/.exec(r.stdout)![1]!;
     const shown = await json(["practice", "show", "math-bot", runId]);
-    expect(shown.run).toMatchObject({ runId, status: "completed" });
+    expect(shown.run).toMatchObject({ runId, status: "completed", datasetId });
     expect(shown.curve.steps).toEqual([expect.objectContaining({ epoch: 0, step: 0, trainReward: 1 })]);
   });
 
@@ -285,7 +305,7 @@ describe("praxis practice and eval against the local Worker (its LLM answers 42)
   });
 
   it("eval waits for the evaluation and prints its accuracy and interval", async () => {
-    const r = await praxis(["eval", "math-bot", "--dataset", datasetId, "--verifier", "numeric"], asTenant());
+    const r = await praxis(["eval", "math-bot", "--dataset", "forty-two", "--verifier", "numeric"], asTenant());
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Evaluation ev_\w+: completed — accuracy 1\.000 \(95% interval \[1\.000, 1\.000\]\)$/m);
   });

@@ -76,22 +76,42 @@ describe("TypeScript client against the local Worker", () => {
     expect(ep).toMatchObject({ outcome: "partial", score: 0.5 });
   });
 
-  it("withEpisode ends the episode as failure, with the error as an attempt, and rethrows", async () => {
-    const agent = praxisWith().agent("episode-bot");
-    const boom = new TypeError("tool returned malformed JSON");
+  it("withEpisode ends the episode abandoned when the work throws: no attempt, no Q change, no case; the error is rethrown", async () => {
+    const agent = praxisWith().agent("abandon-bot");
+    await agent.ensure();
+    const lesson = await agent.addExperience("Check the model name before calling the API");
+    const boom = new Error("AI_APICallError: Not Found");
     let id = "";
     await expect(
-      agent.withEpisode("Call the flaky tool", async (ep) => {
+      agent.withEpisode("Summarise the release notes", async (ep) => {
         id = ep.id;
+        await ep.prompt({ budgetTokens: 500 });
+        ep.cite("[G0]");
         throw boom;
       }),
     ).rejects.toBe(boom);
+    const path = { agentId: agent.id };
+    const ep = await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { ...path, id } } }));
+    expect(ep).toMatchObject({ status: "ended", outcome: "abandoned", attempts: [], result: { reward: 0, rewarded: [], caseId: null, extraction: "not-needed", jobId: null } });
+    expect((await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/experiences/{id}", { params: { path: { ...path, id: lesson.id } } }))).q).toBe(0.5);
+    expect((await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/cases", { params: { path } }))).items).toEqual([]);
+    const next = await agent.prompt({ query: "Summarise the release notes", budgetTokens: 800 });
+    expect(next.prompt).not.toContain("Not Found");
+  });
+
+  it("a failure the work reports itself is a task failure: the cited lesson loses Q and a case is kept", async () => {
+    const agent = praxisWith().agent("failure-bot");
+    await agent.ensure();
+    const lesson = await agent.addExperience("Answer refund questions from the policy page");
+    let id = "";
+    await agent.withEpisode("Answer the refund question", async (ep) => {
+      id = ep.id;
+      await ep.prompt({ budgetTokens: 500 });
+      ep.cite("[G0]");
+      await ep.end({ outcome: "failure", answer: "Refunds take 90 days" });
+    });
     const ep = await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { agentId: agent.id, id } } }));
-    expect(ep.status).toBe("ended");
-    expect(ep.outcome).toBe("failure");
-    expect(ep.attempts).toHaveLength(1);
-    expect(ep.attempts[0]).toMatchObject({ ok: false });
-    expect(ep.attempts[0]!.error).toContain("tool returned malformed JSON");
+    expect(ep).toMatchObject({ outcome: "failure", result: { reward: -1, rewarded: [{ id: lesson.id, q: 0.35 }], caseId: expect.stringMatching(/^case_/) } });
   });
 
   it("has one method per operation, named by its operationId, returning the data", async () => {

@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -135,7 +137,8 @@ describe("the agent example (examples/agent.mjs)", () => {
     const run = () => runProcess(process.execPath, ["examples/agent.mjs"], { cwd: root, env });
     try {
       const first = await run();
-      expect(first.code, first.stderr).toBe(0);
+      // The answer is printed, and the exit status says the episode failed.
+      expect(first.code, first.stderr).toBe(1);
       expect(first.stdout).toBe(`${bad}\n`);
       expect(await qByText(apiKey, "support-bot")).toEqual({ [retry]: 0.5, [refunds]: 0.5 });
 
@@ -166,6 +169,33 @@ describe("the agent example (examples/agent.mjs)", () => {
     const cases = await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/cases", { params: { path: { agentId: agent.id } } }));
     const failedCase = cases.items.find((c) => c.answer === bad)!;
     expect(failedCase.q).toBe(0.5);
+  });
+});
+
+describe("the agent example when the model call fails", () => {
+  it("exits non-zero with the model's error, and the episode ends abandoned: no case, no Q change", { timeout: 60_000 }, async () => {
+    const operator = new Praxis({ baseUrl: url, apiKey: adminKey });
+    const { apiKey } = await unwrap(operator.api.POST("/v1/tenants", { body: { name: "example-abandons" } }));
+    const agent = new Praxis({ baseUrl: url, apiKey }).agent("support-bot");
+    await agent.ensure();
+    const retry = "When an API answers 429, wait for Retry-After, then retry with exponential backoff";
+    await agent.addExperience(retry);
+    // A model name the provider does not know answers 404.
+    const provider = http.createServer((_req, res) => {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "The model `gpt-4o-mini` does not exist", type: "invalid_request_error", code: "model_not_found" } }));
+    });
+    await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
+    const env = { ...process.env, PRAXIS_URL: url, PRAXIS_API_KEY: apiKey, OPENAI_BASE_URL: base, OPENAI_API_KEY: "sk-test-not-real" };
+    const out = await runProcess(process.execPath, ["examples/agent.mjs"], { cwd: root, env }).finally(() => provider.close());
+    expect(out.code).not.toBe(0);
+    expect(out.stderr).toContain("404 The model `gpt-4o-mini` does not exist");
+    expect(out.stdout).toBe("");
+    const api = agent.praxis.api;
+    const episodes = await unwrap(api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: agent.id } } }));
+    expect(episodes.items).toEqual([expect.objectContaining({ status: "ended", outcome: "abandoned", attempts: [], result: expect.objectContaining({ caseId: null, rewarded: [] }) })]);
+    expect((await unwrap(api.GET("/v1/agents/{agentId}/cases", { params: { path: { agentId: agent.id } } }))).items).toEqual([]);
+    expect(await qByText(apiKey, "support-bot")).toEqual({ [retry]: 0.5 });
   });
 });
 

@@ -286,6 +286,17 @@ describe("remedial practice", () => {
     expect(await runs()).toHaveLength(1);
   });
 
+  it("abandoned episodes count neither as failures nor towards the window", async () => {
+    const { f, end, runs, now } = await setup();
+    await f.agent("PATCH", "/config", { remedial: REMEDIAL });
+    for (let i = 0; i < 6; i++) await end("What is 6 * 7?", "success", "42");
+    for (let i = 0; i < 4; i++) await end("What is 9 + 9?", "failure", "17");
+    for (let i = 0; i < 5; i++) await end("What is 9 + 9?", "abandoned", "");
+    // Still 6 of the last 10 task outcomes succeed; counting the abandoned ones would make it 1 of 10.
+    await sweep(f.t.tenantId, f.agentId, now() + 60_000);
+    expect(await runs()).toHaveLength(0);
+  });
+
   it("bad remedial settings are a problem and change nothing", async () => {
     const { f } = await setup();
     await f.agent("PATCH", "/config", { remedial: REMEDIAL });

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import { PraxisError, unwrap, type Praxis, type Schemas } from "../../../client/src/index.js";
-import { allPages, integer, number, readInput } from "../args.js";
+import { integer, number, readInput } from "../args.js";
+import { listDatasets, resolveDataset } from "../dataset-ref.js";
 import { client, globals } from "../config.js";
 import { UsageError } from "../errors.js";
 import { output, table, when } from "../output.js";
@@ -16,22 +17,8 @@ const REQUEST_BYTES = 15 * 1024 * 1024;
 /** Details fetched at once for `datasets ls`. */
 const DETAIL_CONCURRENCY = 8;
 
-function listDatasets(praxis: Praxis): Promise<Schemas["Dataset"][]> {
-  return allPages((cursor) => unwrap(praxis.api.GET("/v1/datasets", { params: { query: { limit: 200, cursor } } })));
-}
-
 function detail(praxis: Praxis, datasetId: string): Promise<Schemas["DatasetDetail"]> {
   return unwrap(praxis.api.GET("/v1/datasets/{datasetId}", { params: { path: { datasetId } } }));
-}
-
-/** A dataset id, or the name of one (ids win); an unknown reference is passed on for the API's 404. */
-async function resolve(praxis: Praxis, ref: string): Promise<string> {
-  const all = await listDatasets(praxis);
-  const byId = all.find((d) => d.datasetId === ref);
-  if (byId) return byId.datasetId;
-  const byName = all.filter((d) => d.name === ref);
-  if (byName.length > 1) throw new UsageError(`${byName.length} datasets are named '${ref}': give its id (${byName.map((d) => d.datasetId).join(", ")}).`);
-  return byName[0]?.datasetId ?? ref;
 }
 
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -45,6 +32,16 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
+}
+
+/**
+ * The split as it is: tasks may name their split, so the share held out can be far from the
+ * fraction that only decides the tasks that name none.
+ */
+function splitText(d: Schemas["DatasetDetail"]): string {
+  const { train, holdout, total } = d.counts;
+  const share = total ? ` (${Math.round((holdout / total) * 100)}% held out)` : "";
+  return `${train} train, ${holdout} holdout${share}; a task that names no split is held out with probability ${d.holdoutFraction}`;
 }
 
 const detailRow = (d: Schemas["DatasetDetail"]) => ({
@@ -118,7 +115,7 @@ export function registerDatasets(program: Command): void {
     .action(async (ref: string, opts: { tasks: string }, cmd: Command) => {
       const praxis = client(cmd);
       const limit = integer(opts.tasks, "--tasks");
-      const datasetId = await resolve(praxis, ref);
+      const datasetId = await resolveDataset(praxis, ref);
       const d = await detail(praxis, datasetId);
       const tasks = limit
         ? (await unwrap(praxis.api.GET("/v1/datasets/{datasetId}/tasks", { params: { path: { datasetId }, query: { limit: Math.min(limit, 200) } } }))).items
@@ -126,7 +123,8 @@ export function registerDatasets(program: Command): void {
       output(cmd, limit ? { ...d, tasks } : d, () => {
         console.log(`Dataset ${d.name} (${d.datasetId})${d.description ? `: ${d.description}` : ""}`);
         console.log(`  tasks: ${d.counts.total} (train ${d.counts.train}, holdout ${d.counts.holdout}), ${d.counts.withGroundTruth} with ground truth`);
-        console.log(`  holdout fraction: ${d.holdoutFraction}; verifier: ${d.verifier ? JSON.stringify(d.verifier) : "none (given per run)"}`);
+        console.log(`  split: ${splitText(d)}`);
+        console.log(`  verifier: ${d.verifier ? JSON.stringify(d.verifier) : "none (given per run)"}`);
         console.log(`  created ${when(d.createdAt)}, updated ${when(d.updatedAt)}`);
         if (limit) {
           console.log("");
@@ -140,7 +138,7 @@ export function registerDatasets(program: Command): void {
     .description("Delete a dataset (id or name) and its tasks")
     .action(async (ref: string, _opts, cmd: Command) => {
       const praxis = client(cmd);
-      const datasetId = await resolve(praxis, ref);
+      const datasetId = await resolveDataset(praxis, ref);
       const r = await unwrap(praxis.api.DELETE("/v1/datasets/{datasetId}", { params: { path: { datasetId } } }));
       output(cmd, r, () => console.log(`Deleted dataset ${datasetId}`));
     });

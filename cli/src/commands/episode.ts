@@ -6,6 +6,9 @@ import { UsageError } from "../errors.js";
 import { fixed, output, table, when } from "../output.js";
 import { OUTCOMES } from "./reward.js";
 
+/** An episode can also end `abandoned`: the work stopped for a reason outside the task, and nothing learns from it. */
+const EPISODE_OUTCOMES = [...OUTCOMES, "abandoned"] as const;
+
 type Metadata = NonNullable<Schemas["EpisodeCreate"]["metadata"]>;
 
 /** `key=value` pairs; values that read as numbers or booleans are sent as such. */
@@ -77,11 +80,11 @@ export function registerEpisode(program: Command): void {
   episode
     .command("end <agentId> <episodeId>")
     .description("End an episode: rewards what it retrieved (cited memories most), stores a case, learns lessons from mixed outcomes")
-    .addOption(new Option("--outcome <outcome>", "how it went").choices(OUTCOMES).makeOptionMandatory())
+    .addOption(new Option("--outcome <outcome>", "how it went; abandoned: stopped for a reason outside the task, nothing learns").choices(EPISODE_OUTCOMES).makeOptionMandatory())
     .option("--score <q>", "quality in [0, 1]; multiplies the reward")
     .option("--answer <text>", "the agent's answer; @file reads a file")
     .option("--cite <idOrLabel...>", "memories that helped (ids or labels such as G0); [G#] labels in the answer count too")
-    .action(async (agentId: string, episodeId: string, opts: { outcome: (typeof OUTCOMES)[number]; score?: string; answer?: string; cite?: string[] }, cmd: Command) => {
+    .action(async (agentId: string, episodeId: string, opts: { outcome: (typeof EPISODE_OUTCOMES)[number]; score?: string; answer?: string; cite?: string[] }, cmd: Command) => {
       const body: Schemas["EpisodeEnd"] = { outcome: opts.outcome, score: optionalNumber(opts.score, "--score"), answer: textArg(opts.answer), citedIds: opts.cite };
       const e = await unwrap(client(cmd).api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: { path: { agentId, id: episodeId } }, body }));
       output(cmd, e, printEpisode);

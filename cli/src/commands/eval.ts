@@ -1,6 +1,7 @@
 import { Option, type Command } from "commander";
 import { unwrap, type Schemas } from "../../../client/src/index.js";
 import { integer, optionalInteger } from "../args.js";
+import { resolveDataset } from "../dataset-ref.js";
 import { client } from "../config.js";
 import { UnsuccessfulError } from "../errors.js";
 import { fixed, intervalText, output } from "../output.js";
@@ -23,7 +24,7 @@ export function registerEval(program: Command): void {
   program
     .command("eval <agentId>")
     .description("Evaluate the agent's library on a dataset split; waits and prints accuracy with its 95% interval")
-    .requiredOption("--dataset <datasetId>", "the dataset")
+    .requiredOption("--dataset <dataset>", "the dataset (id or name)")
     .addOption(new Option("--split <split>", "which tasks").choices(["train", "holdout"] as const).default("holdout"))
     .option("--samples <n>", "policy calls per task (1-8)")
     .option("--version <n>", "library version to evaluate (0: no lessons); default the active library")
@@ -35,7 +36,7 @@ export function registerEval(program: Command): void {
     .action(async (agentId: string, opts: EvalOptions, cmd: Command) => {
       const praxis = client(cmd);
       const body: Schemas["EvaluationCreate"] = {
-        datasetId: opts.dataset,
+        datasetId: await resolveDataset(praxis, opts.dataset),
         split: opts.split,
         samples: optionalInteger(opts.samples, "--samples"),
         seed: optionalInteger(opts.seed, "--seed"),

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { unwrap, type Schemas } from "../../../client/src/index.js";
 import { integer, optionalInteger } from "../args.js";
+import { resolveDataset } from "../dataset-ref.js";
 import { client, globals } from "../config.js";
 import { UnsuccessfulError } from "../errors.js";
 import { follow, learningCurve, printCurve, printRun, runView } from "../follow.js";
@@ -26,7 +27,7 @@ export function registerPractice(program: Command): void {
   practice
     .command("start <agentId>")
     .description("Start a practice run on a dataset")
-    .requiredOption("--dataset <datasetId>", "the dataset to practise on")
+    .requiredOption("--dataset <dataset>", "the dataset to practise on (id or name)")
     .option("--epochs <n>", "passes over the train split")
     .option("--batch-size <n>", "tasks per step")
     .option("--group-size <n>", "rollouts per task (2-16)")
@@ -41,7 +42,7 @@ export function registerPractice(program: Command): void {
     .action(async (agentId: string, opts: StartOptions, cmd: Command) => {
       const praxis = client(cmd);
       const body: Schemas["PracticeRunCreate"] = {
-        datasetId: opts.dataset,
+        datasetId: await resolveDataset(praxis, opts.dataset),
         epochs: optionalInteger(opts.epochs, "--epochs"),
         batchSize: optionalInteger(opts.batchSize, "--batch-size"),
         groupSize: optionalInteger(opts.groupSize, "--group-size"),

@@ -93,17 +93,22 @@ export function praxisMiddleware(agent: PraxisAgent, options: PraxisMiddlewareOp
       });
       return;
     }
-    const stopped = step.finish === "error" || step.finish === "content-filter";
+    if (step.finish === "error") return abandon(turn);
+    const stopped = step.finish === "content-filter";
     await turn.ep.attempt({ description: `model answered (finish: ${step.finish})`, ok: !stopped });
     const outcome = stopped ? "failure" : options.outcome ? await options.outcome(step.text) : "success";
     turn.ep.cite(...citedLabels(step.text));
     await turn.ep.end({ outcome, ...(step.text ? { answer: step.text.slice(0, 8000) } : {}) });
   }
 
-  async function fail(turn: Turn, err: unknown) {
+  /**
+   * A model call that threw or streamed an error (a 404, a network error, a provider outage) says
+   * nothing about the task: the episode ends `abandoned`, so no lesson loses Q and the error is
+   * never kept as a case that later prompts would show as experience.
+   */
+  async function abandon(turn: Turn) {
     try {
-      await turn.ep.attempt({ description: "model call failed", ok: false, error: textOf(err) ?? "unknown error" });
-      await turn.ep.end({ outcome: "failure" });
+      await turn.ep.end({ outcome: "abandoned" });
     } catch {
       // The caller needs the model's error, not this one; the sweep ends an open episode.
     }
@@ -125,7 +130,7 @@ export function praxisMiddleware(agent: PraxisAgent, options: PraxisMiddlewareOp
       try {
         result = await doGenerate();
       } catch (err) {
-        await fail(turn, err);
+        await abandon(turn);
         throw err;
       }
       await report(turn, {
@@ -142,7 +147,7 @@ export function praxisMiddleware(agent: PraxisAgent, options: PraxisMiddlewareOp
       try {
         result = await doStream();
       } catch (err) {
-        await fail(turn, err);
+        await abandon(turn);
         throw err;
       }
       let text = "";
@@ -160,7 +165,7 @@ export function praxisMiddleware(agent: PraxisAgent, options: PraxisMiddlewareOp
           },
           // The stream's end is the step's end: report it before the consumer sees the stream close.
           async flush() {
-            if (error !== undefined) await fail(turn, error);
+            if (error !== undefined) await abandon(turn);
             else await report(turn, { text, toolCalls, finish });
           },
         }),

@@ -48,7 +48,7 @@ export async function runWithPraxis<TAgent extends SdkAgent<any, any>, TContext 
     }) as TAgent;
     result = await run(instructed, input, options.run);
   } catch (err) {
-    await failQuietly(ep, err);
+    await abandonQuietly(ep);
     throw err;
   }
   await reportRun(ep, result, options.outcome);
@@ -77,10 +77,10 @@ async function reportRun(ep: PraxisEpisode, result: RunResult<any, any>, judge?:
   await ep.end({ outcome, ...(answer ? { answer: answer.slice(0, 8000) } : {}) });
 }
 
-async function failQuietly(ep: PraxisEpisode, err: unknown) {
+/** A run that threw (the model API, the network, a tool's own bug) failed no task: nothing learns from it. */
+async function abandonQuietly(ep: PraxisEpisode) {
   try {
-    await ep.attempt({ description: "agent run failed", ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
-    await ep.end({ outcome: "failure" });
+    await ep.end({ outcome: "abandoned" });
   } catch {
     // The caller needs the run's error, not this one; the sweep ends an open episode.
   }

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import traceback
 from types import TracebackType
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type, Union, cast
 
@@ -186,9 +185,11 @@ class Episode:
     As a context manager (``with agent.episode("task") as ep:``) the episode starts on entry and
     ends on exit with what was recorded on it: ``ep.answer``, the labels or ids passed to
     ``ep.cite``, ``ep.outcome`` (default ``success``) and ``ep.score``. If the block raises, the
-    error is logged as a failed attempt and the episode ends as ``failure`` (answer and citations
-    still sent: a cited lesson that led to a failure loses Q), then the error propagates. An episode
-    the block ended itself (``ep.end(...)``) is not ended again.
+    episode ends as ``abandoned`` and the error propagates: an exception (a model API's 404, a
+    network error, a bug) says the work stopped, not that the task failed, so no lesson's Q moves,
+    no case is kept and nothing is extracted. A task failure is what the block reports itself:
+    ``ep.outcome = "failure"`` or ``ep.end("failure")``. An episode the block ended itself is not
+    ended again.
     """
 
     def __init__(self, agent: Agent, episode_id: Optional[str], task: str, metadata: Optional[m.Metadata] = None) -> None:
@@ -197,7 +198,7 @@ class Episode:
         self.task = task
         self.metadata = metadata
         self.answer: Optional[str] = None
-        self.outcome: Optional[m.Outcome] = None
+        self.outcome: Optional[m.EpisodeOutcome] = None
         self.score: Optional[float] = None
         self.cited: List[str] = []
         self.attempts: List[m.Attempt] = []
@@ -221,9 +222,7 @@ class Episode:
             self.end(self.outcome or "success", answer=self.answer, cited_ids=self.cited, score=self.score)
             return
         try:
-            text = "".join(traceback.format_exception(exc_type, exc, tb))[-50_000:]
-            self.attempt("The episode's work raised", ok=False, error=text)
-            self.end("failure", answer=self.answer, cited_ids=self.cited, score=self.score)
+            self.end("abandoned")
         except Exception:
             # The caller needs its own error, not this one; an episode left open is ended as
             # `timeout` by the service's sweep.
@@ -253,7 +252,7 @@ class Episode:
         return recorded
 
     def end(
-        self, outcome: m.Outcome, *, answer: Optional[str] = None, cited_ids: Optional[Sequence[str]] = None, score: Optional[float] = None
+        self, outcome: m.EpisodeOutcome, *, answer: Optional[str] = None, cited_ids: Optional[Sequence[str]] = None, score: Optional[float] = None
     ) -> m.Episode:
         """Ends the episode (idempotent: the first result stays); rewards what it retrieved."""
         body = _compact({"outcome": outcome, "answer": answer, "citedIds": _list(cited_ids), "score": score})

@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 Outcome = Literal["success", "failure", "partial", "timeout"]
+# `abandoned`: the work stopped for a reason outside the task; no reward, no case, no extraction.
+EpisodeOutcome = Literal["success", "failure", "partial", "timeout", "abandoned"]
 Phase = Literal["observation", "reasoning", "planning", "action", "reflection"]
 MemoryKind = Literal["experience", "case"]
 Metadata = Dict[str, Union[str, int, float, bool, None]]
@@ -123,7 +125,7 @@ class Episode(TypedDict):
     metadata: Optional[Metadata]
     sessionId: Optional[str]
     status: Literal["open", "ended"]
-    outcome: Optional[Outcome]
+    outcome: Optional[EpisodeOutcome]
     score: Optional[float]
     answer: Optional[str]
     attempts: List[Attempt]

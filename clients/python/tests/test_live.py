@@ -52,7 +52,7 @@ class LiveTest(unittest.TestCase):
         self.assertGreater(q[ids["currency"]], 0.5)
         self.assertEqual(q[ids["other"]], 0.5)
 
-    def test_an_error_in_the_block_is_logged_and_ends_the_episode_as_a_failure(self) -> None:
+    def test_an_error_in_the_block_abandons_the_episode_and_teaches_nothing(self) -> None:
         agent, ids = self.new_agent({"lesson": "Retry a 429 only after Retry-After"})
         with self.assertRaises(KeyError):
             with agent.episode("Call the rate-limited API") as ep:
@@ -60,9 +60,18 @@ class LiveTest(unittest.TestCase):
                 ep.cite(ids["lesson"])
                 raise KeyError("no such field")
         stored = agent.get_episode(ep.id)
-        self.assertEqual(stored["outcome"], "failure")
-        self.assertFalse(stored["attempts"][-1]["ok"])
-        self.assertIn("KeyError", stored["attempts"][-1]["error"] or "")
+        self.assertEqual((stored["status"], stored["outcome"], stored["attempts"]), ("ended", "abandoned", []))
+        self.assertEqual(stored["result"], {"reward": 0, "rewarded": [], "caseId": None, "extraction": "not-needed", "jobId": None})
+        self.assertEqual(self.q_of(agent)[ids["lesson"]], 0.5)
+        self.assertEqual(agent.praxis.request("GET", f"/v1/agents/{agent.id}/cases")["items"], [])
+
+    def test_a_failure_the_block_reports_is_a_failure(self) -> None:
+        agent, ids = self.new_agent({"lesson": "Retry a 429 only after Retry-After"})
+        with agent.episode("Call the rate-limited API") as ep:
+            ep.prompt()
+            ep.cite(ids["lesson"])
+            ep.outcome = "failure"
+        self.assertEqual(agent.get_episode(ep.id)["outcome"], "failure")
         self.assertLess(self.q_of(agent)[ids["lesson"]], 0.5)
 
     def test_an_episode_ended_in_the_block_is_not_ended_again(self) -> None:

@@ -74,7 +74,7 @@ export const FromEpisodesSchema = z
   .object({
     ...datasetFields,
     since: z.number().int().nonnegative().optional().describe("Only episodes that ended at or after this time (epoch ms)"),
-    outcomes: z.array(OutcomeSchema).min(1).max(4).optional().describe("Only episodes with these outcomes (default: all)"),
+    outcomes: z.array(OutcomeSchema).min(1).max(4).optional().describe("Only episodes with these outcomes (default: all; abandoned episodes never count)"),
     limit: z.number().int().min(1).max(2000).default(500).describe("The most recently ended episodes first"),
   })
   .strict();
