@@ -403,6 +403,9 @@ describe("dashboard in a browser", () => {
     const history = await agentApi("GET", `/experiences/${credit.id}`);
     expect(await page.locator("#q-history-table tbody tr").count()).toBe(history.qHistory.length);
     expect(await page.locator(`#q-history-table a[href="/dashboard/agents/${AGENT}/episodes/${episodeId}"]`).count()).toBe(1);
+    // Written through the API: the key by its name.
+    const me = await api("GET", "/v1/keys/current", adminKey);
+    expect(await page.locator("#provenance [data-provenance=key]").textContent()).toContain(`by key ${me.name} (admin, ${me.id})`);
     await docShot(page, "lesson-q-history");
 
     // A lesson written from the episode links back to it.

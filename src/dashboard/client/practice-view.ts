@@ -1,7 +1,7 @@
 import type { Schemas } from "../../../client/src/index.js";
 import { api, call, pageAll } from "./api.js";
 import { agentPath, lessonHref } from "./context.js";
-import { empty, fmtQ, h, type Child } from "./dom.js";
+import { empty, fmtQ, h, plural, stat, type Child } from "./dom.js";
 import { anyValue, dataTable } from "./table.js";
 
 type Experience = Schemas["Experience"];
@@ -65,7 +65,7 @@ export function stepPart(key: string, value: unknown, promoted: Map<string, Expe
   switch (key) {
     case "groups":
       return dataTable(
-        `${arr(value).length} groups`,
+        plural(arr(value).length, "group"),
         [
           { label: "Task", cell: (g) => str(g.taskId), id: true },
           { label: "Kept", cell: (g) => (g.kept ? "kept" : "filtered") },
@@ -119,7 +119,7 @@ export function stepPart(key: string, value: unknown, promoted: Map<string, Expe
     }
     case "diff":
       return dataTable(
-        `${arr(value).length} changes`,
+        plural(arr(value).length, "change"),
         [
           { label: "Change", cell: (c) => [badge(str(c.op)), c.provenance ? badge(str(c.provenance)) : null] },
           { label: "Lesson", cell: (c) => idWithPromoted(str(c.id), promoted), id: true },
@@ -132,7 +132,7 @@ export function stepPart(key: string, value: unknown, promoted: Map<string, Expe
       );
     case "library":
       return dataTable(
-        `${arr(value).length} lessons`,
+        plural(arr(value).length, "lesson"),
         [
           { label: "Label", cell: (e) => str(e.label) },
           { label: "Lesson", cell: (e) => idWithPromoted(str(e.id), promoted), id: true },
@@ -146,6 +146,20 @@ export function stepPart(key: string, value: unknown, promoted: Map<string, Expe
         : empty("Nothing was dropped.");
     case "errors":
       return arr(value).length ? h("ul", { class: "items" }, arr(value).map((e) => h("li", { class: "error" }, `${str(e.stage)}${e.taskId ? ` (task ${str(e.taskId)})` : ""}: ${str(e.error)}`))) : empty("No errors.");
+    case "hindsight": {
+      const hs = (value ?? {}) as Record<string, unknown>;
+      const count = (k: string) => (typeof hs[k] === "number" ? String(hs[k]) : Array.isArray(hs[k]) ? String((hs[k] as unknown[]).length) : "—");
+      return h(
+        "dl",
+        { class: "stats" },
+        stat("Calls (cap per step)", `${count("calls")} (${count("cap")})`),
+        stat("Groups over the cap", count("overCap")),
+        stat("Lessons proposed", count("proposals")),
+        stat("Applied by the plan", count("applied")),
+        stat("Refused: stated the answer", count("refusedLeaks")),
+        stat("Hindsight lessons in the library", count("inLibrary")),
+      );
+    }
     default:
       return anyValue(value);
   }

@@ -1860,7 +1860,7 @@ ${value}`, dataLines++;
     switch (key) {
       case "groups":
         return dataTable(
-          `${arr(value).length} groups`,
+          plural(arr(value).length, "group"),
           [
             { label: "Task", cell: (g) => str(g.taskId), id: true },
             { label: "Kept", cell: (g) => g.kept ? "kept" : "filtered" },
@@ -1912,7 +1912,7 @@ ${value}`, dataLines++;
       }
       case "diff":
         return dataTable(
-          `${arr(value).length} changes`,
+          plural(arr(value).length, "change"),
           [
             { label: "Change", cell: (c) => [badge(str(c.op)), c.provenance ? badge(str(c.provenance)) : null] },
             { label: "Lesson", cell: (c) => idWithPromoted(str(c.id), promoted2), id: true },
@@ -1925,7 +1925,7 @@ ${value}`, dataLines++;
         );
       case "library":
         return dataTable(
-          `${arr(value).length} lessons`,
+          plural(arr(value).length, "lesson"),
           [
             { label: "Label", cell: (e) => str(e.label) },
             { label: "Lesson", cell: (e) => idWithPromoted(str(e.id), promoted2), id: true },
@@ -1937,6 +1937,20 @@ ${value}`, dataLines++;
         return arr(value).length ? h("ul", { class: "items" }, arr(value).map((d) => h("li", {}, `${str(d.source)}: ${str(d.reason)}`, h("span", { class: "meta" }, ` (${opSummary(d.op)})`)))) : empty("Nothing was dropped.");
       case "errors":
         return arr(value).length ? h("ul", { class: "items" }, arr(value).map((e) => h("li", { class: "error" }, `${str(e.stage)}${e.taskId ? ` (task ${str(e.taskId)})` : ""}: ${str(e.error)}`))) : empty("No errors.");
+      case "hindsight": {
+        const hs = value ?? {};
+        const count = (k) => typeof hs[k] === "number" ? String(hs[k]) : Array.isArray(hs[k]) ? String(hs[k].length) : "—";
+        return h(
+          "dl",
+          { class: "stats" },
+          stat("Calls (cap per step)", `${count("calls")} (${count("cap")})`),
+          stat("Groups over the cap", count("overCap")),
+          stat("Lessons proposed", count("proposals")),
+          stat("Applied by the plan", count("applied")),
+          stat("Refused: stated the answer", count("refusedLeaks")),
+          stat("Hindsight lessons in the library", count("inLibrary"))
+        );
+      }
       default:
         return anyValue(value);
     }
@@ -1983,11 +1997,19 @@ ${value}`, dataLines++;
     const parts = [];
     if (p.runId) parts.push(await fromRun(e, p.runId, p.runItemId));
     if (p.episodeId) parts.push(await fromEpisode(p.episodeId));
-    if (p.keyId) parts.push(h("p", { "data-provenance": "key" }, "Written through the API by key ", h("code", {}, p.keyId), "."));
+    if (p.keyId) parts.push(h("p", { "data-provenance": "key" }, "Written through the API by key ", await keyName(p.keyId), "."));
     if (p.importedFrom) parts.push(h("p", {}, "Imported from ", h("code", {}, p.importedFrom), "."));
     if (p.note) parts.push(h("p", {}, h("strong", {}, "Note: "), p.note));
     if (!parts.length) parts.push(empty(`No provenance recorded: a ${e.source ?? "manual"} lesson written without naming a run, episode or key.`));
     fill("provenance", parts);
+  }
+  async function keyName(id) {
+    const keys = await call(api().GET("/v1/keys", { params: { query: { limit: 200 } } })).then(
+      (r) => r.items,
+      () => []
+    );
+    const key = keys.find((k) => k.id === id);
+    return key ? [h("strong", {}, key.name), ` (${key.scope}, `, h("code", {}, id), key.revokedAt ? `, revoked ${fmtTime(key.revokedAt)}` : "", ")"] : h("code", {}, id);
   }
   async function fromRun(e, runId2, runItemId) {
     const [run, library] = await Promise.all([
@@ -2084,7 +2106,7 @@ ${value}`, dataLines++;
     const first = hist[0];
     chart(
       "q-history",
-      { scales: { x: { time: false }, y: { range: [-1, 1] } }, axes: [{ label: "update" }, { label: "Q / reward" }], series: [{ label: "update" }, line("Q", color(0)), line("reward", color(1), { width: 1, dash: [3, 3] })] },
+      { scales: { x: { time: false }, y: { range: [-1, 1] } }, axes: [{ label: "update", incrs: COUNT_INCRS }, { label: "Q / reward" }], series: [{ label: "update" }, line("Q", color(0)), line("reward", color(1), { width: 1, dash: [3, 3] })] },
       [hist.map((_, i) => i), hist.map((x) => x.q), hist.map((x) => x.reward)],
       `Q of ${e.id} over ${hist.length} updates, starting at ${fmtQ(first.q - first.delta)}`
     );

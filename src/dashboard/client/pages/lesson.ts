@@ -1,6 +1,6 @@
 import type { Schemas } from "../../../../client/src/index.js";
 import { api, call, statusOf } from "../api.js";
-import { chart, color, line } from "../charts.js";
+import { chart, color, COUNT_INCRS, line } from "../charts.js";
 import { agentPath, episodeHref, itemId, runHref } from "../context.js";
 import { empty, fill, fmtInt, fmtQ, fmtTime, h, stat, type Child } from "../dom.js";
 import { getRunLibrary, stepOfRunId, stepPart, type RunLibrary } from "../practice-view.js";
@@ -42,11 +42,21 @@ async function renderProvenance(e: Experience) {
   const parts: Child[] = [];
   if (p.runId) parts.push(await fromRun(e, p.runId, p.runItemId));
   if (p.episodeId) parts.push(await fromEpisode(p.episodeId));
-  if (p.keyId) parts.push(h("p", { "data-provenance": "key" }, "Written through the API by key ", h("code", {}, p.keyId), "."));
+  if (p.keyId) parts.push(h("p", { "data-provenance": "key" }, "Written through the API by key ", await keyName(p.keyId), "."));
   if (p.importedFrom) parts.push(h("p", {}, "Imported from ", h("code", {}, p.importedFrom), "."));
   if (p.note) parts.push(h("p", {}, h("strong", {}, "Note: "), p.note));
   if (!parts.length) parts.push(empty(`No provenance recorded: a ${e.source ?? "manual"} lesson written without naming a run, episode or key.`));
   fill("provenance", parts);
+}
+
+/** A key by its name when this key may list keys (admin); its id otherwise. */
+async function keyName(id: string): Promise<Child> {
+  const keys = await call(api().GET("/v1/keys", { params: { query: { limit: 200 } } })).then(
+    (r) => r.items,
+    () => [],
+  );
+  const key = keys.find((k) => k.id === id);
+  return key ? [h("strong", {}, key.name), ` (${key.scope}, `, h("code", {}, id), key.revokedAt ? `, revoked ${fmtTime(key.revokedAt)}` : "", ")"] : h("code", {}, id);
 }
 
 /** The run, the step that wrote the lesson, and that step's groups, proposals and plan. */
@@ -153,7 +163,7 @@ function renderQHistory(e: Experience) {
   const first = hist[0]!;
   chart(
     "q-history",
-    { scales: { x: { time: false }, y: { range: [-1, 1] } }, axes: [{ label: "update" }, { label: "Q / reward" }], series: [{ label: "update" }, line("Q", color(0)), line("reward", color(1), { width: 1, dash: [3, 3] })] },
+    { scales: { x: { time: false }, y: { range: [-1, 1] } }, axes: [{ label: "update", incrs: COUNT_INCRS }, { label: "Q / reward" }], series: [{ label: "update" }, line("Q", color(0)), line("reward", color(1), { width: 1, dash: [3, 3] })] },
     [hist.map((_, i) => i), hist.map((x) => x.q), hist.map((x) => x.reward)],
     `Q of ${e.id} over ${hist.length} updates, starting at ${fmtQ(first.q - first.delta)}`,
   );
