@@ -321,6 +321,19 @@ describe("dashboard in a browser", () => {
     expect(xs.at(-1)).toBe(2 * perEpoch - 0.5);
     expect(xs.at(-1)!).toBeGreaterThan(lastStep);
     expect(rows).toHaveLength(curve.steps.length + curve.epochs.length);
+    // What uPlot drew: its legend follows the cursor, so at the plot's left and right edges it reads the
+    // first and last points it has: the starting library's and the final library's holdout scores.
+    const legendAt = async (edge: "left" | "right") => {
+      const box = (await page.locator("#curve .u-over").boundingBox())!;
+      await page.mouse.move(edge === "left" ? box.x + 1 : box.x + box.width - 1, box.y + box.height / 2);
+      return page.$$eval("#curve .u-legend .u-series", (trs) => Object.fromEntries(trs.map((tr) => [tr.querySelector(".u-label")?.textContent ?? "", tr.querySelector(".u-value")?.textContent ?? ""])));
+    };
+    const left = await legendAt("left");
+    expect(left.step).toBe("starting library");
+    expect(Number(left["holdout accuracy"])).toBeCloseTo(curve.epochs[0].holdoutAccuracy, 2);
+    const right = await legendAt("right");
+    expect(right.step).toBe(`library after epoch ${curve.epochs.at(-1).epoch}`);
+    expect(Number(right["holdout accuracy"])).toBeCloseTo(curve.epochs.at(-1).holdoutAccuracy, 2);
     await shot(page, "run-curve");
     await page.close();
   });

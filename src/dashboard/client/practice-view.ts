@@ -128,7 +128,6 @@ export function stepPart(key: string, value: unknown, promoted: Map<string, Expe
           { label: "Why", cell: (c) => str(c.reason) || (arr(c.from).length ? `merged ${arr(c.from).map(str).join(", ")}` : "—") },
         ],
         arr(value),
-        { id: undefined },
       );
     case "library":
       return dataTable(

@@ -1770,7 +1770,7 @@ ${value}`, dataLines++;
       dataTable(
         plural(r.items.length, "item"),
         [
-          { label: "Rank", cell: (_x) => String(r.items.indexOf(_x) + 1), num: true },
+          { label: "Rank", cell: (x) => String(r.items.indexOf(x) + 1), num: true },
           { label: "Shown as", cell: (x) => x.label ?? "—" },
           { label: "Memory", cell: (x) => memoryLink(x.id), id: true },
           { label: "Text", cell: (x) => h("span", { class: "text" }, texts.get(x.id) ?? "—") },
@@ -1920,8 +1920,7 @@ ${value}`, dataLines++;
             { label: "After", cell: (c) => h("span", { class: "text" }, str(c.after) || "—") },
             { label: "Why", cell: (c) => str(c.reason) || (arr(c.from).length ? `merged ${arr(c.from).map(str).join(", ")}` : "—") }
           ],
-          arr(value),
-          { id: void 0 }
+          arr(value)
         );
       case "library":
         return dataTable(
@@ -2212,7 +2211,11 @@ ${value}`, dataLines++;
     const atStep = (pick) => xs.map((x) => stepX.has(x) ? pick(stepX.get(x)) : null);
     const atEval = (pick) => xs.map((x) => evals.has(x) ? pick(evals.get(x)) ?? null : null);
     const data = [xs, atStep((s) => s.trainReward), atStep((s) => s.librarySize)];
-    const xLabel = (x) => Number.isInteger(x) ? `step ${x}` : `before step ${x + 0.5}`;
+    const xLabel = (x) => {
+      if (Number.isInteger(x)) return `step ${x}`;
+      const epoch = (x + 0.5) / perEpoch;
+      return epoch === 0 ? "starting library" : `library after epoch ${epoch}`;
+    };
     const series = [
       { label: "step", value: (_u, v) => v === null ? "—" : xLabel(v) },
       line("mean train reward", color(0), { scale: "r" }),

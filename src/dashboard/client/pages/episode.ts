@@ -79,7 +79,7 @@ export async function renderEpisode(): Promise<void> {
       ? empty("The episode has not ended: nothing is credited yet.")
       : rewarded.length
         ? dataTable(
-            plural(rewarded.length, "credited memory", ),
+            plural(rewarded.length, "credited memory"),
             [
               { label: "Memory", cell: (r) => memoryLink(r.id), id: true },
               { label: "Text", cell: (r) => h("span", { class: "text" }, texts.get(r.id) ?? "—") },
@@ -114,7 +114,7 @@ function retrievalView(r: Retrieval, i: number, texts: Map<string, string>): Nod
     dataTable(
       plural(r.items.length, "item"),
       [
-        { label: "Rank", cell: (_x) => String(r.items.indexOf(_x) + 1), num: true },
+        { label: "Rank", cell: (x) => String(r.items.indexOf(x) + 1), num: true },
         { label: "Shown as", cell: (x) => x.label ?? "—" },
         { label: "Memory", cell: (x) => memoryLink(x.id), id: true },
         { label: "Text", cell: (x) => h("span", { class: "text" }, texts.get(x.id) ?? "—") },

@@ -110,7 +110,11 @@ async function renderCurve(view: RunView) {
   const atStep = (pick: (s: Curve["steps"][number]) => number | null) => xs.map((x) => (stepX.has(x) ? pick(stepX.get(x)!) : null));
   const atEval = (pick: (e: Curve["epochs"][number]) => number | null | undefined) => xs.map((x) => (evals.has(x) ? (pick(evals.get(x)!) ?? null) : null));
   const data: (number | null)[][] = [xs, atStep((s) => s.trainReward), atStep((s) => s.librarySize)];
-  const xLabel = (x: number) => (Number.isInteger(x) ? `step ${x}` : `before step ${x + 0.5}`);
+  const xLabel = (x: number) => {
+    if (Number.isInteger(x)) return `step ${x}`;
+    const epoch = (x + 0.5) / perEpoch;
+    return epoch === 0 ? "starting library" : `library after epoch ${epoch}`;
+  };
   const series: Series[] = [
     { label: "step", value: (_u, v) => (v === null ? "—" : xLabel(v)) },
     line("mean train reward", color(0), { scale: "r" }),
