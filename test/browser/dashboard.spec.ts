@@ -232,6 +232,7 @@ describe("dashboard in a browser", () => {
     }
     const final = await read();
     expect(final).toContain("Status: completed");
+    expect(final).toContain("Datasetsums");
     expect(seen.size).toBeGreaterThan(3);
     expect([...seen].some((s) => s.includes("Status: running"))).toBe(true);
     // The rollouts bar belongs to a step in progress: shown while running, gone once the run is over.

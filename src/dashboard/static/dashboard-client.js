@@ -2131,7 +2131,13 @@ ${value}`, dataLines++;
   var getRun = () => call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}", { params: runPath() }));
   var getCurve = () => call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/curve", { params: runPath() }));
   var TERMINAL = /* @__PURE__ */ new Set(["completed", "failed", "cancelled", "budget-exhausted"]);
+  var datasetName = null;
   async function renderRun() {
+    const first = await getRun();
+    datasetName = await call(api().GET("/v1/datasets/{datasetId}", { params: { path: { datasetId: first.datasetId } } })).then(
+      (d) => d.name,
+      () => null
+    );
     await refreshRun();
     void followEvents();
   }
@@ -2180,6 +2186,7 @@ ${value}`, dataLines++;
       h(
         "dl",
         { class: "stats" },
+        stat("Dataset", datasetName ?? v.datasetId),
         stat("Steps finished", totalSteps ? `${finished} of ${totalSteps}` : "—"),
         stat("Epochs", fmtInt(epochs)),
         // Epochs and steps numbered from 0, as the API and the CLI number them.

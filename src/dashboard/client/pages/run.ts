@@ -14,7 +14,15 @@ type Curve = Awaited<ReturnType<typeof getCurve>>;
 
 const TERMINAL = new Set<Schemas["PracticeRun"]["status"]>(["completed", "failed", "cancelled", "budget-exhausted"]);
 
+/** The run's dataset by name; its id when this key may not read it. */
+let datasetName: string | null = null;
+
 export async function renderRun(): Promise<void> {
+  const first = await getRun();
+  datasetName = await call(api().GET("/v1/datasets/{datasetId}", { params: { path: { datasetId: first.datasetId } } })).then(
+    (d) => d.name,
+    () => null,
+  );
   await refreshRun();
   void followEvents();
 }
@@ -71,6 +79,7 @@ function renderProgress(v: RunView) {
     h(
       "dl",
       { class: "stats" },
+      stat("Dataset", datasetName ?? v.datasetId),
       stat("Steps finished", totalSteps ? `${finished} of ${totalSteps}` : "—"),
       stat("Epochs", fmtInt(epochs)),
       // Epochs and steps numbered from 0, as the API and the CLI number them.
