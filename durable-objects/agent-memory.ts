@@ -282,6 +282,10 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.episodes.get(episodeId));
   }
 
+  async episodeRetrievals(episodeId: string) {
+    return this.rpc(() => this.rooms.episodes.retrievals(episodeId));
+  }
+
   async listEpisodes(limit: number, cursor?: string, status?: "open" | "ended") {
     return this.rpc(() => this.rooms.episodes.list(limit, cursor, status));
   }

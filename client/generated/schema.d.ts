@@ -688,6 +688,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{agentId}/episodes/{id}/retrievals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an episode's retrievals
+         * @description What the agent retrieved for the episode, oldest first: each query with the items it returned in rank order, their scores and signals, and whether a reward has credited it. Retrievals older than the agent's retention are gone.
+         */
+        get: operations["listEpisodeRetrievals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{agentId}/jobs": {
         parameters: {
             query?: never;
@@ -1870,6 +1890,8 @@ export interface components {
                 keyId?: string;
                 importedFrom?: string;
                 note?: string;
+                /** @description The lesson's id in its practice run's library (`px_…`, as the run's steps and diff name it), when a run created it */
+                runItemId?: string;
                 /**
                  * @description how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed
                  * @enum {string}
@@ -1888,6 +1910,10 @@ export interface components {
                 q: number;
                 delta: number;
                 reward: number;
+                /** @description The episode whose reward made this change; null for a reward naming memories or a retrieval outside an episode */
+                episodeId?: string | null;
+                /** @description The retrieval the reward named, when it named one */
+                retrievalId?: string | null;
             }[];
             libraryVersion: number;
         };
@@ -1927,6 +1953,8 @@ export interface components {
                 keyId?: string;
                 importedFrom?: string;
                 note?: string;
+                /** @description The lesson's id in its practice run's library (`px_…`, as the run's steps and diff name it), when a run created it */
+                runItemId?: string;
                 /**
                  * @description how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed
                  * @enum {string}
@@ -1982,6 +2010,8 @@ export interface components {
                 keyId?: string;
                 importedFrom?: string;
                 note?: string;
+                /** @description The lesson's id in its practice run's library (`px_…`, as the run's steps and diff name it), when a run created it */
+                runItemId?: string;
                 /**
                  * @description how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed
                  * @enum {string}
@@ -2000,6 +2030,10 @@ export interface components {
                 q: number;
                 delta: number;
                 reward: number;
+                /** @description The episode whose reward made this change; null for a reward naming memories or a retrieval outside an episode */
+                episodeId?: string | null;
+                /** @description The retrieval the reward named, when it named one */
+                retrievalId?: string | null;
             }[];
         };
         ExperiencePatch: {
@@ -2056,6 +2090,8 @@ export interface components {
                         keyId?: string;
                         importedFrom?: string;
                         note?: string;
+                        /** @description The lesson's id in its practice run's library (`px_…`, as the run's steps and diff name it), when a run created it */
+                        runItemId?: string;
                         /**
                          * @description how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed
                          * @enum {string}
@@ -2136,6 +2172,8 @@ export interface components {
                 keyId?: string;
                 importedFrom?: string;
                 note?: string;
+                /** @description The lesson's id in its practice run's library (`px_…`, as the run's steps and diff name it), when a run created it */
+                runItemId?: string;
                 /**
                  * @description how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed
                  * @enum {string}
@@ -2191,6 +2229,8 @@ export interface components {
                     keyId?: string;
                     importedFrom?: string;
                     note?: string;
+                    /** @description The lesson's id in its practice run's library (`px_…`, as the run's steps and diff name it), when a run created it */
+                    runItemId?: string;
                     /**
                      * @description how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed
                      * @enum {string}
@@ -2581,6 +2621,39 @@ export interface components {
             score?: number;
             answer?: string;
             citedIds?: string[];
+        };
+        EpisodeRetrieval: {
+            retrievalId: string;
+            at: number;
+            query: string;
+            /** @enum {string|null} */
+            phase: "observation" | "reasoning" | "planning" | "action" | "reflection" | null;
+            lambda: number;
+            /** @description What it returned, in rank order */
+            items: {
+                id: string;
+                /** @enum {string} */
+                kind: "experience" | "case";
+                /** @description The label it was shown under (labels shift as the library changes) */
+                label: string | null;
+                score: number | null;
+                /** @description Shown as part of the whole library, not selected for the query: it learns only when cited */
+                shownWithLibrary: boolean;
+                /** @description The retrieval signals of the item when shown, as the learned re-ranker reads them (BM25 squashed to [0,1), recency decays over 14 days) */
+                signals: {
+                    vectorSim?: number;
+                    usageSim?: number;
+                    textBm25?: number;
+                    learnedPhrase?: number;
+                    q?: number;
+                    recency?: number;
+                    isCase?: number;
+                    whenSim?: number;
+                    whenBm25?: number;
+                } | null;
+            }[];
+            /** @description Whether a reward (the episode's end, or one naming the retrieval) has credited it */
+            rewarded: boolean;
         };
         Job: {
             id: string;
@@ -9489,6 +9562,130 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Episode"];
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope or agent access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (e.g. an Idempotency-Key reused with another body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but not applicable (unknown ids, rules across fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate or budget limit */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (such as the LLM) is not configured or unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEpisodeRetrievals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The retrievals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["EpisodeRetrieval"][];
+                    };
                 };
             };
             /** @description Validation failed */

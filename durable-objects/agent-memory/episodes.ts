@@ -1,10 +1,11 @@
-import type { Attempt, AttemptCreate, Episode, EpisodeCreate, EpisodeEnd, EpisodeResult, SessionEnd } from "../../src/core/episode-types";
+import type { Attempt, AttemptCreate, Episode, EpisodeCreate, EpisodeEnd, EpisodeResult, EpisodeRetrieval, SessionEnd } from "../../src/core/episode-types";
 import type { EpisodeDatasetQuery, EpisodeForDataset } from "../../src/core/practice/dataset-types";
 import { TRACE_SUMMARY_MAX_CHARS } from "../../src/core/memory-types";
 import { digestIfTrace } from "../../src/core/stack-digest";
 import { redactSecrets } from "../../src/core/redact";
 import { assessInsight } from "../../src/core/poison";
 import { quotedLabels } from "../../src/core/library-block";
+import { FEATURES, type FeatureName } from "../../src/core/reranker";
 import { decodeCursor, encodeCursor } from "../../src/core/cursor";
 import { MemoryError } from "../memory-error";
 import { chunks, nextSeq, parseJson, placeholders, type MemoryContext } from "./context";
@@ -121,6 +122,33 @@ export class Episodes {
 
   get(id: string): Episode {
     return this.out(this.row(id));
+  }
+
+  /** The episode's retrievals, oldest first, each with what it returned as it was ranked then. */
+  retrievals(id: string): EpisodeRetrieval[] {
+    this.row(id);
+    return this.ctx.sql
+      .exec<{ id: string; at: number; query: string; phase: string | null; lambda: number; items: string; reward_request: string | null }>(
+        "SELECT id, at, query, phase, lambda, items, reward_request FROM retrievals WHERE episode_id = ? ORDER BY at, id",
+        id,
+      )
+      .toArray()
+      .map((r) => ({
+        retrievalId: r.id,
+        at: r.at,
+        query: r.query,
+        phase: r.phase as EpisodeRetrieval["phase"],
+        lambda: r.lambda,
+        items: (JSON.parse(r.items) as { id: string; kind: EpisodeRetrieval["items"][number]["kind"]; label: string | null; score: number | null; citeOnly?: boolean; f?: number[] }[]).map((i) => ({
+          id: i.id,
+          kind: i.kind,
+          label: i.label,
+          score: i.score,
+          shownWithLibrary: i.citeOnly === true,
+          signals: i.f ? (Object.fromEntries(FEATURES.map((name, k) => [name, i.f![k] ?? 0])) as Record<FeatureName, number>) : null,
+        })),
+        rewarded: r.reward_request !== null,
+      }));
   }
 
   create(input: EpisodeCreate, sessionId: string | null = null): Episode {

@@ -106,12 +106,13 @@ export class Library {
     const e = experienceOut(row, this.labelOf(row.seq), this.ctx.vectors.modelOf(row.id), this.ctx.vectors.model);
     if (withHistory) {
       e.qHistory = this.ctx.sql
-        .exec<{ at: number; q: number; delta: number; reward: number }>(
-          "SELECT at, q, delta, reward FROM q_history WHERE item_id = ? ORDER BY seq DESC LIMIT 50",
+        .exec<{ at: number; q: number; delta: number; reward: number; episode_id: string | null; retrieval_id: string | null }>(
+          "SELECT at, q, delta, reward, episode_id, retrieval_id FROM q_history WHERE item_id = ? ORDER BY seq DESC LIMIT 50",
           row.id,
         )
         .toArray()
-        .reverse();
+        .reverse()
+        .map(({ episode_id, retrieval_id, ...h }) => ({ ...h, episodeId: episode_id, retrievalId: retrieval_id }));
     }
     return e;
   }

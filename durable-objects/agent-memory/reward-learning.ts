@@ -19,6 +19,7 @@ export interface CreditedRetrieval extends Record<string, SqlStorageValue> {
   query_code: ArrayBuffer | null;
   items: string;
   key_id: string | null;
+  episode_id: string | null;
 }
 
 export interface RewardOutcome {

@@ -354,4 +354,10 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX teach_counts_hour ON teach_counts (hour);
   `,
+  // Which reward moved a Q (issue 31): the episode or retrieval it credited, so a lesson's Q history
+  // links each change to the episode behind it.
+  `
+  ALTER TABLE q_history ADD COLUMN episode_id TEXT;
+  ALTER TABLE q_history ADD COLUMN retrieval_id TEXT;
+  `,
 ];

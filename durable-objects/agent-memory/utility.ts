@@ -66,7 +66,7 @@ export class Utility {
         if (item.label) byLabel.set(item.label, [...(byLabel.get(item.label) ?? []), item.id]);
       }
     };
-    const columns = "id, query, query_code, items, key_id, reward_request, reward_result";
+    const columns = "id, query, query_code, items, key_id, episode_id, reward_request, reward_result";
     if (req.retrievalId) {
       const row = this.ctx.sql.exec<CreditedRetrieval & RewardedColumns>(`SELECT ${columns} FROM retrievals WHERE id = ?`, req.retrievalId).toArray()[0];
       if (!row) throw MemoryError.notFound(`Retrieval '${req.retrievalId}' does not exist.`);
@@ -179,7 +179,10 @@ export class Utility {
         );
         // A lesson on probation has earned trust once it was cited in a successful episode.
         if (t.kind === "experience" && cited && r > 0) this.ctx.sql.exec("UPDATE experiences SET probation = 0 WHERE id = ? AND probation = 1", t.id);
-        this.ctx.sql.exec("INSERT INTO q_history (item_id, at, q, delta, reward) VALUES (?, ?, ?, ?, ?)", t.id, now, q, q - row.q, r);
+        this.ctx.sql.exec(
+          "INSERT INTO q_history (item_id, at, q, delta, reward, episode_id, retrieval_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+          t.id, now, q, q - row.q, r, req.episodeId ?? what.retrievals[0]?.episode_id ?? null, req.retrievalId ?? null,
+        );
         this.ctx.sql.exec(
           `DELETE FROM q_history WHERE item_id = ? AND seq <= (SELECT seq FROM q_history WHERE item_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
           t.id, t.id, Q_HISTORY_KEEP,

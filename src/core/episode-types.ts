@@ -2,6 +2,9 @@ import { z } from "zod";
 import { OUTCOMES } from "./q-learning";
 import { idString, nameString } from "./text-rules";
 import { metadataString } from "./served-fields";
+import { PhaseSchema } from "./scoring";
+import { MemoryKindSchema } from "./memory-types";
+import { FEATURES } from "./reranker";
 
 /** Flat JSON values: recursive JSON types are too deep for Durable Object RPC type mapping. */
 const FlatRecordSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
@@ -103,6 +106,32 @@ export const EpisodeSchema = z.object({
   endedAt: z.number().int().nullable(),
 });
 export type Episode = z.infer<typeof EpisodeSchema>;
+
+/** A retrieval made for an episode, as it was ranked when the agent asked. */
+export const EpisodeRetrievalSchema = z.object({
+  retrievalId: z.string(),
+  at: z.number().int(),
+  query: z.string(),
+  phase: PhaseSchema.nullable(),
+  lambda: z.number(),
+  items: z
+    .array(
+      z.object({
+        id: z.string(),
+        kind: MemoryKindSchema,
+        label: z.string().nullable().describe("The label it was shown under (labels shift as the library changes)"),
+        score: z.number().nullable(),
+        shownWithLibrary: z.boolean().describe("Shown as part of the whole library, not selected for the query: it learns only when cited"),
+        signals: z
+          .record(z.enum(FEATURES), z.number())
+          .nullable()
+          .describe("The retrieval signals of the item when shown, as the learned re-ranker reads them (BM25 squashed to [0,1), recency decays over 14 days)"),
+      }),
+    )
+    .describe("What it returned, in rank order"),
+  rewarded: z.boolean().describe("Whether a reward (the episode's end, or one naming the retrieval) has credited it"),
+});
+export type EpisodeRetrieval = z.infer<typeof EpisodeRetrievalSchema>;
 
 /** A finished session posted by an agent platform; it becomes an episode through the same pipeline. */
 export const SessionEventSchema = z.discriminatedUnion("type", [

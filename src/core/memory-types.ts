@@ -35,6 +35,7 @@ export const ProvenanceSchema = z
     keyId: idString(128).optional(),
     importedFrom: metadataString(200).optional(),
     note: metadataString(500).optional(),
+    runItemId: idString(128).optional().describe("The lesson's id in its practice run's library (`px_…`, as the run's steps and diff name it), when a run created it"),
     origin: z
       .enum(["contrast", "hindsight"])
       .optional()
@@ -126,6 +127,8 @@ export const QHistoryEntrySchema = z.object({
   q: z.number(),
   delta: z.number(),
   reward: z.number(),
+  episodeId: z.string().nullable().optional().describe("The episode whose reward made this change; null for a reward naming memories or a retrieval outside an episode"),
+  retrievalId: z.string().nullable().optional().describe("The retrieval the reward named, when it named one"),
 });
 
 export const ExperienceSchema = ExperienceContentSchema.extend({

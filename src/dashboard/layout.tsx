@@ -7,6 +7,8 @@ export interface ShellProps {
   page: string;
   agentId?: string;
   runId?: string;
+  /** The lesson or episode a detail page is about. */
+  itemId?: string;
   children: Child;
 }
 
@@ -27,7 +29,7 @@ export function Shell(props: ShellProps) {
         <script src={assetUrl("uplot.js")} defer></script>
         <script src={assetUrl("app.js")} defer></script>
       </head>
-      <body data-page={props.page} data-agent-id={props.agentId} data-run-id={props.runId}>
+      <body data-page={props.page} data-agent-id={props.agentId} data-run-id={props.runId} data-item-id={props.itemId}>
         <a class="skip" href="#main">Skip to content</a>
         <header class="top">
           <p class="brand">
@@ -45,6 +47,9 @@ export function Shell(props: ShellProps) {
                   </li>
                   <li>
                     <a href={`${agent}/versions`}>Versions</a>
+                  </li>
+                  <li>
+                    <a href={`${agent}/episodes`}>Episodes</a>
                   </li>
                   <li>
                     <a href={`${agent}/runs`}>Practice</a>

@@ -89,6 +89,36 @@ export const runPage = (agentId: string, runId: string) => (
   </Shell>
 );
 
+export const lessonPage = (agentId: string, id: string) => (
+  <Shell title={`Lesson ${id}`} page="lesson" agentId={agentId} itemId={id}>
+    <Section id="lesson" title="Lesson" />
+    <Section id="provenance" title="Where it came from" />
+    <Section id="reviews" title="Reviews" />
+    <Section id="q-history" title="Q history">
+      <p class="hint">Each change of Q and the reward behind it (Q ← Q + α·(r − Q)); the latest 50.</p>
+    </Section>
+  </Shell>
+);
+
+export const episodesPage = (agentId: string) => (
+  <Shell title={`Episodes of ${agentId}`} page="episodes" agentId={agentId}>
+    <Section id="episodes" title="Recent episodes" />
+  </Shell>
+);
+
+export const episodePage = (agentId: string, id: string) => (
+  <Shell title={`Episode ${id}`} page="episode" agentId={agentId} itemId={id}>
+    <Section id="episode" title="Task and outcome" />
+    <Section id="attempts" title="Attempts" />
+    <Section id="retrievals" title="Retrievals">
+      <p class="hint">What the agent retrieved for this episode, each item in rank order with the signals it was ranked by.</p>
+    </Section>
+    <Section id="credited" title="Credited lessons">
+      <p class="hint">What ending the episode rewarded, and the Q each came out with.</p>
+    </Section>
+  </Shell>
+);
+
 export const jobsPage = (agentId: string) => (
   <Shell title={`Jobs of ${agentId}`} page="jobs" agentId={agentId}>
     <Section id="jobs" title="Recent jobs" />

@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../env";
 import { assetNamed } from "./assets";
-import { agentPage, agentsPage, jobsPage, runPage, runsPage, usagePage, versionsPage } from "./pages";
+import { agentPage, agentsPage, episodePage, episodesPage, jobsPage, lessonPage, runPage, runsPage, usagePage, versionsPage } from "./pages";
 
 /** Styles: uPlot sizes its own elements inline; everything else comes from the Worker itself. */
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -29,6 +29,9 @@ dashboardRoutes.get("/dashboard/agents/:agentId/versions", (c) => html(c, versio
 dashboardRoutes.get("/dashboard/agents/:agentId/runs", (c) => html(c, runsPage(c.req.param("agentId"))));
 dashboardRoutes.get("/dashboard/agents/:agentId/runs/:runId", (c) => html(c, runPage(c.req.param("agentId"), c.req.param("runId"))));
 dashboardRoutes.get("/dashboard/agents/:agentId/jobs", (c) => html(c, jobsPage(c.req.param("agentId"))));
+dashboardRoutes.get("/dashboard/agents/:agentId/lessons/:id", (c) => html(c, lessonPage(c.req.param("agentId"), c.req.param("id"))));
+dashboardRoutes.get("/dashboard/agents/:agentId/episodes", (c) => html(c, episodesPage(c.req.param("agentId"))));
+dashboardRoutes.get("/dashboard/agents/:agentId/episodes/:id", (c) => html(c, episodePage(c.req.param("agentId"), c.req.param("id"))));
 
 dashboardRoutes.get("/dashboard/static/:name", (c) => {
   const asset = assetNamed(c.req.param("name"));

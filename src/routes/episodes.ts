@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeSchema, JobSchema } from "../core/episode-types";
+import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeRetrievalSchema, EpisodeSchema, JobSchema } from "../core/episode-types";
 import { agentMemoryFor } from "../services/agents";
 import { callMemory, retryLiveJob } from "../services/agent-memory";
 import { AgentParams, IdempotencyHeader, markReplay, queryLimit } from "./schemas";
@@ -84,6 +84,24 @@ export const episodeRoutes = router()
       const { agentId, id } = c.req.valid("param");
       const { memory } = agentMemoryFor(c, agentId, "read");
       return c.json(await callMemory(() => memory.getEpisode(id)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: `${base}/{id}/retrievals`,
+      tags: ["episodes"],
+      operationId: "listEpisodeRetrievals",
+      summary: "List an episode's retrievals",
+      description: "What the agent retrieved for the episode, oldest first: each query with the items it returned in rank order, their scores and signals, and whether a reward has credited it. Retrievals older than the agent's retention are gone.",
+      security,
+      request: { params: EpisodeParams },
+      responses: { 200: jsonResponse(z.object({ items: z.array(EpisodeRetrievalSchema.openapi("EpisodeRetrieval")) }), "The retrievals"), ...commonErrors },
+    }),
+    async (c) => {
+      const { agentId, id } = c.req.valid("param");
+      const { memory } = agentMemoryFor(c, agentId, "read");
+      return c.json({ items: await callMemory(() => memory.episodeRetrievals(id)) }, 200);
     },
   )
   .openapi(

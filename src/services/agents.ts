@@ -20,7 +20,7 @@ import { flushMarksIfDue, markAgentActive } from "./usage-marks";
  */
 const IDEMPOTENT_READS = new Set([
   "retrieve", "prompt", "getConfig", "getExperience", "listExperiences", "libraryVersions", "libraryVersion", "libraryDiff",
-  "exportLibrary", "getCase", "listCases", "analytics", "getEpisode", "listEpisodes", "episodesForDataset", "getJob", "listJobs",
+  "exportLibrary", "getCase", "listCases", "analytics", "getEpisode", "episodeRetrievals", "listEpisodes", "episodesForDataset", "getJob", "listJobs",
   "similarExperiences", "registerAgent", "deleteAgent",
 ]);
 const IDEMPOTENCY_KEY_ARG: Record<string, number> = {

@@ -7,6 +7,8 @@ import { startScriptedLlm } from "./scripted-llm";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium-headless-shell";
 const SHOTS = path.resolve("test-artifacts/screenshots");
+/** The screenshots the docs show (committed): the lesson → provenance path and the episode page. */
+const DOC_SHOTS = path.resolve("docs/screenshots");
 const AGENT = "support-bot";
 /** Each scripted LLM answer waits this long, so the run page has progress to show while it goes. */
 const LLM_DELAY_MS = 250;
@@ -16,6 +18,8 @@ let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 let browser: Browser;
 let adminKey: string;
 let readKey: string;
+/** The practice run the run test starts; later tests follow its lessons back to it. */
+let practiceRunId: string;
 
 async function api(method: string, p: string, key: string, body?: unknown) {
   const res = await fetch(worker.url + p, {
@@ -42,17 +46,24 @@ async function openSignedIn(key: string, p: string, opts: { shotBefore?: string 
   await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
   return page;
 }
+/** Clicks a link and waits for the page it opens to finish its API reads. */
+async function follow(page: Page, link: ReturnType<Page["locator"]>) {
+  await Promise.all([page.waitForNavigation(), link.click()]);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+}
 async function visit(page: Page, p: string) {
   await page.goto(worker.url + p);
   await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
 }
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+const docShot = (page: Page, name: string) => page.screenshot({ path: path.join(DOC_SHOTS, `${name}.png`), fullPage: true });
 
 /** Ids of the experiences the library table shows, from their text (the table's second column). */
 const tableTexts = (page: Page) => page.$$eval("#library-table tbody tr", (rows) => rows.map((r) => r.children[1]?.textContent ?? "").filter(Boolean).sort());
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
+  mkdirSync(DOC_SHOTS, { recursive: true });
   llm = await startScriptedLlm(LLM_DELAY_MS);
   [worker, browser] = await Promise.all([
     startLocalWorker({ LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: "sk-local-not-real", LLM_MODEL: "scripted-model", LLM_MAX_RETRIES: "1" }),
@@ -189,10 +200,25 @@ describe("dashboard in a browser", () => {
         { id: "b", task: "What is 40 + 2?", groundTruth: "42", split: "train" },
         { id: "c", task: "What is 30 + 12?", groundTruth: "42", split: "train" },
         { id: "d", task: "What is 21 + 21?", groundTruth: "42", split: "train" },
+        { id: "h1", task: "What is 22 + 20?", groundTruth: "42", split: "holdout" },
+        { id: "h2", task: "What is 12 + 30?", groundTruth: "42", split: "holdout" },
+        { id: "h3", task: "What is 2 + 40?", groundTruth: "42", split: "holdout" },
       ],
     });
     const page = await openSignedIn(adminKey, `/dashboard/agents/${AGENT}/runs`);
-    const { runId } = await agentApi("POST", "/practice-runs", { datasetId: ds.datasetId, epochs: 2, batchSize: 2, groupSize: 2, concurrency: 4, policy: { kind: "llm" }, seed: 7 });
+    // Evaluated on the holdout after every epoch (and before the first), promoted whatever the scores.
+    const { runId } = await agentApi("POST", "/practice-runs", {
+      datasetId: ds.datasetId,
+      epochs: 2,
+      batchSize: 2,
+      groupSize: 2,
+      concurrency: 4,
+      policy: { kind: "llm" },
+      seed: 7,
+      promote: "always",
+      evaluate: { every: "epoch" },
+    });
+    practiceRunId = runId;
     await visit(page, `/dashboard/agents/${AGENT}/runs/${runId}`);
 
     // What the page shows, sampled without reloading until the run ends.
@@ -206,6 +232,7 @@ describe("dashboard in a browser", () => {
     }
     const final = await read();
     expect(final).toContain("Status: completed");
+    expect(final).toContain("Datasetsums");
     expect(seen.size).toBeGreaterThan(3);
     expect([...seen].some((s) => s.includes("Status: running"))).toBe(true);
     // The rollouts bar belongs to a step in progress: shown while running, gone once the run is over.
@@ -226,8 +253,15 @@ describe("dashboard in a browser", () => {
     await shot(page, "run");
 
     await visit(page, `/dashboard/agents/${AGENT}/runs`);
-    expect(await page.locator("#runs-table tbody tr", { hasText: runId }).count()).toBe(1);
+    const runRow = page.locator("#runs-table tbody tr", { hasText: runId });
+    expect(await runRow.count()).toBe(1);
+    // The dataset by its name, and what the run came to.
+    const runCells = await runRow.locator("td").allTextContents();
+    expect(runCells[2]).toBe("sums");
+    const promotion = (await agentApi("GET", `/practice-runs/${runId}`)).promotion;
+    expect(runCells[3]).toBe(`promoted as v${promotion.version} — ${promotion.reason}`);
     await shot(page, "runs");
+    await docShot(page, "runs");
     await visit(page, `/dashboard/agents/${AGENT}/jobs`);
     const jobs = (await agentApi("GET", "/jobs")).items;
     expect(jobs.length).toBeGreaterThan(0);
@@ -249,6 +283,149 @@ describe("dashboard in a browser", () => {
     expect(await page.locator("#usage-table-rows tbody tr").count()).toBeGreaterThan(0);
     expect(await page.locator("#usage-chart canvas").count()).toBe(1);
     await shot(page, "usage");
+    await page.close();
+  });
+
+  it("draws the learning curve's points where the API puts them: the starting library's holdout score before step 0, the final after the last step", async () => {
+    const page = await openSignedIn(adminKey, `/dashboard/agents/${AGENT}/runs/${practiceRunId}`);
+    const curve = await agentApi("GET", `/practice-runs/${practiceRunId}/curve`);
+    const run = await agentApi("GET", `/practice-runs/${practiceRunId}`);
+    const perEpoch = run.progress.stepsPerEpoch;
+    expect(curve.epochs.map((e: { epoch: number }) => e.epoch)).toEqual([0, 1, 2]);
+    expect(curve.epochs.every((e: { holdoutAccuracy: number | null }) => typeof e.holdoutAccuracy === "number")).toBe(true);
+    // The table of the plotted points: x, where, then one column per series in the chart's order.
+    const rows = (await page.$$eval("#curve-points tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? "")))) as string[][];
+    const headers = await page.$$eval("#curve-points thead th", (ths) => ths.map((th) => th.textContent ?? ""));
+    const col = (name: string) => headers.indexOf(name);
+    const at = (x: number) => rows.find((r) => Number(r[0]) === x);
+    const close = (cell: string | undefined, v: number | null) => (v === null ? expect(cell).toBe("") : expect(Number(cell)).toBeCloseTo(v, 5));
+    for (const s of curve.steps) {
+      const row = at(s.epoch * perEpoch + s.step)!;
+      expect(row, `step ${s.epoch}/${s.step}`).toBeDefined();
+      close(row[col("mean train reward")], s.trainReward);
+      close(row[col("library size")], s.librarySize);
+      expect(row[col("holdout accuracy")]).toBe("");
+    }
+    for (const e of curve.epochs) {
+      const row = at(e.epoch * perEpoch - 0.5)!;
+      expect(row, `evaluation of epoch ${e.epoch}`).toBeDefined();
+      close(row[col("holdout accuracy")], e.holdoutAccuracy);
+      close(row[col("interval low")], e.interval?.[0] ?? null);
+      close(row[col("interval high")], e.interval?.[1] ?? null);
+      expect(row[col("mean train reward")]).toBe("");
+    }
+    // The starting library's score comes before the first step, the final library's after the last.
+    const xs = rows.map((r) => Number(r[0]));
+    const firstStep = 0;
+    const lastStep = curve.steps.length - 1;
+    expect(Number(at(-0.5)![0])).toBeLessThan(firstStep);
+    expect(xs.at(-1)).toBe(2 * perEpoch - 0.5);
+    expect(xs.at(-1)!).toBeGreaterThan(lastStep);
+    expect(rows).toHaveLength(curve.steps.length + curve.epochs.length);
+    // What uPlot drew: its legend follows the cursor, so at the plot's left and right edges it reads the
+    // first and last points it has: the starting library's and the final library's holdout scores.
+    const legendAt = async (edge: "left" | "right") => {
+      const box = (await page.locator("#curve .u-over").boundingBox())!;
+      await page.mouse.move(edge === "left" ? box.x + 1 : box.x + box.width - 1, box.y + box.height / 2);
+      return page.$$eval("#curve .u-legend .u-series", (trs) => Object.fromEntries(trs.map((tr) => [tr.querySelector(".u-label")?.textContent ?? "", tr.querySelector(".u-value")?.textContent ?? ""])));
+    };
+    const left = await legendAt("left");
+    expect(left.step).toBe("starting library");
+    expect(Number(left["holdout accuracy"])).toBeCloseTo(curve.epochs[0].holdoutAccuracy, 2);
+    const right = await legendAt("right");
+    expect(right.step).toBe(`library after epoch ${curve.epochs.at(-1).epoch}`);
+    expect(Number(right["holdout accuracy"])).toBeCloseTo(curve.epochs.at(-1).holdoutAccuracy, 2);
+    await shot(page, "run-curve");
+    await page.close();
+  });
+
+  it("follows a practice lesson to its run, step, plan and groups; the step's run id maps to the promoted id", async () => {
+    const lessons = (await agentApi("GET", "/experiences?source=practice&limit=200")).items.filter((e: any) => e.provenance?.runId === practiceRunId);
+    expect(lessons.length).toBeGreaterThan(0);
+    const lesson = lessons[0];
+    const runItemId: string = lesson.provenance.runItemId;
+    expect(runItemId).toMatch(/^px_/);
+
+    const page = await openSignedIn(adminKey, `/dashboard/agents/${AGENT}`);
+    await follow(page, page.locator("#library-table a", { hasText: lesson.text }));
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/agents/${AGENT}/lessons/${lesson.id}`);
+    expect(await page.locator("#lesson").textContent()).toContain(lesson.when ?? "When: not written");
+    expect(await page.locator("#provenance a", { hasText: practiceRunId }).first().getAttribute("href")).toBe(`/dashboard/agents/${AGENT}/runs/${practiceRunId}`);
+    expect(await page.locator(`#provenance [data-run-item="${runItemId}"]`).count()).toBe(1);
+    // The step that wrote it: its diff names the run's id and the promoted one; its plan and groups are shown as text.
+    const [, epoch, step] = /_(\d+)_(\d+)_\d+$/.exec(runItemId)!.map(Number);
+    const perEpoch = (await agentApi("GET", `/practice-runs/${practiceRunId}`)).progress.stepsPerEpoch;
+    const n = epoch! * perEpoch + step!;
+    const stepLink = page.locator(`#provenance a[data-step-link="${n}"]`);
+    expect(await stepLink.count()).toBeGreaterThan(0);
+    expect(await page.locator(`#step-evidence [data-promoted="${lesson.id}"]`).count()).toBe(1);
+    const apiStep = await agentApi("GET", `/practice-runs/${practiceRunId}/steps/${n}`);
+    const evidence = (await page.locator("#step-evidence").textContent()) ?? "";
+    for (const g of apiStep.groups) expect(evidence).toContain(g.taskId);
+    expect(evidence).toContain(apiStep.plan.operations.find((o: { text: string }) => o.text === lesson.text)!.reason);
+    expect(evidence).not.toContain('{"');
+    await docShot(page, "lesson-provenance");
+
+    await follow(page, stepLink.first());
+    await page.locator(`#step-${n}[open] [data-part=diff] [data-promoted="${lesson.id}"]`).waitFor();
+    // Proposals and the plan read as operations, not JSON.
+    const body = (await page.locator(`#step-${n} .step-body`).textContent()) ?? "";
+    expect(body).not.toMatch(/"op":/);
+    expect(body).toContain(lesson.text);
+    await docShot(page, "run-step");
+    await page.close();
+  });
+
+  it("shows an episode: task, attempts, retrievals ranked with their signals, outcome and credited lessons", async () => {
+    // An episode that retrieved lessons twice, failed once, then succeeded; and a lesson written from it.
+    const started = await agentApi("POST", "/episodes", { task: "A customer wants a refund for order 1182" });
+    const episodeId: string = started.id;
+    await agentApi("POST", "/retrieve", { query: "refund policy for a customer order", episodeId, k2: 3 });
+    await agentApi("POST", `/episodes/${episodeId}/attempts`, { description: "Searched the order history without the order number", ok: false, error: "order not found" });
+    await agentApi("POST", "/retrieve", { query: "ask for the order number before searching", episodeId, k2: 2 });
+    await agentApi("POST", `/episodes/${episodeId}/attempts`, { description: "Asked for the order number, found order 1182, quoted the policy", ok: true });
+    await agentApi("POST", `/episodes/${episodeId}/end`, { outcome: "success", answer: "Refund approved under the 30-day policy." });
+    const episodeLessonId: string = (
+      await agentApi("POST", "/experiences", {
+        text: "Ask for the order number first when a customer wants a refund.",
+        when: "a customer asks for a refund",
+        provenance: { episodeId },
+      })
+    ).id;
+    const ep = await agentApi("GET", `/episodes/${episodeId}`);
+    const retrievals = (await agentApi("GET", `/episodes/${episodeId}/retrievals`)).items;
+    expect(retrievals).toHaveLength(2);
+    const page = await openSignedIn(adminKey, `/dashboard/agents/${AGENT}/episodes`);
+    await follow(page, page.locator("#episodes-table a", { hasText: episodeId }));
+    expect(await page.locator("#episode").textContent()).toContain(ep.task);
+    expect(await page.locator("#attempts-table tbody tr").count()).toBe(2);
+    const shown = page.locator("#retrievals section.retrieval");
+    expect(await shown.count()).toBe(2);
+    for (const [i, r] of retrievals.entries()) {
+      const rows = (await shown.nth(i).locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? "")))) as string[][];
+      expect(rows.map((cells) => cells[2])).toEqual(r.items.map((item: { id: string }) => item.id));
+      expect(rows.map((cells) => Number(cells[4]))).toEqual(r.items.map((item: { score: number }) => Number(item.score.toFixed(3))));
+      expect(rows.map((cells) => Number(cells[5]))).toEqual(r.items.map((item: { signals: { vectorSim: number } }) => Number(item.signals.vectorSim.toFixed(3))));
+    }
+    const credited = (await page.$$eval("#credited-table tbody tr", (trs) => trs.map((tr) => tr.children[0]?.textContent ?? ""))) as string[];
+    expect(credited.sort()).toEqual(ep.result.rewarded.map((r: { id: string }) => r.id).sort());
+    await docShot(page, "episode");
+
+    // A credited lesson's Q history names this episode behind its change.
+    const credit = ep.result.rewarded.find((r: { id: string }) => r.id.startsWith("exp_"));
+    await follow(page, page.locator("#credited-table a", { hasText: credit.id }));
+    const history = await agentApi("GET", `/experiences/${credit.id}`);
+    expect(await page.locator("#q-history-table tbody tr").count()).toBe(history.qHistory.length);
+    expect(await page.locator(`#q-history-table a[href="/dashboard/agents/${AGENT}/episodes/${episodeId}"]`).count()).toBe(1);
+    // Written through the API: the key by its name.
+    const me = await api("GET", "/v1/keys/current", adminKey);
+    expect(await page.locator("#provenance [data-provenance=key]").textContent()).toContain(`by key ${me.name} (admin, ${me.id})`);
+    await docShot(page, "lesson-q-history");
+
+    // A lesson written from the episode links back to it.
+    await visit(page, `/dashboard/agents/${AGENT}/lessons/${episodeLessonId}`);
+    await follow(page, page.locator(`#provenance a[data-provenance=episode]`));
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/agents/${AGENT}/episodes/${episodeId}`);
     await page.close();
   });
 

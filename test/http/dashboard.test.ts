@@ -6,7 +6,7 @@ const get = (path: string, headers: Record<string, string> = {}) => SELF.fetch(`
 
 describe("dashboard", () => {
   it("serves server-rendered shells that load only the Worker's own assets", async () => {
-    for (const path of ["/dashboard", "/dashboard/usage", "/dashboard/agents/bot-1", "/dashboard/agents/bot-1/versions", "/dashboard/agents/bot-1/runs/run-1"]) {
+    for (const path of ["/dashboard", "/dashboard/usage", "/dashboard/agents/bot-1", "/dashboard/agents/bot-1/versions", "/dashboard/agents/bot-1/runs/run-1", "/dashboard/agents/bot-1/lessons/exp_1", "/dashboard/agents/bot-1/episodes", "/dashboard/agents/bot-1/episodes/ep_1"]) {
       const res = await get(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get("content-type")).toContain("text/html");

@@ -71,6 +71,10 @@ describe("practice run, end to end through the queue and the Durable Objects", (
     expect(runLib.body.items.map((e: any) => e.text).sort()).toEqual(
       [...lib.body.items.map((e: any) => e.text), "Show your working before the final answer."].sort(),
     );
+    // Each promoted lesson names its id in the run's library, the id the run's steps and diff use.
+    const runIdOf = new Map(runLib.body.items.map((e: any) => [e.text, e.id]));
+    for (const e of lib.body.items) expect(e.provenance.runItemId).toBe(runIdOf.get(e.text));
+    expect(lib.body.items[0].provenance.runItemId).toMatch(/^px_/);
     // Rolling the practice version back restores the library as it was.
     const rb = await f.agent("POST", "/library/rollback", { version: practice[0].version - 1 });
     expect(rb.status).toBe(200);

@@ -93,6 +93,8 @@ export declare class Operations {
     endEpisode(init: FetchOptions<paths["/v1/agents/{agentId}/episodes/{id}/end"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/episodes/{id}/end"]["post"]>>;
     /** Get an episode: `GET /v1/agents/{agentId}/episodes/{id}` */
     getEpisode(init: FetchOptions<paths["/v1/agents/{agentId}/episodes/{id}"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/episodes/{id}"]["get"]>>;
+    /** List an episode's retrievals: `GET /v1/agents/{agentId}/episodes/{id}/retrievals` */
+    listEpisodeRetrievals(init: FetchOptions<paths["/v1/agents/{agentId}/episodes/{id}/retrievals"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/episodes/{id}/retrievals"]["get"]>>;
     /** List background jobs: `GET /v1/agents/{agentId}/jobs` */
     listJobs(init: FetchOptions<paths["/v1/agents/{agentId}/jobs"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/jobs"]["get"]>>;
     /** Retry a background job: `POST /v1/agents/{agentId}/jobs/{id}/retry` */

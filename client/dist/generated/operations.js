@@ -181,6 +181,10 @@ export class Operations {
     getEpisode(init) {
         return unwrap(this.api.GET("/v1/agents/{agentId}/episodes/{id}", init));
     }
+    /** List an episode's retrievals: `GET /v1/agents/{agentId}/episodes/{id}/retrievals` */
+    listEpisodeRetrievals(init) {
+        return unwrap(this.api.GET("/v1/agents/{agentId}/episodes/{id}/retrievals", init));
+    }
     /** List background jobs: `GET /v1/agents/{agentId}/jobs` */
     listJobs(init) {
         return unwrap(this.api.GET("/v1/agents/{agentId}/jobs", init));

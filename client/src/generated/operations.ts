@@ -229,6 +229,11 @@ export class Operations {
     return unwrap(this.api.GET("/v1/agents/{agentId}/episodes/{id}", init as never));
   }
 
+  /** List an episode's retrievals: `GET /v1/agents/{agentId}/episodes/{id}/retrievals` */
+  listEpisodeRetrievals(init: FetchOptions<paths["/v1/agents/{agentId}/episodes/{id}/retrievals"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/episodes/{id}/retrievals"]["get"]>> {
+    return unwrap(this.api.GET("/v1/agents/{agentId}/episodes/{id}/retrievals", init as never));
+  }
+
   /** List background jobs: `GET /v1/agents/{agentId}/jobs` */
   listJobs(init: FetchOptions<paths["/v1/agents/{agentId}/jobs"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/jobs"]["get"]>> {
     return unwrap(this.api.GET("/v1/agents/{agentId}/jobs", init as never));

@@ -56,7 +56,7 @@ export function promotionPlan(start: readonly PromotionItem[], final: readonly P
   for (const e of final) {
     const before = startById.get(e.id);
     if (before === undefined) {
-      operations.push({ op: "create", experience: { text: e.text, ...(e.when ? { when: e.when } : {}), source: "practice", provenance: { runId, ...(e.origin ? { origin: e.origin } : {}) } } });
+      operations.push({ op: "create", experience: { text: e.text, ...(e.when ? { when: e.when } : {}), source: "practice", provenance: { runId, runItemId: e.id, ...(e.origin ? { origin: e.origin } : {}) } } });
     } else if ((before !== e.text || (e.when && e.when !== startWhen.get(e.id))) && unchangedSinceStart(e.id, "modify")) {
       operations.push({ op: "update", id: e.id, patch: { text: e.text, ...(e.when ? { when: e.when } : {}) } });
     }

@@ -5,10 +5,14 @@ export const body = document.body;
 export const page = body.dataset.page ?? "";
 export const agentId = body.dataset.agentId ?? "";
 export const runId = body.dataset.runId ?? "";
+export const itemId = body.dataset.itemId ?? "";
 
 export const enc = encodeURIComponent;
 export const agentPage = (path = "", id = agentId) => `/dashboard/agents/${enc(id)}${path}`;
 export const agentPath = (id = agentId) => ({ path: { agentId: id } });
+export const lessonHref = (id: string) => agentPage(`/lessons/${enc(id)}`);
+export const episodeHref = (id: string) => agentPage(`/episodes/${enc(id)}`);
+export const runHref = (id: string, step?: number) => agentPage(`/runs/${enc(id)}${step === undefined ? "" : `#step-${step}`}`);
 
 let me: Schemas["CurrentApiKey"] | null = null;
 export const setMe = (key: Schemas["CurrentApiKey"] | null) => void (me = key);

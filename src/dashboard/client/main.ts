@@ -6,7 +6,9 @@ import { agentPath, agentId, body, page, setMe } from "./context.js";
 import { $, h, setStatus } from "./dom.js";
 import { renderAgent } from "./pages/agent.js";
 import { renderAgents } from "./pages/agents.js";
+import { renderEpisode, renderEpisodes } from "./pages/episode.js";
 import { renderJobs } from "./pages/jobs.js";
+import { renderLesson } from "./pages/lesson.js";
 import { renderRun } from "./pages/run.js";
 import { renderRuns } from "./pages/runs.js";
 import { renderUsage } from "./pages/usage.js";
@@ -20,6 +22,9 @@ const PAGES: Record<string, () => Promise<void>> = {
   runs: renderRuns,
   run: renderRun,
   jobs: renderJobs,
+  lesson: renderLesson,
+  episodes: renderEpisodes,
+  episode: renderEpisode,
   usage: renderUsage,
 };
 

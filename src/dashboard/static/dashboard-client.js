@@ -1,7 +1,7 @@
 // Built by src/dashboard/build-client.mjs from src/dashboard/client/*.ts; do not edit (run `node src/dashboard/build-client.mjs`).
 "use strict";
 (() => {
-  // ../../main/node_modules/openapi-fetch/dist/index.mjs
+  // node_modules/openapi-fetch/dist/index.mjs
   var PATH_PARAM_RE = /\{[^{}]+\}/g;
   var supportsRequestInitExt = () => {
     return typeof process === "object" && Number.parseInt(process?.versions?.node?.substring(0, 2)) >= 18 && process.versions.undici;
@@ -491,15 +491,15 @@
     problem;
     constructor(status, body2, requestId) {
       const p = body2 && typeof body2 === "object" ? body2 : {};
-      const str = (v) => typeof v === "string" ? v : void 0;
-      const detail = str(p.detail) ?? (typeof body2 === "string" && body2 ? body2.slice(0, 500) : `HTTP ${status}`);
+      const str2 = (v) => typeof v === "string" ? v : void 0;
+      const detail = str2(p.detail) ?? (typeof body2 === "string" && body2 ? body2.slice(0, 500) : `HTTP ${status}`);
       super(detail);
       this.status = typeof p.status === "number" ? p.status : status;
-      this.type = str(p.type) ?? "about:blank";
-      this.title = str(p.title) ?? `HTTP ${status}`;
+      this.type = str2(p.type) ?? "about:blank";
+      this.title = str2(p.title) ?? `HTTP ${status}`;
       this.detail = detail;
-      this.instance = str(p.instance);
-      this.requestId = str(p.requestId) ?? requestId ?? void 0;
+      this.instance = str2(p.instance);
+      this.requestId = str2(p.requestId) ?? requestId ?? void 0;
       this.errors = Array.isArray(p.errors) ? p.errors : [];
       this.problem = p;
     }
@@ -522,7 +522,7 @@
     name = "PraxisConnectionError";
   };
 
-  // ../../main/node_modules/eventsource-parser/dist/index.js
+  // node_modules/eventsource-parser/dist/index.js
   var ParseError = class extends Error {
     constructor(message, options) {
       super(message), this.name = "ParseError", this.type = options.type, this.field = options.field, this.value = options.value, this.line = options.line;
@@ -698,7 +698,7 @@ ${value}`, dataLines++;
     return firstCharCode === 101 && chunk.charCodeAt(i + 1) === 118 && chunk.charCodeAt(i + 2) === 101 && chunk.charCodeAt(i + 3) === 110 && chunk.charCodeAt(i + 4) === 116 && chunk.charCodeAt(i + 5) === 58;
   }
 
-  // ../../main/node_modules/eventsource-parser/dist/stream.js
+  // node_modules/eventsource-parser/dist/stream.js
   var EventSourceParserStream = class extends TransformStream {
     constructor({ onError, onRetry, onComment, maxBufferSize } = {}) {
       let parser;
@@ -937,6 +937,10 @@ ${value}`, dataLines++;
     /** Get an episode: `GET /v1/agents/{agentId}/episodes/{id}` */
     getEpisode(init) {
       return unwrap(this.api.GET("/v1/agents/{agentId}/episodes/{id}", init));
+    }
+    /** List an episode's retrievals: `GET /v1/agents/{agentId}/episodes/{id}/retrievals` */
+    listEpisodeRetrievals(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/episodes/{id}/retrievals", init));
     }
     /** List background jobs: `GET /v1/agents/{agentId}/jobs` */
     listJobs(init) {
@@ -1207,8 +1211,10 @@ ${value}`, dataLines++;
      * value as its answer (a string as it is, anything else as JSON; `options.answer` chooses
      * otherwise) and the ids or labels passed to `ep.cite(…)` as citations, unless `work` ended it
      * itself (`ep.end(…)`). Labels the answer quotes (`[G3]`) count as citations too, so the lessons
-     * the model used are the ones that learn. When `work` throws, the error is logged as a failed
-     * attempt, the episode ends as `failure` and the error is rethrown.
+     * the model used are the ones that learn. When `work` throws, the episode ends as `abandoned`
+     * and the error is rethrown: an exception (a model API's 404, a network error, a bug) says the
+     * work stopped, not that the task was failed, so nothing is rewarded, penalised or kept as a
+     * case. A task failure is what `work` reports itself: `await ep.end({ outcome: "failure" })`.
      */
     async withEpisode(task, work, options = {}) {
       const ep = await this.startEpisode(task, options.metadata);
@@ -1218,8 +1224,7 @@ ${value}`, dataLines++;
       } catch (err) {
         if (!ep.ended) {
           try {
-            await ep.attempt({ description: "The episode's work threw", ok: false, error: errorText(err) });
-            await ep.end({ outcome: "failure" });
+            await ep.end({ outcome: "abandoned" });
           } catch {
           }
         }
@@ -1295,10 +1300,6 @@ ${value}`, dataLines++;
     }
     return text ? text.slice(0, ANSWER_MAX) : void 0;
   }
-  function errorText(err) {
-    const text = err instanceof Error ? err.stack ?? `${err.name}: ${err.message}` : String(err);
-    return text.slice(0, 5e4);
-  }
 
   // src/dashboard/client/api.ts
   var KEY_STORAGE = "praxis.apiKey";
@@ -1322,7 +1323,7 @@ ${value}`, dataLines++;
       throw err;
     }
   }
-  var errorText2 = (err) => err instanceof Error ? err.message : String(err);
+  var errorText = (err) => err instanceof Error ? err.message : String(err);
   var statusOf = (err) => err instanceof PraxisError ? err.status : void 0;
   async function pageAll(page2, max = 2e3) {
     const items = [];
@@ -1340,9 +1341,13 @@ ${value}`, dataLines++;
   var page = body.dataset.page ?? "";
   var agentId = body.dataset.agentId ?? "";
   var runId = body.dataset.runId ?? "";
+  var itemId = body.dataset.itemId ?? "";
   var enc = encodeURIComponent;
   var agentPage = (path = "", id = agentId) => `/dashboard/agents/${enc(id)}${path}`;
   var agentPath = (id = agentId) => ({ path: { agentId: id } });
+  var lessonHref = (id) => agentPage(`/lessons/${enc(id)}`);
+  var episodeHref = (id) => agentPage(`/episodes/${enc(id)}`);
+  var runHref = (id, step) => agentPage(`/runs/${enc(id)}${step === void 0 ? "" : `#step-${step}`}`);
   var me = null;
   var setMe = (key) => void (me = key);
   var canWrite = () => !!me && me.scope !== "read" && (!me.agentIds || !agentId || me.agentIds.includes(agentId));
@@ -1527,6 +1532,13 @@ ${value}`, dataLines++;
   }
   var labelOrder = (label) => label && /^G\d+$/.test(label) ? Number(label.slice(1)) : Number.MAX_SAFE_INTEGER;
   var sourceOf = (e) => `${e.source ?? "—"}${e.provenance?.origin === "hindsight" ? " (hindsight)" : ""}`;
+  function originOf(e) {
+    const p = e.provenance;
+    if (p?.runId) return h("span", { class: "meta" }, " · ", h("a", { href: runHref(p.runId) }, p.runId));
+    if (p?.episodeId) return h("span", { class: "meta" }, " · ", h("a", { href: episodeHref(p.episodeId) }, p.episodeId));
+    if (p?.keyId) return h("span", { class: "meta" }, ` · key ${p.keyId}`);
+    return null;
+  }
   function renderLibrary(experiences) {
     const text = $("filter-text");
     const status = $("filter-status");
@@ -1539,8 +1551,8 @@ ${value}`, dataLines++;
       plural(experiences.length, "experience"),
       [
         { label: "Label", cell: (e) => e.label ?? "—", sort: (e) => labelOrder(e.label) },
-        { label: "Text", cell: (e) => h("span", { class: "text" }, e.text), sort: (e) => e.text.toLowerCase() },
-        { label: "Source", cell: sourceOf, sort: sourceOf },
+        { label: "Text", cell: (e) => h("a", { class: "text", href: lessonHref(e.id) }, e.text), sort: (e) => e.text.toLowerCase() },
+        { label: "Source", cell: (e) => [sourceOf(e), originOf(e)], sort: sourceOf },
         { label: "Q", cell: (e) => fmtQ(e.q), sort: (e) => e.q, num: true },
         { label: "Retrieved", cell: (e) => fmtInt(e.counts.retrieved), sort: (e) => e.counts.retrieved, num: true },
         { label: "Cited", cell: (e) => fmtInt(e.counts.cited), sort: (e) => e.counts.cited, num: true },
@@ -1571,7 +1583,7 @@ ${value}`, dataLines++;
         setStatus(`${what === "release" ? "Released" : "Deleted"} ${e.id}.`);
         await renderAgent();
       } catch (err) {
-        setStatus(`Could not ${what} ${e.id}: ${errorText2(err)}`);
+        setStatus(`Could not ${what} ${e.id}: ${errorText(err)}`);
       }
     };
     const note = (e) => reasons.get(e.id) ?? e.provenance?.note ?? "not recorded";
@@ -1584,7 +1596,7 @@ ${value}`, dataLines++;
           (e) => h(
             "li",
             {},
-            h("p", { class: "text" }, e.text),
+            h("p", { class: "text" }, h("a", { href: lessonHref(e.id) }, e.text)),
             h("p", { class: "meta" }, `${e.id} · ${e.source} · since ${fmtTime(e.createdAt)} · reason: ${note(e)}`),
             canWrite() && h(
               "div",
@@ -1658,6 +1670,131 @@ ${value}`, dataLines++;
     return out;
   }
 
+  // src/dashboard/client/pages/episode.ts
+  var outcomeBadge = (ep) => h("span", { class: `badge ${ep.outcome ?? ep.status}` }, ep.outcome ?? ep.status);
+  async function renderEpisodes() {
+    const episodes = await pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/episodes", { params: { ...agentPath(), query: { limit: 200, cursor } } })), 400);
+    fill(
+      "episodes",
+      dataTable(
+        plural(episodes.length, "episode"),
+        [
+          { label: "Episode", cell: (e) => h("a", { href: episodeHref(e.id) }, e.id), sort: (e) => e.id, id: true },
+          { label: "Task", cell: (e) => h("span", { class: "text" }, e.task), sort: (e) => e.task },
+          { label: "Outcome", cell: outcomeBadge, sort: (e) => e.outcome ?? e.status },
+          { label: "Attempts", cell: (e) => fmtInt(e.attempts.length), sort: (e) => e.attempts.length, num: true },
+          { label: "Reward", cell: (e) => fmtQ(e.result?.reward), sort: (e) => e.result?.reward ?? -2, num: true },
+          { label: "Started", cell: (e) => fmtTime(e.createdAt), sort: (e) => e.createdAt }
+        ],
+        episodes,
+        { id: "episodes-table" }
+      )
+    );
+  }
+  async function renderEpisode() {
+    const path = { path: { ...agentPath().path, id: itemId } };
+    const [ep, retrievals] = await Promise.all([
+      call(api().GET("/v1/agents/{agentId}/episodes/{id}", { params: path })),
+      call(api().GET("/v1/agents/{agentId}/episodes/{id}/retrievals", { params: path })).then((r) => r.items)
+    ]);
+    const texts = await textsOf([...new Set(retrievals.flatMap((r) => r.items.map((i) => i.id)).concat(ep.result?.rewarded.map((r) => r.id) ?? []))]);
+    fill(
+      "episode",
+      h("p", { class: "lesson-text" }, ep.task),
+      h(
+        "dl",
+        { class: "stats" },
+        stat("Status", ep.status),
+        stat("Outcome", ep.outcome ?? "—"),
+        stat("Score", ep.score === null ? "—" : fmtQ(ep.score)),
+        stat("Reward", fmtQ(ep.result?.reward)),
+        stat("Started", fmtTime(ep.createdAt)),
+        stat("Ended", fmtTime(ep.endedAt)),
+        stat("Case", ep.result?.caseId ?? "—"),
+        stat("Live extraction", ep.result ? `${ep.result.extraction}${ep.result.jobId ? ` (${ep.result.jobId})` : ""}` : "—")
+      ),
+      ep.answer ? h("div", {}, h("h3", {}, "Answer"), h("pre", {}, ep.answer)) : null
+    );
+    fill(
+      "attempts",
+      ep.attempts.length ? dataTable(
+        plural(ep.attempts.length, "attempt"),
+        [
+          { label: "#", cell: (a) => String(a.n), num: true },
+          { label: "What was tried", cell: (a) => h("span", { class: "text" }, a.description) },
+          { label: "Result", cell: (a) => h("span", { class: `badge ${a.ok ? "done" : "failed"}` }, a.ok ? "ok" : "failed") },
+          { label: "Error", cell: (a) => a.error ? h("span", { class: "text" }, a.error) : "—" },
+          { label: "Tools", cell: (a) => a.toolCalls.join(", ") || "—" },
+          { label: "At", cell: (a) => fmtTime(a.at) }
+        ],
+        ep.attempts,
+        { id: "attempts-table" }
+      ) : empty("No attempts were logged.")
+    );
+    fill("retrievals", retrievals.length ? retrievals.map((r, i) => retrievalView(r, i, texts)) : empty("Nothing was retrieved for this episode (or its retrievals are past retention)."));
+    const rewarded = ep.result?.rewarded ?? [];
+    fill(
+      "credited",
+      !ep.result ? empty("The episode has not ended: nothing is credited yet.") : rewarded.length ? dataTable(
+        plural(rewarded.length, "credited memory"),
+        [
+          { label: "Memory", cell: (r) => memoryLink(r.id), id: true },
+          { label: "Text", cell: (r) => h("span", { class: "text" }, texts.get(r.id) ?? "—") },
+          { label: "Reward", cell: () => fmtQ(ep.result.reward), num: true },
+          { label: "Q after", cell: (r) => fmtQ(r.q), num: true }
+        ],
+        rewarded,
+        { id: "credited-table" }
+      ) : empty(`Ending it (reward ${fmtQ(ep.result.reward)}) credited no memory: nothing active was retrieved for it.`)
+    );
+  }
+  var memoryLink = (id) => id.startsWith("exp_") ? h("a", { href: lessonHref(id) }, id) : h("code", {}, id);
+  var SIGNALS = [
+    ["vectorSim", "similarity"],
+    ["textBm25", "words (BM25)"],
+    ["usageSim", "usage"],
+    ["learnedPhrase", "phrases"],
+    ["whenSim", "when"],
+    ["q", "Q"],
+    ["recency", "recency"]
+  ];
+  function retrievalView(r, i, texts) {
+    return h(
+      "section",
+      { class: "retrieval", "data-retrieval": r.retrievalId },
+      h("h3", {}, `${i + 1}. “${r.query}”`),
+      h("p", { class: "meta" }, `${r.retrievalId} · ${fmtTime(r.at)} · phase ${r.phase ?? "—"} · λ ${r.lambda} · ${r.rewarded ? "credited by a reward" : "not rewarded"}`),
+      dataTable(
+        plural(r.items.length, "item"),
+        [
+          { label: "Rank", cell: (x) => String(r.items.indexOf(x) + 1), num: true },
+          { label: "Shown as", cell: (x) => x.label ?? "—" },
+          { label: "Memory", cell: (x) => memoryLink(x.id), id: true },
+          { label: "Text", cell: (x) => h("span", { class: "text" }, texts.get(x.id) ?? "—") },
+          { label: "Score", cell: (x) => x.score === null ? "—" : x.score.toFixed(3), num: true },
+          ...SIGNALS.map(([k, label]) => ({ label, cell: (x) => x.signals?.[k] === void 0 ? "—" : x.signals[k].toFixed(3), num: true }))
+        ],
+        r.items
+      )
+    );
+  }
+  async function textsOf(ids) {
+    const out = /* @__PURE__ */ new Map();
+    await Promise.all(
+      ids.map(async (id) => {
+        const path = { path: { ...agentPath().path, id } };
+        if (id.startsWith("exp_")) {
+          const e = await call(api().GET("/v1/agents/{agentId}/experiences/{id}", { params: path })).catch(() => null);
+          if (e) out.set(id, e.text);
+        } else {
+          const c = await call(api().GET("/v1/agents/{agentId}/cases/{id}", { params: path })).catch(() => null);
+          if (c) out.set(id, `Case: ${c.task}`);
+        }
+      })
+    );
+    return out;
+  }
+
   // src/dashboard/client/pages/jobs.ts
   async function renderJobs() {
     const jobs = (await call(api().GET("/v1/agents/{agentId}/jobs", { params: { ...agentPath(), query: { limit: 200 } } }))).items;
@@ -1681,12 +1818,323 @@ ${value}`, dataLines++;
     );
   }
 
+  // src/dashboard/client/practice-view.ts
+  var getRunLibrary = (runId2) => call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/library", { params: { path: { ...agentPath().path, runId: runId2 } } })).then(
+    (r) => r,
+    () => null
+  );
+  async function promotedIds(runId2) {
+    const [lessons, runLibrary] = await Promise.all([
+      pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/experiences", { params: { ...agentPath(), query: { status: "all", limit: 200, cursor } } }))),
+      getRunLibrary(runId2)
+    ]);
+    const byId = /* @__PURE__ */ new Map();
+    const fromRun2 = lessons.filter((e) => e.provenance?.runId === runId2);
+    for (const e of lessons) byId.set(e.id, e);
+    for (const e of fromRun2) if (e.provenance?.runItemId) byId.set(e.provenance.runItemId, e);
+    for (const item of runLibrary?.items ?? []) {
+      if (byId.has(item.id)) continue;
+      const match = fromRun2.find((e) => !e.provenance?.runItemId && e.text === item.text);
+      if (match) byId.set(item.id, match);
+    }
+    return byId;
+  }
+  function stepOfRunId(id) {
+    const m = /^px_.+_(\d+)_(\d+)_(\d+)$/.exec(id);
+    return m ? { epoch: Number(m[1]), step: Number(m[2]) } : null;
+  }
+  var str = (x) => typeof x === "string" ? x : x === null || x === void 0 ? "" : JSON.stringify(x);
+  var num = (x) => typeof x === "number" ? x : null;
+  var arr = (x) => Array.isArray(x) ? x : [];
+  var badge = (text) => h("span", { class: `badge ${text}` }, text);
+  function idWithPromoted(id, promoted2) {
+    const e = promoted2.get(id);
+    if (!e) return h("code", {}, id);
+    if (e.id === id) return h("a", { href: lessonHref(id) }, h("code", {}, id));
+    return [h("code", {}, id), " → ", h("a", { href: lessonHref(e.id), "data-promoted": e.id }, h("code", {}, e.id))];
+  }
+  function stepPart(key, value, promoted2) {
+    switch (key) {
+      case "groups":
+        return dataTable(
+          plural(arr(value).length, "group"),
+          [
+            { label: "Task", cell: (g) => str(g.taskId), id: true },
+            { label: "Kept", cell: (g) => g.kept ? "kept" : "filtered" },
+            { label: "Rewards", cell: (g) => arr(g.rewards).map((r) => fmtQ(num(r))).join(", ") },
+            { label: "Mean", cell: (g) => fmtQ(num(g.meanReward)), num: true },
+            { label: "Why", cell: (g) => str(g.reason) || "—" }
+          ],
+          arr(value)
+        );
+      case "proposals":
+        if (!arr(value).length) return empty("No group proposed anything.");
+        return h(
+          "ul",
+          { class: "items proposals" },
+          arr(value).map(
+            (p) => h(
+              "li",
+              {},
+              h("p", {}, h("strong", {}, `Task ${str(p.taskId)}`), p.provenance ? badge(str(p.provenance)) : null),
+              p.analysis ? h("p", { class: "meta" }, str(p.analysis)) : null,
+              h(
+                "ol",
+                {},
+                arr(p.operations).map((o) => h("li", {}, opLine(str(o.op), o.target ? [str(o.target)] : [], str(o.text)), o.reason ? h("span", { class: "meta" }, ` — ${str(o.reason)}`) : null))
+              )
+            )
+          )
+        );
+      case "plan": {
+        const plan = value ?? {};
+        return h(
+          "div",
+          {},
+          plan.reasoning ? h("p", { class: "meta" }, str(plan.reasoning)) : null,
+          arr(plan.operations).length ? h(
+            "ol",
+            { class: "plan" },
+            arr(plan.operations).map(
+              (o) => h(
+                "li",
+                {},
+                opLine(str(o.op), [...o.id ? [str(o.id)] : [], ...arr(o.ids).map(str)], str(o.text), promoted2),
+                o.provenance ? badge(str(o.provenance)) : null,
+                o.reason ? h("span", { class: "meta" }, ` — ${str(o.reason)}`) : null
+              )
+            )
+          ) : empty("The plan changed nothing.")
+        );
+      }
+      case "diff":
+        return dataTable(
+          plural(arr(value).length, "change"),
+          [
+            { label: "Change", cell: (c) => [badge(str(c.op)), c.provenance ? badge(str(c.provenance)) : null] },
+            { label: "Lesson", cell: (c) => idWithPromoted(str(c.id), promoted2), id: true },
+            { label: "Before", cell: (c) => h("span", { class: "text" }, str(c.before) || "—") },
+            { label: "After", cell: (c) => h("span", { class: "text" }, str(c.after) || "—") },
+            { label: "Why", cell: (c) => str(c.reason) || (arr(c.from).length ? `merged ${arr(c.from).map(str).join(", ")}` : "—") }
+          ],
+          arr(value)
+        );
+      case "library":
+        return dataTable(
+          plural(arr(value).length, "lesson"),
+          [
+            { label: "Label", cell: (e) => str(e.label) },
+            { label: "Lesson", cell: (e) => idWithPromoted(str(e.id), promoted2), id: true },
+            { label: "Text", cell: (e) => h("span", { class: "text" }, str(e.text)) }
+          ],
+          arr(value)
+        );
+      case "dropped":
+        return arr(value).length ? h("ul", { class: "items" }, arr(value).map((d) => h("li", {}, `${str(d.source)}: ${str(d.reason)}`, h("span", { class: "meta" }, ` (${opSummary(d.op)})`)))) : empty("Nothing was dropped.");
+      case "errors":
+        return arr(value).length ? h("ul", { class: "items" }, arr(value).map((e) => h("li", { class: "error" }, `${str(e.stage)}${e.taskId ? ` (task ${str(e.taskId)})` : ""}: ${str(e.error)}`))) : empty("No errors.");
+      case "hindsight": {
+        const hs = value ?? {};
+        const count = (k) => typeof hs[k] === "number" ? String(hs[k]) : Array.isArray(hs[k]) ? String(hs[k].length) : "—";
+        return h(
+          "dl",
+          { class: "stats" },
+          stat("Calls (cap per step)", `${count("calls")} (${count("cap")})`),
+          stat("Groups over the cap", count("overCap")),
+          stat("Lessons proposed", count("proposals")),
+          stat("Applied by the plan", count("applied")),
+          stat("Refused: stated the answer", count("refusedLeaks")),
+          stat("Hindsight lessons in the library", count("inLibrary"))
+        );
+      }
+      default:
+        return anyValue(value);
+    }
+  }
+  function opSummary(op) {
+    const o = op ?? {};
+    return [str(o.op), str(o.text)].filter(Boolean).join(": ") || str(op);
+  }
+  function opLine(op, targets, text, promoted2) {
+    const names = targets.map((t, i) => [i ? " + " : " ", promoted2 ? idWithPromoted(t, promoted2) : h("code", {}, t)]);
+    return [h("strong", {}, op), names, text ? `: ${text}` : ""];
+  }
+
+  // src/dashboard/client/pages/lesson.ts
+  async function renderLesson() {
+    const e = await call(api().GET("/v1/agents/{agentId}/experiences/{id}", { params: { path: { ...agentPath().path, id: itemId } } }));
+    renderSummary(e);
+    await Promise.all([renderProvenance(e), renderReviews(e)]);
+    renderQHistory(e);
+  }
+  function renderSummary(e) {
+    fill(
+      "lesson",
+      h("p", { class: "lesson-text" }, e.text),
+      h("p", {}, h("strong", {}, "When: "), e.when ?? h("span", { class: "meta" }, "not written (retrieval matches the text only)")),
+      h(
+        "dl",
+        { class: "stats" },
+        stat("Id", e.id),
+        stat("Label", e.label ?? "—"),
+        stat("Status", e.probation ? `${e.status} (probation)` : e.status ?? "—"),
+        stat("Source", e.source ?? "—"),
+        stat("Q", fmtQ(e.q)),
+        stat("Retrieved / cited", `${fmtInt(e.counts.retrieved)} / ${fmtInt(e.counts.cited)}`),
+        stat("Successes / failures", `${fmtInt(e.counts.successes)} / ${fmtInt(e.counts.failures)}`),
+        stat("Tags", e.tags?.length ? e.tags.join(", ") : "—"),
+        stat("Created", fmtTime(e.createdAt)),
+        stat("Last used", fmtTime(e.lastUsedAt))
+      )
+    );
+  }
+  async function renderProvenance(e) {
+    const p = e.provenance ?? {};
+    const parts = [];
+    if (p.runId) parts.push(await fromRun(e, p.runId, p.runItemId));
+    if (p.episodeId) parts.push(await fromEpisode(p.episodeId));
+    if (p.keyId) parts.push(h("p", { "data-provenance": "key" }, "Written through the API by key ", await keyName(p.keyId), "."));
+    if (p.importedFrom) parts.push(h("p", {}, "Imported from ", h("code", {}, p.importedFrom), "."));
+    if (p.note) parts.push(h("p", {}, h("strong", {}, "Note: "), p.note));
+    if (!parts.length) parts.push(empty(`No provenance recorded: a ${e.source ?? "manual"} lesson written without naming a run, episode or key.`));
+    fill("provenance", parts);
+  }
+  async function keyName(id) {
+    const keys = await call(api().GET("/v1/keys", { params: { query: { limit: 200 } } })).then(
+      (r) => r.items,
+      () => []
+    );
+    const key = keys.find((k) => k.id === id);
+    return key ? [h("strong", {}, key.name), ` (${key.scope}, `, h("code", {}, id), key.revokedAt ? `, revoked ${fmtTime(key.revokedAt)}` : "", ")"] : h("code", {}, id);
+  }
+  async function fromRun(e, runId2, runItemId) {
+    const [run, library] = await Promise.all([
+      call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}", { params: { path: { ...agentPath().path, runId: runId2 } } })).catch(() => null),
+      getRunLibrary(runId2)
+    ]);
+    const head = h(
+      "p",
+      { "data-provenance": "run" },
+      `Learned by practice run `,
+      h("a", { href: runHref(runId2) }, runId2),
+      e.provenance?.origin ? ` (${e.provenance.origin === "hindsight" ? "in hindsight, from a group whose attempts all failed" : "from a group whose rewards differed"})` : "",
+      "."
+    );
+    if (!run) return h("div", {}, head, empty("The run is gone (deleted with its agent or pruned)."));
+    const item = library?.items.find((i) => runItemId ? i.id === runItemId : i.text === e.text);
+    const runName = runItemId ?? item?.id;
+    const perEpoch = run.progress.stepsPerEpoch || 1;
+    const lineage = item?.lineage.filter((l) => l.epoch !== void 0 && l.step !== void 0) ?? [];
+    const written = lineage[0] ?? (runName ? stepOfRunId(runName) : null);
+    const stepN = written ? written.epoch * perEpoch + written.step : null;
+    const out = [
+      head,
+      runName && h("p", {}, "In the run's library as ", h("code", { "data-run-item": runName }, runName), item ? ` (${item.label} of the final library)` : "", `; promoted to this agent's library as `, h("code", {}, e.id), ".")
+    ];
+    if (lineage.length) {
+      out.push(
+        h(
+          "ol",
+          { class: "lineage" },
+          lineage.map((l) => {
+            const n = l.epoch * perEpoch + l.step;
+            return h("li", {}, `${l.op} in `, h("a", { href: runHref(runId2, n), "data-step-link": n }, `step ${n} (epoch ${l.epoch}, step ${l.step})`), l.provenance ? ` — ${l.provenance}` : "", l.from ? ` — merged ${l.from.join(", ")}` : "");
+          })
+        )
+      );
+    }
+    if (stepN !== null && runName) out.push(await stepEvidence(runId2, stepN, runName, item, e));
+    return h("div", {}, out);
+  }
+  async function stepEvidence(runId2, n, runName, item, e) {
+    const step = await call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...agentPath().path, runId: runId2, n } } })).catch(() => null);
+    if (!step) return empty(`Step ${n} is no longer recorded.`);
+    const ids = /* @__PURE__ */ new Map([[runName, e]]);
+    const diff = (Array.isArray(step.diff) ? step.diff : []).filter((c) => c.id === runName);
+    const texts = new Set([e.text, item?.text].filter(Boolean));
+    const plan = step.plan;
+    const ops = (plan?.operations ?? []).filter((o) => texts.has(o.text ?? ""));
+    return h(
+      "section",
+      { class: "evidence", id: "step-evidence" },
+      h("h3", {}, `Step ${n}: the change`),
+      stepPart("diff", diff, ids),
+      h("h3", {}, "The plan operation"),
+      stepPart("plan", { reasoning: plan?.reasoning, operations: ops }, ids),
+      h("h3", {}, "The groups"),
+      stepPart("groups", step.groups, ids),
+      h("h3", {}, "The proposals"),
+      stepPart("proposals", step.proposals, ids)
+    );
+  }
+  async function fromEpisode(id) {
+    const ep = await call(api().GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { ...agentPath().path, id } } })).catch(() => null);
+    const link = h("a", { href: episodeHref(id), "data-provenance": "episode" }, id);
+    if (!ep) return h("p", {}, "Learned from episode ", h("code", {}, id), " (no longer kept).");
+    const failed = ep.attempts.filter((a) => !a.ok).length;
+    return h(
+      "div",
+      {},
+      h("p", {}, "Learned from episode ", link, `: “${ep.task}”`),
+      h("p", { class: "meta" }, `${ep.attempts.length} attempts (${failed} failed), outcome ${ep.outcome ?? "open"}${ep.result ? `, reward ${fmtQ(ep.result.reward)}` : ""}.`)
+    );
+  }
+  async function renderReviews(e) {
+    const rows = [];
+    if (e.status === "quarantined" || e.status === "pending") {
+      try {
+        const held = await call(api().GET("/v1/agents/{agentId}/quarantine/{id}", { params: { path: { ...agentPath().path, id: e.id } } }));
+        rows.push(
+          h("p", {}, h("span", { class: `badge ${held.status}` }, held.status), ` since ${fmtTime(held.heldAt)}, came in through ${held.door} (${held.author}); released it becomes ${held.wanted}.`),
+          h("p", {}, h("strong", {}, "Why: "), held.reason)
+        );
+      } catch (err) {
+        if (statusOf(err) !== 404) throw err;
+      }
+    }
+    if (e.probation) rows.push(h("p", {}, "On probation: retrievable, but kept out of the prompt block until it is cited in a successful episode."));
+    if (!rows.length) rows.push(h("p", {}, `Not held for review: ${e.status ?? "active"}${e.probation ? "" : ", trusted"}.`));
+    fill("reviews", rows);
+  }
+  function renderQHistory(e) {
+    const hist = e.qHistory ?? [];
+    if (!hist.length) return fill("q-history", empty("No reward has moved its Q yet."));
+    const first = hist[0];
+    chart(
+      "q-history",
+      { scales: { x: { time: false }, y: { range: [-1, 1] } }, axes: [{ label: "update", incrs: COUNT_INCRS }, { label: "Q / reward" }], series: [{ label: "update" }, line("Q", color(0)), line("reward", color(1), { width: 1, dash: [3, 3] })] },
+      [hist.map((_, i) => i), hist.map((x) => x.q), hist.map((x) => x.reward)],
+      `Q of ${e.id} over ${hist.length} updates, starting at ${fmtQ(first.q - first.delta)}`
+    );
+    const from = (x) => x.episodeId ? ["episode ", h("a", { href: episodeHref(x.episodeId) }, x.episodeId)] : x.retrievalId ? ["retrieval ", h("code", {}, x.retrievalId)] : "a reward naming it";
+    const table = dataTable(
+      `${hist.length} updates`,
+      [
+        { label: "When", cell: (x) => fmtTime(x.at), sort: (x) => x.at },
+        { label: "Reward", cell: (x) => fmtQ(x.reward), num: true },
+        { label: "Q before", cell: (x) => fmtQ(x.q - x.delta), num: true },
+        { label: "ΔQ", cell: (x) => `${x.delta >= 0 ? "+" : ""}${fmtQ(x.delta)}`, num: true },
+        { label: "Q after", cell: (x) => fmtQ(x.q), num: true },
+        { label: "From", cell: from }
+      ],
+      hist.slice().reverse(),
+      { id: "q-history-table" }
+    );
+    document.getElementById("q-history").append(table);
+  }
+
   // src/dashboard/client/pages/run.ts
   var runPath = () => ({ path: { ...agentPath().path, runId } });
   var getRun = () => call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}", { params: runPath() }));
   var getCurve = () => call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/curve", { params: runPath() }));
   var TERMINAL = /* @__PURE__ */ new Set(["completed", "failed", "cancelled", "budget-exhausted"]);
+  var datasetName = null;
   async function renderRun() {
+    const first = await getRun();
+    datasetName = await call(api().GET("/v1/datasets/{datasetId}", { params: { path: { datasetId: first.datasetId } } })).then(
+      (d) => d.name,
+      () => null
+    );
     await refreshRun();
     void followEvents();
   }
@@ -1701,6 +2149,7 @@ ${value}`, dataLines++;
       do {
         again = false;
         const view = await getRun();
+        promoted = null;
         renderProgress(view);
         await renderCurve(view);
         await renderSteps();
@@ -1722,7 +2171,7 @@ ${value}`, dataLines++;
         "data-write": "",
         onclick: async () => {
           if (!confirm("Cancel this run? Nothing is promoted.")) return;
-          await call(api().POST("/v1/agents/{agentId}/practice-runs/{runId}/cancel", { params: runPath() })).catch((err) => setStatus(`Cancel failed: ${errorText2(err)}`));
+          await call(api().POST("/v1/agents/{agentId}/practice-runs/{runId}/cancel", { params: runPath() })).catch((err) => setStatus(`Cancel failed: ${errorText(err)}`));
           await refreshRun();
         }
       },
@@ -1734,6 +2183,7 @@ ${value}`, dataLines++;
       h(
         "dl",
         { class: "stats" },
+        stat("Dataset", datasetName ?? v.datasetId),
         stat("Steps finished", totalSteps ? `${finished} of ${totalSteps}` : "—"),
         stat("Epochs", fmtInt(epochs)),
         // Epochs and steps numbered from 0, as the API and the CLI number them.
@@ -1754,22 +2204,32 @@ ${value}`, dataLines++;
       cancel
     );
   }
+  var evalX = (epoch, perEpoch) => epoch * perEpoch - 0.5;
   async function renderCurve(view) {
     const curve = await getCurve();
     const perEpoch = view.progress.stepsPerEpoch || 1;
-    if (!curve.steps.length) return fill("curve", empty("No step has finished yet."));
-    const xs = curve.steps.map((s) => s.epoch * perEpoch + s.step);
-    const atEpochEnd = (pick) => curve.steps.map((s) => {
-      const e = s.step === perEpoch - 1 ? curve.epochs.find((ep) => ep.epoch === s.epoch) : void 0;
-      return e ? pick(e) ?? null : null;
-    });
-    const data = [xs, curve.steps.map((s) => s.trainReward), curve.steps.map((s) => s.librarySize)];
-    const series = [{ label: "step" }, line("mean train reward", color(0), { scale: "r" }), line("library size", color(2), { scale: "n", dash: [6, 4] })];
+    if (!curve.steps.length && !curve.epochs.length) return fill("curve", empty("No step has finished yet."));
+    const stepX = new Map(curve.steps.map((s) => [s.epoch * perEpoch + s.step, s]));
+    const evals = new Map(curve.epochs.map((e) => [evalX(e.epoch, perEpoch), e]));
+    const xs = [.../* @__PURE__ */ new Set([...stepX.keys(), ...evals.keys()])].sort((a, b) => a - b);
+    const atStep = (pick) => xs.map((x) => stepX.has(x) ? pick(stepX.get(x)) : null);
+    const atEval = (pick) => xs.map((x) => evals.has(x) ? pick(evals.get(x)) ?? null : null);
+    const data = [xs, atStep((s) => s.trainReward), atStep((s) => s.librarySize)];
+    const xLabel = (x) => {
+      if (Number.isInteger(x)) return `step ${x}`;
+      const epoch = (x + 0.5) / perEpoch;
+      return epoch === 0 ? "starting library" : `library after epoch ${epoch}`;
+    };
+    const series = [
+      { label: "step", value: (_u, v) => v === null ? "—" : xLabel(v) },
+      line("mean train reward", color(0), { scale: "r" }),
+      line("library size", color(2), { scale: "n", dash: [6, 4] })
+    ];
     if (curve.epochs.length) {
       data.push(
-        atEpochEnd((e) => e.holdoutAccuracy),
-        atEpochEnd((e) => e.interval?.[0]),
-        atEpochEnd((e) => e.interval?.[1])
+        atEval((e) => e.holdoutAccuracy),
+        atEval((e) => e.interval?.[0]),
+        atEval((e) => e.interval?.[1])
       );
       series.push(
         line("holdout accuracy", color(1), { scale: "r" }),
@@ -1785,26 +2245,48 @@ ${value}`, dataLines++;
         series
       },
       data,
-      `Learning curve over ${xs.length} steps`
+      `Learning curve over ${curve.steps.length} steps and ${curve.epochs.length} holdout evaluations`
     );
     const tokens = curve.steps.reduce((n, s) => n + (s.tokens ?? 0), 0);
-    $("curve").append(h("p", { class: "meta" }, `${fmtInt(tokens)} tokens over ${xs.length} finished step${xs.length === 1 ? "" : "s"}.`));
+    $("curve").append(
+      h("p", { class: "meta" }, `${fmtInt(tokens)} tokens over ${curve.steps.length} finished step${curve.steps.length === 1 ? "" : "s"}.`),
+      // The plotted points as a table: what a screen reader reads, and what a test compares with the API.
+      h(
+        "details",
+        {},
+        h("summary", {}, "The plotted points"),
+        dataTable(
+          "Learning curve points",
+          [
+            { label: "x", cell: (i) => String(xs[i]), num: true },
+            { label: "At", cell: (i) => xLabel(xs[i]) },
+            ...series.slice(1).map((s, k) => ({ label: String(s.label), cell: (i) => fmtPoint(data[k + 1][i]), num: true }))
+          ],
+          xs.map((_, i) => i),
+          { id: "curve-points" }
+        )
+      )
+    );
   }
+  var fmtPoint = (v) => typeof v === "number" ? String(Math.round(v * 1e6) / 1e6) : "";
   var openSteps = /* @__PURE__ */ new Set();
+  var promoted = null;
   async function renderSteps() {
     const steps = (await call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps", { params: runPath() }))).items;
     if (!steps.length) return fill("steps", empty("No step has started yet."));
+    const linked = /^#step-(\d+)$/.exec(location.hash);
+    if (linked) openSteps.add(Number(linked[1]));
     fill(
       "steps",
       steps.map((s) => {
         const n = Number(s.n);
         const usage = s.usage;
         const tokens = usage ? (usage.tokensIn ?? 0) + (usage.tokensOut ?? 0) : null;
-        const num = (x) => typeof x === "number" ? x : null;
+        const num2 = (x) => typeof x === "number" ? x : null;
         const details = h(
           "details",
-          { "data-step": n, open: openSteps.has(n) },
-          h("summary", {}, `Step ${n} (epoch ${s.epoch}, step ${s.step}) — ${s.status}, mean reward ${fmtQ(num(s.meanReward))}, library ${fmtInt(num(s.librarySize))}, ${fmtInt(tokens)} tokens`),
+          { "data-step": n, id: `step-${n}`, open: openSteps.has(n) },
+          h("summary", {}, `Step ${n} (epoch ${s.epoch}, step ${s.step}) — ${s.status}, mean reward ${fmtQ(num2(s.meanReward))}, library ${fmtInt(num2(s.librarySize))}, ${fmtInt(tokens)} tokens`),
           h("div", { class: "step-body" })
         );
         details.addEventListener("toggle", () => {
@@ -1816,13 +2298,26 @@ ${value}`, dataLines++;
         return details;
       })
     );
+    if (linked) $(`step-${linked[1]}`).scrollIntoView();
   }
   var STEP_BASE = /* @__PURE__ */ new Set(["n", "epoch", "step", "status", "tasks", "meanReward", "librarySize", "usage", "startedAt", "endedAt"]);
+  var STEP_TITLES = {
+    groups: "Groups",
+    proposals: "Proposals (one group advantage call per kept group)",
+    plan: "Plan (the batch update)",
+    diff: "Library diff",
+    library: "Library at the start of the step",
+    dropped: "Dropped operations",
+    errors: "Errors",
+    hindsight: "Hindsight"
+  };
+  var STEP_ORDER = ["groups", "proposals", "plan", "diff", "dropped", "errors", "hindsight", "library"];
   async function loadStep(details, n) {
     const target = details.querySelector(".step-body");
-    const s = await call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...runPath().path, n } } }));
-    const parts = Object.entries(s).filter(([k]) => !STEP_BASE.has(k));
-    target?.replaceChildren(...parts.map(([k, v]) => h("section", {}, h("h3", { text: k }), anyValue(v))));
+    promoted ??= promotedIds(runId);
+    const [s, ids] = await Promise.all([call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...runPath().path, n } } })), promoted]);
+    const parts = Object.entries(s).filter(([k]) => !STEP_BASE.has(k)).sort(([a], [b]) => (STEP_ORDER.indexOf(a) + 1 || 99) - (STEP_ORDER.indexOf(b) + 1 || 99));
+    target?.replaceChildren(...parts.map(([k, v]) => h("section", { "data-part": k }, h("h3", { text: STEP_TITLES[k] ?? k }), stepPart(k, v, ids))));
   }
   async function followEvents() {
     for (let attempt = 0; attempt < 100; attempt++) {
@@ -1831,10 +2326,10 @@ ${value}`, dataLines++;
         for await (const e of praxisClient().agent(agentId).practiceEvents(runId)) {
           if (e.type === "end") ended = true;
           body.dataset.lastEvent = e.type;
-          refreshRun().catch((err) => setStatus(`Refresh failed: ${errorText2(err)}`));
+          refreshRun().catch((err) => setStatus(`Refresh failed: ${errorText(err)}`));
         }
       } catch (err) {
-        setStatus(`Event stream interrupted: ${errorText2(err)}`);
+        setStatus(`Event stream interrupted: ${errorText(err)}`);
       }
       const view = await getRun();
       if (ended || TERMINAL.has(view.status)) return refreshRun();
@@ -1843,8 +2338,20 @@ ${value}`, dataLines++;
   }
 
   // src/dashboard/client/pages/runs.ts
+  function outcomeOf(r) {
+    const promotion = r.summary?.promotion;
+    if (promotion) return promotion.promoted ? `promoted as v${promotion.version} — ${promotion.reason ?? ""}` : `not promoted — ${promotion.reason ?? ""}`;
+    if (r.error) return r.error;
+    return r.status === "running" || r.status === "queued" ? "in progress" : "—";
+  }
   async function renderRuns() {
-    const runs = await pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/practice-runs", { params: { ...agentPath(), query: { limit: 200, cursor } } })), 400);
+    const [runs, datasets] = await Promise.all([
+      pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/practice-runs", { params: { ...agentPath(), query: { limit: 200, cursor } } })), 400),
+      // A key limited to some agents may not list the tenant's datasets: the ids stand in for their names.
+      pageAll((cursor) => call(api().GET("/v1/datasets", { params: { query: { limit: 200, cursor } } })), 2e3).catch(() => [])
+    ]);
+    const names = new Map(datasets.map((d) => [d.datasetId, d.name]));
+    const dataset = (id) => names.get(id) ?? id;
     fill(
       "runs",
       dataTable(
@@ -1852,10 +2359,10 @@ ${value}`, dataLines++;
         [
           { label: "Run", cell: (r) => h("a", { href: agentPage(`/runs/${enc(r.runId)}`) }, r.runId), sort: (r) => r.runId, id: true },
           { label: "Status", cell: (r) => h("span", { class: `badge ${r.status}` }, r.status), sort: (r) => r.status },
-          { label: "Dataset", cell: (r) => r.datasetId, sort: (r) => r.datasetId, id: true },
+          { label: "Dataset", cell: (r) => h("span", { title: r.datasetId }, dataset(r.datasetId)), sort: (r) => dataset(r.datasetId), id: true },
+          { label: "Outcome", cell: (r) => h("span", { class: "text" }, outcomeOf(r)), sort: outcomeOf },
           { label: "Started", cell: (r) => fmtTime(r.createdAt), sort: (r) => r.createdAt },
-          { label: "Updated", cell: (r) => fmtTime(r.updatedAt), sort: (r) => r.updatedAt },
-          { label: "Error", cell: (r) => r.error ?? "" }
+          { label: "Updated", cell: (r) => fmtTime(r.updatedAt), sort: (r) => r.updatedAt }
         ],
         runs,
         { id: "runs-table" }
@@ -1972,7 +2479,7 @@ ${value}`, dataLines++;
         setStatus(r.unchanged ? `The library already equals v${v.version}.` : `Rolled back to v${v.version}: now v${r.libraryVersion} (${r.changed} changed, ${r.deleted} deleted).`);
         await renderVersions(r.libraryVersion);
       } catch (err) {
-        setStatus(`Rollback failed: ${errorText2(err)}`);
+        setStatus(`Rollback failed: ${errorText(err)}`);
       }
     };
     dialog.showModal();
@@ -1986,6 +2493,9 @@ ${value}`, dataLines++;
     runs: renderRuns,
     run: renderRun,
     jobs: renderJobs,
+    lesson: renderLesson,
+    episodes: renderEpisodes,
+    episode: renderEpisode,
     usage: renderUsage
   };
   function signOut(message) {
@@ -2001,7 +2511,7 @@ ${value}`, dataLines++;
   onUnauthorized(signOut);
   function notFound(err) {
     for (const el of $("main").querySelectorAll(".card")) el.hidden = true;
-    $("status").replaceChildren(`Not found: ${errorText2(err)} `, h("a", { href: "/dashboard" }, "Back to the agents"));
+    $("status").replaceChildren(`Not found: ${errorText(err)} `, h("a", { href: "/dashboard" }, "Back to the agents"));
     body.dataset.ready = "not-found";
   }
   async function start() {
@@ -2009,7 +2519,7 @@ ${value}`, dataLines++;
     try {
       me2 = await call(api().GET("/v1/keys/current"));
     } catch (err) {
-      if (statusOf(err) !== 401) signOut(`Could not check the key: ${errorText2(err)}`);
+      if (statusOf(err) !== 401) signOut(`Could not check the key: ${errorText(err)}`);
       return;
     }
     setMe(me2);
@@ -2026,7 +2536,7 @@ ${value}`, dataLines++;
       body.dataset.ready = "true";
     } catch (err) {
       if (statusOf(err) === 404) return notFound(err);
-      setStatus(`Could not load this page: ${errorText2(err)}`);
+      setStatus(`Could not load this page: ${errorText(err)}`);
       body.dataset.ready = "error";
     }
   }

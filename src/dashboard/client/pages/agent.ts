@@ -1,8 +1,8 @@
 import type { Schemas } from "../../../../client/src/index.js";
 import { api, call, errorText, pageAll } from "../api.js";
 import { chart, color, COUNT_INCRS, bars, line, type Series } from "../charts.js";
-import { agentPath, canWrite } from "../context.js";
-import { $, empty, fill, fmtInt, fmtQ, fmtTime, h, plural, setStatus, stat } from "../dom.js";
+import { agentPath, canWrite, episodeHref, lessonHref, runHref } from "../context.js";
+import { $, empty, fill, fmtInt, fmtQ, fmtTime, h, plural, setStatus, stat, type Child } from "../dom.js";
 import { dataTable } from "../table.js";
 
 type Analytics = Schemas["Analytics"];
@@ -94,6 +94,15 @@ const labelOrder = (label: string | null) => (label && /^G\d+$/.test(label) ? Nu
 /** The source, with how practice learned the lesson when it did so in hindsight (from tasks every attempt failed). */
 const sourceOf = (e: Experience) => `${e.source ?? "—"}${e.provenance?.origin === "hindsight" ? " (hindsight)" : ""}`;
 
+/** Where the lesson came from, linked: its run, its episode, or the key that wrote it. */
+function originOf(e: Experience): Child {
+  const p = e.provenance;
+  if (p?.runId) return h("span", { class: "meta" }, " · ", h("a", { href: runHref(p.runId) }, p.runId));
+  if (p?.episodeId) return h("span", { class: "meta" }, " · ", h("a", { href: episodeHref(p.episodeId) }, p.episodeId));
+  if (p?.keyId) return h("span", { class: "meta" }, ` · key ${p.keyId}`);
+  return null;
+}
+
 function renderLibrary(experiences: Experience[]) {
   const text = $<HTMLInputElement>("filter-text");
   const status = $<HTMLSelectElement>("filter-status");
@@ -110,8 +119,8 @@ function renderLibrary(experiences: Experience[]) {
     plural(experiences.length, "experience"),
     [
       { label: "Label", cell: (e) => e.label ?? "—", sort: (e) => labelOrder(e.label) },
-      { label: "Text", cell: (e) => h("span", { class: "text" }, e.text), sort: (e) => e.text.toLowerCase() },
-      { label: "Source", cell: sourceOf, sort: sourceOf },
+      { label: "Text", cell: (e) => h("a", { class: "text", href: lessonHref(e.id) }, e.text), sort: (e) => e.text.toLowerCase() },
+      { label: "Source", cell: (e) => [sourceOf(e), originOf(e)], sort: sourceOf },
       { label: "Q", cell: (e) => fmtQ(e.q), sort: (e) => e.q, num: true },
       { label: "Retrieved", cell: (e) => fmtInt(e.counts.retrieved), sort: (e) => e.counts.retrieved, num: true },
       { label: "Cited", cell: (e) => fmtInt(e.counts.cited), sort: (e) => e.counts.cited, num: true },
@@ -157,7 +166,7 @@ function renderQuarantine(items: Experience[], jobs: Job[]) {
         h(
           "li",
           {},
-          h("p", { class: "text" }, e.text),
+          h("p", { class: "text" }, h("a", { href: lessonHref(e.id) }, e.text)),
           h("p", { class: "meta" }, `${e.id} · ${e.source} · since ${fmtTime(e.createdAt)} · reason: ${note(e)}`),
           canWrite() &&
             h(

@@ -3,7 +3,8 @@ import { api, call, errorText, praxisClient } from "../api.js";
 import { chart, color, COUNT_INCRS, line, type Series } from "../charts.js";
 import { agentId, agentPath, body, canWrite, runId } from "../context.js";
 import { $, empty, fill, fmtInt, fmtQ, fmtUsd, h, setStatus, stat } from "../dom.js";
-import { anyValue } from "../table.js";
+import { dataTable } from "../table.js";
+import { promotedIds, stepPart } from "../practice-view.js";
 
 const runPath = () => ({ path: { ...agentPath().path, runId } });
 const getRun = () => call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}", { params: runPath() }));
@@ -13,7 +14,15 @@ type Curve = Awaited<ReturnType<typeof getCurve>>;
 
 const TERMINAL = new Set<Schemas["PracticeRun"]["status"]>(["completed", "failed", "cancelled", "budget-exhausted"]);
 
+/** The run's dataset by name; its id when this key may not read it. */
+let datasetName: string | null = null;
+
 export async function renderRun(): Promise<void> {
+  const first = await getRun();
+  datasetName = await call(api().GET("/v1/datasets/{datasetId}", { params: { path: { datasetId: first.datasetId } } })).then(
+    (d) => d.name,
+    () => null,
+  );
   await refreshRun();
   void followEvents();
 }
@@ -31,6 +40,8 @@ function refreshRun(): Promise<void> {
     do {
       again = false;
       const view = await getRun();
+      // Promotion gives the run's lessons their ids in the agent's library: looked up again after each change.
+      promoted = null;
       renderProgress(view);
       await renderCurve(view);
       await renderSteps();
@@ -68,6 +79,7 @@ function renderProgress(v: RunView) {
     h(
       "dl",
       { class: "stats" },
+      stat("Dataset", datasetName ?? v.datasetId),
       stat("Steps finished", totalSteps ? `${finished} of ${totalSteps}` : "—"),
       stat("Epochs", fmtInt(epochs)),
       // Epochs and steps numbered from 0, as the API and the CLI number them.
@@ -89,25 +101,39 @@ function renderProgress(v: RunView) {
   );
 }
 
+/**
+ * Where an epoch's holdout evaluation sits on the step axis: evaluation k scored the library after
+ * k epochs, so it sits between the last step of epoch k−1 and the first of epoch k (k = 0, the
+ * starting library, before step 0; the last, the final library, after the last step).
+ */
+export const evalX = (epoch: number, perEpoch: number) => epoch * perEpoch - 0.5;
+
 async function renderCurve(view: RunView) {
   const curve = await getCurve();
   const perEpoch = view.progress.stepsPerEpoch || 1;
-  if (!curve.steps.length) return fill("curve", empty("No step has finished yet."));
+  if (!curve.steps.length && !curve.epochs.length) return fill("curve", empty("No step has finished yet."));
   // Steps numbered from 0, as the API and the CLI number them.
-  const xs = curve.steps.map((s) => s.epoch * perEpoch + s.step);
-  // An epoch's holdout accuracy sits at its last step.
-  const atEpochEnd = (pick: (e: Curve["epochs"][number]) => number | null | undefined) =>
-    curve.steps.map((s) => {
-      const e = s.step === perEpoch - 1 ? curve.epochs.find((ep) => ep.epoch === s.epoch) : undefined;
-      return e ? (pick(e) ?? null) : null;
-    });
-  const data: (number | null)[][] = [xs, curve.steps.map((s) => s.trainReward), curve.steps.map((s) => s.librarySize)];
-  const series: Series[] = [{ label: "step" }, line("mean train reward", color(0), { scale: "r" }), line("library size", color(2), { scale: "n", dash: [6, 4] })];
+  const stepX = new Map(curve.steps.map((s) => [s.epoch * perEpoch + s.step, s]));
+  const evals = new Map(curve.epochs.map((e) => [evalX(e.epoch, perEpoch), e]));
+  const xs = [...new Set([...stepX.keys(), ...evals.keys()])].sort((a, b) => a - b);
+  const atStep = (pick: (s: Curve["steps"][number]) => number | null) => xs.map((x) => (stepX.has(x) ? pick(stepX.get(x)!) : null));
+  const atEval = (pick: (e: Curve["epochs"][number]) => number | null | undefined) => xs.map((x) => (evals.has(x) ? (pick(evals.get(x)!) ?? null) : null));
+  const data: (number | null)[][] = [xs, atStep((s) => s.trainReward), atStep((s) => s.librarySize)];
+  const xLabel = (x: number) => {
+    if (Number.isInteger(x)) return `step ${x}`;
+    const epoch = (x + 0.5) / perEpoch;
+    return epoch === 0 ? "starting library" : `library after epoch ${epoch}`;
+  };
+  const series: Series[] = [
+    { label: "step", value: (_u, v) => (v === null ? "—" : xLabel(v)) },
+    line("mean train reward", color(0), { scale: "r" }),
+    line("library size", color(2), { scale: "n", dash: [6, 4] }),
+  ];
   if (curve.epochs.length) {
     data.push(
-      atEpochEnd((e) => e.holdoutAccuracy),
-      atEpochEnd((e) => e.interval?.[0]),
-      atEpochEnd((e) => e.interval?.[1]),
+      atEval((e) => e.holdoutAccuracy),
+      atEval((e) => e.interval?.[0]),
+      atEval((e) => e.interval?.[1]),
     );
     series.push(
       line("holdout accuracy", color(1), { scale: "r" }),
@@ -123,17 +149,41 @@ async function renderCurve(view: RunView) {
       series,
     },
     data as [number[], ...(number | null)[][]],
-    `Learning curve over ${xs.length} steps`,
+    `Learning curve over ${curve.steps.length} steps and ${curve.epochs.length} holdout evaluations`,
   );
   const tokens = curve.steps.reduce((n, s) => n + (s.tokens ?? 0), 0);
-  $("curve").append(h("p", { class: "meta" }, `${fmtInt(tokens)} tokens over ${xs.length} finished step${xs.length === 1 ? "" : "s"}.`));
+  $("curve").append(
+    h("p", { class: "meta" }, `${fmtInt(tokens)} tokens over ${curve.steps.length} finished step${curve.steps.length === 1 ? "" : "s"}.`),
+    // The plotted points as a table: what a screen reader reads, and what a test compares with the API.
+    h(
+      "details",
+      {},
+      h("summary", {}, "The plotted points"),
+      dataTable(
+        "Learning curve points",
+        [
+          { label: "x", cell: (i: number) => String(xs[i]), num: true },
+          { label: "At", cell: (i) => xLabel(xs[i]!) },
+          ...series.slice(1).map((s, k) => ({ label: String(s.label), cell: (i: number) => fmtPoint(data[k + 1]![i]), num: true })),
+        ],
+        xs.map((_, i) => i),
+        { id: "curve-points" },
+      ),
+    ),
+  );
 }
 
+const fmtPoint = (v: number | null | undefined) => (typeof v === "number" ? String(Math.round(v * 1e6) / 1e6) : "");
+
 const openSteps = new Set<number>();
+let promoted: Promise<Map<string, Schemas["Experience"]>> | null = null;
 
 async function renderSteps() {
   const steps = (await call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps", { params: runPath() }))).items;
   if (!steps.length) return fill("steps", empty("No step has started yet."));
+  // A link to one step (from a lesson's provenance) opens it.
+  const linked = /^#step-(\d+)$/.exec(location.hash);
+  if (linked) openSteps.add(Number(linked[1]));
   fill(
     "steps",
     steps.map((s) => {
@@ -143,7 +193,7 @@ async function renderSteps() {
       const num = (x: unknown) => (typeof x === "number" ? x : null);
       const details = h(
         "details",
-        { "data-step": n, open: openSteps.has(n) },
+        { "data-step": n, id: `step-${n}`, open: openSteps.has(n) },
         h("summary", {}, `Step ${n} (epoch ${s.epoch}, step ${s.step}) — ${s.status}, mean reward ${fmtQ(num(s.meanReward))}, library ${fmtInt(num(s.librarySize))}, ${fmtInt(tokens)} tokens`),
         h("div", { class: "step-body" }),
       );
@@ -156,15 +206,31 @@ async function renderSteps() {
       return details;
     }),
   );
+  if (linked) $(`step-${linked[1]}`).scrollIntoView();
 }
 
 const STEP_BASE = new Set(["n", "epoch", "step", "status", "tasks", "meanReward", "librarySize", "usage", "startedAt", "endedAt"]);
+const STEP_TITLES: Record<string, string> = {
+  groups: "Groups",
+  proposals: "Proposals (one group advantage call per kept group)",
+  plan: "Plan (the batch update)",
+  diff: "Library diff",
+  library: "Library at the start of the step",
+  dropped: "Dropped operations",
+  errors: "Errors",
+  hindsight: "Hindsight",
+};
+const STEP_ORDER = ["groups", "proposals", "plan", "diff", "dropped", "errors", "hindsight", "library"];
 
 async function loadStep(details: HTMLDetailsElement, n: number) {
   const target = details.querySelector(".step-body");
-  const s = await call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...runPath().path, n } } }));
-  const parts = Object.entries(s).filter(([k]) => !STEP_BASE.has(k));
-  target?.replaceChildren(...parts.map(([k, v]) => h("section", {}, h("h3", { text: k }), anyValue(v))));
+  // Promoted ids are looked up once the run is over; while it runs nothing is promoted yet.
+  promoted ??= promotedIds(runId);
+  const [s, ids] = await Promise.all([call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...runPath().path, n } } })), promoted]);
+  const parts = Object.entries(s)
+    .filter(([k]) => !STEP_BASE.has(k))
+    .sort(([a], [b]) => (STEP_ORDER.indexOf(a) + 1 || 99) - (STEP_ORDER.indexOf(b) + 1 || 99));
+  target?.replaceChildren(...parts.map(([k, v]) => h("section", { "data-part": k }, h("h3", { text: STEP_TITLES[k] ?? k }), stepPart(k, v, ids))));
 }
 
 /** Follows the run's event stream (the client reads it over fetch and resumes after reconnects). */
