@@ -1,7 +1,7 @@
 import type { ExperienceContent } from "../../src/core/memory-types";
 import { experienceEmbedText, type ExperienceSnapshot } from "./rows";
 
-const CONTENT_KEYS = ["text", "pattern", "keywords", "when", "tags", "domain", "source", "status", "pinned", "importance"] as const;
+const CONTENT_KEYS = ["text", "pattern", "keywords", "when", "tags", "domain", "source", "status", "pinned", "importance", "metadata"] as const;
 
 /** Whether two snapshots hold the same library content (learned utility aside). */
 export const sameContent = (a: ExperienceSnapshot, b: ExperienceSnapshot) =>
@@ -27,6 +27,8 @@ export function pickContent(s: ExperienceContent): ExperienceContent {
     status: s.status,
     pinned: s.pinned,
     importance: s.importance,
+    // Nor before metadata existed.
+    metadata: s.metadata ?? {},
   };
 }
 

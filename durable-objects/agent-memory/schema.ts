@@ -354,4 +354,10 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX teach_counts_hour ON teach_counts (hour);
   `,
+  // Free-form metadata a client names on lessons and cases (issue 31): a flat JSON object, filtered
+  // on by retrieval, never served.
+  `
+  ALTER TABLE experiences ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE cases ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
+  `,
 ];

@@ -42,4 +42,5 @@ export function undoStepsSinceAdmission(sql: SqlStorage) {
   for (const t of ["retired_learning", "removed_lessons"]) sql.exec(`DROP TABLE ${t}`);
   sql.exec("DROP TABLE teach_counts");
   for (const c of ["key_id", "read_only", "reward_request", "reward_result"]) sql.exec(`ALTER TABLE retrievals DROP COLUMN ${c}`);
+  for (const t of ["experiences", "cases"]) sql.exec(`ALTER TABLE ${t} DROP COLUMN metadata`);
 }
