@@ -3,9 +3,11 @@ import { experienceEmbedText, type ExperienceSnapshot } from "./rows";
 
 const CONTENT_KEYS = ["text", "pattern", "keywords", "when", "tags", "domain", "source", "status", "pinned", "importance", "metadata"] as const;
 
-/** Whether two snapshots hold the same library content (learned utility aside). */
-export const sameContent = (a: ExperienceSnapshot, b: ExperienceSnapshot) =>
-  CONTENT_KEYS.every((k) => JSON.stringify(a[k] ?? null) === JSON.stringify(b[k] ?? null));
+/** Whether two snapshots hold the same library content (learned utility aside); a field older versions lack reads as its default. */
+export function sameContent(a: ExperienceSnapshot, b: ExperienceSnapshot): boolean {
+  const [x, y] = [pickContent(a), pickContent(b)];
+  return CONTENT_KEYS.every((k) => JSON.stringify(x[k] ?? null) === JSON.stringify(y[k] ?? null));
+}
 
 /** The text to embed when what an experience is matched by changed; null keeps its vector. */
 export function embedTextIfChanged(before: ExperienceContent, after: ExperienceContent): string | null {

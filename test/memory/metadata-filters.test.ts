@@ -1,4 +1,7 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { memoryName } from "../../src/services/agent-memory";
 import { call, expectProblem, newKey } from "../helpers";
 import { agentFixture } from "./setup";
 
@@ -46,6 +49,23 @@ describe("metadata on lessons and cases", () => {
     const cp = await api("PATCH", `/cases/${caseId}`, { metadata: { customer: "initech", region: "eu" } });
     expect(cp.body.metadata).toEqual({ customer: "initech", region: "eu" });
     expect((await api("GET", `/cases/${caseId}`)).body.metadata).toEqual({ customer: "initech", region: "eu" });
+  });
+
+  it("a rollback to a version written before metadata existed rewrites only what changed", async () => {
+    const { api, t, agentId } = await agentFixture();
+    await api("POST", "/experiences", { text: RETRY[0] });
+    const b = (await api("POST", "/experiences", { text: RETRY[1] })).body.id;
+    const stub = env.AGENT_MEMORY.getByName(memoryName(t.tenantId, agentId)) as DurableObjectStub<AgentMemory>;
+    await runInDurableObject(stub, (_obj, state) => {
+      // The versions as an older release recorded them: snapshots without a metadata field.
+      state.storage.sql.exec("UPDATE library_changes SET after = json_remove(after, '$.metadata') WHERE after IS NOT NULL");
+    });
+    await api("PATCH", `/experiences/${b}`, { text: RETRY[2] });
+    const rb = await api("POST", "/library/rollback", { version: 2 });
+    expect(rb.status, JSON.stringify(rb.body)).toBe(200);
+    const latest = (await api("GET", "/library/versions")).body.items[0];
+    expect(latest.changes).toBe(1);
+    expect((await api("GET", `/experiences/${b}`)).body).toMatchObject({ text: RETRY[1], metadata: {} });
   });
 
   it("refuses nested, oversized or oddly keyed metadata with a problem, and stores nothing", async () => {
