@@ -2,7 +2,7 @@ import { estimateTokens } from "../../src/core/lexical";
 import { libraryLine, oneLine, renderLibraryBlock } from "../../src/core/library-block";
 import { fenceData } from "../../src/core/prompt-template";
 import type { MemoryFilter, RetrieveRequest } from "../../src/core/memory-types";
-import { filterSql } from "./memory-filter";
+import { effectiveFilter, filterSql } from "./memory-filter";
 import { MemoryError } from "../memory-error";
 import { placeholders, type MemoryContext } from "./context";
 import type { Library } from "./library";
@@ -52,7 +52,8 @@ export class PromptAssembly {
     if (req.episodeId) this.retrieval.assertOpenEpisode(req.episodeId);
     let query: Promise<EmbeddedQuery> | null = null;
     const embedded = () => (query ??= this.retrieval.embedQuery(req.query ?? ""));
-    const lessons = filterSql(req.filter, "experience");
+    const filter = effectiveFilter(req);
+    const lessons = filterSql(filter, "experience");
     const all = this.ctx.sql
       .exec<{ id: string; seq: number; text: string }>(`SELECT id, seq, text FROM experiences t WHERE status = 'active' AND probation = 0${lessons.sql} ORDER BY seq`, ...lessons.params)
       .toArray()
@@ -68,7 +69,7 @@ export class PromptAssembly {
       chosen = [];
       let order: string[];
       if (req.query) {
-        const ranked = await this.retrieval.rankQuietly(await embedded(), ["experience"], req.phase, 100, req.filter);
+        const ranked = await this.retrieval.rankQuietly(await embedded(), ["experience"], req.phase, 100, filter);
         order = ranked.map((r) => r.id);
       } else {
         order = this.ctx.sql
@@ -92,7 +93,7 @@ export class PromptAssembly {
     const caseIds: string[] = [];
     if (req.query && (req.maxCases ?? 3) > 0) {
       const maxCases = req.maxCases ?? 3;
-      const ranked = await this.retrieval.rankQuietly(await embedded(), ["case"], req.phase, maxCases * 3, req.filter);
+      const ranked = await this.retrieval.rankQuietly(await embedded(), ["case"], req.phase, maxCases * 3, filter);
       const cases = this.informative(ranked.map((c) => c.id));
       const lines: string[] = [];
       for (const c of ranked.filter((r) => cases.has(r.id)).slice(0, maxCases)) {

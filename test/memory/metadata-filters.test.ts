@@ -143,6 +143,8 @@ describe("retrieval filters", () => {
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       return r.body.items.map((i: any) => i.id).sort();
     };
+    expect(await ids({})).toEqual([a, b, caseId].sort());
+    expect(await ids({ metadata: {} })).toEqual([a, b, caseId].sort());
     expect(await ids({ metadata: { n: 1 } })).toEqual([a, caseId].sort());
     expect(await ids({ metadata: { n: "1" } })).toEqual([b]);
     expect(await ids({ metadata: { ok: true } })).toEqual([a]);
