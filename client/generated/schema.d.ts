@@ -1871,6 +1871,13 @@ export interface components {
             pinned?: boolean;
             /** @default 0.5 */
             importance?: number;
+            /**
+             * @description Flat metadata: at most 32 keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most 1000 characters), a number or a boolean. Kept and returned, filterable, never put into a prompt
+             * @default {}
+             */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
             id: string;
             /** @description G0…Gn among active experiences; null when not active */
             label: string | null;
@@ -1946,6 +1953,13 @@ export interface components {
             pinned?: boolean;
             /** @default 0.5 */
             importance?: number;
+            /**
+             * @description Flat metadata: at most 32 keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most 1000 characters), a number or a boolean. Kept and returned, filterable, never put into a prompt
+             * @default {}
+             */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
             q?: number;
             provenance?: {
                 runId?: string;
@@ -1991,6 +2005,13 @@ export interface components {
             pinned?: boolean;
             /** @default 0.5 */
             importance?: number;
+            /**
+             * @description Flat metadata: at most 32 keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most 1000 characters), a number or a boolean. Kept and returned, filterable, never put into a prompt
+             * @default {}
+             */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
             id: string;
             /** @description G0…Gn among active experiences; null when not active */
             label: string | null;
@@ -2048,6 +2069,10 @@ export interface components {
             status?: "active" | "archived" | "quarantined" | "pending";
             pinned?: boolean;
             importance?: number;
+            /** @description Replaces the whole metadata; {} clears it */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
         };
         LibraryBatch: {
             reason: string;
@@ -2083,6 +2108,13 @@ export interface components {
                     pinned?: boolean;
                     /** @default 0.5 */
                     importance?: number;
+                    /**
+                     * @description Flat metadata: at most 32 keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most 1000 characters), a number or a boolean. Kept and returned, filterable, never put into a prompt
+                     * @default {}
+                     */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
                     q?: number;
                     provenance?: {
                         runId?: string;
@@ -2115,6 +2147,10 @@ export interface components {
                     status?: "active" | "archived" | "quarantined" | "pending";
                     pinned?: boolean;
                     importance?: number;
+                    /** @description Replaces the whole metadata; {} clears it */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
                 };
             } | {
                 /** @enum {string} */
@@ -2163,6 +2199,13 @@ export interface components {
             pinned?: boolean;
             /** @default 0.5 */
             importance?: number;
+            /**
+             * @description Flat metadata: at most 32 keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most 1000 characters), a number or a boolean. Kept and returned, filterable, never put into a prompt
+             * @default {}
+             */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
             id: string;
             seq: number;
             q: number;
@@ -2221,6 +2264,13 @@ export interface components {
                 pinned?: boolean;
                 /** @default 0.5 */
                 importance?: number;
+                /**
+                 * @description Flat metadata: at most 32 keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most 1000 characters), a number or a boolean. Kept and returned, filterable, never put into a prompt
+                 * @default {}
+                 */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
                 id: string;
                 q: number;
                 provenance: {
@@ -2255,6 +2305,10 @@ export interface components {
             toolsUsed: string[];
             tags: string[];
             episodeId: string | null;
+            /** @description Flat metadata: at most 32 keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most 1000 characters), a number or a boolean. Kept and returned, filterable, never put into a prompt */
+            metadata: {
+                [key: string]: string | number | boolean;
+            };
             /** @enum {string} */
             status: "active" | "archived" | "quarantined" | "pending";
             q: number;
@@ -2284,6 +2338,13 @@ export interface components {
             tags?: string[];
             /** @default null */
             episodeId?: string | null;
+            /**
+             * @description Flat metadata: at most 32 keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most 1000 characters), a number or a boolean. Kept and returned, filterable, never put into a prompt
+             * @default {}
+             */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
         };
         CasePatch: {
             tags?: string[];
@@ -2293,6 +2354,10 @@ export interface components {
             status?: "active" | "archived" | "quarantined" | "pending";
             answer?: string | null;
             traceSummary?: string | null;
+            /** @description Replaces the whole metadata; {} clears it */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
         };
         QuarantinedItem: {
             id: string;
@@ -2343,6 +2408,10 @@ export interface components {
                 /** @description A new live lesson not yet trusted: retrievable, but kept out of the /prompt block until cited in a success */
                 probation: boolean;
                 text: string;
+                /** @description The item's metadata, as stored; it is never part of `text` */
+                metadata: {
+                    [key: string]: string | number | boolean;
+                };
                 /** @description Cosine similarity of the query and the item under the active embedder (token-set similarity while the item has no vector of it) */
                 sim: number;
                 /** @description BM25 score of the item for the query's words; 0 when it shares none. BM25 weighs a word by its rarity, so in a small library a word most memories share scores near 0 even on an exact hit: `channels` says whether the lexical channel found the item */
@@ -2386,7 +2455,22 @@ export interface components {
             k2?: number;
             threshold?: number;
             kinds?: ("experience" | "case")[];
+            /** @description Any of these tags; the same as `filter.tags`, kept for older clients */
             tags?: string[];
+            filter?: {
+                /** @description Each given key must be present with this exact value (same type: 1 does not match "1") */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Any of these tags (an item carrying at least one of them) */
+                tags?: string[];
+                /** @description Lessons of this domain; cases have no domain, so a domain filter leaves only lessons */
+                domain?: string;
+                /** @description Created strictly after this time (epoch milliseconds, like `createdAt`) */
+                createdAfter?: number;
+                /** @description Last retrieved strictly after this time (epoch milliseconds, like `lastUsedAt`); never-used items do not match */
+                usedAfter?: number;
+            };
             episodeId?: string;
         };
         PromptBlock: {
@@ -8531,6 +8615,8 @@ export interface operations {
                 phase?: "observation" | "reasoning" | "planning" | "action" | "reflection";
                 episodeId?: string;
                 maxCases?: number;
+                /** @description A retrieval filter as JSON (the `filter` of POST …/retrieve), e.g. `{"tags":["billing"],"metadata":{"customer":"acme"}}`: only the lessons and cases it matches enter the block */
+                filter?: string;
             };
             header?: never;
             path: {

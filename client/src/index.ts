@@ -15,7 +15,10 @@ export { unwrap } from "./unwrap.js";
 
 /** Every request and response shape of the API, by its OpenAPI component name. */
 export type Schemas = components["schemas"];
-export type PromptQuery = NonNullable<paths["/v1/agents/{agentId}/prompt"]["get"]["parameters"]["query"]>;
+/** What a retrieval or a prompt block may choose from: metadata values, any of the tags, domain, created or used after (epoch ms). */
+export type MemoryFilter = NonNullable<Schemas["RetrieveRequest"]["filter"]>;
+/** /prompt's query, its `filter` an object (the API takes it as JSON text in one parameter). */
+export type PromptQuery = Omit<NonNullable<paths["/v1/agents/{agentId}/prompt"]["get"]["parameters"]["query"]>, "filter"> & { filter?: MemoryFilter };
 
 export interface PraxisOptions {
   /** Where the Worker answers, e.g. `https://praxis.example.workers.dev` or `http://localhost:8787`. */
@@ -72,8 +75,9 @@ export class Agent {
   }
 
   /** The block to inject into the agent's prompt: `[G#]. …` lessons, then relevant past cases. */
-  prompt(query: PromptQuery): Promise<Schemas["PromptBlock"]> {
-    return unwrap(this.praxis.api.GET("/v1/agents/{agentId}/prompt", { params: { ...this.params, query } }));
+  prompt({ filter, ...query }: PromptQuery): Promise<Schemas["PromptBlock"]> {
+    const params = { ...this.params, query: { ...query, ...(filter ? { filter: JSON.stringify(filter) } : {}) } };
+    return unwrap(this.praxis.api.GET("/v1/agents/{agentId}/prompt", { params }));
   }
 
   retrieve(body: Schemas["RetrieveRequest"]): Promise<Schemas["RetrieveResponse"]> {

@@ -56,10 +56,11 @@ export class Cases {
         if (raced) return this.recorded({ case: caseOut(raced), created: false }, record);
         recordHold(this.ctx, id, "case", screened, policy, policy.door);
         this.ctx.sql.exec(
-          `INSERT INTO cases (id, seq, task, trace_summary, answer, reward, label, tools, tags, episode_id, status, q, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO cases (id, seq, task, trace_summary, answer, reward, label, tools, tags, episode_id, status, q, created_at, updated_at, metadata)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           id, nextSeq(this.ctx.sql, "case"), c.task, c.traceSummary, c.answer, c.reward, label,
           JSON.stringify(c.toolsUsed), JSON.stringify(c.tags), c.episodeId, status, this.ctx.config().defaultQ, now, now,
+          JSON.stringify(c.metadata),
         );
         vectors.writeSync(id, "case", vector!);
         return this.recorded({ case: this.get(id), created: true }, record);
@@ -92,12 +93,13 @@ export class Cases {
     const status = screened.value;
     recordHold(this.ctx, id, "case", screened, policy, author);
     this.ctx.sql.exec(
-      "UPDATE cases SET tags = ?, label = ?, status = ?, answer = ?, trace_summary = ?, updated_at = ? WHERE id = ?",
+      "UPDATE cases SET tags = ?, label = ?, status = ?, answer = ?, trace_summary = ?, metadata = ?, updated_at = ? WHERE id = ?",
       p.tags ? JSON.stringify(p.tags) : row.tags,
       p.label ?? row.label,
       status,
       answer,
       traceSummary,
+      p.metadata ? JSON.stringify(p.metadata) : row.metadata,
       this.ctx.now(),
       id,
     );

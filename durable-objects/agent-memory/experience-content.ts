@@ -1,11 +1,13 @@
 import type { ExperienceContent } from "../../src/core/memory-types";
 import { experienceEmbedText, type ExperienceSnapshot } from "./rows";
 
-const CONTENT_KEYS = ["text", "pattern", "keywords", "when", "tags", "domain", "source", "status", "pinned", "importance"] as const;
+const CONTENT_KEYS = ["text", "pattern", "keywords", "when", "tags", "domain", "source", "status", "pinned", "importance", "metadata"] as const;
 
-/** Whether two snapshots hold the same library content (learned utility aside). */
-export const sameContent = (a: ExperienceSnapshot, b: ExperienceSnapshot) =>
-  CONTENT_KEYS.every((k) => JSON.stringify(a[k] ?? null) === JSON.stringify(b[k] ?? null));
+/** Whether two snapshots hold the same library content (learned utility aside); a field older versions lack reads as its default. */
+export function sameContent(a: ExperienceSnapshot, b: ExperienceSnapshot): boolean {
+  const [x, y] = [pickContent(a), pickContent(b)];
+  return CONTENT_KEYS.every((k) => JSON.stringify(x[k] ?? null) === JSON.stringify(y[k] ?? null));
+}
 
 /** The text to embed when what an experience is matched by changed; null keeps its vector. */
 export function embedTextIfChanged(before: ExperienceContent, after: ExperienceContent): string | null {
@@ -27,6 +29,8 @@ export function pickContent(s: ExperienceContent): ExperienceContent {
     status: s.status,
     pinned: s.pinned,
     importance: s.importance,
+    // Nor before metadata existed.
+    metadata: s.metadata ?? {},
   };
 }
 

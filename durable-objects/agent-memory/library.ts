@@ -322,10 +322,11 @@ export class Library {
 
   private insertRow(s: ExperienceSnapshot, now: number, probation = false) {
     this.ctx.sql.exec(
-      `INSERT INTO experiences (id, seq, text, pattern, keywords, tags, domain, source, status, pinned, importance, q, provenance, created_at, updated_at, when_text)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO experiences (id, seq, text, pattern, keywords, tags, domain, source, status, pinned, importance, q, provenance, created_at, updated_at, when_text, metadata)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       s.id, s.seq, s.text, s.pattern, JSON.stringify(s.keywords), JSON.stringify(s.tags), s.domain, s.source, s.status,
       s.pinned ? 1 : 0, s.importance, s.q, s.provenance ? JSON.stringify(s.provenance) : null, s.createdAt, now, s.when ?? null,
+      JSON.stringify(s.metadata ?? {}),
     );
     if (probation) this.ctx.sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", s.id);
   }
@@ -333,9 +334,9 @@ export class Library {
   private updateRow(s: ExperienceSnapshot, now: number) {
     this.ctx.sql.exec(
       `UPDATE experiences SET text = ?, pattern = ?, keywords = ?, tags = ?, domain = ?, source = ?, status = ?, pinned = ?,
-       importance = ?, seq = ?, updated_at = ?, when_text = ? WHERE id = ?`,
+       importance = ?, seq = ?, updated_at = ?, when_text = ?, metadata = ? WHERE id = ?`,
       s.text, s.pattern, JSON.stringify(s.keywords), JSON.stringify(s.tags), s.domain, s.source, s.status,
-      s.pinned ? 1 : 0, s.importance, s.seq, now, s.when ?? null, s.id,
+      s.pinned ? 1 : 0, s.importance, s.seq, now, s.when ?? null, JSON.stringify(s.metadata ?? {}), s.id,
     );
   }
 

@@ -1,7 +1,8 @@
 import { estimateTokens } from "../../src/core/lexical";
 import { libraryLine, oneLine, renderLibraryBlock } from "../../src/core/library-block";
 import { fenceData } from "../../src/core/prompt-template";
-import type { RetrieveRequest } from "../../src/core/memory-types";
+import type { MemoryFilter, RetrieveRequest } from "../../src/core/memory-types";
+import { effectiveFilter, filterSql } from "./memory-filter";
 import { MemoryError } from "../memory-error";
 import { placeholders, type MemoryContext } from "./context";
 import type { Library } from "./library";
@@ -13,6 +14,8 @@ export interface PromptRequest {
   phase?: RetrieveRequest["phase"];
   episodeId?: string;
   maxCases?: number;
+  /** Only lessons and cases it matches may enter the block; "full library" then means the whole matching library. */
+  filter?: MemoryFilter;
 }
 
 export interface PromptResponse {
@@ -49,8 +52,10 @@ export class PromptAssembly {
     if (req.episodeId) this.retrieval.assertOpenEpisode(req.episodeId);
     let query: Promise<EmbeddedQuery> | null = null;
     const embedded = () => (query ??= this.retrieval.embedQuery(req.query ?? ""));
+    const filter = effectiveFilter(req);
+    const lessons = filterSql(filter, "experience");
     const all = this.ctx.sql
-      .exec<{ id: string; seq: number; text: string }>("SELECT id, seq, text FROM experiences WHERE status = 'active' AND probation = 0 ORDER BY seq")
+      .exec<{ id: string; seq: number; text: string }>(`SELECT id, seq, text FROM experiences t WHERE status = 'active' AND probation = 0${lessons.sql} ORDER BY seq`, ...lessons.params)
       .toArray()
       .map((r) => {
         const label = this.library.labelOf(r.seq)!;
@@ -64,10 +69,13 @@ export class PromptAssembly {
       chosen = [];
       let order: string[];
       if (req.query) {
-        const ranked = await this.retrieval.rankQuietly(await embedded(), ["experience"], req.phase, 100);
+        const ranked = await this.retrieval.rankQuietly(await embedded(), ["experience"], req.phase, 100, filter);
         order = ranked.map((r) => r.id);
       } else {
-        order = this.ctx.sql.exec<{ id: string }>("SELECT id FROM experiences WHERE status = 'active' ORDER BY q DESC, seq").toArray().map((r) => r.id);
+        order = this.ctx.sql
+          .exec<{ id: string }>(`SELECT id FROM experiences t WHERE status = 'active'${lessons.sql} ORDER BY q DESC, seq`, ...lessons.params)
+          .toArray()
+          .map((r) => r.id);
       }
       const lineOf = new Map(all.map((e) => [e.id, e]));
       let used = estimateTokens(LESSONS_HEADER);
@@ -85,7 +93,7 @@ export class PromptAssembly {
     const caseIds: string[] = [];
     if (req.query && (req.maxCases ?? 3) > 0) {
       const maxCases = req.maxCases ?? 3;
-      const ranked = await this.retrieval.rankQuietly(await embedded(), ["case"], req.phase, maxCases * 3);
+      const ranked = await this.retrieval.rankQuietly(await embedded(), ["case"], req.phase, maxCases * 3, filter);
       const cases = this.informative(ranked.map((c) => c.id));
       const lines: string[] = [];
       for (const c of ranked.filter((r) => cases.has(r.id)).slice(0, maxCases)) {

@@ -2,8 +2,10 @@ import { fuseRanks, rank } from "../../src/core/scoring";
 import { DEFAULT_SIMILARITY_THRESHOLD } from "../../src/adapters/embedder";
 import { discriminativeTerms, ftsMatchOf, ftsTerms, LEXICAL_MAX_TERM_DOCS, lexicalSimilarity } from "../../src/core/lexical";
 import { tokenize } from "../../src/core/hash-embedder";
-import type { MemoryKind, RetrieveRequest, RetrieveResponse, RetrievedItem } from "../../src/core/memory-types";
-import { chunks, placeholders, type MemoryContext } from "./context";
+import type { MemoryFilter, MemoryKind, RetrieveRequest, RetrieveResponse, RetrievedItem } from "../../src/core/memory-types";
+import type { Metadata } from "../../src/core/served-fields";
+import { effectiveFilter, filterSql } from "./memory-filter";
+import { chunks, parseJson, placeholders, type MemoryContext } from "./context";
 import type { Library } from "./library";
 import { experienceEmbedText, type CaseRow } from "./rows";
 import { encodeCode } from "../../src/core/int8-matrix";
@@ -45,6 +47,7 @@ interface CandidateInfo {
   text: string;
   q: number;
   tags: string[];
+  metadata: Metadata;
   label: string | null;
   probation: boolean;
   match: "vector" | "lexical";
@@ -139,8 +142,12 @@ export class Retrieval {
    * score by at most LEARNED_LIFT of the threshold, and a learned phrase at most doubles the BM25
    * its own words earn (or adds one weak match's worth where they earn none). Without rewards there
    * is neither, and retrieval is as it was.
+   *
+   * A filter narrows every channel that draws a top k (vector, BM25, learned phrases) to the items
+   * it matches, and hydration drops the rest: the top k are the best matching items, not the
+   * matching share of the best items.
    */
-  private async candidates(query: EmbeddedQuery, kinds: MemoryKind[], k1: number, threshold: number, tags?: string[]) {
+  private async candidates(query: EmbeddedQuery, kinds: MemoryKind[], k1: number, threshold: number, filter?: MemoryFilter) {
     const qvec = query.vec;
     if (kinds.includes("experience")) await this.situations.refresh();
     type Entry = Found & { stand: boolean; inVector: boolean; simKnown: boolean };
@@ -155,7 +162,7 @@ export class Retrieval {
     const learnedAny = !this.usage.empty;
     const lexicalHits = new Set<string>();
     for (const kind of kinds) {
-      for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, tags)) Object.assign(entry(hit.id, kind), { sim: hit.sim, inVector: true, simKnown: true });
+      for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, filter)) Object.assign(entry(hit.id, kind), { sim: hit.sim, inVector: true, simKnown: true });
       const missing = this.ctx.vectors.missingIds(kind);
       if (missing.length) {
         for (const { id, text } of this.texts(kind, missing)) {
@@ -166,12 +173,12 @@ export class Retrieval {
       if (learnedAny) for (const [id, sim] of this.usage.similar(qvec, kind, threshold, k1)) Object.assign(entry(id, kind), { usage: sim, inVector: true });
       if (kind === "experience") for (const [id, sim] of this.situations.similar(qvec, k1, threshold)) Object.assign(entry(id, kind), { when: sim, inVector: true });
       if (learnedAny) {
-        for (const h of this.usage.matches(kind, terms, k1, tags)) {
+        for (const h of this.usage.matches(kind, terms, k1, filter)) {
           entry(h.id, kind).learned = h.score;
           lexicalHits.add(h.id);
         }
       }
-      const hits = this.bm25(kind, terms, k1, tags, kind === "experience" && this.situations.any);
+      const hits = this.bm25(kind, terms, k1, filter, kind === "experience" && this.situations.any);
       for (const h of hits.text) (entry(h.id, kind).lexical = h.score), lexicalHits.add(h.id);
       for (const h of hits.when) (entry(h.id, kind).whenLexical = h.score), lexicalHits.add(h.id);
     }
@@ -213,7 +220,7 @@ export class Retrieval {
       const { stand: _s, inVector, simKnown: _k, ...f } = e;
       found.set(id, { ...f, match: inVector && !e.stand ? "vector" : "lexical", channels, relevance: r });
     }
-    return this.hydrate(found, tags);
+    return this.hydrate(found, filter);
   }
 
   /**
@@ -222,7 +229,7 @@ export class Retrieval {
    * first, capped just past the limit, which costs a walk of at most that many index entries.
    * With `when`, the same terms are also matched against the lessons' `when` column.
    */
-  private bm25(kind: MemoryKind, terms: readonly string[], limit: number, tags: string[] | undefined, when: boolean) {
+  private bm25(kind: MemoryKind, terms: readonly string[], limit: number, filter: MemoryFilter | undefined, when: boolean) {
     type Hit = { id: string; score: number };
     const [fts, table] = kind === "experience" ? ["experiences_fts", "experiences"] : ["cases_fts", "cases"];
     const capped = (sql: string, ...params: SqlStorageValue[]) =>
@@ -232,14 +239,14 @@ export class Retrieval {
     const chosen = small ? terms : discriminativeTerms(terms.map((term) => ({ term, docs: capped(`SELECT 1 FROM ${fts} WHERE ${fts} MATCH ?`, ftsMatchOf([term])) })));
     const match = ftsMatchOf(chosen);
     if (!match) return { text: [] as Hit[], when: [] as Hit[] };
-    const tagged = tags?.length ? `AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value IN (${placeholders(tags.length)}))` : "";
+    const where = filterSql(filter, kind);
     const search = (index: string) =>
       this.ctx.sql
         .exec<Hit>(
           `SELECT t.id AS id, -bm25(${index}) AS score FROM ${index} JOIN ${table} t ON t.seq = ${index}.rowid
-           WHERE ${index} MATCH ? AND t.status = 'active' ${tagged} ORDER BY bm25(${index}) LIMIT ?`,
+           WHERE ${index} MATCH ? AND t.status = 'active'${where.sql} ORDER BY bm25(${index}) LIMIT ?`,
           match,
-          ...(tags?.length ? tags : []),
+          ...where.params,
           limit,
         )
         .toArray();
@@ -266,30 +273,34 @@ export class Retrieval {
     return out;
   }
 
-  /** Reads Q, text and tags of candidates; anything no longer active (the index may lag) is dropped. */
-  private hydrate(found: Map<string, Found>, tags?: string[]): CandidateInfo[] {
+  /**
+   * Reads Q, text, tags and metadata of candidates; anything no longer active (the index may lag)
+   * or outside the filter (channels that draw no top k, such as the usage centroids, are not
+   * narrowed by it) is dropped.
+   */
+  private hydrate(found: Map<string, Found>, filter?: MemoryFilter): CandidateInfo[] {
     const out: CandidateInfo[] = [];
     const byKind = (kind: MemoryKind) => [...found].filter(([, v]) => v.kind === kind).map(([id]) => id);
-    const wanted = tags?.length ? new Set(tags) : null;
-    const keep = (t: string[]) => !wanted || t.some((x) => wanted.has(x));
+    const experiences = filterSql(filter, "experience");
     for (const ids of chunks(byKind("experience"))) {
-      for (const r of this.ctx.sql.exec<{ id: string; seq: number; text: string; q: number; tags: string; probation: number; last_used_at: number | null }>(
-        `SELECT id, seq, text, q, tags, probation, last_used_at FROM experiences WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'`,
+      for (const r of this.ctx.sql.exec<{ id: string; seq: number; text: string; q: number; tags: string; metadata: string; probation: number; last_used_at: number | null }>(
+        `SELECT id, seq, text, q, tags, metadata, probation, last_used_at FROM experiences t WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'${experiences.sql}`,
         ...ids,
+        ...experiences.params,
       )) {
-        const t = JSON.parse(r.tags) as string[];
         const f = found.get(r.id)!;
-        if (keep(t)) out.push({ id: r.id, text: r.text, q: r.q, tags: t, label: this.library.labelOf(r.seq), probation: r.probation === 1, lastUsedAt: r.last_used_at, ...f });
+        out.push({ id: r.id, text: r.text, q: r.q, tags: JSON.parse(r.tags) as string[], metadata: parseJson<Metadata>(r.metadata, {}), label: this.library.labelOf(r.seq), probation: r.probation === 1, lastUsedAt: r.last_used_at, ...f });
       }
     }
+    const cases = filterSql(filter, "case");
     for (const ids of chunks(byKind("case"))) {
       for (const r of this.ctx.sql.exec<CaseRow>(
-        `SELECT * FROM cases WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'`,
+        `SELECT * FROM cases t WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'${cases.sql}`,
         ...ids,
+        ...cases.params,
       )) {
-        const t = JSON.parse(r.tags) as string[];
         const f = found.get(r.id)!;
-        if (keep(t)) out.push({ id: r.id, text: caseText(r), q: r.q, tags: t, label: null, probation: false, lastUsedAt: r.last_used_at, ...f });
+        out.push({ id: r.id, text: caseText(r), q: r.q, tags: JSON.parse(r.tags) as string[], metadata: parseJson<Metadata>(r.metadata, {}), label: null, probation: false, lastUsedAt: r.last_used_at, ...f });
       }
     }
     return out;
@@ -341,12 +352,12 @@ export class Retrieval {
     const k2 = Math.min(req.k2 ?? cfg.k2, k1);
     const query = await this.embedQuery(req.query);
     const threshold = this.threshold(req);
-    const infos = await this.candidates(query, req.kinds ?? ["experience", "case"], k1, threshold, req.tags);
+    const infos = await this.candidates(query, req.kinds ?? ["experience", "case"], k1, threshold, effectiveFilter(req));
     const ranked = this.rank(infos, lambda, k1, k2, threshold);
     const items: RetrievedItem[] = ranked.map((r) => {
       const info = r.info;
       return {
-        id: r.id, kind: info.kind, label: info.label, probation: info.probation, text: info.text,
+        id: r.id, kind: info.kind, label: info.label, probation: info.probation, text: info.text, metadata: info.metadata,
         sim: info.sim, lexical: info.lexical, relevance: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match, channels: info.channels,
         signals: { usage: info.usage, phrases: info.learned, when: info.when, whenLexical: info.whenLexical, learned: r.learned },
       };
@@ -406,10 +417,10 @@ export class Retrieval {
   }
 
   /** Ranking without recording, for assembling the prompt (which records what it finally includes). */
-  async rankQuietly(query: EmbeddedQuery, kinds: MemoryKind[], phase: RetrieveRequest["phase"], k2: number) {
+  async rankQuietly(query: EmbeddedQuery, kinds: MemoryKind[], phase: RetrieveRequest["phase"], k2: number, filter?: MemoryFilter) {
     const k1 = Math.max(this.ctx.config().k1, k2);
     const threshold = this.threshold();
-    const infos = await this.candidates(query, kinds, k1, threshold);
+    const infos = await this.candidates(query, kinds, k1, threshold, filter);
     return this.rank(infos, this.lambda({ phase }), k1, k2, threshold).map((r) => r.info);
   }
 }

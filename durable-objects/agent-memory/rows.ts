@@ -1,4 +1,5 @@
 import type { Case, Experience, ExperienceContent, Provenance } from "../../src/core/memory-types";
+import type { Metadata } from "../../src/core/served-fields";
 import { parseJson } from "./context";
 
 export interface ExperienceRow extends Record<string, SqlStorageValue> {
@@ -25,6 +26,7 @@ export interface ExperienceRow extends Record<string, SqlStorageValue> {
   last_used_at: number | null;
   probation: number;
   when_text: string | null;
+  metadata: string;
 }
 
 export interface CaseRow extends Record<string, SqlStorageValue> {
@@ -48,6 +50,7 @@ export interface CaseRow extends Record<string, SqlStorageValue> {
   created_at: number;
   updated_at: number;
   last_used_at: number | null;
+  metadata: string;
 }
 
 /** What a library version records per experience: its content plus what rollback must restore. */
@@ -71,6 +74,7 @@ export function contentOf(r: ExperienceRow): ExperienceContent {
     status: r.status as ExperienceContent["status"],
     pinned: r.pinned === 1,
     importance: r.importance,
+    metadata: parseJson<Metadata>(r.metadata, {}),
   };
 }
 
@@ -112,6 +116,7 @@ export function caseOut(r: CaseRow): Case {
     toolsUsed: parseJson<string[]>(r.tools, []),
     tags: parseJson<string[]>(r.tags, []),
     episodeId: r.episode_id,
+    metadata: parseJson<Metadata>(r.metadata, {}),
     status: r.status as Case["status"],
     q: r.q,
     counts: { retrieved: r.retrieved, cited: r.cited, uncited: r.uncited, successes: r.successes, failures: r.failures },

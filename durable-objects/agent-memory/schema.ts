@@ -360,4 +360,10 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   ALTER TABLE q_history ADD COLUMN episode_id TEXT;
   ALTER TABLE q_history ADD COLUMN retrieval_id TEXT;
   `,
+  // Free-form metadata a client names on lessons and cases (issue 31): a flat JSON object, filtered
+  // on by retrieval, never served.
+  `
+  ALTER TABLE experiences ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE cases ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
+  `,
 ];

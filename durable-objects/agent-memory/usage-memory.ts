@@ -17,8 +17,9 @@ import int8Scan from "../../src/adapters/vector-indexes/int8-scan.wasm";
 import { retention } from "../../src/core/decay";
 import type { Fade } from "../../src/core/usage-memory";
 import { assessInsight } from "../../src/core/poison";
-import type { MemoryKind } from "../../src/core/memory-types";
-import { placeholders, type MemoryContext } from "./context";
+import type { MemoryFilter, MemoryKind } from "../../src/core/memory-types";
+import { filterSql } from "./memory-filter";
+import type { MemoryContext } from "./context";
 
 type UsageRow = {
   seq: number;
@@ -142,24 +143,24 @@ export class UsageMemory {
   }
 
   /**
-   * Memories of `kind` (active, and carrying one of `tags`) with a learned phrase that matches the
+   * Memories of `kind` (active, and matching the retrieval's filter) with a learned phrase that matches the
    * query's terms, scored by phraseMatch. FTS5 finds the phrases sharing a word; BM25 cannot score
    * them, since while few memories have phrases every word is "common" among them.
    */
-  matches(kind: MemoryKind, terms: readonly string[], limit: number, tags?: string[]): { id: string; score: number }[] {
+  matches(kind: MemoryKind, terms: readonly string[], limit: number, filter?: MemoryFilter): { id: string; score: number }[] {
     const match = ftsMatchOf(terms);
     if (!match) return [];
     const table = kind === "experience" ? "experiences" : "cases";
-    const tagged = tags?.length ? `AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value IN (${placeholders(tags.length)}))` : "";
+    const where = filterSql(filter, kind);
     return this.ctx.sql
       .exec<{ id: string; phrases: string; q: number; uses: number }>(
         // CROSS JOIN keeps this order (SQLite does not reorder it): the phrase index drives, never a scan of the memories.
         `SELECT u.item_id AS id, u.phrases AS phrases, t.q AS q, t.retrieved AS uses FROM usage_fts CROSS JOIN usage_memory u ON u.seq = usage_fts.rowid
          CROSS JOIN ${table} t ON t.id = u.item_id
-         WHERE usage_fts MATCH ? AND u.kind = ? AND t.status = 'active' ${tagged} ORDER BY bm25(usage_fts) LIMIT ?`,
+         WHERE usage_fts MATCH ? AND u.kind = ? AND t.status = 'active'${where.sql} ORDER BY bm25(usage_fts) LIMIT ?`,
         match,
         kind,
-        ...(tags?.length ? tags : []),
+        ...where.params,
         limit * 4,
       )
       .toArray()

@@ -1,5 +1,6 @@
-import type { MemoryKind } from "../../src/core/memory-types";
+import type { MemoryFilter, MemoryKind } from "../../src/core/memory-types";
 import { chunks, placeholders } from "./context";
+import { filterSql } from "./memory-filter";
 import type { VectorItems } from "./vector-types";
 
 const TABLE: Record<MemoryKind, string> = { experience: "experiences", case: "cases" };
@@ -8,14 +9,11 @@ const TABLE: Record<MemoryKind, string> = { experience: "experiences", case: "ca
 export class SqlVectorItems implements VectorItems {
   constructor(private readonly sql: SqlStorage) {}
 
-  active(kind: MemoryKind, tags?: readonly string[]): string[] {
+  active(kind: MemoryKind, filter?: MemoryFilter): string[] {
     const table = TABLE[kind];
-    const rows = tags?.length
-      ? this.sql.exec<{ id: string }>(
-          `SELECT id FROM ${table} t WHERE t.status = 'active'
-           AND EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value IN (${placeholders(tags.length)})) ORDER BY t.seq`,
-          ...tags,
-        )
+    const where = filterSql(filter, kind);
+    const rows = where.sql
+      ? this.sql.exec<{ id: string }>(`SELECT id FROM ${table} t WHERE t.status = 'active'${where.sql} ORDER BY t.seq`, ...where.params)
       : this.sql.exec<{ id: string }>(`SELECT id FROM ${table} WHERE status = 'active' ORDER BY seq`);
     return rows.toArray().map((r) => r.id);
   }

@@ -3,7 +3,7 @@ import type { VectorHit } from "../../src/adapters/vector-index";
 import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { DEFAULT_PENDING_WINDOW_MS, type VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
 import { encodeCode, type ExactVectors } from "../../src/core/int8-matrix";
-import type { MemoryKind } from "../../src/core/memory-types";
+import type { MemoryFilter, MemoryKind } from "../../src/core/memory-types";
 import { cosine, VectorMatrix } from "../../src/core/vector-math";
 import { MemoryError } from "../memory-error";
 import { dimsKey, loadCodePages, VectorPages } from "./vector-pages";
@@ -364,20 +364,20 @@ export class VectorStore {
   }
 
   /**
-   * The nearest active items of `kind`. With `tags`, only items carrying one of them are scanned,
-   * so the k best matching items are found however many nearer ones lack the tags. A remote index
-   * cannot filter on tags (its metadata indexes hold single strings), so there the tagged items'
-   * vectors are scanned from SQLite.
+   * The nearest active items of `kind`. With a filter, only the items it matches are scanned, so
+   * the k best matching items are found however many nearer ones do not match. A remote index
+   * cannot filter on tags or metadata (its metadata indexes hold single strings), so there the
+   * matching items' vectors are scanned from SQLite.
    */
-  async search(vector: Float32Array, kind: MemoryKind, topK: number, minSim: number, tags?: readonly string[]): Promise<VectorHit[]> {
+  async search(vector: Float32Array, kind: MemoryKind, topK: number, minSim: number, filter?: MemoryFilter): Promise<VectorHit[]> {
     if (this.outOfDate) {
       this.outOfDate = null;
       await this.load();
     }
     const index = this.index;
     if (!index) return [];
-    if (!tags?.length) return index.query(vector, { topK, minSim, kind });
-    const only = this.opts.items.active(kind, tags);
+    if (!filter) return index.query(vector, { topK, minSim, kind });
+    const only = this.opts.items.active(kind, filter);
     if (!only.length) return [];
     if (index instanceof LocalVectorIndex) return index.query(vector, { topK, minSim, kind, only: new Set(only) });
     const matrix = new VectorMatrix(this.size, only.length);

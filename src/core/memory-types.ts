@@ -2,7 +2,7 @@ import { z } from "zod";
 import { PhaseSchema } from "./scoring";
 import { OutcomeSchema } from "./q-learning";
 import { idString } from "./text-rules";
-import { metadataString } from "./served-fields";
+import { MetadataSchema, metadataString } from "./served-fields";
 import { queryLimit, queryNumber } from "./query-params";
 
 export const EXPERIENCE_MAX_CHARS = 600;
@@ -72,6 +72,7 @@ export const ExperienceContentSchema = z.object({
   status: ExperienceStatusSchema.default("active"),
   pinned: z.boolean().default(false),
   importance: z.number().min(0).max(1).default(0.5),
+  metadata: MetadataSchema.default({}),
 });
 export type ExperienceContent = z.infer<typeof ExperienceContentSchema>;
 
@@ -92,6 +93,7 @@ export const ExperiencePatchSchema = z
     status: ExperienceStatusSchema,
     pinned: z.boolean(),
     importance: z.number().min(0).max(1),
+    metadata: MetadataSchema.describe("Replaces the whole metadata; {} clears it"),
   })
   .partial()
   .strict()
@@ -156,6 +158,7 @@ export const CaseCreateSchema = z
     toolsUsed: z.array(metadataString(128).min(1)).max(64).default([]),
     tags: tags.default([]),
     episodeId: idString(128).nullable().default(null),
+    metadata: MetadataSchema.default({}),
   })
   .strict();
 export type CaseCreate = z.input<typeof CaseCreateSchema>;
@@ -167,6 +170,7 @@ export const CasePatchSchema = z
     status: CaseStatusSchema,
     answer: z.string().max(8000).nullable(),
     traceSummary: z.string().max(TRACE_SUMMARY_MAX_CHARS).nullable(),
+    metadata: MetadataSchema.describe("Replaces the whole metadata; {} clears it"),
   })
   .partial()
   .strict()
@@ -183,6 +187,7 @@ export const CaseSchema = z.object({
   toolsUsed: z.array(z.string()),
   tags: z.array(z.string()),
   episodeId: z.string().nullable(),
+  metadata: MetadataSchema,
   status: CaseStatusSchema,
   q: z.number(),
   counts: CountsSchema,
@@ -204,6 +209,21 @@ export const ListFilterSchema = z.object({
 });
 export type ListFilter = z.output<typeof ListFilterSchema>;
 
+/**
+ * Which memories a retrieval may choose from, applied before ranking: the top k are the best of
+ * the matching items. Every given condition must hold.
+ */
+export const MemoryFilterSchema = z
+  .object({
+    metadata: MetadataSchema.optional().describe("Each given key must be present with this exact value (same type: 1 does not match \"1\")"),
+    tags: z.array(tag).min(1).max(16).optional().describe("Any of these tags (an item carrying at least one of them)"),
+    domain: metadataString(64).min(1).optional().describe("Lessons of this domain; cases have no domain, so a domain filter leaves only lessons"),
+    createdAfter: z.number().int().min(0).optional().describe("Created strictly after this time (epoch milliseconds, like `createdAt`)"),
+    usedAfter: z.number().int().min(0).optional().describe("Last retrieved strictly after this time (epoch milliseconds, like `lastUsedAt`); never-used items do not match"),
+  })
+  .strict();
+export type MemoryFilter = z.infer<typeof MemoryFilterSchema>;
+
 export const RetrieveRequestSchema = z
   .object({
     query: z.string().trim().min(1, "query must not be empty").max(8000),
@@ -213,10 +233,12 @@ export const RetrieveRequestSchema = z
     k2: z.number().int().min(1).max(100).optional(),
     threshold: z.number().min(-1).max(1).optional(),
     kinds: z.array(MemoryKindSchema).min(1).max(2).optional(),
-    tags: z.array(tag).max(16).optional(),
+    tags: z.array(tag).max(16).optional().describe("Any of these tags; the same as `filter.tags`, kept for older clients"),
+    filter: MemoryFilterSchema.optional(),
     episodeId: idString(128).optional(),
   })
-  .strict();
+  .strict()
+  .refine((r) => !(r.tags?.length && r.filter?.tags), { message: "Give tags in `filter.tags` only, not both there and in `tags`", path: ["tags"] });
 export type RetrieveRequest = z.infer<typeof RetrieveRequestSchema>;
 
 export const RetrievedItemSchema = z.object({
@@ -225,6 +247,7 @@ export const RetrievedItemSchema = z.object({
   label: z.string().nullable(),
   probation: z.boolean().describe("A new live lesson not yet trusted: retrievable, but kept out of the /prompt block until cited in a success"),
   text: z.string(),
+  metadata: MetadataSchema.describe("The item's metadata, as stored; it is never part of `text`"),
   sim: z.number().describe("Cosine similarity of the query and the item under the active embedder (token-set similarity while the item has no vector of it)"),
   lexical: z
     .number()

@@ -10,7 +10,7 @@ import { z } from "zod";
  * An episode's attempts are never served themselves: they reach a model as the trace of the case
  * the episode's end stores (`traceSummary`), and the case is admitted with it. Whatever else a
  * memory carries is either set by the service (ids, Q, counts, times) or metadata a client names
- * (tags, domain, tool names, episode metadata): length- and charset-checked, never rendered into a
+ * (tags, domain, tool names, the metadata of lessons, cases and episodes): length- and charset-checked, never rendered into a
  * prompt or a retrieval text.
  */
 export const SERVED_FIELDS = {
@@ -23,8 +23,8 @@ export const SERVED_FIELDS = {
 
 /** Fields a client sets that are never served: checked by `metadataString`, kept out of prompts. */
 export const METADATA_FIELDS = {
-  experience: ["tags", "domain", "provenance"],
-  case: ["tags", "toolsUsed"],
+  experience: ["tags", "domain", "provenance", "metadata"],
+  case: ["tags", "toolsUsed", "metadata"],
   attempt: [],
   episode: ["metadata"],
 } as const;
@@ -77,3 +77,21 @@ export const metadataString = (max: number) =>
     .trim()
     .max(max)
     .refine((s) => !METADATA_FORBIDDEN_RE.test(s), "Must not contain control, format or line-separator characters");
+
+/** Keys a client can name and filter on: short identifiers, so a key never needs quoting anywhere. */
+export const METADATA_KEY_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
+export const METADATA_MAX_KEYS = 32;
+export const METADATA_VALUE_MAX = 1000;
+
+/** One metadata value: a bounded string, a finite number or a boolean (filters compare them by type and value). */
+export const MetadataValueSchema = z.union([metadataString(METADATA_VALUE_MAX), z.number(), z.boolean()]);
+
+/**
+ * Free-form metadata on a lesson or a case (mem0's and Zep's `metadata`): flat, bounded, filterable
+ * by equality, never served. Objects and arrays are refused so that a filter is one comparison per key.
+ */
+export const MetadataSchema = z
+  .record(z.string().regex(METADATA_KEY_RE, "Keys are 1-64 characters of A-Z a-z 0-9 _ . : -"), MetadataValueSchema)
+  .refine((r) => Object.keys(r).length <= METADATA_MAX_KEYS, `At most ${METADATA_MAX_KEYS} keys`)
+  .describe(`Flat metadata: at most ${METADATA_MAX_KEYS} keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most ${METADATA_VALUE_MAX} characters), a number or a boolean. Kept and returned, filterable, never put into a prompt`);
+export type Metadata = z.infer<typeof MetadataSchema>;

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
+import { MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
+import { queryJson } from "../core/query-params";
 import { PhaseSchema } from "../core/scoring";
 import { agentMemoryFor } from "../services/agents";
 import { callMemory } from "../services/agent-memory";
@@ -14,6 +15,9 @@ const PromptQuery = z.object({
   phase: PhaseSchema.optional(),
   episodeId: idString(128).optional(),
   maxCases: queryNumber(z.number().int().min(0).max(20)).default(3),
+  filter: queryJson(MemoryFilterSchema)
+    .optional()
+    .describe('A retrieval filter as JSON (the `filter` of POST …/retrieve), e.g. `{"tags":["billing"],"metadata":{"customer":"acme"}}`: only the lessons and cases it matches enter the block'),
 });
 
 export const retrieveRoutes = router()

@@ -248,7 +248,7 @@ describe("AgentMemory on a Vectorize index", () => {
     });
   });
 
-  it("finds tag-filtered items however many nearer untagged items there are", async () => {
+  it("finds tag- or metadata-filtered items however many nearer unmatched items there are", async () => {
     const stub = await createdAgentMemory();
     const double = new InMemoryVectorize({ dimensions: 384 });
     await onVectorize(stub, double);
@@ -256,12 +256,16 @@ describe("AgentMemory on a Vectorize index", () => {
       const instance = obj as unknown as AgentMemory;
       const ops = Array.from({ length: 120 }, (_, i) => ({ op: "create" as const, experience: { text: `Retry HTTP 429 with exponential backoff, variant ${i}` } }));
       ops.push({ op: "create", experience: { text: "Retry a payment webhook later", tags: ["billing"] } as never });
+      ops.push({ op: "create", experience: { text: "Retry the export job at night", metadata: { customer: "acme" } } as never });
       const applied = await instance.applyLibrary(ops, "seed", "test");
       if (!applied.ok) throw new Error(applied.error.detail);
       double.settle();
       const hit = await instance.retrieve({ query: "retry HTTP 429 with exponential backoff", tags: ["billing"], threshold: 0 });
       if (!hit.ok) throw new Error(hit.error.detail);
       expect(hit.value.items.map((i: { text: string }) => i.text)).toEqual(["Retry a payment webhook later"]);
+      const byMeta = await instance.retrieve({ query: "retry HTTP 429 with exponential backoff", filter: { metadata: { customer: "acme" } }, threshold: 0 });
+      if (!byMeta.ok) throw new Error(byMeta.error.detail);
+      expect(byMeta.value.items.map((i: { text: string }) => i.text)).toEqual(["Retry the export job at night"]);
     });
   });
 });

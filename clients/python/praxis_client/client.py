@@ -75,9 +75,18 @@ class Agent:
         phase: Optional[m.Phase] = None,
         budget_tokens: Optional[int] = None,
         max_cases: Optional[int] = None,
+        filter: Optional[m.MemoryFilter] = None,
     ) -> m.PromptBlock:
-        """The block to inject into the agent's prompt: ``[G#]. …`` lessons, then relevant past cases."""
-        query_params = {"query": query, "episodeId": episode_id, "phase": phase, "budgetTokens": budget_tokens, "maxCases": max_cases}
+        """The block to inject into the agent's prompt: ``[G#]. …`` lessons, then relevant past cases
+        (with ``filter``, only the lessons and cases it matches)."""
+        query_params = {
+            "query": query,
+            "episodeId": episode_id,
+            "phase": phase,
+            "budgetTokens": budget_tokens,
+            "maxCases": max_cases,
+            "filter": json.dumps(filter) if filter is not None else None,
+        }
         return cast(m.PromptBlock, self._call("GET", "/prompt", query=query_params))
 
     def retrieve(
@@ -92,10 +101,23 @@ class Agent:
         kinds: Optional[Sequence[m.MemoryKind]] = None,
         tags: Optional[Sequence[str]] = None,
         episode_id: Optional[str] = None,
+        filter: Optional[m.MemoryFilter] = None,
     ) -> m.RetrieveResponse:
-        """Utility-ranked retrieval: relevance filter, then relevance and Q blended by λ."""
+        """Utility-ranked retrieval: relevance filter, then relevance and Q blended by λ; ``filter``
+        (metadata, tags, domain, createdAfter, usedAfter) narrows the candidates before ranking."""
         body = _compact(
-            {"query": query, "phase": phase, "lambda": lambda_, "k1": k1, "k2": k2, "threshold": threshold, "kinds": _list(kinds), "tags": _list(tags), "episodeId": episode_id}
+            {
+                "query": query,
+                "phase": phase,
+                "lambda": lambda_,
+                "k1": k1,
+                "k2": k2,
+                "threshold": threshold,
+                "kinds": _list(kinds),
+                "tags": _list(tags),
+                "episodeId": episode_id,
+                "filter": filter,
+            }
         )
         return cast(m.RetrieveResponse, self._call("POST", "/retrieve", body=body))
 
@@ -124,9 +146,13 @@ class Agent:
         )
         return cast(m.RewardResult, self._call("POST", "/rewards", body=body))
 
-    def add_experience(self, text: str, *, tags: Optional[Sequence[str]] = None, **fields: Any) -> m.VersionedExperience:
-        """Adds a lesson (a new library version); ``fields`` are further ``ExperienceCreate`` members."""
-        return cast(m.VersionedExperience, self._call("POST", "/experiences", body=_compact({"text": text, "tags": _list(tags), **fields})))
+    def add_experience(
+        self, text: str, *, tags: Optional[Sequence[str]] = None, metadata: Optional[m.MemoryMetadata] = None, **fields: Any
+    ) -> m.VersionedExperience:
+        """Adds a lesson (a new library version); ``metadata`` is kept and filterable, never shown to a
+        model; ``fields`` are further ``ExperienceCreate`` members."""
+        body = _compact({"text": text, "tags": _list(tags), "metadata": metadata, **fields})
+        return cast(m.VersionedExperience, self._call("POST", "/experiences", body=body))
 
     def experiences(self, *, status: str = "active") -> List[Dict[str, Any]]:
         """The agent's experiences (all pages) with their labels and Q."""

@@ -13,6 +13,18 @@ EpisodeOutcome = Literal["success", "failure", "partial", "timeout", "abandoned"
 Phase = Literal["observation", "reasoning", "planning", "action", "reflection"]
 MemoryKind = Literal["experience", "case"]
 Metadata = Dict[str, Union[str, int, float, bool, None]]
+# A lesson's or case's metadata: flat, at most 32 keys of ``A-Z a-z 0-9 _ . : -``; never shown to a model.
+MemoryMetadata = Dict[str, Union[str, int, float, bool]]
+
+
+class MemoryFilter(TypedDict, total=False):
+    """What a retrieval or prompt block may choose from, applied before ranking; every given condition holds."""
+
+    metadata: MemoryMetadata  # each key equal to this value (same type)
+    tags: List[str]  # any of them
+    domain: str  # lessons of this domain (cases have none)
+    createdAfter: int  # epoch milliseconds
+    usedAfter: int  # epoch milliseconds; never-used items do not match
 
 
 class Agent(TypedDict):
@@ -33,6 +45,7 @@ class RetrieveRequest(_RetrieveQuery, total=False):
     threshold: float
     kinds: List[MemoryKind]
     tags: List[str]
+    filter: MemoryFilter
     episodeId: str
 
 
@@ -42,6 +55,7 @@ class RetrievedItem(TypedDict):
     label: Optional[str]
     probation: bool
     text: str
+    metadata: MemoryMetadata
     sim: float
     lexical: float
     relevance: float

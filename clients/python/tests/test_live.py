@@ -91,6 +91,21 @@ class LiveTest(unittest.TestCase):
         self.assertLess(rewarded["updated"][0]["q"], rewarded["updated"][0]["qBefore"])
         self.assertAlmostEqual(self.q_of(agent)[ids["lesson"]], rewarded["updated"][0]["q"])
 
+    def test_metadata_is_kept_and_filters_retrieval_before_ranking(self) -> None:
+        agent, _ = self.new_agent({})
+        close = agent.add_experience("Retry HTTP 429 responses with exponential backoff", metadata={"customer": "globex"})
+        far = agent.add_experience("Retry HTTP responses slowly when a service is busy", metadata={"customer": "acme", "tier": 2})
+        query = "retry HTTP 429 responses with exponential backoff"
+        self.assertEqual([i["id"] for i in agent.retrieve(query, k1=1, k2=1)["items"]], [close["id"]])
+        r = agent.retrieve(query, k1=1, k2=1, filter={"metadata": {"customer": "acme"}})
+        self.assertEqual([(i["id"], i["metadata"]) for i in r["items"]], [(far["id"], {"customer": "acme", "tier": 2})])
+        block = agent.prompt(query, filter={"metadata": {"tier": 2}})
+        self.assertEqual(block["experienceIds"], [far["id"]])
+        self.assertNotIn("acme", block["prompt"])
+        with self.assertRaises(PraxisError) as bad:
+            agent.retrieve(query, filter={"metadata": {"customer": ["acme"]}})  # type: ignore[dict-item]
+        self.assertEqual(bad.exception.status, 400)
+
     def test_problems_raise_praxis_errors(self) -> None:
         agent, _ = self.new_agent({})
         with self.assertRaises(PraxisError) as caught:

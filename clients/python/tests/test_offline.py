@@ -105,6 +105,11 @@ class RetryTest(unittest.TestCase):
         Praxis(s.url, "k").agent("a/b").prompt("x y", max_cases=2)
         self.assertEqual(s.requests[0]["path"], "/v1/agents/a%2Fb/prompt?query=x+y&maxCases=2")
 
+    def test_a_prompt_filter_is_sent_as_json(self) -> None:
+        s = self.stub([(200, {}, {"prompt": "", "mode": "ranked", "experienceIds": [], "caseIds": [], "retrievalId": "r", "estimatedTokens": 0})])
+        Praxis(s.url, "k").agent("a").prompt("x", filter={"tags": ["billing"]})
+        self.assertEqual(s.requests[0]["path"], "/v1/agents/a/prompt?query=x&filter=%7B%22tags%22%3A+%5B%22billing%22%5D%7D")
+
     def test_an_unreachable_api_raises_a_connection_error(self) -> None:
         with self.assertRaises(PraxisConnectionError) as caught:
             Praxis("http://127.0.0.1:9", "k", retry=RetryOptions(retries=1, base_delay_s=0.01)).agents()

@@ -1189,8 +1189,9 @@ ${value}`, dataLines++;
       return unwrap(this.praxis.api.PUT("/v1/agents/{agentId}", { params: this.params, body: displayName ? { displayName } : {} }));
     }
     /** The block to inject into the agent's prompt: `[G#]. …` lessons, then relevant past cases. */
-    prompt(query) {
-      return unwrap(this.praxis.api.GET("/v1/agents/{agentId}/prompt", { params: { ...this.params, query } }));
+    prompt({ filter, ...query }) {
+      const params = { ...this.params, query: { ...query, ...filter ? { filter: JSON.stringify(filter) } : {} } };
+      return unwrap(this.praxis.api.GET("/v1/agents/{agentId}/prompt", { params }));
     }
     retrieve(body2) {
       return unwrap(this.praxis.api.POST("/v1/agents/{agentId}/retrieve", { params: this.params, body: body2 }));

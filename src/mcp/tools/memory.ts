@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
-import { ExperienceCreateSchema, ExperienceSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema } from "../../core/memory-types";
+import { ExperienceCreateSchema, ExperienceSchema, MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema } from "../../core/memory-types";
 import { agentMemoryFor } from "../../services/agents";
 import { promptBlock } from "../../services/episodes";
 import { addLesson } from "../../services/lessons";
@@ -14,12 +14,14 @@ const PromptInput = z
     budgetTokens: PromptBudgetSchema.default(1500).describe("The most tokens the block may take"),
     phase: RetrieveRequestSchema.shape.phase.describe("The agent's phase; it sets how much learned utility counts against similarity"),
     episodeId: EpisodeHandleSchema.optional().describe("Link the block to an open episode, so its end rewards the lessons used"),
+    filter: MemoryFilterSchema.optional().describe("Only lessons and past cases it matches enter the block (metadata values, any of the tags, domain, created or used after an epoch-ms time)"),
   })
   .strict();
 
-const AddExperienceInput = describedArgs(ExperienceCreateSchema.pick({ text: true, tags: true }), {
+const AddExperienceInput = describedArgs(ExperienceCreateSchema.pick({ text: true, tags: true, metadata: true }), {
   text: "The lesson, one short imperative rule (e.g. `When an API answers 429, wait for Retry-After, then retry`)",
   tags: "Labels to filter retrieval by, e.g. `billing`",
+  metadata: "Flat key/value metadata to filter retrieval by, e.g. `{\"customer\": \"acme\"}`; never shown to a model",
 }).extend({ agentId: AgentIdArg });
 const AddExperienceOutput = ExperienceSchema.extend({ libraryVersion: z.number().int().describe("The library version this addition made") });
 
@@ -32,7 +34,7 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
       outputSchema: PromptBlockSchema,
       annotations: { readOnlyHint: true },
     },
-    ({ agentId, query, budgetTokens, phase, episodeId }) =>
+    ({ agentId, query, budgetTokens, phase, episodeId, filter }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
         const agent = agentMemoryFor(c, agentId, "read");
@@ -41,6 +43,7 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
           budgetTokens,
           ...(phase ? { phase } : {}),
           ...(episode ? { episodeId: episode } : {}),
+          ...(filter ? { filter } : {}),
         });
         return toolResult(block.prompt || "The library is empty so far.", block);
       }),
