@@ -58,7 +58,10 @@ const EndInput = z
   .object({
     episodeId: EpisodeHandleSchema,
     result: EpisodeEndSchema.shape.answer.unwrap().describe("The final answer or outcome, in words; [G#] labels quoted here count as citations"),
-    success: z.boolean().describe("Whether the task was accomplished"),
+    success: z.boolean().optional().describe("Whether the task was accomplished (or give `outcome`)"),
+    outcome: EpisodeEndSchema.shape.outcome
+      .optional()
+      .describe("The outcome by name, instead of `success`: `abandoned` when the work stopped for a reason outside the task (no reward, no case, no lesson)"),
     notes: z.string().max(2000).optional().describe("What is worth remembering; stored after the result"),
     score: EpisodeEndSchema.shape.score.describe("Quality in [0,1]; multiplies the reward of the outcome"),
     citedIds: EpisodeEndSchema.shape.citedIds.describe("Ids or [G#] labels of the lessons that actually helped; only cited lessons learn"),
@@ -117,12 +120,17 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
       inputSchema: EndInput,
       outputSchema: EpisodeOutput,
     },
-    ({ episodeId, result, success, notes, score, citedIds }) =>
+    ({ episodeId, result, success, outcome, notes, score, citedIds }) =>
       guarded(c, async () => {
+        if (outcome === undefined && success === undefined) {
+          throw badRequest("Say how the episode ended: `success` (true or false) or `outcome`.", [
+            { path: ["success"], message: "Required unless `outcome` is given" },
+          ]);
+        }
         const h = parseHandle(episodeId);
         const agent = agentMemoryFor(c, h.agentId, "write");
         const parsed = EpisodeEndSchema.safeParse({
-          outcome: success ? "success" : "failure",
+          outcome: outcome ?? (success ? "success" : "failure"),
           answer: notes ? `${result}\n\nNotes: ${notes}` : result,
           score,
           citedIds,
