@@ -124,7 +124,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
       guarded(c, async () => {
         if (outcome === undefined && success === undefined) {
           throw badRequest("Say how the episode ended: `success` (true or false) or `outcome`.", [
-            { path: ["success"], message: "Required unless `outcome` is given" },
+            { path: "success", message: "Required unless `outcome` is given" },
           ]);
         }
         const h = parseHandle(episodeId);
