@@ -18,7 +18,7 @@ function retryAfterMs(res) {
         return undefined;
     const secs = Number(h);
     const ms = Number.isFinite(secs) ? secs * 1000 : Date.parse(h) - Date.now();
-    return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : undefined;
+    return Number.isFinite(ms) ? Math.max(ms, 0) : undefined;
 }
 /** A 503 that names missing configuration (`llm-not-configured`…) will answer the same next time. */
 async function isPermanent(res) {
@@ -71,7 +71,11 @@ export function retryingFetch(base, opts = {}) {
             }
             if (last || !RETRY_STATUSES.has(res.status) || (await isPermanent(res)))
                 return res;
-            const wait = retryAfterMs(res) ?? Math.min(baseDelay * 2 ** (attempt - 1), MAX_DELAY_MS);
+            const advised = retryAfterMs(res);
+            // Overload passes in seconds; a Retry-After past the cap (a spent daily budget) is not waited out inside one call.
+            if (advised !== undefined && advised > MAX_RETRY_AFTER_MS)
+                return res;
+            const wait = advised ?? Math.min(baseDelay * 2 ** (attempt - 1), MAX_DELAY_MS);
             await res.body?.cancel();
             await sleep(wait, request.signal);
         }

@@ -140,7 +140,7 @@ export function createApp() {
   });
   app.use("/v1/*", requireJson);
   app.use("/v1/*", async (c, next) => {
-    if (c.req.path === "/v1/tenants") return requireOperator(c, next);
+    if (c.req.path === "/v1/tenants" || c.req.path.startsWith("/v1/tenants/")) return requireOperator(c, next);
     if (c.req.path.startsWith("/v1/hooks/")) return next();
     return requireTenantKey(c, next);
   });

@@ -24,6 +24,16 @@ export class Operations {
     return unwrap(this.api.POST("/v1/tenants", init as never));
   }
 
+  /** List tenants (operator): `GET /v1/tenants` */
+  listTenants(init?: FetchOptions<paths["/v1/tenants"]["get"]>): Promise<Data<paths["/v1/tenants"]["get"]>> {
+    return unwrap(this.api.GET("/v1/tenants", init as never));
+  }
+
+  /** Rotate a tenant's admin key (operator): `POST /v1/tenants/{tenantId}/keys/rotate` */
+  rotateTenantAdminKey(init: FetchOptions<paths["/v1/tenants/{tenantId}/keys/rotate"]["post"]>): Promise<Data<paths["/v1/tenants/{tenantId}/keys/rotate"]["post"]>> {
+    return unwrap(this.api.POST("/v1/tenants/{tenantId}/keys/rotate", init as never));
+  }
+
   /** Create an API key (admin): `POST /v1/keys` */
   createApiKey(init: FetchOptions<paths["/v1/keys"]["post"]>): Promise<Data<paths["/v1/keys"]["post"]>> {
     return unwrap(this.api.POST("/v1/keys", init as never));
@@ -42,6 +52,11 @@ export class Operations {
   /** Revoke an API key: `DELETE /v1/keys/{id}` */
   revokeApiKey(init: FetchOptions<paths["/v1/keys/{id}"]["delete"]>): Promise<Data<paths["/v1/keys/{id}"]["delete"]>> {
     return unwrap(this.api.DELETE("/v1/keys/{id}", init as never));
+  }
+
+  /** Rotate an API key (admin): `POST /v1/keys/{id}/rotate` */
+  rotateApiKey(init: FetchOptions<paths["/v1/keys/{id}/rotate"]["post"]>): Promise<Data<paths["/v1/keys/{id}/rotate"]["post"]>> {
+    return unwrap(this.api.POST("/v1/keys/{id}/rotate", init as never));
   }
 
   /** Create or update an agent: `PUT /v1/agents/{agentId}` */
