@@ -6,7 +6,9 @@ import { createLogger } from "../../src/core/logger";
 import { migrateSchema } from "../schema-version";
 import { MemoryError, outcome } from "../memory-error";
 import { AGENT_MEMORY_SCHEMA } from "./schema";
-import type { MemoryContext } from "./context";
+import type { AgentEvent, MemoryContext } from "./context";
+import { eventMessage } from "../../src/core/events";
+import { chunks } from "../../src/core/chunks";
 import type { VectorStore } from "./vector-store";
 import { packPendingCodes } from "./vector-pages";
 import { buildVectorStore, buildVectorStoreOrUnavailable, loadConfig, openRooms, type Rooms } from "./startup";
@@ -65,6 +67,7 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
       reviewAvailable: () => llmVariablesPresent(this.env),
       requestReview: () => this.requestReview(),
       requestJob: (type) => this.requestJob(type),
+      emitEvents: (events) => this.emitEvents(events),
     };
     this.rooms = openRooms(this.mem, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
     this.upkeep = new UpkeepAlarm(this.ctx.storage, () => this.mem.vectors.backfillDueAt());
@@ -198,6 +201,18 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
   /** Queues an agent-wide background job. Best effort: the sweep asks again while there is work. */
   protected async requestJob(type: "lesson.when") {
     if (agentIdentity(this.ctx.id.name)) await this.env.JOBS.send({ type, ...this.sender() }).catch(() => undefined);
+  }
+
+  /** Sends the events as messages of the jobs queue (sendBatch takes at most 100); a failed send is logged, the write stands. */
+  protected async emitEvents(events: readonly AgentEvent[]) {
+    const who = agentIdentity(this.ctx.id.name);
+    if (!who || events.length === 0) return;
+    const at = Date.now();
+    for (const batch of chunks(events, 100)) {
+      await this.env.JOBS.sendBatch(
+        batch.map((e) => ({ body: eventMessage({ id: e.id, type: e.type, tenantId: who.tenantId, occurredAt: at, data: { agentId: who.agentId, ...e.data } }) })),
+      ).catch((err: unknown) => createLogger({ agent: who.agentId }, this.env.LOG_LEVEL).warn("event send failed", { err: String(err), events: batch.length }));
+    }
   }
 
   /** Queues background re-embedding; until it finishes, un-embedded items are matched lexically. */

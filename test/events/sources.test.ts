@@ -1,0 +1,58 @@
+import { env } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { call, newAgent, newTenant } from "../helpers";
+import { D1UsageLedger } from "../../src/llm";
+import { FILTER_POISON } from "../memory/admission-corpus";
+import { captureJobs, receiver, subscribed } from "./harness";
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("where events come from", () => {
+  it("a lesson written through the API is `lesson.created`, sent by the agent's object through the queue; poison is `lesson.quarantined`", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    const q = captureJobs();
+    let secret = "";
+    const got = receiver(() => secret);
+    ({ secret } = await subscribed(t, ["lesson.created", "lesson.quarantined"]));
+
+    const made = await call("POST", `/v1/agents/${agentId}/experiences`, { key: t.apiKey, body: { text: "Check the units before answering." } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const poison = await call("POST", `/v1/agents/${agentId}/experiences`, { key: t.apiKey, body: FILTER_POISON[0] });
+    expect(poison.body.status).toBe("quarantined");
+    // Editing a lesson creates nothing.
+    await call("PATCH", `/v1/agents/${agentId}/experiences/${made.body.id}`, { key: t.apiKey, body: { text: "Check the units twice before answering." } });
+    await q.pump();
+
+    expect(got.every((g) => g.verified)).toBe(true);
+    const seen = got.map((g) => [g.body.type, g.body.data.lessonId]);
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        ["lesson.created", made.body.id],
+        ["lesson.created", poison.body.id],
+        ["lesson.quarantined", poison.body.id],
+      ]),
+    );
+    expect(seen).toHaveLength(3);
+    const created = got.find((g) => g.body.data.lessonId === made.body.id)!.body;
+    expect(created).toMatchObject({ tenantId: t.tenantId, id: `lesson.created:${made.body.id}`, data: { agentId, text: "Check the units before answering.", status: "active" } });
+  });
+
+  it("a call the daily budget refuses is `budget.exhausted`, once a day however many calls are refused", async () => {
+    const t = await newTenant();
+    await env.DB.prepare("UPDATE tenants SET daily_token_budget = 100 WHERE id = ?").bind(t.tenantId).run();
+    const q = captureJobs();
+    const got = receiver(() => "");
+    await subscribed(t, ["budget.exhausted"]);
+    const ledger = new D1UsageLedger(env);
+    for (let i = 0; i < 3; i++) {
+      const refused = await ledger
+        .open({ tenantId: t.tenantId, purpose: "live-extract", role: "learner", model: "m", callId: crypto.randomUUID(), estimate: { tokensIn: 500, tokensOut: 0, costUsd: 0 } })
+        .catch((e) => e);
+      expect(refused.name).toBe("BudgetExceededError");
+    }
+    await q.pump();
+    expect(got).toHaveLength(1);
+    expect(got[0]!.body).toMatchObject({ type: "budget.exhausted", tenantId: t.tenantId, data: { budget: 100, used: 0 } });
+  });
+});
