@@ -13,6 +13,7 @@ import { signedPost, WebhookError } from "../practice/signed-post";
 import { QUEUE_MAX_RETRIES, type JobMessage } from "../jobs/messages";
 import { tenantWebhookSecret } from "./tenants";
 import { d1Read, d1Write } from "./binding-faults";
+import { currentTraceparent } from "../trace";
 
 /**
  * Outbound event webhooks. An event goes on the jobs queue (`event.emit`, sent by whoever saw it
@@ -185,7 +186,8 @@ export async function deliverEvent(env: Env, msg: Extract<JobMessage, { type: "e
     await settle(env, row, "failed", { at: now, error });
     return { status: "failed", error };
   }
-  const traceparent = msg.traceparent ?? row.traceparent;
+  // The delivering job's span, a child of the emitter's: the receiver joins the same trace.
+  const traceparent = currentTraceparent() ?? row.traceparent;
   try {
     const sent = await signedPost({
       url: endpoint.url,
