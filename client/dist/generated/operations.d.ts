@@ -167,5 +167,13 @@ export declare class Operations {
     getRetriever(init: FetchOptions<paths["/v1/agents/{agentId}/retriever"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/retriever"]["get"]>>;
     /** Forget what retrieval learned from rewards (re-ranker weights, learned phrases, usage centroids): `DELETE /v1/agents/{agentId}/retriever` */
     resetRetriever(init: FetchOptions<paths["/v1/agents/{agentId}/retriever"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/retriever"]["delete"]>>;
+    /** Subscribe a URL to events (unrestricted admin): `POST /v1/events/endpoints` */
+    createEventEndpoint(init: FetchOptions<paths["/v1/events/endpoints"]["post"]>): Promise<Data<paths["/v1/events/endpoints"]["post"]>>;
+    /** List the tenant's event endpoints (unrestricted admin): `GET /v1/events/endpoints` */
+    listEventEndpoints(init?: FetchOptions<paths["/v1/events/endpoints"]["get"]>): Promise<Data<paths["/v1/events/endpoints"]["get"]>>;
+    /** Remove an event endpoint (unrestricted admin): `DELETE /v1/events/endpoints/{endpointId}` */
+    deleteEventEndpoint(init: FetchOptions<paths["/v1/events/endpoints/{endpointId}"]["delete"]>): Promise<Data<paths["/v1/events/endpoints/{endpointId}"]["delete"]>>;
+    /** The delivery log (unrestricted admin): `GET /v1/events/deliveries` */
+    listEventDeliveries(init?: FetchOptions<paths["/v1/events/deliveries"]["get"]>): Promise<Data<paths["/v1/events/deliveries"]["get"]>>;
 }
 export {};

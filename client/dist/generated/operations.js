@@ -329,4 +329,20 @@ export class Operations {
     resetRetriever(init) {
         return unwrap(this.api.DELETE("/v1/agents/{agentId}/retriever", init));
     }
+    /** Subscribe a URL to events (unrestricted admin): `POST /v1/events/endpoints` */
+    createEventEndpoint(init) {
+        return unwrap(this.api.POST("/v1/events/endpoints", init));
+    }
+    /** List the tenant's event endpoints (unrestricted admin): `GET /v1/events/endpoints` */
+    listEventEndpoints(init) {
+        return unwrap(this.api.GET("/v1/events/endpoints", init));
+    }
+    /** Remove an event endpoint (unrestricted admin): `DELETE /v1/events/endpoints/{endpointId}` */
+    deleteEventEndpoint(init) {
+        return unwrap(this.api.DELETE("/v1/events/endpoints/{endpointId}", init));
+    }
+    /** The delivery log (unrestricted admin): `GET /v1/events/deliveries` */
+    listEventDeliveries(init) {
+        return unwrap(this.api.GET("/v1/events/deliveries", init));
+    }
 }

@@ -413,4 +413,24 @@ export class Operations {
   resetRetriever(init: FetchOptions<paths["/v1/agents/{agentId}/retriever"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/retriever"]["delete"]>> {
     return unwrap(this.api.DELETE("/v1/agents/{agentId}/retriever", init as never));
   }
+
+  /** Subscribe a URL to events (unrestricted admin): `POST /v1/events/endpoints` */
+  createEventEndpoint(init: FetchOptions<paths["/v1/events/endpoints"]["post"]>): Promise<Data<paths["/v1/events/endpoints"]["post"]>> {
+    return unwrap(this.api.POST("/v1/events/endpoints", init as never));
+  }
+
+  /** List the tenant's event endpoints (unrestricted admin): `GET /v1/events/endpoints` */
+  listEventEndpoints(init?: FetchOptions<paths["/v1/events/endpoints"]["get"]>): Promise<Data<paths["/v1/events/endpoints"]["get"]>> {
+    return unwrap(this.api.GET("/v1/events/endpoints", init as never));
+  }
+
+  /** Remove an event endpoint (unrestricted admin): `DELETE /v1/events/endpoints/{endpointId}` */
+  deleteEventEndpoint(init: FetchOptions<paths["/v1/events/endpoints/{endpointId}"]["delete"]>): Promise<Data<paths["/v1/events/endpoints/{endpointId}"]["delete"]>> {
+    return unwrap(this.api.DELETE("/v1/events/endpoints/{endpointId}", init as never));
+  }
+
+  /** The delivery log (unrestricted admin): `GET /v1/events/deliveries` */
+  listEventDeliveries(init?: FetchOptions<paths["/v1/events/deliveries"]["get"]>): Promise<Data<paths["/v1/events/deliveries"]["get"]>> {
+    return unwrap(this.api.GET("/v1/events/deliveries", init as never));
+  }
 }
