@@ -1275,7 +1275,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tenant's event endpoints (unrestricted admin) */
+        /**
+         * List the tenant's event endpoints (unrestricted admin)
+         * @description Every URL the tenant subscribed to events, newest first, with the event types each receives (at most 10 per tenant).
+         */
         get: operations["listEventEndpoints"];
         put?: never;
         /**

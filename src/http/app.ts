@@ -168,7 +168,7 @@ export function createApp() {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
-    description: "A tenant API key (`pxk_…`), or the operator key for POST /v1/tenants",
+    description: "A tenant API key (`pxk_…`), or the operator key for the /v1/tenants routes",
   });
   app.doc31("/openapi.json", OPENAPI_DOCUMENT);
   app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document(OPENAPI_DOCUMENT))));

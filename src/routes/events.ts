@@ -76,6 +76,7 @@ export const eventRoutes = router()
       tags: ["events"],
       operationId: "listEventEndpoints",
       summary: "List the tenant's event endpoints (unrestricted admin)",
+      description: "Every URL the tenant subscribed to events, newest first, with the event types each receives (at most 10 per tenant).",
       security,
       responses: { 200: jsonResponse(z.object({ items: z.array(EndpointSchema) }), "Endpoints, newest first"), ...commonErrors },
     }),

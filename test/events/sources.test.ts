@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, newAgent, newTenant } from "../helpers";
 import { D1UsageLedger } from "../../src/llm";
+import { practiceRunPorts } from "../../src/services/follow-up";
 import { FILTER_POISON } from "../memory/admission-corpus";
 import { captureJobs, receiver, subscribed } from "./harness";
 
@@ -54,5 +55,30 @@ describe("where events come from", () => {
     await q.pump();
     expect(got).toHaveLength(1);
     expect(got[0]!.body).toMatchObject({ type: "budget.exhausted", tenantId: t.tenantId, data: { budget: 100, used: 0 } });
+  });
+
+  it("a practice run whose status reaches D1 as completed is `run.completed`, and `run.promoted` when promoted; a repeated sync sends neither twice", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    const q = captureJobs();
+    const got = receiver(() => "");
+    await subscribed(t, ["run.completed", "run.promoted"]);
+    const runId = `run_${crypto.randomUUID().slice(0, 8)}`;
+    await env.DB.prepare("INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?, ?, ?, 'ds', 'running', '{}')").bind(runId, t.tenantId, agentId).run();
+    const ports = practiceRunPorts(env);
+    const promotion = { promoted: true, reason: "holdout improved", epoch: 2, version: 7, applied: 3, skipped: [] };
+    // The run's object repeats a sync cut short (its alarm), and a failed run sends nothing.
+    await ports.syncRow(runId, { status: "completed", summary: { promotion }, error: null });
+    await ports.syncRow(runId, { status: "completed", summary: { promotion }, error: null });
+    await q.pump();
+    expect(got.map((g) => g.body.type).sort()).toEqual(["run.completed", "run.promoted"]);
+    expect(got.find((g) => g.body.type === "run.promoted")!.body.data).toEqual({ agentId, runId, version: 7, epoch: 2 });
+    expect(got.find((g) => g.body.type === "run.completed")!.body.data).toMatchObject({ agentId, runId, status: "completed", promotion: { promoted: true } });
+
+    const failed = `run_${crypto.randomUUID().slice(0, 8)}`;
+    await env.DB.prepare("INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?, ?, ?, 'ds', 'running', '{}')").bind(failed, t.tenantId, agentId).run();
+    await ports.syncRow(failed, { status: "failed", summary: {}, error: "boom" });
+    await q.pump();
+    expect(got).toHaveLength(2);
   });
 });
