@@ -7,8 +7,7 @@ import { migrateSchema } from "../schema-version";
 import { MemoryError, outcome } from "../memory-error";
 import { AGENT_MEMORY_SCHEMA } from "./schema";
 import type { AgentEvent, MemoryContext } from "./context";
-import { eventMessage } from "../../src/core/events";
-import { chunks } from "../../src/core/chunks";
+import { eventMessages } from "../../src/core/events";
 import type { VectorStore } from "./vector-store";
 import { packPendingCodes } from "./vector-pages";
 import { buildVectorStore, buildVectorStoreOrUnavailable, loadConfig, openRooms, type Rooms } from "./startup";
@@ -203,15 +202,18 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
     if (agentIdentity(this.ctx.id.name)) await this.env.JOBS.send({ type, ...this.sender() }).catch(() => undefined);
   }
 
-  /** Sends the events as messages of the jobs queue (sendBatch takes at most 100); a failed send is logged, the write stands. */
+  /** Sends the events as jobs-queue messages; a failed send is logged, the write stands. */
   protected async emitEvents(events: readonly AgentEvent[]) {
     const who = agentIdentity(this.ctx.id.name);
     if (!who || events.length === 0) return;
     const at = Date.now();
-    for (const batch of chunks(events, 100)) {
-      await this.env.JOBS.sendBatch(
-        batch.map((e) => ({ body: eventMessage({ id: e.id, type: e.type, tenantId: who.tenantId, occurredAt: at, data: { agentId: who.agentId, ...e.data } }) })),
-      ).catch((err: unknown) => createLogger({ agent: who.agentId }, this.env.LOG_LEVEL).warn("event send failed", { err: String(err), events: batch.length }));
+    const full = events.map((e) => ({ id: e.id, type: e.type, tenantId: who.tenantId, occurredAt: at, data: { agentId: who.agentId, ...e.data } }));
+    // sendBatch takes at most 100 messages; a commit of more than 5,000 lessons sends several batches.
+    const messages = eventMessages(who.tenantId, full);
+    for (let i = 0; i < messages.length; i += 100) {
+      await this.env.JOBS.sendBatch(messages.slice(i, i + 100).map((body) => ({ body }))).catch((err: unknown) =>
+        createLogger({ agent: who.agentId }, this.env.LOG_LEVEL).warn("event send failed", { err: String(err), events: full.length }),
+      );
     }
   }
 

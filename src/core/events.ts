@@ -17,9 +17,19 @@ export const EventSchema = z.object({
 });
 export type PraxisEvent = z.infer<typeof EventSchema>;
 
-/** The queue message that hands an event to the fan-out (src/services/events.ts); Durable Objects send it themselves. */
-export function eventMessage(event: PraxisEvent, traceparent?: string) {
-  return { type: "event.emit" as const, tenantId: event.tenantId, event, ...(traceparent ? { traceparent } : {}) };
+/** Events one `event.emit` message carries: a library import of a thousand lessons is twenty messages, not a thousand. */
+export const MAX_EVENTS_PER_MESSAGE = 50;
+
+/**
+ * The queue messages that hand a tenant's events to the fan-out (src/services/events.ts), at most
+ * MAX_EVENTS_PER_MESSAGE each; Durable Objects send them themselves.
+ */
+export function eventMessages(tenantId: string, events: readonly PraxisEvent[]) {
+  const out = [];
+  for (let i = 0; i < events.length; i += MAX_EVENTS_PER_MESSAGE) {
+    out.push({ type: "event.emit" as const, tenantId, events: events.slice(i, i + MAX_EVENTS_PER_MESSAGE) });
+  }
+  return out;
 }
 
 /** At most this many endpoints per tenant, so one event fans out to a bounded number of deliveries. */

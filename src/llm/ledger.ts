@@ -3,7 +3,7 @@ import { db } from "../db/client";
 import { tenants, usageLedger } from "../db/schema";
 import type { Env } from "../env";
 import { BudgetExceededError } from "./errors";
-import { eventMessage } from "../core/events";
+import { eventMessages } from "../core/events";
 import { EMBEDDER_TIMEOUT_MS } from "../adapters/embedders/openai";
 import { DEFAULTS, LlmSettingsError, loadLlmSettings } from "./settings";
 import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, UsageEntry, UsageRecorder } from "./types";
@@ -172,7 +172,8 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
     announced.add(id);
     if (announced.size > 10_000) announced.clear();
     const event = { id, type: "budget.exhausted" as const, tenantId, occurredAt: at, data: { day, budget, used, resetsAt: startOfUtcDay(at) + DAY_MS } };
-    await this.env.JOBS?.send(eventMessage(event)).catch(() => announced.delete(id));
+    const [message] = eventMessages(tenantId, [event]);
+    await this.env.JOBS?.send(message!).catch(() => announced.delete(id));
   }
 
   /**

@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import { db } from "../db/client";
 import { eventDeliveries, eventEndpoints, practiceRuns, type DeliveryAttempt } from "../db/schema";
-import { eventMessage, MAX_ENDPOINTS_PER_TENANT, MAX_LOGGED_ATTEMPTS, type EventType, type PraxisEvent } from "../core/events";
+import { eventMessages, MAX_ENDPOINTS_PER_TENANT, MAX_LOGGED_ATTEMPTS, type EventType, type PraxisEvent } from "../core/events";
 import { checkWebhookUrl, webhookUrlModeOf } from "../core/webhook-url";
 import { cursorField, encodeCursor } from "../core/cursor";
 import { olderThan } from "../db/keyset";
@@ -48,8 +48,8 @@ const presentDelivery = (d: DeliveryRow) => ({
 });
 
 /** Queues an event for fan-out. A Durable Object sends the same message itself (core/events.ts). */
-export async function emitEvent(env: Env, event: PraxisEvent, traceparent?: string): Promise<void> {
-  await env.JOBS.send(eventMessage(event, traceparent));
+export async function emitEvent(env: Env, event: PraxisEvent): Promise<void> {
+  for (const m of eventMessages(event.tenantId, [event])) await env.JOBS.send(m);
 }
 
 export async function createEndpoint(env: Env, tenantId: string, body: { url: string; events: EventType[]; description?: string }) {
@@ -113,26 +113,32 @@ async function deliveryId(eventId: string, endpointId: string): Promise<string> 
   return `wd_${[...digest.slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
-/** `event.emit`: one delivery per endpoint subscribed to the event's type, each queued once it is stored. */
+/** `event.emit`: one delivery per event and endpoint subscribed to its type, each queued once it is stored. */
 export async function fanOut(env: Env, msg: Extract<JobMessage, { type: "event.emit" }>) {
-  const { event } = msg;
-  const endpoints = (await listEndpoints(env, msg.tenantId)).filter((e) => e.events.includes(event.type));
-  if (endpoints.length === 0) return { endpoints: 0 };
-  const payload = JSON.stringify({ id: event.id, type: event.type, tenantId: event.tenantId, occurredAt: event.occurredAt, data: event.data });
-  const ids = await Promise.all(endpoints.map((e) => deliveryId(event.id, e.id)));
+  const endpoints = await listEndpoints(env, msg.tenantId);
+  const pairs = msg.events.flatMap((event) => endpoints.filter((e) => e.events.includes(event.type)).map((endpoint) => ({ event, endpoint })));
+  if (pairs.length === 0) return { deliveries: 0 };
+  const ids = await Promise.all(pairs.map((p) => deliveryId(p.event.id, p.endpoint.id)));
   await d1Write(() =>
     env.DB.batch(
-      endpoints.map((e, i) =>
+      pairs.map(({ event, endpoint }, i) =>
         env.DB.prepare(
           `INSERT INTO event_deliveries (id, tenant_id, endpoint_id, event_id, event_type, payload, traceparent, status)
            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending') ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
-        ).bind(ids[i]!, msg.tenantId, e.id, event.id, event.type, payload, msg.traceparent ?? null),
+        ).bind(
+          ids[i]!, msg.tenantId, endpoint.id, event.id, event.type,
+          JSON.stringify({ id: event.id, type: event.type, tenantId: event.tenantId, occurredAt: event.occurredAt, data: event.data }),
+          msg.traceparent ?? null,
+        ),
       ),
     ),
   );
   // Queued again on a redelivered emit too: a delivery already done or under way is then a no-op.
-  await env.JOBS.sendBatch(ids.map((id) => ({ body: { type: "event.deliver" as const, tenantId: msg.tenantId, deliveryId: id, ...(msg.traceparent ? { traceparent: msg.traceparent } : {}) } })));
-  return { endpoints: endpoints.length };
+  // sendBatch takes at most 100 messages.
+  for (let i = 0; i < ids.length; i += 100) {
+    await env.JOBS.sendBatch(ids.slice(i, i + 100).map((id) => ({ body: { type: "event.deliver" as const, tenantId: msg.tenantId, deliveryId: id } })));
+  }
+  return { deliveries: ids.length };
 }
 
 /** Takes the delivery for one attempt: pending, retrying, or sending under a lease that ran out. */

@@ -39,6 +39,20 @@ describe("where events come from", () => {
     expect(created).toMatchObject({ tenantId: t.tenantId, id: `lesson.created:${made.body.id}`, data: { agentId, text: "Check the units before answering.", status: "active" } });
   });
 
+  it("a batch of lessons is one event each, carried fifty to a queue message", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    const q = captureJobs();
+    const got = receiver(() => "");
+    await subscribed(t, ["lesson.created"]);
+    const operations = Array.from({ length: 60 }, (_, i) => ({ op: "create", experience: { text: `Batch lesson number ${i} about invoices` } }));
+    const r = await call("POST", `/v1/agents/${agentId}/library/batch`, { key: t.apiKey, body: { reason: "bulk", operations } });
+    expect(r.status).toBe(200);
+    expect(q.queued.filter((m) => m.body.type === "event.emit").map((m) => m.body.events.length)).toEqual([50, 10]);
+    await q.pump();
+    expect(new Set(got.map((g) => g.body.data.lessonId)).size).toBe(60);
+  });
+
   it("a call the daily budget refuses is `budget.exhausted`, once a day however many calls are refused", async () => {
     const t = await newTenant();
     await env.DB.prepare("UPDATE tenants SET daily_token_budget = 100 WHERE id = ?").bind(t.tenantId).run();

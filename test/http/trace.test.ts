@@ -50,7 +50,7 @@ describe("W3C trace context", () => {
     const got = receiver(() => secret);
     ({ secret } = await subscribed(t, ["run.completed"]));
     const event = { id: "ev-trace", type: "run.completed", tenantId: t.tenantId, occurredAt: 1, data: {} };
-    const batch = createMessageBatch("praxis-jobs", [{ id: "m1", timestamp: new Date(), attempts: 1, body: { type: "event.emit", tenantId: t.tenantId, event, traceparent: CALLER } }]);
+    const batch = createMessageBatch("praxis-jobs", [{ id: "m1", timestamp: new Date(), attempts: 1, body: { type: "event.emit", tenantId: t.tenantId, events: [event], traceparent: CALLER } }]);
     await worker.queue(batch, env);
     await getQueueResult(batch, createExecutionContext());
     expect(q.queued.map((m) => parseTraceparent(m.body.traceparent)?.traceId)).toEqual(["4bf92f3577b34da6a3ce929d0e0e4736"]);
