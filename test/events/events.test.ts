@@ -112,6 +112,31 @@ describe("event delivery through the queue", () => {
     expect(log[0]).toMatchObject({ status: "delivered", attempts: 1 });
   });
 
+  it("no duplicate delivery when two consumers take the same message at once: one claims it, the other finds it leased", async () => {
+    const t = await newTenant();
+    const q = captureJobs();
+    // The receiver takes a few ms, so the second consumer arrives while the first is still sending.
+    const got = receiver(() => "", () => 200, 25);
+    await subscribed(t, ["run.completed"]);
+    await emitEvent(env, event(t.tenantId));
+    await q.pump();
+    expect(got).toHaveLength(1);
+
+    await emitEvent(env, event(t.tenantId));
+    await q.deliverTwiceAtOnce();
+    // The emit ran twice: its delivery is stored once, and queued by each run.
+    expect(q.queued.filter((m) => m.body.type === "event.deliver")).toHaveLength(2);
+    await q.deliverTwiceAtOnce();
+    expect(got).toHaveLength(2);
+    // The consumer that found the delivery leased looks again after the lease; by then it is done.
+    const recheck = q.queued.filter((m) => m.body.type === "event.deliver");
+    expect(recheck.length).toBeGreaterThan(0);
+    await q.pump();
+    expect(got).toHaveLength(2);
+    const log = (await call("GET", "/v1/events/deliveries", { key: t.apiKey })).body.items;
+    expect(log.map((d: any) => [d.status, d.attempts])).toEqual([["delivered", 1], ["delivered", 1]]);
+  });
+
   it("a URL the rules refuse at delivery time is not called, and the log says why", async () => {
     const t = await newTenant();
     const q = captureJobs();

@@ -40,7 +40,18 @@ export function captureJobs() {
       }
     }
   }
-  return { queued, pump };
+  /** Delivers what is queued now as two batches at once, as two consumers given the same message would. */
+  async function deliverTwiceAtOnce() {
+    const batch = queued.splice(0, queued.length);
+    await Promise.all(
+      [0, 1].map(async (r) => {
+        const mb = createMessageBatch("praxis-jobs", batch.map((m) => ({ id: `${m.id}-${r}`, timestamp: new Date(), attempts: m.attempts, body: m.body })));
+        await worker.queue(mb, env);
+        await getQueueResult(mb, createExecutionContext());
+      }),
+    );
+  }
+  return { queued, pump, deliverTwiceAtOnce };
 }
 
 export interface Received {
@@ -51,7 +62,7 @@ export interface Received {
 }
 
 /** The receiving endpoint behind the global fetch: answers with `answer(n)` for its n-th request (from 1). */
-export function receiver(secret: () => string, answer: (n: number) => number = () => 200) {
+export function receiver(secret: () => string, answer: (n: number) => number = () => 200, delayMs = 0) {
   const got: Received[] = [];
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = input instanceof Request ? input.url : String(input);
@@ -61,6 +72,7 @@ export function receiver(secret: () => string, answer: (n: number) => number = (
     const check = await verifySignature(headers.get("x-praxis-signature"), secret() || "no secret known", raw, Math.floor(Date.now() / 1000));
     got.push({ body: JSON.parse(raw), headers, verified: check.ok });
     const status = answer(got.length);
+    if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
     return new Response(status === 204 ? null : status < 300 ? "ok" : "receiver broke", { status });
   });
   return got;
