@@ -30,3 +30,5 @@ CREATE TABLE `event_deliveries` (
 );
 CREATE UNIQUE INDEX `event_deliveries_event_endpoint_uq` ON `event_deliveries` (`event_id`,`endpoint_id`);
 CREATE INDEX `event_deliveries_tenant_idx` ON `event_deliveries` (`tenant_id`,`created_at`);
+-- The daily cron prunes settled deliveries by age (src/services/events.ts, pruneDeliveries).
+CREATE INDEX `event_deliveries_created_idx` ON `event_deliveries` (`created_at`);

@@ -291,5 +291,5 @@ export const eventDeliveries = sqliteTable(
     updatedAt: integer("updated_at").notNull().default(now),
     deliveredAt: integer("delivered_at"),
   },
-  (t) => [uniqueIndex("event_deliveries_event_endpoint_uq").on(t.eventId, t.endpointId), index("event_deliveries_tenant_idx").on(t.tenantId, t.createdAt)],
+  (t) => [uniqueIndex("event_deliveries_event_endpoint_uq").on(t.eventId, t.endpointId), index("event_deliveries_tenant_idx").on(t.tenantId, t.createdAt), index("event_deliveries_created_idx").on(t.createdAt)],
 );

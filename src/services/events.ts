@@ -218,6 +218,20 @@ export async function deliverEvent(env: Env, msg: Extract<JobMessage, { type: "e
   }
 }
 
+/** How long the delivery log keeps a delivery that has settled. */
+export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
+
+/** Settled deliveries past DELIVERY_RETENTION_MS leave the log, a bounded number per run of the daily cron. */
+export async function pruneDeliveries(env: Env, at: number, limit = 5_000): Promise<number> {
+  const res = await env.DB.prepare(
+    `DELETE FROM event_deliveries WHERE id IN (
+       SELECT id FROM event_deliveries WHERE created_at < ?1 AND status IN ('delivered', 'failed') ORDER BY created_at LIMIT ?2)`,
+  )
+    .bind(at - DELIVERY_RETENTION_MS, limit)
+    .run();
+  return res.meta.changes ?? 0;
+}
+
 /** Events of a practice run whose status just reached D1: `run.completed`, and `run.promoted` when its library was promoted. */
 export async function emitRunEvents(env: Env, runId: string, fields: RunRowFields): Promise<void> {
   if (fields.status !== "completed") return;

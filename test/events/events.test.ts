@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, expectProblem, newKey, newTenant, uniq } from "../helpers";
-import { emitEvent } from "../../src/services/events";
+import { DELIVERY_RETENTION_MS, emitEvent, pruneDeliveries } from "../../src/services/events";
 import { captureJobs, RECEIVER, receiver, subscribed } from "./harness";
 
 afterEach(() => vi.restoreAllMocks());
@@ -149,5 +149,20 @@ describe("event delivery through the queue", () => {
     const [d] = (await call("GET", "/v1/events/deliveries", { key: t.apiKey })).body.items;
     expect(d.status).toBe("failed");
     expect(d.attemptLog[0].error).toContain("metadata");
+  });
+
+  it("the daily cron prunes settled deliveries past 30 days, and keeps the rest", async () => {
+    const t = await newTenant();
+    const q = captureJobs();
+    receiver(() => "");
+    await subscribed(t, ["run.completed"]);
+    await emitEvent(env, event(t.tenantId));
+    await emitEvent(env, event(t.tenantId));
+    await q.pump();
+    const [newer, older] = (await call("GET", "/v1/events/deliveries", { key: t.apiKey })).body.items;
+    const at = Date.now();
+    await env.DB.prepare("UPDATE event_deliveries SET created_at = ? WHERE id = ?").bind(at - DELIVERY_RETENTION_MS - 1, older.id).run();
+    expect(await pruneDeliveries(env, at)).toBeGreaterThanOrEqual(1);
+    expect((await call("GET", "/v1/events/deliveries", { key: t.apiKey })).body.items.map((d: any) => d.id)).toEqual([newer.id]);
   });
 });
