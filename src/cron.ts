@@ -8,6 +8,7 @@ import { admitAllQueuedRuns, failAbandonedSetups } from "./services/practice";
 import { runDueSchedules } from "./services/schedules";
 import { rewriteRecentTombstones } from "./services/keys";
 import { abandonAfterMs, D1UsageLedger } from "./llm/ledger";
+import { pruneDeliveries } from "./services/events";
 
 export const CRON_FREQUENT = "*/5 * * * *";
 export const CRON_DAILY = "17 3 * * *";
@@ -63,7 +64,7 @@ export const cronTasks: CronTasks = {
     keyTombstonesRewritten: await rewriteRecentTombstones(env, at),
     usageRowsAbandoned: await new D1UsageLedger(env, { now: () => at }).reapOpen(abandonAfterMs(env)),
   }),
-  [CRON_DAILY]: async (env, at) => ({ auditPruned: await pruneAudit(env, at) }),
+  [CRON_DAILY]: async (env, at) => ({ auditPruned: await pruneAudit(env, at), eventDeliveriesPruned: await pruneDeliveries(env, at) }),
 };
 
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<Record<string, number>> {

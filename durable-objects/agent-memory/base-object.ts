@@ -6,7 +6,8 @@ import { createLogger } from "../../src/core/logger";
 import { migrateSchema } from "../schema-version";
 import { MemoryError, outcome } from "../memory-error";
 import { AGENT_MEMORY_SCHEMA } from "./schema";
-import type { MemoryContext } from "./context";
+import type { AgentEvent, MemoryContext } from "./context";
+import { eventMessages } from "../../src/core/events";
 import type { VectorStore } from "./vector-store";
 import { packPendingCodes } from "./vector-pages";
 import { buildVectorStore, buildVectorStoreOrUnavailable, loadConfig, openRooms, type Rooms } from "./startup";
@@ -65,6 +66,7 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
       reviewAvailable: () => llmVariablesPresent(this.env),
       requestReview: () => this.requestReview(),
       requestJob: (type) => this.requestJob(type),
+      emitEvents: (events) => this.emitEvents(events),
     };
     this.rooms = openRooms(this.mem, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
     this.upkeep = new UpkeepAlarm(this.ctx.storage, () => this.mem.vectors.backfillDueAt());
@@ -198,6 +200,21 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
   /** Queues an agent-wide background job. Best effort: the sweep asks again while there is work. */
   protected async requestJob(type: "lesson.when") {
     if (agentIdentity(this.ctx.id.name)) await this.env.JOBS.send({ type, ...this.sender() }).catch(() => undefined);
+  }
+
+  /** Sends the events as jobs-queue messages; a failed send is logged, the write stands. */
+  protected async emitEvents(events: readonly AgentEvent[]) {
+    const who = agentIdentity(this.ctx.id.name);
+    if (!who || events.length === 0) return;
+    const at = Date.now();
+    const full = events.map((e) => ({ id: e.id, type: e.type, tenantId: who.tenantId, occurredAt: at, data: { agentId: who.agentId, ...e.data } }));
+    // sendBatch takes at most 100 messages; a commit of more than 5,000 lessons sends several batches.
+    const messages = eventMessages(who.tenantId, full);
+    for (let i = 0; i < messages.length; i += 100) {
+      await this.env.JOBS.sendBatch(messages.slice(i, i + 100).map((body) => ({ body }))).catch((err: unknown) =>
+        createLogger({ agent: who.agentId }, this.env.LOG_LEVEL).warn("event send failed", { err: String(err), events: full.length }),
+      );
+    }
   }
 
   /** Queues background re-embedding; until it finishes, un-embedded items are matched lexically. */

@@ -16,6 +16,18 @@ export interface MemoryContext {
   requestReview(): Promise<void>;
   /** Asks for an agent-wide background job; best effort, the sweep asks again while there is work. */
   requestJob(type: "lesson.when"): Promise<void>;
+  /**
+   * Hands events about the agent's lessons to the tenant's event webhooks (a queue message; the
+   * object never reaches the endpoints itself). Best effort, after the write has committed.
+   */
+  emitEvents(events: readonly AgentEvent[]): Promise<void>;
+}
+
+/** An event the agent's object saw happen; its tenant, agent and time are added when it is sent. */
+export interface AgentEvent {
+  id: string;
+  type: "lesson.created" | "lesson.quarantined";
+  data: Record<string, unknown>;
 }
 
 export function nextSeq(sql: SqlStorage, name: string): number {

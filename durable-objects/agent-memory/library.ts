@@ -9,7 +9,7 @@ import {
   type Provenance,
 } from "../../src/core/memory-types";
 import { MemoryError } from "../memory-error";
-import { nextSeq, type MemoryContext } from "./context";
+import { nextSeq, parseJson, type AgentEvent, type MemoryContext } from "./context";
 import { listPage } from "./list-page";
 import type { RecordResult } from "./idempotency";
 import type { VectorStore } from "./vector-store";
@@ -213,8 +213,10 @@ export class Library {
         embedded.clear();
       } else {
         wanted.forEach((text, n) => embedded.set(text, got[n]!));
-        const result = this.tryCommit(plan, reason, author, vectors, embedded, record, opts);
+        const happened: AgentEvent[] = [];
+        const result = this.tryCommit(plan, reason, author, vectors, embedded, record, opts, happened);
         if (result) {
+          await this.ctx.emitEvents(happened);
           if (result.experiences.some((e) => e.status === "pending")) await this.ctx.requestReview();
           const live = result.experiences.filter((e) => e.status === "active").map((e) => e.id);
           const gone = result.experiences.filter((e) => e.status !== "active").map((e) => e.id);
@@ -235,6 +237,7 @@ export class Library {
     embedded: Map<string, Float32Array>,
     record: RecordResult<CommitResult> | undefined,
     opts: CommitOptions,
+    happened: AgentEvent[],
   ): CommitResult | null {
     const policy = opts.admission ?? CLIENT_WRITE;
     const sql = this.ctx.sql;
@@ -308,6 +311,16 @@ export class Library {
           v, typeof reason === "string" ? reason : reason(intents), author, now, changes, opts.jobId ?? null,
         );
         this.refreshLabels();
+        happened.length = 0;
+        for (const id of touched) {
+          const change = sql.exec<{ op: string; before: string | null; after: string | null }>("SELECT op, before, after FROM library_changes WHERE version = ? AND experience_id = ?", v, id).one();
+          const was = parseJson<ExperienceSnapshot | null>(change.before, null);
+          const now = parseJson<ExperienceSnapshot | null>(change.after, null);
+          if (!now) continue;
+          const data = { lessonId: id, version: v, source: now.source, status: now.status, text: now.text };
+          if (change.op === "create") happened.push({ id: `lesson.created:${id}`, type: "lesson.created", data });
+          if (now.status === "quarantined" && was?.status !== "quarantined") happened.push({ id: `lesson.quarantined:${id}:${v}`, type: "lesson.quarantined", data });
+        }
         const experiences = [...touched].map((id) => this.row(id)).filter((r): r is ExperienceRow => r !== null).map((r) => this.out(r));
         const result: CommitResult = { version: v, experiences, deleted, unchanged: false };
         record?.(result);

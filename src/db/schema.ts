@@ -246,3 +246,50 @@ export const remedialClaims = sqliteTable(
     foreignKey({ columns: [t.tenantId, t.agentId], foreignColumns: [agents.tenantId, agents.agentId] }).onDelete("cascade"),
   ],
 );
+
+/** A tenant's outbound event webhook (migrations/0009_events.sql). */
+export const eventEndpoints = sqliteTable(
+  "event_endpoints",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    eventTypes: text("event_types", { mode: "json" }).$type<string[]>().notNull(),
+    description: text("description"),
+    createdAt: integer("created_at").notNull().default(now),
+  },
+  (t) => [index("event_endpoints_tenant_idx").on(t.tenantId, t.createdAt)],
+);
+
+export interface DeliveryAttempt {
+  at: number;
+  /** The receiver's HTTP status, when it answered. */
+  status?: number;
+  error?: string;
+}
+
+/** One event sent to one endpoint; `attemptLog` is the delivery log the API shows. */
+export const eventDeliveries = sqliteTable(
+  "event_deliveries",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    endpointId: text("endpoint_id").notNull(),
+    eventId: text("event_id").notNull(),
+    eventType: text("event_type").notNull(),
+    payload: text("payload").notNull(),
+    traceparent: text("traceparent"),
+    status: text("status", { enum: ["pending", "sending", "retrying", "delivered", "failed"] }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    attemptLog: text("attempt_log", { mode: "json" }).$type<DeliveryAttempt[]>().notNull().default(sql`'[]'`),
+    leaseUntil: integer("lease_until"),
+    createdAt: integer("created_at").notNull().default(now),
+    updatedAt: integer("updated_at").notNull().default(now),
+    deliveredAt: integer("delivered_at"),
+  },
+  (t) => [uniqueIndex("event_deliveries_event_endpoint_uq").on(t.eventId, t.endpointId), index("event_deliveries_tenant_idx").on(t.tenantId, t.createdAt), index("event_deliveries_created_idx").on(t.createdAt)],
+);

@@ -6,6 +6,8 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { OPENAPI_DOCUMENT, router } from "./openapi";
 import { createLogger } from "../core/logger";
+import { withSpan } from "../trace";
+import { formatTraceparent } from "../core/trace-context";
 import { requireOperator, requireTenantKey } from "./auth";
 import { ProblemError, problemResponse, problemStatus } from "../core/problem";
 import { renderDocsPage } from "./docs-page";
@@ -109,18 +111,23 @@ export function createApp() {
   const app = router();
 
   app.use(requestId({ headerName: "X-Request-Id" }));
-  app.use(async (c, next) => {
-    const logger = createLogger({ requestId: c.get("requestId") }, c.env.LOG_LEVEL);
-    c.set("logger", logger);
-    const started = Date.now();
-    await next();
-    c.get("logger").info("request", {
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      ms: Date.now() - started,
-    });
-  });
+  // The request is a span of the caller's trace (W3C traceparent) or of a new one; LLM calls and
+  // queued jobs carry it on (src/trace.ts), and the answer names it so the caller can find the logs.
+  app.use((c, next) =>
+    withSpan(c.req.header("traceparent"), async (span) => {
+      const logger = createLogger({ requestId: c.get("requestId"), traceId: span.traceId, spanId: span.spanId }, c.env.LOG_LEVEL);
+      c.set("logger", logger);
+      const started = Date.now();
+      await next();
+      c.header("traceparent", formatTraceparent(span));
+      c.get("logger").info("request", {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Date.now() - started,
+      });
+    }),
+  );
   app.use(
     methodNotAllowed({
       app,
@@ -140,7 +147,7 @@ export function createApp() {
   });
   app.use("/v1/*", requireJson);
   app.use("/v1/*", async (c, next) => {
-    if (c.req.path === "/v1/tenants") return requireOperator(c, next);
+    if (c.req.path === "/v1/tenants" || c.req.path.startsWith("/v1/tenants/")) return requireOperator(c, next);
     if (c.req.path.startsWith("/v1/hooks/")) return next();
     return requireTenantKey(c, next);
   });
@@ -161,7 +168,7 @@ export function createApp() {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
-    description: "A tenant API key (`pxk_…`), or the operator key for POST /v1/tenants",
+    description: "A tenant API key (`pxk_…`), or the operator key for the /v1/tenants routes",
   });
   app.doc31("/openapi.json", OPENAPI_DOCUMENT);
   app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document(OPENAPI_DOCUMENT))));

@@ -10,6 +10,7 @@ import { runEvaluationUnit } from "../services/evaluation";
 import { checkRemedial, type RemedialOutcome } from "../services/remedial";
 import { ProblemError } from "../core/problem";
 import { isRetryable } from "../llm/errors";
+import { deliverEvent, fanOut } from "../services/events";
 
 export interface Delivery {
   /** 1 on first delivery; the last try is QUEUE_MAX_RETRIES + 1. */
@@ -62,6 +63,8 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
   "lesson.when": (msg, env, log) => runWhenWriter(msg, env, log),
   "practice.unit": (msg, env, log, delivery) => runPracticeUnit(msg, env, log, delivery),
   "evaluation.unit": (msg, env, log, delivery) => runEvaluationUnit(msg, env, log, delivery),
+  "event.emit": (msg, env) => fanOut(env, msg),
+  "event.deliver": (msg, env, log, delivery) => deliverEvent(env, msg, log, delivery),
   "live.extract": async (msg, env, log, delivery) => {
     try {
       return await runLiveExtraction(msg, env, log);

@@ -1,4 +1,8 @@
 import { z } from "zod";
+import { EventSchema, MAX_EVENTS_PER_MESSAGE } from "../core/events";
+
+/** A W3C trace context carried with a message, so its work joins the trace of the request that queued it. */
+const Trace = { traceparent: z.string().max(55).optional() };
 
 /**
  * `incarnation`: the agent's when the message was queued (see durable-objects/agent-memory/lifecycle.ts);
@@ -17,6 +21,8 @@ export const JobMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("lesson.when"), ...AgentRef }),
   z.object({ type: z.literal("practice.unit"), runId: z.string().min(1), key: z.string().min(1) }),
   z.object({ type: z.literal("evaluation.unit"), evaluationId: z.string().min(1), key: z.string().min(1) }),
+  z.object({ type: z.literal("event.emit"), tenantId: z.string().min(1), events: z.array(EventSchema).min(1).max(MAX_EVENTS_PER_MESSAGE), ...Trace }),
+  z.object({ type: z.literal("event.deliver"), tenantId: z.string().min(1), deliveryId: z.string().min(1), ...Trace }),
 ]);
 
 export type JobMessage = z.infer<typeof JobMessageSchema>;

@@ -13,6 +13,7 @@ import { dropNullOptionals, promptJsonSchema, strictJsonSchema } from "./json-sc
 import { MAX_HONOURED_RETRY_AFTER_MS, retryAfterMs, retryDelayMs } from "./retry";
 import { costUsd, modelFor, type LlmRole, type LlmSettings } from "./settings";
 import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, UsageRecorder } from "./types";
+import { traceHeaders } from "../trace";
 
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
@@ -302,7 +303,7 @@ export class LlmClient {
       const callId = crypto.randomUUID();
       const call = await openCall(this.deps.recorder, { ...about, callId, estimate });
       try {
-        return { call, answer: await this.openai.chat.completions.create(body, { headers: { "X-Client-Request-Id": callId } }) };
+        return { call, answer: await this.openai.chat.completions.create(body, { headers: { "X-Client-Request-Id": callId, ...traceHeaders() } }) };
       } catch (e) {
         await this.settleQuietly(call, failedSettlement(e, estimate), about);
         const wait = attempt < this.settings.maxRetries ? retryDelayMs(e, attempt) : null;

@@ -3,6 +3,7 @@ import { db } from "../db/client";
 import { tenants, usageLedger } from "../db/schema";
 import type { Env } from "../env";
 import { BudgetExceededError } from "./errors";
+import { eventMessages } from "../core/events";
 import { EMBEDDER_TIMEOUT_MS } from "../adapters/embedders/openai";
 import { DEFAULTS, LlmSettingsError, loadLlmSettings } from "./settings";
 import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, UsageEntry, UsageRecorder } from "./types";
@@ -39,6 +40,9 @@ const DAY_MS = 86_400_000;
 
 /** The UTC calendar day of an epoch-ms instant, as YYYY-MM-DD. */
 export const utcDay = (at: number): string => new Date(at).toISOString().slice(0, 10);
+
+/** The `budget.exhausted` events this isolate has queued (see announceExhausted). */
+const announced = new Set<string>();
 export const startOfUtcDay = (at: number): number => Math.floor(at / DAY_MS) * DAY_MS;
 
 /** Sums of floats drift (0.1 + 0.2); costs are reported to the micro-dollar. */
@@ -115,7 +119,7 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
   private readonly now: () => number;
 
   constructor(
-    private readonly env: Pick<Env, "DB" | "DAILY_TOKEN_BUDGET">,
+    private readonly env: Pick<Env, "DB" | "DAILY_TOKEN_BUDGET"> & Partial<Pick<Env, "JOBS">>,
     opts: { now?: () => number } = {},
   ) {
     this.now = opts.now ?? Date.now;
@@ -150,9 +154,26 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
     ]);
     if (!opened?.meta.changes) {
       const budget = (await this.dailyBudget(call.tenantId)) ?? 0;
-      throw new BudgetExceededError(call.tenantId, budget, await this.usedToday(call.tenantId), startOfUtcDay(at) + DAY_MS, u.tokensIn + u.tokensOut);
+      const used = await this.usedToday(call.tenantId);
+      await this.announceExhausted(call.tenantId, day, budget, used, at);
+      throw new BudgetExceededError(call.tenantId, budget, used, startOfUtcDay(at) + DAY_MS, u.tokensIn + u.tokensOut);
     }
     return { settle: (outcome) => this.settle(call.callId, outcome) };
+  }
+
+  /**
+   * `budget.exhausted`, once per tenant and UTC day: the event id names the day, so the fan-out sends
+   * it once however many refused calls report it, and this isolate reports it only once. Best effort:
+   * the refusal stands whether the event could be queued or not.
+   */
+  private async announceExhausted(tenantId: string, day: string, budget: number, used: number, at: number) {
+    const id = `budget.exhausted:${tenantId}:${day}`;
+    if (announced.has(id)) return;
+    announced.add(id);
+    if (announced.size > 10_000) announced.clear();
+    const event = { id, type: "budget.exhausted" as const, tenantId, occurredAt: at, data: { day, budget, used, resetsAt: startOfUtcDay(at) + DAY_MS } };
+    const [message] = eventMessages(tenantId, [event]);
+    await this.env.JOBS?.send(message!).catch(() => announced.delete(id));
   }
 
   /**

@@ -32,6 +32,8 @@ export interface SignedPostRequest {
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
   /** Epoch ms for the signature's timestamp. */
   now?: () => number;
+  /** Sent besides the content type and signature (an event's id and type, a trace context). */
+  headers?: Record<string, string>;
 }
 
 export interface SignedPostResult {
@@ -63,7 +65,7 @@ export async function signedPost(req: SignedPostRequest): Promise<SignedPostResu
   try {
     res = await doFetch(req.url, {
       method: "POST",
-      headers: { "Content-Type": "application/json", [SIGNATURE_HEADER]: signature },
+      headers: { ...req.headers, "Content-Type": "application/json", [SIGNATURE_HEADER]: signature },
       body: payload,
       redirect: "manual",
       signal,

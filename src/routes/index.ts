@@ -20,6 +20,7 @@ import { datasetRoutes } from "./datasets";
 import { evaluationRoutes } from "./evaluations";
 import { scheduleRoutes } from "./schedules";
 import { retrieverRoutes } from "./retriever";
+import { eventRoutes } from "./events";
 
 /** Mount order matters only for docs; every route is a distinct path+method. */
 export function registerRoutes(app: OpenAPIHono<AppEnv>) {
@@ -44,6 +45,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     evaluationRoutes,
     scheduleRoutes,
     retrieverRoutes,
+    eventRoutes,
   ]) {
     app.route("/", r);
   }

@@ -4,7 +4,8 @@ import { mintApiKey, sha256Hex } from "../core/api-key";
 import { canManageKey, requireScope, type KeyPrincipal } from "../http/auth";
 import { conflict, forbidden, notFound, ProblemError } from "../core/problem";
 import { audit } from "../services/audit";
-import { createKey, keyById, listKeys, revokeKey, type KeyRow } from "../services/keys";
+import { createKey, keyById, listKeys, revokeKey, rotateKeys, type KeyRow } from "../services/keys";
+import { RevokedKeySchema } from "./tenants";
 import { AgentIdSchema, ScopeSchema, queryLimit, timestamp } from "./schemas";
 import { nameString } from "../core/text-rules";
 
@@ -165,5 +166,35 @@ export const keyRoutes = router()
         );
       }
       return c.json({ ...present(result.row), edgeCache: result.edgeCache }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/keys/{id}/rotate",
+      tags: ["keys"],
+      operationId: "rotateApiKey",
+      summary: "Rotate an API key (admin)",
+      description:
+        "Issues a new key with the same name, scope and agents, and revokes the old one (KV tombstone included; no grace period, so deploy the new key first where you can, then rotate). An admin may rotate its own key: the answer carries the new one. The tenant's last unrestricted admin key can be rotated, since the new key replaces it.",
+      security,
+      request: { params: KeyIdParams },
+      responses: {
+        201: jsonResponse(KeySchema.extend({ apiKey: z.string(), revoked: RevokedKeySchema }).openapi("RotatedKey"), "The new key; `apiKey` is shown once"),
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const admin = requireScope(c.get("principal"), "admin");
+      const { id } = c.req.valid("param");
+      const key = await keyById(c.env, admin.tenantId, id);
+      if (!key || key.revokedAt != null) throw notFound(`API key '${id}' does not exist or is revoked.`);
+      if (!canManageKey(admin, key.agentIds ?? null)) throw outsideReach(admin);
+      const rotation = await rotateKeys(c.env, c.executionCtx, admin.tenantId, key, [id]);
+      const revoked = rotation.revoked[0];
+      // Revoked by a concurrent request between the read above and the rotation: the new key stands alone.
+      if (!revoked) throw conflict(`API key '${id}' was revoked while it was being rotated; the new key '${rotation.created.id}' is active, revoke it if it is not wanted.`);
+      await audit(c, { tenantId: admin.tenantId, action: "key.rotate", target: rotation.created.id, detail: { revoked: id } });
+      return c.json({ ...present(rotation.created), apiKey: rotation.apiKey, revoked }, 201);
     },
   );

@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { datasets, datasetTasks } from "../db/schema";
 import { db, type Db } from "../db/client";
 import { chunks } from "../core/chunks";
-import { decodeCursor, encodeCursor } from "../core/cursor";
+import { cursorField, encodeCursor } from "../core/cursor";
 import { contentTaskId, splitOf } from "../core/practice/split";
 import type {
   Dataset,
@@ -15,7 +15,7 @@ import type {
   FromEpisodes,
   UploadResult,
 } from "../core/practice/dataset-types";
-import { badRequest, notFound, unprocessable } from "../core/problem";
+import { notFound, unprocessable } from "../core/problem";
 import { callMemory, memoryStub } from "./agent-memory";
 
 /** D1 binds at most 100 parameters per statement; a task row binds 8. */
@@ -51,15 +51,6 @@ const presentTask = (t: TaskRow): DatasetTask => ({
 
 const missing = (datasetId: string) => notFound(`Dataset '${datasetId}' does not exist.`);
 const ownDataset = (tenantId: string, datasetId: string) => and(eq(datasets.id, datasetId), eq(datasets.tenantId, tenantId));
-
-function cursorField<K extends string>(cursor: string | undefined, fields: Record<K, "string" | "number">): Record<K, string | number> | null {
-  if (!cursor) return null;
-  const decoded = decodeCursor(cursor);
-  if (!decoded || Object.entries(fields).some(([k, type]) => typeof decoded[k] !== type)) {
-    throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
-  }
-  return decoded as Record<K, string | number>;
-}
 
 function batches<T>(items: readonly T[], size: (item: T) => number): T[][] {
   const out: T[][] = [];

@@ -7,6 +7,7 @@ import type { EvaluationOutcome, EvaluationPorts, PracticeRunPorts } from "../co
 import { admitQueuedRuns, practiceStub, promoteRun, syncRunRow } from "./practice";
 import { launchRunEvaluation } from "./evaluation";
 import { evaluationStub } from "./evaluation-setup";
+import { emitRunEvents } from "./events";
 
 /**
  * The ports of the practice and evaluation Durable Objects (src/core/practice/ports.ts),
@@ -18,7 +19,11 @@ export const practiceRunPorts = (env: Env): PracticeRunPorts => ({
   evaluationOutcome: (evaluationId) => settledEvaluation(env, evaluationId),
   cancelEvaluation: (evaluationId, reason) => evaluationStub(env, evaluationId).cancel(reason),
   promote: (run, start, final, why) => promoteRun(env, run, start, final, why),
-  syncRow: (runId, fields) => syncRunRow(env, runId, fields),
+  // Events follow the row, so a repeated sync (the alarm repeats one cut short) repeats events with the same ids, sent once.
+  syncRow: async (runId, fields) => {
+    await syncRunRow(env, runId, fields);
+    await emitRunEvents(env, runId, fields);
+  },
   admitQueued: async (tenantId) => {
     await admitQueuedRuns(env, tenantId);
   },

@@ -1,4 +1,5 @@
-import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, sql, type SQL } from "drizzle-orm";
+import { mintApiKey, sha256Hex } from "../core/api-key";
 import type { Env } from "../env";
 import { apiKeys } from "../db/schema";
 import { db } from "../db/client";
@@ -301,3 +302,52 @@ export async function revokeKey(env: Env, ctx: { waitUntil(p: Promise<unknown>):
   return { ok: true, row, edgeCache: await writeThrough(env, row, ctx) };
 }
 
+
+export interface Rotation {
+  created: KeyRow;
+  /** The new secret; shown once. */
+  apiKey: string;
+  revoked: { id: string; edgeCache: EdgeCacheState }[];
+}
+
+/**
+ * Replaces keys by one new key of the same scope and agents: the new key is stored first, so a
+ * tenant's last unrestricted admin key can be rotated (its revocation then finds the new one), and
+ * each old key is revoked through revokeKey, KV tombstone included. There is no grace period: an
+ * old key stops working from its revocation on (within REVOCATION_BOUND_S at other locations).
+ */
+export async function rotateKeys(
+  env: Env,
+  ctx: { waitUntil(p: Promise<unknown>): void },
+  tenantId: string,
+  like: Pick<KeyRow, "name" | "scope" | "agentIds">,
+  oldKeyIds: readonly string[],
+): Promise<Rotation> {
+  const minted = mintApiKey((n) => crypto.getRandomValues(new Uint8Array(n)));
+  const created = await createKey(env, ctx, {
+    id: minted.id,
+    tenantId,
+    name: like.name,
+    prefix: minted.prefix,
+    hash: await sha256Hex(minted.key),
+    scope: like.scope,
+    agentIds: like.agentIds ?? null,
+  });
+  const revoked: Rotation["revoked"] = [];
+  for (const id of oldKeyIds) {
+    const result = await revokeKey(env, ctx, tenantId, id);
+    if (result.ok) revoked.push({ id, edgeCache: result.edgeCache });
+  }
+  return { created, apiKey: minted.key, revoked };
+}
+
+/** The tenant's active unrestricted admin keys: the ones an operator's rotation replaces. */
+export function activeTenantAdminKeys(env: Env, tenantId: string): Promise<KeyRow[]> {
+  return d1Read(() =>
+    db(env)
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.scope, "admin"), isNull(apiKeys.agentIds), isNull(apiKeys.revokedAt)))
+      .all(),
+  );
+}

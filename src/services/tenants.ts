@@ -1,10 +1,13 @@
-import { and, eq, isNotNull } from "drizzle-orm";
+import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
 import type { Env } from "../env";
 import { apiKeys, tenants } from "../db/schema";
 import { db } from "../db/client";
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import { toBase64url } from "../core/encoding";
 import { notFound } from "../core/problem";
+import { cursorField, encodeCursor } from "../core/cursor";
+import { olderThan } from "../db/keyset";
+import { d1Read } from "./binding-faults";
 
 /** Secrets look like `whsec_<43 base64url chars>` (32 random bytes). */
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
@@ -64,4 +67,26 @@ export async function deleteWebhookSecret(env: Env, tenantId: string): Promise<v
     .returning({ id: tenants.id })
     .all();
   if (cleared.length === 0) throw notFound("This tenant has no webhook secret.");
+}
+
+/** Every tenant, newest first, with its count of active keys (the operator's view; no secrets). */
+export async function listTenants(env: Env, opts: { limit: number; cursor?: string }) {
+  const after = cursorField(opts.cursor, { t: "number", i: "string" });
+  const activeKeys = sql<number>`(SELECT count(*) FROM api_keys k WHERE k.tenant_id = tenants.id AND k.revoked_at IS NULL)`;
+  const rows = await d1Read(() =>
+    db(env)
+      .select({ tenantId: tenants.id, name: tenants.name, createdAt: tenants.createdAt, hasWebhookSecret: sql<number>`${tenants.webhookSecret} IS NOT NULL`, activeKeys })
+      .from(tenants)
+      .where(olderThan(tenants.createdAt, tenants.id, after ? { createdAt: after.t as number, id: after.i as string } : undefined))
+      .orderBy(desc(tenants.createdAt), desc(tenants.id))
+      .limit(opts.limit + 1)
+      .all(),
+  );
+  const page = rows.slice(0, opts.limit).map((r) => ({ ...r, hasWebhookSecret: Boolean(r.hasWebhookSecret) }));
+  const last = page[page.length - 1];
+  return { items: page, nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.tenantId }) : null };
+}
+
+export async function tenantExists(env: Env, tenantId: string): Promise<boolean> {
+  return (await d1Read(() => db(env).select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId)).get())) !== undefined;
 }

@@ -117,7 +117,7 @@ function requestArb(path: string, method: string, op: any, mutated: boolean): fc
 async function send(method: string, template: string, req: Request): Promise<Res> {
   const qs = new URLSearchParams(req.query).toString();
   const url = `${req.path}${qs ? `?${qs}` : ""}`;
-  const key = template === "/v1/tenants" ? ADMIN_KEY : tenant.apiKey;
+  const key = template.startsWith("/v1/tenants") ? ADMIN_KEY : tenant.apiKey;
   const headers: Record<string, string> = { ...req.headers };
   if (template === "/v1/hooks/session-end") {
     // Signed with the tenant's secret, so that bodies get past authentication to validation.

@@ -35,7 +35,8 @@ const SAMPLE_BODIES: Record<string, unknown> = {
 };
 
 /** Creating an agent id in one's own tenant is allowed whatever other tenants use (tested below). */
-const NOT_IN_MATRIX = new Set(["PUT /v1/agents/{agentId}"]);
+// Operator routes take no tenant key at all (a tenant key is a 401 there, see operator.test.ts).
+const NOT_IN_MATRIX = new Set(["PUT /v1/agents/{agentId}", "POST /v1/tenants/{tenantId}/keys/rotate"]);
 
 interface Route {
   method: string;
@@ -93,6 +94,7 @@ describe("cross-tenant isolation", () => {
     evaluationId: "ev_missing",
     comparisonId: "cmp_missing",
     name: "missing",
+    endpointId: "we_missing",
   };
 
   beforeAll(async () => {
@@ -101,6 +103,8 @@ describe("cross-tenant isolation", () => {
     agentA = await newAgent(a.apiKey);
     const api = (method: string, sub: string, body?: unknown) => call(method, `/v1/agents/${agentA}${sub}`, { key: a.apiKey, body });
     idsA.keys = (await newKey(a.apiKey, "read")).id;
+    await call("POST", "/v1/webhook-secret", { key: a.apiKey });
+    idsA.endpointId = (await call("POST", "/v1/events/endpoints", { key: a.apiKey, body: { url: "https://hooks.example.com/a", events: ["lesson.created"] } })).body.id;
     await api("PATCH", "/config", { k2: 7 });
     idsA.experiences = (await api("POST", "/experiences", { text: "tenant A's lesson" })).body.id;
     idsA.versions = "1";

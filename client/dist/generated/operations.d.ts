@@ -11,6 +11,10 @@ export declare class Operations {
     getHealth(init?: FetchOptions<paths["/healthz"]["get"]>): Promise<Data<paths["/healthz"]["get"]>>;
     /** Create a tenant: `POST /v1/tenants` */
     createTenant(init: FetchOptions<paths["/v1/tenants"]["post"]>): Promise<Data<paths["/v1/tenants"]["post"]>>;
+    /** List tenants (operator): `GET /v1/tenants` */
+    listTenants(init?: FetchOptions<paths["/v1/tenants"]["get"]>): Promise<Data<paths["/v1/tenants"]["get"]>>;
+    /** Rotate a tenant's admin key (operator): `POST /v1/tenants/{tenantId}/keys/rotate` */
+    rotateTenantAdminKey(init: FetchOptions<paths["/v1/tenants/{tenantId}/keys/rotate"]["post"]>): Promise<Data<paths["/v1/tenants/{tenantId}/keys/rotate"]["post"]>>;
     /** Create an API key (admin): `POST /v1/keys` */
     createApiKey(init: FetchOptions<paths["/v1/keys"]["post"]>): Promise<Data<paths["/v1/keys"]["post"]>>;
     /** List the tenant's API keys (admin); secrets are never returned: `GET /v1/keys` */
@@ -19,6 +23,8 @@ export declare class Operations {
     getCurrentApiKey(init?: FetchOptions<paths["/v1/keys/current"]["get"]>): Promise<Data<paths["/v1/keys/current"]["get"]>>;
     /** Revoke an API key: `DELETE /v1/keys/{id}` */
     revokeApiKey(init: FetchOptions<paths["/v1/keys/{id}"]["delete"]>): Promise<Data<paths["/v1/keys/{id}"]["delete"]>>;
+    /** Rotate an API key (admin): `POST /v1/keys/{id}/rotate` */
+    rotateApiKey(init: FetchOptions<paths["/v1/keys/{id}/rotate"]["post"]>): Promise<Data<paths["/v1/keys/{id}/rotate"]["post"]>>;
     /** Create or update an agent: `PUT /v1/agents/{agentId}` */
     upsertAgent(init: FetchOptions<paths["/v1/agents/{agentId}"]["put"]>): Promise<Data<paths["/v1/agents/{agentId}"]["put"]>>;
     /** Get an agent: `GET /v1/agents/{agentId}` */
@@ -163,5 +169,13 @@ export declare class Operations {
     getRetriever(init: FetchOptions<paths["/v1/agents/{agentId}/retriever"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/retriever"]["get"]>>;
     /** Forget what retrieval learned from rewards (re-ranker weights, learned phrases, usage centroids): `DELETE /v1/agents/{agentId}/retriever` */
     resetRetriever(init: FetchOptions<paths["/v1/agents/{agentId}/retriever"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/retriever"]["delete"]>>;
+    /** Subscribe a URL to events (unrestricted admin): `POST /v1/events/endpoints` */
+    createEventEndpoint(init: FetchOptions<paths["/v1/events/endpoints"]["post"]>): Promise<Data<paths["/v1/events/endpoints"]["post"]>>;
+    /** List the tenant's event endpoints (unrestricted admin): `GET /v1/events/endpoints` */
+    listEventEndpoints(init?: FetchOptions<paths["/v1/events/endpoints"]["get"]>): Promise<Data<paths["/v1/events/endpoints"]["get"]>>;
+    /** Remove an event endpoint (unrestricted admin): `DELETE /v1/events/endpoints/{endpointId}` */
+    deleteEventEndpoint(init: FetchOptions<paths["/v1/events/endpoints/{endpointId}"]["delete"]>): Promise<Data<paths["/v1/events/endpoints/{endpointId}"]["delete"]>>;
+    /** The delivery log (unrestricted admin): `GET /v1/events/deliveries` */
+    listEventDeliveries(init?: FetchOptions<paths["/v1/events/deliveries"]["get"]>): Promise<Data<paths["/v1/events/deliveries"]["get"]>>;
 }
 export {};

@@ -24,6 +24,16 @@ export class Operations {
     return unwrap(this.api.POST("/v1/tenants", init as never));
   }
 
+  /** List tenants (operator): `GET /v1/tenants` */
+  listTenants(init?: FetchOptions<paths["/v1/tenants"]["get"]>): Promise<Data<paths["/v1/tenants"]["get"]>> {
+    return unwrap(this.api.GET("/v1/tenants", init as never));
+  }
+
+  /** Rotate a tenant's admin key (operator): `POST /v1/tenants/{tenantId}/keys/rotate` */
+  rotateTenantAdminKey(init: FetchOptions<paths["/v1/tenants/{tenantId}/keys/rotate"]["post"]>): Promise<Data<paths["/v1/tenants/{tenantId}/keys/rotate"]["post"]>> {
+    return unwrap(this.api.POST("/v1/tenants/{tenantId}/keys/rotate", init as never));
+  }
+
   /** Create an API key (admin): `POST /v1/keys` */
   createApiKey(init: FetchOptions<paths["/v1/keys"]["post"]>): Promise<Data<paths["/v1/keys"]["post"]>> {
     return unwrap(this.api.POST("/v1/keys", init as never));
@@ -42,6 +52,11 @@ export class Operations {
   /** Revoke an API key: `DELETE /v1/keys/{id}` */
   revokeApiKey(init: FetchOptions<paths["/v1/keys/{id}"]["delete"]>): Promise<Data<paths["/v1/keys/{id}"]["delete"]>> {
     return unwrap(this.api.DELETE("/v1/keys/{id}", init as never));
+  }
+
+  /** Rotate an API key (admin): `POST /v1/keys/{id}/rotate` */
+  rotateApiKey(init: FetchOptions<paths["/v1/keys/{id}/rotate"]["post"]>): Promise<Data<paths["/v1/keys/{id}/rotate"]["post"]>> {
+    return unwrap(this.api.POST("/v1/keys/{id}/rotate", init as never));
   }
 
   /** Create or update an agent: `PUT /v1/agents/{agentId}` */
@@ -402,5 +417,25 @@ export class Operations {
   /** Forget what retrieval learned from rewards (re-ranker weights, learned phrases, usage centroids): `DELETE /v1/agents/{agentId}/retriever` */
   resetRetriever(init: FetchOptions<paths["/v1/agents/{agentId}/retriever"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/retriever"]["delete"]>> {
     return unwrap(this.api.DELETE("/v1/agents/{agentId}/retriever", init as never));
+  }
+
+  /** Subscribe a URL to events (unrestricted admin): `POST /v1/events/endpoints` */
+  createEventEndpoint(init: FetchOptions<paths["/v1/events/endpoints"]["post"]>): Promise<Data<paths["/v1/events/endpoints"]["post"]>> {
+    return unwrap(this.api.POST("/v1/events/endpoints", init as never));
+  }
+
+  /** List the tenant's event endpoints (unrestricted admin): `GET /v1/events/endpoints` */
+  listEventEndpoints(init?: FetchOptions<paths["/v1/events/endpoints"]["get"]>): Promise<Data<paths["/v1/events/endpoints"]["get"]>> {
+    return unwrap(this.api.GET("/v1/events/endpoints", init as never));
+  }
+
+  /** Remove an event endpoint (unrestricted admin): `DELETE /v1/events/endpoints/{endpointId}` */
+  deleteEventEndpoint(init: FetchOptions<paths["/v1/events/endpoints/{endpointId}"]["delete"]>): Promise<Data<paths["/v1/events/endpoints/{endpointId}"]["delete"]>> {
+    return unwrap(this.api.DELETE("/v1/events/endpoints/{endpointId}", init as never));
+  }
+
+  /** The delivery log (unrestricted admin): `GET /v1/events/deliveries` */
+  listEventDeliveries(init?: FetchOptions<paths["/v1/events/deliveries"]["get"]>): Promise<Data<paths["/v1/events/deliveries"]["get"]>> {
+    return unwrap(this.api.GET("/v1/events/deliveries", init as never));
   }
 }
