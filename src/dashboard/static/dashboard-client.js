@@ -774,6 +774,14 @@ ${value}`, dataLines++;
     createTenant(init) {
       return unwrap(this.api.POST("/v1/tenants", init));
     }
+    /** List tenants (operator): `GET /v1/tenants` */
+    listTenants(init) {
+      return unwrap(this.api.GET("/v1/tenants", init));
+    }
+    /** Rotate a tenant's admin key (operator): `POST /v1/tenants/{tenantId}/keys/rotate` */
+    rotateTenantAdminKey(init) {
+      return unwrap(this.api.POST("/v1/tenants/{tenantId}/keys/rotate", init));
+    }
     /** Create an API key (admin): `POST /v1/keys` */
     createApiKey(init) {
       return unwrap(this.api.POST("/v1/keys", init));
@@ -789,6 +797,10 @@ ${value}`, dataLines++;
     /** Revoke an API key: `DELETE /v1/keys/{id}` */
     revokeApiKey(init) {
       return unwrap(this.api.DELETE("/v1/keys/{id}", init));
+    }
+    /** Rotate an API key (admin): `POST /v1/keys/{id}/rotate` */
+    rotateApiKey(init) {
+      return unwrap(this.api.POST("/v1/keys/{id}/rotate", init));
     }
     /** Create or update an agent: `PUT /v1/agents/{agentId}` */
     upsertAgent(init) {
@@ -1077,6 +1089,22 @@ ${value}`, dataLines++;
     /** Forget what retrieval learned from rewards (re-ranker weights, learned phrases, usage centroids): `DELETE /v1/agents/{agentId}/retriever` */
     resetRetriever(init) {
       return unwrap(this.api.DELETE("/v1/agents/{agentId}/retriever", init));
+    }
+    /** Subscribe a URL to events (unrestricted admin): `POST /v1/events/endpoints` */
+    createEventEndpoint(init) {
+      return unwrap(this.api.POST("/v1/events/endpoints", init));
+    }
+    /** List the tenant's event endpoints (unrestricted admin): `GET /v1/events/endpoints` */
+    listEventEndpoints(init) {
+      return unwrap(this.api.GET("/v1/events/endpoints", init));
+    }
+    /** Remove an event endpoint (unrestricted admin): `DELETE /v1/events/endpoints/{endpointId}` */
+    deleteEventEndpoint(init) {
+      return unwrap(this.api.DELETE("/v1/events/endpoints/{endpointId}", init));
+    }
+    /** The delivery log (unrestricted admin): `GET /v1/events/deliveries` */
+    listEventDeliveries(init) {
+      return unwrap(this.api.GET("/v1/events/deliveries", init));
     }
   };
 
