@@ -325,7 +325,11 @@ describe("dashboard in a browser", () => {
     // What uPlot drew: its legend follows the cursor, so at the plot's left and right edges it reads the
     // first and last points it has: the starting library's and the final library's holdout scores.
     const legendAt = async (edge: "left" | "right") => {
-      const box = (await page.locator("#curve .u-over").boundingBox())!;
+      // uPlot draws after the table is filled: wait for its overlay to be laid out before aiming at it.
+      const over = page.locator("#curve .u-over");
+      await over.waitFor({ state: "visible" });
+      await over.scrollIntoViewIfNeeded();
+      const box = (await over.boundingBox())!;
       await page.mouse.move(edge === "left" ? box.x + 1 : box.x + box.width - 1, box.y + box.height / 2);
       return page.$$eval("#curve .u-legend .u-series", (trs) => Object.fromEntries(trs.map((tr) => [tr.querySelector(".u-label")?.textContent ?? "", tr.querySelector(".u-value")?.textContent ?? ""])));
     };

@@ -2165,7 +2165,7 @@ ${value}`, dataLines++;
       () => null
     );
     await refreshRun();
-    void followEvents();
+    if (!TERMINAL.has(first.status)) void followEvents();
   }
   var refreshing = null;
   var again = false;

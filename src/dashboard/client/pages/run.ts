@@ -24,7 +24,9 @@ export async function renderRun(): Promise<void> {
     () => null,
   );
   await refreshRun();
-  void followEvents();
+  // A finished run changes no more: replaying its event stream would only redraw the page under the
+  // reader (collapsing an opened step, replacing the chart being hovered).
+  if (!TERMINAL.has(first.status)) void followEvents();
 }
 
 let refreshing: Promise<void> | null = null;
