@@ -7,8 +7,11 @@ import { startScriptedLlm } from "./scripted-llm";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium-headless-shell";
 const SHOTS = path.resolve("test-artifacts/screenshots");
-/** The screenshots the docs show (committed): the lesson → provenance path and the episode page. */
-const DOC_SHOTS = path.resolve("docs/screenshots");
+/**
+ * The screenshots the docs show (committed: the lesson → provenance path and the episode page) are
+ * retaken into docs/ only when asked (`PRAXIS_DOC_SHOTS=1`), so a test run leaves the tree clean.
+ */
+const DOC_SHOTS = path.resolve(process.env.PRAXIS_DOC_SHOTS ? "docs/screenshots" : "test-artifacts/doc-screenshots");
 const AGENT = "support-bot";
 /** Each scripted LLM answer waits this long, so the run page has progress to show while it goes. */
 const LLM_DELAY_MS = 250;
