@@ -2793,6 +2793,8 @@ export interface components {
                 /** @description Digest of the error (type @ file:line: message), secrets redacted */
                 error: string | null;
                 toolCalls: string[];
+                /** @description A failure outside the task: left out of the case's trace and the extraction */
+                infrastructure: boolean;
                 at: number;
             }[];
             result: {
@@ -2822,6 +2824,8 @@ export interface components {
             /** @description Digest of the error (type @ file:line: message), secrets redacted */
             error: string | null;
             toolCalls: string[];
+            /** @description A failure outside the task: left out of the case's trace and the extraction */
+            infrastructure: boolean;
             at: number;
         };
         AttemptCreate: {
@@ -2834,6 +2838,8 @@ export interface components {
                 output?: unknown;
                 error?: string;
             }[];
+            /** @description The attempt failed for a reason outside the task (a model API's error, a network failure): kept in the episode's record, never in a case's trace, a lesson or the extraction */
+            infrastructure?: boolean;
         };
         EpisodeEnd: {
             /**
@@ -3267,6 +3273,8 @@ export interface components {
                     /** @description Digest of the error (type @ file:line: message), secrets redacted */
                     error: string | null;
                     toolCalls: string[];
+                    /** @description A failure outside the task: left out of the case's trace and the extraction */
+                    infrastructure: boolean;
                     at: number;
                 }[];
                 result: {

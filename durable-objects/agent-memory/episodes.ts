@@ -37,6 +37,7 @@ interface AttemptRow extends Record<string, SqlStorageValue> {
   ok: number;
   error: string | null;
   tool_calls: string;
+  infrastructure: number;
   at: number;
 }
 
@@ -49,7 +50,21 @@ export interface ExtractionInput {
   successes: { description: string }[];
 }
 
-const attemptOut = (a: AttemptRow): Attempt => ({ n: a.n, description: a.description, ok: a.ok === 1, error: a.error, toolCalls: parseJson<string[]>(a.tool_calls, []), at: a.at });
+const attemptOut = (a: AttemptRow): Attempt => ({
+  n: a.n,
+  description: a.description,
+  ok: a.ok === 1,
+  error: a.error,
+  toolCalls: parseJson<string[]>(a.tool_calls, []),
+  infrastructure: a.infrastructure === 1,
+  at: a.at,
+});
+
+/**
+ * What the task itself taught: an attempt that failed for a reason outside the task (a model API's
+ * 404, a network error) is no evidence about it, so no case trace, lesson or extraction is built from it.
+ */
+const taskAttempts = (attempts: Attempt[]) => attempts.filter((a) => !a.infrastructure);
 
 /** Errors are digested to their essence and secrets redacted before anything stores or shows them. */
 const cleanError = (error: string | undefined) => (error ? digestIfTrace(redactSecrets(error)) : null);
@@ -167,8 +182,8 @@ export class Episodes {
     const tools = (input.toolCalls ?? []).map((t) => (t.error ? `${t.name} ✗ ${cleanError(t.error)}` : t.name));
     const error = cleanError(input.error ?? input.toolCalls?.find((t) => t.error)?.error);
     this.ctx.sql.exec(
-      "INSERT INTO attempts (episode_id, n, description, ok, error, tool_calls, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      id, n + 1, redactSecrets(input.description), input.ok ? 1 : 0, error, JSON.stringify(tools), this.ctx.now(),
+      "INSERT INTO attempts (episode_id, n, description, ok, error, tool_calls, infrastructure, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      id, n + 1, redactSecrets(input.description), input.ok ? 1 : 0, error, JSON.stringify(tools), input.infrastructure ? 1 : 0, this.ctx.now(),
     );
     return this.attempts(id).find((a) => a.n === n + 1)!;
   }
@@ -209,7 +224,7 @@ export class Episodes {
         );
       }),
     );
-    const attempts = this.attempts(id);
+    const attempts = taskAttempts(this.attempts(id));
     const { case: stored } = await this.cases.create({
       task: ep.task,
       traceSummary: traceSummary(attempts),
@@ -357,7 +372,7 @@ export class Episodes {
 
   extractionInput(id: string): ExtractionInput {
     const ep = this.row(id);
-    const attempts = this.attempts(id);
+    const attempts = taskAttempts(this.attempts(id));
     return {
       episodeId: id,
       task: ep.task,

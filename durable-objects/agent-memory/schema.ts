@@ -366,4 +366,8 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   ALTER TABLE experiences ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
   ALTER TABLE cases ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
   `,
+  // An attempt that failed outside the task (issue 31): kept in the episode, left out of its case and lesson.
+  `
+  ALTER TABLE attempts ADD COLUMN infrastructure INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -57,6 +57,12 @@ export const AttemptCreateSchema = z
     ok: z.boolean(),
     error: z.string().max(ERROR_TEXT_MAX).optional(),
     toolCalls: z.array(ToolCallSchema).max(100).optional(),
+    infrastructure: z
+      .boolean()
+      .optional()
+      .describe(
+        "The attempt failed for a reason outside the task (a model API's error, a network failure): kept in the episode's record, never in a case's trace, a lesson or the extraction",
+      ),
   })
   .strict();
 export type AttemptCreate = z.infer<typeof AttemptCreateSchema>;
@@ -77,6 +83,7 @@ export const AttemptSchema = z.object({
   ok: z.boolean(),
   error: z.string().nullable().describe("Digest of the error (type @ file:line: message), secrets redacted"),
   toolCalls: z.array(z.string()),
+  infrastructure: z.boolean().describe("A failure outside the task: left out of the case's trace and the extraction"),
   at: z.number().int(),
 });
 

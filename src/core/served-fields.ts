@@ -38,7 +38,7 @@ export const METADATA_FIELDS = {
 export const TYPED_FIELDS = {
   experience: ["id", "label", "probation", "q", "counts", "createdAt", "updatedAt", "lastUsedAt", "embedding", "qHistory", "source", "status", "pinned", "importance"],
   case: ["id", "reward", "label", "episodeId", "status", "q", "counts", "createdAt", "updatedAt", "lastUsedAt"],
-  attempt: ["n", "ok", "at"],
+  attempt: ["n", "ok", "at", "infrastructure"],
   episode: ["id", "sessionId", "status", "outcome", "score", "citedIds", "result", "createdAt", "endedAt"],
 } as const;
 

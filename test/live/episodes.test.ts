@@ -94,6 +94,28 @@ describe("episodes", () => {
     expect(await callMemory(() => stub.episodesForDataset({ limit: 10 }))).toEqual([]);
   });
 
+  it("an attempt marked infrastructure stays in the episode but out of its case's trace and its lesson extraction", async () => {
+    const f = await agentFixture();
+    const ep = (await f.api("POST", "/episodes", { task: "Convert 10 EUR to USD" })).body.episodeId;
+    const infra = await f.api("POST", `/episodes/${ep}/attempts`, { description: "model call failed", ok: false, error: "AI_APICallError: Not Found", infrastructure: true });
+    expect(infra.status).toBe(201);
+    expect(infra.body).toMatchObject({ n: 1, ok: false, infrastructure: true });
+    await f.api("POST", `/episodes/${ep}/attempts`, { description: "multiplied by the rate of the day", ok: true });
+    const end = await f.api("POST", `/episodes/${ep}/end`, { outcome: "success", answer: "10.9 USD" });
+    // Its only failure was outside the task: nothing to contrast, so no lesson is extracted.
+    expect(end.body.result).toMatchObject({ extraction: "not-needed", jobId: null });
+    const kept = (await f.api("GET", `/cases/${end.body.result.caseId}`)).body;
+    expect(kept.traceSummary).toBe("#2 ok: multiplied by the rate of the day");
+    expect(JSON.stringify(kept)).not.toContain("AI_APICallError");
+    expect((await f.api("GET", `/episodes/${ep}`)).body.attempts.map((a: any) => a.infrastructure)).toEqual([true, false]);
+
+    // Only infrastructure failed: the case keeps no trace at all.
+    const ep2 = (await f.api("POST", "/episodes", { task: "Convert 20 EUR to USD" })).body.episodeId;
+    await f.api("POST", `/episodes/${ep2}/attempts`, { description: "model call failed", ok: false, error: "fetch failed: ECONNRESET", infrastructure: true });
+    const end2 = await f.api("POST", `/episodes/${ep2}/end`, { outcome: "failure" });
+    expect((await f.api("GET", `/cases/${end2.body.result.caseId}`)).body.traceSummary).toBeNull();
+  });
+
   it("rejects bad input and unknown episodes, changing nothing", async () => {
     const f = await agentFixture();
     expectProblem(await f.api("POST", "/episodes", { task: "" }), 400);

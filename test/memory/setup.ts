@@ -44,4 +44,5 @@ export function undoStepsSinceAdmission(sql: SqlStorage) {
   for (const c of ["key_id", "read_only", "reward_request", "reward_result"]) sql.exec(`ALTER TABLE retrievals DROP COLUMN ${c}`);
   for (const c of ["episode_id", "retrieval_id"]) sql.exec(`ALTER TABLE q_history DROP COLUMN ${c}`);
   for (const t of ["experiences", "cases"]) sql.exec(`ALTER TABLE ${t} DROP COLUMN metadata`);
+  sql.exec("ALTER TABLE attempts DROP COLUMN infrastructure");
 }

@@ -268,11 +268,18 @@ class Episode:
                 self.cited.append(x)
 
     def attempt(
-        self, description: str, *, ok: bool, error: Optional[str] = None, tool_calls: Optional[Sequence[Union[str, m.ToolCall]]] = None
+        self,
+        description: str,
+        *,
+        ok: bool,
+        error: Optional[str] = None,
+        tool_calls: Optional[Sequence[Union[str, m.ToolCall]]] = None,
+        infrastructure: Optional[bool] = None,
     ) -> m.Attempt:
-        """Logs an attempt; a stack trace in ``error`` is digested and secrets redacted by the service."""
+        """Logs an attempt; a stack trace in ``error`` is digested and secrets redacted by the service.
+        ``infrastructure=True`` marks a failure outside the task (kept out of the case's trace)."""
         calls: Optional[List[Dict[str, Any]]] = [{"name": c} if isinstance(c, str) else {**c} for c in tool_calls] if tool_calls else None
-        body = _compact({"description": description, "ok": ok, "error": error, "toolCalls": calls})
+        body = _compact({"description": description, "ok": ok, "error": error, "toolCalls": calls, "infrastructure": infrastructure})
         recorded: m.Attempt = self.agent._call("POST", "/episodes/{id}/attempts", path={"id": self.id}, body=body)
         self.attempts.append(recorded)
         return recorded

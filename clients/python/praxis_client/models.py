@@ -112,6 +112,8 @@ class Attempt(TypedDict):
     ok: bool
     error: Optional[str]
     toolCalls: List[str]
+    # A failure outside the task (a model API's error, a network failure): left out of the case's trace.
+    infrastructure: bool
     at: int
 
 

@@ -51,6 +51,7 @@ const LogAttemptInput = z
     description: AttemptCreateSchema.shape.description.describe("What was tried, in a sentence"),
     error: AttemptCreateSchema.shape.error.describe("The error or stack trace, if it failed; digested and redacted before storage"),
     success: AttemptCreateSchema.shape.ok.describe("Whether this attempt worked"),
+    infrastructure: AttemptCreateSchema.shape.infrastructure,
   })
   .strict();
 
@@ -100,13 +101,14 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "log_attempt",
     { description: "Log one attempt of an open episode, successful or not.", inputSchema: LogAttemptInput, outputSchema: AttemptSchema },
-    ({ episodeId, description, error, success }) =>
+    ({ episodeId, description, error, success, infrastructure }) =>
       guarded(c, async () => {
         const h = parseHandle(episodeId);
         const attempt = await logAttempt(agentMemoryFor(c, h.agentId, "write"), h.episodeId, {
           description,
           ok: success,
           ...(error !== undefined ? { error } : {}),
+          ...(infrastructure !== undefined ? { infrastructure } : {}),
         });
         return toolResult(`Attempt ${attempt.n} logged (${attempt.ok ? "succeeded" : "failed"}).`, attempt);
       }),
