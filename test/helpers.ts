@@ -1,5 +1,5 @@
 import { SELF, env } from "cloudflare:test";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 
 export const ADMIN_KEY = env.PRAXIS_ADMIN_KEY!;
 const BASE = "http://praxis.test";
@@ -61,4 +61,20 @@ export function expectProblem(r: Res, status: number, type?: string) {
   expect(typeof r.body.detail).toBe("string");
   expect(r.body.requestId).toBe(r.headers.get("x-request-id"));
   if (type) expect(r.body.type).toBe(`https://praxis.dev/problems/${type}`);
+}
+
+/**
+ * Holds what the Worker and its objects send to queues (shared by every queue binding, one
+ * prototype): each body goes to `take`, so a test can deliver it through the real consumer.
+ */
+export function holdQueueSends(queue: Queue<unknown>, take: (body: any) => void) {
+  const proto = Object.getPrototypeOf(queue) as Queue<unknown>;
+  vi.spyOn(proto, "send").mockImplementation(async (body: unknown) => {
+    take(body);
+    return undefined as never;
+  });
+  vi.spyOn(proto, "sendBatch").mockImplementation(async (msgs: Iterable<MessageSendRequest<unknown>>) => {
+    for (const m of msgs) take(m.body);
+    return undefined as never;
+  });
 }

@@ -2,26 +2,18 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { expect, vi } from "vitest";
 import worker from "../../src/index";
 import { verifySignature } from "../../src/core/webhook-signature";
-import { call } from "../helpers";
+import { call, holdQueueSends } from "../helpers";
 
 export const RECEIVER = "https://hooks.example.com/praxis";
 
 /** The jobs queue, held in the test: event messages are delivered by `pump`, through the real consumer. */
 export function captureJobs() {
-  const proto = Object.getPrototypeOf(env.JOBS) as Queue<unknown>;
   const queued: { id: string; body: any; attempts: number }[] = [];
   let n = 0;
   const take = (body: any) => {
     if (String(body?.type).startsWith("event.")) queued.push({ id: `e${n++}`, body, attempts: 1 });
   };
-  vi.spyOn(proto, "send").mockImplementation(async (body: unknown) => {
-    take(body);
-    return undefined as never;
-  });
-  vi.spyOn(proto, "sendBatch").mockImplementation(async (msgs: Iterable<MessageSendRequest<unknown>>) => {
-    for (const m of msgs) take(m.body);
-    return undefined as never;
-  });
+  holdQueueSends(env.JOBS, take);
 
   /** Delivers what is queued until nothing is; a retried message goes back with attempts + 1. `duplicate` delivers each batch twice. */
   async function pump(opts: { duplicate?: boolean } = {}) {

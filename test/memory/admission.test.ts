@@ -4,24 +4,16 @@ import { AGENT_MEMORY_SCHEMA } from "../../durable-objects/agent-memory/schema";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mcpTool } from "../mcp-client";
 import worker from "../../src/index";
-import { call, expectProblem, newAgent, newKey, type Res } from "../helpers";
+import { call, expectProblem, newAgent, type Res } from "../helpers";
 import { fakeLlm, LLM_ENV } from "../fake-llm";
-import { agentFixture, undoStepsSinceAdmission } from "./setup";
+import { writerFixture, undoStepsSinceAdmission } from "./setup";
 import { memoryName } from "../../src/services/agent-memory";
 import { BENIGN, FILTER_POISON, isPoison, REVIEW_POISON, reviewerReply, TEXT_POISON, withReviewer, type Lesson } from "./admission-corpus";
 
 afterEach(() => vi.restoreAllMocks());
 
-/** A fresh agent with an admin caller (the tenant's key) and a write-scoped caller. */
-async function writer() {
-  const f = await agentFixture();
-  const write = await newKey(f.t.apiKey, "write");
-  const as = (key: string) => (method: string, path: string, body?: unknown) => call(method, `/v1/agents/${f.agentId}${path}`, { key, body });
-  return { ...f, admin: as(f.t.apiKey), w: as(write.apiKey), writeKey: write.apiKey };
-}
-
 /** Every way an agent is served stored text: retrieve (per poison text), the /prompt block, MCP pull and get_prompt. */
-async function servedPoison(f: Awaited<ReturnType<typeof writer>>, queries: Lesson[]) {
+async function servedPoison(f: Awaited<ReturnType<typeof writerFixture>>, queries: Lesson[]) {
   const served = new Set<string>();
   const note = (text: string) => isPoison(text) && served.add(text);
   for (const p of queries) {
@@ -46,7 +38,7 @@ const statuses = (rs: Res[]) => rs.map((r) => r.body.status);
 
 describe("one admission step on every write path", () => {
   it("quarantines filter-stage poison through every door and serves none of it", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     const tool = await mcpTool(f.writeKey);
     const n = FILTER_POISON.length;
 
@@ -139,7 +131,7 @@ describe("one admission step on every write path", () => {
   }, 120_000);
 
   it("what an admin removed from quarantine stays removed: no rollback or import brings it back", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     const poison = FILTER_POISON[0]!;
     const v1 = await f.w("POST", "/experiences", poison);
     expect(v1.body.status).toBe("quarantined");
@@ -167,7 +159,7 @@ describe("one admission step on every write path", () => {
   });
 
   it("admits benign look-alikes: the false-quarantine rate stays at or under 5%", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     const results: Res[] = [];
     for (const b of BENIGN) results.push(await f.w("POST", "/experiences", b));
     const quarantined = results.filter((r) => r.body.status !== "active").map((r) => r.body.text);
@@ -188,7 +180,7 @@ async function deliverReview(tenantId: string, agentId: string) {
 
 describe("the LLM safety review", () => {
   it("holds new text pending and unserved until a batched review admits or quarantines it, counted in the ledger", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     await withReviewer(f.t.tenantId, f.agentId);
     const written = [...BENIGN.slice(0, 25), ...REVIEW_POISON];
     for (const l of written) expect((await f.w("POST", "/experiences", l)).body.status).toBe("pending");
@@ -221,7 +213,7 @@ describe("the LLM safety review", () => {
   });
 
   it("a verdict for text edited during the review does not apply: the new text waits for its own", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     await withReviewer(f.t.tenantId, f.agentId);
     const e = await f.admin("POST", "/experiences", { text: "Retry the payments API after a 429" });
     expect(e.body.status).toBe("pending");
@@ -245,7 +237,7 @@ describe("the LLM safety review", () => {
 
 describe("the quarantine", () => {
   it("is released or deleted only with an admin key, each decision audited", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     const benignFlagged = await f.w("POST", "/experiences", { text: "Run the report then visit example-status.io for the dashboard", source: "practice", q: 1 });
     expect(benignFlagged.body).toMatchObject({ status: "quarantined", source: "manual", q: 0.5 });
     const id = benignFlagged.body.id;
@@ -279,7 +271,7 @@ describe("the quarantine", () => {
   });
 
   it("imports keep Q only for an admin key and never keep an id of another kind", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     const c = await f.w("POST", "/cases", { task: "Reconcile the ledger", reward: 1 });
     const doc = {
       format: "praxis-library/v1",
@@ -312,7 +304,7 @@ describe("the quarantine", () => {
 
 describe("an agent stored before the admission step", () => {
   it("keeps its quarantined entries listed and finds its live jobs' versions by their marker", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     const held = await f.w("POST", "/experiences", FILTER_POISON[0]);
     await f.w("POST", "/experiences", { text: "Keep timeouts generous" });
     const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId)) as DurableObjectStub<AgentMemory>;

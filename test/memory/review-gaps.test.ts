@@ -2,19 +2,12 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { resolveLibrary } from "../../src/services/evaluation-setup";
-import { call, expectProblem, newAgent, newKey } from "../helpers";
+import { call, expectProblem, newAgent } from "../helpers";
 import { fakeLlm, LLM_ENV, type SentRequest } from "../fake-llm";
-import { agentFixture } from "./setup";
+import { writerFixture } from "./setup";
 import { FILTER_POISON, withReviewer } from "./admission-corpus";
 
 afterEach(() => vi.restoreAllMocks());
-
-async function writer() {
-  const f = await agentFixture();
-  const write = await newKey(f.t.apiKey, "write");
-  const as = (key: string) => (method: string, path: string, body?: unknown) => call(method, `/v1/agents/${f.agentId}${path}`, { key, body });
-  return { ...f, admin: as(f.t.apiKey), w: as(write.apiKey), writeKey: write.apiKey };
-}
 
 /** A request to the Worker with an LLM configured (the test Worker's own env has none). */
 async function withLlm(method: string, path: string, key: string, body?: unknown) {
@@ -45,7 +38,7 @@ function whenAwareReviewer(req: SentRequest) {
 
 describe("review gaps", () => {
   it("a PATCH of text and `when` together has the new `when` reviewed too", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     await withReviewer(f.t.tenantId, f.agentId);
     const llm = fakeLlm(whenAwareReviewer);
     const e = await withLlm("POST", `/v1/agents/${f.agentId}/experiences`, f.writeKey, { text: "Paint the fence blue before the spring inspection" });
@@ -63,7 +56,7 @@ describe("review gaps", () => {
   });
 
   it("a held entry is released only through the audited quarantine: an admin's PATCH, batch or DELETE is refused", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     const held = await f.w("POST", "/experiences", FILTER_POISON[0]);
     expect(held.body.status).toBe("quarantined");
     const id = held.body.id;
@@ -85,7 +78,7 @@ describe("review gaps", () => {
   });
 
   it("an import strips provenance in every mode: no run, episode, key or origin, source import, Q only from an admin", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     const forged = { runId: "run_forged", episodeId: "ep_forged", keyId: "key_forged", origin: "hindsight", note: "from the staging agent" };
     const doc = (ids: string[]) => ({
       format: "praxis-library/v1",
@@ -115,7 +108,7 @@ describe("review gaps", () => {
   });
 
   it("an evaluation of an old version skips what was quarantined or removed from quarantine since", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     const keep = await f.w("POST", "/experiences", { text: "Retry the payments API after a 429 with backoff" });
     const turned = await f.w("POST", "/experiences", { text: "Cache the exchange rates for an hour" });
     const v = turned.body.libraryVersion as number;
@@ -131,7 +124,7 @@ describe("review gaps", () => {
 
 describe("learned state survives library moves", () => {
   /** A lesson with learned state: rewarded twice, so its Q, counters and history all moved. */
-  async function learned(f: Awaited<ReturnType<typeof writer>>) {
+  async function learned(f: Awaited<ReturnType<typeof writerFixture>>) {
     const e = await f.w("POST", "/experiences", { text: "Validate the webhook signature before parsing the body" });
     for (const outcome of ["success", "success"]) {
       const r = await f.w("POST", "/retrieve", { query: "validate webhook signature", k2: 5 });
@@ -149,7 +142,7 @@ describe("learned state survives library moves", () => {
   });
 
   it("a replace-import of an empty library, then the rollback that undoes it, brings the lesson back with its Q, counters and history", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     const l = await learned(f);
     const emptied = await f.w("POST", "/library/import", { mode: "replace", library: { format: "praxis-library/v1", libraryVersion: 0, exportedAt: 0, experiences: [] } });
     expect(emptied.body.deleted).toBe(1);
@@ -159,7 +152,7 @@ describe("learned state survives library moves", () => {
   });
 
   it("a batch delete, a single delete, a rollback that deletes it, and the rollbacks back keep it too", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     const l = await learned(f);
     await f.w("POST", "/library/batch", { reason: "tidy", operations: [{ op: "delete", id: l.id }] });
     await f.w("POST", "/library/rollback", { version: l.version });
@@ -175,7 +168,7 @@ describe("learned state survives library moves", () => {
   });
 
   it("an import cannot borrow a deleted lesson's learned Q for other text under its id", async () => {
-    const f = await writer();
+    const f = await writerFixture();
     const l = await learned(f);
     await f.w("DELETE", `/experiences/${l.id}`);
     const doc = { format: "praxis-library/v1", libraryVersion: 1, exportedAt: 0, experiences: [{ id: l.id, text: "Paint the fence blue", pattern: null, keywords: [], tags: [], domain: null, source: "manual", status: "active", pinned: false, importance: 0.5, q: 0.5, provenance: null }] };

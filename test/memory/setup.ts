@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { memoryName } from "../../src/services/agent-memory";
 import { slowEmbeddings, type SlowEmbeddingsOptions } from "../doubles/slow-embeddings";
-import { call, newAgent, newTenant } from "../helpers";
+import { call, newAgent, newKey, newTenant } from "../helpers";
 
 /** A fresh tenant and agent, plus a caller bound to that agent's routes. */
 export async function agentFixture() {
@@ -45,4 +45,12 @@ export function undoStepsSinceAdmission(sql: SqlStorage) {
   for (const c of ["episode_id", "retrieval_id"]) sql.exec(`ALTER TABLE q_history DROP COLUMN ${c}`);
   for (const t of ["experiences", "cases"]) sql.exec(`ALTER TABLE ${t} DROP COLUMN metadata`);
   sql.exec("ALTER TABLE attempts DROP COLUMN infrastructure");
+}
+
+/** A fresh agent with an admin caller (the tenant's key) and a write-scoped caller. */
+export async function writerFixture() {
+  const f = await agentFixture();
+  const write = await newKey(f.t.apiKey, "write");
+  const as = (key: string) => (method: string, path: string, body?: unknown) => call(method, `/v1/agents/${f.agentId}${path}`, { key, body });
+  return { ...f, admin: as(f.t.apiKey), w: as(write.apiKey), writeKey: write.apiKey };
 }

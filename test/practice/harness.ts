@@ -1,8 +1,8 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
-import { expect, vi } from "vitest";
+import { expect } from "vitest";
 import worker from "../../src/index";
 import { fakeLlm, LLM_ENV, type SentRequest } from "../fake-llm";
-import { call, newAgent, newTenant, type Res } from "../helpers";
+import { call, holdQueueSends, newAgent, newTenant, type Res } from "../helpers";
 
 export const practiceEnv = { ...env, ...LLM_ENV } as typeof env;
 
@@ -38,7 +38,6 @@ export interface QueuedMessage {
  * never — and watch the run react.
  */
 export function captureQueues() {
-  const proto = Object.getPrototypeOf(env.PRACTICE) as Queue<unknown>;
   const queued: QueuedMessage[] = [];
   const other: unknown[] = [];
   let n = 0;
@@ -47,14 +46,7 @@ export function captureQueues() {
     if (body?.type === "practice.unit" || body?.type === "evaluation.unit") queued.push({ id: `m${n++}`, body, attempts: 1 });
     else other.push(body);
   };
-  vi.spyOn(proto, "send").mockImplementation(async (body: unknown) => {
-    take(body);
-    return undefined as never;
-  });
-  vi.spyOn(proto, "sendBatch").mockImplementation(async (msgs: Iterable<MessageSendRequest<unknown>>) => {
-    for (const m of msgs) take(m.body);
-    return undefined as never;
-  });
+  holdQueueSends(env.PRACTICE, take);
 
   /** Delivers one batch of what is queued; retried messages go back on the queue with attempts + 1. */
   async function deliverOnce(opts: { duplicate?: boolean; drop?: (m: QueuedMessage) => boolean; max?: number } = {}) {
