@@ -10,6 +10,8 @@ import { withSpan } from "../trace";
 import { formatTraceparent } from "../core/trace-context";
 import { requireOperator, requireTenantKey } from "./auth";
 import { ProblemError, problemResponse, problemStatus } from "../core/problem";
+import { DomainError } from "../core/errors";
+import { problemOf } from "./use-case";
 import { renderDocsPage } from "./docs-page";
 import { checkRequest, limitJsonDepth } from "./input-guards";
 import { registerRoutes } from "../routes";
@@ -22,6 +24,7 @@ const maxBodyBytes = (env: AppEnv["Bindings"]) => Number(env.MAX_BODY_BYTES ?? D
 
 function toProblem(err: unknown): ProblemError {
   if (err instanceof ProblemError) return err;
+  if (err instanceof DomainError) return problemOf(err.info);
   if (err instanceof HTTPException) {
     if (err.status === 400 && /json/i.test(err.message)) {
       return new ProblemError(400, "malformed-json", "The request body is not valid JSON.");

@@ -1,3 +1,5 @@
+import { DomainError } from "../core/errors";
+import { problemOf } from "../http/use-case";
 import { ProblemError, type FieldError, type ProblemType } from "../core/problem";
 import { LLM_ENV_VARS, LlmSettingsError } from "./settings";
 
@@ -76,6 +78,7 @@ export class LlmOutputError extends Error {
  */
 export function toProblem(err: unknown): ProblemError | null {
   if (err instanceof ProblemError) return err;
+  if (err instanceof DomainError) return problemOf(err.info);
   if (err instanceof LlmNotConfiguredError) {
     return new ProblemError(503, "llm-not-configured", err.message, {
       variables: { required: [...LLM_ENV_VARS.required], optional: [...LLM_ENV_VARS.optional] },
