@@ -4,7 +4,8 @@ import type { AppEnv, Env } from "../env";
 import { agents, practiceRuns, practiceSchedules } from "../db/schema";
 import { db } from "../db/client";
 import { requireAgentAccess, type Scope } from "../core/principal";
-import { notFound } from "../core/problem";
+import { notFound } from "../core/errors";
+import type { Caller, Deps } from "./deps";
 import type { SessionEnd } from "../core/episode-types";
 import { callMemory, memoryStub, type MemoryStub } from "./agent-memory";
 import { doCall, d1Read, d1Write, unavailable } from "./binding-faults";
@@ -80,22 +81,27 @@ export function resilientMemory(env: Env, tenantId: string, agentId: string): Me
   });
 }
 
-function noteActivity(c: Context<AppEnv>, tenantId: string, agentId: string) {
+function noteActivity(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string, agentId: string) {
   const now = Date.now();
   markAgentActive(tenantId, agentId, now);
-  flushMarksIfDue(c.env, c.executionCtx, now);
+  flushMarksIfDue(deps.env, deps, now);
 }
 
 /**
- * The agent's memory for a key allowed to use it, without asking D1 whether the agent exists:
- * its Durable Object knows, and refuses calls for an unknown or deleted agent with a 404 in the
- * same round trip. The hot paths (retrieve, rewards, prompt, episodes) use this.
+ * The agent's memory for a caller allowed to use it, without asking D1 whether the agent exists:
+ * its Durable Object knows, and refuses calls for an unknown or deleted agent with not-found in the
+ * same round trip. The hot paths (retrieve, rewards, prompt, episodes) use this. Only use cases
+ * (src/services) hold the stub it returns.
  */
-export function agentMemoryFor(c: Context<AppEnv>, agentId: string, scope: Scope) {
-  const key = requireAgentAccess(c.get("principal"), agentId, scope);
-  noteActivity(c, key.tenantId, agentId);
-  return { key, agent: { agentId }, memory: resilientMemory(c.env, key.tenantId, agentId) };
+export function agentMemory(deps: Pick<Deps, "env" | "waitUntil">, caller: Caller, agentId: string, scope: Scope) {
+  const key = requireAgentAccess(caller, agentId, scope);
+  noteActivity(deps, key.tenantId, agentId);
+  return { key, agent: { agentId }, memory: resilientMemory(deps.env, key.tenantId, agentId) };
 }
+
+/** Doors not yet moved onto use cases; goes when the last route stops holding stubs. */
+export const agentMemoryFor = (c: Context<AppEnv>, agentId: string, scope: Scope) =>
+  agentMemory({ env: c.env, waitUntil: (p) => c.executionCtx.waitUntil(p) }, c.get("principal"), agentId, scope);
 
 /** The agent's control-plane row, or undefined. */
 export function agentRow(env: Env, tenantId: string, agentId: string) {
@@ -103,17 +109,21 @@ export function agentRow(env: Env, tenantId: string, agentId: string) {
 }
 
 /**
- * Resolves an agent for the calling key with its control-plane row: scope and agent restrictions
+ * Resolves an agent for the caller with its control-plane row: scope and agent restrictions
  * first, then existence within the key's own tenant, so another tenant's agent is
- * indistinguishable from a missing one. For routes that work on D1 (runs, schedules, datasets).
+ * indistinguishable from a missing one. For use cases that work on D1 (runs, schedules, datasets).
  */
-export async function agentFor(c: Context<AppEnv>, agentId: string, scope: Scope) {
-  const key = requireAgentAccess(c.get("principal"), agentId, scope);
-  const row = await agentRow(c.env, key.tenantId, agentId);
+export async function agentWithRow(deps: Pick<Deps, "env" | "waitUntil">, caller: Caller, agentId: string, scope: Scope) {
+  const key = requireAgentAccess(caller, agentId, scope);
+  const row = await agentRow(deps.env, key.tenantId, agentId);
   if (!row) throw notFound(`Agent '${agentId}' does not exist.`);
-  noteActivity(c, key.tenantId, agentId);
-  return { key, agent: row, memory: resilientMemory(c.env, key.tenantId, agentId) };
+  noteActivity(deps, key.tenantId, agentId);
+  return { key, agent: row, memory: resilientMemory(deps.env, key.tenantId, agentId) };
 }
+
+/** Doors not yet moved onto use cases; goes when the last route stops holding stubs. */
+export const agentFor = (c: Context<AppEnv>, agentId: string, scope: Scope) =>
+  agentWithRow({ env: c.env, waitUntil: (p) => c.executionCtx.waitUntil(p) }, c.get("principal"), agentId, scope);
 
 /** A verified session-end delivery becomes an episode of its agent; the agent's object refuses an unknown one. */
 export async function ingestSession(env: Env, session: SessionEnd) {
