@@ -16,25 +16,25 @@ import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "
 import type { LiveDecision, LiveDecisionContext, LiveInsight } from "../src/core/live-lesson";
 import type { EpisodeDatasetQuery } from "../src/core/practice/dataset-types";
 import { MemoryError } from "./memory-error";
-import { AgentMemoryBase } from "./agent-memory/base-object";
-import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library-transfer";
-import type { PromptRequest } from "./agent-memory/prompt";
-import { resetRetriever, retrieverState } from "./agent-memory/retriever-state";
-import { ANONYMOUS_WRITER, type Asker } from "./agent-memory/retrieval";
-import { applyWhen, lessonsWithoutWhen } from "./agent-memory/when-backfill";
-import { promotePractice, type PracticePromotionInput } from "./agent-memory/practice-promotion";
-import type { ReviewVerdict } from "./agent-memory/quarantine";
-import { policyOf, type WriteAccess } from "./agent-memory/access";
-import { reembedBatch, type ReembedResult } from "./agent-memory/reembed";
-import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/lifecycle";
+import { AgentMemoryBase } from "./agent-memory/object/base-object";
+import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library/transfer";
+import type { PromptRequest } from "./agent-memory/retrieval/prompt";
+import { resetRetriever, retrieverState } from "./agent-memory/retrieval/retriever-state";
+import { ANONYMOUS_WRITER, type Asker } from "./agent-memory/retrieval/retrieval";
+import { applyWhen, lessonsWithoutWhen } from "./agent-memory/upkeep/when-backfill";
+import { promotePractice, type PracticePromotionInput } from "./agent-memory/library/practice-promotion";
+import type { ReviewVerdict } from "./agent-memory/screening/quarantine";
+import { policyOf, type WriteAccess } from "./agent-memory/screening/access";
+import { reembedBatch, type ReembedResult } from "./agent-memory/upkeep/reembed";
+import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/object/lifecycle";
 
-export type { WriteAccess } from "./agent-memory/access";
+export type { WriteAccess } from "./agent-memory/screening/access";
 
 /**
  * One instance per tenant+agent (named `${tenantId}:${agentId}`). It is the single writer for
  * that agent's memories, so concurrent reward updates serialise here and never race. Routes reach
  * it only through src/services/agent-memory.ts. The storage modules it serves from are built in
- * agent-memory/startup.ts; each RPC method is a thin door onto one of them.
+ * agent-memory/object/startup.ts; each RPC method is a thin door onto one of them.
  */
 export class AgentMemory extends AgentMemoryBase {
   /** The agent was created (or created again): from now on its calls are served; a deleted agent starts empty. */
@@ -69,7 +69,7 @@ export class AgentMemory extends AgentMemoryBase {
     return { storageDeleted: true };
   }
 
-  /** The agent's incarnation (see lifecycle.ts): work begun for it carries it, and a later agent refuses that work. */
+  /** The agent's incarnation (see agent-memory/object/lifecycle.ts): work begun for it carries it, and a later agent refuses that work. */
   async incarnation() {
     return this.rpc(() => agentIncarnation(this.ctx.storage));
   }

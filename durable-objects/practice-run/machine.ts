@@ -26,7 +26,7 @@ export interface InitInput {
   library: { id: string; text: string; q?: number }[];
   /** The agent's starting Q: the utility the library cap assumes for lessons the run writes. */
   priorQ?: number;
-  /** The agent's incarnation (see durable-objects/agent-memory/lifecycle.ts) the run works for. */
+  /** The agent's incarnation (see durable-objects/agent-memory/object/lifecycle.ts) the run works for. */
   agentIncarnation?: string;
 }
 

@@ -5,7 +5,7 @@ import { EventSchema, MAX_EVENTS_PER_MESSAGE } from "../core/events";
 const Trace = { traceparent: z.string().max(55).optional() };
 
 /**
- * `incarnation`: the agent's when the message was queued (see durable-objects/agent-memory/lifecycle.ts);
+ * `incarnation`: the agent's when the message was queued (see durable-objects/agent-memory/object/lifecycle.ts);
  * an agent deleted and created again since does not take the message. Absent: queued by the
  * control plane (the cron), for whichever agent is current.
  */

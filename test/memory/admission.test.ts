@@ -1,6 +1,6 @@
 import { createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runInDurableObject } from "cloudflare:test";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { AGENT_MEMORY_SCHEMA } from "../../durable-objects/agent-memory/schema";
+import { AGENT_MEMORY_SCHEMA } from "../../durable-objects/agent-memory/storage/schema";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mcpTool } from "../mcp-client";
 import worker from "../../src/index";

@@ -1,7 +1,7 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { AGENT_MEMORY_SCHEMA } from "../../durable-objects/agent-memory/schema";
+import { AGENT_MEMORY_SCHEMA } from "../../durable-objects/agent-memory/storage/schema";
 import type { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { encodeCode } from "../../src/core/int8-matrix";
 import { memoryName } from "../../src/services/agent-memory";

@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { SWEEP_DUE_KEY } from "../../durable-objects/agent-memory/maintenance";
+import { SWEEP_DUE_KEY } from "../../durable-objects/agent-memory/upkeep/maintenance";
 import { nextFadeAt } from "../../src/core/decay";
 import { defaultAgentConfig } from "../../src/core/agent-config";
 import type { JobMessage } from "../../src/jobs/messages";

@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { MemoryError } from "../../durable-objects/memory-error";
-import { packPendingCodes, VectorPages } from "../../durable-objects/agent-memory/vector-pages";
+import { packPendingCodes, VectorPages } from "../../durable-objects/agent-memory/vectors/pages";
 import { agentFixture } from "./setup";
 
 const memoryOf = (tenantId: string, agentId: string) => env.AGENT_MEMORY.getByName(`${tenantId}:${agentId}`) as DurableObjectStub<AgentMemory>;

@@ -1,8 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { SqlVectorItems } from "../../durable-objects/agent-memory/vector-items";
-import { VectorStore } from "../../durable-objects/agent-memory/vector-store";
+import { SqlVectorItems } from "../../durable-objects/agent-memory/vectors/items";
+import { VectorStore } from "../../durable-objects/agent-memory/vectors/store";
 import { HashEmbedder } from "../../src/adapters/embedders/hash";
 import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { DEFAULT_PENDING_WINDOW_MS, VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
