@@ -4,7 +4,7 @@ import { auditLog } from "../db/schema";
 import { db } from "../db/client";
 import type { Caller, Deps } from "./deps";
 
-type AuditEntry = { tenantId: string | null; action: string; target?: string; detail?: Record<string, unknown> };
+export type AuditEntry = { tenantId: string | null; action: string; target?: string; detail?: Record<string, unknown> };
 
 /** Records who changed what on the control plane; failures are logged, never surfaced. */
 export function recordAudit(deps: Pick<Deps, "env" | "logger" | "requestId">, caller: Caller, entry: AuditEntry) {
@@ -16,6 +16,6 @@ export function recordAudit(deps: Pick<Deps, "env" | "logger" | "requestId">, ca
     .catch((err: unknown) => deps.logger.error("audit write failed", { err: String(err) }));
 }
 
-/** Doors not yet moved onto use cases record through their request's context. */
+/** Doors not yet moved onto use cases; goes when the last route stops auditing itself. */
 export const audit = (c: Context<AppEnv>, entry: AuditEntry) =>
   recordAudit({ env: c.env, logger: c.get("logger"), requestId: c.get("requestId") }, c.get("principal"), entry);
