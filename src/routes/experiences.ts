@@ -34,8 +34,7 @@ export const experienceRoutes = router()
       responses: { 201: jsonResponse(AddedExperience, "Created"), ...commonErrors },
     }),
     async (c) => {
-      const { agentId } = c.req.valid("param");
-      const input = { agentId, lesson: c.req.valid("json"), door: "api" as const, idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const input = { ...c.req.valid("param"), lesson: c.req.valid("json"), door: "api" as const, idempotencyKey: c.req.valid("header")["idempotency-key"] };
       const { value, replayed } = valueOf(await addLesson(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
       return c.json(value, 201);
