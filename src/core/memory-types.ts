@@ -148,6 +148,11 @@ export const ExperienceSchema = ExperienceContentSchema.extend({
 });
 export type Experience = z.infer<typeof ExperienceSchema>;
 
+/** What adding a lesson answers besides it: the active lessons near enough to be the same one. */
+export const SimilarLessonsSchema = z
+  .array(z.object({ id: z.string(), text: z.string(), sim: z.number() }))
+  .describe("Active lessons so similar to this one that live learning would treat them as the same lesson: merge, archive or keep them deliberately");
+
 export const CaseCreateSchema = z
   .object({
     task: z.string().trim().min(1).max(4000),

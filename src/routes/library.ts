@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { ExperienceContentSchema, ProvenanceSchema } from "../core/memory-types";
-import { agentFor } from "../services/agents";
-import { callMemory } from "../services/agent-memory";
-import { reviewedBeforeWrite } from "../services/admission";
+import { depsOf, valueOf } from "../http/use-case";
+import { exportLibrary, importLibrary, libraryDiff, libraryVersion, libraryVersions, rollbackLibrary } from "../services/library";
 import { AgentParams, IdempotencyHeader, markReplay, queryLimit, queryNumber, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/library";
@@ -54,11 +53,7 @@ export const libraryRoutes = router()
       },
       responses: { 200: jsonResponse(z.object({ items: z.array(VersionMeta), nextCursor: z.string().nullable() }), "Versions"), ...commonErrors },
     }),
-    async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
-      const { limit, cursor } = c.req.valid("query");
-      return c.json(await callMemory(() => memory.libraryVersions(limit, cursor)), 200);
-    },
+    async (c) => c.json(valueOf(await libraryVersions(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -75,11 +70,7 @@ export const libraryRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const { agentId, n } = c.req.valid("param");
-      const { memory } = await agentFor(c, agentId, "read");
-      return c.json(await callMemory(() => memory.libraryVersion(n)), 200);
-    },
+    async (c) => c.json(valueOf(await libraryVersion(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -103,11 +94,7 @@ export const libraryRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const { agentId, n } = c.req.valid("param");
-      const { memory } = await agentFor(c, agentId, "read");
-      return c.json(await callMemory(() => memory.libraryDiff(n)), 200);
-    },
+    async (c) => c.json(valueOf(await libraryDiff(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -122,11 +109,10 @@ export const libraryRoutes = router()
       responses: { 200: jsonResponse(ApplyResult, "Rolled back"), ...commonErrors },
     }),
     async (c) => {
-      const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
-      const { version } = c.req.valid("json");
-      const { value: r, replayed } = await callMemory(() => memory.rollback(version, `key:${key.keyId}`, c.req.valid("header")["idempotency-key"]));
+      const input = { ...c.req.valid("param"), ...c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const { value, replayed } = valueOf(await rollbackLibrary(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
-      return c.json({ libraryVersion: r.version, unchanged: r.unchanged, changed: r.experiences.length, deleted: r.deleted.length }, 200);
+      return c.json(value, 200);
     },
   )
   .openapi(
@@ -141,10 +127,7 @@ export const libraryRoutes = router()
       request: { params: AgentParams },
       responses: { 200: jsonResponse(LibraryExportSchema, "The export"), ...commonErrors },
     }),
-    async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
-      return c.json(await callMemory(() => memory.exportLibrary()), 200);
-    },
+    async (c) => c.json(valueOf(await exportLibrary(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -164,13 +147,9 @@ export const libraryRoutes = router()
       responses: { 200: jsonResponse(ApplyResult, "Imported"), ...commonErrors },
     }),
     async (c) => {
-      const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
-      const { mode, library } = c.req.valid("json");
-      const reviewed = await reviewedBeforeWrite(c.env, key.tenantId, c.req.valid("param").agentId, library.experiences, c.get("logger"));
-      const { value: r, replayed } = await callMemory(() =>
-        memory.importLibrary(library, mode, `key:${key.keyId}`, c.req.valid("header")["idempotency-key"], { admin: key.scope === "admin", reviewed }),
-      );
+      const input = { ...c.req.valid("param"), ...c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const { value, replayed } = valueOf(await importLibrary(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
-      return c.json({ libraryVersion: r.version, unchanged: r.unchanged, changed: r.experiences.length, deleted: r.deleted.length }, 200);
+      return c.json(value, 200);
     },
   );

@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { MemoryKindSchema } from "../core/memory-types";
-import { agentFor } from "../services/agents";
-import { callMemory } from "../services/agent-memory";
-import { audit } from "../services/audit";
+import { depsOf, valueOf } from "../http/use-case";
+import { deleteQuarantined, getQuarantined, listQuarantine, releaseQuarantined } from "../services/quarantine";
 import { AgentParams, queryLimit, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/quarantine";
@@ -52,11 +51,7 @@ export const quarantineRoutes = router()
       },
       responses: { 200: jsonResponse(z.object({ items: z.array(HeldItem), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
     }),
-    async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
-      const q = c.req.valid("query");
-      return c.json(await callMemory(() => memory.listQuarantine(q)), 200);
-    },
+    async (c) => c.json(valueOf(await listQuarantine(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -70,11 +65,7 @@ export const quarantineRoutes = router()
       request: { params: IdParams },
       responses: { 200: jsonResponse(HeldItem, "The held entry"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { memory } = await agentFor(c, agentId, "read");
-      return c.json(await callMemory(() => memory.getQuarantined(id)), 200);
-    },
+    async (c) => c.json(valueOf(await getQuarantined(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -94,14 +85,7 @@ export const quarantineRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { key, memory } = await agentFor(c, agentId, "admin");
-      const held = await callMemory(() => memory.getQuarantined(id));
-      const r = await callMemory(() => memory.releaseQuarantined(id, `key:${key.keyId}`));
-      await audit(c, { tenantId: key.tenantId, action: "quarantine.release", target: `${agentId}/${id}`, detail: { kind: held.kind, reason: held.reason, status: r.status } });
-      return c.json(r, 200);
-    },
+    async (c) => c.json(valueOf(await releaseQuarantined(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -118,12 +102,5 @@ export const quarantineRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { key, memory } = await agentFor(c, agentId, "admin");
-      const held = await callMemory(() => memory.getQuarantined(id));
-      const r = await callMemory(() => memory.deleteQuarantined(id, `key:${key.keyId}`));
-      await audit(c, { tenantId: key.tenantId, action: "quarantine.delete", target: `${agentId}/${id}`, detail: { kind: held.kind, reason: held.reason } });
-      return c.json({ ...r, deleted: true as const }, 200);
-    },
+    async (c) => c.json(valueOf(await deleteQuarantined(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   );

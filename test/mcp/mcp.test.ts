@@ -168,6 +168,20 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     await client.close();
   });
 
+  it("adding a lesson near-identical to an active one names it, as REST does", async () => {
+    const { apiKey } = await newTenant();
+    const agentId = await newAgent(apiKey);
+    const client = await connect(apiKey, era);
+    const text = "When an API answers 429, wait for Retry-After, then retry with exponential backoff";
+    const first = await ok(client, "add_experience", { agentId, text });
+    expect(first.similar).toEqual([]);
+    const again = await ok(client, "add_experience", { agentId, text: `${text}.` });
+    expect(again.similar).toEqual([{ id: first.id, text, sim: expect.any(Number) }]);
+    const rest = await call("POST", `/v1/agents/${agentId}/experiences`, { key: apiKey, body: { text: `${text}!` } });
+    expect(rest.body.similar.map((s: { id: string }) => s.id).sort()).toEqual([first.id, again.id].sort());
+    await client.close();
+  });
+
   it("gets and sets λ through the agent config", async () => {
     const { apiKey } = await newTenant();
     const agentId = await newAgent(apiKey);

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
-import { ExperienceCreateSchema, ExperienceSchema, MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema } from "../../core/memory-types";
+import { ExperienceCreateSchema, ExperienceSchema, MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, SimilarLessonsSchema } from "../../core/memory-types";
 import { agentMemoryFor } from "../../services/agents";
 import { promptBlock } from "../../services/episodes";
 import { addLesson } from "../../services/lessons";
+import { unwrap } from "../../core/errors";
+import { depsOf } from "../../http/use-case";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 import { episodeIdFor, EpisodeHandleSchema } from "./episodes";
 
@@ -23,7 +25,10 @@ const AddExperienceInput = describedArgs(ExperienceCreateSchema.pick({ text: tru
   tags: "Labels to filter retrieval by, e.g. `billing`",
   metadata: "Flat key/value metadata to filter retrieval by, e.g. `{\"customer\": \"acme\"}`; never shown to a model",
 }).extend({ agentId: AgentIdArg });
-const AddExperienceOutput = ExperienceSchema.extend({ libraryVersion: z.number().int().describe("The library version this addition made") });
+const AddExperienceOutput = ExperienceSchema.extend({
+  libraryVersion: z.number().int().describe("The library version this addition made"),
+  similar: SimilarLessonsSchema,
+});
 
 export function registerMemoryTools(server: McpServer, c: ToolContext) {
   server.registerTool(
@@ -54,15 +59,14 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     { description: "Add a lesson to the agent's library (a new library version).", inputSchema: AddExperienceInput, outputSchema: AddExperienceOutput },
     ({ agentId, ...input }) =>
       guarded(c, async () => {
-        const r = await addLesson(c.env, agentMemoryFor(c, agentId, "write"), input, { door: "mcp", log: c.get("logger") });
-        const e = r.experience;
+        const { value: e } = unwrap(await addLesson(depsOf(c), c.get("principal"), { agentId, lesson: input, door: "mcp" }));
         const held =
           e.status === "quarantined"
             ? " It was quarantined (see the quarantine list for the reason) and will not be served unless an admin releases it."
             : e.status === "pending"
               ? " It waits for the safety review and is not served until it passes."
               : "";
-        return toolResult(`Added ${e.id}${e.label ? ` as [${e.label}]` : ""} (library version ${r.version}).${held}`, { ...e, libraryVersion: r.version });
+        return toolResult(`Added ${e.id}${e.label ? ` as [${e.label}]` : ""} (library version ${e.libraryVersion}).${held}`, e);
       }),
   );
 }
