@@ -13,7 +13,7 @@ import { Semaphore, SemaphoreTimeoutError } from "../core/semaphore";
 import { cancelRun } from "./practice";
 import { cancelAgentEvaluations } from "./evaluation";
 import { flushMarksIfDue, markAgentActive } from "./usage-marks";
-import { listAgents as agentsPage, presentAgent } from "./agent-directory";
+import { agentPage, presentAgent } from "./agent-directory";
 import { recordAudit } from "./audit";
 
 /**
@@ -198,7 +198,7 @@ async function eraseAgent(env: Env, tenantId: string, agentId: string, log: { wa
 
 /** The agents the caller's key may see, ordered by id, a page at a time. */
 export const listAgents = (deps: Deps, caller: Caller, input: { limit: number; cursor?: string | undefined }) =>
-  outcome(async () => agentsPage(deps.env, requireScope(caller, "read"), input));
+  outcome(async () => agentPage(deps.env, requireScope(caller, "read"), input));
 
 /** Creates the agent (audited), or updates its display name; safe to repeat. `created` says which. */
 export const upsertAgent = (deps: Deps, caller: Caller, input: { agentId: string; displayName?: string | null | undefined }) =>
@@ -225,7 +225,7 @@ export const deleteAgent = (deps: Deps, caller: Caller, input: { agentId: string
   });
 
 /**
- * The agent's current incarnation (see durable-objects/agent-memory/lifecycle.ts), for the queue
+ * The agent's current incarnation (see durable-objects/agent-memory/object/lifecycle.ts), for the queue
  * consumer to drop messages of an earlier one; null when the agent is gone.
  */
 export async function agentIncarnation(deps: Pick<Deps, "env">, agent: { tenantId: string; agentId: string }): Promise<string | null> {
