@@ -3,10 +3,9 @@ import { uncallableUrls, webhookUrlModeOf, type UrlAt } from "../core/webhook-ur
 import { unprocessable } from "../core/errors";
 
 /**
- * Refuses (unprocessable, naming each field) a request that would store a URL Praxis may not call
- * under the deployment's rules. The same check runs again when the URL is called
- * (src/practice/run-unit.ts): the rules may have changed since, and URLs stored before this check
- * existed were never checked.
+ * Refuses (422, naming each field) a request that would store a URL Praxis may not call under the
+ * deployment's rules. The same check runs again when the URL is called (src/practice/run-unit.ts):
+ * the rules may have changed since, and URLs stored before this check existed were never checked.
  */
 export function assertCallableUrls(env: Env, urls: readonly UrlAt[]): void {
   const errors = uncallableUrls(urls, webhookUrlModeOf(env.PRAXIS_ENV));

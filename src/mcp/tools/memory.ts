@@ -2,10 +2,10 @@ import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { ExperienceCreateSchema, ExperienceSchema, MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema } from "../../core/memory-types";
 import { agentMemoryFor } from "../../services/agents";
-import { unwrap } from "../../core/errors";
-import { depsOf } from "../../http/use-case";
 import { buildPrompt } from "../../services/retrieval";
 import { addLesson } from "../../services/lessons";
+import { unwrap } from "../../core/errors";
+import { depsOf } from "../../http/use-case";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 import { episodeIdFor, EpisodeHandleSchema } from "./episodes";
 
