@@ -18,13 +18,15 @@ const askerOf = (key: KeyPrincipal) => ({ keyId: key.keyId, readOnly: key.scope 
 export const retrieve = (deps: Deps, caller: Caller, input: { agentId: string; request: RetrieveRequest }) =>
   outcome(async () => {
     const { key, memory } = agentMemory(deps, caller, input.agentId, "read");
-    return callMemory(() => memory.retrieve(input.request, askerOf(key)));
+    const asker = askerOf(key);
+    return callMemory(() => memory.retrieve(input.request, asker));
   });
 
 export const buildPrompt = (deps: Deps, caller: Caller, input: { agentId: string; request: PromptRequest }) =>
   outcome(async () => {
     const { key, memory } = agentMemory(deps, caller, input.agentId, "read");
-    return callMemory(() => memory.prompt(input.request, askerOf(key)));
+    const asker = askerOf(key);
+    return callMemory(() => memory.prompt(input.request, asker));
   });
 
 /** The re-ranker's state and the size of usage memory. */

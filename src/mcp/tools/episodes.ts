@@ -4,11 +4,10 @@ import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSche
 import { MemoryFilterSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../../core/memory-types";
 import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../core/api-key";
-import { unwrap } from "../../core/errors";
 import { depsOf } from "../../http/use-case";
 import { endEpisode, logAttempt, startEpisode } from "../../services/episodes";
 import { retrieve } from "../../services/retrieval";
-import { badRequest, zodFieldErrors } from "../../core/problem";
+import { fieldErrors, invalid, unwrap } from "../../core/errors";
 import { AgentIdArg, describedArgs, guarded, plural, toolResult, type ToolContext } from "../tool";
 
 /**
@@ -25,7 +24,7 @@ function parseHandle(handle: string) {
   const agentId = handle.slice(0, at);
   const episodeId = handle.slice(at + 1);
   if (at < 0 || !AgentIdSchema.safeParse(agentId).success || !episodeId) {
-    throw badRequest(`'${handle}' is not an episodeId from start_episode.`, [{ path: "episodeId", message: "Expected `agentId:ep_…`" }]);
+    throw invalid(`'${handle}' is not an episodeId from start_episode.`, [{ path: "episodeId", message: "Expected `agentId:ep_…`" }]);
   }
   return { agentId, episodeId };
 }
@@ -35,7 +34,7 @@ export function episodeIdFor(agentId: string, handle: string | undefined) {
   if (handle === undefined) return undefined;
   const h = parseHandle(handle);
   if (h.agentId !== agentId) {
-    throw badRequest(`Episode '${handle}' belongs to agent '${h.agentId}', not '${agentId}'.`, [{ path: "episodeId", message: "Another agent's episode" }]);
+    throw invalid(`Episode '${handle}' belongs to agent '${h.agentId}', not '${agentId}'.`, [{ path: "episodeId", message: "Another agent's episode" }]);
   }
   return h.episodeId;
 }
@@ -130,7 +129,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ episodeId, result, success, outcome, notes, score, citedIds }) =>
       guarded(c, async () => {
         if (outcome === undefined && success === undefined) {
-          throw badRequest("Say how the episode ended: `success` (true or false) or `outcome`.", [
+          throw invalid("Say how the episode ended: `success` (true or false) or `outcome`.", [
             { path: "success", message: "Required unless `outcome` is given" },
           ]);
         }
@@ -141,7 +140,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
           score,
           citedIds,
         });
-        if (!parsed.success) throw badRequest("The episode end is not valid.", zodFieldErrors(parsed.error.issues));
+        if (!parsed.success) throw invalid("The episode end is not valid.", fieldErrors(parsed.error.issues));
         const { episode: ep, alreadyEnded } = unwrap(await endEpisode(deps, caller, { ...h, end: parsed.data, noticeRepeat: true }));
         const text = alreadyEnded ? `Episode had already ended (${ep.outcome}); nothing changed.` : endedText(ep);
         return toolResult(text, withHandle(h.agentId, ep));

@@ -2,11 +2,10 @@ import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { AgentConfigPatchSchema, LambdaTableSchema, type AgentConfig } from "../../core/agent-config";
 import { AnalyticsSchema, AnalyticsTopSchema, QHistoryEntrySchema, RewardRequestSchema, RewardResultSchema } from "../../core/memory-types";
-import { unwrap } from "../../core/errors";
 import { depsOf } from "../../http/use-case";
 import { getAgentConfig, updateAgentConfig } from "../../services/agent-config";
 import { rewardMemory, utilityAnalytics } from "../../services/rewards";
-import { badRequest } from "../../core/problem";
+import { invalid, unwrap } from "../../core/errors";
 import { AgentIdArg, guarded, toolResult, type ToolContext } from "../tool";
 
 /** The analytics route's default convergence window and histogram buckets: agents choose only how many memories to rank. */
@@ -92,13 +91,13 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
       guarded(c, async () => {
         if (action === "get") {
           if (lambda !== undefined || phaseLambdas !== undefined) {
-            throw badRequest("lambda and phaseLambdas are set with action 'set'.", [{ path: "action", message: "Use 'set' to change values" }]);
+            throw invalid("lambda and phaseLambdas are set with action 'set'.", [{ path: "action", message: "Use 'set' to change values" }]);
           }
           const cfg = utilityView(unwrap(await getAgentConfig(deps, caller, { agentId })));
           return toolResult(`λ ${cfg.lambda}; per phase ${JSON.stringify(cfg.phaseLambdas)}.`, cfg);
         }
         if (lambda === undefined && (phaseLambdas === undefined || Object.keys(phaseLambdas).length === 0)) {
-          throw badRequest("Give lambda or phaseLambdas to set.", [{ path: "lambda", message: "Nothing to change" }]);
+          throw invalid("Give lambda or phaseLambdas to set.", [{ path: "lambda", message: "Nothing to change" }]);
         }
         const patch = { lambda: { ...phaseLambdas, ...(lambda !== undefined ? { default: lambda } : {}) } };
         const cfg = utilityView(unwrap(await updateAgentConfig(deps, caller, { agentId, patch })));
