@@ -1,7 +1,9 @@
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "./messages";
-import { callMemory, memoryStub } from "../services/agent-memory";
+import { agentIncarnation } from "../services/agents";
+import { reembedBatch, sweepAgent } from "../services/agent-upkeep";
+import { recordJobFailure } from "../services/live-jobs";
 import { runLiveExtraction } from "../learning/live-extraction";
 import { runAdmissionReview } from "../learning/admission-review";
 import { runWhenWriter } from "../learning/when-writer";
@@ -37,7 +39,7 @@ async function remedialWithRecheck(env: Env, tenantId: string, agentId: string, 
 export async function forEarlierAgent(env: Env, job: JobMessage): Promise<boolean> {
   if (!("incarnation" in job) || job.incarnation === undefined) return false;
   try {
-    return (await callMemory(() => memoryStub(env, job.tenantId, job.agentId).incarnation())) !== job.incarnation;
+    return (await agentIncarnation({ env }, job)) !== job.incarnation;
   } catch (err) {
     // A deleted agent: the handlers already treat its refusals as settled.
     if (err instanceof ProblemError && err.status === 404) return true;
@@ -48,14 +50,14 @@ export async function forEarlierAgent(env: Env, job: JobMessage): Promise<boolea
 /** One handler per message type; the mapped type makes a missing handler a compile error. */
 export const jobHandlers: { [T in JobType]: Handler<T> } = {
   "agent.sweep": async (msg, env) => {
-    const swept = await callMemory(() => memoryStub(env, msg.tenantId, msg.agentId).sweep(msg.at));
+    const swept = await sweepAgent({ env }, msg);
     return { ...swept, remedial: await remedialWithRecheck(env, msg.tenantId, msg.agentId, msg.at) };
   },
   // Asked by the agent's own sweep (its Durable Object alarm) when episodes ended since the last check.
   "agent.remedial": (msg, env) => remedialWithRecheck(env, msg.tenantId, msg.agentId, msg.at),
   // Re-embedding goes in batches; each batch re-queues the next so no invocation runs long.
   "agent.reembed": async (msg, env) => {
-    const result = await memoryStub(env, msg.tenantId, msg.agentId).reembed(msg.model);
+    const result = await reembedBatch({ env }, msg);
     if (!result.stale && result.remaining > 0) await env.JOBS.send(msg);
     return result;
   },
@@ -77,9 +79,7 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
       const final = !retryable || delivery.attempts > QUEUE_MAX_RETRIES;
       const why = !retryable ? "failed, not retryable" : final ? "failed after retries, sent to dead-letter queue" : `attempt ${delivery.attempts} failed, will retry`;
       const reason = `${why}: ${err instanceof Error ? err.message : String(err)}`;
-      await callMemory(() => memoryStub(env, msg.tenantId, msg.agentId).finishJob(msg.jobId, final ? "failed" : "retrying", reason.slice(0, 1000), undefined, msg.incarnation)).catch(
-        () => undefined,
-      );
+      await recordJobFailure({ env }, { ...msg, final, reason });
       throw err;
     }
   },

@@ -22,7 +22,7 @@ import { addTasks, createDataset, datasetFromEpisodes, deleteDataset, getDataset
 import { agentFor } from "../services/agents";
 import { audit } from "../services/audit";
 import { AgentParams, PageQuery } from "./schemas";
-import { assertCallableUrls } from "../http/callable-urls";
+import { assertCallableUrls } from "../services/callable-urls";
 import { runOptionUrls } from "../core/webhook-url";
 
 const Dataset = DatasetSchema.openapi("Dataset");

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { requireTenantAdmin } from "../http/auth";
-import { assertCallableUrls } from "../http/callable-urls";
+import { assertCallableUrls } from "../services/callable-urls";
 import { audit } from "../services/audit";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints } from "../services/events";
 import { EVENT_TYPES } from "../core/events";

@@ -3,8 +3,8 @@ import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/
 import { MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
 import { queryJson } from "../core/query-params";
 import { PhaseSchema } from "../core/scoring";
-import { agentMemoryFor } from "../services/agents";
-import { callMemory } from "../services/agent-memory";
+import { depsOf, valueOf } from "../http/use-case";
+import { buildPrompt, retrieve } from "../services/retrieval";
 import { AgentParams, queryNumber } from "./schemas";
 import { idString } from "../core/text-rules";
 
@@ -34,9 +34,8 @@ export const retrieveRoutes = router()
       responses: { 200: jsonResponse(RetrieveResponseSchema.openapi("RetrieveResponse"), "Ranked items with explanations"), ...commonErrors },
     }),
     async (c) => {
-      const { key, memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
-      const body = c.req.valid("json");
-      return c.json(await callMemory(() => memory.retrieve(body, { keyId: key.keyId, readOnly: key.scope === "read" })), 200);
+      const input = { ...c.req.valid("param"), request: c.req.valid("json") };
+      return c.json(valueOf(await retrieve(depsOf(c), c.get("principal"), input)), 200);
     },
   )
   .openapi(
@@ -58,8 +57,7 @@ export const retrieveRoutes = router()
       },
     }),
     async (c) => {
-      const { key, memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
-      const q = c.req.valid("query");
-      return c.json(await callMemory(() => memory.prompt(q, { keyId: key.keyId, readOnly: key.scope === "read" })), 200);
+      const input = { ...c.req.valid("param"), request: c.req.valid("query") };
+      return c.json(valueOf(await buildPrompt(depsOf(c), c.get("principal"), input)), 200);
     },
   );

@@ -3,8 +3,8 @@ import type { Context } from "hono";
 import type { AppEnv, Env } from "../env";
 import { agents, practiceRuns, practiceSchedules } from "../db/schema";
 import { db } from "../db/client";
-import { requireAgentAccess, type Scope } from "../core/principal";
-import { notFound } from "../core/errors";
+import { requireAgentAccess, requireScope, type Scope } from "../core/principal";
+import { notFound, outcome, unwrap } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import type { SessionEnd } from "../core/episode-types";
 import { callMemory, memoryStub, type MemoryStub } from "./agent-memory";
@@ -13,6 +13,8 @@ import { Semaphore, SemaphoreTimeoutError } from "../core/semaphore";
 import { cancelRun } from "./practice";
 import { cancelAgentEvaluations } from "./evaluation";
 import { flushMarksIfDue, markAgentActive } from "./usage-marks";
+import { agentPage, presentAgent } from "./agent-directory";
+import { recordAudit } from "./audit";
 
 /**
  * Agent-memory methods that change nothing a second call would change again, so a `.retryable`
@@ -134,7 +136,7 @@ export async function ingestSession(env: Env, session: SessionEnd) {
  * Creates the agent, or updates its display name. Its Durable Object is told every time, which also
  * completes a creation interrupted between D1 and the object.
  */
-export async function putAgent(env: Env, tenantId: string, agentId: string, displayName: string | null | undefined) {
+async function putAgent(env: Env, tenantId: string, agentId: string, displayName: string | null | undefined) {
   const d = db(env);
   const where = and(eq(agents.tenantId, tenantId), eq(agents.agentId, agentId));
   let row = await agentRow(env, tenantId, agentId);
@@ -156,7 +158,7 @@ export async function putAgent(env: Env, tenantId: string, agentId: string, disp
  * refuses every later call, whoever makes it), then its practice runs are cancelled, then its
  * schedules and its control-plane row go. A failure part way leaves the row, so the deletion can be repeated.
  */
-export async function deleteAgent(env: Env, tenantId: string, agentId: string, log: { warn(m: string, f?: Record<string, unknown>): void }) {
+async function eraseAgent(env: Env, tenantId: string, agentId: string, log: { warn(m: string, f?: Record<string, unknown>): void }) {
   if (!(await agentRow(env, tenantId, agentId))) throw notFound(`Agent '${agentId}' does not exist.`);
   const { storageDeleted } = await resilientMemory(env, tenantId, agentId).deleteAgent();
   const going = await d1Read(() =>
@@ -192,4 +194,42 @@ export async function deleteAgent(env: Env, tenantId: string, agentId: string, l
     ]),
   );
   return { storageDeleted, runsCancelled: going.length, evaluationsCancelled };
+}
+
+/** The agents the caller's key may see, ordered by id, a page at a time. */
+export const listAgents = (deps: Deps, caller: Caller, input: { limit: number; cursor?: string | undefined }) =>
+  outcome(async () => agentPage(deps.env, requireScope(caller, "read"), input));
+
+/** Creates the agent (audited), or updates its display name; safe to repeat. `created` says which. */
+export const upsertAgent = (deps: Deps, caller: Caller, input: { agentId: string; displayName?: string | null | undefined }) =>
+  outcome(async () => {
+    const { agentId } = input;
+    const key = requireAgentAccess(caller, agentId, "write");
+    const { row, created } = await putAgent(deps.env, key.tenantId, agentId, input.displayName);
+    if (created) await recordAudit(deps, caller, { tenantId: key.tenantId, action: "agent.create", target: agentId });
+    return { agent: presentAgent(row), created };
+  });
+
+/** Another tenant's agent is not-found, like a missing one. */
+export const getAgent = (deps: Deps, caller: Caller, input: { agentId: string }) =>
+  outcome(async () => presentAgent((await agentWithRow(deps, caller, input.agentId, "read")).agent));
+
+/** Deletes the agent with everything it holds (admin scope; audited with what it cancelled). */
+export const deleteAgent = (deps: Deps, caller: Caller, input: { agentId: string }) =>
+  outcome(async () => {
+    const { agentId } = input;
+    const key = requireAgentAccess(caller, agentId, "admin");
+    const { storageDeleted, runsCancelled, evaluationsCancelled } = await eraseAgent(deps.env, key.tenantId, agentId, deps.logger);
+    await recordAudit(deps, caller, { tenantId: key.tenantId, action: "agent.delete", target: agentId, detail: { runsCancelled, evaluationsCancelled } });
+    return { agentId, deleted: true as const, storageDeleted, runsCancelled, evaluationsCancelled };
+  });
+
+/**
+ * The agent's current incarnation (see durable-objects/agent-memory/object/lifecycle.ts), for the queue
+ * consumer to drop messages of an earlier one; null when the agent is gone.
+ */
+export async function agentIncarnation(deps: Pick<Deps, "env">, agent: { tenantId: string; agentId: string }): Promise<string | null> {
+  const current = await outcome(() => callMemory(() => memoryStub(deps.env, agent.tenantId, agent.agentId).incarnation()));
+  if (!current.ok && current.error.kind === "not-found") return null;
+  return unwrap(current);
 }

@@ -4,9 +4,10 @@ import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSche
 import { MemoryFilterSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../../core/memory-types";
 import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../core/api-key";
-import { agentMemoryFor } from "../../services/agents";
-import { endEpisode, logAttempt, retrieve, startEpisode } from "../../services/episodes";
-import { badRequest, zodFieldErrors } from "../../core/problem";
+import { depsOf } from "../../http/use-case";
+import { endEpisode, logAttempt, startEpisode } from "../../services/episodes";
+import { retrieve } from "../../services/retrieval";
+import { fieldErrors, invalid, unwrap } from "../../core/errors";
 import { AgentIdArg, describedArgs, guarded, plural, toolResult, type ToolContext } from "../tool";
 
 /**
@@ -23,7 +24,7 @@ function parseHandle(handle: string) {
   const agentId = handle.slice(0, at);
   const episodeId = handle.slice(at + 1);
   if (at < 0 || !AgentIdSchema.safeParse(agentId).success || !episodeId) {
-    throw badRequest(`'${handle}' is not an episodeId from start_episode.`, [{ path: "episodeId", message: "Expected `agentId:ep_…`" }]);
+    throw invalid(`'${handle}' is not an episodeId from start_episode.`, [{ path: "episodeId", message: "Expected `agentId:ep_…`" }]);
   }
   return { agentId, episodeId };
 }
@@ -33,7 +34,7 @@ export function episodeIdFor(agentId: string, handle: string | undefined) {
   if (handle === undefined) return undefined;
   const h = parseHandle(handle);
   if (h.agentId !== agentId) {
-    throw badRequest(`Episode '${handle}' belongs to agent '${h.agentId}', not '${agentId}'.`, [{ path: "episodeId", message: "Another agent's episode" }]);
+    throw invalid(`Episode '${handle}' belongs to agent '${h.agentId}', not '${agentId}'.`, [{ path: "episodeId", message: "Another agent's episode" }]);
   }
   return h.episodeId;
 }
@@ -83,6 +84,9 @@ const PullInput = z
 const EpisodeOutput = EpisodeSchema.extend({ episodeId: EpisodeHandleSchema.describe("Pass this to log_attempt and end_episode") });
 
 export function registerEpisodeTools(server: McpServer, c: ToolContext) {
+  const deps = depsOf(c);
+  const caller = c.get("principal");
+
   server.registerTool(
     "start_episode",
     {
@@ -92,8 +96,8 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     },
     ({ agentId, ...input }) =>
       guarded(c, async () => {
-        const { value: ep } = await startEpisode(agentMemoryFor(c, agentId, "write"), input);
-        const out = withHandle(agentId, ep);
+        const { episode } = unwrap(await startEpisode(deps, caller, { agentId, episode: input }));
+        const out = withHandle(agentId, episode);
         return toolResult(`Episode started. Pass episodeId "${out.episodeId}" to log_attempt and end_episode.`, out);
       }),
   );
@@ -103,14 +107,14 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     { description: "Log one attempt of an open episode, successful or not.", inputSchema: LogAttemptInput, outputSchema: AttemptSchema },
     ({ episodeId, description, error, success, infrastructure }) =>
       guarded(c, async () => {
-        const h = parseHandle(episodeId);
-        const attempt = await logAttempt(agentMemoryFor(c, h.agentId, "write"), h.episodeId, {
+        const attempt = {
           description,
           ok: success,
           ...(error !== undefined ? { error } : {}),
           ...(infrastructure !== undefined ? { infrastructure } : {}),
-        });
-        return toolResult(`Attempt ${attempt.n} logged (${attempt.ok ? "succeeded" : "failed"}).`, attempt);
+        };
+        const logged = unwrap(await logAttempt(deps, caller, { ...parseHandle(episodeId), attempt }));
+        return toolResult(`Attempt ${logged.n} logged (${logged.ok ? "succeeded" : "failed"}).`, logged);
       }),
   );
 
@@ -125,20 +129,19 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ episodeId, result, success, outcome, notes, score, citedIds }) =>
       guarded(c, async () => {
         if (outcome === undefined && success === undefined) {
-          throw badRequest("Say how the episode ended: `success` (true or false) or `outcome`.", [
+          throw invalid("Say how the episode ended: `success` (true or false) or `outcome`.", [
             { path: "success", message: "Required unless `outcome` is given" },
           ]);
         }
         const h = parseHandle(episodeId);
-        const agent = agentMemoryFor(c, h.agentId, "write");
         const parsed = EpisodeEndSchema.safeParse({
           outcome: outcome ?? (success ? "success" : "failure"),
           answer: notes ? `${result}\n\nNotes: ${notes}` : result,
           score,
           citedIds,
         });
-        if (!parsed.success) throw badRequest("The episode end is not valid.", zodFieldErrors(parsed.error.issues));
-        const { episode: ep, alreadyEnded } = await endEpisode(agent, h.episodeId, parsed.data);
+        if (!parsed.success) throw invalid("The episode end is not valid.", fieldErrors(parsed.error.issues));
+        const { episode: ep, alreadyEnded } = unwrap(await endEpisode(deps, caller, { ...h, end: parsed.data, noticeRepeat: true }));
         const text = alreadyEnded ? `Episode had already ended (${ep.outcome}); nothing changed.` : endedText(ep);
         return toolResult(text, withHandle(h.agentId, ep));
       }),
@@ -155,11 +158,8 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ agentId, query, limit, phase, episodeId, filter }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const agent = agentMemoryFor(c, agentId, "read");
-        const r = await retrieve(
-          agent,
-          { query, k2: limit, kinds: ["experience"], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}), ...(filter ? { filter } : {}) },
-        );
+        const request = { query, k2: limit, kinds: ["experience" as const], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}), ...(filter ? { filter } : {}) };
+        const r = unwrap(await retrieve(deps, caller, { agentId, request }));
         const lines = r.items.map((i) => `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}, Q ${i.q.toFixed(2)})`);
         return toolResult(lines.length ? lines.join("\n") : "No experience matches this query yet.", r);
       }),

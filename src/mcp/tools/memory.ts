@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { ExperienceCreateSchema, ExperienceSchema, MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, SimilarLessonsSchema } from "../../core/memory-types";
 import { agentMemoryFor } from "../../services/agents";
-import { promptBlock } from "../../services/episodes";
+import { buildPrompt } from "../../services/retrieval";
 import { addLesson } from "../../services/lessons";
 import { unwrap } from "../../core/errors";
 import { depsOf } from "../../http/use-case";
@@ -42,14 +42,8 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     ({ agentId, query, budgetTokens, phase, episodeId, filter }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const agent = agentMemoryFor(c, agentId, "read");
-        const block = await promptBlock(agent, {
-          query,
-          budgetTokens,
-          ...(phase ? { phase } : {}),
-          ...(episode ? { episodeId: episode } : {}),
-          ...(filter ? { filter } : {}),
-        });
+        const request = { query, budgetTokens, ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}), ...(filter ? { filter } : {}) };
+        const block = unwrap(await buildPrompt(depsOf(c), c.get("principal"), { agentId, request }));
         return toolResult(block.prompt || "The library is empty so far.", block);
       }),
   );
