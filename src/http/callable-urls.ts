@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { uncallableUrls, webhookUrlModeOf, type UrlAt } from "../core/webhook-url";
-import { unprocessable } from "../core/problem";
+import { unprocessable } from "../core/errors";
 
 /**
  * Refuses (422, naming each field) a request that would store a URL Praxis may not call under the

@@ -8,8 +8,7 @@ import { runWhenWriter } from "../learning/when-writer";
 import { runPracticeUnit } from "../practice/run-unit";
 import { runEvaluationUnit } from "../services/evaluation";
 import { checkRemedial, type RemedialOutcome } from "../services/remedial";
-import { ProblemError } from "../core/problem";
-import { isRetryable } from "../llm/errors";
+import { DomainError, isRetryable } from "../core/errors";
 import { deliverEvent, fanOut } from "../services/events";
 
 export interface Delivery {
@@ -40,7 +39,7 @@ export async function forEarlierAgent(env: Env, job: JobMessage): Promise<boolea
     return (await callMemory(() => memoryStub(env, job.tenantId, job.agentId).incarnation())) !== job.incarnation;
   } catch (err) {
     // A deleted agent: the handlers already treat its refusals as settled.
-    if (err instanceof ProblemError && err.status === 404) return true;
+    if (err instanceof DomainError && err.kind === "not-found") return true;
     throw err;
   }
 }
@@ -70,7 +69,7 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
       return await runLiveExtraction(msg, env, log);
     } catch (err) {
       // The agent was deleted (its object refuses every call): no retry can help, and nothing is left to record on.
-      if (err instanceof ProblemError && err.status === 404) return { skipped: err.message };
+      if (err instanceof DomainError && err.kind === "not-found") return { skipped: err.message };
       // The job page shows each failure: a retry to come, the last one going to the dead-letter
       // queue, or one that no retry can mend (the consumer acks it).
       const retryable = isRetryable(err);

@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { agents } from "../db/schema";
 import { db } from "../db/client";
 import type { KeyPrincipal } from "../core/principal";
-import { badRequest } from "../core/problem";
+import { invalid } from "../core/errors";
 import { decodeCursor, encodeCursor } from "../core/cursor";
 
 export type AgentRow = typeof agents.$inferSelect;
@@ -22,7 +22,7 @@ export async function listAgents(env: Env, key: Pick<KeyPrincipal, "tenantId" | 
   let after: string | undefined;
   if (page.cursor) {
     const decoded = decodeCursor(page.cursor);
-    if (!decoded || typeof decoded.a !== "string") throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
+    if (!decoded || typeof decoded.a !== "string") throw invalid("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
     after = decoded.a;
   }
   const rows = await db(env)

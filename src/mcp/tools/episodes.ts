@@ -6,7 +6,7 @@ import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../core/api-key";
 import { agentMemoryFor } from "../../services/agents";
 import { endEpisode, logAttempt, retrieve, startEpisode } from "../../services/episodes";
-import { badRequest, zodFieldErrors } from "../../core/problem";
+import { fieldErrors, invalid } from "../../core/errors";
 import { AgentIdArg, describedArgs, guarded, plural, toolResult, type ToolContext } from "../tool";
 
 /**
@@ -23,7 +23,7 @@ function parseHandle(handle: string) {
   const agentId = handle.slice(0, at);
   const episodeId = handle.slice(at + 1);
   if (at < 0 || !AgentIdSchema.safeParse(agentId).success || !episodeId) {
-    throw badRequest(`'${handle}' is not an episodeId from start_episode.`, [{ path: "episodeId", message: "Expected `agentId:ep_…`" }]);
+    throw invalid(`'${handle}' is not an episodeId from start_episode.`, [{ path: "episodeId", message: "Expected `agentId:ep_…`" }]);
   }
   return { agentId, episodeId };
 }
@@ -33,7 +33,7 @@ export function episodeIdFor(agentId: string, handle: string | undefined) {
   if (handle === undefined) return undefined;
   const h = parseHandle(handle);
   if (h.agentId !== agentId) {
-    throw badRequest(`Episode '${handle}' belongs to agent '${h.agentId}', not '${agentId}'.`, [{ path: "episodeId", message: "Another agent's episode" }]);
+    throw invalid(`Episode '${handle}' belongs to agent '${h.agentId}', not '${agentId}'.`, [{ path: "episodeId", message: "Another agent's episode" }]);
   }
   return h.episodeId;
 }
@@ -125,7 +125,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ episodeId, result, success, outcome, notes, score, citedIds }) =>
       guarded(c, async () => {
         if (outcome === undefined && success === undefined) {
-          throw badRequest("Say how the episode ended: `success` (true or false) or `outcome`.", [
+          throw invalid("Say how the episode ended: `success` (true or false) or `outcome`.", [
             { path: "success", message: "Required unless `outcome` is given" },
           ]);
         }
@@ -137,7 +137,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
           score,
           citedIds,
         });
-        if (!parsed.success) throw badRequest("The episode end is not valid.", zodFieldErrors(parsed.error.issues));
+        if (!parsed.success) throw invalid("The episode end is not valid.", fieldErrors(parsed.error.issues));
         const { episode: ep, alreadyEnded } = await endEpisode(agent, h.episodeId, parsed.data);
         const text = alreadyEnded ? `Episode had already ended (${ep.outcome}); nothing changed.` : endedText(ep);
         return toolResult(text, withHandle(h.agentId, ep));

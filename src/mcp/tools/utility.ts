@@ -5,7 +5,7 @@ import { AnalyticsSchema, AnalyticsTopSchema, QHistoryEntrySchema, RewardRequest
 import { agentFor } from "../../services/agents";
 import { agentConfig, patchAgentConfig, rewardMemories, utilityAnalytics } from "../../services/utility";
 import { audit } from "../../services/audit";
-import { badRequest } from "../../core/problem";
+import { invalid } from "../../core/errors";
 import { AgentIdArg, guarded, toolResult, type ToolContext } from "../tool";
 
 /** The analytics route's default convergence window and histogram buckets: agents choose only how many memories to rank. */
@@ -92,13 +92,13 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
       guarded(c, async () => {
         if (action === "get") {
           if (lambda !== undefined || phaseLambdas !== undefined) {
-            throw badRequest("lambda and phaseLambdas are set with action 'set'.", [{ path: "action", message: "Use 'set' to change values" }]);
+            throw invalid("lambda and phaseLambdas are set with action 'set'.", [{ path: "action", message: "Use 'set' to change values" }]);
           }
           const cfg = utilityView(await agentConfig(await agentFor(c, agentId, "read")));
           return toolResult(`λ ${cfg.lambda}; per phase ${JSON.stringify(cfg.phaseLambdas)}.`, cfg);
         }
         if (lambda === undefined && (phaseLambdas === undefined || Object.keys(phaseLambdas).length === 0)) {
-          throw badRequest("Give lambda or phaseLambdas to set.", [{ path: "lambda", message: "Nothing to change" }]);
+          throw invalid("Give lambda or phaseLambdas to set.", [{ path: "lambda", message: "Nothing to change" }]);
         }
         const agent = await agentFor(c, agentId, "write");
         const cfg = utilityView(await patchAgentConfig(agent, { lambda: { ...phaseLambdas, ...(lambda !== undefined ? { default: lambda } : {}) } }));
