@@ -15,7 +15,7 @@ import type {
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
 import type { LiveDecision, LiveDecisionContext, LiveInsight } from "../src/core/live-lesson";
 import type { EpisodeDatasetQuery } from "../src/core/practice/dataset-types";
-import { MemoryError } from "./memory-error";
+import { DomainError } from "../src/core/errors";
 import { AgentMemoryBase } from "./agent-memory/object/base-object";
 import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library/transfer";
 import type { PromptRequest } from "./agent-memory/retrieval/prompt";
@@ -81,7 +81,7 @@ export class AgentMemory extends AgentMemoryBase {
   async patchConfig(patch: AgentConfigPatch) {
     return this.rpc(async () => {
       const result = applyConfigPatch(this.config, patch);
-      if (!result.success) throw MemoryError.invalid("Invalid configuration", result.error.issues);
+      if (!result.success) throw DomainError.unprocessable("Invalid configuration", result.error.issues);
       const embedderChanged = JSON.stringify(result.data.embedder) !== JSON.stringify(this.config.embedder);
       const previous = this.config;
       this.config = result.data;
@@ -90,7 +90,7 @@ export class AgentMemory extends AgentMemoryBase {
           this.mem.vectors = await this.buildVectorStore();
         } catch (err) {
           this.config = previous;
-          throw MemoryError.invalid(err instanceof Error ? err.message : String(err), [{ path: ["embedder"], message: "Cannot use this embedder here" }]);
+          throw DomainError.unprocessable(err instanceof Error ? err.message : String(err), [{ path: ["embedder"], message: "Cannot use this embedder here" }]);
         }
       }
       this.ctx.storage.sql.exec(
@@ -301,7 +301,7 @@ export class AgentMemory extends AgentMemoryBase {
   async getJob(jobId: string) {
     return this.rpc(() => {
       const job = this.rooms.jobs.get(jobId);
-      if (!job) throw MemoryError.notFound(`Job '${jobId}' does not exist.`);
+      if (!job) throw DomainError.notFound(`Job '${jobId}' does not exist.`);
       return job;
     });
   }

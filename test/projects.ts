@@ -13,6 +13,7 @@ export const PURE_TESTS = [
   "test/core/**/*.test.ts",
   "test/adapters/**/*.test.ts",
   "test/learning/safety-review.test.ts",
+  "test/http/error-kinds.test.ts",
   "test/llm/semaphore.test.ts",
   "test/llm/settings.test.ts",
   "test/practice/judge.test.ts",

@@ -1,5 +1,5 @@
 import { fromBase64url, toBase64url } from "./encoding";
-import { badRequest } from "./problem";
+import { invalid } from "./errors";
 
 /** Opaque pagination cursors: base64url JSON, so clients cannot depend on their contents. */
 export function encodeCursor(value: Record<string, string | number>): string {
@@ -20,7 +20,7 @@ export function cursorField<K extends string>(cursor: string | undefined, fields
   if (!cursor) return null;
   const decoded = decodeCursor(cursor);
   if (!decoded || Object.entries(fields).some(([k, type]) => typeof decoded[k] !== type)) {
-    throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
+    throw invalid("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
   }
   return decoded as Record<K, string | number>;
 }

@@ -4,14 +4,15 @@ import { parseApiKey, secretsEqual, sha256Hex } from "../core/api-key";
 import { resolveKey } from "../services/keys";
 import { useD1Session } from "../services/d1-session";
 import { flushMarksIfDue, markKeyUsed } from "../services/usage-marks";
-import { ProblemError } from "../core/problem";
+import { ProblemError } from "./problem";
 
 import type { KeyPrincipal, Principal, Scope } from "../core/principal";
 
 export type { KeyPrincipal, Principal, Scope } from "../core/principal";
 export { canManageKey, requireAgentAccess, requireScope, requireTenantAdmin, tenantPrincipal } from "../core/principal";
 
-import { bearer, unauthorized } from "../core/principal";
+import { bearer } from "../core/principal";
+import { unauthorized } from "../core/errors";
 
 /** Tenant API keys; deny by default, so every route mounted behind it needs a valid key. */
 export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {

@@ -10,8 +10,7 @@ import { runWhenWriter } from "../learning/when-writer";
 import { runPracticeUnit } from "../practice/run-unit";
 import { runEvaluationUnit } from "../services/evaluation";
 import { checkRemedial, type RemedialOutcome } from "../services/remedial";
-import { ProblemError } from "../core/problem";
-import { isRetryable } from "../llm/errors";
+import { DomainError, isRetryable } from "../core/errors";
 import { deliverEvent, fanOut } from "../services/events";
 
 export interface Delivery {
@@ -38,13 +37,8 @@ async function remedialWithRecheck(env: Env, tenantId: string, agentId: string, 
  */
 export async function forEarlierAgent(env: Env, job: JobMessage): Promise<boolean> {
   if (!("incarnation" in job) || job.incarnation === undefined) return false;
-  try {
-    return (await agentIncarnation({ env }, job)) !== job.incarnation;
-  } catch (err) {
-    // A deleted agent: the handlers already treat its refusals as settled.
-    if (err instanceof ProblemError && err.status === 404) return true;
-    throw err;
-  }
+  // A deleted agent has no incarnation (null): its jobs are settled like an earlier one's.
+  return (await agentIncarnation({ env }, job)) !== job.incarnation;
 }
 
 /** One handler per message type; the mapped type makes a missing handler a compile error. */
@@ -72,7 +66,7 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
       return await runLiveExtraction(msg, env, log);
     } catch (err) {
       // The agent was deleted (its object refuses every call): no retry can help, and nothing is left to record on.
-      if (err instanceof ProblemError && err.status === 404) return { skipped: err.message };
+      if (err instanceof DomainError && err.kind === "not-found") return { skipped: err.message };
       // The job page shows each failure: a retry to come, the last one going to the dead-letter
       // queue, or one that no retry can mend (the consumer acks it).
       const retryable = isRetryable(err);

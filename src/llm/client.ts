@@ -6,7 +6,7 @@ import { Semaphore, SemaphoreTimeoutError } from "../core/semaphore";
 import { estimateTokens } from "../core/lexical";
 import { extractJson, JsonExtractError } from "../core/tolerant-json";
 import { fenceData, renderTemplate } from "../core/prompt-template";
-import { zodFieldErrors, type FieldError } from "../core/problem";
+import { fieldErrors, type FieldError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import { LlmOutputError, LlmUnavailableError } from "./errors";
 import { dropNullOptionals, promptJsonSchema, strictJsonSchema } from "./json-schema";
@@ -187,7 +187,7 @@ export class LlmClient {
       if (strict?.nullableOptionals) value = dropNullOptionals(value, strict.nullableOptionals);
       const r = req.schema.safeParse(value);
       if (r.success) return { ok: true, data: r.data };
-      const issues = zodFieldErrors(r.error.issues);
+      const issues = fieldErrors(r.error.issues);
       return {
         ok: false,
         error: ["The JSON does not match the schema:", ...issues.map((i) => `- ${i.path || "(root)"}: ${i.message}`)].join("\n"),

@@ -25,7 +25,7 @@ export function llmConfigured(env: Env): boolean {
 /**
  * The LLM client for one tenant (and optionally one agent), with the D1 usage ledger as recorder
  * and budget guard. Throws LlmNotConfiguredError without an LLM and LlmSettingsError when the
- * variables are invalid; `toProblem` turns either into a 503 `llm-not-configured`.
+ * variables are invalid: both domain errors of kind `llm-not-configured` (a 503 over REST).
  */
 export function createLlm(
   env: Env,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Env } from "../env";
+import { DomainError } from "../core/errors";
 
 /** What each LLM call is for; every role may use its own model. */
 export const LLM_ROLES = ["policy", "judge", "summarizer", "learner"] as const;
@@ -65,11 +66,16 @@ const SettingsSchema = z.object({
 });
 export type LlmSettings = z.infer<typeof SettingsSchema>;
 
+/** The variables an LLM needs: what a client reads from an `llm-not-configured` answer. */
+export const llmVariables = () => ({ required: [...LLM_ENV_VARS.required], optional: [...LLM_ENV_VARS.optional] });
+
 /** Raised when the LLM variables are present but invalid; the message names every bad variable. */
-export class LlmSettingsError extends Error {
+export class LlmSettingsError extends DomainError {
   override name = "LlmSettingsError";
   constructor(readonly problems: string[]) {
-    super(`The LLM configuration is invalid: ${problems.join("; ")}`);
+    super("llm-not-configured", `The LLM configuration is invalid: ${problems.join("; ")}. Fix these variables and redeploy.`, {
+      data: { variables: llmVariables(), problems },
+    });
   }
 }
 

@@ -5,7 +5,6 @@ import {
   addUsage,
   BudgetExceededError,
   createLlm,
-  isRetryable,
   LlmNotConfiguredError,
   LlmSettingsError,
   LlmUnavailableError,
@@ -13,6 +12,7 @@ import {
   type CallGate,
   type LlmUsage,
 } from "../llm";
+import { isRetryable } from "../core/errors";
 import { practiceStub, tenantWebhookSecret, webhookUrlMode } from "../services/practice";
 import { checkWebhookUrl } from "../core/webhook-url";
 import { judgeAnswer } from "./judge";

@@ -3,7 +3,8 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
 import { requireScope, type Scope } from "../http/auth";
-import { ProblemError, badRequest, forbidden } from "../core/problem";
+import { ProblemError } from "../http/problem";
+import { forbidden, invalid } from "../core/errors";
 import {
   DatasetCreateSchema,
   DatasetDetailSchema,
@@ -61,7 +62,7 @@ async function ndjsonTasks(c: Context<AppEnv>): Promise<DatasetTaskInput[]> {
       errors: parsed.issues.map((i) => ({ path: i.path ? `line.${i.line}.${i.path}` : `line.${i.line}`, message: i.message })),
     });
   }
-  if (!parsed.tasks.length) throw badRequest("The NDJSON body holds no tasks; send one JSON task a line.");
+  if (!parsed.tasks.length) throw invalid("The NDJSON body holds no tasks; send one JSON task a line.");
   return parsed.tasks;
 }
 
@@ -116,7 +117,7 @@ export const datasetRoutes = router()
       const { datasetId } = c.req.valid("param");
       const body = c.req.valid("json");
       const tasks = NDJSON_TYPE_RE.test(c.req.header("content-type") ?? "") ? await ndjsonTasks(c) : typeof body === "object" ? body.tasks : undefined;
-      if (!tasks) throw badRequest("Send `{ tasks: [...] }` as JSON or one task a line as application/x-ndjson.");
+      if (!tasks) throw invalid("Send `{ tasks: [...] }` as JSON or one task a line as application/x-ndjson.");
       return c.json(await addTasks(c.env, key.tenantId, datasetId, tasks), 200);
     },
   )

@@ -11,7 +11,7 @@ import {
 import { decodeCursor, encodeCursor } from "../core/cursor";
 import { agentFor } from "../services/agents";
 import { comparisonView, createComparison, createEvaluation, evaluationView, listEvaluations } from "../services/evaluation";
-import { badRequest } from "../core/problem";
+import { invalid } from "../core/errors";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/evaluations";
@@ -113,7 +113,7 @@ export const evaluationRoutes = router()
       if (cursor) {
         const d = decodeCursor(cursor);
         if (!d || typeof d.c !== "number" || typeof d.e !== "string") {
-          throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
+          throw invalid("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
         }
         after = { createdAt: d.c, id: d.e };
       }

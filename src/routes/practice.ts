@@ -9,7 +9,7 @@ import { cancelRun, listRuns, practiceStub, resultForRollout, runCurve, runRow, 
 import { requireScope } from "../http/auth";
 import { evaluationRolloutResult, isEvaluationId } from "../services/evaluation";
 import { ROLLOUT_SECRET_HEADER } from "../services/late-rollout";
-import { badRequest, notFound } from "../core/problem";
+import { invalid, notFound } from "../core/errors";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, queryNumber, timestamp } from "./schemas";
 import { idString } from "../core/text-rules";
 
@@ -75,7 +75,7 @@ export const practiceRoutes = router()
       if (cursor) {
         const d = decodeCursor(cursor);
         if (!d || typeof d.c !== "number" || typeof d.r !== "string") {
-          throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
+          throw invalid("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
         }
         after = { createdAt: d.c, runId: d.r };
       }
@@ -212,7 +212,7 @@ export const practiceRoutes = router()
       let after: number | undefined;
       if (q.cursor) {
         const d = decodeCursor(q.cursor);
-        if (!d || typeof d.s !== "number") throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
+        if (!d || typeof d.s !== "number") throw invalid("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
         after = d.s;
       }
       const page = await practiceStub(c.env, runId).rollouts({ epoch: q.epoch, step: q.step, taskId: q.taskId, limit: q.limit, after });

@@ -3,7 +3,7 @@ import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/
 import { audit } from "../services/audit";
 import { createTenant as storeTenant, listTenants, tenantExists } from "../services/tenants";
 import { activeTenantAdminKeys, keyById, rotateKeys } from "../services/keys";
-import { notFound, unprocessable } from "../core/problem";
+import { notFound, unprocessable } from "../core/errors";
 import { nameString } from "../core/text-rules";
 import { PageQuery, timestamp } from "./schemas";
 

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { requireScope } from "../http/auth";
-import { badRequest } from "../core/problem";
+import { invalid } from "../core/errors";
 import { D1UsageLedger, USAGE_GROUP_BY } from "../llm/ledger";
 import { timestamp } from "./schemas";
 
@@ -95,7 +95,7 @@ export const usageRoutes = router().openapi(
     const q = c.req.valid("query");
     const to = q.to !== undefined ? parseInstant(q.to, true)! : Date.now();
     const from = q.from !== undefined ? parseInstant(q.from, false)! : to - DEFAULT_RANGE_DAYS * DAY_MS;
-    if (from > to) throw badRequest("`from` must not be after `to` (which defaults to now).", [{ path: "query.from", message: "`from` must not be after `to`" }]);
+    if (from > to) throw invalid("`from` must not be after `to` (which defaults to now).", [{ path: "query.from", message: "`from` must not be after `to`" }]);
     const summary = await new D1UsageLedger(c.env).summarize(key.tenantId, from, to, q.groupBy, { agentIds: key.agentIds });
     return c.json({ from, to, groupBy: q.groupBy, ...summary }, 200);
   },

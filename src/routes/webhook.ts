@@ -2,7 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { router, commonErrors, jsonBody, jsonResponse } from "../http/openapi";
-import { ProblemError, badRequest } from "../core/problem";
+import { ProblemError } from "../http/problem";
+import { invalid } from "../core/errors";
 import { MAX_SIGNATURE_CANDIDATES, verifySignature } from "../core/webhook-signature";
 import { toHex } from "../core/encoding";
 import { EpisodeSchema, SessionEndSchema } from "../core/episode-types";
@@ -132,7 +133,7 @@ export const webhookRoutes = router().openapi(
     const session = c.req.valid("json");
     const headerTenant = c.req.header(TENANT_HEADER)?.trim() || undefined;
     if (headerTenant !== undefined && session.tenantId !== headerTenant) {
-      throw badRequest("The body's tenantId differs from the X-Praxis-Tenant header.", [
+      throw invalid("The body's tenantId differs from the X-Praxis-Tenant header.", [
         { path: "tenantId", message: "Must equal the X-Praxis-Tenant header" },
       ]);
     }

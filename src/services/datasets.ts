@@ -15,7 +15,7 @@ import type {
   FromEpisodes,
   UploadResult,
 } from "../core/practice/dataset-types";
-import { notFound, unprocessable } from "../core/problem";
+import { notFound, unprocessable } from "../core/errors";
 import { callMemory, memoryStub } from "./agent-memory";
 
 /** D1 binds at most 100 parameters per statement; a task row binds 8. */

@@ -8,7 +8,7 @@ import type { EvaluationConfig, EvaluationCreate, LibraryRef } from "../core/eva
 import { isGroupVerifier } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import type { FrozenTask } from "../core/practice/ports";
-import { conflict, ProblemError, unprocessable } from "../core/problem";
+import { conflict, DomainError, rateLimited, unprocessable } from "../core/errors";
 import { callMemory, memoryStub } from "./agent-memory";
 import { practiceStub, runRow } from "./practice";
 import { checkWebhookTargets, requireLlm, resolveVerifier } from "./unit-checks";
@@ -70,7 +70,7 @@ async function orUnprocessable<T>(call: () => Promise<T>, path: string): Promise
   try {
     return await call();
   } catch (err) {
-    if (err instanceof ProblemError && err.status === 404) throw unprocessable(err.message, [{ path, message: "Does not exist" }]);
+    if (err instanceof DomainError && err.kind === "not-found") throw unprocessable(err.message, [{ path, message: "Does not exist" }]);
     throw err;
   }
 }
@@ -142,9 +142,7 @@ export function replayOrConflict(prior: { tenantId: string; agentId: string; con
 const DEFAULT_MAX_EVALUATIONS_PER_TENANT = 8;
 
 const tooManyEvaluations = (cap: number) =>
-  new ProblemError(429, "rate-limited", `At most ${cap} evaluations of a tenant may be queued or running at once; try again when one has finished.`, {
-    headers: { "retry-after": "60" },
-  });
+  rateLimited(`At most ${cap} evaluations of a tenant may be queued or running at once; try again when one has finished.`, 60);
 
 /**
  * Inserts evaluation rows, all or none, only while the tenant's queued and running evaluations stay

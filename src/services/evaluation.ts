@@ -10,7 +10,7 @@ import { pairedBootstrap, winnerOf } from "../core/evaluation/stats";
 import type { CompareCreate, ComparisonView, EvaluationCreate, EvaluationStatus, EvaluationView } from "../core/evaluation/types";
 import type { RolloutAnswer } from "../core/practice/run-types";
 import type { EvaluationOutcome, FrozenTask, RunEvaluationRequest, RunFacts } from "../core/practice/ports";
-import { notFound, ProblemError } from "../core/problem";
+import { isRequestFault, notFound, unavailable } from "../core/errors";
 import { runUnit, type UnitPurposes } from "../practice/run-unit";
 import {
   evaluationStub,
@@ -117,7 +117,7 @@ export async function launchRunEvaluation(env: Env, run: RunFacts, e: RunEvaluat
     // Runs created before held-out tasks were frozen with them read the dataset, as they always did.
     prepared = frozen.length ? frozenTasks(settings, frozen) : await prepareTasks(env, who, settings, false);
   } catch (err) {
-    if (err instanceof ProblemError && err.status < 500) {
+    if (isRequestFault(err)) {
       return { status: "failed", accuracy: null, interval: null, tokens: 0, costUsd: 0, error: err.message };
     }
     throw err;
@@ -147,7 +147,7 @@ async function evaluationRow(env: Env, who: Caller, evaluationId: string) {
 async function liveView(env: Env, evaluationId: string): Promise<EvaluationView> {
   // The RPC type widens the interval tuple to an array; the value is the DO's EvaluationView.
   const view = (await evaluationStub(env, evaluationId).view()) as EvaluationView | null;
-  if (!view) throw new ProblemError(503, "service-unavailable", `Evaluation '${evaluationId}' is still being created; try again.`);
+  if (!view) throw unavailable(`Evaluation '${evaluationId}' is still being created; try again.`);
   return view;
 }
 

@@ -7,7 +7,7 @@ import { eventMessages, MAX_ENDPOINTS_PER_TENANT, MAX_LOGGED_ATTEMPTS, type Even
 import { checkWebhookUrl, webhookUrlModeOf } from "../core/webhook-url";
 import { cursorField, encodeCursor } from "../core/cursor";
 import { olderThan } from "../db/keyset";
-import { conflict, notFound } from "../core/problem";
+import { conflict, notFound } from "../core/errors";
 import type { RunRowFields } from "../core/practice/ports";
 import { signedPost, WebhookError } from "../practice/signed-post";
 import { QUEUE_MAX_RETRIES, type JobMessage } from "../jobs/messages";

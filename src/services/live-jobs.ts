@@ -1,6 +1,6 @@
-import { DomainError, notFound, outcome } from "../core/errors";
+import { notFound, outcome } from "../core/errors";
 import type { Job } from "../core/episode-types";
-import { LLM_ENV_VARS, llmConfigured, LlmNotConfiguredError } from "../llm";
+import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import type { Caller, Deps } from "./deps";
 import { agentMemory } from "./agents";
 import { callMemory, memoryStub } from "./agent-memory";
@@ -10,12 +10,6 @@ import { callMemory, memoryStub } from "./agent-memory";
  * queued again for a client, failures recorded for the queue consumer.
  */
 type AgentRef = { agentId: string };
-
-/** No LLM to extract with: the variables an operator sets, as the LLM layer reports it. */
-const llmNotConfigured = () =>
-  new DomainError("llm-not-configured", new LlmNotConfiguredError().message, {
-    data: { variables: { required: [...LLM_ENV_VARS.required], optional: [...LLM_ENV_VARS.optional] } },
-  });
 
 /** Recent jobs, newest first, optionally of one status. */
 export const listJobs = (deps: Deps, caller: Caller, input: AgentRef & { limit: number; status?: Job["status"] | undefined }) =>
@@ -34,7 +28,7 @@ export const retryJob = (deps: Deps, caller: Caller, input: AgentRef & { jobId: 
     const { jobId } = input;
     const found = await callMemory(() => memory.getJob(jobId));
     if (!found.episodeId) throw notFound(`Job '${jobId}' has no episode to extract from.`);
-    if (!llmConfigured(deps.env)) throw llmNotConfigured();
+    if (!llmConfigured(deps.env)) throw new LlmNotConfiguredError();
     const job = (await callMemory(() => memory.finishJob(jobId, "queued", "queued again by request")))!;
     await deps.env.JOBS.send({ type: "live.extract", tenantId: key.tenantId, agentId: input.agentId, episodeId: found.episodeId, jobId });
     return job;

@@ -14,8 +14,8 @@ import type { FrozenTask, RunFacts, RunRowFields } from "../core/practice/ports"
 import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/webhook-url";
-import { conflict, notFound, ProblemError, unprocessable } from "../core/problem";
-import { isRetryable, llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
+import { conflict, isRequestFault, isRetryable, notFound, unavailable, unprocessable } from "../core/errors";
+import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
 
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
@@ -63,7 +63,7 @@ export async function prepare(env: Env, who: Caller, body: RunCreate) {
     }
   }
   // Summaries, group advantages and batch updates always need an LLM, whatever the policy is.
-  if (!llmConfigured(env)) throw toProblem(new LlmNotConfiguredError())!;
+  if (!llmConfigured(env)) throw new LlmNotConfiguredError();
   const { promote, evaluate } = await promotionSettings(env, ds.id, body);
   const config: RunConfig = { ...body, verifier, promote, evaluate, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
   // The held-out tasks are frozen with the run, so every epoch's evaluation compares the same tasks.
@@ -269,7 +269,7 @@ export async function promoteRun(env: Env, run: RunFacts, start: RunExperience[]
     // The run's alarm repeats a promotion that threw, every 30 s until it returns: one the agent
     // refuses for good (it was deleted meanwhile, the write is invalid) ends the run unpromoted.
     // A configuration problem (503) is left to be fixed and retried.
-    if (err instanceof ProblemError && err.status < 500 && !isRetryable(err)) return none(`${why}; not promoted: ${err.message}`);
+    if (isRequestFault(err) && !isRetryable(err)) return none(`${why}; not promoted: ${err.message}`);
     throw err;
   }
   if (value.version === null) {
@@ -293,7 +293,7 @@ export async function runRow(env: Env, who: Caller, runId: string) {
 export async function runView(env: Env, who: Caller, runId: string) {
   await runRow(env, who, runId);
   const view = await practiceStub(env, runId).view();
-  if (!view) throw new ProblemError(503, "service-unavailable", `Practice run '${runId}' is still being created; try again.`);
+  if (!view) throw unavailable(`Practice run '${runId}' is still being created; try again.`);
   // The RPC type widens interval tuples to arrays; the value is the DO's RunView.
   return view as RunView;
 }

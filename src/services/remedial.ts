@@ -7,7 +7,8 @@ import { remedialTasks, remedialVerdict } from "../core/practice/remedial";
 import { RunCreateSchema } from "../core/practice/run-types";
 import { VerifierSchema } from "../core/verifiers/schema";
 import { D1UsageLedger } from "../llm/ledger";
-import { llmConfigured, toProblem } from "../llm";
+import { llmConfigured } from "../llm";
+import { DomainError } from "../core/errors";
 import { callMemory, memoryStub } from "./agent-memory";
 import { replaceDataset } from "./datasets";
 import { admitQueuedRuns, createRun, keyedRunId } from "./practice";
@@ -75,7 +76,7 @@ export async function checkRemedial(env: Env, tenantId: string, agentId: string,
   if (!llmConfigured(env)) return { outcome: "skipped", reason: "no LLM is configured" };
   const budget = await new D1UsageLedger(env).assertWithinBudget(tenantId).then(
     () => null,
-    (err: unknown) => toProblem(err),
+    (err: unknown) => (err instanceof DomainError ? err : null),
   );
   if (budget) return { outcome: "skipped", reason: budget.message, recheckInSeconds: REMEDIAL_RECHECK_SECONDS };
   const datasetId = await remedialDatasetId(tenantId, agentId);
@@ -119,8 +120,7 @@ export async function checkRemedial(env: Env, tenantId: string, agentId: string,
     await admitQueuedRuns(env, tenantId);
     return { outcome: "started", runId: run.runId, datasetId, successRate: verdict.successRate };
   } catch (err) {
-    const problem = toProblem(err);
-    if (!problem) throw err;
-    return { outcome: "skipped", reason: problem.message, datasetId };
+    if (!(err instanceof DomainError)) throw err;
+    return { outcome: "skipped", reason: err.message, datasetId };
   }
 }

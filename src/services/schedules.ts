@@ -5,10 +5,9 @@ import { practiceSchedules } from "../db/schema";
 import { nextDue, parseEvery } from "../core/schedule";
 import { RunCreateSchema } from "../core/practice/run-types";
 import type { RunOptions, Schedule, ScheduleFire, SchedulePut } from "../core/practice/schedule-types";
-import { notFound, unprocessable } from "../core/problem";
+import { DomainError, notFound, unprocessable } from "../core/errors";
 import { createLogger } from "../core/logger";
 import { D1UsageLedger } from "../llm/ledger";
-import { toProblem } from "../llm";
 import { createRun, prepare } from "./practice";
 
 interface Caller {
@@ -148,9 +147,8 @@ async function fire(env: Env, r: Row, dueAt: number, at: number): Promise<Schedu
       const run = await createRun(env, who, body.data, `schedule:${r.name}:${dueAt}`, { exclusive: true });
       outcome = { at, dueAt, outcome: "started", runId: run.runId };
     } catch (err) {
-      const problem = toProblem(err);
-      if (!problem) throw err;
-      outcome = { at, dueAt, outcome: "skipped", reason: problem.message };
+      if (!(err instanceof DomainError)) throw err;
+      outcome = { at, dueAt, outcome: "skipped", reason: err.message };
     }
   }
   await db(env)

@@ -4,7 +4,7 @@ import { apiKeys, tenants } from "../db/schema";
 import { db } from "../db/client";
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import { toBase64url } from "../core/encoding";
-import { notFound } from "../core/problem";
+import { notFound } from "../core/errors";
 import { cursorField, encodeCursor } from "../core/cursor";
 import { olderThan } from "../db/keyset";
 import { d1Read } from "./binding-faults";

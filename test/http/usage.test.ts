@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { router } from "../../src/http/openapi";
 import { requireTenantKey } from "../../src/http/auth";
 import { createLogger } from "../../src/core/logger";
-import { ProblemError, problemResponse } from "../../src/core/problem";
+import { problemResponse, toProblem } from "../../src/http/problem";
 import { D1UsageLedger, type UsageEntry } from "../../src/llm";
 import { usageRoutes } from "../../src/routes/usage";
 import { expectProblem, newKey, newTenant, type Res } from "../helpers";
@@ -26,7 +26,8 @@ function miniApp() {
   app.use("/v1/*", requireTenantKey);
   app.route("/", usageRoutes);
   app.onError((err, c) => {
-    if (err instanceof ProblemError) return problemResponse(err, c.req.path, c.get("requestId"));
+    const p = toProblem(err);
+    if (p) return problemResponse(p, c.req.path, c.get("requestId"));
     throw err;
   });
   return app;

@@ -10,12 +10,11 @@ import {
   LlmUnavailableError,
   llmConfigured,
   loadLlmSettings,
-  toProblem,
   type BudgetGuard,
   type LlmSettings,
   type UsageEntry,
 } from "../../src/llm";
-import { ProblemError } from "../../src/core/problem";
+import { ProblemError, toProblem } from "../../src/http/problem";
 import { Semaphore } from "../../src/core/semaphore";
 
 // ---- a fake OpenAI-compatible endpoint behind the global fetch ---------------------------------

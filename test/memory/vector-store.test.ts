@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { MemoryError } from "../../durable-objects/memory-error";
+import { DomainError } from "../../src/core/errors";
 import { packPendingCodes, VectorPages } from "../../durable-objects/agent-memory/vectors/pages";
 import { agentFixture } from "./setup";
 
@@ -33,9 +33,9 @@ describe("the agent's vector store", () => {
       } catch (err) {
         thrown = err;
       }
-      expect(thrown).toBeInstanceOf(MemoryError);
-      expect((thrown as MemoryError).info.kind).toBe("conflict");
-      expect((thrown as MemoryError).message).toMatch(/256-dimensional vector .* hash:praxis-hash-v1:384 \(384 dimensions\)/);
+      expect(thrown).toBeInstanceOf(DomainError);
+      expect((thrown as DomainError).info.kind).toBe("conflict");
+      expect((thrown as DomainError).message).toMatch(/256-dimensional vector .* hash:praxis-hash-v1:384 \(384 dimensions\)/);
       expect(state.storage.sql.exec("SELECT vec FROM vectors WHERE item_id = ?", id).toArray()).toEqual(before);
     });
   });

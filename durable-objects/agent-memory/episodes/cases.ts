@@ -1,5 +1,5 @@
 import { CaseCreateSchema, CasePatchSchema, isHeld, type Case, type CaseCreate, type CasePatch, type ListFilter } from "../../../src/core/memory-types";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 import { nextSeq, type MemoryContext } from "../storage/context";
 import { listPage } from "../storage/list-page";
 import { caseOut, type CaseRow } from "../storage/rows";
@@ -25,7 +25,7 @@ export class Cases {
 
   get(id: string): Case {
     const row = this.row(id);
-    if (!row) throw MemoryError.notFound(`Case '${id}' does not exist.`);
+    if (!row) throw DomainError.notFound(`Case '${id}' does not exist.`);
     return caseOut(row);
   }
 
@@ -36,7 +36,7 @@ export class Cases {
    */
   async create(input: CaseCreate, record?: RecordResult<CaseCreated>, policy: AdmissionPolicy = CLIENT_CASE): Promise<CaseCreated> {
     const parsed = CaseCreateSchema.safeParse(input);
-    if (!parsed.success) throw MemoryError.invalid("Invalid case", parsed.error.issues);
+    if (!parsed.success) throw DomainError.unprocessable("Invalid case", parsed.error.issues);
     const c = parsed.data;
     const existing = () => (c.episodeId ? this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE episode_id = ?", c.episodeId).toArray()[0] : undefined);
     const found = existing();
@@ -69,7 +69,7 @@ export class Cases {
       if (result.created && status === "pending") await this.ctx.requestReview();
       return result;
     }
-    throw MemoryError.retryLater("The embedder changed repeatedly while this case was being embedded; retry it.");
+    throw DomainError.retryLater("The embedder changed repeatedly while this case was being embedded; retry it.");
   }
 
   private recorded(result: CaseCreated, record: RecordResult<CaseCreated> | undefined): CaseCreated {
@@ -79,9 +79,9 @@ export class Cases {
 
   async patch(id: string, input: CasePatch, policy: AdmissionPolicy = CLIENT_CASE, author = "client"): Promise<Case> {
     const parsed = CasePatchSchema.safeParse(input);
-    if (!parsed.success) throw MemoryError.invalid("Invalid patch", parsed.error.issues);
+    if (!parsed.success) throw DomainError.unprocessable("Invalid patch", parsed.error.issues);
     const row = this.row(id);
-    if (!row) throw MemoryError.notFound(`Case '${id}' does not exist.`);
+    if (!row) throw DomainError.notFound(`Case '${id}' does not exist.`);
     const p = parsed.data;
     const answer = p.answer !== undefined ? p.answer : row.answer;
     const traceSummary = p.traceSummary !== undefined ? p.traceSummary : row.trace_summary;
@@ -110,9 +110,9 @@ export class Cases {
 
   async delete(id: string, policy: AdmissionPolicy = CLIENT_CASE): Promise<void> {
     const row = this.row(id);
-    if (!row) throw MemoryError.notFound(`Case '${id}' does not exist.`);
+    if (!row) throw DomainError.notFound(`Case '${id}' does not exist.`);
     if (isHeld(row.status) && !mayTouchHeld(policy)) {
-      throw MemoryError.forbidden(`Case '${id}' is held (${row.status}); an admin key deletes it through the agent's quarantine.`);
+      throw DomainError.forbidden(`Case '${id}' is held (${row.status}); an admin key deletes it through the agent's quarantine.`);
     }
     this.ctx.storage.transactionSync(() => {
       forgetHold(this.ctx, id);

@@ -7,7 +7,7 @@ import { assessInsight } from "../../../src/core/poison";
 import { quotedLabels } from "../../../src/core/library-block";
 import { FEATURES, type FeatureName } from "../../../src/core/reranker";
 import { decodeCursor, encodeCursor } from "../../../src/core/cursor";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 import { chunks, nextSeq, parseJson, placeholders, type MemoryContext } from "../storage/context";
 import type { Cases } from "./cases";
 import type { Utility } from "../rewards/utility";
@@ -94,7 +94,7 @@ export class Episodes {
 
   private row(id: string): EpisodeRow {
     const row = this.ctx.sql.exec<EpisodeRow>("SELECT * FROM episodes WHERE id = ?", id).toArray()[0];
-    if (!row) throw MemoryError.notFound(`Episode '${id}' does not exist.`);
+    if (!row) throw DomainError.notFound(`Episode '${id}' does not exist.`);
     return row;
   }
 
@@ -177,7 +177,7 @@ export class Episodes {
 
   addAttempt(id: string, input: AttemptCreate): Attempt {
     const ep = this.row(id);
-    if (ep.status !== "open" || ep.outcome !== null) throw MemoryError.conflict(`Episode '${id}' has ended; attempts can no longer be added.`);
+    if (ep.status !== "open" || ep.outcome !== null) throw DomainError.conflict(`Episode '${id}' has ended; attempts can no longer be added.`);
     const n = this.ctx.sql.exec<{ n: number | null }>("SELECT max(n) AS n FROM attempts WHERE episode_id = ?", id).one().n ?? 0;
     const tools = (input.toolCalls ?? []).map((t) => (t.error ? `${t.name} ✗ ${cleanError(t.error)}` : t.name));
     const error = cleanError(input.error ?? input.toolCalls?.find((t) => t.error)?.error);
@@ -271,7 +271,7 @@ export class Episodes {
     let before = Number.MAX_SAFE_INTEGER;
     if (cursor) {
       const c = decodeCursor(cursor);
-      if (!c || typeof c.s !== "number") throw MemoryError.invalid("The cursor is not valid.", [{ path: ["cursor"], message: "Not a cursor from this API" }]);
+      if (!c || typeof c.s !== "number") throw DomainError.unprocessable("The cursor is not valid.", [{ path: ["cursor"], message: "Not a cursor from this API" }]);
       before = c.s;
     }
     const rows = this.ctx.sql

@@ -1,5 +1,5 @@
 import type { ExperienceSnapshot } from "../storage/rows";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 
 export interface LibraryVersion {
   version: number;
@@ -33,7 +33,7 @@ function versionMeta(sql: SqlStorage, n: number): LibraryVersion {
   const r = sql
     .exec<{ version: number; reason: string; author: string; created_at: number; changes: number }>("SELECT * FROM library_versions WHERE version = ?", n)
     .toArray()[0];
-  if (!r) throw MemoryError.notFound(`Library version ${n} does not exist.`);
+  if (!r) throw DomainError.notFound(`Library version ${n} does not exist.`);
   return { version: r.version, reason: r.reason, author: r.author, createdAt: r.created_at, changes: r.changes };
 }
 

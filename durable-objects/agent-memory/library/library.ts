@@ -8,7 +8,7 @@ import {
   type ListFilter,
   type Provenance,
 } from "../../../src/core/memory-types";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 import { nextSeq, parseJson, type AgentEvent, type MemoryContext } from "../storage/context";
 import { listPage } from "../storage/list-page";
 import type { RecordResult } from "../storage/idempotency";
@@ -119,7 +119,7 @@ export class Library {
 
   get(id: string): Experience {
     const row = this.row(id);
-    if (!row) throw MemoryError.notFound(`Experience '${id}' does not exist.`);
+    if (!row) throw DomainError.notFound(`Experience '${id}' does not exist.`);
     return this.out(row, true);
   }
 
@@ -140,7 +140,7 @@ export class Library {
     ops.forEach((op, i) => {
       if (op.op === "create") {
         const parsed = ExperienceCreateSchema.safeParse(op.experience);
-        if (!parsed.success) throw MemoryError.invalid("Invalid experience", prefixIssues(parsed.error.issues, [i, "experience"]));
+        if (!parsed.success) throw DomainError.unprocessable("Invalid experience", prefixIssues(parsed.error.issues, [i, "experience"]));
         const { q, provenance: own, ...content } = parsed.data;
         const id = this.ctx.newId("exp");
         const after: ExperienceSnapshot = {
@@ -156,7 +156,7 @@ export class Library {
         return;
       }
       const before = current(op.id);
-      if (!before) throw MemoryError.notFound(`Experience '${op.id}' does not exist (operation ${i}).`);
+      if (!before) throw DomainError.notFound(`Experience '${op.id}' does not exist (operation ${i}).`);
       if (op.op === "delete") {
         pending.set(op.id, null);
         intents.push({ kind: "delete", id: op.id });
@@ -166,7 +166,7 @@ export class Library {
       if (op.op === "archive") patch = { status: "archived" };
       else {
         const parsed = ExperiencePatchSchema.safeParse(op.patch);
-        if (!parsed.success) throw MemoryError.invalid("Invalid patch", prefixIssues(parsed.error.issues, [i, "patch"]));
+        if (!parsed.success) throw DomainError.unprocessable("Invalid patch", prefixIssues(parsed.error.issues, [i, "patch"]));
         patch = parsed.data;
       }
       const after: ExperienceSnapshot = { ...before, ...patch };
@@ -181,7 +181,7 @@ export class Library {
     ops: LibraryOperation[],
     meta: { reason: string; author: string; provenance?: Provenance | null; record?: RecordResult<CommitResult> } & CommitOptions,
   ): Promise<CommitResult> {
-    if (!ops.length) throw MemoryError.invalid("No operations given.");
+    if (!ops.length) throw DomainError.unprocessable("No operations given.");
     const admission = meta.admission ?? CLIENT_WRITE;
     return this.commit(() => this.resolve(ops, meta.provenance ?? null, admission), meta.reason, meta.author, meta.record, { ...meta, admission });
   }
@@ -224,7 +224,7 @@ export class Library {
           return result;
         }
       }
-      if (attempt === COMMIT_ATTEMPTS) throw MemoryError.retryLater("The library kept changing while this write was being embedded; retry it.");
+      if (attempt === COMMIT_ATTEMPTS) throw DomainError.retryLater("The library kept changing while this write was being embedded; retry it.");
     }
   }
 
@@ -260,9 +260,9 @@ export class Library {
           let after: ExperienceSnapshot | null = null;
           let op: LibraryChange["op"];
           if (intent.kind === "delete") {
-            if (!row) throw MemoryError.notFound(`Experience '${intent.id}' does not exist.`);
+            if (!row) throw DomainError.notFound(`Experience '${intent.id}' does not exist.`);
             if (isHeld(row.status) && !mayTouchHeld(policy)) {
-              throw MemoryError.forbidden(`Experience '${intent.id}' is held (${row.status}); an admin key deletes it through the agent's quarantine.`);
+              throw DomainError.forbidden(`Experience '${intent.id}' is held (${row.status}); an admin key deletes it through the agent's quarantine.`);
             }
             retireLearning(sql, intent.id, now);
             sql.exec("DELETE FROM experiences WHERE id = ?", intent.id);

@@ -1,5 +1,5 @@
 import { isHeld, type ExperienceContent, type LibraryOperation, type Provenance } from "../../../src/core/memory-types";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 import type { MemoryContext } from "../storage/context";
 import type { RecordResult } from "../storage/idempotency";
 import type { CommitResult, Intent, Library } from "./library";
@@ -53,7 +53,7 @@ export function importLibrary(
 ): Promise<CommitResult> {
   const held = doc.experiences.findIndex((e) => isHeld(e.status));
   if (held >= 0) {
-    throw MemoryError.invalid(`Experience ${held} of the export is '${doc.experiences[held]!.status}'; an import brings active or archived experiences.`, [
+    throw DomainError.unprocessable(`Experience ${held} of the export is '${doc.experiences[held]!.status}'; an import brings active or archived experiences.`, [
       { path: ["library", "experiences", held, "status"], message: "Use 'active' or 'archived'" },
     ]);
   }
@@ -73,7 +73,7 @@ export function importLibrary(
     );
   }
   const ids = doc.experiences.map((e) => e.id);
-  if (new Set(ids).size !== ids.length) throw MemoryError.invalid("The export contains duplicate ids.");
+  if (new Set(ids).size !== ids.length) throw DomainError.unprocessable("The export contains duplicate ids.");
   return library.commit(() => replacePlan(ctx, library, doc, admin), `import (replace) of ${ids.length} experiences${skipped}`, author, record, { admission });
 }
 

@@ -4,7 +4,7 @@ import { defaultAgentConfig, type AgentConfig } from "../../../src/core/agent-co
 import { llmVariablesPresent } from "../../../src/llm/settings";
 import { createLogger } from "../../../src/core/logger";
 import { migrateSchema } from "../../schema-version";
-import { MemoryError, outcome } from "../../memory-error";
+import { DomainError, outcome } from "../../../src/core/errors";
 import { AGENT_MEMORY_SCHEMA } from "../storage/schema";
 import type { AgentEvent, MemoryContext } from "../storage/context";
 import { eventMessages } from "../../../src/core/events";
@@ -151,13 +151,13 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
    */
   protected sameIncarnation(incarnation: string | undefined, what: string): undefined {
     if (incarnation !== undefined && incarnation !== agentIncarnation(this.ctx.storage)) {
-      throw MemoryError.notFound(`${what} was begun for an earlier agent '${agentIdentity(this.ctx.id.name)?.agentId ?? "?"}' (deleted and created again since); it is not applied.`);
+      throw DomainError.notFound(`${what} was begun for an earlier agent '${agentIdentity(this.ctx.id.name)?.agentId ?? "?"}' (deleted and created again since); it is not applied.`);
     }
     return undefined;
   }
 
   protected refuseDeleted(): never {
-    throw MemoryError.notFound(`Agent '${agentIdentity(this.ctx.id.name)?.agentId ?? "?"}' does not exist.`);
+    throw DomainError.notFound(`Agent '${agentIdentity(this.ctx.id.name)?.agentId ?? "?"}' does not exist.`);
   }
 
   /** Refuses every call for an agent that does not exist (never created, or deleted). */

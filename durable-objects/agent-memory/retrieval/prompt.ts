@@ -3,7 +3,7 @@ import { libraryLine, oneLine, renderLibraryBlock } from "../../../src/core/libr
 import { fenceData } from "../../../src/core/prompt-template";
 import type { MemoryFilter, RetrieveRequest } from "../../../src/core/memory-types";
 import { effectiveFilter, filterSql } from "./memory-filter";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 import { placeholders, type MemoryContext } from "../storage/context";
 import type { Library } from "../library/library";
 import type { Asker, EmbeddedQuery, Retrieval } from "./retrieval";
@@ -48,7 +48,7 @@ export class PromptAssembly {
 
   /** A read-scoped asker's block is recorded, but no use is counted and an episode's end does not credit it. */
   async build(req: PromptRequest, asker: Asker): Promise<PromptResponse> {
-    if (req.budgetTokens < 1) throw MemoryError.invalid("budgetTokens must be positive");
+    if (req.budgetTokens < 1) throw DomainError.unprocessable("budgetTokens must be positive");
     if (req.episodeId) this.retrieval.assertOpenEpisode(req.episodeId);
     let query: Promise<EmbeddedQuery> | null = null;
     const embedded = () => (query ??= this.retrieval.embedQuery(req.query ?? ""));

@@ -13,7 +13,7 @@ import { contributions, featuresOf } from "../../../src/core/reranker";
 import { UsageMemory } from "./usage-memory";
 import { RerankerStore } from "./reranker-store";
 import { Situations } from "./situations";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 
 /**
  * How much a learned phrase counts beside the text's BM25 in the lexical channel: a full phrase
@@ -412,8 +412,8 @@ export class Retrieval {
    */
   assertOpenEpisode(episodeId: string): void {
     const ep = this.ctx.sql.exec<{ status: string; outcome: string | null }>("SELECT status, outcome FROM episodes WHERE id = ?", episodeId).toArray()[0];
-    if (!ep) throw MemoryError.notFound(`Episode '${episodeId}' does not exist.`);
-    if (ep.status !== "open" || ep.outcome !== null) throw MemoryError.conflict(`Episode '${episodeId}' has ended; a retrieval can no longer join it.`);
+    if (!ep) throw DomainError.notFound(`Episode '${episodeId}' does not exist.`);
+    if (ep.status !== "open" || ep.outcome !== null) throw DomainError.conflict(`Episode '${episodeId}' has ended; a retrieval can no longer join it.`);
   }
 
   /** Ranking without recording, for assembling the prompt (which records what it finally includes). */

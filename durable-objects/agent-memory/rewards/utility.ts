@@ -1,6 +1,6 @@
 import { convergence, emaUpdate, qStats, rewardFor } from "../../../src/core/q-learning";
 import type { Analytics, MemoryKind, RewardRequest, RewardResult } from "../../../src/core/memory-types";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 import type { MemoryContext } from "../storage/context";
 import type { RecordResult } from "../storage/idempotency";
 import type { Library } from "../library/library";
@@ -69,10 +69,10 @@ export class Utility {
     const columns = "id, query, query_code, items, key_id, episode_id, reward_request, reward_result";
     if (req.retrievalId) {
       const row = this.ctx.sql.exec<CreditedRetrieval & RewardedColumns>(`SELECT ${columns} FROM retrievals WHERE id = ?`, req.retrievalId).toArray()[0];
-      if (!row) throw MemoryError.notFound(`Retrieval '${req.retrievalId}' does not exist.`);
+      if (!row) throw DomainError.notFound(`Retrieval '${req.retrievalId}' does not exist.`);
       if (row.reward_request !== null) {
         if (row.reward_request === rewardKey(req) && row.reward_result) return { targets: [], byLabel, retrievals, replay: { ...(JSON.parse(row.reward_result) as RewardResult), replayed: true } };
-        throw MemoryError.conflict(`Retrieval '${req.retrievalId}' has taken its outcome already (one reward per retrieval); a different one cannot follow.`);
+        throw DomainError.conflict(`Retrieval '${req.retrievalId}' has taken its outcome already (one reward per retrieval); a different one cannot follow.`);
       }
       addItems(row.items);
       retrievals.push(row);
@@ -82,7 +82,7 @@ export class Utility {
         .toArray();
       // An episode that exists but retrieved nothing is a reward for no items; one never seen is a mistake to report.
       if (!rows.length && !this.ctx.sql.exec("SELECT 1 FROM episodes WHERE id = ?", req.episodeId).toArray().length && !this.ctx.sql.exec("SELECT 1 FROM retrievals WHERE episode_id = ?", req.episodeId).toArray().length) {
-        throw MemoryError.notFound(`Episode '${req.episodeId}' does not exist and no retrieval names it.`);
+        throw DomainError.notFound(`Episode '${req.episodeId}' does not exist and no retrieval names it.`);
       }
       for (const row of rows) addItems(row.items);
       retrievals.push(...rows);
@@ -94,7 +94,7 @@ export class Utility {
         else seen.set(id, { id, kind, citeOnly: false });
       }
       if (unknown.length) {
-        throw MemoryError.invalid(
+        throw DomainError.unprocessable(
           `Unknown memory ids: ${unknown.join(", ")}`,
           unknown.map((id) => ({ path: ["memoryIds"], message: `'${id}' does not exist` })),
         );
@@ -120,7 +120,7 @@ export class Utility {
       const targetIds = new Set(targets.map((t) => t.id));
       const stray = [...cited].filter((id) => !targetIds.has(id));
       if (stray.length) {
-        throw MemoryError.invalid(
+        throw DomainError.unprocessable(
           "citedIds must be among the rewarded items",
           stray.map((id) => ({ path: ["citedIds"], message: `'${id}' was not retrieved or named` })),
         );
@@ -130,7 +130,7 @@ export class Utility {
     try {
       r = rewardFor(req, this.ctx.config().rewardMapping);
     } catch (err) {
-      throw MemoryError.invalid(err instanceof Error ? err.message : String(err));
+      throw DomainError.unprocessable(err instanceof Error ? err.message : String(err));
     }
     const alpha = this.ctx.config().alpha;
     const now = this.ctx.now();

@@ -1,6 +1,6 @@
 import type { MemoryKind } from "../../../src/core/memory-types";
 import { caseReviewText } from "../../../src/core/served-fields";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 import { parseJson, type MemoryContext } from "../storage/context";
 import type { Library } from "../library/library";
 import type { Cases } from "../episodes/cases";
@@ -96,7 +96,7 @@ export class Quarantine {
 
   get(id: string): HeldItem {
     const row = this.ctx.sql.exec<HeldRow>(`${HELD_SQL} WHERE h.id = ?`, id).toArray()[0];
-    if (!row) throw MemoryError.notFound(`Nothing with id '${id}' is held in this agent's quarantine.`);
+    if (!row) throw DomainError.notFound(`Nothing with id '${id}' is held in this agent's quarantine.`);
     return heldOut(row);
   }
 

@@ -1,7 +1,7 @@
 import { assessInsight, assessLesson, type PoisonReason } from "../../../src/core/poison";
 import { isHeld, type ExperienceContent, type MemoryKind, type Provenance, type Source } from "../../../src/core/memory-types";
 import { caseAdmissionText, caseServedChanged, type ServedCase } from "../../../src/core/served-fields";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 import type { MemoryContext } from "../storage/context";
 
 /**
@@ -60,13 +60,13 @@ export const mayTouchHeld = (policy: AdmissionPolicy) => policy.internal === tru
 
 function guardHeld(kind: MemoryKind, id: string, before: { status: string } | null, wanted: string, policy: AdmissionPolicy) {
   if (before && isHeld(before.status) && !mayTouchHeld(policy)) {
-    throw MemoryError.forbidden(
+    throw DomainError.forbidden(
       `${kind === "case" ? "Case" : "Experience"} '${id}' is held (${before.status}); an admin key releases or deletes it through the agent's quarantine (POST …/quarantine/${id}/release, DELETE …/quarantine/${id}), which audits it.`,
     );
   }
   // A client may send something into quarantine, never mark it as awaiting a review it did not ask for.
   if (wanted === "pending" && !policy.internal && before?.status !== wanted) {
-    throw MemoryError.invalid("Status 'pending' is set by the admission step, not by a client.", [
+    throw DomainError.unprocessable("Status 'pending' is set by the admission step, not by a client.", [
       { path: ["status"], message: "Use 'active', 'archived' or 'quarantined'" },
     ]);
   }

@@ -1,5 +1,5 @@
 import { sha256Hex } from "../../../src/core/api-key";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 import type { MemoryContext } from "./context";
 
 /**
@@ -36,7 +36,7 @@ export class IdempotencyStore {
       .exec<{ request_hash: string; response: string }>("SELECT request_hash, response FROM idempotency WHERE key = ?", scoped)
       .toArray()[0];
     if (prior) {
-      if (prior.request_hash !== hash) throw MemoryError.conflict("This Idempotency-Key was already used with a different request body.");
+      if (prior.request_hash !== hash) throw DomainError.conflict("This Idempotency-Key was already used with a different request body.");
       return { value: JSON.parse(prior.response) as T, replayed: true };
     }
     let recorded = false;

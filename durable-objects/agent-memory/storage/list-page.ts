@@ -1,6 +1,6 @@
 import type { ListFilter } from "../../../src/core/memory-types";
 import { decodeCursor, encodeCursor } from "../../../src/core/cursor";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 
 /**
  * One filtered page of experiences or cases in creation order, with an opaque cursor on `seq`.
@@ -27,7 +27,7 @@ export function listPage<Row extends Record<string, SqlStorageValue> & { seq: nu
   if (filter.cursor) {
     const c = decodeCursor(filter.cursor);
     if (!c || typeof c.s !== "number") {
-      throw MemoryError.invalid("The cursor is not valid.", [{ path: ["cursor"], message: "Not a cursor from this API" }]);
+      throw DomainError.unprocessable("The cursor is not valid.", [{ path: ["cursor"], message: "Not a cursor from this API" }]);
     }
     add("seq > ?", c.s);
   }

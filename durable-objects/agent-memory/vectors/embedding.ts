@@ -1,6 +1,6 @@
 import type { Embedder } from "../../../src/adapters/embedder";
 import { EmbedderDimsError } from "../../../src/adapters/embedders/shared";
-import { budgetExceeded, MemoryError } from "../../memory-error";
+import { budgetExceeded, DomainError } from "../../../src/core/errors";
 import { BudgetExceededError } from "../../../src/llm/errors";
 
 /** The embedder could not be built from the configuration; `settings` names what to change. */
@@ -12,9 +12,9 @@ export interface EmbedderUnavailable {
 /** The settings that declare a vector size: the deployment's and the agent's own. */
 const DIMS_SETTINGS = ["EMBEDDING_DIMS", "embedder.dims"];
 
-export function unavailable(source: Embedder | EmbedderUnavailable): MemoryError {
+export function unavailable(source: Embedder | EmbedderUnavailable): DomainError {
   const u = source as EmbedderUnavailable;
-  return MemoryError.embedderNotConfigured(`The embedder is not configured: ${u.message}`, u.settings);
+  return DomainError.embedderNotConfigured(`The embedder is not configured: ${u.message}`, u.settings);
 }
 
 /**
@@ -27,13 +27,13 @@ export async function embedChecked(source: Embedder | EmbedderUnavailable, texts
   try {
     out = await source.embed(texts);
   } catch (err) {
-    if (err instanceof EmbedderDimsError) throw MemoryError.embedderNotConfigured(`${err.message}. Set EMBEDDING_DIMS or the agent's embedder.dims to the size the model returns.`, DIMS_SETTINGS);
+    if (err instanceof EmbedderDimsError) throw DomainError.embedderNotConfigured(`${err.message}. Set EMBEDDING_DIMS or the agent's embedder.dims to the size the model returns.`, DIMS_SETTINGS);
     if (err instanceof BudgetExceededError) throw budgetExceeded(`Embedding needs tokens: ${err.message}`, { budget: err.budget, used: err.used, resetsAt: err.resetsAt });
     throw err;
   }
   const got = out[0]!.length;
   if (size !== 0 && got !== size) {
-    throw MemoryError.embedderNotConfigured(
+    throw DomainError.embedderNotConfigured(
       `The embedder (${source.model}) now returns ${got}-dimensional vectors, but this agent's vectors of that model have ${size}: the endpoint serves another model. Set EMBEDDING_DIMS or the agent's embedder.dims to ${got} to re-embed.`,
       DIMS_SETTINGS,
     );

@@ -5,7 +5,7 @@ import { DEFAULT_PENDING_WINDOW_MS, type VectorizeVectorIndex } from "../../../s
 import { encodeCode, type ExactVectors } from "../../../src/core/int8-matrix";
 import type { MemoryFilter, MemoryKind } from "../../../src/core/memory-types";
 import { cosine, VectorMatrix } from "../../../src/core/vector-math";
-import { MemoryError } from "../../memory-error";
+import { DomainError } from "../../../src/core/errors";
 import { dimsKey, loadCodePages, VectorPages } from "./pages";
 import type { VectorItems } from "./types";
 import { VectorBackfill } from "./backfill";
@@ -212,7 +212,7 @@ export class VectorStore {
     if (!this.embedder) throw unavailable(this.source);
     if (vector.length !== this.size) {
       // Only a vector embedded by another store gets here: the embedder changed while the request awaited it.
-      throw MemoryError.retryLater(
+      throw DomainError.retryLater(
         `The ${vector.length}-dimensional vector for '${itemId}' does not fit the active embedder ${this.model}${this.size ? ` (${this.size} dimensions)` : ""}; the embedder changed while this request ran. Retry it.`,
       );
     }
