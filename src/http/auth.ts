@@ -2,7 +2,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { parseApiKey, secretsEqual, sha256Hex } from "../core/api-key";
 import { resolveKey } from "../services/keys";
-import { useD1Session } from "../services/d1-session";
+import { useD1Session } from "./d1-session";
 import { flushMarksIfDue, markKeyUsed } from "../services/usage-marks";
 import { ProblemError } from "./problem";
 

@@ -1,5 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, jsonResponse } from "../http/openapi";
+import { depsOf, valueOf } from "../http/use-case";
+import { checkHealth } from "../services/health";
 
 const ServiceIndex = z
   .object({
@@ -51,12 +53,7 @@ export const healthRoutes = router()
       },
     }),
     async (c) => {
-      const time = new Date().toISOString();
-      try {
-        await c.env.DB.prepare("SELECT 1").first();
-        return c.json({ status: "ok" as const, d1: "ok" as const, time }, 200);
-      } catch (err) {
-        return c.json({ status: "degraded" as const, d1: String(err), time }, 503);
-      }
+      const health = valueOf(await checkHealth(depsOf(c)));
+      return health.status === "ok" ? c.json(health, 200) : c.json(health, 503);
     },
   );

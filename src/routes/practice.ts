@@ -2,14 +2,21 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
 import { CurveSchema, RolloutAnswerSchema, RunCreateSchema, RunStatusSchema, RunViewSchema } from "../core/practice/run-types";
-import { parseRolloutId } from "../core/practice/unit-key";
-import { decodeCursor, encodeCursor } from "../core/cursor";
-import { agentFor } from "../services/agents";
-import { cancelRun, listRuns, practiceStub, resultForRollout, runCurve, runRow, runView, startRun } from "../services/practice";
-import { requireScope } from "../http/auth";
-import { evaluationRolloutResult, isEvaluationId } from "../services/evaluation";
+import {
+  cancelPracticeRun,
+  getPracticeRun,
+  getPracticeRunCurve,
+  getPracticeRunLibrary,
+  getPracticeRunStep,
+  listPracticeRunRollouts,
+  listPracticeRuns,
+  listPracticeRunSteps,
+  practiceRunEvents,
+  startPracticeRun,
+  submitRolloutResult,
+} from "../services/practice-runs";
 import { ROLLOUT_SECRET_HEADER } from "../services/late-rollout";
-import { invalid, notFound } from "../core/errors";
+import { depsOf, valueOf } from "../http/use-case";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, queryNumber, timestamp } from "./schemas";
 import { idString } from "../core/text-rules";
 
@@ -47,9 +54,8 @@ export const practiceRoutes = router()
       responses: { 202: jsonResponse(z.object({ runId: z.string(), status: RunStatusSchema }), "Accepted; the run is queued"), ...commonErrors },
     }),
     async (c) => {
-      const { key } = await agentFor(c, c.req.valid("param").agentId, "write");
-      const agentId = c.req.valid("param").agentId;
-      const r = await startRun(c, { tenantId: key.tenantId, agentId }, c.req.valid("json"), c.req.valid("header")["idempotency-key"]);
+      const input = { agentId: c.req.valid("param").agentId, run: c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const r = valueOf(await startPracticeRun(depsOf(c), c.get("principal"), input));
       markReplay(c, r.replayed);
       return c.json({ runId: r.runId, status: r.status }, 202);
     },
@@ -67,28 +73,7 @@ export const practiceRoutes = router()
       request: { params: AgentParams, query: PageQuery },
       responses: { 200: jsonResponse(z.object({ items: z.array(RunListItem), nextCursor: z.string().nullable() }), "A page of runs"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      const { limit, cursor } = c.req.valid("query");
-      let after: { createdAt: number; runId: string } | undefined;
-      if (cursor) {
-        const d = decodeCursor(cursor);
-        if (!d || typeof d.c !== "number" || typeof d.r !== "string") {
-          throw invalid("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
-        }
-        after = { createdAt: d.c, runId: d.r };
-      }
-      const { rows, more } = await listRuns(c.env, { tenantId: key.tenantId, agentId }, limit, after);
-      const last = rows[rows.length - 1];
-      return c.json(
-        {
-          items: rows.map((r) => ({ runId: r.runId, datasetId: r.datasetId, status: r.status, summary: r.summary ?? null, error: r.error, createdAt: r.createdAt, updatedAt: r.updatedAt })),
-          nextCursor: more && last ? encodeCursor({ c: last.createdAt, r: last.runId }) : null,
-        },
-        200,
-      );
-    },
+    async (c) => c.json(valueOf(await listPracticeRuns(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -102,11 +87,7 @@ export const practiceRoutes = router()
       request: { params: RunParams },
       responses: { 200: jsonResponse(RunView, "The run"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      return c.json(await runView(c.env, { tenantId: key.tenantId, agentId }, runId), 200);
-    },
+    async (c) => c.json(valueOf(await getPracticeRun(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -124,15 +105,12 @@ export const practiceRoutes = router()
       responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: z.string() } } }, ...commonErrors },
     }),
     async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
-      const stub = practiceStub(c.env, runId);
+      const log = valueOf(await practiceRunEvents(depsOf(c), c.get("principal"), c.req.valid("param")));
       let after = Number(c.req.valid("header")["last-event-id"] ?? 0);
       return streamSSE(c, async (stream) => {
         const until = Date.now() + SSE_MAX_MS;
         while (!stream.aborted && Date.now() < until) {
-          const { events, terminal } = await stub.events(after, 200);
+          const { events, terminal } = await log.read(after, 200);
           for (const e of events) {
             await stream.writeSSE({ id: String(e.id), event: e.type, data: e.data });
             after = e.id;
@@ -155,12 +133,7 @@ export const practiceRoutes = router()
       request: { params: RunParams },
       responses: { 200: jsonResponse(z.object({ items: z.array(Json) }), "Steps"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
-      return c.json({ items: await practiceStub(c.env, runId).steps() }, 200);
-    },
+    async (c) => c.json(valueOf(await listPracticeRunSteps(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -174,14 +147,7 @@ export const practiceRoutes = router()
       request: { params: StepParams },
       responses: { 200: jsonResponse(Json, "The step"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId, n } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
-      const step = await practiceStub(c.env, runId).stepDetail(n);
-      if (!step) throw notFound(`Step ${n} of run '${runId}' has not started.`);
-      return c.json(step as unknown as Record<string, unknown>, 200);
-    },
+    async (c) => c.json(valueOf(await getPracticeRunStep(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -204,20 +170,7 @@ export const practiceRoutes = router()
       },
       responses: { 200: jsonResponse(z.object({ items: z.array(Json), nextCursor: z.string().nullable() }), "A page of rollouts"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
-      const q = c.req.valid("query");
-      let after: number | undefined;
-      if (q.cursor) {
-        const d = decodeCursor(q.cursor);
-        if (!d || typeof d.s !== "number") throw invalid("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
-        after = d.s;
-      }
-      const page = await practiceStub(c.env, runId).rollouts({ epoch: q.epoch, step: q.step, taskId: q.taskId, limit: q.limit, after });
-      return c.json({ items: page.items as Record<string, unknown>[], nextCursor: page.next === null ? null : encodeCursor({ s: page.next }) }, 200);
-    },
+    async (c) => c.json(valueOf(await listPracticeRunRollouts(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -231,12 +184,7 @@ export const practiceRoutes = router()
       request: { params: RunParams },
       responses: { 200: jsonResponse(Json, "The run's library"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
-      return c.json((await practiceStub(c.env, runId).library()) as unknown as Record<string, unknown>, 200);
-    },
+    async (c) => c.json(valueOf(await getPracticeRunLibrary(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -250,11 +198,7 @@ export const practiceRoutes = router()
       request: { params: RunParams },
       responses: { 200: jsonResponse(CurveSchema.openapi("PracticeCurve"), "The curve"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      return c.json(await runCurve(c.env, { tenantId: key.tenantId, agentId }, runId), 200);
-    },
+    async (c) => c.json(valueOf(await getPracticeRunCurve(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -268,11 +212,7 @@ export const practiceRoutes = router()
       request: { params: RunParams },
       responses: { 200: jsonResponse(RunView, "The run"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "write");
-      return c.json(await cancelRun(c.env, { tenantId: key.tenantId, agentId }, runId), 200);
-    },
+    async (c) => c.json(valueOf(await cancelPracticeRun(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -295,13 +235,7 @@ export const practiceRoutes = router()
       },
     }),
     async (c) => {
-      const { rolloutId } = c.req.valid("param");
-      const key = requireScope(c.get("principal"), "write");
-      const ref = parseRolloutId(rolloutId);
-      if (!ref) throw notFound(`Rollout '${rolloutId}' does not exist.`);
-      // Evaluations fan rollouts out like practice runs do, so their webhook agents post here too.
-      const record = isEvaluationId(ref.runId) ? evaluationRolloutResult : resultForRollout;
-      const status = await record(c.env, key, ref, c.req.valid("json"), c.req.header(ROLLOUT_SECRET_HEADER) ?? null);
-      return c.json({ rolloutId, status }, 200);
+      const input = { rolloutId: c.req.valid("param").rolloutId, answer: c.req.valid("json"), secret: c.req.header(ROLLOUT_SECRET_HEADER) ?? null };
+      return c.json(valueOf(await submitRolloutResult(depsOf(c), c.get("principal"), input)), 200);
     },
   );

@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { audit } from "../services/audit";
-import { createTenant as storeTenant, listTenants, tenantExists } from "../services/tenants";
-import { activeTenantAdminKeys, keyById, rotateKeys } from "../services/keys";
-import { notFound, unprocessable } from "../core/errors";
+import { depsOf, valueOf } from "../http/use-case";
+import { createTenant, listTenants } from "../services/tenants";
+import { rotateTenantAdminKey } from "../services/key-admin";
 import { nameString } from "../core/text-rules";
 import { PageQuery, timestamp } from "./schemas";
 
@@ -73,12 +72,7 @@ export const tenantRoutes = router()
       request: jsonBody(CreateTenantBody),
       responses: { 201: jsonResponse(CreatedTenant, "Tenant created"), ...commonErrors },
     }),
-    async (c) => {
-      const { name } = c.req.valid("json");
-      const created = await storeTenant(c.env, name);
-      await audit(c, { tenantId: created.tenantId, action: "tenant.create", target: created.tenantId, detail: { name } });
-      return c.json(created, 201);
-    },
+    async (c) => c.json(valueOf(await createTenant(depsOf(c), c.get("principal"), c.req.valid("json"))), 201),
   )
   .openapi(
     createRoute({
@@ -92,7 +86,7 @@ export const tenantRoutes = router()
       request: { query: PageQuery },
       responses: { 200: jsonResponse(z.object({ items: z.array(TenantSchema), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
     }),
-    async (c) => c.json(await listTenants(c.env, c.req.valid("query")), 200),
+    async (c) => c.json(valueOf(await listTenants(depsOf(c), c.get("principal"), c.req.valid("query"))), 200),
   )
   .openapi(
     createRoute({
@@ -107,21 +101,5 @@ export const tenantRoutes = router()
       request: { params: TenantParams, ...jsonBody(RotateTenantKeyBody) },
       responses: { 201: jsonResponse(RotatedTenantKey, "The new key; the old ones are revoked"), ...commonErrors },
     }),
-    async (c) => {
-      const { tenantId } = c.req.valid("param");
-      const { keyId } = c.req.valid("json");
-      if (!(await tenantExists(c.env, tenantId))) throw notFound(`Tenant '${tenantId}' does not exist.`);
-      let old = await activeTenantAdminKeys(c.env, tenantId);
-      let like: { name: string; scope: "admin"; agentIds: string[] | null } = { name: "admin key (rotated by the operator)", scope: "admin", agentIds: null };
-      if (keyId) {
-        const key = await keyById(c.env, tenantId, keyId);
-        if (!key || key.revokedAt != null) throw notFound(`Tenant '${tenantId}' has no active key '${keyId}'.`);
-        if (key.scope !== "admin") throw unprocessable(`Key '${keyId}' has scope '${key.scope}'; the operator rotates admin keys (the tenant's admin rotates the others).`);
-        old = [key];
-        like = { name: key.name, scope: "admin", agentIds: key.agentIds ?? null };
-      }
-      const rotation = await rotateKeys(c.env, c.executionCtx, tenantId, like, old.map((k) => k.id));
-      await audit(c, { tenantId, action: "key.rotate", target: rotation.created.id, detail: { revoked: rotation.revoked.map((r) => r.id) } });
-      return c.json({ tenantId, keyId: rotation.created.id, apiKey: rotation.apiKey, revoked: rotation.revoked }, 201);
-    },
+    async (c) => c.json(valueOf(await rotateTenantAdminKey(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("json") })), 201),
   );

@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
-import { requireScope } from "../http/auth";
-import { invalid } from "../core/errors";
-import { D1UsageLedger, USAGE_GROUP_BY } from "../llm/ledger";
+import { USAGE_GROUP_BY } from "../llm/ledger";
+import { depsOf, valueOf } from "../http/use-case";
+import { DEFAULT_RANGE_DAYS, usageReport } from "../services/llm-usage";
 import { timestamp } from "./schemas";
 
 const DAY_MS = 86_400_000;
-const DEFAULT_RANGE_DAYS = 30;
 const DATE_ONLY_RE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_RE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
@@ -91,12 +90,8 @@ export const usageRoutes = router().openapi(
     responses: { 200: jsonResponse(UsageReport, "Usage in the range"), ...commonErrors },
   }),
   async (c) => {
-    const key = requireScope(c.get("principal"), "read");
     const q = c.req.valid("query");
-    const to = q.to !== undefined ? parseInstant(q.to, true)! : Date.now();
-    const from = q.from !== undefined ? parseInstant(q.from, false)! : to - DEFAULT_RANGE_DAYS * DAY_MS;
-    if (from > to) throw invalid("`from` must not be after `to` (which defaults to now).", [{ path: "query.from", message: "`from` must not be after `to`" }]);
-    const summary = await new D1UsageLedger(c.env).summarize(key.tenantId, from, to, q.groupBy, { agentIds: key.agentIds });
-    return c.json({ from, to, groupBy: q.groupBy, ...summary }, 200);
+    const range = { from: q.from !== undefined ? parseInstant(q.from, false)! : undefined, to: q.to !== undefined ? parseInstant(q.to, true)! : undefined };
+    return c.json(valueOf(await usageReport(depsOf(c), c.get("principal"), { ...range, groupBy: q.groupBy })), 200);
   },
 );

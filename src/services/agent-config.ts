@@ -1,7 +1,7 @@
 import { outcome } from "../core/errors";
 import { configPatchUrls, type AgentConfigPatch } from "../core/agent-config";
 import type { Caller, Deps } from "./deps";
-import { agentWithRow } from "./agents";
+import { agentWithRow } from "./agent-access";
 import { callMemory } from "./agent-memory";
 import { assertCallableUrls } from "./callable-urls";
 

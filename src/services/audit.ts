@@ -1,5 +1,3 @@
-import type { Context } from "hono";
-import type { AppEnv } from "../env";
 import { auditLog } from "../db/schema";
 import { db } from "../db/client";
 import type { Caller, Deps } from "./deps";
@@ -15,7 +13,3 @@ export function recordAudit(deps: Pick<Deps, "env" | "logger" | "requestId">, ca
     .run()
     .catch((err: unknown) => deps.logger.error("audit write failed", { err: String(err) }));
 }
-
-/** Doors not yet moved onto use cases; goes when the last route stops auditing itself. */
-export const audit = (c: Context<AppEnv>, entry: AuditEntry) =>
-  recordAudit({ env: c.env, logger: c.get("logger"), requestId: c.get("requestId") }, c.get("principal"), entry);

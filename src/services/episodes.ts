@@ -1,7 +1,7 @@
 import { outcome } from "../core/errors";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd } from "../core/episode-types";
 import type { Caller, Deps } from "./deps";
-import { agentMemory } from "./agents";
+import { agentMemory } from "./agent-access";
 import { callMemory } from "./agent-memory";
 
 /**

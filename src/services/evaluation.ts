@@ -10,7 +10,8 @@ import { pairedBootstrap, winnerOf } from "../core/evaluation/stats";
 import type { CompareCreate, ComparisonView, EvaluationCreate, EvaluationStatus, EvaluationView } from "../core/evaluation/types";
 import type { RolloutAnswer } from "../core/practice/run-types";
 import type { EvaluationOutcome, FrozenTask, RunEvaluationRequest, RunFacts } from "../core/practice/ports";
-import { isRequestFault, notFound, unavailable } from "../core/errors";
+import { isRequestFault, notFound, outcome, unavailable } from "../core/errors";
+import { cursorField, encodeCursor } from "../core/cursor";
 import { runUnit, type UnitPurposes } from "../practice/run-unit";
 import {
   evaluationStub,
@@ -22,17 +23,25 @@ import {
   replayOrConflict,
   resolveLibrary,
   rowOf,
-  type Caller,
+  type Caller as Owner,
   type Prepared,
   type Settings,
 } from "./evaluation-setup";
+import type { Caller, Deps } from "./deps";
+import { agentOwner } from "./agent-access";
 
 const EVALUATION_PURPOSES: UnitPurposes = { rollout: "evaluation-rollout", judge: "evaluation-judge" };
 
 export const runEvaluationUnit = (msg: { evaluationId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) =>
   runUnit(evaluationStub(env, msg.evaluationId), msg.key, env, log, delivery, EVALUATION_PURPOSES);
 
-export async function createEvaluation(env: Env, who: Caller, body: EvaluationCreate, idempotencyKey?: string) {
+export const startEvaluation = (deps: Deps, caller: Caller, input: { agentId: string; evaluation: EvaluationCreate; idempotencyKey?: string }) =>
+  outcome(async () => {
+    const who = await agentOwner(deps, caller, input.agentId, "write");
+    return createEvaluation(deps.env, who, input.evaluation, input.idempotencyKey);
+  });
+
+async function createEvaluation(env: Env, who: Owner, body: EvaluationCreate, idempotencyKey?: string) {
   const { tasks, verifier, seed } = await prepareTasks(env, who, body);
   const library = body.library ?? null;
   const resolved = await resolveLibrary(env, who, library, "library");
@@ -56,7 +65,13 @@ export async function createEvaluation(env: Env, who: Caller, body: EvaluationCr
  * Starts two evaluations of the same tasks with the same samples and seed (so each task's
  * sampling seeds match on both sides) and records them as one comparison to poll.
  */
-export async function createComparison(env: Env, who: Caller, body: CompareCreate, idempotencyKey?: string) {
+export const compareLibraries = (deps: Deps, caller: Caller, input: { agentId: string; comparison: CompareCreate; idempotencyKey?: string }) =>
+  outcome(async () => {
+    const who = await agentOwner(deps, caller, input.agentId, "write");
+    return createComparison(deps.env, who, input.comparison, input.idempotencyKey);
+  });
+
+async function createComparison(env: Env, who: Owner, body: CompareCreate, idempotencyKey?: string) {
   const { tasks, verifier, seed } = await prepareTasks(env, who, body);
   const sides = await Promise.all((["a", "b"] as const).map((side) => resolveLibrary(env, who, body[side], side)));
   const comparisonId = await newId("cmp", who, idempotencyKey);
@@ -134,7 +149,7 @@ export async function launchRunEvaluation(env: Env, run: RunFacts, e: RunEvaluat
 }
 
 /** The evaluation's D1 row for the caller's tenant and agent; another tenant's is a 404 like a missing one. */
-async function evaluationRow(env: Env, who: Caller, evaluationId: string) {
+async function evaluationRow(env: Env, who: Owner, evaluationId: string) {
   const row = await db(env)
     .select()
     .from(evaluations)
@@ -151,21 +166,46 @@ async function liveView(env: Env, evaluationId: string): Promise<EvaluationView>
   return view;
 }
 
-export async function evaluationView(env: Env, who: Caller, evaluationId: string) {
-  await evaluationRow(env, who, evaluationId);
-  return liveView(env, evaluationId);
-}
+export const getEvaluation = (deps: Deps, caller: Caller, input: { agentId: string; evaluationId: string }) =>
+  outcome(async () => {
+    await evaluationRow(deps.env, await agentOwner(deps, caller, input.agentId, "read"), input.evaluationId);
+    return liveView(deps.env, input.evaluationId);
+  });
 
-export async function listEvaluations(env: Env, who: Caller, limit: number, after?: { createdAt: number; id: string }) {
-  const rows = await db(env)
-    .select()
-    .from(evaluations)
-    .where(and(eq(evaluations.tenantId, who.tenantId), eq(evaluations.agentId, who.agentId), olderThan(evaluations.createdAt, evaluations.evaluationId, after)))
-    .orderBy(desc(evaluations.createdAt), desc(evaluations.evaluationId))
-    .limit(limit + 1)
-    .all();
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
-}
+/** The agent's evaluations, newest first, with accuracy once completed. */
+export const listEvaluations = (deps: Deps, caller: Caller, input: { agentId: string; limit: number; cursor?: string }) =>
+  outcome(async () => {
+    const who = await agentOwner(deps, caller, input.agentId, "read");
+    const after = cursorField(input.cursor, { c: "number", e: "string" });
+    const rows = await db(deps.env)
+      .select()
+      .from(evaluations)
+      .where(
+        and(
+          eq(evaluations.tenantId, who.tenantId),
+          eq(evaluations.agentId, who.agentId),
+          olderThan(evaluations.createdAt, evaluations.evaluationId, after ? { createdAt: after.c as number, id: after.e as string } : undefined),
+        ),
+      )
+      .orderBy(desc(evaluations.createdAt), desc(evaluations.evaluationId))
+      .limit(input.limit + 1)
+      .all();
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((r) => ({
+        evaluationId: r.evaluationId,
+        datasetId: r.datasetId,
+        status: r.status,
+        accuracy: typeof r.summary?.accuracy === "number" ? r.summary.accuracy : null,
+        interval: (r.summary?.interval as [number, number] | undefined) ?? null,
+        error: r.error,
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+      })),
+      nextCursor: rows.length > input.limit && last ? encodeCursor({ c: last.createdAt, e: last.evaluationId }) : null,
+    };
+  });
 
 function combinedStatus(a: EvaluationStatus, b: EvaluationStatus): EvaluationStatus {
   if (a === "failed" || b === "failed") return "failed";
@@ -174,7 +214,10 @@ function combinedStatus(a: EvaluationStatus, b: EvaluationStatus): EvaluationSta
 }
 
 /** Both sides as they stand and, once both completed, the paired difference over the tasks both scored. */
-export async function comparisonView(env: Env, who: Caller, comparisonId: string): Promise<ComparisonView> {
+export const getComparison = (deps: Deps, caller: Caller, input: { agentId: string; comparisonId: string }) =>
+  outcome(async () => comparisonView(deps.env, await agentOwner(deps, caller, input.agentId, "read"), input.comparisonId));
+
+async function comparisonView(env: Env, who: Owner, comparisonId: string): Promise<ComparisonView> {
   const row = await db(env)
     .select()
     .from(evaluationComparisons)

@@ -7,11 +7,15 @@ import { eventMessages, MAX_ENDPOINTS_PER_TENANT, MAX_LOGGED_ATTEMPTS, type Even
 import { checkWebhookUrl, webhookUrlModeOf } from "../core/webhook-url";
 import { cursorField, encodeCursor } from "../core/cursor";
 import { olderThan } from "../db/keyset";
-import { conflict, notFound } from "../core/errors";
+import { conflict, notFound, outcome } from "../core/errors";
+import { requireTenantAdmin } from "../core/principal";
 import type { RunRowFields } from "../core/practice/ports";
 import { signedPost, WebhookError } from "../practice/signed-post";
 import { QUEUE_MAX_RETRIES, type JobMessage } from "../jobs/messages";
 import { tenantWebhookSecret } from "./tenants";
+import type { Caller, Deps } from "./deps";
+import { recordAudit } from "./audit";
+import { assertCallableUrls } from "./callable-urls";
 import { d1Read, d1Write } from "./binding-faults";
 import { currentTraceparent } from "../trace";
 
@@ -52,60 +56,74 @@ export async function emitEvent(env: Env, event: PraxisEvent): Promise<void> {
   for (const m of eventMessages(event.tenantId, [event])) await env.JOBS.send(m);
 }
 
-export async function createEndpoint(env: Env, tenantId: string, body: { url: string; events: EventType[]; description?: string }) {
-  // Deliveries are signed with the tenant's webhook secret; without one there is nothing to sign with.
-  if (!(await tenantWebhookSecret(env, tenantId))) throw conflict("Create the tenant's webhook secret first (POST /v1/webhook-secret): event deliveries are signed with it.");
-  const row = { id: `we_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`, tenantId, url: body.url, eventTypes: [...new Set(body.events)], description: body.description ?? null };
-  // The count and the insert are one statement, so concurrent registrations cannot pass the bound together.
-  const inserted = await d1Write(() =>
-    env.DB.prepare(
-      `INSERT INTO event_endpoints (id, tenant_id, url, event_types, description)
-       SELECT ?1, ?2, ?3, ?4, ?5 WHERE (SELECT count(*) FROM event_endpoints WHERE tenant_id = ?2) < ?6
-       RETURNING created_at AS createdAt`,
-    )
-      .bind(row.id, tenantId, row.url, JSON.stringify(row.eventTypes), row.description, MAX_ENDPOINTS_PER_TENANT)
-      .first<{ createdAt: number }>(),
-  );
-  if (!inserted) throw conflict(`A tenant has at most ${MAX_ENDPOINTS_PER_TENANT} event endpoints; delete one first.`);
-  return presentEndpoint({ ...row, createdAt: inserted.createdAt });
-}
+/** Subscribes a URL of the tenant's to events; deliveries are signed with the tenant's webhook secret. */
+export const createEventEndpoint = (deps: Deps, caller: Caller, body: { url: string; events: EventType[]; description?: string }) =>
+  outcome(async () => {
+    const { tenantId } = requireTenantAdmin(caller);
+    assertCallableUrls(deps.env, [{ path: "url", url: body.url }]);
+    // Without a webhook secret there is nothing to sign deliveries with.
+    if (!(await tenantWebhookSecret(deps.env, tenantId))) throw conflict("Create the tenant's webhook secret first (POST /v1/webhook-secret): event deliveries are signed with it.");
+    const row = { id: `we_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`, tenantId, url: body.url, eventTypes: [...new Set(body.events)], description: body.description ?? null };
+    // The count and the insert are one statement, so concurrent registrations cannot pass the bound together.
+    const inserted = await d1Write(() =>
+      deps.env.DB.prepare(
+        `INSERT INTO event_endpoints (id, tenant_id, url, event_types, description)
+         SELECT ?1, ?2, ?3, ?4, ?5 WHERE (SELECT count(*) FROM event_endpoints WHERE tenant_id = ?2) < ?6
+         RETURNING created_at AS createdAt`,
+      )
+        .bind(row.id, tenantId, row.url, JSON.stringify(row.eventTypes), row.description, MAX_ENDPOINTS_PER_TENANT)
+        .first<{ createdAt: number }>(),
+    );
+    if (!inserted) throw conflict(`A tenant has at most ${MAX_ENDPOINTS_PER_TENANT} event endpoints; delete one first.`);
+    const endpoint = presentEndpoint({ ...row, createdAt: inserted.createdAt });
+    await recordAudit(deps, caller, { tenantId, action: "event-endpoint.create", target: endpoint.id, detail: { events: endpoint.events } });
+    return endpoint;
+  });
 
-export async function listEndpoints(env: Env, tenantId: string) {
+export const listEventEndpoints = (deps: Deps, caller: Caller) =>
+  outcome(async () => ({ items: await listEndpoints(deps.env, requireTenantAdmin(caller).tenantId) }));
+
+async function listEndpoints(env: Env, tenantId: string) {
   const rows = await d1Read(() => db(env).select().from(eventEndpoints).where(eq(eventEndpoints.tenantId, tenantId)).orderBy(desc(eventEndpoints.createdAt)).all());
   return rows.map(presentEndpoint);
 }
 
 /** Removes an endpoint; its pending deliveries then fail at their next attempt, and its log stays. */
-export async function deleteEndpoint(env: Env, tenantId: string, endpointId: string): Promise<void> {
-  const gone = await d1Write(() =>
-    db(env).delete(eventEndpoints).where(and(eq(eventEndpoints.id, endpointId), eq(eventEndpoints.tenantId, tenantId))).returning({ id: eventEndpoints.id }).all(),
-  );
-  if (gone.length === 0) throw notFound(`Event endpoint '${endpointId}' does not exist.`);
-}
+export const deleteEventEndpoint = (deps: Deps, caller: Caller, { endpointId }: { endpointId: string }) =>
+  outcome(async () => {
+    const { tenantId } = requireTenantAdmin(caller);
+    const gone = await d1Write(() =>
+      db(deps.env).delete(eventEndpoints).where(and(eq(eventEndpoints.id, endpointId), eq(eventEndpoints.tenantId, tenantId))).returning({ id: eventEndpoints.id }).all(),
+    );
+    if (gone.length === 0) throw notFound(`Event endpoint '${endpointId}' does not exist.`);
+    await recordAudit(deps, caller, { tenantId, action: "event-endpoint.delete", target: endpointId });
+  });
 
 /** The tenant's deliveries, newest first, optionally of one endpoint or event. */
-export async function listDeliveries(env: Env, tenantId: string, opts: { limit: number; cursor?: string; endpointId?: string; eventId?: string }) {
-  const after = cursorField(opts.cursor, { t: "number", i: "string" });
-  const rows = await d1Read(() =>
-    db(env)
-      .select()
-      .from(eventDeliveries)
-      .where(
-        and(
-          eq(eventDeliveries.tenantId, tenantId),
-          opts.endpointId ? eq(eventDeliveries.endpointId, opts.endpointId) : undefined,
-          opts.eventId ? eq(eventDeliveries.eventId, opts.eventId) : undefined,
-          olderThan(eventDeliveries.createdAt, eventDeliveries.id, after ? { createdAt: after.t as number, id: after.i as string } : undefined),
-        ),
-      )
-      .orderBy(desc(eventDeliveries.createdAt), desc(eventDeliveries.id))
-      .limit(opts.limit + 1)
-      .all(),
-  );
-  const page = rows.slice(0, opts.limit);
-  const last = page[page.length - 1];
-  return { items: page.map(presentDelivery), nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null };
-}
+export const listEventDeliveries = (deps: Deps, caller: Caller, opts: { limit: number; cursor?: string; endpointId?: string; eventId?: string }) =>
+  outcome(async () => {
+    const { tenantId } = requireTenantAdmin(caller);
+    const after = cursorField(opts.cursor, { t: "number", i: "string" });
+    const rows = await d1Read(() =>
+      db(deps.env)
+        .select()
+        .from(eventDeliveries)
+        .where(
+          and(
+            eq(eventDeliveries.tenantId, tenantId),
+            opts.endpointId ? eq(eventDeliveries.endpointId, opts.endpointId) : undefined,
+            opts.eventId ? eq(eventDeliveries.eventId, opts.eventId) : undefined,
+            olderThan(eventDeliveries.createdAt, eventDeliveries.id, after ? { createdAt: after.t as number, id: after.i as string } : undefined),
+          ),
+        )
+        .orderBy(desc(eventDeliveries.createdAt), desc(eventDeliveries.id))
+        .limit(opts.limit + 1)
+        .all(),
+    );
+    const page = rows.slice(0, opts.limit);
+    const last = page[page.length - 1];
+    return { items: page.map(presentDelivery), nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null };
+  });
 
 /** The delivery id of an event at an endpoint: the same however often the event is fanned out. */
 async function deliveryId(eventId: string, endpointId: string): Promise<string> {

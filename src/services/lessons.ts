@@ -4,7 +4,7 @@ import { DUPLICATE_SIMILARITY } from "../core/live-lesson";
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import { callMemory } from "./agent-memory";
-import { agentWithRow } from "./agents";
+import { agentWithRow } from "./agent-access";
 import { reviewedBeforeWrite } from "./admission";
 
 /** The door a client's write came through; admission records it and judges some doors differently. */

@@ -1,7 +1,7 @@
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import { callMemory, type MemoryStub } from "./agent-memory";
-import { agentWithRow } from "./agents";
+import { agentWithRow } from "./agent-access";
 import { reviewedBeforeWrite } from "./admission";
 import { authorOf } from "./lessons";
 

@@ -2,7 +2,7 @@ import { notFound, outcome } from "../core/errors";
 import type { Job } from "../core/episode-types";
 import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import type { Caller, Deps } from "./deps";
-import { agentMemory } from "./agents";
+import { agentMemory } from "./agent-access";
 import { callMemory, memoryStub } from "./agent-memory";
 
 /**

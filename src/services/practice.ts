@@ -1,20 +1,19 @@
 import { recordLateRollout, type RolloutRef } from "./late-rollout";
-import { and, asc, count, desc, eq, inArray, lt, or } from "drizzle-orm";
-import type { Context } from "hono";
-import type { AppEnv, Env } from "../env";
+import { and, asc, count, eq, inArray } from "drizzle-orm";
+import type { Env } from "../env";
 import { db } from "../db/client";
 import { datasetTasks, practiceRuns } from "../db/schema";
 import { datasetSplit, splitTasks } from "./datasets";
 import { tenantWebhookSecret } from "./tenants";
 import { sha256Hex } from "../core/api-key";
-import { RunEvaluateSchema, type Curve, type Promotion, type RunView, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
+import { RunEvaluateSchema, type Promotion, type RunView, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
 import type { RunExperience } from "../core/practice/plan";
 import { originOf } from "../core/practice/hindsight";
 import type { FrozenTask, RunFacts, RunRowFields } from "../core/practice/ports";
 import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/webhook-url";
-import { conflict, isRequestFault, isRetryable, notFound, unavailable, unprocessable } from "../core/errors";
+import { conflict, isRequestFault, isRetryable, notFound, unprocessable } from "../core/errors";
 import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
 
@@ -233,20 +232,6 @@ export async function failAbandonedSetups(env: Env, at: number): Promise<number>
   return r.meta.changes ?? 0;
 }
 
-/** Creates a run; admission runs after the response, and the cron retries it should it fail. */
-export async function startRun(c: Context<AppEnv>, who: Caller, body: RunCreate, idempotencyKey?: string) {
-  const r = await createRun(c.env, who, body, idempotencyKey);
-  if (!r.replayed) {
-    c.executionCtx.waitUntil(
-      admitQueuedRuns(c.env, who.tenantId).then(
-        () => undefined,
-        (err: unknown) => c.get("logger").error("practice admission failed", { err: String(err) }),
-      ),
-    );
-  }
-  return r;
-}
-
 /** Promotes a chosen library of a finished run as one library version whose reason carries the evidence. */
 export async function promoteRun(env: Env, run: RunFacts, start: RunExperience[], final: RunExperience[], why: string): Promise<Omit<Promotion, "epoch">> {
   const none = (reason: string): Omit<Promotion, "epoch"> => ({ promoted: false, reason, version: null, applied: 0, skipped: [] });
@@ -289,46 +274,12 @@ export async function runRow(env: Env, who: Caller, runId: string) {
   return row;
 }
 
-/** The run's live view from its Durable Object. */
-export async function runView(env: Env, who: Caller, runId: string) {
-  await runRow(env, who, runId);
-  const view = await practiceStub(env, runId).view();
-  if (!view) throw unavailable(`Practice run '${runId}' is still being created; try again.`);
-  // The RPC type widens interval tuples to arrays; the value is the DO's RunView.
-  return view as RunView;
-}
-
 /** Cancels a run with its units and evaluations; 409 once its promotion has begun (it then ends promoted). */
 export async function cancelRun(env: Env, who: Caller, runId: string) {
   await runRow(env, who, runId);
   const r = await practiceStub(env, runId).cancel();
   if (r.outcome === "promoting") throw conflict(`Practice run '${runId}' is being promoted; it ends as promoted and can no longer be cancelled.`);
   return r.view as RunView;
-}
-
-/** The run's learning curve: train reward per step, holdout accuracy per evaluated epoch. */
-export async function runCurve(env: Env, who: Caller, runId: string) {
-  await runRow(env, who, runId);
-  return (await practiceStub(env, runId).curve()) as Curve;
-}
-
-export async function listRuns(env: Env, who: Caller, limit: number, after?: { createdAt: number; runId: string }) {
-  const rows = await db(env)
-    .select()
-    .from(practiceRuns)
-    .where(
-      and(
-        eq(practiceRuns.tenantId, who.tenantId),
-        eq(practiceRuns.agentId, who.agentId),
-        after
-          ? or(lt(practiceRuns.createdAt, after.createdAt), and(eq(practiceRuns.createdAt, after.createdAt), lt(practiceRuns.runId, after.runId)))
-          : undefined,
-      ),
-    )
-    .orderBy(desc(practiceRuns.createdAt), desc(practiceRuns.runId))
-    .limit(limit + 1)
-    .all();
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { MemoryKind } from "../core/memory-types";
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import { callMemory } from "./agent-memory";
-import { agentWithRow } from "./agents";
+import { agentWithRow } from "./agent-access";
 import { recordAudit } from "./audit";
 import { authorOf } from "./lessons";
 

@@ -2,7 +2,7 @@ import { outcome } from "../core/errors";
 import type { KeyPrincipal } from "../core/principal";
 import type { RetrieveRequest } from "../core/memory-types";
 import type { Caller, Deps } from "./deps";
-import { agentMemory, agentWithRow } from "./agents";
+import { agentMemory, agentWithRow } from "./agent-access";
 import { callMemory, type MemoryStub } from "./agent-memory";
 
 /**

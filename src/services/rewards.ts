@@ -1,7 +1,7 @@
 import { outcome } from "../core/errors";
 import type { RewardRequest } from "../core/memory-types";
 import type { Caller, Deps } from "./deps";
-import { agentMemory, agentWithRow } from "./agents";
+import { agentMemory, agentWithRow } from "./agent-access";
 import { callMemory } from "./agent-memory";
 import { recordAudit } from "./audit";
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { RunCreateSchema, RunViewSchema } from "../../core/practice/run-types";
-import { agentFor } from "../../services/agents";
-import { runView, startRun } from "../../services/practice";
+import { getPracticeRun, startPracticeRun } from "../../services/practice-runs";
+import { depsOf } from "../../http/use-case";
+import { unwrap } from "../../core/errors";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 
 const StartInput = describedArgs(RunCreateSchema, {
@@ -30,8 +31,7 @@ export function registerPracticeTools(server: McpServer, c: ToolContext) {
     },
     ({ agentId, ...body }) =>
       guarded(c, async () => {
-        const { key } = await agentFor(c, agentId, "write");
-        const r = await startRun(c, { tenantId: key.tenantId, agentId }, body);
+        const r = unwrap(await startPracticeRun(depsOf(c), c.get("principal"), { agentId, run: body }));
         return toolResult(`Practice run ${r.runId} is ${r.status}.`, { runId: r.runId, status: r.status });
       }),
   );
@@ -46,8 +46,7 @@ export function registerPracticeTools(server: McpServer, c: ToolContext) {
     },
     ({ agentId, runId }) =>
       guarded(c, async () => {
-        const { key } = await agentFor(c, agentId, "read");
-        const v = await runView(c.env, { tenantId: key.tenantId, agentId }, runId);
+        const v = unwrap(await getPracticeRun(depsOf(c), c.get("principal"), { agentId, runId }));
         const p = v.progress;
         const text = `Run ${v.runId}: ${v.status}; epoch ${p.epoch}, step ${p.step}/${p.stepsPerEpoch}${p.stage ? ` (${p.stage})` : ""}, rollouts ${p.rollouts.done}/${p.rollouts.total}.`;
         return toolResult(text, v);
