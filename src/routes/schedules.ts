@@ -29,7 +29,8 @@ export const scheduleRoutes = router()
       responses: { 200: jsonResponse(Schedule, "Replaced"), 201: jsonResponse(Schedule, "Created"), ...commonErrors },
     }),
     async (c) => {
-      const { schedule, created } = valueOf(await putPracticeSchedule(depsOf(c), c.get("principal"), { ...c.req.valid("param"), schedule: c.req.valid("json") }));
+      const input = { ...c.req.valid("param"), schedule: c.req.valid("json") };
+      const { schedule, created } = valueOf(await putPracticeSchedule(depsOf(c), c.get("principal"), input));
       return c.json(schedule, created ? 201 : 200);
     },
     unprocessableFields("run.verifier"),

@@ -98,7 +98,8 @@ export const createDataset = (deps: Deps, caller: Caller, input: DatasetCreate) 
     const key = datasetKey(caller, "write");
     assertCallableUrls(deps.env, runOptionUrls({ verifier: input.verifier }));
     const { dataset, upload } = await storeDataset(deps.env, key.tenantId, input);
-    await recordAudit(deps, caller, { tenantId: key.tenantId, action: "dataset.create", target: dataset.datasetId, detail: { name: dataset.name, tasks: dataset.counts.total } });
+    const detail = { name: dataset.name, tasks: dataset.counts.total };
+    await recordAudit(deps, caller, { tenantId: key.tenantId, action: "dataset.create", target: dataset.datasetId, detail });
     return { ...dataset, upload };
   });
 

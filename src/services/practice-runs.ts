@@ -67,7 +67,15 @@ export const listPracticeRuns = (deps: Deps, caller: Caller, input: { agentId: s
     const page = rows.slice(0, input.limit);
     const last = page[page.length - 1];
     return {
-      items: page.map((r) => ({ runId: r.runId, datasetId: r.datasetId, status: r.status, summary: r.summary ?? null, error: r.error, createdAt: r.createdAt, updatedAt: r.updatedAt })),
+      items: page.map((r) => ({
+        runId: r.runId,
+        datasetId: r.datasetId,
+        status: r.status,
+        summary: r.summary ?? null,
+        error: r.error,
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+      })),
       nextCursor: rows.length > input.limit && last ? encodeCursor({ c: last.createdAt, r: last.runId }) : null,
     };
   });
