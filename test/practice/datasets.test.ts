@@ -316,6 +316,8 @@ describe("dataset access", () => {
       expectProblem(await call("POST", "/v1/datasets", { key, body: { name: "nope" } }), 403, "forbidden");
       expectProblem(await call("POST", `/v1/datasets/${ds}/tasks`, { key, body: { tasks: [{ id: "nope", task: "t" }] } }), 403, "forbidden");
       expectProblem(await uploadNdjson(key, ds, ndjson([{ id: "nope", task: "t" }])), 403, "forbidden");
+      // Refused before its body is read: a malformed upload from such a key is a 403 too, not a 400.
+      expectProblem(await uploadNdjson(key, ds, "{not json\n"), 403, "forbidden");
       expectProblem(await call("DELETE", `/v1/datasets/${ds}`, { key }), 403, "forbidden");
     }
     expect((await call("GET", `/v1/datasets/${ds}`, { key: a.apiKey })).body.counts.total).toBe(1);
