@@ -74,10 +74,10 @@ module.exports = {
     },
     {
       name: "services-use-a-dos-public-module",
-      comment: "A Durable Object's inner modules (durable-objects/<name>/…) are its own; others import durable-objects/<name>.ts.",
+      comment: "A Durable Object's inner modules (durable-objects/<name>/…) are its own; others import durable-objects/<name>.ts and its typed contract, <name>/contract.ts.",
       severity: "error",
       from: { pathNot: DURABLE_OBJECTS },
-      to: { path: "^durable-objects/[^/]+/" },
+      to: { path: "^durable-objects/[^/]+/", pathNot: "^durable-objects/[^/]+/contract\\.ts$" },
     },
     {
       name: "services-never-import-doors",

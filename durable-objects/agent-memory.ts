@@ -15,7 +15,8 @@ import type {
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
 import type { LiveDecision, LiveDecisionContext, LiveInsight } from "../src/core/live-lesson";
 import type { EpisodeDatasetQuery } from "../src/core/practice/dataset-types";
-import { DomainError } from "../src/core/errors";
+import { DomainError, outcome, type Outcome } from "../src/core/errors";
+import type { Keyed } from "./rpc-contract";
 import { AgentMemoryBase } from "./agent-memory/object/base-object";
 import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library/transfer";
 import type { PromptRequest } from "./agent-memory/retrieval/prompt";
@@ -38,19 +39,21 @@ export type { WriteAccess } from "./agent-memory/screening/access";
  */
 export class AgentMemory extends AgentMemoryBase {
   /** The agent was created (or created again): from now on its calls are served; a deleted agent starts empty. */
-  async registerAgent(): Promise<{ created: boolean }> {
-    return this.ctx.blockConcurrencyWhile(async () => {
-      const state = agentState(this.ctx.storage);
-      if (state === "active") return { created: false };
-      if (state === "deleted") {
-        await this.ctx.storage.deleteAll();
-        this.initialized = false;
-      }
-      this.initError = null;
-      if (!this.initialized) await this.init();
-      setAgentState(this.ctx.storage, "active", Date.now(), crypto.randomUUID());
-      return { created: true };
-    });
+  async registerAgent(): Promise<Outcome<{ created: boolean }>> {
+    return outcome(() =>
+      this.ctx.blockConcurrencyWhile(async () => {
+        const state = agentState(this.ctx.storage);
+        if (state === "active") return { created: false };
+        if (state === "deleted") {
+          await this.ctx.storage.deleteAll();
+          this.initialized = false;
+        }
+        this.initError = null;
+        if (!this.initialized) await this.init();
+        setAgentState(this.ctx.storage, "active", Date.now(), crypto.randomUUID());
+        return { created: true };
+      }),
+    );
   }
 
   /**
@@ -58,15 +61,17 @@ export class AgentMemory extends AgentMemoryBase {
    * Q-values) is erased, and a marker stays so that every later call, whoever makes it, is refused
    * until the agent is created again. Repeating it repeats the erasure.
    */
-  async deleteAgent(): Promise<{ storageDeleted: true }> {
-    this.generation++;
-    setAgentState(this.ctx.storage, "deleted", Date.now());
-    await eraseRemoteVectors(this.env.VECTORIZE, this.name, vectorItemIds(this.ctx.storage));
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-    this.initialized = false;
-    setAgentState(this.ctx.storage, "deleted", Date.now());
-    return { storageDeleted: true };
+  async deleteAgent(): Promise<Outcome<{ storageDeleted: true }>> {
+    return outcome(async () => {
+      this.generation++;
+      setAgentState(this.ctx.storage, "deleted", Date.now());
+      await eraseRemoteVectors(this.env.VECTORIZE, this.name, vectorItemIds(this.ctx.storage));
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+      this.initialized = false;
+      setAgentState(this.ctx.storage, "deleted", Date.now());
+      return { storageDeleted: true as const };
+    });
   }
 
   /** The agent's incarnation (see agent-memory/object/lifecycle.ts): work begun for it carries it, and a later agent refuses that work. */
@@ -106,13 +111,15 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   /** Embeds the next batch of items lacking a vector of the current model. */
-  async reembed(model: string): Promise<ReembedResult> {
-    if (agentState(this.ctx.storage) === "deleted" || !this.initialized) return { model, embedded: 0, remaining: 0, stale: true };
-    this.ready();
-    return reembedBatch(this.mem, this.rooms.library, this.rooms.cases, model);
+  async reembed({ model }: { model: string }): Promise<Outcome<ReembedResult>> {
+    return outcome(async () => {
+      if (agentState(this.ctx.storage) === "deleted" || !this.initialized) return { model, embedded: 0, remaining: 0, stale: true };
+      this.ready();
+      return reembedBatch(this.mem, this.rooms.library, this.rooms.cases, model);
+    });
   }
 
-  async createExperience(input: ExperienceCreate, author: string, provenance?: Provenance, idempotencyKey?: string, access?: WriteAccess) {
+  async createExperience({ experience: input, author, provenance, idempotencyKey, access }: Keyed<{ experience: ExperienceCreate; author: string; provenance?: Provenance | undefined; access?: WriteAccess | undefined }>) {
     return this.rpc(async () => {
       const { value: r, replayed } = await this.rooms.idempotency.run(idempotencyKey, "experience.create", input, (record) =>
         this.rooms.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null, record, admission: policyOf(access) }),
@@ -121,7 +128,7 @@ export class AgentMemory extends AgentMemoryBase {
     });
   }
 
-  async getExperience(id: string) {
+  async getExperience({ id }: { id: string }) {
     return this.rpc(() => this.rooms.library.get(id));
   }
 
@@ -129,21 +136,21 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.library.list(filter));
   }
 
-  async patchExperience(id: string, patch: ExperiencePatch, author: string, access?: WriteAccess) {
+  async patchExperience({ id, patch, author, access }: { id: string; patch: ExperiencePatch; author: string; access?: WriteAccess | undefined }) {
     return this.rpc(async () => {
       const r = await this.rooms.library.apply([{ op: "update", id, patch }], { reason: "update experience", author, admission: policyOf(access) });
       return { version: r.version, experience: this.rooms.library.get(id) };
     });
   }
 
-  async deleteExperience(id: string, author: string, access?: WriteAccess) {
+  async deleteExperience({ id, author, access }: { id: string; author: string; access?: WriteAccess | undefined }) {
     return this.rpc(async () => {
       const r = await this.rooms.library.apply([{ op: "delete", id }], { reason: "delete experience", author, admission: policyOf(access) });
       return { version: r.version, deleted: id };
     });
   }
 
-  async applyLibrary(operations: LibraryOperation[], reason: string, author: string, provenance?: Provenance, idempotencyKey?: string, access?: WriteAccess) {
+  async applyLibrary({ operations, reason, author, provenance, idempotencyKey, access }: Keyed<{ operations: LibraryOperation[]; reason: string; author: string; provenance?: Provenance | undefined; access?: WriteAccess | undefined }>) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "library.batch", { operations, reason }, (record) =>
         this.rooms.library.apply(operations, { reason, author, provenance: provenance ?? null, record, admission: policyOf(access) }),
@@ -151,23 +158,23 @@ export class AgentMemory extends AgentMemoryBase {
     );
   }
 
-  async libraryVersions(limit: number, before?: number) {
+  async libraryVersions({ limit, before }: { limit: number; before?: number | undefined }) {
     return this.rpc(() => this.rooms.library.versions(limit, before));
   }
 
-  async libraryVersion(n: number) {
+  async libraryVersion({ n }: { n: number }) {
     return this.rpc(() => this.rooms.library.versionDetail(n));
   }
 
-  async evaluationLibrary(n: number) {
+  async evaluationLibrary({ n }: { n: number }) {
     return this.rpc(() => this.rooms.library.evaluationLibrary(n));
   }
 
-  async libraryDiff(n: number) {
+  async libraryDiff({ n }: { n: number }) {
     return this.rpc(() => this.rooms.library.diff(n));
   }
 
-  async rollback(n: number, author: string, idempotencyKey?: string) {
+  async rollback({ n, author, idempotencyKey }: Keyed<{ n: number; author: string }>) {
     return this.rpc(() => this.rooms.idempotency.run(idempotencyKey, "library.rollback", { n }, (record) => this.rooms.library.rollback(n, author, record)));
   }
 
@@ -175,7 +182,7 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => exportLibrary(this.mem, this.rooms.library));
   }
 
-  async importLibrary(doc: LibraryExport, mode: "merge" | "replace", author: string, idempotencyKey?: string, access?: WriteAccess) {
+  async importLibrary({ doc, mode, author, idempotencyKey, access }: Keyed<{ doc: LibraryExport; mode: "merge" | "replace"; author: string; access?: WriteAccess | undefined }>) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "library.import", { doc, mode }, (record) =>
         importLibrary(this.mem, this.rooms.library, doc, mode, author, record, access?.admin ?? false, access?.reviewed ?? false),
@@ -196,11 +203,11 @@ export class AgentMemory extends AgentMemoryBase {
     );
   }
 
-  async createCase(input: CaseCreate, idempotencyKey?: string, access?: WriteAccess) {
+  async createCase({ case: input, idempotencyKey, access }: Keyed<{ case: CaseCreate; access?: WriteAccess | undefined }>) {
     return this.rpc(() => this.rooms.idempotency.run(idempotencyKey, "case.create", input, (record) => this.rooms.cases.create(input, record, policyOf(access))));
   }
 
-  async getCase(id: string) {
+  async getCase({ id }: { id: string }) {
     return this.rpc(() => this.rooms.cases.get(id));
   }
 
@@ -208,11 +215,11 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.cases.list(filter));
   }
 
-  async patchCase(id: string, patch: CasePatch, access?: WriteAccess) {
+  async patchCase({ id, patch, access }: { id: string; patch: CasePatch; access?: WriteAccess | undefined }) {
     return this.rpc(() => this.rooms.cases.patch(id, patch, policyOf(access)));
   }
 
-  async deleteCase(id: string, access?: WriteAccess) {
+  async deleteCase({ id, access }: { id: string; access?: WriteAccess | undefined }) {
     return this.rpc(async () => {
       await this.rooms.cases.delete(id, policyOf(access));
       return { deleted: id };
@@ -220,16 +227,16 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   /** A read-scoped asker changes nothing that later retrievals depend on, and no episode credits what it was shown. */
-  async retrieve(req: RetrieveRequest, asker?: Asker) {
+  async retrieve({ request: req, asker }: { request: RetrieveRequest; asker?: Asker | undefined }) {
     return this.rpc(() => this.rooms.retrieval.retrieve(req, asker));
   }
 
-  async prompt(req: PromptRequest, asker?: Asker) {
+  async prompt({ request: req, asker }: { request: PromptRequest; asker?: Asker | undefined }) {
     return this.rpc(() => this.rooms.prompts.build(req, asker ?? ANONYMOUS_WRITER));
   }
 
   /** `teacher`: the rewarding key, whose teaching of each memory is capped per hour. */
-  async reward(req: RewardRequest, idempotencyKey?: string, teacher?: string) {
+  async reward({ reward: req, idempotencyKey, teacher }: Keyed<{ reward: RewardRequest; teacher?: string | undefined }>) {
     return this.rpc(async () => {
       const { value, replayed: keyReplayed } = await this.rooms.idempotency.run(idempotencyKey, "reward", req, async (record) => this.rooms.utility.reward(req, record, teacher));
       // A second reward of the same retrieval replays the first even without an Idempotency-Key.
@@ -254,11 +261,11 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   /** A sweep asked for through the jobs queue; its handler checks remedial practice itself. */
-  async sweep(at: number) {
+  async sweep({ at }: { at: number }) {
     return this.rpc(() => this.sweepAndPlan(at, false), { touch: false });
   }
 
-  async createEpisode(input: EpisodeCreate, idempotencyKey?: string) {
+  async createEpisode({ episode: input, idempotencyKey }: Keyed<{ episode: EpisodeCreate }>) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "episode.create", input, async (record) =>
         this.ctx.storage.transactionSync(() => {
@@ -270,23 +277,23 @@ export class AgentMemory extends AgentMemoryBase {
     );
   }
 
-  async addAttempt(episodeId: string, input: AttemptCreate) {
+  async addAttempt({ episodeId, attempt: input }: { episodeId: string; attempt: AttemptCreate }) {
     return this.rpc(() => this.rooms.episodes.addAttempt(episodeId, input));
   }
 
-  async endEpisode(episodeId: string, input: EpisodeEnd) {
+  async endEpisode({ episodeId, end: input }: { episodeId: string; end: EpisodeEnd }) {
     return this.rpc(() => this.rooms.episodes.end(episodeId, input));
   }
 
-  async getEpisode(episodeId: string) {
+  async getEpisode({ episodeId }: { episodeId: string }) {
     return this.rpc(() => this.rooms.episodes.get(episodeId));
   }
 
-  async episodeRetrievals(episodeId: string) {
+  async episodeRetrievals({ episodeId }: { episodeId: string }) {
     return this.rpc(() => this.rooms.episodes.retrievals(episodeId));
   }
 
-  async listEpisodes(limit: number, cursor?: string, status?: "open" | "ended") {
+  async listEpisodes({ limit, cursor, status }: { limit: number; cursor?: string | undefined; status?: "open" | "ended" | undefined }) {
     return this.rpc(() => this.rooms.episodes.list(limit, cursor, status));
   }
 
@@ -298,7 +305,7 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.episodes.ingestSession(session));
   }
 
-  async getJob(jobId: string) {
+  async getJob({ jobId }: { jobId: string }) {
     return this.rpc(() => {
       const job = this.rooms.jobs.get(jobId);
       if (!job) throw DomainError.notFound(`Job '${jobId}' does not exist.`);
@@ -314,53 +321,53 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.quarantine.list(opts));
   }
 
-  async getQuarantined(id: string) {
+  async getQuarantined({ id }: { id: string }) {
     return this.rpc(() => this.rooms.quarantine.get(id));
   }
 
   /** Callers check that the key is admin-scoped. */
-  async releaseQuarantined(id: string, author: string) {
+  async releaseQuarantined({ id, author }: { id: string; author: string }) {
     return this.rpc(() => this.rooms.quarantine.release(id, author));
   }
 
   /** Callers check that the key is admin-scoped. */
-  async deleteQuarantined(id: string, author: string) {
+  async deleteQuarantined({ id, author }: { id: string; author: string }) {
     return this.rpc(() => this.rooms.quarantine.remove(id, author));
   }
 
   /** The next pending entries for the safety reviewer (src/learning/admission-review.ts). */
-  async pendingReviews(limit: number) {
+  async pendingReviews({ limit }: { limit: number }) {
     return this.rpc(() => ({ items: this.rooms.quarantine.pending(limit), remaining: this.rooms.quarantine.countPending() }));
   }
 
-  async applyReviews(verdicts: ReviewVerdict[]) {
+  async applyReviews({ verdicts }: { verdicts: ReviewVerdict[] }) {
     return this.rpc(() => this.rooms.quarantine.applyReviews(verdicts));
   }
 
   /** Lessons the background job may write a `when` for (src/learning/when-writer.ts). */
-  async lessonsWithoutWhen(limit: number) {
+  async lessonsWithoutWhen({ limit }: { limit: number }) {
     return this.rpc(() => lessonsWithoutWhen(this.mem, limit));
   }
 
-  async applyWhen(written: { id: string; text: string; when: string }[], asked: { id: string; text: string }[]) {
+  async applyWhen({ written, asked }: { written: { id: string; text: string; when: string }[]; asked: { id: string; text: string }[] }) {
     return this.rpc(() => applyWhen(this.mem, this.rooms.library, written, asked));
   }
 
   /** Learned phrases waiting for the same safety review (src/learning/admission-review.ts). */
-  async pendingPhraseReviews(limit: number) {
+  async pendingPhraseReviews({ limit }: { limit: number }) {
     return this.rpc(() => ({ items: this.rooms.retrieval.usage.pendingPhrases(limit), remaining: this.rooms.retrieval.usage.countPendingPhrases() }));
   }
 
-  async applyPhraseReviews(verdicts: { itemId: string; text: string; safe: boolean }[]) {
+  async applyPhraseReviews({ verdicts }: { verdicts: { itemId: string; text: string; safe: boolean }[] }) {
     return this.rpc(() => this.rooms.retrieval.usage.applyPhraseReviews(verdicts));
   }
 
-  async listJobs(limit: number, status?: string) {
+  async listJobs({ limit, status }: { limit: number; status?: string | undefined }) {
     return this.rpc(() => this.rooms.jobs.list(limit, status));
   }
 
   /** Marks a live-extraction job running and hands the worker what the LLM needs. */
-  async startLiveJob(jobId: string, episodeId: string, incarnation?: string) {
+  async startLiveJob({ jobId, episodeId, incarnation }: { jobId: string; episodeId: string; incarnation?: string | undefined }) {
     return this.rpc(() => {
       this.sameIncarnation(incarnation, `job ${jobId}`);
       const job = this.rooms.jobs.get(jobId) ?? this.rooms.jobs.ensure(jobId, "live.extract", episodeId).job;
@@ -369,24 +376,26 @@ export class AgentMemory extends AgentMemoryBase {
     });
   }
 
-  async finishJob(jobId: string, status: Job["status"], reason: string, result?: Job["result"], incarnation?: string) {
+  async finishJob({ jobId, status, reason, result, incarnation }: { jobId: string; status: Job["status"]; reason: string; result?: Job["result"] | undefined; incarnation?: string | undefined }) {
     return this.rpc(() => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) }));
   }
 
-  async similarExperiences(lesson: { id?: string; text: string; pattern?: string | null; keywords?: string[] }, k: number) {
+  async similarExperiences({ lesson, k }: { lesson: { id?: string | undefined; text: string; pattern?: string | null | undefined; keywords?: string[] | undefined }; k: number }) {
     return this.rpc(() => this.rooms.lessons.similar(lesson, k));
   }
 
-  async applyLiveLesson(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision, context: LiveDecisionContext, incarnation?: string) {
+  async applyLiveLesson({ jobId, episodeId, candidate, decision, context, incarnation }: { jobId: string; episodeId: string; candidate: LiveInsight; decision: LiveDecision; context: LiveDecisionContext; incarnation?: string | undefined }) {
     return this.rpc(() => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context));
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */
-  async destroy(): Promise<{ storageDeleted: true }> {
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-    this.initError = null;
-    await this.init();
-    return { storageDeleted: true };
+  async destroy(): Promise<Outcome<{ storageDeleted: true }>> {
+    return outcome(async () => {
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+      this.initError = null;
+      await this.init();
+      return { storageDeleted: true as const };
+    });
   }
 }

@@ -5,8 +5,11 @@ import { db } from "../db/client";
 import { requireAgentAccess, type Scope } from "../core/principal";
 import { notFound, unavailable } from "../core/errors";
 import type { Caller, Deps } from "./deps";
-import { memoryStub, type MemoryStub } from "./agent-memory";
-import { doCall, d1Read } from "./binding-faults";
+import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { AGENT_MEMORY_CONTRACT } from "../../durable-objects/agent-memory/contract";
+import { memoryStub } from "./agent-memory";
+import { d1Read } from "./binding-faults";
+import { resilientObject, type Resilient } from "./object-stub";
 import { Semaphore, SemaphoreTimeoutError } from "../core/semaphore";
 import { flushMarksIfDue, markAgentActive } from "./usage-marks";
 
@@ -16,26 +19,6 @@ import { flushMarksIfDue, markAgentActive } from "./usage-marks";
  * (and below agents.ts, whose deletion reaches runs and evaluations), so the use cases of runs,
  * evaluations and datasets live beside their own mechanisms without an import circle.
  */
-
-/**
- * Agent-memory methods that change nothing a second call would change again, so a `.retryable`
- * failure may be retried. Writes are retried only when they carry an idempotency key (the
- * argument at the given position).
- */
-const IDEMPOTENT_READS = new Set([
-  "retrieve", "prompt", "getConfig", "getExperience", "listExperiences", "libraryVersions", "libraryVersion", "libraryDiff",
-  "exportLibrary", "getCase", "listCases", "analytics", "getEpisode", "episodeRetrievals", "listEpisodes", "episodesForDataset", "getJob", "listJobs",
-  "similarExperiences", "registerAgent", "deleteAgent",
-]);
-const IDEMPOTENCY_KEY_ARG: Record<string, number> = {
-  reward: 1, createEpisode: 1, createCase: 1, createExperience: 3, applyLibrary: 4, rollback: 2, importLibrary: 3,
-};
-
-function idempotent(method: string, args: unknown[]): boolean {
-  if (IDEMPOTENT_READS.has(method)) return true;
-  const at = IDEMPOTENCY_KEY_ARG[method];
-  return at !== undefined && typeof args[at] === "string";
-}
 
 /**
  * Writes one isolate sends to one agent's object at a time. The object applies writes one after
@@ -58,31 +41,25 @@ function writeSlotsOf(tenantId: string, agentId: string): Semaphore {
 }
 
 /**
- * The agent's Durable Object as routes use it: each call goes through a fresh stub, so a retried
- * call never reuses a stub a failure may have broken, with the documented faults handled
- * (services/binding-faults), and writes bounded per agent (WRITE_SLOTS_PER_AGENT).
+ * The agent's Durable Object as use cases call it (src/services/object-stub.ts), with its retry
+ * classes from its contract and writes bounded per agent (WRITE_SLOTS_PER_AGENT).
  */
-export function resilientMemory(env: Env, tenantId: string, agentId: string): MemoryStub {
-  return new Proxy({} as MemoryStub, {
-    get(_target, method) {
-      if (typeof method !== "string" || method === "then") return undefined;
-      return (...args: unknown[]) => {
-        const call = () =>
-          doCall(() => {
-            const stub = memoryStub(env, tenantId, agentId) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-            return stub[method]!(...args);
-          }, idempotent(method, args));
-        if (IDEMPOTENT_READS.has(method)) return call();
-        return writeSlotsOf(tenantId, agentId)
-          .run(call)
-          .catch((e: unknown) => {
-            if (e instanceof SemaphoreTimeoutError) throw unavailable(`This agent's memory has ${e.limit} writes from this instance in progress; retry after a short pause.`);
-            throw e;
-          });
-      };
-    },
+export function resilientMemory(env: Env, tenantId: string, agentId: string): Memory {
+  return resilientObject<AgentMemory>(AGENT_MEMORY_CONTRACT, () => memoryStub(env, tenantId, agentId), {
+    outcomes: true,
+    around: (retry, call) =>
+      "read" in retry
+        ? call()
+        : writeSlotsOf(tenantId, agentId)
+            .run(call)
+            .catch((e: unknown) => {
+              if (e instanceof SemaphoreTimeoutError) throw unavailable(`This agent's memory has ${e.limit} writes from this instance in progress; retry after a short pause.`);
+              throw e;
+            }),
   });
 }
+
+export type Memory = Resilient<AgentMemory>;
 
 function noteActivity(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string, agentId: string) {
   const now = Date.now();

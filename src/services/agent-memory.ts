@@ -1,5 +1,4 @@
 import type { Env } from "../env";
-import { unwrap, type Outcome } from "../core/errors";
 
 export const memoryName = (tenantId: string, agentId: string) => `${tenantId}:${agentId}`;
 
@@ -8,8 +7,3 @@ export function memoryStub(env: Env, tenantId: string, agentId: string) {
 }
 
 export type MemoryStub = ReturnType<typeof memoryStub>;
-
-/** A DO call's value; its domain error (as the object returned it) is thrown again as a DomainError. */
-export async function callMemory<T>(call: () => Promise<Outcome<T>>): Promise<T> {
-  return unwrap((await call()) as Outcome<T>);
-}

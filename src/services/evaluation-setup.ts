@@ -9,7 +9,7 @@ import { isGroupVerifier } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import type { FrozenTask } from "../core/practice/ports";
 import { conflict, DomainError, rateLimited, unprocessable } from "../core/errors";
-import { callMemory, memoryStub } from "./agent-memory";
+import { resilientMemory } from "./agent-access";
 import { practiceStub, runRow } from "./practice";
 import { checkWebhookTargets, requireLlm, resolveVerifier } from "./unit-checks";
 
@@ -78,13 +78,13 @@ async function orUnprocessable<T>(call: () => Promise<T>, path: string): Promise
 /** The experiences an evaluation injects, in library order, and the agent's library version they are. */
 export async function resolveLibrary(env: Env, who: Caller, ref: LibraryRef | null, path: string) {
   if (ref === null) {
-    const exported = await callMemory(() => memoryStub(env, who.tenantId, who.agentId).exportLibrary());
+    const exported = await resilientMemory(env, who.tenantId, who.agentId).exportLibrary();
     return { library: exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text })), libraryVersion: exported.libraryVersion };
   }
   if ("version" in ref) {
     if (ref.version === 0) return { library: [], libraryVersion: 0 };
     // An old version's lessons are injected as they stood, except those held or removed from quarantine since.
-    const lib = await orUnprocessable(() => callMemory(() => memoryStub(env, who.tenantId, who.agentId).evaluationLibrary(ref.version)), `${path}.version`);
+    const lib = await orUnprocessable(() => resilientMemory(env, who.tenantId, who.agentId).evaluationLibrary({ n: ref.version }), `${path}.version`);
     return { library: lib.experiences, libraryVersion: ref.version };
   }
   await orUnprocessable(() => runRow(env, who, ref.runId), `${path}.runId`);

@@ -15,7 +15,7 @@ import type { VerifierConfig } from "../core/verifiers/schema";
 import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/webhook-url";
 import { conflict, isRequestFault, isRetryable, notFound, unprocessable } from "../core/errors";
 import { llmConfigured, LlmNotConfiguredError } from "../llm";
-import { callMemory, memoryStub } from "./agent-memory";
+import { resilientMemory } from "./agent-access";
 
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
 
@@ -115,11 +115,11 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
  * a retried create finishes a setup that was cut short.
  */
 async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string, config: RunConfig, tasks: FrozenTask[], holdout: FrozenTask[]) {
-  const memory = memoryStub(env, who.tenantId, who.agentId);
+  const memory = resilientMemory(env, who.tenantId, who.agentId);
   const [exported, agentConfig, agentIncarnation] = await Promise.all([
-    callMemory(() => memory.exportLibrary()),
-    callMemory(() => memory.getConfig()),
-    callMemory(() => memory.incarnation()),
+    memory.exportLibrary(),
+    memory.getConfig(),
+    memory.incarnation(),
   ]);
   const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
   const stub = practiceStub(env, runId);
@@ -241,15 +241,13 @@ export async function promoteRun(env: Env, run: RunFacts, start: RunExperience[]
   const reason = `practice run ${run.runId} (${how}): ${run.config.epochs} epoch(s) on dataset ${run.datasetId}; ${why}${hindsight}`;
   let value;
   try {
-    ({ value } = await callMemory(() =>
-      memoryStub(env, run.tenantId, run.agentId).promotePractice({
+    ({ value } = await resilientMemory(env, run.tenantId, run.agentId).promotePractice({
         runId: run.runId,
         ...(run.agentIncarnation ? { incarnation: run.agentIncarnation } : {}),
         reason,
         start: start.map((e) => ({ id: e.id, text: e.text, ...(e.when ? { when: e.when } : {}) })),
         final: final.map((e) => ({ id: e.id, text: e.text, origin: originOf(e), ...(e.when ? { when: e.when } : {}) })),
-      }),
-    ));
+      }));
   } catch (err) {
     // The run's alarm repeats a promotion that threw, every 30 s until it returns: one the agent
     // refuses for good (it was deleted meanwhile, the write is invalid) ends the run unpromoted.

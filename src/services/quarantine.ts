@@ -1,7 +1,6 @@
 import type { MemoryKind } from "../core/memory-types";
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
-import { callMemory } from "./agent-memory";
 import { agentWithRow } from "./agent-access";
 import { recordAudit } from "./audit";
 import { authorOf } from "./lessons";
@@ -22,13 +21,13 @@ export const listQuarantine = (deps: Deps, caller: Caller, input: QuarantineQuer
   outcome(async () => {
     const { agentId, ...query } = input;
     const { memory } = await agentWithRow(deps, caller, agentId, "read");
-    return callMemory(() => memory.listQuarantine(query));
+    return memory.listQuarantine(query);
   });
 
 export const getQuarantined = (deps: Deps, caller: Caller, input: { agentId: string; id: string }) =>
   outcome(async () => {
     const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
-    return callMemory(() => memory.getQuarantined(input.id));
+    return memory.getQuarantined({ id: input.id });
   });
 
 /** Releases a held entry to the status it was written with. */
@@ -36,8 +35,8 @@ export const releaseQuarantined = (deps: Deps, caller: Caller, input: { agentId:
   outcome(async () => {
     const { agentId, id } = input;
     const { key, memory } = await agentWithRow(deps, caller, agentId, "admin");
-    const held = await callMemory(() => memory.getQuarantined(id));
-    const r = await callMemory(() => memory.releaseQuarantined(id, authorOf(key)));
+    const held = await memory.getQuarantined({ id });
+    const r = await memory.releaseQuarantined({ id, author: authorOf(key) });
     await recordAudit(deps, caller, { tenantId: key.tenantId, action: "quarantine.release", target: `${agentId}/${id}`, detail: { kind: held.kind, reason: held.reason, status: r.status } });
     return r;
   });
@@ -46,8 +45,8 @@ export const deleteQuarantined = (deps: Deps, caller: Caller, input: { agentId: 
   outcome(async () => {
     const { agentId, id } = input;
     const { key, memory } = await agentWithRow(deps, caller, agentId, "admin");
-    const held = await callMemory(() => memory.getQuarantined(id));
-    const r = await callMemory(() => memory.deleteQuarantined(id, authorOf(key)));
+    const held = await memory.getQuarantined({ id });
+    const r = await memory.deleteQuarantined({ id, author: authorOf(key) });
     await recordAudit(deps, caller, { tenantId: key.tenantId, action: "quarantine.delete", target: `${agentId}/${id}`, detail: { kind: held.kind, reason: held.reason } });
     return { ...r, deleted: true as const };
   });

@@ -2,15 +2,14 @@ import { outcome } from "../core/errors";
 import type { KeyPrincipal } from "../core/principal";
 import type { RetrieveRequest } from "../core/memory-types";
 import type { Caller, Deps } from "./deps";
-import { agentMemory, agentWithRow } from "./agent-access";
-import { callMemory, type MemoryStub } from "./agent-memory";
+import { agentMemory, agentWithRow, type Memory } from "./agent-access";
 
 /**
  * Reading an agent's memory for a task — ranked items, or the block to put in a prompt — and what
  * retrieval has learned from rewards. REST (retrieve, getPrompt, the retriever) and MCP
  * (pull_experiences, get_prompt) answer through these, so a change to how retrieval is served lands here once.
  */
-export type PromptRequest = Parameters<MemoryStub["prompt"]>[0];
+export type PromptRequest = Parameters<Memory["prompt"]>[0]["request"];
 
 /** A read-scoped caller changes nothing later retrievals depend on, and no episode credits what it was shown. */
 const askerOf = (key: KeyPrincipal) => ({ keyId: key.keyId, readOnly: key.scope === "read" });
@@ -19,26 +18,26 @@ export const retrieve = (deps: Deps, caller: Caller, input: { agentId: string; r
   outcome(async () => {
     const { key, memory } = agentMemory(deps, caller, input.agentId, "read");
     const asker = askerOf(key);
-    return callMemory(() => memory.retrieve(input.request, asker));
+    return memory.retrieve({ request: input.request, asker });
   });
 
 export const buildPrompt = (deps: Deps, caller: Caller, input: { agentId: string; request: PromptRequest }) =>
   outcome(async () => {
     const { key, memory } = agentMemory(deps, caller, input.agentId, "read");
     const asker = askerOf(key);
-    return callMemory(() => memory.prompt(input.request, asker));
+    return memory.prompt({ request: input.request, asker });
   });
 
 /** The re-ranker's state and the size of usage memory. */
 export const getRetriever = (deps: Deps, caller: Caller, input: { agentId: string }) =>
   outcome(async () => {
     const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
-    return callMemory(() => memory.getRetriever());
+    return memory.getRetriever();
   });
 
 /** Forgets what retrieval learned from rewards; Q-values and the library stay. */
 export const resetRetriever = (deps: Deps, caller: Caller, input: { agentId: string }) =>
   outcome(async () => {
     const { memory } = await agentWithRow(deps, caller, input.agentId, "write");
-    return callMemory(() => memory.resetRetriever());
+    return memory.resetRetriever();
   });

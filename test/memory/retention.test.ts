@@ -1,8 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { callMemory } from "../../src/services/agent-memory";
-import { expectProblem } from "../helpers";
+import { expectProblem, valueOf } from "../helpers";
 import { agentFixture } from "./setup";
 
 const DAY = 86_400_000;
@@ -46,7 +45,7 @@ describe("retention", () => {
     await sql("UPDATE jobs SET updated_at = ? WHERE id = ?", ago(40), pending.jobId);
     await sql("UPDATE retrievals SET at = ? WHERE id = ?", ago(40), retrieval);
 
-    const result = await callMemory(() => stub.sweep(Date.now()));
+    const result = await valueOf(stub.sweep({ at: Date.now() }));
     expect(result.pruned).toMatchObject({ retrievals: 1, jobs: 2, cases: 2, episodes: 1, attempts: 1 });
 
     const cases = (await api("GET", "/cases?status=all")).body.items.map((c: any) => c.id).sort();
@@ -74,10 +73,10 @@ describe("retention", () => {
     expectProblem(await api("PATCH", "/config", { retention: { forever: true } }), 400);
     const patched = await api("PATCH", "/config", { retention: { casesDays: null } });
     expect(patched.body.retention).toEqual({ ...defaults, casesDays: null });
-    expect((await callMemory(() => stub.sweep(Date.now()))).pruned.cases).toBe(0);
+    expect((await valueOf(stub.sweep({ at: Date.now() }))).pruned.cases).toBe(0);
     expect((await api("GET", `/cases/${id}`)).status).toBe(200);
     await api("PATCH", "/config", { retention: { casesDays: 999 } });
-    expect((await callMemory(() => stub.sweep(Date.now()))).pruned.cases).toBe(1);
+    expect((await valueOf(stub.sweep({ at: Date.now() }))).pruned.cases).toBe(1);
     expectProblem(await api("GET", `/cases/${id}`), 404);
   });
 });

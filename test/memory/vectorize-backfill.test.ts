@@ -21,7 +21,7 @@ describe("moving an agent's vectors to Vectorize", () => {
     const stub = memory;
     const total = BACKFILL_CHUNK + 100;
     const ops = Array.from({ length: total }, (_, n) => ({ op: "create" as const, experience: { text: topic(n) } }));
-    const seeded = (await memory.applyLibrary(ops, "seed", "test")) as { ok: boolean; value: { value: { experiences: { id: string }[] } } };
+    const seeded = (await memory.applyLibrary({ operations: ops, reason: "seed", author: "test" })) as { ok: boolean; value: { value: { experiences: { id: string }[] } } };
     if (!seeded.ok) throw new Error(JSON.stringify(seeded));
     const ids = seeded.value.value.experiences.map((e) => e.id);
 

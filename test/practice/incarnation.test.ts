@@ -88,7 +88,7 @@ describe("incarnations: work of a deleted agent never lands in the agent created
     expect(llm.sent).toHaveLength(0);
     expect((await f.agent("GET", "/jobs")).body.items).toEqual([]);
     // The agent's object refuses the old job's writes itself too, whoever gets them through.
-    const write = await memoryOf(f.t.tenantId, f.agentId).startLiveJob("job_old", "ep_old", old);
+    const write = await memoryOf(f.t.tenantId, f.agentId).startLiveJob({ jobId: "job_old", episodeId: "ep_old", incarnation: old });
     expect(write).toMatchObject({ ok: false, error: { kind: "not-found" } });
     expect((await f.agent("GET", "/jobs")).body.items).toEqual([]);
   });
