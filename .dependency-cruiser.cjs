@@ -80,6 +80,13 @@ module.exports = {
       to: { path: "^durable-objects/[^/]+/", pathNot: "^durable-objects/[^/]+/contract\\.ts$" },
     },
     {
+      name: "stubs-stay-in-services",
+      comment: "Durable Object stubs and the resilient wrapper that reads each object's contract are held by services only; others call service functions.",
+      severity: "error",
+      from: { pathNot: SERVICES },
+      to: { path: "^src/services/(agent-memory|agent-access|object-stub)\\.ts$" },
+    },
+    {
       name: "services-never-import-doors",
       comment: "Services raise domain errors; each door maps them to its own shape (problem+json, MCP error).",
       severity: "error",

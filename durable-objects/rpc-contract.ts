@@ -9,7 +9,7 @@
  * second call would change again; `keyed` is a write the object applies once per the named
  * request field, so it is repeated only when the request carries one; `once` is never repeated.
  */
-export type RetryClass<Request = unknown> = { read: true } | { keyed: KeyField<Request> } | { once: true };
+export type RetryClass<Request = { idempotencyKey?: string }> = { read: true } | { keyed: KeyField<Request> } | { once: true };
 
 type KeyField<Request> = Extract<keyof NonNullable<Request>, "idempotencyKey">;
 
