@@ -67,6 +67,7 @@ function probeStub<T extends object>(stub: T, hooks: ProbeHooks): T {
   });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any object's namespace; the stub is probed by method name, whatever its class
 function probeNamespace<T extends DurableObjectNamespace<any>>(ns: T, hooks: ProbeHooks): T {
   return new Proxy(ns, {
     get(target, prop) {

@@ -178,6 +178,7 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
 
   protected who() {
     const who = agentIdentity(this.ctx.id.name);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the message shows the caller the template to write
     if (!who) throw new Error("AgentMemory has no name; it must be addressed with getByName(`${tenantId}:${agentId}`)");
     return who;
   }
