@@ -46,10 +46,6 @@ export interface Env {
   /** `development` (wrangler dev), `test` or `production` (the default when unset): webhook URL rules depend on it. */
   PRAXIS_ENV?: string;
   PRACTICE_MAX_RUNS_PER_TENANT?: string;
-  /** Bench only, ignored in production: latency added to each binding round trip (adapters/bench-latency). */
-  BENCH_LATENCY?: string;
-  /** Bench only, ignored in production: "off" resolves every key from D1, as before the edge caches. */
-  BENCH_KEY_CACHE?: string;
   /** Evaluations of one tenant queued or running at once (a practice run's own count but are never refused); default 8. */
   EVALUATION_MAX_PER_TENANT?: string;
 }

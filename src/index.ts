@@ -2,7 +2,6 @@ import type { Env } from "./env";
 import { createApp } from "./http/app";
 import { consumeJobs } from "./jobs/consumer";
 import { runScheduled } from "./cron";
-import { withBenchLatency } from "./adapters/bench-latency";
 import { tracedQueue } from "./trace";
 
 export { AgentMemory } from "../durable-objects/agent-memory";
@@ -14,7 +13,7 @@ const app = createApp();
 const traced = (env: Env): Env => ({ ...env, JOBS: tracedQueue(env.JOBS), PRACTICE: tracedQueue(env.PRACTICE) });
 
 export default {
-  fetch: (request: Request, env: Env, ctx: ExecutionContext) => app.fetch(request, traced(withBenchLatency(env)), ctx),
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) => app.fetch(request, traced(env), ctx),
   queue: (batch, env) => consumeJobs(batch, traced(env)),
   scheduled: async (controller, env) => {
     await runScheduled(controller, env);

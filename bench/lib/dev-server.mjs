@@ -117,12 +117,13 @@ const quietEnv = {
  * `fromHead` the last commit (so someone's half-finished edits are not what gets measured).
  */
 const SNAPSHOT_SKIP = new Set(["node_modules", ".git", ".wrangler", ".dev.vars", "test", "bench", "dist"]);
-function snapshotProject(dest, fromHead) {
+function snapshotProject(dest, fromHead, main) {
   mkdirSync(dest, { recursive: true });
   if (fromHead) {
     const entries = execFileSync("git", ["-C", root, "ls-tree", "--name-only", "HEAD"], { encoding: "utf8" })
       .split("\n")
       .filter((e) => e && !SNAPSHOT_SKIP.has(e) && !e.endsWith(".log"));
+    if (main) entries.push(main);
     const tar = execFileSync("git", ["-C", root, "archive", "--format=tar", "HEAD", ...entries], { maxBuffer: 256 * 1024 * 1024 });
     execFileSync("tar", ["-x", "-C", dest], { input: tar });
   } else {
@@ -130,6 +131,7 @@ function snapshotProject(dest, fromHead) {
       if (SNAPSHOT_SKIP.has(entry) || entry.endsWith(".log")) continue;
       cpSync(path.join(root, entry), path.join(dest, entry), { recursive: true });
     }
+    if (main) cpSync(path.join(root, main), path.join(dest, main));
   }
   symlinkSync(path.join(root, "node_modules"), path.join(dest, "node_modules"), "dir");
 }
@@ -188,16 +190,19 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
 
   let launched = null; // what start() was called with, for restart()
 
-  /** Migrates a fresh D1, starts wrangler dev with `vars` and waits (≤ 90 s) for /healthz. */
-  async function start({ firstPort, vars, fromHead = false, logLevel = "warn" }) {
+  /**
+   * Migrates a fresh D1, starts wrangler dev with `vars` and waits (≤ 90 s) for /healthz. `main`
+   * (a path in the project) serves another entry module than wrangler.toml's, e.g. the edge bench's.
+   */
+  async function start({ firstPort, vars, fromHead = false, logLevel = "warn", main }) {
     tmpDir = mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
     const app = path.join(tmpDir, "app");
     const state = path.join(tmpDir, "state");
     log(`snapshot${fromHead ? " of HEAD" : ""} and state in ${tmpDir}`);
-    snapshotProject(app, fromHead);
+    snapshotProject(app, fromHead, main);
     const [mcmd, margs] = wranglerCmd(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
     execFileSync(mcmd, margs, { cwd: app, env: quietEnv, stdio: ["ignore", "ignore", "pipe"], timeout: 120_000 });
-    launched = { firstPort, vars, logLevel };
+    launched = { firstPort, vars, logLevel, main };
     return launch();
   }
 
@@ -224,12 +229,13 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
   }
 
   async function launch() {
-    const { firstPort, vars, logLevel } = launched;
+    const { firstPort, vars, logLevel, main } = launched;
     const app = path.join(tmpDir, "app");
     const state = path.join(tmpDir, "state");
     const port = await freePort(firstPort);
     const [cmd, args] = wranglerCmd([
       "dev",
+      ...(main ? [main] : []),
       "--port", String(port),
       "--ip", "127.0.0.1",
       // Wrangler's devtools port defaults to 9229 for every instance; parallel suites would collide on it.

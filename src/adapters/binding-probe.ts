@@ -4,7 +4,7 @@ import type { Env } from "../env";
  * Round trips to the bindings on the request path, made observable: every D1 query (a batch is one
  * round trip), Durable Object call and KV operation passes through `hook` first, which may count
  * it, delay it or fail it. Tests count and inject faults with it; the far-edge bench adds latency
- * (see benchLatency). Nothing in production wraps its bindings.
+ * (bench/edge-worker.ts). Nothing in production wraps its bindings.
  */
 export type ProbedBinding = "DB" | "AGENT_MEMORY" | "PRAXIS_KEYS";
 
