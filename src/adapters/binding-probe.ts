@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import { derivedEnv } from "../config";
 
 /**
  * Round trips to the bindings on the request path, made observable: every D1 query (a batch is one
@@ -91,11 +92,11 @@ function probeKv(kv: KVNamespace, hooks: ProbeHooks): KVNamespace {
 }
 
 /** The same environment with D1, the agents' Durable Objects and the key cache passing through `hooks`. */
-export function probeEnv(env: Env, hooks: ProbeHooks): Env {
-  return {
+export function probeEnv<E extends Env>(env: E, hooks: ProbeHooks): E {
+  return derivedEnv(env, {
     ...env,
     DB: probeD1(env.DB, hooks),
     AGENT_MEMORY: probeNamespace(env.AGENT_MEMORY, hooks),
     ...(env.PRAXIS_KEYS ? { PRAXIS_KEYS: probeKv(env.PRAXIS_KEYS, hooks) } : {}),
-  };
+  });
 }
