@@ -15,7 +15,6 @@ export function depsOf(c: Context<AppEnv>): Deps {
 }
 
 /** A use case's value, or its domain error thrown as the problem the app's error handler answers. */
-// biome-ignore lint/suspicious/noShadowRestrictedNames: a module's export, never Object.prototype.valueOf
 export function valueOf<T>(o: Outcome<T>): T {
   if (o.ok) return o.value;
   throw problemOf(o.error);

@@ -69,19 +69,19 @@ function requestArb(path: string, method: string, op: any, mutated: boolean): fc
   const pathParams = params.filter((p) => p.in === "path");
   const queryParams = params.filter((p) => p.in === "query");
   const schema: JsonSchema | undefined = op.requestBody?.content?.["application/json"]?.schema;
-  const paramValue = (p: any) => arbitraryOf(doc, p.schema).map((v) => (v === undefined || v === null ? "" : String(v)));
+  const valueOf = (p: any) => arbitraryOf(doc, p.schema).map((v) => (v === undefined || v === null ? "" : String(v)));
 
   const pathArb = fc.tuple(
     ...pathParams.map((p) => {
       const known = knownParam(path, method, p.name);
-      const generated = paramValue(p);
+      const generated = valueOf(p);
       if (!mutated) return known ? fc.constant(known) : generated;
       return fc.oneof({ weight: 3, arbitrary: known ? fc.constant(known) : generated }, { weight: 1, arbitrary: fc.constantFrom(...EVIL_PARAMS) });
     }),
   );
   const queryArb = fc.tuple(
     ...queryParams.map((p) =>
-      fc.option(mutated ? fc.oneof(paramValue(p), fc.constantFrom(...EVIL_PARAMS)) : paramValue(p), { nil: undefined }),
+      fc.option(mutated ? fc.oneof(valueOf(p), fc.constantFrom(...EVIL_PARAMS)) : valueOf(p), { nil: undefined }),
     ),
   );
   const idemArb = params.some((p) => p.name === "idempotency-key")
