@@ -13,7 +13,7 @@ export type Outcome = z.infer<typeof OutcomeSchema>;
 export type RewardMapping = Record<Outcome, number>;
 
 function clamp(x: number, lo: number, hi: number): number {
-  return x < lo ? lo : x > hi ? hi : x;
+  return Math.min(hi, Math.max(lo, x));
 }
 
 export interface RewardInput {
