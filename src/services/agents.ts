@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Env } from "../env";
 import { agents, practiceRuns, practiceSchedules } from "../db/schema";
 import { db } from "../db/client";
-import { requireAgentAccess, requireScope, type Scope } from "../core/principal";
+import { requireAgentAccess, requireScope } from "../core/principal";
 import { notFound, outcome, unwrap } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import type { SessionEnd } from "../core/episode-types";
