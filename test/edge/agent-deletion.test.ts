@@ -113,8 +113,8 @@ describe("deleting an agent", () => {
       instance.env = { ...instance.env, VECTOR_INDEX: "vectorize", VECTORIZE: double };
       instance.mem.vectors = await instance.buildVectorStore();
       await instance.mem.vectors.load();
-      const a = await instance.createExperience({ text: "Retry HTTP 429 with exponential backoff" }, "test");
-      const b = await instance.createCase({ task: "Fetch the exchange rates", answer: "1.09", reward: 1, label: "positive" });
+      const a = await instance.createExperience({ experience: { text: "Retry HTTP 429 with exponential backoff" }, author: "test" });
+      const b = await instance.createCase({ case: { task: "Fetch the exchange rates", answer: "1.09", reward: 1, label: "positive" } });
       expect(a.ok && b.ok).toBe(true);
       double.settle();
       return Promise.all([a.value.value.experience.id, b.value.value.case.id].map((id: string) => instance.mem.vectors.index.vectorId(id)));

@@ -239,8 +239,8 @@ describe("AgentMemory on a Vectorize index", () => {
       ]);
 
       // Shrinking below the limit does not move it back (nor upload everything again).
-      await instance.deleteExperience(ids[0], "test");
-      await instance.deleteExperience(ids[1], "test");
+      await instance.deleteExperience({ id: ids[0], author: "test" });
+      await instance.deleteExperience({ id: ids[1], author: "test" });
       double.settle();
       const pending = double.pendingMutations;
       expect(await restart()).toBeInstanceOf(VectorizeVectorIndex);
