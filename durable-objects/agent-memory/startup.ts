@@ -1,7 +1,6 @@
 import type { Env } from "../../src/env";
 import { AgentConfigSchema, defaultAgentConfig, type AgentConfig } from "../../src/core/agent-config";
 import { sha256Hex } from "../../src/core/api-key";
-import type { ExactVectors } from "../../src/core/int8-matrix";
 import { chooseVectorIndex } from "../../src/core/vector-index-choice";
 import { createEmbedder, EmbedderConfigError } from "../../src/adapters/embedder-factory";
 import type { Embedder } from "../../src/adapters/embedder";
@@ -77,8 +76,7 @@ export async function buildVectorStore(sql: SqlStorage, env: Env, config: AgentC
   const binding = choice === "vectorize" ? env.VECTORIZE : undefined;
   // Namespaces are capped at 64 bytes and must separate vector spaces, so hash name + model.
   const namespace = binding ? `ns_${(await sha256Hex(`${name}|${embedder.model}`)).slice(0, 40)}` : "";
-  const makeIndex = (dims: number, exact: ExactVectors) =>
-    binding ? new VectorizeVectorIndex(binding, namespace, { dims, now, idScope: name }) : new LocalVectorIndex(dims, exact);
+  const makeIndex = (dims: number) => (binding ? new VectorizeVectorIndex(binding, namespace, { dims, now, idScope: name }) : new LocalVectorIndex(dims));
   return new VectorStore(sql, embedder, {
     makeIndex,
     items: new SqlVectorItems(sql),
@@ -113,7 +111,7 @@ export async function buildVectorStoreOrUnavailable(sql: SqlStorage, env: Env, c
   } catch (err) {
     if (!(err instanceof EmbedderConfigError)) throw err;
     return new VectorStore(sql, { message: err.message, settings: err.settings }, {
-      makeIndex: (dims, exact) => new LocalVectorIndex(dims, exact),
+      makeIndex: (dims) => new LocalVectorIndex(dims),
       items: new SqlVectorItems(sql),
       now: () => Date.now(),
     });

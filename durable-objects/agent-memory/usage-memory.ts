@@ -145,7 +145,9 @@ export class UsageMemory {
   /**
    * Memories of `kind` (active, and matching the retrieval's filter) with a learned phrase that matches the
    * query's terms, scored by phraseMatch. FTS5 finds the phrases sharing a word; BM25 cannot score
-   * them, since while few memories have phrases every word is "common" among them.
+   * them, since while few memories have phrases every word is "common" among them. Every phrase it
+   * finds is scored (a match needs a shared word, so none outside FTS5's set can score): the best
+   * `limit` depend on the phrases alone, as they do where a snapshot of them is ranked (src/core/ranking).
    */
   matches(kind: MemoryKind, terms: readonly string[], limit: number, filter?: MemoryFilter): { id: string; score: number }[] {
     const match = ftsMatchOf(terms);
@@ -157,11 +159,10 @@ export class UsageMemory {
         // CROSS JOIN keeps this order (SQLite does not reorder it): the phrase index drives, never a scan of the memories.
         `SELECT u.item_id AS id, u.phrases AS phrases, t.q AS q, t.retrieved AS uses FROM usage_fts CROSS JOIN usage_memory u ON u.seq = usage_fts.rowid
          CROSS JOIN ${table} t ON t.id = u.item_id
-         WHERE usage_fts MATCH ? AND u.kind = ? AND t.status = 'active'${where.sql} ORDER BY bm25(usage_fts) LIMIT ?`,
+         WHERE usage_fts MATCH ? AND u.kind = ? AND t.status = 'active'${where.sql}`,
         match,
         kind,
         ...where.params,
-        limit * 4,
       )
       .toArray()
       .map((r) => ({ id: r.id, score: phraseMatch(terms, JSON.parse(r.phrases) as LearnedPhrase[], this.fade(r.q, r.uses)) }))

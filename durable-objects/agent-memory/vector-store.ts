@@ -2,7 +2,7 @@ import type { Embedder } from "../../src/adapters/embedder";
 import type { VectorHit } from "../../src/adapters/vector-index";
 import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { DEFAULT_PENDING_WINDOW_MS, type VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
-import { encodeCode, type ExactVectors } from "../../src/core/int8-matrix";
+import { encodeCode } from "../../src/core/int8-matrix";
 import type { MemoryFilter, MemoryKind } from "../../src/core/memory-types";
 import { cosine, VectorMatrix } from "../../src/core/vector-math";
 import { MemoryError } from "../memory-error";
@@ -23,11 +23,8 @@ interface VectorRow extends Record<string, SqlStorageValue> {
 export type MemoryVectorIndex = LocalVectorIndex | VectorizeVectorIndex;
 
 export interface VectorStoreOptions {
-  /**
-   * Builds the index once the dimension is known; unknown models learn it from their first answer.
-   * A local index reads the float vectors of its best candidates through `exact`.
-   */
-  makeIndex: (dims: number, exact: ExactVectors) => MemoryVectorIndex;
+  /** Builds the index once the dimension is known; unknown models learn it from their first answer. */
+  makeIndex: (dims: number) => MemoryVectorIndex;
   /** The agent is moving to a remote index now: its existing vectors are uploaded by `backfillStep` (see VectorBackfill). */
   movingToRemote?: boolean;
   /** Vectors per backfill step. */
@@ -105,12 +102,12 @@ export class VectorStore {
   /** The index that serves searches, or null while the dimension is unknown (an unknown model before its first answer). */
   get index(): MemoryVectorIndex | null {
     if (this.size === 0) return null;
-    if (this.backfill.active && this.remote) return (this.moving ??= new LocalVectorIndex(this.size, (ids) => this.exactVectors(ids)));
+    if (this.backfill.active && this.remote) return (this.moving ??= new LocalVectorIndex(this.size));
     return this.target();
   }
 
   private target(): MemoryVectorIndex | null {
-    if (!this.current && this.size > 0) this.current = this.opts.makeIndex(this.size, (ids) => this.exactVectors(ids));
+    if (!this.current && this.size > 0) this.current = this.opts.makeIndex(this.size);
     return this.current;
   }
 
@@ -323,7 +320,7 @@ export class VectorStore {
       .map((r) => ({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) }));
   }
 
-  /** The float vectors of `ids` that a local index re-scores its best candidates against. */
+  /** The stored float vectors of `ids`. */
   private exactVectors(ids: readonly string[]): Map<string, Float32Array> {
     return new Map(this.vectorsOf(ids).map((it) => [it.id, it.vector]));
   }
@@ -385,9 +382,15 @@ export class VectorStore {
     return matrix.topK(vector, topK, minSim);
   }
 
-  /** Cosine of `vector` with these items' stored vectors of the active model, for items another channel found. */
+  /**
+   * Cosine of `vector` with these items' vectors of the active model, for items another channel
+   * found: a local index answers from its codes, as its search ranks (so nothing is read from
+   * storage); a remote one from the stored float vectors.
+   */
   async similarities(vector: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
-    return new Map(this.vectorsOf(ids).map((it) => [it.id, cosine(vector, it.vector)]));
+    const index = this.index;
+    const vectors = index instanceof LocalVectorIndex ? index.decode(ids) : this.exactVectors(ids);
+    return new Map([...vectors].map(([id, v]) => [id, cosine(vector, v)]));
   }
 
   modelOf(itemId: string): string | null {
