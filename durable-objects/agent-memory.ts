@@ -27,8 +27,10 @@ import type { ReviewVerdict } from "./agent-memory/quarantine";
 import { policyOf, type WriteAccess } from "./agent-memory/access";
 import { reembedBatch, type ReembedResult } from "./agent-memory/reembed";
 import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/lifecycle";
+import type { ReadModelVersion } from "./agent-memory/read-model";
 
 export type { WriteAccess } from "./agent-memory/access";
+export type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "./agent-memory/read-model";
 
 /**
  * One instance per tenant+agent (named `${tenantId}:${agentId}`). It is the single writer for
@@ -237,6 +239,15 @@ export class AgentMemory extends AgentMemoryBase {
       if (!replayed && this.mem.reviewAvailable() && this.rooms.retrieval.usage.countPendingPhrases() > 0) await this.requestReview();
       return { ...value, replayed };
     });
+  }
+
+  /**
+   * What a Worker holding `have` of this agent's read model needs to serve reads itself (see
+   * agent-memory/read-model.ts): nothing, a delta, a snapshot of at most `maxBytes`, or why not.
+   * Not a use of the agent: it leaves the upkeep's clock alone.
+   */
+  async readModel(have: ReadModelVersion | null, maxBytes: number) {
+    return this.rpc(() => this.rooms.readModel.answer(have, maxBytes), { touch: false });
   }
 
   /** What retrieval has learned from rewards: the re-ranker's state and the size of usage memory. */

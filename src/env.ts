@@ -50,6 +50,12 @@ export interface Env {
   BENCH_LATENCY?: string;
   /** Bench only, ignored in production: "off" resolves every key from D1, as before the edge caches. */
   BENCH_KEY_CACHE?: string;
+  /** Edge reads (services/edge-reads): how old, in ms, a snapshot may be when it serves a read; default 2000. */
+  READ_STALENESS_MS?: string;
+  /** Edge reads: the largest snapshot, in bytes, a Worker takes; a larger agent is read through its object. Default 8 MiB. */
+  READ_SNAPSHOT_MAX_BYTES?: string;
+  /** Edge reads: bytes of snapshots one isolate keeps, least recently used evicted first. Default 48 MiB. */
+  READ_CACHE_BYTES?: string;
   /** Evaluations of one tenant queued or running at once (a practice run's own count but are never refused); default 8. */
   EVALUATION_MAX_PER_TENANT?: string;
 }

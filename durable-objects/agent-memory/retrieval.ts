@@ -263,7 +263,7 @@ export class Retrieval implements CandidateSource {
 }
 
 /** A case as one line of text: its answer, else what was tried, is what tells a model something. */
-function caseText(r: CaseRow): string {
+export function caseText(r: CaseRow): string {
   const outcome = r.label === "positive" ? "succeeded" : "failed";
   const detail = r.answer ? ` Answer: ${r.answer.slice(0, 400)}` : r.trace_summary ? ` Tried: ${r.trace_summary.slice(0, 400)}` : "";
   return `Task: ${r.task.slice(0, 600)} (${outcome}, reward ${r.reward}).${detail}`;

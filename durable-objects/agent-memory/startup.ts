@@ -4,8 +4,8 @@ import { sha256Hex } from "../../src/core/api-key";
 import { chooseVectorIndex } from "../../src/core/vector-index-choice";
 import { createEmbedder, EmbedderConfigError } from "../../src/adapters/embedder-factory";
 import type { Embedder } from "../../src/adapters/embedder";
-import { embeddingMeter } from "../../src/llm";
-import { agentIdentity } from "./lifecycle";
+import { meteredEmbedder } from "../../src/llm";
+import { agentIdentity, agentIncarnation } from "./lifecycle";
 import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
 import type { MemoryContext } from "./context";
@@ -21,6 +21,7 @@ import { Episodes } from "./episodes";
 import { LiveLessons } from "./live-lessons";
 import { IdempotencyStore } from "./idempotency";
 import { Quarantine } from "./quarantine";
+import { ReadModel } from "./read-model";
 
 /** The agent's storage modules, wired to one context: what the AgentMemory DO serves its calls from. */
 export interface Rooms {
@@ -34,6 +35,7 @@ export interface Rooms {
   lessons: LiveLessons;
   idempotency: IdempotencyStore;
   quarantine: Quarantine;
+  readModel: ReadModel;
 }
 
 export function openRooms(mem: MemoryContext, enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>): Rooms {
@@ -54,6 +56,7 @@ export function openRooms(mem: MemoryContext, enqueueExtraction: (episodeId: str
     lessons: new LiveLessons(mem, library, jobs),
     idempotency,
     quarantine: new Quarantine(mem, library, cases),
+    readModel: new ReadModel(mem, retrieval, () => agentIncarnation(mem.storage), () => null),
   };
 }
 
@@ -85,23 +88,10 @@ export async function buildVectorStore(sql: SqlStorage, env: Env, config: AgentC
   });
 }
 
-/**
- * An embedder that spends a paid endpoint's tokens (the operator's key) does so through the usage
- * ledger, in the name of the agent's tenant: each request is a row and counts in the daily budget.
- */
+/** The agent's embedder, metered in its tenant's name (see meteredEmbedder); an object without an agent's name is not metered. */
 function metered(embedder: Embedder, env: Env, name: string): Embedder {
   const who = agentIdentity(name);
-  if (embedder.provider !== "openai" || !who) return embedder;
-  const meter = embeddingMeter(env, who.tenantId, who.agentId);
-  return {
-    provider: embedder.provider,
-    model: embedder.model,
-    get dims() {
-      return embedder.dims;
-    },
-    similarityThreshold: embedder.similarityThreshold,
-    embed: (texts) => embedder.embed(texts, meter),
-  };
+  return who ? meteredEmbedder(embedder, env, who.tenantId, who.agentId) : embedder;
 }
 
 /** A misconfigured embedder must not brick the agent: what needs no vectors keeps working, and a PATCH can fix it. */

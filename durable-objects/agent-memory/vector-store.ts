@@ -9,6 +9,7 @@ import { MemoryError } from "../memory-error";
 import { dimsKey, loadCodePages, VectorPages } from "./vector-pages";
 import type { VectorItems } from "./vector-types";
 import { VectorBackfill } from "./vector-backfill";
+import { readModelChanged } from "./context";
 import { embedChecked, unavailable, type EmbedderUnavailable } from "./vector-embedding";
 
 export type { EmbedderUnavailable } from "./vector-embedding";
@@ -165,6 +166,21 @@ export class VectorStore {
     this.refreshMissing({ experience: this.opts.items.active("experience"), case: this.opts.items.active("case") }, index);
   }
 
+  /**
+   * The local index's codes of `kind` as it searches them, or null while searches are answered by
+   * a remote index (or a local one filling it): a snapshot can stand in only for a local scan.
+   */
+  localCodes(kind: MemoryKind): { ids: string[]; codes: Uint8Array } | null {
+    const index = this.index;
+    if (this.remote) return null;
+    return index instanceof LocalVectorIndex ? index.codes(kind) : { ids: [], codes: new Uint8Array(0) };
+  }
+
+  /** The size of the active embedder's vectors (0 while unknown). */
+  get dims(): number {
+    return this.size;
+  }
+
   /** When the next backfill step is due (see VectorBackfill), or null when no vectors are moving. */
   backfillDueAt(): number | null {
     return this.remote ? this.backfill.dueAt(this.opts.now(), this.pendingWindowMs) : null;
@@ -277,6 +293,8 @@ export class VectorStore {
     }
     // While the vectors move, the local index took the change and the outbox still owes it to Vectorize.
     if (!this.filling) this.confirm(gens);
+    // A snapshot built between the commit and now has the commit's version without its vectors.
+    if (active.length || inactive.length) readModelChanged(this.sql);
     await this.republish();
   }
 
