@@ -12,7 +12,9 @@
  */
 
 import { fromBase64url, toBase64url, toHex } from "./encoding";
+import { encodeCode } from "./int8-matrix";
 import type { MemoryKind } from "./memory-types";
+import { learnablePhrase } from "./usage-memory";
 
 export const TOKEN_VERSION = "rt1";
 /**
@@ -80,8 +82,38 @@ export const newRetrievalSecret = (): RetrievalSecret => ({ id: toBase64url(rand
 /** Same shape as the ids the agent's object gives recorded retrievals. */
 export const newRetrievalId = () => `ret_${toHex(random(10))}`;
 
-/** A token lives as long as a recorded retrieval is kept: `retention.retrievalsDays`. */
-export const tokenExpiry = (at: number, retentionDays: number) => at + retentionDays * DAY_MS;
+/** Days a token lives when the agent keeps retrievals for good (the longest retention a config allows). */
+const FOREVER_DAYS = 36_500;
+/** A token lives as long as a recorded retrieval is kept: `retention.retrievalsDays` (null: for good). */
+export const tokenExpiry = (at: number, retentionDays: number | null) => at + (retentionDays ?? FOREVER_DAYS) * DAY_MS;
+
+/** A retrieval as ranked, by the object or at the edge, before it becomes claims. */
+export interface RankedRetrieval {
+  query: string;
+  queryVec: Float32Array | null;
+  phase: string | null;
+  lambda: number;
+  items: TokenItem[];
+  asker: { keyId?: string | null; readOnly: boolean };
+  at: number;
+  retentionDays: number | null;
+}
+
+/** The claims of a retrieval just ranked: the query is kept only as what a reward of it may teach. */
+export function retrievalClaims(r: RankedRetrieval): RetrievalClaims {
+  return {
+    id: newRetrievalId(),
+    at: r.at,
+    expiresAt: tokenExpiry(r.at, r.retentionDays),
+    phase: r.phase,
+    lambda: r.lambda,
+    keyId: r.asker.keyId ?? null,
+    readOnly: r.asker.readOnly,
+    phrase: learnablePhrase(r.query),
+    queryCode: r.queryVec ? encodeCode(r.queryVec) : null,
+    items: r.items,
+  };
+}
 
 type WireItem = [id: string, kind: "e" | "c", score: number | null, label: string | null, citeOnly: 0 | 1, f?: number[]];
 interface WireClaims {
