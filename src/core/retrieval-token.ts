@@ -13,7 +13,6 @@
 
 import { fromBase64url, toBase64url, toHex } from "./encoding";
 import { encodeCode } from "./int8-matrix";
-import type { MemoryKind } from "./memory-types";
 import { learnablePhrase } from "./usage-memory";
 
 export const TOKEN_VERSION = "rt1";
@@ -33,7 +32,8 @@ const round = (x: number) => Math.round(x * 1e4) / 1e4;
 /** One item as the retrieval showed it. */
 export interface TokenItem {
   id: string;
-  kind: MemoryKind;
+  /** A MemoryKind (memory-types.ts imports this module for the token's length bound). */
+  kind: "experience" | "case";
   score: number | null;
   /** The `[G#]` label it was shown under (labels shift as the library changes). */
   label: string | null;
