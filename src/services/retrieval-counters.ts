@@ -56,7 +56,8 @@ export function countRetrieval(deps: Pick<Deps, "env" | "waitUntil">, tenantId: 
     scheduled.set(agent, at);
     deps.waitUntil(sleep(at - now).then(() => send(deps.env, agent)));
   }
-  for (const late of counts.due(now, window + GRACE_MS)) if (late !== agent) deps.waitUntil(send(deps.env, late));
+  // A batch this late lost its sender (the read that waited for it ended first): this read sends it.
+  for (const late of counts.due(now, window + GRACE_MS)) deps.waitUntil(send(deps.env, late));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
