@@ -58,6 +58,8 @@ export interface Env {
   READ_CACHE_BYTES?: string;
   /** Evaluations of one tenant queued or running at once (a practice run's own count but are never refused); default 8. */
   EVALUATION_MAX_PER_TENANT?: string;
+  /** Milliseconds a Worker holds token retrievals' use counters before applying them (src/services/retrieval-counters.ts); default 2000. */
+  RETRIEVAL_COUNTS_FLUSH_MS?: string;
 }
 
 /** The one Hono environment used by every route and middleware. */

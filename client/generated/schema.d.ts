@@ -2534,6 +2534,7 @@ export interface components {
             libraryVersion: number | null;
         };
         RetrieveResponse: {
+            /** @description Names this retrieval in a later reward (POST …/rewards `retrievalId`). Outside an episode a signed, self-contained token (`rt1.…`, at most 8,192 characters) that can be rewarded until the agent's `retention.retrievalsDays` have passed; in an episode, the `ret_…` id of the retrieval the agent recorded, which the episode's end credits. */
             retrievalId: string;
             /** @enum {string|null} */
             phase: "observation" | "reasoning" | "planning" | "action" | "reflection" | null;
@@ -2619,6 +2620,7 @@ export interface components {
             mode: "full-library" | "ranked";
             experienceIds: string[];
             caseIds: string[];
+            /** @description Names this retrieval in a later reward (POST …/rewards `retrievalId`). Outside an episode a signed, self-contained token (`rt1.…`, at most 8,192 characters) that can be rewarded until the agent's `retention.retrievalsDays` have passed; in an episode, the `ret_…` id of the retrieval the agent recorded, which the episode's end credits. */
             retrievalId: string;
             estimatedTokens: number;
         };
@@ -2639,6 +2641,7 @@ export interface components {
             replayed: boolean;
         };
         RewardRequest: {
+            /** @description The `retrievalId` a retrieve or prompt answered: a signed token (`rt1.…`), or the `ret_…` id of a retrieval recorded in an episode */
             retrievalId?: string;
             episodeId?: string;
             memoryIds?: string[];

@@ -17,7 +17,7 @@ export class PromptAssembly {
     private readonly retrieval: Retrieval,
   ) {}
 
-  /** A read-scoped asker's block is recorded, but no use is counted and an episode's end does not credit it. */
+  /** A read-scoped asker's block can be rewarded, but no use is counted and an episode's end does not credit it. */
   async build(req: PromptRequest, asker: Asker): Promise<PromptResponse> {
     if (req.budgetTokens < 1) throw MemoryError.invalid("budgetTokens must be positive");
     if (req.episodeId) this.retrieval.assertOpenEpisode(req.episodeId);
@@ -27,7 +27,7 @@ export class PromptAssembly {
     // The query's embedding is kept like /retrieve's, so a reward of this prompt teaches the usage
     // centroid of what the agent cites, not only its words.
     const queryVec = req.query ? (await embedded()).vec : undefined;
-    const retrievalId = this.retrieval.record(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, block.items, asker, queryVec);
+    const retrievalId = await this.retrieval.issue(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, block.items, asker, queryVec);
     const { items: _items, ...answer } = block;
     return { ...answer, retrievalId };
   }

@@ -98,7 +98,7 @@ export class ReadModel {
     private readonly ctx: MemoryContext,
     private readonly retrieval: Retrieval,
     private readonly incarnation: () => string,
-    private readonly signing: () => SigningSecret | null,
+    private readonly signing: () => SigningSecret,
   ) {}
 
   private versions() {

@@ -14,6 +14,8 @@ import { UsageMemory } from "./usage-memory";
 import { RerankerStore } from "./reranker-store";
 import { Situations } from "./situations";
 import { MemoryError } from "../memory-error";
+import { retrievalClaims, signRetrieval, type TokenItem } from "../../src/core/retrieval-token";
+import { RetrievalSecrets } from "./retrieval-secrets";
 
 /** Who asked: a retrieval keeps its key, and one made by a read-scoped key is never credited by an episode's end. */
 export interface Asker {
@@ -45,6 +47,7 @@ export class Retrieval implements CandidateSource {
   readonly usage: UsageMemory;
   readonly reranker: RerankerStore;
   readonly situations: Situations;
+  readonly secrets: RetrievalSecrets;
 
   constructor(
     private readonly ctx: MemoryContext,
@@ -53,6 +56,7 @@ export class Retrieval implements CandidateSource {
     this.usage = new UsageMemory(ctx);
     this.reranker = new RerankerStore(ctx);
     this.situations = new Situations(ctx);
+    this.secrets = new RetrievalSecrets(ctx);
   }
 
   lambda(req: { phase?: RetrieveRequest["phase"]; lambda?: number }): number {
@@ -194,8 +198,8 @@ export class Retrieval implements CandidateSource {
   }
 
   /**
-   * A read-scoped asker's retrieval is recorded for a later reward, but no counter or `lastUsedAt`
-   * moves, and an episode's end does not credit it.
+   * A read-scoped asker's retrieval can be rewarded later, but no counter or `lastUsedAt` moves,
+   * and an episode's end does not credit it.
    */
   async retrieve(req: RetrieveRequest, asker: Asker = ANONYMOUS_WRITER): Promise<RetrieveResponse> {
     if (req.episodeId) this.assertOpenEpisode(req.episodeId);
@@ -207,14 +211,31 @@ export class Retrieval implements CandidateSource {
     const { candidates, ranked } = await this.ranking(query, req.kinds ?? ["experience", "case"], { k1, k2, lambda, threshold: this.threshold(req), filter: effectiveFilter(req) });
     const items = retrievedItems(ranked);
     const recorded = items.map((item, i) => ({ ...item, f: ranked[i]!.features }));
-    const retrievalId = this.record(req.query, req.phase ?? null, lambda, req.episodeId ?? null, recorded, asker, query.vec);
+    const retrievalId = await this.issue(req.query, req.phase ?? null, lambda, req.episodeId ?? null, recorded, asker, query.vec);
     return { retrievalId, phase: req.phase ?? null, lambda, candidates, items };
   }
 
   /**
-   * Every retrieval is kept so a later reward can be attributed to exactly what was shown, under
-   * the label it was shown with. `citeOnly` items were shown without being selected for the query,
-   * so they count as used, and learn, only when cited.
+   * The id a later reward names, attributed to exactly what was shown, under the label it was shown
+   * with. A retrieval outside an episode answers a signed token that carries all of that and writes
+   * nothing: its use counters go to the Worker's batch (src/services/retrieval-counters.ts). One
+   * that joins an episode is recorded, so the episode's end can credit it, and so is one whose token
+   * would be longer than MAX_TOKEN_CHARS.
+   */
+  async issue(query: string, phase: string | null, lambda: number, episodeId: string | null, items: RecordedItem[], asker: Asker, queryVec?: Float32Array): Promise<string> {
+    if (!episodeId) {
+      const shown = items.map((i): TokenItem => ({ id: i.id, kind: i.kind, score: i.score ?? null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}), ...(i.f ? { f: i.f } : {}) }));
+      const at = this.ctx.now();
+      const claims = retrievalClaims({ query, queryVec: queryVec ?? null, phase, lambda, items: shown, asker, at, retentionDays: this.ctx.config().retention.retrievalsDays });
+      const token = await signRetrieval(this.secrets.signing(), claims);
+      if (token) return token;
+    }
+    return this.record(query, phase, lambda, episodeId, items, asker, queryVec);
+  }
+
+  /**
+   * Records a retrieval, with its use counters. `citeOnly` items were shown without being selected
+   * for the query, so they count as used, and learn, only when cited.
    */
   record(query: string, phase: string | null, lambda: number, episodeId: string | null, items: RecordedItem[], asker: Asker, queryVec?: Float32Array): string {
     const id = this.ctx.newId("ret");

@@ -370,6 +370,29 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   `
   ALTER TABLE attempts ADD COLUMN infrastructure INTEGER NOT NULL DEFAULT 0;
   `,
+  // Retrievals without a write per read (issue 29): a retrieval outside an episode answers a token
+  // signed under one of the agent's secrets (the newest signs; older ones verify until the last token
+  // they signed has expired), and is written only when rewarded, to keep its one outcome until the
+  // token expires. Use counters of token retrievals arrive in batches from the Workers, each applied
+  // once; a day's count of them keeps analytics' retrieval total.
+  `
+  CREATE TABLE retrieval_secrets (
+    id TEXT PRIMARY KEY,
+    key BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    keep_until INTEGER
+  );
+  CREATE TABLE rewarded_tokens (
+    id TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL,
+    reward_request TEXT NOT NULL,
+    reward_result TEXT NOT NULL
+  );
+  CREATE INDEX rewarded_tokens_expiry ON rewarded_tokens (expires_at);
+  CREATE TABLE counter_batches (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+  CREATE INDEX counter_batches_at ON counter_batches (at);
+  CREATE TABLE token_retrievals (day INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+  `,
   // Reads served at the edge (issue 29): Workers rank from snapshots of the agent's read model
   // (agent-memory/read-model.ts), versioned here. read_model counts changes to what retrieval reads
   // as content (texts, statuses, the fields filters read, vectors, \`when\` vectors, the config);

@@ -56,7 +56,7 @@ export function openRooms(mem: MemoryContext, enqueueExtraction: (episodeId: str
     lessons: new LiveLessons(mem, library, jobs),
     idempotency,
     quarantine: new Quarantine(mem, library, cases),
-    readModel: new ReadModel(mem, retrieval, () => agentIncarnation(mem.storage), () => null),
+    readModel: new ReadModel(mem, retrieval, () => agentIncarnation(mem.storage), () => retrieval.secrets.signing()),
   };
 }
 

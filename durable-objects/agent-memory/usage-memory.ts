@@ -5,7 +5,6 @@ import {
   learnedText,
   phraseMatch,
   reviewPhrases,
-  phraseOf,
   updateCentroid,
   centroidFactor,
   USAGE_SCAN_WIDTH,
@@ -16,7 +15,6 @@ import { ftsMatchOf } from "../../src/core/lexical";
 import { CodeScan } from "../../src/core/ranking/code-scan";
 import int8Scan from "../../src/adapters/vector-indexes/int8-scan.wasm";
 import type { Fade } from "../../src/core/usage-memory";
-import { assessInsight } from "../../src/core/poison";
 import type { MemoryFilter, MemoryKind } from "../../src/core/memory-types";
 import { filterSql } from "./memory-filter";
 import type { MemoryContext } from "./context";
@@ -114,11 +112,11 @@ export class UsageMemory {
       .slice(0, limit);
   }
 
-  /** Records a rewarded retrieval's query against the memories it credits; runs inside the reward's transaction. */
-  learn(query: string, queryVec: Float32Array | null, credits: readonly UsageCredit[]): void {
-    // Learned phrases never reach a prompt, but they are text a client wrote that now steers what
-    // is retrieved: a query the poison filter flags teaches no words.
-    const phrase = assessInsight(query).quarantined ? null : phraseOf(query);
+  /**
+   * Records a rewarded retrieval's query (its `learnablePhrase` and embedding) against the memories
+   * it credits; runs inside the reward's transaction.
+   */
+  learn(phrase: string | null, queryVec: Float32Array | null, credits: readonly UsageCredit[]): void {
     // And, like lesson text, a new phrase waits for the LLM safety review when one is configured.
     const pending = this.ctx.reviewAvailable();
     const now = this.ctx.now();

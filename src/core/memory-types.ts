@@ -2,6 +2,7 @@ import { z } from "zod";
 import { PhaseSchema } from "./scoring";
 import { OutcomeSchema } from "./q-learning";
 import { idString } from "./text-rules";
+import { MAX_TOKEN_CHARS } from "./retrieval-token";
 import { MetadataSchema, metadataString } from "./served-fields";
 import { queryLimit, queryNumber } from "./query-params";
 
@@ -276,8 +277,15 @@ export const RetrievedItemSchema = z.object({
 });
 export type RetrievedItem = z.infer<typeof RetrievedItemSchema>;
 
+/** What a retrieval answers for a later reward to name; the README's "Retrieval ids" tells the two forms apart. */
+const RetrievalIdSchema = z
+  .string()
+  .describe(
+    "Names this retrieval in a later reward (POST …/rewards `retrievalId`). Outside an episode a signed, self-contained token (`rt1.…`, at most 8,192 characters) that can be rewarded until the agent's `retention.retrievalsDays` have passed; in an episode, the `ret_…` id of the retrieval the agent recorded, which the episode's end credits.",
+  );
+
 export const RetrieveResponseSchema = z.object({
-  retrievalId: z.string(),
+  retrievalId: RetrievalIdSchema,
   phase: PhaseSchema.nullable(),
   lambda: z.number(),
   candidates: z.number().int().describe("How many items passed phase A: a similarity at or above the threshold, or a shared word"),
@@ -291,13 +299,15 @@ export const PromptBlockSchema = z.object({
   mode: z.enum(["full-library", "ranked"]),
   experienceIds: z.array(z.string()),
   caseIds: z.array(z.string()),
-  retrievalId: z.string(),
+  retrievalId: RetrievalIdSchema,
   estimatedTokens: z.number().int(),
 });
 
 export const RewardRequestSchema = z
   .object({
-    retrievalId: idString(64).optional(),
+    retrievalId: idString(MAX_TOKEN_CHARS)
+      .optional()
+      .describe("The `retrievalId` a retrieve or prompt answered: a signed token (`rt1.…`), or the `ret_…` id of a retrieval recorded in an episode"),
     episodeId: idString(128).optional(),
     memoryIds: z.array(idString(64)).min(1).max(500).optional(),
     outcome: OutcomeSchema.optional(),

@@ -7,6 +7,7 @@
 import { encodeCode } from "./int8-matrix";
 import { ftsTerms, lexicalSimilarity } from "./lexical";
 import { retention, type DecayParams } from "./decay";
+import { assessInsight } from "./poison";
 
 /** Phrases kept per memory: the most rewarded (then most recent) win, so a flood of distinct queries cannot widen a memory without bound. */
 export const MAX_PHRASES = 8;
@@ -57,6 +58,12 @@ export function phraseOf(query: string): string | null {
   const words = ftsTerms(query).slice(0, MAX_PHRASE_WORDS);
   return words.length ? words.join(" ") : null;
 }
+
+/**
+ * The phrase a rewarded query may teach. Learned phrases never reach a prompt, but they are text a
+ * client wrote that then steers what is retrieved: a query the poison filter flags teaches no words.
+ */
+export const learnablePhrase = (query: string): string | null => (assessInsight(query).quarantined ? null : phraseOf(query));
 
 /**
  * Adds `credit` (positive teaches, negative weakens) to the phrase, then keeps the strongest

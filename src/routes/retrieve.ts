@@ -4,9 +4,10 @@ import { MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequ
 import { queryJson } from "../core/query-params";
 import { PhaseSchema } from "../core/scoring";
 import { agentMemoryFor } from "../services/agents";
-import { callMemory } from "../services/agent-memory";
+import { promptBlock, retrieve } from "../services/episodes";
 import { AgentParams, queryNumber } from "./schemas";
 import { idString } from "../core/text-rules";
+import { depsOf } from "../http/use-case";
 
 
 const PromptQuery = z.object({
@@ -34,9 +35,8 @@ export const retrieveRoutes = router()
       responses: { 200: jsonResponse(RetrieveResponseSchema.openapi("RetrieveResponse"), "Ranked items with explanations"), ...commonErrors },
     }),
     async (c) => {
-      const { key, memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
-      const body = c.req.valid("json");
-      return c.json(await callMemory(() => memory.retrieve(body, { keyId: key.keyId, readOnly: key.scope === "read" })), 200);
+      const agent = agentMemoryFor(c, c.req.valid("param").agentId, "read");
+      return c.json(await retrieve(depsOf(c), agent, c.req.valid("json")), 200);
     },
   )
   .openapi(
@@ -58,8 +58,7 @@ export const retrieveRoutes = router()
       },
     }),
     async (c) => {
-      const { key, memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
-      const q = c.req.valid("query");
-      return c.json(await callMemory(() => memory.prompt(q, { keyId: key.keyId, readOnly: key.scope === "read" })), 200);
+      const agent = agentMemoryFor(c, c.req.valid("param").agentId, "read");
+      return c.json(await promptBlock(depsOf(c), agent, c.req.valid("query")), 200);
     },
   );

@@ -1,6 +1,8 @@
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd } from "../core/episode-types";
 import type { RetrieveRequest } from "../core/memory-types";
 import { callMemory, type MemoryStub } from "./agent-memory";
+import type { Deps } from "./deps";
+import { countRetrieval, servedByPrompt, servedByRetrieve } from "./retrieval-counters";
 
 /**
  * An agent's episode loop as the doors call it — start, log attempts, retrieve or build the prompt,
@@ -9,7 +11,7 @@ import { callMemory, type MemoryStub } from "./agent-memory";
  * come back as domain errors (404 unknown episode, 409 …) that each door maps to its own shape.
  */
 type Agent = { memory: MemoryStub };
-type Caller = Agent & { key: { keyId: string; scope: string } };
+type Caller = Agent & { key: { keyId: string; scope: string; tenantId: string }; agent: { agentId: string } };
 type PromptRequest = Parameters<MemoryStub["prompt"]>[0];
 
 /** A read-scoped caller changes nothing later retrievals depend on, and no episode credits what it was shown. */
@@ -33,10 +35,18 @@ export async function endEpisode(agent: Agent, episodeId: string, end: EpisodeEn
   return { episode, alreadyEnded: before.status === "ended" };
 }
 
-export async function retrieve(agent: Caller, req: RetrieveRequest) {
-  return callMemory(() => agent.memory.retrieve(req, askerOf(agent)));
+/** Retrieves; what the answer served is counted in the Worker's batch (src/services/retrieval-counters.ts). */
+export async function retrieve(deps: Pick<Deps, "env" | "waitUntil">, agent: Caller, req: RetrieveRequest) {
+  const asker = askerOf(agent);
+  const answer = await callMemory(() => agent.memory.retrieve(req, asker));
+  countRetrieval(deps, agent.key.tenantId, agent.agent.agentId, answer.retrievalId, servedByRetrieve(answer, asker.readOnly));
+  return answer;
 }
 
-export async function promptBlock(agent: Caller, req: PromptRequest) {
-  return callMemory(() => agent.memory.prompt(req, askerOf(agent)));
+/** Builds the prompt block; what it served is counted like a retrieval's. */
+export async function promptBlock(deps: Pick<Deps, "env" | "waitUntil">, agent: Caller, req: PromptRequest) {
+  const asker = askerOf(agent);
+  const block = await callMemory(() => agent.memory.prompt(req, asker));
+  countRetrieval(deps, agent.key.tenantId, agent.agent.agentId, block.retrievalId, servedByPrompt(block, asker.readOnly));
+  return block;
 }

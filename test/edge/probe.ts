@@ -18,7 +18,9 @@ export function probedWorker(faults: ProbeHooks = {}) {
   let trips = zero();
   const penv = probeEnv(env, {
     before: async (binding, op) => {
-      trips[binding]++;
+      // Use counters reach an agent in one batch per window and isolate (src/services/retrieval-counters.ts),
+      // not one call per request: listed, not counted.
+      if (op !== "applyRetrievalCounts") trips[binding]++;
       trips.ops.push(`${binding}.${op}`);
       await faults.before?.(binding, op);
     },

@@ -31,9 +31,12 @@ describe("an episode's trail", () => {
     await api("POST", "/rewards", { retrievalId: other.body.retrievalId, outcome: "failure" });
     await api("POST", "/rewards", { memoryIds: [b], reward: 0.5 });
     const hist = (await api("GET", `/experiences/${b}`)).body.qHistory as { episodeId: string | null; retrievalId: string | null; reward: number }[];
+    // A token's history names the `ret_…` id it carries (its claims' `j`), not the whole token.
+    const tokenId = JSON.parse(atob(other.body.retrievalId.split(".")[2].replace(/-/g, "+").replace(/_/g, "/"))).j;
+    expect(tokenId).toMatch(/^ret_[0-9a-f]{20}$/);
     expect(hist.map((h) => [h.episodeId, h.retrievalId, h.reward])).toEqual([
       [ep, null, 1],
-      [null, other.body.retrievalId, -1],
+      [null, tokenId, -1],
       [null, null, 0.5],
     ]);
     expect((await api("GET", `/experiences/${a}`)).body.qHistory[0].episodeId).toBe(ep);

@@ -98,7 +98,7 @@ export interface ReadModelSnapshot {
   phrases: { id: string; kind: MemoryKind; phrases: LearnedPhrase[] }[];
   lexical: { experience: LexicalTable; case: LexicalTable; when: Bm25Table };
   reranker: RerankerState;
-  signing: SigningSecret | null;
+  signing: SigningSecret;
 }
 
 /** What rewards and uses changed since a learnSeq: the items, the usage memories, the re-ranker. */
@@ -245,7 +245,7 @@ export function encodeSnapshot(s: ReadModelSnapshot): Uint8Array {
     anyWhen: s.anyWhen, usageLearned: s.usageLearned, phrases: s.phrases,
     lexical: { experience: { ...table(s.lexical.experience), contentRows: s.lexical.experience.contentRows }, case: { ...table(s.lexical.case), contentRows: s.lexical.case.contentRows }, when: table(s.lexical.when) },
     reranker: s.reranker,
-    signing: s.signing ? { id: s.signing.id, key: blob(s.signing.key) } : null,
+    signing: { id: s.signing.id, key: blob(s.signing.key) },
   };
   const json = new TextEncoder().encode(JSON.stringify(header));
   const head = new Uint8Array(4);
@@ -282,6 +282,6 @@ export function decodeSnapshot(bytes: Uint8Array): ReadModelSnapshot {
     anyWhen: h.anyWhen, usageLearned: h.usageLearned, phrases: h.phrases,
     lexical: { experience: { ...table(h.lexical.experience), contentRows: h.lexical.experience.contentRows }, case: { ...table(h.lexical.case), contentRows: h.lexical.case.contentRows }, when: table(h.lexical.when) },
     reranker: h.reranker,
-    signing: h.signing ? { id: h.signing.id, key: blob(h.signing.key) } : null,
+    signing: { id: h.signing.id, key: blob(h.signing.key) },
   };
 }

@@ -8,6 +8,7 @@ import { agentMemoryFor } from "../../services/agents";
 import { endEpisode, logAttempt, retrieve, startEpisode } from "../../services/episodes";
 import { badRequest, zodFieldErrors } from "../../core/problem";
 import { AgentIdArg, describedArgs, guarded, plural, toolResult, type ToolContext } from "../tool";
+import { depsOf } from "../../http/use-case";
 
 /**
  * The live-episode tools take only an `episodeId` after the start, so the id handed out names the
@@ -157,6 +158,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
         const episode = episodeIdFor(agentId, episodeId);
         const agent = agentMemoryFor(c, agentId, "read");
         const r = await retrieve(
+          depsOf(c),
           agent,
           { query, k2: limit, kinds: ["experience"], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}), ...(filter ? { filter } : {}) },
         );

@@ -6,6 +6,7 @@ import { promptBlock } from "../../services/episodes";
 import { addLesson } from "../../services/lessons";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 import { episodeIdFor, EpisodeHandleSchema } from "./episodes";
+import { depsOf } from "../../http/use-case";
 
 const PromptInput = z
   .object({
@@ -38,7 +39,7 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
         const agent = agentMemoryFor(c, agentId, "read");
-        const block = await promptBlock(agent, {
+        const block = await promptBlock(depsOf(c), agent, {
           query,
           budgetTokens,
           ...(phase ? { phase } : {}),
