@@ -40,14 +40,6 @@ export function nextSeq(sql: SqlStorage, name: string): number {
   return row.value;
 }
 
-/**
- * Marks the read model changed (see the read_model counter in schema.ts) where triggers cannot see
- * the change: the in-memory index took a committed write only after its transaction.
- */
-export function readModelChanged(sql: SqlStorage): void {
-  sql.exec("UPDATE counters SET value = value + 1 WHERE name = 'read_model'");
-}
-
 export const parseJson = <T>(text: string | null, fallback: T): T => (text ? (JSON.parse(text) as T) : fallback);
 
 /** Durable Object SQLite binds at most 100 parameters per statement; id lists are chunked below that. */

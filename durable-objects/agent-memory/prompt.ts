@@ -29,7 +29,7 @@ export class PromptAssembly {
     const queryVec = req.query ? (await embedded()).vec : undefined;
     const retrievalId = await this.retrieval.issue(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, block.items, asker, queryVec);
     const { items: _items, ...answer } = block;
-    return { ...answer, retrievalId };
+    return { ...answer, retrievalId, libraryVersion: this.library.currentVersion() };
   }
 
   private source(embedded: () => Promise<EmbeddedQuery>): PromptSource {

@@ -183,7 +183,7 @@ export class ReadModel {
       builtAt: this.ctx.now(),
       model: vectors.model,
       dims: vectors.dims,
-      config: { k1: cfg.k1, k2: cfg.k2, lambda: cfg.lambda, threshold: this.retrieval.threshold(), decay: cfg.decay, embedder: cfg.embedder },
+      config: { k1: cfg.k1, k2: cfg.k2, lambda: cfg.lambda, threshold: this.retrieval.threshold(), decay: cfg.decay, embedder: cfg.embedder, retrievalsDays: cfg.retention.retrievalsDays },
       lessons,
       cases,
       vectors: { experience: codes("experience"), case: codes("case") },

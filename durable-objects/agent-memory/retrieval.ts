@@ -1,6 +1,6 @@
 import { DEFAULT_SIMILARITY_THRESHOLD } from "../../src/adapters/embedder";
 import { discriminativeTerms, ftsMatchOf, LEXICAL_MAX_TERM_DOCS } from "../../src/core/lexical";
-import type { MemoryFilter, MemoryKind, RetrieveRequest, RetrieveResponse } from "../../src/core/memory-types";
+import type { MemoryFilter, MemoryKind, RetrieveAnswer, RetrieveRequest } from "../../src/core/memory-types";
 import type { Metadata } from "../../src/core/served-fields";
 import type { CandidateSource, ItemFields, Scored } from "../../src/core/ranking/candidates";
 import { lambdaOf, rankFrom, retrievedItems, type RankedCandidate } from "../../src/core/ranking/rank";
@@ -94,8 +94,8 @@ export class Retrieval implements CandidateSource {
     return this.usage.similarities(query, kind, ids);
   }
 
-  usageMatches(kind: MemoryKind, terms: readonly string[], k: number, filter?: MemoryFilter): Scored[] {
-    return this.usage.matches(kind, terms, k, filter);
+  usageMatches(kind: MemoryKind, terms: readonly string[], k: number, now: number, filter?: MemoryFilter): Scored[] {
+    return this.usage.matches(kind, terms, k, now, filter);
   }
 
   get anyWhen(): boolean {
@@ -201,7 +201,7 @@ export class Retrieval implements CandidateSource {
    * A read-scoped asker's retrieval can be rewarded later, but no counter or `lastUsedAt` moves,
    * and an episode's end does not credit it.
    */
-  async retrieve(req: RetrieveRequest, asker: Asker = ANONYMOUS_WRITER): Promise<RetrieveResponse> {
+  async retrieve(req: RetrieveRequest, asker: Asker = ANONYMOUS_WRITER): Promise<RetrieveAnswer> {
     if (req.episodeId) this.assertOpenEpisode(req.episodeId);
     const cfg = this.ctx.config();
     const lambda = this.lambda(req);
@@ -212,7 +212,7 @@ export class Retrieval implements CandidateSource {
     const items = retrievedItems(ranked);
     const recorded = items.map((item, i) => ({ ...item, f: ranked[i]!.features }));
     const retrievalId = await this.issue(req.query, req.phase ?? null, lambda, req.episodeId ?? null, recorded, asker, query.vec);
-    return { retrievalId, phase: req.phase ?? null, lambda, candidates, items };
+    return { retrievalId, phase: req.phase ?? null, lambda, candidates, items, libraryVersion: this.library.currentVersion() };
   }
 
   /**

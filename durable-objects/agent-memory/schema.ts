@@ -398,7 +398,8 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   // as content (texts, statuses, the fields filters read, vectors, \`when\` vectors, the config);
   // read_learn counts changes to what rewards and uses teach (Q, probation, counts, last use, usage
   // memory, the re-ranker), and read_changes names what each changed, so a Worker refreshes those
-  // as a delta. The fts5vocab tables expose FTS5's own statistics, which a snapshot's BM25 is computed from.
+  // as a delta (a delete then an insert: an upsert's own conflict rule would override a trigger's OR REPLACE).
+  // The fts5vocab tables expose FTS5's own statistics, which a snapshot's BM25 is computed from.
   `
   INSERT OR IGNORE INTO counters (name, value) VALUES ('read_model', 0), ('read_learn', 0);
   CREATE TABLE read_changes (item_id TEXT NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (item_id, kind)) WITHOUT ROWID;
@@ -454,24 +455,29 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   CREATE TRIGGER read_learn_experience AFTER UPDATE ON experiences
     WHEN OLD.q IS NOT NEW.q OR OLD.probation IS NOT NEW.probation OR OLD.retrieved IS NOT NEW.retrieved OR OLD.last_used_at IS NOT NEW.last_used_at BEGIN
     UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
-    INSERT OR REPLACE INTO read_changes (item_id, kind, seq) VALUES (NEW.id, 'experience', (SELECT value FROM counters WHERE name = 'read_learn'));
+    DELETE FROM read_changes WHERE item_id = NEW.id AND kind = 'experience';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.id, 'experience', (SELECT value FROM counters WHERE name = 'read_learn'));
   END;
   CREATE TRIGGER read_learn_case AFTER UPDATE ON cases
     WHEN OLD.q IS NOT NEW.q OR OLD.retrieved IS NOT NEW.retrieved OR OLD.last_used_at IS NOT NEW.last_used_at BEGIN
     UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
-    INSERT OR REPLACE INTO read_changes (item_id, kind, seq) VALUES (NEW.id, 'case', (SELECT value FROM counters WHERE name = 'read_learn'));
+    DELETE FROM read_changes WHERE item_id = NEW.id AND kind = 'case';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.id, 'case', (SELECT value FROM counters WHERE name = 'read_learn'));
   END;
   CREATE TRIGGER read_learn_usage_insert AFTER INSERT ON usage_memory BEGIN
     UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
-    INSERT OR REPLACE INTO read_changes (item_id, kind, seq) VALUES (NEW.item_id, 'usage', (SELECT value FROM counters WHERE name = 'read_learn'));
+    DELETE FROM read_changes WHERE item_id = NEW.item_id AND kind = 'usage';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.item_id, 'usage', (SELECT value FROM counters WHERE name = 'read_learn'));
   END;
   CREATE TRIGGER read_learn_usage_update AFTER UPDATE ON usage_memory BEGIN
     UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
-    INSERT OR REPLACE INTO read_changes (item_id, kind, seq) VALUES (NEW.item_id, 'usage', (SELECT value FROM counters WHERE name = 'read_learn'));
+    DELETE FROM read_changes WHERE item_id = NEW.item_id AND kind = 'usage';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.item_id, 'usage', (SELECT value FROM counters WHERE name = 'read_learn'));
   END;
   CREATE TRIGGER read_learn_usage_delete AFTER DELETE ON usage_memory BEGIN
     UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
-    INSERT OR REPLACE INTO read_changes (item_id, kind, seq) VALUES (OLD.item_id, 'usage', (SELECT value FROM counters WHERE name = 'read_learn'));
+    DELETE FROM read_changes WHERE item_id = OLD.item_id AND kind = 'usage';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (OLD.item_id, 'usage', (SELECT value FROM counters WHERE name = 'read_learn'));
   END;
   CREATE TRIGGER read_learn_reranker_insert AFTER INSERT ON retriever_state BEGIN
     UPDATE counters SET value = value + 1 WHERE name = 'read_learn';

@@ -90,7 +90,7 @@ export class UsageMemory {
    * finds is scored (a match needs a shared word, so none outside FTS5's set can score): the best
    * `limit` depend on the phrases alone, as they do where a snapshot of them is ranked (src/core/ranking).
    */
-  matches(kind: MemoryKind, terms: readonly string[], limit: number, filter?: MemoryFilter): { id: string; score: number }[] {
+  matches(kind: MemoryKind, terms: readonly string[], limit: number, now: number, filter?: MemoryFilter): { id: string; score: number }[] {
     const match = ftsMatchOf(terms);
     if (!match) return [];
     const table = kind === "experience" ? "experiences" : "cases";
@@ -106,7 +106,7 @@ export class UsageMemory {
         ...where.params,
       )
       .toArray()
-      .map((r) => ({ id: r.id, score: phraseMatch(terms, JSON.parse(r.phrases) as LearnedPhrase[], this.fade(r.q, r.uses)) }))
+      .map((r) => ({ id: r.id, score: phraseMatch(terms, JSON.parse(r.phrases) as LearnedPhrase[], phraseFade(this.ctx.config().decay, now, r.q, r.uses)) }))
       .filter((r) => r.score > 0)
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
       .slice(0, limit);

@@ -9,7 +9,6 @@ import { MemoryError } from "../memory-error";
 import { dimsKey, loadCodePages, VectorPages } from "./vector-pages";
 import type { VectorItems } from "./vector-types";
 import { VectorBackfill } from "./vector-backfill";
-import { readModelChanged } from "./context";
 import { embedChecked, unavailable, type EmbedderUnavailable } from "./vector-embedding";
 
 export type { EmbedderUnavailable } from "./vector-embedding";
@@ -36,6 +35,12 @@ export interface VectorStoreOptions {
 }
 
 const switchedKey = (model: string) => `vector_index:${model}`;
+
+/**
+ * Marks the agent's read model changed (the read_model counter, see schema.ts) where its triggers
+ * cannot see it: the in-memory index takes a committed write only after its transaction.
+ */
+const readModelChanged = (sql: SqlStorage) => sql.exec("UPDATE counters SET value = value + 1 WHERE name = 'read_model'");
 
 /**
  * The agent's vectors: SQLite is the source of truth (so nothing is lost on eviction), the index

@@ -3,6 +3,7 @@ import type { RetrieveRequest } from "../core/memory-types";
 import { callMemory, type MemoryStub } from "./agent-memory";
 import type { Deps } from "./deps";
 import { countRetrieval, servedByPrompt, servedByRetrieve } from "./retrieval-counters";
+import { promptNearby, retrieveNearby, type ReadOptions } from "./edge-reads";
 
 /**
  * An agent's episode loop as the doors call it — start, log attempts, retrieve or build the prompt,
@@ -16,6 +17,7 @@ type PromptRequest = Parameters<MemoryStub["prompt"]>[0];
 
 /** A read-scoped caller changes nothing later retrievals depend on, and no episode credits what it was shown. */
 const askerOf = (agent: Caller) => ({ keyId: agent.key.keyId, readOnly: agent.key.scope === "read" });
+const readerOf = (agent: Caller) => ({ tenantId: agent.key.tenantId, agentId: agent.agent.agentId, ...askerOf(agent) });
 
 export async function startEpisode(agent: Agent, input: EpisodeCreate, idempotencyKey?: string) {
   return callMemory(() => agent.memory.createEpisode(input, idempotencyKey));
@@ -35,18 +37,21 @@ export async function endEpisode(agent: Agent, episodeId: string, end: EpisodeEn
   return { episode, alreadyEnded: before.status === "ended" };
 }
 
-/** Retrieves; what the answer served is counted in the Worker's batch (src/services/retrieval-counters.ts). */
+/**
+ * Retrieves, where the request landed when it may (src/services/edge-reads.ts); what the answer
+ * served is counted in the Worker's batch (src/services/retrieval-counters.ts).
+ */
 export async function retrieve(deps: Pick<Deps, "env" | "waitUntil">, agent: Caller, req: RetrieveRequest) {
   const asker = askerOf(agent);
-  const answer = await callMemory(() => agent.memory.retrieve(req, asker));
+  const answer = await retrieveNearby(deps, readerOf(agent), req, () => callMemory(() => agent.memory.retrieve(req, asker)));
   countRetrieval(deps, agent.key.tenantId, agent.agent.agentId, answer.retrievalId, servedByRetrieve(answer, asker.readOnly));
   return answer;
 }
 
-/** Builds the prompt block; what it served is counted like a retrieval's. */
-export async function promptBlock(deps: Pick<Deps, "env" | "waitUntil">, agent: Caller, req: PromptRequest) {
+/** Builds the prompt block, where the request landed when it may; what it served is counted like a retrieval's. */
+export async function promptBlock(deps: Pick<Deps, "env" | "waitUntil">, agent: Caller, req: PromptRequest & ReadOptions) {
   const asker = askerOf(agent);
-  const block = await callMemory(() => agent.memory.prompt(req, asker));
+  const block = await promptNearby(deps, readerOf(agent), req, () => callMemory(() => agent.memory.prompt(req, asker)));
   countRetrieval(deps, agent.key.tenantId, agent.agent.agentId, block.retrievalId, servedByPrompt(block, asker.readOnly));
   return block;
 }

@@ -91,8 +91,8 @@ export interface CandidateSource {
   readonly usageLearned: boolean;
   usageSimilar(query: Float32Array, kind: MemoryKind, threshold: number, k: number): Map<string, number>;
   usageSimilarities(query: Float32Array, kind: MemoryKind, ids: readonly string[]): Map<string, number>;
-  /** Memories of `kind` whose learned phrases match the query's terms (phraseMatch > 0), best first, at most `k`. */
-  usageMatches(kind: MemoryKind, terms: readonly string[], k: number, filter?: MemoryFilter): Scored[];
+  /** Memories of `kind` whose learned phrases, faded to `now`, match the query's terms (phraseMatch > 0), best first, at most `k`. */
+  usageMatches(kind: MemoryKind, terms: readonly string[], k: number, now: number, filter?: MemoryFilter): Scored[];
   /** Whether any lesson has a `when`, so the lexical channel may skip its column. */
   readonly anyWhen: boolean;
   whenSimilar(query: Float32Array, k: number, threshold: number): Map<string, number>;
@@ -136,6 +136,7 @@ export async function findCandidates(
   kinds: readonly MemoryKind[],
   k1: number,
   threshold: number,
+  now: number,
   filter?: MemoryFilter,
 ): Promise<CandidateInfo[]> {
   const qvec = query.vec;
@@ -157,7 +158,7 @@ export async function findCandidates(
     if (learnedAny) for (const [id, sim] of source.usageSimilar(qvec, kind, threshold, k1)) Object.assign(entry(id, kind), { usage: sim, inVector: true });
     if (kind === "experience") for (const [id, sim] of source.whenSimilar(qvec, k1, threshold)) Object.assign(entry(id, kind), { when: sim, inVector: true });
     if (learnedAny) {
-      for (const h of source.usageMatches(kind, terms, k1, filter)) {
+      for (const h of source.usageMatches(kind, terms, k1, now, filter)) {
         entry(h.id, kind).learned = h.score;
         lexicalHits.add(h.id);
       }

@@ -24,6 +24,7 @@ export interface PromptResponse {
   caseIds: string[];
   retrievalId: string;
   estimatedTokens: number;
+  libraryVersion: number;
 }
 
 /** An item of the block as its retrieval records it, for the reward that follows. */

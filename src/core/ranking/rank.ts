@@ -73,7 +73,7 @@ export interface RankingRequest {
 
 /** Phase A then phase B: the ranked items and how many candidates phase A found. */
 export async function rankFrom(source: CandidateSource, req: RankingRequest): Promise<{ candidates: number; ranked: RankedCandidate[] }> {
-  const infos = await findCandidates(source, req.query, req.kinds, req.k1, req.threshold, req.filter);
+  const infos = await findCandidates(source, req.query, req.kinds, req.k1, req.threshold, req.now, req.filter);
   return { candidates: Math.min(req.k1, infos.length), ranked: rankCandidates(infos, req) };
 }
 

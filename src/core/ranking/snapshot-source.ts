@@ -138,14 +138,14 @@ export class SnapshotReader implements CandidateSource, PromptSource {
     return this.centroidScans[kind].similarities(query, ids);
   }
 
-  usageMatches(kind: MemoryKind, terms: readonly string[], k: number, filter?: MemoryFilter): Scored[] {
+  usageMatches(kind: MemoryKind, terms: readonly string[], k: number, now: number, filter?: MemoryFilter): Scored[] {
     if (!terms.length) return [];
     const decay = this.snapshot.config.decay;
     const out: Scored[] = [];
     for (const [id, phrases] of this.phrases[kind]) {
       const item = this.item(kind, id);
       if (!item || !matchesFilter(this.filterable(kind, item), kind, filter)) continue;
-      const score = phraseMatch(terms, phrases, phraseFade(decay, this.now, item.q, item.uses));
+      const score = phraseMatch(terms, phrases, phraseFade(decay, now, item.q, item.uses));
       if (score > 0) out.push({ id, score });
     }
     return out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);
@@ -197,17 +197,22 @@ export class SnapshotReader implements CandidateSource, PromptSource {
     return this;
   }
 
+  /** The agent's λ for a phase. */
+  lambdaFor(phase: RetrieveRequest["phase"]): number {
+    return lambdaOf(this.snapshot.config, { phase });
+  }
+
   /** A retrieval's ranking, as the object's Retrieval.retrieve computes it. */
-  rank(req: Pick<RetrieveRequest, "phase" | "lambda" | "k1" | "k2" | "threshold" | "kinds">, filter: MemoryFilter | undefined) {
+  async rank(req: Pick<RetrieveRequest, "phase" | "lambda" | "k1" | "k2" | "threshold" | "kinds">, filter: MemoryFilter | undefined) {
     const cfg = this.snapshot.config;
     const k1 = req.k1 ?? cfg.k1;
     const lambda = lambdaOf(cfg, req);
     return {
       lambda,
-      ...rankFrom(this, {
+      ...(await rankFrom(this, {
         query: this.query!, kinds: req.kinds ?? ["experience", "case"], k1, k2: Math.min(req.k2 ?? cfg.k2, k1), lambda,
         threshold: req.threshold ?? cfg.threshold, filter, reranker: this.reranker, now: this.now,
-      }),
+      })),
     };
   }
 

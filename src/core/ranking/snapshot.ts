@@ -66,6 +66,8 @@ export interface RetrievalConfig {
   threshold: number;
   decay: z.infer<typeof DecayConfigSchema>;
   embedder: z.infer<typeof EmbedderChoiceSchema> | null;
+  /** How long a retrieval can be rewarded (`retention.retrievalsDays`; null: for good), which a token's expiry follows. */
+  retrievalsDays: number | null;
 }
 
 /** The secret a Worker signs retrieval tokens with (src/core/retrieval-token.ts), as the agent's object holds it. */
