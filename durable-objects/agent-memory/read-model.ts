@@ -145,7 +145,8 @@ export class ReadModel {
   /** The current read model. Pending `when` texts are embedded first, as retrieval would; the rest is read in one synchronous pass, so it is one version. */
   async snapshot(): Promise<ReadModelSnapshot> {
     const { situations, usage, reranker } = this.retrieval;
-    for (let round = 0; round < WHEN_ROUNDS && situations.pending; round++) await situations.refresh();
+    // The first refresh also finds the `when`s an embedder change left to embed again.
+    for (let round = 0; round === 0 || (round < WHEN_ROUNDS && situations.pending); round++) await situations.refresh();
     const sql = this.ctx.sql;
     const cfg = this.ctx.config();
     const vectors = this.ctx.vectors;

@@ -1,5 +1,5 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { decodeSnapshot, encodeSnapshot } from "../../src/core/ranking/snapshot";
 import { SnapshotReader } from "../../src/core/ranking/snapshot-source";
@@ -8,7 +8,9 @@ import type { MemoryFilter, MemoryKind } from "../../src/core/memory-types";
 import int8Scan from "../../src/adapters/vector-indexes/int8-scan.wasm";
 import { memoryName } from "../../src/services/agent-memory";
 import { agentFixture } from "../memory/setup";
-import { call, newKey } from "../helpers";
+import { call, expectProblem, newKey } from "../helpers";
+import { probedWorker } from "./probe";
+import { readModelsHeld } from "../../src/services/edge-reads";
 
 const TOPICS: Record<string, { nouns: string[]; verbs: string[] }> = {
   deploy: { nouns: ["canary", "rollout", "release branch", "health check", "feature flag", "container image"], verbs: ["roll back", "pin", "promote", "verify", "drain"] },
@@ -126,5 +128,176 @@ describe("edge and object rank alike", () => {
         expect(item.label).toBe(other.label);
       });
     }
+  });
+});
+
+/** A Worker whose reads at the edge may serve a snapshot up to `bound` ms old (the test environment's is 0). */
+const boundedWorker = (bound: number, vars: Record<string, string> = {}) => probedWorker({}, { READ_STALENESS_MS: String(bound), ...vars });
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function oneLesson() {
+  const f = await agentFixture();
+  const first = await f.api("POST", "/experiences", { text: "Pin the container image digest before a rollout" });
+  expect(first.status).toBe(201);
+  return { ...f, first: first.body as { id: string; libraryVersion: number } };
+}
+
+describe("freshness of reads at the edge", () => {
+  const BOUND = 600;
+
+  it("a new lesson: an answer without it is never older than the bound; past the bound, or with minVersion, it is there", async () => {
+    const f = await oneLesson();
+    const w = boundedWorker(BOUND);
+    const read = (extra: Record<string, unknown> = {}) => w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "rollout image digest canary", ...extra });
+    expect((await read()).body).toMatchObject({ servedFrom: "edge", libraryVersion: f.first.libraryVersion });
+
+    const added = await f.api("POST", "/experiences", { text: "Bake the canary rollout for ten minutes before promoting it" });
+    expect(added.status).toBe(201);
+    const soon = await read();
+    expect(soon.body.servedFrom).toBe("edge");
+    if (soon.body.libraryVersion < added.body.libraryVersion) {
+      expect(soon.body.items.map((i: { id: string }) => i.id)).not.toContain(added.body.id);
+      expect(soon.body.snapshotAgeMs).toBeLessThanOrEqual(BOUND);
+    }
+    // Read-your-writes: the version the write answered.
+    const mine = await read({ minVersion: added.body.libraryVersion });
+    expect(mine.body).toMatchObject({ servedFrom: "edge" });
+    expect(mine.body.libraryVersion).toBeGreaterThanOrEqual(added.body.libraryVersion);
+    expect(mine.body.items.map((i: { id: string }) => i.id)).toContain(added.body.id);
+    expect(mine.trips.AGENT_MEMORY).toBe(1);
+
+    const another = await f.api("POST", "/experiences", { text: "Roll back a canary whose error rate doubles" });
+    await pause(BOUND + 50);
+    const later = await read();
+    expect(later.body.libraryVersion).toBe(another.body.libraryVersion);
+    expect(later.body.items.map((i: { id: string }) => i.id)).toContain(another.body.id);
+  });
+
+  it("a quarantined lesson leaves reads at the edge within the bound, and the prompt with it", async () => {
+    const f = await oneLesson();
+    const w = boundedWorker(BOUND);
+    const prompt = () => w.call("GET", `/v1/agents/${f.agentId}/prompt?query=container%20image`, f.t.apiKey);
+    expect((await prompt()).body.experienceIds).toEqual([f.first.id]);
+    const held = await f.api("PATCH", `/experiences/${f.first.id}`, { status: "quarantined" });
+    expect(held.status, JSON.stringify(held.body)).toBe(200);
+    const soon = await prompt();
+    if (soon.body.experienceIds.includes(f.first.id)) expect(soon.body.snapshotAgeMs).toBeLessThanOrEqual(BOUND);
+    await pause(BOUND + 50);
+    const later = await prompt();
+    expect(later.body).toMatchObject({ servedFrom: "edge", experienceIds: [], libraryVersion: held.body.libraryVersion });
+  });
+
+  it("a revoked key is refused by reads at the edge within the bound, though this isolate's key cache still holds it", async () => {
+    const f = await oneLesson();
+    const w = boundedWorker(BOUND);
+    const reader = await newKey(f.t.apiKey, "read");
+    const read = () => w.call("POST", `/v1/agents/${f.agentId}/retrieve`, reader.apiKey, { query: "container image" });
+    expect((await read()).status).toBe(200);
+    // Revoked in D1 only, as another isolate's revocation looks from here: the key cache still says active.
+    await env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").bind(Date.now(), reader.id).run();
+    expect((await w.call("GET", `/v1/agents/${f.agentId}/experiences/${f.first.id}`, reader.apiKey)).status).toBe(200);
+    await pause(BOUND + 50);
+    expectProblem(await read(), 401, "unauthorized");
+  });
+
+  it("a deleted agent is not found by reads at the edge within the bound", async () => {
+    const f = await oneLesson();
+    const w = boundedWorker(BOUND);
+    const read = () => w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "container image" });
+    expect((await read()).status).toBe(200);
+    expect((await f.api("DELETE", "")).status).toBe(200);
+    await pause(BOUND + 50);
+    expectProblem(await read(), 404, "not-found");
+  });
+
+  it("a reward reaches the edge as a delta of what it taught, not a new snapshot", async () => {
+    const f = await oneLesson();
+    const stub = stubOf(f.t.tenantId, f.agentId);
+    const have = await runInDurableObject(stub, async (obj) => {
+      const answer = await (obj as any).rooms.readModel.answer(null, 1 << 24);
+      expect(answer.kind).toBe("snapshot");
+      const s = decodeSnapshot(answer.bytes);
+      return { incarnation: s.incarnation, contentVersion: s.contentVersion, learnSeq: s.learnSeq };
+    });
+    const r = await f.api("POST", "/retrieve", { query: "container image digest" });
+    expect((await f.api("POST", "/rewards", { retrievalId: r.body.retrievalId, outcome: "success" })).status).toBe(200);
+    const q = (await f.api("GET", `/experiences/${f.first.id}`)).body.q;
+    const answer = await runInDurableObject(stub, (obj) => (obj as any).rooms.readModel.answer(have, 1 << 24));
+    expect(answer.kind).toBe("delta");
+    expect(answer.delta.items).toEqual([expect.objectContaining({ id: f.first.id, q })]);
+    expect(answer.delta.usage.map((u: { id: string }) => u.id)).toEqual([f.first.id]);
+    const current = await runInDurableObject(stub, (obj) => (obj as any).rooms.readModel.answer({ ...have, learnSeq: answer.delta.learnSeq }, 1 << 24));
+    expect(current.kind).toBe("current");
+    // The edge applies it: its read shows the reward's Q.
+    const edge = await f.api("POST", "/retrieve", { query: "container image digest" });
+    expect(edge.body.items[0]).toMatchObject({ id: f.first.id, q });
+  });
+
+  it("serves stale while it revalidates in the background once past half the bound", async () => {
+    const f = await oneLesson();
+    const w = boundedWorker(BOUND);
+    const read = () => w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "container image" });
+    const start = Date.now();
+    const clock = vi.spyOn(Date, "now");
+    try {
+      clock.mockReturnValue(start);
+      expect((await read()).trips.AGENT_MEMORY).toBe(1);
+      clock.mockReturnValue(start + BOUND / 4);
+      const young = await read();
+      expect(young.trips.ops).not.toContain("AGENT_MEMORY.readModel");
+      clock.mockReturnValue(start + (3 * BOUND) / 4);
+      const aging = await read();
+      expect(aging.body).toMatchObject({ servedFrom: "edge", snapshotAgeMs: (3 * BOUND) / 4 });
+      expect(aging.trips.ops).toContain("AGENT_MEMORY.readModel");
+      const renewed = await read();
+      expect(renewed.body.snapshotAgeMs).toBe(0);
+      expect(renewed.trips.ops).not.toContain("AGENT_MEMORY.readModel");
+    } finally {
+      clock.mockRestore();
+    }
+  });
+});
+
+describe("what reads at the edge leave to the object", () => {
+  it("reads in an episode, strong reads and query words outside ASCII are answered by the object, saying why", async () => {
+    const f = await oneLesson();
+    const episode = await f.api("POST", "/episodes", { task: "Roll out the new image" });
+    const inEpisode = await f.api("POST", "/retrieve", { query: "container image", episodeId: episode.body.id });
+    expect(inEpisode.body).toMatchObject({ servedFrom: "object", fallbackReason: "episode", snapshotAgeMs: 0 });
+    expect(inEpisode.body.retrievalId).toMatch(/^ret_/);
+    const accented = await f.api("POST", "/retrieve", { query: "déployer l'image du conteneur" });
+    expect(accented.body).toMatchObject({ servedFrom: "object", fallbackReason: "query-words" });
+    const prompt = await f.api("GET", "/prompt?consistency=strong");
+    expect(prompt.body).toMatchObject({ servedFrom: "object", fallbackReason: "strong" });
+  });
+
+  it("a snapshot over the size limit sends reads to the object, which is not asked to build it again on every read", async () => {
+    const f = await oneLesson();
+    const w = boundedWorker(60_000, { READ_SNAPSHOT_MAX_BYTES: "200" });
+    const read = () => w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "container image" });
+    const first = await read();
+    expect(first.body).toMatchObject({ servedFrom: "object", fallbackReason: "too-large" });
+    expect(first.body.items.map((i: { id: string }) => i.id)).toEqual([f.first.id]);
+    const second = await read();
+    expect(second.body.fallbackReason).toBe("too-large");
+    // Use counters travel in their own batches (listed, not the read's own call).
+    expect(second.trips.ops.filter((op) => op.startsWith("AGENT_MEMORY") && op !== "AGENT_MEMORY.applyRetrievalCounts")).toEqual(["AGENT_MEMORY.retrieve"]);
+  });
+
+  it("an isolate's snapshots never take more than its byte budget", async () => {
+    const budget = 400_000;
+    const w = boundedWorker(60_000, { READ_CACHE_BYTES: String(budget) });
+    const held = [];
+    for (let i = 0; i < 6; i++) {
+      const f = await agentFixture();
+      const operations = corpus(150, i).map((e) => ({ op: "create", experience: { text: e.text, tags: e.tags } }));
+      expect((await f.api("POST", "/library/batch", { reason: "seed", operations })).status).toBe(200);
+      const r = await w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "flaky fixture" });
+      expect(r.body.servedFrom).toBe("edge");
+      held.push(readModelsHeld(w.env));
+      expect(held.at(-1)!.bytes).toBeLessThanOrEqual(budget);
+    }
+    expect(held.at(-1)!.agents).toBeLessThan(6);
+    expect(held.at(-1)!.agents).toBeGreaterThan(0);
   });
 });
