@@ -237,7 +237,7 @@ export const ConsistencySchema = z
   .describe("`bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state");
 
 /** Why a read the edge could have served was answered by the agent's memory itself (see README, "Reads at the edge"). */
-export const READ_FALLBACKS = ["strong", "episode", "query-words", "embedder", "too-large", "remote-index", "token-size", "unavailable"] as const;
+export const READ_FALLBACKS = ["strong", "episode", "query-words", "embedder", "too-large", "remote-index", "token-size"] as const;
 
 /** What every read answer says about the state it was ranked on. */
 export const ReadFreshnessSchema = z.object({
@@ -251,7 +251,7 @@ export const ReadFreshnessSchema = z.object({
   fallbackReason: z
     .enum(READ_FALLBACKS)
     .optional()
-    .describe("Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, the snapshot unavailable"),
+    .describe("Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token"),
 });
 export type ReadFreshness = z.infer<typeof ReadFreshnessSchema>;
 export type ReadFallback = (typeof READ_FALLBACKS)[number];

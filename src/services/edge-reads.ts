@@ -197,10 +197,10 @@ async function revalidate(deps: Pick<Deps, "env" | "waitUntil">, tenantId: strin
   return revalidate(deps, tenantId, agentId, null);
 }
 
-/** A snapshot held from this location's cache, not yet confirmed by the object. */
-async function fromLocation(name: string): Promise<Held | null> {
+/** A snapshot held from this location's cache, not yet confirmed by the object; none over the size this Worker takes. */
+async function fromLocation(name: string, maxBytes: number): Promise<Held | null> {
   const cached = await fromLocationCache(name);
-  if (!cached) return null;
+  if (!cached || cached.bytes.length > maxBytes) return null;
   try {
     const reader = new SnapshotReader(decodeSnapshot(cached.bytes), int8Scan);
     return { reader, refusal: null, version: { ...cached.version, learnSeq: reader.learnSeq }, libraryVersion: reader.snapshot.libraryVersion, validatedAt: -Infinity, revalidating: null, keys: new Set() };
@@ -225,7 +225,7 @@ async function servable(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string,
   const fresh = entry !== null && !entry.refusal && within(entry.validatedAt) && (minVersion === undefined || entry.libraryVersion >= minVersion);
   const keyUnchecked = !within(keyChecks.get(keyId) ?? -Infinity);
   if (!fresh) {
-    entry ??= await fromLocation(name);
+    entry ??= await fromLocation(name, settings.maxSnapshotBytes);
     try {
       entry = await revalidate(deps, tenantId, agentId, entry, keyUnchecked ? [keyId] : []);
     } catch (err) {

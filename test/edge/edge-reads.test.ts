@@ -10,7 +10,8 @@ import { memoryName } from "../../src/services/agent-memory";
 import { agentFixture } from "../memory/setup";
 import { call, expectProblem, newKey } from "../helpers";
 import { probedWorker } from "./probe";
-import { readModelsHeld } from "../../src/services/edge-reads";
+import { forgetReadModels, readModelsHeld } from "../../src/services/edge-reads";
+import { ReadModel } from "../../durable-objects/agent-memory/read-model";
 
 const TOPICS: Record<string, { nouns: string[]; verbs: string[] }> = {
   deploy: { nouns: ["canary", "rollout", "release branch", "health check", "feature flag", "container image"], verbs: ["roll back", "pin", "promote", "verify", "drain"] },
@@ -254,6 +255,30 @@ describe("freshness of reads at the edge", () => {
       expect(renewed.trips.ops).not.toContain("AGENT_MEMORY.readModel");
     } finally {
       clock.mockRestore();
+    }
+  });
+});
+
+describe("where a Worker keeps snapshots", () => {
+  it("a fresh isolate takes the snapshot from its location's cache and asks the object only what changed since", async () => {
+    const f = await oneLesson();
+    const w = boundedWorker(60_000);
+    const read = () => w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "container image" });
+    const first = await read();
+    expect(first.body.servedFrom).toBe("edge");
+    const r = await f.api("POST", "/retrieve", { query: "container image digest" });
+    expect((await f.api("POST", "/rewards", { retrievalId: r.body.retrievalId, outcome: "success" })).status).toBe(200);
+    forgetReadModels();
+    const asked = vi.spyOn(ReadModel.prototype, "answer");
+    try {
+      const fresh = await read();
+      expect(fresh.body).toMatchObject({ servedFrom: "edge", libraryVersion: first.body.libraryVersion });
+      expect(fresh.body.items[0].q).toBeCloseTo((await f.api("GET", `/experiences/${f.first.id}`)).body.q, 12);
+      expect(asked).toHaveBeenCalledTimes(1);
+      expect(asked.mock.calls[0]![0]).toMatchObject({ contentVersion: expect.any(Number) });
+      expect((await asked.mock.results[0]!.value).kind).toBe("delta");
+    } finally {
+      asked.mockRestore();
     }
   });
 });
