@@ -2596,10 +2596,10 @@ export interface components {
              */
             servedFrom: "edge" | "object";
             /**
-             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, the snapshot unavailable
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token
              * @enum {string}
              */
-            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "unavailable";
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size";
         };
         RetrieveRequest: {
             query: string;
@@ -2654,10 +2654,10 @@ export interface components {
              */
             servedFrom: "edge" | "object";
             /**
-             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, the snapshot unavailable
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token
              * @enum {string}
              */
-            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "unavailable";
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size";
         };
         RewardResult: {
             reward: number;
@@ -4541,6 +4541,15 @@ export interface components {
                 /** @description Learned phrases waiting for the LLM safety review; nothing matches them until it admits them */
                 pendingPhrases: number;
                 centroids: number;
+            };
+            /** @description The read model Workers serve this agent's reads from (README, "Reads at the edge") */
+            snapshot: {
+                /** @description Counts changes to what retrieval reads as content (lessons, cases, vectors, config); a new one is a new snapshot */
+                contentVersion: number;
+                /** @description Counts changes rewards and uses made (Q, counts, usage memory, the re-ranker), which reach Workers as deltas */
+                learnSeq: number;
+                /** @description Size of the snapshot built for this content version, published to Workers unless over their limit; null until a Worker asked for one */
+                bytes: number | null;
             };
         };
         EventEndpoint: {
