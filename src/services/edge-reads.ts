@@ -82,6 +82,8 @@ interface Held {
   revalidating: number | null;
   /** Keys that read through this entry since their revocation was last checked. */
   keys: Set<string>;
+  /** The snapshot's size as published (0 for a refusal). */
+  bytes: number;
 }
 
 let held: ByteLru<string, Held> | null = null;
@@ -167,29 +169,33 @@ async function revalidate(deps: Pick<Deps, "env" | "waitUntil">, tenantId: strin
     checkKeys(deps.env, keys, asked),
   ]);
   const cache = cacheOf(settings);
+  // An entry taken from the location's cache joins the isolate's once the object confirms it.
+  const keep = (held: Held) => {
+    if (cache.get(name) !== held && held.reader) cache.set(name, held, footprint(held.bytes, held.reader));
+    return held;
+  };
   if (answer.kind === "current" && entry) {
     entry.validatedAt = asked;
     entry.libraryVersion = answer.libraryVersion;
-    return entry;
+    return keep(entry);
   }
   if (answer.kind === "delta" && entry?.reader) {
     entry.reader.apply(answer.delta);
     entry.version = { ...entry.version!, learnSeq: answer.delta.learnSeq };
     entry.libraryVersion = answer.delta.libraryVersion;
     entry.validatedAt = asked;
-    return entry;
+    return keep(entry);
   }
   if (answer.kind === "snapshot") {
     const reader = new SnapshotReader(decodeSnapshot(answer.bytes), int8Scan);
     const built = { incarnation: reader.snapshot.incarnation, contentVersion: reader.snapshot.contentVersion, learnSeq: reader.snapshot.learnSeq };
     deps.waitUntil(toLocationCache(name, answer.bytes, built).catch(() => undefined));
     if (answer.delta) reader.apply(answer.delta);
-    const next: Held = { reader, refusal: null, version: { ...built, learnSeq: reader.learnSeq }, libraryVersion: reader.snapshot.libraryVersion, validatedAt: asked, revalidating: null, keys: new Set() };
-    cache.set(name, next, footprint(answer.bytes.length, reader));
-    return next;
+    const next: Held = { reader, refusal: null, version: { ...built, learnSeq: reader.learnSeq }, libraryVersion: reader.snapshot.libraryVersion, validatedAt: asked, revalidating: null, keys: new Set(), bytes: answer.bytes.length };
+    return keep(next);
   }
   if (answer.kind === "unpublishable") {
-    const next: Held = { reader: null, refusal: answer.reason, version: null, libraryVersion: answer.libraryVersion, validatedAt: asked, revalidating: null, keys: new Set() };
+    const next: Held = { reader: null, refusal: answer.reason, version: null, libraryVersion: answer.libraryVersion, validatedAt: asked, revalidating: null, keys: new Set(), bytes: 0 };
     cache.set(name, next, 0);
     return next;
   }
@@ -203,7 +209,7 @@ async function fromLocation(name: string, maxBytes: number): Promise<Held | null
   if (!cached || cached.bytes.length > maxBytes) return null;
   try {
     const reader = new SnapshotReader(decodeSnapshot(cached.bytes), int8Scan);
-    return { reader, refusal: null, version: { ...cached.version, learnSeq: reader.learnSeq }, libraryVersion: reader.snapshot.libraryVersion, validatedAt: -Infinity, revalidating: null, keys: new Set() };
+    return { reader, refusal: null, version: { ...cached.version, learnSeq: reader.learnSeq }, libraryVersion: reader.snapshot.libraryVersion, validatedAt: -Infinity, revalidating: null, keys: new Set(), bytes: cached.bytes.length };
   } catch {
     return null;
   }

@@ -277,6 +277,9 @@ describe("where a Worker keeps snapshots", () => {
       expect(asked).toHaveBeenCalledTimes(1);
       expect(asked.mock.calls[0]![0]).toMatchObject({ contentVersion: expect.any(Number) });
       expect((await asked.mock.results[0]!.value).kind).toBe("delta");
+      // Confirmed, it is the isolate's own now: the next read asks nothing.
+      expect((await read()).body.servedFrom).toBe("edge");
+      expect(asked).toHaveBeenCalledTimes(1);
     } finally {
       asked.mockRestore();
     }
