@@ -128,6 +128,12 @@ export class ReadModel {
     }
     const refused = this.refused;
     if (refused?.contentVersion === v.contentVersion && refused.maxBytes === maxBytes) return this.tooLarge(refused.bytes, maxBytes, v.libraryVersion);
+    // A library whose texts and codes alone are over the limit is refused without building its snapshot.
+    const atLeast = this.leastBytes();
+    if (atLeast > maxBytes) {
+      this.refused = { contentVersion: v.contentVersion, maxBytes, bytes: atLeast };
+      return this.tooLarge(atLeast, maxBytes, v.libraryVersion);
+    }
     const built = this.built?.contentVersion === v.contentVersion ? this.built : await this.build();
     if (built.bytes.length > maxBytes) {
       this.refused = { contentVersion: built.contentVersion, maxBytes, bytes: built.bytes.length };
@@ -137,8 +143,16 @@ export class ReadModel {
     return { kind: "snapshot", bytes: built.bytes, delta: built.learnSeq === learnSeq ? null : this.delta(built.learnSeq) };
   }
 
+  /** What a snapshot takes at least: its items' texts (a character is a byte at least) and vector codes. */
+  private leastBytes(): number {
+    const sql = this.ctx.sql;
+    const lessons = sql.exec<{ n: number; chars: number | null }>("SELECT count(*) AS n, sum(length(text)) AS chars FROM experiences WHERE status = 'active'").one();
+    const cases = sql.exec<{ n: number; chars: number | null }>("SELECT count(*) AS n, sum(min(length(task), 600)) AS chars FROM cases WHERE status = 'active'").one();
+    return (lessons.chars ?? 0) + (cases.chars ?? 0) + (lessons.n + cases.n) * (this.ctx.vectors.dims + 4);
+  }
+
   private tooLarge(bytes: number, maxBytes: number, libraryVersion: number): ReadModelAnswer {
-    return { kind: "unpublishable", reason: "too-large", detail: `its snapshot takes ${bytes} bytes, more than the ${maxBytes} a Worker holds`, libraryVersion };
+    return { kind: "unpublishable", reason: "too-large", detail: `its snapshot takes at least ${bytes} bytes, more than the ${maxBytes} a Worker holds`, libraryVersion };
   }
 
   /** One build at a time; callers that arrive meanwhile share it. */

@@ -127,7 +127,11 @@ export const RetrieverStateSchema = z.object({
     .object({
       contentVersion: z.number().int().describe("Counts changes to what retrieval reads as content (lessons, cases, vectors, config); a new one is a new snapshot"),
       learnSeq: z.number().int().describe("Counts changes rewards and uses made (Q, counts, usage memory, the re-ranker), which reach Workers as deltas"),
-      bytes: z.number().int().nullable().describe("Size of the snapshot built for this content version, published to Workers unless over their limit; null until a Worker asked for one"),
+      bytes: z
+        .number()
+        .int()
+        .nullable()
+        .describe("Size of the snapshot built for this content version, published to Workers unless over their limit (for a library whose texts and vectors alone are over it, what they take); null until a Worker asked for one"),
     })
     .describe("The read model Workers serve this agent's reads from (README, \"Reads at the edge\")"),
 });
