@@ -314,6 +314,19 @@ describe("what reads at the edge leave to the object", () => {
     expect(second.trips.ops.filter((op) => op.startsWith("AGENT_MEMORY") && op !== "AGENT_MEMORY.applyRetrievalCounts")).toEqual(["AGENT_MEMORY.retrieve"]);
   });
 
+  it("a library whose texts and vectors alone are over the limit is refused without building a snapshot", async () => {
+    const f = await oneLesson();
+    const built = vi.spyOn(ReadModel.prototype, "snapshot");
+    try {
+      const w = boundedWorker(60_000, { READ_SNAPSHOT_MAX_BYTES: "20" });
+      const r = await w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "container image" });
+      expect(r.body).toMatchObject({ servedFrom: "object", fallbackReason: "too-large" });
+      expect(built).not.toHaveBeenCalled();
+    } finally {
+      built.mockRestore();
+    }
+  });
+
   it("an isolate's snapshots never take more than its byte budget", async () => {
     const budget = 400_000;
     const w = boundedWorker(60_000, { READ_CACHE_BYTES: String(budget) });
