@@ -15,7 +15,7 @@ import int8Scan from "../adapters/vector-indexes/int8-scan.wasm";
 import { meteredEmbedder } from "../llm";
 import { callMemory, memoryName } from "./agent-memory";
 import { resilientMemory } from "./agents";
-import { revokedAmong } from "./keys";
+import { REVOCATION_BOUND_S, revokedAmong } from "./keys";
 import type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "../../durable-objects/agent-memory";
 
 /**
@@ -92,9 +92,9 @@ function cacheOf(settings: ReadSettings): ByteLru<string, Held> {
   return held;
 }
 
-/** Revoked keys this isolate has seen while serving reads, until the key cache's own bound has passed. */
+/** Revoked keys this isolate has seen while serving reads, kept until the key cache refuses them itself. */
 const revoked = new Map<string, number>();
-const REVOKED_KEEP_MS = 120_000;
+const REVOKED_KEEP_MS = REVOCATION_BOUND_S * 1000;
 /** When each key that read here was last found not revoked in D1. */
 const keyChecks = new TtlLru<string, number>(10_000, 86_400_000);
 
@@ -116,16 +116,14 @@ const footprint = (bytes: number, reader: SnapshotReader) => 2 * bytes + reader.
 
 const cacheUrl = (name: string, part: string) => `${CACHE_ORIGIN}/v${SNAPSHOT_FORMAT}/${encodeURIComponent(name)}/${part}`;
 
-async function fromLocationCache(name: string): Promise<{ bytes: Uint8Array; version: ReadModelVersion } | null> {
+async function fromLocationCache(name: string): Promise<Uint8Array | null> {
   try {
     const cache = await caches.open(CACHE_NAME);
     const pointer = await cache.match(cacheUrl(name, "latest"));
     if (!pointer) return null;
     const { incarnation, contentVersion } = (await pointer.json()) as { incarnation: string; contentVersion: number };
     const body = await cache.match(cacheUrl(name, `${incarnation}/${contentVersion}`));
-    if (!body) return null;
-    const bytes = new Uint8Array(await body.arrayBuffer());
-    return { bytes, version: { incarnation, contentVersion, learnSeq: -1 } };
+    return body ? new Uint8Array(await body.arrayBuffer()) : null;
   } catch {
     return null;
   }
@@ -139,9 +137,6 @@ async function toLocationCache(name: string, bytes: Uint8Array, version: ReadMod
 }
 
 type Served = { reader: SnapshotReader; libraryVersion: number; validatedAt: number } | { fallback: ReadFallback };
-
-/** A reason the object gives for a snapshot it will not publish, as the fallback an answer names. */
-const fallbackOf = (refusal: Unpublishable): ReadFallback => refusal;
 
 /** Looks these keys up in D1: a revoked one is refused here from now on, the others count as checked at `at`. */
 async function checkKeys(env: Env, keyIds: readonly string[], at: number): Promise<void> {
@@ -205,11 +200,12 @@ async function revalidate(deps: Pick<Deps, "env" | "waitUntil">, tenantId: strin
 
 /** A snapshot held from this location's cache, not yet confirmed by the object; none over the size this Worker takes. */
 async function fromLocation(name: string, maxBytes: number): Promise<Held | null> {
-  const cached = await fromLocationCache(name);
-  if (!cached || cached.bytes.length > maxBytes) return null;
+  const bytes = await fromLocationCache(name);
+  if (!bytes || bytes.length > maxBytes) return null;
   try {
-    const reader = new SnapshotReader(decodeSnapshot(cached.bytes), int8Scan);
-    return { reader, refusal: null, version: { ...cached.version, learnSeq: reader.learnSeq }, libraryVersion: reader.snapshot.libraryVersion, validatedAt: -Infinity, revalidating: null, keys: new Set(), bytes: cached.bytes.length };
+    const reader = new SnapshotReader(decodeSnapshot(bytes), int8Scan);
+    const { incarnation, contentVersion, learnSeq, libraryVersion } = reader.snapshot;
+    return { reader, refusal: null, version: { incarnation, contentVersion, learnSeq }, libraryVersion, validatedAt: -Infinity, revalidating: null, keys: new Set(), bytes: bytes.length };
   } catch {
     return null;
   }
@@ -225,7 +221,7 @@ async function servable(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string,
   const cache = cacheOf(settings);
   const now = Date.now();
   let entry = cache.get(name) ?? null;
-  if (entry?.refusal && now - entry.validatedAt < REFUSAL_RECHECK_MS) return { fallback: fallbackOf(entry.refusal) };
+  if (entry?.refusal && now - entry.validatedAt < REFUSAL_RECHECK_MS) return { fallback: entry.refusal };
   // A bound of 0 asks the object on every read: one small round trip, and reads never lag.
   const within = (at: number) => settings.stalenessMs > 0 && now - at <= settings.stalenessMs;
   const fresh = entry !== null && !entry.refusal && within(entry.validatedAt) && (minVersion === undefined || entry.libraryVersion >= minVersion);
@@ -252,7 +248,7 @@ async function servable(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string,
       );
     }
   }
-  if (!entry!.reader) return { fallback: fallbackOf(entry!.refusal ?? "remote-index") };
+  if (!entry!.reader) return { fallback: entry!.refusal ?? "remote-index" };
   entry!.keys.add(keyId);
   return { reader: entry!.reader, libraryVersion: entry!.libraryVersion, validatedAt: entry!.validatedAt };
 }
