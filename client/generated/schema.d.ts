@@ -4548,7 +4548,7 @@ export interface components {
                 contentVersion: number;
                 /** @description Counts changes rewards and uses made (Q, counts, usage memory, the re-ranker), which reach Workers as deltas */
                 learnSeq: number;
-                /** @description Size of the snapshot built for this content version, published to Workers unless over their limit; null until a Worker asked for one */
+                /** @description Size of the snapshot built for this content version, published to Workers unless over their limit (for a library whose texts and vectors alone are over it, what they take); null until a Worker asked for one */
                 bytes: number | null;
             };
         };
