@@ -27,8 +27,13 @@ import type { ReviewVerdict } from "./agent-memory/screening/quarantine";
 import { policyOf, type WriteAccess } from "./agent-memory/screening/access";
 import { reembedBatch, type ReembedResult } from "./agent-memory/upkeep/reembed";
 import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/object/lifecycle";
+import type { ReadModelVersion } from "./agent-memory/retrieval/read-model";
+import { applyCounterBatch } from "./agent-memory/retrieval/retrieval-counts";
+import { isRetrievalToken } from "../src/core/retrieval-token";
+import type { CounterBatch } from "../src/core/retrieval-counts";
 
 export type { WriteAccess } from "./agent-memory/screening/access";
+export type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "./agent-memory/retrieval/read-model";
 
 /**
  * One instance per tenant+agent (named `${tenantId}:${agentId}`). It is the single writer for
@@ -228,15 +233,35 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.prompts.build(req, asker ?? ANONYMOUS_WRITER));
   }
 
-  /** `teacher`: the rewarding key, whose teaching of each memory is capped per hour. */
+  /**
+   * `teacher`: the rewarding key, whose teaching of each memory is capped per hour. A token
+   * `retrievalId` is verified first: a forged, foreign or expired one is refused and changes nothing.
+   */
   async reward(req: RewardRequest, idempotencyKey?: string, teacher?: string) {
     return this.rpc(async () => {
-      const { value, replayed: keyReplayed } = await this.rooms.idempotency.run(idempotencyKey, "reward", req, async (record) => this.rooms.utility.reward(req, record, teacher));
+      const { value, replayed: keyReplayed } = await this.rooms.idempotency.run(idempotencyKey, "reward", req, async (record) => {
+        const token = req.retrievalId && isRetrievalToken(req.retrievalId) ? await this.rooms.retrieval.secrets.verify(req.retrievalId) : undefined;
+        return this.rooms.utility.reward(req, record, teacher, token);
+      });
       // A second reward of the same retrieval replays the first even without an Idempotency-Key.
       const replayed = keyReplayed || value.replayed;
       if (!replayed && this.mem.reviewAvailable() && this.rooms.retrieval.usage.countPendingPhrases() > 0) await this.requestReview();
       return { ...value, replayed };
     });
+  }
+
+  /**
+   * What a Worker holding `have` of this agent's read model needs to serve reads itself (see
+   * agent-memory/read-model.ts): nothing, a delta, a snapshot of at most `maxBytes`, or why not.
+   * Not a use of the agent: it leaves the upkeep's clock alone.
+   */
+  async readModel(have: ReadModelVersion | null, maxBytes: number) {
+    return this.rpc(() => this.rooms.readModel.answer(have, maxBytes), { touch: false });
+  }
+
+  /** Use counters of token retrievals, batched by a Worker (src/services/retrieval-counters.ts); each batch applies once. */
+  async applyRetrievalCounts(batch: CounterBatch) {
+    return this.rpc(() => applyCounterBatch(this.mem, batch), { touch: false });
   }
 
   /** What retrieval has learned from rewards: the re-ranker's state and the size of usage memory. */

@@ -2534,6 +2534,7 @@ export interface components {
             libraryVersion: number | null;
         };
         RetrieveResponse: {
+            /** @description Names this retrieval in a later reward (POST …/rewards `retrievalId`). Outside an episode a signed, self-contained token (`rt1.…`, at most 8,192 characters) that can be rewarded until the agent's `retention.retrievalsDays` have passed; in an episode, the `ret_…` id of the retrieval the agent recorded, which the episode's end credits. */
             retrievalId: string;
             /** @enum {string|null} */
             phase: "observation" | "reasoning" | "planning" | "action" | "reflection" | null;
@@ -2585,6 +2586,20 @@ export interface components {
                     learned: number | null;
                 };
             }[];
+            /** @description The library version this answer was ranked on */
+            libraryVersion: number;
+            /** @description How long before this answer the agent's memory last confirmed that the snapshot it was ranked from was current; 0 when the agent's memory ranked it */
+            snapshotAgeMs: number;
+            /**
+             * @description `edge`: ranked by the Worker that answered, from its snapshot of the agent's memory; `object`: ranked by the agent's memory itself
+             * @enum {string}
+             */
+            servedFrom: "edge" | "object";
+            /**
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, the snapshot unavailable
+             * @enum {string}
+             */
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "unavailable";
         };
         RetrieveRequest: {
             query: string;
@@ -2612,6 +2627,13 @@ export interface components {
                 usedAfter?: number;
             };
             episodeId?: string;
+            /** @description Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default) */
+            minVersion?: number;
+            /**
+             * @description `bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state
+             * @enum {string}
+             */
+            consistency?: "bounded" | "strong";
         };
         PromptBlock: {
             prompt: string;
@@ -2619,8 +2641,23 @@ export interface components {
             mode: "full-library" | "ranked";
             experienceIds: string[];
             caseIds: string[];
+            /** @description Names this retrieval in a later reward (POST …/rewards `retrievalId`). Outside an episode a signed, self-contained token (`rt1.…`, at most 8,192 characters) that can be rewarded until the agent's `retention.retrievalsDays` have passed; in an episode, the `ret_…` id of the retrieval the agent recorded, which the episode's end credits. */
             retrievalId: string;
             estimatedTokens: number;
+            /** @description The library version this answer was ranked on */
+            libraryVersion: number;
+            /** @description How long before this answer the agent's memory last confirmed that the snapshot it was ranked from was current; 0 when the agent's memory ranked it */
+            snapshotAgeMs: number;
+            /**
+             * @description `edge`: ranked by the Worker that answered, from its snapshot of the agent's memory; `object`: ranked by the agent's memory itself
+             * @enum {string}
+             */
+            servedFrom: "edge" | "object";
+            /**
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, the snapshot unavailable
+             * @enum {string}
+             */
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "unavailable";
         };
         RewardResult: {
             reward: number;
@@ -2639,6 +2676,7 @@ export interface components {
             replayed: boolean;
         };
         RewardRequest: {
+            /** @description The `retrievalId` a retrieve or prompt answered: a signed token (`rt1.…`), or the `ret_…` id of a retrieval recorded in an episode */
             retrievalId?: string;
             episodeId?: string;
             memoryIds?: string[];
@@ -9173,6 +9211,10 @@ export interface operations {
                 maxCases?: number;
                 /** @description A retrieval filter as JSON (the `filter` of POST …/retrieve), e.g. `{"tags":["billing"],"metadata":{"customer":"acme"}}`: only the lessons and cases it matches enter the block */
                 filter?: string;
+                /** @description Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default) */
+                minVersion?: number;
+                /** @description `bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state */
+                consistency?: "bounded" | "strong";
             };
             header?: never;
             path: {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { PhaseSchema } from "./scoring";
 import { OutcomeSchema } from "./q-learning";
 import { idString } from "./text-rules";
+import { MAX_TOKEN_CHARS } from "./retrieval-token";
 import { MetadataSchema, metadataString } from "./served-fields";
 import { queryLimit, queryNumber } from "./query-params";
 
@@ -229,6 +230,37 @@ export const MemoryFilterSchema = z
   .strict();
 export type MemoryFilter = z.infer<typeof MemoryFilterSchema>;
 
+/** Read-your-writes: the `libraryVersion` a write answered. */
+export const MinVersionSchema = z
+  .number()
+  .int()
+  .min(0)
+  .describe("Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default)");
+
+export const ConsistencySchema = z
+  .enum(["bounded", "strong"])
+  .describe("`bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state");
+
+/** Why a read the edge could have served was answered by the agent's memory itself (see README, "Reads at the edge"). */
+export const READ_FALLBACKS = ["strong", "episode", "query-words", "embedder", "too-large", "remote-index", "token-size", "unavailable"] as const;
+
+/** What every read answer says about the state it was ranked on. */
+export const ReadFreshnessSchema = z.object({
+  libraryVersion: z.number().int().describe("The library version this answer was ranked on"),
+  snapshotAgeMs: z
+    .number()
+    .int()
+    .min(0)
+    .describe("How long before this answer the agent's memory last confirmed that the snapshot it was ranked from was current; 0 when the agent's memory ranked it"),
+  servedFrom: z.enum(["edge", "object"]).describe("`edge`: ranked by the Worker that answered, from its snapshot of the agent's memory; `object`: ranked by the agent's memory itself"),
+  fallbackReason: z
+    .enum(READ_FALLBACKS)
+    .optional()
+    .describe("Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, the snapshot unavailable"),
+});
+export type ReadFreshness = z.infer<typeof ReadFreshnessSchema>;
+export type ReadFallback = (typeof READ_FALLBACKS)[number];
+
 export const RetrieveRequestSchema = z
   .object({
     query: z.string().trim().min(1, "query must not be empty").max(8000),
@@ -241,6 +273,8 @@ export const RetrieveRequestSchema = z
     tags: z.array(tag).max(16).optional().describe("Any of these tags; the same as `filter.tags`, kept for older clients"),
     filter: MemoryFilterSchema.optional(),
     episodeId: idString(128).optional(),
+    minVersion: MinVersionSchema.optional(),
+    consistency: ConsistencySchema.optional(),
   })
   .strict()
   .refine((r) => !(r.tags?.length && r.filter?.tags), { message: "Give tags in `filter.tags` only, not both there and in `tags`", path: ["tags"] });
@@ -281,14 +315,25 @@ export const RetrievedItemSchema = z.object({
 });
 export type RetrievedItem = z.infer<typeof RetrievedItemSchema>;
 
-export const RetrieveResponseSchema = z.object({
-  retrievalId: z.string(),
-  phase: PhaseSchema.nullable(),
-  lambda: z.number(),
-  candidates: z.number().int().describe("How many items passed phase A: a similarity at or above the threshold, or a shared word"),
-  items: z.array(RetrievedItemSchema),
-});
+/** What a retrieval answers for a later reward to name; the README's "Retrieval ids" tells the two forms apart. */
+const RetrievalIdSchema = z
+  .string()
+  .describe(
+    "Names this retrieval in a later reward (POST …/rewards `retrievalId`). Outside an episode a signed, self-contained token (`rt1.…`, at most 8,192 characters) that can be rewarded until the agent's `retention.retrievalsDays` have passed; in an episode, the `ret_…` id of the retrieval the agent recorded, which the episode's end credits.",
+  );
+
+export const RetrieveResponseSchema = z
+  .object({
+    retrievalId: RetrievalIdSchema,
+    phase: PhaseSchema.nullable(),
+    lambda: z.number(),
+    candidates: z.number().int().describe("How many items passed phase A: a similarity at or above the threshold, or a shared word"),
+    items: z.array(RetrievedItemSchema),
+  })
+  .extend(ReadFreshnessSchema.shape);
 export type RetrieveResponse = z.infer<typeof RetrieveResponseSchema>;
+/** A retrieval as the agent's memory answers it; the door that served it adds where from. */
+export type RetrieveAnswer = Omit<RetrieveResponse, "snapshotAgeMs" | "servedFrom" | "fallbackReason">;
 
 /** The block `/prompt` answers: what an agent puts in its context, and what it was assembled from. */
 export const PromptBlockSchema = z.object({
@@ -296,13 +341,15 @@ export const PromptBlockSchema = z.object({
   mode: z.enum(["full-library", "ranked"]),
   experienceIds: z.array(z.string()),
   caseIds: z.array(z.string()),
-  retrievalId: z.string(),
+  retrievalId: RetrievalIdSchema,
   estimatedTokens: z.number().int(),
-});
+}).extend(ReadFreshnessSchema.shape);
 
 export const RewardRequestSchema = z
   .object({
-    retrievalId: idString(64).optional(),
+    retrievalId: idString(MAX_TOKEN_CHARS)
+      .optional()
+      .describe("The `retrievalId` a retrieve or prompt answered: a signed token (`rt1.…`), or the `ret_…` id of a retrieval recorded in an episode"),
     episodeId: idString(128).optional(),
     memoryIds: z.array(idString(64)).min(1).max(500).optional(),
     outcome: OutcomeSchema.optional(),

@@ -5,7 +5,7 @@ import { LlmNotConfiguredError } from "./errors";
 import { D1UsageLedger } from "./ledger";
 import { costUsd, llmVariablesPresent, loadLlmSettings } from "./settings";
 import { variables } from "../config";
-import type { EmbeddingMeter } from "../adapters/embedder";
+import type { Embedder, EmbeddingMeter } from "../adapters/embedder";
 import type { CallGate, OpenCall, UsageRecorder } from "./types";
 
 export * from "./client";
@@ -100,5 +100,25 @@ export function embeddingMeter(env: Env, tenantId: string, agentId: string | nul
       estimate: { tokensIn: estimate, tokensOut: 0, costUsd: costUsd(prices, model, estimate, 0) },
     });
     return { settle: (o) => call.settle({ ...o, costUsd: costUsd(prices, model, o.tokensIn, 0) }) };
+  };
+}
+
+/**
+ * An agent's embedder as its reads and writes use it: one that spends a paid endpoint's tokens
+ * (the operator's key) does so through the usage ledger, in the name of the agent's tenant, so
+ * each request is a row and counts in the daily budget, wherever it embeds (the agent's object or
+ * a Worker serving its reads).
+ */
+export function meteredEmbedder(embedder: Embedder, env: Env, tenantId: string, agentId: string): Embedder {
+  if (embedder.provider !== "openai") return embedder;
+  const meter = embeddingMeter(env, tenantId, agentId);
+  return {
+    provider: embedder.provider,
+    model: embedder.model,
+    get dims() {
+      return embedder.dims;
+    },
+    similarityThreshold: embedder.similarityThreshold,
+    embed: (texts) => embedder.embed(texts, meter),
   };
 }

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
+import { ConsistencySchema, MemoryFilterSchema, MinVersionSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
 import { queryJson } from "../core/query-params";
 import { PhaseSchema } from "../core/scoring";
 import { depsOf, valueOf } from "../http/use-case";
@@ -18,6 +18,8 @@ const PromptQuery = z.object({
   filter: queryJson(MemoryFilterSchema)
     .optional()
     .describe('A retrieval filter as JSON (the `filter` of POST …/retrieve), e.g. `{"tags":["billing"],"metadata":{"customer":"acme"}}`: only the lessons and cases it matches enter the block'),
+  minVersion: queryNumber(MinVersionSchema).optional(),
+  consistency: ConsistencySchema.optional(),
 });
 
 export const retrieveRoutes = router()

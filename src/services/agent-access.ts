@@ -25,7 +25,7 @@ import { flushMarksIfDue, markAgentActive } from "./usage-marks";
 const IDEMPOTENT_READS = new Set([
   "retrieve", "prompt", "getConfig", "getExperience", "listExperiences", "libraryVersions", "libraryVersion", "libraryDiff",
   "exportLibrary", "getCase", "listCases", "analytics", "getEpisode", "episodeRetrievals", "listEpisodes", "episodesForDataset", "getJob", "listJobs",
-  "similarExperiences", "registerAgent", "deleteAgent",
+  "similarExperiences", "registerAgent", "deleteAgent", "readModel",
 ]);
 const IDEMPOTENCY_KEY_ARG: Record<string, number> = {
   reward: 1, createEpisode: 1, createCase: 1, createExperience: 3, applyLibrary: 4, rollback: 2, importLibrary: 3,

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import type { Env } from "../env";
 import { apiKeys } from "../db/schema";
@@ -117,6 +117,17 @@ function putKv(env: Env, hash: string, record: KeyRecord): Promise<void> {
   if (!env.PRAXIS_KEYS) return Promise.resolve();
   const expirationTtl = record.revoked ? KV_REVOKED_TTL_S : KV_ACTIVE_TTL_S;
   return env.PRAXIS_KEYS.put(kvName(hash), JSON.stringify(record), { expirationTtl });
+}
+
+/**
+ * Which of these keys D1 (the source of truth) holds revoked. Reads served at the edge ask it of
+ * the keys they serve, so a revocation reaches them within their staleness bound rather than this
+ * cache's REVOCATION_BOUND_S.
+ */
+export async function revokedAmong(env: Env, keyIds: readonly string[]): Promise<string[]> {
+  if (!keyIds.length) return [];
+  const rows = await d1Read(() => db(env).select({ id: apiKeys.id }).from(apiKeys).where(and(inArray(apiKeys.id, [...keyIds]), isNotNull(apiKeys.revokedAt))).all());
+  return rows.map((r) => r.id);
 }
 
 /** The key with this hash, revoked or not; null when there is none. */

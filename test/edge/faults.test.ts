@@ -29,7 +29,8 @@ const D1_LOST = () => new Error("D1_ERROR: Network connection lost.");
 describe("Durable Object faults", () => {
   it("a .retryable failure of a read is retried through a fresh stub and answers 200", async () => {
     const { t, agentId, experienceId } = await fixture();
-    const w = faulty("AGENT_MEMORY", "retrieve", () => doError({ retryable: true }));
+    // A read at the edge asks the agent's object for its snapshot: that is the call that fails.
+    const w = faulty("AGENT_MEMORY", "readModel", () => doError({ retryable: true }));
     const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm install fails" });
     expect(r.status).toBe(200);
     expect(r.body.items.map((i: { id: string }) => i.id)).toEqual([experienceId]);
@@ -63,7 +64,7 @@ describe("Durable Object faults", () => {
 
   it("an .overloaded object is never retried: 503 with Retry-After", async () => {
     const { t, agentId } = await fixture();
-    const w = faulty("AGENT_MEMORY", "retrieve", () => doError({ overloaded: true, retryable: false }), { times: 5 });
+    const w = faulty("AGENT_MEMORY", "readModel", () => doError({ overloaded: true, retryable: false }), { times: 5 });
     const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm" });
     expectProblem(r, 503, "service-unavailable");
     expect(r.headers.get("retry-after")).toBeTruthy();
@@ -72,7 +73,7 @@ describe("Durable Object faults", () => {
 
   it("a read that stays .retryable gives up after a few attempts with a 503, never a bare 500", async () => {
     const { t, agentId } = await fixture();
-    const w = faulty("AGENT_MEMORY", "prompt", () => doError({ retryable: true }), { times: 10 });
+    const w = faulty("AGENT_MEMORY", "readModel", () => doError({ retryable: true }), { times: 10 });
     const r = await w.call("GET", `/v1/agents/${agentId}/prompt`, t.apiKey);
     expectProblem(r, 503, "service-unavailable");
     expect(r.trips.AGENT_MEMORY).toBe(3);
@@ -84,7 +85,8 @@ describe("D1 faults", () => {
     const { t, agentId } = await fixture();
     await coldKey(t.apiKey);
     const w = faulty("DB", "*", D1_LOST);
-    const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm" });
+    // Read through the object: a read at the edge would also check the key's revocation in D1.
+    const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm", consistency: "strong" });
     expect(r.status).toBe(200);
     // The failed read, its retry, and the KV fill's check of D1 after its write (services/keys fillKv).
     expect(r.trips.DB).toBe(3);

@@ -133,7 +133,8 @@ describe("API keys at the edge", () => {
       },
     });
     freshIsolate();
-    const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "anything" });
+    // Through the object: a read at the edge would also check the key's revocation in D1 (edge-reads.test.ts).
+    const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "anything", consistency: "strong" });
     expect(r.status).toBe(200);
     expect(r.trips).toMatchObject({ DB: 1, AGENT_MEMORY: 1 });
   });
@@ -176,7 +177,7 @@ describe("API keys at the edge", () => {
       },
     });
     await coldKey(t.apiKey);
-    const burst = await Promise.all(Array.from({ length: 8 }, () => w.call("GET", `/v1/agents/${agentId}/prompt`, t.apiKey)));
+    const burst = await Promise.all(Array.from({ length: 8 }, () => w.call("GET", `/v1/agents/${agentId}/prompt?consistency=strong`, t.apiKey)));
     expect(burst.map((r) => r.status)).toEqual(Array(8).fill(200));
     // One lookup for the burst, and the fill's check after its KV write (off the requests' path).
     expect(queries).toBe(2);

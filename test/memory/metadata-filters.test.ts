@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { memoryName } from "../../src/services/agent-memory";
+import { flushRetrievalCounts } from "../../src/services/retrieval-counters";
 import { call, expectProblem, newKey } from "../helpers";
 import { agentFixture } from "./setup";
 
@@ -171,6 +172,7 @@ describe("retrieval filters", () => {
     expect(await ids({ createdAfter: old.createdAt - 1 })).toEqual([old.id, fresh.id].sort());
     expect(await ids({ createdAfter: fresh.createdAt })).toEqual([]);
     await api("POST", "/retrieve", { query: QUERY });
+    await flushRetrievalCounts(env);
     const used = await Promise.all([old.id, fresh.id].map(async (id) => (await api("GET", `/experiences/${id}`)).body.lastUsedAt as number));
     expect(await ids({ usedAfter: Math.min(...used) - 1 })).toEqual([old.id, fresh.id].sort());
     expect(await ids({ usedAfter: Math.max(...used) + 1 })).toEqual([]);

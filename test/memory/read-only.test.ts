@@ -1,4 +1,6 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { flushRetrievalCounts } from "../../src/services/retrieval-counters";
 import { call, newKey } from "../helpers";
 import { agentFixture } from "./setup";
 
@@ -22,10 +24,14 @@ describe("a read-scoped key changes nothing later retrievals depend on", () => {
       expect(r.body.items.map((x: { id: string }) => x.id).sort()).toEqual([caseId, lesson].sort());
       expect((await asRead("GET", "/prompt?query=retry%20429&budgetTokens=20")).status).toBe(200);
     }
+    await flushRetrievalCounts(env);
     expect(await snapshot()).toEqual(before);
+    // The reads still count in the agent's total, as any retrieval does.
+    expect((await f.api("GET", "/analytics")).body.retrievals).toBe(6);
 
     // The same calls with a write key count as use.
     await f.api("POST", "/retrieve", { query: "retry 429 backoff" });
+    await flushRetrievalCounts(env);
     const after = await snapshot();
     expect(after.e[0]).toMatchObject({ retrieved: 1 });
     expect(after.e[1]).not.toBeNull();

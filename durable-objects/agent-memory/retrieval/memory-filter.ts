@@ -38,11 +38,3 @@ export function filterSql(filter: MemoryFilter | undefined, kind: MemoryKind, al
   return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
 }
 
-/**
- * The filter a retrieval asks for: `filter`, or the older top-level `tags` (both at once are
- * refused). One without conditions (`{}`, `metadata: {}`) is none, so it keeps the index's own scan.
- */
-export function effectiveFilter(req: { filter?: MemoryFilter | undefined; tags?: string[] | undefined }): MemoryFilter | undefined {
-  const filter = req.filter ?? (req.tags?.length ? { tags: req.tags } : undefined);
-  return filter && (filterSql(filter, "experience").sql || filterSql(filter, "case").sql) ? filter : undefined;
-}

@@ -35,6 +35,7 @@ export async function runSweep(mem: MemoryContext, rooms: Rooms, at: number, epi
     episodesTimedOut: episodes.timedOut,
     episodesFailed: episodes.failed,
     pruned: await pruneLogs(mem, rooms.cases, at),
+    retiredSecrets: rooms.retrieval.secrets.prune(at),
   };
 }
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeSchema, type Episode } from "../../core/episode-types";
-import { MemoryFilterSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../../core/memory-types";
+import { ConsistencySchema, MemoryFilterSchema, MinVersionSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../../core/memory-types";
 import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../core/api-key";
 import { depsOf } from "../../http/use-case";
@@ -78,6 +78,8 @@ const PullInput = z
     phase: RetrieveRequestSchema.shape.phase.describe("The agent's phase; it sets how much learned utility counts against similarity"),
     episodeId: EpisodeHandleSchema.optional().describe("Link the pull to an open episode, so its end rewards what was pulled"),
     filter: MemoryFilterSchema.optional().describe("Only lessons it matches (metadata values, any of the tags, domain, created or used after an epoch-ms time); the top `limit` are the best of them"),
+    minVersion: MinVersionSchema.optional(),
+    consistency: ConsistencySchema.optional(),
   })
   .strict();
 
@@ -155,10 +157,10 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
       outputSchema: RetrieveResponseSchema,
       annotations: { readOnlyHint: true },
     },
-    ({ agentId, query, limit, phase, episodeId, filter }) =>
+    ({ agentId, query, limit, phase, episodeId, filter, minVersion, consistency }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const request = { query, k2: limit, kinds: ["experience" as const], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}), ...(filter ? { filter } : {}) };
+        const request = { query, k2: limit, kinds: ["experience" as const], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}), ...(filter ? { filter } : {}), ...(minVersion !== undefined ? { minVersion } : {}), ...(consistency ? { consistency } : {}) };
         const r = unwrap(await retrieve(deps, caller, { agentId, request }));
         const lines = r.items.map((i) => `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}, Q ${i.q.toFixed(2)})`);
         return toolResult(lines.length ? lines.join("\n") : "No experience matches this query yet.", r);

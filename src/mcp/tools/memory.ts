@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
-import { ExperienceCreateSchema, ExperienceSchema, MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, SimilarLessonsSchema } from "../../core/memory-types";
+import { ConsistencySchema, ExperienceCreateSchema, ExperienceSchema, MemoryFilterSchema, MinVersionSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, SimilarLessonsSchema } from "../../core/memory-types";
 import { buildPrompt } from "../../services/retrieval";
 import { addLesson } from "../../services/lessons";
 import { unwrap } from "../../core/errors";
@@ -16,6 +16,8 @@ const PromptInput = z
     phase: RetrieveRequestSchema.shape.phase.describe("The agent's phase; it sets how much learned utility counts against similarity"),
     episodeId: EpisodeHandleSchema.optional().describe("Link the block to an open episode, so its end rewards the lessons used"),
     filter: MemoryFilterSchema.optional().describe("Only lessons and past cases it matches enter the block (metadata values, any of the tags, domain, created or used after an epoch-ms time)"),
+    minVersion: MinVersionSchema.optional(),
+    consistency: ConsistencySchema.optional(),
   })
   .strict();
 
@@ -38,10 +40,10 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
       outputSchema: PromptBlockSchema,
       annotations: { readOnlyHint: true },
     },
-    ({ agentId, query, budgetTokens, phase, episodeId, filter }) =>
+    ({ agentId, query, budgetTokens, phase, episodeId, filter, minVersion, consistency }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const request = { query, budgetTokens, ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}), ...(filter ? { filter } : {}) };
+        const request = { query, budgetTokens, ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}), ...(filter ? { filter } : {}), ...(minVersion !== undefined ? { minVersion } : {}), ...(consistency ? { consistency } : {}) };
         const block = unwrap(await buildPrompt(depsOf(c), c.get("principal"), { agentId, request }));
         return toolResult(block.prompt || "The library is empty so far.", block);
       }),
