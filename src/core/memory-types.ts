@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PhaseSchema } from "./scoring";
-import { OutcomeSchema } from "./q-learning";
+import { EpisodeOutcomeSchema } from "./q-learning";
 import { idString } from "./text-rules";
 import { MetadataSchema, metadataString } from "./served-fields";
 import { queryLimit, queryNumber } from "./query-params";
@@ -11,7 +11,7 @@ export const TRACE_SUMMARY_MAX_CHARS = 8000;
 export const SourceSchema = z.enum(["practice", "live", "manual", "import"]);
 export type Source = z.infer<typeof SourceSchema>;
 /**
- * `quarantined` (the admission step flagged it) and `pending` (waiting for the LLM safety review)
+ * `quarantined` (the screening step flagged it) and `pending` (waiting for the LLM safety review)
  * are held: kept with their reason, never retrieved or injected. Only the service sets them, and
  * only the review or an admin key releases them.
  */
@@ -305,7 +305,7 @@ export const RewardRequestSchema = z
     retrievalId: idString(64).optional(),
     episodeId: idString(128).optional(),
     memoryIds: z.array(idString(64)).min(1).max(500).optional(),
-    outcome: OutcomeSchema.optional(),
+    outcome: EpisodeOutcomeSchema.optional(),
     reward: z.number().min(-1).max(1).optional(),
     quality: z.number().min(0).max(1).optional(),
     citedIds: z.array(idString(64)).max(500).optional(),

@@ -24,7 +24,7 @@ import { IdempotencyStore } from "../storage/idempotency";
 import { Quarantine } from "../screening/quarantine";
 
 /** The agent's storage modules, wired to one context: what the AgentMemory DO serves its calls from. */
-export interface Rooms {
+export interface Stores {
   library: Library;
   cases: Cases;
   retrieval: Retrieval;
@@ -37,7 +37,7 @@ export interface Rooms {
   quarantine: Quarantine;
 }
 
-export function openRooms(mem: MemoryContext, enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>): Rooms {
+export function openStores(mem: MemoryContext, enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>): Stores {
   const library = new Library(mem);
   const cases = new Cases(mem);
   const retrieval = new Retrieval(mem, library);
