@@ -91,10 +91,10 @@ const REASONS = [
 const OPENERS = ["Always", "First", "Prefer to", "Remember to", "Before answering,", "Do not forget to", "If unsure,", "Never skip a step:"];
 const QUERY_FORMS = [
   (v, n, s) => `how should I ${v} the ${n} when ${s}`,
-  (v, n) => `${n} problem, what to do`,
+  (_v, n) => `${n} problem, what to do`,
   (v, n, s) => `${s}: ${v} ${n}?`,
   (v, n) => `best way to ${v} a ${n}`,
-  (v, n, s, d) => `${d} task with a ${n} that needs to ${v}`,
+  (v, n, _s, d) => `${d} task with a ${n} that needs to ${v}`,
   (v, n) => `steps to ${v} ${n} safely`,
 ];
 

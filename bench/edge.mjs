@@ -4,10 +4,11 @@
 //
 // One wrangler dev (project snapshot, fresh state), restarted under four configurations on the
 // same data: profile `local` (bindings as wrangler dev has them) and `far-edge` (BENCH_LATENCY:
-// D1 +80 ms per query, Durable Object call +40 ms, KV read +5 ms, injected at the bindings by
-// src/adapters/bench-latency.ts, which only PRAXIS_ENV development/test honours), each with the key
-// caches off (BENCH_KEY_CACHE=off: every request reads its key from D1, the path before the edge
-// caches) and on. Sequential client wall time per request; RESULTS.md gets its own section.
+// D1 +80 ms per query, Durable Object call +40 ms, KV read +5 ms, injected at the bindings), each
+// with the key caches off (BENCH_KEY_CACHE=off: every request reads its key from D1, the path before
+// the edge caches) and on. Both knobs belong to the bench's own entry module, bench/edge-worker.ts,
+// which wraps the production Worker; src has none. Sequential client wall time per request;
+// RESULTS.md gets its own section.
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { corpus, queries } from "./corpus.mjs";
@@ -37,7 +38,7 @@ export async function runEdgeBench(argv) {
   const perRoute = { local: quick ? 60 : 300, "far-edge": quick ? 30 : 150 };
   const server = devServer({ keep: flag("--keep"), tmpPrefix: "praxis-bench-edge-" });
   const adminKey = `pxadmin_bench_${randomBytes(18).toString("base64url")}`;
-  const baseVars = { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", PRAXIS_ENV: "development" };
+  const baseVars = { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn" };
   const configs = [
     { profile: "local", cache: "off", vars: { ...baseVars, BENCH_KEY_CACHE: "off" } },
     { profile: "local", cache: "on", vars: baseVars },
@@ -47,7 +48,7 @@ export async function runEdgeBench(argv) {
   const started = Date.now();
   const rows = [];
   try {
-    let { base } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: baseVars });
+    let { base } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: baseVars, main: "bench/edge-worker.ts" });
     const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: "bench-edge" }, [201]);
     const token = tenant.body.apiKey;
     const agentId = `edge-${randomBytes(3).toString("hex")}`;

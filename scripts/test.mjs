@@ -40,12 +40,17 @@ async function chain(list) {
     output += r.output;
     if (!r.ok) return { ...r, output, label: `checks: ${r.label}` };
   }
-  return { ok: true, code: 0, output, label: "checks (types, generated client, dependency rules)" };
+  return { ok: true, code: 0, output, label: "checks (lint and format, types, generated client, dependency rules)" };
 }
 
 // Tools run on this process's Node (the supported one), whatever `node` comes first on PATH.
 const node = process.execPath;
-const tools = { vitest: "vitest/vitest.mjs", tsc: "typescript/bin/tsc", depcruise: "dependency-cruiser/bin/dependency-cruise.mjs" };
+const tools = {
+  vitest: "vitest/vitest.mjs",
+  tsc: "typescript/bin/tsc",
+  depcruise: "dependency-cruiser/bin/dependency-cruise.mjs",
+  biome: "@biomejs/biome/bin/biome",
+};
 const tool = (name, ...args) => [node, [path.join("node_modules", tools[name]), ...args]];
 if (!quick) {
   const deps = await run(node, ["scripts/ensure-deps.mjs"]);
@@ -62,6 +67,8 @@ const tscCache = (name) => ["--incremental", "--tsBuildInfoFile", path.join("nod
 const checks = [tool("tsc", "--noEmit", ...tscCache("workers"))];
 if (!quick) {
   checks.push(
+    // `npm run lint`: Biome's linter and formatter (biome.json); `npm run format` fixes the formatting.
+    tool("biome", "check", "--error-on-warnings"),
     tool("tsc", "--noEmit", "-p", "tsconfig.node.json", ...tscCache("node")),
     [node, ["scripts/gen-client.mjs", "--check"]],
     tool("depcruise", "src", "durable-objects", "types", "--config", ".dependency-cruiser.cjs"),

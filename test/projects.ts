@@ -10,6 +10,7 @@
 
 /** Pure logic with no `cloudflare:*` import, directly or through helpers: run in Node. */
 export const PURE_TESTS = [
+  "test/config.test.ts",
   "test/core/**/*.test.ts",
   "test/adapters/**/*.test.ts",
   "test/learning/safety-review.test.ts",

@@ -1,10 +1,11 @@
 import type { Env } from "../env";
+import { derivedEnv } from "../config";
 
 /**
  * Round trips to the bindings on the request path, made observable: every D1 query (a batch is one
  * round trip), Durable Object call and KV operation passes through `hook` first, which may count
  * it, delay it or fail it. Tests count and inject faults with it; the far-edge bench adds latency
- * (see benchLatency). Nothing in production wraps its bindings.
+ * (bench/edge-worker.ts). Nothing in production wraps its bindings.
  */
 export type ProbedBinding = "DB" | "AGENT_MEMORY" | "PRAXIS_KEYS";
 
@@ -67,6 +68,7 @@ function probeStub<T extends object>(stub: T, hooks: ProbeHooks): T {
   });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any object's namespace; the stub is probed by method name, whatever its class
 function probeNamespace<T extends DurableObjectNamespace<any>>(ns: T, hooks: ProbeHooks): T {
   return new Proxy(ns, {
     get(target, prop) {
@@ -90,11 +92,11 @@ function probeKv(kv: KVNamespace, hooks: ProbeHooks): KVNamespace {
 }
 
 /** The same environment with D1, the agents' Durable Objects and the key cache passing through `hooks`. */
-export function probeEnv(env: Env, hooks: ProbeHooks): Env {
-  return {
+export function probeEnv<E extends Env>(env: E, hooks: ProbeHooks): E {
+  return derivedEnv(env, {
     ...env,
     DB: probeD1(env.DB, hooks),
     AGENT_MEMORY: probeNamespace(env.AGENT_MEMORY, hooks),
     ...(env.PRAXIS_KEYS ? { PRAXIS_KEYS: probeKv(env.PRAXIS_KEYS, hooks) } : {}),
-  };
+  });
 }

@@ -18,7 +18,7 @@ export interface DecayParams {
 }
 
 function clamp01(x: number): number {
-  return x < 0 ? 0 : x > 1 ? 1 : x;
+  return Math.min(1, Math.max(0, x));
 }
 
 /** baseDecay × (1 − qNorm × utilityFactor), with qNorm and utilityFactor clamped to [0,1]. */

@@ -13,7 +13,7 @@ export type EpisodeOutcome = z.infer<typeof EpisodeOutcomeSchema>;
 export type RewardMapping = Record<EpisodeOutcome, number>;
 
 function clamp(x: number, lo: number, hi: number): number {
-  return x < lo ? lo : x > hi ? hi : x;
+  return Math.min(hi, Math.max(lo, x));
 }
 
 export interface RewardInput {

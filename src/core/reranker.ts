@@ -49,7 +49,7 @@ export interface SignalInput {
 
 /** Features of one candidate, each roughly in [-1, 1]. */
 export function featuresOf(s: SignalInput, now: number): number[] {
-  const recency = s.lastUsedAt === null ? 0 : Math.pow(0.5, Math.max(0, now - s.lastUsedAt) / RECENCY_HALF_LIFE_MS);
+  const recency = s.lastUsedAt === null ? 0 : 0.5 ** (Math.max(0, now - s.lastUsedAt) / RECENCY_HALF_LIFE_MS);
   return [s.sim, s.usage, squash(s.lexical), squash(s.learned), s.q, recency, s.kind === "case" ? 1 : 0, s.when ?? 0, squash(s.whenLexical ?? 0)].map((x) => Math.round(x * 1e4) / 1e4);
 }
 

@@ -20,6 +20,7 @@ export const agentPage = (agentId: string) => (
       </Section>
     </div>
     <Section id="library" title="Library">
+      {/* biome-ignore lint/a11y/useSemanticElements: <search> is too new for every browser the dashboard serves; role="search" says the same */}
       <form class="filters" id="library-filters" role="search">
         <label for="filter-text">Filter by text or label</label>
         <input id="filter-text" type="search" />

@@ -13,11 +13,11 @@ import { renderDocsPage } from "./docs-page";
 import { checkRequest, limitJsonDepth } from "./input-guards";
 import { registerRoutes } from "../routes";
 import { dashboardRoutes } from "../dashboard/routes";
+import { DEPLOYMENT_VARIABLES, variableProblems, variables } from "../config";
 import { DATASET_TASKS_PATH_RE, DATASET_UPLOAD_MAX_BYTES, DATASET_UPLOAD_PATH_RE, NDJSON_TYPE_RE } from "../core/practice/dataset-types";
 
-const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH"]);
-const maxBodyBytes = (env: AppEnv["Bindings"]) => Number(env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
+const maxBodyBytes = (env: AppEnv["Bindings"]) => variables(env).MAX_BODY_BYTES;
 
 const respondProblem = (c: Context<AppEnv>, p: ProblemError) =>
   problemResponse(p, c.req.path, c.get("requestId") ?? "unknown");
@@ -115,6 +115,13 @@ export function createApp() {
       });
     }),
   );
+  // A deployment whose own variables cannot be read (src/config.ts) answers nothing else until they are fixed.
+  app.use(async (c, next) => {
+    const problems = variableProblems(c.env, DEPLOYMENT_VARIABLES);
+    if (problems.length === 0) return next();
+    c.get("logger").error("invalid configuration", { problems });
+    throw new ProblemError(503, "service-unavailable", `The deployment's variables are invalid: ${problems.join("; ")}. Fix them and redeploy.`, { problems });
+  });
   app.use(
     methodNotAllowed({
       app,

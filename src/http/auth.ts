@@ -6,8 +6,6 @@ import { useD1Session } from "./d1-session";
 import { flushMarksIfDue, markKeyUsed } from "../services/activity-marks";
 import { ProblemError } from "./problem";
 
-import type { KeyPrincipal, Principal, Scope } from "../core/principal";
-
 export type { KeyPrincipal, Principal, Scope } from "../core/principal";
 export { canManageKey, requireAgentAccess, requireScope, requireTenantAdmin, tenantPrincipal } from "../core/principal";
 

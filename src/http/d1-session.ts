@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
+import { derivedEnv } from "../config";
 
 /**
  * D1 read replication for one request. Reads go to the nearest replica through a D1 session; a
@@ -26,7 +27,7 @@ export function useD1Session(c: Context<AppEnv>): () => void {
     dump: () => primary.dump(),
     withSession: (constraint?: string) => primary.withSession(constraint),
   } as D1Database;
-  c.env = { ...c.env, DB: db };
+  c.env = derivedEnv(c.env, { ...c.env, DB: db });
   return () => {
     const bookmark = session.getBookmark();
     if (bookmark) c.header(BOOKMARK_HEADER, bookmark);

@@ -3,7 +3,8 @@ import type { Logger } from "../core/logger";
 import { LlmClient, type LlmClientDeps } from "./client";
 import { LlmNotConfiguredError } from "./errors";
 import { LlmLedger } from "./ledger";
-import { costUsd, llmVariablesPresent, loadLlmSettings, type LlmSettings } from "./settings";
+import { costUsd, llmVariablesPresent, loadLlmSettings } from "./settings";
+import { variables } from "../config";
 import type { EmbeddingMeter } from "../adapters/embedder";
 import type { CallGate, OpenCall, LedgerRecorder } from "./types";
 
@@ -86,12 +87,8 @@ function gated(ledger: LlmLedger, gate: CallGate): LedgerRecorder {
  */
 export function embeddingMeter(env: Env, tenantId: string, agentId: string | null): EmbeddingMeter {
   const ledger = new LlmLedger(env);
-  let prices: Pick<LlmSettings, "prices"> = { prices: {} };
-  try {
-    prices = loadLlmSettings(env) ?? prices;
-  } catch {
-    // Invalid LLM variables make no embedding unpriceable: its tokens are still counted.
-  }
+  // An invalid price table reads as empty: the embedding is unpriced, its tokens are still counted.
+  const prices = { prices: variables(env).LLM_PRICES };
   return async (model, estimate) => {
     const call = await ledger.open({
       tenantId,

@@ -5,7 +5,8 @@ import type { Env } from "../env";
 import { BudgetExceededError } from "./errors";
 import { eventMessages } from "../core/events";
 import { EMBEDDER_TIMEOUT_MS } from "../adapters/embedders/openai";
-import { DEFAULTS, LlmSettingsError, loadLlmSettings } from "./settings";
+import { LlmSettingsError } from "./settings";
+import { variableProblems, variables } from "../config";
 import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, LedgerEntry, LedgerRecorder } from "./types";
 
 export const USAGE_GROUP_BY = ["day", "model", "purpose", "agent", "role"] as const;
@@ -50,11 +51,9 @@ const roundUsd = (n: number) => Math.round(n * 1e6) / 1e6;
 
 /** The env-wide default budget; unset or 0 means unlimited. */
 export function envDailyTokenBudget(env: Pick<Env, "DAILY_TOKEN_BUDGET">): number | null {
-  const raw = env.DAILY_TOKEN_BUDGET?.trim();
-  if (!raw) return null;
-  if (!/^\d+$/.test(raw)) throw new LlmSettingsError([`DAILY_TOKEN_BUDGET must be a whole number of tokens (got ${JSON.stringify(raw)})`]);
-  const n = Number(raw);
-  return n > 0 ? n : null;
+  const problems = variableProblems(env, ["DAILY_TOKEN_BUDGET"]);
+  if (problems.length > 0) throw new LlmSettingsError(problems);
+  return variables(env).DAILY_TOKEN_BUDGET || null;
 }
 
 /** Tokens are whole and never negative; a cost that is not a number counts as 0. */
@@ -92,14 +91,9 @@ const RESERVE_IN_DAY = `INSERT INTO tenant_daily_usage (tenant_id, day, tokens)
 export const ABANDON_GRACE_MS = 60_000;
 
 /** The age at which an open row is abandoned: the longest a call's attempt may take, plus the grace. */
-export function abandonAfterMs(env: Parameters<typeof loadLlmSettings>[0]): number {
-  let timeoutMs: number = DEFAULTS.timeoutMs;
-  try {
-    timeoutMs = loadLlmSettings(env)?.timeoutMs ?? timeoutMs;
-  } catch {
-    // An invalid configuration makes no calls; rows left from before it use the default.
-  }
-  return Math.max(timeoutMs, EMBEDDER_TIMEOUT_MS) + ABANDON_GRACE_MS;
+export function abandonAfterMs(env: object): number {
+  // An invalid timeout reads as the default: such a configuration makes no calls, and rows left from before it use the default.
+  return Math.max(variables(env).LLM_TIMEOUT_MS, EMBEDDER_TIMEOUT_MS) + ABANDON_GRACE_MS;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { z } from "zod";
+import type { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { AppEnv } from "../env";
 import { internalProblem, problemBody, toProblem, type ProblemError } from "../http/problem";

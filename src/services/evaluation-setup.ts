@@ -12,6 +12,7 @@ import { conflict, DomainError, rateLimited, unprocessable } from "../core/error
 import { callMemory, memoryStub } from "./agent-memory";
 import { practiceStub, runRow } from "./practice";
 import { checkWebhookTargets, requireLlm, resolveVerifier } from "./unit-checks";
+import { variables } from "../config";
 
 /**
  * Setting up an evaluation: its tasks and scoring checked, the library it injects resolved, its
@@ -138,9 +139,6 @@ export function replayOrConflict(prior: { tenantId: string; agentId: string; con
   }
 }
 
-/** Evaluations of one tenant queued or running at once, unless EVALUATION_MAX_PER_TENANT says otherwise. */
-const DEFAULT_MAX_EVALUATIONS_PER_TENANT = 8;
-
 const tooManyEvaluations = (cap: number) =>
   rateLimited(`At most ${cap} evaluations of a tenant may be queued or running at once; try again when one has finished.`, 60);
 
@@ -150,7 +148,7 @@ const tooManyEvaluations = (cap: number) =>
  * concurrent creates cannot both take the last slot. Returns the ids inserted.
  */
 export async function insertWithinCap(env: Env, rows: ReturnType<typeof rowOf>[]): Promise<string[]> {
-  const cap = Number(env.EVALUATION_MAX_PER_TENANT ?? DEFAULT_MAX_EVALUATIONS_PER_TENANT) || DEFAULT_MAX_EVALUATIONS_PER_TENANT;
+  const cap = variables(env).EVALUATION_MAX_PER_TENANT;
   const stmts = rows.map((r, i) =>
     env.DB.prepare(
       `INSERT INTO evaluations (evaluation_id, tenant_id, agent_id, dataset_id, status, config)

@@ -6,7 +6,6 @@ import { db } from "../db/client";
 import type { KeyPrincipal, Scope } from "../core/principal";
 import { TtlLru } from "../core/ttl-lru";
 import { d1Read, d1Write } from "./binding-faults";
-import { benchProfileAllowed } from "../adapters/bench-latency";
 
 /**
  * API keys resolved at the edge. A warm request finds its key in this isolate's LRU, else in Workers
@@ -122,10 +121,6 @@ function putKv(env: Env, hash: string, record: KeyRecord): Promise<void> {
 
 /** The key with this hash, revoked or not; null when there is none. */
 export async function resolveKey(env: Env, hash: string, ctx: { waitUntil(p: Promise<unknown>): void }): Promise<KeyRecord | null> {
-  if (env.BENCH_KEY_CACHE === "off" && benchProfileAllowed(env)) {
-    const row = await d1Read(() => db(env).select().from(apiKeys).where(eq(apiKeys.hash, hash)).get());
-    return row ? keyRecord(row) : null;
-  }
   const local = isolateKeys.get(hash);
   if (local !== undefined) return local;
   // A burst of requests with a key this isolate does not hold yet shares one lookup.
@@ -153,7 +148,7 @@ async function lookupKey(env: Env, hash: string, ctx: { waitUntil(p: Promise<unk
   // The primary, not a replica: a key minted a moment ago elsewhere must be found.
   const record = await readD1(env, hash);
   const kept = rememberLocal(hash, record);
-  if (record && kept === record) ctx.waitUntil(fillKv(env, hash, record).catch(() => undefined));
+  if (record && kept === record && env.PRAXIS_KEYS) ctx.waitUntil(fillKv(env, hash, record).catch(() => undefined));
   return kept;
 }
 

@@ -16,6 +16,7 @@ import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/
 import { conflict, isRequestFault, isRetryable, notFound, unprocessable } from "../core/errors";
 import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
+import { variables } from "../config";
 
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
 
@@ -175,15 +176,12 @@ export async function createRun(env: Env, who: Caller, body: RunCreate, idempote
   return { runId, status: "queued" as RunStatus, replayed: false };
 }
 
-/** Runs of one tenant that may be running at once; the others wait as `queued`. */
-const DEFAULT_MAX_RUNS_PER_TENANT = 4;
-
 /**
  * Starts queued runs of a tenant while fewer than the limit are running. The status flip is one
  * conditional UPDATE, so two admissions at once cannot both take the last slot.
  */
 export async function admitQueuedRuns(env: Env, tenantId: string): Promise<string[]> {
-  const limit = Number(env.PRACTICE_MAX_RUNS_PER_TENANT ?? DEFAULT_MAX_RUNS_PER_TENANT) || DEFAULT_MAX_RUNS_PER_TENANT;
+  const limit = variables(env).PRACTICE_MAX_RUNS_PER_TENANT;
   const started: string[] = [];
   for (;;) {
     const next = await db(env)

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createEmbedder, EmbedderConfigError, resetEmbedderCache } from "../../src/adapters/embedder-factory";
-import { HashEmbedder } from "../../src/adapters/embedders/hash";
 import { SemanticEmbedder } from "../../src/adapters/embedders/semantic";
 import { OpenAiEmbedder } from "../../src/adapters/embedders/openai";
 import { WorkersAiEmbedder } from "../../src/adapters/embedders/workers-ai";

@@ -31,7 +31,7 @@ function readerAnswer(call: CallOptions, topic: RegExp, text: string): string {
   return `${text} ${labels.join(" ")}`.trim();
 }
 
-const textResult = (text: string): Awaited<ReturnType<Extract<GenerateResult, Function>>> => ({
+const textResult = (text: string): Awaited<ReturnType<Extract<GenerateResult, (...args: never[]) => unknown>>> => ({
   content: [{ type: "text", text }],
   finishReason: { unified: "stop", raw: "stop" },
   usage,

@@ -299,8 +299,8 @@ describe("praxis practice and eval against the local Worker (its LLM answers 42)
     const r = await runProcess("/usr/bin/script", ["-qec", cli.map((a) => `'${a}'`).join(" "), "/dev/null"], { env: { ...process.env, ...asTenant(), XDG_CONFIG_HOME: home } });
     expect(r.code, r.stdout).toBe(0);
     const screen = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
-    expect(screen).toMatch(/steps  \[[█░]+\] 1\/1 reward 1\.000, library 0/);
-    expect(screen).toMatch(/stage  \[[█░]+\] 4\/4 epoch 0 step 0: rollouts/);
+    expect(screen).toMatch(/steps {2}\[[█░]+\] 1\/1 reward 1\.000, library 0/);
+    expect(screen).toMatch(/stage {2}\[[█░]+\] 4\/4 epoch 0 step 0: rollouts/);
     expect(screen).toMatch(/Run run_\w+ \(agent math-bot, dataset ds_\w+\): completed/);
   });
 

@@ -24,7 +24,7 @@ class ScriptedModel implements Model {
     this.requests.push(request);
     return { output: await this.step(request, this.requests.length), usage: new Usage() };
   }
-  async *getStreamedResponse(): AsyncIterable<never> {
+  getStreamedResponse(): AsyncIterable<never> {
     throw new Error("the tests run without streaming");
   }
 }

@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import { type Schemas } from "../../../client/src/index.js";
+import type { Schemas } from "../../../client/src/index.js";
 import { optionalInteger, optionalNumber } from "../args.js";
 import { client } from "../config.js";
 import { fixed, output, table } from "../output.js";

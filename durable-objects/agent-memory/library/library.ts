@@ -2,7 +2,6 @@ import {
   ExperienceCreateSchema,
   ExperiencePatchSchema,
   type Experience,
-  type ExperienceContent,
   type ExperiencePatch,
   type LibraryOperation,
   type ListFilter,
@@ -16,7 +15,7 @@ import type { VectorStore } from "../vectors/store";
 import { experienceEmbedText, experienceOut, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "../storage/rows";
 import { embedTextIfChanged, pickContent, prefixIssues, sameContent } from "./experience-content";
 import { forgetHold, mayTouchHeld, provenanceOf, recordHold, screenExperience, type ScreeningPolicy } from "../screening/screen";
-import { heldSince, listVersions, restoreLearning, retireLearning, stateAt, versionDetail, versionDiff, type LibraryChange, type LibraryVersion } from "./history";
+import { heldSince, listVersions, restoreLearning, retireLearning, stateAt, versionDetail, versionDiff, type LibraryChange } from "./history";
 import { tombstones } from "../screening/tombstones";
 export type { LibraryChange, LibraryVersion } from "./history";
 import { isHeld } from "../../../src/core/memory-types";

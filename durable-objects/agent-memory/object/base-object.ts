@@ -14,8 +14,7 @@ import { buildVectorStore, buildVectorStoreOrUnavailable, loadConfig, openStores
 import { missingVectorCount } from "../upkeep/reembed";
 import { agentIdentity, agentIncarnation, agentState, existsInControlPlane, isBlank, setAgentState } from "./lifecycle";
 import { ACTIVE_SWEEP_MS, nextSweepDue, remedialCheckAsked, remedialCheckDue, runSweep, UpkeepAlarm } from "../upkeep/maintenance";
-
-const DEFAULT_EPISODE_TTL_MINUTES = 60;
+import { variables } from "../../../src/config";
 
 /**
  * The AgentMemory object's machinery, apart from its RPC doors (durable-objects/agent-memory.ts):
@@ -102,7 +101,7 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
   }
 
   protected get episodeTtlMs(): number {
-    return Number(this.env.EPISODE_TTL_MINUTES ?? DEFAULT_EPISODE_TTL_MINUTES) * 60_000;
+    return variables(this.env).EPISODE_TTL_MINUTES * 60_000;
   }
 
   /**
@@ -178,6 +177,7 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
 
   protected who() {
     const who = agentIdentity(this.ctx.id.name);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the message shows the caller the template to write
     if (!who) throw new Error("AgentMemory has no name; it must be addressed with getByName(`${tenantId}:${agentId}`)");
     return who;
   }

@@ -22,6 +22,7 @@ import { Episodes } from "../episodes/episodes";
 import { LiveLessons } from "../library/live-lessons";
 import { IdempotencyStore } from "../storage/idempotency";
 import { Quarantine } from "../screening/quarantine";
+import { variables } from "../../../src/config";
 
 /** The agent's storage modules, wired to one context: what the AgentMemory DO serves its calls from. */
 export interface Stores {
@@ -73,7 +74,8 @@ export async function buildVectorStore(sql: SqlStorage, env: Env, config: AgentC
   const embedder = metered(createEmbedder(env, config.embedder ?? undefined), env, name);
   const now = () => Date.now();
   const facts = VectorStore.facts(sql, embedder.model);
-  const choice = chooseVectorIndex({ setting: env.VECTOR_INDEX, limit: env.LOCAL_INDEX_LIMIT, hasBinding: Boolean(env.VECTORIZE), ...facts });
+  const { VECTOR_INDEX, LOCAL_INDEX_LIMIT } = variables(env);
+  const choice = chooseVectorIndex({ setting: VECTOR_INDEX, limit: LOCAL_INDEX_LIMIT, hasBinding: Boolean(env.VECTORIZE), ...facts });
   const binding = choice === "vectorize" ? env.VECTORIZE : undefined;
   // Namespaces are capped at 64 bytes and must separate vector spaces, so hash name + model.
   const namespace = binding ? `ns_${(await sha256Hex(`${name}|${embedder.model}`)).slice(0, 40)}` : "";
@@ -83,7 +85,7 @@ export async function buildVectorStore(sql: SqlStorage, env: Env, config: AgentC
     makeIndex,
     items: new SqlVectorItems(sql),
     now,
-    movingToRemote: binding !== undefined && env.VECTOR_INDEX === "auto" && !facts.switched,
+    movingToRemote: binding !== undefined && VECTOR_INDEX === "auto" && !facts.switched,
   });
 }
 

@@ -168,6 +168,7 @@ export function latexNumber(normalised: string): ParsedNumber | null {
 }
 
 // Fixed, irregular sample points: two polynomials that agree on all of them are almost surely equal.
+// biome-ignore lint/suspicious/noApproximativeNumericConstant: 3.1416 is a sample point, not an approximation of π
 const SAMPLES = [0.5377, 1.8339, -2.2588, 0.8622, 3.1416];
 
 /**

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { ExperienceCreateSchema, ExperienceSchema, MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, SimilarLessonsSchema } from "../../core/memory-types";
-import { agentMemoryFor } from "../../services/agents";
 import { buildPrompt } from "../../services/retrieval";
 import { addLesson } from "../../services/lessons";
 import { unwrap } from "../../core/errors";
