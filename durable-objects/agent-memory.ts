@@ -120,7 +120,7 @@ export class AgentMemory extends AgentMemoryBase {
   async createExperience(input: ExperienceCreate, author: string, provenance?: Provenance, idempotencyKey?: string, access?: WriteAccess) {
     return this.rpc(async () => {
       const { value: r, replayed } = await this.rooms.idempotency.run(idempotencyKey, "experience.create", input, (record) =>
-        this.rooms.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null, record, admission: policyOf(access) }),
+        this.rooms.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null, record, screening: policyOf(access) }),
       );
       return { value: { version: r.version, experience: r.experiences[0]! }, replayed };
     });
@@ -136,14 +136,14 @@ export class AgentMemory extends AgentMemoryBase {
 
   async patchExperience(id: string, patch: ExperiencePatch, author: string, access?: WriteAccess) {
     return this.rpc(async () => {
-      const r = await this.rooms.library.apply([{ op: "update", id, patch }], { reason: "update experience", author, admission: policyOf(access) });
+      const r = await this.rooms.library.apply([{ op: "update", id, patch }], { reason: "update experience", author, screening: policyOf(access) });
       return { version: r.version, experience: this.rooms.library.get(id) };
     });
   }
 
   async deleteExperience(id: string, author: string, access?: WriteAccess) {
     return this.rpc(async () => {
-      const r = await this.rooms.library.apply([{ op: "delete", id }], { reason: "delete experience", author, admission: policyOf(access) });
+      const r = await this.rooms.library.apply([{ op: "delete", id }], { reason: "delete experience", author, screening: policyOf(access) });
       return { version: r.version, deleted: id };
     });
   }
@@ -151,7 +151,7 @@ export class AgentMemory extends AgentMemoryBase {
   async applyLibrary(operations: LibraryOperation[], reason: string, author: string, provenance?: Provenance, idempotencyKey?: string, access?: WriteAccess) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "library.batch", { operations, reason }, (record) =>
-        this.rooms.library.apply(operations, { reason, author, provenance: provenance ?? null, record, admission: policyOf(access) }),
+        this.rooms.library.apply(operations, { reason, author, provenance: provenance ?? null, record, screening: policyOf(access) }),
       ),
     );
   }
@@ -196,7 +196,7 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() =>
       this.sameIncarnation(input.incarnation, `practice run ${input.runId}`) ??
       this.rooms.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, (record) =>
-        promotePractice(this.rooms.library.admitting({ door: "practice", reviewed: true }), input, record),
+        promotePractice(this.rooms.library.screening({ door: "practice", reviewed: true }), input, record),
       ),
     );
   }
@@ -353,7 +353,7 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.quarantine.remove(id, author));
   }
 
-  /** The next pending entries for the safety reviewer (src/learning/admission-review.ts). */
+  /** The next pending entries for the safety reviewer (src/learning/screening-review.ts). */
   async pendingReviews(limit: number) {
     return this.rpc(() => ({ items: this.rooms.quarantine.pending(limit), remaining: this.rooms.quarantine.countPending() }));
   }
@@ -371,7 +371,7 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => applyWhen(this.mem, this.rooms.library, written, asked));
   }
 
-  /** Learned phrases waiting for the same safety review (src/learning/admission-review.ts). */
+  /** Learned phrases waiting for the same safety review (src/learning/screening-review.ts). */
   async pendingPhraseReviews(limit: number) {
     return this.rpc(() => ({ items: this.rooms.retrieval.usage.pendingPhrases(limit), remaining: this.rooms.retrieval.usage.countPendingPhrases() }));
   }

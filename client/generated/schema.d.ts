@@ -255,7 +255,7 @@ export interface paths {
         put?: never;
         /**
          * Add an experience
-         * @description Adds one lesson to the agent's library as a new library version. The text passes the admission step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.
+         * @description Adds one lesson to the agent's library as a new library version. The text passes the screening step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.
          */
         post: operations["addExperience"];
         delete?: never;
@@ -423,7 +423,7 @@ export interface paths {
         put?: never;
         /**
          * Import a library
-         * @description Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes admission (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.
+         * @description Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes screening (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.
          */
         post: operations["importLibrary"];
         delete?: never;
@@ -447,7 +447,7 @@ export interface paths {
         put?: never;
         /**
          * Add a case
-         * @description Stores a past episode (task, trace summary, answer, reward) as a retrievable case; idempotent per episodeId. Task, answer and trace summary pass the admission step: text failing the content filter is stored quarantined, and with an LLM configured the case waits `pending` for the safety review.
+         * @description Stores a past episode (task, trace summary, answer, reward) as a retrievable case; idempotent per episodeId. Task, answer and trace summary pass the screening step: text failing the content filter is stored quarantined, and with an LLM configured the case waits `pending` for the safety review.
          */
         post: operations["addCase"];
         delete?: never;
@@ -479,7 +479,7 @@ export interface paths {
         head?: never;
         /**
          * Change a case
-         * @description Changes a case's tags, label, status, answer or trace summary. A new answer or trace passes the admission step like a new case; a held case is released or deleted only through the agent's quarantine (admin, audited).
+         * @description Changes a case's tags, label, status, answer or trace summary. A new answer or trace passes the screening step like a new case; a held case is released or deleted only through the agent's quarantine (admin, audited).
          */
         patch: operations["updateCase"];
         trace?: never;
@@ -493,7 +493,7 @@ export interface paths {
         };
         /**
          * List held entries
-         * @description Experiences and cases held by the admission step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.
+         * @description Experiences and cases held by the screening step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.
          */
         get: operations["listQuarantine"];
         put?: never;
@@ -11504,7 +11504,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedDataset"] & {
-                        /** @description Matching episodes left out because the admission step holds their text (see the agent's quarantine) */
+                        /** @description Matching episodes left out because the screening step holds their text (see the agent's quarantine) */
                         withheld: {
                             episodeId: string;
                             reason: string;

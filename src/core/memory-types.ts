@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PhaseSchema } from "./scoring";
-import { OutcomeSchema } from "./q-learning";
+import { EpisodeOutcomeSchema } from "./q-learning";
 import { idString } from "./text-rules";
 import { MAX_TOKEN_CHARS } from "./retrieval-token";
 import { MetadataSchema, metadataString } from "./served-fields";
@@ -12,7 +12,7 @@ export const TRACE_SUMMARY_MAX_CHARS = 8000;
 export const SourceSchema = z.enum(["practice", "live", "manual", "import"]);
 export type Source = z.infer<typeof SourceSchema>;
 /**
- * `quarantined` (the admission step flagged it) and `pending` (waiting for the LLM safety review)
+ * `quarantined` (the screening step flagged it) and `pending` (waiting for the LLM safety review)
  * are held: kept with their reason, never retrieved or injected. Only the service sets them, and
  * only the review or an admin key releases them.
  */
@@ -352,7 +352,7 @@ export const RewardRequestSchema = z
       .describe("The `retrievalId` a retrieve or prompt answered: a signed token (`rt1.…`), or the `ret_…` id of a retrieval recorded in an episode"),
     episodeId: idString(128).optional(),
     memoryIds: z.array(idString(64)).min(1).max(500).optional(),
-    outcome: OutcomeSchema.optional(),
+    outcome: EpisodeOutcomeSchema.optional(),
     reward: z.number().min(-1).max(1).optional(),
     quality: z.number().min(0).max(1).optional(),
     citedIds: z.array(idString(64)).max(500).optional(),

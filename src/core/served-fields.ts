@@ -4,7 +4,7 @@ import { z } from "zod";
  * The one list of what stored text can reach a model: a field here is shown in a prompt (/prompt,
  * MCP get_prompt), returned as retrieval text (/retrieve, pull_experiences) or matched by retrieval
  * (pattern, keywords, `when` steer what is served). Every door that writes one of them screens it
- * through the admission step (the filter, then the review, else quarantine); the admission code
+ * through the screening step (the filter, then the review, else quarantine); the screening code
  * reads the fields from here, so a field added to this list is screened everywhere at once.
  *
  * An episode's attempts are never served themselves: they reach a model as the trace of the case
@@ -32,7 +32,7 @@ export const METADATA_FIELDS = {
 /**
  * What else the memories' schemas hold: set by the service (ids, Q, counts, times, labels,
  * provenance) or typed values a client picks from a closed set (status, source, booleans, numbers).
- * None is free text, so none needs the admission step; test/core/served-fields.test.ts fails when a
+ * None is free text, so none needs the screening step; test/core/served-fields.test.ts fails when a
  * schema grows a field that is in none of these lists.
  */
 export const TYPED_FIELDS = {
@@ -45,7 +45,7 @@ export const TYPED_FIELDS = {
 export type ServedCase = { task: string; answer: string | null; traceSummary: string | null };
 
 /** A case's served fields as one text, the way the filter reads them. */
-export const caseAdmissionText = (c: ServedCase): string =>
+export const caseScreenedText = (c: ServedCase): string =>
   SERVED_FIELDS.case
     .map((f) => c[f])
     .filter((v): v is string => !!v)

@@ -12,7 +12,7 @@ import { LlmOutputError, LlmUnavailableError } from "./errors";
 import { dropNullOptionals, promptJsonSchema, strictJsonSchema } from "./json-schema";
 import { MAX_HONOURED_RETRY_AFTER_MS, retryAfterMs, retryDelayMs } from "./retry";
 import { costUsd, modelFor, type LlmRole, type LlmSettings } from "./settings";
-import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, UsageRecorder } from "./types";
+import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, LedgerRecorder } from "./types";
 import { traceHeaders } from "../trace";
 
 export interface ChatMessage {
@@ -63,7 +63,7 @@ export interface StructuredResult<T> {
 export interface LlmClientDeps {
   tenantId: string;
   agentId?: string | null;
-  recorder: UsageRecorder;
+  recorder: LedgerRecorder;
   budget: BudgetGuard;
   /** Defaults to the global fetch, looked up at call time (so tests can intercept it). */
   fetch?: (url: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
@@ -96,7 +96,7 @@ const SCHEMA_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_OUTPUT_RESERVATION = 1024;
 
 /** The call's ledger row, opened now; a recorder without two phases gets one `record` per answered call. */
-async function openCall(recorder: UsageRecorder, call: CallOpening): Promise<OpenCall> {
+async function openCall(recorder: LedgerRecorder, call: CallOpening): Promise<OpenCall> {
   if (recorder.open) return recorder.open(call);
   const { callId: _callId, estimate: _estimate, ...entry } = call;
   return { settle: async (o) => (o.failed ? undefined : recorder.record({ ...entry, tokensIn: o.tokensIn, tokensOut: o.tokensOut, costUsd: o.costUsd })) };

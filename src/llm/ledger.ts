@@ -7,12 +7,12 @@ import { eventMessages } from "../core/events";
 import { EMBEDDER_TIMEOUT_MS } from "../adapters/embedders/openai";
 import { LlmSettingsError } from "./settings";
 import { variableProblems, variables } from "../config";
-import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, UsageEntry, UsageRecorder } from "./types";
+import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, LedgerEntry, LedgerRecorder } from "./types";
 
 export const USAGE_GROUP_BY = ["day", "model", "purpose", "agent", "role"] as const;
-export type UsageGroupBy = (typeof USAGE_GROUP_BY)[number];
+export type LedgerGroupBy = (typeof USAGE_GROUP_BY)[number];
 
-export interface UsageTotals {
+export interface LedgerTotals {
   calls: number;
   tokensIn: number;
   tokensOut: number;
@@ -26,16 +26,16 @@ export interface UsageTotals {
   /** Calls whose tokens are estimates (the open ones, and answers that came without usage). */
   estimatedCalls: number;
 }
-export interface UsageGroup extends UsageTotals {
+export interface LedgerGroup extends LedgerTotals {
   /** The day (YYYY-MM-DD, UTC), model, purpose, agent id or role; null for calls made without an agent. */
   key: string | null;
 }
-export interface UsageSummary {
-  totals: UsageTotals;
-  groups: UsageGroup[];
+export interface LedgerSummary {
+  totals: LedgerTotals;
+  groups: LedgerGroup[];
 }
 
-const NO_USAGE: UsageTotals = { calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, openCalls: 0, abandonedCalls: 0, failedCalls: 0, estimatedCalls: 0 };
+const NO_USAGE: LedgerTotals = { calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, openCalls: 0, abandonedCalls: 0, failedCalls: 0, estimatedCalls: 0 };
 
 const DAY_MS = 86_400_000;
 
@@ -109,7 +109,7 @@ export function abandonAfterMs(env: object): number {
  * timeout). Opening is where the budget holds: a call whose estimate does not fit in what is left of
  * the day is never made. `assertWithinBudget` is the cheap check before a call waits for its turn.
  */
-export class D1UsageLedger implements UsageRecorder, BudgetGuard {
+export class LlmLedger implements LedgerRecorder, BudgetGuard {
   private readonly now: () => number;
 
   constructor(
@@ -120,7 +120,7 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
   }
 
   /** A settled row for a call whose usage is already known, with the running daily total, in one D1 batch. */
-  async record(entry: UsageEntry): Promise<void> {
+  async record(entry: LedgerEntry): Promise<void> {
     const at = this.now();
     const day = utcDay(at);
     const u = clean(entry);
@@ -234,9 +234,9 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
     tenantId: string,
     from: number,
     to: number,
-    groupBy: UsageGroupBy,
+    groupBy: LedgerGroupBy,
     opts: { agentIds?: string[] | null } = {},
-  ): Promise<UsageSummary> {
+  ): Promise<LedgerSummary> {
     const keyColumn = {
       day: usageLedger.day,
       model: usageLedger.model,
@@ -270,7 +270,7 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
       .orderBy(asc(keyColumn))
       .all();
 
-    const groups: UsageGroup[] = rows.map((r) => ({
+    const groups: LedgerGroup[] = rows.map((r) => ({
       key: r.key ?? null,
       calls: r.calls,
       tokensIn: r.tokensIn ?? 0,
@@ -285,7 +285,7 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
     if (groupBy !== "day") {
       groups.sort((a, b) => b.tokensIn + b.tokensOut - (a.tokensIn + a.tokensOut) || b.costUsd - a.costUsd || String(a.key).localeCompare(String(b.key)));
     }
-    const totals = groups.reduce<UsageTotals>(
+    const totals = groups.reduce<LedgerTotals>(
       (t, g) => ({
         calls: t.calls + g.calls,
         tokensIn: t.tokensIn + g.tokensIn,

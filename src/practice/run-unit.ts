@@ -51,8 +51,8 @@ export interface UnitPurposes {
 
 const PRACTICE_PURPOSES: UnitPurposes = { rollout: "practice-rollout", judge: "practice-judge" };
 
-/** What runs units: a PracticeRun or an Evaluation Durable Object (their unit ledger). */
-export interface UnitHost {
+/** The traffic a unit exchanges with what runs it: a PracticeRun or an Evaluation Durable Object (their unit ledger). */
+export interface UnitTraffic {
   claim(key: string): Promise<Claim>;
   report(key: string, result: UnitResult): Promise<boolean>;
   release(key: string, lease: number): Promise<void>;
@@ -64,7 +64,7 @@ export interface UnitHost {
  * holder that dies is noticed within one lease. A failed heartbeat is not fatal: the work goes on
  * and its report is a no-op if someone else finished the unit meanwhile.
  */
-async function holding<T>(host: UnitHost, key: string, lease: number, work: () => Promise<T>): Promise<T> {
+async function holding<T>(host: UnitTraffic, key: string, lease: number, work: () => Promise<T>): Promise<T> {
   const timer = setInterval(() => void host.heartbeat(key, lease).catch(() => false), HEARTBEAT_MS);
   try {
     return await work();
@@ -154,7 +154,7 @@ async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPu
  * running alongside, makes no LLM call), run it, report the result. A failure is retried by the
  * queue with backoff; the last attempt reports the failure instead, so the host goes on.
  */
-export async function runUnit(host: UnitHost, key: string, env: Env, log: Logger, delivery: { attempts: number }, purposes: UnitPurposes) {
+export async function runUnit(host: UnitTraffic, key: string, env: Env, log: Logger, delivery: { attempts: number }, purposes: UnitPurposes) {
   const claim = await host.claim(key);
   if (claim.status !== "run") return { key, skipped: claim.status };
   try {

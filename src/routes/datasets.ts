@@ -186,7 +186,7 @@ export const datasetRoutes = router()
           Created.extend({
             withheld: z
               .array(z.object({ episodeId: z.string(), reason: z.string() }))
-              .describe("Matching episodes left out because the admission step holds their text (see the agent's quarantine)"),
+              .describe("Matching episodes left out because the screening step holds their text (see the agent's quarantine)"),
           }),
           "Created",
         ),

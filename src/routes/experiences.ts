@@ -28,7 +28,7 @@ export const experienceRoutes = router()
       operationId: "addExperience",
       summary: "Add an experience",
       description:
-        "Adds one lesson to the agent's library as a new library version. The text passes the admission step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.",
+        "Adds one lesson to the agent's library as a new library version. The text passes the screening step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(ExperienceCreateSchema.openapi("ExperienceCreate")) },
       responses: { 201: jsonResponse(AddedExperience, "Created"), ...commonErrors },

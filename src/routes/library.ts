@@ -137,7 +137,7 @@ export const libraryRoutes = router()
       operationId: "importLibrary",
       summary: "Import a library",
       description:
-        "Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes admission (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.",
+        "Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes screening (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.",
       security,
       request: {
         params: AgentParams,

@@ -27,7 +27,7 @@ const HeldItem = z
   .openapi("QuarantinedItem");
 
 /**
- * What the admission step holds back: never retrieved or injected, listed here for review, and
+ * What the screening step holds back: never retrieved or injected, listed here for review, and
  * released or deleted only with an admin key (each decision audited).
  */
 export const quarantineRoutes = router()
@@ -38,7 +38,7 @@ export const quarantineRoutes = router()
       tags: ["quarantine"],
       operationId: "listQuarantine",
       summary: "List held entries",
-      description: "Experiences and cases held by the admission step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.",
+      description: "Experiences and cases held by the screening step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.",
       security,
       request: {
         params: AgentParams,

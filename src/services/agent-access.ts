@@ -8,7 +8,7 @@ import type { Caller, Deps } from "./deps";
 import { memoryStub, type MemoryStub } from "./agent-memory";
 import { doCall, d1Read } from "./binding-faults";
 import { Semaphore, SemaphoreTimeoutError } from "../core/semaphore";
-import { flushMarksIfDue, markAgentActive } from "./usage-marks";
+import { flushMarksIfDue, markAgentActive } from "./activity-marks";
 
 /**
  * An agent as a use case reaches it: the caller's access, the agent's row when the use case needs

@@ -362,7 +362,7 @@ export const deleteDataset = (deps: Deps, caller: Caller, { datasetId }: { datas
 /**
  * A dataset of an agent's ended episodes, one task each (the episode id is the task id). Only a
  * successful episode's answer is a ground truth; the others need a verifier that works without one.
- * Episodes whose text admission holds back (a held case, or the filter) are withheld and listed.
+ * Episodes whose text screening holds back (a held case, or the filter) are withheld and listed.
  */
 export const createDatasetFromEpisodes = (deps: Deps, caller: Caller, input: FromEpisodes & { agentId: string }) =>
   outcome(async () => {
@@ -376,7 +376,7 @@ export const createDatasetFromEpisodes = (deps: Deps, caller: Caller, input: Fro
     if (!episodes.length) {
       throw unprocessable(
         withheld.length
-          ? `All ${withheld.length} matching episodes are withheld by the admission step (see the agent's quarantine); nothing to build a dataset from.`
+          ? `All ${withheld.length} matching episodes are withheld by the screening step (see the agent's quarantine); nothing to build a dataset from.`
           : "No ended episodes of this agent match; nothing to build a dataset from.",
       );
     }

@@ -5,15 +5,15 @@ import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import { callMemory } from "./agent-memory";
 import { agentWithRow } from "./agent-access";
-import { reviewedBeforeWrite } from "./admission";
+import { reviewedBeforeWrite } from "./screening";
 
-/** The door a client's write came through; admission records it and judges some doors differently. */
+/** The door a client's write came through; screening records it and judges some doors differently. */
 export type Door = "api" | "mcp";
 
 /** Who a client's change is recorded as in versions, provenance and held entries. */
 export const authorOf = (key: KeyPrincipal) => `key:${key.keyId}`;
 
-/** The access the admission step judges a client's write by: its door, and whether its key is admin-scoped. */
+/** The access the screening step judges a client's write by: its door, and whether its key is admin-scoped. */
 export const accessOf = (key: KeyPrincipal, door: Door) => ({ door, admin: key.scope === "admin" });
 
 export interface AddLessonInput {
@@ -24,7 +24,7 @@ export interface AddLessonInput {
 }
 
 /**
- * A client's lesson, written through the one admission step whatever the door: reviewed before
+ * A client's lesson, written through the one screening step whatever the door: reviewed before
  * the write when it can be (so it is usable at once), else held for the queued review. Answers the
  * stored experience with the library version it made and the active lessons so similar that live
  * learning would take them for the same one (`replayed` for a repeated idempotency key).

@@ -2,7 +2,7 @@ import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import { callMemory, type MemoryStub } from "./agent-memory";
 import { agentWithRow } from "./agent-access";
-import { reviewedBeforeWrite } from "./admission";
+import { reviewedBeforeWrite } from "./screening";
 import { authorOf } from "./lessons";
 
 /** A library document as `exportLibrary` gives it and `importLibrary` takes it. */
@@ -59,7 +59,7 @@ export interface ImportLibraryInput {
 
 /**
  * Imports an export by merge or replace as one version. A small import is reviewed before the
- * write like a single lesson; every text still passes the admission step inside the agent's object.
+ * write like a single lesson; every text still passes the screening step inside the agent's object.
  */
 export const importLibrary = (deps: Deps, caller: Caller, input: ImportLibraryInput) =>
   outcome(async () => {

@@ -15,7 +15,7 @@ export interface QuarantineQuery {
 }
 
 /**
- * What the admission step holds back: never retrieved or injected, listed for review, and
+ * What the screening step holds back: never retrieved or injected, listed for review, and
  * released or deleted only with an admin key, each decision audited with the reason it was held.
  */
 export const listQuarantine = (deps: Deps, caller: Caller, input: QuarantineQuery) =>

@@ -6,7 +6,7 @@ import { sha256Hex } from "../core/api-key";
 import { remedialTasks, remedialVerdict } from "../core/practice/remedial";
 import { RunCreateSchema } from "../core/practice/run-types";
 import { VerifierSchema } from "../core/verifiers/schema";
-import { D1UsageLedger } from "../llm/ledger";
+import { LlmLedger } from "../llm/ledger";
 import { llmConfigured } from "../llm";
 import { DomainError } from "../core/errors";
 import { callMemory, memoryStub } from "./agent-memory";
@@ -74,7 +74,7 @@ export async function checkRemedial(env: Env, tenantId: string, agentId: string,
   if (!verdict.due) return { outcome: "not-due", reason: verdict.reason };
 
   if (!llmConfigured(env)) return { outcome: "skipped", reason: "no LLM is configured" };
-  const budget = await new D1UsageLedger(env).assertWithinBudget(tenantId).then(
+  const budget = await new LlmLedger(env).assertWithinBudget(tenantId).then(
     () => null,
     (err: unknown) => (err instanceof DomainError ? err : null),
   );

@@ -7,7 +7,7 @@ import { RunCreateSchema } from "../core/practice/run-types";
 import type { RunOptions, Schedule, ScheduleFire, SchedulePut } from "../core/practice/schedule-types";
 import { DomainError, notFound, outcome, unprocessable } from "../core/errors";
 import { createLogger } from "../core/logger";
-import { D1UsageLedger } from "../llm/ledger";
+import { LlmLedger } from "../llm/ledger";
 import { createRun, prepare } from "./practice";
 import type { Caller, Deps } from "./deps";
 import { agentOwner } from "./agent-access";
@@ -163,7 +163,7 @@ async function fire(env: Env, r: Row, dueAt: number, at: number): Promise<Schedu
     outcome = { at, dueAt, outcome: "skipped", reason: `the stored run options are no longer valid: ${body.error.issues[0]?.message ?? "invalid"}` };
   } else {
     try {
-      await new D1UsageLedger(env).assertWithinBudget(r.tenantId);
+      await new LlmLedger(env).assertWithinBudget(r.tenantId);
       const run = await createRun(env, who, body.data, `schedule:${r.name}:${dueAt}`, { exclusive: true });
       outcome = { at, dueAt, outcome: "started", runId: run.runId };
     } catch (err) {

@@ -175,7 +175,7 @@ describe("dashboard in a browser", () => {
     const page = await openSignedIn(adminKey, `/dashboard/agents/${AGENT}/versions`);
     await shot(page, "versions");
     const before = await tableTextsAt(page, `/dashboard/agents/${AGENT}`);
-    // A rollback leaves entries held by the admission step where they are (only an admin releases or deletes them).
+    // A rollback leaves entries held by the screening step where they are (only an admin releases or deletes them).
     const held = (await agentApi("GET", "/quarantine?kind=experience&limit=200")).items.map((e: { text: string }) => e.text);
     const target = [...(await agentApi("GET", "/library/versions/3")).experiences.map((e: { text: string }) => e.text), ...held].sort();
     expect(before).not.toEqual(target);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultAgentConfig } from "../../src/core/agent-config";
 import {
-  OutcomeSchema,
+  EpisodeOutcomeSchema,
   convergence,
   emaUpdate,
   normaliseQ,
@@ -53,8 +53,8 @@ describe("rewardFor", () => {
   });
 
   it("validates outcomes with zod", () => {
-    expect(OutcomeSchema.parse("timeout")).toBe("timeout");
-    expect(OutcomeSchema.safeParse("crash").success).toBe(false);
+    expect(EpisodeOutcomeSchema.parse("timeout")).toBe("timeout");
+    expect(EpisodeOutcomeSchema.safeParse("crash").success).toBe(false);
   });
 });
 

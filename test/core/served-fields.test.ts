@@ -10,7 +10,7 @@ import {
   RetrievedItemSchema,
 } from "../../src/core/memory-types";
 import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeSchema } from "../../src/core/episode-types";
-import { METADATA_FIELDS, SERVED_FIELDS, TYPED_FIELDS, caseAdmissionText, metadataString } from "../../src/core/served-fields";
+import { METADATA_FIELDS, SERVED_FIELDS, TYPED_FIELDS, caseScreenedText, metadataString } from "../../src/core/served-fields";
 
 type Kind = keyof typeof SERVED_FIELDS;
 const keysOf = (schema: z.ZodType): string[] => {
@@ -60,9 +60,9 @@ describe("served-field coverage", () => {
     }
   });
 
-  it("a case's admission text holds every served field", () => {
-    expect(caseAdmissionText({ task: "T", answer: "A", traceSummary: "#1 failed: X" })).toBe("T\nA\n#1 failed: X");
-    expect(caseAdmissionText({ task: "T", answer: null, traceSummary: "tried" })).toBe("T\ntried");
+  it("a case's screened text holds every served field", () => {
+    expect(caseScreenedText({ task: "T", answer: "A", traceSummary: "#1 failed: X" })).toBe("T\nA\n#1 failed: X");
+    expect(caseScreenedText({ task: "T", answer: null, traceSummary: "tried" })).toBe("T\ntried");
   });
 
   it("metadata refuses control, format and separator characters", () => {

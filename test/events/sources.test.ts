@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, newAgent, newTenant } from "../helpers";
-import { D1UsageLedger } from "../../src/llm";
+import { LlmLedger } from "../../src/llm";
 import { practiceRunPorts } from "../../src/services/follow-up";
-import { FILTER_POISON } from "../memory/admission-corpus";
+import { FILTER_POISON } from "../memory/screening-corpus";
 import { captureJobs, receiver, subscribed } from "./harness";
 
 afterEach(() => vi.restoreAllMocks());
@@ -59,7 +59,7 @@ describe("where events come from", () => {
     const q = captureJobs();
     const got = receiver(() => "");
     await subscribed(t, ["budget.exhausted"]);
-    const ledger = new D1UsageLedger(env);
+    const ledger = new LlmLedger(env);
     for (let i = 0; i < 3; i++) {
       const refused = await ledger
         .open({ tenantId: t.tenantId, purpose: "live-extract", role: "learner", model: "m", callId: crypto.randomUUID(), estimate: { tokensIn: 500, tokensOut: 0, costUsd: 0 } })

@@ -137,7 +137,7 @@ describe("probation", () => {
 });
 
 describe("a live lesson's trust is the service's", () => {
-  it("a client rewriting a trusted live lesson's text puts it back through admission and on probation", async () => {
+  it("a client rewriting a trusted live lesson's text puts it back through screening and on probation", async () => {
     const f = await agentFixture();
     const ep = await mixedEpisode(f);
     fakeLlm(LESSON, { operation: "ADD", text: LESSON.insight, reason: "new" }, SAFE);

@@ -12,7 +12,7 @@ import {
   loadLlmSettings,
   type BudgetGuard,
   type LlmSettings,
-  type UsageEntry,
+  type LedgerEntry,
 } from "../../src/llm";
 import { ProblemError, toProblem } from "../../src/http/problem";
 import { Semaphore } from "../../src/core/semaphore";
@@ -79,7 +79,7 @@ const settingsFor = (over: Record<string, string> = {}): LlmSettings =>
   })!;
 
 function client(over: Record<string, string> = {}, budget?: BudgetGuard) {
-  const usage: UsageEntry[] = [];
+  const usage: LedgerEntry[] = [];
   const budgetChecks: string[] = [];
   const llm = new LlmClient(settingsFor(over), {
     tenantId: "t-1",

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { db } from "../../src/db/client";
 import { tenants } from "../../src/db/schema";
-import { abandonAfterMs, BudgetExceededError, createLlm, D1UsageLedger, type UsageEntry } from "../../src/llm";
+import { abandonAfterMs, BudgetExceededError, createLlm, LlmLedger, type LedgerEntry } from "../../src/llm";
 import { CRON_FREQUENT, cronTasks } from "../../src/cron";
 import { uniq } from "../helpers";
 
@@ -22,11 +22,11 @@ async function makeTenant(budget: number | null = null) {
 /** A ledger whose clock the test moves. */
 function ledgerAt(start: number, extraEnv: Record<string, string> = {}) {
   let now = start;
-  const ledger = new D1UsageLedger({ ...env, ...extraEnv }, { now: () => now });
+  const ledger = new LlmLedger({ ...env, ...extraEnv }, { now: () => now });
   return { ledger, setNow: (t: number) => void (now = t) };
 }
 
-const entry = (tenantId: string, over: Partial<UsageEntry> = {}): UsageEntry => ({
+const entry = (tenantId: string, over: Partial<LedgerEntry> = {}): LedgerEntry => ({
   tenantId,
   agentId: "a1",
   purpose: "live-extract",
@@ -42,7 +42,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe("D1UsageLedger", () => {
+describe("LlmLedger", () => {
   it("sums tokens per tenant for the current UTC day only", async () => {
     const a = await makeTenant();
     const b = await makeTenant();
@@ -144,7 +144,7 @@ describe("D1UsageLedger", () => {
     const first = await llm.chat({ role: "summarizer", purpose: "summary", messages: [{ role: "user", content: "sum up" }] });
     expect(first.text).toBe("fine");
     expect(spy).toHaveBeenCalledTimes(1);
-    const ledger = new D1UsageLedger(llmEnv);
+    const ledger = new LlmLedger(llmEnv);
     expect(await ledger.usedToday(t)).toBe(160);
     const s = await ledger.summarize(t, 0, Date.now() + HOUR, "purpose");
     expect(s.groups).toEqual([{ key: "summary", calls: 1, tokensIn: 120, tokensOut: 40, costUsd: 0.0002, ...ALL_SETTLED }]);
@@ -193,7 +193,7 @@ describe("D1UsageLedger", () => {
       }
     };
     await Promise.all([consumer(), consumer(), consumer(), consumer()]);
-    const ledger = new D1UsageLedger(llmEnv);
+    const ledger = new LlmLedger(llmEnv);
     const used = await ledger.usedToday(t);
     const rows = await env.DB.prepare("SELECT COUNT(*) AS n, SUM(tokens_in + tokens_out) AS tokens FROM usage_ledger WHERE tenant_id = ?").bind(t).first<{ n: number; tokens: number }>();
     // The running total agrees with the ledger, call for call.
@@ -236,7 +236,7 @@ describe("two-phase recording", () => {
 
   it("writes the call's row, open at its estimate and reserved in the daily total, before the request goes out; settles it after", async () => {
     const t = await makeTenant();
-    const ledger = new D1UsageLedger(llmEnv);
+    const ledger = new LlmLedger(llmEnv);
     let seenWhileInFlight: unknown = null;
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
       const header = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get("x-client-request-id");
@@ -298,7 +298,7 @@ describe("two-phase recording", () => {
     await expect(llm.chat({ role: "policy", purpose: "p", messages: [{ role: "user", content: "go" }] })).rejects.toThrow(/answered 400/);
     const { results } = await rowsOf(t);
     expect(results).toEqual([expect.objectContaining({ state: "failed", estimated: 0, tokens_in: 0, tokens_out: 0 })]);
-    const ledger = new D1UsageLedger(llmEnv);
+    const ledger = new LlmLedger(llmEnv);
     expect(await ledger.usedToday(t)).toBe(0);
     expect((await ledger.summarize(t, 0, Date.now() + HOUR, "day")).totals).toMatchObject({ calls: 1, failedCalls: 1, openCalls: 0, tokensIn: 0 });
   });
@@ -315,7 +315,7 @@ describe("two-phase recording", () => {
     await expect(llm.chat({ role: "policy", purpose: "p", maxTokens: 300, messages: [{ role: "user", content: "go" }] })).rejects.toThrow(/timed out/);
     const { results } = await rowsOf(t);
     expect(results).toEqual([expect.objectContaining({ state: "failed", estimated: 1, tokens_out: 300 })]);
-    expect(await new D1UsageLedger(llmEnv).usedToday(t)).toBe(results[0]!.tokens_in + 300);
+    expect(await new LlmLedger(llmEnv).usedToday(t)).toBe(results[0]!.tokens_in + 300);
   });
 
   it("the budget check counts calls in flight at their reservation", async () => {
@@ -354,7 +354,7 @@ describe("two-phase recording", () => {
       const r = await llm.chat({ role: "policy", purpose: "p", maxTokens: 100, messages: [{ role: "user", content: "go" }] }).catch((e) => e);
       if (r instanceof BudgetExceededError) break;
     }
-    const used = await new D1UsageLedger(llmEnv).usedToday(t);
+    const used = await new LlmLedger(llmEnv).usedToday(t);
     expect(used).toBe(fetches * 150);
     // Checking only what was used before each call would have let the 14th call take the day to 2,100.
     expect(used - 2000).toBeLessThanOrEqual(150 - 101);
@@ -395,7 +395,7 @@ describe("two-phase recording", () => {
     expect(fetches).toBe(1);
     const rows = (await rowsOf(tight)).results;
     expect(rows.map((r) => [r.state, r.estimated])).toEqual([["failed", 1]]);
-    expect(await new D1UsageLedger(llmEnv).usedToday(tight)).toBe(rows[0]!.tokens_in + rows[0]!.tokens_out);
+    expect(await new LlmLedger(llmEnv).usedToday(tight)).toBe(rows[0]!.tokens_in + rows[0]!.tokens_out);
   });
 
   it("an open row past its call's timeout is marked abandoned by the cron: counted once at its estimate, no longer in flight", async () => {

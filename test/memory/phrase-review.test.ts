@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { fakeLlm, LLM_ENV, type SentRequest } from "../fake-llm";
-import { withReviewer } from "./admission-corpus";
+import { withReviewer } from "./screening-corpus";
 import { agentFixture } from "./setup";
 
 afterEach(() => vi.restoreAllMocks());

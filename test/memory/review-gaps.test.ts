@@ -5,7 +5,7 @@ import { resolveLibrary } from "../../src/services/evaluation-setup";
 import { call, expectProblem, newAgent } from "../helpers";
 import { fakeLlm, LLM_ENV, type SentRequest } from "../fake-llm";
 import { writerFixture } from "./setup";
-import { FILTER_POISON, withReviewer } from "./admission-corpus";
+import { FILTER_POISON, withReviewer } from "./screening-corpus";
 
 afterEach(() => vi.restoreAllMocks());
 

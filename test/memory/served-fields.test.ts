@@ -8,7 +8,7 @@ import { memoryName } from "../../src/services/agent-memory";
 import { call, expectProblem, uniq } from "../helpers";
 import { fakeLlm, LLM_ENV } from "../fake-llm";
 import { writerFixture } from "./setup";
-import { REVIEW_POISON, reviewerReply, withReviewer } from "./admission-corpus";
+import { REVIEW_POISON, reviewerReply, withReviewer } from "./screening-corpus";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -55,7 +55,7 @@ async function expectHeld(f: Fixture, marker = MARK) {
   return c;
 }
 
-describe("a case's served fields pass admission at every door", () => {
+describe("a case's served fields pass screening at every door", () => {
   it.each(SERVED_FIELDS.case)("POST /cases with poison in `%s` is quarantined and never served", async (field) => {
     const f = await writer();
     const body: Record<string, unknown> = { task: TASK, reward: -1, answer: null, traceSummary: null, [field]: field === "task" ? `${TASK}. ${POISON}` : POISON };
@@ -95,7 +95,7 @@ describe("a case's served fields pass admission at every door", () => {
   });
 });
 
-describe("an episode's trace passes admission: attempts, ends, the webhook, MCP and the sweep", () => {
+describe("an episode's trace passes screening: attempts, ends, the webhook, MCP and the sweep", () => {
   it.each([
     ["description", { description: POISON, ok: false }],
     ["error", { description: "Called the ledger API", ok: false, error: `LedgerError: ${POISON}` }],
@@ -121,7 +121,7 @@ describe("an episode's trace passes admission: attempts, ends, the webhook, MCP 
     await expectHeld(f);
   });
 
-  it("MCP: end_episode notes are the case's answer and pass admission too", async () => {
+  it("MCP: end_episode notes are the case's answer and pass screening too", async () => {
     const f = await writer();
     const started = await f.tool("start_episode", { agentId: f.agentId, task: TASK });
     const handle = (started.structuredContent as { episodeId: string }).episodeId;

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CRON_FREQUENT, runScheduled } from "../../src/cron";
 import { expectProblem } from "../helpers";
 import { ARITHMETIC, captureQueues, practiceEnv, practiceFixture, practiceLlm, startRun } from "./harness";
-import { D1UsageLedger } from "../../src/llm";
+import { LlmLedger } from "../../src/llm";
 
 const HOUR = 3_600_000;
 const T0 = Date.parse("2030-01-01T01:00:00.000Z");
@@ -94,7 +94,7 @@ describe("practice schedules", () => {
     const { f, runs, schedule, put } = await setup();
     await put("nightly");
     await env.DB.prepare("UPDATE tenants SET daily_token_budget = 100 WHERE id = ?").bind(f.t.tenantId).run();
-    await new D1UsageLedger(env, { now: () => SIX - HOUR }).record({ tenantId: f.t.tenantId, agentId: null, purpose: "test", role: "policy", model: "m", tokensIn: 400, tokensOut: 100, costUsd: 0 });
+    await new LlmLedger(env, { now: () => SIX - HOUR }).record({ tenantId: f.t.tenantId, agentId: null, purpose: "test", role: "policy", model: "m", tokensIn: 400, tokensOut: 100, costUsd: 0 });
     expect((await cron(SIX)).practiceSchedulesStarted).toBe(0);
     expect(await schedule("nightly")).toMatchObject({ nextDueAt: SIX + 6 * HOUR, lastRun: { outcome: "skipped", reason: expect.stringMatching(/daily token budget/) } });
     expect(await runs()).toHaveLength(0);

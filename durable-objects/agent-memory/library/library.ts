@@ -14,7 +14,7 @@ import type { RecordResult } from "../storage/idempotency";
 import type { VectorStore } from "../vectors/store";
 import { experienceEmbedText, experienceOut, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "../storage/rows";
 import { embedTextIfChanged, pickContent, prefixIssues, sameContent } from "./experience-content";
-import { forgetHold, mayTouchHeld, provenanceOf, recordHold, screenExperience, type AdmissionPolicy } from "../screening/screen";
+import { forgetHold, mayTouchHeld, provenanceOf, recordHold, screenExperience, type ScreeningPolicy } from "../screening/screen";
 import { heldSince, listVersions, restoreLearning, retireLearning, stateAt, versionDetail, versionDiff, type LibraryChange } from "./history";
 import { tombstones } from "../screening/tombstones";
 export type { LibraryChange, LibraryVersion } from "./history";
@@ -47,14 +47,14 @@ export interface CommitResult {
 /** A version's reason, or how to word it from what the version turned out to change. */
 export type Reason = string | ((intents: Intent[]) => string);
 
-/** How a version was asked for: its admission policy, and the work it completes (a live job, a practice promotion), if any. */
+/** How a version was asked for: its screening policy, and the work it completes (a live job, a practice promotion), if any. */
 export interface CommitOptions {
-  admission?: AdmissionPolicy;
+  screening?: ScreeningPolicy;
   jobId?: string;
 }
 
 /** A client's own write when nothing else is said: the strictest policy. */
-const CLIENT_WRITE: AdmissionPolicy = { door: "api" };
+const CLIENT_WRITE: ScreeningPolicy = { door: "api" };
 
 /** Rounds of embed-then-commit before a write that keeps being overtaken gives up. */
 const COMMIT_ATTEMPTS = 3;
@@ -127,7 +127,7 @@ export class Library {
   }
 
   /** Validates operations against the current library and turns them into intents. */
-  resolve(ops: LibraryOperation[], provenance: Provenance | null, policy: AdmissionPolicy = CLIENT_WRITE): Intent[] {
+  resolve(ops: LibraryOperation[], provenance: Provenance | null, policy: ScreeningPolicy = CLIENT_WRITE): Intent[] {
     const now = this.ctx.now();
     const pending = new Map<string, ExperienceSnapshot | null>();
     const current = (id: string): ExperienceSnapshot | null => {
@@ -181,16 +181,16 @@ export class Library {
     meta: { reason: string; author: string; provenance?: Provenance | null; record?: RecordResult<CommitResult> } & CommitOptions,
   ): Promise<CommitResult> {
     if (!ops.length) throw DomainError.unprocessable("No operations given.");
-    const admission = meta.admission ?? CLIENT_WRITE;
-    return this.commit(() => this.resolve(ops, meta.provenance ?? null, admission), meta.reason, meta.author, meta.record, { ...meta, admission });
+    const screening = meta.screening ?? CLIENT_WRITE;
+    return this.commit(() => this.resolve(ops, meta.provenance ?? null, screening), meta.reason, meta.author, meta.record, { ...meta, screening });
   }
 
-  /** This library as seen by a caller that writes through it (apply, resolve, commit) with its admission policy fixed. */
-  admitting(admission: AdmissionPolicy): Library {
+  /** This library as seen by a caller that writes through it (apply, resolve, commit) with its screening policy fixed. */
+  screening(fixed: ScreeningPolicy): Library {
     const view = Object.create(this) as Library;
-    view.apply = (ops, meta) => this.apply(ops, { ...meta, admission });
-    view.resolve = (ops, provenance, policy) => this.resolve(ops, provenance, policy ?? admission);
-    view.commit = (plan, reason, author, record, opts = {}) => this.commit(plan, reason, author, record, { ...opts, admission: opts.admission ?? admission });
+    view.apply = (ops, meta) => this.apply(ops, { ...meta, screening: fixed });
+    view.resolve = (ops, provenance, policy) => this.resolve(ops, provenance, policy ?? fixed);
+    view.commit = (plan, reason, author, record, opts = {}) => this.commit(plan, reason, author, record, { ...opts, screening: opts.screening ?? fixed });
     return view;
   }
 
@@ -238,7 +238,7 @@ export class Library {
     opts: CommitOptions,
     happened: AgentEvent[],
   ): CommitResult | null {
-    const policy = opts.admission ?? CLIENT_WRITE;
+    const policy = opts.screening ?? CLIENT_WRITE;
     const sql = this.ctx.sql;
     const now = this.ctx.now();
     try {
@@ -386,13 +386,13 @@ export class Library {
   /**
    * Restores the content of version n as a new version. Learned state is kept: surviving lessons keep
    * theirs, and a lesson brought back gets back what it had learned when it was deleted. Restored
-   * text passes admission again (an entry that was never admitted stays held), what is held now is
+   * text passes screening again (an entry that was never admitted stays held), what is held now is
    * left for its review (a rollback neither drops nor releases it), and what an admin removed from
    * the quarantine stays removed.
    */
   async rollback(n: number, author: string, record?: RecordResult<CommitResult>): Promise<CommitResult> {
-    const admission: AdmissionPolicy = { door: "rollback", internal: true, holdReason: `restored held by the rollback to version ${n}` };
-    return this.commit(() => this.rollbackPlan(n), `rollback to version ${n}`, author, record, { admission });
+    const screening: ScreeningPolicy = { door: "rollback", internal: true, holdReason: `restored held by the rollback to version ${n}` };
+    return this.commit(() => this.rollbackPlan(n), `rollback to version ${n}`, author, record, { screening });
   }
 
   private rollbackPlan(n: number): Intent[] {

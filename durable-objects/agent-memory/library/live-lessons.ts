@@ -91,7 +91,7 @@ export class LiveLessons {
     if (unsafe) {
       const r = await this.library.apply(
         [{ op: "create", experience: { ...base, text: (poison.quarantined ? candidate.insight : text).slice(0, 600) || text, status: "quarantined" } }],
-        { reason: reason(`quarantined (${unsafe})`), author: "system:live", provenance, jobId, admission: { door: "live", internal: true, holdReason: unsafe } },
+        { reason: reason(`quarantined (${unsafe})`), author: "system:live", provenance, jobId, screening: { door: "live", internal: true, holdReason: unsafe } },
       );
       return finish({ operation: decision.operation, applied: "quarantined", experienceId: r.experiences[0]!.id, libraryVersion: r.version, reason: `quarantined: ${unsafe}` });
     }
@@ -125,7 +125,7 @@ export class LiveLessons {
     if (!ops.length) return finish({ operation: decision.operation, applied: "none", experienceId: null, libraryVersion: null, reason: why });
     // The worker had the text reviewed (context.review) before asking for this write. Rewritten text
     // is as new as an added lesson: the version puts it on probation (Library.tryCommit).
-    const r = await this.library.apply(ops, { reason: reason(applied), author: "system:live", provenance, jobId, admission: { door: "live", internal: true, reviewed: true } });
+    const r = await this.library.apply(ops, { reason: reason(applied), author: "system:live", provenance, jobId, screening: { door: "live", internal: true, reviewed: true } });
     const touched = r.experiences.find((e) => e.source === "live" && e.text === text) ?? r.experiences[0];
     return finish({ operation: decision.operation, applied, experienceId: touched?.id ?? target?.id ?? null, libraryVersion: r.version, reason: why });
   }

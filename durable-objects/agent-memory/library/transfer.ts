@@ -5,7 +5,7 @@ import type { RecordResult } from "../storage/idempotency";
 import type { CommitResult, Intent, Library } from "./library";
 import { pickContent } from "./experience-content";
 import { experienceEmbedText, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "../storage/rows";
-import type { AdmissionPolicy } from "../screening/screen";
+import type { ScreeningPolicy } from "../screening/screen";
 import { textKey, tombstones } from "../screening/tombstones";
 
 export const LIBRARY_EXPORT_FORMAT = "praxis-library/v1";
@@ -36,7 +36,7 @@ export function exportLibrary(ctx: MemoryContext, library: Library): LibraryExpo
  * key imports), keeping an experience's id only where it is this service's experience id, which
  * no other kind of memory can carry: a crafted id could otherwise land on a case's vector.
  * `merge` adds only experiences whose text is not already present, with fresh ids. Either way
- * every imported text passes admission, arrives with source `import` and only the `importedFrom`
+ * every imported text passes screening, arrives with source `import` and only the `importedFrom`
  * and note of its provenance, and an exported live lesson starts on probation again; entries held
  * in quarantine here are left to their review, and lessons an admin removed from it are skipped.
  * Both are planned against the library as it stands when the version commits.
@@ -57,7 +57,7 @@ export function importLibrary(
       { path: ["library", "experiences", held, "status"], message: "Use 'active' or 'archived'" },
     ]);
   }
-  const admission: AdmissionPolicy = { door: "import", admin, ...(reviewed ? { reviewed } : {}) };
+  const screening: ScreeningPolicy = { door: "import", admin, ...(reviewed ? { reviewed } : {}) };
   // What an admin removed from quarantine here does not come back by import, under its id or its text.
   const removed = tombstones(ctx.sql);
   const buried = doc.experiences.filter((e) => removed.buries(e)).length;
@@ -65,16 +65,16 @@ export function importLibrary(
   doc = buried ? { ...doc, experiences: doc.experiences.filter((e) => !removed.buries(e)) } : doc;
   if (mode === "merge") {
     return library.commit(
-      () => library.resolve(mergeOps(ctx, doc), null, admission),
+      () => library.resolve(mergeOps(ctx, doc), null, screening),
       (intents) => `import (merge) of ${intents.length} experiences${skipped}`,
       author,
       record,
-      { admission },
+      { screening },
     );
   }
   const ids = doc.experiences.map((e) => e.id);
   if (new Set(ids).size !== ids.length) throw DomainError.unprocessable("The export contains duplicate ids.");
-  return library.commit(() => replacePlan(ctx, library, doc, admin), `import (replace) of ${ids.length} experiences${skipped}`, author, record, { admission });
+  return library.commit(() => replacePlan(ctx, library, doc, admin), `import (replace) of ${ids.length} experiences${skipped}`, author, record, { screening });
 }
 
 const OWN_ID_RE = /^exp_[A-Za-z0-9]{8,40}$/;

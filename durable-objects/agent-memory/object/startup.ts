@@ -25,7 +25,7 @@ import { Quarantine } from "../screening/quarantine";
 import { ReadModel } from "../retrieval/read-model";
 
 /** The agent's storage modules, wired to one context: what the AgentMemory DO serves its calls from. */
-export interface Rooms {
+export interface Stores {
   library: Library;
   cases: Cases;
   retrieval: Retrieval;
@@ -39,7 +39,7 @@ export interface Rooms {
   readModel: ReadModel;
 }
 
-export function openRooms(mem: MemoryContext, enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>): Rooms {
+export function openStores(mem: MemoryContext, enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>): Stores {
   const library = new Library(mem);
   const cases = new Cases(mem);
   const retrieval = new Retrieval(mem, library);

@@ -4,7 +4,7 @@ import { DomainError } from "../../../src/core/errors";
 import { parseJson, type MemoryContext } from "../storage/context";
 import type { Library } from "../library/library";
 import type { Cases } from "../episodes/cases";
-import { MENTION_REVIEW, type AdmissionPolicy } from "./screen";
+import { MENTION_REVIEW, type ScreeningPolicy } from "./screen";
 import { buryLesson, unbury } from "./tombstones";
 
 export interface HeldItem {
@@ -73,9 +73,9 @@ const HELD_SQL = `
     SELECT 'case' AS kind, id, status, task AS text, NULL AS pattern, NULL AS keywords, NULL AS when_text, answer, trace_summary, updated_at AS updated FROM cases WHERE status IN ('quarantined', 'pending')
   ) h LEFT JOIN quarantine q ON q.item_id = h.id`;
 
-const ADMIN: AdmissionPolicy = { door: "admin", admin: true };
+const ADMIN: ScreeningPolicy = { door: "admin", admin: true };
 
-/** What the admission step holds back: listed for review, released or deleted by an admin, reviewed by the LLM. */
+/** What the screening step holds back: listed for review, released or deleted by an admin, reviewed by the LLM. */
 export class Quarantine {
   constructor(
     private readonly ctx: MemoryContext,
@@ -111,7 +111,7 @@ export class Quarantine {
     const r = await this.library.apply([{ op: "update", id, patch: { status: held.wanted as "active" | "archived" } }], {
       reason: `released from quarantine (${held.reason})`.slice(0, 500),
       author,
-      admission: ADMIN,
+      screening: ADMIN,
     });
     return { id, kind: "experience", status: r.experiences[0]?.status ?? held.wanted, libraryVersion: r.version };
   }
@@ -123,7 +123,7 @@ export class Quarantine {
       return { id, kind: "case", libraryVersion: null };
     }
     buryLesson(this.ctx, id, held.text, held.reason, author);
-    const r = await this.library.apply([{ op: "delete", id }], { reason: "deleted from quarantine", author, admission: ADMIN });
+    const r = await this.library.apply([{ op: "delete", id }], { reason: "deleted from quarantine", author, screening: ADMIN });
     return { id, kind: "experience", libraryVersion: r.version };
   }
 
@@ -166,7 +166,7 @@ export class Quarantine {
         {
           reason: `safety review: ${exps.filter((v) => v.safe).length} admitted, ${exps.filter((v) => !v.safe).length} quarantined`,
           author: "system:review",
-          admission: { door: "review", internal: true, holdReason },
+          screening: { door: "review", internal: true, holdReason },
         },
       );
     }

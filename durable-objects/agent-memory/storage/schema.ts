@@ -228,7 +228,7 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   DROP TABLE vector_codes;
   INSERT INTO meta (key, value) VALUES ('vector_pages_pending', '1');
   `,
-  // One admission step for every write (src/core/poison.ts, then the LLM safety review): what it
+  // One screening step for every write (src/core/poison.ts, then the LLM safety review): what it
   // holds back is kept here with why, whatever its kind, until a review or an admin releases it.
   // A live job's completion is its own column, not a tag inside a version reason anyone can write;
   // versions written before this step carried the tag in a reason authored by the live learner.

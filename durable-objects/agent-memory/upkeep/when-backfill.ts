@@ -35,7 +35,7 @@ export async function applyWhen(ctx: MemoryContext, library: Library, written: r
     await library.apply(
       fresh.map((w) => ({ op: "update" as const, id: w.id, patch: { when: w.when } })),
       // The writer ran the filter and the safety review on each `when` with its lesson.
-      { reason: `situations written for ${fresh.length} lesson${fresh.length === 1 ? "" : "s"}`, author: "system:when", admission: { door: "review", internal: true, reviewed: true } },
+      { reason: `situations written for ${fresh.length} lesson${fresh.length === 1 ? "" : "s"}`, author: "system:when", screening: { door: "review", internal: true, reviewed: true } },
     );
   }
   return { written: fresh.length, stale: written.length - fresh.length };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
-import { OutcomeSchema, type Outcome } from "../q-learning";
+import { EpisodeOutcomeSchema, type EpisodeOutcome } from "../q-learning";
 import { nameString } from "../text-rules";
 
 export const TASK_TEXT_MAX = 16_384;
@@ -74,7 +74,7 @@ export const FromEpisodesSchema = z
   .object({
     ...datasetFields,
     since: z.number().int().nonnegative().optional().describe("Only episodes that ended at or after this time (epoch ms)"),
-    outcomes: z.array(OutcomeSchema).min(1).max(4).optional().describe("Only episodes with these outcomes (default: all; abandoned episodes never count)"),
+    outcomes: z.array(EpisodeOutcomeSchema).min(1).max(4).optional().describe("Only episodes with these outcomes (default: all; abandoned episodes never count)"),
     limit: z.number().int().min(1).max(2000).default(500).describe("The most recently ended episodes first"),
   })
   .strict();
@@ -83,7 +83,7 @@ export type FromEpisodes = z.infer<typeof FromEpisodesSchema>;
 /** Which ended episodes of an agent a dataset is built from. */
 export interface EpisodeDatasetQuery {
   since?: number;
-  outcomes?: Outcome[];
+  outcomes?: EpisodeOutcome[];
   limit: number;
 }
 

@@ -7,7 +7,7 @@ import worker from "../../src/index";
 import { call, newKey } from "../helpers";
 import { fakeLlm, LLM_ENV, type SentRequest } from "../fake-llm";
 import { agentFixture } from "./setup";
-import { withReviewer } from "./admission-corpus";
+import { withReviewer } from "./screening-corpus";
 import { disguiseCorpus, SPLIT_WRITES } from "../fixtures/disguise-corpus";
 import benign from "../fixtures/benign-security.json";
 

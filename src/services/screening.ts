@@ -15,9 +15,9 @@ export const REVIEW_SLOT_WAIT_MS = 2_000;
  * A client's small write (a lesson, or an import of at most one review call's worth) is put to the
  * safety review before it is written, so the write answers with lessons the agent can use at once
  * (one library version, no wait for the queued review). Only all-`safe` verdicts count: an unsafe
- * verdict, no LLM, a larger write or a failed call leave the write to the admission step as usual
+ * verdict, no LLM, a larger write or a failed call leave the write to the screening step as usual
  * (held `pending` for the batched review, which quarantines with its reason). Text the filter
- * flags is not sent: admission holds it anyway, and talk about an attack is reviewed there with
+ * flags is not sent: screening holds it anyway, and talk about an attack is reviewed there with
  * the filter's reason.
  */
 export async function reviewedBeforeWrite(env: Env, tenantId: string, agentId: string, lessons: ReviewedLesson | readonly ReviewedLesson[], log: Logger): Promise<boolean> {

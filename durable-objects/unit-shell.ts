@@ -69,7 +69,7 @@ async function sendUnits<B>(queue: Queue<B>, keys: readonly string[], body: (key
  * result), and one effects pass at a time that sends dispatched units, runs the object's own
  * follow-up and arms the alarm, which sweeps lapsed leases and comes back for anything unfinished.
  */
-export abstract class UnitHost<M extends UnitMachine> extends DurableObject<Env> {
+export abstract class UnitShell<M extends UnitMachine> extends DurableObject<Env> {
   private initError: unknown = null;
   protected machine!: M;
   /** Effects passes never overlap: calls during one only ask for one more pass. */

@@ -4,7 +4,7 @@ import { BudgetExceededError, createLlm, llmConfigured } from "../llm";
 import { callMemory, memoryStub } from "../services/agent-memory";
 import { REVIEW_BATCH, reviewLessons } from "./safety-review";
 
-export interface AdmissionReviewJob {
+export interface ScreeningReviewJob {
   tenantId: string;
   agentId: string;
 }
@@ -13,12 +13,12 @@ export interface AdmissionReviewJob {
 const ROUNDS_PER_DELIVERY = 5;
 
 /**
- * Reviews what the admission step left `pending`, a batch of entries per LLM call (counted in the
+ * Reviews what the screening step left `pending`, a batch of entries per LLM call (counted in the
  * usage ledger like every call). A verdict applies only to an entry still pending with the text
  * that was reviewed. Without an LLM, or over budget, entries simply stay pending: they are not
  * served, an admin can release them, and the agent's sweep asks for the review again.
  */
-export async function runAdmissionReview(job: AdmissionReviewJob, env: Env, log: Logger): Promise<unknown> {
+export async function runScreeningReview(job: ScreeningReviewJob, env: Env, log: Logger): Promise<unknown> {
   if (!llmConfigured(env)) return { skipped: "no LLM configured; pending entries wait" };
   const memory = memoryStub(env, job.tenantId, job.agentId);
   const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
@@ -62,6 +62,6 @@ export async function runAdmissionReview(job: AdmissionReviewJob, env: Env, log:
     if (remaining <= items.length) return totals;
   }
   await env.JOBS.send({ type: "admission.review", ...job });
-  log.info("admission review continues", { agentId: job.agentId, ...totals });
+  log.info("screening review continues", { agentId: job.agentId, ...totals });
   return { ...totals, continued: true };
 }
