@@ -15,7 +15,7 @@ import { corpus, queries } from "./corpus.mjs";
 import { devServer, log, machine, must, replaceResultsSection, request } from "./lib/dev-server.mjs";
 
 export const EDGE_HEADING = "## Edge hot path (`npm run bench -- --profile far-edge`)";
-const FAR_EDGE = "d1=80,do=40,kv=5";
+export const FAR_EDGE = "d1=80,do=40,kv=5";
 const MEMORIES = 1000;
 /** Requests before measuring, after each restart: the object's load, the isolate's JIT and key cache. */
 const WARMUP = { local: 100, "far-edge": 30 };

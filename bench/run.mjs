@@ -23,6 +23,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { corpus, queries, rng } from "./corpus.mjs";
 import { EDGE_HEADING } from "./edge.mjs";
+import { EDGE_READS_HEADING } from "./edge-reads.mjs";
 import { devLogFindings, devServer, log, machine, must, PRACTICE_HEADING, QUALITY_HEADING, request, RESULTS_FILE, root, writeResults } from "./lib/dev-server.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -589,7 +590,7 @@ wrangler dev reloads during the run: ${reloads}. Error lines in the wrangler dev
 ${d.errs ? `\nErrors / truncated phases:\n\n${d.errs}\n` : ""}`;
 
   if (WRITE) {
-    writeResults(md, [PRACTICE_HEADING, QUALITY_HEADING, EDGE_HEADING]);
+    writeResults(md, [PRACTICE_HEADING, QUALITY_HEADING, EDGE_HEADING, EDGE_READS_HEADING]);
     log(`wrote ${path.relative(root, RESULTS_FILE)}`);
   } else {
     log("not writing bench/RESULTS.md for a quick/custom run (pass --write to force)");

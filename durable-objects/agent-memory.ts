@@ -266,12 +266,12 @@ export class AgentMemory extends AgentMemoryBase {
 
   /** What retrieval has learned from rewards: the re-ranker's state and the size of usage memory. */
   async getRetriever() {
-    return this.rpc(() => retrieverState(this.rooms.retrieval));
+    return this.rpc(() => retrieverState(this.rooms.retrieval, this.rooms.readModel));
   }
 
   /** Forgets what retrieval learned from rewards (re-ranker and usage memory); Q-values stay. */
   async resetRetriever() {
-    return this.rpc(() => resetRetriever(this.rooms.retrieval, (fn) => this.ctx.storage.transactionSync(fn)));
+    return this.rpc(() => resetRetriever(this.rooms.retrieval, this.rooms.readModel, (fn) => this.ctx.storage.transactionSync(fn)));
   }
 
   async analytics(opts: { top: number; window: number; buckets: number }) {

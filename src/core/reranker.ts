@@ -123,5 +123,12 @@ export const RetrieverStateSchema = z.object({
     pendingPhrases: z.number().int().describe("Learned phrases waiting for the LLM safety review; nothing matches them until it admits them"),
     centroids: z.number().int(),
   }),
+  snapshot: z
+    .object({
+      contentVersion: z.number().int().describe("Counts changes to what retrieval reads as content (lessons, cases, vectors, config); a new one is a new snapshot"),
+      learnSeq: z.number().int().describe("Counts changes rewards and uses made (Q, counts, usage memory, the re-ranker), which reach Workers as deltas"),
+      bytes: z.number().int().nullable().describe("Size of the snapshot built for this content version, published to Workers unless over their limit; null until a Worker asked for one"),
+    })
+    .describe("The read model Workers serve this agent's reads from (README, \"Reads at the edge\")"),
 });
 export type RetrieverState = z.infer<typeof RetrieverStateSchema>;

@@ -280,6 +280,8 @@ describe("what reads at the edge leave to the object", () => {
     expect(first.body.items.map((i: { id: string }) => i.id)).toEqual([f.first.id]);
     const second = await read();
     expect(second.body.fallbackReason).toBe("too-large");
+    // The agent's retriever state says how large its snapshot is.
+    expect((await f.api("GET", "/retriever")).body.snapshot.bytes).toBeGreaterThan(200);
     // Use counters travel in their own batches (listed, not the read's own call).
     expect(second.trips.ops.filter((op) => op.startsWith("AGENT_MEMORY") && op !== "AGENT_MEMORY.applyRetrievalCounts")).toEqual(["AGENT_MEMORY.retrieve"]);
   });

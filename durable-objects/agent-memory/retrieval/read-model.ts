@@ -110,6 +110,13 @@ export class ReadModel {
     };
   }
 
+  /** The read model's versions, and the size of the snapshot built for the current content version (null if none was asked for). */
+  published(): { contentVersion: number; learnSeq: number; bytes: number | null } {
+    const v = this.versions();
+    const built = this.built?.contentVersion === v.contentVersion ? this.built.bytes.length : this.refused?.contentVersion === v.contentVersion ? this.refused.bytes : null;
+    return { contentVersion: v.contentVersion, learnSeq: v.learnSeq, bytes: built };
+  }
+
   /** What a Worker holding `have` needs to be current: nothing, a delta, a snapshot, or a reason to read through the object. */
   async answer(have: ReadModelVersion | null, maxBytes: number): Promise<ReadModelAnswer> {
     const v = this.versions();
