@@ -2059,7 +2059,7 @@ export interface components {
                 reward: number;
                 /** @description The episode whose reward made this change; null for a reward naming memories or a retrieval outside an episode */
                 episodeId?: string | null;
-                /** @description The retrieval the reward named, when it named one */
+                /** @description The retrieval the reward named, when it named one (a token by the `ret_…` id it carries) */
                 retrievalId?: string | null;
             }[];
             libraryVersion: number;
@@ -2193,7 +2193,7 @@ export interface components {
                 reward: number;
                 /** @description The episode whose reward made this change; null for a reward naming memories or a retrieval outside an episode */
                 episodeId?: string | null;
-                /** @description The retrieval the reward named, when it named one */
+                /** @description The retrieval the reward named, when it named one (a token by the `ret_…` id it carries) */
                 retrievalId?: string | null;
             }[];
         };

@@ -131,7 +131,7 @@ export const QHistoryEntrySchema = z.object({
   delta: z.number(),
   reward: z.number(),
   episodeId: z.string().nullable().optional().describe("The episode whose reward made this change; null for a reward naming memories or a retrieval outside an episode"),
-  retrievalId: z.string().nullable().optional().describe("The retrieval the reward named, when it named one"),
+  retrievalId: z.string().nullable().optional().describe("The retrieval the reward named, when it named one (a token by the `ret_…` id it carries)"),
 });
 
 export const ExperienceSchema = ExperienceContentSchema.extend({

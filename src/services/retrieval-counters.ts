@@ -83,6 +83,3 @@ async function send(env: Env, agent: string): Promise<void> {
 export async function flushRetrievalCounts(env: Env): Promise<void> {
   await Promise.all(counts.held().map((agent) => send(env, agent)));
 }
-
-/** Counters this isolate holds, and how many it dropped for want of room. */
-export const retrievalCountsHeld = () => ({ pending: counts.pending, dropped: counts.dropped });
