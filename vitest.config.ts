@@ -115,7 +115,15 @@ export default defineConfig(async () => {
             exclude: workerdExclude,
             setupFiles: ["./test/setup.ts"],
             maxWorkers: 2,
-            deps: { optimizer: { ssr: { enabled: true, include: WORKER_DEPS, exclude: ["uplot", "uplot/dist/uPlot.iife.min.js", "uplot/dist/uPlot.min.css"] } } },
+            deps: {
+              optimizer: {
+                ssr: {
+                  enabled: true,
+                  include: WORKER_DEPS,
+                  exclude: ["uplot", "uplot/dist/uPlot.iife.min.js", "uplot/dist/uPlot.min.css"],
+                },
+              },
+            },
             ...timeouts,
           },
         },

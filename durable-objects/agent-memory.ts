@@ -95,7 +95,9 @@ export class AgentMemory extends AgentMemoryBase {
           this.mem.vectors = await this.buildVectorStore();
         } catch (err) {
           this.config = previous;
-          throw DomainError.unprocessable(err instanceof Error ? err.message : String(err), [{ path: ["embedder"], message: "Cannot use this embedder here" }]);
+          throw DomainError.unprocessable(err instanceof Error ? err.message : String(err), [
+            { path: ["embedder"], message: "Cannot use this embedder here" },
+          ]);
         }
       }
       this.ctx.storage.sql.exec(
@@ -120,7 +122,13 @@ export class AgentMemory extends AgentMemoryBase {
   async createExperience(input: ExperienceCreate, author: string, provenance?: Provenance, idempotencyKey?: string, access?: WriteAccess) {
     return this.rpc(async () => {
       const { value: r, replayed } = await this.rooms.idempotency.run(idempotencyKey, "experience.create", input, (record) =>
-        this.rooms.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null, record, screening: policyOf(access) }),
+        this.rooms.library.apply([{ op: "create", experience: input }], {
+          reason: "create experience",
+          author,
+          provenance: provenance ?? null,
+          record,
+          screening: policyOf(access),
+        }),
       );
       return { value: { version: r.version, experience: r.experiences[0]! }, replayed };
     });
@@ -136,19 +144,34 @@ export class AgentMemory extends AgentMemoryBase {
 
   async patchExperience(id: string, patch: ExperiencePatch, author: string, access?: WriteAccess) {
     return this.rpc(async () => {
-      const r = await this.rooms.library.apply([{ op: "update", id, patch }], { reason: "update experience", author, screening: policyOf(access) });
+      const r = await this.rooms.library.apply([{ op: "update", id, patch }], {
+        reason: "update experience",
+        author,
+        screening: policyOf(access),
+      });
       return { version: r.version, experience: this.rooms.library.get(id) };
     });
   }
 
   async deleteExperience(id: string, author: string, access?: WriteAccess) {
     return this.rpc(async () => {
-      const r = await this.rooms.library.apply([{ op: "delete", id }], { reason: "delete experience", author, screening: policyOf(access) });
+      const r = await this.rooms.library.apply([{ op: "delete", id }], {
+        reason: "delete experience",
+        author,
+        screening: policyOf(access),
+      });
       return { version: r.version, deleted: id };
     });
   }
 
-  async applyLibrary(operations: LibraryOperation[], reason: string, author: string, provenance?: Provenance, idempotencyKey?: string, access?: WriteAccess) {
+  async applyLibrary(
+    operations: LibraryOperation[],
+    reason: string,
+    author: string,
+    provenance?: Provenance,
+    idempotencyKey?: string,
+    access?: WriteAccess,
+  ) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "library.batch", { operations, reason }, (record) =>
         this.rooms.library.apply(operations, { reason, author, provenance: provenance ?? null, record, screening: policyOf(access) }),
@@ -173,7 +196,9 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   async rollback(n: number, author: string, idempotencyKey?: string) {
-    return this.rpc(() => this.rooms.idempotency.run(idempotencyKey, "library.rollback", { n }, (record) => this.rooms.library.rollback(n, author, record)));
+    return this.rpc(() =>
+      this.rooms.idempotency.run(idempotencyKey, "library.rollback", { n }, (record) => this.rooms.library.rollback(n, author, record)),
+    );
   }
 
   async exportLibrary() {
@@ -193,16 +218,21 @@ export class AgentMemory extends AgentMemoryBase {
    * run's own safety review (src/practice/plan-review.ts), so promotion runs the filter only.
    */
   async promotePractice(input: PracticePromotionInput) {
-    return this.rpc(() =>
-      this.sameIncarnation(input.incarnation, `practice run ${input.runId}`) ??
-      this.rooms.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, (record) =>
-        promotePractice(this.rooms.library.screening({ door: "practice", reviewed: true }), input, record),
-      ),
+    return this.rpc(
+      () =>
+        this.sameIncarnation(input.incarnation, `practice run ${input.runId}`) ??
+        this.rooms.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, (record) =>
+          promotePractice(this.rooms.library.screening({ door: "practice", reviewed: true }), input, record),
+        ),
     );
   }
 
   async createCase(input: CaseCreate, idempotencyKey?: string, access?: WriteAccess) {
-    return this.rpc(() => this.rooms.idempotency.run(idempotencyKey, "case.create", input, (record) => this.rooms.cases.create(input, record, policyOf(access))));
+    return this.rpc(() =>
+      this.rooms.idempotency.run(idempotencyKey, "case.create", input, (record) =>
+        this.rooms.cases.create(input, record, policyOf(access)),
+      ),
+    );
   }
 
   async getCase(id: string) {
@@ -240,7 +270,8 @@ export class AgentMemory extends AgentMemoryBase {
   async reward(req: RewardRequest, idempotencyKey?: string, teacher?: string) {
     return this.rpc(async () => {
       const { value, replayed: keyReplayed } = await this.rooms.idempotency.run(idempotencyKey, "reward", req, async (record) => {
-        const token = req.retrievalId && isRetrievalToken(req.retrievalId) ? await this.rooms.retrieval.secrets.verify(req.retrievalId) : undefined;
+        const token =
+          req.retrievalId && isRetrievalToken(req.retrievalId) ? await this.rooms.retrieval.secrets.verify(req.retrievalId) : undefined;
         return this.rooms.utility.reward(req, record, teacher, token);
       });
       // A second reward of the same retrieval replays the first even without an Idempotency-Key.
@@ -373,7 +404,10 @@ export class AgentMemory extends AgentMemoryBase {
 
   /** Learned phrases waiting for the same safety review (src/learning/screening-review.ts). */
   async pendingPhraseReviews(limit: number) {
-    return this.rpc(() => ({ items: this.rooms.retrieval.usage.pendingPhrases(limit), remaining: this.rooms.retrieval.usage.countPendingPhrases() }));
+    return this.rpc(() => ({
+      items: this.rooms.retrieval.usage.pendingPhrases(limit),
+      remaining: this.rooms.retrieval.usage.countPendingPhrases(),
+    }));
   }
 
   async applyPhraseReviews(verdicts: { itemId: string; text: string; safe: boolean }[]) {
@@ -390,20 +424,36 @@ export class AgentMemory extends AgentMemoryBase {
       this.sameIncarnation(incarnation, `job ${jobId}`);
       const job = this.rooms.jobs.get(jobId) ?? this.rooms.jobs.ensure(jobId, "live.extract", episodeId).job;
       if (job.status === "done" || job.status === "skipped") return { job, input: null };
-      return { job: this.rooms.jobs.update(jobId, { status: "running", attempt: true })!, input: this.rooms.episodes.extractionInput(episodeId) };
+      return {
+        job: this.rooms.jobs.update(jobId, { status: "running", attempt: true })!,
+        input: this.rooms.episodes.extractionInput(episodeId),
+      };
     });
   }
 
   async finishJob(jobId: string, status: Job["status"], reason: string, result?: Job["result"], incarnation?: string) {
-    return this.rpc(() => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) }));
+    return this.rpc(
+      () =>
+        this.sameIncarnation(incarnation, `job ${jobId}`) ??
+        this.rooms.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) }),
+    );
   }
 
   async similarExperiences(lesson: { id?: string; text: string; pattern?: string | null; keywords?: string[] }, k: number) {
     return this.rpc(() => this.rooms.lessons.similar(lesson, k));
   }
 
-  async applyLiveLesson(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision, context: LiveDecisionContext, incarnation?: string) {
-    return this.rpc(() => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context));
+  async applyLiveLesson(
+    jobId: string,
+    episodeId: string,
+    candidate: LiveInsight,
+    decision: LiveDecision,
+    context: LiveDecisionContext,
+    incarnation?: string,
+  ) {
+    return this.rpc(
+      () => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context),
+    );
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */

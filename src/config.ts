@@ -28,7 +28,8 @@ const whole = (min: number, max: number) => {
   const error = `must be a whole number from ${min} to ${max}`;
   return z.string().regex(/^\d+$/, error).transform(Number).pipe(z.number().int().min(min, error).max(max, error));
 };
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be one of ${values.join(", ")}` });
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(", ")}` });
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export const STRUCTURED_OUTPUT_MODES = ["json_schema", "json_object", "prompt"] as const;
@@ -46,7 +47,10 @@ const priceTable = z
     try {
       return JSON.parse(text) as unknown;
     } catch (e) {
-      ctx.addIssue({ code: "custom", message: `is not valid JSON (${e instanceof Error ? e.message : String(e)}); expected ${PRICE_TABLE_SHAPE}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `is not valid JSON (${e instanceof Error ? e.message : String(e)}); expected ${PRICE_TABLE_SHAPE}`,
+      });
       return z.NEVER;
     }
   })

@@ -48,7 +48,10 @@ export async function armLegacyAgents(env: Env, at: number, pageSize = SEND_BATC
 }
 
 async function pruneAudit(env: Env, at: number) {
-  const res = await db(env).delete(auditLog).where(lt(auditLog.at, at - AUDIT_RETENTION_MS)).run();
+  const res = await db(env)
+    .delete(auditLog)
+    .where(lt(auditLog.at, at - AUDIT_RETENTION_MS))
+    .run();
   return res.meta.changes ?? 0;
 }
 

@@ -4542,6 +4542,15 @@ export interface components {
                 pendingPhrases: number;
                 centroids: number;
             };
+            /** @description The read model Workers serve this agent's reads from (README, "Reads at the edge") */
+            snapshot: {
+                /** @description Counts changes to what retrieval reads as content (lessons, cases, vectors, config); a new one is a new snapshot */
+                contentVersion: number;
+                /** @description Counts changes rewards and uses made (Q, counts, usage memory, the re-ranker), which reach Workers as deltas */
+                learnSeq: number;
+                /** @description Size of the snapshot built for this content version, published to Workers unless over their limit; null until a Worker asked for one */
+                bytes: number | null;
+            };
         };
         EventEndpoint: {
             id: string;

@@ -36,7 +36,22 @@ export const METADATA_FIELDS = {
  * schema grows a field that is in none of these lists.
  */
 export const TYPED_FIELDS = {
-  experience: ["id", "label", "probation", "q", "counts", "createdAt", "updatedAt", "lastUsedAt", "embedding", "qHistory", "source", "status", "pinned", "importance"],
+  experience: [
+    "id",
+    "label",
+    "probation",
+    "q",
+    "counts",
+    "createdAt",
+    "updatedAt",
+    "lastUsedAt",
+    "embedding",
+    "qHistory",
+    "source",
+    "status",
+    "pinned",
+    "importance",
+  ],
   case: ["id", "reward", "label", "episodeId", "status", "q", "counts", "createdAt", "updatedAt", "lastUsedAt"],
   attempt: ["n", "ok", "at", "infrastructure"],
   episode: ["id", "sessionId", "status", "outcome", "score", "citedIds", "result", "createdAt", "endedAt"],
@@ -93,5 +108,7 @@ export const MetadataValueSchema = z.union([metadataString(METADATA_VALUE_MAX), 
 export const MetadataSchema = z
   .record(z.string().regex(METADATA_KEY_RE, "Keys are 1-64 characters of A-Z a-z 0-9 _ . : -"), MetadataValueSchema)
   .refine((r) => Object.keys(r).length <= METADATA_MAX_KEYS, `At most ${METADATA_MAX_KEYS} keys`)
-  .describe(`Flat metadata: at most ${METADATA_MAX_KEYS} keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most ${METADATA_VALUE_MAX} characters), a number or a boolean. Kept and returned, filterable, never put into a prompt`);
+  .describe(
+    `Flat metadata: at most ${METADATA_MAX_KEYS} keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most ${METADATA_VALUE_MAX} characters), a number or a boolean. Kept and returned, filterable, never put into a prompt`,
+  );
 export type Metadata = z.infer<typeof MetadataSchema>;

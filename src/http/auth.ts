@@ -40,4 +40,3 @@ export const requireOperator = createMiddleware<AppEnv>(async (c, next) => {
   c.set("principal", { kind: "operator" });
   await next();
 });
-

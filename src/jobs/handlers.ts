@@ -71,7 +71,11 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
       // queue, or one that no retry can mend (the consumer acks it).
       const retryable = isRetryable(err);
       const final = !retryable || delivery.attempts > QUEUE_MAX_RETRIES;
-      const why = !retryable ? "failed, not retryable" : final ? "failed after retries, sent to dead-letter queue" : `attempt ${delivery.attempts} failed, will retry`;
+      const why = !retryable
+        ? "failed, not retryable"
+        : final
+          ? "failed after retries, sent to dead-letter queue"
+          : `attempt ${delivery.attempts} failed, will retry`;
       const reason = `${why}: ${err instanceof Error ? err.message : String(err)}`;
       await recordJobFailure({ env }, { ...msg, final, reason });
       throw err;

@@ -40,7 +40,9 @@ export async function runScreeningReview(job: ScreeningReviewJob, env: Env, log:
     const verdicts = await review(items, "admission-review");
     if (!verdicts) return overBudget();
     const applied = await callMemory(() =>
-      memory.applyReviews(items.map((item, i) => ({ id: item.id, kind: item.kind, text: item.text, when: item.when ?? null, ...verdicts[i]! }))),
+      memory.applyReviews(
+        items.map((item, i) => ({ id: item.id, kind: item.kind, text: item.text, when: item.when ?? null, ...verdicts[i]! })),
+      ),
     );
     totals.admitted += applied.admitted;
     totals.quarantined += applied.quarantined;
@@ -54,7 +56,10 @@ export async function runScreeningReview(job: ScreeningReviewJob, env: Env, log:
   for (; rounds > 0; rounds--) {
     const { items, remaining } = await callMemory(() => memory.pendingPhraseReviews(REVIEW_BATCH));
     if (!items.length) return totals;
-    const verdicts = await review(items.map((p) => ({ text: p.text })), "phrase-review");
+    const verdicts = await review(
+      items.map((p) => ({ text: p.text })),
+      "phrase-review",
+    );
     if (!verdicts) return overBudget();
     const applied = await callMemory(() => memory.applyPhraseReviews(items.map((p, i) => ({ ...p, safe: verdicts[i]?.safe ?? false }))));
     totals.phrasesAdmitted += applied.admitted;

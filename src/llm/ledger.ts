@@ -35,7 +35,16 @@ export interface LedgerSummary {
   groups: LedgerGroup[];
 }
 
-const NO_USAGE: LedgerTotals = { calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, openCalls: 0, abandonedCalls: 0, failedCalls: 0, estimatedCalls: 0 };
+const NO_USAGE: LedgerTotals = {
+  calls: 0,
+  tokensIn: 0,
+  tokensOut: 0,
+  costUsd: 0,
+  openCalls: 0,
+  abandonedCalls: 0,
+  failedCalls: 0,
+  estimatedCalls: 0,
+};
 
 const DAY_MS = 86_400_000;
 
@@ -125,7 +134,22 @@ export class LlmLedger implements LedgerRecorder, BudgetGuard {
     const day = utcDay(at);
     const u = clean(entry);
     await this.env.DB.batch([
-      this.env.DB.prepare(INSERT_ROW).bind(entry.tenantId, entry.agentId ?? null, entry.purpose, entry.role, entry.model, u.tokensIn, u.tokensOut, u.costUsd, at, day, "settled", 0, crypto.randomUUID(), at),
+      this.env.DB.prepare(INSERT_ROW).bind(
+        entry.tenantId,
+        entry.agentId ?? null,
+        entry.purpose,
+        entry.role,
+        entry.model,
+        u.tokensIn,
+        u.tokensOut,
+        u.costUsd,
+        at,
+        day,
+        "settled",
+        0,
+        crypto.randomUUID(),
+        at,
+      ),
       this.env.DB.prepare(ADD_TO_DAY).bind(entry.tenantId, day, u.tokensIn + u.tokensOut),
     ]);
   }
@@ -142,7 +166,18 @@ export class LlmLedger implements LedgerRecorder, BudgetGuard {
     const u = clean(call.estimate);
     const [opened] = await this.env.DB.batch([
       this.env.DB.prepare(OPEN_ROW).bind(
-        call.tenantId, call.agentId ?? null, call.purpose, call.role, call.model, u.tokensIn, u.tokensOut, u.costUsd, at, day, call.callId, envDailyTokenBudget(this.env),
+        call.tenantId,
+        call.agentId ?? null,
+        call.purpose,
+        call.role,
+        call.model,
+        u.tokensIn,
+        u.tokensOut,
+        u.costUsd,
+        at,
+        day,
+        call.callId,
+        envDailyTokenBudget(this.env),
       ),
       this.env.DB.prepare(RESERVE_IN_DAY).bind(call.tenantId, day, u.tokensIn + u.tokensOut, call.callId),
     ]);
@@ -165,7 +200,13 @@ export class LlmLedger implements LedgerRecorder, BudgetGuard {
     if (announced.has(id)) return;
     announced.add(id);
     if (announced.size > 10_000) announced.clear();
-    const event = { id, type: "budget.exhausted" as const, tenantId, occurredAt: at, data: { day, budget, used, resetsAt: startOfUtcDay(at) + DAY_MS } };
+    const event = {
+      id,
+      type: "budget.exhausted" as const,
+      tenantId,
+      occurredAt: at,
+      data: { day, budget, used, resetsAt: startOfUtcDay(at) + DAY_MS },
+    };
     const [message] = eventMessages(tenantId, [event]);
     await this.env.JOBS?.send(message!).catch(() => announced.delete(id));
   }
@@ -283,7 +324,10 @@ export class LlmLedger implements LedgerRecorder, BudgetGuard {
     }));
     // Days read best in calendar order; everything else by what it consumed, largest first.
     if (groupBy !== "day") {
-      groups.sort((a, b) => b.tokensIn + b.tokensOut - (a.tokensIn + a.tokensOut) || b.costUsd - a.costUsd || String(a.key).localeCompare(String(b.key)));
+      groups.sort(
+        (a, b) =>
+          b.tokensIn + b.tokensOut - (a.tokensIn + a.tokensOut) || b.costUsd - a.costUsd || String(a.key).localeCompare(String(b.key)),
+      );
     }
     const totals = groups.reduce<LedgerTotals>(
       (t, g) => ({

@@ -23,12 +23,37 @@ import { flushMarksIfDue, markAgentActive } from "./activity-marks";
  * argument at the given position).
  */
 const IDEMPOTENT_READS = new Set([
-  "retrieve", "prompt", "getConfig", "getExperience", "listExperiences", "libraryVersions", "libraryVersion", "libraryDiff",
-  "exportLibrary", "getCase", "listCases", "analytics", "getEpisode", "episodeRetrievals", "listEpisodes", "episodesForDataset", "getJob", "listJobs",
-  "similarExperiences", "registerAgent", "deleteAgent", "readModel",
+  "retrieve",
+  "prompt",
+  "getConfig",
+  "getExperience",
+  "listExperiences",
+  "libraryVersions",
+  "libraryVersion",
+  "libraryDiff",
+  "exportLibrary",
+  "getCase",
+  "listCases",
+  "analytics",
+  "getEpisode",
+  "episodeRetrievals",
+  "listEpisodes",
+  "episodesForDataset",
+  "getJob",
+  "listJobs",
+  "similarExperiences",
+  "registerAgent",
+  "deleteAgent",
+  "readModel",
 ]);
 const IDEMPOTENCY_KEY_ARG: Record<string, number> = {
-  reward: 1, createEpisode: 1, createCase: 1, createExperience: 3, applyLibrary: 4, rollback: 2, importLibrary: 3,
+  reward: 1,
+  createEpisode: 1,
+  createCase: 1,
+  createExperience: 3,
+  applyLibrary: 4,
+  rollback: 2,
+  importLibrary: 3,
 };
 
 function idempotent(method: string, args: unknown[]): boolean {
@@ -68,15 +93,19 @@ export function resilientMemory(env: Env, tenantId: string, agentId: string): Me
       if (typeof method !== "string" || method === "then") return undefined;
       return (...args: unknown[]) => {
         const call = () =>
-          doCall(() => {
-            const stub = memoryStub(env, tenantId, agentId) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-            return stub[method]!(...args);
-          }, idempotent(method, args));
+          doCall(
+            () => {
+              const stub = memoryStub(env, tenantId, agentId) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+              return stub[method]!(...args);
+            },
+            idempotent(method, args),
+          );
         if (IDEMPOTENT_READS.has(method)) return call();
         return writeSlotsOf(tenantId, agentId)
           .run(call)
           .catch((e: unknown) => {
-            if (e instanceof SemaphoreTimeoutError) throw unavailable(`This agent's memory has ${e.limit} writes from this instance in progress; retry after a short pause.`);
+            if (e instanceof SemaphoreTimeoutError)
+              throw unavailable(`This agent's memory has ${e.limit} writes from this instance in progress; retry after a short pause.`);
             throw e;
           });
       };
@@ -104,7 +133,13 @@ export function agentMemory(deps: Pick<Deps, "env" | "waitUntil">, caller: Calle
 
 /** The agent's control-plane row, or undefined. */
 export function agentRow(env: Env, tenantId: string, agentId: string) {
-  return d1Read(() => db(env).select().from(agents).where(and(eq(agents.tenantId, tenantId), eq(agents.agentId, agentId))).get());
+  return d1Read(() =>
+    db(env)
+      .select()
+      .from(agents)
+      .where(and(eq(agents.tenantId, tenantId), eq(agents.agentId, agentId)))
+      .get(),
+  );
 }
 
 /**

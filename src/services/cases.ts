@@ -10,7 +10,11 @@ import { accessOf, type Door } from "./lessons";
  * this call stored it, `replayed` whether a repeated idempotency key answered the first result.
  * Its texts pass the screening step inside the agent's object.
  */
-export const addCase = (deps: Deps, caller: Caller, input: { agentId: string; case: CaseCreate; door: Door; idempotencyKey?: string | undefined }) =>
+export const addCase = (
+  deps: Deps,
+  caller: Caller,
+  input: { agentId: string; case: CaseCreate; door: Door; idempotencyKey?: string | undefined },
+) =>
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
     const { value: r, replayed } = await callMemory(() => memory.createCase(input.case, input.idempotencyKey, accessOf(key, input.door)));

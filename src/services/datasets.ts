@@ -87,7 +87,9 @@ async function runBatch<T>(d: Db, queries: T[]) {
 function datasetKey(caller: Caller, scope: Scope) {
   const key = requireScope(caller, scope);
   if (scope !== "read" && key.agentIds) {
-    throw forbidden("Keys restricted to some agents can read datasets but not change them; datasets are shared by every agent of the tenant.");
+    throw forbidden(
+      "Keys restricted to some agents can read datasets but not change them; datasets are shared by every agent of the tenant.",
+    );
   }
   return key;
 }
@@ -103,7 +105,11 @@ export const createDataset = (deps: Deps, caller: Caller, input: DatasetCreate) 
     return { ...dataset, upload };
   });
 
-async function storeDataset(env: Env, tenantId: string, input: DatasetCreate): Promise<{ dataset: DatasetDetail; upload: UploadResult | null }> {
+async function storeDataset(
+  env: Env,
+  tenantId: string,
+  input: DatasetCreate,
+): Promise<{ dataset: DatasetDetail; upload: UploadResult | null }> {
   const d = db(env);
   const row = await d
     .insert(datasets)
@@ -152,7 +158,12 @@ async function taskRows(datasetId: string, input: readonly DatasetTaskInput[], b
  * never a mix, and concurrent replacements each leave a whole set. For datasets the service
  * itself keeps up to date (remedial practice), with at most a few thousand tasks.
  */
-export async function replaceDataset(env: Env, tenantId: string, datasetId: string, input: DatasetCreate & { tasks: DatasetTaskInput[] }): Promise<DatasetDetail> {
+export async function replaceDataset(
+  env: Env,
+  tenantId: string,
+  datasetId: string,
+  input: DatasetCreate & { tasks: DatasetTaskInput[] },
+): Promise<DatasetDetail> {
   const d = db(env);
   const now = Date.now();
   const tasks = await taskRows(datasetId, input.tasks, 0, input.holdoutFraction, now);
@@ -179,7 +190,11 @@ export async function replaceDataset(env: Env, tenantId: string, datasetId: stri
  * Adds tasks to a dataset of the tenant. The tasks are read (an upload parsed) only once the caller
  * may write, so a key that may not is refused whatever its body holds.
  */
-export const addDatasetTasks = (deps: Deps, caller: Caller, input: { datasetId: string; tasks: () => Promise<readonly DatasetTaskInput[]> }) =>
+export const addDatasetTasks = (
+  deps: Deps,
+  caller: Caller,
+  input: { datasetId: string; tasks: () => Promise<readonly DatasetTaskInput[]> },
+) =>
   outcome(async () => {
     const key = datasetKey(caller, "write");
     return addTasks(deps.env, key.tenantId, input.datasetId, await input.tasks());
@@ -229,12 +244,20 @@ async function addTasks(env: Env, tenantId: string, datasetId: string, input: re
       d,
       chunks(ids, IDS_PER_QUERY).map((part) =>
         d
-          .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth, metadata: datasetTasks.metadata, split: datasetTasks.split })
+          .select({
+            taskId: datasetTasks.taskId,
+            task: datasetTasks.task,
+            groundTruth: datasetTasks.groundTruth,
+            metadata: datasetTasks.metadata,
+            split: datasetTasks.split,
+          })
           .from(datasetTasks)
           .where(and(eq(datasetTasks.datasetId, datasetId), inArray(datasetTasks.taskId, part))),
       ),
     );
-    const stored = new Map((results as Pick<TaskRow, "taskId" | "task" | "groundTruth" | "metadata" | "split">[][]).flat().map((r) => [r.taskId, r]));
+    const stored = new Map(
+      (results as Pick<TaskRow, "taskId" | "task" | "groundTruth" | "metadata" | "split">[][]).flat().map((r) => [r.taskId, r]),
+    );
     for (const t of group) {
       const s = stored.get(t.taskId);
       if (!s || !sameContent(s, t.input)) conflicts.push(t.taskId);
@@ -311,7 +334,12 @@ export const listDatasets = (deps: Deps, caller: Caller, opts: { limit: number; 
       .where(
         and(
           eq(datasets.tenantId, tenantId),
-          after ? or(lt(datasets.createdAt, after.t as number), and(eq(datasets.createdAt, after.t as number), lt(datasets.id, after.i as string))) : undefined,
+          after
+            ? or(
+                lt(datasets.createdAt, after.t as number),
+                and(eq(datasets.createdAt, after.t as number), lt(datasets.id, after.i as string)),
+              )
+            : undefined,
         ),
       )
       .orderBy(desc(datasets.createdAt), desc(datasets.id))
@@ -319,11 +347,18 @@ export const listDatasets = (deps: Deps, caller: Caller, opts: { limit: number; 
       .all();
     const page = rows.slice(0, opts.limit);
     const last = page[page.length - 1];
-    return { items: page.map(present), nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null };
+    return {
+      items: page.map(present),
+      nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null,
+    };
   });
 
 /** Tasks in upload order, optionally of one split. */
-export const listDatasetTasks = (deps: Deps, caller: Caller, opts: { datasetId: string; split?: "train" | "holdout"; cursor?: string; limit: number }) =>
+export const listDatasetTasks = (
+  deps: Deps,
+  caller: Caller,
+  opts: { datasetId: string; split?: "train" | "holdout"; cursor?: string; limit: number },
+) =>
   outcome(async (): Promise<{ items: DatasetTask[]; nextCursor: string | null }> => {
     const { datasetId } = opts;
     const tenantId = datasetKey(caller, "read").tenantId;
@@ -371,7 +406,11 @@ export const createDatasetFromEpisodes = (deps: Deps, caller: Caller, input: Fro
     datasetKey(caller, "write");
     assertCallableUrls(deps.env, runOptionUrls({ verifier: dataset.verifier }));
     const { episodes, withheld } = await callMemory(() =>
-      memoryStub(deps.env, tenantId, agentId).episodesForDatasetScreened({ limit, ...(since !== undefined ? { since } : {}), ...(outcomes ? { outcomes } : {}) }),
+      memoryStub(deps.env, tenantId, agentId).episodesForDatasetScreened({
+        limit,
+        ...(since !== undefined ? { since } : {}),
+        ...(outcomes ? { outcomes } : {}),
+      }),
     );
     if (!episodes.length) {
       throw unprocessable(

@@ -122,8 +122,14 @@ async function fromLocationCache(name: string): Promise<{ bytes: Uint8Array; ver
 async function toLocationCache(name: string, bytes: Uint8Array, version: ReadModelVersion): Promise<void> {
   const cache = await caches.open(CACHE_NAME);
   const headers = { "cache-control": `max-age=${CACHE_TTL_S}` };
-  await cache.put(cacheUrl(name, `${version.incarnation}/${version.contentVersion}`), new Response(bytes, { headers: { ...headers, "content-type": "application/octet-stream" } }));
-  await cache.put(cacheUrl(name, "latest"), Response.json({ incarnation: version.incarnation, contentVersion: version.contentVersion }, { headers }));
+  await cache.put(
+    cacheUrl(name, `${version.incarnation}/${version.contentVersion}`),
+    new Response(bytes, { headers: { ...headers, "content-type": "application/octet-stream" } }),
+  );
+  await cache.put(
+    cacheUrl(name, "latest"),
+    Response.json({ incarnation: version.incarnation, contentVersion: version.contentVersion }, { headers }),
+  );
 }
 
 type Served = { reader: SnapshotReader; libraryVersion: number; validatedAt: number } | { fallback: ReadFallback };
@@ -146,14 +152,22 @@ async function checkKeys(env: Env, keyIds: readonly string[], at: number): Promi
  * new entry, or the object's refusal. Revocations of the keys that read through the entry since the
  * last check (and of `alsoCheck`) are looked up in D1 at the same time.
  */
-async function revalidate(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string, agentId: string, entry: Held | null, alsoCheck: readonly string[] = []): Promise<Held> {
+async function revalidate(
+  deps: Pick<Deps, "env" | "waitUntil">,
+  tenantId: string,
+  agentId: string,
+  entry: Held | null,
+  alsoCheck: readonly string[] = [],
+): Promise<Held> {
   const settings = readSettings(deps.env);
   const name = memoryName(tenantId, agentId);
   const asked = Date.now();
   const keys = [...new Set([...(entry?.keys ?? []), ...alsoCheck])];
   entry?.keys.clear();
   const [answer] = await Promise.all([
-    callMemory(() => resilientMemory(deps.env, tenantId, agentId).readModel(entry?.version ?? null, settings.maxSnapshotBytes)) as Promise<ReadModelAnswer>,
+    callMemory(() =>
+      resilientMemory(deps.env, tenantId, agentId).readModel(entry?.version ?? null, settings.maxSnapshotBytes),
+    ) as Promise<ReadModelAnswer>,
     checkKeys(deps.env, keys, asked),
   ]);
   const cache = cacheOf(settings);
@@ -171,15 +185,35 @@ async function revalidate(deps: Pick<Deps, "env" | "waitUntil">, tenantId: strin
   }
   if (answer.kind === "snapshot") {
     const reader = new SnapshotReader(decodeSnapshot(answer.bytes), int8Scan);
-    const built = { incarnation: reader.snapshot.incarnation, contentVersion: reader.snapshot.contentVersion, learnSeq: reader.snapshot.learnSeq };
+    const built = {
+      incarnation: reader.snapshot.incarnation,
+      contentVersion: reader.snapshot.contentVersion,
+      learnSeq: reader.snapshot.learnSeq,
+    };
     deps.waitUntil(toLocationCache(name, answer.bytes, built).catch(() => undefined));
     if (answer.delta) reader.apply(answer.delta);
-    const next: Held = { reader, refusal: null, version: { ...built, learnSeq: reader.learnSeq }, libraryVersion: reader.snapshot.libraryVersion, validatedAt: asked, revalidating: null, keys: new Set() };
+    const next: Held = {
+      reader,
+      refusal: null,
+      version: { ...built, learnSeq: reader.learnSeq },
+      libraryVersion: reader.snapshot.libraryVersion,
+      validatedAt: asked,
+      revalidating: null,
+      keys: new Set(),
+    };
     cache.set(name, next, footprint(answer.bytes.length, reader));
     return next;
   }
   if (answer.kind === "unpublishable") {
-    const next: Held = { reader: null, refusal: answer.reason, version: null, libraryVersion: answer.libraryVersion, validatedAt: asked, revalidating: null, keys: new Set() };
+    const next: Held = {
+      reader: null,
+      refusal: answer.reason,
+      version: null,
+      libraryVersion: answer.libraryVersion,
+      validatedAt: asked,
+      revalidating: null,
+      keys: new Set(),
+    };
     cache.set(name, next, 0);
     return next;
   }
@@ -193,7 +227,15 @@ async function fromLocation(name: string): Promise<Held | null> {
   if (!cached) return null;
   try {
     const reader = new SnapshotReader(decodeSnapshot(cached.bytes), int8Scan);
-    return { reader, refusal: null, version: { ...cached.version, learnSeq: reader.learnSeq }, libraryVersion: reader.snapshot.libraryVersion, validatedAt: -Infinity, revalidating: null, keys: new Set() };
+    return {
+      reader,
+      refusal: null,
+      version: { ...cached.version, learnSeq: reader.learnSeq },
+      libraryVersion: reader.snapshot.libraryVersion,
+      validatedAt: -Infinity,
+      revalidating: null,
+      keys: new Set(),
+    };
   } catch {
     return null;
   }
@@ -203,7 +245,13 @@ async function fromLocation(name: string): Promise<Held | null> {
  * The snapshot a read may be ranked from, fresh within the bound (and of `minVersion` at least), or
  * why the object must answer. An agent deleted meanwhile answers not-found, as its object does.
  */
-async function servable(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string, agentId: string, keyId: string, minVersion: number | undefined): Promise<Served> {
+async function servable(
+  deps: Pick<Deps, "env" | "waitUntil">,
+  tenantId: string,
+  agentId: string,
+  keyId: string,
+  minVersion: number | undefined,
+): Promise<Served> {
   const settings = readSettings(deps.env);
   const name = memoryName(tenantId, agentId);
   const cache = cacheOf(settings);
@@ -212,7 +260,8 @@ async function servable(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string,
   if (entry?.refusal && now - entry.validatedAt < REFUSAL_RECHECK_MS) return { fallback: fallbackOf(entry.refusal) };
   // A bound of 0 asks the object on every read: one small round trip, and reads never lag.
   const within = (at: number) => settings.stalenessMs > 0 && now - at <= settings.stalenessMs;
-  const fresh = entry !== null && !entry.refusal && within(entry.validatedAt) && (minVersion === undefined || entry.libraryVersion >= minVersion);
+  const fresh =
+    entry !== null && !entry.refusal && within(entry.validatedAt) && (minVersion === undefined || entry.libraryVersion >= minVersion);
   const keyUnchecked = !within(keyChecks.get(keyId) ?? -Infinity);
   if (!fresh) {
     entry ??= await fromLocation(name);
@@ -224,7 +273,10 @@ async function servable(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string,
     }
   } else {
     if (keyUnchecked) await checkKeys(deps.env, [keyId], now);
-    if (now - entry!.validatedAt > settings.stalenessMs / 2 && !(entry!.revalidating !== null && now - entry!.revalidating < REVALIDATION_LEASE_MS)) {
+    if (
+      now - entry!.validatedAt > settings.stalenessMs / 2 &&
+      !(entry!.revalidating !== null && now - entry!.revalidating < REVALIDATION_LEASE_MS)
+    ) {
       const current = entry!;
       current.revalidating = now;
       deps.waitUntil(
@@ -242,7 +294,10 @@ async function servable(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string,
 }
 
 /** The agent is gone (deleted, or never created): its object's answer, as a problem or as a domain error. */
-const isNotFound = (err: unknown) => typeof err === "object" && err !== null && ((err as { status?: number }).status === 404 || (err as { kind?: string }).kind === "not-found");
+const isNotFound = (err: unknown) =>
+  typeof err === "object" &&
+  err !== null &&
+  ((err as { status?: number }).status === 404 || (err as { kind?: string }).kind === "not-found");
 
 /** A key this isolate found revoked while serving reads is refused here at once, not only once the key cache learns it. */
 function refuseRevoked(keyId: string): void {
@@ -285,13 +340,35 @@ function preflight(opts: ReadOptions, query: string | undefined): ReadFallback |
   return null;
 }
 
-const fromObject = <T extends { libraryVersion: number }>(answer: T, fallbackReason: ReadFallback) => ({ ...answer, snapshotAgeMs: 0, servedFrom: "object" as const, fallbackReason });
+const fromObject = <T extends { libraryVersion: number }>(answer: T, fallbackReason: ReadFallback) => ({
+  ...answer,
+  snapshotAgeMs: 0,
+  servedFrom: "object" as const,
+  fallbackReason,
+});
 
 /** The token a Worker answers for what it ranked, or null when it would be too long (the object then records the retrieval). */
-function sign(reader: SnapshotReader, r: { query: string; queryVec: Float32Array | null; phase: string | null; lambda: number; items: TokenItem[]; caller: ReadCaller; at: number }) {
+function sign(
+  reader: SnapshotReader,
+  r: {
+    query: string;
+    queryVec: Float32Array | null;
+    phase: string | null;
+    lambda: number;
+    items: TokenItem[];
+    caller: ReadCaller;
+    at: number;
+  },
+) {
   const claims = retrievalClaims({
-    query: r.query, queryVec: r.queryVec, phase: r.phase, lambda: r.lambda, items: r.items,
-    asker: { keyId: r.caller.keyId, readOnly: r.caller.readOnly }, at: r.at, retentionDays: reader.snapshot.config.retrievalsDays,
+    query: r.query,
+    queryVec: r.queryVec,
+    phase: r.phase,
+    lambda: r.lambda,
+    items: r.items,
+    asker: { keyId: r.caller.keyId, readOnly: r.caller.readOnly },
+    at: r.at,
+    retentionDays: reader.snapshot.config.retrievalsDays,
   });
   return signRetrieval(reader.snapshot.signing, claims);
 }
@@ -315,9 +392,26 @@ export async function retrieveNearby(
   const { lambda, candidates, ranked } = await at.reader.at(now, { text: req.query, vec }).rank(req, effectiveFilter(req));
   const items = retrievedItems(ranked);
   const shown = items.map((i, n): TokenItem => ({ id: i.id, kind: i.kind, score: i.score, label: i.label, f: ranked[n]!.features }));
-  const retrievalId = await sign(at.reader, { query: req.query, queryVec: vec, phase: req.phase ?? null, lambda, items: shown, caller, at: now });
+  const retrievalId = await sign(at.reader, {
+    query: req.query,
+    queryVec: vec,
+    phase: req.phase ?? null,
+    lambda,
+    items: shown,
+    caller,
+    at: now,
+  });
   if (!retrievalId) return fromObject(await throughObject(), "token-size");
-  return { retrievalId, phase: req.phase ?? null, lambda, candidates, items, libraryVersion: at.libraryVersion, snapshotAgeMs: Math.max(0, now - at.validatedAt), servedFrom: "edge" };
+  return {
+    retrievalId,
+    phase: req.phase ?? null,
+    lambda,
+    candidates,
+    items,
+    libraryVersion: at.libraryVersion,
+    snapshotAgeMs: Math.max(0, now - at.validatedAt),
+    servedFrom: "edge",
+  };
 }
 
 /** A prompt block, assembled here from the agent's snapshot when it may be, else by `throughObject`. */
@@ -343,9 +437,25 @@ export async function promptNearby(
   const filter: MemoryFilter | undefined = effectiveFilter(req);
   const block = await assemblePrompt(reader, req, filter);
   const { items, ...answer } = block;
-  const shown = items.map((i): TokenItem => ({ id: i.id, kind: i.kind, score: null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}) }));
+  const shown = items.map(
+    (i): TokenItem => ({ id: i.id, kind: i.kind, score: null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}) }),
+  );
   const lambda = reader.lambdaFor(req.phase);
-  const retrievalId = await sign(reader, { query: req.query ?? "", queryVec: vec, phase: req.phase ?? null, lambda, items: shown, caller, at: now });
+  const retrievalId = await sign(reader, {
+    query: req.query ?? "",
+    queryVec: vec,
+    phase: req.phase ?? null,
+    lambda,
+    items: shown,
+    caller,
+    at: now,
+  });
   if (!retrievalId) return fromObject(await throughObject(), "token-size");
-  return { ...answer, retrievalId, libraryVersion: at.libraryVersion, snapshotAgeMs: Math.max(0, now - at.validatedAt), servedFrom: "edge" as const };
+  return {
+    ...answer,
+    retrievalId,
+    libraryVersion: at.libraryVersion,
+    snapshotAgeMs: Math.max(0, now - at.validatedAt),
+    servedFrom: "edge" as const,
+  };
 }

@@ -12,7 +12,11 @@ type AgentRef = { agentId: string };
 type EpisodeRef = AgentRef & { episodeId: string };
 
 /** A new open episode; `replayed` when an earlier call with the same idempotency key made it. */
-export const startEpisode = (deps: Deps, caller: Caller, input: AgentRef & { episode: EpisodeCreate; idempotencyKey?: string | undefined }) =>
+export const startEpisode = (
+  deps: Deps,
+  caller: Caller,
+  input: AgentRef & { episode: EpisodeCreate; idempotencyKey?: string | undefined },
+) =>
   outcome(async () => {
     const { memory } = agentMemory(deps, caller, input.agentId, "write");
     const { value: episode, replayed } = await callMemory(() => memory.createEpisode(input.episode, input.idempotencyKey));
@@ -51,7 +55,11 @@ export const listEpisodeRetrievals = (deps: Deps, caller: Caller, input: Episode
     return { items: await callMemory(() => memory.episodeRetrievals(input.episodeId)) };
   });
 
-export const listEpisodes = (deps: Deps, caller: Caller, input: AgentRef & { limit: number; cursor?: string | undefined; status?: "open" | "ended" | undefined }) =>
+export const listEpisodes = (
+  deps: Deps,
+  caller: Caller,
+  input: AgentRef & { limit: number; cursor?: string | undefined; status?: "open" | "ended" | undefined },
+) =>
   outcome(async () => {
     const { memory } = agentMemory(deps, caller, input.agentId, "read");
     return callMemory(() => memory.listEpisodes(input.limit, input.cursor, input.status));

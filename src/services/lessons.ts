@@ -34,7 +34,10 @@ export const addLesson = (deps: Deps, caller: Caller, input: AddLessonInput) =>
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
     const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, input.agentId, input.lesson, deps.logger);
     const { value: r, replayed } = await callMemory(() =>
-      memory.createExperience(input.lesson, authorOf(key), { keyId: key.keyId }, input.idempotencyKey, { ...accessOf(key, input.door), reviewed }),
+      memory.createExperience(input.lesson, authorOf(key), { keyId: key.keyId }, input.idempotencyKey, {
+        ...accessOf(key, input.door),
+        reviewed,
+      }),
     );
     const e = r.experience;
     const near = await callMemory(() => memory.similarExperiences({ id: e.id, text: e.text, pattern: e.pattern, keywords: e.keywords }, 4));
@@ -103,7 +106,14 @@ export const applyLessonBatch = (deps: Deps, caller: Caller, input: LessonBatchI
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
     const { value: r, replayed } = await callMemory(() =>
-      memory.applyLibrary(input.operations, input.reason, authorOf(key), { keyId: key.keyId }, input.idempotencyKey, accessOf(key, input.door)),
+      memory.applyLibrary(
+        input.operations,
+        input.reason,
+        authorOf(key),
+        { keyId: key.keyId },
+        input.idempotencyKey,
+        accessOf(key, input.door),
+      ),
     );
     return { value: { libraryVersion: r.version, experiences: r.experiences, deleted: r.deleted }, replayed };
   });

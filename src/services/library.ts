@@ -37,7 +37,11 @@ export const libraryDiff = (deps: Deps, caller: Caller, input: { agentId: string
   });
 
 /** Restores the library of an earlier version as a new version (`replayed` for a repeated idempotency key). */
-export const rollbackLibrary = (deps: Deps, caller: Caller, input: { agentId: string; version: number; idempotencyKey?: string | undefined }) =>
+export const rollbackLibrary = (
+  deps: Deps,
+  caller: Caller,
+  input: { agentId: string; version: number; idempotencyKey?: string | undefined },
+) =>
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
     const { value: r, replayed } = await callMemory(() => memory.rollback(input.version, authorOf(key), input.idempotencyKey));

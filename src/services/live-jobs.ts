@@ -45,5 +45,7 @@ export async function recordJobFailure(
   job: { tenantId: string; agentId: string; jobId: string; incarnation?: string | undefined; final: boolean; reason: string },
 ) {
   const stub = memoryStub(deps.env, job.tenantId, job.agentId);
-  await callMemory(() => stub.finishJob(job.jobId, job.final ? "failed" : "retrying", job.reason.slice(0, 1000), undefined, job.incarnation)).catch(() => undefined);
+  await callMemory(() =>
+    stub.finishJob(job.jobId, job.final ? "failed" : "retrying", job.reason.slice(0, 1000), undefined, job.incarnation),
+  ).catch(() => undefined);
 }

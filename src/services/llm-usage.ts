@@ -17,7 +17,9 @@ export const usageReport = (deps: Deps, caller: Caller, q: { from?: number; to?:
     const to = q.to ?? Date.now();
     const from = q.from ?? to - DEFAULT_RANGE_DAYS * DAY_MS;
     if (from > to) {
-      throw invalid("`from` must not be after `to` (which defaults to now).", [{ path: "query.from", message: "`from` must not be after `to`" }]);
+      throw invalid("`from` must not be after `to` (which defaults to now).", [
+        { path: "query.from", message: "`from` must not be after `to`" },
+      ]);
     }
     const summary = await new LlmLedger(deps.env).summarize(key.tenantId, from, to, q.groupBy, { agentIds: key.agentIds });
     return { from, to, groupBy: q.groupBy, ...summary };

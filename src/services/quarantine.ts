@@ -38,7 +38,12 @@ export const releaseQuarantined = (deps: Deps, caller: Caller, input: { agentId:
     const { key, memory } = await agentWithRow(deps, caller, agentId, "admin");
     const held = await callMemory(() => memory.getQuarantined(id));
     const r = await callMemory(() => memory.releaseQuarantined(id, authorOf(key)));
-    await recordAudit(deps, caller, { tenantId: key.tenantId, action: "quarantine.release", target: `${agentId}/${id}`, detail: { kind: held.kind, reason: held.reason, status: r.status } });
+    await recordAudit(deps, caller, {
+      tenantId: key.tenantId,
+      action: "quarantine.release",
+      target: `${agentId}/${id}`,
+      detail: { kind: held.kind, reason: held.reason, status: r.status },
+    });
     return r;
   });
 
@@ -48,6 +53,11 @@ export const deleteQuarantined = (deps: Deps, caller: Caller, input: { agentId: 
     const { key, memory } = await agentWithRow(deps, caller, agentId, "admin");
     const held = await callMemory(() => memory.getQuarantined(id));
     const r = await callMemory(() => memory.deleteQuarantined(id, authorOf(key)));
-    await recordAudit(deps, caller, { tenantId: key.tenantId, action: "quarantine.delete", target: `${agentId}/${id}`, detail: { kind: held.kind, reason: held.reason } });
+    await recordAudit(deps, caller, {
+      tenantId: key.tenantId,
+      action: "quarantine.delete",
+      target: `${agentId}/${id}`,
+      detail: { kind: held.kind, reason: held.reason },
+    });
     return { ...r, deleted: true as const };
   });

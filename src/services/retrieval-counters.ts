@@ -24,13 +24,19 @@ const scheduled = new Map<string, number>();
 export const flushWindowMs = (env: Env) => variables(env).RETRIEVAL_COUNTS_FLUSH_MS;
 
 /** What a retrieve answer served: every item was chosen for the query. */
-export const servedByRetrieve = (answer: { items: readonly { id: string; kind: MemoryKind }[] }, readOnly: boolean): Served => ({ items: answer.items, readOnly });
+export const servedByRetrieve = (answer: { items: readonly { id: string; kind: MemoryKind }[] }, readOnly: boolean): Served => ({
+  items: answer.items,
+  readOnly,
+});
 
 /**
  * What a prompt block served. A full-library block shows every lesson without choosing it for the
  * query, so only its cases count as used, as in the object's record of it (prompt.ts `citeOnly`).
  */
-export const servedByPrompt = (answer: { mode: "full-library" | "ranked"; experienceIds: readonly string[]; caseIds: readonly string[] }, readOnly: boolean): Served => ({
+export const servedByPrompt = (
+  answer: { mode: "full-library" | "ranked"; experienceIds: readonly string[]; caseIds: readonly string[] },
+  readOnly: boolean,
+): Served => ({
   items: [
     ...(answer.mode === "ranked" ? answer.experienceIds.map((id) => ({ id, kind: "experience" as const })) : []),
     ...answer.caseIds.map((id) => ({ id, kind: "case" as const })),
@@ -42,7 +48,14 @@ export const servedByPrompt = (answer: { mode: "full-library" | "ranked"; experi
  * Counts a read once it is answered. Only a token retrieval counts here: a `ret_…` id was recorded
  * by the object, which counted it then.
  */
-export function countRetrieval(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string, agentId: string, retrievalId: string, served: Served, now = Date.now()): void {
+export function countRetrieval(
+  deps: Pick<Deps, "env" | "waitUntil">,
+  tenantId: string,
+  agentId: string,
+  retrievalId: string,
+  served: Served,
+  now = Date.now(),
+): void {
   if (!isRetrievalToken(retrievalId)) return;
   const agent = memoryName(tenantId, agentId);
   const window = flushWindowMs(deps.env);

@@ -20,7 +20,13 @@ export const REVIEW_SLOT_WAIT_MS = 2_000;
  * flags is not sent: screening holds it anyway, and talk about an attack is reviewed there with
  * the filter's reason.
  */
-export async function reviewedBeforeWrite(env: Env, tenantId: string, agentId: string, lessons: ReviewedLesson | readonly ReviewedLesson[], log: Logger): Promise<boolean> {
+export async function reviewedBeforeWrite(
+  env: Env,
+  tenantId: string,
+  agentId: string,
+  lessons: ReviewedLesson | readonly ReviewedLesson[],
+  log: Logger,
+): Promise<boolean> {
   const all = Array.isArray(lessons) ? lessons : [lessons as ReviewedLesson];
   if (!all.length || all.length > REVIEW_BATCH || !llmConfigured(env)) return false;
   if (all.some((l) => assessLesson(l).quarantined)) return false;
@@ -31,7 +37,10 @@ export async function reviewedBeforeWrite(env: Env, tenantId: string, agentId: s
   } catch (err) {
     // Saturation is the expected answer to a burst, one line per write of it would flood the log.
     const saturated = err instanceof LlmUnavailableError && err.detail.saturated === true;
-    log[saturated ? "info" : "warn"]("safety review before a write failed; the entry waits for the queued review", { agentId, err: String(err) });
+    log[saturated ? "info" : "warn"]("safety review before a write failed; the entry waits for the queued review", {
+      agentId,
+      err: String(err),
+    });
     return false;
   }
 }

@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultAgentConfig } from "../../src/core/agent-config";
-import {
-  EpisodeOutcomeSchema,
-  convergence,
-  emaUpdate,
-  normaliseQ,
-  qStats,
-  rewardFor,
-} from "../../src/core/q-learning";
+import { EpisodeOutcomeSchema, convergence, emaUpdate, normaliseQ, qStats, rewardFor } from "../../src/core/q-learning";
 
 const { rewardMapping: M, alpha: ALPHA, defaultQ } = defaultAgentConfig();
 

@@ -22,7 +22,11 @@ describe("the edge bench's entry module (bench/edge-worker.ts)", () => {
     const get = async (bindings: BenchEnv) => {
       d1 = 0;
       const ctx = createExecutionContext();
-      const res = await benchWorker.fetch(new Request(`http://praxis.test/v1/agents/${agentId}/prompt?query=x`, { headers: { authorization: `Bearer ${t.apiKey}` } }), bindings, ctx);
+      const res = await benchWorker.fetch(
+        new Request(`http://praxis.test/v1/agents/${agentId}/prompt?query=x`, { headers: { authorization: `Bearer ${t.apiKey}` } }),
+        bindings,
+        ctx,
+      );
       expect(res.status).toBe(200);
       await waitOnExecutionContext(ctx);
       return d1;

@@ -18,7 +18,10 @@ function session(tenantId: string, agentId: string, padding = 0) {
 }
 
 const post = (raw: string, signature: string, tenant?: string) =>
-  call("POST", HOOK, { raw, headers: { "content-type": "application/json", "x-praxis-signature": signature, ...(tenant ? { "x-praxis-tenant": tenant } : {}) } });
+  call("POST", HOOK, {
+    raw,
+    headers: { "content-type": "application/json", "x-praxis-signature": signature, ...(tenant ? { "x-praxis-tenant": tenant } : {}) },
+  });
 
 /** HMACs over more than `minBytes` bytes: the ones over a request body (keys are hashed over short strings). */
 function bodyHmacs(sign: ReturnType<typeof vi.spyOn>, minBytes: number) {

@@ -52,7 +52,17 @@ async function seed(tenantId: string, rows: Array<[at: number, over: Partial<Led
   const ledger = new LlmLedger(env, { now: () => now });
   for (const [at, over] of rows) {
     now = at;
-    await ledger.record({ tenantId, agentId: "a1", purpose: "live-extract", role: "learner", model: "m1", tokensIn: 100, tokensOut: 10, costUsd: 0.01, ...over });
+    await ledger.record({
+      tenantId,
+      agentId: "a1",
+      purpose: "live-extract",
+      role: "learner",
+      model: "m1",
+      tokensIn: 100,
+      tokensOut: 10,
+      costUsd: 0.01,
+      ...over,
+    });
   }
 }
 

@@ -1,4 +1,12 @@
-import { CaseCreateSchema, CasePatchSchema, isHeld, type Case, type CaseCreate, type CasePatch, type ListFilter } from "../../../src/core/memory-types";
+import {
+  CaseCreateSchema,
+  CasePatchSchema,
+  isHeld,
+  type Case,
+  type CaseCreate,
+  type CasePatch,
+  type ListFilter,
+} from "../../../src/core/memory-types";
 import { DomainError } from "../../../src/core/errors";
 import { nextSeq, type MemoryContext } from "../storage/context";
 import { listPage } from "../storage/list-page";
@@ -38,7 +46,8 @@ export class Cases {
     const parsed = CaseCreateSchema.safeParse(input);
     if (!parsed.success) throw DomainError.unprocessable("Invalid case", parsed.error.issues);
     const c = parsed.data;
-    const existing = () => (c.episodeId ? this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE episode_id = ?", c.episodeId).toArray()[0] : undefined);
+    const existing = () =>
+      c.episodeId ? this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE episode_id = ?", c.episodeId).toArray()[0] : undefined;
     const found = existing();
     if (found) return this.recorded({ case: caseOut(found), created: false }, record);
     for (let attempt = 1; attempt <= EMBED_ATTEMPTS; attempt++) {
@@ -49,7 +58,13 @@ export class Cases {
       const now = this.ctx.now();
       const label = c.label ?? (c.reward > 0 ? "positive" : "negative");
       // Task, answer and trace are injected into prompts as past cases: they pass screening like a lesson.
-      const screened = screenCase(this.ctx, id, null, { status: "active", task: c.task, answer: c.answer, traceSummary: c.traceSummary }, policy);
+      const screened = screenCase(
+        this.ctx,
+        id,
+        null,
+        { status: "active", task: c.task, answer: c.answer, traceSummary: c.traceSummary },
+        policy,
+      );
       const status = screened.value;
       const result = this.ctx.storage.transactionSync((): CaseCreated => {
         const raced = existing();
@@ -58,8 +73,20 @@ export class Cases {
         this.ctx.sql.exec(
           `INSERT INTO cases (id, seq, task, trace_summary, answer, reward, label, tools, tags, episode_id, status, q, created_at, updated_at, metadata)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          id, nextSeq(this.ctx.sql, "case"), c.task, c.traceSummary, c.answer, c.reward, label,
-          JSON.stringify(c.toolsUsed), JSON.stringify(c.tags), c.episodeId, status, this.ctx.config().defaultQ, now, now,
+          id,
+          nextSeq(this.ctx.sql, "case"),
+          c.task,
+          c.traceSummary,
+          c.answer,
+          c.reward,
+          label,
+          JSON.stringify(c.toolsUsed),
+          JSON.stringify(c.tags),
+          c.episodeId,
+          status,
+          this.ctx.config().defaultQ,
+          now,
+          now,
           JSON.stringify(c.metadata),
         );
         vectors.writeSync(id, "case", vector!);
@@ -87,8 +114,11 @@ export class Cases {
     const traceSummary = p.traceSummary !== undefined ? p.traceSummary : row.trace_summary;
     // A new answer or trace passes screening like a new case; a held case leaves only by review or the quarantine.
     const screened = screenCase(
-      this.ctx, id, { status: row.status, task: row.task, answer: row.answer, traceSummary: row.trace_summary },
-      { status: p.status ?? row.status, task: row.task, answer, traceSummary }, policy,
+      this.ctx,
+      id,
+      { status: row.status, task: row.task, answer: row.answer, traceSummary: row.trace_summary },
+      { status: p.status ?? row.status, task: row.task, answer, traceSummary },
+      policy,
     );
     const status = screened.value;
     recordHold(this.ctx, id, "case", screened, policy, author);

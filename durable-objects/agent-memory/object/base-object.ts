@@ -150,7 +150,9 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
    */
   protected sameIncarnation(incarnation: string | undefined, what: string): undefined {
     if (incarnation !== undefined && incarnation !== agentIncarnation(this.ctx.storage)) {
-      throw DomainError.notFound(`${what} was begun for an earlier agent '${agentIdentity(this.ctx.id.name)?.agentId ?? "?"}' (deleted and created again since); it is not applied.`);
+      throw DomainError.notFound(
+        `${what} was begun for an earlier agent '${agentIdentity(this.ctx.id.name)?.agentId ?? "?"}' (deleted and created again since); it is not applied.`,
+      );
     }
     return undefined;
   }
@@ -207,7 +209,13 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
     const who = agentIdentity(this.ctx.id.name);
     if (!who || events.length === 0) return;
     const at = Date.now();
-    const full = events.map((e) => ({ id: e.id, type: e.type, tenantId: who.tenantId, occurredAt: at, data: { agentId: who.agentId, ...e.data } }));
+    const full = events.map((e) => ({
+      id: e.id,
+      type: e.type,
+      tenantId: who.tenantId,
+      occurredAt: at,
+      data: { agentId: who.agentId, ...e.data },
+    }));
     // sendBatch takes at most 100 messages; a commit of more than 5,000 lessons sends several batches.
     const messages = eventMessages(who.tenantId, full);
     for (let i = 0; i < messages.length; i += 100) {

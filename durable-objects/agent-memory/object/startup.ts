@@ -57,7 +57,12 @@ export function openStores(mem: MemoryContext, enqueueExtraction: (episodeId: st
     lessons: new LiveLessons(mem, library, jobs),
     idempotency,
     quarantine: new Quarantine(mem, library, cases),
-    readModel: new ReadModel(mem, retrieval, () => agentIncarnation(mem.storage), () => retrieval.secrets.signing()),
+    readModel: new ReadModel(
+      mem,
+      retrieval,
+      () => agentIncarnation(mem.storage),
+      () => retrieval.secrets.signing(),
+    ),
   };
 }
 
@@ -81,7 +86,8 @@ export async function buildVectorStore(sql: SqlStorage, env: Env, config: AgentC
   const binding = choice === "vectorize" ? env.VECTORIZE : undefined;
   // Namespaces are capped at 64 bytes and must separate vector spaces, so hash name + model.
   const namespace = binding ? `ns_${(await sha256Hex(`${name}|${embedder.model}`)).slice(0, 40)}` : "";
-  const makeIndex = (dims: number) => (binding ? new VectorizeVectorIndex(binding, namespace, { dims, now, idScope: name }) : new LocalVectorIndex(dims));
+  const makeIndex = (dims: number) =>
+    binding ? new VectorizeVectorIndex(binding, namespace, { dims, now, idScope: name }) : new LocalVectorIndex(dims);
   return new VectorStore(sql, embedder, {
     makeIndex,
     items: new SqlVectorItems(sql),
@@ -102,10 +108,14 @@ export async function buildVectorStoreOrUnavailable(sql: SqlStorage, env: Env, c
     return await buildVectorStore(sql, env, config, name);
   } catch (err) {
     if (!(err instanceof EmbedderConfigError)) throw err;
-    return new VectorStore(sql, { message: err.message, settings: err.settings }, {
-      makeIndex: (dims) => new LocalVectorIndex(dims),
-      items: new SqlVectorItems(sql),
-      now: () => Date.now(),
-    });
+    return new VectorStore(
+      sql,
+      { message: err.message, settings: err.settings },
+      {
+        makeIndex: (dims) => new LocalVectorIndex(dims),
+        items: new SqlVectorItems(sql),
+        now: () => Date.now(),
+      },
+    );
   }
 }

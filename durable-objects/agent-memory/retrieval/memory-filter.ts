@@ -31,10 +31,13 @@ export function filterSql(filter: MemoryFilter | undefined, kind: MemoryKind, al
   if (filter.usedAfter !== undefined) parts.push(`${alias}.last_used_at > ?`), params.push(filter.usedAfter);
   for (const [key, value] of Object.entries(filter.metadata ?? {})) {
     const match =
-      typeof value === "boolean" ? `type = '${value}'` : typeof value === "number" ? "type IN ('integer', 'real') AND value = ?" : "type = 'text' AND value = ?";
+      typeof value === "boolean"
+        ? `type = '${value}'`
+        : typeof value === "number"
+          ? "type IN ('integer', 'real') AND value = ?"
+          : "type = 'text' AND value = ?";
     parts.push(`EXISTS (SELECT 1 FROM json_each(${alias}.metadata) WHERE key = ? AND ${match})`);
     params.push(key, ...(typeof value === "boolean" ? [] : [value]));
   }
   return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
 }
-

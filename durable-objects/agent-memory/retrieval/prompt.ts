@@ -27,7 +27,15 @@ export class PromptAssembly {
     // The query's embedding is kept like /retrieve's, so a reward of this prompt teaches the usage
     // centroid of what the agent cites, not only its words.
     const queryVec = req.query ? (await embedded()).vec : undefined;
-    const retrievalId = await this.retrieval.issue(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, block.items, asker, queryVec);
+    const retrievalId = await this.retrieval.issue(
+      req.query ?? "",
+      req.phase ?? null,
+      this.retrieval.lambda(req),
+      req.episodeId ?? null,
+      block.items,
+      asker,
+      queryVec,
+    );
     const { items: _items, ...answer } = block;
     return { ...answer, retrievalId, libraryVersion: this.library.currentVersion() };
   }
@@ -38,7 +46,10 @@ export class PromptAssembly {
       lessons: (filter: MemoryFilter | undefined) => {
         const where = filterSql(filter, "experience");
         return sql
-          .exec<{ id: string; seq: number; text: string }>(`SELECT id, seq, text FROM experiences t WHERE status = 'active' AND probation = 0${where.sql} ORDER BY seq`, ...where.params)
+          .exec<{ id: string; seq: number; text: string }>(
+            `SELECT id, seq, text FROM experiences t WHERE status = 'active' AND probation = 0${where.sql} ORDER BY seq`,
+            ...where.params,
+          )
           .toArray()
           .map((r) => ({ id: r.id, label: this.library.labelOf(r.seq)!, text: r.text }));
       },
@@ -55,7 +66,10 @@ export class PromptAssembly {
         ids.length
           ? new Set(
               sql
-                .exec<{ id: string }>(`SELECT id FROM cases WHERE id IN (${placeholders(ids.length)}) AND (answer IS NOT NULL OR trace_summary IS NOT NULL)`, ...ids)
+                .exec<{ id: string }>(
+                  `SELECT id FROM cases WHERE id IN (${placeholders(ids.length)}) AND (answer IS NOT NULL OR trace_summary IS NOT NULL)`,
+                  ...ids,
+                )
                 .toArray()
                 .map((r) => r.id),
             )

@@ -76,12 +76,16 @@ function ftsStatistics(sql: SqlStorage, fts: string, searchable: string): Bm25Ta
   }
   const lengths = new Map<number, number>();
   for (const r of sql.exec<{ id: number; sz: ArrayBuffer }>(`SELECT id, sz FROM ${fts}_docsize WHERE id IN (${searchable})`)) {
-    lengths.set(r.id, varints(new Uint8Array(r.sz)).reduce((a, n) => a + n, 0));
+    lengths.set(
+      r.id,
+      varints(new Uint8Array(r.sz)).reduce((a, n) => a + n, 0),
+    );
   }
   return { rows: averages[0] ?? 0, tokens: averages.slice(1).reduce((a, n) => a + n, 0), docs, postings, lengths };
 }
 
-const counter = (sql: SqlStorage, name: string) => sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = ?", name).toArray()[0]?.value ?? 0;
+const counter = (sql: SqlStorage, name: string) =>
+  sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = ?", name).toArray()[0]?.value ?? 0;
 
 /**
  * The agent's read model as Workers serve reads from it (src/services/edge-reads.ts): a snapshot
@@ -113,7 +117,12 @@ export class ReadModel {
   /** The read model's versions, and the size of the snapshot built for the current content version (null if none was asked for). */
   published(): { contentVersion: number; learnSeq: number; bytes: number | null } {
     const v = this.versions();
-    const built = this.built?.contentVersion === v.contentVersion ? this.built.bytes.length : this.refused?.contentVersion === v.contentVersion ? this.refused.bytes : null;
+    const built =
+      this.built?.contentVersion === v.contentVersion
+        ? this.built.bytes.length
+        : this.refused?.contentVersion === v.contentVersion
+          ? this.refused.bytes
+          : null;
     return { contentVersion: v.contentVersion, learnSeq: v.learnSeq, bytes: built };
   }
 
@@ -121,13 +130,21 @@ export class ReadModel {
   async answer(have: ReadModelVersion | null, maxBytes: number): Promise<ReadModelAnswer> {
     const v = this.versions();
     if (have && have.incarnation === this.incarnation() && have.contentVersion === v.contentVersion) {
-      return have.learnSeq === v.learnSeq ? { kind: "current", libraryVersion: v.libraryVersion, learnSeq: v.learnSeq } : { kind: "delta", delta: this.delta(have.learnSeq) };
+      return have.learnSeq === v.learnSeq
+        ? { kind: "current", libraryVersion: v.libraryVersion, learnSeq: v.learnSeq }
+        : { kind: "delta", delta: this.delta(have.learnSeq) };
     }
     if (this.ctx.vectors.localCodes("experience") === null) {
-      return { kind: "unpublishable", reason: "remote-index", detail: "this agent's vectors are searched in Vectorize", libraryVersion: v.libraryVersion };
+      return {
+        kind: "unpublishable",
+        reason: "remote-index",
+        detail: "this agent's vectors are searched in Vectorize",
+        libraryVersion: v.libraryVersion,
+      };
     }
     const refused = this.refused;
-    if (refused?.contentVersion === v.contentVersion && refused.maxBytes === maxBytes) return this.tooLarge(refused.bytes, maxBytes, v.libraryVersion);
+    if (refused?.contentVersion === v.contentVersion && refused.maxBytes === maxBytes)
+      return this.tooLarge(refused.bytes, maxBytes, v.libraryVersion);
     const built = this.built?.contentVersion === v.contentVersion ? this.built : await this.build();
     if (built.bytes.length > maxBytes) {
       this.refused = { contentVersion: built.contentVersion, maxBytes, bytes: built.bytes.length };
@@ -138,7 +155,12 @@ export class ReadModel {
   }
 
   private tooLarge(bytes: number, maxBytes: number, libraryVersion: number): ReadModelAnswer {
-    return { kind: "unpublishable", reason: "too-large", detail: `its snapshot takes ${bytes} bytes, more than the ${maxBytes} a Worker holds`, libraryVersion };
+    return {
+      kind: "unpublishable",
+      reason: "too-large",
+      detail: `its snapshot takes ${bytes} bytes, more than the ${maxBytes} a Worker holds`,
+      libraryVersion,
+    };
   }
 
   /** One build at a time; callers that arrive meanwhile share it. */
@@ -163,20 +185,52 @@ export class ReadModel {
       ...ftsStatistics(sql, fts, active(table)),
       contentRows: sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n,
     });
-    type LessonRow = { id: string; seq: number; text: string; q: number; tags: string; metadata: string; domain: string | null; created_at: number; last_used_at: number | null; probation: number; retrieved: number };
+    type LessonRow = {
+      id: string;
+      seq: number;
+      text: string;
+      q: number;
+      tags: string;
+      metadata: string;
+      domain: string | null;
+      created_at: number;
+      last_used_at: number | null;
+      probation: number;
+      retrieved: number;
+    };
     const lessons = sql
-      .exec<LessonRow>("SELECT id, seq, text, q, tags, metadata, domain, created_at, last_used_at, probation, retrieved FROM experiences WHERE status = 'active' ORDER BY seq")
+      .exec<LessonRow>(
+        "SELECT id, seq, text, q, tags, metadata, domain, created_at, last_used_at, probation, retrieved FROM experiences WHERE status = 'active' ORDER BY seq",
+      )
       .toArray()
       .map((r, i) => ({
-        id: r.id, seq: r.seq, label: `G${i}`, text: r.text, q: r.q, tags: JSON.parse(r.tags) as string[], metadata: parseJson<Metadata>(r.metadata, {}),
-        domain: r.domain, createdAt: r.created_at, lastUsedAt: r.last_used_at, probation: r.probation === 1, uses: r.retrieved,
+        id: r.id,
+        seq: r.seq,
+        label: `G${i}`,
+        text: r.text,
+        q: r.q,
+        tags: JSON.parse(r.tags) as string[],
+        metadata: parseJson<Metadata>(r.metadata, {}),
+        domain: r.domain,
+        createdAt: r.created_at,
+        lastUsedAt: r.last_used_at,
+        probation: r.probation === 1,
+        uses: r.retrieved,
       }));
     const cases = sql
       .exec<CaseRow>("SELECT * FROM cases WHERE status = 'active' ORDER BY seq")
       .toArray()
       .map((r) => ({
-        id: r.id, seq: r.seq, text: caseText(r), q: r.q, tags: JSON.parse(r.tags) as string[], metadata: parseJson<Metadata>(r.metadata, {}),
-        createdAt: r.created_at, lastUsedAt: r.last_used_at, uses: r.retrieved, informative: r.answer !== null || r.trace_summary !== null,
+        id: r.id,
+        seq: r.seq,
+        text: caseText(r),
+        q: r.q,
+        tags: JSON.parse(r.tags) as string[],
+        metadata: parseJson<Metadata>(r.metadata, {}),
+        createdAt: r.created_at,
+        lastUsedAt: r.last_used_at,
+        uses: r.retrieved,
+        informative: r.answer !== null || r.trace_summary !== null,
       }));
     const phrases = sql
       .exec<{ item_id: string; kind: MemoryKind; phrases: string }>("SELECT item_id, kind, phrases FROM usage_memory")
@@ -191,7 +245,15 @@ export class ReadModel {
       builtAt: this.ctx.now(),
       model: vectors.model,
       dims: vectors.dims,
-      config: { k1: cfg.k1, k2: cfg.k2, lambda: cfg.lambda, threshold: this.retrieval.threshold(), decay: cfg.decay, embedder: cfg.embedder, retrievalsDays: cfg.retention.retrievalsDays },
+      config: {
+        k1: cfg.k1,
+        k2: cfg.k2,
+        lambda: cfg.lambda,
+        threshold: this.retrieval.threshold(),
+        decay: cfg.decay,
+        embedder: cfg.embedder,
+        retrievalsDays: cfg.retention.retrievalsDays,
+      },
       lessons,
       cases,
       vectors: { experience: codes("experience"), case: codes("case") },
@@ -201,7 +263,11 @@ export class ReadModel {
       anyWhen: situations.any,
       usageLearned: !usage.empty,
       phrases,
-      lexical: { experience: lexical("experiences_fts", "experiences"), case: lexical("cases_fts", "cases"), when: ftsStatistics(sql, "when_fts", active("experiences")) },
+      lexical: {
+        experience: lexical("experiences_fts", "experiences"),
+        case: lexical("cases_fts", "cases"),
+        when: ftsStatistics(sql, "when_fts", active("experiences")),
+      },
       reranker: reranker.current().state,
       signing: this.signing(),
     };
@@ -227,7 +293,15 @@ export class ReadModel {
     const usageIds = changed.filter((c) => c.kind === "usage").map((c) => c.item_id);
     const rows = new Map(
       sql
-        .exec<{ item_id: string; kind: MemoryKind; phrases: string; model: string | null; centroid: ArrayBuffer | null; norm: number; n: number }>(
+        .exec<{
+          item_id: string;
+          kind: MemoryKind;
+          phrases: string;
+          model: string | null;
+          centroid: ArrayBuffer | null;
+          norm: number;
+          n: number;
+        }>(
           "SELECT item_id, kind, phrases, model, centroid, norm, n FROM usage_memory WHERE item_id IN (SELECT value FROM json_each(?))",
           JSON.stringify(usageIds),
         )
@@ -241,6 +315,13 @@ export class ReadModel {
       const centroid = r.centroid && r.model === model ? { code: new Uint8Array(r.centroid), factor: centroidFactor(r.norm, r.n) } : null;
       return { id, kind: r.kind, phrases: JSON.parse(r.phrases) as LearnedPhrase[], centroid };
     });
-    return { learnSeq: v.learnSeq, libraryVersion: v.libraryVersion, items, usage, usageLearned: !this.retrieval.usage.empty, reranker: this.retrieval.reranker.current().state };
+    return {
+      learnSeq: v.learnSeq,
+      libraryVersion: v.libraryVersion,
+      items,
+      usage,
+      usageLearned: !this.retrieval.usage.empty,
+      reranker: this.retrieval.reranker.current().state,
+    };
   }
 }

@@ -1,4 +1,11 @@
-import { newRetrievalSecret, tokenExpiry, verifyRetrieval, type RetrievalClaims, type RetrievalSecret, type TokenRefusal } from "../../../src/core/retrieval-token";
+import {
+  newRetrievalSecret,
+  tokenExpiry,
+  verifyRetrieval,
+  type RetrievalClaims,
+  type RetrievalSecret,
+  type TokenRefusal,
+} from "../../../src/core/retrieval-token";
 import { DomainError } from "../../../src/core/errors";
 import type { MemoryContext } from "../storage/context";
 
@@ -28,7 +35,9 @@ export class RetrievalSecrets {
   /** Newest first. */
   private held(): Held[] {
     return (this.cached ??= this.ctx.sql
-      .exec<{ id: string; key: ArrayBuffer; created_at: number }>("SELECT id, key, created_at FROM retrieval_secrets ORDER BY created_at DESC, id")
+      .exec<{ id: string; key: ArrayBuffer; created_at: number }>(
+        "SELECT id, key, created_at FROM retrieval_secrets ORDER BY created_at DESC, id",
+      )
       .toArray()
       .map((r) => ({ id: r.id, key: new Uint8Array(r.key), createdAt: r.created_at })));
   }
@@ -40,7 +49,12 @@ export class RetrievalSecrets {
     if (newest && now - newest.createdAt < ROTATE_AFTER_MS) return { id: newest.id, key: newest.key };
     const fresh = newRetrievalSecret();
     this.ctx.storage.transactionSync(() => {
-      if (newest) this.ctx.sql.exec("UPDATE retrieval_secrets SET keep_until = ? WHERE id = ?", tokenExpiry(now, this.ctx.config().retention.retrievalsDays), newest.id);
+      if (newest)
+        this.ctx.sql.exec(
+          "UPDATE retrieval_secrets SET keep_until = ? WHERE id = ?",
+          tokenExpiry(now, this.ctx.config().retention.retrievalsDays),
+          newest.id,
+        );
       this.ctx.sql.exec("INSERT INTO retrieval_secrets (id, key, created_at) VALUES (?, ?, ?)", fresh.id, fresh.key, now);
     });
     this.cached = null;

@@ -123,7 +123,9 @@ export class Retrieval implements CandidateSource {
       this.ctx.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (${sql} LIMIT ?)`, ...params, LEXICAL_MAX_TERM_DOCS + 1).one().n;
     // A table that small (archived rows included, as in the index) cannot hold a common word or exceed the row budget.
     const small = capped(`SELECT 1 FROM ${table}`) <= LEXICAL_MAX_TERM_DOCS;
-    const chosen = small ? terms : discriminativeTerms(terms.map((term) => ({ term, docs: capped(`SELECT 1 FROM ${fts} WHERE ${fts} MATCH ?`, ftsMatchOf([term])) })));
+    const chosen = small
+      ? terms
+      : discriminativeTerms(terms.map((term) => ({ term, docs: capped(`SELECT 1 FROM ${fts} WHERE ${fts} MATCH ?`, ftsMatchOf([term])) })));
     const match = ftsMatchOf(chosen);
     if (!match) return { text: [] as Hit[], when: [] as Hit[] };
     const where = filterSql(filter, kind);
@@ -152,7 +154,10 @@ export class Retrieval implements CandidateSource {
           out.push({ id: r.id, text: experienceEmbedText({ text: r.text, pattern: r.pattern, keywords: JSON.parse(r.keywords) }) });
         }
       } else {
-        for (const r of this.ctx.sql.exec<{ id: string; task: string }>(`SELECT id, task FROM cases WHERE id IN (${marks}) AND +status = 'active'`, ...chunk)) {
+        for (const r of this.ctx.sql.exec<{ id: string; task: string }>(
+          `SELECT id, task FROM cases WHERE id IN (${marks}) AND +status = 'active'`,
+          ...chunk,
+        )) {
           out.push({ id: r.id, text: r.task });
         }
       }
@@ -170,16 +175,49 @@ export class Retrieval implements CandidateSource {
     const where = filterSql(filter, kind);
     for (const chunk of chunks(ids)) {
       if (kind === "experience") {
-        for (const r of this.ctx.sql.exec<{ id: string; seq: number; text: string; q: number; tags: string; metadata: string; probation: number; last_used_at: number | null }>(
+        for (const r of this.ctx.sql.exec<{
+          id: string;
+          seq: number;
+          text: string;
+          q: number;
+          tags: string;
+          metadata: string;
+          probation: number;
+          last_used_at: number | null;
+        }>(
           `SELECT id, seq, text, q, tags, metadata, probation, last_used_at FROM experiences t WHERE id IN (${placeholders(chunk.length)}) AND +status = 'active'${where.sql}`,
           ...chunk,
           ...where.params,
         )) {
-          out.push({ id: r.id, kind, text: r.text, q: r.q, tags: JSON.parse(r.tags) as string[], metadata: parseJson<Metadata>(r.metadata, {}), label: this.library.labelOf(r.seq), probation: r.probation === 1, lastUsedAt: r.last_used_at });
+          out.push({
+            id: r.id,
+            kind,
+            text: r.text,
+            q: r.q,
+            tags: JSON.parse(r.tags) as string[],
+            metadata: parseJson<Metadata>(r.metadata, {}),
+            label: this.library.labelOf(r.seq),
+            probation: r.probation === 1,
+            lastUsedAt: r.last_used_at,
+          });
         }
       } else {
-        for (const r of this.ctx.sql.exec<CaseRow>(`SELECT * FROM cases t WHERE id IN (${placeholders(chunk.length)}) AND +status = 'active'${where.sql}`, ...chunk, ...where.params)) {
-          out.push({ id: r.id, kind, text: caseText(r), q: r.q, tags: JSON.parse(r.tags) as string[], metadata: parseJson<Metadata>(r.metadata, {}), label: null, probation: false, lastUsedAt: r.last_used_at });
+        for (const r of this.ctx.sql.exec<CaseRow>(
+          `SELECT * FROM cases t WHERE id IN (${placeholders(chunk.length)}) AND +status = 'active'${where.sql}`,
+          ...chunk,
+          ...where.params,
+        )) {
+          out.push({
+            id: r.id,
+            kind,
+            text: caseText(r),
+            q: r.q,
+            tags: JSON.parse(r.tags) as string[],
+            metadata: parseJson<Metadata>(r.metadata, {}),
+            label: null,
+            probation: false,
+            lastUsedAt: r.last_used_at,
+          });
         }
       }
     }
@@ -188,11 +226,20 @@ export class Retrieval implements CandidateSource {
 
   /** The agent's configured threshold, else the one its embedder is calibrated for. */
   threshold(req: { threshold?: number } = {}): number {
-    return req.threshold ?? this.ctx.config().similarityThreshold ?? this.ctx.vectors.embedder?.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
+    return (
+      req.threshold ??
+      this.ctx.config().similarityThreshold ??
+      this.ctx.vectors.embedder?.similarityThreshold ??
+      DEFAULT_SIMILARITY_THRESHOLD
+    );
   }
 
   /** Phase A then B for a query; the situations' pending `when` texts are embedded first, as a batch. */
-  private async ranking(query: EmbeddedQuery, kinds: readonly MemoryKind[], opts: { k1: number; k2: number; lambda: number; threshold: number; filter?: MemoryFilter | undefined }) {
+  private async ranking(
+    query: EmbeddedQuery,
+    kinds: readonly MemoryKind[],
+    opts: { k1: number; k2: number; lambda: number; threshold: number; filter?: MemoryFilter | undefined },
+  ) {
     if (kinds.includes("experience")) await this.situations.refresh();
     return rankFrom(this, { query, kinds, ...opts, reranker: this.reranker.current().state, now: this.ctx.now() });
   }
@@ -208,7 +255,13 @@ export class Retrieval implements CandidateSource {
     const k1 = req.k1 ?? cfg.k1;
     const k2 = Math.min(req.k2 ?? cfg.k2, k1);
     const query = await this.embedQuery(req.query);
-    const { candidates, ranked } = await this.ranking(query, req.kinds ?? ["experience", "case"], { k1, k2, lambda, threshold: this.threshold(req), filter: effectiveFilter(req) });
+    const { candidates, ranked } = await this.ranking(query, req.kinds ?? ["experience", "case"], {
+      k1,
+      k2,
+      lambda,
+      threshold: this.threshold(req),
+      filter: effectiveFilter(req),
+    });
     const items = retrievedItems(ranked);
     const recorded = items.map((item, i) => ({ ...item, f: ranked[i]!.features }));
     const retrievalId = await this.issue(req.query, req.phase ?? null, lambda, req.episodeId ?? null, recorded, asker, query.vec);
@@ -222,11 +275,37 @@ export class Retrieval implements CandidateSource {
    * that joins an episode is recorded, so the episode's end can credit it, and so is one whose token
    * would be longer than MAX_TOKEN_CHARS.
    */
-  async issue(query: string, phase: string | null, lambda: number, episodeId: string | null, items: RecordedItem[], asker: Asker, queryVec?: Float32Array): Promise<string> {
+  async issue(
+    query: string,
+    phase: string | null,
+    lambda: number,
+    episodeId: string | null,
+    items: RecordedItem[],
+    asker: Asker,
+    queryVec?: Float32Array,
+  ): Promise<string> {
     if (!episodeId) {
-      const shown = items.map((i): TokenItem => ({ id: i.id, kind: i.kind, score: i.score ?? null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}), ...(i.f ? { f: i.f } : {}) }));
+      const shown = items.map(
+        (i): TokenItem => ({
+          id: i.id,
+          kind: i.kind,
+          score: i.score ?? null,
+          label: i.label ?? null,
+          ...(i.citeOnly ? { citeOnly: true } : {}),
+          ...(i.f ? { f: i.f } : {}),
+        }),
+      );
       const at = this.ctx.now();
-      const claims = retrievalClaims({ query, queryVec: queryVec ?? null, phase, lambda, items: shown, asker, at, retentionDays: this.ctx.config().retention.retrievalsDays });
+      const claims = retrievalClaims({
+        query,
+        queryVec: queryVec ?? null,
+        phase,
+        lambda,
+        items: shown,
+        asker,
+        at,
+        retentionDays: this.ctx.config().retention.retrievalsDays,
+      });
       const token = await signRetrieval(this.secrets.signing(), claims);
       if (token) return token;
     }
@@ -237,7 +316,15 @@ export class Retrieval implements CandidateSource {
    * Records a retrieval, with its use counters. `citeOnly` items were shown without being selected
    * for the query, so they count as used, and learn, only when cited.
    */
-  record(query: string, phase: string | null, lambda: number, episodeId: string | null, items: RecordedItem[], asker: Asker, queryVec?: Float32Array): string {
+  record(
+    query: string,
+    phase: string | null,
+    lambda: number,
+    episodeId: string | null,
+    items: RecordedItem[],
+    asker: Asker,
+    queryVec?: Float32Array,
+  ): string {
     const id = this.ctx.newId("ret");
     const now = this.ctx.now();
     this.ctx.storage.transactionSync(() => {
@@ -245,8 +332,22 @@ export class Retrieval implements CandidateSource {
       if (episodeId) this.assertOpenEpisode(episodeId);
       this.ctx.sql.exec(
         "INSERT INTO retrievals (id, at, query, phase, lambda, episode_id, items, query_code, key_id, read_only) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        id, now, query, phase, lambda, episodeId,
-        JSON.stringify(items.map((i) => ({ id: i.id, kind: i.kind, score: i.score ?? null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}), ...(i.f ? { f: i.f } : {}) }))),
+        id,
+        now,
+        query,
+        phase,
+        lambda,
+        episodeId,
+        JSON.stringify(
+          items.map((i) => ({
+            id: i.id,
+            kind: i.kind,
+            score: i.score ?? null,
+            label: i.label ?? null,
+            ...(i.citeOnly ? { citeOnly: true } : {}),
+            ...(i.f ? { f: i.f } : {}),
+          })),
+        ),
         queryVec ? encodeCode(queryVec) : null,
         asker.keyId ?? null,
         asker.readOnly ? 1 : 0,
@@ -270,13 +371,22 @@ export class Retrieval implements CandidateSource {
    * later, and an ended one has been credited already.
    */
   assertOpenEpisode(episodeId: string): void {
-    const ep = this.ctx.sql.exec<{ status: string; outcome: string | null }>("SELECT status, outcome FROM episodes WHERE id = ?", episodeId).toArray()[0];
+    const ep = this.ctx.sql
+      .exec<{ status: string; outcome: string | null }>("SELECT status, outcome FROM episodes WHERE id = ?", episodeId)
+      .toArray()[0];
     if (!ep) throw DomainError.notFound(`Episode '${episodeId}' does not exist.`);
-    if (ep.status !== "open" || ep.outcome !== null) throw DomainError.conflict(`Episode '${episodeId}' has ended; a retrieval can no longer join it.`);
+    if (ep.status !== "open" || ep.outcome !== null)
+      throw DomainError.conflict(`Episode '${episodeId}' has ended; a retrieval can no longer join it.`);
   }
 
   /** Ranking without recording, for assembling the prompt (which records what it finally includes). */
-  async rankQuietly(query: EmbeddedQuery, kinds: MemoryKind[], phase: RetrieveRequest["phase"], k2: number, filter?: MemoryFilter): Promise<RankedCandidate["info"][]> {
+  async rankQuietly(
+    query: EmbeddedQuery,
+    kinds: MemoryKind[],
+    phase: RetrieveRequest["phase"],
+    k2: number,
+    filter?: MemoryFilter,
+  ): Promise<RankedCandidate["info"][]> {
     const k1 = Math.max(this.ctx.config().k1, k2);
     const { ranked } = await this.ranking(query, kinds, { k1, k2, lambda: this.lambda({ phase }), threshold: this.threshold(), filter });
     return ranked.map((r) => r.info);

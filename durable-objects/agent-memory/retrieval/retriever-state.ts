@@ -9,7 +9,11 @@ export function retrieverState(retrieval: Pick<Retrieval, "usage" | "reranker">,
 }
 
 /** Clears the re-ranker (for the current library version; earlier versions keep theirs for rollback) and all usage memory. */
-export function resetRetriever(retrieval: Pick<Retrieval, "usage" | "reranker">, readModel: Pick<ReadModel, "published">, transaction: <T>(fn: () => T) => T) {
+export function resetRetriever(
+  retrieval: Pick<Retrieval, "usage" | "reranker">,
+  readModel: Pick<ReadModel, "published">,
+  transaction: <T>(fn: () => T) => T,
+) {
   try {
     return transaction(() => {
       retrieval.reranker.reset();

@@ -51,7 +51,10 @@ export class Situations {
    */
   async refresh(): Promise<void> {
     const index = this.current();
-    const ids = this.ctx.sql.exec<{ item_id: string }>("SELECT item_id FROM when_pending LIMIT ?", EMBED_BATCH).toArray().map((r) => r.item_id);
+    const ids = this.ctx.sql
+      .exec<{ item_id: string }>("SELECT item_id FROM when_pending LIMIT ?", EMBED_BATCH)
+      .toArray()
+      .map((r) => r.item_id);
     if (!ids.length) return;
     const before = this.whenOf(ids);
     const stored = this.storedOf(ids, index.model);
@@ -84,7 +87,10 @@ export class Situations {
           const code = encodeCode(vec);
           this.ctx.sql.exec(
             "INSERT INTO when_vectors (item_id, model, text, code) VALUES (?, ?, ?, ?) ON CONFLICT(item_id) DO UPDATE SET model = excluded.model, text = excluded.text, code = excluded.code",
-            id, index.model, w.text, code,
+            id,
+            index.model,
+            w.text,
+            code,
           );
           placed.push([id, code]);
         }

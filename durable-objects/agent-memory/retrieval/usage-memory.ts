@@ -54,7 +54,10 @@ export class UsageMemory {
   centroids(kind: MemoryKind): CodeScan {
     const model = this.ctx.vectors.model;
     if (!this.cache || this.cache.model !== model) {
-      const byKind = new Map<MemoryKind, CodeScan>([["experience", new CodeScan(int8Scan)], ["case", new CodeScan(int8Scan)]]);
+      const byKind = new Map<MemoryKind, CodeScan>([
+        ["experience", new CodeScan(int8Scan)],
+        ["case", new CodeScan(int8Scan)],
+      ]);
       for (const r of this.ctx.sql.exec<UsageRow>("SELECT * FROM usage_memory WHERE model = ? AND centroid IS NOT NULL", model)) {
         byKind.get(r.kind as MemoryKind)?.set(r.item_id, new Uint8Array(r.centroid!), centroidFactor(r.norm, r.n));
       }
@@ -106,7 +109,10 @@ export class UsageMemory {
         ...where.params,
       )
       .toArray()
-      .map((r) => ({ id: r.id, score: phraseMatch(terms, JSON.parse(r.phrases) as LearnedPhrase[], phraseFade(this.ctx.config().decay, now, r.q, r.uses)) }))
+      .map((r) => ({
+        id: r.id,
+        score: phraseMatch(terms, JSON.parse(r.phrases) as LearnedPhrase[], phraseFade(this.ctx.config().decay, now, r.q, r.uses)),
+      }))
       .filter((r) => r.score > 0)
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
       .slice(0, limit);
@@ -126,10 +132,20 @@ export class UsageMemory {
       const row = this.ctx.sql.exec<UsageRow>("SELECT * FROM usage_memory WHERE item_id = ?", id).toArray()[0];
       if (!row && credit < 0) continue;
       const memory = this.ctx.sql
-        .exec<{ q: number; uses: number }>(`SELECT q, retrieved AS uses FROM ${kind === "experience" ? "experiences" : "cases"} WHERE id = ?`, id)
+        .exec<{ q: number; uses: number }>(
+          `SELECT q, retrieved AS uses FROM ${kind === "experience" ? "experiences" : "cases"} WHERE id = ?`,
+          id,
+        )
         .toArray()[0];
       const phrases = phrase
-        ? applyPhrase(JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[], phrase, credit, now, memory ? this.fade(memory.q, memory.uses) : undefined, pending)
+        ? applyPhrase(
+            JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[],
+            phrase,
+            credit,
+            now,
+            memory ? this.fade(memory.q, memory.uses) : undefined,
+            pending,
+          )
         : (JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[]);
       const old = row?.centroid && row.model === model ? decodeCentroid(new Uint8Array(row.centroid), row.norm, row.n) : null;
       const centroid = queryVec ? updateCentroid(old, queryVec, credit) : old;
@@ -140,7 +156,14 @@ export class UsageMemory {
            ON CONFLICT(item_id) DO UPDATE SET phrases = excluded.phrases, model = excluded.model, centroid = excluded.centroid,
              norm = excluded.norm, n = excluded.n, updated_at = excluded.updated_at
            RETURNING seq`,
-          id, kind, JSON.stringify(phrases), stored ? model : null, stored?.code ?? null, stored?.norm ?? 0, stored?.n ?? 0, now,
+          id,
+          kind,
+          JSON.stringify(phrases),
+          stored ? model : null,
+          stored?.code ?? null,
+          stored?.norm ?? 0,
+          stored?.n ?? 0,
+          now,
         )
         .one().seq;
       this.any = true;
@@ -165,7 +188,8 @@ export class UsageMemory {
     for (const r of this.ctx.sql.exec<{ item_id: string; phrases: string }>(
       `SELECT item_id, phrases FROM usage_memory WHERE EXISTS (SELECT 1 FROM json_each(phrases) WHERE json_extract(value, '$.pending') = 1) ORDER BY updated_at, seq`,
     )) {
-      for (const p of JSON.parse(r.phrases) as LearnedPhrase[]) if (p.pending && out.length < limit) out.push({ itemId: r.item_id, text: p.text });
+      for (const p of JSON.parse(r.phrases) as LearnedPhrase[])
+        if (p.pending && out.length < limit) out.push({ itemId: r.item_id, text: p.text });
       if (out.length >= limit) break;
     }
     return out;
@@ -173,7 +197,9 @@ export class UsageMemory {
 
   countPendingPhrases(): number {
     return this.ctx.sql
-      .exec<{ n: number }>("SELECT count(*) AS n FROM usage_memory, json_each(usage_memory.phrases) WHERE json_extract(value, '$.pending') = 1")
+      .exec<{ n: number }>(
+        "SELECT count(*) AS n FROM usage_memory, json_each(usage_memory.phrases) WHERE json_extract(value, '$.pending') = 1",
+      )
       .one().n;
   }
 
@@ -185,7 +211,9 @@ export class UsageMemory {
     let rejected = 0;
     this.ctx.storage.transactionSync(() => {
       for (const [itemId, judged] of byItem) {
-        const row = this.ctx.sql.exec<{ seq: number; phrases: string }>("SELECT seq, phrases FROM usage_memory WHERE item_id = ?", itemId).toArray()[0];
+        const row = this.ctx.sql
+          .exec<{ seq: number; phrases: string }>("SELECT seq, phrases FROM usage_memory WHERE item_id = ?", itemId)
+          .toArray()[0];
         if (!row) continue;
         const before = JSON.parse(row.phrases) as LearnedPhrase[];
         for (const p of before) if (p.pending && judged.has(p.text)) judged.get(p.text) ? admitted++ : rejected++;

@@ -70,11 +70,15 @@ const HOUR_MS = 3600_000;
  * MAX_TEACH_PER_HOUR positive credits per key and memory, so no one key floods a memory's usage.
  */
 function mayTeach(ctx: MemoryContext, key: string, itemId: string, hour: number): boolean {
-  const n = ctx.sql.exec<{ n: number }>("SELECT n FROM teach_counts WHERE key_id = ? AND item_id = ? AND hour = ?", key, itemId, hour).toArray()[0]?.n ?? 0;
+  const n =
+    ctx.sql.exec<{ n: number }>("SELECT n FROM teach_counts WHERE key_id = ? AND item_id = ? AND hour = ?", key, itemId, hour).toArray()[0]
+      ?.n ?? 0;
   if (n >= MAX_TEACH_PER_HOUR) return false;
   ctx.sql.exec(
     "INSERT INTO teach_counts (key_id, item_id, hour, n) VALUES (?, ?, ?, 1) ON CONFLICT (key_id, item_id, hour) DO UPDATE SET n = n + 1",
-    key, itemId, hour,
+    key,
+    itemId,
+    hour,
   );
   return true;
 }
@@ -88,7 +92,13 @@ function mayTeach(ctx: MemoryContext, key: string, itemId: string, hour: number)
  * nothing. A positive lesson past the key's hourly cap for that memory teaches neither channel;
  * weakening is never capped.
  */
-export function learnFromReward(ctx: MemoryContext, usage: UsageMemory, reranker: RerankerStore, retrievals: readonly CreditedRetrieval[], outcome: RewardOutcome): void {
+export function learnFromReward(
+  ctx: MemoryContext,
+  usage: UsageMemory,
+  reranker: RerankerStore,
+  retrievals: readonly CreditedRetrieval[],
+  outcome: RewardOutcome,
+): void {
   if (!outcome.reward || !retrievals.length) return;
   const hour = Math.floor(ctx.now() / HOUR_MS);
   ctx.sql.exec("DELETE FROM teach_counts WHERE hour < ?", hour);
@@ -102,7 +112,8 @@ export function learnFromReward(ctx: MemoryContext, usage: UsageMemory, reranker
     const capped = new Set(share > 0 ? moved.filter((i) => !mayTeach(ctx, teacher, i.id, hour)).map((i) => i.id) : []);
     const credits: UsageCredit[] = moved.filter((i) => !capped.has(i.id)).map((i) => ({ id: i.id, kind: i.kind, credit: share }));
     usage.learn(row.phrase, row.queryCode ? decodeQuery(row.queryCode) : null, credits);
-    for (const i of shown) if (i.f && !capped.has(i.id)) examples.push({ f: i.f, label: outcome.updated.has(i.id) && outcome.reward > 0 ? 1 : 0 });
+    for (const i of shown)
+      if (i.f && !capped.has(i.id)) examples.push({ f: i.f, label: outcome.updated.has(i.id) && outcome.reward > 0 ? 1 : 0 });
   }
   reranker.learn(examples);
 }

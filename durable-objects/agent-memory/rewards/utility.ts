@@ -53,7 +53,10 @@ export class Utility {
    * reward credits only those of its retrievals no reward took yet and no read-scoped key made.
    * A token (verified by the caller) carries its retrieval; its one outcome is kept in rewarded_tokens.
    */
-  private targets(req: RewardInput, token?: RetrievalClaims): { targets: Target[]; byLabel: Map<string, string[]>; retrievals: CreditedRetrieval[]; replay?: RewardResult } {
+  private targets(
+    req: RewardInput,
+    token?: RetrievalClaims,
+  ): { targets: Target[]; byLabel: Map<string, string[]>; retrievals: CreditedRetrieval[]; replay?: RewardResult } {
     const seen = new Map<string, Target>();
     const retrievals: CreditedRetrieval[] = [];
     const byLabel = new Map<string, string[]>();
@@ -70,26 +73,40 @@ export class Utility {
       let taken: RewardedColumns | undefined;
       if (token) {
         credited = creditedOfClaims(token);
-        taken = this.ctx.sql.exec<RewardedColumns>("SELECT reward_request, reward_result FROM rewarded_tokens WHERE id = ?", token.id).toArray()[0];
+        taken = this.ctx.sql
+          .exec<RewardedColumns>("SELECT reward_request, reward_result FROM rewarded_tokens WHERE id = ?", token.id)
+          .toArray()[0];
       } else {
-        const row = this.ctx.sql.exec<RetrievalRow & RewardedColumns>(`SELECT ${columns} FROM retrievals WHERE id = ?`, req.retrievalId).toArray()[0];
+        const row = this.ctx.sql
+          .exec<RetrievalRow & RewardedColumns>(`SELECT ${columns} FROM retrievals WHERE id = ?`, req.retrievalId)
+          .toArray()[0];
         if (!row) throw DomainError.notFound(`Retrieval '${req.retrievalId}' does not exist.`);
         credited = creditedOfRow(row);
         taken = row;
       }
       if (taken && taken.reward_request !== null) {
-        if (taken.reward_request === rewardKey(req, token) && taken.reward_result) return { targets: [], byLabel, retrievals, replay: { ...(JSON.parse(taken.reward_result) as RewardResult), replayed: true } };
-        throw DomainError.conflict(`Retrieval '${credited.id}' has taken its outcome already (one reward per retrieval); a different one cannot follow.`);
+        if (taken.reward_request === rewardKey(req, token) && taken.reward_result)
+          return { targets: [], byLabel, retrievals, replay: { ...(JSON.parse(taken.reward_result) as RewardResult), replayed: true } };
+        throw DomainError.conflict(
+          `Retrieval '${credited.id}' has taken its outcome already (one reward per retrieval); a different one cannot follow.`,
+        );
       }
       addItems(credited.items);
       retrievals.push(credited);
     } else if (req.episodeId) {
       const rows = this.ctx.sql
-        .exec<RetrievalRow>(`SELECT ${columns} FROM retrievals WHERE episode_id = ? AND read_only = 0 AND reward_request IS NULL ORDER BY at`, req.episodeId)
+        .exec<RetrievalRow>(
+          `SELECT ${columns} FROM retrievals WHERE episode_id = ? AND read_only = 0 AND reward_request IS NULL ORDER BY at`,
+          req.episodeId,
+        )
         .toArray()
         .map(creditedOfRow);
       // An episode that exists but retrieved nothing is a reward for no items; one never seen is a mistake to report.
-      if (!rows.length && !this.ctx.sql.exec("SELECT 1 FROM episodes WHERE id = ?", req.episodeId).toArray().length && !this.ctx.sql.exec("SELECT 1 FROM retrievals WHERE episode_id = ?", req.episodeId).toArray().length) {
+      if (
+        !rows.length &&
+        !this.ctx.sql.exec("SELECT 1 FROM episodes WHERE id = ?", req.episodeId).toArray().length &&
+        !this.ctx.sql.exec("SELECT 1 FROM retrievals WHERE episode_id = ?", req.episodeId).toArray().length
+      ) {
         throw DomainError.notFound(`Episode '${req.episodeId}' does not exist and no retrieval names it.`);
       }
       for (const row of rows) addItems(row.items);
@@ -184,17 +201,32 @@ export class Utility {
         const q = emaUpdate(row.q, r, alpha);
         this.ctx.sql.exec(
           `UPDATE ${table} SET q = ?, successes = successes + ?, failures = failures + ?, cited = cited + ?, retrieved = retrieved + ?, last_used_at = ? WHERE id = ?`,
-          q, r > 0 ? 1 : 0, r < 0 ? 1 : 0, cited ? 1 : 0, t.citeOnly ? 1 : 0, now, t.id,
+          q,
+          r > 0 ? 1 : 0,
+          r < 0 ? 1 : 0,
+          cited ? 1 : 0,
+          t.citeOnly ? 1 : 0,
+          now,
+          t.id,
         );
         // A lesson on probation has earned trust once it was cited in a successful episode.
-        if (t.kind === "experience" && cited && r > 0) this.ctx.sql.exec("UPDATE experiences SET probation = 0 WHERE id = ? AND probation = 1", t.id);
+        if (t.kind === "experience" && cited && r > 0)
+          this.ctx.sql.exec("UPDATE experiences SET probation = 0 WHERE id = ? AND probation = 1", t.id);
         this.ctx.sql.exec(
           "INSERT INTO q_history (item_id, at, q, delta, reward, episode_id, retrieval_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-          t.id, now, q, q - row.q, r, req.episodeId ?? what.retrievals[0]?.episodeId ?? null, what.token?.id ?? req.retrievalId ?? null,
+          t.id,
+          now,
+          q,
+          q - row.q,
+          r,
+          req.episodeId ?? what.retrievals[0]?.episodeId ?? null,
+          what.token?.id ?? req.retrievalId ?? null,
         );
         this.ctx.sql.exec(
           `DELETE FROM q_history WHERE item_id = ? AND seq <= (SELECT seq FROM q_history WHERE item_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
-          t.id, t.id, Q_HISTORY_KEEP,
+          t.id,
+          t.id,
+          Q_HISTORY_KEEP,
         );
         updated.push({ id: t.id, kind: t.kind, qBefore: row.q, q, cited: cited !== null });
       }
@@ -207,8 +239,17 @@ export class Utility {
       const result: RewardResult = { reward: r, updated, uncited, ...(skipped.length ? { skipped } : {}), replayed: false };
       const key = rewardKey(req, what.token);
       const stored = JSON.stringify(result);
-      if (what.token) this.ctx.sql.exec("INSERT INTO rewarded_tokens (id, expires_at, reward_request, reward_result) VALUES (?, ?, ?, ?)", what.token.id, what.token.expiresAt, key, stored);
-      else for (const ret of what.retrievals) this.ctx.sql.exec("UPDATE retrievals SET reward_request = ?, reward_result = ? WHERE id = ?", key, stored, ret.id);
+      if (what.token)
+        this.ctx.sql.exec(
+          "INSERT INTO rewarded_tokens (id, expires_at, reward_request, reward_result) VALUES (?, ?, ?, ?)",
+          what.token.id,
+          what.token.expiresAt,
+          key,
+          stored,
+        );
+      else
+        for (const ret of what.retrievals)
+          this.ctx.sql.exec("UPDATE retrievals SET reward_request = ?, reward_result = ? WHERE id = ?", key, stored, ret.id);
       record?.(result);
       return result;
     });
@@ -216,7 +257,11 @@ export class Utility {
 
   analytics(opts: { top: number; window: number; buckets: number }): Analytics {
     const sql = this.ctx.sql;
-    const qs = (table: string) => sql.exec<{ q: number }>(`SELECT q FROM ${table} WHERE status = 'active'`).toArray().map((r) => r.q);
+    const qs = (table: string) =>
+      sql
+        .exec<{ q: number }>(`SELECT q FROM ${table} WHERE status = 'active'`)
+        .toArray()
+        .map((r) => r.q);
     const deltas = sql
       .exec<{ delta: number }>("SELECT delta FROM q_history ORDER BY seq DESC LIMIT ?", opts.window)
       .toArray()
@@ -258,7 +303,10 @@ export class Utility {
       )
       .one();
     const counts = (table: string) =>
-      sql.exec<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM ${table} GROUP BY status`).toArray().reduce<Record<string, number>>((acc, r) => ((acc[r.status] = r.n), acc), {});
+      sql
+        .exec<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM ${table} GROUP BY status`)
+        .toArray()
+        .reduce<Record<string, number>>((acc, r) => ((acc[r.status] = r.n), acc), {});
     return {
       experiences: { counts: counts("experiences"), q: qStats(qs("experiences"), opts.buckets) },
       cases: { counts: counts("cases"), q: qStats(qs("cases"), opts.buckets) },
@@ -266,7 +314,9 @@ export class Utility {
       bottom: ranked("ASC"),
       convergence: { window: opts.window, updates: deltas.length, meanAbsDeltaQ: convergence(deltas, opts.window) },
       // Token retrievals are counted by day (flushed from the Workers), recorded ones by their rows: both pruned by retention.
-      retrievals: sql.exec<{ n: number }>("SELECT (SELECT count(*) FROM retrievals) + (SELECT coalesce(sum(n), 0) FROM token_retrievals) AS n").one().n,
+      retrievals: sql
+        .exec<{ n: number }>("SELECT (SELECT count(*) FROM retrievals) + (SELECT coalesce(sum(n), 0) FROM token_retrievals) AS n")
+        .one().n,
       citations: { cited: totals.cited ?? 0, uncited: totals.uncited ?? 0, retrievedItems: totals.retrieved ?? 0 },
       successRate: { bySource, byTag, byOrigin },
       libraryVersion: this.library.currentVersion(),

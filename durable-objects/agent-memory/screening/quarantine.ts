@@ -83,11 +83,19 @@ export class Quarantine {
     private readonly cases: Cases,
   ) {}
 
-  list(opts: { kind?: MemoryKind; status?: "quarantined" | "pending"; limit: number; cursor?: string }): { items: HeldItem[]; nextCursor: string | null } {
+  list(opts: { kind?: MemoryKind; status?: "quarantined" | "pending"; limit: number; cursor?: string }): {
+    items: HeldItem[];
+    nextCursor: string | null;
+  } {
     const rows = this.ctx.sql
       .exec<HeldRow>(
         `${HELD_SQL} WHERE h.id > ? AND (? IS NULL OR h.kind = ?) AND (? IS NULL OR h.status = ?) ORDER BY h.id LIMIT ?`,
-        opts.cursor ?? "", opts.kind ?? null, opts.kind ?? null, opts.status ?? null, opts.status ?? null, opts.limit + 1,
+        opts.cursor ?? "",
+        opts.kind ?? null,
+        opts.kind ?? null,
+        opts.status ?? null,
+        opts.status ?? null,
+        opts.limit + 1,
       )
       .toArray();
     const page = rows.slice(0, opts.limit).map(heldOut);
@@ -134,15 +142,32 @@ export class Quarantine {
       .map((r) => {
         const flag = r.reason?.startsWith(MENTION_REVIEW) ? { flag: r.reason.slice(MENTION_REVIEW.length) } : {};
         return r.kind === "case"
-          ? { id: r.id, kind: "case", text: caseReviewText({ task: r.text, answer: r.answer, traceSummary: r.trace_summary }), pattern: null, keywords: [], ...flag }
-          : { id: r.id, kind: "experience", text: r.text, pattern: r.pattern, keywords: parseJson<string[]>(r.keywords, []), when: r.when_text, ...flag };
+          ? {
+              id: r.id,
+              kind: "case",
+              text: caseReviewText({ task: r.text, answer: r.answer, traceSummary: r.trace_summary }),
+              pattern: null,
+              keywords: [],
+              ...flag,
+            }
+          : {
+              id: r.id,
+              kind: "experience",
+              text: r.text,
+              pattern: r.pattern,
+              keywords: parseJson<string[]>(r.keywords, []),
+              when: r.when_text,
+              ...flag,
+            };
       });
   }
 
   countPending(): number {
-    return this.ctx.sql.exec<{ n: number }>(
-      "SELECT (SELECT count(*) FROM experiences WHERE status = 'pending') + (SELECT count(*) FROM cases WHERE status = 'pending') AS n",
-    ).one().n;
+    return this.ctx.sql
+      .exec<{ n: number }>(
+        "SELECT (SELECT count(*) FROM experiences WHERE status = 'pending') + (SELECT count(*) FROM cases WHERE status = 'pending') AS n",
+      )
+      .one().n;
   }
 
   /**
@@ -157,7 +182,11 @@ export class Quarantine {
     });
     const why = (v: ReviewVerdict) => `safety review: ${v.category}: ${v.reason}`.slice(0, 1000);
     const exps = fresh.filter((v) => v.kind === "experience");
-    const out = { admitted: fresh.filter((v) => v.safe).length, quarantined: fresh.filter((v) => !v.safe).length, stale: verdicts.length - fresh.length };
+    const out = {
+      admitted: fresh.filter((v) => v.safe).length,
+      quarantined: fresh.filter((v) => !v.safe).length,
+      stale: verdicts.length - fresh.length,
+    };
     if (exps.length) {
       const wanted = new Map(exps.map((v) => [v.id, this.get(v.id).wanted as "active" | "archived"]));
       const holdReason = Object.fromEntries(exps.filter((v) => !v.safe).map((v) => [v.id, why(v)]));

@@ -50,7 +50,10 @@ function reasonFor(policy: ScreeningPolicy, id: string, parts: Parameters<typeof
 }
 
 const matchTextChanged = (a: Screenable, b: Screenable) =>
-  a.text !== b.text || a.pattern !== b.pattern || JSON.stringify(a.keywords) !== JSON.stringify(b.keywords) || (a.when ?? null) !== (b.when ?? null);
+  a.text !== b.text ||
+  a.pattern !== b.pattern ||
+  JSON.stringify(a.keywords) !== JSON.stringify(b.keywords) ||
+  (a.when ?? null) !== (b.when ?? null);
 
 /**
  * Only the service and the agent's quarantine (an admin's audited release or removal) touch a held
@@ -91,18 +94,32 @@ const SPLIT_VERSIONS = 1000;
  * escalate") goes to the review with the filter's reason when an LLM is configured: the reviewer
  * tells talk from a command. Without one it stays quarantined.
  */
-function admit(ctx: MemoryContext, text: string, parts: Parameters<typeof assessLesson>[0] | null, wanted: string, policy: ScreeningPolicy, recent: readonly string[] = []) {
+function admit(
+  ctx: MemoryContext,
+  text: string,
+  parts: Parameters<typeof assessLesson>[0] | null,
+  wanted: string,
+  policy: ScreeningPolicy,
+  recent: readonly string[] = [],
+) {
   const verdict = parts ? assessLesson(parts) : assessInsight(text, { chat: true });
   const reason = `content filter: ${verdict.reasons.join(", ")}`;
-  if (verdict.quarantined && verdict.mentionOnly && ctx.reviewAvailable()) return { status: "pending", hold: { reason: `${MENTION_REVIEW}${verdict.reasons.join(", ")} (mentioned, not given)`, wanted } };
+  if (verdict.quarantined && verdict.mentionOnly && ctx.reviewAvailable())
+    return { status: "pending", hold: { reason: `${MENTION_REVIEW}${verdict.reasons.join(", ")} (mentioned, not given)`, wanted } };
   if (verdict.quarantined) return { status: "quarantined", hold: { reason, wanted } };
   const together = completesSplit(recent, parts ? lessonText(parts) : text);
-  if (together) return { status: "quarantined", hold: { reason: `content filter, read with the same key's writes of the last hour: ${together.join(", ")}`, wanted } };
-  if (!policy.reviewed && ctx.reviewAvailable()) return { status: "pending", hold: { reason: "waiting for the LLM safety review", wanted } };
+  if (together)
+    return {
+      status: "quarantined",
+      hold: { reason: `content filter, read with the same key's writes of the last hour: ${together.join(", ")}`, wanted },
+    };
+  if (!policy.reviewed && ctx.reviewAvailable())
+    return { status: "pending", hold: { reason: "waiting for the LLM safety review", wanted } };
   return { status: wanted, hold: null };
 }
 
-const lessonText = (parts: Parameters<typeof assessLesson>[0]) => [parts.pattern ?? "", parts.text, (parts.keywords ?? []).join(", "), parts.when ?? ""].filter(Boolean).join(" ");
+const lessonText = (parts: Parameters<typeof assessLesson>[0]) =>
+  [parts.pattern ?? "", parts.text, (parts.keywords ?? []).join(", "), parts.when ?? ""].filter(Boolean).join(" ");
 
 /** Characters of a key's earlier text read before the new one: every pattern spans far fewer. */
 const SPLIT_CONTEXT_CHARS = 1200;
@@ -149,7 +166,11 @@ function recentTextsBy(ctx: MemoryContext, author: string | undefined, exceptId:
          AND ((v.author = ? AND v.created_at >= ?) OR c.version > (SELECT coalesce(max(version), 0) FROM library_versions))
          AND c.after IS NOT NULL AND c.experience_id != ?
        ORDER BY c.version DESC, c.rowid DESC LIMIT ?`,
-      SPLIT_VERSIONS, author, ctx.now() - SPLIT_WINDOW_MS, exceptId, SPLIT_WRITES,
+      SPLIT_VERSIONS,
+      author,
+      ctx.now() - SPLIT_WINDOW_MS,
+      exceptId,
+      SPLIT_WRITES,
     )
     .toArray();
   return rows.reverse().map((r) => {
@@ -159,7 +180,13 @@ function recentTextsBy(ctx: MemoryContext, author: string | undefined, exceptId:
 }
 
 /** Screens what one experience becomes in a version. Throws when a client touches a held entry. */
-export function screenExperience<T extends Screenable>(ctx: MemoryContext, before: T | null, after: T, policy: ScreeningPolicy, author?: string): Screened<T> {
+export function screenExperience<T extends Screenable>(
+  ctx: MemoryContext,
+  before: T | null,
+  after: T,
+  policy: ScreeningPolicy,
+  author?: string,
+): Screened<T> {
   guardHeld("experience", after.id, before, after.status, policy);
   const wasHeld = before !== null && isHeld(before.status);
   if (isHeld(after.status)) {
@@ -197,12 +224,25 @@ export function screenCase(
 }
 
 /** Keeps (or clears) the record of why an entry is held; runs inside the write's transaction. */
-export function recordHold(ctx: MemoryContext, id: string, kind: MemoryKind, s: Screened<unknown>, policy: ScreeningPolicy, author: string) {
+export function recordHold(
+  ctx: MemoryContext,
+  id: string,
+  kind: MemoryKind,
+  s: Screened<unknown>,
+  policy: ScreeningPolicy,
+  author: string,
+) {
   if (s.hold) {
     ctx.sql.exec(
       `INSERT INTO quarantine (item_id, kind, reason, wanted, door, author, at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(item_id) DO UPDATE SET reason = excluded.reason, wanted = excluded.wanted, door = excluded.door, author = excluded.author, at = excluded.at`,
-      id, kind, s.hold.reason.slice(0, 1000), s.hold.wanted, policy.door, author, ctx.now(),
+      id,
+      kind,
+      s.hold.reason.slice(0, 1000),
+      s.hold.wanted,
+      policy.door,
+      author,
+      ctx.now(),
     );
   } else if (s.lift) {
     forgetHold(ctx, id);
@@ -229,6 +269,10 @@ export function provenanceOf(
     return { source: forced ?? given.source, q: given.q ?? given.defaultQ, provenance: given.own ?? given.service };
   }
   const own = given.own;
-  const provenance: Provenance = { ...given.service, ...(own?.note ? { note: own.note } : {}), ...(own?.importedFrom ? { importedFrom: own.importedFrom } : {}) };
+  const provenance: Provenance = {
+    ...given.service,
+    ...(own?.note ? { note: own.note } : {}),
+    ...(own?.importedFrom ? { importedFrom: own.importedFrom } : {}),
+  };
   return { source: forced, q: given.defaultQ, provenance: Object.keys(provenance).length ? provenance : null };
 }

@@ -57,7 +57,13 @@ export async function sweep(ctx: MemoryContext, library: Library, now: number) {
     versions.push(r.version);
   }
   const kept = cfg.decay.enabled ? items.filter((i) => !gone.has(i.id) && !surplus.includes(i.id)) : [];
-  return { at: now, decayed, overCapacity: surplus, versions, nextFadeAt: kept.length ? nextFadeAt(kept, cfg.decay, cfg.decay.threshold) : null };
+  return {
+    at: now,
+    decayed,
+    overCapacity: surplus,
+    versions,
+    nextFadeAt: kept.length ? nextFadeAt(kept, cfg.decay, cfg.decay.threshold) : null,
+  };
 }
 
 /** Idempotency keys only need to outlive client retries. */
@@ -119,7 +125,9 @@ export async function pruneLogs(ctx: MemoryContext, cases: Cases, now: number) {
   };
   const retrievals = before.retrievals === null ? 0 : ctx.sql.exec("DELETE FROM retrievals WHERE at < ?", before.retrievals).rowsWritten;
   const jobs =
-    before.jobs === null ? 0 : ctx.sql.exec(`DELETE FROM jobs WHERE status IN ${FINISHED_JOBS} AND updated_at < ?`, before.jobs).rowsWritten;
+    before.jobs === null
+      ? 0
+      : ctx.sql.exec(`DELETE FROM jobs WHERE status IN ${FINISHED_JOBS} AND updated_at < ?`, before.jobs).rowsWritten;
   const idempotencyKeys = ctx.sql.exec("DELETE FROM idempotency WHERE at < ?", now - IDEMPOTENCY_RETENTION_MS).rowsWritten;
   // Token retrievals (issue 29): a rewarded token's one outcome is kept until the token expires, a
   // counter batch's id past any retry of it, the per-day counts as long as retrievals are kept.

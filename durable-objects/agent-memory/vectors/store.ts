@@ -148,7 +148,12 @@ export class VectorStore {
     this.refreshMissing(byKind, this.embeddedIds());
     if (!index) return;
     const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
-    await index.track(this.sql.exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ?", this.model).toArray().map((r) => r.item_id));
+    await index.track(
+      this.sql
+        .exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ?", this.model)
+        .toArray()
+        .map((r) => r.item_id),
+    );
     const recent = this.sql
       .exec<VectorRow>(
         "SELECT item_id, kind, vec, updated_at FROM vectors WHERE model = ? AND updated_at > ? AND length(vec) = ?",
@@ -307,7 +312,9 @@ export class VectorStore {
   async republish(): Promise<void> {
     const index = this.remote;
     if (!index) return;
-    const rows = this.sql.exec<{ item_id: string; op: string; gen: number }>("SELECT item_id, op, gen FROM vector_outbox ORDER BY gen LIMIT 500").toArray();
+    const rows = this.sql
+      .exec<{ item_id: string; op: string; gen: number }>("SELECT item_id, op, gen FROM vector_outbox ORDER BY gen LIMIT 500")
+      .toArray();
     if (!rows.length) return;
     const gens = new Map(rows.map((r) => [r.item_id, r.gen]));
     const upserts = rows.filter((r) => r.op === "upsert").map((r) => r.item_id);
@@ -369,7 +376,10 @@ export class VectorStore {
   private embeddedIds(): Set<string> {
     const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
     return new Set(
-      this.sql.exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ? AND length(vec) = ?", this.model, bytes).toArray().map((r) => r.item_id),
+      this.sql
+        .exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ? AND length(vec) = ?", this.model, bytes)
+        .toArray()
+        .map((r) => r.item_id),
     );
   }
 
