@@ -1,9 +1,8 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { Context } from "hono";
-import type { AppEnv, Env } from "../env";
+import type { Env } from "../env";
 import { agents, practiceRuns, practiceSchedules } from "../db/schema";
 import { db } from "../db/client";
-import { requireAgentAccess, requireScope, type Scope } from "../core/principal";
+import { requireAgentAccess, requireScope } from "../core/principal";
 import { notFound, outcome, unwrap } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import type { SessionEnd } from "../core/episode-types";
@@ -11,13 +10,9 @@ import { callMemory, memoryStub } from "./agent-memory";
 import { d1Read, d1Write } from "./binding-faults";
 import { cancelRun } from "./practice";
 import { cancelAgentEvaluations } from "./evaluation";
-import { agentMemory, agentRow, agentWithRow, resilientMemory } from "./agent-access";
+import { agentRow, agentWithRow, resilientMemory } from "./agent-access";
 import { agentPage, presentAgent } from "./agent-directory";
 import { recordAudit } from "./audit";
-
-/** Doors not yet moved onto use cases; goes when the last route stops holding stubs. */
-export const agentMemoryFor = (c: Context<AppEnv>, agentId: string, scope: Scope) =>
-  agentMemory({ env: c.env, waitUntil: (p) => c.executionCtx.waitUntil(p) }, c.get("principal"), agentId, scope);
 
 /** A verified session-end delivery becomes an episode of its agent; the agent's object refuses an unknown one. */
 export async function ingestSession(env: Env, session: SessionEnd) {
