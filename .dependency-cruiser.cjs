@@ -87,6 +87,13 @@ module.exports = {
       to: { path: DOORS },
     },
     {
+      name: "only-the-entry-imports-doors",
+      comment: "Below the doors (llm, jobs, practice, learning, adapters, core) failures are domain errors; problem documents and HTTP statuses belong to the doors.",
+      severity: "error",
+      from: { pathNot: [DOORS, "^src/index\\.ts$"] },
+      to: { path: DOORS },
+    },
+    {
       name: "mcp-shares-no-route-modules",
       comment: "Shapes both doors use live below them (src/core), not in src/routes.",
       severity: "error",

@@ -67,9 +67,10 @@ const workerdExclude = [...configDefaults.exclude, "test/node/**", "test/browser
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   const workerd = cloudflareTest({
-    // The `test` environment has no queue consumer: tests drive the consumer explicitly
-    // (createMessageBatch, the handlers), so background delivery cannot race them.
-    wrangler: { configPath: "./wrangler.toml", environment: "test" },
+    // test/wrangler.toml has no queue consumer: tests drive the consumer explicitly
+    // (createMessageBatch, the handlers), so background delivery cannot race them. Beside it there
+    // is no developer's .dev.vars: the tests' bindings are its own and the ones below.
+    wrangler: { configPath: "./test/wrangler.toml" },
     miniflare: {
       bindings: {
         TEST_MIGRATIONS: migrations,
@@ -114,7 +115,15 @@ export default defineConfig(async () => {
             exclude: workerdExclude,
             setupFiles: ["./test/setup.ts"],
             maxWorkers: 2,
-            deps: { optimizer: { ssr: { enabled: true, include: WORKER_DEPS, exclude: ["uplot", "uplot/dist/uPlot.iife.min.js", "uplot/dist/uPlot.min.css"] } } },
+            deps: {
+              optimizer: {
+                ssr: {
+                  enabled: true,
+                  include: WORKER_DEPS,
+                  exclude: ["uplot", "uplot/dist/uPlot.iife.min.js", "uplot/dist/uPlot.min.css"],
+                },
+              },
+            },
             ...timeouts,
           },
         },

@@ -68,7 +68,10 @@ async function loadLessons(base, token, agentId, n, seed) {
     const reason = `bench load ${i}`;
     const operations = items.slice(i, i + BATCH).map((e) => ({ op: "create", experience: { text: e.text, tags: e.tags } }));
     for (let attempt = 1; ; attempt++) {
-      const r = await request("POST", `${A}/library/batch`, token, { reason, operations }).catch((err) => ({ status: 0, body: String(err) }));
+      const r = await request("POST", `${A}/library/batch`, token, { reason, operations }).catch((err) => ({
+        status: 0,
+        body: String(err),
+      }));
       if (r.status === 200) break;
       await sleep(1000);
       const last = await must("GET", `${A}/library/versions?limit=1`, token, undefined, [200]);
@@ -157,7 +160,9 @@ async function storageAccesses(stateDir, work) {
   const files = doFiles(stateDir);
   if (!files.size) throw new Error(`no process holds a Durable Object's SQLite file under ${stateDir}`);
   const out = path.join(os.tmpdir(), `praxis-strace-${randomBytes(4).toString("hex")}.txt`);
-  const tracer = spawn("strace", ["-f", "-qq", "-e", "trace=pread64,pwrite64", "-o", out, ...[...files.keys()].flatMap((p) => ["-p", p])], { stdio: "ignore" });
+  const tracer = spawn("strace", ["-f", "-qq", "-e", "trace=pread64,pwrite64", "-o", out, ...[...files.keys()].flatMap((p) => ["-p", p])], {
+    stdio: "ignore",
+  });
   await sleep(500);
   await work();
   tracer.kill("SIGINT");
@@ -193,8 +198,12 @@ async function main() {
       const A = `${base}/v1/agents/${agentId}`;
       const qs = queries(4 * N + 200, profile === "local" ? 3 : 4);
       let q = 0;
-      const retrieve = (extra = {}) => () => ({ method: "POST", url: `${A}/retrieve`, body: { query: qs[q++ % qs.length], ...extra } });
-      const prompt = (extra = "") => () => ({ method: "GET", url: `${A}/prompt?query=${encodeURIComponent(qs[q++ % qs.length])}&budgetTokens=400${extra}` });
+      const retrieve =
+        (extra = {}) =>
+        () => ({ method: "POST", url: `${A}/retrieve`, body: { query: qs[q++ % qs.length], ...extra } });
+      const prompt =
+        (extra = "") =>
+        () => ({ method: "GET", url: `${A}/prompt?query=${encodeURIComponent(qs[q++ % qs.length])}&budgetTokens=400${extra}` });
       await sequential(profile === "local" ? 100 : 30, retrieve(), token);
       await sequential(profile === "local" ? 30 : 10, retrieve({ consistency: "strong" }), token);
       const row = { profile };
@@ -211,7 +220,9 @@ async function main() {
       }
       for (const k of Object.keys(row)) if (row[k]?.bodies) delete row[k].bodies;
       result.profiles.push(row);
-      log(`${profile}: edge retrieve p50 ${f(row.edgeRetrieve.p50)} ms, object ${f(row.objectRetrieve.p50)} ms; edge prompt p50 ${f(row.edgePrompt.p50)} ms, object ${f(row.objectPrompt.p50)} ms`);
+      log(
+        `${profile}: edge retrieve p50 ${f(row.edgeRetrieve.p50)} ms, object ${f(row.objectRetrieve.p50)} ms; edge prompt p50 ${f(row.edgePrompt.p50)} ms, object ${f(row.objectPrompt.p50)} ms`,
+      );
 
       if (profile === "local") {
         const counted = {};
@@ -228,7 +239,14 @@ async function main() {
         }
         const ids = (await sequential(40, retrieve(), token)).bodies.map((b) => b.retrievalId);
         let k = 0;
-        counted.reward = (await storageAccesses(stateDir, () => sequential(40, () => ({ method: "POST", url: `${A}/rewards`, body: { retrievalId: ids[k++], outcome: k % 3 ? "success" : "failure" } }), token))) / 40;
+        counted.reward =
+          (await storageAccesses(stateDir, () =>
+            sequential(
+              40,
+              () => ({ method: "POST", url: `${A}/rewards`, body: { retrievalId: ids[k++], outcome: k % 3 ? "success" : "failure" } }),
+              token,
+            ),
+          )) / 40;
         result.storage = counted;
         log(`storage accesses per request: ${JSON.stringify(counted)}`);
 
@@ -267,7 +285,13 @@ async function main() {
       await must("POST", `${A}/retrieve`, token, { query: qs[q++], consistency: "strong" }, [200]);
       const first = await send("POST", `${A}/retrieve`, token, { query: qs[q++] });
       const warm = await sequential(20, () => ({ method: "POST", url: `${A}/retrieve`, body: { query: qs[q++ % qs.length] } }), token);
-      const added = await must("POST", `${A}/experiences`, token, { text: `A lesson added to the ${size}-lesson library to change its content` }, [201]);
+      const added = await must(
+        "POST",
+        `${A}/experiences`,
+        token,
+        { text: `A lesson added to the ${size}-lesson library to change its content` },
+        [201],
+      );
       await must("POST", `${A}/retrieve`, token, { query: qs[q++], consistency: "strong" }, [200]);
       const rebuilt = await send("POST", `${A}/retrieve`, token, { query: qs[q++ % qs.length], minVersion: added.body.libraryVersion });
       const retriever = await must("GET", `${A}/retriever`, token, undefined, [200]);
@@ -280,7 +304,9 @@ async function main() {
         rebuildMs: rebuilt.ms,
         warmP50: warm.p50,
       });
-      log(`${size}: snapshot ${mib(retriever.body.snapshot.bytes)}, first read ${f(first.ms)} ms, read after a change ${f(rebuilt.ms)} ms, warm p50 ${f(warm.p50)} ms (${rebuilt.body.servedFrom})`);
+      log(
+        `${size}: snapshot ${mib(retriever.body.snapshot.bytes)}, first read ${f(first.ms)} ms, read after a change ${f(rebuilt.ms)} ms, warm p50 ${f(warm.p50)} ms (${rebuilt.body.servedFrom})`,
+      );
     }
   } finally {
     await server.cleanup();
@@ -290,11 +316,14 @@ async function main() {
 
 function report({ result, seconds, lost: dropped }) {
   const m = machine();
-  const row = (name, s) => `${f(s.p50)} / ${f(s.p99)}`;
+  const row = (_name, s) => `${f(s.p50)} / ${f(s.p99)}`;
   const latency = [
     "| profile | retrieve, edge | retrieve, object | prompt, edge | prompt, object | /healthz |",
     "|---|---|---|---|---|---|",
-    ...result.profiles.map((p) => `| ${p.profile} | ${row("", p.edgeRetrieve)} | ${row("", p.objectRetrieve)} | ${row("", p.edgePrompt)} | ${row("", p.objectPrompt)} | ${row("", p.healthz)} |`),
+    ...result.profiles.map(
+      (p) =>
+        `| ${p.profile} | ${row("", p.edgeRetrieve)} | ${row("", p.objectRetrieve)} | ${row("", p.edgePrompt)} | ${row("", p.objectPrompt)} | ${row("", p.healthz)} |`,
+    ),
   ].join("\n");
   const local = result.profiles.find((p) => p.profile === "local");
   const far = result.profiles.find((p) => p.profile === "far-edge");
@@ -324,11 +353,18 @@ function report({ result, seconds, lost: dropped }) {
     ? `A steady reader (${f(result.steady.readsPerMinute, 0)} reads and ${f((result.steady.rewards / result.steady.reads) * result.steady.readsPerMinute, 0)} rewards a minute, one agent, one isolate) revalidated its snapshot ${f(result.steady.perMinute, 1)} times a minute: one small Durable Object call each ("current", or a delta of what the rewards changed) and one D1 query for the revocation of the keys that read, against ${f(result.steady.readsPerMinute, 0)} object calls a minute before; a content change adds one snapshot fetch.`
     : "";
   const verdicts = [
-    far ? `Far-edge warm retrieve p50 ${f(far.edgeRetrieve.p50)} ms from the edge (p99 ${f(far.edgeRetrieve.p99)}), ${f(far.objectRetrieve.p50)} ms through the object (p99 ${f(far.objectRetrieve.p99)}); aim ≤ 15 ms: ${far.edgeRetrieve.p50 <= 15 ? "met" : "NOT met"}.` : "",
-    local?.concEdge ? `${CLIENTS}-client retrieve p95 ÷ /healthz p95: ${f(local.concEdge.p95 / local.concHealthz.p95, 2)} from the edge, ${f(local.concObject.p95 / local.concHealthz.p95, 2)} through the object; aim ≤ 1.35: ${local.concEdge.p95 / local.concHealthz.p95 <= 1.35 ? "met" : "NOT met"}.` : "",
+    far
+      ? `Far-edge warm retrieve p50 ${f(far.edgeRetrieve.p50)} ms from the edge (p99 ${f(far.edgeRetrieve.p99)}), ${f(far.objectRetrieve.p50)} ms through the object (p99 ${f(far.objectRetrieve.p99)}); aim ≤ 15 ms: ${far.edgeRetrieve.p50 <= 15 ? "met" : "NOT met"}.`
+      : "",
+    local?.concEdge
+      ? `${CLIENTS}-client retrieve p95 ÷ /healthz p95: ${f(local.concEdge.p95 / local.concHealthz.p95, 2)} from the edge, ${f(local.concObject.p95 / local.concHealthz.p95, 2)} through the object; aim ≤ 1.35: ${local.concEdge.p95 / local.concHealthz.p95 <= 1.35 ? "met" : "NOT met"}.`
+      : "",
     `Storage accesses of the agent's object per warm request: ${storage}.`,
   ].filter(Boolean);
-  const body = `Run ${new Date().toISOString().slice(0, 16)}Z, ${seconds.toFixed(0)} s, on ${m.cpu} (${m.cores} cores shared), node ${m.node}, wrangler ${m.wrangler}; load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.
+  const body = `Run ${new Date().toISOString().slice(0, 16)}Z, ${seconds.toFixed(0)} s, on ${m.cpu} (${m.cores} cores shared), node ${m.node}, wrangler ${m.wrangler}; load average at end ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}.
 Requests the runtime dropped and the bench sent again (left out of the latencies): ${dropped}.
 One agent with ${MEMORIES} lessons (semantic embedder); client wall time in ms over keep-alive HTTP to wrangler dev on 127.0.0.1, sequential, ${N} requests per cell, p50 / p99.
 \`edge\`: ranked in the Worker from its snapshot (staleness bound ${STALENESS_MS} ms, the default); \`object\`: \`consistency: "strong"\`, ranked by the agent's Durable Object.

@@ -4,10 +4,11 @@
 //
 // One wrangler dev (project snapshot, fresh state), restarted under four configurations on the
 // same data: profile `local` (bindings as wrangler dev has them) and `far-edge` (BENCH_LATENCY:
-// D1 +80 ms per query, Durable Object call +40 ms, KV read +5 ms, injected at the bindings by
-// src/adapters/bench-latency.ts, which only PRAXIS_ENV development/test honours), each with the key
-// caches off (BENCH_KEY_CACHE=off: every request reads its key from D1, the path before the edge
-// caches) and on. Sequential client wall time per request; RESULTS.md gets its own section.
+// D1 +80 ms per query, Durable Object call +40 ms, KV read +5 ms, injected at the bindings), each
+// with the key caches off (BENCH_KEY_CACHE=off: every request reads its key from D1, the path before
+// the edge caches) and on. Both knobs belong to the bench's own entry module, bench/edge-worker.ts,
+// which wraps the production Worker; src has none. Sequential client wall time per request;
+// RESULTS.md gets its own section.
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { corpus, queries } from "./corpus.mjs";
@@ -37,7 +38,7 @@ export async function runEdgeBench(argv) {
   const perRoute = { local: quick ? 60 : 300, "far-edge": quick ? 30 : 150 };
   const server = devServer({ keep: flag("--keep"), tmpPrefix: "praxis-bench-edge-" });
   const adminKey = `pxadmin_bench_${randomBytes(18).toString("base64url")}`;
-  const baseVars = { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", PRAXIS_ENV: "development" };
+  const baseVars = { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn" };
   const configs = [
     { profile: "local", cache: "off", vars: { ...baseVars, BENCH_KEY_CACHE: "off" } },
     { profile: "local", cache: "on", vars: baseVars },
@@ -47,7 +48,7 @@ export async function runEdgeBench(argv) {
   const started = Date.now();
   const rows = [];
   try {
-    let { base } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: baseVars });
+    let { base } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: baseVars, main: "bench/edge-worker.ts" });
     const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: "bench-edge" }, [201]);
     const token = tenant.body.apiKey;
     const agentId = `edge-${randomBytes(3).toString("hex")}`;
@@ -80,7 +81,12 @@ export async function runEdgeBench(argv) {
       // Warm: the object loaded, the key in this isolate's cache (and in KV).
       await seq(WARMUP[cfg.profile], () => ({ method: "POST", url: `${A()}/retrieve`, body: { query: qs[q++] } }));
       const retrievalIds = [];
-      const retrieve = await seq(n, () => ({ method: "POST", url: `${A()}/retrieve`, body: { query: qs[q++] }, ok: (b) => retrievalIds.push(b.retrievalId) }));
+      const retrieve = await seq(n, () => ({
+        method: "POST",
+        url: `${A()}/retrieve`,
+        body: { query: qs[q++] },
+        ok: (b) => retrievalIds.push(b.retrievalId),
+      }));
       const reward = await seq(Math.min(n, retrievalIds.length), (k) => ({
         method: "POST",
         url: `${A()}/rewards`,
@@ -89,7 +95,9 @@ export async function runEdgeBench(argv) {
       const prompt = await seq(n, () => ({ method: "GET", url: `${A()}/prompt?query=${encodeURIComponent(qs[q++])}&budgetTokens=400` }));
       const baseline = await seq(n, () => ({ method: "GET", url: A() }));
       rows.push({ ...cfg, n, retrieve, reward, prompt, baseline });
-      log(`${cfg.profile}, caches ${cfg.cache}: retrieve p50 ${f(retrieve.p50)} ms, reward p50 ${f(reward.p50)} ms, prompt p50 ${f(prompt.p50)} ms`);
+      log(
+        `${cfg.profile}, caches ${cfg.cache}: retrieve p50 ${f(retrieve.p50)} ms, reward p50 ${f(reward.p50)} ms, prompt p50 ${f(prompt.p50)} ms`,
+      );
     }
   } finally {
     await server.cleanup();
@@ -106,10 +114,14 @@ export async function runEdgeBench(argv) {
   ].join("\n");
   const far = (cache) => rows.find((r) => r.profile === "far-edge" && r.cache === cache);
   const [before, after] = [far("off"), far("on")];
-  const verdict = before && after
-    ? `Far-edge warm retrieve p50: ${f(after.retrieve.p50)} ms with the caches, ${f(before.retrieve.p50)} ms through D1 (${f(before.retrieve.p50 / after.retrieve.p50, 2)}×; aim ≥ 2×: ${before.retrieve.p50 / after.retrieve.p50 >= 2 ? "met" : "NOT met"}). Aim p50 ≤ DO RTT + 10 ms = 50 ms: ${after.retrieve.p50 <= 50 ? "met" : "NOT met"}.`
-    : "Far-edge rows missing (run stopped).";
-  const body = `Run ${new Date().toISOString().slice(0, 16)}Z, ${((Date.now() - started) / 1000).toFixed(0)} s, on ${m.cpu} (${m.cores} cores shared), node ${m.node}, wrangler ${m.wrangler}; load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.
+  const verdict =
+    before && after
+      ? `Far-edge warm retrieve p50: ${f(after.retrieve.p50)} ms with the caches, ${f(before.retrieve.p50)} ms through D1 (${f(before.retrieve.p50 / after.retrieve.p50, 2)}×; aim ≥ 2×: ${before.retrieve.p50 / after.retrieve.p50 >= 2 ? "met" : "NOT met"}). Aim p50 ≤ DO RTT + 10 ms = 50 ms: ${after.retrieve.p50 <= 50 ? "met" : "NOT met"}.`
+      : "Far-edge rows missing (run stopped).";
+  const body = `Run ${new Date().toISOString().slice(0, 16)}Z, ${((Date.now() - started) / 1000).toFixed(0)} s, on ${m.cpu} (${m.cores} cores shared), node ${m.node}, wrangler ${m.wrangler}; load average at end ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}.
 One agent with ${MEMORIES} memories; client wall time in ms, sequential requests over keep-alive HTTP to wrangler dev on 127.0.0.1.
 \`far-edge\` injects ${FAR_EDGE} (ms per D1 query, Durable Object call, KV read) at the bindings; \`key caches off\` makes
 every request read its key from D1 (one query, the round trip every request made before), \`on\` is the isolate LRU then KV.

@@ -25,7 +25,7 @@ import { rank } from "../src/core/scoring";
 import { defaultAgentConfig } from "../src/core/agent-config";
 import { hashEmbed, HASH_DIMS } from "../src/core/hash-embedder";
 import { HASH_SIMILARITY_THRESHOLD } from "../src/adapters/embedders/hash";
-// @ts-ignore -- plain ESM helper shared with run.mjs
+// @ts-expect-error -- plain ESM helper shared with run.mjs, without types
 import { corpus, queries, rng } from "./corpus.mjs";
 
 function arg(name: string): string | undefined {
@@ -39,6 +39,7 @@ function pct(sorted: number[], p: number): number {
   return sorted[i]!;
 }
 
+type Stats = ReturnType<typeof stats>;
 function stats(xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
   const mean = s.reduce((a, b) => a + b, 0) / (s.length || 1);
@@ -52,7 +53,10 @@ function heapBytes(): number {
   return process.memoryUsage().heapUsed;
 }
 
-const sizes = (arg("--sizes") ?? "1000,10000,50000").split(",").map((s) => Number(s.trim())).filter((n) => n > 0);
+const sizes = (arg("--sizes") ?? "1000,10000,50000")
+  .split(",")
+  .map((s) => Number(s.trim()))
+  .filter((n) => n > 0);
 const iters = Math.max(10, Number(arg("--iters") ?? 300));
 const asJson = process.argv.includes("--json");
 const { k1, k2, lambda: lambdas } = defaultAgentConfig();
@@ -138,7 +142,12 @@ for (const n of sizes) {
   const unQueries = Math.min(iters, RECALL_QUERIES);
   let unthresholded = 0;
   for (let i = 0; i < unQueries; i++) unthresholded += recall(kernels.new(qs[i]!, RECALL_K, -1), kernels.old(qs[i]!, RECALL_K, -1));
-  out.recall = { k: RECALL_K, atThreshold: atThreshold / iters, unthresholded: unthresholded / unQueries, queries: { atThreshold: iters, unthresholded: unQueries } };
+  out.recall = {
+    k: RECALL_K,
+    atThreshold: atThreshold / iters,
+    unthresholded: unthresholded / unQueries,
+    queries: { atThreshold: iters, unthresholded: unQueries },
+  };
   out.footprint = {
     old: { typedBytes: oldTyped, heldBytes: oldHeld, buildMs: oldBuildMs },
     new: { typedBytes: newM.bytes, heldBytes: newHeld, buildMs: newBuildMs },
@@ -155,7 +164,7 @@ for (const n of sizes) {
   out.embedQuery = stats(embed);
   results[n] = out;
   if (!asJson) {
-    const o = out as any;
+    const o = out as { old: { step: Stats }; new: { step: Stats }; recall: { atThreshold: number; unthresholded: number } };
     console.log(
       `N=${n}: rank step p50 old ${o.old.step.p50.toFixed(3)} ms → new ${o.new.step.p50.toFixed(3)} ms (${(o.old.step.p50 / o.new.step.p50).toFixed(1)}×), p99 ${o.old.step.p99.toFixed(3)} → ${o.new.step.p99.toFixed(3)}; recall@${RECALL_K} ${o.recall.atThreshold.toFixed(4)} (threshold ${threshold}) / ${o.recall.unthresholded.toFixed(4)} (none); held ${(oldHeld / 2 ** 20).toFixed(1)} → ${(newHeld / 2 ** 20).toFixed(1)} MiB${gc ? "" : " (no --expose-gc: rough)"}`,
     );

@@ -15,31 +15,31 @@ import type {
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
 import type { LiveDecision, LiveDecisionContext, LiveInsight } from "../src/core/live-lesson";
 import type { EpisodeDatasetQuery } from "../src/core/practice/dataset-types";
-import { MemoryError } from "./memory-error";
-import { AgentMemoryBase } from "./agent-memory/base-object";
-import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library-transfer";
-import type { PromptRequest } from "./agent-memory/prompt";
-import { resetRetriever, retrieverState } from "./agent-memory/retriever-state";
-import { ANONYMOUS_WRITER, type Asker } from "./agent-memory/retrieval";
-import { applyWhen, lessonsWithoutWhen } from "./agent-memory/when-backfill";
-import { promotePractice, type PracticePromotionInput } from "./agent-memory/practice-promotion";
-import type { ReviewVerdict } from "./agent-memory/quarantine";
-import { policyOf, type WriteAccess } from "./agent-memory/access";
-import { reembedBatch, type ReembedResult } from "./agent-memory/reembed";
-import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/lifecycle";
-import type { ReadModelVersion } from "./agent-memory/read-model";
-import { applyCounterBatch } from "./agent-memory/retrieval-counts";
+import { DomainError } from "../src/core/errors";
+import { AgentMemoryBase } from "./agent-memory/object/base-object";
+import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library/transfer";
+import type { PromptRequest } from "./agent-memory/retrieval/prompt";
+import { resetRetriever, retrieverState } from "./agent-memory/retrieval/retriever-state";
+import { ANONYMOUS_WRITER, type Asker } from "./agent-memory/retrieval/retrieval";
+import { applyWhen, lessonsWithoutWhen } from "./agent-memory/upkeep/when-backfill";
+import { promotePractice, type PracticePromotionInput } from "./agent-memory/library/practice-promotion";
+import type { ReviewVerdict } from "./agent-memory/screening/quarantine";
+import { policyOf, type WriteAccess } from "./agent-memory/screening/access";
+import { reembedBatch, type ReembedResult } from "./agent-memory/upkeep/reembed";
+import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/object/lifecycle";
+import type { ReadModelVersion } from "./agent-memory/retrieval/read-model";
+import { applyCounterBatch } from "./agent-memory/retrieval/retrieval-counts";
 import { isRetrievalToken } from "../src/core/retrieval-token";
 import type { CounterBatch } from "../src/core/retrieval-counts";
 
-export type { WriteAccess } from "./agent-memory/access";
-export type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "./agent-memory/read-model";
+export type { WriteAccess } from "./agent-memory/screening/access";
+export type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "./agent-memory/retrieval/read-model";
 
 /**
  * One instance per tenant+agent (named `${tenantId}:${agentId}`). It is the single writer for
  * that agent's memories, so concurrent reward updates serialise here and never race. Routes reach
  * it only through src/services/agent-memory.ts. The storage modules it serves from are built in
- * agent-memory/startup.ts; each RPC method is a thin door onto one of them.
+ * agent-memory/object/startup.ts; each RPC method is a thin door onto one of them.
  */
 export class AgentMemory extends AgentMemoryBase {
   /** The agent was created (or created again): from now on its calls are served; a deleted agent starts empty. */
@@ -74,7 +74,7 @@ export class AgentMemory extends AgentMemoryBase {
     return { storageDeleted: true };
   }
 
-  /** The agent's incarnation (see lifecycle.ts): work begun for it carries it, and a later agent refuses that work. */
+  /** The agent's incarnation (see agent-memory/object/lifecycle.ts): work begun for it carries it, and a later agent refuses that work. */
   async incarnation() {
     return this.rpc(() => agentIncarnation(this.ctx.storage));
   }
@@ -86,7 +86,7 @@ export class AgentMemory extends AgentMemoryBase {
   async patchConfig(patch: AgentConfigPatch) {
     return this.rpc(async () => {
       const result = applyConfigPatch(this.config, patch);
-      if (!result.success) throw MemoryError.invalid("Invalid configuration", result.error.issues);
+      if (!result.success) throw DomainError.unprocessable("Invalid configuration", result.error.issues);
       const embedderChanged = JSON.stringify(result.data.embedder) !== JSON.stringify(this.config.embedder);
       const previous = this.config;
       this.config = result.data;
@@ -95,7 +95,9 @@ export class AgentMemory extends AgentMemoryBase {
           this.mem.vectors = await this.buildVectorStore();
         } catch (err) {
           this.config = previous;
-          throw MemoryError.invalid(err instanceof Error ? err.message : String(err), [{ path: ["embedder"], message: "Cannot use this embedder here" }]);
+          throw DomainError.unprocessable(err instanceof Error ? err.message : String(err), [
+            { path: ["embedder"], message: "Cannot use this embedder here" },
+          ]);
         }
       }
       this.ctx.storage.sql.exec(
@@ -120,7 +122,13 @@ export class AgentMemory extends AgentMemoryBase {
   async createExperience(input: ExperienceCreate, author: string, provenance?: Provenance, idempotencyKey?: string, access?: WriteAccess) {
     return this.rpc(async () => {
       const { value: r, replayed } = await this.rooms.idempotency.run(idempotencyKey, "experience.create", input, (record) =>
-        this.rooms.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null, record, admission: policyOf(access) }),
+        this.rooms.library.apply([{ op: "create", experience: input }], {
+          reason: "create experience",
+          author,
+          provenance: provenance ?? null,
+          record,
+          screening: policyOf(access),
+        }),
       );
       return { value: { version: r.version, experience: r.experiences[0]! }, replayed };
     });
@@ -136,22 +144,37 @@ export class AgentMemory extends AgentMemoryBase {
 
   async patchExperience(id: string, patch: ExperiencePatch, author: string, access?: WriteAccess) {
     return this.rpc(async () => {
-      const r = await this.rooms.library.apply([{ op: "update", id, patch }], { reason: "update experience", author, admission: policyOf(access) });
+      const r = await this.rooms.library.apply([{ op: "update", id, patch }], {
+        reason: "update experience",
+        author,
+        screening: policyOf(access),
+      });
       return { version: r.version, experience: this.rooms.library.get(id) };
     });
   }
 
   async deleteExperience(id: string, author: string, access?: WriteAccess) {
     return this.rpc(async () => {
-      const r = await this.rooms.library.apply([{ op: "delete", id }], { reason: "delete experience", author, admission: policyOf(access) });
+      const r = await this.rooms.library.apply([{ op: "delete", id }], {
+        reason: "delete experience",
+        author,
+        screening: policyOf(access),
+      });
       return { version: r.version, deleted: id };
     });
   }
 
-  async applyLibrary(operations: LibraryOperation[], reason: string, author: string, provenance?: Provenance, idempotencyKey?: string, access?: WriteAccess) {
+  async applyLibrary(
+    operations: LibraryOperation[],
+    reason: string,
+    author: string,
+    provenance?: Provenance,
+    idempotencyKey?: string,
+    access?: WriteAccess,
+  ) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "library.batch", { operations, reason }, (record) =>
-        this.rooms.library.apply(operations, { reason, author, provenance: provenance ?? null, record, admission: policyOf(access) }),
+        this.rooms.library.apply(operations, { reason, author, provenance: provenance ?? null, record, screening: policyOf(access) }),
       ),
     );
   }
@@ -173,7 +196,9 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   async rollback(n: number, author: string, idempotencyKey?: string) {
-    return this.rpc(() => this.rooms.idempotency.run(idempotencyKey, "library.rollback", { n }, (record) => this.rooms.library.rollback(n, author, record)));
+    return this.rpc(() =>
+      this.rooms.idempotency.run(idempotencyKey, "library.rollback", { n }, (record) => this.rooms.library.rollback(n, author, record)),
+    );
   }
 
   async exportLibrary() {
@@ -193,16 +218,21 @@ export class AgentMemory extends AgentMemoryBase {
    * run's own safety review (src/practice/plan-review.ts), so promotion runs the filter only.
    */
   async promotePractice(input: PracticePromotionInput) {
-    return this.rpc(() =>
-      this.sameIncarnation(input.incarnation, `practice run ${input.runId}`) ??
-      this.rooms.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, (record) =>
-        promotePractice(this.rooms.library.admitting({ door: "practice", reviewed: true }), input, record),
-      ),
+    return this.rpc(
+      () =>
+        this.sameIncarnation(input.incarnation, `practice run ${input.runId}`) ??
+        this.rooms.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, (record) =>
+          promotePractice(this.rooms.library.screening({ door: "practice", reviewed: true }), input, record),
+        ),
     );
   }
 
   async createCase(input: CaseCreate, idempotencyKey?: string, access?: WriteAccess) {
-    return this.rpc(() => this.rooms.idempotency.run(idempotencyKey, "case.create", input, (record) => this.rooms.cases.create(input, record, policyOf(access))));
+    return this.rpc(() =>
+      this.rooms.idempotency.run(idempotencyKey, "case.create", input, (record) =>
+        this.rooms.cases.create(input, record, policyOf(access)),
+      ),
+    );
   }
 
   async getCase(id: string) {
@@ -240,7 +270,8 @@ export class AgentMemory extends AgentMemoryBase {
   async reward(req: RewardRequest, idempotencyKey?: string, teacher?: string) {
     return this.rpc(async () => {
       const { value, replayed: keyReplayed } = await this.rooms.idempotency.run(idempotencyKey, "reward", req, async (record) => {
-        const token = req.retrievalId && isRetrievalToken(req.retrievalId) ? await this.rooms.retrieval.secrets.verify(req.retrievalId) : undefined;
+        const token =
+          req.retrievalId && isRetrievalToken(req.retrievalId) ? await this.rooms.retrieval.secrets.verify(req.retrievalId) : undefined;
         return this.rooms.utility.reward(req, record, teacher, token);
       });
       // A second reward of the same retrieval replays the first even without an Idempotency-Key.
@@ -326,7 +357,7 @@ export class AgentMemory extends AgentMemoryBase {
   async getJob(jobId: string) {
     return this.rpc(() => {
       const job = this.rooms.jobs.get(jobId);
-      if (!job) throw MemoryError.notFound(`Job '${jobId}' does not exist.`);
+      if (!job) throw DomainError.notFound(`Job '${jobId}' does not exist.`);
       return job;
     });
   }
@@ -353,7 +384,7 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.quarantine.remove(id, author));
   }
 
-  /** The next pending entries for the safety reviewer (src/learning/admission-review.ts). */
+  /** The next pending entries for the safety reviewer (src/learning/screening-review.ts). */
   async pendingReviews(limit: number) {
     return this.rpc(() => ({ items: this.rooms.quarantine.pending(limit), remaining: this.rooms.quarantine.countPending() }));
   }
@@ -371,9 +402,12 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => applyWhen(this.mem, this.rooms.library, written, asked));
   }
 
-  /** Learned phrases waiting for the same safety review (src/learning/admission-review.ts). */
+  /** Learned phrases waiting for the same safety review (src/learning/screening-review.ts). */
   async pendingPhraseReviews(limit: number) {
-    return this.rpc(() => ({ items: this.rooms.retrieval.usage.pendingPhrases(limit), remaining: this.rooms.retrieval.usage.countPendingPhrases() }));
+    return this.rpc(() => ({
+      items: this.rooms.retrieval.usage.pendingPhrases(limit),
+      remaining: this.rooms.retrieval.usage.countPendingPhrases(),
+    }));
   }
 
   async applyPhraseReviews(verdicts: { itemId: string; text: string; safe: boolean }[]) {
@@ -390,20 +424,36 @@ export class AgentMemory extends AgentMemoryBase {
       this.sameIncarnation(incarnation, `job ${jobId}`);
       const job = this.rooms.jobs.get(jobId) ?? this.rooms.jobs.ensure(jobId, "live.extract", episodeId).job;
       if (job.status === "done" || job.status === "skipped") return { job, input: null };
-      return { job: this.rooms.jobs.update(jobId, { status: "running", attempt: true })!, input: this.rooms.episodes.extractionInput(episodeId) };
+      return {
+        job: this.rooms.jobs.update(jobId, { status: "running", attempt: true })!,
+        input: this.rooms.episodes.extractionInput(episodeId),
+      };
     });
   }
 
   async finishJob(jobId: string, status: Job["status"], reason: string, result?: Job["result"], incarnation?: string) {
-    return this.rpc(() => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) }));
+    return this.rpc(
+      () =>
+        this.sameIncarnation(incarnation, `job ${jobId}`) ??
+        this.rooms.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) }),
+    );
   }
 
   async similarExperiences(lesson: { id?: string; text: string; pattern?: string | null; keywords?: string[] }, k: number) {
     return this.rpc(() => this.rooms.lessons.similar(lesson, k));
   }
 
-  async applyLiveLesson(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision, context: LiveDecisionContext, incarnation?: string) {
-    return this.rpc(() => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context));
+  async applyLiveLesson(
+    jobId: string,
+    episodeId: string,
+    candidate: LiveInsight,
+    decision: LiveDecision,
+    context: LiveDecisionContext,
+    incarnation?: string,
+  ) {
+    return this.rpc(
+      () => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context),
+    );
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */

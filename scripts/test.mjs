@@ -28,7 +28,9 @@ function run(cmd, args, { capture = false } = {}) {
       child.stdout.on("data", (c) => (output += c));
       child.stderr.on("data", (c) => (output += c));
     }
-    child.on("exit", (code, signal) => resolve({ ok: code === 0, code: code ?? (signal ? 1 : 0), output, label: [path.basename(cmd), ...args].join(" ") }));
+    child.on("exit", (code, signal) =>
+      resolve({ ok: code === 0, code: code ?? (signal ? 1 : 0), output, label: [path.basename(cmd), ...args].join(" ") }),
+    );
   });
 }
 
@@ -40,12 +42,17 @@ async function chain(list) {
     output += r.output;
     if (!r.ok) return { ...r, output, label: `checks: ${r.label}` };
   }
-  return { ok: true, code: 0, output, label: "checks (types, generated client, dependency rules)" };
+  return { ok: true, code: 0, output, label: "checks (lint and format, types, generated client, dependency rules)" };
 }
 
 // Tools run on this process's Node (the supported one), whatever `node` comes first on PATH.
 const node = process.execPath;
-const tools = { vitest: "vitest/vitest.mjs", tsc: "typescript/bin/tsc", depcruise: "dependency-cruiser/bin/dependency-cruise.mjs" };
+const tools = {
+  vitest: "vitest/vitest.mjs",
+  tsc: "typescript/bin/tsc",
+  depcruise: "dependency-cruiser/bin/dependency-cruise.mjs",
+  biome: "@biomejs/biome/bin/biome",
+};
 const tool = (name, ...args) => [node, [path.join("node_modules", tools[name]), ...args]];
 if (!quick) {
   const deps = await run(node, ["scripts/ensure-deps.mjs"]);
@@ -62,6 +69,8 @@ const tscCache = (name) => ["--incremental", "--tsBuildInfoFile", path.join("nod
 const checks = [tool("tsc", "--noEmit", ...tscCache("workers"))];
 if (!quick) {
   checks.push(
+    // `npm run lint`: Biome's linter and formatter (biome.json); `npm run format` fixes the formatting.
+    tool("biome", "check", "--error-on-warnings"),
     tool("tsc", "--noEmit", "-p", "tsconfig.node.json", ...tscCache("node")),
     [node, ["scripts/gen-client.mjs", "--check"]],
     tool("depcruise", "src", "durable-objects", "types", "--config", ".dependency-cruiser.cjs"),
@@ -82,7 +91,9 @@ for (const file of readdirSync(reportDir).sort()) {
   const r = JSON.parse(readFileSync(path.join(reportDir, file), "utf8"));
   total += r.numTotalTests;
   const other = r.numTotalTests - r.numPassedTests - r.numFailedTests;
-  console.log(`Tests (${path.basename(file, ".json")}): ${r.numPassedTests} passed, ${r.numFailedTests} failed${other ? `, ${other} skipped/todo` : ""} in ${r.testResults.length} files`);
+  console.log(
+    `Tests (${path.basename(file, ".json")}): ${r.numPassedTests} passed, ${r.numFailedTests} failed${other ? `, ${other} skipped/todo` : ""} in ${r.testResults.length} files`,
+  );
 }
 console.log(`Tests run: ${total} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
 process.exit([main, ...done].every((r) => r.ok) ? 0 : 1);

@@ -10,9 +10,11 @@
 
 /** Pure logic with no `cloudflare:*` import, directly or through helpers: run in Node. */
 export const PURE_TESTS = [
+  "test/config.test.ts",
   "test/core/**/*.test.ts",
   "test/adapters/**/*.test.ts",
   "test/learning/safety-review.test.ts",
+  "test/http/error-kinds.test.ts",
   "test/llm/semaphore.test.ts",
   "test/llm/settings.test.ts",
   "test/practice/judge.test.ts",

@@ -5,7 +5,18 @@
 // hot-reload it mid-run) with a fresh temporary --persist-to state directory. Its process group
 // is killed on cleanup, on exit and on SIGINT/SIGTERM/SIGHUP. Every loop is bounded.
 import { spawn, execFileSync } from "node:child_process";
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { performance } from "node:perf_hooks";
 import http from "node:http";
 import net from "node:net";
@@ -117,29 +128,32 @@ const quietEnv = {
  * `fromHead` the last commit (so someone's half-finished edits are not what gets measured).
  */
 const SNAPSHOT_SKIP = new Set(["node_modules", ".git", ".wrangler", ".dev.vars", "test", "bench", "dist"]);
-function snapshotProject(dest, fromHead) {
+function snapshotProject(dest, fromHead, main, from = root) {
   mkdirSync(dest, { recursive: true });
   if (fromHead) {
-    const entries = execFileSync("git", ["-C", root, "ls-tree", "--name-only", "HEAD"], { encoding: "utf8" })
+    const entries = execFileSync("git", ["-C", from, "ls-tree", "--name-only", "HEAD"], { encoding: "utf8" })
       .split("\n")
       .filter((e) => e && !SNAPSHOT_SKIP.has(e) && !e.endsWith(".log"));
-    const tar = execFileSync("git", ["-C", root, "archive", "--format=tar", "HEAD", ...entries], { maxBuffer: 256 * 1024 * 1024 });
+    if (main) entries.push(main);
+    const tar = execFileSync("git", ["-C", from, "archive", "--format=tar", "HEAD", ...entries], { maxBuffer: 256 * 1024 * 1024 });
     execFileSync("tar", ["-x", "-C", dest], { input: tar });
   } else {
-    for (const entry of readdirSync(root)) {
+    for (const entry of readdirSync(from)) {
       if (SNAPSHOT_SKIP.has(entry) || entry.endsWith(".log")) continue;
-      cpSync(path.join(root, entry), path.join(dest, entry), { recursive: true });
+      cpSync(path.join(from, entry), path.join(dest, entry), { recursive: true });
     }
+    if (main) cpSync(path.join(from, main), path.join(dest, main));
   }
-  symlinkSync(path.join(root, "node_modules"), path.join(dest, "node_modules"), "dir");
+  symlinkSync(path.join(from, "node_modules"), path.join(dest, "node_modules"), "dir");
 }
 
 /**
  * One wrangler dev for a benchmark. `stopping` turns true on a signal (loops stop, nothing new
  * starts); `cleanup()` is idempotent and every caller awaits the same teardown, so an exit
  * cannot cut it short. `onCleanup(fn)` adds teardown of the bench's own (servers, sockets).
+ * `project` is the directory served (a snapshot of it): this repository unless a test gives another.
  */
-export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
+export function devServer({ keep = false, tmpPrefix = "praxis-bench-", project = root } = {}) {
   let dev = null; // the wrangler child (its own process group)
   let tmpDir = null;
   let cleanupPromise = null;
@@ -188,16 +202,19 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
 
   let launched = null; // what start() was called with, for restart()
 
-  /** Migrates a fresh D1, starts wrangler dev with `vars` and waits (≤ 90 s) for /healthz. */
-  async function start({ firstPort, vars, fromHead = false, logLevel = "warn" }) {
+  /**
+   * Migrates a fresh D1, starts wrangler dev with `vars` and waits (≤ 90 s) for /healthz. `main`
+   * (a path in the project) serves another entry module than wrangler.toml's, e.g. the edge bench's.
+   */
+  async function start({ firstPort, vars, fromHead = false, logLevel = "warn", main }) {
     tmpDir = mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
     const app = path.join(tmpDir, "app");
     const state = path.join(tmpDir, "state");
     log(`snapshot${fromHead ? " of HEAD" : ""} and state in ${tmpDir}`);
-    snapshotProject(app, fromHead);
+    snapshotProject(app, fromHead, main, project);
     const [mcmd, margs] = wranglerCmd(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
     execFileSync(mcmd, margs, { cwd: app, env: quietEnv, stdio: ["ignore", "ignore", "pipe"], timeout: 120_000 });
-    launched = { firstPort, vars, logLevel };
+    launched = { firstPort, vars, logLevel, main };
     return launch();
   }
 
@@ -224,20 +241,32 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-" } = {}) {
   }
 
   async function launch() {
-    const { firstPort, vars, logLevel } = launched;
+    const { firstPort, vars, logLevel, main } = launched;
     const app = path.join(tmpDir, "app");
     const state = path.join(tmpDir, "state");
     const port = await freePort(firstPort);
+    // Given an env file, wrangler dev reads neither the project's .dev.vars nor its .env files (a
+    // developer's own LLM, embedder or keys): the Worker's variables are wrangler.toml's and `vars`.
+    const ownEnv = path.join(tmpDir, "own.env");
+    writeFileSync(ownEnv, "# The variables of this run are its --var flags.\n");
     const [cmd, args] = wranglerCmd([
       "dev",
-      "--port", String(port),
-      "--ip", "127.0.0.1",
+      ...(main ? [main] : []),
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
       // Wrangler's devtools port defaults to 9229 for every instance; parallel suites would collide on it.
-      "--inspector-port", String(await ephemeralPort()),
-      "--persist-to", state,
+      "--inspector-port",
+      String(await ephemeralPort()),
+      "--persist-to",
+      state,
+      "--env-file",
+      ownEnv,
       ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       "--show-interactive-dev-session=false",
-      "--log-level", logLevel,
+      "--log-level",
+      logLevel,
     ]);
     const logFile = path.join(tmpDir, "wrangler-dev.log");
     const out = createWriteStream(logFile, { flags: "a" });
@@ -311,7 +340,13 @@ export function devLogFindings(logFile) {
   const errors = text
     .split("\n")
     .filter((l) => /ERROR|Uncaught|restarted/i.test(l))
-    .map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").replace(/\\n\s+at .*/g, "").trim().slice(0, 240));
+    .map((l) =>
+      l
+        .replace(/\x1b\[[0-9;]*m/g, "")
+        .replace(/\\n\s+at .*/g, "")
+        .trim()
+        .slice(0, 240),
+    );
   return { reloads, errors };
 }
 

@@ -255,7 +255,7 @@ export interface paths {
         put?: never;
         /**
          * Add an experience
-         * @description Adds one lesson to the agent's library as a new library version. The text passes the admission step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.
+         * @description Adds one lesson to the agent's library as a new library version. The text passes the screening step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.
          */
         post: operations["addExperience"];
         delete?: never;
@@ -423,7 +423,7 @@ export interface paths {
         put?: never;
         /**
          * Import a library
-         * @description Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes admission (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.
+         * @description Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes screening (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.
          */
         post: operations["importLibrary"];
         delete?: never;
@@ -447,7 +447,7 @@ export interface paths {
         put?: never;
         /**
          * Add a case
-         * @description Stores a past episode (task, trace summary, answer, reward) as a retrievable case; idempotent per episodeId. Task, answer and trace summary pass the admission step: text failing the content filter is stored quarantined, and with an LLM configured the case waits `pending` for the safety review.
+         * @description Stores a past episode (task, trace summary, answer, reward) as a retrievable case; idempotent per episodeId. Task, answer and trace summary pass the screening step: text failing the content filter is stored quarantined, and with an LLM configured the case waits `pending` for the safety review.
          */
         post: operations["addCase"];
         delete?: never;
@@ -479,7 +479,7 @@ export interface paths {
         head?: never;
         /**
          * Change a case
-         * @description Changes a case's tags, label, status, answer or trace summary. A new answer or trace passes the admission step like a new case; a held case is released or deleted only through the agent's quarantine (admin, audited).
+         * @description Changes a case's tags, label, status, answer or trace summary. A new answer or trace passes the screening step like a new case; a held case is released or deleted only through the agent's quarantine (admin, audited).
          */
         patch: operations["updateCase"];
         trace?: never;
@@ -493,7 +493,7 @@ export interface paths {
         };
         /**
          * List held entries
-         * @description Experiences and cases held by the admission step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.
+         * @description Experiences and cases held by the screening step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.
          */
         get: operations["listQuarantine"];
         put?: never;
@@ -2059,7 +2059,7 @@ export interface components {
                 reward: number;
                 /** @description The episode whose reward made this change; null for a reward naming memories or a retrieval outside an episode */
                 episodeId?: string | null;
-                /** @description The retrieval the reward named, when it named one */
+                /** @description The retrieval the reward named, when it named one (a token by the `ret_…` id it carries) */
                 retrievalId?: string | null;
             }[];
             libraryVersion: number;
@@ -2193,7 +2193,7 @@ export interface components {
                 reward: number;
                 /** @description The episode whose reward made this change; null for a reward naming memories or a retrieval outside an episode */
                 episodeId?: string | null;
-                /** @description The retrieval the reward named, when it named one */
+                /** @description The retrieval the reward named, when it named one (a token by the `ret_…` id it carries) */
                 retrievalId?: string | null;
             }[];
         };
@@ -2596,10 +2596,10 @@ export interface components {
              */
             servedFrom: "edge" | "object";
             /**
-             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, the snapshot unavailable
              * @enum {string}
              */
-            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size";
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "unavailable";
         };
         RetrieveRequest: {
             query: string;
@@ -2654,10 +2654,10 @@ export interface components {
              */
             servedFrom: "edge" | "object";
             /**
-             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, the snapshot unavailable
              * @enum {string}
              */
-            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size";
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "unavailable";
         };
         RewardResult: {
             reward: number;
@@ -4548,7 +4548,7 @@ export interface components {
                 contentVersion: number;
                 /** @description Counts changes rewards and uses made (Q, counts, usage memory, the re-ranker), which reach Workers as deltas */
                 learnSeq: number;
-                /** @description Size of the snapshot built for this content version, published to Workers unless over their limit (for a library whose texts and vectors alone are over it, what they take); null until a Worker asked for one */
+                /** @description Size of the snapshot built for this content version, published to Workers unless over their limit; null until a Worker asked for one */
                 bytes: number | null;
             };
         };
@@ -11513,7 +11513,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedDataset"] & {
-                        /** @description Matching episodes left out because the admission step holds their text (see the agent's quarantine) */
+                        /** @description Matching episodes left out because the screening step holds their text (see the agent's quarantine) */
                         withheld: {
                             episodeId: string;
                             reason: string;

@@ -1,10 +1,11 @@
 import type { Env } from "../env";
+import { derivedEnv } from "../config";
 
 /**
  * Round trips to the bindings on the request path, made observable: every D1 query (a batch is one
  * round trip), Durable Object call and KV operation passes through `hook` first, which may count
  * it, delay it or fail it. Tests count and inject faults with it; the far-edge bench adds latency
- * (see benchLatency). Nothing in production wraps its bindings.
+ * (bench/edge-worker.ts). Nothing in production wraps its bindings.
  */
 export type ProbedBinding = "DB" | "AGENT_MEMORY" | "PRAXIS_KEYS";
 
@@ -30,10 +31,12 @@ function probeStatement(stmt: D1PreparedStatement, hooks: ProbeHooks): D1Prepare
   const wrapped: Probed<D1PreparedStatement> = {
     [RAW]: stmt,
     bind: (...values: unknown[]) => probeStatement(stmt.bind(...values), hooks),
-    first: ((col?: string) => roundTrip(hooks, "DB", "first", () => (col === undefined ? stmt.first() : stmt.first(col)))) as D1PreparedStatement["first"],
+    first: ((col?: string) =>
+      roundTrip(hooks, "DB", "first", () => (col === undefined ? stmt.first() : stmt.first(col)))) as D1PreparedStatement["first"],
     all: (() => roundTrip(hooks, "DB", "all", () => stmt.all())) as D1PreparedStatement["all"],
     run: (() => roundTrip(hooks, "DB", "run", () => stmt.run())) as D1PreparedStatement["run"],
-    raw: ((opts?: { columnNames?: boolean }) => roundTrip(hooks, "DB", "raw", () => stmt.raw(opts as { columnNames: true }))) as D1PreparedStatement["raw"],
+    raw: ((opts?: { columnNames?: boolean }) =>
+      roundTrip(hooks, "DB", "raw", () => stmt.raw(opts as { columnNames: true }))) as D1PreparedStatement["raw"],
   };
   return wrapped;
 }
@@ -41,7 +44,8 @@ function probeStatement(stmt: D1PreparedStatement, hooks: ProbeHooks): D1Prepare
 function probeD1Session(session: D1DatabaseSession, hooks: ProbeHooks): D1DatabaseSession {
   return {
     prepare: (query: string) => probeStatement(session.prepare(query), hooks),
-    batch: ((stmts: D1PreparedStatement[]) => roundTrip(hooks, "DB", "batch", () => session.batch(stmts.map(raw)))) as D1DatabaseSession["batch"],
+    batch: ((stmts: D1PreparedStatement[]) =>
+      roundTrip(hooks, "DB", "batch", () => session.batch(stmts.map(raw)))) as D1DatabaseSession["batch"],
     getBookmark: () => session.getBookmark(),
   };
 }
@@ -67,6 +71,7 @@ function probeStub<T extends object>(stub: T, hooks: ProbeHooks): T {
   });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any object's namespace; the stub is probed by method name, whatever its class
 function probeNamespace<T extends DurableObjectNamespace<any>>(ns: T, hooks: ProbeHooks): T {
   return new Proxy(ns, {
     get(target, prop) {
@@ -90,11 +95,11 @@ function probeKv(kv: KVNamespace, hooks: ProbeHooks): KVNamespace {
 }
 
 /** The same environment with D1, the agents' Durable Objects and the key cache passing through `hooks`. */
-export function probeEnv(env: Env, hooks: ProbeHooks): Env {
-  return {
+export function probeEnv<E extends Env>(env: E, hooks: ProbeHooks): E {
+  return derivedEnv(env, {
     ...env,
     DB: probeD1(env.DB, hooks),
     AGENT_MEMORY: probeNamespace(env.AGENT_MEMORY, hooks),
     ...(env.PRAXIS_KEYS ? { PRAXIS_KEYS: probeKv(env.PRAXIS_KEYS, hooks) } : {}),
-  };
+  });
 }

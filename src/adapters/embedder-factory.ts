@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import { variableProblems, variables } from "../config";
 import type { Embedder, EmbedderSettings } from "./embedder";
 import { HashEmbedder } from "./embedders/hash";
 import { SemanticEmbedder } from "./embedders/semantic";
@@ -38,10 +39,6 @@ export function resetEmbedderCache(): void {
   cache.clear();
 }
 
-function nonBlank(v: string | undefined): string | undefined {
-  return v !== undefined && v.trim() !== "" ? v.trim() : undefined;
-}
-
 function remember(map: Map<string, Embedder>, key: string, make: () => Embedder): Embedder {
   const hit = map.get(key);
   if (hit) return hit;
@@ -53,13 +50,9 @@ function remember(map: Map<string, Embedder>, key: string, make: () => Embedder)
 
 /** EMBEDDING_DIMS as a size, or undefined when unset; anything else is a configuration error. */
 function envDims(env: Env): number | undefined {
-  const raw = nonBlank(env.EMBEDDING_DIMS);
-  if (raw === undefined) return undefined;
-  const n = /^[1-9][0-9]{0,4}$/.test(raw) ? Number(raw) : NaN;
-  if (!(n >= 8 && n <= 4096)) {
-    throw new EmbedderConfigError(`EMBEDDING_DIMS must be a whole number of dimensions from 8 to 4096, got "${raw}"`, ["EMBEDDING_DIMS"]);
-  }
-  return n;
+  const [problem] = variableProblems(env, ["EMBEDDING_DIMS"]);
+  if (problem) throw new EmbedderConfigError(problem, ["EMBEDDING_DIMS"]);
+  return variables(env).EMBEDDING_DIMS;
 }
 
 /**
@@ -69,7 +62,8 @@ function envDims(env: Env): number | undefined {
  * the size of EMBEDDING_MODEL's vectors and travels with it.
  */
 export function createEmbedder(env: Env, override?: EmbedderSettings): Embedder {
-  const envProvider = nonBlank(env.EMBEDDER) ?? "semantic";
+  const vars = variables(env);
+  const envProvider = vars.EMBEDDER;
   const provider = override?.provider ?? envProvider;
   const source = override?.provider ? "the agent's embedder settings" : "EMBEDDER";
   const setting = override?.provider ? "embedder" : "EMBEDDER";
@@ -77,7 +71,7 @@ export function createEmbedder(env: Env, override?: EmbedderSettings): Embedder 
     throw new EmbedderConfigError(`unknown embedder "${provider}" in ${source}; expected one of ${PROVIDERS.join(", ")}`, [setting]);
   }
   const usesEnvModel = provider === envProvider && override?.model === undefined;
-  const model = override?.model ?? (usesEnvModel ? nonBlank(env.EMBEDDING_MODEL) : undefined);
+  const model = override?.model ?? (usesEnvModel ? vars.EMBEDDING_MODEL : undefined);
   const dims = override?.dims ?? (usesEnvModel ? envDims(env) : undefined);
 
   switch (provider as EmbedderSettings["provider"]) {
@@ -87,28 +81,44 @@ export function createEmbedder(env: Env, override?: EmbedderSettings): Embedder 
     case "semantic": {
       const semantic = remember(cache, "semantic", () => new SemanticEmbedder());
       if (dims !== undefined && dims !== semantic.dims) {
-        throw new EmbedderConfigError(`embedder "semantic" (from ${source}) has ${semantic.dims} dimensions, not ${dims}; unset the dims setting`, usesEnvModel ? ["EMBEDDING_DIMS"] : [setting]);
+        throw new EmbedderConfigError(
+          `embedder "semantic" (from ${source}) has ${semantic.dims} dimensions, not ${dims}; unset the dims setting`,
+          usesEnvModel ? ["EMBEDDING_DIMS"] : [setting],
+        );
       }
       return semantic;
     }
 
     case "openai": {
-      const baseURL = nonBlank(env.EMBEDDING_BASE_URL) ?? nonBlank(env.LLM_BASE_URL);
-      const apiKey = nonBlank(env.EMBEDDING_API_KEY) ?? nonBlank(env.LLM_API_KEY);
+      const baseURL = vars.EMBEDDING_BASE_URL ?? vars.LLM_BASE_URL;
+      const apiKey = vars.EMBEDDING_API_KEY ?? vars.LLM_API_KEY;
       if (!baseURL) {
-        throw new EmbedderConfigError(`embedder "openai" (from ${source}) needs an endpoint: set EMBEDDING_BASE_URL (or LLM_BASE_URL), e.g. https://api.openai.com/v1`, ["EMBEDDING_BASE_URL", "LLM_BASE_URL"]);
+        throw new EmbedderConfigError(
+          `embedder "openai" (from ${source}) needs an endpoint: set EMBEDDING_BASE_URL (or LLM_BASE_URL), e.g. https://api.openai.com/v1`,
+          ["EMBEDDING_BASE_URL", "LLM_BASE_URL"],
+        );
       }
       if (!apiKey) {
-        throw new EmbedderConfigError(`embedder "openai" (from ${source}) needs an API key: set the secret EMBEDDING_API_KEY (or LLM_API_KEY); servers without auth accept any placeholder`, ["EMBEDDING_API_KEY", "LLM_API_KEY"]);
+        throw new EmbedderConfigError(
+          `embedder "openai" (from ${source}) needs an API key: set the secret EMBEDDING_API_KEY (or LLM_API_KEY); servers without auth accept any placeholder`,
+          ["EMBEDDING_API_KEY", "LLM_API_KEY"],
+        );
       }
       const name = model ?? DEFAULT_OPENAI_EMBEDDING_MODEL;
-      return remember(cache, JSON.stringify(["openai", baseURL, apiKey, name, dims]), () => new OpenAiEmbedder({ baseURL, apiKey, model: name, dims }));
+      return remember(
+        cache,
+        JSON.stringify(["openai", baseURL, apiKey, name, dims]),
+        () => new OpenAiEmbedder({ baseURL, apiKey, model: name, dims }),
+      );
     }
 
     case "workers-ai": {
       const ai = env.AI;
       if (!ai) {
-        throw new EmbedderConfigError(`embedder "workers-ai" (from ${source}) needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml (Workers AI has no local mode; use "semantic" in development)`, ["AI", setting]);
+        throw new EmbedderConfigError(
+          `embedder "workers-ai" (from ${source}) needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml (Workers AI has no local mode; use "semantic" in development)`,
+          ["AI", setting],
+        );
       }
       let perBinding = aiCache.get(ai);
       if (!perBinding) aiCache.set(ai, (perBinding = new Map()));

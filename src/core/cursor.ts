@@ -1,5 +1,5 @@
 import { fromBase64url, toBase64url } from "./encoding";
-import { badRequest } from "./problem";
+import { invalid } from "./errors";
 
 /** Opaque pagination cursors: base64url JSON, so clients cannot depend on their contents. */
 export function encodeCursor(value: Record<string, string | number>): string {
@@ -16,11 +16,14 @@ export function decodeCursor(cursor: string): Record<string, unknown> | null {
 }
 
 /** The fields of a list route's cursor, each of the type given; a cursor not from this API is a 400. */
-export function cursorField<K extends string>(cursor: string | undefined, fields: Record<K, "string" | "number">): Record<K, string | number> | null {
+export function cursorField<K extends string>(
+  cursor: string | undefined,
+  fields: Record<K, "string" | "number">,
+): Record<K, string | number> | null {
   if (!cursor) return null;
   const decoded = decodeCursor(cursor);
   if (!decoded || Object.entries(fields).some(([k, type]) => typeof decoded[k] !== type)) {
-    throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
+    throw invalid("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
   }
   return decoded as Record<K, string | number>;
 }

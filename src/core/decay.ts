@@ -18,7 +18,7 @@ export interface DecayParams {
 }
 
 function clamp01(x: number): number {
-  return x < 0 ? 0 : x > 1 ? 1 : x;
+  return Math.min(1, Math.max(0, x));
 }
 
 /** baseDecay × (1 − qNorm × utilityFactor), with qNorm and utilityFactor clamped to [0,1]. */
@@ -65,12 +65,7 @@ function eligible(item: Lifecycle): boolean {
 }
 
 /** Ids of active, unpinned items whose retention is below `threshold`, most faded first (then id). */
-export function selectForDecay(
-  items: readonly (Lifecycle & DecayItem)[],
-  now: number,
-  params: DecayParams,
-  threshold: number,
-): string[] {
+export function selectForDecay(items: readonly (Lifecycle & DecayItem)[], now: number, params: DecayParams, threshold: number): string[] {
   const faded: { id: string; r: number }[] = [];
   for (const item of items) {
     if (!eligible(item)) continue;

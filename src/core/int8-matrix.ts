@@ -145,7 +145,8 @@ export class Int8Matrix {
    */
   appendCodes(ids: readonly string[], codes: Uint8Array): void {
     const width = this.dims + SCALE_BYTES;
-    if (codes.length !== ids.length * width) throw new RangeError(`expected ${ids.length} codes of ${width} bytes, got ${codes.length} bytes`);
+    if (codes.length !== ids.length * width)
+      throw new RangeError(`expected ${ids.length} codes of ${width} bytes, got ${codes.length} bytes`);
     const first = this.ids.length;
     if (first + ids.length > this.cap) this.reserve(Math.max(first + ids.length, this.cap * 2));
     const buf = this.kernel.memory.buffer;
@@ -221,7 +222,13 @@ export class Int8Matrix {
    * their float vectors for the final ranking. `filter` runs only for rows that would enter the
    * first pass, which keeps a costly filter off the hot path.
    */
-  topK(query: Float32Array, k: number, minSim: number, exact: ExactVectors, opts: { rescore?: number; filter?: (id: string) => boolean } = {}): Hit[] {
+  topK(
+    query: Float32Array,
+    k: number,
+    minSim: number,
+    exact: ExactVectors,
+    opts: { rescore?: number; filter?: (id: string) => boolean } = {},
+  ): Hit[] {
     if (query.length !== this.dims) throw new RangeError(`expected ${this.dims} dims, got ${query.length}`);
     const n = this.ids.length;
     const want = Math.min(Math.floor(k), n);
@@ -275,7 +282,11 @@ export class Int8Matrix {
         for (;;) {
           const l = 2 * i + 1;
           if (l >= len) break;
-          const w = l + 1 < len && (heapScore[l + 1]! < heapScore[l]! || (heapScore[l + 1]! === heapScore[l]! && ids[heapRow[l + 1]!]! > ids[heapRow[l]!]!)) ? l + 1 : l;
+          const w =
+            l + 1 < len &&
+            (heapScore[l + 1]! < heapScore[l]! || (heapScore[l + 1]! === heapScore[l]! && ids[heapRow[l + 1]!]! > ids[heapRow[l]!]!))
+              ? l + 1
+              : l;
           if (!weaker(w, s, row)) break;
           heapScore[i] = heapScore[w]!;
           heapRow[i] = heapRow[w]!;

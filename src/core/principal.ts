@@ -1,4 +1,4 @@
-import { ProblemError } from "./problem";
+import { forbidden, unauthorized } from "./errors";
 
 /** Who is calling: the operator (PRAXIS_ADMIN_KEY) or a tenant's API key with its scope and agents. */
 export type Scope = "admin" | "write" | "read";
@@ -8,9 +8,6 @@ export type Principal = { kind: "operator" } | KeyPrincipal;
 
 const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };
 
-export const unauthorized = (detail: string) =>
-  new ProblemError(401, "unauthorized", detail, { headers: { "www-authenticate": 'Bearer realm="praxis"' } });
-
 export function tenantPrincipal(p: Principal): KeyPrincipal {
   if (p.kind !== "key") throw unauthorized("A tenant API key is required.");
   return p;
@@ -19,7 +16,7 @@ export function tenantPrincipal(p: Principal): KeyPrincipal {
 export function requireScope(p: Principal, needed: Scope): KeyPrincipal {
   const k = tenantPrincipal(p);
   if (SCOPE_RANK[k.scope] < SCOPE_RANK[needed]) {
-    throw new ProblemError(403, "forbidden", `This key has scope '${k.scope}'; '${needed}' is required.`);
+    throw forbidden(`This key has scope '${k.scope}'; '${needed}' is required.`);
   }
   return k;
 }
@@ -28,7 +25,7 @@ export function requireScope(p: Principal, needed: Scope): KeyPrincipal {
 export function requireAgentAccess(p: Principal, agentId: string, needed: Scope) {
   const k = requireScope(p, needed);
   if (k.agentIds && !k.agentIds.includes(agentId)) {
-    throw new ProblemError(403, "forbidden", `This key is not allowed to use agent '${agentId}'.`);
+    throw forbidden(`This key is not allowed to use agent '${agentId}'.`);
   }
   return k;
 }
@@ -37,7 +34,7 @@ export function requireAgentAccess(p: Principal, agentId: string, needed: Scope)
 export function requireTenantAdmin(p: Principal) {
   const k = requireScope(p, "admin");
   if (k.agentIds) {
-    throw new ProblemError(403, "forbidden", "This admin key is restricted to some agents; this action needs an unrestricted admin key.");
+    throw forbidden("This admin key is restricted to some agents; this action needs an unrestricted admin key.");
   }
   return k;
 }

@@ -173,7 +173,8 @@ const encoder = new TextEncoder();
 const keys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
 const hmacKey = (secret: RetrievalSecret) => {
   let key = keys.get(secret.key);
-  if (!key) keys.set(secret.key, (key = crypto.subtle.importKey("raw", secret.key, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"])));
+  if (!key)
+    keys.set(secret.key, (key = crypto.subtle.importKey("raw", secret.key, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"])));
   return key;
 };
 /** An HMAC-SHA256 in base64url. */
@@ -208,10 +209,14 @@ export async function verifyRetrieval(secrets: readonly RetrievalSecret[], token
   // atob ignores whitespace and a last character's spare bits: only the one canonical spelling counts.
   if (toBase64url(mac) !== macPart) return { ok: false, reason: "malformed" };
   const body = token.slice(0, token.length - macPart.length - 1);
-  if (!(await crypto.subtle.verify("HMAC", await hmacKey(secret), mac, encoder.encode(body)))) return { ok: false, reason: "bad-signature" };
+  if (!(await crypto.subtle.verify("HMAC", await hmacKey(secret), mac, encoder.encode(body))))
+    return { ok: false, reason: "bad-signature" };
   let claims: RetrievalClaims;
   try {
-    claims = fromWire(JSON.parse(new TextDecoder().decode(fromBase64url(claimsPart))) as WireClaims, codePart ? fromBase64url(codePart) : null);
+    claims = fromWire(
+      JSON.parse(new TextDecoder().decode(fromBase64url(claimsPart))) as WireClaims,
+      codePart ? fromBase64url(codePart) : null,
+    );
   } catch {
     return { ok: false, reason: "malformed" };
   }

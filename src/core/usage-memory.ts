@@ -69,7 +69,14 @@ export const learnablePhrase = (query: string): string | null => (assessInsight(
  * Adds `credit` (positive teaches, negative weakens) to the phrase, then keeps the strongest
  * MAX_PHRASES. A phrase whose weight reaches zero is forgotten.
  */
-export function applyPhrase(phrases: readonly LearnedPhrase[], text: string, credit: number, at: number, fade: Fade = NO_FADE, pending = false): LearnedPhrase[] {
+export function applyPhrase(
+  phrases: readonly LearnedPhrase[],
+  text: string,
+  credit: number,
+  at: number,
+  fade: Fade = NO_FADE,
+  pending = false,
+): LearnedPhrase[] {
   const out = phrases.map((p) => ({ ...p }));
   const found = out.find((p) => p.text === text);
   if (found) {

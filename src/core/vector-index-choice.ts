@@ -6,14 +6,15 @@
  */
 export const DEFAULT_LOCAL_INDEX_LIMIT = 100_000;
 
-export type VectorIndexSetting = "local" | "vectorize" | "auto";
+export const VECTOR_INDEX_SETTINGS = ["local", "vectorize", "auto"] as const;
+export type VectorIndexSetting = (typeof VECTOR_INDEX_SETTINGS)[number];
 export type VectorIndexChoice = "local" | "vectorize";
 
 export interface VectorIndexFacts {
   /** VECTOR_INDEX: `local` (always local), `vectorize` (always, needs the binding) or `auto`. */
-  setting: string | undefined;
-  /** LOCAL_INDEX_LIMIT, as configured (a positive integer), else the default. */
-  limit: string | undefined;
+  setting: VectorIndexSetting;
+  /** LOCAL_INDEX_LIMIT: memories past which an `auto` agent moves to Vectorize. */
+  limit: number;
   hasBinding: boolean;
   /** Vectors the agent holds for its current embedding model. */
   memories: number;
@@ -21,15 +22,9 @@ export interface VectorIndexFacts {
   switched: boolean;
 }
 
-/** The limit LOCAL_INDEX_LIMIT sets, or the default when unset or not a positive integer. */
-export function localIndexLimit(configured: string | undefined): number {
-  const n = Number(configured);
-  return configured !== undefined && Number.isInteger(n) && n > 0 ? n : DEFAULT_LOCAL_INDEX_LIMIT;
-}
-
 export function chooseVectorIndex(f: VectorIndexFacts): VectorIndexChoice {
   if (!f.hasBinding) return "local";
   if (f.setting === "vectorize") return "vectorize";
   if (f.setting !== "auto") return "local";
-  return f.switched || f.memories > localIndexLimit(f.limit) ? "vectorize" : "local";
+  return f.switched || f.memories > f.limit ? "vectorize" : "local";
 }

@@ -20,6 +20,7 @@ export const agentPage = (agentId: string) => (
       </Section>
     </div>
     <Section id="library" title="Library">
+      {/* biome-ignore lint/a11y/useSemanticElements: <search> is too new for every browser the dashboard serves; role="search" says the same */}
       <form class="filters" id="library-filters" role="search">
         <label for="filter-text">Filter by text or label</label>
         <input id="filter-text" type="search" />
@@ -41,7 +42,9 @@ export const agentPage = (agentId: string) => (
       </form>
     </Section>
     <Section id="quarantine" title="Quarantined">
-      <p class="hint">Kept for review, never retrieved. Releasing makes an item active; deleting removes it (both are new library versions).</p>
+      <p class="hint">
+        Kept for review, never retrieved. Releasing makes an item active; deleting removes it (both are new library versions).
+      </p>
     </Section>
   </Shell>
 );

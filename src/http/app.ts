@@ -1,4 +1,3 @@
-import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { createMiddleware } from "hono/factory";
@@ -9,34 +8,18 @@ import { createLogger } from "../core/logger";
 import { withSpan } from "../trace";
 import { formatTraceparent } from "../core/trace-context";
 import { requireOperator, requireTenantKey } from "./auth";
-import { ProblemError, problemResponse, problemStatus } from "../core/problem";
-import { DomainError } from "../core/errors";
-import { problemOf } from "./use-case";
+import { internalProblem, ProblemError, problemResponse, toProblem } from "./problem";
 import { renderDocsPage } from "./docs-page";
 import { checkRequest, limitJsonDepth } from "./input-guards";
 import { registerRoutes } from "../routes";
 import { dashboardRoutes } from "../dashboard/routes";
+import { DEPLOYMENT_VARIABLES, variableProblems, variables } from "../config";
 import { DATASET_TASKS_PATH_RE, DATASET_UPLOAD_MAX_BYTES, DATASET_UPLOAD_PATH_RE, NDJSON_TYPE_RE } from "../core/practice/dataset-types";
 
-const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH"]);
-const maxBodyBytes = (env: AppEnv["Bindings"]) => Number(env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
+const maxBodyBytes = (env: AppEnv["Bindings"]) => variables(env).MAX_BODY_BYTES;
 
-function toProblem(err: unknown): ProblemError {
-  if (err instanceof ProblemError) return err;
-  if (err instanceof DomainError) return problemOf(err.info);
-  if (err instanceof HTTPException) {
-    if (err.status === 400 && /json/i.test(err.message)) {
-      return new ProblemError(400, "malformed-json", "The request body is not valid JSON.");
-    }
-    if (err.status === 413) return new ProblemError(413, "payload-too-large", err.message);
-    return new ProblemError(problemStatus(err.status), err.status === 401 ? "unauthorized" : "internal", err.message || "Request failed");
-  }
-  return new ProblemError(500, "internal", "An unexpected error occurred; quote the request id when reporting it.");
-}
-
-const respondProblem = (c: Context<AppEnv>, p: ProblemError) =>
-  problemResponse(p, c.req.path, c.get("requestId") ?? "unknown");
+const respondProblem = (c: Context<AppEnv>, p: ProblemError) => problemResponse(p, c.req.path, c.get("requestId") ?? "unknown");
 
 /**
  * How much of a rejected streamed upload is read and dropped before giving up on it: Cloudflare's
@@ -131,6 +114,18 @@ export function createApp() {
       });
     }),
   );
+  // A deployment whose own variables cannot be read (src/config.ts) answers nothing else until they are fixed.
+  app.use(async (c, next) => {
+    const problems = variableProblems(c.env, DEPLOYMENT_VARIABLES);
+    if (problems.length === 0) return next();
+    c.get("logger").error("invalid configuration", { problems });
+    throw new ProblemError(
+      503,
+      "service-unavailable",
+      `The deployment's variables are invalid: ${problems.join("; ")}. Fix them and redeploy.`,
+      { problems },
+    );
+  });
   app.use(
     methodNotAllowed({
       app,
@@ -179,9 +174,9 @@ export function createApp() {
 
   app.notFound((c) => respondProblem(c, new ProblemError(404, "not-found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((err, c) => {
-    const p = toProblem(err);
+    const p = toProblem(err) ?? internalProblem();
     if (p.status === 500) {
-      c.get("logger")?.error("unhandled error", { err: err instanceof Error ? err.stack ?? err.message : String(err) });
+      c.get("logger")?.error("unhandled error", { err: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     }
     return respondProblem(c, p);
   });

@@ -2,16 +2,15 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { parseApiKey, secretsEqual, sha256Hex } from "../core/api-key";
 import { resolveKey } from "../services/keys";
-import { useD1Session } from "../services/d1-session";
-import { flushMarksIfDue, markKeyUsed } from "../services/usage-marks";
-import { ProblemError } from "../core/problem";
-
-import type { KeyPrincipal, Principal, Scope } from "../core/principal";
+import { useD1Session } from "./d1-session";
+import { flushMarksIfDue, markKeyUsed } from "../services/activity-marks";
+import { ProblemError } from "./problem";
 
 export type { KeyPrincipal, Principal, Scope } from "../core/principal";
 export { canManageKey, requireAgentAccess, requireScope, requireTenantAdmin, tenantPrincipal } from "../core/principal";
 
-import { bearer, unauthorized } from "../core/principal";
+import { bearer } from "../core/principal";
+import { unauthorized } from "../core/errors";
 
 /** Tenant API keys; deny by default, so every route mounted behind it needs a valid key. */
 export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {
@@ -41,4 +40,3 @@ export const requireOperator = createMiddleware<AppEnv>(async (c, next) => {
   c.set("principal", { kind: "operator" });
   await next();
 });
-

@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { CONTROL_OR_BIDI_RE } from "../core/text-rules";
-import { badRequest } from "../core/problem";
+import { invalid } from "../core/errors";
 
 /**
  * Checks every request passes before any handler sees it, so that no input can reach code that
@@ -142,12 +142,12 @@ export const limitJsonDepth = createMiddleware<AppEnv>(async (c, next) => {
   const text = await c.req.text();
   const at = tooDeepAt(text);
   if (at !== null) {
-    throw badRequest(`The body nests deeper than ${MAX_JSON_DEPTH} levels.`, [
+    throw invalid(`The body nests deeper than ${MAX_JSON_DEPTH} levels.`, [
       { path: at, message: `Nested deeper than ${MAX_JSON_DEPTH} levels`, code: "too_deep" },
     ]);
   }
   if (NUL_RE.test(text)) {
-    throw badRequest("The body holds a NUL character (U+0000), which no field may contain.", [
+    throw invalid("The body holds a NUL character (U+0000), which no field may contain.", [
       { path: nulPath(text), message: "Must not contain U+0000", code: "nul_character" },
     ]);
   }
@@ -172,19 +172,19 @@ function decodedPath(url: string): string {
  */
 export const checkRequest = createMiddleware<AppEnv>(async (c, next) => {
   if (CONTROL_OR_BIDI_RE.test(decodedPath(c.req.url))) {
-    throw badRequest("The path holds control or bidirectional-override characters; ids and names never do.", [
+    throw invalid("The path holds control or bidirectional-override characters; ids and names never do.", [
       { path: "path", message: "Must not contain control characters or bidirectional-override characters", code: "invalid_format" },
     ]);
   }
   const length = c.req.header("content-length");
   if (length !== undefined && !/^\d{1,15}$/.test(length.trim())) {
-    throw badRequest("Content-Length must be a whole number of bytes.", [
+    throw invalid("Content-Length must be a whole number of bytes.", [
       { path: "header.content-length", message: "Not a decimal byte count", code: "invalid_format" },
     ]);
   }
   const key = c.req.header("idempotency-key");
   if (key !== undefined && !IDEMPOTENCY_KEY_RE.test(key)) {
-    throw badRequest("An Idempotency-Key is 1-255 visible ASCII characters (no spaces or control characters).", [
+    throw invalid("An Idempotency-Key is 1-255 visible ASCII characters (no spaces or control characters).", [
       { path: "header.idempotency-key", message: "Must be 1-255 visible ASCII characters", code: "invalid_format" },
     ]);
   }

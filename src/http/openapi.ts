@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
-import { ProblemError, zodFieldErrors } from "../core/problem";
+import { fieldErrors } from "../core/errors";
+import { ProblemError } from "./problem";
 
 type HookResult = { success: true } | { success: false; error: { issues: z.core.$ZodIssue[] }; target?: string };
 
@@ -8,7 +9,7 @@ function validationProblem(result: HookResult, unprocessable: readonly string[] 
   if (result.success) return;
   const target = result.target;
   const prefix = target && target !== "json" ? target : undefined;
-  const errors = zodFieldErrors(result.error.issues, prefix);
+  const errors = fieldErrors(result.error.issues, prefix);
   // Fields whose values are well-formed JSON but not acceptable settings (a verifier's kind or
   // options) are 422s by contract, like other configuration a request refers to.
   if (target === "json" && errors.length && errors.every((e) => unprocessable.some((f) => e.path === f || e.path.startsWith(`${f}.`)))) {

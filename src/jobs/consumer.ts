@@ -2,7 +2,7 @@ import type { Env } from "../env";
 import { createLogger, type Logger } from "../core/logger";
 import { JobMessageSchema, type JobMessage } from "./messages";
 import { forEarlierAgent, jobHandlers } from "./handlers";
-import { isRetryable } from "../llm/errors";
+import { isRetryable } from "../core/errors";
 import { withSpan } from "../trace";
 
 /** Backoff for failed jobs: 5 s, 20 s, 45 s … capped at 10 minutes. */
@@ -10,7 +10,7 @@ const retryDelay = (attempts: number) => Math.min(600, 5 * attempts * attempts);
 
 /**
  * Acks a message once its handler succeeded, or failed in a way no retry can mend (`isRetryable`:
- * a 4xx, a missing LLM, a spent budget), which the handler has already recorded. Transient
+ * a refused request, a missing LLM, a spent budget), which the handler has already recorded. Transient
  * failures are retried with backoff. A message that fails validation is retried too, so after
  * max_retries the queue moves it to praxis-jobs-dlq for inspection instead of dropping it silently.
  */
@@ -22,7 +22,9 @@ export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promi
     batch.messages.map((msg) => {
       // Each job is a span of the trace its message carries (the request that queued it, see src/trace.ts).
       const carried = (msg.body as { traceparent?: unknown } | null)?.traceparent;
-      return withSpan(typeof carried === "string" ? carried : null, (span) => consume(msg, log.child({ traceId: span.traceId, spanId: span.spanId }), env));
+      return withSpan(typeof carried === "string" ? carried : null, (span) =>
+        consume(msg, log.child({ traceId: span.traceId, spanId: span.spanId }), env),
+      );
     }),
   );
 }
@@ -48,7 +50,12 @@ async function consume(msg: Message<unknown>, log: Logger, env: Env): Promise<vo
     msg.ack();
   } catch (err) {
     const retry = isRetryable(err);
-    log.error(retry ? "job failed, will retry" : "job failed, not retryable", { messageId: msg.id, type: job.type, attempts: msg.attempts, err: String(err) });
+    log.error(retry ? "job failed, will retry" : "job failed, not retryable", {
+      messageId: msg.id,
+      type: job.type,
+      attempts: msg.attempts,
+      err: String(err),
+    });
     if (retry) msg.retry({ delaySeconds: retryDelay(msg.attempts) });
     else msg.ack();
   }

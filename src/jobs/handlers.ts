@@ -1,15 +1,16 @@
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "./messages";
-import { callMemory, memoryStub } from "../services/agent-memory";
+import { agentIncarnation } from "../services/agents";
+import { reembedBatch, sweepAgent } from "../services/agent-upkeep";
+import { recordJobFailure } from "../services/live-jobs";
 import { runLiveExtraction } from "../learning/live-extraction";
-import { runAdmissionReview } from "../learning/admission-review";
+import { runScreeningReview } from "../learning/screening-review";
 import { runWhenWriter } from "../learning/when-writer";
 import { runPracticeUnit } from "../practice/run-unit";
 import { runEvaluationUnit } from "../services/evaluation";
 import { checkRemedial, type RemedialOutcome } from "../services/remedial";
-import { ProblemError } from "../core/problem";
-import { isRetryable } from "../llm/errors";
+import { DomainError, isRetryable } from "../core/errors";
 import { deliverEvent, fanOut } from "../services/events";
 
 export interface Delivery {
@@ -36,30 +37,25 @@ async function remedialWithRecheck(env: Env, tenantId: string, agentId: string, 
  */
 export async function forEarlierAgent(env: Env, job: JobMessage): Promise<boolean> {
   if (!("incarnation" in job) || job.incarnation === undefined) return false;
-  try {
-    return (await callMemory(() => memoryStub(env, job.tenantId, job.agentId).incarnation())) !== job.incarnation;
-  } catch (err) {
-    // A deleted agent: the handlers already treat its refusals as settled.
-    if (err instanceof ProblemError && err.status === 404) return true;
-    throw err;
-  }
+  // A deleted agent has no incarnation (null): its jobs are settled like an earlier one's.
+  return (await agentIncarnation({ env }, job)) !== job.incarnation;
 }
 
 /** One handler per message type; the mapped type makes a missing handler a compile error. */
 export const jobHandlers: { [T in JobType]: Handler<T> } = {
   "agent.sweep": async (msg, env) => {
-    const swept = await callMemory(() => memoryStub(env, msg.tenantId, msg.agentId).sweep(msg.at));
+    const swept = await sweepAgent({ env }, msg);
     return { ...swept, remedial: await remedialWithRecheck(env, msg.tenantId, msg.agentId, msg.at) };
   },
   // Asked by the agent's own sweep (its Durable Object alarm) when episodes ended since the last check.
   "agent.remedial": (msg, env) => remedialWithRecheck(env, msg.tenantId, msg.agentId, msg.at),
   // Re-embedding goes in batches; each batch re-queues the next so no invocation runs long.
   "agent.reembed": async (msg, env) => {
-    const result = await memoryStub(env, msg.tenantId, msg.agentId).reembed(msg.model);
+    const result = await reembedBatch({ env }, msg);
     if (!result.stale && result.remaining > 0) await env.JOBS.send(msg);
     return result;
   },
-  "admission.review": (msg, env, log) => runAdmissionReview(msg, env, log),
+  "admission.review": (msg, env, log) => runScreeningReview(msg, env, log),
   "lesson.when": (msg, env, log) => runWhenWriter(msg, env, log),
   "practice.unit": (msg, env, log, delivery) => runPracticeUnit(msg, env, log, delivery),
   "evaluation.unit": (msg, env, log, delivery) => runEvaluationUnit(msg, env, log, delivery),
@@ -70,16 +66,18 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
       return await runLiveExtraction(msg, env, log);
     } catch (err) {
       // The agent was deleted (its object refuses every call): no retry can help, and nothing is left to record on.
-      if (err instanceof ProblemError && err.status === 404) return { skipped: err.message };
+      if (err instanceof DomainError && err.kind === "not-found") return { skipped: err.message };
       // The job page shows each failure: a retry to come, the last one going to the dead-letter
       // queue, or one that no retry can mend (the consumer acks it).
       const retryable = isRetryable(err);
       const final = !retryable || delivery.attempts > QUEUE_MAX_RETRIES;
-      const why = !retryable ? "failed, not retryable" : final ? "failed after retries, sent to dead-letter queue" : `attempt ${delivery.attempts} failed, will retry`;
+      const why = !retryable
+        ? "failed, not retryable"
+        : final
+          ? "failed after retries, sent to dead-letter queue"
+          : `attempt ${delivery.attempts} failed, will retry`;
       const reason = `${why}: ${err instanceof Error ? err.message : String(err)}`;
-      await callMemory(() => memoryStub(env, msg.tenantId, msg.agentId).finishJob(msg.jobId, final ? "failed" : "retrying", reason.slice(0, 1000), undefined, msg.incarnation)).catch(
-        () => undefined,
-      );
+      await recordJobFailure({ env }, { ...msg, final, reason });
       throw err;
     }
   },

@@ -37,7 +37,9 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
   const input = started.input;
 
   if (!llmConfigured(env)) {
-    await callMemory(() => memory.finishJob(job.jobId, "skipped", "skipped: no LLM configured (set LLM_BASE_URL and LLM_MODEL)", undefined, job.incarnation));
+    await callMemory(() =>
+      memory.finishJob(job.jobId, "skipped", "skipped: no LLM configured (set LLM_BASE_URL and LLM_MODEL)", undefined, job.incarnation),
+    );
     return { skipped: "no LLM" };
   }
   const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
@@ -67,17 +69,24 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     });
     const candidate = { ...extraction.data, when: clipWhen(extraction.data.when) };
     if (!candidate.insight) {
-      await callMemory(() => memory.finishJob(job.jobId, "done", "nothing learned: no explaining difference between attempts", undefined, job.incarnation));
+      await callMemory(() =>
+        memory.finishJob(job.jobId, "done", "nothing learned: no explaining difference between attempts", undefined, job.incarnation),
+      );
       return { applied: "none" };
     }
 
-    const similar = await callMemory(() => memory.similarExperiences({ text: candidate.insight, pattern: candidate.pattern, keywords: candidate.keywords }, 3));
+    const similar = await callMemory(() =>
+      memory.similarExperiences({ text: candidate.insight, pattern: candidate.pattern, keywords: candidate.keywords }, 3),
+    );
     let decision: LiveDecision;
     if (!similar.length) {
       decision = { operation: "ADD", text: candidate.insight, reason: "no similar lesson is stored yet" };
     } else {
       const existing = similar
-        .map((s) => `- id: ${s.id} (similarity ${s.sim.toFixed(3)}${s.pinned ? ", pinned: compare only, never UPDATE or DELETE it" : ""})\n  ${oneLine(s.text)}`)
+        .map(
+          (s) =>
+            `- id: ${s.id} (similarity ${s.sim.toFixed(3)}${s.pinned ? ", pinned: compare only, never UPDATE or DELETE it" : ""})\n  ${oneLine(s.text)}`,
+        )
         .join("\n");
       const decided = await llm.structured({
         role: "learner",
@@ -90,7 +99,10 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
           {
             role: "user",
             content: renderTemplate(decideTemplate, {
-              candidate: fenceData("candidate lesson", `pattern: ${candidate.pattern}\nkeywords: ${candidate.keywords.join(", ")}\ninsight: ${candidate.insight}`),
+              candidate: fenceData(
+                "candidate lesson",
+                `pattern: ${candidate.pattern}\nkeywords: ${candidate.keywords.join(", ")}\ninsight: ${candidate.insight}`,
+              ),
               existing: fenceData("stored lessons", existing),
             }),
           },
@@ -101,7 +113,8 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     // Text the cheap filter already rejects is quarantined by the DO without spending a review on it.
     const text = lessonToStore(candidate, decision);
     const lesson = { text, pattern: candidate.pattern, keywords: candidate.keywords, when: candidate.when || null };
-    const review = text && !assessLesson(lesson).quarantined ? ((await reviewLessons(llm, [lesson], "live-safety-review")).verdicts[0] ?? null) : null;
+    const review =
+      text && !assessLesson(lesson).quarantined ? ((await reviewLessons(llm, [lesson], "live-safety-review")).verdicts[0] ?? null) : null;
     const context = { shownIds: similar.map((s) => s.id), review };
     const result = await callMemory(() => memory.applyLiveLesson(job.jobId, job.episodeId, candidate, decision, context, job.incarnation));
     log.info("live extraction applied", { episodeId: job.episodeId, ...result });

@@ -2,10 +2,11 @@ import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import { LlmClient, type LlmClientDeps } from "./client";
 import { LlmNotConfiguredError } from "./errors";
-import { D1UsageLedger } from "./ledger";
-import { costUsd, llmVariablesPresent, loadLlmSettings, type LlmSettings } from "./settings";
+import { LlmLedger } from "./ledger";
+import { costUsd, llmVariablesPresent, loadLlmSettings } from "./settings";
+import { variables } from "../config";
 import type { Embedder, EmbeddingMeter } from "../adapters/embedder";
-import type { CallGate, OpenCall, UsageRecorder } from "./types";
+import type { CallGate, OpenCall, LedgerRecorder } from "./types";
 
 export * from "./client";
 export * from "./errors";
@@ -25,7 +26,7 @@ export function llmConfigured(env: Env): boolean {
 /**
  * The LLM client for one tenant (and optionally one agent), with the D1 usage ledger as recorder
  * and budget guard. Throws LlmNotConfiguredError without an LLM and LlmSettingsError when the
- * variables are invalid; `toProblem` turns either into a 503 `llm-not-configured`.
+ * variables are invalid: both domain errors of kind `llm-not-configured` (a 503 over REST).
  */
 export function createLlm(
   env: Env,
@@ -41,7 +42,7 @@ export function createLlm(
 ): LlmClient {
   const settings = loadLlmSettings(env);
   if (!settings) throw new LlmNotConfiguredError();
-  const ledger = new D1UsageLedger(env, { now: ctx.now });
+  const ledger = new LlmLedger(env, { now: ctx.now });
   return new LlmClient(settings, {
     tenantId: ctx.tenantId,
     agentId: ctx.agentId ?? null,
@@ -57,7 +58,7 @@ export function createLlm(
  * The ledger behind a gate: each call is reserved at the gate first, then its row opened; its
  * outcome settles both. A row that cannot open gives the gate's reservation back.
  */
-function gated(ledger: D1UsageLedger, gate: CallGate): UsageRecorder {
+function gated(ledger: LlmLedger, gate: CallGate): LedgerRecorder {
   return {
     record: (entry) => ledger.record(entry),
     open: async (call) => {
@@ -85,13 +86,9 @@ function gated(ledger: D1UsageLedger, gate: CallGate): UsageRecorder {
  * LLM_PRICES when it names the embedding model.
  */
 export function embeddingMeter(env: Env, tenantId: string, agentId: string | null): EmbeddingMeter {
-  const ledger = new D1UsageLedger(env);
-  let prices: Pick<LlmSettings, "prices"> = { prices: {} };
-  try {
-    prices = loadLlmSettings(env) ?? prices;
-  } catch {
-    // Invalid LLM variables make no embedding unpriceable: its tokens are still counted.
-  }
+  const ledger = new LlmLedger(env);
+  // An invalid price table reads as empty: the embedding is unpriced, its tokens are still counted.
+  const prices = { prices: variables(env).LLM_PRICES };
   return async (model, estimate) => {
     const call = await ledger.open({
       tenantId,

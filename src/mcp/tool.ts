@@ -1,29 +1,33 @@
 import type { Context } from "hono";
-import { z } from "zod";
+import type { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { AppEnv } from "../env";
-import { ProblemError, problemBody } from "../core/problem";
-import { toProblem } from "../llm";
+import { internalProblem, problemBody, toProblem, type ProblemError } from "../http/problem";
 import { AgentIdSchema } from "../core/api-key";
 
 /** The request a tool runs in: its principal is the API key `requireTenantKey` verified, as for REST. */
 export type ToolContext = Context<AppEnv>;
 
 /** The agent a tool works on; every tool that names an agent takes it under this name. */
-export const AgentIdArg = AgentIdSchema.describe("The agent whose memory to use, e.g. `support-bot` (list_agents lists them; create_agent makes one)");
+export const AgentIdArg = AgentIdSchema.describe(
+  "The agent whose memory to use, e.g. `support-bot` (list_agents lists them; create_agent makes one)",
+);
 
 /**
  * A tool's arguments with a description on every one: fields the shared REST schema leaves
  * undescribed get theirs here, so a model sees what each argument means.
  */
-export function describedArgs<S extends z.ZodRawShape>(schema: z.ZodObject<S>, descriptions: Partial<Record<keyof S, string>>): z.ZodObject<S> {
+export function describedArgs<S extends z.ZodRawShape>(
+  schema: z.ZodObject<S>,
+  descriptions: Partial<Record<keyof S, string>>,
+): z.ZodObject<S> {
   const shape = Object.fromEntries(
     Object.entries(schema.shape).map(([k, v]) => {
       const d = descriptions[k as keyof S];
       return [k, d ? (v as z.ZodType).describe(d) : v];
     }),
   );
-  return (schema.extend(shape as S) as unknown) as z.ZodObject<S>;
+  return schema.extend(shape as S) as unknown as z.ZodObject<S>;
 }
 
 /** `1 memory`, `2 memories`. */
@@ -36,20 +40,25 @@ export const toolResult = (text: string, data: object): CallToolResult => ({
 });
 
 /**
+ * A failure as the tool error a model reads: the text is its detail, the structured content the
+ * problem document REST answers for the same failure (a domain error by the kind table of
+ * src/http/problem.ts), so both doors give one reason in one shape.
+ */
+export function toolError(p: ProblemError, instance: string, requestId: string): CallToolResult {
+  return { isError: true, content: [{ type: "text", text: p.message }], structuredContent: problemBody(p, instance, requestId) };
+}
+
+/**
  * Runs a tool's body. A domain error (scope, unknown agent, validation, conflict) becomes a tool
- * error carrying the problem document REST would answer, so the model reads the reason; only
- * protocol faults stay JSON-RPC errors.
+ * error, so the model reads the reason; only protocol faults stay JSON-RPC errors.
  */
 export async function guarded(c: ToolContext, body: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await body();
   } catch (err) {
-    const p = toProblem(err) ?? new ProblemError(500, "internal", "An unexpected error occurred; quote the request id when reporting it.");
-    if (p.status === 500) c.get("logger").error("mcp tool failed", { err: err instanceof Error ? err.stack ?? err.message : String(err) });
-    return {
-      isError: true,
-      content: [{ type: "text", text: p.message }],
-      structuredContent: problemBody(p, c.req.path, c.get("requestId")),
-    };
+    const p = toProblem(err) ?? internalProblem();
+    if (p.status === 500)
+      c.get("logger").error("mcp tool failed", { err: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    return toolError(p, c.req.path, c.get("requestId"));
   }
 }

@@ -1,9 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { AgentConfigPatchSchema, AgentConfigSchema, configPatchUrls } from "../core/agent-config";
-import { assertCallableUrls } from "../http/callable-urls";
-import { agentFor } from "../services/agents";
-import { callMemory } from "../services/agent-memory";
+import { AgentConfigPatchSchema, AgentConfigSchema } from "../core/agent-config";
+import { depsOf, valueOf } from "../http/use-case";
+import { getAgentConfig, updateAgentConfig } from "../services/agent-config";
 import { AgentParams } from "./schemas";
 
 const Config = AgentConfigSchema.openapi("AgentConfig");
@@ -23,8 +22,7 @@ export const agentConfigRoutes = router()
       responses: { 200: jsonResponse(Config, "Current configuration"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
-      return c.json(await callMemory(() => memory.getConfig()), 200);
+      return c.json(valueOf(await getAgentConfig(depsOf(c), c.get("principal"), c.req.valid("param"))), 200);
     },
   )
   .openapi(
@@ -41,10 +39,7 @@ export const agentConfigRoutes = router()
       responses: { 200: jsonResponse(Config, "Updated configuration"), ...commonErrors },
     }),
     async (c) => {
-      const patch = c.req.valid("json");
-      // The openai embedder spends the operator's key (and the tenant's budget) on every write and read.
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, patch.embedder?.provider === "openai" ? "admin" : "write");
-      assertCallableUrls(c.env, configPatchUrls(patch));
-      return c.json(await callMemory(() => memory.patchConfig(patch)), 200);
+      const input = { ...c.req.valid("param"), patch: c.req.valid("json") };
+      return c.json(valueOf(await updateAgentConfig(depsOf(c), c.get("principal"), input)), 200);
     },
   );

@@ -1,9 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { requireAgentAccess, requireScope } from "../http/auth";
-import { agentFor, deleteAgent, putAgent } from "../services/agents";
-import { audit } from "../services/audit";
-import { listAgents, presentAgent } from "../services/agent-directory";
+import { depsOf, valueOf } from "../http/use-case";
+import { deleteAgent, getAgent, listAgents, upsertAgent } from "../services/agents";
 import { AgentSchema as CoreAgentSchema } from "../core/agent-types";
 import { AgentParams, PageQuery } from "./schemas";
 import { nameString } from "../core/text-rules";
@@ -33,12 +31,10 @@ export const agentRoutes = router()
       },
     }),
     async (c) => {
-      const { agentId } = c.req.valid("param");
-      const key = requireAgentAccess(c.get("principal"), agentId, "write");
-      const { row, created } = await putAgent(c.env, key.tenantId, agentId, c.req.valid("json").displayName);
-      if (!created) return c.json(presentAgent(row), 200);
-      await audit(c, { tenantId: key.tenantId, action: "agent.create", target: agentId });
-      return c.json(presentAgent(row), 201);
+      const { agent, created } = valueOf(
+        await upsertAgent(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("json") }),
+      );
+      return created ? c.json(agent, 201) : c.json(agent, 200);
     },
   )
   .openapi(
@@ -54,8 +50,7 @@ export const agentRoutes = router()
       responses: { 200: jsonResponse(AgentSchema, "The agent"), ...commonErrors },
     }),
     async (c) => {
-      const { agent } = await agentFor(c, c.req.valid("param").agentId, "read");
-      return c.json(presentAgent(agent), 200);
+      return c.json(valueOf(await getAgent(depsOf(c), c.get("principal"), c.req.valid("param"))), 200);
     },
   )
   .openapi(
@@ -65,23 +60,28 @@ export const agentRoutes = router()
       tags: ["agents"],
       operationId: "deleteAgent",
       summary: "Delete an agent",
-      description: "Deletes the agent: erases its memory (experiences, cases, episodes, Q-values, library versions, jobs) and its vectors, cancels its practice runs and evaluations; every later call for it answers 404.",
+      description:
+        "Deletes the agent: erases its memory (experiences, cases, episodes, Q-values, library versions, jobs) and its vectors, cancels its practice runs and evaluations; every later call for it answers 404.",
       security,
       request: { params: AgentParams },
       responses: {
         200: jsonResponse(
-          z.object({ agentId: z.string(), deleted: z.literal(true), storageDeleted: z.boolean(), runsCancelled: z.number().int(), evaluationsCancelled: z.number().int() }).openapi("DeletedAgent"),
+          z
+            .object({
+              agentId: z.string(),
+              deleted: z.literal(true),
+              storageDeleted: z.boolean(),
+              runsCancelled: z.number().int(),
+              evaluationsCancelled: z.number().int(),
+            })
+            .openapi("DeletedAgent"),
           "Deleted",
         ),
         ...commonErrors,
       },
     }),
     async (c) => {
-      const { agentId } = c.req.valid("param");
-      const key = requireAgentAccess(c.get("principal"), agentId, "admin");
-      const { storageDeleted, runsCancelled, evaluationsCancelled } = await deleteAgent(c.env, key.tenantId, agentId, c.get("logger"));
-      await audit(c, { tenantId: key.tenantId, action: "agent.delete", target: agentId, detail: { runsCancelled, evaluationsCancelled } });
-      return c.json({ agentId, deleted: true as const, storageDeleted, runsCancelled, evaluationsCancelled }, 200);
+      return c.json(valueOf(await deleteAgent(depsOf(c), c.get("principal"), c.req.valid("param"))), 200);
     },
   )
   .openapi(
@@ -100,7 +100,6 @@ export const agentRoutes = router()
       },
     }),
     async (c) => {
-      const key = requireScope(c.get("principal"), "read");
-      return c.json(await listAgents(c.env, key, c.req.valid("query")), 200);
+      return c.json(valueOf(await listAgents(depsOf(c), c.get("principal"), c.req.valid("query"))), 200);
     },
   );

@@ -1,12 +1,18 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { CaseCreateSchema, CasePatchSchema, CaseSchema } from "../core/memory-types";
-import { agentFor } from "../services/agents";
-import { callMemory } from "../services/agent-memory";
+import { depsOf, valueOf } from "../http/use-case";
+import { addCase, deleteCase, getCase, listCases, updateCase } from "../services/cases";
 import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
 
 const Case = CaseSchema.openapi("Case");
-const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+const IdParams = AgentParams.extend({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 const base = "/v1/agents/{agentId}/cases";
 
 export const caseRoutes = router()
@@ -17,18 +23,22 @@ export const caseRoutes = router()
       tags: ["cases"],
       operationId: "addCase",
       summary: "Add a case",
-      description: "Stores a past episode (task, trace summary, answer, reward) as a retrievable case; idempotent per episodeId. Task, answer and trace summary pass the admission step: text failing the content filter is stored quarantined, and with an LLM configured the case waits `pending` for the safety review.",
+      description:
+        "Stores a past episode (task, trace summary, answer, reward) as a retrievable case; idempotent per episodeId. Task, answer and trace summary pass the screening step: text failing the content filter is stored quarantined, and with an LLM configured the case waits `pending` for the safety review.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(CaseCreateSchema.openapi("CaseCreate")) },
       responses: { 201: jsonResponse(Case, "Created"), 200: jsonResponse(Case, "Already stored for this episode"), ...commonErrors },
     }),
     async (c) => {
-      const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
-      const body = c.req.valid("json");
-      const access = { door: "api" as const, admin: key.scope === "admin" };
-      const { value: r, replayed } = await callMemory(() => memory.createCase(body, c.req.valid("header")["idempotency-key"], access));
+      const input = {
+        ...c.req.valid("param"),
+        case: c.req.valid("json"),
+        door: "api" as const,
+        idempotencyKey: c.req.valid("header")["idempotency-key"],
+      };
+      const { value, created, replayed } = valueOf(await addCase(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
-      return c.json(r.case, r.created ? 201 : 200);
+      return c.json(value, created ? 201 : 200);
     },
   )
   .openapi(
@@ -43,11 +53,8 @@ export const caseRoutes = router()
       request: { params: AgentParams, query: ListFilterSchema },
       responses: { 200: jsonResponse(z.object({ items: z.array(Case), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
     }),
-    async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
-      const filter = c.req.valid("query");
-      return c.json(await callMemory(() => memory.listCases(filter)), 200);
-    },
+    async (c) =>
+      c.json(valueOf(await listCases(depsOf(c), c.get("principal"), { ...c.req.valid("param"), filter: c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -61,11 +68,7 @@ export const caseRoutes = router()
       request: { params: IdParams },
       responses: { 200: jsonResponse(Case, "The case"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { memory } = await agentFor(c, agentId, "read");
-      return c.json(await callMemory(() => memory.getCase(id)), 200);
-    },
+    async (c) => c.json(valueOf(await getCase(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -74,16 +77,15 @@ export const caseRoutes = router()
       tags: ["cases"],
       operationId: "updateCase",
       summary: "Change a case",
-      description: "Changes a case's tags, label, status, answer or trace summary. A new answer or trace passes the admission step like a new case; a held case is released or deleted only through the agent's quarantine (admin, audited).",
+      description:
+        "Changes a case's tags, label, status, answer or trace summary. A new answer or trace passes the screening step like a new case; a held case is released or deleted only through the agent's quarantine (admin, audited).",
       security,
       request: { params: IdParams, ...jsonBody(CasePatchSchema.openapi("CasePatch")) },
       responses: { 200: jsonResponse(Case, "Updated"), ...commonErrors },
     }),
     async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { key, memory } = await agentFor(c, agentId, "write");
-      const patch = c.req.valid("json");
-      return c.json(await callMemory(() => memory.patchCase(id, patch, { door: "api", admin: key.scope === "admin" })), 200);
+      const input = { ...c.req.valid("param"), patch: c.req.valid("json"), door: "api" as const };
+      return c.json(valueOf(await updateCase(depsOf(c), c.get("principal"), input)), 200);
     },
   )
   .openapi(
@@ -98,9 +100,5 @@ export const caseRoutes = router()
       request: { params: IdParams },
       responses: { 200: jsonResponse(z.object({ deleted: z.string() }), "Deleted"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { key, memory } = await agentFor(c, agentId, "write");
-      return c.json(await callMemory(() => memory.deleteCase(id, { door: "api", admin: key.scope === "admin" })), 200);
-    },
+    async (c) => c.json(valueOf(await deleteCase(depsOf(c), c.get("principal"), { ...c.req.valid("param"), door: "api" })), 200),
   );

@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
-import { requireScope, type Scope } from "../http/auth";
-import { ProblemError, badRequest, forbidden } from "../core/problem";
+import { ProblemError } from "../http/problem";
+import { invalid } from "../core/errors";
 import {
   DatasetCreateSchema,
   DatasetDetailSchema,
@@ -18,12 +18,17 @@ import {
   parseTaskLines,
   type DatasetTaskInput,
 } from "../core/practice/dataset-types";
-import { addTasks, createDataset, datasetFromEpisodes, deleteDataset, getDataset, listDatasets, taskPage } from "../services/datasets";
-import { agentFor } from "../services/agents";
-import { audit } from "../services/audit";
+import {
+  addDatasetTasks,
+  createDataset,
+  createDatasetFromEpisodes,
+  deleteDataset,
+  getDataset,
+  listDatasets,
+  listDatasetTasks,
+} from "../services/datasets";
+import { depsOf, valueOf } from "../http/use-case";
 import { AgentParams, PageQuery } from "./schemas";
-import { assertCallableUrls } from "../http/callable-urls";
-import { runOptionUrls } from "../core/webhook-url";
 
 const Dataset = DatasetSchema.openapi("Dataset");
 const DatasetDetail = DatasetDetailSchema.openapi("DatasetDetail");
@@ -31,21 +36,13 @@ const UploadResult = UploadResultSchema.openapi("TaskUploadResult");
 // The bare schema: `.nullable()` of the registered component would make the component itself nullable.
 const Created = DatasetDetail.extend({ upload: UploadResultSchema.nullable() }).openapi("CreatedDataset");
 const DatasetParams = z.object({
-  datasetId: z.string().min(1).max(64).openapi({ param: { name: "datasetId", in: "path" }, example: "ds_0123456789abcdef0123" }),
+  datasetId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "datasetId", in: "path" }, example: "ds_0123456789abcdef0123" }),
 });
 const base = "/v1/datasets";
-
-/**
- * Datasets are shared by every agent of the tenant, so keys restricted to some agents may read
- * them but not change them: one agent's key must not alter what another agent practises on.
- */
-function datasetKey(c: Context<AppEnv>, scope: Scope) {
-  const key = requireScope(c.get("principal"), scope);
-  if (scope !== "read" && key.agentIds) {
-    throw forbidden("Keys restricted to some agents can read datasets but not change them; datasets are shared by every agent of the tenant.");
-  }
-  return key;
-}
 
 /** NDJSON uploads: every line is validated before anything is stored; problems name the line. */
 async function ndjsonTasks(c: Context<AppEnv>): Promise<DatasetTaskInput[]> {
@@ -61,8 +58,19 @@ async function ndjsonTasks(c: Context<AppEnv>): Promise<DatasetTaskInput[]> {
       errors: parsed.issues.map((i) => ({ path: i.path ? `line.${i.line}.${i.path}` : `line.${i.line}`, message: i.message })),
     });
   }
-  if (!parsed.tasks.length) throw badRequest("The NDJSON body holds no tasks; send one JSON task a line.");
+  if (!parsed.tasks.length) throw invalid("The NDJSON body holds no tasks; send one JSON task a line.");
   return parsed.tasks;
+}
+
+/** The tasks of an upload: JSON `{ tasks }` (validated before the handler) or NDJSON, parsed here. */
+async function uploadedTasks(c: Context<AppEnv>, json: { tasks: DatasetTaskInput[] } | string | undefined): Promise<DatasetTaskInput[]> {
+  const tasks = NDJSON_TYPE_RE.test(c.req.header("content-type") ?? "")
+    ? await ndjsonTasks(c)
+    : typeof json === "object"
+      ? json.tasks
+      : undefined;
+  if (!tasks) throw invalid("Send `{ tasks: [...] }` as JSON or one task a line as application/x-ndjson.");
+  return tasks;
 }
 
 export const datasetRoutes = router()
@@ -73,19 +81,13 @@ export const datasetRoutes = router()
       tags: ["datasets"],
       operationId: "createDataset",
       summary: "Create a dataset",
-      description: "Creates a practice dataset (tenant-wide), optionally with up to 500 tasks. Tasks without a split go to train or holdout by a hash of their id.",
+      description:
+        "Creates a practice dataset (tenant-wide), optionally with up to 500 tasks. Tasks without a split go to train or holdout by a hash of their id.",
       security,
       request: jsonBody(DatasetCreateSchema.openapi("DatasetCreate")),
       responses: { 201: jsonResponse(Created, "Created"), ...commonErrors },
     }),
-    async (c) => {
-      const key = datasetKey(c, "write");
-      const body = c.req.valid("json");
-      assertCallableUrls(c.env, runOptionUrls({ verifier: body.verifier }));
-      const { dataset, upload } = await createDataset(c.env, key.tenantId, body);
-      await audit(c, { tenantId: key.tenantId, action: "dataset.create", target: dataset.datasetId, detail: { name: dataset.name, tasks: dataset.counts.total } });
-      return c.json({ ...dataset, upload }, 201);
-    },
+    async (c) => c.json(valueOf(await createDataset(depsOf(c), c.get("principal"), c.req.valid("json"))), 201),
     unprocessableFields("verifier"),
   )
   .openapi(
@@ -112,12 +114,11 @@ export const datasetRoutes = router()
       responses: { 200: jsonResponse(UploadResult, "Stored"), ...commonErrors },
     }),
     async (c) => {
-      const key = datasetKey(c, "write");
-      const { datasetId } = c.req.valid("param");
-      const body = c.req.valid("json");
-      const tasks = NDJSON_TYPE_RE.test(c.req.header("content-type") ?? "") ? await ndjsonTasks(c) : typeof body === "object" ? body.tasks : undefined;
-      if (!tasks) throw badRequest("Send `{ tasks: [...] }` as JSON or one task a line as application/x-ndjson.");
-      return c.json(await addTasks(c.env, key.tenantId, datasetId, tasks), 200);
+      const tasks = () => uploadedTasks(c, c.req.valid("json"));
+      return c.json(
+        valueOf(await addDatasetTasks(depsOf(c), c.get("principal"), { datasetId: c.req.valid("param").datasetId, tasks })),
+        200,
+      );
     },
   )
   .openapi(
@@ -132,10 +133,7 @@ export const datasetRoutes = router()
       request: { query: PageQuery },
       responses: { 200: jsonResponse(z.object({ items: z.array(Dataset), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
     }),
-    async (c) => {
-      const key = datasetKey(c, "read");
-      return c.json(await listDatasets(c.env, key.tenantId, c.req.valid("query")), 200);
-    },
+    async (c) => c.json(valueOf(await listDatasets(depsOf(c), c.get("principal"), c.req.valid("query"))), 200),
   )
   .openapi(
     createRoute({
@@ -149,10 +147,7 @@ export const datasetRoutes = router()
       request: { params: DatasetParams },
       responses: { 200: jsonResponse(DatasetDetail, "The dataset"), ...commonErrors },
     }),
-    async (c) => {
-      const key = datasetKey(c, "read");
-      return c.json(await getDataset(c.env, key.tenantId, c.req.valid("param").datasetId), 200);
-    },
+    async (c) => c.json(valueOf(await getDataset(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -165,14 +160,15 @@ export const datasetRoutes = router()
       security,
       request: { params: DatasetParams, query: PageQuery.extend({ split: SplitSchema.optional() }) },
       responses: {
-        200: jsonResponse(z.object({ items: z.array(DatasetTaskSchema.openapi("DatasetTask")), nextCursor: z.string().nullable() }), "A page"),
+        200: jsonResponse(
+          z.object({ items: z.array(DatasetTaskSchema.openapi("DatasetTask")), nextCursor: z.string().nullable() }),
+          "A page",
+        ),
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const key = datasetKey(c, "read");
-      return c.json(await taskPage(c.env, key.tenantId, c.req.valid("param").datasetId, c.req.valid("query")), 200);
-    },
+    async (c) =>
+      c.json(valueOf(await listDatasetTasks(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -189,13 +185,7 @@ export const datasetRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const key = datasetKey(c, "write");
-      const { datasetId } = c.req.valid("param");
-      await deleteDataset(c.env, key.tenantId, datasetId);
-      await audit(c, { tenantId: key.tenantId, action: "dataset.delete", target: datasetId });
-      return c.json({ datasetId, deleted: true as const }, 200);
-    },
+    async (c) => c.json(valueOf(await deleteDataset(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -212,26 +202,16 @@ export const datasetRoutes = router()
           Created.extend({
             withheld: z
               .array(z.object({ episodeId: z.string(), reason: z.string() }))
-              .describe("Matching episodes left out because the admission step holds their text (see the agent's quarantine)"),
+              .describe("Matching episodes left out because the screening step holds their text (see the agent's quarantine)"),
           }),
           "Created",
         ),
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const { agentId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "write");
-      datasetKey(c, "write");
-      const body = c.req.valid("json");
-      assertCallableUrls(c.env, runOptionUrls({ verifier: body.verifier }));
-      const { dataset, upload, withheld } = await datasetFromEpisodes(c.env, key.tenantId, agentId, body);
-      await audit(c, {
-        tenantId: key.tenantId,
-        action: "dataset.create",
-        target: dataset.datasetId,
-        detail: { name: dataset.name, tasks: dataset.counts.total, fromAgent: agentId },
-      });
-      return c.json({ ...dataset, upload, withheld }, 201);
-    },
+    async (c) =>
+      c.json(
+        valueOf(await createDatasetFromEpisodes(depsOf(c), c.get("principal"), { ...c.req.valid("json"), ...c.req.valid("param") })),
+        201,
+      ),
   );

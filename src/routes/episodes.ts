@@ -1,12 +1,27 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeRetrievalSchema, EpisodeSchema, JobSchema } from "../core/episode-types";
-import { agentMemoryFor } from "../services/agents";
-import { callMemory, retryLiveJob } from "../services/agent-memory";
+import {
+  AttemptCreateSchema,
+  AttemptSchema,
+  EpisodeCreateSchema,
+  EpisodeEndSchema,
+  EpisodeRetrievalSchema,
+  EpisodeSchema,
+  JobSchema,
+} from "../core/episode-types";
+import { depsOf, valueOf } from "../http/use-case";
+import { endEpisode, getEpisode, listEpisodeRetrievals, listEpisodes, logAttempt, startEpisode } from "../services/episodes";
+import { listJobs, retryJob } from "../services/live-jobs";
 import { AgentParams, IdempotencyHeader, markReplay, queryLimit } from "./schemas";
 
 const Episode = EpisodeSchema.openapi("Episode");
-const EpisodeParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+const EpisodeParams = AgentParams.extend({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 const base = "/v1/agents/{agentId}/episodes";
 
 export const episodeRoutes = router()
@@ -17,17 +32,17 @@ export const episodeRoutes = router()
       tags: ["episodes"],
       operationId: "startEpisode",
       summary: "Start an episode",
-      description: "Starts an episode: one task the agent is working on. Pass its id to `getPrompt` or `retrieve` (episodeId) so that ending it rewards what they showed.",
+      description:
+        "Starts an episode: one task the agent is working on. Pass its id to `getPrompt` or `retrieve` (episodeId) so that ending it rewards what they showed.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(EpisodeCreateSchema.openapi("EpisodeCreate")) },
       responses: { 201: jsonResponse(Episode.extend({ episodeId: z.string() }), "Started"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = agentMemoryFor(c, c.req.valid("param").agentId, "write");
-      const body = c.req.valid("json");
-      const { value: ep, replayed } = await callMemory(() => memory.createEpisode(body, c.req.valid("header")["idempotency-key"]));
+      const input = { ...c.req.valid("param"), episode: c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const { episode, replayed } = valueOf(await startEpisode(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
-      return c.json({ episodeId: ep.id, ...ep }, 201);
+      return c.json({ episodeId: episode.id, ...episode }, 201);
     },
   )
   .openapi(
@@ -37,16 +52,15 @@ export const episodeRoutes = router()
       tags: ["episodes"],
       operationId: "logAttempt",
       summary: "Log an attempt",
-      description: "Logs one attempt at the episode's task. Stack traces are digested (type @ file:line: message) and secrets redacted before storage.",
+      description:
+        "Logs one attempt at the episode's task. Stack traces are digested (type @ file:line: message) and secrets redacted before storage.",
       security,
       request: { params: EpisodeParams, ...jsonBody(AttemptCreateSchema.openapi("AttemptCreate")) },
       responses: { 201: jsonResponse(AttemptSchema.openapi("Attempt"), "Logged"), ...commonErrors },
     }),
     async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { memory } = agentMemoryFor(c, agentId, "write");
-      const body = c.req.valid("json");
-      return c.json(await callMemory(() => memory.addAttempt(id, body)), 201);
+      const { agentId, id: episodeId } = c.req.valid("param");
+      return c.json(valueOf(await logAttempt(depsOf(c), c.get("principal"), { agentId, episodeId, attempt: c.req.valid("json") })), 201);
     },
   )
   .openapi(
@@ -62,10 +76,11 @@ export const episodeRoutes = router()
       responses: { 200: jsonResponse(Episode, "Ended (or the first result when already ended)"), ...commonErrors },
     }),
     async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { memory } = agentMemoryFor(c, agentId, "write");
-      const body = c.req.valid("json");
-      return c.json(await callMemory(() => memory.endEpisode(id, body)), 200);
+      const { agentId, id: episodeId } = c.req.valid("param");
+      return c.json(
+        valueOf(await endEpisode(depsOf(c), c.get("principal"), { agentId, episodeId, end: c.req.valid("json") })).episode,
+        200,
+      );
     },
   )
   .openapi(
@@ -81,9 +96,8 @@ export const episodeRoutes = router()
       responses: { 200: jsonResponse(Episode, "The episode"), ...commonErrors },
     }),
     async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { memory } = agentMemoryFor(c, agentId, "read");
-      return c.json(await callMemory(() => memory.getEpisode(id)), 200);
+      const { agentId, id: episodeId } = c.req.valid("param");
+      return c.json(valueOf(await getEpisode(depsOf(c), c.get("principal"), { agentId, episodeId })), 200);
     },
   )
   .openapi(
@@ -93,15 +107,18 @@ export const episodeRoutes = router()
       tags: ["episodes"],
       operationId: "listEpisodeRetrievals",
       summary: "List an episode's retrievals",
-      description: "What the agent retrieved for the episode, oldest first: each query with the items it returned in rank order, their scores and signals, and whether a reward has credited it. Retrievals older than the agent's retention are gone.",
+      description:
+        "What the agent retrieved for the episode, oldest first: each query with the items it returned in rank order, their scores and signals, and whether a reward has credited it. Retrievals older than the agent's retention are gone.",
       security,
       request: { params: EpisodeParams },
-      responses: { 200: jsonResponse(z.object({ items: z.array(EpisodeRetrievalSchema.openapi("EpisodeRetrieval")) }), "The retrievals"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(EpisodeRetrievalSchema.openapi("EpisodeRetrieval")) }), "The retrievals"),
+        ...commonErrors,
+      },
     }),
     async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { memory } = agentMemoryFor(c, agentId, "read");
-      return c.json({ items: await callMemory(() => memory.episodeRetrievals(id)) }, 200);
+      const { agentId, id: episodeId } = c.req.valid("param");
+      return c.json(valueOf(await listEpisodeRetrievals(depsOf(c), c.get("principal"), { agentId, episodeId })), 200);
     },
   )
   .openapi(
@@ -124,9 +141,7 @@ export const episodeRoutes = router()
       responses: { 200: jsonResponse(z.object({ items: z.array(Episode), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
-      const { limit, cursor, status } = c.req.valid("query");
-      return c.json(await callMemory(() => memory.listEpisodes(limit, cursor, status)), 200);
+      return c.json(valueOf(await listEpisodes(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200);
     },
   )
   .openapi(
@@ -148,9 +163,7 @@ export const episodeRoutes = router()
       responses: { 200: jsonResponse(z.object({ items: z.array(JobSchema.openapi("Job")) }), "Jobs"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
-      const { limit, status } = c.req.valid("query");
-      return c.json({ items: await callMemory(() => memory.listJobs(limit, status)) }, 200);
+      return c.json(valueOf(await listJobs(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200);
     },
   )
   .openapi(
@@ -166,8 +179,7 @@ export const episodeRoutes = router()
       responses: { 202: jsonResponse(JobSchema, "Queued"), ...commonErrors },
     }),
     async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const agent = agentMemoryFor(c, agentId, "write");
-      return c.json(await retryLiveJob(c.env, agent, id), 202);
+      const { agentId, id: jobId } = c.req.valid("param");
+      return c.json(valueOf(await retryJob(depsOf(c), c.get("principal"), { agentId, jobId })), 202);
     },
   );

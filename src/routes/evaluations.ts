@@ -8,15 +8,25 @@ import {
   EvaluationViewSchema,
   IntervalSchema,
 } from "../core/evaluation/types";
-import { decodeCursor, encodeCursor } from "../core/cursor";
-import { agentFor } from "../services/agents";
-import { comparisonView, createComparison, createEvaluation, evaluationView, listEvaluations } from "../services/evaluation";
-import { badRequest } from "../core/problem";
+import { compareLibraries, getComparison, getEvaluation, listEvaluations, startEvaluation } from "../services/evaluation";
+import { depsOf, valueOf } from "../http/use-case";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/evaluations";
-const EvaluationParams = AgentParams.extend({ evaluationId: z.string().min(1).max(64).openapi({ param: { name: "evaluationId", in: "path" } }) });
-const ComparisonParams = AgentParams.extend({ comparisonId: z.string().min(1).max(64).openapi({ param: { name: "comparisonId", in: "path" } }) });
+const EvaluationParams = AgentParams.extend({
+  evaluationId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "evaluationId", in: "path" } }),
+});
+const ComparisonParams = AgentParams.extend({
+  comparisonId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "comparisonId", in: "path" } }),
+});
 
 const EvaluationListItem = z.object({
   evaluationId: z.string(),
@@ -43,9 +53,12 @@ export const evaluationRoutes = router()
       responses: { 202: jsonResponse(z.object({ evaluationId: z.string() }), "Accepted; poll the evaluation"), ...commonErrors },
     }),
     async (c) => {
-      const { agentId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "write");
-      const r = await createEvaluation(c.env, { tenantId: key.tenantId, agentId }, c.req.valid("json"), c.req.valid("header")["idempotency-key"]);
+      const input = {
+        agentId: c.req.valid("param").agentId,
+        evaluation: c.req.valid("json"),
+        idempotencyKey: c.req.valid("header")["idempotency-key"],
+      };
+      const r = valueOf(await startEvaluation(depsOf(c), c.get("principal"), input));
       markReplay(c, r.replayed);
       return c.json({ evaluationId: r.evaluationId }, 202);
     },
@@ -62,14 +75,20 @@ export const evaluationRoutes = router()
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(CompareCreateSchema.openapi("ComparisonCreate")) },
       responses: {
-        202: jsonResponse(z.object({ comparisonId: z.string(), evaluations: z.object({ a: z.string(), b: z.string() }) }), "Accepted; poll the comparison"),
+        202: jsonResponse(
+          z.object({ comparisonId: z.string(), evaluations: z.object({ a: z.string(), b: z.string() }) }),
+          "Accepted; poll the comparison",
+        ),
         ...commonErrors,
       },
     }),
     async (c) => {
-      const { agentId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "write");
-      const r = await createComparison(c.env, { tenantId: key.tenantId, agentId }, c.req.valid("json"), c.req.valid("header")["idempotency-key"]);
+      const input = {
+        agentId: c.req.valid("param").agentId,
+        comparison: c.req.valid("json"),
+        idempotencyKey: c.req.valid("header")["idempotency-key"],
+      };
+      const r = valueOf(await compareLibraries(depsOf(c), c.get("principal"), input));
       markReplay(c, r.replayed);
       return c.json({ comparisonId: r.comparisonId, evaluations: r.evaluations }, 202);
     },
@@ -82,16 +101,13 @@ export const evaluationRoutes = router()
       tags: ["evaluations"],
       operationId: "getComparison",
       summary: "Get a comparison",
-      description: "A comparison: both accuracies and, once both evaluations completed, the paired difference (b − a) with its 95% interval.",
+      description:
+        "A comparison: both accuracies and, once both evaluations completed, the paired difference (b − a) with its 95% interval.",
       security,
       request: { params: ComparisonParams },
       responses: { 200: jsonResponse(ComparisonViewSchema.openapi("Comparison"), "The comparison"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, comparisonId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      return c.json(await comparisonView(c.env, { tenantId: key.tenantId, agentId }, comparisonId), 200);
-    },
+    async (c) => c.json(valueOf(await getComparison(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -103,39 +119,13 @@ export const evaluationRoutes = router()
       description: "Evaluations of the agent, newest first, with accuracy once completed.",
       security,
       request: { params: AgentParams, query: PageQuery },
-      responses: { 200: jsonResponse(z.object({ items: z.array(EvaluationListItem), nextCursor: z.string().nullable() }), "A page of evaluations"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(EvaluationListItem), nextCursor: z.string().nullable() }), "A page of evaluations"),
+        ...commonErrors,
+      },
     }),
-    async (c) => {
-      const { agentId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      const { limit, cursor } = c.req.valid("query");
-      let after: { createdAt: number; id: string } | undefined;
-      if (cursor) {
-        const d = decodeCursor(cursor);
-        if (!d || typeof d.c !== "number" || typeof d.e !== "string") {
-          throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
-        }
-        after = { createdAt: d.c, id: d.e };
-      }
-      const { rows, more } = await listEvaluations(c.env, { tenantId: key.tenantId, agentId }, limit, after);
-      const last = rows[rows.length - 1];
-      return c.json(
-        {
-          items: rows.map((r) => ({
-            evaluationId: r.evaluationId,
-            datasetId: r.datasetId,
-            status: r.status,
-            accuracy: typeof r.summary?.accuracy === "number" ? r.summary.accuracy : null,
-            interval: (r.summary?.interval as [number, number] | undefined) ?? null,
-            error: r.error,
-            createdAt: r.createdAt,
-            updatedAt: r.updatedAt,
-          })),
-          nextCursor: more && last ? encodeCursor({ c: last.createdAt, e: last.evaluationId }) : null,
-        },
-        200,
-      );
-    },
+    async (c) =>
+      c.json(valueOf(await listEvaluations(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -149,9 +139,5 @@ export const evaluationRoutes = router()
       request: { params: EvaluationParams },
       responses: { 200: jsonResponse(EvaluationViewSchema.openapi("Evaluation"), "The evaluation"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, evaluationId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      return c.json(await evaluationView(c.env, { tenantId: key.tenantId, agentId }, evaluationId), 200);
-    },
+    async (c) => c.json(valueOf(await getEvaluation(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   );

@@ -1,9 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { requireTenantAdmin } from "../http/auth";
-import { assertCallableUrls } from "../http/callable-urls";
-import { audit } from "../services/audit";
-import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints } from "../services/events";
+import { depsOf, valueOf } from "../http/use-case";
+import { createEventEndpoint, deleteEventEndpoint, listEventDeliveries, listEventEndpoints } from "../services/events";
 import { EVENT_TYPES } from "../core/events";
 import { PageQuery, timestamp } from "./schemas";
 
@@ -37,14 +35,24 @@ const DeliverySchema = z
     status: z.enum(["pending", "sending", "retrying", "delivered", "failed"]),
     attempts: z.number().int(),
     attemptLog: z.array(
-      z.object({ at: timestamp, status: z.number().int().optional().openapi({ description: "The receiver's HTTP status" }), error: z.string().optional() }),
+      z.object({
+        at: timestamp,
+        status: z.number().int().optional().openapi({ description: "The receiver's HTTP status" }),
+        error: z.string().optional(),
+      }),
     ),
     createdAt: timestamp,
     deliveredAt: timestamp.nullable(),
   })
   .openapi("EventDelivery");
 
-const EndpointParams = z.object({ endpointId: z.string().min(1).max(64).openapi({ param: { name: "endpointId", in: "path" } }) });
+const EndpointParams = z.object({
+  endpointId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "endpointId", in: "path" } }),
+});
 
 export const eventRoutes = router()
   .openapi(
@@ -60,14 +68,7 @@ export const eventRoutes = router()
       request: jsonBody(CreateEndpointBody),
       responses: { 201: jsonResponse(EndpointSchema, "The endpoint"), ...commonErrors },
     }),
-    async (c) => {
-      const admin = requireTenantAdmin(c.get("principal"));
-      const body = c.req.valid("json");
-      assertCallableUrls(c.env, [{ path: "url", url: body.url }]);
-      const endpoint = await createEndpoint(c.env, admin.tenantId, body);
-      await audit(c, { tenantId: admin.tenantId, action: "event-endpoint.create", target: endpoint.id, detail: { events: endpoint.events } });
-      return c.json(endpoint, 201);
-    },
+    async (c) => c.json(valueOf(await createEventEndpoint(depsOf(c), c.get("principal"), c.req.valid("json"))), 201),
   )
   .openapi(
     createRoute({
@@ -80,10 +81,7 @@ export const eventRoutes = router()
       security,
       responses: { 200: jsonResponse(z.object({ items: z.array(EndpointSchema) }), "Endpoints, newest first"), ...commonErrors },
     }),
-    async (c) => {
-      const admin = requireTenantAdmin(c.get("principal"));
-      return c.json({ items: await listEndpoints(c.env, admin.tenantId) }, 200);
-    },
+    async (c) => c.json(valueOf(await listEventEndpoints(depsOf(c), c.get("principal"))), 200),
   )
   .openapi(
     createRoute({
@@ -98,10 +96,7 @@ export const eventRoutes = router()
       responses: { 204: { description: "Removed" }, ...commonErrors },
     }),
     async (c) => {
-      const admin = requireTenantAdmin(c.get("principal"));
-      const { endpointId } = c.req.valid("param");
-      await deleteEndpoint(c.env, admin.tenantId, endpointId);
-      await audit(c, { tenantId: admin.tenantId, action: "event-endpoint.delete", target: endpointId });
+      valueOf(await deleteEventEndpoint(depsOf(c), c.get("principal"), c.req.valid("param")));
       return c.body(null, 204);
     },
   )
@@ -112,7 +107,8 @@ export const eventRoutes = router()
       tags: ["events"],
       operationId: "listEventDeliveries",
       summary: "The delivery log (unrestricted admin)",
-      description: "Each event sent to each endpoint, newest first, with its status and every attempt (time, the receiver's status, the error).",
+      description:
+        "Each event sent to each endpoint, newest first, with its status and every attempt (time, the receiver's status, the error).",
       security,
       request: {
         query: PageQuery.extend({
@@ -120,10 +116,10 @@ export const eventRoutes = router()
           eventId: z.string().min(1).max(200).optional(),
         }),
       },
-      responses: { 200: jsonResponse(z.object({ items: z.array(DeliverySchema), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(DeliverySchema), nextCursor: z.string().nullable() }), "A page"),
+        ...commonErrors,
+      },
     }),
-    async (c) => {
-      const admin = requireTenantAdmin(c.get("principal"));
-      return c.json(await listDeliveries(c.env, admin.tenantId, c.req.valid("query")), 200);
-    },
+    async (c) => c.json(valueOf(await listEventDeliveries(depsOf(c), c.get("principal"), c.req.valid("query"))), 200),
   );

@@ -1,5 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, jsonResponse } from "../http/openapi";
+import { depsOf, valueOf } from "../http/use-case";
+import { checkHealth } from "../services/health";
 
 const ServiceIndex = z
   .object({
@@ -18,7 +20,8 @@ export const healthRoutes = router()
       security: [],
       operationId: "getServiceIndex",
       summary: "Where to start",
-      description: "What this service is and where its documentation, OpenAPI document, dashboard, health check and MCP endpoint are. A browser (Accept: text/html) is redirected to the docs.",
+      description:
+        "What this service is and where its documentation, OpenAPI document, dashboard, health check and MCP endpoint are. A browser (Accept: text/html) is redirected to the docs.",
       responses: {
         200: jsonResponse(ServiceIndex, "Links to the service's entry points"),
         302: { description: "To /docs, for a browser" },
@@ -44,19 +47,15 @@ export const healthRoutes = router()
       security: [],
       operationId: "getHealth",
       summary: "Liveness",
-      description: "Answers 200 when the Worker runs and D1 is reachable, 503 otherwise. Needs no key; for load balancers and uptime checks.",
+      description:
+        "Answers 200 when the Worker runs and D1 is reachable, 503 otherwise. Needs no key; for load balancers and uptime checks.",
       responses: {
         200: jsonResponse(z.object({ status: z.literal("ok"), d1: z.literal("ok"), time: z.string() }), "Healthy"),
         503: jsonResponse(z.object({ status: z.literal("degraded"), d1: z.string(), time: z.string() }), "D1 unreachable"),
       },
     }),
     async (c) => {
-      const time = new Date().toISOString();
-      try {
-        await c.env.DB.prepare("SELECT 1").first();
-        return c.json({ status: "ok" as const, d1: "ok" as const, time }, 200);
-      } catch (err) {
-        return c.json({ status: "degraded" as const, d1: String(err), time }, 503);
-      }
+      const health = valueOf(await checkHealth(depsOf(c)));
+      return health.status === "ok" ? c.json(health, 200) : c.json(health, 503);
     },
   );

@@ -1,10 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { mintApiKey, sha256Hex } from "../core/api-key";
-import { canManageKey, requireScope, type KeyPrincipal } from "../http/auth";
-import { conflict, forbidden, notFound, ProblemError } from "../core/problem";
-import { audit } from "../services/audit";
-import { createKey, keyById, listKeys, revokeKey, rotateKeys, type KeyRow } from "../services/keys";
+import { depsOf, valueOf } from "../http/use-case";
+import { createApiKey, currentApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../services/key-admin";
 import { RevokedKeySchema } from "./tenants";
 import { AgentIdSchema, ScopeSchema, queryLimit, timestamp } from "./schemas";
 import { nameString } from "../core/text-rules";
@@ -36,20 +33,12 @@ const CreateKeyBody = z
   .strict()
   .openapi("CreateKey");
 
-const KeyIdParams = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
-
-const outsideReach = (admin: KeyPrincipal) =>
-  forbidden(`This admin key is restricted to agents ${admin.agentIds!.join(", ")}; it manages only keys restricted to some of them.`);
-
-const present = (k: KeyRow) => ({
-  id: k.id,
-  name: k.name,
-  prefix: k.prefix,
-  scope: k.scope,
-  agentIds: k.agentIds ?? null,
-  createdAt: k.createdAt,
-  lastUsedAt: k.lastUsedAt ?? null,
-  revokedAt: k.revokedAt ?? null,
+const KeyIdParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
 });
 
 export const keyRoutes = router()
@@ -68,24 +57,7 @@ export const keyRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const admin = requireScope(c.get("principal"), "admin");
-      const body = c.req.valid("json");
-      const agentIds = body.agentIds ? [...new Set(body.agentIds)] : null;
-      if (!canManageKey(admin, agentIds)) throw outsideReach(admin);
-      const minted = mintApiKey((n) => crypto.getRandomValues(new Uint8Array(n)));
-      const row = await createKey(c.env, c.executionCtx, {
-        id: minted.id,
-        tenantId: admin.tenantId,
-        name: body.name,
-        prefix: minted.prefix,
-        hash: await sha256Hex(minted.key),
-        scope: body.scope,
-        agentIds,
-      });
-      await audit(c, { tenantId: admin.tenantId, action: "key.create", target: row.id, detail: { scope: row.scope } });
-      return c.json({ ...present(row), apiKey: minted.key }, 201);
-    },
+    async (c) => c.json(valueOf(await createApiKey(depsOf(c), c.get("principal"), c.req.valid("json"))), 201),
   )
   .openapi(
     createRoute({
@@ -107,13 +79,7 @@ export const keyRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const admin = requireScope(c.get("principal"), "admin");
-      const { limit, cursor } = c.req.valid("query");
-      const rows = await listKeys(c.env, admin, limit, cursor);
-      const page = rows.slice(0, limit);
-      return c.json({ items: page.map(present), nextCursor: rows.length > limit ? page[page.length - 1]!.id : null }, 200);
-    },
+    async (c) => c.json(valueOf(await listApiKeys(depsOf(c), c.get("principal"), c.req.valid("query"))), 200),
   )
   .openapi(
     createRoute({
@@ -126,12 +92,7 @@ export const keyRoutes = router()
       security,
       responses: { 200: jsonResponse(KeySchema.extend({ tenantId: z.string() }).openapi("CurrentApiKey"), "This key"), ...commonErrors },
     }),
-    async (c) => {
-      const self = requireScope(c.get("principal"), "read");
-      const row = await keyById(c.env, self.tenantId, self.keyId);
-      if (!row) throw notFound("This key no longer exists.");
-      return c.json({ ...present(row), tenantId: row.tenantId }, 200);
-    },
+    async (c) => c.json(valueOf(await currentApiKey(depsOf(c), c.get("principal"))), 200),
   )
   .openapi(
     createRoute({
@@ -140,33 +101,13 @@ export const keyRoutes = router()
       tags: ["keys"],
       operationId: "revokeApiKey",
       summary: "Revoke an API key",
-      description: "Revokes a key of the tenant (admin scope). The key answers 401 from the next request on; the tenant's last unrestricted admin key cannot be revoked.",
+      description:
+        "Revokes a key of the tenant (admin scope). The key answers 401 from the next request on; the tenant's last unrestricted admin key cannot be revoked.",
       security,
       request: { params: KeyIdParams },
       responses: { 200: jsonResponse(KeySchema, "The revoked key"), ...commonErrors },
     }),
-    async (c) => {
-      const admin = requireScope(c.get("principal"), "admin");
-      const { id } = c.req.valid("param");
-      const key = await keyById(c.env, admin.tenantId, id);
-      if (!key) throw notFound(`API key '${id}' does not exist.`);
-      if (!canManageKey(admin, key.agentIds ?? null)) throw outsideReach(admin);
-      const result = await revokeKey(c.env, c.executionCtx, admin.tenantId, id);
-      if (!result.ok && result.reason === "not-found") throw notFound(`API key '${id}' does not exist.`);
-      // Only an unrestricted admin key can do tenant-wide administration, so the last one must stay.
-      if (!result.ok) throw conflict("This is the tenant's last active unrestricted admin key; create another one first.");
-      if (!key.revokedAt) await audit(c, { tenantId: admin.tenantId, action: "key.revoke", target: id });
-      // Revoked in D1 either way; the answer says whether every isolate's cache has it yet.
-      if (result.edgeCache === "pending") {
-        throw new ProblemError(
-          503,
-          "service-unavailable",
-          "The key is revoked, but the change has not reached the edge cache yet: other locations may accept the key until it does. The write is retried every few minutes until it lands; repeating the request retries it now.",
-          { headers: { "retry-after": "2" }, revoked: true, edgeCache: "pending" },
-        );
-      }
-      return c.json({ ...present(result.row), edgeCache: result.edgeCache }, 200);
-    },
+    async (c) => c.json(valueOf(await revokeApiKey(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -180,21 +121,12 @@ export const keyRoutes = router()
       security,
       request: { params: KeyIdParams },
       responses: {
-        201: jsonResponse(KeySchema.extend({ apiKey: z.string(), revoked: RevokedKeySchema }).openapi("RotatedKey"), "The new key; `apiKey` is shown once"),
+        201: jsonResponse(
+          KeySchema.extend({ apiKey: z.string(), revoked: RevokedKeySchema }).openapi("RotatedKey"),
+          "The new key; `apiKey` is shown once",
+        ),
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const admin = requireScope(c.get("principal"), "admin");
-      const { id } = c.req.valid("param");
-      const key = await keyById(c.env, admin.tenantId, id);
-      if (!key || key.revokedAt != null) throw notFound(`API key '${id}' does not exist or is revoked.`);
-      if (!canManageKey(admin, key.agentIds ?? null)) throw outsideReach(admin);
-      const rotation = await rotateKeys(c.env, c.executionCtx, admin.tenantId, key, [id]);
-      const revoked = rotation.revoked[0];
-      // Revoked by a concurrent request between the read above and the rotation: the new key stands alone.
-      if (!revoked) throw conflict(`API key '${id}' was revoked while it was being rotated; the new key '${rotation.created.id}' is active, revoke it if it is not wanted.`);
-      await audit(c, { tenantId: admin.tenantId, action: "key.rotate", target: rotation.created.id, detail: { revoked: id } });
-      return c.json({ ...present(rotation.created), apiKey: rotation.apiKey, revoked }, 201);
-    },
+    async (c) => c.json(valueOf(await rotateApiKey(depsOf(c), c.get("principal"), c.req.valid("param"))), 201),
   );

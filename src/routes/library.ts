@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { ExperienceContentSchema, ProvenanceSchema } from "../core/memory-types";
-import { agentFor } from "../services/agents";
-import { callMemory } from "../services/agent-memory";
-import { reviewedBeforeWrite } from "../services/admission";
+import { depsOf, valueOf } from "../http/use-case";
+import { exportLibrary, importLibrary, libraryDiff, libraryVersion, libraryVersions, rollbackLibrary } from "../services/library";
 import { AgentParams, IdempotencyHeader, markReplay, queryLimit, queryNumber, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/library";
@@ -26,7 +25,13 @@ export const LibraryExportSchema = z
     libraryVersion: z.number().int(),
     exportedAt: timestamp,
     experiences: z
-      .array(ExperienceContentSchema.extend({ id: z.string().min(1).max(64), q: z.number().min(-1).max(1), provenance: ProvenanceSchema.nullable() }))
+      .array(
+        ExperienceContentSchema.extend({
+          id: z.string().min(1).max(64),
+          q: z.number().min(-1).max(1),
+          provenance: ProvenanceSchema.nullable(),
+        }),
+      )
       .max(50_000),
   })
   .openapi("LibraryExport");
@@ -52,13 +57,13 @@ export const libraryRoutes = router()
         params: AgentParams,
         query: z.object({ limit: queryLimit(200, 50), cursor: queryNumber(z.number().int().min(1)).optional() }),
       },
-      responses: { 200: jsonResponse(z.object({ items: z.array(VersionMeta), nextCursor: z.string().nullable() }), "Versions"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(VersionMeta), nextCursor: z.string().nullable() }), "Versions"),
+        ...commonErrors,
+      },
     }),
-    async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
-      const { limit, cursor } = c.req.valid("query");
-      return c.json(await callMemory(() => memory.libraryVersions(limit, cursor)), 200);
-    },
+    async (c) =>
+      c.json(valueOf(await libraryVersions(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -71,15 +76,14 @@ export const libraryRoutes = router()
       security,
       request: { params: VersionParams },
       responses: {
-        200: jsonResponse(VersionMeta.extend({ experiences: z.array(Snapshot.extend({ label: z.string().nullable() })) }), "The library at n"),
+        200: jsonResponse(
+          VersionMeta.extend({ experiences: z.array(Snapshot.extend({ label: z.string().nullable() })) }),
+          "The library at n",
+        ),
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const { agentId, n } = c.req.valid("param");
-      const { memory } = await agentFor(c, agentId, "read");
-      return c.json(await callMemory(() => memory.libraryVersion(n)), 200);
-    },
+    async (c) => c.json(valueOf(await libraryVersion(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -95,7 +99,12 @@ export const libraryRoutes = router()
         200: jsonResponse(
           VersionMeta.extend({
             diff: z.array(
-              z.object({ id: z.string(), op: z.enum(["create", "update", "archive", "delete", "restore"]), before: Snapshot.nullable(), after: Snapshot.nullable() }),
+              z.object({
+                id: z.string(),
+                op: z.enum(["create", "update", "archive", "delete", "restore"]),
+                before: Snapshot.nullable(),
+                after: Snapshot.nullable(),
+              }),
             ),
           }),
           "The diff",
@@ -103,11 +112,7 @@ export const libraryRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const { agentId, n } = c.req.valid("param");
-      const { memory } = await agentFor(c, agentId, "read");
-      return c.json(await callMemory(() => memory.libraryDiff(n)), 200);
-    },
+    async (c) => c.json(valueOf(await libraryDiff(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -116,17 +121,26 @@ export const libraryRoutes = router()
       tags: ["library"],
       operationId: "rollbackLibrary",
       summary: "Roll the library back",
-      description: "Restores the library of an earlier version, recorded as a new version (so the rollback can itself be rolled back). Rolling back to the current library answers `unchanged: true`.",
+      description:
+        "Restores the library of an earlier version, recorded as a new version (so the rollback can itself be rolled back). Rolling back to the current library answers `unchanged: true`.",
       security,
-      request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(z.object({ version: z.number().int().min(0) }).strict().openapi("Rollback")) },
+      request: {
+        params: AgentParams,
+        headers: IdempotencyHeader,
+        ...jsonBody(
+          z
+            .object({ version: z.number().int().min(0) })
+            .strict()
+            .openapi("Rollback"),
+        ),
+      },
       responses: { 200: jsonResponse(ApplyResult, "Rolled back"), ...commonErrors },
     }),
     async (c) => {
-      const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
-      const { version } = c.req.valid("json");
-      const { value: r, replayed } = await callMemory(() => memory.rollback(version, `key:${key.keyId}`, c.req.valid("header")["idempotency-key"]));
+      const input = { ...c.req.valid("param"), ...c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const { value, replayed } = valueOf(await rollbackLibrary(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
-      return c.json({ libraryVersion: r.version, unchanged: r.unchanged, changed: r.experiences.length, deleted: r.deleted.length }, 200);
+      return c.json(value, 200);
     },
   )
   .openapi(
@@ -136,15 +150,13 @@ export const libraryRoutes = router()
       tags: ["library"],
       operationId: "exportLibrary",
       summary: "Export the library",
-      description: "The library's active and archived experiences with their Q, in the shape `importLibrary` takes, for another agent or another deployment.",
+      description:
+        "The library's active and archived experiences with their Q, in the shape `importLibrary` takes, for another agent or another deployment.",
       security,
       request: { params: AgentParams },
       responses: { 200: jsonResponse(LibraryExportSchema, "The export"), ...commonErrors },
     }),
-    async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
-      return c.json(await callMemory(() => memory.exportLibrary()), 200);
-    },
+    async (c) => c.json(valueOf(await exportLibrary(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -154,23 +166,24 @@ export const libraryRoutes = router()
       operationId: "importLibrary",
       summary: "Import a library",
       description:
-        "Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes admission (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.",
+        "Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes screening (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.",
       security,
       request: {
         params: AgentParams,
         headers: IdempotencyHeader,
-        ...jsonBody(z.object({ mode: z.enum(["merge", "replace"]), library: LibraryExportSchema }).strict().openapi("LibraryImport")),
+        ...jsonBody(
+          z
+            .object({ mode: z.enum(["merge", "replace"]), library: LibraryExportSchema })
+            .strict()
+            .openapi("LibraryImport"),
+        ),
       },
       responses: { 200: jsonResponse(ApplyResult, "Imported"), ...commonErrors },
     }),
     async (c) => {
-      const { key, memory } = await agentFor(c, c.req.valid("param").agentId, "write");
-      const { mode, library } = c.req.valid("json");
-      const reviewed = await reviewedBeforeWrite(c.env, key.tenantId, c.req.valid("param").agentId, library.experiences, c.get("logger"));
-      const { value: r, replayed } = await callMemory(() =>
-        memory.importLibrary(library, mode, `key:${key.keyId}`, c.req.valid("header")["idempotency-key"], { admin: key.scope === "admin", reviewed }),
-      );
+      const input = { ...c.req.valid("param"), ...c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const { value, replayed } = valueOf(await importLibrary(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
-      return c.json({ libraryVersion: r.version, unchanged: r.unchanged, changed: r.experiences.length, deleted: r.deleted.length }, 200);
+      return c.json(value, 200);
     },
   );

@@ -2,19 +2,32 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
 import { CurveSchema, RolloutAnswerSchema, RunCreateSchema, RunStatusSchema, RunViewSchema } from "../core/practice/run-types";
-import { parseRolloutId } from "../core/practice/unit-key";
-import { decodeCursor, encodeCursor } from "../core/cursor";
-import { agentFor } from "../services/agents";
-import { cancelRun, listRuns, practiceStub, resultForRollout, runCurve, runRow, runView, startRun } from "../services/practice";
-import { requireScope } from "../http/auth";
-import { evaluationRolloutResult, isEvaluationId } from "../services/evaluation";
+import {
+  cancelPracticeRun,
+  getPracticeRun,
+  getPracticeRunCurve,
+  getPracticeRunLibrary,
+  getPracticeRunStep,
+  listPracticeRunRollouts,
+  listPracticeRuns,
+  listPracticeRunSteps,
+  practiceRunEvents,
+  startPracticeRun,
+  submitRolloutResult,
+} from "../services/practice-runs";
 import { ROLLOUT_SECRET_HEADER } from "../services/late-rollout";
-import { badRequest, notFound } from "../core/problem";
+import { depsOf, valueOf } from "../http/use-case";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, queryNumber, timestamp } from "./schemas";
 import { idString } from "../core/text-rules";
 
 const base = "/v1/agents/{agentId}/practice-runs";
-const RunParams = AgentParams.extend({ runId: z.string().min(1).max(64).openapi({ param: { name: "runId", in: "path" } }) });
+const RunParams = AgentParams.extend({
+  runId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "runId", in: "path" } }),
+});
 const StepParams = RunParams.extend({ n: queryNumber(z.number().int().min(0).max(100_000)).openapi({ param: { name: "n", in: "path" } }) });
 const RunView = RunViewSchema.openapi("PracticeRun");
 const Json = z.record(z.string(), z.unknown());
@@ -41,15 +54,22 @@ export const practiceRoutes = router()
       tags: ["practice"],
       operationId: "startPracticeRun",
       summary: "Start a practice run",
-      description: "Starts a Training-Free GRPO practice run on a dataset: rollouts with the library injected, verification, group summaries and one batch update of the library per step; the result is promoted as one library version. Needs an LLM.",
+      description:
+        "Starts a Training-Free GRPO practice run on a dataset: rollouts with the library injected, verification, group summaries and one batch update of the library per step; the result is promoted as one library version. Needs an LLM.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(RunCreateSchema.openapi("PracticeRunCreate")) },
-      responses: { 202: jsonResponse(z.object({ runId: z.string(), status: RunStatusSchema }), "Accepted; the run is queued"), ...commonErrors },
+      responses: {
+        202: jsonResponse(z.object({ runId: z.string(), status: RunStatusSchema }), "Accepted; the run is queued"),
+        ...commonErrors,
+      },
     }),
     async (c) => {
-      const { key } = await agentFor(c, c.req.valid("param").agentId, "write");
-      const agentId = c.req.valid("param").agentId;
-      const r = await startRun(c, { tenantId: key.tenantId, agentId }, c.req.valid("json"), c.req.valid("header")["idempotency-key"]);
+      const input = {
+        agentId: c.req.valid("param").agentId,
+        run: c.req.valid("json"),
+        idempotencyKey: c.req.valid("header")["idempotency-key"],
+      };
+      const r = valueOf(await startPracticeRun(depsOf(c), c.get("principal"), input));
       markReplay(c, r.replayed);
       return c.json({ runId: r.runId, status: r.status }, 202);
     },
@@ -65,30 +85,13 @@ export const practiceRoutes = router()
       description: "Practice runs of the agent, newest first, with status and summary.",
       security,
       request: { params: AgentParams, query: PageQuery },
-      responses: { 200: jsonResponse(z.object({ items: z.array(RunListItem), nextCursor: z.string().nullable() }), "A page of runs"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(RunListItem), nextCursor: z.string().nullable() }), "A page of runs"),
+        ...commonErrors,
+      },
     }),
-    async (c) => {
-      const { agentId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      const { limit, cursor } = c.req.valid("query");
-      let after: { createdAt: number; runId: string } | undefined;
-      if (cursor) {
-        const d = decodeCursor(cursor);
-        if (!d || typeof d.c !== "number" || typeof d.r !== "string") {
-          throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
-        }
-        after = { createdAt: d.c, runId: d.r };
-      }
-      const { rows, more } = await listRuns(c.env, { tenantId: key.tenantId, agentId }, limit, after);
-      const last = rows[rows.length - 1];
-      return c.json(
-        {
-          items: rows.map((r) => ({ runId: r.runId, datasetId: r.datasetId, status: r.status, summary: r.summary ?? null, error: r.error, createdAt: r.createdAt, updatedAt: r.updatedAt })),
-          nextCursor: more && last ? encodeCursor({ c: last.createdAt, r: last.runId }) : null,
-        },
-        200,
-      );
-    },
+    async (c) =>
+      c.json(valueOf(await listPracticeRuns(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -102,11 +105,7 @@ export const practiceRoutes = router()
       request: { params: RunParams },
       responses: { 200: jsonResponse(RunView, "The run"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      return c.json(await runView(c.env, { tenantId: key.tenantId, agentId }, runId), 200);
-    },
+    async (c) => c.json(valueOf(await getPracticeRun(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -119,20 +118,23 @@ export const practiceRoutes = router()
       security,
       request: {
         params: RunParams,
-        headers: z.object({ "last-event-id": z.string().regex(/^\d{1,12}$/).optional().openapi({ param: { name: "last-event-id", in: "header" } }) }),
+        headers: z.object({
+          "last-event-id": z
+            .string()
+            .regex(/^\d{1,12}$/)
+            .optional()
+            .openapi({ param: { name: "last-event-id", in: "header" } }),
+        }),
       },
       responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: z.string() } } }, ...commonErrors },
     }),
     async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
-      const stub = practiceStub(c.env, runId);
+      const log = valueOf(await practiceRunEvents(depsOf(c), c.get("principal"), c.req.valid("param")));
       let after = Number(c.req.valid("header")["last-event-id"] ?? 0);
       return streamSSE(c, async (stream) => {
         const until = Date.now() + SSE_MAX_MS;
         while (!stream.aborted && Date.now() < until) {
-          const { events, terminal } = await stub.events(after, 200);
+          const { events, terminal } = await log.read(after, 200);
           for (const e of events) {
             await stream.writeSSE({ id: String(e.id), event: e.type, data: e.data });
             after = e.id;
@@ -155,12 +157,7 @@ export const practiceRoutes = router()
       request: { params: RunParams },
       responses: { 200: jsonResponse(z.object({ items: z.array(Json) }), "Steps"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
-      return c.json({ items: await practiceStub(c.env, runId).steps() }, 200);
-    },
+    async (c) => c.json(valueOf(await listPracticeRunSteps(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -169,19 +166,13 @@ export const practiceRoutes = router()
       tags: ["practice"],
       operationId: "getPracticeRunStep",
       summary: "Get a run's step",
-      description: "One step: groups kept and filtered with rewards, proposals with reasoning, the final plan, dropped ops with reasons, the library diff.",
+      description:
+        "One step: groups kept and filtered with rewards, proposals with reasoning, the final plan, dropped ops with reasons, the library diff.",
       security,
       request: { params: StepParams },
       responses: { 200: jsonResponse(Json, "The step"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId, n } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
-      const step = await practiceStub(c.env, runId).stepDetail(n);
-      if (!step) throw notFound(`Step ${n} of run '${runId}' has not started.`);
-      return c.json(step as unknown as Record<string, unknown>, 200);
-    },
+    async (c) => c.json(valueOf(await getPracticeRunStep(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -202,22 +193,16 @@ export const practiceRoutes = router()
           cursor: z.string().max(200).optional(),
         }),
       },
-      responses: { 200: jsonResponse(z.object({ items: z.array(Json), nextCursor: z.string().nullable() }), "A page of rollouts"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(Json), nextCursor: z.string().nullable() }), "A page of rollouts"),
+        ...commonErrors,
+      },
     }),
-    async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
-      const q = c.req.valid("query");
-      let after: number | undefined;
-      if (q.cursor) {
-        const d = decodeCursor(q.cursor);
-        if (!d || typeof d.s !== "number") throw badRequest("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
-        after = d.s;
-      }
-      const page = await practiceStub(c.env, runId).rollouts({ epoch: q.epoch, step: q.step, taskId: q.taskId, limit: q.limit, after });
-      return c.json({ items: page.items as Record<string, unknown>[], nextCursor: page.next === null ? null : encodeCursor({ s: page.next }) }, 200);
-    },
+    async (c) =>
+      c.json(
+        valueOf(await listPracticeRunRollouts(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })),
+        200,
+      ),
   )
   .openapi(
     createRoute({
@@ -231,12 +216,7 @@ export const practiceRoutes = router()
       request: { params: RunParams },
       responses: { 200: jsonResponse(Json, "The run's library"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      await runRow(c.env, { tenantId: key.tenantId, agentId }, runId);
-      return c.json((await practiceStub(c.env, runId).library()) as unknown as Record<string, unknown>, 200);
-    },
+    async (c) => c.json(valueOf(await getPracticeRunLibrary(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -245,16 +225,13 @@ export const practiceRoutes = router()
       tags: ["practice"],
       operationId: "getPracticeRunCurve",
       summary: "Get a run's learning curve",
-      description: "The learning curve: mean train reward, library size and tokens per step; holdout accuracy with its 95% interval per evaluated epoch (epoch 0, the starting library, first).",
+      description:
+        "The learning curve: mean train reward, library size and tokens per step; holdout accuracy with its 95% interval per evaluated epoch (epoch 0, the starting library, first).",
       security,
       request: { params: RunParams },
       responses: { 200: jsonResponse(CurveSchema.openapi("PracticeCurve"), "The curve"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      return c.json(await runCurve(c.env, { tenantId: key.tenantId, agentId }, runId), 200);
-    },
+    async (c) => c.json(valueOf(await getPracticeRunCurve(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -268,11 +245,7 @@ export const practiceRoutes = router()
       request: { params: RunParams },
       responses: { 200: jsonResponse(RunView, "The run"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, runId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "write");
-      return c.json(await cancelRun(c.env, { tenantId: key.tenantId, agentId }, runId), 200);
-    },
+    async (c) => c.json(valueOf(await cancelPracticeRun(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -285,8 +258,16 @@ export const practiceRoutes = router()
         "The result of a webhook rollout (of a practice run or an evaluation) that was answered with 202. Only the rollout's holder may post it: send the dispatch's `resultSecret` in the X-Praxis-Rollout-Secret header (401 without it). A repeated identical result answers `duplicate`; a different one, or one after the rollout's deadline, 409.",
       security,
       request: {
-        params: z.object({ rolloutId: z.string().min(1).max(200).openapi({ param: { name: "rolloutId", in: "path" } }) }),
-        headers: z.object({ "x-praxis-rollout-secret": z.string().max(200).optional().describe("the resultSecret sent with the rollout's dispatch") }),
+        params: z.object({
+          rolloutId: z
+            .string()
+            .min(1)
+            .max(200)
+            .openapi({ param: { name: "rolloutId", in: "path" } }),
+        }),
+        headers: z.object({
+          "x-praxis-rollout-secret": z.string().max(200).optional().describe("the resultSecret sent with the rollout's dispatch"),
+        }),
         ...jsonBody(RolloutAnswerSchema.openapi("RolloutAnswer")),
       },
       responses: {
@@ -295,13 +276,11 @@ export const practiceRoutes = router()
       },
     }),
     async (c) => {
-      const { rolloutId } = c.req.valid("param");
-      const key = requireScope(c.get("principal"), "write");
-      const ref = parseRolloutId(rolloutId);
-      if (!ref) throw notFound(`Rollout '${rolloutId}' does not exist.`);
-      // Evaluations fan rollouts out like practice runs do, so their webhook agents post here too.
-      const record = isEvaluationId(ref.runId) ? evaluationRolloutResult : resultForRollout;
-      const status = await record(c.env, key, ref, c.req.valid("json"), c.req.header(ROLLOUT_SECRET_HEADER) ?? null);
-      return c.json({ rolloutId, status }, 200);
+      const input = {
+        rolloutId: c.req.valid("param").rolloutId,
+        answer: c.req.valid("json"),
+        secret: c.req.header(ROLLOUT_SECRET_HEADER) ?? null,
+      };
+      return c.json(valueOf(await submitRolloutResult(depsOf(c), c.get("principal"), input)), 200);
     },
   );

@@ -1,19 +1,26 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { MemoryKindSchema } from "../core/memory-types";
-import { agentFor } from "../services/agents";
-import { callMemory } from "../services/agent-memory";
-import { audit } from "../services/audit";
+import { depsOf, valueOf } from "../http/use-case";
+import { deleteQuarantined, getQuarantined, listQuarantine, releaseQuarantined } from "../services/quarantine";
 import { AgentParams, queryLimit, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/quarantine";
-const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+const IdParams = AgentParams.extend({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 
 const HeldItem = z
   .object({
     id: z.string(),
     kind: MemoryKindSchema,
-    status: z.enum(["quarantined", "pending"]).describe("`quarantined`: flagged by the filter or the review; `pending`: waiting for the LLM safety review"),
+    status: z
+      .enum(["quarantined", "pending"])
+      .describe("`quarantined`: flagged by the filter or the review; `pending`: waiting for the LLM safety review"),
     reason: z.string().describe("Why it is held: the filter's findings or the reviewer's verdict"),
     wanted: z.string().describe("The status it takes when released"),
     door: z.string().describe("How it was written: api, mcp, import, rollback, live, practice, episode, review, admin"),
@@ -23,12 +30,15 @@ const HeldItem = z
     pattern: z.string().nullable(),
     keywords: z.array(z.string()),
     answer: z.string().nullable().describe("A case's answer"),
-    traceSummary: z.string().nullable().describe("A case's trace of what was tried (episode attempts, tool results): screened with its task and answer"),
+    traceSummary: z
+      .string()
+      .nullable()
+      .describe("A case's trace of what was tried (episode attempts, tool results): screened with its task and answer"),
   })
   .openapi("QuarantinedItem");
 
 /**
- * What the admission step holds back: never retrieved or injected, listed here for review, and
+ * What the screening step holds back: never retrieved or injected, listed here for review, and
  * released or deleted only with an admin key (each decision audited).
  */
 export const quarantineRoutes = router()
@@ -39,7 +49,8 @@ export const quarantineRoutes = router()
       tags: ["quarantine"],
       operationId: "listQuarantine",
       summary: "List held entries",
-      description: "Experiences and cases held by the admission step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.",
+      description:
+        "Experiences and cases held by the screening step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.",
       security,
       request: {
         params: AgentParams,
@@ -50,13 +61,13 @@ export const quarantineRoutes = router()
           cursor: z.string().min(1).max(64).optional(),
         }),
       },
-      responses: { 200: jsonResponse(z.object({ items: z.array(HeldItem), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(HeldItem), nextCursor: z.string().nullable() }), "A page"),
+        ...commonErrors,
+      },
     }),
-    async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
-      const q = c.req.valid("query");
-      return c.json(await callMemory(() => memory.listQuarantine(q)), 200);
-    },
+    async (c) =>
+      c.json(valueOf(await listQuarantine(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -70,11 +81,7 @@ export const quarantineRoutes = router()
       request: { params: IdParams },
       responses: { 200: jsonResponse(HeldItem, "The held entry"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { memory } = await agentFor(c, agentId, "read");
-      return c.json(await callMemory(() => memory.getQuarantined(id)), 200);
-    },
+    async (c) => c.json(valueOf(await getQuarantined(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -88,20 +95,15 @@ export const quarantineRoutes = router()
       request: { params: IdParams },
       responses: {
         200: jsonResponse(
-          z.object({ id: z.string(), kind: MemoryKindSchema, status: z.string(), libraryVersion: z.number().int().nullable() }).openapi("QuarantineRelease"),
+          z
+            .object({ id: z.string(), kind: MemoryKindSchema, status: z.string(), libraryVersion: z.number().int().nullable() })
+            .openapi("QuarantineRelease"),
           "Released",
         ),
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { key, memory } = await agentFor(c, agentId, "admin");
-      const held = await callMemory(() => memory.getQuarantined(id));
-      const r = await callMemory(() => memory.releaseQuarantined(id, `key:${key.keyId}`));
-      await audit(c, { tenantId: key.tenantId, action: "quarantine.release", target: `${agentId}/${id}`, detail: { kind: held.kind, reason: held.reason, status: r.status } });
-      return c.json(r, 200);
-    },
+    async (c) => c.json(valueOf(await releaseQuarantined(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -114,16 +116,12 @@ export const quarantineRoutes = router()
       security,
       request: { params: IdParams },
       responses: {
-        200: jsonResponse(z.object({ id: z.string(), kind: MemoryKindSchema, libraryVersion: z.number().int().nullable(), deleted: z.literal(true) }), "Deleted"),
+        200: jsonResponse(
+          z.object({ id: z.string(), kind: MemoryKindSchema, libraryVersion: z.number().int().nullable(), deleted: z.literal(true) }),
+          "Deleted",
+        ),
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const { agentId, id } = c.req.valid("param");
-      const { key, memory } = await agentFor(c, agentId, "admin");
-      const held = await callMemory(() => memory.getQuarantined(id));
-      const r = await callMemory(() => memory.deleteQuarantined(id, `key:${key.keyId}`));
-      await audit(c, { tenantId: key.tenantId, action: "quarantine.delete", target: `${agentId}/${id}`, detail: { kind: held.kind, reason: held.reason } });
-      return c.json({ ...r, deleted: true as const }, 200);
-    },
+    async (c) => c.json(valueOf(await deleteQuarantined(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   );

@@ -1,8 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { RetrieverStateSchema } from "../core/reranker";
-import { agentFor } from "../services/agents";
-import { callMemory } from "../services/agent-memory";
+import { depsOf, valueOf } from "../http/use-case";
+import { getRetriever, resetRetriever } from "../services/retrieval";
 import { AgentParams } from "./schemas";
 
 const RetrieverState = RetrieverStateSchema.openapi("RetrieverState");
@@ -22,8 +22,7 @@ export const retrieverRoutes = router()
       responses: { 200: jsonResponse(RetrieverState, "The learned retriever"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "read");
-      return c.json(await callMemory(() => memory.getRetriever()), 200);
+      return c.json(valueOf(await getRetriever(depsOf(c), c.get("principal"), c.req.valid("param"))), 200);
     },
   )
   .openapi(
@@ -40,7 +39,6 @@ export const retrieverRoutes = router()
       responses: { 200: jsonResponse(RetrieverState, "The cleared retriever"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = await agentFor(c, c.req.valid("param").agentId, "write");
-      return c.json(await callMemory(() => memory.resetRetriever()), 200);
+      return c.json(valueOf(await resetRetriever(depsOf(c), c.get("principal"), c.req.valid("param"))), 200);
     },
   );

@@ -1,10 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { AnalyticsSchema, AnalyticsTopSchema, RewardRequestSchema, RewardResultSchema } from "../core/memory-types";
-import { agentMemoryFor } from "../services/agents";
-import { callMemory } from "../services/agent-memory";
+import { depsOf, valueOf } from "../http/use-case";
+import { reportReward, utilityAnalytics } from "../services/rewards";
 import { AgentParams, IdempotencyHeader, markReplay, queryNumber } from "./schemas";
-
 
 export const rewardRoutes = router()
   .openapi(
@@ -20,10 +19,8 @@ export const rewardRoutes = router()
       responses: { 200: jsonResponse(RewardResultSchema.openapi("RewardResult"), "Updated Q-values"), ...commonErrors },
     }),
     async (c) => {
-      const { key: caller, memory } = agentMemoryFor(c, c.req.valid("param").agentId, "write");
-      const body = c.req.valid("json");
-      const key = c.req.valid("header")["idempotency-key"];
-      const result = await callMemory(() => memory.reward(body, key, caller.keyId));
+      const input = { ...c.req.valid("param"), reward: c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const result = valueOf(await reportReward(depsOf(c), c.get("principal"), input));
       markReplay(c, result.replayed);
       return c.json(result, 200);
     },
@@ -48,8 +45,9 @@ export const rewardRoutes = router()
       responses: { 200: jsonResponse(AnalyticsSchema.openapi("Analytics"), "Analytics"), ...commonErrors },
     }),
     async (c) => {
-      const { memory } = agentMemoryFor(c, c.req.valid("param").agentId, "read");
-      const q = c.req.valid("query");
-      return c.json(await callMemory(() => memory.analytics(q)), 200);
+      return c.json(
+        valueOf(await utilityAnalytics(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })).analytics,
+        200,
+      );
     },
   );

@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
 import { SCHEDULE_NAME_RE, SchedulePutSchema, ScheduleSchema } from "../core/practice/schedule-types";
-import { agentFor } from "../services/agents";
-import { audit } from "../services/audit";
-import { deleteSchedule, getSchedule, listSchedules, putSchedule } from "../services/schedules";
+import { deletePracticeSchedule, getPracticeSchedule, listPracticeSchedules, putPracticeSchedule } from "../services/schedules";
+import { depsOf, valueOf } from "../http/use-case";
 import { AgentParams } from "./schemas";
 
 const base = "/v1/agents/{agentId}/practice-schedules";
@@ -30,10 +29,8 @@ export const scheduleRoutes = router()
       responses: { 200: jsonResponse(Schedule, "Replaced"), 201: jsonResponse(Schedule, "Created"), ...commonErrors },
     }),
     async (c) => {
-      const { agentId, name } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "write");
-      const { schedule, created } = await putSchedule(c.env, { tenantId: key.tenantId, agentId }, name, c.req.valid("json"), Date.now());
-      await audit(c, { tenantId: key.tenantId, action: created ? "schedule.create" : "schedule.update", target: `${agentId}/${name}`, detail: { every: schedule.every } });
+      const input = { ...c.req.valid("param"), schedule: c.req.valid("json") };
+      const { schedule, created } = valueOf(await putPracticeSchedule(depsOf(c), c.get("principal"), input));
       return c.json(schedule, created ? 201 : 200);
     },
     unprocessableFields("run.verifier"),
@@ -50,11 +47,7 @@ export const scheduleRoutes = router()
       request: { params: AgentParams },
       responses: { 200: jsonResponse(z.object({ items: z.array(Schedule) }), "Schedules by name"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      return c.json({ items: await listSchedules(c.env, { tenantId: key.tenantId, agentId }) }, 200);
-    },
+    async (c) => c.json(valueOf(await listPracticeSchedules(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -68,11 +61,7 @@ export const scheduleRoutes = router()
       request: { params: ScheduleParams },
       responses: { 200: jsonResponse(Schedule, "The schedule"), ...commonErrors },
     }),
-    async (c) => {
-      const { agentId, name } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "read");
-      return c.json(await getSchedule(c.env, { tenantId: key.tenantId, agentId }, name), 200);
-    },
+    async (c) => c.json(valueOf(await getPracticeSchedule(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({
@@ -89,11 +78,5 @@ export const scheduleRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const { agentId, name } = c.req.valid("param");
-      const { key } = await agentFor(c, agentId, "write");
-      await deleteSchedule(c.env, { tenantId: key.tenantId, agentId }, name);
-      await audit(c, { tenantId: key.tenantId, action: "schedule.delete", target: `${agentId}/${name}` });
-      return c.json({ name, deleted: true as const }, 200);
-    },
+    async (c) => c.json(valueOf(await deletePracticeSchedule(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   );

@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { audit } from "../services/audit";
-import { createTenant as storeTenant, listTenants, tenantExists } from "../services/tenants";
-import { activeTenantAdminKeys, keyById, rotateKeys } from "../services/keys";
-import { notFound, unprocessable } from "../core/problem";
+import { depsOf, valueOf } from "../http/use-case";
+import { createTenant, listTenants } from "../services/tenants";
+import { rotateTenantAdminKey } from "../services/key-admin";
 import { nameString } from "../core/text-rules";
 import { PageQuery, timestamp } from "./schemas";
 
@@ -58,7 +57,13 @@ const RotatedTenantKey = z
   })
   .openapi("RotatedTenantKey");
 
-const TenantParams = z.object({ tenantId: z.string().min(1).max(64).openapi({ param: { name: "tenantId", in: "path" } }) });
+const TenantParams = z.object({
+  tenantId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "tenantId", in: "path" } }),
+});
 
 export const tenantRoutes = router()
   .openapi(
@@ -68,17 +73,13 @@ export const tenantRoutes = router()
       tags: ["tenants"],
       operationId: "createTenant",
       summary: "Create a tenant",
-      description: "Creates a tenant and its first unrestricted admin API key, which the response shows once. Needs the operator key (PRAXIS_ADMIN_KEY).",
+      description:
+        "Creates a tenant and its first unrestricted admin API key, which the response shows once. Needs the operator key (PRAXIS_ADMIN_KEY).",
       security,
       request: jsonBody(CreateTenantBody),
       responses: { 201: jsonResponse(CreatedTenant, "Tenant created"), ...commonErrors },
     }),
-    async (c) => {
-      const { name } = c.req.valid("json");
-      const created = await storeTenant(c.env, name);
-      await audit(c, { tenantId: created.tenantId, action: "tenant.create", target: created.tenantId, detail: { name } });
-      return c.json(created, 201);
-    },
+    async (c) => c.json(valueOf(await createTenant(depsOf(c), c.get("principal"), c.req.valid("json"))), 201),
   )
   .openapi(
     createRoute({
@@ -90,9 +91,12 @@ export const tenantRoutes = router()
       description: "Every tenant, newest first, with cursor pagination. Needs the operator key (PRAXIS_ADMIN_KEY); no secret is returned.",
       security,
       request: { query: PageQuery },
-      responses: { 200: jsonResponse(z.object({ items: z.array(TenantSchema), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(TenantSchema), nextCursor: z.string().nullable() }), "A page"),
+        ...commonErrors,
+      },
     }),
-    async (c) => c.json(await listTenants(c.env, c.req.valid("query")), 200),
+    async (c) => c.json(valueOf(await listTenants(depsOf(c), c.get("principal"), c.req.valid("query"))), 200),
   )
   .openapi(
     createRoute({
@@ -107,21 +111,6 @@ export const tenantRoutes = router()
       request: { params: TenantParams, ...jsonBody(RotateTenantKeyBody) },
       responses: { 201: jsonResponse(RotatedTenantKey, "The new key; the old ones are revoked"), ...commonErrors },
     }),
-    async (c) => {
-      const { tenantId } = c.req.valid("param");
-      const { keyId } = c.req.valid("json");
-      if (!(await tenantExists(c.env, tenantId))) throw notFound(`Tenant '${tenantId}' does not exist.`);
-      let old = await activeTenantAdminKeys(c.env, tenantId);
-      let like: { name: string; scope: "admin"; agentIds: string[] | null } = { name: "admin key (rotated by the operator)", scope: "admin", agentIds: null };
-      if (keyId) {
-        const key = await keyById(c.env, tenantId, keyId);
-        if (!key || key.revokedAt != null) throw notFound(`Tenant '${tenantId}' has no active key '${keyId}'.`);
-        if (key.scope !== "admin") throw unprocessable(`Key '${keyId}' has scope '${key.scope}'; the operator rotates admin keys (the tenant's admin rotates the others).`);
-        old = [key];
-        like = { name: key.name, scope: "admin", agentIds: key.agentIds ?? null };
-      }
-      const rotation = await rotateKeys(c.env, c.executionCtx, tenantId, like, old.map((k) => k.id));
-      await audit(c, { tenantId, action: "key.rotate", target: rotation.created.id, detail: { revoked: rotation.revoked.map((r) => r.id) } });
-      return c.json({ tenantId, keyId: rotation.created.id, apiKey: rotation.apiKey, revoked: rotation.revoked }, 201);
-    },
+    async (c) =>
+      c.json(valueOf(await rotateTenantAdminKey(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("json") })), 201),
   );

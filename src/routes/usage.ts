@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
-import { requireScope } from "../http/auth";
-import { badRequest } from "../core/problem";
-import { D1UsageLedger, USAGE_GROUP_BY } from "../llm/ledger";
+import { USAGE_GROUP_BY } from "../llm/ledger";
+import { depsOf, valueOf } from "../http/use-case";
+import { DEFAULT_RANGE_DAYS, usageReport } from "../services/llm-usage";
 import { timestamp } from "./schemas";
 
 const DAY_MS = 86_400_000;
-const DEFAULT_RANGE_DAYS = 30;
 const DATE_ONLY_RE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_RE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
@@ -28,7 +27,10 @@ const instant = (end: boolean, description: string) =>
   z
     .string()
     .max(40)
-    .refine((v) => parseInstant(v, end) !== null, "Use an ISO 8601 date or date-time (e.g. 2026-07-01 or 2026-07-01T12:00:00Z) or epoch milliseconds")
+    .refine(
+      (v) => parseInstant(v, end) !== null,
+      "Use an ISO 8601 date or date-time (e.g. 2026-07-01 or 2026-07-01T12:00:00Z) or epoch milliseconds",
+    )
     .optional()
     .openapi({ description, example: end ? "2026-07-31" : "2026-07-01" });
 
@@ -41,7 +43,8 @@ const UsageQuery = z
   .superRefine((q, ctx) => {
     const from = q.from !== undefined ? parseInstant(q.from, false) : null;
     const to = q.to !== undefined ? parseInstant(q.to, true) : null;
-    if (from !== null && to !== null && from > to) ctx.addIssue({ code: "custom", path: ["from"], message: "`from` must not be after `to`" });
+    if (from !== null && to !== null && from > to)
+      ctx.addIssue({ code: "custom", path: ["from"], message: "`from` must not be after `to`" });
   });
 
 const Totals = z.object({
@@ -50,12 +53,17 @@ const Totals = z.object({
   tokensOut: z.number().int(),
   costUsd: z.number().openapi({ description: "Estimated from LLM_PRICES; 0 for models without a price" }),
   openCalls: z.number().int().openapi({
-    description: "Calls with no answer on record yet: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap)",
+    description:
+      "Calls with no answer on record yet: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap)",
   }),
   abandonedCalls: z.number().int().openapi({
-    description: "Calls whose answer never came: open past their timeout, marked by the sweep (every 5 minutes). Each is counted once, at its estimate",
+    description:
+      "Calls whose answer never came: open past their timeout, marked by the sweep (every 5 minutes). Each is counted once, at its estimate",
   }),
-  failedCalls: z.number().int().openapi({ description: "Calls that ended in an error; an error answer counts 0 tokens, a timeout its estimate" }),
+  failedCalls: z
+    .number()
+    .int()
+    .openapi({ description: "Calls that ended in an error; an error answer counts 0 tokens, a timeout its estimate" }),
   estimatedCalls: z.number().int().openapi({
     description: "Calls whose tokens are estimates rather than the provider's count: the open and abandoned ones and answers without usage",
   }),
@@ -91,12 +99,11 @@ export const usageRoutes = router().openapi(
     responses: { 200: jsonResponse(UsageReport, "Usage in the range"), ...commonErrors },
   }),
   async (c) => {
-    const key = requireScope(c.get("principal"), "read");
     const q = c.req.valid("query");
-    const to = q.to !== undefined ? parseInstant(q.to, true)! : Date.now();
-    const from = q.from !== undefined ? parseInstant(q.from, false)! : to - DEFAULT_RANGE_DAYS * DAY_MS;
-    if (from > to) throw badRequest("`from` must not be after `to` (which defaults to now).", [{ path: "query.from", message: "`from` must not be after `to`" }]);
-    const summary = await new D1UsageLedger(c.env).summarize(key.tenantId, from, to, q.groupBy, { agentIds: key.agentIds });
-    return c.json({ from, to, groupBy: q.groupBy, ...summary }, 200);
+    const range = {
+      from: q.from !== undefined ? parseInstant(q.from, false)! : undefined,
+      to: q.to !== undefined ? parseInstant(q.to, true)! : undefined,
+    };
+    return c.json(valueOf(await usageReport(depsOf(c), c.get("principal"), { ...range, groupBy: q.groupBy })), 200);
   },
 );

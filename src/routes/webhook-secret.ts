@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
-import { requireTenantAdmin } from "../http/auth";
-import { audit } from "../services/audit";
+import { depsOf, valueOf } from "../http/use-case";
 import { deleteWebhookSecret, rotateWebhookSecret } from "../services/tenants";
 
 const CreatedSecret = z
@@ -29,16 +28,7 @@ export const webhookSecretRoutes = router()
       security,
       responses: { 201: jsonResponse(CreatedSecret, "The new secret"), ...commonErrors },
     }),
-    async (c) => {
-      const admin = requireTenantAdmin(c.get("principal"));
-      const { secret, createdAt, rotated } = await rotateWebhookSecret(c.env, admin.tenantId);
-      await audit(c, {
-        tenantId: admin.tenantId,
-        action: rotated ? "webhook-secret.rotate" : "webhook-secret.create",
-        target: admin.tenantId,
-      });
-      return c.json({ secret, createdAt, rotated }, 201);
-    },
+    async (c) => c.json(valueOf(await rotateWebhookSecret(depsOf(c), c.get("principal"))), 201),
   )
   .openapi(
     createRoute({
@@ -54,10 +44,5 @@ export const webhookSecretRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => {
-      const admin = requireTenantAdmin(c.get("principal"));
-      await deleteWebhookSecret(c.env, admin.tenantId);
-      await audit(c, { tenantId: admin.tenantId, action: "webhook-secret.delete", target: admin.tenantId });
-      return c.json({ deleted: true as const }, 200);
-    },
+    async (c) => c.json(valueOf(await deleteWebhookSecret(depsOf(c), c.get("principal"))), 200),
   );

@@ -1,18 +1,15 @@
-import type { Context } from "hono";
-import type { AppEnv } from "../env";
 import { auditLog } from "../db/schema";
 import { db } from "../db/client";
+import type { Caller, Deps } from "./deps";
+
+export type AuditEntry = { tenantId: string | null; action: string; target?: string; detail?: Record<string, unknown> };
 
 /** Records who changed what on the control plane; failures are logged, never surfaced. */
-export function audit(
-  c: Context<AppEnv>,
-  entry: { tenantId: string | null; action: string; target?: string; detail?: Record<string, unknown> },
-) {
-  const p = c.get("principal");
-  const actor = p.kind === "operator" ? "operator" : `key:${p.keyId}`;
-  return db(c.env)
+export function recordAudit(deps: Pick<Deps, "env" | "logger" | "requestId">, caller: Caller, entry: AuditEntry) {
+  const actor = caller.kind === "operator" ? "operator" : `key:${caller.keyId}`;
+  return db(deps.env)
     .insert(auditLog)
-    .values({ ...entry, actor, requestId: c.get("requestId") })
+    .values({ ...entry, actor, requestId: deps.requestId })
     .run()
-    .catch((err: unknown) => c.get("logger").error("audit write failed", { err: String(err) }));
+    .catch((err: unknown) => deps.logger.error("audit write failed", { err: String(err) }));
 }

@@ -1,18 +1,18 @@
-import { ProblemError } from "../core/problem";
+import { unavailable } from "../core/errors";
 
 /**
  * The failures Cloudflare documents for D1 and Durable Object calls, and what a request does about
  * them: transient ones are retried (few attempts, jittered exponential backoff) when repeating the
- * call cannot double its effect; an overloaded object is never retried; what is left becomes a 503
- * problem with Retry-After rather than a bare 500.
+ * call cannot double its effect; an overloaded object is never retried; what is left becomes an
+ * `unavailable` domain error with a retry delay (a 503 with Retry-After over REST) rather than a bare 500.
  */
 
 /** Extra attempts after the first: the runtime already retries failures that never reached the object. */
 const EXTRA_ATTEMPTS = 2;
 const BASE_DELAY_MS = 20;
-const RETRY_AFTER_S = "1";
 
-const D1_TRANSIENT = /network connection lost|connection reset|storage caused object to be reset|object to be reset|transient issue|D1 DB is overloaded/i;
+const D1_TRANSIENT =
+  /network connection lost|connection reset|storage caused object to be reset|object to be reset|transient issue|D1 DB is overloaded/i;
 
 /** A D1 error worth retrying: the query may not have run, or ran and was lost with the connection. */
 export function isTransientD1(err: unknown): boolean {
@@ -25,8 +25,6 @@ interface DoError {
   overloaded?: boolean;
 }
 const doFlags = (err: unknown): DoError => (typeof err === "object" && err !== null ? (err as DoError) : {});
-
-export const unavailable = (detail: string) => new ProblemError(503, "service-unavailable", detail, { headers: { "retry-after": RETRY_AFTER_S } });
 
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, BASE_DELAY_MS * 2 ** attempt * (0.5 + Math.random())));
 
@@ -68,7 +66,9 @@ export async function doCall<T>(fn: () => Promise<T>, idempotent: boolean): Prom
       if (!retryable) throw err;
       if (!idempotent || attempt >= EXTRA_ATTEMPTS) {
         throw unavailable(
-          idempotent ? "This agent's memory is briefly unavailable; retry shortly." : "This agent's memory was briefly unavailable; retry the request with an Idempotency-Key so it applies once.",
+          idempotent
+            ? "This agent's memory is briefly unavailable; retry shortly."
+            : "This agent's memory was briefly unavailable; retry the request with an Idempotency-Key so it applies once.",
         );
       }
       await backoff(attempt);

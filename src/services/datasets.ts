@@ -15,8 +15,14 @@ import type {
   FromEpisodes,
   UploadResult,
 } from "../core/practice/dataset-types";
-import { notFound, unprocessable } from "../core/problem";
+import { forbidden, notFound, outcome, unprocessable } from "../core/errors";
+import { requireScope, type Scope } from "../core/principal";
+import { runOptionUrls } from "../core/webhook-url";
+import type { Caller, Deps } from "./deps";
 import { callMemory, memoryStub } from "./agent-memory";
+import { agentWithRow } from "./agent-access";
+import { recordAudit } from "./audit";
+import { assertCallableUrls } from "./callable-urls";
 
 /** D1 binds at most 100 parameters per statement; a task row binds 8. */
 const ROWS_PER_INSERT = 12;
@@ -74,7 +80,36 @@ async function runBatch<T>(d: Db, queries: T[]) {
   return (await d.batch(queries as unknown as Parameters<Db["batch"]>[0])) as readonly unknown[];
 }
 
-export async function createDataset(env: Env, tenantId: string, input: DatasetCreate): Promise<{ dataset: DatasetDetail; upload: UploadResult | null }> {
+/**
+ * Datasets are shared by every agent of the tenant, so keys restricted to some agents may read
+ * them but not change them: one agent's key must not alter what another agent practises on.
+ */
+function datasetKey(caller: Caller, scope: Scope) {
+  const key = requireScope(caller, scope);
+  if (scope !== "read" && key.agentIds) {
+    throw forbidden(
+      "Keys restricted to some agents can read datasets but not change them; datasets are shared by every agent of the tenant.",
+    );
+  }
+  return key;
+}
+
+/** Creates a dataset of the tenant, optionally with its first tasks. */
+export const createDataset = (deps: Deps, caller: Caller, input: DatasetCreate) =>
+  outcome(async () => {
+    const key = datasetKey(caller, "write");
+    assertCallableUrls(deps.env, runOptionUrls({ verifier: input.verifier }));
+    const { dataset, upload } = await storeDataset(deps.env, key.tenantId, input);
+    const detail = { name: dataset.name, tasks: dataset.counts.total };
+    await recordAudit(deps, caller, { tenantId: key.tenantId, action: "dataset.create", target: dataset.datasetId, detail });
+    return { ...dataset, upload };
+  });
+
+async function storeDataset(
+  env: Env,
+  tenantId: string,
+  input: DatasetCreate,
+): Promise<{ dataset: DatasetDetail; upload: UploadResult | null }> {
   const d = db(env);
   const row = await d
     .insert(datasets)
@@ -89,7 +124,7 @@ export async function createDataset(env: Env, tenantId: string, input: DatasetCr
     .returning()
     .get();
   const upload = input.tasks?.length ? await addTasks(env, tenantId, row.id, input.tasks) : null;
-  return { dataset: await getDataset(env, tenantId, row.id), upload };
+  return { dataset: await datasetDetail(env, tenantId, row.id), upload };
 }
 
 const sameContent = (stored: Pick<TaskRow, "task" | "groundTruth" | "metadata" | "split">, t: DatasetTaskInput) =>
@@ -123,7 +158,12 @@ async function taskRows(datasetId: string, input: readonly DatasetTaskInput[], b
  * never a mix, and concurrent replacements each leave a whole set. For datasets the service
  * itself keeps up to date (remedial practice), with at most a few thousand tasks.
  */
-export async function replaceDataset(env: Env, tenantId: string, datasetId: string, input: DatasetCreate & { tasks: DatasetTaskInput[] }): Promise<DatasetDetail> {
+export async function replaceDataset(
+  env: Env,
+  tenantId: string,
+  datasetId: string,
+  input: DatasetCreate & { tasks: DatasetTaskInput[] },
+): Promise<DatasetDetail> {
   const d = db(env);
   const now = Date.now();
   const tasks = await taskRows(datasetId, input.tasks, 0, input.holdoutFraction, now);
@@ -143,8 +183,22 @@ export async function replaceDataset(env: Env, tenantId: string, datasetId: stri
     d.delete(datasetTasks).where(eq(datasetTasks.datasetId, datasetId)),
     ...chunks(tasks, ROWS_PER_INSERT).map((rows) => d.insert(datasetTasks).values(rows)),
   ]);
-  return getDataset(env, tenantId, datasetId);
+  return datasetDetail(env, tenantId, datasetId);
 }
+
+/**
+ * Adds tasks to a dataset of the tenant. The tasks are read (an upload parsed) only once the caller
+ * may write, so a key that may not is refused whatever its body holds.
+ */
+export const addDatasetTasks = (
+  deps: Deps,
+  caller: Caller,
+  input: { datasetId: string; tasks: () => Promise<readonly DatasetTaskInput[]> },
+) =>
+  outcome(async () => {
+    const key = datasetKey(caller, "write");
+    return addTasks(deps.env, key.tenantId, input.datasetId, await input.tasks());
+  });
 
 /**
  * Stores tasks with INSERT … ON CONFLICT DO NOTHING: an id already in the dataset keeps its stored
@@ -152,7 +206,7 @@ export async function replaceDataset(env: Env, tenantId: string, datasetId: stri
  * row first, which keeps task order stable under concurrent uploads. Every task is validated
  * before this is called; a D1 failure part-way leaves a prefix stored, and the retry completes it.
  */
-export async function addTasks(env: Env, tenantId: string, datasetId: string, input: readonly DatasetTaskInput[]): Promise<UploadResult> {
+async function addTasks(env: Env, tenantId: string, datasetId: string, input: readonly DatasetTaskInput[]): Promise<UploadResult> {
   const d = db(env);
   const reserved = await d
     .update(datasets)
@@ -190,12 +244,20 @@ export async function addTasks(env: Env, tenantId: string, datasetId: string, in
       d,
       chunks(ids, IDS_PER_QUERY).map((part) =>
         d
-          .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth, metadata: datasetTasks.metadata, split: datasetTasks.split })
+          .select({
+            taskId: datasetTasks.taskId,
+            task: datasetTasks.task,
+            groundTruth: datasetTasks.groundTruth,
+            metadata: datasetTasks.metadata,
+            split: datasetTasks.split,
+          })
           .from(datasetTasks)
           .where(and(eq(datasetTasks.datasetId, datasetId), inArray(datasetTasks.taskId, part))),
       ),
     );
-    const stored = new Map((results as Pick<TaskRow, "taskId" | "task" | "groundTruth" | "metadata" | "split">[][]).flat().map((r) => [r.taskId, r]));
+    const stored = new Map(
+      (results as Pick<TaskRow, "taskId" | "task" | "groundTruth" | "metadata" | "split">[][]).flat().map((r) => [r.taskId, r]),
+    );
     for (const t of group) {
       const s = stored.get(t.taskId);
       if (!s || !sameContent(s, t.input)) conflicts.push(t.taskId);
@@ -226,7 +288,6 @@ async function counts(d: Db, datasetId: string): Promise<DatasetCounts> {
   };
 }
 
-/** One dataset of the tenant with its task counts; another tenant's dataset is a 404 like a missing one. */
 /**
  * A dataset of the tenant and the tasks of one split, in upload order, as practice runs and
  * evaluations freeze them; an unknown dataset is the request's problem (422, `datasetId`).
@@ -251,7 +312,11 @@ export function splitTasks(env: Env, datasetId: string, split: "train" | "holdou
     .all();
 }
 
-export async function getDataset(env: Env, tenantId: string, datasetId: string): Promise<DatasetDetail> {
+/** One dataset of the tenant with its task counts; another tenant's dataset is not-found like a missing one. */
+export const getDataset = (deps: Deps, caller: Caller, input: { datasetId: string }) =>
+  outcome(async () => datasetDetail(deps.env, datasetKey(caller, "read").tenantId, input.datasetId));
+
+async function datasetDetail(env: Env, tenantId: string, datasetId: string): Promise<DatasetDetail> {
   const d = db(env);
   const row = await d.select().from(datasets).where(ownDataset(tenantId, datasetId)).get();
   if (!row) throw missing(datasetId);
@@ -259,82 +324,113 @@ export async function getDataset(env: Env, tenantId: string, datasetId: string):
 }
 
 /** The tenant's datasets, newest first. */
-export async function listDatasets(env: Env, tenantId: string, opts: { limit: number; cursor?: string }) {
-  const after = cursorField(opts.cursor, { t: "number", i: "string" });
-  const rows = await db(env)
-    .select()
-    .from(datasets)
-    .where(
-      and(
-        eq(datasets.tenantId, tenantId),
-        after ? or(lt(datasets.createdAt, after.t as number), and(eq(datasets.createdAt, after.t as number), lt(datasets.id, after.i as string))) : undefined,
-      ),
-    )
-    .orderBy(desc(datasets.createdAt), desc(datasets.id))
-    .limit(opts.limit + 1)
-    .all();
-  const page = rows.slice(0, opts.limit);
-  const last = page[page.length - 1];
-  return { items: page.map(present), nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null };
-}
+export const listDatasets = (deps: Deps, caller: Caller, opts: { limit: number; cursor?: string }) =>
+  outcome(async () => {
+    const tenantId = datasetKey(caller, "read").tenantId;
+    const after = cursorField(opts.cursor, { t: "number", i: "string" });
+    const rows = await db(deps.env)
+      .select()
+      .from(datasets)
+      .where(
+        and(
+          eq(datasets.tenantId, tenantId),
+          after
+            ? or(
+                lt(datasets.createdAt, after.t as number),
+                and(eq(datasets.createdAt, after.t as number), lt(datasets.id, after.i as string)),
+              )
+            : undefined,
+        ),
+      )
+      .orderBy(desc(datasets.createdAt), desc(datasets.id))
+      .limit(opts.limit + 1)
+      .all();
+    const page = rows.slice(0, opts.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(present),
+      nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null,
+    };
+  });
 
 /** Tasks in upload order, optionally of one split. */
-export async function taskPage(
-  env: Env,
-  tenantId: string,
-  datasetId: string,
-  opts: { split?: "train" | "holdout"; cursor?: string; limit: number },
-): Promise<{ items: DatasetTask[]; nextCursor: string | null }> {
-  const after = cursorField(opts.cursor, { s: "number" });
-  const d = db(env);
-  const owner = await d.select({ id: datasets.id }).from(datasets).where(ownDataset(tenantId, datasetId)).get();
-  if (!owner) throw missing(datasetId);
-  const rows = await d
-    .select()
-    .from(datasetTasks)
-    .where(
-      and(
-        eq(datasetTasks.datasetId, datasetId),
-        opts.split ? eq(datasetTasks.split, opts.split) : undefined,
-        after ? gt(datasetTasks.seq, after.s as number) : undefined,
-      ),
-    )
-    .orderBy(asc(datasetTasks.seq))
-    .limit(opts.limit + 1)
-    .all();
-  const page = rows.slice(0, opts.limit);
-  const last = page[page.length - 1];
-  return { items: page.map(presentTask), nextCursor: rows.length > opts.limit && last ? encodeCursor({ s: last.seq }) : null };
-}
+export const listDatasetTasks = (
+  deps: Deps,
+  caller: Caller,
+  opts: { datasetId: string; split?: "train" | "holdout"; cursor?: string; limit: number },
+) =>
+  outcome(async (): Promise<{ items: DatasetTask[]; nextCursor: string | null }> => {
+    const { datasetId } = opts;
+    const tenantId = datasetKey(caller, "read").tenantId;
+    const after = cursorField(opts.cursor, { s: "number" });
+    const d = db(deps.env);
+    const owner = await d.select({ id: datasets.id }).from(datasets).where(ownDataset(tenantId, datasetId)).get();
+    if (!owner) throw missing(datasetId);
+    const rows = await d
+      .select()
+      .from(datasetTasks)
+      .where(
+        and(
+          eq(datasetTasks.datasetId, datasetId),
+          opts.split ? eq(datasetTasks.split, opts.split) : undefined,
+          after ? gt(datasetTasks.seq, after.s as number) : undefined,
+        ),
+      )
+      .orderBy(asc(datasetTasks.seq))
+      .limit(opts.limit + 1)
+      .all();
+    const page = rows.slice(0, opts.limit);
+    const last = page[page.length - 1];
+    return { items: page.map(presentTask), nextCursor: rows.length > opts.limit && last ? encodeCursor({ s: last.seq }) : null };
+  });
 
 /** Deletes a dataset; its tasks go with it (foreign key cascade). */
-export async function deleteDataset(env: Env, tenantId: string, datasetId: string): Promise<void> {
-  const gone = await db(env).delete(datasets).where(ownDataset(tenantId, datasetId)).returning({ id: datasets.id }).get();
-  if (!gone) throw missing(datasetId);
-}
+export const deleteDataset = (deps: Deps, caller: Caller, { datasetId }: { datasetId: string }) =>
+  outcome(async () => {
+    const key = datasetKey(caller, "write");
+    const gone = await db(deps.env).delete(datasets).where(ownDataset(key.tenantId, datasetId)).returning({ id: datasets.id }).get();
+    if (!gone) throw missing(datasetId);
+    await recordAudit(deps, caller, { tenantId: key.tenantId, action: "dataset.delete", target: datasetId });
+    return { datasetId, deleted: true as const };
+  });
 
 /**
  * A dataset of an agent's ended episodes, one task each (the episode id is the task id). Only a
  * successful episode's answer is a ground truth; the others need a verifier that works without one.
- * Episodes whose text admission holds back (a held case, or the filter) are withheld and listed.
+ * Episodes whose text screening holds back (a held case, or the filter) are withheld and listed.
  */
-export async function datasetFromEpisodes(env: Env, tenantId: string, agentId: string, input: FromEpisodes) {
-  const { since, outcomes, limit, ...dataset } = input;
-  const { episodes, withheld } = await callMemory(() =>
-    memoryStub(env, tenantId, agentId).episodesForDatasetScreened({ limit, ...(since !== undefined ? { since } : {}), ...(outcomes ? { outcomes } : {}) }),
-  );
-  if (!episodes.length) {
-    throw unprocessable(
-      withheld.length
-        ? `All ${withheld.length} matching episodes are withheld by the admission step (see the agent's quarantine); nothing to build a dataset from.`
-        : "No ended episodes of this agent match; nothing to build a dataset from.",
+export const createDatasetFromEpisodes = (deps: Deps, caller: Caller, input: FromEpisodes & { agentId: string }) =>
+  outcome(async () => {
+    const { agentId, since, outcomes, limit, ...dataset } = input;
+    const { tenantId } = (await agentWithRow(deps, caller, agentId, "write")).key;
+    datasetKey(caller, "write");
+    assertCallableUrls(deps.env, runOptionUrls({ verifier: dataset.verifier }));
+    const { episodes, withheld } = await callMemory(() =>
+      memoryStub(deps.env, tenantId, agentId).episodesForDatasetScreened({
+        limit,
+        ...(since !== undefined ? { since } : {}),
+        ...(outcomes ? { outcomes } : {}),
+      }),
     );
-  }
-  const tasks: DatasetTaskInput[] = episodes.map((e) => ({
-    id: e.id,
-    task: e.task,
-    groundTruth: e.outcome === "success" && e.answer ? e.answer : null,
-    metadata: { agentId, episodeId: e.id, outcome: e.outcome, endedAt: e.endedAt },
-  }));
-  return { ...(await createDataset(env, tenantId, { ...dataset, tasks })), withheld };
-}
+    if (!episodes.length) {
+      throw unprocessable(
+        withheld.length
+          ? `All ${withheld.length} matching episodes are withheld by the screening step (see the agent's quarantine); nothing to build a dataset from.`
+          : "No ended episodes of this agent match; nothing to build a dataset from.",
+      );
+    }
+    const tasks: DatasetTaskInput[] = episodes.map((e) => ({
+      id: e.id,
+      task: e.task,
+      groundTruth: e.outcome === "success" && e.answer ? e.answer : null,
+      metadata: { agentId, episodeId: e.id, outcome: e.outcome, endedAt: e.endedAt },
+    }));
+    const created = await storeDataset(deps.env, tenantId, { ...dataset, tasks });
+    await recordAudit(deps, caller, {
+      tenantId,
+      action: "dataset.create",
+      target: created.dataset.datasetId,
+      detail: { name: created.dataset.name, tasks: created.dataset.counts.total, fromAgent: agentId },
+    });
+    return { ...created.dataset, upload: created.upload, withheld };
+  });

@@ -1,9 +1,10 @@
 import type { Env } from "../env";
+import { variables } from "../config";
 import type { Deps } from "./deps";
 import type { MemoryFilter, ReadFallback, RetrieveAnswer, RetrieveRequest, RetrieveResponse } from "../core/memory-types";
 import { ByteLru } from "../core/byte-lru";
 import { TtlLru } from "../core/ttl-lru";
-import { unauthorized } from "../core/principal";
+import { unauthorized } from "../core/errors";
 import { decodeSnapshot, SNAPSHOT_FORMAT } from "../core/ranking/snapshot";
 import { lexicallyServable, SnapshotReader } from "../core/ranking/snapshot-source";
 import { retrievedItems } from "../core/ranking/rank";
@@ -14,7 +15,7 @@ import { createEmbedder } from "../adapters/embedder-factory";
 import int8Scan from "../adapters/vector-indexes/int8-scan.wasm";
 import { meteredEmbedder } from "../llm";
 import { callMemory, memoryName } from "./agent-memory";
-import { resilientMemory } from "./agents";
+import { resilientMemory } from "./agent-access";
 import { REVOCATION_BOUND_S, revokedAmong } from "./keys";
 import type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "../../durable-objects/agent-memory";
 
@@ -39,9 +40,6 @@ import type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "../../dur
  *   object, with `fallbackReason` saying why.
  */
 
-const DEFAULT_STALENESS_MS = 2_000;
-const DEFAULT_SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024;
-const DEFAULT_CACHE_BYTES = 48 * 1024 * 1024;
 /** An agent the object said cannot be served here is asked again after this long. */
 const REFUSAL_RECHECK_MS = 30_000;
 /** A background revalidation this old is taken to have died with its request: the next read starts another. */
@@ -57,17 +55,9 @@ export interface ReadSettings {
   cacheBytes: number;
 }
 
-const positive = (raw: string | undefined, fallback: number) => {
-  const n = Number(raw);
-  return raw !== undefined && raw.trim() !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
-};
-
 export function readSettings(env: Env): ReadSettings {
-  return {
-    stalenessMs: positive(env.READ_STALENESS_MS, DEFAULT_STALENESS_MS),
-    maxSnapshotBytes: positive(env.READ_SNAPSHOT_MAX_BYTES, DEFAULT_SNAPSHOT_MAX_BYTES),
-    cacheBytes: positive(env.READ_CACHE_BYTES, DEFAULT_CACHE_BYTES),
-  };
+  const v = variables(env);
+  return { stalenessMs: v.READ_STALENESS_MS, maxSnapshotBytes: v.READ_SNAPSHOT_MAX_BYTES, cacheBytes: v.READ_CACHE_BYTES };
 }
 
 /** What an isolate holds of one agent: a snapshot to rank from, or why the object must answer. */
@@ -132,8 +122,14 @@ async function fromLocationCache(name: string): Promise<Uint8Array | null> {
 async function toLocationCache(name: string, bytes: Uint8Array, version: ReadModelVersion): Promise<void> {
   const cache = await caches.open(CACHE_NAME);
   const headers = { "cache-control": `max-age=${CACHE_TTL_S}` };
-  await cache.put(cacheUrl(name, `${version.incarnation}/${version.contentVersion}`), new Response(bytes, { headers: { ...headers, "content-type": "application/octet-stream" } }));
-  await cache.put(cacheUrl(name, "latest"), Response.json({ incarnation: version.incarnation, contentVersion: version.contentVersion }, { headers }));
+  await cache.put(
+    cacheUrl(name, `${version.incarnation}/${version.contentVersion}`),
+    new Response(bytes, { headers: { ...headers, "content-type": "application/octet-stream" } }),
+  );
+  await cache.put(
+    cacheUrl(name, "latest"),
+    Response.json({ incarnation: version.incarnation, contentVersion: version.contentVersion }, { headers }),
+  );
 }
 
 type Served = { reader: SnapshotReader; libraryVersion: number; validatedAt: number } | { fallback: ReadFallback };
@@ -153,14 +149,22 @@ async function checkKeys(env: Env, keyIds: readonly string[], at: number): Promi
  * new entry, or the object's refusal. Revocations of the keys that read through the entry since the
  * last check (and of `alsoCheck`) are looked up in D1 at the same time.
  */
-async function revalidate(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string, agentId: string, entry: Held | null, alsoCheck: readonly string[] = []): Promise<Held> {
+async function revalidate(
+  deps: Pick<Deps, "env" | "waitUntil">,
+  tenantId: string,
+  agentId: string,
+  entry: Held | null,
+  alsoCheck: readonly string[] = [],
+): Promise<Held> {
   const settings = readSettings(deps.env);
   const name = memoryName(tenantId, agentId);
   const asked = Date.now();
   const keys = [...new Set([...(entry?.keys ?? []), ...alsoCheck])];
   entry?.keys.clear();
   const [answer] = await Promise.all([
-    callMemory(() => resilientMemory(deps.env, tenantId, agentId).readModel(entry?.version ?? null, settings.maxSnapshotBytes)) as Promise<ReadModelAnswer>,
+    callMemory(() =>
+      resilientMemory(deps.env, tenantId, agentId).readModel(entry?.version ?? null, settings.maxSnapshotBytes),
+    ) as Promise<ReadModelAnswer>,
     checkKeys(deps.env, keys, asked),
   ]);
   const cache = cacheOf(settings);
@@ -183,14 +187,36 @@ async function revalidate(deps: Pick<Deps, "env" | "waitUntil">, tenantId: strin
   }
   if (answer.kind === "snapshot") {
     const reader = new SnapshotReader(decodeSnapshot(answer.bytes), int8Scan);
-    const built = { incarnation: reader.snapshot.incarnation, contentVersion: reader.snapshot.contentVersion, learnSeq: reader.snapshot.learnSeq };
+    const built = {
+      incarnation: reader.snapshot.incarnation,
+      contentVersion: reader.snapshot.contentVersion,
+      learnSeq: reader.snapshot.learnSeq,
+    };
     deps.waitUntil(toLocationCache(name, answer.bytes, built).catch(() => undefined));
     if (answer.delta) reader.apply(answer.delta);
-    const next: Held = { reader, refusal: null, version: { ...built, learnSeq: reader.learnSeq }, libraryVersion: reader.snapshot.libraryVersion, validatedAt: asked, revalidating: null, keys: new Set(), bytes: answer.bytes.length };
+    const next: Held = {
+      reader,
+      refusal: null,
+      version: { ...built, learnSeq: reader.learnSeq },
+      libraryVersion: reader.snapshot.libraryVersion,
+      validatedAt: asked,
+      revalidating: null,
+      keys: new Set(),
+      bytes: answer.bytes.length,
+    };
     return keep(next);
   }
   if (answer.kind === "unpublishable") {
-    const next: Held = { reader: null, refusal: answer.reason, version: null, libraryVersion: answer.libraryVersion, validatedAt: asked, revalidating: null, keys: new Set(), bytes: 0 };
+    const next: Held = {
+      reader: null,
+      refusal: answer.reason,
+      version: null,
+      libraryVersion: answer.libraryVersion,
+      validatedAt: asked,
+      revalidating: null,
+      keys: new Set(),
+      bytes: 0,
+    };
     cache.set(name, next, 0);
     return next;
   }
@@ -205,7 +231,16 @@ async function fromLocation(name: string, maxBytes: number): Promise<Held | null
   try {
     const reader = new SnapshotReader(decodeSnapshot(bytes), int8Scan);
     const { incarnation, contentVersion, learnSeq, libraryVersion } = reader.snapshot;
-    return { reader, refusal: null, version: { incarnation, contentVersion, learnSeq }, libraryVersion, validatedAt: -Infinity, revalidating: null, keys: new Set(), bytes: bytes.length };
+    return {
+      reader,
+      refusal: null,
+      version: { incarnation, contentVersion, learnSeq },
+      libraryVersion,
+      validatedAt: -Infinity,
+      revalidating: null,
+      keys: new Set(),
+      bytes: bytes.length,
+    };
   } catch {
     return null;
   }
@@ -215,7 +250,13 @@ async function fromLocation(name: string, maxBytes: number): Promise<Held | null
  * The snapshot a read may be ranked from, fresh within the bound (and of `minVersion` at least), or
  * why the object must answer. An agent deleted meanwhile answers not-found, as its object does.
  */
-async function servable(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string, agentId: string, keyId: string, minVersion: number | undefined): Promise<Served> {
+async function servable(
+  deps: Pick<Deps, "env" | "waitUntil">,
+  tenantId: string,
+  agentId: string,
+  keyId: string,
+  minVersion: number | undefined,
+): Promise<Served> {
   const settings = readSettings(deps.env);
   const name = memoryName(tenantId, agentId);
   const cache = cacheOf(settings);
@@ -224,7 +265,8 @@ async function servable(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string,
   if (entry?.refusal && now - entry.validatedAt < REFUSAL_RECHECK_MS) return { fallback: entry.refusal };
   // A bound of 0 asks the object on every read: one small round trip, and reads never lag.
   const within = (at: number) => settings.stalenessMs > 0 && now - at <= settings.stalenessMs;
-  const fresh = entry !== null && !entry.refusal && within(entry.validatedAt) && (minVersion === undefined || entry.libraryVersion >= minVersion);
+  const fresh =
+    entry !== null && !entry.refusal && within(entry.validatedAt) && (minVersion === undefined || entry.libraryVersion >= minVersion);
   const keyUnchecked = !within(keyChecks.get(keyId) ?? -Infinity);
   if (!fresh) {
     entry ??= await fromLocation(name, settings.maxSnapshotBytes);
@@ -236,7 +278,10 @@ async function servable(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string,
     }
   } else {
     if (keyUnchecked) await checkKeys(deps.env, [keyId], now);
-    if (now - entry!.validatedAt > settings.stalenessMs / 2 && !(entry!.revalidating !== null && now - entry!.revalidating < REVALIDATION_LEASE_MS)) {
+    if (
+      now - entry!.validatedAt > settings.stalenessMs / 2 &&
+      !(entry!.revalidating !== null && now - entry!.revalidating < REVALIDATION_LEASE_MS)
+    ) {
       const current = entry!;
       current.revalidating = now;
       deps.waitUntil(
@@ -254,7 +299,10 @@ async function servable(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string,
 }
 
 /** The agent is gone (deleted, or never created): its object's answer, as a problem or as a domain error. */
-const isNotFound = (err: unknown) => typeof err === "object" && err !== null && ((err as { status?: number }).status === 404 || (err as { kind?: string }).kind === "not-found");
+const isNotFound = (err: unknown) =>
+  typeof err === "object" &&
+  err !== null &&
+  ((err as { status?: number }).status === 404 || (err as { kind?: string }).kind === "not-found");
 
 /** A key this isolate found revoked while serving reads is refused here at once, not only once the key cache learns it. */
 function refuseRevoked(keyId: string): void {
@@ -297,13 +345,35 @@ function preflight(opts: ReadOptions, query: string | undefined): ReadFallback |
   return null;
 }
 
-const fromObject = <T extends { libraryVersion: number }>(answer: T, fallbackReason: ReadFallback) => ({ ...answer, snapshotAgeMs: 0, servedFrom: "object" as const, fallbackReason });
+const fromObject = <T extends { libraryVersion: number }>(answer: T, fallbackReason: ReadFallback) => ({
+  ...answer,
+  snapshotAgeMs: 0,
+  servedFrom: "object" as const,
+  fallbackReason,
+});
 
 /** The token a Worker answers for what it ranked, or null when it would be too long (the object then records the retrieval). */
-function sign(reader: SnapshotReader, r: { query: string; queryVec: Float32Array | null; phase: string | null; lambda: number; items: TokenItem[]; caller: ReadCaller; at: number }) {
+function sign(
+  reader: SnapshotReader,
+  r: {
+    query: string;
+    queryVec: Float32Array | null;
+    phase: string | null;
+    lambda: number;
+    items: TokenItem[];
+    caller: ReadCaller;
+    at: number;
+  },
+) {
   const claims = retrievalClaims({
-    query: r.query, queryVec: r.queryVec, phase: r.phase, lambda: r.lambda, items: r.items,
-    asker: { keyId: r.caller.keyId, readOnly: r.caller.readOnly }, at: r.at, retentionDays: reader.snapshot.config.retrievalsDays,
+    query: r.query,
+    queryVec: r.queryVec,
+    phase: r.phase,
+    lambda: r.lambda,
+    items: r.items,
+    asker: { keyId: r.caller.keyId, readOnly: r.caller.readOnly },
+    at: r.at,
+    retentionDays: reader.snapshot.config.retrievalsDays,
   });
   return signRetrieval(reader.snapshot.signing, claims);
 }
@@ -327,9 +397,26 @@ export async function retrieveNearby(
   const { lambda, candidates, ranked } = await at.reader.at(now, { text: req.query, vec }).rank(req, effectiveFilter(req));
   const items = retrievedItems(ranked);
   const shown = items.map((i, n): TokenItem => ({ id: i.id, kind: i.kind, score: i.score, label: i.label, f: ranked[n]!.features }));
-  const retrievalId = await sign(at.reader, { query: req.query, queryVec: vec, phase: req.phase ?? null, lambda, items: shown, caller, at: now });
+  const retrievalId = await sign(at.reader, {
+    query: req.query,
+    queryVec: vec,
+    phase: req.phase ?? null,
+    lambda,
+    items: shown,
+    caller,
+    at: now,
+  });
   if (!retrievalId) return fromObject(await throughObject(), "token-size");
-  return { retrievalId, phase: req.phase ?? null, lambda, candidates, items, libraryVersion: at.libraryVersion, snapshotAgeMs: Math.max(0, now - at.validatedAt), servedFrom: "edge" };
+  return {
+    retrievalId,
+    phase: req.phase ?? null,
+    lambda,
+    candidates,
+    items,
+    libraryVersion: at.libraryVersion,
+    snapshotAgeMs: Math.max(0, now - at.validatedAt),
+    servedFrom: "edge",
+  };
 }
 
 /** A prompt block, assembled here from the agent's snapshot when it may be, else by `throughObject`. */
@@ -355,9 +442,25 @@ export async function promptNearby(
   const filter: MemoryFilter | undefined = effectiveFilter(req);
   const block = await assemblePrompt(reader, req, filter);
   const { items, ...answer } = block;
-  const shown = items.map((i): TokenItem => ({ id: i.id, kind: i.kind, score: null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}) }));
+  const shown = items.map(
+    (i): TokenItem => ({ id: i.id, kind: i.kind, score: null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}) }),
+  );
   const lambda = reader.lambdaFor(req.phase);
-  const retrievalId = await sign(reader, { query: req.query ?? "", queryVec: vec, phase: req.phase ?? null, lambda, items: shown, caller, at: now });
+  const retrievalId = await sign(reader, {
+    query: req.query ?? "",
+    queryVec: vec,
+    phase: req.phase ?? null,
+    lambda,
+    items: shown,
+    caller,
+    at: now,
+  });
   if (!retrievalId) return fromObject(await throughObject(), "token-size");
-  return { ...answer, retrievalId, libraryVersion: at.libraryVersion, snapshotAgeMs: Math.max(0, now - at.validatedAt), servedFrom: "edge" as const };
+  return {
+    ...answer,
+    retrievalId,
+    libraryVersion: at.libraryVersion,
+    snapshotAgeMs: Math.max(0, now - at.validatedAt),
+    servedFrom: "edge" as const,
+  };
 }

@@ -1,57 +1,66 @@
+import { outcome } from "../core/errors";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd } from "../core/episode-types";
-import type { RetrieveRequest } from "../core/memory-types";
-import { callMemory, type MemoryStub } from "./agent-memory";
-import type { Deps } from "./deps";
-import { countRetrieval, servedByPrompt, servedByRetrieve } from "./retrieval-counters";
-import { promptNearby, retrieveNearby, type ReadOptions } from "./edge-reads";
+import type { Caller, Deps } from "./deps";
+import { agentMemory } from "./agent-access";
+import { callMemory } from "./agent-memory";
 
 /**
- * An agent's episode loop as the doors call it — start, log attempts, retrieve or build the prompt,
- * end — on the agent handle a door resolved for its caller (`agentMemoryFor`), so access checks
- * stay with the door and no door calls the agent's Durable Object itself. The memory's refusals
- * come back as domain errors (404 unknown episode, 409 …) that each door maps to its own shape.
+ * An agent's episode loop as every door runs it — start, log attempts, end — and the record it
+ * leaves. Retrieval and the prompt block, the loop's reads, are services/retrieval.ts.
  */
-type Agent = { memory: MemoryStub };
-type Caller = Agent & { key: { keyId: string; scope: string; tenantId: string }; agent: { agentId: string } };
-type PromptRequest = Parameters<MemoryStub["prompt"]>[0];
+type AgentRef = { agentId: string };
+type EpisodeRef = AgentRef & { episodeId: string };
 
-/** A read-scoped caller changes nothing later retrievals depend on, and no episode credits what it was shown. */
-const askerOf = (agent: Caller) => ({ keyId: agent.key.keyId, readOnly: agent.key.scope === "read" });
-const readerOf = (agent: Caller) => ({ tenantId: agent.key.tenantId, agentId: agent.agent.agentId, ...askerOf(agent) });
+/** A new open episode; `replayed` when an earlier call with the same idempotency key made it. */
+export const startEpisode = (
+  deps: Deps,
+  caller: Caller,
+  input: AgentRef & { episode: EpisodeCreate; idempotencyKey?: string | undefined },
+) =>
+  outcome(async () => {
+    const { memory } = agentMemory(deps, caller, input.agentId, "write");
+    const { value: episode, replayed } = await callMemory(() => memory.createEpisode(input.episode, input.idempotencyKey));
+    return { episode, replayed };
+  });
 
-export async function startEpisode(agent: Agent, input: EpisodeCreate, idempotencyKey?: string) {
-  return callMemory(() => agent.memory.createEpisode(input, idempotencyKey));
-}
-
-export async function logAttempt(agent: Agent, episodeId: string, attempt: AttemptCreate) {
-  return callMemory(() => agent.memory.addAttempt(episodeId, attempt));
-}
+export const logAttempt = (deps: Deps, caller: Caller, input: EpisodeRef & { attempt: AttemptCreate }) =>
+  outcome(async () => {
+    const { memory } = agentMemory(deps, caller, input.agentId, "write");
+    return callMemory(() => memory.addAttempt(input.episodeId, input.attempt));
+  });
 
 /**
- * Ends the episode. Ending is idempotent (a second end returns the first result and changes
- * nothing); `alreadyEnded` says whether this call found it ended already.
+ * Ends the episode. Ending is idempotent: a second end returns the first result and changes
+ * nothing. With `noticeRepeat`, the episode is read first so `alreadyEnded` says whether this
+ * call found it ended (a round trip callers that do not report it are spared; null without).
  */
-export async function endEpisode(agent: Agent, episodeId: string, end: EpisodeEnd) {
-  const before = await callMemory(() => agent.memory.getEpisode(episodeId));
-  const episode = await callMemory(() => agent.memory.endEpisode(episodeId, end));
-  return { episode, alreadyEnded: before.status === "ended" };
-}
+export const endEpisode = (deps: Deps, caller: Caller, input: EpisodeRef & { end: EpisodeEnd; noticeRepeat?: boolean }) =>
+  outcome(async () => {
+    const { memory } = agentMemory(deps, caller, input.agentId, "write");
+    const before = input.noticeRepeat ? await callMemory(() => memory.getEpisode(input.episodeId)) : null;
+    const episode = await callMemory(() => memory.endEpisode(input.episodeId, input.end));
+    return { episode, alreadyEnded: before ? before.status === "ended" : null };
+  });
 
-/**
- * Retrieves, where the request landed when it may (src/services/edge-reads.ts); what the answer
- * served is counted in the Worker's batch (src/services/retrieval-counters.ts).
- */
-export async function retrieve(deps: Pick<Deps, "env" | "waitUntil">, agent: Caller, req: RetrieveRequest) {
-  const asker = askerOf(agent);
-  const answer = await retrieveNearby(deps, readerOf(agent), req, () => callMemory(() => agent.memory.retrieve(req, asker)));
-  countRetrieval(deps, agent.key.tenantId, agent.agent.agentId, answer.retrievalId, servedByRetrieve(answer, asker.readOnly));
-  return answer;
-}
+export const getEpisode = (deps: Deps, caller: Caller, input: EpisodeRef) =>
+  outcome(async () => {
+    const { memory } = agentMemory(deps, caller, input.agentId, "read");
+    return callMemory(() => memory.getEpisode(input.episodeId));
+  });
 
-/** Builds the prompt block, where the request landed when it may; what it served is counted like a retrieval's. */
-export async function promptBlock(deps: Pick<Deps, "env" | "waitUntil">, agent: Caller, req: PromptRequest & ReadOptions) {
-  const asker = askerOf(agent);
-  const block = await promptNearby(deps, readerOf(agent), req, () => callMemory(() => agent.memory.prompt(req, asker)));
-  countRetrieval(deps, agent.key.tenantId, agent.agent.agentId, block.retrievalId, servedByPrompt(block, asker.readOnly));
-  return block;
-}
+/** What the agent retrieved for the episode, oldest first. */
+export const listEpisodeRetrievals = (deps: Deps, caller: Caller, input: EpisodeRef) =>
+  outcome(async () => {
+    const { memory } = agentMemory(deps, caller, input.agentId, "read");
+    return { items: await callMemory(() => memory.episodeRetrievals(input.episodeId)) };
+  });
+
+export const listEpisodes = (
+  deps: Deps,
+  caller: Caller,
+  input: AgentRef & { limit: number; cursor?: string | undefined; status?: "open" | "ended" | undefined },
+) =>
+  outcome(async () => {
+    const { memory } = agentMemory(deps, caller, input.agentId, "read");
+    return callMemory(() => memory.listEpisodes(input.limit, input.cursor, input.status));
+  });

@@ -8,10 +8,11 @@ import type { EvaluationConfig, EvaluationCreate, LibraryRef } from "../core/eva
 import { isGroupVerifier } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import type { FrozenTask } from "../core/practice/ports";
-import { conflict, ProblemError, unprocessable } from "../core/problem";
+import { conflict, DomainError, rateLimited, unprocessable } from "../core/errors";
 import { callMemory, memoryStub } from "./agent-memory";
 import { practiceStub, runRow } from "./practice";
 import { checkWebhookTargets, requireLlm, resolveVerifier } from "./unit-checks";
+import { variables } from "../config";
 
 /**
  * Setting up an evaluation: its tasks and scoring checked, the library it injects resolved, its
@@ -39,7 +40,9 @@ export type Settings = Omit<EvaluationCreate, "library">;
 export async function prepareTasks(env: Env, who: Caller, body: Settings, checkEndpoints = true) {
   const { ds, tasks } = await datasetSplit(env, who.tenantId, body.datasetId, body.split);
   if (tasks.length === 0) {
-    throw unprocessable(`Dataset '${ds.id}' has no ${body.split} tasks to evaluate on.`, [{ path: "split", message: `No ${body.split} tasks` }]);
+    throw unprocessable(`Dataset '${ds.id}' has no ${body.split} tasks to evaluate on.`, [
+      { path: "split", message: `No ${body.split} tasks` },
+    ]);
   }
   const verifier = resolveVerifier(body.verifier, ds.verifier, tasks, `${body.split} tasks`);
   checkSamples(verifier, body.samples);
@@ -70,7 +73,7 @@ async function orUnprocessable<T>(call: () => Promise<T>, path: string): Promise
   try {
     return await call();
   } catch (err) {
-    if (err instanceof ProblemError && err.status === 404) throw unprocessable(err.message, [{ path, message: "Does not exist" }]);
+    if (err instanceof DomainError && err.kind === "not-found") throw unprocessable(err.message, [{ path, message: "Does not exist" }]);
     throw err;
   }
 }
@@ -79,12 +82,18 @@ async function orUnprocessable<T>(call: () => Promise<T>, path: string): Promise
 export async function resolveLibrary(env: Env, who: Caller, ref: LibraryRef | null, path: string) {
   if (ref === null) {
     const exported = await callMemory(() => memoryStub(env, who.tenantId, who.agentId).exportLibrary());
-    return { library: exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text })), libraryVersion: exported.libraryVersion };
+    return {
+      library: exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text })),
+      libraryVersion: exported.libraryVersion,
+    };
   }
   if ("version" in ref) {
     if (ref.version === 0) return { library: [], libraryVersion: 0 };
     // An old version's lessons are injected as they stood, except those held or removed from quarantine since.
-    const lib = await orUnprocessable(() => callMemory(() => memoryStub(env, who.tenantId, who.agentId).evaluationLibrary(ref.version)), `${path}.version`);
+    const lib = await orUnprocessable(
+      () => callMemory(() => memoryStub(env, who.tenantId, who.agentId).evaluationLibrary(ref.version)),
+      `${path}.version`,
+    );
     return { library: lib.experiences, libraryVersion: ref.version };
   }
   await orUnprocessable(() => runRow(env, who, ref.runId), `${path}.runId`);
@@ -94,7 +103,9 @@ export async function resolveLibrary(env: Env, who: Caller, ref: LibraryRef | nu
 
 /** With an Idempotency-Key the id is derived from it, so a retried create finds the first one. */
 export async function newId(prefix: string, who: Caller, idempotencyKey?: string) {
-  const tail = idempotencyKey ? (await sha256Hex(`${prefix}|${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24) : crypto.randomUUID().replace(/-/g, "").slice(0, 24);
+  const tail = idempotencyKey
+    ? (await sha256Hex(`${prefix}|${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24)
+    : crypto.randomUUID().replace(/-/g, "").slice(0, 24);
   return `${prefix}_${tail}`;
 }
 
@@ -117,7 +128,14 @@ export const rowOf = (who: Caller, p: Prepared, requestHash: string) => ({
 /** Sets up the evaluation's Durable Object and starts it; a failure is recorded so the row does not stay queued. */
 export async function launch(env: Env, who: Caller, p: Prepared) {
   const stub = evaluationStub(env, p.evaluationId);
-  const input = { evaluationId: p.evaluationId, tenantId: who.tenantId, agentId: who.agentId, datasetId: p.config.datasetId, config: p.config, library: p.library };
+  const input = {
+    evaluationId: p.evaluationId,
+    tenantId: who.tenantId,
+    agentId: who.agentId,
+    datasetId: p.config.datasetId,
+    config: p.config,
+    library: p.library,
+  };
   try {
     await stub.init(input, p.tasks.slice(0, TASK_CHUNK));
     for (let i = TASK_CHUNK; i < p.tasks.length; i += TASK_CHUNK) await stub.addTasks(p.tasks.slice(i, i + TASK_CHUNK));
@@ -132,19 +150,18 @@ export async function launch(env: Env, who: Caller, p: Prepared) {
   }
 }
 
-export function replayOrConflict(prior: { tenantId: string; agentId: string; config: Record<string, unknown> } | undefined, who: Caller, requestHash: string) {
+export function replayOrConflict(
+  prior: { tenantId: string; agentId: string; config: Record<string, unknown> } | undefined,
+  who: Caller,
+  requestHash: string,
+) {
   if (!prior || prior.tenantId !== who.tenantId || prior.agentId !== who.agentId || prior.config.requestHash !== requestHash) {
     throw conflict("This Idempotency-Key was already used with a different request body.");
   }
 }
 
-/** Evaluations of one tenant queued or running at once, unless EVALUATION_MAX_PER_TENANT says otherwise. */
-const DEFAULT_MAX_EVALUATIONS_PER_TENANT = 8;
-
 const tooManyEvaluations = (cap: number) =>
-  new ProblemError(429, "rate-limited", `At most ${cap} evaluations of a tenant may be queued or running at once; try again when one has finished.`, {
-    headers: { "retry-after": "60" },
-  });
+  rateLimited(`At most ${cap} evaluations of a tenant may be queued or running at once; try again when one has finished.`, 60);
 
 /**
  * Inserts evaluation rows, all or none, only while the tenant's queued and running evaluations stay
@@ -152,7 +169,7 @@ const tooManyEvaluations = (cap: number) =>
  * concurrent creates cannot both take the last slot. Returns the ids inserted.
  */
 export async function insertWithinCap(env: Env, rows: ReturnType<typeof rowOf>[]): Promise<string[]> {
-  const cap = Number(env.EVALUATION_MAX_PER_TENANT ?? DEFAULT_MAX_EVALUATIONS_PER_TENANT) || DEFAULT_MAX_EVALUATIONS_PER_TENANT;
+  const cap = variables(env).EVALUATION_MAX_PER_TENANT;
   const stmts = rows.map((r, i) =>
     env.DB.prepare(
       `INSERT INTO evaluations (evaluation_id, tenant_id, agent_id, dataset_id, status, config)
@@ -160,12 +177,25 @@ export async function insertWithinCap(env: Env, rows: ReturnType<typeof rowOf>[]
        WHERE (SELECT COUNT(*) FROM evaluations WHERE tenant_id = ?2 AND status IN ('queued', 'running')) + ?6 <= ?7
          AND (?8 IS NULL OR EXISTS (SELECT 1 FROM evaluations WHERE evaluation_id = ?8))
        ON CONFLICT DO NOTHING RETURNING evaluation_id AS id`,
-    ).bind(r.evaluationId, r.tenantId, r.agentId, r.datasetId, JSON.stringify(r.config), rows.length - i, cap, i === 0 ? null : rows[i - 1]!.evaluationId),
+    ).bind(
+      r.evaluationId,
+      r.tenantId,
+      r.agentId,
+      r.datasetId,
+      JSON.stringify(r.config),
+      rows.length - i,
+      cap,
+      i === 0 ? null : rows[i - 1]!.evaluationId,
+    ),
   );
   const results = await env.DB.batch<{ id: string }>(stmts);
   const ids = results.flatMap((r) => r.results.map((x) => x.id));
   if (ids.length === 0) {
-    const prior = await db(env).select({ id: evaluations.evaluationId }).from(evaluations).where(eq(evaluations.evaluationId, rows[0]!.evaluationId)).get();
+    const prior = await db(env)
+      .select({ id: evaluations.evaluationId })
+      .from(evaluations)
+      .where(eq(evaluations.evaluationId, rows[0]!.evaluationId))
+      .get();
     if (!prior) throw tooManyEvaluations(cap);
   }
   return ids;

@@ -10,7 +10,8 @@ import { pairedBootstrap, winnerOf } from "../core/evaluation/stats";
 import type { CompareCreate, ComparisonView, EvaluationCreate, EvaluationStatus, EvaluationView } from "../core/evaluation/types";
 import type { RolloutAnswer } from "../core/practice/run-types";
 import type { EvaluationOutcome, FrozenTask, RunEvaluationRequest, RunFacts } from "../core/practice/ports";
-import { notFound, ProblemError } from "../core/problem";
+import { isRequestFault, notFound, outcome, unavailable } from "../core/errors";
+import { cursorField, encodeCursor } from "../core/cursor";
 import { runUnit, type UnitPurposes } from "../practice/run-unit";
 import {
   evaluationStub,
@@ -22,17 +23,29 @@ import {
   replayOrConflict,
   resolveLibrary,
   rowOf,
-  type Caller,
+  type Caller as Owner,
   type Prepared,
   type Settings,
 } from "./evaluation-setup";
+import type { Caller, Deps } from "./deps";
+import { agentOwner } from "./agent-access";
 
 const EVALUATION_PURPOSES: UnitPurposes = { rollout: "evaluation-rollout", judge: "evaluation-judge" };
 
 export const runEvaluationUnit = (msg: { evaluationId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) =>
   runUnit(evaluationStub(env, msg.evaluationId), msg.key, env, log, delivery, EVALUATION_PURPOSES);
 
-export async function createEvaluation(env: Env, who: Caller, body: EvaluationCreate, idempotencyKey?: string) {
+export const startEvaluation = (
+  deps: Deps,
+  caller: Caller,
+  input: { agentId: string; evaluation: EvaluationCreate; idempotencyKey?: string },
+) =>
+  outcome(async () => {
+    const who = await agentOwner(deps, caller, input.agentId, "write");
+    return createEvaluation(deps.env, who, input.evaluation, input.idempotencyKey);
+  });
+
+async function createEvaluation(env: Env, who: Owner, body: EvaluationCreate, idempotencyKey?: string) {
   const { tasks, verifier, seed } = await prepareTasks(env, who, body);
   const library = body.library ?? null;
   const resolved = await resolveLibrary(env, who, library, "library");
@@ -56,7 +69,17 @@ export async function createEvaluation(env: Env, who: Caller, body: EvaluationCr
  * Starts two evaluations of the same tasks with the same samples and seed (so each task's
  * sampling seeds match on both sides) and records them as one comparison to poll.
  */
-export async function createComparison(env: Env, who: Caller, body: CompareCreate, idempotencyKey?: string) {
+export const compareLibraries = (
+  deps: Deps,
+  caller: Caller,
+  input: { agentId: string; comparison: CompareCreate; idempotencyKey?: string },
+) =>
+  outcome(async () => {
+    const who = await agentOwner(deps, caller, input.agentId, "write");
+    return createComparison(deps.env, who, input.comparison, input.idempotencyKey);
+  });
+
+async function createComparison(env: Env, who: Owner, body: CompareCreate, idempotencyKey?: string) {
   const { tasks, verifier, seed } = await prepareTasks(env, who, body);
   const sides = await Promise.all((["a", "b"] as const).map((side) => resolveLibrary(env, who, body[side], side)));
   const comparisonId = await newId("cmp", who, idempotencyKey);
@@ -70,26 +93,33 @@ export async function createComparison(env: Env, who: Caller, body: CompareCreat
   }));
   const d = db(env);
   const created = await d
-      .insert(evaluationComparisons)
-      .values({
-        comparisonId,
-        tenantId: who.tenantId,
-        agentId: who.agentId,
-        datasetId: body.datasetId,
-        evaluationA: prepared[0]!.evaluationId,
-        evaluationB: prepared[1]!.evaluationId,
-        config: { ...settings, a: body.a, b: body.b, requestHash },
-      })
-      .onConflictDoNothing()
-      .returning({ id: evaluationComparisons.comparisonId })
-      .all();
+    .insert(evaluationComparisons)
+    .values({
+      comparisonId,
+      tenantId: who.tenantId,
+      agentId: who.agentId,
+      datasetId: body.datasetId,
+      evaluationA: prepared[0]!.evaluationId,
+      evaluationB: prepared[1]!.evaluationId,
+      config: { ...settings, a: body.a, b: body.b, requestHash },
+    })
+    .onConflictDoNothing()
+    .returning({ id: evaluationComparisons.comparisonId })
+    .all();
   const ids = { comparisonId, evaluations: { a: prepared[0]!.evaluationId, b: prepared[1]!.evaluationId } };
   if (created.length === 0) {
-    replayOrConflict(await d.select().from(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).get(), who, requestHash);
+    replayOrConflict(
+      await d.select().from(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).get(),
+      who,
+      requestHash,
+    );
     return { ...ids, replayed: true };
   }
   try {
-    await insertWithinCap(env, prepared.map((p) => rowOf(who, p, requestHash)));
+    await insertWithinCap(
+      env,
+      prepared.map((p) => rowOf(who, p, requestHash)),
+    );
   } catch (err) {
     // Without room for both sides the comparison is not created at all.
     await d.delete(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).run();
@@ -107,34 +137,57 @@ export async function createComparison(env: Env, who: Caller, body: CompareCreat
  * every step is idempotent. A problem that retrying cannot fix (a verifier that cannot score the
  * tasks) comes back as the evaluation's failure; anything else throws and the run's alarm tries again.
  */
-export async function launchRunEvaluation(env: Env, run: RunFacts, e: RunEvaluationRequest, frozen: FrozenTask[]): Promise<EvaluationOutcome | null> {
+export async function launchRunEvaluation(
+  env: Env,
+  run: RunFacts,
+  e: RunEvaluationRequest,
+  frozen: FrozenTask[],
+): Promise<EvaluationOutcome | null> {
   const who = { tenantId: run.tenantId, agentId: run.agentId };
   const cfg = run.config;
   const evaluate = cfg.evaluate!;
-  const settings: Settings = { datasetId: run.datasetId, split: evaluate.split, samples: evaluate.samples, policy: cfg.policy, verifier: cfg.verifier, seed: cfg.seed };
+  const settings: Settings = {
+    datasetId: run.datasetId,
+    split: evaluate.split,
+    samples: evaluate.samples,
+    policy: cfg.policy,
+    verifier: cfg.verifier,
+    seed: cfg.seed,
+  };
   let prepared: Awaited<ReturnType<typeof prepareTasks>>;
   try {
     // Runs created before held-out tasks were frozen with them read the dataset, as they always did.
     prepared = frozen.length ? frozenTasks(settings, frozen) : await prepareTasks(env, who, settings, false);
   } catch (err) {
-    if (err instanceof ProblemError && err.status < 500) {
+    if (isRequestFault(err)) {
       return { status: "failed", accuracy: null, interval: null, tokens: 0, costUsd: 0, error: err.message };
     }
     throw err;
   }
   const p: Prepared = {
     evaluationId: e.evaluationId,
-    config: { ...settings, library: { runId: run.runId }, verifier: prepared.verifier, seed: prepared.seed, libraryVersion: null, practice: { runId: run.runId, epoch: e.epoch } },
+    config: {
+      ...settings,
+      library: { runId: run.runId },
+      verifier: prepared.verifier,
+      seed: prepared.seed,
+      libraryVersion: null,
+      practice: { runId: run.runId, epoch: e.epoch },
+    },
     library: e.library.map((x) => ({ id: x.id, text: x.text })),
     tasks: prepared.tasks,
   };
-  await db(env).insert(evaluations).values(rowOf(who, p, "")).onConflictDoNothing().run();
+  await db(env)
+    .insert(evaluations)
+    .values(rowOf(who, p, ""))
+    .onConflictDoNothing()
+    .run();
   await launch(env, who, p);
   return null;
 }
 
 /** The evaluation's D1 row for the caller's tenant and agent; another tenant's is a 404 like a missing one. */
-async function evaluationRow(env: Env, who: Caller, evaluationId: string) {
+async function evaluationRow(env: Env, who: Owner, evaluationId: string) {
   const row = await db(env)
     .select()
     .from(evaluations)
@@ -147,25 +200,54 @@ async function evaluationRow(env: Env, who: Caller, evaluationId: string) {
 async function liveView(env: Env, evaluationId: string): Promise<EvaluationView> {
   // The RPC type widens the interval tuple to an array; the value is the DO's EvaluationView.
   const view = (await evaluationStub(env, evaluationId).view()) as EvaluationView | null;
-  if (!view) throw new ProblemError(503, "service-unavailable", `Evaluation '${evaluationId}' is still being created; try again.`);
+  if (!view) throw unavailable(`Evaluation '${evaluationId}' is still being created; try again.`);
   return view;
 }
 
-export async function evaluationView(env: Env, who: Caller, evaluationId: string) {
-  await evaluationRow(env, who, evaluationId);
-  return liveView(env, evaluationId);
-}
+export const getEvaluation = (deps: Deps, caller: Caller, input: { agentId: string; evaluationId: string }) =>
+  outcome(async () => {
+    await evaluationRow(deps.env, await agentOwner(deps, caller, input.agentId, "read"), input.evaluationId);
+    return liveView(deps.env, input.evaluationId);
+  });
 
-export async function listEvaluations(env: Env, who: Caller, limit: number, after?: { createdAt: number; id: string }) {
-  const rows = await db(env)
-    .select()
-    .from(evaluations)
-    .where(and(eq(evaluations.tenantId, who.tenantId), eq(evaluations.agentId, who.agentId), olderThan(evaluations.createdAt, evaluations.evaluationId, after)))
-    .orderBy(desc(evaluations.createdAt), desc(evaluations.evaluationId))
-    .limit(limit + 1)
-    .all();
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
-}
+/** The agent's evaluations, newest first, with accuracy once completed. */
+export const listEvaluations = (deps: Deps, caller: Caller, input: { agentId: string; limit: number; cursor?: string }) =>
+  outcome(async () => {
+    const who = await agentOwner(deps, caller, input.agentId, "read");
+    const after = cursorField(input.cursor, { c: "number", e: "string" });
+    const rows = await db(deps.env)
+      .select()
+      .from(evaluations)
+      .where(
+        and(
+          eq(evaluations.tenantId, who.tenantId),
+          eq(evaluations.agentId, who.agentId),
+          olderThan(
+            evaluations.createdAt,
+            evaluations.evaluationId,
+            after ? { createdAt: after.c as number, id: after.e as string } : undefined,
+          ),
+        ),
+      )
+      .orderBy(desc(evaluations.createdAt), desc(evaluations.evaluationId))
+      .limit(input.limit + 1)
+      .all();
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((r) => ({
+        evaluationId: r.evaluationId,
+        datasetId: r.datasetId,
+        status: r.status,
+        accuracy: typeof r.summary?.accuracy === "number" ? r.summary.accuracy : null,
+        interval: (r.summary?.interval as [number, number] | undefined) ?? null,
+        error: r.error,
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+      })),
+      nextCursor: rows.length > input.limit && last ? encodeCursor({ c: last.createdAt, e: last.evaluationId }) : null,
+    };
+  });
 
 function combinedStatus(a: EvaluationStatus, b: EvaluationStatus): EvaluationStatus {
   if (a === "failed" || b === "failed") return "failed";
@@ -174,11 +256,20 @@ function combinedStatus(a: EvaluationStatus, b: EvaluationStatus): EvaluationSta
 }
 
 /** Both sides as they stand and, once both completed, the paired difference over the tasks both scored. */
-export async function comparisonView(env: Env, who: Caller, comparisonId: string): Promise<ComparisonView> {
+export const getComparison = (deps: Deps, caller: Caller, input: { agentId: string; comparisonId: string }) =>
+  outcome(async () => comparisonView(deps.env, await agentOwner(deps, caller, input.agentId, "read"), input.comparisonId));
+
+async function comparisonView(env: Env, who: Owner, comparisonId: string): Promise<ComparisonView> {
   const row = await db(env)
     .select()
     .from(evaluationComparisons)
-    .where(and(eq(evaluationComparisons.comparisonId, comparisonId), eq(evaluationComparisons.tenantId, who.tenantId), eq(evaluationComparisons.agentId, who.agentId)))
+    .where(
+      and(
+        eq(evaluationComparisons.comparisonId, comparisonId),
+        eq(evaluationComparisons.tenantId, who.tenantId),
+        eq(evaluationComparisons.agentId, who.agentId),
+      ),
+    )
     .get();
   if (!row) throw notFound(`Comparison '${comparisonId}' does not exist.`);
   const [a, b] = await Promise.all([liveView(env, row.evaluationA), liveView(env, row.evaluationB)]);
@@ -194,7 +285,13 @@ export async function comparisonView(env: Env, who: Caller, comparisonId: string
       { seed },
     );
   }
-  const side = (v: EvaluationView) => ({ evaluationId: v.evaluationId, library: v.config.library!, status: v.status, accuracy: v.accuracy, interval: v.interval });
+  const side = (v: EvaluationView) => ({
+    evaluationId: v.evaluationId,
+    library: v.config.library!,
+    status: v.status,
+    accuracy: v.accuracy,
+    interval: v.interval,
+  });
   return {
     comparisonId,
     datasetId: row.datasetId,

@@ -6,7 +6,6 @@ import { db } from "../db/client";
 import type { KeyPrincipal, Scope } from "../core/principal";
 import { TtlLru } from "../core/ttl-lru";
 import { d1Read, d1Write } from "./binding-faults";
-import { benchProfileAllowed } from "../adapters/bench-latency";
 
 /**
  * API keys resolved at the edge. A warm request finds its key in this isolate's LRU, else in Workers
@@ -97,9 +96,14 @@ export function keyRecord(row: KeyRow): KeyRecord {
 function isKeyRecord(v: unknown): v is KeyRecord {
   const r = v as KeyRecord | null;
   return (
-    typeof r === "object" && r !== null && typeof r.tenantId === "string" && typeof r.keyId === "string" &&
-    (r.scope === "admin" || r.scope === "write" || r.scope === "read") && typeof r.revoked === "boolean" &&
-    typeof r.version === "number" && (r.agentIds === null || Array.isArray(r.agentIds))
+    typeof r === "object" &&
+    r !== null &&
+    typeof r.tenantId === "string" &&
+    typeof r.keyId === "string" &&
+    (r.scope === "admin" || r.scope === "write" || r.scope === "read") &&
+    typeof r.revoked === "boolean" &&
+    typeof r.version === "number" &&
+    (r.agentIds === null || Array.isArray(r.agentIds))
   );
 }
 
@@ -127,16 +131,18 @@ function putKv(env: Env, hash: string, record: KeyRecord): Promise<void> {
  */
 export async function revokedAmong(env: Env, keyIds: readonly string[]): Promise<string[]> {
   if (!keyIds.length) return [];
-  const rows = await d1Read(() => db(env).select({ id: apiKeys.id }).from(apiKeys).where(and(inArray(apiKeys.id, [...keyIds]), isNotNull(apiKeys.revokedAt))).all());
+  const rows = await d1Read(() =>
+    db(env)
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(inArray(apiKeys.id, [...keyIds]), isNotNull(apiKeys.revokedAt)))
+      .all(),
+  );
   return rows.map((r) => r.id);
 }
 
 /** The key with this hash, revoked or not; null when there is none. */
 export async function resolveKey(env: Env, hash: string, ctx: { waitUntil(p: Promise<unknown>): void }): Promise<KeyRecord | null> {
-  if (env.BENCH_KEY_CACHE === "off" && benchProfileAllowed(env)) {
-    const row = await d1Read(() => db(env).select().from(apiKeys).where(eq(apiKeys.hash, hash)).get());
-    return row ? keyRecord(row) : null;
-  }
   const local = isolateKeys.get(hash);
   if (local !== undefined) return local;
   // A burst of requests with a key this isolate does not hold yet shares one lookup.
@@ -164,7 +170,7 @@ async function lookupKey(env: Env, hash: string, ctx: { waitUntil(p: Promise<unk
   // The primary, not a replica: a key minted a moment ago elsewhere must be found.
   const record = await readD1(env, hash);
   const kept = rememberLocal(hash, record);
-  if (record && kept === record) ctx.waitUntil(fillKv(env, hash, record).catch(() => undefined));
+  if (record && kept === record && env.PRAXIS_KEYS) ctx.waitUntil(fillKv(env, hash, record).catch(() => undefined));
   return kept;
 }
 
@@ -215,9 +221,7 @@ async function writeThrough(env: Env, row: KeyRow, ctx: { waitUntil(p: Promise<u
   } catch {
     return "pending";
   }
-  ctx.waitUntil(
-    new Promise((r) => setTimeout(r, REWRITE_AFTER_MS)).then(() => putKv(env, row.hash, record)).catch(() => undefined),
-  );
+  ctx.waitUntil(new Promise((r) => setTimeout(r, REWRITE_AFTER_MS)).then(() => putKv(env, row.hash, record)).catch(() => undefined));
   return "written";
 }
 
@@ -254,7 +258,10 @@ export async function rewriteRecentTombstones(env: Env, at: number, limit = 500)
 /** The keys a restricted admin may see and manage: those whose every agent is one of its own. */
 function withinReach(admin: KeyPrincipal): SQL | undefined {
   if (!admin.agentIds) return undefined;
-  const own = sql.join(admin.agentIds.map((a) => sql`${a}`), sql`, `);
+  const own = sql.join(
+    admin.agentIds.map((a) => sql`${a}`),
+    sql`, `,
+  );
   return sql`(${apiKeys.agentIds} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${apiKeys.agentIds}) WHERE value NOT IN (${own})))`;
 }
 
@@ -282,7 +289,13 @@ export function listKeys(env: Env, admin: KeyPrincipal, limit: number, cursor?: 
 }
 
 export function keyById(env: Env, tenantId: string, id: string): Promise<KeyRow | undefined> {
-  return d1Read(() => db(env).select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, tenantId))).get());
+  return d1Read(() =>
+    db(env)
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, tenantId)))
+      .get(),
+  );
 }
 
 export type Revocation = { ok: true; row: KeyRow; edgeCache: EdgeCacheState } | { ok: false; reason: "not-found" | "last-admin" };
@@ -292,7 +305,12 @@ export type Revocation = { ok: true; row: KeyRow; edgeCache: EdgeCacheState } | 
  * cannot be revoked: the check and the write are the same statement, so two admins revoking each
  * other at once cannot both pass it (SQLite runs one statement at a time).
  */
-export async function revokeKey(env: Env, ctx: { waitUntil(p: Promise<unknown>): void }, tenantId: string, id: string): Promise<Revocation> {
+export async function revokeKey(
+  env: Env,
+  ctx: { waitUntil(p: Promise<unknown>): void },
+  tenantId: string,
+  id: string,
+): Promise<Revocation> {
   const revoked = await d1Write(() =>
     env.DB.prepare(
       `UPDATE api_keys SET revoked_at = ?1
@@ -312,7 +330,6 @@ export async function revokeKey(env: Env, ctx: { waitUntil(p: Promise<unknown>):
   // Written through again when the key was already revoked: repeating a revocation repairs a lost write.
   return { ok: true, row, edgeCache: await writeThrough(env, row, ctx) };
 }
-
 
 export interface Rotation {
   created: KeyRow;

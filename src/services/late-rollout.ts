@@ -1,7 +1,7 @@
 import { sha256Hex } from "../core/api-key";
 import type { RolloutAnswer } from "../core/practice/run-types";
 import type { RolloutOutcome, UnitData } from "../core/practice/units";
-import { conflict, notFound, ProblemError } from "../core/problem";
+import { conflict, notFound, unauthorized } from "../core/errors";
 import { rolloutData } from "../practice/rollout-webhook";
 
 /** The header a webhook agent sends its rollout's `resultSecret` in. */
@@ -37,7 +37,7 @@ export async function recordLateRollout(
     case "unknown":
       throw missing();
     case "unauthorized":
-      throw new ProblemError(401, "unauthorized", `Send the rollout's resultSecret (from its dispatch) in the ${ROLLOUT_SECRET_HEADER} header.`);
+      throw unauthorized(`Send the rollout's resultSecret (from its dispatch) in the ${ROLLOUT_SECRET_HEADER} header.`);
     case "expired":
       throw conflict(`Rollout '${rolloutId}' is past its deadline; its result is no longer taken.`);
     case "conflict":

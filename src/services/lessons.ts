@@ -1,25 +1,119 @@
-import type { Env } from "../env";
-import type { Logger } from "../core/logger";
 import type { KeyPrincipal } from "../core/principal";
-import type { ExperienceCreate } from "../core/memory-types";
-import { callMemory, type MemoryStub } from "./agent-memory";
-import { reviewedBeforeWrite } from "./admission";
+import type { ExperienceCreate, ExperiencePatch, LibraryOperation, ListFilter } from "../core/memory-types";
+import { DUPLICATE_SIMILARITY } from "../core/live-lesson";
+import { outcome } from "../core/errors";
+import type { Caller, Deps } from "./deps";
+import { callMemory } from "./agent-memory";
+import { agentWithRow } from "./agent-access";
+import { reviewedBeforeWrite } from "./screening";
+
+/** The door a client's write came through; screening records it and judges some doors differently. */
+export type Door = "api" | "mcp";
+
+/** Who a client's change is recorded as in versions, provenance and held entries. */
+export const authorOf = (key: KeyPrincipal) => `key:${key.keyId}`;
+
+/** The access the screening step judges a client's write by: its door, and whether its key is admin-scoped. */
+export const accessOf = (key: KeyPrincipal, door: Door) => ({ door, admin: key.scope === "admin" });
+
+export interface AddLessonInput {
+  agentId: string;
+  lesson: ExperienceCreate;
+  door: Door;
+  idempotencyKey?: string | undefined;
+}
 
 /**
- * A client's lesson, written through the one admission step whatever the door: reviewed before
- * the write when it can be (so it is usable at once), else held for the queued review. Returns
- * the stored experience and the library version it made (`replayed` for a repeated idempotency key).
+ * A client's lesson, written through the one screening step whatever the door: reviewed before
+ * the write when it can be (so it is usable at once), else held for the queued review. Answers the
+ * stored experience with the library version it made and the active lessons so similar that live
+ * learning would take them for the same one (`replayed` for a repeated idempotency key).
  */
-export async function addLesson(
-  env: Env,
-  agent: { key: KeyPrincipal; agent: { agentId: string }; memory: MemoryStub },
-  input: ExperienceCreate,
-  ctx: { door: "api" | "mcp"; log: Logger; idempotencyKey?: string },
-) {
-  const { key, memory } = agent;
-  const reviewed = await reviewedBeforeWrite(env, key.tenantId, agent.agent.agentId, input, ctx.log);
-  const { value, replayed } = await callMemory(() =>
-    memory.createExperience(input, `key:${key.keyId}`, { keyId: key.keyId }, ctx.idempotencyKey, { door: ctx.door, admin: key.scope === "admin", reviewed }),
-  );
-  return { experience: value.experience, version: value.version, replayed };
+export const addLesson = (deps: Deps, caller: Caller, input: AddLessonInput) =>
+  outcome(async () => {
+    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
+    const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, input.agentId, input.lesson, deps.logger);
+    const { value: r, replayed } = await callMemory(() =>
+      memory.createExperience(input.lesson, authorOf(key), { keyId: key.keyId }, input.idempotencyKey, {
+        ...accessOf(key, input.door),
+        reviewed,
+      }),
+    );
+    const e = r.experience;
+    const near = await callMemory(() => memory.similarExperiences({ id: e.id, text: e.text, pattern: e.pattern, keywords: e.keywords }, 4));
+    const similar = near.filter((n) => n.id !== e.id && n.sim >= DUPLICATE_SIMILARITY).map(({ id, text, sim }) => ({ id, text, sim }));
+    return { value: { ...e, libraryVersion: r.version, similar }, replayed };
+  });
+
+export const listLessons = (deps: Deps, caller: Caller, input: { agentId: string; filter: ListFilter }) =>
+  outcome(async () => {
+    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    return callMemory(() => memory.listExperiences(input.filter));
+  });
+
+export const getLesson = (deps: Deps, caller: Caller, input: { agentId: string; id: string }) =>
+  outcome(async () => {
+    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    return callMemory(() => memory.getExperience(input.id));
+  });
+
+/**
+ * Changes a lesson as a new library version. A change to what the review reads is reviewed before
+ * the write like a new lesson, on everything it reads as it will stand (`when` too: a reviewed text
+ * must not carry an unreviewed `when` in with it).
+ */
+export const updateLesson = (deps: Deps, caller: Caller, input: { agentId: string; id: string; patch: ExperiencePatch; door: Door }) =>
+  outcome(async () => {
+    const { agentId, id, patch } = input;
+    const { key, memory } = await agentWithRow(deps, caller, agentId, "write");
+    const rewrites = patch.text !== undefined || patch.pattern !== undefined || patch.keywords !== undefined || patch.when !== undefined;
+    const current = rewrites ? await callMemory(() => memory.getExperience(id)) : null;
+    const reviewed =
+      current !== null &&
+      (await reviewedBeforeWrite(
+        deps.env,
+        key.tenantId,
+        agentId,
+        {
+          text: patch.text ?? current.text,
+          pattern: patch.pattern !== undefined ? patch.pattern : current.pattern,
+          keywords: patch.keywords ?? current.keywords,
+          when: patch.when !== undefined ? patch.when : current.when,
+        },
+        deps.logger,
+      ));
+    const r = await callMemory(() => memory.patchExperience(id, patch, authorOf(key), { ...accessOf(key, input.door), reviewed }));
+    return { ...r.experience, libraryVersion: r.version };
+  });
+
+export const deleteLesson = (deps: Deps, caller: Caller, input: { agentId: string; id: string; door: Door }) =>
+  outcome(async () => {
+    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
+    const r = await callMemory(() => memory.deleteExperience(input.id, authorOf(key), accessOf(key, input.door)));
+    return { deleted: r.deleted, libraryVersion: r.version };
+  });
+
+export interface LessonBatchInput {
+  agentId: string;
+  reason: string;
+  operations: LibraryOperation[];
+  door: Door;
+  idempotencyKey?: string | undefined;
 }
+
+/** Several lesson changes as one library version: all of them or none. */
+export const applyLessonBatch = (deps: Deps, caller: Caller, input: LessonBatchInput) =>
+  outcome(async () => {
+    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
+    const { value: r, replayed } = await callMemory(() =>
+      memory.applyLibrary(
+        input.operations,
+        input.reason,
+        authorOf(key),
+        { keyId: key.keyId },
+        input.idempotencyKey,
+        accessOf(key, input.door),
+      ),
+    );
+    return { value: { libraryVersion: r.version, experiences: r.experiences, deleted: r.deleted }, replayed };
+  });

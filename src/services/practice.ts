@@ -1,22 +1,30 @@
 import { recordLateRollout, type RolloutRef } from "./late-rollout";
-import { and, asc, count, desc, eq, inArray, lt, or } from "drizzle-orm";
-import type { Context } from "hono";
-import type { AppEnv, Env } from "../env";
+import { and, asc, count, eq, inArray } from "drizzle-orm";
+import type { Env } from "../env";
 import { db } from "../db/client";
 import { datasetTasks, practiceRuns } from "../db/schema";
 import { datasetSplit, splitTasks } from "./datasets";
 import { tenantWebhookSecret } from "./tenants";
 import { sha256Hex } from "../core/api-key";
-import { RunEvaluateSchema, type Curve, type Promotion, type RunView, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
+import {
+  RunEvaluateSchema,
+  type Promotion,
+  type RunView,
+  type RolloutAnswer,
+  type RunConfig,
+  type RunCreate,
+  type RunStatus,
+} from "../core/practice/run-types";
 import type { RunExperience } from "../core/practice/plan";
 import { originOf } from "../core/practice/hindsight";
 import type { FrozenTask, RunFacts, RunRowFields } from "../core/practice/ports";
 import { defaultVerifier, needsGroundTruth } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/webhook-url";
-import { conflict, notFound, ProblemError, unprocessable } from "../core/problem";
-import { isRetryable, llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
+import { conflict, isRequestFault, isRetryable, notFound, unprocessable } from "../core/errors";
+import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
+import { variables } from "../config";
 
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
 
@@ -57,22 +65,32 @@ export async function prepare(env: Env, who: Caller, body: RunCreate) {
   }
   if (body.policy.kind === "webhook" || verifier.kind === "webhook") {
     if (!(await tenantWebhookSecret(env, who.tenantId))) {
-      throw unprocessable("Webhook policies and verifiers are signed with the tenant's webhook secret; create one first (POST /v1/webhook-secret).", [
-        { path: body.policy.kind === "webhook" ? "policy.url" : "verifier.url", message: "No webhook secret" },
-      ]);
+      throw unprocessable(
+        "Webhook policies and verifiers are signed with the tenant's webhook secret; create one first (POST /v1/webhook-secret).",
+        [{ path: body.policy.kind === "webhook" ? "policy.url" : "verifier.url", message: "No webhook secret" }],
+      );
     }
   }
   // Summaries, group advantages and batch updates always need an LLM, whatever the policy is.
-  if (!llmConfigured(env)) throw toProblem(new LlmNotConfiguredError())!;
+  if (!llmConfigured(env)) throw new LlmNotConfiguredError();
   const { promote, evaluate } = await promotionSettings(env, ds.id, body);
-  const config: RunConfig = { ...body, verifier, promote, evaluate, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
+  const config: RunConfig = {
+    ...body,
+    verifier,
+    promote,
+    evaluate,
+    seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31,
+  };
   // The held-out tasks are frozen with the run, so every epoch's evaluation compares the same tasks.
   const holdout = evaluate ? await splitTasks(env, ds.id, evaluate.split) : [];
   return { ds, tasks, holdout, config };
 }
 
 /** Inserts the run's row unless the agent has another run queued or running, in one statement. */
-async function insertExclusive(env: Env, row: { runId: string; tenantId: string; agentId: string; datasetId: string; config: Record<string, unknown> }) {
+async function insertExclusive(
+  env: Env,
+  row: { runId: string; tenantId: string; agentId: string; datasetId: string; config: Record<string, unknown> },
+) {
   const r = await env.DB.prepare(
     `INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config)
      SELECT ?1, ?2, ?3, ?4, 'creating', ?5
@@ -100,11 +118,15 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
   const gated = promote === "gate" || promote === "best";
   const evaluate = body.evaluate ?? (gated ? RunEvaluateSchema.parse({}) : null);
   if (promote === "best" && evaluate?.every !== "epoch") {
-    throw unprocessable("'best' picks the best epoch, so it needs an evaluation after every epoch.", [{ path: "evaluate.every", message: "Must be 'epoch' with promote 'best'" }]);
+    throw unprocessable("'best' picks the best epoch, so it needs an evaluation after every epoch.", [
+      { path: "evaluate.every", message: "Must be 'epoch' with promote 'best'" },
+    ]);
   }
   if (evaluate && countIn(evaluate.split) === 0) {
     const path = body.evaluate ? "evaluate.split" : "promote";
-    throw unprocessable(`Dataset '${datasetId}' has no ${evaluate.split} tasks to evaluate on; '${promote}' needs them.`, [{ path, message: `No ${evaluate.split} tasks` }]);
+    throw unprocessable(`Dataset '${datasetId}' has no ${evaluate.split} tasks to evaluate on; '${promote}' needs them.`, [
+      { path, message: `No ${evaluate.split} tasks` },
+    ]);
   }
   return { promote, evaluate };
 }
@@ -115,7 +137,15 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
  * become `queued`, so no admission can see a run that is not whole. Every step is idempotent, so
  * a retried create finishes a setup that was cut short.
  */
-async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string, config: RunConfig, tasks: FrozenTask[], holdout: FrozenTask[]) {
+async function setUpRun(
+  env: Env,
+  who: Caller,
+  runId: string,
+  datasetId: string,
+  config: RunConfig,
+  tasks: FrozenTask[],
+  holdout: FrozenTask[],
+) {
   const memory = memoryStub(env, who.tenantId, who.agentId);
   const [exported, agentConfig, agentIncarnation] = await Promise.all([
     callMemory(() => memory.exportLibrary()),
@@ -125,11 +155,22 @@ async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string,
   const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
   const stub = practiceStub(env, runId);
   try {
-    await stub.init({ runId, tenantId: who.tenantId, agentId: who.agentId, datasetId, config, library, priorQ: agentConfig.defaultQ, agentIncarnation });
+    await stub.init({
+      runId,
+      tenantId: who.tenantId,
+      agentId: who.agentId,
+      datasetId,
+      config,
+      library,
+      priorQ: agentConfig.defaultQ,
+      agentIncarnation,
+    });
     for (let i = 0; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK), "train");
     for (let i = 0; i < holdout.length; i += TASK_CHUNK) await stub.addTasks(holdout.slice(i, i + TASK_CHUNK), "holdout");
     await stub.seal();
-    await env.DB.prepare("UPDATE practice_runs SET status = 'queued', updated_at = ?1 WHERE run_id = ?2 AND status = 'creating'").bind(Date.now(), runId).run();
+    await env.DB.prepare("UPDATE practice_runs SET status = 'queued', updated_at = ?1 WHERE run_id = ?2 AND status = 'creating'")
+      .bind(Date.now(), runId)
+      .run();
   } catch (err) {
     // A run that could not be set up must not stay `creating`, blocking the agent's next run.
     await syncRunRow(env, runId, { status: "failed", summary: {}, error: `setting up the run failed: ${String(err)}` });
@@ -138,7 +179,8 @@ async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string,
 }
 
 /** The id of the run created with an Idempotency-Key: a retried create finds the first run by it. */
-export const keyedRunId = async (who: Caller, idempotencyKey: string) => `run_${(await sha256Hex(`${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24)}`;
+export const keyedRunId = async (who: Caller, idempotencyKey: string) =>
+  `run_${(await sha256Hex(`${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24)}`;
 
 /**
  * Creates a run: the D1 row as `creating`, then its Durable Object (see setUpRun). With an
@@ -153,14 +195,25 @@ export async function createRun(env: Env, who: Caller, body: RunCreate, idempote
   const row = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config: { ...config, requestHash } };
   const inserted = opts.exclusive
     ? await insertExclusive(env, row)
-    : await db(env).insert(practiceRuns).values({ ...row, status: "creating" }).onConflictDoNothing().returning({ runId: practiceRuns.runId }).all();
+    : await db(env)
+        .insert(practiceRuns)
+        .values({ ...row, status: "creating" })
+        .onConflictDoNothing()
+        .returning({ runId: practiceRuns.runId })
+        .all();
   if (inserted.length === 0) {
     const prior = await db(env).select().from(practiceRuns).where(eq(practiceRuns.runId, runId)).get();
     if (!prior && opts.exclusive) {
       const going = await db(env)
         .select({ runId: practiceRuns.runId })
         .from(practiceRuns)
-        .where(and(eq(practiceRuns.tenantId, who.tenantId), eq(practiceRuns.agentId, who.agentId), inArray(practiceRuns.status, ["creating", "queued", "running"])))
+        .where(
+          and(
+            eq(practiceRuns.tenantId, who.tenantId),
+            eq(practiceRuns.agentId, who.agentId),
+            inArray(practiceRuns.status, ["creating", "queued", "running"]),
+          ),
+        )
         .get();
       throw conflict(`Practice run '${going?.runId ?? "unknown"}' of this agent is still going.`);
     }
@@ -176,15 +229,12 @@ export async function createRun(env: Env, who: Caller, body: RunCreate, idempote
   return { runId, status: "queued" as RunStatus, replayed: false };
 }
 
-/** Runs of one tenant that may be running at once; the others wait as `queued`. */
-const DEFAULT_MAX_RUNS_PER_TENANT = 4;
-
 /**
  * Starts queued runs of a tenant while fewer than the limit are running. The status flip is one
  * conditional UPDATE, so two admissions at once cannot both take the last slot.
  */
 export async function admitQueuedRuns(env: Env, tenantId: string): Promise<string[]> {
-  const limit = Number(env.PRACTICE_MAX_RUNS_PER_TENANT ?? DEFAULT_MAX_RUNS_PER_TENANT) || DEFAULT_MAX_RUNS_PER_TENANT;
+  const limit = variables(env).PRACTICE_MAX_RUNS_PER_TENANT;
   const started: string[] = [];
   for (;;) {
     const next = await db(env)
@@ -233,24 +283,21 @@ export async function failAbandonedSetups(env: Env, at: number): Promise<number>
   return r.meta.changes ?? 0;
 }
 
-/** Creates a run; admission runs after the response, and the cron retries it should it fail. */
-export async function startRun(c: Context<AppEnv>, who: Caller, body: RunCreate, idempotencyKey?: string) {
-  const r = await createRun(c.env, who, body, idempotencyKey);
-  if (!r.replayed) {
-    c.executionCtx.waitUntil(
-      admitQueuedRuns(c.env, who.tenantId).then(
-        () => undefined,
-        (err: unknown) => c.get("logger").error("practice admission failed", { err: String(err) }),
-      ),
-    );
-  }
-  return r;
-}
-
 /** Promotes a chosen library of a finished run as one library version whose reason carries the evidence. */
-export async function promoteRun(env: Env, run: RunFacts, start: RunExperience[], final: RunExperience[], why: string): Promise<Omit<Promotion, "epoch">> {
+export async function promoteRun(
+  env: Env,
+  run: RunFacts,
+  start: RunExperience[],
+  final: RunExperience[],
+  why: string,
+): Promise<Omit<Promotion, "epoch">> {
   const none = (reason: string): Omit<Promotion, "epoch"> => ({ promoted: false, reason, version: null, applied: 0, skipped: [] });
-  const how = run.finishing === "budget-exhausted" ? "stopped by its budget, keeping what its finished steps learned" : run.stoppedEarly ? `stopped early: ${run.stoppedEarly}` : "completed";
+  const how =
+    run.finishing === "budget-exhausted"
+      ? "stopped by its budget, keeping what its finished steps learned"
+      : run.stoppedEarly
+        ? `stopped early: ${run.stoppedEarly}`
+        : "completed";
   const inHindsight = final.filter((e) => originOf(e) === "hindsight").length;
   const hindsight = inHindsight ? `; ${inHindsight} of its lessons learned in hindsight from tasks every attempt failed` : "";
   const reason = `practice run ${run.runId} (${how}): ${run.config.epochs} epoch(s) on dataset ${run.datasetId}; ${why}${hindsight}`;
@@ -269,11 +316,14 @@ export async function promoteRun(env: Env, run: RunFacts, start: RunExperience[]
     // The run's alarm repeats a promotion that threw, every 30 s until it returns: one the agent
     // refuses for good (it was deleted meanwhile, the write is invalid) ends the run unpromoted.
     // A configuration problem (503) is left to be fixed and retried.
-    if (err instanceof ProblemError && err.status < 500 && !isRetryable(err)) return none(`${why}; not promoted: ${err.message}`);
+    if (isRequestFault(err) && !isRetryable(err)) return none(`${why}; not promoted: ${err.message}`);
     throw err;
   }
   if (value.version === null) {
-    return { ...none(value.skipped.length ? `${why}; every change was skipped (see skipped)` : `${why}; the library did not change`), skipped: value.skipped };
+    return {
+      ...none(value.skipped.length ? `${why}; every change was skipped (see skipped)` : `${why}; the library did not change`),
+      skipped: value.skipped,
+    };
   }
   return { promoted: true, reason, version: value.version, applied: value.applied, skipped: value.skipped };
 }
@@ -289,46 +339,13 @@ export async function runRow(env: Env, who: Caller, runId: string) {
   return row;
 }
 
-/** The run's live view from its Durable Object. */
-export async function runView(env: Env, who: Caller, runId: string) {
-  await runRow(env, who, runId);
-  const view = await practiceStub(env, runId).view();
-  if (!view) throw new ProblemError(503, "service-unavailable", `Practice run '${runId}' is still being created; try again.`);
-  // The RPC type widens interval tuples to arrays; the value is the DO's RunView.
-  return view as RunView;
-}
-
 /** Cancels a run with its units and evaluations; 409 once its promotion has begun (it then ends promoted). */
 export async function cancelRun(env: Env, who: Caller, runId: string) {
   await runRow(env, who, runId);
   const r = await practiceStub(env, runId).cancel();
-  if (r.outcome === "promoting") throw conflict(`Practice run '${runId}' is being promoted; it ends as promoted and can no longer be cancelled.`);
+  if (r.outcome === "promoting")
+    throw conflict(`Practice run '${runId}' is being promoted; it ends as promoted and can no longer be cancelled.`);
   return r.view as RunView;
-}
-
-/** The run's learning curve: train reward per step, holdout accuracy per evaluated epoch. */
-export async function runCurve(env: Env, who: Caller, runId: string) {
-  await runRow(env, who, runId);
-  return (await practiceStub(env, runId).curve()) as Curve;
-}
-
-export async function listRuns(env: Env, who: Caller, limit: number, after?: { createdAt: number; runId: string }) {
-  const rows = await db(env)
-    .select()
-    .from(practiceRuns)
-    .where(
-      and(
-        eq(practiceRuns.tenantId, who.tenantId),
-        eq(practiceRuns.agentId, who.agentId),
-        after
-          ? or(lt(practiceRuns.createdAt, after.createdAt), and(eq(practiceRuns.createdAt, after.createdAt), lt(practiceRuns.runId, after.runId)))
-          : undefined,
-      ),
-    )
-    .orderBy(desc(practiceRuns.createdAt), desc(practiceRuns.runId))
-    .limit(limit + 1)
-    .all();
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
 }
 
 /**
@@ -336,7 +353,11 @@ export async function listRuns(env: Env, who: Caller, limit: number, after?: { c
  * or after another run's end did not happen (a crash between the two).
  */
 export async function admitAllQueuedRuns(env: Env): Promise<number> {
-  const rows = await db(env).selectDistinct({ tenantId: practiceRuns.tenantId }).from(practiceRuns).where(eq(practiceRuns.status, "queued")).all();
+  const rows = await db(env)
+    .selectDistinct({ tenantId: practiceRuns.tenantId })
+    .from(practiceRuns)
+    .where(eq(practiceRuns.status, "queued"))
+    .all();
   let started = 0;
   for (const r of rows) started += (await admitQueuedRuns(env, r.tenantId)).length;
   return started;

@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import { variables } from "../config";
 import type { MemoryKind } from "../core/memory-types";
 import type { Deps } from "./deps";
 import { FLUSH_AT_ITEMS, RetrievalCounts, type Served } from "../core/retrieval-counts";
@@ -13,7 +14,6 @@ import { memoryName } from "./agent-memory";
  * opened the batch; if that read's context dies first (a cancelled request), the next read the
  * isolate serves finds the batch overdue and sends it.
  */
-const DEFAULT_FLUSH_MS = 2000;
 /** How late a batch may be before another read takes its sending over. */
 const GRACE_MS = 1000;
 
@@ -21,19 +21,22 @@ const counts = new RetrievalCounts();
 /** Agents whose batch has a sender waiting, with the time it sends at. */
 const scheduled = new Map<string, number>();
 
-export const flushWindowMs = (env: Env) => {
-  const ms = Number(env.RETRIEVAL_COUNTS_FLUSH_MS ?? DEFAULT_FLUSH_MS);
-  return Number.isFinite(ms) && ms >= 0 ? ms : DEFAULT_FLUSH_MS;
-};
+export const flushWindowMs = (env: Env) => variables(env).RETRIEVAL_COUNTS_FLUSH_MS;
 
 /** What a retrieve answer served: every item was chosen for the query. */
-export const servedByRetrieve = (answer: { items: readonly { id: string; kind: MemoryKind }[] }, readOnly: boolean): Served => ({ items: answer.items, readOnly });
+export const servedByRetrieve = (answer: { items: readonly { id: string; kind: MemoryKind }[] }, readOnly: boolean): Served => ({
+  items: answer.items,
+  readOnly,
+});
 
 /**
  * What a prompt block served. A full-library block shows every lesson without choosing it for the
  * query, so only its cases count as used, as in the object's record of it (prompt.ts `citeOnly`).
  */
-export const servedByPrompt = (answer: { mode: "full-library" | "ranked"; experienceIds: readonly string[]; caseIds: readonly string[] }, readOnly: boolean): Served => ({
+export const servedByPrompt = (
+  answer: { mode: "full-library" | "ranked"; experienceIds: readonly string[]; caseIds: readonly string[] },
+  readOnly: boolean,
+): Served => ({
   items: [
     ...(answer.mode === "ranked" ? answer.experienceIds.map((id) => ({ id, kind: "experience" as const })) : []),
     ...answer.caseIds.map((id) => ({ id, kind: "case" as const })),
@@ -45,7 +48,14 @@ export const servedByPrompt = (answer: { mode: "full-library" | "ranked"; experi
  * Counts a read once it is answered. Only a token retrieval counts here: a `ret_…` id was recorded
  * by the object, which counted it then.
  */
-export function countRetrieval(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string, agentId: string, retrievalId: string, served: Served, now = Date.now()): void {
+export function countRetrieval(
+  deps: Pick<Deps, "env" | "waitUntil">,
+  tenantId: string,
+  agentId: string,
+  retrievalId: string,
+  served: Served,
+  now = Date.now(),
+): void {
   if (!isRetrievalToken(retrievalId)) return;
   const agent = memoryName(tenantId, agentId);
   const window = flushWindowMs(deps.env);
@@ -86,6 +96,3 @@ async function send(env: Env, agent: string): Promise<void> {
 export async function flushRetrievalCounts(env: Env): Promise<void> {
   await Promise.all(counts.held().map((agent) => send(env, agent)));
 }
-
-/** Counters this isolate holds, and how many it dropped for want of room. */
-export const retrievalCountsHeld = () => ({ pending: counts.pending, dropped: counts.dropped });

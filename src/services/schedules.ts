@@ -5,13 +5,15 @@ import { practiceSchedules } from "../db/schema";
 import { nextDue, parseEvery } from "../core/schedule";
 import { RunCreateSchema } from "../core/practice/run-types";
 import type { RunOptions, Schedule, ScheduleFire, SchedulePut } from "../core/practice/schedule-types";
-import { notFound, unprocessable } from "../core/problem";
+import { DomainError, notFound, outcome, unprocessable } from "../core/errors";
 import { createLogger } from "../core/logger";
-import { D1UsageLedger } from "../llm/ledger";
-import { toProblem } from "../llm";
+import { LlmLedger } from "../llm/ledger";
 import { createRun, prepare } from "./practice";
+import type { Caller, Deps } from "./deps";
+import { agentOwner } from "./agent-access";
+import { recordAudit } from "./audit";
 
-interface Caller {
+interface Owner {
   tenantId: string;
   agentId: string;
 }
@@ -39,7 +41,7 @@ const present = (r: Row): Schedule => ({
   updatedAt: r.updatedAt,
 });
 
-const own = (who: Caller, name: string) =>
+const own = (who: Owner, name: string) =>
   and(eq(practiceSchedules.tenantId, who.tenantId), eq(practiceSchedules.agentId, who.agentId), eq(practiceSchedules.name, name));
 
 /** The first due time after `after`; `every` was validated when the schedule was stored. */
@@ -50,56 +52,89 @@ function dueAfter(every: string, after: number): number {
   return next;
 }
 
+interface ScheduleAt {
+  agentId: string;
+  name: string;
+}
+
 /**
  * Creates or replaces a schedule. The run it would start is checked now as a run request would be,
  * so a schedule that could never start is refused instead of skipping at every fire. The next due
  * time stays when the timing is unchanged; otherwise it counts from now, so re-enabling a schedule
  * never fires for a slot that passed while it was off.
  */
-export async function putSchedule(env: Env, who: Caller, name: string, body: SchedulePut, now: number) {
-  await prepare(env, who, { ...body.run, datasetId: body.datasetId });
-  const d = db(env);
-  const existing = await d.select().from(practiceSchedules).where(own(who, name)).get();
-  if (!existing) {
-    const n = await d
-      .select({ n: count() })
+export const putPracticeSchedule = (
+  deps: Deps,
+  caller: Caller,
+  { agentId, name, schedule: body }: ScheduleAt & { schedule: SchedulePut },
+) =>
+  outcome(async () => {
+    const who = await agentOwner(deps, caller, agentId, "write");
+    const now = Date.now();
+    await prepare(deps.env, who, { ...body.run, datasetId: body.datasetId });
+    const d = db(deps.env);
+    const existing = await d.select().from(practiceSchedules).where(own(who, name)).get();
+    if (!existing) {
+      const n = await d
+        .select({ n: count() })
+        .from(practiceSchedules)
+        .where(and(eq(practiceSchedules.tenantId, who.tenantId), eq(practiceSchedules.agentId, who.agentId)))
+        .get();
+      if ((n?.n ?? 0) >= MAX_SCHEDULES_PER_AGENT)
+        throw unprocessable(`An agent has at most ${MAX_SCHEDULES_PER_AGENT} practice schedules.`);
+    }
+    const keepDue = existing && existing.enabled && body.enabled && existing.every === body.every;
+    const nextDueAt = keepDue ? existing.nextDue : dueAfter(body.every, now);
+    const fields = {
+      every: body.every,
+      datasetId: body.datasetId,
+      run: body.run,
+      enabled: body.enabled,
+      nextDue: nextDueAt,
+      updatedAt: now,
+    };
+    const row = await d
+      .insert(practiceSchedules)
+      .values({ tenantId: who.tenantId, agentId: who.agentId, name, ...fields, createdAt: now })
+      .onConflictDoUpdate({ target: [practiceSchedules.tenantId, practiceSchedules.agentId, practiceSchedules.name], set: fields })
+      .returning()
+      .get();
+    const action = existing ? "schedule.update" : "schedule.create";
+    await recordAudit(deps, caller, { tenantId: who.tenantId, action, target: `${agentId}/${name}`, detail: { every: body.every } });
+    return { schedule: present(row), created: !existing };
+  });
+
+export const getPracticeSchedule = (deps: Deps, caller: Caller, { agentId, name }: ScheduleAt) =>
+  outcome(async () => {
+    const row = await db(deps.env)
+      .select()
+      .from(practiceSchedules)
+      .where(own(await agentOwner(deps, caller, agentId, "read"), name))
+      .get();
+    if (!row) throw notFound(`Practice schedule '${name}' does not exist.`);
+    return present(row);
+  });
+
+export const listPracticeSchedules = (deps: Deps, caller: Caller, { agentId }: { agentId: string }) =>
+  outcome(async () => {
+    const who = await agentOwner(deps, caller, agentId, "read");
+    const rows = await db(deps.env)
+      .select()
       .from(practiceSchedules)
       .where(and(eq(practiceSchedules.tenantId, who.tenantId), eq(practiceSchedules.agentId, who.agentId)))
-      .get();
-    if ((n?.n ?? 0) >= MAX_SCHEDULES_PER_AGENT) throw unprocessable(`An agent has at most ${MAX_SCHEDULES_PER_AGENT} practice schedules.`);
-  }
-  const keepDue = existing && existing.enabled && body.enabled && existing.every === body.every;
-  const nextDueAt = keepDue ? existing.nextDue : dueAfter(body.every, now);
-  const fields = { every: body.every, datasetId: body.datasetId, run: body.run, enabled: body.enabled, nextDue: nextDueAt, updatedAt: now };
-  const row = await d
-    .insert(practiceSchedules)
-    .values({ tenantId: who.tenantId, agentId: who.agentId, name, ...fields, createdAt: now })
-    .onConflictDoUpdate({ target: [practiceSchedules.tenantId, practiceSchedules.agentId, practiceSchedules.name], set: fields })
-    .returning()
-    .get();
-  return { schedule: present(row), created: !existing };
-}
+      .orderBy(asc(practiceSchedules.name))
+      .all();
+    return { items: rows.map(present) };
+  });
 
-export async function getSchedule(env: Env, who: Caller, name: string): Promise<Schedule> {
-  const row = await db(env).select().from(practiceSchedules).where(own(who, name)).get();
-  if (!row) throw notFound(`Practice schedule '${name}' does not exist.`);
-  return present(row);
-}
-
-export async function listSchedules(env: Env, who: Caller): Promise<Schedule[]> {
-  const rows = await db(env)
-    .select()
-    .from(practiceSchedules)
-    .where(and(eq(practiceSchedules.tenantId, who.tenantId), eq(practiceSchedules.agentId, who.agentId)))
-    .orderBy(asc(practiceSchedules.name))
-    .all();
-  return rows.map(present);
-}
-
-export async function deleteSchedule(env: Env, who: Caller, name: string): Promise<void> {
-  const gone = await db(env).delete(practiceSchedules).where(own(who, name)).returning({ name: practiceSchedules.name }).get();
-  if (!gone) throw notFound(`Practice schedule '${name}' does not exist.`);
-}
+export const deletePracticeSchedule = (deps: Deps, caller: Caller, { agentId, name }: ScheduleAt) =>
+  outcome(async () => {
+    const who = await agentOwner(deps, caller, agentId, "write");
+    const gone = await db(deps.env).delete(practiceSchedules).where(own(who, name)).returning({ name: practiceSchedules.name }).get();
+    if (!gone) throw notFound(`Practice schedule '${name}' does not exist.`);
+    await recordAudit(deps, caller, { tenantId: who.tenantId, action: "schedule.delete", target: `${agentId}/${name}` });
+    return { name, deleted: true as const };
+  });
 
 const key = (r: Row) => [r.tenantId, r.agentId, r.name] as const;
 
@@ -141,16 +176,20 @@ async function fire(env: Env, r: Row, dueAt: number, at: number): Promise<Schedu
   let outcome: ScheduleFire;
   const body = RunCreateSchema.safeParse({ ...r.run, datasetId: r.datasetId });
   if (!body.success) {
-    outcome = { at, dueAt, outcome: "skipped", reason: `the stored run options are no longer valid: ${body.error.issues[0]?.message ?? "invalid"}` };
+    outcome = {
+      at,
+      dueAt,
+      outcome: "skipped",
+      reason: `the stored run options are no longer valid: ${body.error.issues[0]?.message ?? "invalid"}`,
+    };
   } else {
     try {
-      await new D1UsageLedger(env).assertWithinBudget(r.tenantId);
+      await new LlmLedger(env).assertWithinBudget(r.tenantId);
       const run = await createRun(env, who, body.data, `schedule:${r.name}:${dueAt}`, { exclusive: true });
       outcome = { at, dueAt, outcome: "started", runId: run.runId };
     } catch (err) {
-      const problem = toProblem(err);
-      if (!problem) throw err;
-      outcome = { at, dueAt, outcome: "skipped", reason: problem.message };
+      if (!(err instanceof DomainError)) throw err;
+      outcome = { at, dueAt, outcome: "skipped", reason: err.message };
     }
   }
   await db(env)
@@ -189,7 +228,13 @@ export async function runDueSchedules(env: Env, at: number): Promise<number> {
       if (outcome.outcome === "started") started++;
       log.info("practice schedule fired", { tenantId: r.tenantId, agentId: r.agentId, name: r.name, ...outcome });
     } catch (err) {
-      log.error("practice schedule fire failed; the next cron retries it", { tenantId: r.tenantId, agentId: r.agentId, name: r.name, dueAt, err: String(err) });
+      log.error("practice schedule fire failed; the next cron retries it", {
+        tenantId: r.tenantId,
+        agentId: r.agentId,
+        name: r.name,
+        dueAt,
+        err: String(err),
+      });
     }
   }
   return started;

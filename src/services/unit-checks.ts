@@ -2,8 +2,8 @@ import type { Env } from "../env";
 import type { Policy } from "../core/practice/run-types";
 import { defaultVerifier, needsGroundTruth, type VerifierConfig } from "../core/verifiers";
 import { checkWebhookUrl } from "../core/webhook-url";
-import { unprocessable } from "../core/problem";
-import { llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
+import { unprocessable } from "../core/errors";
+import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import { tenantWebhookSecret, webhookUrlMode } from "./practice";
 
 /**
@@ -41,14 +41,15 @@ export async function checkWebhookTargets(env: Env, tenantId: string, policy: Po
   }
   if (policy.kind === "webhook" || verifier.kind === "webhook") {
     if (!(await tenantWebhookSecret(env, tenantId))) {
-      throw unprocessable("Webhook policies and verifiers are signed with the tenant's webhook secret; create one first (POST /v1/webhook-secret).", [
-        { path: policy.kind === "webhook" ? "policy.url" : "verifier.url", message: "No webhook secret" },
-      ]);
+      throw unprocessable(
+        "Webhook policies and verifiers are signed with the tenant's webhook secret; create one first (POST /v1/webhook-secret).",
+        [{ path: policy.kind === "webhook" ? "policy.url" : "verifier.url", message: "No webhook secret" }],
+      );
     }
   }
 }
 
 /** A 503 that says how to configure an LLM, when the work needs one and none is configured. */
 export function requireLlm(env: Env): void {
-  if (!llmConfigured(env)) throw toProblem(new LlmNotConfiguredError())!;
+  if (!llmConfigured(env)) throw new LlmNotConfiguredError();
 }

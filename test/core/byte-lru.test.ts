@@ -7,11 +7,14 @@ describe("ByteLru", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 10_000 }),
-        fc.array(fc.oneof(
-          fc.record({ op: fc.constant("set" as const), key: fc.integer({ min: 0, max: 20 }), bytes: fc.integer({ min: 0, max: 4_000 }) }),
-          fc.record({ op: fc.constant("get" as const), key: fc.integer({ min: 0, max: 20 }) }),
-          fc.record({ op: fc.constant("delete" as const), key: fc.integer({ min: 0, max: 20 }) }),
-        ), { maxLength: 200 }),
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant("set" as const), key: fc.integer({ min: 0, max: 20 }), bytes: fc.integer({ min: 0, max: 4_000 }) }),
+            fc.record({ op: fc.constant("get" as const), key: fc.integer({ min: 0, max: 20 }) }),
+            fc.record({ op: fc.constant("delete" as const), key: fc.integer({ min: 0, max: 20 }) }),
+          ),
+          { maxLength: 200 },
+        ),
         (budget, ops) => {
           const lru = new ByteLru<number, string>(budget);
           const declared = new Map<number, number>();

@@ -56,7 +56,14 @@ describe("retrieval tokens", () => {
 
   it("round-trip a retrieval without phase, key, phrase or query code", async () => {
     const secret = newRetrievalSecret();
-    const c = claims({ phase: null, keyId: null, readOnly: true, phrase: null, queryCode: null, items: [{ id: "case_1", kind: "case", score: null, label: null }] });
+    const c = claims({
+      phase: null,
+      keyId: null,
+      readOnly: true,
+      phrase: null,
+      queryCode: null,
+      items: [{ id: "case_1", kind: "case", score: null, label: null }],
+    });
     const v = await verifyRetrieval([secret], (await signRetrieval(secret, c))!, NOW);
     expect(v).toEqual({ ok: true, claims: c });
   });
@@ -68,7 +75,11 @@ describe("retrieval tokens", () => {
     const refusals = new Set<string>();
     for (let i = 0; i < token.length; i++) {
       const other = alphabet[(alphabet.indexOf(token[i]!) + 1 + (i % 7)) % alphabet.length]!;
-      for (const forged of [token.slice(0, i) + other + token.slice(i + 1), token.slice(0, i) + token.slice(i + 1), token.slice(0, i) + " " + token.slice(i)]) {
+      for (const forged of [
+        token.slice(0, i) + other + token.slice(i + 1),
+        token.slice(0, i) + token.slice(i + 1),
+        token.slice(0, i) + " " + token.slice(i),
+      ]) {
         const v = await verifyRetrieval([secret], forged, NOW);
         expect(v.ok, `changed at ${i}`).toBe(false);
         if (!v.ok) refusals.add(v.reason);
@@ -109,7 +120,14 @@ describe("retrieval tokens", () => {
 
   it("issue nothing longer than the bound, and refuse anything longer unread", async () => {
     const secret = newRetrievalSecret();
-    const many = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `exp_${i.toString(16).padStart(20, "0")}`, kind: "experience" as const, score: 0.5, label: `G${i}`, f: Array<number>(9).fill(0.1234) }));
+    const many = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: `exp_${i.toString(16).padStart(20, "0")}`,
+        kind: "experience" as const,
+        score: 0.5,
+        label: `G${i}`,
+        f: Array<number>(9).fill(0.1234),
+      }));
     let fits = 0;
     for (let n = 1; n <= 200; n++) {
       const token = await signRetrieval(secret, claims({ items: many(n) }));
@@ -120,7 +138,10 @@ describe("retrieval tokens", () => {
     expect(fits).toBeGreaterThanOrEqual(40);
     expect(fits).toBeLessThan(200);
     expect(await signRetrieval(secret, claims({ items: many(fits + 1) }))).toBeNull();
-    expect(await verifyRetrieval([secret], `rt1.${secret.id}.${"A".repeat(MAX_TOKEN_CHARS)}..x`, NOW)).toEqual({ ok: false, reason: "malformed" });
+    expect(await verifyRetrieval([secret], `rt1.${secret.id}.${"A".repeat(MAX_TOKEN_CHARS)}..x`, NOW)).toEqual({
+      ok: false,
+      reason: "malformed",
+    });
   });
 
   it("tell tokens from recorded retrieval ids", () => {

@@ -9,9 +9,16 @@ describe("D1 read replication (Sessions API)", () => {
     expect(put.status).toBe(201);
     const bookmark = put.headers.get("x-d1-bookmark");
     expect(bookmark).toBeTruthy();
-    const renamed = await call("PUT", "/v1/agents/bookmarked", { key: t.apiKey, body: { displayName: "second" }, headers: { "x-d1-bookmark": bookmark! } });
+    const renamed = await call("PUT", "/v1/agents/bookmarked", {
+      key: t.apiKey,
+      body: { displayName: "second" },
+      headers: { "x-d1-bookmark": bookmark! },
+    });
     expect(renamed.status).toBe(200);
-    const read = await call("GET", "/v1/agents/bookmarked", { key: t.apiKey, headers: { "x-d1-bookmark": renamed.headers.get("x-d1-bookmark")! } });
+    const read = await call("GET", "/v1/agents/bookmarked", {
+      key: t.apiKey,
+      headers: { "x-d1-bookmark": renamed.headers.get("x-d1-bookmark")! },
+    });
     expect(read.status).toBe(200);
     expect(read.body.displayName).toBe("second");
     expect(read.headers.get("x-d1-bookmark")).toBeTruthy();

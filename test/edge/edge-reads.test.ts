@@ -11,13 +11,25 @@ import { agentFixture } from "../memory/setup";
 import { call, expectProblem, newKey } from "../helpers";
 import { probedWorker } from "./probe";
 import { forgetReadModels, readModelsHeld } from "../../src/services/edge-reads";
-import { ReadModel } from "../../durable-objects/agent-memory/read-model";
+import { ReadModel } from "../../durable-objects/agent-memory/retrieval/read-model";
 
 const TOPICS: Record<string, { nouns: string[]; verbs: string[] }> = {
-  deploy: { nouns: ["canary", "rollout", "release branch", "health check", "feature flag", "container image"], verbs: ["roll back", "pin", "promote", "verify", "drain"] },
-  db: { nouns: ["query plan", "index", "connection pool", "replica lag", "schema migration", "lock timeout"], verbs: ["analyze", "batch", "retry", "partition", "throttle"] },
-  api: { nouns: ["rate limit", "pagination cursor", "webhook", "idempotency key", "retry header", "status code 429"], verbs: ["validate", "paginate", "backoff", "sign", "deduplicate"] },
-  testing: { nouns: ["flaky test", "fixture", "mock server", "seed data", "race condition", "integration suite"], verbs: ["isolate", "seed", "stub", "reproduce", "bisect"] },
+  deploy: {
+    nouns: ["canary", "rollout", "release branch", "health check", "feature flag", "container image"],
+    verbs: ["roll back", "pin", "promote", "verify", "drain"],
+  },
+  db: {
+    nouns: ["query plan", "index", "connection pool", "replica lag", "schema migration", "lock timeout"],
+    verbs: ["analyze", "batch", "retry", "partition", "throttle"],
+  },
+  api: {
+    nouns: ["rate limit", "pagination cursor", "webhook", "idempotency key", "retry header", "status code 429"],
+    verbs: ["validate", "paginate", "backoff", "sign", "deduplicate"],
+  },
+  testing: {
+    nouns: ["flaky test", "fixture", "mock server", "seed data", "race condition", "integration suite"],
+    verbs: ["isolate", "seed", "stub", "reproduce", "bisect"],
+  },
 };
 const TAGS = Object.keys(TOPICS);
 /** A seeded pick of words: the same lessons and queries on every run. */
@@ -33,7 +45,10 @@ function corpus(n: number, seed: number) {
   return Array.from({ length: n }, (_, i) => {
     const tag = TAGS[i % TAGS.length]!;
     const t = TOPICS[tag]!;
-    return { text: `When the ${pick(t.nouns)} misbehaves, ${pick(t.verbs)} the ${pick(t.nouns)} before you ${pick(t.verbs)} again (${i})`, tags: [tag] };
+    return {
+      text: `When the ${pick(t.nouns)} misbehaves, ${pick(t.verbs)} the ${pick(t.nouns)} before you ${pick(t.verbs)} again (${i})`,
+      tags: [tag],
+    };
   });
 }
 function queries(n: number, seed: number) {
@@ -44,7 +59,8 @@ function queries(n: number, seed: number) {
   });
 }
 
-const stubOf = (tenantId: string, agentId: string) => env.AGENT_MEMORY.getByName(memoryName(tenantId, agentId)) as DurableObjectStub<AgentMemory>;
+const stubOf = (tenantId: string, agentId: string) =>
+  env.AGENT_MEMORY.getByName(memoryName(tenantId, agentId)) as DurableObjectStub<AgentMemory>;
 
 /** An agent with lessons (some with a `when`, tags, metadata, a domain), cases, and what rewards taught. */
 async function seasoned() {
@@ -65,7 +81,11 @@ async function seasoned() {
     const r = await f.api("POST", "/library/batch", { reason: "seed", operations });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   }
-  for (const task of ["Roll back the canary after the health check failed", "Paginate the webhook backlog with a cursor", "Seed the test database before the integration suite"]) {
+  for (const task of [
+    "Roll back the canary after the health check failed",
+    "Paginate the webhook backlog with a cursor",
+    "Seed the test database before the integration suite",
+  ]) {
     expect((await f.api("POST", "/cases", { task, reward: 1, answer: `Did it: ${task.toLowerCase()}` })).status).toBe(201);
   }
   // Enough rewards, good and bad, for usage memory and the learned re-ranker to take part.
@@ -73,7 +93,10 @@ async function seasoned() {
     const r = await f.api("POST", "/retrieve", { query: q, consistency: "strong" });
     expect(r.status).toBe(200);
     const cited = r.body.items.slice(0, 1).map((i: { id: string }) => i.id);
-    expect((await f.api("POST", "/rewards", { retrievalId: r.body.retrievalId, outcome: n % 3 ? "success" : "failure", citedIds: cited })).status).toBe(200);
+    expect(
+      (await f.api("POST", "/rewards", { retrievalId: r.body.retrievalId, outcome: n % 3 ? "success" : "failure", citedIds: cited }))
+        .status,
+    ).toBe(200);
   }
   expect((await f.api("GET", "/retriever")).body.reranker.active).toBe(true);
   return f;
@@ -97,7 +120,13 @@ describe("edge and object rank alike", () => {
         const vec = (await rooms.retrieval.embedQuery(text)).vec as Float32Array;
         for (const v of variants) {
           const now = Date.now();
-          const req: RankingRequest = { query: { text, vec }, ...v, threshold: v.threshold ?? rooms.retrieval.threshold(), reranker: rooms.retrieval.reranker.current().state, now };
+          const req: RankingRequest = {
+            query: { text, vec },
+            ...v,
+            threshold: v.threshold ?? rooms.retrieval.threshold(),
+            reranker: rooms.retrieval.reranker.current().state,
+            now,
+          };
           const fromStorage = await rankFrom(rooms.retrieval, req);
           const fromSnapshot = await rankFrom(reader.at(now, { text, vec }), req);
           expect(fromSnapshot).toEqual(fromStorage);
@@ -149,7 +178,8 @@ describe("freshness of reads at the edge", () => {
   it("a new lesson: an answer without it is never older than the bound; past the bound, or with minVersion, it is there", async () => {
     const f = await oneLesson();
     const w = boundedWorker(BOUND);
-    const read = (extra: Record<string, unknown> = {}) => w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "rollout image digest canary", ...extra });
+    const read = (extra: Record<string, unknown> = {}) =>
+      w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "rollout image digest canary", ...extra });
     expect((await read()).body).toMatchObject({ servedFrom: "edge", libraryVersion: f.first.libraryVersion });
 
     const added = await f.api("POST", "/experiences", { text: "Bake the canary rollout for ten minutes before promoting it" });
@@ -227,7 +257,9 @@ describe("freshness of reads at the edge", () => {
     expect(answer.kind).toBe("delta");
     expect(answer.delta.items).toEqual([expect.objectContaining({ id: f.first.id, q })]);
     expect(answer.delta.usage.map((u: { id: string }) => u.id)).toEqual([f.first.id]);
-    const current = await runInDurableObject(stub, (obj) => (obj as any).rooms.readModel.answer({ ...have, learnSeq: answer.delta.learnSeq }, 1 << 24));
+    const current = await runInDurableObject(stub, (obj) =>
+      (obj as any).rooms.readModel.answer({ ...have, learnSeq: answer.delta.learnSeq }, 1 << 24),
+    );
     expect(current.kind).toBe("current");
     // The edge applies it: its read shows the reward's Q.
     const edge = await f.api("POST", "/retrieve", { query: "container image digest" });
@@ -311,7 +343,9 @@ describe("what reads at the edge leave to the object", () => {
     // The agent's retriever state says how large its snapshot is.
     expect((await f.api("GET", "/retriever")).body.snapshot.bytes).toBeGreaterThan(200);
     // Use counters travel in their own batches (listed, not the read's own call).
-    expect(second.trips.ops.filter((op) => op.startsWith("AGENT_MEMORY") && op !== "AGENT_MEMORY.applyRetrievalCounts")).toEqual(["AGENT_MEMORY.retrieve"]);
+    expect(second.trips.ops.filter((op) => op.startsWith("AGENT_MEMORY") && op !== "AGENT_MEMORY.applyRetrievalCounts")).toEqual([
+      "AGENT_MEMORY.retrieve",
+    ]);
   });
 
   it("a library whose texts and vectors alone are over the limit is refused without building a snapshot", async () => {

@@ -7,7 +7,9 @@ async function fixture() {
   const t = await newTenant();
   const agentId = await newAgent(t.apiKey);
   const healthy = probedWorker();
-  const added = await healthy.call("POST", `/v1/agents/${agentId}/experiences`, t.apiKey, { text: "Retry flaky npm installs with a clean cache" });
+  const added = await healthy.call("POST", `/v1/agents/${agentId}/experiences`, t.apiKey, {
+    text: "Retry flaky npm installs with a clean cache",
+  });
   expect(added.status).toBe(201);
   return { t, agentId, experienceId: added.body.id as string, healthy };
 }
@@ -41,7 +43,13 @@ describe("Durable Object faults", () => {
     const { t, agentId, experienceId, healthy } = await fixture();
     const retrieved = await healthy.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm install fails" });
     const w = faulty("AGENT_MEMORY", "reward", () => doError({ retryable: true }), { when: "after" });
-    const r = await w.call("POST", `/v1/agents/${agentId}/rewards`, t.apiKey, { retrievalId: retrieved.body.retrievalId, outcome: "success" }, { "idempotency-key": "reward-once-1" });
+    const r = await w.call(
+      "POST",
+      `/v1/agents/${agentId}/rewards`,
+      t.apiKey,
+      { retrievalId: retrieved.body.retrievalId, outcome: "success" },
+      { "idempotency-key": "reward-once-1" },
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.trips.AGENT_MEMORY).toBe(2);
     const q = await healthy.call("GET", `/v1/agents/${agentId}/experiences/${experienceId}`, t.apiKey);
@@ -52,12 +60,18 @@ describe("Durable Object faults", () => {
     const { t, agentId, experienceId, healthy } = await fixture();
     const retrieved = await healthy.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm install fails" });
     const w = faulty("AGENT_MEMORY", "reward", () => doError({ retryable: true }));
-    const r = await w.call("POST", `/v1/agents/${agentId}/rewards`, t.apiKey, { retrievalId: retrieved.body.retrievalId, outcome: "success" });
+    const r = await w.call("POST", `/v1/agents/${agentId}/rewards`, t.apiKey, {
+      retrievalId: retrieved.body.retrievalId,
+      outcome: "success",
+    });
     expectProblem(r, 503, "service-unavailable");
     expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(r.trips.AGENT_MEMORY).toBe(1);
     expect((await healthy.call("GET", `/v1/agents/${agentId}/experiences/${experienceId}`, t.apiKey)).body.q).toBe(0.5);
-    const again = await w.call("POST", `/v1/agents/${agentId}/rewards`, t.apiKey, { retrievalId: retrieved.body.retrievalId, outcome: "success" });
+    const again = await w.call("POST", `/v1/agents/${agentId}/rewards`, t.apiKey, {
+      retrievalId: retrieved.body.retrievalId,
+      outcome: "success",
+    });
     expect(again.status).toBe(200);
     expect((await healthy.call("GET", `/v1/agents/${agentId}/experiences/${experienceId}`, t.apiKey)).body.q).toBeCloseTo(0.55, 10);
   });

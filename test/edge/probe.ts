@@ -17,16 +17,19 @@ const zero = (): Trips => ({ DB: 0, AGENT_MEMORY: 0, PRAXIS_KEYS: 0, ops: [] });
  */
 export function probedWorker(faults: ProbeHooks = {}, vars: Partial<typeof env> = {}) {
   let trips = zero();
-  const penv = probeEnv({ ...env, ...vars }, {
-    before: async (binding, op) => {
-      // Use counters reach an agent in one batch per window and isolate (src/services/retrieval-counters.ts),
-      // not one call per request: listed, not counted.
-      if (op !== "applyRetrievalCounts") trips[binding]++;
-      trips.ops.push(`${binding}.${op}`);
-      await faults.before?.(binding, op);
+  const penv = probeEnv(
+    { ...env, ...vars },
+    {
+      before: async (binding, op) => {
+        // Use counters reach an agent in one batch per window and isolate (src/services/retrieval-counters.ts),
+        // not one call per request: listed, not counted.
+        if (op !== "applyRetrievalCounts") trips[binding]++;
+        trips.ops.push(`${binding}.${op}`);
+        await faults.before?.(binding, op);
+      },
+      after: (binding, op) => faults.after?.(binding, op),
     },
-    after: (binding, op) => faults.after?.(binding, op),
-  });
+  );
 
   async function fetch(request: Request): Promise<{ res: Response; trips: Trips }> {
     trips = zero();
@@ -39,7 +42,13 @@ export function probedWorker(faults: ProbeHooks = {}, vars: Partial<typeof env> 
     return { res: new Response(body, res), trips: seen };
   }
 
-  async function call<T = any>(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T> & { trips: Trips }> {
+  async function call<T = any>(
+    method: string,
+    path: string,
+    key: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Res<T> & { trips: Trips }> {
     const init: RequestInit = { method, headers: { authorization: `Bearer ${key}`, ...headers } };
     if (body !== undefined) {
       init.body = JSON.stringify(body);

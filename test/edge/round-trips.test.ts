@@ -13,7 +13,9 @@ async function fixture() {
   const t = await newTenant();
   const agentId = await newAgent(t.apiKey);
   const w = probedWorker({}, WARM_READS);
-  const added = await w.call("POST", `/v1/agents/${agentId}/experiences`, t.apiKey, { text: "Retry flaky npm installs with a clean cache" });
+  const added = await w.call("POST", `/v1/agents/${agentId}/experiences`, t.apiKey, {
+    text: "Retry flaky npm installs with a clean cache",
+  });
   expect(added.status, JSON.stringify(added.body)).toBe(201);
   return { t, agentId, w, experienceId: added.body.id as string };
 }
@@ -63,7 +65,10 @@ describe("round trips on the hot paths", () => {
     expect(warm(start.trips)).toEqual({ DB: 0, AGENT_MEMORY: 1 });
     const ep = start.body.id as string;
 
-    const attempt = await w.call("POST", `/v1/agents/${agentId}/episodes/${ep}/attempts`, t.apiKey, { description: "ran npm ci", ok: true });
+    const attempt = await w.call("POST", `/v1/agents/${agentId}/episodes/${ep}/attempts`, t.apiKey, {
+      description: "ran npm ci",
+      ok: true,
+    });
     expect(attempt.status, JSON.stringify(attempt.body)).toBe(201);
     expect(warm(attempt.trips)).toEqual({ DB: 0, AGENT_MEMORY: 1 });
 
@@ -78,7 +83,7 @@ describe("round trips on the hot paths", () => {
     const transport = new StreamableHTTPClientTransport(new URL("http://praxis.test/mcp"), {
       fetch: async (url, init) => {
         const req = new Request(url, init);
-        const method = req.method === "POST" ? String((await req.clone().json() as { method?: string }).method) : req.method;
+        const method = req.method === "POST" ? String(((await req.clone().json()) as { method?: string }).method) : req.method;
         const { res, trips } = await w.fetch(req);
         calls.push({ method, trips });
         return res;

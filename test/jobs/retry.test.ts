@@ -1,12 +1,22 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { conflict, notFound, ProblemError } from "../../src/core/problem";
-import { BudgetExceededError, isRetryable, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, LlmUnavailableError, toProblem } from "../../src/llm";
+import {
+  conflict,
+  DomainError,
+  invalid,
+  isRetryable,
+  notFound,
+  outcome,
+  rateLimited,
+  unavailable as briefly,
+  unprocessable,
+} from "../../src/core/errors";
+import { BudgetExceededError, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, LlmUnavailableError } from "../../src/llm";
+import { toProblem } from "../../src/http/problem";
 import { fakeLlm, httpError } from "../fake-llm";
 import { call } from "../helpers";
 import { callMemory } from "../../src/services/agent-memory";
-import { MemoryError, outcome } from "../../durable-objects/memory-error";
 import { deliver, mixedEpisode } from "../live/fixture";
 import { ARITHMETIC, captureQueues, practiceFixture } from "../practice/harness";
 
@@ -26,29 +36,24 @@ describe("failure classification", () => {
     const budget = new BudgetExceededError("t", 100, 120, Date.now() + 1000);
     const retryable = [
       unavailable(true),
-      toProblem(unavailable(true)),
-      new ProblemError(503, "service-unavailable", "briefly down"),
-      new ProblemError(500, "internal", "boom"),
-      new ProblemError(408, "validation-failed", "timed out"),
-      new ProblemError(429, "rate-limited", "slow down"),
+      briefly("briefly down"),
+      new Error("boom"),
+      rateLimited("slow down", 60),
       new TypeError("fetch failed"),
       Object.assign(new Error("Durable Object reset because its code was updated."), { retryable: true }),
       Object.assign(new Error("Durable Object is overloaded."), { retryable: false, overloaded: true }),
     ];
     const settled = [
       unavailable(false),
-      toProblem(unavailable(false)),
       new LlmNotConfiguredError(),
-      toProblem(new LlmNotConfiguredError()),
       new LlmSettingsError(["LLM_MAX_RETRIES must be a number"]),
       budget,
-      toProblem(budget),
       new LlmOutputError("not JSON", { schemaName: "s", issues: [], answer: "?", calls: 2 }),
-      new ProblemError(503, "embedder-not-configured", "no embedder"),
-      new ProblemError(400, "validation-failed", "bad"),
+      DomainError.embedderNotConfigured("no embedder", ["EMBEDDER"]),
+      invalid("bad"),
       notFound("gone"),
       conflict("taken"),
-      new ProblemError(422, "unprocessable", "no tasks"),
+      unprocessable("no tasks"),
       Object.assign(new Error("webhook answered 400"), { retryable: false }),
     ];
     expect(retryable.map(isRetryable)).toEqual(retryable.map(() => true));
@@ -60,11 +65,15 @@ describe("an agent's write that lost a race", () => {
   it("is retried: a 409 whose detail says 'retry it' is transient, unlike a conflict of the request itself", async () => {
     // What the agent's object answers when its library kept changing while a write was embedded
     // (or the embedder changed meanwhile), as the jobs see it through callMemory.
-    const raced = await callMemory(() => outcome(() => Promise.reject(MemoryError.retryLater("The library kept changing while this write was being embedded; retry it.")))).catch((e: unknown) => e);
-    expect(raced).toBeInstanceOf(ProblemError);
-    expect((raced as ProblemError).status).toBe(409);
+    const raced = await callMemory(() =>
+      outcome(() => Promise.reject(DomainError.retryLater("The library kept changing while this write was being embedded; retry it."))),
+    ).catch((e: unknown) => e);
+    expect(raced).toBeInstanceOf(DomainError);
+    expect(toProblem(raced)!.status).toBe(409);
     expect(isRetryable(raced)).toBe(true);
-    const taken = await callMemory(() => outcome(() => Promise.reject(MemoryError.conflict("This Idempotency-Key was already used with a different request body.")))).catch((e: unknown) => e);
+    const taken = await callMemory(() =>
+      outcome(() => Promise.reject(DomainError.conflict("This Idempotency-Key was already used with a different request body."))),
+    ).catch((e: unknown) => e);
     expect(isRetryable(taken)).toBe(false);
   });
 });
@@ -117,7 +126,12 @@ describe("queue consumer retries only retryable failures", () => {
     const del = await call("DELETE", `/v1/agents/${f.agentId}`, { key: f.t.apiKey });
     expect(del.status).toBe(200);
     const batch = createMessageBatch("praxis-jobs", [
-      { id: "gone", timestamp: new Date(), attempts: 1, body: { type: "agent.sweep", tenantId: f.t.tenantId, agentId: f.agentId, at: Date.now() } },
+      {
+        id: "gone",
+        timestamp: new Date(),
+        attempts: 1,
+        body: { type: "agent.sweep", tenantId: f.t.tenantId, agentId: f.agentId, at: Date.now() },
+      },
     ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env);
@@ -132,7 +146,15 @@ describe("practice units fail once on a failure no retry can mend", () => {
     const f = await practiceFixture(ARITHMETIC.slice(0, 2));
     const q = captureQueues();
     const llm = fakeLlm(httpError(401));
-    const started = await f.agent("POST", "/practice-runs", { datasetId: f.datasetId, policy: { kind: "llm" }, epochs: 1, batchSize: 2, groupSize: 2, seed: 3, promote: "never" });
+    const started = await f.agent("POST", "/practice-runs", {
+      datasetId: f.datasetId,
+      policy: { kind: "llm" },
+      epochs: 1,
+      batchSize: 2,
+      groupSize: 2,
+      seed: 3,
+      promote: "never",
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     const runId = started.body.runId as string;
     const units = q.queued.length;

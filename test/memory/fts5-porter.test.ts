@@ -16,7 +16,20 @@ function vocabulary(): string[] {
 it("stems every ASCII word of the vocabulary, and words of digits, as SQLite FTS5's porter tokenizer does", async () => {
   const words = [
     ...vocabulary().filter((w) => /^[a-z0-9]+$/.test(w)),
-    "e2e", "1990s", "ies", "sses", "eed", "agreed", "feed", "hopping", "filing", "happy", "sky", "generalizations", "oscillators", "a1b2c3ing",
+    "e2e",
+    "1990s",
+    "ies",
+    "sses",
+    "eed",
+    "agreed",
+    "feed",
+    "hopping",
+    "filing",
+    "happy",
+    "sky",
+    "generalizations",
+    "oscillators",
+    "a1b2c3ing",
   ];
   expect(words.length).toBeGreaterThan(10_000);
   const f = await agentFixture();
@@ -26,7 +39,8 @@ it("stems every ASCII word of the vocabulary, and words of digits, as SQLite FTS
     sql.exec("CREATE VIRTUAL TABLE porter_words USING fts5(w, tokenize='porter unicode61')");
     sql.exec("CREATE VIRTUAL TABLE porter_terms USING fts5vocab(porter_words, 'instance')");
     const perRow = 500;
-    for (let i = 0; i < words.length; i += perRow) sql.exec("INSERT INTO porter_words (rowid, w) VALUES (?, ?)", i / perRow + 1, words.slice(i, i + perRow).join(" "));
+    for (let i = 0; i < words.length; i += perRow)
+      sql.exec("INSERT INTO porter_words (rowid, w) VALUES (?, ?)", i / perRow + 1, words.slice(i, i + perRow).join(" "));
     const out: string[] = [];
     for (const r of sql.exec<{ term: string; doc: number; offset: number }>("SELECT term, doc, offset FROM porter_terms")) {
       const word = words[(r.doc - 1) * perRow + r.offset]!;

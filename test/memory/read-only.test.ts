@@ -8,9 +8,11 @@ describe("a read-scoped key changes nothing later retrievals depend on", () => {
   it("retrieve and /prompt with a read key move no counter, lastUsedAt or Q; a write key's do", async () => {
     const f = await agentFixture();
     const read = await newKey(f.t.apiKey, "read");
-    const asRead = (method: string, path: string, body?: unknown) => call(method, `/v1/agents/${f.agentId}${path}`, { key: read.apiKey, body });
+    const asRead = (method: string, path: string, body?: unknown) =>
+      call(method, `/v1/agents/${f.agentId}${path}`, { key: read.apiKey, body });
     const lesson = (await f.api("POST", "/experiences", { text: "Retry HTTP 429 responses with exponential backoff" })).body.id;
-    const caseId = (await f.api("POST", "/cases", { task: "Retry the rates API after a 429", reward: 1, answer: "backoff worked" })).body.id;
+    const caseId = (await f.api("POST", "/cases", { task: "Retry the rates API after a 429", reward: 1, answer: "backoff worked" })).body
+      .id;
     const snapshot = async () => {
       const e = (await f.api("GET", `/experiences/${lesson}`)).body;
       const c = (await f.api("GET", `/cases/${caseId}`)).body;

@@ -16,21 +16,30 @@ async function fixture() {
   const sql = <T extends Record<string, SqlStorageValue>>(query: string, ...args: SqlStorageValue[]) =>
     runInDurableObject(stub, (_i, state) => state.storage.sql.exec<T>(query, ...args).toArray());
   const lessons: string[] = [];
-  for (const text of ["When the API returns HTTP 429, retry with exponential backoff and jitter", "Retry HTTP 429 after the Retry-After header delay"]) {
+  for (const text of [
+    "When the API returns HTTP 429, retry with exponential backoff and jitter",
+    "Retry HTTP 429 after the Retry-After header delay",
+  ]) {
     lessons.push((await f.api("POST", "/experiences", { text })).body.id);
   }
   /** What reward could move: Q and history of every lesson, the outcomes kept, the usage memory learned. */
   const learned = async () => ({
-    lessons: await Promise.all(lessons.map(async (id) => ((b) => [b.q, b.counts, b.qHistory.length])((await f.api("GET", `/experiences/${id}`)).body))),
+    lessons: await Promise.all(
+      lessons.map(async (id) => ((b) => [b.q, b.counts, b.qHistory.length])((await f.api("GET", `/experiences/${id}`)).body)),
+    ),
     rewarded: await sql("SELECT id FROM rewarded_tokens"),
     usage: await sql("SELECT item_id, phrases FROM usage_memory"),
   });
   const secrets = async () =>
-    (await sql<{ id: string; key: ArrayBuffer }>("SELECT id, key FROM retrieval_secrets")).map((r) => ({ id: r.id, key: new Uint8Array(r.key) }));
+    (await sql<{ id: string; key: ArrayBuffer }>("SELECT id, key FROM retrieval_secrets")).map((r) => ({
+      id: r.id,
+      key: new Uint8Array(r.key),
+    }));
   return { ...f, stub, sql, lessons, learned, secrets };
 }
 
-const claimsOf = (token: string) => JSON.parse(new TextDecoder().decode(fromBase64url(token.split(".")[2]!))) as { j: string; x: number; i: unknown[][] };
+const claimsOf = (token: string) =>
+  JSON.parse(new TextDecoder().decode(fromBase64url(token.split(".")[2]!))) as { j: string; x: number; i: unknown[][] };
 
 describe("retrieval tokens", () => {
   it("a retrieval outside an episode writes nothing; its token is rewarded once, then replays, and another outcome is a 409", async () => {
@@ -105,7 +114,9 @@ describe("retrieval tokens", () => {
     const ep = (await api("POST", "/episodes", { task: "Call the rates API" })).body.episodeId;
     const recorded = (await api("POST", "/retrieve", { query: QUERY, episodeId: ep })).body.retrievalId as string;
     expect(recorded).toMatch(/^ret_/);
-    expect((await api("GET", `/episodes/${ep}/retrievals`)).body.items.map((r: { retrievalId: string }) => r.retrievalId)).toEqual([recorded]);
+    expect((await api("GET", `/episodes/${ep}/retrievals`)).body.items.map((r: { retrievalId: string }) => r.retrievalId)).toEqual([
+      recorded,
+    ]);
     const end = await api("POST", `/episodes/${ep}/end`, { outcome: "success" });
     expect(end.body.result.rewarded).toHaveLength(2);
     expect((await sql<{ n: number }>("SELECT count(*) AS n FROM retrievals"))[0]!.n).toBe(1);
@@ -114,7 +125,7 @@ describe("retrieval tokens", () => {
   it("use counters wait for the window, then arrive in one batch; a batch whose sender died goes with the next read; a batch sent twice applies once", async () => {
     const { api, t, agentId, sql, lessons } = await fixture();
     const token = (await api("POST", "/retrieve", { query: QUERY })).body.retrievalId as string;
-    const counted = async (id: string) => ((await api("GET", `/experiences/${id}`)).body.counts.retrieved as number);
+    const counted = async (id: string) => (await api("GET", `/experiences/${id}`)).body.counts.retrieved as number;
     const base = await counted(lessons[0]!);
     const served = { items: [{ id: lessons[0]!, kind: "experience" as const }], readOnly: false };
 

@@ -19,7 +19,10 @@ describe("retrieval", () => {
     const ids: string[] = [];
     for (const text of LESSONS) ids.push((await api("POST", "/experiences", { text })).body.id);
     await api("PATCH", `/experiences/${ids[1]}`, { status: "archived" });
-    const r = await api("POST", "/retrieve", { query: "the API answered 429 too many requests, should I retry with backoff?", kinds: ["experience"] });
+    const r = await api("POST", "/retrieve", {
+      query: "the API answered 429 too many requests, should I retry with backoff?",
+      kinds: ["experience"],
+    });
     expect(r.status).toBe(200);
     expect(r.body.retrievalId).toMatch(/^rt1\./);
     expect(r.body.lambda).toBe(0.5);
@@ -65,7 +68,12 @@ describe("retrieval", () => {
   it("retrieves cases alongside experiences, with kind and tag filters", async () => {
     const { api } = await agentFixture();
     await api("POST", "/experiences", { text: "Convert currencies before comparing prices", tags: ["finance"] });
-    const c = await api("POST", "/cases", { task: "Compare the prices of two products listed in different currencies", reward: 1, answer: "B is cheaper", tags: ["finance"] });
+    const c = await api("POST", "/cases", {
+      task: "Compare the prices of two products listed in different currencies",
+      reward: 1,
+      answer: "B is cheaper",
+      tags: ["finance"],
+    });
     expect(c.status).toBe(201);
     expect(c.body.label).toBe("positive");
     const r = await api("POST", "/retrieve", { query: "compare prices in different currencies", threshold: 0.1 });

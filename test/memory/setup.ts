@@ -30,8 +30,12 @@ export async function slowEmbedderAgent(opts: SlowEmbeddingsOptions = {}) {
  */
 export function undoStepsSinceAdmission(sql: SqlStorage) {
   // The read model's step first: its triggers name columns the earlier steps' undoing drops.
-  for (const { name } of sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'read\\_%' ESCAPE '\\'").toArray()) sql.exec(`DROP TRIGGER ${name}`);
-  for (const fts of ["experiences_fts", "cases_fts", "when_fts"]) for (const part of ["terms", "instances"]) sql.exec(`DROP TABLE ${fts}_${part}`);
+  for (const { name } of sql
+    .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'read\\_%' ESCAPE '\\'")
+    .toArray())
+    sql.exec(`DROP TRIGGER ${name}`);
+  for (const fts of ["experiences_fts", "cases_fts", "when_fts"])
+    for (const part of ["terms", "instances"]) sql.exec(`DROP TABLE ${fts}_${part}`);
   sql.exec("DROP TABLE read_changes");
   sql.exec("DELETE FROM counters WHERE name IN ('read_model', 'read_learn')");
   sql.exec("DROP TABLE quarantine");
@@ -57,6 +61,7 @@ export function undoStepsSinceAdmission(sql: SqlStorage) {
 export async function writerFixture() {
   const f = await agentFixture();
   const write = await newKey(f.t.apiKey, "write");
-  const as = (key: string) => (method: string, path: string, body?: unknown) => call(method, `/v1/agents/${f.agentId}${path}`, { key, body });
+  const as = (key: string) => (method: string, path: string, body?: unknown) =>
+    call(method, `/v1/agents/${f.agentId}${path}`, { key, body });
   return { ...f, admin: as(f.t.apiKey), w: as(write.apiKey), writeKey: write.apiKey };
 }

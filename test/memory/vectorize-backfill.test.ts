@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { BACKFILL_CHUNK } from "../../durable-objects/agent-memory/vector-backfill";
+import { BACKFILL_CHUNK } from "../../durable-objects/agent-memory/vectors/backfill";
 import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
 import { InMemoryVectorize } from "../doubles/vectorize";

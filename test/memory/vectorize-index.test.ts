@@ -1,8 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { SqlVectorItems } from "../../durable-objects/agent-memory/vector-items";
-import { VectorStore } from "../../durable-objects/agent-memory/vector-store";
+import { SqlVectorItems } from "../../durable-objects/agent-memory/vectors/items";
+import { VectorStore } from "../../durable-objects/agent-memory/vectors/store";
 import { HashEmbedder } from "../../src/adapters/embedders/hash";
 import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { DEFAULT_PENDING_WINDOW_MS, VectorizeVectorIndex } from "../../src/adapters/vector-indexes/vectorize";
@@ -16,7 +16,8 @@ async function createdAgentMemory() {
   return stub;
 }
 
-const memoryOf = (tenantId: string, agentId: string) => env.AGENT_MEMORY.getByName(`${tenantId}:${agentId}`) as DurableObjectStub<AgentMemory>;
+const memoryOf = (tenantId: string, agentId: string) =>
+  env.AGENT_MEMORY.getByName(`${tenantId}:${agentId}`) as DurableObjectStub<AgentMemory>;
 
 /** Points a running agent's vectors at a Vectorize double through the DO's own wiring (namespace and id scope). */
 async function onVectorize(stub: DurableObjectStub<AgentMemory>, double: InMemoryVectorize): Promise<VectorizeVectorIndex> {
@@ -207,7 +208,12 @@ describe("AgentMemory on a Vectorize index", () => {
         await instance.mem.vectors.load();
         return instance.mem.vectors.index;
       };
-      const texts = ["Retry HTTP 429 with exponential backoff", "Validate tool output JSON against its schema", "Cache database queries that repeat", "Escalate when a customer mentions legal action"];
+      const texts = [
+        "Retry HTTP 429 with exponential backoff",
+        "Validate tool output JSON against its schema",
+        "Cache database queries that repeat",
+        "Escalate when a customer mentions legal action",
+      ];
       const ids: string[] = [];
       for (const text of texts.slice(0, 3)) ids.push((await instance.createExperience({ text }, "test")).value.value.experience.id);
       expect(await restart()).toBeInstanceOf(LocalVectorIndex);
@@ -233,10 +239,12 @@ describe("AgentMemory on a Vectorize index", () => {
       const hit = await instance.retrieve({ query: "escalate when a customer mentions legal action" });
       expect(hit.value.items[0].id).toBe(ids[3]);
       expect(double.queries.length).toBeGreaterThan(0);
-      expect(state.storage.sql.exec("SELECT key FROM meta WHERE key LIKE 'vector_%' ORDER BY key").toArray().map((r) => r.key)).toEqual([
-        "vector_dims:hash:praxis-hash-v1:384",
-        "vector_index:hash:praxis-hash-v1:384",
-      ]);
+      expect(
+        state.storage.sql
+          .exec("SELECT key FROM meta WHERE key LIKE 'vector_%' ORDER BY key")
+          .toArray()
+          .map((r) => r.key),
+      ).toEqual(["vector_dims:hash:praxis-hash-v1:384", "vector_index:hash:praxis-hash-v1:384"]);
 
       // Shrinking below the limit does not move it back (nor upload everything again).
       await instance.deleteExperience(ids[0], "test");
@@ -254,7 +262,10 @@ describe("AgentMemory on a Vectorize index", () => {
     await onVectorize(stub, double);
     await runInDurableObject(stub, async (obj) => {
       const instance = obj as unknown as AgentMemory;
-      const ops = Array.from({ length: 120 }, (_, i) => ({ op: "create" as const, experience: { text: `Retry HTTP 429 with exponential backoff, variant ${i}` } }));
+      const ops = Array.from({ length: 120 }, (_, i) => ({
+        op: "create" as const,
+        experience: { text: `Retry HTTP 429 with exponential backoff, variant ${i}` },
+      }));
       ops.push({ op: "create", experience: { text: "Retry a payment webhook later", tags: ["billing"] } as never });
       ops.push({ op: "create", experience: { text: "Retry the export job at night", metadata: { customer: "acme" } } as never });
       const applied = await instance.applyLibrary(ops, "seed", "test");
@@ -263,7 +274,11 @@ describe("AgentMemory on a Vectorize index", () => {
       const hit = await instance.retrieve({ query: "retry HTTP 429 with exponential backoff", tags: ["billing"], threshold: 0 });
       if (!hit.ok) throw new Error(hit.error.detail);
       expect(hit.value.items.map((i: { text: string }) => i.text)).toEqual(["Retry a payment webhook later"]);
-      const byMeta = await instance.retrieve({ query: "retry HTTP 429 with exponential backoff", filter: { metadata: { customer: "acme" } }, threshold: 0 });
+      const byMeta = await instance.retrieve({
+        query: "retry HTTP 429 with exponential backoff",
+        filter: { metadata: { customer: "acme" } },
+        threshold: 0,
+      });
       if (!byMeta.ok) throw new Error(byMeta.error.detail);
       expect(byMeta.value.items.map((i: { text: string }) => i.text)).toEqual(["Retry the export job at night"]);
     });

@@ -1,24 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { ensureDevVars } from "../../scripts/dev-vars.mjs";
+import { projectCopies, ROOT } from "./project-copy";
 import { runProcess } from "./run-process";
 
-const ROOT = resolve(__dirname, "../..");
-const dirs: string[] = [];
-
-/** The project as a fresh clone sees it (symlinked), without anybody's .dev.vars. */
-function project(): string {
-  const dir = mkdtempSync(join(tmpdir(), "praxis-env-"));
-  dirs.push(dir);
-  for (const entry of readdirSync(ROOT)) {
-    if (entry === ".dev.vars" || entry === ".wrangler" || entry === ".git") continue;
-    symlinkSync(join(ROOT, entry), join(dir, entry));
-  }
-  return dir;
-}
+const copies = projectCopies();
+const project = () => copies.make();
 
 /** The PRAXIS_ENV `wrangler dev` (and so `npm start`) gives the Worker in `dir`. */
 function devPraxisEnv(dir: string): unknown {
@@ -26,9 +15,7 @@ function devPraxisEnv(dir: string): unknown {
   return bindings.PRAXIS_ENV;
 }
 
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => copies.removeAll());
 
 describe("production rules unless a local file asks for development", () => {
   it("`wrangler deploy --dry-run` (no --env) builds with PRAXIS_ENV production, even beside a .dev.vars that says development", async () => {

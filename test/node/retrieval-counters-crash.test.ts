@@ -35,7 +35,9 @@ it("a crash loses at most the last flush window of use counters", { timeout: 300
   expect(tenant.status).toBe(201);
   const key: string = tenant.body.apiKey;
   expect((await call(base, "PUT", "/v1/agents/counted", key, { displayName: "counted" })).status).toBeLessThan(300);
-  const lesson = await call(base, "POST", "/v1/agents/counted/experiences", key, { text: "When npm install fails with EACCES, fix the cache permissions" });
+  const lesson = await call(base, "POST", "/v1/agents/counted/experiences", key, {
+    text: "When npm install fails with EACCES, fix the cache permissions",
+  });
   expect(lesson.status).toBe(201);
   const retrieve = async () => {
     const r = await call(base, "POST", "/v1/agents/counted/retrieve", key, { query: "npm install fails with EACCES" });
@@ -43,7 +45,8 @@ it("a crash loses at most the last flush window of use counters", { timeout: 300
     expect(r.body.retrievalId).toMatch(/^rt1\./);
     expect(r.body.items.map((i: { id: string }) => i.id)).toEqual([lesson.body.id]);
   };
-  const counted = async () => (await call(base, "GET", `/v1/agents/counted/experiences/${lesson.body.id}`, key)).body.counts.retrieved as number;
+  const counted = async () =>
+    (await call(base, "GET", `/v1/agents/counted/experiences/${lesson.body.id}`, key)).body.counts.retrieved as number;
 
   for (let i = 0; i < BEFORE; i++) await retrieve();
   // Nothing else is asked of the Worker: the batch goes once its window has passed (polled, bounded).

@@ -2,8 +2,10 @@ import { run, type Agent as SdkAgent, type AgentInputItem, type NonStreamRunOpti
 import { citedLabels, joinInstructions, type PraxisAgent, type PraxisEpisode, type PromptQuery, type Schemas } from "./shared.ts";
 
 type Outcome = Schemas["EpisodeEnd"]["outcome"];
+// biome-ignore lint/suspicious/noExplicitAny: the SDK's own bound for an agent of any context and output type
+type AnyAgent = SdkAgent<any, any>;
 
-export interface PraxisRunOptions<TContext, TAgent extends SdkAgent<any, any>> {
+export interface PraxisRunOptions<TContext, TAgent extends AnyAgent> {
   /** Prompt-block query options (`budgetTokens`, …); the query defaults to the task. */
   prompt?: Partial<PromptQuery>;
   /** The episode's task (default: the input if it is a string, else the text of its last user message). */
@@ -30,7 +32,7 @@ const SDK_TOOL_ERROR = "An error occurred while running the tool";
  *
  * Handoffs keep their own instructions: only the starting agent sees the block.
  */
-export async function runWithPraxis<TAgent extends SdkAgent<any, any>, TContext = undefined>(
+export async function runWithPraxis<TAgent extends AnyAgent, TContext = undefined>(
   praxisAgent: PraxisAgent,
   agent: TAgent,
   input: string | AgentInputItem[],
@@ -55,7 +57,11 @@ export async function runWithPraxis<TAgent extends SdkAgent<any, any>, TContext 
   return result;
 }
 
-async function reportRun(ep: PraxisEpisode, result: RunResult<any, any>, judge?: (answer: string) => Outcome | Promise<Outcome>) {
+async function reportRun<TContext, TAgent extends AnyAgent>(
+  ep: PraxisEpisode,
+  result: RunResult<TContext, TAgent>,
+  judge?: (answer: string) => Outcome | Promise<Outcome>,
+) {
   for (const item of result.newItems) {
     if (item.type !== "tool_call_output_item") continue;
     const output = typeof item.output === "string" ? item.output : JSON.stringify(item.output ?? null);

@@ -84,7 +84,10 @@ export class LocalVectorIndex implements VectorIndex {
   }
 
   /** `only` restricts the scan itself, so the k best allowed rows are found however many nearer rows are not. */
-  async query(vector: Float32Array, opts: { topK: number; minSim: number; kind?: string; only?: ReadonlySet<string> }): Promise<VectorHit[]> {
+  async query(
+    vector: Float32Array,
+    opts: { topK: number; minSim: number; kind?: string; only?: ReadonlySet<string> },
+  ): Promise<VectorHit[]> {
     if (vector.length !== this.dims) throw new RangeError(`query has ${vector.length} dims, index expects ${this.dims}`);
     const only = opts.only;
     const filter = only ? (id: string) => only.has(id) : undefined;

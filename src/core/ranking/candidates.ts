@@ -98,7 +98,13 @@ export interface CandidateSource {
   whenSimilar(query: Float32Array, k: number, threshold: number): Map<string, number>;
   whenSimilarities(query: Float32Array, ids: readonly string[]): Map<string, number>;
   /** BM25 of active items of `kind` (and, with `when`, of the lessons' `when`) for the query's terms, best first, at most `k` each. */
-  bm25(kind: MemoryKind, terms: readonly string[], k: number, filter: MemoryFilter | undefined, when: boolean): { text: Scored[]; when: Scored[] };
+  bm25(
+    kind: MemoryKind,
+    terms: readonly string[],
+    k: number,
+    filter: MemoryFilter | undefined,
+    when: boolean,
+  ): { text: Scored[]; when: Scored[] };
   hydrate(kind: MemoryKind, ids: readonly string[], filter?: MemoryFilter): ItemFields[];
 }
 
@@ -144,19 +150,25 @@ export async function findCandidates(
   const entries = new Map<string, Entry>();
   const entry = (id: string, kind: MemoryKind): Entry =>
     entries.get(id) ??
-    entries.set(id, { kind, sim: 0, lexical: 0, usage: 0, learned: 0, when: 0, whenLexical: 0, stand: false, inVector: false, simKnown: false }).get(id)!;
+    entries
+      .set(id, { kind, sim: 0, lexical: 0, usage: 0, learned: 0, when: 0, whenLexical: 0, stand: false, inVector: false, simKnown: false })
+      .get(id)!;
   const queryTokens = tokenize(query.text);
   const terms = ftsTerms(query.text);
   const learnedAny = source.usageLearned;
   const lexicalHits = new Set<string>();
   for (const kind of kinds) {
-    for (const hit of await source.vectorHits(qvec, kind, k1, threshold, filter)) Object.assign(entry(hit.id, kind), { sim: hit.sim, inVector: true, simKnown: true });
+    for (const hit of await source.vectorHits(qvec, kind, k1, threshold, filter))
+      Object.assign(entry(hit.id, kind), { sim: hit.sim, inVector: true, simKnown: true });
     for (const { id, text } of source.unembedded(kind)) {
       const sim = lexicalSimilarity(queryTokens, tokenize(text));
       if (sim >= threshold) Object.assign(entry(id, kind), { sim, stand: true, inVector: true, simKnown: true });
     }
-    if (learnedAny) for (const [id, sim] of source.usageSimilar(qvec, kind, threshold, k1)) Object.assign(entry(id, kind), { usage: sim, inVector: true });
-    if (kind === "experience") for (const [id, sim] of source.whenSimilar(qvec, k1, threshold)) Object.assign(entry(id, kind), { when: sim, inVector: true });
+    if (learnedAny)
+      for (const [id, sim] of source.usageSimilar(qvec, kind, threshold, k1))
+        Object.assign(entry(id, kind), { usage: sim, inVector: true });
+    if (kind === "experience")
+      for (const [id, sim] of source.whenSimilar(qvec, k1, threshold)) Object.assign(entry(id, kind), { when: sim, inVector: true });
     if (learnedAny) {
       for (const h of source.usageMatches(kind, terms, k1, now, filter)) {
         entry(h.id, kind).learned = h.score;
@@ -190,7 +202,9 @@ export async function findCandidates(
     return base + Math.min(LEARNED_PHRASE_WEIGHT * e.learned, Math.max(base, 1));
   };
   const vector = [...entries].filter(([, e]) => e.inVector).map(([id, e]) => ({ id, score: vectorScore(e) }));
-  const lexical = [...entries].filter(([id, e]) => lexicalHits.has(id) && lexicalScore(e) > 0).map(([id, e]) => ({ id, score: lexicalScore(e) }));
+  const lexical = [...entries]
+    .filter(([id, e]) => lexicalHits.has(id) && lexicalScore(e) > 0)
+    .map(([id, e]) => ({ id, score: lexicalScore(e) }));
   vector.sort(byScore);
   lexical.sort(byScore);
   const relevance = fuseRanks([vector.map((v) => v.id), lexical.map((l) => l.id)]);

@@ -25,7 +25,11 @@ export function effectiveFilter(req: { filter?: MemoryFilter | undefined; tags?:
   const filter = req.filter ?? (req.tags?.length ? { tags: req.tags } : undefined);
   if (!filter) return undefined;
   const any =
-    Boolean(filter.tags?.length) || filter.domain !== undefined || filter.createdAfter !== undefined || filter.usedAfter !== undefined || Object.keys(filter.metadata ?? {}).length > 0;
+    Boolean(filter.tags?.length) ||
+    filter.domain !== undefined ||
+    filter.createdAfter !== undefined ||
+    filter.usedAfter !== undefined ||
+    Object.keys(filter.metadata ?? {}).length > 0;
   return any ? filter : undefined;
 }
 

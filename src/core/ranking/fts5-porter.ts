@@ -65,13 +65,39 @@ const mGt1SorT = (w: string, n: number) => (w[n - 1] === "s" || w[n - 1] === "t"
 
 const STEP2: readonly Rule[] = (
   [
-    ["ational", "ate"], ["tional", "tion"], ["enci", "ence"], ["anci", "ance"], ["izer", "ize"], ["logi", "log"], ["bli", "ble"], ["alli", "al"],
-    ["entli", "ent"], ["eli", "e"], ["ousli", "ous"], ["ization", "ize"], ["ation", "ate"], ["ator", "ate"], ["alism", "al"], ["iveness", "ive"],
-    ["fulness", "ful"], ["ousness", "ous"], ["aliti", "al"], ["iviti", "ive"], ["biliti", "ble"],
+    ["ational", "ate"],
+    ["tional", "tion"],
+    ["enci", "ence"],
+    ["anci", "ance"],
+    ["izer", "ize"],
+    ["logi", "log"],
+    ["bli", "ble"],
+    ["alli", "al"],
+    ["entli", "ent"],
+    ["eli", "e"],
+    ["ousli", "ous"],
+    ["ization", "ize"],
+    ["ation", "ate"],
+    ["ator", "ate"],
+    ["alism", "al"],
+    ["iveness", "ive"],
+    ["fulness", "ful"],
+    ["ousness", "ous"],
+    ["aliti", "al"],
+    ["iviti", "ive"],
+    ["biliti", "ble"],
   ] as const
 ).map(([s, r]) => [s, r, mGt0] as const);
 const STEP3: readonly Rule[] = (
-  [["ical", "ic"], ["ness", ""], ["icate", "ic"], ["iciti", "ic"], ["ful", ""], ["ative", ""], ["alize", "al"]] as const
+  [
+    ["ical", "ic"],
+    ["ness", ""],
+    ["icate", "ic"],
+    ["iciti", "ic"],
+    ["ful", ""],
+    ["ative", ""],
+    ["alize", "al"],
+  ] as const
 ).map(([s, r]) => [s, r, mGt0] as const);
 const STEP4: readonly Rule[] = [
   ...["al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent"].map((s) => [s, "", mGt1] as const),

@@ -41,7 +41,12 @@ export interface PromptSource {
   /** Ids of the active lessons the filter matches, by Q (highest first), then label order: the ranking without a query. */
   lessonsByQ(filter: MemoryFilter | undefined): string[];
   /** The best `k2` items of `kind` for the query, as retrieval ranks them (without recording). */
-  ranked(kind: MemoryKind, phase: RetrieveRequest["phase"], k2: number, filter: MemoryFilter | undefined): Promise<{ id: string; text: string }[]>;
+  ranked(
+    kind: MemoryKind,
+    phase: RetrieveRequest["phase"],
+    k2: number,
+    filter: MemoryFilter | undefined,
+  ): Promise<{ id: string; text: string }[]>;
   /** Which of these cases carry an answer or a trace of what was tried. */
   informative(ids: readonly string[]): Set<string>;
 }

@@ -22,7 +22,10 @@ export interface RankedCandidate {
 }
 
 /** The agent's λ for a phase (or the one the request gives). */
-export function lambdaOf(config: Pick<AgentConfig, "lambda">, req: { phase?: keyof AgentConfig["lambda"] | undefined; lambda?: number | undefined }): number {
+export function lambdaOf(
+  config: Pick<AgentConfig, "lambda">,
+  req: { phase?: keyof AgentConfig["lambda"] | undefined; lambda?: number | undefined },
+): number {
   return req.lambda ?? (req.phase ? config.lambda[req.phase] : config.lambda.default);
 }
 
@@ -47,7 +50,10 @@ export function rankCandidates(
     const info = byId.get(r.id)!;
     return { ...r, q: info.q, info, features: featuresOf({ ...info, q: r.q }, now), learned: null };
   });
-  const learned = contributions(opts.reranker, ranked.map((r) => r.features));
+  const learned = contributions(
+    opts.reranker,
+    ranked.map((r) => r.features),
+  );
   if (learned) {
     ranked.forEach((r, i) => {
       r.learned = learned[i]!;
@@ -82,8 +88,22 @@ export function retrievedItems(ranked: readonly RankedCandidate[]): RetrievedIte
   return ranked.map((r) => {
     const info = r.info;
     return {
-      id: r.id, kind: info.kind, label: info.label, probation: info.probation, text: info.text, metadata: info.metadata,
-      sim: info.sim, lexical: info.lexical, relevance: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match, channels: info.channels,
+      id: r.id,
+      kind: info.kind,
+      label: info.label,
+      probation: info.probation,
+      text: info.text,
+      metadata: info.metadata,
+      sim: info.sim,
+      lexical: info.lexical,
+      relevance: r.sim,
+      simZ: r.simZ,
+      q: r.q,
+      qZ: r.qZ,
+      lambda: r.lambda,
+      score: r.score,
+      match: info.match,
+      channels: info.channels,
       signals: { usage: info.usage, phrases: info.learned, when: info.when, whenLexical: info.whenLexical, learned: r.learned },
     };
   });

@@ -101,7 +101,13 @@ export class SnapshotReader implements CandidateSource, PromptSource {
   }
 
   private filterable(kind: MemoryKind, item: SnapshotLesson | SnapshotCase) {
-    return { tags: item.tags, domain: kind === "experience" ? (item as SnapshotLesson).domain : null, createdAt: item.createdAt, lastUsedAt: item.lastUsedAt, metadata: item.metadata };
+    return {
+      tags: item.tags,
+      domain: kind === "experience" ? (item as SnapshotLesson).domain : null,
+      createdAt: item.createdAt,
+      lastUsedAt: item.lastUsedAt,
+      metadata: item.metadata,
+    };
   }
 
   private matching(kind: MemoryKind, id: string, filter: MemoryFilter | undefined): boolean {
@@ -163,9 +169,19 @@ export class SnapshotReader implements CandidateSource, PromptSource {
     return this.whenScan.similarities(query, ids);
   }
 
-  bm25(kind: MemoryKind, terms: readonly string[], k: number, filter: MemoryFilter | undefined, when: boolean): { text: Scored[]; when: Scored[] } {
+  bm25(
+    kind: MemoryKind,
+    terms: readonly string[],
+    k: number,
+    filter: MemoryFilter | undefined,
+    when: boolean,
+  ): { text: Scored[]; when: Scored[] } {
     const main = this.snapshot.lexical[kind];
-    const chosen = chosenTerms(main, main.contentRows, terms.map((word) => ({ word, term: ftsTermOf(word) ?? word })));
+    const chosen = chosenTerms(
+      main,
+      main.contentRows,
+      terms.map((word) => ({ word, term: ftsTermOf(word) ?? word })),
+    );
     if (!chosen.length) return { text: [], when: [] };
     const ids = this.bySeq[kind];
     const accept = (row: number) => {
@@ -183,8 +199,15 @@ export class SnapshotReader implements CandidateSource, PromptSource {
       if (!item || !matchesFilter(this.filterable(kind, item), kind, filter)) continue;
       const lesson = kind === "experience" ? (item as SnapshotLesson) : null;
       out.push({
-        id, kind, text: item.text, q: item.q, tags: item.tags, metadata: item.metadata,
-        label: lesson?.label ?? null, probation: lesson?.probation ?? false, lastUsedAt: item.lastUsedAt,
+        id,
+        kind,
+        text: item.text,
+        q: item.q,
+        tags: item.tags,
+        metadata: item.metadata,
+        label: lesson?.label ?? null,
+        probation: lesson?.probation ?? false,
+        lastUsedAt: item.lastUsedAt,
       });
     }
     return out;
@@ -210,8 +233,15 @@ export class SnapshotReader implements CandidateSource, PromptSource {
     return {
       lambda,
       ...(await rankFrom(this, {
-        query: this.query!, kinds: req.kinds ?? ["experience", "case"], k1, k2: Math.min(req.k2 ?? cfg.k2, k1), lambda,
-        threshold: req.threshold ?? cfg.threshold, filter, reranker: this.reranker, now: this.now,
+        query: this.query!,
+        kinds: req.kinds ?? ["experience", "case"],
+        k1,
+        k2: Math.min(req.k2 ?? cfg.k2, k1),
+        lambda,
+        threshold: req.threshold ?? cfg.threshold,
+        filter,
+        reranker: this.reranker,
+        now: this.now,
       })),
     };
   }
@@ -237,7 +267,15 @@ export class SnapshotReader implements CandidateSource, PromptSource {
     const cfg = this.snapshot.config;
     const k1 = Math.max(cfg.k1, k2);
     const { ranked } = await rankFrom(this, {
-      query: this.query!, kinds: [kind], k1, k2, lambda: lambdaOf(cfg, { phase }), threshold: cfg.threshold, filter, reranker: this.reranker, now: this.now,
+      query: this.query!,
+      kinds: [kind],
+      k1,
+      k2,
+      lambda: lambdaOf(cfg, { phase }),
+      threshold: cfg.threshold,
+      filter,
+      reranker: this.reranker,
+      now: this.now,
     });
     return ranked.map((r) => r.info);
   }

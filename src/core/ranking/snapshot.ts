@@ -230,22 +230,60 @@ export function encodeSnapshot(s: ReadModelSnapshot): Uint8Array {
     offset += b.length;
     return at;
   };
-  const entries = (list: readonly CodeEntry[]) => ({ ids: list.map((e) => e.id), factors: list.map((e) => e.factor), codes: blob(concat(list.map((e) => e.code))), widths: list.map((e) => e.code.length) });
+  const entries = (list: readonly CodeEntry[]) => ({
+    ids: list.map((e) => e.id),
+    factors: list.map((e) => e.factor),
+    codes: blob(concat(list.map((e) => e.code))),
+    widths: list.map((e) => e.code.length),
+  });
   const table = (t: Bm25Table) => {
     const { blob: b, ...h } = encodeTable(t);
     return { ...h, blob: blob(b) };
   };
   const header = {
-    format: s.format, incarnation: s.incarnation, contentVersion: s.contentVersion, learnSeq: s.learnSeq, libraryVersion: s.libraryVersion, builtAt: s.builtAt,
-    model: s.model, dims: s.dims, config: s.config,
-    lessons: s.lessons.map((l): LessonRow => [l.id, l.seq, l.label, l.text, l.q, l.tags, l.metadata, l.domain, l.createdAt, l.lastUsedAt, l.probation ? 1 : 0, l.uses]),
-    cases: s.cases.map((c): CaseRow => [c.id, c.seq, c.text, c.q, c.tags, c.metadata, c.createdAt, c.lastUsedAt, c.uses, c.informative ? 1 : 0]),
-    vectors: { experience: { ids: s.vectors.experience.ids, codes: blob(s.vectors.experience.codes) }, case: { ids: s.vectors.case.ids, codes: blob(s.vectors.case.codes) } },
+    format: s.format,
+    incarnation: s.incarnation,
+    contentVersion: s.contentVersion,
+    learnSeq: s.learnSeq,
+    libraryVersion: s.libraryVersion,
+    builtAt: s.builtAt,
+    model: s.model,
+    dims: s.dims,
+    config: s.config,
+    lessons: s.lessons.map(
+      (l): LessonRow => [
+        l.id,
+        l.seq,
+        l.label,
+        l.text,
+        l.q,
+        l.tags,
+        l.metadata,
+        l.domain,
+        l.createdAt,
+        l.lastUsedAt,
+        l.probation ? 1 : 0,
+        l.uses,
+      ],
+    ),
+    cases: s.cases.map(
+      (c): CaseRow => [c.id, c.seq, c.text, c.q, c.tags, c.metadata, c.createdAt, c.lastUsedAt, c.uses, c.informative ? 1 : 0],
+    ),
+    vectors: {
+      experience: { ids: s.vectors.experience.ids, codes: blob(s.vectors.experience.codes) },
+      case: { ids: s.vectors.case.ids, codes: blob(s.vectors.case.codes) },
+    },
     unembedded: s.unembedded,
     centroids: { experience: entries(s.centroids.experience), case: entries(s.centroids.case) },
     whens: entries(s.whens),
-    anyWhen: s.anyWhen, usageLearned: s.usageLearned, phrases: s.phrases,
-    lexical: { experience: { ...table(s.lexical.experience), contentRows: s.lexical.experience.contentRows }, case: { ...table(s.lexical.case), contentRows: s.lexical.case.contentRows }, when: table(s.lexical.when) },
+    anyWhen: s.anyWhen,
+    usageLearned: s.usageLearned,
+    phrases: s.phrases,
+    lexical: {
+      experience: { ...table(s.lexical.experience), contentRows: s.lexical.experience.contentRows },
+      case: { ...table(s.lexical.case), contentRows: s.lexical.case.contentRows },
+      when: table(s.lexical.when),
+    },
     reranker: s.reranker,
     signing: { id: s.signing.id, key: blob(s.signing.key) },
   };
@@ -273,16 +311,58 @@ export function decodeSnapshot(bytes: Uint8Array): ReadModelSnapshot {
   };
   const table = (t: { terms: string[]; rows: number; tokens: number; blob: [number, number] }) => decodeTable(t, blob(t.blob));
   return {
-    format: h.format, incarnation: h.incarnation, contentVersion: h.contentVersion, learnSeq: h.learnSeq, libraryVersion: h.libraryVersion, builtAt: h.builtAt,
-    model: h.model, dims: h.dims, config: h.config,
-    lessons: (h.lessons as LessonRow[]).map(([id, seq, label, text, q, tags, metadata, domain, createdAt, lastUsedAt, probation, uses]) => ({ id, seq, label, text, q, tags, metadata, domain, createdAt, lastUsedAt, probation: probation === 1, uses })),
-    cases: (h.cases as CaseRow[]).map(([id, seq, text, q, tags, metadata, createdAt, lastUsedAt, uses, informative]) => ({ id, seq, text, q, tags, metadata, createdAt, lastUsedAt, uses, informative: informative === 1 })),
-    vectors: { experience: { ids: h.vectors.experience.ids, codes: blob(h.vectors.experience.codes) }, case: { ids: h.vectors.case.ids, codes: blob(h.vectors.case.codes) } },
+    format: h.format,
+    incarnation: h.incarnation,
+    contentVersion: h.contentVersion,
+    learnSeq: h.learnSeq,
+    libraryVersion: h.libraryVersion,
+    builtAt: h.builtAt,
+    model: h.model,
+    dims: h.dims,
+    config: h.config,
+    lessons: (h.lessons as LessonRow[]).map(
+      ([id, seq, label, text, q, tags, metadata, domain, createdAt, lastUsedAt, probation, uses]) => ({
+        id,
+        seq,
+        label,
+        text,
+        q,
+        tags,
+        metadata,
+        domain,
+        createdAt,
+        lastUsedAt,
+        probation: probation === 1,
+        uses,
+      }),
+    ),
+    cases: (h.cases as CaseRow[]).map(([id, seq, text, q, tags, metadata, createdAt, lastUsedAt, uses, informative]) => ({
+      id,
+      seq,
+      text,
+      q,
+      tags,
+      metadata,
+      createdAt,
+      lastUsedAt,
+      uses,
+      informative: informative === 1,
+    })),
+    vectors: {
+      experience: { ids: h.vectors.experience.ids, codes: blob(h.vectors.experience.codes) },
+      case: { ids: h.vectors.case.ids, codes: blob(h.vectors.case.codes) },
+    },
     unembedded: h.unembedded,
     centroids: { experience: entries(h.centroids.experience), case: entries(h.centroids.case) },
     whens: entries(h.whens),
-    anyWhen: h.anyWhen, usageLearned: h.usageLearned, phrases: h.phrases,
-    lexical: { experience: { ...table(h.lexical.experience), contentRows: h.lexical.experience.contentRows }, case: { ...table(h.lexical.case), contentRows: h.lexical.case.contentRows }, when: table(h.lexical.when) },
+    anyWhen: h.anyWhen,
+    usageLearned: h.usageLearned,
+    phrases: h.phrases,
+    lexical: {
+      experience: { ...table(h.lexical.experience), contentRows: h.lexical.experience.contentRows },
+      case: { ...table(h.lexical.case), contentRows: h.lexical.case.contentRows },
+      when: table(h.lexical.when),
+    },
     reranker: h.reranker,
     signing: { id: h.signing.id, key: blob(h.signing.key) },
   };

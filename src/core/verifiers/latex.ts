@@ -57,7 +57,10 @@ function rewriteRoots(s: string): string {
  */
 export function normaliseLatex(input: string): string {
   let s = input.trim();
-  s = s.replace(/^\$+|\$+$/g, "").replace(/^\\\(|\\\)$/g, "").replace(/^\\\[|\\\]$/g, "");
+  s = s
+    .replace(/^\$+|\$+$/g, "")
+    .replace(/^\\\(|\\\)$/g, "")
+    .replace(/^\\\[|\\\]$/g, "");
   s = s
     .replace(/\\(?:left|right|big|Big|bigg|Bigg)(?![a-zA-Z])\s*(\\?[()[\]{}|.])/g, (_, d: string) => (d === "." ? "" : d))
     .replace(/\\(?:displaystyle|textstyle|!|,|;|:|quad|qquad)(?![a-zA-Z])|~/g, " ")
@@ -107,15 +110,15 @@ function evaluate(expr: string, vars: Vars): number {
     let v = unary();
     for (;;) {
       const t = peek();
-      if (t === "*") (take(), (v *= unary()));
-      else if (t === "/") (take(), (v /= unary()));
+      if (t === "*") take(), (v *= unary());
+      else if (t === "/") take(), (v /= unary());
       else if (startsFactor(t)) v *= power();
       else return v;
     }
   };
   const unary = (): number => {
-    if (peek() === "-") return take(), -unary();
-    if (peek() === "+") return take(), unary();
+    if (peek() === "-") return (take(), -unary());
+    if (peek() === "+") return (take(), unary());
     return power();
   };
   const power = (): number => {
@@ -168,6 +171,7 @@ export function latexNumber(normalised: string): ParsedNumber | null {
 }
 
 // Fixed, irregular sample points: two polynomials that agree on all of them are almost surely equal.
+// biome-ignore lint/suspicious/noApproximativeNumericConstant: 3.1416 is a sample point, not an approximation of π
 const SAMPLES = [0.5377, 1.8339, -2.2588, 0.8622, 3.1416];
 
 /**

@@ -1,10 +1,9 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
-import { requireAgentAccess, requireScope } from "../../core/principal";
 import { AgentSchema } from "../../core/agent-types";
-import { listAgents, presentAgent } from "../../services/agent-directory";
-import { putAgent } from "../../services/agents";
-import { audit } from "../../services/audit";
+import { unwrap } from "../../core/errors";
+import { depsOf } from "../../http/use-case";
+import { listAgents, upsertAgent } from "../../services/agents";
 import { AgentIdArg, guarded, plural, toolResult, type ToolContext } from "../tool";
 
 const ListInput = z
@@ -24,6 +23,9 @@ const CreateInput = z
 const CreateOutput = AgentSchema.extend({ created: z.boolean().describe("false when the agent already existed") });
 
 export function registerAgentTools(server: McpServer, c: ToolContext) {
+  const deps = depsOf(c);
+  const caller = c.get("principal");
+
   server.registerTool(
     "list_agents",
     {
@@ -34,8 +36,7 @@ export function registerAgentTools(server: McpServer, c: ToolContext) {
     },
     ({ limit, cursor }) =>
       guarded(c, async () => {
-        const key = requireScope(c.get("principal"), "read");
-        const page = await listAgents(c.env, key, { limit, cursor });
+        const page = unwrap(await listAgents(deps, caller, { limit, cursor }));
         const names = page.items.map((a) => (a.displayName ? `${a.agentId} (${a.displayName})` : a.agentId));
         const text = page.items.length
           ? `${plural(page.items.length, "agent", "agents")}: ${names.join(", ")}${page.nextCursor ? "; more with the nextCursor" : ""}.`
@@ -47,17 +48,16 @@ export function registerAgentTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "create_agent",
     {
-      description: "Create an agent (a separate memory: lessons, cases, episodes). Safe to repeat: an existing agent is returned unchanged unless displayName is given.",
+      description:
+        "Create an agent (a separate memory: lessons, cases, episodes). Safe to repeat: an existing agent is returned unchanged unless displayName is given.",
       inputSchema: CreateInput,
       outputSchema: CreateOutput,
       annotations: { idempotentHint: true },
     },
     ({ agentId, displayName }) =>
       guarded(c, async () => {
-        const key = requireAgentAccess(c.get("principal"), agentId, "write");
-        const { row, created } = await putAgent(c.env, key.tenantId, agentId, displayName);
-        if (created) await audit(c, { tenantId: key.tenantId, action: "agent.create", target: agentId });
-        return toolResult(created ? `Created agent ${agentId}.` : `Agent ${agentId} already exists.`, { ...presentAgent(row), created });
+        const { agent, created } = unwrap(await upsertAgent(deps, caller, { agentId, displayName }));
+        return toolResult(created ? `Created agent ${agentId}.` : `Agent ${agentId} already exists.`, { ...agent, created });
       }),
   );
 }

@@ -1,14 +1,27 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
-import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeSchema, type Episode } from "../../core/episode-types";
-import { ConsistencySchema, MemoryFilterSchema, MinVersionSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../../core/memory-types";
+import {
+  AttemptCreateSchema,
+  AttemptSchema,
+  EpisodeCreateSchema,
+  EpisodeEndSchema,
+  EpisodeSchema,
+  type Episode,
+} from "../../core/episode-types";
+import {
+  ConsistencySchema,
+  MemoryFilterSchema,
+  MinVersionSchema,
+  RetrieveRequestSchema,
+  RetrieveResponseSchema,
+} from "../../core/memory-types";
 import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../core/api-key";
-import { agentMemoryFor } from "../../services/agents";
-import { endEpisode, logAttempt, retrieve, startEpisode } from "../../services/episodes";
-import { badRequest, zodFieldErrors } from "../../core/problem";
-import { AgentIdArg, describedArgs, guarded, plural, toolResult, type ToolContext } from "../tool";
 import { depsOf } from "../../http/use-case";
+import { endEpisode, logAttempt, startEpisode } from "../../services/episodes";
+import { retrieve } from "../../services/retrieval";
+import { fieldErrors, invalid, unwrap } from "../../core/errors";
+import { AgentIdArg, describedArgs, guarded, plural, toolResult, type ToolContext } from "../tool";
 
 /**
  * The live-episode tools take only an `episodeId` after the start, so the id handed out names the
@@ -24,7 +37,7 @@ function parseHandle(handle: string) {
   const agentId = handle.slice(0, at);
   const episodeId = handle.slice(at + 1);
   if (at < 0 || !AgentIdSchema.safeParse(agentId).success || !episodeId) {
-    throw badRequest(`'${handle}' is not an episodeId from start_episode.`, [{ path: "episodeId", message: "Expected `agentId:ep_…`" }]);
+    throw invalid(`'${handle}' is not an episodeId from start_episode.`, [{ path: "episodeId", message: "Expected `agentId:ep_…`" }]);
   }
   return { agentId, episodeId };
 }
@@ -34,7 +47,9 @@ export function episodeIdFor(agentId: string, handle: string | undefined) {
   if (handle === undefined) return undefined;
   const h = parseHandle(handle);
   if (h.agentId !== agentId) {
-    throw badRequest(`Episode '${handle}' belongs to agent '${h.agentId}', not '${agentId}'.`, [{ path: "episodeId", message: "Another agent's episode" }]);
+    throw invalid(`Episode '${handle}' belongs to agent '${h.agentId}', not '${agentId}'.`, [
+      { path: "episodeId", message: "Another agent's episode" },
+    ]);
   }
   return h.episodeId;
 }
@@ -59,11 +74,15 @@ const LogAttemptInput = z
 const EndInput = z
   .object({
     episodeId: EpisodeHandleSchema,
-    result: EpisodeEndSchema.shape.answer.unwrap().describe("The final answer or outcome, in words; [G#] labels quoted here count as citations"),
+    result: EpisodeEndSchema.shape.answer
+      .unwrap()
+      .describe("The final answer or outcome, in words; [G#] labels quoted here count as citations"),
     success: z.boolean().optional().describe("Whether the task was accomplished (or give `outcome`)"),
     outcome: EpisodeEndSchema.shape.outcome
       .optional()
-      .describe("The outcome by name, instead of `success`: `abandoned` when the work stopped for a reason outside the task (no reward, no case, no lesson)"),
+      .describe(
+        "The outcome by name, instead of `success`: `abandoned` when the work stopped for a reason outside the task (no reward, no case, no lesson)",
+      ),
     notes: z.string().max(2000).optional().describe("What is worth remembering; stored after the result"),
     score: EpisodeEndSchema.shape.score.describe("Quality in [0,1]; multiplies the reward of the outcome"),
     citedIds: EpisodeEndSchema.shape.citedIds.describe("Ids or [G#] labels of the lessons that actually helped; only cited lessons learn"),
@@ -77,7 +96,9 @@ const PullInput = z
     limit: RetrieveRequestSchema.shape.k2.unwrap().default(5).describe("How many lessons to return (1-100)"),
     phase: RetrieveRequestSchema.shape.phase.describe("The agent's phase; it sets how much learned utility counts against similarity"),
     episodeId: EpisodeHandleSchema.optional().describe("Link the pull to an open episode, so its end rewards what was pulled"),
-    filter: MemoryFilterSchema.optional().describe("Only lessons it matches (metadata values, any of the tags, domain, created or used after an epoch-ms time); the top `limit` are the best of them"),
+    filter: MemoryFilterSchema.optional().describe(
+      "Only lessons it matches (metadata values, any of the tags, domain, created or used after an epoch-ms time); the top `limit` are the best of them",
+    ),
     minVersion: MinVersionSchema.optional(),
     consistency: ConsistencySchema.optional(),
   })
@@ -86,17 +107,21 @@ const PullInput = z
 const EpisodeOutput = EpisodeSchema.extend({ episodeId: EpisodeHandleSchema.describe("Pass this to log_attempt and end_episode") });
 
 export function registerEpisodeTools(server: McpServer, c: ToolContext) {
+  const deps = depsOf(c);
+  const caller = c.get("principal");
+
   server.registerTool(
     "start_episode",
     {
-      description: "Start an episode: one task the agent is about to work on. Returns the episodeId for get_prompt, pull_experiences, log_attempt and end_episode.",
+      description:
+        "Start an episode: one task the agent is about to work on. Returns the episodeId for get_prompt, pull_experiences, log_attempt and end_episode.",
       inputSchema: StartInput,
       outputSchema: EpisodeOutput,
     },
     ({ agentId, ...input }) =>
       guarded(c, async () => {
-        const { value: ep } = await startEpisode(agentMemoryFor(c, agentId, "write"), input);
-        const out = withHandle(agentId, ep);
+        const { episode } = unwrap(await startEpisode(deps, caller, { agentId, episode: input }));
+        const out = withHandle(agentId, episode);
         return toolResult(`Episode started. Pass episodeId "${out.episodeId}" to log_attempt and end_episode.`, out);
       }),
   );
@@ -106,14 +131,14 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     { description: "Log one attempt of an open episode, successful or not.", inputSchema: LogAttemptInput, outputSchema: AttemptSchema },
     ({ episodeId, description, error, success, infrastructure }) =>
       guarded(c, async () => {
-        const h = parseHandle(episodeId);
-        const attempt = await logAttempt(agentMemoryFor(c, h.agentId, "write"), h.episodeId, {
+        const attempt = {
           description,
           ok: success,
           ...(error !== undefined ? { error } : {}),
           ...(infrastructure !== undefined ? { infrastructure } : {}),
-        });
-        return toolResult(`Attempt ${attempt.n} logged (${attempt.ok ? "succeeded" : "failed"}).`, attempt);
+        };
+        const logged = unwrap(await logAttempt(deps, caller, { ...parseHandle(episodeId), attempt }));
+        return toolResult(`Attempt ${logged.n} logged (${logged.ok ? "succeeded" : "failed"}).`, logged);
       }),
   );
 
@@ -128,20 +153,19 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ episodeId, result, success, outcome, notes, score, citedIds }) =>
       guarded(c, async () => {
         if (outcome === undefined && success === undefined) {
-          throw badRequest("Say how the episode ended: `success` (true or false) or `outcome`.", [
+          throw invalid("Say how the episode ended: `success` (true or false) or `outcome`.", [
             { path: "success", message: "Required unless `outcome` is given" },
           ]);
         }
         const h = parseHandle(episodeId);
-        const agent = agentMemoryFor(c, h.agentId, "write");
         const parsed = EpisodeEndSchema.safeParse({
           outcome: outcome ?? (success ? "success" : "failure"),
           answer: notes ? `${result}\n\nNotes: ${notes}` : result,
           score,
           citedIds,
         });
-        if (!parsed.success) throw badRequest("The episode end is not valid.", zodFieldErrors(parsed.error.issues));
-        const { episode: ep, alreadyEnded } = await endEpisode(agent, h.episodeId, parsed.data);
+        if (!parsed.success) throw invalid("The episode end is not valid.", fieldErrors(parsed.error.issues));
+        const { episode: ep, alreadyEnded } = unwrap(await endEpisode(deps, caller, { ...h, end: parsed.data, noticeRepeat: true }));
         const text = alreadyEnded ? `Episode had already ended (${ep.outcome}); nothing changed.` : endedText(ep);
         return toolResult(text, withHandle(h.agentId, ep));
       }),
@@ -150,7 +174,8 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "pull_experiences",
     {
-      description: "The lessons most likely to help with a task, ranked by similarity and learned utility (Q). Cite the ids or labels that helped in end_episode.",
+      description:
+        "The lessons most likely to help with a task, ranked by similarity and learned utility (Q). Cite the ids or labels that helped in end_episode.",
       inputSchema: PullInput,
       outputSchema: RetrieveResponseSchema,
       annotations: { readOnlyHint: true },
@@ -158,16 +183,20 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
     ({ agentId, query, limit, phase, episodeId, filter, minVersion, consistency }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const agent = agentMemoryFor(c, agentId, "read");
-        const r = await retrieve(
-          depsOf(c),
-          agent,
-          {
-            query, k2: limit, kinds: ["experience"], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}), ...(filter ? { filter } : {}),
-            ...(minVersion !== undefined ? { minVersion } : {}), ...(consistency ? { consistency } : {}),
-          },
+        const request = {
+          query,
+          k2: limit,
+          kinds: ["experience" as const],
+          ...(phase ? { phase } : {}),
+          ...(episode ? { episodeId: episode } : {}),
+          ...(filter ? { filter } : {}),
+          ...(minVersion !== undefined ? { minVersion } : {}),
+          ...(consistency ? { consistency } : {}),
+        };
+        const r = unwrap(await retrieve(deps, caller, { agentId, request }));
+        const lines = r.items.map(
+          (i) => `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}, Q ${i.q.toFixed(2)})`,
         );
-        const lines = r.items.map((i) => `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}, Q ${i.q.toFixed(2)})`);
         return toolResult(lines.length ? lines.join("\n") : "No experience matches this query yet.", r);
       }),
   );
@@ -176,6 +205,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
 function endedText(ep: Episode): string {
   const r = ep.result;
   if (!r) return `Episode ended (${ep.outcome}).`;
-  const extraction = r.extraction === "queued" ? "a lesson will be extracted from its failed and successful attempts" : "no lesson extraction needed";
+  const extraction =
+    r.extraction === "queued" ? "a lesson will be extracted from its failed and successful attempts" : "no lesson extraction needed";
   return `Episode ended (${ep.outcome}): reward ${r.reward}, ${plural(r.rewarded.length, "memory", "memories")} rewarded; ${extraction}.`;
 }

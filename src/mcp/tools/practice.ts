@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { RunCreateSchema, RunViewSchema } from "../../core/practice/run-types";
-import { agentFor } from "../../services/agents";
-import { runView, startRun } from "../../services/practice";
+import { getPracticeRun, startPracticeRun } from "../../services/practice-runs";
+import { depsOf } from "../../http/use-case";
+import { unwrap } from "../../core/errors";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 
 const StartInput = describedArgs(RunCreateSchema, {
@@ -11,14 +12,16 @@ const StartInput = describedArgs(RunCreateSchema, {
   batchSize: "Tasks per step; the library is updated once per step",
   groupSize: "Answers per task (2-16); lessons come from comparing them",
   verifier: "How answers are scored: exact, contains, regex, numeric, math, json, llm-judge, majority or webhook (default: the dataset's)",
-  policy: "Who answers: `{ kind: \"llm\" }` (the configured model) or `{ kind: \"webhook\", url }` (your agent)",
+  policy: 'Who answers: `{ kind: "llm" }` (the configured model) or `{ kind: "webhook", url }` (your agent)',
   maxOpsPerGroup: "Library changes proposed per group at most",
   budget: "`{ maxTokens?, maxCostUsd? }`: the run stops between stages when it is spent",
   promote: "gate (default with a holdout split), best, always or never: when the learned library replaces the agent's",
   seed: "Fixes task order and sampling, for a repeatable run",
 }).extend({ agentId: AgentIdArg });
 const StartOutput = z.object({ runId: z.string().describe("Pass this to practice_status"), status: RunViewSchema.shape.status });
-const StatusInput = z.object({ agentId: AgentIdArg, runId: z.string().min(1).max(64).describe("The runId start_practice returned") }).strict();
+const StatusInput = z
+  .object({ agentId: AgentIdArg, runId: z.string().min(1).max(64).describe("The runId start_practice returned") })
+  .strict();
 
 export function registerPracticeTools(server: McpServer, c: ToolContext) {
   server.registerTool(
@@ -30,8 +33,7 @@ export function registerPracticeTools(server: McpServer, c: ToolContext) {
     },
     ({ agentId, ...body }) =>
       guarded(c, async () => {
-        const { key } = await agentFor(c, agentId, "write");
-        const r = await startRun(c, { tenantId: key.tenantId, agentId }, body);
+        const r = unwrap(await startPracticeRun(depsOf(c), c.get("principal"), { agentId, run: body }));
         return toolResult(`Practice run ${r.runId} is ${r.status}.`, { runId: r.runId, status: r.status });
       }),
   );
@@ -46,8 +48,7 @@ export function registerPracticeTools(server: McpServer, c: ToolContext) {
     },
     ({ agentId, runId }) =>
       guarded(c, async () => {
-        const { key } = await agentFor(c, agentId, "read");
-        const v = await runView(c.env, { tenantId: key.tenantId, agentId }, runId);
+        const v = unwrap(await getPracticeRun(depsOf(c), c.get("principal"), { agentId, runId }));
         const p = v.progress;
         const text = `Run ${v.runId}: ${v.status}; epoch ${p.epoch}, step ${p.step}/${p.stepsPerEpoch}${p.stage ? ` (${p.stage})` : ""}, rollouts ${p.rollouts.done}/${p.rollouts.total}.`;
         return toolResult(text, v);

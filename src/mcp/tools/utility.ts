@@ -2,10 +2,10 @@ import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { AgentConfigPatchSchema, LambdaTableSchema, type AgentConfig } from "../../core/agent-config";
 import { AnalyticsSchema, AnalyticsTopSchema, QHistoryEntrySchema, RewardRequestSchema, RewardResultSchema } from "../../core/memory-types";
-import { agentFor } from "../../services/agents";
-import { agentConfig, patchAgentConfig, rewardMemories, utilityAnalytics } from "../../services/utility";
-import { audit } from "../../services/audit";
-import { badRequest } from "../../core/problem";
+import { depsOf } from "../../http/use-case";
+import { getAgentConfig, updateAgentConfig } from "../../services/agent-config";
+import { rewardMemory, utilityAnalytics } from "../../services/rewards";
+import { invalid, unwrap } from "../../core/errors";
 import { AgentIdArg, guarded, toolResult, type ToolContext } from "../tool";
 
 /** The analytics route's default convergence window and histogram buckets: agents choose only how many memories to rank. */
@@ -26,7 +26,10 @@ const UtilityConfigInput = z
   .object({
     agentId: AgentIdArg,
     action: z.enum(["get", "set"]).describe("get reads the settings; set changes the ones given"),
-    lambda: LambdaTableSchema.shape.default.unwrap().optional().describe("λ when no phase is given: how much learned utility counts against similarity"),
+    lambda: LambdaTableSchema.shape.default
+      .unwrap()
+      .optional()
+      .describe("λ when no phase is given: how much learned utility counts against similarity"),
     phaseLambdas: PhaseLambdasSchema.optional().describe("λ per phase"),
   })
   .strict();
@@ -41,7 +44,10 @@ const RewardInput = z
   .strict();
 
 const AnalyticsOutput = AnalyticsSchema.extend({
-  history: z.record(z.string(), z.array(QHistoryEntrySchema)).optional().describe("With includeHistory: each ranked memory's recent Q updates"),
+  history: z
+    .record(z.string(), z.array(QHistoryEntrySchema))
+    .optional()
+    .describe("With includeHistory: each ranked memory's recent Q updates"),
 });
 const UtilityConfigOutput = z.object({
   lambda: z.number(),
@@ -57,22 +63,22 @@ const utilityView = (cfg: AgentConfig) => {
 };
 
 export function registerUtilityTools(server: McpServer, c: ToolContext) {
+  const deps = depsOf(c);
+  const caller = c.get("principal");
+
   server.registerTool(
     "memory_qvalue_analytics",
     {
-      description: "Q-value distribution, the top and bottom memories by Q, convergence and success rates; optionally each ranked memory's Q history.",
+      description:
+        "Q-value distribution, the top and bottom memories by Q, convergence and success rates; optionally each ranked memory's Q history.",
       inputSchema: AnalyticsInput,
       outputSchema: AnalyticsOutput,
       annotations: { readOnlyHint: true },
     },
     ({ agentId, topN, includeHistory }) =>
       guarded(c, async () => {
-        const { analytics: a, history } = await utilityAnalytics(await agentFor(c, agentId, "read"), {
-          top: topN,
-          window: ANALYTICS_WINDOW,
-          buckets: ANALYTICS_BUCKETS,
-          history: includeHistory,
-        });
+        const query = { agentId, top: topN, window: ANALYTICS_WINDOW, buckets: ANALYTICS_BUCKETS, history: includeHistory };
+        const { analytics: a, history } = unwrap(await utilityAnalytics(deps, caller, query));
         const data: object = history ? { ...a, history } : a;
         const q = a.experiences.q;
         const best = a.top[0];
@@ -84,7 +90,8 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "memory_utility_config",
     {
-      description: "Get or set how retrieval weighs learned utility against similarity: λ, and λ per phase (observation, reasoning, planning, action, reflection).",
+      description:
+        "Get or set how retrieval weighs learned utility against similarity: λ, and λ per phase (observation, reasoning, planning, action, reflection).",
       inputSchema: UtilityConfigInput,
       outputSchema: UtilityConfigOutput,
     },
@@ -92,16 +99,18 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
       guarded(c, async () => {
         if (action === "get") {
           if (lambda !== undefined || phaseLambdas !== undefined) {
-            throw badRequest("lambda and phaseLambdas are set with action 'set'.", [{ path: "action", message: "Use 'set' to change values" }]);
+            throw invalid("lambda and phaseLambdas are set with action 'set'.", [
+              { path: "action", message: "Use 'set' to change values" },
+            ]);
           }
-          const cfg = utilityView(await agentConfig(await agentFor(c, agentId, "read")));
+          const cfg = utilityView(unwrap(await getAgentConfig(deps, caller, { agentId })));
           return toolResult(`λ ${cfg.lambda}; per phase ${JSON.stringify(cfg.phaseLambdas)}.`, cfg);
         }
         if (lambda === undefined && (phaseLambdas === undefined || Object.keys(phaseLambdas).length === 0)) {
-          throw badRequest("Give lambda or phaseLambdas to set.", [{ path: "lambda", message: "Nothing to change" }]);
+          throw invalid("Give lambda or phaseLambdas to set.", [{ path: "lambda", message: "Nothing to change" }]);
         }
-        const agent = await agentFor(c, agentId, "write");
-        const cfg = utilityView(await patchAgentConfig(agent, { lambda: { ...phaseLambdas, ...(lambda !== undefined ? { default: lambda } : {}) } }));
+        const patch = { lambda: { ...phaseLambdas, ...(lambda !== undefined ? { default: lambda } : {}) } };
+        const cfg = utilityView(unwrap(await updateAgentConfig(deps, caller, { agentId, patch })));
         return toolResult(`Updated: λ ${cfg.lambda}; per phase ${JSON.stringify(cfg.phaseLambdas)}.`, cfg);
       }),
   );
@@ -115,9 +124,7 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
     },
     ({ agentId, memoryId, reward, reason }) =>
       guarded(c, async () => {
-        const agent = await agentFor(c, agentId, "write");
-        const r = await rewardMemories(agent, [memoryId], reward);
-        await audit(c, { tenantId: agent.key.tenantId, action: "memory.reward", target: `${agentId}/${memoryId}`, detail: { reward, ...(reason ? { reason } : {}) } });
+        const r = unwrap(await rewardMemory(deps, caller, { agentId, memoryId, reward, reason }));
         const u = r.updated[0];
         const text = u ? `Q of ${u.id}: ${u.qBefore.toFixed(3)} → ${u.q.toFixed(3)}.` : `No memory '${memoryId}' was updated.`;
         return toolResult(text, r);

@@ -1,0 +1,498 @@
+/** AgentMemory storage schema, one entry per version; never edit a released step, append a new one. */
+export const AGENT_MEMORY_SCHEMA: readonly string[] = [
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  `
+  CREATE TABLE experiences (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL UNIQUE,
+    text TEXT NOT NULL,
+    pattern TEXT,
+    keywords TEXT NOT NULL DEFAULT '[]',
+    tags TEXT NOT NULL DEFAULT '[]',
+    domain TEXT,
+    source TEXT NOT NULL,
+    status TEXT NOT NULL,
+    pinned INTEGER NOT NULL DEFAULT 0,
+    importance REAL NOT NULL DEFAULT 0.5,
+    q REAL NOT NULL,
+    retrieved INTEGER NOT NULL DEFAULT 0,
+    cited INTEGER NOT NULL DEFAULT 0,
+    uncited INTEGER NOT NULL DEFAULT 0,
+    successes INTEGER NOT NULL DEFAULT 0,
+    failures INTEGER NOT NULL DEFAULT 0,
+    provenance TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    last_used_at INTEGER
+  );
+  CREATE INDEX experiences_status_seq ON experiences (status, seq);
+  CREATE TABLE cases (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL UNIQUE,
+    task TEXT NOT NULL,
+    trace_summary TEXT,
+    answer TEXT,
+    reward REAL NOT NULL,
+    label TEXT NOT NULL,
+    tools TEXT NOT NULL DEFAULT '[]',
+    tags TEXT NOT NULL DEFAULT '[]',
+    episode_id TEXT,
+    status TEXT NOT NULL DEFAULT 'active',
+    q REAL NOT NULL,
+    retrieved INTEGER NOT NULL DEFAULT 0,
+    cited INTEGER NOT NULL DEFAULT 0,
+    uncited INTEGER NOT NULL DEFAULT 0,
+    successes INTEGER NOT NULL DEFAULT 0,
+    failures INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    last_used_at INTEGER
+  );
+  CREATE INDEX cases_status_seq ON cases (status, seq);
+  CREATE UNIQUE INDEX cases_episode ON cases (episode_id) WHERE episode_id IS NOT NULL;
+  CREATE TABLE q_history (
+    item_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    q REAL NOT NULL,
+    delta REAL NOT NULL,
+    reward REAL NOT NULL,
+    seq INTEGER PRIMARY KEY AUTOINCREMENT
+  );
+  CREATE INDEX q_history_item ON q_history (item_id, seq);
+  CREATE TABLE vectors (
+    item_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    model TEXT NOT NULL,
+    vec BLOB NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (item_id, model)
+  );
+  CREATE INDEX vectors_model ON vectors (model, updated_at);
+  CREATE TABLE library_versions (
+    version INTEGER PRIMARY KEY,
+    reason TEXT NOT NULL,
+    author TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    changes INTEGER NOT NULL
+  );
+  CREATE TABLE library_changes (
+    version INTEGER NOT NULL,
+    experience_id TEXT NOT NULL,
+    op TEXT NOT NULL,
+    before TEXT,
+    after TEXT,
+    PRIMARY KEY (experience_id, version)
+  );
+  CREATE INDEX library_changes_version ON library_changes (version);
+  CREATE TABLE retrievals (
+    id TEXT PRIMARY KEY,
+    at INTEGER NOT NULL,
+    query TEXT NOT NULL,
+    phase TEXT,
+    lambda REAL NOT NULL,
+    episode_id TEXT,
+    items TEXT NOT NULL
+  );
+  CREATE INDEX retrievals_episode ON retrievals (episode_id) WHERE episode_id IS NOT NULL;
+  CREATE INDEX retrievals_at ON retrievals (at);
+  CREATE TABLE idempotency (
+    key TEXT PRIMARY KEY,
+    request_hash TEXT NOT NULL,
+    response TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+  `,
+  `
+  CREATE TABLE episodes (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL UNIQUE,
+    task TEXT NOT NULL,
+    metadata TEXT,
+    session_id TEXT UNIQUE,
+    status TEXT NOT NULL,
+    outcome TEXT,
+    score REAL,
+    answer TEXT,
+    cited TEXT,
+    result TEXT,
+    created_at INTEGER NOT NULL,
+    ended_at INTEGER
+  );
+  CREATE INDEX episodes_open ON episodes (status, created_at);
+  CREATE TABLE attempts (
+    episode_id TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    description TEXT NOT NULL,
+    ok INTEGER NOT NULL,
+    error TEXT,
+    tool_calls TEXT NOT NULL DEFAULT '[]',
+    at INTEGER NOT NULL,
+    PRIMARY KEY (episode_id, n)
+  );
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    episode_id TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    result TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX jobs_recent ON jobs (created_at);
+  `,
+  `
+  CREATE TABLE vector_outbox (
+    item_id TEXT PRIMARY KEY,
+    op TEXT NOT NULL,
+    gen INTEGER NOT NULL
+  );
+  `,
+  // A live lesson enters on probation atomically with its insert, whichever path inserts it (live
+  // extraction, a rollback restoring it, an import from another agent): it has not earned trust here.
+  `
+  ALTER TABLE experiences ADD COLUMN probation INTEGER NOT NULL DEFAULT 0;
+  CREATE TRIGGER experiences_live_probation AFTER INSERT ON experiences FOR EACH ROW WHEN NEW.source = 'live'
+  BEGIN
+    UPDATE experiences SET probation = 1 WHERE id = NEW.id;
+  END;
+  `,
+  // The lexical channel of retrieval: BM25 over what a lesson says (text, pattern, keywords) and what
+  // a case asked. External content keeps one copy of the text; the triggers keep the index in step
+  // with every write to the tables (create, edit, archive, rollback, import, live lessons,
+  // promotion), whichever code path makes it, and 'rebuild' indexes what exists already. Status is
+  // not indexed: retrieval joins the table and keeps active rows, so an archive cannot drift.
+  `
+  CREATE VIRTUAL TABLE experiences_fts USING fts5(text, pattern, keywords, content='experiences', content_rowid='seq', tokenize='porter unicode61');
+  CREATE TRIGGER experiences_fts_insert AFTER INSERT ON experiences BEGIN
+    INSERT INTO experiences_fts (rowid, text, pattern, keywords) VALUES (NEW.seq, NEW.text, NEW.pattern, NEW.keywords);
+  END;
+  CREATE TRIGGER experiences_fts_delete AFTER DELETE ON experiences BEGIN
+    INSERT INTO experiences_fts (experiences_fts, rowid, text, pattern, keywords) VALUES ('delete', OLD.seq, OLD.text, OLD.pattern, OLD.keywords);
+  END;
+  CREATE TRIGGER experiences_fts_update AFTER UPDATE OF seq, text, pattern, keywords ON experiences BEGIN
+    INSERT INTO experiences_fts (experiences_fts, rowid, text, pattern, keywords) VALUES ('delete', OLD.seq, OLD.text, OLD.pattern, OLD.keywords);
+    INSERT INTO experiences_fts (rowid, text, pattern, keywords) VALUES (NEW.seq, NEW.text, NEW.pattern, NEW.keywords);
+  END;
+  INSERT INTO experiences_fts (experiences_fts) VALUES ('rebuild');
+  CREATE VIRTUAL TABLE cases_fts USING fts5(task, content='cases', content_rowid='seq', tokenize='porter unicode61');
+  CREATE TRIGGER cases_fts_insert AFTER INSERT ON cases BEGIN
+    INSERT INTO cases_fts (rowid, task) VALUES (NEW.seq, NEW.task);
+  END;
+  CREATE TRIGGER cases_fts_delete AFTER DELETE ON cases BEGIN
+    INSERT INTO cases_fts (cases_fts, rowid, task) VALUES ('delete', OLD.seq, OLD.task);
+  END;
+  CREATE TRIGGER cases_fts_update AFTER UPDATE OF seq, task ON cases BEGIN
+    INSERT INTO cases_fts (cases_fts, rowid, task) VALUES ('delete', OLD.seq, OLD.task);
+    INSERT INTO cases_fts (rowid, task) VALUES (NEW.seq, NEW.task);
+  END;
+  INSERT INTO cases_fts (cases_fts) VALUES ('rebuild');
+  `,
+  // The local index loads each vector's int8 code (dims bytes, then its float32 scale) instead
+  // of its float vector: a quarter of the bytes to hold, and, in a table of their own, a quarter
+  // of the pages to read at a cold start. Vectors stored before this step get their code at the
+  // agent's next load (VectorStore.encodeCodes).
+  `
+  CREATE TABLE vector_codes (
+    item_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    code BLOB NOT NULL,
+    PRIMARY KEY (item_id, model)
+  ) WITHOUT ROWID;
+  `,
+  // One row per memory made a cold start of a 50k-memory agent read 50k rows: the codes move into
+  // pages of a few hundred (VectorPages), with a slot table saying where each item's code is. The
+  // old per-item codes are dropped; the pending flag makes the next load page every stored vector
+  // (VectorStore.packPending), in one transaction, from the float vectors they were quantised from.
+  `
+  CREATE TABLE vector_pages (
+    model TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    ids TEXT NOT NULL,
+    codes BLOB NOT NULL,
+    PRIMARY KEY (model, kind, page)
+  );
+  CREATE TABLE vector_slots (
+    item_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    slot INTEGER NOT NULL,
+    PRIMARY KEY (item_id, model)
+  ) WITHOUT ROWID;
+  DROP TABLE vector_codes;
+  INSERT INTO meta (key, value) VALUES ('vector_pages_pending', '1');
+  `,
+  // One screening step for every write (src/core/poison.ts, then the LLM safety review): what it
+  // holds back is kept here with why, whatever its kind, until a review or an admin releases it.
+  // A live job's completion is its own column, not a tag inside a version reason anyone can write;
+  // versions written before this step carried the tag in a reason authored by the live learner.
+  `
+  CREATE TABLE quarantine (
+    item_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    wanted TEXT NOT NULL,
+    door TEXT NOT NULL,
+    author TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  INSERT INTO quarantine (item_id, kind, reason, wanted, door, author, at)
+    SELECT id, 'experience', 'quarantined before admission records were kept', 'active', 'live', 'system:live', updated_at FROM experiences WHERE status = 'quarantined';
+  INSERT INTO quarantine (item_id, kind, reason, wanted, door, author, at)
+    SELECT id, 'case', 'quarantined before admission records were kept', 'active', 'episode', 'system', updated_at FROM cases WHERE status = 'quarantined';
+  ALTER TABLE library_versions ADD COLUMN job_id TEXT;
+  UPDATE library_versions SET job_id = substr(reason, instr(reason, '(job ') + 5, length(reason) - instr(reason, '(job ') - 5)
+    WHERE author = 'system:live' AND instr(reason, '(job ') > 0 AND reason LIKE '%)';
+  CREATE INDEX library_versions_job ON library_versions (job_id) WHERE job_id IS NOT NULL;
+  `,
+  // Retrieval that learns from outcomes (issue 22). A retrieval keeps the int8 code of its query
+  // embedding so a later reward can teach the memories it served without embedding again. Usage
+  // memory holds, per memory, the queries it served: learned phrases (indexed by usage_fts, a
+  // lexical channel of its own) and the usage centroid. The re-ranker's state is kept per library
+  // version, so a rollback finds the weights of the version it returns to.
+  `
+  ALTER TABLE retrievals ADD COLUMN query_code BLOB;
+  CREATE TABLE usage_memory (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    item_id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    phrases TEXT NOT NULL DEFAULT '[]',
+    model TEXT,
+    centroid BLOB,
+    norm REAL NOT NULL DEFAULT 0,
+    n REAL NOT NULL DEFAULT 0,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE VIRTUAL TABLE usage_fts USING fts5(learned, tokenize='porter unicode61');
+  CREATE TABLE retriever_state (
+    library_version INTEGER PRIMARY KEY,
+    state TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
+  // Write-time situations (issue 22): a lesson's \`when\`, the situations it applies to in an agent's
+  // words, is content (versions record it, rollback restores it). when_fts is its lexical column;
+  // when_vectors holds its embedding, written after the fact for what when_pending lists (any
+  // change of the text, or a delete), so no write path has to embed it.
+  `
+  ALTER TABLE experiences ADD COLUMN when_text TEXT;
+  CREATE VIRTUAL TABLE IF NOT EXISTS when_fts USING fts5(when_text, content='experiences', content_rowid='seq', tokenize='porter unicode61');
+  CREATE TABLE IF NOT EXISTS when_vectors (item_id TEXT PRIMARY KEY, model TEXT NOT NULL, text TEXT NOT NULL, code BLOB NOT NULL);
+  CREATE TABLE IF NOT EXISTS when_pending (item_id TEXT PRIMARY KEY);
+  CREATE TABLE IF NOT EXISTS when_asked (item_id TEXT PRIMARY KEY, text TEXT NOT NULL);
+  CREATE TRIGGER IF NOT EXISTS when_fts_insert AFTER INSERT ON experiences WHEN NEW.when_text IS NOT NULL BEGIN
+    INSERT INTO when_fts (rowid, when_text) VALUES (NEW.seq, NEW.when_text);
+    INSERT OR IGNORE INTO when_pending (item_id) VALUES (NEW.id);
+  END;
+  CREATE TRIGGER IF NOT EXISTS when_fts_delete AFTER DELETE ON experiences WHEN OLD.when_text IS NOT NULL BEGIN
+    INSERT INTO when_fts (when_fts, rowid, when_text) VALUES ('delete', OLD.seq, OLD.when_text);
+    INSERT OR IGNORE INTO when_pending (item_id) VALUES (OLD.id);
+  END;
+  CREATE TRIGGER IF NOT EXISTS when_fts_update AFTER UPDATE OF seq, when_text ON experiences
+    WHEN OLD.when_text IS NOT NEW.when_text OR OLD.seq != NEW.seq BEGIN
+    INSERT INTO when_fts (when_fts, rowid, when_text) SELECT 'delete', OLD.seq, OLD.when_text WHERE OLD.when_text IS NOT NULL;
+    INSERT INTO when_fts (rowid, when_text) SELECT NEW.seq, NEW.when_text WHERE NEW.when_text IS NOT NULL;
+    INSERT OR IGNORE INTO when_pending (item_id) SELECT NEW.id WHERE OLD.when_text IS NOT NEW.when_text;
+  END;
+  `,
+  // A \`when\` is scored only while its lesson is active, so archived or quarantined lessons never
+  // crowd the channel's top k: a status change marks it, and the next retrieval drops the vector from
+  // the index (keeping the stored row, which a lesson made active again reuses without embedding).
+  `
+  CREATE TRIGGER IF NOT EXISTS when_status_update AFTER UPDATE OF status ON experiences
+    WHEN OLD.status IS NOT NEW.status AND NEW.when_text IS NOT NULL BEGIN
+    INSERT OR IGNORE INTO when_pending (item_id) VALUES (NEW.id);
+  END;
+  `,
+  // What a lesson learned outlives its deletion, so a rollback or import that brings it back brings
+  // back its Q and counters (its q_history rows are kept under its id). A lesson an admin removed
+  // from quarantine leaves a tombstone (by id and by normalised text) that rollback and import honour.
+  `
+  CREATE TABLE IF NOT EXISTS retired_learning (
+    item_id TEXT PRIMARY KEY,
+    text TEXT NOT NULL,
+    q REAL NOT NULL,
+    retrieved INTEGER NOT NULL,
+    cited INTEGER NOT NULL,
+    uncited INTEGER NOT NULL,
+    successes INTEGER NOT NULL,
+    failures INTEGER NOT NULL,
+    last_used_at INTEGER,
+    probation INTEGER NOT NULL,
+    retired_at INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS removed_lessons (
+    item_id TEXT PRIMARY KEY,
+    text_key TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    author TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS removed_lessons_text ON removed_lessons (text_key);
+  `,
+  // One outcome per retrieval, and reads that teach nothing (issue 27): a retrieval keeps the key
+  // that made it and whether that key could only read (an episode's end credits no read), and the
+  // one reward it took (the request, to tell a replay from a second outcome, and the result a
+  // replay returns). teach_counts caps what one key teaches one memory's usage per hour.
+  `
+  ALTER TABLE retrievals ADD COLUMN key_id TEXT;
+  ALTER TABLE retrievals ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE retrievals ADD COLUMN reward_request TEXT;
+  ALTER TABLE retrievals ADD COLUMN reward_result TEXT;
+  CREATE TABLE teach_counts (
+    key_id TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    hour INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (key_id, item_id, hour)
+  ) WITHOUT ROWID;
+  CREATE INDEX teach_counts_hour ON teach_counts (hour);
+  `,
+  // Which reward moved a Q (issue 31): the episode or retrieval it credited, so a lesson's Q history
+  // links each change to the episode behind it.
+  `
+  ALTER TABLE q_history ADD COLUMN episode_id TEXT;
+  ALTER TABLE q_history ADD COLUMN retrieval_id TEXT;
+  `,
+  // Free-form metadata a client names on lessons and cases (issue 31): a flat JSON object, filtered
+  // on by retrieval, never served.
+  `
+  ALTER TABLE experiences ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE cases ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
+  `,
+  // An attempt that failed outside the task (issue 31): kept in the episode, left out of its case and lesson.
+  `
+  ALTER TABLE attempts ADD COLUMN infrastructure INTEGER NOT NULL DEFAULT 0;
+  `,
+  // Retrievals without a write per read (issue 29): a retrieval outside an episode answers a token
+  // signed under one of the agent's secrets (the newest signs; older ones verify until the last token
+  // they signed has expired), and is written only when rewarded, to keep its one outcome until the
+  // token expires. Use counters of token retrievals arrive in batches from the Workers, each applied
+  // once; a day's count of them keeps analytics' retrieval total.
+  `
+  CREATE TABLE retrieval_secrets (
+    id TEXT PRIMARY KEY,
+    key BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    keep_until INTEGER
+  );
+  CREATE TABLE rewarded_tokens (
+    id TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL,
+    reward_request TEXT NOT NULL,
+    reward_result TEXT NOT NULL
+  );
+  CREATE INDEX rewarded_tokens_expiry ON rewarded_tokens (expires_at);
+  CREATE TABLE counter_batches (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+  CREATE INDEX counter_batches_at ON counter_batches (at);
+  CREATE TABLE token_retrievals (day INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+  `,
+  // Reads served at the edge (issue 29): Workers rank from snapshots of the agent's read model
+  // (agent-memory/read-model.ts), versioned here. read_model counts changes to what retrieval reads
+  // as content (texts, statuses, the fields filters read, vectors, \`when\` vectors, the config);
+  // read_learn counts changes to what rewards and uses teach (Q, probation, counts, last use, usage
+  // memory, the re-ranker), and read_changes names what each changed, so a Worker refreshes those
+  // as a delta (a delete then an insert: an upsert's own conflict rule would override a trigger's OR REPLACE).
+  // The fts5vocab tables expose FTS5's own statistics, which a snapshot's BM25 is computed from.
+  `
+  INSERT OR IGNORE INTO counters (name, value) VALUES ('read_model', 0), ('read_learn', 0);
+  CREATE TABLE read_changes (item_id TEXT NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (item_id, kind)) WITHOUT ROWID;
+  CREATE INDEX read_changes_seq ON read_changes (seq);
+  CREATE TRIGGER read_model_experience_insert AFTER INSERT ON experiences BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_experience_delete AFTER DELETE ON experiences BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_experience_update AFTER UPDATE ON experiences
+    WHEN OLD.seq IS NOT NEW.seq OR OLD.text IS NOT NEW.text OR OLD.pattern IS NOT NEW.pattern OR OLD.keywords IS NOT NEW.keywords
+      OR OLD.tags IS NOT NEW.tags OR OLD.domain IS NOT NEW.domain OR OLD.status IS NOT NEW.status OR OLD.metadata IS NOT NEW.metadata
+      OR OLD.when_text IS NOT NEW.when_text OR OLD.created_at IS NOT NEW.created_at BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_case_insert AFTER INSERT ON cases BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_case_delete AFTER DELETE ON cases BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_case_update AFTER UPDATE ON cases
+    WHEN OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task OR OLD.trace_summary IS NOT NEW.trace_summary OR OLD.answer IS NOT NEW.answer
+      OR OLD.reward IS NOT NEW.reward OR OLD.label IS NOT NEW.label OR OLD.tags IS NOT NEW.tags OR OLD.status IS NOT NEW.status
+      OR OLD.metadata IS NOT NEW.metadata OR OLD.created_at IS NOT NEW.created_at BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_vector_insert AFTER INSERT ON vectors BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_vector_update AFTER UPDATE ON vectors BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_vector_delete AFTER DELETE ON vectors BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_when_insert AFTER INSERT ON when_vectors BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_when_update AFTER UPDATE ON when_vectors BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_when_delete AFTER DELETE ON when_vectors BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_config_insert AFTER INSERT ON meta WHEN NEW.key = 'config' BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_config_update AFTER UPDATE ON meta WHEN NEW.key = 'config' BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_learn_experience AFTER UPDATE ON experiences
+    WHEN OLD.q IS NOT NEW.q OR OLD.probation IS NOT NEW.probation OR OLD.retrieved IS NOT NEW.retrieved OR OLD.last_used_at IS NOT NEW.last_used_at BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = NEW.id AND kind = 'experience';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.id, 'experience', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  CREATE TRIGGER read_learn_case AFTER UPDATE ON cases
+    WHEN OLD.q IS NOT NEW.q OR OLD.retrieved IS NOT NEW.retrieved OR OLD.last_used_at IS NOT NEW.last_used_at BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = NEW.id AND kind = 'case';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.id, 'case', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  CREATE TRIGGER read_learn_usage_insert AFTER INSERT ON usage_memory BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = NEW.item_id AND kind = 'usage';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.item_id, 'usage', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  CREATE TRIGGER read_learn_usage_update AFTER UPDATE ON usage_memory BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = NEW.item_id AND kind = 'usage';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.item_id, 'usage', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  CREATE TRIGGER read_learn_usage_delete AFTER DELETE ON usage_memory BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = OLD.item_id AND kind = 'usage';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (OLD.item_id, 'usage', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  CREATE TRIGGER read_learn_reranker_insert AFTER INSERT ON retriever_state BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+  END;
+  CREATE TRIGGER read_learn_reranker_update AFTER UPDATE ON retriever_state BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+  END;
+  CREATE TRIGGER read_learn_reranker_delete AFTER DELETE ON retriever_state BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+  END;
+  CREATE VIRTUAL TABLE experiences_fts_terms USING fts5vocab(experiences_fts, 'row');
+  CREATE VIRTUAL TABLE experiences_fts_instances USING fts5vocab(experiences_fts, 'instance');
+  CREATE VIRTUAL TABLE cases_fts_terms USING fts5vocab(cases_fts, 'row');
+  CREATE VIRTUAL TABLE cases_fts_instances USING fts5vocab(cases_fts, 'instance');
+  CREATE VIRTUAL TABLE when_fts_terms USING fts5vocab(when_fts, 'row');
+  CREATE VIRTUAL TABLE when_fts_instances USING fts5vocab(when_fts, 'instance');
+  `,
+];

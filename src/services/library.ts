@@ -1,0 +1,76 @@
+import { outcome } from "../core/errors";
+import type { Caller, Deps } from "./deps";
+import { callMemory, type MemoryStub } from "./agent-memory";
+import { agentWithRow } from "./agent-access";
+import { reviewedBeforeWrite } from "./screening";
+import { authorOf } from "./lessons";
+
+/** A library document as `exportLibrary` gives it and `importLibrary` takes it. */
+export type LibraryDocument = Parameters<MemoryStub["importLibrary"]>[0];
+
+/** What a rollback or an import did to the library, counted. */
+const applied = (r: { version: number; unchanged: boolean; experiences: readonly unknown[]; deleted: readonly unknown[] }) => ({
+  libraryVersion: r.version,
+  unchanged: r.unchanged,
+  changed: r.experiences.length,
+  deleted: r.deleted.length,
+});
+
+export const libraryVersions = (deps: Deps, caller: Caller, input: { agentId: string; limit: number; cursor?: number | undefined }) =>
+  outcome(async () => {
+    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    return callMemory(() => memory.libraryVersions(input.limit, input.cursor));
+  });
+
+/** The whole library exactly as it was after version n. */
+export const libraryVersion = (deps: Deps, caller: Caller, input: { agentId: string; n: number }) =>
+  outcome(async () => {
+    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    return callMemory(() => memory.libraryVersion(input.n));
+  });
+
+/** What version n changed: each lesson it touched, before and after. */
+export const libraryDiff = (deps: Deps, caller: Caller, input: { agentId: string; n: number }) =>
+  outcome(async () => {
+    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    return callMemory(() => memory.libraryDiff(input.n));
+  });
+
+/** Restores the library of an earlier version as a new version (`replayed` for a repeated idempotency key). */
+export const rollbackLibrary = (
+  deps: Deps,
+  caller: Caller,
+  input: { agentId: string; version: number; idempotencyKey?: string | undefined },
+) =>
+  outcome(async () => {
+    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
+    const { value: r, replayed } = await callMemory(() => memory.rollback(input.version, authorOf(key), input.idempotencyKey));
+    return { value: applied(r), replayed };
+  });
+
+export const exportLibrary = (deps: Deps, caller: Caller, input: { agentId: string }) =>
+  outcome(async () => {
+    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    return callMemory(() => memory.exportLibrary());
+  });
+
+export interface ImportLibraryInput {
+  agentId: string;
+  mode: "merge" | "replace";
+  library: LibraryDocument;
+  idempotencyKey?: string | undefined;
+}
+
+/**
+ * Imports an export by merge or replace as one version. A small import is reviewed before the
+ * write like a single lesson; every text still passes the screening step inside the agent's object.
+ */
+export const importLibrary = (deps: Deps, caller: Caller, input: ImportLibraryInput) =>
+  outcome(async () => {
+    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
+    const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, input.agentId, input.library.experiences, deps.logger);
+    const { value: r, replayed } = await callMemory(() =>
+      memory.importLibrary(input.library, input.mode, authorOf(key), input.idempotencyKey, { admin: key.scope === "admin", reviewed }),
+    );
+    return { value: applied(r), replayed };
+  });

@@ -1,0 +1,63 @@
+import type { MemoryKind } from "../core/memory-types";
+import { outcome } from "../core/errors";
+import type { Caller, Deps } from "./deps";
+import { callMemory } from "./agent-memory";
+import { agentWithRow } from "./agent-access";
+import { recordAudit } from "./audit";
+import { authorOf } from "./lessons";
+
+export interface QuarantineQuery {
+  agentId: string;
+  kind?: MemoryKind | undefined;
+  status?: "quarantined" | "pending" | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/**
+ * What the screening step holds back: never retrieved or injected, listed for review, and
+ * released or deleted only with an admin key, each decision audited with the reason it was held.
+ */
+export const listQuarantine = (deps: Deps, caller: Caller, input: QuarantineQuery) =>
+  outcome(async () => {
+    const { agentId, ...query } = input;
+    const { memory } = await agentWithRow(deps, caller, agentId, "read");
+    return callMemory(() => memory.listQuarantine(query));
+  });
+
+export const getQuarantined = (deps: Deps, caller: Caller, input: { agentId: string; id: string }) =>
+  outcome(async () => {
+    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    return callMemory(() => memory.getQuarantined(input.id));
+  });
+
+/** Releases a held entry to the status it was written with. */
+export const releaseQuarantined = (deps: Deps, caller: Caller, input: { agentId: string; id: string }) =>
+  outcome(async () => {
+    const { agentId, id } = input;
+    const { key, memory } = await agentWithRow(deps, caller, agentId, "admin");
+    const held = await callMemory(() => memory.getQuarantined(id));
+    const r = await callMemory(() => memory.releaseQuarantined(id, authorOf(key)));
+    await recordAudit(deps, caller, {
+      tenantId: key.tenantId,
+      action: "quarantine.release",
+      target: `${agentId}/${id}`,
+      detail: { kind: held.kind, reason: held.reason, status: r.status },
+    });
+    return r;
+  });
+
+export const deleteQuarantined = (deps: Deps, caller: Caller, input: { agentId: string; id: string }) =>
+  outcome(async () => {
+    const { agentId, id } = input;
+    const { key, memory } = await agentWithRow(deps, caller, agentId, "admin");
+    const held = await callMemory(() => memory.getQuarantined(id));
+    const r = await callMemory(() => memory.deleteQuarantined(id, authorOf(key)));
+    await recordAudit(deps, caller, {
+      tenantId: key.tenantId,
+      action: "quarantine.delete",
+      target: `${agentId}/${id}`,
+      detail: { kind: held.kind, reason: held.reason },
+    });
+    return { ...r, deleted: true as const };
+  });
