@@ -28,6 +28,8 @@ const STALENESS_MS = 2000;
 /** The snapshot limit while sizes are measured, and the deployment's default one. */
 const MEASURE_MAX_BYTES = 30 * 1024 * 1024;
 const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
+/** Before reads moved to the edge (issue 29, measured on the same machine): far-edge warm retrieve, storage accesses, 16 clients. */
+const BEFORE = { farEdgeP50: 63.6, storagePerRetrieve: 3133 / 40, sixteenClientRatio: 1.58 };
 /**
  * Reads per storage-access window: a few seconds of them, so the window holds the snapshot's
  * revalidations and the use counters' batches they cause, amortised over the reads.
@@ -342,7 +344,7 @@ function report({ result, seconds, lost: dropped }) {
         .join(", ")
     : "—";
   const sizes = [
-    "| lessons | snapshot | served at the edge under the default 8 MiB limit | first read (build + fetch + decode) | read after a change (rebuild) | warm read p50 |",
+    `| lessons | snapshot | served at the edge under the default 8 MiB limit | first read (build + fetch + decode) | read after a change (rebuild) | warm read p50 (limit ${mib(MEASURE_MAX_BYTES)}) |`,
     "|---|---|---|---|---|---|",
     ...result.sizes.map(
       (s) =>
@@ -360,6 +362,9 @@ function report({ result, seconds, lost: dropped }) {
       ? `${CLIENTS}-client retrieve p95 ÷ /healthz p95: ${f(local.concEdge.p95 / local.concHealthz.p95, 2)} from the edge, ${f(local.concObject.p95 / local.concHealthz.p95, 2)} through the object; aim ≤ 1.35: ${local.concEdge.p95 / local.concHealthz.p95 <= 1.35 ? "met" : "NOT met"}.`
       : "",
     `Storage accesses of the agent's object per warm request: ${storage}.`,
+    far && local?.concEdge && result.storage
+      ? `Before and after: far-edge warm retrieve p50 ${f(BEFORE.farEdgeP50)} ms → ${f(far.edgeRetrieve.p50)} ms (p99 ${f(far.edgeRetrieve.p99)} ms); the object's storage accesses per warm retrieve ${f(BEFORE.storagePerRetrieve, 0)} → ${f(result.storage["edge retrieve"], 1)} (its use counters' batches; ${f(result.storage["edge retrieve, read key"], 1)} for a read key); ${CLIENTS}-client retrieve p95 ÷ /healthz ${f(BEFORE.sixteenClientRatio, 2)} → ${f(local.concEdge.p95 / local.concHealthz.p95, 2)}; snapshots ${result.sizes.map((s) => `${mib(s.bytes)} at ${s.size.toLocaleString("en")}`).join(", ")}.`
+      : "",
   ].filter(Boolean);
   const body = `Run ${new Date().toISOString().slice(0, 16)}Z, ${seconds.toFixed(0)} s, on ${m.cpu} (${m.cores} cores shared), node ${m.node}, wrangler ${m.wrangler}; load average at end ${os
     .loadavg()
