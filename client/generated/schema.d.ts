@@ -2596,10 +2596,10 @@ export interface components {
              */
             servedFrom: "edge" | "object";
             /**
-             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, the snapshot unavailable
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token
              * @enum {string}
              */
-            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "unavailable";
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size";
         };
         RetrieveRequest: {
             query: string;
@@ -2654,10 +2654,10 @@ export interface components {
              */
             servedFrom: "edge" | "object";
             /**
-             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, the snapshot unavailable
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token
              * @enum {string}
              */
-            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "unavailable";
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size";
         };
         RewardResult: {
             reward: number;
@@ -4548,7 +4548,7 @@ export interface components {
                 contentVersion: number;
                 /** @description Counts changes rewards and uses made (Q, counts, usage memory, the re-ranker), which reach Workers as deltas */
                 learnSeq: number;
-                /** @description Size of the snapshot built for this content version, published to Workers unless over their limit; null until a Worker asked for one */
+                /** @description Size of the snapshot built for this content version, published to Workers unless over their limit (for a library whose texts and vectors alone are over it, what they take); null until a Worker asked for one */
                 bytes: number | null;
             };
         };
