@@ -46,6 +46,11 @@ const REFUSAL_RECHECK_MS = 30_000;
 const REVALIDATION_LEASE_MS = 10_000;
 /** Snapshots in the location's cache are dropped after a day; any newer version replaces the pointer sooner. */
 const CACHE_TTL_S = 86_400;
+/**
+ * The location's cache rather than Workers KV: both read a 4 MB snapshot in about 4 ms locally, but
+ * KV adds a global, billed write per agent and content version, visible elsewhere only within 60 s,
+ * for snapshots the object must confirm within the bound anyway.
+ */
 const CACHE_NAME = "praxis-read-model";
 const CACHE_ORIGIN = "https://read-model.praxis.invalid";
 
