@@ -10,6 +10,7 @@ import { memoryName } from "../../src/services/agent-memory";
 import { agentFixture } from "../memory/setup";
 import { call, expectProblem, newKey } from "../helpers";
 import { probedWorker } from "./probe";
+import { mcpTool } from "../mcp-client";
 import { forgetReadModels, readModelsHeld } from "../../src/services/edge-reads";
 import { ReadModel } from "../../durable-objects/agent-memory/retrieval/read-model";
 
@@ -376,5 +377,25 @@ describe("what reads at the edge leave to the object", () => {
     }
     expect(held.at(-1)!.agents).toBeLessThan(6);
     expect(held.at(-1)!.agents).toBeGreaterThan(0);
+  });
+});
+
+describe("reads at the edge over MCP", () => {
+  it("pull_experiences and get_prompt say what they were ranked on, take minVersion, and read through the object when asked", async () => {
+    const f = await oneLesson();
+    const tool = await mcpTool(f.t.apiKey);
+    const pulled = await tool("pull_experiences", {
+      agentId: f.agentId,
+      query: "container image digest",
+      minVersion: f.first.libraryVersion,
+    });
+    expect(pulled.isError, JSON.stringify(pulled.content)).toBeFalsy();
+    expect(pulled.structuredContent).toMatchObject({
+      servedFrom: "edge",
+      libraryVersion: f.first.libraryVersion,
+      items: [expect.objectContaining({ id: f.first.id })],
+    });
+    const strong = await tool("get_prompt", { agentId: f.agentId, query: "container image", consistency: "strong" });
+    expect(strong.structuredContent).toMatchObject({ servedFrom: "object", fallbackReason: "strong", experienceIds: [f.first.id] });
   });
 });
