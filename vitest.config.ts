@@ -79,6 +79,12 @@ export default defineConfig(async () => {
         // Agents that switch to the "openai" embedder reach test/doubles/slow-embeddings.ts.
         EMBEDDING_BASE_URL: "http://embeddings.test/v1",
         EMBEDDING_API_KEY: "sk-test-not-real",
+        // Reads served at the edge ask the agent's object on every read (a bound of 0), so a test
+        // reads what it just wrote; tests of the bound itself set one (test/edge/edge-reads.test.ts).
+        READ_STALENESS_MS: "0",
+        // Each read sends its use counters at once, so a test's next request finds them applied
+        // (test/memory/retrieval-tokens.test.ts drives the timed batches itself).
+        RETRIEVAL_COUNTS_FLUSH_MS: "0",
       },
     },
   });
@@ -109,7 +115,15 @@ export default defineConfig(async () => {
             exclude: workerdExclude,
             setupFiles: ["./test/setup.ts"],
             maxWorkers: 2,
-            deps: { optimizer: { ssr: { enabled: true, include: WORKER_DEPS, exclude: ["uplot", "uplot/dist/uPlot.iife.min.js", "uplot/dist/uPlot.min.css"] } } },
+            deps: {
+              optimizer: {
+                ssr: {
+                  enabled: true,
+                  include: WORKER_DEPS,
+                  exclude: ["uplot", "uplot/dist/uPlot.iife.min.js", "uplot/dist/uPlot.min.css"],
+                },
+              },
+            },
             ...timeouts,
           },
         },

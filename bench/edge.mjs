@@ -15,7 +15,7 @@ import { corpus, queries } from "./corpus.mjs";
 import { devServer, log, machine, must, replaceResultsSection, request } from "./lib/dev-server.mjs";
 
 export const EDGE_HEADING = "## Edge hot path (`npm run bench -- --profile far-edge`)";
-const FAR_EDGE = "d1=80,do=40,kv=5";
+export const FAR_EDGE = "d1=80,do=40,kv=5";
 const MEMORIES = 1000;
 /** Requests before measuring, after each restart: the object's load, the isolate's JIT and key cache. */
 const WARMUP = { local: 100, "far-edge": 30 };
@@ -81,7 +81,12 @@ export async function runEdgeBench(argv) {
       // Warm: the object loaded, the key in this isolate's cache (and in KV).
       await seq(WARMUP[cfg.profile], () => ({ method: "POST", url: `${A()}/retrieve`, body: { query: qs[q++] } }));
       const retrievalIds = [];
-      const retrieve = await seq(n, () => ({ method: "POST", url: `${A()}/retrieve`, body: { query: qs[q++] }, ok: (b) => retrievalIds.push(b.retrievalId) }));
+      const retrieve = await seq(n, () => ({
+        method: "POST",
+        url: `${A()}/retrieve`,
+        body: { query: qs[q++] },
+        ok: (b) => retrievalIds.push(b.retrievalId),
+      }));
       const reward = await seq(Math.min(n, retrievalIds.length), (k) => ({
         method: "POST",
         url: `${A()}/rewards`,
@@ -90,7 +95,9 @@ export async function runEdgeBench(argv) {
       const prompt = await seq(n, () => ({ method: "GET", url: `${A()}/prompt?query=${encodeURIComponent(qs[q++])}&budgetTokens=400` }));
       const baseline = await seq(n, () => ({ method: "GET", url: A() }));
       rows.push({ ...cfg, n, retrieve, reward, prompt, baseline });
-      log(`${cfg.profile}, caches ${cfg.cache}: retrieve p50 ${f(retrieve.p50)} ms, reward p50 ${f(reward.p50)} ms, prompt p50 ${f(prompt.p50)} ms`);
+      log(
+        `${cfg.profile}, caches ${cfg.cache}: retrieve p50 ${f(retrieve.p50)} ms, reward p50 ${f(reward.p50)} ms, prompt p50 ${f(prompt.p50)} ms`,
+      );
     }
   } finally {
     await server.cleanup();
@@ -107,10 +114,14 @@ export async function runEdgeBench(argv) {
   ].join("\n");
   const far = (cache) => rows.find((r) => r.profile === "far-edge" && r.cache === cache);
   const [before, after] = [far("off"), far("on")];
-  const verdict = before && after
-    ? `Far-edge warm retrieve p50: ${f(after.retrieve.p50)} ms with the caches, ${f(before.retrieve.p50)} ms through D1 (${f(before.retrieve.p50 / after.retrieve.p50, 2)}×; aim ≥ 2×: ${before.retrieve.p50 / after.retrieve.p50 >= 2 ? "met" : "NOT met"}). Aim p50 ≤ DO RTT + 10 ms = 50 ms: ${after.retrieve.p50 <= 50 ? "met" : "NOT met"}.`
-    : "Far-edge rows missing (run stopped).";
-  const body = `Run ${new Date().toISOString().slice(0, 16)}Z, ${((Date.now() - started) / 1000).toFixed(0)} s, on ${m.cpu} (${m.cores} cores shared), node ${m.node}, wrangler ${m.wrangler}; load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.
+  const verdict =
+    before && after
+      ? `Far-edge warm retrieve p50: ${f(after.retrieve.p50)} ms with the caches, ${f(before.retrieve.p50)} ms through D1 (${f(before.retrieve.p50 / after.retrieve.p50, 2)}×; aim ≥ 2×: ${before.retrieve.p50 / after.retrieve.p50 >= 2 ? "met" : "NOT met"}). Aim p50 ≤ DO RTT + 10 ms = 50 ms: ${after.retrieve.p50 <= 50 ? "met" : "NOT met"}.`
+      : "Far-edge rows missing (run stopped).";
+  const body = `Run ${new Date().toISOString().slice(0, 16)}Z, ${((Date.now() - started) / 1000).toFixed(0)} s, on ${m.cpu} (${m.cores} cores shared), node ${m.node}, wrangler ${m.wrangler}; load average at end ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}.
 One agent with ${MEMORIES} memories; client wall time in ms, sequential requests over keep-alive HTTP to wrangler dev on 127.0.0.1.
 \`far-edge\` injects ${FAR_EDGE} (ms per D1 query, Durable Object call, KV read) at the bindings; \`key caches off\` makes
 every request read its key from D1 (one query, the round trip every request made before), \`on\` is the isolate LRU then KV.

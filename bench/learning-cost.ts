@@ -51,7 +51,13 @@ for (const n of sizes) {
   // Stored per memory: the `when` vector (int8 code + scale) and, worst case, a full usage row:
   // MAX_PHRASES phrases of MAX_PHRASE_WORDS words of ~7 characters with their JSON weight and time.
   const whenBytes = dims + 4;
-  const phraseJson = JSON.stringify(Array.from({ length: MAX_PHRASES }, () => ({ text: Array(MAX_PHRASE_WORDS).fill("abcdefg").join(" "), weight: 1.2345, at: 1_764_000_000_000 }))).length;
+  const phraseJson = JSON.stringify(
+    Array.from({ length: MAX_PHRASES }, () => ({
+      text: Array(MAX_PHRASE_WORDS).fill("abcdefg").join(" "),
+      weight: 1.2345,
+      at: 1_764_000_000_000,
+    })),
+  ).length;
   const usageBytes = dims + 4 + 16 + phraseJson;
   console.log(
     `N=${n} dims=${dims}: when scan p50 ${p50(whenMs).toFixed(3)} ms, usage-centroid scan p50 ${p50(usageMs).toFixed(3)} ms (every memory with a centroid); ` +

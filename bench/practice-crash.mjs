@@ -24,7 +24,14 @@ async function main() {
   const fake = await startPracticeLlm({ port: llmPort, latencyMs: LATENCY_MS });
   server.onCleanup(() => fake.close());
   const adminKey = `pxadmin_bench_${randomBytes(18).toString("base64url")}`;
-  const vars = { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", LLM_BASE_URL: `http://127.0.0.1:${llmPort}/v1`, LLM_MODEL: "fake", LLM_API_KEY: "x", LLM_MAX_RETRIES: "0" };
+  const vars = {
+    PRAXIS_ADMIN_KEY: adminKey,
+    LOG_LEVEL: "warn",
+    LLM_BASE_URL: `http://127.0.0.1:${llmPort}/v1`,
+    LLM_MODEL: "fake",
+    LLM_API_KEY: "x",
+    LLM_MAX_RETRIES: "0",
+  };
   let { base } = await server.start({ firstPort: 8960, vars });
   const token = (await must("POST", `${base}/v1/tenants`, adminKey, { name: "crash bench" }, [201])).body.apiKey;
   const tasks = practiceTasks(TASKS);
@@ -41,7 +48,15 @@ async function main() {
     const ds = await must("POST", `${base}/v1/datasets`, token, { name: `crash ${n}`, holdoutFraction: 0, tasks }, [201]);
     const fake0 = { received: fake.received.length, ...fake.answered };
     const ledger0 = await ledger();
-    const runId = (await must("POST", `${A()}/practice-runs`, token, { datasetId: ds.body.datasetId, epochs: 1, batchSize: TASKS, groupSize: G, concurrency: 8, seed: 7, policy: { kind: "llm" } }, [202])).body.runId;
+    const runId = (
+      await must(
+        "POST",
+        `${A()}/practice-runs`,
+        token,
+        { datasetId: ds.body.datasetId, epochs: 1, batchSize: TASKS, groupSize: G, concurrency: 8, seed: 7, policy: { kind: "llm" } },
+        [202],
+      )
+    ).body.runId;
     const view = async () => (await request("GET", `${A()}/practice-runs/${runId}`, token)).body;
     let before = null;
     let back = null;
@@ -65,7 +80,11 @@ async function main() {
           status: v.status,
           before,
           resumeS: resumedAt === null ? null : (resumedAt - back) / 1000,
-          fake: { received: fake.received.length - fake0.received, answered: fake.answered.calls - fake0.calls, tokens: fake.answered.tokens - fake0.tokens },
+          fake: {
+            received: fake.received.length - fake0.received,
+            answered: fake.answered.calls - fake0.calls,
+            tokens: fake.answered.tokens - fake0.tokens,
+          },
           ledger: { calls: l.calls - ledger0.calls, open: l.open - ledger0.open, tokens: l.tokens - ledger0.tokens },
         };
       }

@@ -16,7 +16,24 @@ export function hash(text) {
 }
 const chance = (key, p) => hash(key) / 2 ** 32 < p;
 
-const WORDS = ["planet", "garden", "silver", "window", "rocket", "market", "bridge", "candle", "forest", "pencil", "shadow", "mirror", "harbor", "lantern", "meadow", "thunder"];
+const WORDS = [
+  "planet",
+  "garden",
+  "silver",
+  "window",
+  "rocket",
+  "market",
+  "bridge",
+  "candle",
+  "forest",
+  "pencil",
+  "shadow",
+  "mirror",
+  "harbor",
+  "lantern",
+  "meadow",
+  "thunder",
+];
 
 /**
  * Each family: how its tasks read and are answered, the policy's base success, the mistake it
@@ -132,7 +149,8 @@ export function worldTasks(perFamily, holdout) {
 }
 
 const libraryLines = (text) => [...text.matchAll(/^\[(G\d+)\]\. (.*)$/gm)].map((m) => ({ label: m[1], text: m[2] }));
-const dataBlocks = (prompt, label) => [...prompt.matchAll(new RegExp(`DATA \\(${label}\\)[^\\n]*\\n(\`{3,})text\\n([\\s\\S]*?)\\n\\1`, "g"))].map((m) => m[2]);
+const dataBlocks = (prompt, label) =>
+  [...prompt.matchAll(new RegExp(`DATA \\(${label}\\)[^\\n]*\\n(\`{3,})text\\n([\\s\\S]*?)\\n\\1`, "g"))].map((m) => m[2]);
 
 /** The policy: follows a harmful lesson if its prompt holds one, else a helpful one, else its own habits. */
 function rollout(body) {
@@ -161,10 +179,14 @@ function summary(prompt) {
 function advantage(prompt) {
   const fam = familyOf(dataBlocks(prompt, "task")[0] ?? "");
   const better = dataBlocks(prompt, "attempt \\d+ summary").filter((_, i) => new RegExp(`### Attempt ${i} — reward 1`).test(prompt));
-  if (!fam || !better.some((s) => s.includes(fam.f.right))) return { analysis: "No clear difference.", operations: [{ op: "none", target: "", text: "", reason: "" }] };
+  if (!fam || !better.some((s) => s.includes(fam.f.right)))
+    return { analysis: "No clear difference.", operations: [{ op: "none", target: "", text: "", reason: "" }] };
   const harmful = fam.f.harmful && chance(`harm:${prompt}`, 0.3);
   const text = harmful ? fam.f.harmful : fam.f.lesson;
-  return { analysis: `The better attempts: ${fam.f.right}`, operations: [{ op: "add", target: "", text, reason: "what the better attempts did" }] };
+  return {
+    analysis: `The better attempts: ${fam.f.right}`,
+    operations: [{ op: "add", target: "", text, reason: "what the better attempts did" }],
+  };
 }
 
 /**
@@ -188,23 +210,36 @@ function hindsight(prompt) {
     const held = lib.some((l) => fam.f.skill.test(l.text));
     return {
       diagnosis: `Every attempt followed ${suspect.label} and missed the reference; the exact method gives it.`,
-      operation: held ? { op: "delete", target: suspect.label, text: "", reason: `${suspect.label} misled every attempt` } : { op: "modify", target: suspect.label, text: fam.f.lesson, reason: `${suspect.label} misled every attempt` },
+      operation: held
+        ? { op: "delete", target: suspect.label, text: "", reason: `${suspect.label} misled every attempt` }
+        : { op: "modify", target: suspect.label, text: fam.f.lesson, reason: `${suspect.label} misled every attempt` },
     };
   }
-  if (!answers.some((a) => fam.f.diagnose(reference.trim(), a.trim()))) return none("The failed answers bear no clear relation to the reference.");
+  if (!answers.some((a) => fam.f.diagnose(reference.trim(), a.trim())))
+    return none("The failed answers bear no clear relation to the reference.");
   const leak = chance(`leak:${prompt}`, 0.15);
   const text = leak ? `${fam.f.lesson.replace(/\.$/, "")}, as in ${reference.trim()}.` : fam.f.lesson;
-  return { diagnosis: `The attempts: ${fam.f.slip} The reference shows: ${fam.f.right}`, operation: { op: "add", target: "", text, reason: "every attempt made the same mistake" } };
+  return {
+    diagnosis: `The attempts: ${fam.f.slip} The reference shows: ${fam.f.right}`,
+    operation: { op: "add", target: "", text, reason: "every attempt made the same mistake" },
+  };
 }
 
 /** The batch update: deletes and rewrites as proposed, one new lesson per skill the library lacks. */
 function batch(prompt) {
-  const proposals = [...prompt.matchAll(/DATA \(proposals for task [^)]*\)[^\n]*\n(`{3,})text\n([\s\S]*?)\n\1/g)].flatMap((m) => JSON.parse(m[2]));
+  const proposals = [...prompt.matchAll(/DATA \(proposals for task [^)]*\)[^\n]*\n(`{3,})text\n([\s\S]*?)\n\1/g)].flatMap((m) =>
+    JSON.parse(m[2]),
+  );
   const libText = prompt.split("## Current library")[1]?.split("## What to produce")[0] ?? "";
   const lib = libraryLines(libText);
   const touched = new Set();
   const ops = [];
-  const covered = (text) => Object.values(FAMILIES).some((f) => (f.skill.test(text) && lib.some((l) => f.skill.test(l.text) && !touched.has(l.label))) || (f.harm?.test(text) && lib.some((l) => f.harm.test(l.text))));
+  const covered = (text) =>
+    Object.values(FAMILIES).some(
+      (f) =>
+        (f.skill.test(text) && lib.some((l) => f.skill.test(l.text) && !touched.has(l.label))) ||
+        (f.harm?.test(text) && lib.some((l) => f.harm.test(l.text))),
+    );
   for (const p of proposals.filter((x) => x.op === "modify" || x.op === "delete")) {
     if (touched.has(p.target)) continue;
     touched.add(p.target);
@@ -212,7 +247,13 @@ function batch(prompt) {
   }
   const added = [];
   for (const p of proposals.filter((x) => x.op === "add")) {
-    if (covered(p.text) || added.some((t) => Object.values(FAMILIES).some((f) => (f.skill.test(t) && f.skill.test(p.text)) || (f.harm?.test(t) && f.harm.test(p.text))))) continue;
+    if (
+      covered(p.text) ||
+      added.some((t) =>
+        Object.values(FAMILIES).some((f) => (f.skill.test(t) && f.skill.test(p.text)) || (f.harm?.test(t) && f.harm.test(p.text))),
+      )
+    )
+      continue;
     if (ops.some((o) => o.op === "modify" && o.text === p.text)) continue;
     added.push(p.text);
     ops.push({ op: "add", targets: [], text: p.text, reason: "new" });
@@ -249,7 +290,16 @@ async function worldRun({ base, token, fake, must, sleep, log }, tasks, opts) {
   await must("PUT", A, token, { displayName: "practice world" });
   const ds = await must("POST", `${base}/v1/datasets`, token, { name: `world ${agentId}`, tasks }, [201]);
   fake.calls.splice(0);
-  const body = { datasetId: ds.body.datasetId, epochs: opts.epochs, batchSize: opts.batchSize, groupSize: opts.groupSize, concurrency: opts.concurrency, seed: opts.seed, policy: { kind: "llm" }, hindsight: opts.hindsight };
+  const body = {
+    datasetId: ds.body.datasetId,
+    epochs: opts.epochs,
+    batchSize: opts.batchSize,
+    groupSize: opts.groupSize,
+    concurrency: opts.concurrency,
+    seed: opts.seed,
+    policy: { kind: "llm" },
+    hindsight: opts.hindsight,
+  };
   const runId = (await must("POST", `${A}/practice-runs`, token, body, [202])).body.runId;
   const t0 = Date.now();
   let view;
@@ -263,17 +313,24 @@ async function worldRun({ base, token, fake, must, sleep, log }, tasks, opts) {
   const curve = (await must("GET", `${A}/practice-runs/${runId}/curve`, token)).body;
   const library = (await must("GET", `${A}/practice-runs/${runId}/library`, token)).body.items;
   if (opts.trace) {
-    for (const e of library) log(`  ${e.label} [${e.lineage.map((l) => `${l.op}${l.epoch === undefined ? "" : `@${l.epoch}.${l.step}`}${l.provenance ? `/${l.provenance}` : ""}`).join(" ")}] ${e.text}`);
+    for (const e of library)
+      log(
+        `  ${e.label} [${e.lineage.map((l) => `${l.op}${l.epoch === undefined ? "" : `@${l.epoch}.${l.step}`}${l.provenance ? `/${l.provenance}` : ""}`).join(" ")}] ${e.text}`,
+      );
     const steps = (await must("GET", `${A}/practice-runs/${runId}/steps`, token)).body.items;
     for (const s of steps) {
       const d = (await must("GET", `${A}/practice-runs/${runId}/steps/${s.n}`, token)).body;
-      log(`  step ${s.n}: hindsight ${JSON.stringify(d.hindsight)}; plan ${d.plan.operations.map((o) => `${o.op}:${o.provenance}:${(o.text ?? "").slice(0, 40)}`).join(" | ")}; dropped ${d.dropped.map((x) => x.reason).join(" | ")}`);
+      log(
+        `  step ${s.n}: hindsight ${JSON.stringify(d.hindsight)}; plan ${d.plan.operations.map((o) => `${o.op}:${o.provenance}:${(o.text ?? "").slice(0, 40)}`).join(" | ")}; dropped ${d.dropped.map((x) => x.reason).join(" | ")}`,
+      );
     }
   }
   const calls = fake.calls.splice(0);
   const stage = (s) => calls.filter((c) => c.stage === s);
   const sum = (cs) => cs.reduce((n, c) => n + c.prompt_tokens + c.completion_tokens, 0);
-  log(`world ${opts.hindsight ? "with" : "without"} hindsight, seed ${opts.seed}: holdout ${curve.epochs.map((e) => e.holdoutAccuracy?.toFixed(2)).join(" → ")}, ${view.promotion?.promoted ? "promoted" : "not promoted"}`);
+  log(
+    `world ${opts.hindsight ? "with" : "without"} hindsight, seed ${opts.seed}: holdout ${curve.epochs.map((e) => e.holdoutAccuracy?.toFixed(2)).join(" → ")}, ${view.promotion?.promoted ? "promoted" : "not promoted"}`,
+  );
   return {
     view,
     accuracy: curve.epochs.map((e) => e.holdoutAccuracy),
@@ -281,7 +338,9 @@ async function worldRun({ base, token, fake, must, sleep, log }, tasks, opts) {
     hindsightCalls: stage("hindsight").length,
     hindsightTokens: sum(stage("hindsight")),
     harmfulInLibrary: library.filter((e) => Object.values(FAMILIES).some((f) => f.harm?.test(e.text))).length,
-    families: Object.entries(FAMILIES).filter(([, f]) => library.some((e) => f.skill.test(e.text))).map(([n]) => n),
+    families: Object.entries(FAMILIES)
+      .filter(([, f]) => library.some((e) => f.skill.test(e.text)))
+      .map(([n]) => n),
   };
 }
 
@@ -315,7 +374,17 @@ export async function worldSection(ctx, opts) {
     return `| mean | ${hs ? "on" : "off (reference)"} | ${epochs.map((e) => `**${f3(mean(rs.map((r) => r.accuracy[e])))}**`).join(" | ")} | ${rs.filter((r) => r.view.promotion?.promoted).length} of ${rs.length} | ${f2(mean(rs.map((r) => per(r).calls)))} | ${Math.round(mean(rs.map((r) => per(r).tokens))).toLocaleString("en-US")} | **${f2(mean(rs.map((r) => per(r).hsCalls)))}** | ${Math.round(mean(rs.map((r) => per(r).hsTokens))).toLocaleString("en-US")} | | | | |`;
   };
   const head = `| seed | hindsight | ${epochs.map((e) => `holdout acc. epoch ${e}`).join(" | ")} | promoted (gate) | LLM calls / task | tokens / task | hindsight calls / task | hindsight tokens / task | hindsight calls / proposals / refused leaks / applied / in final library | hindsight lessons promoted | families with their lesson | harmful lessons left |`;
-  const table = [head, `|${head.split("|").slice(1, -1).map((_, i) => (i < 2 ? "---" : "---:")).join("|")}|`, ...rows.map(line), avg(false), avg(true)].join("\n");
+  const table = [
+    head,
+    `|${head
+      .split("|")
+      .slice(1, -1)
+      .map((_, i) => (i < 2 ? "---" : "---:"))
+      .join("|")}|`,
+    ...rows.map(line),
+    avg(false),
+    avg(true),
+  ].join("\n");
   const on = rows.filter((r) => r.hindsight);
   const off = rows.filter((r) => !r.hindsight);
   const last = opts.epochs;

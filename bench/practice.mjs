@@ -39,7 +39,18 @@ import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import http from "node:http";
 import os from "node:os";
-import { devLogFindings, devServer, freePort, log, machine, must, PRACTICE_HEADING, replaceResultsSection, request, sleep } from "./lib/dev-server.mjs";
+import {
+  devLogFindings,
+  devServer,
+  freePort,
+  log,
+  machine,
+  must,
+  PRACTICE_HEADING,
+  replaceResultsSection,
+  request,
+  sleep,
+} from "./lib/dev-server.mjs";
 import { WORLD_HEADING, worldReply, worldSection } from "./practice-world.mjs";
 
 // ---------------------------------------------------------------- options
@@ -91,7 +102,15 @@ const tokens = (chars) => Math.max(1, Math.ceil(chars / 4));
 function stageOf(body) {
   const name = body?.response_format?.json_schema?.name ?? null;
   if (name === null) return "rollout";
-  return { attempt_summaries: "summary", group_advantage: "advantage", hindsight_lesson: "hindsight", batch_plan: "batch", safety_review: "review" }[name] ?? `other:${name}`;
+  return (
+    {
+      attempt_summaries: "summary",
+      group_advantage: "advantage",
+      hindsight_lesson: "hindsight",
+      batch_plan: "batch",
+      safety_review: "review",
+    }[name] ?? `other:${name}`
+  );
 }
 
 /** Task i: "Task i. What is a + b?"; its class (i % 4) says how the policy does on it. */
@@ -122,32 +141,59 @@ function reply(stage, body) {
   if (stage === "summary") {
     const n = (prompt.match(/^### Attempt \d+/gm) ?? []).length;
     return JSON.stringify({
-      summaries: Array.from({ length: n }, (_, k) => `Attempt ${k} added the units, then the tens and hundreds; it ${k % 2 ? "dropped" : "kept"} the carry into the tens and compared its total with the reference.`),
+      summaries: Array.from(
+        { length: n },
+        (_, k) =>
+          `Attempt ${k} added the units, then the tens and hundreds; it ${k % 2 ? "dropped" : "kept"} the carry into the tens and compared its total with the reference.`,
+      ),
     });
   }
   if (stage === "advantage") {
     const task = /Task (\d+)\. What is/.exec(prompt)?.[1] ?? "?";
     return JSON.stringify({
       analysis: `On task ${task} the correct attempts carried from the units into the tens; the wrong ones dropped that carry.`,
-      operations: [{ op: "add", target: "", text: `When adding multi-digit numbers, write down each carry before adding the next column (learned on task ${task}).`, reason: "the wrong attempts lost a carry" }],
+      operations: [
+        {
+          op: "add",
+          target: "",
+          text: `When adding multi-digit numbers, write down each carry before adding the next column (learned on task ${task}).`,
+          reason: "the wrong attempts lost a carry",
+        },
+      ],
     });
   }
   if (stage === "hindsight") {
     return JSON.stringify({
       diagnosis: "Every attempt answered ten more than the reference: the carry into the tens was counted twice.",
-      operation: { op: "add", target: "", text: "When adding multi-digit numbers, add each carry exactly once before the next column.", reason: "every attempt double-counted a carry" },
+      operation: {
+        op: "add",
+        target: "",
+        text: "When adding multi-digit numbers, add each carry exactly once before the next column.",
+        reason: "every attempt double-counted a carry",
+      },
     });
   }
   if (stage === "batch") {
     const ids = [...prompt.matchAll(/^### Task (\S+)/gm)].map((m) => m[1]);
     return JSON.stringify({
       reasoning: `The ${ids.length} groups proposed the same lesson about carries; merged into one.`,
-      operations: ids.length ? [{ op: "add", targets: [], text: "When adding multi-digit numbers, write down each carry before adding the next column.", reason: `proposed by ${ids.length} groups` }] : [],
+      operations: ids.length
+        ? [
+            {
+              op: "add",
+              targets: [],
+              text: "When adding multi-digit numbers, write down each carry before adding the next column.",
+              reason: `proposed by ${ids.length} groups`,
+            },
+          ]
+        : [],
     });
   }
   if (stage === "review") {
     const n = (prompt.match(/^\d+\.$/gm) ?? []).length;
-    return JSON.stringify({ verdicts: Array.from({ length: n }, (_, index) => ({ index, safe: true, category: "safe", reason: "ordinary arithmetic advice" })) });
+    return JSON.stringify({
+      verdicts: Array.from({ length: n }, (_, index) => ({ index, safe: true, category: "safe", reason: "ordinary arithmetic advice" })),
+    });
   }
   return "{}";
 }
@@ -225,12 +271,16 @@ async function pollUntilTerminal(url, token, t0) {
     if (elapsed - lastLog > 5000) {
       lastLog = elapsed;
       const p = view?.progress;
-      log(`${(elapsed / 1000).toFixed(1)} s: ${view?.status ?? "…"} ${p ? `stage ${p.stage}, rollouts ${p.rollouts.done}/${p.rollouts.total}, groups kept ${p.groups.kept} filtered ${p.groups.filtered}` : ""}`);
+      log(
+        `${(elapsed / 1000).toFixed(1)} s: ${view?.status ?? "…"} ${p ? `stage ${p.stage}, rollouts ${p.rollouts.done}/${p.rollouts.total}, groups kept ${p.groups.kept} filtered ${p.groups.filtered}` : ""}`,
+      );
     }
     if (elapsed > TIMEOUT_MS) break;
     await sleep(POLL_MS);
   }
-  throw new Error(`the run did not finish within ${TIMEOUT_MS / 1000} s (last view: ${JSON.stringify(view?.progress ?? view?.status ?? null)})`);
+  throw new Error(
+    `the run did not finish within ${TIMEOUT_MS / 1000} s (last view: ${JSON.stringify(view?.progress ?? view?.status ?? null)})`,
+  );
 }
 
 const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "—");
@@ -248,7 +298,11 @@ function analyse(calls, view, wallMs, t0) {
     b.first = Math.min(b.first, c.start - t0);
     b.last = Math.max(b.last, c.end - t0);
   }
-  const total = { calls: calls.length, tokensIn: calls.reduce((n, c) => n + c.prompt_tokens, 0), tokensOut: calls.reduce((n, c) => n + c.completion_tokens, 0) };
+  const total = {
+    calls: calls.length,
+    tokensIn: calls.reduce((n, c) => n + c.prompt_tokens, 0),
+    tokensOut: calls.reduce((n, c) => n + c.completion_tokens, 0),
+  };
   const latencySum = calls.reduce((n, c) => n + (c.end - c.start), 0);
   const sequentialMs = calls.length * LATENCY_MS;
   const kept = view.progress.groups.kept;
@@ -261,7 +315,8 @@ function analyse(calls, view, wallMs, t0) {
   const perTask = (x) => x / TASKS;
   // The best the pipeline can do at this concurrency: the rollout waves, then one summary, one
   // advantage and the batch update, each a single latency on the critical path.
-  const idealMs = (Math.ceil((TASKS * G) / CONCURRENCY) + (by.summary.calls ? 1 : 0) + (by.advantage.calls ? 1 : 0) + (batchCalls ? 1 : 0)) * LATENCY_MS;
+  const idealMs =
+    (Math.ceil((TASKS * G) / CONCURRENCY) + (by.summary.calls ? 1 : 0) + (by.advantage.calls ? 1 : 0) + (batchCalls ? 1 : 0)) * LATENCY_MS;
   // Calls that start within 100 ms of a wave's first call belong to that wave; the idle gap is from
   // a wave's last answer to the next wave's first request (time the pipeline spent outside the LLM).
   const waves = [];
@@ -276,7 +331,13 @@ function analyse(calls, view, wallMs, t0) {
   return {
     by,
     others,
-    waves: { count: waves.length, sizes: waves.map((w) => w.calls), meanGap: gaps.reduce((x, y) => x + y, 0) / (gaps.length || 1), maxGap: Math.max(0, ...gaps), firstCall: waves[0] ? waves[0].start - t0 : NaN },
+    waves: {
+      count: waves.length,
+      sizes: waves.map((w) => w.calls),
+      meanGap: gaps.reduce((x, y) => x + y, 0) / (gaps.length || 1),
+      maxGap: Math.max(0, ...gaps),
+      firstCall: waves[0] ? waves[0].start - t0 : NaN,
+    },
     total,
     latencySum,
     sequentialMs,
@@ -312,7 +373,16 @@ async function budgetRuns({ base, token, tasks, fake, m }) {
       "POST",
       `${A}/practice-runs`,
       token,
-      { datasetId: ds.body.datasetId, epochs: 1, batchSize: TASKS, groupSize: G, concurrency: CONCURRENCY, seed: SEED, policy: { kind: "llm" }, budget: { maxTokens } },
+      {
+        datasetId: ds.body.datasetId,
+        epochs: 1,
+        batchSize: TASKS,
+        groupSize: G,
+        concurrency: CONCURRENCY,
+        seed: SEED,
+        policy: { kind: "llm" },
+        budget: { maxTokens },
+      },
       [202],
     );
     const { view } = await pollUntilTerminal(`${A}/practice-runs/${created.body.runId}`, token, t0);
@@ -321,7 +391,9 @@ async function budgetRuns({ base, token, tasks, fake, m }) {
     const used = calls.reduce((x, c) => x + c.prompt_tokens + c.completion_tokens, 0);
     const runUsage = view.usage.tokensIn + view.usage.tokensOut;
     rows.push({ maxTokens, status: view.status, calls: calls.length, used, runUsage });
-    log(`budget ${maxTokens}: ${view.status}, ${calls.length} calls, ${used} tokens (${((100 * used) / maxTokens).toFixed(1)} % of the budget)`);
+    log(
+      `budget ${maxTokens}: ${view.status}, ${calls.length} calls, ${used} tokens (${((100 * used) / maxTokens).toFixed(1)} % of the budget)`,
+    );
   }
   const pct = (x) => `${x.toFixed(1)} %`;
   const worst = Math.max(...rows.map((r) => (100 * (r.used - r.maxTokens)) / r.maxTokens));
@@ -335,7 +407,10 @@ async function budgetRuns({ base, token, tasks, fake, m }) {
     "",
     "| budget.maxTokens | ended | LLM calls | used (fake's count) | run's count | used / budget | overrun |",
     "|---:|---|---:|---:|---:|---:|---:|",
-    ...rows.map((r) => `| ${fi(r.maxTokens)} | ${r.status} | ${r.calls} | ${fi(r.used)} | ${fi(r.runUsage)} | ${pct((100 * r.used) / r.maxTokens)} | ${r.used > r.maxTokens ? `${fi(r.used - r.maxTokens)} (${pct((100 * (r.used - r.maxTokens)) / r.maxTokens)})` : "none"} |`),
+    ...rows.map(
+      (r) =>
+        `| ${fi(r.maxTokens)} | ${r.status} | ${r.calls} | ${fi(r.used)} | ${fi(r.runUsage)} | ${pct((100 * r.used) / r.maxTokens)} | ${r.used > r.maxTokens ? `${fi(r.used - r.maxTokens)} (${pct((100 * (r.used - r.maxTokens)) / r.maxTokens)})` : "none"} |`,
+    ),
     "",
     `- Largest overrun: **${worst > 0 ? pct(worst) : "none"}** of the budget — aim ≤ 5 %: **${worst <= 5 ? "met" : "NOT met"}**. Before (the budget checked only between stages) a run with \`maxTokens: 2000\` ended at 2,478 tokens (24 % over).`,
   ].join("\n");
@@ -344,7 +419,9 @@ async function budgetRuns({ base, token, tasks, fake, m }) {
 async function main() {
   const m = machine();
   const load0 = os.loadavg();
-  log(`${TASKS} tasks × G=${G}, concurrency ${CONCURRENCY}, LLM latency ${LATENCY_MS} ms; ${m.cpu}, ${m.cores} cores, node ${m.node}, wrangler ${m.wrangler}`);
+  log(
+    `${TASKS} tasks × G=${G}, concurrency ${CONCURRENCY}, LLM latency ${LATENCY_MS} ms; ${m.cpu}, ${m.cores} cores, node ${m.node}, wrangler ${m.wrangler}`,
+  );
 
   const llmPort = await freePort(FIRST_LLM_PORT);
   const fake = await startFakeLlm(llmPort);
@@ -367,7 +444,12 @@ async function main() {
   });
   const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-practice-${new Date().toISOString()}` }, [201]);
   const token = tenant.body.apiKey;
-  const tasks = Array.from({ length: TASKS }, (_, i) => ({ id: `t${i}`, task: taskText(i), groundTruth: String(sumOf(i)), split: "train" }));
+  const tasks = Array.from({ length: TASKS }, (_, i) => ({
+    id: `t${i}`,
+    task: taskText(i),
+    groundTruth: String(sumOf(i)),
+    split: "train",
+  }));
 
   /** One run on a fresh agent and dataset; the fake's log is taken and emptied for the next. */
   async function oneRun(n) {
@@ -384,7 +466,15 @@ async function main() {
       "POST",
       `${A}/practice-runs`,
       token,
-      { datasetId: ds.body.datasetId, epochs: 1, batchSize: TASKS, groupSize: G, concurrency: CONCURRENCY, seed: SEED, policy: { kind: "llm" } },
+      {
+        datasetId: ds.body.datasetId,
+        epochs: 1,
+        batchSize: TASKS,
+        groupSize: G,
+        concurrency: CONCURRENCY,
+        seed: SEED,
+        policy: { kind: "llm" },
+      },
       [202],
     );
     const runId = created.body.runId;
@@ -417,11 +507,25 @@ async function main() {
     Object.assign(fakeMode, { reply: worldReply, latency: WORLD_LATENCY_MS });
     const world = await worldSection(
       { base, token, fake, must, sleep, log },
-      { perFamily: 6, holdout: 4, epochs: 3, batchSize: 10, groupSize: G, concurrency: CONCURRENCY, seeds: WORLD_SEEDS, latency: WORLD_LATENCY_MS, trace: flag("--trace-world"), timeoutMs: Math.max(TIMEOUT_MS, 900_000) },
+      {
+        perFamily: 6,
+        holdout: 4,
+        epochs: 3,
+        batchSize: 10,
+        groupSize: G,
+        concurrency: CONCURRENCY,
+        seeds: WORLD_SEEDS,
+        latency: WORLD_LATENCY_MS,
+        trace: flag("--trace-world"),
+        timeoutMs: Math.max(TIMEOUT_MS, 900_000),
+      },
     );
     console.log(`\n${world.summary}`);
     if (WRITE) {
-      replaceResultsSection(WORLD_HEADING, `Latest run of \`npm run bench:practice\` (\`node bench/practice.mjs${argv.length ? " " + argv.join(" ") : ""}\`), ${new Date().toISOString().replace(/\.\d+Z$/, "Z")}, on ${m.cpu}, ${m.cores} cores.\n\n${world.md}`);
+      replaceResultsSection(
+        WORLD_HEADING,
+        `Latest run of \`npm run bench:practice\` (\`node bench/practice.mjs${argv.length ? " " + argv.join(" ") : ""}\`), ${new Date().toISOString().replace(/\.\d+Z$/, "Z")}, on ${m.cpu}, ${m.cores} cores.\n\n${world.md}`,
+      );
       log("wrote the hindsight section of bench/RESULTS.md");
     }
   }
@@ -436,20 +540,53 @@ async function main() {
   const walls = runs.map((r) => f(r.wallMs / 1000)).join(", ");
   const maxInflight = Math.max(0, ...median.calls.map((c) => c.inflightAtStart));
   const a = analyse(median.calls, view, wallMs, t0);
-  if (CALLS_OUT) writeFileSync(CALLS_OUT, JSON.stringify(median.calls.map((c) => ({ ...c, start: c.start - t0, end: c.end - t0 })), null, 1));
+  if (CALLS_OUT)
+    writeFileSync(
+      CALLS_OUT,
+      JSON.stringify(
+        median.calls.map((c) => ({ ...c, start: c.start - t0, end: c.end - t0 })),
+        null,
+        1,
+      ),
+    );
   const serverSpanMs = view.endedAt && view.startedAt ? view.endedAt - view.startedAt : NaN;
-  const callSpanMs = median.calls.length ? Math.max(...median.calls.map((c) => c.end)) - Math.min(...median.calls.map((c) => c.start)) : NaN;
+  const callSpanMs = median.calls.length
+    ? Math.max(...median.calls.map((c) => c.end)) - Math.min(...median.calls.map((c) => c.start))
+    : NaN;
 
   const stageRows = STAGES.map((s) => {
     const b = a.by[s];
-    return [s, fi(b.calls), f(b.calls / TASKS), fi(b.tokensIn), fi(b.tokensOut), f((b.tokensIn + b.tokensOut) / TASKS, 0), b.calls ? `${f(b.first / 1000)} → ${f(b.last / 1000)}` : "—"];
+    return [
+      s,
+      fi(b.calls),
+      f(b.calls / TASKS),
+      fi(b.tokensIn),
+      fi(b.tokensOut),
+      f((b.tokensIn + b.tokensOut) / TASKS, 0),
+      b.calls ? `${f(b.first / 1000)} → ${f(b.last / 1000)}` : "—",
+    ];
   });
-  stageRows.push(["total", fi(a.total.calls), f(a.total.calls / TASKS), fi(a.total.tokensIn), fi(a.total.tokensOut), f((a.total.tokensIn + a.total.tokensOut) / TASKS, 0), ""]);
+  stageRows.push([
+    "total",
+    fi(a.total.calls),
+    f(a.total.calls / TASKS),
+    fi(a.total.tokensIn),
+    fi(a.total.tokensOut),
+    f((a.total.tokensIn + a.total.tokensOut) / TASKS, 0),
+    "",
+  ]);
   const head = ["stage", "LLM calls", "calls / task", "tokens in", "tokens out", "tokens / task", "span (s from create)"];
   const w = head.map((h, i) => Math.max(h.length, ...stageRows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join("  ");
   const stageText = [line(head), w.map((x) => "-".repeat(x)).join("  "), ...stageRows.map(line)].join("\n");
-  const stageMd = [`| ${head.join(" | ")} |`, `|---|${head.slice(1).map(() => "---:").join("|")}|`, ...stageRows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+  const stageMd = [
+    `| ${head.join(" | ")} |`,
+    `|---|${head
+      .slice(1)
+      .map(() => "---:")
+      .join("|")}|`,
+    ...stageRows.map((r) => `| ${r.join(" | ")} |`),
+  ].join("\n");
 
   const ratioAll = a.callsPerTask.ours / a.callsPerTask.reference;
   const ratioLearning = a.learningPerTask.ours / a.learningPerTask.reference;
@@ -466,11 +603,17 @@ async function main() {
     `Calls per task: ours ${f(a.callsPerTask.ours)} vs reference ${f(a.callsPerTask.reference)} (${f(ratioAll)}×; aim ≤ 0.8×: ${callsMet ? "met" : "NOT met"}); without rollouts ours ${f(a.learningPerTask.ours)} vs reference ${f(a.learningPerTask.reference)} (${f(ratioLearning)}×).`,
     `Tokens of the step: ${fi(a.total.tokensIn)} in + ${fi(a.total.tokensOut)} out = ${fi(a.total.tokensIn + a.total.tokensOut)} (the run's own ledger: ${view.usage.calls} calls, ${fi(view.usage.tokensIn)} in + ${fi(view.usage.tokensOut)} out).`,
   ];
-  if (a.others.length) summary.push(`Other LLM calls (repairs or unknown): ${a.others.length} (${[...new Set(a.others.map((c) => c.stage))].join(", ")}).`);
-  if (reloads || workerErrors.length) summary.push(`wrangler dev: ${reloads} reloads, ${workerErrors.length} error lines in its log${workerErrors.length ? ` (first: ${workerErrors[0]})` : ""}.`);
+  if (a.others.length)
+    summary.push(`Other LLM calls (repairs or unknown): ${a.others.length} (${[...new Set(a.others.map((c) => c.stage))].join(", ")}).`);
+  if (reloads || workerErrors.length)
+    summary.push(
+      `wrangler dev: ${reloads} reloads, ${workerErrors.length} error lines in its log${workerErrors.length ? ` (first: ${workerErrors[0]})` : ""}.`,
+    );
 
   console.log("");
-  console.log(`Praxis practice benchmark — one step of ${TASKS} tasks × G=${G}, concurrency ${CONCURRENCY}, fake LLM latency ${LATENCY_MS} ms`);
+  console.log(
+    `Praxis practice benchmark — one step of ${TASKS} tasks × G=${G}, concurrency ${CONCURRENCY}, fake LLM latency ${LATENCY_MS} ms`,
+  );
   console.log(stageText);
   console.log("");
   for (const s of summary) console.log(s);

@@ -39,7 +39,8 @@ export async function run(base, token, provider, mode, withWhen) {
   const idOf = new Map();
   const lessonOf = new Map();
   for (const l of lessons) {
-    const id = (await must("POST", `${A}/experiences`, token, { text: l.text, ...(withWhen ? { when: WHEN.get(l.id) } : {}) }, [201])).body.id;
+    const id = (await must("POST", `${A}/experiences`, token, { text: l.text, ...(withWhen ? { when: WHEN.get(l.id) } : {}) }, [201])).body
+      .id;
     idOf.set(l.id, id);
     lessonOf.set(id, l.id);
   }
@@ -55,7 +56,11 @@ export async function run(base, token, provider, mode, withWhen) {
         if (right) {
           const wrong = r.items.filter((it) => it.id !== right.id);
           const noisy = mode === "noisy" && wrong.length && random() < NOISE;
-          body = { retrievalId: r.retrievalId, outcome: "success", citedIds: [noisy ? wrong[Math.floor(random() * wrong.length)].id : right.id] };
+          body = {
+            retrievalId: r.retrievalId,
+            outcome: "success",
+            citedIds: [noisy ? wrong[Math.floor(random() * wrong.length)].id : right.id],
+          };
           cited++;
         }
         await must("POST", `${A}/rewards`, token, body);
@@ -79,13 +84,19 @@ export async function learningSection(base, token, providers = ["semantic", "has
     for (const withWhen of [false, true]) {
       for (const mode of ["none", "clean", "noisy"]) {
         const row = await run(base, token, provider, mode, withWhen);
-        log(`learning ${provider}${withWhen ? " +when" : ""} ${mode}: r@1 ${row.r1.toFixed(3)} r@5 ${row.r5.toFixed(3)} MRR ${row.mrr.toFixed(3)}`);
+        log(
+          `learning ${provider}${withWhen ? " +when" : ""} ${mode}: r@1 ${row.r1.toFixed(3)} r@5 ${row.r5.toFixed(3)} MRR ${row.mrr.toFixed(3)}`,
+        );
         rows.push(row);
       }
     }
   }
   const pct = (x) => x.toFixed(3);
-  const label = { none: "no feedback (today)", clean: "feedback on q1", noisy: `noisy feedback on q1 (${NOISE * 100}% of successes cite a wrong lesson)` };
+  const label = {
+    none: "no feedback (today)",
+    clean: "feedback on q1",
+    noisy: `noisy feedback on q1 (${NOISE * 100}% of successes cite a wrong lesson)`,
+  };
   const table = [
     "| embedder | lessons | run | q2 recall@1 | q2 recall@5 | q2 MRR | q2 empty | q1 (seen) recall@1 / @5 | rewards (successes) | usage: memories / phrases | re-ranker active |",
     "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|",

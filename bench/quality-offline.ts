@@ -33,10 +33,7 @@ const BM25_B = 0.75;
 /** The stems of the terms the lexical channel's MATCH expression holds for a text. */
 const matchStems = (text: string) => (ftsMatchOf(ftsTerms(text))?.split(" OR ") ?? []).map((t) => stem(t.slice(1, -1)));
 
-const byScore = (scores: number[]) =>
-  scores
-    .map((s, j) => ({ id: lessons[j]!.id, s }))
-    .sort((a, b) => b.s - a.s || (a.id < b.id ? -1 : 1));
+const byScore = (scores: number[]) => scores.map((s, j) => ({ id: lessons[j]!.id, s })).sort((a, b) => b.s - a.s || (a.id < b.id ? -1 : 1));
 
 /** FTS5's bm25() over the lessons: IDF floored at 1e-6, every matched query term summed. */
 function bm25Ranker() {
@@ -56,7 +53,9 @@ function bm25Ranker() {
       }
       return s;
     });
-    return byScore(scores).filter((x) => x.s > 0).map((x) => x.id);
+    return byScore(scores)
+      .filter((x) => x.s > 0)
+      .map((x) => x.id);
   };
 }
 
@@ -72,7 +71,13 @@ function vectorRanker(embed: (text: string) => Float32Array) {
 }
 
 function hybrid(vector: { id: string; s: number }[], lexical: string[], threshold: number): string[] {
-  const fused = fuseRanks([vector.filter((v) => v.s >= threshold).slice(0, K1).map((v) => v.id), lexical.slice(0, K1)]);
+  const fused = fuseRanks([
+    vector
+      .filter((v) => v.s >= threshold)
+      .slice(0, K1)
+      .map((v) => v.id),
+    lexical.slice(0, K1),
+  ]);
   return [...fused].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id]) => id);
 }
 
@@ -96,16 +101,22 @@ for (const [name, embed, threshold] of [
 const f = (x: number) => x.toFixed(3);
 console.log(`| ranking | ${SPLITS.map((s) => `${s.name}: recall@1 / recall@5 / MRR / empty`).join(" | ")} |`);
 console.log(`|---|${SPLITS.map(() => "---:").join("|")}|`);
-for (const r of rows) console.log(`| ${r.name} | ${SPLITS.map((s) => Object.values(metrics(r.rankings, s.suffix)).map(f).join(" / ")).join(" | ")} |`);
+for (const r of rows)
+  console.log(`| ${r.name} | ${SPLITS.map((s) => Object.values(metrics(r.rankings, s.suffix)).map(f).join(" / ")).join(" | ")} |`);
 
 const content = (text: string) => new Set(matchStems(text));
 const lessonOf = new Map(lessons.map((l) => [l.id, l]));
 const share = (hit: (q: (typeof queries)[number], i: number) => boolean) => f(queries.filter(hit).length / queries.length);
-console.log(`\nqueries sharing no content word stem with their lesson: ${share((q) => {
-  const mine = content(lessonOf.get(q.relevant[0]!)!.text);
-  return ![...content(q.query)].some((t) => mine.has(t));
-})}`);
+console.log(
+  `\nqueries sharing no content word stem with their lesson: ${share((q) => {
+    const mine = content(lessonOf.get(q.relevant[0]!)!.text);
+    return ![...content(q.query)].some((t) => mine.has(t));
+  })}`,
+);
 for (const k of [5, 10, 20, 50]) {
-  console.log(`lesson among the first ${k} of the semantic vector or the lexical channel: ${share((q, i) =>
-    semantic[i]!.slice(0, k).some((v) => v.id === q.relevant[0]) || lexical[i]!.slice(0, k).includes(q.relevant[0]!))}`);
+  console.log(
+    `lesson among the first ${k} of the semantic vector or the lexical channel: ${share(
+      (q, i) => semantic[i]!.slice(0, k).some((v) => v.id === q.relevant[0]) || lexical[i]!.slice(0, k).includes(q.relevant[0]!),
+    )}`,
+  );
 }

@@ -66,7 +66,10 @@ function measureThreshold(answers) {
 
 async function main() {
   const adminKey = `pxadmin_bench_${randomBytes(18).toString("base64url")}`;
-  const { base } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn" } });
+  const { base } = await server.start({
+    firstPort: Number(opt("--port") ?? 8799),
+    vars: { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn" },
+  });
   const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-quality-${new Date().toISOString()}` }, [201]);
   const token = tenant.body.apiKey;
 
@@ -82,7 +85,10 @@ async function main() {
     log(`${provider}: ${lessons.length} lessons stored`);
 
     const retrieve = async (query, extra) =>
-      (await must("POST", `${A}/retrieve`, token, { query, kinds: ["experience"], lambda: 0, ...extra })).body.items.map((it) => ({ ...it, lesson: lessonOf.get(it.id) }));
+      (await must("POST", `${A}/retrieve`, token, { query, kinds: ["experience"], lambda: 0, ...extra })).body.items.map((it) => ({
+        ...it,
+        lesson: lessonOf.get(it.id),
+      }));
     const hybrid = [];
     const vector = [];
     const lexical = [];
@@ -103,10 +109,22 @@ async function main() {
     const bestR5 = Math.max(...calm.map((s) => s.r5));
     const best = calm.filter((s) => s.r5 >= bestR5 - NOISE).at(-1);
     const byRank = (answers, key, min) =>
-      answers.map((items) => items.filter((it) => it[key] >= min && (key !== "lexical" || it.lexical > 0)).sort((a, b) => b[key] - a[key]).map((it) => it.lesson));
+      answers.map((items) =>
+        items
+          .filter((it) => it[key] >= min && (key !== "lexical" || it.lexical > 0))
+          .sort((a, b) => b[key] - a[key])
+          .map((it) => it.lesson),
+      );
     rows.push({ name: `${provider}, vector channel, every lesson ranked`, ...metrics(byRank(vector, "sim", -1)) });
-    rows.push({ name: `${provider}, vector channel at its best-F1 threshold ${threshold.t.toFixed(2)}`, ...metrics(byRank(vector, "sim", threshold.t)) });
-    rows.push({ name: `${provider}, hybrid (vector + BM25, RRF) at the embedder's default threshold`, ...metrics(hybrid.map((items) => items.map((it) => it.lesson))), hybrid: true });
+    rows.push({
+      name: `${provider}, vector channel at its best-F1 threshold ${threshold.t.toFixed(2)}`,
+      ...metrics(byRank(vector, "sim", threshold.t)),
+    });
+    rows.push({
+      name: `${provider}, hybrid (vector + BM25, RRF) at the embedder's default threshold`,
+      ...metrics(hybrid.map((items) => items.map((it) => it.lesson))),
+      hybrid: true,
+    });
     if (!lexicalRow) lexicalRow = { name: "lexical channel alone (FTS5 BM25)", ...metrics(byRank(lexical, "lexical", 0)) };
     measured.push({ provider, ...threshold, best, sweep: bySweep });
     log(`${provider}: done`);
@@ -115,21 +133,30 @@ async function main() {
 
   const pct = (x) => x.toFixed(3);
   const table = [
-    `| ranking | recall@1 | recall@5 | MRR | empty | ${SPLITS.filter((s) => s.suffix).map((s) => `recall@5 ${s.name}`).join(" | ")} |`,
+    `| ranking | recall@1 | recall@5 | MRR | empty | ${SPLITS.filter((s) => s.suffix)
+      .map((s) => `recall@5 ${s.name}`)
+      .join(" | ")} |`,
     "|---|---:|---:|---:|---:|---:|---:|",
-    ...rows.map((r) => `| ${r.hybrid ? `**${r.name}**` : r.name} | ${pct(r.r1)} | ${pct(r.r5)} | ${pct(r.mrr)} | ${pct(r.empty)} | ${r.bySplit.map(pct).join(" | ")} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.hybrid ? `**${r.name}**` : r.name} | ${pct(r.r1)} | ${pct(r.r5)} | ${pct(r.mrr)} | ${pct(r.empty)} | ${r.bySplit.map(pct).join(" | ")} |`,
+    ),
   ].join("\n");
   const thresholds = [
     "| embedder | threshold: fewest empty hybrid answers, then the highest within 0.01 of the best recall@5 | its recall@5 / MRR / empty | best-F1 threshold of the vector channel | precision | recall | irrelevant lessons passing per query |",
     "|---|---:|---:|---:|---:|---:|---:|",
     ...measured.map(
-      (m) => `| ${m.provider} | **${m.best.t.toFixed(2)}** | ${pct(m.best.r5)} / ${pct(m.best.mrr)} / ${pct(m.best.empty)} | ${m.t.toFixed(2)} | ${pct(m.precision)} | ${pct(m.recall)} | ${m.passing.toFixed(1)} |`,
+      (m) =>
+        `| ${m.provider} | **${m.best.t.toFixed(2)}** | ${pct(m.best.r5)} / ${pct(m.best.mrr)} / ${pct(m.best.empty)} | ${m.t.toFixed(2)} | ${pct(m.precision)} | ${pct(m.recall)} | ${m.passing.toFixed(1)} |`,
     ),
   ].join("\n");
   const sweepTable = [
     `| threshold | ${measured.map((m) => `${m.provider} recall@5 / MRR / empty`).join(" | ")} |`,
     `|---:|${measured.map(() => "---:").join("|")}|`,
-    ...THRESHOLDS.map((t, i) => `| ${t.toFixed(2)} | ${measured.map((m) => `${pct(m.sweep[i].r5)} / ${pct(m.sweep[i].mrr)} / ${pct(m.sweep[i].empty)}`).join(" | ")} |`),
+    ...THRESHOLDS.map(
+      (t, i) =>
+        `| ${t.toFixed(2)} | ${measured.map((m) => `${pct(m.sweep[i].r5)} / ${pct(m.sweep[i].mrr)} / ${pct(m.sweep[i].empty)}`).join(" | ")} |`,
+    ),
   ].join("\n");
   console.log(table + "\n\n" + thresholds + "\n\n" + sweepTable);
   const offline = rows.find((r) => r.hybrid && r.name.startsWith("semantic"));

@@ -53,7 +53,10 @@ function heapBytes(): number {
   return process.memoryUsage().heapUsed;
 }
 
-const sizes = (arg("--sizes") ?? "1000,10000,50000").split(",").map((s) => Number(s.trim())).filter((n) => n > 0);
+const sizes = (arg("--sizes") ?? "1000,10000,50000")
+  .split(",")
+  .map((s) => Number(s.trim()))
+  .filter((n) => n > 0);
 const iters = Math.max(10, Number(arg("--iters") ?? 300));
 const asJson = process.argv.includes("--json");
 const { k1, k2, lambda: lambdas } = defaultAgentConfig();
@@ -139,7 +142,12 @@ for (const n of sizes) {
   const unQueries = Math.min(iters, RECALL_QUERIES);
   let unthresholded = 0;
   for (let i = 0; i < unQueries; i++) unthresholded += recall(kernels.new(qs[i]!, RECALL_K, -1), kernels.old(qs[i]!, RECALL_K, -1));
-  out.recall = { k: RECALL_K, atThreshold: atThreshold / iters, unthresholded: unthresholded / unQueries, queries: { atThreshold: iters, unthresholded: unQueries } };
+  out.recall = {
+    k: RECALL_K,
+    atThreshold: atThreshold / iters,
+    unthresholded: unthresholded / unQueries,
+    queries: { atThreshold: iters, unthresholded: unQueries },
+  };
   out.footprint = {
     old: { typedBytes: oldTyped, heldBytes: oldHeld, buildMs: oldBuildMs },
     new: { typedBytes: newM.bytes, heldBytes: newHeld, buildMs: newBuildMs },

@@ -23,7 +23,20 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { corpus, queries, rng } from "./corpus.mjs";
 import { EDGE_HEADING } from "./edge.mjs";
-import { devLogFindings, devServer, log, machine, must, PRACTICE_HEADING, QUALITY_HEADING, request, RESULTS_FILE, root, writeResults } from "./lib/dev-server.mjs";
+import { EDGE_READS_HEADING } from "./edge-reads.mjs";
+import {
+  devLogFindings,
+  devServer,
+  log,
+  machine,
+  must,
+  PRACTICE_HEADING,
+  QUALITY_HEADING,
+  request,
+  RESULTS_FILE,
+  root,
+  writeResults,
+} from "./lib/dev-server.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const runStarted = performance.now();
@@ -190,7 +203,15 @@ async function warmupServer(base, token, batch) {
   const t0 = performance.now();
   for (let i = 0; i < CFG.serverWarmup && performance.now() - t0 < 60_000; i++) {
     const r = await must("POST", `${A}/retrieve`, token, { query: qs[i] }, [200]);
-    await must("POST", `${A}/rewards`, token, i % 2 && r.body.items.length ? { retrievalId: r.body.retrievalId, outcome: "success" } : { memoryIds: [ids[i % ids.length]], reward: 0.5 }, [200]);
+    await must(
+      "POST",
+      `${A}/rewards`,
+      token,
+      i % 2 && r.body.items.length
+        ? { retrievalId: r.body.retrievalId, outcome: "success" }
+        : { memoryIds: [ids[i % ids.length]], reward: 0.5 },
+      [200],
+    );
     await must("POST", `${A}/retrieve`, token, { query: qs[i], kinds: ["case"] }, [200]);
     await must("GET", A, token);
   }
@@ -216,13 +237,16 @@ async function benchSize(base, token, n, BATCH) {
   let batchNo = 0;
   while (loaded < n) {
     if (server.stopping) throw new Error("stopped");
-    if (performance.now() - loadStart > LOAD_TIME_LIMIT_MS) throw new Error(`bulk load of ${n} exceeded ${LOAD_TIME_LIMIT_MS / 1000} s at ${loaded} items`);
+    if (performance.now() - loadStart > LOAD_TIME_LIMIT_MS)
+      throw new Error(`bulk load of ${n} exceeded ${LOAD_TIME_LIMIT_MS / 1000} s at ${loaded} items`);
     let size = Math.min(BATCH, n - loaded);
     let body;
     for (;;) {
       body = {
         reason: `bench load ${loaded}..${loaded + size}`,
-        operations: items.slice(loaded, loaded + size).map((e) => ({ op: "create", experience: { text: e.text, tags: e.tags, source: "import" } })),
+        operations: items
+          .slice(loaded, loaded + size)
+          .map((e) => ({ op: "create", experience: { text: e.text, tags: e.tags, source: "import" } })),
       };
       if (Buffer.byteLength(JSON.stringify(body)) < MAX_BODY * 0.9 || size === 1) break;
       size = Math.ceil(size / 2);
@@ -232,7 +256,8 @@ async function benchSize(base, token, n, BATCH) {
     batchMs.push(r.ms);
     loaded += size;
     batchNo++;
-    if (batchNo % 20 === 0) log(`N=${n}: loaded ${loaded}/${n} (${((performance.now() - loadStart) / 1000).toFixed(1)} s, last batch ${r.ms.toFixed(0)} ms)`);
+    if (batchNo % 20 === 0)
+      log(`N=${n}: loaded ${loaded}/${n} (${((performance.now() - loadStart) / 1000).toFixed(1)} s, last batch ${r.ms.toFixed(0)} ms)`);
   }
   const loadMs = performance.now() - loadStart;
   if (ids.length !== n) throw new Error(`expected ${n} ids, got ${ids.length}`);
@@ -240,7 +265,9 @@ async function benchSize(base, token, n, BATCH) {
   for (let i = 0; i < 10; i++) {
     await must("POST", `${A}/cases`, token, { task: queries(1, 500 + i)[0], reward: i % 3 === 0 ? -0.5 : 1, tags: ["bench"] }, [200, 201]);
   }
-  log(`N=${n}: loaded in ${(loadMs / 1000).toFixed(1)} s (${batchMs.length} batches; first ${batchMs[0].toFixed(0)} ms, last ${batchMs.at(-1).toFixed(0)} ms)`);
+  log(
+    `N=${n}: loaded in ${(loadMs / 1000).toFixed(1)} s (${batchMs.length} batches; first ${batchMs[0].toFixed(0)} ms, last ${batchMs.at(-1).toFixed(0)} ms)`,
+  );
 
   // ---- retrieval
   const qs = queries(CFG.warmup + CFG.seq + CFG.concTotal, 7 + n);
@@ -254,7 +281,8 @@ async function benchSize(base, token, n, BATCH) {
     token,
     body: phase ? { query: q, phase } : { query: q },
     check: (b) => {
-      if (!b || !Array.isArray(b.items) || typeof b.retrievalId !== "string") throw new Error(`bad retrieve response: ${JSON.stringify(b).slice(0, 200)}`);
+      if (!b || !Array.isArray(b.items) || typeof b.retrievalId !== "string")
+        throw new Error(`bad retrieve response: ${JSON.stringify(b).slice(0, 200)}`);
       retrievedCount++;
       itemsSum += b.items.length;
       candSum += b.candidates;
@@ -264,8 +292,12 @@ async function benchSize(base, token, n, BATCH) {
   const PHASES = [undefined, "observation", "reasoning", "planning", "action", "reflection"];
   for (let i = 0; i < CFG.warmup; i++) await must("POST", `${A}/retrieve`, token, { query: qs[i] }, [200]);
   const retrieveSeq = await sequential(CFG.seq, (i) => retrieveReq(qs[CFG.warmup + i], PHASES[i % PHASES.length]));
-  const retrieveConc = await concurrent(CFG.conc, CFG.concTotal, (i) => retrieveReq(qs[CFG.warmup + CFG.seq + i], PHASES[i % PHASES.length]));
-  log(`N=${n}: retrieve p50 ${retrieveSeq.p50.toFixed(2)} p99 ${retrieveSeq.p99.toFixed(2)} ms; ${retrieveConc.rps.toFixed(0)} req/s @${CFG.conc}`);
+  const retrieveConc = await concurrent(CFG.conc, CFG.concTotal, (i) =>
+    retrieveReq(qs[CFG.warmup + CFG.seq + i], PHASES[i % PHASES.length]),
+  );
+  log(
+    `N=${n}: retrieve p50 ${retrieveSeq.p50.toFixed(2)} p99 ${retrieveSeq.p99.toFixed(2)} ms; ${retrieveConc.rps.toFixed(0)} req/s @${CFG.conc}`,
+  );
 
   // ---- reward writes: alternate by retrievalId (the usual path) and by 3 random memoryIds
   const r = rng(n ^ 0x5eed);
@@ -276,7 +308,10 @@ async function benchSize(base, token, n, BATCH) {
     const byRetrieval = i % 2 === 0 && retrievalIds.length > 0;
     const body = byRetrieval
       ? { retrievalId: retrievalIds[Math.floor(r() * retrievalIds.length)], outcome: OUTCOMES[i % OUTCOMES.length] }
-      : { memoryIds: [0, 1, 2].map(() => ids[Math.floor(r() * ids.length)]).filter((x, j, a) => a.indexOf(x) === j), reward: Math.round((r() * 2 - 1) * 100) / 100 };
+      : {
+          memoryIds: [0, 1, 2].map(() => ids[Math.floor(r() * ids.length)]).filter((x, j, a) => a.indexOf(x) === j),
+          reward: Math.round((r() * 2 - 1) * 100) / 100,
+        };
     return {
       method: "POST",
       url: `${A}/rewards`,
@@ -299,12 +334,25 @@ async function benchSize(base, token, n, BATCH) {
   const health = await sequential(CFG.baseline, () => ({ method: "GET", url: `${base}/healthz` }));
   // ---- the same retrieval restricted to the 10 cases: everything but the scan of N experience vectors
   const qs2 = queries(CFG.baseline, 31 + n);
-  const casesOnly = await sequential(CFG.baseline, (i) => ({ method: "POST", url: `${A}/retrieve`, token, body: { query: qs2[i], kinds: ["case"] } }));
+  const casesOnly = await sequential(CFG.baseline, (i) => ({
+    method: "POST",
+    url: `${A}/retrieve`,
+    token,
+    body: { query: qs2[i], kinds: ["case"] },
+  }));
 
   return {
     n,
     agentId,
-    load: { ms: loadMs, batchSize: BATCH, batches: batchMs.length, batch: stats(batchMs), firstBatchMs: batchMs[0], lastBatchMs: batchMs.at(-1), itemsPerSec: n / (loadMs / 1000) },
+    load: {
+      ms: loadMs,
+      batchSize: BATCH,
+      batches: batchMs.length,
+      batch: stats(batchMs),
+      firstBatchMs: batchMs[0],
+      lastBatchMs: batchMs.at(-1),
+      itemsPerSec: n / (loadMs / 1000),
+    },
     retrieveSeq,
     retrieveConc,
     meanItems: itemsSum / Math.max(1, retrievedCount),
@@ -370,17 +418,42 @@ const mib = (bytes) => bytes / 2 ** 20;
 
 function table(rows, rank) {
   const head = [
-    "N", "retrieve p50", "p95", "p99", "retrieve − GET p50", "retrieve rps@16", "reward p50", "p95", "p99", "reward rps@16",
-    "rank-step p50 old", "new", "speed-up", "rank-step p99 old", "new", "recall@20",
+    "N",
+    "retrieve p50",
+    "p95",
+    "p99",
+    "retrieve − GET p50",
+    "retrieve rps@16",
+    "reward p50",
+    "p95",
+    "p99",
+    "reward rps@16",
+    "rank-step p50 old",
+    "new",
+    "speed-up",
+    "rank-step p99 old",
+    "new",
+    "recall@20",
   ];
   const body = rows.map((r) => {
     const k = rank?.[r.n];
     return [
       fi(r.n),
-      f(r.retrieveSeq.p50), f(r.retrieveSeq.p95), f(r.retrieveSeq.p99), f(r.retrieveSeq.p50 - r.baseline.p50), fi(r.retrieveConc.rps),
-      f(r.rewardSeq.p50), f(r.rewardSeq.p95), f(r.rewardSeq.p99), fi(r.rewardConc.rps),
-      f(k?.old.step.p50, 3), f(k?.new.step.p50, 3), `${f(k?.old.step.p50 / k?.new.step.p50, 1)}×`,
-      f(k?.old.step.p99, 3), f(k?.new.step.p99, 3), f(k?.recall.unthresholded, 4),
+      f(r.retrieveSeq.p50),
+      f(r.retrieveSeq.p95),
+      f(r.retrieveSeq.p99),
+      f(r.retrieveSeq.p50 - r.baseline.p50),
+      fi(r.retrieveConc.rps),
+      f(r.rewardSeq.p50),
+      f(r.rewardSeq.p95),
+      f(r.rewardSeq.p99),
+      fi(r.rewardConc.rps),
+      f(k?.old.step.p50, 3),
+      f(k?.new.step.p50, 3),
+      `${f(k?.old.step.p50 / k?.new.step.p50, 1)}×`,
+      f(k?.old.step.p99, 3),
+      f(k?.new.step.p99, 3),
+      f(k?.recall.unthresholded, 4),
     ];
   });
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
@@ -408,18 +481,26 @@ function speedVerdict(rows, rank, cold) {
   }
   const recalls = rows.map((r) => rank?.[r.n]?.recall).filter(Boolean);
   const worst = Math.min(...recalls.map((x) => Math.min(x.unthresholded, x.atThreshold)));
-  out.push(`- Recall@20 of the int8 scan against the exact float scan ≥ ${TARGETS.recall}: ${verdict(worst >= TARGETS.recall)} (lowest over sizes, with and without the threshold: ${f(worst, 4)})`);
+  out.push(
+    `- Recall@20 of the int8 scan against the exact float scan ≥ ${TARGETS.recall}: ${verdict(worst >= TARGETS.recall)} (lowest over sizes, with and without the threshold: ${f(worst, 4)})`,
+  );
   const at10k = rows.find((r) => r.n === 10_000);
   if (at10k) {
     const over = at10k.retrieveSeq.p50 - at10k.baseline.p50;
-    out.push(`- Through the Worker at 10k, retrieve p50 − baseline GET p50 ≤ ${TARGETS.scanOverBaselineAt10k} ms: ${verdict(over <= TARGETS.scanOverBaselineAt10k)} (measured ${f(at10k.retrieveSeq.p50)} − ${f(at10k.baseline.p50)} = ${f(over)} ms)`);
+    out.push(
+      `- Through the Worker at 10k, retrieve p50 − baseline GET p50 ≤ ${TARGETS.scanOverBaselineAt10k} ms: ${verdict(over <= TARGETS.scanOverBaselineAt10k)} (measured ${f(at10k.retrieveSeq.p50)} − ${f(at10k.baseline.p50)} = ${f(over)} ms)`,
+    );
   }
   const fp = rank?.[50000]?.footprint;
   if (fp) {
-    out.push(`- Memory held by the index at 50k memories ≤ ${TARGETS.footprintMiBAt50k} MB: ${verdict(mib(fp.new.heldBytes) <= TARGETS.footprintMiBAt50k)} (measured ${f(mib(fp.new.heldBytes), 1)} MiB; the float matrix held ${f(mib(fp.old.heldBytes), 1)} MiB)`);
+    out.push(
+      `- Memory held by the index at 50k memories ≤ ${TARGETS.footprintMiBAt50k} MB: ${verdict(mib(fp.new.heldBytes) <= TARGETS.footprintMiBAt50k)} (measured ${f(mib(fp.new.heldBytes), 1)} MiB; the float matrix held ${f(mib(fp.old.heldBytes), 1)} MiB)`,
+    );
   }
   if (cold) {
-    out.push(`- Cold start of a ${fi(cold.n)}-memory agent ≤ ${TARGETS.coldStartMsAt50k} ms: ${verdict(cold.startMs <= TARGETS.coldStartMsAt50k)} (first retrieval after eviction ${f(cold.firstMs, 1)} ms, warm p50 ${f(cold.warm.p50)} ms, difference ${f(cold.startMs, 1)} ms)`);
+    out.push(
+      `- Cold start of a ${fi(cold.n)}-memory agent ≤ ${TARGETS.coldStartMsAt50k} ms: ${verdict(cold.startMs <= TARGETS.coldStartMsAt50k)} (first retrieval after eviction ${f(cold.firstMs, 1)} ms, warm p50 ${f(cold.warm.p50)} ms, difference ${f(cold.startMs, 1)} ms)`,
+    );
   }
   return out.join("\n");
 }
@@ -468,9 +549,17 @@ function detailsMd(rows, rank) {
   }
   const errs = rows
     .flatMap((r) =>
-      [["retrieve seq", r.retrieveSeq], ["retrieve @16", r.retrieveConc], ["reward seq", r.rewardSeq], ["reward @16", r.rewardConc]]
+      [
+        ["retrieve seq", r.retrieveSeq],
+        ["retrieve @16", r.retrieveConc],
+        ["reward seq", r.rewardSeq],
+        ["reward @16", r.rewardConc],
+      ]
         .filter(([, s]) => s.errors || s.truncated)
-        .map(([name, s]) => `- N=${r.n} ${name}: ${s.errors} errors${s.truncated ? ", stopped at the phase time limit" : ""}${s.firstError ? ` (first: ${s.firstError})` : ""}`),
+        .map(
+          ([name, s]) =>
+            `- N=${r.n} ${name}: ${s.errors} errors${s.truncated ? ", stopped at the phase time limit" : ""}${s.firstError ? ` (first: ${s.firstError})` : ""}`,
+        ),
     )
     .join("\n");
   return { load: lines.join("\n"), rank: rl.join("\n"), errs };
@@ -512,7 +601,9 @@ async function main() {
     `Baseline GET /v1/agents/:id (auth + D1, no Durable Object) p50/p99 ms: ${rows.map((r) => `${f(r.baseline.p50)}/${f(r.baseline.p99)}`).join(", ")}; load average at start ${load0.map((x) => x.toFixed(2)).join(" ")}, at end ${load1.map((x) => x.toFixed(2)).join(" ")} (${m.cores} cores).`,
   );
   if (reloads || workerErrors.length) console.log(`wrangler dev: ${reloads} reloads, ${workerErrors.length} error lines in its log.`);
-  console.log(`\nTotal run time ${totalS.toFixed(0)} s. Bulk load: ${rows.map((r) => `${fi(r.n)} in ${f(r.load.ms / 1000, 1)} s`).join(", ")}.`);
+  console.log(
+    `\nTotal run time ${totalS.toFixed(0)} s. Bulk load: ${rows.map((r) => `${fi(r.n)} in ${f(r.load.ms / 1000, 1)} s`).join(", ")}.`,
+  );
 
   const d = detailsMd(rows, rank);
   const date = new Date().toISOString().replace(/\.\d+Z$/, "Z");
@@ -585,11 +676,18 @@ p50 of ${f(cold.warm.p50)} ms (p99 ${f(cold.warm.p99)} ms) over the next ${cold.
 (schema check, configuration, the library's labels, reading ${fi(cold.n)} int8 codes from SQLite into the index, a page
 of about 16 KB per row).
 ${probe.note ? `\nNote: ${probe.note}\n` : ""}
-wrangler dev reloads during the run: ${reloads}. Error lines in the wrangler dev log: ${workerErrors.length}${workerErrors.length ? ` (first ones below)\n\n${workerErrors.slice(0, 5).map((l) => "    " + l).join("\n")}` : "."}
+wrangler dev reloads during the run: ${reloads}. Error lines in the wrangler dev log: ${workerErrors.length}${
+    workerErrors.length
+      ? ` (first ones below)\n\n${workerErrors
+          .slice(0, 5)
+          .map((l) => "    " + l)
+          .join("\n")}`
+      : "."
+  }
 ${d.errs ? `\nErrors / truncated phases:\n\n${d.errs}\n` : ""}`;
 
   if (WRITE) {
-    writeResults(md, [PRACTICE_HEADING, QUALITY_HEADING, EDGE_HEADING]);
+    writeResults(md, [PRACTICE_HEADING, QUALITY_HEADING, EDGE_HEADING, EDGE_READS_HEADING]);
     log(`wrote ${path.relative(root, RESULTS_FILE)}`);
   } else {
     log("not writing bench/RESULTS.md for a quick/custom run (pass --write to force)");

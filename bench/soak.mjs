@@ -33,7 +33,14 @@ async function main() {
   const fake = await startPracticeLlm({ port: llmPort, latencyMs: 5 });
   server.onCleanup(() => fake.close());
   const adminKey = `pxadmin_bench_${randomBytes(18).toString("base64url")}`;
-  const vars = { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "error", LLM_BASE_URL: `http://127.0.0.1:${llmPort}/v1`, LLM_MODEL: "fake", LLM_API_KEY: "x", LLM_MAX_RETRIES: "0" };
+  const vars = {
+    PRAXIS_ADMIN_KEY: adminKey,
+    LOG_LEVEL: "error",
+    LLM_BASE_URL: `http://127.0.0.1:${llmPort}/v1`,
+    LLM_MODEL: "fake",
+    LLM_API_KEY: "x",
+    LLM_MAX_RETRIES: "0",
+  };
   let { base } = await server.start({ firstPort: 8980, vars });
   const token = (await must("POST", `${base}/v1/tenants`, adminKey, { name: "soak bench" }, [201])).body.apiKey;
   const agents = Array.from({ length: AGENTS }, (_, i) => `soak-${i}`);
@@ -50,12 +57,24 @@ async function main() {
   async function one(worker, n) {
     const agent = agents[(worker + n) % agents.length];
     const ids = known.get(agent);
-    const op = ids.length ? pick([["create", 50], ["patch", 10], ["reward", 10], ["retrieve", 20], ["list", 10]]) : "create";
+    const op = ids.length
+      ? pick([
+          ["create", 50],
+          ["patch", 10],
+          ["reward", 10],
+          ["retrieve", 20],
+          ["list", 10],
+        ])
+      : "create";
     const A = `${base}/v1/agents/${agent}`;
     const id = ids[Math.floor(Math.random() * ids.length)];
     const [method, url, body] =
       op === "create"
-        ? ["POST", `${A}/experiences`, { text: `Soak lesson ${worker}.${n}: when service ${n % 97} deploys, check its health endpoint first.` }]
+        ? [
+            "POST",
+            `${A}/experiences`,
+            { text: `Soak lesson ${worker}.${n}: when service ${n % 97} deploys, check its health endpoint first.` },
+          ]
         : op === "patch"
           ? ["PATCH", `${A}/experiences/${id}`, { tags: [`t${n % 7}`] }]
           : op === "reward"
@@ -100,7 +119,13 @@ async function main() {
       // Answering again means a write answered 2xx, not just /healthz.
       let firstWrite = null;
       for (let i = 0; i < 600 && firstWrite === null; i++) {
-        const r = await request("POST", `${base}/v1/agents/${agents[0]}/experiences`, token, { text: `After kill ${k}: a lesson lands.` }, REQUEST_BOUND_MS).catch(() => null);
+        const r = await request(
+          "POST",
+          `${base}/v1/agents/${agents[0]}/experiences`,
+          token,
+          { text: `After kill ${k}: a lesson lands.` },
+          REQUEST_BOUND_MS,
+        ).catch(() => null);
         if (r?.status === 201) {
           firstWrite = performance.now();
           acknowledged.set(r.body.id, agents[0]);
@@ -119,7 +144,11 @@ async function main() {
     const present = new Set();
     let cursor = null;
     for (let page = 0; page < 1000; page++) {
-      const r = await must("GET", `${base}/v1/agents/${agent}/experiences?status=all&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, token);
+      const r = await must(
+        "GET",
+        `${base}/v1/agents/${agent}/experiences?status=all&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        token,
+      );
       for (const e of r.body.items) present.add(e.id);
       cursor = r.body.nextCursor;
       if (!cursor) break;
@@ -141,7 +170,10 @@ async function main() {
     `| latency of answered requests, p50 / p99 | ${quantile(sorted, 0.5).toFixed(0)} ms / ${quantile(sorted, 0.99).toFixed(0)} ms |`,
     `| acknowledged lesson writes (201) | ${acknowledged.size} |`,
     `| acknowledged writes missing at the end (lost) | ${lost} |`,
-    ...kills.map((k) => `| kill ${k.k}: runtime healthy again / first write answered 201 | ${k.healthyS.toFixed(1)} s / ${k.writeS === null ? "never" : `${k.writeS.toFixed(1)} s`} |`),
+    ...kills.map(
+      (k) =>
+        `| kill ${k.k}: runtime healthy again / first write answered 201 | ${k.healthyS.toFixed(1)} s / ${k.writeS === null ? "never" : `${k.writeS.toFixed(1)} s`} |`,
+    ),
     "",
     "Requests in flight at a kill get no answer (counted above, never acknowledged); recovery is dominated by wrangler dev's own start (bundling, workerd launch), not by Praxis.",
   ];

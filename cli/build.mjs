@@ -11,7 +11,12 @@ import { loadEsbuild } from "./esbuild.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(here, "..", "node_modules", ".cache", "praxis-cli", "praxis.js");
-const SOURCES = [path.join(here, "src"), path.join(here, "..", "client", "src"), path.join(here, "..", "package.json"), fileURLToPath(import.meta.url)];
+const SOURCES = [
+  path.join(here, "src"),
+  path.join(here, "..", "client", "src"),
+  path.join(here, "..", "package.json"),
+  fileURLToPath(import.meta.url),
+];
 
 /** @param {string} p @returns {number} the newest modification time under p */
 function newest(p) {

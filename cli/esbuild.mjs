@@ -13,7 +13,9 @@ export async function loadEsbuild() {
       const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
       return await import(pathToFileURL(fromWrangler.resolve("esbuild")).href);
     } catch {
-      throw new Error("esbuild is missing: it comes with the project's dev dependencies (wrangler). Run `npm install` in the Praxis checkout.");
+      throw new Error(
+        "esbuild is missing: it comes with the project's dev dependencies (wrangler). Run `npm install` in the Praxis checkout.",
+      );
     }
   }
 }

@@ -28,8 +28,13 @@ import type { ReviewVerdict } from "./agent-memory/screening/quarantine";
 import { policyOf, type WriteAccess } from "./agent-memory/screening/access";
 import { reembedBatch, type ReembedResult } from "./agent-memory/upkeep/reembed";
 import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/object/lifecycle";
+import type { ReadModelVersion } from "./agent-memory/retrieval/read-model";
+import { applyCounterBatch } from "./agent-memory/retrieval/retrieval-counts";
+import { isRetrievalToken } from "../src/core/retrieval-token";
+import type { CounterBatch } from "../src/core/retrieval-counts";
 
 export type { WriteAccess } from "./agent-memory/screening/access";
+export type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "./agent-memory/retrieval/read-model";
 
 /**
  * One instance per tenant+agent (named `${tenantId}:${agentId}`). It is the single writer for
@@ -95,7 +100,9 @@ export class AgentMemory extends AgentMemoryBase {
           this.mem.vectors = await this.buildVectorStore();
         } catch (err) {
           this.config = previous;
-          throw DomainError.unprocessable(err instanceof Error ? err.message : String(err), [{ path: ["embedder"], message: "Cannot use this embedder here" }]);
+          throw DomainError.unprocessable(err instanceof Error ? err.message : String(err), [
+            { path: ["embedder"], message: "Cannot use this embedder here" },
+          ]);
         }
       }
       this.ctx.storage.sql.exec(
@@ -119,10 +126,22 @@ export class AgentMemory extends AgentMemoryBase {
     });
   }
 
-  async createExperience({ experience: input, author, provenance, idempotencyKey, access }: Keyed<{ experience: ExperienceCreate; author: string; provenance?: Provenance | undefined; access?: WriteAccess | undefined }>) {
+  async createExperience({
+    experience: input,
+    author,
+    provenance,
+    idempotencyKey,
+    access,
+  }: Keyed<{ experience: ExperienceCreate; author: string; provenance?: Provenance | undefined; access?: WriteAccess | undefined }>) {
     return this.rpc(async () => {
       const { value: r, replayed } = await this.rooms.idempotency.run(idempotencyKey, "experience.create", input, (record) =>
-        this.rooms.library.apply([{ op: "create", experience: input }], { reason: "create experience", author, provenance: provenance ?? null, record, admission: policyOf(access) }),
+        this.rooms.library.apply([{ op: "create", experience: input }], {
+          reason: "create experience",
+          author,
+          provenance: provenance ?? null,
+          record,
+          screening: policyOf(access),
+        }),
       );
       return { value: { version: r.version, experience: r.experiences[0]! }, replayed };
     });
@@ -136,24 +155,55 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.library.list(filter));
   }
 
-  async patchExperience({ id, patch, author, access }: { id: string; patch: ExperiencePatch; author: string; access?: WriteAccess | undefined }) {
+  async patchExperience({
+    id,
+    patch,
+    author,
+    access,
+  }: {
+    id: string;
+    patch: ExperiencePatch;
+    author: string;
+    access?: WriteAccess | undefined;
+  }) {
     return this.rpc(async () => {
-      const r = await this.rooms.library.apply([{ op: "update", id, patch }], { reason: "update experience", author, admission: policyOf(access) });
+      const r = await this.rooms.library.apply([{ op: "update", id, patch }], {
+        reason: "update experience",
+        author,
+        screening: policyOf(access),
+      });
       return { version: r.version, experience: this.rooms.library.get(id) };
     });
   }
 
   async deleteExperience({ id, author, access }: { id: string; author: string; access?: WriteAccess | undefined }) {
     return this.rpc(async () => {
-      const r = await this.rooms.library.apply([{ op: "delete", id }], { reason: "delete experience", author, admission: policyOf(access) });
+      const r = await this.rooms.library.apply([{ op: "delete", id }], {
+        reason: "delete experience",
+        author,
+        screening: policyOf(access),
+      });
       return { version: r.version, deleted: id };
     });
   }
 
-  async applyLibrary({ operations, reason, author, provenance, idempotencyKey, access }: Keyed<{ operations: LibraryOperation[]; reason: string; author: string; provenance?: Provenance | undefined; access?: WriteAccess | undefined }>) {
+  async applyLibrary({
+    operations,
+    reason,
+    author,
+    provenance,
+    idempotencyKey,
+    access,
+  }: Keyed<{
+    operations: LibraryOperation[];
+    reason: string;
+    author: string;
+    provenance?: Provenance | undefined;
+    access?: WriteAccess | undefined;
+  }>) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "library.batch", { operations, reason }, (record) =>
-        this.rooms.library.apply(operations, { reason, author, provenance: provenance ?? null, record, admission: policyOf(access) }),
+        this.rooms.library.apply(operations, { reason, author, provenance: provenance ?? null, record, screening: policyOf(access) }),
       ),
     );
   }
@@ -175,14 +225,22 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   async rollback({ n, author, idempotencyKey }: Keyed<{ n: number; author: string }>) {
-    return this.rpc(() => this.rooms.idempotency.run(idempotencyKey, "library.rollback", { n }, (record) => this.rooms.library.rollback(n, author, record)));
+    return this.rpc(() =>
+      this.rooms.idempotency.run(idempotencyKey, "library.rollback", { n }, (record) => this.rooms.library.rollback(n, author, record)),
+    );
   }
 
   async exportLibrary() {
     return this.rpc(() => exportLibrary(this.mem, this.rooms.library));
   }
 
-  async importLibrary({ doc, mode, author, idempotencyKey, access }: Keyed<{ doc: LibraryExport; mode: "merge" | "replace"; author: string; access?: WriteAccess | undefined }>) {
+  async importLibrary({
+    doc,
+    mode,
+    author,
+    idempotencyKey,
+    access,
+  }: Keyed<{ doc: LibraryExport; mode: "merge" | "replace"; author: string; access?: WriteAccess | undefined }>) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "library.import", { doc, mode }, (record) =>
         importLibrary(this.mem, this.rooms.library, doc, mode, author, record, access?.admin ?? false, access?.reviewed ?? false),
@@ -195,16 +253,21 @@ export class AgentMemory extends AgentMemoryBase {
    * run's own safety review (src/practice/plan-review.ts), so promotion runs the filter only.
    */
   async promotePractice(input: PracticePromotionInput) {
-    return this.rpc(() =>
-      this.sameIncarnation(input.incarnation, `practice run ${input.runId}`) ??
-      this.rooms.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, (record) =>
-        promotePractice(this.rooms.library.admitting({ door: "practice", reviewed: true }), input, record),
-      ),
+    return this.rpc(
+      () =>
+        this.sameIncarnation(input.incarnation, `practice run ${input.runId}`) ??
+        this.rooms.idempotency.run(`practice:${input.runId}`, "practice.promote", { runId: input.runId }, (record) =>
+          promotePractice(this.rooms.library.screening({ door: "practice", reviewed: true }), input, record),
+        ),
     );
   }
 
   async createCase({ case: input, idempotencyKey, access }: Keyed<{ case: CaseCreate; access?: WriteAccess | undefined }>) {
-    return this.rpc(() => this.rooms.idempotency.run(idempotencyKey, "case.create", input, (record) => this.rooms.cases.create(input, record, policyOf(access))));
+    return this.rpc(() =>
+      this.rooms.idempotency.run(idempotencyKey, "case.create", input, (record) =>
+        this.rooms.cases.create(input, record, policyOf(access)),
+      ),
+    );
   }
 
   async getCase({ id }: { id: string }) {
@@ -235,10 +298,17 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.prompts.build(req, asker ?? ANONYMOUS_WRITER));
   }
 
-  /** `teacher`: the rewarding key, whose teaching of each memory is capped per hour. */
+  /**
+   * `teacher`: the rewarding key, whose teaching of each memory is capped per hour. A token
+   * `retrievalId` is verified first: a forged, foreign or expired one is refused and changes nothing.
+   */
   async reward({ reward: req, idempotencyKey, teacher }: Keyed<{ reward: RewardRequest; teacher?: string | undefined }>) {
     return this.rpc(async () => {
-      const { value, replayed: keyReplayed } = await this.rooms.idempotency.run(idempotencyKey, "reward", req, async (record) => this.rooms.utility.reward(req, record, teacher));
+      const { value, replayed: keyReplayed } = await this.rooms.idempotency.run(idempotencyKey, "reward", req, async (record) => {
+        const token =
+          req.retrievalId && isRetrievalToken(req.retrievalId) ? await this.rooms.retrieval.secrets.verify(req.retrievalId) : undefined;
+        return this.rooms.utility.reward(req, record, teacher, token);
+      });
       // A second reward of the same retrieval replays the first even without an Idempotency-Key.
       const replayed = keyReplayed || value.replayed;
       if (!replayed && this.mem.reviewAvailable() && this.rooms.retrieval.usage.countPendingPhrases() > 0) await this.requestReview();
@@ -246,14 +316,28 @@ export class AgentMemory extends AgentMemoryBase {
     });
   }
 
+  /**
+   * What a Worker holding `have` of this agent's read model needs to serve reads itself (see
+   * agent-memory/read-model.ts): nothing, a delta, a snapshot of at most `maxBytes`, or why not.
+   * Not a use of the agent: it leaves the upkeep's clock alone.
+   */
+  async readModel({ have, maxBytes }: { have: ReadModelVersion | null; maxBytes: number }) {
+    return this.rpc(() => this.rooms.readModel.answer(have, maxBytes), { touch: false });
+  }
+
+  /** Use counters of token retrievals, batched by a Worker (src/services/retrieval-counters.ts); each batch applies once. */
+  async applyRetrievalCounts(batch: CounterBatch) {
+    return this.rpc(() => applyCounterBatch(this.mem, batch), { touch: false });
+  }
+
   /** What retrieval has learned from rewards: the re-ranker's state and the size of usage memory. */
   async getRetriever() {
-    return this.rpc(() => retrieverState(this.rooms.retrieval));
+    return this.rpc(() => retrieverState(this.rooms.retrieval, this.rooms.readModel));
   }
 
   /** Forgets what retrieval learned from rewards (re-ranker and usage memory); Q-values stay. */
   async resetRetriever() {
-    return this.rpc(() => resetRetriever(this.rooms.retrieval, (fn) => this.ctx.storage.transactionSync(fn)));
+    return this.rpc(() => resetRetriever(this.rooms.retrieval, this.rooms.readModel, (fn) => this.ctx.storage.transactionSync(fn)));
   }
 
   async analytics(opts: { top: number; window: number; buckets: number }) {
@@ -335,7 +419,7 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.quarantine.remove(id, author));
   }
 
-  /** The next pending entries for the safety reviewer (src/learning/admission-review.ts). */
+  /** The next pending entries for the safety reviewer (src/learning/screening-review.ts). */
   async pendingReviews({ limit }: { limit: number }) {
     return this.rpc(() => ({ items: this.rooms.quarantine.pending(limit), remaining: this.rooms.quarantine.countPending() }));
   }
@@ -353,9 +437,12 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => applyWhen(this.mem, this.rooms.library, written, asked));
   }
 
-  /** Learned phrases waiting for the same safety review (src/learning/admission-review.ts). */
+  /** Learned phrases waiting for the same safety review (src/learning/screening-review.ts). */
   async pendingPhraseReviews({ limit }: { limit: number }) {
-    return this.rpc(() => ({ items: this.rooms.retrieval.usage.pendingPhrases(limit), remaining: this.rooms.retrieval.usage.countPendingPhrases() }));
+    return this.rpc(() => ({
+      items: this.rooms.retrieval.usage.pendingPhrases(limit),
+      remaining: this.rooms.retrieval.usage.countPendingPhrases(),
+    }));
   }
 
   async applyPhraseReviews({ verdicts }: { verdicts: { itemId: string; text: string; safe: boolean }[] }) {
@@ -372,20 +459,61 @@ export class AgentMemory extends AgentMemoryBase {
       this.sameIncarnation(incarnation, `job ${jobId}`);
       const job = this.rooms.jobs.get(jobId) ?? this.rooms.jobs.ensure(jobId, "live.extract", episodeId).job;
       if (job.status === "done" || job.status === "skipped") return { job, input: null };
-      return { job: this.rooms.jobs.update(jobId, { status: "running", attempt: true })!, input: this.rooms.episodes.extractionInput(episodeId) };
+      return {
+        job: this.rooms.jobs.update(jobId, { status: "running", attempt: true })!,
+        input: this.rooms.episodes.extractionInput(episodeId),
+      };
     });
   }
 
-  async finishJob({ jobId, status, reason, result, incarnation }: { jobId: string; status: Job["status"]; reason: string; result?: Job["result"] | undefined; incarnation?: string | undefined }) {
-    return this.rpc(() => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) }));
+  async finishJob({
+    jobId,
+    status,
+    reason,
+    result,
+    incarnation,
+  }: {
+    jobId: string;
+    status: Job["status"];
+    reason: string;
+    result?: Job["result"] | undefined;
+    incarnation?: string | undefined;
+  }) {
+    return this.rpc(
+      () =>
+        this.sameIncarnation(incarnation, `job ${jobId}`) ??
+        this.rooms.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) }),
+    );
   }
 
-  async similarExperiences({ lesson, k }: { lesson: { id?: string | undefined; text: string; pattern?: string | null | undefined; keywords?: string[] | undefined }; k: number }) {
+  async similarExperiences({
+    lesson,
+    k,
+  }: {
+    lesson: { id?: string | undefined; text: string; pattern?: string | null | undefined; keywords?: string[] | undefined };
+    k: number;
+  }) {
     return this.rpc(() => this.rooms.lessons.similar(lesson, k));
   }
 
-  async applyLiveLesson({ jobId, episodeId, candidate, decision, context, incarnation }: { jobId: string; episodeId: string; candidate: LiveInsight; decision: LiveDecision; context: LiveDecisionContext; incarnation?: string | undefined }) {
-    return this.rpc(() => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context));
+  async applyLiveLesson({
+    jobId,
+    episodeId,
+    candidate,
+    decision,
+    context,
+    incarnation,
+  }: {
+    jobId: string;
+    episodeId: string;
+    candidate: LiveInsight;
+    decision: LiveDecision;
+    context: LiveDecisionContext;
+    incarnation?: string | undefined;
+  }) {
+    return this.rpc(
+      () => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context),
+    );
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */

@@ -3,17 +3,17 @@ import type { EvaluationPorts, FrozenTask } from "../src/core/practice/ports";
 import { migrateSchema } from "./schema-version";
 import { EVALUATION_SCHEMA } from "./evaluation/schema";
 import { EvaluationMachine, type EvaluationInit } from "./evaluation/machine";
-import { UnitHost } from "./unit-host";
+import { UnitShell } from "./unit-shell";
 
 export type { EvaluationInit };
 
 /**
  * One instance per evaluation (named by its id). The machine (./evaluation/machine.ts) decides;
- * this shell (with the unit traffic and effects pass of ./unit-host.ts) enqueues units and arms
+ * this shell (with the unit traffic and effects pass of ./unit-shell.ts) enqueues units and arms
  * the alarm itself, and through its ports (src/core/practice/ports.ts, given by the Worker's
  * entry) mirrors the status and the result into D1 and reports a settled result to its practice run.
  */
-export class Evaluation extends UnitHost<EvaluationMachine> {
+export class Evaluation extends UnitShell<EvaluationMachine> {
   constructor(
     ctx: DurableObjectState,
     env: Env,

@@ -10,19 +10,19 @@ import { RunMachine, type InitInput } from "./practice-run/machine";
 import type { CallAsk, CallTokens } from "./practice-run/budget";
 import { newHolder, UnitLedger } from "./unit-ledger";
 import { RunViews } from "./practice-run/views";
-import { UnitHost } from "./unit-host";
+import { UnitShell } from "./unit-shell";
 
 export type { InitInput, TaskSplit };
 
 /**
  * One instance per Training-Free GRPO practice run (named by its run id). The state machine
  * (./practice-run/machine.ts) decides; this shell (with the unit traffic and effects pass of
- * ./unit-host.ts) enqueues units and arms the alarm itself, and through its ports
+ * ./unit-shell.ts) enqueues units and arms the alarm itself, and through its ports
  * (src/core/practice/ports.ts, given by the Worker's entry) launches and stops evaluations,
  * promotes the result, mirrors the status into D1 and admits the tenant's queued runs. What a port
  * call achieved is recorded here only once it returned, so the alarm repeats a call cut short.
  */
-export class PracticeRun extends UnitHost<RunMachine> {
+export class PracticeRun extends UnitShell<RunMachine> {
   private store!: RunStore;
   private views!: RunViews;
 

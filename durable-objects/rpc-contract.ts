@@ -6,17 +6,25 @@
 
 /**
  * How a caller may repeat a call to an object after a transport fault: `read` changes nothing a
- * second call would change again; `keyed` is a write the object applies once per the named
- * request field, so it is repeated only when the request carries one; `once` is never repeated.
+ * second call would change again; `keyed` is a write the object applies once per the named string
+ * field of its request (an `idempotencyKey`, a batch id), so it is repeated only when the request
+ * carries one; `once` is never repeated.
  */
-export type RetryClass<Request = { idempotencyKey?: string }> = { read: true } | { keyed: KeyField<Request> } | { once: true };
+export type RetryClass<Request = Record<string, string>> = { read: true } | { keyed: KeyField<Request> } | { once: true };
 
-type KeyField<Request> = Extract<keyof NonNullable<Request>, "idempotencyKey">;
+/** The request's fields that hold a string (or may be absent): the ones a `keyed` class may name. */
+type KeyField<Request> = {
+  [K in keyof NonNullable<Request>]-?: [NonNullable<NonNullable<Request>[K]>] extends [string] ? K : never;
+}[keyof NonNullable<Request>] &
+  string;
 
 /** A write the object applies once per `idempotencyKey` (a repeat replays the first answer). */
 export type Keyed<T> = T & { idempotencyKey?: string | undefined };
 
-type PublicMethods<T> = { [K in keyof T]: [T[K]] extends [never] ? never : T[K] extends (...args: never[]) => unknown ? K : never }[keyof T] & string;
+type PublicMethods<T> = {
+  [K in keyof T]: [T[K]] extends [never] ? never : T[K] extends (...args: never[]) => unknown ? K : never;
+}[keyof T] &
+  string;
 
 /** The RPC methods of an object: its public methods, less what the runtime itself calls. */
 export type RpcName<T> = Exclude<PublicMethods<T>, "fetch" | "alarm" | "webSocketMessage" | "webSocketClose" | "webSocketError">;

@@ -135,13 +135,15 @@ export class UnitLedger {
       .toArray()
       .map((r) => r.key);
     const deadline = this.now() + SENT_TIMEOUT_MS;
-    for (const key of keys) this.sql.exec("UPDATE units SET status = 'sent', sends = sends + 1, deadline = ?, lease_until = NULL WHERE key = ?", deadline, key);
+    for (const key of keys)
+      this.sql.exec("UPDATE units SET status = 'sent', sends = sends + 1, deadline = ?, lease_until = NULL WHERE key = ?", deadline, key);
     return keys;
   }
 
   /** Units whose message could not be enqueued go back to pending, as if never sent. */
   unsend(keys: readonly string[]): void {
-    for (const key of keys) this.sql.exec("UPDATE units SET status = 'pending', sends = sends - 1, deadline = NULL WHERE key = ? AND status = 'sent'", key);
+    for (const key of keys)
+      this.sql.exec("UPDATE units SET status = 'pending', sends = sends - 1, deadline = NULL WHERE key = ? AND status = 'sent'", key);
   }
 
   /**
@@ -161,7 +163,13 @@ export class UnitLedger {
   private hold(key: string, lease: number, workMs: number): number {
     const now = this.now();
     const deadline = now + workMs;
-    this.sql.exec("UPDATE units SET status = 'running', lease = ?, lease_until = ?, deadline = ? WHERE key = ?", lease, Math.min(now + LEASE_MS, deadline), deadline, key);
+    this.sql.exec(
+      "UPDATE units SET status = 'running', lease = ?, lease_until = ?, deadline = ? WHERE key = ?",
+      lease,
+      Math.min(now + LEASE_MS, deadline),
+      deadline,
+      key,
+    );
     return lease;
   }
 
@@ -215,7 +223,11 @@ export class UnitLedger {
 
   /** A webhook accepted the unit with 202: it stays in flight, holding its slot, until its result or `untilMs`. */
   toAwaiting(key: string, untilMs: number): void {
-    this.sql.exec("UPDATE units SET status = 'awaiting', lease_until = NULL, deadline = ? WHERE key = ? AND status != 'done'", this.now() + untilMs, key);
+    this.sql.exec(
+      "UPDATE units SET status = 'awaiting', lease_until = NULL, deadline = ? WHERE key = ? AND status != 'done'",
+      this.now() + untilMs,
+      key,
+    );
   }
 
   /** Records the unit's result once. False when it was already done. */
@@ -278,15 +290,18 @@ export class UnitLedger {
       else if (u.lapses + 1 >= MAX_LAPSES) {
         this.sql.exec("UPDATE units SET lapses = lapses + 1 WHERE key = ?", u.key);
         out.exhausted.push({ key: u.key, lapses: u.lapses + 1 });
-      } else this.sql.exec("UPDATE units SET status = 'pending', lapses = lapses + 1, lease_until = NULL, deadline = NULL WHERE key = ?", u.key);
+      } else
+        this.sql.exec("UPDATE units SET status = 'pending', lapses = lapses + 1, lease_until = NULL, deadline = NULL WHERE key = ?", u.key);
     }
     return out;
   }
 
   /** When the owner's alarm must next look: the earliest deadline or lease end in flight. */
   nextWake(): number | null {
-    return this.sql.exec<{ at: number | null }>(
-      "SELECT MIN(CASE WHEN status = 'running' THEN MIN(lease_until, deadline) ELSE deadline END) AS at FROM units WHERE status IN ('sent', 'running', 'awaiting')",
-    ).one().at;
+    return this.sql
+      .exec<{ at: number | null }>(
+        "SELECT MIN(CASE WHEN status = 'running' THEN MIN(lease_until, deadline) ELSE deadline END) AS at FROM units WHERE status IN ('sent', 'running', 'awaiting')",
+      )
+      .one().at;
   }
 }

@@ -48,7 +48,8 @@ function idempotencyModule(doc) {
   const routes = [];
   for (const [p, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
-      if ((op.parameters ?? []).some((x) => x.in === "header" && x.name.toLowerCase() === "idempotency-key")) routes.push(`${method.toUpperCase()} ${p}`);
+      if ((op.parameters ?? []).some((x) => x.in === "header" && x.name.toLowerCase() === "idempotency-key"))
+        routes.push(`${method.toUpperCase()} ${p}`);
     }
   }
   return `${GENERATED_HEADER}
@@ -119,12 +120,19 @@ function compileClient(generated) {
   host.readFile = (f) => generated.get(path.resolve(f)) ?? readFile(f);
   host.fileExists = (f) => generated.has(path.resolve(f)) || fileExists(f);
   const directoryExists = host.directoryExists?.bind(host);
-  host.directoryExists = (d) => [...generated.keys()].some((f) => f.startsWith(path.resolve(d) + path.sep)) || (directoryExists?.(d) ?? true);
+  host.directoryExists = (d) =>
+    [...generated.keys()].some((f) => f.startsWith(path.resolve(d) + path.sep)) || (directoryExists?.(d) ?? true);
   const roots = [path.join(SRC, "index.ts")];
   const program = ts.createProgram(roots, options, host);
   const diagnostics = ts.getPreEmitDiagnostics(program);
   if (diagnostics.length) {
-    throw new Error(ts.formatDiagnosticsWithColorAndContext(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => "\n" }));
+    throw new Error(
+      ts.formatDiagnosticsWithColorAndContext(diagnostics, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => root,
+        getNewLine: () => "\n",
+      }),
+    );
   }
   const out = new Map();
   program.emit(undefined, (file, text) => out.set(path.relative(DIST, file), text));
@@ -133,7 +141,9 @@ function compileClient(generated) {
 
 function listFiles(dir, base = dir) {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name), base) : [path.relative(base, path.join(dir, e.name))]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? listFiles(path.join(dir, e.name), base) : [path.relative(base, path.join(dir, e.name))],
+  );
 }
 
 const snapshotText = offline ? readFileSync(SNAPSHOT, "utf8") : await snapshotFromWorker();
@@ -155,7 +165,9 @@ if (check) {
   }
   for (const rel of listFiles(DIST)) if (!dist.has(rel)) drift.push(`${path.relative(root, path.join(DIST, rel))} (not generated)`);
   if (drift.length) {
-    console.error(`gen-client --check: generated client files differ from client/openapi.json and client/src:\n  ${drift.join("\n  ")}\nRun \`npm run gen:client\` and commit the result.`);
+    console.error(
+      `gen-client --check: generated client files differ from client/openapi.json and client/src:\n  ${drift.join("\n  ")}\nRun \`npm run gen:client\` and commit the result.`,
+    );
     process.exit(1);
   }
   console.error("gen-client --check: client/ matches client/openapi.json");
@@ -169,5 +181,7 @@ if (check) {
     mkdirSync(path.dirname(path.join(DIST, rel)), { recursive: true });
     writeFileSync(path.join(DIST, rel), text);
   }
-  console.error(`gen-client: wrote ${offline ? "" : "client/openapi.json, "}client/generated/, client/src/generated/ and ${dist.size} files in client/dist/`);
+  console.error(
+    `gen-client: wrote ${offline ? "" : "client/openapi.json, "}client/generated/, client/src/generated/ and ${dist.size} files in client/dist/`,
+  );
 }

@@ -28,7 +28,9 @@ function run(cmd, args, { capture = false } = {}) {
       child.stdout.on("data", (c) => (output += c));
       child.stderr.on("data", (c) => (output += c));
     }
-    child.on("exit", (code, signal) => resolve({ ok: code === 0, code: code ?? (signal ? 1 : 0), output, label: [path.basename(cmd), ...args].join(" ") }));
+    child.on("exit", (code, signal) =>
+      resolve({ ok: code === 0, code: code ?? (signal ? 1 : 0), output, label: [path.basename(cmd), ...args].join(" ") }),
+    );
   });
 }
 
@@ -89,7 +91,9 @@ for (const file of readdirSync(reportDir).sort()) {
   const r = JSON.parse(readFileSync(path.join(reportDir, file), "utf8"));
   total += r.numTotalTests;
   const other = r.numTotalTests - r.numPassedTests - r.numFailedTests;
-  console.log(`Tests (${path.basename(file, ".json")}): ${r.numPassedTests} passed, ${r.numFailedTests} failed${other ? `, ${other} skipped/todo` : ""} in ${r.testResults.length} files`);
+  console.log(
+    `Tests (${path.basename(file, ".json")}): ${r.numPassedTests} passed, ${r.numFailedTests} failed${other ? `, ${other} skipped/todo` : ""} in ${r.testResults.length} files`,
+  );
 }
 console.log(`Tests run: ${total} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
 process.exit([main, ...done].every((r) => r.ok) ? 0 : 1);

@@ -62,4 +62,6 @@ wordBytes.copy(out, wordsAt);
 mkdirSync(path.dirname(OUT), { recursive: true });
 writeFileSync(OUT, out);
 writeFileSync(META, `${JSON.stringify({ version: VERSION, words: kept.length, dims })}\n`);
-console.log(`word vectors: ${kept.length} words × ${dims} dims → ${path.relative(root, OUT)} (${(out.length / 1e6).toFixed(2)} MB) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+console.log(
+  `word vectors: ${kept.length} words × ${dims} dims → ${path.relative(root, OUT)} (${(out.length / 1e6).toFixed(2)} MB) in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+);

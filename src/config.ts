@@ -28,7 +28,8 @@ const whole = (min: number, max: number) => {
   const error = `must be a whole number from ${min} to ${max}`;
   return z.string().regex(/^\d+$/, error).transform(Number).pipe(z.number().int().min(min, error).max(max, error));
 };
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be one of ${values.join(", ")}` });
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(", ")}` });
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export const STRUCTURED_OUTPUT_MODES = ["json_schema", "json_object", "prompt"] as const;
@@ -46,7 +47,10 @@ const priceTable = z
     try {
       return JSON.parse(text) as unknown;
     } catch (e) {
-      ctx.addIssue({ code: "custom", message: `is not valid JSON (${e instanceof Error ? e.message : String(e)}); expected ${PRICE_TABLE_SHAPE}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `is not valid JSON (${e instanceof Error ? e.message : String(e)}); expected ${PRICE_TABLE_SHAPE}`,
+      });
       return z.NEVER;
     }
   })
@@ -66,6 +70,14 @@ const deployment = {
   PRACTICE_MAX_RUNS_PER_TENANT: withDefault(whole(1, 10_000), 4),
   /** Evaluations of one tenant queued or running at once. */
   EVALUATION_MAX_PER_TENANT: withDefault(whole(1, 10_000), 8),
+  /** Edge reads (services/edge-reads): how old, in ms, a snapshot may be when it serves a read. */
+  READ_STALENESS_MS: withDefault(whole(0, 3_600_000), 2_000),
+  /** Edge reads: the largest snapshot, in bytes, a Worker takes; a larger agent is read through its object. */
+  READ_SNAPSHOT_MAX_BYTES: withDefault(whole(0, 2 ** 31 - 1), 8 * 1024 * 1024),
+  /** Edge reads: bytes of snapshots one isolate keeps, least recently used evicted first. */
+  READ_CACHE_BYTES: withDefault(whole(0, 2 ** 31 - 1), 48 * 1024 * 1024),
+  /** Milliseconds a Worker holds token retrievals' use counters before applying them (services/retrieval-counters). */
+  RETRIEVAL_COUNTS_FLUSH_MS: withDefault(whole(0, 600_000), 2_000),
 };
 
 const llm = {

@@ -7,7 +7,7 @@ import type { JobMessage } from "./jobs/messages";
 import { admitAllQueuedRuns, failAbandonedSetups } from "./services/practice";
 import { runDueSchedules } from "./services/schedules";
 import { rewriteRecentTombstones } from "./services/keys";
-import { abandonAfterMs, D1UsageLedger } from "./llm/ledger";
+import { abandonAfterMs, LlmLedger } from "./llm/ledger";
 import { pruneDeliveries } from "./services/events";
 
 export const CRON_FREQUENT = "*/5 * * * *";
@@ -48,7 +48,10 @@ export async function armLegacyAgents(env: Env, at: number, pageSize = SEND_BATC
 }
 
 async function pruneAudit(env: Env, at: number) {
-  const res = await db(env).delete(auditLog).where(lt(auditLog.at, at - AUDIT_RETENTION_MS)).run();
+  const res = await db(env)
+    .delete(auditLog)
+    .where(lt(auditLog.at, at - AUDIT_RETENTION_MS))
+    .run();
   return res.meta.changes ?? 0;
 }
 
@@ -62,7 +65,7 @@ export const cronTasks: CronTasks = {
     practiceRunsAdmitted: await admitAllQueuedRuns(env),
     practiceSetupsAbandoned: await failAbandonedSetups(env, at),
     keyTombstonesRewritten: await rewriteRecentTombstones(env, at),
-    usageRowsAbandoned: await new D1UsageLedger(env, { now: () => at }).reapOpen(abandonAfterMs(env)),
+    usageRowsAbandoned: await new LlmLedger(env, { now: () => at }).reapOpen(abandonAfterMs(env)),
   }),
   [CRON_DAILY]: async (env, at) => ({ auditPruned: await pruneAudit(env, at), eventDeliveriesPruned: await pruneDeliveries(env, at) }),
 };

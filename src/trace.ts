@@ -29,13 +29,19 @@ export function traceHeaders(): Record<string, string> {
 
 const withTrace = (body: unknown) => {
   const traceparent = currentTraceparent();
-  return traceparent && body && typeof body === "object" && !Array.isArray(body) && !("traceparent" in body) ? { ...body, traceparent } : body;
+  return traceparent && body && typeof body === "object" && !Array.isArray(body) && !("traceparent" in body)
+    ? { ...body, traceparent }
+    : body;
 };
 
 /** The queue, with the current span's `traceparent` added to each message sent in it. */
 export function tracedQueue<B>(queue: Queue<B>): Queue<B> {
   return {
     send: (body, options) => queue.send(withTrace(body) as B, options),
-    sendBatch: (messages, options) => queue.sendBatch([...messages].map((m) => ({ ...m, body: withTrace(m.body) as B })), options),
+    sendBatch: (messages, options) =>
+      queue.sendBatch(
+        [...messages].map((m) => ({ ...m, body: withTrace(m.body) as B })),
+        options,
+      ),
   } as Queue<B>;
 }

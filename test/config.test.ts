@@ -22,8 +22,18 @@ describe("the deployment's variables (src/config.ts)", () => {
   });
 
   it("parses numbers, choices and the price table, trimmed", () => {
-    const v = variables({ LOCAL_INDEX_LIMIT: " 250000 ", VECTOR_INDEX: "auto", LLM_BASE_URL: "https://llm.test/v1//", LLM_PRICES: '{"m": {"input": 1, "output": 2}}' });
-    expect([v.LOCAL_INDEX_LIMIT, v.VECTOR_INDEX, v.LLM_BASE_URL, v.LLM_PRICES]).toEqual([250_000, "auto", "https://llm.test/v1", { m: { input: 1, output: 2 } }]);
+    const v = variables({
+      LOCAL_INDEX_LIMIT: " 250000 ",
+      VECTOR_INDEX: "auto",
+      LLM_BASE_URL: "https://llm.test/v1//",
+      LLM_PRICES: '{"m": {"input": 1, "output": 2}}',
+    });
+    expect([v.LOCAL_INDEX_LIMIT, v.VECTOR_INDEX, v.LLM_BASE_URL, v.LLM_PRICES]).toEqual([
+      250_000,
+      "auto",
+      "https://llm.test/v1",
+      { m: { input: 1, output: 2 } },
+    ]);
   });
 
   it("names each invalid variable and what it must be; the value reads as its default", () => {
@@ -35,7 +45,9 @@ describe("the deployment's variables (src/config.ts)", () => {
         `LOCAL_INDEX_LIMIT must be a whole number from 1 to 100000000 (got "${bad}")`,
       ]);
     }
-    expect(variableProblems({ LLM_PRICES: '{"m": {"input": "cheap", "output": 1}}' }, LLM_VARIABLES)).toEqual([expect.stringMatching(/^LLM_PRICES\.m\.input: /)]);
+    expect(variableProblems({ LLM_PRICES: '{"m": {"input": "cheap", "output": 1}}' }, LLM_VARIABLES)).toEqual([
+      expect.stringMatching(/^LLM_PRICES\.m\.input: /),
+    ]);
   });
 
   it("reads a number from wrangler.toml as its text, and never repeats a secret in a problem", () => {

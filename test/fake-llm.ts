@@ -1,6 +1,11 @@
 import { vi } from "vitest";
 
-export const LLM_ENV = { LLM_BASE_URL: "http://llm.test/v1", LLM_MODEL: "test-model", LLM_API_KEY: "sk-test-not-real", LLM_MAX_RETRIES: "2" };
+export const LLM_ENV = {
+  LLM_BASE_URL: "http://llm.test/v1",
+  LLM_MODEL: "test-model",
+  LLM_API_KEY: "sk-test-not-real",
+  LLM_MAX_RETRIES: "2",
+};
 
 export interface SentRequest {
   url: string;

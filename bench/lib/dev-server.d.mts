@@ -1,6 +1,12 @@
 // Types for the parts of dev-server.mjs that TypeScript callers (test/node) use.
 export interface DevServer {
-  start(opts: { firstPort: number; vars: Record<string, string>; fromHead?: boolean; logLevel?: string; main?: string }): Promise<{ base: string; port: number; logFile: string }>;
+  start(opts: {
+    firstPort: number;
+    vars: Record<string, string>;
+    fromHead?: boolean;
+    logLevel?: string;
+    main?: string;
+  }): Promise<{ base: string; port: number; logFile: string }>;
   /** Stops wrangler dev (`signal` SIGKILL: a crash of its whole process group) and starts it again on the same state. */
   restart(opts?: { signal?: NodeJS.Signals }): Promise<{ base: string; port: number; logFile: string }>;
   cleanup(): Promise<void>;

@@ -5,7 +5,18 @@
 // hot-reload it mid-run) with a fresh temporary --persist-to state directory. Its process group
 // is killed on cleanup, on exit and on SIGINT/SIGTERM/SIGHUP. Every loop is bounded.
 import { spawn, execFileSync } from "node:child_process";
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { performance } from "node:perf_hooks";
 import http from "node:http";
 import net from "node:net";
@@ -241,15 +252,21 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-", project =
     const [cmd, args] = wranglerCmd([
       "dev",
       ...(main ? [main] : []),
-      "--port", String(port),
-      "--ip", "127.0.0.1",
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
       // Wrangler's devtools port defaults to 9229 for every instance; parallel suites would collide on it.
-      "--inspector-port", String(await ephemeralPort()),
-      "--persist-to", state,
-      "--env-file", ownEnv,
+      "--inspector-port",
+      String(await ephemeralPort()),
+      "--persist-to",
+      state,
+      "--env-file",
+      ownEnv,
       ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       "--show-interactive-dev-session=false",
-      "--log-level", logLevel,
+      "--log-level",
+      logLevel,
     ]);
     const logFile = path.join(tmpDir, "wrangler-dev.log");
     const out = createWriteStream(logFile, { flags: "a" });
@@ -323,7 +340,13 @@ export function devLogFindings(logFile) {
   const errors = text
     .split("\n")
     .filter((l) => /ERROR|Uncaught|restarted/i.test(l))
-    .map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").replace(/\\n\s+at .*/g, "").trim().slice(0, 240));
+    .map((l) =>
+      l
+        .replace(/\x1b\[[0-9;]*m/g, "")
+        .replace(/\\n\s+at .*/g, "")
+        .trim()
+        .slice(0, 240),
+    );
   return { reloads, errors };
 }
 

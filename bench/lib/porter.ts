@@ -24,16 +24,62 @@ function measure(s: string): number {
 
 const hasVowel = (s: string) => [...s].some((_, i) => !consonant(s, i));
 const doubleConsonant = (s: string) => s.length >= 2 && s.at(-1) === s.at(-2) && consonant(s, s.length - 1);
-const cvc = (s: string) => s.length >= 3 && consonant(s, s.length - 3) && !consonant(s, s.length - 2) && consonant(s, s.length - 1) && !"wxy".includes(s.at(-1)!);
+const cvc = (s: string) =>
+  s.length >= 3 && consonant(s, s.length - 3) && !consonant(s, s.length - 2) && consonant(s, s.length - 1) && !"wxy".includes(s.at(-1)!);
 
 const byLength = (rules: [string, string][]) => rules.sort((a, b) => b[0].length - a[0].length);
 const STEP2 = byLength([
-  ["ational", "ate"], ["tional", "tion"], ["enci", "ence"], ["anci", "ance"], ["izer", "ize"], ["abli", "able"], ["alli", "al"],
-  ["entli", "ent"], ["eli", "e"], ["ousli", "ous"], ["ization", "ize"], ["ation", "ate"], ["ator", "ate"], ["alism", "al"],
-  ["iveness", "ive"], ["fulness", "ful"], ["ousness", "ous"], ["aliti", "al"], ["iviti", "ive"], ["biliti", "ble"],
+  ["ational", "ate"],
+  ["tional", "tion"],
+  ["enci", "ence"],
+  ["anci", "ance"],
+  ["izer", "ize"],
+  ["abli", "able"],
+  ["alli", "al"],
+  ["entli", "ent"],
+  ["eli", "e"],
+  ["ousli", "ous"],
+  ["ization", "ize"],
+  ["ation", "ate"],
+  ["ator", "ate"],
+  ["alism", "al"],
+  ["iveness", "ive"],
+  ["fulness", "ful"],
+  ["ousness", "ous"],
+  ["aliti", "al"],
+  ["iviti", "ive"],
+  ["biliti", "ble"],
 ]);
-const STEP3 = byLength([["icate", "ic"], ["ative", ""], ["alize", "al"], ["iciti", "ic"], ["ical", "ic"], ["ful", ""], ["ness", ""]]);
-const STEP4 = ["al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion", "ou", "ism", "ate", "iti", "ous", "ive", "ize"].sort((a, b) => b.length - a.length);
+const STEP3 = byLength([
+  ["icate", "ic"],
+  ["ative", ""],
+  ["alize", "al"],
+  ["iciti", "ic"],
+  ["ical", "ic"],
+  ["ful", ""],
+  ["ness", ""],
+]);
+const STEP4 = [
+  "al",
+  "ance",
+  "ence",
+  "er",
+  "ic",
+  "able",
+  "ible",
+  "ant",
+  "ement",
+  "ment",
+  "ent",
+  "ion",
+  "ou",
+  "ism",
+  "ate",
+  "iti",
+  "ous",
+  "ive",
+  "ize",
+].sort((a, b) => b.length - a.length);
 
 export function stem(word: string): string {
   if (word.length <= 2 || !/^[a-z]+$/.test(word)) return word;

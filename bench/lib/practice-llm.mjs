@@ -16,15 +16,40 @@ function reply(stage, body) {
     const right = i % 3 === 0 || (i % 3 === 1 && (Number(body.seed ?? 0) >>> 3) % 2 === 0);
     return `Working.\nFinal answer: ${right ? 1000 + i : 999 + i}`;
   }
-  if (stage === "attempt_summaries") return JSON.stringify({ summaries: Array.from({ length: (prompt.match(/^### Attempt \d+/gm) ?? []).length }, (_, k) => `Attempt ${k} added directly.`) });
-  if (stage === "group_advantage") return JSON.stringify({ analysis: "Right ones checked.", operations: [{ op: "add", target: "", text: "Check the sum once more before answering.", reason: "wrong ones skipped it" }] });
-  if (stage === "batch_plan") return JSON.stringify({ reasoning: "One lesson.", operations: [{ op: "add", targets: [], text: "Check the sum once more before answering.", reason: "proposed" }] });
-  if (stage === "safety_review") return JSON.stringify({ verdicts: Array.from({ length: (prompt.match(/^\d+\.$/gm) ?? []).length }, (_, index) => ({ index, safe: true, category: "safe", reason: "ordinary" })) });
+  if (stage === "attempt_summaries")
+    return JSON.stringify({
+      summaries: Array.from({ length: (prompt.match(/^### Attempt \d+/gm) ?? []).length }, (_, k) => `Attempt ${k} added directly.`),
+    });
+  if (stage === "group_advantage")
+    return JSON.stringify({
+      analysis: "Right ones checked.",
+      operations: [{ op: "add", target: "", text: "Check the sum once more before answering.", reason: "wrong ones skipped it" }],
+    });
+  if (stage === "batch_plan")
+    return JSON.stringify({
+      reasoning: "One lesson.",
+      operations: [{ op: "add", targets: [], text: "Check the sum once more before answering.", reason: "proposed" }],
+    });
+  if (stage === "safety_review")
+    return JSON.stringify({
+      verdicts: Array.from({ length: (prompt.match(/^\d+\.$/gm) ?? []).length }, (_, index) => ({
+        index,
+        safe: true,
+        category: "safe",
+        reason: "ordinary",
+      })),
+    });
   return "{}";
 }
 
 /** The practice tasks the fake answers: `Task i. What is i + 1000?`, ground truth 1000 + i. */
-export const practiceTasks = (n) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, task: `Task ${i}. What is ${i} + 1000?`, groundTruth: String(1000 + i), split: "train" }));
+export const practiceTasks = (n) =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `t${i}`,
+    task: `Task ${i}. What is ${i} + 1000?`,
+    groundTruth: String(1000 + i),
+    split: "train",
+  }));
 
 /**
  * Starts the fake on 127.0.0.1 (`port`, or one the OS picks). Each answer takes `latencyMs`.
@@ -47,7 +72,14 @@ export function startPracticeLlm({ port = 0, latencyMs = 5 } = {}) {
     const usage = { prompt_tokens: tokens(promptChars), completion_tokens: tokens(content.length) };
     res.writeHead(200, { "content-type": "application/json" });
     res.end(
-      JSON.stringify({ id: "x", object: "chat.completion", created: 0, model: "fake", choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop" }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }),
+      JSON.stringify({
+        id: "x",
+        object: "chat.completion",
+        created: 0,
+        model: "fake",
+        choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop" }],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      }),
       () => {
         answered.calls++;
         answered.tokens += usage.prompt_tokens + usage.completion_tokens;
@@ -62,7 +94,12 @@ export function startPracticeLlm({ port = 0, latencyMs = 5 } = {}) {
       if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) return void res.writeHead(404).end();
       const raw = Buffer.concat(chunks);
       const body = JSON.parse(raw.toString("utf8") || "{}");
-      const entry = { callId: req.headers["x-client-request-id"] ?? null, stage: stageOf(body), key: createHash("sha256").update(raw).digest("hex"), cutOff: false };
+      const entry = {
+        callId: req.headers["x-client-request-id"] ?? null,
+        stage: stageOf(body),
+        key: createHash("sha256").update(raw).digest("hex"),
+        cutOff: false,
+      };
       received.push(entry);
       lastArrival = Date.now();
       if (held === null && holdPredicate?.(entry, received.length - 1)) {

@@ -30,7 +30,9 @@ export function readInput(file: string): string {
 }
 
 /** Every page of a cursor-paginated list. */
-export async function allPages<T, C = string>(page: (cursor: C | undefined) => Promise<{ items: T[]; nextCursor: C | null }>): Promise<T[]> {
+export async function allPages<T, C = string>(
+  page: (cursor: C | undefined) => Promise<{ items: T[]; nextCursor: C | null }>,
+): Promise<T[]> {
   const items: T[] = [];
   let cursor: C | undefined;
   do {

@@ -15,6 +15,7 @@ export async function resolveDataset(praxis: Praxis, ref: string): Promise<strin
   const byId = all.find((d) => d.datasetId === ref);
   if (byId) return byId.datasetId;
   const byName = all.filter((d) => d.name === ref);
-  if (byName.length > 1) throw new UsageError(`${byName.length} datasets are named '${ref}': give its id (${byName.map((d) => d.datasetId).join(", ")}).`);
+  if (byName.length > 1)
+    throw new UsageError(`${byName.length} datasets are named '${ref}': give its id (${byName.map((d) => d.datasetId).join(", ")}).`);
   return byName[0]?.datasetId ?? ref;
 }

@@ -23,7 +23,12 @@ export async function follow(praxis: Praxis, agentId: string, runId: string, qui
   const tty = process.stderr.isTTY && !quiet;
   let view = await runView(praxis, agentId, runId);
   const totalSteps = () => Math.max(1, (view.config.epochs ?? 1) * Math.max(1, view.progress.stepsPerEpoch));
-  const bars = tty ? new cliProgress.MultiBar({ format: "{name} [{bar}] {value}/{total} {info}", hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic) : null;
+  const bars = tty
+    ? new cliProgress.MultiBar(
+        { format: "{name} [{bar}] {value}/{total} {info}", hideCursor: true, clearOnComplete: false },
+        cliProgress.Presets.shades_classic,
+      )
+    : null;
   const steps = bars?.create(totalSteps(), 0, { name: "steps ", info: "" });
   const stage = bars?.create(1, 0, { name: "stage ", info: "waiting" });
   let done = 0;
@@ -54,16 +59,27 @@ export async function follow(praxis: Praxis, agentId: string, runId: string, qui
 
 export function printRun(v: RunView): void {
   console.log(`Run ${v.runId} (agent ${v.agentId}, dataset ${v.datasetId}): ${v.status}${v.error ? ` — ${v.error}` : ""}`);
-  console.log(`  progress: epoch ${v.progress.epoch + 1}/${v.config.epochs}, step ${v.progress.step + 1}/${v.progress.stepsPerEpoch}${v.progress.stage ? `, ${v.progress.stage}` : ""}`);
-  console.log(`  library: ${v.librarySize} experiences; usage: ${v.usage.calls} LLM calls, ${v.usage.tokensIn + v.usage.tokensOut} tokens, $${v.usage.costUsd.toFixed(4)}`);
-  if (v.promotion) console.log(`  promotion: ${v.promotion.promoted ? `version ${v.promotion.version}` : "not promoted"} (${v.promotion.reason})`);
+  console.log(
+    `  progress: epoch ${v.progress.epoch + 1}/${v.config.epochs}, step ${v.progress.step + 1}/${v.progress.stepsPerEpoch}${v.progress.stage ? `, ${v.progress.stage}` : ""}`,
+  );
+  console.log(
+    `  library: ${v.librarySize} experiences; usage: ${v.usage.calls} LLM calls, ${v.usage.tokensIn + v.usage.tokensOut} tokens, $${v.usage.costUsd.toFixed(4)}`,
+  );
+  if (v.promotion)
+    console.log(`  promotion: ${v.promotion.promoted ? `version ${v.promotion.version}` : "not promoted"} (${v.promotion.reason})`);
 }
 
 export function printCurve(curve: Curve): void {
   if (curve.steps.length) {
     console.log("");
     table(
-      curve.steps.map((s) => ({ epoch: s.epoch, step: s.step, "train reward": fixed(s.trainReward), library: s.librarySize, tokens: s.tokens })),
+      curve.steps.map((s) => ({
+        epoch: s.epoch,
+        step: s.step,
+        "train reward": fixed(s.trainReward),
+        library: s.librarySize,
+        tokens: s.tokens,
+      })),
       ["epoch", "step", "train reward", "library", "tokens"],
     );
   }

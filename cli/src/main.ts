@@ -38,7 +38,9 @@ Exit codes:
 URL and key come from --url/--key, else PRAXIS_URL/PRAXIS_API_KEY, else \`praxis login\`.`;
 
 const program = new Command("praxis")
-  .description("Command line for a Praxis Worker: agents, the core loop (retrieve, prompt, episodes, rewards), experiences, the library, datasets, practice runs, evaluations, usage.")
+  .description(
+    "Command line for a Praxis Worker: agents, the core loop (retrieve, prompt, episodes, rewards), experiences, the library, datasets, practice runs, evaluations, usage.",
+  )
   .option("--url <url>", "API base URL (env PRAXIS_URL)")
   .option("--key <key>", "API key (env PRAXIS_API_KEY)")
   .option("--json", "print the API's JSON instead of tables (for scripts)")

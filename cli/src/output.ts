@@ -11,7 +11,11 @@ export function table(rows: readonly object[], columns: string[]): void {
   if (!rows.length) return void console.log("(none)");
   const text = rows.map((r) => columns.map((c) => cell((r as Record<string, unknown>)[c])));
   const widths = columns.map((c, i) => Math.min(WIDTH, Math.max(c.length, ...text.map((t) => (t[i] ?? "").length))));
-  const line = (cells: string[]) => cells.map((t, i) => (t.length > WIDTH ? `${t.slice(0, WIDTH - 1)}…` : t).padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((t, i) => (t.length > WIDTH ? `${t.slice(0, WIDTH - 1)}…` : t).padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
   console.log(line(columns));
   for (const t of text) console.log(line(t));
 }

@@ -22,7 +22,11 @@ export async function* runEvents(open) {
                 received++;
                 const id = Number(value.id ?? lastId + 1);
                 lastId = id;
-                const event = { id, type: value.event ?? "message", data: value.data ? JSON.parse(value.data) : {} };
+                const event = {
+                    id,
+                    type: value.event ?? "message",
+                    data: value.data ? JSON.parse(value.data) : {},
+                };
                 yield event;
                 if (event.type === "end")
                     return;

@@ -255,7 +255,7 @@ export interface paths {
         put?: never;
         /**
          * Add an experience
-         * @description Adds one lesson to the agent's library as a new library version. The text passes the admission step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.
+         * @description Adds one lesson to the agent's library as a new library version. The text passes the screening step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.
          */
         post: operations["addExperience"];
         delete?: never;
@@ -423,7 +423,7 @@ export interface paths {
         put?: never;
         /**
          * Import a library
-         * @description Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes admission (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.
+         * @description Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes screening (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.
          */
         post: operations["importLibrary"];
         delete?: never;
@@ -447,7 +447,7 @@ export interface paths {
         put?: never;
         /**
          * Add a case
-         * @description Stores a past episode (task, trace summary, answer, reward) as a retrievable case; idempotent per episodeId. Task, answer and trace summary pass the admission step: text failing the content filter is stored quarantined, and with an LLM configured the case waits `pending` for the safety review.
+         * @description Stores a past episode (task, trace summary, answer, reward) as a retrievable case; idempotent per episodeId. Task, answer and trace summary pass the screening step: text failing the content filter is stored quarantined, and with an LLM configured the case waits `pending` for the safety review.
          */
         post: operations["addCase"];
         delete?: never;
@@ -479,7 +479,7 @@ export interface paths {
         head?: never;
         /**
          * Change a case
-         * @description Changes a case's tags, label, status, answer or trace summary. A new answer or trace passes the admission step like a new case; a held case is released or deleted only through the agent's quarantine (admin, audited).
+         * @description Changes a case's tags, label, status, answer or trace summary. A new answer or trace passes the screening step like a new case; a held case is released or deleted only through the agent's quarantine (admin, audited).
          */
         patch: operations["updateCase"];
         trace?: never;
@@ -493,7 +493,7 @@ export interface paths {
         };
         /**
          * List held entries
-         * @description Experiences and cases held by the admission step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.
+         * @description Experiences and cases held by the screening step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.
          */
         get: operations["listQuarantine"];
         put?: never;
@@ -2059,7 +2059,7 @@ export interface components {
                 reward: number;
                 /** @description The episode whose reward made this change; null for a reward naming memories or a retrieval outside an episode */
                 episodeId?: string | null;
-                /** @description The retrieval the reward named, when it named one */
+                /** @description The retrieval the reward named, when it named one (a token by the `ret_…` id it carries) */
                 retrievalId?: string | null;
             }[];
             libraryVersion: number;
@@ -2193,7 +2193,7 @@ export interface components {
                 reward: number;
                 /** @description The episode whose reward made this change; null for a reward naming memories or a retrieval outside an episode */
                 episodeId?: string | null;
-                /** @description The retrieval the reward named, when it named one */
+                /** @description The retrieval the reward named, when it named one (a token by the `ret_…` id it carries) */
                 retrievalId?: string | null;
             }[];
         };
@@ -2534,6 +2534,7 @@ export interface components {
             libraryVersion: number | null;
         };
         RetrieveResponse: {
+            /** @description Names this retrieval in a later reward (POST …/rewards `retrievalId`). Outside an episode a signed, self-contained token (`rt1.…`, at most 8,192 characters) that can be rewarded until the agent's `retention.retrievalsDays` have passed; in an episode, the `ret_…` id of the retrieval the agent recorded, which the episode's end credits. */
             retrievalId: string;
             /** @enum {string|null} */
             phase: "observation" | "reasoning" | "planning" | "action" | "reflection" | null;
@@ -2585,6 +2586,20 @@ export interface components {
                     learned: number | null;
                 };
             }[];
+            /** @description The library version this answer was ranked on */
+            libraryVersion: number;
+            /** @description How long before this answer the agent's memory last confirmed that the snapshot it was ranked from was current; 0 when the agent's memory ranked it */
+            snapshotAgeMs: number;
+            /**
+             * @description `edge`: ranked by the Worker that answered, from its snapshot of the agent's memory; `object`: ranked by the agent's memory itself
+             * @enum {string}
+             */
+            servedFrom: "edge" | "object";
+            /**
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token
+             * @enum {string}
+             */
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size";
         };
         RetrieveRequest: {
             query: string;
@@ -2612,6 +2627,13 @@ export interface components {
                 usedAfter?: number;
             };
             episodeId?: string;
+            /** @description Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default) */
+            minVersion?: number;
+            /**
+             * @description `bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state
+             * @enum {string}
+             */
+            consistency?: "bounded" | "strong";
         };
         PromptBlock: {
             prompt: string;
@@ -2619,8 +2641,23 @@ export interface components {
             mode: "full-library" | "ranked";
             experienceIds: string[];
             caseIds: string[];
+            /** @description Names this retrieval in a later reward (POST …/rewards `retrievalId`). Outside an episode a signed, self-contained token (`rt1.…`, at most 8,192 characters) that can be rewarded until the agent's `retention.retrievalsDays` have passed; in an episode, the `ret_…` id of the retrieval the agent recorded, which the episode's end credits. */
             retrievalId: string;
             estimatedTokens: number;
+            /** @description The library version this answer was ranked on */
+            libraryVersion: number;
+            /** @description How long before this answer the agent's memory last confirmed that the snapshot it was ranked from was current; 0 when the agent's memory ranked it */
+            snapshotAgeMs: number;
+            /**
+             * @description `edge`: ranked by the Worker that answered, from its snapshot of the agent's memory; `object`: ranked by the agent's memory itself
+             * @enum {string}
+             */
+            servedFrom: "edge" | "object";
+            /**
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token
+             * @enum {string}
+             */
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size";
         };
         RewardResult: {
             reward: number;
@@ -2639,6 +2676,7 @@ export interface components {
             replayed: boolean;
         };
         RewardRequest: {
+            /** @description The `retrievalId` a retrieve or prompt answered: a signed token (`rt1.…`), or the `ret_…` id of a retrieval recorded in an episode */
             retrievalId?: string;
             episodeId?: string;
             memoryIds?: string[];
@@ -4503,6 +4541,15 @@ export interface components {
                 /** @description Learned phrases waiting for the LLM safety review; nothing matches them until it admits them */
                 pendingPhrases: number;
                 centroids: number;
+            };
+            /** @description The read model Workers serve this agent's reads from (README, "Reads at the edge") */
+            snapshot: {
+                /** @description Counts changes to what retrieval reads as content (lessons, cases, vectors, config); a new one is a new snapshot */
+                contentVersion: number;
+                /** @description Counts changes rewards and uses made (Q, counts, usage memory, the re-ranker), which reach Workers as deltas */
+                learnSeq: number;
+                /** @description Size of the snapshot built for this content version, published to Workers unless over their limit (for a library whose texts and vectors alone are over it, what they take); null until a Worker asked for one */
+                bytes: number | null;
             };
         };
         EventEndpoint: {
@@ -9173,6 +9220,10 @@ export interface operations {
                 maxCases?: number;
                 /** @description A retrieval filter as JSON (the `filter` of POST …/retrieve), e.g. `{"tags":["billing"],"metadata":{"customer":"acme"}}`: only the lessons and cases it matches enter the block */
                 filter?: string;
+                /** @description Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default) */
+                minVersion?: number;
+                /** @description `bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state */
+                consistency?: "bounded" | "strong";
             };
             header?: never;
             path: {
@@ -11462,7 +11513,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedDataset"] & {
-                        /** @description Matching episodes left out because the admission step holds their text (see the agent's quarantine) */
+                        /** @description Matching episodes left out because the screening step holds their text (see the agent's quarantine) */
                         withheld: {
                             episodeId: string;
                             reason: string;

@@ -55,6 +55,9 @@ export class PraxisConnectionError extends Error {
     readonly url: string,
     cause: unknown,
   ) {
-    super(`Could not reach ${url}: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`, { cause });
+    super(
+      `Could not reach ${url}: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`,
+      { cause },
+    );
   }
 }

@@ -28,7 +28,11 @@ export async function* runEvents(open: (lastEventId: number) => Promise<Response
         received++;
         const id = Number(value.id ?? lastId + 1);
         lastId = id;
-        const event: RunEvent = { id, type: value.event ?? "message", data: value.data ? (JSON.parse(value.data) as Record<string, unknown>) : {} };
+        const event: RunEvent = {
+          id,
+          type: value.event ?? "message",
+          data: value.data ? (JSON.parse(value.data) as Record<string, unknown>) : {},
+        };
         yield event;
         if (event.type === "end") return;
       }

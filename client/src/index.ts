@@ -18,7 +18,9 @@ export type Schemas = components["schemas"];
 /** What a retrieval or a prompt block may choose from: metadata values, any of the tags, domain, created or used after (epoch ms). */
 export type MemoryFilter = NonNullable<Schemas["RetrieveRequest"]["filter"]>;
 /** /prompt's query, its `filter` an object (the API takes it as JSON text in one parameter). */
-export type PromptQuery = Omit<NonNullable<paths["/v1/agents/{agentId}/prompt"]["get"]["parameters"]["query"]>, "filter"> & { filter?: MemoryFilter };
+export type PromptQuery = Omit<NonNullable<paths["/v1/agents/{agentId}/prompt"]["get"]["parameters"]["query"]>, "filter"> & {
+  filter?: MemoryFilter;
+};
 
 export interface PraxisOptions {
   /** Where the Worker answers, e.g. `https://praxis.example.workers.dev` or `http://localhost:8787`. */
@@ -30,7 +32,6 @@ export interface PraxisOptions {
   /** The fetch to use (default: the global one); a Worker may pass a service binding's fetch. */
   fetch?: (input: Request) => Promise<Response>;
 }
-
 
 /**
  * The Praxis API. `api` is the typed client generated from /openapi.json (every route, its

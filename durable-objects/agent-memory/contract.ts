@@ -34,6 +34,8 @@ export const AGENT_MEMORY_CONTRACT = {
   retrieve: { read: true },
   prompt: { read: true },
   reward: { keyed: "idempotencyKey" },
+  readModel: { read: true },
+  applyRetrievalCounts: { keyed: "id" },
   getRetriever: { read: true },
   resetRetriever: { once: true },
   analytics: { read: true },

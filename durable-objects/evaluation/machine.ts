@@ -4,7 +4,14 @@ import type { FrozenTask } from "../../src/core/practice/ports";
 import { labelOf } from "../../src/core/practice/plan";
 import { rolloutSeed } from "../../src/core/practice/rng";
 import { rolloutIdOf, unitKey } from "../../src/core/practice/unit-key";
-import { sameRolloutResult, type Claim, type RolloutOutcome, type UnitData, type UnitInput, type UnitResult } from "../../src/core/practice/units";
+import {
+  sameRolloutResult,
+  type Claim,
+  type RolloutOutcome,
+  type UnitData,
+  type UnitInput,
+  type UnitResult,
+} from "../../src/core/practice/units";
 import { isGroupVerifier, isRemoteVerifier, majorityVerdicts, verifyAnswer } from "../../src/core/verifiers";
 import { awaitingMs, unitWorkMs } from "../../src/core/practice/unit-timing";
 import { UnitLedger, type Holder, type LedgerUnit } from "../unit-ledger";
@@ -93,7 +100,11 @@ export class EvaluationMachine {
 
   private update(fields: Partial<EvalRow>): void {
     const keys = Object.keys(fields);
-    this.sql.exec(`UPDATE evaluation SET ${keys.map((k) => `${k} = ?`).join(", ")}, updated_at = ? WHERE id = 1`, ...keys.map((k) => fields[k] as SqlStorageValue), this.now());
+    this.sql.exec(
+      `UPDATE evaluation SET ${keys.map((k) => `${k} = ?`).join(", ")}, updated_at = ? WHERE id = 1`,
+      ...keys.map((k) => fields[k] as SqlStorageValue),
+      this.now(),
+    );
   }
 
   private unit(key: string): UnitRow | null {
@@ -128,7 +139,13 @@ export class EvaluationMachine {
     let next = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM tasks").one().n;
     const first = next;
     for (const t of tasks) {
-      const r = this.sql.exec("INSERT INTO tasks (idx, task_id, task, ground_truth) VALUES (?, ?, ?, ?) ON CONFLICT(task_id) DO NOTHING", next, t.taskId, t.task, t.groundTruth);
+      const r = this.sql.exec(
+        "INSERT INTO tasks (idx, task_id, task, ground_truth) VALUES (?, ?, ?, ?) ON CONFLICT(task_id) DO NOTHING",
+        next,
+        t.taskId,
+        t.task,
+        t.groundTruth,
+      );
       if (r.rowsWritten > 0) next++;
     }
     return next - first;
@@ -171,7 +188,8 @@ export class EvaluationMachine {
     const c = this.ledger.claim(key, unitWorkMs(unit.stage, this.config().policy));
     if (c.status !== "run") return c;
     // A webhook rollout gets a fresh holder whose secret goes with the dispatch.
-    if (unit.stage !== "rollout" || this.config().policy.kind !== "webhook") return { status: "run", lease: c.lease, input: this.inputFor(unit) };
+    if (unit.stage !== "rollout" || this.config().policy.kind !== "webhook")
+      return { status: "run", lease: c.lease, input: this.inputFor(unit) };
     this.ledger.bindHolder(key, holder);
     return { status: "run", lease: c.lease, input: { ...this.inputFor(this.unit(key)!), resultSecret: holder.secret } as UnitInput };
   }
@@ -205,7 +223,15 @@ export class EvaluationMachine {
     }
     const rollout = this.unit(keyOf(u.task, u.sample, "rollout"))!;
     const answer = parse<UnitResult<UnitData["rollout"]>>(rollout.result)?.data?.answer ?? "";
-    return { ...ctx, stage: "verify", taskId: task.task_id, task: task.task, answer, groundTruth: task.ground_truth, verifier: cfg.verifier };
+    return {
+      ...ctx,
+      stage: "verify",
+      taskId: task.task_id,
+      task: task.task,
+      answer,
+      groundTruth: task.ground_truth,
+      verifier: cfg.verifier,
+    };
   }
 
   /** Stores a unit's result once and scores it. Returns false when nothing changed. */
@@ -262,7 +288,12 @@ export class EvaluationMachine {
   }
 
   private setReward(rolloutKey: string, reward: number, verdict: string): void {
-    this.sql.exec("UPDATE units SET reward = ?, verdict = ? WHERE key = ?", Math.min(1, Math.max(0, reward)), verdict.slice(0, 2000), rolloutKey);
+    this.sql.exec(
+      "UPDATE units SET reward = ?, verdict = ? WHERE key = ?",
+      Math.min(1, Math.max(0, reward)),
+      verdict.slice(0, 2000),
+      rolloutKey,
+    );
   }
 
   private completeIfScored(): void {
@@ -301,7 +332,8 @@ export class EvaluationMachine {
   sweepOverdue(): void {
     if (!this.running()) return;
     const { timedOut, exhausted } = this.ledger.sweep();
-    for (const key of timedOut) this.settle(key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
+    for (const key of timedOut)
+      this.settle(key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
     for (const u of exhausted) this.settle(u.key, { error: `no result after ${u.lapses} lapsed leases` });
   }
 
@@ -342,7 +374,13 @@ export class EvaluationMachine {
     }));
     const done = tasks.reduce((n, t) => n + t.rewards.filter((r) => r !== null).length, 0);
     const total = tasks.reduce((n, t) => n + t.rewards.length, 0);
-    const acc = row.status === "completed" ? accuracyOf(tasks.map((t) => t.rewards as number[]), { seed: cfg.seed }) : null;
+    const acc =
+      row.status === "completed"
+        ? accuracyOf(
+            tasks.map((t) => t.rewards as number[]),
+            { seed: cfg.seed },
+          )
+        : null;
     return {
       evaluationId: row.evaluation_id,
       agentId: row.agent_id,

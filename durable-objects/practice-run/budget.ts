@@ -50,7 +50,9 @@ export class RunBudget {
   private spent(): { tokens: number; cost: number; inFlight: { tokens: number; cost: number } } {
     const run = this.store.mustRun();
     // The run's held-out evaluations are part of what it spends.
-    const evals = this.store.sqlOne<{ tokens: number; cost: number }>("SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM evals");
+    const evals = this.store.sqlOne<{ tokens: number; cost: number }>(
+      "SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM evals",
+    );
     const held = (settled: 0 | 1) =>
       this.store.sqlOne<{ tokens: number; cost: number }>(
         "SELECT COALESCE(SUM(tokens_in + tokens_out), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM reservations WHERE settled = ?",
@@ -69,7 +71,10 @@ export class RunBudget {
     const budget = this.store.config().budget;
     if (!budget) return false;
     const spent = this.spent();
-    return (budget.maxTokens !== undefined && spent.tokens >= budget.maxTokens) || (budget.maxCostUsd !== undefined && spent.cost >= budget.maxCostUsd);
+    return (
+      (budget.maxTokens !== undefined && spent.tokens >= budget.maxTokens) ||
+      (budget.maxCostUsd !== undefined && spent.cost >= budget.maxCostUsd)
+    );
   }
 
   /**
@@ -87,7 +92,8 @@ export class RunBudget {
       const tokens = Math.max(0, estimate.tokensIn) + Math.max(0, estimate.tokensOut);
       const cost = Math.max(0, estimate.costUsd);
       const passes = (heldTokens: number, heldCost: number) =>
-        (budget.maxTokens !== undefined && heldTokens + tokens > budget.maxTokens) || (budget.maxCostUsd !== undefined && heldCost + cost > budget.maxCostUsd);
+        (budget.maxTokens !== undefined && heldTokens + tokens > budget.maxTokens) ||
+        (budget.maxCostUsd !== undefined && heldCost + cost > budget.maxCostUsd);
       if (passes(spent.tokens - spent.inFlight.tokens, spent.cost - spent.inFlight.cost)) {
         this.stopForBudget("the run's budget has no room for its next call's reservation");
         return "spent";
@@ -111,7 +117,10 @@ export class RunBudget {
   private sized(ask: CallAsk): CallTokens {
     const tokensIn = Math.max(0, Math.round(ask.tokensIn));
     const tokensOut = Math.max(0, Math.round(ask.tokensOut));
-    const seen = this.store.sqlAll<{ max_out: number; max_in_ratio: number }>("SELECT max_out, max_in_ratio FROM call_sizes WHERE purpose = ?", ask.purpose)[0];
+    const seen = this.store.sqlAll<{ max_out: number; max_in_ratio: number }>(
+      "SELECT max_out, max_in_ratio FROM call_sizes WHERE purpose = ?",
+      ask.purpose,
+    )[0];
     if (!seen) return { tokensIn, tokensOut, costUsd: Math.max(0, ask.costUsd) };
     const sizedIn = Math.ceil(tokensIn * seen.max_in_ratio);
     const sizedOut = Math.min(tokensOut, seen.max_out);
@@ -169,7 +178,12 @@ export class RunBudget {
   }
 
   abandonStep(epoch: number, step: number): void {
-    this.store.sql("UPDATE steps SET status = 'abandoned', ended_at = ? WHERE epoch = ? AND step = ? AND status = 'running'", this.now(), epoch, step);
+    this.store.sql(
+      "UPDATE steps SET status = 'abandoned', ended_at = ? WHERE epoch = ? AND step = ? AND status = 'running'",
+      this.now(),
+      epoch,
+      step,
+    );
   }
 
   /** Checks the run may still spend; a spent budget stops it instead. */
@@ -183,6 +197,7 @@ export class RunBudget {
   /** Creates units unless the run's budget is spent, which stops the run instead. */
   createUnits(refs: UnitRef[]): void {
     if (!this.mayProceed()) return;
-    for (const r of refs) this.ledger.create(unitKey(r), { epoch: r.epoch, step: r.step, task: r.task, rollout: r.rollout, stage: r.stage });
+    for (const r of refs)
+      this.ledger.create(unitKey(r), { epoch: r.epoch, step: r.step, task: r.task, rollout: r.rollout, stage: r.stage });
   }
 }

@@ -86,7 +86,10 @@ export class RunEvaluations {
     const current = this.store.library();
     const evals = this.store.evals();
     const final = [...evals].reverse().find((e) => sameLibrary(JSON.parse(e.library) as RunExperience[], current));
-    const choice = choosePromotion(cfg.promote ?? "always", this.settledResults(), { minGain: cfg.minGain ?? 0, finalEpoch: final?.epoch ?? null });
+    const choice = choosePromotion(cfg.promote ?? "always", this.settledResults(), {
+      minGain: cfg.minGain ?? 0,
+      finalEpoch: final?.epoch ?? null,
+    });
     const chosen = choice.promote && choice.epoch !== null ? evals.find((e) => e.epoch === choice.epoch) : undefined;
     return { choice, library: chosen ? (JSON.parse(chosen.library) as RunExperience[]) : current };
   }
@@ -98,6 +101,11 @@ export class RunEvaluations {
   }
 
   stopped(epoch: number): void {
-    this.store.sql("UPDATE evals SET status = 'cancelled', error = ?, ended_at = ? WHERE epoch = ? AND status IN ('pending', 'running')", `the run ${this.store.mustRun().status === "failed" ? "failed" : "was cancelled"}`, this.now(), epoch);
+    this.store.sql(
+      "UPDATE evals SET status = 'cancelled', error = ?, ended_at = ? WHERE epoch = ? AND status IN ('pending', 'running')",
+      `the run ${this.store.mustRun().status === "failed" ? "failed" : "was cancelled"}`,
+      this.now(),
+      epoch,
+    );
   }
 }

@@ -28,7 +28,6 @@ import { parseStored as parse } from "../../src/core/encoding";
  * step's batch update and record. Nothing here writes; the machine creates the units.
  */
 
-
 interface Attempt {
   answer: string;
   trajectory: string | null;
@@ -107,7 +106,12 @@ export function hindsightWork(store: RunStore, epoch: number, step: number): { c
 }
 
 /** What a claimed hindsight unit is given. */
-export function hindsightInput(store: RunStore, u: UnitRow, ctx: { runId: string; tenantId: string; agentId: string }, snapshot: readonly RunExperience[]): UnitInput {
+export function hindsightInput(
+  store: RunStore,
+  u: UnitRow,
+  ctx: { runId: string; tenantId: string; agentId: string },
+  snapshot: readonly RunExperience[],
+): UnitInput {
   const attempts = attemptsOf(store, u.epoch, u.step, u.task!);
   return {
     ...ctx,
@@ -168,7 +172,9 @@ export function hindsightProposals(store: RunStore, epoch: number, step: number,
 /** How a plan operation is traced to the proposals (see attributePlan). */
 function traceOps(ops: readonly ResolvedOp[], groups: readonly BatchGroup[], snapshot: readonly RunExperience[]) {
   const index = new Map(snapshot.map((e, i) => [e.id, i]));
-  const proposals: SourcedProposal[] = groups.flatMap((g) => g.proposals.map((p) => ({ ...p, provenance: g.provenance ?? ("contrast" as ProvenanceKind) })));
+  const proposals: SourcedProposal[] = groups.flatMap((g) =>
+    g.proposals.map((p) => ({ ...p, provenance: g.provenance ?? ("contrast" as ProvenanceKind) })),
+  );
   const traced = ops.map((o) => ({
     op: o.op,
     text: o.op === "delete" ? "" : o.text,
@@ -183,7 +189,14 @@ function traceOps(ops: readonly ResolvedOp[], groups: readonly BatchGroup[], sna
  * wrote from a proposal that passed checkHindsight can still give the answer away: refused here
  * too, and counted with the refused proposals.
  */
-export function refuseLeakedOps(store: RunStore, epoch: number, step: number, ops: readonly ResolvedOp[], groups: readonly BatchGroup[], snapshot: readonly RunExperience[]) {
+export function refuseLeakedOps(
+  store: RunStore,
+  epoch: number,
+  step: number,
+  ops: readonly ResolvedOp[],
+  groups: readonly BatchGroup[],
+  snapshot: readonly RunExperience[],
+) {
   const references = store
     .stepUnits(epoch, step, "hindsight")
     .map((u) => store.task(u.task!).ground_truth)
@@ -194,7 +207,11 @@ export function refuseLeakedOps(store: RunStore, epoch: number, step: number, op
   const dropped: DroppedOp[] = [];
   ops.forEach((o, i) => {
     if (o.op !== "delete" && byOp[i] === "hindsight" && references.some((r) => quotesReference(o.text, r))) {
-      dropped.push({ source: "hindsight", op: o, reason: "quotes the reference answer of a task learned in hindsight: a lesson must generalise, not give the answer away" });
+      dropped.push({
+        source: "hindsight",
+        op: o,
+        reason: "quotes the reference answer of a task learned in hindsight: a lesson must generalise, not give the answer away",
+      });
     } else kept.push(o);
   });
   return { ops: kept, dropped };
@@ -205,7 +222,13 @@ export function refuseLeakedOps(store: RunStore, epoch: number, step: number, op
  * out of applyPlan in operation order: one per add, modify and delete, one plus a delete per
  * further target for a merge), and the library with its hindsight lineage marked.
  */
-export function planProvenance(ops: readonly ResolvedOp[], groups: readonly BatchGroup[], snapshot: readonly RunExperience[], library: RunExperience[], changes: readonly LibraryChange[]) {
+export function planProvenance(
+  ops: readonly ResolvedOp[],
+  groups: readonly BatchGroup[],
+  snapshot: readonly RunExperience[],
+  library: RunExperience[],
+  changes: readonly LibraryChange[],
+) {
   const byOp = traceOps(ops, groups, snapshot);
   const byChange: ProvenanceKind[] = [];
   ops.forEach((o, i) => {
@@ -230,5 +253,11 @@ export function hindsightTotals(store: RunStore): HindsightTotals {
     `SELECT SUM(json_extract(record, '$.hindsight.proposals')) AS proposals, SUM(json_extract(record, '$.hindsight.refusedLeaks')) AS refused,
             SUM(json_extract(record, '$.hindsight.applied')) AS applied FROM steps WHERE status = 'done' AND record IS NOT NULL`,
   );
-  return { calls, proposals: r.proposals ?? 0, refusedLeaks: r.refused ?? 0, applied: r.applied ?? 0, inLibrary: hindsightLessons(store.library()) };
+  return {
+    calls,
+    proposals: r.proposals ?? 0,
+    refusedLeaks: r.refused ?? 0,
+    applied: r.applied ?? 0,
+    inLibrary: hindsightLessons(store.library()),
+  };
 }

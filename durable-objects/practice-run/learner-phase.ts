@@ -77,7 +77,12 @@ export class LearnerPhase {
     if (!s || s.status !== "running" || !this.budget.active()) return;
     const run = this.store.mustRun();
     const cfg = this.store.config();
-    const { library, changes, record, meanReward, groups } = stepOutcome(this.store, epoch, step, JSON.parse(s.snapshot) as RunExperience[]);
+    const { library, changes, record, meanReward, groups } = stepOutcome(
+      this.store,
+      epoch,
+      step,
+      JSON.parse(s.snapshot) as RunExperience[],
+    );
     this.store.sql(
       "UPDATE steps SET status = 'done', record = ?, mean_reward = ?, library_size = ?, ended_at = ? WHERE epoch = ? AND step = ?",
       JSON.stringify(record),

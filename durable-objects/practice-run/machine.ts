@@ -3,7 +3,14 @@ import type { RunExperience } from "../../src/core/practice/plan";
 import { stepsPerEpoch } from "../../src/core/practice/rng";
 import { isTerminal, type RunConfig, type UsageTotals } from "../../src/core/practice/run-types";
 import { parseUnitKey } from "../../src/core/practice/unit-key";
-import { sameRolloutResult, type Claim, type RolloutOutcome, type UnitData, type UnitInput, type UnitResult } from "../../src/core/practice/units";
+import {
+  sameRolloutResult,
+  type Claim,
+  type RolloutOutcome,
+  type UnitData,
+  type UnitInput,
+  type UnitResult,
+} from "../../src/core/practice/units";
 import { awaitingMs, unitWorkMs } from "../../src/core/practice/unit-timing";
 import type { Holder, UnitLedger } from "../unit-ledger";
 import type { RunStore } from "./store";
@@ -75,7 +82,12 @@ export class RunMachine {
   }
 
   init(input: InitInput): void {
-    const library: RunExperience[] = input.library.map((e) => ({ id: e.id, text: e.text, lineage: [{ op: "start" }], ...(e.q === undefined ? {} : { q: e.q }) }));
+    const library: RunExperience[] = input.library.map((e) => ({
+      id: e.id,
+      text: e.text,
+      lineage: [{ op: "start" }],
+      ...(e.q === undefined ? {} : { q: e.q }),
+    }));
     const t = this.now();
     this.store.sqlInsertRun({
       run_id: input.runId,
@@ -277,7 +289,8 @@ export class RunMachine {
   sweepOverdue(): void {
     if (!this.active()) return;
     const { timedOut, exhausted } = this.ledger.sweep();
-    for (const key of timedOut) this.settle(key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
+    for (const key of timedOut)
+      this.settle(key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
     for (const u of exhausted) this.settle(u.key, { error: `no result after ${u.lapses} lapsed leases` });
   }
 

@@ -29,7 +29,13 @@ export function stepOutcome(store: RunStore, epoch: number, step: number, snapsh
   const { library, evicted } = enforceCap(planned.library, cap, run.prior_q);
   const changes = [
     ...planned.changes.map((c, i) => ({ ...c, provenance: origin.byChange[i] })),
-    ...evicted.map((e) => ({ op: "delete" as const, id: e.id, before: e.text, after: null, reason: `library cap: at most ${cap} lessons; this one had the least utility` })),
+    ...evicted.map((e) => ({
+      op: "delete" as const,
+      id: e.id,
+      before: e.text,
+      after: null,
+      reason: `library cap: at most ${cap} lessons; this one had the least utility`,
+    })),
   ];
 
   const rollouts = store.sqlAll<{ reward: number | null }>(

@@ -79,7 +79,12 @@ export class StepPhase {
   }
 
   private setReward(rolloutKey: string, reward: number, verdict: string): void {
-    this.store.sql("UPDATE units SET reward = ?, verdict = ? WHERE key = ?", Math.min(1, Math.max(0, reward)), verdict.slice(0, 2000), rolloutKey);
+    this.store.sql(
+      "UPDATE units SET reward = ?, verdict = ? WHERE key = ?",
+      Math.min(1, Math.max(0, reward)),
+      verdict.slice(0, 2000),
+      rolloutKey,
+    );
   }
 
   private rolloutProgress(epoch: number, step: number) {

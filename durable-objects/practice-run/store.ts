@@ -121,7 +121,21 @@ export class RunStore {
   }
 
   sqlInsertRun(
-    row: Pick<RunRow, "run_id" | "tenant_id" | "agent_id" | "dataset_id" | "config" | "status" | "library" | "start_library" | "prior_q" | "agent_incarnation" | "created_at" | "updated_at">,
+    row: Pick<
+      RunRow,
+      | "run_id"
+      | "tenant_id"
+      | "agent_id"
+      | "dataset_id"
+      | "config"
+      | "status"
+      | "library"
+      | "start_library"
+      | "prior_q"
+      | "agent_incarnation"
+      | "created_at"
+      | "updated_at"
+    >,
   ): void {
     const keys = Object.keys(row) as (keyof typeof row)[];
     this.sql_.exec(`INSERT INTO run (id, ${keys.join(", ")}) VALUES (1, ${keys.map(() => "?").join(", ")})`, ...keys.map((k) => row[k]));
@@ -214,7 +228,13 @@ export class RunStore {
     let next = this.sql_.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
     let added = 0;
     for (const t of tasks) {
-      const r = this.sql_.exec(`INSERT INTO ${table} (idx, task_id, task, ground_truth) VALUES (?, ?, ?, ?) ON CONFLICT(task_id) DO NOTHING`, next, t.taskId, t.task, t.groundTruth);
+      const r = this.sql_.exec(
+        `INSERT INTO ${table} (idx, task_id, task, ground_truth) VALUES (?, ?, ?, ?) ON CONFLICT(task_id) DO NOTHING`,
+        next,
+        t.taskId,
+        t.task,
+        t.groundTruth,
+      );
       if (r.rowsWritten > 0) {
         next++;
         added++;
@@ -229,9 +249,17 @@ export class RunStore {
 
   stepUnits(epoch: number, step: number, stage: UnitStage, task?: number): UnitRow[] {
     return task === undefined
-      ? this.sql_.exec<UnitRow>("SELECT * FROM units WHERE epoch = ? AND step = ? AND stage = ? ORDER BY task, rollout", epoch, step, stage).toArray()
+      ? this.sql_
+          .exec<UnitRow>("SELECT * FROM units WHERE epoch = ? AND step = ? AND stage = ? ORDER BY task, rollout", epoch, step, stage)
+          .toArray()
       : this.sql_
-          .exec<UnitRow>("SELECT * FROM units WHERE epoch = ? AND step = ? AND stage = ? AND task = ? ORDER BY rollout", epoch, step, stage, task)
+          .exec<UnitRow>(
+            "SELECT * FROM units WHERE epoch = ? AND step = ? AND stage = ? AND task = ? ORDER BY rollout",
+            epoch,
+            step,
+            stage,
+            task,
+          )
           .toArray();
   }
 
@@ -244,7 +272,9 @@ export class RunStore {
   }
 
   group(epoch: number, step: number, task: number): GroupRow | null {
-    return this.sql_.exec<GroupRow>("SELECT * FROM groups WHERE epoch = ? AND step = ? AND task = ?", epoch, step, task).toArray()[0] ?? null;
+    return (
+      this.sql_.exec<GroupRow>("SELECT * FROM groups WHERE epoch = ? AND step = ? AND task = ?", epoch, step, task).toArray()[0] ?? null
+    );
   }
 
   event(type: string, data: Record<string, unknown>): void {
@@ -254,7 +284,9 @@ export class RunStore {
 
   /** Events after an id, their data as stored JSON (it goes to the event stream as it is). */
   events(after: number, limit: number): { id: number; type: string; data: string }[] {
-    return this.sql_.exec<{ id: number; type: string; data: string }>("SELECT id, type, data FROM events WHERE id > ? ORDER BY id LIMIT ?", after, limit).toArray();
+    return this.sql_
+      .exec<{ id: number; type: string; data: string }>("SELECT id, type, data FROM events WHERE id > ? ORDER BY id LIMIT ?", after, limit)
+      .toArray();
   }
 
   /** The run's evaluations, all or only those in the given statuses. */

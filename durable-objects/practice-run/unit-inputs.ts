@@ -29,7 +29,13 @@ export function unitInput(store: RunStore, u: UnitRow, runId: string): UnitInput
   const library = lines(snapshot);
   const stage = u.stage;
   if (stage === "batch") {
-    return { ...ctx, stage, library, maxExperiences: cfg.maxExperiences ?? DEFAULT_MAX_EXPERIENCES, groups: keptProposals(store, u.epoch, u.step, snapshot).groups };
+    return {
+      ...ctx,
+      stage,
+      library,
+      maxExperiences: cfg.maxExperiences ?? DEFAULT_MAX_EXPERIENCES,
+      groups: keptProposals(store, u.epoch, u.step, snapshot).groups,
+    };
   }
   if (stage === "hindsight") return hindsightInput(store, u, ctx, snapshot);
   const task = store.task(u.task!);

@@ -5,7 +5,6 @@ import type { EvalRow, RunStore, StepRow, UnitRow } from "./store";
 import { hindsightTotals } from "./hindsight-step";
 import { parseStored as parse } from "../../src/core/encoding";
 
-
 const epochOut = (e: EvalRow): EpochEvaluation => ({
   epoch: e.epoch,
   evaluationId: e.evaluation_id,
@@ -93,7 +92,11 @@ export class RunViews {
     };
     if (!detail) return base;
     const record = parse<Record<string, unknown>>(s.record);
-    const snapshot = (JSON.parse(s.snapshot) as { id: string; text: string }[]).map((e, i) => ({ label: labelOf(i), id: e.id, text: e.text }));
+    const snapshot = (JSON.parse(s.snapshot) as { id: string; text: string }[]).map((e, i) => ({
+      label: labelOf(i),
+      id: e.id,
+      text: e.text,
+    }));
     return { ...base, library: snapshot, ...(record ?? { groups: this.liveGroups(s) }) };
   }
 
@@ -121,9 +124,9 @@ export class RunViews {
   rollouts(filter: { epoch?: number; step?: number; taskId?: string; limit: number; after?: number }) {
     const where = ["u.stage = 'rollout'", "u.seq > ?"];
     const params: SqlStorageValue[] = [filter.after ?? 0];
-    if (filter.epoch !== undefined) (where.push("u.epoch = ?"), params.push(filter.epoch));
-    if (filter.step !== undefined) (where.push("u.step = ?"), params.push(filter.step));
-    if (filter.taskId !== undefined) (where.push("t.task_id = ?"), params.push(filter.taskId));
+    if (filter.epoch !== undefined) where.push("u.epoch = ?"), params.push(filter.epoch);
+    if (filter.step !== undefined) where.push("u.step = ?"), params.push(filter.step);
+    if (filter.taskId !== undefined) where.push("t.task_id = ?"), params.push(filter.taskId);
     const rows = this.store.sqlAll<UnitRow & { task_id: string }>(
       `SELECT u.*, t.task_id FROM units u JOIN tasks t ON t.idx = u.task WHERE ${where.join(" AND ")} ORDER BY u.seq LIMIT ?`,
       ...params,
@@ -155,7 +158,13 @@ export class RunViews {
   curve(): Curve {
     const steps = this.store.sqlAll<StepRow>("SELECT * FROM steps WHERE status = 'done' ORDER BY epoch, step");
     return {
-      steps: steps.map((s) => ({ epoch: s.epoch, step: s.step, trainReward: s.mean_reward, librarySize: s.library_size ?? 0, tokens: s.tokens_in + s.tokens_out })),
+      steps: steps.map((s) => ({
+        epoch: s.epoch,
+        step: s.step,
+        trainReward: s.mean_reward,
+        librarySize: s.library_size ?? 0,
+        tokens: s.tokens_in + s.tokens_out,
+      })),
       epochs: this.store.evals().map(epochOut),
       promotion: this.store.promotion(),
     };

@@ -31,10 +31,12 @@ function probeStatement(stmt: D1PreparedStatement, hooks: ProbeHooks): D1Prepare
   const wrapped: Probed<D1PreparedStatement> = {
     [RAW]: stmt,
     bind: (...values: unknown[]) => probeStatement(stmt.bind(...values), hooks),
-    first: ((col?: string) => roundTrip(hooks, "DB", "first", () => (col === undefined ? stmt.first() : stmt.first(col)))) as D1PreparedStatement["first"],
+    first: ((col?: string) =>
+      roundTrip(hooks, "DB", "first", () => (col === undefined ? stmt.first() : stmt.first(col)))) as D1PreparedStatement["first"],
     all: (() => roundTrip(hooks, "DB", "all", () => stmt.all())) as D1PreparedStatement["all"],
     run: (() => roundTrip(hooks, "DB", "run", () => stmt.run())) as D1PreparedStatement["run"],
-    raw: ((opts?: { columnNames?: boolean }) => roundTrip(hooks, "DB", "raw", () => stmt.raw(opts as { columnNames: true }))) as D1PreparedStatement["raw"],
+    raw: ((opts?: { columnNames?: boolean }) =>
+      roundTrip(hooks, "DB", "raw", () => stmt.raw(opts as { columnNames: true }))) as D1PreparedStatement["raw"],
   };
   return wrapped;
 }
@@ -42,7 +44,8 @@ function probeStatement(stmt: D1PreparedStatement, hooks: ProbeHooks): D1Prepare
 function probeD1Session(session: D1DatabaseSession, hooks: ProbeHooks): D1DatabaseSession {
   return {
     prepare: (query: string) => probeStatement(session.prepare(query), hooks),
-    batch: ((stmts: D1PreparedStatement[]) => roundTrip(hooks, "DB", "batch", () => session.batch(stmts.map(raw)))) as D1DatabaseSession["batch"],
+    batch: ((stmts: D1PreparedStatement[]) =>
+      roundTrip(hooks, "DB", "batch", () => session.batch(stmts.map(raw)))) as D1DatabaseSession["batch"],
     getBookmark: () => session.getBookmark(),
   };
 }

@@ -81,7 +81,10 @@ export function createEmbedder(env: Env, override?: EmbedderSettings): Embedder 
     case "semantic": {
       const semantic = remember(cache, "semantic", () => new SemanticEmbedder());
       if (dims !== undefined && dims !== semantic.dims) {
-        throw new EmbedderConfigError(`embedder "semantic" (from ${source}) has ${semantic.dims} dimensions, not ${dims}; unset the dims setting`, usesEnvModel ? ["EMBEDDING_DIMS"] : [setting]);
+        throw new EmbedderConfigError(
+          `embedder "semantic" (from ${source}) has ${semantic.dims} dimensions, not ${dims}; unset the dims setting`,
+          usesEnvModel ? ["EMBEDDING_DIMS"] : [setting],
+        );
       }
       return semantic;
     }
@@ -90,19 +93,32 @@ export function createEmbedder(env: Env, override?: EmbedderSettings): Embedder 
       const baseURL = vars.EMBEDDING_BASE_URL ?? vars.LLM_BASE_URL;
       const apiKey = vars.EMBEDDING_API_KEY ?? vars.LLM_API_KEY;
       if (!baseURL) {
-        throw new EmbedderConfigError(`embedder "openai" (from ${source}) needs an endpoint: set EMBEDDING_BASE_URL (or LLM_BASE_URL), e.g. https://api.openai.com/v1`, ["EMBEDDING_BASE_URL", "LLM_BASE_URL"]);
+        throw new EmbedderConfigError(
+          `embedder "openai" (from ${source}) needs an endpoint: set EMBEDDING_BASE_URL (or LLM_BASE_URL), e.g. https://api.openai.com/v1`,
+          ["EMBEDDING_BASE_URL", "LLM_BASE_URL"],
+        );
       }
       if (!apiKey) {
-        throw new EmbedderConfigError(`embedder "openai" (from ${source}) needs an API key: set the secret EMBEDDING_API_KEY (or LLM_API_KEY); servers without auth accept any placeholder`, ["EMBEDDING_API_KEY", "LLM_API_KEY"]);
+        throw new EmbedderConfigError(
+          `embedder "openai" (from ${source}) needs an API key: set the secret EMBEDDING_API_KEY (or LLM_API_KEY); servers without auth accept any placeholder`,
+          ["EMBEDDING_API_KEY", "LLM_API_KEY"],
+        );
       }
       const name = model ?? DEFAULT_OPENAI_EMBEDDING_MODEL;
-      return remember(cache, JSON.stringify(["openai", baseURL, apiKey, name, dims]), () => new OpenAiEmbedder({ baseURL, apiKey, model: name, dims }));
+      return remember(
+        cache,
+        JSON.stringify(["openai", baseURL, apiKey, name, dims]),
+        () => new OpenAiEmbedder({ baseURL, apiKey, model: name, dims }),
+      );
     }
 
     case "workers-ai": {
       const ai = env.AI;
       if (!ai) {
-        throw new EmbedderConfigError(`embedder "workers-ai" (from ${source}) needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml (Workers AI has no local mode; use "semantic" in development)`, ["AI", setting]);
+        throw new EmbedderConfigError(
+          `embedder "workers-ai" (from ${source}) needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml (Workers AI has no local mode; use "semantic" in development)`,
+          ["AI", setting],
+        );
       }
       let perBinding = aiCache.get(ai);
       if (!perBinding) aiCache.set(ai, (perBinding = new Map()));

@@ -36,4 +36,6 @@ export async function secretsEqual(a: string, b: string): Promise<boolean> {
 
 export const AGENT_ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** An agent id, as every door (path parameter, MCP argument, key scope) takes it. */
-export const AgentIdSchema = z.string().regex(AGENT_ID_RE, "Agent ids are 1-64 chars of a-z, 0-9, '_' and '-', starting with a letter or digit");
+export const AgentIdSchema = z
+  .string()
+  .regex(AGENT_ID_RE, "Agent ids are 1-64 chars of a-z, 0-9, '_' and '-', starting with a letter or digit");

@@ -16,7 +16,10 @@ export function decodeCursor(cursor: string): Record<string, unknown> | null {
 }
 
 /** The fields of a list route's cursor, each of the type given; a cursor not from this API is a 400. */
-export function cursorField<K extends string>(cursor: string | undefined, fields: Record<K, "string" | "number">): Record<K, string | number> | null {
+export function cursorField<K extends string>(
+  cursor: string | undefined,
+  fields: Record<K, "string" | "number">,
+): Record<K, string | number> | null {
   if (!cursor) return null;
   const decoded = decodeCursor(cursor);
   if (!decoded || Object.entries(fields).some(([k, type]) => typeof decoded[k] !== type)) {

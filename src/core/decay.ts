@@ -65,12 +65,7 @@ function eligible(item: Lifecycle): boolean {
 }
 
 /** Ids of active, unpinned items whose retention is below `threshold`, most faded first (then id). */
-export function selectForDecay(
-  items: readonly (Lifecycle & DecayItem)[],
-  now: number,
-  params: DecayParams,
-  threshold: number,
-): string[] {
+export function selectForDecay(items: readonly (Lifecycle & DecayItem)[], now: number, params: DecayParams, threshold: number): string[] {
   const faded: { id: string; r: number }[] = [];
   for (const item of items) {
     if (!eligible(item)) continue;

@@ -14,8 +14,14 @@ const METADATA_MAX_ENTRIES = 32;
 const METADATA_VALUE_MAX = 1000;
 const metadataKey = metadataString(64).min(1);
 const metadataText = metadataString(METADATA_VALUE_MAX);
-const FlatRecordInputSchema = FlatRecordSchema.refine((r) => Object.keys(r).length <= METADATA_MAX_ENTRIES, `At most ${METADATA_MAX_ENTRIES} entries`)
-  .refine((r) => Object.keys(r).every((k) => metadataKey.safeParse(k).success), "Keys are 1-64 characters without control or format characters")
+const FlatRecordInputSchema = FlatRecordSchema.refine(
+  (r) => Object.keys(r).length <= METADATA_MAX_ENTRIES,
+  `At most ${METADATA_MAX_ENTRIES} entries`,
+)
+  .refine(
+    (r) => Object.keys(r).every((k) => metadataKey.safeParse(k).success),
+    "Keys are 1-64 characters without control or format characters",
+  )
   .refine(
     (r) => Object.values(r).every((v) => typeof v !== "string" || metadataText.safeParse(v).success),
     `Text values are at most ${METADATA_VALUE_MAX} characters without control or format characters`,
@@ -69,7 +75,9 @@ export type AttemptCreate = z.infer<typeof AttemptCreateSchema>;
 
 export const EpisodeEndSchema = z
   .object({
-    outcome: EpisodeOutcomeSchema.describe("`abandoned` when the work stopped for a reason outside the task: no reward, no case, no extraction"),
+    outcome: EpisodeOutcomeSchema.describe(
+      "`abandoned` when the work stopped for a reason outside the task: no reward, no case, no extraction",
+    ),
     score: z.number().min(0).max(1).optional().describe("Quality in [0,1]; multiplies the outcome's reward"),
     answer: z.string().max(8000).optional(),
     citedIds: z.array(idString(64)).max(500).optional(),
@@ -132,7 +140,9 @@ export const EpisodeRetrievalSchema = z.object({
         signals: z
           .record(z.enum(FEATURES), z.number())
           .nullable()
-          .describe("The retrieval signals of the item when shown, as the learned re-ranker reads them (BM25 squashed to [0,1), recency decays over 14 days)"),
+          .describe(
+            "The retrieval signals of the item when shown, as the learned re-ranker reads them (BM25 squashed to [0,1), recency decays over 14 days)",
+          ),
       }),
     )
     .describe("What it returned, in rank order"),

@@ -1,10 +1,12 @@
 /**
  * The compact in-memory index behind the local vector store: one signed byte per dimension and a
  * scale per vector, scanned sixteen lanes at a time by a WebAssembly SIMD kernel (see
- * int8-scan-wasm.ts), then the best few hundred re-scored exactly against the float vectors,
- * which stay in SQLite. A quarter of the memory of float32 rows, and several times faster to
- * scan; the re-score makes the answer the exact cosine ranking whenever the true top k is among
- * the re-scored rows, which the bench measures (recall@20 against the float scan).
+ * int8-scan-wasm.ts), then the best few hundred re-scored exactly against the vectors their codes
+ * stand for. A quarter of the memory of float32 rows, and several times faster to scan; the
+ * re-score ranks by the codes' cosine with the (unquantised) query, which is what every reader of
+ * the codes computes, the agent's object and a Worker serving a snapshot of them alike (its error
+ * against the float vectors is a few thousandths, which the bench measures as recall@20). Ties
+ * are broken by id at every step, so the answer does not depend on the order rows were added in.
  */
 import { better, l2normalize, type Hit } from "./vector-math";
 
@@ -143,7 +145,8 @@ export class Int8Matrix {
    */
   appendCodes(ids: readonly string[], codes: Uint8Array): void {
     const width = this.dims + SCALE_BYTES;
-    if (codes.length !== ids.length * width) throw new RangeError(`expected ${ids.length} codes of ${width} bytes, got ${codes.length} bytes`);
+    if (codes.length !== ids.length * width)
+      throw new RangeError(`expected ${ids.length} codes of ${width} bytes, got ${codes.length} bytes`);
     const first = this.ids.length;
     if (first + ids.length > this.cap) this.reserve(Math.max(first + ids.length, this.cap * 2));
     const buf = this.kernel.memory.buffer;
@@ -156,6 +159,39 @@ export class Int8Matrix {
     }
     for (const id of ids) this.ids.push(id);
     this.rowIndex = null;
+  }
+
+  /** The vectors these rows' codes stand for (scale · codes), for the exact re-score; ids not held are absent. */
+  decode(ids: readonly string[]): Map<string, Float32Array> {
+    const buf = this.kernel.memory.buffer;
+    const scales = new Float32Array(buf, this.scalesAt, this.cap);
+    const out = new Map<string, Float32Array>();
+    for (const id of ids) {
+      const row = this.rowOf.get(id);
+      if (row === undefined) continue;
+      const codes = new Int8Array(buf, this.dataAt + row * this.stride, this.dims);
+      const scale = scales[row]!;
+      const v = new Float32Array(this.dims);
+      for (let i = 0; i < this.dims; i++) v[i] = codes[i]! * scale;
+      out.set(id, v);
+    }
+    return out;
+  }
+
+  /** Every row in its stored form (see encodeCode), back to back, with the ids in the same order. */
+  codes(): { ids: string[]; codes: Uint8Array } {
+    const width = this.dims + SCALE_BYTES;
+    const n = this.ids.length;
+    const out = new Uint8Array(n * width);
+    const view = new DataView(out.buffer);
+    const buf = this.kernel.memory.buffer;
+    const bytes = new Uint8Array(buf);
+    const scales = new Float32Array(buf, this.scalesAt, this.cap);
+    for (let row = 0; row < n; row++) {
+      out.set(bytes.subarray(this.dataAt + row * this.stride, this.dataAt + row * this.stride + this.dims), row * width);
+      view.setFloat32(row * width + this.dims, scales[row]!, true);
+    }
+    return { ids: [...this.ids], codes: out };
   }
 
   remove(id: string): boolean {
@@ -186,7 +222,13 @@ export class Int8Matrix {
    * their float vectors for the final ranking. `filter` runs only for rows that would enter the
    * first pass, which keeps a costly filter off the hot path.
    */
-  topK(query: Float32Array, k: number, minSim: number, exact: ExactVectors, opts: { rescore?: number; filter?: (id: string) => boolean } = {}): Hit[] {
+  topK(
+    query: Float32Array,
+    k: number,
+    minSim: number,
+    exact: ExactVectors,
+    opts: { rescore?: number; filter?: (id: string) => boolean } = {},
+  ): Hit[] {
     if (query.length !== this.dims) throw new RangeError(`expected ${this.dims} dims, got ${query.length}`);
     const n = this.ids.length;
     const want = Math.min(Math.floor(k), n);
@@ -210,15 +252,19 @@ export class Int8Matrix {
     const filter = opts.filter;
     const ids = this.ids;
 
-    // Min-heap of the best `cap` approximate scores: heap[0] is the weakest. Its score is also kept
-    // in a local once the heap is full, so the common case (a row too weak to enter) reads no heap.
+    // Min-heap of the best `cap` approximate scores: heap[0] is the weakest, and of equal scores the
+    // larger id is the weaker, so which rows enter does not depend on their order. The weakest score
+    // is also kept in a local once the heap is full, so the common case (a row too weak to enter)
+    // reads no heap and compares no id.
     const heapScore = new Float64Array(cap);
     const heapRow = new Int32Array(cap);
     let len = 0;
     let weakest = -Infinity;
+    /** Whether heap entry `a` is weaker than score `s` of row `row`. */
+    const weaker = (a: number, s: number, row: number) => heapScore[a]! < s || (heapScore[a]! === s && ids[heapRow[a]!]! > ids[row]!);
     for (let row = 0; row < n; row++) {
       const s = scores[row]! * qScale;
-      if (s <= weakest) continue;
+      if (s < weakest || (s === weakest && !weaker(0, s, row))) continue;
       if (s + qErr + xErrPerScale * scales[row]! < minSim) continue;
       if (filter && !filter(ids[row]!)) continue;
       let i: number;
@@ -226,7 +272,7 @@ export class Int8Matrix {
         i = len++;
         while (i > 0) {
           const p = (i - 1) >> 1;
-          if (heapScore[p]! <= s) break;
+          if (weaker(p, s, row)) break;
           heapScore[i] = heapScore[p]!;
           heapRow[i] = heapRow[p]!;
           i = p;
@@ -236,8 +282,12 @@ export class Int8Matrix {
         for (;;) {
           const l = 2 * i + 1;
           if (l >= len) break;
-          const w = l + 1 < len && heapScore[l + 1]! < heapScore[l]! ? l + 1 : l;
-          if (heapScore[w]! >= s) break;
+          const w =
+            l + 1 < len &&
+            (heapScore[l + 1]! < heapScore[l]! || (heapScore[l + 1]! === heapScore[l]! && ids[heapRow[l + 1]!]! > ids[heapRow[l]!]!))
+              ? l + 1
+              : l;
+          if (!weaker(w, s, row)) break;
           heapScore[i] = heapScore[w]!;
           heapRow[i] = heapRow[w]!;
           i = w;

@@ -17,7 +17,10 @@ export interface LibraryBlockItem {
 const LINE_BREAKS_RE = /[\n\r\v\f\u0085\u2028\u2029]+/g;
 
 export function oneLine(text: string): string {
-  return text.replace(LINE_BREAKS_RE, " ").replace(/[ \t]{2,}/g, " ").trim();
+  return text
+    .replace(LINE_BREAKS_RE, " ")
+    .replace(/[ \t]{2,}/g, " ")
+    .trim();
 }
 
 /** Longest lesson text a line carries: the longest a lesson can be stored with (EXPERIENCE_MAX_CHARS). */
@@ -28,7 +31,11 @@ const LABEL_IN_TEXT_RE = /[[［【〔〖〘〚⟦⟨«‹{<]\s*([GＧ]\s*\p{Nd}+
 
 export function libraryLine(item: LibraryBlockItem): string {
   let text = oneLine(stripInvisible(oneLine(item.text))).replace(LABEL_IN_TEXT_RE, "($1)");
-  if ([...text].length > LIBRARY_LINE_MAX_CHARS) text = `${[...text].slice(0, LIBRARY_LINE_MAX_CHARS - 1).join("").trimEnd()}…`;
+  if ([...text].length > LIBRARY_LINE_MAX_CHARS)
+    text = `${[...text]
+      .slice(0, LIBRARY_LINE_MAX_CHARS - 1)
+      .join("")
+      .trimEnd()}…`;
   return `[${oneLine(item.label)}]. ${text}`;
 }
 

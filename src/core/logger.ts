@@ -11,7 +11,7 @@ export interface Logger {
 
 /** One JSON object per line so Workers Logs and `wrangler tail` can index the fields. */
 export function createLogger(base: Record<string, unknown> = {}, minLevel: string = "info"): Logger {
-  const min = ORDER[(minLevel as Level)] ?? ORDER.info;
+  const min = ORDER[minLevel as Level] ?? ORDER.info;
   const emit = (level: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < min) return;
     const line = JSON.stringify({ level, msg, time: new Date().toISOString(), ...base, ...fields });

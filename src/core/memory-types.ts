@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { PhaseSchema } from "./scoring";
-import { OutcomeSchema } from "./q-learning";
+import { EpisodeOutcomeSchema } from "./q-learning";
 import { idString } from "./text-rules";
+import { MAX_TOKEN_CHARS } from "./retrieval-token";
 import { MetadataSchema, metadataString } from "./served-fields";
 import { queryLimit, queryNumber } from "./query-params";
 
@@ -11,7 +12,7 @@ export const TRACE_SUMMARY_MAX_CHARS = 8000;
 export const SourceSchema = z.enum(["practice", "live", "manual", "import"]);
 export type Source = z.infer<typeof SourceSchema>;
 /**
- * `quarantined` (the admission step flagged it) and `pending` (waiting for the LLM safety review)
+ * `quarantined` (the screening step flagged it) and `pending` (waiting for the LLM safety review)
  * are held: kept with their reason, never retrieved or injected. Only the service sets them, and
  * only the review or an admin key releases them.
  */
@@ -35,11 +36,15 @@ export const ProvenanceSchema = z
     keyId: idString(128).optional(),
     importedFrom: metadataString(200).optional(),
     note: metadataString(500).optional(),
-    runItemId: idString(128).optional().describe("The lesson's id in its practice run's library (`px_…`, as the run's steps and diff name it), when a run created it"),
+    runItemId: idString(128)
+      .optional()
+      .describe("The lesson's id in its practice run's library (`px_…`, as the run's steps and diff name it), when a run created it"),
     origin: z
       .enum(["contrast", "hindsight"])
       .optional()
-      .describe("how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed"),
+      .describe(
+        "how a practice run learned the lesson: from a group whose rewards differed, or in hindsight from a group whose attempts all failed",
+      ),
   })
   .strict();
 export type Provenance = z.infer<typeof ProvenanceSchema>;
@@ -129,8 +134,16 @@ export const QHistoryEntrySchema = z.object({
   q: z.number(),
   delta: z.number(),
   reward: z.number(),
-  episodeId: z.string().nullable().optional().describe("The episode whose reward made this change; null for a reward naming memories or a retrieval outside an episode"),
-  retrievalId: z.string().nullable().optional().describe("The retrieval the reward named, when it named one"),
+  episodeId: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The episode whose reward made this change; null for a reward naming memories or a retrieval outside an episode"),
+  retrievalId: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The retrieval the reward named, when it named one (a token by the `ret_…` id it carries)"),
 });
 
 export const ExperienceSchema = ExperienceContentSchema.extend({
@@ -151,7 +164,9 @@ export type Experience = z.infer<typeof ExperienceSchema>;
 /** What adding a lesson answers besides it: the active lessons near enough to be the same one. */
 export const SimilarLessonsSchema = z
   .array(z.object({ id: z.string(), text: z.string(), sim: z.number() }))
-  .describe("Active lessons so similar to this one that live learning would treat them as the same lesson: merge, archive or keep them deliberately");
+  .describe(
+    "Active lessons so similar to this one that live learning would treat them as the same lesson: merge, archive or keep them deliberately",
+  );
 
 export const CaseCreateSchema = z
   .object({
@@ -220,14 +235,65 @@ export type ListFilter = z.output<typeof ListFilterSchema>;
  */
 export const MemoryFilterSchema = z
   .object({
-    metadata: MetadataSchema.optional().describe("Each given key must be present with this exact value (same type: 1 does not match \"1\")"),
+    metadata: MetadataSchema.optional().describe('Each given key must be present with this exact value (same type: 1 does not match "1")'),
     tags: z.array(tag).min(1).max(16).optional().describe("Any of these tags (an item carrying at least one of them)"),
-    domain: metadataString(64).min(1).optional().describe("Lessons of this domain; cases have no domain, so a domain filter leaves only lessons"),
+    domain: metadataString(64)
+      .min(1)
+      .optional()
+      .describe("Lessons of this domain; cases have no domain, so a domain filter leaves only lessons"),
     createdAfter: z.number().int().min(0).optional().describe("Created strictly after this time (epoch milliseconds, like `createdAt`)"),
-    usedAfter: z.number().int().min(0).optional().describe("Last retrieved strictly after this time (epoch milliseconds, like `lastUsedAt`); never-used items do not match"),
+    usedAfter: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("Last retrieved strictly after this time (epoch milliseconds, like `lastUsedAt`); never-used items do not match"),
   })
   .strict();
 export type MemoryFilter = z.infer<typeof MemoryFilterSchema>;
+
+/** Read-your-writes: the `libraryVersion` a write answered. */
+export const MinVersionSchema = z
+  .number()
+  .int()
+  .min(0)
+  .describe(
+    "Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default)",
+  );
+
+export const ConsistencySchema = z
+  .enum(["bounded", "strong"])
+  .describe(
+    "`bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state",
+  );
+
+/** Why a read the edge could have served was answered by the agent's memory itself (see README, "Reads at the edge"). */
+export const READ_FALLBACKS = ["strong", "episode", "query-words", "embedder", "too-large", "remote-index", "token-size"] as const;
+
+/** What every read answer says about the state it was ranked on. */
+export const ReadFreshnessSchema = z.object({
+  libraryVersion: z.number().int().describe("The library version this answer was ranked on"),
+  snapshotAgeMs: z
+    .number()
+    .int()
+    .min(0)
+    .describe(
+      "How long before this answer the agent's memory last confirmed that the snapshot it was ranked from was current; 0 when the agent's memory ranked it",
+    ),
+  servedFrom: z
+    .enum(["edge", "object"])
+    .describe(
+      "`edge`: ranked by the Worker that answered, from its snapshot of the agent's memory; `object`: ranked by the agent's memory itself",
+    ),
+  fallbackReason: z
+    .enum(READ_FALLBACKS)
+    .optional()
+    .describe(
+      "Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token",
+    ),
+});
+export type ReadFreshness = z.infer<typeof ReadFreshnessSchema>;
+export type ReadFallback = (typeof READ_FALLBACKS)[number];
 
 export const RetrieveRequestSchema = z
   .object({
@@ -241,23 +307,36 @@ export const RetrieveRequestSchema = z
     tags: z.array(tag).max(16).optional().describe("Any of these tags; the same as `filter.tags`, kept for older clients"),
     filter: MemoryFilterSchema.optional(),
     episodeId: idString(128).optional(),
+    minVersion: MinVersionSchema.optional(),
+    consistency: ConsistencySchema.optional(),
   })
   .strict()
-  .refine((r) => !(r.tags?.length && r.filter?.tags), { message: "Give tags in `filter.tags` only, not both there and in `tags`", path: ["tags"] });
+  .refine((r) => !(r.tags?.length && r.filter?.tags), {
+    message: "Give tags in `filter.tags` only, not both there and in `tags`",
+    path: ["tags"],
+  });
 export type RetrieveRequest = z.infer<typeof RetrieveRequestSchema>;
 
 export const RetrievedItemSchema = z.object({
   id: z.string(),
   kind: MemoryKindSchema,
   label: z.string().nullable(),
-  probation: z.boolean().describe("A new live lesson not yet trusted: retrievable, but kept out of the /prompt block until cited in a success"),
+  probation: z
+    .boolean()
+    .describe("A new live lesson not yet trusted: retrievable, but kept out of the /prompt block until cited in a success"),
   text: z.string(),
   metadata: MetadataSchema.describe("The item's metadata, as stored; it is never part of `text`"),
-  sim: z.number().describe("Cosine similarity of the query and the item under the active embedder (token-set similarity while the item has no vector of it)"),
+  sim: z
+    .number()
+    .describe(
+      "Cosine similarity of the query and the item under the active embedder (token-set similarity while the item has no vector of it)",
+    ),
   lexical: z
     .number()
     .min(0)
-    .describe("BM25 score of the item for the query's words; 0 when it shares none. BM25 weighs a word by its rarity, so in a small library a word most memories share scores near 0 even on an exact hit: `channels` says whether the lexical channel found the item"),
+    .describe(
+      "BM25 score of the item for the query's words; 0 when it shares none. BM25 weighs a word by its rarity, so in a small library a word most memories share scores near 0 even on an exact hit: `channels` says whether the lexical channel found the item",
+    ),
   relevance: z.number().min(0).max(1).describe("The vector and lexical channels fused by reciprocal rank: 1 when both rank the item first"),
   simZ: z.number().describe("z-score of relevance among the candidates"),
   q: z.number(),
@@ -266,46 +345,85 @@ export const RetrievedItemSchema = z.object({
   score: z.number(),
   channels: z
     .array(z.enum(["vector", "lexical"]))
-    .describe("Every channel that found the item: `vector` (similarity at or above the threshold), `lexical` (shared words); both when both did"),
-  match: z.enum(["vector", "lexical"]).describe("vector when its similarity passed the threshold; lexical when only shared words found it (or it has no vector of the active embedder yet)"),
+    .describe(
+      "Every channel that found the item: `vector` (similarity at or above the threshold), `lexical` (shared words); both when both did",
+    ),
+  match: z
+    .enum(["vector", "lexical"])
+    .describe(
+      "vector when its similarity passed the threshold; lexical when only shared words found it (or it has no vector of the active embedder yet)",
+    ),
   signals: z
     .object({
-      usage: z.number().describe("Similarity of the query to the queries this memory was rewarded for (its usage centroid); 0 when it has none"),
-      phrases: z.number().min(0).max(1).describe("How well the query matches the best of the memory's learned phrases (the words of queries it served): word-set cosine times the phrase's weight; 0 when none matches"),
-      when: z.number().optional().describe("Similarity of the query to the lesson's `when` (the situations it applies to); 0 when it has none"),
+      usage: z
+        .number()
+        .describe("Similarity of the query to the queries this memory was rewarded for (its usage centroid); 0 when it has none"),
+      phrases: z
+        .number()
+        .min(0)
+        .max(1)
+        .describe(
+          "How well the query matches the best of the memory's learned phrases (the words of queries it served): word-set cosine times the phrase's weight; 0 when none matches",
+        ),
+      when: z
+        .number()
+        .optional()
+        .describe("Similarity of the query to the lesson's `when` (the situations it applies to); 0 when it has none"),
       whenLexical: z.number().min(0).optional().describe("BM25 of the lesson's `when` for the query's words; 0 when they share none"),
-      learned: z.number().nullable().describe("What the agent's learned re-ranker added to the score; null until it has seen enough rewards"),
+      learned: z
+        .number()
+        .nullable()
+        .describe("What the agent's learned re-ranker added to the score; null until it has seen enough rewards"),
     })
     .optional()
-    .describe("What retrieval has learned from rewards about this memory, and what its `when` matched (see GET /v1/agents/{agentId}/retriever)"),
+    .describe(
+      "What retrieval has learned from rewards about this memory, and what its `when` matched (see GET /v1/agents/{agentId}/retriever)",
+    ),
 });
 export type RetrievedItem = z.infer<typeof RetrievedItemSchema>;
 
-export const RetrieveResponseSchema = z.object({
-  retrievalId: z.string(),
-  phase: PhaseSchema.nullable(),
-  lambda: z.number(),
-  candidates: z.number().int().describe("How many items passed phase A: a similarity at or above the threshold, or a shared word"),
-  items: z.array(RetrievedItemSchema),
-});
+/** What a retrieval answers for a later reward to name; the README's "Retrieval ids" tells the two forms apart. */
+const RetrievalIdSchema = z
+  .string()
+  .describe(
+    "Names this retrieval in a later reward (POST …/rewards `retrievalId`). Outside an episode a signed, self-contained token (`rt1.…`, at most 8,192 characters) that can be rewarded until the agent's `retention.retrievalsDays` have passed; in an episode, the `ret_…` id of the retrieval the agent recorded, which the episode's end credits.",
+  );
+
+export const RetrieveResponseSchema = z
+  .object({
+    retrievalId: RetrievalIdSchema,
+    phase: PhaseSchema.nullable(),
+    lambda: z.number(),
+    candidates: z.number().int().describe("How many items passed phase A: a similarity at or above the threshold, or a shared word"),
+    items: z.array(RetrievedItemSchema),
+  })
+  .extend(ReadFreshnessSchema.shape);
 export type RetrieveResponse = z.infer<typeof RetrieveResponseSchema>;
+/** A retrieval as the agent's memory answers it; the door that served it adds where from. */
+export type RetrieveAnswer = Omit<RetrieveResponse, "snapshotAgeMs" | "servedFrom" | "fallbackReason">;
 
 /** The block `/prompt` answers: what an agent puts in its context, and what it was assembled from. */
-export const PromptBlockSchema = z.object({
-  prompt: z.string(),
-  mode: z.enum(["full-library", "ranked"]),
-  experienceIds: z.array(z.string()),
-  caseIds: z.array(z.string()),
-  retrievalId: z.string(),
-  estimatedTokens: z.number().int(),
-});
+export const PromptBlockSchema = z
+  .object({
+    prompt: z.string(),
+    mode: z.enum(["full-library", "ranked"]),
+    experienceIds: z.array(z.string()),
+    caseIds: z.array(z.string()),
+    retrievalId: RetrievalIdSchema,
+    estimatedTokens: z.number().int(),
+  })
+  .extend(ReadFreshnessSchema.shape);
 
 export const RewardRequestSchema = z
   .object({
-    retrievalId: idString(64).optional(),
+    retrievalId: idString(MAX_TOKEN_CHARS)
+      .optional()
+      .describe(
+        "The `retrievalId` a retrieve or prompt answered: a signed token (`rt1.…`), or the `ret_…` id of a retrieval recorded in an episode",
+      ),
     episodeId: idString(128).optional(),
     memoryIds: z.array(idString(64)).min(1).max(500).optional(),
-    outcome: OutcomeSchema.optional(),
+    outcome: EpisodeOutcomeSchema.optional(),
     reward: z.number().min(-1).max(1).optional(),
     quality: z.number().min(0).max(1).optional(),
     citedIds: z.array(idString(64)).max(500).optional(),
@@ -313,7 +431,8 @@ export const RewardRequestSchema = z
   .strict()
   .superRefine((r, ctx) => {
     const targets = [r.retrievalId, r.episodeId, r.memoryIds].filter((x) => x !== undefined).length;
-    if (targets !== 1) ctx.addIssue({ code: "custom", message: "Give exactly one of retrievalId, episodeId, memoryIds", path: ["retrievalId"] });
+    if (targets !== 1)
+      ctx.addIssue({ code: "custom", message: "Give exactly one of retrievalId, episodeId, memoryIds", path: ["retrievalId"] });
     if (r.outcome === undefined && r.reward === undefined) {
       ctx.addIssue({ code: "custom", message: "Give an outcome or a reward", path: ["outcome"] });
     }
@@ -327,8 +446,12 @@ export const RewardResultSchema = z.object({
   skipped: z
     .array(z.string())
     .optional()
-    .describe("Memories the reward reached that are not active (held for review, quarantined or archived): their Q does not move and they learn nothing"),
-  replayed: z.boolean().describe("This retrieval (or Idempotency-Key) was rewarded before with the same request: the first result, and nothing moved"),
+    .describe(
+      "Memories the reward reached that are not active (held for review, quarantined or archived): their Q does not move and they learn nothing",
+    ),
+  replayed: z
+    .boolean()
+    .describe("This retrieval (or Idempotency-Key) was rewarded before with the same request: the first result, and nothing moved"),
 });
 export type RewardResult = z.infer<typeof RewardResultSchema>;
 

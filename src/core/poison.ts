@@ -30,7 +30,12 @@ export interface InsightAssessment {
 }
 
 /** Checks every part a lesson is stored and injected with: its text, its pattern and its keywords. */
-export function assessLesson(lesson: { text: string; pattern?: string | null; keywords?: readonly string[]; when?: string | null }): InsightAssessment {
+export function assessLesson(lesson: {
+  text: string;
+  pattern?: string | null;
+  keywords?: readonly string[];
+  when?: string | null;
+}): InsightAssessment {
   return assessInsight([lesson.pattern ?? "", lesson.text, (lesson.keywords ?? []).join(", "), lesson.when ?? ""].join("\n"));
 }
 
@@ -63,7 +68,20 @@ export function assessInsight(text: string, opts: { chat?: boolean } = {}): Insi
   return verdict;
 }
 
-const LEET: Record<string, string> = { "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a", $: "s", "!": "i", "|": "l", "€": "e" };
+const LEET: Record<string, string> = {
+  "0": "o",
+  "3": "e",
+  "4": "a",
+  "5": "s",
+  "7": "t",
+  "8": "b",
+  "9": "g",
+  "@": "a",
+  $: "s",
+  "!": "i",
+  "|": "l",
+  "€": "e",
+};
 
 /** Reads digits and symbols inside words as letters ("1gn0r3" → "ignore"); numbers stay numbers. */
 function foldLeet(text: string, one: "i" | "l"): string {
@@ -76,9 +94,25 @@ function foldLeet(text: string, one: "i" | "l"): string {
 // prompt injection
 
 const OVERRIDE_VERBS = "ignore|disregard|forget|override|overrule|bypass|neglect|discard|abandon|set aside";
-const FILLER = "all|any|every|of|the|your|my|these|those|above|earlier|prior|previous|preceding|original|initial|existing|current|system|developer|safety|other|given";
+const FILLER =
+  "all|any|every|of|the|your|my|these|those|above|earlier|prior|previous|preceding|original|initial|existing|current|system|developer|safety|other|given";
 // A bare "ignore the rules" is common advice about linters; an injection points at *these* rules.
-const POINTED = new Set(["all", "any", "every", "your", "above", "earlier", "prior", "previous", "preceding", "original", "initial", "system", "developer", "safety"]);
+const POINTED = new Set([
+  "all",
+  "any",
+  "every",
+  "your",
+  "above",
+  "earlier",
+  "prior",
+  "previous",
+  "preceding",
+  "original",
+  "initial",
+  "system",
+  "developer",
+  "safety",
+]);
 const OVERRIDE_RE = new RegExp(
   `\\b(?:${OVERRIDE_VERBS})\\s+((?:(?:${FILLER})\\s+){1,4})(instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|polic(?:y|ies)|programming|messages?|context|guidance|restrictions|safeguards|limitations|filters|training)\\b`,
   "gi",
@@ -131,15 +165,19 @@ const STRUCTURE_TAG_RE =
 // The prompt's own labels in any bracket (square, full-width, lenticular, angle, curly) and digit
 // script, and a bare `G7.` or `G7:` where a line or sentence starts. Parentheses are left out:
 // "the default collector (G1)" is ordinary text.
-const FORGED_LABEL_RE = /[\[【〔〖〘〚⟦⟨«‹{<]\s*G\s*\p{Nd}+\s*[\]】〕〗〙〛⟧⟩»›}>]|(?:^|[\n\r\u2028\u2029]|[.!?;]\s)\s*G\s*\p{Nd}+\s*[.:]\s/iu;
-const SERVICE_FRAME_RE = /\bEND\s+DATA\b|\bDATA\s*\([^)]{0,40}\)\s*[—-]|lessons\s+learned\s+from\s+experience\s*\(|similar\s+past\s+cases,\s+recorded/i;
+const FORGED_LABEL_RE =
+  /[\[【〔〖〘〚⟦⟨«‹{<]\s*G\s*\p{Nd}+\s*[\]】〕〗〙〛⟧⟩»›}>]|(?:^|[\n\r\u2028\u2029]|[.!?;]\s)\s*G\s*\p{Nd}+\s*[.:]\s/iu;
+const SERVICE_FRAME_RE =
+  /\bEND\s+DATA\b|\bDATA\s*\([^)]{0,40}\)\s*[—-]|lessons\s+learned\s+from\s+experience\s*\(|similar\s+past\s+cases,\s+recorded/i;
 
 function forgesStructure(text: string, readings: readonly string[], chat: boolean): boolean {
   // Role lines need the line breaks, which the other readings fold away.
   const visible = visibleText(text);
   const lined = [...new Set([visible, skeletonView(visible, "i"), skeletonView(visible, "l")])];
   if (lined.some((t) => (chat ? AUTHORITY_LINE_RE : ROLE_LINE_RE).test(t))) return true;
-  return [...lined, ...readings].some((t) => ROLE_TAG_RE.test(t) || STRUCTURE_TAG_RE.test(t) || FORGED_LABEL_RE.test(t) || SERVICE_FRAME_RE.test(t));
+  return [...lined, ...readings].some(
+    (t) => ROLE_TAG_RE.test(t) || STRUCTURE_TAG_RE.test(t) || FORGED_LABEL_RE.test(t) || SERVICE_FRAME_RE.test(t),
+  );
 }
 
 /** Where each injection pattern matches, as [start, end) offsets. */
@@ -182,7 +220,8 @@ const REPORTING_RE = new RegExp(
 );
 const RESIST_RE =
   /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:injection|jailbreak|attack|phishing)\s+attempts?|social\s+engineering|prompt\s+injection|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted))\b/i;
-const ASSENT_RE = /(?<!\b(?:not|never|don't|dont|refuse\s+to|won't)\s+)\b(?:comply|obey|do\s+(?:so|it|as\s+(?:asked|told|instructed|it\s+says))|go\s+along|follow\s+(?:it|them|the\s+request|those|these|that))\b/i;
+const ASSENT_RE =
+  /(?<!\b(?:not|never|don't|dont|refuse\s+to|won't)\s+)\b(?:comply|obey|do\s+(?:so|it|as\s+(?:asked|told|instructed|it\s+says))|go\s+along|follow\s+(?:it|them|the\s+request|those|these|that))\b/i;
 
 function onlyMentionsInjection(text: string): boolean {
   const spans = injectionSpans(text);
@@ -191,20 +230,31 @@ function onlyMentionsInjection(text: string): boolean {
   const quotes = quoteDepths(text);
   return spans.every(
     ([start, end]) =>
-      quotes(start) > 0 || /^\s*(?:attempts?\b|["'»])/i.test(text.slice(end)) || REPORTING_RE.test(text.slice(Math.max(0, start - 80), start).split(/[.!?;]\s/).pop()!),
+      quotes(start) > 0 ||
+      /^\s*(?:attempts?\b|["'»])/i.test(text.slice(end)) ||
+      REPORTING_RE.test(
+        text
+          .slice(Math.max(0, start - 80), start)
+          .split(/[.!?;]\s/)
+          .pop()!,
+      ),
   );
 }
 
 /** How many quotations are open at an offset; quotes are told from apostrophes by the blanks around them. */
 function quoteDepths(text: string): (at: number) => number {
-  const marks = [...text.matchAll(/(?<=^|[\s(\[:])["'«](?=\S)|(?<=\S)["'»](?=$|[\s.,;:!?)\]])/g)].map((m) => ({ at: m.index, open: /(?:^|[\s(\[:])$/.test(text.slice(0, m.index)) }));
+  const marks = [...text.matchAll(/(?<=^|[\s(\[:])["'«](?=\S)|(?<=\S)["'»](?=$|[\s.,;:!?)\]])/g)].map((m) => ({
+    at: m.index,
+    open: /(?:^|[\s(\[:])$/.test(text.slice(0, m.index)),
+  }));
   return (at) => marks.filter((m) => m.at < at).reduce((depth, m) => Math.max(0, depth + (m.open ? 1 : -1)), 0);
 }
 
 // ---------------------------------------------------------------------------------------------
 // harmful policy: plain-language advice that needs no injection trick to do damage
 
-const CONTROL = "(?:verification|verifying|checks?|checking|review|reviewing|approval|authentication|authenticating|confirmation|confirming|validation|validating|consent|authori[sz]ation|authori[sz]ing|sign-?off|2fa|mfa|id|identity\\s+checks?)";
+const CONTROL =
+  "(?:verification|verifying|checks?|checking|review|reviewing|approval|authentication|authenticating|confirmation|confirming|validation|validating|consent|authori[sz]ation|authori[sz]ing|sign-?off|2fa|mfa|id|identity\\s+checks?)";
 const HARMFUL_RES: RegExp[] = [
   new RegExp(
     `\\b(?:approve|accept|grant|issue|process|authori[sz]e|execute|perform|transfer|wire|pay\\s+out|refund|release|disburse|delete|drop|wipe|deploy|merge|push|unlock|reset)\\b[^.\\n]{0,50}\\bwithout\\s+(?:(?:any|the|a|an|prior|further|human|manual|customer|user|their|identity|proper|extra)\\s+)*${CONTROL}\\b`,
@@ -273,11 +323,97 @@ function isExfiltration(text: string): boolean {
 // (.py, .md, .sh, .info as in logger.info, .top as in stack.top) need a path to count.
 const ALWAYS_TLDS = new Set(["com", "net", "org", "io", "ru", "xyz", "cn", "tk", "su", "pw", "biz", "onion", "gov", "edu"]);
 const PATH_TLDS = new Set([
-  "info", "top", "co", "me", "ai", "app", "dev", "sh", "ly", "gg", "to", "tv", "cc", "ws", "us", "uk", "de", "fr", "nl",
-  "eu", "es", "it", "pl", "br", "in", "jp", "kr", "ir", "kp", "ua", "by", "kz", "vn", "id", "ph", "pk", "ng", "za", "au",
-  "ca", "ch", "se", "no", "fi", "dk", "be", "at", "cz", "ro", "hu", "gr", "pt", "tr", "il", "ae", "sa", "mx", "ar", "cl",
-  "site", "online", "click", "link", "live", "shop", "club", "icu", "buzz", "store", "tech", "cloud", "space", "website",
-  "fun", "host", "page", "zip", "mov", "ml", "ga", "cf", "gq", "rs", "md", "py", "so", "vip", "work", "win", "bid", "loan",
+  "info",
+  "top",
+  "co",
+  "me",
+  "ai",
+  "app",
+  "dev",
+  "sh",
+  "ly",
+  "gg",
+  "to",
+  "tv",
+  "cc",
+  "ws",
+  "us",
+  "uk",
+  "de",
+  "fr",
+  "nl",
+  "eu",
+  "es",
+  "it",
+  "pl",
+  "br",
+  "in",
+  "jp",
+  "kr",
+  "ir",
+  "kp",
+  "ua",
+  "by",
+  "kz",
+  "vn",
+  "id",
+  "ph",
+  "pk",
+  "ng",
+  "za",
+  "au",
+  "ca",
+  "ch",
+  "se",
+  "no",
+  "fi",
+  "dk",
+  "be",
+  "at",
+  "cz",
+  "ro",
+  "hu",
+  "gr",
+  "pt",
+  "tr",
+  "il",
+  "ae",
+  "sa",
+  "mx",
+  "ar",
+  "cl",
+  "site",
+  "online",
+  "click",
+  "link",
+  "live",
+  "shop",
+  "club",
+  "icu",
+  "buzz",
+  "store",
+  "tech",
+  "cloud",
+  "space",
+  "website",
+  "fun",
+  "host",
+  "page",
+  "zip",
+  "mov",
+  "ml",
+  "ga",
+  "cf",
+  "gq",
+  "rs",
+  "md",
+  "py",
+  "so",
+  "vip",
+  "work",
+  "win",
+  "bid",
+  "loan",
 ]);
 // Things that read like domains but are product names, and names that can never reach a third
 // party (RFC 2606/6761 reserved names and loopback).
@@ -288,7 +424,8 @@ const RESERVED_HOST_RE =
 const SCHEME_URL_RE = /\b(?:https?|ftps?|wss?|sftp|s3|gs|file):\/\/\/?([^\s/?#<>"'`)\]]*)[^\s<>"'`)\]]*/gi;
 const PSEUDO_URL_RE = /\b(?:javascript:\S|data:[a-z]+\/[\w.+-]+[;,])/gi;
 const WWW_RE = /(?<![\w.-])www\.[a-z0-9-]+(?:\.[a-z0-9-]+)+/gi;
-const BARE_DOMAIN_RE = /(?<![\w./\\-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-z]{2,24}))(?![\w-]|\.[a-z0-9])(\/[^\s]*|:\d{2,5}\b)?/gi;
+const BARE_DOMAIN_RE =
+  /(?<![\w./\\-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-z]{2,24}))(?![\w-]|\.[a-z0-9])(\/[^\s]*|:\d{2,5}\b)?/gi;
 
 export function findUrls(text: string): string[] {
   const found: string[] = [];

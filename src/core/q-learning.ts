@@ -7,17 +7,17 @@
 import { z } from "zod";
 
 export const OUTCOMES = ["success", "failure", "partial", "timeout"] as const;
-export const OutcomeSchema = z.enum(OUTCOMES);
-export type Outcome = z.infer<typeof OutcomeSchema>;
+export const EpisodeOutcomeSchema = z.enum(OUTCOMES);
+export type EpisodeOutcome = z.infer<typeof EpisodeOutcomeSchema>;
 
-export type RewardMapping = Record<Outcome, number>;
+export type RewardMapping = Record<EpisodeOutcome, number>;
 
 function clamp(x: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, x));
 }
 
 export interface RewardInput {
-  outcome?: Outcome;
+  outcome?: EpisodeOutcome;
   reward?: number;
   /** Scales the reward; 1 when absent. */
   quality?: number;

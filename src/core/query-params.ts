@@ -29,7 +29,8 @@ export const queryJson = <T extends z.ZodType>(schema: T, maxChars = 8000) =>
       }
       const parsed = schema.safeParse(value);
       if (parsed.success) return parsed.data;
-      for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path as (string | number)[] });
+      for (const issue of parsed.error.issues)
+        ctx.addIssue({ code: "custom", message: issue.message, path: issue.path as (string | number)[] });
       return z.NEVER;
     });
 

@@ -50,7 +50,17 @@ export interface SignalInput {
 /** Features of one candidate, each roughly in [-1, 1]. */
 export function featuresOf(s: SignalInput, now: number): number[] {
   const recency = s.lastUsedAt === null ? 0 : 0.5 ** (Math.max(0, now - s.lastUsedAt) / RECENCY_HALF_LIFE_MS);
-  return [s.sim, s.usage, squash(s.lexical), squash(s.learned), s.q, recency, s.kind === "case" ? 1 : 0, s.when ?? 0, squash(s.whenLexical ?? 0)].map((x) => Math.round(x * 1e4) / 1e4);
+  return [
+    s.sim,
+    s.usage,
+    squash(s.lexical),
+    squash(s.learned),
+    s.q,
+    recency,
+    s.kind === "case" ? 1 : 0,
+    s.when ?? 0,
+    squash(s.whenLexical ?? 0),
+  ].map((x) => Math.round(x * 1e4) / 1e4);
 }
 
 export function logit(state: RerankerState, f: Features): number {
@@ -107,7 +117,10 @@ export function describeReranker(state: RerankerState) {
 }
 
 export const RetrieverStateSchema = z.object({
-  libraryVersion: z.number().int().describe("The library version these weights belong to; a rollback restores the weights of the version it returns to"),
+  libraryVersion: z
+    .number()
+    .int()
+    .describe("The library version these weights belong to; a rollback restores the weights of the version it returns to"),
   reranker: z.object({
     active: z.boolean().describe("Whether the model re-orders candidates (after minUpdates rewards with both positives and negatives)"),
     minUpdates: z.number().int(),
@@ -120,8 +133,30 @@ export const RetrieverStateSchema = z.object({
   usage: z.object({
     memories: z.number().int().describe("Memories that have learned phrases or a usage centroid"),
     phrases: z.number().int(),
-    pendingPhrases: z.number().int().describe("Learned phrases waiting for the LLM safety review; nothing matches them until it admits them"),
+    pendingPhrases: z
+      .number()
+      .int()
+      .describe("Learned phrases waiting for the LLM safety review; nothing matches them until it admits them"),
     centroids: z.number().int(),
   }),
+  snapshot: z
+    .object({
+      contentVersion: z
+        .number()
+        .int()
+        .describe("Counts changes to what retrieval reads as content (lessons, cases, vectors, config); a new one is a new snapshot"),
+      learnSeq: z
+        .number()
+        .int()
+        .describe("Counts changes rewards and uses made (Q, counts, usage memory, the re-ranker), which reach Workers as deltas"),
+      bytes: z
+        .number()
+        .int()
+        .nullable()
+        .describe(
+          "Size of the snapshot built for this content version, published to Workers unless over their limit (for a library whose texts and vectors alone are over it, what they take); null until a Worker asked for one",
+        ),
+    })
+    .describe('The read model Workers serve this agent\'s reads from (README, "Reads at the edge")'),
 });
 export type RetrieverState = z.infer<typeof RetrieverStateSchema>;

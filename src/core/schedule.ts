@@ -78,7 +78,8 @@ function field(text: string, f: FieldRange): Parsed<Set<number>> {
 
 export function parseCron(text: string): Parsed<CronSpec> {
   const parts = text.trim().split(/\s+/);
-  if (parts.length !== 5) return { ok: false, message: `a cron expression has 5 fields (minute hour day-of-month month day-of-week), this has ${parts.length}` };
+  if (parts.length !== 5)
+    return { ok: false, message: `a cron expression has 5 fields (minute hour day-of-month month day-of-week), this has ${parts.length}` };
   const sets: Set<number>[] = [];
   for (let i = 0; i < 5; i++) {
     const r = field(parts[i]!, FIELDS[i]!);
@@ -86,7 +87,15 @@ export function parseCron(text: string): Parsed<CronSpec> {
     sets.push(r.value);
   }
   const [minutes, hours, days, months, weekdays] = sets as [Set<number>, Set<number>, Set<number>, Set<number>, Set<number>];
-  const spec = { minutes, hours, days, months, weekdays, daysRestricted: !parts[2]!.startsWith("*"), weekdaysRestricted: !parts[4]!.startsWith("*") };
+  const spec = {
+    minutes,
+    hours,
+    days,
+    months,
+    weekdays,
+    daysRestricted: !parts[2]!.startsWith("*"),
+    weekdaysRestricted: !parts[4]!.startsWith("*"),
+  };
   return { ok: true, value: spec };
 }
 

@@ -64,7 +64,10 @@ export function rank(candidates: readonly Candidate[], params: RankParams): Rank
   const k1 = Math.max(0, Math.floor(params.k1));
   const k2 = Math.max(0, Math.floor(params.k2));
 
-  const kept = candidates.filter((c) => c.sim >= threshold).sort(bySimDesc).slice(0, k1);
+  const kept = candidates
+    .filter((c) => c.sim >= threshold)
+    .sort(bySimDesc)
+    .slice(0, k1);
   const simZ = zScores(kept.map((c) => c.sim));
   const qZ = zScores(kept.map((c) => c.q));
 

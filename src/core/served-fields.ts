@@ -4,7 +4,7 @@ import { z } from "zod";
  * The one list of what stored text can reach a model: a field here is shown in a prompt (/prompt,
  * MCP get_prompt), returned as retrieval text (/retrieve, pull_experiences) or matched by retrieval
  * (pattern, keywords, `when` steer what is served). Every door that writes one of them screens it
- * through the admission step (the filter, then the review, else quarantine); the admission code
+ * through the screening step (the filter, then the review, else quarantine); the screening code
  * reads the fields from here, so a field added to this list is screened everywhere at once.
  *
  * An episode's attempts are never served themselves: they reach a model as the trace of the case
@@ -32,11 +32,26 @@ export const METADATA_FIELDS = {
 /**
  * What else the memories' schemas hold: set by the service (ids, Q, counts, times, labels,
  * provenance) or typed values a client picks from a closed set (status, source, booleans, numbers).
- * None is free text, so none needs the admission step; test/core/served-fields.test.ts fails when a
+ * None is free text, so none needs the screening step; test/core/served-fields.test.ts fails when a
  * schema grows a field that is in none of these lists.
  */
 export const TYPED_FIELDS = {
-  experience: ["id", "label", "probation", "q", "counts", "createdAt", "updatedAt", "lastUsedAt", "embedding", "qHistory", "source", "status", "pinned", "importance"],
+  experience: [
+    "id",
+    "label",
+    "probation",
+    "q",
+    "counts",
+    "createdAt",
+    "updatedAt",
+    "lastUsedAt",
+    "embedding",
+    "qHistory",
+    "source",
+    "status",
+    "pinned",
+    "importance",
+  ],
   case: ["id", "reward", "label", "episodeId", "status", "q", "counts", "createdAt", "updatedAt", "lastUsedAt"],
   attempt: ["n", "ok", "at", "infrastructure"],
   episode: ["id", "sessionId", "status", "outcome", "score", "citedIds", "result", "createdAt", "endedAt"],
@@ -45,7 +60,7 @@ export const TYPED_FIELDS = {
 export type ServedCase = { task: string; answer: string | null; traceSummary: string | null };
 
 /** A case's served fields as one text, the way the filter reads them. */
-export const caseAdmissionText = (c: ServedCase): string =>
+export const caseScreenedText = (c: ServedCase): string =>
   SERVED_FIELDS.case
     .map((f) => c[f])
     .filter((v): v is string => !!v)
@@ -93,5 +108,7 @@ export const MetadataValueSchema = z.union([metadataString(METADATA_VALUE_MAX), 
 export const MetadataSchema = z
   .record(z.string().regex(METADATA_KEY_RE, "Keys are 1-64 characters of A-Z a-z 0-9 _ . : -"), MetadataValueSchema)
   .refine((r) => Object.keys(r).length <= METADATA_MAX_KEYS, `At most ${METADATA_MAX_KEYS} keys`)
-  .describe(`Flat metadata: at most ${METADATA_MAX_KEYS} keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most ${METADATA_VALUE_MAX} characters), a number or a boolean. Kept and returned, filterable, never put into a prompt`);
+  .describe(
+    `Flat metadata: at most ${METADATA_MAX_KEYS} keys (1-64 characters of A-Z a-z 0-9 _ . : -), each a string (at most ${METADATA_VALUE_MAX} characters), a number or a boolean. Kept and returned, filterable, never put into a prompt`,
+  );
 export type Metadata = z.infer<typeof MetadataSchema>;

@@ -11,8 +11,22 @@ import { CONFUSABLE_LETTERS } from "./confusables-data";
 // small-capital-shaped Cyrillic and Greek apart from lowercase), but which a model reads as that
 // letter all the same.
 const READ_AS: Record<string, string> = {
-  a: "ᴀ", b: "ʙв", d: "ᴅ", e: "ᴇε", f: "ꜰ", g: "ɢ", h: "ʜн", j: "ᴊ", k: "ᴋкκ", l: "ʟ", m: "ᴍм", n: "ɴ",
-  p: "ᴘ", r: "ʀ", t: "ᴛтτ", x: "χ",
+  a: "ᴀ",
+  b: "ʙв",
+  d: "ᴅ",
+  e: "ᴇε",
+  f: "ꜰ",
+  g: "ɢ",
+  h: "ʜн",
+  j: "ᴊ",
+  k: "ᴋкκ",
+  l: "ʟ",
+  m: "ᴍм",
+  n: "ɴ",
+  p: "ᴘ",
+  r: "ʀ",
+  t: "ᴛтτ",
+  x: "χ",
 };
 
 /** Look-alike to letter; AMBIGUOUS for the look-alikes of both `I` and `l`. */
@@ -38,7 +52,10 @@ const INVISIBLE_RE = new RegExp(`[${BLANK_SRC}\\x01-\\x08\\x0B\\x0C\\x0E-\\x1F\\
  * soft hyphen (hyphenation hints), the Arabic number signs, and control characters such as the
  * escape codes of terminal output that tool results carry (they are still dropped before matching).
  */
-const HIDDEN_RE = new RegExp(`(?![\\u200D\\u00AD\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}\\u0600-\\u0605\\u06DD\\u070F\\u08E2])[${BLANK_SRC}]`, "u");
+const HIDDEN_RE = new RegExp(
+  `(?![\\u200D\\u00AD\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}\\u0600-\\u0605\\u06DD\\u070F\\u08E2])[${BLANK_SRC}]`,
+  "u",
+);
 
 /** The text without its invisible characters (a served line shows what a reviewer saw). */
 export function stripInvisible(text: string): string {
@@ -52,7 +69,10 @@ export function hasHiddenCharacters(text: string): boolean {
 /** Compatibility forms folded and invisible characters removed; line breaks kept. */
 export function visibleText(text: string): string {
   // Every kind of line break stays one (the role-line check needs them); other controls go.
-  return text.normalize("NFKC").replace(/[\v\f\u0085\u2028\u2029]/g, "\n").replace(INVISIBLE_RE, "");
+  return text
+    .normalize("NFKC")
+    .replace(/[\v\f\u0085\u2028\u2029]/g, "\n")
+    .replace(INVISIBLE_RE, "");
 }
 
 /** The visible text with quotes and blanks made plain, on one line. */

@@ -6,6 +6,8 @@
  */
 import { encodeCode } from "./int8-matrix";
 import { ftsTerms, lexicalSimilarity } from "./lexical";
+import { retention, type DecayParams } from "./decay";
+import { assessInsight } from "./poison";
 
 /** Phrases kept per memory: the most rewarded (then most recent) win, so a flood of distinct queries cannot widen a memory without bound. */
 export const MAX_PHRASES = 8;
@@ -36,6 +38,15 @@ export interface LearnedPhrase {
  */
 export type Fade = (at: number) => number;
 export const NO_FADE: Fade = () => 1;
+
+/**
+ * A memory's phrases fade on the memory's own retention curve (its Q and uses set the rate, as
+ * the decay sweep's do), counted from each phrase's last reward: what a memory was used for is
+ * forgotten no slower than the memory itself. Nothing fades while the agent's decay is off.
+ */
+export function phraseFade(decay: DecayParams & { enabled: boolean }, now: number, q: number, uses: number): Fade {
+  return decay.enabled ? (at) => retention({ lastUsedAt: at, createdAt: at, q, uses }, now, decay) : NO_FADE;
+}
 /** A phrase faded below this weight is forgotten at the next write of its memory. */
 const FORGOTTEN = 0.05;
 
@@ -49,10 +60,23 @@ export function phraseOf(query: string): string | null {
 }
 
 /**
+ * The phrase a rewarded query may teach. Learned phrases never reach a prompt, but they are text a
+ * client wrote that then steers what is retrieved: a query the poison filter flags teaches no words.
+ */
+export const learnablePhrase = (query: string): string | null => (assessInsight(query).quarantined ? null : phraseOf(query));
+
+/**
  * Adds `credit` (positive teaches, negative weakens) to the phrase, then keeps the strongest
  * MAX_PHRASES. A phrase whose weight reaches zero is forgotten.
  */
-export function applyPhrase(phrases: readonly LearnedPhrase[], text: string, credit: number, at: number, fade: Fade = NO_FADE, pending = false): LearnedPhrase[] {
+export function applyPhrase(
+  phrases: readonly LearnedPhrase[],
+  text: string,
+  credit: number,
+  at: number,
+  fade: Fade = NO_FADE,
+  pending = false,
+): LearnedPhrase[] {
   const out = phrases.map((p) => ({ ...p }));
   const found = out.find((p) => p.text === text);
   if (found) {
@@ -154,6 +178,12 @@ export function usageSimilarity(c: Centroid, query: Float32Array): number {
   for (let i = 0; i < q.length; i++) dot += c.vec[i]! * q[i]!;
   return dot * Math.min(1, c.n);
 }
+
+/** What the cosine with a stored centroid's direction is multiplied by to give usageSimilarity: its length times its count discount (at most 1). */
+export const centroidFactor = (norm: number, n: number) => norm * Math.min(1, n);
+
+/** Centroids the scan keeps per query before their factor is applied: a short centroid can fall out of the top k1. */
+export const USAGE_SCAN_WIDTH = 4;
 
 /** Stored form: the int8 code of the centroid's direction (see encodeCode) plus its length and count, kept beside it. */
 export function encodeCentroid(c: Centroid): { code: Uint8Array; norm: number; n: number } {

@@ -12,17 +12,12 @@ import { toHex } from "./encoding";
  */
 export const MAX_SIGNATURE_CANDIDATES = 3;
 
-export type VerifyResult =
-  | { ok: true; timestamp: number }
-  | { ok: false; reason: "missing" | "malformed" | "stale" | "mismatch" };
+export type VerifyResult = { ok: true; timestamp: number } | { ok: false; reason: "missing" | "malformed" | "stale" | "mismatch" };
 
 const encoder = new TextEncoder();
 
 async function hmacKey(secret: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-    "verify",
-  ]);
+  return crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
 }
 
 function fromHex(hex: string): Uint8Array | null {

@@ -96,7 +96,10 @@ function parseIpv4(host: string): number[] | null {
 
 /** The eight 16-bit groups of an IPv6 address (with or without brackets and a zone), or null. */
 export function parseIpv6(input: string): number[] | null {
-  let s = input.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
+  let s = input
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "")
+    .toLowerCase();
   const dotted = /(?<=:)(\d{1,3}(?:\.\d{1,3}){3})$/.exec(s);
   if (dotted) {
     const o = parseIpv4(dotted[1]!);

@@ -13,7 +13,8 @@ import { loadEsbuild } from "../../cli/esbuild.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(here, "static", "dashboard-client.js");
-const HEADER = "// Built by src/dashboard/build-client.mjs from src/dashboard/client/*.ts; do not edit (run `node src/dashboard/build-client.mjs`).";
+const HEADER =
+  "// Built by src/dashboard/build-client.mjs from src/dashboard/client/*.ts; do not edit (run `node src/dashboard/build-client.mjs`).";
 
 const { build } = await loadEsbuild();
 const result = await build({
@@ -38,7 +39,9 @@ if (process.argv.includes("--check")) {
     // missing: reported as drift below
   }
   if (committed !== text) {
-    console.error(`build-client --check: ${path.relative(process.cwd(), OUT)} differs from what src/dashboard/client builds to. Run \`node src/dashboard/build-client.mjs\` and commit the result.`);
+    console.error(
+      `build-client --check: ${path.relative(process.cwd(), OUT)} differs from what src/dashboard/client builds to. Run \`node src/dashboard/build-client.mjs\` and commit the result.`,
+    );
     process.exit(1);
   }
   console.error("build-client --check: the dashboard bundle matches its sources");

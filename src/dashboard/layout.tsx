@@ -30,7 +30,9 @@ export function Shell(props: ShellProps) {
         <script src={assetUrl("app.js")} defer></script>
       </head>
       <body data-page={props.page} data-agent-id={props.agentId} data-run-id={props.runId} data-item-id={props.itemId}>
-        <a class="skip" href="#main">Skip to content</a>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="top">
           <p class="brand">
             <a href="/dashboard">Praxis</a>
@@ -74,8 +76,8 @@ export function Shell(props: ShellProps) {
         <section id="sign-in" class="card sign-in" aria-labelledby="sign-in-title" hidden>
           <h2 id="sign-in-title">Sign in</h2>
           <p>
-            Paste a Praxis API key. It stays in this tab (sessionStorage) and is sent only as the bearer header of API calls. A read
-            key sees everything and changes nothing.
+            Paste a Praxis API key. It stays in this tab (sessionStorage) and is sent only as the bearer header of API calls. A read key
+            sees everything and changes nothing.
           </p>
           <form id="sign-in-form">
             <label for="api-key">API key</label>

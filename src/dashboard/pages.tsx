@@ -42,7 +42,9 @@ export const agentPage = (agentId: string) => (
       </form>
     </Section>
     <Section id="quarantine" title="Quarantined">
-      <p class="hint">Kept for review, never retrieved. Releasing makes an item active; deleting removes it (both are new library versions).</p>
+      <p class="hint">
+        Kept for review, never retrieved. Releasing makes an item active; deleting removes it (both are new library versions).
+      </p>
     </Section>
   </Shell>
 );

@@ -1,10 +1,22 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../env";
 import { assetNamed } from "./assets";
-import { agentPage, agentsPage, episodePage, episodesPage, jobsPage, lessonPage, runPage, runsPage, usagePage, versionsPage } from "./pages";
+import {
+  agentPage,
+  agentsPage,
+  episodePage,
+  episodesPage,
+  jobsPage,
+  lessonPage,
+  runPage,
+  runsPage,
+  usagePage,
+  versionsPage,
+} from "./pages";
 
 /** Styles: uPlot sizes its own elements inline; everything else comes from the Worker itself. */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const YEAR_S = 31_536_000;
 
 /**

@@ -85,7 +85,9 @@ export const usageLedger = sqliteTable(
      * `open` from just before the request until its answer; one a crash left open is marked
      * `abandoned` by the sweep once its timeout is long past (still counted, at the estimate).
      */
-    state: text("state", { enum: ["open", "settled", "failed", "abandoned"] }).notNull().default("settled"),
+    state: text("state", { enum: ["open", "settled", "failed", "abandoned"] })
+      .notNull()
+      .default("settled"),
     /** The tokens are an estimate: the row is still open, or the provider reported no usage. */
     estimated: integer("estimated", { mode: "boolean" }).notNull().default(false),
     /** Sent as X-Client-Request-Id; null on rows written before calls were opened. */
@@ -139,7 +141,6 @@ export const datasetTasks = sqliteTable(
     index("dataset_tasks_split_idx").on(t.datasetId, t.split, t.seq),
   ],
 );
-
 
 /**
  * The listing of practice runs; the run itself lives in its PracticeRun Durable Object. No foreign
@@ -291,5 +292,9 @@ export const eventDeliveries = sqliteTable(
     updatedAt: integer("updated_at").notNull().default(now),
     deliveredAt: integer("delivered_at"),
   },
-  (t) => [uniqueIndex("event_deliveries_event_endpoint_uq").on(t.eventId, t.endpointId), index("event_deliveries_tenant_idx").on(t.tenantId, t.createdAt), index("event_deliveries_created_idx").on(t.createdAt)],
+  (t) => [
+    uniqueIndex("event_deliveries_event_endpoint_uq").on(t.eventId, t.endpointId),
+    index("event_deliveries_tenant_idx").on(t.tenantId, t.createdAt),
+    index("event_deliveries_created_idx").on(t.createdAt),
+  ],
 );

@@ -19,8 +19,7 @@ import { DATASET_TASKS_PATH_RE, DATASET_UPLOAD_MAX_BYTES, DATASET_UPLOAD_PATH_RE
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH"]);
 const maxBodyBytes = (env: AppEnv["Bindings"]) => variables(env).MAX_BODY_BYTES;
 
-const respondProblem = (c: Context<AppEnv>, p: ProblemError) =>
-  problemResponse(p, c.req.path, c.get("requestId") ?? "unknown");
+const respondProblem = (c: Context<AppEnv>, p: ProblemError) => problemResponse(p, c.req.path, c.get("requestId") ?? "unknown");
 
 /**
  * How much of a rejected streamed upload is read and dropped before giving up on it: Cloudflare's
@@ -120,7 +119,12 @@ export function createApp() {
     const problems = variableProblems(c.env, DEPLOYMENT_VARIABLES);
     if (problems.length === 0) return next();
     c.get("logger").error("invalid configuration", { problems });
-    throw new ProblemError(503, "service-unavailable", `The deployment's variables are invalid: ${problems.join("; ")}. Fix them and redeploy.`, { problems });
+    throw new ProblemError(
+      503,
+      "service-unavailable",
+      `The deployment's variables are invalid: ${problems.join("; ")}. Fix them and redeploy.`,
+      { problems },
+    );
   });
   app.use(
     methodNotAllowed({
@@ -172,7 +176,7 @@ export function createApp() {
   app.onError((err, c) => {
     const p = toProblem(err) ?? internalProblem();
     if (p.status === 500) {
-      c.get("logger")?.error("unhandled error", { err: err instanceof Error ? err.stack ?? err.message : String(err) });
+      c.get("logger")?.error("unhandled error", { err: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     }
     return respondProblem(c, p);
   });

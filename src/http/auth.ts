@@ -3,7 +3,7 @@ import type { AppEnv } from "../env";
 import { parseApiKey, secretsEqual, sha256Hex } from "../core/api-key";
 import { resolveKey } from "../services/keys";
 import { useD1Session } from "./d1-session";
-import { flushMarksIfDue, markKeyUsed } from "../services/usage-marks";
+import { flushMarksIfDue, markKeyUsed } from "../services/activity-marks";
 import { ProblemError } from "./problem";
 
 export type { KeyPrincipal, Principal, Scope } from "../core/principal";
@@ -40,4 +40,3 @@ export const requireOperator = createMiddleware<AppEnv>(async (c, next) => {
   c.set("principal", { kind: "operator" });
   await next();
 });
-

@@ -17,7 +17,8 @@ export function useD1Session(c: Context<AppEnv>): () => void {
   const primary = c.env.DB;
   if (typeof primary.withSession !== "function") return () => undefined;
   const sent = c.req.header(BOOKMARK_HEADER);
-  const start = sent && BOOKMARK_RE.test(sent) ? sent : c.req.method === "GET" || c.req.method === "HEAD" ? "first-unconstrained" : "first-primary";
+  const start =
+    sent && BOOKMARK_RE.test(sent) ? sent : c.req.method === "GET" || c.req.method === "HEAD" ? "first-unconstrained" : "first-primary";
   const session = primary.withSession(start);
   // Drizzle and the services see the session as their database: it has the methods they call.
   const db = {

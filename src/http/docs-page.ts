@@ -19,7 +19,8 @@ function schemaText(schema: Json | undefined, components: Json, depth = 0): stri
   }
   if (schema.type === "array") return `${schemaText(schema.items, components, depth + 1)}[]`;
   if (schema.enum) return schema.enum.map((e: unknown) => JSON.stringify(e)).join(" | ");
-  if (schema.anyOf || schema.oneOf) return (schema.anyOf ?? schema.oneOf).map((s: Json) => schemaText(s, components, depth + 1)).join(" | ");
+  if (schema.anyOf || schema.oneOf)
+    return (schema.anyOf ?? schema.oneOf).map((s: Json) => schemaText(s, components, depth + 1)).join(" | ");
   return String(schema.type ?? "any");
 }
 
@@ -30,7 +31,9 @@ export function renderDocsPage(doc: Json): string {
   for (const [path, ops] of Object.entries<Json>(doc.paths ?? {})) {
     for (const [method, op] of Object.entries<Json>(ops)) {
       const params = (op.parameters ?? [])
-        .map((p: Json) => `<li><code>${esc(p.name)}</code> (${esc(p.in)}${p.required ? ", required" : ""}) ${esc(p.description ?? "")}</li>`)
+        .map(
+          (p: Json) => `<li><code>${esc(p.name)}</code> (${esc(p.in)}${p.required ? ", required" : ""}) ${esc(p.description ?? "")}</li>`,
+        )
         .join("");
       const body = op.requestBody?.content?.["application/json"]?.schema;
       const responses = Object.entries<Json>(op.responses ?? {})

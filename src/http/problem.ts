@@ -2,9 +2,33 @@ import { HTTPException } from "hono/http-exception";
 import { DomainError, type DomainErrorInfo, type DomainErrorKind, type FieldError } from "../core/errors";
 
 /** The statuses a problem answers with (a subset of what HTTP frameworks accept as a JSON status). */
-export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 406 | 408 | 409 | 410 | 412 | 413 | 415 | 422 | 423 | 428 | 429 | 500 | 501 | 502 | 503 | 504;
+export type ProblemStatus =
+  | 400
+  | 401
+  | 402
+  | 403
+  | 404
+  | 405
+  | 406
+  | 408
+  | 409
+  | 410
+  | 412
+  | 413
+  | 415
+  | 422
+  | 423
+  | 428
+  | 429
+  | 500
+  | 501
+  | 502
+  | 503
+  | 504;
 
-const PROBLEM_STATUSES = new Set<number>([400, 401, 402, 403, 404, 405, 406, 408, 409, 410, 412, 413, 415, 422, 423, 428, 429, 500, 501, 502, 503, 504]);
+const PROBLEM_STATUSES = new Set<number>([
+  400, 401, 402, 403, 404, 405, 406, 408, 409, 410, 412, 413, 415, 422, 423, 428, 429, 500, 501, 502, 503, 504,
+]);
 
 /** A status from elsewhere (a framework's exception) as a problem status; anything else is a 500. */
 const problemStatus = (status: number): ProblemStatus => (PROBLEM_STATUSES.has(status) ? (status as ProblemStatus) : 500);
@@ -51,7 +75,10 @@ export class ProblemError extends Error {
 const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="praxis"' };
 
 /** Each domain error kind as HTTP answers it: the one table of statuses and problem types. */
-const HTTP_OF_KIND: Record<DomainErrorKind, { status: ProblemStatus | ((e: DomainErrorInfo) => ProblemStatus); type: ProblemType; headers?: Record<string, string> }> = {
+const HTTP_OF_KIND: Record<
+  DomainErrorKind,
+  { status: ProblemStatus | ((e: DomainErrorInfo) => ProblemStatus); type: ProblemType; headers?: Record<string, string> }
+> = {
   invalid: { status: 400, type: "validation-failed" },
   unprocessable: { status: 422, type: "unprocessable" },
   unauthorized: { status: 401, type: "unauthorized", headers: BEARER_CHALLENGE },
@@ -101,7 +128,8 @@ export function toProblem(err: unknown): ProblemError | null {
 }
 
 /** A fault no door knows (a bug, a runtime error): its details stay in the log, the caller gets the request id. */
-export const internalProblem = () => new ProblemError(500, "internal", "An unexpected error occurred; quote the request id when reporting it.");
+export const internalProblem = () =>
+  new ProblemError(500, "internal", "An unexpected error occurred; quote the request id when reporting it.");
 
 export interface ProblemBody {
   type: string;

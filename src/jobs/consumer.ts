@@ -22,7 +22,9 @@ export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promi
     batch.messages.map((msg) => {
       // Each job is a span of the trace its message carries (the request that queued it, see src/trace.ts).
       const carried = (msg.body as { traceparent?: unknown } | null)?.traceparent;
-      return withSpan(typeof carried === "string" ? carried : null, (span) => consume(msg, log.child({ traceId: span.traceId, spanId: span.spanId }), env));
+      return withSpan(typeof carried === "string" ? carried : null, (span) =>
+        consume(msg, log.child({ traceId: span.traceId, spanId: span.spanId }), env),
+      );
     }),
   );
 }
@@ -48,7 +50,12 @@ async function consume(msg: Message<unknown>, log: Logger, env: Env): Promise<vo
     msg.ack();
   } catch (err) {
     const retry = isRetryable(err);
-    log.error(retry ? "job failed, will retry" : "job failed, not retryable", { messageId: msg.id, type: job.type, attempts: msg.attempts, err: String(err) });
+    log.error(retry ? "job failed, will retry" : "job failed, not retryable", {
+      messageId: msg.id,
+      type: job.type,
+      attempts: msg.attempts,
+      err: String(err),
+    });
     if (retry) msg.retry({ delaySeconds: retryDelay(msg.attempts) });
     else msg.ack();
   }

@@ -5,7 +5,7 @@ import { agentIncarnation } from "../services/agents";
 import { reembedBatch, sweepAgent } from "../services/agent-upkeep";
 import { recordJobFailure } from "../services/live-jobs";
 import { runLiveExtraction } from "../learning/live-extraction";
-import { runAdmissionReview } from "../learning/admission-review";
+import { runScreeningReview } from "../learning/screening-review";
 import { runWhenWriter } from "../learning/when-writer";
 import { runPracticeUnit } from "../practice/run-unit";
 import { runEvaluationUnit } from "../services/evaluation";
@@ -55,7 +55,7 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
     if (!result.stale && result.remaining > 0) await env.JOBS.send(msg);
     return result;
   },
-  "admission.review": (msg, env, log) => runAdmissionReview(msg, env, log),
+  "admission.review": (msg, env, log) => runScreeningReview(msg, env, log),
   "lesson.when": (msg, env, log) => runWhenWriter(msg, env, log),
   "practice.unit": (msg, env, log, delivery) => runPracticeUnit(msg, env, log, delivery),
   "evaluation.unit": (msg, env, log, delivery) => runEvaluationUnit(msg, env, log, delivery),
@@ -71,7 +71,11 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
       // queue, or one that no retry can mend (the consumer acks it).
       const retryable = isRetryable(err);
       const final = !retryable || delivery.attempts > QUEUE_MAX_RETRIES;
-      const why = !retryable ? "failed, not retryable" : final ? "failed after retries, sent to dead-letter queue" : `attempt ${delivery.attempts} failed, will retry`;
+      const why = !retryable
+        ? "failed, not retryable"
+        : final
+          ? "failed after retries, sent to dead-letter queue"
+          : `attempt ${delivery.attempts} failed, will retry`;
       const reason = `${why}: ${err instanceof Error ? err.message : String(err)}`;
       await recordJobFailure({ env }, { ...msg, final, reason });
       throw err;

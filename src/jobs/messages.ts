@@ -21,7 +21,12 @@ export const JobMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("lesson.when"), ...AgentRef }),
   z.object({ type: z.literal("practice.unit"), runId: z.string().min(1), key: z.string().min(1) }),
   z.object({ type: z.literal("evaluation.unit"), evaluationId: z.string().min(1), key: z.string().min(1) }),
-  z.object({ type: z.literal("event.emit"), tenantId: z.string().min(1), events: z.array(EventSchema).min(1).max(MAX_EVENTS_PER_MESSAGE), ...Trace }),
+  z.object({
+    type: z.literal("event.emit"),
+    tenantId: z.string().min(1),
+    events: z.array(EventSchema).min(1).max(MAX_EVENTS_PER_MESSAGE),
+    ...Trace,
+  }),
   z.object({ type: z.literal("event.deliver"), tenantId: z.string().min(1), deliveryId: z.string().min(1), ...Trace }),
 ]);
 

@@ -36,7 +36,12 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
   const input = started.input;
 
   if (!llmConfigured(env)) {
-    await finishJob(env, job, { jobId: job.jobId, status: "skipped", reason: "skipped: no LLM configured (set LLM_BASE_URL and LLM_MODEL)", incarnation: job.incarnation });
+    await finishJob(env, job, {
+      jobId: job.jobId,
+      status: "skipped",
+      reason: "skipped: no LLM configured (set LLM_BASE_URL and LLM_MODEL)",
+      incarnation: job.incarnation,
+    });
     return { skipped: "no LLM" };
   }
   const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
@@ -66,17 +71,28 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     });
     const candidate = { ...extraction.data, when: clipWhen(extraction.data.when) };
     if (!candidate.insight) {
-      await finishJob(env, job, { jobId: job.jobId, status: "done", reason: "nothing learned: no explaining difference between attempts", incarnation: job.incarnation });
+      await finishJob(env, job, {
+        jobId: job.jobId,
+        status: "done",
+        reason: "nothing learned: no explaining difference between attempts",
+        incarnation: job.incarnation,
+      });
       return { applied: "none" };
     }
 
-    const similar = await similarLessons(env, job, { lesson: { text: candidate.insight, pattern: candidate.pattern, keywords: candidate.keywords }, k: 3 });
+    const similar = await similarLessons(env, job, {
+      lesson: { text: candidate.insight, pattern: candidate.pattern, keywords: candidate.keywords },
+      k: 3,
+    });
     let decision: LiveDecision;
     if (!similar.length) {
       decision = { operation: "ADD", text: candidate.insight, reason: "no similar lesson is stored yet" };
     } else {
       const existing = similar
-        .map((s) => `- id: ${s.id} (similarity ${s.sim.toFixed(3)}${s.pinned ? ", pinned: compare only, never UPDATE or DELETE it" : ""})\n  ${oneLine(s.text)}`)
+        .map(
+          (s) =>
+            `- id: ${s.id} (similarity ${s.sim.toFixed(3)}${s.pinned ? ", pinned: compare only, never UPDATE or DELETE it" : ""})\n  ${oneLine(s.text)}`,
+        )
         .join("\n");
       const decided = await llm.structured({
         role: "learner",
@@ -89,7 +105,10 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
           {
             role: "user",
             content: renderTemplate(decideTemplate, {
-              candidate: fenceData("candidate lesson", `pattern: ${candidate.pattern}\nkeywords: ${candidate.keywords.join(", ")}\ninsight: ${candidate.insight}`),
+              candidate: fenceData(
+                "candidate lesson",
+                `pattern: ${candidate.pattern}\nkeywords: ${candidate.keywords.join(", ")}\ninsight: ${candidate.insight}`,
+              ),
               existing: fenceData("stored lessons", existing),
             }),
           },
@@ -100,9 +119,17 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     // Text the cheap filter already rejects is quarantined by the DO without spending a review on it.
     const text = lessonToStore(candidate, decision);
     const lesson = { text, pattern: candidate.pattern, keywords: candidate.keywords, when: candidate.when || null };
-    const review = text && !assessLesson(lesson).quarantined ? ((await reviewLessons(llm, [lesson], "live-safety-review")).verdicts[0] ?? null) : null;
+    const review =
+      text && !assessLesson(lesson).quarantined ? ((await reviewLessons(llm, [lesson], "live-safety-review")).verdicts[0] ?? null) : null;
     const context = { shownIds: similar.map((s) => s.id), review };
-    const result = await applyLiveLesson(env, job, { jobId: job.jobId, episodeId: job.episodeId, candidate, decision, context, incarnation: job.incarnation });
+    const result = await applyLiveLesson(env, job, {
+      jobId: job.jobId,
+      episodeId: job.episodeId,
+      candidate,
+      decision,
+      context,
+      incarnation: job.incarnation,
+    });
     log.info("live extraction applied", { episodeId: job.episodeId, ...result });
     return result;
   } catch (err) {

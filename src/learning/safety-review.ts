@@ -53,7 +53,16 @@ export async function reviewLessons(
   for (let start = 0; start < lessons.length; start += REVIEW_BATCH) {
     const batch = lessons.slice(start, start + REVIEW_BATCH);
     const listing = batch
-      .map((l, i) => [`${i}.`, `   pattern: ${oneLine(l.pattern ?? "")}`, `   keywords: ${oneLine((l.keywords ?? []).join(", "))}`, ...(l.when ? [`   when: ${oneLine(l.when)}`] : []), `   text: ${oneLine(l.text)}`, ...(l.flag ? [`   filter: ${oneLine(l.flag)}`] : [])].join("\n"))
+      .map((l, i) =>
+        [
+          `${i}.`,
+          `   pattern: ${oneLine(l.pattern ?? "")}`,
+          `   keywords: ${oneLine((l.keywords ?? []).join(", "))}`,
+          ...(l.when ? [`   when: ${oneLine(l.when)}`] : []),
+          `   text: ${oneLine(l.text)}`,
+          ...(l.flag ? [`   filter: ${oneLine(l.flag)}`] : []),
+        ].join("\n"),
+      )
       .join("\n");
     const { data, usage: used } = await llm.structured({
       role: "judge",
@@ -68,11 +77,20 @@ export async function reviewLessons(
     });
     usage = usage ? addUsage(usage, used) : used;
     const byIndex = new Map<number, SafetyVerdict[]>();
-    for (const v of data.verdicts) byIndex.set(v.index, [...(byIndex.get(v.index) ?? []), { safe: v.safe && v.category === "safe", category: v.category, reason: v.reason }]);
+    for (const v of data.verdicts)
+      byIndex.set(v.index, [
+        ...(byIndex.get(v.index) ?? []),
+        { safe: v.safe && v.category === "safe", category: v.category, reason: v.reason },
+      ]);
     batch.forEach((_, i) => {
       const given = byIndex.get(i) ?? [];
       if (given.length === 1) out.push(given[0]!);
-      else out.push({ safe: false, category: "other", reason: given.length ? "the reviewer gave conflicting verdicts" : "the reviewer gave no verdict" });
+      else
+        out.push({
+          safe: false,
+          category: "other",
+          reason: given.length ? "the reviewer gave conflicting verdicts" : "the reviewer gave no verdict",
+        });
     });
   }
   return { verdicts: out, usage };

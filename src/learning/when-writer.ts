@@ -38,7 +38,9 @@ export async function runWhenWriter(job: WhenWriterJob, env: Env, log: Logger): 
     const { items, remaining } = await lessonsWithoutWhen(env, job, { limit: WHEN_BATCH });
     if (!items.length) return totals;
     try {
-      const listing = items.map((l, i) => [`${i}.`, ...(l.pattern ? [`   pattern: ${oneLine(l.pattern)}`] : []), `   text: ${oneLine(l.text)}`].join("\n")).join("\n");
+      const listing = items
+        .map((l, i) => [`${i}.`, ...(l.pattern ? [`   pattern: ${oneLine(l.pattern)}`] : []), `   text: ${oneLine(l.text)}`].join("\n"))
+        .join("\n");
       const { data } = await llm.structured({
         role: "learner",
         purpose: "lesson-when",
@@ -53,7 +55,13 @@ export async function runWhenWriter(job: WhenWriterJob, env: Env, log: Logger): 
         if (s.index < items.length && when && !written.has(s.index)) written.set(s.index, when);
       }
       const candidates = [...written].filter(([i, when]) => !assessLesson({ text: items[i]!.text, when }).quarantined);
-      const { verdicts } = candidates.length ? await reviewLessons(llm, candidates.map(([i, when]) => ({ text: items[i]!.text, when })), "lesson-when-review") : { verdicts: [] };
+      const { verdicts } = candidates.length
+        ? await reviewLessons(
+            llm,
+            candidates.map(([i, when]) => ({ text: items[i]!.text, when })),
+            "lesson-when-review",
+          )
+        : { verdicts: [] };
       const safe = candidates.filter((_, n) => verdicts[n]?.safe).map(([i, when]) => ({ id: items[i]!.id, text: items[i]!.text, when }));
       const applied = await applyWhen(env, job, { written: safe, asked: items.map((l) => ({ id: l.id, text: l.text })) });
       totals.written += applied.written;

@@ -12,7 +12,7 @@ import { LlmOutputError, LlmUnavailableError } from "./errors";
 import { dropNullOptionals, promptJsonSchema, strictJsonSchema } from "./json-schema";
 import { MAX_HONOURED_RETRY_AFTER_MS, retryAfterMs, retryDelayMs } from "./retry";
 import { costUsd, modelFor, type LlmRole, type LlmSettings } from "./settings";
-import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, UsageRecorder } from "./types";
+import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, LedgerRecorder } from "./types";
 import { traceHeaders } from "../trace";
 
 export interface ChatMessage {
@@ -63,7 +63,7 @@ export interface StructuredResult<T> {
 export interface LlmClientDeps {
   tenantId: string;
   agentId?: string | null;
-  recorder: UsageRecorder;
+  recorder: LedgerRecorder;
   budget: BudgetGuard;
   /** Defaults to the global fetch, looked up at call time (so tests can intercept it). */
   fetch?: (url: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
@@ -96,10 +96,13 @@ const SCHEMA_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_OUTPUT_RESERVATION = 1024;
 
 /** The call's ledger row, opened now; a recorder without two phases gets one `record` per answered call. */
-async function openCall(recorder: UsageRecorder, call: CallOpening): Promise<OpenCall> {
+async function openCall(recorder: LedgerRecorder, call: CallOpening): Promise<OpenCall> {
   if (recorder.open) return recorder.open(call);
   const { callId: _callId, estimate: _estimate, ...entry } = call;
-  return { settle: async (o) => (o.failed ? undefined : recorder.record({ ...entry, tokensIn: o.tokensIn, tokensOut: o.tokensOut, costUsd: o.costUsd })) };
+  return {
+    settle: async (o) =>
+      o.failed ? undefined : recorder.record({ ...entry, tokensIn: o.tokensIn, tokensOut: o.tokensOut, costUsd: o.costUsd }),
+  };
 }
 
 /**
@@ -275,7 +278,13 @@ export class LlmClient {
     const cost = costUsd(this.settings, model, tokensIn, tokensOut);
     await this.settleQuietly(
       completion.call,
-      { tokensIn, tokensOut, costUsd: cost, estimated: reported?.prompt_tokens === undefined || reported?.completion_tokens === undefined, failed: false },
+      {
+        tokensIn,
+        tokensOut,
+        costUsd: cost,
+        estimated: reported?.prompt_tokens === undefined || reported?.completion_tokens === undefined,
+        failed: false,
+      },
       { tenantId, purpose, model },
     );
     return {
@@ -303,7 +312,10 @@ export class LlmClient {
       const callId = crypto.randomUUID();
       const call = await openCall(this.deps.recorder, { ...about, callId, estimate });
       try {
-        return { call, answer: await this.openai.chat.completions.create(body, { headers: { "X-Client-Request-Id": callId, ...traceHeaders() } }) };
+        return {
+          call,
+          answer: await this.openai.chat.completions.create(body, { headers: { "X-Client-Request-Id": callId, ...traceHeaders() } }),
+        };
       } catch (e) {
         await this.settleQuietly(call, failedSettlement(e, estimate), about);
         const wait = attempt < this.settings.maxRetries ? retryDelayMs(e, attempt) : null;
@@ -314,23 +326,35 @@ export class LlmClient {
   }
 
   /** The tokens are spent either way; losing the answer (or the error) as well would only make it worse. */
-  private async settleQuietly(call: OpenCall, outcome: CallSettlement, about: { tenantId: string; purpose: string; model: string }): Promise<void> {
+  private async settleQuietly(
+    call: OpenCall,
+    outcome: CallSettlement,
+    about: { tenantId: string; purpose: string; model: string },
+  ): Promise<void> {
     try {
       await call.settle(outcome);
     } catch (e) {
       const log = this.deps.logger ?? console;
-      log.error("usage ledger write failed", { ...about, tokensIn: outcome.tokensIn, tokensOut: outcome.tokensOut, err: e instanceof Error ? e.message : String(e) });
+      log.error("usage ledger write failed", {
+        ...about,
+        tokensIn: outcome.tokensIn,
+        tokensOut: outcome.tokensOut,
+        err: e instanceof Error ? e.message : String(e),
+      });
     }
   }
 
   private unavailable(e: unknown, model: string, attempts: number): unknown {
     const where = `the LLM endpoint (${this.settings.baseUrl}, model '${model}')`;
     if (e instanceof APIConnectionTimeoutError) {
-      return new LlmUnavailableError(`${where} timed out (${this.settings.timeoutMs} ms per attempt, ${attempts} attempt${attempts === 1 ? "" : "s"}).`, {
-        retryable: true,
-        attempts,
-        cause: e,
-      });
+      return new LlmUnavailableError(
+        `${where} timed out (${this.settings.timeoutMs} ms per attempt, ${attempts} attempt${attempts === 1 ? "" : "s"}).`,
+        {
+          retryable: true,
+          attempts,
+          cause: e,
+        },
+      );
     }
     if (e instanceof APIConnectionError) {
       return new LlmUnavailableError(`Could not connect to ${where} after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${e.message}`, {
@@ -350,12 +374,15 @@ export class LlmClient {
             : status === 400 && /response_format|json_schema/i.test(e.message)
               ? " The provider may not support this structured output mode; try LLM_STRUCTURED_OUTPUT=json_object or prompt."
               : "";
-      return new LlmUnavailableError(`${where} answered ${status} (${attempts} attempt${attempts === 1 ? "" : "s"}): ${e.message}.${hint}`, {
-        status,
-        retryable,
-        attempts,
-        cause: e,
-      });
+      return new LlmUnavailableError(
+        `${where} answered ${status} (${attempts} attempt${attempts === 1 ? "" : "s"}): ${e.message}.${hint}`,
+        {
+          status,
+          retryable,
+          attempts,
+          cause: e,
+        },
+      );
     }
     return e;
   }

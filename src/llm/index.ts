@@ -2,11 +2,11 @@ import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import { LlmClient, type LlmClientDeps } from "./client";
 import { LlmNotConfiguredError } from "./errors";
-import { D1UsageLedger } from "./ledger";
+import { LlmLedger } from "./ledger";
 import { costUsd, llmVariablesPresent, loadLlmSettings } from "./settings";
 import { variables } from "../config";
-import type { EmbeddingMeter } from "../adapters/embedder";
-import type { CallGate, OpenCall, UsageRecorder } from "./types";
+import type { Embedder, EmbeddingMeter } from "../adapters/embedder";
+import type { CallGate, OpenCall, LedgerRecorder } from "./types";
 
 export * from "./client";
 export * from "./errors";
@@ -42,7 +42,7 @@ export function createLlm(
 ): LlmClient {
   const settings = loadLlmSettings(env);
   if (!settings) throw new LlmNotConfiguredError();
-  const ledger = new D1UsageLedger(env, { now: ctx.now });
+  const ledger = new LlmLedger(env, { now: ctx.now });
   return new LlmClient(settings, {
     tenantId: ctx.tenantId,
     agentId: ctx.agentId ?? null,
@@ -58,7 +58,7 @@ export function createLlm(
  * The ledger behind a gate: each call is reserved at the gate first, then its row opened; its
  * outcome settles both. A row that cannot open gives the gate's reservation back.
  */
-function gated(ledger: D1UsageLedger, gate: CallGate): UsageRecorder {
+function gated(ledger: LlmLedger, gate: CallGate): LedgerRecorder {
   return {
     record: (entry) => ledger.record(entry),
     open: async (call) => {
@@ -86,7 +86,7 @@ function gated(ledger: D1UsageLedger, gate: CallGate): UsageRecorder {
  * LLM_PRICES when it names the embedding model.
  */
 export function embeddingMeter(env: Env, tenantId: string, agentId: string | null): EmbeddingMeter {
-  const ledger = new D1UsageLedger(env);
+  const ledger = new LlmLedger(env);
   // An invalid price table reads as empty: the embedding is unpriced, its tokens are still counted.
   const prices = { prices: variables(env).LLM_PRICES };
   return async (model, estimate) => {
@@ -100,5 +100,25 @@ export function embeddingMeter(env: Env, tenantId: string, agentId: string | nul
       estimate: { tokensIn: estimate, tokensOut: 0, costUsd: costUsd(prices, model, estimate, 0) },
     });
     return { settle: (o) => call.settle({ ...o, costUsd: costUsd(prices, model, o.tokensIn, 0) }) };
+  };
+}
+
+/**
+ * An agent's embedder as its reads and writes use it: one that spends a paid endpoint's tokens
+ * (the operator's key) does so through the usage ledger, in the name of the agent's tenant, so
+ * each request is a row and counts in the daily budget, wherever it embeds (the agent's object or
+ * a Worker serving its reads).
+ */
+export function meteredEmbedder(embedder: Embedder, env: Env, tenantId: string, agentId: string): Embedder {
+  if (embedder.provider !== "openai") return embedder;
+  const meter = embeddingMeter(env, tenantId, agentId);
+  return {
+    provider: embedder.provider,
+    model: embedder.model,
+    get dims() {
+      return embedder.dims;
+    },
+    similarityThreshold: embedder.similarityThreshold,
+    embed: (texts) => embedder.embed(texts, meter),
   };
 }

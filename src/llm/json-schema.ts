@@ -51,7 +51,9 @@ export function strictJsonSchema(schema: z.ZodType, name: string): StrictSchema 
     result = { schema: zodResponseFormat(schema, name).json_schema.schema as Json, nullableOptionals: null };
   } catch (e) {
     if (!(e instanceof Error) || !/optional\(\)/.test(e.message)) {
-      throw new Error(`Schema '${name}' cannot be expressed as a strict JSON Schema: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new Error(`Schema '${name}' cannot be expressed as a strict JSON Schema: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
     const base = toJsonSchema(schema, "output");
     const nullable = makeOptionalsNullable(structuredClone(base));
@@ -143,7 +145,9 @@ export function dropNullOptionals(value: unknown, base: Json): unknown {
     if (Array.isArray(v)) {
       if (isObj(schema.items)) return v.map((item) => walk(item, schema.items));
       for (const k of ["anyOf", "oneOf"] as const) {
-        const branch = Array.isArray(schema[k]) ? (schema[k] as unknown[]).find((b) => isObj(b) && typeMatches(resolveRef(b, base), v)) : undefined;
+        const branch = Array.isArray(schema[k])
+          ? (schema[k] as unknown[]).find((b) => isObj(b) && typeMatches(resolveRef(b, base), v))
+          : undefined;
         if (branch) return walk(v, branch);
       }
       return v;

@@ -7,12 +7,12 @@ import { eventMessages } from "../core/events";
 import { EMBEDDER_TIMEOUT_MS } from "../adapters/embedders/openai";
 import { LlmSettingsError } from "./settings";
 import { variableProblems, variables } from "../config";
-import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, UsageEntry, UsageRecorder } from "./types";
+import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, LedgerEntry, LedgerRecorder } from "./types";
 
 export const USAGE_GROUP_BY = ["day", "model", "purpose", "agent", "role"] as const;
-export type UsageGroupBy = (typeof USAGE_GROUP_BY)[number];
+export type LedgerGroupBy = (typeof USAGE_GROUP_BY)[number];
 
-export interface UsageTotals {
+export interface LedgerTotals {
   calls: number;
   tokensIn: number;
   tokensOut: number;
@@ -26,16 +26,25 @@ export interface UsageTotals {
   /** Calls whose tokens are estimates (the open ones, and answers that came without usage). */
   estimatedCalls: number;
 }
-export interface UsageGroup extends UsageTotals {
+export interface LedgerGroup extends LedgerTotals {
   /** The day (YYYY-MM-DD, UTC), model, purpose, agent id or role; null for calls made without an agent. */
   key: string | null;
 }
-export interface UsageSummary {
-  totals: UsageTotals;
-  groups: UsageGroup[];
+export interface LedgerSummary {
+  totals: LedgerTotals;
+  groups: LedgerGroup[];
 }
 
-const NO_USAGE: UsageTotals = { calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, openCalls: 0, abandonedCalls: 0, failedCalls: 0, estimatedCalls: 0 };
+const NO_USAGE: LedgerTotals = {
+  calls: 0,
+  tokensIn: 0,
+  tokensOut: 0,
+  costUsd: 0,
+  openCalls: 0,
+  abandonedCalls: 0,
+  failedCalls: 0,
+  estimatedCalls: 0,
+};
 
 const DAY_MS = 86_400_000;
 
@@ -109,7 +118,7 @@ export function abandonAfterMs(env: object): number {
  * timeout). Opening is where the budget holds: a call whose estimate does not fit in what is left of
  * the day is never made. `assertWithinBudget` is the cheap check before a call waits for its turn.
  */
-export class D1UsageLedger implements UsageRecorder, BudgetGuard {
+export class LlmLedger implements LedgerRecorder, BudgetGuard {
   private readonly now: () => number;
 
   constructor(
@@ -120,12 +129,27 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
   }
 
   /** A settled row for a call whose usage is already known, with the running daily total, in one D1 batch. */
-  async record(entry: UsageEntry): Promise<void> {
+  async record(entry: LedgerEntry): Promise<void> {
     const at = this.now();
     const day = utcDay(at);
     const u = clean(entry);
     await this.env.DB.batch([
-      this.env.DB.prepare(INSERT_ROW).bind(entry.tenantId, entry.agentId ?? null, entry.purpose, entry.role, entry.model, u.tokensIn, u.tokensOut, u.costUsd, at, day, "settled", 0, crypto.randomUUID(), at),
+      this.env.DB.prepare(INSERT_ROW).bind(
+        entry.tenantId,
+        entry.agentId ?? null,
+        entry.purpose,
+        entry.role,
+        entry.model,
+        u.tokensIn,
+        u.tokensOut,
+        u.costUsd,
+        at,
+        day,
+        "settled",
+        0,
+        crypto.randomUUID(),
+        at,
+      ),
       this.env.DB.prepare(ADD_TO_DAY).bind(entry.tenantId, day, u.tokensIn + u.tokensOut),
     ]);
   }
@@ -142,7 +166,18 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
     const u = clean(call.estimate);
     const [opened] = await this.env.DB.batch([
       this.env.DB.prepare(OPEN_ROW).bind(
-        call.tenantId, call.agentId ?? null, call.purpose, call.role, call.model, u.tokensIn, u.tokensOut, u.costUsd, at, day, call.callId, envDailyTokenBudget(this.env),
+        call.tenantId,
+        call.agentId ?? null,
+        call.purpose,
+        call.role,
+        call.model,
+        u.tokensIn,
+        u.tokensOut,
+        u.costUsd,
+        at,
+        day,
+        call.callId,
+        envDailyTokenBudget(this.env),
       ),
       this.env.DB.prepare(RESERVE_IN_DAY).bind(call.tenantId, day, u.tokensIn + u.tokensOut, call.callId),
     ]);
@@ -165,7 +200,13 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
     if (announced.has(id)) return;
     announced.add(id);
     if (announced.size > 10_000) announced.clear();
-    const event = { id, type: "budget.exhausted" as const, tenantId, occurredAt: at, data: { day, budget, used, resetsAt: startOfUtcDay(at) + DAY_MS } };
+    const event = {
+      id,
+      type: "budget.exhausted" as const,
+      tenantId,
+      occurredAt: at,
+      data: { day, budget, used, resetsAt: startOfUtcDay(at) + DAY_MS },
+    };
     const [message] = eventMessages(tenantId, [event]);
     await this.env.JOBS?.send(message!).catch(() => announced.delete(id));
   }
@@ -234,9 +275,9 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
     tenantId: string,
     from: number,
     to: number,
-    groupBy: UsageGroupBy,
+    groupBy: LedgerGroupBy,
     opts: { agentIds?: string[] | null } = {},
-  ): Promise<UsageSummary> {
+  ): Promise<LedgerSummary> {
     const keyColumn = {
       day: usageLedger.day,
       model: usageLedger.model,
@@ -270,7 +311,7 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
       .orderBy(asc(keyColumn))
       .all();
 
-    const groups: UsageGroup[] = rows.map((r) => ({
+    const groups: LedgerGroup[] = rows.map((r) => ({
       key: r.key ?? null,
       calls: r.calls,
       tokensIn: r.tokensIn ?? 0,
@@ -283,9 +324,12 @@ export class D1UsageLedger implements UsageRecorder, BudgetGuard {
     }));
     // Days read best in calendar order; everything else by what it consumed, largest first.
     if (groupBy !== "day") {
-      groups.sort((a, b) => b.tokensIn + b.tokensOut - (a.tokensIn + a.tokensOut) || b.costUsd - a.costUsd || String(a.key).localeCompare(String(b.key)));
+      groups.sort(
+        (a, b) =>
+          b.tokensIn + b.tokensOut - (a.tokensIn + a.tokensOut) || b.costUsd - a.costUsd || String(a.key).localeCompare(String(b.key)),
+      );
     }
-    const totals = groups.reduce<UsageTotals>(
+    const totals = groups.reduce<LedgerTotals>(
       (t, g) => ({
         calls: t.calls + g.calls,
         tokensIn: t.tokensIn + g.tokensIn,

@@ -1,7 +1,7 @@
 import type { LlmRole } from "./settings";
 
 /** One LLM call's tokens, as written to the usage ledger. */
-export interface UsageEntry {
+export interface LedgerEntry {
   tenantId: string;
   agentId?: string | null;
   /** What the call was for, e.g. `live-extract`; repair calls carry the suffix `:repair`; `embed` for embeddings. */
@@ -15,7 +15,7 @@ export interface UsageEntry {
 }
 
 /** A call about to be made: its ledger row is written before the request goes out. */
-export interface CallOpening extends Omit<UsageEntry, "tokensIn" | "tokensOut" | "costUsd"> {
+export interface CallOpening extends Omit<LedgerEntry, "tokensIn" | "tokensOut" | "costUsd"> {
   /** Unique per call; sent to the provider as `X-Client-Request-Id`, so its logs can be matched to the row. */
   callId: string;
   /** What the call may consume (prompt estimate + its output cap): reserved against the budget until settled. */
@@ -38,9 +38,9 @@ export interface OpenCall {
   settle(outcome: CallSettlement): Promise<void>;
 }
 
-export interface UsageRecorder {
+export interface LedgerRecorder {
   /** One call whose usage is already known, written in one step. */
-  record(entry: UsageEntry): Promise<void>;
+  record(entry: LedgerEntry): Promise<void>;
   /**
    * Two-phase recording: the call's row is written (open, at its estimate) before the request goes
    * out and settled after, so a call cut off by a crash is still counted. Recorders without it

@@ -26,7 +26,10 @@ memory_qvalue_analytics shows which lessons help; start_practice and practice_st
 /** The tools of one request: each closes over the request, so every call runs as its API key. */
 export function createMcpServer(c: ToolContext) {
   // The explicit validator avoids Ajv, which compiles schemas with `new Function` (no eval in workerd).
-  const server = new McpServer({ name: "praxis", version: "0.1.0" }, { instructions: INSTRUCTIONS, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const server = new McpServer(
+    { name: "praxis", version: "0.1.0" },
+    { instructions: INSTRUCTIONS, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
   registerAgentTools(server, c);
   registerEpisodeTools(server, c);
   registerUtilityTools(server, c);
@@ -47,6 +50,11 @@ export function serveMcp(c: ToolContext, maxRequestBodySize: number) {
     onerror: (err) => c.get("logger").warn("mcp request rejected", { err: err.message }),
   });
   return handler.fetch(c.req.raw, {
-    authInfo: { token: bearer(c.req.header("authorization")), clientId: key.keyId, scopes: [key.scope], extra: { tenantId: key.tenantId, agentIds: key.agentIds } },
+    authInfo: {
+      token: bearer(c.req.header("authorization")),
+      clientId: key.keyId,
+      scopes: [key.scope],
+      extra: { tenantId: key.tenantId, agentIds: key.agentIds },
+    },
   });
 }

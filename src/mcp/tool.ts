@@ -9,20 +9,25 @@ import { AgentIdSchema } from "../core/api-key";
 export type ToolContext = Context<AppEnv>;
 
 /** The agent a tool works on; every tool that names an agent takes it under this name. */
-export const AgentIdArg = AgentIdSchema.describe("The agent whose memory to use, e.g. `support-bot` (list_agents lists them; create_agent makes one)");
+export const AgentIdArg = AgentIdSchema.describe(
+  "The agent whose memory to use, e.g. `support-bot` (list_agents lists them; create_agent makes one)",
+);
 
 /**
  * A tool's arguments with a description on every one: fields the shared REST schema leaves
  * undescribed get theirs here, so a model sees what each argument means.
  */
-export function describedArgs<S extends z.ZodRawShape>(schema: z.ZodObject<S>, descriptions: Partial<Record<keyof S, string>>): z.ZodObject<S> {
+export function describedArgs<S extends z.ZodRawShape>(
+  schema: z.ZodObject<S>,
+  descriptions: Partial<Record<keyof S, string>>,
+): z.ZodObject<S> {
   const shape = Object.fromEntries(
     Object.entries(schema.shape).map(([k, v]) => {
       const d = descriptions[k as keyof S];
       return [k, d ? (v as z.ZodType).describe(d) : v];
     }),
   );
-  return (schema.extend(shape as S) as unknown) as z.ZodObject<S>;
+  return schema.extend(shape as S) as unknown as z.ZodObject<S>;
 }
 
 /** `1 memory`, `2 memories`. */
@@ -52,7 +57,8 @@ export async function guarded(c: ToolContext, body: () => Promise<CallToolResult
     return await body();
   } catch (err) {
     const p = toProblem(err) ?? internalProblem();
-    if (p.status === 500) c.get("logger").error("mcp tool failed", { err: err instanceof Error ? err.stack ?? err.message : String(err) });
+    if (p.status === 500)
+      c.get("logger").error("mcp tool failed", { err: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     return toolError(p, c.req.path, c.get("requestId"));
   }
 }

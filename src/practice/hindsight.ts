@@ -17,7 +17,8 @@ const HINDSIGHT_TRAJECTORY_CHARS = 6_000;
 type Input = Extract<UnitInput, { stage: "hindsight" }>;
 
 function evidence(input: Input): string {
-  if (input.reference !== null) return `Reference answer (a correct result for this task):\n\n${fenceData("reference answer", input.reference)}`;
+  if (input.reference !== null)
+    return `Reference answer (a correct result for this task):\n\n${fenceData("reference answer", input.reference)}`;
   return "No reference answer is available; the verifier's reasons for each failed attempt are shown with it.";
 }
 

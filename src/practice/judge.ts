@@ -47,8 +47,7 @@ function shorten(answer: string): string {
  */
 export function judgeReward(out: Pick<JudgeOutput, "verdict" | "score">, passThreshold: number): { reward: number; adjusted: boolean } {
   const { verdict, score } = out;
-  const fits =
-    verdict === "CORRECT" ? score >= passThreshold : verdict === "INCORRECT" ? score < passThreshold : score > 0 && score < 1;
+  const fits = verdict === "CORRECT" ? score >= passThreshold : verdict === "INCORRECT" ? score < passThreshold : score > 0 && score < 1;
   if (fits) return { reward: score, adjusted: false };
   return { reward: verdict === "CORRECT" ? 1 : verdict === "PARTIAL" ? 0.5 : 0, adjusted: true };
 }
@@ -58,7 +57,12 @@ export function judgeReward(out: Pick<JudgeOutput, "verdict" | "score">, passThr
  * has one, and the answer, each fenced as data. The LLM layer makes at most one repair call; an
  * answer still unusable after it throws LlmOutputError for the caller to record.
  */
-export async function judgeAnswer(llm: LlmClient, config: JudgeConfig, input: JudgeInput, purpose = "practice-judge"): Promise<JudgeVerdict> {
+export async function judgeAnswer(
+  llm: LlmClient,
+  config: JudgeConfig,
+  input: JudgeInput,
+  purpose = "practice-judge",
+): Promise<JudgeVerdict> {
   const hasReference = typeof input.groundTruth === "string" && input.groundTruth.trim() !== "";
   const prompt = renderTemplate(judgeTemplate, {
     passThreshold: String(config.passThreshold),

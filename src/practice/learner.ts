@@ -15,7 +15,8 @@ type Input<S extends UnitInput["stage"]> = Extract<UnitInput, { stage: S }>;
 
 const SummariesSchema = z.object({ summaries: z.array(z.string()) });
 
-const reference = (gt: string | null) => (gt === null ? "No reference answer is available for this task." : `Reference answer:\n\n${fenceData("reference answer", gt)}`);
+const reference = (gt: string | null) =>
+  gt === null ? "No reference answer is available for this task." : `Reference answer:\n\n${fenceData("reference answer", gt)}`;
 
 /** Summarises every attempt of one group in one call (the attempts share the task and the library). */
 export async function summarise(llm: LlmClient, input: Input<"summary">): Promise<{ data: { summaries: string[] }; usage: LlmUsage }> {

@@ -10,8 +10,13 @@ import { reviewLessons } from "../learning/safety-review";
  * anyway). A review the model could not answer usably leaves `review` null: the run then writes
  * no new text from this plan (fail closed), while deletes still apply.
  */
-export async function reviewPlan(llm: LlmClient, ops: readonly PlanOp[]): Promise<{ review: PlanReview; usage: LlmUsage | null; error?: string }> {
-  const asked = ops.flatMap((op, i) => (op.op !== "delete" && op.text.trim() && !assessLesson({ text: op.text, when: op.when }).quarantined ? [i] : []));
+export async function reviewPlan(
+  llm: LlmClient,
+  ops: readonly PlanOp[],
+): Promise<{ review: PlanReview; usage: LlmUsage | null; error?: string }> {
+  const asked = ops.flatMap((op, i) =>
+    op.op !== "delete" && op.text.trim() && !assessLesson({ text: op.text, when: op.when }).quarantined ? [i] : [],
+  );
   if (asked.length === 0) return { review: ops.map(() => null), usage: null };
   try {
     const { verdicts, usage } = await reviewLessons(

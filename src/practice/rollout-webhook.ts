@@ -29,12 +29,23 @@ export async function webhookRollout(input: RolloutInput, secret: string): Promi
     url: input.policy.url,
     secret,
     timeoutMs: webhookWaitMs(input.policy.timeoutMs),
-    body: { runId: input.runId, rolloutId: input.rolloutId, task: input.task, experiences: input.library, temperature: 0.7, resultSecret: input.resultSecret },
+    body: {
+      runId: input.runId,
+      rolloutId: input.rolloutId,
+      task: input.task,
+      experiences: input.library,
+      temperature: 0.7,
+      resultSecret: input.resultSecret,
+    },
   });
   if (status === 202) return { awaiting: true };
   const parsed = ImmediateAnswerSchema.safeParse(data);
   if (!parsed.success) {
-    throw new WebhookError("invalid-response", "The policy webhook must answer { answer: string, trajectory? } or 202 and post the result later.", status);
+    throw new WebhookError(
+      "invalid-response",
+      "The policy webhook must answer { answer: string, trajectory? } or 202 and post the result later.",
+      status,
+    );
   }
   return { data: rolloutData(parsed.data) };
 }

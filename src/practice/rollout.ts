@@ -13,7 +13,11 @@ type RolloutInput = Extract<UnitInput, { stage: "rollout" }>;
  * One rollout by the LLM policy: the agent's system prompt with the run's library injected as
  * `[G0]. …` lines (stable, so providers' prompt caching applies across the group), then the task.
  */
-export async function llmRollout(llm: LlmClient, input: RolloutInput, purpose = "practice-rollout"): Promise<{ data: UnitData["rollout"]; usage: LlmUsage }> {
+export async function llmRollout(
+  llm: LlmClient,
+  input: RolloutInput,
+  purpose = "practice-rollout",
+): Promise<{ data: UnitData["rollout"]; usage: LlmUsage }> {
   if (input.policy.kind !== "llm") throw new TypeError("llmRollout needs an llm policy");
   const system = renderTemplate(policyTemplate, {
     system: input.policy.system?.trim() || DEFAULT_SYSTEM,

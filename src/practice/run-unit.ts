@@ -30,7 +30,8 @@ const usageOf = (u: LlmUsage) => ({ calls: u.calls, tokensIn: u.tokensIn, tokens
 
 async function secretOf(env: Env, tenantId: string): Promise<string> {
   const secret = await tenantWebhookSecret(env, tenantId);
-  if (!secret) throw new WebhookError("invalid-response", "The tenant has no webhook secret any more; create one with POST /v1/webhook-secret.");
+  if (!secret)
+    throw new WebhookError("invalid-response", "The tenant has no webhook secret any more; create one with POST /v1/webhook-secret.");
   return secret;
 }
 
@@ -51,8 +52,8 @@ export interface UnitPurposes {
 
 const PRACTICE_PURPOSES: UnitPurposes = { rollout: "practice-rollout", judge: "practice-judge" };
 
-/** What runs units: a PracticeRun or an Evaluation Durable Object (their unit ledger). */
-export interface UnitHost {
+/** The traffic a unit exchanges with what runs it: a PracticeRun or an Evaluation Durable Object (their unit ledger). */
+export interface UnitTraffic {
   claim(key: string): Promise<Claim>;
   report(key: string, result: UnitResult): Promise<boolean>;
   release(key: string, lease: number): Promise<void>;
@@ -64,7 +65,7 @@ export interface UnitHost {
  * holder that dies is noticed within one lease. A failed heartbeat is not fatal: the work goes on
  * and its report is a no-op if someone else finished the unit meanwhile.
  */
-async function holding<T>(host: UnitHost, key: string, lease: number, work: () => Promise<T>): Promise<T> {
+async function holding<T>(host: UnitTraffic, key: string, lease: number, work: () => Promise<T>): Promise<T> {
   const timer = setInterval(() => void host.heartbeat(key, lease).catch(() => false), HEARTBEAT_MS);
   try {
     return await work();
@@ -100,11 +101,17 @@ function runGate(host: ReturnType<typeof practiceStub>, key: string, lease: numb
       let outcome = await host.reserveCall(key, lease, call.callId, { ...call.estimate, purpose: call.purpose });
       // Room held by the run's calls in flight comes back as they settle; the lease is kept meanwhile.
       for (let waited = 0; outcome === "busy"; waited += RESERVE_POLL_MS) {
-        if (waited >= RESERVE_WAIT_MS) throw new LlmUnavailableError("The run's budget stayed held by its calls in flight; the unit is retried later.", { retryable: true });
+        if (waited >= RESERVE_WAIT_MS)
+          throw new LlmUnavailableError("The run's budget stayed held by its calls in flight; the unit is retried later.", {
+            retryable: true,
+          });
         await new Promise((r) => setTimeout(r, RESERVE_POLL_MS));
         outcome = await host.reserveCall(key, lease, call.callId, { ...call.estimate, purpose: call.purpose });
       }
-      if (outcome === "spent") throw new RunBudgetSpentError(`The run's budget has no room for this call (it may use ${call.estimate.tokensIn + call.estimate.tokensOut} tokens); the run stops.`);
+      if (outcome === "spent")
+        throw new RunBudgetSpentError(
+          `The run's budget has no room for this call (it may use ${call.estimate.tokensIn + call.estimate.tokensOut} tokens); the run stops.`,
+        );
       if (outcome !== "reserved") throw new UnitVoided();
     },
     settle: (callId, o) => host.settleCall(callId, { tokensIn: o.tokensIn, tokensOut: o.tokensOut, costUsd: o.costUsd, failed: o.failed }),
@@ -130,7 +137,15 @@ async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPu
       if (v.kind === "webhook") {
         callable(env, v.url);
         const secret = await secretOf(env, input.tenantId);
-        return { data: await webhookVerify(v, secret, { runId: input.runId, taskId: input.taskId, task: input.task, answer: input.answer, groundTruth: input.groundTruth }) };
+        return {
+          data: await webhookVerify(v, secret, {
+            runId: input.runId,
+            taskId: input.taskId,
+            task: input.task,
+            answer: input.answer,
+            groundTruth: input.groundTruth,
+          }),
+        };
       }
       throw new TypeError(`the ${v.kind} verifier runs inside the run, not as a unit`);
     }
@@ -144,7 +159,10 @@ async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPu
       const plan = await batchUpdate(llm, input);
       const checked = await reviewPlan(llm, plan.data.operations);
       const usage = checked.usage ? addUsage(plan.usage, checked.usage) : plan.usage;
-      return { data: { ...plan.data, review: checked.review, ...(checked.error ? { reviewError: checked.error } : {}) }, usage: usageOf(usage) };
+      return {
+        data: { ...plan.data, review: checked.review, ...(checked.error ? { reviewError: checked.error } : {}) },
+        usage: usageOf(usage),
+      };
     }
   }
 }
@@ -154,7 +172,14 @@ async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPu
  * running alongside, makes no LLM call), run it, report the result. A failure is retried by the
  * queue with backoff; the last attempt reports the failure instead, so the host goes on.
  */
-export async function runUnit(host: UnitHost, key: string, env: Env, log: Logger, delivery: { attempts: number }, purposes: UnitPurposes) {
+export async function runUnit(
+  host: UnitTraffic,
+  key: string,
+  env: Env,
+  log: Logger,
+  delivery: { attempts: number },
+  purposes: UnitPurposes,
+) {
   const claim = await host.claim(key);
   if (claim.status !== "run") return { key, skipped: claim.status };
   try {

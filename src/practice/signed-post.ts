@@ -18,7 +18,9 @@ export class WebhookError extends Error {
   ) {
     super(message, options);
     this.retryable =
-      kind === "timeout" || kind === "network" || (kind === "http" && status !== undefined && (status === 408 || status === 429 || status >= 500));
+      kind === "timeout" ||
+      kind === "network" ||
+      (kind === "http" && status !== undefined && (status === 408 || status === 429 || status >= 500));
   }
 }
 
@@ -71,17 +73,30 @@ export async function signedPost(req: SignedPostRequest): Promise<SignedPostResu
       signal,
     });
   } catch (e) {
-    throw timedOut(e) ?? new WebhookError("network", `Could not reach ${where}: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
+    throw (
+      timedOut(e) ??
+      new WebhookError("network", `Could not reach ${where}: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e })
+    );
   }
 
   let text: string;
   try {
     const declared = Number(res.headers.get("content-length") ?? "0");
-    if (declared > MAX_RESPONSE_BYTES) throw new WebhookError("invalid-response", `${where} answered with ${declared} bytes; at most ${MAX_RESPONSE_BYTES} are read.`, res.status);
+    if (declared > MAX_RESPONSE_BYTES)
+      throw new WebhookError(
+        "invalid-response",
+        `${where} answered with ${declared} bytes; at most ${MAX_RESPONSE_BYTES} are read.`,
+        res.status,
+      );
     text = await res.text();
   } catch (e) {
     if (e instanceof WebhookError) throw e;
-    throw timedOut(e) ?? new WebhookError("network", `Reading the answer of ${where} failed: ${e instanceof Error ? e.message : String(e)}`, res.status, { cause: e });
+    throw (
+      timedOut(e) ??
+      new WebhookError("network", `Reading the answer of ${where} failed: ${e instanceof Error ? e.message : String(e)}`, res.status, {
+        cause: e,
+      })
+    );
   }
 
   if (res.status < 200 || res.status > 299) {
@@ -89,12 +104,18 @@ export async function signedPost(req: SignedPostRequest): Promise<SignedPostResu
     const redirect = res.status >= 300 && res.status < 400 ? " (redirects are not followed; configure the final URL)" : "";
     throw new WebhookError("http", `${where} answered ${res.status}${redirect}${detail}`, res.status);
   }
-  if (text.length > MAX_RESPONSE_BYTES) throw new WebhookError("invalid-response", `${where} answered with more than ${MAX_RESPONSE_BYTES} bytes.`, res.status);
+  if (text.length > MAX_RESPONSE_BYTES)
+    throw new WebhookError("invalid-response", `${where} answered with more than ${MAX_RESPONSE_BYTES} bytes.`, res.status);
   if (text.trim() === "") return { status: res.status, data: null };
   try {
     return { status: res.status, data: JSON.parse(text) };
   } catch (e) {
-    throw new WebhookError("invalid-json", `${where} answered ${res.status} with a body that is not JSON: ${JSON.stringify(text.slice(0, 120))}`, res.status, { cause: e });
+    throw new WebhookError(
+      "invalid-json",
+      `${where} answered ${res.status} with a body that is not JSON: ${JSON.stringify(text.slice(0, 120))}`,
+      res.status,
+      { cause: e },
+    );
   }
 }
 

@@ -42,7 +42,11 @@ export async function webhookVerify(
   const parsed = WebhookVerdictSchema.safeParse(data);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ");
-    throw new WebhookError("invalid-response", `The verifier webhook's answer must be { reward: number in [0, 1], reasoning?: string }; ${issues}.`, status);
+    throw new WebhookError(
+      "invalid-response",
+      `The verifier webhook's answer must be { reward: number in [0, 1], reasoning?: string }; ${issues}.`,
+      status,
+    );
   }
   const { reward, reasoning } = parsed.data;
   const text = reasoning?.trim() ? reasoning.trim().slice(0, MAX_REASONING) : `The verifier webhook returned reward ${reward}.`;

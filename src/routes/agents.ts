@@ -31,7 +31,9 @@ export const agentRoutes = router()
       },
     }),
     async (c) => {
-      const { agent, created } = valueOf(await upsertAgent(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("json") }));
+      const { agent, created } = valueOf(
+        await upsertAgent(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("json") }),
+      );
       return created ? c.json(agent, 201) : c.json(agent, 200);
     },
   )
@@ -58,12 +60,21 @@ export const agentRoutes = router()
       tags: ["agents"],
       operationId: "deleteAgent",
       summary: "Delete an agent",
-      description: "Deletes the agent: erases its memory (experiences, cases, episodes, Q-values, library versions, jobs) and its vectors, cancels its practice runs and evaluations; every later call for it answers 404.",
+      description:
+        "Deletes the agent: erases its memory (experiences, cases, episodes, Q-values, library versions, jobs) and its vectors, cancels its practice runs and evaluations; every later call for it answers 404.",
       security,
       request: { params: AgentParams },
       responses: {
         200: jsonResponse(
-          z.object({ agentId: z.string(), deleted: z.literal(true), storageDeleted: z.boolean(), runsCancelled: z.number().int(), evaluationsCancelled: z.number().int() }).openapi("DeletedAgent"),
+          z
+            .object({
+              agentId: z.string(),
+              deleted: z.literal(true),
+              storageDeleted: z.boolean(),
+              runsCancelled: z.number().int(),
+              evaluationsCancelled: z.number().int(),
+            })
+            .openapi("DeletedAgent"),
           "Deleted",
         ),
         ...commonErrors,

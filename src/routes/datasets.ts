@@ -36,7 +36,11 @@ const UploadResult = UploadResultSchema.openapi("TaskUploadResult");
 // The bare schema: `.nullable()` of the registered component would make the component itself nullable.
 const Created = DatasetDetail.extend({ upload: UploadResultSchema.nullable() }).openapi("CreatedDataset");
 const DatasetParams = z.object({
-  datasetId: z.string().min(1).max(64).openapi({ param: { name: "datasetId", in: "path" }, example: "ds_0123456789abcdef0123" }),
+  datasetId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "datasetId", in: "path" }, example: "ds_0123456789abcdef0123" }),
 });
 const base = "/v1/datasets";
 
@@ -60,7 +64,11 @@ async function ndjsonTasks(c: Context<AppEnv>): Promise<DatasetTaskInput[]> {
 
 /** The tasks of an upload: JSON `{ tasks }` (validated before the handler) or NDJSON, parsed here. */
 async function uploadedTasks(c: Context<AppEnv>, json: { tasks: DatasetTaskInput[] } | string | undefined): Promise<DatasetTaskInput[]> {
-  const tasks = NDJSON_TYPE_RE.test(c.req.header("content-type") ?? "") ? await ndjsonTasks(c) : typeof json === "object" ? json.tasks : undefined;
+  const tasks = NDJSON_TYPE_RE.test(c.req.header("content-type") ?? "")
+    ? await ndjsonTasks(c)
+    : typeof json === "object"
+      ? json.tasks
+      : undefined;
   if (!tasks) throw invalid("Send `{ tasks: [...] }` as JSON or one task a line as application/x-ndjson.");
   return tasks;
 }
@@ -73,7 +81,8 @@ export const datasetRoutes = router()
       tags: ["datasets"],
       operationId: "createDataset",
       summary: "Create a dataset",
-      description: "Creates a practice dataset (tenant-wide), optionally with up to 500 tasks. Tasks without a split go to train or holdout by a hash of their id.",
+      description:
+        "Creates a practice dataset (tenant-wide), optionally with up to 500 tasks. Tasks without a split go to train or holdout by a hash of their id.",
       security,
       request: jsonBody(DatasetCreateSchema.openapi("DatasetCreate")),
       responses: { 201: jsonResponse(Created, "Created"), ...commonErrors },
@@ -106,7 +115,10 @@ export const datasetRoutes = router()
     }),
     async (c) => {
       const tasks = () => uploadedTasks(c, c.req.valid("json"));
-      return c.json(valueOf(await addDatasetTasks(depsOf(c), c.get("principal"), { datasetId: c.req.valid("param").datasetId, tasks })), 200);
+      return c.json(
+        valueOf(await addDatasetTasks(depsOf(c), c.get("principal"), { datasetId: c.req.valid("param").datasetId, tasks })),
+        200,
+      );
     },
   )
   .openapi(
@@ -148,11 +160,15 @@ export const datasetRoutes = router()
       security,
       request: { params: DatasetParams, query: PageQuery.extend({ split: SplitSchema.optional() }) },
       responses: {
-        200: jsonResponse(z.object({ items: z.array(DatasetTaskSchema.openapi("DatasetTask")), nextCursor: z.string().nullable() }), "A page"),
+        200: jsonResponse(
+          z.object({ items: z.array(DatasetTaskSchema.openapi("DatasetTask")), nextCursor: z.string().nullable() }),
+          "A page",
+        ),
         ...commonErrors,
       },
     }),
-    async (c) => c.json(valueOf(await listDatasetTasks(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
+    async (c) =>
+      c.json(valueOf(await listDatasetTasks(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -186,12 +202,16 @@ export const datasetRoutes = router()
           Created.extend({
             withheld: z
               .array(z.object({ episodeId: z.string(), reason: z.string() }))
-              .describe("Matching episodes left out because the admission step holds their text (see the agent's quarantine)"),
+              .describe("Matching episodes left out because the screening step holds their text (see the agent's quarantine)"),
           }),
           "Created",
         ),
         ...commonErrors,
       },
     }),
-    async (c) => c.json(valueOf(await createDatasetFromEpisodes(depsOf(c), c.get("principal"), { ...c.req.valid("json"), ...c.req.valid("param") })), 201),
+    async (c) =>
+      c.json(
+        valueOf(await createDatasetFromEpisodes(depsOf(c), c.get("principal"), { ...c.req.valid("json"), ...c.req.valid("param") })),
+        201,
+      ),
   );

@@ -1,13 +1,27 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeRetrievalSchema, EpisodeSchema, JobSchema } from "../core/episode-types";
+import {
+  AttemptCreateSchema,
+  AttemptSchema,
+  EpisodeCreateSchema,
+  EpisodeEndSchema,
+  EpisodeRetrievalSchema,
+  EpisodeSchema,
+  JobSchema,
+} from "../core/episode-types";
 import { depsOf, valueOf } from "../http/use-case";
 import { endEpisode, getEpisode, listEpisodeRetrievals, listEpisodes, logAttempt, startEpisode } from "../services/episodes";
 import { listJobs, retryJob } from "../services/live-jobs";
 import { AgentParams, IdempotencyHeader, markReplay, queryLimit } from "./schemas";
 
 const Episode = EpisodeSchema.openapi("Episode");
-const EpisodeParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+const EpisodeParams = AgentParams.extend({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 const base = "/v1/agents/{agentId}/episodes";
 
 export const episodeRoutes = router()
@@ -18,7 +32,8 @@ export const episodeRoutes = router()
       tags: ["episodes"],
       operationId: "startEpisode",
       summary: "Start an episode",
-      description: "Starts an episode: one task the agent is working on. Pass its id to `getPrompt` or `retrieve` (episodeId) so that ending it rewards what they showed.",
+      description:
+        "Starts an episode: one task the agent is working on. Pass its id to `getPrompt` or `retrieve` (episodeId) so that ending it rewards what they showed.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(EpisodeCreateSchema.openapi("EpisodeCreate")) },
       responses: { 201: jsonResponse(Episode.extend({ episodeId: z.string() }), "Started"), ...commonErrors },
@@ -37,7 +52,8 @@ export const episodeRoutes = router()
       tags: ["episodes"],
       operationId: "logAttempt",
       summary: "Log an attempt",
-      description: "Logs one attempt at the episode's task. Stack traces are digested (type @ file:line: message) and secrets redacted before storage.",
+      description:
+        "Logs one attempt at the episode's task. Stack traces are digested (type @ file:line: message) and secrets redacted before storage.",
       security,
       request: { params: EpisodeParams, ...jsonBody(AttemptCreateSchema.openapi("AttemptCreate")) },
       responses: { 201: jsonResponse(AttemptSchema.openapi("Attempt"), "Logged"), ...commonErrors },
@@ -61,7 +77,10 @@ export const episodeRoutes = router()
     }),
     async (c) => {
       const { agentId, id: episodeId } = c.req.valid("param");
-      return c.json(valueOf(await endEpisode(depsOf(c), c.get("principal"), { agentId, episodeId, end: c.req.valid("json") })).episode, 200);
+      return c.json(
+        valueOf(await endEpisode(depsOf(c), c.get("principal"), { agentId, episodeId, end: c.req.valid("json") })).episode,
+        200,
+      );
     },
   )
   .openapi(
@@ -88,10 +107,14 @@ export const episodeRoutes = router()
       tags: ["episodes"],
       operationId: "listEpisodeRetrievals",
       summary: "List an episode's retrievals",
-      description: "What the agent retrieved for the episode, oldest first: each query with the items it returned in rank order, their scores and signals, and whether a reward has credited it. Retrievals older than the agent's retention are gone.",
+      description:
+        "What the agent retrieved for the episode, oldest first: each query with the items it returned in rank order, their scores and signals, and whether a reward has credited it. Retrievals older than the agent's retention are gone.",
       security,
       request: { params: EpisodeParams },
-      responses: { 200: jsonResponse(z.object({ items: z.array(EpisodeRetrievalSchema.openapi("EpisodeRetrieval")) }), "The retrievals"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(EpisodeRetrievalSchema.openapi("EpisodeRetrieval")) }), "The retrievals"),
+        ...commonErrors,
+      },
     }),
     async (c) => {
       const { agentId, id: episodeId } = c.req.valid("param");

@@ -13,8 +13,20 @@ import { depsOf, valueOf } from "../http/use-case";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/evaluations";
-const EvaluationParams = AgentParams.extend({ evaluationId: z.string().min(1).max(64).openapi({ param: { name: "evaluationId", in: "path" } }) });
-const ComparisonParams = AgentParams.extend({ comparisonId: z.string().min(1).max(64).openapi({ param: { name: "comparisonId", in: "path" } }) });
+const EvaluationParams = AgentParams.extend({
+  evaluationId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "evaluationId", in: "path" } }),
+});
+const ComparisonParams = AgentParams.extend({
+  comparisonId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "comparisonId", in: "path" } }),
+});
 
 const EvaluationListItem = z.object({
   evaluationId: z.string(),
@@ -41,7 +53,11 @@ export const evaluationRoutes = router()
       responses: { 202: jsonResponse(z.object({ evaluationId: z.string() }), "Accepted; poll the evaluation"), ...commonErrors },
     }),
     async (c) => {
-      const input = { agentId: c.req.valid("param").agentId, evaluation: c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const input = {
+        agentId: c.req.valid("param").agentId,
+        evaluation: c.req.valid("json"),
+        idempotencyKey: c.req.valid("header")["idempotency-key"],
+      };
       const r = valueOf(await startEvaluation(depsOf(c), c.get("principal"), input));
       markReplay(c, r.replayed);
       return c.json({ evaluationId: r.evaluationId }, 202);
@@ -59,12 +75,19 @@ export const evaluationRoutes = router()
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(CompareCreateSchema.openapi("ComparisonCreate")) },
       responses: {
-        202: jsonResponse(z.object({ comparisonId: z.string(), evaluations: z.object({ a: z.string(), b: z.string() }) }), "Accepted; poll the comparison"),
+        202: jsonResponse(
+          z.object({ comparisonId: z.string(), evaluations: z.object({ a: z.string(), b: z.string() }) }),
+          "Accepted; poll the comparison",
+        ),
         ...commonErrors,
       },
     }),
     async (c) => {
-      const input = { agentId: c.req.valid("param").agentId, comparison: c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const input = {
+        agentId: c.req.valid("param").agentId,
+        comparison: c.req.valid("json"),
+        idempotencyKey: c.req.valid("header")["idempotency-key"],
+      };
       const r = valueOf(await compareLibraries(depsOf(c), c.get("principal"), input));
       markReplay(c, r.replayed);
       return c.json({ comparisonId: r.comparisonId, evaluations: r.evaluations }, 202);
@@ -78,7 +101,8 @@ export const evaluationRoutes = router()
       tags: ["evaluations"],
       operationId: "getComparison",
       summary: "Get a comparison",
-      description: "A comparison: both accuracies and, once both evaluations completed, the paired difference (b − a) with its 95% interval.",
+      description:
+        "A comparison: both accuracies and, once both evaluations completed, the paired difference (b − a) with its 95% interval.",
       security,
       request: { params: ComparisonParams },
       responses: { 200: jsonResponse(ComparisonViewSchema.openapi("Comparison"), "The comparison"), ...commonErrors },
@@ -95,9 +119,13 @@ export const evaluationRoutes = router()
       description: "Evaluations of the agent, newest first, with accuracy once completed.",
       security,
       request: { params: AgentParams, query: PageQuery },
-      responses: { 200: jsonResponse(z.object({ items: z.array(EvaluationListItem), nextCursor: z.string().nullable() }), "A page of evaluations"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(EvaluationListItem), nextCursor: z.string().nullable() }), "A page of evaluations"),
+        ...commonErrors,
+      },
     }),
-    async (c) => c.json(valueOf(await listEvaluations(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
+    async (c) =>
+      c.json(valueOf(await listEvaluations(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({

@@ -35,14 +35,24 @@ const DeliverySchema = z
     status: z.enum(["pending", "sending", "retrying", "delivered", "failed"]),
     attempts: z.number().int(),
     attemptLog: z.array(
-      z.object({ at: timestamp, status: z.number().int().optional().openapi({ description: "The receiver's HTTP status" }), error: z.string().optional() }),
+      z.object({
+        at: timestamp,
+        status: z.number().int().optional().openapi({ description: "The receiver's HTTP status" }),
+        error: z.string().optional(),
+      }),
     ),
     createdAt: timestamp,
     deliveredAt: timestamp.nullable(),
   })
   .openapi("EventDelivery");
 
-const EndpointParams = z.object({ endpointId: z.string().min(1).max(64).openapi({ param: { name: "endpointId", in: "path" } }) });
+const EndpointParams = z.object({
+  endpointId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "endpointId", in: "path" } }),
+});
 
 export const eventRoutes = router()
   .openapi(
@@ -97,7 +107,8 @@ export const eventRoutes = router()
       tags: ["events"],
       operationId: "listEventDeliveries",
       summary: "The delivery log (unrestricted admin)",
-      description: "Each event sent to each endpoint, newest first, with its status and every attempt (time, the receiver's status, the error).",
+      description:
+        "Each event sent to each endpoint, newest first, with its status and every attempt (time, the receiver's status, the error).",
       security,
       request: {
         query: PageQuery.extend({
@@ -105,7 +116,10 @@ export const eventRoutes = router()
           eventId: z.string().min(1).max(200).optional(),
         }),
       },
-      responses: { 200: jsonResponse(z.object({ items: z.array(DeliverySchema), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(DeliverySchema), nextCursor: z.string().nullable() }), "A page"),
+        ...commonErrors,
+      },
     }),
     async (c) => c.json(valueOf(await listEventDeliveries(depsOf(c), c.get("principal"), c.req.valid("query"))), 200),
   );

@@ -16,7 +16,13 @@ const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number()
 const AddedExperience = VersionedExperience.extend({
   similar: SimilarLessonsSchema,
 }).openapi("AddedExperience");
-const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+const IdParams = AgentParams.extend({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 const base = "/v1/agents/{agentId}/experiences";
 
 export const experienceRoutes = router()
@@ -28,13 +34,18 @@ export const experienceRoutes = router()
       operationId: "addExperience",
       summary: "Add an experience",
       description:
-        "Adds one lesson to the agent's library as a new library version. The text passes the admission step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.",
+        "Adds one lesson to the agent's library as a new library version. The text passes the screening step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(ExperienceCreateSchema.openapi("ExperienceCreate")) },
       responses: { 201: jsonResponse(AddedExperience, "Created"), ...commonErrors },
     }),
     async (c) => {
-      const input = { ...c.req.valid("param"), lesson: c.req.valid("json"), door: "api" as const, idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const input = {
+        ...c.req.valid("param"),
+        lesson: c.req.valid("json"),
+        door: "api" as const,
+        idempotencyKey: c.req.valid("header")["idempotency-key"],
+      };
       const { value, replayed } = valueOf(await addLesson(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
       return c.json(value, 201);
@@ -50,7 +61,10 @@ export const experienceRoutes = router()
       description: "The agent's experiences with label, Q and counts. Filters: source, tag, status, minQ, contains; cursor pagination.",
       security,
       request: { params: AgentParams, query: ListFilterSchema },
-      responses: { 200: jsonResponse(z.object({ items: z.array(Experience), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(Experience), nextCursor: z.string().nullable() }), "A page"),
+        ...commonErrors,
+      },
     }),
     async (c) => {
       const input = { agentId: c.req.valid("param").agentId, filter: c.req.valid("query") };
@@ -121,7 +135,12 @@ export const experienceRoutes = router()
       },
     }),
     async (c) => {
-      const input = { ...c.req.valid("param"), ...c.req.valid("json"), door: "api" as const, idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const input = {
+        ...c.req.valid("param"),
+        ...c.req.valid("json"),
+        door: "api" as const,
+        idempotencyKey: c.req.valid("header")["idempotency-key"],
+      };
       const { value, replayed } = valueOf(await applyLessonBatch(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
       return c.json(value, 200);

@@ -20,7 +20,8 @@ export const healthRoutes = router()
       security: [],
       operationId: "getServiceIndex",
       summary: "Where to start",
-      description: "What this service is and where its documentation, OpenAPI document, dashboard, health check and MCP endpoint are. A browser (Accept: text/html) is redirected to the docs.",
+      description:
+        "What this service is and where its documentation, OpenAPI document, dashboard, health check and MCP endpoint are. A browser (Accept: text/html) is redirected to the docs.",
       responses: {
         200: jsonResponse(ServiceIndex, "Links to the service's entry points"),
         302: { description: "To /docs, for a browser" },
@@ -46,7 +47,8 @@ export const healthRoutes = router()
       security: [],
       operationId: "getHealth",
       summary: "Liveness",
-      description: "Answers 200 when the Worker runs and D1 is reachable, 503 otherwise. Needs no key; for load balancers and uptime checks.",
+      description:
+        "Answers 200 when the Worker runs and D1 is reachable, 503 otherwise. Needs no key; for load balancers and uptime checks.",
       responses: {
         200: jsonResponse(z.object({ status: z.literal("ok"), d1: z.literal("ok"), time: z.string() }), "Healthy"),
         503: jsonResponse(z.object({ status: z.literal("degraded"), d1: z.string(), time: z.string() }), "D1 unreachable"),

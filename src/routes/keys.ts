@@ -33,7 +33,13 @@ const CreateKeyBody = z
   .strict()
   .openapi("CreateKey");
 
-const KeyIdParams = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+const KeyIdParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 
 export const keyRoutes = router()
   .openapi(
@@ -95,7 +101,8 @@ export const keyRoutes = router()
       tags: ["keys"],
       operationId: "revokeApiKey",
       summary: "Revoke an API key",
-      description: "Revokes a key of the tenant (admin scope). The key answers 401 from the next request on; the tenant's last unrestricted admin key cannot be revoked.",
+      description:
+        "Revokes a key of the tenant (admin scope). The key answers 401 from the next request on; the tenant's last unrestricted admin key cannot be revoked.",
       security,
       request: { params: KeyIdParams },
       responses: { 200: jsonResponse(KeySchema, "The revoked key"), ...commonErrors },
@@ -114,7 +121,10 @@ export const keyRoutes = router()
       security,
       request: { params: KeyIdParams },
       responses: {
-        201: jsonResponse(KeySchema.extend({ apiKey: z.string(), revoked: RevokedKeySchema }).openapi("RotatedKey"), "The new key; `apiKey` is shown once"),
+        201: jsonResponse(
+          KeySchema.extend({ apiKey: z.string(), revoked: RevokedKeySchema }).openapi("RotatedKey"),
+          "The new key; `apiKey` is shown once",
+        ),
         ...commonErrors,
       },
     }),

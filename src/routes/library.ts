@@ -25,7 +25,13 @@ export const LibraryExportSchema = z
     libraryVersion: z.number().int(),
     exportedAt: timestamp,
     experiences: z
-      .array(ExperienceContentSchema.extend({ id: z.string().min(1).max(64), q: z.number().min(-1).max(1), provenance: ProvenanceSchema.nullable() }))
+      .array(
+        ExperienceContentSchema.extend({
+          id: z.string().min(1).max(64),
+          q: z.number().min(-1).max(1),
+          provenance: ProvenanceSchema.nullable(),
+        }),
+      )
       .max(50_000),
   })
   .openapi("LibraryExport");
@@ -51,9 +57,13 @@ export const libraryRoutes = router()
         params: AgentParams,
         query: z.object({ limit: queryLimit(200, 50), cursor: queryNumber(z.number().int().min(1)).optional() }),
       },
-      responses: { 200: jsonResponse(z.object({ items: z.array(VersionMeta), nextCursor: z.string().nullable() }), "Versions"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(VersionMeta), nextCursor: z.string().nullable() }), "Versions"),
+        ...commonErrors,
+      },
     }),
-    async (c) => c.json(valueOf(await libraryVersions(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
+    async (c) =>
+      c.json(valueOf(await libraryVersions(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -66,7 +76,10 @@ export const libraryRoutes = router()
       security,
       request: { params: VersionParams },
       responses: {
-        200: jsonResponse(VersionMeta.extend({ experiences: z.array(Snapshot.extend({ label: z.string().nullable() })) }), "The library at n"),
+        200: jsonResponse(
+          VersionMeta.extend({ experiences: z.array(Snapshot.extend({ label: z.string().nullable() })) }),
+          "The library at n",
+        ),
         ...commonErrors,
       },
     }),
@@ -86,7 +99,12 @@ export const libraryRoutes = router()
         200: jsonResponse(
           VersionMeta.extend({
             diff: z.array(
-              z.object({ id: z.string(), op: z.enum(["create", "update", "archive", "delete", "restore"]), before: Snapshot.nullable(), after: Snapshot.nullable() }),
+              z.object({
+                id: z.string(),
+                op: z.enum(["create", "update", "archive", "delete", "restore"]),
+                before: Snapshot.nullable(),
+                after: Snapshot.nullable(),
+              }),
             ),
           }),
           "The diff",
@@ -103,9 +121,19 @@ export const libraryRoutes = router()
       tags: ["library"],
       operationId: "rollbackLibrary",
       summary: "Roll the library back",
-      description: "Restores the library of an earlier version, recorded as a new version (so the rollback can itself be rolled back). Rolling back to the current library answers `unchanged: true`.",
+      description:
+        "Restores the library of an earlier version, recorded as a new version (so the rollback can itself be rolled back). Rolling back to the current library answers `unchanged: true`.",
       security,
-      request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(z.object({ version: z.number().int().min(0) }).strict().openapi("Rollback")) },
+      request: {
+        params: AgentParams,
+        headers: IdempotencyHeader,
+        ...jsonBody(
+          z
+            .object({ version: z.number().int().min(0) })
+            .strict()
+            .openapi("Rollback"),
+        ),
+      },
       responses: { 200: jsonResponse(ApplyResult, "Rolled back"), ...commonErrors },
     }),
     async (c) => {
@@ -122,7 +150,8 @@ export const libraryRoutes = router()
       tags: ["library"],
       operationId: "exportLibrary",
       summary: "Export the library",
-      description: "The library's active and archived experiences with their Q, in the shape `importLibrary` takes, for another agent or another deployment.",
+      description:
+        "The library's active and archived experiences with their Q, in the shape `importLibrary` takes, for another agent or another deployment.",
       security,
       request: { params: AgentParams },
       responses: { 200: jsonResponse(LibraryExportSchema, "The export"), ...commonErrors },
@@ -137,12 +166,17 @@ export const libraryRoutes = router()
       operationId: "importLibrary",
       summary: "Import a library",
       description:
-        "Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes admission (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.",
+        "Imports an export: `merge` adds the experiences the library does not hold, `replace` makes the library equal to the export. One new version. Every imported text passes screening (flagged ones are quarantined) and gets source `import`; Q is kept only for an admin key. Ids are kept only where they are this service's experience ids; others get fresh ones.",
       security,
       request: {
         params: AgentParams,
         headers: IdempotencyHeader,
-        ...jsonBody(z.object({ mode: z.enum(["merge", "replace"]), library: LibraryExportSchema }).strict().openapi("LibraryImport")),
+        ...jsonBody(
+          z
+            .object({ mode: z.enum(["merge", "replace"]), library: LibraryExportSchema })
+            .strict()
+            .openapi("LibraryImport"),
+        ),
       },
       responses: { 200: jsonResponse(ApplyResult, "Imported"), ...commonErrors },
     }),

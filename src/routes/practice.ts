@@ -21,7 +21,13 @@ import { AgentParams, IdempotencyHeader, markReplay, PageQuery, queryNumber, tim
 import { idString } from "../core/text-rules";
 
 const base = "/v1/agents/{agentId}/practice-runs";
-const RunParams = AgentParams.extend({ runId: z.string().min(1).max(64).openapi({ param: { name: "runId", in: "path" } }) });
+const RunParams = AgentParams.extend({
+  runId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "runId", in: "path" } }),
+});
 const StepParams = RunParams.extend({ n: queryNumber(z.number().int().min(0).max(100_000)).openapi({ param: { name: "n", in: "path" } }) });
 const RunView = RunViewSchema.openapi("PracticeRun");
 const Json = z.record(z.string(), z.unknown());
@@ -48,13 +54,21 @@ export const practiceRoutes = router()
       tags: ["practice"],
       operationId: "startPracticeRun",
       summary: "Start a practice run",
-      description: "Starts a Training-Free GRPO practice run on a dataset: rollouts with the library injected, verification, group summaries and one batch update of the library per step; the result is promoted as one library version. Needs an LLM.",
+      description:
+        "Starts a Training-Free GRPO practice run on a dataset: rollouts with the library injected, verification, group summaries and one batch update of the library per step; the result is promoted as one library version. Needs an LLM.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(RunCreateSchema.openapi("PracticeRunCreate")) },
-      responses: { 202: jsonResponse(z.object({ runId: z.string(), status: RunStatusSchema }), "Accepted; the run is queued"), ...commonErrors },
+      responses: {
+        202: jsonResponse(z.object({ runId: z.string(), status: RunStatusSchema }), "Accepted; the run is queued"),
+        ...commonErrors,
+      },
     }),
     async (c) => {
-      const input = { agentId: c.req.valid("param").agentId, run: c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
+      const input = {
+        agentId: c.req.valid("param").agentId,
+        run: c.req.valid("json"),
+        idempotencyKey: c.req.valid("header")["idempotency-key"],
+      };
       const r = valueOf(await startPracticeRun(depsOf(c), c.get("principal"), input));
       markReplay(c, r.replayed);
       return c.json({ runId: r.runId, status: r.status }, 202);
@@ -71,9 +85,13 @@ export const practiceRoutes = router()
       description: "Practice runs of the agent, newest first, with status and summary.",
       security,
       request: { params: AgentParams, query: PageQuery },
-      responses: { 200: jsonResponse(z.object({ items: z.array(RunListItem), nextCursor: z.string().nullable() }), "A page of runs"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(RunListItem), nextCursor: z.string().nullable() }), "A page of runs"),
+        ...commonErrors,
+      },
     }),
-    async (c) => c.json(valueOf(await listPracticeRuns(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
+    async (c) =>
+      c.json(valueOf(await listPracticeRuns(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -100,7 +118,13 @@ export const practiceRoutes = router()
       security,
       request: {
         params: RunParams,
-        headers: z.object({ "last-event-id": z.string().regex(/^\d{1,12}$/).optional().openapi({ param: { name: "last-event-id", in: "header" } }) }),
+        headers: z.object({
+          "last-event-id": z
+            .string()
+            .regex(/^\d{1,12}$/)
+            .optional()
+            .openapi({ param: { name: "last-event-id", in: "header" } }),
+        }),
       },
       responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: z.string() } } }, ...commonErrors },
     }),
@@ -142,7 +166,8 @@ export const practiceRoutes = router()
       tags: ["practice"],
       operationId: "getPracticeRunStep",
       summary: "Get a run's step",
-      description: "One step: groups kept and filtered with rewards, proposals with reasoning, the final plan, dropped ops with reasons, the library diff.",
+      description:
+        "One step: groups kept and filtered with rewards, proposals with reasoning, the final plan, dropped ops with reasons, the library diff.",
       security,
       request: { params: StepParams },
       responses: { 200: jsonResponse(Json, "The step"), ...commonErrors },
@@ -168,9 +193,16 @@ export const practiceRoutes = router()
           cursor: z.string().max(200).optional(),
         }),
       },
-      responses: { 200: jsonResponse(z.object({ items: z.array(Json), nextCursor: z.string().nullable() }), "A page of rollouts"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(Json), nextCursor: z.string().nullable() }), "A page of rollouts"),
+        ...commonErrors,
+      },
     }),
-    async (c) => c.json(valueOf(await listPracticeRunRollouts(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
+    async (c) =>
+      c.json(
+        valueOf(await listPracticeRunRollouts(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })),
+        200,
+      ),
   )
   .openapi(
     createRoute({
@@ -193,7 +225,8 @@ export const practiceRoutes = router()
       tags: ["practice"],
       operationId: "getPracticeRunCurve",
       summary: "Get a run's learning curve",
-      description: "The learning curve: mean train reward, library size and tokens per step; holdout accuracy with its 95% interval per evaluated epoch (epoch 0, the starting library, first).",
+      description:
+        "The learning curve: mean train reward, library size and tokens per step; holdout accuracy with its 95% interval per evaluated epoch (epoch 0, the starting library, first).",
       security,
       request: { params: RunParams },
       responses: { 200: jsonResponse(CurveSchema.openapi("PracticeCurve"), "The curve"), ...commonErrors },
@@ -225,8 +258,16 @@ export const practiceRoutes = router()
         "The result of a webhook rollout (of a practice run or an evaluation) that was answered with 202. Only the rollout's holder may post it: send the dispatch's `resultSecret` in the X-Praxis-Rollout-Secret header (401 without it). A repeated identical result answers `duplicate`; a different one, or one after the rollout's deadline, 409.",
       security,
       request: {
-        params: z.object({ rolloutId: z.string().min(1).max(200).openapi({ param: { name: "rolloutId", in: "path" } }) }),
-        headers: z.object({ "x-praxis-rollout-secret": z.string().max(200).optional().describe("the resultSecret sent with the rollout's dispatch") }),
+        params: z.object({
+          rolloutId: z
+            .string()
+            .min(1)
+            .max(200)
+            .openapi({ param: { name: "rolloutId", in: "path" } }),
+        }),
+        headers: z.object({
+          "x-praxis-rollout-secret": z.string().max(200).optional().describe("the resultSecret sent with the rollout's dispatch"),
+        }),
         ...jsonBody(RolloutAnswerSchema.openapi("RolloutAnswer")),
       },
       responses: {
@@ -235,7 +276,11 @@ export const practiceRoutes = router()
       },
     }),
     async (c) => {
-      const input = { rolloutId: c.req.valid("param").rolloutId, answer: c.req.valid("json"), secret: c.req.header(ROLLOUT_SECRET_HEADER) ?? null };
+      const input = {
+        rolloutId: c.req.valid("param").rolloutId,
+        answer: c.req.valid("json"),
+        secret: c.req.header(ROLLOUT_SECRET_HEADER) ?? null,
+      };
       return c.json(valueOf(await submitRolloutResult(depsOf(c), c.get("principal"), input)), 200);
     },
   );

@@ -6,13 +6,21 @@ import { deleteQuarantined, getQuarantined, listQuarantine, releaseQuarantined }
 import { AgentParams, queryLimit, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/quarantine";
-const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+const IdParams = AgentParams.extend({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 
 const HeldItem = z
   .object({
     id: z.string(),
     kind: MemoryKindSchema,
-    status: z.enum(["quarantined", "pending"]).describe("`quarantined`: flagged by the filter or the review; `pending`: waiting for the LLM safety review"),
+    status: z
+      .enum(["quarantined", "pending"])
+      .describe("`quarantined`: flagged by the filter or the review; `pending`: waiting for the LLM safety review"),
     reason: z.string().describe("Why it is held: the filter's findings or the reviewer's verdict"),
     wanted: z.string().describe("The status it takes when released"),
     door: z.string().describe("How it was written: api, mcp, import, rollback, live, practice, episode, review, admin"),
@@ -22,12 +30,15 @@ const HeldItem = z
     pattern: z.string().nullable(),
     keywords: z.array(z.string()),
     answer: z.string().nullable().describe("A case's answer"),
-    traceSummary: z.string().nullable().describe("A case's trace of what was tried (episode attempts, tool results): screened with its task and answer"),
+    traceSummary: z
+      .string()
+      .nullable()
+      .describe("A case's trace of what was tried (episode attempts, tool results): screened with its task and answer"),
   })
   .openapi("QuarantinedItem");
 
 /**
- * What the admission step holds back: never retrieved or injected, listed here for review, and
+ * What the screening step holds back: never retrieved or injected, listed here for review, and
  * released or deleted only with an admin key (each decision audited).
  */
 export const quarantineRoutes = router()
@@ -38,7 +49,8 @@ export const quarantineRoutes = router()
       tags: ["quarantine"],
       operationId: "listQuarantine",
       summary: "List held entries",
-      description: "Experiences and cases held by the admission step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.",
+      description:
+        "Experiences and cases held by the screening step (quarantined or pending review), each with its reason, the door it came through and the status it will be released to.",
       security,
       request: {
         params: AgentParams,
@@ -49,9 +61,13 @@ export const quarantineRoutes = router()
           cursor: z.string().min(1).max(64).optional(),
         }),
       },
-      responses: { 200: jsonResponse(z.object({ items: z.array(HeldItem), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(HeldItem), nextCursor: z.string().nullable() }), "A page"),
+        ...commonErrors,
+      },
     }),
-    async (c) => c.json(valueOf(await listQuarantine(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
+    async (c) =>
+      c.json(valueOf(await listQuarantine(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
   )
   .openapi(
     createRoute({
@@ -79,7 +95,9 @@ export const quarantineRoutes = router()
       request: { params: IdParams },
       responses: {
         200: jsonResponse(
-          z.object({ id: z.string(), kind: MemoryKindSchema, status: z.string(), libraryVersion: z.number().int().nullable() }).openapi("QuarantineRelease"),
+          z
+            .object({ id: z.string(), kind: MemoryKindSchema, status: z.string(), libraryVersion: z.number().int().nullable() })
+            .openapi("QuarantineRelease"),
           "Released",
         ),
         ...commonErrors,
@@ -98,7 +116,10 @@ export const quarantineRoutes = router()
       security,
       request: { params: IdParams },
       responses: {
-        200: jsonResponse(z.object({ id: z.string(), kind: MemoryKindSchema, libraryVersion: z.number().int().nullable(), deleted: z.literal(true) }), "Deleted"),
+        200: jsonResponse(
+          z.object({ id: z.string(), kind: MemoryKindSchema, libraryVersion: z.number().int().nullable(), deleted: z.literal(true) }),
+          "Deleted",
+        ),
         ...commonErrors,
       },
     }),

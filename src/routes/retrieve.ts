@@ -1,13 +1,20 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../core/memory-types";
+import {
+  ConsistencySchema,
+  MemoryFilterSchema,
+  MinVersionSchema,
+  PromptBlockSchema,
+  PromptBudgetSchema,
+  RetrieveRequestSchema,
+  RetrieveResponseSchema,
+} from "../core/memory-types";
 import { queryJson } from "../core/query-params";
 import { PhaseSchema } from "../core/scoring";
 import { depsOf, valueOf } from "../http/use-case";
 import { buildPrompt, retrieve } from "../services/retrieval";
 import { AgentParams, queryNumber } from "./schemas";
 import { idString } from "../core/text-rules";
-
 
 const PromptQuery = z.object({
   query: z.string().trim().min(1).max(8000).optional(),
@@ -17,7 +24,11 @@ const PromptQuery = z.object({
   maxCases: queryNumber(z.number().int().min(0).max(20)).default(3),
   filter: queryJson(MemoryFilterSchema)
     .optional()
-    .describe('A retrieval filter as JSON (the `filter` of POST …/retrieve), e.g. `{"tags":["billing"],"metadata":{"customer":"acme"}}`: only the lessons and cases it matches enter the block'),
+    .describe(
+      'A retrieval filter as JSON (the `filter` of POST …/retrieve), e.g. `{"tags":["billing"],"metadata":{"customer":"acme"}}`: only the lessons and cases it matches enter the block',
+    ),
+  minVersion: queryNumber(MinVersionSchema).optional(),
+  consistency: ConsistencySchema.optional(),
 });
 
 export const retrieveRoutes = router()
@@ -31,7 +42,10 @@ export const retrieveRoutes = router()
       description: "Utility-ranked retrieval: similarity filter (phase A), then z-scored blend of similarity and Q (phase B).",
       security,
       request: { params: AgentParams, ...jsonBody(RetrieveRequestSchema.openapi("RetrieveRequest")) },
-      responses: { 200: jsonResponse(RetrieveResponseSchema.openapi("RetrieveResponse"), "Ranked items with explanations"), ...commonErrors },
+      responses: {
+        200: jsonResponse(RetrieveResponseSchema.openapi("RetrieveResponse"), "Ranked items with explanations"),
+        ...commonErrors,
+      },
     }),
     async (c) => {
       const input = { ...c.req.valid("param"), request: c.req.valid("json") };
@@ -49,10 +63,7 @@ export const retrieveRoutes = router()
       security,
       request: { params: AgentParams, query: PromptQuery },
       responses: {
-        200: jsonResponse(
-          PromptBlockSchema.openapi("PromptBlock"),
-          "The prompt block",
-        ),
+        200: jsonResponse(PromptBlockSchema.openapi("PromptBlock"), "The prompt block"),
         ...commonErrors,
       },
     }),

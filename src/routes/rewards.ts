@@ -5,7 +5,6 @@ import { depsOf, valueOf } from "../http/use-case";
 import { reportReward, utilityAnalytics } from "../services/rewards";
 import { AgentParams, IdempotencyHeader, markReplay, queryNumber } from "./schemas";
 
-
 export const rewardRoutes = router()
   .openapi(
     createRoute({
@@ -46,6 +45,9 @@ export const rewardRoutes = router()
       responses: { 200: jsonResponse(AnalyticsSchema.openapi("Analytics"), "Analytics"), ...commonErrors },
     }),
     async (c) => {
-      return c.json(valueOf(await utilityAnalytics(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })).analytics, 200);
+      return c.json(
+        valueOf(await utilityAnalytics(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })).analytics,
+        200,
+      );
     },
   );

@@ -26,7 +26,10 @@ export const IdempotencyHeader = z.object({
     .string()
     .regex(IDEMPOTENCY_KEY_RE, "1-255 visible ASCII characters")
     .optional()
-    .openapi({ param: { name: "idempotency-key", in: "header" }, description: "Retries with the same key replay the first result; 1-255 visible ASCII characters" }),
+    .openapi({
+      param: { name: "idempotency-key", in: "header" },
+      description: "Retries with the same key replay the first result; 1-255 visible ASCII characters",
+    }),
 });
 
 /** Tells the client that this response is the stored result of an earlier request with the same key. */

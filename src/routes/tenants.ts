@@ -57,7 +57,13 @@ const RotatedTenantKey = z
   })
   .openapi("RotatedTenantKey");
 
-const TenantParams = z.object({ tenantId: z.string().min(1).max(64).openapi({ param: { name: "tenantId", in: "path" } }) });
+const TenantParams = z.object({
+  tenantId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "tenantId", in: "path" } }),
+});
 
 export const tenantRoutes = router()
   .openapi(
@@ -67,7 +73,8 @@ export const tenantRoutes = router()
       tags: ["tenants"],
       operationId: "createTenant",
       summary: "Create a tenant",
-      description: "Creates a tenant and its first unrestricted admin API key, which the response shows once. Needs the operator key (PRAXIS_ADMIN_KEY).",
+      description:
+        "Creates a tenant and its first unrestricted admin API key, which the response shows once. Needs the operator key (PRAXIS_ADMIN_KEY).",
       security,
       request: jsonBody(CreateTenantBody),
       responses: { 201: jsonResponse(CreatedTenant, "Tenant created"), ...commonErrors },
@@ -84,7 +91,10 @@ export const tenantRoutes = router()
       description: "Every tenant, newest first, with cursor pagination. Needs the operator key (PRAXIS_ADMIN_KEY); no secret is returned.",
       security,
       request: { query: PageQuery },
-      responses: { 200: jsonResponse(z.object({ items: z.array(TenantSchema), nextCursor: z.string().nullable() }), "A page"), ...commonErrors },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(TenantSchema), nextCursor: z.string().nullable() }), "A page"),
+        ...commonErrors,
+      },
     }),
     async (c) => c.json(valueOf(await listTenants(depsOf(c), c.get("principal"), c.req.valid("query"))), 200),
   )
@@ -101,5 +111,6 @@ export const tenantRoutes = router()
       request: { params: TenantParams, ...jsonBody(RotateTenantKeyBody) },
       responses: { 201: jsonResponse(RotatedTenantKey, "The new key; the old ones are revoked"), ...commonErrors },
     }),
-    async (c) => c.json(valueOf(await rotateTenantAdminKey(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("json") })), 201),
+    async (c) =>
+      c.json(valueOf(await rotateTenantAdminKey(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("json") })), 201),
   );

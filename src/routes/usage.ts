@@ -27,7 +27,10 @@ const instant = (end: boolean, description: string) =>
   z
     .string()
     .max(40)
-    .refine((v) => parseInstant(v, end) !== null, "Use an ISO 8601 date or date-time (e.g. 2026-07-01 or 2026-07-01T12:00:00Z) or epoch milliseconds")
+    .refine(
+      (v) => parseInstant(v, end) !== null,
+      "Use an ISO 8601 date or date-time (e.g. 2026-07-01 or 2026-07-01T12:00:00Z) or epoch milliseconds",
+    )
     .optional()
     .openapi({ description, example: end ? "2026-07-31" : "2026-07-01" });
 
@@ -40,7 +43,8 @@ const UsageQuery = z
   .superRefine((q, ctx) => {
     const from = q.from !== undefined ? parseInstant(q.from, false) : null;
     const to = q.to !== undefined ? parseInstant(q.to, true) : null;
-    if (from !== null && to !== null && from > to) ctx.addIssue({ code: "custom", path: ["from"], message: "`from` must not be after `to`" });
+    if (from !== null && to !== null && from > to)
+      ctx.addIssue({ code: "custom", path: ["from"], message: "`from` must not be after `to`" });
   });
 
 const Totals = z.object({
@@ -49,12 +53,17 @@ const Totals = z.object({
   tokensOut: z.number().int(),
   costUsd: z.number().openapi({ description: "Estimated from LLM_PRICES; 0 for models without a price" }),
   openCalls: z.number().int().openapi({
-    description: "Calls with no answer on record yet: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap)",
+    description:
+      "Calls with no answer on record yet: in flight now, or cut off when the runtime died. Each is counted once, at its estimate (prompt size + output cap)",
   }),
   abandonedCalls: z.number().int().openapi({
-    description: "Calls whose answer never came: open past their timeout, marked by the sweep (every 5 minutes). Each is counted once, at its estimate",
+    description:
+      "Calls whose answer never came: open past their timeout, marked by the sweep (every 5 minutes). Each is counted once, at its estimate",
   }),
-  failedCalls: z.number().int().openapi({ description: "Calls that ended in an error; an error answer counts 0 tokens, a timeout its estimate" }),
+  failedCalls: z
+    .number()
+    .int()
+    .openapi({ description: "Calls that ended in an error; an error answer counts 0 tokens, a timeout its estimate" }),
   estimatedCalls: z.number().int().openapi({
     description: "Calls whose tokens are estimates rather than the provider's count: the open and abandoned ones and answers without usage",
   }),
@@ -91,7 +100,10 @@ export const usageRoutes = router().openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const range = { from: q.from !== undefined ? parseInstant(q.from, false)! : undefined, to: q.to !== undefined ? parseInstant(q.to, true)! : undefined };
+    const range = {
+      from: q.from !== undefined ? parseInstant(q.from, false)! : undefined,
+      to: q.to !== undefined ? parseInstant(q.to, true)! : undefined,
+    };
     return c.json(valueOf(await usageReport(depsOf(c), c.get("principal"), { ...range, groupBy: q.groupBy })), 200);
   },
 );

@@ -43,7 +43,7 @@ function tenantFromBody(raw: string): string | undefined {
 }
 
 const REASONS = {
-  missing: "Send `X-Praxis-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\">`.",
+  missing: 'Send `X-Praxis-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`.',
   malformed: `The X-Praxis-Signature header must have the form \`t=<unix seconds>,v1=<64 hex chars>\`, with at most ${MAX_SIGNATURE_CANDIDATES} v1 entries.`,
   stale: `The signature timestamp is more than ${WEBHOOK_TOLERANCE_SEC} seconds away from the server clock; sign each delivery when it is sent.`,
   mismatch:
@@ -77,7 +77,6 @@ const verifyWebhook = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-
 const SessionEnd = SessionEndSchema.openapi("SessionEnd");
 const IngestedSession = z
   .object({
@@ -93,12 +92,9 @@ const headers = z.object({
     description: 'Stripe-style signature `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`; at most 5 minutes old',
     example: "t=1767225600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
   }),
-  [TENANT_HEADER]: z
-    .string()
-    .optional()
-    .openapi({
-      description: "The tenant whose secret signed the body; defaults to the body's `tenantId`, and must equal it when both are given",
-    }),
+  [TENANT_HEADER]: z.string().optional().openapi({
+    description: "The tenant whose secret signed the body; defaults to the body's `tenantId`, and must equal it when both are given",
+  }),
 });
 
 const { 403: _forbidden, ...webhookErrors } = commonErrors;

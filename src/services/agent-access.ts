@@ -7,11 +7,11 @@ import { notFound, unavailable } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { AGENT_MEMORY_CONTRACT } from "../../durable-objects/agent-memory/contract";
-import { memoryStub } from "./agent-memory";
+import { memoryName } from "./agent-memory";
 import { d1Read } from "./binding-faults";
 import { resilientObject, type Resilient } from "./object-stub";
 import { Semaphore, SemaphoreTimeoutError } from "../core/semaphore";
-import { flushMarksIfDue, markAgentActive } from "./usage-marks";
+import { flushMarksIfDue, markAgentActive } from "./activity-marks";
 
 /**
  * An agent as a use case reaches it: the caller's access, the agent's row when the use case needs
@@ -30,12 +30,11 @@ const WRITE_SLOT_WAIT_MS = 15_000;
 const MAX_WRITE_SLOT_SETS = 1_000;
 const writeSlots = new Map<string, Semaphore>();
 
-function writeSlotsOf(tenantId: string, agentId: string): Semaphore {
-  const key = `${tenantId}\u0000${agentId}`;
-  let slots = writeSlots.get(key);
+function writeSlotsOf(name: string): Semaphore {
+  let slots = writeSlots.get(name);
   if (!slots) {
     if (writeSlots.size >= MAX_WRITE_SLOT_SETS) for (const [k, s] of writeSlots) if (s.inUse === 0 && s.waiting === 0) writeSlots.delete(k);
-    writeSlots.set(key, (slots = new Semaphore(WRITE_SLOTS_PER_AGENT, { maxWaitMs: WRITE_SLOT_WAIT_MS })));
+    writeSlots.set(name, (slots = new Semaphore(WRITE_SLOTS_PER_AGENT, { maxWaitMs: WRITE_SLOT_WAIT_MS })));
   }
   return slots;
 }
@@ -45,15 +44,21 @@ function writeSlotsOf(tenantId: string, agentId: string): Semaphore {
  * classes from its contract and writes bounded per agent (WRITE_SLOTS_PER_AGENT).
  */
 export function resilientMemory(env: Env, tenantId: string, agentId: string): Memory {
-  return resilientObject<AgentMemory>(AGENT_MEMORY_CONTRACT, () => memoryStub(env, tenantId, agentId), {
+  return memoryNamed(env, memoryName(tenantId, agentId));
+}
+
+/** The same by the object's name (`tenant:agent`), for senders that hold only the name (services/retrieval-counters). */
+export function memoryNamed(env: Env, name: string): Memory {
+  return resilientObject<AgentMemory>(AGENT_MEMORY_CONTRACT, () => env.AGENT_MEMORY.getByName(name), {
     outcomes: true,
     around: (retry, call) =>
       "read" in retry
         ? call()
-        : writeSlotsOf(tenantId, agentId)
+        : writeSlotsOf(name)
             .run(call)
             .catch((e: unknown) => {
-              if (e instanceof SemaphoreTimeoutError) throw unavailable(`This agent's memory has ${e.limit} writes from this instance in progress; retry after a short pause.`);
+              if (e instanceof SemaphoreTimeoutError)
+                throw unavailable(`This agent's memory has ${e.limit} writes from this instance in progress; retry after a short pause.`);
               throw e;
             }),
   });
@@ -81,7 +86,13 @@ export function agentMemory(deps: Pick<Deps, "env" | "waitUntil">, caller: Calle
 
 /** The agent's control-plane row, or undefined. */
 export function agentRow(env: Env, tenantId: string, agentId: string) {
-  return d1Read(() => db(env).select().from(agents).where(and(eq(agents.tenantId, tenantId), eq(agents.agentId, agentId))).get());
+  return d1Read(() =>
+    db(env)
+      .select()
+      .from(agents)
+      .where(and(eq(agents.tenantId, tenantId), eq(agents.agentId, agentId)))
+      .get(),
+  );
 }
 
 /**

@@ -18,20 +18,34 @@ export const presentAgent = (a: AgentRow) => ({
 });
 
 /** The agents a key may see, ordered by id, a page at a time. */
-export async function agentPage(env: Env, key: Pick<KeyPrincipal, "tenantId" | "agentIds">, page: { limit: number; cursor?: string | undefined }) {
+export async function agentPage(
+  env: Env,
+  key: Pick<KeyPrincipal, "tenantId" | "agentIds">,
+  page: { limit: number; cursor?: string | undefined },
+) {
   let after: string | undefined;
   if (page.cursor) {
     const decoded = decodeCursor(page.cursor);
-    if (!decoded || typeof decoded.a !== "string") throw invalid("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
+    if (!decoded || typeof decoded.a !== "string")
+      throw invalid("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
     after = decoded.a;
   }
   const rows = await db(env)
     .select()
     .from(agents)
-    .where(and(eq(agents.tenantId, key.tenantId), after ? gt(agents.agentId, after) : undefined, key.agentIds ? inArray(agents.agentId, key.agentIds) : undefined))
+    .where(
+      and(
+        eq(agents.tenantId, key.tenantId),
+        after ? gt(agents.agentId, after) : undefined,
+        key.agentIds ? inArray(agents.agentId, key.agentIds) : undefined,
+      ),
+    )
     .orderBy(asc(agents.agentId))
     .limit(page.limit + 1)
     .all();
   const items = rows.slice(0, page.limit);
-  return { items: items.map(presentAgent), nextCursor: rows.length > page.limit ? encodeCursor({ a: items[items.length - 1]!.agentId }) : null };
+  return {
+    items: items.map(presentAgent),
+    nextCursor: rows.length > page.limit ? encodeCursor({ a: items[items.length - 1]!.agentId }) : null,
+  };
 }

@@ -31,7 +31,14 @@ async function putAgent(env: Env, tenantId: string, agentId: string, displayName
     row = await d1Write(() => d.update(agents).set({ displayName, updatedAt: Date.now() }).where(where).returning().get());
   } else if (!row) {
     // Two concurrent PUTs race here; the primary key lets exactly one insert win.
-    const inserted = await d1Write(() => d.insert(agents).values({ tenantId, agentId, displayName: displayName ?? null }).onConflictDoNothing().returning().get());
+    const inserted = await d1Write(() =>
+      d
+        .insert(agents)
+        .values({ tenantId, agentId, displayName: displayName ?? null })
+        .onConflictDoNothing()
+        .returning()
+        .get(),
+    );
     created = inserted !== undefined;
     row = inserted ?? (await agentRow(env, tenantId, agentId));
   }
@@ -51,20 +58,30 @@ async function eraseAgent(env: Env, tenantId: string, agentId: string, log: { wa
     db(env)
       .select({ runId: practiceRuns.runId, status: practiceRuns.status })
       .from(practiceRuns)
-      .where(and(eq(practiceRuns.tenantId, tenantId), eq(practiceRuns.agentId, agentId), inArray(practiceRuns.status, ["creating", "queued", "running"])))
+      .where(
+        and(
+          eq(practiceRuns.tenantId, tenantId),
+          eq(practiceRuns.agentId, agentId),
+          inArray(practiceRuns.status, ["creating", "queued", "running"]),
+        ),
+      )
       .all(),
   );
   // A run still being set up has no object to cancel yet, or one its setup is still filling: its
   // row ends here, so the setup's last step (creating → queued) finds nothing to move and no
   // admission ever starts it. Its object, if any, also holds the old incarnation, refused by a new agent.
   await d1Write(() =>
-    env.DB.prepare("UPDATE practice_runs SET status = 'cancelled', error = 'the agent was deleted', updated_at = ?1 WHERE tenant_id = ?2 AND agent_id = ?3 AND status = 'creating'")
+    env.DB.prepare(
+      "UPDATE practice_runs SET status = 'cancelled', error = 'the agent was deleted', updated_at = ?1 WHERE tenant_id = ?2 AND agent_id = ?3 AND status = 'creating'",
+    )
       .bind(Date.now(), tenantId, agentId)
       .run(),
   );
   for (const { runId } of going.filter((r) => r.status !== "creating")) {
     // A run that cannot be cancelled now still cannot write to the deleted agent: its object refuses.
-    await cancelRun(env, { tenantId, agentId }, runId).catch((err: unknown) => log.warn("cancelling a deleted agent's run failed", { runId, err: String(err) }));
+    await cancelRun(env, { tenantId, agentId }, runId).catch((err: unknown) =>
+      log.warn("cancelling a deleted agent's run failed", { runId, err: String(err) }),
+    );
   }
   // Evaluations never write to the agent, but they would go on spending its tenant's LLM budget.
   const evaluationsCancelled = await cancelAgentEvaluations(env, tenantId, agentId, "the agent was deleted").catch((err: unknown) => {
@@ -106,7 +123,12 @@ export const deleteAgent = (deps: Deps, caller: Caller, input: { agentId: string
     const { agentId } = input;
     const key = requireAgentAccess(caller, agentId, "admin");
     const { storageDeleted, runsCancelled, evaluationsCancelled } = await eraseAgent(deps.env, key.tenantId, agentId, deps.logger);
-    await recordAudit(deps, caller, { tenantId: key.tenantId, action: "agent.delete", target: agentId, detail: { runsCancelled, evaluationsCancelled } });
+    await recordAudit(deps, caller, {
+      tenantId: key.tenantId,
+      action: "agent.delete",
+      target: agentId,
+      detail: { runsCancelled, evaluationsCancelled },
+    });
     return { agentId, deleted: true as const, storageDeleted, runsCancelled, evaluationsCancelled };
   });
 

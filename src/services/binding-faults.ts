@@ -11,7 +11,8 @@ import { unavailable } from "../core/errors";
 const EXTRA_ATTEMPTS = 2;
 const BASE_DELAY_MS = 20;
 
-const D1_TRANSIENT = /network connection lost|connection reset|storage caused object to be reset|object to be reset|transient issue|D1 DB is overloaded/i;
+const D1_TRANSIENT =
+  /network connection lost|connection reset|storage caused object to be reset|object to be reset|transient issue|D1 DB is overloaded/i;
 
 /** A D1 error worth retrying: the query may not have run, or ran and was lost with the connection. */
 export function isTransientD1(err: unknown): boolean {
@@ -65,7 +66,9 @@ export async function doCall<T>(fn: () => Promise<T>, idempotent: boolean): Prom
       if (!retryable) throw err;
       if (!idempotent || attempt >= EXTRA_ATTEMPTS) {
         throw unavailable(
-          idempotent ? "This agent's memory is briefly unavailable; retry shortly." : "This agent's memory was briefly unavailable; retry the request with an Idempotency-Key so it applies once.",
+          idempotent
+            ? "This agent's memory is briefly unavailable; retry shortly."
+            : "This agent's memory was briefly unavailable; retry the request with an Idempotency-Key so it applies once.",
         );
       }
       await backoff(attempt);

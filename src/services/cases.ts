@@ -7,12 +7,20 @@ import { accessOf, type Door } from "./lessons";
 /**
  * Stores a past episode as a retrievable case, idempotent per episodeId: `created` says whether
  * this call stored it, `replayed` whether a repeated idempotency key answered the first result.
- * Its texts pass the admission step inside the agent's object.
+ * Its texts pass the screening step inside the agent's object.
  */
-export const addCase = (deps: Deps, caller: Caller, input: { agentId: string; case: CaseCreate; door: Door; idempotencyKey?: string | undefined }) =>
+export const addCase = (
+  deps: Deps,
+  caller: Caller,
+  input: { agentId: string; case: CaseCreate; door: Door; idempotencyKey?: string | undefined },
+) =>
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
-    const { value: r, replayed } = await memory.createCase({ case: input.case, idempotencyKey: input.idempotencyKey, access: accessOf(key, input.door) });
+    const { value: r, replayed } = await memory.createCase({
+      case: input.case,
+      idempotencyKey: input.idempotencyKey,
+      access: accessOf(key, input.door),
+    });
     return { value: r.case, created: r.created, replayed };
   });
 
@@ -28,7 +36,7 @@ export const getCase = (deps: Deps, caller: Caller, input: { agentId: string; id
     return memory.getCase({ id: input.id });
   });
 
-/** A new answer or trace passes the admission step like a new case; a held case changes only through the quarantine. */
+/** A new answer or trace passes the screening step like a new case; a held case changes only through the quarantine. */
 export const updateCase = (deps: Deps, caller: Caller, input: { agentId: string; id: string; patch: CasePatch; door: Door }) =>
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");

@@ -86,7 +86,9 @@ async function runBatch<T>(d: Db, queries: T[]) {
 function datasetKey(caller: Caller, scope: Scope) {
   const key = requireScope(caller, scope);
   if (scope !== "read" && key.agentIds) {
-    throw forbidden("Keys restricted to some agents can read datasets but not change them; datasets are shared by every agent of the tenant.");
+    throw forbidden(
+      "Keys restricted to some agents can read datasets but not change them; datasets are shared by every agent of the tenant.",
+    );
   }
   return key;
 }
@@ -102,7 +104,11 @@ export const createDataset = (deps: Deps, caller: Caller, input: DatasetCreate) 
     return { ...dataset, upload };
   });
 
-async function storeDataset(env: Env, tenantId: string, input: DatasetCreate): Promise<{ dataset: DatasetDetail; upload: UploadResult | null }> {
+async function storeDataset(
+  env: Env,
+  tenantId: string,
+  input: DatasetCreate,
+): Promise<{ dataset: DatasetDetail; upload: UploadResult | null }> {
   const d = db(env);
   const row = await d
     .insert(datasets)
@@ -151,7 +157,12 @@ async function taskRows(datasetId: string, input: readonly DatasetTaskInput[], b
  * never a mix, and concurrent replacements each leave a whole set. For datasets the service
  * itself keeps up to date (remedial practice), with at most a few thousand tasks.
  */
-export async function replaceDataset(env: Env, tenantId: string, datasetId: string, input: DatasetCreate & { tasks: DatasetTaskInput[] }): Promise<DatasetDetail> {
+export async function replaceDataset(
+  env: Env,
+  tenantId: string,
+  datasetId: string,
+  input: DatasetCreate & { tasks: DatasetTaskInput[] },
+): Promise<DatasetDetail> {
   const d = db(env);
   const now = Date.now();
   const tasks = await taskRows(datasetId, input.tasks, 0, input.holdoutFraction, now);
@@ -178,7 +189,11 @@ export async function replaceDataset(env: Env, tenantId: string, datasetId: stri
  * Adds tasks to a dataset of the tenant. The tasks are read (an upload parsed) only once the caller
  * may write, so a key that may not is refused whatever its body holds.
  */
-export const addDatasetTasks = (deps: Deps, caller: Caller, input: { datasetId: string; tasks: () => Promise<readonly DatasetTaskInput[]> }) =>
+export const addDatasetTasks = (
+  deps: Deps,
+  caller: Caller,
+  input: { datasetId: string; tasks: () => Promise<readonly DatasetTaskInput[]> },
+) =>
   outcome(async () => {
     const key = datasetKey(caller, "write");
     return addTasks(deps.env, key.tenantId, input.datasetId, await input.tasks());
@@ -228,12 +243,20 @@ async function addTasks(env: Env, tenantId: string, datasetId: string, input: re
       d,
       chunks(ids, IDS_PER_QUERY).map((part) =>
         d
-          .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth, metadata: datasetTasks.metadata, split: datasetTasks.split })
+          .select({
+            taskId: datasetTasks.taskId,
+            task: datasetTasks.task,
+            groundTruth: datasetTasks.groundTruth,
+            metadata: datasetTasks.metadata,
+            split: datasetTasks.split,
+          })
           .from(datasetTasks)
           .where(and(eq(datasetTasks.datasetId, datasetId), inArray(datasetTasks.taskId, part))),
       ),
     );
-    const stored = new Map((results as Pick<TaskRow, "taskId" | "task" | "groundTruth" | "metadata" | "split">[][]).flat().map((r) => [r.taskId, r]));
+    const stored = new Map(
+      (results as Pick<TaskRow, "taskId" | "task" | "groundTruth" | "metadata" | "split">[][]).flat().map((r) => [r.taskId, r]),
+    );
     for (const t of group) {
       const s = stored.get(t.taskId);
       if (!s || !sameContent(s, t.input)) conflicts.push(t.taskId);
@@ -310,7 +333,12 @@ export const listDatasets = (deps: Deps, caller: Caller, opts: { limit: number; 
       .where(
         and(
           eq(datasets.tenantId, tenantId),
-          after ? or(lt(datasets.createdAt, after.t as number), and(eq(datasets.createdAt, after.t as number), lt(datasets.id, after.i as string))) : undefined,
+          after
+            ? or(
+                lt(datasets.createdAt, after.t as number),
+                and(eq(datasets.createdAt, after.t as number), lt(datasets.id, after.i as string)),
+              )
+            : undefined,
         ),
       )
       .orderBy(desc(datasets.createdAt), desc(datasets.id))
@@ -318,11 +346,18 @@ export const listDatasets = (deps: Deps, caller: Caller, opts: { limit: number; 
       .all();
     const page = rows.slice(0, opts.limit);
     const last = page[page.length - 1];
-    return { items: page.map(present), nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null };
+    return {
+      items: page.map(present),
+      nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null,
+    };
   });
 
 /** Tasks in upload order, optionally of one split. */
-export const listDatasetTasks = (deps: Deps, caller: Caller, opts: { datasetId: string; split?: "train" | "holdout"; cursor?: string; limit: number }) =>
+export const listDatasetTasks = (
+  deps: Deps,
+  caller: Caller,
+  opts: { datasetId: string; split?: "train" | "holdout"; cursor?: string; limit: number },
+) =>
   outcome(async (): Promise<{ items: DatasetTask[]; nextCursor: string | null }> => {
     const { datasetId } = opts;
     const tenantId = datasetKey(caller, "read").tenantId;
@@ -361,7 +396,7 @@ export const deleteDataset = (deps: Deps, caller: Caller, { datasetId }: { datas
 /**
  * A dataset of an agent's ended episodes, one task each (the episode id is the task id). Only a
  * successful episode's answer is a ground truth; the others need a verifier that works without one.
- * Episodes whose text admission holds back (a held case, or the filter) are withheld and listed.
+ * Episodes whose text screening holds back (a held case, or the filter) are withheld and listed.
  */
 export const createDatasetFromEpisodes = (deps: Deps, caller: Caller, input: FromEpisodes & { agentId: string }) =>
   outcome(async () => {
@@ -369,11 +404,15 @@ export const createDatasetFromEpisodes = (deps: Deps, caller: Caller, input: Fro
     const { tenantId } = (await agentWithRow(deps, caller, agentId, "write")).key;
     datasetKey(caller, "write");
     assertCallableUrls(deps.env, runOptionUrls({ verifier: dataset.verifier }));
-    const { episodes, withheld } = await resilientMemory(deps.env, tenantId, agentId).episodesForDatasetScreened({ limit, ...(since !== undefined ? { since } : {}), ...(outcomes ? { outcomes } : {}) });
+    const { episodes, withheld } = await resilientMemory(deps.env, tenantId, agentId).episodesForDatasetScreened({
+      limit,
+      ...(since !== undefined ? { since } : {}),
+      ...(outcomes ? { outcomes } : {}),
+    });
     if (!episodes.length) {
       throw unprocessable(
         withheld.length
-          ? `All ${withheld.length} matching episodes are withheld by the admission step (see the agent's quarantine); nothing to build a dataset from.`
+          ? `All ${withheld.length} matching episodes are withheld by the screening step (see the agent's quarantine); nothing to build a dataset from.`
           : "No ended episodes of this agent match; nothing to build a dataset from.",
       );
     }

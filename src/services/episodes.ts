@@ -11,7 +11,11 @@ type AgentRef = { agentId: string };
 type EpisodeRef = AgentRef & { episodeId: string };
 
 /** A new open episode; `replayed` when an earlier call with the same idempotency key made it. */
-export const startEpisode = (deps: Deps, caller: Caller, input: AgentRef & { episode: EpisodeCreate; idempotencyKey?: string | undefined }) =>
+export const startEpisode = (
+  deps: Deps,
+  caller: Caller,
+  input: AgentRef & { episode: EpisodeCreate; idempotencyKey?: string | undefined },
+) =>
   outcome(async () => {
     const { memory } = agentMemory(deps, caller, input.agentId, "write");
     const { value: episode, replayed } = await memory.createEpisode({ episode: input.episode, idempotencyKey: input.idempotencyKey });
@@ -50,7 +54,11 @@ export const listEpisodeRetrievals = (deps: Deps, caller: Caller, input: Episode
     return { items: await memory.episodeRetrievals({ episodeId: input.episodeId }) };
   });
 
-export const listEpisodes = (deps: Deps, caller: Caller, input: AgentRef & { limit: number; cursor?: string | undefined; status?: "open" | "ended" | undefined }) =>
+export const listEpisodes = (
+  deps: Deps,
+  caller: Caller,
+  input: AgentRef & { limit: number; cursor?: string | undefined; status?: "open" | "ended" | undefined },
+) =>
   outcome(async () => {
     const { memory } = agentMemory(deps, caller, input.agentId, "read");
     return memory.listEpisodes({ limit: input.limit, cursor: input.cursor, status: input.status });

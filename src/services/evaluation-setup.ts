@@ -40,7 +40,9 @@ export type Settings = Omit<EvaluationCreate, "library">;
 export async function prepareTasks(env: Env, who: Caller, body: Settings, checkEndpoints = true) {
   const { ds, tasks } = await datasetSplit(env, who.tenantId, body.datasetId, body.split);
   if (tasks.length === 0) {
-    throw unprocessable(`Dataset '${ds.id}' has no ${body.split} tasks to evaluate on.`, [{ path: "split", message: `No ${body.split} tasks` }]);
+    throw unprocessable(`Dataset '${ds.id}' has no ${body.split} tasks to evaluate on.`, [
+      { path: "split", message: `No ${body.split} tasks` },
+    ]);
   }
   const verifier = resolveVerifier(body.verifier, ds.verifier, tasks, `${body.split} tasks`);
   checkSamples(verifier, body.samples);
@@ -80,12 +82,18 @@ async function orUnprocessable<T>(call: () => Promise<T>, path: string): Promise
 export async function resolveLibrary(env: Env, who: Caller, ref: LibraryRef | null, path: string) {
   if (ref === null) {
     const exported = await resilientMemory(env, who.tenantId, who.agentId).exportLibrary();
-    return { library: exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text })), libraryVersion: exported.libraryVersion };
+    return {
+      library: exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text })),
+      libraryVersion: exported.libraryVersion,
+    };
   }
   if ("version" in ref) {
     if (ref.version === 0) return { library: [], libraryVersion: 0 };
     // An old version's lessons are injected as they stood, except those held or removed from quarantine since.
-    const lib = await orUnprocessable(() => resilientMemory(env, who.tenantId, who.agentId).evaluationLibrary({ n: ref.version }), `${path}.version`);
+    const lib = await orUnprocessable(
+      () => resilientMemory(env, who.tenantId, who.agentId).evaluationLibrary({ n: ref.version }),
+      `${path}.version`,
+    );
     return { library: lib.experiences, libraryVersion: ref.version };
   }
   await orUnprocessable(() => runRow(env, who, ref.runId), `${path}.runId`);
@@ -95,7 +103,9 @@ export async function resolveLibrary(env: Env, who: Caller, ref: LibraryRef | nu
 
 /** With an Idempotency-Key the id is derived from it, so a retried create finds the first one. */
 export async function newId(prefix: string, who: Caller, idempotencyKey?: string) {
-  const tail = idempotencyKey ? (await sha256Hex(`${prefix}|${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24) : crypto.randomUUID().replace(/-/g, "").slice(0, 24);
+  const tail = idempotencyKey
+    ? (await sha256Hex(`${prefix}|${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24)
+    : crypto.randomUUID().replace(/-/g, "").slice(0, 24);
   return `${prefix}_${tail}`;
 }
 
@@ -118,7 +128,14 @@ export const rowOf = (who: Caller, p: Prepared, requestHash: string) => ({
 /** Sets up the evaluation's Durable Object and starts it; a failure is recorded so the row does not stay queued. */
 export async function launch(env: Env, who: Caller, p: Prepared) {
   const stub = evaluationStub(env, p.evaluationId);
-  const input = { evaluationId: p.evaluationId, tenantId: who.tenantId, agentId: who.agentId, datasetId: p.config.datasetId, config: p.config, library: p.library };
+  const input = {
+    evaluationId: p.evaluationId,
+    tenantId: who.tenantId,
+    agentId: who.agentId,
+    datasetId: p.config.datasetId,
+    config: p.config,
+    library: p.library,
+  };
   try {
     await stub.init(input, p.tasks.slice(0, TASK_CHUNK));
     for (let i = TASK_CHUNK; i < p.tasks.length; i += TASK_CHUNK) await stub.addTasks(p.tasks.slice(i, i + TASK_CHUNK));
@@ -133,7 +150,11 @@ export async function launch(env: Env, who: Caller, p: Prepared) {
   }
 }
 
-export function replayOrConflict(prior: { tenantId: string; agentId: string; config: Record<string, unknown> } | undefined, who: Caller, requestHash: string) {
+export function replayOrConflict(
+  prior: { tenantId: string; agentId: string; config: Record<string, unknown> } | undefined,
+  who: Caller,
+  requestHash: string,
+) {
   if (!prior || prior.tenantId !== who.tenantId || prior.agentId !== who.agentId || prior.config.requestHash !== requestHash) {
     throw conflict("This Idempotency-Key was already used with a different request body.");
   }
@@ -156,12 +177,25 @@ export async function insertWithinCap(env: Env, rows: ReturnType<typeof rowOf>[]
        WHERE (SELECT COUNT(*) FROM evaluations WHERE tenant_id = ?2 AND status IN ('queued', 'running')) + ?6 <= ?7
          AND (?8 IS NULL OR EXISTS (SELECT 1 FROM evaluations WHERE evaluation_id = ?8))
        ON CONFLICT DO NOTHING RETURNING evaluation_id AS id`,
-    ).bind(r.evaluationId, r.tenantId, r.agentId, r.datasetId, JSON.stringify(r.config), rows.length - i, cap, i === 0 ? null : rows[i - 1]!.evaluationId),
+    ).bind(
+      r.evaluationId,
+      r.tenantId,
+      r.agentId,
+      r.datasetId,
+      JSON.stringify(r.config),
+      rows.length - i,
+      cap,
+      i === 0 ? null : rows[i - 1]!.evaluationId,
+    ),
   );
   const results = await env.DB.batch<{ id: string }>(stmts);
   const ids = results.flatMap((r) => r.results.map((x) => x.id));
   if (ids.length === 0) {
-    const prior = await db(env).select({ id: evaluations.evaluationId }).from(evaluations).where(eq(evaluations.evaluationId, rows[0]!.evaluationId)).get();
+    const prior = await db(env)
+      .select({ id: evaluations.evaluationId })
+      .from(evaluations)
+      .where(eq(evaluations.evaluationId, rows[0]!.evaluationId))
+      .get();
     if (!prior) throw tooManyEvaluations(cap);
   }
   return ids;

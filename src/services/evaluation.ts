@@ -35,7 +35,11 @@ const EVALUATION_PURPOSES: UnitPurposes = { rollout: "evaluation-rollout", judge
 export const runEvaluationUnit = (msg: { evaluationId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) =>
   runUnit(evaluationStub(env, msg.evaluationId), msg.key, env, log, delivery, EVALUATION_PURPOSES);
 
-export const startEvaluation = (deps: Deps, caller: Caller, input: { agentId: string; evaluation: EvaluationCreate; idempotencyKey?: string }) =>
+export const startEvaluation = (
+  deps: Deps,
+  caller: Caller,
+  input: { agentId: string; evaluation: EvaluationCreate; idempotencyKey?: string },
+) =>
   outcome(async () => {
     const who = await agentOwner(deps, caller, input.agentId, "write");
     return createEvaluation(deps.env, who, input.evaluation, input.idempotencyKey);
@@ -65,7 +69,11 @@ async function createEvaluation(env: Env, who: Owner, body: EvaluationCreate, id
  * Starts two evaluations of the same tasks with the same samples and seed (so each task's
  * sampling seeds match on both sides) and records them as one comparison to poll.
  */
-export const compareLibraries = (deps: Deps, caller: Caller, input: { agentId: string; comparison: CompareCreate; idempotencyKey?: string }) =>
+export const compareLibraries = (
+  deps: Deps,
+  caller: Caller,
+  input: { agentId: string; comparison: CompareCreate; idempotencyKey?: string },
+) =>
   outcome(async () => {
     const who = await agentOwner(deps, caller, input.agentId, "write");
     return createComparison(deps.env, who, input.comparison, input.idempotencyKey);
@@ -85,26 +93,33 @@ async function createComparison(env: Env, who: Owner, body: CompareCreate, idemp
   }));
   const d = db(env);
   const created = await d
-      .insert(evaluationComparisons)
-      .values({
-        comparisonId,
-        tenantId: who.tenantId,
-        agentId: who.agentId,
-        datasetId: body.datasetId,
-        evaluationA: prepared[0]!.evaluationId,
-        evaluationB: prepared[1]!.evaluationId,
-        config: { ...settings, a: body.a, b: body.b, requestHash },
-      })
-      .onConflictDoNothing()
-      .returning({ id: evaluationComparisons.comparisonId })
-      .all();
+    .insert(evaluationComparisons)
+    .values({
+      comparisonId,
+      tenantId: who.tenantId,
+      agentId: who.agentId,
+      datasetId: body.datasetId,
+      evaluationA: prepared[0]!.evaluationId,
+      evaluationB: prepared[1]!.evaluationId,
+      config: { ...settings, a: body.a, b: body.b, requestHash },
+    })
+    .onConflictDoNothing()
+    .returning({ id: evaluationComparisons.comparisonId })
+    .all();
   const ids = { comparisonId, evaluations: { a: prepared[0]!.evaluationId, b: prepared[1]!.evaluationId } };
   if (created.length === 0) {
-    replayOrConflict(await d.select().from(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).get(), who, requestHash);
+    replayOrConflict(
+      await d.select().from(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).get(),
+      who,
+      requestHash,
+    );
     return { ...ids, replayed: true };
   }
   try {
-    await insertWithinCap(env, prepared.map((p) => rowOf(who, p, requestHash)));
+    await insertWithinCap(
+      env,
+      prepared.map((p) => rowOf(who, p, requestHash)),
+    );
   } catch (err) {
     // Without room for both sides the comparison is not created at all.
     await d.delete(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).run();
@@ -122,11 +137,23 @@ async function createComparison(env: Env, who: Owner, body: CompareCreate, idemp
  * every step is idempotent. A problem that retrying cannot fix (a verifier that cannot score the
  * tasks) comes back as the evaluation's failure; anything else throws and the run's alarm tries again.
  */
-export async function launchRunEvaluation(env: Env, run: RunFacts, e: RunEvaluationRequest, frozen: FrozenTask[]): Promise<EvaluationOutcome | null> {
+export async function launchRunEvaluation(
+  env: Env,
+  run: RunFacts,
+  e: RunEvaluationRequest,
+  frozen: FrozenTask[],
+): Promise<EvaluationOutcome | null> {
   const who = { tenantId: run.tenantId, agentId: run.agentId };
   const cfg = run.config;
   const evaluate = cfg.evaluate!;
-  const settings: Settings = { datasetId: run.datasetId, split: evaluate.split, samples: evaluate.samples, policy: cfg.policy, verifier: cfg.verifier, seed: cfg.seed };
+  const settings: Settings = {
+    datasetId: run.datasetId,
+    split: evaluate.split,
+    samples: evaluate.samples,
+    policy: cfg.policy,
+    verifier: cfg.verifier,
+    seed: cfg.seed,
+  };
   let prepared: Awaited<ReturnType<typeof prepareTasks>>;
   try {
     // Runs created before held-out tasks were frozen with them read the dataset, as they always did.
@@ -139,11 +166,22 @@ export async function launchRunEvaluation(env: Env, run: RunFacts, e: RunEvaluat
   }
   const p: Prepared = {
     evaluationId: e.evaluationId,
-    config: { ...settings, library: { runId: run.runId }, verifier: prepared.verifier, seed: prepared.seed, libraryVersion: null, practice: { runId: run.runId, epoch: e.epoch } },
+    config: {
+      ...settings,
+      library: { runId: run.runId },
+      verifier: prepared.verifier,
+      seed: prepared.seed,
+      libraryVersion: null,
+      practice: { runId: run.runId, epoch: e.epoch },
+    },
     library: e.library.map((x) => ({ id: x.id, text: x.text })),
     tasks: prepared.tasks,
   };
-  await db(env).insert(evaluations).values(rowOf(who, p, "")).onConflictDoNothing().run();
+  await db(env)
+    .insert(evaluations)
+    .values(rowOf(who, p, ""))
+    .onConflictDoNothing()
+    .run();
   await launch(env, who, p);
   return null;
 }
@@ -184,7 +222,11 @@ export const listEvaluations = (deps: Deps, caller: Caller, input: { agentId: st
         and(
           eq(evaluations.tenantId, who.tenantId),
           eq(evaluations.agentId, who.agentId),
-          olderThan(evaluations.createdAt, evaluations.evaluationId, after ? { createdAt: after.c as number, id: after.e as string } : undefined),
+          olderThan(
+            evaluations.createdAt,
+            evaluations.evaluationId,
+            after ? { createdAt: after.c as number, id: after.e as string } : undefined,
+          ),
         ),
       )
       .orderBy(desc(evaluations.createdAt), desc(evaluations.evaluationId))
@@ -221,7 +263,13 @@ async function comparisonView(env: Env, who: Owner, comparisonId: string): Promi
   const row = await db(env)
     .select()
     .from(evaluationComparisons)
-    .where(and(eq(evaluationComparisons.comparisonId, comparisonId), eq(evaluationComparisons.tenantId, who.tenantId), eq(evaluationComparisons.agentId, who.agentId)))
+    .where(
+      and(
+        eq(evaluationComparisons.comparisonId, comparisonId),
+        eq(evaluationComparisons.tenantId, who.tenantId),
+        eq(evaluationComparisons.agentId, who.agentId),
+      ),
+    )
     .get();
   if (!row) throw notFound(`Comparison '${comparisonId}' does not exist.`);
   const [a, b] = await Promise.all([liveView(env, row.evaluationA), liveView(env, row.evaluationB)]);
@@ -237,7 +285,13 @@ async function comparisonView(env: Env, who: Owner, comparisonId: string): Promi
       { seed },
     );
   }
-  const side = (v: EvaluationView) => ({ evaluationId: v.evaluationId, library: v.config.library!, status: v.status, accuracy: v.accuracy, interval: v.interval });
+  const side = (v: EvaluationView) => ({
+    evaluationId: v.evaluationId,
+    library: v.config.library!,
+    status: v.status,
+    accuracy: v.accuracy,
+    interval: v.interval,
+  });
   return {
     comparisonId,
     datasetId: row.datasetId,

@@ -37,7 +37,13 @@ const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 type EndpointRow = typeof eventEndpoints.$inferSelect;
 type DeliveryRow = typeof eventDeliveries.$inferSelect;
 
-const presentEndpoint = (e: EndpointRow) => ({ id: e.id, url: e.url, events: e.eventTypes as EventType[], description: e.description ?? null, createdAt: e.createdAt });
+const presentEndpoint = (e: EndpointRow) => ({
+  id: e.id,
+  url: e.url,
+  events: e.eventTypes as EventType[],
+  description: e.description ?? null,
+  createdAt: e.createdAt,
+});
 
 const presentDelivery = (d: DeliveryRow) => ({
   id: d.id,
@@ -62,8 +68,15 @@ export const createEventEndpoint = (deps: Deps, caller: Caller, body: { url: str
     const { tenantId } = requireTenantAdmin(caller);
     assertCallableUrls(deps.env, [{ path: "url", url: body.url }]);
     // Without a webhook secret there is nothing to sign deliveries with.
-    if (!(await tenantWebhookSecret(deps.env, tenantId))) throw conflict("Create the tenant's webhook secret first (POST /v1/webhook-secret): event deliveries are signed with it.");
-    const row = { id: `we_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`, tenantId, url: body.url, eventTypes: [...new Set(body.events)], description: body.description ?? null };
+    if (!(await tenantWebhookSecret(deps.env, tenantId)))
+      throw conflict("Create the tenant's webhook secret first (POST /v1/webhook-secret): event deliveries are signed with it.");
+    const row = {
+      id: `we_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`,
+      tenantId,
+      url: body.url,
+      eventTypes: [...new Set(body.events)],
+      description: body.description ?? null,
+    };
     // The count and the insert are one statement, so concurrent registrations cannot pass the bound together.
     const inserted = await d1Write(() =>
       deps.env.DB.prepare(
@@ -76,7 +89,12 @@ export const createEventEndpoint = (deps: Deps, caller: Caller, body: { url: str
     );
     if (!inserted) throw conflict(`A tenant has at most ${MAX_ENDPOINTS_PER_TENANT} event endpoints; delete one first.`);
     const endpoint = presentEndpoint({ ...row, createdAt: inserted.createdAt });
-    await recordAudit(deps, caller, { tenantId, action: "event-endpoint.create", target: endpoint.id, detail: { events: endpoint.events } });
+    await recordAudit(deps, caller, {
+      tenantId,
+      action: "event-endpoint.create",
+      target: endpoint.id,
+      detail: { events: endpoint.events },
+    });
     return endpoint;
   });
 
@@ -84,7 +102,9 @@ export const listEventEndpoints = (deps: Deps, caller: Caller) =>
   outcome(async () => ({ items: await listEndpoints(deps.env, requireTenantAdmin(caller).tenantId) }));
 
 async function listEndpoints(env: Env, tenantId: string) {
-  const rows = await d1Read(() => db(env).select().from(eventEndpoints).where(eq(eventEndpoints.tenantId, tenantId)).orderBy(desc(eventEndpoints.createdAt)).all());
+  const rows = await d1Read(() =>
+    db(env).select().from(eventEndpoints).where(eq(eventEndpoints.tenantId, tenantId)).orderBy(desc(eventEndpoints.createdAt)).all(),
+  );
   return rows.map(presentEndpoint);
 }
 
@@ -93,14 +113,22 @@ export const deleteEventEndpoint = (deps: Deps, caller: Caller, { endpointId }: 
   outcome(async () => {
     const { tenantId } = requireTenantAdmin(caller);
     const gone = await d1Write(() =>
-      db(deps.env).delete(eventEndpoints).where(and(eq(eventEndpoints.id, endpointId), eq(eventEndpoints.tenantId, tenantId))).returning({ id: eventEndpoints.id }).all(),
+      db(deps.env)
+        .delete(eventEndpoints)
+        .where(and(eq(eventEndpoints.id, endpointId), eq(eventEndpoints.tenantId, tenantId)))
+        .returning({ id: eventEndpoints.id })
+        .all(),
     );
     if (gone.length === 0) throw notFound(`Event endpoint '${endpointId}' does not exist.`);
     await recordAudit(deps, caller, { tenantId, action: "event-endpoint.delete", target: endpointId });
   });
 
 /** The tenant's deliveries, newest first, optionally of one endpoint or event. */
-export const listEventDeliveries = (deps: Deps, caller: Caller, opts: { limit: number; cursor?: string; endpointId?: string; eventId?: string }) =>
+export const listEventDeliveries = (
+  deps: Deps,
+  caller: Caller,
+  opts: { limit: number; cursor?: string; endpointId?: string; eventId?: string },
+) =>
   outcome(async () => {
     const { tenantId } = requireTenantAdmin(caller);
     const after = cursorField(opts.cursor, { t: "number", i: "string" });
@@ -113,7 +141,11 @@ export const listEventDeliveries = (deps: Deps, caller: Caller, opts: { limit: n
             eq(eventDeliveries.tenantId, tenantId),
             opts.endpointId ? eq(eventDeliveries.endpointId, opts.endpointId) : undefined,
             opts.eventId ? eq(eventDeliveries.eventId, opts.eventId) : undefined,
-            olderThan(eventDeliveries.createdAt, eventDeliveries.id, after ? { createdAt: after.t as number, id: after.i as string } : undefined),
+            olderThan(
+              eventDeliveries.createdAt,
+              eventDeliveries.id,
+              after ? { createdAt: after.t as number, id: after.i as string } : undefined,
+            ),
           ),
         )
         .orderBy(desc(eventDeliveries.createdAt), desc(eventDeliveries.id))
@@ -122,7 +154,10 @@ export const listEventDeliveries = (deps: Deps, caller: Caller, opts: { limit: n
     );
     const page = rows.slice(0, opts.limit);
     const last = page[page.length - 1];
-    return { items: page.map(presentDelivery), nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null };
+    return {
+      items: page.map(presentDelivery),
+      nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null,
+    };
   });
 
 /** The delivery id of an event at an endpoint: the same however often the event is fanned out. */
@@ -134,7 +169,9 @@ async function deliveryId(eventId: string, endpointId: string): Promise<string> 
 /** `event.emit`: one delivery per event and endpoint subscribed to its type, each queued once it is stored. */
 export async function fanOut(env: Env, msg: Extract<JobMessage, { type: "event.emit" }>) {
   const endpoints = await listEndpoints(env, msg.tenantId);
-  const pairs = msg.events.flatMap((event) => endpoints.filter((e) => e.events.includes(event.type)).map((endpoint) => ({ event, endpoint })));
+  const pairs = msg.events.flatMap((event) =>
+    endpoints.filter((e) => e.events.includes(event.type)).map((endpoint) => ({ event, endpoint })),
+  );
   if (pairs.length === 0) return { deliveries: 0 };
   const ids = await Promise.all(pairs.map((p) => deliveryId(p.event.id, p.endpoint.id)));
   await d1Write(() =>
@@ -144,7 +181,11 @@ export async function fanOut(env: Env, msg: Extract<JobMessage, { type: "event.e
           `INSERT INTO event_deliveries (id, tenant_id, endpoint_id, event_id, event_type, payload, traceparent, status)
            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending') ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
         ).bind(
-          ids[i]!, msg.tenantId, endpoint.id, event.id, event.type,
+          ids[i]!,
+          msg.tenantId,
+          endpoint.id,
+          event.id,
+          event.type,
           JSON.stringify({ id: event.id, type: event.type, tenantId: event.tenantId, occurredAt: event.occurredAt, data: event.data }),
           msg.traceparent ?? null,
         ),
@@ -154,7 +195,9 @@ export async function fanOut(env: Env, msg: Extract<JobMessage, { type: "event.e
   // Queued again on a redelivered emit too: a delivery already done or under way is then a no-op.
   // sendBatch takes at most 100 messages.
   for (let i = 0; i < ids.length; i += 100) {
-    await env.JOBS.sendBatch(ids.slice(i, i + 100).map((id) => ({ body: { type: "event.deliver" as const, tenantId: msg.tenantId, deliveryId: id } })));
+    await env.JOBS.sendBatch(
+      ids.slice(i, i + 100).map((id) => ({ body: { type: "event.deliver" as const, tenantId: msg.tenantId, deliveryId: id } })),
+    );
   }
   return { deliveries: ids.length };
 }
@@ -170,7 +213,13 @@ async function claim(env: Env, tenantId: string, id: string, now: number): Promi
       .bind(id, tenantId, now + LEASE_MS, now)
       .first<{ id: string }>(),
   );
-  const row = await d1Read(() => db(env).select().from(eventDeliveries).where(and(eq(eventDeliveries.id, id), eq(eventDeliveries.tenantId, tenantId))).get());
+  const row = await d1Read(() =>
+    db(env)
+      .select()
+      .from(eventDeliveries)
+      .where(and(eq(eventDeliveries.id, id), eq(eventDeliveries.tenantId, tenantId)))
+      .get(),
+  );
   if (!row) return "gone";
   if (claimed) return row;
   return row.status === "sending" ? "leased" : "done";
@@ -181,7 +230,13 @@ async function settle(env: Env, row: DeliveryRow, status: "delivered" | "retryin
   await d1Write(() =>
     db(env)
       .update(eventDeliveries)
-      .set({ status, attemptLog: log, leaseUntil: null, updatedAt: attempt.at, ...(status === "delivered" ? { deliveredAt: attempt.at } : {}) })
+      .set({
+        status,
+        attemptLog: log,
+        leaseUntil: null,
+        updatedAt: attempt.at,
+        ...(status === "delivered" ? { deliveredAt: attempt.at } : {}),
+      })
       .where(and(eq(eventDeliveries.id, row.id), eq(eventDeliveries.status, "sending")))
       .run(),
   );
@@ -193,7 +248,12 @@ async function settle(env: Env, row: DeliveryRow, status: "delivered" | "retryin
  * recover from throws, so the queue retries with its backoff, until the last delivery the queue
  * makes; a failure no retry can mend (a 4xx, a refused URL, a removed endpoint or secret) is final.
  */
-export async function deliverEvent(env: Env, msg: Extract<JobMessage, { type: "event.deliver" }>, log: Logger, delivery: { attempts: number }) {
+export async function deliverEvent(
+  env: Env,
+  msg: Extract<JobMessage, { type: "event.deliver" }>,
+  log: Logger,
+  delivery: { attempts: number },
+) {
   const now = Date.now();
   const row = await claim(env, msg.tenantId, msg.deliveryId, now);
   if (row === "gone" || row === "done") return { skipped: row };
@@ -202,9 +262,19 @@ export async function deliverEvent(env: Env, msg: Extract<JobMessage, { type: "e
     await env.JOBS.send(msg, { delaySeconds: Math.ceil(LEASE_MS / 1000) });
     return { skipped: "leased" };
   }
-  const endpoint = await d1Read(() => db(env).select().from(eventEndpoints).where(and(eq(eventEndpoints.id, row.endpointId), eq(eventEndpoints.tenantId, msg.tenantId))).get());
+  const endpoint = await d1Read(() =>
+    db(env)
+      .select()
+      .from(eventEndpoints)
+      .where(and(eq(eventEndpoints.id, row.endpointId), eq(eventEndpoints.tenantId, msg.tenantId)))
+      .get(),
+  );
   const secret = endpoint ? await tenantWebhookSecret(env, msg.tenantId) : null;
-  const refused = !endpoint ? "the endpoint was deleted" : !secret ? "the tenant has no webhook secret" : checkWebhookUrl(endpoint.url, webhookUrlModeOf(env.PRAXIS_ENV));
+  const refused = !endpoint
+    ? "the endpoint was deleted"
+    : !secret
+      ? "the tenant has no webhook secret"
+      : checkWebhookUrl(endpoint.url, webhookUrlModeOf(env.PRAXIS_ENV));
   if (refused || !endpoint || !secret) {
     const error = endpoint && secret ? `The URL ${refused}` : `not sent: ${refused}`;
     await settle(env, row, "failed", { at: now, error });
@@ -229,7 +299,11 @@ export async function deliverEvent(env: Env, msg: Extract<JobMessage, { type: "e
   } catch (e) {
     const err = e instanceof WebhookError ? e : new WebhookError("network", String(e));
     const final = !err.retryable || delivery.attempts > QUEUE_MAX_RETRIES;
-    await settle(env, row, final ? "failed" : "retrying", { at: Date.now(), ...(err.status !== undefined ? { status: err.status } : {}), error: err.message.slice(0, 500) });
+    await settle(env, row, final ? "failed" : "retrying", {
+      at: Date.now(),
+      ...(err.status !== undefined ? { status: err.status } : {}),
+      error: err.message.slice(0, 500),
+    });
     log.warn("event delivery failed", { deliveryId: row.id, eventId: row.eventId, attempts: delivery.attempts, final, err: err.message });
     if (final) return { status: "failed" };
     throw err;
@@ -253,14 +327,28 @@ export async function pruneDeliveries(env: Env, at: number, limit = 5_000): Prom
 /** Events of a practice run whose status just reached D1: `run.completed`, and `run.promoted` when its library was promoted. */
 export async function emitRunEvents(env: Env, runId: string, fields: RunRowFields): Promise<void> {
   if (fields.status !== "completed") return;
-  const run = await db(env).select({ tenantId: practiceRuns.tenantId, agentId: practiceRuns.agentId }).from(practiceRuns).where(eq(practiceRuns.runId, runId)).get();
+  const run = await db(env)
+    .select({ tenantId: practiceRuns.tenantId, agentId: practiceRuns.agentId })
+    .from(practiceRuns)
+    .where(eq(practiceRuns.runId, runId))
+    .get();
   if (!run) return;
   const at = Date.now();
-  const promotion = (fields.summary.promotion ?? null) as { promoted?: boolean; version?: number | null; epoch?: number | null; reason?: string } | null;
+  const promotion = (fields.summary.promotion ?? null) as {
+    promoted?: boolean;
+    version?: number | null;
+    epoch?: number | null;
+    reason?: string;
+  } | null;
   const data = { agentId: run.agentId, runId, status: fields.status, promotion };
   await emitEvent(env, { id: `run.completed:${runId}`, type: "run.completed", tenantId: run.tenantId, occurredAt: at, data });
   if (promotion?.promoted) {
-    await emitEvent(env, { id: `run.promoted:${runId}`, type: "run.promoted", tenantId: run.tenantId, occurredAt: at, data: { agentId: run.agentId, runId, version: promotion.version ?? null, epoch: promotion.epoch ?? null } });
+    await emitEvent(env, {
+      id: `run.promoted:${runId}`,
+      type: "run.promoted",
+      tenantId: run.tenantId,
+      occurredAt: at,
+      data: { agentId: run.agentId, runId, version: promotion.version ?? null, epoch: promotion.epoch ?? null },
+    });
   }
 }
-

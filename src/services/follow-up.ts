@@ -60,7 +60,8 @@ async function reportToPracticeRun(env: Env, view: EvaluationView) {
 
 /** Mirrors an evaluation's status and result into its D1 row, for listing. */
 async function syncEvaluationRow(env: Env, view: EvaluationView) {
-  const summary = view.accuracy === null ? null : { accuracy: view.accuracy, interval: view.interval, tasks: view.tasks.length, usage: view.usage };
+  const summary =
+    view.accuracy === null ? null : { accuracy: view.accuracy, interval: view.interval, tasks: view.tasks.length, usage: view.usage };
   await db(env)
     .update(evaluations)
     .set({ status: view.status, summary, error: view.error, updatedAt: Date.now() })

@@ -100,8 +100,16 @@ export const rotateApiKey = (deps: Deps, caller: Caller, { id }: { id: string })
     const rotation = await rotateKeys(deps.env, deps, admin.tenantId, key, [id]);
     const revoked = rotation.revoked[0];
     // Revoked by a concurrent request between the read above and the rotation: the new key stands alone.
-    if (!revoked) throw conflict(`API key '${id}' was revoked while it was being rotated; the new key '${rotation.created.id}' is active, revoke it if it is not wanted.`);
-    await recordAudit(deps, caller, { tenantId: admin.tenantId, action: "key.rotate", target: rotation.created.id, detail: { revoked: id } });
+    if (!revoked)
+      throw conflict(
+        `API key '${id}' was revoked while it was being rotated; the new key '${rotation.created.id}' is active, revoke it if it is not wanted.`,
+      );
+    await recordAudit(deps, caller, {
+      tenantId: admin.tenantId,
+      action: "key.rotate",
+      target: rotation.created.id,
+      detail: { revoked: id },
+    });
     return { ...present(rotation.created), apiKey: rotation.apiKey, revoked };
   });
 
@@ -113,15 +121,33 @@ export const rotateTenantAdminKey = (deps: Deps, caller: Caller, { tenantId, key
   outcome(async () => {
     if (!(await tenantExists(deps.env, tenantId))) throw notFound(`Tenant '${tenantId}' does not exist.`);
     let old = await activeTenantAdminKeys(deps.env, tenantId);
-    let like: { name: string; scope: "admin"; agentIds: string[] | null } = { name: "admin key (rotated by the operator)", scope: "admin", agentIds: null };
+    let like: { name: string; scope: "admin"; agentIds: string[] | null } = {
+      name: "admin key (rotated by the operator)",
+      scope: "admin",
+      agentIds: null,
+    };
     if (keyId) {
       const key = await keyById(deps.env, tenantId, keyId);
       if (!key || key.revokedAt != null) throw notFound(`Tenant '${tenantId}' has no active key '${keyId}'.`);
-      if (key.scope !== "admin") throw unprocessable(`Key '${keyId}' has scope '${key.scope}'; the operator rotates admin keys (the tenant's admin rotates the others).`);
+      if (key.scope !== "admin")
+        throw unprocessable(
+          `Key '${keyId}' has scope '${key.scope}'; the operator rotates admin keys (the tenant's admin rotates the others).`,
+        );
       old = [key];
       like = { name: key.name, scope: "admin", agentIds: key.agentIds ?? null };
     }
-    const rotation = await rotateKeys(deps.env, deps, tenantId, like, old.map((k) => k.id));
-    await recordAudit(deps, caller, { tenantId, action: "key.rotate", target: rotation.created.id, detail: { revoked: rotation.revoked.map((r) => r.id) } });
+    const rotation = await rotateKeys(
+      deps.env,
+      deps,
+      tenantId,
+      like,
+      old.map((k) => k.id),
+    );
+    await recordAudit(deps, caller, {
+      tenantId,
+      action: "key.rotate",
+      target: rotation.created.id,
+      detail: { revoked: rotation.revoked.map((r) => r.id) },
+    });
     return { tenantId, keyId: rotation.created.id, apiKey: rotation.apiKey, revoked: rotation.revoked };
   });

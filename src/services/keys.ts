@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import type { Env } from "../env";
 import { apiKeys } from "../db/schema";
@@ -96,9 +96,14 @@ export function keyRecord(row: KeyRow): KeyRecord {
 function isKeyRecord(v: unknown): v is KeyRecord {
   const r = v as KeyRecord | null;
   return (
-    typeof r === "object" && r !== null && typeof r.tenantId === "string" && typeof r.keyId === "string" &&
-    (r.scope === "admin" || r.scope === "write" || r.scope === "read") && typeof r.revoked === "boolean" &&
-    typeof r.version === "number" && (r.agentIds === null || Array.isArray(r.agentIds))
+    typeof r === "object" &&
+    r !== null &&
+    typeof r.tenantId === "string" &&
+    typeof r.keyId === "string" &&
+    (r.scope === "admin" || r.scope === "write" || r.scope === "read") &&
+    typeof r.revoked === "boolean" &&
+    typeof r.version === "number" &&
+    (r.agentIds === null || Array.isArray(r.agentIds))
   );
 }
 
@@ -117,6 +122,23 @@ function putKv(env: Env, hash: string, record: KeyRecord): Promise<void> {
   if (!env.PRAXIS_KEYS) return Promise.resolve();
   const expirationTtl = record.revoked ? KV_REVOKED_TTL_S : KV_ACTIVE_TTL_S;
   return env.PRAXIS_KEYS.put(kvName(hash), JSON.stringify(record), { expirationTtl });
+}
+
+/**
+ * Which of these keys D1 (the source of truth) holds revoked. Reads served at the edge ask it of
+ * the keys they serve, so a revocation reaches them within their staleness bound rather than this
+ * cache's REVOCATION_BOUND_S.
+ */
+export async function revokedAmong(env: Env, keyIds: readonly string[]): Promise<string[]> {
+  if (!keyIds.length) return [];
+  const rows = await d1Read(() =>
+    db(env)
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(inArray(apiKeys.id, [...keyIds]), isNotNull(apiKeys.revokedAt)))
+      .all(),
+  );
+  return rows.map((r) => r.id);
 }
 
 /** The key with this hash, revoked or not; null when there is none. */
@@ -199,9 +221,7 @@ async function writeThrough(env: Env, row: KeyRow, ctx: { waitUntil(p: Promise<u
   } catch {
     return "pending";
   }
-  ctx.waitUntil(
-    new Promise((r) => setTimeout(r, REWRITE_AFTER_MS)).then(() => putKv(env, row.hash, record)).catch(() => undefined),
-  );
+  ctx.waitUntil(new Promise((r) => setTimeout(r, REWRITE_AFTER_MS)).then(() => putKv(env, row.hash, record)).catch(() => undefined));
   return "written";
 }
 
@@ -238,7 +258,10 @@ export async function rewriteRecentTombstones(env: Env, at: number, limit = 500)
 /** The keys a restricted admin may see and manage: those whose every agent is one of its own. */
 function withinReach(admin: KeyPrincipal): SQL | undefined {
   if (!admin.agentIds) return undefined;
-  const own = sql.join(admin.agentIds.map((a) => sql`${a}`), sql`, `);
+  const own = sql.join(
+    admin.agentIds.map((a) => sql`${a}`),
+    sql`, `,
+  );
   return sql`(${apiKeys.agentIds} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${apiKeys.agentIds}) WHERE value NOT IN (${own})))`;
 }
 
@@ -266,7 +289,13 @@ export function listKeys(env: Env, admin: KeyPrincipal, limit: number, cursor?: 
 }
 
 export function keyById(env: Env, tenantId: string, id: string): Promise<KeyRow | undefined> {
-  return d1Read(() => db(env).select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, tenantId))).get());
+  return d1Read(() =>
+    db(env)
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, tenantId)))
+      .get(),
+  );
 }
 
 export type Revocation = { ok: true; row: KeyRow; edgeCache: EdgeCacheState } | { ok: false; reason: "not-found" | "last-admin" };
@@ -276,7 +305,12 @@ export type Revocation = { ok: true; row: KeyRow; edgeCache: EdgeCacheState } | 
  * cannot be revoked: the check and the write are the same statement, so two admins revoking each
  * other at once cannot both pass it (SQLite runs one statement at a time).
  */
-export async function revokeKey(env: Env, ctx: { waitUntil(p: Promise<unknown>): void }, tenantId: string, id: string): Promise<Revocation> {
+export async function revokeKey(
+  env: Env,
+  ctx: { waitUntil(p: Promise<unknown>): void },
+  tenantId: string,
+  id: string,
+): Promise<Revocation> {
   const revoked = await d1Write(() =>
     env.DB.prepare(
       `UPDATE api_keys SET revoked_at = ?1
@@ -296,7 +330,6 @@ export async function revokeKey(env: Env, ctx: { waitUntil(p: Promise<unknown>):
   // Written through again when the key was already revoked: repeating a revocation repairs a lost write.
   return { ok: true, row, edgeCache: await writeThrough(env, row, ctx) };
 }
-
 
 export interface Rotation {
   created: KeyRow;

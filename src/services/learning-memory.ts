@@ -15,11 +15,13 @@ export const startLiveJob = (env: Env, agent: AgentRef, req: Request<"startLiveJ
 
 export const finishJob = (env: Env, agent: AgentRef, req: Request<"finishJob">) => memoryOf(env, agent).finishJob(req);
 
-export const similarLessons = (env: Env, agent: AgentRef, req: Request<"similarExperiences">) => memoryOf(env, agent).similarExperiences(req);
+export const similarLessons = (env: Env, agent: AgentRef, req: Request<"similarExperiences">) =>
+  memoryOf(env, agent).similarExperiences(req);
 
 export const applyLiveLesson = (env: Env, agent: AgentRef, req: Request<"applyLiveLesson">) => memoryOf(env, agent).applyLiveLesson(req);
 
-export const lessonsWithoutWhen = (env: Env, agent: AgentRef, req: Request<"lessonsWithoutWhen">) => memoryOf(env, agent).lessonsWithoutWhen(req);
+export const lessonsWithoutWhen = (env: Env, agent: AgentRef, req: Request<"lessonsWithoutWhen">) =>
+  memoryOf(env, agent).lessonsWithoutWhen(req);
 
 export const applyWhen = (env: Env, agent: AgentRef, req: Request<"applyWhen">) => memoryOf(env, agent).applyWhen(req);
 
@@ -27,6 +29,8 @@ export const pendingReviews = (env: Env, agent: AgentRef, req: Request<"pendingR
 
 export const applyReviews = (env: Env, agent: AgentRef, req: Request<"applyReviews">) => memoryOf(env, agent).applyReviews(req);
 
-export const pendingPhraseReviews = (env: Env, agent: AgentRef, req: Request<"pendingPhraseReviews">) => memoryOf(env, agent).pendingPhraseReviews(req);
+export const pendingPhraseReviews = (env: Env, agent: AgentRef, req: Request<"pendingPhraseReviews">) =>
+  memoryOf(env, agent).pendingPhraseReviews(req);
 
-export const applyPhraseReviews = (env: Env, agent: AgentRef, req: Request<"applyPhraseReviews">) => memoryOf(env, agent).applyPhraseReviews(req);
+export const applyPhraseReviews = (env: Env, agent: AgentRef, req: Request<"applyPhraseReviews">) =>
+  memoryOf(env, agent).applyPhraseReviews(req);

@@ -4,15 +4,15 @@ import { DUPLICATE_SIMILARITY } from "../core/live-lesson";
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import { agentWithRow } from "./agent-access";
-import { reviewedBeforeWrite } from "./admission";
+import { reviewedBeforeWrite } from "./screening";
 
-/** The door a client's write came through; admission records it and judges some doors differently. */
+/** The door a client's write came through; screening records it and judges some doors differently. */
 export type Door = "api" | "mcp";
 
 /** Who a client's change is recorded as in versions, provenance and held entries. */
 export const authorOf = (key: KeyPrincipal) => `key:${key.keyId}`;
 
-/** The access the admission step judges a client's write by: its door, and whether its key is admin-scoped. */
+/** The access the screening step judges a client's write by: its door, and whether its key is admin-scoped. */
 export const accessOf = (key: KeyPrincipal, door: Door) => ({ door, admin: key.scope === "admin" });
 
 export interface AddLessonInput {
@@ -23,7 +23,7 @@ export interface AddLessonInput {
 }
 
 /**
- * A client's lesson, written through the one admission step whatever the door: reviewed before
+ * A client's lesson, written through the one screening step whatever the door: reviewed before
  * the write when it can be (so it is usable at once), else held for the queued review. Answers the
  * stored experience with the library version it made and the active lessons so similar that live
  * learning would take them for the same one (`replayed` for a repeated idempotency key).
@@ -33,12 +33,12 @@ export const addLesson = (deps: Deps, caller: Caller, input: AddLessonInput) =>
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
     const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, input.agentId, input.lesson, deps.logger);
     const { value: r, replayed } = await memory.createExperience({
-        experience: input.lesson,
-        author: authorOf(key),
-        provenance: { keyId: key.keyId },
-        idempotencyKey: input.idempotencyKey,
-        access: { ...accessOf(key, input.door), reviewed },
-      });
+      experience: input.lesson,
+      author: authorOf(key),
+      provenance: { keyId: key.keyId },
+      idempotencyKey: input.idempotencyKey,
+      access: { ...accessOf(key, input.door), reviewed },
+    });
     const e = r.experience;
     const near = await memory.similarExperiences({ lesson: { id: e.id, text: e.text, pattern: e.pattern, keywords: e.keywords }, k: 4 });
     const similar = near.filter((n) => n.id !== e.id && n.sim >= DUPLICATE_SIMILARITY).map(({ id, text, sim }) => ({ id, text, sim }));
@@ -106,12 +106,12 @@ export const applyLessonBatch = (deps: Deps, caller: Caller, input: LessonBatchI
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
     const { value: r, replayed } = await memory.applyLibrary({
-        operations: input.operations,
-        reason: input.reason,
-        author: authorOf(key),
-        provenance: { keyId: key.keyId },
-        idempotencyKey: input.idempotencyKey,
-        access: accessOf(key, input.door),
-      });
+      operations: input.operations,
+      reason: input.reason,
+      author: authorOf(key),
+      provenance: { keyId: key.keyId },
+      idempotencyKey: input.idempotencyKey,
+      access: accessOf(key, input.door),
+    });
     return { value: { libraryVersion: r.version, experiences: r.experiences, deleted: r.deleted }, replayed };
   });

@@ -1,7 +1,7 @@
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import { agentWithRow, type Memory } from "./agent-access";
-import { reviewedBeforeWrite } from "./admission";
+import { reviewedBeforeWrite } from "./screening";
 import { authorOf } from "./lessons";
 
 /** A library document as `exportLibrary` gives it and `importLibrary` takes it. */
@@ -36,7 +36,11 @@ export const libraryDiff = (deps: Deps, caller: Caller, input: { agentId: string
   });
 
 /** Restores the library of an earlier version as a new version (`replayed` for a repeated idempotency key). */
-export const rollbackLibrary = (deps: Deps, caller: Caller, input: { agentId: string; version: number; idempotencyKey?: string | undefined }) =>
+export const rollbackLibrary = (
+  deps: Deps,
+  caller: Caller,
+  input: { agentId: string; version: number; idempotencyKey?: string | undefined },
+) =>
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
     const { value: r, replayed } = await memory.rollback({ n: input.version, author: authorOf(key), idempotencyKey: input.idempotencyKey });
@@ -58,12 +62,18 @@ export interface ImportLibraryInput {
 
 /**
  * Imports an export by merge or replace as one version. A small import is reviewed before the
- * write like a single lesson; every text still passes the admission step inside the agent's object.
+ * write like a single lesson; every text still passes the screening step inside the agent's object.
  */
 export const importLibrary = (deps: Deps, caller: Caller, input: ImportLibraryInput) =>
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
     const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, input.agentId, input.library.experiences, deps.logger);
-    const { value: r, replayed } = await memory.importLibrary({ doc: input.library, mode: input.mode, author: authorOf(key), idempotencyKey: input.idempotencyKey, access: { admin: key.scope === "admin", reviewed } });
+    const { value: r, replayed } = await memory.importLibrary({
+      doc: input.library,
+      mode: input.mode,
+      author: authorOf(key),
+      idempotencyKey: input.idempotencyKey,
+      access: { admin: key.scope === "admin", reviewed },
+    });
     return { value: applied(r), replayed };
   });

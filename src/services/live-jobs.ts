@@ -44,6 +44,11 @@ export async function recordJobFailure(
   job: { tenantId: string; agentId: string; jobId: string; incarnation?: string | undefined; final: boolean; reason: string },
 ) {
   await resilientMemory(deps.env, job.tenantId, job.agentId)
-    .finishJob({ jobId: job.jobId, status: job.final ? "failed" : "retrying", reason: job.reason.slice(0, 1000), incarnation: job.incarnation })
+    .finishJob({
+      jobId: job.jobId,
+      status: job.final ? "failed" : "retrying",
+      reason: job.reason.slice(0, 1000),
+      incarnation: job.incarnation,
+    })
     .catch(() => undefined);
 }

@@ -1,6 +1,6 @@
 import { invalid, outcome } from "../core/errors";
 import { requireScope } from "../core/principal";
-import { D1UsageLedger, type UsageGroupBy } from "../llm/ledger";
+import { LlmLedger, type LedgerGroupBy } from "../llm/ledger";
 import type { Caller, Deps } from "./deps";
 
 const DAY_MS = 86_400_000;
@@ -11,14 +11,16 @@ export const DEFAULT_RANGE_DAYS = 30;
  * The tenant's LLM calls, tokens and estimated cost from the usage ledger, grouped. The range ends
  * now unless told otherwise; a key restricted to some agents sees only those agents' calls.
  */
-export const usageReport = (deps: Deps, caller: Caller, q: { from?: number; to?: number; groupBy: UsageGroupBy }) =>
+export const usageReport = (deps: Deps, caller: Caller, q: { from?: number; to?: number; groupBy: LedgerGroupBy }) =>
   outcome(async () => {
     const key = requireScope(caller, "read");
     const to = q.to ?? Date.now();
     const from = q.from ?? to - DEFAULT_RANGE_DAYS * DAY_MS;
     if (from > to) {
-      throw invalid("`from` must not be after `to` (which defaults to now).", [{ path: "query.from", message: "`from` must not be after `to`" }]);
+      throw invalid("`from` must not be after `to` (which defaults to now).", [
+        { path: "query.from", message: "`from` must not be after `to`" },
+      ]);
     }
-    const summary = await new D1UsageLedger(deps.env).summarize(key.tenantId, from, to, q.groupBy, { agentIds: key.agentIds });
+    const summary = await new LlmLedger(deps.env).summarize(key.tenantId, from, to, q.groupBy, { agentIds: key.agentIds });
     return { from, to, groupBy: q.groupBy, ...summary };
   });

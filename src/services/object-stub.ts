@@ -33,7 +33,8 @@ export function resilientObject<T>(
       if (typeof method !== "string" || !Object.hasOwn(classes, method)) return undefined;
       const retry = classes[method]!;
       return async (...args: unknown[]) => {
-        const call = () => doCall(() => (stub() as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args), repeatable(retry, args[0]));
+        const call = () =>
+          doCall(() => (stub() as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args), repeatable(retry, args[0]));
         const answer = await (opts.around ? opts.around(retry, call) : call());
         return opts.outcomes ? unwrap(answer as Outcome<unknown>) : answer;
       };

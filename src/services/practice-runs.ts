@@ -58,7 +58,11 @@ export const listPracticeRuns = (deps: Deps, caller: Caller, input: { agentId: s
         and(
           eq(practiceRuns.tenantId, who.tenantId),
           eq(practiceRuns.agentId, who.agentId),
-          olderThan(practiceRuns.createdAt, practiceRuns.runId, after ? { createdAt: after.c as number, id: after.r as string } : undefined),
+          olderThan(
+            practiceRuns.createdAt,
+            practiceRuns.runId,
+            after ? { createdAt: after.c as number, id: after.r as string } : undefined,
+          ),
         ),
       )
       .orderBy(desc(practiceRuns.createdAt), desc(practiceRuns.runId))
@@ -128,7 +132,11 @@ export const cancelPracticeRun = (deps: Deps, caller: Caller, at: RunAt) =>
   outcome(async () => cancelRun(deps.env, await agentOwner(deps, caller, at.agentId, "write"), at.runId));
 
 /** A webhook rollout's late result, for the practice run or evaluation that dispatched it. */
-export const submitRolloutResult = (deps: Deps, caller: Caller, input: { rolloutId: string; answer: RolloutAnswer; secret: string | null }) =>
+export const submitRolloutResult = (
+  deps: Deps,
+  caller: Caller,
+  input: { rolloutId: string; answer: RolloutAnswer; secret: string | null },
+) =>
   outcome(async () => {
     const key = requireScope(caller, "write");
     const ref = parseRolloutId(input.rolloutId);

@@ -6,7 +6,15 @@ import { datasetTasks, practiceRuns } from "../db/schema";
 import { datasetSplit, splitTasks } from "./datasets";
 import { tenantWebhookSecret } from "./tenants";
 import { sha256Hex } from "../core/api-key";
-import { RunEvaluateSchema, type Promotion, type RunView, type RolloutAnswer, type RunConfig, type RunCreate, type RunStatus } from "../core/practice/run-types";
+import {
+  RunEvaluateSchema,
+  type Promotion,
+  type RunView,
+  type RolloutAnswer,
+  type RunConfig,
+  type RunCreate,
+  type RunStatus,
+} from "../core/practice/run-types";
 import type { RunExperience } from "../core/practice/plan";
 import { originOf } from "../core/practice/hindsight";
 import type { FrozenTask, RunFacts, RunRowFields } from "../core/practice/ports";
@@ -57,22 +65,32 @@ export async function prepare(env: Env, who: Caller, body: RunCreate) {
   }
   if (body.policy.kind === "webhook" || verifier.kind === "webhook") {
     if (!(await tenantWebhookSecret(env, who.tenantId))) {
-      throw unprocessable("Webhook policies and verifiers are signed with the tenant's webhook secret; create one first (POST /v1/webhook-secret).", [
-        { path: body.policy.kind === "webhook" ? "policy.url" : "verifier.url", message: "No webhook secret" },
-      ]);
+      throw unprocessable(
+        "Webhook policies and verifiers are signed with the tenant's webhook secret; create one first (POST /v1/webhook-secret).",
+        [{ path: body.policy.kind === "webhook" ? "policy.url" : "verifier.url", message: "No webhook secret" }],
+      );
     }
   }
   // Summaries, group advantages and batch updates always need an LLM, whatever the policy is.
   if (!llmConfigured(env)) throw new LlmNotConfiguredError();
   const { promote, evaluate } = await promotionSettings(env, ds.id, body);
-  const config: RunConfig = { ...body, verifier, promote, evaluate, seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31 };
+  const config: RunConfig = {
+    ...body,
+    verifier,
+    promote,
+    evaluate,
+    seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31,
+  };
   // The held-out tasks are frozen with the run, so every epoch's evaluation compares the same tasks.
   const holdout = evaluate ? await splitTasks(env, ds.id, evaluate.split) : [];
   return { ds, tasks, holdout, config };
 }
 
 /** Inserts the run's row unless the agent has another run queued or running, in one statement. */
-async function insertExclusive(env: Env, row: { runId: string; tenantId: string; agentId: string; datasetId: string; config: Record<string, unknown> }) {
+async function insertExclusive(
+  env: Env,
+  row: { runId: string; tenantId: string; agentId: string; datasetId: string; config: Record<string, unknown> },
+) {
   const r = await env.DB.prepare(
     `INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config)
      SELECT ?1, ?2, ?3, ?4, 'creating', ?5
@@ -100,11 +118,15 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
   const gated = promote === "gate" || promote === "best";
   const evaluate = body.evaluate ?? (gated ? RunEvaluateSchema.parse({}) : null);
   if (promote === "best" && evaluate?.every !== "epoch") {
-    throw unprocessable("'best' picks the best epoch, so it needs an evaluation after every epoch.", [{ path: "evaluate.every", message: "Must be 'epoch' with promote 'best'" }]);
+    throw unprocessable("'best' picks the best epoch, so it needs an evaluation after every epoch.", [
+      { path: "evaluate.every", message: "Must be 'epoch' with promote 'best'" },
+    ]);
   }
   if (evaluate && countIn(evaluate.split) === 0) {
     const path = body.evaluate ? "evaluate.split" : "promote";
-    throw unprocessable(`Dataset '${datasetId}' has no ${evaluate.split} tasks to evaluate on; '${promote}' needs them.`, [{ path, message: `No ${evaluate.split} tasks` }]);
+    throw unprocessable(`Dataset '${datasetId}' has no ${evaluate.split} tasks to evaluate on; '${promote}' needs them.`, [
+      { path, message: `No ${evaluate.split} tasks` },
+    ]);
   }
   return { promote, evaluate };
 }
@@ -115,21 +137,36 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
  * become `queued`, so no admission can see a run that is not whole. Every step is idempotent, so
  * a retried create finishes a setup that was cut short.
  */
-async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string, config: RunConfig, tasks: FrozenTask[], holdout: FrozenTask[]) {
+async function setUpRun(
+  env: Env,
+  who: Caller,
+  runId: string,
+  datasetId: string,
+  config: RunConfig,
+  tasks: FrozenTask[],
+  holdout: FrozenTask[],
+) {
   const memory = resilientMemory(env, who.tenantId, who.agentId);
-  const [exported, agentConfig, agentIncarnation] = await Promise.all([
-    memory.exportLibrary(),
-    memory.getConfig(),
-    memory.incarnation(),
-  ]);
+  const [exported, agentConfig, agentIncarnation] = await Promise.all([memory.exportLibrary(), memory.getConfig(), memory.incarnation()]);
   const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
   const stub = practiceStub(env, runId);
   try {
-    await stub.init({ runId, tenantId: who.tenantId, agentId: who.agentId, datasetId, config, library, priorQ: agentConfig.defaultQ, agentIncarnation });
+    await stub.init({
+      runId,
+      tenantId: who.tenantId,
+      agentId: who.agentId,
+      datasetId,
+      config,
+      library,
+      priorQ: agentConfig.defaultQ,
+      agentIncarnation,
+    });
     for (let i = 0; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK), "train");
     for (let i = 0; i < holdout.length; i += TASK_CHUNK) await stub.addTasks(holdout.slice(i, i + TASK_CHUNK), "holdout");
     await stub.seal();
-    await env.DB.prepare("UPDATE practice_runs SET status = 'queued', updated_at = ?1 WHERE run_id = ?2 AND status = 'creating'").bind(Date.now(), runId).run();
+    await env.DB.prepare("UPDATE practice_runs SET status = 'queued', updated_at = ?1 WHERE run_id = ?2 AND status = 'creating'")
+      .bind(Date.now(), runId)
+      .run();
   } catch (err) {
     // A run that could not be set up must not stay `creating`, blocking the agent's next run.
     await syncRunRow(env, runId, { status: "failed", summary: {}, error: `setting up the run failed: ${String(err)}` });
@@ -138,7 +175,8 @@ async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string,
 }
 
 /** The id of the run created with an Idempotency-Key: a retried create finds the first run by it. */
-export const keyedRunId = async (who: Caller, idempotencyKey: string) => `run_${(await sha256Hex(`${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24)}`;
+export const keyedRunId = async (who: Caller, idempotencyKey: string) =>
+  `run_${(await sha256Hex(`${who.tenantId}|${who.agentId}|${idempotencyKey}`)).slice(0, 24)}`;
 
 /**
  * Creates a run: the D1 row as `creating`, then its Durable Object (see setUpRun). With an
@@ -153,14 +191,25 @@ export async function createRun(env: Env, who: Caller, body: RunCreate, idempote
   const row = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config: { ...config, requestHash } };
   const inserted = opts.exclusive
     ? await insertExclusive(env, row)
-    : await db(env).insert(practiceRuns).values({ ...row, status: "creating" }).onConflictDoNothing().returning({ runId: practiceRuns.runId }).all();
+    : await db(env)
+        .insert(practiceRuns)
+        .values({ ...row, status: "creating" })
+        .onConflictDoNothing()
+        .returning({ runId: practiceRuns.runId })
+        .all();
   if (inserted.length === 0) {
     const prior = await db(env).select().from(practiceRuns).where(eq(practiceRuns.runId, runId)).get();
     if (!prior && opts.exclusive) {
       const going = await db(env)
         .select({ runId: practiceRuns.runId })
         .from(practiceRuns)
-        .where(and(eq(practiceRuns.tenantId, who.tenantId), eq(practiceRuns.agentId, who.agentId), inArray(practiceRuns.status, ["creating", "queued", "running"])))
+        .where(
+          and(
+            eq(practiceRuns.tenantId, who.tenantId),
+            eq(practiceRuns.agentId, who.agentId),
+            inArray(practiceRuns.status, ["creating", "queued", "running"]),
+          ),
+        )
         .get();
       throw conflict(`Practice run '${going?.runId ?? "unknown"}' of this agent is still going.`);
     }
@@ -231,21 +280,32 @@ export async function failAbandonedSetups(env: Env, at: number): Promise<number>
 }
 
 /** Promotes a chosen library of a finished run as one library version whose reason carries the evidence. */
-export async function promoteRun(env: Env, run: RunFacts, start: RunExperience[], final: RunExperience[], why: string): Promise<Omit<Promotion, "epoch">> {
+export async function promoteRun(
+  env: Env,
+  run: RunFacts,
+  start: RunExperience[],
+  final: RunExperience[],
+  why: string,
+): Promise<Omit<Promotion, "epoch">> {
   const none = (reason: string): Omit<Promotion, "epoch"> => ({ promoted: false, reason, version: null, applied: 0, skipped: [] });
-  const how = run.finishing === "budget-exhausted" ? "stopped by its budget, keeping what its finished steps learned" : run.stoppedEarly ? `stopped early: ${run.stoppedEarly}` : "completed";
+  const how =
+    run.finishing === "budget-exhausted"
+      ? "stopped by its budget, keeping what its finished steps learned"
+      : run.stoppedEarly
+        ? `stopped early: ${run.stoppedEarly}`
+        : "completed";
   const inHindsight = final.filter((e) => originOf(e) === "hindsight").length;
   const hindsight = inHindsight ? `; ${inHindsight} of its lessons learned in hindsight from tasks every attempt failed` : "";
   const reason = `practice run ${run.runId} (${how}): ${run.config.epochs} epoch(s) on dataset ${run.datasetId}; ${why}${hindsight}`;
   let value;
   try {
     ({ value } = await resilientMemory(env, run.tenantId, run.agentId).promotePractice({
-        runId: run.runId,
-        ...(run.agentIncarnation ? { incarnation: run.agentIncarnation } : {}),
-        reason,
-        start: start.map((e) => ({ id: e.id, text: e.text, ...(e.when ? { when: e.when } : {}) })),
-        final: final.map((e) => ({ id: e.id, text: e.text, origin: originOf(e), ...(e.when ? { when: e.when } : {}) })),
-      }));
+      runId: run.runId,
+      ...(run.agentIncarnation ? { incarnation: run.agentIncarnation } : {}),
+      reason,
+      start: start.map((e) => ({ id: e.id, text: e.text, ...(e.when ? { when: e.when } : {}) })),
+      final: final.map((e) => ({ id: e.id, text: e.text, origin: originOf(e), ...(e.when ? { when: e.when } : {}) })),
+    }));
   } catch (err) {
     // The run's alarm repeats a promotion that threw, every 30 s until it returns: one the agent
     // refuses for good (it was deleted meanwhile, the write is invalid) ends the run unpromoted.
@@ -254,7 +314,10 @@ export async function promoteRun(env: Env, run: RunFacts, start: RunExperience[]
     throw err;
   }
   if (value.version === null) {
-    return { ...none(value.skipped.length ? `${why}; every change was skipped (see skipped)` : `${why}; the library did not change`), skipped: value.skipped };
+    return {
+      ...none(value.skipped.length ? `${why}; every change was skipped (see skipped)` : `${why}; the library did not change`),
+      skipped: value.skipped,
+    };
   }
   return { promoted: true, reason, version: value.version, applied: value.applied, skipped: value.skipped };
 }
@@ -274,7 +337,8 @@ export async function runRow(env: Env, who: Caller, runId: string) {
 export async function cancelRun(env: Env, who: Caller, runId: string) {
   await runRow(env, who, runId);
   const r = await practiceStub(env, runId).cancel();
-  if (r.outcome === "promoting") throw conflict(`Practice run '${runId}' is being promoted; it ends as promoted and can no longer be cancelled.`);
+  if (r.outcome === "promoting")
+    throw conflict(`Practice run '${runId}' is being promoted; it ends as promoted and can no longer be cancelled.`);
   return r.view as RunView;
 }
 
@@ -283,7 +347,11 @@ export async function cancelRun(env: Env, who: Caller, runId: string) {
  * or after another run's end did not happen (a crash between the two).
  */
 export async function admitAllQueuedRuns(env: Env): Promise<number> {
-  const rows = await db(env).selectDistinct({ tenantId: practiceRuns.tenantId }).from(practiceRuns).where(eq(practiceRuns.status, "queued")).all();
+  const rows = await db(env)
+    .selectDistinct({ tenantId: practiceRuns.tenantId })
+    .from(practiceRuns)
+    .where(eq(practiceRuns.status, "queued"))
+    .all();
   let started = 0;
   for (const r of rows) started += (await admitQueuedRuns(env, r.tenantId)).length;
   return started;

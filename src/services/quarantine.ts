@@ -14,7 +14,7 @@ export interface QuarantineQuery {
 }
 
 /**
- * What the admission step holds back: never retrieved or injected, listed for review, and
+ * What the screening step holds back: never retrieved or injected, listed for review, and
  * released or deleted only with an admin key, each decision audited with the reason it was held.
  */
 export const listQuarantine = (deps: Deps, caller: Caller, input: QuarantineQuery) =>
@@ -37,7 +37,12 @@ export const releaseQuarantined = (deps: Deps, caller: Caller, input: { agentId:
     const { key, memory } = await agentWithRow(deps, caller, agentId, "admin");
     const held = await memory.getQuarantined({ id });
     const r = await memory.releaseQuarantined({ id, author: authorOf(key) });
-    await recordAudit(deps, caller, { tenantId: key.tenantId, action: "quarantine.release", target: `${agentId}/${id}`, detail: { kind: held.kind, reason: held.reason, status: r.status } });
+    await recordAudit(deps, caller, {
+      tenantId: key.tenantId,
+      action: "quarantine.release",
+      target: `${agentId}/${id}`,
+      detail: { kind: held.kind, reason: held.reason, status: r.status },
+    });
     return r;
   });
 
@@ -47,6 +52,11 @@ export const deleteQuarantined = (deps: Deps, caller: Caller, input: { agentId: 
     const { key, memory } = await agentWithRow(deps, caller, agentId, "admin");
     const held = await memory.getQuarantined({ id });
     const r = await memory.deleteQuarantined({ id, author: authorOf(key) });
-    await recordAudit(deps, caller, { tenantId: key.tenantId, action: "quarantine.delete", target: `${agentId}/${id}`, detail: { kind: held.kind, reason: held.reason } });
+    await recordAudit(deps, caller, {
+      tenantId: key.tenantId,
+      action: "quarantine.delete",
+      target: `${agentId}/${id}`,
+      detail: { kind: held.kind, reason: held.reason },
+    });
     return { ...r, deleted: true as const };
   });

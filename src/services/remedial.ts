@@ -6,7 +6,7 @@ import { sha256Hex } from "../core/api-key";
 import { remedialTasks, remedialVerdict } from "../core/practice/remedial";
 import { RunCreateSchema } from "../core/practice/run-types";
 import { VerifierSchema } from "../core/verifiers/schema";
-import { D1UsageLedger } from "../llm/ledger";
+import { LlmLedger } from "../llm/ledger";
 import { llmConfigured } from "../llm";
 import { DomainError } from "../core/errors";
 import { resilientMemory } from "./agent-access";
@@ -24,7 +24,8 @@ const SETUP_ATTEMPTS = 3;
 const ACTIVE = new Set(["creating", "queued", "running"]);
 
 /** A run whose setup failed (practice.ts marks it so), which spends no trigger. */
-const failedSetup = (run: { status: string; error: string | null } | undefined) => run?.status === "failed" && (run.error ?? "").startsWith("setting up the run");
+const failedSetup = (run: { status: string; error: string | null } | undefined) =>
+  run?.status === "failed" && (run.error ?? "").startsWith("setting up the run");
 
 export type RemedialOutcome =
   | { outcome: "off" }
@@ -33,7 +34,8 @@ export type RemedialOutcome =
   | { outcome: "started"; runId: string; datasetId: string; successRate: number };
 
 /** The agent's one remedial dataset: each trigger replaces its tasks rather than adding a dataset. */
-export const remedialDatasetId = async (tenantId: string, agentId: string) => `ds_${(await sha256Hex(`remedial|${tenantId}|${agentId}`)).slice(0, 20)}`;
+export const remedialDatasetId = async (tenantId: string, agentId: string) =>
+  `ds_${(await sha256Hex(`remedial|${tenantId}|${agentId}`)).slice(0, 20)}`;
 
 /**
  * The trigger of the current cooldown: a conditional upsert that writes only when the last
@@ -46,8 +48,15 @@ async function currentTrigger(env: Env, tenantId: string, agentId: string, at: n
     d
       .insert(remedialClaims)
       .values({ tenantId, agentId, lastAt: at })
-      .onConflictDoUpdate({ target: [remedialClaims.tenantId, remedialClaims.agentId], set: { lastAt: at }, setWhere: lte(remedialClaims.lastAt, at - cooldownMs) }),
-    d.select({ lastAt: remedialClaims.lastAt }).from(remedialClaims).where(and(eq(remedialClaims.tenantId, tenantId), eq(remedialClaims.agentId, agentId))),
+      .onConflictDoUpdate({
+        target: [remedialClaims.tenantId, remedialClaims.agentId],
+        set: { lastAt: at },
+        setWhere: lte(remedialClaims.lastAt, at - cooldownMs),
+      }),
+    d
+      .select({ lastAt: remedialClaims.lastAt })
+      .from(remedialClaims)
+      .where(and(eq(remedialClaims.tenantId, tenantId), eq(remedialClaims.agentId, agentId))),
   ]);
   return current[0]!.lastAt;
 }
@@ -74,14 +83,15 @@ export async function checkRemedial(env: Env, tenantId: string, agentId: string,
   if (!verdict.due) return { outcome: "not-due", reason: verdict.reason };
 
   if (!llmConfigured(env)) return { outcome: "skipped", reason: "no LLM is configured" };
-  const budget = await new D1UsageLedger(env).assertWithinBudget(tenantId).then(
+  const budget = await new LlmLedger(env).assertWithinBudget(tenantId).then(
     () => null,
     (err: unknown) => (err instanceof DomainError ? err : null),
   );
   if (budget) return { outcome: "skipped", reason: budget.message, recheckInSeconds: REMEDIAL_RECHECK_SECONDS };
   const datasetId = await remedialDatasetId(tenantId, agentId);
   const body = RunCreateSchema.safeParse({ ...cfg.run, datasetId });
-  if (!body.success) return { outcome: "skipped", reason: `the remedial run options are not valid: ${body.error.issues[0]?.message ?? "invalid"}` };
+  if (!body.success)
+    return { outcome: "skipped", reason: `the remedial run options are not valid: ${body.error.issues[0]?.message ?? "invalid"}` };
 
   const trigger = await currentTrigger(env, tenantId, agentId, at, cfg.cooldownHours * HOUR);
   const keys = Array.from({ length: SETUP_ATTEMPTS }, (_, i) => (i === 0 ? `remedial:${trigger}` : `remedial:${trigger}:${i}`));
@@ -103,7 +113,12 @@ export async function checkRemedial(env: Env, tenantId: string, agentId: string,
   }
   // The trigger waits for the agent's other run; a check after it ends (within the cooldown) starts it.
   const going = runs.results.find((r) => !ids.includes(r.runId) && ACTIVE.has(r.status));
-  if (going) return { outcome: "skipped", reason: `practice run '${going.runId}' of this agent is still going`, recheckInSeconds: REMEDIAL_RECHECK_SECONDS };
+  if (going)
+    return {
+      outcome: "skipped",
+      reason: `practice run '${going.runId}' of this agent is still going`,
+      recheckInSeconds: REMEDIAL_RECHECK_SECONDS,
+    };
 
   const rate = `${Math.round(verdict.successRate * 100)}%`;
   await replaceDataset(env, tenantId, datasetId, {

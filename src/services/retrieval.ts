@@ -3,6 +3,8 @@ import type { KeyPrincipal } from "../core/principal";
 import type { RetrieveRequest } from "../core/memory-types";
 import type { Caller, Deps } from "./deps";
 import { agentMemory, agentWithRow, type Memory } from "./agent-access";
+import { countRetrieval, servedByPrompt, servedByRetrieve } from "./retrieval-counters";
+import { promptNearby, retrieveNearby, type ReadOptions } from "./edge-reads";
 
 /**
  * Reading an agent's memory for a task — ranked items, or the block to put in a prompt — and what
@@ -14,18 +16,30 @@ export type PromptRequest = Parameters<Memory["prompt"]>[0]["request"];
 /** A read-scoped caller changes nothing later retrievals depend on, and no episode credits what it was shown. */
 const askerOf = (key: KeyPrincipal) => ({ keyId: key.keyId, readOnly: key.scope === "read" });
 
+/**
+ * Retrieves where the request landed when it may (services/edge-reads: the agent's snapshot, within
+ * the staleness bound), else through the object; what the answer served is counted in the Worker's
+ * batch (services/retrieval-counters), not written per read.
+ */
 export const retrieve = (deps: Deps, caller: Caller, input: { agentId: string; request: RetrieveRequest }) =>
   outcome(async () => {
     const { key, memory } = agentMemory(deps, caller, input.agentId, "read");
     const asker = askerOf(key);
-    return memory.retrieve({ request: input.request, asker });
+    const reader = { tenantId: key.tenantId, agentId: input.agentId, ...asker };
+    const answer = await retrieveNearby(deps, reader, input.request, () => memory.retrieve({ request: input.request, asker }));
+    countRetrieval(deps, key.tenantId, input.agentId, answer.retrievalId, servedByRetrieve(answer, asker.readOnly));
+    return answer;
   });
 
-export const buildPrompt = (deps: Deps, caller: Caller, input: { agentId: string; request: PromptRequest }) =>
+/** Builds the prompt block, where the request landed when it may; what it served is counted like a retrieval's. */
+export const buildPrompt = (deps: Deps, caller: Caller, input: { agentId: string; request: PromptRequest & ReadOptions }) =>
   outcome(async () => {
     const { key, memory } = agentMemory(deps, caller, input.agentId, "read");
     const asker = askerOf(key);
-    return memory.prompt({ request: input.request, asker });
+    const reader = { tenantId: key.tenantId, agentId: input.agentId, ...asker };
+    const block = await promptNearby(deps, reader, input.request, () => memory.prompt({ request: input.request, asker }));
+    countRetrieval(deps, key.tenantId, input.agentId, block.retrievalId, servedByPrompt(block, asker.readOnly));
+    return block;
   });
 
 /** The re-ranker's state and the size of usage memory. */

@@ -7,7 +7,7 @@ import { RunCreateSchema } from "../core/practice/run-types";
 import type { RunOptions, Schedule, ScheduleFire, SchedulePut } from "../core/practice/schedule-types";
 import { DomainError, notFound, outcome, unprocessable } from "../core/errors";
 import { createLogger } from "../core/logger";
-import { D1UsageLedger } from "../llm/ledger";
+import { LlmLedger } from "../llm/ledger";
 import { createRun, prepare } from "./practice";
 import type { Caller, Deps } from "./deps";
 import { agentOwner } from "./agent-access";
@@ -63,7 +63,11 @@ interface ScheduleAt {
  * time stays when the timing is unchanged; otherwise it counts from now, so re-enabling a schedule
  * never fires for a slot that passed while it was off.
  */
-export const putPracticeSchedule = (deps: Deps, caller: Caller, { agentId, name, schedule: body }: ScheduleAt & { schedule: SchedulePut }) =>
+export const putPracticeSchedule = (
+  deps: Deps,
+  caller: Caller,
+  { agentId, name, schedule: body }: ScheduleAt & { schedule: SchedulePut },
+) =>
   outcome(async () => {
     const who = await agentOwner(deps, caller, agentId, "write");
     const now = Date.now();
@@ -76,11 +80,19 @@ export const putPracticeSchedule = (deps: Deps, caller: Caller, { agentId, name,
         .from(practiceSchedules)
         .where(and(eq(practiceSchedules.tenantId, who.tenantId), eq(practiceSchedules.agentId, who.agentId)))
         .get();
-      if ((n?.n ?? 0) >= MAX_SCHEDULES_PER_AGENT) throw unprocessable(`An agent has at most ${MAX_SCHEDULES_PER_AGENT} practice schedules.`);
+      if ((n?.n ?? 0) >= MAX_SCHEDULES_PER_AGENT)
+        throw unprocessable(`An agent has at most ${MAX_SCHEDULES_PER_AGENT} practice schedules.`);
     }
     const keepDue = existing && existing.enabled && body.enabled && existing.every === body.every;
     const nextDueAt = keepDue ? existing.nextDue : dueAfter(body.every, now);
-    const fields = { every: body.every, datasetId: body.datasetId, run: body.run, enabled: body.enabled, nextDue: nextDueAt, updatedAt: now };
+    const fields = {
+      every: body.every,
+      datasetId: body.datasetId,
+      run: body.run,
+      enabled: body.enabled,
+      nextDue: nextDueAt,
+      updatedAt: now,
+    };
     const row = await d
       .insert(practiceSchedules)
       .values({ tenantId: who.tenantId, agentId: who.agentId, name, ...fields, createdAt: now })
@@ -94,7 +106,11 @@ export const putPracticeSchedule = (deps: Deps, caller: Caller, { agentId, name,
 
 export const getPracticeSchedule = (deps: Deps, caller: Caller, { agentId, name }: ScheduleAt) =>
   outcome(async () => {
-    const row = await db(deps.env).select().from(practiceSchedules).where(own(await agentOwner(deps, caller, agentId, "read"), name)).get();
+    const row = await db(deps.env)
+      .select()
+      .from(practiceSchedules)
+      .where(own(await agentOwner(deps, caller, agentId, "read"), name))
+      .get();
     if (!row) throw notFound(`Practice schedule '${name}' does not exist.`);
     return present(row);
   });
@@ -160,10 +176,15 @@ async function fire(env: Env, r: Row, dueAt: number, at: number): Promise<Schedu
   let outcome: ScheduleFire;
   const body = RunCreateSchema.safeParse({ ...r.run, datasetId: r.datasetId });
   if (!body.success) {
-    outcome = { at, dueAt, outcome: "skipped", reason: `the stored run options are no longer valid: ${body.error.issues[0]?.message ?? "invalid"}` };
+    outcome = {
+      at,
+      dueAt,
+      outcome: "skipped",
+      reason: `the stored run options are no longer valid: ${body.error.issues[0]?.message ?? "invalid"}`,
+    };
   } else {
     try {
-      await new D1UsageLedger(env).assertWithinBudget(r.tenantId);
+      await new LlmLedger(env).assertWithinBudget(r.tenantId);
       const run = await createRun(env, who, body.data, `schedule:${r.name}:${dueAt}`, { exclusive: true });
       outcome = { at, dueAt, outcome: "started", runId: run.runId };
     } catch (err) {
@@ -207,7 +228,13 @@ export async function runDueSchedules(env: Env, at: number): Promise<number> {
       if (outcome.outcome === "started") started++;
       log.info("practice schedule fired", { tenantId: r.tenantId, agentId: r.agentId, name: r.name, ...outcome });
     } catch (err) {
-      log.error("practice schedule fire failed; the next cron retries it", { tenantId: r.tenantId, agentId: r.agentId, name: r.name, dueAt, err: String(err) });
+      log.error("practice schedule fire failed; the next cron retries it", {
+        tenantId: r.tenantId,
+        agentId: r.agentId,
+        name: r.name,
+        dueAt,
+        err: String(err),
+      });
     }
   }
   return started;

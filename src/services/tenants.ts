@@ -89,7 +89,13 @@ export const listTenants = (deps: Deps, _caller: Caller, opts: { limit: number; 
     const activeKeys = sql<number>`(SELECT count(*) FROM api_keys k WHERE k.tenant_id = tenants.id AND k.revoked_at IS NULL)`;
     const rows = await d1Read(() =>
       db(deps.env)
-        .select({ tenantId: tenants.id, name: tenants.name, createdAt: tenants.createdAt, hasWebhookSecret: sql<number>`${tenants.webhookSecret} IS NOT NULL`, activeKeys })
+        .select({
+          tenantId: tenants.id,
+          name: tenants.name,
+          createdAt: tenants.createdAt,
+          hasWebhookSecret: sql<number>`${tenants.webhookSecret} IS NOT NULL`,
+          activeKeys,
+        })
         .from(tenants)
         .where(olderThan(tenants.createdAt, tenants.id, after ? { createdAt: after.t as number, id: after.i as string } : undefined))
         .orderBy(desc(tenants.createdAt), desc(tenants.id))

@@ -41,9 +41,10 @@ export async function checkWebhookTargets(env: Env, tenantId: string, policy: Po
   }
   if (policy.kind === "webhook" || verifier.kind === "webhook") {
     if (!(await tenantWebhookSecret(env, tenantId))) {
-      throw unprocessable("Webhook policies and verifiers are signed with the tenant's webhook secret; create one first (POST /v1/webhook-secret).", [
-        { path: policy.kind === "webhook" ? "policy.url" : "verifier.url", message: "No webhook secret" },
-      ]);
+      throw unprocessable(
+        "Webhook policies and verifiers are signed with the tenant's webhook secret; create one first (POST /v1/webhook-secret).",
+        [{ path: policy.kind === "webhook" ? "policy.url" : "verifier.url", message: "No webhook secret" }],
+      );
     }
   }
 }

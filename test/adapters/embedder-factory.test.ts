@@ -7,7 +7,8 @@ import type { Env } from "../../src/env";
 
 /** Only the variables the factory reads; the rest of Env is irrelevant here. */
 const envOf = (vars: Partial<Env>): Env => vars as Env;
-const fakeAi = () => ({ run: async (_m: string, i: { text: string[] }) => ({ data: i.text.map(() => new Array(384).fill(1)) }) }) as unknown as Ai;
+const fakeAi = () =>
+  ({ run: async (_m: string, i: { text: string[] }) => ({ data: i.text.map(() => new Array(384).fill(1)) }) }) as unknown as Ai;
 
 beforeEach(() => resetEmbedderCache());
 afterEach(() => vi.restoreAllMocks());
@@ -38,7 +39,11 @@ describe("createEmbedder", () => {
       const req = new Request(input as RequestInfo, init);
       const body = (await req.json()) as { model: string; input: string[] };
       seen.push({ url: req.url, auth: req.headers.get("authorization"), model: body.model });
-      return Response.json({ object: "list", data: body.input.map((_, index) => ({ object: "embedding", index, embedding: new Array(3072).fill(1) })), model: body.model });
+      return Response.json({
+        object: "list",
+        data: body.input.map((_, index) => ({ object: "embedding", index, embedding: new Array(3072).fill(1) })),
+        model: body.model,
+      });
     });
     const e = createEmbedder(
       envOf({
@@ -79,7 +84,13 @@ describe("createEmbedder", () => {
   });
 
   it("does not carry EMBEDDING_MODEL over to a provider it was not written for", () => {
-    const env = envOf({ EMBEDDER: "openai", EMBEDDING_MODEL: "text-embedding-3-large", EMBEDDING_BASE_URL: "https://x.test/v1", EMBEDDING_API_KEY: "k", AI: fakeAi() });
+    const env = envOf({
+      EMBEDDER: "openai",
+      EMBEDDING_MODEL: "text-embedding-3-large",
+      EMBEDDING_BASE_URL: "https://x.test/v1",
+      EMBEDDING_API_KEY: "k",
+      AI: fakeAi(),
+    });
     const e = createEmbedder(env, { provider: "workers-ai" });
     expect(e.model).toBe("workers-ai:@cf/baai/bge-small-en-v1.5");
   });
@@ -103,7 +114,9 @@ describe("createEmbedder", () => {
 
   it("explains a missing openai endpoint or key, naming the variables to set", () => {
     expect(() => createEmbedder(envOf({ EMBEDDER: "openai", EMBEDDING_API_KEY: "k" }))).toThrow(/EMBEDDING_BASE_URL \(or LLM_BASE_URL\)/);
-    expect(() => createEmbedder(envOf({ EMBEDDER: "openai", EMBEDDING_BASE_URL: "https://x.test/v1" }))).toThrow(/EMBEDDING_API_KEY \(or LLM_API_KEY\)/);
+    expect(() => createEmbedder(envOf({ EMBEDDER: "openai", EMBEDDING_BASE_URL: "https://x.test/v1" }))).toThrow(
+      /EMBEDDING_API_KEY \(or LLM_API_KEY\)/,
+    );
     expect(() => createEmbedder(envOf({}), { provider: "openai" })).toThrow(/from the agent's embedder settings/);
   });
 
@@ -112,7 +125,12 @@ describe("createEmbedder", () => {
   });
 
   it("takes EMBEDDING_DIMS as the size of EMBEDDING_MODEL, for models outside the built-in table", () => {
-    const vars = { EMBEDDER: "openai", EMBEDDING_MODEL: "nomic-embed-text", EMBEDDING_BASE_URL: "http://ollama.test/v1", EMBEDDING_API_KEY: "k" };
+    const vars = {
+      EMBEDDER: "openai",
+      EMBEDDING_MODEL: "nomic-embed-text",
+      EMBEDDING_BASE_URL: "http://ollama.test/v1",
+      EMBEDDING_API_KEY: "k",
+    };
     expect(createEmbedder(envOf(vars)).dims).toBe(0);
     const declared = createEmbedder(envOf({ ...vars, EMBEDDING_DIMS: "768" }));
     expect(declared.dims).toBe(768);

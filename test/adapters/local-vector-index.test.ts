@@ -3,17 +3,7 @@ import { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 
 const v = (...xs: number[]) => Float32Array.from(xs);
 
-/** An index whose float vectors for the re-score are the ones the test upserted, as the store's come from SQLite. */
-function localIndex(dims: number): LocalVectorIndex {
-  const floats = new Map<string, Float32Array>();
-  const idx = new LocalVectorIndex(dims, (ids) => new Map(ids.map((id) => [id, floats.get(id)!])));
-  const upsert = idx.upsert.bind(idx);
-  idx.upsert = async (items) => {
-    await upsert(items);
-    for (const it of items) floats.set(it.id, it.vector);
-  };
-  return idx;
-}
+const localIndex = (dims: number) => new LocalVectorIndex(dims);
 
 describe("LocalVectorIndex", () => {
   it("finds nearest vectors best first with cosine similarity", async () => {

@@ -107,7 +107,9 @@ describe("OpenAiEmbedder", () => {
   });
 
   it("rejects a response with a missing item", async () => {
-    vi.spyOn(globalThis, "fetch").mockResolvedValue(Response.json({ object: "list", data: [{ object: "embedding", index: 0, embedding: [1, 0] }], model: "m" }));
+    vi.spyOn(globalThis, "fetch").mockResolvedValue(
+      Response.json({ object: "list", data: [{ object: "embedding", index: 0, embedding: [1, 0] }], model: "m" }),
+    );
     await expect(make({ model: "m" }).embed(["a", "b"])).rejects.toThrow(/1 items for 2 inputs/);
   });
 
@@ -115,7 +117,9 @@ describe("OpenAiEmbedder", () => {
     vi.spyOn(globalThis, "fetch").mockResolvedValue(
       Response.json({ error: { message: "Incorrect API key provided", type: "invalid_request_error" } }, { status: 401 }),
     );
-    const err = await make().embed(["x"]).catch((e: unknown) => e);
+    const err = await make()
+      .embed(["x"])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EmbedderError);
     const msg = (err as Error).message;
     expect(msg).toContain(BASE);

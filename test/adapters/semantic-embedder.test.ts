@@ -44,7 +44,9 @@ describe("semantic embedder", () => {
     expect(() => createEmbedder(envOf({ EMBEDDER: "semantic", EMBEDDING_DIMS: "384" }))).toThrow(EmbedderConfigError);
     expect(e.similarityThreshold).toBe(SEMANTIC_SIMILARITY_THRESHOLD);
     expect(createEmbedder(envOf({ EMBEDDER: "hash" })).similarityThreshold).toBe(HASH_SIMILARITY_THRESHOLD);
-    expect(createEmbedder(envOf({ EMBEDDER: "openai", EMBEDDING_BASE_URL: "http://x.test/v1", EMBEDDING_API_KEY: "k" })).similarityThreshold).toBe(DEFAULT_SIMILARITY_THRESHOLD);
+    expect(
+      createEmbedder(envOf({ EMBEDDER: "openai", EMBEDDING_BASE_URL: "http://x.test/v1", EMBEDDING_API_KEY: "k" })).similarityThreshold,
+    ).toBe(DEFAULT_SIMILARITY_THRESHOLD);
     expect(HASH_SIMILARITY_THRESHOLD).toBeLessThan(DEFAULT_SIMILARITY_THRESHOLD);
   });
 });

@@ -76,7 +76,8 @@ describe("InMemoryVectorize", () => {
     const vz = new InMemoryVectorize({ dimensions: 2 });
     await vz.upsert([{ id: "a", values: [1, 0], metadata: { kind: "k", note: "n" } }]);
     vz.settle();
-    const first = async (returnMetadata: VectorizeQueryOptions["returnMetadata"]) => (await vz.query([1, 0], { returnMetadata })).matches[0]!;
+    const first = async (returnMetadata: VectorizeQueryOptions["returnMetadata"]) =>
+      (await vz.query([1, 0], { returnMetadata })).matches[0]!;
     expect((await first("none")).metadata).toBeUndefined();
     expect((await first("indexed")).metadata).toEqual({ kind: "k" });
     expect((await first("all")).metadata).toEqual({ kind: "k", note: "n" });

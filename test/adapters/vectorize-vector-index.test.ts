@@ -9,7 +9,8 @@ const WINDOW = 60_000;
 function setup(dims = 3) {
   const vz = new InMemoryVectorize({ dimensions: dims });
   const clock = { t: 1_000_000 };
-  const make = (namespace: string) => new VectorizeVectorIndex(vz, namespace, { dims, pendingWindowMs: WINDOW, now: () => clock.t, idScope: namespace });
+  const make = (namespace: string) =>
+    new VectorizeVectorIndex(vz, namespace, { dims, pendingWindowMs: WINDOW, now: () => clock.t, idScope: namespace });
   return { vz, clock, make };
 }
 
@@ -23,7 +24,12 @@ describe("VectorizeVectorIndex", () => {
     const items = Array.from({ length: 1001 }, (_, i) => ({ id: `m${i}`, vector: v(1, i), kind: "experience" }));
     await idx.upsert(items);
     expect(spy.mock.calls.map((c) => c[0].length)).toEqual([500, 500, 1]);
-    expect(spy.mock.calls[0]![0][1]).toEqual({ id: await idx.vectorId("m1"), values: [1, 1], namespace: "t1:a1", metadata: { kind: "experience", item: "m1" } });
+    expect(spy.mock.calls[0]![0][1]).toEqual({
+      id: await idx.vectorId("m1"),
+      values: [1, 1],
+      namespace: "t1:a1",
+      metadata: { kind: "experience", item: "m1" },
+    });
     expect(idx.kind).toBe("vectorize");
   });
 
@@ -179,7 +185,9 @@ describe("VectorizeVectorIndex", () => {
     const { vz, make } = setup();
     const idx = make("t1:a1");
     vi.spyOn(vz, "upsert").mockRejectedValueOnce(new Error("VECTOR_UPSERT_ERROR"));
-    await expect(idx.upsert([{ id: "m", vector: v(1, 0, 0), kind: "k" }])).rejects.toThrow(/Vectorize upsert failed in namespace "t1:a1": VECTOR_UPSERT_ERROR/);
+    await expect(idx.upsert([{ id: "m", vector: v(1, 0, 0), kind: "k" }])).rejects.toThrow(
+      /Vectorize upsert failed in namespace "t1:a1": VECTOR_UPSERT_ERROR/,
+    );
     expect(await idx.query(v(1, 0, 0), { topK: 5, minSim: 0 })).toEqual([]);
   });
 

@@ -15,11 +15,20 @@ export async function startScriptedLlm(delayMs: number) {
       case null:
         return `Adding carefully.\nFinal answer: ${seed % 3 === 0 ? "41" : "42"}`;
       case "attempt_summaries":
-        return JSON.stringify({ summaries: (prompt.match(/^### Attempt \d+/gm) ?? []).map((_: string, i: number) => `Attempt ${i} added the numbers.`) });
+        return JSON.stringify({
+          summaries: (prompt.match(/^### Attempt \d+/gm) ?? []).map((_: string, i: number) => `Attempt ${i} added the numbers.`),
+        });
       case "group_advantage":
         return JSON.stringify({
           analysis: "The right attempts re-checked the sum.",
-          operations: [{ op: "add", target: "", text: `Re-check the sum before answering (${/What is [^?]*\?/.exec(prompt)?.[0] ?? "task"}).`, reason: "wrong attempts skipped it" }],
+          operations: [
+            {
+              op: "add",
+              target: "",
+              text: `Re-check the sum before answering (${/What is [^?]*\?/.exec(prompt)?.[0] ?? "task"}).`,
+              reason: "wrong attempts skipped it",
+            },
+          ],
         });
       case "batch_plan": {
         // The proposals arrive as fenced JSON blocks, one per task.
@@ -30,7 +39,9 @@ export async function startScriptedLlm(delayMs: number) {
       }
       case "safety_review": {
         const n = (prompt.match(/^\d+\.$/gm) ?? []).length;
-        return JSON.stringify({ verdicts: Array.from({ length: n }, (_, index) => ({ index, safe: true, category: "safe", reason: "ordinary advice" })) });
+        return JSON.stringify({
+          verdicts: Array.from({ length: n }, (_, index) => ({ index, safe: true, category: "safe", reason: "ordinary advice" })),
+        });
       }
       case "practice_judgement":
         return JSON.stringify({ verdict: "CORRECT", score: 1, reasoning: "matches the reference" });

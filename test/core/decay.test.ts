@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  DAY_MS,
-  effectiveDecay,
-  retention,
-  selectForDecay,
-  selectOverCapacity,
-  type CapacityItem,
-} from "../../src/core/decay";
+import { DAY_MS, effectiveDecay, retention, selectForDecay, selectOverCapacity, type CapacityItem } from "../../src/core/decay";
 import { defaultAgentConfig } from "../../src/core/agent-config";
 
 const T0 = Date.UTC(2025, 0, 1);
@@ -114,12 +107,7 @@ describe("selectOverCapacity", () => {
   });
 
   it("counts pinned items but never selects them, and ignores inactive ones", () => {
-    const items = [
-      item("pinnedLow", -1, { pinned: true }),
-      item("gone", -1, { status: "archived" }),
-      item("x", 0.2),
-      item("y", 0.3),
-    ];
+    const items = [item("pinnedLow", -1, { pinned: true }), item("gone", -1, { status: "archived" }), item("x", 0.2), item("y", 0.3)];
     // 3 active, capacity 2 → one to archive; pinned and archived are skipped.
     expect(selectOverCapacity(items, 2)).toEqual(["x"]);
     // Pinned alone exceed capacity: every unpinned active item goes.

@@ -6,7 +6,10 @@ const norm = (v: Float32Array) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 const sim = (a: string, b: string) => cosine(hashEmbed(a), hashEmbed(b));
 
 const PARAPHRASES: [string, string][] = [
-  ["Retry the request with exponential backoff when the API returns 429", "When the API returns a 429, retry the request using exponential backoff"],
+  [
+    "Retry the request with exponential backoff when the API returns 429",
+    "When the API returns a 429, retry the request using exponential backoff",
+  ],
   ["Always validate user input before writing it to the database", "Validate all user inputs before they are written to the database"],
   ["The deployment failed because the configuration file was missing", "Deployment failed: the config file was missing"],
   ["Check the unit tests before merging a pull request", "Before merging pull requests, check that unit tests pass"],

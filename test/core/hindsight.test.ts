@@ -44,7 +44,14 @@ describe("the leakage check", () => {
 });
 
 describe("choosing and checking hindsight", () => {
-  const c = (task: number, over: Partial<HindsightCandidate> = {}): HindsightCandidate => ({ task, rewards: [0, 0, 0], answered: 3, hasSignal: true, citesLesson: false, ...over });
+  const c = (task: number, over: Partial<HindsightCandidate> = {}): HindsightCandidate => ({
+    task,
+    rewards: [0, 0, 0],
+    answered: 3,
+    hasSignal: true,
+    citesLesson: false,
+    ...over,
+  });
 
   it("takes only all-failed groups with answers and a signal", () => {
     expect(hindsightEligible(c(0))).toBe(true);
@@ -87,14 +94,24 @@ describe("choosing and checking hindsight", () => {
     expect(wrongTarget.dropped[0]!.reason).toMatch(/only delete a lesson the failed attempts used/);
     const fix = checkHindsight({ op: "modify", target: "[g0]", text: "Multiply by one thousand.", reason: "" }, snap, ["G0"], "42", "h");
     expect(fix.kept).toEqual([{ op: "modify", target: "G0", text: "Multiply by one thousand.", reason: "" }]);
-    expect(checkHindsight({ op: "none", target: "", text: "", reason: "" }, snap, ["G0"], "42", "h")).toEqual({ kept: [], dropped: [], leaked: false });
+    expect(checkHindsight({ op: "none", target: "", text: "", reason: "" }, snap, ["G0"], "42", "h")).toEqual({
+      kept: [],
+      dropped: [],
+      leaked: false,
+    });
   });
 });
 
 describe("provenance of a batch plan", () => {
   it("traces rewritten texts and deletes to the proposals they came from", () => {
     const proposals = [
-      { op: "add" as const, target: "", text: "Multiply kilometres by one thousand to get metres.", reason: "", provenance: "hindsight" as const },
+      {
+        op: "add" as const,
+        target: "",
+        text: "Multiply kilometres by one thousand to get metres.",
+        reason: "",
+        provenance: "hindsight" as const,
+      },
       { op: "add" as const, target: "", text: "Re-check each carry when adding.", reason: "", provenance: "contrast" as const },
       { op: "delete" as const, target: "G0", text: "", reason: "", provenance: "hindsight" as const },
       { op: "delete" as const, target: "G1", text: "", reason: "", provenance: "contrast" as const },
@@ -112,6 +129,13 @@ describe("provenance of a batch plan", () => {
   it("reads a lesson's origin from its latest change", () => {
     expect(originOf({ lineage: [{ op: "start" }] })).toBeUndefined();
     expect(originOf({ lineage: [{ op: "add", epoch: 0, step: 0 }] })).toBe("contrast");
-    expect(originOf({ lineage: [{ op: "add", epoch: 0, step: 0 }, { op: "modify", epoch: 1, step: 0, provenance: "hindsight" }] })).toBe("hindsight");
+    expect(
+      originOf({
+        lineage: [
+          { op: "add", epoch: 0, step: 0 },
+          { op: "modify", epoch: 1, step: 0, provenance: "hindsight" },
+        ],
+      }),
+    ).toBe("hindsight");
   });
 });

@@ -110,7 +110,10 @@ describe("Int8Matrix", () => {
       const codes = vectors.slice(from, to).map((v) => encodeCode(v));
       const bytes = new Uint8Array(codes.reduce((n, c) => n + c.length, 0));
       codes.forEach((c, i) => bytes.set(c, i * c.length));
-      loaded.appendCodes(codes.map((_, i) => `m${String(from + i).padStart(5, "0")}`), bytes);
+      loaded.appendCodes(
+        codes.map((_, i) => `m${String(from + i).padStart(5, "0")}`),
+        bytes,
+      );
     };
     page(0, 3);
     page(3, 200);

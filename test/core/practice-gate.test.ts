@@ -23,9 +23,15 @@ describe("choosePromotion", () => {
   });
 
   it("best: the best epoch, earliest on ties, and nothing when no epoch beats the start", () => {
-    expect(choosePromotion("best", [r(0, 0.5), r(1, 0.8), r(2, 0.8), r(3, 0.6)], { minGain: 0, finalEpoch: 3 })).toMatchObject({ promote: true, epoch: 1 });
+    expect(choosePromotion("best", [r(0, 0.5), r(1, 0.8), r(2, 0.8), r(3, 0.6)], { minGain: 0, finalEpoch: 3 })).toMatchObject({
+      promote: true,
+      epoch: 1,
+    });
     expect(choosePromotion("best", [r(0, 0.5), r(1, 0.5), r(2, 0.3)], { minGain: 0, finalEpoch: 2 })).toMatchObject({ promote: false });
-    expect(choosePromotion("best", [r(0, 0.5), r(1, null, "failed"), r(2, 0.7)], { minGain: 0, finalEpoch: 2 })).toMatchObject({ promote: true, epoch: 2 });
+    expect(choosePromotion("best", [r(0, 0.5), r(1, null, "failed"), r(2, 0.7)], { minGain: 0, finalEpoch: 2 })).toMatchObject({
+      promote: true,
+      epoch: 2,
+    });
   });
 
   it("always and never ignore the evidence, but always reports it", () => {

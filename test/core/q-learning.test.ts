@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultAgentConfig } from "../../src/core/agent-config";
-import {
-  OutcomeSchema,
-  convergence,
-  emaUpdate,
-  normaliseQ,
-  qStats,
-  rewardFor,
-} from "../../src/core/q-learning";
+import { EpisodeOutcomeSchema, convergence, emaUpdate, normaliseQ, qStats, rewardFor } from "../../src/core/q-learning";
 
 const { rewardMapping: M, alpha: ALPHA, defaultQ } = defaultAgentConfig();
 
@@ -53,8 +46,8 @@ describe("rewardFor", () => {
   });
 
   it("validates outcomes with zod", () => {
-    expect(OutcomeSchema.parse("timeout")).toBe("timeout");
-    expect(OutcomeSchema.safeParse("crash").success).toBe(false);
+    expect(EpisodeOutcomeSchema.parse("timeout")).toBe("timeout");
+    expect(EpisodeOutcomeSchema.safeParse("crash").success).toBe(false);
   });
 });
 

@@ -15,11 +15,7 @@ describe("redactSecrets", () => {
     ["AWS access key id", `aws_access_key_id AKIAIOSFODNN7EXAMPLE here`, `aws_access_key_id ${REDACTED} here`],
     ["Slack token", `xoxb-123456789012-${rep("AbC1", 6)}`, REDACTED],
     ["Google API key", `?key=AIza${rep("Sy_9-", 7)}`, `?key=${REDACTED}`],
-    [
-      "JWT",
-      "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U.",
-      `jwt ${REDACTED}.`,
-    ],
+    ["JWT", "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U.", `jwt ${REDACTED}.`],
     ["Praxis key", `use pxk_0123456789ab_${rep("Qw-_9", 9)} now`, `use ${REDACTED} now`],
     ["URL password", "postgres://app:s3cr3t-pw@db.internal:5432/app", `postgres://app:${REDACTED}@db.internal:5432/app`],
   ];

@@ -4,7 +4,13 @@ import { remedialTasks, remedialVerdict } from "../../src/core/practice/remedial
 import type { EpisodeForDataset } from "../../src/core/practice/dataset-types";
 
 /** Most recently ended first, as the agent hands them out. */
-const ep = (id: string, task: string, outcome: string, answer: string | null, endedAt: number): EpisodeForDataset => ({ id, task, outcome, answer, endedAt });
+const ep = (id: string, task: string, outcome: string, answer: string | null, endedAt: number): EpisodeForDataset => ({
+  id,
+  task,
+  outcome,
+  answer,
+  endedAt,
+});
 
 describe("remedial practice decisions", () => {
   it("counts only a full window and compares strictly below the minimum", () => {

@@ -6,10 +6,17 @@ const f = (usage: number, sim: number) => featuresOf({ sim, usage, lexical: 0, l
 describe("re-ranker", () => {
   it("stays out of the way until it has seen MIN_UPDATES rewards", () => {
     let s = emptyReranker();
-    for (let i = 0; i < MIN_UPDATES - 1; i++) s = train(s, [{ f: f(0.9, 0.3), label: 1 }, { f: f(0, 0.5), label: 0 }]);
+    for (let i = 0; i < MIN_UPDATES - 1; i++)
+      s = train(s, [
+        { f: f(0.9, 0.3), label: 1 },
+        { f: f(0, 0.5), label: 0 },
+      ]);
     expect(rerankerActive(s)).toBe(false);
     expect(contributions(s, [f(0.9, 0.3), f(0, 0.5)])).toBeNull();
-    s = train(s, [{ f: f(0.9, 0.3), label: 1 }, { f: f(0, 0.5), label: 0 }]);
+    s = train(s, [
+      { f: f(0.9, 0.3), label: 1 },
+      { f: f(0, 0.5), label: 0 },
+    ]);
     expect(rerankerActive(s)).toBe(true);
     expect(s.updates).toBe(MIN_UPDATES);
   });

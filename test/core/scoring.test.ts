@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultAgentConfig } from "../../src/core/agent-config";
 import { discriminativeTerms, ftsMatchOf, ftsTerms } from "../../src/core/lexical";
-import {
-  fuseRanks,
-  PhaseSchema,
-  rank,
-  zScores,
-  type Candidate,
-} from "../../src/core/scoring";
+import { fuseRanks, PhaseSchema, rank, zScores, type Candidate } from "../../src/core/scoring";
 
 const params = (lambda: number, over: Partial<{ k1: number; k2: number; threshold: number }> = {}) => ({
   lambda,
@@ -188,7 +182,9 @@ describe("reciprocal-rank fusion", () => {
 describe("FTS5 match expression", () => {
   const ftsMatch = (text: string) => ftsMatchOf(ftsTerms(text));
   it("ORs the quoted content words once each, so no word is read as query syntax", () => {
-    expect(ftsMatch("The payments API returned 429 and the API NEAR retry")).toBe('"payments" OR "api" OR "returned" OR "429" OR "near" OR "retry"');
+    expect(ftsMatch("The payments API returned 429 and the API NEAR retry")).toBe(
+      '"payments" OR "api" OR "returned" OR "429" OR "near" OR "retry"',
+    );
     expect(ftsMatch("do not retry")).toBe('"not" OR "retry"');
     expect(ftsMatch("it is the one")).toBe('"one"');
     expect(ftsMatch("is it the")).toBeNull();

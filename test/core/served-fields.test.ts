@@ -10,7 +10,7 @@ import {
   RetrievedItemSchema,
 } from "../../src/core/memory-types";
 import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeSchema } from "../../src/core/episode-types";
-import { METADATA_FIELDS, SERVED_FIELDS, TYPED_FIELDS, caseAdmissionText, metadataString } from "../../src/core/served-fields";
+import { METADATA_FIELDS, SERVED_FIELDS, TYPED_FIELDS, caseScreenedText, metadataString } from "../../src/core/served-fields";
 
 type Kind = keyof typeof SERVED_FIELDS;
 const keysOf = (schema: z.ZodType): string[] => {
@@ -19,7 +19,8 @@ const keysOf = (schema: z.ZodType): string[] => {
   const def = (schema as unknown as { def: { in?: z.ZodType; schema?: z.ZodType } }).def;
   return keysOf((def.in ?? def.schema)!);
 };
-const classified = (kind: Kind) => new Set<string>([...SERVED_FIELDS[kind], ...(METADATA_FIELDS[kind] ?? []), ...(TYPED_FIELDS[kind] ?? [])]);
+const classified = (kind: Kind) =>
+  new Set<string>([...SERVED_FIELDS[kind], ...(METADATA_FIELDS[kind] ?? []), ...(TYPED_FIELDS[kind] ?? [])]);
 
 /** Every schema a memory is written or served through, by the kind of memory it describes. */
 const SCHEMAS: [Kind, string, z.ZodType][] = [
@@ -60,14 +61,15 @@ describe("served-field coverage", () => {
     }
   });
 
-  it("a case's admission text holds every served field", () => {
-    expect(caseAdmissionText({ task: "T", answer: "A", traceSummary: "#1 failed: X" })).toBe("T\nA\n#1 failed: X");
-    expect(caseAdmissionText({ task: "T", answer: null, traceSummary: "tried" })).toBe("T\ntried");
+  it("a case's screened text holds every served field", () => {
+    expect(caseScreenedText({ task: "T", answer: "A", traceSummary: "#1 failed: X" })).toBe("T\nA\n#1 failed: X");
+    expect(caseScreenedText({ task: "T", answer: null, traceSummary: "tried" })).toBe("T\ntried");
   });
 
   it("metadata refuses control, format and separator characters", () => {
     const m = metadataString(64);
-    for (const bad of ["a\u0000b", "tag\u200B", "x\u202Ey", "a\u2028b", "\u061Cname", "a\nb", "\uFFF9x", "x\u180Ey"]) expect(m.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    for (const bad of ["a\u0000b", "tag\u200B", "x\u202Ey", "a\u2028b", "\u061Cname", "a\nb", "\uFFF9x", "x\u180Ey"])
+      expect(m.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     for (const ok of ["billing", "café", "日本語", "a-b_c.d"]) expect(m.safeParse(ok).success).toBe(true);
   });
 });

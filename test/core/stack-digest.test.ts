@@ -135,9 +135,7 @@ Caused by: java.net.ConnectException: Connection refused
 
 describe("digestError: Python", () => {
   it("reports the exception with the innermost frame", () => {
-    expect(digestError(PY_SIMPLE)).toBe(
-      "TimeoutError @ fetcher.py:31: request to https://api.internal/v1/items exceeded 5s",
-    );
+    expect(digestError(PY_SIMPLE)).toBe("TimeoutError @ fetcher.py:31: request to https://api.internal/v1/items exceeded 5s");
   });
 
   it("reports the last chained exception and prefers frames outside site-packages and lib/python", () => {
@@ -145,9 +143,7 @@ describe("digestError: Python", () => {
   });
 
   it("falls back to the innermost library frame when no user frame exists", () => {
-    expect(digestError(PY_ONLY_LIBRARY)).toMatch(
-      /^requests\.exceptions\.ConnectionError @ adapters\.py:519: HTTPSConnectionPool/,
-    );
+    expect(digestError(PY_ONLY_LIBRARY)).toMatch(/^requests\.exceptions\.ConnectionError @ adapters\.py:519: HTTPSConnectionPool/);
   });
 
   it("handles SyntaxError frames that have no function name", () => {
@@ -162,9 +158,7 @@ describe("digestError: Python", () => {
 
 describe("digestError: Node.js", () => {
   it("skips node_modules and node:internal frames in favour of the first user frame", () => {
-    expect(digestError(NODE_TRACE)).toBe(
-      "TypeError @ main.js:42: Cannot read properties of undefined (reading 'id')",
-    );
+    expect(digestError(NODE_TRACE)).toBe("TypeError @ main.js:42: Cannot read properties of undefined (reading 'id')");
   });
 
   it("reports the innermost [cause] and its user frame", () => {
@@ -178,9 +172,7 @@ describe("digestError: Node.js", () => {
 
 describe("digestError: Java", () => {
   it("strips the thread prefix and package, and picks the first user frame", () => {
-    expect(digestError(JAVA_NPE)).toBe(
-      'NullPointerException @ Invoice.java:42: Cannot invoke "String.length()" because "name" is null',
-    );
+    expect(digestError(JAVA_NPE)).toBe('NullPointerException @ Invoice.java:42: Cannot invoke "String.length()" because "name" is null');
   });
 
   it("reports the root cause and walks outwards to the nearest user frame", () => {

@@ -18,6 +18,7 @@ describe("chooseVectorIndex", () => {
   it("follows an explicit setting, and stays local without the binding whatever the setting", () => {
     expect(chooseVectorIndex({ ...facts, setting: "local", memories: 10 ** 7 })).toBe("local");
     expect(chooseVectorIndex({ ...facts, setting: "vectorize" })).toBe("vectorize");
-    for (const setting of ["auto", "vectorize"] as const) expect(chooseVectorIndex({ ...facts, setting, hasBinding: false, memories: 10 ** 7, switched: true })).toBe("local");
+    for (const setting of ["auto", "vectorize"] as const)
+      expect(chooseVectorIndex({ ...facts, setting, hasBinding: false, memories: 10 ** 7, switched: true })).toBe("local");
   });
 });

@@ -214,15 +214,21 @@ describe("json", () => {
   });
 
   it("deep mode rejects extra keys, different values and reordered arrays", () => {
-    expect(verifyAnswer(cfg(deep), { task: "t", answer: '{"a": 1, "b": 2}', groundTruth: '{"a": 1}' }).reasoning).toMatch(/\$\.b: not expected/);
-    expect(verifyAnswer(cfg(deep), { task: "t", answer: '{"a": {"x": 2}}', groundTruth: '{"a": {"x": 1}}' }).reasoning).toMatch(/\$\.a\.x: expected 1/);
+    expect(verifyAnswer(cfg(deep), { task: "t", answer: '{"a": 1, "b": 2}', groundTruth: '{"a": 1}' }).reasoning).toMatch(
+      /\$\.b: not expected/,
+    );
+    expect(verifyAnswer(cfg(deep), { task: "t", answer: '{"a": {"x": 2}}', groundTruth: '{"a": {"x": 1}}' }).reasoning).toMatch(
+      /\$\.a\.x: expected 1/,
+    );
     expect(reward(deep, "[2, 1]", "[1, 2]")).toBe(0);
     expect(reward(deep, '{"a": "1"}', '{"a": 1}')).toBe(0);
   });
 
   it("subset mode allows extra keys at any depth but not missing ones", () => {
     expect(reward(subset, '{"a": {"x": 1, "extra": true}, "b": 2}', '{"a": {"x": 1}}')).toBe(1);
-    expect(verifyAnswer(cfg(subset), { task: "t", answer: '{"a": {}}', groundTruth: '{"a": {"x": 1}}' }).reasoning).toMatch(/\$\.a\.x: missing/);
+    expect(verifyAnswer(cfg(subset), { task: "t", answer: '{"a": {}}', groundTruth: '{"a": {"x": 1}}' }).reasoning).toMatch(
+      /\$\.a\.x: missing/,
+    );
     expect(reward(subset, '[{"id": 1, "n": "a"}]', '[{"id": 1}, {"id": 2}]')).toBe(0);
   });
 

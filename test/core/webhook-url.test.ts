@@ -57,7 +57,14 @@ describe("checkWebhookUrl in production", () => {
   });
 
   it("accepts the public neighbours of private ranges", () => {
-    for (const url of ["https://172.15.255.255/", "https://172.32.0.1/", "https://100.63.255.255/", "https://100.128.0.1/", "https://11.0.0.1/", "https://192.169.0.1/"]) {
+    for (const url of [
+      "https://172.15.255.255/",
+      "https://172.32.0.1/",
+      "https://100.63.255.255/",
+      "https://100.128.0.1/",
+      "https://11.0.0.1/",
+      "https://192.169.0.1/",
+    ]) {
       expect(prod(url), url).toBeNull();
     }
   });
@@ -102,7 +109,13 @@ describe("checkWebhookUrl in production", () => {
 
 describe("checkWebhookUrl in development", () => {
   it("allows http, loopback and private hosts", () => {
-    for (const url of ["http://localhost:8787/verify", "http://127.0.0.1:3000/", "http://[::1]:3000/", "http://172.17.0.2/", "https://example.com/"]) {
+    for (const url of [
+      "http://localhost:8787/verify",
+      "http://127.0.0.1:3000/",
+      "http://[::1]:3000/",
+      "http://172.17.0.2/",
+      "https://example.com/",
+    ]) {
       expect(dev(url), url).toBeNull();
     }
   });
@@ -132,7 +145,8 @@ describe("parseIpv6", () => {
 
 describe("which rules apply, and to which fields", () => {
   it("production unless PRAXIS_ENV says development (or test): unset, empty, a typo or any other value is production", () => {
-    for (const v of [undefined, "", "production", "prod", "Development", "staging", " development"]) expect(webhookUrlModeOf(v), String(v)).toBe("production");
+    for (const v of [undefined, "", "production", "prod", "Development", "staging", " development"])
+      expect(webhookUrlModeOf(v), String(v)).toBe("production");
     expect(webhookUrlModeOf("development")).toBe("development");
     expect(webhookUrlModeOf("test")).toBe("development");
   });
@@ -141,7 +155,10 @@ describe("which rules apply, and to which fields", () => {
     expect(runOptionUrls({ policy: { kind: "llm" } })).toEqual([]);
     expect(runOptionUrls(undefined)).toEqual([]);
     expect(
-      runOptionUrls({ policy: { kind: "webhook", url: "https://a.example/p" }, verifier: { kind: "webhook", url: "https://a.example/v" } }, "remedial.run"),
+      runOptionUrls(
+        { policy: { kind: "webhook", url: "https://a.example/p" }, verifier: { kind: "webhook", url: "https://a.example/v" } },
+        "remedial.run",
+      ),
     ).toEqual([
       { path: "remedial.run.policy.url", url: "https://a.example/p" },
       { path: "remedial.run.verifier.url", url: "https://a.example/v" },

@@ -23,8 +23,9 @@ describe("AgentMemory durability", () => {
   it("creates and versions its schema when its agent is created", async () => {
     const stub = env.AGENT_MEMORY.getByName(`t_schema:agent-${crypto.randomUUID()}`);
     await stub.registerAgent();
-    const version = await runInDurableObject(stub, (_i, state) =>
-      state.storage.sql.exec<{ version: number }>("SELECT version FROM _schema").one().version,
+    const version = await runInDurableObject(
+      stub,
+      (_i, state) => state.storage.sql.exec<{ version: number }>("SELECT version FROM _schema").one().version,
     );
     expect(version).toBeGreaterThanOrEqual(1);
   });

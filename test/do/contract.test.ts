@@ -11,7 +11,10 @@ const transient = () => Object.assign(new Error("Network connection lost."), { r
 /** A stub whose every call fails transiently, counting how often each method was tried. */
 function flakyStub() {
   const calls: Record<string, number> = {};
-  const stub = new Proxy({}, { get: (_t, method: string) => async () => ((calls[method] = (calls[method] ?? 0) + 1), Promise.reject(transient())) });
+  const stub = new Proxy(
+    {},
+    { get: (_t, method: string) => async () => ((calls[method] = (calls[method] ?? 0) + 1), Promise.reject(transient())) },
+  );
   return { calls, memory: resilientObject<AgentMemory>(AGENT_MEMORY_CONTRACT, () => stub, { outcomes: true }) };
 }
 

@@ -52,8 +52,17 @@ export function slowEmbeddings(opts: SlowEmbeddingsOptions = {}) {
     await new Promise((resolve) => setTimeout(resolve, opts.delayMs ?? 5));
     await until(() => !held);
     const dims = body.dimensions ?? opts.dims ?? 64;
-    const data = body.input.map((text, index) => ({ object: "embedding", index, embedding: Array.from(fakeEmbedding(body.model, text, dims)) }));
-    return Response.json({ object: "list", data, model: body.model, usage: { prompt_tokens: body.input.length, total_tokens: body.input.length } });
+    const data = body.input.map((text, index) => ({
+      object: "embedding",
+      index,
+      embedding: Array.from(fakeEmbedding(body.model, text, dims)),
+    }));
+    return Response.json({
+      object: "list",
+      data,
+      model: body.model,
+      usage: { prompt_tokens: body.input.length, total_tokens: body.input.length },
+    });
   });
 
   return {

@@ -210,10 +210,16 @@ export class InMemoryVectorize implements Vectorize {
     const topK = options.topK ?? 5;
     const returnValues = options.returnValues ?? false;
     const level: VectorizeMetadataRetrievalLevel =
-      options.returnMetadata === true ? "all" : options.returnMetadata === false || options.returnMetadata === undefined ? "none" : options.returnMetadata;
+      options.returnMetadata === true
+        ? "all"
+        : options.returnMetadata === false || options.returnMetadata === undefined
+          ? "none"
+          : options.returnMetadata;
     const cap = returnValues || level === "all" ? MAX_TOPK_WITH_DATA : MAX_TOPK;
     if (!Number.isInteger(topK) || topK < 1 || topK > cap) {
-      throw new Error(`topK must be an integer in 1..${cap} ${cap === MAX_TOPK_WITH_DATA ? "when returning values or all metadata" : ""}, got ${topK}`.trim());
+      throw new Error(
+        `topK must be an integer in 1..${cap} ${cap === MAX_TOPK_WITH_DATA ? "when returning values or all metadata" : ""}, got ${topK}`.trim(),
+      );
     }
     if (vector.length !== this.dimensions) throw new Error(`query vector has ${vector.length} dimensions, index has ${this.dimensions}`);
     if (options.namespace !== undefined) this.validateName("namespace", options.namespace);
@@ -230,7 +236,11 @@ export class InMemoryVectorize implements Vectorize {
     return { matches, count: matches.length };
   }
 
-  private toVector(v: Stored, withValues: boolean, level: VectorizeMetadataRetrievalLevel): Omit<VectorizeVector, "values"> & { values?: number[] } {
+  private toVector(
+    v: Stored,
+    withValues: boolean,
+    level: VectorizeMetadataRetrievalLevel,
+  ): Omit<VectorizeVector, "values"> & { values?: number[] } {
     const out: Omit<VectorizeVector, "values"> & { values?: number[] } = { id: v.id };
     if (withValues) out.values = Array.from(v.values);
     if (v.namespace !== undefined) out.namespace = v.namespace;

@@ -12,7 +12,8 @@ import { evaluationFixture, evaluationLlm } from "../evaluation/harness";
 
 afterEach(() => vi.restoreAllMocks());
 
-const memoryOf = (tenantId: string, agentId: string) => env.AGENT_MEMORY.getByName(memoryName(tenantId, agentId)) as DurableObjectStub<AgentMemory>;
+const memoryOf = (tenantId: string, agentId: string) =>
+  env.AGENT_MEMORY.getByName(memoryName(tenantId, agentId)) as DurableObjectStub<AgentMemory>;
 
 /** The agent's own SQL tables (the object's internal `_cf_` tables hold only its deletion marker). */
 const agentTables = (stub: DurableObjectStub<AgentMemory>) =>
@@ -30,7 +31,11 @@ describe("deleting an agent", () => {
     const q = captureQueues();
     practiceLlm();
     await f.agent("POST", "/experiences", { text: "Re-check the arithmetic before answering" });
-    const schedule = await f.agent("PUT", "/practice-schedules/nightly", { every: "6h", datasetId: f.datasetId, run: { policy: { kind: "llm" }, epochs: 1, batchSize: 2, groupSize: 3 } });
+    const schedule = await f.agent("PUT", "/practice-schedules/nightly", {
+      every: "6h",
+      datasetId: f.datasetId,
+      run: { policy: { kind: "llm" }, epochs: 1, batchSize: 2, groupSize: 3 },
+    });
     expect(schedule.status, JSON.stringify(schedule.body)).toBe(201);
     const runId = await startRun(f, { epochs: 2, batchSize: 2, groupSize: 3, seed: 7 });
     await q.deliverOnce({ max: 2 });
@@ -42,7 +47,9 @@ describe("deleting an agent", () => {
     await q.pump();
     const run = await env.DB.prepare("SELECT status FROM practice_runs WHERE run_id = ?").bind(runId).first<{ status: string }>();
     expect(run!.status).toBe("cancelled");
-    const schedules = await env.DB.prepare("SELECT count(*) AS n FROM practice_schedules WHERE tenant_id = ? AND agent_id = ?").bind(f.t.tenantId, f.agentId).first<{ n: number }>();
+    const schedules = await env.DB.prepare("SELECT count(*) AS n FROM practice_schedules WHERE tenant_id = ? AND agent_id = ?")
+      .bind(f.t.tenantId, f.agentId)
+      .first<{ n: number }>();
     expect(schedules!.n).toBe(0);
     const stub = memoryOf(f.t.tenantId, f.agentId);
     expect(await agentTables(stub)).toEqual([]);
@@ -129,7 +136,10 @@ describe("deleting an agent", () => {
 
   it("an unknown agent's object answers 404 and stores nothing", async () => {
     const t = await newTenant();
-    expectProblem(await call("POST", `/v1/agents/never-created/rewards`, { key: t.apiKey, body: { retrievalId: "r_x", outcome: "success" } }), 404);
+    expectProblem(
+      await call("POST", `/v1/agents/never-created/rewards`, { key: t.apiKey, body: { retrievalId: "r_x", outcome: "success" } }),
+      404,
+    );
     expect(await agentTables(memoryOf(t.tenantId, "never-created"))).toEqual([]);
     expectProblem(await call("DELETE", `/v1/agents/never-created`, { key: t.apiKey }), 404);
   });
@@ -137,7 +147,10 @@ describe("deleting an agent", () => {
   it("an agent from before objects tracked their state is adopted once from D1; one deleted back then stays 404", async () => {
     const t = await newTenant();
     const agentId = await newAgent(t.apiKey);
-    const added = await call("POST", `/v1/agents/${agentId}/experiences`, { key: t.apiKey, body: { text: "Pin dependency versions in CI" } });
+    const added = await call("POST", `/v1/agents/${agentId}/experiences`, {
+      key: t.apiKey,
+      body: { text: "Pin dependency versions in CI" },
+    });
     expect(added.status).toBe(201);
     const stub = memoryOf(t.tenantId, agentId);
     const forgetState = () => runInDurableObject(stub, (_i, state) => void state.storage.kv.delete("praxis:agent"));
@@ -162,7 +175,12 @@ describe("deleting an agent", () => {
     expect(ep.status).toBe(201);
     expect((await call("DELETE", `/v1/agents/${agentId}`, { key: t.apiKey })).status).toBe(200);
     const batch = createMessageBatch("praxis-jobs", [
-      { id: "late-job", timestamp: new Date(), attempts: 1, body: { type: "live.extract", tenantId: t.tenantId, agentId, episodeId: ep.body.id, jobId: `job_extract_${ep.body.id}` } },
+      {
+        id: "late-job",
+        timestamp: new Date(),
+        attempts: 1,
+        body: { type: "live.extract", tenantId: t.tenantId, agentId, episodeId: ep.body.id, jobId: `job_extract_${ep.body.id}` },
+      },
     ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, { ...env, ...LLM_ENV } as typeof env);

@@ -7,7 +7,9 @@ async function fixture() {
   const t = await newTenant();
   const agentId = await newAgent(t.apiKey);
   const healthy = probedWorker();
-  const added = await healthy.call("POST", `/v1/agents/${agentId}/experiences`, t.apiKey, { text: "Retry flaky npm installs with a clean cache" });
+  const added = await healthy.call("POST", `/v1/agents/${agentId}/experiences`, t.apiKey, {
+    text: "Retry flaky npm installs with a clean cache",
+  });
   expect(added.status).toBe(201);
   return { t, agentId, experienceId: added.body.id as string, healthy };
 }
@@ -29,7 +31,8 @@ const D1_LOST = () => new Error("D1_ERROR: Network connection lost.");
 describe("Durable Object faults", () => {
   it("a .retryable failure of a read is retried through a fresh stub and answers 200", async () => {
     const { t, agentId, experienceId } = await fixture();
-    const w = faulty("AGENT_MEMORY", "retrieve", () => doError({ retryable: true }));
+    // A read at the edge asks the agent's object for its snapshot: that is the call that fails.
+    const w = faulty("AGENT_MEMORY", "readModel", () => doError({ retryable: true }));
     const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm install fails" });
     expect(r.status).toBe(200);
     expect(r.body.items.map((i: { id: string }) => i.id)).toEqual([experienceId]);
@@ -40,7 +43,13 @@ describe("Durable Object faults", () => {
     const { t, agentId, experienceId, healthy } = await fixture();
     const retrieved = await healthy.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm install fails" });
     const w = faulty("AGENT_MEMORY", "reward", () => doError({ retryable: true }), { when: "after" });
-    const r = await w.call("POST", `/v1/agents/${agentId}/rewards`, t.apiKey, { retrievalId: retrieved.body.retrievalId, outcome: "success" }, { "idempotency-key": "reward-once-1" });
+    const r = await w.call(
+      "POST",
+      `/v1/agents/${agentId}/rewards`,
+      t.apiKey,
+      { retrievalId: retrieved.body.retrievalId, outcome: "success" },
+      { "idempotency-key": "reward-once-1" },
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.trips.AGENT_MEMORY).toBe(2);
     const q = await healthy.call("GET", `/v1/agents/${agentId}/experiences/${experienceId}`, t.apiKey);
@@ -51,19 +60,25 @@ describe("Durable Object faults", () => {
     const { t, agentId, experienceId, healthy } = await fixture();
     const retrieved = await healthy.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm install fails" });
     const w = faulty("AGENT_MEMORY", "reward", () => doError({ retryable: true }));
-    const r = await w.call("POST", `/v1/agents/${agentId}/rewards`, t.apiKey, { retrievalId: retrieved.body.retrievalId, outcome: "success" });
+    const r = await w.call("POST", `/v1/agents/${agentId}/rewards`, t.apiKey, {
+      retrievalId: retrieved.body.retrievalId,
+      outcome: "success",
+    });
     expectProblem(r, 503, "service-unavailable");
     expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(r.trips.AGENT_MEMORY).toBe(1);
     expect((await healthy.call("GET", `/v1/agents/${agentId}/experiences/${experienceId}`, t.apiKey)).body.q).toBe(0.5);
-    const again = await w.call("POST", `/v1/agents/${agentId}/rewards`, t.apiKey, { retrievalId: retrieved.body.retrievalId, outcome: "success" });
+    const again = await w.call("POST", `/v1/agents/${agentId}/rewards`, t.apiKey, {
+      retrievalId: retrieved.body.retrievalId,
+      outcome: "success",
+    });
     expect(again.status).toBe(200);
     expect((await healthy.call("GET", `/v1/agents/${agentId}/experiences/${experienceId}`, t.apiKey)).body.q).toBeCloseTo(0.55, 10);
   });
 
   it("an .overloaded object is never retried: 503 with Retry-After", async () => {
     const { t, agentId } = await fixture();
-    const w = faulty("AGENT_MEMORY", "retrieve", () => doError({ overloaded: true, retryable: false }), { times: 5 });
+    const w = faulty("AGENT_MEMORY", "readModel", () => doError({ overloaded: true, retryable: false }), { times: 5 });
     const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm" });
     expectProblem(r, 503, "service-unavailable");
     expect(r.headers.get("retry-after")).toBeTruthy();
@@ -72,7 +87,7 @@ describe("Durable Object faults", () => {
 
   it("a read that stays .retryable gives up after a few attempts with a 503, never a bare 500", async () => {
     const { t, agentId } = await fixture();
-    const w = faulty("AGENT_MEMORY", "prompt", () => doError({ retryable: true }), { times: 10 });
+    const w = faulty("AGENT_MEMORY", "readModel", () => doError({ retryable: true }), { times: 10 });
     const r = await w.call("GET", `/v1/agents/${agentId}/prompt`, t.apiKey);
     expectProblem(r, 503, "service-unavailable");
     expect(r.trips.AGENT_MEMORY).toBe(3);
@@ -84,7 +99,8 @@ describe("D1 faults", () => {
     const { t, agentId } = await fixture();
     await coldKey(t.apiKey);
     const w = faulty("DB", "*", D1_LOST);
-    const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm" });
+    // Read through the object: a read at the edge would also check the key's revocation in D1.
+    const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm", consistency: "strong" });
     expect(r.status).toBe(200);
     // The failed read, its retry, and the KV fill's check of D1 after its write (services/keys fillKv).
     expect(r.trips.DB).toBe(3);

@@ -133,7 +133,8 @@ describe("API keys at the edge", () => {
       },
     });
     freshIsolate();
-    const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "anything" });
+    // Through the object: a read at the edge would also check the key's revocation in D1 (edge-reads.test.ts).
+    const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "anything", consistency: "strong" });
     expect(r.status).toBe(200);
     expect(r.trips).toMatchObject({ DB: 1, AGENT_MEMORY: 1 });
   });
@@ -176,7 +177,9 @@ describe("API keys at the edge", () => {
       },
     });
     await coldKey(t.apiKey);
-    const burst = await Promise.all(Array.from({ length: 8 }, () => w.call("GET", `/v1/agents/${agentId}/prompt`, t.apiKey)));
+    const burst = await Promise.all(
+      Array.from({ length: 8 }, () => w.call("GET", `/v1/agents/${agentId}/prompt?consistency=strong`, t.apiKey)),
+    );
     expect(burst.map((r) => r.status)).toEqual(Array(8).fill(200));
     // One lookup for the burst, and the fill's check after its KV write (off the requests' path).
     expect(queries).toBe(2);
@@ -208,7 +211,9 @@ describe("the last unrestricted admin key", () => {
       expect([401, 409]).toContain(statuses[1]);
       const active = await env.DB.prepare(
         "SELECT count(*) AS n FROM api_keys WHERE tenant_id = ? AND scope = 'admin' AND agent_ids IS NULL AND revoked_at IS NULL",
-      ).bind(t.tenantId).first<{ n: number }>();
+      )
+        .bind(t.tenantId)
+        .first<{ n: number }>();
       expect(active!.n).toBe(1);
     }
   });
@@ -216,10 +221,14 @@ describe("the last unrestricted admin key", () => {
   it("three admins each revoking the others at once leave exactly one", async () => {
     const t = await newTenant();
     const keys = [{ id: t.keyId, apiKey: t.apiKey }, await newKey(t.apiKey, "admin"), await newKey(t.apiKey, "admin")];
-    await Promise.all(keys.flatMap((by) => keys.filter((k) => k !== by).map((k) => call("DELETE", `/v1/keys/${k.id}`, { key: by.apiKey }))));
+    await Promise.all(
+      keys.flatMap((by) => keys.filter((k) => k !== by).map((k) => call("DELETE", `/v1/keys/${k.id}`, { key: by.apiKey }))),
+    );
     const active = await env.DB.prepare(
       "SELECT id FROM api_keys WHERE tenant_id = ? AND scope = 'admin' AND agent_ids IS NULL AND revoked_at IS NULL",
-    ).bind(t.tenantId).all<{ id: string }>();
+    )
+      .bind(t.tenantId)
+      .all<{ id: string }>();
     expect(active.results).toHaveLength(1);
     const survivor = keys.find((k) => k.id === active.results[0]!.id)!;
     expect((await call("GET", "/v1/keys", { key: survivor.apiKey })).status).toBe(200);

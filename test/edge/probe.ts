@@ -12,18 +12,24 @@ const zero = (): Trips => ({ DB: 0, AGENT_MEMORY: 0, PRAXIS_KEYS: 0, ops: [] });
 /**
  * The Worker called with its bindings wrapped: each request reports the round trips it made to D1,
  * the agents' Durable Objects and KV before its response (work left to waitUntil is not on the
- * request's path and is awaited separately). `faults` may throw or wait before/after a round trip.
+ * request's path and is awaited separately). `faults` may throw or wait before/after a round trip;
+ * `vars` override the test environment's variables (e.g. a staleness bound for reads at the edge).
  */
-export function probedWorker(faults: ProbeHooks = {}) {
+export function probedWorker(faults: ProbeHooks = {}, vars: Partial<typeof env> = {}) {
   let trips = zero();
-  const penv = probeEnv(env, {
-    before: async (binding, op) => {
-      trips[binding]++;
-      trips.ops.push(`${binding}.${op}`);
-      await faults.before?.(binding, op);
+  const penv = probeEnv(
+    { ...env, ...vars },
+    {
+      before: async (binding, op) => {
+        // Use counters reach an agent in one batch per window and isolate (src/services/retrieval-counters.ts),
+        // not one call per request: listed, not counted.
+        if (op !== "applyRetrievalCounts") trips[binding]++;
+        trips.ops.push(`${binding}.${op}`);
+        await faults.before?.(binding, op);
+      },
+      after: (binding, op) => faults.after?.(binding, op),
     },
-    after: (binding, op) => faults.after?.(binding, op),
-  });
+  );
 
   async function fetch(request: Request): Promise<{ res: Response; trips: Trips }> {
     trips = zero();
@@ -36,7 +42,13 @@ export function probedWorker(faults: ProbeHooks = {}) {
     return { res: new Response(body, res), trips: seen };
   }
 
-  async function call<T = any>(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T> & { trips: Trips }> {
+  async function call<T = any>(
+    method: string,
+    path: string,
+    key: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Res<T> & { trips: Trips }> {
     const init: RequestInit = { method, headers: { authorization: `Bearer ${key}`, ...headers } };
     if (body !== undefined) {
       init.body = JSON.stringify(body);
@@ -61,6 +73,12 @@ export async function coldKey(apiKey: string): Promise<void> {
   forgetCachedKeys();
   await env.PRAXIS_KEYS!.delete(`key:${await sha256Hex(apiKey)}`);
 }
+
+/**
+ * Reads at the edge serve a warm snapshot, asking the agent's object only every READ_STALENESS_MS
+ * (the test environment sets 0: every read asks).
+ */
+export const WARM_READS = { READ_STALENESS_MS: "60000" };
 
 /** A fresh isolate: the next use of a key reads KV (filled by an earlier cold use or a change). */
 export function freshIsolate(): void {

@@ -27,7 +27,8 @@ it("a write that finds every write slot of its agent busy answers 503 with Retry
   });
   // Fake time for the slot waits and heartbeats; the requests' own I/O needs real time (workerd's scheduler.wait is not faked).
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-  const write = (i: number) => w.call("POST", `/v1/agents/${agentId}/experiences`, t.apiKey, { text: `Held write ${i}: check the health endpoint.` });
+  const write = (i: number) =>
+    w.call("POST", `/v1/agents/${agentId}/experiences`, t.apiKey, { text: `Held write ${i}: check the health endpoint.` });
   const holding = Array.from({ length: 16 }, (_, i) => write(i));
   for (let i = 0; i < 400 && held < 16; i++) await scheduler.wait(10);
   expect(held).toBe(16);

@@ -49,14 +49,23 @@ describe("evaluation, end to end through the queue and the Evaluation Durable Ob
     expect(ev.body.interval).toEqual(bootstrapInterval(means, { seed: 11 }));
     expect(ev.body.interval[0]).toBeLessThan(expected);
     expect(ev.body.interval[1]).toBeGreaterThan(expected);
-    expect(ev.body.config).toMatchObject({ split: "holdout", samples: 2, seed: 11, verifier: { kind: "exact" }, library: null, libraryVersion: 1 });
+    expect(ev.body.config).toMatchObject({
+      split: "holdout",
+      samples: 2,
+      seed: 11,
+      verifier: { kind: "exact" },
+      library: null,
+      libraryVersion: 1,
+    });
 
     // Tokens: in the view, and in the ledger under the evaluation's own purpose.
     expect(ev.body.usage).toMatchObject({ calls: 12, tokensIn: 12 * 120, tokensOut: 12 * 30 });
     expect(await ledger(f.t.apiKey)).toEqual({ "evaluation-rollout": { calls: 12, tokensIn: 12 * 120, tokensOut: 12 * 30 } });
 
     const list = await f.agent("GET", "/evaluations");
-    expect(list.body.items).toEqual([expect.objectContaining({ evaluationId: id, status: "completed", accuracy: ev.body.accuracy, interval: ev.body.interval })]);
+    expect(list.body.items).toEqual([
+      expect.objectContaining({ evaluationId: id, status: "completed", accuracy: ev.body.accuracy, interval: ev.body.interval }),
+    ]);
   });
 
   it("is reproducible with a seed, and its interval narrows with more tasks", async () => {
@@ -103,7 +112,15 @@ describe("evaluation, end to end through the queue and the Evaluation Durable Ob
       }
       await q.pump({ duplicate: opts.duplicate });
       const ev = await f.agent("GET", `/evaluations/${id}`);
-      const result = { status: ev.body.status, tasks: ev.body.tasks, accuracy: ev.body.accuracy, interval: ev.body.interval, usage: ev.body.usage, ledger: await ledger(f.t.apiKey), calls: llm.sent.length };
+      const result = {
+        status: ev.body.status,
+        tasks: ev.body.tasks,
+        accuracy: ev.body.accuracy,
+        interval: ev.body.interval,
+        usage: ev.body.usage,
+        ledger: await ledger(f.t.apiKey),
+        calls: llm.sent.length,
+      };
       vi.useRealTimers();
       vi.restoreAllMocks();
       return result;
@@ -178,7 +195,12 @@ describe("comparing two library versions", () => {
     expect(list.body.items.map((i: any) => i.evaluationId).sort()).toEqual([r.body.evaluations.a, r.body.evaluations.b].sort());
 
     // The empty library (version 0) against the lesson, the other way round: a wins.
-    const swapped = await f.agent("POST", "/evaluations/compare", { datasetId: f.datasetId, a: { version: good.body.libraryVersion }, b: { version: 0 }, seed: 21 });
+    const swapped = await f.agent("POST", "/evaluations/compare", {
+      datasetId: f.datasetId,
+      a: { version: good.body.libraryVersion },
+      b: { version: 0 },
+      seed: 21,
+    });
     await q.pump();
     const back = await f.agent("GET", `/evaluations/compare/${swapped.body.comparisonId}`);
     expect(back.body).toMatchObject({ status: "completed", winner: "a", tasks: { won: 0, lost: 8, tied: 2 } });
@@ -188,7 +210,10 @@ describe("comparing two library versions", () => {
 describe("evaluation input and isolation", () => {
   it("refuses bad input with problem+json and stores nothing", async () => {
     const f = await evaluationFixture(2);
-    const trainOnly = await api("POST", "/v1/datasets", f.t.apiKey, { name: "train only", tasks: [{ id: "t", task: "x?", groundTruth: "1", split: "train" }] });
+    const trainOnly = await api("POST", "/v1/datasets", f.t.apiKey, {
+      name: "train only",
+      tasks: [{ id: "t", task: "x?", groundTruth: "1", split: "train" }],
+    });
     const q = captureQueues();
     const llm = evaluationLlm({ right });
     const cases: [Record<string, unknown>, number, string][] = [
@@ -251,11 +276,21 @@ describe("evaluating a practice run's library", () => {
 
     const q2 = captureQueues();
     const llm = evaluationLlm({ right });
-    const r = await f.agent("POST", "/evaluations", { datasetId: f.datasetId, split: "train", library: { runId }, policy: { kind: "llm" }, seed: 1 });
+    const r = await f.agent("POST", "/evaluations", {
+      datasetId: f.datasetId,
+      split: "train",
+      library: { runId },
+      policy: { kind: "llm" },
+      seed: 1,
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     await q2.pump();
     const ev = await f.agent("GET", `/evaluations/${r.body.evaluationId}`);
-    expect(ev.body).toMatchObject({ status: "completed", librarySize: runLib.body.items.length, config: { library: { runId }, libraryVersion: null } });
+    expect(ev.body).toMatchObject({
+      status: "completed",
+      librarySize: runLib.body.items.length,
+      config: { library: { runId }, libraryVersion: null },
+    });
     const system = llm.sent[0]!.body.messages[0].content as string;
     runLib.body.items.forEach((e: any, i: number) => expect(system).toContain(`[G${i}]. ${e.text}`));
     // The agent's own library did not take the run's lessons (promote: never).

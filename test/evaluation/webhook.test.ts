@@ -11,7 +11,8 @@ afterEach(() => {
 });
 
 const AGENT_URL = "http://agent.test/rollout";
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
 /** The tenant's own agent behind the global fetch; nothing else may be called. */
 function agentWebhook(answer: (body: any, signature: string | null) => Response | Promise<Response>) {
@@ -42,7 +43,11 @@ describe("evaluations with a webhook policy", () => {
       expect((await verifySignature(signature, secret, JSON.stringify(body), Math.floor(Date.now() / 1000))).ok).toBe(true);
       return json({ answer: body.task.includes("task 0") ? "41" : "42" });
     });
-    const r = await f.agent("POST", "/evaluations", { datasetId: f.datasetId, seed: 2, policy: { kind: "webhook", url: AGENT_URL, timeoutMs: 5000 } });
+    const r = await f.agent("POST", "/evaluations", {
+      datasetId: f.datasetId,
+      seed: 2,
+      policy: { kind: "webhook", url: AGENT_URL, timeoutMs: 5000 },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     await q.pump();
     const ev = await f.agent("GET", `/evaluations/${r.body.evaluationId}`);
@@ -57,13 +62,19 @@ describe("evaluations with a webhook policy", () => {
     await withSecret(f.t.apiKey);
     const q = captureQueues();
     const calls = agentWebhook(() => new Response(null, { status: 202 }));
-    const r = await f.agent("POST", "/evaluations", { datasetId: f.datasetId, samples: 3, seed: 2, policy: { kind: "webhook", url: AGENT_URL, timeoutMs: 5000 } });
+    const r = await f.agent("POST", "/evaluations", {
+      datasetId: f.datasetId,
+      samples: 3,
+      seed: 2,
+      policy: { kind: "webhook", url: AGENT_URL, timeoutMs: 5000 },
+    });
     const id = r.body.evaluationId as string;
     await q.pump();
     expect(calls).toHaveLength(3);
     const [a, b] = calls.map((c) => c.rolloutId as string);
     const secretOf = (id: string) => ({ "x-praxis-rollout-secret": calls.find((c) => c.rolloutId === id)!.resultSecret as string });
-    const post = (rolloutId: string, answer: string, key = f.t.apiKey) => api("POST", `/v1/practice/rollouts/${rolloutId}/result`, key, { answer }, secretOf(rolloutId));
+    const post = (rolloutId: string, answer: string, key = f.t.apiKey) =>
+      api("POST", `/v1/practice/rollouts/${rolloutId}/result`, key, { answer }, secretOf(rolloutId));
     expect((await post(a!, "42")).body.status).toBe("accepted");
     expect((await post(a!, "42")).body.status).toBe("duplicate");
     expect((await post(a!, "41")).status).toBe(409);

@@ -6,7 +6,13 @@ import { captureJobs, RECEIVER, receiver, subscribed } from "./harness";
 
 afterEach(() => vi.restoreAllMocks());
 
-const event = (tenantId: string, id = uniq("ev")) => ({ id, type: "run.completed" as const, tenantId, occurredAt: Date.now(), data: { runId: "run_x" } });
+const event = (tenantId: string, id = uniq("ev")) => ({
+  id,
+  type: "run.completed" as const,
+  tenantId,
+  occurredAt: Date.now(),
+  data: { runId: "run_x" },
+});
 
 describe("event endpoints", () => {
   it("registration needs an unrestricted admin, a webhook secret, a callable URL and known event types", async () => {
@@ -16,11 +22,17 @@ describe("event endpoints", () => {
     await call("POST", "/v1/webhook-secret", { key: t.apiKey });
     const writer = await newKey(t.apiKey, "write");
     expectProblem(await call("POST", "/v1/events/endpoints", { key: writer.apiKey, body }), 403);
-    expectProblem(await call("POST", "/v1/events/endpoints", { key: t.apiKey, body: { ...body, url: "http://169.254.169.254/latest" } }), 422);
+    expectProblem(
+      await call("POST", "/v1/events/endpoints", { key: t.apiKey, body: { ...body, url: "http://169.254.169.254/latest" } }),
+      422,
+    );
     expectProblem(await call("POST", "/v1/events/endpoints", { key: t.apiKey, body: { ...body, events: ["lesson.eaten"] } }), 400);
     expect((await call("GET", "/v1/events/endpoints", { key: t.apiKey })).body.items).toEqual([]);
 
-    const made = await call("POST", "/v1/events/endpoints", { key: t.apiKey, body: { ...body, events: ["run.completed", "run.completed", "lesson.created"] } });
+    const made = await call("POST", "/v1/events/endpoints", {
+      key: t.apiKey,
+      body: { ...body, events: ["run.completed", "run.completed", "lesson.created"] },
+    });
     expect(made.status).toBe(201);
     expect(made.body.events).toEqual(["run.completed", "lesson.created"]);
     const other = await newTenant();
@@ -44,7 +56,13 @@ describe("event delivery through the queue", () => {
     expect(got[0]!.verified).toBe(true);
     expect(got[0]!.headers.get("x-praxis-event-id")).toBe(ev.id);
     expect(got[0]!.headers.get("x-praxis-event-type")).toBe("run.completed");
-    expect(got[0]!.body).toEqual({ id: ev.id, type: "run.completed", tenantId: t.tenantId, occurredAt: ev.occurredAt, data: { runId: "run_x" } });
+    expect(got[0]!.body).toEqual({
+      id: ev.id,
+      type: "run.completed",
+      tenantId: t.tenantId,
+      occurredAt: ev.occurredAt,
+      data: { runId: "run_x" },
+    });
     const log = await call("GET", "/v1/events/deliveries", { key: t.apiKey });
     expect(log.body.items).toHaveLength(1);
     expect(log.body.items[0]).toMatchObject({ eventId: ev.id, status: "delivered", attempts: 1, attemptLog: [{ status: 200 }] });
@@ -65,7 +83,10 @@ describe("event delivery through the queue", () => {
     const t = await newTenant();
     const q = captureJobs();
     let secret = "";
-    const got = receiver(() => secret, (n) => (n === 1 ? 500 : 204));
+    const got = receiver(
+      () => secret,
+      (n) => (n === 1 ? 500 : 204),
+    );
     ({ secret } = await subscribed(t, ["run.completed"]));
     await emitEvent(env, event(t.tenantId));
     await q.pump();
@@ -82,7 +103,10 @@ describe("event delivery through the queue", () => {
     const t = await newTenant();
     const q = captureJobs();
     let status = 400;
-    receiver(() => "", () => status);
+    receiver(
+      () => "",
+      () => status,
+    );
     await subscribed(t, ["run.completed"]);
     await emitEvent(env, event(t.tenantId));
     await q.pump();
@@ -116,7 +140,11 @@ describe("event delivery through the queue", () => {
     const t = await newTenant();
     const q = captureJobs();
     // The receiver takes a few ms, so the second consumer arrives while the first is still sending.
-    const got = receiver(() => "", () => 200, 25);
+    const got = receiver(
+      () => "",
+      () => 200,
+      25,
+    );
     await subscribed(t, ["run.completed"]);
     await emitEvent(env, event(t.tenantId));
     await q.pump();
@@ -134,7 +162,10 @@ describe("event delivery through the queue", () => {
     await q.pump();
     expect(got).toHaveLength(2);
     const log = (await call("GET", "/v1/events/deliveries", { key: t.apiKey })).body.items;
-    expect(log.map((d: any) => [d.status, d.attempts])).toEqual([["delivered", 1], ["delivered", 1]]);
+    expect(log.map((d: any) => [d.status, d.attempts])).toEqual([
+      ["delivered", 1],
+      ["delivered", 1],
+    ]);
   });
 
   it("a URL the rules refuse at delivery time is not called, and the log says why", async () => {
@@ -161,7 +192,9 @@ describe("event delivery through the queue", () => {
     await q.pump();
     const [newer, older] = (await call("GET", "/v1/events/deliveries", { key: t.apiKey })).body.items;
     const at = Date.now();
-    await env.DB.prepare("UPDATE event_deliveries SET created_at = ? WHERE id = ?").bind(at - DELIVERY_RETENTION_MS - 1, older.id).run();
+    await env.DB.prepare("UPDATE event_deliveries SET created_at = ? WHERE id = ?")
+      .bind(at - DELIVERY_RETENTION_MS - 1, older.id)
+      .run();
     expect(await pruneDeliveries(env, at)).toBeGreaterThanOrEqual(1);
     expect((await call("GET", "/v1/events/deliveries", { key: t.apiKey })).body.items.map((d: any) => d.id)).toEqual([newer.id]);
   });

@@ -20,7 +20,10 @@ export function captureJobs() {
     for (let round = 0; queued.length && round < 50; round++) {
       const batch = queued.splice(0, queued.length);
       for (let r = 0; r < (opts.duplicate ? 2 : 1); r++) {
-        const mb = createMessageBatch("praxis-jobs", batch.map((m) => ({ id: m.id, timestamp: new Date(), attempts: m.attempts, body: m.body })));
+        const mb = createMessageBatch(
+          "praxis-jobs",
+          batch.map((m) => ({ id: m.id, timestamp: new Date(), attempts: m.attempts, body: m.body })),
+        );
         const ctx = createExecutionContext();
         await worker.queue(mb, env);
         const result = await getQueueResult(mb, ctx);
@@ -37,7 +40,10 @@ export function captureJobs() {
     const batch = queued.splice(0, queued.length);
     await Promise.all(
       [0, 1].map(async (r) => {
-        const mb = createMessageBatch("praxis-jobs", batch.map((m) => ({ id: `${m.id}-${r}`, timestamp: new Date(), attempts: m.attempts, body: m.body })));
+        const mb = createMessageBatch(
+          "praxis-jobs",
+          batch.map((m) => ({ id: `${m.id}-${r}`, timestamp: new Date(), attempts: m.attempts, body: m.body })),
+        );
         await worker.queue(mb, env);
         await getQueueResult(mb, createExecutionContext());
       }),
@@ -61,7 +67,12 @@ export function receiver(secret: () => string, answer: (n: number) => number = (
     if (url !== RECEIVER) throw new Error(`Unexpected outbound fetch to ${url}`);
     const raw = String(init?.body);
     const headers = new Headers(init?.headers);
-    const check = await verifySignature(headers.get("x-praxis-signature"), secret() || "no secret known", raw, Math.floor(Date.now() / 1000));
+    const check = await verifySignature(
+      headers.get("x-praxis-signature"),
+      secret() || "no secret known",
+      raw,
+      Math.floor(Date.now() / 1000),
+    );
     got.push({ body: JSON.parse(raw), headers, verified: check.ok });
     const status = answer(got.length);
     if (delayMs) await new Promise((r) => setTimeout(r, delayMs));

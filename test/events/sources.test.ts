@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, newAgent, newTenant } from "../helpers";
-import { D1UsageLedger } from "../../src/llm";
+import { LlmLedger } from "../../src/llm";
 import { practiceRunPorts } from "../../src/services/follow-up";
-import { FILTER_POISON } from "../memory/admission-corpus";
+import { FILTER_POISON } from "../memory/screening-corpus";
 import { captureJobs, receiver, subscribed } from "./harness";
 
 afterEach(() => vi.restoreAllMocks());
@@ -17,12 +17,18 @@ describe("where events come from", () => {
     const got = receiver(() => secret);
     ({ secret } = await subscribed(t, ["lesson.created", "lesson.quarantined"]));
 
-    const made = await call("POST", `/v1/agents/${agentId}/experiences`, { key: t.apiKey, body: { text: "Check the units before answering." } });
+    const made = await call("POST", `/v1/agents/${agentId}/experiences`, {
+      key: t.apiKey,
+      body: { text: "Check the units before answering." },
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const poison = await call("POST", `/v1/agents/${agentId}/experiences`, { key: t.apiKey, body: FILTER_POISON[0] });
     expect(poison.body.status).toBe("quarantined");
     // Editing a lesson creates nothing.
-    await call("PATCH", `/v1/agents/${agentId}/experiences/${made.body.id}`, { key: t.apiKey, body: { text: "Check the units twice before answering." } });
+    await call("PATCH", `/v1/agents/${agentId}/experiences/${made.body.id}`, {
+      key: t.apiKey,
+      body: { text: "Check the units twice before answering." },
+    });
     await q.pump();
 
     expect(got.every((g) => g.verified)).toBe(true);
@@ -36,7 +42,11 @@ describe("where events come from", () => {
     );
     expect(seen).toHaveLength(3);
     const created = got.find((g) => g.body.data.lessonId === made.body.id)!.body;
-    expect(created).toMatchObject({ tenantId: t.tenantId, id: `lesson.created:${made.body.id}`, data: { agentId, text: "Check the units before answering.", status: "active" } });
+    expect(created).toMatchObject({
+      tenantId: t.tenantId,
+      id: `lesson.created:${made.body.id}`,
+      data: { agentId, text: "Check the units before answering.", status: "active" },
+    });
   });
 
   it("a batch of lessons is one event each, carried fifty to a queue message", async () => {
@@ -45,7 +55,10 @@ describe("where events come from", () => {
     const q = captureJobs();
     const got = receiver(() => "");
     await subscribed(t, ["lesson.created"]);
-    const operations = Array.from({ length: 60 }, (_, i) => ({ op: "create", experience: { text: `Batch lesson number ${i} about invoices` } }));
+    const operations = Array.from({ length: 60 }, (_, i) => ({
+      op: "create",
+      experience: { text: `Batch lesson number ${i} about invoices` },
+    }));
     const r = await call("POST", `/v1/agents/${agentId}/library/batch`, { key: t.apiKey, body: { reason: "bulk", operations } });
     expect(r.status).toBe(200);
     expect(q.queued.filter((m) => m.body.type === "event.emit").map((m) => m.body.events.length)).toEqual([50, 10]);
@@ -59,10 +72,17 @@ describe("where events come from", () => {
     const q = captureJobs();
     const got = receiver(() => "");
     await subscribed(t, ["budget.exhausted"]);
-    const ledger = new D1UsageLedger(env);
+    const ledger = new LlmLedger(env);
     for (let i = 0; i < 3; i++) {
       const refused = await ledger
-        .open({ tenantId: t.tenantId, purpose: "live-extract", role: "learner", model: "m", callId: crypto.randomUUID(), estimate: { tokensIn: 500, tokensOut: 0, costUsd: 0 } })
+        .open({
+          tenantId: t.tenantId,
+          purpose: "live-extract",
+          role: "learner",
+          model: "m",
+          callId: crypto.randomUUID(),
+          estimate: { tokensIn: 500, tokensOut: 0, costUsd: 0 },
+        })
         .catch((e) => e);
       expect(refused.name).toBe("BudgetExceededError");
     }
@@ -78,7 +98,11 @@ describe("where events come from", () => {
     const got = receiver(() => "");
     await subscribed(t, ["run.completed", "run.promoted"]);
     const runId = `run_${crypto.randomUUID().slice(0, 8)}`;
-    await env.DB.prepare("INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?, ?, ?, 'ds', 'running', '{}')").bind(runId, t.tenantId, agentId).run();
+    await env.DB.prepare(
+      "INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?, ?, ?, 'ds', 'running', '{}')",
+    )
+      .bind(runId, t.tenantId, agentId)
+      .run();
     const ports = practiceRunPorts(env);
     const promotion = { promoted: true, reason: "holdout improved", epoch: 2, version: 7, applied: 3, skipped: [] };
     // The run's object repeats a sync cut short (its alarm), and a failed run sends nothing.
@@ -87,10 +111,19 @@ describe("where events come from", () => {
     await q.pump();
     expect(got.map((g) => g.body.type).sort()).toEqual(["run.completed", "run.promoted"]);
     expect(got.find((g) => g.body.type === "run.promoted")!.body.data).toEqual({ agentId, runId, version: 7, epoch: 2 });
-    expect(got.find((g) => g.body.type === "run.completed")!.body.data).toMatchObject({ agentId, runId, status: "completed", promotion: { promoted: true } });
+    expect(got.find((g) => g.body.type === "run.completed")!.body.data).toMatchObject({
+      agentId,
+      runId,
+      status: "completed",
+      promotion: { promoted: true },
+    });
 
     const failed = `run_${crypto.randomUUID().slice(0, 8)}`;
-    await env.DB.prepare("INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?, ?, ?, 'ds', 'running', '{}')").bind(failed, t.tenantId, agentId).run();
+    await env.DB.prepare(
+      "INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?, ?, ?, 'ds', 'running', '{}')",
+    )
+      .bind(failed, t.tenantId, agentId)
+      .run();
     await ports.syncRow(failed, { status: "failed", summary: {}, error: "boom" });
     await q.pump();
     expect(got).toHaveLength(2);

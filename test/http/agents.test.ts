@@ -57,9 +57,7 @@ describe("agents", () => {
     const agentId = await newAgent(t.apiKey);
     await call("PATCH", `/v1/agents/${agentId}/config`, { key: t.apiKey, body: { alpha: 0.25 } });
     const stub = env.AGENT_MEMORY.getByName(`${t.tenantId}:${agentId}`);
-    const before = await runInDurableObject(stub, (_i, state) =>
-      state.storage.sql.exec("SELECT count(*) AS n FROM meta").one().n,
-    );
+    const before = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM meta").one().n);
     expect(before).toBe(1);
     const del = await call("DELETE", `/v1/agents/${agentId}`, { key: t.apiKey });
     expect(del.status).toBe(200);

@@ -7,7 +7,10 @@ describe("what a newcomer meets", () => {
   it("GET / points to the docs, the OpenAPI document, the dashboard, the health check and MCP; a browser goes to the docs", async () => {
     const r = await call("GET", "/");
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ name: "Praxis", links: { docs: "/docs", openapi: "/openapi.json", dashboard: "/dashboard", health: "/healthz", mcp: "/mcp" } });
+    expect(r.body).toMatchObject({
+      name: "Praxis",
+      links: { docs: "/docs", openapi: "/openapi.json", dashboard: "/dashboard", health: "/healthz", mcp: "/mcp" },
+    });
     const browser = await SELF.fetch("http://praxis.test/", { headers: { accept: "text/html,application/xhtml+xml" }, redirect: "manual" });
     expect(browser.status).toBe(302);
     expect(browser.headers.get("location")).toBe("/docs");
@@ -44,9 +47,13 @@ describe("what a newcomer meets", () => {
 
   it("adding a lesson near-identical to an active one says so, naming it", async () => {
     const { api } = await agentFixture();
-    const first = await api("POST", "/experiences", { text: "When an API answers 429, wait for Retry-After, then retry with exponential backoff" });
+    const first = await api("POST", "/experiences", {
+      text: "When an API answers 429, wait for Retry-After, then retry with exponential backoff",
+    });
     expect(first.body.similar).toEqual([]);
-    const again = await api("POST", "/experiences", { text: "When an API answers 429, wait for Retry-After, then retry with exponential backoff." });
+    const again = await api("POST", "/experiences", {
+      text: "When an API answers 429, wait for Retry-After, then retry with exponential backoff.",
+    });
     expect(again.status).toBe(201);
     expect(again.body.similar).toEqual([{ id: first.body.id, text: first.body.text, sim: expect.any(Number) }]);
     expect(again.body.similar[0].sim).toBeGreaterThanOrEqual(0.9);

@@ -43,7 +43,10 @@ describe("malformed input is a 4xx problem", () => {
     ] as const) {
       const r = await call("GET", path, { key: t.apiKey });
       expectProblem(r, 400, "validation-failed");
-      expect(r.body.errors.map((e: any) => e.path), path).toContain(field);
+      expect(
+        r.body.errors.map((e: any) => e.path),
+        path,
+      ).toContain(field);
     }
     for (const path of ["/v1/agents?limit=10", `/v1/agents/${agent}/experiences?minQ=-0.25`, `/v1/agents/${agent}/experiences?minQ=.5`]) {
       expect((await call("GET", path, { key: t.apiKey })).status, path).toBe(200);

@@ -60,10 +60,16 @@ describe("every URL Praxis will call is checked when stored", () => {
         expect(r.body.errors[0].path).toBe("verifier.url");
       }
     }
-    const ok = await callIn(prodEnv, "POST", "/v1/datasets", t.apiKey, { name: "ok", verifier: { kind: "webhook", url: "https://verify.example.com/v" } });
+    const ok = await callIn(prodEnv, "POST", "/v1/datasets", t.apiKey, {
+      name: "ok",
+      verifier: { kind: "webhook", url: "https://verify.example.com/v" },
+    });
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
     // Development rules (a local .dev.vars) allow a developer's own machine.
-    const local = await call("POST", "/v1/datasets", { key: t.apiKey, body: { name: "local", verifier: { kind: "webhook", url: "http://127.0.0.1:9999/v" } } });
+    const local = await call("POST", "/v1/datasets", {
+      key: t.apiKey,
+      body: { name: "local", verifier: { kind: "webhook", url: "http://127.0.0.1:9999/v" } },
+    });
     expect(local.status).toBe(201);
   });
 
@@ -132,7 +138,12 @@ describe("…and again when called", () => {
     const rollout = await runIn(prodEnv, unit({}));
     const verify = await runIn(
       prodEnv,
-      unit({ stage: "verify", answer: "4", groundTruth: "4", verifier: { kind: "webhook", url: "http://169.254.169.254/", timeoutMs: 1000 } } as Partial<UnitInput>),
+      unit({
+        stage: "verify",
+        answer: "4",
+        groundTruth: "4",
+        verifier: { kind: "webhook", url: "http://169.254.169.254/", timeoutMs: 1000 },
+      } as Partial<UnitInput>),
     );
     for (const r of [rollout, verify]) {
       expect(r).toHaveLength(1);
@@ -146,7 +157,10 @@ describe("…and again when called", () => {
     expect((await call("POST", "/v1/webhook-secret", { key: t.apiKey })).status).toBe(201);
     const fetch = vi.spyOn(globalThis, "fetch").mockResolvedValue(Response.json({ answer: "4" }));
     const devEnv = { ...env, ...LLM } as typeof env;
-    const r = await runIn(devEnv, unit({ tenantId: t.tenantId, policy: { kind: "webhook", url: "http://127.0.0.1:9/run", timeoutMs: 5000 } }));
+    const r = await runIn(
+      devEnv,
+      unit({ tenantId: t.tenantId, policy: { kind: "webhook", url: "http://127.0.0.1:9/run", timeoutMs: 5000 } }),
+    );
     expect(r).toEqual([{ data: { answer: "4", trajectory: null } }]);
     expect(fetch).toHaveBeenCalledTimes(1);
     expect(String(fetch.mock.calls[0]![0])).toBe("http://127.0.0.1:9/run");

@@ -7,7 +7,11 @@ afterEach(() => vi.restoreAllMocks());
 
 async function get(path: string, bindings: typeof env, key?: string) {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`http://praxis.test${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }), bindings, ctx);
+  const res = await worker.fetch(
+    new Request(`http://praxis.test${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }),
+    bindings,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return { status: res.status, type: res.headers.get("content-type"), body: (await res.json()) as Record<string, any> };
 }
@@ -20,7 +24,13 @@ describe("variables the deployment cannot read", () => {
       const r = await get(path, bad);
       expect(r.status).toBe(503);
       expect(r.type).toMatch(/^application\/problem\+json/);
-      expect(r.body).toMatchObject({ type: expect.stringMatching(/service-unavailable$/), problems: [expect.stringMatching(/^MAX_BODY_BYTES must be a whole number/), expect.stringMatching(/^EPISODE_TTL_MINUTES must be a whole number/)] });
+      expect(r.body).toMatchObject({
+        type: expect.stringMatching(/service-unavailable$/),
+        problems: [
+          expect.stringMatching(/^MAX_BODY_BYTES must be a whole number/),
+          expect.stringMatching(/^EPISODE_TTL_MINUTES must be a whole number/),
+        ],
+      });
       expect(r.body.detail).toContain('(got "1MB")');
     }
     expect(logged.mock.calls.map((c) => String(c[0])).join("\n")).toContain("invalid configuration");

@@ -37,8 +37,22 @@ describe("agent config", () => {
     const t = await newTenant();
     const agentId = await newAgent(t.apiKey);
     const patch = (body: unknown) => call("PATCH", `/v1/agents/${agentId}/config`, { key: t.apiKey, body });
-    expect((await patch({ lambda: { observation: 0.1 }, decay: { baseDecay: 0.2 }, retention: { jobsDays: 7 }, rewardMapping: { timeout: -0.9 } })).status).toBe(200);
-    const r = await patch({ lambda: { planning: 0.9 }, decay: { threshold: 0.2 }, retention: { casesDays: 30 }, rewardMapping: { success: 0.8 } });
+    expect(
+      (
+        await patch({
+          lambda: { observation: 0.1 },
+          decay: { baseDecay: 0.2 },
+          retention: { jobsDays: 7 },
+          rewardMapping: { timeout: -0.9 },
+        })
+      ).status,
+    ).toBe(200);
+    const r = await patch({
+      lambda: { planning: 0.9 },
+      decay: { threshold: 0.2 },
+      retention: { casesDays: 30 },
+      rewardMapping: { success: 0.8 },
+    });
     expect(r.status).toBe(200);
     expect(r.body.lambda).toMatchObject({ observation: 0.1, planning: 0.9 });
     expect(r.body.decay).toMatchObject({ baseDecay: 0.2, threshold: 0.2 });

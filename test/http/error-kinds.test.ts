@@ -62,7 +62,9 @@ describe("domain error kinds", () => {
   });
 
   it("carries what clients act on: a retry delay, a challenge, a lost race, the facts in `data`", () => {
-    const budget = problemOf(new DomainError("budget-exceeded", "spent", { retryAfterS: 60, data: { budget: 100, used: 120, resetsAt: 1 } }).info);
+    const budget = problemOf(
+      new DomainError("budget-exceeded", "spent", { retryAfterS: 60, data: { budget: 100, used: 120, resetsAt: 1 } }).info,
+    );
     expect(budget.extra).toMatchObject({ budget: 100, used: 120, resetsAt: 1, headers: { "retry-after": "60" } });
     expect(problemOf(new DomainError("unauthorized", "who?").info).extra.headers).toEqual({ "www-authenticate": 'Bearer realm="praxis"' });
     expect(problemOf(DomainError.retryLater("raced").info).extra).toMatchObject({ retryable: true });

@@ -76,16 +76,22 @@ function requestArb(path: string, method: string, op: any, mutated: boolean): fc
       const known = knownParam(path, method, p.name);
       const generated = valueOf(p);
       if (!mutated) return known ? fc.constant(known) : generated;
-      return fc.oneof({ weight: 3, arbitrary: known ? fc.constant(known) : generated }, { weight: 1, arbitrary: fc.constantFrom(...EVIL_PARAMS) });
+      return fc.oneof(
+        { weight: 3, arbitrary: known ? fc.constant(known) : generated },
+        { weight: 1, arbitrary: fc.constantFrom(...EVIL_PARAMS) },
+      );
     }),
   );
   const queryArb = fc.tuple(
-    ...queryParams.map((p) =>
-      fc.option(mutated ? fc.oneof(valueOf(p), fc.constantFrom(...EVIL_PARAMS)) : valueOf(p), { nil: undefined }),
-    ),
+    ...queryParams.map((p) => fc.option(mutated ? fc.oneof(valueOf(p), fc.constantFrom(...EVIL_PARAMS)) : valueOf(p), { nil: undefined })),
   );
   const idemArb = params.some((p) => p.name === "idempotency-key")
-    ? fc.option(mutated ? fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constantFrom(...EVIL_PARAMS)) : fc.stringMatching(/^[\x21-\x7e]{1,40}$/), { nil: undefined })
+    ? fc.option(
+        mutated
+          ? fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constantFrom(...EVIL_PARAMS))
+          : fc.stringMatching(/^[\x21-\x7e]{1,40}$/),
+        { nil: undefined },
+      )
     : fc.constant(undefined);
   const bodyArb: fc.Arbitrary<{ body?: unknown; raw?: string; mutatedField?: string }> = !schema
     ? fc.constant({})
@@ -102,16 +108,18 @@ function requestArb(path: string, method: string, op: any, mutated: boolean): fc
         )
       : arbitraryOf(doc, schema).map((body) => ({ body }));
 
-  return fc.record({ pathValues: pathArb, queryValues: queryArb, idem: idemArb, body: bodyArb }).map(({ pathValues, queryValues, idem, body }) => {
-    let i = 0;
-    const filled = path.replace(/\{[^}]+\}/g, () => encodeURIComponent(pathValues[i++]!));
-    const query: Record<string, string> = {};
-    queryParams.forEach((p, j) => {
-      if (queryValues[j] !== undefined) query[p.name] = queryValues[j]!;
+  return fc
+    .record({ pathValues: pathArb, queryValues: queryArb, idem: idemArb, body: bodyArb })
+    .map(({ pathValues, queryValues, idem, body }) => {
+      let i = 0;
+      const filled = path.replace(/\{[^}]+\}/g, () => encodeURIComponent(pathValues[i++]!));
+      const query: Record<string, string> = {};
+      queryParams.forEach((p, j) => {
+        if (queryValues[j] !== undefined) query[p.name] = queryValues[j]!;
+      });
+      const headers: Record<string, string> = idem === undefined ? {} : { "idempotency-key": idem };
+      return { path: filled, query, headers, ...body };
     });
-    const headers: Record<string, string> = idem === undefined ? {} : { "idempotency-key": idem };
-    return { path: filled, query, headers, ...body };
-  });
 }
 
 async function send(method: string, template: string, req: Request): Promise<Res> {
@@ -184,7 +192,13 @@ async function deepIntoOpenFields(path: string, method: string, op: any) {
  * the hostile strings hold: they are replaced in the report (the requests themselves keep them).
  */
 async function report(out: fc.RunDetails<[Request]>) {
-  if (out.failed) throw new Error((fc.defaultReportMessage(out) ?? "failed").replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\\uFFFD"));
+  if (out.failed)
+    throw new Error(
+      (fc.defaultReportMessage(out) ?? "failed").replace(
+        /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+        "\\uFFFD",
+      ),
+    );
 }
 
 beforeAll(async () => {
@@ -194,11 +208,21 @@ beforeAll(async () => {
   ids.agent = await newAgent(tenant.apiKey);
   const ds = await call("POST", "/v1/datasets", {
     key: tenant.apiKey,
-    body: { name: "fuzz", tasks: [{ task: "2+2?", groundTruth: "4" }, { task: "3+3?", groundTruth: "6" }] },
+    body: {
+      name: "fuzz",
+      tasks: [
+        { task: "2+2?", groundTruth: "4" },
+        { task: "3+3?", groundTruth: "6" },
+      ],
+    },
   });
   ids.dataset = ds.body.datasetId;
-  ids.experience = (await call("POST", `/v1/agents/${ids.agent}/experiences`, { key: tenant.apiKey, body: { text: "Check units before adding" } })).body.id;
-  ids.case = (await call("POST", `/v1/agents/${ids.agent}/cases`, { key: tenant.apiKey, body: { task: "2+2?", answer: "4", reward: 1 } })).body.id;
+  ids.experience = (
+    await call("POST", `/v1/agents/${ids.agent}/experiences`, { key: tenant.apiKey, body: { text: "Check units before adding" } })
+  ).body.id;
+  ids.case = (
+    await call("POST", `/v1/agents/${ids.agent}/cases`, { key: tenant.apiKey, body: { task: "2+2?", answer: "4", reward: 1 } })
+  ).body.id;
   ids.episode = (await call("POST", `/v1/agents/${ids.agent}/episodes`, { key: tenant.apiKey, body: { task: "add numbers" } })).body.id;
   for (const [k, v] of Object.entries(ids)) expect(v, k).toBeTypeOf("string");
 });

@@ -14,7 +14,7 @@ describe("tooDeepAt", () => {
   it("names the field where a document first nests too deep, and passes what stays within", () => {
     expect(tooDeepAt(JSON.stringify({ a: [1, { b: 2 }] }), 3)).toBeNull();
     expect(tooDeepAt(JSON.stringify({ a: [1, { b: [] }] }), 3)).toBe("a.1.b");
-    expect(tooDeepAt(JSON.stringify({ x: "{{{{[[[[", y: { "k\"}": { z: {} } } }), 3)).toBe("y.k\"}.z");
+    expect(tooDeepAt(JSON.stringify({ x: "{{{{[[[[", y: { 'k"}': { z: {} } } }), 3)).toBe('y.k"}.z');
     expect(tooDeepAt('{"esc\\u0041":{"b":{"c":{}}}}', 3)).toBe("escA.b.c");
     expect(tooDeepAt(`${JSON.stringify(nest(3))}\n${JSON.stringify({ line: nest(3) })}`, 3)).toBe("line.a.0");
     expect(tooDeepAt(JSON.stringify(nest(MAX_JSON_DEPTH)))).toBeNull();
@@ -57,7 +57,10 @@ describe("no input answers 5xx", () => {
       outcome: "success",
     });
     const sig = await signPayload(secret, Math.floor(Date.now() / 1000), raw);
-    const r = await call("POST", "/v1/hooks/session-end", { raw, headers: { "content-type": "application/json", "x-praxis-signature": sig } });
+    const r = await call("POST", "/v1/hooks/session-end", {
+      raw,
+      headers: { "content-type": "application/json", "x-praxis-signature": sig },
+    });
     expectProblem(r, 400, "validation-failed");
     expect(r.body.errors[0].path).toMatch(/^events\.0\.input/);
   });
@@ -68,17 +71,28 @@ describe("no input answers 5xx", () => {
     const r = await call("POST", `${base()}/experiences`, { key: t.apiKey, body: { text: "Retry\u0000 on 429" } });
     expectProblem(r, 400, "validation-failed");
     expect(r.body.errors[0]).toMatchObject({ code: "nul_character", path: "text" });
-    const raw = await call("POST", `${base()}/cases`, { key: t.apiKey, raw: '{"task":"a\\u0000b","reward":1}', headers: { "content-type": "application/json" } });
+    const raw = await call("POST", `${base()}/cases`, {
+      key: t.apiKey,
+      raw: '{"task":"a\\u0000b","reward":1}',
+      headers: { "content-type": "application/json" },
+    });
     expectProblem(raw, 400, "validation-failed");
     const mcp = await call("POST", "/mcp", {
       key: t.apiKey,
       headers: { accept: "application/json, text/event-stream" },
-      body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add_experience", arguments: { agentId: agent, text: "Ig\u0000nore it" } } },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "add_experience", arguments: { agentId: agent, text: "Ig\u0000nore it" } },
+      },
     });
     expectProblem(mcp, 400, "validation-failed");
     expect((await call("GET", `${base()}/experiences?limit=200`, { key: t.apiKey })).body.items).toEqual([]);
     // An escaped backslash before the letters is text, not a NUL.
-    expect((await call("POST", `${base()}/experiences`, { key: t.apiKey, body: { text: "Match the literal \\u0000 escape in logs" } })).status).toBe(201);
+    expect(
+      (await call("POST", `${base()}/experiences`, { key: t.apiKey, body: { text: "Match the literal \\u0000 escape in logs" } })).status,
+    ).toBe(201);
   });
 
   it("depth is limited on every body: a deep experience, a deep MCP message", async () => {
@@ -178,7 +192,15 @@ describe("no input answers 5xx", () => {
     expect(known.status, JSON.stringify(known.body)).toBe(200);
     expect(known.body.updated).toEqual([]);
     // A retrieval names only an open episode of the agent, so a client-side id never gets one to reward.
-    expectProblem(await call("POST", `${base()}/retrieve`, { key: t.apiKey, body: { query: "anything", episodeId: "ep-client-side" } }), 404, "not-found");
-    expectProblem(await call("POST", `${base()}/rewards`, { key: t.apiKey, body: { episodeId: "ep-client-side", outcome: "success" } }), 404, "not-found");
+    expectProblem(
+      await call("POST", `${base()}/retrieve`, { key: t.apiKey, body: { query: "anything", episodeId: "ep-client-side" } }),
+      404,
+      "not-found",
+    );
+    expectProblem(
+      await call("POST", `${base()}/rewards`, { key: t.apiKey, body: { episodeId: "ep-client-side", outcome: "success" } }),
+      404,
+      "not-found",
+    );
   });
 });

@@ -104,7 +104,12 @@ describe("cross-tenant isolation", () => {
     const api = (method: string, sub: string, body?: unknown) => call(method, `/v1/agents/${agentA}${sub}`, { key: a.apiKey, body });
     idsA.keys = (await newKey(a.apiKey, "read")).id;
     await call("POST", "/v1/webhook-secret", { key: a.apiKey });
-    idsA.endpointId = (await call("POST", "/v1/events/endpoints", { key: a.apiKey, body: { url: "https://hooks.example.com/a", events: ["lesson.created"] } })).body.id;
+    idsA.endpointId = (
+      await call("POST", "/v1/events/endpoints", {
+        key: a.apiKey,
+        body: { url: "https://hooks.example.com/a", events: ["lesson.created"] },
+      })
+    ).body.id;
     await api("PATCH", "/config", { k2: 7 });
     idsA.experiences = (await api("POST", "/experiences", { text: "tenant A's lesson" })).body.id;
     idsA.versions = "1";
@@ -121,12 +126,31 @@ describe("cross-tenant isolation", () => {
     // Runs and evaluations need an LLM configured: created through the Worker with one, never sent on.
     captureQueues();
     const withLlm = (method: string, path: string, body?: unknown) => llmApi(method, path, a.apiKey, body);
-    idsA.datasetId = (await withLlm("POST", "/v1/datasets", { name: "A's set", holdoutFraction: 0.5, tasks: [{ id: "t1", task: "2+2?", groundTruth: "4", split: "train" }, { id: "t2", task: "3+3?", groundTruth: "6", split: "holdout" }] })).body.datasetId;
-    idsA.runId = (await withLlm("POST", `/v1/agents/${agentA}/practice-runs`, { datasetId: idsA.datasetId, policy: { kind: "llm" } })).body.runId;
+    idsA.datasetId = (
+      await withLlm("POST", "/v1/datasets", {
+        name: "A's set",
+        holdoutFraction: 0.5,
+        tasks: [
+          { id: "t1", task: "2+2?", groundTruth: "4", split: "train" },
+          { id: "t2", task: "3+3?", groundTruth: "6", split: "holdout" },
+        ],
+      })
+    ).body.datasetId;
+    idsA.runId = (
+      await withLlm("POST", `/v1/agents/${agentA}/practice-runs`, { datasetId: idsA.datasetId, policy: { kind: "llm" } })
+    ).body.runId;
     idsA.rolloutId = `${idsA.runId}.e0.s0.t0.r0`;
-    idsA.evaluationId = (await withLlm("POST", `/v1/agents/${agentA}/evaluations`, { datasetId: idsA.datasetId, policy: { kind: "llm" } })).body.evaluationId;
-    idsA.comparisonId = (await withLlm("POST", `/v1/agents/${agentA}/evaluations/compare`, { datasetId: idsA.datasetId, a: { version: 0 }, b: { version: 1 } })).body.comparisonId;
-    const schedule = await withLlm("PUT", `/v1/agents/${agentA}/practice-schedules/nightly`, { every: "6h", datasetId: idsA.datasetId, run: { policy: { kind: "llm" } } });
+    idsA.evaluationId = (
+      await withLlm("POST", `/v1/agents/${agentA}/evaluations`, { datasetId: idsA.datasetId, policy: { kind: "llm" } })
+    ).body.evaluationId;
+    idsA.comparisonId = (
+      await withLlm("POST", `/v1/agents/${agentA}/evaluations/compare`, { datasetId: idsA.datasetId, a: { version: 0 }, b: { version: 1 } })
+    ).body.comparisonId;
+    const schedule = await withLlm("PUT", `/v1/agents/${agentA}/practice-schedules/nightly`, {
+      every: "6h",
+      datasetId: idsA.datasetId,
+      run: { policy: { kind: "llm" } },
+    });
     idsA.name = schedule.body.name;
     for (const k of ["datasetId", "runId", "evaluationId", "comparisonId", "name"]) expect(idsA[k], k).toBeTruthy();
     routes = await documentedRoutes();
@@ -150,7 +174,9 @@ describe("cross-tenant isolation", () => {
   it("a same-named agent of another tenant does not reach A's resource ids", async () => {
     const shadow = await newTenant();
     await newAgent(shadow.apiKey, agentA);
-    for (const r of routes.filter((x) => /\{(id|n|datasetId|runId|rolloutId|evaluationId|comparisonId)\}/.test(x.path) && !x.path.startsWith("/v1/keys/"))) {
+    for (const r of routes.filter(
+      (x) => /\{(id|n|datasetId|runId|rolloutId|evaluationId|comparisonId)\}/.test(x.path) && !x.path.startsWith("/v1/keys/"),
+    )) {
       const body = r.bodySchema ? SAMPLE_BODIES[r.bodySchema] : undefined;
       const res = await call(r.method, fill(r.path, agentA, idsA), { key: shadow.apiKey, body });
       expect(res.status, `${r.method} ${r.path}: ${JSON.stringify(res.body)}`).toBe(404);

@@ -6,7 +6,16 @@ import { ADMIN_KEY, call, newAgent, newTenant } from "../helpers";
  * an encoded separator or an id far over any limit: the answer is a 2xx or 4xx, never a 5xx (a
  * lookup such as `ASSETS[name]` found `__proto__` and crashed on it).
  */
-const PROTOTYPE_NAMES = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "__defineGetter__", "isPrototypeOf"];
+const PROTOTYPE_NAMES = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "__defineGetter__",
+  "isPrototypeOf",
+];
 const ODD_SEGMENTS = ["%2F", "a%2Fb", "%00", "a%00b", "..", "%2E%2E", "%2e%2e%2F%2e%2e", "%5C", "%25", "%20", "x".repeat(5_000)];
 const VALUES = [...PROTOTYPE_NAMES, ...ODD_SEGMENTS];
 /** Fewer for the API walk (every operation takes each): the lookups differ by key, not by which prototype name. */

@@ -21,7 +21,9 @@ describe("OpenAPI and docs", () => {
 
   it("names and describes every operation, so generators produce methods like retrieve and startPracticeRun", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
-    const ops = Object.entries<any>(doc.paths).flatMap(([path, byMethod]) => Object.entries<any>(byMethod).map(([method, op]) => ({ route: `${method} ${path}`, ...op })));
+    const ops = Object.entries<any>(doc.paths).flatMap(([path, byMethod]) =>
+      Object.entries<any>(byMethod).map(([method, op]) => ({ route: `${method} ${path}`, ...op })),
+    );
     expect(ops.length).toBeGreaterThan(60);
     for (const op of ops) {
       expect(op.operationId, op.route).toMatch(/^[a-z][a-zA-Z]+$/);

@@ -64,7 +64,12 @@ describe("operator: tenants and key rotation", () => {
     const writer = await newKey(t.apiKey, "write", [agentId]);
     const w = await call("POST", `/v1/keys/${writer.id}/rotate`, { key: t.apiKey });
     expect(w.status, JSON.stringify(w.body)).toBe(201);
-    expect(w.body).toMatchObject({ scope: "write", agentIds: [agentId], name: "write key", revoked: { id: writer.id, edgeCache: "written" } });
+    expect(w.body).toMatchObject({
+      scope: "write",
+      agentIds: [agentId],
+      name: "write key",
+      revoked: { id: writer.id, edgeCache: "written" },
+    });
     expectProblem(await call("GET", `/v1/agents/${agentId}`, { key: writer.apiKey }), 401);
     expect((await call("GET", `/v1/agents/${agentId}`, { key: w.body.apiKey })).status).toBe(200);
     // Rotating a revoked key is refused and mints nothing.
@@ -74,7 +79,12 @@ describe("operator: tenants and key rotation", () => {
     expect(self.status, JSON.stringify(self.body)).toBe(201);
     expectProblem(await call("GET", "/v1/keys", { key: t.apiKey }), 401);
     const keys = await call("GET", "/v1/keys", { key: self.body.apiKey });
-    expect(keys.body.items.filter((k: any) => !k.revokedAt).map((k: any) => k.id).sort()).toEqual([self.body.id, w.body.id].sort());
+    expect(
+      keys.body.items
+        .filter((k: any) => !k.revokedAt)
+        .map((k: any) => k.id)
+        .sort(),
+    ).toEqual([self.body.id, w.body.id].sort());
     // A write key cannot rotate.
     expectProblem(await call("POST", `/v1/keys/${w.body.id}/rotate`, { key: w.body.apiKey }), 403);
   });

@@ -14,11 +14,17 @@ const CALLER = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 describe("W3C trace context", () => {
   it("a request joins the caller's trace as a new span and answers with it; without one (or with a bad one) a trace starts", async () => {
     const t = await newTenant();
-    const joined = parseTraceparent((await call("GET", "/v1/keys/current", { key: t.apiKey, headers: { traceparent: CALLER } })).headers.get("traceparent"));
+    const joined = parseTraceparent(
+      (await call("GET", "/v1/keys/current", { key: t.apiKey, headers: { traceparent: CALLER } })).headers.get("traceparent"),
+    );
     expect(joined).toMatchObject({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", flags: "01" });
     expect(joined!.spanId).not.toBe("00f067aa0ba902b7");
 
-    const odd: Record<string, string>[] = [{}, { traceparent: "00-00000000000000000000000000000000-00f067aa0ba902b7-01" }, { traceparent: "garbage" }];
+    const odd: Record<string, string>[] = [
+      {},
+      { traceparent: "00-00000000000000000000000000000000-00f067aa0ba902b7-01" },
+      { traceparent: "garbage" },
+    ];
     for (const headers of odd) {
       const r = await call("GET", "/v1/nope", { key: t.apiKey, headers });
       const started = parseTraceparent(r.headers.get("traceparent"));
@@ -30,7 +36,10 @@ describe("W3C trace context", () => {
   it("LLM calls carry the span's traceparent", async () => {
     const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async () =>
       Response.json({
-        id: "x", object: "chat.completion", created: 0, model: "m",
+        id: "x",
+        object: "chat.completion",
+        created: 0,
+        model: "m",
         choices: [{ index: 0, message: { role: "assistant", content: "fine", refusal: null }, finish_reason: "stop" }],
         usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
       }),
@@ -50,7 +59,14 @@ describe("W3C trace context", () => {
     const got = receiver(() => secret);
     ({ secret } = await subscribed(t, ["run.completed"]));
     const event = { id: "ev-trace", type: "run.completed", tenantId: t.tenantId, occurredAt: 1, data: {} };
-    const batch = createMessageBatch("praxis-jobs", [{ id: "m1", timestamp: new Date(), attempts: 1, body: { type: "event.emit", tenantId: t.tenantId, events: [event], traceparent: CALLER } }]);
+    const batch = createMessageBatch("praxis-jobs", [
+      {
+        id: "m1",
+        timestamp: new Date(),
+        attempts: 1,
+        body: { type: "event.emit", tenantId: t.tenantId, events: [event], traceparent: CALLER },
+      },
+    ]);
     await worker.queue(batch, env);
     await getQueueResult(batch, createExecutionContext());
     expect(q.queued.map((m) => parseTraceparent(m.body.traceparent)?.traceId)).toEqual(["4bf92f3577b34da6a3ce929d0e0e4736"]);

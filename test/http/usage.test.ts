@@ -5,7 +5,7 @@ import { router } from "../../src/http/openapi";
 import { requireTenantKey } from "../../src/http/auth";
 import { createLogger } from "../../src/core/logger";
 import { problemResponse, toProblem } from "../../src/http/problem";
-import { D1UsageLedger, type UsageEntry } from "../../src/llm";
+import { LlmLedger, type LedgerEntry } from "../../src/llm";
 import { usageRoutes } from "../../src/routes/usage";
 import { expectProblem, newKey, newTenant, type Res } from "../helpers";
 
@@ -47,12 +47,22 @@ async function get(path: string, key?: string): Promise<Res> {
 
 const D = (d: number, h = 12) => Date.UTC(2026, 4, d, h); // May 2026
 
-async function seed(tenantId: string, rows: Array<[at: number, over: Partial<UsageEntry>]>) {
+async function seed(tenantId: string, rows: Array<[at: number, over: Partial<LedgerEntry>]>) {
   let now = 0;
-  const ledger = new D1UsageLedger(env, { now: () => now });
+  const ledger = new LlmLedger(env, { now: () => now });
   for (const [at, over] of rows) {
     now = at;
-    await ledger.record({ tenantId, agentId: "a1", purpose: "live-extract", role: "learner", model: "m1", tokensIn: 100, tokensOut: 10, costUsd: 0.01, ...over });
+    await ledger.record({
+      tenantId,
+      agentId: "a1",
+      purpose: "live-extract",
+      role: "learner",
+      model: "m1",
+      tokensIn: 100,
+      tokensOut: 10,
+      costUsd: 0.01,
+      ...over,
+    });
   }
 }
 

@@ -40,10 +40,7 @@ function session(tenantId: string, agentId: string, over: Record<string, unknown
 }
 
 /** Posts `raw` signed with `secret` at time `t` (unless a signature header is given outright). */
-async function deliver(
-  raw: string,
-  opts: { secret?: string; t?: number; signature?: string | null; tenant?: string } = {},
-): Promise<Res> {
+async function deliver(raw: string, opts: { secret?: string; t?: number; signature?: string | null; tenant?: string } = {}): Promise<Res> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   const signature =
     opts.signature !== undefined ? opts.signature : opts.secret ? await signPayload(opts.secret, opts.t ?? nowSec(), raw) : null;

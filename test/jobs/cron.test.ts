@@ -35,7 +35,9 @@ describe("scheduled handler", () => {
     const t = await newTenant();
     const idle = await newAgent(t.apiKey);
     const used = await newAgent(t.apiKey);
-    expect((await call("POST", `/v1/agents/${used}/experiences`, { key: t.apiKey, body: { text: "Retry HTTP 429 with backoff" } })).status).toBe(201);
+    expect(
+      (await call("POST", `/v1/agents/${used}/experiences`, { key: t.apiKey, body: { text: "Retry HTTP 429 with backoff" } })).status,
+    ).toBe(201);
     const rec = recordingJobs();
     const result = await cronTasks[CRON_FREQUENT]!(rec.env, Date.now());
     expect(result.legacyAgentsArmed).toBe(0);
@@ -55,7 +57,9 @@ describe("scheduled handler", () => {
     const tenants = [await newTenant(), await newTenant(), await newTenant()];
     for (const t of tenants) for (const n of names) await newAgent(t.apiKey, n);
     for (const pageSize of [2, 3, 4]) {
-      await env.DB.prepare(`UPDATE agents SET upkeep_armed = 0 WHERE tenant_id IN (?, ?, ?)`).bind(...tenants.map((t) => t.tenantId)).run();
+      await env.DB.prepare(`UPDATE agents SET upkeep_armed = 0 WHERE tenant_id IN (?, ?, ?)`)
+        .bind(...tenants.map((t) => t.tenantId))
+        .run();
       const legacy = await env.DB.prepare("SELECT count(*) AS n FROM agents WHERE upkeep_armed = 0").first<{ n: number }>();
       const rec = recordingJobs();
       expect(await armLegacyAgents(rec.env, Date.now(), pageSize)).toBe(legacy!.n);

@@ -1,7 +1,18 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { conflict, DomainError, invalid, isRetryable, notFound, outcome, rateLimited, unavailable as briefly, unprocessable, unwrap } from "../../src/core/errors";
+import {
+  conflict,
+  DomainError,
+  invalid,
+  isRetryable,
+  notFound,
+  outcome,
+  rateLimited,
+  unavailable as briefly,
+  unprocessable,
+  unwrap,
+} from "../../src/core/errors";
 import { BudgetExceededError, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, LlmUnavailableError } from "../../src/llm";
 import { toProblem } from "../../src/http/problem";
 import { fakeLlm, httpError } from "../fake-llm";
@@ -54,11 +65,19 @@ describe("an agent's write that lost a race", () => {
   it("is retried: a 409 whose detail says 'retry it' is transient, unlike a conflict of the request itself", async () => {
     // What the agent's object answers when its library kept changing while a write was embedded
     // (or the embedder changed meanwhile), as the jobs see it through the resilient stub.
-    const raced = await outcome(() => Promise.reject(DomainError.retryLater("The library kept changing while this write was being embedded; retry it."))).then(unwrap).catch((e: unknown) => e);
+    const raced = await outcome(() =>
+      Promise.reject(DomainError.retryLater("The library kept changing while this write was being embedded; retry it.")),
+    )
+      .then(unwrap)
+      .catch((e: unknown) => e);
     expect(raced).toBeInstanceOf(DomainError);
     expect(toProblem(raced)!.status).toBe(409);
     expect(isRetryable(raced)).toBe(true);
-    const taken = await outcome(() => Promise.reject(DomainError.conflict("This Idempotency-Key was already used with a different request body."))).then(unwrap).catch((e: unknown) => e);
+    const taken = await outcome(() =>
+      Promise.reject(DomainError.conflict("This Idempotency-Key was already used with a different request body.")),
+    )
+      .then(unwrap)
+      .catch((e: unknown) => e);
     expect(isRetryable(taken)).toBe(false);
   });
 });
@@ -111,7 +130,12 @@ describe("queue consumer retries only retryable failures", () => {
     const del = await call("DELETE", `/v1/agents/${f.agentId}`, { key: f.t.apiKey });
     expect(del.status).toBe(200);
     const batch = createMessageBatch("praxis-jobs", [
-      { id: "gone", timestamp: new Date(), attempts: 1, body: { type: "agent.sweep", tenantId: f.t.tenantId, agentId: f.agentId, at: Date.now() } },
+      {
+        id: "gone",
+        timestamp: new Date(),
+        attempts: 1,
+        body: { type: "agent.sweep", tenantId: f.t.tenantId, agentId: f.agentId, at: Date.now() },
+      },
     ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env);
@@ -126,7 +150,15 @@ describe("practice units fail once on a failure no retry can mend", () => {
     const f = await practiceFixture(ARITHMETIC.slice(0, 2));
     const q = captureQueues();
     const llm = fakeLlm(httpError(401));
-    const started = await f.agent("POST", "/practice-runs", { datasetId: f.datasetId, policy: { kind: "llm" }, epochs: 1, batchSize: 2, groupSize: 2, seed: 3, promote: "never" });
+    const started = await f.agent("POST", "/practice-runs", {
+      datasetId: f.datasetId,
+      policy: { kind: "llm" },
+      epochs: 1,
+      batchSize: 2,
+      groupSize: 2,
+      seed: 3,
+      promote: "never",
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     const runId = started.body.runId as string;
     const units = q.queued.length;

@@ -13,7 +13,9 @@ const LESSONS = [
 ];
 
 async function deliver(tenantId: string, agentId: string) {
-  const batch = createMessageBatch("praxis-jobs", [{ id: `when-${agentId}-${Math.random()}`, timestamp: new Date(), attempts: 1, body: { type: "lesson.when", tenantId, agentId } }]);
+  const batch = createMessageBatch("praxis-jobs", [
+    { id: `when-${agentId}-${Math.random()}`, timestamp: new Date(), attempts: 1, body: { type: "lesson.when", tenantId, agentId } },
+  ]);
   const ctx = createExecutionContext();
   await worker.queue(batch, { ...env, ...LLM_ENV } as typeof env);
   return getQueueResult(batch, ctx);
@@ -46,7 +48,9 @@ describe("the background job that writes a missing `when`", () => {
     for (const text of LESSONS) ids.push((await f.api("POST", "/experiences", { text })).body.id);
     await f.api("POST", "/experiences", { text: "Cache expensive database queries for dashboards", when: "dashboards load slowly" });
 
-    const llm = fakeLlm((req: SentRequest) => (req.body?.response_format?.json_schema?.name === "safety_review" ? reviewer(req) : describer(req)));
+    const llm = fakeLlm((req: SentRequest) =>
+      req.body?.response_format?.json_schema?.name === "safety_review" ? reviewer(req) : describer(req),
+    );
     const result = await deliver(f.t.tenantId, f.agentId);
     expect(result.retryMessages).toEqual([]);
     expect(llm.sent.map((s) => s.schemaName)).toEqual(["lesson_situations", "safety_review"]);

@@ -112,7 +112,11 @@ describe("ending an episode while another end is under way", () => {
     const id = await mixedAttempts(api, "Fetch today's exchange rates");
     const end = await api("POST", `/episodes/${id}/end`, { outcome: "success" });
     const jobId = end.body.result.jobId as string;
-    const candidate = { pattern: "rates API times out", keywords: ["timeout", "rates"], insight: "Give the rates API a 10 second timeout and retry once" };
+    const candidate = {
+      pattern: "rates API times out",
+      keywords: ["timeout", "rates"],
+      insight: "Give the rates API a 10 second timeout and retry once",
+    };
     const decision = { operation: "ADD" as const, reason: "new lesson" };
     const context = { shownIds: [], review: { safe: true, category: "safe", reason: "ordinary advice" } };
 

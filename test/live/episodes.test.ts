@@ -76,7 +76,11 @@ describe("episodes", () => {
     await f.api("POST", `/episodes/${ep}/attempts`, { description: "retried", ok: true });
     const end = await f.api("POST", `/episodes/${ep}/end`, { outcome: "abandoned", citedIds: [lesson] });
     expect(end.status).toBe(200);
-    expect(end.body).toMatchObject({ status: "ended", outcome: "abandoned", result: { reward: 0, rewarded: [], caseId: null, extraction: "not-needed", jobId: null } });
+    expect(end.body).toMatchObject({
+      status: "ended",
+      outcome: "abandoned",
+      result: { reward: 0, rewarded: [], caseId: null, extraction: "not-needed", jobId: null },
+    });
     expect(end.body.endedAt).toEqual(expect.any(Number));
     const again = await f.api("POST", `/episodes/${ep}/end`, { outcome: "failure" });
     expect(again.body).toMatchObject({ outcome: "abandoned", result: end.body.result });
@@ -96,7 +100,12 @@ describe("episodes", () => {
   it("an attempt marked infrastructure stays in the episode but out of its case's trace and its lesson extraction", async () => {
     const f = await agentFixture();
     const ep = (await f.api("POST", "/episodes", { task: "Convert 10 EUR to USD" })).body.episodeId;
-    const infra = await f.api("POST", `/episodes/${ep}/attempts`, { description: "model call failed", ok: false, error: "AI_APICallError: Not Found", infrastructure: true });
+    const infra = await f.api("POST", `/episodes/${ep}/attempts`, {
+      description: "model call failed",
+      ok: false,
+      error: "AI_APICallError: Not Found",
+      infrastructure: true,
+    });
     expect(infra.status).toBe(201);
     expect(infra.body).toMatchObject({ n: 1, ok: false, infrastructure: true });
     await f.api("POST", `/episodes/${ep}/attempts`, { description: "multiplied by the rate of the day", ok: true });
@@ -110,7 +119,12 @@ describe("episodes", () => {
 
     // Only infrastructure failed: the case keeps no trace at all.
     const ep2 = (await f.api("POST", "/episodes", { task: "Convert 20 EUR to USD" })).body.episodeId;
-    await f.api("POST", `/episodes/${ep2}/attempts`, { description: "model call failed", ok: false, error: "fetch failed: ECONNRESET", infrastructure: true });
+    await f.api("POST", `/episodes/${ep2}/attempts`, {
+      description: "model call failed",
+      ok: false,
+      error: "fetch failed: ECONNRESET",
+      infrastructure: true,
+    });
     const end2 = await f.api("POST", `/episodes/${ep2}/end`, { outcome: "failure" });
     expect((await f.api("GET", `/cases/${end2.body.result.caseId}`)).body.traceSummary).toBeNull();
   });

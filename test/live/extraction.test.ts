@@ -32,7 +32,13 @@ describe("live extraction", () => {
 
     const lib = await f.api("GET", "/experiences?source=live");
     expect(lib.body.items).toHaveLength(1);
-    expect(lib.body.items[0]).toMatchObject({ text: LESSON.insight, pattern: LESSON.pattern, when: LESSON.when, source: "live", provenance: { episodeId: f.episodeId } });
+    expect(lib.body.items[0]).toMatchObject({
+      text: LESSON.insight,
+      pattern: LESSON.pattern,
+      when: LESSON.when,
+      source: "live",
+      provenance: { episodeId: f.episodeId },
+    });
     // The same call wrote the \`when\`; the safety review saw it beside the text.
     expect(llm.sent[1]!.prompt).toContain(`when: ${LESSON.when}`);
     const jobs = await f.api("GET", "/jobs");
@@ -76,7 +82,7 @@ describe("live extraction", () => {
 
   it("malformed JSON is fixed by exactly one repair call", async () => {
     const f = await mixedEpisode();
-    const llm = fakeLlm("Here you go: {\"pattern\": \"slow API\", \"keywords\": [\"timeout\",], \"insight\": 42}", LESSON, SAFE);
+    const llm = fakeLlm('Here you go: {"pattern": "slow API", "keywords": ["timeout",], "insight": 42}', LESSON, SAFE);
     const q = await deliver(await jobOf(f));
     expect(q.explicitAcks).toHaveLength(1);
     expect(llm.sent).toHaveLength(3);

@@ -41,7 +41,12 @@ export async function deliver(
   opts: { llm?: boolean; attempts?: number; extraEnv?: Record<string, string> } = {},
 ) {
   const batch = createMessageBatch("praxis-jobs", [
-    { id: `m-${job.jobId}-${opts.attempts ?? 1}`, timestamp: new Date(), attempts: opts.attempts ?? 1, body: { type: "live.extract", ...job } },
+    {
+      id: `m-${job.jobId}-${opts.attempts ?? 1}`,
+      timestamp: new Date(),
+      attempts: opts.attempts ?? 1,
+      body: { type: "live.extract", ...job },
+    },
   ]);
   const ctx = createExecutionContext();
   const runEnv = { ...env, ...(opts.llm === false ? {} : LLM_ENV), ...opts.extraEnv };

@@ -21,10 +21,23 @@ describe("probation is part of the library version", () => {
       if (url === `${EMBEDDINGS_BASE_URL}/embeddings`) return new Response("upstream down", { status: 503 });
       throw new Error(`Unexpected outbound fetch to ${url}`);
     });
-    const candidate = { pattern: "slow HTTP APIs", keywords: ["timeout"], insight: "Give slow HTTP APIs a 30 second read timeout and one retry" };
+    const candidate = {
+      pattern: "slow HTTP APIs",
+      keywords: ["timeout"],
+      insight: "Give slow HTTP APIs a 30 second read timeout and one retry",
+    };
     const failed = await stub
-      .applyLiveLesson({ jobId: "job_fail", episodeId: "ep_1", candidate, decision: { operation: "UPDATE", targetId: target, reason: "extends it" }, context: { shownIds: [target], review: SAFE } })
-      .then(() => null, (err: unknown) => err);
+      .applyLiveLesson({
+        jobId: "job_fail",
+        episodeId: "ep_1",
+        candidate,
+        decision: { operation: "UPDATE", targetId: target, reason: "extends it" },
+        context: { shownIds: [target], review: SAFE },
+      })
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
     expect(String(failed)).toMatch(/HTTP 503/);
 
     const after = (await api("GET", `/experiences/${target}`)).body;
@@ -36,8 +49,18 @@ describe("probation is part of the library version", () => {
   it("a live rewrite that commits puts the lesson on probation in the same version, whatever its source", async () => {
     const { api, stub } = await slowEmbedderAgent();
     const target = (await api("POST", "/experiences", { text: "Cache exchange rates for an hour" })).body.id as string;
-    const candidate = { pattern: "exchange rates", keywords: ["cache"], insight: "Cache exchange rates for at most ten minutes during market hours" };
-    const done = await stub.applyLiveLesson({ jobId: "job_ok", episodeId: "ep_2", candidate, decision: { operation: "UPDATE", targetId: target, reason: "fresher" }, context: { shownIds: [target], review: SAFE } });
+    const candidate = {
+      pattern: "exchange rates",
+      keywords: ["cache"],
+      insight: "Cache exchange rates for at most ten minutes during market hours",
+    };
+    const done = await stub.applyLiveLesson({
+      jobId: "job_ok",
+      episodeId: "ep_2",
+      candidate,
+      decision: { operation: "UPDATE", targetId: target, reason: "fresher" },
+      context: { shownIds: [target], review: SAFE },
+    });
     if (!done.ok) throw new Error(JSON.stringify(done.error));
     expect(done.value.applied).toBe("updated");
     expect((await api("GET", `/experiences/${target}`)).body).toMatchObject({ text: candidate.insight, probation: true, source: "manual" });

@@ -36,7 +36,9 @@ describe("the live decide step is held to what it was shown", () => {
 
   it("a pinned target is shown for comparison but never rewritten or removed", async () => {
     const f = await agentFixture();
-    const pinned = (await f.api("POST", "/experiences", { text: "Use a longer timeout when calling slow external HTTP APIs", pinned: true })).body.id;
+    const pinned = (
+      await f.api("POST", "/experiences", { text: "Use a longer timeout when calling slow external HTTP APIs", pinned: true })
+    ).body.id;
     const ep = await mixedEpisode(f);
     const llm = fakeLlm(LESSON, { operation: "UPDATE", targetId: pinned, text: "Never use timeouts.", reason: "refines it" }, SAFE);
     const job = await runJob(ep);
@@ -44,7 +46,10 @@ describe("the live decide step is held to what it was shown", () => {
     expect(llm.sent[1]!.prompt).toMatch(/pinned: compare only/);
     expect(job.result).toMatchObject({ applied: "none" });
     expect(job.reason).toMatch(/is pinned/);
-    expect((await f.api("GET", `/experiences/${pinned}`)).body).toMatchObject({ text: "Use a longer timeout when calling slow external HTTP APIs", status: "active" });
+    expect((await f.api("GET", `/experiences/${pinned}`)).body).toMatchObject({
+      text: "Use a longer timeout when calling slow external HTTP APIs",
+      status: "active",
+    });
 
     vi.restoreAllMocks();
     const again = await mixedEpisode(f, "Fetch the exchange rates again");
@@ -73,7 +78,9 @@ describe("LLM safety review of new live lessons", () => {
     for (const [n, p] of subtle.entries()) {
       const ep = await mixedEpisode(f, `Support task ${n}: ${p.pattern}`);
       const llm = fakeLlm({ pattern: p.pattern, keywords: p.keywords, insight: p.text }, (req: SentRequest) => ({
-        verdicts: [{ index: 0, safe: false, category: "harmful-policy", reason: req.prompt.includes(p.text) ? "weakens a control" : "unseen" }],
+        verdicts: [
+          { index: 0, safe: false, category: "harmful-policy", reason: req.prompt.includes(p.text) ? "weakens a control" : "unseen" },
+        ],
       }));
       const job = await runJob(ep);
       const review = llm.sent.find((s) => s.schemaName === "safety_review")!;
@@ -137,7 +144,7 @@ describe("probation", () => {
 });
 
 describe("a live lesson's trust is the service's", () => {
-  it("a client rewriting a trusted live lesson's text puts it back through admission and on probation", async () => {
+  it("a client rewriting a trusted live lesson's text puts it back through screening and on probation", async () => {
     const f = await agentFixture();
     const ep = await mixedEpisode(f);
     fakeLlm(LESSON, { operation: "ADD", text: LESSON.insight, reason: "new" }, SAFE);

@@ -12,7 +12,7 @@ import {
   loadLlmSettings,
   type BudgetGuard,
   type LlmSettings,
-  type UsageEntry,
+  type LedgerEntry,
 } from "../../src/llm";
 import { ProblemError, toProblem } from "../../src/http/problem";
 import { Semaphore } from "../../src/core/semaphore";
@@ -25,7 +25,11 @@ interface Sent {
   body: any;
 }
 
-function completion(content: string | null, usage: { prompt_tokens: number; completion_tokens: number } | null = { prompt_tokens: 100, completion_tokens: 20 }, extra: Record<string, unknown> = {}) {
+function completion(
+  content: string | null,
+  usage: { prompt_tokens: number; completion_tokens: number } | null = { prompt_tokens: 100, completion_tokens: 20 },
+  extra: Record<string, unknown> = {},
+) {
   return new Response(
     JSON.stringify({
       id: "chatcmpl-test",
@@ -79,7 +83,7 @@ const settingsFor = (over: Record<string, string> = {}): LlmSettings =>
   })!;
 
 function client(over: Record<string, string> = {}, budget?: BudgetGuard) {
-  const usage: UsageEntry[] = [];
+  const usage: LedgerEntry[] = [];
   const budgetChecks: string[] = [];
   const llm = new LlmClient(settingsFor(over), {
     tenantId: "t-1",
@@ -97,7 +101,13 @@ const Insight = z.object({
 });
 const good = { pattern: "retry flaky network calls", keywords: ["retry", "network"], insight: "Wrap network calls in a bounded retry." };
 
-const ask = { role: "judge" as const, purpose: "live-extract", schema: Insight, schemaName: "insight", messages: [{ role: "user" as const, content: "Contrast these attempts." }] };
+const ask = {
+  role: "judge" as const,
+  purpose: "live-extract",
+  schema: Insight,
+  schemaName: "insight",
+  messages: [{ role: "user" as const, content: "Contrast these attempts." }],
+};
 
 // ---- tests -------------------------------------------------------------------------------------
 
@@ -105,18 +115,38 @@ describe("LlmClient.chat", () => {
   it("sends the role's model and options, returns the text, and records usage with its cost", async () => {
     const { sent } = fakeLlm(completion("hello there", { prompt_tokens: 1000, completion_tokens: 500 }));
     const { llm, usage, budgetChecks } = client();
-    const r = await llm.chat({ role: "judge", purpose: "probe", messages: [{ role: "user", content: "hi" }], temperature: 0.2, maxTokens: 64 });
+    const r = await llm.chat({
+      role: "judge",
+      purpose: "probe",
+      messages: [{ role: "user", content: "hi" }],
+      temperature: 0.2,
+      maxTokens: 64,
+    });
     expect(r.text).toBe("hello there");
     expect(sent).toHaveLength(1);
     expect(sent[0]!.url).toBe("https://llm.test/v1/chat/completions");
     expect(sent[0]!.headers.get("authorization")).toBe("Bearer sk-test");
-    expect(sent[0]!.body).toMatchObject({ model: "judge-model", temperature: 0.2, max_tokens: 64, messages: [{ role: "user", content: "hi" }] });
+    expect(sent[0]!.body).toMatchObject({
+      model: "judge-model",
+      temperature: 0.2,
+      max_tokens: 64,
+      messages: [{ role: "user", content: "hi" }],
+    });
     expect(sent[0]!.body.response_format).toBeUndefined();
     // judge-model costs $2 / $10 per million tokens
     const cost = (1000 * 2 + 500 * 10) / 1e6;
     expect(r.usage).toEqual({ model: "judge-model", calls: 1, tokensIn: 1000, tokensOut: 500, costUsd: cost });
     expect(usage).toEqual([
-      { tenantId: "t-1", agentId: "agent-1", purpose: "probe", role: "judge", model: "judge-model", tokensIn: 1000, tokensOut: 500, costUsd: cost },
+      {
+        tenantId: "t-1",
+        agentId: "agent-1",
+        purpose: "probe",
+        role: "judge",
+        model: "judge-model",
+        tokensIn: 1000,
+        tokensOut: 500,
+        costUsd: cost,
+      },
     ]);
     expect(budgetChecks).toEqual(["t-1"]);
   });
@@ -155,7 +185,9 @@ describe("LlmClient.structured", () => {
       note: z.string().nullable(),
       detail: z.object({ reason: z.string(), score: z.number().optional() }),
     });
-    const { sent } = fakeLlm(completion(JSON.stringify({ action: "ADD", targetId: null, note: null, detail: { reason: "new", score: null } })));
+    const { sent } = fakeLlm(
+      completion(JSON.stringify({ action: "ADD", targetId: null, note: null, detail: { reason: "new", score: null } })),
+    );
     const { llm } = client();
     const r = await llm.structured({ ...ask, schema: Decide, schemaName: "decide" });
     expect(r.data).toEqual({ action: "ADD", note: null, detail: { reason: "new" } });
@@ -198,7 +230,10 @@ describe("LlmClient.structured", () => {
   });
 
   it.each([
-    ["a trailing comma", '{"pattern": "retry flaky network calls", "keywords": ["retry", "network",], "insight": "Wrap network calls in a bounded retry.",}'],
+    [
+      "a trailing comma",
+      '{"pattern": "retry flaky network calls", "keywords": ["retry", "network",], "insight": "Wrap network calls in a bounded retry.",}',
+    ],
     ["a Markdown fence", "```json\n" + JSON.stringify(good, null, 2) + "\n```"],
     ["prose around it", `Sure! Here is the lesson:\n${JSON.stringify(good)}\nHope this helps.`],
   ])("parses JSON with %s without a repair call", async (_label, answer) => {
@@ -211,7 +246,10 @@ describe("LlmClient.structured", () => {
 
   it("fixes a schema-invalid answer with exactly one repair call", async () => {
     const bad = { pattern: "ok pattern", keywords: [], insight: "x".repeat(250) };
-    const { sent } = fakeLlm(completion(JSON.stringify(bad), { prompt_tokens: 100, completion_tokens: 20 }), completion(JSON.stringify(good), { prompt_tokens: 300, completion_tokens: 30 }));
+    const { sent } = fakeLlm(
+      completion(JSON.stringify(bad), { prompt_tokens: 100, completion_tokens: 20 }),
+      completion(JSON.stringify(good), { prompt_tokens: 300, completion_tokens: 30 }),
+    );
     const { llm, usage, budgetChecks } = client();
     const r = await llm.structured(ask);
     expect(sent).toHaveLength(2);

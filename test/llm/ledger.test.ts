@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { db } from "../../src/db/client";
 import { tenants } from "../../src/db/schema";
-import { abandonAfterMs, BudgetExceededError, createLlm, D1UsageLedger, type UsageEntry } from "../../src/llm";
+import { abandonAfterMs, BudgetExceededError, createLlm, LlmLedger, type LedgerEntry } from "../../src/llm";
 import { CRON_FREQUENT, cronTasks } from "../../src/cron";
 import { uniq } from "../helpers";
 
@@ -22,11 +22,11 @@ async function makeTenant(budget: number | null = null) {
 /** A ledger whose clock the test moves. */
 function ledgerAt(start: number, extraEnv: Record<string, string> = {}) {
   let now = start;
-  const ledger = new D1UsageLedger({ ...env, ...extraEnv }, { now: () => now });
+  const ledger = new LlmLedger({ ...env, ...extraEnv }, { now: () => now });
   return { ledger, setNow: (t: number) => void (now = t) };
 }
 
-const entry = (tenantId: string, over: Partial<UsageEntry> = {}): UsageEntry => ({
+const entry = (tenantId: string, over: Partial<LedgerEntry> = {}): LedgerEntry => ({
   tenantId,
   agentId: "a1",
   purpose: "live-extract",
@@ -42,7 +42,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe("D1UsageLedger", () => {
+describe("LlmLedger", () => {
   it("sums tokens per tenant for the current UTC day only", async () => {
     const a = await makeTenant();
     const b = await makeTenant();
@@ -87,10 +87,16 @@ describe("D1UsageLedger", () => {
     const t = await makeTenant();
     const other = await makeTenant();
     const { ledger, setNow } = ledgerAt(T0);
-    await ledger.record(entry(t, { model: "m1", purpose: "live-extract", agentId: "a1", role: "learner", tokensIn: 100, tokensOut: 10, costUsd: 0.1 }));
-    await ledger.record(entry(t, { model: "m2", purpose: "live-extract:repair", agentId: "a2", role: "learner", tokensIn: 200, tokensOut: 20, costUsd: 0.2 }));
+    await ledger.record(
+      entry(t, { model: "m1", purpose: "live-extract", agentId: "a1", role: "learner", tokensIn: 100, tokensOut: 10, costUsd: 0.1 }),
+    );
+    await ledger.record(
+      entry(t, { model: "m2", purpose: "live-extract:repair", agentId: "a2", role: "learner", tokensIn: 200, tokensOut: 20, costUsd: 0.2 }),
+    );
     setNow(T0 + 24 * HOUR);
-    await ledger.record(entry(t, { model: "m1", purpose: "judge", agentId: null, role: "judge", tokensIn: 300, tokensOut: 30, costUsd: 0.3 }));
+    await ledger.record(
+      entry(t, { model: "m1", purpose: "judge", agentId: null, role: "judge", tokensIn: 300, tokensOut: 30, costUsd: 0.3 }),
+    );
     await ledger.record(entry(other, { model: "m1", tokensIn: 7777 }));
     setNow(T0 + 10 * 24 * HOUR);
     await ledger.record(entry(t, { model: "m3", tokensIn: 5000 })); // outside the range below
@@ -144,14 +150,14 @@ describe("D1UsageLedger", () => {
     const first = await llm.chat({ role: "summarizer", purpose: "summary", messages: [{ role: "user", content: "sum up" }] });
     expect(first.text).toBe("fine");
     expect(spy).toHaveBeenCalledTimes(1);
-    const ledger = new D1UsageLedger(llmEnv);
+    const ledger = new LlmLedger(llmEnv);
     expect(await ledger.usedToday(t)).toBe(160);
     const s = await ledger.summarize(t, 0, Date.now() + HOUR, "purpose");
     expect(s.groups).toEqual([{ key: "summary", calls: 1, tokensIn: 120, tokensOut: 40, costUsd: 0.0002, ...ALL_SETTLED }]);
 
-    await expect(llm.chat({ role: "summarizer", purpose: "summary", messages: [{ role: "user", content: "again" }] })).rejects.toBeInstanceOf(
-      BudgetExceededError,
-    );
+    await expect(
+      llm.chat({ role: "summarizer", purpose: "summary", messages: [{ role: "user", content: "again" }] }),
+    ).rejects.toBeInstanceOf(BudgetExceededError);
     expect(spy).toHaveBeenCalledTimes(1);
     // raising the tenant's budget lets work continue
     await db(env).update(tenants).set({ dailyTokenBudget: 10_000 }).where(eq(tenants.id, t)).run();
@@ -193,23 +199,27 @@ describe("D1UsageLedger", () => {
       }
     };
     await Promise.all([consumer(), consumer(), consumer(), consumer()]);
-    const ledger = new D1UsageLedger(llmEnv);
+    const ledger = new LlmLedger(llmEnv);
     const used = await ledger.usedToday(t);
-    const rows = await env.DB.prepare("SELECT COUNT(*) AS n, SUM(tokens_in + tokens_out) AS tokens FROM usage_ledger WHERE tenant_id = ?").bind(t).first<{ n: number; tokens: number }>();
+    const rows = await env.DB.prepare("SELECT COUNT(*) AS n, SUM(tokens_in + tokens_out) AS tokens FROM usage_ledger WHERE tenant_id = ?")
+      .bind(t)
+      .first<{ n: number; tokens: number }>();
     // The running total agrees with the ledger, call for call.
     expect(rows).toEqual({ n: calls, tokens: used });
     // Each call reserved 201 and used 150: none passed the budget, and the consumers stopped only
     // when the next reservation did not fit beside the calls in flight.
     expect(used).toBeLessThanOrEqual(2000);
     expect(used).toBeGreaterThan(2000 - 4 * 201);
-    const open = await env.DB.prepare("SELECT COUNT(*) AS n FROM usage_ledger WHERE tenant_id = ? AND state = 'open'").bind(t).first<{ n: number }>();
+    const open = await env.DB.prepare("SELECT COUNT(*) AS n FROM usage_ledger WHERE tenant_id = ? AND state = 'open'")
+      .bind(t)
+      .first<{ n: number }>();
     expect(open!.n).toBe(0);
     expect(maxInFlight).toBeGreaterThan(1);
     // The check reads the running total, not the day's rows.
     await env.DB.prepare("DELETE FROM usage_ledger WHERE tenant_id = ?").bind(t).run();
-    await expect(createLlm(llmEnv, { tenantId: t }).chat({ role: "policy", purpose: "x", messages: [{ role: "user", content: "go" }] })).rejects.toBeInstanceOf(
-      BudgetExceededError,
-    );
+    await expect(
+      createLlm(llmEnv, { tenantId: t }).chat({ role: "policy", purpose: "x", messages: [{ role: "user", content: "go" }] }),
+    ).rejects.toBeInstanceOf(BudgetExceededError);
   });
 });
 
@@ -225,18 +235,20 @@ describe("two-phase recording", () => {
     });
   const llmEnv = { ...env, LLM_BASE_URL: "https://llm.test/v1", LLM_MODEL: "m", LLM_MAX_RETRIES: "0", LLM_MAX_CONCURRENCY: "8" };
   const rowsOf = (t: string) =>
-    env.DB.prepare("SELECT state, estimated, tokens_in, tokens_out, call_id, settled_at FROM usage_ledger WHERE tenant_id = ? ORDER BY id").bind(t).all<{
-      state: string;
-      estimated: number;
-      tokens_in: number;
-      tokens_out: number;
-      call_id: string;
-      settled_at: number | null;
-    }>();
+    env.DB.prepare("SELECT state, estimated, tokens_in, tokens_out, call_id, settled_at FROM usage_ledger WHERE tenant_id = ? ORDER BY id")
+      .bind(t)
+      .all<{
+        state: string;
+        estimated: number;
+        tokens_in: number;
+        tokens_out: number;
+        call_id: string;
+        settled_at: number | null;
+      }>();
 
   it("writes the call's row, open at its estimate and reserved in the daily total, before the request goes out; settles it after", async () => {
     const t = await makeTenant();
-    const ledger = new D1UsageLedger(llmEnv);
+    const ledger = new LlmLedger(llmEnv);
     let seenWhileInFlight: unknown = null;
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
       const header = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get("x-client-request-id");
@@ -247,7 +259,11 @@ describe("two-phase recording", () => {
     const llm = createLlm(llmEnv, { tenantId: t, agentId: "bot" });
     await llm.chat({ role: "policy", purpose: "p", maxTokens: 200, messages: [{ role: "user", content: "x".repeat(400) }] });
 
-    const inFlight = seenWhileInFlight as { rows: { state: string; estimated: number; tokens_in: number; tokens_out: number; call_id: string }[]; used: number; header: string };
+    const inFlight = seenWhileInFlight as {
+      rows: { state: string; estimated: number; tokens_in: number; tokens_out: number; call_id: string }[];
+      used: number;
+      header: string;
+    };
     expect(inFlight.rows).toHaveLength(1);
     expect(inFlight.rows[0]).toMatchObject({ state: "open", estimated: 1, tokens_out: 200 });
     expect(inFlight.rows[0]!.tokens_in).toBeGreaterThan(50); // the prompt's size, estimated
@@ -266,10 +282,27 @@ describe("two-phase recording", () => {
     const t = await makeTenant();
     const { ledger } = ledgerAt(T0);
     await ledger.record(entry(t, { tokensIn: 100, tokensOut: 10 }));
-    const cut = await ledger.open({ tenantId: t, agentId: "a1", purpose: "practice-rollout", role: "policy", model: "m1", callId: crypto.randomUUID(), estimate: { tokensIn: 300, tokensOut: 1024, costUsd: 0 } });
+    const cut = await ledger.open({
+      tenantId: t,
+      agentId: "a1",
+      purpose: "practice-rollout",
+      role: "policy",
+      model: "m1",
+      callId: crypto.randomUUID(),
+      estimate: { tokensIn: 300, tokensOut: 1024, costUsd: 0 },
+    });
     expect(await ledger.usedToday(t)).toBe(110 + 1324);
     const s = await ledger.summarize(t, T0 - HOUR, T0 + HOUR, "purpose");
-    expect(s.totals).toEqual({ calls: 2, tokensIn: 400, tokensOut: 1034, costUsd: 0.001, openCalls: 1, abandonedCalls: 0, failedCalls: 0, estimatedCalls: 1 });
+    expect(s.totals).toEqual({
+      calls: 2,
+      tokensIn: 400,
+      tokensOut: 1034,
+      costUsd: 0.001,
+      openCalls: 1,
+      abandonedCalls: 0,
+      failedCalls: 0,
+      estimatedCalls: 1,
+    });
     expect(s.groups.find((g) => g.key === "practice-rollout")).toMatchObject({ calls: 1, openCalls: 1, estimatedCalls: 1 });
 
     // Settling is once only: a late or repeated settle changes nothing more.
@@ -277,13 +310,29 @@ describe("two-phase recording", () => {
     await cut.settle({ tokensIn: 9999, tokensOut: 9999, costUsd: 9, estimated: false, failed: false });
     expect(await ledger.usedToday(t)).toBe(110 + 300);
     const after = await ledger.summarize(t, T0 - HOUR, T0 + HOUR, "day");
-    expect(after.totals).toEqual({ calls: 2, tokensIn: 350, tokensOut: 60, costUsd: 0.003, openCalls: 0, abandonedCalls: 0, failedCalls: 0, estimatedCalls: 0 });
+    expect(after.totals).toEqual({
+      calls: 2,
+      tokensIn: 350,
+      tokensOut: 60,
+      costUsd: 0.003,
+      openCalls: 0,
+      abandonedCalls: 0,
+      failedCalls: 0,
+      estimatedCalls: 0,
+    });
   });
 
   it("settles against the day the call was opened, also when the answer comes after midnight", async () => {
     const t = await makeTenant();
     const { ledger, setNow } = ledgerAt(T0 + 11 * HOUR + 59 * 60_000); // 23:59 UTC
-    const call = await ledger.open({ tenantId: t, purpose: "p", role: "policy", model: "m", callId: crypto.randomUUID(), estimate: { tokensIn: 100, tokensOut: 500, costUsd: 0 } });
+    const call = await ledger.open({
+      tenantId: t,
+      purpose: "p",
+      role: "policy",
+      model: "m",
+      callId: crypto.randomUUID(),
+      estimate: { tokensIn: 100, tokensOut: 500, costUsd: 0 },
+    });
     setNow(T0 + 12 * HOUR + 60_000); // 00:01 the next day
     await call.settle({ tokensIn: 80, tokensOut: 20, costUsd: 0, estimated: false, failed: false });
     expect(await ledger.usedToday(t)).toBe(0);
@@ -293,14 +342,21 @@ describe("two-phase recording", () => {
 
   it("an error answer settles the call as failed with 0 tokens, and releases its reservation", async () => {
     const t = await makeTenant();
-    vi.spyOn(globalThis, "fetch").mockImplementation(async () => Response.json({ error: { message: "bad request", type: "invalid_request_error" } }, { status: 400 }));
+    vi.spyOn(globalThis, "fetch").mockImplementation(async () =>
+      Response.json({ error: { message: "bad request", type: "invalid_request_error" } }, { status: 400 }),
+    );
     const llm = createLlm(llmEnv, { tenantId: t });
     await expect(llm.chat({ role: "policy", purpose: "p", messages: [{ role: "user", content: "go" }] })).rejects.toThrow(/answered 400/);
     const { results } = await rowsOf(t);
     expect(results).toEqual([expect.objectContaining({ state: "failed", estimated: 0, tokens_in: 0, tokens_out: 0 })]);
-    const ledger = new D1UsageLedger(llmEnv);
+    const ledger = new LlmLedger(llmEnv);
     expect(await ledger.usedToday(t)).toBe(0);
-    expect((await ledger.summarize(t, 0, Date.now() + HOUR, "day")).totals).toMatchObject({ calls: 1, failedCalls: 1, openCalls: 0, tokensIn: 0 });
+    expect((await ledger.summarize(t, 0, Date.now() + HOUR, "day")).totals).toMatchObject({
+      calls: 1,
+      failedCalls: 1,
+      openCalls: 0,
+      tokensIn: 0,
+    });
   });
 
   it("a timed-out call settles as failed but keeps its estimate: the provider may have done the work", async () => {
@@ -312,10 +368,12 @@ describe("two-phase recording", () => {
         }),
     );
     const llm = createLlm({ ...llmEnv, LLM_TIMEOUT_MS: "20" }, { tenantId: t });
-    await expect(llm.chat({ role: "policy", purpose: "p", maxTokens: 300, messages: [{ role: "user", content: "go" }] })).rejects.toThrow(/timed out/);
+    await expect(llm.chat({ role: "policy", purpose: "p", maxTokens: 300, messages: [{ role: "user", content: "go" }] })).rejects.toThrow(
+      /timed out/,
+    );
     const { results } = await rowsOf(t);
     expect(results).toEqual([expect.objectContaining({ state: "failed", estimated: 1, tokens_out: 300 })]);
-    expect(await new D1UsageLedger(llmEnv).usedToday(t)).toBe(results[0]!.tokens_in + 300);
+    expect(await new LlmLedger(llmEnv).usedToday(t)).toBe(results[0]!.tokens_in + 300);
   });
 
   it("the budget check counts calls in flight at their reservation", async () => {
@@ -332,7 +390,9 @@ describe("two-phase recording", () => {
     const first = llm.chat({ role: "policy", purpose: "p", maxTokens: 900, messages: [{ role: "user", content: "go" }] });
     while (fetches === 0) await scheduler.wait(1);
     // The first call's reservation (901) leaves 99: a call that may use 501 is not made.
-    await expect(llm.chat({ role: "policy", purpose: "p", maxTokens: 500, messages: [{ role: "user", content: "again" }] })).rejects.toBeInstanceOf(BudgetExceededError);
+    await expect(
+      llm.chat({ role: "policy", purpose: "p", maxTokens: 500, messages: [{ role: "user", content: "again" }] }),
+    ).rejects.toBeInstanceOf(BudgetExceededError);
     expect(fetches).toBe(1);
     release();
     await first;
@@ -351,10 +411,12 @@ describe("two-phase recording", () => {
     const llm = createLlm(llmEnv, { tenantId: t });
     // Each call reserves its tiny prompt and 100 output tokens (101) but uses 150: 49 beyond its estimate.
     for (;;) {
-      const r = await llm.chat({ role: "policy", purpose: "p", maxTokens: 100, messages: [{ role: "user", content: "go" }] }).catch((e) => e);
+      const r = await llm
+        .chat({ role: "policy", purpose: "p", maxTokens: 100, messages: [{ role: "user", content: "go" }] })
+        .catch((e) => e);
       if (r instanceof BudgetExceededError) break;
     }
-    const used = await new D1UsageLedger(llmEnv).usedToday(t);
+    const used = await new LlmLedger(llmEnv).usedToday(t);
     expect(used).toBe(fetches * 150);
     // Checking only what was used before each call would have let the 14th call take the day to 2,100.
     expect(used - 2000).toBeLessThanOrEqual(150 - 101);
@@ -368,7 +430,12 @@ describe("two-phase recording", () => {
       return fetches === 1 ? Response.json({ error: { message: "busy" } }, { status: 503, headers: { "retry-after-ms": "1" } }) : answer();
     });
     const retrying = { ...llmEnv, LLM_MAX_RETRIES: "2" };
-    await createLlm(retrying, { tenantId: t }).chat({ role: "policy", purpose: "p", maxTokens: 100, messages: [{ role: "user", content: "go" }] });
+    await createLlm(retrying, { tenantId: t }).chat({
+      role: "policy",
+      purpose: "p",
+      maxTokens: 100,
+      messages: [{ role: "user", content: "go" }],
+    });
     expect(fetches).toBe(2);
     const { results } = await rowsOf(t);
     expect(results.map((r) => [r.state, r.tokens_in + r.tokens_out])).toEqual([
@@ -395,15 +462,29 @@ describe("two-phase recording", () => {
     expect(fetches).toBe(1);
     const rows = (await rowsOf(tight)).results;
     expect(rows.map((r) => [r.state, r.estimated])).toEqual([["failed", 1]]);
-    expect(await new D1UsageLedger(llmEnv).usedToday(tight)).toBe(rows[0]!.tokens_in + rows[0]!.tokens_out);
+    expect(await new LlmLedger(llmEnv).usedToday(tight)).toBe(rows[0]!.tokens_in + rows[0]!.tokens_out);
   });
 
   it("an open row past its call's timeout is marked abandoned by the cron: counted once at its estimate, no longer in flight", async () => {
     const t = await makeTenant();
     const { ledger, setNow } = ledgerAt(T0);
-    const cut = await ledger.open({ tenantId: t, purpose: "p", role: "policy", model: "m", callId: crypto.randomUUID(), estimate: { tokensIn: 100, tokensOut: 400, costUsd: 0 } });
+    const cut = await ledger.open({
+      tenantId: t,
+      purpose: "p",
+      role: "policy",
+      model: "m",
+      callId: crypto.randomUUID(),
+      estimate: { tokensIn: 100, tokensOut: 400, costUsd: 0 },
+    });
     const live = ledgerAt(T0 + 60_000);
-    const young = await live.ledger.open({ tenantId: t, purpose: "p", role: "policy", model: "m", callId: crypto.randomUUID(), estimate: { tokensIn: 10, tokensOut: 40, costUsd: 0 } });
+    const young = await live.ledger.open({
+      tenantId: t,
+      purpose: "p",
+      role: "policy",
+      model: "m",
+      callId: crypto.randomUUID(),
+      estimate: { tokensIn: 10, tokensOut: 40, costUsd: 0 },
+    });
     setNow(T0 + abandonAfterMs(llmEnv) + 1);
     expect(await ledger.reapOpen(abandonAfterMs(llmEnv))).toBe(1);
     const s = await ledger.summarize(t, T0 - HOUR, T0 + HOUR, "day");
@@ -415,7 +496,14 @@ describe("two-phase recording", () => {
     await young.settle({ tokensIn: 5, tokensOut: 5, costUsd: 0, estimated: false, failed: false });
     expect(await ledger.usedToday(t)).toBe(510);
     // The frequent cron runs the same sweep.
-    const leftOpen = await ledger.open({ tenantId: t, purpose: "p", role: "policy", model: "m", callId: crypto.randomUUID(), estimate: { tokensIn: 1, tokensOut: 1, costUsd: 0 } });
+    const leftOpen = await ledger.open({
+      tenantId: t,
+      purpose: "p",
+      role: "policy",
+      model: "m",
+      callId: crypto.randomUUID(),
+      estimate: { tokensIn: 1, tokensOut: 1, costUsd: 0 },
+    });
     void leftOpen;
     const ran = await cronTasks[CRON_FREQUENT]!(env, Date.now() + 24 * HOUR * 365 * 10);
     expect(ran.usageRowsAbandoned).toBeGreaterThanOrEqual(1);

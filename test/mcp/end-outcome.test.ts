@@ -7,8 +7,12 @@ describe("MCP end_episode names its outcome", () => {
     const { apiKey } = await newTenant();
     const agentId = await newAgent(apiKey);
     const tool = await mcpTool(apiKey);
-    const lesson = (await tool("add_experience", { agentId, text: "Check the rate limit headers before retrying a batch upload" })).structuredContent as { id: string };
-    const ep = (await tool("start_episode", { agentId, task: "Upload the nightly batch" })).structuredContent as { episodeId: string; id: string };
+    const lesson = (await tool("add_experience", { agentId, text: "Check the rate limit headers before retrying a batch upload" }))
+      .structuredContent as { id: string };
+    const ep = (await tool("start_episode", { agentId, task: "Upload the nightly batch" })).structuredContent as {
+      episodeId: string;
+      id: string;
+    };
     await tool("pull_experiences", { agentId, query: "retry batch upload rate limit", episodeId: ep.episodeId });
 
     const refused = await tool("end_episode", { episodeId: ep.episodeId, result: "the model API answered 404" });
@@ -17,8 +21,14 @@ describe("MCP end_episode names its outcome", () => {
     const open = await call("GET", `/v1/agents/${agentId}/episodes/${ep.id}`, { key: apiKey });
     expect(open.body.status).toBe("open");
 
-    const ended = (await tool("end_episode", { episodeId: ep.episodeId, result: "the model API answered 404", outcome: "abandoned", citedIds: [lesson.id] }))
-      .structuredContent as { outcome: string; result: { rewarded: unknown[]; caseId: string | null } };
+    const ended = (
+      await tool("end_episode", {
+        episodeId: ep.episodeId,
+        result: "the model API answered 404",
+        outcome: "abandoned",
+        citedIds: [lesson.id],
+      })
+    ).structuredContent as { outcome: string; result: { rewarded: unknown[]; caseId: string | null } };
     expect(ended).toMatchObject({ outcome: "abandoned", result: { rewarded: [], caseId: null } });
     const after = await call("GET", `/v1/agents/${agentId}/experiences/${lesson.id}`, { key: apiKey });
     expect(after.body.q).toBe(0.5);

@@ -121,7 +121,11 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     const agentId = await newAgent(apiKey);
     const client = await connect(apiKey, era);
 
-    const lesson = await ok(client, "add_experience", { agentId, text: "Retry flaky npm installs with a clean cache before debugging", tags: ["npm"] });
+    const lesson = await ok(client, "add_experience", {
+      agentId,
+      text: "Retry flaky npm installs with a clean cache before debugging",
+      tags: ["npm"],
+    });
     expect(lesson).toMatchObject({ q: 0.5, libraryVersion: 1 });
 
     const ep = await ok(client, "start_episode", { agentId, task: "Install the npm dependencies of the web app" });
@@ -131,7 +135,12 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     const pulled = await ok(client, "pull_experiences", { agentId, query: "npm install fails flaky cache", episodeId: ep.episodeId });
     expect(pulled.items.map((i: { id: string }) => i.id)).toEqual([lesson.id]);
 
-    const failed = await ok(client, "log_attempt", { episodeId: ep.episodeId, description: "ran npm install", error: "npm ERR! code EINTEGRITY", success: false });
+    const failed = await ok(client, "log_attempt", {
+      episodeId: ep.episodeId,
+      description: "ran npm install",
+      error: "npm ERR! code EINTEGRITY",
+      success: false,
+    });
     expect(failed).toMatchObject({ n: 1, ok: false });
     expect(failed.error).toContain("EINTEGRITY");
     await ok(client, "log_attempt", { episodeId: ep.episodeId, description: "cleaned the cache and retried", success: true });
@@ -155,7 +164,9 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     expect(rest.body.attempts).toHaveLength(2);
 
     const injected = await ok(client, "memory_inject_reward", { agentId, memoryId: lesson.id, reward: -1, reason: "misled the agent" });
-    expect(injected.updated).toEqual([expect.objectContaining({ id: lesson.id, qBefore: expect.closeTo(0.55, 6), q: expect.closeTo(0.395, 6) })]);
+    expect(injected.updated).toEqual([
+      expect.objectContaining({ id: lesson.id, qBefore: expect.closeTo(0.55, 6), q: expect.closeTo(0.395, 6) }),
+    ]);
 
     const analytics = await ok(client, "memory_qvalue_analytics", { agentId, topN: 3, includeHistory: true });
     expect(analytics.top[0]).toMatchObject({ id: lesson.id, q: expect.closeTo(0.395, 6) });
@@ -186,7 +197,10 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     const { apiKey } = await newTenant();
     const agentId = await newAgent(apiKey);
     const client = await connect(apiKey, era);
-    expect(await ok(client, "memory_utility_config", { agentId, action: "get" })).toMatchObject({ lambda: 0.5, phaseLambdas: { planning: 0.7 } });
+    expect(await ok(client, "memory_utility_config", { agentId, action: "get" })).toMatchObject({
+      lambda: 0.5,
+      phaseLambdas: { planning: 0.7 },
+    });
     const set = await ok(client, "memory_utility_config", { agentId, action: "set", lambda: 0.6, phaseLambdas: { planning: 0.8 } });
     expect(set).toMatchObject({ lambda: 0.6, phaseLambdas: { planning: 0.8, observation: 0.2 } });
     const cfg = await call("GET", `/v1/agents/${agentId}/config`, { key: apiKey });
@@ -221,7 +235,11 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
 
     const noDataset = await tool(client, "start_practice", { agentId, datasetId: "ds_missing", policy: { kind: "llm" } });
     expect(noDataset.isError).toBe(true);
-    expect(noDataset.structuredContent).toMatchObject({ status: 422, detail: "Dataset 'ds_missing' does not exist.", errors: [{ path: "datasetId" }] });
+    expect(noDataset.structuredContent).toMatchObject({
+      status: 422,
+      detail: "Dataset 'ds_missing' does not exist.",
+      errors: [{ path: "datasetId" }],
+    });
 
     const other = await newAgent(apiKey);
     const narrow = await connect((await newKey(apiKey, "write", [agentId])).apiKey, era);
@@ -232,12 +250,18 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
 
     const ep = await ok(client, "start_episode", { agentId, task: "a task of the first agent" });
     const crossed = await tool(client, "get_prompt", { agentId: other, query: "anything", budgetTokens: 200, episodeId: ep.episodeId });
-    expect(crossed.structuredContent).toMatchObject({ status: 400, detail: `Episode '${ep.episodeId}' belongs to agent '${agentId}', not '${other}'.` });
+    expect(crossed.structuredContent).toMatchObject({
+      status: 400,
+      detail: `Episode '${ep.episodeId}' belongs to agent '${agentId}', not '${other}'.`,
+    });
 
     const readOnly = await connect(reader.apiKey, era);
     const refused = await tool(readOnly, "add_experience", { agentId, text: "a lesson a read key may not add" });
     expect(refused.isError).toBe(true);
-    expect(refused.structuredContent).toMatchObject({ type: "https://praxis.dev/problems/forbidden", detail: "This key has scope 'read'; 'write' is required." });
+    expect(refused.structuredContent).toMatchObject({
+      type: "https://praxis.dev/problems/forbidden",
+      detail: "This key has scope 'read'; 'write' is required.",
+    });
     expect(await ok(readOnly, "pull_experiences", { agentId, query: "anything" })).toMatchObject({ items: [] });
     const listed = await call("GET", `/v1/agents/${agentId}/experiences`, { key: apiKey });
     expect(listed.body.items).toEqual([]);
@@ -252,7 +276,11 @@ describe("MCP practice tools", () => {
     const agentId = await newAgent(apiKey);
     const ds = await call("POST", "/v1/datasets", {
       key: apiKey,
-      body: { name: "sums", verifier: { kind: "exact" }, tasks: [1, 2, 3, 4].map((n) => ({ id: `t${n}`, task: `${n}+${n}`, groundTruth: String(2 * n), split: "train" })) },
+      body: {
+        name: "sums",
+        verifier: { kind: "exact" },
+        tasks: [1, 2, 3, 4].map((n) => ({ id: `t${n}`, task: `${n}+${n}`, groundTruth: String(2 * n), split: "train" })),
+      },
     });
     expect(ds.status, JSON.stringify(ds.body)).toBe(201);
     // The Worker with an LLM configured (the module env has none); nothing here calls it.
@@ -302,7 +330,12 @@ describe("MCP authentication and older protocol revisions", () => {
         body: JSON.stringify(body),
       });
       const text = await res.text();
-      const data = text.startsWith("{") ? text : text.split("\n").find((l) => l.startsWith("data: "))!.slice(6);
+      const data = text.startsWith("{")
+        ? text
+        : text
+            .split("\n")
+            .find((l) => l.startsWith("data: "))!
+            .slice(6);
       return { status: res.status, session: res.headers.get("mcp-session-id"), msg: JSON.parse(data) };
     };
     const init = await post({
@@ -316,7 +349,12 @@ describe("MCP authentication and older protocol revisions", () => {
     expect(init.msg.result.protocolVersion).toBe("2025-03-26");
 
     const started = await post(
-      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "start_episode", arguments: { agentId, task: "an old client's task" } } },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "start_episode", arguments: { agentId, task: "an old client's task" } },
+      },
       "2025-03-26",
     );
     expect(started.msg.result.isError).toBeFalsy();

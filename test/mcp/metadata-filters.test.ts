@@ -15,7 +15,8 @@ async function connect(key: string) {
   return client;
 }
 
-const tool = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+const tool = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
 
 const LESSONS = [
   "Retry HTTP 429 responses with exponential backoff and jitter",
@@ -32,7 +33,11 @@ describe("MCP metadata and filters", () => {
     const client = await connect(apiKey);
     const ids: string[] = [];
     for (const [i, text] of LESSONS.entries()) {
-      const r = await tool(client, "add_experience", { agentId, text, metadata: { customer: i === LESSONS.length - 1 ? "acme" : "globex", marker: "okapi-canary" } });
+      const r = await tool(client, "add_experience", {
+        agentId,
+        text,
+        metadata: { customer: i === LESSONS.length - 1 ? "acme" : "globex", marker: "okapi-canary" },
+      });
       expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
       expect((r.structuredContent as any).metadata.marker).toBe("okapi-canary");
       ids.push((r.structuredContent as any).id);
@@ -47,7 +52,12 @@ describe("MCP metadata and filters", () => {
     expect((pulled.structuredContent as any).items[0].metadata).toEqual({ customer: "acme", marker: "okapi-canary" });
     expect(JSON.stringify(pulled.content)).not.toContain("okapi-canary");
 
-    const block = await tool(client, "get_prompt", { agentId, query: QUERY, budgetTokens: 1500, filter: { metadata: { customer: "acme" } } });
+    const block = await tool(client, "get_prompt", {
+      agentId,
+      query: QUERY,
+      budgetTokens: 1500,
+      filter: { metadata: { customer: "acme" } },
+    });
     expect(block.isError, JSON.stringify(block.content)).toBeFalsy();
     expect((block.structuredContent as any).experienceIds).toEqual([low]);
     expect((block.structuredContent as any).prompt).not.toContain("okapi-canary");

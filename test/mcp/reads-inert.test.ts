@@ -9,7 +9,8 @@ async function connect(key: string) {
   return client;
 }
 
-const tool = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+const tool = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
 
 describe("MCP reads are inert", () => {
   it("pull_experiences and get_prompt name only an open episode of the agent: unknown is a 404, ended a 409", async () => {
@@ -38,7 +39,8 @@ describe("MCP reads are inert", () => {
     const agentId = await newAgent(apiKey);
     const writer = await connect(apiKey);
     const reader = await connect((await newKey(apiKey, "read")).apiKey);
-    const lesson = (await tool(writer, "add_experience", { agentId, text: "Retry HTTP 429 responses with exponential backoff" })).structuredContent as { id: string };
+    const lesson = (await tool(writer, "add_experience", { agentId, text: "Retry HTTP 429 responses with exponential backoff" }))
+      .structuredContent as { id: string };
     const started = await tool(writer, "start_episode", { agentId, task: "Call the rates API" });
     const episodeId = (started.structuredContent as { episodeId: string }).episodeId;
 
@@ -54,10 +56,14 @@ describe("MCP reads are inert", () => {
     expect(e.body.q).toBe(0.5);
 
     // The same pull by the writer is credited.
-    const next = (await tool(writer, "start_episode", { agentId, task: "Call the rates API again" })).structuredContent as { episodeId: string };
+    const next = (await tool(writer, "start_episode", { agentId, task: "Call the rates API again" })).structuredContent as {
+      episodeId: string;
+    };
     await tool(writer, "pull_experiences", { agentId, query: "retry 429 backoff", episodeId: next.episodeId });
     const credited = await tool(writer, "end_episode", { episodeId: next.episodeId, result: "ok", success: true });
-    expect((credited.structuredContent as { result: { rewarded: { id: string }[] } }).result.rewarded.map((r) => r.id)).toEqual([lesson.id]);
+    expect((credited.structuredContent as { result: { rewarded: { id: string }[] } }).result.rewarded.map((r) => r.id)).toEqual([
+      lesson.id,
+    ]);
     await writer.close();
     await reader.close();
   });

@@ -30,9 +30,16 @@ async function indexed(stub: Stub): Promise<Indexed> {
     const query = Float32Array.from({ length: index.dims }, (_, i) => Math.sin(i + 1));
     const hits: PerKind = { experience: [], case: [] };
     const active: PerKind = { experience: [], case: [] };
-    for (const [kind, table] of [["experience", "experiences"], ["case", "cases"]] as const) {
+    for (const [kind, table] of [
+      ["experience", "experiences"],
+      ["case", "cases"],
+    ] as const) {
       hits[kind] = (await index.query(query, { topK: 10_000, minSim: -1, kind })).map((h) => `${h.id} ${h.sim.toFixed(6)}`).sort();
-      active[kind] = state.storage.sql.exec<{ id: string }>(`SELECT id FROM ${table} WHERE status = 'active'`).toArray().map((r) => r.id).sort();
+      active[kind] = state.storage.sql
+        .exec<{ id: string }>(`SELECT id FROM ${table} WHERE status = 'active'`)
+        .toArray()
+        .map((r) => r.id)
+        .sort();
     }
     return { hits, size: index.size, missing: [...vectors.missingIds("experience"), ...vectors.missingIds("case")], active };
   });
@@ -51,10 +58,16 @@ async function pagesMatchVectors(stub: Stub): Promise<number> {
       )
       .toArray();
     const slots = new Map(
-      sql.exec<{ item_id: string; model: string; kind: string; page: number; slot: number }>("SELECT * FROM vector_slots").toArray().map((s) => [`${s.item_id} ${s.model}`, s]),
+      sql
+        .exec<{ item_id: string; model: string; kind: string; page: number; slot: number }>("SELECT * FROM vector_slots")
+        .toArray()
+        .map((s) => [`${s.item_id} ${s.model}`, s]),
     );
     const vectors = new Map(
-      sql.exec<{ item_id: string; model: string; kind: string; vec: ArrayBuffer }>("SELECT item_id, model, kind, vec FROM vectors").toArray().map((v) => [`${v.item_id} ${v.model}`, v]),
+      sql
+        .exec<{ item_id: string; model: string; kind: string; vec: ArrayBuffer }>("SELECT item_id, model, kind, vec FROM vectors")
+        .toArray()
+        .map((v) => [`${v.item_id} ${v.model}`, v]),
     );
     const seen = new Set<string>();
     const groups = new Map<string, number[]>();
@@ -85,19 +98,24 @@ async function pagesMatchVectors(stub: Stub): Promise<number> {
   });
 }
 
-const lesson = (i: number) => `Lesson ${i}: retry the ${["payments", "search", "billing", "upload"][i % 4]} API after ${i % 7} seconds when it answers 429`;
+const lesson = (i: number) =>
+  `Lesson ${i}: retry the ${["payments", "search", "billing", "upload"][i % 4]} API after ${i % 7} seconds when it answers 429`;
 
 describe("a cold start", () => {
   it("rebuilds the index it had, from the code pages, after creates, updates, archives, deletes, rollbacks and imports", async () => {
     const { t, agentId, api } = await agentFixture();
     const stub = memoryOf(t.tenantId, agentId);
     // Several pages of 384-dimensional codes, so removals move codes across pages.
-    const created = await api("POST", "/library/batch", { reason: "seed", operations: Array.from({ length: 400 }, (_, i) => ({ op: "create", experience: { text: lesson(i) } })) });
+    const created = await api("POST", "/library/batch", {
+      reason: "seed",
+      operations: Array.from({ length: 400 }, (_, i) => ({ op: "create", experience: { text: lesson(i) } })),
+    });
     expect(created.status).toBe(200);
     const ids: string[] = created.body.experiences.map((e: any) => e.id);
     const seeded = created.body.libraryVersion;
     const cases = [];
-    for (let i = 0; i < 3; i++) cases.push((await api("POST", "/cases", { task: `Rebuild index ${i} after the schema change`, reward: 1 })).body.id);
+    for (let i = 0; i < 3; i++)
+      cases.push((await api("POST", "/cases", { task: `Rebuild index ${i} after the schema change`, reward: 1 })).body.id);
 
     const edits = await api("POST", "/library/batch", {
       reason: "edit",
@@ -110,17 +128,30 @@ describe("a cold start", () => {
     expect(edits.status).toBe(200);
     expect((await api("DELETE", `/cases/${cases[1]}`)).status).toBe(200);
     expect((await api("PATCH", `/cases/${cases[2]}`, { status: "archived" })).status).toBe(200);
-    expect((await api("POST", "/library/batch", { reason: "more", operations: [{ op: "delete", id: ids[1] }, { op: "create", experience: { text: "A lesson added late" } }] })).status).toBe(200);
+    expect(
+      (
+        await api("POST", "/library/batch", {
+          reason: "more",
+          operations: [
+            { op: "delete", id: ids[1] },
+            { op: "create", experience: { text: "A lesson added late" } },
+          ],
+        })
+      ).status,
+    ).toBe(200);
     // Back to the seed: deleted lessons return, archived and rewritten ones are as they were, the late one goes.
     const rb = await api("POST", "/library/rollback", { version: seeded });
     expect(rb.status, JSON.stringify(rb.body)).toBe(200);
     expect((await api("DELETE", `/experiences/${ids[2]}`)).status).toBe(200);
-    expect((await api("POST", "/library/batch", { reason: "fade", operations: [10, 300].map((i) => ({ op: "archive", id: ids[i] })) })).status).toBe(200);
+    expect(
+      (await api("POST", "/library/batch", { reason: "fade", operations: [10, 300].map((i) => ({ op: "archive", id: ids[i] })) })).status,
+    ).toBe(200);
 
     const sourceId = `cold-src-${Date.now().toString(36)}`;
     await call("PUT", `/v1/agents/${sourceId}`, { key: t.apiKey, body: {} });
     const src = (m: string, p: string, body?: unknown) => call(m, `/v1/agents/${sourceId}${p}`, { key: t.apiKey, body });
-    for (const text of ["Imported: pin dependency versions", "Imported: read the changelog before upgrading"]) await src("POST", "/experiences", { text });
+    for (const text of ["Imported: pin dependency versions", "Imported: read the changelog before upgrading"])
+      await src("POST", "/experiences", { text });
     expect((await api("POST", "/library/import", { mode: "merge", library: (await src("GET", "/library/export")).body })).status).toBe(200);
 
     const before = await indexed(stub);
@@ -142,7 +173,10 @@ describe("a cold start", () => {
   it("loads an agent stored with one code row per memory, after the schema step that pages them", async () => {
     const { t, agentId, api } = await agentFixture();
     const stub = memoryOf(t.tenantId, agentId);
-    const created = await api("POST", "/library/batch", { reason: "seed", operations: Array.from({ length: 200 }, (_, i) => ({ op: "create", experience: { text: lesson(i) } })) });
+    const created = await api("POST", "/library/batch", {
+      reason: "seed",
+      operations: Array.from({ length: 200 }, (_, i) => ({ op: "create", experience: { text: lesson(i) } })),
+    });
     const ids: string[] = created.body.experiences.map((e: any) => e.id);
     await api("PATCH", `/experiences/${ids[7]}`, { status: "archived" });
     await api("POST", "/cases", { task: "Rebuild the search index", reward: 1 });
@@ -157,8 +191,16 @@ describe("a cold start", () => {
       // The steps after paging are undone too, so the migration replays them as on an agent that old.
       undoStepsSinceAdmission(sql);
       sql.exec(AGENT_MEMORY_SCHEMA[paging - 1]!);
-      for (const v of sql.exec<{ item_id: string; model: string; kind: string; vec: ArrayBuffer }>("SELECT item_id, model, kind, vec FROM vectors").toArray()) {
-        sql.exec("INSERT INTO vector_codes (item_id, model, kind, code) VALUES (?, ?, ?, ?)", v.item_id, v.model, v.kind, encodeCode(new Float32Array(v.vec)));
+      for (const v of sql
+        .exec<{ item_id: string; model: string; kind: string; vec: ArrayBuffer }>("SELECT item_id, model, kind, vec FROM vectors")
+        .toArray()) {
+        sql.exec(
+          "INSERT INTO vector_codes (item_id, model, kind, code) VALUES (?, ?, ?, ?)",
+          v.item_id,
+          v.model,
+          v.kind,
+          encodeCode(new Float32Array(v.vec)),
+        );
       }
       sql.exec("UPDATE _schema SET version = ?", paging);
     });

@@ -94,7 +94,10 @@ describe("library and case writes while a remote embedder is answering", () => {
     await until(() => reachedPublish);
     const committed = await runInDurableObject(stub, (_i, state) => ({
       experiences: state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM experiences").one().n,
-      keys: state.storage.sql.exec<{ key: string }>("SELECT key FROM idempotency").toArray().map((r) => r.key),
+      keys: state.storage.sql
+        .exec<{ key: string }>("SELECT key FROM idempotency")
+        .toArray()
+        .map((r) => r.key),
     }));
     publishOpen = true;
     expect((await create).status).toBe(201);

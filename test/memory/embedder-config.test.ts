@@ -121,20 +121,36 @@ describe("an embedder that spends the operator's key", () => {
     const writer = await newKey(t.apiKey, "write");
     const choose = { embedder: { provider: "openai", model: "nomic-embed-text" } };
     expectProblem(await call("PATCH", `/v1/agents/${agentId}/config`, { key: writer.apiKey, body: choose }), 403, "forbidden");
-    expect((await call("PATCH", `/v1/agents/${agentId}/config`, { key: writer.apiKey, body: { embedder: { provider: "hash" } } })).status).toBe(200);
+    expect(
+      (await call("PATCH", `/v1/agents/${agentId}/config`, { key: writer.apiKey, body: { embedder: { provider: "hash" } } })).status,
+    ).toBe(200);
     expect((await api("PATCH", "/config", choose)).status).toBe(200);
 
     expect((await api("POST", "/experiences", { text: "Retry HTTP 429 with exponential backoff" })).status).toBe(201);
-    const rows = await env.DB.prepare("SELECT agent_id, purpose, role, model, state, tokens_in, tokens_out FROM usage_ledger WHERE tenant_id = ?")
+    const rows = await env.DB.prepare(
+      "SELECT agent_id, purpose, role, model, state, tokens_in, tokens_out FROM usage_ledger WHERE tenant_id = ?",
+    )
       .bind(t.tenantId)
       .all();
     expect(rows.results.length).toBe(bodies.length);
-    expect(rows.results[0]).toEqual({ agent_id: agentId, purpose: "embed", role: "embedder", model: "nomic-embed-text", state: "settled", tokens_in: 1, tokens_out: 0 });
-    const used = await env.DB.prepare("SELECT tokens FROM tenant_daily_usage WHERE tenant_id = ?").bind(t.tenantId).first<{ tokens: number }>();
+    expect(rows.results[0]).toEqual({
+      agent_id: agentId,
+      purpose: "embed",
+      role: "embedder",
+      model: "nomic-embed-text",
+      state: "settled",
+      tokens_in: 1,
+      tokens_out: 0,
+    });
+    const used = await env.DB.prepare("SELECT tokens FROM tenant_daily_usage WHERE tenant_id = ?")
+      .bind(t.tenantId)
+      .first<{ tokens: number }>();
     expect(used!.tokens).toBe(bodies.length);
 
     // A budget with no room for the next request's estimate: the write is refused before any request.
-    await env.DB.prepare("UPDATE tenants SET daily_token_budget = ? WHERE id = ?").bind(used!.tokens + 2, t.tenantId).run();
+    await env.DB.prepare("UPDATE tenants SET daily_token_budget = ? WHERE id = ?")
+      .bind(used!.tokens + 2, t.tenantId)
+      .run();
     const sent = bodies.length;
     const refused = await api("POST", "/experiences", { text: "Validate every tool output against its JSON schema before use" });
     expectProblem(refused, 429, "budget-exceeded");

@@ -20,20 +20,38 @@ describe("an episode's trail", () => {
     expect(r.items.map((i: { score: number }) => i.score)).toEqual(shown.body.items.map((i: { score: number }) => i.score));
     for (const item of r.items) {
       expect(item.shownWithLibrary).toBe(false);
-      expect(Object.keys(item.signals).sort()).toEqual(["isCase", "learnedPhrase", "q", "recency", "textBm25", "usageSim", "vectorSim", "whenBm25", "whenSim"]);
+      expect(Object.keys(item.signals).sort()).toEqual([
+        "isCase",
+        "learnedPhrase",
+        "q",
+        "recency",
+        "textBm25",
+        "usageSim",
+        "vectorSim",
+        "whenBm25",
+        "whenSim",
+      ]);
       expect(item.signals.q).toBe(0.5);
     }
-    expect(r.items[0].signals.vectorSim).toBeCloseTo(shown.body.items[0].sim, 6);
+    // A feature keeps 4 decimals (featuresOf).
+    expect(r.items[0].signals.vectorSim).toBeCloseTo(shown.body.items[0].sim, 4);
 
     await api("POST", `/episodes/${ep}/end`, { outcome: "success" });
     expect((await api("GET", `/episodes/${ep}/retrievals`)).body.items[0].rewarded).toBe(true);
     const other = await api("POST", "/retrieve", { query: "Retry-After header delay" });
     await api("POST", "/rewards", { retrievalId: other.body.retrievalId, outcome: "failure" });
     await api("POST", "/rewards", { memoryIds: [b], reward: 0.5 });
-    const hist = (await api("GET", `/experiences/${b}`)).body.qHistory as { episodeId: string | null; retrievalId: string | null; reward: number }[];
+    const hist = (await api("GET", `/experiences/${b}`)).body.qHistory as {
+      episodeId: string | null;
+      retrievalId: string | null;
+      reward: number;
+    }[];
+    // A token's history names the `ret_…` id it carries (its claims' `j`), not the whole token.
+    const tokenId = JSON.parse(atob(other.body.retrievalId.split(".")[2].replace(/-/g, "+").replace(/_/g, "/"))).j;
+    expect(tokenId).toMatch(/^ret_[0-9a-f]{20}$/);
     expect(hist.map((h) => [h.episodeId, h.retrievalId, h.reward])).toEqual([
       [ep, null, 1],
-      [null, other.body.retrievalId, -1],
+      [null, tokenId, -1],
       [null, null, 0.5],
     ]);
     expect((await api("GET", `/experiences/${a}`)).body.qHistory[0].episodeId).toBe(ep);

@@ -23,7 +23,12 @@ describe("experiences", () => {
 
   it("lists with filters and cursor pagination", async () => {
     const { api } = await setup();
-    for (let i = 0; i < 5; i++) await api("POST", "/experiences", { text: `lesson number ${i} about caching`, tags: i % 2 ? ["odd"] : ["even"], source: i < 2 ? "live" : "manual" });
+    for (let i = 0; i < 5; i++)
+      await api("POST", "/experiences", {
+        text: `lesson number ${i} about caching`,
+        tags: i % 2 ? ["odd"] : ["even"],
+        source: i < 2 ? "live" : "manual",
+      });
     const odd = await api("GET", "/experiences?tag=odd");
     expect(odd.body.items.map((e: any) => e.text)).toEqual(["lesson number 1 about caching", "lesson number 3 about caching"]);
     expect((await api("GET", "/experiences?source=live")).body.items).toHaveLength(0);

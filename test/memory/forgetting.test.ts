@@ -62,7 +62,9 @@ describe("forgetting", () => {
     await age(old, 365);
     const { jobHandlers } = await import("../../src/jobs/handlers");
     const { createLogger } = await import("../../src/core/logger");
-    await jobHandlers["agent.sweep"]({ type: "agent.sweep", tenantId: t.tenantId, agentId, at: Date.now() }, env, createLogger(), { attempts: 1 });
+    await jobHandlers["agent.sweep"]({ type: "agent.sweep", tenantId: t.tenantId, agentId, at: Date.now() }, env, createLogger(), {
+      attempts: 1,
+    });
     expect((await api("GET", `/experiences/${old}`)).body.status).toBe("archived");
   });
 });

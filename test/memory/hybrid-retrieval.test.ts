@@ -77,7 +77,11 @@ describe("hybrid retrieval", () => {
     await api("PATCH", "/config", { embedder: { provider: "semantic" } });
     const ids: string[] = [];
     for (const text of LESSONS) ids.push((await api("POST", "/experiences", { text })).body.id);
-    const legal = (await api("POST", "/experiences", { text: "Escalate to the legal team immediately when a customer mentions legal action or a lawyer" })).body.id;
+    const legal = (
+      await api("POST", "/experiences", {
+        text: "Escalate to the legal team immediately when a customer mentions legal action or a lawyer",
+      })
+    ).body.id;
     const rare = (await api("POST", "/experiences", { text: "Pin the xylograph-7 firmware before flashing" })).body.id;
 
     // Vector only: a paraphrase without one shared word.
@@ -96,7 +100,11 @@ describe("hybrid retrieval", () => {
 
     // Both: first in each channel is first overall, with relevance 1.
     await api("PATCH", "/config", { similarityThreshold: null });
-    const both = await api("POST", "/retrieve", { query: "validate the tool output against its JSON schema", kinds: ["experience"], lambda: 0 });
+    const both = await api("POST", "/retrieve", {
+      query: "validate the tool output against its JSON schema",
+      kinds: ["experience"],
+      lambda: 0,
+    });
     expect(both.body.items[0]).toMatchObject({ id: ids[1], match: "vector", relevance: 1 });
     expect(both.body.items[0].lexical).toBeGreaterThan(0);
     for (const item of both.body.items) {
@@ -119,7 +127,10 @@ describe("hybrid retrieval", () => {
 
   it("leaves a word found in too many memories to the vector channel and still matches the rare ones", async () => {
     const { api } = await agentFixture();
-    const common = Array.from({ length: LEXICAL_MAX_TERM_DOCS + 1 }, (_, i) => ({ op: "create", experience: { text: `Warm the deploy cache for service ${i}` } }));
+    const common = Array.from({ length: LEXICAL_MAX_TERM_DOCS + 1 }, (_, i) => ({
+      op: "create",
+      experience: { text: `Warm the deploy cache for service ${i}` },
+    }));
     const seeded = await api("POST", "/library/batch", { reason: "seed", operations: common });
     expect(seeded.status, JSON.stringify(seeded.body)).toBe(200);
     const rare = (await api("POST", "/experiences", { text: "Pin the xylograph firmware before every deploy" })).body.id;
@@ -133,7 +144,9 @@ describe("hybrid retrieval", () => {
       const { api } = await agentFixture();
       await api("PATCH", "/config", { embedder: { provider: embedder } });
       for (const text of LESSONS) await api("POST", "/experiences", { text });
-      const lesson = (await api("POST", "/experiences", { text: "When an API answers 429, wait for Retry-After, then retry with exponential backoff" })).body.id;
+      const lesson = (
+        await api("POST", "/experiences", { text: "When an API answers 429, wait for Retry-After, then retry with exponential backoff" })
+      ).body.id;
       const r = await api("POST", "/retrieve", { query: "the payments API returned 429" });
       expect(r.body.items[0]?.id, embedder).toBe(lesson);
     }

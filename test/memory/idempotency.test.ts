@@ -20,7 +20,13 @@ describe("Idempotency-Key on agent writes", () => {
 
   it("concurrent retries with one key apply once", async () => {
     const { api } = await agentFixture();
-    const body = { reason: "bulk", operations: [{ op: "create", experience: { text: "lesson a" } }, { op: "create", experience: { text: "lesson b" } }] };
+    const body = {
+      reason: "bulk",
+      operations: [
+        { op: "create", experience: { text: "lesson a" } },
+        { op: "create", experience: { text: "lesson b" } },
+      ],
+    };
     const rs = await Promise.all(Array.from({ length: 6 }, () => api("POST", "/library/batch", body, { "idempotency-key": "batch-1" })));
     expect(rs.every((r) => r.status === 200)).toBe(true);
     expect(new Set(rs.map((r) => r.body.libraryVersion))).toEqual(new Set([1]));

@@ -17,7 +17,11 @@ const PARAPHRASE = "client threatens to sue us in court";
 /** Shares no content word with LEGAL either; its hashed vector is below the threshold (0.10) but above LEARNED_FLOOR of it (cosine 0.053). */
 const NEAR = "a client is threatening to sue";
 /** What an agent would have asked when the lesson served it: the situation, plus a word of the lesson that surfaced it. */
-const TEACHING = ["client threatens to sue us, attorney letter arrived", "they say they will sue us in court, attorney involved", "threatens court action, attorney on the call"];
+const TEACHING = [
+  "client threatens to sue us, attorney letter arrived",
+  "they say they will sue us in court, attorney involved",
+  "threatens court action, attorney on the call",
+];
 
 async function seed(api: Api): Promise<{ legal: string; others: string[] }> {
   const legal = (await api("POST", "/experiences", { text: LEGAL })).body.id as string;
@@ -29,7 +33,10 @@ async function seed(api: Api): Promise<{ legal: string; others: string[] }> {
 async function retrieve(api: Api, query: string, extra: Record<string, unknown> = {}) {
   const r = await api("POST", "/retrieve", { query, ...extra });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body as { retrievalId: string; items: { id: string; score: number; signals?: { usage: number; phrases: number; learned: number | null } }[] };
+  return r.body as {
+    retrievalId: string;
+    items: { id: string; score: number; signals?: { usage: number; phrases: number; learned: number | null } }[];
+  };
 }
 
 async function teach(api: Api, query: string, id: string, outcome: "success" | "failure" = "success") {

@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { memoryName } from "../../src/services/agent-memory";
+import { flushRetrievalCounts } from "../../src/services/retrieval-counters";
 import { call, expectProblem, newKey } from "../helpers";
 import { agentFixture } from "./setup";
 
@@ -42,7 +43,12 @@ describe("metadata on lessons and cases", () => {
     const there = (await other.api("GET", "/experiences")).body.items.find((x: any) => x.text === RETRY[0]);
     expect(there.metadata).toEqual(meta);
 
-    const c = await api("POST", "/cases", { task: "Fetch the invoice list", reward: 1, answer: "42 invoices", metadata: { customer: "acme" } });
+    const c = await api("POST", "/cases", {
+      task: "Fetch the invoice list",
+      reward: 1,
+      answer: "42 invoices",
+      metadata: { customer: "acme" },
+    });
     expect(c.status, JSON.stringify(c.body)).toBe(201);
     expect(c.body.metadata).toEqual({ customer: "acme" });
     const caseId = c.body.id;
@@ -97,7 +103,12 @@ describe("metadata on lessons and cases", () => {
   it("never reaches the prompt text, and retrieved items carry it beside their text", async () => {
     const { api } = await agentFixture();
     await api("POST", "/experiences", { text: RETRY[0], metadata: { secretNote: "zebra-canary-7731", flag: true } });
-    await api("POST", "/cases", { task: "Retry the HTTP 429 upload", reward: 1, answer: "Waited and retried", metadata: { secretNote: "zebra-canary-7731" } });
+    await api("POST", "/cases", {
+      task: "Retry the HTTP 429 upload",
+      reward: 1,
+      answer: "Waited and retried",
+      metadata: { secretNote: "zebra-canary-7731" },
+    });
     const block = await api("GET", `/prompt?query=${encodeURIComponent(QUERY)}`);
     expect(block.status).toBe(200);
     expect(block.body.caseIds).toHaveLength(1);
@@ -117,24 +128,38 @@ describe("retrieval filters", () => {
     const { api } = await agentFixture();
     const ids: string[] = [];
     for (const [i, text] of RETRY.entries()) {
-      ids.push((await api("POST", "/experiences", { text, metadata: i === RETRY.length - 1 ? { customer: "acme" } : { customer: "globex" } })).body.id);
+      ids.push(
+        (await api("POST", "/experiences", { text, metadata: i === RETRY.length - 1 ? { customer: "acme" } : { customer: "globex" } })).body
+          .id,
+      );
     }
     const low = ids[ids.length - 1]!;
     const unfiltered = await api("POST", "/retrieve", { query: QUERY, k1: 2, k2: 1, kinds: ["experience"] });
     expect(unfiltered.body.items.map((i: any) => i.id)).not.toContain(low);
-    const filtered = await api("POST", "/retrieve", { query: QUERY, k1: 2, k2: 1, kinds: ["experience"], filter: { metadata: { customer: "acme" } } });
+    const filtered = await api("POST", "/retrieve", {
+      query: QUERY,
+      k1: 2,
+      k2: 1,
+      kinds: ["experience"],
+      filter: { metadata: { customer: "acme" } },
+    });
     expect(filtered.status, JSON.stringify(filtered.body)).toBe(200);
     expect(filtered.body.items.map((i: any) => i.id)).toEqual([low]);
     expect(filtered.body.items[0].metadata).toEqual({ customer: "acme" });
     // The prompt's ranked lessons are drawn from the matching ones too.
-    const block = await api("GET", `/prompt?query=${encodeURIComponent(QUERY)}&budgetTokens=40&filter=${encodeURIComponent(JSON.stringify({ metadata: { customer: "acme" } }))}`);
+    const block = await api(
+      "GET",
+      `/prompt?query=${encodeURIComponent(QUERY)}&budgetTokens=40&filter=${encodeURIComponent(JSON.stringify({ metadata: { customer: "acme" } }))}`,
+    );
     expect(block.status, JSON.stringify(block.body)).toBe(200);
     expect(block.body.experienceIds).toEqual([low]);
   });
 
   it("compare metadata by type and value, and combine every condition", async () => {
     const { api } = await agentFixture();
-    const a = (await api("POST", "/experiences", { text: RETRY[0], metadata: { n: 1, ok: true, s: "1" }, tags: ["api"], domain: "billing" })).body.id;
+    const a = (
+      await api("POST", "/experiences", { text: RETRY[0], metadata: { n: 1, ok: true, s: "1" }, tags: ["api"], domain: "billing" })
+    ).body.id;
     const b = (await api("POST", "/experiences", { text: RETRY[1], metadata: { n: "1", ok: false }, tags: ["net"] })).body.id;
     const c = (await api("POST", "/cases", { task: RETRY[2], reward: 1, answer: "done", metadata: { n: 1 }, tags: ["api"] })).body;
     const caseId = c.id;
@@ -165,13 +190,18 @@ describe("retrieval filters", () => {
     // A read key's retrievals mark nothing as used, so probing does not move what it probes.
     const reader = await newKey(t.apiKey, "read", [agentId]);
     const ids = async (filter: object) =>
-      (await call("POST", `/v1/agents/${agentId}/retrieve`, { key: reader.apiKey, body: { query: QUERY, filter } })).body.items.map((i: any) => i.id).sort();
+      (await call("POST", `/v1/agents/${agentId}/retrieve`, { key: reader.apiKey, body: { query: QUERY, filter } })).body.items
+        .map((i: any) => i.id)
+        .sort();
     // Nothing has been used yet (both match the query, as the next lines show); never-used items do not match usedAfter.
     expect(await ids({ usedAfter: 0 })).toEqual([]);
     expect(await ids({ createdAfter: old.createdAt - 1 })).toEqual([old.id, fresh.id].sort());
     expect(await ids({ createdAfter: fresh.createdAt })).toEqual([]);
     await api("POST", "/retrieve", { query: QUERY });
-    const used = await Promise.all([old.id, fresh.id].map(async (id) => (await api("GET", `/experiences/${id}`)).body.lastUsedAt as number));
+    await flushRetrievalCounts(env);
+    const used = await Promise.all(
+      [old.id, fresh.id].map(async (id) => (await api("GET", `/experiences/${id}`)).body.lastUsedAt as number),
+    );
     expect(await ids({ usedAfter: Math.min(...used) - 1 })).toEqual([old.id, fresh.id].sort());
     expect(await ids({ usedAfter: Math.max(...used) + 1 })).toEqual([]);
   });
@@ -179,7 +209,14 @@ describe("retrieval filters", () => {
   it("refuses a malformed filter with a problem", async () => {
     const { api } = await agentFixture();
     await api("POST", "/experiences", { text: RETRY[0] });
-    for (const filter of [{ colour: "red" }, { metadata: { a: { b: 1 } } }, { tags: [] }, { createdAfter: "yesterday" }, { usedAfter: -1 }, { domain: "" }]) {
+    for (const filter of [
+      { colour: "red" },
+      { metadata: { a: { b: 1 } } },
+      { tags: [] },
+      { createdAfter: "yesterday" },
+      { usedAfter: -1 },
+      { domain: "" },
+    ]) {
       expectProblem(await api("POST", "/retrieve", { query: QUERY, filter }), 400);
     }
     expectProblem(await api("POST", "/retrieve", { query: QUERY, tags: ["a"], filter: { tags: ["b"] } }), 400);

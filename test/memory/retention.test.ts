@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { flushRetrievalCounts } from "../../src/services/retrieval-counters";
 import { expectProblem, valueOf } from "../helpers";
 import { agentFixture } from "./setup";
 
@@ -34,7 +35,14 @@ describe("retention", () => {
     const usedCase = (await api("POST", "/cases", { task: "old case retrieved yesterday", reward: 1 })).body.id;
     const lesson = (await api("POST", "/experiences", { text: "a lesson learnt from the source episode" })).body.id;
     await sql("UPDATE experiences SET provenance = json_object('episodeId', ?) WHERE id = ?", source.id, lesson);
-    const retrieval = (await api("POST", "/retrieve", { query: "old episode" })).body.retrievalId;
+    // A retrieval in an episode is recorded (one outside answers a token and keeps nothing).
+    const openEpisode = (await api("POST", "/episodes", { task: "still open" })).body.episodeId;
+    const retrieval = (await api("POST", "/retrieve", { query: "old episode", episodeId: openEpisode })).body.retrievalId;
+    expect(retrieval).toMatch(/^ret_/);
+    // A rewarded token keeps its outcome until it expires; token retrievals are counted by day.
+    const token = (await api("POST", "/retrieve", { query: "old episode" })).body.retrievalId;
+    expect((await api("POST", "/rewards", { retrievalId: token, outcome: "success" })).status).toBe(200);
+    await flushRetrievalCounts(env);
 
     for (const e of [old, source, pending]) {
       await sql("UPDATE episodes SET created_at = ?, ended_at = ? WHERE id = ?", ago(400), ago(400), e.id);
@@ -44,9 +52,13 @@ describe("retention", () => {
     await sql("UPDATE jobs SET status = 'done', updated_at = ? WHERE id IN (?, ?)", ago(40), old.jobId, source.jobId);
     await sql("UPDATE jobs SET updated_at = ? WHERE id = ?", ago(40), pending.jobId);
     await sql("UPDATE retrievals SET at = ? WHERE id = ?", ago(40), retrieval);
+    await sql("UPDATE rewarded_tokens SET expires_at = ?", ago(1));
+    await sql("UPDATE token_retrievals SET day = day - 40");
+    expect((await api("GET", "/analytics")).body.retrievals).toBe(2);
 
     const result = await valueOf(stub.sweep({ at: Date.now() }));
-    expect(result.pruned).toMatchObject({ retrievals: 1, jobs: 2, cases: 2, episodes: 1, attempts: 1 });
+    expect(result.pruned).toMatchObject({ retrievals: 1, rewardedTokens: 1, jobs: 2, cases: 2, episodes: 1, attempts: 1 });
+    expect((await api("GET", "/analytics")).body.retrievals).toBe(0);
 
     const cases = (await api("GET", "/cases?status=all")).body.items.map((c: any) => c.id).sort();
     expect(cases).toEqual([source.caseId, recent.caseId, usedCase].sort());

@@ -1,4 +1,6 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { flushRetrievalCounts } from "../../src/services/retrieval-counters";
 import { call, expectProblem } from "../helpers";
 import { HASH_SIMILARITY_THRESHOLD } from "../../src/adapters/embedders/hash";
 import { agentFixture } from "./setup";
@@ -17,9 +19,12 @@ describe("retrieval", () => {
     const ids: string[] = [];
     for (const text of LESSONS) ids.push((await api("POST", "/experiences", { text })).body.id);
     await api("PATCH", `/experiences/${ids[1]}`, { status: "archived" });
-    const r = await api("POST", "/retrieve", { query: "the API answered 429 too many requests, should I retry with backoff?", kinds: ["experience"] });
+    const r = await api("POST", "/retrieve", {
+      query: "the API answered 429 too many requests, should I retry with backoff?",
+      kinds: ["experience"],
+    });
     expect(r.status).toBe(200);
-    expect(r.body.retrievalId).toMatch(/^ret_/);
+    expect(r.body.retrievalId).toMatch(/^rt1\./);
     expect(r.body.lambda).toBe(0.5);
     const got = r.body.items.map((i: any) => i.id);
     expect(got[0]).toBe(ids[0]);
@@ -63,7 +68,12 @@ describe("retrieval", () => {
   it("retrieves cases alongside experiences, with kind and tag filters", async () => {
     const { api } = await agentFixture();
     await api("POST", "/experiences", { text: "Convert currencies before comparing prices", tags: ["finance"] });
-    const c = await api("POST", "/cases", { task: "Compare the prices of two products listed in different currencies", reward: 1, answer: "B is cheaper", tags: ["finance"] });
+    const c = await api("POST", "/cases", {
+      task: "Compare the prices of two products listed in different currencies",
+      reward: 1,
+      answer: "B is cheaper",
+      tags: ["finance"],
+    });
     expect(c.status).toBe(201);
     expect(c.body.label).toBe("positive");
     const r = await api("POST", "/retrieve", { query: "compare prices in different currencies", threshold: 0.1 });
@@ -79,6 +89,8 @@ describe("retrieval", () => {
     const id = (await api("POST", "/experiences", { text: LESSONS[2] })).body.id;
     await api("POST", "/retrieve", { query: "validate JSON schema of tool output" });
     await api("POST", "/retrieve", { query: "validate JSON schema of tool output" });
+    // Counted in the Worker, applied to the agent in a batch (src/services/retrieval-counters.ts).
+    await flushRetrievalCounts(env);
     const e = await api("GET", `/experiences/${id}`);
     expect(e.body.counts.retrieved).toBe(2);
     expect(e.body.lastUsedAt).toBeTypeOf("number");

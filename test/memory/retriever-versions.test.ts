@@ -88,7 +88,9 @@ describe("the learned re-ranker", () => {
     const { api } = await agentFixture();
     const ids: string[] = [];
     for (const text of LESSONS) ids.push((await api("POST", "/experiences", { text })).body.id);
-    const fixed = (await api("POST", "/retrieve", { query: QUERIES[2], threshold: 0, lambda: 0 })).body.items.map((i: { id: string }) => i.id);
+    const fixed = (await api("POST", "/retrieve", { query: QUERIES[2], threshold: 0, lambda: 0 })).body.items.map(
+      (i: { id: string }) => i.id,
+    );
     await feed(api, ids, MIN_UPDATES + 5);
     const learned = await retriever(api);
     expect(learned.reranker.active).toBe(true);

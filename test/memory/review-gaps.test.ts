@@ -5,7 +5,7 @@ import { resolveLibrary } from "../../src/services/evaluation-setup";
 import { call, expectProblem, newAgent } from "../helpers";
 import { fakeLlm, LLM_ENV, type SentRequest } from "../fake-llm";
 import { writerFixture } from "./setup";
-import { FILTER_POISON, withReviewer } from "./admission-corpus";
+import { FILTER_POISON, withReviewer } from "./screening-corpus";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -13,7 +13,11 @@ afterEach(() => vi.restoreAllMocks());
 async function withLlm(method: string, path: string, key: string, body?: unknown) {
   const ctx = createExecutionContext();
   const res = await worker.fetch(
-    new Request(`http://praxis.test${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    new Request(`http://praxis.test${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
     { ...env, ...LLM_ENV } as typeof env,
     ctx,
   );
@@ -41,7 +45,9 @@ describe("review gaps", () => {
     const f = await writerFixture();
     await withReviewer(f.t.tenantId, f.agentId);
     const llm = fakeLlm(whenAwareReviewer);
-    const e = await withLlm("POST", `/v1/agents/${f.agentId}/experiences`, f.writeKey, { text: "Paint the fence blue before the spring inspection" });
+    const e = await withLlm("POST", `/v1/agents/${f.agentId}/experiences`, f.writeKey, {
+      text: "Paint the fence blue before the spring inspection",
+    });
     expect(e.body.status, JSON.stringify(e.body)).toBe("active");
     const p = await withLlm("PATCH", `/v1/agents/${f.agentId}/experiences/${e.body.id}`, f.writeKey, {
       text: "Paint the fence blue before the summer inspection",
@@ -62,7 +68,10 @@ describe("review gaps", () => {
     const id = held.body.id;
     expectProblem(await f.admin("PATCH", `/experiences/${id}`, { status: "active" }), 403);
     expectProblem(await f.admin("PATCH", `/experiences/${id}`, { text: "Check the invoice totals twice" }), 403);
-    expectProblem(await f.admin("POST", "/library/batch", { reason: "release", operations: [{ op: "update", id, patch: { status: "active" } }] }), 403);
+    expectProblem(
+      await f.admin("POST", "/library/batch", { reason: "release", operations: [{ op: "update", id, patch: { status: "active" } }] }),
+      403,
+    );
     expectProblem(await f.admin("DELETE", `/experiences/${id}`), 403);
     expect((await f.w("GET", `/experiences/${id}`)).body.status).toBe("quarantined");
 
@@ -73,20 +82,38 @@ describe("review gaps", () => {
     expect((await f.w("GET", `/cases/${c.body.id}`)).body.status).toBe("quarantined");
 
     expect((await f.admin("POST", `/quarantine/${id}/release`)).body.status).toBe("active");
-    const audit = await env.DB.prepare("SELECT action FROM audit_log WHERE tenant_id = ? AND action LIKE 'quarantine.%'").bind(f.t.tenantId).all();
+    const audit = await env.DB.prepare("SELECT action FROM audit_log WHERE tenant_id = ? AND action LIKE 'quarantine.%'")
+      .bind(f.t.tenantId)
+      .all();
     expect(audit.results).toEqual([{ action: "quarantine.release" }]);
   });
 
   it("an import strips provenance in every mode: no run, episode, key or origin, source import, Q only from an admin", async () => {
     const f = await writerFixture();
-    const forged = { runId: "run_forged", episodeId: "ep_forged", keyId: "key_forged", origin: "hindsight", note: "from the staging agent" };
+    const forged = {
+      runId: "run_forged",
+      episodeId: "ep_forged",
+      keyId: "key_forged",
+      origin: "hindsight",
+      note: "from the staging agent",
+    };
     const doc = (ids: string[]) => ({
       format: "praxis-library/v1",
       libraryVersion: 3,
       exportedAt: 0,
       experiences: ids.map((id, i) => ({
-        id, text: `Imported lesson ${i} about retries`, pattern: null, keywords: [], tags: [], domain: null,
-        source: "practice", status: "active", pinned: false, importance: 0.5, q: 0.95, provenance: forged,
+        id,
+        text: `Imported lesson ${i} about retries`,
+        pattern: null,
+        keywords: [],
+        tags: [],
+        domain: null,
+        source: "practice",
+        status: "active",
+        pinned: false,
+        importance: 0.5,
+        q: 0.95,
+        provenance: forged,
       })),
     });
     const check = (items: { provenance: Record<string, unknown>; source: string; q: number }[], q: number) => {
@@ -98,10 +125,18 @@ describe("review gaps", () => {
         expect(e.provenance.note).toBe("from the staging agent");
       }
     };
-    for (const [mode, as, q] of [["replace", "w", 0.5], ["merge", "w", 0.5], ["replace", "admin", 0.95], ["merge", "admin", 0.95]] as const) {
+    for (const [mode, as, q] of [
+      ["replace", "w", 0.5],
+      ["merge", "w", 0.5],
+      ["replace", "admin", 0.95],
+      ["merge", "admin", 0.95],
+    ] as const) {
       const other = await newAgent(f.t.apiKey);
       const key = as === "admin" ? f.t.apiKey : f.writeKey;
-      const r = await call("POST", `/v1/agents/${other}/library/import`, { key, body: { mode, library: doc(["exp_0123456789abcdefAAAA", "exp_0123456789abcdefBBBB"]) } });
+      const r = await call("POST", `/v1/agents/${other}/library/import`, {
+        key,
+        body: { mode, library: doc(["exp_0123456789abcdefAAAA", "exp_0123456789abcdefBBBB"]) },
+      });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       check((await call("GET", `/v1/agents/${other}/experiences?status=all`, { key })).body.items, q);
     }
@@ -138,13 +173,20 @@ describe("learned state survives library moves", () => {
     return { id: e.body.id as string, version: (await f.w("GET", "/library/versions?limit=1")).body.items[0].version as number, state };
   }
   const learnedPart = (e: { q: number; counts: unknown; qHistory: unknown; lastUsedAt: unknown; probation: boolean }) => ({
-    q: e.q, counts: e.counts, qHistory: e.qHistory, lastUsedAt: e.lastUsedAt, probation: e.probation,
+    q: e.q,
+    counts: e.counts,
+    qHistory: e.qHistory,
+    lastUsedAt: e.lastUsedAt,
+    probation: e.probation,
   });
 
   it("a replace-import of an empty library, then the rollback that undoes it, brings the lesson back with its Q, counters and history", async () => {
     const f = await writerFixture();
     const l = await learned(f);
-    const emptied = await f.w("POST", "/library/import", { mode: "replace", library: { format: "praxis-library/v1", libraryVersion: 0, exportedAt: 0, experiences: [] } });
+    const emptied = await f.w("POST", "/library/import", {
+      mode: "replace",
+      library: { format: "praxis-library/v1", libraryVersion: 0, exportedAt: 0, experiences: [] },
+    });
     expect(emptied.body.deleted).toBe(1);
     expectProblem(await f.w("GET", `/experiences/${l.id}`), 404);
     expect((await f.w("POST", "/library/rollback", { version: l.version })).status).toBe(200);
@@ -171,7 +213,27 @@ describe("learned state survives library moves", () => {
     const f = await writerFixture();
     const l = await learned(f);
     await f.w("DELETE", `/experiences/${l.id}`);
-    const doc = { format: "praxis-library/v1", libraryVersion: 1, exportedAt: 0, experiences: [{ id: l.id, text: "Paint the fence blue", pattern: null, keywords: [], tags: [], domain: null, source: "manual", status: "active", pinned: false, importance: 0.5, q: 0.5, provenance: null }] };
+    const doc = {
+      format: "praxis-library/v1",
+      libraryVersion: 1,
+      exportedAt: 0,
+      experiences: [
+        {
+          id: l.id,
+          text: "Paint the fence blue",
+          pattern: null,
+          keywords: [],
+          tags: [],
+          domain: null,
+          source: "manual",
+          status: "active",
+          pinned: false,
+          importance: 0.5,
+          q: 0.5,
+          provenance: null,
+        },
+      ],
+    };
     expect((await f.w("POST", "/library/import", { mode: "replace", library: doc })).status).toBe(200);
     const e = (await f.w("GET", `/experiences/${l.id}`)).body;
     expect(e.q).toBe(0.5);

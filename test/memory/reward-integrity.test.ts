@@ -29,28 +29,31 @@ const ids = (r: { body: { items: { id: string }[] } }) => r.body.items.map((i) =
 
 describe("the fence flood: rewards cannot make an unrelated memory relevant", () => {
   // `semantic` is the embedder of local dev and production; `hash` that of the test environment.
-  it.each(["semantic", "hash"])("25 rewarded /prompt blocks citing the fence lesson leave it out of the results for the query (%s)", async (provider) => {
-    const { api } = await agentFixture();
-    expect((await api("PATCH", "/config", { embedder: { provider } })).status).toBe(200);
-    const { password, fence } = await library(api);
-    // The whole library fits the block, so every block shows the fence lesson and may cite it.
-    for (let i = 0; i < 25; i++) {
-      const block = await api("GET", `/prompt?query=${encodeURIComponent(QUERY)}&budgetTokens=2000`);
-      expect(block.body.mode).toBe("full-library");
-      const r = await api("POST", "/rewards", { retrievalId: block.body.retrievalId, outcome: "success", citedIds: [fence] });
-      expect(r.status, JSON.stringify(r.body)).toBe(200);
-    }
-    expect((await api("GET", `/experiences/${fence}`)).body.q).toBeGreaterThan(0.9);
+  it.each(["semantic", "hash"])(
+    "25 rewarded /prompt blocks citing the fence lesson leave it out of the results for the query (%s)",
+    async (provider) => {
+      const { api } = await agentFixture();
+      expect((await api("PATCH", "/config", { embedder: { provider } })).status).toBe(200);
+      const { password, fence } = await library(api);
+      // The whole library fits the block, so every block shows the fence lesson and may cite it.
+      for (let i = 0; i < 25; i++) {
+        const block = await api("GET", `/prompt?query=${encodeURIComponent(QUERY)}&budgetTokens=2000`);
+        expect(block.body.mode).toBe("full-library");
+        const r = await api("POST", "/rewards", { retrievalId: block.body.retrievalId, outcome: "success", citedIds: [fence] });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+      }
+      expect((await api("GET", `/experiences/${fence}`)).body.q).toBeGreaterThan(0.9);
 
-    const after = await api("POST", "/retrieve", { query: QUERY });
-    expect(after.status).toBe(200);
-    expect(ids(after)[0]).toBe(password);
-    expect(ids(after)).not.toContain(fence);
-    // Nor does the ranked block (a budget too small for the whole library) put it in.
-    const ranked = await api("GET", `/prompt?query=${encodeURIComponent(QUERY)}&budgetTokens=30&maxCases=0`);
-    expect(ranked.body.mode).toBe("ranked");
-    expect(ranked.body.experienceIds).not.toContain(fence);
-  });
+      const after = await api("POST", "/retrieve", { query: QUERY });
+      expect(after.status).toBe(200);
+      expect(ids(after)[0]).toBe(password);
+      expect(ids(after)).not.toContain(fence);
+      // Nor does the ranked block (a budget too small for the whole library) put it in.
+      const ranked = await api("GET", `/prompt?query=${encodeURIComponent(QUERY)}&budgetTokens=30&maxCases=0`);
+      expect(ranked.body.mode).toBe("ranked");
+      expect(ranked.body.experienceIds).not.toContain(fence);
+    },
+  );
 });
 
 describe("one outcome per retrieval", () => {
@@ -83,7 +86,10 @@ describe("one outcome per retrieval", () => {
     const { api } = await agentFixture();
     const { password } = await library(api);
     const ret = await api("POST", "/retrieve", { query: QUERY });
-    const bodies = Array.from({ length: 12 }, (_, i) => ({ retrievalId: ret.body.retrievalId, outcome: i % 3 === 2 ? "failure" : "success" }));
+    const bodies = Array.from({ length: 12 }, (_, i) => ({
+      retrievalId: ret.body.retrievalId,
+      outcome: i % 3 === 2 ? "failure" : "success",
+    }));
     const rs = await Promise.all(bodies.map((b) => api("POST", "/rewards", b)));
     const applied = rs.filter((r) => r.status === 200 && r.body.replayed === false);
     expect(applied).toHaveLength(1);
@@ -138,7 +144,9 @@ describe("one outcome per retrieval", () => {
     const teach = async (key: string, query: string) => {
       const as = (method: string, path: string, body?: unknown) => call(method, `/v1/agents/${f.agentId}${path}`, { key, body });
       const block = await as("GET", `/prompt?query=${encodeURIComponent(query)}&budgetTokens=2000`);
-      expect((await as("POST", "/rewards", { retrievalId: block.body.retrievalId, outcome: "success", citedIds: [password] })).status).toBe(200);
+      expect((await as("POST", "/rewards", { retrievalId: block.body.retrievalId, outcome: "success", citedIds: [password] })).status).toBe(
+        200,
+      );
     };
     const topics = ["reset", "forgot", "change", "lost", "expired", "locked", "rotate", "recover"];
     for (const t of topics) await teach(f.t.apiKey, `${t} my account password`);
@@ -170,7 +178,8 @@ describe("reads are inert", () => {
     const f = await agentFixture();
     const { password, fence } = await library(f.api);
     const reader = await newKey(f.t.apiKey, "read");
-    const asRead = (method: string, path: string, body?: unknown) => call(method, `/v1/agents/${f.agentId}${path}`, { key: reader.apiKey, body });
+    const asRead = (method: string, path: string, body?: unknown) =>
+      call(method, `/v1/agents/${f.agentId}${path}`, { key: reader.apiKey, body });
     const ep = (await f.api("POST", "/episodes", { task: "Help a user who forgot a password" })).body.episodeId;
     // The reader attaches a block showing the whole library, and a retrieval, to the writer's episode.
     const block = await asRead("GET", `/prompt?query=${encodeURIComponent(QUERY)}&budgetTokens=2000&episodeId=${ep}`);

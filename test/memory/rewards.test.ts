@@ -80,7 +80,9 @@ describe("rewards", () => {
   it("200 concurrent rewards to one agent equal the sequential result", async () => {
     const { api, a, b } = await seeded();
     // Successes on a (order-independent final Q) interleaved with failures on b.
-    const reqs = Array.from({ length: 200 }, (_, i) => (i % 4 === 3 ? { memoryIds: [b], outcome: "failure" } : { memoryIds: [a], outcome: "success" }));
+    const reqs = Array.from({ length: 200 }, (_, i) =>
+      i % 4 === 3 ? { memoryIds: [b], outcome: "failure" } : { memoryIds: [a], outcome: "success" },
+    );
     const rs = await Promise.all(reqs.map((body, i) => api("POST", "/rewards", body, { "idempotency-key": `k-${i}` })));
     expect(rs.every((r) => r.status === 200)).toBe(true);
     let qa = 0.5;

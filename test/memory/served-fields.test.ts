@@ -8,7 +8,7 @@ import { memoryName } from "../../src/services/agent-memory";
 import { call, expectProblem, uniq } from "../helpers";
 import { fakeLlm, LLM_ENV } from "../fake-llm";
 import { writerFixture } from "./setup";
-import { REVIEW_POISON, reviewerReply, withReviewer } from "./admission-corpus";
+import { REVIEW_POISON, reviewerReply, withReviewer } from "./screening-corpus";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -55,10 +55,16 @@ async function expectHeld(f: Fixture, marker = MARK) {
   return c;
 }
 
-describe("a case's served fields pass admission at every door", () => {
+describe("a case's served fields pass screening at every door", () => {
   it.each(SERVED_FIELDS.case)("POST /cases with poison in `%s` is quarantined and never served", async (field) => {
     const f = await writer();
-    const body: Record<string, unknown> = { task: TASK, reward: -1, answer: null, traceSummary: null, [field]: field === "task" ? `${TASK}. ${POISON}` : POISON };
+    const body: Record<string, unknown> = {
+      task: TASK,
+      reward: -1,
+      answer: null,
+      traceSummary: null,
+      [field]: field === "task" ? `${TASK}. ${POISON}` : POISON,
+    };
     const r = await f.w("POST", "/cases", body);
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     expect(r.body.status).toBe("quarantined");
@@ -84,18 +90,28 @@ describe("a case's served fields pass admission at every door", () => {
     expect(r.body.status).toBe("pending");
     expect(await served(f, poison.slice(0, 40))).toEqual([]);
     const llm = fakeLlm(reviewerReply);
-    const batch = createMessageBatch("praxis-jobs", [{ id: `review-${f.agentId}`, timestamp: new Date(), attempts: 1, body: { type: "admission.review", tenantId: f.t.tenantId, agentId: f.agentId } }]);
+    const batch = createMessageBatch("praxis-jobs", [
+      {
+        id: `review-${f.agentId}`,
+        timestamp: new Date(),
+        attempts: 1,
+        body: { type: "admission.review", tenantId: f.t.tenantId, agentId: f.agentId },
+      },
+    ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, { ...env, ...LLM_ENV } as typeof env);
     expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([]);
     expect(llm.sent.some((s) => s.prompt.includes(poison))).toBe(true);
     const after = await f.w("GET", `/cases/${r.body.id}`);
     expect(after.body.status).toBe("quarantined");
-    expect((await f.w("GET", `/quarantine/${r.body.id}`)).body).toMatchObject({ traceSummary: `#1 ok: ${poison}`, reason: expect.stringMatching(/^safety review/) });
+    expect((await f.w("GET", `/quarantine/${r.body.id}`)).body).toMatchObject({
+      traceSummary: `#1 ok: ${poison}`,
+      reason: expect.stringMatching(/^safety review/),
+    });
   });
 });
 
-describe("an episode's trace passes admission: attempts, ends, the webhook, MCP and the sweep", () => {
+describe("an episode's trace passes screening: attempts, ends, the webhook, MCP and the sweep", () => {
   it.each([
     ["description", { description: POISON, ok: false }],
     ["error", { description: "Called the ledger API", ok: false, error: `LedgerError: ${POISON}` }],
@@ -121,7 +137,7 @@ describe("an episode's trace passes admission: attempts, ends, the webhook, MCP 
     await expectHeld(f);
   });
 
-  it("MCP: end_episode notes are the case's answer and pass admission too", async () => {
+  it("MCP: end_episode notes are the case's answer and pass screening too", async () => {
     const f = await writer();
     const started = await f.tool("start_episode", { agentId: f.agentId, task: TASK });
     const handle = (started.structuredContent as { episodeId: string }).episodeId;
@@ -141,7 +157,10 @@ describe("an episode's trace passes admission: attempts, ends, the webhook, MCP 
       outcome: "failure",
     });
     const signature = await signPayload(secret, Math.floor(Date.now() / 1000), raw);
-    const r = await call("POST", "/v1/hooks/session-end", { raw, headers: { "content-type": "application/json", "x-praxis-signature": signature } });
+    const r = await call("POST", "/v1/hooks/session-end", {
+      raw,
+      headers: { "content-type": "application/json", "x-praxis-signature": signature },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     const c = await expectHeld(f);
     expect(c.held.door).toBe("episode");
@@ -161,7 +180,11 @@ describe("an episode's trace passes admission: attempts, ends, the webhook, MCP 
   it("a benign trace is stored active and served as what was tried", async () => {
     const f = await writer();
     const ep = await f.w("POST", "/episodes", { task: TASK });
-    await f.w("POST", `/episodes/${ep.body.episodeId}/attempts`, { description: "Summed the line items by hand", ok: false, error: "RangeError: totals differ by 0.01" });
+    await f.w("POST", `/episodes/${ep.body.episodeId}/attempts`, {
+      description: "Summed the line items by hand",
+      ok: false,
+      error: "RangeError: totals differ by 0.01",
+    });
     await f.w("POST", `/episodes/${ep.body.episodeId}/end`, { outcome: "failure" });
     expect((await theCase(f)).status).toBe("active");
     expect((await served(f, "Summed the line items by hand")).length).toBeGreaterThan(0);
@@ -177,7 +200,10 @@ describe("fields never served are bounded and plain", () => {
     expectProblem(await f.w("POST", "/cases", { task: TASK, reward: 1, toolsUsed: ["ledger\u0000"] }), 400);
     expectProblem(await f.w("POST", "/episodes", { task: TASK, metadata: { "ticket\u180E": 1 } }), 400);
     expectProblem(await f.w("POST", "/episodes", { task: TASK, metadata: { ticket: "x".repeat(1001) } }), 400);
-    expectProblem(await f.w("POST", "/episodes", { task: TASK, metadata: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, i])) }), 400);
+    expectProblem(
+      await f.w("POST", "/episodes", { task: TASK, metadata: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, i])) }),
+      400,
+    );
     expect((await f.w("GET", "/experiences?status=all")).body.items).toEqual([]);
     expect((await f.w("GET", "/cases?status=all")).body.items).toEqual([]);
     expect((await f.w("GET", "/episodes")).body.items).toEqual([]);
@@ -185,7 +211,11 @@ describe("fields never served are bounded and plain", () => {
 
   it("tags and domain never reach a prompt or a retrieval text", async () => {
     const f = await writer();
-    const e = await f.w("POST", "/experiences", { text: "Reconcile invoice totals before closing the billing run", tags: ["zz-tag-marker"], domain: "zz-domain-marker" });
+    const e = await f.w("POST", "/experiences", {
+      text: "Reconcile invoice totals before closing the billing run",
+      tags: ["zz-tag-marker"],
+      domain: "zz-domain-marker",
+    });
     expect(e.body.status).toBe("active");
     expect(await served(f, "zz-")).toEqual([]);
   });

@@ -29,6 +29,15 @@ export async function slowEmbedderAgent(opts: SlowEmbeddingsOptions = {}) {
  * step, then learned retrieval), so a test can rebuild an older agent's layout and replay them.
  */
 export function undoStepsSinceAdmission(sql: SqlStorage) {
+  // The read model's step first: its triggers name columns the earlier steps' undoing drops.
+  for (const { name } of sql
+    .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'read\\_%' ESCAPE '\\'")
+    .toArray())
+    sql.exec(`DROP TRIGGER ${name}`);
+  for (const fts of ["experiences_fts", "cases_fts", "when_fts"])
+    for (const part of ["terms", "instances"]) sql.exec(`DROP TABLE ${fts}_${part}`);
+  sql.exec("DROP TABLE read_changes");
+  sql.exec("DELETE FROM counters WHERE name IN ('read_model', 'read_learn')");
   sql.exec("DROP TABLE quarantine");
   sql.exec("DROP INDEX library_versions_job");
   sql.exec("ALTER TABLE library_versions DROP COLUMN job_id");
@@ -45,12 +54,14 @@ export function undoStepsSinceAdmission(sql: SqlStorage) {
   for (const c of ["episode_id", "retrieval_id"]) sql.exec(`ALTER TABLE q_history DROP COLUMN ${c}`);
   for (const t of ["experiences", "cases"]) sql.exec(`ALTER TABLE ${t} DROP COLUMN metadata`);
   sql.exec("ALTER TABLE attempts DROP COLUMN infrastructure");
+  for (const t of ["retrieval_secrets", "rewarded_tokens", "counter_batches", "token_retrievals"]) sql.exec(`DROP TABLE ${t}`);
 }
 
 /** A fresh agent with an admin caller (the tenant's key) and a write-scoped caller. */
 export async function writerFixture() {
   const f = await agentFixture();
   const write = await newKey(f.t.apiKey, "write");
-  const as = (key: string) => (method: string, path: string, body?: unknown) => call(method, `/v1/agents/${f.agentId}${path}`, { key, body });
+  const as = (key: string) => (method: string, path: string, body?: unknown) =>
+    call(method, `/v1/agents/${f.agentId}${path}`, { key, body });
   return { ...f, admin: as(f.t.apiKey), w: as(write.apiKey), writeKey: write.apiKey };
 }

@@ -51,10 +51,16 @@ describe("an agent sweeps itself from its object's alarm", () => {
 
     await fireSweep(stub);
     const row = await runInDurableObject(stub, (_o, state) =>
-      state.storage.sql.exec<{ q: number; created_at: number }>("SELECT q, created_at FROM experiences WHERE id = ?", created.body.id).one(),
+      state.storage.sql
+        .exec<{ q: number; created_at: number }>("SELECT q, created_at FROM experiences WHERE id = ?", created.body.id)
+        .one(),
     );
     const decay = defaultAgentConfig().decay;
-    const fades = nextFadeAt([{ id: created.body.id, pinned: false, status: "active", q: row.q, uses: 0, createdAt: row.created_at, lastUsedAt: 0 }], decay, decay.threshold);
+    const fades = nextFadeAt(
+      [{ id: created.body.id, pinned: false, status: "active", q: row.q, uses: 0, createdAt: row.created_at, lastUsedAt: 0 }],
+      decay,
+      decay.threshold,
+    );
     expect(fades).toBeGreaterThan(Date.now() + 86_400_000);
     expect(await alarmOf(stub)).toBe(fades);
 
@@ -82,7 +88,12 @@ describe("an agent sweeps itself from its object's alarm", () => {
     const remedial = () => sent.filter((m) => m.type === "agent.remedial");
     expect(remedial()).toHaveLength(1);
     // The jobs queue's handler makes the check (too few ended episodes yet for a verdict).
-    const checked = await jobHandlers["agent.remedial"](remedial()[0] as Extract<JobMessage, { type: "agent.remedial" }>, env, createLogger(), { attempts: 1 });
+    const checked = await jobHandlers["agent.remedial"](
+      remedial()[0] as Extract<JobMessage, { type: "agent.remedial" }>,
+      env,
+      createLogger(),
+      { attempts: 1 },
+    );
     expect(checked).toMatchObject({ outcome: "not-due" });
 
     // No episode ended since: the next sweep asks nothing.
@@ -109,7 +120,10 @@ describe("a call that overlaps a sweep", () => {
         ...target.env,
         JOBS: {
           send: async (msg: JobMessage) => {
-            if (msg.type === "agent.remedial") ended.push((await (instance as AgentMemory).endEpisode({ episodeId: second.value.value.id, end: { outcome: "failure" } })).ok);
+            if (msg.type === "agent.remedial")
+              ended.push(
+                (await (instance as AgentMemory).endEpisode({ episodeId: second.value.value.id, end: { outcome: "failure" } })).ok,
+              );
           },
         },
       };
@@ -133,7 +147,8 @@ describe("upkeep that fails", () => {
     expect((await api("POST", "/experiences", { text: "Retry HTTP 429 with exponential backoff" })).status).toBe(201);
     // A step of a Vectorize backfill that keeps failing in a way its own retry does not catch.
     const tries = await runInDurableObject(stub, (instance) => {
-      const vectors = (instance as unknown as { mem: { vectors: { backfillDueAt(): number | null; backfillStep(): Promise<void> } } }).mem.vectors;
+      const vectors = (instance as unknown as { mem: { vectors: { backfillDueAt(): number | null; backfillStep(): Promise<void> } } }).mem
+        .vectors;
       const count = { n: 0 };
       vectors.backfillDueAt = () => Date.now();
       vectors.backfillStep = () => {

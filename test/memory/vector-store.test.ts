@@ -6,19 +6,27 @@ import { packPendingCodes, VectorPages } from "../../durable-objects/agent-memor
 import { valueOf } from "../helpers";
 import { agentFixture } from "./setup";
 
-const memoryOf = (tenantId: string, agentId: string) => env.AGENT_MEMORY.getByName(`${tenantId}:${agentId}`) as DurableObjectStub<AgentMemory>;
+const memoryOf = (tenantId: string, agentId: string) =>
+  env.AGENT_MEMORY.getByName(`${tenantId}:${agentId}`) as DurableObjectStub<AgentMemory>;
 
 describe("the agent's vector store", () => {
   it("finds tag-filtered items however many nearer untagged items there are", async () => {
     const { api } = await agentFixture();
-    const operations = Array.from({ length: 150 }, (_, i) => ({ op: "create", experience: { text: `Retry HTTP 429 with exponential backoff, variant ${i}` } }));
+    const operations = Array.from({ length: 150 }, (_, i) => ({
+      op: "create",
+      experience: { text: `Retry HTTP 429 with exponential backoff, variant ${i}` },
+    }));
     operations.push({ op: "create", experience: { text: "Retry a payment webhook later", tags: ["billing"] } as never });
     expect((await api("POST", "/library/batch", { operations, reason: "seed" })).status).toBe(200);
 
     const hit = await api("POST", "/retrieve", { query: "retry HTTP 429 with exponential backoff", tags: ["billing"], threshold: 0 });
     expect(hit.status).toBe(200);
     expect(hit.body.items.map((i: any) => [i.text, i.match])).toEqual([["Retry a payment webhook later", "vector"]]);
-    const untagged = await api("POST", "/retrieve", { query: "retry HTTP 429 with exponential backoff", tags: ["nobody-has-this"], threshold: 0 });
+    const untagged = await api("POST", "/retrieve", {
+      query: "retry HTTP 429 with exponential backoff",
+      tags: ["nobody-has-this"],
+      threshold: 0,
+    });
     expect(untagged.body.items).toEqual([]);
   });
 
@@ -60,7 +68,9 @@ describe("the agent's vector store", () => {
     });
     const lexical = await api("POST", "/retrieve", { query: "retry HTTP 429 backoff", threshold: 0.2 });
     expect(lexical.body.items.map((i: any) => [i.id, i.match])).toEqual([[bad, "lexical"]]);
-    expect((await api("POST", "/retrieve", { query: "validate tool output JSON schema" })).body.items.map((i: any) => i.id)).toEqual([good]);
+    expect((await api("POST", "/retrieve", { query: "validate tool output JSON schema" })).body.items.map((i: any) => i.id)).toEqual([
+      good,
+    ]);
 
     expect((await valueOf(stub.reembed({ model: "hash:praxis-hash-v1:384" }))).remaining).toBe(0);
     const vector = await api("POST", "/retrieve", { query: "retry HTTP 429 backoff", threshold: 0.2 });

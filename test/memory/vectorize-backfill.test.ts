@@ -21,7 +21,10 @@ describe("moving an agent's vectors to Vectorize", () => {
     const stub = memory;
     const total = BACKFILL_CHUNK + 100;
     const ops = Array.from({ length: total }, (_, n) => ({ op: "create" as const, experience: { text: topic(n) } }));
-    const seeded = (await memory.applyLibrary({ operations: ops, reason: "seed", author: "test" })) as { ok: boolean; value: { value: { experiences: { id: string }[] } } };
+    const seeded = (await memory.applyLibrary({ operations: ops, reason: "seed", author: "test" })) as {
+      ok: boolean;
+      value: { value: { experiences: { id: string }[] } };
+    };
     if (!seeded.ok) throw new Error(JSON.stringify(seeded));
     const ids = seeded.value.value.experiences.map((e) => e.id);
 
@@ -73,7 +76,10 @@ describe("moving an agent's vectors to Vectorize", () => {
       expect(double.queries).toHaveLength(0);
       // Writes go on: one item behind the cursor is deleted, one is added past it.
       expect((await instance.deleteExperience({ id: ids[3], author: "test" })).ok).toBe(true);
-      const created = await instance.createExperience({ experience: { text: "Escalate when a customer mentions legal action" }, author: "test" });
+      const created = await instance.createExperience({
+        experience: { text: "Escalate when a customer mentions legal action" },
+        author: "test",
+      });
       expect(await retrieveTop(instance, 3)).not.toBe(ids[3]);
 
       // The object restarts mid-move: it resumes from the stored cursor, still serving locally.

@@ -16,7 +16,8 @@ async function createdAgentMemory() {
   return stub;
 }
 
-const memoryOf = (tenantId: string, agentId: string) => env.AGENT_MEMORY.getByName(`${tenantId}:${agentId}`) as DurableObjectStub<AgentMemory>;
+const memoryOf = (tenantId: string, agentId: string) =>
+  env.AGENT_MEMORY.getByName(`${tenantId}:${agentId}`) as DurableObjectStub<AgentMemory>;
 
 /** Points a running agent's vectors at a Vectorize double through the DO's own wiring (namespace and id scope). */
 async function onVectorize(stub: DurableObjectStub<AgentMemory>, double: InMemoryVectorize): Promise<VectorizeVectorIndex> {
@@ -85,7 +86,10 @@ describe("AgentMemory on a Vectorize index", () => {
         if (failures-- > 0) throw new Error("index unavailable");
         return upsert(items);
       };
-      const created = await instance.createExperience({ experience: { text: "Check the schema before parsing tool output" }, author: "test" });
+      const created = await instance.createExperience({
+        experience: { text: "Check the schema before parsing tool output" },
+        author: "test",
+      });
       expect(created.ok).toBe(true);
       const hit = await instance.retrieve({ request: { query: "check schema before parsing tool output" } });
       expect(hit.ok && hit.value.items.map((i: { text: string }) => i.text)).toEqual(["Check the schema before parsing tool output"]);
@@ -132,7 +136,10 @@ describe("AgentMemory on a Vectorize index", () => {
       await mem.vectors.load();
 
       double.failNext("upsert");
-      const created = await instance.createExperience({ experience: { text: "Check the schema before parsing tool output" }, author: "test" });
+      const created = await instance.createExperience({
+        experience: { text: "Check the schema before parsing tool output" },
+        author: "test",
+      });
       if (!created.ok) throw new Error(created.error.detail);
       const id = created.value.value.experience.id;
       expect(double.pendingMutations).toBe(0);
@@ -164,7 +171,10 @@ describe("AgentMemory on a Vectorize index", () => {
       await mem.vectors.load();
 
       double.failNext("upsert", 2);
-      const created = await instance.createExperience({ experience: { text: "Check the schema before parsing tool output" }, author: "test" });
+      const created = await instance.createExperience({
+        experience: { text: "Check the schema before parsing tool output" },
+        author: "test",
+      });
       if (!created.ok) throw new Error(created.error.detail);
       const id = created.value.value.experience.id;
       clock.t += DEFAULT_PENDING_WINDOW_MS + 1;
@@ -188,7 +198,10 @@ describe("AgentMemory on a Vectorize index", () => {
       mem.vectors = clockedStore(state.storage.sql, double, clock);
       await mem.vectors.load();
       double.failNext("upsert");
-      const created = await instance.createExperience({ experience: { text: "Check the schema before parsing tool output" }, author: "test" });
+      const created = await instance.createExperience({
+        experience: { text: "Check the schema before parsing tool output" },
+        author: "test",
+      });
       if (!created.ok) throw new Error(created.error.detail);
       expect((await instance.sweep({ at: clock.t })).ok).toBe(true);
       double.settle();
@@ -207,9 +220,15 @@ describe("AgentMemory on a Vectorize index", () => {
         await instance.mem.vectors.load();
         return instance.mem.vectors.index;
       };
-      const texts = ["Retry HTTP 429 with exponential backoff", "Validate tool output JSON against its schema", "Cache database queries that repeat", "Escalate when a customer mentions legal action"];
+      const texts = [
+        "Retry HTTP 429 with exponential backoff",
+        "Validate tool output JSON against its schema",
+        "Cache database queries that repeat",
+        "Escalate when a customer mentions legal action",
+      ];
       const ids: string[] = [];
-      for (const text of texts.slice(0, 3)) ids.push((await instance.createExperience({ experience: { text }, author: "test" })).value.value.experience.id);
+      for (const text of texts.slice(0, 3))
+        ids.push((await instance.createExperience({ experience: { text }, author: "test" })).value.value.experience.id);
       expect(await restart()).toBeInstanceOf(LocalVectorIndex);
       ids.push((await instance.createExperience({ experience: { text: texts[3] }, author: "test" })).value.value.experience.id);
       expect(double.pendingMutations).toBe(0);
@@ -233,10 +252,12 @@ describe("AgentMemory on a Vectorize index", () => {
       const hit = await instance.retrieve({ request: { query: "escalate when a customer mentions legal action" } });
       expect(hit.value.items[0].id).toBe(ids[3]);
       expect(double.queries.length).toBeGreaterThan(0);
-      expect(state.storage.sql.exec("SELECT key FROM meta WHERE key LIKE 'vector_%' ORDER BY key").toArray().map((r) => r.key)).toEqual([
-        "vector_dims:hash:praxis-hash-v1:384",
-        "vector_index:hash:praxis-hash-v1:384",
-      ]);
+      expect(
+        state.storage.sql
+          .exec("SELECT key FROM meta WHERE key LIKE 'vector_%' ORDER BY key")
+          .toArray()
+          .map((r) => r.key),
+      ).toEqual(["vector_dims:hash:praxis-hash-v1:384", "vector_index:hash:praxis-hash-v1:384"]);
 
       // Shrinking below the limit does not move it back (nor upload everything again).
       await instance.deleteExperience({ id: ids[0], author: "test" });
@@ -254,16 +275,23 @@ describe("AgentMemory on a Vectorize index", () => {
     await onVectorize(stub, double);
     await runInDurableObject(stub, async (obj) => {
       const instance = obj as unknown as AgentMemory;
-      const ops = Array.from({ length: 120 }, (_, i) => ({ op: "create" as const, experience: { text: `Retry HTTP 429 with exponential backoff, variant ${i}` } }));
+      const ops = Array.from({ length: 120 }, (_, i) => ({
+        op: "create" as const,
+        experience: { text: `Retry HTTP 429 with exponential backoff, variant ${i}` },
+      }));
       ops.push({ op: "create", experience: { text: "Retry a payment webhook later", tags: ["billing"] } as never });
       ops.push({ op: "create", experience: { text: "Retry the export job at night", metadata: { customer: "acme" } } as never });
       const applied = await instance.applyLibrary({ operations: ops, reason: "seed", author: "test" });
       if (!applied.ok) throw new Error(applied.error.detail);
       double.settle();
-      const hit = await instance.retrieve({ request: { query: "retry HTTP 429 with exponential backoff", tags: ["billing"], threshold: 0 } });
+      const hit = await instance.retrieve({
+        request: { query: "retry HTTP 429 with exponential backoff", tags: ["billing"], threshold: 0 },
+      });
       if (!hit.ok) throw new Error(hit.error.detail);
       expect(hit.value.items.map((i: { text: string }) => i.text)).toEqual(["Retry a payment webhook later"]);
-      const byMeta = await instance.retrieve({ request: { query: "retry HTTP 429 with exponential backoff", filter: { metadata: { customer: "acme" } }, threshold: 0 } });
+      const byMeta = await instance.retrieve({
+        request: { query: "retry HTTP 429 with exponential backoff", filter: { metadata: { customer: "acme" } }, threshold: 0 },
+      });
       if (!byMeta.ok) throw new Error(byMeta.error.detail);
       expect(byMeta.value.items.map((i: { text: string }) => i.text)).toEqual(["Retry the export job at night"]);
     });

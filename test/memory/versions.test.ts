@@ -85,7 +85,10 @@ describe("library versions", () => {
 
     const merged = await dst("POST", "/library/import", {
       mode: "merge",
-      library: { ...exported.body, experiences: [...exported.body.experiences, { ...exported.body.experiences[0], id: "x", text: "a brand new lesson" }] },
+      library: {
+        ...exported.body,
+        experiences: [...exported.body.experiences, { ...exported.body.experiences[0], id: "x", text: "a brand new lesson" }],
+      },
     });
     expect(merged.body.changed).toBe(1);
     expect((await dst("GET", "/experiences?status=all")).body.items).toHaveLength(4);

@@ -94,14 +94,18 @@ describe("a lesson's `when` (the situations it applies to)", () => {
 
   it("scores a `when` only while its lesson is active: an archived lesson leaves the channel's top k, and comes back without a new embedding", async () => {
     const { api, emb, stub } = await slowEmbedderAgent();
-    const decoy = (await api("POST", "/experiences", { text: "Archive resolved support tickets after ninety days", when: PARAPHRASE })).body.id as string;
+    const decoy = (await api("POST", "/experiences", { text: "Archive resolved support tickets after ninety days", when: PARAPHRASE })).body
+      .id as string;
     const legal = (await api("POST", "/experiences", { text: LEGAL, when: WHEN })).body.id as string;
     await retrieve(api, PARAPHRASE);
     // The channel's best single `when` for the query, read from the agent's own index.
     const top = async () => {
       let ids: string[] = [];
       await runInDurableObject(stub, async (instance) => {
-        const o = instance as unknown as { mem: { vectors: { embed(t: string[]): Promise<Float32Array[]> } }; rooms: { retrieval: { situations: { similar(q: Float32Array, k: number, t: number): Map<string, number> } } } };
+        const o = instance as unknown as {
+          mem: { vectors: { embed(t: string[]): Promise<Float32Array[]> } };
+          rooms: { retrieval: { situations: { similar(q: Float32Array, k: number, t: number): Map<string, number> } } };
+        };
         const [q] = await o.mem.vectors.embed([PARAPHRASE]);
         ids = [...o.rooms.retrieval.situations.similar(q!, 1, -1).keys()];
       });

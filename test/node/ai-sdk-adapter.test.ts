@@ -20,14 +20,20 @@ beforeAll(async () => {
 });
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
-const systemOf = (call: CallOptions) => call.prompt.filter((m) => m.role === "system").map((m) => m.content).join("\n");
+const systemOf = (call: CallOptions) =>
+  call.prompt
+    .filter((m) => m.role === "system")
+    .map((m) => m.content)
+    .join("\n");
 
 /**
  * Answers as a model that read its system message would: it follows the lessons about what it
  * was asked (those that share a topic word with `topic`) and quotes their labels.
  */
 function readerAnswer(call: CallOptions, topic: RegExp, text: string): string {
-  const labels = Array.from(systemOf(call).matchAll(/^\[(G\d+)\]\. (.*)$/gm)).filter((m) => topic.test(m[2]!)).map((m) => `[${m[1]}]`);
+  const labels = Array.from(systemOf(call).matchAll(/^\[(G\d+)\]\. (.*)$/gm))
+    .filter((m) => topic.test(m[2]!))
+    .map((m) => `[${m[1]}]`);
   return `${text} ${labels.join(" ")}`.trim();
 }
 
@@ -156,7 +162,10 @@ describe("AI SDK middleware against the local Worker", () => {
         };
       },
     });
-    const result = streamText({ model: wrapLanguageModel({ model, middleware: praxisMiddleware(agent) }), prompt: "Customer asks about a refund" });
+    const result = streamText({
+      model: wrapLanguageModel({ model, middleware: praxisMiddleware(agent) }),
+      prompt: "Customer asks about a refund",
+    });
     const text = await result.text;
     expect(seen).toContain("Answer refund questions with the invoice number");
     expect(text).toMatch(/^Refund issued for invoice 77\. \[G\d+\]$/);
@@ -173,7 +182,11 @@ describe("AI SDK middleware against the local Worker", () => {
       },
     });
     await expect(
-      generateText({ model: wrapLanguageModel({ model, middleware: praxisMiddleware(agent) }), prompt: "Summarise the ticket", maxRetries: 0 }),
+      generateText({
+        model: wrapLanguageModel({ model, middleware: praxisMiddleware(agent) }),
+        prompt: "Summarise the ticket",
+        maxRetries: 0,
+      }),
     ).rejects.toThrow("upstream 503");
     const [ep] = await episodes(agentId);
     expect(ep).toMatchObject({ status: "ended", outcome: "abandoned", answer: null, attempts: [], result: { reward: 0, caseId: null } });
@@ -197,10 +210,17 @@ describe("AI SDK middleware against the local Worker", () => {
         }),
       });
     const broken = streaming((c) => c.enqueue({ type: "error", error: new Error("upstream 404: model not found") }));
-    const run = (model: MockLanguageModelV4) => streamText({ model: wrapLanguageModel({ model, middleware: praxisMiddleware(agent) }), prompt: "Customer asks about a refund", onError: () => {} });
+    const run = (model: MockLanguageModelV4) =>
+      streamText({
+        model: wrapLanguageModel({ model, middleware: praxisMiddleware(agent) }),
+        prompt: "Customer asks about a refund",
+        onError: () => {},
+      });
     await run(broken).consumeStream();
     await expect.poll(async () => (await episodes(agentId))[0]).toMatchObject({ status: "ended", outcome: "abandoned", attempts: [] });
-    const filtered = streaming((c) => c.enqueue({ type: "finish", finishReason: { unified: "content-filter", raw: "content_filter" }, usage }));
+    const filtered = streaming((c) =>
+      c.enqueue({ type: "finish", finishReason: { unified: "content-filter", raw: "content_filter" }, usage }),
+    );
     await run(filtered).consumeStream();
     await expect.poll(async () => (await episodes(agentId)).map((e) => e.outcome)).toEqual(["failure", "abandoned"]);
   });

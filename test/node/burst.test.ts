@@ -51,7 +51,8 @@ async function call(base: string, method: string, path: string, token: string, b
 /** An answer the overload contract allows: 2xx, or 429/503 problem+json with Retry-After. */
 function unexpected(what: string, a: Answer, also: number[] = []): string | null {
   if (a.status < 300 || also.includes(a.status)) return null;
-  if ((a.status === 429 || a.status === 503) && a.headers.get("retry-after") && /problem\+json/.test(a.headers.get("content-type") ?? "")) return null;
+  if ((a.status === 429 || a.status === 503) && a.headers.get("retry-after") && /problem\+json/.test(a.headers.get("content-type") ?? ""))
+    return null;
   return `${what} → ${a.status} ${JSON.stringify(a.body).slice(0, 200)}`;
 }
 
@@ -59,7 +60,12 @@ async function allExperienceIds(base: string, agent: string, token: string): Pro
   const ids = new Set<string>();
   let cursor: string | null = null;
   for (let page = 0; page < 100; page++) {
-    const r = await call(base, "GET", `/v1/agents/${agent}/experiences?status=all&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, token);
+    const r = await call(
+      base,
+      "GET",
+      `/v1/agents/${agent}/experiences?status=all&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      token,
+    );
     expect(r.status).toBe(200);
     for (const e of r.body.items) ids.add(e.id);
     cursor = r.body.nextCursor;
@@ -87,10 +93,19 @@ function expectNoGapsOrDuplicates(versions: number[]) {
   expect(versions).toEqual(versions.map((_, i) => first + i));
 }
 
-it("a burst of lesson writes, some abandoned by their callers, then a mixed burst: no 500, no hang, nothing acknowledged lost", { timeout: 600_000 }, async () => {
+it("a burst of lesson writes, some abandoned by their callers, then a mixed burst: no 500, no hang, nothing acknowledged lost", {
+  timeout: 600_000,
+}, async () => {
   fake = await startPracticeLlm({ latencyMs: 5 });
   const adminKey = `pxadmin_${randomBytes(18).toString("base64url")}`;
-  const vars = { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "error", LLM_BASE_URL: fake.baseUrl, LLM_MODEL: "fake", LLM_API_KEY: "x", LLM_MAX_RETRIES: "0" };
+  const vars = {
+    PRAXIS_ADMIN_KEY: adminKey,
+    LOG_LEVEL: "error",
+    LLM_BASE_URL: fake.baseUrl,
+    LLM_MODEL: "fake",
+    LLM_API_KEY: "x",
+    LLM_MAX_RETRIES: "0",
+  };
   const { base } = await server.start({ firstPort: 9100 + Math.floor(Math.random() * 800), vars });
 
   const tenant = await call(base, "POST", "/v1/tenants", adminKey, { name: "burst test" });
@@ -128,12 +143,18 @@ it("a burst of lesson writes, some abandoned by their callers, then a mixed burs
     }
   });
   expect(problems).toEqual([]);
-  expect({ acknowledged: acknowledged.length, of: kept.length, statuses: kept.map((s) => (s.status === "fulfilled" ? s.value.status : 0)).join(",") }).toMatchObject({ acknowledged: expect.toSatisfy((n: number) => n >= Math.ceil(kept.length * 0.8)) });
+  expect({
+    acknowledged: acknowledged.length,
+    of: kept.length,
+    statuses: kept.map((s) => (s.status === "fulfilled" ? s.value.status : 0)).join(","),
+  }).toMatchObject({ acknowledged: expect.toSatisfy((n: number) => n >= Math.ceil(kept.length * 0.8)) });
   expect(new Set(acknowledged.map((a) => a.version)).size).toBe(acknowledged.length);
 
   // ---- sequential writes right after succeed (the isolate is not left holding dead permits).
   for (let i = 0; i < 3; i++) {
-    const r = await call(base, "POST", "/v1/agents/burst/experiences", token, { text: `After the burst, lesson ${i}: retry idempotent calls.` });
+    const r = await call(base, "POST", "/v1/agents/burst/experiences", token, {
+      text: `After the burst, lesson ${i}: retry idempotent calls.`,
+    });
     expect(unexpected(`sequential write ${i}`, r)).toBeNull();
     expect(r.status).toBe(201);
     acknowledged.push({ id: r.body.id, version: r.body.libraryVersion });
@@ -146,7 +167,10 @@ it("a burst of lesson writes, some abandoned by their callers, then a mixed burs
   const source = await call(base, "PUT", "/v1/agents/burst-source", token, { displayName: "source" });
   expect(source.status).toBeLessThan(300);
   for (let i = 0; i < 3; i++) {
-    expect((await call(base, "POST", "/v1/agents/burst-source/experiences", token, { text: `Imported lesson ${i}: pin dependency versions.` })).status).toBe(201);
+    expect(
+      (await call(base, "POST", "/v1/agents/burst-source/experiences", token, { text: `Imported lesson ${i}: pin dependency versions.` }))
+        .status,
+    ).toBe(201);
   }
   const exported = await call(base, "GET", "/v1/agents/burst-source/library/export", token);
   expect(exported.status).toBe(200);
@@ -159,7 +183,8 @@ it("a burst of lesson writes, some abandoned by their callers, then a mixed burs
     })),
     ...targets.slice(0, 10).map((id, i) => ({
       what: `patch ${id}`,
-      run: () => call(base, "PATCH", `/v1/agents/burst/experiences/${id}`, token, { text: `Patched lesson ${i}: check the health endpoint first.` }),
+      run: () =>
+        call(base, "PATCH", `/v1/agents/burst/experiences/${id}`, token, { text: `Patched lesson ${i}: check the health endpoint first.` }),
     })),
     ...targets.slice(10, 20).map((id) => ({
       what: `reward ${id}`,

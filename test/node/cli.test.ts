@@ -8,7 +8,6 @@ const CLI = path.resolve(import.meta.dirname, "../../cli/praxis.mjs");
 const { url, adminKey } = inject("localWorker");
 const home = mkdtempSync(path.join(os.tmpdir(), "praxis-cli-test-"));
 
-
 /** The CLI as a process, as a user would run it; env holds no PRAXIS_* unless given. */
 function praxis(args: string[], env: Record<string, string> = {}): Promise<ProcessRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PRAXIS_")));
@@ -78,7 +77,9 @@ describe("praxis CLI against the local Worker", () => {
   });
 
   it("uploads a JSONL dataset and resumes it: tasks already stored are not stored twice", async () => {
-    const tasks = Array.from({ length: 7 }, (_, i) => JSON.stringify({ id: `t${i}`, task: `What is ${i} + ${i}?`, groundTruth: String(2 * i) }));
+    const tasks = Array.from({ length: 7 }, (_, i) =>
+      JSON.stringify({ id: `t${i}`, task: `What is ${i} + ${i}?`, groundTruth: String(2 * i) }),
+    );
     const file = path.join(home, "tasks.jsonl");
     writeFileSync(file, `${tasks.slice(0, 4).join("\n")}\n`);
     const first = await json(["datasets", "upload", "arith", file]);
@@ -122,10 +123,16 @@ describe("praxis CLI against the local Worker", () => {
 
   it("refuses missing and blank ids with exit 2 and the command's usage, before any request", async () => {
     const cases: [string[], RegExp][] = [
-      [["practice", "show", "agent", ""], /^praxis: <runId> must not be empty\.\nUsage: praxis practice show \[options\] <agentId> <runId>$/m],
+      [
+        ["practice", "show", "agent", ""],
+        /^praxis: <runId> must not be empty\.\nUsage: praxis practice show \[options\] <agentId> <runId>$/m,
+      ],
       [["practice", "show", "agent"], /missing required argument 'runId'/],
       [["episode", "show", " ", "ep_1"], /<agentId> must not be empty/],
-      [["practice", "start", "agent", "--dataset", ""], /--dataset must not be empty\.\nUsage: praxis practice start \[options\] <agentId>/],
+      [
+        ["practice", "start", "agent", "--dataset", ""],
+        /--dataset must not be empty\.\nUsage: praxis practice start \[options\] <agentId>/,
+      ],
       [["episode", "end", "agent", "ep_1", "--outcome", "success", "--cite", "G0", ""], /--cite must not be empty/],
       [["datasets", "show", ""], /<dataset> must not be empty/],
     ];
@@ -150,7 +157,10 @@ describe("praxis core loop: retrieve, prompt, episodes, rewards", () => {
   });
 
   it("runs an episode end to end: start, prompt, attempt, end; the cited lesson's Q rises, the uncited one's stays", async () => {
-    const started = await praxis(["episode", "start", "loop-bot", "Convert the invoice amounts to EUR", "--meta", "ticket=42", "source=cli"], asTenant());
+    const started = await praxis(
+      ["episode", "start", "loop-bot", "Convert the invoice amounts to EUR", "--meta", "ticket=42", "source=cli"],
+      asTenant(),
+    );
     expect(started.code, started.stderr).toBe(0);
     const episodeId = started.stdout.trim();
     expect(episodeId).toMatch(/^\S+$/);
@@ -161,13 +171,39 @@ describe("praxis core loop: retrieve, prompt, episodes, rewards", () => {
     expect(prompt.stdout).toMatch(/^\[G1\]\. Prefer ISO dates in weekly reports$/m);
     expect(prompt.stderr).toMatch(/^retrieval \S+: 2 lessons, 0 cases, ~\d+ tokens/m);
 
-    const attempt = await json(["episode", "attempt", "loop-bot", episodeId, "Converted with a fixed rate", "--error", "TypeError: rate is undefined", "--tool", "fx"]);
+    const attempt = await json([
+      "episode",
+      "attempt",
+      "loop-bot",
+      episodeId,
+      "Converted with a fixed rate",
+      "--error",
+      "TypeError: rate is undefined",
+      "--tool",
+      "fx",
+    ]);
     expect(attempt).toMatchObject({ n: 1, ok: false, toolCalls: ["fx"] });
     const ok = await praxis(["episode", "attempt", "loop-bot", episodeId, "Looked the rate up first"], asTenant());
     expect(ok.stdout.trim()).toBe("Attempt 2 ok");
 
-    const ended = await json(["episode", "end", "loop-bot", episodeId, "--outcome", "success", "--answer", "Converted after checking the currency [G0]", "--cite", "G0"]);
-    expect(ended).toMatchObject({ id: episodeId, status: "ended", outcome: "success", answer: "Converted after checking the currency [G0]" });
+    const ended = await json([
+      "episode",
+      "end",
+      "loop-bot",
+      episodeId,
+      "--outcome",
+      "success",
+      "--answer",
+      "Converted after checking the currency [G0]",
+      "--cite",
+      "G0",
+    ]);
+    expect(ended).toMatchObject({
+      id: episodeId,
+      status: "ended",
+      outcome: "success",
+      answer: "Converted after checking the currency [G0]",
+    });
     const rewarded = ended.result.rewarded.find((m: { id: string }) => m.id === lessonId);
     expect(rewarded.q).toBeGreaterThan(0.5);
     // Shown in the same prompt but not cited: its Q does not move.
@@ -215,7 +251,8 @@ describe("praxis datasets: split sizes, show, rm, atomic uploads", () => {
     writeFileSync(file, `${lines.join("\n")}\n`);
     return file;
   };
-  const task = (i: number, split?: "train" | "holdout") => JSON.stringify({ id: `s${i}`, task: `Task ${i}`, groundTruth: String(i), ...(split ? { split } : {}) });
+  const task = (i: number, split?: "train" | "holdout") =>
+    JSON.stringify({ id: `s${i}`, task: `Task ${i}`, groundTruth: String(i), ...(split ? { split } : {}) });
   const names = async () => (await json(["datasets", "ls"])).map((d: { name: string }) => d.name);
 
   it("lists split sizes, shows a dataset by name with its first tasks, and removes it", async () => {
@@ -244,7 +281,10 @@ describe("praxis datasets: split sizes, show, rm, atomic uploads", () => {
     const badJson = await praxis(["datasets", "upload", "broken", write("broken.jsonl", [task(0), "{not json"])], asTenant());
     expect(badJson.code).toBe(2);
     expect(badJson.stderr).toContain("line 2 is not JSON");
-    const rejected = await praxis(["datasets", "upload", "broken", write("rejected.jsonl", [task(0), JSON.stringify({ task: 5 })])], asTenant());
+    const rejected = await praxis(
+      ["datasets", "upload", "broken", write("rejected.jsonl", [task(0), JSON.stringify({ task: 5 })])],
+      asTenant(),
+    );
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toMatch(/^praxis: 400 validation-failed/m);
     expect(await names()).not.toContain("broken");
@@ -261,7 +301,10 @@ describe("praxis datasets: split sizes, show, rm, atomic uploads", () => {
 
   it("a refused upload into an existing dataset adds none of its tasks", async () => {
     const { datasetId } = await json(["datasets", "upload", "kept", write("kept.jsonl", [task(0), task(1)])]);
-    const r = await praxis(["datasets", "upload", "kept", write("kept-more.jsonl", [task(2), task(3), JSON.stringify({ task: "x", split: "dev" })])], asTenant());
+    const r = await praxis(
+      ["datasets", "upload", "kept", write("kept-more.jsonl", [task(2), task(3), JSON.stringify({ task: "x", split: "dev" })])],
+      asTenant(),
+    );
     expect(r.code).toBe(1);
     expect((await json(["datasets", "show", datasetId])).counts.total).toBe(2);
   });
@@ -272,13 +315,30 @@ describe("praxis practice and eval against the local Worker (its LLM answers 42)
   beforeAll(async () => {
     await json(["agents", "create", "math-bot"]);
     const file = path.join(home, "forty-two.jsonl");
-    const tasks = ["6 * 7", "40 + 2", "84 / 2", "50 - 8"].map((q, i) => JSON.stringify({ id: `q${i}`, task: `What is ${q}?`, groundTruth: "42", split: i < 2 ? "train" : "holdout" }));
+    const tasks = ["6 * 7", "40 + 2", "84 / 2", "50 - 8"].map((q, i) =>
+      JSON.stringify({ id: `q${i}`, task: `What is ${q}?`, groundTruth: "42", split: i < 2 ? "train" : "holdout" }),
+    );
     writeFileSync(file, tasks.join("\n"));
     datasetId = (await json(["datasets", "upload", "forty-two", file])).datasetId;
   });
 
   it("practice start --follow (the dataset by name) streams the run to its end, then prints the learning curve", async () => {
-    const args = ["practice", "start", "math-bot", "--dataset", "forty-two", "--epochs", "1", "--batch-size", "2", "--group-size", "2", "--verifier", "numeric", "--follow"];
+    const args = [
+      "practice",
+      "start",
+      "math-bot",
+      "--dataset",
+      "forty-two",
+      "--epochs",
+      "1",
+      "--batch-size",
+      "2",
+      "--group-size",
+      "2",
+      "--verifier",
+      "numeric",
+      "--follow",
+    ];
     const r = await praxis(args, asTenant());
     expect(r.code, r.stderr).toBe(0);
     // Without a terminal the progress is one line per step on stderr; the result goes to stdout.
@@ -294,15 +354,37 @@ describe("praxis practice and eval against the local Worker (its LLM answers 42)
   });
 
   // The bars are drawn only on a terminal: util-linux `script` gives the CLI one.
-  it.runIf(process.platform === "linux" && existsSync("/usr/bin/script"))("practice start --follow draws live progress bars on a terminal", async () => {
-    const cli = [process.execPath, CLI, "practice", "start", "math-bot", "--dataset", datasetId, "--epochs", "1", "--batch-size", "2", "--group-size", "2", "--verifier", "numeric", "--follow"];
-    const r = await runProcess("/usr/bin/script", ["-qec", cli.map((a) => `'${a}'`).join(" "), "/dev/null"], { env: { ...process.env, ...asTenant(), XDG_CONFIG_HOME: home } });
-    expect(r.code, r.stdout).toBe(0);
-    const screen = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
-    expect(screen).toMatch(/steps {2}\[[█░]+\] 1\/1 reward 1\.000, library 0/);
-    expect(screen).toMatch(/stage {2}\[[█░]+\] 4\/4 epoch 0 step 0: rollouts/);
-    expect(screen).toMatch(/Run run_\w+ \(agent math-bot, dataset ds_\w+\): completed/);
-  });
+  it.runIf(process.platform === "linux" && existsSync("/usr/bin/script"))(
+    "practice start --follow draws live progress bars on a terminal",
+    async () => {
+      const cli = [
+        process.execPath,
+        CLI,
+        "practice",
+        "start",
+        "math-bot",
+        "--dataset",
+        datasetId,
+        "--epochs",
+        "1",
+        "--batch-size",
+        "2",
+        "--group-size",
+        "2",
+        "--verifier",
+        "numeric",
+        "--follow",
+      ];
+      const r = await runProcess("/usr/bin/script", ["-qec", cli.map((a) => `'${a}'`).join(" "), "/dev/null"], {
+        env: { ...process.env, ...asTenant(), XDG_CONFIG_HOME: home },
+      });
+      expect(r.code, r.stdout).toBe(0);
+      const screen = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+      expect(screen).toMatch(/steps {2}\[[█░]+\] 1\/1 reward 1\.000, library 0/);
+      expect(screen).toMatch(/stage {2}\[[█░]+\] 4\/4 epoch 0 step 0: rollouts/);
+      expect(screen).toMatch(/Run run_\w+ \(agent math-bot, dataset ds_\w+\): completed/);
+    },
+  );
 
   it("eval waits for the evaluation and prints its accuracy and interval", async () => {
     const r = await praxis(["eval", "math-bot", "--dataset", "forty-two", "--verifier", "numeric"], asTenant());

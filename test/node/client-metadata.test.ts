@@ -14,8 +14,14 @@ describe("TypeScript client: metadata and filters", () => {
   it("stores metadata, filters retrieve and prompt before ranking, and returns it on items", async () => {
     const agent = praxis.agent("metadata-bot");
     await agent.ensure();
-    const close = await agent.addExperience({ text: "Retry HTTP 429 responses with exponential backoff", metadata: { customer: "globex" } });
-    const far = await agent.addExperience({ text: "Retry HTTP responses slowly when a service is busy", metadata: { customer: "acme", tier: 2, vip: true } });
+    const close = await agent.addExperience({
+      text: "Retry HTTP 429 responses with exponential backoff",
+      metadata: { customer: "globex" },
+    });
+    const far = await agent.addExperience({
+      text: "Retry HTTP responses slowly when a service is busy",
+      metadata: { customer: "acme", tier: 2, vip: true },
+    });
     expect(far.metadata).toEqual({ customer: "acme", tier: 2, vip: true });
     const query = "retry HTTP 429 responses with exponential backoff";
     expect((await agent.retrieve({ query, k1: 1, k2: 1 })).items.map((i) => i.id)).toEqual([close.id]);

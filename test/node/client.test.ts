@@ -14,7 +14,8 @@ function recordingFetch(behaviour: (request: Request, n: number) => Promise<Resp
   return { seen, fetcher };
 }
 
-const praxisWith = (fetcher?: (r: Request) => Promise<Response>) => new Praxis({ baseUrl: url, apiKey, fetch: fetcher, retry: { baseDelayMs: 0 } });
+const praxisWith = (fetcher?: (r: Request) => Promise<Response>) =>
+  new Praxis({ baseUrl: url, apiKey, fetch: fetcher, retry: { baseDelayMs: 0 } });
 
 beforeAll(async () => {
   const operator = new Praxis({ baseUrl: url, apiKey: adminKey });
@@ -61,7 +62,9 @@ describe("TypeScript client against the local Worker", () => {
     const ep = await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { agentId: agent.id, id } } }));
     expect(ep.answer).toBe('{"reply":"Refund issued for invoice 1182"}');
     expect(ep.result?.rewarded).toEqual([{ id: used.id, q: 0.55 }]);
-    const q = await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/experiences/{id}", { params: { path: { agentId: agent.id, id: other.id } } }));
+    const q = await unwrap(
+      agent.praxis.api.GET("/v1/agents/{agentId}/experiences/{id}", { params: { path: { agentId: agent.id, id: other.id } } }),
+    );
     expect(q.q).toBe(0.5);
   });
 
@@ -92,8 +95,15 @@ describe("TypeScript client against the local Worker", () => {
     ).rejects.toBe(boom);
     const path = { agentId: agent.id };
     const ep = await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { ...path, id } } }));
-    expect(ep).toMatchObject({ status: "ended", outcome: "abandoned", attempts: [], result: { reward: 0, rewarded: [], caseId: null, extraction: "not-needed", jobId: null } });
-    expect((await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/experiences/{id}", { params: { path: { ...path, id: lesson.id } } }))).q).toBe(0.5);
+    expect(ep).toMatchObject({
+      status: "ended",
+      outcome: "abandoned",
+      attempts: [],
+      result: { reward: 0, rewarded: [], caseId: null, extraction: "not-needed", jobId: null },
+    });
+    expect(
+      (await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/experiences/{id}", { params: { path: { ...path, id: lesson.id } } }))).q,
+    ).toBe(0.5);
     expect((await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/cases", { params: { path } }))).items).toEqual([]);
     const next = await agent.prompt({ query: "Summarise the release notes", budgetTokens: 800 });
     expect(next.prompt).not.toContain("Not Found");
@@ -111,16 +121,25 @@ describe("TypeScript client against the local Worker", () => {
       await ep.end({ outcome: "failure", answer: "Refunds take 90 days" });
     });
     const ep = await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { agentId: agent.id, id } } }));
-    expect(ep).toMatchObject({ outcome: "failure", result: { reward: -1, rewarded: [{ id: lesson.id, q: 0.35 }], caseId: expect.stringMatching(/^case_/) } });
+    expect(ep).toMatchObject({
+      outcome: "failure",
+      result: { reward: -1, rewarded: [{ id: lesson.id, q: 0.35 }], caseId: expect.stringMatching(/^case_/) },
+    });
   });
 
   it("has one method per operation, named by its operationId, returning the data", async () => {
     const { ops } = praxisWith();
     await ops.upsertAgent({ params: { path: { agentId: "ops-bot" } }, body: { displayName: "Ops bot" } });
-    const added = await ops.addExperience({ params: { path: { agentId: "ops-bot" } }, body: { text: "Page the on-call engineer when checkout errors exceed 2%" } });
+    const added = await ops.addExperience({
+      params: { path: { agentId: "ops-bot" } },
+      body: { text: "Page the on-call engineer when checkout errors exceed 2%" },
+    });
     const found = await ops.retrieve({ params: { path: { agentId: "ops-bot" } }, body: { query: "checkout errors are above 2 percent" } });
     expect(found.items.map((i) => i.id)).toEqual([added.id]);
-    const reward = await ops.reportReward({ params: { path: { agentId: "ops-bot" } }, body: { retrievalId: found.retrievalId, outcome: "success" } });
+    const reward = await ops.reportReward({
+      params: { path: { agentId: "ops-bot" } },
+      body: { retrievalId: found.retrievalId, outcome: "success" },
+    });
     expect(reward.updated).toEqual([expect.objectContaining({ id: added.id, q: 0.55 })]);
     expect((await ops.listAgents()).items.map((a) => a.agentId)).toContain("ops-bot");
     await expect(ops.getAgent({ params: { path: { agentId: "nobody-here" } } })).rejects.toMatchObject({ status: 404, code: "not-found" });
@@ -133,7 +152,12 @@ describe("TypeScript client against the local Worker", () => {
       .prompt({ query: "x", budgetTokens: 100 })
       .catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(PraxisError);
-    expect(missing).toMatchObject({ status: 404, type: "https://praxis.dev/problems/not-found", code: "not-found", title: expect.any(String) });
+    expect(missing).toMatchObject({
+      status: 404,
+      type: "https://praxis.dev/problems/not-found",
+      code: "not-found",
+      title: expect.any(String),
+    });
     expect((missing as PraxisError).requestId).toEqual(expect.any(String));
 
     const invalid = (await praxis
@@ -167,7 +191,9 @@ describe("TypeScript client against the local Worker", () => {
     expect(keys[1]).toBe(keys[0]);
     const list = await unwrap(praxisWith().api.GET("/v1/agents/{agentId}/experiences", { params: { path: { agentId: "retry-bot" } } }));
     expect(list.items.map((e) => e.id)).toEqual([r.id]);
-    const versions = await unwrap(praxisWith().api.GET("/v1/agents/{agentId}/library/versions", { params: { path: { agentId: "retry-bot" } } }));
+    const versions = await unwrap(
+      praxisWith().api.GET("/v1/agents/{agentId}/library/versions", { params: { path: { agentId: "retry-bot" } } }),
+    );
     expect(versions.items).toHaveLength(1);
   });
 
@@ -185,7 +211,10 @@ describe("TypeScript client against the local Worker", () => {
     const err = await praxisWith(down.fetcher)
       .agent("retry-bot")
       .startEpisode("x")
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(PraxisConnectionError);
     expect(down.seen).toHaveLength(3);
     const downAttempt = recordingFetch(async () => {
@@ -198,8 +227,15 @@ describe("TypeScript client against the local Worker", () => {
   });
 
   it("does not retry a 503 that names missing configuration", async () => {
-    const problem = { type: "https://praxis.dev/problems/llm-not-configured", title: "LLM not configured", status: 503, detail: "Set LLM_BASE_URL and LLM_MODEL." };
-    const { seen, fetcher } = recordingFetch(async () => Response.json(problem, { status: 503, headers: { "content-type": "application/problem+json" } }));
+    const problem = {
+      type: "https://praxis.dev/problems/llm-not-configured",
+      title: "LLM not configured",
+      status: 503,
+      detail: "Set LLM_BASE_URL and LLM_MODEL.",
+    };
+    const { seen, fetcher } = recordingFetch(async () =>
+      Response.json(problem, { status: 503, headers: { "content-type": "application/problem+json" } }),
+    );
     const err = await praxisWith(fetcher)
       .agent("any-bot")
       .prompt({ query: "x" })

@@ -25,7 +25,9 @@ function answer(raw: string): string {
   if (body.response_format?.json_schema?.name !== "safety_review") return "42";
   const prompt = body.messages.map((m) => m.content).join("\n");
   const n = (prompt.match(/^\d+\.$/gm) ?? []).length;
-  return JSON.stringify({ verdicts: Array.from({ length: n }, (_, index) => ({ index, safe: true, category: "safe", reason: "ordinary advice" })) });
+  return JSON.stringify({
+    verdicts: Array.from({ length: n }, (_, index) => ({ index, safe: true, category: "safe", reason: "ordinary advice" })),
+  });
 }
 
 function startFakeLlm(): Promise<{ baseUrl: string; close(): Promise<void> }> {
@@ -59,10 +61,12 @@ function startFakeLlm(): Promise<{ baseUrl: string; close(): Promise<void> }> {
 /** One Worker for every Node-side test file: starting wrangler dev costs seconds of both cores. */
 export default async function setup(project: TestProject) {
   const llm = await startFakeLlm();
-  const worker = await startLocalWorker({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: "fake-42", LLM_API_KEY: "sk-test-not-real" }).catch(async (err) => {
-    await llm.close();
-    throw err;
-  });
+  const worker = await startLocalWorker({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: "fake-42", LLM_API_KEY: "sk-test-not-real" }).catch(
+    async (err) => {
+      await llm.close();
+      throw err;
+    },
+  );
   project.provide("localWorker", { url: worker.url, adminKey: worker.adminKey });
   project.provide("llmBaseUrl", llm.baseUrl);
   return async () => {

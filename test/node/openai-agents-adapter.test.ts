@@ -36,7 +36,10 @@ const message = (text: string): Output => [
 /** Answers as a model that read its instructions would: it quotes the labels of the lessons about `topic`. */
 function readerAnswer(request: ModelRequest, topic: RegExp, text: string): string {
   const lessons = Array.from((request.systemInstructions ?? "").matchAll(/^\[(G\d+)\]\. (.*)$/gm));
-  return `${text} ${lessons.filter((m) => topic.test(m[2]!)).map((m) => `[${m[1]}]`).join(" ")}`.trim();
+  return `${text} ${lessons
+    .filter((m) => topic.test(m[2]!))
+    .map((m) => `[${m[1]}]`)
+    .join(" ")}`.trim();
 }
 
 async function episodes(agentId: string) {
@@ -53,7 +56,9 @@ describe("OpenAI Agents SDK adapter against the local Worker", () => {
     await praxis.agent(agentId).ensure();
     const used = await praxis.agent(agentId).addExperience("When an API answers 429, wait for the Retry-After header before retrying");
     const other = await praxis.agent(agentId).addExperience("Escalate chargebacks to the finance team within a day");
-    const model = new ScriptedModel((request) => message(readerAnswer(request, /retry-after/i, "Wait for the Retry-After interval, then retry.")));
+    const model = new ScriptedModel((request) =>
+      message(readerAnswer(request, /retry-after/i, "Wait for the Retry-After interval, then retry.")),
+    );
     const task = "A customer's calls to our payments API fail with 429. What should they do?";
 
     const text = await answer(praxis, agentId, task, model);
@@ -78,7 +83,13 @@ describe("OpenAI Agents SDK adapter against the local Worker", () => {
     const model = new ScriptedModel((request, n) =>
       n === 1
         ? [
-            { type: "function_call", callId: "call-1", name: "lookup_order", arguments: JSON.stringify({ id: "1182" }), status: "completed" },
+            {
+              type: "function_call",
+              callId: "call-1",
+              name: "lookup_order",
+              arguments: JSON.stringify({ id: "1182" }),
+              status: "completed",
+            },
             { type: "function_call", callId: "call-2", name: "refund", arguments: JSON.stringify({ id: "1182" }), status: "completed" },
           ]
         : message(readerAnswer(request, /order/i, "The refund could not be issued.")),
@@ -88,7 +99,12 @@ describe("OpenAI Agents SDK adapter against the local Worker", () => {
       instructions: (context) => `Handle refunds. Turn ${context.usage.requests}.`,
       model,
       tools: [
-        tool({ name: "lookup_order", description: "Finds an order", parameters: z.object({ id: z.string() }), execute: async ({ id }) => `order ${id}: paid` }),
+        tool({
+          name: "lookup_order",
+          description: "Finds an order",
+          parameters: z.object({ id: z.string() }),
+          execute: async ({ id }) => `order ${id}: paid`,
+        }),
         tool({
           name: "refund",
           description: "Refunds an order",
@@ -126,8 +142,17 @@ describe("OpenAI Agents SDK adapter against the local Worker", () => {
     const model = new ScriptedModel(() => {
       throw new Error("upstream 503");
     });
-    await expect(runWithPraxis(memory, new Agent({ name: "Broken", instructions: "", model }), "Summarise the ticket")).rejects.toThrow("upstream 503");
+    await expect(runWithPraxis(memory, new Agent({ name: "Broken", instructions: "", model }), "Summarise the ticket")).rejects.toThrow(
+      "upstream 503",
+    );
     const [ep] = await episodes(agentId);
-    expect(ep).toMatchObject({ task: "Summarise the ticket", status: "ended", outcome: "abandoned", answer: null, attempts: [], result: { reward: 0, caseId: null } });
+    expect(ep).toMatchObject({
+      task: "Summarise the ticket",
+      status: "ended",
+      outcome: "abandoned",
+      answer: null,
+      attempts: [],
+      result: { reward: 0, caseId: null },
+    });
   });
 });

@@ -17,7 +17,10 @@ it("the OpenAPI document passes redocly lint with no errors", async () => {
     cwd: root,
     env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" },
   });
-  const report = JSON.parse(out.stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] };
+  const report = JSON.parse(out.stdout) as {
+    totals: { errors: number };
+    problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+  };
   const unexpected = report.problems.filter((p) => p.severity === "error" || !ACCEPTED_WARNINGS.has(p.ruleId));
   expect(unexpected.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`)).toEqual([]);
   expect(report.totals.errors).toBe(0);

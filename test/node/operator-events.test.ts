@@ -15,7 +15,9 @@ describe("operator and traces through the TypeScript client", () => {
     const page = await unwrap(operator.api.GET("/v1/tenants", { params: { query: { limit: 200 } } }));
     expect(page.items.find((t) => t.tenantId === made.tenantId)).toMatchObject({ name: "rotation-test", activeKeys: 1 });
 
-    const rotated = await unwrap(operator.api.POST("/v1/tenants/{tenantId}/keys/rotate", { params: { path: { tenantId: made.tenantId } }, body: {} }));
+    const rotated = await unwrap(
+      operator.api.POST("/v1/tenants/{tenantId}/keys/rotate", { params: { path: { tenantId: made.tenantId } }, body: {} }),
+    );
     expect(rotated.revoked.map((r) => r.id)).toEqual([made.keyId]);
     const old = new Praxis({ baseUrl: shared.url, apiKey: made.apiKey });
     await expect(unwrap(old.api.GET("/v1/keys/current"))).rejects.toBeInstanceOf(PraxisError);
@@ -71,9 +73,15 @@ describe("event webhooks through the real queue of wrangler dev", () => {
     while (!got.some((g) => g.status === 200) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
     expect(got.map((g) => g.status)).toEqual([500, 200]);
     for (const g of got) {
-      const [t, v1] = String(g.headers["x-praxis-signature"]).split(",").map((p) => p.split("=")[1]);
+      const [t, v1] = String(g.headers["x-praxis-signature"])
+        .split(",")
+        .map((p) => p.split("=")[1]);
       expect(createHmac("sha256", secret).update(`${t}.${g.body}`).digest("hex")).toBe(v1);
-      expect(JSON.parse(g.body)).toMatchObject({ type: "lesson.created", tenantId: tenant.tenantId, data: { lessonId: lesson.id, agentId: "events-bot" } });
+      expect(JSON.parse(g.body)).toMatchObject({
+        type: "lesson.created",
+        tenantId: tenant.tenantId,
+        data: { lessonId: lesson.id, agentId: "events-bot" },
+      });
     }
     expect(got[1]!.headers["x-praxis-event-id"]).toBe(got[0]!.headers["x-praxis-event-id"]);
     const log = await unwrap(praxis.api.GET("/v1/events/deliveries"));

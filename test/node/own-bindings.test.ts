@@ -40,7 +40,10 @@ describe("tests use their own bindings, never the developer's .dev.vars or .env"
     const server = devServer({ tmpPrefix: "praxis-own-bindings-test-", project: developerProject() });
     const adminKey = `pxadmin_${randomBytes(18).toString("base64url")}`;
     try {
-      const { base } = await server.start({ firstPort: 9100 + Math.floor(Math.random() * 800), vars: { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn" } });
+      const { base } = await server.start({
+        firstPort: 9100 + Math.floor(Math.random() * 800),
+        vars: { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn" },
+      });
       const send = async (method: string, path: string, key: string, body?: unknown) => {
         const res = await fetch(`${base}${path}`, {
           method,
@@ -56,9 +59,16 @@ describe("tests use their own bindings, never the developer's .dev.vars or .env"
       // The developer's EMBEDDER=openai would fail this write against an endpoint that is not there.
       const lesson = await send("POST", "/v1/agents/own-bindings/experiences", key, { text: "Check the lockfile before reinstalling" });
       expect(lesson.status, JSON.stringify(lesson.body)).toBe(201);
-      const ds = await send("POST", "/v1/datasets", key, { name: "sums", holdoutFraction: 0, tasks: [{ id: "t1", task: "2 + 2", groundTruth: "4", split: "train" }] });
+      const ds = await send("POST", "/v1/datasets", key, {
+        name: "sums",
+        holdoutFraction: 0,
+        tasks: [{ id: "t1", task: "2 + 2", groundTruth: "4", split: "train" }],
+      });
       expect(ds.status, JSON.stringify(ds.body)).toBe(201);
-      const run = await send("POST", "/v1/agents/own-bindings/practice-runs", key, { datasetId: ds.body.datasetId, policy: { kind: "llm" } });
+      const run = await send("POST", "/v1/agents/own-bindings/practice-runs", key, {
+        datasetId: ds.body.datasetId,
+        policy: { kind: "llm" },
+      });
       expect(run).toMatchObject({ status: 503, body: { type: expect.stringMatching(/llm-not-configured$/) } });
     } finally {
       await server.cleanup();

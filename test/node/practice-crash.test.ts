@@ -50,10 +50,19 @@ const keysOf = (calls: ReceivedCall[]) => {
   return n;
 };
 
-it("a run killed with LLM calls in flight completes after a restart, with every call the LLM received in the ledger exactly once", { timeout: 300_000 }, async () => {
+it("a run killed with LLM calls in flight completes after a restart, with every call the LLM received in the ledger exactly once", {
+  timeout: 300_000,
+}, async () => {
   fake = await startPracticeLlm({ latencyMs: 5 });
   const adminKey = `pxadmin_${randomBytes(18).toString("base64url")}`;
-  const vars = { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", LLM_BASE_URL: fake.baseUrl, LLM_MODEL: "fake", LLM_API_KEY: "x", LLM_MAX_RETRIES: "0" };
+  const vars = {
+    PRAXIS_ADMIN_KEY: adminKey,
+    LOG_LEVEL: "warn",
+    LLM_BASE_URL: fake.baseUrl,
+    LLM_MODEL: "fake",
+    LLM_API_KEY: "x",
+    LLM_MAX_RETRIES: "0",
+  };
   let { base } = await server.start({ firstPort: 9100 + Math.floor(Math.random() * 800), vars });
 
   const tenant = await call(base, "POST", "/v1/tenants", adminKey, { name: "crash test" });
@@ -79,7 +88,13 @@ it("a run killed with LLM calls in flight completes after a restart, with every 
 
   await Promise.race([holding, sleep(120_000).then(() => Promise.reject(new Error("the run never reached its 4th rollout")))]);
   // Let every call already on its way arrive (and be held), so none sits between its ledger row and its request at the kill.
-  await until("LLM traffic before the kill", () => fake!.quietMs(), (q) => q >= 500, 200, 100);
+  await until(
+    "LLM traffic before the kill",
+    () => fake!.quietMs(),
+    (q) => q >= 500,
+    200,
+    100,
+  );
   const firstLife = fake.received.length;
   ({ base } = await server.restart({ signal: "SIGKILL" }));
   const { cutOff, passed } = fake.release();
@@ -95,7 +110,13 @@ it("a run killed with LLM calls in flight completes after a restart, with every 
   expect(view.status).toBe("completed");
   expect(view.progress.rollouts).toEqual({ done: TASKS * G, total: TASKS * G });
   // Whatever the run set off afterwards (the safety review of its lessons) has been sent and answered.
-  await until("LLM traffic after the run", () => fake!.quietMs(), (q) => q >= 2000, 100, 250);
+  await until(
+    "LLM traffic after the run",
+    () => fake!.quietMs(),
+    (q) => q >= 2000,
+    100,
+    250,
+  );
 
   const usage = (await call(base, "GET", "/v1/usage", token)).body.totals;
   // Each call the LLM received is in the ledger once; those the kill cut off stay open, at their estimate.

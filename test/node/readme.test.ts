@@ -30,7 +30,12 @@ function readmeBlocks(): Block[] {
     const end = lines.indexOf("```", i + 1);
     let above = i - 1;
     while (above >= 0 && !lines[above]!.trim()) above--;
-    blocks.push({ lang: open[1]!, code: lines.slice(i + 1, end).join("\n"), line: i + 1, skip: SKIP.exec(lines[above] ?? "")?.[1] ?? null });
+    blocks.push({
+      lang: open[1]!,
+      code: lines.slice(i + 1, end).join("\n"),
+      line: i + 1,
+      skip: SKIP.exec(lines[above] ?? "")?.[1] ?? null,
+    });
     i = end;
   }
   return blocks;
@@ -40,14 +45,17 @@ const runnable = () => readmeBlocks().filter((b) => (b.lang === "sh" || b.lang =
 
 /** The tenant's Q of each lesson, by text. */
 async function qByText(apiKey: string, agentId: string) {
-  const list = await unwrap(new Praxis({ baseUrl: url, apiKey }).api.GET("/v1/agents/{agentId}/experiences", { params: { path: { agentId } } }));
+  const list = await unwrap(
+    new Praxis({ baseUrl: url, apiKey }).api.GET("/v1/agents/{agentId}/experiences", { params: { path: { agentId } } }),
+  );
   return Object.fromEntries(list.items.map((e) => [e.text, e.q]));
 }
 
 /** A directory that looks like the repository to the README's commands, with a .dev.vars of its own. */
 function workspace() {
   const dir = mkdtempSync(path.join(tmpdir(), "praxis-readme-"));
-  for (const entry of ["client", "cli", "examples", "node_modules", "package.json"]) symlinkSync(path.join(root, entry), path.join(dir, entry));
+  for (const entry of ["client", "cli", "examples", "node_modules", "package.json"])
+    symlinkSync(path.join(root, entry), path.join(dir, entry));
   writeFileSync(path.join(dir, ".dev.vars"), `PRAXIS_ADMIN_KEY="${adminKey}"\n`);
   return dir;
 }
@@ -68,7 +76,10 @@ describe("the README", () => {
   let llm: Awaited<ReturnType<typeof scriptedOpenAi>>;
   beforeAll(async () => {
     dir = workspace();
-    llm = await scriptedOpenAi(["Tell them to call the API again right away.", "Per [G0]: wait for the Retry-After header, then retry with exponential backoff."]);
+    llm = await scriptedOpenAi([
+      "Tell them to call the API again right away.",
+      "Per [G0]: wait for the Retry-After header, then retry with exponential backoff.",
+    ]);
   });
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
@@ -78,7 +89,10 @@ describe("the README", () => {
   it("walks through as written: every shell block, in order, in one shell, against the Worker", { timeout: 400_000 }, async () => {
     const port = new URL(url).host;
     // `npx praxis` runs this package's own bin, wherever package.json points it.
-    const bin = path.join(root, (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { bin: { praxis: string } }).bin.praxis);
+    const bin = path.join(
+      root,
+      (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { bin: { praxis: string } }).bin.praxis,
+    );
     // Commands as a user types them from the repository root. curl fails on an error status, so an
     // example that answers a problem fails the run.
     const prelude = [
@@ -121,7 +135,9 @@ describe("the README", () => {
 });
 
 describe("the agent example (examples/agent.mjs)", () => {
-  it("learns: a failed run moves nothing, a successful one raises the Q of the lesson its answer quotes and nothing else", { timeout: 120_000 }, async () => {
+  it("learns: a failed run moves nothing, a successful one raises the Q of the lesson its answer quotes and nothing else", {
+    timeout: 120_000,
+  }, async () => {
     const operator = new Praxis({ baseUrl: url, apiKey: adminKey });
     const { apiKey } = await unwrap(operator.api.POST("/v1/tenants", { body: { name: "example-learns" } }));
     const agent = new Praxis({ baseUrl: url, apiKey }).agent("support-bot");
@@ -133,7 +149,13 @@ describe("the agent example (examples/agent.mjs)", () => {
     const bad = "Tell them to call the API again right away.";
     const good = "Per [G0]: wait for the Retry-After header, then retry with exponential backoff.";
     const llm = await scriptedOpenAi([bad, good]);
-    const env = { ...process.env, PRAXIS_URL: url, PRAXIS_API_KEY: apiKey, OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: "sk-test-not-real" };
+    const env = {
+      ...process.env,
+      PRAXIS_URL: url,
+      PRAXIS_API_KEY: apiKey,
+      OPENAI_BASE_URL: llm.baseUrl,
+      OPENAI_API_KEY: "sk-test-not-real",
+    };
     const run = () => runProcess(process.execPath, ["examples/agent.mjs"], { cwd: root, env });
     try {
       const first = await run();
@@ -158,7 +180,9 @@ describe("the agent example (examples/agent.mjs)", () => {
     expect(q[retry]).toBeCloseTo(0.55, 10);
     expect(q[refunds]).toBe(0.5);
 
-    const episodes = (await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: agent.id } } }))).items.reverse();
+    const episodes = (
+      await unwrap(agent.praxis.api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: agent.id } } }))
+    ).items.reverse();
     expect(episodes.map((e) => [e.outcome, e.answer])).toEqual([
       ["failure", bad],
       ["success", good],
@@ -182,7 +206,11 @@ describe("the agent example when the model call fails", () => {
     await agent.addExperience(retry);
     // A model name the provider does not know answers 404.
     const provider = http.createServer((_req, res) => {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "The model `gpt-4o-mini` does not exist", type: "invalid_request_error", code: "model_not_found" } }));
+      res.writeHead(404, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: { message: "The model `gpt-4o-mini` does not exist", type: "invalid_request_error", code: "model_not_found" },
+        }),
+      );
     });
     await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
     const base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
@@ -193,7 +221,14 @@ describe("the agent example when the model call fails", () => {
     expect(out.stdout).toBe("");
     const api = agent.praxis.api;
     const episodes = await unwrap(api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: agent.id } } }));
-    expect(episodes.items).toEqual([expect.objectContaining({ status: "ended", outcome: "abandoned", attempts: [], result: expect.objectContaining({ caseId: null, rewarded: [] }) })]);
+    expect(episodes.items).toEqual([
+      expect.objectContaining({
+        status: "ended",
+        outcome: "abandoned",
+        attempts: [],
+        result: expect.objectContaining({ caseId: null, rewarded: [] }),
+      }),
+    ]);
     expect((await unwrap(api.GET("/v1/agents/{agentId}/cases", { params: { path: { agentId: agent.id } } }))).items).toEqual([]);
     expect(await qByText(apiKey, "support-bot")).toEqual({ [retry]: 0.5 });
   });

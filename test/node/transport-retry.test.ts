@@ -20,7 +20,11 @@ function scripted(...answers: Response[]) {
 
 const get = () => new Request("http://praxis.test/v1/agents/a/experiences");
 const write = () =>
-  new Request("http://praxis.test/v1/agents/a/experiences", { method: "POST", headers: { "idempotency-key": "k-1", "content-type": "application/json" }, body: "{}" });
+  new Request("http://praxis.test/v1/agents/a/experiences", {
+    method: "POST",
+    headers: { "idempotency-key": "k-1", "content-type": "application/json" },
+    body: "{}",
+  });
 
 it("retries a 503 and a 429 after their Retry-After, then returns the answer", async () => {
   vi.useFakeTimers();
@@ -55,7 +59,9 @@ it("does not wait out a Retry-After beyond the cap (a spent daily budget): one a
 
 it("sends a write without an Idempotency-Key once: it may have been applied", async () => {
   const { base, seen } = scripted(problem(503, "0"));
-  const res = await retryingFetch(base, { retries: 2 })(new Request("http://praxis.test/v1/agents/a/rewards", { method: "POST", body: "{}" }));
+  const res = await retryingFetch(base, { retries: 2 })(
+    new Request("http://praxis.test/v1/agents/a/rewards", { method: "POST", body: "{}" }),
+  );
   expect(res.status).toBe(503);
   expect(seen).toHaveLength(1);
 });

@@ -36,12 +36,20 @@ describe("cancel and promotion", () => {
       name: "with holdout",
       tasks: [
         ...ARITHMETIC.map((t) => ({ ...t, split: "train" })),
-        ...Array.from({ length: 4 }, (_, i) => ({ id: `h${i}`, task: `Holdout: what is ${40 + i} + 2 - ${i}?`, groundTruth: "42", split: "holdout" })),
+        ...Array.from({ length: 4 }, (_, i) => ({
+          id: `h${i}`,
+          task: `Holdout: what is ${40 + i} + 2 - ${i}?`,
+          groundTruth: "42",
+          split: "holdout",
+        })),
       ],
     });
     const q = captureQueues();
     const llm = practiceLlm();
-    const runId = await startRun({ ...f, datasetId: ds.body.datasetId }, { epochs: 1, batchSize: 2, groupSize: 2, seed: 3, promote: "gate" });
+    const runId = await startRun(
+      { ...f, datasetId: ds.body.datasetId },
+      { epochs: 1, batchSize: 2, groupSize: 2, seed: 3, promote: "gate" },
+    );
     const run = (await f.agent("GET", `/practice-runs/${runId}`)).body;
     const evaluationId = run.evaluations[0].evaluationId as string;
     expect((await f.agent("GET", `/evaluations/${evaluationId}`)).body.status).toBe("running");

@@ -9,7 +9,9 @@ const RUN = { epochs: 2, batchSize: 2, groupSize: 3, seed: 7 };
 
 /** Every token the tenant's calls used, from the usage ledger (the truth the run's own counters follow). */
 const tenantTokens = async (tenantId: string) =>
-  (await env.DB.prepare("SELECT COALESCE(SUM(tokens_in + tokens_out), 0) AS n FROM usage_ledger WHERE tenant_id = ?").bind(tenantId).first<{ n: number }>())!.n;
+  (await env.DB.prepare("SELECT COALESCE(SUM(tokens_in + tokens_out), 0) AS n FROM usage_ledger WHERE tenant_id = ?")
+    .bind(tenantId)
+    .first<{ n: number }>())!.n;
 const LONG = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
 
 describe("practice run control", () => {
@@ -111,9 +113,15 @@ describe("practice run control", () => {
       const name = body.response_format?.json_schema?.name;
       if (name === "group_advantage") {
         advantageCalls++;
-        return new Response(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "not json at all" }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 5 } }), {
-          headers: { "content-type": "application/json" },
-        });
+        return new Response(
+          JSON.stringify({
+            choices: [{ index: 0, message: { role: "assistant", content: "not json at all" }, finish_reason: "stop" }],
+            usage: { prompt_tokens: 10, completion_tokens: 5 },
+          }),
+          {
+            headers: { "content-type": "application/json" },
+          },
+        );
       }
       return real(input, init);
     });
@@ -225,9 +233,15 @@ describe("practice run control", () => {
     await q.pump();
     const run = await f.agent("GET", `/practice-runs/${runId}`);
     expect(run.body.status).toBe("completed");
-    expect(run.body.promotion.skipped).toEqual([{ id: target, op: "modify", reason: "changed in the agent's library since the run started" }]);
+    expect(run.body.promotion.skipped).toEqual([
+      { id: target, op: "modify", reason: "changed in the agent's library since the run started" },
+    ]);
     const texts = (await f.agent("GET", "/experiences")).body.items.map((e: any) => e.text).sort();
-    expect(texts).toEqual(["Answer quickly but carefully.", "Name the operator before computing.", "Prefer integer answers for integer tasks."]);
+    expect(texts).toEqual([
+      "Answer quickly but carefully.",
+      "Name the operator before computing.",
+      "Prefer integer answers for integer tasks.",
+    ]);
     const versions = (await f.agent("GET", "/library/versions")).body.items.filter((v: any) => v.author === `run:${runId}`);
     expect(versions).toHaveLength(1);
     expect(versions[0].reason).toContain(runId);
@@ -245,7 +259,11 @@ describe("practice run control", () => {
     const events = String(all.body)
       .split("\n\n")
       .filter((b) => b.includes("event:"))
-      .map((b) => ({ id: Number(/^id: (\d+)/m.exec(b)![1]), type: /^event: (.+)$/m.exec(b)![1]!, data: JSON.parse(/^data: (.+)$/m.exec(b)![1]!) }));
+      .map((b) => ({
+        id: Number(/^id: (\d+)/m.exec(b)![1]),
+        type: /^event: (.+)$/m.exec(b)![1]!,
+        data: JSON.parse(/^data: (.+)$/m.exec(b)![1]!),
+      }));
     const types = events.map((e) => e.type);
     expect(types[0]).toBe("status");
     expect(types).toContain("rollout");
@@ -263,7 +281,10 @@ describe("practice run input and isolation", () => {
   it("rejects bad input with problems and stores nothing", async () => {
     const f = await practiceFixture(ARITHMETIC);
     const empty = await api("POST", "/v1/datasets", f.t.apiKey, { name: "empty" });
-    const holdoutOnly = await api("POST", "/v1/datasets", f.t.apiKey, { name: "holdout", tasks: [{ task: "x", groundTruth: "y", split: "holdout" }] });
+    const holdoutOnly = await api("POST", "/v1/datasets", f.t.apiKey, {
+      name: "holdout",
+      tasks: [{ task: "x", groundTruth: "y", split: "holdout" }],
+    });
     const noTruth = await api("POST", "/v1/datasets", f.t.apiKey, { name: "no truth", tasks: [{ task: "Say hi", split: "train" }] });
     const cases: [Record<string, unknown>, number, string?][] = [
       [{ datasetId: "ds_missing", policy: { kind: "llm" } }, 422, "unprocessable"],
@@ -287,7 +308,10 @@ describe("practice run input and isolation", () => {
   it("without an LLM a run answers 503 llm-not-configured", async () => {
     const f = await practiceFixture(ARITHMETIC);
     const { call } = await import("../helpers");
-    const r = await call("POST", `/v1/agents/${f.agentId}/practice-runs`, { key: f.t.apiKey, body: { datasetId: f.datasetId, policy: { kind: "llm" } } });
+    const r = await call("POST", `/v1/agents/${f.agentId}/practice-runs`, {
+      key: f.t.apiKey,
+      body: { datasetId: f.datasetId, policy: { kind: "llm" } },
+    });
     expectProblem(r, 503, "llm-not-configured");
   });
 
@@ -311,7 +335,10 @@ describe("practice run input and isolation", () => {
     ] as const) {
       expectProblem(await api(method, path, other.apiKey), 404, "not-found");
     }
-    expectProblem(await api("POST", `/v1/agents/${otherAgent}/practice-runs`, other.apiKey, { datasetId: f.datasetId, policy: { kind: "llm" } }), 422);
+    expectProblem(
+      await api("POST", `/v1/agents/${otherAgent}/practice-runs`, other.apiKey, { datasetId: f.datasetId, policy: { kind: "llm" } }),
+      422,
+    );
     expect((await api("GET", `/v1/agents/${otherAgent}/practice-runs`, other.apiKey)).body.items).toHaveLength(0);
   });
 

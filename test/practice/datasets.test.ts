@@ -109,9 +109,13 @@ describe("datasets", () => {
     expect(del.body).toEqual({ datasetId: created.datasetId, deleted: true });
     expectProblem(await call("GET", `/v1/datasets/${created.datasetId}`, { key: t.apiKey }), 404, "not-found");
     expectProblem(await call("DELETE", `/v1/datasets/${created.datasetId}`, { key: t.apiKey }), 404, "not-found");
-    const left = await env.DB.prepare("SELECT count(*) AS n FROM dataset_tasks WHERE dataset_id = ?").bind(created.datasetId).first<{ n: number }>();
+    const left = await env.DB.prepare("SELECT count(*) AS n FROM dataset_tasks WHERE dataset_id = ?")
+      .bind(created.datasetId)
+      .first<{ n: number }>();
     expect(left!.n).toBe(0);
-    const audits = await env.DB.prepare("SELECT action FROM audit_log WHERE target = ? ORDER BY id").bind(created.datasetId).all<{ action: string }>();
+    const audits = await env.DB.prepare("SELECT action FROM audit_log WHERE target = ? ORDER BY id")
+      .bind(created.datasetId)
+      .all<{ action: string }>();
     expect(audits.results.map((a) => a.action)).toEqual(["dataset.create", "dataset.delete"]);
   });
 
@@ -171,9 +175,15 @@ describe("datasets", () => {
     expect(stored.get(holdoutByHash)).toBe("train");
     for (const id of ids.filter((id) => id !== trainByHash && id !== holdoutByHash)) expect(stored.get(id)).toBe(splitOf(id, 0.3));
     // Re-uploading without a split keeps the stored one.
-    const again = await call("POST", `/v1/datasets/${ds.datasetId}/tasks`, { key: t.apiKey, body: { tasks: [{ id: trainByHash, task: "explicit holdout" }] } });
+    const again = await call("POST", `/v1/datasets/${ds.datasetId}/tasks`, {
+      key: t.apiKey,
+      body: { tasks: [{ id: trainByHash, task: "explicit holdout" }] },
+    });
     expect(again.body).toMatchObject({ inserted: 0, unchanged: 1, conflictCount: 0 });
-    const moved = await call("POST", `/v1/datasets/${ds.datasetId}/tasks`, { key: t.apiKey, body: { tasks: [{ id: trainByHash, task: "explicit holdout", split: "train" }] } });
+    const moved = await call("POST", `/v1/datasets/${ds.datasetId}/tasks`, {
+      key: t.apiKey,
+      body: { tasks: [{ id: trainByHash, task: "explicit holdout", split: "train" }] },
+    });
     expect(moved.body).toEqual({ inserted: 0, unchanged: 0, conflictCount: 1, conflicts: [trainByHash] });
     expect(new Map((await allTasks(t.apiKey, ds.datasetId)).map((x) => [x.id, x.split]))).toEqual(stored);
   });
@@ -181,8 +191,14 @@ describe("datasets", () => {
   it("pages through the tasks of one split in upload order", async () => {
     const ds = await dataset(t.apiKey, { holdoutFraction: 0.5 });
     const ids = Array.from({ length: 30 }, (_, i) => `p-${String(i).padStart(2, "0")}`);
-    await call("POST", `/v1/datasets/${ds.datasetId}/tasks`, { key: t.apiKey, body: { tasks: ids.slice(0, 15).map((id) => ({ id, task: id })) } });
-    await call("POST", `/v1/datasets/${ds.datasetId}/tasks`, { key: t.apiKey, body: { tasks: ids.slice(15).map((id) => ({ id, task: id })) } });
+    await call("POST", `/v1/datasets/${ds.datasetId}/tasks`, {
+      key: t.apiKey,
+      body: { tasks: ids.slice(0, 15).map((id) => ({ id, task: id })) },
+    });
+    await call("POST", `/v1/datasets/${ds.datasetId}/tasks`, {
+      key: t.apiKey,
+      body: { tasks: ids.slice(15).map((id) => ({ id, task: id })) },
+    });
     const holdout = await allTasks(t.apiKey, ds.datasetId, "&split=holdout");
     const train = await allTasks(t.apiKey, ds.datasetId, "&split=train");
     expect(holdout.map((x) => x.id)).toEqual(ids.filter((id) => splitOf(id, 0.5) === "holdout"));
@@ -205,7 +221,10 @@ describe("datasets", () => {
     expect(r.body).toEqual({ inserted: 1200, unchanged: 0, conflictCount: 0, conflicts: [] });
     const again = await uploadNdjson(t.apiKey, ds.datasetId, body);
     expect(again.body).toEqual({ inserted: 0, unchanged: 1200, conflictCount: 0, conflicts: [] });
-    expect((await call("GET", `/v1/datasets/${ds.datasetId}`, { key: t.apiKey })).body.counts).toMatchObject({ total: 1200, withGroundTruth: 1200 });
+    expect((await call("GET", `/v1/datasets/${ds.datasetId}`, { key: t.apiKey })).body.counts).toMatchObject({
+      total: 1200,
+      withGroundTruth: 1200,
+    });
 
     // JSON also gets the larger body limit: 100 tasks of 15 KB.
     const big = Array.from({ length: 100 }, (_, i) => ({ id: `big${i}`, task: "y".repeat(15_000) }));
@@ -225,21 +244,43 @@ describe("datasets", () => {
     expect(badJson.body.detail).toMatch(/^Line 3\b/);
     expect(badJson.body.errors).toEqual([{ path: "line.3", message: "Not valid JSON" }]);
 
-    const oversizeLine = await uploadNdjson(t.apiKey, ds.datasetId, ndjson([{ id: "l1", task: "ok" }, { id: "l2", task: "z".repeat(16_385) }]));
+    const oversizeLine = await uploadNdjson(
+      t.apiKey,
+      ds.datasetId,
+      ndjson([
+        { id: "l1", task: "ok" },
+        { id: "l2", task: "z".repeat(16_385) },
+      ]),
+    );
     expectProblem(oversizeLine, 400, "validation-failed");
     expect(oversizeLine.body.line).toBe(2);
     expect(oversizeLine.body.errors[0].path).toBe("line.2.task");
 
-    const tooManyLines = await uploadNdjson(t.apiKey, ds.datasetId, ndjson(Array.from({ length: 5001 }, (_, i) => ({ id: `m${i}`, task: "t" }))));
+    const tooManyLines = await uploadNdjson(
+      t.apiKey,
+      ds.datasetId,
+      ndjson(Array.from({ length: 5001 }, (_, i) => ({ id: `m${i}`, task: "t" }))),
+    );
     expectProblem(tooManyLines, 413, "payload-too-large");
     expectProblem(await uploadNdjson(t.apiKey, ds.datasetId, "\n\n"), 400, "validation-failed");
 
-    const tooMany = await call("POST", path, { key: t.apiKey, body: { tasks: Array.from({ length: 501 }, (_, i) => ({ id: `j${i}`, task: "t" })) } });
+    const tooMany = await call("POST", path, {
+      key: t.apiKey,
+      body: { tasks: Array.from({ length: 501 }, (_, i) => ({ id: `j${i}`, task: "t" })) },
+    });
     expectProblem(tooMany, 400, "validation-failed");
     expect(tooMany.body.errors[0]).toMatchObject({ path: "tasks" });
     expect(tooMany.body.errors[0].message).toMatch(/x-ndjson/);
 
-    const oversize = await call("POST", path, { key: t.apiKey, body: { tasks: [{ id: "ok", task: "fine" }, { id: "big", task: "z".repeat(16_385) }] } });
+    const oversize = await call("POST", path, {
+      key: t.apiKey,
+      body: {
+        tasks: [
+          { id: "ok", task: "fine" },
+          { id: "big", task: "z".repeat(16_385) },
+        ],
+      },
+    });
     expectProblem(oversize, 400, "validation-failed");
     expect(oversize.body.errors.map((e: any) => e.path)).toEqual(["tasks.1.task"]);
     const cases: unknown[] = [
@@ -252,8 +293,16 @@ describe("datasets", () => {
       [{ id: "ok", task: "t", extra: 1 }],
     ];
     for (const tasks of cases) expectProblem(await call("POST", path, { key: t.apiKey, body: { tasks } }), 400, "validation-failed");
-    expectProblem(await call("POST", path, { key: t.apiKey, raw: "task: x", headers: { "content-type": "text/plain" } }), 415, "unsupported-media-type");
-    expectProblem(await call("POST", "/v1/datasets/ds_missing/tasks", { key: t.apiKey, body: { tasks: [{ task: "t" }] } }), 404, "not-found");
+    expectProblem(
+      await call("POST", path, { key: t.apiKey, raw: "task: x", headers: { "content-type": "text/plain" } }),
+      415,
+      "unsupported-media-type",
+    );
+    expectProblem(
+      await call("POST", "/v1/datasets/ds_missing/tasks", { key: t.apiKey, body: { tasks: [{ task: "t" }] } }),
+      404,
+      "not-found",
+    );
     expect(await total()).toBe(1);
 
     const before = (await call("GET", "/v1/datasets?limit=200", { key: t.apiKey })).body.items.length;
@@ -261,7 +310,13 @@ describe("datasets", () => {
       { name: "x", holdoutFraction: 1 },
       { name: "x", holdoutFraction: -0.1 },
       { name: "" },
-      { name: "x", tasks: [{ id: "good", task: "t" }, { id: "bad", task: "" }] },
+      {
+        name: "x",
+        tasks: [
+          { id: "good", task: "t" },
+          { id: "bad", task: "" },
+        ],
+      },
     ]) {
       expectProblem(await call("POST", "/v1/datasets", { key: t.apiKey, body }), 400, "validation-failed");
     }
@@ -314,7 +369,11 @@ describe("dataset access", () => {
       expect((await call("GET", `/v1/datasets/${ds}/tasks`, { key })).status).toBe(200);
       expect((await call("GET", "/v1/datasets", { key })).status).toBe(200);
       expectProblem(await call("POST", "/v1/datasets", { key, body: { name: "nope" } }), 403, "forbidden");
-      expectProblem(await call("POST", `/v1/datasets/${ds}/tasks`, { key, body: { tasks: [{ id: "nope", task: "t" }] } }), 403, "forbidden");
+      expectProblem(
+        await call("POST", `/v1/datasets/${ds}/tasks`, { key, body: { tasks: [{ id: "nope", task: "t" }] } }),
+        403,
+        "forbidden",
+      );
       expectProblem(await uploadNdjson(key, ds, ndjson([{ id: "nope", task: "t" }])), 403, "forbidden");
       // Refused before its body is read: a malformed upload from such a key is a 403 too, not a 400.
       expectProblem(await uploadNdjson(key, ds, "{not json\n"), 403, "forbidden");
@@ -357,7 +416,11 @@ describe("datasets from episodes", () => {
     const tasks = await allTasks(t.apiKey, r.body.datasetId);
     const byId = new Map(tasks.map((x) => [x.id, x]));
     expect([...byId.keys()].sort()).toEqual([eps.solved, eps.failed, eps.noAnswer, eps.old].sort());
-    expect(byId.get(eps.solved!)).toMatchObject({ task: "What is 6*7?", groundTruth: "42", metadata: { agentId, episodeId: eps.solved, outcome: "success" } });
+    expect(byId.get(eps.solved!)).toMatchObject({
+      task: "What is 6*7?",
+      groundTruth: "42",
+      metadata: { agentId, episodeId: eps.solved, outcome: "success" },
+    });
     expect(byId.get(eps.failed!)!.groundTruth).toBeNull();
     expect(byId.get(eps.noAnswer!)!.groundTruth).toBeNull();
     expect(byId.get(eps.old!)!.groundTruth).toBeNull();
@@ -368,7 +431,9 @@ describe("datasets from episodes", () => {
     expect(failures.status).toBe(201);
     expect((await allTasks(t.apiKey, failures.body.datasetId)).map((x) => x.id).sort()).toEqual([eps.failed, eps.old].sort());
     const recent = await api("POST", "/datasets/from-episodes", { name: "recent", since: 2000 });
-    expect((await allTasks(t.apiKey, recent.body.datasetId)).map((x) => x.id).sort()).toEqual([eps.solved, eps.failed, eps.noAnswer].sort());
+    expect((await allTasks(t.apiKey, recent.body.datasetId)).map((x) => x.id).sort()).toEqual(
+      [eps.solved, eps.failed, eps.noAnswer].sort(),
+    );
     const limited = await api("POST", "/datasets/from-episodes", { name: "latest two", limit: 2, since: 2000 });
     expect(limited.body.counts.total).toBe(2);
   });
@@ -380,9 +445,17 @@ describe("datasets from episodes", () => {
     expectProblem(await api("POST", "/datasets/from-episodes", { name: "x", limit: 0 }), 400, "validation-failed");
     expectProblem(await api("POST", "/datasets/from-episodes", { name: "x", outcomes: ["timeout"] }), 422, "unprocessable");
     const other = await newTenant();
-    expectProblem(await call("POST", `/v1/agents/${agentId}/datasets/from-episodes`, { key: other.apiKey, body: { name: "x" } }), 404, "not-found");
+    expectProblem(
+      await call("POST", `/v1/agents/${agentId}/datasets/from-episodes`, { key: other.apiKey, body: { name: "x" } }),
+      404,
+      "not-found",
+    );
     const read = await newKey(t.apiKey, "read");
-    expectProblem(await call("POST", `/v1/agents/${agentId}/datasets/from-episodes`, { key: read.apiKey, body: { name: "x" } }), 403, "forbidden");
+    expectProblem(
+      await call("POST", `/v1/agents/${agentId}/datasets/from-episodes`, { key: read.apiKey, body: { name: "x" } }),
+      403,
+      "forbidden",
+    );
     expect(await count()).toBe(before);
     expect((await call("GET", "/v1/datasets", { key: other.apiKey })).body.items).toEqual([]);
   });

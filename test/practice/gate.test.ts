@@ -8,7 +8,12 @@ const TRAIN = [
   { id: "t1", task: "What is 17 + 25?", groundTruth: "42", split: "train" },
   { id: "t2", task: "What is 6 * 7?", groundTruth: "42", split: "train" },
 ];
-const HOLDOUT = Array.from({ length: 6 }, (_, i) => ({ id: `h${i}`, task: `Holdout: what is ${40 + i} + 2 - ${i}?`, groundTruth: "42", split: "holdout" }));
+const HOLDOUT = Array.from({ length: 6 }, (_, i) => ({
+  id: `h${i}`,
+  task: `Holdout: what is ${40 + i} + 2 - ${i}?`,
+  groundTruth: "42",
+  split: "holdout",
+}));
 
 /** Train rollouts stay mixed whatever the library says, so every step has groups to learn from. */
 const mixed = (seed: number) => seed % 3 !== 0;
@@ -28,11 +33,14 @@ async function finish(f: Awaited<ReturnType<typeof fixture>>, runId: string, q: 
 }
 
 const activeTexts = async (f: Awaited<ReturnType<typeof fixture>>) =>
-  ((await f.agent("GET", "/experiences?limit=100")).body.items as { text: string; status: string }[]).filter((e) => e.status === "active").map((e) => e.text);
+  ((await f.agent("GET", "/experiences?limit=100")).body.items as { text: string; status: string }[])
+    .filter((e) => e.status === "active")
+    .map((e) => e.text);
 
 describe("the holdout gate", () => {
   /** Any learned "Re-check" lesson makes holdout answers wrong; without one they are mostly right. */
-  const harmful = (task: string, seed: number, prompt: string) => (task.startsWith("Holdout") ? !prompt.includes("Re-check") && seed % 4 !== 0 : mixed(seed));
+  const harmful = (task: string, seed: number, prompt: string) =>
+    task.startsWith("Holdout") ? !prompt.includes("Re-check") && seed % 4 !== 0 : mixed(seed);
 
   it("refuses to promote a library that makes the policy worse on holdout; `always` promotes it", async () => {
     const f = await fixture();
@@ -76,7 +84,8 @@ describe("the holdout gate", () => {
   it("promotes a library that helps, with the evidence in the version's reason", async () => {
     const f = await fixture();
     const q = captureQueues();
-    const helpful = (task: string, seed: number, prompt: string) => (task.startsWith("Holdout") ? prompt.includes("Re-check") || seed % 2 === 0 : mixed(seed));
+    const helpful = (task: string, seed: number, prompt: string) =>
+      task.startsWith("Holdout") ? prompt.includes("Re-check") || seed % 2 === 0 : mixed(seed);
     practiceLlm({ policy: helpful });
     const runId = await startRun(f, { epochs: 1, batchSize: 2, groupSize: 4, seed: 9, evaluate: { samples: 2, every: "end" } });
     const run = await finish(f, runId, q);
@@ -99,7 +108,13 @@ describe("the holdout gate", () => {
       return { reasoning: "scripted", operations: [{ op: "add", targets: [], text, reason: "scripted" }] };
     };
     const policy = (task: string, seed: number, prompt: string) =>
-      task.startsWith("Holdout") ? (prompt.includes("Trust the first") ? false : prompt.includes("twice") ? true : seed % 2 === 0) : mixed(seed);
+      task.startsWith("Holdout")
+        ? prompt.includes("Trust the first")
+          ? false
+          : prompt.includes("twice")
+            ? true
+            : seed % 2 === 0
+        : mixed(seed);
     practiceLlm({ policy, batch });
     const runId = await startRun(f, { epochs: 8, batchSize: 2, groupSize: 4, seed: 3, promote: "best", patience: 2 });
     const run = await finish(f, runId, q);
@@ -122,7 +137,15 @@ describe("the holdout gate", () => {
     const batch = (req: SentRequest) => {
       expect(req.prompt).toMatch(/may hold at most 2/);
       const texts = proposalsIn(req.prompt).map(() => `Lesson number ${++n}: check units before answering.`);
-      return { reasoning: "adds all", operations: [...texts, `Lesson number ${++n}: restate the question.`].map((text) => ({ op: "add", targets: [], text, reason: "new" })) };
+      return {
+        reasoning: "adds all",
+        operations: [...texts, `Lesson number ${++n}: restate the question.`].map((text) => ({
+          op: "add",
+          targets: [],
+          text,
+          reason: "new",
+        })),
+      };
     };
     practiceLlm({ batch });
     const runId = await startRun(f, { epochs: 3, batchSize: 1, groupSize: 4, seed: 11, maxExperiences: 2, promote: "always" });
@@ -133,7 +156,9 @@ describe("the holdout gate", () => {
     for (const s of curve.steps) expect(s.librarySize).toBeLessThanOrEqual(2);
     const steps = (await f.agent("GET", `/practice-runs/${runId}/steps`)).body.items as { n: number }[];
     const details = await Promise.all(steps.map((s) => f.agent("GET", `/practice-runs/${runId}/steps/${s.n}`)));
-    const capped = details.flatMap((d) => d.body.diff as { op: string; reason?: string }[]).filter((c) => c.reason?.startsWith("library cap"));
+    const capped = details
+      .flatMap((d) => d.body.diff as { op: string; reason?: string }[])
+      .filter((c) => c.reason?.startsWith("library cap"));
     expect(capped.length).toBeGreaterThan(0);
     expect(n).toBeGreaterThan(2);
     expect((await activeTexts(f)).length).toBeLessThanOrEqual(2);
@@ -162,7 +187,10 @@ describe("the holdout gate", () => {
     const plain = await startRun(noHoldout, { epochs: 1 });
     expect((await noHoldout.agent("GET", `/practice-runs/${plain}`)).body.config).toMatchObject({ promote: "always", evaluate: null });
     const gated = await startRun(f, { epochs: 1 });
-    expect((await f.agent("GET", `/practice-runs/${gated}`)).body.config).toMatchObject({ promote: "gate", evaluate: { split: "holdout", samples: 1, every: "epoch" } });
+    expect((await f.agent("GET", `/practice-runs/${gated}`)).body.config).toMatchObject({
+      promote: "gate",
+      evaluate: { split: "holdout", samples: 1, every: "epoch" },
+    });
     expect(captured.queued.length).toBeGreaterThan(0);
   });
 });

@@ -7,7 +7,13 @@ import { call, holdQueueSends, newAgent, newTenant, type Res } from "../helpers"
 export const practiceEnv = { ...env, ...LLM_ENV } as typeof env;
 
 /** Calls the Worker with the LLM configured (the module env has none), waiting for its waitUntil work. */
-export async function api<T = any>(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> {
+export async function api<T = any>(
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Res<T>> {
   const ctx = createExecutionContext();
   const init: RequestInit = { method, headers: { authorization: `Bearer ${key}`, ...headers } };
   if (body !== undefined) {
@@ -56,7 +62,10 @@ export function captureQueues() {
     const rounds = opts.duplicate ? 2 : 1;
     stats.delivered += kept.length;
     for (let r = 0; r < rounds; r++) {
-      const mb = createMessageBatch("praxis-practice", kept.map((m) => ({ id: m.id, timestamp: new Date(), attempts: m.attempts, body: m.body })));
+      const mb = createMessageBatch(
+        "praxis-practice",
+        kept.map((m) => ({ id: m.id, timestamp: new Date(), attempts: m.attempts, body: m.body })),
+      );
       const ctx = createExecutionContext();
       await worker.queue(mb, practiceEnv);
       const result = await getQueueResult(mb, ctx);
@@ -84,7 +93,10 @@ export function captureQueues() {
 }
 
 /** A tenant, an agent and a dataset of train tasks with ground truths. */
-export async function practiceFixture(tasks: { id: string; task: string; groundTruth: string }[], datasetExtra: Record<string, unknown> = {}) {
+export async function practiceFixture(
+  tasks: { id: string; task: string; groundTruth: string }[],
+  datasetExtra: Record<string, unknown> = {},
+) {
   const t = await newTenant();
   const agentId = await newAgent(t.apiKey);
   const ds = await api("POST", "/v1/datasets", t.apiKey, {
@@ -156,9 +168,14 @@ export async function seedLessons(f: Awaited<ReturnType<typeof practiceFixture>>
  * `policy(task, seed, prompt)` says whether a rollout is right (the prompt carries the library).
  */
 export function practiceLlm(
-  opts: { policy?: (task: string, seed: number, prompt: string) => boolean; batch?: (req: SentRequest) => unknown; hindsight?: (req: SentRequest) => unknown } = {},
+  opts: {
+    policy?: (task: string, seed: number, prompt: string) => boolean;
+    batch?: (req: SentRequest) => unknown;
+    hindsight?: (req: SentRequest) => unknown;
+  } = {},
 ) {
-  const policy = opts.policy ?? ((task: string, seed: number) => (task.includes("17 + 25") ? true : task.includes("84 / 2") ? false : seed % 3 !== 0));
+  const policy =
+    opts.policy ?? ((task: string, seed: number) => (task.includes("17 + 25") ? true : task.includes("84 / 2") ? false : seed % 3 !== 0));
   const reply = (req: SentRequest): unknown => {
     const stage = stageOf(req);
     if (stage === "rollout") {
@@ -173,19 +190,32 @@ export function practiceLlm(
       const topic = /What is [^?]*\?/.exec(req.prompt)?.[0] ?? "the task";
       return {
         analysis: "The correct attempts re-checked the arithmetic before answering.",
-        operations: [{ op: "add", target: "", text: `Re-check the arithmetic of ${topic} before giving the final answer.`, reason: "wrong attempts skipped the check" }],
+        operations: [
+          {
+            op: "add",
+            target: "",
+            text: `Re-check the arithmetic of ${topic} before giving the final answer.`,
+            reason: "wrong attempts skipped the check",
+          },
+        ],
       };
     }
     if (stage === "hindsight") {
       if (opts.hindsight) return opts.hindsight(req);
-      return { diagnosis: "Every attempt answered 41 where 42 was expected; nothing general shows.", operation: { op: "none", target: "", text: "", reason: "no general lesson" } };
+      return {
+        diagnosis: "Every attempt answered 41 where 42 was expected; nothing general shows.",
+        operation: { op: "none", target: "", text: "", reason: "no general lesson" },
+      };
     }
     if (stage === "batch") {
       if (opts.batch) return opts.batch(req);
       const texts = proposalsIn(req.prompt).map((p) => p.text);
       // Like a real learner asked for it, the same call says when each lesson applies.
       const when = (text: string) => `a calculation like ${/What is [^?]*\?/.exec(text)?.[0] ?? "this one"} has to be answered exactly`;
-      return { reasoning: "Kept each new lesson once.", operations: [...new Set(texts)].map((text) => ({ op: "add", targets: [], text, when: when(text), reason: "new" })) };
+      return {
+        reasoning: "Kept each new lesson once.",
+        operations: [...new Set(texts)].map((text) => ({ op: "add", targets: [], text, when: when(text), reason: "new" })),
+      };
     }
     if (stage === "review") {
       // Lessons are listed as "N." lines, each followed by its text; a text saying UNSAFE fails.
@@ -193,7 +223,12 @@ export function practiceLlm(
       return {
         verdicts: items.map((m) => {
           const unsafe = m[2]!.includes("UNSAFE");
-          return { index: Number(m[1]), safe: !unsafe, category: unsafe ? "harmful-policy" : "safe", reason: unsafe ? "tells the agent to skip checks" : "ordinary advice" };
+          return {
+            index: Number(m[1]),
+            safe: !unsafe,
+            category: unsafe ? "harmful-policy" : "safe",
+            reason: unsafe ? "tells the agent to skip checks" : "ordinary advice",
+          };
         }),
       };
     }

@@ -21,12 +21,14 @@ const UNIT_LESSON = "When converting kilometres to metres, multiply by one thous
  * reference answer, and says nothing when it sees none.
  */
 function world(opts: { hindsight?: (req: SentRequest) => unknown } = {}) {
-  const policy = (task: string, seed: number, prompt: string) => (task.includes(" km") ? /multiply by one thousand/.test(prompt) : seed % 3 !== 0);
+  const policy = (task: string, seed: number, prompt: string) =>
+    task.includes(" km") ? /multiply by one thousand/.test(prompt) : seed % 3 !== 0;
   const hindsight =
     opts.hindsight ??
     ((req: SentRequest) => {
       const reference = /DATA \(reference answer\)[^\n]*\n(`{3,})text\n([\s\S]*?)\n\1/.exec(req.prompt)?.[2];
-      if (!reference) return { diagnosis: "No reference to compare with.", operation: { op: "none", target: "", text: "", reason: "no evidence" } };
+      if (!reference)
+        return { diagnosis: "No reference to compare with.", operation: { op: "none", target: "", text: "", reason: "no evidence" } };
       return {
         diagnosis: `The attempts answered 41 without converting properly; the reference is ${reference}.`,
         operation: { op: "add", target: "", text: UNIT_LESSON, reason: "every attempt forgot the factor" },
@@ -67,8 +69,14 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
     const [first, second] = await stepDetails(f, runId);
     const group = first.groups.find((g: { taskId: string }) => g.taskId === "never-a");
     expect(group).toMatchObject({ kept: false, reason: "all wrong" });
-    expect(first.proposals.find((p: { taskId: string }) => p.taskId === "never-a")).toMatchObject({ provenance: "hindsight", operations: [{ op: "add", text: UNIT_LESSON }] });
-    expect(first.plan.operations.find((o: { text: string }) => o.text === UNIT_LESSON)).toMatchObject({ op: "add", provenance: "hindsight" });
+    expect(first.proposals.find((p: { taskId: string }) => p.taskId === "never-a")).toMatchObject({
+      provenance: "hindsight",
+      operations: [{ op: "add", text: UNIT_LESSON }],
+    });
+    expect(first.plan.operations.find((o: { text: string }) => o.text === UNIT_LESSON)).toMatchObject({
+      op: "add",
+      provenance: "hindsight",
+    });
     expect(first.diff.find((c: { after: string }) => c.after === UNIT_LESSON)).toMatchObject({ op: "add", provenance: "hindsight" });
     expect(first.hindsight).toMatchObject({ refusedLeaks: 0, overCap: [] });
     expect(first.hindsight.applied).toBeGreaterThanOrEqual(1);
@@ -78,7 +86,9 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
     const lib = (await f.agent("GET", `/practice-runs/${runId}/library`)).body;
     const learned = lib.items.find((e: { text: string }) => e.text === UNIT_LESSON);
     expect(learned.lineage.at(-1)).toMatchObject({ op: "add", epoch: 0, step: 0, provenance: "hindsight" });
-    const promoted = ((await f.agent("GET", "/experiences?limit=100")).body.items as { text: string; provenance: unknown }[]).find((e) => e.text === UNIT_LESSON);
+    const promoted = ((await f.agent("GET", "/experiences?limit=100")).body.items as { text: string; provenance: unknown }[]).find(
+      (e) => e.text === UNIT_LESSON,
+    );
     expect(promoted?.provenance).toMatchObject({ runId, origin: "hindsight" });
     const analytics = (await f.agent("GET", "/analytics")).body;
     expect(analytics.successRate.byOrigin.find((o: { origin: string }) => o.origin === "hindsight")).toMatchObject({ items: 1 });
@@ -97,7 +107,14 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
     const f = await practiceFixture(TASKS.slice(0, 2));
     const q = captureQueues();
     const llm = world();
-    const hidden = await startRun(f, { epochs: 1, batchSize: 2, groupSize: 3, seed: 7, useGroundTruth: false, verifier: { kind: "exact" } });
+    const hidden = await startRun(f, {
+      epochs: 1,
+      batchSize: 2,
+      groupSize: 3,
+      seed: 7,
+      useGroundTruth: false,
+      verifier: { kind: "exact" },
+    });
     await q.pump();
     expect((await f.agent("GET", `/practice-runs/${hidden}`)).body.status).toBe("completed");
     const [step] = await stepDetails(f, hidden);
@@ -112,7 +129,12 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
     expect(hindsightCalls(llm.sent)).toHaveLength(0);
     expect(llm.sent.every((s) => !s.prompt.includes("(hindsight"))).toBe(true);
 
-    const bad = await f.agent("POST", "/practice-runs", { datasetId: f.datasetId, policy: { kind: "llm" }, hindsight: "sometimes", hindsightPerStep: 0 });
+    const bad = await f.agent("POST", "/practice-runs", {
+      datasetId: f.datasetId,
+      policy: { kind: "llm" },
+      hindsight: "sometimes",
+      hindsightPerStep: 0,
+    });
     expect(bad.status).toBe(400);
     expect(bad.headers.get("content-type")).toContain("application/problem+json");
     expect(JSON.stringify(bad.body)).toContain("hindsight");
@@ -120,13 +142,20 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
   });
 
   it("learns from a judge's reasons when the task has no reference answer", async () => {
-    const f = await practiceFixture([{ id: "never-a", task: "Convert 0.042 km to metres." }] as { id: string; task: string; groundTruth: string }[]);
+    const f = await practiceFixture([{ id: "never-a", task: "Convert 0.042 km to metres." }] as {
+      id: string;
+      task: string;
+      groundTruth: string;
+    }[]);
     const q = captureQueues();
     const reason = "Wrong: a kilometre is a thousand metres, and the attempt copied the kilometre figure.";
     const llm = world({
       hindsight: (req) =>
         req.prompt.includes(reason)
-          ? { diagnosis: "The judge says the factor was missed.", operation: { op: "add", target: "", text: UNIT_LESSON, reason: "the judge's reasons" } }
+          ? {
+              diagnosis: "The judge says the factor was missed.",
+              operation: { op: "add", target: "", text: UNIT_LESSON, reason: "the judge's reasons" },
+            }
           : { diagnosis: "nothing to go on", operation: { op: "none", target: "", text: "", reason: "" } },
     });
     const original = llm.spy.getMockImplementation()!;
@@ -176,7 +205,12 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
     const llm = world({
       hindsight: () => ({
         diagnosis: "The answer was 42.",
-        operation: { op: "add", target: "", text: "For this conversion the answer is 42 metres, so write that.", reason: "copied the reference" },
+        operation: {
+          op: "add",
+          target: "",
+          text: "For this conversion the answer is 42 metres, so write that.",
+          reason: "copied the reference",
+        },
       }),
     });
     const runId = await startRun(f, { epochs: 1, batchSize: 2, groupSize: 3, seed: 7, promote: "always", hindsightPerStep: 2 });
@@ -206,7 +240,12 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
       }),
       batch: (req) => ({
         reasoning: "Kept each lesson, with the example the diagnosis gave.",
-        operations: [...new Set(proposalsIn(req.prompt).map((p) => p.text))].map((text) => ({ op: "add", targets: [], text: text === UNIT_LESSON ? leaked : text, reason: "new" })),
+        operations: [...new Set(proposalsIn(req.prompt).map((p) => p.text))].map((text) => ({
+          op: "add",
+          targets: [],
+          text: text === UNIT_LESSON ? leaked : text,
+          reason: "new",
+        })),
       }),
     });
     const runId = await startRun(f, { epochs: 1, batchSize: 2, groupSize: 3, seed: 7, promote: "always", hindsightPerStep: 2 });
@@ -216,7 +255,9 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
     expect(llm.sent.some((s) => stageOf(s) === "batch" && s.prompt.includes("### Task never-a (hindsight"))).toBe(true);
     const [step] = await stepDetails(f, runId);
     expect(step.diff.map((c: { after: string | null }) => c.after)).not.toContain(leaked);
-    expect(step.dropped.some((d: { op: { text?: string }; reason: string }) => d.op?.text === leaked && /reference answer/.test(d.reason))).toBe(true);
+    expect(
+      step.dropped.some((d: { op: { text?: string }; reason: string }) => d.op?.text === leaked && /reference answer/.test(d.reason)),
+    ).toBe(true);
     expect(step.hindsight.refusedLeaks).toBeGreaterThanOrEqual(1);
     const lib = (await f.agent("GET", `/practice-runs/${runId}/library`)).body.items as { text: string }[];
     expect(lib.map((e) => e.text)).not.toContain(leaked);
@@ -239,12 +280,20 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
         hindsight: (req) => {
           const cited = /You may\s+only modify or delete these lessons: (G\d+)/.exec(req.prompt)?.[1];
           const reference = req.prompt.includes("DATA (reference answer)");
-          if (!cited || !reference || !req.prompt.includes("divide by ten")) return { diagnosis: "nothing", operation: { op: "none", target: "", text: "", reason: "" } };
-          return { diagnosis: `Every attempt followed ${cited} and divided; the reference is a thousand times the kilometres.`, operation: { op: "delete", target: cited, text: "", reason: "the lesson misleads" } };
+          if (!cited || !reference || !req.prompt.includes("divide by ten"))
+            return { diagnosis: "nothing", operation: { op: "none", target: "", text: "", reason: "" } };
+          return {
+            diagnosis: `Every attempt followed ${cited} and divided; the reference is a thousand times the kilometres.`,
+            operation: { op: "delete", target: cited, text: "", reason: "the lesson misleads" },
+          };
         },
         batch: (req) => ({
           reasoning: "took the proposals",
-          operations: proposalsIn(req.prompt).map((p) => (p.op === "delete" ? { op: "delete", targets: [p.target], text: "", reason: "misleads" } : { op: p.op, targets: p.target ? [p.target] : [], text: p.text, reason: "proposed" })),
+          operations: proposalsIn(req.prompt).map((p) =>
+            p.op === "delete"
+              ? { op: "delete", targets: [p.target], text: "", reason: "misleads" }
+              : { op: p.op, targets: p.target ? [p.target] : [], text: p.text, reason: "proposed" },
+          ),
         }),
       });
       // A real policy names the lessons it used; this one cites the harmful one when it follows it.
@@ -261,7 +310,9 @@ describe("hindsight lessons from groups whose attempts all failed", () => {
       await q.pump();
       const view = (await f.agent("GET", `/practice-runs/${runId}`)).body;
       expect(view.status).toBe("completed");
-      const active = ((await f.agent("GET", "/experiences?limit=100")).body.items as { id: string; status: string }[]).filter((e) => e.status === "active").map((e) => e.id);
+      const active = ((await f.agent("GET", "/experiences?limit=100")).body.items as { id: string; status: string }[])
+        .filter((e) => e.status === "active")
+        .map((e) => e.id);
       return { view, steps: await stepDetails(f, runId), stored, active, llm };
     };
 

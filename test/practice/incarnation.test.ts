@@ -11,7 +11,8 @@ import { api, ARITHMETIC, captureQueues, practiceFixture, practiceLlm, startRun 
 
 afterEach(() => vi.restoreAllMocks());
 
-const memoryOf = (tenantId: string, agentId: string) => env.AGENT_MEMORY.getByName(memoryName(tenantId, agentId)) as DurableObjectStub<AgentMemory>;
+const memoryOf = (tenantId: string, agentId: string) =>
+  env.AGENT_MEMORY.getByName(memoryName(tenantId, agentId)) as DurableObjectStub<AgentMemory>;
 
 async function incarnationOf(tenantId: string, agentId: string): Promise<string> {
   const r = await memoryOf(tenantId, agentId).incarnation();
@@ -64,7 +65,12 @@ describe("incarnations: work of a deleted agent never lands in the agent created
     expect((await f.agent("GET", "/library/versions")).body.items.filter((v: any) => /run_of_the_old_agent/.test(v.reason))).toEqual([]);
 
     // The new agent's own run promotes.
-    const own = await practiceRunPorts(env).promote({ ...run, runId: "run_of_the_new_agent", agentIncarnation: await incarnationOf(f.t.tenantId, f.agentId) }, [], final, "the gate passed");
+    const own = await practiceRunPorts(env).promote(
+      { ...run, runId: "run_of_the_new_agent", agentIncarnation: await incarnationOf(f.t.tenantId, f.agentId) },
+      [],
+      final,
+      "the gate passed",
+    );
     expect(own).toMatchObject({ promoted: true, applied: 1 });
   });
 
@@ -83,7 +89,11 @@ describe("incarnations: work of a deleted agent never lands in the agent created
       ack: () => void acked++,
       retry: () => void retried++,
     };
-    await consumeJobs({ queue: "praxis-jobs", messages: [message], ackAll() {}, retryAll() {} } as unknown as MessageBatch<unknown>, { ...env, LLM_BASE_URL: "http://llm.test/v1", LLM_MODEL: "m" });
+    await consumeJobs({ queue: "praxis-jobs", messages: [message], ackAll() {}, retryAll() {} } as unknown as MessageBatch<unknown>, {
+      ...env,
+      LLM_BASE_URL: "http://llm.test/v1",
+      LLM_MODEL: "m",
+    });
     expect([acked, retried]).toEqual([1, 0]);
     expect(llm.sent).toHaveLength(0);
     expect((await f.agent("GET", "/jobs")).body.items).toEqual([]);
@@ -95,7 +105,9 @@ describe("incarnations: work of a deleted agent never lands in the agent created
 
   it("deleting the agent cancels a run still being created", async () => {
     const f = await practiceFixture(ARITHMETIC.slice(0, 1));
-    await env.DB.prepare("INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?, ?, ?, ?, 'creating', '{}')")
+    await env.DB.prepare(
+      "INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?, ?, ?, ?, 'creating', '{}')",
+    )
       .bind("run_being_created", f.t.tenantId, f.agentId, f.datasetId)
       .run();
     const del = await api("DELETE", `/v1/agents/${f.agentId}`, f.t.apiKey);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { VerifierSchema } from "../../src/core/verifiers";
-import { LlmClient, LlmOutputError, loadLlmSettings, type UsageEntry } from "../../src/llm";
+import { LlmClient, LlmOutputError, loadLlmSettings, type LedgerEntry } from "../../src/llm";
 import { judgeAnswer, judgeReward, JUDGE_TEMPERATURE, type JudgeConfig } from "../../src/practice/judge";
 import { fakeLlm, LLM_ENV } from "../fake-llm";
 
@@ -9,7 +9,7 @@ afterEach(() => {
 });
 
 function judgeClient() {
-  const usage: UsageEntry[] = [];
+  const usage: LedgerEntry[] = [];
   const settings = loadLlmSettings({ ...LLM_ENV, LLM_MODEL_JUDGE: "judge-model" })!;
   const llm = new LlmClient(settings, {
     tenantId: "t-1",

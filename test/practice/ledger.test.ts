@@ -19,7 +19,8 @@ async function withLedger(fn: (ledger: UnitLedger, clock: { t: number }) => void
   });
 }
 
-const add = (ledger: UnitLedger, n: number) => Array.from({ length: n }, (_, i) => (ledger.create(`u${i}`, { task: i, sample: 0, stage: "rollout" }), `u${i}`));
+const add = (ledger: UnitLedger, n: number) =>
+  Array.from({ length: n }, (_, i) => (ledger.create(`u${i}`, { task: i, sample: 0, stage: "rollout" }), `u${i}`));
 const statusOf = (ledger: UnitLedger, key: string) => ledger.unit(key)!.status;
 
 describe("the unit ledger", () => {
@@ -143,12 +144,25 @@ describe("practice runs on the ledger", () => {
       maxInFlight = Math.max(maxInFlight, open.size);
       return new Response(null, { status: 202 });
     });
-    const runId = await startRun(f, { epochs: 1, batchSize: 4, groupSize: 3, seed: 5, concurrency: 2, policy: { kind: "webhook", url: AGENT_URL, timeoutMs: 60_000 } });
+    const runId = await startRun(f, {
+      epochs: 1,
+      batchSize: 4,
+      groupSize: 3,
+      seed: 5,
+      concurrency: 2,
+      policy: { kind: "webhook", url: AGENT_URL, timeoutMs: 60_000 },
+    });
     let n = 0;
     for (let round = 0; round < 20 && calls < 12; round++) {
       await q.pump();
       for (const [id, secret] of [...open]) {
-        const r = await api("POST", `/v1/practice/rollouts/${id}/result`, f.t.apiKey, { answer: n++ % 2 ? "42" : "41" }, { "x-praxis-rollout-secret": secret });
+        const r = await api(
+          "POST",
+          `/v1/practice/rollouts/${id}/result`,
+          f.t.apiKey,
+          { answer: n++ % 2 ? "42" : "41" },
+          { "x-praxis-rollout-secret": secret },
+        );
         expect(r.status, JSON.stringify(r.body)).toBe(200);
         open.delete(id);
       }

@@ -14,7 +14,10 @@ const AGENT_URL = "http://agent.test/rollout";
 const VERIFIER_URL = "http://verifier.test/check";
 
 /** Routes outbound fetches: the LLM to the scripted model, the tenant's webhooks to `hooks`. */
-function withWebhooks(llm: ReturnType<typeof practiceLlm>, hooks: (url: string, body: any, signature: string | null) => Response | Promise<Response>) {
+function withWebhooks(
+  llm: ReturnType<typeof practiceLlm>,
+  hooks: (url: string, body: any, signature: string | null) => Response | Promise<Response>,
+) {
   const real = llm.spy.getMockImplementation()!;
   const calls: { url: string; body: any }[] = [];
   llm.spy.mockImplementation(async (input, init) => {
@@ -33,7 +36,8 @@ async function withSecret(f: Awaited<ReturnType<typeof practiceFixture>>) {
   return r.body.secret as string;
 }
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
 describe("rollout policies and verifiers", () => {
   it("a webhook policy answering at once does the rollouts, signed, with the library as experiences", async () => {
@@ -49,11 +53,21 @@ describe("rollout policies and verifiers", () => {
       expect(ok.ok).toBe(true);
       return json({ answer: n++ % 2 ? "42" : "41", trajectory: [{ tool: "calc", out: "ok" }] });
     });
-    const runId = await startRun(f, { epochs: 1, batchSize: 2, groupSize: 2, seed: 3, policy: { kind: "webhook", url: AGENT_URL, timeoutMs: 5000 } });
+    const runId = await startRun(f, {
+      epochs: 1,
+      batchSize: 2,
+      groupSize: 2,
+      seed: 3,
+      policy: { kind: "webhook", url: AGENT_URL, timeoutMs: 5000 },
+    });
     await q.pump();
     expect((await f.agent("GET", `/practice-runs/${runId}`)).body.status).toBe("completed");
     expect(calls).toHaveLength(4);
-    expect(calls[0]!.body).toMatchObject({ runId, task: expect.any(String), experiences: [{ label: "G0", text: "Double-check before answering." }] });
+    expect(calls[0]!.body).toMatchObject({
+      runId,
+      task: expect.any(String),
+      experiences: [{ label: "G0", text: "Double-check before answering." }],
+    });
     expect(llm.count("rollout")).toBe(0);
     const rollouts = await f.agent("GET", `/practice-runs/${runId}/rollouts`);
     expect(rollouts.body.items[0].trajectory).toContain("calc");
@@ -66,11 +80,19 @@ describe("rollout policies and verifiers", () => {
     const q = captureQueues();
     const llm = practiceLlm();
     const calls = withWebhooks(llm, () => new Response(null, { status: 202 }));
-    const runId = await startRun(f, { epochs: 1, batchSize: 1, groupSize: 3, seed: 3, policy: { kind: "webhook", url: AGENT_URL, timeoutMs: 5000 } });
+    const runId = await startRun(f, {
+      epochs: 1,
+      batchSize: 1,
+      groupSize: 3,
+      seed: 3,
+      policy: { kind: "webhook", url: AGENT_URL, timeoutMs: 5000 },
+    });
     await q.pump();
     expect(calls).toHaveLength(3);
     const [a, b] = calls.map((c) => c.body.rolloutId as string);
-    const secretOf = (id: string) => ({ "x-praxis-rollout-secret": calls.find((c) => c.body.rolloutId === id)!.body.resultSecret as string });
+    const secretOf = (id: string) => ({
+      "x-praxis-rollout-secret": calls.find((c) => c.body.rolloutId === id)!.body.resultSecret as string,
+    });
     const post = (id: string, body: unknown) => api("POST", `/v1/practice/rollouts/${id}/result`, f.t.apiKey, body, secretOf(id));
     expect((await post(a!, { answer: "42", trajectory: "computed" })).body.status).toBe("accepted");
     expect((await post(a!, { answer: "42", trajectory: "computed" })).body.status).toBe("duplicate");
@@ -103,11 +125,21 @@ describe("rollout policies and verifiers", () => {
       if (body.response_format?.json_schema?.name === "practice_judgement") {
         judged.push(body);
         const right = body.messages.at(-1).content.includes("Final answer: 42") || /\n42\n/.test(body.messages.at(-1).content);
-        return chatCompletion(JSON.stringify(right ? { verdict: "CORRECT", score: 1, reasoning: "matches" } : { verdict: "INCORRECT", score: 0, reasoning: "wrong" }));
+        return chatCompletion(
+          JSON.stringify(
+            right ? { verdict: "CORRECT", score: 1, reasoning: "matches" } : { verdict: "INCORRECT", score: 0, reasoning: "wrong" },
+          ),
+        );
       }
       return real(input, init);
     });
-    const runId = await startRun(f, { epochs: 1, batchSize: 1, groupSize: 4, seed: 7, verifier: { kind: "llm-judge", rubric: "The answer must equal the reference." } });
+    const runId = await startRun(f, {
+      epochs: 1,
+      batchSize: 1,
+      groupSize: 4,
+      seed: 7,
+      verifier: { kind: "llm-judge", rubric: "The answer must equal the reference." },
+    });
     await q.pump();
     const run = await f.agent("GET", `/practice-runs/${runId}`);
     expect(run.body.status).toBe("completed");
@@ -140,10 +172,21 @@ describe("rollout policies and verifiers", () => {
 
   it("majority: without ground truth the answer most of the group gives counts as correct", async () => {
     const f = await practiceFixture([]);
-    const ds = await api("POST", "/v1/datasets", f.t.apiKey, { name: "no truth", holdoutFraction: 0, tasks: [{ id: "q", task: "What is 6 * 7?", split: "train" }] });
+    const ds = await api("POST", "/v1/datasets", f.t.apiKey, {
+      name: "no truth",
+      holdoutFraction: 0,
+      tasks: [{ id: "q", task: "What is 6 * 7?", split: "train" }],
+    });
     const q = captureQueues();
     practiceLlm({ policy: (_task, seed) => seed % 4 !== 0 });
-    const r = await f.agent("POST", "/practice-runs", { datasetId: ds.body.datasetId, policy: { kind: "llm" }, epochs: 1, batchSize: 1, groupSize: 5, seed: 11 });
+    const r = await f.agent("POST", "/practice-runs", {
+      datasetId: ds.body.datasetId,
+      policy: { kind: "llm" },
+      epochs: 1,
+      batchSize: 1,
+      groupSize: 5,
+      seed: 11,
+    });
     expect(r.status).toBe(202);
     await q.pump();
     const run = await f.agent("GET", `/practice-runs/${r.body.runId}`);

@@ -31,7 +31,9 @@ describe("practice promotion retried after its idempotency key was pruned", () =
 
     // The daily sweep, eight days on, prunes the idempotency key the promotion was recorded under.
     await stub.sweep({ at: Date.now() + 8 * DAY_MS });
-    const keys = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec<{ key: string }>("SELECT key FROM idempotency").toArray());
+    const keys = await runInDurableObject(stub, (_i, state) =>
+      state.storage.sql.exec<{ key: string }>("SELECT key FROM idempotency").toArray(),
+    );
     expect(keys).toEqual([]);
 
     // The run's alarm retries the promotion (its record of the first result was lost in a crash).
@@ -39,10 +41,14 @@ describe("practice promotion retried after its idempotency key was pruned", () =
     expect(retry.ok).toBe(true);
     expect(retry.ok ? retry.value.value.version : null).toBe(applied!.version);
 
-    const versions = (await f.agent("GET", "/library/versions")).body.items.filter((v: { reason: string }) => /practice run run_pruned_retry/.test(v.reason));
+    const versions = (await f.agent("GET", "/library/versions")).body.items.filter((v: { reason: string }) =>
+      /practice run run_pruned_retry/.test(v.reason),
+    );
     expect(versions).toHaveLength(1);
     const rows = await runInDurableObject(stub, (_i, state) =>
-      state.storage.sql.exec<{ text: string }>("SELECT text FROM experiences WHERE text = 'Write the final answer on its own line.'").toArray(),
+      state.storage.sql
+        .exec<{ text: string }>("SELECT text FROM experiences WHERE text = 'Write the final answer on its own line.'")
+        .toArray(),
     );
     expect(rows).toHaveLength(1);
   });

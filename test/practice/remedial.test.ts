@@ -47,7 +47,11 @@ async function deliverSweeps(tenantId: string, agentId: string, ats: number[], r
 
 /** Delivers the cron's sweep message for the agent, `copies` at once, and expects no failure. */
 async function sweep(tenantId: string, agentId: string, at: number, copies = 1) {
-  const result = await deliverSweeps(tenantId, agentId, Array.from({ length: copies }, () => at));
+  const result = await deliverSweeps(
+    tenantId,
+    agentId,
+    Array.from({ length: copies }, () => at),
+  );
   expect(result.retryMessages).toEqual([]);
 }
 
@@ -101,7 +105,9 @@ async function setup() {
   };
   const runs = async () => (await f.agent("GET", "/practice-runs")).body.items as { runId: string; datasetId: string; status: string }[];
   const remedialDatasets = async () =>
-    ((await api("GET", "/v1/datasets?limit=200", f.t.apiKey)).body.items as { datasetId: string; name: string }[]).filter((d) => d.name.startsWith("remedial"));
+    ((await api("GET", "/v1/datasets?limit=200", f.t.apiKey)).body.items as { datasetId: string; name: string }[]).filter((d) =>
+      d.name.startsWith("remedial"),
+    );
   return { f, end, runs, remedialDatasets, now: () => clock };
 }
 
@@ -153,7 +159,9 @@ describe("remedial practice", () => {
     for (let i = 0; i < 10; i++) {
       vi.setSystemTime((clock += 60_000));
       const id = (await f.agent("POST", "/episodes", { task: "What is 7 * 8?" })).body.episodeId as string;
-      expect((await f.agent("POST", `/episodes/${id}/end`, { outcome: i < 7 ? "failure" : "success", answer: i < 7 ? "54" : "56" })).status).toBe(200);
+      expect(
+        (await f.agent("POST", `/episodes/${id}/end`, { outcome: i < 7 ? "failure" : "success", answer: i < 7 ? "54" : "56" })).status,
+      ).toBe(200);
       fresh.push(id);
     }
     await sweep(f.t.tenantId, f.agentId, at + 24 * HOUR, 2);
@@ -163,7 +171,9 @@ describe("remedial practice", () => {
     expect(second[0]!.datasetId).toBe(first[0]!.datasetId);
     expect((await remedialDatasets()).map((d) => d.datasetId)).toEqual([first[0]!.datasetId]);
     const refreshed = (await api("GET", `/v1/datasets/${first[0]!.datasetId}/tasks`, f.t.apiKey)).body.items as any[];
-    expect(refreshed.map((t) => ({ id: t.id, task: t.task, groundTruth: t.groundTruth }))).toEqual([{ id: fresh[6], task: "What is 7 * 8?", groundTruth: "56" }]);
+    expect(refreshed.map((t) => ({ id: t.id, task: t.task, groundTruth: t.groundTruth }))).toEqual([
+      { id: fresh[6], task: "What is 7 * 8?", groundTruth: "56" },
+    ]);
   });
 
   it("a failure between the trigger and its run leaves the trigger to the next check, which starts exactly one run", async () => {
@@ -224,7 +234,9 @@ describe("remedial practice", () => {
     await f.agent("PATCH", "/config", { remedial: REMEDIAL });
     for (const [task, outcome, answer] of HISTORY) await end(task, outcome, answer);
     const busy = "run_being_created_elsewhere";
-    await env.DB.prepare("INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?1, ?2, ?3, ?4, 'creating', '{}')")
+    await env.DB.prepare(
+      "INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?1, ?2, ?3, ?4, 'creating', '{}')",
+    )
       .bind(busy, f.t.tenantId, f.agentId, f.datasetId)
       .run();
     const at = now() + 60_000;
@@ -242,12 +254,20 @@ describe("remedial practice", () => {
     await f.agent("PATCH", "/config", { remedial: REMEDIAL });
     for (const [task, outcome, answer] of HISTORY) await end(task, outcome, answer);
     const busy = "run_still_going_elsewhere";
-    await env.DB.prepare("INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?1, ?2, ?3, ?4, 'running', '{}')")
+    await env.DB.prepare(
+      "INSERT INTO practice_runs (run_id, tenant_id, agent_id, dataset_id, status, config) VALUES (?1, ?2, ?3, ?4, 'running', '{}')",
+    )
       .bind(busy, f.t.tenantId, f.agentId, f.datasetId)
       .run();
     const sent: { body: any; opts: any }[] = [];
     const jobs = practiceEnv.JOBS;
-    const recording = { ...practiceEnv, JOBS: { send: async (body: any, opts?: any) => void sent.push({ body, opts }), sendBatch: jobs.sendBatch.bind(jobs) } as unknown as Queue };
+    const recording = {
+      ...practiceEnv,
+      JOBS: {
+        send: async (body: any, opts?: any) => void sent.push({ body, opts }),
+        sendBatch: jobs.sendBatch.bind(jobs),
+      } as unknown as Queue,
+    };
     const at = now() + 60_000;
     const first = await deliverSweeps(f.t.tenantId, f.agentId, [at], recording);
     expect(first.retryMessages).toEqual([]);
@@ -260,7 +280,9 @@ describe("remedial practice", () => {
     // The other run ends; the delayed message arrives, with no new episode in between.
     await env.DB.prepare("UPDATE practice_runs SET status = 'completed' WHERE run_id = ?1").bind(busy).run();
     vi.setSystemTime(recheck[0]!.body.at);
-    const batch = createMessageBatch("praxis-jobs", [{ id: `recheck${n++}`, timestamp: new Date(recheck[0]!.body.at), attempts: 1, body: recheck[0]!.body }]);
+    const batch = createMessageBatch("praxis-jobs", [
+      { id: `recheck${n++}`, timestamp: new Date(recheck[0]!.body.at), attempts: 1, body: recheck[0]!.body },
+    ]);
     await worker.queue(batch, practiceEnv);
     expect((await getQueueResult(batch, createExecutionContext())).retryMessages).toEqual([]);
     const after = await runs();
@@ -310,7 +332,10 @@ describe("remedial practice", () => {
     ] as const) {
       const r = await f.agent("PATCH", "/config", { remedial });
       expectProblem(r, 400, "validation-failed");
-      expect(r.body.errors.map((e: any) => e.path), JSON.stringify(remedial)).toContain(path);
+      expect(
+        r.body.errors.map((e: any) => e.path),
+        JSON.stringify(remedial),
+      ).toContain(path);
     }
     expect((await f.agent("GET", "/config")).body).toEqual(before);
   });

@@ -83,7 +83,10 @@ describe("practice run resilience", () => {
       const body = JSON.parse(String(init?.body));
       if (!body.response_format && body.messages.at(-1).content.includes("6 * 7") && body.seed % 2 === 0) {
         failures++;
-        return new Response(JSON.stringify({ error: { message: "upstream down" } }), { status: 500, headers: { "content-type": "application/json", "retry-after-ms": "1" } });
+        return new Response(JSON.stringify({ error: { message: "upstream down" } }), {
+          status: 500,
+          headers: { "content-type": "application/json", "retry-after-ms": "1" },
+        });
       }
       return real(input, init);
     });

@@ -27,7 +27,13 @@ async function awaitingRun(timeoutMs = 60_000) {
     dispatches.push(JSON.parse(String(init?.body)));
     return new Response(null, { status: 202 });
   });
-  const runId = await startRun(f, { epochs: 1, batchSize: 1, groupSize: 3, seed: 3, policy: { kind: "webhook", url: AGENT_URL, timeoutMs } });
+  const runId = await startRun(f, {
+    epochs: 1,
+    batchSize: 1,
+    groupSize: 3,
+    seed: 3,
+    policy: { kind: "webhook", url: AGENT_URL, timeoutMs },
+  });
   await q.pump();
   expect(dispatches).toHaveLength(3);
   const post = (rolloutId: string, body: unknown, secret?: string | null, key = f.t.apiKey) =>
@@ -50,7 +56,11 @@ describe("webhook rollout results come only from the rollout's holder", () => {
     }
     // Only the secret's hash is stored.
     const stored = await runInDurableObject(env.PRACTICE_RUN.getByName(runId), (_i, state) =>
-      state.storage.sql.exec<{ secret_hash: string; dump: string }>("SELECT secret_hash, json_object('r', result, 'e', error, 'h', secret_hash, 'd', dispatch_id) AS dump FROM units WHERE stage = 'rollout' ORDER BY seq").toArray(),
+      state.storage.sql
+        .exec<{ secret_hash: string; dump: string }>(
+          "SELECT secret_hash, json_object('r', result, 'e', error, 'h', secret_hash, 'd', dispatch_id) AS dump FROM units WHERE stage = 'rollout' ORDER BY seq",
+        )
+        .toArray(),
     );
     for (const [i, d] of dispatches.entries()) {
       expect(stored[i]!.secret_hash).toBe(await sha256Hex(d.resultSecret));
@@ -108,8 +118,22 @@ describe("webhook rollout results come only from the rollout's holder", () => {
     practiceLlm();
     const runId = await startRun(f, { epochs: 1, batchSize: 1, groupSize: 2, seed: 3 });
     await q.deliverOnce({ max: 1 });
-    for (const id of [`${runId}.e0.s0.t0.r0`, `${runId}.e0.s0.t0.r0.AAAAAAAAAAAAAAAAAAAAAA`, `${runId}.e0.s0.t0.r1.AAAAAAAAAAAAAAAAAAAAAA`]) {
-      expectProblem(await api("POST", `/v1/practice/rollouts/${id}/result`, f.t.apiKey, { answer: "42" }, { "x-praxis-rollout-secret": "AAAAAAAAAAAAAAAAAAAAAA" }), 404, "not-found");
+    for (const id of [
+      `${runId}.e0.s0.t0.r0`,
+      `${runId}.e0.s0.t0.r0.AAAAAAAAAAAAAAAAAAAAAA`,
+      `${runId}.e0.s0.t0.r1.AAAAAAAAAAAAAAAAAAAAAA`,
+    ]) {
+      expectProblem(
+        await api(
+          "POST",
+          `/v1/practice/rollouts/${id}/result`,
+          f.t.apiKey,
+          { answer: "42" },
+          { "x-praxis-rollout-secret": "AAAAAAAAAAAAAAAAAAAAAA" },
+        ),
+        404,
+        "not-found",
+      );
     }
   });
 });

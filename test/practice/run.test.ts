@@ -54,7 +54,12 @@ describe("practice run, end to end through the queue and the Durable Objects", (
 
     const usage = await api("GET", "/v1/usage?groupBy=purpose", f.t.apiKey);
     const calls = Object.fromEntries(usage.body.groups.map((g: any) => [g.key, g.calls]));
-    expect(calls).toMatchObject({ "practice-rollout": 24, "practice-summary": kept.length, "practice-advantage": kept.length, "practice-batch": stepsWithProposals });
+    expect(calls).toMatchObject({
+      "practice-rollout": 24,
+      "practice-summary": kept.length,
+      "practice-advantage": kept.length,
+      "practice-batch": stepsWithProposals,
+    });
     expect(run.body.usage.calls).toBe(llm.sent.length);
 
     const versions = await f.agent("GET", "/library/versions");

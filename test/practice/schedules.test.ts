@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CRON_FREQUENT, runScheduled } from "../../src/cron";
 import { expectProblem } from "../helpers";
 import { ARITHMETIC, captureQueues, practiceEnv, practiceFixture, practiceLlm, startRun } from "./harness";
-import { D1UsageLedger } from "../../src/llm";
+import { LlmLedger } from "../../src/llm";
 
 const HOUR = 3_600_000;
 const T0 = Date.parse("2030-01-01T01:00:00.000Z");
@@ -53,7 +53,10 @@ describe("practice schedules", () => {
     expect((await cron(SIX + 60_000)).practiceSchedulesStarted).toBe(0);
     const first = await runs();
     expect(first).toHaveLength(1);
-    expect(await schedule("nightly")).toMatchObject({ nextDueAt: SIX + 6 * HOUR, lastRun: { outcome: "started", dueAt: SIX, at: SIX, runId: first[0]!.runId } });
+    expect(await schedule("nightly")).toMatchObject({
+      nextDueAt: SIX + 6 * HOUR,
+      lastRun: { outcome: "started", dueAt: SIX, at: SIX, runId: first[0]!.runId },
+    });
 
     await q.pump();
     expect((await runs())[0]!.status).toBe("completed");
@@ -64,7 +67,10 @@ describe("practice schedules", () => {
     expect((await cron(late)).practiceSchedulesStarted).toBe(0);
     const all = await runs();
     expect(all).toHaveLength(2);
-    expect(await schedule("nightly")).toMatchObject({ nextDueAt: SIX + 24 * HOUR, lastRun: { outcome: "started", dueAt: SIX + 6 * HOUR, at: late, runId: all[0]!.runId } });
+    expect(await schedule("nightly")).toMatchObject({
+      nextDueAt: SIX + 24 * HOUR,
+      lastRun: { outcome: "started", dueAt: SIX + 6 * HOUR, at: late, runId: all[0]!.runId },
+    });
   });
 
   it("never starts a second run for the agent: the fire is recorded as skipped and the slot passes", async () => {
@@ -94,9 +100,21 @@ describe("practice schedules", () => {
     const { f, runs, schedule, put } = await setup();
     await put("nightly");
     await env.DB.prepare("UPDATE tenants SET daily_token_budget = 100 WHERE id = ?").bind(f.t.tenantId).run();
-    await new D1UsageLedger(env, { now: () => SIX - HOUR }).record({ tenantId: f.t.tenantId, agentId: null, purpose: "test", role: "policy", model: "m", tokensIn: 400, tokensOut: 100, costUsd: 0 });
+    await new LlmLedger(env, { now: () => SIX - HOUR }).record({
+      tenantId: f.t.tenantId,
+      agentId: null,
+      purpose: "test",
+      role: "policy",
+      model: "m",
+      tokensIn: 400,
+      tokensOut: 100,
+      costUsd: 0,
+    });
     expect((await cron(SIX)).practiceSchedulesStarted).toBe(0);
-    expect(await schedule("nightly")).toMatchObject({ nextDueAt: SIX + 6 * HOUR, lastRun: { outcome: "skipped", reason: expect.stringMatching(/daily token budget/) } });
+    expect(await schedule("nightly")).toMatchObject({
+      nextDueAt: SIX + 6 * HOUR,
+      lastRun: { outcome: "skipped", reason: expect.stringMatching(/daily token budget/) },
+    });
     expect(await runs()).toHaveLength(0);
   });
 
@@ -104,16 +122,26 @@ describe("practice schedules", () => {
     const { f, runs, schedule, put } = await setup();
     await put("nightly");
     // The dead cron claimed the due time and created the run, but recorded nothing.
-    await env.DB.prepare("UPDATE practice_schedules SET next_due = ?, pending_due = ?, pending_at = ? WHERE tenant_id = ? AND agent_id = ? AND name = 'nightly'")
+    await env.DB.prepare(
+      "UPDATE practice_schedules SET next_due = ?, pending_due = ?, pending_at = ? WHERE tenant_id = ? AND agent_id = ? AND name = 'nightly'",
+    )
       .bind(SIX + 6 * HOUR, SIX, SIX, f.t.tenantId, f.agentId)
       .run();
-    const orphan = await f.agent("POST", "/practice-runs", { ...RUN, datasetId: f.datasetId }, { "idempotency-key": `schedule:nightly:${SIX}` });
+    const orphan = await f.agent(
+      "POST",
+      "/practice-runs",
+      { ...RUN, datasetId: f.datasetId },
+      { "idempotency-key": `schedule:nightly:${SIX}` },
+    );
     expect(orphan.status).toBe(202);
 
     expect((await cron(SIX + 60_000)).practiceSchedulesStarted).toBe(0);
     expect((await schedule("nightly")).lastRun).toBeNull();
     expect((await cron(SIX + 5 * 60_000)).practiceSchedulesStarted).toBe(1);
-    expect(await schedule("nightly")).toMatchObject({ nextDueAt: SIX + 6 * HOUR, lastRun: { outcome: "started", dueAt: SIX, runId: orphan.body.runId } });
+    expect(await schedule("nightly")).toMatchObject({
+      nextDueAt: SIX + 6 * HOUR,
+      lastRun: { outcome: "started", dueAt: SIX, runId: orphan.body.runId },
+    });
     expect((await cron(SIX + 10 * 60_000)).practiceSchedulesStarted).toBe(0);
     expect((await runs()).map((r) => r.runId)).toEqual([orphan.body.runId]);
   });

@@ -26,7 +26,8 @@ function intercept(reply: (seen: Seen) => Response | Promise<Response>) {
   return seen;
 }
 
-const json = (value: unknown, status = 200) => new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json" } });
+const json = (value: unknown, status = 200) =>
+  new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json" } });
 
 const failure = async (p: Promise<unknown>) => {
   const e = await p.then(
@@ -55,7 +56,10 @@ describe("webhookVerify", () => {
     expect(JSON.parse(s.body)).toEqual({ runId: "run_1", taskId: "task_7", task: "2+2?", answer: "4", groundTruth: "4" });
     const nowSec = NOW / 1000;
     expect(await verifySignature(s.headers.get("x-praxis-signature"), SECRET, s.body, nowSec)).toEqual({ ok: true, timestamp: nowSec });
-    expect(await verifySignature(s.headers.get("x-praxis-signature"), "another-secret", s.body, nowSec)).toMatchObject({ ok: false, reason: "mismatch" });
+    expect(await verifySignature(s.headers.get("x-praxis-signature"), "another-secret", s.body, nowSec)).toMatchObject({
+      ok: false,
+      reason: "mismatch",
+    });
   });
 
   it("sends groundTruth null when the task has none and words a reasoning when the webhook gives none", async () => {
@@ -107,7 +111,8 @@ describe("webhookVerify", () => {
 });
 
 describe("signedPost", () => {
-  const post = (over: Partial<Parameters<typeof signedPost>[0]> = {}) => signedPost({ url: URL_, body: { a: 1 }, secret: SECRET, timeoutMs: 5000, ...over });
+  const post = (over: Partial<Parameters<typeof signedPost>[0]> = {}) =>
+    signedPost({ url: URL_, body: { a: 1 }, secret: SECRET, timeoutMs: 5000, ...over });
 
   it("returns the status and null for an empty body, e.g. a 202 that answers later", async () => {
     intercept(() => new Response(null, { status: 202 }));

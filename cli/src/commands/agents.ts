@@ -12,7 +12,12 @@ export function registerAgents(program: Command): void {
     .action(async (_opts, cmd: Command) => {
       const api = client(cmd).api;
       const items = await allPages((cursor) => unwrap(api.GET("/v1/agents", { params: { query: { limit: 200, cursor } } })));
-      output(cmd, items, (rows) => table(rows.map((a) => ({ ...a, createdAt: when(a.createdAt) })), ["agentId", "displayName", "createdAt"]));
+      output(cmd, items, (rows) =>
+        table(
+          rows.map((a) => ({ ...a, createdAt: when(a.createdAt) })),
+          ["agentId", "displayName", "createdAt"],
+        ),
+      );
     });
   agents
     .command("create <agentId>")

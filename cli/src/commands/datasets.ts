@@ -68,7 +68,8 @@ function parseTasks(file: string): { lines: string[]; tasks: Task[] } {
       } catch (err) {
         throw new UsageError(`${file} line ${i + 1} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
       }
-      if (!value || typeof value !== "object" || Array.isArray(value)) throw new UsageError(`${file} line ${i + 1} is not a JSON object (one task a line).`);
+      if (!value || typeof value !== "object" || Array.isArray(value))
+        throw new UsageError(`${file} line ${i + 1} is not a JSON object (one task a line).`);
       lines.push(line);
       // The task's fields are checked by the API, which names the line and field at fault.
       tasks.push(value as Task);
@@ -83,7 +84,8 @@ function chunks(lines: string[], maxLines: number): [number, number][] {
   for (let i = 0; i < lines.length; ) {
     let end = i;
     let bytes = 0;
-    while (end < lines.length && end - i < maxLines && (end === i || bytes + (lines[end] ?? "").length + 1 <= REQUEST_BYTES)) bytes += (lines[end++] ?? "").length + 1;
+    while (end < lines.length && end - i < maxLines && (end === i || bytes + (lines[end] ?? "").length + 1 <= REQUEST_BYTES))
+      bytes += (lines[end++] ?? "").length + 1;
     out.push([i, end]);
     i = end;
   }
@@ -105,7 +107,9 @@ export function registerDatasets(program: Command): void {
     .action(async (_opts, cmd: Command) => {
       const praxis = client(cmd);
       const details = await mapLimited(await listDatasets(praxis), DETAIL_CONCURRENCY, (d) => detail(praxis, d.datasetId));
-      output(cmd, details, (rows) => table(rows.map(detailRow), ["datasetId", "name", "train", "holdout", "total", "holdoutFraction", "createdAt"]));
+      output(cmd, details, (rows) =>
+        table(rows.map(detailRow), ["datasetId", "name", "train", "holdout", "total", "holdoutFraction", "createdAt"]),
+      );
     });
 
   datasets
@@ -118,11 +122,17 @@ export function registerDatasets(program: Command): void {
       const datasetId = await resolveDataset(praxis, ref);
       const d = await detail(praxis, datasetId);
       const tasks = limit
-        ? (await unwrap(praxis.api.GET("/v1/datasets/{datasetId}/tasks", { params: { path: { datasetId }, query: { limit: Math.min(limit, 200) } } }))).items
+        ? (
+            await unwrap(
+              praxis.api.GET("/v1/datasets/{datasetId}/tasks", { params: { path: { datasetId }, query: { limit: Math.min(limit, 200) } } }),
+            )
+          ).items
         : [];
       output(cmd, limit ? { ...d, tasks } : d, () => {
         console.log(`Dataset ${d.name} (${d.datasetId})${d.description ? `: ${d.description}` : ""}`);
-        console.log(`  tasks: ${d.counts.total} (train ${d.counts.train}, holdout ${d.counts.holdout}), ${d.counts.withGroundTruth} with ground truth`);
+        console.log(
+          `  tasks: ${d.counts.total} (train ${d.counts.train}, holdout ${d.counts.holdout}), ${d.counts.withGroundTruth} with ground truth`,
+        );
         console.log(`  split: ${splitText(d)}`);
         console.log(`  verifier: ${d.verifier ? JSON.stringify(d.verifier) : "none (given per run)"}`);
         console.log(`  created ${when(d.createdAt)}, updated ${when(d.updatedAt)}`);
@@ -161,7 +171,10 @@ export function registerDatasets(program: Command): void {
       let sent = 0;
       const bar = globals(cmd).json
         ? null
-        : new cliProgress.SingleBar({ format: "upload [{bar}] {value}/{total} tasks | {inserted} new, {unchanged} already there", hideCursor: true }, cliProgress.Presets.shades_classic);
+        : new cliProgress.SingleBar(
+            { format: "upload [{bar}] {value}/{total} tasks | {inserted} new, {unchanged} already there", hideCursor: true },
+            cliProgress.Presets.shades_classic,
+          );
       bar?.start(lines.length, 0, { inserted: 0, unchanged: 0 });
       try {
         if (!datasetId) {
@@ -173,7 +186,9 @@ export function registerDatasets(program: Command): void {
           bar?.update(sent, totals);
         }
         const id = datasetId;
-        for (const [start, end] of chunks(lines.slice(sent), existing ? REQUEST_LINES : CREATE_TASKS).map(([s, e]) => [s + sent, e + sent] as const)) {
+        for (const [start, end] of chunks(lines.slice(sent), existing ? REQUEST_LINES : CREATE_TASKS).map(
+          ([s, e]) => [s + sent, e + sent] as const,
+        )) {
           try {
             const r = await unwrap(
               praxis.api.POST("/v1/datasets/{datasetId}/tasks", {
@@ -186,7 +201,8 @@ export function registerDatasets(program: Command): void {
             );
             add(totals, r);
           } catch (err) {
-            if (err instanceof PraxisError && lines.length > end - start) console.error(`praxis: the refused request held lines ${start + 1}-${end} of the tasks in ${file}`);
+            if (err instanceof PraxisError && lines.length > end - start)
+              console.error(`praxis: the refused request held lines ${start + 1}-${end} of the tasks in ${file}`);
             throw err;
           }
           bar?.update(end, totals);
@@ -201,7 +217,9 @@ export function registerDatasets(program: Command): void {
       output(cmd, result, (t) =>
         console.log(
           `${t.created ? "Created" : "Resumed"} dataset ${name} (${datasetId}): ${t.inserted} new tasks, ${t.unchanged} already stored` +
-            (t.conflictCount ? `, ${t.conflictCount} ids kept with other content (${t.conflicts.slice(0, 5).join(", ")}${t.conflictCount > 5 ? ", …" : ""})` : ""),
+            (t.conflictCount
+              ? `, ${t.conflictCount} ids kept with other content (${t.conflicts.slice(0, 5).join(", ")}${t.conflictCount > 5 ? ", …" : ""})`
+              : ""),
         ),
       );
     });
@@ -209,7 +227,13 @@ export function registerDatasets(program: Command): void {
 
 /** Removes the dataset this upload created before a later request failed, so the failure leaves nothing. */
 async function undoCreate(praxis: Praxis, datasetId: string, name: string): Promise<void> {
-  const { response } = await praxis.api.DELETE("/v1/datasets/{datasetId}", { params: { path: { datasetId } } }).catch(() => ({ response: null }));
-  if (response?.ok || response?.status === 404) console.error(`praxis: upload failed; removed the dataset ${name} (${datasetId}) it had created`);
-  else console.error(`praxis: upload failed and the dataset ${name} (${datasetId}) it created could not be removed: run \`praxis datasets rm ${datasetId}\``);
+  const { response } = await praxis.api
+    .DELETE("/v1/datasets/{datasetId}", { params: { path: { datasetId } } })
+    .catch(() => ({ response: null }));
+  if (response?.ok || response?.status === 404)
+    console.error(`praxis: upload failed; removed the dataset ${name} (${datasetId}) it had created`);
+  else
+    console.error(
+      `praxis: upload failed and the dataset ${name} (${datasetId}) it created could not be removed: run \`praxis datasets rm ${datasetId}\``,
+    );
 }

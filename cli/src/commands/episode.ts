@@ -19,7 +19,8 @@ function metadata(pairs: string[] | undefined): Metadata | undefined {
     const eq = pair.indexOf("=");
     if (eq < 1) throw new UsageError(`--meta takes key=value, not '${pair}'.`);
     const raw = pair.slice(eq + 1);
-    out[pair.slice(0, eq)] = raw === "true" ? true : raw === "false" ? false : raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    out[pair.slice(0, eq)] =
+      raw === "true" ? true : raw === "false" ? false : raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
   }
   return out;
 }
@@ -38,7 +39,9 @@ function printEpisode(e: Schemas["Episode"]): void {
   if (e.result) {
     const rewarded = e.result.rewarded.map((m) => `${m.id} → ${fixed(m.q)}`).join(", ");
     console.log(`  reward ${e.result.reward}; rewarded: ${rewarded || "nothing"}`);
-    console.log(`  case: ${e.result.caseId ?? "none"}; lesson extraction ${e.result.extraction === "queued" ? `queued (job ${e.result.jobId})` : "not needed"}`);
+    console.log(
+      `  case: ${e.result.caseId ?? "none"}; lesson extraction ${e.result.extraction === "queued" ? `queued (job ${e.result.jobId})` : "not needed"}`,
+    );
   }
   if (e.attempts.length) {
     console.log("");
@@ -70,25 +73,58 @@ export function registerEpisode(program: Command): void {
     .option("--failed", "the attempt failed")
     .option("--error <text>", "what went wrong (a stack trace is digested, secrets redacted); @file reads a file")
     .option("--tool <name...>", "tools the attempt called")
-    .action(async (agentId: string, episodeId: string, description: string, opts: { failed?: boolean; error?: string; tool?: string[] }, cmd: Command) => {
-      const error = textArg(opts.error);
-      const body: Schemas["AttemptCreate"] = { description, ok: !opts.failed && error === undefined, error, toolCalls: opts.tool?.map((name) => ({ name })) };
-      const a = await unwrap(client(cmd).api.POST("/v1/agents/{agentId}/episodes/{id}/attempts", { params: { path: { agentId, id: episodeId } }, body }));
-      output(cmd, a, () => console.log(`Attempt ${a.n} ${a.ok ? "ok" : "failed"}${a.error ? `: ${a.error}` : ""}`));
-    });
+    .action(
+      async (
+        agentId: string,
+        episodeId: string,
+        description: string,
+        opts: { failed?: boolean; error?: string; tool?: string[] },
+        cmd: Command,
+      ) => {
+        const error = textArg(opts.error);
+        const body: Schemas["AttemptCreate"] = {
+          description,
+          ok: !opts.failed && error === undefined,
+          error,
+          toolCalls: opts.tool?.map((name) => ({ name })),
+        };
+        const a = await unwrap(
+          client(cmd).api.POST("/v1/agents/{agentId}/episodes/{id}/attempts", { params: { path: { agentId, id: episodeId } }, body }),
+        );
+        output(cmd, a, () => console.log(`Attempt ${a.n} ${a.ok ? "ok" : "failed"}${a.error ? `: ${a.error}` : ""}`));
+      },
+    );
 
   episode
     .command("end <agentId> <episodeId>")
     .description("End an episode: rewards what it retrieved (cited memories most), stores a case, learns lessons from mixed outcomes")
-    .addOption(new Option("--outcome <outcome>", "how it went; abandoned: stopped for a reason outside the task, nothing learns").choices(EPISODE_OUTCOMES).makeOptionMandatory())
+    .addOption(
+      new Option("--outcome <outcome>", "how it went; abandoned: stopped for a reason outside the task, nothing learns")
+        .choices(EPISODE_OUTCOMES)
+        .makeOptionMandatory(),
+    )
     .option("--score <q>", "quality in [0, 1]; multiplies the reward")
     .option("--answer <text>", "the agent's answer; @file reads a file")
     .option("--cite <idOrLabel...>", "memories that helped (ids or labels such as G0); [G#] labels in the answer count too")
-    .action(async (agentId: string, episodeId: string, opts: { outcome: (typeof EPISODE_OUTCOMES)[number]; score?: string; answer?: string; cite?: string[] }, cmd: Command) => {
-      const body: Schemas["EpisodeEnd"] = { outcome: opts.outcome, score: optionalNumber(opts.score, "--score"), answer: textArg(opts.answer), citedIds: opts.cite };
-      const e = await unwrap(client(cmd).api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: { path: { agentId, id: episodeId } }, body }));
-      output(cmd, e, printEpisode);
-    });
+    .action(
+      async (
+        agentId: string,
+        episodeId: string,
+        opts: { outcome: (typeof EPISODE_OUTCOMES)[number]; score?: string; answer?: string; cite?: string[] },
+        cmd: Command,
+      ) => {
+        const body: Schemas["EpisodeEnd"] = {
+          outcome: opts.outcome,
+          score: optionalNumber(opts.score, "--score"),
+          answer: textArg(opts.answer),
+          citedIds: opts.cite,
+        };
+        const e = await unwrap(
+          client(cmd).api.POST("/v1/agents/{agentId}/episodes/{id}/end", { params: { path: { agentId, id: episodeId } }, body }),
+        );
+        output(cmd, e, printEpisode);
+      },
+    );
 
   episode
     .command("show <agentId> <episodeId>")
@@ -103,7 +139,16 @@ export function registerEpisode(program: Command): void {
     .addOption(new Option("--status <status>", "only open or ended ones").choices(["open", "ended"] as const))
     .action(async (agentId: string, opts: { status?: "open" | "ended" }, cmd: Command) => {
       const api = client(cmd).api;
-      const items = await allPages((cursor) => unwrap(api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId }, query: { limit: 200, cursor, status: opts.status } } })));
-      output(cmd, items, (rows) => table(rows.map((e) => ({ ...e, outcome: e.outcome ?? "", createdAt: when(e.createdAt) })), ["id", "status", "outcome", "task", "createdAt"]));
+      const items = await allPages((cursor) =>
+        unwrap(
+          api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId }, query: { limit: 200, cursor, status: opts.status } } }),
+        ),
+      );
+      output(cmd, items, (rows) =>
+        table(
+          rows.map((e) => ({ ...e, outcome: e.outcome ?? "", createdAt: when(e.createdAt) })),
+          ["id", "status", "outcome", "task", "createdAt"],
+        ),
+      );
     });
 }

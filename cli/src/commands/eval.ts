@@ -46,14 +46,17 @@ export function registerEval(program: Command): void {
       };
       const { evaluationId } = await unwrap(praxis.api.POST("/v1/agents/{agentId}/evaluations", { params: { path: { agentId } }, body }));
       if (!opts.wait) return output(cmd, { evaluationId }, () => console.log(evaluationId));
-      const get = () => unwrap(praxis.api.GET("/v1/agents/{agentId}/evaluations/{evaluationId}", { params: { path: { agentId, evaluationId } } }));
+      const get = () =>
+        unwrap(praxis.api.GET("/v1/agents/{agentId}/evaluations/{evaluationId}", { params: { path: { agentId, evaluationId } } }));
       let ev = await get();
       while (ev.status === "queued" || ev.status === "running") {
         await new Promise((r) => setTimeout(r, POLL_MS));
         ev = await get();
       }
       output(cmd, ev, (e) =>
-        console.log(`Evaluation ${e.evaluationId}: ${e.status}${e.status === "completed" ? ` — accuracy ${fixed(e.accuracy)} (95% interval ${intervalText(e.interval)})` : ""}`),
+        console.log(
+          `Evaluation ${e.evaluationId}: ${e.status}${e.status === "completed" ? ` — accuracy ${fixed(e.accuracy)} (95% interval ${intervalText(e.interval)})` : ""}`,
+        ),
       );
       if (ev.status !== "completed") throw new UnsuccessfulError(`Evaluation ${ev.evaluationId} ${ev.status}`);
     });

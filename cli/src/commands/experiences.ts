@@ -9,15 +9,30 @@ export function registerExperiences(program: Command): void {
   experiences
     .command("ls <agentId>")
     .description("List experiences")
-    .addOption(new Option("--status <status>", "which ones").choices(["active", "archived", "quarantined", "all"] as const).default("active"))
+    .addOption(
+      new Option("--status <status>", "which ones").choices(["active", "archived", "quarantined", "all"] as const).default("active"),
+    )
     .option("--tag <tag>", "only with this tag")
     .option("--contains <text>", "only containing this text")
-    .action(async (agentId: string, opts: { status: "active" | "archived" | "quarantined" | "all"; tag?: string; contains?: string }, cmd: Command) => {
-      const api = client(cmd).api;
-      const query = { status: opts.status, tag: opts.tag, contains: opts.contains, limit: 200 };
-      const items = await allPages((cursor) => unwrap(api.GET("/v1/agents/{agentId}/experiences", { params: { path: { agentId }, query: { ...query, cursor } } })));
-      output(cmd, items, (rows) => table(rows.map((e) => ({ ...e, q: fixed(e.q) })), ["label", "id", "q", "source", "status", "text"]));
-    });
+    .action(
+      async (
+        agentId: string,
+        opts: { status: "active" | "archived" | "quarantined" | "all"; tag?: string; contains?: string },
+        cmd: Command,
+      ) => {
+        const api = client(cmd).api;
+        const query = { status: opts.status, tag: opts.tag, contains: opts.contains, limit: 200 };
+        const items = await allPages((cursor) =>
+          unwrap(api.GET("/v1/agents/{agentId}/experiences", { params: { path: { agentId }, query: { ...query, cursor } } })),
+        );
+        output(cmd, items, (rows) =>
+          table(
+            rows.map((e) => ({ ...e, q: fixed(e.q) })),
+            ["label", "id", "q", "source", "status", "text"],
+          ),
+        );
+      },
+    );
   experiences
     .command("add <agentId> <text>")
     .description("Add an experience (a new library version)")

@@ -55,7 +55,10 @@ export function registerPractice(program: Command): void {
         policy: { kind: "llm", model: opts.model, system: opts.system },
       };
       const started = await unwrap(praxis.api.POST("/v1/agents/{agentId}/practice-runs", { params: { path: { agentId } }, body }));
-      if (!opts.follow) return output(cmd, started, (s) => console.log(`Run ${s.runId} ${s.status}; follow it with: praxis practice show ${agentId} ${s.runId}`));
+      if (!opts.follow)
+        return output(cmd, started, (s) =>
+          console.log(`Run ${s.runId} ${s.status}; follow it with: praxis practice show ${agentId} ${s.runId}`),
+        );
       const quiet = Boolean(globals(cmd).json);
       if (!quiet) console.error(`Run ${started.runId} ${started.status}`);
       const view = await follow(praxis, agentId, started.runId, quiet);
@@ -64,7 +67,8 @@ export function registerPractice(program: Command): void {
         printRun(view);
         printCurve(curve);
       });
-      if (view.status !== "completed") throw new UnsuccessfulError(`Run ${view.runId} ended ${view.status}${view.error ? `: ${view.error}` : ""}`);
+      if (view.status !== "completed")
+        throw new UnsuccessfulError(`Run ${view.runId} ended ${view.status}${view.error ? `: ${view.error}` : ""}`);
     });
   practice
     .command("show <agentId> <runId>")

@@ -14,7 +14,9 @@ interface PromptOptions {
 export function registerPrompt(program: Command): void {
   program
     .command("prompt <agentId> [query]")
-    .description("The block to inject into the agent's prompt: `[G#]. …` lessons, then relevant past cases. The text goes to stdout, its retrieval id to stderr")
+    .description(
+      "The block to inject into the agent's prompt: `[G#]. …` lessons, then relevant past cases. The text goes to stdout, its retrieval id to stderr",
+    )
     .option("--episode <episodeId>", "the episode it is for (the query defaults to the episode's task; its end rewards what was shown)")
     .addOption(new Option("--phase <phase>", "the agent's phase").choices(PHASES))
     .option("--budget-tokens <n>", "token budget of the block (default 1500)")

@@ -21,7 +21,9 @@ interface RetrieveOptions {
 export function registerRetrieve(program: Command): void {
   program
     .command("retrieve <agentId> <query>")
-    .description("The memories (lessons and past cases) most useful for QUERY, ranked by relevance and learned utility; reward them by the retrieval id")
+    .description(
+      "The memories (lessons and past cases) most useful for QUERY, ranked by relevance and learned utility; reward them by the retrieval id",
+    )
     .addOption(new Option("--phase <phase>", "the agent's phase (sets the utility weight λ)").choices(PHASES))
     .option("--lambda <λ>", "weight of utility (Q) against relevance, 0-1")
     .option("--k <n>", "how many to return (k2, default 5)")
@@ -48,7 +50,9 @@ export function registerRetrieve(program: Command): void {
           r.items.map((i) => ({ ...i, label: i.label ?? "", score: fixed(i.score), q: fixed(i.q), relevance: fixed(i.relevance) })),
           ["label", "kind", "id", "score", "relevance", "q", "match", "text"],
         );
-        console.log(`\nretrieval ${r.retrievalId}: ${r.items.length} of ${r.candidates} candidates, λ ${r.lambda}${r.phase ? ` (${r.phase})` : ""}`);
+        console.log(
+          `\nretrieval ${r.retrievalId}: ${r.items.length} of ${r.candidates} candidates, λ ${r.lambda}${r.phase ? ` (${r.phase})` : ""}`,
+        );
         console.log(`reward it with: praxis reward ${agentId} --retrieval ${r.retrievalId} --outcome success|failure|partial|timeout`);
       });
     });

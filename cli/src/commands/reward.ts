@@ -43,8 +43,14 @@ export function registerReward(program: Command): void {
       const r = await client(cmd).agent(agentId).reward(body);
       output(cmd, r, () => {
         const n = r.updated.length;
-        console.log(`Reward ${r.reward} applied to ${n} ${n === 1 ? "memory" : "memories"}${r.replayed ? " (already applied before: nothing changed)" : ""}`);
-        if (n) table(r.updated.map((u) => ({ ...u, qBefore: fixed(u.qBefore), q: fixed(u.q), cited: u.cited ? "yes" : "" })), ["id", "kind", "qBefore", "q", "cited"]);
+        console.log(
+          `Reward ${r.reward} applied to ${n} ${n === 1 ? "memory" : "memories"}${r.replayed ? " (already applied before: nothing changed)" : ""}`,
+        );
+        if (n)
+          table(
+            r.updated.map((u) => ({ ...u, qBefore: fixed(u.qBefore), q: fixed(u.q), cited: u.cited ? "yes" : "" })),
+            ["id", "kind", "qBefore", "q", "cited"],
+          );
         if (r.uncited.length) console.log(`Not among the rewarded memories: ${r.uncited.join(", ")}`);
       });
     });

@@ -16,7 +16,9 @@ export function registerUsage(program: Command): void {
       const query = { groupBy: opts.groupBy, from: opts.from, to: opts.to };
       const u = await unwrap(client(cmd).api.GET("/v1/usage", { params: { query } }));
       output(cmd, u, () => {
-        console.log(`${when(u.from)} – ${when(u.to)}: ${u.totals.calls} calls, ${u.totals.tokensIn} tokens in, ${u.totals.tokensOut} out, $${u.totals.costUsd.toFixed(4)}`);
+        console.log(
+          `${when(u.from)} – ${when(u.to)}: ${u.totals.calls} calls, ${u.totals.tokensIn} tokens in, ${u.totals.tokensOut} out, $${u.totals.costUsd.toFixed(4)}`,
+        );
         table(u.groups, ["key", "calls", "tokensIn", "tokensOut", "costUsd"]);
       });
     });

@@ -135,7 +135,9 @@ export function praxisMiddleware(agent: PraxisAgent, options: PraxisMiddlewareOp
       }
       await report(turn, {
         text: result.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join(""),
-        toolCalls: result.content.flatMap((c) => (c.type === "tool-call" ? [{ id: c.toolCallId, name: c.toolName, input: parseInput(c.input) }] : [])),
+        toolCalls: result.content.flatMap((c) =>
+          c.type === "tool-call" ? [{ id: c.toolCallId, name: c.toolName, input: parseInput(c.input) }] : [],
+        ),
         finish: result.finishReason.unified,
       });
       return result;

@@ -57,7 +57,11 @@ export async function runWithPraxis<TAgent extends AnyAgent, TContext = undefine
   return result;
 }
 
-async function reportRun<TContext, TAgent extends AnyAgent>(ep: PraxisEpisode, result: RunResult<TContext, TAgent>, judge?: (answer: string) => Outcome | Promise<Outcome>) {
+async function reportRun<TContext, TAgent extends AnyAgent>(
+  ep: PraxisEpisode,
+  result: RunResult<TContext, TAgent>,
+  judge?: (answer: string) => Outcome | Promise<Outcome>,
+) {
   for (const item of result.newItems) {
     if (item.type !== "tool_call_output_item") continue;
     const output = typeof item.output === "string" ? item.output : JSON.stringify(item.output ?? null);

@@ -76,9 +76,13 @@ class Agent:
         budget_tokens: Optional[int] = None,
         max_cases: Optional[int] = None,
         filter: Optional[m.MemoryFilter] = None,
+        min_version: Optional[int] = None,
+        consistency: Optional[m.Consistency] = None,
     ) -> m.PromptBlock:
         """The block to inject into the agent's prompt: ``[G#]. …`` lessons, then relevant past cases
-        (with ``filter``, only the lessons and cases it matches)."""
+        (with ``filter``, only the lessons and cases it matches). ``min_version``: the
+        ``libraryVersion`` a write answered, to read what it wrote; ``consistency="strong"`` reads
+        through the agent's memory itself."""
         query_params = {
             "query": query,
             "episodeId": episode_id,
@@ -86,6 +90,8 @@ class Agent:
             "budgetTokens": budget_tokens,
             "maxCases": max_cases,
             "filter": json.dumps(filter) if filter is not None else None,
+            "minVersion": min_version,
+            "consistency": consistency,
         }
         return cast(m.PromptBlock, self._call("GET", "/prompt", query=query_params))
 
@@ -102,9 +108,12 @@ class Agent:
         tags: Optional[Sequence[str]] = None,
         episode_id: Optional[str] = None,
         filter: Optional[m.MemoryFilter] = None,
+        min_version: Optional[int] = None,
+        consistency: Optional[m.Consistency] = None,
     ) -> m.RetrieveResponse:
         """Utility-ranked retrieval: relevance filter, then relevance and Q blended by λ; ``filter``
-        (metadata, tags, domain, createdAfter, usedAfter) narrows the candidates before ranking."""
+        (metadata, tags, domain, createdAfter, usedAfter) narrows the candidates before ranking.
+        ``min_version`` and ``consistency`` as for ``prompt``."""
         body = _compact(
             {
                 "query": query,
@@ -117,6 +126,8 @@ class Agent:
                 "tags": _list(tags),
                 "episodeId": episode_id,
                 "filter": filter,
+                "minVersion": min_version,
+                "consistency": consistency,
             }
         )
         return cast(m.RetrieveResponse, self._call("POST", "/retrieve", body=body))

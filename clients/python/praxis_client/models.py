@@ -15,6 +15,10 @@ MemoryKind = Literal["experience", "case"]
 Metadata = Dict[str, Union[str, int, float, bool, None]]
 # A lesson's or case's metadata: flat, at most 32 keys of ``A-Z a-z 0-9 _ . : -``; never shown to a model.
 MemoryMetadata = Dict[str, Union[str, int, float, bool]]
+# `bounded` (the default): ranked where the request lands, from a snapshot at most the staleness
+# bound old; `strong`: ranked by the agent's memory itself.
+Consistency = Literal["bounded", "strong"]
+ReadFallback = Literal["strong", "episode", "query-words", "embedder", "too-large", "remote-index", "token-size"]
 
 
 class MemoryFilter(TypedDict, total=False):
@@ -47,6 +51,8 @@ class RetrieveRequest(_RetrieveQuery, total=False):
     tags: List[str]
     filter: MemoryFilter
     episodeId: str
+    minVersion: int  # answer from this library version or later (read-your-writes)
+    consistency: Consistency
 
 
 class RetrievedItem(TypedDict):
@@ -66,14 +72,24 @@ class RetrievedItem(TypedDict):
     match: Literal["vector", "lexical"]
 
 
-class RetrieveResponse(TypedDict):
+class _ReadFreshness(TypedDict):
+    libraryVersion: int  # the library version the answer was ranked on
+    snapshotAgeMs: int  # how long before the answer its snapshot was confirmed current (0: ranked by the agent's memory)
+    servedFrom: Literal["edge", "object"]
+
+
+class ReadFreshness(_ReadFreshness, total=False):
+    fallbackReason: ReadFallback  # why the agent's memory ranked a read the edge could have served
+
+
+class RetrieveResponse(ReadFreshness):
     retrievalId: str
     phase: Optional[Phase]
     candidates: int
     items: List[RetrievedItem]
 
 
-class PromptBlock(TypedDict):
+class PromptBlock(ReadFreshness):
     prompt: str
     mode: Literal["full-library", "ranked"]
     experienceIds: List[str]

@@ -1,10 +1,18 @@
-import { CaseCreateSchema, CasePatchSchema, isHeld, type Case, type CaseCreate, type CasePatch, type ListFilter } from "../../../src/core/memory-types";
+import {
+  CaseCreateSchema,
+  CasePatchSchema,
+  isHeld,
+  type Case,
+  type CaseCreate,
+  type CasePatch,
+  type ListFilter,
+} from "../../../src/core/memory-types";
 import { DomainError } from "../../../src/core/errors";
 import { nextSeq, type MemoryContext } from "../storage/context";
 import { listPage } from "../storage/list-page";
 import { caseOut, type CaseRow } from "../storage/rows";
 import type { RecordResult } from "../storage/idempotency";
-import { forgetHold, mayTouchHeld, recordHold, screenCase, type AdmissionPolicy } from "../screening/screen";
+import { forgetHold, mayTouchHeld, recordHold, screenCase, type ScreeningPolicy } from "../screening/screen";
 
 export interface CaseCreated {
   case: Case;
@@ -13,7 +21,7 @@ export interface CaseCreated {
 
 /** Rounds of embedding before a create whose embedder keeps being swapped gives up. */
 const EMBED_ATTEMPTS = 3;
-const CLIENT_CASE: AdmissionPolicy = { door: "api" };
+const CLIENT_CASE: ScreeningPolicy = { door: "api" };
 
 /** Past episodes kept for case-based reasoning; retrieved by task similarity. */
 export class Cases {
@@ -34,11 +42,12 @@ export class Cases {
    * The vector is computed by the embedder of the store it is written to: if the embedder was
    * swapped while embedding, the task is embedded again rather than filed under the new model.
    */
-  async create(input: CaseCreate, record?: RecordResult<CaseCreated>, policy: AdmissionPolicy = CLIENT_CASE): Promise<CaseCreated> {
+  async create(input: CaseCreate, record?: RecordResult<CaseCreated>, policy: ScreeningPolicy = CLIENT_CASE): Promise<CaseCreated> {
     const parsed = CaseCreateSchema.safeParse(input);
     if (!parsed.success) throw DomainError.unprocessable("Invalid case", parsed.error.issues);
     const c = parsed.data;
-    const existing = () => (c.episodeId ? this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE episode_id = ?", c.episodeId).toArray()[0] : undefined);
+    const existing = () =>
+      c.episodeId ? this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE episode_id = ?", c.episodeId).toArray()[0] : undefined;
     const found = existing();
     if (found) return this.recorded({ case: caseOut(found), created: false }, record);
     for (let attempt = 1; attempt <= EMBED_ATTEMPTS; attempt++) {
@@ -48,8 +57,14 @@ export class Cases {
       const id = this.ctx.newId("case");
       const now = this.ctx.now();
       const label = c.label ?? (c.reward > 0 ? "positive" : "negative");
-      // Task, answer and trace are injected into prompts as past cases: they pass admission like a lesson.
-      const screened = screenCase(this.ctx, id, null, { status: "active", task: c.task, answer: c.answer, traceSummary: c.traceSummary }, policy);
+      // Task, answer and trace are injected into prompts as past cases: they pass screening like a lesson.
+      const screened = screenCase(
+        this.ctx,
+        id,
+        null,
+        { status: "active", task: c.task, answer: c.answer, traceSummary: c.traceSummary },
+        policy,
+      );
       const status = screened.value;
       const result = this.ctx.storage.transactionSync((): CaseCreated => {
         const raced = existing();
@@ -58,8 +73,20 @@ export class Cases {
         this.ctx.sql.exec(
           `INSERT INTO cases (id, seq, task, trace_summary, answer, reward, label, tools, tags, episode_id, status, q, created_at, updated_at, metadata)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          id, nextSeq(this.ctx.sql, "case"), c.task, c.traceSummary, c.answer, c.reward, label,
-          JSON.stringify(c.toolsUsed), JSON.stringify(c.tags), c.episodeId, status, this.ctx.config().defaultQ, now, now,
+          id,
+          nextSeq(this.ctx.sql, "case"),
+          c.task,
+          c.traceSummary,
+          c.answer,
+          c.reward,
+          label,
+          JSON.stringify(c.toolsUsed),
+          JSON.stringify(c.tags),
+          c.episodeId,
+          status,
+          this.ctx.config().defaultQ,
+          now,
+          now,
           JSON.stringify(c.metadata),
         );
         vectors.writeSync(id, "case", vector!);
@@ -77,7 +104,7 @@ export class Cases {
     return result;
   }
 
-  async patch(id: string, input: CasePatch, policy: AdmissionPolicy = CLIENT_CASE, author = "client"): Promise<Case> {
+  async patch(id: string, input: CasePatch, policy: ScreeningPolicy = CLIENT_CASE, author = "client"): Promise<Case> {
     const parsed = CasePatchSchema.safeParse(input);
     if (!parsed.success) throw DomainError.unprocessable("Invalid patch", parsed.error.issues);
     const row = this.row(id);
@@ -85,10 +112,13 @@ export class Cases {
     const p = parsed.data;
     const answer = p.answer !== undefined ? p.answer : row.answer;
     const traceSummary = p.traceSummary !== undefined ? p.traceSummary : row.trace_summary;
-    // A new answer or trace passes admission like a new case; a held case leaves only by review or the quarantine.
+    // A new answer or trace passes screening like a new case; a held case leaves only by review or the quarantine.
     const screened = screenCase(
-      this.ctx, id, { status: row.status, task: row.task, answer: row.answer, traceSummary: row.trace_summary },
-      { status: p.status ?? row.status, task: row.task, answer, traceSummary }, policy,
+      this.ctx,
+      id,
+      { status: row.status, task: row.task, answer: row.answer, traceSummary: row.trace_summary },
+      { status: p.status ?? row.status, task: row.task, answer, traceSummary },
+      policy,
     );
     const status = screened.value;
     recordHold(this.ctx, id, "case", screened, policy, author);
@@ -108,7 +138,7 @@ export class Cases {
     return this.get(id);
   }
 
-  async delete(id: string, policy: AdmissionPolicy = CLIENT_CASE): Promise<void> {
+  async delete(id: string, policy: ScreeningPolicy = CLIENT_CASE): Promise<void> {
     const row = this.row(id);
     if (!row) throw DomainError.notFound(`Case '${id}' does not exist.`);
     if (isHeld(row.status) && !mayTouchHeld(policy)) {

@@ -1,4 +1,13 @@
-import type { Attempt, AttemptCreate, Episode, EpisodeCreate, EpisodeEnd, EpisodeResult, EpisodeRetrieval, SessionEnd } from "../../../src/core/episode-types";
+import type {
+  Attempt,
+  AttemptCreate,
+  Episode,
+  EpisodeCreate,
+  EpisodeEnd,
+  EpisodeResult,
+  EpisodeRetrieval,
+  SessionEnd,
+} from "../../../src/core/episode-types";
 import type { EpisodeDatasetQuery, EpisodeForDataset } from "../../../src/core/practice/dataset-types";
 import { TRACE_SUMMARY_MAX_CHARS } from "../../../src/core/memory-types";
 import { digestIfTrace } from "../../../src/core/stack-digest";
@@ -99,17 +108,17 @@ export class Episodes {
   }
 
   private attempts(id: string): Attempt[] {
-    return this.ctx.sql
-      .exec<AttemptRow>("SELECT * FROM attempts WHERE episode_id = ? ORDER BY n", id)
-      .toArray()
-      .map(attemptOut);
+    return this.ctx.sql.exec<AttemptRow>("SELECT * FROM attempts WHERE episode_id = ? ORDER BY n", id).toArray().map(attemptOut);
   }
 
   /** The attempts of several episodes in one query, by episode. */
   private attemptsOf(ids: string[]): Map<string, Attempt[]> {
     const by = new Map<string, Attempt[]>();
     for (const part of chunks(ids)) {
-      for (const a of this.ctx.sql.exec<AttemptRow>(`SELECT * FROM attempts WHERE episode_id IN (${placeholders(part.length)}) ORDER BY episode_id, n`, ...part)) {
+      for (const a of this.ctx.sql.exec<AttemptRow>(
+        `SELECT * FROM attempts WHERE episode_id IN (${placeholders(part.length)}) ORDER BY episode_id, n`,
+        ...part,
+      )) {
         const list = by.get(a.episode_id) ?? [];
         list.push(attemptOut(a));
         by.set(a.episode_id, list);
@@ -154,7 +163,16 @@ export class Episodes {
         query: r.query,
         phase: r.phase as EpisodeRetrieval["phase"],
         lambda: r.lambda,
-        items: (JSON.parse(r.items) as { id: string; kind: EpisodeRetrieval["items"][number]["kind"]; label: string | null; score: number | null; citeOnly?: boolean; f?: number[] }[]).map((i) => ({
+        items: (
+          JSON.parse(r.items) as {
+            id: string;
+            kind: EpisodeRetrieval["items"][number]["kind"];
+            label: string | null;
+            score: number | null;
+            citeOnly?: boolean;
+            f?: number[];
+          }[]
+        ).map((i) => ({
           id: i.id,
           kind: i.kind,
           label: i.label,
@@ -170,20 +188,33 @@ export class Episodes {
     const id = this.ctx.newId("ep");
     this.ctx.sql.exec(
       "INSERT INTO episodes (id, seq, task, metadata, session_id, status, created_at) VALUES (?, ?, ?, ?, ?, 'open', ?)",
-      id, nextSeq(this.ctx.sql, "episode"), redactSecrets(input.task), input.metadata ? JSON.stringify(input.metadata) : null, sessionId, this.ctx.now(),
+      id,
+      nextSeq(this.ctx.sql, "episode"),
+      redactSecrets(input.task),
+      input.metadata ? JSON.stringify(input.metadata) : null,
+      sessionId,
+      this.ctx.now(),
     );
     return this.get(id);
   }
 
   addAttempt(id: string, input: AttemptCreate): Attempt {
     const ep = this.row(id);
-    if (ep.status !== "open" || ep.outcome !== null) throw DomainError.conflict(`Episode '${id}' has ended; attempts can no longer be added.`);
+    if (ep.status !== "open" || ep.outcome !== null)
+      throw DomainError.conflict(`Episode '${id}' has ended; attempts can no longer be added.`);
     const n = this.ctx.sql.exec<{ n: number | null }>("SELECT max(n) AS n FROM attempts WHERE episode_id = ?", id).one().n ?? 0;
     const tools = (input.toolCalls ?? []).map((t) => (t.error ? `${t.name} ✗ ${cleanError(t.error)}` : t.name));
     const error = cleanError(input.error ?? input.toolCalls?.find((t) => t.error)?.error);
     this.ctx.sql.exec(
       "INSERT INTO attempts (episode_id, n, description, ok, error, tool_calls, infrastructure, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      id, n + 1, redactSecrets(input.description), input.ok ? 1 : 0, error, JSON.stringify(tools), input.infrastructure ? 1 : 0, this.ctx.now(),
+      id,
+      n + 1,
+      redactSecrets(input.description),
+      input.ok ? 1 : 0,
+      error,
+      JSON.stringify(tools),
+      input.infrastructure ? 1 : 0,
+      this.ctx.now(),
     );
     return this.attempts(id).find((a) => a.n === n + 1)!;
   }
@@ -220,19 +251,27 @@ export class Episodes {
         record(result);
         this.ctx.sql.exec(
           "UPDATE episodes SET outcome = ?, score = ?, answer = ?, cited = ? WHERE id = ?",
-          input.outcome, input.score ?? null, answer, input.citedIds ? JSON.stringify(input.citedIds) : null, id,
+          input.outcome,
+          input.score ?? null,
+          answer,
+          input.citedIds ? JSON.stringify(input.citedIds) : null,
+          id,
         );
       }),
     );
     const attempts = taskAttempts(this.attempts(id));
-    const { case: stored } = await this.cases.create({
-      task: ep.task,
-      traceSummary: traceSummary(attempts),
-      answer,
-      reward: reward.reward,
-      toolsUsed: [...new Set(attempts.flatMap((a) => a.toolCalls.map((t) => t.split(" ")[0]!)))],
-      episodeId: id,
-    }, undefined, { door: "episode" });
+    const { case: stored } = await this.cases.create(
+      {
+        task: ep.task,
+        traceSummary: traceSummary(attempts),
+        answer,
+        reward: reward.reward,
+        toolsUsed: [...new Set(attempts.flatMap((a) => a.toolCalls.map((t) => t.split(" ")[0]!)))],
+        episodeId: id,
+      },
+      undefined,
+      { door: "episode" },
+    );
     const failed = attempts.some((a) => !a.ok);
     const succeeded = attempts.some((a) => a.ok) || input.outcome === "success";
     let jobId: string | null = null;
@@ -249,7 +288,12 @@ export class Episodes {
       extraction: jobId ? "queued" : "not-needed",
       jobId,
     };
-    this.ctx.sql.exec("UPDATE episodes SET status = 'ended', result = ?, ended_at = ? WHERE id = ? AND status = 'open'", JSON.stringify(result), this.ctx.now(), id);
+    this.ctx.sql.exec(
+      "UPDATE episodes SET status = 'ended', result = ?, ended_at = ? WHERE id = ? AND status = 'open'",
+      JSON.stringify(result),
+      this.ctx.now(),
+      id,
+    );
     return this.get(id);
   }
 
@@ -262,7 +306,11 @@ export class Episodes {
     const result: EpisodeResult = { reward: 0, rewarded: [], caseId: null, extraction: "not-needed", jobId: null };
     this.ctx.sql.exec(
       "UPDATE episodes SET outcome = 'abandoned', score = NULL, answer = ?, cited = ?, status = 'ended', result = ?, ended_at = ? WHERE id = ? AND status = 'open'",
-      answer, input.citedIds ? JSON.stringify(input.citedIds) : null, JSON.stringify(result), this.ctx.now(), id,
+      answer,
+      input.citedIds ? JSON.stringify(input.citedIds) : null,
+      JSON.stringify(result),
+      this.ctx.now(),
+      id,
     );
     return this.get(id);
   }
@@ -271,7 +319,8 @@ export class Episodes {
     let before = Number.MAX_SAFE_INTEGER;
     if (cursor) {
       const c = decodeCursor(cursor);
-      if (!c || typeof c.s !== "number") throw DomainError.unprocessable("The cursor is not valid.", [{ path: ["cursor"], message: "Not a cursor from this API" }]);
+      if (!c || typeof c.s !== "number")
+        throw DomainError.unprocessable("The cursor is not valid.", [{ path: ["cursor"], message: "Not a cursor from this API" }]);
       before = c.s;
     }
     const rows = this.ctx.sql
@@ -345,12 +394,23 @@ export class Episodes {
   screenedForDataset(q: EpisodeDatasetQuery): { episodes: EpisodeForDataset[]; withheld: { episodeId: string; reason: string }[] } {
     const outcomes = q.outcomes ?? [];
     const rows = this.ctx.sql
-      .exec<{ id: string; task: string; outcome: string; answer: string | null; ended_at: number; case_status: string | null; case_answer: string | null; held: string | null }>(
+      .exec<{
+        id: string;
+        task: string;
+        outcome: string;
+        answer: string | null;
+        ended_at: number;
+        case_status: string | null;
+        case_answer: string | null;
+        held: string | null;
+      }>(
         `SELECT e.id, e.task, e.outcome, e.answer, e.ended_at, c.status AS case_status, c.answer AS case_answer, qr.reason AS held
          FROM episodes e LEFT JOIN cases c ON c.episode_id = e.id LEFT JOIN quarantine qr ON qr.item_id = c.id
          WHERE e.status = 'ended' AND e.outcome != 'abandoned' AND e.ended_at >= ?
          ${outcomes.length ? `AND e.outcome IN (${placeholders(outcomes.length)})` : ""} ORDER BY e.ended_at DESC, e.seq DESC LIMIT ?`,
-        q.since ?? 0, ...outcomes, q.limit,
+        q.since ?? 0,
+        ...outcomes,
+        q.limit,
       )
       .toArray();
     const episodes: EpisodeForDataset[] = [];

@@ -36,7 +36,11 @@ export class Jobs {
     const now = this.ctx.now();
     this.ctx.sql.exec(
       "INSERT INTO jobs (id, type, status, episode_id, created_at, updated_at) VALUES (?, ?, 'queued', ?, ?, ?)",
-      id, type, episodeId, now, now,
+      id,
+      type,
+      episodeId,
+      now,
+      now,
     );
     return { job: this.get(id)!, created: true };
   }

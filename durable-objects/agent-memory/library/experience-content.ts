@@ -1,7 +1,19 @@
 import type { ExperienceContent } from "../../../src/core/memory-types";
 import { experienceEmbedText, type ExperienceSnapshot } from "../storage/rows";
 
-const CONTENT_KEYS = ["text", "pattern", "keywords", "when", "tags", "domain", "source", "status", "pinned", "importance", "metadata"] as const;
+const CONTENT_KEYS = [
+  "text",
+  "pattern",
+  "keywords",
+  "when",
+  "tags",
+  "domain",
+  "source",
+  "status",
+  "pinned",
+  "importance",
+  "metadata",
+] as const;
 
 /** Whether two snapshots hold the same library content (learned utility aside); a field older versions lack reads as its default. */
 export function sameContent(a: ExperienceSnapshot, b: ExperienceSnapshot): boolean {

@@ -25,13 +25,18 @@ export function listVersions(sql: SqlStorage, limit: number, before?: number): {
       limit + 1,
     )
     .toArray();
-  const page = rows.slice(0, limit).map((r) => ({ version: r.version, reason: r.reason, author: r.author, createdAt: r.created_at, changes: r.changes }));
+  const page = rows
+    .slice(0, limit)
+    .map((r) => ({ version: r.version, reason: r.reason, author: r.author, createdAt: r.created_at, changes: r.changes }));
   return { items: page, nextCursor: rows.length > limit ? String(page[page.length - 1]!.version) : null };
 }
 
 function versionMeta(sql: SqlStorage, n: number): LibraryVersion {
   const r = sql
-    .exec<{ version: number; reason: string; author: string; created_at: number; changes: number }>("SELECT * FROM library_versions WHERE version = ?", n)
+    .exec<{ version: number; reason: string; author: string; created_at: number; changes: number }>(
+      "SELECT * FROM library_versions WHERE version = ?",
+      n,
+    )
     .toArray()[0];
   if (!r) throw DomainError.notFound(`Library version ${n} does not exist.`);
   return { version: r.version, reason: r.reason, author: r.author, createdAt: r.created_at, changes: r.changes };
@@ -87,7 +92,8 @@ export function retireLearning(sql: SqlStorage, id: string, now: number) {
   sql.exec(
     `INSERT OR REPLACE INTO retired_learning (item_id, text, q, retrieved, cited, uncited, successes, failures, last_used_at, probation, retired_at)
      SELECT id, text, q, retrieved, cited, uncited, successes, failures, last_used_at, probation, ? FROM experiences WHERE id = ?`,
-    now, id,
+    now,
+    id,
   );
 }
 
@@ -109,7 +115,8 @@ export function restoreLearning(sql: SqlStorage, id: string, text: string, anyTe
     `UPDATE experiences SET (q, retrieved, cited, uncited, successes, failures, last_used_at, probation) =
        (SELECT q, retrieved, cited, uncited, successes, failures, last_used_at, probation FROM retired_learning WHERE item_id = ?)
      WHERE id = ?`,
-    id, id,
+    id,
+    id,
   );
   sql.exec("DELETE FROM retired_learning WHERE item_id = ?", id);
   return true;

@@ -14,8 +14,17 @@ import type { RecordResult } from "../storage/idempotency";
 import type { VectorStore } from "../vectors/store";
 import { experienceEmbedText, experienceOut, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "../storage/rows";
 import { embedTextIfChanged, pickContent, prefixIssues, sameContent } from "./experience-content";
-import { forgetHold, mayTouchHeld, provenanceOf, recordHold, screenExperience, type AdmissionPolicy } from "../screening/screen";
-import { heldSince, listVersions, restoreLearning, retireLearning, stateAt, versionDetail, versionDiff, type LibraryChange } from "./history";
+import { forgetHold, mayTouchHeld, provenanceOf, recordHold, screenExperience, type ScreeningPolicy } from "../screening/screen";
+import {
+  heldSince,
+  listVersions,
+  restoreLearning,
+  retireLearning,
+  stateAt,
+  versionDetail,
+  versionDiff,
+  type LibraryChange,
+} from "./history";
 import { tombstones } from "../screening/tombstones";
 export type { LibraryChange, LibraryVersion } from "./history";
 import { isHeld } from "../../../src/core/memory-types";
@@ -47,14 +56,14 @@ export interface CommitResult {
 /** A version's reason, or how to word it from what the version turned out to change. */
 export type Reason = string | ((intents: Intent[]) => string);
 
-/** How a version was asked for: its admission policy, and the work it completes (a live job, a practice promotion), if any. */
+/** How a version was asked for: its screening policy, and the work it completes (a live job, a practice promotion), if any. */
 export interface CommitOptions {
-  admission?: AdmissionPolicy;
+  screening?: ScreeningPolicy;
   jobId?: string;
 }
 
 /** A client's own write when nothing else is said: the strictest policy. */
-const CLIENT_WRITE: AdmissionPolicy = { door: "api" };
+const CLIENT_WRITE: ScreeningPolicy = { door: "api" };
 
 /** Rounds of embed-then-commit before a write that keeps being overtaken gives up. */
 const COMMIT_ATTEMPTS = 3;
@@ -75,7 +84,9 @@ export class Library {
   /** Labels G0…Gn follow creation order among active experiences and are re-assigned after each change. */
   refreshLabels(): void {
     // One row however large the library: SQLite walks the (status, seq) index and hands back one JSON array.
-    const { seqs } = this.ctx.sql.exec<{ seqs: string }>("SELECT json_group_array(seq) AS seqs FROM experiences WHERE status = 'active'").one();
+    const { seqs } = this.ctx.sql
+      .exec<{ seqs: string }>("SELECT json_group_array(seq) AS seqs FROM experiences WHERE status = 'active'")
+      .one();
     this.activeSeqs = Float64Array.from(JSON.parse(seqs) as number[]).sort();
   }
 
@@ -94,7 +105,11 @@ export class Library {
 
   /** The version that completed this work (a live job, a practice run's promotion), kept with the history: never pruned. */
   versionFor(jobId: string): { version: number; changes: number } | null {
-    return this.ctx.sql.exec<{ version: number; changes: number }>("SELECT version, changes FROM library_versions WHERE job_id = ?", jobId).toArray()[0] ?? null;
+    return (
+      this.ctx.sql
+        .exec<{ version: number; changes: number }>("SELECT version, changes FROM library_versions WHERE job_id = ?", jobId)
+        .toArray()[0] ?? null
+    );
   }
 
   row(id: string): ExperienceRow | null {
@@ -127,7 +142,7 @@ export class Library {
   }
 
   /** Validates operations against the current library and turns them into intents. */
-  resolve(ops: LibraryOperation[], provenance: Provenance | null, policy: AdmissionPolicy = CLIENT_WRITE): Intent[] {
+  resolve(ops: LibraryOperation[], provenance: Provenance | null, policy: ScreeningPolicy = CLIENT_WRITE): Intent[] {
     const now = this.ctx.now();
     const pending = new Map<string, ExperienceSnapshot | null>();
     const current = (id: string): ExperienceSnapshot | null => {
@@ -151,7 +166,13 @@ export class Library {
         };
         pending.set(id, after);
         // A live lesson brought in from elsewhere has not earned trust here.
-        intents.push({ kind: "put", id, after, embedText: experienceEmbedText(content), probation: policy.door === "import" && content.source === "live" });
+        intents.push({
+          kind: "put",
+          id,
+          after,
+          embedText: experienceEmbedText(content),
+          probation: policy.door === "import" && content.source === "live",
+        });
         return;
       }
       const before = current(op.id);
@@ -181,16 +202,20 @@ export class Library {
     meta: { reason: string; author: string; provenance?: Provenance | null; record?: RecordResult<CommitResult> } & CommitOptions,
   ): Promise<CommitResult> {
     if (!ops.length) throw DomainError.unprocessable("No operations given.");
-    const admission = meta.admission ?? CLIENT_WRITE;
-    return this.commit(() => this.resolve(ops, meta.provenance ?? null, admission), meta.reason, meta.author, meta.record, { ...meta, admission });
+    const screening = meta.screening ?? CLIENT_WRITE;
+    return this.commit(() => this.resolve(ops, meta.provenance ?? null, screening), meta.reason, meta.author, meta.record, {
+      ...meta,
+      screening,
+    });
   }
 
-  /** This library as seen by a caller that writes through it (apply, resolve, commit) with its admission policy fixed. */
-  admitting(admission: AdmissionPolicy): Library {
+  /** This library as seen by a caller that writes through it (apply, resolve, commit) with its screening policy fixed. */
+  screening(fixed: ScreeningPolicy): Library {
     const view = Object.create(this) as Library;
-    view.apply = (ops, meta) => this.apply(ops, { ...meta, admission });
-    view.resolve = (ops, provenance, policy) => this.resolve(ops, provenance, policy ?? admission);
-    view.commit = (plan, reason, author, record, opts = {}) => this.commit(plan, reason, author, record, { ...opts, admission: opts.admission ?? admission });
+    view.apply = (ops, meta) => this.apply(ops, { ...meta, screening: fixed });
+    view.resolve = (ops, provenance, policy) => this.resolve(ops, provenance, policy ?? fixed);
+    view.commit = (plan, reason, author, record, opts = {}) =>
+      this.commit(plan, reason, author, record, { ...opts, screening: opts.screening ?? fixed });
     return view;
   }
 
@@ -201,11 +226,19 @@ export class Library {
    * never reverted, and a deleted item is not resurrected. If the fresh plan needs text that was
    * not embedded, or the embedder was swapped, it starts over with what it now knows.
    */
-  async commit(plan: () => Intent[], reason: Reason, author: string, record?: RecordResult<CommitResult>, opts: CommitOptions = {}): Promise<CommitResult> {
+  async commit(
+    plan: () => Intent[],
+    reason: Reason,
+    author: string,
+    record?: RecordResult<CommitResult>,
+    opts: CommitOptions = {},
+  ): Promise<CommitResult> {
     const embedded = new Map<string, Float32Array>();
     let vectors = this.ctx.vectors;
     for (let attempt = 1; ; attempt++) {
-      const wanted = [...new Set(plan().flatMap((i) => (i.kind === "put" && i.embedText !== null && !embedded.has(i.embedText) ? [i.embedText] : [])))];
+      const wanted = [
+        ...new Set(plan().flatMap((i) => (i.kind === "put" && i.embedText !== null && !embedded.has(i.embedText) ? [i.embedText] : []))),
+      ];
       const got = wanted.length ? await vectors.embed(wanted) : [];
       if (vectors !== this.ctx.vectors) {
         vectors = this.ctx.vectors;
@@ -223,7 +256,8 @@ export class Library {
           return result;
         }
       }
-      if (attempt === COMMIT_ATTEMPTS) throw DomainError.retryLater("The library kept changing while this write was being embedded; retry it.");
+      if (attempt === COMMIT_ATTEMPTS)
+        throw DomainError.retryLater("The library kept changing while this write was being embedded; retry it.");
     }
   }
 
@@ -238,7 +272,7 @@ export class Library {
     opts: CommitOptions,
     happened: AgentEvent[],
   ): CommitResult | null {
-    const policy = opts.admission ?? CLIENT_WRITE;
+    const policy = opts.screening ?? CLIENT_WRITE;
     const sql = this.ctx.sql;
     const now = this.ctx.now();
     try {
@@ -261,7 +295,9 @@ export class Library {
           if (intent.kind === "delete") {
             if (!row) throw DomainError.notFound(`Experience '${intent.id}' does not exist.`);
             if (isHeld(row.status) && !mayTouchHeld(policy)) {
-              throw DomainError.forbidden(`Experience '${intent.id}' is held (${row.status}); an admin key deletes it through the agent's quarantine.`);
+              throw DomainError.forbidden(
+                `Experience '${intent.id}' is held (${row.status}); an admin key deletes it through the agent's quarantine.`,
+              );
             }
             retireLearning(sql, intent.id, now);
             sql.exec("DELETE FROM experiences WHERE id = ?", intent.id);
@@ -292,7 +328,8 @@ export class Library {
               op = after.status === "archived" && before!.status !== "archived" ? "archive" : "update";
             }
           }
-          if (after && intent.kind === "put" && intent.embedText !== null) vectors.writeSync(intent.id, "experience", embedded.get(intent.embedText)!);
+          if (after && intent.kind === "put" && intent.embedText !== null)
+            vectors.writeSync(intent.id, "experience", embedded.get(intent.embedText)!);
           touched.add(intent.id);
           sql.exec(
             `INSERT INTO library_changes (version, experience_id, op, before, after) VALUES (?, ?, ?, ?, ?)
@@ -307,20 +344,35 @@ export class Library {
         const changes = sql.exec<{ n: number }>("SELECT count(*) AS n FROM library_changes WHERE version = ?", v).one().n;
         sql.exec(
           "INSERT INTO library_versions (version, reason, author, created_at, changes, job_id) VALUES (?, ?, ?, ?, ?, ?)",
-          v, typeof reason === "string" ? reason : reason(intents), author, now, changes, opts.jobId ?? null,
+          v,
+          typeof reason === "string" ? reason : reason(intents),
+          author,
+          now,
+          changes,
+          opts.jobId ?? null,
         );
         this.refreshLabels();
         happened.length = 0;
         for (const id of touched) {
-          const change = sql.exec<{ op: string; before: string | null; after: string | null }>("SELECT op, before, after FROM library_changes WHERE version = ? AND experience_id = ?", v, id).one();
+          const change = sql
+            .exec<{ op: string; before: string | null; after: string | null }>(
+              "SELECT op, before, after FROM library_changes WHERE version = ? AND experience_id = ?",
+              v,
+              id,
+            )
+            .one();
           const was = parseJson<ExperienceSnapshot | null>(change.before, null);
           const now = parseJson<ExperienceSnapshot | null>(change.after, null);
           if (!now) continue;
           const data = { lessonId: id, version: v, source: now.source, status: now.status, text: now.text };
           if (change.op === "create") happened.push({ id: `lesson.created:${id}`, type: "lesson.created", data });
-          if (now.status === "quarantined" && was?.status !== "quarantined") happened.push({ id: `lesson.quarantined:${id}:${v}`, type: "lesson.quarantined", data });
+          if (now.status === "quarantined" && was?.status !== "quarantined")
+            happened.push({ id: `lesson.quarantined:${id}:${v}`, type: "lesson.quarantined", data });
         }
-        const experiences = [...touched].map((id) => this.row(id)).filter((r): r is ExperienceRow => r !== null).map((r) => this.out(r));
+        const experiences = [...touched]
+          .map((id) => this.row(id))
+          .filter((r): r is ExperienceRow => r !== null)
+          .map((r) => this.out(r));
         const result: CommitResult = { version: v, experiences, deleted, unchanged: false };
         record?.(result);
         return result;
@@ -336,8 +388,22 @@ export class Library {
     this.ctx.sql.exec(
       `INSERT INTO experiences (id, seq, text, pattern, keywords, tags, domain, source, status, pinned, importance, q, provenance, created_at, updated_at, when_text, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      s.id, s.seq, s.text, s.pattern, JSON.stringify(s.keywords), JSON.stringify(s.tags), s.domain, s.source, s.status,
-      s.pinned ? 1 : 0, s.importance, s.q, s.provenance ? JSON.stringify(s.provenance) : null, s.createdAt, now, s.when ?? null,
+      s.id,
+      s.seq,
+      s.text,
+      s.pattern,
+      JSON.stringify(s.keywords),
+      JSON.stringify(s.tags),
+      s.domain,
+      s.source,
+      s.status,
+      s.pinned ? 1 : 0,
+      s.importance,
+      s.q,
+      s.provenance ? JSON.stringify(s.provenance) : null,
+      s.createdAt,
+      now,
+      s.when ?? null,
       JSON.stringify(s.metadata ?? {}),
     );
     if (probation) this.ctx.sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", s.id);
@@ -347,8 +413,20 @@ export class Library {
     this.ctx.sql.exec(
       `UPDATE experiences SET text = ?, pattern = ?, keywords = ?, tags = ?, domain = ?, source = ?, status = ?, pinned = ?,
        importance = ?, seq = ?, updated_at = ?, when_text = ?, metadata = ? WHERE id = ?`,
-      s.text, s.pattern, JSON.stringify(s.keywords), JSON.stringify(s.tags), s.domain, s.source, s.status,
-      s.pinned ? 1 : 0, s.importance, s.seq, now, s.when ?? null, JSON.stringify(s.metadata ?? {}), s.id,
+      s.text,
+      s.pattern,
+      JSON.stringify(s.keywords),
+      JSON.stringify(s.tags),
+      s.domain,
+      s.source,
+      s.status,
+      s.pinned ? 1 : 0,
+      s.importance,
+      s.seq,
+      now,
+      s.when ?? null,
+      JSON.stringify(s.metadata ?? {}),
+      s.id,
     );
   }
 
@@ -386,13 +464,13 @@ export class Library {
   /**
    * Restores the content of version n as a new version. Learned state is kept: surviving lessons keep
    * theirs, and a lesson brought back gets back what it had learned when it was deleted. Restored
-   * text passes admission again (an entry that was never admitted stays held), what is held now is
+   * text passes screening again (an entry that was never admitted stays held), what is held now is
    * left for its review (a rollback neither drops nor releases it), and what an admin removed from
    * the quarantine stays removed.
    */
   async rollback(n: number, author: string, record?: RecordResult<CommitResult>): Promise<CommitResult> {
-    const admission: AdmissionPolicy = { door: "rollback", internal: true, holdReason: `restored held by the rollback to version ${n}` };
-    return this.commit(() => this.rollbackPlan(n), `rollback to version ${n}`, author, record, { admission });
+    const screening: ScreeningPolicy = { door: "rollback", internal: true, holdReason: `restored held by the rollback to version ${n}` };
+    return this.commit(() => this.rollbackPlan(n), `rollback to version ${n}`, author, record, { screening });
   }
 
   private rollbackPlan(n: number): Intent[] {

@@ -1,5 +1,11 @@
 import { assessLesson } from "../../../src/core/poison";
-import { DUPLICATE_SIMILARITY, lessonToStore, type LiveDecision, type LiveDecisionContext, type LiveInsight } from "../../../src/core/live-lesson";
+import {
+  DUPLICATE_SIMILARITY,
+  lessonToStore,
+  type LiveDecision,
+  type LiveDecisionContext,
+  type LiveInsight,
+} from "../../../src/core/live-lesson";
 import type { LibraryOperation } from "../../../src/core/memory-types";
 import type { MemoryContext } from "../storage/context";
 import type { Library } from "./library";
@@ -33,10 +39,17 @@ export class LiveLessons {
 
   /** Compares like with like: the candidate is embedded the way stored experiences are (pattern, text, keywords). */
   /** A stored lesson (`id`) is compared by its own vector, so asking costs no embedding call. */
-  async similar(lesson: { id?: string; text: string; pattern?: string | null; keywords?: string[] }, k: number): Promise<SimilarExperience[]> {
+  async similar(
+    lesson: { id?: string; text: string; pattern?: string | null; keywords?: string[] },
+    k: number,
+  ): Promise<SimilarExperience[]> {
     const vectors = this.ctx.vectors;
     const stored = lesson.id ? vectors.vectorOf(lesson.id) : null;
-    const vec = stored ?? (await vectors.embed([experienceEmbedText({ text: lesson.text, pattern: lesson.pattern ?? null, keywords: lesson.keywords ?? [] })]))[0];
+    const vec =
+      stored ??
+      (
+        await vectors.embed([experienceEmbedText({ text: lesson.text, pattern: lesson.pattern ?? null, keywords: lesson.keywords ?? [] })])
+      )[0];
     const hits = await vectors.search(vec!, "experience", k, -1);
     const out: SimilarExperience[] = [];
     for (const h of hits) {
@@ -52,7 +65,13 @@ export class LiveLessons {
    * redelivery that arrives while the job is still being applied (its checks are followed by
    * awaits) shares that run instead of passing the same checks.
    */
-  apply(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision, context: LiveDecisionContext): Promise<LiveLessonResult> {
+  apply(
+    jobId: string,
+    episodeId: string,
+    candidate: LiveInsight,
+    decision: LiveDecision,
+    context: LiveDecisionContext,
+  ): Promise<LiveLessonResult> {
     const running = this.applying.get(jobId);
     if (running) return running;
     const run = this.applyOnce(jobId, episodeId, candidate, decision, context).finally(() => this.applying.delete(jobId));
@@ -60,7 +79,13 @@ export class LiveLessons {
     return run;
   }
 
-  private async applyOnce(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision, context: LiveDecisionContext): Promise<LiveLessonResult> {
+  private async applyOnce(
+    jobId: string,
+    episodeId: string,
+    candidate: LiveInsight,
+    decision: LiveDecision,
+    context: LiveDecisionContext,
+  ): Promise<LiveLessonResult> {
     const prior = this.jobs.get(jobId);
     if (prior?.status === "done" && prior.result) return prior.result as unknown as LiveLessonResult;
     const tag = `(job ${jobId})`;
@@ -68,13 +93,24 @@ export class LiveLessons {
     // can word its reason so) must not pass for this job's version and stop it from learning.
     const done = this.ctx.sql.exec<{ version: number }>("SELECT version FROM library_versions WHERE job_id = ?", jobId).toArray()[0];
     if (done) {
-      const result: LiveLessonResult = { operation: decision.operation, applied: "none", experienceId: null, libraryVersion: done.version, reason: "already applied" };
+      const result: LiveLessonResult = {
+        operation: decision.operation,
+        applied: "none",
+        experienceId: null,
+        libraryVersion: done.version,
+        reason: "already applied",
+      };
       this.jobs.update(jobId, { status: "done", reason: "already applied", result });
       return result;
     }
 
     const text = lessonToStore(candidate, decision);
-    const base = { pattern: candidate.pattern || null, keywords: candidate.keywords, when: candidate.when || null, source: "live" as const };
+    const base = {
+      pattern: candidate.pattern || null,
+      keywords: candidate.keywords,
+      when: candidate.when || null,
+      source: "live" as const,
+    };
     const provenance = { episodeId, note: decision.reason.slice(0, 500) };
     const reason = (what: string) => `live extraction from episode ${episodeId}: ${what} ${tag}`;
     const finish = (result: LiveLessonResult) => {
@@ -82,7 +118,12 @@ export class LiveLessons {
       return result;
     };
 
-    const poison = assessLesson({ text: [candidate.insight, text].join("\n"), pattern: candidate.pattern, keywords: candidate.keywords, when: candidate.when });
+    const poison = assessLesson({
+      text: [candidate.insight, text].join("\n"),
+      pattern: candidate.pattern,
+      keywords: candidate.keywords,
+      when: candidate.when,
+    });
     const unsafe = poison.quarantined
       ? poison.reasons.join(", ")
       : text && !context.review?.safe
@@ -90,30 +131,73 @@ export class LiveLessons {
         : null;
     if (unsafe) {
       const r = await this.library.apply(
-        [{ op: "create", experience: { ...base, text: (poison.quarantined ? candidate.insight : text).slice(0, 600) || text, status: "quarantined" } }],
-        { reason: reason(`quarantined (${unsafe})`), author: "system:live", provenance, jobId, admission: { door: "live", internal: true, holdReason: unsafe } },
+        [
+          {
+            op: "create",
+            experience: { ...base, text: (poison.quarantined ? candidate.insight : text).slice(0, 600) || text, status: "quarantined" },
+          },
+        ],
+        {
+          reason: reason(`quarantined (${unsafe})`),
+          author: "system:live",
+          provenance,
+          jobId,
+          screening: { door: "live", internal: true, holdReason: unsafe },
+        },
       );
-      return finish({ operation: decision.operation, applied: "quarantined", experienceId: r.experiences[0]!.id, libraryVersion: r.version, reason: `quarantined: ${unsafe}` });
+      return finish({
+        operation: decision.operation,
+        applied: "quarantined",
+        experienceId: r.experiences[0]!.id,
+        libraryVersion: r.version,
+        reason: `quarantined: ${unsafe}`,
+      });
     }
 
     // The LLM may only touch what it was shown, never a pinned lesson; a refused target changes nothing.
     const named = decision.operation === "UPDATE" || decision.operation === "DELETE" ? decision.targetId : undefined;
     const target = named ? this.library.row(named) : null;
-    const refused = !named ? null : !context.shownIds.includes(named) ? "was not among the lessons shown" : target?.pinned === 1 ? "is pinned" : null;
-    if (refused) return finish({ operation: decision.operation, applied: "none", experienceId: null, libraryVersion: null, reason: `target ${named} ${refused}; nothing changed` });
+    const refused = !named
+      ? null
+      : !context.shownIds.includes(named)
+        ? "was not among the lessons shown"
+        : target?.pinned === 1
+          ? "is pinned"
+          : null;
+    if (refused)
+      return finish({
+        operation: decision.operation,
+        applied: "none",
+        experienceId: null,
+        libraryVersion: null,
+        reason: `target ${named} ${refused}; nothing changed`,
+      });
     const targetUsable = target !== null && target.status === "active";
     let ops: LibraryOperation[] = [];
     let applied: LiveLessonResult["applied"] = "none";
     let why = decision.reason;
     if (decision.operation === "UPDATE" && targetUsable && text) {
-      ops = [{ op: "update", id: target!.id, patch: { text, keywords: [...new Set([...JSON.parse(target!.keywords as string), ...candidate.keywords])].slice(0, 32), ...(base.when ? { when: base.when } : {}) } }];
+      ops = [
+        {
+          op: "update",
+          id: target!.id,
+          patch: {
+            text,
+            keywords: [...new Set([...JSON.parse(target!.keywords as string), ...candidate.keywords])].slice(0, 32),
+            ...(base.when ? { when: base.when } : {}),
+          },
+        },
+      ];
       applied = "updated";
     } else if (decision.operation === "DELETE" && targetUsable) {
       // Archived, not deleted: a wrong call by the LLM is undone by restoring the status.
       ops = [{ op: "archive", id: target!.id }];
       if (text) ops.push({ op: "create", experience: { ...base, text } });
       applied = "archived";
-    } else if (decision.operation === "ADD" || ((decision.operation === "UPDATE" || decision.operation === "DELETE") && !targetUsable && text)) {
+    } else if (
+      decision.operation === "ADD" ||
+      ((decision.operation === "UPDATE" || decision.operation === "DELETE") && !targetUsable && text)
+    ) {
       const nearest = (await this.similar({ text, pattern: base.pattern, keywords: base.keywords }, 1))[0];
       if (nearest && nearest.sim >= DUPLICATE_SIMILARITY) {
         why = `duplicate of ${nearest.id} (similarity ${nearest.sim.toFixed(3)})`;
@@ -122,11 +206,24 @@ export class LiveLessons {
         applied = "added";
       }
     }
-    if (!ops.length) return finish({ operation: decision.operation, applied: "none", experienceId: null, libraryVersion: null, reason: why });
+    if (!ops.length)
+      return finish({ operation: decision.operation, applied: "none", experienceId: null, libraryVersion: null, reason: why });
     // The worker had the text reviewed (context.review) before asking for this write. Rewritten text
     // is as new as an added lesson: the version puts it on probation (Library.tryCommit).
-    const r = await this.library.apply(ops, { reason: reason(applied), author: "system:live", provenance, jobId, admission: { door: "live", internal: true, reviewed: true } });
+    const r = await this.library.apply(ops, {
+      reason: reason(applied),
+      author: "system:live",
+      provenance,
+      jobId,
+      screening: { door: "live", internal: true, reviewed: true },
+    });
     const touched = r.experiences.find((e) => e.source === "live" && e.text === text) ?? r.experiences[0];
-    return finish({ operation: decision.operation, applied, experienceId: touched?.id ?? target?.id ?? null, libraryVersion: r.version, reason: why });
+    return finish({
+      operation: decision.operation,
+      applied,
+      experienceId: touched?.id ?? target?.id ?? null,
+      libraryVersion: r.version,
+      reason: why,
+    });
   }
 }

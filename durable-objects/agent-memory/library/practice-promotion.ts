@@ -36,7 +36,11 @@ const promotionMark = (runId: string) => `practice:${runId}`;
  * reason names it. A lesson changed in the agent's library since the run started is not the one
  * the run tested and stays on probation.
  */
-export async function promotePractice(library: Library, input: PracticePromotionInput, record: RecordResult<unknown>): Promise<PracticePromotionResult> {
+export async function promotePractice(
+  library: Library,
+  input: PracticePromotionInput,
+  record: RecordResult<unknown>,
+): Promise<PracticePromotionResult> {
   const mark = promotionMark(input.runId);
   let plan: PromotionPlan = { operations: [], skipped: [] };
   let prior: { version: number; changes: number } | null = null;
@@ -72,6 +76,8 @@ export async function promotePractice(library: Library, input: PracticePromotion
     return { version, applied: version === null ? 0 : plan.operations.length, skipped: plan.skipped, released };
   };
   // The result is recorded in the version's own transaction, so a retried promotion replays it.
-  const r = await library.commit(fresh, reason, `run:${input.runId}`, (c) => record(outcome(c.unchanged ? null : c.version)), { jobId: mark });
+  const r = await library.commit(fresh, reason, `run:${input.runId}`, (c) => record(outcome(c.unchanged ? null : c.version)), {
+    jobId: mark,
+  });
   return outcome(r.unchanged ? null : r.version);
 }

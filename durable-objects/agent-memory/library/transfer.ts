@@ -5,7 +5,7 @@ import type { RecordResult } from "../storage/idempotency";
 import type { CommitResult, Intent, Library } from "./library";
 import { pickContent } from "./experience-content";
 import { experienceEmbedText, snapshotOf, type ExperienceRow, type ExperienceSnapshot } from "../storage/rows";
-import type { AdmissionPolicy } from "../screening/screen";
+import type { ScreeningPolicy } from "../screening/screen";
 import { textKey, tombstones } from "../screening/tombstones";
 
 export const LIBRARY_EXPORT_FORMAT = "praxis-library/v1";
@@ -36,7 +36,7 @@ export function exportLibrary(ctx: MemoryContext, library: Library): LibraryExpo
  * key imports), keeping an experience's id only where it is this service's experience id, which
  * no other kind of memory can carry: a crafted id could otherwise land on a case's vector.
  * `merge` adds only experiences whose text is not already present, with fresh ids. Either way
- * every imported text passes admission, arrives with source `import` and only the `importedFrom`
+ * every imported text passes screening, arrives with source `import` and only the `importedFrom`
  * and note of its provenance, and an exported live lesson starts on probation again; entries held
  * in quarantine here are left to their review, and lessons an admin removed from it are skipped.
  * Both are planned against the library as it stands when the version commits.
@@ -53,11 +53,12 @@ export function importLibrary(
 ): Promise<CommitResult> {
   const held = doc.experiences.findIndex((e) => isHeld(e.status));
   if (held >= 0) {
-    throw DomainError.unprocessable(`Experience ${held} of the export is '${doc.experiences[held]!.status}'; an import brings active or archived experiences.`, [
-      { path: ["library", "experiences", held, "status"], message: "Use 'active' or 'archived'" },
-    ]);
+    throw DomainError.unprocessable(
+      `Experience ${held} of the export is '${doc.experiences[held]!.status}'; an import brings active or archived experiences.`,
+      [{ path: ["library", "experiences", held, "status"], message: "Use 'active' or 'archived'" }],
+    );
   }
-  const admission: AdmissionPolicy = { door: "import", admin, ...(reviewed ? { reviewed } : {}) };
+  const screening: ScreeningPolicy = { door: "import", admin, ...(reviewed ? { reviewed } : {}) };
   // What an admin removed from quarantine here does not come back by import, under its id or its text.
   const removed = tombstones(ctx.sql);
   const buried = doc.experiences.filter((e) => removed.buries(e)).length;
@@ -65,22 +66,33 @@ export function importLibrary(
   doc = buried ? { ...doc, experiences: doc.experiences.filter((e) => !removed.buries(e)) } : doc;
   if (mode === "merge") {
     return library.commit(
-      () => library.resolve(mergeOps(ctx, doc), null, admission),
+      () => library.resolve(mergeOps(ctx, doc), null, screening),
       (intents) => `import (merge) of ${intents.length} experiences${skipped}`,
       author,
       record,
-      { admission },
+      { screening },
     );
   }
   const ids = doc.experiences.map((e) => e.id);
   if (new Set(ids).size !== ids.length) throw DomainError.unprocessable("The export contains duplicate ids.");
-  return library.commit(() => replacePlan(ctx, library, doc, admin), `import (replace) of ${ids.length} experiences${skipped}`, author, record, { admission });
+  return library.commit(
+    () => replacePlan(ctx, library, doc, admin),
+    `import (replace) of ${ids.length} experiences${skipped}`,
+    author,
+    record,
+    { screening },
+  );
 }
 
 const OWN_ID_RE = /^exp_[A-Za-z0-9]{8,40}$/;
 
 function replacePlan(ctx: MemoryContext, library: Library, doc: LibraryExport, admin: boolean): Intent[] {
-  const heldIds = new Set(ctx.sql.exec<{ id: string }>("SELECT id FROM experiences WHERE status IN ('quarantined', 'pending')").toArray().map((r) => r.id));
+  const heldIds = new Set(
+    ctx.sql
+      .exec<{ id: string }>("SELECT id FROM experiences WHERE status IN ('quarantined', 'pending')")
+      .toArray()
+      .map((r) => r.id),
+  );
   // Fresh ids are drawn once per plan run and kept by position, so the plan's second run (inside
   // the transaction) names the same experiences as its first.
   const ids = doc.experiences.map((e, i) => (OWN_ID_RE.test(e.id) && !heldIds.has(e.id) ? e.id : freshIds(ctx, doc)[i]!));
@@ -103,7 +115,15 @@ function replacePlan(ctx: MemoryContext, library: Library, doc: LibraryExport, a
       provenance: imported(e),
       createdAt: existing?.created_at ?? now,
     };
-    intents.push({ kind: "put", id, after, embedText: experienceEmbedText(after), reseq: true, probation: e.source === "live", setQ: admin });
+    intents.push({
+      kind: "put",
+      id,
+      after,
+      embedText: experienceEmbedText(after),
+      reseq: true,
+      probation: e.source === "live",
+      setQ: admin,
+    });
   });
   return intents;
 }
@@ -126,7 +146,12 @@ const imported = (e: LibraryExport["experiences"][number]): Provenance => ({
 });
 
 function mergeOps(ctx: MemoryContext, doc: LibraryExport): LibraryOperation[] {
-  const known = new Set(ctx.sql.exec<{ text: string }>("SELECT text FROM experiences").toArray().map((r) => textKey(r.text)));
+  const known = new Set(
+    ctx.sql
+      .exec<{ text: string }>("SELECT text FROM experiences")
+      .toArray()
+      .map((r) => textKey(r.text)),
+  );
   const ops: LibraryOperation[] = [];
   for (const e of doc.experiences) {
     if (known.has(textKey(e.text))) continue;

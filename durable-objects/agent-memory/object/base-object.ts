@@ -10,7 +10,7 @@ import type { AgentEvent, MemoryContext } from "../storage/context";
 import { eventMessages } from "../../../src/core/events";
 import type { VectorStore } from "../vectors/store";
 import { packPendingCodes } from "../vectors/pages";
-import { buildVectorStore, buildVectorStoreOrUnavailable, loadConfig, openRooms, type Rooms } from "./startup";
+import { buildVectorStore, buildVectorStoreOrUnavailable, loadConfig, openStores, type Stores } from "./startup";
 import { missingVectorCount } from "../upkeep/reembed";
 import { agentIdentity, agentIncarnation, agentState, existsInControlPlane, isBlank, setAgentState } from "./lifecycle";
 import { ACTIVE_SWEEP_MS, nextSweepDue, remedialCheckAsked, remedialCheckDue, runSweep, UpkeepAlarm } from "../upkeep/maintenance";
@@ -26,7 +26,7 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
   protected config: AgentConfig = defaultAgentConfig();
   protected initError: unknown = null;
   protected mem!: MemoryContext;
-  protected rooms!: Rooms;
+  protected rooms!: Stores;
   protected upkeep!: UpkeepAlarm;
   /** Whether `init` has run on the current storage; an unknown or deleted agent's object never runs it. */
   protected initialized = false;
@@ -67,7 +67,7 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
       requestJob: (type) => this.requestJob(type),
       emitEvents: (events) => this.emitEvents(events),
     };
-    this.rooms = openRooms(this.mem, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
+    this.rooms = openStores(this.mem, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
     this.upkeep = new UpkeepAlarm(this.ctx.storage, () => this.mem.vectors.backfillDueAt());
     await vectors.load();
     await this.upkeep.arm();
@@ -150,7 +150,9 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
    */
   protected sameIncarnation(incarnation: string | undefined, what: string): undefined {
     if (incarnation !== undefined && incarnation !== agentIncarnation(this.ctx.storage)) {
-      throw DomainError.notFound(`${what} was begun for an earlier agent '${agentIdentity(this.ctx.id.name)?.agentId ?? "?"}' (deleted and created again since); it is not applied.`);
+      throw DomainError.notFound(
+        `${what} was begun for an earlier agent '${agentIdentity(this.ctx.id.name)?.agentId ?? "?"}' (deleted and created again since); it is not applied.`,
+      );
     }
     return undefined;
   }
@@ -207,7 +209,13 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
     const who = agentIdentity(this.ctx.id.name);
     if (!who || events.length === 0) return;
     const at = Date.now();
-    const full = events.map((e) => ({ id: e.id, type: e.type, tenantId: who.tenantId, occurredAt: at, data: { agentId: who.agentId, ...e.data } }));
+    const full = events.map((e) => ({
+      id: e.id,
+      type: e.type,
+      tenantId: who.tenantId,
+      occurredAt: at,
+      data: { agentId: who.agentId, ...e.data },
+    }));
     // sendBatch takes at most 100 messages; a commit of more than 5,000 lessons sends several batches.
     const messages = eventMessages(who.tenantId, full);
     for (let i = 0; i < messages.length; i += 100) {

@@ -1,12 +1,12 @@
 import type { Env } from "../../../src/env";
 import { AgentConfigSchema, defaultAgentConfig, type AgentConfig } from "../../../src/core/agent-config";
 import { sha256Hex } from "../../../src/core/api-key";
-import type { ExactVectors } from "../../../src/core/int8-matrix";
 import { chooseVectorIndex } from "../../../src/core/vector-index-choice";
 import { createEmbedder, EmbedderConfigError } from "../../../src/adapters/embedder-factory";
 import type { Embedder } from "../../../src/adapters/embedder";
-import { embeddingMeter } from "../../../src/llm";
-import { agentIdentity } from "./lifecycle";
+import { meteredEmbedder } from "../../../src/llm";
+import { variables } from "../../../src/config";
+import { agentIdentity, agentIncarnation } from "./lifecycle";
 import { LocalVectorIndex } from "../../../src/adapters/vector-indexes/local";
 import { VectorizeVectorIndex } from "../../../src/adapters/vector-indexes/vectorize";
 import type { MemoryContext } from "../storage/context";
@@ -22,10 +22,10 @@ import { Episodes } from "../episodes/episodes";
 import { LiveLessons } from "../library/live-lessons";
 import { IdempotencyStore } from "../storage/idempotency";
 import { Quarantine } from "../screening/quarantine";
-import { variables } from "../../../src/config";
+import { ReadModel } from "../retrieval/read-model";
 
 /** The agent's storage modules, wired to one context: what the AgentMemory DO serves its calls from. */
-export interface Rooms {
+export interface Stores {
   library: Library;
   cases: Cases;
   retrieval: Retrieval;
@@ -36,9 +36,10 @@ export interface Rooms {
   lessons: LiveLessons;
   idempotency: IdempotencyStore;
   quarantine: Quarantine;
+  readModel: ReadModel;
 }
 
-export function openRooms(mem: MemoryContext, enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>): Rooms {
+export function openStores(mem: MemoryContext, enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>): Stores {
   const library = new Library(mem);
   const cases = new Cases(mem);
   const retrieval = new Retrieval(mem, library);
@@ -56,6 +57,12 @@ export function openRooms(mem: MemoryContext, enqueueExtraction: (episodeId: str
     lessons: new LiveLessons(mem, library, jobs),
     idempotency,
     quarantine: new Quarantine(mem, library, cases),
+    readModel: new ReadModel(
+      mem,
+      retrieval,
+      () => agentIncarnation(mem.storage),
+      () => retrieval.secrets.signing(),
+    ),
   };
 }
 
@@ -79,8 +86,8 @@ export async function buildVectorStore(sql: SqlStorage, env: Env, config: AgentC
   const binding = choice === "vectorize" ? env.VECTORIZE : undefined;
   // Namespaces are capped at 64 bytes and must separate vector spaces, so hash name + model.
   const namespace = binding ? `ns_${(await sha256Hex(`${name}|${embedder.model}`)).slice(0, 40)}` : "";
-  const makeIndex = (dims: number, exact: ExactVectors) =>
-    binding ? new VectorizeVectorIndex(binding, namespace, { dims, now, idScope: name }) : new LocalVectorIndex(dims, exact);
+  const makeIndex = (dims: number) =>
+    binding ? new VectorizeVectorIndex(binding, namespace, { dims, now, idScope: name }) : new LocalVectorIndex(dims);
   return new VectorStore(sql, embedder, {
     makeIndex,
     items: new SqlVectorItems(sql),
@@ -89,23 +96,10 @@ export async function buildVectorStore(sql: SqlStorage, env: Env, config: AgentC
   });
 }
 
-/**
- * An embedder that spends a paid endpoint's tokens (the operator's key) does so through the usage
- * ledger, in the name of the agent's tenant: each request is a row and counts in the daily budget.
- */
+/** The agent's embedder, metered in its tenant's name (see meteredEmbedder); an object without an agent's name is not metered. */
 function metered(embedder: Embedder, env: Env, name: string): Embedder {
   const who = agentIdentity(name);
-  if (embedder.provider !== "openai" || !who) return embedder;
-  const meter = embeddingMeter(env, who.tenantId, who.agentId);
-  return {
-    provider: embedder.provider,
-    model: embedder.model,
-    get dims() {
-      return embedder.dims;
-    },
-    similarityThreshold: embedder.similarityThreshold,
-    embed: (texts) => embedder.embed(texts, meter),
-  };
+  return who ? meteredEmbedder(embedder, env, who.tenantId, who.agentId) : embedder;
 }
 
 /** A misconfigured embedder must not brick the agent: what needs no vectors keeps working, and a PATCH can fix it. */
@@ -114,10 +108,14 @@ export async function buildVectorStoreOrUnavailable(sql: SqlStorage, env: Env, c
     return await buildVectorStore(sql, env, config, name);
   } catch (err) {
     if (!(err instanceof EmbedderConfigError)) throw err;
-    return new VectorStore(sql, { message: err.message, settings: err.settings }, {
-      makeIndex: (dims, exact) => new LocalVectorIndex(dims, exact),
-      items: new SqlVectorItems(sql),
-      now: () => Date.now(),
-    });
+    return new VectorStore(
+      sql,
+      { message: err.message, settings: err.settings },
+      {
+        makeIndex: (dims) => new LocalVectorIndex(dims),
+        items: new SqlVectorItems(sql),
+        now: () => Date.now(),
+      },
+    );
   }
 }

@@ -31,18 +31,13 @@ export function filterSql(filter: MemoryFilter | undefined, kind: MemoryKind, al
   if (filter.usedAfter !== undefined) parts.push(`${alias}.last_used_at > ?`), params.push(filter.usedAfter);
   for (const [key, value] of Object.entries(filter.metadata ?? {})) {
     const match =
-      typeof value === "boolean" ? `type = '${value}'` : typeof value === "number" ? "type IN ('integer', 'real') AND value = ?" : "type = 'text' AND value = ?";
+      typeof value === "boolean"
+        ? `type = '${value}'`
+        : typeof value === "number"
+          ? "type IN ('integer', 'real') AND value = ?"
+          : "type = 'text' AND value = ?";
     parts.push(`EXISTS (SELECT 1 FROM json_each(${alias}.metadata) WHERE key = ? AND ${match})`);
     params.push(key, ...(typeof value === "boolean" ? [] : [value]));
   }
   return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
-}
-
-/**
- * The filter a retrieval asks for: `filter`, or the older top-level `tags` (both at once are
- * refused). One without conditions (`{}`, `metadata: {}`) is none, so it keeps the index's own scan.
- */
-export function effectiveFilter(req: { filter?: MemoryFilter | undefined; tags?: string[] | undefined }): MemoryFilter | undefined {
-  const filter = req.filter ?? (req.tags?.length ? { tags: req.tags } : undefined);
-  return filter && (filterSql(filter, "experience").sql || filterSql(filter, "case").sql) ? filter : undefined;
 }

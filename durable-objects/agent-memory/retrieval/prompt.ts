@@ -1,44 +1,15 @@
-import { estimateTokens } from "../../../src/core/lexical";
-import { libraryLine, oneLine, renderLibraryBlock } from "../../../src/core/library-block";
-import { fenceData } from "../../../src/core/prompt-template";
-import type { MemoryFilter, RetrieveRequest } from "../../../src/core/memory-types";
-import { effectiveFilter, filterSql } from "./memory-filter";
+import type { MemoryFilter, MemoryKind, RetrieveRequest } from "../../../src/core/memory-types";
+import { effectiveFilter } from "../../../src/core/ranking/filter";
+import { assemblePrompt, type PromptRequest, type PromptResponse, type PromptSource } from "../../../src/core/ranking/prompt";
+import { filterSql } from "./memory-filter";
 import { DomainError } from "../../../src/core/errors";
 import { placeholders, type MemoryContext } from "../storage/context";
 import type { Library } from "../library/library";
 import type { Asker, EmbeddedQuery, Retrieval } from "./retrieval";
 
-export interface PromptRequest {
-  query?: string;
-  budgetTokens: number;
-  phase?: RetrieveRequest["phase"];
-  episodeId?: string;
-  maxCases?: number;
-  /** Only lessons and cases it matches may enter the block; "full library" then means the whole matching library. */
-  filter?: MemoryFilter;
-}
+export type { PromptRequest, PromptResponse } from "../../../src/core/ranking/prompt";
 
-export interface PromptResponse {
-  prompt: string;
-  mode: "full-library" | "ranked";
-  experienceIds: string[];
-  caseIds: string[];
-  retrievalId: string;
-  estimatedTokens: number;
-}
-
-const LESSONS_HEADER = "Lessons learned from experience (cite the [G#] labels you use):";
-const CASES_HEADER = "Similar past cases, recorded from earlier episodes:";
-const CASES_LABEL = "past cases";
-/** Room kept for the fence lines around the cases, so that adding them cannot overrun the budget. */
-const CASES_FENCE_TOKENS = estimateTokens(fenceData(CASES_LABEL, ""));
-
-/**
- * The block an agent injects. Like Training-Free GRPO, the whole library goes in when it fits the
- * budget; otherwise the best-scoring experiences for the query. Lessons on probation stay out
- * (they are only retrievable). Past cases hold task and answer text that any end user could have
- * written, so they go inside a data fence, one line each.
- */
+/** The prompt block (src/core/ranking/prompt.ts) assembled from the agent's storage, and recorded. */
 export class PromptAssembly {
   constructor(
     private readonly ctx: MemoryContext,
@@ -46,91 +17,63 @@ export class PromptAssembly {
     private readonly retrieval: Retrieval,
   ) {}
 
-  /** A read-scoped asker's block is recorded, but no use is counted and an episode's end does not credit it. */
+  /** A read-scoped asker's block can be rewarded, but no use is counted and an episode's end does not credit it. */
   async build(req: PromptRequest, asker: Asker): Promise<PromptResponse> {
     if (req.budgetTokens < 1) throw DomainError.unprocessable("budgetTokens must be positive");
     if (req.episodeId) this.retrieval.assertOpenEpisode(req.episodeId);
     let query: Promise<EmbeddedQuery> | null = null;
     const embedded = () => (query ??= this.retrieval.embedQuery(req.query ?? ""));
-    const filter = effectiveFilter(req);
-    const lessons = filterSql(filter, "experience");
-    const all = this.ctx.sql
-      .exec<{ id: string; seq: number; text: string }>(`SELECT id, seq, text FROM experiences t WHERE status = 'active' AND probation = 0${lessons.sql} ORDER BY seq`, ...lessons.params)
-      .toArray()
-      .map((r) => {
-        const label = this.library.labelOf(r.seq)!;
-        return { id: r.id, label, text: r.text, line: libraryLine({ label, text: r.text }) };
-      });
-    const full = `${LESSONS_HEADER}\n${renderLibraryBlock(all)}`;
-    let mode: PromptResponse["mode"] = "full-library";
-    let chosen = all;
-    if (estimateTokens(full) > req.budgetTokens) {
-      mode = "ranked";
-      chosen = [];
-      let order: string[];
-      if (req.query) {
-        const ranked = await this.retrieval.rankQuietly(await embedded(), ["experience"], req.phase, 100, filter);
-        order = ranked.map((r) => r.id);
-      } else {
-        order = this.ctx.sql
-          .exec<{ id: string }>(`SELECT id FROM experiences t WHERE status = 'active'${lessons.sql} ORDER BY q DESC, seq`, ...lessons.params)
-          .toArray()
-          .map((r) => r.id);
-      }
-      const lineOf = new Map(all.map((e) => [e.id, e]));
-      let used = estimateTokens(LESSONS_HEADER);
-      for (const id of order) {
-        const e = lineOf.get(id);
-        if (!e) continue;
-        const cost = estimateTokens(e.line) + 1;
-        if (used + cost > req.budgetTokens) continue;
-        chosen.push(e);
-        used += cost;
-      }
-    }
-    const parts: string[] = chosen.length ? [`${LESSONS_HEADER}\n${renderLibraryBlock(chosen)}`] : [];
-    let used = estimateTokens(parts.join("\n")) + estimateTokens(CASES_HEADER) + CASES_FENCE_TOKENS;
-    const caseIds: string[] = [];
-    if (req.query && (req.maxCases ?? 3) > 0) {
-      const maxCases = req.maxCases ?? 3;
-      const ranked = await this.retrieval.rankQuietly(await embedded(), ["case"], req.phase, maxCases * 3, filter);
-      const cases = this.informative(ranked.map((c) => c.id));
-      const lines: string[] = [];
-      for (const c of ranked.filter((r) => cases.has(r.id)).slice(0, maxCases)) {
-        const line = `- ${oneLine(c.text)}`;
-        const cost = estimateTokens(line) + 1;
-        if (used + cost > req.budgetTokens) continue;
-        lines.push(line);
-        caseIds.push(c.id);
-        used += cost;
-      }
-      if (lines.length) parts.push(`${CASES_HEADER}\n${fenceData(CASES_LABEL, lines.join("\n"))}`);
-    }
-    const prompt = parts.join("\n\n");
-    // With the whole library shown, inclusion says nothing about relevance: only what the agent
-    // cites (by id or by quoting its label) counts as used and learns from the reward.
-    const items = [
-      ...chosen.map((e) => ({ id: e.id, kind: "experience" as const, label: e.label, citeOnly: mode === "full-library" })),
-      ...caseIds.map((id) => ({ id, kind: "case" as const })),
-    ];
+    const block = await assemblePrompt(this.source(embedded), req, effectiveFilter(req));
     // The query's embedding is kept like /retrieve's, so a reward of this prompt teaches the usage
     // centroid of what the agent cites, not only its words.
     const queryVec = req.query ? (await embedded()).vec : undefined;
-    const retrievalId = this.retrieval.record(req.query ?? "", req.phase ?? null, this.retrieval.lambda(req), req.episodeId ?? null, items, asker, queryVec);
-    return { prompt, mode, experienceIds: chosen.map((e) => e.id), caseIds, retrievalId, estimatedTokens: estimateTokens(prompt) };
+    const retrievalId = await this.retrieval.issue(
+      req.query ?? "",
+      req.phase ?? null,
+      this.retrieval.lambda(req),
+      req.episodeId ?? null,
+      block.items,
+      asker,
+      queryVec,
+    );
+    const { items: _items, ...answer } = block;
+    return { ...answer, retrievalId, libraryVersion: this.library.currentVersion() };
   }
 
-  /**
-   * Cases that carry an answer or a trace of what was tried. A bare "task (failed)" beside the same
-   * task "(succeeded)" tells a model nothing, so such cases stay retrievable but out of the block.
-   */
-  private informative(ids: string[]): Set<string> {
-    if (!ids.length) return new Set();
-    return new Set(
-      this.ctx.sql
-        .exec<{ id: string }>(`SELECT id FROM cases WHERE id IN (${placeholders(ids.length)}) AND (answer IS NOT NULL OR trace_summary IS NOT NULL)`, ...ids)
-        .toArray()
-        .map((r) => r.id),
-    );
+  private source(embedded: () => Promise<EmbeddedQuery>): PromptSource {
+    const sql = this.ctx.sql;
+    return {
+      lessons: (filter: MemoryFilter | undefined) => {
+        const where = filterSql(filter, "experience");
+        return sql
+          .exec<{ id: string; seq: number; text: string }>(
+            `SELECT id, seq, text FROM experiences t WHERE status = 'active' AND probation = 0${where.sql} ORDER BY seq`,
+            ...where.params,
+          )
+          .toArray()
+          .map((r) => ({ id: r.id, label: this.library.labelOf(r.seq)!, text: r.text }));
+      },
+      lessonsByQ: (filter: MemoryFilter | undefined) => {
+        const where = filterSql(filter, "experience");
+        return sql
+          .exec<{ id: string }>(`SELECT id FROM experiences t WHERE status = 'active'${where.sql} ORDER BY q DESC, seq`, ...where.params)
+          .toArray()
+          .map((r) => r.id);
+      },
+      ranked: async (kind: MemoryKind, phase: RetrieveRequest["phase"], k2: number, filter: MemoryFilter | undefined) =>
+        this.retrieval.rankQuietly(await embedded(), [kind], phase, k2, filter),
+      informative: (ids: readonly string[]) =>
+        ids.length
+          ? new Set(
+              sql
+                .exec<{ id: string }>(
+                  `SELECT id FROM cases WHERE id IN (${placeholders(ids.length)}) AND (answer IS NOT NULL OR trace_summary IS NOT NULL)`,
+                  ...ids,
+                )
+                .toArray()
+                .map((r) => r.id),
+            )
+          : new Set<string>(),
+    };
   }
 }

@@ -29,7 +29,11 @@ export class RerankerStore {
       .toArray()[0];
     const since = row?.library_version ?? 0;
     const rollback = this.ctx.sql
-      .exec<{ reason: string }>("SELECT reason FROM library_versions WHERE version > ? AND version <= ? AND reason LIKE 'rollback to version %' ORDER BY version DESC LIMIT 1", since, version)
+      .exec<{ reason: string }>(
+        "SELECT reason FROM library_versions WHERE version > ? AND version <= ? AND reason LIKE 'rollback to version %' ORDER BY version DESC LIMIT 1",
+        since,
+        version,
+      )
       .toArray()[0];
     const target = rollback ? Number(ROLLBACK_REASON.exec(rollback.reason)?.[1]) : NaN;
     if (Number.isInteger(target) && target < version) return this.stateAt(target);
@@ -53,7 +57,9 @@ export class RerankerStore {
     const libraryVersion = this.libraryVersion();
     this.ctx.sql.exec(
       "INSERT INTO retriever_state (library_version, state, updated_at) VALUES (?, ?, ?) ON CONFLICT(library_version) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
-      libraryVersion, JSON.stringify(state), this.ctx.now(),
+      libraryVersion,
+      JSON.stringify(state),
+      this.ctx.now(),
     );
     this.cached = { libraryVersion, state };
   }

@@ -1,38 +1,21 @@
-import { fuseRanks, rank } from "../../../src/core/scoring";
 import { DEFAULT_SIMILARITY_THRESHOLD } from "../../../src/adapters/embedder";
-import { discriminativeTerms, ftsMatchOf, ftsTerms, LEXICAL_MAX_TERM_DOCS, lexicalSimilarity } from "../../../src/core/lexical";
-import { tokenize } from "../../../src/core/hash-embedder";
-import type { MemoryFilter, MemoryKind, RetrieveRequest, RetrieveResponse, RetrievedItem } from "../../../src/core/memory-types";
+import { discriminativeTerms, ftsMatchOf, LEXICAL_MAX_TERM_DOCS } from "../../../src/core/lexical";
+import type { MemoryFilter, MemoryKind, RetrieveAnswer, RetrieveRequest } from "../../../src/core/memory-types";
 import type { Metadata } from "../../../src/core/served-fields";
-import { effectiveFilter, filterSql } from "./memory-filter";
+import type { CandidateSource, ItemFields, Scored } from "../../../src/core/ranking/candidates";
+import { lambdaOf, rankFrom, retrievedItems, type RankedCandidate } from "../../../src/core/ranking/rank";
+import { effectiveFilter } from "../../../src/core/ranking/filter";
+import { filterSql } from "./memory-filter";
 import { chunks, parseJson, placeholders, type MemoryContext } from "../storage/context";
 import type { Library } from "../library/library";
 import { experienceEmbedText, type CaseRow } from "../storage/rows";
 import { encodeCode } from "../../../src/core/int8-matrix";
-import { contributions, featuresOf } from "../../../src/core/reranker";
 import { UsageMemory } from "./usage-memory";
 import { RerankerStore } from "./reranker-store";
 import { Situations } from "./situations";
 import { DomainError } from "../../../src/core/errors";
-
-/**
- * How much a learned phrase counts beside the text's BM25 in the lexical channel: a full phrase
- * match (1) counts as much as a BM25 of this, a good match of one rare word.
- */
-export const LEARNED_PHRASE_WEIGHT = 4;
-/** A lesson's `when` is its own text about itself: its BM25 counts like that of the lesson's words. */
-export const WHEN_WEIGHT = 1;
-/**
- * The base relevance a memory needs, as a share of the similarity threshold, before anything it
- * learned from rewards (usage centroid, learned phrases) may bring it into the candidates: learned
- * signals re-order what is relevant on its own, they never make an unrelated memory relevant.
- */
-export const LEARNED_FLOOR = 0.5;
-/**
- * How far, as a share of the similarity threshold, a usage centroid may lift a memory's score in
- * the vector channel above its own similarity (the threshold sets the embedder's scale).
- */
-export const LEARNED_LIFT = 0.5;
+import { retrievalClaims, signRetrieval, type TokenItem } from "../../../src/core/retrieval-token";
+import { RetrievalSecrets } from "./retrieval-secrets";
 
 /** Who asked: a retrieval keeps its key, and one made by a read-scoped key is never credited by an episode's end. */
 export interface Asker {
@@ -40,50 +23,6 @@ export interface Asker {
   readOnly: boolean;
 }
 export const ANONYMOUS_WRITER: Asker = { keyId: null, readOnly: false };
-
-interface CandidateInfo {
-  id: string;
-  kind: MemoryKind;
-  text: string;
-  q: number;
-  tags: string[];
-  metadata: Metadata;
-  label: string | null;
-  probation: boolean;
-  match: "vector" | "lexical";
-  channels: Channel[];
-  sim: number;
-  lexical: number;
-  usage: number;
-  learned: number;
-  when: number;
-  whenLexical: number;
-  relevance: number;
-  lastUsedAt: number | null;
-}
-
-type Channel = "vector" | "lexical";
-/** Found only through what rewards taught it (usage centroid, learned phrases), not by its own text or vector. */
-const learnedOnly = (i: Pick<CandidateInfo, "sim" | "lexical" | "when" | "whenLexical" | "usage" | "learned">, threshold: number) =>
-  i.lexical === 0 && i.whenLexical === 0 && i.sim < threshold && i.when < threshold && (i.usage > 0 || i.learned > 0);
-
-/** What phase A knows of an item before hydration: its channel scores (0 where a channel did not find it). */
-interface Found {
-  kind: MemoryKind;
-  match: "vector" | "lexical";
-  channels: Channel[];
-  sim: number;
-  lexical: number;
-  /** Similarity of the query to the usage centroid (the queries this memory served); 0 without one. */
-  usage: number;
-  /** BM25 of the memory's learned phrases for the query's words. */
-  learned: number;
-  /** Similarity of the query to the lesson's `when` (the situations it applies to); 0 without one. */
-  when: number;
-  /** BM25 of the lesson's `when` for the query's words. */
-  whenLexical: number;
-  relevance: number;
-}
 
 export interface EmbeddedQuery {
   text: string;
@@ -100,11 +39,15 @@ export interface RecordedItem {
   f?: number[];
 }
 
-/** Two-phase retrieval: similarity, then utility-aware re-ranking. */
-export class Retrieval {
+/**
+ * Two-phase retrieval (src/core/ranking) over the agent's storage: this class is the object's
+ * CandidateSource, answering each channel from SQLite (FTS5 for BM25) and the in-memory indexes.
+ */
+export class Retrieval implements CandidateSource {
   readonly usage: UsageMemory;
   readonly reranker: RerankerStore;
   readonly situations: Situations;
+  readonly secrets: RetrievalSecrets;
 
   constructor(
     private readonly ctx: MemoryContext,
@@ -113,11 +56,11 @@ export class Retrieval {
     this.usage = new UsageMemory(ctx);
     this.reranker = new RerankerStore(ctx);
     this.situations = new Situations(ctx);
+    this.secrets = new RetrievalSecrets(ctx);
   }
 
   lambda(req: { phase?: RetrieveRequest["phase"]; lambda?: number }): number {
-    const table = this.ctx.config().lambda;
-    return req.lambda ?? (req.phase ? table[req.phase] : table.default);
+    return lambdaOf(this.ctx.config(), req);
   }
 
   /** Embeds a query once; a remote embedder makes this a network call, so callers reuse it. */
@@ -126,101 +69,45 @@ export class Retrieval {
     return { text, vec: vec! };
   }
 
-  /**
-   * Phase A, hybrid: the vector channel (items at or above the similarity threshold; items without
-   * a vector of the active model yet stand in with token-set similarity) and the lexical channel
-   * (BM25 over the active items sharing one of the query's discriminative words, see
-   * discriminativeTerms) are fused by rank into one relevance. An item either channel finds is a
-   * candidate, so a lesson that shares the query's rare words is found even when its cosine falls
-   * below the threshold, and a paraphrase without shared words is found by the vector channel alone.
-   * A lesson's `when` (its own text about itself) widens both from the start: its vector beside the
-   * lesson's own, its BM25 beside the text's.
-   *
-   * What rewards taught (usage memory) widens them too, within bounds, since a flood of rewards is
-   * cheap to send: a memory found only through its usage centroid or learned phrases must still
-   * reach LEARNED_FLOOR of the threshold on its own vector or `when`, the centroid lifts its vector
-   * score by at most LEARNED_LIFT of the threshold, and a learned phrase at most doubles the BM25
-   * its own words earn (or adds one weak match's worth where they earn none). Without rewards there
-   * is neither, and retrieval is as it was.
-   *
-   * A filter narrows every channel that draws a top k (vector, BM25, learned phrases) to the items
-   * it matches, and hydration drops the rest: the top k are the best matching items, not the
-   * matching share of the best items.
-   */
-  private async candidates(query: EmbeddedQuery, kinds: MemoryKind[], k1: number, threshold: number, filter?: MemoryFilter) {
-    const qvec = query.vec;
-    if (kinds.includes("experience")) await this.situations.refresh();
-    type Entry = Found & { stand: boolean; inVector: boolean; simKnown: boolean };
-    const entries = new Map<string, Entry>();
-    const entry = (id: string, kind: MemoryKind): Entry =>
-      entries.get(id) ??
-      entries
-        .set(id, { kind, match: "vector", channels: [], sim: 0, lexical: 0, usage: 0, learned: 0, when: 0, whenLexical: 0, relevance: 0, stand: false, inVector: false, simKnown: false })
-        .get(id)!;
-    const queryTokens = tokenize(query.text);
-    const terms = ftsTerms(query.text);
-    const learnedAny = !this.usage.empty;
-    const lexicalHits = new Set<string>();
-    for (const kind of kinds) {
-      for (const hit of await this.ctx.vectors.search(qvec, kind, k1, threshold, filter)) Object.assign(entry(hit.id, kind), { sim: hit.sim, inVector: true, simKnown: true });
-      const missing = this.ctx.vectors.missingIds(kind);
-      if (missing.length) {
-        for (const { id, text } of this.texts(kind, missing)) {
-          const sim = lexicalSimilarity(queryTokens, tokenize(text));
-          if (sim >= threshold) Object.assign(entry(id, kind), { sim, stand: true, inVector: true, simKnown: true });
-        }
-      }
-      if (learnedAny) for (const [id, sim] of this.usage.similar(qvec, kind, threshold, k1)) Object.assign(entry(id, kind), { usage: sim, inVector: true });
-      if (kind === "experience") for (const [id, sim] of this.situations.similar(qvec, k1, threshold)) Object.assign(entry(id, kind), { when: sim, inVector: true });
-      if (learnedAny) {
-        for (const h of this.usage.matches(kind, terms, k1, filter)) {
-          entry(h.id, kind).learned = h.score;
-          lexicalHits.add(h.id);
-        }
-      }
-      const hits = this.bm25(kind, terms, k1, filter, kind === "experience" && this.situations.any);
-      for (const h of hits.text) (entry(h.id, kind).lexical = h.score), lexicalHits.add(h.id);
-      for (const h of hits.when) (entry(h.id, kind).whenLexical = h.score), lexicalHits.add(h.id);
-    }
-    // The vector channel stopped at the threshold; what else was found still reports its cosine,
-    // which also decides whether what rewards taught may count for it.
-    const unscored = [...entries].filter(([, e]) => !e.simKnown).map(([id]) => id);
-    for (const [id, sim] of await this.ctx.vectors.similarities(qvec, unscored)) entries.get(id)!.sim = sim;
-    for (const kind of learnedAny ? kinds : []) {
-      const ids = [...entries].filter(([, e]) => e.kind === kind).map(([id]) => id);
-      for (const [id, sim] of this.usage.similarities(qvec, kind, ids)) entries.get(id)!.usage = Math.max(0, sim);
-    }
-    if (kinds.includes("experience")) {
-      const ids = [...entries].filter(([, e]) => e.kind === "experience" && e.when === 0).map(([id]) => id);
-      for (const [id, sim] of this.situations.similarities(qvec, ids)) entries.get(id)!.when = Math.max(0, sim);
-    }
-    for (const [id, e] of entries) if (learnedOnly(e, threshold) && Math.max(e.sim, e.when) < LEARNED_FLOOR * threshold) entries.delete(id);
+  async vectorHits(query: Float32Array, kind: MemoryKind, k: number, threshold: number, filter?: MemoryFilter) {
+    return this.ctx.vectors.search(query, kind, k, threshold, filter);
+  }
 
-    const vectorScore = (e: Entry) => {
-      const base = Math.max(e.sim, e.when);
-      return Math.max(base, Math.min(e.usage, base + LEARNED_LIFT * threshold));
-    };
-    const lexicalScore = (e: Entry) => {
-      const base = e.lexical + WHEN_WEIGHT * e.whenLexical;
-      return base + Math.min(LEARNED_PHRASE_WEIGHT * e.learned, Math.max(base, 1));
-    };
-    const vector = [...entries].filter(([, e]) => e.inVector).map(([id, e]) => ({ id, score: vectorScore(e) }));
-    const lexical = [...entries].filter(([id, e]) => lexicalHits.has(id) && lexicalScore(e) > 0).map(([id, e]) => ({ id, score: lexicalScore(e) }));
-    const order = (a: { id: string; score: number }, b: { id: string; score: number }) => b.score - a.score || (a.id < b.id ? -1 : 1);
-    vector.sort(order);
-    lexical.sort(order);
-    const relevance = fuseRanks([vector.map((v) => v.id), lexical.map((l) => l.id)]);
-    const found = new Map<string, Found>();
-    for (const [id, e] of entries) {
-      const r = relevance.get(id);
-      if (r === undefined) continue;
-      const channels: Channel[] = [];
-      if (e.inVector) channels.push(e.stand ? "lexical" : "vector");
-      if (lexicalHits.has(id) && !channels.includes("lexical")) channels.push("lexical");
-      const { stand: _s, inVector, simKnown: _k, ...f } = e;
-      found.set(id, { ...f, match: inVector && !e.stand ? "vector" : "lexical", channels, relevance: r });
-    }
-    return this.hydrate(found, filter);
+  unembedded(kind: MemoryKind): { id: string; text: string }[] {
+    const missing = this.ctx.vectors.missingIds(kind);
+    return missing.length ? this.texts(kind, missing) : [];
+  }
+
+  vectorSimilarities(query: Float32Array, ids: readonly string[]) {
+    return this.ctx.vectors.similarities(query, ids);
+  }
+
+  get usageLearned(): boolean {
+    return !this.usage.empty;
+  }
+
+  usageSimilar(query: Float32Array, kind: MemoryKind, threshold: number, k: number) {
+    return this.usage.similar(query, kind, threshold, k);
+  }
+
+  usageSimilarities(query: Float32Array, kind: MemoryKind, ids: readonly string[]) {
+    return this.usage.similarities(query, kind, ids);
+  }
+
+  usageMatches(kind: MemoryKind, terms: readonly string[], k: number, now: number, filter?: MemoryFilter): Scored[] {
+    return this.usage.matches(kind, terms, k, now, filter);
+  }
+
+  get anyWhen(): boolean {
+    return this.situations.any;
+  }
+
+  whenSimilar(query: Float32Array, k: number, threshold: number) {
+    return this.situations.similar(query, k, threshold);
+  }
+
+  whenSimilarities(query: Float32Array, ids: readonly string[]) {
+    return this.situations.similarities(query, ids);
   }
 
   /**
@@ -229,14 +116,16 @@ export class Retrieval {
    * first, capped just past the limit, which costs a walk of at most that many index entries.
    * With `when`, the same terms are also matched against the lessons' `when` column.
    */
-  private bm25(kind: MemoryKind, terms: readonly string[], limit: number, filter: MemoryFilter | undefined, when: boolean) {
+  bm25(kind: MemoryKind, terms: readonly string[], limit: number, filter: MemoryFilter | undefined, when: boolean) {
     type Hit = { id: string; score: number };
     const [fts, table] = kind === "experience" ? ["experiences_fts", "experiences"] : ["cases_fts", "cases"];
     const capped = (sql: string, ...params: SqlStorageValue[]) =>
       this.ctx.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (${sql} LIMIT ?)`, ...params, LEXICAL_MAX_TERM_DOCS + 1).one().n;
     // A table that small (archived rows included, as in the index) cannot hold a common word or exceed the row budget.
     const small = capped(`SELECT 1 FROM ${table}`) <= LEXICAL_MAX_TERM_DOCS;
-    const chosen = small ? terms : discriminativeTerms(terms.map((term) => ({ term, docs: capped(`SELECT 1 FROM ${fts} WHERE ${fts} MATCH ?`, ftsMatchOf([term])) })));
+    const chosen = small
+      ? terms
+      : discriminativeTerms(terms.map((term) => ({ term, docs: capped(`SELECT 1 FROM ${fts} WHERE ${fts} MATCH ?`, ftsMatchOf([term])) })));
     const match = ftsMatchOf(chosen);
     if (!match) return { text: [] as Hit[], when: [] as Hit[] };
     const where = filterSql(filter, kind);
@@ -265,7 +154,10 @@ export class Retrieval {
           out.push({ id: r.id, text: experienceEmbedText({ text: r.text, pattern: r.pattern, keywords: JSON.parse(r.keywords) }) });
         }
       } else {
-        for (const r of this.ctx.sql.exec<{ id: string; task: string }>(`SELECT id, task FROM cases WHERE id IN (${marks}) AND +status = 'active'`, ...chunk)) {
+        for (const r of this.ctx.sql.exec<{ id: string; task: string }>(
+          `SELECT id, task FROM cases WHERE id IN (${marks}) AND +status = 'active'`,
+          ...chunk,
+        )) {
           out.push({ id: r.id, text: r.task });
         }
       }
@@ -278,29 +170,55 @@ export class Retrieval {
    * or outside the filter (channels that draw no top k, such as the usage centroids, are not
    * narrowed by it) is dropped.
    */
-  private hydrate(found: Map<string, Found>, filter?: MemoryFilter): CandidateInfo[] {
-    const out: CandidateInfo[] = [];
-    const byKind = (kind: MemoryKind) => [...found].filter(([, v]) => v.kind === kind).map(([id]) => id);
-    const experiences = filterSql(filter, "experience");
-    for (const ids of chunks(byKind("experience"))) {
-      for (const r of this.ctx.sql.exec<{ id: string; seq: number; text: string; q: number; tags: string; metadata: string; probation: number; last_used_at: number | null }>(
-        `SELECT id, seq, text, q, tags, metadata, probation, last_used_at FROM experiences t WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'${experiences.sql}`,
-        ...ids,
-        ...experiences.params,
-      )) {
-        const f = found.get(r.id)!;
-        out.push({ id: r.id, text: r.text, q: r.q, tags: JSON.parse(r.tags) as string[], metadata: parseJson<Metadata>(r.metadata, {}), label: this.library.labelOf(r.seq), probation: r.probation === 1, lastUsedAt: r.last_used_at, ...f });
-      }
-    }
-    const cases = filterSql(filter, "case");
-    for (const ids of chunks(byKind("case"))) {
-      for (const r of this.ctx.sql.exec<CaseRow>(
-        `SELECT * FROM cases t WHERE id IN (${placeholders(ids.length)}) AND +status = 'active'${cases.sql}`,
-        ...ids,
-        ...cases.params,
-      )) {
-        const f = found.get(r.id)!;
-        out.push({ id: r.id, text: caseText(r), q: r.q, tags: JSON.parse(r.tags) as string[], metadata: parseJson<Metadata>(r.metadata, {}), label: null, probation: false, lastUsedAt: r.last_used_at, ...f });
+  hydrate(kind: MemoryKind, ids: readonly string[], filter?: MemoryFilter): ItemFields[] {
+    const out: ItemFields[] = [];
+    const where = filterSql(filter, kind);
+    for (const chunk of chunks(ids)) {
+      if (kind === "experience") {
+        for (const r of this.ctx.sql.exec<{
+          id: string;
+          seq: number;
+          text: string;
+          q: number;
+          tags: string;
+          metadata: string;
+          probation: number;
+          last_used_at: number | null;
+        }>(
+          `SELECT id, seq, text, q, tags, metadata, probation, last_used_at FROM experiences t WHERE id IN (${placeholders(chunk.length)}) AND +status = 'active'${where.sql}`,
+          ...chunk,
+          ...where.params,
+        )) {
+          out.push({
+            id: r.id,
+            kind,
+            text: r.text,
+            q: r.q,
+            tags: JSON.parse(r.tags) as string[],
+            metadata: parseJson<Metadata>(r.metadata, {}),
+            label: this.library.labelOf(r.seq),
+            probation: r.probation === 1,
+            lastUsedAt: r.last_used_at,
+          });
+        }
+      } else {
+        for (const r of this.ctx.sql.exec<CaseRow>(
+          `SELECT * FROM cases t WHERE id IN (${placeholders(chunk.length)}) AND +status = 'active'${where.sql}`,
+          ...chunk,
+          ...where.params,
+        )) {
+          out.push({
+            id: r.id,
+            kind,
+            text: caseText(r),
+            q: r.q,
+            tags: JSON.parse(r.tags) as string[],
+            metadata: parseJson<Metadata>(r.metadata, {}),
+            label: null,
+            probation: false,
+            lastUsedAt: r.last_used_at,
+          });
+        }
       }
     }
     return out;
@@ -308,77 +226,105 @@ export class Retrieval {
 
   /** The agent's configured threshold, else the one its embedder is calibrated for. */
   threshold(req: { threshold?: number } = {}): number {
-    return req.threshold ?? this.ctx.config().similarityThreshold ?? this.ctx.vectors.embedder?.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
+    return (
+      req.threshold ??
+      this.ctx.config().similarityThreshold ??
+      this.ctx.vectors.embedder?.similarityThreshold ??
+      DEFAULT_SIMILARITY_THRESHOLD
+    );
+  }
+
+  /** Phase A then B for a query; the situations' pending `when` texts are embedded first, as a batch. */
+  private async ranking(
+    query: EmbeddedQuery,
+    kinds: readonly MemoryKind[],
+    opts: { k1: number; k2: number; lambda: number; threshold: number; filter?: MemoryFilter | undefined },
+  ) {
+    if (kinds.includes("experience")) await this.situations.refresh();
+    return rankFrom(this, { query, kinds, ...opts, reranker: this.reranker.current().state, now: this.ctx.now() });
   }
 
   /**
-   * Phase B over the fused relevance: every candidate already passed a channel's gate, so none is
-   * cut here. Once the agent's re-ranker has learned enough, its contribution is added to each
-   * candidate's score before the top k2 are taken; until then the order is the fixed fusion's.
+   * A read-scoped asker's retrieval can be rewarded later, but no counter or `lastUsedAt` moves,
+   * and an episode's end does not credit it.
    */
-  private rank(infos: CandidateInfo[], lambda: number, k1: number, k2: number, threshold: number) {
-    const byId = new Map(infos.map((i) => [i.id, i]));
-    const now = this.ctx.now();
-    // The rewards that taught a memory its usage also raised its Q: a memory found only through
-    // usage ranks on that relevance with a neutral Q, so the same rewards do not count twice, and a
-    // flood of them cannot carry one memory to the top of queries its own content does not match.
-    const found = infos.filter((i) => !learnedOnly(i, threshold));
-    const neutralQ = found.length ? found.reduce((a, i) => a + i.q, 0) / found.length : 0;
-    const candidates = infos.map((i) => ({ id: i.id, sim: i.relevance, q: learnedOnly(i, threshold) ? neutralQ : i.q }));
-    const ranked = rank(candidates, { lambda, k1, k2: k1, threshold: 0 }).map((r) => {
-      const info = byId.get(r.id)!;
-      return { ...r, q: info.q, info, features: featuresOf({ ...info, q: r.q }, now), learned: null as number | null };
-    });
-    const learned = contributions(this.reranker.current().state, ranked.map((r) => r.features));
-    if (learned) {
-      ranked.forEach((r, i) => {
-        r.learned = learned[i]!;
-        r.score += learned[i]!;
-      });
-      ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    }
-    return ranked.slice(0, Math.max(0, Math.min(k2, k1)));
-  }
-
-  /**
-   * A read-scoped asker's retrieval is recorded for a later reward, but no counter or `lastUsedAt`
-   * moves, and an episode's end does not credit it.
-   */
-  async retrieve(req: RetrieveRequest, asker: Asker = ANONYMOUS_WRITER): Promise<RetrieveResponse> {
+  async retrieve(req: RetrieveRequest, asker: Asker = ANONYMOUS_WRITER): Promise<RetrieveAnswer> {
     if (req.episodeId) this.assertOpenEpisode(req.episodeId);
     const cfg = this.ctx.config();
     const lambda = this.lambda(req);
     const k1 = req.k1 ?? cfg.k1;
     const k2 = Math.min(req.k2 ?? cfg.k2, k1);
     const query = await this.embedQuery(req.query);
-    const threshold = this.threshold(req);
-    const infos = await this.candidates(query, req.kinds ?? ["experience", "case"], k1, threshold, effectiveFilter(req));
-    const ranked = this.rank(infos, lambda, k1, k2, threshold);
-    const items: RetrievedItem[] = ranked.map((r) => {
-      const info = r.info;
-      return {
-        id: r.id, kind: info.kind, label: info.label, probation: info.probation, text: info.text, metadata: info.metadata,
-        sim: info.sim, lexical: info.lexical, relevance: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match, channels: info.channels,
-        signals: { usage: info.usage, phrases: info.learned, when: info.when, whenLexical: info.whenLexical, learned: r.learned },
-      };
-    });
-    const recorded = items.map((item, i) => ({ ...item, f: ranked[i]!.features }));
-    const retrievalId = this.record(req.query, req.phase ?? null, lambda, req.episodeId ?? null, recorded, asker, query.vec);
-    return {
-      retrievalId,
-      phase: req.phase ?? null,
+    const { candidates, ranked } = await this.ranking(query, req.kinds ?? ["experience", "case"], {
+      k1,
+      k2,
       lambda,
-      candidates: Math.min(k1, infos.length),
-      items,
-    };
+      threshold: this.threshold(req),
+      filter: effectiveFilter(req),
+    });
+    const items = retrievedItems(ranked);
+    const recorded = items.map((item, i) => ({ ...item, f: ranked[i]!.features }));
+    const retrievalId = await this.issue(req.query, req.phase ?? null, lambda, req.episodeId ?? null, recorded, asker, query.vec);
+    return { retrievalId, phase: req.phase ?? null, lambda, candidates, items, libraryVersion: this.library.currentVersion() };
   }
 
   /**
-   * Every retrieval is kept so a later reward can be attributed to exactly what was shown, under
-   * the label it was shown with. `citeOnly` items were shown without being selected for the query,
-   * so they count as used, and learn, only when cited.
+   * The id a later reward names, attributed to exactly what was shown, under the label it was shown
+   * with. A retrieval outside an episode answers a signed token that carries all of that and writes
+   * nothing: its use counters go to the Worker's batch (src/services/retrieval-counters.ts). One
+   * that joins an episode is recorded, so the episode's end can credit it, and so is one whose token
+   * would be longer than MAX_TOKEN_CHARS.
    */
-  record(query: string, phase: string | null, lambda: number, episodeId: string | null, items: RecordedItem[], asker: Asker, queryVec?: Float32Array): string {
+  async issue(
+    query: string,
+    phase: string | null,
+    lambda: number,
+    episodeId: string | null,
+    items: RecordedItem[],
+    asker: Asker,
+    queryVec?: Float32Array,
+  ): Promise<string> {
+    if (!episodeId) {
+      const shown = items.map(
+        (i): TokenItem => ({
+          id: i.id,
+          kind: i.kind,
+          score: i.score ?? null,
+          label: i.label ?? null,
+          ...(i.citeOnly ? { citeOnly: true } : {}),
+          ...(i.f ? { f: i.f } : {}),
+        }),
+      );
+      const at = this.ctx.now();
+      const claims = retrievalClaims({
+        query,
+        queryVec: queryVec ?? null,
+        phase,
+        lambda,
+        items: shown,
+        asker,
+        at,
+        retentionDays: this.ctx.config().retention.retrievalsDays,
+      });
+      const token = await signRetrieval(this.secrets.signing(), claims);
+      if (token) return token;
+    }
+    return this.record(query, phase, lambda, episodeId, items, asker, queryVec);
+  }
+
+  /**
+   * Records a retrieval, with its use counters. `citeOnly` items were shown without being selected
+   * for the query, so they count as used, and learn, only when cited.
+   */
+  record(
+    query: string,
+    phase: string | null,
+    lambda: number,
+    episodeId: string | null,
+    items: RecordedItem[],
+    asker: Asker,
+    queryVec?: Float32Array,
+  ): string {
     const id = this.ctx.newId("ret");
     const now = this.ctx.now();
     this.ctx.storage.transactionSync(() => {
@@ -386,8 +332,22 @@ export class Retrieval {
       if (episodeId) this.assertOpenEpisode(episodeId);
       this.ctx.sql.exec(
         "INSERT INTO retrievals (id, at, query, phase, lambda, episode_id, items, query_code, key_id, read_only) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        id, now, query, phase, lambda, episodeId,
-        JSON.stringify(items.map((i) => ({ id: i.id, kind: i.kind, score: i.score ?? null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}), ...(i.f ? { f: i.f } : {}) }))),
+        id,
+        now,
+        query,
+        phase,
+        lambda,
+        episodeId,
+        JSON.stringify(
+          items.map((i) => ({
+            id: i.id,
+            kind: i.kind,
+            score: i.score ?? null,
+            label: i.label ?? null,
+            ...(i.citeOnly ? { citeOnly: true } : {}),
+            ...(i.f ? { f: i.f } : {}),
+          })),
+        ),
         queryVec ? encodeCode(queryVec) : null,
         asker.keyId ?? null,
         asker.readOnly ? 1 : 0,
@@ -411,22 +371,30 @@ export class Retrieval {
    * later, and an ended one has been credited already.
    */
   assertOpenEpisode(episodeId: string): void {
-    const ep = this.ctx.sql.exec<{ status: string; outcome: string | null }>("SELECT status, outcome FROM episodes WHERE id = ?", episodeId).toArray()[0];
+    const ep = this.ctx.sql
+      .exec<{ status: string; outcome: string | null }>("SELECT status, outcome FROM episodes WHERE id = ?", episodeId)
+      .toArray()[0];
     if (!ep) throw DomainError.notFound(`Episode '${episodeId}' does not exist.`);
-    if (ep.status !== "open" || ep.outcome !== null) throw DomainError.conflict(`Episode '${episodeId}' has ended; a retrieval can no longer join it.`);
+    if (ep.status !== "open" || ep.outcome !== null)
+      throw DomainError.conflict(`Episode '${episodeId}' has ended; a retrieval can no longer join it.`);
   }
 
   /** Ranking without recording, for assembling the prompt (which records what it finally includes). */
-  async rankQuietly(query: EmbeddedQuery, kinds: MemoryKind[], phase: RetrieveRequest["phase"], k2: number, filter?: MemoryFilter) {
+  async rankQuietly(
+    query: EmbeddedQuery,
+    kinds: MemoryKind[],
+    phase: RetrieveRequest["phase"],
+    k2: number,
+    filter?: MemoryFilter,
+  ): Promise<RankedCandidate["info"][]> {
     const k1 = Math.max(this.ctx.config().k1, k2);
-    const threshold = this.threshold();
-    const infos = await this.candidates(query, kinds, k1, threshold, filter);
-    return this.rank(infos, this.lambda({ phase }), k1, k2, threshold).map((r) => r.info);
+    const { ranked } = await this.ranking(query, kinds, { k1, k2, lambda: this.lambda({ phase }), threshold: this.threshold(), filter });
+    return ranked.map((r) => r.info);
   }
 }
 
 /** A case as one line of text: its answer, else what was tried, is what tells a model something. */
-function caseText(r: CaseRow): string {
+export function caseText(r: CaseRow): string {
   const outcome = r.label === "positive" ? "succeeded" : "failed";
   const detail = r.answer ? ` Answer: ${r.answer.slice(0, 400)}` : r.trace_summary ? ` Tried: ${r.trace_summary.slice(0, 400)}` : "";
   return `Task: ${r.task.slice(0, 600)} (${outcome}, reward ${r.reward}).${detail}`;

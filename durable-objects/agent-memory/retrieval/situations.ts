@@ -1,6 +1,5 @@
-import { decodeQuery } from "../../../src/core/usage-memory";
-import { encodeCode, Int8Matrix } from "../../../src/core/int8-matrix";
-import { cosine } from "../../../src/core/vector-math";
+import { encodeCode } from "../../../src/core/int8-matrix";
+import { CodeScan } from "../../../src/core/ranking/code-scan";
 import int8Scan from "../../../src/adapters/vector-indexes/int8-scan.wasm";
 import { chunks, placeholders, type MemoryContext } from "../storage/context";
 
@@ -9,9 +8,8 @@ const EMBED_BATCH = 64;
 
 interface Index {
   model: string;
-  matrix: Int8Matrix | null;
-  /** Stored codes by experience id, for the exact re-score of the matrix's first pass. */
-  codes: Map<string, Uint8Array>;
+  /** The active lessons' `when` codes under this embedder. */
+  scan: CodeScan;
 }
 
 /**
@@ -28,29 +26,17 @@ export class Situations {
   private current(): Index {
     const model = this.ctx.vectors.model;
     if (this.index?.model === model) return this.index;
-    const index: Index = { model, matrix: null, codes: new Map() };
+    const index: Index = { model, scan: new CodeScan(int8Scan) };
     for (const r of this.ctx.sql.exec<{ item_id: string; code: ArrayBuffer }>(
       "SELECT w.item_id, w.code FROM when_vectors w JOIN experiences e ON e.id = w.item_id WHERE w.model = ? AND e.status = 'active'",
       model,
     )) {
-      index.codes.set(r.item_id, new Uint8Array(r.code));
+      index.scan.set(r.item_id, new Uint8Array(r.code));
     }
-    for (const [id, code] of index.codes) this.place(index, id, code);
     // Every `when` has a vector or a pending row; vectors of another embedder are embedded again, as retrievals come.
     this.ctx.sql.exec("INSERT OR IGNORE INTO when_pending (item_id) SELECT item_id FROM when_vectors WHERE model != ?", model);
     this.index = index;
     return index;
-  }
-
-  private place(index: Index, id: string, code: Uint8Array): void {
-    const vec = decodeQuery(code);
-    index.matrix ??= new Int8Matrix(vec.length, int8Scan, Math.max(64, index.codes.size));
-    if (index.matrix.dims === vec.length) index.matrix.upsert(id, vec);
-  }
-
-  private forget(index: Index, id: string): void {
-    index.codes.delete(id);
-    index.matrix?.remove(id);
   }
 
   /** Whether any lesson has (or had, until the next refresh) a `when`: two primary-key probes, so the lexical channel can skip its column. */
@@ -65,7 +51,10 @@ export class Situations {
    */
   async refresh(): Promise<void> {
     const index = this.current();
-    const ids = this.ctx.sql.exec<{ item_id: string }>("SELECT item_id FROM when_pending LIMIT ?", EMBED_BATCH).toArray().map((r) => r.item_id);
+    const ids = this.ctx.sql
+      .exec<{ item_id: string }>("SELECT item_id FROM when_pending LIMIT ?", EMBED_BATCH)
+      .toArray()
+      .map((r) => r.item_id);
     if (!ids.length) return;
     const before = this.whenOf(ids);
     const stored = this.storedOf(ids, index.model);
@@ -98,7 +87,10 @@ export class Situations {
           const code = encodeCode(vec);
           this.ctx.sql.exec(
             "INSERT INTO when_vectors (item_id, model, text, code) VALUES (?, ?, ?, ?) ON CONFLICT(item_id) DO UPDATE SET model = excluded.model, text = excluded.text, code = excluded.code",
-            id, index.model, w.text, code,
+            id,
+            index.model,
+            w.text,
+            code,
           );
           placed.push([id, code]);
         }
@@ -106,10 +98,8 @@ export class Situations {
       }
     });
     for (const [id, code] of placed) {
-      if (code) {
-        index.codes.set(id, code);
-        this.place(index, id, code);
-      } else this.forget(index, id);
+      if (code) index.scan.set(id, code);
+      else index.scan.delete(id);
     }
   }
 
@@ -143,22 +133,22 @@ export class Situations {
 
   /** Lessons whose `when` has a similarity of at least `threshold` to the query, the best `k`. */
   similar(query: Float32Array, k: number, threshold: number): Map<string, number> {
-    const index = this.current();
-    if (!index.matrix || index.matrix.dims !== query.length || !index.matrix.size) return new Map();
-    const hits = index.matrix.topK(query, k, threshold, (ids) => new Map(ids.flatMap((id) => (index.codes.has(id) ? [[id, decodeQuery(index.codes.get(id)!)] as const] : []))));
-    return new Map(hits.map((h) => [h.id, h.sim]));
+    return this.current().scan.similar(query, threshold, k);
   }
 
   /** The `when` similarity of these lessons (absent for one without an embedded `when`). */
   similarities(query: Float32Array, ids: readonly string[]): Map<string, number> {
-    const index = this.current();
-    const out = new Map<string, number>();
-    if (!index.codes.size) return out;
-    for (const id of ids) {
-      const code = index.codes.get(id);
-      if (code && code.length - 4 === query.length) out.set(id, cosine(query, decodeQuery(code)));
-    }
-    return out;
+    return this.current().scan.similarities(query, ids);
+  }
+
+  /** The active lessons' `when` codes under the active embedder, as the channel scans them. */
+  codes(): { id: string; code: Uint8Array }[] {
+    return this.current().scan.entries();
+  }
+
+  /** Whether `when` texts still wait for their embedding. */
+  get pending(): boolean {
+    return this.ctx.sql.exec("SELECT 1 FROM when_pending LIMIT 1").toArray().length > 0;
   }
 
   /** Drops the in-memory index (its transaction rolled back, or the embedder changed); the next retrieval reads it again. */

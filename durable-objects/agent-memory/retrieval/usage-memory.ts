@@ -5,18 +5,16 @@ import {
   learnedText,
   phraseMatch,
   reviewPhrases,
-  phraseOf,
   updateCentroid,
-  decodeQuery,
+  centroidFactor,
+  USAGE_SCAN_WIDTH,
+  phraseFade,
   type LearnedPhrase,
 } from "../../../src/core/usage-memory";
 import { ftsMatchOf } from "../../../src/core/lexical";
-import { Int8Matrix } from "../../../src/core/int8-matrix";
-import { cosine } from "../../../src/core/vector-math";
+import { CodeScan } from "../../../src/core/ranking/code-scan";
 import int8Scan from "../../../src/adapters/vector-indexes/int8-scan.wasm";
-import { retention } from "../../../src/core/decay";
 import type { Fade } from "../../../src/core/usage-memory";
-import { assessInsight } from "../../../src/core/poison";
 import type { MemoryFilter, MemoryKind } from "../../../src/core/memory-types";
 import { filterSql } from "./memory-filter";
 import type { MemoryContext } from "../storage/context";
@@ -41,69 +39,27 @@ export interface UsageCredit {
 
 /**
  * The usage channel's storage: per memory, the queries it served (learned phrases, FTS5-indexed in
- * usage_fts) and their centroid. Centroids of the active embedder are held in memory once read,
- * since the vector channel scores all of them on every retrieval.
+ * usage_fts) and their centroid. Centroids of the active embedder are held in memory once read
+ * (a CodeScan per kind: their directions, each with its length times its count discount, see
+ * usageSimilarity), since the vector channel scores all of them on every retrieval.
  */
-/**
- * The centroids of one kind as the vector channel scans them: their directions in an int8 matrix
- * (the local vector index's SIMD scan), and per memory the factor that makes the cosine with a
- * direction the usage similarity (the centroid's length times its count discount, see
- * usageSimilarity). The factor is at most 1, so a centroid that reaches a threshold has a
- * direction that reaches it: the scan's gate loses nothing.
- */
-class CentroidScan {
-  private matrix: Int8Matrix | null = null;
-  private readonly codes = new Map<string, Uint8Array>();
-  private readonly factor = new Map<string, number>();
-
-  set(id: string, code: Uint8Array, norm: number, n: number): void {
-    const dir = decodeQuery(code);
-    this.matrix ??= new Int8Matrix(dir.length, int8Scan, 64);
-    if (this.matrix.dims !== dir.length) return;
-    this.matrix.upsert(id, dir);
-    this.codes.set(id, code);
-    this.factor.set(id, norm * Math.min(1, n));
-  }
-
-  delete(id: string): void {
-    this.matrix?.remove(id);
-    this.codes.delete(id);
-    this.factor.delete(id);
-  }
-
-  similar(query: Float32Array, threshold: number, k: number): Map<string, number> {
-    const out = new Map<string, number>();
-    if (!this.matrix?.size || this.matrix.dims !== query.length) return out;
-    const exact = (ids: readonly string[]) => new Map(ids.map((id) => [id, decodeQuery(this.codes.get(id)!)] as const));
-    for (const h of this.matrix.topK(query, k, threshold, exact)) {
-      const sim = h.sim * this.factor.get(h.id)!;
-      if (sim >= threshold) out.set(h.id, sim);
-    }
-    return out;
-  }
-
-  similarity(query: Float32Array, id: string): number | undefined {
-    const code = this.codes.get(id);
-    return code && code.length - 4 === query.length ? cosine(query, decodeQuery(code)) * this.factor.get(id)! : undefined;
-  }
-}
-
-/** Centroids the scan keeps per query before their factor is applied: a short centroid can fall out of the top k1. */
-const SCAN_WIDTH = 4;
-
 export class UsageMemory {
-  private cache: { model: string; byKind: Map<MemoryKind, CentroidScan> } | null = null;
+  private cache: { model: string; byKind: Map<MemoryKind, CodeScan> } | null = null;
   /** Whether anything was learned yet; until then retrieval skips the usage channels entirely. */
   private any: boolean | null = null;
 
   constructor(private readonly ctx: MemoryContext) {}
 
-  private centroids(kind: MemoryKind): CentroidScan {
+  /** The centroids of `kind` under the active embedder, as the vector channel scans them. */
+  centroids(kind: MemoryKind): CodeScan {
     const model = this.ctx.vectors.model;
     if (!this.cache || this.cache.model !== model) {
-      const byKind = new Map<MemoryKind, CentroidScan>([["experience", new CentroidScan()], ["case", new CentroidScan()]]);
+      const byKind = new Map<MemoryKind, CodeScan>([
+        ["experience", new CodeScan(int8Scan)],
+        ["case", new CodeScan(int8Scan)],
+      ]);
       for (const r of this.ctx.sql.exec<UsageRow>("SELECT * FROM usage_memory WHERE model = ? AND centroid IS NOT NULL", model)) {
-        byKind.get(r.kind as MemoryKind)?.set(r.item_id, new Uint8Array(r.centroid!), r.norm, r.n);
+        byKind.get(r.kind as MemoryKind)?.set(r.item_id, new Uint8Array(r.centroid!), centroidFactor(r.norm, r.n));
       }
       this.cache = { model, byKind };
     }
@@ -115,39 +71,29 @@ export class UsageMemory {
     return !this.any;
   }
 
-  /**
-   * A memory's phrases fade on the memory's own retention curve (its Q and uses set the rate, as
-   * the decay sweep's do), counted from each phrase's last reward: what a memory was used for is
-   * forgotten no slower than the memory itself. Nothing fades while the agent's decay is off.
-   */
+  /** How a memory's phrases fade (see phraseFade). */
   private fade(q: number, uses: number): Fade {
-    const decay = this.ctx.config().decay;
-    const now = this.ctx.now();
-    return decay.enabled ? (at) => retention({ lastUsedAt: at, createdAt: at, q, uses }, now, decay) : () => 1;
+    return phraseFade(this.ctx.config().decay, this.ctx.now(), q, uses);
   }
 
-  /** Usage-centroid similarity of the memories of `kind` whose centroid reaches `threshold` (of the SCAN_WIDTH·k closest directions). */
+  /** Usage-centroid similarity of the memories of `kind` whose centroid reaches `threshold` (of the USAGE_SCAN_WIDTH·k closest directions). */
   similar(query: Float32Array, kind: MemoryKind, threshold: number, k: number): Map<string, number> {
-    return this.centroids(kind).similar(query, threshold, SCAN_WIDTH * k);
+    return this.centroids(kind).similar(query, threshold, USAGE_SCAN_WIDTH * k);
   }
 
   /** Usage-centroid similarity of these memories (0 for one without a centroid). */
   similarities(query: Float32Array, kind: MemoryKind, ids: readonly string[]): Map<string, number> {
-    const all = this.centroids(kind);
-    const out = new Map<string, number>();
-    for (const id of ids) {
-      const sim = all.similarity(query, id);
-      if (sim !== undefined) out.set(id, sim);
-    }
-    return out;
+    return this.centroids(kind).similarities(query, ids);
   }
 
   /**
    * Memories of `kind` (active, and matching the retrieval's filter) with a learned phrase that matches the
    * query's terms, scored by phraseMatch. FTS5 finds the phrases sharing a word; BM25 cannot score
-   * them, since while few memories have phrases every word is "common" among them.
+   * them, since while few memories have phrases every word is "common" among them. Every phrase it
+   * finds is scored (a match needs a shared word, so none outside FTS5's set can score): the best
+   * `limit` depend on the phrases alone, as they do where a snapshot of them is ranked (src/core/ranking).
    */
-  matches(kind: MemoryKind, terms: readonly string[], limit: number, filter?: MemoryFilter): { id: string; score: number }[] {
+  matches(kind: MemoryKind, terms: readonly string[], limit: number, now: number, filter?: MemoryFilter): { id: string; score: number }[] {
     const match = ftsMatchOf(terms);
     if (!match) return [];
     const table = kind === "experience" ? "experiences" : "cases";
@@ -157,24 +103,26 @@ export class UsageMemory {
         // CROSS JOIN keeps this order (SQLite does not reorder it): the phrase index drives, never a scan of the memories.
         `SELECT u.item_id AS id, u.phrases AS phrases, t.q AS q, t.retrieved AS uses FROM usage_fts CROSS JOIN usage_memory u ON u.seq = usage_fts.rowid
          CROSS JOIN ${table} t ON t.id = u.item_id
-         WHERE usage_fts MATCH ? AND u.kind = ? AND t.status = 'active'${where.sql} ORDER BY bm25(usage_fts) LIMIT ?`,
+         WHERE usage_fts MATCH ? AND u.kind = ? AND t.status = 'active'${where.sql}`,
         match,
         kind,
         ...where.params,
-        limit * 4,
       )
       .toArray()
-      .map((r) => ({ id: r.id, score: phraseMatch(terms, JSON.parse(r.phrases) as LearnedPhrase[], this.fade(r.q, r.uses)) }))
+      .map((r) => ({
+        id: r.id,
+        score: phraseMatch(terms, JSON.parse(r.phrases) as LearnedPhrase[], phraseFade(this.ctx.config().decay, now, r.q, r.uses)),
+      }))
       .filter((r) => r.score > 0)
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
       .slice(0, limit);
   }
 
-  /** Records a rewarded retrieval's query against the memories it credits; runs inside the reward's transaction. */
-  learn(query: string, queryVec: Float32Array | null, credits: readonly UsageCredit[]): void {
-    // Learned phrases never reach a prompt, but they are text a client wrote that now steers what
-    // is retrieved: a query the poison filter flags teaches no words.
-    const phrase = assessInsight(query).quarantined ? null : phraseOf(query);
+  /**
+   * Records a rewarded retrieval's query (its `learnablePhrase` and embedding) against the memories
+   * it credits; runs inside the reward's transaction.
+   */
+  learn(phrase: string | null, queryVec: Float32Array | null, credits: readonly UsageCredit[]): void {
     // And, like lesson text, a new phrase waits for the LLM safety review when one is configured.
     const pending = this.ctx.reviewAvailable();
     const now = this.ctx.now();
@@ -184,10 +132,20 @@ export class UsageMemory {
       const row = this.ctx.sql.exec<UsageRow>("SELECT * FROM usage_memory WHERE item_id = ?", id).toArray()[0];
       if (!row && credit < 0) continue;
       const memory = this.ctx.sql
-        .exec<{ q: number; uses: number }>(`SELECT q, retrieved AS uses FROM ${kind === "experience" ? "experiences" : "cases"} WHERE id = ?`, id)
+        .exec<{ q: number; uses: number }>(
+          `SELECT q, retrieved AS uses FROM ${kind === "experience" ? "experiences" : "cases"} WHERE id = ?`,
+          id,
+        )
         .toArray()[0];
       const phrases = phrase
-        ? applyPhrase(JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[], phrase, credit, now, memory ? this.fade(memory.q, memory.uses) : undefined, pending)
+        ? applyPhrase(
+            JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[],
+            phrase,
+            credit,
+            now,
+            memory ? this.fade(memory.q, memory.uses) : undefined,
+            pending,
+          )
         : (JSON.parse(row?.phrases ?? "[]") as LearnedPhrase[]);
       const old = row?.centroid && row.model === model ? decodeCentroid(new Uint8Array(row.centroid), row.norm, row.n) : null;
       const centroid = queryVec ? updateCentroid(old, queryVec, credit) : old;
@@ -198,14 +156,21 @@ export class UsageMemory {
            ON CONFLICT(item_id) DO UPDATE SET phrases = excluded.phrases, model = excluded.model, centroid = excluded.centroid,
              norm = excluded.norm, n = excluded.n, updated_at = excluded.updated_at
            RETURNING seq`,
-          id, kind, JSON.stringify(phrases), stored ? model : null, stored?.code ?? null, stored?.norm ?? 0, stored?.n ?? 0, now,
+          id,
+          kind,
+          JSON.stringify(phrases),
+          stored ? model : null,
+          stored?.code ?? null,
+          stored?.norm ?? 0,
+          stored?.n ?? 0,
+          now,
         )
         .one().seq;
       this.any = true;
       this.index(seq, phrases);
       if (this.cache?.model === model) {
         const cached = this.cache.byKind.get(kind)!;
-        if (centroid && stored) cached.set(id, stored.code, stored.norm, stored.n);
+        if (centroid && stored) cached.set(id, stored.code, centroidFactor(stored.norm, stored.n));
         else cached.delete(id);
       }
     }
@@ -223,7 +188,8 @@ export class UsageMemory {
     for (const r of this.ctx.sql.exec<{ item_id: string; phrases: string }>(
       `SELECT item_id, phrases FROM usage_memory WHERE EXISTS (SELECT 1 FROM json_each(phrases) WHERE json_extract(value, '$.pending') = 1) ORDER BY updated_at, seq`,
     )) {
-      for (const p of JSON.parse(r.phrases) as LearnedPhrase[]) if (p.pending && out.length < limit) out.push({ itemId: r.item_id, text: p.text });
+      for (const p of JSON.parse(r.phrases) as LearnedPhrase[])
+        if (p.pending && out.length < limit) out.push({ itemId: r.item_id, text: p.text });
       if (out.length >= limit) break;
     }
     return out;
@@ -231,7 +197,9 @@ export class UsageMemory {
 
   countPendingPhrases(): number {
     return this.ctx.sql
-      .exec<{ n: number }>("SELECT count(*) AS n FROM usage_memory, json_each(usage_memory.phrases) WHERE json_extract(value, '$.pending') = 1")
+      .exec<{ n: number }>(
+        "SELECT count(*) AS n FROM usage_memory, json_each(usage_memory.phrases) WHERE json_extract(value, '$.pending') = 1",
+      )
       .one().n;
   }
 
@@ -243,7 +211,9 @@ export class UsageMemory {
     let rejected = 0;
     this.ctx.storage.transactionSync(() => {
       for (const [itemId, judged] of byItem) {
-        const row = this.ctx.sql.exec<{ seq: number; phrases: string }>("SELECT seq, phrases FROM usage_memory WHERE item_id = ?", itemId).toArray()[0];
+        const row = this.ctx.sql
+          .exec<{ seq: number; phrases: string }>("SELECT seq, phrases FROM usage_memory WHERE item_id = ?", itemId)
+          .toArray()[0];
         if (!row) continue;
         const before = JSON.parse(row.phrases) as LearnedPhrase[];
         for (const p of before) if (p.pending && judged.has(p.text)) judged.get(p.text) ? admitted++ : rejected++;

@@ -1,6 +1,7 @@
 import type { MemoryKind } from "../../../src/core/memory-types";
-import { decodeQuery, MAX_TEACH_PER_HOUR } from "../../../src/core/usage-memory";
+import { decodeQuery, learnablePhrase, MAX_TEACH_PER_HOUR } from "../../../src/core/usage-memory";
 import type { Features } from "../../../src/core/reranker";
+import type { RetrievalClaims } from "../../../src/core/retrieval-token";
 import type { MemoryContext } from "../storage/context";
 import type { RerankerStore } from "../retrieval/reranker-store";
 import type { UsageCredit, UsageMemory } from "../retrieval/usage-memory";
@@ -8,12 +9,13 @@ import type { UsageCredit, UsageMemory } from "../retrieval/usage-memory";
 interface ShownItem {
   id: string;
   kind: MemoryKind;
+  label?: string | null;
   citeOnly?: boolean;
   f?: number[];
 }
 
-/** A retrieval a reward credits, as stored: its query, what it showed, and the key that made it. */
-export interface CreditedRetrieval extends Record<string, SqlStorageValue> {
+/** A retrieval as stored: its query, what it showed, and the key that made it. */
+export interface RetrievalRow extends Record<string, SqlStorageValue> {
   id: string;
   query: string;
   query_code: ArrayBuffer | null;
@@ -21,6 +23,35 @@ export interface CreditedRetrieval extends Record<string, SqlStorageValue> {
   key_id: string | null;
   episode_id: string | null;
 }
+
+/** A retrieval a reward credits, recorded (a row) or carried by its token (claims). */
+export interface CreditedRetrieval {
+  id: string;
+  /** What the query may teach usage memory as words (`learnablePhrase`). */
+  phrase: string | null;
+  queryCode: Uint8Array | null;
+  items: ShownItem[];
+  keyId: string | null;
+  episodeId: string | null;
+}
+
+export const creditedOfRow = (row: RetrievalRow): CreditedRetrieval => ({
+  id: row.id,
+  phrase: learnablePhrase(row.query),
+  queryCode: row.query_code ? new Uint8Array(row.query_code) : null,
+  items: JSON.parse(row.items) as ShownItem[],
+  keyId: row.key_id,
+  episodeId: row.episode_id,
+});
+
+export const creditedOfClaims = (c: RetrievalClaims): CreditedRetrieval => ({
+  id: c.id,
+  phrase: c.phrase,
+  queryCode: c.queryCode,
+  items: c.items,
+  keyId: c.keyId,
+  episodeId: null,
+});
 
 export interface RewardOutcome {
   reward: number;
@@ -39,11 +70,15 @@ const HOUR_MS = 3600_000;
  * MAX_TEACH_PER_HOUR positive credits per key and memory, so no one key floods a memory's usage.
  */
 function mayTeach(ctx: MemoryContext, key: string, itemId: string, hour: number): boolean {
-  const n = ctx.sql.exec<{ n: number }>("SELECT n FROM teach_counts WHERE key_id = ? AND item_id = ? AND hour = ?", key, itemId, hour).toArray()[0]?.n ?? 0;
+  const n =
+    ctx.sql.exec<{ n: number }>("SELECT n FROM teach_counts WHERE key_id = ? AND item_id = ? AND hour = ?", key, itemId, hour).toArray()[0]
+      ?.n ?? 0;
   if (n >= MAX_TEACH_PER_HOUR) return false;
   ctx.sql.exec(
     "INSERT INTO teach_counts (key_id, item_id, hour, n) VALUES (?, ?, ?, 1) ON CONFLICT (key_id, item_id, hour) DO UPDATE SET n = n + 1",
-    key, itemId, hour,
+    key,
+    itemId,
+    hour,
   );
   return true;
 }
@@ -57,21 +92,28 @@ function mayTeach(ctx: MemoryContext, key: string, itemId: string, hour: number)
  * nothing. A positive lesson past the key's hourly cap for that memory teaches neither channel;
  * weakening is never capped.
  */
-export function learnFromReward(ctx: MemoryContext, usage: UsageMemory, reranker: RerankerStore, retrievals: readonly CreditedRetrieval[], outcome: RewardOutcome): void {
+export function learnFromReward(
+  ctx: MemoryContext,
+  usage: UsageMemory,
+  reranker: RerankerStore,
+  retrievals: readonly CreditedRetrieval[],
+  outcome: RewardOutcome,
+): void {
   if (!outcome.reward || !retrievals.length) return;
   const hour = Math.floor(ctx.now() / HOUR_MS);
   ctx.sql.exec("DELETE FROM teach_counts WHERE hour < ?", hour);
   const examples: { f: Features; label: 0 | 1 }[] = [];
   for (const row of retrievals) {
-    const teacher = outcome.teacher ?? row.key_id ?? "";
-    const shown = (JSON.parse(row.items) as ShownItem[]).filter((i) => !i.citeOnly || outcome.updated.has(i.id));
+    const teacher = outcome.teacher ?? row.keyId ?? "";
+    const shown = row.items.filter((i) => !i.citeOnly || outcome.updated.has(i.id));
     const moved = shown.filter((i) => outcome.updated.has(i.id));
     if (!moved.length) continue;
     const share = outcome.cited ? outcome.reward : outcome.reward / moved.length;
     const capped = new Set(share > 0 ? moved.filter((i) => !mayTeach(ctx, teacher, i.id, hour)).map((i) => i.id) : []);
     const credits: UsageCredit[] = moved.filter((i) => !capped.has(i.id)).map((i) => ({ id: i.id, kind: i.kind, credit: share }));
-    usage.learn(row.query, row.query_code ? decodeQuery(new Uint8Array(row.query_code)) : null, credits);
-    for (const i of shown) if (i.f && !capped.has(i.id)) examples.push({ f: i.f, label: outcome.updated.has(i.id) && outcome.reward > 0 ? 1 : 0 });
+    usage.learn(row.phrase, row.queryCode ? decodeQuery(row.queryCode) : null, credits);
+    for (const i of shown)
+      if (i.f && !capped.has(i.id)) examples.push({ f: i.f, label: outcome.updated.has(i.id) && outcome.reward > 0 ? 1 : 0 });
   }
   reranker.learn(examples);
 }

@@ -4,7 +4,8 @@ import { DomainError } from "../../../src/core/errors";
 import type { MemoryContext } from "../storage/context";
 import type { RecordResult } from "../storage/idempotency";
 import type { Library } from "../library/library";
-import { learnFromReward, type CreditedRetrieval } from "./reward-learning";
+import { creditedOfClaims, creditedOfRow, learnFromReward, type CreditedRetrieval, type RetrievalRow } from "./reward-learning";
+import type { RetrievalClaims } from "../../../src/core/retrieval-token";
 import type { Retrieval } from "../retrieval/retrieval";
 
 const Q_HISTORY_KEEP = 50;
@@ -17,23 +18,19 @@ interface Target {
   citeOnly: boolean;
 }
 
-interface RecordedItem {
-  id: string;
-  kind: MemoryKind;
-  label?: string | null;
-  citeOnly?: boolean;
-}
-
 /** A reward plus the `[G#]` labels the agent quoted in its answer, which count as citations. */
 export type RewardInput = RewardRequest & { quotedLabels?: string[] };
 
-interface RewardedColumns {
+interface RewardedColumns extends Record<string, SqlStorageValue> {
   reward_request: string | null;
   reward_result: string | null;
 }
 
-/** What tells a replay of a retrieval's reward from a second outcome: the request as validated (its fields in schema order). */
-const rewardKey = (req: RewardInput) => JSON.stringify(req);
+/**
+ * What tells a replay of a retrieval's reward from a second outcome: the request as validated (its
+ * fields in schema order), a token standing as its retrieval's id.
+ */
+const rewardKey = (req: RewardInput, token?: RetrievalClaims) => JSON.stringify(token ? { ...req, retrievalId: token.id } : req);
 
 /** Utility learning: rewards move Q-values by EMA; analytics read them back. */
 export class Utility {
@@ -54,13 +51,17 @@ export class Utility {
    * changes) and the retrievals it credits. Each retrieval takes one outcome: the same reward again
    * is a replay of the first (returned as `replay`), a different one a conflict, and an episode's
    * reward credits only those of its retrievals no reward took yet and no read-scoped key made.
+   * A token (verified by the caller) carries its retrieval; its one outcome is kept in rewarded_tokens.
    */
-  private targets(req: RewardInput): { targets: Target[]; byLabel: Map<string, string[]>; retrievals: CreditedRetrieval[]; replay?: RewardResult } {
+  private targets(
+    req: RewardInput,
+    token?: RetrievalClaims,
+  ): { targets: Target[]; byLabel: Map<string, string[]>; retrievals: CreditedRetrieval[]; replay?: RewardResult } {
     const seen = new Map<string, Target>();
     const retrievals: CreditedRetrieval[] = [];
     const byLabel = new Map<string, string[]>();
-    const addItems = (json: string) => {
-      for (const item of JSON.parse(json) as RecordedItem[]) {
+    const addItems = (items: CreditedRetrieval["items"]) => {
+      for (const item of items) {
         const citeOnly = item.citeOnly === true && (seen.get(item.id)?.citeOnly ?? true);
         seen.set(item.id, { id: item.id, kind: item.kind, citeOnly });
         if (item.label) byLabel.set(item.label, [...(byLabel.get(item.label) ?? []), item.id]);
@@ -68,20 +69,44 @@ export class Utility {
     };
     const columns = "id, query, query_code, items, key_id, episode_id, reward_request, reward_result";
     if (req.retrievalId) {
-      const row = this.ctx.sql.exec<CreditedRetrieval & RewardedColumns>(`SELECT ${columns} FROM retrievals WHERE id = ?`, req.retrievalId).toArray()[0];
-      if (!row) throw DomainError.notFound(`Retrieval '${req.retrievalId}' does not exist.`);
-      if (row.reward_request !== null) {
-        if (row.reward_request === rewardKey(req) && row.reward_result) return { targets: [], byLabel, retrievals, replay: { ...(JSON.parse(row.reward_result) as RewardResult), replayed: true } };
-        throw DomainError.conflict(`Retrieval '${req.retrievalId}' has taken its outcome already (one reward per retrieval); a different one cannot follow.`);
+      let credited: CreditedRetrieval;
+      let taken: RewardedColumns | undefined;
+      if (token) {
+        credited = creditedOfClaims(token);
+        taken = this.ctx.sql
+          .exec<RewardedColumns>("SELECT reward_request, reward_result FROM rewarded_tokens WHERE id = ?", token.id)
+          .toArray()[0];
+      } else {
+        const row = this.ctx.sql
+          .exec<RetrievalRow & RewardedColumns>(`SELECT ${columns} FROM retrievals WHERE id = ?`, req.retrievalId)
+          .toArray()[0];
+        if (!row) throw DomainError.notFound(`Retrieval '${req.retrievalId}' does not exist.`);
+        credited = creditedOfRow(row);
+        taken = row;
       }
-      addItems(row.items);
-      retrievals.push(row);
+      if (taken && taken.reward_request !== null) {
+        if (taken.reward_request === rewardKey(req, token) && taken.reward_result)
+          return { targets: [], byLabel, retrievals, replay: { ...(JSON.parse(taken.reward_result) as RewardResult), replayed: true } };
+        throw DomainError.conflict(
+          `Retrieval '${credited.id}' has taken its outcome already (one reward per retrieval); a different one cannot follow.`,
+        );
+      }
+      addItems(credited.items);
+      retrievals.push(credited);
     } else if (req.episodeId) {
       const rows = this.ctx.sql
-        .exec<CreditedRetrieval>(`SELECT ${columns} FROM retrievals WHERE episode_id = ? AND read_only = 0 AND reward_request IS NULL ORDER BY at`, req.episodeId)
-        .toArray();
+        .exec<RetrievalRow>(
+          `SELECT ${columns} FROM retrievals WHERE episode_id = ? AND read_only = 0 AND reward_request IS NULL ORDER BY at`,
+          req.episodeId,
+        )
+        .toArray()
+        .map(creditedOfRow);
       // An episode that exists but retrieved nothing is a reward for no items; one never seen is a mistake to report.
-      if (!rows.length && !this.ctx.sql.exec("SELECT 1 FROM episodes WHERE id = ?", req.episodeId).toArray().length && !this.ctx.sql.exec("SELECT 1 FROM retrievals WHERE episode_id = ?", req.episodeId).toArray().length) {
+      if (
+        !rows.length &&
+        !this.ctx.sql.exec("SELECT 1 FROM episodes WHERE id = ?", req.episodeId).toArray().length &&
+        !this.ctx.sql.exec("SELECT 1 FROM retrievals WHERE episode_id = ?", req.episodeId).toArray().length
+      ) {
         throw DomainError.notFound(`Episode '${req.episodeId}' does not exist and no retrieval names it.`);
       }
       for (const row of rows) addItems(row.items);
@@ -106,9 +131,10 @@ export class Utility {
   /**
    * Applies one reward; `record` runs inside the transaction of the Q updates, with their result.
    * `teacher` is the rewarding key: what it teaches each memory's usage is capped per hour.
+   * `token`: the claims of `req.retrievalId` when it is a token, verified by the caller.
    */
-  reward(req: RewardInput, record?: RecordResult<RewardResult>, teacher?: string): RewardResult {
-    const { targets, byLabel, retrievals, replay } = this.targets(req);
+  reward(req: RewardInput, record?: RecordResult<RewardResult>, teacher?: string, token?: RetrievalClaims): RewardResult {
+    const { targets, byLabel, retrievals, replay } = this.targets(req, token);
     if (replay) return this.ctx.storage.transactionSync(() => (record?.(replay), replay));
     const labelIds = (s: string) => byLabel.get(/^\[?(G\d+)\]?$/.exec(s)?.[1] ?? "") ?? [];
     const quoted = (req.quotedLabels ?? []).flatMap(labelIds);
@@ -135,7 +161,7 @@ export class Utility {
     const alpha = this.ctx.config().alpha;
     const now = this.ctx.now();
     try {
-      return this.applyReward(req, { targets, retrievals, teacher }, cited, r, alpha, now, record);
+      return this.applyReward(req, { targets, retrievals, teacher, token }, cited, r, alpha, now, record);
     } catch (err) {
       // The transaction rolled back what usage memory wrote; its in-memory centroids must follow.
       this.retrieval.usage.forgetCache();
@@ -146,7 +172,7 @@ export class Utility {
 
   private applyReward(
     req: RewardInput,
-    what: { targets: Target[]; retrievals: CreditedRetrieval[]; teacher: string | undefined },
+    what: { targets: Target[]; retrievals: CreditedRetrieval[]; teacher: string | undefined; token: RetrievalClaims | undefined },
     cited: Set<string> | null,
     r: number,
     alpha: number,
@@ -175,17 +201,32 @@ export class Utility {
         const q = emaUpdate(row.q, r, alpha);
         this.ctx.sql.exec(
           `UPDATE ${table} SET q = ?, successes = successes + ?, failures = failures + ?, cited = cited + ?, retrieved = retrieved + ?, last_used_at = ? WHERE id = ?`,
-          q, r > 0 ? 1 : 0, r < 0 ? 1 : 0, cited ? 1 : 0, t.citeOnly ? 1 : 0, now, t.id,
+          q,
+          r > 0 ? 1 : 0,
+          r < 0 ? 1 : 0,
+          cited ? 1 : 0,
+          t.citeOnly ? 1 : 0,
+          now,
+          t.id,
         );
         // A lesson on probation has earned trust once it was cited in a successful episode.
-        if (t.kind === "experience" && cited && r > 0) this.ctx.sql.exec("UPDATE experiences SET probation = 0 WHERE id = ? AND probation = 1", t.id);
+        if (t.kind === "experience" && cited && r > 0)
+          this.ctx.sql.exec("UPDATE experiences SET probation = 0 WHERE id = ? AND probation = 1", t.id);
         this.ctx.sql.exec(
           "INSERT INTO q_history (item_id, at, q, delta, reward, episode_id, retrieval_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-          t.id, now, q, q - row.q, r, req.episodeId ?? what.retrievals[0]?.episode_id ?? null, req.retrievalId ?? null,
+          t.id,
+          now,
+          q,
+          q - row.q,
+          r,
+          req.episodeId ?? what.retrievals[0]?.episodeId ?? null,
+          what.token?.id ?? req.retrievalId ?? null,
         );
         this.ctx.sql.exec(
           `DELETE FROM q_history WHERE item_id = ? AND seq <= (SELECT seq FROM q_history WHERE item_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
-          t.id, t.id, Q_HISTORY_KEEP,
+          t.id,
+          t.id,
+          Q_HISTORY_KEEP,
         );
         updated.push({ id: t.id, kind: t.kind, qBefore: row.q, q, cited: cited !== null });
       }
@@ -196,9 +237,19 @@ export class Utility {
         teacher: what.teacher,
       });
       const result: RewardResult = { reward: r, updated, uncited, ...(skipped.length ? { skipped } : {}), replayed: false };
-      const key = rewardKey(req);
+      const key = rewardKey(req, what.token);
       const stored = JSON.stringify(result);
-      for (const ret of what.retrievals) this.ctx.sql.exec("UPDATE retrievals SET reward_request = ?, reward_result = ? WHERE id = ?", key, stored, ret.id);
+      if (what.token)
+        this.ctx.sql.exec(
+          "INSERT INTO rewarded_tokens (id, expires_at, reward_request, reward_result) VALUES (?, ?, ?, ?)",
+          what.token.id,
+          what.token.expiresAt,
+          key,
+          stored,
+        );
+      else
+        for (const ret of what.retrievals)
+          this.ctx.sql.exec("UPDATE retrievals SET reward_request = ?, reward_result = ? WHERE id = ?", key, stored, ret.id);
       record?.(result);
       return result;
     });
@@ -206,7 +257,11 @@ export class Utility {
 
   analytics(opts: { top: number; window: number; buckets: number }): Analytics {
     const sql = this.ctx.sql;
-    const qs = (table: string) => sql.exec<{ q: number }>(`SELECT q FROM ${table} WHERE status = 'active'`).toArray().map((r) => r.q);
+    const qs = (table: string) =>
+      sql
+        .exec<{ q: number }>(`SELECT q FROM ${table} WHERE status = 'active'`)
+        .toArray()
+        .map((r) => r.q);
     const deltas = sql
       .exec<{ delta: number }>("SELECT delta FROM q_history ORDER BY seq DESC LIMIT ?", opts.window)
       .toArray()
@@ -248,14 +303,20 @@ export class Utility {
       )
       .one();
     const counts = (table: string) =>
-      sql.exec<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM ${table} GROUP BY status`).toArray().reduce<Record<string, number>>((acc, r) => ((acc[r.status] = r.n), acc), {});
+      sql
+        .exec<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM ${table} GROUP BY status`)
+        .toArray()
+        .reduce<Record<string, number>>((acc, r) => ((acc[r.status] = r.n), acc), {});
     return {
       experiences: { counts: counts("experiences"), q: qStats(qs("experiences"), opts.buckets) },
       cases: { counts: counts("cases"), q: qStats(qs("cases"), opts.buckets) },
       top: ranked("DESC"),
       bottom: ranked("ASC"),
       convergence: { window: opts.window, updates: deltas.length, meanAbsDeltaQ: convergence(deltas, opts.window) },
-      retrievals: sql.exec<{ n: number }>("SELECT count(*) AS n FROM retrievals").one().n,
+      // Token retrievals are counted by day (flushed from the Workers), recorded ones by their rows: both pruned by retention.
+      retrievals: sql
+        .exec<{ n: number }>("SELECT (SELECT count(*) FROM retrievals) + (SELECT coalesce(sum(n), 0) FROM token_retrievals) AS n")
+        .one().n,
       citations: { cited: totals.cited ?? 0, uncited: totals.uncited ?? 0, retrievedItems: totals.retrieved ?? 0 },
       successRate: { bySource, byTag, byOrigin },
       libraryVersion: this.library.currentVersion(),

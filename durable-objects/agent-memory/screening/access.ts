@@ -1,4 +1,4 @@
-import type { AdmissionPolicy } from "./screen";
+import type { ScreeningPolicy } from "./screen";
 
 /** How a client's write came in: its door, and whether its key is admin-scoped. */
 export interface WriteAccess {
@@ -8,7 +8,7 @@ export interface WriteAccess {
   reviewed?: boolean;
 }
 
-export const policyOf = (access: WriteAccess | undefined, door: AdmissionPolicy["door"] = access?.door ?? "api"): AdmissionPolicy => ({
+export const policyOf = (access: WriteAccess | undefined, door: ScreeningPolicy["door"] = access?.door ?? "api"): ScreeningPolicy => ({
   door,
   admin: access?.admin ?? false,
   ...(access?.reviewed ? { reviewed: true } : {}),

@@ -4,7 +4,7 @@ import { DomainError } from "../../../src/core/errors";
 import { parseJson, type MemoryContext } from "../storage/context";
 import type { Library } from "../library/library";
 import type { Cases } from "../episodes/cases";
-import { MENTION_REVIEW, type AdmissionPolicy } from "./screen";
+import { MENTION_REVIEW, type ScreeningPolicy } from "./screen";
 import { buryLesson, unbury } from "./tombstones";
 
 export interface HeldItem {
@@ -73,9 +73,9 @@ const HELD_SQL = `
     SELECT 'case' AS kind, id, status, task AS text, NULL AS pattern, NULL AS keywords, NULL AS when_text, answer, trace_summary, updated_at AS updated FROM cases WHERE status IN ('quarantined', 'pending')
   ) h LEFT JOIN quarantine q ON q.item_id = h.id`;
 
-const ADMIN: AdmissionPolicy = { door: "admin", admin: true };
+const ADMIN: ScreeningPolicy = { door: "admin", admin: true };
 
-/** What the admission step holds back: listed for review, released or deleted by an admin, reviewed by the LLM. */
+/** What the screening step holds back: listed for review, released or deleted by an admin, reviewed by the LLM. */
 export class Quarantine {
   constructor(
     private readonly ctx: MemoryContext,
@@ -83,11 +83,19 @@ export class Quarantine {
     private readonly cases: Cases,
   ) {}
 
-  list(opts: { kind?: MemoryKind; status?: "quarantined" | "pending"; limit: number; cursor?: string }): { items: HeldItem[]; nextCursor: string | null } {
+  list(opts: { kind?: MemoryKind; status?: "quarantined" | "pending"; limit: number; cursor?: string }): {
+    items: HeldItem[];
+    nextCursor: string | null;
+  } {
     const rows = this.ctx.sql
       .exec<HeldRow>(
         `${HELD_SQL} WHERE h.id > ? AND (? IS NULL OR h.kind = ?) AND (? IS NULL OR h.status = ?) ORDER BY h.id LIMIT ?`,
-        opts.cursor ?? "", opts.kind ?? null, opts.kind ?? null, opts.status ?? null, opts.status ?? null, opts.limit + 1,
+        opts.cursor ?? "",
+        opts.kind ?? null,
+        opts.kind ?? null,
+        opts.status ?? null,
+        opts.status ?? null,
+        opts.limit + 1,
       )
       .toArray();
     const page = rows.slice(0, opts.limit).map(heldOut);
@@ -111,7 +119,7 @@ export class Quarantine {
     const r = await this.library.apply([{ op: "update", id, patch: { status: held.wanted as "active" | "archived" } }], {
       reason: `released from quarantine (${held.reason})`.slice(0, 500),
       author,
-      admission: ADMIN,
+      screening: ADMIN,
     });
     return { id, kind: "experience", status: r.experiences[0]?.status ?? held.wanted, libraryVersion: r.version };
   }
@@ -123,7 +131,7 @@ export class Quarantine {
       return { id, kind: "case", libraryVersion: null };
     }
     buryLesson(this.ctx, id, held.text, held.reason, author);
-    const r = await this.library.apply([{ op: "delete", id }], { reason: "deleted from quarantine", author, admission: ADMIN });
+    const r = await this.library.apply([{ op: "delete", id }], { reason: "deleted from quarantine", author, screening: ADMIN });
     return { id, kind: "experience", libraryVersion: r.version };
   }
 
@@ -134,15 +142,32 @@ export class Quarantine {
       .map((r) => {
         const flag = r.reason?.startsWith(MENTION_REVIEW) ? { flag: r.reason.slice(MENTION_REVIEW.length) } : {};
         return r.kind === "case"
-          ? { id: r.id, kind: "case", text: caseReviewText({ task: r.text, answer: r.answer, traceSummary: r.trace_summary }), pattern: null, keywords: [], ...flag }
-          : { id: r.id, kind: "experience", text: r.text, pattern: r.pattern, keywords: parseJson<string[]>(r.keywords, []), when: r.when_text, ...flag };
+          ? {
+              id: r.id,
+              kind: "case",
+              text: caseReviewText({ task: r.text, answer: r.answer, traceSummary: r.trace_summary }),
+              pattern: null,
+              keywords: [],
+              ...flag,
+            }
+          : {
+              id: r.id,
+              kind: "experience",
+              text: r.text,
+              pattern: r.pattern,
+              keywords: parseJson<string[]>(r.keywords, []),
+              when: r.when_text,
+              ...flag,
+            };
       });
   }
 
   countPending(): number {
-    return this.ctx.sql.exec<{ n: number }>(
-      "SELECT (SELECT count(*) FROM experiences WHERE status = 'pending') + (SELECT count(*) FROM cases WHERE status = 'pending') AS n",
-    ).one().n;
+    return this.ctx.sql
+      .exec<{ n: number }>(
+        "SELECT (SELECT count(*) FROM experiences WHERE status = 'pending') + (SELECT count(*) FROM cases WHERE status = 'pending') AS n",
+      )
+      .one().n;
   }
 
   /**
@@ -157,7 +182,11 @@ export class Quarantine {
     });
     const why = (v: ReviewVerdict) => `safety review: ${v.category}: ${v.reason}`.slice(0, 1000);
     const exps = fresh.filter((v) => v.kind === "experience");
-    const out = { admitted: fresh.filter((v) => v.safe).length, quarantined: fresh.filter((v) => !v.safe).length, stale: verdicts.length - fresh.length };
+    const out = {
+      admitted: fresh.filter((v) => v.safe).length,
+      quarantined: fresh.filter((v) => !v.safe).length,
+      stale: verdicts.length - fresh.length,
+    };
     if (exps.length) {
       const wanted = new Map(exps.map((v) => [v.id, this.get(v.id).wanted as "active" | "archived"]));
       const holdReason = Object.fromEntries(exps.filter((v) => !v.safe).map((v) => [v.id, why(v)]));
@@ -166,7 +195,7 @@ export class Quarantine {
         {
           reason: `safety review: ${exps.filter((v) => v.safe).length} admitted, ${exps.filter((v) => !v.safe).length} quarantined`,
           author: "system:review",
-          admission: { door: "review", internal: true, holdReason },
+          screening: { door: "review", internal: true, holdReason },
         },
       );
     }

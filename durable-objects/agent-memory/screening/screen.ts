@@ -1,21 +1,21 @@
 import { assessInsight, assessLesson, type PoisonReason } from "../../../src/core/poison";
 import { isHeld, type ExperienceContent, type MemoryKind, type Provenance, type Source } from "../../../src/core/memory-types";
-import { caseAdmissionText, caseServedChanged, type ServedCase } from "../../../src/core/served-fields";
+import { caseScreenedText, caseServedChanged, type ServedCase } from "../../../src/core/served-fields";
 import { DomainError } from "../../../src/core/errors";
 import type { MemoryContext } from "../storage/context";
 
 /**
- * The admission step every write passes, whatever its door: text the deterministic filter flags
+ * The screening step every write passes, whatever its door: text the deterministic filter flags
  * is quarantined; other new or changed text waits `pending` for the LLM safety review when an LLM
  * is configured, and is admitted at once when none is. Held entries are never retrieved or
  * injected (both serve only `active` rows) and keep a row here saying why, until the review or an
  * admin key releases or deletes them. Status changes of text already admitted pass unchecked.
  */
 
-export type AdmissionDoor = "api" | "mcp" | "import" | "rollback" | "live" | "practice" | "review" | "admin" | "episode";
+export type WriteDoor = "api" | "mcp" | "import" | "rollback" | "live" | "practice" | "review" | "admin" | "episode";
 
-export interface AdmissionPolicy {
-  door: AdmissionDoor;
+export interface ScreeningPolicy {
+  door: WriteDoor;
   /** The text already passed the LLM safety review (live extraction, a practice run's plan review). */
   reviewed?: boolean;
   /** Called with an admin key: may release held entries, keep a seeded Q, name a source. */
@@ -41,7 +41,7 @@ export interface Screened<T> {
 
 type Screenable = Pick<ExperienceContent, "text" | "pattern" | "keywords" | "status"> & { id: string; when?: string | null };
 
-function reasonFor(policy: AdmissionPolicy, id: string, parts: Parameters<typeof assessLesson>[0] | null, caseText = "") {
+function reasonFor(policy: ScreeningPolicy, id: string, parts: Parameters<typeof assessLesson>[0] | null, caseText = "") {
   if (!policy.internal) {
     const verdict = parts ? assessLesson(parts) : assessInsight(caseText, { chat: true });
     return verdict.quarantined ? `content filter: ${verdict.reasons.join(", ")}` : "quarantined at the writer's request";
@@ -50,15 +50,18 @@ function reasonFor(policy: AdmissionPolicy, id: string, parts: Parameters<typeof
 }
 
 const matchTextChanged = (a: Screenable, b: Screenable) =>
-  a.text !== b.text || a.pattern !== b.pattern || JSON.stringify(a.keywords) !== JSON.stringify(b.keywords) || (a.when ?? null) !== (b.when ?? null);
+  a.text !== b.text ||
+  a.pattern !== b.pattern ||
+  JSON.stringify(a.keywords) !== JSON.stringify(b.keywords) ||
+  (a.when ?? null) !== (b.when ?? null);
 
 /**
  * Only the service and the agent's quarantine (an admin's audited release or removal) touch a held
  * entry: an admin key's ordinary write would release it with no audit record, so it is refused too.
  */
-export const mayTouchHeld = (policy: AdmissionPolicy) => policy.internal === true || policy.door === "admin";
+export const mayTouchHeld = (policy: ScreeningPolicy) => policy.internal === true || policy.door === "admin";
 
-function guardHeld(kind: MemoryKind, id: string, before: { status: string } | null, wanted: string, policy: AdmissionPolicy) {
+function guardHeld(kind: MemoryKind, id: string, before: { status: string } | null, wanted: string, policy: ScreeningPolicy) {
   if (before && isHeld(before.status) && !mayTouchHeld(policy)) {
     throw DomainError.forbidden(
       `${kind === "case" ? "Case" : "Experience"} '${id}' is held (${before.status}); an admin key releases or deletes it through the agent's quarantine (POST …/quarantine/${id}/release, DELETE …/quarantine/${id}), which audits it.`,
@@ -66,7 +69,7 @@ function guardHeld(kind: MemoryKind, id: string, before: { status: string } | nu
   }
   // A client may send something into quarantine, never mark it as awaiting a review it did not ask for.
   if (wanted === "pending" && !policy.internal && before?.status !== wanted) {
-    throw DomainError.unprocessable("Status 'pending' is set by the admission step, not by a client.", [
+    throw DomainError.unprocessable("Status 'pending' is set by the screening step, not by a client.", [
       { path: ["status"], message: "Use 'active', 'archived' or 'quarantined'" },
     ]);
   }
@@ -91,18 +94,32 @@ const SPLIT_VERSIONS = 1000;
  * escalate") goes to the review with the filter's reason when an LLM is configured: the reviewer
  * tells talk from a command. Without one it stays quarantined.
  */
-function admit(ctx: MemoryContext, text: string, parts: Parameters<typeof assessLesson>[0] | null, wanted: string, policy: AdmissionPolicy, recent: readonly string[] = []) {
+function admit(
+  ctx: MemoryContext,
+  text: string,
+  parts: Parameters<typeof assessLesson>[0] | null,
+  wanted: string,
+  policy: ScreeningPolicy,
+  recent: readonly string[] = [],
+) {
   const verdict = parts ? assessLesson(parts) : assessInsight(text, { chat: true });
   const reason = `content filter: ${verdict.reasons.join(", ")}`;
-  if (verdict.quarantined && verdict.mentionOnly && ctx.reviewAvailable()) return { status: "pending", hold: { reason: `${MENTION_REVIEW}${verdict.reasons.join(", ")} (mentioned, not given)`, wanted } };
+  if (verdict.quarantined && verdict.mentionOnly && ctx.reviewAvailable())
+    return { status: "pending", hold: { reason: `${MENTION_REVIEW}${verdict.reasons.join(", ")} (mentioned, not given)`, wanted } };
   if (verdict.quarantined) return { status: "quarantined", hold: { reason, wanted } };
   const together = completesSplit(recent, parts ? lessonText(parts) : text);
-  if (together) return { status: "quarantined", hold: { reason: `content filter, read with the same key's writes of the last hour: ${together.join(", ")}`, wanted } };
-  if (!policy.reviewed && ctx.reviewAvailable()) return { status: "pending", hold: { reason: "waiting for the LLM safety review", wanted } };
+  if (together)
+    return {
+      status: "quarantined",
+      hold: { reason: `content filter, read with the same key's writes of the last hour: ${together.join(", ")}`, wanted },
+    };
+  if (!policy.reviewed && ctx.reviewAvailable())
+    return { status: "pending", hold: { reason: "waiting for the LLM safety review", wanted } };
   return { status: wanted, hold: null };
 }
 
-const lessonText = (parts: Parameters<typeof assessLesson>[0]) => [parts.pattern ?? "", parts.text, (parts.keywords ?? []).join(", "), parts.when ?? ""].filter(Boolean).join(" ");
+const lessonText = (parts: Parameters<typeof assessLesson>[0]) =>
+  [parts.pattern ?? "", parts.text, (parts.keywords ?? []).join(", "), parts.when ?? ""].filter(Boolean).join(" ");
 
 /** Characters of a key's earlier text read before the new one: every pattern spans far fewer. */
 const SPLIT_CONTEXT_CHARS = 1200;
@@ -149,7 +166,11 @@ function recentTextsBy(ctx: MemoryContext, author: string | undefined, exceptId:
          AND ((v.author = ? AND v.created_at >= ?) OR c.version > (SELECT coalesce(max(version), 0) FROM library_versions))
          AND c.after IS NOT NULL AND c.experience_id != ?
        ORDER BY c.version DESC, c.rowid DESC LIMIT ?`,
-      SPLIT_VERSIONS, author, ctx.now() - SPLIT_WINDOW_MS, exceptId, SPLIT_WRITES,
+      SPLIT_VERSIONS,
+      author,
+      ctx.now() - SPLIT_WINDOW_MS,
+      exceptId,
+      SPLIT_WRITES,
     )
     .toArray();
   return rows.reverse().map((r) => {
@@ -159,7 +180,13 @@ function recentTextsBy(ctx: MemoryContext, author: string | undefined, exceptId:
 }
 
 /** Screens what one experience becomes in a version. Throws when a client touches a held entry. */
-export function screenExperience<T extends Screenable>(ctx: MemoryContext, before: T | null, after: T, policy: AdmissionPolicy, author?: string): Screened<T> {
+export function screenExperience<T extends Screenable>(
+  ctx: MemoryContext,
+  before: T | null,
+  after: T,
+  policy: ScreeningPolicy,
+  author?: string,
+): Screened<T> {
   guardHeld("experience", after.id, before, after.status, policy);
   const wasHeld = before !== null && isHeld(before.status);
   if (isHeld(after.status)) {
@@ -182,27 +209,40 @@ export function screenCase(
   id: string,
   before: ({ status: string } & ServedCase) | null,
   after: { status: string } & ServedCase,
-  policy: AdmissionPolicy,
+  policy: ScreeningPolicy,
 ): Screened<string> {
   guardHeld("case", id, before, after.status, policy);
   const wasHeld = before !== null && isHeld(before.status);
   const changed = !before || caseServedChanged(before, after);
   if (isHeld(after.status) && !(before?.status === after.status && changed)) {
-    const reason = reasonFor(policy, id, null, caseAdmissionText(after));
+    const reason = reasonFor(policy, id, null, caseScreenedText(after));
     return { value: after.status, hold: before?.status === after.status ? null : { reason, wanted: "active" }, lift: false };
   }
   if (!changed) return { value: after.status, hold: null, lift: wasHeld };
-  const { status, hold } = admit(ctx, caseAdmissionText(after), null, isHeld(after.status) ? "active" : after.status, policy);
+  const { status, hold } = admit(ctx, caseScreenedText(after), null, isHeld(after.status) ? "active" : after.status, policy);
   return { value: status, hold, lift: wasHeld && !hold };
 }
 
 /** Keeps (or clears) the record of why an entry is held; runs inside the write's transaction. */
-export function recordHold(ctx: MemoryContext, id: string, kind: MemoryKind, s: Screened<unknown>, policy: AdmissionPolicy, author: string) {
+export function recordHold(
+  ctx: MemoryContext,
+  id: string,
+  kind: MemoryKind,
+  s: Screened<unknown>,
+  policy: ScreeningPolicy,
+  author: string,
+) {
   if (s.hold) {
     ctx.sql.exec(
       `INSERT INTO quarantine (item_id, kind, reason, wanted, door, author, at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(item_id) DO UPDATE SET reason = excluded.reason, wanted = excluded.wanted, door = excluded.door, author = excluded.author, at = excluded.at`,
-      id, kind, s.hold.reason.slice(0, 1000), s.hold.wanted, policy.door, author, ctx.now(),
+      id,
+      kind,
+      s.hold.reason.slice(0, 1000),
+      s.hold.wanted,
+      policy.door,
+      author,
+      ctx.now(),
     );
   } else if (s.lift) {
     forgetHold(ctx, id);
@@ -214,14 +254,14 @@ export function forgetHold(ctx: MemoryContext, id: string) {
 }
 
 /** The source each client door stamps; other doors (live, practice, rollback) keep what the service wrote. */
-const DOOR_SOURCE: Partial<Record<AdmissionDoor, Source>> = { api: "manual", mcp: "manual", import: "import" };
+const DOOR_SOURCE: Partial<Record<WriteDoor, Source>> = { api: "manual", mcp: "manual", import: "import" };
 
 /**
  * Provenance and Q of a new experience are the service's: a client door stamps its source, only an
  * admin key seeds Q, and a client's provenance keeps its free text, never a run or episode id.
  */
 export function provenanceOf(
-  policy: AdmissionPolicy,
+  policy: ScreeningPolicy,
   given: { source: Source; q: number | undefined; own: Provenance | undefined; service: Provenance | null; defaultQ: number },
 ): { source: Source; q: number; provenance: Provenance | null } {
   const forced = DOOR_SOURCE[policy.door];
@@ -229,6 +269,10 @@ export function provenanceOf(
     return { source: forced ?? given.source, q: given.q ?? given.defaultQ, provenance: given.own ?? given.service };
   }
   const own = given.own;
-  const provenance: Provenance = { ...given.service, ...(own?.note ? { note: own.note } : {}), ...(own?.importedFrom ? { importedFrom: own.importedFrom } : {}) };
+  const provenance: Provenance = {
+    ...given.service,
+    ...(own?.note ? { note: own.note } : {}),
+    ...(own?.importedFrom ? { importedFrom: own.importedFrom } : {}),
+  };
   return { source: forced, q: given.defaultQ, provenance: Object.keys(provenance).length ? provenance : null };
 }

@@ -13,7 +13,11 @@ export function buryLesson(ctx: MemoryContext, id: string, text: string, reason:
   ctx.sql.exec(
     `INSERT INTO removed_lessons (item_id, text_key, reason, author, at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(item_id) DO UPDATE SET text_key = excluded.text_key, reason = excluded.reason, author = excluded.author, at = excluded.at`,
-    id, textKey(text), reason.slice(0, 1000), author, ctx.now(),
+    id,
+    textKey(text),
+    reason.slice(0, 1000),
+    author,
+    ctx.now(),
   );
 }
 

@@ -41,7 +41,13 @@ export class IdempotencyStore {
     }
     let recorded = false;
     const pending = write((value) => {
-      this.ctx.sql.exec("INSERT INTO idempotency (key, request_hash, response, at) VALUES (?, ?, ?, ?)", scoped, hash, JSON.stringify(value), this.ctx.now());
+      this.ctx.sql.exec(
+        "INSERT INTO idempotency (key, request_hash, response, at) VALUES (?, ?, ?, ?)",
+        scoped,
+        hash,
+        JSON.stringify(value),
+        this.ctx.now(),
+      );
       recorded = true;
     });
     this.inflight.set(scoped, pending);

@@ -32,7 +32,11 @@ export function listPage<Row extends Record<string, SqlStorageValue> & { seq: nu
     add("seq > ?", c.s);
   }
   const rows = sql
-    .exec<Row>(`SELECT * FROM ${table} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq LIMIT ?`, ...args, filter.limit + 1)
+    .exec<Row>(
+      `SELECT * FROM ${table} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq LIMIT ?`,
+      ...args,
+      filter.limit + 1,
+    )
     .toArray();
   const page = rows.slice(0, filter.limit);
   return {

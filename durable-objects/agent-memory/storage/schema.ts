@@ -228,7 +228,7 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   DROP TABLE vector_codes;
   INSERT INTO meta (key, value) VALUES ('vector_pages_pending', '1');
   `,
-  // One admission step for every write (src/core/poison.ts, then the LLM safety review): what it
+  // One screening step for every write (src/core/poison.ts, then the LLM safety review): what it
   // holds back is kept here with why, whatever its kind, until a review or an admin releases it.
   // A live job's completion is its own column, not a tag inside a version reason anyone can write;
   // versions written before this step carried the tag in a reason authored by the live learner.
@@ -369,5 +369,130 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   // An attempt that failed outside the task (issue 31): kept in the episode, left out of its case and lesson.
   `
   ALTER TABLE attempts ADD COLUMN infrastructure INTEGER NOT NULL DEFAULT 0;
+  `,
+  // Retrievals without a write per read (issue 29): a retrieval outside an episode answers a token
+  // signed under one of the agent's secrets (the newest signs; older ones verify until the last token
+  // they signed has expired), and is written only when rewarded, to keep its one outcome until the
+  // token expires. Use counters of token retrievals arrive in batches from the Workers, each applied
+  // once; a day's count of them keeps analytics' retrieval total.
+  `
+  CREATE TABLE retrieval_secrets (
+    id TEXT PRIMARY KEY,
+    key BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    keep_until INTEGER
+  );
+  CREATE TABLE rewarded_tokens (
+    id TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL,
+    reward_request TEXT NOT NULL,
+    reward_result TEXT NOT NULL
+  );
+  CREATE INDEX rewarded_tokens_expiry ON rewarded_tokens (expires_at);
+  CREATE TABLE counter_batches (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+  CREATE INDEX counter_batches_at ON counter_batches (at);
+  CREATE TABLE token_retrievals (day INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+  `,
+  // Reads served at the edge (issue 29): Workers rank from snapshots of the agent's read model
+  // (agent-memory/read-model.ts), versioned here. read_model counts changes to what retrieval reads
+  // as content (texts, statuses, the fields filters read, vectors, \`when\` vectors, the config);
+  // read_learn counts changes to what rewards and uses teach (Q, probation, counts, last use, usage
+  // memory, the re-ranker), and read_changes names what each changed, so a Worker refreshes those
+  // as a delta (a delete then an insert: an upsert's own conflict rule would override a trigger's OR REPLACE).
+  // The fts5vocab tables expose FTS5's own statistics, which a snapshot's BM25 is computed from.
+  `
+  INSERT OR IGNORE INTO counters (name, value) VALUES ('read_model', 0), ('read_learn', 0);
+  CREATE TABLE read_changes (item_id TEXT NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (item_id, kind)) WITHOUT ROWID;
+  CREATE INDEX read_changes_seq ON read_changes (seq);
+  CREATE TRIGGER read_model_experience_insert AFTER INSERT ON experiences BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_experience_delete AFTER DELETE ON experiences BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_experience_update AFTER UPDATE ON experiences
+    WHEN OLD.seq IS NOT NEW.seq OR OLD.text IS NOT NEW.text OR OLD.pattern IS NOT NEW.pattern OR OLD.keywords IS NOT NEW.keywords
+      OR OLD.tags IS NOT NEW.tags OR OLD.domain IS NOT NEW.domain OR OLD.status IS NOT NEW.status OR OLD.metadata IS NOT NEW.metadata
+      OR OLD.when_text IS NOT NEW.when_text OR OLD.created_at IS NOT NEW.created_at BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_case_insert AFTER INSERT ON cases BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_case_delete AFTER DELETE ON cases BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_case_update AFTER UPDATE ON cases
+    WHEN OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task OR OLD.trace_summary IS NOT NEW.trace_summary OR OLD.answer IS NOT NEW.answer
+      OR OLD.reward IS NOT NEW.reward OR OLD.label IS NOT NEW.label OR OLD.tags IS NOT NEW.tags OR OLD.status IS NOT NEW.status
+      OR OLD.metadata IS NOT NEW.metadata OR OLD.created_at IS NOT NEW.created_at BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_vector_insert AFTER INSERT ON vectors BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_vector_update AFTER UPDATE ON vectors BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_vector_delete AFTER DELETE ON vectors BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_when_insert AFTER INSERT ON when_vectors BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_when_update AFTER UPDATE ON when_vectors BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_when_delete AFTER DELETE ON when_vectors BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_config_insert AFTER INSERT ON meta WHEN NEW.key = 'config' BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_config_update AFTER UPDATE ON meta WHEN NEW.key = 'config' BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_learn_experience AFTER UPDATE ON experiences
+    WHEN OLD.q IS NOT NEW.q OR OLD.probation IS NOT NEW.probation OR OLD.retrieved IS NOT NEW.retrieved OR OLD.last_used_at IS NOT NEW.last_used_at BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = NEW.id AND kind = 'experience';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.id, 'experience', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  CREATE TRIGGER read_learn_case AFTER UPDATE ON cases
+    WHEN OLD.q IS NOT NEW.q OR OLD.retrieved IS NOT NEW.retrieved OR OLD.last_used_at IS NOT NEW.last_used_at BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = NEW.id AND kind = 'case';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.id, 'case', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  CREATE TRIGGER read_learn_usage_insert AFTER INSERT ON usage_memory BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = NEW.item_id AND kind = 'usage';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.item_id, 'usage', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  CREATE TRIGGER read_learn_usage_update AFTER UPDATE ON usage_memory BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = NEW.item_id AND kind = 'usage';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.item_id, 'usage', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  CREATE TRIGGER read_learn_usage_delete AFTER DELETE ON usage_memory BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = OLD.item_id AND kind = 'usage';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (OLD.item_id, 'usage', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  CREATE TRIGGER read_learn_reranker_insert AFTER INSERT ON retriever_state BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+  END;
+  CREATE TRIGGER read_learn_reranker_update AFTER UPDATE ON retriever_state BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+  END;
+  CREATE TRIGGER read_learn_reranker_delete AFTER DELETE ON retriever_state BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+  END;
+  CREATE VIRTUAL TABLE experiences_fts_terms USING fts5vocab(experiences_fts, 'row');
+  CREATE VIRTUAL TABLE experiences_fts_instances USING fts5vocab(experiences_fts, 'instance');
+  CREATE VIRTUAL TABLE cases_fts_terms USING fts5vocab(cases_fts, 'row');
+  CREATE VIRTUAL TABLE cases_fts_instances USING fts5vocab(cases_fts, 'instance');
+  CREATE VIRTUAL TABLE when_fts_terms USING fts5vocab(when_fts, 'row');
+  CREATE VIRTUAL TABLE when_fts_instances USING fts5vocab(when_fts, 'instance');
   `,
 ];

@@ -1,5 +1,7 @@
 import { DAY_MS, nextFadeAt, selectForDecay, selectOverCapacity } from "../../../src/core/decay";
+import { dayOf } from "../../../src/core/retrieval-counts";
 import { chunks, placeholders, type MemoryContext } from "../storage/context";
+import { COUNTER_BATCH_MEMORY_MS } from "../retrieval/retrieval-counts";
 import type { Cases } from "../episodes/cases";
 import type { Library } from "../library/library";
 
@@ -55,7 +57,13 @@ export async function sweep(ctx: MemoryContext, library: Library, now: number) {
     versions.push(r.version);
   }
   const kept = cfg.decay.enabled ? items.filter((i) => !gone.has(i.id) && !surplus.includes(i.id)) : [];
-  return { at: now, decayed, overCapacity: surplus, versions, nextFadeAt: kept.length ? nextFadeAt(kept, cfg.decay, cfg.decay.threshold) : null };
+  return {
+    at: now,
+    decayed,
+    overCapacity: surplus,
+    versions,
+    nextFadeAt: kept.length ? nextFadeAt(kept, cfg.decay, cfg.decay.threshold) : null,
+  };
 }
 
 /** Idempotency keys only need to outlive client retries. */
@@ -95,6 +103,10 @@ export function pruneDueAt(ctx: MemoryContext): number | null {
     oldest(r.casesDays, `SELECT min(${CASE_AGE}) AS t FROM cases WHERE ${PRUNABLE_CASES}`),
     oldest(r.episodesDays, `SELECT min(ended_at) AS t FROM episodes WHERE ${PRUNABLE_EPISODES}`),
     oldest(IDEMPOTENCY_RETENTION_MS / DAY_MS, "SELECT min(at) AS t FROM idempotency"),
+    oldest(r.retrievalsDays, `SELECT (min(day) + 1) * ${DAY_MS} AS t FROM token_retrievals`),
+    oldest(COUNTER_BATCH_MEMORY_MS / DAY_MS, "SELECT min(at) AS t FROM counter_batches"),
+    oldest(0, "SELECT min(expires_at) AS t FROM rewarded_tokens"),
+    oldest(0, "SELECT min(keep_until) AS t FROM retrieval_secrets"),
   ].filter((t): t is number => t !== null);
   return dues.length ? Math.min(...dues) : null;
 }
@@ -113,8 +125,15 @@ export async function pruneLogs(ctx: MemoryContext, cases: Cases, now: number) {
   };
   const retrievals = before.retrievals === null ? 0 : ctx.sql.exec("DELETE FROM retrievals WHERE at < ?", before.retrievals).rowsWritten;
   const jobs =
-    before.jobs === null ? 0 : ctx.sql.exec(`DELETE FROM jobs WHERE status IN ${FINISHED_JOBS} AND updated_at < ?`, before.jobs).rowsWritten;
+    before.jobs === null
+      ? 0
+      : ctx.sql.exec(`DELETE FROM jobs WHERE status IN ${FINISHED_JOBS} AND updated_at < ?`, before.jobs).rowsWritten;
   const idempotencyKeys = ctx.sql.exec("DELETE FROM idempotency WHERE at < ?", now - IDEMPOTENCY_RETENTION_MS).rowsWritten;
+  // Token retrievals (issue 29): a rewarded token's one outcome is kept until the token expires, a
+  // counter batch's id past any retry of it, the per-day counts as long as retrievals are kept.
+  const rewardedTokens = ctx.sql.exec("DELETE FROM rewarded_tokens WHERE expires_at < ?", now).rowsWritten;
+  ctx.sql.exec("DELETE FROM counter_batches WHERE at < ?", now - COUNTER_BATCH_MEMORY_MS);
+  if (before.retrievals !== null) ctx.sql.exec("DELETE FROM token_retrievals WHERE day < ?", dayOf(before.retrievals));
 
   const staleCases =
     before.cases === null
@@ -148,5 +167,5 @@ export async function pruneLogs(ctx: MemoryContext, cases: Cases, now: number) {
       ctx.sql.exec(`DELETE FROM episodes WHERE id IN (${placeholders(ids.length)})`, ...ids);
     }
   });
-  return { retrievals, jobs, idempotencyKeys, cases: staleCases.length, episodes: staleEpisodes.length, attempts };
+  return { retrievals, rewardedTokens, jobs, idempotencyKeys, cases: staleCases.length, episodes: staleEpisodes.length, attempts };
 }

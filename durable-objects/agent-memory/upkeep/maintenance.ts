@@ -1,5 +1,5 @@
 import type { MemoryContext } from "../storage/context";
-import type { Rooms } from "../object/startup";
+import type { Stores } from "../object/startup";
 import { pruneDueAt, pruneLogs, sweep } from "./forgetting";
 import { anyLessonWithoutWhen } from "./when-backfill";
 
@@ -25,7 +25,7 @@ export type SweepResult = Awaited<ReturnType<typeof runSweep>>;
  * refused is published again, pending entries are sent for review, faded and surplus lessons are
  * archived, and history past retention is pruned.
  */
-export async function runSweep(mem: MemoryContext, rooms: Rooms, at: number, episodeTtlMs: number) {
+export async function runSweep(mem: MemoryContext, rooms: Stores, at: number, episodeTtlMs: number) {
   const episodes = await rooms.episodes.endStale(at, episodeTtlMs);
   await mem.vectors.republish();
   if (awaitingReview(mem, rooms)) await mem.requestReview();
@@ -35,11 +35,12 @@ export async function runSweep(mem: MemoryContext, rooms: Rooms, at: number, epi
     episodesTimedOut: episodes.timedOut,
     episodesFailed: episodes.failed,
     pruned: await pruneLogs(mem, rooms.cases, at),
+    retiredSecrets: rooms.retrieval.secrets.prune(at),
   };
 }
 
 /** Entries and learned phrases that wait for the LLM safety review, when one is configured. */
-function awaitingReview(mem: MemoryContext, rooms: Rooms): boolean {
+function awaitingReview(mem: MemoryContext, rooms: Stores): boolean {
   return mem.reviewAvailable() && rooms.quarantine.countPending() + rooms.retrieval.usage.countPendingPhrases() > 0;
 }
 
@@ -48,7 +49,7 @@ function awaitingReview(mem: MemoryContext, rooms: Rooms): boolean {
  * first lesson to fade, the first record past retention, a retry of what Vectorize refused or of a
  * pending review. Null when nothing ever will be: the object then sleeps until it is called.
  */
-export function nextSweepDue(mem: MemoryContext, rooms: Rooms, swept: SweepResult, now: number, episodeTtlMs: number): number | null {
+export function nextSweepDue(mem: MemoryContext, rooms: Stores, swept: SweepResult, now: number, episodeTtlMs: number): number | null {
   const openSince = mem.sql.exec<{ t: number | null }>("SELECT min(created_at) AS t FROM episodes WHERE status = 'open'").one().t;
   const dues = [
     openSince === null ? null : openSince + episodeTtlMs,

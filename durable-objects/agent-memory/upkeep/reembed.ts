@@ -27,7 +27,12 @@ export async function reembedBatch(mem: MemoryContext, library: Library, cases: 
   const texts: { id: string; kind: "experience" | "case"; text: string }[] = [];
   for (const id of exp) {
     const row = library.row(id);
-    if (row) texts.push({ id, kind: "experience", text: experienceEmbedText({ text: row.text, pattern: row.pattern, keywords: JSON.parse(row.keywords) }) });
+    if (row)
+      texts.push({
+        id,
+        kind: "experience",
+        text: experienceEmbedText({ text: row.text, pattern: row.pattern, keywords: JSON.parse(row.keywords) }),
+      });
   }
   for (const id of cas) {
     const row = cases.row(id);
@@ -37,6 +42,9 @@ export async function reembedBatch(mem: MemoryContext, library: Library, cases: 
   // The embedder was swapped during the await: these vectors belong to no model the agent uses now.
   if (vectors !== mem.vectors) return { model: mem.vectors.model, embedded: 0, remaining: 0, stale: true };
   mem.storage.transactionSync(() => texts.forEach((t, i) => vectors.writeSync(t.id, t.kind, vecs[i]!)));
-  await vectors.publish(texts.map((t) => t.id), []);
+  await vectors.publish(
+    texts.map((t) => t.id),
+    [],
+  );
   return { model, embedded: texts.length, remaining: missingVectorCount(mem), stale: false };
 }

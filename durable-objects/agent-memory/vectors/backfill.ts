@@ -55,7 +55,11 @@ export class VectorBackfill {
   }
 
   private write(value: string): void {
-    this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", backfillKey(this.model), value);
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      backfillKey(this.model),
+      value,
+    );
   }
 
   /** True until the move is complete: the local index serves meanwhile. */

@@ -27,8 +27,13 @@ export async function embedChecked(source: Embedder | EmbedderUnavailable, texts
   try {
     out = await source.embed(texts);
   } catch (err) {
-    if (err instanceof EmbedderDimsError) throw DomainError.embedderNotConfigured(`${err.message}. Set EMBEDDING_DIMS or the agent's embedder.dims to the size the model returns.`, DIMS_SETTINGS);
-    if (err instanceof BudgetExceededError) throw budgetExceeded(`Embedding needs tokens: ${err.message}`, { budget: err.budget, used: err.used, resetsAt: err.resetsAt });
+    if (err instanceof EmbedderDimsError)
+      throw DomainError.embedderNotConfigured(
+        `${err.message}. Set EMBEDDING_DIMS or the agent's embedder.dims to the size the model returns.`,
+        DIMS_SETTINGS,
+      );
+    if (err instanceof BudgetExceededError)
+      throw budgetExceeded(`Embedding needs tokens: ${err.message}`, { budget: err.budget, used: err.used, resetsAt: err.resetsAt });
     throw err;
   }
   const got = out[0]!.length;

@@ -29,7 +29,10 @@ export class SqlVectorItems implements VectorItems {
   inactive(): string[] {
     // Two ranges of the (status, seq) index rather than `<>`, which would read every row.
     return (["experience", "case"] as const).flatMap((kind) =>
-      this.sql.exec<{ id: string }>(`SELECT id FROM ${TABLE[kind]} WHERE status < 'active' OR status > 'active'`).toArray().map((r) => r.id),
+      this.sql
+        .exec<{ id: string }>(`SELECT id FROM ${TABLE[kind]} WHERE status < 'active' OR status > 'active'`)
+        .toArray()
+        .map((r) => r.id),
     );
   }
 

@@ -93,7 +93,14 @@ export class VectorPages {
         page = { kind, ids: [], codes: new Uint8Array(0) };
         parts = [];
       }
-      this.sql.exec("INSERT INTO vector_slots (item_id, model, kind, page, slot) VALUES (?, ?, ?, ?, ?)", it.id, model, kind, pageNo, page.ids.length);
+      this.sql.exec(
+        "INSERT INTO vector_slots (item_id, model, kind, page, slot) VALUES (?, ?, ?, ?, ?)",
+        it.id,
+        model,
+        kind,
+        pageNo,
+        page.ids.length,
+      );
       page.ids.push(it.id);
       parts.push(it.code);
       changed = true;
@@ -130,7 +137,9 @@ export class VectorPages {
   }
 
   private page(model: string, kind: string, page: number): CodePage {
-    const r = this.sql.exec<PageRow>("SELECT kind, ids, codes FROM vector_pages WHERE model = ? AND kind = ? AND page = ?", model, kind, page).one();
+    const r = this.sql
+      .exec<PageRow>("SELECT kind, ids, codes FROM vector_pages WHERE model = ? AND kind = ? AND page = ?", model, kind, page)
+      .one();
     return { kind: r.kind, ids: JSON.parse(r.ids) as string[], codes: new Uint8Array(r.codes) };
   }
 
@@ -138,7 +147,12 @@ export class VectorPages {
     this.sql.exec(
       `INSERT INTO vector_pages (model, kind, page, n, ids, codes) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT(model, kind, page) DO UPDATE SET n = excluded.n, ids = excluded.ids, codes = excluded.codes`,
-      model, page.kind, pageNo, page.ids.length, JSON.stringify(page.ids), page.codes,
+      model,
+      page.kind,
+      pageNo,
+      page.ids.length,
+      JSON.stringify(page.ids),
+      page.codes,
     );
   }
 
@@ -248,7 +262,9 @@ export function pageWithout(page: CodePage, ids: ReadonlySet<string>): CodePage 
 function widthOf(page: CodePage, expected?: number): number {
   const width = page.codes.length / page.ids.length;
   if (!Number.isInteger(width) || (expected !== undefined && width !== expected)) {
-    throw new Error(`a page of ${page.ids.length} codes holds ${page.codes.length} bytes, not ${expected ?? "a whole number of"} bytes each`);
+    throw new Error(
+      `a page of ${page.ids.length} codes holds ${page.codes.length} bytes, not ${expected ?? "a whole number of"} bytes each`,
+    );
   }
   return width;
 }

@@ -2,7 +2,7 @@ import type { Embedder } from "../../../src/adapters/embedder";
 import type { VectorHit } from "../../../src/adapters/vector-index";
 import { LocalVectorIndex } from "../../../src/adapters/vector-indexes/local";
 import { DEFAULT_PENDING_WINDOW_MS, type VectorizeVectorIndex } from "../../../src/adapters/vector-indexes/vectorize";
-import { encodeCode, type ExactVectors } from "../../../src/core/int8-matrix";
+import { encodeCode } from "../../../src/core/int8-matrix";
 import type { MemoryFilter, MemoryKind } from "../../../src/core/memory-types";
 import { cosine, VectorMatrix } from "../../../src/core/vector-math";
 import { DomainError } from "../../../src/core/errors";
@@ -23,11 +23,8 @@ interface VectorRow extends Record<string, SqlStorageValue> {
 export type MemoryVectorIndex = LocalVectorIndex | VectorizeVectorIndex;
 
 export interface VectorStoreOptions {
-  /**
-   * Builds the index once the dimension is known; unknown models learn it from their first answer.
-   * A local index reads the float vectors of its best candidates through `exact`.
-   */
-  makeIndex: (dims: number, exact: ExactVectors) => MemoryVectorIndex;
+  /** Builds the index once the dimension is known; unknown models learn it from their first answer. */
+  makeIndex: (dims: number) => MemoryVectorIndex;
   /** The agent is moving to a remote index now: its existing vectors are uploaded by `backfillStep` (see VectorBackfill). */
   movingToRemote?: boolean;
   /** Vectors per backfill step. */
@@ -38,6 +35,12 @@ export interface VectorStoreOptions {
 }
 
 const switchedKey = (model: string) => `vector_index:${model}`;
+
+/**
+ * Marks the agent's read model changed (the read_model counter, see schema.ts) where its triggers
+ * cannot see it: the in-memory index takes a committed write only after its transaction.
+ */
+const readModelChanged = (sql: SqlStorage) => sql.exec("UPDATE counters SET value = value + 1 WHERE name = 'read_model'");
 
 /**
  * The agent's vectors: SQLite is the source of truth (so nothing is lost on eviction), the index
@@ -105,12 +108,12 @@ export class VectorStore {
   /** The index that serves searches, or null while the dimension is unknown (an unknown model before its first answer). */
   get index(): MemoryVectorIndex | null {
     if (this.size === 0) return null;
-    if (this.backfill.active && this.remote) return (this.moving ??= new LocalVectorIndex(this.size, (ids) => this.exactVectors(ids)));
+    if (this.backfill.active && this.remote) return (this.moving ??= new LocalVectorIndex(this.size));
     return this.target();
   }
 
   private target(): MemoryVectorIndex | null {
-    if (!this.current && this.size > 0) this.current = this.opts.makeIndex(this.size, (ids) => this.exactVectors(ids));
+    if (!this.current && this.size > 0) this.current = this.opts.makeIndex(this.size);
     return this.current;
   }
 
@@ -145,7 +148,12 @@ export class VectorStore {
     this.refreshMissing(byKind, this.embeddedIds());
     if (!index) return;
     const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
-    await index.track(this.sql.exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ?", this.model).toArray().map((r) => r.item_id));
+    await index.track(
+      this.sql
+        .exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ?", this.model)
+        .toArray()
+        .map((r) => r.item_id),
+    );
     const recent = this.sql
       .exec<VectorRow>(
         "SELECT item_id, kind, vec, updated_at FROM vectors WHERE model = ? AND updated_at > ? AND length(vec) = ?",
@@ -166,6 +174,21 @@ export class VectorStore {
       return;
     }
     this.refreshMissing({ experience: this.opts.items.active("experience"), case: this.opts.items.active("case") }, index);
+  }
+
+  /**
+   * The local index's codes of `kind` as it searches them, or null while searches are answered by
+   * a remote index (or a local one filling it): a snapshot can stand in only for a local scan.
+   */
+  localCodes(kind: MemoryKind): { ids: string[]; codes: Uint8Array } | null {
+    const index = this.index;
+    if (this.remote) return null;
+    return index instanceof LocalVectorIndex ? index.codes(kind) : { ids: [], codes: new Uint8Array(0) };
+  }
+
+  /** The size of the active embedder's vectors (0 while unknown). */
+  get dims(): number {
+    return this.size;
   }
 
   /** When the next backfill step is due (see VectorBackfill), or null when no vectors are moving. */
@@ -280,6 +303,8 @@ export class VectorStore {
     }
     // While the vectors move, the local index took the change and the outbox still owes it to Vectorize.
     if (!this.filling) this.confirm(gens);
+    // A snapshot built between the commit and now has the commit's version without its vectors.
+    if (active.length || inactive.length) readModelChanged(this.sql);
     await this.republish();
   }
 
@@ -287,7 +312,9 @@ export class VectorStore {
   async republish(): Promise<void> {
     const index = this.remote;
     if (!index) return;
-    const rows = this.sql.exec<{ item_id: string; op: string; gen: number }>("SELECT item_id, op, gen FROM vector_outbox ORDER BY gen LIMIT 500").toArray();
+    const rows = this.sql
+      .exec<{ item_id: string; op: string; gen: number }>("SELECT item_id, op, gen FROM vector_outbox ORDER BY gen LIMIT 500")
+      .toArray();
     if (!rows.length) return;
     const gens = new Map(rows.map((r) => [r.item_id, r.gen]));
     const upserts = rows.filter((r) => r.op === "upsert").map((r) => r.item_id);
@@ -323,7 +350,7 @@ export class VectorStore {
       .map((r) => ({ id: r.item_id, kind: r.kind, vector: new Float32Array(r.vec) }));
   }
 
-  /** The float vectors of `ids` that a local index re-scores its best candidates against. */
+  /** The stored float vectors of `ids`. */
   private exactVectors(ids: readonly string[]): Map<string, Float32Array> {
     return new Map(this.vectorsOf(ids).map((it) => [it.id, it.vector]));
   }
@@ -349,7 +376,10 @@ export class VectorStore {
   private embeddedIds(): Set<string> {
     const bytes = this.size * Float32Array.BYTES_PER_ELEMENT;
     return new Set(
-      this.sql.exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ? AND length(vec) = ?", this.model, bytes).toArray().map((r) => r.item_id),
+      this.sql
+        .exec<{ item_id: string }>("SELECT item_id FROM vectors WHERE model = ? AND length(vec) = ?", this.model, bytes)
+        .toArray()
+        .map((r) => r.item_id),
     );
   }
 
@@ -385,9 +415,15 @@ export class VectorStore {
     return matrix.topK(vector, topK, minSim);
   }
 
-  /** Cosine of `vector` with these items' stored vectors of the active model, for items another channel found. */
+  /**
+   * Cosine of `vector` with these items' vectors of the active model, for items another channel
+   * found: a local index answers from its codes, as its search ranks (so nothing is read from
+   * storage); a remote one from the stored float vectors.
+   */
   async similarities(vector: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
-    return new Map(this.vectorsOf(ids).map((it) => [it.id, cosine(vector, it.vector)]));
+    const index = this.index;
+    const vectors = index instanceof LocalVectorIndex ? index.decode(ids) : this.exactVectors(ids);
+    return new Map([...vectors].map(([id, v]) => [id, cosine(vector, v)]));
   }
 
   modelOf(itemId: string): string | null {

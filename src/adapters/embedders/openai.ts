@@ -107,7 +107,9 @@ export class OpenAiEmbedder implements Embedder {
       } catch (err) {
         // An error answer is not billed; a timed-out request may have been, so it keeps its estimate.
         const timedOut = err instanceof APIConnectionTimeoutError;
-        await call?.settle({ tokensIn: timedOut ? estimate : 0, tokensOut: 0, costUsd: 0, estimated: timedOut, failed: true }).catch(() => undefined);
+        await call
+          ?.settle({ tokensIn: timedOut ? estimate : 0, tokensOut: 0, costUsd: 0, estimated: timedOut, failed: true })
+          .catch(() => undefined);
         const wait = attempt < this.maxRetries ? retryDelayMs(err, attempt) : null;
         if (wait !== null) {
           await new Promise((r) => setTimeout(r, wait));
@@ -115,23 +117,35 @@ export class OpenAiEmbedder implements Embedder {
         }
         const status = err instanceof OpenAI.APIError && err.status !== undefined ? ` (HTTP ${err.status})` : "";
         const detail = err instanceof Error ? err.message : String(err);
-        throw new EmbedderError("openai", `openai embeddings request to ${this.baseURL} for model ${this.modelName} failed${status}: ${detail}`, { cause: err });
+        throw new EmbedderError(
+          "openai",
+          `openai embeddings request to ${this.baseURL} for model ${this.modelName} failed${status}: ${detail}`,
+          { cause: err },
+        );
       }
       const reported = (res as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
       const tokens = typeof reported === "number" ? reported : estimate;
-      await call?.settle({ tokensIn: tokens, tokensOut: 0, costUsd: 0, estimated: typeof reported !== "number", failed: false }).catch(() => undefined);
+      await call
+        ?.settle({ tokensIn: tokens, tokensOut: 0, costUsd: 0, estimated: typeof reported !== "number", failed: false })
+        .catch(() => undefined);
       break;
     }
     const data: unknown = (res as { data?: unknown }).data;
     if (!Array.isArray(data) || data.length !== input.length) {
-      throw new EmbedderError("openai", `openai embeddings response for model ${this.modelName} has ${Array.isArray(data) ? data.length : "no"} items for ${input.length} inputs`);
+      throw new EmbedderError(
+        "openai",
+        `openai embeddings response for model ${this.modelName} has ${Array.isArray(data) ? data.length : "no"} items for ${input.length} inputs`,
+      );
     }
     // The API documents `index` as the input position; servers are free to answer out of order.
     const vectors: Float32Array[] = new Array(input.length);
     for (const item of data as { index?: unknown; embedding?: unknown }[]) {
       const index = item?.index;
       if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index >= input.length || vectors[index] !== undefined) {
-        throw new EmbedderError("openai", `openai embeddings response for model ${this.modelName} has an invalid or duplicate index ${String(index)}`);
+        throw new EmbedderError(
+          "openai",
+          `openai embeddings response for model ${this.modelName} has an invalid or duplicate index ${String(index)}`,
+        );
       }
       vectors[index] = this.guard.accept(item.embedding, index);
     }

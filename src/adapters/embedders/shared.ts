@@ -53,11 +53,17 @@ export class DimsGuard {
   /** Validates one raw embedding and returns it as a unit-length Float32Array. */
   accept(raw: unknown, position: number): Float32Array {
     if (!Array.isArray(raw) || raw.length === 0 || !raw.every((x) => typeof x === "number" && Number.isFinite(x))) {
-      throw new EmbedderError(this.provider, `${this.provider} embedder (${this.model}) returned a malformed embedding at position ${position}: expected a non-empty array of finite numbers`);
+      throw new EmbedderError(
+        this.provider,
+        `${this.provider} embedder (${this.model}) returned a malformed embedding at position ${position}: expected a non-empty array of finite numbers`,
+      );
     }
     if (this.value === 0) this.value = raw.length;
     else if (raw.length !== this.value) {
-      throw new EmbedderDimsError(this.provider, `${this.provider} embedder (${this.model}) returned ${raw.length} dims, expected ${this.value}; the endpoint may serve a different model or ignore the requested dimensions`);
+      throw new EmbedderDimsError(
+        this.provider,
+        `${this.provider} embedder (${this.model}) returned ${raw.length} dims, expected ${this.value}; the endpoint may serve a different model or ignore the requested dimensions`,
+      );
     }
     return l2normalize(Float32Array.from(raw as number[]));
   }
@@ -91,13 +97,19 @@ export async function embedInBatches(
     if (!isBlank(t)) pending.push(i);
   });
   for (const positions of chunks(pending, batchSize)) {
-    const vectors = await request(positions.map((i) => texts[i]!), positions);
+    const vectors = await request(
+      positions.map((i) => texts[i]!),
+      positions,
+    );
     positions.forEach((pos, j) => (out[pos] = vectors[j]!));
   }
   for (let i = 0; i < texts.length; i++) {
     if (out[i] === undefined) {
       if (guard.dims === 0) {
-        throw new EmbedderError(provider, `${provider} embedder (${model}) cannot embed only blank texts before its dimension is known; set dims`);
+        throw new EmbedderError(
+          provider,
+          `${provider} embedder (${model}) cannot embed only blank texts before its dimension is known; set dims`,
+        );
       }
       out[i] = new Float32Array(guard.dims);
     }

@@ -54,7 +54,9 @@ export class WorkersAiEmbedder implements Embedder {
         throw new EmbedderError(
           "workers-ai",
           `workers-ai model ${this.modelName} returned ${Array.isArray(data) ? data.length : "no"} embeddings for ${batch.length} texts` +
-            ((res as { request_id?: unknown } | null)?.request_id !== undefined ? " (the request was queued; batch mode is not supported)" : ""),
+            ((res as { request_id?: unknown } | null)?.request_id !== undefined
+              ? " (the request was queued; batch mode is not supported)"
+              : ""),
         );
       }
       return positions.map((pos, j) => this.guard.accept(data[j], pos));

@@ -1,12 +1,12 @@
-import { Int8Matrix, type ExactVectors } from "../../core/int8-matrix";
+import { Int8Matrix } from "../../core/int8-matrix";
 import type { VectorHit, VectorIndex } from "../vector-index";
 import int8Scan from "./int8-scan.wasm";
 
 /**
  * In-memory scan, one quantised matrix per kind so a kind-filtered query touches only that kind's
- * rows. It holds one byte per dimension; the float vectors stay with the owner, which hands the
- * few hundred the first pass keeps to `exact` for the final ranking. Nothing here awaits: the
- * async signatures exist only to match the port.
+ * rows. It holds one byte per dimension and ranks by the codes alone (see Int8Matrix.topK), so a
+ * query reads nothing from storage, and a snapshot of the codes (src/core/ranking) ranks the same.
+ * Nothing here awaits: the async signatures exist only to match the port.
  */
 export class LocalVectorIndex implements VectorIndex {
   readonly kind = "local" as const;
@@ -14,10 +14,7 @@ export class LocalVectorIndex implements VectorIndex {
   /** An id lives in one matrix: re-upserted under another kind, it moves (there are only a few kinds to look in). */
   private readonly byKind = new Map<string, Int8Matrix>();
 
-  constructor(
-    dims: number,
-    private readonly exact: ExactVectors,
-  ) {
+  constructor(dims: number) {
     if (!Number.isInteger(dims) || dims <= 0) throw new RangeError(`dims must be a positive integer, got ${dims}`);
     this.dims = dims;
   }
@@ -70,19 +67,38 @@ export class LocalVectorIndex implements VectorIndex {
     this.matrix(kind).appendCodes(ids, codes);
   }
 
+  /** The stored codes (see Int8Matrix.codes) of one kind's rows. */
+  codes(kind: string): { ids: string[]; codes: Uint8Array } {
+    return this.byKind.get(kind)?.codes() ?? { ids: [], codes: new Uint8Array(0) };
+  }
+
+  /** The vectors the codes of these ids stand for, whatever their kind. */
+  decode(ids: readonly string[]): Map<string, Float32Array> {
+    const out = new Map<string, Float32Array>();
+    for (const m of this.byKind.values()) for (const [id, v] of m.decode(ids)) out.set(id, v);
+    return out;
+  }
+
   async remove(ids: string[]): Promise<void> {
     for (const m of this.byKind.values()) for (const id of ids) m.remove(id);
   }
 
   /** `only` restricts the scan itself, so the k best allowed rows are found however many nearer rows are not. */
-  async query(vector: Float32Array, opts: { topK: number; minSim: number; kind?: string; only?: ReadonlySet<string> }): Promise<VectorHit[]> {
+  async query(
+    vector: Float32Array,
+    opts: { topK: number; minSim: number; kind?: string; only?: ReadonlySet<string> },
+  ): Promise<VectorHit[]> {
     if (vector.length !== this.dims) throw new RangeError(`query has ${vector.length} dims, index expects ${this.dims}`);
     const only = opts.only;
     const filter = only ? (id: string) => only.has(id) : undefined;
-    if (opts.kind !== undefined) return this.byKind.get(opts.kind)?.topK(vector, opts.topK, opts.minSim, this.exact, { filter }) ?? [];
+    const scan = (m: Int8Matrix) => m.topK(vector, opts.topK, opts.minSim, (ids) => m.decode(ids), { filter });
+    if (opts.kind !== undefined) {
+      const m = this.byKind.get(opts.kind);
+      return m ? scan(m) : [];
+    }
     // Top k of each kind contains the global top k, so merging per-kind heads is exact.
     const all: VectorHit[] = [];
-    for (const m of this.byKind.values()) all.push(...m.topK(vector, opts.topK, opts.minSim, this.exact, { filter }));
+    for (const m of this.byKind.values()) all.push(...scan(m));
     all.sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return all.slice(0, Math.max(0, Math.floor(opts.topK)));
   }

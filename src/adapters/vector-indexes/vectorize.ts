@@ -139,7 +139,12 @@ export class VectorizeVectorIndex implements VectorIndex {
       const ids = await Promise.all(batch.map((it) => this.vectorId(it.id)));
       try {
         await this.binding.upsert(
-          batch.map(({ id, vector, kind }, n) => ({ id: ids[n]!, values: Array.from(vector), namespace: this.namespace, metadata: { kind, item: id } })),
+          batch.map(({ id, vector, kind }, n) => ({
+            id: ids[n]!,
+            values: Array.from(vector),
+            namespace: this.namespace,
+            metadata: { kind, item: id },
+          })),
         );
       } catch (err) {
         throw failure("upsert", this.namespace, err);

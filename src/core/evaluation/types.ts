@@ -22,8 +22,18 @@ export const LibraryRefSchema = z.union([
 ]);
 export type LibraryRef = z.infer<typeof LibraryRefSchema>;
 
-const seed = z.number().int().min(0).max(2 ** 31 - 1);
-const samples = z.number().int().min(1).max(MAX_SAMPLES).default(1).describe("policy calls per task; a task scores the mean of its samples");
+const seed = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 31 - 1);
+const samples = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_SAMPLES)
+  .default(1)
+  .describe("policy calls per task; a task scores the mean of its samples");
 
 /** `POST /v1/agents/:agentId/evaluations`. */
 export const EvaluationCreateSchema = z
@@ -114,7 +124,10 @@ export const ComparisonViewSchema = z.object({
   difference: z.number().nullable().describe("accuracy of b minus accuracy of a over the paired tasks"),
   interval: IntervalSchema.nullable().describe("95% paired bootstrap interval of the difference"),
   winner: z.enum(["a", "b"]).nullable().describe("the better side when the interval excludes 0, else null"),
-  tasks: z.object({ won: z.number().int(), lost: z.number().int(), tied: z.number().int() }).nullable().describe("tasks where b beats, loses to or ties a"),
+  tasks: z
+    .object({ won: z.number().int(), lost: z.number().int(), tied: z.number().int() })
+    .nullable()
+    .describe("tasks where b beats, loses to or ties a"),
   error: z.string().nullable(),
   createdAt: z.number().int(),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
-import { OutcomeSchema, type Outcome } from "../q-learning";
+import { EpisodeOutcomeSchema, type EpisodeOutcome } from "../q-learning";
 import { nameString } from "../text-rules";
 
 export const TASK_TEXT_MAX = 16_384;
@@ -32,11 +32,17 @@ const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 export const DatasetTaskInputSchema = z
   .object({
     id: TaskIdSchema.optional().describe("Unique per dataset; re-uploading an id changes nothing. Default: a hash of task and groundTruth"),
-    task: z.string().max(TASK_TEXT_MAX).refine((t) => t.trim().length > 0, "The task must not be blank"),
+    task: z
+      .string()
+      .max(TASK_TEXT_MAX)
+      .refine((t) => t.trim().length > 0, "The task must not be blank"),
     groundTruth: z.string().max(TASK_TEXT_MAX).nullable().optional(),
     metadata: z
       .record(z.string(), z.unknown())
-      .refine((m) => utf8Bytes(JSON.stringify(m)) <= TASK_METADATA_MAX_BYTES, `Metadata is limited to ${TASK_METADATA_MAX_BYTES} bytes of JSON`)
+      .refine(
+        (m) => utf8Bytes(JSON.stringify(m)) <= TASK_METADATA_MAX_BYTES,
+        `Metadata is limited to ${TASK_METADATA_MAX_BYTES} bytes of JSON`,
+      )
       .nullable()
       .optional(),
     split: SplitSchema.optional().describe("Default: decided by a hash of the id and the dataset's holdoutFraction"),
@@ -74,7 +80,12 @@ export const FromEpisodesSchema = z
   .object({
     ...datasetFields,
     since: z.number().int().nonnegative().optional().describe("Only episodes that ended at or after this time (epoch ms)"),
-    outcomes: z.array(OutcomeSchema).min(1).max(4).optional().describe("Only episodes with these outcomes (default: all; abandoned episodes never count)"),
+    outcomes: z
+      .array(EpisodeOutcomeSchema)
+      .min(1)
+      .max(4)
+      .optional()
+      .describe("Only episodes with these outcomes (default: all; abandoned episodes never count)"),
     limit: z.number().int().min(1).max(2000).default(500).describe("The most recently ended episodes first"),
   })
   .strict();
@@ -83,7 +94,7 @@ export type FromEpisodes = z.infer<typeof FromEpisodesSchema>;
 /** Which ended episodes of an agent a dataset is built from. */
 export interface EpisodeDatasetQuery {
   since?: number;
-  outcomes?: Outcome[];
+  outcomes?: EpisodeOutcome[];
   limit: number;
 }
 
@@ -166,7 +177,8 @@ export function parseTaskLines(
     }
     const parsed = DatasetTaskInputSchema.safeParse(value);
     if (parsed.success) tasks.push(parsed.data);
-    else for (const issue of parsed.error.issues) issues.push({ line: i + 1, path: issue.path.map(String).join("."), message: issue.message });
+    else
+      for (const issue of parsed.error.issues) issues.push({ line: i + 1, path: issue.path.map(String).join("."), message: issue.message });
   }
   return issues.length ? { ok: false, tooMany: false, issues: issues.slice(0, maxIssues) } : { ok: true, tasks };
 }

@@ -8,9 +8,7 @@ export interface EpochResult {
   interval: [number, number] | null;
 }
 
-export type PromotionChoice =
-  | { promote: true; epoch: number | null; reason: string }
-  | { promote: false; epoch: null; reason: string };
+export type PromotionChoice = { promote: true; epoch: number | null; reason: string } | { promote: false; epoch: null; reason: string };
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const evidence = (r: EpochResult) =>
@@ -22,16 +20,34 @@ const scored = (r: EpochResult | undefined): r is EpochResult => !!r && r.status
  * final library, or null when the final library was never evaluated (a run stopped by its budget
  * mid-epoch). Ties favour the earlier, less-trained library: a change must earn its place.
  */
-export function choosePromotion(mode: PromoteMode, results: readonly EpochResult[], opts: { minGain: number; finalEpoch: number | null }): PromotionChoice {
+export function choosePromotion(
+  mode: PromoteMode,
+  results: readonly EpochResult[],
+  opts: { minGain: number; finalEpoch: number | null },
+): PromotionChoice {
   if (mode === "never") return { promote: false, epoch: null, reason: "promote is 'never': the learned library stays in the run" };
   const final = opts.finalEpoch === null ? undefined : results.find((r) => r.epoch === opts.finalEpoch);
   if (mode === "always") {
-    return { promote: true, epoch: null, reason: scored(final) ? `promote is 'always'; holdout accuracy ${evidence(final)}` : "promote is 'always'" };
+    return {
+      promote: true,
+      epoch: null,
+      reason: scored(final) ? `promote is 'always'; holdout accuracy ${evidence(final)}` : "promote is 'always'",
+    };
   }
   const start = results.find((r) => r.epoch === 0);
-  if (!scored(start)) return { promote: false, epoch: null, reason: `the starting library's holdout evaluation ${start ? "failed" : "did not run"}, so there is no baseline to beat` };
+  if (!scored(start))
+    return {
+      promote: false,
+      epoch: null,
+      reason: `the starting library's holdout evaluation ${start ? "failed" : "did not run"}, so there is no baseline to beat`,
+    };
   if (mode === "gate") {
-    if (!scored(final)) return { promote: false, epoch: null, reason: "the final library has no holdout accuracy (its evaluation failed or did not run), so the gate stays closed" };
+    if (!scored(final))
+      return {
+        promote: false,
+        epoch: null,
+        reason: "the final library has no holdout accuracy (its evaluation failed or did not run), so the gate stays closed",
+      };
     const needed = start.accuracy! + opts.minGain;
     if (final.accuracy! + 1e-9 < needed) {
       return {
@@ -40,12 +56,21 @@ export function choosePromotion(mode: PromoteMode, results: readonly EpochResult
         reason: `gate: holdout accuracy ${evidence(final)} is below the starting library's ${evidence(start)}${opts.minGain ? ` + minGain ${pct(opts.minGain)}` : ""}`,
       };
     }
-    return { promote: true, epoch: final.epoch, reason: `gate passed: holdout accuracy ${evidence(final)} ≥ starting ${evidence(start)}${opts.minGain ? ` + minGain ${pct(opts.minGain)}` : ""}` };
+    return {
+      promote: true,
+      epoch: final.epoch,
+      reason: `gate passed: holdout accuracy ${evidence(final)} ≥ starting ${evidence(start)}${opts.minGain ? ` + minGain ${pct(opts.minGain)}` : ""}`,
+    };
   }
   let best = start;
   for (const r of results) if (scored(r) && r.accuracy! > best.accuracy! + 1e-9) best = r;
-  if (best.epoch === 0) return { promote: false, epoch: null, reason: `best: no epoch beat the starting library's holdout accuracy ${evidence(start)}` };
-  return { promote: true, epoch: best.epoch, reason: `best: epoch ${best.epoch} had the best holdout accuracy ${evidence(best)}; starting ${evidence(start)}` };
+  if (best.epoch === 0)
+    return { promote: false, epoch: null, reason: `best: no epoch beat the starting library's holdout accuracy ${evidence(start)}` };
+  return {
+    promote: true,
+    epoch: best.epoch,
+    reason: `best: epoch ${best.epoch} had the best holdout accuracy ${evidence(best)}; starting ${evidence(start)}`,
+  };
 }
 
 /**

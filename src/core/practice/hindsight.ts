@@ -1,6 +1,15 @@
 import { z } from "zod";
 import { quotedLabels } from "../library-block";
-import { labelOf, parseLabel, ProposalSchema, validateProposals, type DroppedOp, type LineageEntry, type Proposal, type RunExperience } from "./plan";
+import {
+  labelOf,
+  parseLabel,
+  ProposalSchema,
+  validateProposals,
+  type DroppedOp,
+  type LineageEntry,
+  type Proposal,
+  type RunExperience,
+} from "./plan";
 import { seededRandom, shuffled } from "./rng";
 
 /**
@@ -60,14 +69,28 @@ export function hindsightEligible(c: HindsightCandidate): boolean {
  * lesson first (a lesson that may be misleading them), then a seeded order, so a resumed step
  * picks exactly what an uninterrupted one would.
  */
-export function pickHindsight(candidates: readonly HindsightCandidate[], cap: number, seed: number): { picked: number[]; overCap: number[] } {
+export function pickHindsight(
+  candidates: readonly HindsightCandidate[],
+  cap: number,
+  seed: number,
+): { picked: number[]; overCap: number[] } {
   const eligible = candidates.filter(hindsightEligible);
   const order = shuffled(eligible, seededRandom(seed)).sort((a, b) => Number(b.citesLesson) - Number(a.citesLesson));
-  return { picked: order.slice(0, cap).map((c) => c.task).sort((a, b) => a - b), overCap: order.slice(cap).map((c) => c.task).sort((a, b) => a - b) };
+  return {
+    picked: order
+      .slice(0, cap)
+      .map((c) => c.task)
+      .sort((a, b) => a - b),
+    overCap: order
+      .slice(cap)
+      .map((c) => c.task)
+      .sort((a, b) => a - b),
+  };
 }
 
 /** The step's seed for choosing hindsight groups: the run's seed mixed with the step's place. */
-export const hindsightSeed = (seed: number, epoch: number, step: number) => (Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2d) + Math.imul(epoch + 1, 0x165667b1) + step) >>> 0;
+export const hindsightSeed = (seed: number, epoch: number, step: number) =>
+  (Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2d) + Math.imul(epoch + 1, 0x165667b1) + step) >>> 0;
 
 /**
  * The labels the failed attempts cited (the policy is asked to name the lessons it used). When
@@ -126,7 +149,24 @@ export function quotesReference(lesson: string, reference: string | null): boole
   return false;
 }
 
-const ANSWER_CUES = new Set(["answer", "answers", "is", "was", "be", "choose", "pick", "select", "option", "choice", "reply", "respond", "say", "output", "write", "return"]);
+const ANSWER_CUES = new Set([
+  "answer",
+  "answers",
+  "is",
+  "was",
+  "be",
+  "choose",
+  "pick",
+  "select",
+  "option",
+  "choice",
+  "reply",
+  "respond",
+  "say",
+  "output",
+  "write",
+  "return",
+]);
 
 const quoted = (text: string, w: string) => new RegExp(`["'“‘(\\[*\`]${w}["'”’)\\]*\`]`, "u").test(text);
 
@@ -144,7 +184,13 @@ export interface HindsightCheck {
  * operation, a modify or delete only of a suspect lesson, and no lesson that quotes the task's
  * reference answer (a lesson must generalise, and the gate judges it only on held-out tasks).
  */
-export function checkHindsight(op: Proposal | null | undefined, snapshot: readonly RunExperience[], suspects: readonly string[], reference: string | null, source: string): HindsightCheck {
+export function checkHindsight(
+  op: Proposal | null | undefined,
+  snapshot: readonly RunExperience[],
+  suspects: readonly string[],
+  reference: string | null,
+  source: string,
+): HindsightCheck {
   const v = validateProposals(op ? [op] : [], snapshot, 1, source);
   const dropped = v.dropped.slice();
   const kept: Proposal[] = [];
@@ -153,7 +199,11 @@ export function checkHindsight(op: Proposal | null | undefined, snapshot: readon
     if (p.op === "modify" || p.op === "delete") {
       const label = labelOf(parseLabel(p.target)!);
       if (!suspects.includes(label)) {
-        dropped.push({ source, op: p, reason: `hindsight may only ${p.op} a lesson the failed attempts used (${suspects.join(", ") || "none"}), not ${label}` });
+        dropped.push({
+          source,
+          op: p,
+          reason: `hindsight may only ${p.op} a lesson the failed attempts used (${suspects.join(", ") || "none"}), not ${label}`,
+        });
         continue;
       }
       p.target = label;

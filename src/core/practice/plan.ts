@@ -79,7 +79,11 @@ export interface LibraryChange {
 export const labelOf = (index: number) => `G${index}`;
 
 const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
-const normaliseText = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+const normaliseText = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
 
 /** Accepts `G3`, `[G3]`, `g3` and `G3.`; anything else is not a label. */
 export function parseLabel(raw: string): number | null {
@@ -155,7 +159,8 @@ export function screenPlan(
   plan.forEach((op, i) => {
     if (op.op === "delete" || !op.text.trim()) return void ops.push(op);
     const filter = assessLesson({ text: op.text, when: op.when });
-    if (filter.quarantined) return void dropped.push({ source: "safety", op, reason: `blocked by the content filter: ${filter.reasons.join(", ")}` });
+    if (filter.quarantined)
+      return void dropped.push({ source: "safety", op, reason: `blocked by the content filter: ${filter.reasons.join(", ")}` });
     const v = review?.[i];
     if (!v) return void dropped.push({ source: "safety", op, reason: "not safety-reviewed" });
     if (!v.safe) return void dropped.push({ source: "safety", op, reason: `failed the safety review (${v.category}): ${v.reason}` });
@@ -190,7 +195,14 @@ export function resolvePlan(plan: readonly PlanOp[], snapshot: readonly RunExper
     }
     const need = op.op === "add" ? [0, 0] : op.op === "merge" ? [2, Infinity] : [1, 1];
     if (ids.length < need[0]! || ids.length > need[1]!) {
-      drop(op, op.op === "add" ? "add takes no target" : op.op === "merge" ? "merge needs two or more distinct targets" : `${op.op} takes exactly one target`);
+      drop(
+        op,
+        op.op === "add"
+          ? "add takes no target"
+          : op.op === "merge"
+            ? "merge needs two or more distinct targets"
+            : `${op.op} takes exactly one target`,
+      );
       continue;
     }
     if (op.op === "delete") {
@@ -276,11 +288,13 @@ const lastTouched = (e: RunExperience) => {
  * has one, `priorQ` (the agent's starting Q) for lessons the run wrote; among equals the lesson
  * written longest ago goes first, then the earlier one in the library.
  */
-export function enforceCap(library: readonly RunExperience[], cap: number, priorQ: number): { library: RunExperience[]; evicted: RunExperience[] } {
+export function enforceCap(
+  library: readonly RunExperience[],
+  cap: number,
+  priorQ: number,
+): { library: RunExperience[]; evicted: RunExperience[] } {
   if (library.length <= cap) return { library: library.slice(), evicted: [] };
-  const order = library
-    .map((e, i) => ({ e, i, u: e.q ?? priorQ, t: lastTouched(e) }))
-    .sort((a, b) => a.u - b.u || a.t - b.t || a.i - b.i);
+  const order = library.map((e, i) => ({ e, i, u: e.q ?? priorQ, t: lastTouched(e) })).sort((a, b) => a.u - b.u || a.t - b.t || a.i - b.i);
   const evicted = new Set(order.slice(0, library.length - cap).map((x) => x.e.id));
   return { library: library.filter((e) => !evicted.has(e.id)), evicted: library.filter((e) => evicted.has(e.id)) };
 }

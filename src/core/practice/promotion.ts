@@ -29,7 +29,12 @@ export interface PromotionPlan {
  * experiences are never rewritten or archived by practice. Removals archive (they can be rolled
  * back and keep the learned Q).
  */
-export function promotionPlan(start: readonly PromotionItem[], final: readonly PromotionItem[], current: readonly CurrentItem[], runId: string): PromotionPlan {
+export function promotionPlan(
+  start: readonly PromotionItem[],
+  final: readonly PromotionItem[],
+  current: readonly CurrentItem[],
+  runId: string,
+): PromotionPlan {
   const startById = new Map(start.map((e) => [e.id, e.text]));
   const startWhen = new Map(start.map((e) => [e.id, e.when]));
   const finalIds = new Set(final.map((e) => e.id));
@@ -56,7 +61,15 @@ export function promotionPlan(start: readonly PromotionItem[], final: readonly P
   for (const e of final) {
     const before = startById.get(e.id);
     if (before === undefined) {
-      operations.push({ op: "create", experience: { text: e.text, ...(e.when ? { when: e.when } : {}), source: "practice", provenance: { runId, runItemId: e.id, ...(e.origin ? { origin: e.origin } : {}) } } });
+      operations.push({
+        op: "create",
+        experience: {
+          text: e.text,
+          ...(e.when ? { when: e.when } : {}),
+          source: "practice",
+          provenance: { runId, runItemId: e.id, ...(e.origin ? { origin: e.origin } : {}) },
+        },
+      });
     } else if ((before !== e.text || (e.when && e.when !== startWhen.get(e.id))) && unchangedSinceStart(e.id, "modify")) {
       operations.push({ op: "update", id: e.id, patch: { text: e.text, ...(e.when ? { when: e.when } : {}) } });
     }

@@ -48,5 +48,5 @@ export const stepsPerEpoch = (taskCount: number, batchSize: number) => Math.ceil
 
 /** A rollout's sampling seed: distinct per run, epoch, task and rollout, identical when a unit is retried. */
 export function rolloutSeed(seed: number, epoch: number, task: number, rollout: number): number {
-  return seededRandom(epochSeed(seed, epoch) ^ Math.imul(task + 1, 0x27d4eb2d) ^ Math.imul(rollout + 1, 0x165667b1))() * 2 ** 31 >>> 0;
+  return (seededRandom(epochSeed(seed, epoch) ^ Math.imul(task + 1, 0x27d4eb2d) ^ Math.imul(rollout + 1, 0x165667b1))() * 2 ** 31) >>> 0;
 }

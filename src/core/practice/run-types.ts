@@ -28,7 +28,13 @@ export const PolicySchema = z.discriminatedUnion("kind", [
     .object({
       kind: z.literal("webhook"),
       url: z.url({ protocol: /^https?$/ }).max(2000),
-      timeoutMs: z.number().int().min(1000).max(3_600_000).default(120_000).describe("how long a rollout may take, including a 202 and a later result"),
+      timeoutMs: z
+        .number()
+        .int()
+        .min(1000)
+        .max(3_600_000)
+        .default(120_000)
+        .describe("how long a rollout may take, including a 202 and a later result"),
     })
     .strict(),
 ]);
@@ -85,15 +91,28 @@ export const RunCreateSchema = z
       .min(1)
       .max(200)
       .optional()
-      .describe("the most hindsight calls one step makes (default: one per four tasks of the step, at least one); groups whose attempts cited a stored lesson go first"),
+      .describe(
+        "the most hindsight calls one step makes (default: one per four tasks of the step, at least one); groups whose attempts cited a stored lesson go first",
+      ),
     concurrency: z.number().int().min(1).max(64).default(16).describe("units of this run in flight at once"),
     budget: BudgetSchema.optional(),
     promote: PromoteModeSchema.optional(),
     evaluate: RunEvaluateSchema.optional().describe("held-out evaluation per epoch; on by default under gate and best"),
     minGain: z.number().min(0).max(1).default(0).describe("gate: the accuracy the final library must gain over the starting one"),
     patience: z.number().int().min(1).max(20).default(2).describe("best: epochs without improvement before the run stops early"),
-    maxExperiences: z.number().int().min(1).max(500).default(DEFAULT_MAX_EXPERIENCES).describe("the run's library never holds more lessons than this"),
-    seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+    maxExperiences: z
+      .number()
+      .int()
+      .min(1)
+      .max(500)
+      .default(DEFAULT_MAX_EXPERIENCES)
+      .describe("the run's library never holds more lessons than this"),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .optional(),
   })
   .strict();
 export type RunCreate = z.infer<typeof RunCreateSchema>;

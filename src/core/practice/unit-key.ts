@@ -17,7 +17,9 @@ export interface UnitRef {
 }
 
 export function unitKey(u: UnitRef): string {
-  return [`e${u.epoch}`, `s${u.step}`, u.task === null ? "t*" : `t${u.task}`, u.rollout === null ? "r*" : `r${u.rollout}`, u.stage].join(".");
+  return [`e${u.epoch}`, `s${u.step}`, u.task === null ? "t*" : `t${u.task}`, u.rollout === null ? "r*" : `r${u.rollout}`, u.stage].join(
+    ".",
+  );
 }
 
 const KEY_RE = /^e(\d+)\.s(\d+)\.t(\d+|\*)\.r(\d+|\*)\.(rollout|verify|summary|advantage|hindsight|batch)$/;

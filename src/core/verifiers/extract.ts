@@ -52,7 +52,10 @@ function tidy(answer: string): string {
     const before = s;
     s = s.replace(/^(\*\*|__|`+)([\s\S]*)\1$/, "$2").trim();
     s = s.replace(/^\$+([\s\S]*?)\$+$/, "$1").trim();
-    s = s.replace(/^\\\(([\s\S]*)\\\)$/, "$1").replace(/^\\\[([\s\S]*)\\\]$/, "$1").trim();
+    s = s
+      .replace(/^\\\(([\s\S]*)\\\)$/, "$1")
+      .replace(/^\\\[([\s\S]*)\\\]$/, "$1")
+      .trim();
     s = s.replace(/(?<!\.)\.$/, "").trim();
     if (s === before) return s;
   }
@@ -76,7 +79,10 @@ export function extractFinalAnswer(text: string): string {
   }
   if (last) {
     if (last.value !== "") return tidy(last.value);
-    const next = text.slice(last.end).split("\n").find((line) => line.trim() !== "");
+    const next = text
+      .slice(last.end)
+      .split("\n")
+      .find((line) => line.trim() !== "");
     if (next !== undefined) return tidy(next);
   }
   return tidy(text);

@@ -57,7 +57,9 @@ export function verifyAnswer(config: LocalVerifierConfig, input: VerifyInput): V
   const { answer, groundTruth } = input;
   if (config.kind === "regex") return verifyRegex(answer, config.pattern, config.flags);
   if (!hasText(groundTruth)) {
-    return fail(`The ${config.kind} verifier compares with a ground truth, and this task has none; use majority, llm-judge or webhook for tasks without one.`);
+    return fail(
+      `The ${config.kind} verifier compares with a ground truth, and this task has none; use majority, llm-judge or webhook for tasks without one.`,
+    );
   }
   switch (config.kind) {
     case "exact":

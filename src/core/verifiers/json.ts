@@ -53,7 +53,9 @@ export function verifyJson(answer: string, groundTruth: string, mode: Mode): Ver
   try {
     want = JSON.parse(groundTruth);
   } catch (e) {
-    return fail(`The ground truth is not valid JSON (${e instanceof Error ? e.message : String(e)}), so the json verifier cannot check it.`);
+    return fail(
+      `The ground truth is not valid JSON (${e instanceof Error ? e.message : String(e)}), so the json verifier cannot check it.`,
+    );
   }
   let got: unknown;
   try {
@@ -63,5 +65,7 @@ export function verifyJson(answer: string, groundTruth: string, mode: Mode): Ver
   }
   const d = jsonDifference(got, want, mode);
   const how = mode === "deep" ? "deep equality" : "subset equality";
-  return d === null ? pass(`The answer's JSON matches the ground truth (${how}, key order ignored).`) : fail(`The answer's JSON differs from the ground truth (${how}): ${d}.`);
+  return d === null
+    ? pass(`The answer's JSON matches the ground truth (${how}, key order ignored).`)
+    : fail(`The answer's JSON differs from the ground truth (${how}): ${d}.`);
 }

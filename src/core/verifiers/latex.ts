@@ -57,7 +57,10 @@ function rewriteRoots(s: string): string {
  */
 export function normaliseLatex(input: string): string {
   let s = input.trim();
-  s = s.replace(/^\$+|\$+$/g, "").replace(/^\\\(|\\\)$/g, "").replace(/^\\\[|\\\]$/g, "");
+  s = s
+    .replace(/^\$+|\$+$/g, "")
+    .replace(/^\\\(|\\\)$/g, "")
+    .replace(/^\\\[|\\\]$/g, "");
   s = s
     .replace(/\\(?:left|right|big|Big|bigg|Bigg)(?![a-zA-Z])\s*(\\?[()[\]{}|.])/g, (_, d: string) => (d === "." ? "" : d))
     .replace(/\\(?:displaystyle|textstyle|!|,|;|:|quad|qquad)(?![a-zA-Z])|~/g, " ")
@@ -107,15 +110,15 @@ function evaluate(expr: string, vars: Vars): number {
     let v = unary();
     for (;;) {
       const t = peek();
-      if (t === "*") (take(), (v *= unary()));
-      else if (t === "/") (take(), (v /= unary()));
+      if (t === "*") take(), (v *= unary());
+      else if (t === "/") take(), (v /= unary());
       else if (startsFactor(t)) v *= power();
       else return v;
     }
   };
   const unary = (): number => {
-    if (peek() === "-") return take(), -unary();
-    if (peek() === "+") return take(), unary();
+    if (peek() === "-") return (take(), -unary());
+    if (peek() === "+") return (take(), unary());
     return power();
   };
   const power = (): number => {

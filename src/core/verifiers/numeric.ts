@@ -40,7 +40,7 @@ function tupleParts(s: string): { open: string; parts: string[] } | null {
     const c = s[i]!;
     if ("([{".includes(c)) depth++;
     else if (")]}".includes(c) && --depth < 0) return null;
-    else if (c === "," && depth === 0) (parts.push(s.slice(start, i)), (start = i + 1));
+    else if (c === "," && depth === 0) parts.push(s.slice(start, i)), (start = i + 1);
   }
   if (depth !== 0 || parts.length === 0) return null;
   parts.push(s.slice(start, -1));

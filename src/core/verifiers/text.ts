@@ -32,7 +32,8 @@ export function verifyExact(answer: string, groundTruth: string): Verdict {
   const want = extractFinalAnswer(groundTruth);
   const a = normaliseText(got);
   const b = normaliseText(want);
-  if (a === b) return pass(`The final answer ${quote(got)} matches the expected answer ${quote(want)} (ignoring case, whitespace and punctuation).`);
+  if (a === b)
+    return pass(`The final answer ${quote(got)} matches the expected answer ${quote(want)} (ignoring case, whitespace and punctuation).`);
   return fail(`The final answer ${quote(got)} does not match the expected answer ${quote(want)} (compared as ${quote(a)} vs ${quote(b)}).`);
 }
 

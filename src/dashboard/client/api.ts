@@ -34,7 +34,10 @@ export const errorText = (err: unknown) => (err instanceof Error ? err.message :
 export const statusOf = (err: unknown) => (err instanceof PraxisError ? err.status : undefined);
 
 /** Every item of a cursor-paginated list, up to `max`. */
-export async function pageAll<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>, max = 2000): Promise<T[]> {
+export async function pageAll<T>(
+  page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>,
+  max = 2000,
+): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | undefined;
   do {

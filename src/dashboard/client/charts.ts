@@ -30,4 +30,11 @@ addEventListener("resize", () => {
   for (const c of charts.values()) c.u.setSize({ width: c.width(), height: HEIGHT });
 });
 
-export const line = (label: string, stroke: string, extra: Partial<Series> = {}): Series => ({ label, stroke, width: 2, spanGaps: true, points: { show: true, size: 5 }, ...extra });
+export const line = (label: string, stroke: string, extra: Partial<Series> = {}): Series => ({
+  label,
+  stroke,
+  width: 2,
+  spanGaps: true,
+  points: { show: true, size: 5 },
+  ...extra,
+});

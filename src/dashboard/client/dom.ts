@@ -8,7 +8,11 @@ export const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
 };
 
 /** An element: `on…` attributes become listeners, `text` the text, `class` the class name. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Record<string, Attr> | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Record<string, Attr> | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs ?? {})) {
     if (v === undefined || v === null || v === false) continue;
@@ -22,7 +26,12 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Record<
 }
 
 function nodes(children: Child[]): (Node | string)[] {
-  return children.flat(Infinity as 1).flatMap((c): (Node | string)[] => (c === null || c === undefined || c === false ? [] : [c instanceof Node ? c : String(c)])) as (Node | string)[];
+  return children
+    .flat(Infinity as 1)
+    .flatMap((c): (Node | string)[] => (c === null || c === undefined || c === false ? [] : [c instanceof Node ? c : String(c)])) as (
+    | Node
+    | string
+  )[];
 }
 
 export const fill = (id: string, ...children: Child[]): void => $(id).replaceChildren(...nodes(children));
@@ -34,5 +43,6 @@ export const fmtQ = (q: number | null | undefined) => (typeof q === "number" ? q
 export const fmtInt = (n: number | null | undefined) => (typeof n === "number" ? n.toLocaleString("en-US") : "—");
 export const fmtPct = (x: number | null | undefined) => (typeof x === "number" ? `${(x * 100).toFixed(1)}%` : "—");
 export const fmtUsd = (x: number | null | undefined) => (typeof x === "number" ? `$${x.toFixed(4)}` : "—");
-export const fmtTime = (ms: number | null | undefined) => (typeof ms === "number" ? `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)} UTC` : "—");
+export const fmtTime = (ms: number | null | undefined) =>
+  typeof ms === "number" ? `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)} UTC` : "—";
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -8,7 +8,13 @@ type Experience = Schemas["Experience"];
 
 /** `GET …/practice-runs/{runId}/library` (served as untyped JSON). */
 export interface RunLibrary {
-  items: { label: string; id: string; text: string; changed: boolean; lineage: { op: string; epoch?: number; step?: number; provenance?: string; from?: string[] }[] }[];
+  items: {
+    label: string;
+    id: string;
+    text: string;
+    changed: boolean;
+    lineage: { op: string; epoch?: number; step?: number; provenance?: string; from?: string[] }[];
+  }[];
   removed: string[];
 }
 
@@ -26,7 +32,9 @@ export const getRunLibrary = (runId: string) =>
  */
 export async function promotedIds(runId: string): Promise<Map<string, Experience>> {
   const [lessons, runLibrary] = await Promise.all([
-    pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/experiences", { params: { ...agentPath(), query: { status: "all", limit: 200, cursor } } }))),
+    pageAll((cursor) =>
+      call(api().GET("/v1/agents/{agentId}/experiences", { params: { ...agentPath(), query: { status: "all", limit: 200, cursor } } })),
+    ),
     getRunLibrary(runId),
   ]);
   const byId = new Map<string, Experience>();
@@ -69,7 +77,13 @@ export function stepPart(key: string, value: unknown, promoted: Map<string, Expe
         [
           { label: "Task", cell: (g) => str(g.taskId), id: true },
           { label: "Kept", cell: (g) => (g.kept ? "kept" : "filtered") },
-          { label: "Rewards", cell: (g) => arr(g.rewards).map((r) => fmtQ(num(r))).join(", ") },
+          {
+            label: "Rewards",
+            cell: (g) =>
+              arr(g.rewards)
+                .map((r) => fmtQ(num(r)))
+                .join(", "),
+          },
           { label: "Mean", cell: (g) => fmtQ(num(g.meanReward)), num: true },
           { label: "Why", cell: (g) => str(g.reason) || "—" },
         ],
@@ -89,7 +103,14 @@ export function stepPart(key: string, value: unknown, promoted: Map<string, Expe
             h(
               "ol",
               {},
-              arr(p.operations).map((o) => h("li", {}, opLine(str(o.op), o.target ? [str(o.target)] : [], str(o.text)), o.reason ? h("span", { class: "meta" }, ` — ${str(o.reason)}`) : null)),
+              arr(p.operations).map((o) =>
+                h(
+                  "li",
+                  {},
+                  opLine(str(o.op), o.target ? [str(o.target)] : [], str(o.text)),
+                  o.reason ? h("span", { class: "meta" }, ` — ${str(o.reason)}`) : null,
+                ),
+              ),
             ),
           ),
         ),
@@ -141,13 +162,26 @@ export function stepPart(key: string, value: unknown, promoted: Map<string, Expe
       );
     case "dropped":
       return arr(value).length
-        ? h("ul", { class: "items" }, arr(value).map((d) => h("li", {}, `${str(d.source)}: ${str(d.reason)}`, h("span", { class: "meta" }, ` (${opSummary(d.op)})`))))
+        ? h(
+            "ul",
+            { class: "items" },
+            arr(value).map((d) => h("li", {}, `${str(d.source)}: ${str(d.reason)}`, h("span", { class: "meta" }, ` (${opSummary(d.op)})`))),
+          )
         : empty("Nothing was dropped.");
     case "errors":
-      return arr(value).length ? h("ul", { class: "items" }, arr(value).map((e) => h("li", { class: "error" }, `${str(e.stage)}${e.taskId ? ` (task ${str(e.taskId)})` : ""}: ${str(e.error)}`))) : empty("No errors.");
+      return arr(value).length
+        ? h(
+            "ul",
+            { class: "items" },
+            arr(value).map((e) =>
+              h("li", { class: "error" }, `${str(e.stage)}${e.taskId ? ` (task ${str(e.taskId)})` : ""}: ${str(e.error)}`),
+            ),
+          )
+        : empty("No errors.");
     case "hindsight": {
       const hs = (value ?? {}) as Record<string, unknown>;
-      const count = (k: string) => (typeof hs[k] === "number" ? String(hs[k]) : Array.isArray(hs[k]) ? String((hs[k] as unknown[]).length) : "—");
+      const count = (k: string) =>
+        typeof hs[k] === "number" ? String(hs[k]) : Array.isArray(hs[k]) ? String((hs[k] as unknown[]).length) : "—";
       return h(
         "dl",
         { class: "stats" },

@@ -12,7 +12,12 @@ export interface Column<R> {
 export type DataTable = HTMLDivElement & { refresh(): void };
 
 /** A table whose headers sort it (buttons, with aria-sort) and that can be filtered. */
-export function dataTable<R>(caption: string, cols: Column<R>[], rows: R[], options: { filter?: (row: R) => boolean; id?: string } = {}): DataTable {
+export function dataTable<R>(
+  caption: string,
+  cols: Column<R>[],
+  rows: R[],
+  options: { filter?: (row: R) => boolean; id?: string } = {},
+): DataTable {
   let sortCol = -1;
   let dir = 1;
   const tbody = h("tbody");
@@ -36,7 +41,13 @@ export function dataTable<R>(caption: string, cols: Column<R>[], rows: R[], opti
     }
     tbody.replaceChildren(
       ...(shown.length
-        ? shown.map((r) => h("tr", {}, cols.map((c) => h("td", { class: c.num ? "num" : c.id ? "id" : null }, c.cell(r)))))
+        ? shown.map((r) =>
+            h(
+              "tr",
+              {},
+              cols.map((c) => h("td", { class: c.num ? "num" : c.id ? "id" : null }, c.cell(r))),
+            ),
+          )
         : [h("tr", {}, h("td", { colspan: cols.length, class: "empty", text: "Nothing to show." }))]),
     );
   }
@@ -57,7 +68,11 @@ export function anyValue(v: unknown): Node {
     const records = v as Record<string, unknown>[];
     const keys = [...new Set(records.flatMap((x) => Object.keys(x)))];
     const cell = (x: unknown) => (x === null || x === undefined ? "—" : typeof x === "object" ? JSON.stringify(x) : String(x));
-    return dataTable(`${records.length} item${records.length === 1 ? "" : "s"}`, keys.map((k) => ({ label: k, cell: (r: Record<string, unknown>) => cell(r[k]) })), records);
+    return dataTable(
+      `${records.length} item${records.length === 1 ? "" : "s"}`,
+      keys.map((k) => ({ label: k, cell: (r: Record<string, unknown>) => cell(r[k]) })),
+      records,
+    );
   }
   if (Array.isArray(v) && v.length === 0) return empty("None.");
   return h("pre", {}, typeof v === "string" ? v : JSON.stringify(v, null, 2));

@@ -515,7 +515,10 @@
   };
   var PraxisConnectionError = class extends Error {
     constructor(url, cause) {
-      super(`Could not reach ${url}: ${cause instanceof Error ? cause.cause instanceof Error ? cause.cause.message : cause.message : String(cause)}`, { cause });
+      super(
+        `Could not reach ${url}: ${cause instanceof Error ? cause.cause instanceof Error ? cause.cause.message : cause.message : String(cause)}`,
+        { cause }
+      );
       this.url = url;
     }
     url;
@@ -738,7 +741,11 @@ ${value}`, dataLines++;
           received++;
           const id = Number(value.id ?? lastId + 1);
           lastId = id;
-          const event = { id, type: value.event ?? "message", data: value.data ? JSON.parse(value.data) : {} };
+          const event = {
+            id,
+            type: value.event ?? "message",
+            data: value.data ? JSON.parse(value.data) : {}
+          };
           yield event;
           if (event.type === "end") return;
         }
@@ -1432,7 +1439,14 @@ ${value}`, dataLines++;
   addEventListener("resize", () => {
     for (const c of charts.values()) c.u.setSize({ width: c.width(), height: HEIGHT });
   });
-  var line = (label, stroke, extra = {}) => ({ label, stroke, width: 2, spanGaps: true, points: { show: true, size: 5 }, ...extra });
+  var line = (label, stroke, extra = {}) => ({
+    label,
+    stroke,
+    width: 2,
+    spanGaps: true,
+    points: { show: true, size: 5 },
+    ...extra
+  });
 
   // src/dashboard/client/table.ts
   function dataTable(caption, cols, rows, options = {}) {
@@ -1458,7 +1472,13 @@ ${value}`, dataLines++;
         });
       }
       tbody.replaceChildren(
-        ...shown.length ? shown.map((r) => h("tr", {}, cols.map((c) => h("td", { class: c.num ? "num" : c.id ? "id" : null }, c.cell(r))))) : [h("tr", {}, h("td", { colspan: cols.length, class: "empty", text: "Nothing to show." }))]
+        ...shown.length ? shown.map(
+          (r) => h(
+            "tr",
+            {},
+            cols.map((c) => h("td", { class: c.num ? "num" : c.id ? "id" : null }, c.cell(r)))
+          )
+        ) : [h("tr", {}, h("td", { colspan: cols.length, class: "empty", text: "Nothing to show." }))]
       );
     }
     function sortBy(i) {
@@ -1476,7 +1496,11 @@ ${value}`, dataLines++;
       const records = v;
       const keys = [...new Set(records.flatMap((x) => Object.keys(x)))];
       const cell = (x) => x === null || x === void 0 ? "—" : typeof x === "object" ? JSON.stringify(x) : String(x);
-      return dataTable(`${records.length} item${records.length === 1 ? "" : "s"}`, keys.map((k) => ({ label: k, cell: (r) => cell(r[k]) })), records);
+      return dataTable(
+        `${records.length} item${records.length === 1 ? "" : "s"}`,
+        keys.map((k) => ({ label: k, cell: (r) => cell(r[k]) })),
+        records
+      );
     }
     if (Array.isArray(v) && v.length === 0) return empty("None.");
     return h("pre", {}, typeof v === "string" ? v : JSON.stringify(v, null, 2));
@@ -1486,7 +1510,9 @@ ${value}`, dataLines++;
   async function renderAgent() {
     const [analytics, experiences, jobs] = await Promise.all([
       call(api().GET("/v1/agents/{agentId}/analytics", { params: { ...agentPath(), query: { top: 3, buckets: 10 } } })),
-      pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/experiences", { params: { ...agentPath(), query: { status: "all", limit: 200, cursor } } }))),
+      pageAll(
+        (cursor) => call(api().GET("/v1/agents/{agentId}/experiences", { params: { ...agentPath(), query: { status: "all", limit: 200, cursor } } }))
+      ),
       call(api().GET("/v1/agents/{agentId}/jobs", { params: { ...agentPath(), query: { limit: 200 } } })).then(
         (r) => r.items,
         () => []
@@ -1538,7 +1564,12 @@ ${value}`, dataLines++;
       (m, i, all) => all.findIndex((o) => o.id === m.id) === i
     );
     const histories = await Promise.all(
-      picked.map((m) => call(api().GET("/v1/agents/{agentId}/experiences/{id}", { params: { path: { ...agentPath().path, id: m.id } } })).then((e) => ({ m, hist: e.qHistory ?? [] })))
+      picked.map(
+        (m) => call(api().GET("/v1/agents/{agentId}/experiences/{id}", { params: { path: { ...agentPath().path, id: m.id } } })).then((e) => ({
+          m,
+          hist: e.qHistory ?? []
+        }))
+      )
     );
     const withUpdates = histories.filter((x) => x.hist.length > 0);
     if (!withUpdates.length) return fill("trajectories", empty("No Q updates yet: rewards move Q."));
@@ -1587,7 +1618,11 @@ ${value}`, dataLines++;
         { label: "Cited", cell: (e) => fmtInt(e.counts.cited), sort: (e) => e.counts.cited, num: true },
         { label: "Successes", cell: (e) => fmtInt(e.counts.successes), sort: (e) => e.counts.successes, num: true },
         { label: "Failures", cell: (e) => fmtInt(e.counts.failures), sort: (e) => e.counts.failures, num: true },
-        { label: "Status", cell: (e) => h("span", { class: `badge ${e.status}` }, e.probation ? `${e.status} (probation)` : e.status), sort: (e) => e.status ?? "" },
+        {
+          label: "Status",
+          cell: (e) => h("span", { class: `badge ${e.status}` }, e.probation ? `${e.status} (probation)` : e.status),
+          sort: (e) => e.status ?? ""
+        },
         { label: "Pinned", cell: (e) => e.pinned ? "yes" : "no", sort: (e) => e.pinned ? 1 : 0 }
       ],
       experiences,
@@ -1633,7 +1668,12 @@ ${value}`, dataLines++;
               h("button", { type: "button", "data-write": "", onclick: () => act(e, "release") }, `Release ${e.id}`),
               h(
                 "button",
-                { type: "button", class: "danger", "data-write": "", onclick: () => confirm(`Delete ${e.id}? Rolling back restores it.`) && act(e, "delete") },
+                {
+                  type: "button",
+                  class: "danger",
+                  "data-write": "",
+                  onclick: () => confirm(`Delete ${e.id}? Rolling back restores it.`) && act(e, "delete")
+                },
                 `Delete ${e.id}`
               )
             )
@@ -1672,7 +1712,11 @@ ${value}`, dataLines++;
         [
           {
             label: "Agent",
-            cell: (r) => h("a", { href: agentPage("", r.a.agentId) }, r.a.displayName && r.a.displayName !== r.a.agentId ? `${r.a.displayName} (${r.a.agentId})` : r.a.agentId),
+            cell: (r) => h(
+              "a",
+              { href: agentPage("", r.a.agentId) },
+              r.a.displayName && r.a.displayName !== r.a.agentId ? `${r.a.displayName} (${r.a.agentId})` : r.a.agentId
+            ),
             sort: (r) => r.a.agentId
           },
           { label: "Library size", cell: (r) => fmtInt(r.size), sort: (r) => r.size, num: true },
@@ -1702,7 +1746,10 @@ ${value}`, dataLines++;
   // src/dashboard/client/pages/episode.ts
   var outcomeBadge = (ep) => h("span", { class: `badge ${ep.outcome ?? ep.status}` }, ep.outcome ?? ep.status);
   async function renderEpisodes() {
-    const episodes = await pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/episodes", { params: { ...agentPath(), query: { limit: 200, cursor } } })), 400);
+    const episodes = await pageAll(
+      (cursor) => call(api().GET("/v1/agents/{agentId}/episodes", { params: { ...agentPath(), query: { limit: 200, cursor } } })),
+      400
+    );
     fill(
       "episodes",
       dataTable(
@@ -1726,7 +1773,9 @@ ${value}`, dataLines++;
       call(api().GET("/v1/agents/{agentId}/episodes/{id}", { params: path })),
       call(api().GET("/v1/agents/{agentId}/episodes/{id}/retrievals", { params: path })).then((r) => r.items)
     ]);
-    const texts = await textsOf([...new Set(retrievals.flatMap((r) => r.items.map((i) => i.id)).concat(ep.result?.rewarded.map((r) => r.id) ?? []))]);
+    const texts = await textsOf([
+      ...new Set(retrievals.flatMap((r) => r.items.map((i) => i.id)).concat(ep.result?.rewarded.map((r) => r.id) ?? []))
+    ]);
     fill(
       "episode",
       h("p", { class: "lesson-text" }, ep.task),
@@ -1760,7 +1809,10 @@ ${value}`, dataLines++;
         { id: "attempts-table" }
       ) : empty("No attempts were logged.")
     );
-    fill("retrievals", retrievals.length ? retrievals.map((r, i) => retrievalView(r, i, texts)) : empty("Nothing was retrieved for this episode (or its retrievals are past retention)."));
+    fill(
+      "retrievals",
+      retrievals.length ? retrievals.map((r, i) => retrievalView(r, i, texts)) : empty("Nothing was retrieved for this episode (or its retrievals are past retention).")
+    );
     const rewarded = ep.result?.rewarded ?? [];
     fill(
       "credited",
@@ -1792,7 +1844,11 @@ ${value}`, dataLines++;
       "section",
       { class: "retrieval", "data-retrieval": r.retrievalId },
       h("h3", {}, `${i + 1}. “${r.query}”`),
-      h("p", { class: "meta" }, `${r.retrievalId} · ${fmtTime(r.at)} · phase ${r.phase ?? "—"} · λ ${r.lambda} · ${r.rewarded ? "credited by a reward" : "not rewarded"}`),
+      h(
+        "p",
+        { class: "meta" },
+        `${r.retrievalId} · ${fmtTime(r.at)} · phase ${r.phase ?? "—"} · λ ${r.lambda} · ${r.rewarded ? "credited by a reward" : "not rewarded"}`
+      ),
       dataTable(
         plural(r.items.length, "item"),
         [
@@ -1801,7 +1857,11 @@ ${value}`, dataLines++;
           { label: "Memory", cell: (x) => memoryLink(x.id), id: true },
           { label: "Text", cell: (x) => h("span", { class: "text" }, texts.get(x.id) ?? "—") },
           { label: "Score", cell: (x) => x.score === null ? "—" : x.score.toFixed(3), num: true },
-          ...SIGNALS.map(([k, label]) => ({ label, cell: (x) => x.signals?.[k] === void 0 ? "—" : x.signals[k].toFixed(3), num: true }))
+          ...SIGNALS.map(([k, label]) => ({
+            label,
+            cell: (x) => x.signals?.[k] === void 0 ? "—" : x.signals[k].toFixed(3),
+            num: true
+          }))
         ],
         r.items
       )
@@ -1854,7 +1914,9 @@ ${value}`, dataLines++;
   );
   async function promotedIds(runId2) {
     const [lessons, runLibrary] = await Promise.all([
-      pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/experiences", { params: { ...agentPath(), query: { status: "all", limit: 200, cursor } } }))),
+      pageAll(
+        (cursor) => call(api().GET("/v1/agents/{agentId}/experiences", { params: { ...agentPath(), query: { status: "all", limit: 200, cursor } } }))
+      ),
       getRunLibrary(runId2)
     ]);
     const byId = /* @__PURE__ */ new Map();
@@ -1890,7 +1952,10 @@ ${value}`, dataLines++;
           [
             { label: "Task", cell: (g) => str(g.taskId), id: true },
             { label: "Kept", cell: (g) => g.kept ? "kept" : "filtered" },
-            { label: "Rewards", cell: (g) => arr(g.rewards).map((r) => fmtQ(num(r))).join(", ") },
+            {
+              label: "Rewards",
+              cell: (g) => arr(g.rewards).map((r) => fmtQ(num(r))).join(", ")
+            },
             { label: "Mean", cell: (g) => fmtQ(num(g.meanReward)), num: true },
             { label: "Why", cell: (g) => str(g.reason) || "—" }
           ],
@@ -1910,7 +1975,14 @@ ${value}`, dataLines++;
               h(
                 "ol",
                 {},
-                arr(p.operations).map((o) => h("li", {}, opLine(str(o.op), o.target ? [str(o.target)] : [], str(o.text)), o.reason ? h("span", { class: "meta" }, ` — ${str(o.reason)}`) : null))
+                arr(p.operations).map(
+                  (o) => h(
+                    "li",
+                    {},
+                    opLine(str(o.op), o.target ? [str(o.target)] : [], str(o.text)),
+                    o.reason ? h("span", { class: "meta" }, ` — ${str(o.reason)}`) : null
+                  )
+                )
               )
             )
           )
@@ -1959,9 +2031,19 @@ ${value}`, dataLines++;
           arr(value)
         );
       case "dropped":
-        return arr(value).length ? h("ul", { class: "items" }, arr(value).map((d) => h("li", {}, `${str(d.source)}: ${str(d.reason)}`, h("span", { class: "meta" }, ` (${opSummary(d.op)})`)))) : empty("Nothing was dropped.");
+        return arr(value).length ? h(
+          "ul",
+          { class: "items" },
+          arr(value).map((d) => h("li", {}, `${str(d.source)}: ${str(d.reason)}`, h("span", { class: "meta" }, ` (${opSummary(d.op)})`)))
+        ) : empty("Nothing was dropped.");
       case "errors":
-        return arr(value).length ? h("ul", { class: "items" }, arr(value).map((e) => h("li", { class: "error" }, `${str(e.stage)}${e.taskId ? ` (task ${str(e.taskId)})` : ""}: ${str(e.error)}`))) : empty("No errors.");
+        return arr(value).length ? h(
+          "ul",
+          { class: "items" },
+          arr(value).map(
+            (e) => h("li", { class: "error" }, `${str(e.stage)}${e.taskId ? ` (task ${str(e.taskId)})` : ""}: ${str(e.error)}`)
+          )
+        ) : empty("No errors.");
       case "hindsight": {
         const hs = value ?? {};
         const count = (k) => typeof hs[k] === "number" ? String(hs[k]) : Array.isArray(hs[k]) ? String(hs[k].length) : "—";
@@ -2025,7 +2107,8 @@ ${value}`, dataLines++;
     if (p.keyId) parts.push(h("p", { "data-provenance": "key" }, "Written through the API by key ", await keyName(p.keyId), "."));
     if (p.importedFrom) parts.push(h("p", {}, "Imported from ", h("code", {}, p.importedFrom), "."));
     if (p.note) parts.push(h("p", {}, h("strong", {}, "Note: "), p.note));
-    if (!parts.length) parts.push(empty(`No provenance recorded: a ${e.source ?? "manual"} lesson written without naming a run, episode or key.`));
+    if (!parts.length)
+      parts.push(empty(`No provenance recorded: a ${e.source ?? "manual"} lesson written without naming a run, episode or key.`));
     fill("provenance", parts);
   }
   async function keyName(id) {
@@ -2058,7 +2141,16 @@ ${value}`, dataLines++;
     const stepN = written ? written.epoch * perEpoch + written.step : null;
     const out = [
       head,
-      runName && h("p", {}, "In the run's library as ", h("code", { "data-run-item": runName }, runName), item ? ` (${item.label} of the final library)` : "", `; promoted to this agent's library as `, h("code", {}, e.id), ".")
+      runName && h(
+        "p",
+        {},
+        "In the run's library as ",
+        h("code", { "data-run-item": runName }, runName),
+        item ? ` (${item.label} of the final library)` : "",
+        `; promoted to this agent's library as `,
+        h("code", {}, e.id),
+        "."
+      )
     ];
     if (lineage.length) {
       out.push(
@@ -2067,7 +2159,14 @@ ${value}`, dataLines++;
           { class: "lineage" },
           lineage.map((l) => {
             const n = l.epoch * perEpoch + l.step;
-            return h("li", {}, `${l.op} in `, h("a", { href: runHref(runId2, n), "data-step-link": n }, `step ${n} (epoch ${l.epoch}, step ${l.step})`), l.provenance ? ` — ${l.provenance}` : "", l.from ? ` — merged ${l.from.join(", ")}` : "");
+            return h(
+              "li",
+              {},
+              `${l.op} in `,
+              h("a", { href: runHref(runId2, n), "data-step-link": n }, `step ${n} (epoch ${l.epoch}, step ${l.step})`),
+              l.provenance ? ` — ${l.provenance}` : "",
+              l.from ? ` — merged ${l.from.join(", ")}` : ""
+            );
           })
         )
       );
@@ -2076,7 +2175,9 @@ ${value}`, dataLines++;
     return h("div", {}, out);
   }
   async function stepEvidence(runId2, n, runName, item, e) {
-    const step = await call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...agentPath().path, runId: runId2, n } } })).catch(() => null);
+    const step = await call(
+      api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...agentPath().path, runId: runId2, n } } })
+    ).catch(() => null);
     if (!step) return empty(`Step ${n} is no longer recorded.`);
     const ids = /* @__PURE__ */ new Map([[runName, e]]);
     const diff = (Array.isArray(step.diff) ? step.diff : []).filter((c) => c.id === runName);
@@ -2097,7 +2198,9 @@ ${value}`, dataLines++;
     );
   }
   async function fromEpisode(id) {
-    const ep = await call(api().GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { ...agentPath().path, id } } })).catch(() => null);
+    const ep = await call(api().GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { ...agentPath().path, id } } })).catch(
+      () => null
+    );
     const link = h("a", { href: episodeHref(id), "data-provenance": "episode" }, id);
     if (!ep) return h("p", {}, "Learned from episode ", h("code", {}, id), " (no longer kept).");
     const failed = ep.attempts.filter((a) => !a.ok).length;
@@ -2105,7 +2208,11 @@ ${value}`, dataLines++;
       "div",
       {},
       h("p", {}, "Learned from episode ", link, `: “${ep.task}”`),
-      h("p", { class: "meta" }, `${ep.attempts.length} attempts (${failed} failed), outcome ${ep.outcome ?? "open"}${ep.result ? `, reward ${fmtQ(ep.result.reward)}` : ""}.`)
+      h(
+        "p",
+        { class: "meta" },
+        `${ep.attempts.length} attempts (${failed} failed), outcome ${ep.outcome ?? "open"}${ep.result ? `, reward ${fmtQ(ep.result.reward)}` : ""}.`
+      )
     );
   }
   async function renderReviews(e) {
@@ -2114,14 +2221,20 @@ ${value}`, dataLines++;
       try {
         const held = await call(api().GET("/v1/agents/{agentId}/quarantine/{id}", { params: { path: { ...agentPath().path, id: e.id } } }));
         rows.push(
-          h("p", {}, h("span", { class: `badge ${held.status}` }, held.status), ` since ${fmtTime(held.heldAt)}, came in through ${held.door} (${held.author}); released it becomes ${held.wanted}.`),
+          h(
+            "p",
+            {},
+            h("span", { class: `badge ${held.status}` }, held.status),
+            ` since ${fmtTime(held.heldAt)}, came in through ${held.door} (${held.author}); released it becomes ${held.wanted}.`
+          ),
           h("p", {}, h("strong", {}, "Why: "), held.reason)
         );
       } catch (err) {
         if (statusOf(err) !== 404) throw err;
       }
     }
-    if (e.probation) rows.push(h("p", {}, "On probation: retrievable, but kept out of the prompt block until it is cited in a successful episode."));
+    if (e.probation)
+      rows.push(h("p", {}, "On probation: retrievable, but kept out of the prompt block until it is cited in a successful episode."));
     if (!rows.length) rows.push(h("p", {}, `Not held for review: ${e.status ?? "active"}${e.probation ? "" : ", trusted"}.`));
     fill("reviews", rows);
   }
@@ -2131,7 +2244,11 @@ ${value}`, dataLines++;
     const first = hist[0];
     chart(
       "q-history",
-      { scales: { x: { time: false }, y: { range: [-1, 1] } }, axes: [{ label: "update", incrs: COUNT_INCRS }, { label: "Q / reward" }], series: [{ label: "update" }, line("Q", color(0)), line("reward", color(1), { width: 1, dash: [3, 3] })] },
+      {
+        scales: { x: { time: false }, y: { range: [-1, 1] } },
+        axes: [{ label: "update", incrs: COUNT_INCRS }, { label: "Q / reward" }],
+        series: [{ label: "update" }, line("Q", color(0)), line("reward", color(1), { width: 1, dash: [3, 3] })]
+      },
       [hist.map((_, i) => i), hist.map((x) => x.q), hist.map((x) => x.reward)],
       `Q of ${e.id} over ${hist.length} updates, starting at ${fmtQ(first.q - first.delta)}`
     );
@@ -2200,7 +2317,9 @@ ${value}`, dataLines++;
         "data-write": "",
         onclick: async () => {
           if (!confirm("Cancel this run? Nothing is promoted.")) return;
-          await call(api().POST("/v1/agents/{agentId}/practice-runs/{runId}/cancel", { params: runPath() })).catch((err) => setStatus(`Cancel failed: ${errorText(err)}`));
+          await call(api().POST("/v1/agents/{agentId}/practice-runs/{runId}/cancel", { params: runPath() })).catch(
+            (err) => setStatus(`Cancel failed: ${errorText(err)}`)
+          );
           await refreshRun();
         }
       },
@@ -2221,15 +2340,26 @@ ${value}`, dataLines++;
         stat("Rollouts", `${fmtInt(p.rollouts.done)} of ${fmtInt(p.rollouts.total)}`),
         stat("Groups kept / filtered", `${fmtInt(p.groups.kept)} / ${fmtInt(p.groups.filtered)}`),
         stat("Library size", fmtInt(v.librarySize)),
-        stat("Hindsight calls / applied / leaks refused", `${fmtInt(v.hindsight.calls)} / ${fmtInt(v.hindsight.applied)} / ${fmtInt(v.hindsight.refusedLeaks)}`),
+        stat(
+          "Hindsight calls / applied / leaks refused",
+          `${fmtInt(v.hindsight.calls)} / ${fmtInt(v.hindsight.applied)} / ${fmtInt(v.hindsight.refusedLeaks)}`
+        ),
         stat("Tokens in / out", `${fmtInt(v.usage.tokensIn)} / ${fmtInt(v.usage.tokensOut)}`),
         stat("LLM calls", fmtInt(v.usage.calls)),
         stat("Cost", fmtUsd(v.usage.costUsd))
       ),
       // The bar follows the step in progress; a finished run has none.
       running && h("label", { for: "rollout-progress" }, "Rollouts of this step"),
-      running && h("progress", { id: "rollout-progress", max: Math.max(1, p.rollouts.total), value: p.rollouts.done }, `${p.rollouts.done} of ${p.rollouts.total}`),
-      v.promotion ? h("p", {}, `Promotion: ${v.promotion.promoted ? `promoted as library v${v.promotion.version}` : "not promoted"} — ${v.promotion.reason}`) : null,
+      running && h(
+        "progress",
+        { id: "rollout-progress", max: Math.max(1, p.rollouts.total), value: p.rollouts.done },
+        `${p.rollouts.done} of ${p.rollouts.total}`
+      ),
+      v.promotion ? h(
+        "p",
+        {},
+        `Promotion: ${v.promotion.promoted ? `promoted as library v${v.promotion.version}` : "not promoted"} — ${v.promotion.reason}`
+      ) : null,
       cancel
     );
   }
@@ -2270,7 +2400,11 @@ ${value}`, dataLines++;
       "curve",
       {
         scales: { x: { time: false }, r: { range: [0, 1] }, n: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-        axes: [{ label: "step", incrs: COUNT_INCRS }, { scale: "r", label: "reward / accuracy" }, { scale: "n", side: 1, label: "library size", grid: { show: false } }],
+        axes: [
+          { label: "step", incrs: COUNT_INCRS },
+          { scale: "r", label: "reward / accuracy" },
+          { scale: "n", side: 1, label: "library size", grid: { show: false } }
+        ],
         series
       },
       data,
@@ -2315,7 +2449,11 @@ ${value}`, dataLines++;
         const details = h(
           "details",
           { "data-step": n, id: `step-${n}`, open: openSteps.has(n) },
-          h("summary", {}, `Step ${n} (epoch ${s.epoch}, step ${s.step}) — ${s.status}, mean reward ${fmtQ(num2(s.meanReward))}, library ${fmtInt(num2(s.librarySize))}, ${fmtInt(tokens)} tokens`),
+          h(
+            "summary",
+            {},
+            `Step ${n} (epoch ${s.epoch}, step ${s.step}) — ${s.status}, mean reward ${fmtQ(num2(s.meanReward))}, library ${fmtInt(num2(s.librarySize))}, ${fmtInt(tokens)} tokens`
+          ),
           h("div", { class: "step-body" })
         );
         details.addEventListener("toggle", () => {
@@ -2344,9 +2482,14 @@ ${value}`, dataLines++;
   async function loadStep(details, n) {
     const target = details.querySelector(".step-body");
     promoted ??= promotedIds(runId);
-    const [s, ids] = await Promise.all([call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...runPath().path, n } } })), promoted]);
+    const [s, ids] = await Promise.all([
+      call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...runPath().path, n } } })),
+      promoted
+    ]);
     const parts = Object.entries(s).filter(([k]) => !STEP_BASE.has(k)).sort(([a], [b]) => (STEP_ORDER.indexOf(a) + 1 || 99) - (STEP_ORDER.indexOf(b) + 1 || 99));
-    target?.replaceChildren(...parts.map(([k, v]) => h("section", { "data-part": k }, h("h3", { text: STEP_TITLES[k] ?? k }), stepPart(k, v, ids))));
+    target?.replaceChildren(
+      ...parts.map(([k, v]) => h("section", { "data-part": k }, h("h3", { text: STEP_TITLES[k] ?? k }), stepPart(k, v, ids)))
+    );
   }
   async function followEvents() {
     for (let attempt = 0; attempt < 100; attempt++) {
@@ -2369,13 +2512,17 @@ ${value}`, dataLines++;
   // src/dashboard/client/pages/runs.ts
   function outcomeOf(r) {
     const promotion = r.summary?.promotion;
-    if (promotion) return promotion.promoted ? `promoted as v${promotion.version} — ${promotion.reason ?? ""}` : `not promoted — ${promotion.reason ?? ""}`;
+    if (promotion)
+      return promotion.promoted ? `promoted as v${promotion.version} — ${promotion.reason ?? ""}` : `not promoted — ${promotion.reason ?? ""}`;
     if (r.error) return r.error;
     return r.status === "running" || r.status === "queued" ? "in progress" : "—";
   }
   async function renderRuns() {
     const [runs, datasets] = await Promise.all([
-      pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/practice-runs", { params: { ...agentPath(), query: { limit: 200, cursor } } })), 400),
+      pageAll(
+        (cursor) => call(api().GET("/v1/agents/{agentId}/practice-runs", { params: { ...agentPath(), query: { limit: 200, cursor } } })),
+        400
+      ),
       // A key limited to some agents may not list the tenant's datasets: the ids stand in for their names.
       pageAll((cursor) => call(api().GET("/v1/datasets", { params: { query: { limit: 200, cursor } } })), 2e3).catch(() => [])
     ]);
@@ -2388,7 +2535,12 @@ ${value}`, dataLines++;
         [
           { label: "Run", cell: (r) => h("a", { href: agentPage(`/runs/${enc(r.runId)}`) }, r.runId), sort: (r) => r.runId, id: true },
           { label: "Status", cell: (r) => h("span", { class: `badge ${r.status}` }, r.status), sort: (r) => r.status },
-          { label: "Dataset", cell: (r) => h("span", { title: r.datasetId }, dataset(r.datasetId)), sort: (r) => dataset(r.datasetId), id: true },
+          {
+            label: "Dataset",
+            cell: (r) => h("span", { title: r.datasetId }, dataset(r.datasetId)),
+            sort: (r) => dataset(r.datasetId),
+            id: true
+          },
           { label: "Outcome", cell: (r) => h("span", { class: "text" }, outcomeOf(r)), sort: outcomeOf },
           { label: "Started", cell: (r) => fmtTime(r.createdAt), sort: (r) => r.createdAt },
           { label: "Updated", cell: (r) => fmtTime(r.updatedAt), sort: (r) => r.updatedAt }
@@ -2412,7 +2564,11 @@ ${value}`, dataLines++;
     else
       chart(
         "usage-chart",
-        { scales: { x: { time: true } }, axes: [{}, { label: "tokens" }], series: [{ label: "day" }, line("tokens in", color(0)), line("tokens out", color(1))] },
+        {
+          scales: { x: { time: true } },
+          axes: [{}, { label: "tokens" }],
+          series: [{ label: "day" }, line("tokens in", color(0)), line("tokens out", color(1))]
+        },
         [span.map((ms) => ms / 1e3), series.map((d) => d.tokensIn), series.map((d) => d.tokensOut)],
         `Tokens per day over the last ${span.length} days`
       );
@@ -2426,7 +2582,11 @@ ${value}`, dataLines++;
     )).flat();
     fill(
       "usage-table",
-      h("p", { class: "meta" }, `Last 30 days: ${fmtInt(byDay.totals.calls)} calls, ${fmtInt(byDay.totals.tokensIn + byDay.totals.tokensOut)} tokens, ${fmtUsd(byDay.totals.costUsd)}.`),
+      h(
+        "p",
+        { class: "meta" },
+        `Last 30 days: ${fmtInt(byDay.totals.calls)} calls, ${fmtInt(byDay.totals.tokensIn + byDay.totals.tokensOut)} tokens, ${fmtUsd(byDay.totals.costUsd)}.`
+      ),
       dataTable(
         "The last 7 days with calls, by purpose",
         [
@@ -2446,7 +2606,11 @@ ${value}`, dataLines++;
   // src/dashboard/client/pages/versions.ts
   async function renderVersions(selected) {
     const versions = await pageAll(
-      (cursor) => call(api().GET("/v1/agents/{agentId}/library/versions", { params: { ...agentPath(), query: { limit: 200, cursor: cursor === void 0 ? void 0 : Number(cursor) } } })),
+      (cursor) => call(
+        api().GET("/v1/agents/{agentId}/library/versions", {
+          params: { ...agentPath(), query: { limit: 200, cursor: cursor === void 0 ? void 0 : Number(cursor) } }
+        })
+      ),
       200
     );
     const latest = versions[0]?.version;
@@ -2459,14 +2623,24 @@ ${value}`, dataLines++;
           (v) => h(
             "li",
             { "data-version": v.version },
-            h("p", {}, h("strong", {}, `v${v.version}`), ` · ${fmtTime(v.createdAt)} · ${v.author}`, v.version === latest ? h("span", { class: "badge active" }, "current") : null),
+            h(
+              "p",
+              {},
+              h("strong", {}, `v${v.version}`),
+              ` · ${fmtTime(v.createdAt)} · ${v.author}`,
+              v.version === latest ? h("span", { class: "badge active" }, "current") : null
+            ),
             h("p", { class: "text" }, v.reason),
             h("p", { class: "meta" }, `${v.changes} change${v.changes === 1 ? "" : "s"}`),
             h(
               "div",
               { class: "actions" },
               h("button", { type: "button", onclick: () => renderDiff(v.version) }, `Diff of v${v.version}`),
-              canWrite() && v.version !== latest && h("button", { type: "button", class: "danger", "data-write": "", onclick: () => askRollback(v) }, `Roll back to v${v.version}`)
+              canWrite() && v.version !== latest && h(
+                "button",
+                { type: "button", class: "danger", "data-write": "", onclick: () => askRollback(v) },
+                `Roll back to v${v.version}`
+              )
             )
           )
         )
@@ -2477,7 +2651,12 @@ ${value}`, dataLines++;
   }
   async function renderDiff(n) {
     const d = await call(api().GET("/v1/agents/{agentId}/library/versions/{n}/diff", { params: { path: { ...agentPath().path, n } } }));
-    const snap = (s) => s ? h("div", {}, h("span", { class: "text" }, s.text), h("span", { class: "meta" }, ` (${s.status}, Q ${fmtQ(s.q)}${s.pinned ? ", pinned" : ""})`)) : "—";
+    const snap = (s) => s ? h(
+      "div",
+      {},
+      h("span", { class: "text" }, s.text),
+      h("span", { class: "meta" }, ` (${s.status}, Q ${fmtQ(s.q)}${s.pinned ? ", pinned" : ""})`)
+    ) : "—";
     fill(
       "diff",
       h("p", {}, h("strong", {}, `v${d.version}`), ` by ${d.author}: ${d.reason}`),
@@ -2503,9 +2682,15 @@ ${value}`, dataLines++;
       try {
         const key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
         const r = await call(
-          api().POST("/v1/agents/{agentId}/library/rollback", { params: agentPath(), body: { version: v.version }, headers: { "idempotency-key": `dash-${key}` } })
+          api().POST("/v1/agents/{agentId}/library/rollback", {
+            params: agentPath(),
+            body: { version: v.version },
+            headers: { "idempotency-key": `dash-${key}` }
+          })
         );
-        setStatus(r.unchanged ? `The library already equals v${v.version}.` : `Rolled back to v${v.version}: now v${r.libraryVersion} (${r.changed} changed, ${r.deleted} deleted).`);
+        setStatus(
+          r.unchanged ? `The library already equals v${v.version}.` : `Rolled back to v${v.version}: now v${r.libraryVersion} (${r.changed} changed, ${r.deleted} deleted).`
+        );
         await renderVersions(r.libraryVersion);
       } catch (err) {
         setStatus(`Rollback failed: ${errorText(err)}`);

@@ -48,7 +48,8 @@ export function registerAgentTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "create_agent",
     {
-      description: "Create an agent (a separate memory: lessons, cases, episodes). Safe to repeat: an existing agent is returned unchanged unless displayName is given.",
+      description:
+        "Create an agent (a separate memory: lessons, cases, episodes). Safe to repeat: an existing agent is returned unchanged unless displayName is given.",
       inputSchema: CreateInput,
       outputSchema: CreateOutput,
       annotations: { idempotentHint: true },

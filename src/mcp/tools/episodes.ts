@@ -1,7 +1,20 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
-import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeSchema, type Episode } from "../../core/episode-types";
-import { MemoryFilterSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../../core/memory-types";
+import {
+  AttemptCreateSchema,
+  AttemptSchema,
+  EpisodeCreateSchema,
+  EpisodeEndSchema,
+  EpisodeSchema,
+  type Episode,
+} from "../../core/episode-types";
+import {
+  ConsistencySchema,
+  MemoryFilterSchema,
+  MinVersionSchema,
+  RetrieveRequestSchema,
+  RetrieveResponseSchema,
+} from "../../core/memory-types";
 import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../core/api-key";
 import { depsOf } from "../../http/use-case";
@@ -34,7 +47,9 @@ export function episodeIdFor(agentId: string, handle: string | undefined) {
   if (handle === undefined) return undefined;
   const h = parseHandle(handle);
   if (h.agentId !== agentId) {
-    throw invalid(`Episode '${handle}' belongs to agent '${h.agentId}', not '${agentId}'.`, [{ path: "episodeId", message: "Another agent's episode" }]);
+    throw invalid(`Episode '${handle}' belongs to agent '${h.agentId}', not '${agentId}'.`, [
+      { path: "episodeId", message: "Another agent's episode" },
+    ]);
   }
   return h.episodeId;
 }
@@ -59,11 +74,15 @@ const LogAttemptInput = z
 const EndInput = z
   .object({
     episodeId: EpisodeHandleSchema,
-    result: EpisodeEndSchema.shape.answer.unwrap().describe("The final answer or outcome, in words; [G#] labels quoted here count as citations"),
+    result: EpisodeEndSchema.shape.answer
+      .unwrap()
+      .describe("The final answer or outcome, in words; [G#] labels quoted here count as citations"),
     success: z.boolean().optional().describe("Whether the task was accomplished (or give `outcome`)"),
     outcome: EpisodeEndSchema.shape.outcome
       .optional()
-      .describe("The outcome by name, instead of `success`: `abandoned` when the work stopped for a reason outside the task (no reward, no case, no lesson)"),
+      .describe(
+        "The outcome by name, instead of `success`: `abandoned` when the work stopped for a reason outside the task (no reward, no case, no lesson)",
+      ),
     notes: z.string().max(2000).optional().describe("What is worth remembering; stored after the result"),
     score: EpisodeEndSchema.shape.score.describe("Quality in [0,1]; multiplies the reward of the outcome"),
     citedIds: EpisodeEndSchema.shape.citedIds.describe("Ids or [G#] labels of the lessons that actually helped; only cited lessons learn"),
@@ -77,7 +96,11 @@ const PullInput = z
     limit: RetrieveRequestSchema.shape.k2.unwrap().default(5).describe("How many lessons to return (1-100)"),
     phase: RetrieveRequestSchema.shape.phase.describe("The agent's phase; it sets how much learned utility counts against similarity"),
     episodeId: EpisodeHandleSchema.optional().describe("Link the pull to an open episode, so its end rewards what was pulled"),
-    filter: MemoryFilterSchema.optional().describe("Only lessons it matches (metadata values, any of the tags, domain, created or used after an epoch-ms time); the top `limit` are the best of them"),
+    filter: MemoryFilterSchema.optional().describe(
+      "Only lessons it matches (metadata values, any of the tags, domain, created or used after an epoch-ms time); the top `limit` are the best of them",
+    ),
+    minVersion: MinVersionSchema.optional(),
+    consistency: ConsistencySchema.optional(),
   })
   .strict();
 
@@ -90,7 +113,8 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "start_episode",
     {
-      description: "Start an episode: one task the agent is about to work on. Returns the episodeId for get_prompt, pull_experiences, log_attempt and end_episode.",
+      description:
+        "Start an episode: one task the agent is about to work on. Returns the episodeId for get_prompt, pull_experiences, log_attempt and end_episode.",
       inputSchema: StartInput,
       outputSchema: EpisodeOutput,
     },
@@ -150,17 +174,29 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "pull_experiences",
     {
-      description: "The lessons most likely to help with a task, ranked by similarity and learned utility (Q). Cite the ids or labels that helped in end_episode.",
+      description:
+        "The lessons most likely to help with a task, ranked by similarity and learned utility (Q). Cite the ids or labels that helped in end_episode.",
       inputSchema: PullInput,
       outputSchema: RetrieveResponseSchema,
       annotations: { readOnlyHint: true },
     },
-    ({ agentId, query, limit, phase, episodeId, filter }) =>
+    ({ agentId, query, limit, phase, episodeId, filter, minVersion, consistency }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const request = { query, k2: limit, kinds: ["experience" as const], ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}), ...(filter ? { filter } : {}) };
+        const request = {
+          query,
+          k2: limit,
+          kinds: ["experience" as const],
+          ...(phase ? { phase } : {}),
+          ...(episode ? { episodeId: episode } : {}),
+          ...(filter ? { filter } : {}),
+          ...(minVersion !== undefined ? { minVersion } : {}),
+          ...(consistency ? { consistency } : {}),
+        };
         const r = unwrap(await retrieve(deps, caller, { agentId, request }));
-        const lines = r.items.map((i) => `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}, Q ${i.q.toFixed(2)})`);
+        const lines = r.items.map(
+          (i) => `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}, Q ${i.q.toFixed(2)})`,
+        );
         return toolResult(lines.length ? lines.join("\n") : "No experience matches this query yet.", r);
       }),
   );
@@ -169,6 +205,7 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
 function endedText(ep: Episode): string {
   const r = ep.result;
   if (!r) return `Episode ended (${ep.outcome}).`;
-  const extraction = r.extraction === "queued" ? "a lesson will be extracted from its failed and successful attempts" : "no lesson extraction needed";
+  const extraction =
+    r.extraction === "queued" ? "a lesson will be extracted from its failed and successful attempts" : "no lesson extraction needed";
   return `Episode ended (${ep.outcome}): reward ${r.reward}, ${plural(r.rewarded.length, "memory", "memories")} rewarded; ${extraction}.`;
 }

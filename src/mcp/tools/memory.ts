@@ -1,6 +1,16 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
-import { ExperienceCreateSchema, ExperienceSchema, MemoryFilterSchema, PromptBlockSchema, PromptBudgetSchema, RetrieveRequestSchema, SimilarLessonsSchema } from "../../core/memory-types";
+import {
+  ConsistencySchema,
+  ExperienceCreateSchema,
+  ExperienceSchema,
+  MemoryFilterSchema,
+  MinVersionSchema,
+  PromptBlockSchema,
+  PromptBudgetSchema,
+  RetrieveRequestSchema,
+  SimilarLessonsSchema,
+} from "../../core/memory-types";
 import { buildPrompt } from "../../services/retrieval";
 import { addLesson } from "../../services/lessons";
 import { unwrap } from "../../core/errors";
@@ -11,18 +21,24 @@ import { episodeIdFor, EpisodeHandleSchema } from "./episodes";
 const PromptInput = z
   .object({
     agentId: AgentIdArg,
-    query: RetrieveRequestSchema.shape.query.describe("The task at hand, in words: past cases and, when the library does not fit, lessons are chosen for it"),
+    query: RetrieveRequestSchema.shape.query.describe(
+      "The task at hand, in words: past cases and, when the library does not fit, lessons are chosen for it",
+    ),
     budgetTokens: PromptBudgetSchema.default(1500).describe("The most tokens the block may take"),
     phase: RetrieveRequestSchema.shape.phase.describe("The agent's phase; it sets how much learned utility counts against similarity"),
     episodeId: EpisodeHandleSchema.optional().describe("Link the block to an open episode, so its end rewards the lessons used"),
-    filter: MemoryFilterSchema.optional().describe("Only lessons and past cases it matches enter the block (metadata values, any of the tags, domain, created or used after an epoch-ms time)"),
+    filter: MemoryFilterSchema.optional().describe(
+      "Only lessons and past cases it matches enter the block (metadata values, any of the tags, domain, created or used after an epoch-ms time)",
+    ),
+    minVersion: MinVersionSchema.optional(),
+    consistency: ConsistencySchema.optional(),
   })
   .strict();
 
 const AddExperienceInput = describedArgs(ExperienceCreateSchema.pick({ text: true, tags: true, metadata: true }), {
   text: "The lesson, one short imperative rule (e.g. `When an API answers 429, wait for Retry-After, then retry`)",
   tags: "Labels to filter retrieval by, e.g. `billing`",
-  metadata: "Flat key/value metadata to filter retrieval by, e.g. `{\"customer\": \"acme\"}`; never shown to a model",
+  metadata: 'Flat key/value metadata to filter retrieval by, e.g. `{"customer": "acme"}`; never shown to a model',
 }).extend({ agentId: AgentIdArg });
 const AddExperienceOutput = ExperienceSchema.extend({
   libraryVersion: z.number().int().describe("The library version this addition made"),
@@ -33,15 +49,24 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "get_prompt",
     {
-      description: "The block to put in the system prompt: the lesson library as `[G#]. …` lines (ranked for the query when it does not fit the budget), then similar past cases.",
+      description:
+        "The block to put in the system prompt: the lesson library as `[G#]. …` lines (ranked for the query when it does not fit the budget), then similar past cases.",
       inputSchema: PromptInput,
       outputSchema: PromptBlockSchema,
       annotations: { readOnlyHint: true },
     },
-    ({ agentId, query, budgetTokens, phase, episodeId, filter }) =>
+    ({ agentId, query, budgetTokens, phase, episodeId, filter, minVersion, consistency }) =>
       guarded(c, async () => {
         const episode = episodeIdFor(agentId, episodeId);
-        const request = { query, budgetTokens, ...(phase ? { phase } : {}), ...(episode ? { episodeId: episode } : {}), ...(filter ? { filter } : {}) };
+        const request = {
+          query,
+          budgetTokens,
+          ...(phase ? { phase } : {}),
+          ...(episode ? { episodeId: episode } : {}),
+          ...(filter ? { filter } : {}),
+          ...(minVersion !== undefined ? { minVersion } : {}),
+          ...(consistency ? { consistency } : {}),
+        };
         const block = unwrap(await buildPrompt(depsOf(c), c.get("principal"), { agentId, request }));
         return toolResult(block.prompt || "The library is empty so far.", block);
       }),
@@ -49,7 +74,11 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
 
   server.registerTool(
     "add_experience",
-    { description: "Add a lesson to the agent's library (a new library version).", inputSchema: AddExperienceInput, outputSchema: AddExperienceOutput },
+    {
+      description: "Add a lesson to the agent's library (a new library version).",
+      inputSchema: AddExperienceInput,
+      outputSchema: AddExperienceOutput,
+    },
     ({ agentId, ...input }) =>
       guarded(c, async () => {
         const { value: e } = unwrap(await addLesson(depsOf(c), c.get("principal"), { agentId, lesson: input, door: "mcp" }));

@@ -12,14 +12,16 @@ const StartInput = describedArgs(RunCreateSchema, {
   batchSize: "Tasks per step; the library is updated once per step",
   groupSize: "Answers per task (2-16); lessons come from comparing them",
   verifier: "How answers are scored: exact, contains, regex, numeric, math, json, llm-judge, majority or webhook (default: the dataset's)",
-  policy: "Who answers: `{ kind: \"llm\" }` (the configured model) or `{ kind: \"webhook\", url }` (your agent)",
+  policy: 'Who answers: `{ kind: "llm" }` (the configured model) or `{ kind: "webhook", url }` (your agent)',
   maxOpsPerGroup: "Library changes proposed per group at most",
   budget: "`{ maxTokens?, maxCostUsd? }`: the run stops between stages when it is spent",
   promote: "gate (default with a holdout split), best, always or never: when the learned library replaces the agent's",
   seed: "Fixes task order and sampling, for a repeatable run",
 }).extend({ agentId: AgentIdArg });
 const StartOutput = z.object({ runId: z.string().describe("Pass this to practice_status"), status: RunViewSchema.shape.status });
-const StatusInput = z.object({ agentId: AgentIdArg, runId: z.string().min(1).max(64).describe("The runId start_practice returned") }).strict();
+const StatusInput = z
+  .object({ agentId: AgentIdArg, runId: z.string().min(1).max(64).describe("The runId start_practice returned") })
+  .strict();
 
 export function registerPracticeTools(server: McpServer, c: ToolContext) {
   server.registerTool(

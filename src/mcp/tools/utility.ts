@@ -26,7 +26,10 @@ const UtilityConfigInput = z
   .object({
     agentId: AgentIdArg,
     action: z.enum(["get", "set"]).describe("get reads the settings; set changes the ones given"),
-    lambda: LambdaTableSchema.shape.default.unwrap().optional().describe("λ when no phase is given: how much learned utility counts against similarity"),
+    lambda: LambdaTableSchema.shape.default
+      .unwrap()
+      .optional()
+      .describe("λ when no phase is given: how much learned utility counts against similarity"),
     phaseLambdas: PhaseLambdasSchema.optional().describe("λ per phase"),
   })
   .strict();
@@ -41,7 +44,10 @@ const RewardInput = z
   .strict();
 
 const AnalyticsOutput = AnalyticsSchema.extend({
-  history: z.record(z.string(), z.array(QHistoryEntrySchema)).optional().describe("With includeHistory: each ranked memory's recent Q updates"),
+  history: z
+    .record(z.string(), z.array(QHistoryEntrySchema))
+    .optional()
+    .describe("With includeHistory: each ranked memory's recent Q updates"),
 });
 const UtilityConfigOutput = z.object({
   lambda: z.number(),
@@ -63,7 +69,8 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "memory_qvalue_analytics",
     {
-      description: "Q-value distribution, the top and bottom memories by Q, convergence and success rates; optionally each ranked memory's Q history.",
+      description:
+        "Q-value distribution, the top and bottom memories by Q, convergence and success rates; optionally each ranked memory's Q history.",
       inputSchema: AnalyticsInput,
       outputSchema: AnalyticsOutput,
       annotations: { readOnlyHint: true },
@@ -83,7 +90,8 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "memory_utility_config",
     {
-      description: "Get or set how retrieval weighs learned utility against similarity: λ, and λ per phase (observation, reasoning, planning, action, reflection).",
+      description:
+        "Get or set how retrieval weighs learned utility against similarity: λ, and λ per phase (observation, reasoning, planning, action, reflection).",
       inputSchema: UtilityConfigInput,
       outputSchema: UtilityConfigOutput,
     },
@@ -91,7 +99,9 @@ export function registerUtilityTools(server: McpServer, c: ToolContext) {
       guarded(c, async () => {
         if (action === "get") {
           if (lambda !== undefined || phaseLambdas !== undefined) {
-            throw invalid("lambda and phaseLambdas are set with action 'set'.", [{ path: "action", message: "Use 'set' to change values" }]);
+            throw invalid("lambda and phaseLambdas are set with action 'set'.", [
+              { path: "action", message: "Use 'set' to change values" },
+            ]);
           }
           const cfg = utilityView(unwrap(await getAgentConfig(deps, caller, { agentId })));
           return toolResult(`λ ${cfg.lambda}; per phase ${JSON.stringify(cfg.phaseLambdas)}.`, cfg);

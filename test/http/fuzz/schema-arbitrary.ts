@@ -30,7 +30,8 @@ function mergeAll(doc: OpenApiDoc, parts: JsonSchema[]): JsonSchema {
 function stringArb(s: JsonSchema): fc.Arbitrary<string> {
   const min = s.minLength ?? 0;
   const max = Math.min(s.maxLength ?? min + 24, min + 24);
-  if (s.format === "uri" || s.format === "url") return fc.webUrl({ validSchemes: ["https"] }).filter((u) => u.length <= (s.maxLength ?? 2000));
+  if (s.format === "uri" || s.format === "url")
+    return fc.webUrl({ validSchemes: ["https"] }).filter((u) => u.length <= (s.maxLength ?? 2000));
   if (s.pattern) {
     const re = new RegExp(s.pattern, "u");
     return fc
@@ -85,12 +86,18 @@ export function arbitraryOf(doc: OpenApiDoc, schema: JsonSchema | undefined, dep
     case "array": {
       if (Array.isArray(s.prefixItems)) return fc.tuple(...s.prefixItems.map((p: JsonSchema) => arbitraryOf(doc, p, depth + 1)));
       const min = s.minItems ?? 0;
-      return fc.array(arbitraryOf(doc, s.items, depth + 1), { minLength: min, maxLength: Math.max(min, Math.min(s.maxItems ?? min + 3, min + 3)) });
+      return fc.array(arbitraryOf(doc, s.items, depth + 1), {
+        minLength: min,
+        maxLength: Math.max(min, Math.min(s.maxItems ?? min + 3, min + 3)),
+      });
     }
     case "object": {
       const props: Record<string, JsonSchema> = s.properties ?? {};
       if (Object.keys(props).length === 0) {
-        const value = s.additionalProperties && typeof s.additionalProperties === "object" ? arbitraryOf(doc, s.additionalProperties, depth + 1) : anyJson;
+        const value =
+          s.additionalProperties && typeof s.additionalProperties === "object"
+            ? arbitraryOf(doc, s.additionalProperties, depth + 1)
+            : anyJson;
         return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), value, { maxKeys: 3 });
       }
       const model = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, arbitraryOf(doc, v, depth + 1)]));
@@ -126,7 +133,8 @@ export function typesAt(doc: OpenApiDoc, schema: JsonSchema, path: string): Set<
     const next: JsonSchema[] = [];
     for (const n of nodes) {
       if (n.properties?.[seg]) next.push(...candidates(doc, n.properties[seg]));
-      else if (Array.isArray(n.prefixItems) && /^\d+$/.test(seg) && n.prefixItems[Number(seg)]) next.push(...candidates(doc, n.prefixItems[Number(seg)]));
+      else if (Array.isArray(n.prefixItems) && /^\d+$/.test(seg) && n.prefixItems[Number(seg)])
+        next.push(...candidates(doc, n.prefixItems[Number(seg)]));
       else if (n.items && /^\d+$/.test(seg)) next.push(...candidates(doc, n.items));
       else if (n.additionalProperties && typeof n.additionalProperties === "object") next.push(...candidates(doc, n.additionalProperties));
       else return null;
@@ -198,7 +206,19 @@ export const nestInto = (depth: number): unknown => {
   for (let i = 0; i < depth; i++) v = { a: [v] };
   return v;
 };
-const EVIL_VALUES: unknown[] = [null, true, {}, [], [[]], { "": null }, ...EVIL_STRINGS, ...EVIL_NUMBERS, nestInto(40), nestInto(3000), Array.from({ length: 600 }, (_, i) => i)];
+const EVIL_VALUES: unknown[] = [
+  null,
+  true,
+  {},
+  [],
+  [[]],
+  { "": null },
+  ...EVIL_STRINGS,
+  ...EVIL_NUMBERS,
+  nestInto(40),
+  nestInto(3000),
+  Array.from({ length: 600 }, (_, i) => i),
+];
 
 export type Mutation =
   | { kind: "remove"; path: string }
@@ -209,11 +229,21 @@ export type Mutation =
 export const mutationArb = (paths: string[]): fc.Arbitrary<Mutation> =>
   fc.oneof(
     { weight: 2, arbitrary: fc.record({ kind: fc.constant("remove" as const), path: fc.constantFrom(...paths) }) },
-    { weight: 5, arbitrary: fc.record({ kind: fc.constant("replace" as const), path: fc.constantFrom(...paths), value: fc.constantFrom(...EVIL_VALUES) }) },
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        kind: fc.constant("replace" as const),
+        path: fc.constantFrom(...paths),
+        value: fc.constantFrom(...EVIL_VALUES),
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("extra-key" as const), path: fc.constantFrom(...paths) }) },
     {
       weight: 1,
-      arbitrary: fc.record({ kind: fc.constant("raw" as const), text: fc.constantFrom("{", "[", '{"a":', "nul", "", "\u0000", '{"a":1}{"b":2}', "1".repeat(400), '"str"') }),
+      arbitrary: fc.record({
+        kind: fc.constant("raw" as const),
+        text: fc.constantFrom("{", "[", '{"a":', "nul", "", "\u0000", '{"a":1}{"b":2}', "1".repeat(400), '"str"'),
+      }),
     },
   );
 

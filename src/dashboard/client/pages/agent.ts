@@ -12,7 +12,9 @@ type Job = Schemas["Job"];
 export async function renderAgent(): Promise<void> {
   const [analytics, experiences, jobs] = await Promise.all([
     call(api().GET("/v1/agents/{agentId}/analytics", { params: { ...agentPath(), query: { top: 3, buckets: 10 } } })),
-    pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/experiences", { params: { ...agentPath(), query: { status: "all", limit: 200, cursor } } }))),
+    pageAll((cursor) =>
+      call(api().GET("/v1/agents/{agentId}/experiences", { params: { ...agentPath(), query: { status: "all", limit: 200, cursor } } })),
+    ),
     call(api().GET("/v1/agents/{agentId}/jobs", { params: { ...agentPath(), query: { limit: 200 } } })).then(
       (r) => r.items,
       () => [] as Job[],
@@ -66,7 +68,12 @@ async function renderTrajectories(analytics: Analytics) {
     (m, i, all) => all.findIndex((o) => o.id === m.id) === i,
   );
   const histories = await Promise.all(
-    picked.map((m) => call(api().GET("/v1/agents/{agentId}/experiences/{id}", { params: { path: { ...agentPath().path, id: m.id } } })).then((e) => ({ m, hist: e.qHistory ?? [] }))),
+    picked.map((m) =>
+      call(api().GET("/v1/agents/{agentId}/experiences/{id}", { params: { path: { ...agentPath().path, id: m.id } } })).then((e) => ({
+        m,
+        hist: e.qHistory ?? [],
+      })),
+    ),
   );
   const withUpdates = histories.filter((x) => x.hist.length > 0);
   if (!withUpdates.length) return fill("trajectories", empty("No Q updates yet: rewards move Q."));
@@ -126,7 +133,11 @@ function renderLibrary(experiences: Experience[]) {
       { label: "Cited", cell: (e) => fmtInt(e.counts.cited), sort: (e) => e.counts.cited, num: true },
       { label: "Successes", cell: (e) => fmtInt(e.counts.successes), sort: (e) => e.counts.successes, num: true },
       { label: "Failures", cell: (e) => fmtInt(e.counts.failures), sort: (e) => e.counts.failures, num: true },
-      { label: "Status", cell: (e) => h("span", { class: `badge ${e.status}` }, e.probation ? `${e.status} (probation)` : e.status), sort: (e) => e.status ?? "" },
+      {
+        label: "Status",
+        cell: (e) => h("span", { class: `badge ${e.status}` }, e.probation ? `${e.status} (probation)` : e.status),
+        sort: (e) => e.status ?? "",
+      },
       { label: "Pinned", cell: (e) => (e.pinned ? "yes" : "no"), sort: (e) => (e.pinned ? 1 : 0) },
     ],
     experiences,
@@ -175,7 +186,12 @@ function renderQuarantine(items: Experience[], jobs: Job[]) {
               h("button", { type: "button", "data-write": "", onclick: () => act(e, "release") }, `Release ${e.id}`),
               h(
                 "button",
-                { type: "button", class: "danger", "data-write": "", onclick: () => confirm(`Delete ${e.id}? Rolling back restores it.`) && act(e, "delete") },
+                {
+                  type: "button",
+                  class: "danger",
+                  "data-write": "",
+                  onclick: () => confirm(`Delete ${e.id}? Rolling back restores it.`) && act(e, "delete"),
+                },
                 `Delete ${e.id}`,
               ),
             ),

@@ -33,7 +33,12 @@ export async function renderAgents(): Promise<void> {
       [
         {
           label: "Agent",
-          cell: (r) => h("a", { href: agentPage("", r.a.agentId) }, r.a.displayName && r.a.displayName !== r.a.agentId ? `${r.a.displayName} (${r.a.agentId})` : r.a.agentId),
+          cell: (r) =>
+            h(
+              "a",
+              { href: agentPage("", r.a.agentId) },
+              r.a.displayName && r.a.displayName !== r.a.agentId ? `${r.a.displayName} (${r.a.agentId})` : r.a.agentId,
+            ),
           sort: (r) => r.a.agentId,
         },
         { label: "Library size", cell: (r) => fmtInt(r.size), sort: (r) => r.size, num: true },

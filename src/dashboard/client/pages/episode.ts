@@ -10,7 +10,10 @@ type Retrieval = Schemas["EpisodeRetrieval"];
 const outcomeBadge = (ep: Episode) => h("span", { class: `badge ${ep.outcome ?? ep.status}` }, ep.outcome ?? ep.status);
 
 export async function renderEpisodes(): Promise<void> {
-  const episodes = await pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/episodes", { params: { ...agentPath(), query: { limit: 200, cursor } } })), 400);
+  const episodes = await pageAll(
+    (cursor) => call(api().GET("/v1/agents/{agentId}/episodes", { params: { ...agentPath(), query: { limit: 200, cursor } } })),
+    400,
+  );
   fill(
     "episodes",
     dataTable(
@@ -35,7 +38,9 @@ export async function renderEpisode(): Promise<void> {
     call(api().GET("/v1/agents/{agentId}/episodes/{id}", { params: path })),
     call(api().GET("/v1/agents/{agentId}/episodes/{id}/retrievals", { params: path })).then((r) => r.items),
   ]);
-  const texts = await textsOf([...new Set(retrievals.flatMap((r) => r.items.map((i) => i.id)).concat(ep.result?.rewarded.map((r) => r.id) ?? []))]);
+  const texts = await textsOf([
+    ...new Set(retrievals.flatMap((r) => r.items.map((i) => i.id)).concat(ep.result?.rewarded.map((r) => r.id) ?? [])),
+  ]);
   fill(
     "episode",
     h("p", { class: "lesson-text" }, ep.task),
@@ -71,7 +76,12 @@ export async function renderEpisode(): Promise<void> {
         )
       : empty("No attempts were logged."),
   );
-  fill("retrievals", retrievals.length ? retrievals.map((r, i) => retrievalView(r, i, texts)) : empty("Nothing was retrieved for this episode (or its retrievals are past retention)."));
+  fill(
+    "retrievals",
+    retrievals.length
+      ? retrievals.map((r, i) => retrievalView(r, i, texts))
+      : empty("Nothing was retrieved for this episode (or its retrievals are past retention)."),
+  );
   const rewarded = ep.result?.rewarded ?? [];
   fill(
     "credited",
@@ -110,7 +120,11 @@ function retrievalView(r: Retrieval, i: number, texts: Map<string, string>): Nod
     "section",
     { class: "retrieval", "data-retrieval": r.retrievalId },
     h("h3", {}, `${i + 1}. “${r.query}”`),
-    h("p", { class: "meta" }, `${r.retrievalId} · ${fmtTime(r.at)} · phase ${r.phase ?? "—"} · λ ${r.lambda} · ${r.rewarded ? "credited by a reward" : "not rewarded"}`),
+    h(
+      "p",
+      { class: "meta" },
+      `${r.retrievalId} · ${fmtTime(r.at)} · phase ${r.phase ?? "—"} · λ ${r.lambda} · ${r.rewarded ? "credited by a reward" : "not rewarded"}`,
+    ),
     dataTable(
       plural(r.items.length, "item"),
       [
@@ -119,7 +133,11 @@ function retrievalView(r: Retrieval, i: number, texts: Map<string, string>): Nod
         { label: "Memory", cell: (x) => memoryLink(x.id), id: true },
         { label: "Text", cell: (x) => h("span", { class: "text" }, texts.get(x.id) ?? "—") },
         { label: "Score", cell: (x) => (x.score === null ? "—" : x.score.toFixed(3)), num: true },
-        ...SIGNALS.map(([k, label]) => ({ label, cell: (x: Retrieval["items"][number]) => (x.signals?.[k] === undefined ? "—" : x.signals[k].toFixed(3)), num: true })),
+        ...SIGNALS.map(([k, label]) => ({
+          label,
+          cell: (x: Retrieval["items"][number]) => (x.signals?.[k] === undefined ? "—" : x.signals[k].toFixed(3)),
+          num: true,
+        })),
       ],
       r.items,
     ),

@@ -45,7 +45,8 @@ async function renderProvenance(e: Experience) {
   if (p.keyId) parts.push(h("p", { "data-provenance": "key" }, "Written through the API by key ", await keyName(p.keyId), "."));
   if (p.importedFrom) parts.push(h("p", {}, "Imported from ", h("code", {}, p.importedFrom), "."));
   if (p.note) parts.push(h("p", {}, h("strong", {}, "Note: "), p.note));
-  if (!parts.length) parts.push(empty(`No provenance recorded: a ${e.source ?? "manual"} lesson written without naming a run, episode or key.`));
+  if (!parts.length)
+    parts.push(empty(`No provenance recorded: a ${e.source ?? "manual"} lesson written without naming a run, episode or key.`));
   fill("provenance", parts);
 }
 
@@ -56,7 +57,9 @@ async function keyName(id: string): Promise<Child> {
     () => [],
   );
   const key = keys.find((k) => k.id === id);
-  return key ? [h("strong", {}, key.name), ` (${key.scope}, `, h("code", {}, id), key.revokedAt ? `, revoked ${fmtTime(key.revokedAt)}` : "", ")"] : h("code", {}, id);
+  return key
+    ? [h("strong", {}, key.name), ` (${key.scope}, `, h("code", {}, id), key.revokedAt ? `, revoked ${fmtTime(key.revokedAt)}` : "", ")"]
+    : h("code", {}, id);
 }
 
 /** The run, the step that wrote the lesson, and that step's groups, proposals and plan. */
@@ -70,7 +73,9 @@ async function fromRun(e: Experience, runId: string, runItemId: string | undefin
     { "data-provenance": "run" },
     `Learned by practice run `,
     h("a", { href: runHref(runId) }, runId),
-    e.provenance?.origin ? ` (${e.provenance.origin === "hindsight" ? "in hindsight, from a group whose attempts all failed" : "from a group whose rewards differed"})` : "",
+    e.provenance?.origin
+      ? ` (${e.provenance.origin === "hindsight" ? "in hindsight, from a group whose attempts all failed" : "from a group whose rewards differed"})`
+      : "",
     ".",
   );
   if (!run) return h("div", {}, head, empty("The run is gone (deleted with its agent or pruned)."));
@@ -82,7 +87,17 @@ async function fromRun(e: Experience, runId: string, runItemId: string | undefin
   const stepN = written ? written.epoch! * perEpoch + written.step! : null;
   const out: Child[] = [
     head,
-    runName && h("p", {}, "In the run's library as ", h("code", { "data-run-item": runName }, runName), item ? ` (${item.label} of the final library)` : "", `; promoted to this agent's library as `, h("code", {}, e.id), "."),
+    runName &&
+      h(
+        "p",
+        {},
+        "In the run's library as ",
+        h("code", { "data-run-item": runName }, runName),
+        item ? ` (${item.label} of the final library)` : "",
+        `; promoted to this agent's library as `,
+        h("code", {}, e.id),
+        ".",
+      ),
   ];
   if (lineage.length) {
     out.push(
@@ -91,7 +106,14 @@ async function fromRun(e: Experience, runId: string, runItemId: string | undefin
         { class: "lineage" },
         lineage.map((l) => {
           const n = l.epoch! * perEpoch + l.step!;
-          return h("li", {}, `${l.op} in `, h("a", { href: runHref(runId, n), "data-step-link": n }, `step ${n} (epoch ${l.epoch}, step ${l.step})`), l.provenance ? ` — ${l.provenance}` : "", l.from ? ` — merged ${l.from.join(", ")}` : "");
+          return h(
+            "li",
+            {},
+            `${l.op} in `,
+            h("a", { href: runHref(runId, n), "data-step-link": n }, `step ${n} (epoch ${l.epoch}, step ${l.step})`),
+            l.provenance ? ` — ${l.provenance}` : "",
+            l.from ? ` — merged ${l.from.join(", ")}` : "",
+          );
         }),
       ),
     );
@@ -101,11 +123,16 @@ async function fromRun(e: Experience, runId: string, runItemId: string | undefin
 }
 
 /** What in the step led to the lesson: its diff entry, the plan operation, and the groups with their proposals. */
-async function stepEvidence(runId: string, n: number, runName: string, item: RunLibrary["items"][number] | undefined, e: Experience): Promise<Child> {
-  const step = (await call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...agentPath().path, runId, n } } })).catch(() => null)) as Record<
-    string,
-    unknown
-  > | null;
+async function stepEvidence(
+  runId: string,
+  n: number,
+  runName: string,
+  item: RunLibrary["items"][number] | undefined,
+  e: Experience,
+): Promise<Child> {
+  const step = (await call(
+    api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...agentPath().path, runId, n } } }),
+  ).catch(() => null)) as Record<string, unknown> | null;
   if (!step) return empty(`Step ${n} is no longer recorded.`);
   const ids = new Map([[runName, e]]);
   const diff = (Array.isArray(step.diff) ? step.diff : []).filter((c: { id?: string }) => c.id === runName);
@@ -127,7 +154,9 @@ async function stepEvidence(runId: string, n: number, runName: string, item: Run
 }
 
 async function fromEpisode(id: string): Promise<Child> {
-  const ep = await call(api().GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { ...agentPath().path, id } } })).catch(() => null);
+  const ep = await call(api().GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { ...agentPath().path, id } } })).catch(
+    () => null,
+  );
   const link = h("a", { href: episodeHref(id), "data-provenance": "episode" }, id);
   if (!ep) return h("p", {}, "Learned from episode ", h("code", {}, id), " (no longer kept).");
   const failed = ep.attempts.filter((a) => !a.ok).length;
@@ -135,7 +164,11 @@ async function fromEpisode(id: string): Promise<Child> {
     "div",
     {},
     h("p", {}, "Learned from episode ", link, `: “${ep.task}”`),
-    h("p", { class: "meta" }, `${ep.attempts.length} attempts (${failed} failed), outcome ${ep.outcome ?? "open"}${ep.result ? `, reward ${fmtQ(ep.result.reward)}` : ""}.`),
+    h(
+      "p",
+      { class: "meta" },
+      `${ep.attempts.length} attempts (${failed} failed), outcome ${ep.outcome ?? "open"}${ep.result ? `, reward ${fmtQ(ep.result.reward)}` : ""}.`,
+    ),
   );
 }
 
@@ -145,14 +178,20 @@ async function renderReviews(e: Experience) {
     try {
       const held = await call(api().GET("/v1/agents/{agentId}/quarantine/{id}", { params: { path: { ...agentPath().path, id: e.id } } }));
       rows.push(
-        h("p", {}, h("span", { class: `badge ${held.status}` }, held.status), ` since ${fmtTime(held.heldAt)}, came in through ${held.door} (${held.author}); released it becomes ${held.wanted}.`),
+        h(
+          "p",
+          {},
+          h("span", { class: `badge ${held.status}` }, held.status),
+          ` since ${fmtTime(held.heldAt)}, came in through ${held.door} (${held.author}); released it becomes ${held.wanted}.`,
+        ),
         h("p", {}, h("strong", {}, "Why: "), held.reason),
       );
     } catch (err) {
       if (statusOf(err) !== 404) throw err;
     }
   }
-  if (e.probation) rows.push(h("p", {}, "On probation: retrievable, but kept out of the prompt block until it is cited in a successful episode."));
+  if (e.probation)
+    rows.push(h("p", {}, "On probation: retrievable, but kept out of the prompt block until it is cited in a successful episode."));
   if (!rows.length) rows.push(h("p", {}, `Not held for review: ${e.status ?? "active"}${e.probation ? "" : ", trusted"}.`));
   fill("reviews", rows);
 }
@@ -163,7 +202,11 @@ function renderQHistory(e: Experience) {
   const first = hist[0]!;
   chart(
     "q-history",
-    { scales: { x: { time: false }, y: { range: [-1, 1] } }, axes: [{ label: "update", incrs: COUNT_INCRS }, { label: "Q / reward" }], series: [{ label: "update" }, line("Q", color(0)), line("reward", color(1), { width: 1, dash: [3, 3] })] },
+    {
+      scales: { x: { time: false }, y: { range: [-1, 1] } },
+      axes: [{ label: "update", incrs: COUNT_INCRS }, { label: "Q / reward" }],
+      series: [{ label: "update" }, line("Q", color(0)), line("reward", color(1), { width: 1, dash: [3, 3] })],
+    },
     [hist.map((_, i) => i), hist.map((x) => x.q), hist.map((x) => x.reward)],
     `Q of ${e.id} over ${hist.length} updates, starting at ${fmtQ(first.q - first.delta)}`,
   );

@@ -69,7 +69,9 @@ function renderProgress(v: RunView) {
         "data-write": "",
         onclick: async () => {
           if (!confirm("Cancel this run? Nothing is promoted.")) return;
-          await call(api().POST("/v1/agents/{agentId}/practice-runs/{runId}/cancel", { params: runPath() })).catch((err) => setStatus(`Cancel failed: ${errorText(err)}`));
+          await call(api().POST("/v1/agents/{agentId}/practice-runs/{runId}/cancel", { params: runPath() })).catch((err) =>
+            setStatus(`Cancel failed: ${errorText(err)}`),
+          );
           await refreshRun();
         },
       },
@@ -90,15 +92,29 @@ function renderProgress(v: RunView) {
       stat("Rollouts", `${fmtInt(p.rollouts.done)} of ${fmtInt(p.rollouts.total)}`),
       stat("Groups kept / filtered", `${fmtInt(p.groups.kept)} / ${fmtInt(p.groups.filtered)}`),
       stat("Library size", fmtInt(v.librarySize)),
-      stat("Hindsight calls / applied / leaks refused", `${fmtInt(v.hindsight.calls)} / ${fmtInt(v.hindsight.applied)} / ${fmtInt(v.hindsight.refusedLeaks)}`),
+      stat(
+        "Hindsight calls / applied / leaks refused",
+        `${fmtInt(v.hindsight.calls)} / ${fmtInt(v.hindsight.applied)} / ${fmtInt(v.hindsight.refusedLeaks)}`,
+      ),
       stat("Tokens in / out", `${fmtInt(v.usage.tokensIn)} / ${fmtInt(v.usage.tokensOut)}`),
       stat("LLM calls", fmtInt(v.usage.calls)),
       stat("Cost", fmtUsd(v.usage.costUsd)),
     ),
     // The bar follows the step in progress; a finished run has none.
     running && h("label", { for: "rollout-progress" }, "Rollouts of this step"),
-    running && h("progress", { id: "rollout-progress", max: Math.max(1, p.rollouts.total), value: p.rollouts.done }, `${p.rollouts.done} of ${p.rollouts.total}`),
-    v.promotion ? h("p", {}, `Promotion: ${v.promotion.promoted ? `promoted as library v${v.promotion.version}` : "not promoted"} — ${v.promotion.reason}`) : null,
+    running &&
+      h(
+        "progress",
+        { id: "rollout-progress", max: Math.max(1, p.rollouts.total), value: p.rollouts.done },
+        `${p.rollouts.done} of ${p.rollouts.total}`,
+      ),
+    v.promotion
+      ? h(
+          "p",
+          {},
+          `Promotion: ${v.promotion.promoted ? `promoted as library v${v.promotion.version}` : "not promoted"} — ${v.promotion.reason}`,
+        )
+      : null,
     cancel,
   );
 }
@@ -119,7 +135,8 @@ async function renderCurve(view: RunView) {
   const evals = new Map(curve.epochs.map((e) => [evalX(e.epoch, perEpoch), e]));
   const xs = [...new Set([...stepX.keys(), ...evals.keys()])].sort((a, b) => a - b);
   const atStep = (pick: (s: Curve["steps"][number]) => number | null) => xs.map((x) => (stepX.has(x) ? pick(stepX.get(x)!) : null));
-  const atEval = (pick: (e: Curve["epochs"][number]) => number | null | undefined) => xs.map((x) => (evals.has(x) ? (pick(evals.get(x)!) ?? null) : null));
+  const atEval = (pick: (e: Curve["epochs"][number]) => number | null | undefined) =>
+    xs.map((x) => (evals.has(x) ? (pick(evals.get(x)!) ?? null) : null));
   const data: (number | null)[][] = [xs, atStep((s) => s.trainReward), atStep((s) => s.librarySize)];
   const xLabel = (x: number) => {
     if (Number.isInteger(x)) return `step ${x}`;
@@ -147,7 +164,11 @@ async function renderCurve(view: RunView) {
     "curve",
     {
       scales: { x: { time: false }, r: { range: [0, 1] }, n: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-      axes: [{ label: "step", incrs: COUNT_INCRS }, { scale: "r", label: "reward / accuracy" }, { scale: "n", side: 1, label: "library size", grid: { show: false } }],
+      axes: [
+        { label: "step", incrs: COUNT_INCRS },
+        { scale: "r", label: "reward / accuracy" },
+        { scale: "n", side: 1, label: "library size", grid: { show: false } },
+      ],
       series,
     },
     data as [number[], ...(number | null)[][]],
@@ -196,7 +217,11 @@ async function renderSteps() {
       const details = h(
         "details",
         { "data-step": n, id: `step-${n}`, open: openSteps.has(n) },
-        h("summary", {}, `Step ${n} (epoch ${s.epoch}, step ${s.step}) — ${s.status}, mean reward ${fmtQ(num(s.meanReward))}, library ${fmtInt(num(s.librarySize))}, ${fmtInt(tokens)} tokens`),
+        h(
+          "summary",
+          {},
+          `Step ${n} (epoch ${s.epoch}, step ${s.step}) — ${s.status}, mean reward ${fmtQ(num(s.meanReward))}, library ${fmtInt(num(s.librarySize))}, ${fmtInt(tokens)} tokens`,
+        ),
         h("div", { class: "step-body" }),
       );
       details.addEventListener("toggle", () => {
@@ -228,11 +253,16 @@ async function loadStep(details: HTMLDetailsElement, n: number) {
   const target = details.querySelector(".step-body");
   // Promoted ids are looked up once the run is over; while it runs nothing is promoted yet.
   promoted ??= promotedIds(runId);
-  const [s, ids] = await Promise.all([call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...runPath().path, n } } })), promoted]);
+  const [s, ids] = await Promise.all([
+    call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}/steps/{n}", { params: { path: { ...runPath().path, n } } })),
+    promoted,
+  ]);
   const parts = Object.entries(s)
     .filter(([k]) => !STEP_BASE.has(k))
     .sort(([a], [b]) => (STEP_ORDER.indexOf(a) + 1 || 99) - (STEP_ORDER.indexOf(b) + 1 || 99));
-  target?.replaceChildren(...parts.map(([k, v]) => h("section", { "data-part": k }, h("h3", { text: STEP_TITLES[k] ?? k }), stepPart(k, v, ids))));
+  target?.replaceChildren(
+    ...parts.map(([k, v]) => h("section", { "data-part": k }, h("h3", { text: STEP_TITLES[k] ?? k }), stepPart(k, v, ids))),
+  );
 }
 
 /** Follows the run's event stream (the client reads it over fetch and resumes after reconnects). */

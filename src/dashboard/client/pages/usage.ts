@@ -17,7 +17,11 @@ export async function renderUsage(): Promise<void> {
   else
     chart(
       "usage-chart",
-      { scales: { x: { time: true } }, axes: [{}, { label: "tokens" }], series: [{ label: "day" }, line("tokens in", color(0)), line("tokens out", color(1))] },
+      {
+        scales: { x: { time: true } },
+        axes: [{}, { label: "tokens" }],
+        series: [{ label: "day" }, line("tokens in", color(0)), line("tokens out", color(1))],
+      },
       [span.map((ms) => ms / 1000), series.map((d) => d.tokensIn), series.map((d) => d.tokensOut)],
       `Tokens per day over the last ${span.length} days`,
     );
@@ -34,7 +38,11 @@ export async function renderUsage(): Promise<void> {
   ).flat();
   fill(
     "usage-table",
-    h("p", { class: "meta" }, `Last 30 days: ${fmtInt(byDay.totals.calls)} calls, ${fmtInt(byDay.totals.tokensIn + byDay.totals.tokensOut)} tokens, ${fmtUsd(byDay.totals.costUsd)}.`),
+    h(
+      "p",
+      { class: "meta" },
+      `Last 30 days: ${fmtInt(byDay.totals.calls)} calls, ${fmtInt(byDay.totals.tokensIn + byDay.totals.tokensOut)} tokens, ${fmtUsd(byDay.totals.costUsd)}.`,
+    ),
     dataTable(
       "The last 7 days with calls, by purpose",
       [

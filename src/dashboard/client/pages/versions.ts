@@ -9,7 +9,11 @@ type Version = Schemas["LibraryVersion"];
 export async function renderVersions(selected?: number): Promise<void> {
   const versions = await pageAll(
     (cursor) =>
-      call(api().GET("/v1/agents/{agentId}/library/versions", { params: { ...agentPath(), query: { limit: 200, cursor: cursor === undefined ? undefined : Number(cursor) } } })),
+      call(
+        api().GET("/v1/agents/{agentId}/library/versions", {
+          params: { ...agentPath(), query: { limit: 200, cursor: cursor === undefined ? undefined : Number(cursor) } },
+        }),
+      ),
     200,
   );
   const latest = versions[0]?.version;
@@ -23,14 +27,26 @@ export async function renderVersions(selected?: number): Promise<void> {
             h(
               "li",
               { "data-version": v.version },
-              h("p", {}, h("strong", {}, `v${v.version}`), ` · ${fmtTime(v.createdAt)} · ${v.author}`, v.version === latest ? h("span", { class: "badge active" }, "current") : null),
+              h(
+                "p",
+                {},
+                h("strong", {}, `v${v.version}`),
+                ` · ${fmtTime(v.createdAt)} · ${v.author}`,
+                v.version === latest ? h("span", { class: "badge active" }, "current") : null,
+              ),
               h("p", { class: "text" }, v.reason),
               h("p", { class: "meta" }, `${v.changes} change${v.changes === 1 ? "" : "s"}`),
               h(
                 "div",
                 { class: "actions" },
                 h("button", { type: "button", onclick: () => renderDiff(v.version) }, `Diff of v${v.version}`),
-                canWrite() && v.version !== latest && h("button", { type: "button", class: "danger", "data-write": "", onclick: () => askRollback(v) }, `Roll back to v${v.version}`),
+                canWrite() &&
+                  v.version !== latest &&
+                  h(
+                    "button",
+                    { type: "button", class: "danger", "data-write": "", onclick: () => askRollback(v) },
+                    `Roll back to v${v.version}`,
+                  ),
               ),
             ),
           ),
@@ -46,7 +62,14 @@ type Snapshot = Schemas["ExperienceSnapshot"] | null;
 async function renderDiff(n: number) {
   const d = await call(api().GET("/v1/agents/{agentId}/library/versions/{n}/diff", { params: { path: { ...agentPath().path, n } } }));
   const snap = (s: Snapshot) =>
-    s ? h("div", {}, h("span", { class: "text" }, s.text), h("span", { class: "meta" }, ` (${s.status}, Q ${fmtQ(s.q)}${s.pinned ? ", pinned" : ""})`)) : "—";
+    s
+      ? h(
+          "div",
+          {},
+          h("span", { class: "text" }, s.text),
+          h("span", { class: "meta" }, ` (${s.status}, Q ${fmtQ(s.q)}${s.pinned ? ", pinned" : ""})`),
+        )
+      : "—";
   fill(
     "diff",
     h("p", {}, h("strong", {}, `v${d.version}`), ` by ${d.author}: ${d.reason}`),
@@ -66,7 +89,8 @@ async function renderDiff(n: number) {
 
 function askRollback(v: Version) {
   const dialog = $<HTMLDialogElement>("rollback-dialog");
-  $("rollback-text").textContent = `The library becomes what it was after v${v.version} (${v.reason}). This is recorded as a new version, so it can be undone the same way.`;
+  $("rollback-text").textContent =
+    `The library becomes what it was after v${v.version} (${v.reason}). This is recorded as a new version, so it can be undone the same way.`;
   dialog.returnValue = "";
   dialog.onclose = async () => {
     if (dialog.returnValue !== "confirm") return;
@@ -76,9 +100,17 @@ function askRollback(v: Version) {
       // dashboard may be opened over plain http on a LAN address.
       const key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
       const r = await call(
-        api().POST("/v1/agents/{agentId}/library/rollback", { params: agentPath(), body: { version: v.version }, headers: { "idempotency-key": `dash-${key}` } }),
+        api().POST("/v1/agents/{agentId}/library/rollback", {
+          params: agentPath(),
+          body: { version: v.version },
+          headers: { "idempotency-key": `dash-${key}` },
+        }),
       );
-      setStatus(r.unchanged ? `The library already equals v${v.version}.` : `Rolled back to v${v.version}: now v${r.libraryVersion} (${r.changed} changed, ${r.deleted} deleted).`);
+      setStatus(
+        r.unchanged
+          ? `The library already equals v${v.version}.`
+          : `Rolled back to v${v.version}: now v${r.libraryVersion} (${r.changed} changed, ${r.deleted} deleted).`,
+      );
       await renderVersions(r.libraryVersion);
     } catch (err) {
       setStatus(`Rollback failed: ${errorText(err)}`);

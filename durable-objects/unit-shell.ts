@@ -51,7 +51,12 @@ class SerialPasses {
 }
 
 /** Enqueues one message per unit key, in batches; a batch that fails to send goes to `unsent` for the alarm to retry. */
-async function sendUnits<B>(queue: Queue<B>, keys: readonly string[], body: (key: string) => B, unsent: (keys: string[]) => void): Promise<void> {
+async function sendUnits<B>(
+  queue: Queue<B>,
+  keys: readonly string[],
+  body: (key: string) => B,
+  unsent: (keys: string[]) => void,
+): Promise<void> {
   for (let i = 0; i < keys.length; i += SEND_BATCH) {
     const slice = keys.slice(i, i + SEND_BATCH);
     try {
@@ -69,7 +74,7 @@ async function sendUnits<B>(queue: Queue<B>, keys: readonly string[], body: (key
  * result), and one effects pass at a time that sends dispatched units, runs the object's own
  * follow-up and arms the alarm, which sweeps lapsed leases and comes back for anything unfinished.
  */
-export abstract class UnitHost<M extends UnitMachine> extends DurableObject<Env> {
+export abstract class UnitShell<M extends UnitMachine> extends DurableObject<Env> {
   private initError: unknown = null;
   protected machine!: M;
   /** Effects passes never overlap: calls during one only ask for one more pass. */
@@ -139,7 +144,12 @@ export abstract class UnitHost<M extends UnitMachine> extends DurableObject<Env>
   private async flushOnce(): Promise<void> {
     const keys = this.tx(() => this.machine.takeDispatch());
     // Units that could not be sent go back to pending; the alarm armed below comes back soon for them.
-    await sendUnits(this.env.PRACTICE, keys, (key) => this.unitMessage(key), (unsent) => this.tx(() => this.machine.unsend(unsent)));
+    await sendUnits(
+      this.env.PRACTICE,
+      keys,
+      (key) => this.unitMessage(key),
+      (unsent) => this.tx(() => this.machine.unsend(unsent)),
+    );
     try {
       await this.followUp();
     } catch (err) {

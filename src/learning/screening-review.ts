@@ -4,7 +4,7 @@ import { BudgetExceededError, createLlm, llmConfigured } from "../llm";
 import { applyPhraseReviews, applyReviews, pendingPhraseReviews, pendingReviews } from "../services/learning-memory";
 import { REVIEW_BATCH, reviewLessons } from "./safety-review";
 
-export interface AdmissionReviewJob {
+export interface ScreeningReviewJob {
   tenantId: string;
   agentId: string;
 }
@@ -13,12 +13,12 @@ export interface AdmissionReviewJob {
 const ROUNDS_PER_DELIVERY = 5;
 
 /**
- * Reviews what the admission step left `pending`, a batch of entries per LLM call (counted in the
+ * Reviews what the screening step left `pending`, a batch of entries per LLM call (counted in the
  * usage ledger like every call). A verdict applies only to an entry still pending with the text
  * that was reviewed. Without an LLM, or over budget, entries simply stay pending: they are not
  * served, an admin can release them, and the agent's sweep asks for the review again.
  */
-export async function runAdmissionReview(job: AdmissionReviewJob, env: Env, log: Logger): Promise<unknown> {
+export async function runScreeningReview(job: ScreeningReviewJob, env: Env, log: Logger): Promise<unknown> {
   if (!llmConfigured(env)) return { skipped: "no LLM configured; pending entries wait" };
   const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
   const totals = { admitted: 0, quarantined: 0, stale: 0, phrasesAdmitted: 0, phrasesRejected: 0 };
@@ -38,7 +38,9 @@ export async function runAdmissionReview(job: AdmissionReviewJob, env: Env, log:
     if (!items.length) break;
     const verdicts = await review(items, "admission-review");
     if (!verdicts) return overBudget();
-    const applied = await applyReviews(env, job, { verdicts: items.map((item, i) => ({ id: item.id, kind: item.kind, text: item.text, when: item.when ?? null, ...verdicts[i]! })) });
+    const applied = await applyReviews(env, job, {
+      verdicts: items.map((item, i) => ({ id: item.id, kind: item.kind, text: item.text, when: item.when ?? null, ...verdicts[i]! })),
+    });
     totals.admitted += applied.admitted;
     totals.quarantined += applied.quarantined;
     totals.stale += applied.stale;
@@ -51,7 +53,10 @@ export async function runAdmissionReview(job: AdmissionReviewJob, env: Env, log:
   for (; rounds > 0; rounds--) {
     const { items, remaining } = await pendingPhraseReviews(env, job, { limit: REVIEW_BATCH });
     if (!items.length) return totals;
-    const verdicts = await review(items.map((p) => ({ text: p.text })), "phrase-review");
+    const verdicts = await review(
+      items.map((p) => ({ text: p.text })),
+      "phrase-review",
+    );
     if (!verdicts) return overBudget();
     const applied = await applyPhraseReviews(env, job, { verdicts: items.map((p, i) => ({ ...p, safe: verdicts[i]?.safe ?? false })) });
     totals.phrasesAdmitted += applied.admitted;
@@ -59,6 +64,6 @@ export async function runAdmissionReview(job: AdmissionReviewJob, env: Env, log:
     if (remaining <= items.length) return totals;
   }
   await env.JOBS.send({ type: "admission.review", ...job });
-  log.info("admission review continues", { agentId: job.agentId, ...totals });
+  log.info("screening review continues", { agentId: job.agentId, ...totals });
   return { ...totals, continued: true };
 }

@@ -26,9 +26,15 @@ export function markAgentActive(tenantId: string, agentId: string, at: number): 
 export function flushMarksIfDue(env: Env, ctx: { waitUntil(p: Promise<unknown>): void }, now: number): void {
   if (keys.size + agents.size === 0 || now - oldest < FLUSH_AFTER_MS) return;
   const statements = [
-    ...[...keys].map(([id, at]) => env.DB.prepare("UPDATE api_keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?").bind(at, id)),
+    ...[...keys].map(([id, at]) =>
+      env.DB.prepare("UPDATE api_keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?").bind(at, id),
+    ),
     ...[...agents.values()].map((a) =>
-      env.DB.prepare("UPDATE agents SET last_active_at = max(coalesce(last_active_at, 0), ?) WHERE tenant_id = ? AND agent_id = ?").bind(a.at, a.tenantId, a.agentId),
+      env.DB.prepare("UPDATE agents SET last_active_at = max(coalesce(last_active_at, 0), ?) WHERE tenant_id = ? AND agent_id = ?").bind(
+        a.at,
+        a.tenantId,
+        a.agentId,
+      ),
     ),
   ];
   keys.clear();

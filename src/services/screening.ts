@@ -15,12 +15,18 @@ export const REVIEW_SLOT_WAIT_MS = 2_000;
  * A client's small write (a lesson, or an import of at most one review call's worth) is put to the
  * safety review before it is written, so the write answers with lessons the agent can use at once
  * (one library version, no wait for the queued review). Only all-`safe` verdicts count: an unsafe
- * verdict, no LLM, a larger write or a failed call leave the write to the admission step as usual
+ * verdict, no LLM, a larger write or a failed call leave the write to the screening step as usual
  * (held `pending` for the batched review, which quarantines with its reason). Text the filter
- * flags is not sent: admission holds it anyway, and talk about an attack is reviewed there with
+ * flags is not sent: screening holds it anyway, and talk about an attack is reviewed there with
  * the filter's reason.
  */
-export async function reviewedBeforeWrite(env: Env, tenantId: string, agentId: string, lessons: ReviewedLesson | readonly ReviewedLesson[], log: Logger): Promise<boolean> {
+export async function reviewedBeforeWrite(
+  env: Env,
+  tenantId: string,
+  agentId: string,
+  lessons: ReviewedLesson | readonly ReviewedLesson[],
+  log: Logger,
+): Promise<boolean> {
   const all = Array.isArray(lessons) ? lessons : [lessons as ReviewedLesson];
   if (!all.length || all.length > REVIEW_BATCH || !llmConfigured(env)) return false;
   if (all.some((l) => assessLesson(l).quarantined)) return false;
@@ -31,7 +37,10 @@ export async function reviewedBeforeWrite(env: Env, tenantId: string, agentId: s
   } catch (err) {
     // Saturation is the expected answer to a burst, one line per write of it would flood the log.
     const saturated = err instanceof LlmUnavailableError && err.detail.saturated === true;
-    log[saturated ? "info" : "warn"]("safety review before a write failed; the entry waits for the queued review", { agentId, err: String(err) });
+    log[saturated ? "info" : "warn"]("safety review before a write failed; the entry waits for the queued review", {
+      agentId,
+      err: String(err),
+    });
     return false;
   }
 }

@@ -25,7 +25,9 @@ export const TEXT_POISON: Lesson[] = FILTER_POISON.filter(
   (l) => !poisonedLessons.poisoned.some((p) => p.technique === "keywords" && p.text === l.text),
 );
 /** Poison phrased as advice: only the LLM safety review can tell it apart. */
-export const REVIEW_POISON: Lesson[] = poisonedLessons.poisoned.filter((p) => p.expect === "review").map(({ text, pattern, keywords }) => ({ text, pattern, keywords }));
+export const REVIEW_POISON: Lesson[] = poisonedLessons.poisoned
+  .filter((p) => p.expect === "review")
+  .map(({ text, pattern, keywords }) => ({ text, pattern, keywords }));
 export const BENIGN: Lesson[] = [...lookalikes.benign.map((text) => ({ text })), ...poisonedLessons.benign];
 
 /** Lines are folded the way stored text is shown, so a served item is recognised however it was rendered. */
@@ -47,7 +49,9 @@ export async function withReviewer(tenantId: string, agentId: string) {
  * unsafe exactly those a careful reviewer would (here: the known poison), safe the rest.
  */
 export function reviewerReply(req: SentRequest) {
-  const texts = [...req.prompt.matchAll(/^\d+\.\n(?: {3}pattern: .*\n)?(?: {3}keywords: .*\n)?(?: {3}when: .*\n)? {3}text: (.*)$/gm)].map((m) => m[1]!);
+  const texts = [...req.prompt.matchAll(/^\d+\.\n(?: {3}pattern: .*\n)?(?: {3}keywords: .*\n)?(?: {3}when: .*\n)? {3}text: (.*)$/gm)].map(
+    (m) => m[1]!,
+  );
   return {
     verdicts: texts.map((text, index) =>
       isPoison(text)

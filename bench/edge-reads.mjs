@@ -1,0 +1,406 @@
+// Reads served at the edge (issue 29), in one run: `npm run bench:edge-reads`.
+//
+//   node bench/edge-reads.mjs [--quick] [--write] [--sizes 1000,10000,50000] [--port 8799] [--keep]
+//
+// One wrangler dev (project snapshot, fresh state). On a 1,000-lesson agent, in the `local` profile
+// and the `far-edge` one (FAR_EDGE of bench/edge.mjs: each Durable Object call +40 ms, D1 +80 ms):
+// warm retrieve and prompt served from the edge (the Worker's snapshot) and through the object
+// (`consistency: "strong"`), sequential client wall time; 16 concurrent clients against /healthz in
+// the same run; the object's storage accesses per warm read (pread64/pwrite64 of the workerd process
+// on the Durable Objects' SQLite files, counted by strace from outside); how often a steady reader
+// revalidates its snapshot (each reset of `snapshotAgeMs` is one). Then per size: the snapshot's
+// bytes (GET …/retriever) and the latency of the read that builds it (first read, and the read after
+// a content change, against a warm read).
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { corpus, queries } from "./corpus.mjs";
+import { FAR_EDGE } from "./edge.mjs";
+import { devServer, log, machine, must, replaceResultsSection, request, sleep } from "./lib/dev-server.mjs";
+
+export const EDGE_READS_HEADING = "## Reads at the edge (`npm run bench:edge-reads`)";
+const MEMORIES = 1000;
+const CLIENTS = 16;
+const STALENESS_MS = 2000;
+/** The snapshot limit while sizes are measured, and the deployment's default one. */
+const MEASURE_MAX_BYTES = 30 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
+/** Before reads moved to the edge (issue 29, measured on the same machine): far-edge warm retrieve, storage accesses, 16 clients. */
+const BEFORE = { farEdgeP50: 63.6, storagePerRetrieve: 3133 / 40, sixteenClientRatio: 1.58 };
+/**
+ * Reads per storage-access window: a few seconds of them, so the window holds the snapshot's
+ * revalidations and the use counters' batches they cause, amortised over the reads.
+ */
+const STORAGE_READS = 300;
+/** Lessons per /library/batch call (what bench/edge.mjs loads with). */
+const BATCH = 90;
+
+const argv = process.argv.slice(2);
+const flag = (n) => argv.includes(n);
+const opt = (n) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : undefined);
+const QUICK = flag("--quick");
+const WRITE = flag("--write") || !QUICK;
+const SIZES = (opt("--sizes") ?? (QUICK ? "1000,5000" : "1000,10000,50000")).split(",").map((s) => Number(s.trim().replace(/k$/i, "000")));
+const N = QUICK ? 60 : 300;
+const CONC_TOTAL = QUICK ? 320 : 800;
+const STEADY_S = QUICK ? 10 : 30;
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { n: s.length, p50: pct(s, 50), p95: pct(s, 95), p99: pct(s, 99) };
+};
+const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "—");
+const mib = (b) => (b === null || b === undefined ? "—" : `${(b / 1048576).toFixed(2)} MiB`);
+
+/** The far-edge latencies, as the bench's latency mechanism takes them (bench/edge.mjs owns it). */
+const farEdgeVars = () => ({ BENCH_LATENCY: FAR_EDGE });
+
+/**
+ * Loads `n` lessons in batches. A batch whose answer is lost (a busy machine's runtime drops a
+ * connection now and then) is sent again only if the library's last version is not it.
+ */
+async function loadLessons(base, token, agentId, n, seed) {
+  const items = corpus(n, seed);
+  const A = `${base}/v1/agents/${agentId}`;
+  for (let i = 0; i < items.length; i += BATCH) {
+    const reason = `bench load ${i}`;
+    const operations = items.slice(i, i + BATCH).map((e) => ({ op: "create", experience: { text: e.text, tags: e.tags } }));
+    for (let attempt = 1; ; attempt++) {
+      const r = await request("POST", `${A}/library/batch`, token, { reason, operations }).catch((err) => ({
+        status: 0,
+        body: String(err),
+      }));
+      if (r.status === 200) break;
+      await sleep(1000);
+      const last = await must("GET", `${A}/library/versions?limit=1`, token, undefined, [200]);
+      if (last.body.items[0]?.reason === reason) break;
+      if (attempt === 3) throw new Error(`POST ${A}/library/batch → ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    }
+    if (i % 5000 === 0 && i) log(`  ${agentId}: ${i} lessons`);
+  }
+}
+
+/**
+ * Requests the bench repeats (reads, and rewards, which replay): the local runtime on a busy
+ * machine now and then drops a connection ("Network connection lost"); such a request is sent
+ * again, and counted in `lost`, its latency left out.
+ */
+let lost = 0;
+async function send(method, url, token, body) {
+  for (let attempt = 1; ; attempt++) {
+    const r = await request(method, url, token, body);
+    if (r.status === 200) return r;
+    if (attempt === 3 || r.status < 500) throw new Error(`${method} ${url} → ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    lost++;
+  }
+}
+
+async function sequential(count, make, token) {
+  const lat = [];
+  const bodies = [];
+  for (let i = 0; i < count; i++) {
+    const { method, url, body } = make(i);
+    const r = await send(method, url, token, body);
+    lat.push(r.ms);
+    bodies.push(r.body);
+  }
+  return { ...stats(lat), bodies };
+}
+
+async function concurrent(total, make, token) {
+  let next = 0;
+  const lat = [];
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= total) return;
+      const { method, url, body } = make(i);
+      lat.push((await send(method, url, token, body)).ms);
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, worker));
+  return stats(lat);
+}
+
+/** The processes with a Durable Object's SQLite file open under `stateDir`, with those files' descriptors. */
+function doFiles(stateDir) {
+  const found = new Map();
+  for (const pid of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    let fds;
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      let target;
+      try {
+        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      if (target.startsWith(path.join(stateDir, "v3", "do"))) {
+        if (!found.has(pid)) found.set(pid, new Set());
+        found.get(pid).add(Number(fd));
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * pread64/pwrite64 calls on the Durable Objects' SQLite files while `work` runs, counted by strace.
+ * It starts after a pause longer than the use counters' flush window, so what earlier requests left
+ * to send is sent before, not counted here.
+ */
+async function storageAccesses(stateDir, work) {
+  await sleep(2500);
+  const files = doFiles(stateDir);
+  if (!files.size) throw new Error(`no process holds a Durable Object's SQLite file under ${stateDir}`);
+  const out = path.join(os.tmpdir(), `praxis-strace-${randomBytes(4).toString("hex")}.txt`);
+  const tracer = spawn("strace", ["-f", "-qq", "-e", "trace=pread64,pwrite64", "-o", out, ...[...files.keys()].flatMap((p) => ["-p", p])], {
+    stdio: "ignore",
+  });
+  await sleep(500);
+  await work();
+  tracer.kill("SIGINT");
+  await new Promise((r) => tracer.once("exit", r));
+  const fds = new Set([...doFiles(stateDir).values(), ...files.values()].flatMap((s) => [...s]));
+  let n = 0;
+  for (const line of readFileSync(out, "utf8").split("\n")) {
+    const m = /^\s*\d+\s+p(?:read|write)64\((\d+),/.exec(line);
+    if (m && fds.has(Number(m[1]))) n++;
+  }
+  execFileSync("rm", ["-f", out]);
+  return n;
+}
+
+async function main() {
+  const started = Date.now();
+  const server = devServer({ keep: flag("--keep"), tmpPrefix: "praxis-bench-edge-reads-" });
+  const adminKey = `pxadmin_bench_${randomBytes(18).toString("hex")}`;
+  const baseVars = { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", PRAXIS_ENV: "development" };
+  const result = { profiles: [], storage: null, steady: null, sizes: [] };
+  try {
+    let { base, logFile } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: baseVars });
+    const stateDir = path.join(path.dirname(logFile), "state");
+    const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: "bench-edge-reads" }, [201]);
+    const token = tenant.body.apiKey;
+    const agentId = "edge-1k";
+    await must("PUT", `${base}/v1/agents/${agentId}`, token, { displayName: "edge reads bench" });
+    await loadLessons(base, token, agentId, MEMORIES, 42);
+    log(`loaded ${MEMORIES} lessons`);
+
+    for (const profile of ["local", "far-edge"]) {
+      ({ base, logFile } = await server.restartWith({ ...baseVars, ...(profile === "far-edge" ? farEdgeVars() : {}) }));
+      const A = `${base}/v1/agents/${agentId}`;
+      const qs = queries(4 * N + 200, profile === "local" ? 3 : 4);
+      let q = 0;
+      const retrieve =
+        (extra = {}) =>
+        () => ({ method: "POST", url: `${A}/retrieve`, body: { query: qs[q++ % qs.length], ...extra } });
+      const prompt =
+        (extra = "") =>
+        () => ({ method: "GET", url: `${A}/prompt?query=${encodeURIComponent(qs[q++ % qs.length])}&budgetTokens=400${extra}` });
+      await sequential(profile === "local" ? 100 : 30, retrieve(), token);
+      await sequential(profile === "local" ? 30 : 10, retrieve({ consistency: "strong" }), token);
+      const row = { profile };
+      row.edgeRetrieve = await sequential(N, retrieve(), token);
+      row.objectRetrieve = await sequential(N, retrieve({ consistency: "strong" }), token);
+      row.edgePrompt = await sequential(N, prompt(), token);
+      row.objectPrompt = await sequential(N, prompt("&consistency=strong"), token);
+      row.healthz = await sequential(N, () => ({ method: "GET", url: `${base}/healthz` }), undefined);
+      row.servedFromEdge = row.edgeRetrieve.bodies.filter((b) => b.servedFrom === "edge").length / row.edgeRetrieve.n;
+      if (profile === "local") {
+        row.concHealthz = await concurrent(CONC_TOTAL, () => ({ method: "GET", url: `${base}/healthz` }), undefined);
+        row.concEdge = await concurrent(CONC_TOTAL, retrieve(), token);
+        row.concObject = await concurrent(CONC_TOTAL, retrieve({ consistency: "strong" }), token);
+      }
+      for (const k of Object.keys(row)) if (row[k]?.bodies) delete row[k].bodies;
+      result.profiles.push(row);
+      log(
+        `${profile}: edge retrieve p50 ${f(row.edgeRetrieve.p50)} ms, object ${f(row.objectRetrieve.p50)} ms; edge prompt p50 ${f(row.edgePrompt.p50)} ms, object ${f(row.objectPrompt.p50)} ms`,
+      );
+
+      if (profile === "local") {
+        const counted = {};
+        // A read key's reads count no use: what is left is the snapshot's revalidation alone.
+        const reader = (await must("POST", `${base}/v1/keys`, token, { name: "bench reader", scope: "read" }, [201])).body.apiKey;
+        await sequential(20, retrieve(), reader);
+        for (const [name, make, key] of [
+          ["edge retrieve, read key", retrieve(), reader],
+          ["strong retrieve, read key", retrieve({ consistency: "strong" }), reader],
+          ["edge retrieve", retrieve(), token],
+          ["edge prompt", prompt(), token],
+        ]) {
+          counted[name] = (await storageAccesses(stateDir, () => sequential(STORAGE_READS, make, key))) / STORAGE_READS;
+        }
+        const ids = (await sequential(40, retrieve(), token)).bodies.map((b) => b.retrievalId);
+        let k = 0;
+        counted.reward =
+          (await storageAccesses(stateDir, () =>
+            sequential(
+              40,
+              () => ({ method: "POST", url: `${A}/rewards`, body: { retrievalId: ids[k++], outcome: k % 3 ? "success" : "failure" } }),
+              token,
+            ),
+          )) / 40;
+        result.storage = counted;
+        log(`storage accesses per request: ${JSON.stringify(counted)}`);
+
+        // A steady reader (a reward every tenth read): each reset of snapshotAgeMs is one revalidation.
+        const t0 = performance.now();
+        let reads = 0;
+        let resets = 0;
+        let last = null;
+        let rewards = 0;
+        while (performance.now() - t0 < STEADY_S * 1000) {
+          const r = await send("POST", `${A}/retrieve`, token, { query: qs[q++ % qs.length] });
+          reads++;
+          if (last !== null && r.body.snapshotAgeMs < last) resets++;
+          last = r.body.snapshotAgeMs;
+          if (reads % 10 === 0) {
+            await send("POST", `${A}/rewards`, token, { retrievalId: r.body.retrievalId, outcome: "success" });
+            rewards++;
+          }
+        }
+        const minutes = (performance.now() - t0) / 60_000;
+        result.steady = { reads, rewards, perMinute: resets / minutes, readsPerMinute: reads / minutes };
+        log(`steady: ${reads} reads, ${resets} revalidations in ${f(minutes * 60, 0)} s`);
+      }
+    }
+
+    // Large enough to build and publish every size measured; the default limit's verdict is reported beside it.
+    ({ base } = await server.restartWith({ ...baseVars, READ_SNAPSHOT_MAX_BYTES: String(MEASURE_MAX_BYTES) }));
+    for (const size of SIZES) {
+      const id = `edge-size-${size}`;
+      const A = `${base}/v1/agents/${id}`;
+      await must("PUT", A, token, { displayName: `size ${size}` });
+      await loadLessons(base, token, id, size, size);
+      log(`loaded ${size} lessons into ${id}`);
+      const qs = queries(60, size);
+      let q = 0;
+      await must("POST", `${A}/retrieve`, token, { query: qs[q++], consistency: "strong" }, [200]);
+      const first = await send("POST", `${A}/retrieve`, token, { query: qs[q++] });
+      const warm = await sequential(20, () => ({ method: "POST", url: `${A}/retrieve`, body: { query: qs[q++ % qs.length] } }), token);
+      const added = await must(
+        "POST",
+        `${A}/experiences`,
+        token,
+        { text: `A lesson added to the ${size}-lesson library to change its content` },
+        [201],
+      );
+      await must("POST", `${A}/retrieve`, token, { query: qs[q++], consistency: "strong" }, [200]);
+      const rebuilt = await send("POST", `${A}/retrieve`, token, { query: qs[q++ % qs.length], minVersion: added.body.libraryVersion });
+      const retriever = await must("GET", `${A}/retriever`, token, undefined, [200]);
+      result.sizes.push({
+        size,
+        bytes: retriever.body.snapshot.bytes,
+        servedFrom: rebuilt.body.servedFrom,
+        fallbackReason: rebuilt.body.fallbackReason ?? null,
+        firstMs: first.ms,
+        rebuildMs: rebuilt.ms,
+        warmP50: warm.p50,
+      });
+      log(
+        `${size}: snapshot ${mib(retriever.body.snapshot.bytes)}, first read ${f(first.ms)} ms, read after a change ${f(rebuilt.ms)} ms, warm p50 ${f(warm.p50)} ms (${rebuilt.body.servedFrom})`,
+      );
+    }
+  } finally {
+    await server.cleanup();
+  }
+  return { result, seconds: (Date.now() - started) / 1000, lost };
+}
+
+function report({ result, seconds, lost: dropped }) {
+  const m = machine();
+  const row = (_name, s) => `${f(s.p50)} / ${f(s.p99)}`;
+  const latency = [
+    "| profile | retrieve, edge | retrieve, object | prompt, edge | prompt, object | /healthz |",
+    "|---|---|---|---|---|---|",
+    ...result.profiles.map(
+      (p) =>
+        `| ${p.profile} | ${row("", p.edgeRetrieve)} | ${row("", p.objectRetrieve)} | ${row("", p.edgePrompt)} | ${row("", p.objectPrompt)} | ${row("", p.healthz)} |`,
+    ),
+  ].join("\n");
+  const local = result.profiles.find((p) => p.profile === "local");
+  const far = result.profiles.find((p) => p.profile === "far-edge");
+  const conc = local?.concEdge
+    ? [
+        `| ${CLIENTS} clients, local | p50 | p95 | p99 | p95 ÷ /healthz p95 |`,
+        "|---|---|---|---|---|",
+        `| /healthz | ${f(local.concHealthz.p50)} | ${f(local.concHealthz.p95)} | ${f(local.concHealthz.p99)} | 1.00 |`,
+        `| retrieve, edge | ${f(local.concEdge.p50)} | ${f(local.concEdge.p95)} | ${f(local.concEdge.p99)} | ${f(local.concEdge.p95 / local.concHealthz.p95, 2)} |`,
+        `| retrieve, object | ${f(local.concObject.p50)} | ${f(local.concObject.p95)} | ${f(local.concObject.p99)} | ${f(local.concObject.p95 / local.concHealthz.p95, 2)} |`,
+      ].join("\n")
+    : "";
+  const storage = result.storage
+    ? Object.entries(result.storage)
+        .map(([k, v]) => `${k} ${f(v, 1)}`)
+        .join(", ")
+    : "—";
+  const sizes = [
+    `| lessons | snapshot | served at the edge under the default 8 MiB limit | first read (build + fetch + decode) | read after a change (rebuild) | warm read p50 (limit ${mib(MEASURE_MAX_BYTES)}) |`,
+    "|---|---|---|---|---|---|",
+    ...result.sizes.map(
+      (s) =>
+        `| ${s.size.toLocaleString("en")} | ${mib(s.bytes)} | ${s.bytes !== null && s.bytes <= DEFAULT_MAX_BYTES ? "yes" : "no: read through the object (too-large)"} | ${f(s.firstMs)} ms | ${f(s.rebuildMs)} ms | ${f(s.warmP50)} ms${s.servedFrom === "edge" ? "" : ` (${s.servedFrom}${s.fallbackReason ? `, ${s.fallbackReason}` : ""})`} |`,
+    ),
+  ].join("\n");
+  const steady = result.steady
+    ? `A steady reader (${f(result.steady.readsPerMinute, 0)} reads and ${f((result.steady.rewards / result.steady.reads) * result.steady.readsPerMinute, 0)} rewards a minute, one agent, one isolate) revalidated its snapshot ${f(result.steady.perMinute, 1)} times a minute: one small Durable Object call each ("current", or a delta of what the rewards changed) and one D1 query for the revocation of the keys that read, against ${f(result.steady.readsPerMinute, 0)} object calls a minute before; a content change adds one snapshot fetch.`
+    : "";
+  const verdicts = [
+    far
+      ? `Far-edge warm retrieve p50 ${f(far.edgeRetrieve.p50)} ms from the edge (p99 ${f(far.edgeRetrieve.p99)}), ${f(far.objectRetrieve.p50)} ms through the object (p99 ${f(far.objectRetrieve.p99)}); aim ≤ 15 ms: ${far.edgeRetrieve.p50 <= 15 ? "met" : "NOT met"}.`
+      : "",
+    local?.concEdge
+      ? `${CLIENTS}-client retrieve p95 ÷ /healthz p95: ${f(local.concEdge.p95 / local.concHealthz.p95, 2)} from the edge, ${f(local.concObject.p95 / local.concHealthz.p95, 2)} through the object; aim ≤ 1.35: ${local.concEdge.p95 / local.concHealthz.p95 <= 1.35 ? "met" : "NOT met"}.`
+      : "",
+    `Storage accesses of the agent's object per warm request: ${storage}.`,
+    far && local?.concEdge && result.storage
+      ? `Before and after: far-edge warm retrieve p50 ${f(BEFORE.farEdgeP50)} ms → ${f(far.edgeRetrieve.p50)} ms (p99 ${f(far.edgeRetrieve.p99)} ms); the object's storage accesses per warm retrieve ${f(BEFORE.storagePerRetrieve, 0)} → ${f(result.storage["edge retrieve"], 1)} (its use counters' batches; ${f(result.storage["edge retrieve, read key"], 1)} for a read key); ${CLIENTS}-client retrieve p95 ÷ /healthz ${f(BEFORE.sixteenClientRatio, 2)} → ${f(local.concEdge.p95 / local.concHealthz.p95, 2)}; snapshots ${result.sizes.map((s) => `${mib(s.bytes)} at ${s.size.toLocaleString("en")}`).join(", ")}.`
+      : "",
+  ].filter(Boolean);
+  const body = `Run ${new Date().toISOString().slice(0, 16)}Z, ${seconds.toFixed(0)} s, on ${m.cpu} (${m.cores} cores shared), node ${m.node}, wrangler ${m.wrangler}; load average at end ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}.
+Requests the runtime dropped and the bench sent again (left out of the latencies): ${dropped}.
+One agent with ${MEMORIES} lessons (semantic embedder); client wall time in ms over keep-alive HTTP to wrangler dev on 127.0.0.1, sequential, ${N} requests per cell, p50 / p99.
+\`edge\`: ranked in the Worker from its snapshot (staleness bound ${STALENESS_MS} ms, the default); \`object\`: \`consistency: "strong"\`, ranked by the agent's Durable Object.
+\`far-edge\` adds ${FAR_EDGE} (ms per D1 query, Durable Object call, KV read) at the bindings.
+
+${latency}
+
+${conc}
+
+Storage accesses: pread64/pwrite64 calls of workerd on the Durable Objects' SQLite files, per request: over ${STORAGE_READS} warm reads in a row (their revalidations and batched use counters included), or 40 rewards (strace).
+${steady}
+
+${sizes}
+
+${verdicts.join("\n")}`;
+  console.log(`\n${EDGE_READS_HEADING}\n\n${body}\n`);
+  if (WRITE) {
+    replaceResultsSection(EDGE_READS_HEADING, body);
+    log("wrote the edge-reads section of bench/RESULTS.md");
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then(
+    (r) => {
+      report(r);
+      process.exit(0);
+    },
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,349 @@
+import { centroidFactor, type LearnedPhrase } from "../../../src/core/usage-memory";
+import type { MemoryKind } from "../../../src/core/memory-types";
+import type { Metadata } from "../../../src/core/served-fields";
+import type { Bm25Table } from "../../../src/core/ranking/bm25";
+import {
+  encodeSnapshot,
+  SNAPSHOT_FORMAT,
+  type LearnDelta,
+  type LexicalTable,
+  type ReadModelSnapshot,
+  type SigningSecret,
+} from "../../../src/core/ranking/snapshot";
+import { parseJson, type MemoryContext } from "../storage/context";
+import { caseText, type Retrieval } from "./retrieval";
+import type { CaseRow } from "../storage/rows";
+
+/** Which snapshot a Worker holds: nothing changes for it while all three stay. */
+export interface ReadModelVersion {
+  incarnation: string;
+  contentVersion: number;
+  learnSeq: number;
+}
+
+/**
+ * Why a Worker must read through the object: the agent's vectors are searched remotely (Vectorize),
+ * or its snapshot is larger than the deployment lets a Worker hold.
+ */
+export type Unpublishable = "remote-index" | "too-large";
+
+export type ReadModelAnswer =
+  | { kind: "current"; libraryVersion: number; learnSeq: number }
+  | { kind: "delta"; delta: LearnDelta }
+  | { kind: "snapshot"; bytes: Uint8Array; delta: LearnDelta | null }
+  | { kind: "unpublishable"; reason: Unpublishable; detail: string; libraryVersion: number };
+
+/** `when` texts embedded before a snapshot is built, in batches of the retrieval's size: a bounded wait. */
+const WHEN_ROUNDS = 8;
+
+/** An FTS5 varint (SQLite's): big-endian 7-bit groups, the ninth byte whole. */
+function varints(bytes: Uint8Array): number[] {
+  const out: number[] = [];
+  let i = 0;
+  while (i < bytes.length) {
+    let v = 0;
+    for (let n = 0; ; n++) {
+      const b = bytes[i++]!;
+      if (n === 8) {
+        v = v * 256 + b;
+        break;
+      }
+      v = v * 128 + (b & 0x7f);
+      if (b < 0x80) break;
+    }
+    out.push(v);
+  }
+  return out;
+}
+
+/**
+ * FTS5's statistics of one table as bm25() reads them: the row count and token total from its
+ * averages record, each term's row count, and for the searchable rows (`searchable`, a SELECT of
+ * rowids) their lengths (docsize) and term frequencies.
+ */
+function ftsStatistics(sql: SqlStorage, fts: string, searchable: string): Bm25Table {
+  const block = sql.exec<{ block: ArrayBuffer }>(`SELECT block FROM ${fts}_data WHERE id = 1`).toArray()[0];
+  const averages = block ? varints(new Uint8Array(block.block)) : [];
+  const docs = new Map<string, number>();
+  for (const r of sql.exec<{ term: string; doc: number }>(`SELECT term, doc FROM ${fts}_terms`)) docs.set(r.term, r.doc);
+  const postings = new Map<string, Map<number, number>>();
+  for (const r of sql.exec<{ term: string; doc: number; tf: number }>(
+    `SELECT term, doc, count(*) AS tf FROM ${fts}_instances WHERE doc IN (${searchable}) GROUP BY term, doc`,
+  )) {
+    let p = postings.get(r.term);
+    if (!p) postings.set(r.term, (p = new Map()));
+    p.set(r.doc, r.tf);
+  }
+  const lengths = new Map<number, number>();
+  for (const r of sql.exec<{ id: number; sz: ArrayBuffer }>(`SELECT id, sz FROM ${fts}_docsize WHERE id IN (${searchable})`)) {
+    lengths.set(
+      r.id,
+      varints(new Uint8Array(r.sz)).reduce((a, n) => a + n, 0),
+    );
+  }
+  return { rows: averages[0] ?? 0, tokens: averages.slice(1).reduce((a, n) => a + n, 0), docs, postings, lengths };
+}
+
+const counter = (sql: SqlStorage, name: string) =>
+  sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = ?", name).toArray()[0]?.value ?? 0;
+
+/**
+ * The agent's read model as Workers serve reads from it (src/services/edge-reads.ts): a snapshot
+ * per content version, built on the first ask and kept while it is the current one, and deltas of
+ * what rewards and uses changed since. Building reads what retrieval reads, from the same sources:
+ * the local index's codes, the usage and `when` scans, FTS5's statistics, the rows.
+ */
+export class ReadModel {
+  private built: { contentVersion: number; learnSeq: number; bytes: Uint8Array } | null = null;
+  private building: Promise<{ contentVersion: number; learnSeq: number; bytes: Uint8Array }> | null = null;
+  private refused: { contentVersion: number; maxBytes: number; bytes: number } | null = null;
+
+  constructor(
+    private readonly ctx: MemoryContext,
+    private readonly retrieval: Retrieval,
+    private readonly incarnation: () => string,
+    private readonly signing: () => SigningSecret,
+  ) {}
+
+  private versions() {
+    const sql = this.ctx.sql;
+    return {
+      contentVersion: counter(sql, "read_model"),
+      learnSeq: counter(sql, "read_learn"),
+      libraryVersion: sql.exec<{ v: number | null }>("SELECT max(version) AS v FROM library_versions").one().v ?? 0,
+    };
+  }
+
+  /** The read model's versions, and the size of the snapshot built for the current content version (null if none was asked for). */
+  published(): { contentVersion: number; learnSeq: number; bytes: number | null } {
+    const v = this.versions();
+    const built =
+      this.built?.contentVersion === v.contentVersion
+        ? this.built.bytes.length
+        : this.refused?.contentVersion === v.contentVersion
+          ? this.refused.bytes
+          : null;
+    return { contentVersion: v.contentVersion, learnSeq: v.learnSeq, bytes: built };
+  }
+
+  /** What a Worker holding `have` needs to be current: nothing, a delta, a snapshot, or a reason to read through the object. */
+  async answer(have: ReadModelVersion | null, maxBytes: number): Promise<ReadModelAnswer> {
+    const v = this.versions();
+    if (have && have.incarnation === this.incarnation() && have.contentVersion === v.contentVersion) {
+      return have.learnSeq === v.learnSeq
+        ? { kind: "current", libraryVersion: v.libraryVersion, learnSeq: v.learnSeq }
+        : { kind: "delta", delta: this.delta(have.learnSeq) };
+    }
+    if (this.ctx.vectors.localCodes("experience") === null) {
+      return {
+        kind: "unpublishable",
+        reason: "remote-index",
+        detail: "this agent's vectors are searched in Vectorize",
+        libraryVersion: v.libraryVersion,
+      };
+    }
+    const refused = this.refused;
+    if (refused?.contentVersion === v.contentVersion && refused.maxBytes === maxBytes)
+      return this.tooLarge(refused.bytes, maxBytes, v.libraryVersion);
+    // A library whose texts and codes alone are over the limit is refused without building its snapshot.
+    const atLeast = this.leastBytes();
+    if (atLeast > maxBytes) {
+      this.refused = { contentVersion: v.contentVersion, maxBytes, bytes: atLeast };
+      return this.tooLarge(atLeast, maxBytes, v.libraryVersion);
+    }
+    const built = this.built?.contentVersion === v.contentVersion ? this.built : await this.build();
+    if (built.bytes.length > maxBytes) {
+      this.refused = { contentVersion: built.contentVersion, maxBytes, bytes: built.bytes.length };
+      return this.tooLarge(built.bytes.length, maxBytes, v.libraryVersion);
+    }
+    const learnSeq = counter(this.ctx.sql, "read_learn");
+    return { kind: "snapshot", bytes: built.bytes, delta: built.learnSeq === learnSeq ? null : this.delta(built.learnSeq) };
+  }
+
+  /** What a snapshot takes at least: its items' texts (a character is a byte at least) and vector codes. */
+  private leastBytes(): number {
+    const sql = this.ctx.sql;
+    const lessons = sql
+      .exec<{ n: number; chars: number | null }>(
+        "SELECT count(*) AS n, sum(length(text)) AS chars FROM experiences WHERE status = 'active'",
+      )
+      .one();
+    const cases = sql
+      .exec<{ n: number; chars: number | null }>(
+        "SELECT count(*) AS n, sum(min(length(task), 600)) AS chars FROM cases WHERE status = 'active'",
+      )
+      .one();
+    return (lessons.chars ?? 0) + (cases.chars ?? 0) + (lessons.n + cases.n) * (this.ctx.vectors.dims + 4);
+  }
+
+  private tooLarge(bytes: number, maxBytes: number, libraryVersion: number): ReadModelAnswer {
+    return {
+      kind: "unpublishable",
+      reason: "too-large",
+      detail: `its snapshot takes at least ${bytes} bytes, more than the ${maxBytes} a Worker holds`,
+      libraryVersion,
+    };
+  }
+
+  /** One build at a time; callers that arrive meanwhile share it. */
+  private build() {
+    this.building ??= this.snapshot()
+      .then((s) => (this.built = { contentVersion: s.contentVersion, learnSeq: s.learnSeq, bytes: encodeSnapshot(s) }))
+      .finally(() => (this.building = null));
+    return this.building;
+  }
+
+  /** The current read model. Pending `when` texts are embedded first, as retrieval would; the rest is read in one synchronous pass, so it is one version. */
+  async snapshot(): Promise<ReadModelSnapshot> {
+    const { situations, usage, reranker } = this.retrieval;
+    // The first refresh also finds the `when`s an embedder change left to embed again.
+    for (let round = 0; round === 0 || (round < WHEN_ROUNDS && situations.pending); round++) await situations.refresh();
+    const sql = this.ctx.sql;
+    const cfg = this.ctx.config();
+    const vectors = this.ctx.vectors;
+    const v = this.versions();
+    const active = (table: string) => `SELECT seq FROM ${table} WHERE status = 'active'`;
+    const lexical = (fts: string, table: string): LexicalTable => ({
+      ...ftsStatistics(sql, fts, active(table)),
+      contentRows: sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n,
+    });
+    type LessonRow = {
+      id: string;
+      seq: number;
+      text: string;
+      q: number;
+      tags: string;
+      metadata: string;
+      domain: string | null;
+      created_at: number;
+      last_used_at: number | null;
+      probation: number;
+      retrieved: number;
+    };
+    const lessons = sql
+      .exec<LessonRow>(
+        "SELECT id, seq, text, q, tags, metadata, domain, created_at, last_used_at, probation, retrieved FROM experiences WHERE status = 'active' ORDER BY seq",
+      )
+      .toArray()
+      .map((r, i) => ({
+        id: r.id,
+        seq: r.seq,
+        label: `G${i}`,
+        text: r.text,
+        q: r.q,
+        tags: JSON.parse(r.tags) as string[],
+        metadata: parseJson<Metadata>(r.metadata, {}),
+        domain: r.domain,
+        createdAt: r.created_at,
+        lastUsedAt: r.last_used_at,
+        probation: r.probation === 1,
+        uses: r.retrieved,
+      }));
+    const cases = sql
+      .exec<CaseRow>("SELECT * FROM cases WHERE status = 'active' ORDER BY seq")
+      .toArray()
+      .map((r) => ({
+        id: r.id,
+        seq: r.seq,
+        text: caseText(r),
+        q: r.q,
+        tags: JSON.parse(r.tags) as string[],
+        metadata: parseJson<Metadata>(r.metadata, {}),
+        createdAt: r.created_at,
+        lastUsedAt: r.last_used_at,
+        uses: r.retrieved,
+        informative: r.answer !== null || r.trace_summary !== null,
+      }));
+    const phrases = sql
+      .exec<{ item_id: string; kind: MemoryKind; phrases: string }>("SELECT item_id, kind, phrases FROM usage_memory")
+      .toArray()
+      .map((r) => ({ id: r.item_id, kind: r.kind, phrases: JSON.parse(r.phrases) as LearnedPhrase[] }))
+      .filter((p) => p.phrases.length > 0);
+    const codes = (kind: MemoryKind) => vectors.localCodes(kind) ?? { ids: [], codes: new Uint8Array(0) };
+    return {
+      format: SNAPSHOT_FORMAT,
+      incarnation: this.incarnation(),
+      ...v,
+      builtAt: this.ctx.now(),
+      model: vectors.model,
+      dims: vectors.dims,
+      config: {
+        k1: cfg.k1,
+        k2: cfg.k2,
+        lambda: cfg.lambda,
+        threshold: this.retrieval.threshold(),
+        decay: cfg.decay,
+        embedder: cfg.embedder,
+        retrievalsDays: cfg.retention.retrievalsDays,
+      },
+      lessons,
+      cases,
+      vectors: { experience: codes("experience"), case: codes("case") },
+      unembedded: { experience: this.retrieval.unembedded("experience"), case: this.retrieval.unembedded("case") },
+      centroids: { experience: usage.centroids("experience").entries(), case: usage.centroids("case").entries() },
+      whens: situations.codes().map((w) => ({ ...w, factor: 1 })),
+      anyWhen: situations.any,
+      usageLearned: !usage.empty,
+      phrases,
+      lexical: {
+        experience: lexical("experiences_fts", "experiences"),
+        case: lexical("cases_fts", "cases"),
+        when: ftsStatistics(sql, "when_fts", active("experiences")),
+      },
+      reranker: reranker.current().state,
+      signing: this.signing(),
+    };
+  }
+
+  /** What rewards and uses changed since `learnSeq` (read_changes names it), as it is now. */
+  delta(learnSeq: number): LearnDelta {
+    const sql = this.ctx.sql;
+    const v = this.versions();
+    const changed = sql.exec<{ item_id: string; kind: string }>("SELECT item_id, kind FROM read_changes WHERE seq > ?", learnSeq).toArray();
+    const ids = (kind: string) => JSON.stringify(changed.filter((c) => c.kind === kind).map((c) => c.item_id));
+    const items: LearnDelta["items"] = [];
+    for (const kind of ["experience", "case"] as const) {
+      const table = kind === "experience" ? "experiences" : "cases";
+      const probation = kind === "experience" ? "probation" : "0";
+      for (const r of sql.exec<{ id: string; q: number; probation: number; retrieved: number; last_used_at: number | null }>(
+        `SELECT id, q, ${probation} AS probation, retrieved, last_used_at FROM ${table} WHERE id IN (SELECT value FROM json_each(?)) AND status = 'active'`,
+        ids(kind),
+      )) {
+        items.push({ id: r.id, kind, q: r.q, probation: r.probation === 1, uses: r.retrieved, lastUsedAt: r.last_used_at });
+      }
+    }
+    const usageIds = changed.filter((c) => c.kind === "usage").map((c) => c.item_id);
+    const rows = new Map(
+      sql
+        .exec<{
+          item_id: string;
+          kind: MemoryKind;
+          phrases: string;
+          model: string | null;
+          centroid: ArrayBuffer | null;
+          norm: number;
+          n: number;
+        }>(
+          "SELECT item_id, kind, phrases, model, centroid, norm, n FROM usage_memory WHERE item_id IN (SELECT value FROM json_each(?))",
+          JSON.stringify(usageIds),
+        )
+        .toArray()
+        .map((r) => [r.item_id, r] as const),
+    );
+    const model = this.ctx.vectors.model;
+    const usage: LearnDelta["usage"] = usageIds.map((id) => {
+      const r = rows.get(id);
+      if (!r) return { id, kind: null, phrases: null, centroid: null };
+      const centroid = r.centroid && r.model === model ? { code: new Uint8Array(r.centroid), factor: centroidFactor(r.norm, r.n) } : null;
+      return { id, kind: r.kind, phrases: JSON.parse(r.phrases) as LearnedPhrase[], centroid };
+    });
+    return {
+      learnSeq: v.learnSeq,
+      libraryVersion: v.libraryVersion,
+      items,
+      usage,
+      usageLearned: !this.retrieval.usage.empty,
+      reranker: this.retrieval.reranker.current().state,
+    };
+  }
+}

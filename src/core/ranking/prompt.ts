@@ -1,0 +1,113 @@
+/**
+ * The block an agent injects, assembled from any source of lessons and rankings: the agent's object
+ * answers from its storage, a Worker from a published snapshot, with this one assembly.
+ */
+import { estimateTokens } from "../lexical";
+import { libraryLine, oneLine, renderLibraryBlock } from "../library-block";
+import { fenceData } from "../prompt-template";
+import type { MemoryFilter, MemoryKind, RetrieveRequest } from "../memory-types";
+
+export interface PromptRequest {
+  query?: string;
+  budgetTokens: number;
+  phase?: RetrieveRequest["phase"];
+  episodeId?: string;
+  maxCases?: number;
+  /** Only lessons and cases it matches may enter the block; "full library" then means the whole matching library. */
+  filter?: MemoryFilter;
+}
+
+export interface PromptResponse {
+  prompt: string;
+  mode: "full-library" | "ranked";
+  experienceIds: string[];
+  caseIds: string[];
+  retrievalId: string;
+  estimatedTokens: number;
+  libraryVersion: number;
+}
+
+/** An item of the block as its retrieval records it, for the reward that follows. */
+export interface PromptItem {
+  id: string;
+  kind: MemoryKind;
+  label?: string | null;
+  citeOnly?: boolean;
+}
+
+export interface PromptSource {
+  /** The active lessons the filter matches that are not on probation, in label order, with their labels. */
+  lessons(filter: MemoryFilter | undefined): { id: string; label: string; text: string }[];
+  /** Ids of the active lessons the filter matches, by Q (highest first), then label order: the ranking without a query. */
+  lessonsByQ(filter: MemoryFilter | undefined): string[];
+  /** The best `k2` items of `kind` for the query, as retrieval ranks them (without recording). */
+  ranked(
+    kind: MemoryKind,
+    phase: RetrieveRequest["phase"],
+    k2: number,
+    filter: MemoryFilter | undefined,
+  ): Promise<{ id: string; text: string }[]>;
+  /** Which of these cases carry an answer or a trace of what was tried. */
+  informative(ids: readonly string[]): Set<string>;
+}
+
+const LESSONS_HEADER = "Lessons learned from experience (cite the [G#] labels you use):";
+const CASES_HEADER = "Similar past cases, recorded from earlier episodes:";
+const CASES_LABEL = "past cases";
+/** Room kept for the fence lines around the cases, so that adding them cannot overrun the budget. */
+const CASES_FENCE_TOKENS = estimateTokens(fenceData(CASES_LABEL, ""));
+
+/**
+ * Like Training-Free GRPO, the whole library goes in when it fits the budget; otherwise the
+ * best-scoring experiences for the query. Lessons on probation stay out (they are only
+ * retrievable). Past cases hold task and answer text that any end user could have written, so they
+ * go inside a data fence, one line each. Cases that carry neither an answer nor a trace stay out:
+ * a bare "task (failed)" beside the same task "(succeeded)" tells a model nothing.
+ */
+export async function assemblePrompt(source: PromptSource, req: PromptRequest, filter: MemoryFilter | undefined) {
+  const all = source.lessons(filter).map((e) => ({ ...e, line: libraryLine({ label: e.label, text: e.text }) }));
+  const full = `${LESSONS_HEADER}\n${renderLibraryBlock(all)}`;
+  let mode: PromptResponse["mode"] = "full-library";
+  let chosen = all;
+  if (estimateTokens(full) > req.budgetTokens) {
+    mode = "ranked";
+    chosen = [];
+    const order = req.query ? (await source.ranked("experience", req.phase, 100, filter)).map((r) => r.id) : source.lessonsByQ(filter);
+    const lineOf = new Map(all.map((e) => [e.id, e]));
+    let used = estimateTokens(LESSONS_HEADER);
+    for (const id of order) {
+      const e = lineOf.get(id);
+      if (!e) continue;
+      const cost = estimateTokens(e.line) + 1;
+      if (used + cost > req.budgetTokens) continue;
+      chosen.push(e);
+      used += cost;
+    }
+  }
+  const parts: string[] = chosen.length ? [`${LESSONS_HEADER}\n${renderLibraryBlock(chosen)}`] : [];
+  let used = estimateTokens(parts.join("\n")) + estimateTokens(CASES_HEADER) + CASES_FENCE_TOKENS;
+  const caseIds: string[] = [];
+  if (req.query && (req.maxCases ?? 3) > 0) {
+    const maxCases = req.maxCases ?? 3;
+    const ranked = await source.ranked("case", req.phase, maxCases * 3, filter);
+    const cases = source.informative(ranked.map((c) => c.id));
+    const lines: string[] = [];
+    for (const c of ranked.filter((r) => cases.has(r.id)).slice(0, maxCases)) {
+      const line = `- ${oneLine(c.text)}`;
+      const cost = estimateTokens(line) + 1;
+      if (used + cost > req.budgetTokens) continue;
+      lines.push(line);
+      caseIds.push(c.id);
+      used += cost;
+    }
+    if (lines.length) parts.push(`${CASES_HEADER}\n${fenceData(CASES_LABEL, lines.join("\n"))}`);
+  }
+  const prompt = parts.join("\n\n");
+  // With the whole library shown, inclusion says nothing about relevance: only what the agent
+  // cites (by id or by quoting its label) counts as used and learns from the reward.
+  const items: PromptItem[] = [
+    ...chosen.map((e) => ({ id: e.id, kind: "experience" as const, label: e.label, citeOnly: mode === "full-library" })),
+    ...caseIds.map((id) => ({ id, kind: "case" as const })),
+  ];
+  return { prompt, mode, experienceIds: chosen.map((e) => e.id), caseIds, items, estimatedTokens: estimateTokens(prompt) };
+}

@@ -1,0 +1,286 @@
+/**
+ * A published snapshot as a CandidateSource and PromptSource: each channel answered in memory the
+ * way the agent's object answers it from storage (the same int8 codes and scans, BM25 from FTS5's
+ * own statistics, the same filter semantics), so rankFrom and assemblePrompt give a Worker the
+ * object's answer for the snapshot's version.
+ */
+import { Int8Matrix } from "../int8-matrix";
+import type { MemoryFilter, MemoryKind, RetrieveRequest } from "../memory-types";
+import { lambdaOf, rankFrom } from "./rank";
+import { bm25Rows, chosenTerms, type Bm25Table } from "./bm25";
+import { CodeScan } from "./code-scan";
+import { matchesFilter } from "./filter";
+import { ftsTermOf } from "./fts5-porter";
+import type { CandidateSource, ItemFields, Scored, VectorHit } from "./candidates";
+import type { PromptSource } from "./prompt";
+import type { LearnDelta, ReadModelSnapshot, SnapshotCase, SnapshotLesson } from "./snapshot";
+import { phraseFade, phraseMatch, USAGE_SCAN_WIDTH, type LearnedPhrase } from "../usage-memory";
+import { cosine } from "../vector-math";
+import { ftsTerms } from "../lexical";
+import type { RerankerState } from "../reranker";
+
+const KINDS = ["experience", "case"] as const;
+
+/** Whether every content word of the query has an FTS5 term this module computes exactly (see ftsTermOf). */
+export const lexicallyServable = (query: string) => ftsTerms(query).every((w) => ftsTermOf(w) !== null);
+
+export class SnapshotReader implements CandidateSource, PromptSource {
+  readonly snapshot: ReadModelSnapshot;
+  private readonly lessonById = new Map<string, SnapshotLesson>();
+  private readonly caseById = new Map<string, SnapshotCase>();
+  private readonly bySeq: Record<MemoryKind, Map<number, string>> = { experience: new Map(), case: new Map() };
+  private readonly matrices: Record<MemoryKind, Int8Matrix | null>;
+  private readonly centroidScans: Record<MemoryKind, CodeScan>;
+  private readonly whenScan: CodeScan;
+  private readonly phrases: Record<MemoryKind, Map<string, LearnedPhrase[]>> = { experience: new Map(), case: new Map() };
+  private reranker: RerankerState;
+  private learned: boolean;
+  /** The time phrases fade to and recency is measured at; set per query (see at). */
+  private now: number;
+  private query: { text: string; vec: Float32Array } | null = null;
+
+  constructor(snapshot: ReadModelSnapshot, kernel: WebAssembly.Module) {
+    this.snapshot = snapshot;
+    for (const l of snapshot.lessons) this.lessonById.set(l.id, l), this.bySeq.experience.set(l.seq, l.id);
+    for (const c of snapshot.cases) this.caseById.set(c.id, c), this.bySeq.case.set(c.seq, c.id);
+    const matrix = (kind: MemoryKind) => {
+      const rows = snapshot.vectors[kind];
+      if (!snapshot.dims || !rows.ids.length) return null;
+      const m = new Int8Matrix(snapshot.dims, kernel, rows.ids.length);
+      m.appendCodes(rows.ids, rows.codes);
+      return m;
+    };
+    this.matrices = { experience: matrix("experience"), case: matrix("case") };
+    this.centroidScans = { experience: new CodeScan(kernel), case: new CodeScan(kernel) };
+    for (const kind of KINDS) for (const e of snapshot.centroids[kind]) this.centroidScans[kind].set(e.id, e.code, e.factor);
+    this.whenScan = new CodeScan(kernel);
+    for (const e of snapshot.whens) this.whenScan.set(e.id, e.code, e.factor);
+    for (const p of snapshot.phrases) this.phrases[p.kind].set(p.id, p.phrases);
+    this.reranker = snapshot.reranker;
+    this.learned = snapshot.usageLearned;
+    this.now = snapshot.builtAt;
+  }
+
+  /** Typed memory the scans hold, beside the snapshot's own bytes: what an isolate's cache counts. */
+  get scanBytes(): number {
+    let n = 0;
+    for (const kind of KINDS) n += this.matrices[kind]?.bytes ?? 0;
+    return n;
+  }
+
+  get learnSeq(): number {
+    return this.snapshot.learnSeq;
+  }
+
+  /** Applies what rewards and uses changed since the snapshot's learnSeq. */
+  apply(delta: LearnDelta): void {
+    for (const u of delta.items) {
+      const item = u.kind === "experience" ? this.lessonById.get(u.id) : this.caseById.get(u.id);
+      if (!item) continue;
+      item.q = u.q;
+      item.uses = u.uses;
+      item.lastUsedAt = u.lastUsedAt;
+      if (u.kind === "experience") (item as SnapshotLesson).probation = u.probation;
+    }
+    for (const u of delta.usage) {
+      for (const kind of KINDS) {
+        if (kind === u.kind && u.phrases?.length) this.phrases[kind].set(u.id, u.phrases);
+        else this.phrases[kind].delete(u.id);
+        if (kind === u.kind && u.centroid) this.centroidScans[kind].set(u.id, u.centroid.code, u.centroid.factor);
+        else this.centroidScans[kind].delete(u.id);
+      }
+    }
+    this.reranker = delta.reranker;
+    this.learned = delta.usageLearned;
+    this.snapshot.learnSeq = delta.learnSeq;
+    this.snapshot.libraryVersion = Math.max(this.snapshot.libraryVersion, delta.libraryVersion);
+  }
+
+  private item(kind: MemoryKind, id: string): SnapshotLesson | SnapshotCase | undefined {
+    return kind === "experience" ? this.lessonById.get(id) : this.caseById.get(id);
+  }
+
+  private filterable(kind: MemoryKind, item: SnapshotLesson | SnapshotCase) {
+    return {
+      tags: item.tags,
+      domain: kind === "experience" ? (item as SnapshotLesson).domain : null,
+      createdAt: item.createdAt,
+      lastUsedAt: item.lastUsedAt,
+      metadata: item.metadata,
+    };
+  }
+
+  private matching(kind: MemoryKind, id: string, filter: MemoryFilter | undefined): boolean {
+    const item = this.item(kind, id);
+    return item !== undefined && matchesFilter(this.filterable(kind, item), kind, filter);
+  }
+
+  async vectorHits(query: Float32Array, kind: MemoryKind, k: number, threshold: number, filter?: MemoryFilter): Promise<VectorHit[]> {
+    const m = this.matrices[kind];
+    if (!m) return [];
+    const only = filter ? (id: string) => this.matching(kind, id, filter) : undefined;
+    return m.topK(query, k, threshold, (ids) => m.decode(ids), { filter: only });
+  }
+
+  unembedded(kind: MemoryKind) {
+    return this.snapshot.unembedded[kind];
+  }
+
+  async vectorSimilarities(query: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const kind of KINDS) for (const [id, v] of this.matrices[kind]?.decode(ids) ?? []) out.set(id, cosine(query, v));
+    return out;
+  }
+
+  get usageLearned(): boolean {
+    return this.learned;
+  }
+
+  usageSimilar(query: Float32Array, kind: MemoryKind, threshold: number, k: number) {
+    return this.centroidScans[kind].similar(query, threshold, USAGE_SCAN_WIDTH * k);
+  }
+
+  usageSimilarities(query: Float32Array, kind: MemoryKind, ids: readonly string[]) {
+    return this.centroidScans[kind].similarities(query, ids);
+  }
+
+  usageMatches(kind: MemoryKind, terms: readonly string[], k: number, now: number, filter?: MemoryFilter): Scored[] {
+    if (!terms.length) return [];
+    const decay = this.snapshot.config.decay;
+    const out: Scored[] = [];
+    for (const [id, phrases] of this.phrases[kind]) {
+      const item = this.item(kind, id);
+      if (!item || !matchesFilter(this.filterable(kind, item), kind, filter)) continue;
+      const score = phraseMatch(terms, phrases, phraseFade(decay, now, item.q, item.uses));
+      if (score > 0) out.push({ id, score });
+    }
+    return out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);
+  }
+
+  get anyWhen(): boolean {
+    return this.snapshot.anyWhen;
+  }
+
+  whenSimilar(query: Float32Array, k: number, threshold: number) {
+    return this.whenScan.similar(query, threshold, k);
+  }
+
+  whenSimilarities(query: Float32Array, ids: readonly string[]) {
+    return this.whenScan.similarities(query, ids);
+  }
+
+  bm25(
+    kind: MemoryKind,
+    terms: readonly string[],
+    k: number,
+    filter: MemoryFilter | undefined,
+    when: boolean,
+  ): { text: Scored[]; when: Scored[] } {
+    const main = this.snapshot.lexical[kind];
+    const chosen = chosenTerms(
+      main,
+      main.contentRows,
+      terms.map((word) => ({ word, term: ftsTermOf(word) ?? word })),
+    );
+    if (!chosen.length) return { text: [], when: [] };
+    const ids = this.bySeq[kind];
+    const accept = (row: number) => {
+      const id = ids.get(row);
+      return id !== undefined && this.matching(kind, id, filter);
+    };
+    const search = (table: Bm25Table) => bm25Rows(table, chosen, k, accept).map((r) => ({ id: ids.get(r.row)!, score: r.score }));
+    return { text: search(main), when: when ? search(this.snapshot.lexical.when) : [] };
+  }
+
+  hydrate(kind: MemoryKind, ids: readonly string[], filter?: MemoryFilter): ItemFields[] {
+    const out: ItemFields[] = [];
+    for (const id of ids) {
+      const item = this.item(kind, id);
+      if (!item || !matchesFilter(this.filterable(kind, item), kind, filter)) continue;
+      const lesson = kind === "experience" ? (item as SnapshotLesson) : null;
+      out.push({
+        id,
+        kind,
+        text: item.text,
+        q: item.q,
+        tags: item.tags,
+        metadata: item.metadata,
+        label: lesson?.label ?? null,
+        probation: lesson?.probation ?? false,
+        lastUsedAt: item.lastUsedAt,
+      });
+    }
+    return out;
+  }
+
+  /** Sets the query the prompt source ranks for, and the time, for the next ranking or block. */
+  at(now: number, query: { text: string; vec: Float32Array } | null): this {
+    this.now = now;
+    this.query = query;
+    return this;
+  }
+
+  /** The agent's λ for a phase. */
+  lambdaFor(phase: RetrieveRequest["phase"]): number {
+    return lambdaOf(this.snapshot.config, { phase });
+  }
+
+  /** A retrieval's ranking, as the object's Retrieval.retrieve computes it. */
+  async rank(req: Pick<RetrieveRequest, "phase" | "lambda" | "k1" | "k2" | "threshold" | "kinds">, filter: MemoryFilter | undefined) {
+    const cfg = this.snapshot.config;
+    const k1 = req.k1 ?? cfg.k1;
+    const lambda = lambdaOf(cfg, req);
+    return {
+      lambda,
+      ...(await rankFrom(this, {
+        query: this.query!,
+        kinds: req.kinds ?? ["experience", "case"],
+        k1,
+        k2: Math.min(req.k2 ?? cfg.k2, k1),
+        lambda,
+        threshold: req.threshold ?? cfg.threshold,
+        filter,
+        reranker: this.reranker,
+        now: this.now,
+      })),
+    };
+  }
+
+  /** Active lessons the filter matches, in label order (the snapshot keeps them by seq). */
+  private lessonsOf(filter: MemoryFilter | undefined): SnapshotLesson[] {
+    return this.snapshot.lessons.filter((l) => matchesFilter(this.filterable("experience", l), "experience", filter));
+  }
+
+  lessons(filter: MemoryFilter | undefined) {
+    return this.lessonsOf(filter)
+      .filter((l) => !l.probation)
+      .map((l) => ({ id: l.id, label: l.label, text: l.text }));
+  }
+
+  lessonsByQ(filter: MemoryFilter | undefined): string[] {
+    return this.lessonsOf(filter)
+      .sort((a, b) => b.q - a.q || a.seq - b.seq)
+      .map((l) => l.id);
+  }
+
+  async ranked(kind: MemoryKind, phase: RetrieveRequest["phase"], k2: number, filter: MemoryFilter | undefined) {
+    const cfg = this.snapshot.config;
+    const k1 = Math.max(cfg.k1, k2);
+    const { ranked } = await rankFrom(this, {
+      query: this.query!,
+      kinds: [kind],
+      k1,
+      k2,
+      lambda: lambdaOf(cfg, { phase }),
+      threshold: cfg.threshold,
+      filter,
+      reranker: this.reranker,
+      now: this.now,
+    });
+    return ranked.map((r) => r.info);
+  }
+
+  informative(ids: readonly string[]): Set<string> {
+    return new Set(ids.filter((id) => this.caseById.get(id)?.informative));
+  }
+}
