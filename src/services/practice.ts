@@ -24,9 +24,17 @@ import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/
 import { conflict, isRequestFault, isRetryable, notFound, unprocessable } from "../core/errors";
 import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import { resilientMemory } from "./agent-access";
+import { resilientObject } from "./object-stub";
+import type { PracticeRun } from "../../durable-objects/practice-run";
+import { PRACTICE_RUN_CONTRACT } from "../../durable-objects/practice-run/contract";
 import { variables } from "../config";
 
-export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
+/** The run's Durable Object as services call it, by its contract (durable-objects/practice-run/contract.ts). */
+export const practiceRunObject = (env: Env, runId: string) =>
+  resilientObject<PracticeRun>(PRACTICE_RUN_CONTRACT, () => env.PRACTICE_RUN.getByName(runId), {
+    outcomes: false,
+    faults: { subject: "This practice run", unrepeated: "look at the run before retrying" },
+  });
 
 /** Webhook URLs may be plain http and loopback only in local development and tests. */
 export const webhookUrlMode = (env: Env): WebhookUrlMode => webhookUrlModeOf(env.PRAXIS_ENV);
@@ -149,7 +157,7 @@ async function setUpRun(
   const memory = resilientMemory(env, who.tenantId, who.agentId);
   const [exported, agentConfig, agentIncarnation] = await Promise.all([memory.exportLibrary(), memory.getConfig(), memory.incarnation()]);
   const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
-  const stub = practiceStub(env, runId);
+  const stub = practiceRunObject(env, runId);
   try {
     await stub.init({
       runId,
@@ -161,8 +169,8 @@ async function setUpRun(
       priorQ: agentConfig.defaultQ,
       agentIncarnation,
     });
-    for (let i = 0; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK), "train");
-    for (let i = 0; i < holdout.length; i += TASK_CHUNK) await stub.addTasks(holdout.slice(i, i + TASK_CHUNK), "holdout");
+    for (let i = 0; i < tasks.length; i += TASK_CHUNK) await stub.addTasks({ tasks: tasks.slice(i, i + TASK_CHUNK), split: "train" });
+    for (let i = 0; i < holdout.length; i += TASK_CHUNK) await stub.addTasks({ tasks: holdout.slice(i, i + TASK_CHUNK), split: "holdout" });
     await stub.seal();
     await env.DB.prepare("UPDATE practice_runs SET status = 'queued', updated_at = ?1 WHERE run_id = ?2 AND status = 'creating'")
       .bind(Date.now(), runId)
@@ -249,7 +257,7 @@ export async function admitQueuedRuns(env: Env, tenantId: string): Promise<strin
       .run();
     if (r.meta.changes === 0) return started;
     try {
-      if (!(await practiceStub(env, next.runId).start())) throw new Error("the run was never set up");
+      if (!(await practiceRunObject(env, next.runId).start())) throw new Error("the run was never set up");
       started.push(next.runId);
     } catch (err) {
       await syncRunRow(env, next.runId, { status: "failed", summary: {}, error: `starting the run failed: ${String(err)}` });
@@ -336,7 +344,7 @@ export async function runRow(env: Env, who: Caller, runId: string) {
 /** Cancels a run with its units and evaluations; 409 once its promotion has begun (it then ends promoted). */
 export async function cancelRun(env: Env, who: Caller, runId: string) {
   await runRow(env, who, runId);
-  const r = await practiceStub(env, runId).cancel();
+  const r = await practiceRunObject(env, runId).cancel();
   if (r.outcome === "promoting")
     throw conflict(`Practice run '${runId}' is being promoted; it ends as promoted and can no longer be cancelled.`);
   return r.view as RunView;
@@ -370,5 +378,5 @@ export async function resultForRollout(
     .from(practiceRuns)
     .where(and(eq(practiceRuns.runId, ref.runId), eq(practiceRuns.tenantId, key.tenantId)))
     .get();
-  return recordLateRollout(key, ref, row?.agentId ?? null, practiceStub(env, ref.runId), answer, secret);
+  return recordLateRollout(key, ref, row?.agentId ?? null, practiceRunObject(env, ref.runId), answer, secret);
 }
