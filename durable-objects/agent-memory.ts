@@ -38,9 +38,10 @@ export type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "./agent-m
 
 /**
  * One instance per tenant+agent (named `${tenantId}:${agentId}`). It is the single writer for
- * that agent's memories, so concurrent reward updates serialise here and never race. Routes reach
- * it only through src/services/agent-memory.ts. The storage modules it serves from are built in
- * agent-memory/object/startup.ts; each RPC method is a thin door onto one of them.
+ * that agent's memories, so concurrent reward updates serialise here and never race. Services reach
+ * it only through src/services/agent-access.ts, by its contract (agent-memory/contract.ts). The
+ * storage modules it serves from are built in agent-memory/object/startup.ts; each RPC method is a
+ * thin door onto one of them.
  */
 export class AgentMemory extends AgentMemoryBase {
   /** The agent was created (or created again): from now on its calls are served; a deleted agent starts empty. */
