@@ -7,6 +7,7 @@ import type {
   ExperiencePatch,
   LibraryOperation,
   ListFilter,
+  MemoryFilter,
   MemoryKind,
   Provenance,
   RetrieveRequest,
@@ -27,6 +28,7 @@ import type { ReviewVerdict } from "./agent-memory/screening/quarantine";
 import { policyOf, type WriteAccess } from "./agent-memory/screening/access";
 import { reembedBatch, type ReembedResult } from "./agent-memory/upkeep/reembed";
 import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/object/lifecycle";
+import { lessonsForSubscriber, type SharedQuery } from "./agent-memory/sharing/subscriptions";
 
 export type { WriteAccess } from "./agent-memory/screening/access";
 
@@ -379,6 +381,35 @@ export class AgentMemory extends AgentMemoryBase {
 
   async applyLiveLesson(jobId: string, episodeId: string, candidate: LiveInsight, decision: LiveDecision, context: LiveDecisionContext, incarnation?: string) {
     return this.rpc(() => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context));
+  }
+
+  /** Subscribes the agent to a shared library of its tenant (callers check the library exists), or changes the weight. */
+  async subscribe(libraryId: string, weight: number) {
+    return this.rpc(() => this.rooms.subscriptions.put(libraryId, weight));
+  }
+
+  /** Ends a subscription and forgets the agent's Q for that library's lessons. */
+  async unsubscribe(libraryId: string) {
+    return this.rpc(() => ({ removed: this.rooms.subscriptions.remove(libraryId) }));
+  }
+
+  async subscriptions() {
+    return this.rpc(() => this.rooms.subscriptions.list());
+  }
+
+  /** What this agent learned of a library's lessons: its own Q and counters for each it was shown. */
+  async sharedStats(libraryId: string) {
+    return this.rpc(() => this.rooms.subscriptions.stats(libraryId));
+  }
+
+  /** Served by a shared library's object to a subscriber's: its lesson candidates for the subscriber's query. */
+  async sharedCandidates(query: SharedQuery, k1: number, filter?: MemoryFilter) {
+    return this.rpc(() => this.rooms.retrieval.forSubscriber(query, k1, filter));
+  }
+
+  /** Served by a shared library's object to a subscriber's: its lessons for a whole-library prompt. */
+  async sharedLessons(filter?: MemoryFilter) {
+    return this.rpc(() => lessonsForSubscriber(this.mem, filter));
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */

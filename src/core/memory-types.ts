@@ -35,6 +35,8 @@ export const ProvenanceSchema = z
     keyId: idString(128).optional(),
     importedFrom: metadataString(200).optional(),
     note: metadataString(500).optional(),
+    agentId: idString(64).optional().describe("The agent a shared lesson was shared from"),
+    experienceId: idString(64).optional().describe("The lesson's id in that agent's library"),
     runItemId: idString(128).optional().describe("The lesson's id in its practice run's library (`px_…`, as the run's steps and diff name it), when a run created it"),
     origin: z
       .enum(["contrast", "hindsight"])
@@ -243,6 +245,7 @@ export type RetrieveRequest = z.infer<typeof RetrieveRequestSchema>;
 
 export const RetrievedItemSchema = z.object({
   id: z.string(),
+  libraryId: z.string().optional().describe("The shared library the lesson comes from (issue 32); absent for the agent's own memories"),
   kind: MemoryKindSchema,
   label: z.string().nullable(),
   probation: z.boolean().describe("A new live lesson not yet trusted: retrievable, but kept out of the /prompt block until cited in a success"),
@@ -317,7 +320,16 @@ export type RewardRequest = z.infer<typeof RewardRequestSchema>;
 
 export const RewardResultSchema = z.object({
   reward: z.number(),
-  updated: z.array(z.object({ id: z.string(), kind: MemoryKindSchema, qBefore: z.number(), q: z.number(), cited: z.boolean() })),
+  updated: z.array(
+    z.object({
+      id: z.string(),
+      libraryId: z.string().optional().describe("A shared library's lesson: the Q is this agent's own for it"),
+      kind: MemoryKindSchema,
+      qBefore: z.number(),
+      q: z.number(),
+      cited: z.boolean(),
+    }),
+  ),
   uncited: z.array(z.string()),
   skipped: z
     .array(z.string())

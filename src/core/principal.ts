@@ -3,7 +3,8 @@ import { ProblemError } from "./problem";
 /** Who is calling: the operator (PRAXIS_ADMIN_KEY) or a tenant's API key with its scope and agents. */
 export type Scope = "admin" | "write" | "read";
 
-export type KeyPrincipal = { kind: "key"; tenantId: string; keyId: string; scope: Scope; agentIds: string[] | null };
+/** `libraryIds`: the shared libraries the key may use (absent or null: every library of its tenant). */
+export type KeyPrincipal = { kind: "key"; tenantId: string; keyId: string; scope: Scope; agentIds: string[] | null; libraryIds?: string[] | null };
 export type Principal = { kind: "operator" } | KeyPrincipal;
 
 const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };

@@ -12,8 +12,8 @@ import { callMemory } from "../services/agent-memory";
 import { reviewedBeforeWrite } from "../services/admission";
 import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
 
-const Experience = ExperienceSchema.openapi("Experience");
-const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");
+export const Experience = ExperienceSchema.openapi("Experience");
+export const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");
 const AddedExperience = VersionedExperience.extend({
   similar: z
     .array(z.object({ id: z.string(), text: z.string(), sim: z.number() }))

@@ -9,7 +9,7 @@ import { AgentParams, queryLimit, timestamp } from "./schemas";
 const base = "/v1/agents/{agentId}/quarantine";
 const IdParams = AgentParams.extend({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
 
-const HeldItem = z
+export const HeldItem = z
   .object({
     id: z.string(),
     kind: MemoryKindSchema,

@@ -20,6 +20,8 @@ export interface KeyRecord {
   keyId: string;
   scope: Scope;
   agentIds: string[] | null;
+  /** Absent in records cached before keys could be limited to libraries: every library. */
+  libraryIds?: string[] | null;
   revoked: boolean;
   /** Grows with every change of the key (created, then revoked): the newer record wins. */
   version: number;
@@ -89,6 +91,7 @@ export function keyRecord(row: KeyRow): KeyRecord {
     keyId: row.id,
     scope: row.scope,
     agentIds: row.agentIds ?? null,
+    libraryIds: row.libraryIds ?? null,
     revoked: row.revokedAt != null,
     version: row.revokedAt ?? row.createdAt,
   };
@@ -99,7 +102,8 @@ function isKeyRecord(v: unknown): v is KeyRecord {
   return (
     typeof r === "object" && r !== null && typeof r.tenantId === "string" && typeof r.keyId === "string" &&
     (r.scope === "admin" || r.scope === "write" || r.scope === "read") && typeof r.revoked === "boolean" &&
-    typeof r.version === "number" && (r.agentIds === null || Array.isArray(r.agentIds))
+    typeof r.version === "number" && (r.agentIds === null || Array.isArray(r.agentIds)) &&
+    (r.libraryIds === undefined || r.libraryIds === null || Array.isArray(r.libraryIds))
   );
 }
 

@@ -45,6 +45,7 @@ export function undoStepsSinceAdmission(sql: SqlStorage) {
   for (const c of ["episode_id", "retrieval_id"]) sql.exec(`ALTER TABLE q_history DROP COLUMN ${c}`);
   for (const t of ["experiences", "cases"]) sql.exec(`ALTER TABLE ${t} DROP COLUMN metadata`);
   sql.exec("ALTER TABLE attempts DROP COLUMN infrastructure");
+  for (const t of ["subscriptions", "shared_lessons"]) sql.exec(`DROP TABLE ${t}`);
 }
 
 /** A fresh agent with an admin caller (the tenant's key) and a write-scoped caller. */

@@ -14,7 +14,7 @@ import { VectorStore } from "../vectors/store";
 import { SqlVectorItems } from "../vectors/items";
 import { Library } from "../library/library";
 import { Cases } from "../episodes/cases";
-import { Retrieval } from "../retrieval/retrieval";
+import { Retrieval, type CandidateInfo } from "../retrieval/retrieval";
 import { PromptAssembly } from "../retrieval/prompt";
 import { Utility } from "../rewards/utility";
 import { Jobs } from "../episodes/jobs";
@@ -22,6 +22,7 @@ import { Episodes } from "../episodes/episodes";
 import { LiveLessons } from "../library/live-lessons";
 import { IdempotencyStore } from "../storage/idempotency";
 import { Quarantine } from "../screening/quarantine";
+import { Subscriptions, type LibraryPort } from "../sharing/subscriptions";
 
 /** The agent's storage modules, wired to one context: what the AgentMemory DO serves its calls from. */
 export interface Rooms {
@@ -35,12 +36,21 @@ export interface Rooms {
   lessons: LiveLessons;
   idempotency: IdempotencyStore;
   quarantine: Quarantine;
+  subscriptions: Subscriptions<CandidateInfo>;
 }
 
-export function openRooms(mem: MemoryContext, enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>): Rooms {
+export function openRooms(
+  mem: MemoryContext,
+  enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>,
+  libraries: LibraryPort<CandidateInfo>,
+  onLibraryFailure: (libraryId: string, err: unknown) => void,
+): Rooms {
   const library = new Library(mem);
   const cases = new Cases(mem);
   const retrieval = new Retrieval(mem, library);
+  const subscriptions = new Subscriptions(mem, libraries);
+  retrieval.shared = subscriptions;
+  retrieval.onSharedFailure = onLibraryFailure;
   const utility = new Utility(mem, library, retrieval);
   const jobs = new Jobs(mem);
   const idempotency = new IdempotencyStore(mem);
@@ -55,6 +65,7 @@ export function openRooms(mem: MemoryContext, enqueueExtraction: (episodeId: str
     lessons: new LiveLessons(mem, library, jobs),
     idempotency,
     quarantine: new Quarantine(mem, library, cases),
+    subscriptions,
   };
 }
 

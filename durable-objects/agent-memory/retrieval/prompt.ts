@@ -28,6 +28,8 @@ export interface PromptResponse {
 }
 
 const LESSONS_HEADER = "Lessons learned from experience (cite the [G#] labels you use):";
+/** Lessons of subscribed shared libraries go by `S#` labels, so they never take an own lesson's `G#`. */
+const sharedLabel = (i: number) => `S${i}`;
 const CASES_HEADER = "Similar past cases, recorded from earlier episodes:";
 const CASES_LABEL = "past cases";
 /** Room kept for the fence lines around the cases, so that adding them cannot overrun the budget. */
@@ -59,8 +61,10 @@ export class PromptAssembly {
       .toArray()
       .map((r) => {
         const label = this.library.labelOf(r.seq)!;
-        return { id: r.id, label, text: r.text, line: libraryLine({ label, text: r.text }) };
+        return { id: r.id, label, text: r.text, line: libraryLine({ label, text: r.text }), libraryId: undefined as string | undefined, q: undefined as number | undefined };
       });
+    const shared = this.retrieval.shared?.any() ? await this.retrieval.shared.lessons(filter, this.retrieval.onSharedFailure) : [];
+    shared.forEach((l, i) => all.push({ id: l.ref, label: sharedLabel(i), text: l.text, line: libraryLine({ label: sharedLabel(i), text: l.text }), libraryId: l.libraryId, q: l.q }));
     const full = `${LESSONS_HEADER}\n${renderLibraryBlock(all)}`;
     let mode: PromptResponse["mode"] = "full-library";
     let chosen = all;
@@ -72,10 +76,10 @@ export class PromptAssembly {
         const ranked = await this.retrieval.rankQuietly(await embedded(), ["experience"], req.phase, 100, filter);
         order = ranked.map((r) => r.id);
       } else {
-        order = this.ctx.sql
-          .exec<{ id: string }>(`SELECT id FROM experiences t WHERE status = 'active'${lessons.sql} ORDER BY q DESC, seq`, ...lessons.params)
-          .toArray()
-          .map((r) => r.id);
+        const own = this.ctx.sql.exec<{ id: string; q: number }>(`SELECT id, q FROM experiences t WHERE status = 'active'${lessons.sql} ORDER BY q DESC, seq`, ...lessons.params).toArray();
+        const byQ = [...own, ...all.filter((e) => e.libraryId).map((e) => ({ id: e.id, q: e.q! }))];
+        // A stable sort keeps the own lessons' label order among equal Qs, and puts them before shared ones.
+        order = byQ.sort((a, b) => b.q - a.q).map((r) => r.id);
       }
       const lineOf = new Map(all.map((e) => [e.id, e]));
       let used = estimateTokens(LESSONS_HEADER);
@@ -110,7 +114,7 @@ export class PromptAssembly {
     // With the whole library shown, inclusion says nothing about relevance: only what the agent
     // cites (by id or by quoting its label) counts as used and learns from the reward.
     const items = [
-      ...chosen.map((e) => ({ id: e.id, kind: "experience" as const, label: e.label, citeOnly: mode === "full-library" })),
+      ...chosen.map((e) => ({ id: e.id, kind: "experience" as const, label: e.label, citeOnly: mode === "full-library", ...(e.libraryId ? { libraryId: e.libraryId } : {}) })),
       ...caseIds.map((id) => ({ id, kind: "case" as const })),
     ];
     // The query's embedding is kept like /retrieve's, so a reward of this prompt teaches the usage

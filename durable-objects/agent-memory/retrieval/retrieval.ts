@@ -14,6 +14,7 @@ import { UsageMemory } from "./usage-memory";
 import { RerankerStore } from "./reranker-store";
 import { Situations } from "./situations";
 import { MemoryError } from "../../memory-error";
+import type { SharedQuery, Subscriptions } from "../sharing/subscriptions";
 
 /**
  * How much a learned phrase counts beside the text's BM25 in the lexical channel: a full phrase
@@ -41,7 +42,7 @@ export interface Asker {
 }
 export const ANONYMOUS_WRITER: Asker = { keyId: null, readOnly: false };
 
-interface CandidateInfo {
+export interface CandidateInfo {
   id: string;
   kind: MemoryKind;
   text: string;
@@ -60,6 +61,8 @@ interface CandidateInfo {
   whenLexical: number;
   relevance: number;
   lastUsedAt: number | null;
+  /** A subscribed library's lesson (see src/core/shared-lessons.ts): `id` is then its sharedRef. */
+  shared?: { libraryId: string; id: string };
 }
 
 type Channel = "vector" | "lexical";
@@ -98,6 +101,8 @@ export interface RecordedItem {
   citeOnly?: boolean;
   /** The re-ranker's features of the item when shown, so the reward that follows can train on them. */
   f?: number[];
+  /** A shared library's lesson: `id` is then its sharedRef, and its counters are this agent's own (sharing/subscriptions.ts). */
+  libraryId?: string;
 }
 
 /** Two-phase retrieval: similarity, then utility-aware re-ranking. */
@@ -105,6 +110,9 @@ export class Retrieval {
   readonly usage: UsageMemory;
   readonly reranker: RerankerStore;
   readonly situations: Situations;
+  /** The shared libraries the agent subscribes to; their lessons rank beside its own. */
+  shared: Subscriptions<CandidateInfo> | null = null;
+  onSharedFailure: (libraryId: string, err: unknown) => void = () => undefined;
 
   constructor(
     private readonly ctx: MemoryContext,
@@ -352,17 +360,20 @@ export class Retrieval {
     const k2 = Math.min(req.k2 ?? cfg.k2, k1);
     const query = await this.embedQuery(req.query);
     const threshold = this.threshold(req);
-    const infos = await this.candidates(query, req.kinds ?? ["experience", "case"], k1, threshold, effectiveFilter(req));
+    const filter = effectiveFilter(req);
+    const own = await this.candidates(query, req.kinds ?? ["experience", "case"], k1, threshold, filter);
+    const infos = await this.withShared(own, req.kinds ?? ["experience", "case"], query, k1, threshold, filter);
     const ranked = this.rank(infos, lambda, k1, k2, threshold);
     const items: RetrievedItem[] = ranked.map((r) => {
       const info = r.info;
+      const shared = info.shared;
       return {
-        id: r.id, kind: info.kind, label: info.label, probation: info.probation, text: info.text, metadata: info.metadata,
+        id: shared?.id ?? r.id, ...(shared ? { libraryId: shared.libraryId } : {}), kind: info.kind, label: info.label, probation: info.probation, text: info.text, metadata: info.metadata,
         sim: info.sim, lexical: info.lexical, relevance: r.sim, simZ: r.simZ, q: r.q, qZ: r.qZ, lambda: r.lambda, score: r.score, match: info.match, channels: info.channels,
         signals: { usage: info.usage, phrases: info.learned, when: info.when, whenLexical: info.whenLexical, learned: r.learned },
       };
     });
-    const recorded = items.map((item, i) => ({ ...item, f: ranked[i]!.features }));
+    const recorded = items.map((item, i) => ({ ...item, id: ranked[i]!.id, f: ranked[i]!.features }));
     const retrievalId = this.record(req.query, req.phase ?? null, lambda, req.episodeId ?? null, recorded, asker, query.vec);
     return {
       retrievalId,
@@ -387,20 +398,24 @@ export class Retrieval {
       this.ctx.sql.exec(
         "INSERT INTO retrievals (id, at, query, phase, lambda, episode_id, items, query_code, key_id, read_only) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         id, now, query, phase, lambda, episodeId,
-        JSON.stringify(items.map((i) => ({ id: i.id, kind: i.kind, score: i.score ?? null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}), ...(i.f ? { f: i.f } : {}) }))),
+        JSON.stringify(items.map((i) => ({ id: i.id, kind: i.kind, score: i.score ?? null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}), ...(i.f ? { f: i.f } : {}), ...(i.libraryId ? { libraryId: i.libraryId } : {}) }))),
         queryVec ? encodeCode(queryVec) : null,
         asker.keyId ?? null,
         asker.readOnly ? 1 : 0,
       );
       // A read key changes nothing later retrievals depend on: use counts and lastUsedAt slow decay.
       for (const kind of asker.readOnly ? [] : (["experience", "case"] as const)) {
-        for (const ids of chunks(items.filter((i) => i.kind === kind && !i.citeOnly).map((i) => i.id))) {
+        for (const ids of chunks(items.filter((i) => i.kind === kind && !i.citeOnly && !i.libraryId).map((i) => i.id))) {
           this.ctx.sql.exec(
             `UPDATE ${kind === "experience" ? "experiences" : "cases"} SET retrieved = retrieved + 1, last_used_at = ? WHERE id IN (${placeholders(ids.length)})`,
             now,
             ...ids,
           );
         }
+      }
+      if (!asker.readOnly && this.shared) {
+        const shown = items.filter((i) => i.libraryId && !i.citeOnly).map((i) => ({ libraryId: i.libraryId!, lessonId: i.id.slice(i.libraryId!.length + 1) }));
+        if (shown.length) this.shared.recordUse(shown, now);
       }
     });
     return id;
@@ -420,8 +435,25 @@ export class Retrieval {
   async rankQuietly(query: EmbeddedQuery, kinds: MemoryKind[], phase: RetrieveRequest["phase"], k2: number, filter?: MemoryFilter) {
     const k1 = Math.max(this.ctx.config().k1, k2);
     const threshold = this.threshold();
-    const infos = await this.candidates(query, kinds, k1, threshold, filter);
+    const own = await this.candidates(query, kinds, k1, threshold, filter);
+    const infos = await this.withShared(own, kinds, query, k1, threshold, filter);
     return this.rank(infos, this.lambda({ phase }), k1, k2, threshold).map((r) => r.info);
+  }
+
+  /** Lessons of the subscribed libraries join the agent's own candidates (cases are never shared). */
+  private async withShared(own: CandidateInfo[], kinds: MemoryKind[], query: EmbeddedQuery, k1: number, threshold: number, filter: MemoryFilter | undefined): Promise<CandidateInfo[]> {
+    if (!this.shared || !kinds.includes("experience")) return own;
+    return this.shared.merge(own, query, k1, threshold, filter, this.onSharedFailure);
+  }
+
+  /**
+   * This agent as a shared library: its lesson candidates for a subscriber's query, ranked with the
+   * subscriber's query vector and threshold when both use the same embedder (else its own).
+   */
+  async forSubscriber(query: SharedQuery, k1: number, filter: MemoryFilter | undefined): Promise<CandidateInfo[]> {
+    const same = query.model === this.ctx.vectors.model;
+    const embedded = same ? { text: query.text, vec: query.vec } : await this.embedQuery(query.text);
+    return this.candidates(embedded, ["experience"], k1, same ? query.threshold : this.threshold(), filter);
   }
 }
 

@@ -10,6 +10,7 @@ interface ShownItem {
   kind: MemoryKind;
   citeOnly?: boolean;
   f?: number[];
+  libraryId?: string;
 }
 
 /** A retrieval a reward credits, as stored: its query, what it showed, and the key that made it. */
@@ -69,7 +70,8 @@ export function learnFromReward(ctx: MemoryContext, usage: UsageMemory, reranker
     if (!moved.length) continue;
     const share = outcome.cited ? outcome.reward : outcome.reward / moved.length;
     const capped = new Set(share > 0 ? moved.filter((i) => !mayTeach(ctx, teacher, i.id, hour)).map((i) => i.id) : []);
-    const credits: UsageCredit[] = moved.filter((i) => !capped.has(i.id)).map((i) => ({ id: i.id, kind: i.kind, credit: share }));
+    // A shared lesson's usage channel would be the library's to keep; the re-ranker below is the agent's own.
+    const credits: UsageCredit[] = moved.filter((i) => !capped.has(i.id) && !i.libraryId).map((i) => ({ id: i.id, kind: i.kind, credit: share }));
     usage.learn(row.query, row.query_code ? decodeQuery(new Uint8Array(row.query_code)) : null, credits);
     for (const i of shown) if (i.f && !capped.has(i.id)) examples.push({ f: i.f, label: outcome.updated.has(i.id) && outcome.reward > 0 ? 1 : 0 });
   }

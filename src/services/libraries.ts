@@ -1,0 +1,241 @@
+import { and, asc, count, eq, gt } from "drizzle-orm";
+import { libraries, librarySubscriptions } from "../db/schema";
+import { db } from "../db/client";
+import { forbidden, notFound, outcome } from "../core/errors";
+import { requireScope, type KeyPrincipal, type Scope } from "../core/principal";
+import { aggregateSubscribers, libraryMemoryId } from "../core/shared-lessons";
+import type { ExperienceCreate } from "../core/memory-types";
+import type { Caller, Deps } from "./deps";
+import { callMemory } from "./agent-memory";
+import { agentWithRow, resilientMemory } from "./agents";
+import { d1Read, d1Write } from "./binding-faults";
+import { reviewedBeforeWrite } from "./admission";
+
+/**
+ * Shared libraries (issue 32). A library is a tenant resource: its name in D1, its lessons in an
+ * AgentMemory object of its own (`${tenantId}:library:${libraryId}`), so lessons, versions, diff,
+ * rollback, export and import, quarantine and the admission step are the agent's, one
+ * implementation. Subscribers keep their own copy of their subscriptions and their own Q for
+ * shared lessons (durable-objects/agent-memory/sharing/), so a write to a library touches no
+ * subscriber and a subscriber's read asks no D1.
+ */
+
+export type LibraryRow = typeof libraries.$inferSelect;
+
+const libraryOut = (r: LibraryRow, subscribers?: number) => ({
+  libraryId: r.libraryId,
+  name: r.name,
+  description: r.description,
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
+  ...(subscribers !== undefined ? { subscribers } : {}),
+});
+
+/** A key limited to some libraries gets 403 for the others (they belong to its own tenant, so nothing leaks). */
+export function requireLibraryAccess(caller: Caller, libraryId: string, needed: Scope): KeyPrincipal {
+  const key = requireScope(caller, needed);
+  if (key.libraryIds && !key.libraryIds.includes(libraryId)) throw forbidden(`This key is not allowed to use library '${libraryId}'.`);
+  return key;
+}
+
+function libraryRow(deps: Pick<Deps, "env">, tenantId: string, libraryId: string) {
+  return d1Read(() => db(deps.env).select().from(libraries).where(and(eq(libraries.tenantId, tenantId), eq(libraries.libraryId, libraryId))).get());
+}
+
+/**
+ * Resolves a library for the caller: scope and library restrictions first, then existence within
+ * the key's own tenant, so another tenant's library is indistinguishable from a missing one. The
+ * memory is the library's object, called as an agent's is; `memoryId` stands in for the agent id
+ * where a use case names one (the usage ledger, the review before a write).
+ */
+export async function libraryTarget(deps: Pick<Deps, "env">, caller: Caller, libraryId: string, scope: Scope) {
+  const key = requireLibraryAccess(caller, libraryId, scope);
+  const row = await libraryRow(deps, key.tenantId, libraryId);
+  if (!row) throw notFound(`Library '${libraryId}' does not exist.`);
+  const memoryId = libraryMemoryId(libraryId);
+  return { key, library: row, memoryId, memory: resilientMemory(deps.env, key.tenantId, memoryId) };
+}
+
+const newLibraryId = () => `lib_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
+
+export const createLibrary = (deps: Deps, caller: Caller, input: { name: string; description?: string | null | undefined }) =>
+  outcome(async () => {
+    const key = requireScope(caller, "write");
+    if (key.libraryIds) throw forbidden("This key is restricted to some libraries; creating one needs a key that is not.");
+    const libraryId = newLibraryId();
+    const row = await d1Write(() =>
+      db(deps.env).insert(libraries).values({ tenantId: key.tenantId, libraryId, name: input.name, description: input.description ?? null }).returning().get(),
+    );
+    await resilientMemory(deps.env, key.tenantId, libraryMemoryId(libraryId)).registerAgent();
+    return libraryOut(row, 0);
+  });
+
+export const listLibraries = (deps: Deps, caller: Caller, input: { limit: number; cursor?: string | undefined }) =>
+  outcome(async () => {
+    const key = requireScope(caller, "read");
+    const rows = await d1Read(() =>
+      db(deps.env)
+        .select()
+        .from(libraries)
+        .where(and(eq(libraries.tenantId, key.tenantId), input.cursor ? gt(libraries.libraryId, input.cursor) : undefined))
+        .orderBy(asc(libraries.libraryId))
+        .limit(input.limit + 1)
+        .all(),
+    );
+    const page = rows.slice(0, input.limit);
+    const visible = page.filter((r) => !key.libraryIds || key.libraryIds.includes(r.libraryId));
+    return { items: visible.map((r) => libraryOut(r)), nextCursor: rows.length > input.limit ? page[page.length - 1]!.libraryId : null };
+  });
+
+export const getLibrary = (deps: Deps, caller: Caller, input: { libraryId: string }) =>
+  outcome(async () => {
+    const { key, library, memory } = await libraryTarget(deps, caller, input.libraryId, "read");
+    const [subscribers, versions] = await Promise.all([
+      d1Read(() =>
+        db(deps.env)
+          .select({ n: count() })
+          .from(librarySubscriptions)
+          .where(and(eq(librarySubscriptions.tenantId, key.tenantId), eq(librarySubscriptions.libraryId, input.libraryId)))
+          .get(),
+      ),
+      callMemory(() => memory.libraryVersions(1)),
+    ]);
+    return { ...libraryOut(library, subscribers?.n ?? 0), libraryVersion: versions.items[0]?.version ?? 0 };
+  });
+
+export const updateLibrary = (deps: Deps, caller: Caller, input: { libraryId: string; name?: string | undefined; description?: string | null | undefined }) =>
+  outcome(async () => {
+    const { key } = await libraryTarget(deps, caller, input.libraryId, "write");
+    const row = await d1Write(() =>
+      db(deps.env)
+        .update(libraries)
+        .set({ ...(input.name !== undefined ? { name: input.name } : {}), ...(input.description !== undefined ? { description: input.description } : {}), updatedAt: Date.now() })
+        .where(and(eq(libraries.tenantId, key.tenantId), eq(libraries.libraryId, input.libraryId)))
+        .returning()
+        .get(),
+    );
+    if (!row) throw notFound(`Library '${input.libraryId}' does not exist.`);
+    return libraryOut(row);
+  });
+
+/**
+ * Deletes the library: its object first (it refuses every later call, so each subscriber's next
+ * read finds it gone and ends its own subscription: no subscriber is written to now), then its
+ * row, whose subscriptions go with it. A failure part way leaves the row, so it can be repeated.
+ */
+export const deleteLibrary = (deps: Deps, caller: Caller, input: { libraryId: string }) =>
+  outcome(async () => {
+    const { key, memory } = await libraryTarget(deps, caller, input.libraryId, "admin");
+    await memory.deleteAgent();
+    await d1Write(() => db(deps.env).delete(libraries).where(and(eq(libraries.tenantId, key.tenantId), eq(libraries.libraryId, input.libraryId))).run());
+    return { deleted: input.libraryId };
+  });
+
+export interface SubscribeInput {
+  agentId: string;
+  libraryId: string;
+  weight?: number | undefined;
+}
+
+/**
+ * Subscribes an agent to a library of its own tenant (another tenant's is not found), or changes
+ * the subscription's weight. D1 keeps the row the library's owners list; the agent's object keeps
+ * its own copy, which its reads use.
+ */
+export const subscribe = (deps: Deps, caller: Caller, input: SubscribeInput) =>
+  outcome(async () => {
+    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
+    await libraryTarget(deps, caller, input.libraryId, "read");
+    const weight = input.weight ?? 1;
+    await d1Write(() =>
+      db(deps.env)
+        .insert(librarySubscriptions)
+        .values({ tenantId: key.tenantId, libraryId: input.libraryId, agentId: input.agentId, weight })
+        .onConflictDoUpdate({ target: [librarySubscriptions.tenantId, librarySubscriptions.libraryId, librarySubscriptions.agentId], set: { weight } })
+        .run(),
+    );
+    const s = await callMemory(() => memory.subscribe(input.libraryId, weight));
+    return { agentId: input.agentId, ...s };
+  });
+
+export const unsubscribe = (deps: Deps, caller: Caller, input: { agentId: string; libraryId: string }) =>
+  outcome(async () => {
+    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
+    const { removed } = await callMemory(() => memory.unsubscribe(input.libraryId));
+    const row = await d1Write(() =>
+      db(deps.env)
+        .delete(librarySubscriptions)
+        .where(and(eq(librarySubscriptions.tenantId, key.tenantId), eq(librarySubscriptions.libraryId, input.libraryId), eq(librarySubscriptions.agentId, input.agentId)))
+        .returning()
+        .get(),
+    );
+    if (!removed && !row) throw notFound(`Agent '${input.agentId}' does not subscribe to library '${input.libraryId}'.`);
+    return { agentId: input.agentId, libraryId: input.libraryId, unsubscribed: true as const };
+  });
+
+export const listSubscriptions = (deps: Deps, caller: Caller, input: { agentId: string }) =>
+  outcome(async () => {
+    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    return { items: await callMemory(() => memory.subscriptions()) };
+  });
+
+/**
+ * A page of the library's subscribers, each with its own Q and counters for the library's lessons,
+ * and per lesson the aggregate over that page (mean Q, uses, successes): a library's owners see
+ * which lessons help where. One call to each subscriber's object on the page, in parallel.
+ */
+export const librarySubscribers = (deps: Deps, caller: Caller, input: { libraryId: string; limit: number; cursor?: string | undefined }) =>
+  outcome(async () => {
+    const { key } = await libraryTarget(deps, caller, input.libraryId, "read");
+    const rows = await d1Read(() =>
+      db(deps.env)
+        .select()
+        .from(librarySubscriptions)
+        .where(
+          and(
+            eq(librarySubscriptions.tenantId, key.tenantId),
+            eq(librarySubscriptions.libraryId, input.libraryId),
+            input.cursor ? gt(librarySubscriptions.agentId, input.cursor) : undefined,
+          ),
+        )
+        .orderBy(asc(librarySubscriptions.agentId))
+        .limit(input.limit + 1)
+        .all(),
+    );
+    const page = rows.slice(0, input.limit);
+    const items = await Promise.all(
+      page.map(async (r) => ({
+        agentId: r.agentId,
+        weight: r.weight,
+        subscribedAt: r.createdAt,
+        lessons: await callMemory(() => resilientMemory(deps.env, key.tenantId, r.agentId).sharedStats(input.libraryId)),
+      })),
+    );
+    return { items, lessons: aggregateSubscribers(items), nextCursor: rows.length > input.limit ? page[page.length - 1]!.agentId : null };
+  });
+
+/**
+ * Copies an agent's lesson into a shared library, through the library's admission step like any
+ * write to it; its provenance names the agent, the lesson, and the episode or run it came from.
+ */
+export const shareLesson = (deps: Deps, caller: Caller, input: { agentId: string; id: string; libraryId: string; idempotencyKey?: string | undefined }) =>
+  outcome(async () => {
+    const agent = await agentWithRow(deps, caller, input.agentId, "read");
+    const target = await libraryTarget(deps, caller, input.libraryId, "write");
+    const e = await callMemory(() => agent.memory.getExperience(input.id));
+    const lesson: ExperienceCreate = {
+      text: e.text, pattern: e.pattern, keywords: e.keywords, when: e.when, tags: e.tags, domain: e.domain, importance: e.importance, metadata: e.metadata, source: e.source,
+    };
+    const provenance = {
+      agentId: input.agentId,
+      experienceId: e.id,
+      ...(e.provenance?.episodeId ? { episodeId: e.provenance.episodeId } : {}),
+      ...(e.provenance?.runId ? { runId: e.provenance.runId } : {}),
+    };
+    const key = target.key;
+    const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, target.memoryId, lesson, deps.logger);
+    const { value: r, replayed } = await callMemory(() =>
+      target.memory.createExperience(lesson, `key:${key.keyId}`, provenance, input.idempotencyKey, { door: "api", admin: key.scope === "admin", reviewed }),
+    );
+    return { value: { ...r.experience, libraryId: input.libraryId, libraryVersion: r.version }, replayed };
+  });
