@@ -107,7 +107,7 @@ describe("shared libraries", () => {
     expect(refused.body.status).toBe("quarantined");
   });
 
-  it("another tenant's library cannot be subscribed to, read or shared into (404); a library-restricted key reaches only its libraries", async () => {
+  it("another tenant's library cannot be subscribed to, read or shared into (404); a read key cannot write to a library", async () => {
     const w = await sharedWorld();
     const other = await newTenant();
     const stranger = await newAgent(other.apiKey);
