@@ -93,13 +93,13 @@ export interface paths {
         };
         /**
          * List the tenant's API keys (admin); secrets are never returned
-         * @description An admin key restricted to some agents lists only the keys restricted to a subset of its agents.
+         * @description An admin key restricted to some agents (or libraries) lists only the keys restricted to a subset of its agents (or libraries).
          */
         get: operations["listApiKeys"];
         put?: never;
         /**
          * Create an API key (admin)
-         * @description An admin key restricted to some agents can create only keys restricted to a subset of its agents.
+         * @description An admin key restricted to some agents (or libraries) can create only keys restricted to a subset of its agents (or libraries). Every library in `libraryIds` must exist in the tenant (422 otherwise).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -116,7 +116,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The key making this request: its tenant, scope and agents (any scope)
+         * The key making this request: its tenant, scope, agents and libraries (any scope)
          * @description Lets a client tell what a key may do (a read key changes nothing) before offering an action.
          */
         get: operations["getCurrentApiKey"];
@@ -159,7 +159,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an API key (admin)
-         * @description Issues a new key with the same name, scope and agents, and revokes the old one (KV tombstone included; no grace period, so deploy the new key first where you can, then rotate). An admin may rotate its own key: the answer carries the new one. The tenant's last unrestricted admin key can be rotated, since the new key replaces it.
+         * @description Issues a new key with the same name, scope, agents and libraries, and revokes the old one (KV tombstone included; no grace period, so deploy the new key first where you can, then rotate). An admin may rotate its own key: the answer carries the new one. The tenant's last unrestricted admin key can be rotated, since the new key replaces it.
          */
         post: operations["rotateApiKey"];
         delete?: never;
@@ -1800,6 +1800,8 @@ export interface components {
             /** @enum {string} */
             scope: "admin" | "write" | "read";
             agentIds: string[] | null;
+            /** @description The shared libraries the key may use; null for every library of the tenant */
+            libraryIds: string[] | null;
             /** @description Unix epoch milliseconds */
             createdAt: number;
             /** @description Unix epoch milliseconds */
@@ -1818,6 +1820,8 @@ export interface components {
             scope: "admin" | "write" | "read";
             /** @description Restrict the key to these agents; omit for all agents of the tenant */
             agentIds?: string[];
+            /** @description Restrict the key to these shared libraries of the tenant; omit for all of them. Independent of agentIds: a key restricted only to libraries still uses every agent. */
+            libraryIds?: string[];
         };
         CurrentApiKey: components["schemas"]["ApiKey"] & {
             tenantId: string;

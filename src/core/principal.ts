@@ -34,24 +34,28 @@ export function requireAgentAccess(p: Principal, agentId: string, needed: Scope)
   return k;
 }
 
-/** Tenant-wide actions (the webhook secret, keys for every agent) need an admin key that is not restricted to some agents. */
+/** Tenant-wide actions (the webhook secret, keys for every agent) need an admin key that is not restricted to some agents or libraries. */
 export function requireTenantAdmin(p: Principal) {
   const k = requireScope(p, "admin");
   if (k.agentIds) {
     throw new ProblemError(403, "forbidden", "This admin key is restricted to some agents; this action needs an unrestricted admin key.");
   }
+  if (k.libraryIds) {
+    throw new ProblemError(403, "forbidden", "This admin key is restricted to some libraries; this action needs an unrestricted admin key.");
+  }
   return k;
 }
 
 /**
- * Whether `manager` may mint or revoke a key limited to `agentIds` (null: every agent). A restricted
- * admin manages only keys restricted to a subset of its own agents, so it can never widen its reach.
+ * Whether `manager` may mint or revoke a key limited to `agentIds` and `libraryIds` (null: every
+ * agent, every library). A restricted admin manages only keys restricted to a subset of its own
+ * agents and libraries, so it can never widen its reach.
  */
-export function canManageKey(manager: KeyPrincipal, agentIds: readonly string[] | null): boolean {
-  if (!manager.agentIds) return true;
-  const own = new Set(manager.agentIds);
-  return agentIds !== null && agentIds.every((a) => own.has(a));
+export function canManageKey(manager: KeyPrincipal, agentIds: readonly string[] | null, libraryIds: readonly string[] | null): boolean {
+  return withinOwn(manager.agentIds, agentIds) && withinOwn(manager.libraryIds ?? null, libraryIds);
 }
+
+const withinOwn = (own: readonly string[] | null, asked: readonly string[] | null) => !own || (asked !== null && asked.every((a) => own.includes(a)));
 
 /** The key in an `Authorization: Bearer <key>` header; both doors (HTTP and MCP) read it the same way. */
 export function bearer(header: string | undefined): string {

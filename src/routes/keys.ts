@@ -2,9 +2,11 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import { canManageKey, requireScope, type KeyPrincipal } from "../http/auth";
-import { conflict, forbidden, notFound, ProblemError } from "../core/problem";
+import { conflict, forbidden, notFound, ProblemError, unprocessable } from "../core/problem";
 import { audit } from "../services/audit";
 import { createKey, keyById, listKeys, revokeKey, rotateKeys, type KeyRow } from "../services/keys";
+import { unknownLibraries } from "../services/libraries";
+import { LibraryIdSchema } from "../core/shared-lessons";
 import { RevokedKeySchema } from "./tenants";
 import { AgentIdSchema, ScopeSchema, queryLimit, timestamp } from "./schemas";
 import { nameString } from "../core/text-rules";
@@ -16,6 +18,7 @@ const KeySchema = z
     prefix: z.string().openapi({ description: "The first characters of the key, to recognise it" }),
     scope: ScopeSchema,
     agentIds: z.array(z.string()).nullable(),
+    libraryIds: z.array(z.string()).nullable().openapi({ description: "The shared libraries the key may use; null for every library of the tenant" }),
     createdAt: timestamp,
     lastUsedAt: timestamp.nullable(),
     revokedAt: timestamp.nullable(),
@@ -32,14 +35,19 @@ const CreateKeyBody = z
     agentIds: z.array(AgentIdSchema).min(1).max(1000).optional().openapi({
       description: "Restrict the key to these agents; omit for all agents of the tenant",
     }),
+    libraryIds: z.array(LibraryIdSchema).min(1).max(1000).optional().openapi({
+      description: "Restrict the key to these shared libraries of the tenant; omit for all of them. Independent of agentIds: a key restricted only to libraries still uses every agent.",
+    }),
   })
   .strict()
   .openapi("CreateKey");
 
 const KeyIdParams = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
 
-const outsideReach = (admin: KeyPrincipal) =>
-  forbidden(`This admin key is restricted to agents ${admin.agentIds!.join(", ")}; it manages only keys restricted to some of them.`);
+const outsideReach = (admin: KeyPrincipal) => {
+  const reach = [admin.agentIds && `agents ${admin.agentIds.join(", ")}`, admin.libraryIds && `libraries ${admin.libraryIds.join(", ")}`].filter(Boolean).join(" and ");
+  return forbidden(`This admin key is restricted to ${reach}; it manages only keys restricted to some of them.`);
+};
 
 const present = (k: KeyRow) => ({
   id: k.id,
@@ -47,6 +55,7 @@ const present = (k: KeyRow) => ({
   prefix: k.prefix,
   scope: k.scope,
   agentIds: k.agentIds ?? null,
+  libraryIds: k.libraryIds ?? null,
   createdAt: k.createdAt,
   lastUsedAt: k.lastUsedAt ?? null,
   revokedAt: k.revokedAt ?? null,
@@ -60,7 +69,8 @@ export const keyRoutes = router()
       tags: ["keys"],
       operationId: "createApiKey",
       summary: "Create an API key (admin)",
-      description: "An admin key restricted to some agents can create only keys restricted to a subset of its agents.",
+      description:
+        "An admin key restricted to some agents (or libraries) can create only keys restricted to a subset of its agents (or libraries). Every library in `libraryIds` must exist in the tenant (422 otherwise).",
       security,
       request: jsonBody(CreateKeyBody),
       responses: {
@@ -72,7 +82,13 @@ export const keyRoutes = router()
       const admin = requireScope(c.get("principal"), "admin");
       const body = c.req.valid("json");
       const agentIds = body.agentIds ? [...new Set(body.agentIds)] : null;
-      if (!canManageKey(admin, agentIds)) throw outsideReach(admin);
+      const libraryIds = body.libraryIds ? [...new Set(body.libraryIds)] : null;
+      if (!canManageKey(admin, agentIds, libraryIds)) throw outsideReach(admin);
+      const unknown = libraryIds ? await unknownLibraries(c.env, admin.tenantId, libraryIds) : [];
+      if (unknown.length) {
+        const fields = unknown.map((id) => ({ path: `libraryIds.${body.libraryIds!.indexOf(id)}`, message: "No such library" }));
+        throw unprocessable(`The tenant has no library ${unknown.join(", ")}.`, fields);
+      }
       const minted = mintApiKey((n) => crypto.getRandomValues(new Uint8Array(n)));
       const row = await createKey(c.env, c.executionCtx, {
         id: minted.id,
@@ -82,6 +98,7 @@ export const keyRoutes = router()
         hash: await sha256Hex(minted.key),
         scope: body.scope,
         agentIds,
+        libraryIds,
       });
       await audit(c, { tenantId: admin.tenantId, action: "key.create", target: row.id, detail: { scope: row.scope } });
       return c.json({ ...present(row), apiKey: minted.key }, 201);
@@ -94,7 +111,7 @@ export const keyRoutes = router()
       tags: ["keys"],
       operationId: "listApiKeys",
       summary: "List the tenant's API keys (admin); secrets are never returned",
-      description: "An admin key restricted to some agents lists only the keys restricted to a subset of its agents.",
+      description: "An admin key restricted to some agents (or libraries) lists only the keys restricted to a subset of its agents (or libraries).",
       security,
       request: {
         query: z.object({
@@ -121,7 +138,7 @@ export const keyRoutes = router()
       path: "/v1/keys/current",
       tags: ["keys"],
       operationId: "getCurrentApiKey",
-      summary: "The key making this request: its tenant, scope and agents (any scope)",
+      summary: "The key making this request: its tenant, scope, agents and libraries (any scope)",
       description: "Lets a client tell what a key may do (a read key changes nothing) before offering an action.",
       security,
       responses: { 200: jsonResponse(KeySchema.extend({ tenantId: z.string() }).openapi("CurrentApiKey"), "This key"), ...commonErrors },
@@ -150,7 +167,7 @@ export const keyRoutes = router()
       const { id } = c.req.valid("param");
       const key = await keyById(c.env, admin.tenantId, id);
       if (!key) throw notFound(`API key '${id}' does not exist.`);
-      if (!canManageKey(admin, key.agentIds ?? null)) throw outsideReach(admin);
+      if (!canManageKey(admin, key.agentIds ?? null, key.libraryIds ?? null)) throw outsideReach(admin);
       const result = await revokeKey(c.env, c.executionCtx, admin.tenantId, id);
       if (!result.ok && result.reason === "not-found") throw notFound(`API key '${id}' does not exist.`);
       // Only an unrestricted admin key can do tenant-wide administration, so the last one must stay.
@@ -176,7 +193,7 @@ export const keyRoutes = router()
       operationId: "rotateApiKey",
       summary: "Rotate an API key (admin)",
       description:
-        "Issues a new key with the same name, scope and agents, and revokes the old one (KV tombstone included; no grace period, so deploy the new key first where you can, then rotate). An admin may rotate its own key: the answer carries the new one. The tenant's last unrestricted admin key can be rotated, since the new key replaces it.",
+        "Issues a new key with the same name, scope, agents and libraries, and revokes the old one (KV tombstone included; no grace period, so deploy the new key first where you can, then rotate). An admin may rotate its own key: the answer carries the new one. The tenant's last unrestricted admin key can be rotated, since the new key replaces it.",
       security,
       request: { params: KeyIdParams },
       responses: {
@@ -189,7 +206,7 @@ export const keyRoutes = router()
       const { id } = c.req.valid("param");
       const key = await keyById(c.env, admin.tenantId, id);
       if (!key || key.revokedAt != null) throw notFound(`API key '${id}' does not exist or is revoked.`);
-      if (!canManageKey(admin, key.agentIds ?? null)) throw outsideReach(admin);
+      if (!canManageKey(admin, key.agentIds ?? null, key.libraryIds ?? null)) throw outsideReach(admin);
       const rotation = await rotateKeys(c.env, c.executionCtx, admin.tenantId, key, [id]);
       const revoked = rotation.revoked[0];
       // Revoked by a concurrent request between the read above and the rotation: the new key stands alone.

@@ -112,13 +112,18 @@ export const tenantRoutes = router()
       const { keyId } = c.req.valid("json");
       if (!(await tenantExists(c.env, tenantId))) throw notFound(`Tenant '${tenantId}' does not exist.`);
       let old = await activeTenantAdminKeys(c.env, tenantId);
-      let like: { name: string; scope: "admin"; agentIds: string[] | null } = { name: "admin key (rotated by the operator)", scope: "admin", agentIds: null };
+      let like: { name: string; scope: "admin"; agentIds: string[] | null; libraryIds: string[] | null } = {
+        name: "admin key (rotated by the operator)",
+        scope: "admin",
+        agentIds: null,
+        libraryIds: null,
+      };
       if (keyId) {
         const key = await keyById(c.env, tenantId, keyId);
         if (!key || key.revokedAt != null) throw notFound(`Tenant '${tenantId}' has no active key '${keyId}'.`);
         if (key.scope !== "admin") throw unprocessable(`Key '${keyId}' has scope '${key.scope}'; the operator rotates admin keys (the tenant's admin rotates the others).`);
         old = [key];
-        like = { name: key.name, scope: "admin", agentIds: key.agentIds ?? null };
+        like = { name: key.name, scope: "admin", agentIds: key.agentIds ?? null, libraryIds: key.libraryIds ?? null };
       }
       const rotation = await rotateKeys(c.env, c.executionCtx, tenantId, like, old.map((k) => k.id));
       await audit(c, { tenantId, action: "key.rotate", target: rotation.created.id, detail: { revoked: rotation.revoked.map((r) => r.id) } });

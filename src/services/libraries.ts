@@ -56,6 +56,16 @@ export async function libraryTarget(deps: Pick<Deps, "env">, caller: Caller, lib
   return { key, library: row, memoryId, memory: resilientMemory(deps.env, key.tenantId, memoryId) };
 }
 
+/** Those of `libraryIds` that are not libraries of the tenant, in one statement however many there are. */
+export async function unknownLibraries(env: Deps["env"], tenantId: string, libraryIds: readonly string[]): Promise<string[]> {
+  const rows = await d1Read(() =>
+    env.DB.prepare("SELECT value FROM json_each(?1) WHERE value NOT IN (SELECT library_id FROM libraries WHERE tenant_id = ?2)")
+      .bind(JSON.stringify(libraryIds), tenantId)
+      .all<{ value: string }>(),
+  );
+  return rows.results.map((r) => r.value);
+}
+
 const newLibraryId = () => `lib_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
 
 export const createLibrary = (deps: Deps, caller: Caller, input: { name: string; description?: string | null | undefined }) =>

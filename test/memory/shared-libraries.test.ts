@@ -150,3 +150,62 @@ describe("shared libraries", () => {
     expect(subscribers.body.items.map((s: any) => s.agentId)).toEqual([w.ids.two]);
   });
 });
+
+describe("keys restricted to libraries", () => {
+  const keyWith = (adminKey: string, body: object) => call("POST", "/v1/keys", { key: adminKey, body: { name: "library key", ...body } });
+
+  it("a key limited to some libraries uses only those; keys made without libraryIds use every library, as before", async () => {
+    const w = await sharedWorld();
+    const other = (await w.lib("POST", "", { name: "refunds" })).body.libraryId as string;
+    const made = await keyWith(w.t.apiKey, { scope: "write", libraryIds: [w.libraryId, w.libraryId] });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body).toMatchObject({ libraryIds: [w.libraryId], agentIds: null });
+    const key = made.body.apiKey as string;
+    expect((await call("GET", "/v1/keys/current", { key })).body.libraryIds).toEqual([w.libraryId]);
+    expect((await call("GET", "/v1/libraries", { key })).body.items.map((l: any) => l.libraryId)).toEqual([w.libraryId]);
+    expect((await call("POST", `/v1/libraries/${w.libraryId}/experiences`, { key, body: { text: "Check the currency before a refund" } })).status).toBe(201);
+    expectProblem(await call("GET", `/v1/libraries/${other}`, { key }), 403, "forbidden");
+    expectProblem(await call("PUT", `/v1/agents/${w.ids.loner}/subscriptions/${other}`, { key, body: {} }), 403, "forbidden");
+    expectProblem(await call("POST", "/v1/libraries", { key, body: { name: "more" } }), 403, "forbidden");
+    // Agents stay open to it: the two restrictions are independent.
+    expect((await call("PUT", `/v1/agents/${w.ids.loner}/subscriptions/${w.libraryId}`, { key, body: {} })).status).toBe(200);
+
+    const plain = await newKey(w.t.apiKey, "write");
+    expect((await call("GET", "/v1/keys/current", { key: plain.apiKey })).body.libraryIds).toBeNull();
+    expect((await call("GET", `/v1/libraries/${other}`, { key: plain.apiKey })).status).toBe(200);
+  });
+
+  it("refuses a library the tenant does not have (422) or a malformed id (400), and creates nothing", async () => {
+    const w = await sharedWorld();
+    const stranger = await newTenant();
+    const theirs = (await call("POST", "/v1/libraries", { key: stranger.apiKey, body: { name: "theirs" } })).body.libraryId as string;
+    const refused = await keyWith(w.t.apiKey, { scope: "read", libraryIds: [w.libraryId, theirs] });
+    expectProblem(refused, 422, "unprocessable");
+    expect(refused.body.errors).toEqual([{ path: "libraryIds.1", message: "No such library" }]);
+    expectProblem(await keyWith(w.t.apiKey, { scope: "read", libraryIds: ["payments"] }), 400);
+    expectProblem(await keyWith(w.t.apiKey, { scope: "read", libraryIds: [] }), 400);
+    const keys = await call("GET", "/v1/keys", { key: w.t.apiKey });
+    expect(keys.body.items.filter((k: any) => k.libraryIds)).toEqual([]);
+  });
+
+  it("an admin limited to libraries manages only keys within them, does no tenant-wide administration and is not the tenant's unrestricted admin", async () => {
+    const w = await sharedWorld();
+    const other = (await w.lib("POST", "", { name: "refunds" })).body.libraryId as string;
+    const admin = await keyWith(w.t.apiKey, { scope: "admin", libraryIds: [w.libraryId] });
+    expect(admin.status, JSON.stringify(admin.body)).toBe(201);
+    const key = admin.body.apiKey as string;
+    expectProblem(await keyWith(key, { scope: "read" }), 403, "forbidden");
+    expectProblem(await keyWith(key, { scope: "read", libraryIds: [w.libraryId, other] }), 403, "forbidden");
+    const narrow = await keyWith(key, { scope: "read", libraryIds: [w.libraryId] });
+    expect(narrow.status, JSON.stringify(narrow.body)).toBe(201);
+    expect((await call("GET", "/v1/keys", { key })).body.items.map((k: any) => k.id).sort()).toEqual([admin.body.id, narrow.body.id].sort());
+    expectProblem(await call("DELETE", `/v1/keys/${w.t.keyId}`, { key }), 403, "forbidden");
+    expectProblem(await call("POST", "/v1/webhook-secret", { key }), 403, "forbidden");
+
+    const rotated = await call("POST", `/v1/keys/${narrow.body.id}/rotate`, { key });
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(201);
+    expect(rotated.body.libraryIds).toEqual([w.libraryId]);
+    // The tenant's own admin key is its last unrestricted one: a library-limited admin does not stand in for it.
+    expectProblem(await call("DELETE", `/v1/keys/${w.t.keyId}`, { key: w.t.apiKey }), 409, "conflict");
+  });
+});

@@ -19,7 +19,7 @@ export declare class Operations {
     createApiKey(init: FetchOptions<paths["/v1/keys"]["post"]>): Promise<Data<paths["/v1/keys"]["post"]>>;
     /** List the tenant's API keys (admin); secrets are never returned: `GET /v1/keys` */
     listApiKeys(init?: FetchOptions<paths["/v1/keys"]["get"]>): Promise<Data<paths["/v1/keys"]["get"]>>;
-    /** The key making this request: its tenant, scope and agents (any scope): `GET /v1/keys/current` */
+    /** The key making this request: its tenant, scope, agents and libraries (any scope): `GET /v1/keys/current` */
     getCurrentApiKey(init?: FetchOptions<paths["/v1/keys/current"]["get"]>): Promise<Data<paths["/v1/keys/current"]["get"]>>;
     /** Revoke an API key: `DELETE /v1/keys/{id}` */
     revokeApiKey(init: FetchOptions<paths["/v1/keys/{id}"]["delete"]>): Promise<Data<paths["/v1/keys/{id}"]["delete"]>>;

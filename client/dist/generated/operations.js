@@ -33,7 +33,7 @@ export class Operations {
     listApiKeys(init) {
         return unwrap(this.api.GET("/v1/keys", init));
     }
-    /** The key making this request: its tenant, scope and agents (any scope): `GET /v1/keys/current` */
+    /** The key making this request: its tenant, scope, agents and libraries (any scope): `GET /v1/keys/current` */
     getCurrentApiKey(init) {
         return unwrap(this.api.GET("/v1/keys/current", init));
     }

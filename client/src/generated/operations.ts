@@ -44,7 +44,7 @@ export class Operations {
     return unwrap(this.api.GET("/v1/keys", init as never));
   }
 
-  /** The key making this request: its tenant, scope and agents (any scope): `GET /v1/keys/current` */
+  /** The key making this request: its tenant, scope, agents and libraries (any scope): `GET /v1/keys/current` */
   getCurrentApiKey(init?: FetchOptions<paths["/v1/keys/current"]["get"]>): Promise<Data<paths["/v1/keys/current"]["get"]>> {
     return unwrap(this.api.GET("/v1/keys/current", init as never));
   }
