@@ -13,6 +13,17 @@ export const SubscriptionWeightSchema = z.number().min(0.05).max(1);
 export const LIBRARY_ID_RE = /^lib_[A-Za-z0-9_-]{1,60}$/;
 export const LibraryIdSchema = z.string().regex(LIBRARY_ID_RE, "A library id is `lib_` followed by 1-60 letters, digits, '_' or '-'");
 
+/** A shared library as both doors show it (REST's SharedLibrary, MCP's list_libraries items). */
+export const SharedLibrarySchema = z.object({
+  libraryId: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  createdAt: z.number().int().describe("Unix epoch milliseconds"),
+  updatedAt: z.number().int().describe("Unix epoch milliseconds"),
+  subscribers: z.number().int().optional().describe("How many agents subscribe to it"),
+  libraryVersion: z.number().int().optional().describe("The library's current version (its lessons' history, as an agent's)"),
+});
+
 export interface Subscription {
   libraryId: string;
   weight: number;

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { depsOf, valueOf } from "../http/use-case";
 import { ExperienceCreateSchema, ExperiencePatchSchema, MemoryKindSchema } from "../core/memory-types";
-import { LibraryIdSchema as CoreLibraryIdSchema, SubscriptionWeightSchema } from "../core/shared-lessons";
+import { LibraryIdSchema as CoreLibraryIdSchema, SharedLibrarySchema, SubscriptionWeightSchema } from "../core/shared-lessons";
 import {
   createLibrary,
   deleteLibrary,
@@ -42,17 +42,7 @@ const LessonParams = LibraryParams.extend({ id: z.string().min(1).max(64).openap
 const VersionParams = LibraryParams.extend({ n: queryNumber(z.number().int().min(0)).openapi({ param: { name: "n", in: "path" } }) });
 const SubscriptionParams = AgentParams.extend({ libraryId: LibraryIdSchema });
 
-const Library = z
-  .object({
-    libraryId: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    subscribers: z.number().int().optional().describe("How many agents subscribe to it"),
-    libraryVersion: z.number().int().optional().describe("The library's current version (its lessons' history, as an agent's)"),
-  })
-  .openapi("SharedLibrary");
+const Library = SharedLibrarySchema.openapi("SharedLibrary");
 const LibraryCreate = z
   .object({ name: z.string().trim().min(1).max(100), description: z.string().trim().max(1000).nullable().optional() })
   .strict()
