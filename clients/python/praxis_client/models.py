@@ -49,7 +49,7 @@ class RetrieveRequest(_RetrieveQuery, total=False):
     episodeId: str
 
 
-class RetrievedItem(TypedDict):
+class _RetrievedItem(TypedDict):
     id: str
     kind: MemoryKind
     label: Optional[str]
@@ -64,6 +64,10 @@ class RetrievedItem(TypedDict):
     qZ: float
     score: float
     match: Literal["vector", "lexical"]
+
+
+class RetrievedItem(_RetrievedItem, total=False):
+    libraryId: str  # a subscribed shared library's lesson; its q is this agent's own
 
 
 class RetrieveResponse(TypedDict):
@@ -82,12 +86,16 @@ class PromptBlock(TypedDict):
     estimatedTokens: int
 
 
-class RewardedMemory(TypedDict):
+class _RewardedMemory(TypedDict):
     id: str
     kind: MemoryKind
     qBefore: float
     q: float
     cited: bool
+
+
+class RewardedMemory(_RewardedMemory, total=False):
+    libraryId: str  # a shared library's lesson: only this agent's Q for it moved
 
 
 class _RewardResult(TypedDict):
@@ -104,6 +112,33 @@ class RewardResult(_RewardResult, total=False):
 class VersionedExperience(TypedDict):
     id: str
     libraryVersion: int
+
+
+class _SharedLibrary(TypedDict):
+    libraryId: str
+    name: str
+    description: Optional[str]
+    createdAt: int
+    updatedAt: int
+
+
+class SharedLibrary(_SharedLibrary, total=False):
+    """A tenant's library of lessons that agents subscribe to (``subscribers`` and ``libraryVersion`` when read alone)."""
+
+    subscribers: int
+    libraryVersion: int
+
+
+class Subscription(TypedDict):
+    libraryId: str
+    weight: float  # how much the library's lessons count beside the agent's own (0.05-1)
+    createdAt: int
+
+
+class SharedExperience(VersionedExperience):
+    """An agent's lesson as shared into a library: the copy's id there, and the library's new version."""
+
+    libraryId: str
 
 
 class Attempt(TypedDict):
