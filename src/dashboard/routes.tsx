@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../env";
 import { assetNamed } from "./assets";
-import { agentPage, agentsPage, episodePage, episodesPage, jobsPage, lessonPage, runPage, runsPage, usagePage, versionsPage } from "./pages";
+import { agentPage, agentsPage, episodePage, episodesPage, jobsPage, lessonPage, librariesPage, libraryPage, runPage, runsPage, usagePage, versionsPage } from "./pages";
 
 /** Styles: uPlot sizes its own elements inline; everything else comes from the Worker itself. */
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -24,6 +24,8 @@ const html = async (c: Context<AppEnv>, page: ReturnType<typeof agentsPage>) => 
 
 dashboardRoutes.get("/dashboard", (c) => html(c, agentsPage()));
 dashboardRoutes.get("/dashboard/usage", (c) => html(c, usagePage()));
+dashboardRoutes.get("/dashboard/libraries", (c) => html(c, librariesPage()));
+dashboardRoutes.get("/dashboard/libraries/:libraryId", (c) => html(c, libraryPage(c.req.param("libraryId"))));
 dashboardRoutes.get("/dashboard/agents/:agentId", (c) => html(c, agentPage(c.req.param("agentId"))));
 dashboardRoutes.get("/dashboard/agents/:agentId/versions", (c) => html(c, versionsPage(c.req.param("agentId"))));
 dashboardRoutes.get("/dashboard/agents/:agentId/runs", (c) => html(c, runsPage(c.req.param("agentId"))));

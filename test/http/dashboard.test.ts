@@ -6,7 +6,7 @@ const get = (path: string, headers: Record<string, string> = {}) => SELF.fetch(`
 
 describe("dashboard", () => {
   it("serves server-rendered shells that load only the Worker's own assets", async () => {
-    for (const path of ["/dashboard", "/dashboard/usage", "/dashboard/agents/bot-1", "/dashboard/agents/bot-1/versions", "/dashboard/agents/bot-1/runs/run-1", "/dashboard/agents/bot-1/lessons/exp_1", "/dashboard/agents/bot-1/episodes", "/dashboard/agents/bot-1/episodes/ep_1"]) {
+    for (const path of ["/dashboard", "/dashboard/usage", "/dashboard/agents/bot-1", "/dashboard/agents/bot-1/versions", "/dashboard/agents/bot-1/runs/run-1", "/dashboard/agents/bot-1/lessons/exp_1", "/dashboard/agents/bot-1/episodes", "/dashboard/agents/bot-1/episodes/ep_1", "/dashboard/libraries", "/dashboard/libraries/lib_1"]) {
       const res = await get(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get("content-type")).toContain("text/html");
@@ -19,6 +19,7 @@ describe("dashboard", () => {
       expect(sources).toEqual(expect.arrayContaining([expect.stringMatching(/^\/dashboard\/static\/uplot\.js\?v=/), expect.stringMatching(/^\/dashboard\/static\/app\.js\?v=/)]));
     }
     expect(await (await get("/dashboard/agents/bot-1/runs/run-1")).text()).toContain('data-run-id="run-1"');
+    expect(await (await get("/dashboard/libraries/lib_1")).text()).toContain('data-library-id="lib_1"');
   });
 
   it("serves the bundled uPlot and the client script with cache headers", async () => {
