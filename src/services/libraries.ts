@@ -66,6 +66,18 @@ export async function unknownLibraries(env: Deps["env"], tenantId: string, libra
   return rows.results.map((r) => r.value);
 }
 
+/**
+ * Creates the object holding a library's lessons. Its lessons never decay: subscribers record their
+ * uses in their own objects, so the library's own use counts never grow, and decay would archive
+ * every shared lesson after a few months however much it is used. Its owners remove lessons.
+ */
+async function openLibraryObject(deps: Pick<Deps, "env">, tenantId: string, memoryId: string) {
+  const memory = resilientMemory(deps.env, tenantId, memoryId);
+  await memory.registerAgent();
+  await callMemory(() => memory.patchConfig({ decay: { enabled: false } }));
+  return memory;
+}
+
 const newLibraryId = () => `lib_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
 
 export const createLibrary = (deps: Deps, caller: Caller, input: { name: string; description?: string | null | undefined }) =>
@@ -76,7 +88,7 @@ export const createLibrary = (deps: Deps, caller: Caller, input: { name: string;
     const row = await d1Write(() =>
       db(deps.env).insert(libraries).values({ tenantId: key.tenantId, libraryId, name: input.name, description: input.description ?? null }).returning().get(),
     );
-    await resilientMemory(deps.env, key.tenantId, libraryMemoryId(libraryId)).registerAgent();
+    await openLibraryObject(deps, key.tenantId, libraryMemoryId(libraryId));
     return libraryOut(row, 0);
   });
 

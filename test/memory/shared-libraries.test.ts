@@ -1,4 +1,8 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { callMemory, memoryName } from "../../src/services/agent-memory";
+import { libraryMemoryId } from "../../src/core/shared-lessons";
 import { call, expectProblem, newAgent, newKey, newTenant } from "../helpers";
 
 /** A tenant with a shared library holding one lesson, two subscribers and one agent that does not subscribe. */
@@ -134,6 +138,18 @@ describe("shared libraries", () => {
       expect(r.body.items).toEqual([]);
       expect((await agent("GET", "/subscriptions")).body.items).toEqual([]);
     }
+  });
+
+  it("a library's lessons do not fade: subscribers record their uses in their own objects, so the library's own never grow", async () => {
+    const w = await sharedWorld();
+    const stub = env.AGENT_MEMORY.getByName(memoryName(w.t.tenantId, libraryMemoryId(w.libraryId))) as DurableObjectStub<AgentMemory>;
+    const swept = await callMemory(() => stub.sweep(Date.now() + 365 * 86_400_000));
+    expect(swept.decayed).toEqual([]);
+    expect((await w.lib("GET", `/${w.libraryId}/experiences/${w.lessonId}`)).body.status).toBe("active");
+    // An agent's own lesson, as old and as unused, does fade.
+    const own = await w.one("POST", "/experiences", { text: "Log the request id of every failed call" });
+    const agent = env.AGENT_MEMORY.getByName(memoryName(w.t.tenantId, w.ids.one)) as DurableObjectStub<AgentMemory>;
+    expect((await callMemory(() => agent.sweep(Date.now() + 365 * 86_400_000))).decayed).toEqual([own.body.id]);
   });
 
   it("unsubscribing stops the reads and forgets the agent's Q for the library; a weight below 1 ranks shared lessons lower", async () => {
