@@ -29,6 +29,8 @@ import { policyOf, type WriteAccess } from "./agent-memory/screening/access";
 import { reembedBatch, type ReembedResult } from "./agent-memory/upkeep/reembed";
 import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/object/lifecycle";
 import { lessonsForSubscriber, type SharedQuery } from "./agent-memory/sharing/subscriptions";
+import { heldSince } from "./agent-memory/library/history";
+import type { Subscription } from "../src/core/shared-lessons";
 
 export type { WriteAccess } from "./agent-memory/screening/access";
 
@@ -383,9 +385,9 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context));
   }
 
-  /** Subscribes the agent to a shared library of its tenant (callers check the library exists), or changes the weight. */
-  async subscribe(libraryId: string, weight: number) {
-    return this.rpc(() => this.rooms.subscriptions.put(libraryId, weight));
+  /** Subscribes the agent to a shared library of its tenant (callers check the library and its pinned version exist), or changes the weight or pin. */
+  async subscribe(sub: Subscription) {
+    return this.rpc(() => this.rooms.subscriptions.put(sub));
   }
 
   /** Ends a subscription and forgets the agent's Q for that library's lessons. */
@@ -410,6 +412,11 @@ export class AgentMemory extends AgentMemoryBase {
   /** Served by a shared library's object to a subscriber's: its lessons for a whole-library prompt. */
   async sharedLessons(filter?: MemoryFilter) {
     return this.rpc(() => lessonsForSubscriber(this.mem, filter));
+  }
+
+  /** Served by a shared library's object to a pinned subscriber's: the lessons of version n its reads must leave out now. */
+  async sharedHeldSince(n: number) {
+    return this.rpc(() => [...heldSince(this.mem.sql, n)]);
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */

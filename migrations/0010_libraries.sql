@@ -20,12 +20,24 @@ CREATE TABLE `library_subscriptions` (
 	`library_id` text NOT NULL,
 	`agent_id` text NOT NULL,
 	`weight` real DEFAULT 1 NOT NULL,
+	`pin_version` integer,
 	`created_at` integer DEFAULT (unixepoch('subsec') * 1000) NOT NULL,
 	PRIMARY KEY(`tenant_id`, `library_id`, `agent_id`),
 	FOREIGN KEY (`tenant_id`, `library_id`) REFERENCES `libraries`(`tenant_id`, `library_id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`tenant_id`, `agent_id`) REFERENCES `agents`(`tenant_id`, `agent_id`) ON UPDATE no action ON DELETE cascade
 );
 CREATE INDEX `library_subscriptions_agent_idx` ON `library_subscriptions` (`tenant_id`,`agent_id`);
+
+-- The versions of a library some subscription pinned; each has a frozen copy of the library as it
+-- stood after that version (`${tenant_id}:library:${library_id}@${version}`), deleted with the library.
+CREATE TABLE `library_pins` (
+	`tenant_id` text NOT NULL,
+	`library_id` text NOT NULL,
+	`version` integer NOT NULL,
+	`created_at` integer DEFAULT (unixepoch('subsec') * 1000) NOT NULL,
+	PRIMARY KEY(`tenant_id`, `library_id`, `version`),
+	FOREIGN KEY (`tenant_id`, `library_id`) REFERENCES `libraries`(`tenant_id`, `library_id`) ON UPDATE no action ON DELETE cascade
+);
 
 -- A key may be limited to some libraries as it may be to some agents (null: every library).
 ALTER TABLE `api_keys` ADD COLUMN `library_ids` text;

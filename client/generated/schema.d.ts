@@ -1666,7 +1666,7 @@ export interface paths {
         get?: never;
         /**
          * Subscribe an agent to a shared library
-         * @description From now on the agent's retrieve, /prompt and MCP reads draw on the library's active lessons beside its own (items carry `libraryId`), ranked on the agent's own Q for each shared lesson: it starts at the agent's default Q, and only this agent's rewards move it. Again with another `weight` changes the weight.
+         * @description From now on the agent's retrieve, /prompt and MCP reads draw on the library's active lessons beside its own (items carry `libraryId`), ranked on the agent's own Q for each shared lesson: it starts at the agent's default Q, and only this agent's rewards move it. Again with another `weight` or `pinVersion` changes them (what is left out returns to its default: weight 1, the latest version). With `pinVersion` the agent draws on the library as it stood after that version (a frozen copy made at the first pin of it), except that a lesson the library quarantined since leaves its reads as it leaves everyone's; a version the library does not have is a 422, and so is a new pin when 16 versions are already pinned by subscriptions.
          */
         put: operations["subscribeAgent"];
         post?: never;
@@ -4966,11 +4966,15 @@ export interface components {
             libraryId: string;
             /** @description How much the library's lessons count in the agent's ranking beside its own (1: as much) */
             weight: number;
+            /** @description The library version the agent draws on; null: the latest */
+            pinVersion: number | null;
             /** @description Unix epoch milliseconds */
             createdAt: number;
         };
         SubscriptionPut: {
             weight?: number;
+            /** @description Draw on the library as of this version; null or absent: its latest */
+            pinVersion?: number | null;
         };
         ShareExperience: {
             libraryId: string;
@@ -16317,6 +16321,7 @@ export interface operations {
                         items: {
                             agentId: string;
                             weight: number;
+                            pinVersion: number | null;
                             /** @description Unix epoch milliseconds */
                             subscribedAt: number;
                             lessons: {

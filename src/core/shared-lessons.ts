@@ -24,9 +24,17 @@ export const SharedLibrarySchema = z.object({
   libraryVersion: z.number().int().optional().describe("The library's current version (its lessons' history, as an agent's)"),
 });
 
+/**
+ * A subscription follows the library's latest version, or is pinned to one: the agent then draws on
+ * the library as it stood after that version (its own Q still learned on top), until it is moved.
+ */
+export const PinVersionSchema = z.number().int().min(1);
+
 export interface Subscription {
   libraryId: string;
   weight: number;
+  /** null: the library's latest version. */
+  pinVersion: number | null;
 }
 
 /** What one agent learned about one shared lesson: its own Q and counters, never the library's. */
@@ -119,3 +127,10 @@ export function aggregateSubscribers(subscribers: readonly SubscriberLessonStats
  * this id in place of the agent's (agent ids cannot hold ':', so the two never meet).
  */
 export const libraryMemoryId = (libraryId: string) => `library:${libraryId}`;
+
+/**
+ * A pinned version's frozen copy: the library's active lessons after that version, in an object of
+ * their own (same lesson ids), which pinned subscribers rank like the library itself. One copy per
+ * pinned version, however many subscribers pin it.
+ */
+export const pinnedMemoryId = (libraryId: string, version: number) => `library:${libraryId}@${version}`;

@@ -76,6 +76,8 @@ export const librarySubscriptions = sqliteTable(
     libraryId: text("library_id").notNull(),
     agentId: text("agent_id").notNull(),
     weight: real("weight").notNull().default(1),
+    /** null: the library's latest version. */
+    pinVersion: integer("pin_version"),
     createdAt: integer("created_at").notNull().default(now),
   },
   (t) => [
@@ -83,6 +85,21 @@ export const librarySubscriptions = sqliteTable(
     foreignKey({ columns: [t.tenantId, t.libraryId], foreignColumns: [libraries.tenantId, libraries.libraryId] }).onDelete("cascade"),
     foreignKey({ columns: [t.tenantId, t.agentId], foreignColumns: [agents.tenantId, agents.agentId] }).onDelete("cascade"),
     index("library_subscriptions_agent_idx").on(t.tenantId, t.agentId),
+  ],
+);
+
+/** The versions of a library some subscription pinned: each has a frozen copy to delete with the library. */
+export const libraryPins = sqliteTable(
+  "library_pins",
+  {
+    tenantId: text("tenant_id").notNull(),
+    libraryId: text("library_id").notNull(),
+    version: integer("version").notNull(),
+    createdAt: integer("created_at").notNull().default(now),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.libraryId, t.version] }),
+    foreignKey({ columns: [t.tenantId, t.libraryId], foreignColumns: [libraries.tenantId, libraries.libraryId] }).onDelete("cascade"),
   ],
 );
 

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { depsOf, valueOf } from "../http/use-case";
 import { ExperienceCreateSchema, ExperiencePatchSchema, MemoryKindSchema } from "../core/memory-types";
-import { LibraryIdSchema as CoreLibraryIdSchema, SharedLibrarySchema, SubscriptionWeightSchema } from "../core/shared-lessons";
+import { LibraryIdSchema as CoreLibraryIdSchema, PinVersionSchema, SharedLibrarySchema, SubscriptionWeightSchema } from "../core/shared-lessons";
 import {
   createLibrary,
   deleteLibrary,
@@ -56,6 +56,7 @@ const Subscription = z
     agentId: z.string().optional(),
     libraryId: z.string(),
     weight: z.number().describe("How much the library's lessons count in the agent's ranking beside its own (1: as much)"),
+    pinVersion: z.number().int().nullable().describe("The library version the agent draws on; null: the latest"),
     createdAt: timestamp,
   })
   .openapi("Subscription");
@@ -167,7 +168,9 @@ export const libraryRoutes = router()
       responses: {
         200: jsonResponse(
           z.object({
-            items: z.array(z.object({ agentId: z.string(), weight: z.number(), subscribedAt: timestamp, lessons: z.array(SharedLessonStats) })),
+            items: z.array(
+              z.object({ agentId: z.string(), weight: z.number(), pinVersion: z.number().int().nullable(), subscribedAt: timestamp, lessons: z.array(SharedLessonStats) }),
+            ),
             lessons: z.array(z.object({ id: z.string(), agents: z.number().int(), meanQ: z.number(), uses: z.number().int(), successes: z.number().int(), failures: z.number().int() })),
             nextCursor: z.string().nullable(),
           }),
@@ -421,9 +424,20 @@ export const libraryRoutes = router()
       operationId: "subscribeAgent",
       summary: "Subscribe an agent to a shared library",
       description:
-        "From now on the agent's retrieve, /prompt and MCP reads draw on the library's active lessons beside its own (items carry `libraryId`), ranked on the agent's own Q for each shared lesson: it starts at the agent's default Q, and only this agent's rewards move it. Again with another `weight` changes the weight.",
+        "From now on the agent's retrieve, /prompt and MCP reads draw on the library's active lessons beside its own (items carry `libraryId`), ranked on the agent's own Q for each shared lesson: it starts at the agent's default Q, and only this agent's rewards move it. Again with another `weight` or `pinVersion` changes them (what is left out returns to its default: weight 1, the latest version). With `pinVersion` the agent draws on the library as it stood after that version (a frozen copy made at the first pin of it), except that a lesson the library quarantined since leaves its reads as it leaves everyone's; a version the library does not have is a 422, and so is a new pin when 16 versions are already pinned by subscriptions.",
       security,
-      request: { params: SubscriptionParams, ...jsonBody(z.object({ weight: SubscriptionWeightSchema.optional() }).strict().openapi("SubscriptionPut")) },
+      request: {
+        params: SubscriptionParams,
+        ...jsonBody(
+          z
+            .object({
+              weight: SubscriptionWeightSchema.optional(),
+              pinVersion: PinVersionSchema.nullable().optional().describe("Draw on the library as of this version; null or absent: its latest"),
+            })
+            .strict()
+            .openapi("SubscriptionPut"),
+        ),
+      },
       responses: { 200: jsonResponse(Subscription, "Subscribed"), ...commonErrors },
     }),
     async (c) => c.json(valueOf(await subscribe(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("json") })), 200),

@@ -1,9 +1,9 @@
 import { and, asc, count, eq, gt } from "drizzle-orm";
-import { libraries, librarySubscriptions } from "../db/schema";
+import { libraries, libraryPins, librarySubscriptions } from "../db/schema";
 import { db } from "../db/client";
-import { forbidden, notFound, outcome } from "../core/errors";
+import { forbidden, notFound, outcome, unprocessable } from "../core/errors";
 import { requireScope, type KeyPrincipal, type Scope } from "../core/principal";
-import { aggregateSubscribers, libraryMemoryId } from "../core/shared-lessons";
+import { aggregateSubscribers, libraryMemoryId, pinnedMemoryId } from "../core/shared-lessons";
 import type { ExperienceCreate } from "../core/memory-types";
 import type { Caller, Deps } from "./deps";
 import { callMemory } from "./agent-memory";
@@ -142,13 +142,17 @@ export const updateLibrary = (deps: Deps, caller: Caller, input: { libraryId: st
 
 /**
  * Deletes the library: its object first (it refuses every later call, so each subscriber's next
- * read finds it gone and ends its own subscription: no subscriber is written to now), then its
- * row, whose subscriptions go with it. A failure part way leaves the row, so it can be repeated.
+ * read finds it gone and ends its own subscription: no subscriber is written to now), then the
+ * frozen copies of its pinned versions, then its row, whose subscriptions and pins go with it. A
+ * failure part way leaves the row, so it can be repeated.
  */
 export const deleteLibrary = (deps: Deps, caller: Caller, input: { libraryId: string }) =>
   outcome(async () => {
     const { key, memory } = await libraryTarget(deps, caller, input.libraryId, "admin");
     await memory.deleteAgent();
+    for (const version of await pinnedVersions(deps, key.tenantId, input.libraryId)) {
+      await resilientMemory(deps.env, key.tenantId, pinnedMemoryId(input.libraryId, version)).deleteAgent();
+    }
     await d1Write(() => db(deps.env).delete(libraries).where(and(eq(libraries.tenantId, key.tenantId), eq(libraries.libraryId, input.libraryId))).run());
     return { deleted: input.libraryId };
   });
@@ -157,28 +161,101 @@ export interface SubscribeInput {
   agentId: string;
   libraryId: string;
   weight?: number | undefined;
+  /** Absent or null: follow the library's latest version. */
+  pinVersion?: number | null | undefined;
 }
 
 /**
  * Subscribes an agent to a library of its own tenant (another tenant's is not found), or changes
- * the subscription's weight. D1 keeps the row the library's owners list; the agent's object keeps
- * its own copy, which its reads use.
+ * the subscription's weight or pin (a PUT: what is left out is the default, weight 1 and no pin).
+ * D1 keeps the row the library's owners list; the agent's object keeps its own copy, which its
+ * reads use. A pinned version gets its frozen copy first, so no read finds it missing.
  */
 export const subscribe = (deps: Deps, caller: Caller, input: SubscribeInput) =>
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
-    await libraryTarget(deps, caller, input.libraryId, "read");
+    const library = await libraryTarget(deps, caller, input.libraryId, "read");
     const weight = input.weight ?? 1;
+    const pinVersion = input.pinVersion ?? null;
+    if (pinVersion !== null) await ensurePinnedCopy(deps, library, pinVersion);
     await d1Write(() =>
       db(deps.env)
         .insert(librarySubscriptions)
-        .values({ tenantId: key.tenantId, libraryId: input.libraryId, agentId: input.agentId, weight })
-        .onConflictDoUpdate({ target: [librarySubscriptions.tenantId, librarySubscriptions.libraryId, librarySubscriptions.agentId], set: { weight } })
+        .values({ tenantId: key.tenantId, libraryId: input.libraryId, agentId: input.agentId, weight, pinVersion })
+        .onConflictDoUpdate({ target: [librarySubscriptions.tenantId, librarySubscriptions.libraryId, librarySubscriptions.agentId], set: { weight, pinVersion } })
         .run(),
     );
-    const s = await callMemory(() => memory.subscribe(input.libraryId, weight));
+    const s = await callMemory(() => memory.subscribe({ libraryId: input.libraryId, weight, pinVersion }));
     return { agentId: input.agentId, ...s };
   });
+
+/** Distinct pinned versions a library keeps frozen copies of; past it, those no subscription pins any more are deleted first. */
+export const MAX_PINNED_VERSIONS = 16;
+
+function pinnedVersions(deps: Pick<Deps, "env">, tenantId: string, libraryId: string): Promise<number[]> {
+  return d1Read(() =>
+    db(deps.env)
+      .select({ version: libraryPins.version })
+      .from(libraryPins)
+      .where(and(eq(libraryPins.tenantId, tenantId), eq(libraryPins.libraryId, libraryId)))
+      .all(),
+  ).then((rows) => rows.map((r) => r.version));
+}
+
+/**
+ * The frozen copy of the library as it stood after `version`: its active lessons, imported (same
+ * ids, through the copy's own admission) into an object of their own. Made once per version; the
+ * import's idempotency key and a document fixed by the version make two subscribers pinning it at
+ * once write the same copy. Reads filter out what the library held since (see sharing/library-port).
+ */
+async function ensurePinnedCopy(deps: Deps, library: Awaited<ReturnType<typeof libraryTarget>>, version: number): Promise<void> {
+  const { tenantId } = library.key;
+  const { libraryId } = library.library;
+  const pins = await pinnedVersions(deps, tenantId, libraryId);
+  if (pins.includes(version)) return;
+  const current = (await callMemory(() => library.memory.libraryVersions(1))).items[0]?.version ?? 0;
+  if (version > current) {
+    throw unprocessable(`Library '${libraryId}' has no version ${version}; its current version is ${current}.`, [{ path: "pinVersion", message: `At most ${current}` }]);
+  }
+  if (pins.length >= MAX_PINNED_VERSIONS) await forgetUnusedPins(deps, tenantId, libraryId, pins);
+  const detail = await callMemory(() => library.memory.libraryVersion(version));
+  const doc = {
+    format: "praxis-library/v1" as const,
+    libraryVersion: version,
+    exportedAt: detail.createdAt,
+    experiences: detail.experiences
+      .filter((e) => e.status === "active")
+      .map(({ seq: _seq, createdAt: _createdAt, label: _label, ...e }) => e),
+  };
+  const copy = await openLibraryObject(deps, tenantId, pinnedMemoryId(libraryId, version));
+  const reviewed = await reviewedBeforeWrite(deps.env, tenantId, library.memoryId, doc.experiences, deps.logger);
+  await callMemory(() => copy.importLibrary(doc, "replace", `library:${libraryId}`, `pin:${version}`, { admin: false, reviewed }));
+  await d1Write(() => db(deps.env).insert(libraryPins).values({ tenantId, libraryId, version }).onConflictDoNothing().run());
+}
+
+/** Deletes the copies of pinned versions no subscription pins any more; refuses a new pin when all are still pinned. */
+async function forgetUnusedPins(deps: Deps, tenantId: string, libraryId: string, pins: number[]): Promise<void> {
+  const used = await d1Read(() =>
+    db(deps.env)
+      .selectDistinct({ version: librarySubscriptions.pinVersion })
+      .from(librarySubscriptions)
+      .where(and(eq(librarySubscriptions.tenantId, tenantId), eq(librarySubscriptions.libraryId, libraryId)))
+      .all(),
+  );
+  const pinned = new Set(used.map((r) => r.version));
+  const unused = pins.filter((v) => !pinned.has(v));
+  if (pins.length - unused.length >= MAX_PINNED_VERSIONS) {
+    throw unprocessable(`Library '${libraryId}' already has ${MAX_PINNED_VERSIONS} versions pinned by subscribers; pin one of those, or move their subscribers first.`, [
+      { path: "pinVersion", message: `One of ${pins.join(", ")}` },
+    ]);
+  }
+  for (const version of unused) {
+    await d1Write(() =>
+      db(deps.env).delete(libraryPins).where(and(eq(libraryPins.tenantId, tenantId), eq(libraryPins.libraryId, libraryId), eq(libraryPins.version, version))).run(),
+    );
+    await resilientMemory(deps.env, tenantId, pinnedMemoryId(libraryId, version)).deleteAgent();
+  }
+}
 
 export const unsubscribe = (deps: Deps, caller: Caller, input: { agentId: string; libraryId: string }) =>
   outcome(async () => {
@@ -229,6 +306,7 @@ export const librarySubscribers = (deps: Deps, caller: Caller, input: { libraryI
       page.map(async (r) => ({
         agentId: r.agentId,
         weight: r.weight,
+        pinVersion: r.pinVersion ?? null,
         subscribedAt: r.createdAt,
         lessons: await callMemory(() => resilientMemory(deps.env, key.tenantId, r.agentId).sharedStats(input.libraryId)),
       })),

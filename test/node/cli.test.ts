@@ -239,7 +239,10 @@ describe("praxis libraries and subscribe", () => {
     expect(q["share-a"]).toBeGreaterThan(0.5);
     expect(q["share-b"]).toBeUndefined();
     const table = await praxis(["libraries", "subscribers", libraryId], asTenant());
-    expect(table.stdout).toMatch(new RegExp(`^share-a\\s+1\\s+${added.id}\\s+0\\.\\d{3}\\s+\\d+\\s+1\\s+0$`, "m"));
+    expect(table.stdout).toMatch(new RegExp(`^share-a\\s+1\\s+latest\\s+${added.id}\\s+0\\.\\d{3}\\s+\\d+\\s+1\\s+0$`, "m"));
+    const pinned = await praxis(["subscribe", "share-b", libraryId, "--pin", "1"], asTenant());
+    expect(pinned.stdout.trim()).toBe(`share-b draws on ${libraryId} as of version 1 (weight 1)`);
+    expect(await json(["subscriptions", "share-b"])).toMatchObject([{ libraryId, pinVersion: 1 }]);
 
     expect(await json(["unsubscribe", "share-b", libraryId])).toMatchObject({ unsubscribed: true });
     expect(await json(["subscriptions", "share-b"])).toEqual([]);

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { unwrap } from "../../../client/src/index.js";
-import { allPages, optionalNumber } from "../args.js";
+import { allPages, optionalInteger, optionalNumber } from "../args.js";
 import { client } from "../config.js";
 import { fixed, output, table, when } from "../output.js";
 
@@ -60,10 +60,10 @@ export function registerLibraries(program: Command): void {
       const items = await allPages((cursor) => unwrap(api.GET("/v1/libraries/{libraryId}/subscribers", { params: { path: { libraryId }, query: { limit: 200, cursor } } })));
       const rows = items.flatMap((s) =>
         s.lessons.length
-          ? s.lessons.map((l) => ({ agentId: s.agentId, weight: s.weight, lesson: l.id, q: fixed(l.q), retrieved: l.retrieved, successes: l.successes, failures: l.failures }))
-          : [{ agentId: s.agentId, weight: s.weight }],
+          ? s.lessons.map((l) => ({ agentId: s.agentId, weight: s.weight, pin: s.pinVersion ?? "latest", lesson: l.id, q: fixed(l.q), retrieved: l.retrieved, successes: l.successes, failures: l.failures }))
+          : [{ agentId: s.agentId, weight: s.weight, pin: s.pinVersion ?? "latest" }],
       );
-      output(cmd, items, () => table(rows, ["agentId", "weight", "lesson", "q", "retrieved", "successes", "failures"]));
+      output(cmd, items, () => table(rows, ["agentId", "weight", "pin", "lesson", "q", "retrieved", "successes", "failures"]));
     });
   libraries
     .command("rm <libraryId>")
@@ -77,10 +77,11 @@ export function registerLibraries(program: Command): void {
     .command("subscribe <agentId> <libraryId>")
     .description("Let an agent draw on a shared library's lessons beside its own (again: change the weight)")
     .option("--weight <w>", "how much the library's lessons count beside the agent's own (0.05-1, default 1)")
-    .action(async (agentId: string, libraryId: string, opts: { weight?: string }, cmd: Command) => {
-      const body = { weight: optionalNumber(opts.weight, "--weight") };
+    .option("--pin <version>", "draw on the library as it stood after this version (default: its latest)")
+    .action(async (agentId: string, libraryId: string, opts: { weight?: string; pin?: string }, cmd: Command) => {
+      const body = { weight: optionalNumber(opts.weight, "--weight"), pinVersion: optionalInteger(opts.pin, "--pin") };
       const s = await unwrap(client(cmd).api.PUT("/v1/agents/{agentId}/subscriptions/{libraryId}", { params: { path: { agentId, libraryId } }, body }));
-      output(cmd, s, () => console.log(`${agentId} draws on ${libraryId} (weight ${s.weight})`));
+      output(cmd, s, () => console.log(`${agentId} draws on ${libraryId}${s.pinVersion === null ? "" : ` as of version ${s.pinVersion}`} (weight ${s.weight})`));
     });
   program
     .command("unsubscribe <agentId> <libraryId>")
@@ -94,6 +95,6 @@ export function registerLibraries(program: Command): void {
     .description("The shared libraries an agent draws on")
     .action(async (agentId: string, _opts, cmd: Command) => {
       const r = await unwrap(client(cmd).api.GET("/v1/agents/{agentId}/subscriptions", { params: { path: { agentId } } }));
-      output(cmd, r.items, (rows) => table(rows.map((s) => ({ ...s, createdAt: when(s.createdAt) })), ["libraryId", "weight", "createdAt"]));
+      output(cmd, r.items, (rows) => table(rows.map((s) => ({ ...s, pinVersion: s.pinVersion ?? "latest", createdAt: when(s.createdAt) })), ["libraryId", "weight", "pinVersion", "createdAt"]));
     });
 }

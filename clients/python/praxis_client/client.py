@@ -216,9 +216,11 @@ class Agent:
         """The agent's experiences (all pages) with their labels and Q."""
         return self.praxis._all("/v1/agents/{agentId}/experiences", path={"agentId": self.id}, query={"status": status})
 
-    def subscribe(self, library_id: str, *, weight: Optional[float] = None) -> m.Subscription:
-        """Draws on a shared library's lessons beside the agent's own (again: changes the weight)."""
-        return cast(m.Subscription, self._call("PUT", "/subscriptions/{libraryId}", path={"libraryId": library_id}, body=_compact({"weight": weight})))
+    def subscribe(self, library_id: str, *, weight: Optional[float] = None, pin_version: Optional[int] = None) -> m.Subscription:
+        """Draws on a shared library's lessons beside the agent's own, at its latest version or as it
+        stood after ``pin_version``. Again replaces the subscription (what is left out: weight 1, the latest)."""
+        body = _compact({"weight": weight, "pinVersion": pin_version})
+        return cast(m.Subscription, self._call("PUT", "/subscriptions/{libraryId}", path={"libraryId": library_id}, body=body))
 
     def unsubscribe(self, library_id: str) -> None:
         """Stops drawing on the library, forgetting the agent's own Q for its lessons."""

@@ -132,6 +132,7 @@ class SharedLibrary(_SharedLibrary, total=False):
 class Subscription(TypedDict):
     libraryId: str
     weight: float  # how much the library's lessons count beside the agent's own (0.05-1)
+    pinVersion: Optional[int]  # the library version drawn on; None: the latest
     createdAt: int
 
 

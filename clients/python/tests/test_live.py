@@ -126,6 +126,8 @@ class LiveTest(unittest.TestCase):
         self.assertEqual(copy["libraryId"], library.id)
         self.assertEqual(sorted(e["id"] for e in library.experiences()), sorted([lesson["id"], copy["id"]]))
         self.assertEqual(library.get()["subscribers"], 2)
+        self.assertEqual(two.subscribe(library.id, pin_version=1)["pinVersion"], 1)
+        self.assertEqual([i["text"] for i in two.retrieve("IBAN checksum retry HTTP 429")["items"]], ["Retry HTTP 429 with exponential backoff"])
         two.unsubscribe(library.id)
         self.assertEqual(two.subscriptions(), [])
         self.assertEqual([s["libraryId"] for s in one.subscriptions()], [library.id])

@@ -1,6 +1,6 @@
 import type { Env } from "../../../src/env";
 import type { MemoryFilter } from "../../../src/core/memory-types";
-import { libraryMemoryId } from "../../../src/core/shared-lessons";
+import { libraryMemoryId, pinnedMemoryId, type Subscription } from "../../../src/core/shared-lessons";
 import type { MemoryOutcome } from "../../memory-error";
 import type { CandidateInfo } from "../retrieval/retrieval";
 import type { LibraryPort, SharedQuery } from "./subscriptions";
@@ -9,6 +9,7 @@ import type { LibraryPort, SharedQuery } from "./subscriptions";
 interface LibraryObject {
   sharedCandidates(query: SharedQuery, k1: number, filter: MemoryFilter | undefined): Promise<MemoryOutcome<CandidateInfo[]>>;
   sharedLessons(filter: MemoryFilter | undefined): Promise<MemoryOutcome<{ id: string; text: string }[]>>;
+  sharedHeldSince(version: number): Promise<MemoryOutcome<string[]>>;
 }
 
 /** A library's answer; null when the library no longer exists, its other errors thrown. */
@@ -18,11 +19,25 @@ function valueOf<T>(o: MemoryOutcome<T>): T | null {
   throw new Error(`shared library: ${o.error.kind}: ${o.error.detail}`);
 }
 
-/** The libraries of the agent's own tenant, each reached at its object `${tenantId}:library:${libraryId}`. */
+/**
+ * The libraries of the agent's own tenant, each reached at its object `${tenantId}:library:${libraryId}`.
+ * A pinned subscription reads the version's frozen copy and, in parallel, asks the library which of
+ * that version's lessons were held since (quarantined later, held now, or removed from quarantine):
+ * those leave pinned reads as they leave the others. The library's answer also tells that it still exists.
+ */
 export function libraryPort(env: Env, tenantId: () => string): LibraryPort<CandidateInfo> {
-  const library = (libraryId: string) => env.AGENT_MEMORY.getByName(`${tenantId()}:${libraryMemoryId(libraryId)}`) as unknown as LibraryObject;
+  const object = (memoryId: string) => env.AGENT_MEMORY.getByName(`${tenantId()}:${memoryId}`) as unknown as LibraryObject;
+  async function read<T extends { id: string }>(sub: Subscription, call: (o: LibraryObject) => Promise<MemoryOutcome<T[]>>): Promise<T[] | null> {
+    const library = object(libraryMemoryId(sub.libraryId));
+    if (sub.pinVersion === null) return valueOf(await call(library));
+    const [held, pinned] = await Promise.all([library.sharedHeldSince(sub.pinVersion).then(valueOf), call(object(pinnedMemoryId(sub.libraryId, sub.pinVersion)))]);
+    if (held === null) return null;
+    if (!pinned.ok) throw new Error(`shared library ${sub.libraryId} at version ${sub.pinVersion}: ${pinned.error.kind}: ${pinned.error.detail}`);
+    const out = new Set(held);
+    return pinned.value.filter((c) => !out.has(c.id));
+  }
   return {
-    candidates: async (libraryId, query, k1, filter) => valueOf(await library(libraryId).sharedCandidates(query, k1, filter)),
-    lessons: async (libraryId, filter) => valueOf(await library(libraryId).sharedLessons(filter)),
+    candidates: (sub, query, k1, filter) => read(sub, (o) => o.sharedCandidates(query, k1, filter)),
+    lessons: (sub, filter) => read(sub, (o) => o.sharedLessons(filter)),
   };
 }

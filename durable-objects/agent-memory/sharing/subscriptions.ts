@@ -13,13 +13,23 @@ export interface SharedQuery {
 }
 
 /**
- * How an agent's object reaches the objects of the libraries it subscribes to. `null`: the
- * library no longer exists (deleted), and the subscription goes with it.
+ * How an agent's object reaches the objects of the libraries it subscribes to, at the subscription's
+ * version (its pin, else the latest). `null`: the library no longer exists (deleted), and the
+ * subscription goes with it.
  */
 export interface LibraryPort<C extends MergeableCandidate> {
-  candidates(libraryId: string, query: SharedQuery, k1: number, filter: MemoryFilter | undefined): Promise<C[] | null>;
-  lessons(libraryId: string, filter: MemoryFilter | undefined): Promise<{ id: string; text: string }[] | null>;
+  candidates(sub: Subscription, query: SharedQuery, k1: number, filter: MemoryFilter | undefined): Promise<C[] | null>;
+  lessons(sub: Subscription, filter: MemoryFilter | undefined): Promise<{ id: string; text: string }[] | null>;
 }
+
+interface SubscriptionRow extends Record<string, SqlStorageValue> {
+  library_id: string;
+  weight: number;
+  pin_version: number | null;
+  created_at: number;
+}
+
+const subscriptionOf = (r: SubscriptionRow) => ({ libraryId: r.library_id, weight: r.weight, pinVersion: r.pin_version, createdAt: r.created_at });
 
 interface StateRow extends Record<string, SqlStorageValue> {
   library_id: string;
@@ -45,20 +55,20 @@ export class Subscriptions<C extends MergeableCandidate> {
   ) {}
 
   list(): (Subscription & { createdAt: number })[] {
-    return this.ctx.sql
-      .exec<{ library_id: string; weight: number; created_at: number }>("SELECT library_id, weight, created_at FROM subscriptions ORDER BY created_at, library_id")
-      .toArray()
-      .map((r) => ({ libraryId: r.library_id, weight: r.weight, createdAt: r.created_at }));
+    return this.ctx.sql.exec<SubscriptionRow>("SELECT * FROM subscriptions ORDER BY created_at, library_id").toArray().map(subscriptionOf);
   }
 
-  put(libraryId: string, weight: number): Subscription & { createdAt: number } {
-    return this.ctx.sql
-      .exec<{ library_id: string; weight: number; created_at: number }>(
-        "INSERT INTO subscriptions (library_id, weight, created_at) VALUES (?, ?, ?) ON CONFLICT(library_id) DO UPDATE SET weight = excluded.weight RETURNING library_id, weight, created_at",
-        libraryId, weight, this.ctx.now(),
-      )
-      .toArray()
-      .map((r) => ({ libraryId: r.library_id, weight: r.weight, createdAt: r.created_at }))[0]!;
+  /** Subscribes, or changes the weight and the pin (the agent's Q for the library's lessons stays). */
+  put(sub: Subscription): Subscription & { createdAt: number } {
+    return subscriptionOf(
+      this.ctx.sql
+        .exec<SubscriptionRow>(
+          `INSERT INTO subscriptions (library_id, weight, pin_version, created_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT(library_id) DO UPDATE SET weight = excluded.weight, pin_version = excluded.pin_version RETURNING *`,
+          sub.libraryId, sub.weight, sub.pinVersion, this.ctx.now(),
+        )
+        .one(),
+    );
   }
 
   /** Ends the subscription and forgets what the agent learned of the library's lessons. */
@@ -97,12 +107,12 @@ export class Subscriptions<C extends MergeableCandidate> {
    * Calls every subscribed library; a deleted one ends its subscription here, and one that fails
    * otherwise is left out of this answer (the agent's own lessons still serve) rather than failing it.
    */
-  private async ask<T>(call: (libraryId: string) => Promise<T | null>, onFailure: (libraryId: string, err: unknown) => void) {
+  private async ask<T>(call: (sub: Subscription) => Promise<T | null>, onFailure: (libraryId: string, err: unknown) => void) {
     const subs = this.list();
     const answers = await Promise.all(
       subs.map(async (s) => {
         try {
-          const value = await call(s.libraryId);
+          const value = await call(s);
           if (value === null) this.remove(s.libraryId);
           return value === null ? null : { ...s, value };
         } catch (err) {
@@ -118,14 +128,14 @@ export class Subscriptions<C extends MergeableCandidate> {
   async merge(own: C[], query: { text: string; vec: Float32Array }, k1: number, threshold: number, filter: MemoryFilter | undefined, onFailure: (libraryId: string, err: unknown) => void) {
     if (!this.any()) return own;
     const shared: SharedQuery = { text: query.text, vec: query.vec, model: this.ctx.vectors.model, threshold };
-    const libraries = (await this.ask((libraryId) => this.port.candidates(libraryId, shared, k1, filter), onFailure)).map((a) => ({ ...a, candidates: a.value }));
+    const libraries = (await this.ask((sub) => this.port.candidates(sub, shared, k1, filter), onFailure)).map((a) => ({ ...a, candidates: a.value }));
     const states = this.states(libraries.flatMap((l) => l.candidates.map((c) => ({ libraryId: l.libraryId, id: c.id }))));
     return mergeShared(own, libraries, (libraryId, id) => states.get(sharedRef(libraryId, id)), this.ctx.config().defaultQ);
   }
 
   /** Every active lesson of the subscribed libraries that is not on probation, library by library, for a prompt that shows the whole library. */
   async lessons(filter: MemoryFilter | undefined, onFailure: (libraryId: string, err: unknown) => void) {
-    const answers = await this.ask((libraryId) => this.port.lessons(libraryId, filter), onFailure);
+    const answers = await this.ask((sub) => this.port.lessons(sub, filter), onFailure);
     const states = this.states(answers.flatMap((a) => a.value.map((l) => ({ libraryId: a.libraryId, id: l.id }))));
     const defaultQ = this.ctx.config().defaultQ;
     return answers.flatMap((a) => a.value.map((l) => ({ ...l, libraryId: a.libraryId, ref: sharedRef(a.libraryId, l.id), q: states.get(sharedRef(a.libraryId, l.id))?.q ?? defaultQ })));

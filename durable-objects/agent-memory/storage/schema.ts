@@ -377,6 +377,7 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   CREATE TABLE subscriptions (
     library_id TEXT PRIMARY KEY,
     weight REAL NOT NULL,
+    pin_version INTEGER,
     created_at INTEGER NOT NULL
   );
   CREATE TABLE shared_lessons (

@@ -67,7 +67,11 @@ export async function renderLibrary(): Promise<void> {
   fill(
     "library-subscribers",
     subscribers.nextCursor ? h("p", { class: "hint" }, `The first ${SUBSCRIBERS_SHOWN} subscribers, by agent id; the lesson figures above are theirs.`) : null,
-    h("p", {}, `${plural(subscribers.items.length, "agent")} subscribed: `, subscribers.items.map((s, i) => [i ? ", " : "", h("a", { href: agentPage("", s.agentId) }, s.agentId), ` (weight ${s.weight})`])),
+    h("p", {}, `${plural(subscribers.items.length, "agent")} subscribed: `, subscribers.items.map((s, i) => [
+      i ? ", " : "",
+      h("a", { href: agentPage("", s.agentId) }, s.agentId),
+      ` (weight ${s.weight}${s.pinVersion === null ? "" : `, pinned to version ${s.pinVersion}`})`,
+    ])),
     dataTable(
       "Per-agent Q",
       [
