@@ -943,7 +943,7 @@ export interface paths {
         put?: never;
         /**
          * Start a practice run
-         * @description Starts a Training-Free GRPO practice run on a dataset: rollouts with the library injected, verification, group summaries and one batch update of the library per step; the result is promoted as one library version. Needs an LLM.
+         * @description Starts a Training-Free GRPO practice run on a dataset: rollouts with the library injected, verification, group summaries and one batch update of the library per step; the result is promoted as one library version. Needs an LLM. With `libraryId` the run practises on a shared library (the key needs write access to it): it starts from the library's lessons and promotes into the library.
          */
         post: operations["startPracticeRun"];
         delete?: never;
@@ -2148,6 +2148,8 @@ export interface components {
                      * @default 40
                      */
                     maxExperiences?: number;
+                    /** @description practise on this shared library of the tenant instead of the agent's own: the run starts from the library's active lessons, the agent's policy runs with them, and the promotion (through the same gate) writes to the library, where every subscriber draws on it */
+                    libraryId?: string;
                     seed?: number;
                 };
             };
@@ -2342,6 +2344,8 @@ export interface components {
                      * @default 40
                      */
                     maxExperiences?: number;
+                    /** @description practise on this shared library of the tenant instead of the agent's own: the run starts from the library's active lessons, the agent's policy runs with them, and the promotion (through the same gate) writes to the library, where every subscriber draws on it */
+                    libraryId?: string;
                     seed?: number;
                 };
             };
@@ -3861,6 +3865,8 @@ export interface components {
              * @default 40
              */
             maxExperiences?: number;
+            /** @description practise on this shared library of the tenant instead of the agent's own: the run starts from the library's active lessons, the agent's policy runs with them, and the promotion (through the same gate) writes to the library, where every subscriber draws on it */
+            libraryId?: string;
             seed?: number;
         };
         PracticeRun: {
@@ -4013,6 +4019,8 @@ export interface components {
                  * @default 40
                  */
                 maxExperiences?: number;
+                /** @description practise on this shared library of the tenant instead of the agent's own: the run starts from the library's active lessons, the agent's policy runs with them, and the promotion (through the same gate) writes to the library, where every subscriber draws on it */
+                libraryId?: string;
                 seed: number;
             };
             progress: {
@@ -4695,6 +4703,8 @@ export interface components {
                  * @default 40
                  */
                 maxExperiences?: number;
+                /** @description practise on this shared library of the tenant instead of the agent's own: the run starts from the library's active lessons, the agent's policy runs with them, and the promotion (through the same gate) writes to the library, where every subscriber draws on it */
+                libraryId?: string;
                 seed?: number;
             };
             enabled: boolean;
@@ -4861,6 +4871,8 @@ export interface components {
                  * @default 40
                  */
                 maxExperiences?: number;
+                /** @description practise on this shared library of the tenant instead of the agent's own: the run starts from the library's active lessons, the agent's policy runs with them, and the promotion (through the same gate) writes to the library, where every subscriber draws on it */
+                libraryId?: string;
                 seed?: number;
             };
             /** @default true */

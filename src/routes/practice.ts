@@ -6,6 +6,7 @@ import { parseRolloutId } from "../core/practice/unit-key";
 import { decodeCursor, encodeCursor } from "../core/cursor";
 import { agentFor } from "../services/agents";
 import { cancelRun, listRuns, practiceStub, resultForRollout, runCurve, runRow, runView, startRun } from "../services/practice";
+import { requireLibraryAccess } from "../services/libraries";
 import { requireScope } from "../http/auth";
 import { evaluationRolloutResult, isEvaluationId } from "../services/evaluation";
 import { ROLLOUT_SECRET_HEADER } from "../services/late-rollout";
@@ -41,7 +42,8 @@ export const practiceRoutes = router()
       tags: ["practice"],
       operationId: "startPracticeRun",
       summary: "Start a practice run",
-      description: "Starts a Training-Free GRPO practice run on a dataset: rollouts with the library injected, verification, group summaries and one batch update of the library per step; the result is promoted as one library version. Needs an LLM.",
+      description:
+        "Starts a Training-Free GRPO practice run on a dataset: rollouts with the library injected, verification, group summaries and one batch update of the library per step; the result is promoted as one library version. Needs an LLM. With `libraryId` the run practises on a shared library (the key needs write access to it): it starts from the library's lessons and promotes into the library.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(RunCreateSchema.openapi("PracticeRunCreate")) },
       responses: { 202: jsonResponse(z.object({ runId: z.string(), status: RunStatusSchema }), "Accepted; the run is queued"), ...commonErrors },
@@ -49,7 +51,9 @@ export const practiceRoutes = router()
     async (c) => {
       const { key } = await agentFor(c, c.req.valid("param").agentId, "write");
       const agentId = c.req.valid("param").agentId;
-      const r = await startRun(c, { tenantId: key.tenantId, agentId }, c.req.valid("json"), c.req.valid("header")["idempotency-key"]);
+      const body = c.req.valid("json");
+      if (body.libraryId) requireLibraryAccess(key, body.libraryId, "write");
+      const r = await startRun(c, { tenantId: key.tenantId, agentId }, body, c.req.valid("header")["idempotency-key"]);
       markReplay(c, r.replayed);
       return c.json({ runId: r.runId, status: r.status }, 202);
     },

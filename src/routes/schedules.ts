@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
 import { SCHEDULE_NAME_RE, SchedulePutSchema, ScheduleSchema } from "../core/practice/schedule-types";
 import { agentFor } from "../services/agents";
+import { requireLibraryAccess } from "../services/libraries";
 import { audit } from "../services/audit";
 import { deleteSchedule, getSchedule, listSchedules, putSchedule } from "../services/schedules";
 import { AgentParams } from "./schemas";
@@ -32,7 +33,9 @@ export const scheduleRoutes = router()
     async (c) => {
       const { agentId, name } = c.req.valid("param");
       const { key } = await agentFor(c, agentId, "write");
-      const { schedule, created } = await putSchedule(c.env, { tenantId: key.tenantId, agentId }, name, c.req.valid("json"), Date.now());
+      const body = c.req.valid("json");
+      if (body.run.libraryId) requireLibraryAccess(key, body.run.libraryId, "write");
+      const { schedule, created } = await putSchedule(c.env, { tenantId: key.tenantId, agentId }, name, body, Date.now());
       await audit(c, { tenantId: key.tenantId, action: created ? "schedule.create" : "schedule.update", target: `${agentId}/${name}`, detail: { every: schedule.every } });
       return c.json(schedule, created ? 201 : 200);
     },

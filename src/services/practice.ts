@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, inArray, lt, or } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv, Env } from "../env";
 import { db } from "../db/client";
-import { datasetTasks, practiceRuns } from "../db/schema";
+import { datasetTasks, libraries, practiceRuns } from "../db/schema";
 import { datasetSplit, splitTasks } from "./datasets";
 import { tenantWebhookSecret } from "./tenants";
 import { sha256Hex } from "../core/api-key";
@@ -17,6 +17,7 @@ import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/
 import { conflict, notFound, ProblemError, unprocessable } from "../core/problem";
 import { isRetryable, llmConfigured, LlmNotConfiguredError, toProblem } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
+import { libraryMemoryId } from "../core/shared-lessons";
 
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
 
@@ -33,8 +34,23 @@ interface Caller {
   agentId: string;
 }
 
+/**
+ * The library a run starts from and promotes into: the agent's own, or the shared library it
+ * practises on (an AgentMemory object of its own, called as the agent's is).
+ */
+const practisedMemory = (env: Env, run: { tenantId: string; agentId: string }, config: Pick<RunConfig, "libraryId">) =>
+  memoryStub(env, run.tenantId, config.libraryId ? libraryMemoryId(config.libraryId) : run.agentId);
+
 /** Everything that could be wrong with a run request is found here, before anything is stored. */
 export async function prepare(env: Env, who: Caller, body: RunCreate) {
+  if (body.libraryId) {
+    const found = await db(env)
+      .select({ libraryId: libraries.libraryId })
+      .from(libraries)
+      .where(and(eq(libraries.tenantId, who.tenantId), eq(libraries.libraryId, body.libraryId)))
+      .get();
+    if (!found) throw notFound(`Library '${body.libraryId}' does not exist.`);
+  }
   const { ds, tasks } = await datasetSplit(env, who.tenantId, body.datasetId, "train");
   if (tasks.length === 0) {
     throw unprocessable(`Dataset '${ds.id}' has no train tasks to practise on.`, [{ path: "datasetId", message: "No train tasks" }]);
@@ -110,13 +126,13 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
 }
 
 /**
- * Sets up a `creating` run's Durable Object: the run with a copy of the agent's active library,
- * every train and held-out task, then the seal that freezes them; only then does the D1 row
- * become `queued`, so no admission can see a run that is not whole. Every step is idempotent, so
- * a retried create finishes a setup that was cut short.
+ * Sets up a `creating` run's Durable Object: the run with a copy of the active library it
+ * practises (the agent's, or the shared one it names), every train and held-out task, then the
+ * seal that freezes them; only then does the D1 row become `queued`, so no admission can see a run
+ * that is not whole. Every step is idempotent, so a retried create finishes a setup that was cut short.
  */
 async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string, config: RunConfig, tasks: FrozenTask[], holdout: FrozenTask[]) {
-  const memory = memoryStub(env, who.tenantId, who.agentId);
+  const memory = practisedMemory(env, who, config);
   const [exported, agentConfig, agentIncarnation] = await Promise.all([
     callMemory(() => memory.exportLibrary()),
     callMemory(() => memory.getConfig()),
@@ -257,7 +273,7 @@ export async function promoteRun(env: Env, run: RunFacts, start: RunExperience[]
   let value;
   try {
     ({ value } = await callMemory(() =>
-      memoryStub(env, run.tenantId, run.agentId).promotePractice({
+      practisedMemory(env, run, run.config).promotePractice({
         runId: run.runId,
         ...(run.agentIncarnation ? { incarnation: run.agentIncarnation } : {}),
         reason,

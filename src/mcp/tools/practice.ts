@@ -3,6 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { RunCreateSchema, RunViewSchema } from "../../core/practice/run-types";
 import { agentFor } from "../../services/agents";
 import { runView, startRun } from "../../services/practice";
+import { requireLibraryAccess } from "../../services/libraries";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 
 const StartInput = describedArgs(RunCreateSchema, {
@@ -16,6 +17,7 @@ const StartInput = describedArgs(RunCreateSchema, {
   budget: "`{ maxTokens?, maxCostUsd? }`: the run stops between stages when it is spent",
   promote: "gate (default with a holdout split), best, always or never: when the learned library replaces the agent's",
   seed: "Fixes task order and sampling, for a repeatable run",
+  libraryId: "A shared library (`lib_…`) to practise on instead of the agent's own: the run starts from its lessons and promotes into it",
 }).extend({ agentId: AgentIdArg });
 const StartOutput = z.object({ runId: z.string().describe("Pass this to practice_status"), status: RunViewSchema.shape.status });
 const StatusInput = z.object({ agentId: AgentIdArg, runId: z.string().min(1).max(64).describe("The runId start_practice returned") }).strict();
@@ -31,6 +33,7 @@ export function registerPracticeTools(server: McpServer, c: ToolContext) {
     ({ agentId, ...body }) =>
       guarded(c, async () => {
         const { key } = await agentFor(c, agentId, "write");
+        if (body.libraryId) requireLibraryAccess(key, body.libraryId, "write");
         const r = await startRun(c, { tenantId: key.tenantId, agentId }, body);
         return toolResult(`Practice run ${r.runId} is ${r.status}.`, { runId: r.runId, status: r.status });
       }),
