@@ -1,7 +1,7 @@
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import { callMemory, type MemoryStub } from "./agent-memory";
-import { agentWithRow } from "./agent-access";
+import { lessonTarget, type LessonTarget } from "./lesson-target";
 import { reviewedBeforeWrite } from "./screening";
 import { authorOf } from "./lessons";
 
@@ -16,23 +16,23 @@ const applied = (r: { version: number; unchanged: boolean; experiences: readonly
   deleted: r.deleted.length,
 });
 
-export const libraryVersions = (deps: Deps, caller: Caller, input: { agentId: string; limit: number; cursor?: number | undefined }) =>
+export const libraryVersions = (deps: Deps, caller: Caller, input: LessonTarget & { limit: number; cursor?: number | undefined }) =>
   outcome(async () => {
-    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    const { memory } = await lessonTarget(deps, caller, input, "read");
     return callMemory(() => memory.libraryVersions(input.limit, input.cursor));
   });
 
 /** The whole library exactly as it was after version n. */
-export const libraryVersion = (deps: Deps, caller: Caller, input: { agentId: string; n: number }) =>
+export const libraryVersion = (deps: Deps, caller: Caller, input: LessonTarget & { n: number }) =>
   outcome(async () => {
-    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    const { memory } = await lessonTarget(deps, caller, input, "read");
     return callMemory(() => memory.libraryVersion(input.n));
   });
 
 /** What version n changed: each lesson it touched, before and after. */
-export const libraryDiff = (deps: Deps, caller: Caller, input: { agentId: string; n: number }) =>
+export const libraryDiff = (deps: Deps, caller: Caller, input: LessonTarget & { n: number }) =>
   outcome(async () => {
-    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    const { memory } = await lessonTarget(deps, caller, input, "read");
     return callMemory(() => memory.libraryDiff(input.n));
   });
 
@@ -40,26 +40,25 @@ export const libraryDiff = (deps: Deps, caller: Caller, input: { agentId: string
 export const rollbackLibrary = (
   deps: Deps,
   caller: Caller,
-  input: { agentId: string; version: number; idempotencyKey?: string | undefined },
+  input: LessonTarget & { version: number; idempotencyKey?: string | undefined },
 ) =>
   outcome(async () => {
-    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
+    const { key, memory } = await lessonTarget(deps, caller, input, "write");
     const { value: r, replayed } = await callMemory(() => memory.rollback(input.version, authorOf(key), input.idempotencyKey));
     return { value: applied(r), replayed };
   });
 
-export const exportLibrary = (deps: Deps, caller: Caller, input: { agentId: string }) =>
+export const exportLibrary = (deps: Deps, caller: Caller, input: LessonTarget) =>
   outcome(async () => {
-    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    const { memory } = await lessonTarget(deps, caller, input, "read");
     return callMemory(() => memory.exportLibrary());
   });
 
-export interface ImportLibraryInput {
-  agentId: string;
+export type ImportLibraryInput = LessonTarget & {
   mode: "merge" | "replace";
   library: LibraryDocument;
   idempotencyKey?: string | undefined;
-}
+};
 
 /**
  * Imports an export by merge or replace as one version. A small import is reviewed before the
@@ -67,8 +66,8 @@ export interface ImportLibraryInput {
  */
 export const importLibrary = (deps: Deps, caller: Caller, input: ImportLibraryInput) =>
   outcome(async () => {
-    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
-    const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, input.agentId, input.library.experiences, deps.logger);
+    const { key, memory, memoryId } = await lessonTarget(deps, caller, input, "write");
+    const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, memoryId, input.library.experiences, deps.logger);
     const { value: r, replayed } = await callMemory(() =>
       memory.importLibrary(input.library, input.mode, authorOf(key), input.idempotencyKey, { admin: key.scope === "admin", reviewed }),
     );

@@ -2,7 +2,7 @@ import { recordLateRollout, type RolloutRef } from "./late-rollout";
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import type { Env } from "../env";
 import { db } from "../db/client";
-import { datasetTasks, practiceRuns } from "../db/schema";
+import { datasetTasks, libraries, practiceRuns } from "../db/schema";
 import { datasetSplit, splitTasks } from "./datasets";
 import { tenantWebhookSecret } from "./tenants";
 import { sha256Hex } from "../core/api-key";
@@ -25,6 +25,7 @@ import { conflict, isRequestFault, isRetryable, notFound, unprocessable } from "
 import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
 import { variables } from "../config";
+import { libraryMemoryId } from "../core/shared-lessons";
 
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
 
@@ -41,8 +42,23 @@ interface Caller {
   agentId: string;
 }
 
+/**
+ * The library a run starts from and promotes into: the agent's own, or the shared library it
+ * practises on (an AgentMemory object of its own, called as the agent's is).
+ */
+const practisedMemory = (env: Env, run: { tenantId: string; agentId: string }, config: Pick<RunConfig, "libraryId">) =>
+  memoryStub(env, run.tenantId, config.libraryId ? libraryMemoryId(config.libraryId) : run.agentId);
+
 /** Everything that could be wrong with a run request is found here, before anything is stored. */
 export async function prepare(env: Env, who: Caller, body: RunCreate) {
+  if (body.libraryId) {
+    const found = await db(env)
+      .select({ libraryId: libraries.libraryId })
+      .from(libraries)
+      .where(and(eq(libraries.tenantId, who.tenantId), eq(libraries.libraryId, body.libraryId)))
+      .get();
+    if (!found) throw notFound(`Library '${body.libraryId}' does not exist.`);
+  }
   const { ds, tasks } = await datasetSplit(env, who.tenantId, body.datasetId, "train");
   if (tasks.length === 0) {
     throw unprocessable(`Dataset '${ds.id}' has no train tasks to practise on.`, [{ path: "datasetId", message: "No train tasks" }]);
@@ -132,10 +148,10 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
 }
 
 /**
- * Sets up a `creating` run's Durable Object: the run with a copy of the agent's active library,
- * every train and held-out task, then the seal that freezes them; only then does the D1 row
- * become `queued`, so no admission can see a run that is not whole. Every step is idempotent, so
- * a retried create finishes a setup that was cut short.
+ * Sets up a `creating` run's Durable Object: the run with a copy of the active library it
+ * practises (the agent's, or the shared one it names), every train and held-out task, then the
+ * seal that freezes them; only then does the D1 row become `queued`, so no admission can see a run
+ * that is not whole. Every step is idempotent, so a retried create finishes a setup that was cut short.
  */
 async function setUpRun(
   env: Env,
@@ -146,7 +162,7 @@ async function setUpRun(
   tasks: FrozenTask[],
   holdout: FrozenTask[],
 ) {
-  const memory = memoryStub(env, who.tenantId, who.agentId);
+  const memory = practisedMemory(env, who, config);
   const [exported, agentConfig, agentIncarnation] = await Promise.all([
     callMemory(() => memory.exportLibrary()),
     callMemory(() => memory.getConfig()),
@@ -304,7 +320,7 @@ export async function promoteRun(
   let value;
   try {
     ({ value } = await callMemory(() =>
-      memoryStub(env, run.tenantId, run.agentId).promotePractice({
+      practisedMemory(env, run, run.config).promotePractice({
         runId: run.runId,
         ...(run.agentIncarnation ? { incarnation: run.agentIncarnation } : {}),
         reason,
