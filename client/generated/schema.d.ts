@@ -2998,10 +2998,10 @@ export interface components {
              */
             servedFrom: "edge" | "object";
             /**
-             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, an agent drawing on shared libraries (`subscriptions`)
              * @enum {string}
              */
-            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size";
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "subscriptions";
         };
         RetrieveRequest: {
             query: string;
@@ -3056,10 +3056,10 @@ export interface components {
              */
             servedFrom: "edge" | "object";
             /**
-             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, an agent drawing on shared libraries (`subscriptions`)
              * @enum {string}
              */
-            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size";
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "subscriptions";
         };
         RewardResult: {
             reward: number;

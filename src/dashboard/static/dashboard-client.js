@@ -2393,7 +2393,9 @@ ${value}`, dataLines++;
     const path = { libraryId };
     const library = await call(api().GET("/v1/libraries/{libraryId}", { params: { path } }));
     const [lessons, subscribers] = await Promise.all([
-      pageAll((cursor) => call(api().GET("/v1/libraries/{libraryId}/experiences", { params: { path, query: { status: "all", limit: 200, cursor } } }))),
+      pageAll(
+        (cursor) => call(api().GET("/v1/libraries/{libraryId}/experiences", { params: { path, query: { status: "all", limit: 200, cursor } } }))
+      ),
       call(api().GET("/v1/libraries/{libraryId}/subscribers", { params: { path, query: { limit: SUBSCRIBERS_SHOWN } } }))
     ]);
     fill(
@@ -2418,10 +2420,18 @@ ${value}`, dataLines++;
           { label: "Id", cell: (e) => e.id, sort: (e) => e.id, id: true },
           { label: "Lesson", cell: (e) => h("span", { class: "text" }, e.text) },
           { label: "Status", cell: (e) => h("span", { class: `badge ${e.status}` }, e.status ?? "—"), sort: (e) => e.status ?? "" },
-          { label: "Agents using it", cell: (e) => fmtInt(across.get(e.id)?.agents ?? 0), sort: (e) => across.get(e.id)?.agents ?? 0, num: true },
+          {
+            label: "Agents using it",
+            cell: (e) => fmtInt(across.get(e.id)?.agents ?? 0),
+            sort: (e) => across.get(e.id)?.agents ?? 0,
+            num: true
+          },
           { label: "Mean Q", cell: (e) => fmtQ(across.get(e.id)?.meanQ), sort: (e) => across.get(e.id)?.meanQ ?? -2, num: true },
           { label: "Uses", cell: (e) => fmtInt(across.get(e.id)?.uses ?? 0), sort: (e) => across.get(e.id)?.uses ?? 0, num: true },
-          { label: "Successes / failures", cell: (e) => `${fmtInt(across.get(e.id)?.successes ?? 0)} / ${fmtInt(across.get(e.id)?.failures ?? 0)}` }
+          {
+            label: "Successes / failures",
+            cell: (e) => `${fmtInt(across.get(e.id)?.successes ?? 0)} / ${fmtInt(across.get(e.id)?.failures ?? 0)}`
+          }
         ],
         lessons,
         { id: "library-lessons-table" }
@@ -2432,11 +2442,16 @@ ${value}`, dataLines++;
     fill(
       "library-subscribers",
       subscribers.nextCursor ? h("p", { class: "hint" }, `The first ${SUBSCRIBERS_SHOWN} subscribers, by agent id; the lesson figures above are theirs.`) : null,
-      h("p", {}, `${plural(subscribers.items.length, "agent")} subscribed: `, subscribers.items.map((s, i) => [
-        i ? ", " : "",
-        h("a", { href: agentPage("", s.agentId) }, s.agentId),
-        ` (weight ${s.weight}${s.pinVersion === null ? "" : `, pinned to version ${s.pinVersion}`})`
-      ])),
+      h(
+        "p",
+        {},
+        `${plural(subscribers.items.length, "agent")} subscribed: `,
+        subscribers.items.map((s, i) => [
+          i ? ", " : "",
+          h("a", { href: agentPage("", s.agentId) }, s.agentId),
+          ` (weight ${s.weight}${s.pinVersion === null ? "" : `, pinned to version ${s.pinVersion}`})`
+        ])
+      ),
       dataTable(
         "Per-agent Q",
         [
