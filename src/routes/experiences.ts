@@ -13,7 +13,7 @@ import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./
 
 export const Experience = ExperienceSchema.openapi("Experience");
 export const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");
-const AddedExperience = VersionedExperience.extend({
+export const AddedExperience = VersionedExperience.extend({
   similar: SimilarLessonsSchema,
 }).openapi("AddedExperience");
 const IdParams = AgentParams.extend({

@@ -24,7 +24,7 @@ import { addLesson, deleteLesson, getLesson, listLessons, updateLesson } from ".
 import { exportLibrary, importLibrary, libraryDiff, libraryVersion, libraryVersions, rollbackLibrary } from "../services/library";
 import { deleteQuarantined, listQuarantine, releaseQuarantined } from "../services/quarantine";
 import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay, PageQuery, queryLimit, queryNumber, timestamp } from "./schemas";
-import { Experience, VersionedExperience } from "./experiences";
+import { AddedExperience, Experience, VersionedExperience } from "./experiences";
 import { ApplyResult, LibraryExportSchema, Snapshot, VersionMeta } from "./library";
 import { HeldItem } from "./quarantine";
 
@@ -202,7 +202,7 @@ export const libraryRoutes = router()
       description: "As adding an agent's experience: the admission step first (filter, then the safety review), one new library version.",
       security,
       request: { params: LibraryParams, headers: IdempotencyHeader, ...jsonBody(ExperienceCreateSchema.openapi("ExperienceCreate")) },
-      responses: { 201: jsonResponse(VersionedExperience, "Created"), ...commonErrors },
+      responses: { 201: jsonResponse(AddedExperience, "Created"), ...commonErrors },
     }),
     async (c) => {
       const { value, replayed } = valueOf(
@@ -580,7 +580,7 @@ export const libraryRoutes = router()
         headers: IdempotencyHeader,
         ...jsonBody(z.object({ libraryId: CoreLibraryIdSchema }).strict().openapi("ShareExperience")),
       },
-      responses: { 201: jsonResponse(VersionedExperience.extend({ libraryId: z.string() }), "Shared"), ...commonErrors },
+      responses: { 201: jsonResponse(AddedExperience.extend({ libraryId: z.string() }), "Shared"), ...commonErrors },
     }),
     async (c) => {
       const { value, replayed } = valueOf(

@@ -224,7 +224,7 @@ describe("shared libraries", () => {
       const copy = env.AGENT_MEMORY.getByName(
         memoryName(w.t.tenantId, pinnedMemoryId(w.libraryId, version)),
       ) as DurableObjectStub<AgentMemory>;
-      await expect(callMemory(() => copy.getConfig())).rejects.toMatchObject({ status: 404 });
+      await expect(callMemory(() => copy.getConfig())).rejects.toMatchObject({ info: { kind: "not-found" } });
     }
   });
 
@@ -237,7 +237,7 @@ describe("shared libraries", () => {
       env.AGENT_MEMORY.getByName(memoryName(w.t.tenantId, pinnedMemoryId(w.libraryId, v))) as DurableObjectStub<AgentMemory>;
     await expect(callMemory(() => copy(1).getConfig())).resolves.toBeDefined();
     expect((await w.two("PUT", `/subscriptions/${w.libraryId}`, { pinVersion: 17 })).status).toBe(200);
-    for (const v of [1, 15]) await expect(callMemory(() => copy(v).getConfig())).rejects.toMatchObject({ status: 404 });
+    for (const v of [1, 15]) await expect(callMemory(() => copy(v).getConfig())).rejects.toMatchObject({ info: { kind: "not-found" } });
     expect(sharedItems(await w.one("POST", "/retrieve", { query: "retry step 16" })).map((i) => i.text)).toContain(
       "Retry step 16: wait 16 seconds",
     );

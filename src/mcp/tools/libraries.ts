@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
-import { ExperienceSchema } from "../../core/memory-types";
+import { ExperienceSchema, SimilarLessonsSchema } from "../../core/memory-types";
 import { LibraryIdSchema, SharedLibrarySchema } from "../../core/shared-lessons";
 import { unwrap } from "../../core/errors";
 import { listLibraries, shareLesson } from "../../services/libraries";
@@ -29,6 +29,7 @@ const ShareInput = z
 const ShareOutput = ExperienceSchema.extend({
   libraryId: z.string().describe("The library the copy is in"),
   libraryVersion: z.number().int().describe("The library version this share made"),
+  similar: SimilarLessonsSchema,
 });
 
 /** Shared libraries (issue 32): lessons several agents of the tenant draw on, each learning for itself which work. */
