@@ -474,6 +474,20 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.subscriptions.list());
   }
 
+  /**
+   * The active lessons of the libraries the agent subscribes to, as its whole-library prompt shows
+   * them: a practice run's rollouts draw on them beside the run's own library.
+   */
+  async subscribedLessons() {
+    return this.rpc(async () =>
+      (await this.rooms.subscriptions.lessons(undefined, this.rooms.retrieval.onSharedFailure)).map((l) => ({
+        id: l.ref,
+        libraryId: l.libraryId,
+        text: l.text,
+      })),
+    );
+  }
+
   /** What this agent learned of a library's lessons: its own Q and counters for each it was shown. */
   async sharedStats(libraryId: string) {
     return this.rpc(() => this.rooms.subscriptions.stats(libraryId));

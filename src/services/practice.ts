@@ -169,6 +169,8 @@ async function setUpRun(
     callMemory(() => memory.incarnation()),
   ]);
   const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
+  // An agent's run draws on its subscriptions as its reads do; a run on a shared library has none.
+  const shared = config.libraryId ? [] : await callMemory(() => memory.subscribedLessons());
   const stub = practiceStub(env, runId);
   try {
     await stub.init({
@@ -178,6 +180,7 @@ async function setUpRun(
       datasetId,
       config,
       library,
+      shared,
       priorQ: agentConfig.defaultQ,
       agentIncarnation,
     });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { api, captureQueues, practiceFixture, practiceLlm, startRun } from "./harness";
-import { expectProblem, newAgent, newTenant } from "../helpers";
+import { call, expectProblem, newAgent, newTenant } from "../helpers";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -24,7 +24,9 @@ async function fixture() {
   const created = await api("POST", "/v1/libraries", f.t.apiKey, { name: "arithmetic" });
   const libraryId = created.body.libraryId as string;
   const lib = (method: string, path: string, body?: unknown) => api(method, `/v1/libraries/${libraryId}${path}`, f.t.apiKey, body);
-  expect((await lib("POST", "/experiences", { text: SEEDED })).status).toBe(201);
+  // Written as a deployment without an LLM takes it (see seedLessons): nothing calls out before the test scripts its model.
+  const seeded = await call("POST", `/v1/libraries/${libraryId}/experiences`, { key: f.t.apiKey, body: { text: SEEDED } });
+  expect(seeded.status, JSON.stringify(seeded.body)).toBe(201);
   const subscriber = await newAgent(f.t.apiKey);
   expect((await api("PUT", `/v1/agents/${subscriber}/subscriptions/${libraryId}`, f.t.apiKey, {})).status).toBe(200);
   return { ...f, datasetId: ds.body.datasetId as string, libraryId, lib, subscriber };
@@ -68,6 +70,32 @@ describe("practice on a shared library", () => {
     expect(r.body.items.filter((i: { libraryId?: string }) => i.libraryId === f.libraryId).map((i: { text: string }) => i.text)).toContain(
       learned,
     );
+  });
+
+  it("an agent's own run draws on its subscriptions in rollouts and held-out evaluations, and promotes only into its own library", async () => {
+    const f = await fixture();
+    expect((await f.agent("PUT", `/subscriptions/${f.libraryId}`, {})).status).toBe(200);
+    const q = captureQueues();
+    const prompts: string[] = [];
+    practiceLlm({
+      policy: (_task: string, _seed: number, prompt: string) => {
+        prompts.push(prompt);
+        return true;
+      },
+    });
+    const runId = await startRun(f, { epochs: 1, batchSize: 2, groupSize: 2, seed: 3, evaluate: { samples: 1, every: "end" } });
+    await q.pump();
+    const run = (await f.agent("GET", `/practice-runs/${runId}`)).body;
+    expect(run.status, JSON.stringify(run.error)).toBe("completed");
+    const rollouts = prompts.filter((p) => !p.includes("Holdout"));
+    const heldOut = prompts.filter((p) => p.includes("Holdout"));
+    expect(rollouts.length).toBeGreaterThan(0);
+    expect(heldOut.length).toBeGreaterThan(0);
+    for (const p of rollouts) expect(p).toContain(`[S0]. ${SEEDED}`);
+    for (const p of heldOut) expect(p).toContain(SEEDED);
+    const own = ((await f.agent("GET", "/experiences?status=all&limit=100")).body.items as { text: string }[]).map((e) => e.text);
+    expect(own).not.toContain(SEEDED);
+    expect((await f.lib("GET", "/versions")).body.items).toHaveLength(1);
   });
 
   it("refuses another tenant's library (404) and a key limited to other libraries (403), starting no run", async () => {
