@@ -16667,7 +16667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VersionedExperience"];
+                    "application/json": components["schemas"]["AddedExperience"];
                 };
             };
             /** @description Validation failed */
@@ -18706,7 +18706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VersionedExperience"] & {
+                    "application/json": components["schemas"]["AddedExperience"] & {
                         libraryId: string;
                     };
                 };
