@@ -172,7 +172,15 @@ export class PracticeRun extends UnitShell<RunMachine> {
       this.tx(() => this.machine.evals.stopped(e.epoch));
     }
     for (const e of this.tx(() => this.machine.evals.toLaunch())) {
-      const request = { evaluationId: e.evaluation_id, epoch: e.epoch, library: JSON.parse(e.library) as RunExperience[] };
+      // Held out as in practice: the subscribed libraries' lessons beside the library evaluated.
+      const shared = (JSON.parse(this.store.mustRun().shared) as { id: string; text: string }[]).map(
+        (l): RunExperience => ({ ...l, lineage: [{ op: "start" }] }),
+      );
+      const request = {
+        evaluationId: e.evaluation_id,
+        epoch: e.epoch,
+        library: [...(JSON.parse(e.library) as RunExperience[]), ...shared],
+      };
       const failure = await this.ports.launchEvaluation(this.store.facts(), request, this.store.holdoutTasks());
       this.tx(() => (failure ? this.machine.evaluationDone(e.epoch, failure) : this.machine.evals.launched(e.epoch)));
     }

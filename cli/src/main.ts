@@ -9,6 +9,7 @@ import { registerEpisode } from "./commands/episode.js";
 import { registerEval } from "./commands/eval.js";
 import { registerExperiences } from "./commands/experiences.js";
 import { registerLibrary } from "./commands/library.js";
+import { registerLibraries } from "./commands/libraries.js";
 import { registerLogin } from "./commands/login.js";
 import { registerPractice } from "./commands/practice.js";
 import { registerPrompt } from "./commands/prompt.js";
@@ -39,7 +40,7 @@ URL and key come from --url/--key, else PRAXIS_URL/PRAXIS_API_KEY, else \`praxis
 
 const program = new Command("praxis")
   .description(
-    "Command line for a Praxis Worker: agents, the core loop (retrieve, prompt, episodes, rewards), experiences, the library, datasets, practice runs, evaluations, usage.",
+    "Command line for a Praxis Worker: agents, the core loop (retrieve, prompt, episodes, rewards), experiences, the library, shared libraries, datasets, practice runs, evaluations, usage.",
   )
   .option("--url <url>", "API base URL (env PRAXIS_URL)")
   .option("--key <key>", "API key (env PRAXIS_API_KEY)")
@@ -58,6 +59,7 @@ for (const register of [
   registerReward,
   registerExperiences,
   registerLibrary,
+  registerLibraries,
   registerDatasets,
   registerPractice,
   registerEval,

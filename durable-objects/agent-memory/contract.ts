@@ -65,5 +65,15 @@ export const AGENT_MEMORY_CONTRACT = {
   finishJob: { once: true },
   similarExperiences: { read: true },
   applyLiveLesson: { once: true },
+  // Shared libraries (issue 32): a subscription is a PUT of its whole state, so repeating it sets
+  // the same; ending one twice answers `removed: false` the second time, which callers accept.
+  subscribe: { read: true },
+  unsubscribe: { read: true },
+  subscriptions: { read: true },
+  subscribedLessons: { read: true },
+  sharedStats: { read: true },
+  sharedCandidates: { read: true },
+  sharedLessons: { read: true },
+  sharedHeldSince: { read: true },
   destroy: { once: true },
 } as const satisfies Contract<AgentMemory>;

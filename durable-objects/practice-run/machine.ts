@@ -31,6 +31,8 @@ export interface InitInput {
   datasetId: string;
   config: RunConfig;
   library: { id: string; text: string; q?: number }[];
+  /** The agent's subscribed libraries' lessons, shown in rollouts beside the run's library and never changed by it. */
+  shared?: { id: string; text: string }[];
   /** The agent's starting Q: the utility the library cap assumes for lessons the run writes. */
   priorQ?: number;
   /** The agent's incarnation (see durable-objects/agent-memory/object/lifecycle.ts) the run works for. */
@@ -98,6 +100,7 @@ export class RunMachine {
       status: "creating",
       library: JSON.stringify(library),
       start_library: JSON.stringify(library),
+      shared: JSON.stringify((input.shared ?? []).map(({ id, text }) => ({ id, text }))),
       prior_q: input.priorQ ?? 0.5,
       agent_incarnation: input.agentIncarnation ?? null,
       created_at: t,

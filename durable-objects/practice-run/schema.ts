@@ -54,4 +54,7 @@ export const PRACTICE_RUN_SCHEMA: readonly string[] = [
   `CREATE INDEX reservations_unit_idx ON reservations (unit_key);`,
   `ALTER TABLE run ADD COLUMN agent_incarnation TEXT;`,
   `CREATE TABLE call_sizes (purpose TEXT PRIMARY KEY, max_out INTEGER NOT NULL, max_in_ratio REAL NOT NULL);`,
+  // The agent's subscribed libraries' active lessons as the run began (issue 32): its rollouts and
+  // held-out evaluations draw on them beside the run's own library, which alone the run changes.
+  `ALTER TABLE run ADD COLUMN shared TEXT NOT NULL DEFAULT '[]';`,
 ];

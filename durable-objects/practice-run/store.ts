@@ -16,6 +16,8 @@ export interface RunRow extends Record<string, SqlStorageValue> {
   steps_per_epoch: number;
   library: string;
   start_library: string;
+  /** JSON `{ id, text }[]`: the subscribed libraries' lessons the run's rollouts see beside its own (ids are sharedRefs). */
+  shared: string;
   error: string | null;
   promotion: string | null;
   finishing: "completed" | "budget-exhausted" | null;
@@ -131,6 +133,7 @@ export class RunStore {
       | "status"
       | "library"
       | "start_library"
+      | "shared"
       | "prior_q"
       | "agent_incarnation"
       | "created_at"

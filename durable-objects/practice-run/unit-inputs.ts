@@ -3,7 +3,7 @@ import { rolloutSeed } from "../../src/core/practice/rng";
 import { DEFAULT_MAX_EXPERIENCES } from "../../src/core/practice/run-types";
 import { rolloutIdOf, type UnitStage } from "../../src/core/practice/unit-key";
 import type { BatchGroup, LibraryLine, UnitData, UnitInput, UnitResult } from "../../src/core/practice/units";
-import type { RunStore, UnitRow } from "./store";
+import type { RunRow, RunStore, UnitRow } from "./store";
 import { hindsightInput, hindsightProposals } from "./hindsight-step";
 
 /**
@@ -12,6 +12,10 @@ import { hindsightInput, hindsightProposals } from "./hindsight-step";
  */
 
 export const lines = (lib: readonly RunExperience[]): LibraryLine[] => lib.map((e, i) => ({ label: labelOf(i), text: e.text }));
+
+/** The subscribed libraries' lessons the run began with, by their own `S#` labels (as the agent's prompt shows them). */
+export const sharedLines = (run: Pick<RunRow, "shared">): LibraryLine[] =>
+  (JSON.parse(run.shared) as { text: string }[]).map((e, i) => ({ label: `S${i}`, text: e.text }));
 import { parseStored as parse } from "../../src/core/encoding";
 
 /** The library as the step began, which every unit of the step sees. */
@@ -48,7 +52,7 @@ export function unitInput(store: RunStore, u: UnitRow, runId: string): UnitInput
       taskId: task.task_id,
       task: task.task,
       policy: cfg.policy,
-      library,
+      library: [...library, ...sharedLines(run)],
       seed: rolloutSeed(cfg.seed, u.epoch, u.task!, u.rollout!),
     };
   }

@@ -36,6 +36,8 @@ export const ProvenanceSchema = z
     keyId: idString(128).optional(),
     importedFrom: metadataString(200).optional(),
     note: metadataString(500).optional(),
+    agentId: idString(64).optional().describe("The agent a shared lesson was shared from"),
+    experienceId: idString(64).optional().describe("The lesson's id in that agent's library"),
     runItemId: idString(128)
       .optional()
       .describe("The lesson's id in its practice run's library (`px_…`, as the run's steps and diff name it), when a run created it"),
@@ -268,7 +270,16 @@ export const ConsistencySchema = z
   );
 
 /** Why a read the edge could have served was answered by the agent's memory itself (see README, "Reads at the edge"). */
-export const READ_FALLBACKS = ["strong", "episode", "query-words", "embedder", "too-large", "remote-index", "token-size"] as const;
+export const READ_FALLBACKS = [
+  "strong",
+  "episode",
+  "query-words",
+  "embedder",
+  "too-large",
+  "remote-index",
+  "token-size",
+  "subscriptions",
+] as const;
 
 /** What every read answer says about the state it was ranked on. */
 export const ReadFreshnessSchema = z.object({
@@ -289,7 +300,7 @@ export const ReadFreshnessSchema = z.object({
     .enum(READ_FALLBACKS)
     .optional()
     .describe(
-      "Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token",
+      "Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, an agent drawing on shared libraries (`subscriptions`)",
     ),
 });
 export type ReadFreshness = z.infer<typeof ReadFreshnessSchema>;
@@ -319,6 +330,7 @@ export type RetrieveRequest = z.infer<typeof RetrieveRequestSchema>;
 
 export const RetrievedItemSchema = z.object({
   id: z.string(),
+  libraryId: z.string().optional().describe("The shared library the lesson comes from (issue 32); absent for the agent's own memories"),
   kind: MemoryKindSchema,
   label: z.string().nullable(),
   probation: z
@@ -441,7 +453,16 @@ export type RewardRequest = z.infer<typeof RewardRequestSchema>;
 
 export const RewardResultSchema = z.object({
   reward: z.number(),
-  updated: z.array(z.object({ id: z.string(), kind: MemoryKindSchema, qBefore: z.number(), q: z.number(), cited: z.boolean() })),
+  updated: z.array(
+    z.object({
+      id: z.string(),
+      libraryId: z.string().optional().describe("A shared library's lesson: the Q is this agent's own for it"),
+      kind: MemoryKindSchema,
+      qBefore: z.number(),
+      q: z.number(),
+      cited: z.boolean(),
+    }),
+  ),
   uncited: z.array(z.string()),
   skipped: z
     .array(z.string())

@@ -3,7 +3,15 @@ import { forbidden, unauthorized } from "./errors";
 /** Who is calling: the operator (PRAXIS_ADMIN_KEY) or a tenant's API key with its scope and agents. */
 export type Scope = "admin" | "write" | "read";
 
-export type KeyPrincipal = { kind: "key"; tenantId: string; keyId: string; scope: Scope; agentIds: string[] | null };
+/** `libraryIds`: the shared libraries the key may use (absent or null: every library of its tenant). */
+export type KeyPrincipal = {
+  kind: "key";
+  tenantId: string;
+  keyId: string;
+  scope: Scope;
+  agentIds: string[] | null;
+  libraryIds?: string[] | null;
+};
 export type Principal = { kind: "operator" } | KeyPrincipal;
 
 const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };
@@ -30,24 +38,29 @@ export function requireAgentAccess(p: Principal, agentId: string, needed: Scope)
   return k;
 }
 
-/** Tenant-wide actions (the webhook secret, keys for every agent) need an admin key that is not restricted to some agents. */
+/** Tenant-wide actions (the webhook secret, keys for every agent) need an admin key that is not restricted to some agents or libraries. */
 export function requireTenantAdmin(p: Principal) {
   const k = requireScope(p, "admin");
   if (k.agentIds) {
     throw forbidden("This admin key is restricted to some agents; this action needs an unrestricted admin key.");
   }
+  if (k.libraryIds) {
+    throw forbidden("This admin key is restricted to some libraries; this action needs an unrestricted admin key.");
+  }
   return k;
 }
 
 /**
- * Whether `manager` may mint or revoke a key limited to `agentIds` (null: every agent). A restricted
- * admin manages only keys restricted to a subset of its own agents, so it can never widen its reach.
+ * Whether `manager` may mint or revoke a key limited to `agentIds` and `libraryIds` (null: every
+ * agent, every library). A restricted admin manages only keys restricted to a subset of its own
+ * agents and libraries, so it can never widen its reach.
  */
-export function canManageKey(manager: KeyPrincipal, agentIds: readonly string[] | null): boolean {
-  if (!manager.agentIds) return true;
-  const own = new Set(manager.agentIds);
-  return agentIds !== null && agentIds.every((a) => own.has(a));
+export function canManageKey(manager: KeyPrincipal, agentIds: readonly string[] | null, libraryIds: readonly string[] | null): boolean {
+  return withinOwn(manager.agentIds, agentIds) && withinOwn(manager.libraryIds ?? null, libraryIds);
 }
+
+const withinOwn = (own: readonly string[] | null, asked: readonly string[] | null) =>
+  !own || (asked !== null && asked.every((a) => own.includes(a)));
 
 /** The key in an `Authorization: Bearer <key>` header; both doors (HTTP and MCP) read it the same way. */
 export function bearer(header: string | undefined): string {

@@ -7,6 +7,8 @@ export interface ShellProps {
   page: string;
   agentId?: string;
   runId?: string;
+  /** The shared library a library page is about. */
+  libraryId?: string;
   /** The lesson or episode a detail page is about. */
   itemId?: string;
   children: Child;
@@ -29,7 +31,13 @@ export function Shell(props: ShellProps) {
         <script src={assetUrl("uplot.js")} defer></script>
         <script src={assetUrl("app.js")} defer></script>
       </head>
-      <body data-page={props.page} data-agent-id={props.agentId} data-run-id={props.runId} data-item-id={props.itemId}>
+      <body
+        data-page={props.page}
+        data-agent-id={props.agentId}
+        data-run-id={props.runId}
+        data-library-id={props.libraryId}
+        data-item-id={props.itemId}
+      >
         <a class="skip" href="#main">
           Skip to content
         </a>
@@ -61,6 +69,9 @@ export function Shell(props: ShellProps) {
                   </li>
                 </>
               )}
+              <li>
+                <a href="/dashboard/libraries">Shared libraries</a>
+              </li>
               <li>
                 <a href="/dashboard/usage">Usage</a>
               </li>

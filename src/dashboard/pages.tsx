@@ -134,3 +134,25 @@ export const usagePage = () => (
     <Section id="usage-table" title="Tokens and cost per day by purpose" />
   </Shell>
 );
+
+export const librariesPage = () => (
+  <Shell title="Shared libraries" page="libraries">
+    <Section id="libraries" title="Shared libraries of this tenant">
+      <p class="hint">Lessons several agents draw on beside their own; each subscriber learns its own Q for them.</p>
+    </Section>
+  </Shell>
+);
+
+export const libraryPage = (libraryId: string) => (
+  <Shell title={`Shared library ${libraryId}`} page="library" libraryId={libraryId}>
+    <Section id="library-summary" title="Summary" />
+    <Section id="library-lessons" title="Lessons">
+      <p class="hint">Per lesson, across its subscribers: how many used it, their mean Q, uses, successes and failures.</p>
+    </Section>
+    <Section id="library-subscribers" title="Subscribers">
+      <p class="hint">
+        Each subscribing agent's own Q and counters for the lessons it was shown; a lesson helps one agent and not another.
+      </p>
+    </Section>
+  </Shell>
+);

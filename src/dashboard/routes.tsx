@@ -8,6 +8,8 @@ import {
   episodesPage,
   jobsPage,
   lessonPage,
+  librariesPage,
+  libraryPage,
   runPage,
   runsPage,
   usagePage,
@@ -36,6 +38,8 @@ const html = async (c: Context<AppEnv>, page: ReturnType<typeof agentsPage>) => 
 
 dashboardRoutes.get("/dashboard", (c) => html(c, agentsPage()));
 dashboardRoutes.get("/dashboard/usage", (c) => html(c, usagePage()));
+dashboardRoutes.get("/dashboard/libraries", (c) => html(c, librariesPage()));
+dashboardRoutes.get("/dashboard/libraries/:libraryId", (c) => html(c, libraryPage(c.req.param("libraryId"))));
 dashboardRoutes.get("/dashboard/agents/:agentId", (c) => html(c, agentPage(c.req.param("agentId"))));
 dashboardRoutes.get("/dashboard/agents/:agentId/versions", (c) => html(c, versionsPage(c.req.param("agentId"))));
 dashboardRoutes.get("/dashboard/agents/:agentId/runs", (c) => html(c, runsPage(c.req.param("agentId"))));

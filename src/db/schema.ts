@@ -27,6 +27,7 @@ export const apiKeys = sqliteTable(
     hash: text("hash").notNull(),
     scope: text("scope", { enum: ["admin", "write", "read"] }).notNull(),
     agentIds: text("agent_ids", { mode: "json" }).$type<string[] | null>(),
+    libraryIds: text("library_ids", { mode: "json" }).$type<string[] | null>(),
     createdAt: integer("created_at").notNull().default(now),
     lastUsedAt: integer("last_used_at"),
     revokedAt: integer("revoked_at"),
@@ -49,6 +50,57 @@ export const agents = sqliteTable(
     upkeepArmed: integer("upkeep_armed").notNull().default(1),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.agentId] })],
+);
+
+/** A tenant's shared library (issue 32); its lessons live in the AgentMemory object `${tenantId}:library:${libraryId}`. */
+export const libraries = sqliteTable(
+  "libraries",
+  {
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    libraryId: text("library_id").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    createdAt: integer("created_at").notNull().default(now),
+    updatedAt: integer("updated_at").notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.libraryId] }), index("libraries_tenant_created_idx").on(t.tenantId, t.createdAt)],
+);
+
+/** Which agents draw on a library; each subscriber's object keeps its own copy for its reads. */
+export const librarySubscriptions = sqliteTable(
+  "library_subscriptions",
+  {
+    tenantId: text("tenant_id").notNull(),
+    libraryId: text("library_id").notNull(),
+    agentId: text("agent_id").notNull(),
+    weight: real("weight").notNull().default(1),
+    /** null: the library's latest version. */
+    pinVersion: integer("pin_version"),
+    createdAt: integer("created_at").notNull().default(now),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.libraryId, t.agentId] }),
+    foreignKey({ columns: [t.tenantId, t.libraryId], foreignColumns: [libraries.tenantId, libraries.libraryId] }).onDelete("cascade"),
+    foreignKey({ columns: [t.tenantId, t.agentId], foreignColumns: [agents.tenantId, agents.agentId] }).onDelete("cascade"),
+    index("library_subscriptions_agent_idx").on(t.tenantId, t.agentId),
+  ],
+);
+
+/** The versions of a library some subscription pinned: each has a frozen copy to delete with the library. */
+export const libraryPins = sqliteTable(
+  "library_pins",
+  {
+    tenantId: text("tenant_id").notNull(),
+    libraryId: text("library_id").notNull(),
+    version: integer("version").notNull(),
+    createdAt: integer("created_at").notNull().default(now),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.libraryId, t.version] }),
+    foreignKey({ columns: [t.tenantId, t.libraryId], foreignColumns: [libraries.tenantId, libraries.libraryId] }).onDelete("cascade"),
+  ],
 );
 
 export const auditLog = sqliteTable(

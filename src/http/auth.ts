@@ -20,7 +20,14 @@ export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {
   // Warm, this touches no database: the key comes from this isolate or KV (see services/keys).
   const key = await resolveKey(c.env, hash, c.executionCtx);
   if (!key || key.revoked) throw unauthorized("The API key is unknown or revoked.");
-  c.set("principal", { kind: "key", tenantId: key.tenantId, keyId: key.keyId, scope: key.scope, agentIds: key.agentIds });
+  c.set("principal", {
+    kind: "key",
+    tenantId: key.tenantId,
+    keyId: key.keyId,
+    scope: key.scope,
+    agentIds: key.agentIds,
+    libraryIds: key.libraryIds ?? null,
+  });
   c.set("logger", c.get("logger").child({ tenantId: key.tenantId, keyId: key.keyId }));
   const now = Date.now();
   markKeyUsed(key.keyId, now);

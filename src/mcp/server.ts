@@ -7,6 +7,7 @@ import { registerUtilityTools } from "./tools/utility";
 import { registerMemoryTools } from "./tools/memory";
 import { registerPracticeTools } from "./tools/practice";
 import { registerAgentTools } from "./tools/agents";
+import { registerLibraryTools } from "./tools/libraries";
 
 /** What a model is told when it connects: the loop the tools are for, in the order to call them. */
 export const INSTRUCTIONS = `Praxis is an agent's memory of what worked. Its lessons are short rules learned from earlier \
@@ -21,7 +22,8 @@ similar past cases), or pull_experiences { agentId, query, episodeId } for ranke
 result, or pass their labels or ids as citedIds: only cited lessons learn from the outcome. Ending is idempotent.
 
 list_agents shows the agents this key can use; create_agent makes one. add_experience stores a lesson directly; \
-memory_qvalue_analytics shows which lessons help; start_practice and practice_status run deliberate practice on a dataset.`;
+memory_qvalue_analytics shows which lessons help; start_practice and practice_status run deliberate practice on a dataset. \
+list_libraries shows the tenant's shared libraries; share_experience copies a lesson that helped into one, for the agents that subscribe to it.`;
 
 /** The tools of one request: each closes over the request, so every call runs as its API key. */
 export function createMcpServer(c: ToolContext) {
@@ -35,6 +37,7 @@ export function createMcpServer(c: ToolContext) {
   registerUtilityTools(server, c);
   registerMemoryTools(server, c);
   registerPracticeTools(server, c);
+  registerLibraryTools(server, c);
   return server;
 }
 

@@ -11,9 +11,9 @@ import { depsOf, valueOf } from "../http/use-case";
 import { addLesson, applyLessonBatch, deleteLesson, getLesson, listLessons, updateLesson } from "../services/lessons";
 import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
 
-const Experience = ExperienceSchema.openapi("Experience");
-const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");
-const AddedExperience = VersionedExperience.extend({
+export const Experience = ExperienceSchema.openapi("Experience");
+export const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");
+export const AddedExperience = VersionedExperience.extend({
   similar: SimilarLessonsSchema,
 }).openapi("AddedExperience");
 const IdParams = AgentParams.extend({

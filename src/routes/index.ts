@@ -21,6 +21,7 @@ import { evaluationRoutes } from "./evaluations";
 import { scheduleRoutes } from "./schedules";
 import { retrieverRoutes } from "./retriever";
 import { eventRoutes } from "./events";
+import { libraryRoutes as sharedLibraryRoutes } from "./libraries";
 
 /** Mount order matters only for docs; every route is a distinct path+method. */
 export function registerRoutes(app: OpenAPIHono<AppEnv>) {
@@ -46,6 +47,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     scheduleRoutes,
     retrieverRoutes,
     eventRoutes,
+    sharedLibraryRoutes,
   ]) {
     app.route("/", r);
   }

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { depsOf, valueOf } from "../http/use-case";
 import { createApiKey, currentApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../services/key-admin";
+import { LibraryIdSchema } from "../core/shared-lessons";
 import { RevokedKeySchema } from "./tenants";
 import { AgentIdSchema, ScopeSchema, queryLimit, timestamp } from "./schemas";
 import { nameString } from "../core/text-rules";
@@ -13,6 +14,10 @@ const KeySchema = z
     prefix: z.string().openapi({ description: "The first characters of the key, to recognise it" }),
     scope: ScopeSchema,
     agentIds: z.array(z.string()).nullable(),
+    libraryIds: z
+      .array(z.string())
+      .nullable()
+      .openapi({ description: "The shared libraries the key may use; null for every library of the tenant" }),
     createdAt: timestamp,
     lastUsedAt: timestamp.nullable(),
     revokedAt: timestamp.nullable(),
@@ -28,6 +33,10 @@ const CreateKeyBody = z
     scope: ScopeSchema,
     agentIds: z.array(AgentIdSchema).min(1).max(1000).optional().openapi({
       description: "Restrict the key to these agents; omit for all agents of the tenant",
+    }),
+    libraryIds: z.array(LibraryIdSchema).min(1).max(1000).optional().openapi({
+      description:
+        "Restrict the key to these shared libraries of the tenant; omit for all of them. Independent of agentIds: a key restricted only to libraries still uses every agent.",
     }),
   })
   .strict()
@@ -49,7 +58,8 @@ export const keyRoutes = router()
       tags: ["keys"],
       operationId: "createApiKey",
       summary: "Create an API key (admin)",
-      description: "An admin key restricted to some agents can create only keys restricted to a subset of its agents.",
+      description:
+        "An admin key restricted to some agents (or libraries) can create only keys restricted to a subset of its agents (or libraries). Every library in `libraryIds` must exist in the tenant (422 otherwise).",
       security,
       request: jsonBody(CreateKeyBody),
       responses: {
@@ -66,7 +76,8 @@ export const keyRoutes = router()
       tags: ["keys"],
       operationId: "listApiKeys",
       summary: "List the tenant's API keys (admin); secrets are never returned",
-      description: "An admin key restricted to some agents lists only the keys restricted to a subset of its agents.",
+      description:
+        "An admin key restricted to some agents (or libraries) lists only the keys restricted to a subset of its agents (or libraries).",
       security,
       request: {
         query: z.object({
@@ -87,7 +98,7 @@ export const keyRoutes = router()
       path: "/v1/keys/current",
       tags: ["keys"],
       operationId: "getCurrentApiKey",
-      summary: "The key making this request: its tenant, scope and agents (any scope)",
+      summary: "The key making this request: its tenant, scope, agents and libraries (any scope)",
       description: "Lets a client tell what a key may do (a read key changes nothing) before offering an action.",
       security,
       responses: { 200: jsonResponse(KeySchema.extend({ tenantId: z.string() }).openapi("CurrentApiKey"), "This key"), ...commonErrors },
@@ -117,7 +128,7 @@ export const keyRoutes = router()
       operationId: "rotateApiKey",
       summary: "Rotate an API key (admin)",
       description:
-        "Issues a new key with the same name, scope and agents, and revokes the old one (KV tombstone included; no grace period, so deploy the new key first where you can, then rotate). An admin may rotate its own key: the answer carries the new one. The tenant's last unrestricted admin key can be rotated, since the new key replaces it.",
+        "Issues a new key with the same name, scope, agents and libraries, and revokes the old one (KV tombstone included; no grace period, so deploy the new key first where you can, then rotate). An admin may rotate its own key: the answer carries the new one. The tenant's last unrestricted admin key can be rotated, since the new key replaces it.",
       security,
       request: { params: KeyIdParams },
       responses: {

@@ -8,10 +8,10 @@ import { AgentParams, IdempotencyHeader, markReplay, queryLimit, queryNumber, ti
 const base = "/v1/agents/{agentId}/library";
 const VersionParams = AgentParams.extend({ n: queryNumber(z.number().int().min(0)).openapi({ param: { name: "n", in: "path" } }) });
 
-const VersionMeta = z
+export const VersionMeta = z
   .object({ version: z.number().int(), reason: z.string(), author: z.string(), createdAt: timestamp, changes: z.number().int() })
   .openapi("LibraryVersion");
-const Snapshot = ExperienceContentSchema.extend({
+export const Snapshot = ExperienceContentSchema.extend({
   id: z.string(),
   seq: z.number().int(),
   q: z.number(),
@@ -36,7 +36,7 @@ export const LibraryExportSchema = z
   })
   .openapi("LibraryExport");
 
-const ApplyResult = z.object({
+export const ApplyResult = z.object({
   libraryVersion: z.number().int(),
   unchanged: z.boolean(),
   changed: z.number().int(),

@@ -55,7 +55,7 @@ export const practiceRoutes = router()
       operationId: "startPracticeRun",
       summary: "Start a practice run",
       description:
-        "Starts a Training-Free GRPO practice run on a dataset: rollouts with the library injected, verification, group summaries and one batch update of the library per step; the result is promoted as one library version. Needs an LLM.",
+        "Starts a Training-Free GRPO practice run on a dataset: rollouts with the library injected, verification, group summaries and one batch update of the library per step; the result is promoted as one library version. Needs an LLM. With `libraryId` the run practises on a shared library (the key needs write access to it): it starts from the library's lessons and promotes into the library.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(RunCreateSchema.openapi("PracticeRunCreate")) },
       responses: {

@@ -14,7 +14,7 @@ const IdParams = AgentParams.extend({
     .openapi({ param: { name: "id", in: "path" } }),
 });
 
-const HeldItem = z
+export const HeldItem = z
   .object({
     id: z.string(),
     kind: MemoryKindSchema,

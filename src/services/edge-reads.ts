@@ -36,8 +36,9 @@ import type { ReadModelVersion, Unpublishable } from "../../durable-objects/agen
  * - `minVersion` (read-your-writes) waits for a snapshot of at least that library version.
  * - `consistency: "strong"`, reads that join an episode (the object keeps their record, and checks
  *   the episode is open, at the moment of the read), query words FTS5 tokenizes in ways this does
- *   not reproduce, and agents whose snapshot is too large or searched remotely are answered by the
- *   object, with `fallbackReason` saying why.
+ *   not reproduce, agents whose snapshot is too large or searched remotely, and agents that
+ *   subscribe to shared libraries (their objects merge the libraries' lessons at each read) are
+ *   answered by the object, with `fallbackReason` saying why.
  */
 
 /** An agent the object said cannot be served here is asked again after this long. */

@@ -5,6 +5,7 @@ import type { Caller, Deps } from "./deps";
 import { recordAudit } from "./audit";
 import { activeTenantAdminKeys, createKey, keyById, listKeys, revokeKey, rotateKeys, type KeyRow } from "./keys";
 import { tenantExists } from "./tenants";
+import { unknownLibraries } from "./libraries";
 
 /**
  * Managing a tenant's API keys: its admins create, list, revoke and rotate them; the operator
@@ -12,8 +13,12 @@ import { tenantExists } from "./tenants";
  * every location, is ./keys.ts.
  */
 
-const outsideReach = (admin: KeyPrincipal) =>
-  forbidden(`This admin key is restricted to agents ${admin.agentIds!.join(", ")}; it manages only keys restricted to some of them.`);
+const outsideReach = (admin: KeyPrincipal) => {
+  const reach = [admin.agentIds && `agents ${admin.agentIds.join(", ")}`, admin.libraryIds && `libraries ${admin.libraryIds.join(", ")}`]
+    .filter(Boolean)
+    .join(" and ");
+  return forbidden(`This admin key is restricted to ${reach}; it manages only keys restricted to some of them.`);
+};
 
 /** A key as the API shows it: never its secret nor its hash. */
 const present = (k: KeyRow) => ({
@@ -22,17 +27,31 @@ const present = (k: KeyRow) => ({
   prefix: k.prefix,
   scope: k.scope,
   agentIds: k.agentIds ?? null,
+  libraryIds: k.libraryIds ?? null,
   createdAt: k.createdAt,
   lastUsedAt: k.lastUsedAt ?? null,
   revokedAt: k.revokedAt ?? null,
 });
 
-/** A new key of the admin's tenant; a restricted admin creates only keys restricted to a subset of its agents. */
-export const createApiKey = (deps: Deps, caller: Caller, body: { name: string; scope: Scope; agentIds?: string[] }) =>
+/**
+ * A new key of the admin's tenant; a restricted admin creates only keys restricted to a subset of its
+ * agents and libraries. Every library named must be one of the tenant's.
+ */
+export const createApiKey = (
+  deps: Deps,
+  caller: Caller,
+  body: { name: string; scope: Scope; agentIds?: string[]; libraryIds?: string[] },
+) =>
   outcome(async () => {
     const admin = requireScope(caller, "admin");
     const agentIds = body.agentIds ? [...new Set(body.agentIds)] : null;
-    if (!canManageKey(admin, agentIds)) throw outsideReach(admin);
+    const libraryIds = body.libraryIds ? [...new Set(body.libraryIds)] : null;
+    if (!canManageKey(admin, agentIds, libraryIds)) throw outsideReach(admin);
+    const unknown = libraryIds ? await unknownLibraries(deps.env, admin.tenantId, libraryIds) : [];
+    if (unknown.length) {
+      const fields = unknown.map((id) => ({ path: `libraryIds.${body.libraryIds!.indexOf(id)}`, message: "No such library" }));
+      throw unprocessable(`The tenant has no library ${unknown.join(", ")}.`, fields);
+    }
     const minted = mintApiKey((n) => crypto.getRandomValues(new Uint8Array(n)));
     const row = await createKey(deps.env, deps, {
       id: minted.id,
@@ -42,6 +61,7 @@ export const createApiKey = (deps: Deps, caller: Caller, body: { name: string; s
       hash: await sha256Hex(minted.key),
       scope: body.scope,
       agentIds,
+      libraryIds,
     });
     await recordAudit(deps, caller, { tenantId: admin.tenantId, action: "key.create", target: row.id, detail: { scope: row.scope } });
     return { ...present(row), apiKey: minted.key };
@@ -74,7 +94,7 @@ export const revokeApiKey = (deps: Deps, caller: Caller, { id }: { id: string })
     const admin = requireScope(caller, "admin");
     const key = await keyById(deps.env, admin.tenantId, id);
     if (!key) throw notFound(`API key '${id}' does not exist.`);
-    if (!canManageKey(admin, key.agentIds ?? null)) throw outsideReach(admin);
+    if (!canManageKey(admin, key.agentIds ?? null, key.libraryIds ?? null)) throw outsideReach(admin);
     const result = await revokeKey(deps.env, deps, admin.tenantId, id);
     if (!result.ok && result.reason === "not-found") throw notFound(`API key '${id}' does not exist.`);
     // Only an unrestricted admin key can do tenant-wide administration, so the last one must stay.
@@ -96,7 +116,7 @@ export const rotateApiKey = (deps: Deps, caller: Caller, { id }: { id: string })
     const admin = requireScope(caller, "admin");
     const key = await keyById(deps.env, admin.tenantId, id);
     if (!key || key.revokedAt != null) throw notFound(`API key '${id}' does not exist or is revoked.`);
-    if (!canManageKey(admin, key.agentIds ?? null)) throw outsideReach(admin);
+    if (!canManageKey(admin, key.agentIds ?? null, key.libraryIds ?? null)) throw outsideReach(admin);
     const rotation = await rotateKeys(deps.env, deps, admin.tenantId, key, [id]);
     const revoked = rotation.revoked[0];
     // Revoked by a concurrent request between the read above and the rotation: the new key stands alone.
@@ -121,10 +141,11 @@ export const rotateTenantAdminKey = (deps: Deps, caller: Caller, { tenantId, key
   outcome(async () => {
     if (!(await tenantExists(deps.env, tenantId))) throw notFound(`Tenant '${tenantId}' does not exist.`);
     let old = await activeTenantAdminKeys(deps.env, tenantId);
-    let like: { name: string; scope: "admin"; agentIds: string[] | null } = {
+    let like: { name: string; scope: "admin"; agentIds: string[] | null; libraryIds: string[] | null } = {
       name: "admin key (rotated by the operator)",
       scope: "admin",
       agentIds: null,
+      libraryIds: null,
     };
     if (keyId) {
       const key = await keyById(deps.env, tenantId, keyId);
@@ -134,7 +155,7 @@ export const rotateTenantAdminKey = (deps: Deps, caller: Caller, { tenantId, key
           `Key '${keyId}' has scope '${key.scope}'; the operator rotates admin keys (the tenant's admin rotates the others).`,
         );
       old = [key];
-      like = { name: key.name, scope: "admin", agentIds: key.agentIds ?? null };
+      like = { name: key.name, scope: "admin", agentIds: key.agentIds ?? null, libraryIds: key.libraryIds ?? null };
     }
     const rotation = await rotateKeys(
       deps.env,

@@ -19,6 +19,8 @@ export interface KeyRecord {
   keyId: string;
   scope: Scope;
   agentIds: string[] | null;
+  /** Absent in records cached before keys could be limited to libraries: every library. */
+  libraryIds?: string[] | null;
   revoked: boolean;
   /** Grows with every change of the key (created, then revoked): the newer record wins. */
   version: number;
@@ -88,6 +90,7 @@ export function keyRecord(row: KeyRow): KeyRecord {
     keyId: row.id,
     scope: row.scope,
     agentIds: row.agentIds ?? null,
+    libraryIds: row.libraryIds ?? null,
     revoked: row.revokedAt != null,
     version: row.revokedAt ?? row.createdAt,
   };
@@ -103,7 +106,8 @@ function isKeyRecord(v: unknown): v is KeyRecord {
     (r.scope === "admin" || r.scope === "write" || r.scope === "read") &&
     typeof r.revoked === "boolean" &&
     typeof r.version === "number" &&
-    (r.agentIds === null || Array.isArray(r.agentIds))
+    (r.agentIds === null || Array.isArray(r.agentIds)) &&
+    (r.libraryIds === undefined || r.libraryIds === null || Array.isArray(r.libraryIds))
   );
 }
 
@@ -255,20 +259,34 @@ export async function rewriteRecentTombstones(env: Env, at: number, limit = 500)
   return rewritten;
 }
 
-/** The keys a restricted admin may see and manage: those whose every agent is one of its own. */
+/** The keys a restricted admin may see and manage: those whose every agent and every library is one of its own. */
 function withinReach(admin: KeyPrincipal): SQL | undefined {
-  if (!admin.agentIds) return undefined;
-  const own = sql.join(
-    admin.agentIds.map((a) => sql`${a}`),
+  return and(subsetOf(apiKeys.agentIds, admin.agentIds), subsetOf(apiKeys.libraryIds, admin.libraryIds ?? null));
+}
+
+/** A JSON list column restricted to members of `own` (null `own`: no restriction). */
+function subsetOf(column: typeof apiKeys.agentIds | typeof apiKeys.libraryIds, own: readonly string[] | null): SQL | undefined {
+  if (!own) return undefined;
+  const members = sql.join(
+    own.map((a) => sql`${a}`),
     sql`, `,
   );
-  return sql`(${apiKeys.agentIds} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${apiKeys.agentIds}) WHERE value NOT IN (${own})))`;
+  return sql`(${column} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${column}) WHERE value NOT IN (${members})))`;
 }
 
 export async function createKey(
   env: Env,
   ctx: { waitUntil(p: Promise<unknown>): void },
-  values: { id: string; tenantId: string; name: string; prefix: string; hash: string; scope: Scope; agentIds: string[] | null },
+  values: {
+    id: string;
+    tenantId: string;
+    name: string;
+    prefix: string;
+    hash: string;
+    scope: Scope;
+    agentIds: string[] | null;
+    libraryIds?: string[] | null;
+  },
 ): Promise<KeyRow> {
   const row = await d1Write(() => db(env).insert(apiKeys).values(values).returning().get());
   // Best effort: a key missing from KV is read from D1 on first use.
@@ -302,8 +320,9 @@ export type Revocation = { ok: true; row: KeyRow; edgeCache: EdgeCacheState } | 
 
 /**
  * Revokes a key in one conditional statement. The last active unrestricted admin key of a tenant
- * cannot be revoked: the check and the write are the same statement, so two admins revoking each
- * other at once cannot both pass it (SQLite runs one statement at a time).
+ * (restricted neither to agents nor to libraries) cannot be revoked: the check and the write are the
+ * same statement, so two admins revoking each other at once cannot both pass it (SQLite runs one
+ * statement at a time).
  */
 export async function revokeKey(
   env: Env,
@@ -315,10 +334,10 @@ export async function revokeKey(
     env.DB.prepare(
       `UPDATE api_keys SET revoked_at = ?1
          WHERE id = ?2 AND tenant_id = ?3 AND revoked_at IS NULL
-           AND (scope <> 'admin' OR agent_ids IS NOT NULL OR EXISTS (
+           AND (scope <> 'admin' OR agent_ids IS NOT NULL OR library_ids IS NOT NULL OR EXISTS (
              SELECT 1 FROM api_keys other
               WHERE other.tenant_id = ?3 AND other.id <> ?2 AND other.scope = 'admin'
-                AND other.agent_ids IS NULL AND other.revoked_at IS NULL))
+                AND other.agent_ids IS NULL AND other.library_ids IS NULL AND other.revoked_at IS NULL))
        RETURNING id`,
     )
       .bind(Date.now(), id, tenantId)
@@ -339,7 +358,7 @@ export interface Rotation {
 }
 
 /**
- * Replaces keys by one new key of the same scope and agents: the new key is stored first, so a
+ * Replaces keys by one new key of the same scope, agents and libraries: the new key is stored first, so a
  * tenant's last unrestricted admin key can be rotated (its revocation then finds the new one), and
  * each old key is revoked through revokeKey, KV tombstone included. There is no grace period: an
  * old key stops working from its revocation on (within REVOCATION_BOUND_S at other locations).
@@ -348,7 +367,7 @@ export async function rotateKeys(
   env: Env,
   ctx: { waitUntil(p: Promise<unknown>): void },
   tenantId: string,
-  like: Pick<KeyRow, "name" | "scope" | "agentIds">,
+  like: Pick<KeyRow, "name" | "scope" | "agentIds" | "libraryIds">,
   oldKeyIds: readonly string[],
 ): Promise<Rotation> {
   const minted = mintApiKey((n) => crypto.getRandomValues(new Uint8Array(n)));
@@ -360,6 +379,7 @@ export async function rotateKeys(
     hash: await sha256Hex(minted.key),
     scope: like.scope,
     agentIds: like.agentIds ?? null,
+    libraryIds: like.libraryIds ?? null,
   });
   const revoked: Rotation["revoked"] = [];
   for (const id of oldKeyIds) {
@@ -369,13 +389,21 @@ export async function rotateKeys(
   return { created, apiKey: minted.key, revoked };
 }
 
-/** The tenant's active unrestricted admin keys: the ones an operator's rotation replaces. */
+/** The tenant's active unrestricted admin keys (no agent or library restriction): the ones an operator's rotation replaces. */
 export function activeTenantAdminKeys(env: Env, tenantId: string): Promise<KeyRow[]> {
   return d1Read(() =>
     db(env)
       .select()
       .from(apiKeys)
-      .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.scope, "admin"), isNull(apiKeys.agentIds), isNull(apiKeys.revokedAt)))
+      .where(
+        and(
+          eq(apiKeys.tenantId, tenantId),
+          eq(apiKeys.scope, "admin"),
+          isNull(apiKeys.agentIds),
+          isNull(apiKeys.libraryIds),
+          isNull(apiKeys.revokedAt),
+        ),
+      )
       .all(),
   );
 }

@@ -1,9 +1,9 @@
 import type { KeyPrincipal } from "../core/principal";
-import type { ExperienceCreate, ExperiencePatch, LibraryOperation, ListFilter } from "../core/memory-types";
+import type { ExperienceCreate, ExperiencePatch, LibraryOperation, ListFilter, Provenance } from "../core/memory-types";
 import { DUPLICATE_SIMILARITY } from "../core/live-lesson";
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
-import { agentWithRow } from "./agent-access";
+import { lessonTarget, type LessonTarget } from "./lesson-target";
 import { reviewedBeforeWrite } from "./screening";
 
 /** The door a client's write came through; screening records it and judges some doors differently. */
@@ -15,12 +15,13 @@ export const authorOf = (key: KeyPrincipal) => `key:${key.keyId}`;
 /** The access the screening step judges a client's write by: its door, and whether its key is admin-scoped. */
 export const accessOf = (key: KeyPrincipal, door: Door) => ({ door, admin: key.scope === "admin" });
 
-export interface AddLessonInput {
-  agentId: string;
+export type AddLessonInput = LessonTarget & {
   lesson: ExperienceCreate;
   door: Door;
   idempotencyKey?: string | undefined;
-}
+  /** Where the lesson came from; a client's own lesson names its key. */
+  provenance?: Provenance | undefined;
+};
 
 /**
  * A client's lesson, written through the one screening step whatever the door: reviewed before
@@ -30,12 +31,12 @@ export interface AddLessonInput {
  */
 export const addLesson = (deps: Deps, caller: Caller, input: AddLessonInput) =>
   outcome(async () => {
-    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
-    const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, input.agentId, input.lesson, deps.logger);
+    const { key, memory, memoryId } = await lessonTarget(deps, caller, input, "write");
+    const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, memoryId, input.lesson, deps.logger);
     const { value: r, replayed } = await memory.createExperience({
       experience: input.lesson,
       author: authorOf(key),
-      provenance: { keyId: key.keyId },
+      provenance: input.provenance ?? { keyId: key.keyId },
       idempotencyKey: input.idempotencyKey,
       access: { ...accessOf(key, input.door), reviewed },
     });
@@ -45,15 +46,15 @@ export const addLesson = (deps: Deps, caller: Caller, input: AddLessonInput) =>
     return { value: { ...e, libraryVersion: r.version, similar }, replayed };
   });
 
-export const listLessons = (deps: Deps, caller: Caller, input: { agentId: string; filter: ListFilter }) =>
+export const listLessons = (deps: Deps, caller: Caller, input: LessonTarget & { filter: ListFilter }) =>
   outcome(async () => {
-    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    const { memory } = await lessonTarget(deps, caller, input, "read");
     return memory.listExperiences(input.filter);
   });
 
-export const getLesson = (deps: Deps, caller: Caller, input: { agentId: string; id: string }) =>
+export const getLesson = (deps: Deps, caller: Caller, input: LessonTarget & { id: string }) =>
   outcome(async () => {
-    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    const { memory } = await lessonTarget(deps, caller, input, "read");
     return memory.getExperience({ id: input.id });
   });
 
@@ -62,10 +63,10 @@ export const getLesson = (deps: Deps, caller: Caller, input: { agentId: string; 
  * the write like a new lesson, on everything it reads as it will stand (`when` too: a reviewed text
  * must not carry an unreviewed `when` in with it).
  */
-export const updateLesson = (deps: Deps, caller: Caller, input: { agentId: string; id: string; patch: ExperiencePatch; door: Door }) =>
+export const updateLesson = (deps: Deps, caller: Caller, input: LessonTarget & { id: string; patch: ExperiencePatch; door: Door }) =>
   outcome(async () => {
-    const { agentId, id, patch } = input;
-    const { key, memory } = await agentWithRow(deps, caller, agentId, "write");
+    const { id, patch } = input;
+    const { key, memory, memoryId } = await lessonTarget(deps, caller, input, "write");
     const rewrites = patch.text !== undefined || patch.pattern !== undefined || patch.keywords !== undefined || patch.when !== undefined;
     const current = rewrites ? await memory.getExperience({ id }) : null;
     const reviewed =
@@ -73,7 +74,7 @@ export const updateLesson = (deps: Deps, caller: Caller, input: { agentId: strin
       (await reviewedBeforeWrite(
         deps.env,
         key.tenantId,
-        agentId,
+        memoryId,
         {
           text: patch.text ?? current.text,
           pattern: patch.pattern !== undefined ? patch.pattern : current.pattern,
@@ -86,25 +87,24 @@ export const updateLesson = (deps: Deps, caller: Caller, input: { agentId: strin
     return { ...r.experience, libraryVersion: r.version };
   });
 
-export const deleteLesson = (deps: Deps, caller: Caller, input: { agentId: string; id: string; door: Door }) =>
+export const deleteLesson = (deps: Deps, caller: Caller, input: LessonTarget & { id: string; door: Door }) =>
   outcome(async () => {
-    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
+    const { key, memory } = await lessonTarget(deps, caller, input, "write");
     const r = await memory.deleteExperience({ id: input.id, author: authorOf(key), access: accessOf(key, input.door) });
     return { deleted: r.deleted, libraryVersion: r.version };
   });
 
-export interface LessonBatchInput {
-  agentId: string;
+export type LessonBatchInput = LessonTarget & {
   reason: string;
   operations: LibraryOperation[];
   door: Door;
   idempotencyKey?: string | undefined;
-}
+};
 
 /** Several lesson changes as one library version: all of them or none. */
 export const applyLessonBatch = (deps: Deps, caller: Caller, input: LessonBatchInput) =>
   outcome(async () => {
-    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
+    const { key, memory } = await lessonTarget(deps, caller, input, "write");
     const { value: r, replayed } = await memory.applyLibrary({
       operations: input.operations,
       reason: input.reason,

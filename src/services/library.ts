@@ -1,6 +1,7 @@
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
-import { agentWithRow, type Memory } from "./agent-access";
+import type { Memory } from "./agent-access";
+import { lessonTarget, type LessonTarget } from "./lesson-target";
 import { reviewedBeforeWrite } from "./screening";
 import { authorOf } from "./lessons";
 
@@ -15,23 +16,23 @@ const applied = (r: { version: number; unchanged: boolean; experiences: readonly
   deleted: r.deleted.length,
 });
 
-export const libraryVersions = (deps: Deps, caller: Caller, input: { agentId: string; limit: number; cursor?: number | undefined }) =>
+export const libraryVersions = (deps: Deps, caller: Caller, input: LessonTarget & { limit: number; cursor?: number | undefined }) =>
   outcome(async () => {
-    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    const { memory } = await lessonTarget(deps, caller, input, "read");
     return memory.libraryVersions({ limit: input.limit, before: input.cursor });
   });
 
 /** The whole library exactly as it was after version n. */
-export const libraryVersion = (deps: Deps, caller: Caller, input: { agentId: string; n: number }) =>
+export const libraryVersion = (deps: Deps, caller: Caller, input: LessonTarget & { n: number }) =>
   outcome(async () => {
-    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    const { memory } = await lessonTarget(deps, caller, input, "read");
     return memory.libraryVersion({ n: input.n });
   });
 
 /** What version n changed: each lesson it touched, before and after. */
-export const libraryDiff = (deps: Deps, caller: Caller, input: { agentId: string; n: number }) =>
+export const libraryDiff = (deps: Deps, caller: Caller, input: LessonTarget & { n: number }) =>
   outcome(async () => {
-    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    const { memory } = await lessonTarget(deps, caller, input, "read");
     return memory.libraryDiff({ n: input.n });
   });
 
@@ -39,26 +40,25 @@ export const libraryDiff = (deps: Deps, caller: Caller, input: { agentId: string
 export const rollbackLibrary = (
   deps: Deps,
   caller: Caller,
-  input: { agentId: string; version: number; idempotencyKey?: string | undefined },
+  input: LessonTarget & { version: number; idempotencyKey?: string | undefined },
 ) =>
   outcome(async () => {
-    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
+    const { key, memory } = await lessonTarget(deps, caller, input, "write");
     const { value: r, replayed } = await memory.rollback({ n: input.version, author: authorOf(key), idempotencyKey: input.idempotencyKey });
     return { value: applied(r), replayed };
   });
 
-export const exportLibrary = (deps: Deps, caller: Caller, input: { agentId: string }) =>
+export const exportLibrary = (deps: Deps, caller: Caller, input: LessonTarget) =>
   outcome(async () => {
-    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    const { memory } = await lessonTarget(deps, caller, input, "read");
     return memory.exportLibrary();
   });
 
-export interface ImportLibraryInput {
-  agentId: string;
+export type ImportLibraryInput = LessonTarget & {
   mode: "merge" | "replace";
   library: LibraryDocument;
   idempotencyKey?: string | undefined;
-}
+};
 
 /**
  * Imports an export by merge or replace as one version. A small import is reviewed before the
@@ -66,8 +66,8 @@ export interface ImportLibraryInput {
  */
 export const importLibrary = (deps: Deps, caller: Caller, input: ImportLibraryInput) =>
   outcome(async () => {
-    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
-    const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, input.agentId, input.library.experiences, deps.logger);
+    const { key, memory, memoryId } = await lessonTarget(deps, caller, input, "write");
+    const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, memoryId, input.library.experiences, deps.logger);
     const { value: r, replayed } = await memory.importLibrary({
       doc: input.library,
       mode: input.mode,

@@ -28,6 +28,8 @@ import { resilientObject } from "./object-stub";
 import type { PracticeRun } from "../../durable-objects/practice-run";
 import { PRACTICE_RUN_CONTRACT } from "../../durable-objects/practice-run/contract";
 import { variables } from "../config";
+import { libraryMemoryId } from "../core/shared-lessons";
+import { libraryRow } from "./lesson-target";
 
 /** The run's Durable Object as services call it, by its contract (durable-objects/practice-run/contract.ts). */
 export const practiceRunObject = (env: Env, runId: string) =>
@@ -49,8 +51,17 @@ interface Caller {
   agentId: string;
 }
 
+/**
+ * The library a run starts from and promotes into: the agent's own, or the shared library it
+ * practises on (an AgentMemory object of its own, called as the agent's is).
+ */
+const practisedMemory = (env: Env, run: { tenantId: string; agentId: string }, config: Pick<RunConfig, "libraryId">) =>
+  resilientMemory(env, run.tenantId, config.libraryId ? libraryMemoryId(config.libraryId) : run.agentId);
+
 /** Everything that could be wrong with a run request is found here, before anything is stored. */
 export async function prepare(env: Env, who: Caller, body: RunCreate) {
+  if (body.libraryId && !(await libraryRow(env, who.tenantId, body.libraryId)))
+    throw notFound(`Library '${body.libraryId}' does not exist.`);
   const { ds, tasks } = await datasetSplit(env, who.tenantId, body.datasetId, "train");
   if (tasks.length === 0) {
     throw unprocessable(`Dataset '${ds.id}' has no train tasks to practise on.`, [{ path: "datasetId", message: "No train tasks" }]);
@@ -140,10 +151,10 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
 }
 
 /**
- * Sets up a `creating` run's Durable Object: the run with a copy of the agent's active library,
- * every train and held-out task, then the seal that freezes them; only then does the D1 row
- * become `queued`, so no admission can see a run that is not whole. Every step is idempotent, so
- * a retried create finishes a setup that was cut short.
+ * Sets up a `creating` run's Durable Object: the run with a copy of the active library it
+ * practises (the agent's, or the shared one it names), every train and held-out task, then the
+ * seal that freezes them; only then does the D1 row become `queued`, so no admission can see a run
+ * that is not whole. Every step is idempotent, so a retried create finishes a setup that was cut short.
  */
 async function setUpRun(
   env: Env,
@@ -154,9 +165,11 @@ async function setUpRun(
   tasks: FrozenTask[],
   holdout: FrozenTask[],
 ) {
-  const memory = resilientMemory(env, who.tenantId, who.agentId);
+  const memory = practisedMemory(env, who, config);
   const [exported, agentConfig, agentIncarnation] = await Promise.all([memory.exportLibrary(), memory.getConfig(), memory.incarnation()]);
   const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
+  // An agent's run draws on its subscriptions as its reads do; a run on a shared library has none.
+  const shared = config.libraryId ? [] : await memory.subscribedLessons();
   const stub = practiceRunObject(env, runId);
   try {
     await stub.init({
@@ -166,6 +179,7 @@ async function setUpRun(
       datasetId,
       config,
       library,
+      shared,
       priorQ: agentConfig.defaultQ,
       agentIncarnation,
     });
@@ -307,7 +321,7 @@ export async function promoteRun(
   const reason = `practice run ${run.runId} (${how}): ${run.config.epochs} epoch(s) on dataset ${run.datasetId}; ${why}${hindsight}`;
   let value;
   try {
-    ({ value } = await resilientMemory(env, run.tenantId, run.agentId).promotePractice({
+    ({ value } = await practisedMemory(env, run, run.config).promotePractice({
       runId: run.runId,
       ...(run.agentIncarnation ? { incarnation: run.agentIncarnation } : {}),
       reason,

@@ -484,6 +484,37 @@ describe("dashboard in a browser", () => {
     await page.close();
   });
 
+  it("shows a shared library: its lessons with how they fare across subscribers, and each subscriber's own Q", async () => {
+    const library = await api("POST", "/v1/libraries", adminKey, {
+      name: "support playbook",
+      description: "what the support agents share",
+    });
+    const lib = (method: string, p: string, body?: unknown) => api(method, `/v1/libraries/${library.libraryId}${p}`, adminKey, body);
+    const helpful = await lib("POST", "/experiences", { text: "Link the status page when a customer reports an outage." });
+    await lib("POST", "/experiences", { text: "Thank the customer before closing the ticket." });
+    await api("PUT", "/v1/agents/shared-reader", adminKey, {});
+    for (const agent of [AGENT, "shared-reader"]) await api("PUT", `/v1/agents/${agent}/subscriptions/${library.libraryId}`, adminKey, {});
+    const asked = await agentApi("POST", "/retrieve", { query: "customer reports an outage", kinds: ["experience"], k2: 10 });
+    expect(asked.items.map((i: { id: string }) => i.id)).toContain(helpful.id);
+    await agentApi("POST", "/rewards", { retrievalId: asked.retrievalId, outcome: "success", citedIds: [helpful.id] });
+
+    const page = await openSignedIn(readKey, "/dashboard/libraries");
+    await follow(page, page.locator("#libraries-table a", { hasText: "support playbook" }));
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/libraries/${library.libraryId}`);
+    expect(await page.locator("#library-summary").textContent()).toContain("Subscribers2");
+    const lessonRow = await page.locator("#library-lessons-table tbody tr", { hasText: "status page" }).locator("td").allTextContents();
+    expect(lessonRow.slice(3, 6)).toEqual(["1", "0.550", "1"]);
+    // Only the agent that was rewarded moved its Q; the other subscriber has not used the lesson.
+    const perAgent = await page
+      .locator("#library-subscribers-table tbody tr", { hasText: "status page" })
+      .evaluateAll((rows) => rows.map((r) => [...r.children].slice(0, 3).map((c) => c.textContent)));
+    expect(perAgent).toEqual([[AGENT, "Link the status page when a customer reports an outage.", "0.550"]]);
+    await shot(page, "library");
+    await page.goto(`${worker.url}/dashboard/libraries/lib_missing`);
+    await page.waitForSelector("body[data-ready=not-found]", { timeout: 30_000 });
+    await page.close();
+  });
+
   it("shows a missing agent or run as not found, without the page's empty cards", async () => {
     const page = await openSignedIn(adminKey, "/dashboard");
     for (const p of [

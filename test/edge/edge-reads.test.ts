@@ -362,6 +362,37 @@ describe("what reads at the edge leave to the object", () => {
     }
   });
 
+  it("an agent with subscriptions reads through its object (fallbackReason subscriptions), so its shared lessons are never left out", async () => {
+    const f = await oneLesson();
+    const BOUND = 600;
+    const w = boundedWorker(BOUND);
+    const read = () => w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "container image rollout" });
+    expect((await read()).body).toMatchObject({ servedFrom: "edge" });
+    const library = await call("POST", "/v1/libraries", { key: f.t.apiKey, body: { name: "rollouts" } });
+    expect(library.status, JSON.stringify(library.body)).toBe(201);
+    const { libraryId } = library.body;
+    const shared = await call("POST", `/v1/libraries/${libraryId}/experiences`, {
+      key: f.t.apiKey,
+      body: { text: "Roll the container image out to one region before the rest" },
+    });
+    expect(shared.status, JSON.stringify(shared.body)).toBe(201);
+    expect((await f.api("PUT", `/subscriptions/${libraryId}`, {})).status).toBe(200);
+    // The snapshot this isolate holds stops serving at its next revalidation, within the bound.
+    await pause(BOUND + 50);
+    const subscribed = await read();
+    expect(subscribed.body).toMatchObject({ servedFrom: "object", fallbackReason: "subscriptions", snapshotAgeMs: 0 });
+    expect(subscribed.body.items).toContainEqual(expect.objectContaining({ id: shared.body.id, libraryId }));
+    expect(subscribed.body.items).toContainEqual(expect.objectContaining({ id: f.first.id }));
+    const prompt = await w.call("GET", `/v1/agents/${f.agentId}/prompt?query=container%20image`, f.t.apiKey);
+    expect(prompt.body).toMatchObject({ servedFrom: "object", fallbackReason: "subscriptions" });
+    expect(prompt.body.prompt).toContain("Roll the container image out to one region before the rest");
+    // A sibling without subscriptions is still served at the edge.
+    const sibling = await agentFixture();
+    expect((await sibling.api("POST", "/experiences", { text: "Pin the container image digest" })).status).toBe(201);
+    const own = await w.call("POST", `/v1/agents/${sibling.agentId}/retrieve`, sibling.t.apiKey, { query: "container image" });
+    expect(own.body).toMatchObject({ servedFrom: "edge" });
+  });
+
   it("an isolate's snapshots never take more than its byte budget", async () => {
     const budget = 400_000;
     const w = boundedWorker(60_000, { READ_CACHE_BYTES: String(budget) });

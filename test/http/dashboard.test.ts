@@ -15,6 +15,8 @@ describe("dashboard", () => {
       "/dashboard/agents/bot-1/lessons/exp_1",
       "/dashboard/agents/bot-1/episodes",
       "/dashboard/agents/bot-1/episodes/ep_1",
+      "/dashboard/libraries",
+      "/dashboard/libraries/lib_1",
     ]) {
       const res = await get(path);
       expect(res.status, path).toBe(200);
@@ -33,6 +35,7 @@ describe("dashboard", () => {
       );
     }
     expect(await (await get("/dashboard/agents/bot-1/runs/run-1")).text()).toContain('data-run-id="run-1"');
+    expect(await (await get("/dashboard/libraries/lib_1")).text()).toContain('data-library-id="lib_1"');
   });
 
   it("serves the bundled uPlot and the client script with cache headers", async () => {

@@ -32,6 +32,9 @@ const SAMPLE_BODIES: Record<string, unknown> = {
   EvaluationCreate: { datasetId: "ds_any", policy: { kind: "llm" } },
   ComparisonCreate: { datasetId: "ds_any", a: { version: 0 }, b: { version: 0 } },
   PracticeSchedulePut: { every: "1d", datasetId: "ds_any", run: { policy: { kind: "llm" } } },
+  SharedLibraryPatch: { name: "renamed by another tenant" },
+  SubscriptionPut: {},
+  ShareExperience: { libraryId: "lib_missing" },
 };
 
 /** Creating an agent id in one's own tenant is allowed whatever other tenants use (tested below). */
@@ -95,6 +98,7 @@ describe("cross-tenant isolation", () => {
     comparisonId: "cmp_missing",
     name: "missing",
     endpointId: "we_missing",
+    libraryId: "lib_missing",
   };
 
   beforeAll(async () => {
@@ -111,6 +115,7 @@ describe("cross-tenant isolation", () => {
       })
     ).body.id;
     await api("PATCH", "/config", { k2: 7 });
+    idsA.libraryId = (await call("POST", "/v1/libraries", { key: a.apiKey, body: { name: "A's shared lessons" } })).body.libraryId;
     idsA.experiences = (await api("POST", "/experiences", { text: "tenant A's lesson" })).body.id;
     idsA.versions = "1";
     idsA.cases = (await api("POST", "/cases", { task: "tenant A's case", reward: 1 })).body.id;

@@ -55,6 +55,7 @@ export function undoStepsSinceAdmission(sql: SqlStorage) {
   for (const t of ["experiences", "cases"]) sql.exec(`ALTER TABLE ${t} DROP COLUMN metadata`);
   sql.exec("ALTER TABLE attempts DROP COLUMN infrastructure");
   for (const t of ["retrieval_secrets", "rewarded_tokens", "counter_batches", "token_retrievals"]) sql.exec(`DROP TABLE ${t}`);
+  for (const t of ["subscriptions", "shared_lessons"]) sql.exec(`DROP TABLE ${t}`);
 }
 
 /** A fresh agent with an admin caller (the tenant's key) and a write-scoped caller. */

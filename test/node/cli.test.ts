@@ -245,6 +245,64 @@ describe("praxis core loop: retrieve, prompt, episodes, rewards", () => {
   });
 });
 
+describe("praxis libraries and subscribe", () => {
+  it("creates a shared library, shares a lesson into it, subscribes two agents and shows each one's own Q", async () => {
+    const libraryId = (
+      await praxis(["libraries", "create", "payments", "--description", "what the payment agents learned"], asTenant())
+    ).stdout.trim();
+    expect(libraryId).toMatch(/^lib_\w+$/);
+    expect((await json(["libraries", "ls"])).map((l: { libraryId: string }) => l.libraryId)).toContain(libraryId);
+    const added = await json(["libraries", "add", libraryId, "Retry HTTP 429 with exponential backoff"]);
+    expect(added).toMatchObject({ status: "active", libraryVersion: 1 });
+    await json(["agents", "create", "share-a"]);
+    await json(["agents", "create", "share-b"]);
+    const own = await json(["experiences", "add", "share-a", "Validate the IBAN checksum before a transfer"]);
+    const shared = await json(["libraries", "share", "share-a", own.id, libraryId]);
+    expect(shared).toMatchObject({ libraryId, libraryVersion: 2, provenance: { agentId: "share-a", experienceId: own.id } });
+
+    expect(await json(["subscribe", "share-a", libraryId])).toMatchObject({ libraryId, weight: 1 });
+    const weighted = await praxis(["subscribe", "share-b", libraryId, "--weight", "0.5"], asTenant());
+    expect(weighted.stdout.trim()).toBe(`share-b draws on ${libraryId} (weight 0.5)`);
+    expect((await json(["subscriptions", "share-b"])).map((s: { libraryId: string }) => s.libraryId)).toEqual([libraryId]);
+    const r = await json(["retrieve", "share-a", "retry HTTP 429", "--kind", "experience"]);
+    const item = r.items.find((i: { id: string }) => i.id === added.id);
+    expect(item).toMatchObject({ libraryId });
+    await json(["reward", "share-a", "--retrieval", r.retrievalId, "--outcome", "success"]);
+
+    const show = await praxis(["libraries", "show", libraryId], asTenant());
+    expect(show.stdout).toMatch(new RegExp(`^${libraryId}\\s+payments\\s+version 2, 2 subscriber\\(s\\)$`, "m"));
+    expect(show.stdout).toContain("Retry HTTP 429 with exponential backoff");
+    const subscribers = await json(["libraries", "subscribers", libraryId]);
+    const q = Object.fromEntries(
+      subscribers.map((s: { agentId: string; lessons: { id: string; q: number }[] }) => [
+        s.agentId,
+        s.lessons.find((l) => l.id === added.id)?.q,
+      ]),
+    );
+    expect(q["share-a"]).toBeGreaterThan(0.5);
+    expect(q["share-b"]).toBeUndefined();
+    const table = await praxis(["libraries", "subscribers", libraryId], asTenant());
+    expect(table.stdout).toMatch(new RegExp(`^share-a\\s+1\\s+latest\\s+${added.id}\\s+0\\.\\d{3}\\s+\\d+\\s+1\\s+0$`, "m"));
+    const pinned = await praxis(["subscribe", "share-b", libraryId, "--pin", "1"], asTenant());
+    expect(pinned.stdout.trim()).toBe(`share-b draws on ${libraryId} as of version 1 (weight 1)`);
+    expect(await json(["subscriptions", "share-b"])).toMatchObject([{ libraryId, pinVersion: 1 }]);
+
+    expect(await json(["unsubscribe", "share-b", libraryId])).toMatchObject({ unsubscribed: true });
+    expect(await json(["subscriptions", "share-b"])).toEqual([]);
+    expect(await json(["libraries", "rm", libraryId])).toMatchObject({ deleted: libraryId });
+    expect((await praxis(["libraries", "show", libraryId], asTenant())).code).toBe(1);
+  });
+
+  it("refuses a weight that is not a number before any request (exit 2)", async () => {
+    const r = await praxis(["subscribe", "share-a", "lib_x", "--weight", "heavy"], {
+      PRAXIS_URL: "http://127.0.0.1:9",
+      PRAXIS_API_KEY: key,
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain("--weight must be a number");
+  });
+});
+
 describe("praxis datasets: split sizes, show, rm, atomic uploads", () => {
   const write = (name: string, lines: string[]) => {
     const file = path.join(home, name);

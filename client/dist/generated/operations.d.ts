@@ -19,7 +19,7 @@ export declare class Operations {
     createApiKey(init: FetchOptions<paths["/v1/keys"]["post"]>): Promise<Data<paths["/v1/keys"]["post"]>>;
     /** List the tenant's API keys (admin); secrets are never returned: `GET /v1/keys` */
     listApiKeys(init?: FetchOptions<paths["/v1/keys"]["get"]>): Promise<Data<paths["/v1/keys"]["get"]>>;
-    /** The key making this request: its tenant, scope and agents (any scope): `GET /v1/keys/current` */
+    /** The key making this request: its tenant, scope, agents and libraries (any scope): `GET /v1/keys/current` */
     getCurrentApiKey(init?: FetchOptions<paths["/v1/keys/current"]["get"]>): Promise<Data<paths["/v1/keys/current"]["get"]>>;
     /** Revoke an API key: `DELETE /v1/keys/{id}` */
     revokeApiKey(init: FetchOptions<paths["/v1/keys/{id}"]["delete"]>): Promise<Data<paths["/v1/keys/{id}"]["delete"]>>;
@@ -177,5 +177,53 @@ export declare class Operations {
     deleteEventEndpoint(init: FetchOptions<paths["/v1/events/endpoints/{endpointId}"]["delete"]>): Promise<Data<paths["/v1/events/endpoints/{endpointId}"]["delete"]>>;
     /** The delivery log (unrestricted admin): `GET /v1/events/deliveries` */
     listEventDeliveries(init?: FetchOptions<paths["/v1/events/deliveries"]["get"]>): Promise<Data<paths["/v1/events/deliveries"]["get"]>>;
+    /** Create a shared library: `POST /v1/libraries` */
+    createSharedLibrary(init: FetchOptions<paths["/v1/libraries"]["post"]>): Promise<Data<paths["/v1/libraries"]["post"]>>;
+    /** List shared libraries: `GET /v1/libraries` */
+    listSharedLibraries(init?: FetchOptions<paths["/v1/libraries"]["get"]>): Promise<Data<paths["/v1/libraries"]["get"]>>;
+    /** Get a shared library: `GET /v1/libraries/{libraryId}` */
+    getSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}"]["get"]>>;
+    /** Rename or describe a shared library: `PATCH /v1/libraries/{libraryId}` */
+    updateSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}"]["patch"]>): Promise<Data<paths["/v1/libraries/{libraryId}"]["patch"]>>;
+    /** Delete a shared library: `DELETE /v1/libraries/{libraryId}` */
+    deleteSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}"]["delete"]>): Promise<Data<paths["/v1/libraries/{libraryId}"]["delete"]>>;
+    /** Subscribers and how the lessons fare with each: `GET /v1/libraries/{libraryId}/subscribers` */
+    listLibrarySubscribers(init: FetchOptions<paths["/v1/libraries/{libraryId}/subscribers"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/subscribers"]["get"]>>;
+    /** Add a lesson to a shared library: `POST /v1/libraries/{libraryId}/experiences` */
+    addSharedExperience(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences"]["post"]>>;
+    /** List a shared library's lessons: `GET /v1/libraries/{libraryId}/experiences` */
+    listSharedExperiences(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences"]["get"]>>;
+    /** Get a shared library's lesson: `GET /v1/libraries/{libraryId}/experiences/{id}` */
+    getSharedExperience(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences/{id}"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences/{id}"]["get"]>>;
+    /** Change a shared library's lesson: `PATCH /v1/libraries/{libraryId}/experiences/{id}` */
+    updateSharedExperience(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences/{id}"]["patch"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences/{id}"]["patch"]>>;
+    /** Delete a shared library's lesson: `DELETE /v1/libraries/{libraryId}/experiences/{id}` */
+    deleteSharedExperience(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences/{id}"]["delete"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences/{id}"]["delete"]>>;
+    /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
+    listSharedLibraryVersions(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions"]["get"]>>;
+    /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
+    getSharedLibraryVersion(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions/{n}"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions/{n}"]["get"]>>;
+    /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
+    getSharedLibraryVersionDiff(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions/{n}/diff"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions/{n}/diff"]["get"]>>;
+    /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
+    rollbackSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/rollback"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/rollback"]["post"]>>;
+    /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
+    exportSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/export"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/export"]["get"]>>;
+    /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
+    importSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/import"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/import"]["post"]>>;
+    /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
+    listSharedLibraryQuarantine(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>>;
+    /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
+    releaseSharedQuarantined(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine/{id}/release"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine/{id}/release"]["post"]>>;
+    /** Delete a shared library's held entry: `DELETE /v1/libraries/{libraryId}/quarantine/{id}` */
+    deleteSharedQuarantined(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine/{id}"]["delete"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine/{id}"]["delete"]>>;
+    /** Subscribe an agent to a shared library: `PUT /v1/agents/{agentId}/subscriptions/{libraryId}` */
+    subscribeAgent(init: FetchOptions<paths["/v1/agents/{agentId}/subscriptions/{libraryId}"]["put"]>): Promise<Data<paths["/v1/agents/{agentId}/subscriptions/{libraryId}"]["put"]>>;
+    /** End a subscription: `DELETE /v1/agents/{agentId}/subscriptions/{libraryId}` */
+    unsubscribeAgent(init: FetchOptions<paths["/v1/agents/{agentId}/subscriptions/{libraryId}"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/subscriptions/{libraryId}"]["delete"]>>;
+    /** List an agent's subscriptions: `GET /v1/agents/{agentId}/subscriptions` */
+    listAgentSubscriptions(init: FetchOptions<paths["/v1/agents/{agentId}/subscriptions"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/subscriptions"]["get"]>>;
+    /** Share an agent's lesson into a shared library: `POST /v1/agents/{agentId}/experiences/{id}/share` */
+    shareExperience(init: FetchOptions<paths["/v1/agents/{agentId}/experiences/{id}/share"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/experiences/{id}/share"]["post"]>>;
 }
 export {};

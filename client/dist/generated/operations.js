@@ -33,7 +33,7 @@ export class Operations {
     listApiKeys(init) {
         return unwrap(this.api.GET("/v1/keys", init));
     }
-    /** The key making this request: its tenant, scope and agents (any scope): `GET /v1/keys/current` */
+    /** The key making this request: its tenant, scope, agents and libraries (any scope): `GET /v1/keys/current` */
     getCurrentApiKey(init) {
         return unwrap(this.api.GET("/v1/keys/current", init));
     }
@@ -348,5 +348,101 @@ export class Operations {
     /** The delivery log (unrestricted admin): `GET /v1/events/deliveries` */
     listEventDeliveries(init) {
         return unwrap(this.api.GET("/v1/events/deliveries", init));
+    }
+    /** Create a shared library: `POST /v1/libraries` */
+    createSharedLibrary(init) {
+        return unwrap(this.api.POST("/v1/libraries", init));
+    }
+    /** List shared libraries: `GET /v1/libraries` */
+    listSharedLibraries(init) {
+        return unwrap(this.api.GET("/v1/libraries", init));
+    }
+    /** Get a shared library: `GET /v1/libraries/{libraryId}` */
+    getSharedLibrary(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}", init));
+    }
+    /** Rename or describe a shared library: `PATCH /v1/libraries/{libraryId}` */
+    updateSharedLibrary(init) {
+        return unwrap(this.api.PATCH("/v1/libraries/{libraryId}", init));
+    }
+    /** Delete a shared library: `DELETE /v1/libraries/{libraryId}` */
+    deleteSharedLibrary(init) {
+        return unwrap(this.api.DELETE("/v1/libraries/{libraryId}", init));
+    }
+    /** Subscribers and how the lessons fare with each: `GET /v1/libraries/{libraryId}/subscribers` */
+    listLibrarySubscribers(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/subscribers", init));
+    }
+    /** Add a lesson to a shared library: `POST /v1/libraries/{libraryId}/experiences` */
+    addSharedExperience(init) {
+        return unwrap(this.api.POST("/v1/libraries/{libraryId}/experiences", init));
+    }
+    /** List a shared library's lessons: `GET /v1/libraries/{libraryId}/experiences` */
+    listSharedExperiences(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/experiences", init));
+    }
+    /** Get a shared library's lesson: `GET /v1/libraries/{libraryId}/experiences/{id}` */
+    getSharedExperience(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/experiences/{id}", init));
+    }
+    /** Change a shared library's lesson: `PATCH /v1/libraries/{libraryId}/experiences/{id}` */
+    updateSharedExperience(init) {
+        return unwrap(this.api.PATCH("/v1/libraries/{libraryId}/experiences/{id}", init));
+    }
+    /** Delete a shared library's lesson: `DELETE /v1/libraries/{libraryId}/experiences/{id}` */
+    deleteSharedExperience(init) {
+        return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/experiences/{id}", init));
+    }
+    /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
+    listSharedLibraryVersions(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions", init));
+    }
+    /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
+    getSharedLibraryVersion(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}", init));
+    }
+    /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
+    getSharedLibraryVersionDiff(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}/diff", init));
+    }
+    /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
+    rollbackSharedLibrary(init) {
+        return unwrap(this.api.POST("/v1/libraries/{libraryId}/rollback", init));
+    }
+    /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
+    exportSharedLibrary(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/export", init));
+    }
+    /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
+    importSharedLibrary(init) {
+        return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init));
+    }
+    /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
+    listSharedLibraryQuarantine(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init));
+    }
+    /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
+    releaseSharedQuarantined(init) {
+        return unwrap(this.api.POST("/v1/libraries/{libraryId}/quarantine/{id}/release", init));
+    }
+    /** Delete a shared library's held entry: `DELETE /v1/libraries/{libraryId}/quarantine/{id}` */
+    deleteSharedQuarantined(init) {
+        return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/quarantine/{id}", init));
+    }
+    /** Subscribe an agent to a shared library: `PUT /v1/agents/{agentId}/subscriptions/{libraryId}` */
+    subscribeAgent(init) {
+        return unwrap(this.api.PUT("/v1/agents/{agentId}/subscriptions/{libraryId}", init));
+    }
+    /** End a subscription: `DELETE /v1/agents/{agentId}/subscriptions/{libraryId}` */
+    unsubscribeAgent(init) {
+        return unwrap(this.api.DELETE("/v1/agents/{agentId}/subscriptions/{libraryId}", init));
+    }
+    /** List an agent's subscriptions: `GET /v1/agents/{agentId}/subscriptions` */
+    listAgentSubscriptions(init) {
+        return unwrap(this.api.GET("/v1/agents/{agentId}/subscriptions", init));
+    }
+    /** Share an agent's lesson into a shared library: `POST /v1/agents/{agentId}/experiences/{id}/share` */
+    shareExperience(init) {
+        return unwrap(this.api.POST("/v1/agents/{agentId}/experiences/{id}/share", init));
     }
 }

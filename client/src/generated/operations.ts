@@ -44,7 +44,7 @@ export class Operations {
     return unwrap(this.api.GET("/v1/keys", init as never));
   }
 
-  /** The key making this request: its tenant, scope and agents (any scope): `GET /v1/keys/current` */
+  /** The key making this request: its tenant, scope, agents and libraries (any scope): `GET /v1/keys/current` */
   getCurrentApiKey(init?: FetchOptions<paths["/v1/keys/current"]["get"]>): Promise<Data<paths["/v1/keys/current"]["get"]>> {
     return unwrap(this.api.GET("/v1/keys/current", init as never));
   }
@@ -437,5 +437,125 @@ export class Operations {
   /** The delivery log (unrestricted admin): `GET /v1/events/deliveries` */
   listEventDeliveries(init?: FetchOptions<paths["/v1/events/deliveries"]["get"]>): Promise<Data<paths["/v1/events/deliveries"]["get"]>> {
     return unwrap(this.api.GET("/v1/events/deliveries", init as never));
+  }
+
+  /** Create a shared library: `POST /v1/libraries` */
+  createSharedLibrary(init: FetchOptions<paths["/v1/libraries"]["post"]>): Promise<Data<paths["/v1/libraries"]["post"]>> {
+    return unwrap(this.api.POST("/v1/libraries", init as never));
+  }
+
+  /** List shared libraries: `GET /v1/libraries` */
+  listSharedLibraries(init?: FetchOptions<paths["/v1/libraries"]["get"]>): Promise<Data<paths["/v1/libraries"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries", init as never));
+  }
+
+  /** Get a shared library: `GET /v1/libraries/{libraryId}` */
+  getSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}", init as never));
+  }
+
+  /** Rename or describe a shared library: `PATCH /v1/libraries/{libraryId}` */
+  updateSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}"]["patch"]>): Promise<Data<paths["/v1/libraries/{libraryId}"]["patch"]>> {
+    return unwrap(this.api.PATCH("/v1/libraries/{libraryId}", init as never));
+  }
+
+  /** Delete a shared library: `DELETE /v1/libraries/{libraryId}` */
+  deleteSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}"]["delete"]>): Promise<Data<paths["/v1/libraries/{libraryId}"]["delete"]>> {
+    return unwrap(this.api.DELETE("/v1/libraries/{libraryId}", init as never));
+  }
+
+  /** Subscribers and how the lessons fare with each: `GET /v1/libraries/{libraryId}/subscribers` */
+  listLibrarySubscribers(init: FetchOptions<paths["/v1/libraries/{libraryId}/subscribers"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/subscribers"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/subscribers", init as never));
+  }
+
+  /** Add a lesson to a shared library: `POST /v1/libraries/{libraryId}/experiences` */
+  addSharedExperience(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences"]["post"]>> {
+    return unwrap(this.api.POST("/v1/libraries/{libraryId}/experiences", init as never));
+  }
+
+  /** List a shared library's lessons: `GET /v1/libraries/{libraryId}/experiences` */
+  listSharedExperiences(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/experiences", init as never));
+  }
+
+  /** Get a shared library's lesson: `GET /v1/libraries/{libraryId}/experiences/{id}` */
+  getSharedExperience(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences/{id}"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences/{id}"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/experiences/{id}", init as never));
+  }
+
+  /** Change a shared library's lesson: `PATCH /v1/libraries/{libraryId}/experiences/{id}` */
+  updateSharedExperience(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences/{id}"]["patch"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences/{id}"]["patch"]>> {
+    return unwrap(this.api.PATCH("/v1/libraries/{libraryId}/experiences/{id}", init as never));
+  }
+
+  /** Delete a shared library's lesson: `DELETE /v1/libraries/{libraryId}/experiences/{id}` */
+  deleteSharedExperience(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences/{id}"]["delete"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences/{id}"]["delete"]>> {
+    return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/experiences/{id}", init as never));
+  }
+
+  /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
+  listSharedLibraryVersions(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions", init as never));
+  }
+
+  /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
+  getSharedLibraryVersion(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions/{n}"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions/{n}"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}", init as never));
+  }
+
+  /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
+  getSharedLibraryVersionDiff(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions/{n}/diff"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions/{n}/diff"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}/diff", init as never));
+  }
+
+  /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
+  rollbackSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/rollback"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/rollback"]["post"]>> {
+    return unwrap(this.api.POST("/v1/libraries/{libraryId}/rollback", init as never));
+  }
+
+  /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
+  exportSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/export"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/export"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/export", init as never));
+  }
+
+  /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
+  importSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/import"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/import"]["post"]>> {
+    return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init as never));
+  }
+
+  /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
+  listSharedLibraryQuarantine(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init as never));
+  }
+
+  /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
+  releaseSharedQuarantined(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine/{id}/release"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine/{id}/release"]["post"]>> {
+    return unwrap(this.api.POST("/v1/libraries/{libraryId}/quarantine/{id}/release", init as never));
+  }
+
+  /** Delete a shared library's held entry: `DELETE /v1/libraries/{libraryId}/quarantine/{id}` */
+  deleteSharedQuarantined(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine/{id}"]["delete"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine/{id}"]["delete"]>> {
+    return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/quarantine/{id}", init as never));
+  }
+
+  /** Subscribe an agent to a shared library: `PUT /v1/agents/{agentId}/subscriptions/{libraryId}` */
+  subscribeAgent(init: FetchOptions<paths["/v1/agents/{agentId}/subscriptions/{libraryId}"]["put"]>): Promise<Data<paths["/v1/agents/{agentId}/subscriptions/{libraryId}"]["put"]>> {
+    return unwrap(this.api.PUT("/v1/agents/{agentId}/subscriptions/{libraryId}", init as never));
+  }
+
+  /** End a subscription: `DELETE /v1/agents/{agentId}/subscriptions/{libraryId}` */
+  unsubscribeAgent(init: FetchOptions<paths["/v1/agents/{agentId}/subscriptions/{libraryId}"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/subscriptions/{libraryId}"]["delete"]>> {
+    return unwrap(this.api.DELETE("/v1/agents/{agentId}/subscriptions/{libraryId}", init as never));
+  }
+
+  /** List an agent's subscriptions: `GET /v1/agents/{agentId}/subscriptions` */
+  listAgentSubscriptions(init: FetchOptions<paths["/v1/agents/{agentId}/subscriptions"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/subscriptions"]["get"]>> {
+    return unwrap(this.api.GET("/v1/agents/{agentId}/subscriptions", init as never));
+  }
+
+  /** Share an agent's lesson into a shared library: `POST /v1/agents/{agentId}/experiences/{id}/share` */
+  shareExperience(init: FetchOptions<paths["/v1/agents/{agentId}/experiences/{id}/share"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/experiences/{id}/share"]["post"]>> {
+    return unwrap(this.api.POST("/v1/agents/{agentId}/experiences/{id}/share", init as never));
   }
 }

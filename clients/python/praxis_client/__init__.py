@@ -10,8 +10,8 @@ client, an ``episode`` context manager for the agent loop.
         ep.cite("G0")                          # or name what helped
 """
 
-from .client import Agent, Episode, Praxis
+from .client import Agent, Episode, Library, Praxis
 from .errors import PraxisConnectionError, PraxisError, ProblemField
 from .transport import RetryOptions
 
-__all__ = ["Agent", "Episode", "Praxis", "PraxisConnectionError", "PraxisError", "ProblemField", "RetryOptions"]
+__all__ = ["Agent", "Episode", "Library", "Praxis", "PraxisConnectionError", "PraxisError", "ProblemField", "RetryOptions"]

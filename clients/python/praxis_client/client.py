@@ -42,14 +42,72 @@ class Praxis:
 
     def agents(self) -> List[m.Agent]:
         """Every agent of the tenant (all pages)."""
-        items: List[m.Agent] = []
+        return cast(List[m.Agent], self._all("/v1/agents"))
+
+    def library(self, library_id: str) -> "Library":
+        return Library(self, library_id)
+
+    def libraries(self) -> List[m.SharedLibrary]:
+        """Every shared library of the tenant the key may use (all pages)."""
+        return cast(List[m.SharedLibrary], self._all("/v1/libraries"))
+
+    def create_library(self, name: str, description: Optional[str] = None) -> "Library":
+        """Creates a shared library; agents draw on its lessons once subscribed (``Agent.subscribe``)."""
+        created = self.request("POST", "/v1/libraries", body=_compact({"name": name, "description": description}))
+        return Library(self, created["libraryId"])
+
+    def _all(self, path_template: str, path: Optional[Mapping[str, str]] = None, query: Optional[Mapping[str, Any]] = None) -> List[Dict[str, Any]]:
+        items: List[Dict[str, Any]] = []
         cursor: Optional[str] = None
         while True:
-            page = self.request("GET", "/v1/agents", query={"limit": 200, "cursor": cursor})
+            page = self.request("GET", path_template, path=path, query={**(query or {}), "limit": 200, "cursor": cursor})
             items.extend(page["items"])
             cursor = page.get("nextCursor")
             if not cursor:
                 return items
+
+
+class Library:
+    """A shared library: lessons several agents of the tenant draw on, each learning its own Q for them.
+
+    Its lessons go through the same admission (screening, quarantine) and version history as an
+    agent's; the less common routes (versions, diff, rollback, export, import, quarantine) are
+    reached with ``Praxis.request`` under ``/v1/libraries/{libraryId}``.
+    """
+
+    def __init__(self, praxis: Praxis, library_id: str) -> None:
+        self.praxis = praxis
+        self.id = library_id
+
+    def _call(self, method: str, route: str, **kwargs: Any) -> Any:
+        path = {"libraryId": self.id, **kwargs.pop("path", {})}
+        return self.praxis.request(method, "/v1/libraries/{libraryId}" + route, path=path, **kwargs)
+
+    def get(self) -> m.SharedLibrary:
+        """The library with its subscriber count and current version."""
+        return cast(m.SharedLibrary, self._call("GET", ""))
+
+    def update(self, *, name: Optional[str] = None, description: Optional[str] = None) -> m.SharedLibrary:
+        return cast(m.SharedLibrary, self._call("PATCH", "", body=_compact({"name": name, "description": description})))
+
+    def delete(self) -> None:
+        """Deletes the library (admin key); every subscriber stops drawing on it at its next read."""
+        self._call("DELETE", "")
+
+    def add_experience(
+        self, text: str, *, tags: Optional[Sequence[str]] = None, metadata: Optional[m.MemoryMetadata] = None, **fields: Any
+    ) -> m.VersionedExperience:
+        """Adds a lesson to the library (a new library version), screened as an agent's would be."""
+        body = _compact({"text": text, "tags": _list(tags), "metadata": metadata, **fields})
+        return cast(m.VersionedExperience, self._call("POST", "/experiences", body=body))
+
+    def experiences(self, *, status: str = "active") -> List[Dict[str, Any]]:
+        """The library's lessons (all pages)."""
+        return self.praxis._all("/v1/libraries/{libraryId}/experiences", path={"libraryId": self.id}, query={"status": status})
+
+    def subscribers(self) -> List[Dict[str, Any]]:
+        """The subscribing agents (all pages), each with its own Q and counters for the library's lessons."""
+        return self.praxis._all("/v1/libraries/{libraryId}/subscribers", path={"libraryId": self.id})
 
 
 class Agent:
@@ -167,14 +225,25 @@ class Agent:
 
     def experiences(self, *, status: str = "active") -> List[Dict[str, Any]]:
         """The agent's experiences (all pages) with their labels and Q."""
-        items: List[Dict[str, Any]] = []
-        cursor: Optional[str] = None
-        while True:
-            page = self._call("GET", "/experiences", query={"status": status, "limit": 200, "cursor": cursor})
-            items.extend(page["items"])
-            cursor = page.get("nextCursor")
-            if not cursor:
-                return items
+        return self.praxis._all("/v1/agents/{agentId}/experiences", path={"agentId": self.id}, query={"status": status})
+
+    def subscribe(self, library_id: str, *, weight: Optional[float] = None, pin_version: Optional[int] = None) -> m.Subscription:
+        """Draws on a shared library's lessons beside the agent's own, at its latest version or as it
+        stood after ``pin_version``. Again replaces the subscription (what is left out: weight 1, the latest)."""
+        body = _compact({"weight": weight, "pinVersion": pin_version})
+        return cast(m.Subscription, self._call("PUT", "/subscriptions/{libraryId}", path={"libraryId": library_id}, body=body))
+
+    def unsubscribe(self, library_id: str) -> None:
+        """Stops drawing on the library, forgetting the agent's own Q for its lessons."""
+        self._call("DELETE", "/subscriptions/{libraryId}", path={"libraryId": library_id})
+
+    def subscriptions(self) -> List[m.Subscription]:
+        return cast(List[m.Subscription], self._call("GET", "/subscriptions")["items"])
+
+    def share(self, experience_id: str, library_id: str) -> m.SharedExperience:
+        """Copies one of the agent's lessons into a shared library, through the library's screening."""
+        route = "/experiences/{id}/share"
+        return cast(m.SharedExperience, self._call("POST", route, path={"id": experience_id}, body={"libraryId": library_id}))
 
     def start_episode(self, task: str, metadata: Optional[m.Metadata] = None) -> "Episode":
         """Starts an episode to use without `with`: end it with ``Episode.end``."""

@@ -18,7 +18,7 @@ MemoryMetadata = Dict[str, Union[str, int, float, bool]]
 # `bounded` (the default): ranked where the request lands, from a snapshot at most the staleness
 # bound old; `strong`: ranked by the agent's memory itself.
 Consistency = Literal["bounded", "strong"]
-ReadFallback = Literal["strong", "episode", "query-words", "embedder", "too-large", "remote-index", "token-size"]
+ReadFallback = Literal["strong", "episode", "query-words", "embedder", "too-large", "remote-index", "token-size", "subscriptions"]
 
 
 class MemoryFilter(TypedDict, total=False):
@@ -55,7 +55,7 @@ class RetrieveRequest(_RetrieveQuery, total=False):
     consistency: Consistency
 
 
-class RetrievedItem(TypedDict):
+class _RetrievedItem(TypedDict):
     id: str
     kind: MemoryKind
     label: Optional[str]
@@ -70,6 +70,10 @@ class RetrievedItem(TypedDict):
     qZ: float
     score: float
     match: Literal["vector", "lexical"]
+
+
+class RetrievedItem(_RetrievedItem, total=False):
+    libraryId: str  # a subscribed shared library's lesson; its q is this agent's own
 
 
 class _ReadFreshness(TypedDict):
@@ -98,12 +102,16 @@ class PromptBlock(ReadFreshness):
     estimatedTokens: int
 
 
-class RewardedMemory(TypedDict):
+class _RewardedMemory(TypedDict):
     id: str
     kind: MemoryKind
     qBefore: float
     q: float
     cited: bool
+
+
+class RewardedMemory(_RewardedMemory, total=False):
+    libraryId: str  # a shared library's lesson: only this agent's Q for it moved
 
 
 class _RewardResult(TypedDict):
@@ -120,6 +128,34 @@ class RewardResult(_RewardResult, total=False):
 class VersionedExperience(TypedDict):
     id: str
     libraryVersion: int
+
+
+class _SharedLibrary(TypedDict):
+    libraryId: str
+    name: str
+    description: Optional[str]
+    createdAt: int
+    updatedAt: int
+
+
+class SharedLibrary(_SharedLibrary, total=False):
+    """A tenant's library of lessons that agents subscribe to (``subscribers`` and ``libraryVersion`` when read alone)."""
+
+    subscribers: int
+    libraryVersion: int
+
+
+class Subscription(TypedDict):
+    libraryId: str
+    weight: float  # how much the library's lessons count beside the agent's own (0.05-1)
+    pinVersion: Optional[int]  # the library version drawn on; None: the latest
+    createdAt: int
+
+
+class SharedExperience(VersionedExperience):
+    """An agent's lesson as shared into a library: the copy's id there, and the library's new version."""
+
+    libraryId: str
 
 
 class Attempt(TypedDict):

@@ -106,6 +106,32 @@ class LiveTest(unittest.TestCase):
             agent.retrieve(query, filter={"metadata": {"customer": ["acme"]}})  # type: ignore[dict-item]
         self.assertEqual(bad.exception.status, 400)
 
+    def test_a_shared_library_serves_its_subscribers_and_each_learns_its_own_q(self) -> None:
+        library = self.praxis.create_library("payments", "what the payment agents learned")
+        self.assertIn(library.id, [lib["libraryId"] for lib in self.praxis.libraries()])
+        lesson = library.add_experience("Retry HTTP 429 with exponential backoff")
+        (one, _), (two, _) = self.new_agent({}), self.new_agent({})
+        self.assertEqual(one.subscribe(library.id)["weight"], 1)
+        self.assertEqual(two.subscribe(library.id, weight=0.5)["weight"], 0.5)
+        r = one.retrieve("retry HTTP 429")
+        self.assertEqual([(i["id"], i.get("libraryId")) for i in r["items"]], [(lesson["id"], library.id)])
+        rewarded = one.reward(retrieval_id=r["retrievalId"], outcome="success", cited_ids=[lesson["id"]])
+        self.assertEqual([u.get("libraryId") for u in rewarded["updated"]], [library.id])
+        q = {s["agentId"]: [le["q"] for le in s["lessons"]] for s in library.subscribers()}
+        self.assertGreater(q[one.id][0], 0.5)
+        self.assertEqual(q[two.id], [])
+
+        own = one.add_experience("Validate the IBAN checksum before a transfer")
+        copy = one.share(own["id"], library.id)
+        self.assertEqual(copy["libraryId"], library.id)
+        self.assertEqual(sorted(e["id"] for e in library.experiences()), sorted([lesson["id"], copy["id"]]))
+        self.assertEqual(library.get()["subscribers"], 2)
+        self.assertEqual(two.subscribe(library.id, pin_version=1)["pinVersion"], 1)
+        self.assertEqual([i["text"] for i in two.retrieve("IBAN checksum retry HTTP 429")["items"]], ["Retry HTTP 429 with exponential backoff"])
+        two.unsubscribe(library.id)
+        self.assertEqual(two.subscriptions(), [])
+        self.assertEqual([s["libraryId"] for s in one.subscriptions()], [library.id])
+
     def test_problems_raise_praxis_errors(self) -> None:
         agent, _ = self.new_agent({})
         with self.assertRaises(PraxisError) as caught:

@@ -12,6 +12,7 @@ import type { VectorStore } from "../vectors/store";
 import { packPendingCodes } from "../vectors/pages";
 import { buildVectorStore, buildVectorStoreOrUnavailable, loadConfig, openStores, type Stores } from "./startup";
 import { missingVectorCount } from "../upkeep/reembed";
+import { libraryPort } from "../sharing/library-port";
 import { agentIdentity, agentIncarnation, agentState, existsInControlPlane, isBlank, setAgentState } from "./lifecycle";
 import { ACTIVE_SWEEP_MS, nextSweepDue, remedialCheckAsked, remedialCheckDue, runSweep, UpkeepAlarm } from "../upkeep/maintenance";
 import { variables } from "../../../src/config";
@@ -67,7 +68,19 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
       requestJob: (type) => this.requestJob(type),
       emitEvents: (events) => this.emitEvents(events),
     };
-    this.rooms = openStores(this.mem, (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId));
+    this.rooms = openStores(
+      this.mem,
+      (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId),
+      libraryPort(this.env, () => this.who().tenantId),
+      (libraryId, err) =>
+        createLogger({ agent: this.name }, this.env.LOG_LEVEL).warn(
+          "a shared library did not answer; its lessons are left out of this read",
+          {
+            libraryId,
+            err: String(err),
+          },
+        ),
+    );
     this.upkeep = new UpkeepAlarm(this.ctx.storage, () => this.mem.vectors.backfillDueAt());
     await vectors.load();
     await this.upkeep.arm();

@@ -15,6 +15,7 @@ import { SqlVectorItems } from "../vectors/items";
 import { Library } from "../library/library";
 import { Cases } from "../episodes/cases";
 import { Retrieval } from "../retrieval/retrieval";
+import type { CandidateInfo } from "../../../src/core/ranking/candidates";
 import { PromptAssembly } from "../retrieval/prompt";
 import { Utility } from "../rewards/utility";
 import { Jobs } from "../episodes/jobs";
@@ -23,6 +24,7 @@ import { LiveLessons } from "../library/live-lessons";
 import { IdempotencyStore } from "../storage/idempotency";
 import { Quarantine } from "../screening/quarantine";
 import { ReadModel } from "../retrieval/read-model";
+import { Subscriptions, type LibraryPort } from "../sharing/subscriptions";
 
 /** The agent's storage modules, wired to one context: what the AgentMemory DO serves its calls from. */
 export interface Stores {
@@ -37,12 +39,21 @@ export interface Stores {
   idempotency: IdempotencyStore;
   quarantine: Quarantine;
   readModel: ReadModel;
+  subscriptions: Subscriptions<CandidateInfo>;
 }
 
-export function openStores(mem: MemoryContext, enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>): Stores {
+export function openStores(
+  mem: MemoryContext,
+  enqueueExtraction: (episodeId: string, jobId: string) => Promise<void>,
+  libraries: LibraryPort<CandidateInfo>,
+  onLibraryFailure: (libraryId: string, err: unknown) => void,
+): Stores {
   const library = new Library(mem);
   const cases = new Cases(mem);
   const retrieval = new Retrieval(mem, library);
+  const subscriptions = new Subscriptions(mem, libraries);
+  retrieval.shared = subscriptions;
+  retrieval.onSharedFailure = onLibraryFailure;
   const utility = new Utility(mem, library, retrieval);
   const jobs = new Jobs(mem);
   const idempotency = new IdempotencyStore(mem);
@@ -62,7 +73,9 @@ export function openStores(mem: MemoryContext, enqueueExtraction: (episodeId: st
       retrieval,
       () => agentIncarnation(mem.storage),
       () => retrieval.secrets.signing(),
+      () => subscriptions.any(),
     ),
+    subscriptions,
   };
 }
 

@@ -7,6 +7,8 @@ import { placeholders, type MemoryContext } from "../storage/context";
 import type { Library } from "../library/library";
 import type { Asker, EmbeddedQuery, Retrieval } from "./retrieval";
 
+type SharedLesson = Awaited<ReturnType<NonNullable<Retrieval["shared"]>["lessons"]>>[number];
+
 export type { PromptRequest, PromptResponse } from "../../../src/core/ranking/prompt";
 
 /** The prompt block (src/core/ranking/prompt.ts) assembled from the agent's storage, and recorded. */
@@ -23,7 +25,9 @@ export class PromptAssembly {
     if (req.episodeId) this.retrieval.assertOpenEpisode(req.episodeId);
     let query: Promise<EmbeddedQuery> | null = null;
     const embedded = () => (query ??= this.retrieval.embedQuery(req.query ?? ""));
-    const block = await assemblePrompt(this.source(embedded), req, effectiveFilter(req));
+    const filter = effectiveFilter(req);
+    const shared = this.retrieval.shared?.any() ? await this.retrieval.shared.lessons(filter, this.retrieval.onSharedFailure) : [];
+    const block = await assemblePrompt(this.source(embedded, shared), req, filter);
     // The query's embedding is kept like /retrieve's, so a reward of this prompt teaches the usage
     // centroid of what the agent cites, not only its words.
     const queryVec = req.query ? (await embedded()).vec : undefined;
@@ -40,7 +44,8 @@ export class PromptAssembly {
     return { ...answer, retrievalId, libraryVersion: this.library.currentVersion() };
   }
 
-  private source(embedded: () => Promise<EmbeddedQuery>): PromptSource {
+  /** `shared`: the subscribed libraries' lessons, fetched before the block is assembled; they go by `S#` labels, so they never take an own lesson's `G#`. */
+  private source(embedded: () => Promise<EmbeddedQuery>, shared: readonly SharedLesson[]): PromptSource {
     const sql = this.ctx.sql;
     return {
       lessons: (filter: MemoryFilter | undefined) => {
@@ -51,14 +56,23 @@ export class PromptAssembly {
             ...where.params,
           )
           .toArray()
-          .map((r) => ({ id: r.id, label: this.library.labelOf(r.seq)!, text: r.text }));
+          .map((r): { id: string; label: string; text: string; libraryId?: string } => ({
+            id: r.id,
+            label: this.library.labelOf(r.seq)!,
+            text: r.text,
+          }))
+          .concat(shared.map((l, i) => ({ id: l.ref, label: `S${i}`, text: l.text, libraryId: l.libraryId })));
       },
       lessonsByQ: (filter: MemoryFilter | undefined) => {
         const where = filterSql(filter, "experience");
-        return sql
-          .exec<{ id: string }>(`SELECT id FROM experiences t WHERE status = 'active'${where.sql} ORDER BY q DESC, seq`, ...where.params)
-          .toArray()
-          .map((r) => r.id);
+        const own = sql
+          .exec<{ id: string; q: number }>(
+            `SELECT id, q FROM experiences t WHERE status = 'active'${where.sql} ORDER BY q DESC, seq`,
+            ...where.params,
+          )
+          .toArray();
+        // A stable sort keeps the own lessons' label order among equal Qs, and puts them before shared ones.
+        return [...own, ...shared.map((l) => ({ id: l.ref, q: l.q }))].sort((a, b) => b.q - a.q).map((r) => r.id);
       },
       ranked: async (kind: MemoryKind, phase: RetrieveRequest["phase"], k2: number, filter: MemoryFilter | undefined) =>
         this.retrieval.rankQuietly(await embedded(), [kind], phase, k2, filter),

@@ -23,9 +23,10 @@ export interface ReadModelVersion {
 
 /**
  * Why a Worker must read through the object: the agent's vectors are searched remotely (Vectorize),
- * or its snapshot is larger than the deployment lets a Worker hold.
+ * its snapshot is larger than the deployment lets a Worker hold, or it subscribes to shared
+ * libraries (whose lessons its object merges at each read; a snapshot holds only its own).
  */
-export type Unpublishable = "remote-index" | "too-large";
+export type Unpublishable = "remote-index" | "too-large" | "subscriptions";
 
 export type ReadModelAnswer =
   | { kind: "current"; libraryVersion: number; learnSeq: number }
@@ -103,6 +104,7 @@ export class ReadModel {
     private readonly retrieval: Retrieval,
     private readonly incarnation: () => string,
     private readonly signing: () => SigningSecret,
+    private readonly subscribed: () => boolean,
   ) {}
 
   private versions() {
@@ -129,6 +131,16 @@ export class ReadModel {
   /** What a Worker holding `have` needs to be current: nothing, a delta, a snapshot, or a reason to read through the object. */
   async answer(have: ReadModelVersion | null, maxBytes: number): Promise<ReadModelAnswer> {
     const v = this.versions();
+    // Checked before "current": a Worker holding a snapshot from before the subscription stops
+    // serving it at its next revalidation, within the staleness bound.
+    if (this.subscribed()) {
+      return {
+        kind: "unpublishable",
+        reason: "subscriptions",
+        detail: "this agent draws on shared libraries, whose lessons its memory merges at each read",
+        libraryVersion: v.libraryVersion,
+      };
+    }
     if (have && have.incarnation === this.incarnation() && have.contentVersion === v.contentVersion) {
       return have.learnSeq === v.learnSeq
         ? { kind: "current", libraryVersion: v.libraryVersion, learnSeq: v.learnSeq }

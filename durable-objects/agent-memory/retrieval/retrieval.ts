@@ -2,7 +2,13 @@ import { DEFAULT_SIMILARITY_THRESHOLD } from "../../../src/adapters/embedder";
 import { discriminativeTerms, ftsMatchOf, LEXICAL_MAX_TERM_DOCS } from "../../../src/core/lexical";
 import type { MemoryFilter, MemoryKind, RetrieveAnswer, RetrieveRequest } from "../../../src/core/memory-types";
 import type { Metadata } from "../../../src/core/served-fields";
-import type { CandidateSource, ItemFields, Scored } from "../../../src/core/ranking/candidates";
+import {
+  findCandidates,
+  type CandidateInfo,
+  type CandidateSource,
+  type ItemFields,
+  type Scored,
+} from "../../../src/core/ranking/candidates";
 import { lambdaOf, rankFrom, retrievedItems, type RankedCandidate } from "../../../src/core/ranking/rank";
 import { effectiveFilter } from "../../../src/core/ranking/filter";
 import { filterSql } from "./memory-filter";
@@ -16,6 +22,7 @@ import { Situations } from "./situations";
 import { DomainError } from "../../../src/core/errors";
 import { retrievalClaims, signRetrieval, type TokenItem } from "../../../src/core/retrieval-token";
 import { RetrievalSecrets } from "./retrieval-secrets";
+import type { SharedQuery, Subscriptions } from "../sharing/subscriptions";
 
 /** Who asked: a retrieval keeps its key, and one made by a read-scoped key is never credited by an episode's end. */
 export interface Asker {
@@ -37,6 +44,8 @@ export interface RecordedItem {
   citeOnly?: boolean;
   /** The re-ranker's features of the item when shown, so the reward that follows can train on them. */
   f?: number[];
+  /** A shared library's lesson: `id` is then its sharedRef, and its counters are this agent's own (sharing/subscriptions.ts). */
+  libraryId?: string;
 }
 
 /**
@@ -48,6 +57,9 @@ export class Retrieval implements CandidateSource {
   readonly reranker: RerankerStore;
   readonly situations: Situations;
   readonly secrets: RetrievalSecrets;
+  /** The shared libraries the agent subscribes to; their lessons rank beside its own. */
+  shared: Subscriptions<CandidateInfo> | null = null;
+  onSharedFailure: (libraryId: string, err: unknown) => void = () => undefined;
 
   constructor(
     private readonly ctx: MemoryContext,
@@ -241,7 +253,13 @@ export class Retrieval implements CandidateSource {
     opts: { k1: number; k2: number; lambda: number; threshold: number; filter?: MemoryFilter | undefined },
   ) {
     if (kinds.includes("experience")) await this.situations.refresh();
-    return rankFrom(this, { query, kinds, ...opts, reranker: this.reranker.current().state, now: this.ctx.now() });
+    const shared = this.shared;
+    // Lessons of the subscribed libraries join the agent's own candidates (cases are never shared).
+    const widen =
+      shared && kinds.includes("experience") && shared.any()
+        ? (own: CandidateInfo[]) => shared.merge(own, query, opts.k1, opts.threshold, opts.filter, this.onSharedFailure)
+        : undefined;
+    return rankFrom(this, { query, kinds, ...opts, reranker: this.reranker.current().state, now: this.ctx.now() }, widen);
   }
 
   /**
@@ -263,7 +281,7 @@ export class Retrieval implements CandidateSource {
       filter: effectiveFilter(req),
     });
     const items = retrievedItems(ranked);
-    const recorded = items.map((item, i) => ({ ...item, f: ranked[i]!.features }));
+    const recorded = items.map((item, i) => ({ ...item, id: ranked[i]!.id, f: ranked[i]!.features }));
     const retrievalId = await this.issue(req.query, req.phase ?? null, lambda, req.episodeId ?? null, recorded, asker, query.vec);
     return { retrievalId, phase: req.phase ?? null, lambda, candidates, items, libraryVersion: this.library.currentVersion() };
   }
@@ -284,7 +302,10 @@ export class Retrieval implements CandidateSource {
     asker: Asker,
     queryVec?: Float32Array,
   ): Promise<string> {
-    if (!episodeId) {
+    // A shared lesson's uses are counted in this agent's own shared_lessons rows as it is recorded,
+    // and its reward finds it by the recorded retrieval: tokens and the Workers' counter batches know
+    // only the agent's own memories.
+    if (!episodeId && !items.some((i) => i.libraryId)) {
       const shown = items.map(
         (i): TokenItem => ({
           id: i.id,
@@ -346,6 +367,7 @@ export class Retrieval implements CandidateSource {
             label: i.label ?? null,
             ...(i.citeOnly ? { citeOnly: true } : {}),
             ...(i.f ? { f: i.f } : {}),
+            ...(i.libraryId ? { libraryId: i.libraryId } : {}),
           })),
         ),
         queryVec ? encodeCode(queryVec) : null,
@@ -354,13 +376,19 @@ export class Retrieval implements CandidateSource {
       );
       // A read key changes nothing later retrievals depend on: use counts and lastUsedAt slow decay.
       for (const kind of asker.readOnly ? [] : (["experience", "case"] as const)) {
-        for (const ids of chunks(items.filter((i) => i.kind === kind && !i.citeOnly).map((i) => i.id))) {
+        for (const ids of chunks(items.filter((i) => i.kind === kind && !i.citeOnly && !i.libraryId).map((i) => i.id))) {
           this.ctx.sql.exec(
             `UPDATE ${kind === "experience" ? "experiences" : "cases"} SET retrieved = retrieved + 1, last_used_at = ? WHERE id IN (${placeholders(ids.length)})`,
             now,
             ...ids,
           );
         }
+      }
+      if (!asker.readOnly && this.shared) {
+        const shown = items
+          .filter((i) => i.libraryId && !i.citeOnly)
+          .map((i) => ({ libraryId: i.libraryId!, lessonId: i.id.slice(i.libraryId!.length + 1) }));
+        if (shown.length) this.shared.recordUse(shown, now);
       }
     });
     return id;
@@ -390,6 +418,17 @@ export class Retrieval implements CandidateSource {
     const k1 = Math.max(this.ctx.config().k1, k2);
     const { ranked } = await this.ranking(query, kinds, { k1, k2, lambda: this.lambda({ phase }), threshold: this.threshold(), filter });
     return ranked.map((r) => r.info);
+  }
+
+  /**
+   * This agent as a shared library: its lesson candidates for a subscriber's query, ranked with the
+   * subscriber's query vector and threshold when both use the same embedder (else its own).
+   */
+  async forSubscriber(query: SharedQuery, k1: number, filter: MemoryFilter | undefined): Promise<CandidateInfo[]> {
+    const same = query.model === this.ctx.vectors.model;
+    const embedded = same ? { text: query.text, vec: query.vec } : await this.embedQuery(query.text);
+    await this.situations.refresh();
+    return findCandidates(this, embedded, ["experience"], k1, same ? query.threshold : this.threshold(), this.ctx.now(), filter);
   }
 }
 

@@ -12,6 +12,7 @@ interface ShownItem {
   label?: string | null;
   citeOnly?: boolean;
   f?: number[];
+  libraryId?: string;
 }
 
 /** A retrieval as stored: its query, what it showed, and the key that made it. */
@@ -110,7 +111,10 @@ export function learnFromReward(
     if (!moved.length) continue;
     const share = outcome.cited ? outcome.reward : outcome.reward / moved.length;
     const capped = new Set(share > 0 ? moved.filter((i) => !mayTeach(ctx, teacher, i.id, hour)).map((i) => i.id) : []);
-    const credits: UsageCredit[] = moved.filter((i) => !capped.has(i.id)).map((i) => ({ id: i.id, kind: i.kind, credit: share }));
+    // A shared lesson's usage channel would be the library's to keep; the re-ranker below is the agent's own.
+    const credits: UsageCredit[] = moved
+      .filter((i) => !capped.has(i.id) && !i.libraryId)
+      .map((i) => ({ id: i.id, kind: i.kind, credit: share }));
     usage.learn(row.phrase, row.queryCode ? decodeQuery(row.queryCode) : null, credits);
     for (const i of shown)
       if (i.f && !capped.has(i.id)) examples.push({ f: i.f, label: outcome.updated.has(i.id) && outcome.reward > 0 ? 1 : 0 });

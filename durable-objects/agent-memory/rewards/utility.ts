@@ -1,4 +1,5 @@
 import { convergence, emaUpdate, qStats, rewardFor } from "../../../src/core/q-learning";
+import { sharedRef } from "../../../src/core/shared-lessons";
 import type { Analytics, MemoryKind, RewardRequest, RewardResult } from "../../../src/core/memory-types";
 import { DomainError } from "../../../src/core/errors";
 import type { MemoryContext } from "../storage/context";
@@ -16,6 +17,8 @@ interface Target {
   kind: MemoryKind;
   /** Only shown as part of the whole library, never selected for the task: learns only when cited. */
   citeOnly: boolean;
+  /** A shared library's lesson (`id` is its sharedRef): the reward moves this agent's own Q for it. */
+  shared?: { libraryId: string; lessonId: string };
 }
 
 /** A reward plus the `[G#]` labels the agent quoted in its answer, which count as citations. */
@@ -37,7 +40,7 @@ export class Utility {
   constructor(
     private readonly ctx: MemoryContext,
     private readonly library: Library,
-    private readonly retrieval: Pick<Retrieval, "usage" | "reranker">,
+    private readonly retrieval: Pick<Retrieval, "usage" | "reranker" | "shared">,
   ) {}
 
   private kindOf(id: string): MemoryKind | null {
@@ -63,7 +66,8 @@ export class Utility {
     const addItems = (items: CreditedRetrieval["items"]) => {
       for (const item of items) {
         const citeOnly = item.citeOnly === true && (seen.get(item.id)?.citeOnly ?? true);
-        seen.set(item.id, { id: item.id, kind: item.kind, citeOnly });
+        const shared = item.libraryId ? { libraryId: item.libraryId, lessonId: item.id.slice(item.libraryId.length + 1) } : undefined;
+        seen.set(item.id, { id: item.id, kind: item.kind, citeOnly, ...(shared ? { shared } : {}) });
         if (item.label) byLabel.set(item.label, [...(byLabel.get(item.label) ?? []), item.id]);
       }
     };
@@ -136,12 +140,14 @@ export class Utility {
   reward(req: RewardInput, record?: RecordResult<RewardResult>, teacher?: string, token?: RetrievalClaims): RewardResult {
     const { targets, byLabel, retrievals, replay } = this.targets(req, token);
     if (replay) return this.ctx.storage.transactionSync(() => (record?.(replay), replay));
-    const labelIds = (s: string) => byLabel.get(/^\[?(G\d+)\]?$/.exec(s)?.[1] ?? "") ?? [];
+    const labelIds = (s: string) => byLabel.get(/^\[?([GS]\d+)\]?$/.exec(s)?.[1] ?? "") ?? [];
+    // A shared lesson is shown under its own id beside its library's; citing that id cites it.
+    const sharedByLessonId = new Map<string, string[]>();
+    for (const t of targets)
+      if (t.shared) sharedByLessonId.set(t.shared.lessonId, [...(sharedByLessonId.get(t.shared.lessonId) ?? []), t.id]);
+    const idsOf = (id: string) => (labelIds(id).length ? labelIds(id) : (sharedByLessonId.get(id) ?? [id]));
     const quoted = (req.quotedLabels ?? []).flatMap(labelIds);
-    const cited =
-      req.citedIds || quoted.length
-        ? new Set([...(req.citedIds ?? []).flatMap((id) => (labelIds(id).length ? labelIds(id) : [id])), ...quoted])
-        : null;
+    const cited = req.citedIds || quoted.length ? new Set([...(req.citedIds ?? []).flatMap(idsOf), ...quoted]) : null;
     if (cited) {
       const targetIds = new Set(targets.map((t) => t.id));
       const stray = [...cited].filter((id) => !targetIds.has(id));
@@ -184,6 +190,22 @@ export class Utility {
       const uncited: string[] = [];
       const skipped: string[] = [];
       for (const t of what.targets) {
+        if (t.shared) {
+          if (t.citeOnly && !cited?.has(t.id)) continue;
+          const citedHere = cited ? cited.has(t.id) : null;
+          const moved = this.retrieval.shared?.reward({ ...t.shared, citeOnly: t.citeOnly }, { r, alpha, now, cited: citedHere });
+          if (moved)
+            updated.push({
+              id: t.shared.lessonId,
+              libraryId: t.shared.libraryId,
+              kind: t.kind,
+              qBefore: moved.qBefore,
+              q: moved.q,
+              cited: cited !== null,
+            });
+          else if (citedHere === false) uncited.push(t.shared.lessonId);
+          continue;
+        }
         const table = TABLE[t.kind];
         const row = this.ctx.sql.exec<{ q: number; status: string }>(`SELECT q, status FROM ${table} WHERE id = ?`, t.id).toArray()[0];
         if (!row) continue;
@@ -232,7 +254,7 @@ export class Utility {
       }
       learnFromReward(this.ctx, this.retrieval.usage, this.retrieval.reranker, what.retrievals, {
         reward: r,
-        updated: new Set(updated.map((u) => u.id)),
+        updated: new Set(updated.map((u) => (u.libraryId ? sharedRef(u.libraryId, u.id) : u.id))),
         cited: cited !== null,
         teacher: what.teacher,
       });

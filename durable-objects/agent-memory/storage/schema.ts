@@ -495,4 +495,27 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   CREATE VIRTUAL TABLE when_fts_terms USING fts5vocab(when_fts, 'row');
   CREATE VIRTUAL TABLE when_fts_instances USING fts5vocab(when_fts, 'instance');
   `,
+  // Shared libraries (issue 32): the libraries this agent subscribes to (its own copy, so a read
+  // never asks D1), and what this agent learned of each shared lesson it was shown: its own Q and
+  // counters, which no other subscriber's rewards move.
+  `
+  CREATE TABLE subscriptions (
+    library_id TEXT PRIMARY KEY,
+    weight REAL NOT NULL,
+    pin_version INTEGER,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE shared_lessons (
+    library_id TEXT NOT NULL,
+    lesson_id TEXT NOT NULL,
+    q REAL NOT NULL,
+    retrieved INTEGER NOT NULL DEFAULT 0,
+    cited INTEGER NOT NULL DEFAULT 0,
+    uncited INTEGER NOT NULL DEFAULT 0,
+    successes INTEGER NOT NULL DEFAULT 0,
+    failures INTEGER NOT NULL DEFAULT 0,
+    last_used_at INTEGER,
+    PRIMARY KEY (library_id, lesson_id)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -68,7 +68,7 @@ export interface PracticeRunPorts {
   /** A launched evaluation's outcome once it has settled; null while it is still going. */
   evaluationOutcome(evaluationId: string): Promise<EvaluationOutcome | null>;
   cancelEvaluation(evaluationId: string, reason: string): Promise<void>;
-  /** Writes the chosen library to the agent as one `practice` version, at most once per run. */
+  /** Writes the chosen library to the agent (or the shared library the run practised) as one `practice` version, at most once per run. */
   promote(run: RunFacts, start: RunExperience[], final: RunExperience[], why: string): Promise<Omit<Promotion, "epoch">>;
   syncRow(runId: string, fields: RunRowFields): Promise<void>;
   /** A run of the tenant ended: queued runs may now start. */

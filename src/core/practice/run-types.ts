@@ -2,6 +2,7 @@ import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
 import { SplitSchema } from "./dataset-types";
 import { idString } from "../text-rules";
+import { LibraryIdSchema } from "../shared-lessons";
 
 /** `creating` until the run's tasks (train and held-out) are all stored; only then can it be admitted. */
 export const RUN_STATUSES = ["creating", "queued", "running", "completed", "failed", "cancelled", "budget-exhausted"] as const;
@@ -107,6 +108,9 @@ export const RunCreateSchema = z
       .max(500)
       .default(DEFAULT_MAX_EXPERIENCES)
       .describe("the run's library never holds more lessons than this"),
+    libraryId: LibraryIdSchema.optional().describe(
+      "practise on this shared library of the tenant instead of the agent's own: the run starts from the library's active lessons, the agent's policy runs with them, and the promotion (through the same gate) writes to the library, where every subscriber draws on it",
+    ),
     seed: z
       .number()
       .int()

@@ -73,7 +73,11 @@ export interface Found {
   relevance: number;
 }
 
-export type CandidateInfo = ItemFields & Found;
+export type CandidateInfo = ItemFields &
+  Found & {
+    /** A subscribed library's lesson (src/core/shared-lessons.ts): `id` is then its sharedRef. */
+    shared?: { libraryId: string; id: string };
+  };
 
 /**
  * Where phase A reads each channel from. Every method narrows to `filter` where it draws a top k,

@@ -33,11 +33,16 @@ export interface PromptItem {
   kind: MemoryKind;
   label?: string | null;
   citeOnly?: boolean;
+  /** A subscribed library's lesson: `id` is then its sharedRef (src/core/shared-lessons.ts). */
+  libraryId?: string;
 }
 
 export interface PromptSource {
-  /** The active lessons the filter matches that are not on probation, in label order, with their labels. */
-  lessons(filter: MemoryFilter | undefined): { id: string; label: string; text: string }[];
+  /**
+   * The active lessons the filter matches that are not on probation, in label order, with their
+   * labels; then those of subscribed libraries (with their `libraryId`), where the source has any.
+   */
+  lessons(filter: MemoryFilter | undefined): { id: string; label: string; text: string; libraryId?: string | undefined }[];
   /** Ids of the active lessons the filter matches, by Q (highest first), then label order: the ranking without a query. */
   lessonsByQ(filter: MemoryFilter | undefined): string[];
   /** The best `k2` items of `kind` for the query, as retrieval ranks them (without recording). */
@@ -106,7 +111,13 @@ export async function assemblePrompt(source: PromptSource, req: PromptRequest, f
   // With the whole library shown, inclusion says nothing about relevance: only what the agent
   // cites (by id or by quoting its label) counts as used and learns from the reward.
   const items: PromptItem[] = [
-    ...chosen.map((e) => ({ id: e.id, kind: "experience" as const, label: e.label, citeOnly: mode === "full-library" })),
+    ...chosen.map((e) => ({
+      id: e.id,
+      kind: "experience" as const,
+      label: e.label,
+      citeOnly: mode === "full-library",
+      ...(e.libraryId ? { libraryId: e.libraryId } : {}),
+    })),
     ...caseIds.map((id) => ({ id, kind: "case" as const })),
   ];
   return { prompt, mode, experienceIds: chosen.map((e) => e.id), caseIds, items, estimatedTokens: estimateTokens(prompt) };

@@ -77,9 +77,17 @@ export interface RankingRequest {
   now: number;
 }
 
-/** Phase A then phase B: the ranked items and how many candidates phase A found. */
-export async function rankFrom(source: CandidateSource, req: RankingRequest): Promise<{ candidates: number; ranked: RankedCandidate[] }> {
-  const infos = await findCandidates(source, req.query, req.kinds, req.k1, req.threshold, req.now, req.filter);
+/**
+ * Phase A then phase B: the ranked items and how many candidates phase A found. `widen` adds
+ * candidates found elsewhere (the lessons of subscribed libraries) to phase A's before ranking.
+ */
+export async function rankFrom(
+  source: CandidateSource,
+  req: RankingRequest,
+  widen?: (own: CandidateInfo[]) => Promise<CandidateInfo[]>,
+): Promise<{ candidates: number; ranked: RankedCandidate[] }> {
+  const own = await findCandidates(source, req.query, req.kinds, req.k1, req.threshold, req.now, req.filter);
+  const infos = widen ? await widen(own) : own;
   return { candidates: Math.min(req.k1, infos.length), ranked: rankCandidates(infos, req) };
 }
 
@@ -88,7 +96,8 @@ export function retrievedItems(ranked: readonly RankedCandidate[]): RetrievedIte
   return ranked.map((r) => {
     const info = r.info;
     return {
-      id: r.id,
+      id: info.shared?.id ?? r.id,
+      ...(info.shared ? { libraryId: info.shared.libraryId } : {}),
       kind: info.kind,
       label: info.label,
       probation: info.probation,

@@ -6,12 +6,14 @@ export const page = body.dataset.page ?? "";
 export const agentId = body.dataset.agentId ?? "";
 export const runId = body.dataset.runId ?? "";
 export const itemId = body.dataset.itemId ?? "";
+export const libraryId = body.dataset.libraryId ?? "";
 
 export const enc = encodeURIComponent;
 export const agentPage = (path = "", id = agentId) => `/dashboard/agents/${enc(id)}${path}`;
 export const agentPath = (id = agentId) => ({ path: { agentId: id } });
 export const lessonHref = (id: string) => agentPage(`/lessons/${enc(id)}`);
 export const episodeHref = (id: string) => agentPage(`/episodes/${enc(id)}`);
+export const libraryHref = (id: string) => `/dashboard/libraries/${enc(id)}`;
 export const runHref = (id: string, step?: number) => agentPage(`/runs/${enc(id)}${step === undefined ? "" : `#step-${step}`}`);
 
 let me: Schemas["CurrentApiKey"] | null = null;

@@ -9,6 +9,7 @@ import { renderAgents } from "./pages/agents.js";
 import { renderEpisode, renderEpisodes } from "./pages/episode.js";
 import { renderJobs } from "./pages/jobs.js";
 import { renderLesson } from "./pages/lesson.js";
+import { renderLibraries, renderLibrary } from "./pages/libraries.js";
 import { renderRun } from "./pages/run.js";
 import { renderRuns } from "./pages/runs.js";
 import { renderUsage } from "./pages/usage.js";
@@ -26,6 +27,8 @@ const PAGES: Record<string, () => Promise<void>> = {
   episodes: renderEpisodes,
   episode: renderEpisode,
   usage: renderUsage,
+  libraries: renderLibraries,
+  library: renderLibrary,
 };
 
 function signOut(message?: string) {

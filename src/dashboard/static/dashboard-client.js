@@ -1,7 +1,7 @@
 // Built by src/dashboard/build-client.mjs from src/dashboard/client/*.ts; do not edit (run `node src/dashboard/build-client.mjs`).
 "use strict";
 (() => {
-  // node_modules/openapi-fetch/dist/index.mjs
+  // ../../main/node_modules/openapi-fetch/dist/index.mjs
   var PATH_PARAM_RE = /\{[^{}]+\}/g;
   var supportsRequestInitExt = () => {
     return typeof process === "object" && Number.parseInt(process?.versions?.node?.substring(0, 2)) >= 18 && process.versions.undici;
@@ -525,7 +525,7 @@
     name = "PraxisConnectionError";
   };
 
-  // node_modules/eventsource-parser/dist/index.js
+  // ../../main/node_modules/eventsource-parser/dist/index.js
   var ParseError = class extends Error {
     constructor(message, options) {
       super(message), this.name = "ParseError", this.type = options.type, this.field = options.field, this.value = options.value, this.line = options.line;
@@ -701,7 +701,7 @@ ${value}`, dataLines++;
     return firstCharCode === 101 && chunk.charCodeAt(i + 1) === 118 && chunk.charCodeAt(i + 2) === 101 && chunk.charCodeAt(i + 3) === 110 && chunk.charCodeAt(i + 4) === 116 && chunk.charCodeAt(i + 5) === 58;
   }
 
-  // node_modules/eventsource-parser/dist/stream.js
+  // ../../main/node_modules/eventsource-parser/dist/stream.js
   var EventSourceParserStream = class extends TransformStream {
     constructor({ onError, onRetry, onComment, maxBufferSize } = {}) {
       let parser;
@@ -797,7 +797,7 @@ ${value}`, dataLines++;
     listApiKeys(init) {
       return unwrap(this.api.GET("/v1/keys", init));
     }
-    /** The key making this request: its tenant, scope and agents (any scope): `GET /v1/keys/current` */
+    /** The key making this request: its tenant, scope, agents and libraries (any scope): `GET /v1/keys/current` */
     getCurrentApiKey(init) {
       return unwrap(this.api.GET("/v1/keys/current", init));
     }
@@ -1113,6 +1113,102 @@ ${value}`, dataLines++;
     listEventDeliveries(init) {
       return unwrap(this.api.GET("/v1/events/deliveries", init));
     }
+    /** Create a shared library: `POST /v1/libraries` */
+    createSharedLibrary(init) {
+      return unwrap(this.api.POST("/v1/libraries", init));
+    }
+    /** List shared libraries: `GET /v1/libraries` */
+    listSharedLibraries(init) {
+      return unwrap(this.api.GET("/v1/libraries", init));
+    }
+    /** Get a shared library: `GET /v1/libraries/{libraryId}` */
+    getSharedLibrary(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}", init));
+    }
+    /** Rename or describe a shared library: `PATCH /v1/libraries/{libraryId}` */
+    updateSharedLibrary(init) {
+      return unwrap(this.api.PATCH("/v1/libraries/{libraryId}", init));
+    }
+    /** Delete a shared library: `DELETE /v1/libraries/{libraryId}` */
+    deleteSharedLibrary(init) {
+      return unwrap(this.api.DELETE("/v1/libraries/{libraryId}", init));
+    }
+    /** Subscribers and how the lessons fare with each: `GET /v1/libraries/{libraryId}/subscribers` */
+    listLibrarySubscribers(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/subscribers", init));
+    }
+    /** Add a lesson to a shared library: `POST /v1/libraries/{libraryId}/experiences` */
+    addSharedExperience(init) {
+      return unwrap(this.api.POST("/v1/libraries/{libraryId}/experiences", init));
+    }
+    /** List a shared library's lessons: `GET /v1/libraries/{libraryId}/experiences` */
+    listSharedExperiences(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/experiences", init));
+    }
+    /** Get a shared library's lesson: `GET /v1/libraries/{libraryId}/experiences/{id}` */
+    getSharedExperience(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/experiences/{id}", init));
+    }
+    /** Change a shared library's lesson: `PATCH /v1/libraries/{libraryId}/experiences/{id}` */
+    updateSharedExperience(init) {
+      return unwrap(this.api.PATCH("/v1/libraries/{libraryId}/experiences/{id}", init));
+    }
+    /** Delete a shared library's lesson: `DELETE /v1/libraries/{libraryId}/experiences/{id}` */
+    deleteSharedExperience(init) {
+      return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/experiences/{id}", init));
+    }
+    /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
+    listSharedLibraryVersions(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions", init));
+    }
+    /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
+    getSharedLibraryVersion(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}", init));
+    }
+    /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
+    getSharedLibraryVersionDiff(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}/diff", init));
+    }
+    /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
+    rollbackSharedLibrary(init) {
+      return unwrap(this.api.POST("/v1/libraries/{libraryId}/rollback", init));
+    }
+    /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
+    exportSharedLibrary(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/export", init));
+    }
+    /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
+    importSharedLibrary(init) {
+      return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init));
+    }
+    /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
+    listSharedLibraryQuarantine(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init));
+    }
+    /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
+    releaseSharedQuarantined(init) {
+      return unwrap(this.api.POST("/v1/libraries/{libraryId}/quarantine/{id}/release", init));
+    }
+    /** Delete a shared library's held entry: `DELETE /v1/libraries/{libraryId}/quarantine/{id}` */
+    deleteSharedQuarantined(init) {
+      return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/quarantine/{id}", init));
+    }
+    /** Subscribe an agent to a shared library: `PUT /v1/agents/{agentId}/subscriptions/{libraryId}` */
+    subscribeAgent(init) {
+      return unwrap(this.api.PUT("/v1/agents/{agentId}/subscriptions/{libraryId}", init));
+    }
+    /** End a subscription: `DELETE /v1/agents/{agentId}/subscriptions/{libraryId}` */
+    unsubscribeAgent(init) {
+      return unwrap(this.api.DELETE("/v1/agents/{agentId}/subscriptions/{libraryId}", init));
+    }
+    /** List an agent's subscriptions: `GET /v1/agents/{agentId}/subscriptions` */
+    listAgentSubscriptions(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/subscriptions", init));
+    }
+    /** Share an agent's lesson into a shared library: `POST /v1/agents/{agentId}/experiences/{id}/share` */
+    shareExperience(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/experiences/{id}/share", init));
+    }
   };
 
   // client/src/generated/idempotency.ts
@@ -1126,7 +1222,11 @@ ${value}`, dataLines++;
     "POST /v1/agents/{agentId}/episodes",
     "POST /v1/agents/{agentId}/practice-runs",
     "POST /v1/agents/{agentId}/evaluations",
-    "POST /v1/agents/{agentId}/evaluations/compare"
+    "POST /v1/agents/{agentId}/evaluations/compare",
+    "POST /v1/libraries/{libraryId}/experiences",
+    "POST /v1/libraries/{libraryId}/rollback",
+    "POST /v1/libraries/{libraryId}/import",
+    "POST /v1/agents/{agentId}/experiences/{id}/share"
   ]);
 
   // client/src/transport.ts
@@ -1378,11 +1478,13 @@ ${value}`, dataLines++;
   var agentId = body.dataset.agentId ?? "";
   var runId = body.dataset.runId ?? "";
   var itemId = body.dataset.itemId ?? "";
+  var libraryId = body.dataset.libraryId ?? "";
   var enc = encodeURIComponent;
   var agentPage = (path = "", id = agentId) => `/dashboard/agents/${enc(id)}${path}`;
   var agentPath = (id = agentId) => ({ path: { agentId: id } });
   var lessonHref = (id) => agentPage(`/lessons/${enc(id)}`);
   var episodeHref = (id) => agentPage(`/episodes/${enc(id)}`);
+  var libraryHref = (id) => `/dashboard/libraries/${enc(id)}`;
   var runHref = (id, step) => agentPage(`/runs/${enc(id)}${step === void 0 ? "" : `#step-${step}`}`);
   var me = null;
   var setMe = (key) => void (me = key);
@@ -2269,6 +2371,104 @@ ${value}`, dataLines++;
     document.getElementById("q-history").append(table);
   }
 
+  // src/dashboard/client/pages/libraries.ts
+  async function renderLibraries() {
+    const libraries = await pageAll((cursor) => call(api().GET("/v1/libraries", { params: { query: { limit: 200, cursor } } })));
+    fill(
+      "libraries",
+      dataTable(
+        `${libraries.length} ${libraries.length === 1 ? "library" : "libraries"}`,
+        [
+          { label: "Library", cell: (l) => h("a", { href: libraryHref(l.libraryId) }, `${l.name} (${l.libraryId})`), sort: (l) => l.name },
+          { label: "Description", cell: (l) => h("span", { class: "text" }, l.description ?? "—") },
+          { label: "Created", cell: (l) => fmtTime(l.createdAt), sort: (l) => l.createdAt }
+        ],
+        libraries,
+        { id: "libraries-table" }
+      )
+    );
+  }
+  var SUBSCRIBERS_SHOWN = 200;
+  async function renderLibrary2() {
+    const path = { libraryId };
+    const library = await call(api().GET("/v1/libraries/{libraryId}", { params: { path } }));
+    const [lessons, subscribers] = await Promise.all([
+      pageAll(
+        (cursor) => call(api().GET("/v1/libraries/{libraryId}/experiences", { params: { path, query: { status: "all", limit: 200, cursor } } }))
+      ),
+      call(api().GET("/v1/libraries/{libraryId}/subscribers", { params: { path, query: { limit: SUBSCRIBERS_SHOWN } } }))
+    ]);
+    fill(
+      "library-summary",
+      h("p", {}, library.description ?? ""),
+      h(
+        "dl",
+        { class: "stats" },
+        stat("Name", library.name),
+        stat("Library version", fmtInt(library.libraryVersion ?? 0)),
+        stat("Active lessons", fmtInt(lessons.filter((e) => e.status === "active").length)),
+        stat("Subscribers", fmtInt(library.subscribers ?? 0)),
+        stat("Created", fmtTime(library.createdAt))
+      )
+    );
+    const across = new Map(subscribers.lessons.map((a) => [a.id, a]));
+    fill(
+      "library-lessons",
+      dataTable(
+        plural(lessons.length, "lesson"),
+        [
+          { label: "Id", cell: (e) => e.id, sort: (e) => e.id, id: true },
+          { label: "Lesson", cell: (e) => h("span", { class: "text" }, e.text) },
+          { label: "Status", cell: (e) => h("span", { class: `badge ${e.status}` }, e.status ?? "—"), sort: (e) => e.status ?? "" },
+          {
+            label: "Agents using it",
+            cell: (e) => fmtInt(across.get(e.id)?.agents ?? 0),
+            sort: (e) => across.get(e.id)?.agents ?? 0,
+            num: true
+          },
+          { label: "Mean Q", cell: (e) => fmtQ(across.get(e.id)?.meanQ), sort: (e) => across.get(e.id)?.meanQ ?? -2, num: true },
+          { label: "Uses", cell: (e) => fmtInt(across.get(e.id)?.uses ?? 0), sort: (e) => across.get(e.id)?.uses ?? 0, num: true },
+          {
+            label: "Successes / failures",
+            cell: (e) => `${fmtInt(across.get(e.id)?.successes ?? 0)} / ${fmtInt(across.get(e.id)?.failures ?? 0)}`
+          }
+        ],
+        lessons,
+        { id: "library-lessons-table" }
+      )
+    );
+    const text = new Map(lessons.map((e) => [e.id, e.text]));
+    const rows = subscribers.items.flatMap((s) => s.lessons.map((l) => ({ agentId: s.agentId, weight: s.weight, ...l })));
+    fill(
+      "library-subscribers",
+      subscribers.nextCursor ? h("p", { class: "hint" }, `The first ${SUBSCRIBERS_SHOWN} subscribers, by agent id; the lesson figures above are theirs.`) : null,
+      h(
+        "p",
+        {},
+        `${plural(subscribers.items.length, "agent")} subscribed: `,
+        subscribers.items.map((s, i) => [
+          i ? ", " : "",
+          h("a", { href: agentPage("", s.agentId) }, s.agentId),
+          ` (weight ${s.weight}${s.pinVersion === null ? "" : `, pinned to version ${s.pinVersion}`})`
+        ])
+      ),
+      dataTable(
+        "Per-agent Q",
+        [
+          { label: "Agent", cell: (r) => h("a", { href: agentPage("", r.agentId) }, r.agentId), sort: (r) => r.agentId },
+          { label: "Lesson", cell: (r) => h("span", { class: "text" }, text.get(r.id) ?? r.id), sort: (r) => r.id },
+          { label: "Q", cell: (r) => fmtQ(r.q), sort: (r) => r.q, num: true },
+          { label: "Retrieved", cell: (r) => fmtInt(r.retrieved), sort: (r) => r.retrieved, num: true },
+          { label: "Successes", cell: (r) => fmtInt(r.successes), sort: (r) => r.successes, num: true },
+          { label: "Failures", cell: (r) => fmtInt(r.failures), sort: (r) => r.failures, num: true },
+          { label: "Last used", cell: (r) => fmtTime(r.lastUsedAt), sort: (r) => r.lastUsedAt ?? 0 }
+        ],
+        rows,
+        { id: "library-subscribers-table" }
+      )
+    );
+  }
+
   // src/dashboard/client/pages/run.ts
   var runPath = () => ({ path: { ...agentPath().path, runId } });
   var getRun = () => call(api().GET("/v1/agents/{agentId}/practice-runs/{runId}", { params: runPath() }));
@@ -2710,7 +2910,9 @@ ${value}`, dataLines++;
     lesson: renderLesson,
     episodes: renderEpisodes,
     episode: renderEpisode,
-    usage: renderUsage
+    usage: renderUsage,
+    libraries: renderLibraries,
+    library: renderLibrary2
   };
   function signOut(message) {
     sessionStorage.removeItem(KEY_STORAGE);

@@ -195,7 +195,8 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
         };
         const r = unwrap(await retrieve(deps, caller, { agentId, request }));
         const lines = r.items.map(
-          (i) => `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}, Q ${i.q.toFixed(2)})`,
+          (i) =>
+            `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}${i.libraryId ? `, shared library ${i.libraryId}` : ""}, Q ${i.q.toFixed(2)})`,
         );
         return toolResult(lines.length ? lines.join("\n") : "No experience matches this query yet.", r);
       }),

@@ -17,6 +17,7 @@ const StartInput = describedArgs(RunCreateSchema, {
   budget: "`{ maxTokens?, maxCostUsd? }`: the run stops between stages when it is spent",
   promote: "gate (default with a holdout split), best, always or never: when the learned library replaces the agent's",
   seed: "Fixes task order and sampling, for a repeatable run",
+  libraryId: "A shared library (`lib_…`) to practise on instead of the agent's own: the run starts from its lessons and promotes into it",
 }).extend({ agentId: AgentIdArg });
 const StartOutput = z.object({ runId: z.string().describe("Pass this to practice_status"), status: RunViewSchema.shape.status });
 const StatusInput = z
