@@ -1,7 +1,7 @@
 // Built by src/dashboard/build-client.mjs from src/dashboard/client/*.ts; do not edit (run `node src/dashboard/build-client.mjs`).
 "use strict";
 (() => {
-  // ../../main/node_modules/openapi-fetch/dist/index.mjs
+  // node_modules/openapi-fetch/dist/index.mjs
   var PATH_PARAM_RE = /\{[^{}]+\}/g;
   var supportsRequestInitExt = () => {
     return typeof process === "object" && Number.parseInt(process?.versions?.node?.substring(0, 2)) >= 18 && process.versions.undici;
@@ -525,7 +525,7 @@
     name = "PraxisConnectionError";
   };
 
-  // ../../main/node_modules/eventsource-parser/dist/index.js
+  // node_modules/eventsource-parser/dist/index.js
   var ParseError = class extends Error {
     constructor(message, options) {
       super(message), this.name = "ParseError", this.type = options.type, this.field = options.field, this.value = options.value, this.line = options.line;
@@ -701,7 +701,7 @@ ${value}`, dataLines++;
     return firstCharCode === 101 && chunk.charCodeAt(i + 1) === 118 && chunk.charCodeAt(i + 2) === 101 && chunk.charCodeAt(i + 3) === 110 && chunk.charCodeAt(i + 4) === 116 && chunk.charCodeAt(i + 5) === 58;
   }
 
-  // ../../main/node_modules/eventsource-parser/dist/stream.js
+  // node_modules/eventsource-parser/dist/stream.js
   var EventSourceParserStream = class extends TransformStream {
     constructor({ onError, onRetry, onComment, maxBufferSize } = {}) {
       let parser;
