@@ -45,6 +45,9 @@ const IDEMPOTENT_READS = new Set([
   "registerAgent",
   "deleteAgent",
   "readModel",
+  "subscriptions",
+  "sharedStats",
+  "subscribedLessons",
 ]);
 const IDEMPOTENCY_KEY_ARG: Record<string, number> = {
   reward: 1,

@@ -2,7 +2,7 @@ import { recordLateRollout, type RolloutRef } from "./late-rollout";
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import type { Env } from "../env";
 import { db } from "../db/client";
-import { datasetTasks, libraries, practiceRuns } from "../db/schema";
+import { datasetTasks, practiceRuns } from "../db/schema";
 import { datasetSplit, splitTasks } from "./datasets";
 import { tenantWebhookSecret } from "./tenants";
 import { sha256Hex } from "../core/api-key";
@@ -26,6 +26,7 @@ import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import { callMemory, memoryStub } from "./agent-memory";
 import { variables } from "../config";
 import { libraryMemoryId } from "../core/shared-lessons";
+import { libraryRow } from "./lesson-target";
 
 export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
 
@@ -51,14 +52,8 @@ const practisedMemory = (env: Env, run: { tenantId: string; agentId: string }, c
 
 /** Everything that could be wrong with a run request is found here, before anything is stored. */
 export async function prepare(env: Env, who: Caller, body: RunCreate) {
-  if (body.libraryId) {
-    const found = await db(env)
-      .select({ libraryId: libraries.libraryId })
-      .from(libraries)
-      .where(and(eq(libraries.tenantId, who.tenantId), eq(libraries.libraryId, body.libraryId)))
-      .get();
-    if (!found) throw notFound(`Library '${body.libraryId}' does not exist.`);
-  }
+  if (body.libraryId && !(await libraryRow(env, who.tenantId, body.libraryId)))
+    throw notFound(`Library '${body.libraryId}' does not exist.`);
   const { ds, tasks } = await datasetSplit(env, who.tenantId, body.datasetId, "train");
   if (tasks.length === 0) {
     throw unprocessable(`Dataset '${ds.id}' has no train tasks to practise on.`, [{ path: "datasetId", message: "No train tasks" }]);

@@ -109,7 +109,8 @@ export class Subscriptions<C extends MergeableCandidate> {
       .map((r) => ({ id: r.lesson_id, ...stateOf(r) }));
   }
 
-  private states(refs: readonly { libraryId: string; id: string }[]): Map<string, SharedLessonState> {
+  /** This agent's own Q and counters for these shared lessons, by sharedRef (none for a lesson it never used). */
+  states(refs: readonly { libraryId: string; id: string }[]): Map<string, SharedLessonState> {
     const out = new Map<string, SharedLessonState>();
     const byLibrary = new Map<string, string[]>();
     for (const r of refs) byLibrary.set(r.libraryId, [...(byLibrary.get(r.libraryId) ?? []), r.id]);
