@@ -74,10 +74,17 @@ module.exports = {
     },
     {
       name: "services-use-a-dos-public-module",
-      comment: "A Durable Object's inner modules (durable-objects/<name>/…) are its own; others import durable-objects/<name>.ts.",
+      comment: "A Durable Object's inner modules (durable-objects/<name>/…) are its own; others import durable-objects/<name>.ts and its typed contract, <name>/contract.ts.",
       severity: "error",
       from: { pathNot: DURABLE_OBJECTS },
-      to: { path: "^durable-objects/[^/]+/" },
+      to: { path: "^durable-objects/[^/]+/", pathNot: "^durable-objects/[^/]+/contract\\.ts$" },
+    },
+    {
+      name: "stubs-stay-in-services",
+      comment: "Durable Object stubs and the resilient wrapper that reads each object's contract are held by services only; others call service functions.",
+      severity: "error",
+      from: { pathNot: SERVICES },
+      to: { path: "^src/services/(agent-memory|agent-access|object-stub)\\.ts$" },
     },
     {
       name: "services-never-import-doors",

@@ -22,11 +22,13 @@ import { WordVectors } from "../src/core/word-vectors";
 import { HASH_SIMILARITY_THRESHOLD } from "../src/adapters/embedders/hash";
 import { SEMANTIC_SIMILARITY_THRESHOLD } from "../src/adapters/embedders/semantic";
 import { lessons, metrics, queries, SPLITS } from "./lib/retrieval-set.mjs";
-import { stem } from "./lib/porter";
+import { ftsTermOf } from "../src/core/ranking/fts5-porter";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** How many candidates each channel contributes to the fusion: the agent default k1. */
 const K1 = defaultAgentConfig().k1;
+/** The stem FTS5's porter tokenizer indexes a word under (non-ASCII words as they are). */
+const stem = (word: string) => ftsTermOf(word) ?? word;
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 

@@ -16,7 +16,8 @@ import type {
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
 import type { LiveDecision, LiveDecisionContext, LiveInsight } from "../src/core/live-lesson";
 import type { EpisodeDatasetQuery } from "../src/core/practice/dataset-types";
-import { DomainError } from "../src/core/errors";
+import { DomainError, outcome, type Outcome } from "../src/core/errors";
+import type { Keyed } from "./rpc-contract";
 import { AgentMemoryBase } from "./agent-memory/object/base-object";
 import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library/transfer";
 import type { PromptRequest } from "./agent-memory/retrieval/prompt";
@@ -41,25 +42,28 @@ export type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "./agent-m
 
 /**
  * One instance per tenant+agent (named `${tenantId}:${agentId}`). It is the single writer for
- * that agent's memories, so concurrent reward updates serialise here and never race. Routes reach
- * it only through src/services/agent-memory.ts. The storage modules it serves from are built in
- * agent-memory/object/startup.ts; each RPC method is a thin door onto one of them.
+ * that agent's memories, so concurrent reward updates serialise here and never race. Services reach
+ * it only through src/services/agent-access.ts, by its contract (agent-memory/contract.ts). The
+ * storage modules it serves from are built in agent-memory/object/startup.ts; each RPC method is a
+ * thin door onto one of them.
  */
 export class AgentMemory extends AgentMemoryBase {
   /** The agent was created (or created again): from now on its calls are served; a deleted agent starts empty. */
-  async registerAgent(): Promise<{ created: boolean }> {
-    return this.ctx.blockConcurrencyWhile(async () => {
-      const state = agentState(this.ctx.storage);
-      if (state === "active") return { created: false };
-      if (state === "deleted") {
-        await this.ctx.storage.deleteAll();
-        this.initialized = false;
-      }
-      this.initError = null;
-      if (!this.initialized) await this.init();
-      setAgentState(this.ctx.storage, "active", Date.now(), crypto.randomUUID());
-      return { created: true };
-    });
+  async registerAgent(): Promise<Outcome<{ created: boolean }>> {
+    return outcome(() =>
+      this.ctx.blockConcurrencyWhile(async () => {
+        const state = agentState(this.ctx.storage);
+        if (state === "active") return { created: false };
+        if (state === "deleted") {
+          await this.ctx.storage.deleteAll();
+          this.initialized = false;
+        }
+        this.initError = null;
+        if (!this.initialized) await this.init();
+        setAgentState(this.ctx.storage, "active", Date.now(), crypto.randomUUID());
+        return { created: true };
+      }),
+    );
   }
 
   /**
@@ -67,15 +71,17 @@ export class AgentMemory extends AgentMemoryBase {
    * Q-values) is erased, and a marker stays so that every later call, whoever makes it, is refused
    * until the agent is created again. Repeating it repeats the erasure.
    */
-  async deleteAgent(): Promise<{ storageDeleted: true }> {
-    this.generation++;
-    setAgentState(this.ctx.storage, "deleted", Date.now());
-    await eraseRemoteVectors(this.env.VECTORIZE, this.name, vectorItemIds(this.ctx.storage));
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-    this.initialized = false;
-    setAgentState(this.ctx.storage, "deleted", Date.now());
-    return { storageDeleted: true };
+  async deleteAgent(): Promise<Outcome<{ storageDeleted: true }>> {
+    return outcome(async () => {
+      this.generation++;
+      setAgentState(this.ctx.storage, "deleted", Date.now());
+      await eraseRemoteVectors(this.env.VECTORIZE, this.name, vectorItemIds(this.ctx.storage));
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+      this.initialized = false;
+      setAgentState(this.ctx.storage, "deleted", Date.now());
+      return { storageDeleted: true as const };
+    });
   }
 
   /** The agent's incarnation (see agent-memory/object/lifecycle.ts): work begun for it carries it, and a later agent refuses that work. */
@@ -117,13 +123,21 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   /** Embeds the next batch of items lacking a vector of the current model. */
-  async reembed(model: string): Promise<ReembedResult> {
-    if (agentState(this.ctx.storage) === "deleted" || !this.initialized) return { model, embedded: 0, remaining: 0, stale: true };
-    this.ready();
-    return reembedBatch(this.mem, this.rooms.library, this.rooms.cases, model);
+  async reembed({ model }: { model: string }): Promise<Outcome<ReembedResult>> {
+    return outcome(async () => {
+      if (agentState(this.ctx.storage) === "deleted" || !this.initialized) return { model, embedded: 0, remaining: 0, stale: true };
+      this.ready();
+      return reembedBatch(this.mem, this.rooms.library, this.rooms.cases, model);
+    });
   }
 
-  async createExperience(input: ExperienceCreate, author: string, provenance?: Provenance, idempotencyKey?: string, access?: WriteAccess) {
+  async createExperience({
+    experience: input,
+    author,
+    provenance,
+    idempotencyKey,
+    access,
+  }: Keyed<{ experience: ExperienceCreate; author: string; provenance?: Provenance | undefined; access?: WriteAccess | undefined }>) {
     return this.rpc(async () => {
       const { value: r, replayed } = await this.rooms.idempotency.run(idempotencyKey, "experience.create", input, (record) =>
         this.rooms.library.apply([{ op: "create", experience: input }], {
@@ -138,7 +152,7 @@ export class AgentMemory extends AgentMemoryBase {
     });
   }
 
-  async getExperience(id: string) {
+  async getExperience({ id }: { id: string }) {
     return this.rpc(() => this.rooms.library.get(id));
   }
 
@@ -146,7 +160,17 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.library.list(filter));
   }
 
-  async patchExperience(id: string, patch: ExperiencePatch, author: string, access?: WriteAccess) {
+  async patchExperience({
+    id,
+    patch,
+    author,
+    access,
+  }: {
+    id: string;
+    patch: ExperiencePatch;
+    author: string;
+    access?: WriteAccess | undefined;
+  }) {
     return this.rpc(async () => {
       const r = await this.rooms.library.apply([{ op: "update", id, patch }], {
         reason: "update experience",
@@ -157,7 +181,7 @@ export class AgentMemory extends AgentMemoryBase {
     });
   }
 
-  async deleteExperience(id: string, author: string, access?: WriteAccess) {
+  async deleteExperience({ id, author, access }: { id: string; author: string; access?: WriteAccess | undefined }) {
     return this.rpc(async () => {
       const r = await this.rooms.library.apply([{ op: "delete", id }], {
         reason: "delete experience",
@@ -168,14 +192,20 @@ export class AgentMemory extends AgentMemoryBase {
     });
   }
 
-  async applyLibrary(
-    operations: LibraryOperation[],
-    reason: string,
-    author: string,
-    provenance?: Provenance,
-    idempotencyKey?: string,
-    access?: WriteAccess,
-  ) {
+  async applyLibrary({
+    operations,
+    reason,
+    author,
+    provenance,
+    idempotencyKey,
+    access,
+  }: Keyed<{
+    operations: LibraryOperation[];
+    reason: string;
+    author: string;
+    provenance?: Provenance | undefined;
+    access?: WriteAccess | undefined;
+  }>) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "library.batch", { operations, reason }, (record) =>
         this.rooms.library.apply(operations, { reason, author, provenance: provenance ?? null, record, screening: policyOf(access) }),
@@ -183,23 +213,23 @@ export class AgentMemory extends AgentMemoryBase {
     );
   }
 
-  async libraryVersions(limit: number, before?: number) {
+  async libraryVersions({ limit, before }: { limit: number; before?: number | undefined }) {
     return this.rpc(() => this.rooms.library.versions(limit, before));
   }
 
-  async libraryVersion(n: number) {
+  async libraryVersion({ n }: { n: number }) {
     return this.rpc(() => this.rooms.library.versionDetail(n));
   }
 
-  async evaluationLibrary(n: number) {
+  async evaluationLibrary({ n }: { n: number }) {
     return this.rpc(() => this.rooms.library.evaluationLibrary(n));
   }
 
-  async libraryDiff(n: number) {
+  async libraryDiff({ n }: { n: number }) {
     return this.rpc(() => this.rooms.library.diff(n));
   }
 
-  async rollback(n: number, author: string, idempotencyKey?: string) {
+  async rollback({ n, author, idempotencyKey }: Keyed<{ n: number; author: string }>) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "library.rollback", { n }, (record) => this.rooms.library.rollback(n, author, record)),
     );
@@ -209,7 +239,13 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => exportLibrary(this.mem, this.rooms.library));
   }
 
-  async importLibrary(doc: LibraryExport, mode: "merge" | "replace", author: string, idempotencyKey?: string, access?: WriteAccess) {
+  async importLibrary({
+    doc,
+    mode,
+    author,
+    idempotencyKey,
+    access,
+  }: Keyed<{ doc: LibraryExport; mode: "merge" | "replace"; author: string; access?: WriteAccess | undefined }>) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "library.import", { doc, mode }, (record) =>
         importLibrary(this.mem, this.rooms.library, doc, mode, author, record, access?.admin ?? false, access?.reviewed ?? false),
@@ -231,7 +267,7 @@ export class AgentMemory extends AgentMemoryBase {
     );
   }
 
-  async createCase(input: CaseCreate, idempotencyKey?: string, access?: WriteAccess) {
+  async createCase({ case: input, idempotencyKey, access }: Keyed<{ case: CaseCreate; access?: WriteAccess | undefined }>) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "case.create", input, (record) =>
         this.rooms.cases.create(input, record, policyOf(access)),
@@ -239,7 +275,7 @@ export class AgentMemory extends AgentMemoryBase {
     );
   }
 
-  async getCase(id: string) {
+  async getCase({ id }: { id: string }) {
     return this.rpc(() => this.rooms.cases.get(id));
   }
 
@@ -247,11 +283,11 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.cases.list(filter));
   }
 
-  async patchCase(id: string, patch: CasePatch, access?: WriteAccess) {
+  async patchCase({ id, patch, access }: { id: string; patch: CasePatch; access?: WriteAccess | undefined }) {
     return this.rpc(() => this.rooms.cases.patch(id, patch, policyOf(access)));
   }
 
-  async deleteCase(id: string, access?: WriteAccess) {
+  async deleteCase({ id, access }: { id: string; access?: WriteAccess | undefined }) {
     return this.rpc(async () => {
       await this.rooms.cases.delete(id, policyOf(access));
       return { deleted: id };
@@ -259,11 +295,11 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   /** A read-scoped asker changes nothing that later retrievals depend on, and no episode credits what it was shown. */
-  async retrieve(req: RetrieveRequest, asker?: Asker) {
+  async retrieve({ request: req, asker }: { request: RetrieveRequest; asker?: Asker | undefined }) {
     return this.rpc(() => this.rooms.retrieval.retrieve(req, asker));
   }
 
-  async prompt(req: PromptRequest, asker?: Asker) {
+  async prompt({ request: req, asker }: { request: PromptRequest; asker?: Asker | undefined }) {
     return this.rpc(() => this.rooms.prompts.build(req, asker ?? ANONYMOUS_WRITER));
   }
 
@@ -271,7 +307,7 @@ export class AgentMemory extends AgentMemoryBase {
    * `teacher`: the rewarding key, whose teaching of each memory is capped per hour. A token
    * `retrievalId` is verified first: a forged, foreign or expired one is refused and changes nothing.
    */
-  async reward(req: RewardRequest, idempotencyKey?: string, teacher?: string) {
+  async reward({ reward: req, idempotencyKey, teacher }: Keyed<{ reward: RewardRequest; teacher?: string | undefined }>) {
     return this.rpc(async () => {
       const { value, replayed: keyReplayed } = await this.rooms.idempotency.run(idempotencyKey, "reward", req, async (record) => {
         const token =
@@ -290,7 +326,7 @@ export class AgentMemory extends AgentMemoryBase {
    * agent-memory/read-model.ts): nothing, a delta, a snapshot of at most `maxBytes`, or why not.
    * Not a use of the agent: it leaves the upkeep's clock alone.
    */
-  async readModel(have: ReadModelVersion | null, maxBytes: number) {
+  async readModel({ have, maxBytes }: { have: ReadModelVersion | null; maxBytes: number }) {
     return this.rpc(() => this.rooms.readModel.answer(have, maxBytes), { touch: false });
   }
 
@@ -314,11 +350,11 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   /** A sweep asked for through the jobs queue; its handler checks remedial practice itself. */
-  async sweep(at: number) {
+  async sweep({ at }: { at: number }) {
     return this.rpc(() => this.sweepAndPlan(at, false), { touch: false });
   }
 
-  async createEpisode(input: EpisodeCreate, idempotencyKey?: string) {
+  async createEpisode({ episode: input, idempotencyKey }: Keyed<{ episode: EpisodeCreate }>) {
     return this.rpc(() =>
       this.rooms.idempotency.run(idempotencyKey, "episode.create", input, async (record) =>
         this.ctx.storage.transactionSync(() => {
@@ -330,23 +366,23 @@ export class AgentMemory extends AgentMemoryBase {
     );
   }
 
-  async addAttempt(episodeId: string, input: AttemptCreate) {
+  async addAttempt({ episodeId, attempt: input }: { episodeId: string; attempt: AttemptCreate }) {
     return this.rpc(() => this.rooms.episodes.addAttempt(episodeId, input));
   }
 
-  async endEpisode(episodeId: string, input: EpisodeEnd) {
+  async endEpisode({ episodeId, end: input }: { episodeId: string; end: EpisodeEnd }) {
     return this.rpc(() => this.rooms.episodes.end(episodeId, input));
   }
 
-  async getEpisode(episodeId: string) {
+  async getEpisode({ episodeId }: { episodeId: string }) {
     return this.rpc(() => this.rooms.episodes.get(episodeId));
   }
 
-  async episodeRetrievals(episodeId: string) {
+  async episodeRetrievals({ episodeId }: { episodeId: string }) {
     return this.rpc(() => this.rooms.episodes.retrievals(episodeId));
   }
 
-  async listEpisodes(limit: number, cursor?: string, status?: "open" | "ended") {
+  async listEpisodes({ limit, cursor, status }: { limit: number; cursor?: string | undefined; status?: "open" | "ended" | undefined }) {
     return this.rpc(() => this.rooms.episodes.list(limit, cursor, status));
   }
 
@@ -358,7 +394,7 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.episodes.ingestSession(session));
   }
 
-  async getJob(jobId: string) {
+  async getJob({ jobId }: { jobId: string }) {
     return this.rpc(() => {
       const job = this.rooms.jobs.get(jobId);
       if (!job) throw DomainError.notFound(`Job '${jobId}' does not exist.`);
@@ -374,56 +410,56 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.quarantine.list(opts));
   }
 
-  async getQuarantined(id: string) {
+  async getQuarantined({ id }: { id: string }) {
     return this.rpc(() => this.rooms.quarantine.get(id));
   }
 
   /** Callers check that the key is admin-scoped. */
-  async releaseQuarantined(id: string, author: string) {
+  async releaseQuarantined({ id, author }: { id: string; author: string }) {
     return this.rpc(() => this.rooms.quarantine.release(id, author));
   }
 
   /** Callers check that the key is admin-scoped. */
-  async deleteQuarantined(id: string, author: string) {
+  async deleteQuarantined({ id, author }: { id: string; author: string }) {
     return this.rpc(() => this.rooms.quarantine.remove(id, author));
   }
 
   /** The next pending entries for the safety reviewer (src/learning/screening-review.ts). */
-  async pendingReviews(limit: number) {
+  async pendingReviews({ limit }: { limit: number }) {
     return this.rpc(() => ({ items: this.rooms.quarantine.pending(limit), remaining: this.rooms.quarantine.countPending() }));
   }
 
-  async applyReviews(verdicts: ReviewVerdict[]) {
+  async applyReviews({ verdicts }: { verdicts: ReviewVerdict[] }) {
     return this.rpc(() => this.rooms.quarantine.applyReviews(verdicts));
   }
 
   /** Lessons the background job may write a `when` for (src/learning/when-writer.ts). */
-  async lessonsWithoutWhen(limit: number) {
+  async lessonsWithoutWhen({ limit }: { limit: number }) {
     return this.rpc(() => lessonsWithoutWhen(this.mem, limit));
   }
 
-  async applyWhen(written: { id: string; text: string; when: string }[], asked: { id: string; text: string }[]) {
+  async applyWhen({ written, asked }: { written: { id: string; text: string; when: string }[]; asked: { id: string; text: string }[] }) {
     return this.rpc(() => applyWhen(this.mem, this.rooms.library, written, asked));
   }
 
   /** Learned phrases waiting for the same safety review (src/learning/screening-review.ts). */
-  async pendingPhraseReviews(limit: number) {
+  async pendingPhraseReviews({ limit }: { limit: number }) {
     return this.rpc(() => ({
       items: this.rooms.retrieval.usage.pendingPhrases(limit),
       remaining: this.rooms.retrieval.usage.countPendingPhrases(),
     }));
   }
 
-  async applyPhraseReviews(verdicts: { itemId: string; text: string; safe: boolean }[]) {
+  async applyPhraseReviews({ verdicts }: { verdicts: { itemId: string; text: string; safe: boolean }[] }) {
     return this.rpc(() => this.rooms.retrieval.usage.applyPhraseReviews(verdicts));
   }
 
-  async listJobs(limit: number, status?: string) {
+  async listJobs({ limit, status }: { limit: number; status?: string | undefined }) {
     return this.rpc(() => this.rooms.jobs.list(limit, status));
   }
 
   /** Marks a live-extraction job running and hands the worker what the LLM needs. */
-  async startLiveJob(jobId: string, episodeId: string, incarnation?: string) {
+  async startLiveJob({ jobId, episodeId, incarnation }: { jobId: string; episodeId: string; incarnation?: string | undefined }) {
     return this.rpc(() => {
       this.sameIncarnation(incarnation, `job ${jobId}`);
       const job = this.rooms.jobs.get(jobId) ?? this.rooms.jobs.ensure(jobId, "live.extract", episodeId).job;
@@ -435,7 +471,19 @@ export class AgentMemory extends AgentMemoryBase {
     });
   }
 
-  async finishJob(jobId: string, status: Job["status"], reason: string, result?: Job["result"], incarnation?: string) {
+  async finishJob({
+    jobId,
+    status,
+    reason,
+    result,
+    incarnation,
+  }: {
+    jobId: string;
+    status: Job["status"];
+    reason: string;
+    result?: Job["result"] | undefined;
+    incarnation?: string | undefined;
+  }) {
     return this.rpc(
       () =>
         this.sameIncarnation(incarnation, `job ${jobId}`) ??
@@ -443,30 +491,43 @@ export class AgentMemory extends AgentMemoryBase {
     );
   }
 
-  async similarExperiences(lesson: { id?: string; text: string; pattern?: string | null; keywords?: string[] }, k: number) {
+  async similarExperiences({
+    lesson,
+    k,
+  }: {
+    lesson: { id?: string | undefined; text: string; pattern?: string | null | undefined; keywords?: string[] | undefined };
+    k: number;
+  }) {
     return this.rpc(() => this.rooms.lessons.similar(lesson, k));
   }
 
-  async applyLiveLesson(
-    jobId: string,
-    episodeId: string,
-    candidate: LiveInsight,
-    decision: LiveDecision,
-    context: LiveDecisionContext,
-    incarnation?: string,
-  ) {
+  async applyLiveLesson({
+    jobId,
+    episodeId,
+    candidate,
+    decision,
+    context,
+    incarnation,
+  }: {
+    jobId: string;
+    episodeId: string;
+    candidate: LiveInsight;
+    decision: LiveDecision;
+    context: LiveDecisionContext;
+    incarnation?: string | undefined;
+  }) {
     return this.rpc(
       () => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context),
     );
   }
 
   /** Subscribes the agent to a shared library of its tenant (callers check the library and its pinned version exist), or changes the weight or pin. */
-  async subscribe(sub: Subscription) {
-    return this.rpc(() => this.rooms.subscriptions.put(sub));
+  async subscribe({ subscription }: { subscription: Subscription }) {
+    return this.rpc(() => this.rooms.subscriptions.put(subscription));
   }
 
   /** Ends a subscription and forgets the agent's Q for that library's lessons. */
-  async unsubscribe(libraryId: string) {
+  async unsubscribe({ libraryId }: { libraryId: string }) {
     return this.rpc(() => ({ removed: this.rooms.subscriptions.remove(libraryId) }));
   }
 
@@ -489,31 +550,33 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   /** What this agent learned of a library's lessons: its own Q and counters for each it was shown. */
-  async sharedStats(libraryId: string) {
+  async sharedStats({ libraryId }: { libraryId: string }) {
     return this.rpc(() => this.rooms.subscriptions.stats(libraryId));
   }
 
   /** Served by a shared library's object to a subscriber's: its lesson candidates for the subscriber's query. */
-  async sharedCandidates(query: SharedQuery, k1: number, filter?: MemoryFilter) {
+  async sharedCandidates({ query, k1, filter }: { query: SharedQuery; k1: number; filter?: MemoryFilter | undefined }) {
     return this.rpc(() => this.rooms.retrieval.forSubscriber(query, k1, filter));
   }
 
   /** Served by a shared library's object to a subscriber's: its lessons for a whole-library prompt. */
-  async sharedLessons(filter?: MemoryFilter) {
+  async sharedLessons({ filter }: { filter?: MemoryFilter | undefined }) {
     return this.rpc(() => lessonsForSubscriber(this.mem, filter));
   }
 
   /** Served by a shared library's object to a pinned subscriber's: the lessons of version n its reads must leave out now. */
-  async sharedHeldSince(n: number) {
+  async sharedHeldSince({ n }: { n: number }) {
     return this.rpc(() => [...heldSince(this.mem.sql, n)]);
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */
-  async destroy(): Promise<{ storageDeleted: true }> {
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-    this.initError = null;
-    await this.init();
-    return { storageDeleted: true };
+  async destroy(): Promise<Outcome<{ storageDeleted: true }>> {
+    return outcome(async () => {
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+      this.initError = null;
+      await this.init();
+      return { storageDeleted: true as const };
+    });
   }
 }

@@ -27,7 +27,7 @@ export class Evaluation extends UnitShell<EvaluationMachine> {
   }
 
   /** Creates the evaluation once; a retried create changes nothing. */
-  async init(input: EvaluationInit, tasks: FrozenTask[]) {
+  async init({ input, tasks }: { input: EvaluationInit; tasks: FrozenTask[] }) {
     this.tx(() => {
       if (this.machine.row()) return;
       this.machine.init(input);
@@ -35,7 +35,8 @@ export class Evaluation extends UnitShell<EvaluationMachine> {
     });
   }
 
-  async addTasks(tasks: FrozenTask[]) {
+  /** Adds tasks while the evaluation is queued (a retried chunk adds nothing twice). */
+  async addTasks({ tasks }: { tasks: FrozenTask[] }) {
     return this.tx(() => (this.machine.row()?.status === "queued" ? this.machine.insertTasks(tasks) : 0));
   }
 
@@ -48,7 +49,7 @@ export class Evaluation extends UnitShell<EvaluationMachine> {
    * Stops the evaluation. Its effects (the D1 mirror, the report to its run) follow from the alarm,
    * not inside this call: the run that cancels is waiting on it.
    */
-  async cancel(reason: string) {
+  async cancel({ reason }: { reason: string }) {
     if (this.tx(() => this.machine.cancel(reason))) await this.ctx.storage.setAlarm(Date.now());
   }
 

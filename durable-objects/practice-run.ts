@@ -49,7 +49,7 @@ export class PracticeRun extends UnitShell<RunMachine> {
   }
 
   /** Adds tasks of one split while the run is being created (a retried chunk adds nothing twice). */
-  async addTasks(tasks: FrozenTask[], split: TaskSplit = "train") {
+  async addTasks({ tasks, split = "train" }: { tasks: FrozenTask[]; split?: TaskSplit | undefined }) {
     return this.tx(() => (this.store.mustRun().status === "creating" ? this.store.insertTasks(tasks, split) : 0));
   }
 
@@ -78,7 +78,7 @@ export class PracticeRun extends UnitShell<RunMachine> {
    * Stores a unit's result and, when that freed a slot, hands the consumer the next pending unit
    * to run at once. A duplicate report frees nothing and takes nothing.
    */
-  async reportAndNext(key: string, result: UnitResult) {
+  async reportAndNext({ key, result }: { key: string; result: UnitResult }) {
     const holder = await newHolder();
     const { changed, next } = this.tx(() => {
       const changed = this.machine.report(key, result);
@@ -89,18 +89,18 @@ export class PracticeRun extends UnitShell<RunMachine> {
   }
 
   /** A unit's LLM call asks for room in the run's budget before it goes out; a refusal may stop the run. */
-  async reserveCall(key: string, lease: number, callId: string, ask: CallAsk) {
+  async reserveCall({ key, lease, callId, ask }: { key: string; lease: number; callId: string; ask: CallAsk }) {
     const outcome = this.tx(() => this.machine.reserveCall(key, lease, callId, ask));
     if (outcome === "spent") await this.effects.request();
     return outcome;
   }
 
   /** What a reserved call used (its error, or its answer's count) replaces its reservation. */
-  async settleCall(callId: string, used: CallTokens & { failed: boolean }) {
+  async settleCall({ callId, used }: { callId: string; used: CallTokens & { failed: boolean } }) {
     this.tx(() => this.machine.settleCall(callId, used));
   }
 
-  async requeue(key: string, lease: number, error: string) {
+  async requeue({ key, lease, error }: { key: string; lease: number; error: string }) {
     this.tx(() => this.machine.requeue(key, lease, error));
     await this.effects.request();
   }
@@ -115,7 +115,7 @@ export class PracticeRun extends UnitShell<RunMachine> {
     return this.views.steps();
   }
 
-  async stepDetail(n: number) {
+  async stepDetail({ n }: { n: number }) {
     this.ready();
     return this.views.stepDetail(n);
   }
@@ -136,13 +136,13 @@ export class PracticeRun extends UnitShell<RunMachine> {
   }
 
   /** A held-out evaluation of one of the run's libraries reports back (more than once is harmless). */
-  async evaluationDone(epoch: number, outcome: EvaluationOutcome) {
+  async evaluationDone({ epoch, outcome }: { epoch: number; outcome: EvaluationOutcome }) {
     const changed = this.tx(() => this.machine.evaluationDone(epoch, outcome));
     if (changed) await this.effects.request();
     return changed;
   }
 
-  async events(after: number, limit: number) {
+  async events({ after, limit }: { after: number; limit: number }) {
     this.ready();
     const run = this.store.run();
     return { events: this.store.events(after, limit), terminal: run ? isTerminal(run.status) : true };

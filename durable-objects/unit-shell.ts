@@ -4,6 +4,7 @@ import type { JobMessage } from "../src/jobs/messages";
 import { createLogger } from "../src/core/logger";
 import type { Claim, RolloutOutcome, UnitData, UnitResult } from "../src/core/practice/units";
 import { newHolder, type Holder } from "./unit-ledger";
+import type { Contract } from "./rpc-contract";
 
 /** What a machine whose units go through the unit ledger answers (the practice run's and the evaluation's). */
 export interface UnitMachine {
@@ -108,29 +109,39 @@ export abstract class UnitShell<M extends UnitMachine> extends DurableObject<Env
   protected abstract followUp(): Promise<void>;
 
   /** Hands out a dispatched unit under a lease, so a duplicate delivery running alongside makes no second call. */
-  async claim(key: string) {
+  async claim({ key }: { key: string }) {
     const holder = await newHolder();
     return this.tx(() => this.machine.claim(key, holder));
   }
 
   /** A failed attempt gives the lease back so that the queue's retry can claim the unit at once. */
-  async release(key: string, lease: number) {
+  async release({ key, lease }: { key: string; lease: number }) {
     this.tx(() => this.machine.release(key, lease));
   }
 
   /** The holder of a unit's lease is still working; false when the lease is no longer its own. */
-  async heartbeat(key: string, lease: number) {
+  async heartbeat({ key, lease }: { key: string; lease: number }) {
     return this.tx(() => this.machine.heartbeat(key, lease));
   }
 
-  async report(key: string, result: UnitResult) {
+  async report({ key, result }: { key: string; result: UnitResult }) {
     const changed = this.tx(() => this.machine.report(key, result));
     if (changed) await this.effects.request();
     return changed;
   }
 
   /** A webhook rollout's late result, from whoever presents the dispatch's secret (as its SHA-256). */
-  async rolloutResult(key: string, dispatchId: string, secretHash: string | null, data: UnitData["rollout"]) {
+  async rolloutResult({
+    key,
+    dispatchId,
+    secretHash,
+    data,
+  }: {
+    key: string;
+    dispatchId: string;
+    secretHash: string | null;
+    data: UnitData["rollout"];
+  }) {
     const outcome = this.tx(() => this.machine.rolloutResult(key, dispatchId, secretHash, data));
     if (outcome === "accepted") await this.effects.request();
     return outcome;
@@ -162,3 +173,15 @@ export abstract class UnitShell<M extends UnitMachine> extends DurableObject<Env
     }
   }
 }
+
+/**
+ * The retry classes of the unit traffic both shells serve (each object's contract.ts spreads it).
+ * A heartbeat only renews the caller's own lease; the rest hand out or settle work, never repeated.
+ */
+export const UNIT_TRAFFIC_CONTRACT = {
+  claim: { once: true },
+  release: { once: true },
+  heartbeat: { read: true },
+  report: { once: true },
+  rolloutResult: { once: true },
+} as const satisfies Contract<UnitShell<UnitMachine>>;

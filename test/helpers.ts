@@ -1,5 +1,6 @@
 import { SELF, env } from "cloudflare:test";
 import { expect, vi } from "vitest";
+import { unwrap, type Outcome } from "../src/core/errors";
 
 export const ADMIN_KEY = env.PRAXIS_ADMIN_KEY!;
 const BASE = "http://praxis.test";
@@ -77,4 +78,9 @@ export function holdQueueSends(queue: Queue<unknown>, take: (body: any) => void)
     for (const m of msgs) take(m.body);
     return undefined as never;
   });
+}
+
+/** What an object call answered, its domain error thrown again, as the services' resilient stubs give it. */
+export async function valueOf<T>(call: Promise<Outcome<T>>): Promise<T> {
+  return unwrap((await call) as Outcome<T>);
 }

@@ -7,7 +7,7 @@ import { assessLesson } from "../core/poison";
 import { oneLine } from "../core/library-block";
 import { clipWhen } from "../core/memory-types";
 import { reviewLessons } from "./safety-review";
-import { callMemory, memoryStub } from "../services/agent-memory";
+import { applyLiveLesson, finishJob, similarLessons, startLiveJob } from "../services/learning-memory";
 import extractTemplate from "../../prompts/live-extract.md";
 import decideTemplate from "../../prompts/live-decide.md";
 
@@ -31,15 +31,17 @@ const DECIDE_TEMPERATURE = 0.1;
  * anywhere before it leaves the library untouched and the queue retries the whole job.
  */
 export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logger): Promise<unknown> {
-  const memory = memoryStub(env, job.tenantId, job.agentId);
-  const started = await callMemory(() => memory.startLiveJob(job.jobId, job.episodeId, job.incarnation));
+  const started = await startLiveJob(env, job, { jobId: job.jobId, episodeId: job.episodeId, incarnation: job.incarnation });
   if (!started.input) return { skipped: `job already ${started.job.status}` };
   const input = started.input;
 
   if (!llmConfigured(env)) {
-    await callMemory(() =>
-      memory.finishJob(job.jobId, "skipped", "skipped: no LLM configured (set LLM_BASE_URL and LLM_MODEL)", undefined, job.incarnation),
-    );
+    await finishJob(env, job, {
+      jobId: job.jobId,
+      status: "skipped",
+      reason: "skipped: no LLM configured (set LLM_BASE_URL and LLM_MODEL)",
+      incarnation: job.incarnation,
+    });
     return { skipped: "no LLM" };
   }
   const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
@@ -69,15 +71,19 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     });
     const candidate = { ...extraction.data, when: clipWhen(extraction.data.when) };
     if (!candidate.insight) {
-      await callMemory(() =>
-        memory.finishJob(job.jobId, "done", "nothing learned: no explaining difference between attempts", undefined, job.incarnation),
-      );
+      await finishJob(env, job, {
+        jobId: job.jobId,
+        status: "done",
+        reason: "nothing learned: no explaining difference between attempts",
+        incarnation: job.incarnation,
+      });
       return { applied: "none" };
     }
 
-    const similar = await callMemory(() =>
-      memory.similarExperiences({ text: candidate.insight, pattern: candidate.pattern, keywords: candidate.keywords }, 3),
-    );
+    const similar = await similarLessons(env, job, {
+      lesson: { text: candidate.insight, pattern: candidate.pattern, keywords: candidate.keywords },
+      k: 3,
+    });
     let decision: LiveDecision;
     if (!similar.length) {
       decision = { operation: "ADD", text: candidate.insight, reason: "no similar lesson is stored yet" };
@@ -116,12 +122,19 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     const review =
       text && !assessLesson(lesson).quarantined ? ((await reviewLessons(llm, [lesson], "live-safety-review")).verdicts[0] ?? null) : null;
     const context = { shownIds: similar.map((s) => s.id), review };
-    const result = await callMemory(() => memory.applyLiveLesson(job.jobId, job.episodeId, candidate, decision, context, job.incarnation));
+    const result = await applyLiveLesson(env, job, {
+      jobId: job.jobId,
+      episodeId: job.episodeId,
+      candidate,
+      decision,
+      context,
+      incarnation: job.incarnation,
+    });
     log.info("live extraction applied", { episodeId: job.episodeId, ...result });
     return result;
   } catch (err) {
     if (err instanceof BudgetExceededError) {
-      await callMemory(() => memory.finishJob(job.jobId, "skipped", `skipped: ${err.message}`, undefined, job.incarnation));
+      await finishJob(env, job, { jobId: job.jobId, status: "skipped", reason: `skipped: ${err.message}`, incarnation: job.incarnation });
       return { skipped: "budget" };
     }
     throw err;

@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import { BudgetExceededError, createLlm, llmConfigured } from "../llm";
-import { callMemory, memoryStub } from "../services/agent-memory";
+import { applyPhraseReviews, applyReviews, pendingPhraseReviews, pendingReviews } from "../services/learning-memory";
 import { REVIEW_BATCH, reviewLessons } from "./safety-review";
 
 export interface ScreeningReviewJob {
@@ -20,7 +20,6 @@ const ROUNDS_PER_DELIVERY = 5;
  */
 export async function runScreeningReview(job: ScreeningReviewJob, env: Env, log: Logger): Promise<unknown> {
   if (!llmConfigured(env)) return { skipped: "no LLM configured; pending entries wait" };
-  const memory = memoryStub(env, job.tenantId, job.agentId);
   const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
   const totals = { admitted: 0, quarantined: 0, stale: 0, phrasesAdmitted: 0, phrasesRejected: 0 };
   /** The verdicts, or null when the tenant's budget is spent (the entries keep waiting). */
@@ -35,15 +34,13 @@ export async function runScreeningReview(job: ScreeningReviewJob, env: Env, log:
   const overBudget = () => ({ ...totals, skipped: "budget: the tenant's LLM budget is spent" });
   let rounds = ROUNDS_PER_DELIVERY;
   for (; rounds > 0; rounds--) {
-    const { items, remaining } = await callMemory(() => memory.pendingReviews(REVIEW_BATCH));
+    const { items, remaining } = await pendingReviews(env, job, { limit: REVIEW_BATCH });
     if (!items.length) break;
     const verdicts = await review(items, "admission-review");
     if (!verdicts) return overBudget();
-    const applied = await callMemory(() =>
-      memory.applyReviews(
-        items.map((item, i) => ({ id: item.id, kind: item.kind, text: item.text, when: item.when ?? null, ...verdicts[i]! })),
-      ),
-    );
+    const applied = await applyReviews(env, job, {
+      verdicts: items.map((item, i) => ({ id: item.id, kind: item.kind, text: item.text, when: item.when ?? null, ...verdicts[i]! })),
+    });
     totals.admitted += applied.admitted;
     totals.quarantined += applied.quarantined;
     totals.stale += applied.stale;
@@ -54,14 +51,14 @@ export async function runScreeningReview(job: ScreeningReviewJob, env: Env, log:
   }
   // Learned phrases (the words of rewarded queries) steer retrieval: they pass the same review.
   for (; rounds > 0; rounds--) {
-    const { items, remaining } = await callMemory(() => memory.pendingPhraseReviews(REVIEW_BATCH));
+    const { items, remaining } = await pendingPhraseReviews(env, job, { limit: REVIEW_BATCH });
     if (!items.length) return totals;
     const verdicts = await review(
       items.map((p) => ({ text: p.text })),
       "phrase-review",
     );
     if (!verdicts) return overBudget();
-    const applied = await callMemory(() => memory.applyPhraseReviews(items.map((p, i) => ({ ...p, safe: verdicts[i]?.safe ?? false }))));
+    const applied = await applyPhraseReviews(env, job, { verdicts: items.map((p, i) => ({ ...p, safe: verdicts[i]?.safe ?? false })) });
     totals.phrasesAdmitted += applied.admitted;
     totals.phrasesRejected += applied.rejected;
     if (remaining <= items.length) return totals;

@@ -6,7 +6,7 @@ import { oneLine } from "../core/library-block";
 import { clipWhen } from "../core/memory-types";
 import { assessLesson } from "../core/poison";
 import { fenceData, renderTemplate } from "../core/prompt-template";
-import { callMemory, memoryStub } from "../services/agent-memory";
+import { applyWhen, lessonsWithoutWhen } from "../services/learning-memory";
 import { reviewLessons } from "./safety-review";
 import whenTemplate from "../../prompts/lesson-when.md";
 
@@ -32,11 +32,10 @@ const WhenAnswerSchema = z.object({
  */
 export async function runWhenWriter(job: WhenWriterJob, env: Env, log: Logger): Promise<unknown> {
   if (!llmConfigured(env)) return { skipped: "no LLM configured" };
-  const memory = memoryStub(env, job.tenantId, job.agentId);
   const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
   const totals = { written: 0, rejected: 0, stale: 0 };
   for (let round = 0; round < ROUNDS_PER_DELIVERY; round++) {
-    const { items, remaining } = await callMemory(() => memory.lessonsWithoutWhen(WHEN_BATCH));
+    const { items, remaining } = await lessonsWithoutWhen(env, job, { limit: WHEN_BATCH });
     if (!items.length) return totals;
     try {
       const listing = items
@@ -64,12 +63,7 @@ export async function runWhenWriter(job: WhenWriterJob, env: Env, log: Logger): 
           )
         : { verdicts: [] };
       const safe = candidates.filter((_, n) => verdicts[n]?.safe).map(([i, when]) => ({ id: items[i]!.id, text: items[i]!.text, when }));
-      const applied = await callMemory(() =>
-        memory.applyWhen(
-          safe,
-          items.map((l) => ({ id: l.id, text: l.text })),
-        ),
-      );
+      const applied = await applyWhen(env, job, { written: safe, asked: items.map((l) => ({ id: l.id, text: l.text })) });
       totals.written += applied.written;
       totals.stale += applied.stale;
       totals.rejected += items.length - safe.length;

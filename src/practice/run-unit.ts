@@ -13,7 +13,7 @@ import {
   type LlmUsage,
 } from "../llm";
 import { isRetryable } from "../core/errors";
-import { practiceStub, tenantWebhookSecret, webhookUrlMode } from "../services/practice";
+import { practiceRunObject, tenantWebhookSecret, webhookUrlMode } from "../services/practice";
 import { checkWebhookUrl } from "../core/webhook-url";
 import { judgeAnswer } from "./judge";
 import { webhookVerify } from "./webhook-verifier";
@@ -54,10 +54,10 @@ const PRACTICE_PURPOSES: UnitPurposes = { rollout: "practice-rollout", judge: "p
 
 /** The traffic a unit exchanges with what runs it: a PracticeRun or an Evaluation Durable Object (their unit ledger). */
 export interface UnitTraffic {
-  claim(key: string): Promise<Claim>;
-  report(key: string, result: UnitResult): Promise<boolean>;
-  release(key: string, lease: number): Promise<void>;
-  heartbeat(key: string, lease: number): Promise<boolean>;
+  claim(req: { key: string }): Promise<Claim>;
+  report(req: { key: string; result: UnitResult }): Promise<boolean>;
+  release(req: { key: string; lease: number }): Promise<void>;
+  heartbeat(req: { key: string; lease: number }): Promise<boolean>;
 }
 
 /**
@@ -66,7 +66,7 @@ export interface UnitTraffic {
  * and its report is a no-op if someone else finished the unit meanwhile.
  */
 async function holding<T>(host: UnitTraffic, key: string, lease: number, work: () => Promise<T>): Promise<T> {
-  const timer = setInterval(() => void host.heartbeat(key, lease).catch(() => false), HEARTBEAT_MS);
+  const timer = setInterval(() => void host.heartbeat({ key, lease }).catch(() => false), HEARTBEAT_MS);
   try {
     return await work();
   } finally {
@@ -95,10 +95,10 @@ class UnitVoided extends Error {
  * lease; a refusal ends the unit as over budget (the run stops) or, for a run that no longer takes
  * work, as void.
  */
-function runGate(host: ReturnType<typeof practiceStub>, key: string, lease: number): CallGate {
+function runGate(host: ReturnType<typeof practiceRunObject>, key: string, lease: number): CallGate {
   return {
     reserve: async (call) => {
-      let outcome = await host.reserveCall(key, lease, call.callId, { ...call.estimate, purpose: call.purpose });
+      let outcome = await host.reserveCall({ key, lease, callId: call.callId, ask: { ...call.estimate, purpose: call.purpose } });
       // Room held by the run's calls in flight comes back as they settle; the lease is kept meanwhile.
       for (let waited = 0; outcome === "busy"; waited += RESERVE_POLL_MS) {
         if (waited >= RESERVE_WAIT_MS)
@@ -106,7 +106,7 @@ function runGate(host: ReturnType<typeof practiceStub>, key: string, lease: numb
             retryable: true,
           });
         await new Promise((r) => setTimeout(r, RESERVE_POLL_MS));
-        outcome = await host.reserveCall(key, lease, call.callId, { ...call.estimate, purpose: call.purpose });
+        outcome = await host.reserveCall({ key, lease, callId: call.callId, ask: { ...call.estimate, purpose: call.purpose } });
       }
       if (outcome === "spent")
         throw new RunBudgetSpentError(
@@ -114,7 +114,8 @@ function runGate(host: ReturnType<typeof practiceStub>, key: string, lease: numb
         );
       if (outcome !== "reserved") throw new UnitVoided();
     },
-    settle: (callId, o) => host.settleCall(callId, { tokensIn: o.tokensIn, tokensOut: o.tokensOut, costUsd: o.costUsd, failed: o.failed }),
+    settle: (callId, o) =>
+      host.settleCall({ callId, used: { tokensIn: o.tokensIn, tokensOut: o.tokensOut, costUsd: o.costUsd, failed: o.failed } }),
   };
 }
 
@@ -180,16 +181,16 @@ export async function runUnit(
   delivery: { attempts: number },
   purposes: UnitPurposes,
 ) {
-  const claim = await host.claim(key);
+  const claim = await host.claim({ key });
   if (claim.status !== "run") return { key, skipped: claim.status };
   try {
     const result = await holding(host, key, claim.lease, () => execute(claim.input, env, log, purposes));
-    await host.report(key, result);
+    await host.report({ key, result });
     return { key, reported: true };
   } catch (err) {
     const failure = failureResult(err, delivery.attempts);
-    if (failure) return host.report(key, failure);
-    await host.release(key, claim.lease);
+    if (failure) return host.report({ key, result: failure });
+    await host.release({ key, lease: claim.lease });
     throw err;
   }
 }
@@ -210,8 +211,8 @@ function failureResult(err: unknown, attempts: number): UnitResult | null {
  * (or, if permanent, is recorded), since it has no message of its own to retry.
  */
 export async function runPracticeUnit(msg: { runId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) {
-  const host = practiceStub(env, msg.runId);
-  const claim = await host.claim(msg.key);
+  const host = practiceRunObject(env, msg.runId);
+  const claim = await host.claim({ key: msg.key });
   if (claim.status !== "run") return { key: msg.key, skipped: claim.status };
   const started = Date.now();
   let current = { key: msg.key, input: claim.input, lease: claim.lease };
@@ -224,19 +225,19 @@ export async function runPracticeUnit(msg: { runId: string; key: string }, env: 
     } catch (err) {
       if (err instanceof UnitVoided) return { key: msg.key, chained, voided: true };
       const failure = failureResult(err, chained === 0 ? delivery.attempts : 1);
-      if (failure) await host.report(current.key, failure);
+      if (failure) await host.report({ key: current.key, result: failure });
       else if (chained === 0) {
-        await host.release(current.key, current.lease);
+        await host.release({ key: current.key, lease: current.lease });
         throw err;
-      } else await host.requeue(current.key, current.lease, err instanceof Error ? err.message : String(err));
+      } else await host.requeue({ key: current.key, lease: current.lease, error: err instanceof Error ? err.message : String(err) });
       return { key: msg.key, chained };
     }
     const chain = chained < CHAIN_UNITS && Date.now() - started < CHAIN_MS;
     if (!chain) {
-      await host.report(current.key, result);
+      await host.report({ key: current.key, result });
       return { key: msg.key, chained };
     }
-    const next = await host.reportAndNext(current.key, result);
+    const next = await host.reportAndNext({ key: current.key, result });
     if (!next) return { key: msg.key, chained };
     current = next;
     chained++;

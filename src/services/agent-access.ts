@@ -5,8 +5,11 @@ import { db } from "../db/client";
 import { requireAgentAccess, type Scope } from "../core/principal";
 import { notFound, unavailable } from "../core/errors";
 import type { Caller, Deps } from "./deps";
-import { memoryStub, type MemoryStub } from "./agent-memory";
-import { doCall, d1Read } from "./binding-faults";
+import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { AGENT_MEMORY_CONTRACT } from "../../durable-objects/agent-memory/contract";
+import { memoryName } from "./agent-memory";
+import { d1Read } from "./binding-faults";
+import { resilientObject, type Resilient } from "./object-stub";
 import { Semaphore, SemaphoreTimeoutError } from "../core/semaphore";
 import { flushMarksIfDue, markAgentActive } from "./activity-marks";
 
@@ -18,54 +21,6 @@ import { flushMarksIfDue, markAgentActive } from "./activity-marks";
  */
 
 /**
- * Agent-memory methods that change nothing a second call would change again, so a `.retryable`
- * failure may be retried. Writes are retried only when they carry an idempotency key (the
- * argument at the given position).
- */
-const IDEMPOTENT_READS = new Set([
-  "retrieve",
-  "prompt",
-  "getConfig",
-  "getExperience",
-  "listExperiences",
-  "libraryVersions",
-  "libraryVersion",
-  "libraryDiff",
-  "exportLibrary",
-  "getCase",
-  "listCases",
-  "analytics",
-  "getEpisode",
-  "episodeRetrievals",
-  "listEpisodes",
-  "episodesForDataset",
-  "getJob",
-  "listJobs",
-  "similarExperiences",
-  "registerAgent",
-  "deleteAgent",
-  "readModel",
-  "subscriptions",
-  "sharedStats",
-  "subscribedLessons",
-]);
-const IDEMPOTENCY_KEY_ARG: Record<string, number> = {
-  reward: 1,
-  createEpisode: 1,
-  createCase: 1,
-  createExperience: 3,
-  applyLibrary: 4,
-  rollback: 2,
-  importLibrary: 3,
-};
-
-function idempotent(method: string, args: unknown[]): boolean {
-  if (IDEMPOTENT_READS.has(method)) return true;
-  const at = IDEMPOTENCY_KEY_ARG[method];
-  return at !== undefined && typeof args[at] === "string";
-}
-
-/**
  * Writes one isolate sends to one agent's object at a time. The object applies writes one after
  * another, so more in flight only lengthen its queue (and a burst of hundreds has brought the local
  * runtime down); a write that finds no slot within WRITE_SLOT_WAIT_MS answers 503 with Retry-After.
@@ -75,46 +30,41 @@ const WRITE_SLOT_WAIT_MS = 15_000;
 const MAX_WRITE_SLOT_SETS = 1_000;
 const writeSlots = new Map<string, Semaphore>();
 
-function writeSlotsOf(tenantId: string, agentId: string): Semaphore {
-  const key = `${tenantId}\u0000${agentId}`;
-  let slots = writeSlots.get(key);
+function writeSlotsOf(name: string): Semaphore {
+  let slots = writeSlots.get(name);
   if (!slots) {
     if (writeSlots.size >= MAX_WRITE_SLOT_SETS) for (const [k, s] of writeSlots) if (s.inUse === 0 && s.waiting === 0) writeSlots.delete(k);
-    writeSlots.set(key, (slots = new Semaphore(WRITE_SLOTS_PER_AGENT, { maxWaitMs: WRITE_SLOT_WAIT_MS })));
+    writeSlots.set(name, (slots = new Semaphore(WRITE_SLOTS_PER_AGENT, { maxWaitMs: WRITE_SLOT_WAIT_MS })));
   }
   return slots;
 }
 
 /**
- * The agent's Durable Object as routes use it: each call goes through a fresh stub, so a retried
- * call never reuses a stub a failure may have broken, with the documented faults handled
- * (services/binding-faults), and writes bounded per agent (WRITE_SLOTS_PER_AGENT).
+ * The agent's Durable Object as use cases call it (src/services/object-stub.ts), with its retry
+ * classes from its contract and writes bounded per agent (WRITE_SLOTS_PER_AGENT).
  */
-export function resilientMemory(env: Env, tenantId: string, agentId: string): MemoryStub {
-  return new Proxy({} as MemoryStub, {
-    get(_target, method) {
-      if (typeof method !== "string" || method === "then") return undefined;
-      return (...args: unknown[]) => {
-        const call = () =>
-          doCall(
-            () => {
-              const stub = memoryStub(env, tenantId, agentId) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-              return stub[method]!(...args);
-            },
-            idempotent(method, args),
-          );
-        if (IDEMPOTENT_READS.has(method)) return call();
-        return writeSlotsOf(tenantId, agentId)
-          .run(call)
-          .catch((e: unknown) => {
-            if (e instanceof SemaphoreTimeoutError)
-              throw unavailable(`This agent's memory has ${e.limit} writes from this instance in progress; retry after a short pause.`);
-            throw e;
-          });
-      };
-    },
+export function resilientMemory(env: Env, tenantId: string, agentId: string): Memory {
+  return memoryNamed(env, memoryName(tenantId, agentId));
+}
+
+/** The same by the object's name (`tenant:agent`), for senders that hold only the name (services/retrieval-counters). */
+export function memoryNamed(env: Env, name: string): Memory {
+  return resilientObject<AgentMemory>(AGENT_MEMORY_CONTRACT, () => env.AGENT_MEMORY.getByName(name), {
+    outcomes: true,
+    around: (retry, call) =>
+      "read" in retry
+        ? call()
+        : writeSlotsOf(name)
+            .run(call)
+            .catch((e: unknown) => {
+              if (e instanceof SemaphoreTimeoutError)
+                throw unavailable(`This agent's memory has ${e.limit} writes from this instance in progress; retry after a short pause.`);
+              throw e;
+            }),
   });
 }
+
+export type Memory = Resilient<AgentMemory>;
 
 function noteActivity(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string, agentId: string) {
   const now = Date.now();

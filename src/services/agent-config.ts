@@ -2,7 +2,6 @@ import { outcome } from "../core/errors";
 import { configPatchUrls, type AgentConfigPatch } from "../core/agent-config";
 import type { Caller, Deps } from "./deps";
 import { agentWithRow } from "./agent-access";
-import { callMemory } from "./agent-memory";
 import { assertCallableUrls } from "./callable-urls";
 
 /** An agent's settings: retrieval, utility, decay, retention and embedder. */
@@ -11,7 +10,7 @@ type AgentRef = { agentId: string };
 export const getAgentConfig = (deps: Deps, caller: Caller, input: AgentRef) =>
   outcome(async () => {
     const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
-    return callMemory(() => memory.getConfig());
+    return memory.getConfig();
   });
 
 /** Changes some settings; nested objects merge field by field. A new embedder re-embeds the agent's memories in the background. */
@@ -21,5 +20,5 @@ export const updateAgentConfig = (deps: Deps, caller: Caller, input: AgentRef & 
     // The openai embedder spends the operator's key (and the tenant's budget) on every write and read.
     const { memory } = await agentWithRow(deps, caller, input.agentId, patch.embedder?.provider === "openai" ? "admin" : "write");
     assertCallableUrls(deps.env, configPatchUrls(patch));
-    return callMemory(() => memory.patchConfig(patch));
+    return memory.patchConfig(patch);
   });

@@ -1,5 +1,5 @@
 import type { Deps } from "./deps";
-import { callMemory, memoryStub } from "./agent-memory";
+import { resilientMemory } from "./agent-access";
 
 /**
  * An agent's own upkeep, asked through the jobs queue (never by a client): the sweep its alarm
@@ -8,10 +8,10 @@ import { callMemory, memoryStub } from "./agent-memory";
 type AgentRef = { tenantId: string; agentId: string };
 
 export async function sweepAgent(deps: Pick<Deps, "env">, input: AgentRef & { at: number }) {
-  return callMemory(() => memoryStub(deps.env, input.tenantId, input.agentId).sweep(input.at));
+  return resilientMemory(deps.env, input.tenantId, input.agentId).sweep({ at: input.at });
 }
 
 /** One batch of re-embedding with `model`; `remaining` says whether another batch is due, `stale` that the model changed meanwhile. */
 export async function reembedBatch(deps: Pick<Deps, "env">, input: AgentRef & { model: string }) {
-  return memoryStub(deps.env, input.tenantId, input.agentId).reembed(input.model);
+  return resilientMemory(deps.env, input.tenantId, input.agentId).reembed({ model: input.model });
 }

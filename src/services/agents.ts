@@ -6,7 +6,6 @@ import { requireAgentAccess, requireScope } from "../core/principal";
 import { notFound, outcome, unwrap } from "../core/errors";
 import type { Caller, Deps } from "./deps";
 import type { SessionEnd } from "../core/episode-types";
-import { callMemory, memoryStub } from "./agent-memory";
 import { d1Read, d1Write } from "./binding-faults";
 import { cancelRun } from "./practice";
 import { cancelAgentEvaluations } from "./evaluation";
@@ -16,7 +15,7 @@ import { recordAudit } from "./audit";
 
 /** A verified session-end delivery becomes an episode of its agent; the agent's object refuses an unknown one. */
 export async function ingestSession(env: Env, session: SessionEnd) {
-  return callMemory(() => resilientMemory(env, session.tenantId, session.agentId).ingestSession(session));
+  return resilientMemory(env, session.tenantId, session.agentId).ingestSession(session);
 }
 
 /**
@@ -138,7 +137,7 @@ export const deleteAgent = (deps: Deps, caller: Caller, input: { agentId: string
  * consumer to drop messages of an earlier one; null when the agent is gone.
  */
 export async function agentIncarnation(deps: Pick<Deps, "env">, agent: { tenantId: string; agentId: string }): Promise<string | null> {
-  const current = await outcome(() => callMemory(() => memoryStub(deps.env, agent.tenantId, agent.agentId).incarnation()));
+  const current = await outcome(() => resilientMemory(deps.env, agent.tenantId, agent.agentId).incarnation());
   if (!current.ok && current.error.kind === "not-found") return null;
   return unwrap(current);
 }

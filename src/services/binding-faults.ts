@@ -51,24 +51,35 @@ export async function d1Write<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** How an object's faults are told to the caller: what it is, and what to do about a write that was not repeated. */
+export interface ObjectFaults {
+  subject: string;
+  unrepeated: string;
+}
+
+export const MEMORY_FAULTS: ObjectFaults = {
+  subject: "This agent's memory",
+  unrepeated: "retry the request with an Idempotency-Key so it applies once",
+};
+
 /**
  * A Durable Object call. `idempotent` calls (reads; writes carrying an idempotency key) are
  * retried on `.retryable` errors, each attempt through a fresh stub (`fn` makes one); `.overloaded`
  * is never retried.
  */
-export async function doCall<T>(fn: () => Promise<T>, idempotent: boolean): Promise<T> {
+export async function doCall<T>(fn: () => Promise<T>, idempotent: boolean, faults: ObjectFaults = MEMORY_FAULTS): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
       const { retryable, overloaded } = doFlags(err);
-      if (overloaded) throw unavailable("This agent's memory is overloaded; retry after a short pause.");
+      if (overloaded) throw unavailable(`${faults.subject} is overloaded; retry after a short pause.`);
       if (!retryable) throw err;
       if (!idempotent || attempt >= EXTRA_ATTEMPTS) {
         throw unavailable(
           idempotent
-            ? "This agent's memory is briefly unavailable; retry shortly."
-            : "This agent's memory was briefly unavailable; retry the request with an Idempotency-Key so it applies once.",
+            ? `${faults.subject} is briefly unavailable; retry shortly.`
+            : `${faults.subject} was briefly unavailable; ${faults.unrepeated}.`,
         );
       }
       await backoff(attempt);

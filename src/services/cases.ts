@@ -1,7 +1,6 @@
 import type { CaseCreate, CasePatch, ListFilter } from "../core/memory-types";
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
-import { callMemory } from "./agent-memory";
 import { agentWithRow } from "./agent-access";
 import { accessOf, type Door } from "./lessons";
 
@@ -17,31 +16,35 @@ export const addCase = (
 ) =>
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
-    const { value: r, replayed } = await callMemory(() => memory.createCase(input.case, input.idempotencyKey, accessOf(key, input.door)));
+    const { value: r, replayed } = await memory.createCase({
+      case: input.case,
+      idempotencyKey: input.idempotencyKey,
+      access: accessOf(key, input.door),
+    });
     return { value: r.case, created: r.created, replayed };
   });
 
 export const listCases = (deps: Deps, caller: Caller, input: { agentId: string; filter: ListFilter }) =>
   outcome(async () => {
     const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
-    return callMemory(() => memory.listCases(input.filter));
+    return memory.listCases(input.filter);
   });
 
 export const getCase = (deps: Deps, caller: Caller, input: { agentId: string; id: string }) =>
   outcome(async () => {
     const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
-    return callMemory(() => memory.getCase(input.id));
+    return memory.getCase({ id: input.id });
   });
 
 /** A new answer or trace passes the screening step like a new case; a held case changes only through the quarantine. */
 export const updateCase = (deps: Deps, caller: Caller, input: { agentId: string; id: string; patch: CasePatch; door: Door }) =>
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
-    return callMemory(() => memory.patchCase(input.id, input.patch, accessOf(key, input.door)));
+    return memory.patchCase({ id: input.id, patch: input.patch, access: accessOf(key, input.door) });
   });
 
 export const deleteCase = (deps: Deps, caller: Caller, input: { agentId: string; id: string; door: Door }) =>
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
-    return callMemory(() => memory.deleteCase(input.id, accessOf(key, input.door)));
+    return memory.deleteCase({ id: input.id, access: accessOf(key, input.door) });
   });

@@ -19,8 +19,7 @@ import { forbidden, notFound, outcome, unprocessable } from "../core/errors";
 import { requireScope, type Scope } from "../core/principal";
 import { runOptionUrls } from "../core/webhook-url";
 import type { Caller, Deps } from "./deps";
-import { callMemory, memoryStub } from "./agent-memory";
-import { agentWithRow } from "./agent-access";
+import { agentWithRow, resilientMemory } from "./agent-access";
 import { recordAudit } from "./audit";
 import { assertCallableUrls } from "./callable-urls";
 
@@ -405,13 +404,11 @@ export const createDatasetFromEpisodes = (deps: Deps, caller: Caller, input: Fro
     const { tenantId } = (await agentWithRow(deps, caller, agentId, "write")).key;
     datasetKey(caller, "write");
     assertCallableUrls(deps.env, runOptionUrls({ verifier: dataset.verifier }));
-    const { episodes, withheld } = await callMemory(() =>
-      memoryStub(deps.env, tenantId, agentId).episodesForDatasetScreened({
-        limit,
-        ...(since !== undefined ? { since } : {}),
-        ...(outcomes ? { outcomes } : {}),
-      }),
-    );
+    const { episodes, withheld } = await resilientMemory(deps.env, tenantId, agentId).episodesForDatasetScreened({
+      limit,
+      ...(since !== undefined ? { since } : {}),
+      ...(outcomes ? { outcomes } : {}),
+    });
     if (!episodes.length) {
       throw unprocessable(
         withheld.length

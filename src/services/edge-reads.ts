@@ -15,10 +15,10 @@ import { retrievalClaims, signRetrieval, type TokenItem } from "../core/retrieva
 import { createEmbedder } from "../adapters/embedder-factory";
 import int8Scan from "../adapters/vector-indexes/int8-scan.wasm";
 import { meteredEmbedder } from "../llm";
-import { callMemory, memoryName } from "./agent-memory";
+import { memoryName } from "./agent-memory";
 import { resilientMemory } from "./agent-access";
 import { REVOCATION_BOUND_S, revokedAmong } from "./keys";
-import type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "../../durable-objects/agent-memory";
+import type { ReadModelVersion, Unpublishable } from "../../durable-objects/agent-memory";
 
 /**
  * Reads served where the request lands (issue 29). Each isolate keeps snapshots of the agents it
@@ -176,9 +176,7 @@ async function revalidate(
   const keys = [...new Set([...(entry?.keys ?? []), ...alsoCheck])];
   entry?.keys.clear();
   const [answer] = await Promise.all([
-    callMemory(() =>
-      resilientMemory(deps.env, tenantId, agentId).readModel(entry?.version ?? null, settings.maxSnapshotBytes),
-    ) as Promise<ReadModelAnswer>,
+    resilientMemory(deps.env, tenantId, agentId).readModel({ have: entry?.version ?? null, maxBytes: settings.maxSnapshotBytes }),
     checkKeys(deps.env, keys, asked),
   ]);
   const cache = cacheOf(settings);
@@ -340,7 +338,7 @@ async function librariesOf(
       }
       const told = `${memoryName(caller.tenantId, caller.agentId)}|${sub.libraryId}`;
       if (!toldGone.get(told)) {
-        await callMemory(() => resilientMemory(deps.env, caller.tenantId, caller.agentId).unsubscribe(sub.libraryId));
+        await resilientMemory(deps.env, caller.tenantId, caller.agentId).unsubscribe({ libraryId: sub.libraryId });
         toldGone.set(told, true);
       }
       return null;

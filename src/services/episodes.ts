@@ -2,7 +2,6 @@ import { outcome } from "../core/errors";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd } from "../core/episode-types";
 import type { Caller, Deps } from "./deps";
 import { agentMemory } from "./agent-access";
-import { callMemory } from "./agent-memory";
 
 /**
  * An agent's episode loop as every door runs it — start, log attempts, end — and the record it
@@ -19,14 +18,14 @@ export const startEpisode = (
 ) =>
   outcome(async () => {
     const { memory } = agentMemory(deps, caller, input.agentId, "write");
-    const { value: episode, replayed } = await callMemory(() => memory.createEpisode(input.episode, input.idempotencyKey));
+    const { value: episode, replayed } = await memory.createEpisode({ episode: input.episode, idempotencyKey: input.idempotencyKey });
     return { episode, replayed };
   });
 
 export const logAttempt = (deps: Deps, caller: Caller, input: EpisodeRef & { attempt: AttemptCreate }) =>
   outcome(async () => {
     const { memory } = agentMemory(deps, caller, input.agentId, "write");
-    return callMemory(() => memory.addAttempt(input.episodeId, input.attempt));
+    return memory.addAttempt({ episodeId: input.episodeId, attempt: input.attempt });
   });
 
 /**
@@ -37,22 +36,22 @@ export const logAttempt = (deps: Deps, caller: Caller, input: EpisodeRef & { att
 export const endEpisode = (deps: Deps, caller: Caller, input: EpisodeRef & { end: EpisodeEnd; noticeRepeat?: boolean }) =>
   outcome(async () => {
     const { memory } = agentMemory(deps, caller, input.agentId, "write");
-    const before = input.noticeRepeat ? await callMemory(() => memory.getEpisode(input.episodeId)) : null;
-    const episode = await callMemory(() => memory.endEpisode(input.episodeId, input.end));
+    const before = input.noticeRepeat ? await memory.getEpisode({ episodeId: input.episodeId }) : null;
+    const episode = await memory.endEpisode({ episodeId: input.episodeId, end: input.end });
     return { episode, alreadyEnded: before ? before.status === "ended" : null };
   });
 
 export const getEpisode = (deps: Deps, caller: Caller, input: EpisodeRef) =>
   outcome(async () => {
     const { memory } = agentMemory(deps, caller, input.agentId, "read");
-    return callMemory(() => memory.getEpisode(input.episodeId));
+    return memory.getEpisode({ episodeId: input.episodeId });
   });
 
 /** What the agent retrieved for the episode, oldest first. */
 export const listEpisodeRetrievals = (deps: Deps, caller: Caller, input: EpisodeRef) =>
   outcome(async () => {
     const { memory } = agentMemory(deps, caller, input.agentId, "read");
-    return { items: await callMemory(() => memory.episodeRetrievals(input.episodeId)) };
+    return { items: await memory.episodeRetrievals({ episodeId: input.episodeId }) };
   });
 
 export const listEpisodes = (
@@ -62,5 +61,5 @@ export const listEpisodes = (
 ) =>
   outcome(async () => {
     const { memory } = agentMemory(deps, caller, input.agentId, "read");
-    return callMemory(() => memory.listEpisodes(input.limit, input.cursor, input.status));
+    return memory.listEpisodes({ limit: input.limit, cursor: input.cursor, status: input.status });
   });

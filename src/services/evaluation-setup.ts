@@ -9,8 +9,11 @@ import { isGroupVerifier } from "../core/verifiers";
 import type { VerifierConfig } from "../core/verifiers/schema";
 import type { FrozenTask } from "../core/practice/ports";
 import { conflict, DomainError, rateLimited, unprocessable } from "../core/errors";
-import { callMemory, memoryStub } from "./agent-memory";
-import { practiceStub, runRow } from "./practice";
+import { resilientMemory } from "./agent-access";
+import { resilientObject } from "./object-stub";
+import type { Evaluation } from "../../durable-objects/evaluation";
+import { EVALUATION_CONTRACT } from "../../durable-objects/evaluation/contract";
+import { practiceRunObject, runRow } from "./practice";
 import { checkWebhookTargets, requireLlm, resolveVerifier } from "./unit-checks";
 import { variables } from "../config";
 
@@ -20,7 +23,12 @@ import { variables } from "../config";
  * in ./evaluation.ts put these together.
  */
 
-export const evaluationStub = (env: Env, evaluationId: string) => env.EVALUATION.getByName(evaluationId);
+/** The evaluation's Durable Object as services call it, by its contract (durable-objects/evaluation/contract.ts). */
+export const evaluationObject = (env: Env, evaluationId: string) =>
+  resilientObject<Evaluation>(EVALUATION_CONTRACT, () => env.EVALUATION.getByName(evaluationId), {
+    outcomes: false,
+    faults: { subject: "This evaluation", unrepeated: "look at the evaluation before retrying" },
+  });
 
 /** Tasks go to the evaluation's Durable Object in pieces that stay well under the RPC message limit. */
 const TASK_CHUNK = 500;
@@ -81,7 +89,7 @@ async function orUnprocessable<T>(call: () => Promise<T>, path: string): Promise
 /** The experiences an evaluation injects, in library order, and the agent's library version they are. */
 export async function resolveLibrary(env: Env, who: Caller, ref: LibraryRef | null, path: string) {
   if (ref === null) {
-    const exported = await callMemory(() => memoryStub(env, who.tenantId, who.agentId).exportLibrary());
+    const exported = await resilientMemory(env, who.tenantId, who.agentId).exportLibrary();
     return {
       library: exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text })),
       libraryVersion: exported.libraryVersion,
@@ -91,13 +99,13 @@ export async function resolveLibrary(env: Env, who: Caller, ref: LibraryRef | nu
     if (ref.version === 0) return { library: [], libraryVersion: 0 };
     // An old version's lessons are injected as they stood, except those held or removed from quarantine since.
     const lib = await orUnprocessable(
-      () => callMemory(() => memoryStub(env, who.tenantId, who.agentId).evaluationLibrary(ref.version)),
+      () => resilientMemory(env, who.tenantId, who.agentId).evaluationLibrary({ n: ref.version }),
       `${path}.version`,
     );
     return { library: lib.experiences, libraryVersion: ref.version };
   }
   await orUnprocessable(() => runRow(env, who, ref.runId), `${path}.runId`);
-  const lib = await practiceStub(env, ref.runId).library();
+  const lib = await practiceRunObject(env, ref.runId).library();
   return { library: lib.items.map((e) => ({ id: e.id, text: e.text })), libraryVersion: null };
 }
 
@@ -127,7 +135,7 @@ export const rowOf = (who: Caller, p: Prepared, requestHash: string) => ({
 
 /** Sets up the evaluation's Durable Object and starts it; a failure is recorded so the row does not stay queued. */
 export async function launch(env: Env, who: Caller, p: Prepared) {
-  const stub = evaluationStub(env, p.evaluationId);
+  const stub = evaluationObject(env, p.evaluationId);
   const input = {
     evaluationId: p.evaluationId,
     tenantId: who.tenantId,
@@ -137,8 +145,8 @@ export async function launch(env: Env, who: Caller, p: Prepared) {
     library: p.library,
   };
   try {
-    await stub.init(input, p.tasks.slice(0, TASK_CHUNK));
-    for (let i = TASK_CHUNK; i < p.tasks.length; i += TASK_CHUNK) await stub.addTasks(p.tasks.slice(i, i + TASK_CHUNK));
+    await stub.init({ input, tasks: p.tasks.slice(0, TASK_CHUNK) });
+    for (let i = TASK_CHUNK; i < p.tasks.length; i += TASK_CHUNK) await stub.addTasks({ tasks: p.tasks.slice(i, i + TASK_CHUNK) });
     await stub.start();
   } catch (err) {
     await db(env)

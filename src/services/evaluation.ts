@@ -14,7 +14,7 @@ import { isRequestFault, notFound, outcome, unavailable } from "../core/errors";
 import { cursorField, encodeCursor } from "../core/cursor";
 import { runUnit, type UnitPurposes } from "../practice/run-unit";
 import {
-  evaluationStub,
+  evaluationObject,
   frozenTasks,
   insertWithinCap,
   launch,
@@ -33,7 +33,7 @@ import { agentOwner } from "./agent-access";
 const EVALUATION_PURPOSES: UnitPurposes = { rollout: "evaluation-rollout", judge: "evaluation-judge" };
 
 export const runEvaluationUnit = (msg: { evaluationId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) =>
-  runUnit(evaluationStub(env, msg.evaluationId), msg.key, env, log, delivery, EVALUATION_PURPOSES);
+  runUnit(evaluationObject(env, msg.evaluationId), msg.key, env, log, delivery, EVALUATION_PURPOSES);
 
 export const startEvaluation = (
   deps: Deps,
@@ -199,7 +199,7 @@ async function evaluationRow(env: Env, who: Owner, evaluationId: string) {
 
 async function liveView(env: Env, evaluationId: string): Promise<EvaluationView> {
   // The RPC type widens the interval tuple to an array; the value is the DO's EvaluationView.
-  const view = (await evaluationStub(env, evaluationId).view()) as EvaluationView | null;
+  const view = (await evaluationObject(env, evaluationId).view()) as EvaluationView | null;
   if (!view) throw unavailable(`Evaluation '${evaluationId}' is still being created; try again.`);
   return view;
 }
@@ -328,7 +328,7 @@ export async function evaluationRolloutResult(
     .from(evaluations)
     .where(and(eq(evaluations.evaluationId, ref.runId), eq(evaluations.tenantId, key.tenantId)))
     .get();
-  return recordLateRollout(key, ref, row?.agentId ?? null, evaluationStub(env, ref.runId), answer, secret);
+  return recordLateRollout(key, ref, row?.agentId ?? null, evaluationObject(env, ref.runId), answer, secret);
 }
 
 /** Cancels every evaluation of an agent that has not ended (the agent is being deleted); returns how many. */
@@ -338,6 +338,6 @@ export async function cancelAgentEvaluations(env: Env, tenantId: string, agentId
     .from(evaluations)
     .where(and(eq(evaluations.tenantId, tenantId), eq(evaluations.agentId, agentId), inArray(evaluations.status, ["queued", "running"])))
     .all();
-  for (const { evaluationId } of going) await evaluationStub(env, evaluationId).cancel(reason);
+  for (const { evaluationId } of going) await evaluationObject(env, evaluationId).cancel({ reason });
   return going.length;
 }

@@ -4,9 +4,9 @@ import { db } from "../db/client";
 import { evaluations } from "../db/schema";
 import { isEvaluationDone, type EvaluationView } from "../core/evaluation/types";
 import type { EvaluationOutcome, EvaluationPorts, PracticeRunPorts } from "../core/practice/ports";
-import { admitQueuedRuns, practiceStub, promoteRun, syncRunRow } from "./practice";
+import { admitQueuedRuns, practiceRunObject, promoteRun, syncRunRow } from "./practice";
 import { launchRunEvaluation } from "./evaluation";
-import { evaluationStub } from "./evaluation-setup";
+import { evaluationObject } from "./evaluation-setup";
 import { emitRunEvents } from "./events";
 
 /**
@@ -17,7 +17,7 @@ import { emitRunEvents } from "./events";
 export const practiceRunPorts = (env: Env): PracticeRunPorts => ({
   launchEvaluation: (run, evaluation, holdout) => launchRunEvaluation(env, run, evaluation, holdout),
   evaluationOutcome: (evaluationId) => settledEvaluation(env, evaluationId),
-  cancelEvaluation: (evaluationId, reason) => evaluationStub(env, evaluationId).cancel(reason),
+  cancelEvaluation: (evaluationId, reason) => evaluationObject(env, evaluationId).cancel({ reason }),
   promote: (run, start, final, why) => promoteRun(env, run, start, final, why),
   // Events follow the row, so a repeated sync (the alarm repeats one cut short) repeats events with the same ids, sent once.
   syncRow: async (runId, fields) => {
@@ -47,7 +47,7 @@ const outcomeOf = (view: EvaluationView): EvaluationOutcome => ({
 /** A run's evaluation once it has settled; null while it is still going. */
 async function settledEvaluation(env: Env, evaluationId: string): Promise<EvaluationOutcome | null> {
   // The RPC type widens the interval tuple to an array; the value is the DO's EvaluationView.
-  const view = (await evaluationStub(env, evaluationId).view()) as EvaluationView | null;
+  const view = (await evaluationObject(env, evaluationId).view()) as EvaluationView | null;
   return view && isEvaluationDone(view.status) ? outcomeOf(view) : null;
 }
 
@@ -55,7 +55,7 @@ async function settledEvaluation(env: Env, evaluationId: string): Promise<Evalua
 async function reportToPracticeRun(env: Env, view: EvaluationView) {
   const practice = view.config.practice;
   if (!practice || !isEvaluationDone(view.status)) return;
-  await practiceStub(env, practice.runId).evaluationDone(practice.epoch, outcomeOf(view));
+  await practiceRunObject(env, practice.runId).evaluationDone({ epoch: practice.epoch, outcome: outcomeOf(view) });
 }
 
 /** Mirrors an evaluation's status and result into its D1 row, for listing. */

@@ -22,14 +22,21 @@ export async function recordLateRollout(
   key: { agentIds: string[] | null },
   ref: RolloutRef,
   ownerAgentId: string | null,
-  host: { rolloutResult(key: string, dispatchId: string, secretHash: string | null, data: UnitData["rollout"]): Promise<RolloutOutcome> },
+  host: {
+    rolloutResult(req: { key: string; dispatchId: string; secretHash: string | null; data: UnitData["rollout"] }): Promise<RolloutOutcome>;
+  },
   answer: RolloutAnswer,
   secret: string | null,
 ): Promise<"accepted" | "duplicate"> {
   const rolloutId = `${ref.runId}.${ref.key.replace(/\.rollout$/, "")}.${ref.dispatchId}`;
   const missing = () => notFound(`Rollout '${rolloutId}' does not exist.`);
   if (ownerAgentId === null || (key.agentIds && !key.agentIds.includes(ownerAgentId))) throw missing();
-  const outcome = await host.rolloutResult(ref.key, ref.dispatchId, secret ? await sha256Hex(secret) : null, rolloutData(answer));
+  const outcome = await host.rolloutResult({
+    key: ref.key,
+    dispatchId: ref.dispatchId,
+    secretHash: secret ? await sha256Hex(secret) : null,
+    data: rolloutData(answer),
+  });
   switch (outcome) {
     case "accepted":
     case "duplicate":

@@ -3,7 +3,6 @@ import type { ExperienceCreate, ExperiencePatch, LibraryOperation, ListFilter, P
 import { DUPLICATE_SIMILARITY } from "../core/live-lesson";
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
-import { callMemory } from "./agent-memory";
 import { lessonTarget, type LessonTarget } from "./lesson-target";
 import { reviewedBeforeWrite } from "./screening";
 
@@ -34,14 +33,15 @@ export const addLesson = (deps: Deps, caller: Caller, input: AddLessonInput) =>
   outcome(async () => {
     const { key, memory, memoryId } = await lessonTarget(deps, caller, input, "write");
     const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, memoryId, input.lesson, deps.logger);
-    const { value: r, replayed } = await callMemory(() =>
-      memory.createExperience(input.lesson, authorOf(key), input.provenance ?? { keyId: key.keyId }, input.idempotencyKey, {
-        ...accessOf(key, input.door),
-        reviewed,
-      }),
-    );
+    const { value: r, replayed } = await memory.createExperience({
+      experience: input.lesson,
+      author: authorOf(key),
+      provenance: input.provenance ?? { keyId: key.keyId },
+      idempotencyKey: input.idempotencyKey,
+      access: { ...accessOf(key, input.door), reviewed },
+    });
     const e = r.experience;
-    const near = await callMemory(() => memory.similarExperiences({ id: e.id, text: e.text, pattern: e.pattern, keywords: e.keywords }, 4));
+    const near = await memory.similarExperiences({ lesson: { id: e.id, text: e.text, pattern: e.pattern, keywords: e.keywords }, k: 4 });
     const similar = near.filter((n) => n.id !== e.id && n.sim >= DUPLICATE_SIMILARITY).map(({ id, text, sim }) => ({ id, text, sim }));
     return { value: { ...e, libraryVersion: r.version, similar }, replayed };
   });
@@ -49,13 +49,13 @@ export const addLesson = (deps: Deps, caller: Caller, input: AddLessonInput) =>
 export const listLessons = (deps: Deps, caller: Caller, input: LessonTarget & { filter: ListFilter }) =>
   outcome(async () => {
     const { memory } = await lessonTarget(deps, caller, input, "read");
-    return callMemory(() => memory.listExperiences(input.filter));
+    return memory.listExperiences(input.filter);
   });
 
 export const getLesson = (deps: Deps, caller: Caller, input: LessonTarget & { id: string }) =>
   outcome(async () => {
     const { memory } = await lessonTarget(deps, caller, input, "read");
-    return callMemory(() => memory.getExperience(input.id));
+    return memory.getExperience({ id: input.id });
   });
 
 /**
@@ -68,7 +68,7 @@ export const updateLesson = (deps: Deps, caller: Caller, input: LessonTarget & {
     const { id, patch } = input;
     const { key, memory, memoryId } = await lessonTarget(deps, caller, input, "write");
     const rewrites = patch.text !== undefined || patch.pattern !== undefined || patch.keywords !== undefined || patch.when !== undefined;
-    const current = rewrites ? await callMemory(() => memory.getExperience(id)) : null;
+    const current = rewrites ? await memory.getExperience({ id }) : null;
     const reviewed =
       current !== null &&
       (await reviewedBeforeWrite(
@@ -83,14 +83,14 @@ export const updateLesson = (deps: Deps, caller: Caller, input: LessonTarget & {
         },
         deps.logger,
       ));
-    const r = await callMemory(() => memory.patchExperience(id, patch, authorOf(key), { ...accessOf(key, input.door), reviewed }));
+    const r = await memory.patchExperience({ id, patch, author: authorOf(key), access: { ...accessOf(key, input.door), reviewed } });
     return { ...r.experience, libraryVersion: r.version };
   });
 
 export const deleteLesson = (deps: Deps, caller: Caller, input: LessonTarget & { id: string; door: Door }) =>
   outcome(async () => {
     const { key, memory } = await lessonTarget(deps, caller, input, "write");
-    const r = await callMemory(() => memory.deleteExperience(input.id, authorOf(key), accessOf(key, input.door)));
+    const r = await memory.deleteExperience({ id: input.id, author: authorOf(key), access: accessOf(key, input.door) });
     return { deleted: r.deleted, libraryVersion: r.version };
   });
 
@@ -105,15 +105,13 @@ export type LessonBatchInput = LessonTarget & {
 export const applyLessonBatch = (deps: Deps, caller: Caller, input: LessonBatchInput) =>
   outcome(async () => {
     const { key, memory } = await lessonTarget(deps, caller, input, "write");
-    const { value: r, replayed } = await callMemory(() =>
-      memory.applyLibrary(
-        input.operations,
-        input.reason,
-        authorOf(key),
-        { keyId: key.keyId },
-        input.idempotencyKey,
-        accessOf(key, input.door),
-      ),
-    );
+    const { value: r, replayed } = await memory.applyLibrary({
+      operations: input.operations,
+      reason: input.reason,
+      author: authorOf(key),
+      provenance: { keyId: key.keyId },
+      idempotencyKey: input.idempotencyKey,
+      access: accessOf(key, input.door),
+    });
     return { value: { libraryVersion: r.version, experiences: r.experiences, deleted: r.deleted }, replayed };
   });

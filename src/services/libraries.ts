@@ -6,7 +6,6 @@ import { requireScope } from "../core/principal";
 import { aggregateSubscribers, libraryMemoryId, pinnedMemoryId } from "../core/shared-lessons";
 import type { ExperienceCreate } from "../core/memory-types";
 import type { Caller, Deps } from "./deps";
-import { callMemory } from "./agent-memory";
 import { agentWithRow, resilientMemory } from "./agent-access";
 import { d1Read, d1Write } from "./binding-faults";
 import { reviewedBeforeWrite } from "./screening";
@@ -52,7 +51,7 @@ export async function unknownLibraries(env: Deps["env"], tenantId: string, libra
 async function openLibraryObject(deps: Pick<Deps, "env">, tenantId: string, memoryId: string) {
   const memory = resilientMemory(deps.env, tenantId, memoryId);
   await memory.registerAgent();
-  await callMemory(() => memory.patchConfig({ decay: { enabled: false } }));
+  await memory.patchConfig({ decay: { enabled: false } });
   return memory;
 }
 
@@ -102,7 +101,7 @@ export const getLibrary = (deps: Deps, caller: Caller, input: { libraryId: strin
           .where(and(eq(librarySubscriptions.tenantId, key.tenantId), eq(librarySubscriptions.libraryId, input.libraryId)))
           .get(),
       ),
-      callMemory(() => memory.libraryVersions(1)),
+      memory.libraryVersions({ limit: 1 }),
     ]);
     return { ...libraryOut(library, subscribers?.n ?? 0), libraryVersion: versions.items[0]?.version ?? 0 };
   });
@@ -184,7 +183,7 @@ export const subscribe = (deps: Deps, caller: Caller, input: SubscribeInput) =>
         })
         .run(),
     );
-    const s = await callMemory(() => memory.subscribe({ libraryId: input.libraryId, weight, pinVersion }));
+    const s = await memory.subscribe({ subscription: { libraryId: input.libraryId, weight, pinVersion } });
     return { agentId: input.agentId, ...s };
   });
 
@@ -212,14 +211,14 @@ async function ensurePinnedCopy(deps: Deps, library: Awaited<ReturnType<typeof l
   const { libraryId } = library.library;
   const pins = await pinnedVersions(deps, tenantId, libraryId);
   if (pins.includes(version)) return;
-  const current = (await callMemory(() => library.memory.libraryVersions(1))).items[0]?.version ?? 0;
+  const current = (await library.memory.libraryVersions({ limit: 1 })).items[0]?.version ?? 0;
   if (version > current) {
     throw unprocessable(`Library '${libraryId}' has no version ${version}; its current version is ${current}.`, [
       { path: "pinVersion", message: `At most ${current}` },
     ]);
   }
   if (pins.length >= MAX_PINNED_VERSIONS) await forgetUnusedPins(deps, tenantId, libraryId, pins);
-  const detail = await callMemory(() => library.memory.libraryVersion(version));
+  const detail = await library.memory.libraryVersion({ n: version });
   const doc = {
     format: "praxis-library/v1" as const,
     libraryVersion: version,
@@ -230,7 +229,13 @@ async function ensurePinnedCopy(deps: Deps, library: Awaited<ReturnType<typeof l
   };
   const copy = await openLibraryObject(deps, tenantId, pinnedMemoryId(libraryId, version));
   const reviewed = await reviewedBeforeWrite(deps.env, tenantId, library.memoryId, doc.experiences, deps.logger);
-  await callMemory(() => copy.importLibrary(doc, "replace", `library:${libraryId}`, `pin:${version}`, { admin: false, reviewed }));
+  await copy.importLibrary({
+    doc,
+    mode: "replace",
+    author: `library:${libraryId}`,
+    idempotencyKey: `pin:${version}`,
+    access: { admin: false, reviewed },
+  });
   await d1Write(() => db(deps.env).insert(libraryPins).values({ tenantId, libraryId, version }).onConflictDoNothing().run());
 }
 
@@ -265,7 +270,7 @@ async function forgetUnusedPins(deps: Deps, tenantId: string, libraryId: string,
 export const unsubscribe = (deps: Deps, caller: Caller, input: { agentId: string; libraryId: string }) =>
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
-    const { removed } = await callMemory(() => memory.unsubscribe(input.libraryId));
+    const { removed } = await memory.unsubscribe({ libraryId: input.libraryId });
     const row = await d1Write(() =>
       db(deps.env)
         .delete(librarySubscriptions)
@@ -286,7 +291,7 @@ export const unsubscribe = (deps: Deps, caller: Caller, input: { agentId: string
 export const listSubscriptions = (deps: Deps, caller: Caller, input: { agentId: string }) =>
   outcome(async () => {
     const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
-    return { items: await callMemory(() => memory.subscriptions()) };
+    return { items: await memory.subscriptions() };
   });
 
 /**
@@ -319,7 +324,7 @@ export const librarySubscribers = (deps: Deps, caller: Caller, input: { libraryI
         weight: r.weight,
         pinVersion: r.pinVersion ?? null,
         subscribedAt: r.createdAt,
-        lessons: await callMemory(() => resilientMemory(deps.env, key.tenantId, r.agentId).sharedStats(input.libraryId)),
+        lessons: await resilientMemory(deps.env, key.tenantId, r.agentId).sharedStats({ libraryId: input.libraryId }),
       })),
     );
     return { items, lessons: aggregateSubscribers(items), nextCursor: rows.length > input.limit ? page[page.length - 1]!.agentId : null };
@@ -337,7 +342,7 @@ export const shareLesson = (
 ) =>
   outcome(async () => {
     const agent = await agentWithRow(deps, caller, input.agentId, "read");
-    const e = await callMemory(() => agent.memory.getExperience(input.id));
+    const e = await agent.memory.getExperience({ id: input.id });
     const lesson: ExperienceCreate = {
       text: e.text,
       pattern: e.pattern,

@@ -1,12 +1,12 @@
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
-import { callMemory, type MemoryStub } from "./agent-memory";
+import type { Memory } from "./agent-access";
 import { lessonTarget, type LessonTarget } from "./lesson-target";
 import { reviewedBeforeWrite } from "./screening";
 import { authorOf } from "./lessons";
 
 /** A library document as `exportLibrary` gives it and `importLibrary` takes it. */
-export type LibraryDocument = Parameters<MemoryStub["importLibrary"]>[0];
+export type LibraryDocument = Parameters<Memory["importLibrary"]>[0]["doc"];
 
 /** What a rollback or an import did to the library, counted. */
 const applied = (r: { version: number; unchanged: boolean; experiences: readonly unknown[]; deleted: readonly unknown[] }) => ({
@@ -19,21 +19,21 @@ const applied = (r: { version: number; unchanged: boolean; experiences: readonly
 export const libraryVersions = (deps: Deps, caller: Caller, input: LessonTarget & { limit: number; cursor?: number | undefined }) =>
   outcome(async () => {
     const { memory } = await lessonTarget(deps, caller, input, "read");
-    return callMemory(() => memory.libraryVersions(input.limit, input.cursor));
+    return memory.libraryVersions({ limit: input.limit, before: input.cursor });
   });
 
 /** The whole library exactly as it was after version n. */
 export const libraryVersion = (deps: Deps, caller: Caller, input: LessonTarget & { n: number }) =>
   outcome(async () => {
     const { memory } = await lessonTarget(deps, caller, input, "read");
-    return callMemory(() => memory.libraryVersion(input.n));
+    return memory.libraryVersion({ n: input.n });
   });
 
 /** What version n changed: each lesson it touched, before and after. */
 export const libraryDiff = (deps: Deps, caller: Caller, input: LessonTarget & { n: number }) =>
   outcome(async () => {
     const { memory } = await lessonTarget(deps, caller, input, "read");
-    return callMemory(() => memory.libraryDiff(input.n));
+    return memory.libraryDiff({ n: input.n });
   });
 
 /** Restores the library of an earlier version as a new version (`replayed` for a repeated idempotency key). */
@@ -44,14 +44,14 @@ export const rollbackLibrary = (
 ) =>
   outcome(async () => {
     const { key, memory } = await lessonTarget(deps, caller, input, "write");
-    const { value: r, replayed } = await callMemory(() => memory.rollback(input.version, authorOf(key), input.idempotencyKey));
+    const { value: r, replayed } = await memory.rollback({ n: input.version, author: authorOf(key), idempotencyKey: input.idempotencyKey });
     return { value: applied(r), replayed };
   });
 
 export const exportLibrary = (deps: Deps, caller: Caller, input: LessonTarget) =>
   outcome(async () => {
     const { memory } = await lessonTarget(deps, caller, input, "read");
-    return callMemory(() => memory.exportLibrary());
+    return memory.exportLibrary();
   });
 
 export type ImportLibraryInput = LessonTarget & {
@@ -68,8 +68,12 @@ export const importLibrary = (deps: Deps, caller: Caller, input: ImportLibraryIn
   outcome(async () => {
     const { key, memory, memoryId } = await lessonTarget(deps, caller, input, "write");
     const reviewed = await reviewedBeforeWrite(deps.env, key.tenantId, memoryId, input.library.experiences, deps.logger);
-    const { value: r, replayed } = await callMemory(() =>
-      memory.importLibrary(input.library, input.mode, authorOf(key), input.idempotencyKey, { admin: key.scope === "admin", reviewed }),
-    );
+    const { value: r, replayed } = await memory.importLibrary({
+      doc: input.library,
+      mode: input.mode,
+      author: authorOf(key),
+      idempotencyKey: input.idempotencyKey,
+      access: { admin: key.scope === "admin", reviewed },
+    });
     return { value: applied(r), replayed };
   });

@@ -2,8 +2,7 @@ import { notFound, outcome } from "../core/errors";
 import type { Job } from "../core/episode-types";
 import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import type { Caller, Deps } from "./deps";
-import { agentMemory } from "./agent-access";
-import { callMemory, memoryStub } from "./agent-memory";
+import { agentMemory, resilientMemory } from "./agent-access";
 
 /**
  * The background jobs of an agent's live loop (lesson extraction from an ended episode): listed and
@@ -15,7 +14,7 @@ type AgentRef = { agentId: string };
 export const listJobs = (deps: Deps, caller: Caller, input: AgentRef & { limit: number; status?: Job["status"] | undefined }) =>
   outcome(async () => {
     const { memory } = agentMemory(deps, caller, input.agentId, "read");
-    return { items: await callMemory(() => memory.listJobs(input.limit, input.status)) };
+    return { items: await memory.listJobs({ limit: input.limit, status: input.status }) };
   });
 
 /**
@@ -26,10 +25,10 @@ export const retryJob = (deps: Deps, caller: Caller, input: AgentRef & { jobId: 
   outcome(async () => {
     const { key, memory } = agentMemory(deps, caller, input.agentId, "write");
     const { jobId } = input;
-    const found = await callMemory(() => memory.getJob(jobId));
+    const found = await memory.getJob({ jobId });
     if (!found.episodeId) throw notFound(`Job '${jobId}' has no episode to extract from.`);
     if (!llmConfigured(deps.env)) throw new LlmNotConfiguredError();
-    const job = (await callMemory(() => memory.finishJob(jobId, "queued", "queued again by request")))!;
+    const job = (await memory.finishJob({ jobId, status: "queued", reason: "queued again by request" }))!;
     await deps.env.JOBS.send({ type: "live.extract", tenantId: key.tenantId, agentId: input.agentId, episodeId: found.episodeId, jobId });
     return job;
   });
@@ -44,8 +43,12 @@ export async function recordJobFailure(
   deps: Pick<Deps, "env">,
   job: { tenantId: string; agentId: string; jobId: string; incarnation?: string | undefined; final: boolean; reason: string },
 ) {
-  const stub = memoryStub(deps.env, job.tenantId, job.agentId);
-  await callMemory(() =>
-    stub.finishJob(job.jobId, job.final ? "failed" : "retrying", job.reason.slice(0, 1000), undefined, job.incarnation),
-  ).catch(() => undefined);
+  await resilientMemory(deps.env, job.tenantId, job.agentId)
+    .finishJob({
+      jobId: job.jobId,
+      status: job.final ? "failed" : "retrying",
+      reason: job.reason.slice(0, 1000),
+      incarnation: job.incarnation,
+    })
+    .catch(() => undefined);
 }

@@ -10,7 +10,7 @@ import { parseRolloutId } from "../core/practice/unit-key";
 import type { Caller, Deps } from "./deps";
 import { agentOwner } from "./agent-access";
 import { requireLibraryAccess } from "./lesson-target";
-import { admitQueuedRuns, cancelRun, createRun, practiceStub, resultForRollout, runRow } from "./practice";
+import { admitQueuedRuns, cancelRun, createRun, practiceRunObject, resultForRollout, runRow } from "./practice";
 import { evaluationRolloutResult, isEvaluationId } from "./evaluation";
 
 /**
@@ -28,7 +28,7 @@ type Json = Record<string, unknown>;
 
 async function runObject(deps: Deps, caller: Caller, at: RunAt) {
   await runRow(deps.env, await agentOwner(deps, caller, at.agentId, "read"), at.runId);
-  return practiceStub(deps.env, at.runId);
+  return practiceRunObject(deps.env, at.runId);
 }
 
 /** Creates a run; admission runs after the answer, and the cron retries it should it fail. */
@@ -99,7 +99,7 @@ export const getPracticeRun = (deps: Deps, caller: Caller, at: RunAt) =>
 export const practiceRunEvents = (deps: Deps, caller: Caller, at: RunAt) =>
   outcome(async () => {
     const run = await runObject(deps, caller, at);
-    return { read: (after: number, limit: number) => run.events(after, limit) };
+    return { read: (after: number, limit: number) => run.events({ after, limit }) };
   });
 
 export const listPracticeRunSteps = (deps: Deps, caller: Caller, at: RunAt) =>
@@ -107,7 +107,7 @@ export const listPracticeRunSteps = (deps: Deps, caller: Caller, at: RunAt) =>
 
 export const getPracticeRunStep = (deps: Deps, caller: Caller, input: RunAt & { n: number }) =>
   outcome(async () => {
-    const step = await (await runObject(deps, caller, input)).stepDetail(input.n);
+    const step = await (await runObject(deps, caller, input)).stepDetail({ n: input.n });
     if (!step) throw notFound(`Step ${input.n} of run '${input.runId}' has not started.`);
     return step as unknown as Json;
   });

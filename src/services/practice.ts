@@ -23,12 +23,20 @@ import type { VerifierConfig } from "../core/verifiers/schema";
 import { checkWebhookUrl, webhookUrlModeOf, type WebhookUrlMode } from "../core/webhook-url";
 import { conflict, isRequestFault, isRetryable, notFound, unprocessable } from "../core/errors";
 import { llmConfigured, LlmNotConfiguredError } from "../llm";
-import { callMemory, memoryStub } from "./agent-memory";
+import { resilientMemory } from "./agent-access";
+import { resilientObject } from "./object-stub";
+import type { PracticeRun } from "../../durable-objects/practice-run";
+import { PRACTICE_RUN_CONTRACT } from "../../durable-objects/practice-run/contract";
 import { variables } from "../config";
 import { libraryMemoryId } from "../core/shared-lessons";
 import { libraryRow } from "./lesson-target";
 
-export const practiceStub = (env: Env, runId: string) => env.PRACTICE_RUN.getByName(runId);
+/** The run's Durable Object as services call it, by its contract (durable-objects/practice-run/contract.ts). */
+export const practiceRunObject = (env: Env, runId: string) =>
+  resilientObject<PracticeRun>(PRACTICE_RUN_CONTRACT, () => env.PRACTICE_RUN.getByName(runId), {
+    outcomes: false,
+    faults: { subject: "This practice run", unrepeated: "look at the run before retrying" },
+  });
 
 /** Webhook URLs may be plain http and loopback only in local development and tests. */
 export const webhookUrlMode = (env: Env): WebhookUrlMode => webhookUrlModeOf(env.PRAXIS_ENV);
@@ -48,7 +56,7 @@ interface Caller {
  * practises on (an AgentMemory object of its own, called as the agent's is).
  */
 const practisedMemory = (env: Env, run: { tenantId: string; agentId: string }, config: Pick<RunConfig, "libraryId">) =>
-  memoryStub(env, run.tenantId, config.libraryId ? libraryMemoryId(config.libraryId) : run.agentId);
+  resilientMemory(env, run.tenantId, config.libraryId ? libraryMemoryId(config.libraryId) : run.agentId);
 
 /** Everything that could be wrong with a run request is found here, before anything is stored. */
 export async function prepare(env: Env, who: Caller, body: RunCreate) {
@@ -158,15 +166,11 @@ async function setUpRun(
   holdout: FrozenTask[],
 ) {
   const memory = practisedMemory(env, who, config);
-  const [exported, agentConfig, agentIncarnation] = await Promise.all([
-    callMemory(() => memory.exportLibrary()),
-    callMemory(() => memory.getConfig()),
-    callMemory(() => memory.incarnation()),
-  ]);
+  const [exported, agentConfig, agentIncarnation] = await Promise.all([memory.exportLibrary(), memory.getConfig(), memory.incarnation()]);
   const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
   // An agent's run draws on its subscriptions as its reads do; a run on a shared library has none.
-  const shared = config.libraryId ? [] : await callMemory(() => memory.subscribedLessons());
-  const stub = practiceStub(env, runId);
+  const shared = config.libraryId ? [] : await memory.subscribedLessons();
+  const stub = practiceRunObject(env, runId);
   try {
     await stub.init({
       runId,
@@ -179,8 +183,8 @@ async function setUpRun(
       priorQ: agentConfig.defaultQ,
       agentIncarnation,
     });
-    for (let i = 0; i < tasks.length; i += TASK_CHUNK) await stub.addTasks(tasks.slice(i, i + TASK_CHUNK), "train");
-    for (let i = 0; i < holdout.length; i += TASK_CHUNK) await stub.addTasks(holdout.slice(i, i + TASK_CHUNK), "holdout");
+    for (let i = 0; i < tasks.length; i += TASK_CHUNK) await stub.addTasks({ tasks: tasks.slice(i, i + TASK_CHUNK), split: "train" });
+    for (let i = 0; i < holdout.length; i += TASK_CHUNK) await stub.addTasks({ tasks: holdout.slice(i, i + TASK_CHUNK), split: "holdout" });
     await stub.seal();
     await env.DB.prepare("UPDATE practice_runs SET status = 'queued', updated_at = ?1 WHERE run_id = ?2 AND status = 'creating'")
       .bind(Date.now(), runId)
@@ -267,7 +271,7 @@ export async function admitQueuedRuns(env: Env, tenantId: string): Promise<strin
       .run();
     if (r.meta.changes === 0) return started;
     try {
-      if (!(await practiceStub(env, next.runId).start())) throw new Error("the run was never set up");
+      if (!(await practiceRunObject(env, next.runId).start())) throw new Error("the run was never set up");
       started.push(next.runId);
     } catch (err) {
       await syncRunRow(env, next.runId, { status: "failed", summary: {}, error: `starting the run failed: ${String(err)}` });
@@ -317,15 +321,13 @@ export async function promoteRun(
   const reason = `practice run ${run.runId} (${how}): ${run.config.epochs} epoch(s) on dataset ${run.datasetId}; ${why}${hindsight}`;
   let value;
   try {
-    ({ value } = await callMemory(() =>
-      practisedMemory(env, run, run.config).promotePractice({
-        runId: run.runId,
-        ...(run.agentIncarnation ? { incarnation: run.agentIncarnation } : {}),
-        reason,
-        start: start.map((e) => ({ id: e.id, text: e.text, ...(e.when ? { when: e.when } : {}) })),
-        final: final.map((e) => ({ id: e.id, text: e.text, origin: originOf(e), ...(e.when ? { when: e.when } : {}) })),
-      }),
-    ));
+    ({ value } = await practisedMemory(env, run, run.config).promotePractice({
+      runId: run.runId,
+      ...(run.agentIncarnation ? { incarnation: run.agentIncarnation } : {}),
+      reason,
+      start: start.map((e) => ({ id: e.id, text: e.text, ...(e.when ? { when: e.when } : {}) })),
+      final: final.map((e) => ({ id: e.id, text: e.text, origin: originOf(e), ...(e.when ? { when: e.when } : {}) })),
+    }));
   } catch (err) {
     // The run's alarm repeats a promotion that threw, every 30 s until it returns: one the agent
     // refuses for good (it was deleted meanwhile, the write is invalid) ends the run unpromoted.
@@ -356,7 +358,7 @@ export async function runRow(env: Env, who: Caller, runId: string) {
 /** Cancels a run with its units and evaluations; 409 once its promotion has begun (it then ends promoted). */
 export async function cancelRun(env: Env, who: Caller, runId: string) {
   await runRow(env, who, runId);
-  const r = await practiceStub(env, runId).cancel();
+  const r = await practiceRunObject(env, runId).cancel();
   if (r.outcome === "promoting")
     throw conflict(`Practice run '${runId}' is being promoted; it ends as promoted and can no longer be cancelled.`);
   return r.view as RunView;
@@ -390,5 +392,5 @@ export async function resultForRollout(
     .from(practiceRuns)
     .where(and(eq(practiceRuns.runId, ref.runId), eq(practiceRuns.tenantId, key.tenantId)))
     .get();
-  return recordLateRollout(key, ref, row?.agentId ?? null, practiceStub(env, ref.runId), answer, secret);
+  return recordLateRollout(key, ref, row?.agentId ?? null, practiceRunObject(env, ref.runId), answer, secret);
 }

@@ -1,7 +1,6 @@
 import type { MemoryKind } from "../core/memory-types";
 import { outcome } from "../core/errors";
 import type { Caller, Deps } from "./deps";
-import { callMemory } from "./agent-memory";
 import { lessonTarget, targetName, type LessonTarget } from "./lesson-target";
 import { recordAudit } from "./audit";
 import { authorOf } from "./lessons";
@@ -21,13 +20,13 @@ export const listQuarantine = (deps: Deps, caller: Caller, input: QuarantineQuer
   outcome(async () => {
     const { agentId: _agentId, libraryId: _libraryId, ...query } = input;
     const { memory } = await lessonTarget(deps, caller, input, "read");
-    return callMemory(() => memory.listQuarantine(query));
+    return memory.listQuarantine(query);
   });
 
 export const getQuarantined = (deps: Deps, caller: Caller, input: LessonTarget & { id: string }) =>
   outcome(async () => {
     const { memory } = await lessonTarget(deps, caller, input, "read");
-    return callMemory(() => memory.getQuarantined(input.id));
+    return memory.getQuarantined({ id: input.id });
   });
 
 /** Releases a held entry to the status it was written with. */
@@ -35,8 +34,8 @@ export const releaseQuarantined = (deps: Deps, caller: Caller, input: LessonTarg
   outcome(async () => {
     const { id } = input;
     const { key, memory } = await lessonTarget(deps, caller, input, "admin");
-    const held = await callMemory(() => memory.getQuarantined(id));
-    const r = await callMemory(() => memory.releaseQuarantined(id, authorOf(key)));
+    const held = await memory.getQuarantined({ id });
+    const r = await memory.releaseQuarantined({ id, author: authorOf(key) });
     await recordAudit(deps, caller, {
       tenantId: key.tenantId,
       action: "quarantine.release",
@@ -50,8 +49,8 @@ export const deleteQuarantined = (deps: Deps, caller: Caller, input: LessonTarge
   outcome(async () => {
     const { id } = input;
     const { key, memory } = await lessonTarget(deps, caller, input, "admin");
-    const held = await callMemory(() => memory.getQuarantined(id));
-    const r = await callMemory(() => memory.deleteQuarantined(id, authorOf(key)));
+    const held = await memory.getQuarantined({ id });
+    const r = await memory.deleteQuarantined({ id, author: authorOf(key) });
     await recordAudit(deps, caller, {
       tenantId: key.tenantId,
       action: "quarantine.delete",

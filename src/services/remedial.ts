@@ -9,7 +9,7 @@ import { VerifierSchema } from "../core/verifiers/schema";
 import { LlmLedger } from "../llm/ledger";
 import { llmConfigured } from "../llm";
 import { DomainError } from "../core/errors";
-import { callMemory, memoryStub } from "./agent-memory";
+import { resilientMemory } from "./agent-access";
 import { replaceDataset } from "./datasets";
 import { admitQueuedRuns, createRun, keyedRunId } from "./practice";
 
@@ -75,10 +75,10 @@ async function currentTrigger(env: Env, tenantId: string, agentId: string, at: n
  */
 export async function checkRemedial(env: Env, tenantId: string, agentId: string, at: number): Promise<RemedialOutcome> {
   const who = { tenantId, agentId };
-  const stub = memoryStub(env, tenantId, agentId);
-  const cfg = (await callMemory(() => stub.getConfig())).remedial;
+  const memory = resilientMemory(env, tenantId, agentId);
+  const cfg = (await memory.getConfig()).remedial;
   if (!cfg.enabled) return { outcome: "off" };
-  const window = await callMemory(() => stub.episodesForDataset({ limit: cfg.windowEpisodes }));
+  const window = await memory.episodesForDataset({ limit: cfg.windowEpisodes });
   const verdict = remedialVerdict(cfg, window);
   if (!verdict.due) return { outcome: "not-due", reason: verdict.reason };
 

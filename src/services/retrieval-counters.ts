@@ -6,6 +6,8 @@ import { FLUSH_AT_ITEMS, RetrievalCounts, type Served } from "../core/retrieval-
 import { isRetrievalToken } from "../core/retrieval-token";
 import { memoryName } from "./agent-memory";
 import { sharedRef } from "../core/shared-lessons";
+import { memoryNamed } from "./agent-access";
+import { DomainError } from "../core/errors";
 
 /**
  * The isolate's use counters of token retrievals (src/core/retrieval-counts.ts), applied to each
@@ -77,19 +79,20 @@ export function countRetrieval(
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
- * Sends the agent's pending batches. A stub is made here, in the context that sends (a stub belongs
- * to the request that made it). A batch that fails to arrive goes back, with its id, to be sent
- * again; one the object refuses (a deleted agent) is dropped.
+ * Sends the agent's pending batches. Each call makes its stub in the context that sends (a stub
+ * belongs to the request that made it). A batch that fails to arrive goes back, with its id, to be
+ * sent again; one the object refuses for good (a deleted agent) is dropped.
  */
 async function send(env: Env, agent: string): Promise<void> {
   scheduled.delete(agent);
   const batches = counts.take(agent);
   if (!batches.length) return;
-  const memory = env.AGENT_MEMORY.getByName(agent);
+  const memory = memoryNamed(env, agent);
   for (const [i, batch] of batches.entries()) {
     try {
       await memory.applyRetrievalCounts(batch);
-    } catch {
+    } catch (err) {
+      if (err instanceof DomainError && !err.retryable) continue;
       for (const left of batches.slice(i)) counts.putBack(agent, left, Date.now());
       return;
     }

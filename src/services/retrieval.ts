@@ -2,8 +2,7 @@ import { outcome } from "../core/errors";
 import type { KeyPrincipal } from "../core/principal";
 import type { RetrieveRequest } from "../core/memory-types";
 import type { Caller, Deps } from "./deps";
-import { agentMemory, agentWithRow } from "./agent-access";
-import { callMemory, type MemoryStub } from "./agent-memory";
+import { agentMemory, agentWithRow, type Memory } from "./agent-access";
 import { countRetrieval, servedByPrompt, servedByRetrieve } from "./retrieval-counters";
 import { promptNearby, retrieveNearby, type ReadOptions } from "./edge-reads";
 
@@ -12,7 +11,7 @@ import { promptNearby, retrieveNearby, type ReadOptions } from "./edge-reads";
  * retrieval has learned from rewards. REST (retrieve, getPrompt, the retriever) and MCP
  * (pull_experiences, get_prompt) answer through these, so a change to how retrieval is served lands here once.
  */
-export type PromptRequest = Parameters<MemoryStub["prompt"]>[0];
+export type PromptRequest = Parameters<Memory["prompt"]>[0]["request"];
 
 /** A read-scoped caller changes nothing later retrievals depend on, and no episode credits what it was shown. */
 const askerOf = (key: KeyPrincipal) => ({ keyId: key.keyId, readOnly: key.scope === "read" });
@@ -27,7 +26,7 @@ export const retrieve = (deps: Deps, caller: Caller, input: { agentId: string; r
     const { key, memory } = agentMemory(deps, caller, input.agentId, "read");
     const asker = askerOf(key);
     const reader = { tenantId: key.tenantId, agentId: input.agentId, ...asker };
-    const answer = await retrieveNearby(deps, reader, input.request, () => callMemory(() => memory.retrieve(input.request, asker)));
+    const answer = await retrieveNearby(deps, reader, input.request, () => memory.retrieve({ request: input.request, asker }));
     countRetrieval(deps, key.tenantId, input.agentId, answer.retrievalId, servedByRetrieve(answer, asker.readOnly));
     return answer;
   });
@@ -38,7 +37,7 @@ export const buildPrompt = (deps: Deps, caller: Caller, input: { agentId: string
     const { key, memory } = agentMemory(deps, caller, input.agentId, "read");
     const asker = askerOf(key);
     const reader = { tenantId: key.tenantId, agentId: input.agentId, ...asker };
-    const block = await promptNearby(deps, reader, input.request, () => callMemory(() => memory.prompt(input.request, asker)));
+    const block = await promptNearby(deps, reader, input.request, () => memory.prompt({ request: input.request, asker }));
     countRetrieval(deps, key.tenantId, input.agentId, block.retrievalId, servedByPrompt(block, asker.readOnly));
     return block;
   });
@@ -47,12 +46,12 @@ export const buildPrompt = (deps: Deps, caller: Caller, input: { agentId: string
 export const getRetriever = (deps: Deps, caller: Caller, input: { agentId: string }) =>
   outcome(async () => {
     const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
-    return callMemory(() => memory.getRetriever());
+    return memory.getRetriever();
   });
 
 /** Forgets what retrieval learned from rewards; Q-values and the library stay. */
 export const resetRetriever = (deps: Deps, caller: Caller, input: { agentId: string }) =>
   outcome(async () => {
     const { memory } = await agentWithRow(deps, caller, input.agentId, "write");
-    return callMemory(() => memory.resetRetriever());
+    return memory.resetRetriever();
   });

@@ -2,7 +2,6 @@ import { outcome } from "../core/errors";
 import type { RewardRequest } from "../core/memory-types";
 import type { Caller, Deps } from "./deps";
 import { agentMemory, agentWithRow } from "./agent-access";
-import { callMemory } from "./agent-memory";
 import { recordAudit } from "./audit";
 
 /**
@@ -22,7 +21,7 @@ export const reportReward = (
 ) =>
   outcome(async () => {
     const { key, memory } = agentMemory(deps, caller, input.agentId, "write");
-    return callMemory(() => memory.reward(input.reward, input.idempotencyKey, key.keyId));
+    return memory.reward({ reward: input.reward, idempotencyKey: input.idempotencyKey, teacher: key.keyId });
   });
 
 /** Rewards (or penalises) one memory directly, outside any episode; kept in the audit log with its reason. */
@@ -34,7 +33,7 @@ export const rewardMemory = (
   outcome(async () => {
     const { agentId, memoryId, reward, reason } = input;
     const { key, memory } = await agentWithRow(deps, caller, agentId, "write");
-    const result = await callMemory(() => memory.reward({ memoryIds: [memoryId], reward }));
+    const result = await memory.reward({ reward: { memoryIds: [memoryId], reward } });
     await recordAudit(deps, caller, {
       tenantId: key.tenantId,
       action: "memory.reward",
@@ -53,11 +52,9 @@ export const utilityAnalytics = (
   outcome(async () => {
     const { agentId, history, ...query } = input;
     const { memory } = agentMemory(deps, caller, agentId, "read");
-    const analytics = await callMemory(() => memory.analytics(query));
+    const analytics = await memory.analytics(query);
     if (!history) return { analytics, history: null };
     const ids = [...new Set([...analytics.top, ...analytics.bottom].map((m) => m.id))];
-    const entries = await Promise.all(
-      ids.map(async (id) => [id, (await callMemory(() => memory.getExperience(id))).qHistory ?? []] as const),
-    );
+    const entries = await Promise.all(ids.map(async (id) => [id, (await memory.getExperience({ id })).qHistory ?? []] as const));
     return { analytics, history: Object.fromEntries(entries) };
   });

@@ -1,20 +1,20 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callMemory } from "../../src/services/agent-memory";
+import { valueOf } from "../helpers";
 
 describe("AgentMemory durability", () => {
   it("keeps its data across a new stub and an eviction", async () => {
     const name = `t_persist:agent-${crypto.randomUUID()}`;
     const first = env.AGENT_MEMORY.getByName(name);
     await first.registerAgent();
-    await callMemory(() => first.patchConfig({ alpha: 0.33, lambda: { action: 0.9 } }));
+    await valueOf(first.patchConfig({ alpha: 0.33, lambda: { action: 0.9 } }));
 
     const second = env.AGENT_MEMORY.getByName(name);
-    expect((await callMemory(() => second.getConfig())).alpha).toBe(0.33);
+    expect((await valueOf(second.getConfig())).alpha).toBe(0.33);
 
     await evictDurableObject(second);
     const third = env.AGENT_MEMORY.getByName(name);
-    const cfg = await callMemory(() => third.getConfig());
+    const cfg = await valueOf(third.getConfig());
     expect(cfg.alpha).toBe(0.33);
     expect(cfg.lambda.action).toBe(0.9);
     expect(cfg.lambda.planning).toBe(0.7);
@@ -34,7 +34,7 @@ describe("AgentMemory durability", () => {
     const a = env.AGENT_MEMORY.getByName(`t_iso:a-${crypto.randomUUID()}`);
     const b = env.AGENT_MEMORY.getByName(`t_iso:b-${crypto.randomUUID()}`);
     await Promise.all([a.registerAgent(), b.registerAgent()]);
-    await callMemory(() => a.patchConfig({ k2: 9 }));
-    expect((await callMemory(() => b.getConfig())).k2).toBe(5);
+    await valueOf(a.patchConfig({ k2: 9 }));
+    expect((await valueOf(b.getConfig())).k2).toBe(5);
   });
 });

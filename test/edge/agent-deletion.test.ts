@@ -57,10 +57,10 @@ describe("deleting an agent", () => {
     // Everything that could write to it is refused by the object itself, whoever calls.
     for (const attempt of [
       () => stub.promotePractice({ runId, reason: "late", operations: [], author: `run:${runId}` } as never),
-      () => stub.createExperience({ text: "written after the deletion" }, "test"),
-      () => stub.startLiveJob("job_late", "ep_late"),
-      () => stub.createCase({ task: "late case", reward: 1, label: "positive" } as never),
-      () => stub.sweep(Date.now()),
+      () => stub.createExperience({ experience: { text: "written after the deletion" }, author: "test" } as never),
+      () => stub.startLiveJob({ jobId: "job_late", episodeId: "ep_late" }),
+      () => stub.createCase({ case: { task: "late case", reward: 1, label: "positive" } } as never),
+      () => stub.sweep({ at: Date.now() }),
     ]) {
       const r = await attempt();
       expect(r.ok).toBe(false);
@@ -120,8 +120,8 @@ describe("deleting an agent", () => {
       instance.env = { ...instance.env, VECTOR_INDEX: "vectorize", VECTORIZE: double };
       instance.mem.vectors = await instance.buildVectorStore();
       await instance.mem.vectors.load();
-      const a = await instance.createExperience({ text: "Retry HTTP 429 with exponential backoff" }, "test");
-      const b = await instance.createCase({ task: "Fetch the exchange rates", answer: "1.09", reward: 1, label: "positive" });
+      const a = await instance.createExperience({ experience: { text: "Retry HTTP 429 with exponential backoff" }, author: "test" });
+      const b = await instance.createCase({ case: { task: "Fetch the exchange rates", answer: "1.09", reward: 1, label: "positive" } });
       expect(a.ok && b.ok).toBe(true);
       double.settle();
       return Promise.all([a.value.value.experience.id, b.value.value.case.id].map((id: string) => instance.mem.vectors.index.vectorId(id)));
@@ -129,7 +129,7 @@ describe("deleting an agent", () => {
     for (const id of ids) expect(double.hasVisible(id)).toBe(true);
 
     const deleted = await runInDurableObject(stub, (obj) => (obj as unknown as AgentMemory).deleteAgent());
-    expect(deleted.storageDeleted).toBe(true);
+    expect(deleted).toEqual({ ok: true, value: { storageDeleted: true } });
     double.settle();
     for (const id of ids) expect(double.hasVisible(id)).toBe(false);
   });

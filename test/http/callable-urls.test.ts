@@ -122,8 +122,8 @@ describe("…and again when called", () => {
     const reported: UnitResult[] = [];
     const host = {
       claim: async () => ({ status: "run" as const, input, lease: 1 }),
-      report: async (_key: string, r: UnitResult) => {
-        reported.push(r);
+      report: async ({ result }: { key: string; result: UnitResult }) => {
+        reported.push(result);
         return true;
       },
       release: async () => {},

@@ -11,12 +11,12 @@ import {
   rateLimited,
   unavailable as briefly,
   unprocessable,
+  unwrap,
 } from "../../src/core/errors";
 import { BudgetExceededError, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, LlmUnavailableError } from "../../src/llm";
 import { toProblem } from "../../src/http/problem";
 import { fakeLlm, httpError } from "../fake-llm";
 import { call } from "../helpers";
-import { callMemory } from "../../src/services/agent-memory";
 import { deliver, mixedEpisode } from "../live/fixture";
 import { ARITHMETIC, captureQueues, practiceFixture } from "../practice/harness";
 
@@ -64,16 +64,20 @@ describe("failure classification", () => {
 describe("an agent's write that lost a race", () => {
   it("is retried: a 409 whose detail says 'retry it' is transient, unlike a conflict of the request itself", async () => {
     // What the agent's object answers when its library kept changing while a write was embedded
-    // (or the embedder changed meanwhile), as the jobs see it through callMemory.
-    const raced = await callMemory(() =>
-      outcome(() => Promise.reject(DomainError.retryLater("The library kept changing while this write was being embedded; retry it."))),
-    ).catch((e: unknown) => e);
+    // (or the embedder changed meanwhile), as the jobs see it through the resilient stub.
+    const raced = await outcome(() =>
+      Promise.reject(DomainError.retryLater("The library kept changing while this write was being embedded; retry it.")),
+    )
+      .then(unwrap)
+      .catch((e: unknown) => e);
     expect(raced).toBeInstanceOf(DomainError);
     expect(toProblem(raced)!.status).toBe(409);
     expect(isRetryable(raced)).toBe(true);
-    const taken = await callMemory(() =>
-      outcome(() => Promise.reject(DomainError.conflict("This Idempotency-Key was already used with a different request body."))),
-    ).catch((e: unknown) => e);
+    const taken = await outcome(() =>
+      Promise.reject(DomainError.conflict("This Idempotency-Key was already used with a different request body.")),
+    )
+      .then(unwrap)
+      .catch((e: unknown) => e);
     expect(isRetryable(taken)).toBe(false);
   });
 });

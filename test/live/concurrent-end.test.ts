@@ -94,7 +94,7 @@ describe("ending an episode while another end is under way", () => {
     const release = emb.hold();
     const clientEnd = api("POST", `/episodes/${racing}/end`, { outcome: "success", answer: "10.9 USD" });
     await emb.arrived(1);
-    const sweep = stub.sweep(Date.now() + 2 * 3_600_000);
+    const sweep = stub.sweep({ at: Date.now() + 2 * 3_600_000 });
     release();
     const [end, swept] = await Promise.all([clientEnd, sweep]);
 
@@ -122,9 +122,9 @@ describe("ending an episode while another end is under way", () => {
 
     const before = emb.requests.length;
     const release = emb.hold();
-    const first = stub.applyLiveLesson(jobId, id, candidate, decision, context);
+    const first = stub.applyLiveLesson({ jobId, episodeId: id, candidate, decision, context });
     await emb.arrived(before + 1);
-    const second = stub.applyLiveLesson(jobId, id, candidate, decision, context);
+    const second = stub.applyLiveLesson({ jobId, episodeId: id, candidate, decision, context });
     release();
     const [a, b] = await Promise.all([first, second]);
     if (!a.ok || !b.ok) throw new Error(JSON.stringify([a, b]));

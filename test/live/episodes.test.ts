@@ -1,7 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callMemory } from "../../src/services/agent-memory";
-import { expectProblem } from "../helpers";
+import { expectProblem, valueOf } from "../helpers";
 import { agentFixture } from "../memory/setup";
 
 const NODE_TRACE = `TypeError: Cannot read properties of undefined (reading 'rate')
@@ -95,7 +94,7 @@ describe("episodes", () => {
     }));
     expect(taught).toEqual({ usage: 0, reranker: 0 });
     // Neither a failure to remedy nor a success whose answer is ground truth.
-    expect(await callMemory(() => stub.episodesForDataset({ limit: 10 }))).toEqual([]);
+    expect(await valueOf(stub.episodesForDataset({ limit: 10 }))).toEqual([]);
   });
 
   it("an attempt marked infrastructure stays in the episode but out of its case's trace and its lesson extraction", async () => {
@@ -160,7 +159,7 @@ describe("episodes", () => {
     await runInDurableObject(stub, (_i, state) => {
       state.storage.sql.exec("UPDATE episodes SET created_at = ? WHERE id = ?", Date.now() - 2 * 3_600_000, stale);
     });
-    const result = await callMemory(() => stub.sweep(Date.now()));
+    const result = await valueOf(stub.sweep({ at: Date.now() }));
     expect(result.episodesTimedOut).toEqual([stale]);
     expect((await f.api("GET", `/episodes/${stale}`)).body).toMatchObject({ status: "ended", outcome: "timeout" });
     expect((await f.api("GET", `/episodes/${fresh}`)).body.status).toBe("open");

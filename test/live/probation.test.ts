@@ -27,13 +27,13 @@ describe("probation is part of the library version", () => {
       insight: "Give slow HTTP APIs a 30 second read timeout and one retry",
     };
     const failed = await stub
-      .applyLiveLesson(
-        "job_fail",
-        "ep_1",
+      .applyLiveLesson({
+        jobId: "job_fail",
+        episodeId: "ep_1",
         candidate,
-        { operation: "UPDATE", targetId: target, reason: "extends it" },
-        { shownIds: [target], review: SAFE },
-      )
+        decision: { operation: "UPDATE", targetId: target, reason: "extends it" },
+        context: { shownIds: [target], review: SAFE },
+      })
       .then(
         () => null,
         (err: unknown) => err,
@@ -54,13 +54,13 @@ describe("probation is part of the library version", () => {
       keywords: ["cache"],
       insight: "Cache exchange rates for at most ten minutes during market hours",
     };
-    const done = await stub.applyLiveLesson(
-      "job_ok",
-      "ep_2",
+    const done = await stub.applyLiveLesson({
+      jobId: "job_ok",
+      episodeId: "ep_2",
       candidate,
-      { operation: "UPDATE", targetId: target, reason: "fresher" },
-      { shownIds: [target], review: SAFE },
-    );
+      decision: { operation: "UPDATE", targetId: target, reason: "fresher" },
+      context: { shownIds: [target], review: SAFE },
+    });
     if (!done.ok) throw new Error(JSON.stringify(done.error));
     expect(done.value.applied).toBe("updated");
     expect((await api("GET", `/experiences/${target}`)).body).toMatchObject({ text: candidate.insight, probation: true, source: "manual" });
@@ -73,13 +73,13 @@ describe("practice releases lessons from probation", () => {
     const { api, stub } = await slowEmbedderAgent();
     let job = 0;
     const live = async (text: string) => {
-      const r = await stub.applyLiveLesson(
-        `job_live_${job++}`,
-        "ep_live",
-        { pattern: "", keywords: [], insight: text },
-        { operation: "ADD", reason: "new" },
-        { shownIds: [], review: SAFE },
-      );
+      const r = await stub.applyLiveLesson({
+        jobId: `job_live_${job++}`,
+        episodeId: "ep_live",
+        candidate: { pattern: "", keywords: [], insight: text },
+        decision: { operation: "ADD", reason: "new" },
+        context: { shownIds: [], review: SAFE },
+      });
       if (!r.ok || !r.value.experienceId) throw new Error(JSON.stringify(r));
       expect((await api("GET", `/experiences/${r.value.experienceId}`)).body).toMatchObject({ probation: true, source: "live" });
       return r.value.experienceId;

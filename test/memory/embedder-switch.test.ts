@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { valueOf } from "../helpers";
 import { agentFixture } from "./setup";
 
 describe("embedder switch", () => {
@@ -27,7 +28,7 @@ describe("embedder switch", () => {
     expect(lexical.body.items[0].id).toBe(ids[0]);
 
     let remaining = 1;
-    for (let i = 0; i < 5 && remaining > 0; i++) remaining = (await stub.reembed("hash:praxis-hash-v1:256")).remaining;
+    for (let i = 0; i < 5 && remaining > 0; i++) remaining = (await valueOf(stub.reembed({ model: "hash:praxis-hash-v1:256" }))).remaining;
     expect(remaining).toBe(0);
     const after = await api("POST", "/retrieve", { query: "retry HTTP 429 backoff", threshold: 0.2 });
     expect(after.body.items[0].id).toBe(ids[0]);
@@ -37,7 +38,7 @@ describe("embedder switch", () => {
     );
     expect(models).toEqual([{ model: "hash:praxis-hash-v1:256", n: 4 }]);
     expect((await api("GET", `/experiences/${ids[0]}`)).body.embedding).toEqual({ model: "hash:praxis-hash-v1:256", current: true });
-    expect((await stub.reembed("hash:praxis-hash-v1:384")).stale).toBe(true);
+    expect((await valueOf(stub.reembed({ model: "hash:praxis-hash-v1:384" }))).stale).toBe(true);
   });
 
   it("refuses an embedder this deployment cannot run and keeps the old one", async () => {

@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { callMemory } from "../../src/services/agent-memory";
+import { valueOf } from "../helpers";
 import { agentFixture } from "./setup";
 
 const DAY = 86_400_000;
@@ -26,7 +26,7 @@ describe("forgetting", () => {
     const fresh = (await api("POST", "/experiences", { text: "fresh lesson" })).body.id;
     for (let i = 0; i < 30; i++) await api("POST", "/rewards", { memoryIds: [useful], outcome: "success" });
     for (const id of [old, pinned, useful]) await age(id, 180);
-    const result = await callMemory(() => stub.sweep(Date.now()));
+    const result = await valueOf(stub.sweep({ at: Date.now() }));
     expect(result.decayed).toEqual([old]);
     expect(result.versions).toHaveLength(1);
     const archived = await api("GET", `/experiences/${old}`);
@@ -48,7 +48,7 @@ describe("forgetting", () => {
     }
     await api("PATCH", `/experiences/${ids[3]}`, { pinned: true });
     await api("PATCH", "/config", { capacity: 2 });
-    const result = await callMemory(() => stub.sweep(Date.now()));
+    const result = await valueOf(stub.sweep({ at: Date.now() }));
     expect(result.decayed).toEqual([]);
     expect(result.overCapacity.sort()).toEqual([ids[1], ids[2]].sort());
     const active = await api("GET", "/experiences");

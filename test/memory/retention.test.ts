@@ -1,9 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { callMemory } from "../../src/services/agent-memory";
 import { flushRetrievalCounts } from "../../src/services/retrieval-counters";
-import { expectProblem } from "../helpers";
+import { expectProblem, valueOf } from "../helpers";
 import { agentFixture } from "./setup";
 
 const DAY = 86_400_000;
@@ -57,7 +56,7 @@ describe("retention", () => {
     await sql("UPDATE token_retrievals SET day = day - 40");
     expect((await api("GET", "/analytics")).body.retrievals).toBe(2);
 
-    const result = await callMemory(() => stub.sweep(Date.now()));
+    const result = await valueOf(stub.sweep({ at: Date.now() }));
     expect(result.pruned).toMatchObject({ retrievals: 1, rewardedTokens: 1, jobs: 2, cases: 2, episodes: 1, attempts: 1 });
     expect((await api("GET", "/analytics")).body.retrievals).toBe(0);
 
@@ -86,10 +85,10 @@ describe("retention", () => {
     expectProblem(await api("PATCH", "/config", { retention: { forever: true } }), 400);
     const patched = await api("PATCH", "/config", { retention: { casesDays: null } });
     expect(patched.body.retention).toEqual({ ...defaults, casesDays: null });
-    expect((await callMemory(() => stub.sweep(Date.now()))).pruned.cases).toBe(0);
+    expect((await valueOf(stub.sweep({ at: Date.now() }))).pruned.cases).toBe(0);
     expect((await api("GET", `/cases/${id}`)).status).toBe(200);
     await api("PATCH", "/config", { retention: { casesDays: 999 } });
-    expect((await callMemory(() => stub.sweep(Date.now()))).pruned.cases).toBe(1);
+    expect((await valueOf(stub.sweep({ at: Date.now() }))).pruned.cases).toBe(1);
     expectProblem(await api("GET", `/cases/${id}`), 404);
   });
 });

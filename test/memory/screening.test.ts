@@ -284,7 +284,7 @@ describe("the LLM safety review", () => {
     const e = await f.admin("POST", "/experiences", { text: "Retry the payments API after a 429" });
     expect(e.body.status).toBe("pending");
     const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId));
-    const asked = await stub.pendingReviews(20);
+    const asked = await stub.pendingReviews({ limit: 20 });
     if (!asked.ok) throw new Error(asked.error.detail);
     expect(asked.value.items.map((i) => i.text)).toEqual(["Retry the payments API after a 429"]);
     // Held text changes only through the service (here: its own rewrite) or the quarantine, never a client's PATCH.
@@ -300,7 +300,9 @@ describe("the LLM safety review", () => {
         },
       );
     });
-    const applied = await stub.applyReviews(asked.value.items.map((i) => ({ ...i, safe: true, category: "safe", reason: "fine" })));
+    const applied = await stub.applyReviews({
+      verdicts: asked.value.items.map((i) => ({ ...i, safe: true, category: "safe" as const, reason: "fine" })),
+    });
     expect(applied).toMatchObject({ ok: true, value: { admitted: 0, stale: 1 } });
     expect((await f.w("GET", `/experiences/${e.body.id}`)).body.status).toBe("quarantined");
   });

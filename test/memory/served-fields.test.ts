@@ -171,7 +171,7 @@ describe("an episode's trace passes screening: attempts, ends, the webhook, MCP 
     const ep = await f.w("POST", "/episodes", { task: TASK });
     await f.w("POST", `/episodes/${ep.body.episodeId}/attempts`, { description: POISON, ok: false });
     const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId));
-    const swept = await stub.sweep(Date.now() + 2 * 24 * 3_600_000);
+    const swept = await stub.sweep({ at: Date.now() + 2 * 24 * 3_600_000 });
     expect(swept).toMatchObject({ ok: true });
     expect((await f.w("GET", `/episodes/${ep.body.episodeId}`)).body.outcome).toBe("timeout");
     await expectHeld(f);

@@ -1,7 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { callMemory, memoryName } from "../../src/services/agent-memory";
+import { resilientMemory } from "../../src/services/agent-access";
 import { libraryMemoryId, pinnedMemoryId } from "../../src/core/shared-lessons";
 import { call, expectProblem, newAgent, newKey, newTenant } from "../helpers";
 
@@ -221,10 +220,8 @@ describe("shared libraries", () => {
     expect(sharedItems(await w.two("POST", "/retrieve", { query: "retry HTTP 429 503" }))).toEqual([]);
     expect((await w.two("GET", "/subscriptions")).body.items).toEqual([]);
     for (const version of [1, 3]) {
-      const copy = env.AGENT_MEMORY.getByName(
-        memoryName(w.t.tenantId, pinnedMemoryId(w.libraryId, version)),
-      ) as DurableObjectStub<AgentMemory>;
-      await expect(callMemory(() => copy.getConfig())).rejects.toMatchObject({ info: { kind: "not-found" } });
+      const copy = resilientMemory(env, w.t.tenantId, pinnedMemoryId(w.libraryId, version));
+      await expect(copy.getConfig()).rejects.toMatchObject({ info: { kind: "not-found" } });
     }
   });
 
@@ -233,11 +230,10 @@ describe("shared libraries", () => {
     for (let i = 2; i <= 17; i++)
       expect((await w.lib("POST", `/${w.libraryId}/experiences`, { text: `Retry step ${i}: wait ${i} seconds` })).status).toBe(201);
     for (let v = 1; v <= 16; v++) expect((await w.one("PUT", `/subscriptions/${w.libraryId}`, { pinVersion: v })).status).toBe(200);
-    const copy = (v: number) =>
-      env.AGENT_MEMORY.getByName(memoryName(w.t.tenantId, pinnedMemoryId(w.libraryId, v))) as DurableObjectStub<AgentMemory>;
-    await expect(callMemory(() => copy(1).getConfig())).resolves.toBeDefined();
+    const copy = (v: number) => resilientMemory(env, w.t.tenantId, pinnedMemoryId(w.libraryId, v));
+    await expect(copy(1).getConfig()).resolves.toBeDefined();
     expect((await w.two("PUT", `/subscriptions/${w.libraryId}`, { pinVersion: 17 })).status).toBe(200);
-    for (const v of [1, 15]) await expect(callMemory(() => copy(v).getConfig())).rejects.toMatchObject({ info: { kind: "not-found" } });
+    for (const v of [1, 15]) await expect(copy(v).getConfig()).rejects.toMatchObject({ info: { kind: "not-found" } });
     expect(sharedItems(await w.one("POST", "/retrieve", { query: "retry step 16" })).map((i) => i.text)).toContain(
       "Retry step 16: wait 16 seconds",
     );
@@ -248,14 +244,13 @@ describe("shared libraries", () => {
 
   it("a library's lessons do not fade: subscribers record their uses in their own objects, so the library's own never grow", async () => {
     const w = await sharedWorld();
-    const stub = env.AGENT_MEMORY.getByName(memoryName(w.t.tenantId, libraryMemoryId(w.libraryId))) as DurableObjectStub<AgentMemory>;
-    const swept = await callMemory(() => stub.sweep(Date.now() + 365 * 86_400_000));
+    const swept = await resilientMemory(env, w.t.tenantId, libraryMemoryId(w.libraryId)).sweep({ at: Date.now() + 365 * 86_400_000 });
     expect(swept.decayed).toEqual([]);
     expect((await w.lib("GET", `/${w.libraryId}/experiences/${w.lessonId}`)).body.status).toBe("active");
     // An agent's own lesson, as old and as unused, does fade.
     const own = await w.one("POST", "/experiences", { text: "Log the request id of every failed call" });
-    const agent = env.AGENT_MEMORY.getByName(memoryName(w.t.tenantId, w.ids.one)) as DurableObjectStub<AgentMemory>;
-    expect((await callMemory(() => agent.sweep(Date.now() + 365 * 86_400_000))).decayed).toEqual([own.body.id]);
+    const agent = resilientMemory(env, w.t.tenantId, w.ids.one);
+    expect((await agent.sweep({ at: Date.now() + 365 * 86_400_000 })).decayed).toEqual([own.body.id]);
   });
 
   it("unsubscribing stops the reads and forgets the agent's Q for the library; a weight below 1 ranks shared lessons lower", async () => {

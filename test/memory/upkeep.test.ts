@@ -73,10 +73,10 @@ describe("an agent sweeps itself from its object's alarm", () => {
   it("ends an open episode past its time-to-live with nobody calling, and asks once for a remedial check after episodes end", async () => {
     const { api, stub } = await usedAgent();
     expect((await api("PATCH", "/config", { remedial: { enabled: true } })).status).toBe(200);
-    const open = await stub.createEpisode({ task: "Reconcile the March invoices" });
-    const done = await stub.createEpisode({ task: "Convert 10 EUR to USD" });
+    const open = await stub.createEpisode({ episode: { task: "Reconcile the March invoices" } });
+    const done = await stub.createEpisode({ episode: { task: "Convert 10 EUR to USD" } });
     if (!open.ok || !done.ok) throw new Error("episode not created");
-    expect((await stub.endEpisode(done.value.value.id, { outcome: "failure" })).ok).toBe(true);
+    expect((await stub.endEpisode({ episodeId: done.value.value.id, end: { outcome: "failure" } })).ok).toBe(true);
     const sent = await recordEnqueues(stub);
 
     // Left open for two hours (the time-to-live is one): the sweep due after the calls ends it.
@@ -106,10 +106,10 @@ describe("a call that overlaps a sweep", () => {
   it("is swept within 5 minutes like any call, not forgotten by the plan the sweep makes when it ends", async () => {
     const { api, stub } = await usedAgent();
     expect((await api("PATCH", "/config", { remedial: { enabled: true } })).status).toBe(200);
-    const first = await stub.createEpisode({ task: "Convert 10 EUR to USD" });
-    const second = await stub.createEpisode({ task: "Convert 20 EUR to USD" });
+    const first = await stub.createEpisode({ episode: { task: "Convert 10 EUR to USD" } });
+    const second = await stub.createEpisode({ episode: { task: "Convert 20 EUR to USD" } });
     if (!first.ok || !second.ok) throw new Error("episode not created");
-    expect((await stub.endEpisode(first.value.value.id, { outcome: "failure" })).ok).toBe(true);
+    expect((await stub.endEpisode({ episodeId: first.value.value.id, end: { outcome: "failure" } })).ok).toBe(true);
 
     // The sweep asks for a remedial check (a queue send, which lets other calls in); meanwhile the
     // agent is called: its other episode ends, a change the next sweep must look at.
@@ -121,7 +121,9 @@ describe("a call that overlaps a sweep", () => {
         JOBS: {
           send: async (msg: JobMessage) => {
             if (msg.type === "agent.remedial")
-              ended.push((await (instance as AgentMemory).endEpisode(second.value.value.id, { outcome: "failure" })).ok);
+              ended.push(
+                (await (instance as AgentMemory).endEpisode({ episodeId: second.value.value.id, end: { outcome: "failure" } })).ok,
+              );
           },
         },
       };

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { DomainError } from "../../src/core/errors";
 import { packPendingCodes, VectorPages } from "../../durable-objects/agent-memory/vectors/pages";
+import { valueOf } from "../helpers";
 import { agentFixture } from "./setup";
 
 const memoryOf = (tenantId: string, agentId: string) =>
@@ -71,7 +72,7 @@ describe("the agent's vector store", () => {
       good,
     ]);
 
-    expect((await stub.reembed("hash:praxis-hash-v1:384")).remaining).toBe(0);
+    expect((await valueOf(stub.reembed({ model: "hash:praxis-hash-v1:384" }))).remaining).toBe(0);
     const vector = await api("POST", "/retrieve", { query: "retry HTTP 429 backoff", threshold: 0.2 });
     expect(vector.body.items.map((i: any) => [i.id, i.match])).toEqual([[bad, "vector"]]);
   });

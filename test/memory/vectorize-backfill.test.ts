@@ -21,7 +21,10 @@ describe("moving an agent's vectors to Vectorize", () => {
     const stub = memory;
     const total = BACKFILL_CHUNK + 100;
     const ops = Array.from({ length: total }, (_, n) => ({ op: "create" as const, experience: { text: topic(n) } }));
-    const seeded = (await memory.applyLibrary(ops, "seed", "test")) as { ok: boolean; value: { value: { experiences: { id: string }[] } } };
+    const seeded = (await memory.applyLibrary({ operations: ops, reason: "seed", author: "test" })) as {
+      ok: boolean;
+      value: { value: { experiences: { id: string }[] } };
+    };
     if (!seeded.ok) throw new Error(JSON.stringify(seeded));
     const ids = seeded.value.value.experiences.map((e) => e.id);
 
@@ -46,7 +49,7 @@ describe("moving an agent's vectors to Vectorize", () => {
       return instance.init();
     };
     const retrieveTop = async (instance: any, n: number) => {
-      const r = await instance.retrieve({ query: topic(n), k: 1 });
+      const r = await instance.retrieve({ request: { query: topic(n), k: 1 } });
       if (!r.ok) throw new Error(JSON.stringify(r.error));
       return r.value.items[0]?.id;
     };
@@ -72,8 +75,11 @@ describe("moving an agent's vectors to Vectorize", () => {
       expect(await retrieveTop(instance, total - 1)).toBe(ids[total - 1]);
       expect(double.queries).toHaveLength(0);
       // Writes go on: one item behind the cursor is deleted, one is added past it.
-      expect((await instance.deleteExperience(ids[3], "test")).ok).toBe(true);
-      const created = await instance.createExperience({ text: "Escalate when a customer mentions legal action" }, "test");
+      expect((await instance.deleteExperience({ id: ids[3], author: "test" })).ok).toBe(true);
+      const created = await instance.createExperience({
+        experience: { text: "Escalate when a customer mentions legal action" },
+        author: "test",
+      });
       expect(await retrieveTop(instance, 3)).not.toBe(ids[3]);
 
       // The object restarts mid-move: it resumes from the stored cursor, still serving locally.

@@ -51,26 +51,26 @@ describe("AgentMemory on a Vectorize index", () => {
     const index = await onVectorize(stub, double);
     await runInDurableObject(stub, async (obj) => {
       const instance = obj as unknown as AgentMemory;
-      const created = await instance.createExperience({ text: "Retry HTTP 429 with exponential backoff" }, "test");
+      const created = await instance.createExperience({ experience: { text: "Retry HTTP 429 with exponential backoff" }, author: "test" });
       if (!created.ok) throw new Error(created.error.detail);
       const id = created.value.value.experience.id;
       expect(double.pendingMutations).toBeGreaterThan(0);
       expect(double.hasVisible(await index.vectorId(id))).toBe(false);
 
-      const hit = await instance.retrieve({ query: "retry HTTP 429 backoff" });
+      const hit = await instance.retrieve({ request: { query: "retry HTTP 429 backoff" } });
       if (!hit.ok) throw new Error(hit.error.detail);
       expect(hit.value.items.map((i: { id: string }) => i.id)).toEqual([id]);
 
       double.settle();
       expect(double.hasVisible(await index.vectorId(id))).toBe(true);
-      await instance.deleteExperience(id, "test");
+      await instance.deleteExperience({ id, author: "test" });
       expect(double.hasVisible(await index.vectorId(id))).toBe(true);
-      const gone = await instance.retrieve({ query: "retry HTTP 429 backoff" });
+      const gone = await instance.retrieve({ request: { query: "retry HTTP 429 backoff" } });
       if (!gone.ok) throw new Error(gone.error.detail);
       expect(gone.value.items).toEqual([]);
 
       double.settle();
-      const still = await instance.retrieve({ query: "retry HTTP 429 backoff" });
+      const still = await instance.retrieve({ request: { query: "retry HTTP 429 backoff" } });
       expect(still.ok && still.value.items).toEqual([]);
     });
   });
@@ -86,9 +86,12 @@ describe("AgentMemory on a Vectorize index", () => {
         if (failures-- > 0) throw new Error("index unavailable");
         return upsert(items);
       };
-      const created = await instance.createExperience({ text: "Check the schema before parsing tool output" }, "test");
+      const created = await instance.createExperience({
+        experience: { text: "Check the schema before parsing tool output" },
+        author: "test",
+      });
       expect(created.ok).toBe(true);
-      const hit = await instance.retrieve({ query: "check schema before parsing tool output" });
+      const hit = await instance.retrieve({ request: { query: "check schema before parsing tool output" } });
       expect(hit.ok && hit.value.items.map((i: { text: string }) => i.text)).toEqual(["Check the schema before parsing tool output"]);
     });
   });
@@ -133,7 +136,10 @@ describe("AgentMemory on a Vectorize index", () => {
       await mem.vectors.load();
 
       double.failNext("upsert");
-      const created = await instance.createExperience({ text: "Check the schema before parsing tool output" }, "test");
+      const created = await instance.createExperience({
+        experience: { text: "Check the schema before parsing tool output" },
+        author: "test",
+      });
       if (!created.ok) throw new Error(created.error.detail);
       const id = created.value.value.experience.id;
       expect(double.pendingMutations).toBe(0);
@@ -147,7 +153,7 @@ describe("AgentMemory on a Vectorize index", () => {
 
       const vectorId = await mem.vectors.index.vectorId(id);
       expect(double.hasVisible(vectorId)).toBe(true);
-      const hit = await instance.retrieve({ query: "check schema before parsing tool output" });
+      const hit = await instance.retrieve({ request: { query: "check schema before parsing tool output" } });
       if (!hit.ok) throw new Error(hit.error.detail);
       expect(hit.value.items.map((i: { id: string }) => i.id)).toEqual([id]);
       expect(state.storage.sql.exec("SELECT * FROM vector_outbox").toArray()).toEqual([]);
@@ -165,14 +171,17 @@ describe("AgentMemory on a Vectorize index", () => {
       await mem.vectors.load();
 
       double.failNext("upsert", 2);
-      const created = await instance.createExperience({ text: "Check the schema before parsing tool output" }, "test");
+      const created = await instance.createExperience({
+        experience: { text: "Check the schema before parsing tool output" },
+        author: "test",
+      });
       if (!created.ok) throw new Error(created.error.detail);
       const id = created.value.value.experience.id;
       clock.t += DEFAULT_PENDING_WINDOW_MS + 1;
-      const during = await instance.retrieve({ query: "check schema before parsing tool output" });
+      const during = await instance.retrieve({ request: { query: "check schema before parsing tool output" } });
       expect(during.ok && during.value.items.map((i: { id: string }) => i.id)).toEqual([id]);
 
-      await instance.createExperience({ text: "Cache database queries that repeat" }, "test");
+      await instance.createExperience({ experience: { text: "Cache database queries that repeat" }, author: "test" });
       double.settle();
       expect(double.hasVisible(await mem.vectors.index.vectorId(id))).toBe(true);
       expect(state.storage.sql.exec("SELECT * FROM vector_outbox").toArray()).toEqual([]);
@@ -189,9 +198,12 @@ describe("AgentMemory on a Vectorize index", () => {
       mem.vectors = clockedStore(state.storage.sql, double, clock);
       await mem.vectors.load();
       double.failNext("upsert");
-      const created = await instance.createExperience({ text: "Check the schema before parsing tool output" }, "test");
+      const created = await instance.createExperience({
+        experience: { text: "Check the schema before parsing tool output" },
+        author: "test",
+      });
       if (!created.ok) throw new Error(created.error.detail);
-      expect((await instance.sweep(clock.t)).ok).toBe(true);
+      expect((await instance.sweep({ at: clock.t })).ok).toBe(true);
       double.settle();
       expect(double.hasVisible(await mem.vectors.index.vectorId(created.value.value.experience.id))).toBe(true);
     });
@@ -215,9 +227,10 @@ describe("AgentMemory on a Vectorize index", () => {
         "Escalate when a customer mentions legal action",
       ];
       const ids: string[] = [];
-      for (const text of texts.slice(0, 3)) ids.push((await instance.createExperience({ text }, "test")).value.value.experience.id);
+      for (const text of texts.slice(0, 3))
+        ids.push((await instance.createExperience({ experience: { text }, author: "test" })).value.value.experience.id);
       expect(await restart()).toBeInstanceOf(LocalVectorIndex);
-      ids.push((await instance.createExperience({ text: texts[3] }, "test")).value.value.experience.id);
+      ids.push((await instance.createExperience({ experience: { text: texts[3] }, author: "test" })).value.value.experience.id);
       expect(double.pendingMutations).toBe(0);
 
       // Written long ago, so nothing is recent enough for the overlay that covers fresh writes.
@@ -236,7 +249,7 @@ describe("AgentMemory on a Vectorize index", () => {
       expect(index.pendingSize).toBe(0);
       double.settle();
       for (const id of ids) expect(double.hasVisible(await index.vectorId(id))).toBe(true);
-      const hit = await instance.retrieve({ query: "escalate when a customer mentions legal action" });
+      const hit = await instance.retrieve({ request: { query: "escalate when a customer mentions legal action" } });
       expect(hit.value.items[0].id).toBe(ids[3]);
       expect(double.queries.length).toBeGreaterThan(0);
       expect(
@@ -247,8 +260,8 @@ describe("AgentMemory on a Vectorize index", () => {
       ).toEqual(["vector_dims:hash:praxis-hash-v1:384", "vector_index:hash:praxis-hash-v1:384"]);
 
       // Shrinking below the limit does not move it back (nor upload everything again).
-      await instance.deleteExperience(ids[0], "test");
-      await instance.deleteExperience(ids[1], "test");
+      await instance.deleteExperience({ id: ids[0], author: "test" });
+      await instance.deleteExperience({ id: ids[1], author: "test" });
       double.settle();
       const pending = double.pendingMutations;
       expect(await restart()).toBeInstanceOf(VectorizeVectorIndex);
@@ -268,16 +281,16 @@ describe("AgentMemory on a Vectorize index", () => {
       }));
       ops.push({ op: "create", experience: { text: "Retry a payment webhook later", tags: ["billing"] } as never });
       ops.push({ op: "create", experience: { text: "Retry the export job at night", metadata: { customer: "acme" } } as never });
-      const applied = await instance.applyLibrary(ops, "seed", "test");
+      const applied = await instance.applyLibrary({ operations: ops, reason: "seed", author: "test" });
       if (!applied.ok) throw new Error(applied.error.detail);
       double.settle();
-      const hit = await instance.retrieve({ query: "retry HTTP 429 with exponential backoff", tags: ["billing"], threshold: 0 });
+      const hit = await instance.retrieve({
+        request: { query: "retry HTTP 429 with exponential backoff", tags: ["billing"], threshold: 0 },
+      });
       if (!hit.ok) throw new Error(hit.error.detail);
       expect(hit.value.items.map((i: { text: string }) => i.text)).toEqual(["Retry a payment webhook later"]);
       const byMeta = await instance.retrieve({
-        query: "retry HTTP 429 with exponential backoff",
-        filter: { metadata: { customer: "acme" } },
-        threshold: 0,
+        request: { query: "retry HTTP 429 with exponential backoff", filter: { metadata: { customer: "acme" } }, threshold: 0 },
       });
       if (!byMeta.ok) throw new Error(byMeta.error.detail);
       expect(byMeta.value.items.map((i: { text: string }) => i.text)).toEqual(["Retry the export job at night"]);

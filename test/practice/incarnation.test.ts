@@ -2,7 +2,6 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { memoryName } from "../../src/services/agent-memory";
-import { practiceStub } from "../../src/services/practice";
 import { practiceRunPorts } from "../../src/services/follow-up";
 import { consumeJobs } from "../../src/jobs/consumer";
 import { RunCreateSchema, type RunConfig } from "../../src/core/practice/run-types";
@@ -34,7 +33,7 @@ describe("incarnations: work of a deleted agent never lands in the agent created
     const first = await incarnationOf(f.t.tenantId, f.agentId);
     expect(await incarnationOf(f.t.tenantId, f.agentId)).toBe(first);
     const runId = await startRun(f, { epochs: 1, batchSize: 2, groupSize: 2, seed: 1 });
-    const stored = await runInDurableObject(practiceStub(env, runId), (_i, state) =>
+    const stored = await runInDurableObject(env.PRACTICE_RUN.getByName(runId), (_i, state) =>
       state.storage.sql.exec<{ agent_incarnation: string }>("SELECT agent_incarnation FROM run").one(),
     );
     expect(stored.agent_incarnation).toBe(first);
@@ -98,7 +97,7 @@ describe("incarnations: work of a deleted agent never lands in the agent created
     expect(llm.sent).toHaveLength(0);
     expect((await f.agent("GET", "/jobs")).body.items).toEqual([]);
     // The agent's object refuses the old job's writes itself too, whoever gets them through.
-    const write = await memoryOf(f.t.tenantId, f.agentId).startLiveJob("job_old", "ep_old", old);
+    const write = await memoryOf(f.t.tenantId, f.agentId).startLiveJob({ jobId: "job_old", episodeId: "ep_old", incarnation: old });
     expect(write).toMatchObject({ ok: false, error: { kind: "not-found" } });
     expect((await f.agent("GET", "/jobs")).body.items).toEqual([]);
   });

@@ -181,10 +181,10 @@ describe("practice runs on the ledger", () => {
     const stub = env.PRACTICE_RUN.getByName(runId);
     const first = q.queued.shift()!;
     // The consumer claims, then its runtime dies: no report, no heartbeat, no release.
-    const claim = await stub.claim(first.body.key);
+    const claim = await stub.claim({ key: first.body.key });
     expect(claim.status).toBe("run");
     // Its message is redelivered (or duplicated): the unit is held, so no second call is made.
-    expect(await stub.claim(first.body.key)).toEqual({ status: "busy" });
+    expect(await stub.claim({ key: first.body.key })).toEqual({ status: "busy" });
     await q.pump();
     expect((await f.agent("GET", `/practice-runs/${runId}`)).body.status).toBe("running");
     const before = llm.count("rollout");

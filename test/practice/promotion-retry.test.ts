@@ -30,7 +30,7 @@ describe("practice promotion retried after its idempotency key was pruned", () =
     expect(applied?.version).toBeGreaterThan(0);
 
     // The daily sweep, eight days on, prunes the idempotency key the promotion was recorded under.
-    await stub.sweep(Date.now() + 8 * DAY_MS);
+    await stub.sweep({ at: Date.now() + 8 * DAY_MS });
     const keys = await runInDurableObject(stub, (_i, state) =>
       state.storage.sql.exec<{ key: string }>("SELECT key FROM idempotency").toArray(),
     );

@@ -7,9 +7,9 @@ import type { LibraryPort, SharedQuery } from "./subscriptions";
 
 /** The RPC methods a library's object serves its subscribers (durable-objects/agent-memory.ts). */
 interface LibraryObject {
-  sharedCandidates(query: SharedQuery, k1: number, filter: MemoryFilter | undefined): Promise<Outcome<CandidateInfo[]>>;
-  sharedLessons(filter: MemoryFilter | undefined): Promise<Outcome<{ id: string; text: string }[]>>;
-  sharedHeldSince(version: number): Promise<Outcome<string[]>>;
+  sharedCandidates(req: { query: SharedQuery; k1: number; filter: MemoryFilter | undefined }): Promise<Outcome<CandidateInfo[]>>;
+  sharedLessons(req: { filter: MemoryFilter | undefined }): Promise<Outcome<{ id: string; text: string }[]>>;
+  sharedHeldSince(req: { n: number }): Promise<Outcome<string[]>>;
 }
 
 /** A library's answer; null when the library no longer exists, its other errors thrown. */
@@ -31,7 +31,7 @@ export function libraryPort(env: Env, tenantId: () => string): LibraryPort<Candi
     const library = object(libraryMemoryId(sub.libraryId));
     if (sub.pinVersion === null) return valueOf(await call(library));
     const [held, pinned] = await Promise.all([
-      library.sharedHeldSince(sub.pinVersion).then(valueOf),
+      library.sharedHeldSince({ n: sub.pinVersion }).then(valueOf),
       call(object(pinnedMemoryId(sub.libraryId, sub.pinVersion))),
     ]);
     if (held === null) return null;
@@ -41,7 +41,7 @@ export function libraryPort(env: Env, tenantId: () => string): LibraryPort<Candi
     return pinned.value.filter((c) => !out.has(c.id));
   }
   return {
-    candidates: (sub, query, k1, filter) => read(sub, (o) => o.sharedCandidates(query, k1, filter)),
-    lessons: (sub, filter) => read(sub, (o) => o.sharedLessons(filter)),
+    candidates: (sub, query, k1, filter) => read(sub, (o) => o.sharedCandidates({ query, k1, filter })),
+    lessons: (sub, filter) => read(sub, (o) => o.sharedLessons({ filter })),
   };
 }

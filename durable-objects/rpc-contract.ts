@@ -1,0 +1,33 @@
+/**
+ * The typed contract of a Durable Object: each RPC takes one request object, and each has a retry
+ * class that the resilient stubs in src/services read (src/services/object-stub.ts). Each object
+ * declares its own (`<name>/contract.ts`) as `satisfies Contract<TheClass>`.
+ */
+
+/**
+ * How a caller may repeat a call to an object after a transport fault: `read` changes nothing a
+ * second call would change again; `keyed` is a write the object applies once per the named string
+ * field of its request (an `idempotencyKey`, a batch id), so it is repeated only when the request
+ * carries one; `once` is never repeated.
+ */
+export type RetryClass<Request = Record<string, string>> = { read: true } | { keyed: KeyField<Request> } | { once: true };
+
+/** The request's fields that hold a string (or may be absent): the ones a `keyed` class may name. */
+type KeyField<Request> = {
+  [K in keyof NonNullable<Request>]-?: [NonNullable<NonNullable<Request>[K]>] extends [string] ? K : never;
+}[keyof NonNullable<Request>] &
+  string;
+
+/** A write the object applies once per `idempotencyKey` (a repeat replays the first answer). */
+export type Keyed<T> = T & { idempotencyKey?: string | undefined };
+
+type PublicMethods<T> = {
+  [K in keyof T]: [T[K]] extends [never] ? never : T[K] extends (...args: never[]) => unknown ? K : never;
+}[keyof T] &
+  string;
+
+/** The RPC methods of an object: its public methods, less what the runtime itself calls. */
+export type RpcName<T> = Exclude<PublicMethods<T>, "fetch" | "alarm" | "webSocketMessage" | "webSocketClose" | "webSocketError">;
+
+/** One retry class per RPC method of `T`; a `keyed` class must name a field of that method's request. */
+export type Contract<T> = { [M in RpcName<T>]: RetryClass<T[M] extends (req: infer R) => unknown ? R : never> };
