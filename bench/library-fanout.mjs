@@ -32,6 +32,8 @@ const WRITES = QUICK ? 10 : 20;
 const PROPAGATIONS = QUICK ? 3 : 5;
 /** Requests in flight while subscribers are added. */
 const CONCURRENCY = 8;
+/** Subscribers added between two restarts of the local runtime (see addSubscribers). */
+const RESTART_EVERY = 500;
 const POLL_MS = 50;
 /** A subscriber that has not seen a write after this long is reported as such (the bound is 2 s). */
 const PROPAGATION_GIVE_UP_MS = 15_000;
@@ -59,21 +61,31 @@ async function send(method, url, token, body, ok = [200, 201]) {
   }
 }
 
-/** Creates and subscribes agents `from`..`to`-1, CONCURRENCY at a time; both calls are PUTs, so a retry repeats nothing. */
-async function addSubscribers(base, token, libraryId, from, to) {
-  let next = from;
+/**
+ * Creates and subscribes agents `from`..`to`-1, CONCURRENCY at a time; both calls are PUTs, so a
+ * retry repeats nothing. The local runtime keeps every object it started in one process until it
+ * stops (past about 1,100 live agent objects it dies), so it is restarted on the same state every
+ * RESTART_EVERY subscribers, as a deployment spreads and evicts objects; `at()` is the Worker's base
+ * URL, which a restart may change.
+ */
+async function addSubscribers(at, restart, token, libraryId, from, to) {
   const t0 = performance.now();
-  const worker = async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= to) return;
-      const agentId = `sub-${i}`;
-      await send("PUT", `${base}/v1/agents/${agentId}`, token, { displayName: agentId }, [200, 201]);
-      await send("PUT", `${base}/v1/agents/${agentId}/subscriptions/${libraryId}`, token, {}, [200]);
-      if ((i + 1) % 1000 === 0) log(`  ${i + 1} subscribers (${f((performance.now() - t0) / 1000, 0)} s)`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  for (let start = from; start < to; start += RESTART_EVERY) {
+    const end = Math.min(to, start + RESTART_EVERY);
+    let next = start;
+    const worker = async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= end) return;
+        const agentId = `sub-${i}`;
+        await send("PUT", `${at()}/v1/agents/${agentId}`, token, { displayName: agentId }, [200, 201]);
+        await send("PUT", `${at()}/v1/agents/${agentId}/subscriptions/${libraryId}`, token, {}, [200]);
+        if ((i + 1) % 1000 === 0) log(`  ${i + 1} subscribers (${f((performance.now() - t0) / 1000, 0)} s)`);
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    if (end - start === RESTART_EVERY) await restart();
+  }
   return performance.now() - t0;
 }
 
@@ -97,17 +109,17 @@ async function main() {
   const vars = { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", PRAXIS_ENV: "development", READ_STALENESS_MS: String(STALENESS_MS) };
   const rows = [];
   try {
-    const { base, logFile } = await server.start({ firstPort: Number(opt("--port") ?? 8797), vars });
+    let { base, logFile } = await server.start({ firstPort: Number(opt("--port") ?? 8797), vars });
     const stateDir = path.join(path.dirname(logFile), "state");
     const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: "bench-library-fanout" }, [201]);
     const token = tenant.body.apiKey;
     const library = await must("POST", `${base}/v1/libraries`, token, { name: "fan-out" }, [201]);
     const libraryId = library.body.libraryId;
-    const L = `${base}/v1/libraries/${libraryId}`;
+    const lib = () => `${base}/v1/libraries/${libraryId}`;
     for (let i = 0; i < 20; i++)
       await must(
         "POST",
-        `${L}/experiences`,
+        `${lib()}/experiences`,
         token,
         { text: `Check the ${["quota", "region", "schema", "token"][i % 4]} before step ${i} of a release` },
         [201],
@@ -115,7 +127,16 @@ async function main() {
     let have = 0;
     for (const size of SIZES) {
       log(`growing to ${size} subscribers`);
-      const addMs = await addSubscribers(base, token, libraryId, have, size);
+      const addMs = await addSubscribers(
+        () => base,
+        async () => {
+          ({ base } = await server.restart());
+        },
+        token,
+        libraryId,
+        have,
+        size,
+      );
       have = size;
       const sampled = [...new Set([0, Math.floor(size / 2), size - 1])].map((i) => `sub-${i}`);
       for (const agentId of sampled)
@@ -129,7 +150,7 @@ async function main() {
         async () => {
           const t0 = performance.now();
           for (let i = 0; i < WRITES; i++) {
-            const r = await send("POST", `${L}/experiences`, token, {
+            const r = await send("POST", `${lib()}/experiences`, token, {
               text: `Rotate the ${word()} credential before the deploy (${size}/${i})`,
             });
             writes.push(r.ms);
@@ -151,7 +172,7 @@ async function main() {
           await send("POST", `${base}/v1/agents/${agentId}/retrieve`, token, { query: "check the region" }, [200]);
         // Words no other lesson has, so the lesson is the best match for its query whatever the library holds.
         const [w1, w2] = [word(), word()];
-        const written = await send("POST", `${L}/experiences`, token, { text: `Before ${w1}, check ${w2}` });
+        const written = await send("POST", `${lib()}/experiences`, token, { text: `Before ${w1}, check ${w2}` });
         const at = performance.now();
         for (const ms of await Promise.all(sampled.map((a) => seen(base, token, a, `${w1} ${w2}`, written.body.id, at)))) {
           if (ms === null) missed++;
