@@ -148,7 +148,8 @@ export function worldTasks(perFamily, holdout) {
   return tasks;
 }
 
-const libraryLines = (text) => [...text.matchAll(/^\[(G\d+)\]\. (.*)$/gm)].map((m) => ({ label: m[1], text: m[2] }));
+// `[G#]` lines are the agent's own lessons, `[S#]` lines a subscribed shared library's (GET …/prompt).
+const libraryLines = (text) => [...text.matchAll(/^\[([GS]\d+)\]\. (.*)$/gm)].map((m) => ({ label: m[1], text: m[2] }));
 const dataBlocks = (prompt, label) =>
   [...prompt.matchAll(new RegExp(`DATA \\(${label}\\)[^\\n]*\\n(\`{3,})text\\n([\\s\\S]*?)\\n\\1`, "g"))].map((m) => m[2]);
 
@@ -281,11 +282,12 @@ export const WORLD_HEADING = "## Practice on unsolvable task families: hindsight
 const TERMINAL = new Set(["completed", "failed", "cancelled", "budget-exhausted"]);
 
 /**
- * One practice run on a fresh agent, with or without hindsight, polled until it ends: its holdout
+ * One practice run on a fresh agent (or `opts.agentId`; with `opts.libraryId`, on that shared
+ * library), with or without hindsight, polled until it ends: its holdout
  * curve, ledger and hindsight totals, and the simulated LLM's calls during it by stage.
  */
-async function worldRun({ base, token, fake, must, sleep, log }, tasks, opts) {
-  const agentId = `bench-world-${opts.hindsight ? "hs" : "ref"}-${opts.seed}-${hash(String(Date.now())).toString(36)}`;
+export async function worldRun({ base, token, fake, must, sleep, log }, tasks, opts) {
+  const agentId = opts.agentId ?? `bench-world-${opts.hindsight ? "hs" : "ref"}-${opts.seed}-${hash(String(Date.now())).toString(36)}`;
   const A = `${base}/v1/agents/${agentId}`;
   await must("PUT", A, token, { displayName: "practice world" });
   const ds = await must("POST", `${base}/v1/datasets`, token, { name: `world ${agentId}`, tasks }, [201]);
@@ -299,6 +301,7 @@ async function worldRun({ base, token, fake, must, sleep, log }, tasks, opts) {
     seed: opts.seed,
     policy: { kind: "llm" },
     hindsight: opts.hindsight,
+    ...(opts.libraryId ? { libraryId: opts.libraryId } : {}),
   };
   const runId = (await must("POST", `${A}/practice-runs`, token, body, [202])).body.runId;
   const t0 = Date.now();

@@ -18,4 +18,8 @@ export interface PracticeLlm {
   close(): Promise<void>;
 }
 export function practiceTasks(n: number): { id: string; task: string; groundTruth: string; split: "train" }[];
-export function startPracticeLlm(opts?: { port?: number; latencyMs?: number }): Promise<PracticeLlm>;
+export function startPracticeLlm(opts?: {
+  port?: number;
+  latencyMs?: number;
+  reply?: (stage: string, body: unknown) => string;
+}): Promise<PracticeLlm>;

@@ -52,12 +52,13 @@ export const practiceTasks = (n) =>
   }));
 
 /**
- * Starts the fake on 127.0.0.1 (`port`, or one the OS picks). Each answer takes `latencyMs`.
+ * Starts the fake on 127.0.0.1 (`port`, or one the OS picks). Each answer takes `latencyMs`;
+ * `reply(stage, body)` (stage: the response schema's name, or "rollout") writes it, by default the script above.
  * `holdWhen(predicate)`: from the first request the predicate accepts, every request is held
  * unanswered (the runtime can be killed with calls in flight) until `release()`, which answers the
  * held requests whose caller is still connected and lets later ones through.
  */
-export function startPracticeLlm({ port = 0, latencyMs = 5 } = {}) {
+export function startPracticeLlm({ port = 0, latencyMs = 5, reply: answerOf = reply } = {}) {
   /** Every request received, in order: its X-Client-Request-Id, stage, a hash of its body, and whether it was cut off. */
   const received = [];
   const answered = { calls: 0, tokens: 0 };
@@ -67,7 +68,7 @@ export function startPracticeLlm({ port = 0, latencyMs = 5 } = {}) {
   let lastArrival = Date.now();
 
   const answer = (entry, body, res) => {
-    const content = reply(entry.stage, body);
+    const content = answerOf(entry.stage, body);
     const promptChars = (body.messages ?? []).reduce((n, m) => n + String(m.content ?? "").length, 0);
     const usage = { prompt_tokens: tokens(promptChars), completion_tokens: tokens(content.length) };
     res.writeHead(200, { "content-type": "application/json" });

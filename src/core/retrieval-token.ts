@@ -192,6 +192,7 @@ const hmacKey = (secret: RetrievalSecret) => {
 };
 /** An HMAC-SHA256 in base64url. */
 const MAC_CHARS = 43;
+const MAC_BYTES = 32;
 
 /** The token for `claims`, or null when it would be longer than MAX_TOKEN_CHARS (record the retrieval instead). */
 export async function signRetrieval(secret: RetrievalSecret, claims: RetrievalClaims): Promise<string | null> {
@@ -219,8 +220,9 @@ export async function verifyRetrieval(secrets: readonly RetrievalSecret[], token
   } catch {
     return { ok: false, reason: "malformed" };
   }
-  // atob ignores whitespace and a last character's spare bits: only the one canonical spelling counts.
-  if (toBase64url(mac) !== macPart) return { ok: false, reason: "malformed" };
+  // atob ignores whitespace and a last character's spare bits: only the one canonical spelling of a
+  // whole HMAC-SHA-256 counts (a cut one is malformed, not merely a wrong signature).
+  if (mac.length !== MAC_BYTES || toBase64url(mac) !== macPart) return { ok: false, reason: "malformed" };
   const body = token.slice(0, token.length - macPart.length - 1);
   if (!(await crypto.subtle.verify("HMAC", await hmacKey(secret), mac, encoder.encode(body))))
     return { ok: false, reason: "bad-signature" };

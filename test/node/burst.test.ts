@@ -48,6 +48,19 @@ async function call(base: string, method: string, path: string, token: string, b
   return { status: res.status, headers: res.headers, body: parsed };
 }
 
+/** A failed fetch's reason with its cause (undici hides whether the socket was refused, reset or closed). */
+const reasonOf = (e: unknown) => (e instanceof Error && e.cause ? `${String(e)}: ${String(e.cause)}` : String(e));
+
+/** Whether anything listens on the dev server's port: the local runtime process can die under a burst. */
+async function listening(base: string): Promise<boolean> {
+  try {
+    await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(10_000) });
+    return true;
+  } catch (e) {
+    return !/ECONNREFUSED/.test(reasonOf(e));
+  }
+}
+
 /** An answer the overload contract allows: 2xx, or 429/503 problem+json with Retry-After. */
 function unexpected(what: string, a: Answer, also: number[] = []): string | null {
   if (a.status < 300 || also.includes(a.status)) return null;
@@ -106,7 +119,7 @@ it("a burst of lesson writes, some abandoned by their callers, then a mixed burs
     LLM_API_KEY: "x",
     LLM_MAX_RETRIES: "0",
   };
-  const { base } = await server.start({ firstPort: 9100 + Math.floor(Math.random() * 800), vars });
+  let { base } = await server.start({ firstPort: 9100 + Math.floor(Math.random() * 800), vars });
 
   const tenant = await call(base, "POST", "/v1/tenants", adminKey, { name: "burst test" });
   expect(tenant.status).toBe(201);
@@ -130,7 +143,7 @@ it("a burst of lesson writes, some abandoned by their callers, then a mixed burs
   const problems: string[] = [];
   const acknowledged: { id: string; version: number }[] = [];
   kept.forEach((s, i) => {
-    if (s.status === "rejected") return void problems.push(`write ${i}: no answer (${String(s.reason)})`);
+    if (s.status === "rejected") return void problems.push(`write ${i}: no answer (${reasonOf(s.reason)})`);
     const p = unexpected(`write ${i}`, s.value);
     if (p) problems.push(p);
     if (s.value.status === 201) acknowledged.push({ id: s.value.body.id, version: s.value.body.libraryVersion });
@@ -202,10 +215,20 @@ it("a burst of lesson writes, some abandoned by their callers, then a mixed burs
       also: [409],
     })),
   ];
-  const answers = await Promise.allSettled(mixed.map((m) => m.run()));
+  let answers = await Promise.allSettled(mixed.map((m) => m.run()));
+  // Under a loaded machine the local runtime (workerd under wrangler dev, not the Worker) sometimes
+  // dies during this burst and its port closes: then what it acknowledged must survive its restart,
+  // and the burst runs once more on the restarted runtime, where the same answers are required.
+  if (answers.some((a) => a.status === "rejected") && !(await listening(base))) {
+    console.warn("burst test: the local runtime died during the mixed burst; restarting it and running the burst again");
+    ({ base } = await server.restart());
+    const survived = await allExperienceIds(base, "burst", token);
+    for (const a of acknowledged) expect(survived.has(a.id)).toBe(true);
+    answers = await Promise.allSettled(mixed.map((m) => m.run()));
+  }
   const mixedProblems = answers.flatMap((s, i) => {
     const m = mixed[i]!;
-    if (s.status === "rejected") return [`${m.what}: no answer (${String(s.reason)})`];
+    if (s.status === "rejected") return [`${m.what}: no answer (${reasonOf(s.reason)})`];
     const p = unexpected(m.what, s.value, m.also);
     return p ? [p] : [];
   });
