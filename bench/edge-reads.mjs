@@ -11,15 +11,13 @@
 // revalidates its snapshot (each reset of `snapshotAgeMs` is one). Then per size: the snapshot's
 // bytes (GET …/retriever) and the latency of the read that builds it (first read, and the read after
 // a content change, against a warm read).
-import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { corpus, queries } from "./corpus.mjs";
 import { FAR_EDGE } from "./edge.mjs";
 import { devServer, log, machine, must, replaceResultsSection, request, sleep } from "./lib/dev-server.mjs";
+import { storageTrace } from "./lib/storage-trace.mjs";
 
 export const EDGE_READS_HEADING = "## Reads at the edge (`npm run bench:edge-reads`)";
 const MEMORIES = 1000;
@@ -126,58 +124,8 @@ async function concurrent(total, make, token) {
   return stats(lat);
 }
 
-/** The processes with a Durable Object's SQLite file open under `stateDir`, with those files' descriptors. */
-function doFiles(stateDir) {
-  const found = new Map();
-  for (const pid of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
-    let fds;
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      let target;
-      try {
-        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      } catch {
-        continue;
-      }
-      if (target.startsWith(path.join(stateDir, "v3", "do"))) {
-        if (!found.has(pid)) found.set(pid, new Set());
-        found.get(pid).add(Number(fd));
-      }
-    }
-  }
-  return found;
-}
-
-/**
- * pread64/pwrite64 calls on the Durable Objects' SQLite files while `work` runs, counted by strace.
- * It starts after a pause longer than the use counters' flush window, so what earlier requests left
- * to send is sent before, not counted here.
- */
-async function storageAccesses(stateDir, work) {
-  await sleep(2500);
-  const files = doFiles(stateDir);
-  if (!files.size) throw new Error(`no process holds a Durable Object's SQLite file under ${stateDir}`);
-  const out = path.join(os.tmpdir(), `praxis-strace-${randomBytes(4).toString("hex")}.txt`);
-  const tracer = spawn("strace", ["-f", "-qq", "-e", "trace=pread64,pwrite64", "-o", out, ...[...files.keys()].flatMap((p) => ["-p", p])], {
-    stdio: "ignore",
-  });
-  await sleep(500);
-  await work();
-  tracer.kill("SIGINT");
-  await new Promise((r) => tracer.once("exit", r));
-  const fds = new Set([...doFiles(stateDir).values(), ...files.values()].flatMap((s) => [...s]));
-  let n = 0;
-  for (const line of readFileSync(out, "utf8").split("\n")) {
-    const m = /^\s*\d+\s+p(?:read|write)64\((\d+),/.exec(line);
-    if (m && fds.has(Number(m[1]))) n++;
-  }
-  execFileSync("rm", ["-f", out]);
-  return n;
-}
+/** pread64/pwrite64 calls on the Durable Objects' SQLite files while `work` runs (bench/lib/storage-trace.mjs). */
+const storageAccesses = async (stateDir, work) => (await storageTrace(stateDir, work)).accesses;
 
 async function main() {
   const started = Date.now();

@@ -332,7 +332,7 @@ export class AgentMemory extends AgentMemoryBase {
 
   /** Use counters of token retrievals, batched by a Worker (src/services/retrieval-counters.ts); each batch applies once. */
   async applyRetrievalCounts(batch: CounterBatch) {
-    return this.rpc(() => applyCounterBatch(this.mem, batch), { touch: false });
+    return this.rpc(() => applyCounterBatch(this.mem, this.rooms.subscriptions, batch), { touch: false });
   }
 
   /** What retrieval has learned from rewards: the re-ranker's state and the size of usage memory. */

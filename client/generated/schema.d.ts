@@ -2998,10 +2998,10 @@ export interface components {
              */
             servedFrom: "edge" | "object";
             /**
-             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, an agent drawing on shared libraries (`subscriptions`)
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, a subscribed shared library whose snapshot the edge cannot rank from (`subscriptions`: too large, searched remotely or embedded by another model), a subscription pinned to a library version (`pinned-subscription`)
              * @enum {string}
              */
-            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "subscriptions";
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "subscriptions" | "pinned-subscription";
         };
         RetrieveRequest: {
             query: string;
@@ -3056,10 +3056,10 @@ export interface components {
              */
             servedFrom: "edge" | "object";
             /**
-             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, an agent drawing on shared libraries (`subscriptions`)
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, a subscribed shared library whose snapshot the edge cannot rank from (`subscriptions`: too large, searched remotely or embedded by another model), a subscription pinned to a library version (`pinned-subscription`)
              * @enum {string}
              */
-            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "subscriptions";
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "subscriptions" | "pinned-subscription";
         };
         RewardResult: {
             reward: number;

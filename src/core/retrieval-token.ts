@@ -41,6 +41,8 @@ export interface TokenItem {
   citeOnly?: boolean;
   /** The re-ranker's features of the item when shown, which a reward trains on. */
   f?: number[];
+  /** A shared library's lesson: `id` is then its sharedRef, and a reward moves only this agent's own Q for it. */
+  libraryId?: string;
 }
 
 /** What a reward needs to know of a retrieval. */
@@ -115,7 +117,15 @@ export function retrievalClaims(r: RankedRetrieval): RetrievalClaims {
   };
 }
 
-type WireItem = [id: string, kind: "e" | "c", score: number | null, label: string | null, citeOnly: 0 | 1, f?: number[]];
+type WireItem = [
+  id: string,
+  kind: "e" | "c",
+  score: number | null,
+  label: string | null,
+  citeOnly: 0 | 1,
+  f?: number[] | null,
+  libraryId?: string,
+];
 interface WireClaims {
   j: string;
   t: number;
@@ -142,7 +152,9 @@ function toWire(c: RetrievalClaims): WireClaims {
       const kind = i.kind === "experience" ? "e" : "c";
       const score = i.score === null ? null : round(i.score);
       const citeOnly = i.citeOnly ? 1 : 0;
-      return i.f ? [i.id, kind, score, i.label, citeOnly, i.f.map(round)] : [i.id, kind, score, i.label, citeOnly];
+      const f = i.f ? i.f.map(round) : null;
+      if (i.libraryId) return [i.id, kind, score, i.label, citeOnly, f, i.libraryId];
+      return f ? [i.id, kind, score, i.label, citeOnly, f] : [i.id, kind, score, i.label, citeOnly];
     }),
   };
 }
@@ -158,13 +170,14 @@ function fromWire(w: WireClaims, code: Uint8Array | null): RetrievalClaims {
     readOnly: w.r === 1,
     phrase: w.w ?? null,
     queryCode: code,
-    items: w.i.map(([id, kind, score, label, citeOnly, f]) => ({
+    items: w.i.map(([id, kind, score, label, citeOnly, f, libraryId]) => ({
       id,
       kind: kind === "e" ? "experience" : "case",
       score,
       label,
       ...(citeOnly ? { citeOnly: true } : {}),
       ...(f ? { f } : {}),
+      ...(libraryId ? { libraryId } : {}),
     })),
   };
 }

@@ -52,6 +52,13 @@ export interface SharedLessonState {
  */
 export const sharedRef = (libraryId: string, lessonId: string) => `${libraryId}/${lessonId}`;
 
+/** The library and lesson a sharedRef names, or null for an agent's own id (which holds no '/'). */
+export function parseSharedRef(ref: string): { libraryId: string; lessonId: string } | null {
+  const at = ref.indexOf("/");
+  if (at < 0 || !LIBRARY_ID_RE.test(ref.slice(0, at))) return null;
+  return { libraryId: ref.slice(0, at), lessonId: ref.slice(at + 1) };
+}
+
 /** What merging reads and sets on a candidate; everything else a candidate carries passes through. */
 export interface MergeableCandidate {
   id: string;
@@ -78,7 +85,7 @@ export type Merged<C extends MergeableCandidate> = C & { shared?: { libraryId: s
 export function mergeShared<C extends MergeableCandidate>(
   own: readonly C[],
   libraries: readonly { libraryId: string; weight: number; candidates: readonly C[] }[],
-  perAgent: (libraryId: string, lessonId: string) => SharedLessonState | undefined,
+  perAgent: (libraryId: string, lessonId: string) => Pick<SharedLessonState, "q" | "lastUsedAt"> | undefined,
   defaultQ: number,
 ): Merged<C>[] {
   const out: Merged<C>[] = [...own];

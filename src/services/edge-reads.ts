@@ -6,7 +6,8 @@ import { ByteLru } from "../core/byte-lru";
 import { TtlLru } from "../core/ttl-lru";
 import { unauthorized } from "../core/errors";
 import { decodeSnapshot, SNAPSHOT_FORMAT } from "../core/ranking/snapshot";
-import { lexicallyServable, SnapshotReader } from "../core/ranking/snapshot-source";
+import { lexicallyServable, SnapshotReader, type SubscribedReader } from "../core/ranking/snapshot-source";
+import { libraryMemoryId } from "../core/shared-lessons";
 import { retrievedItems } from "../core/ranking/rank";
 import { assemblePrompt, type PromptRequest, type PromptResponse } from "../core/ranking/prompt";
 import { effectiveFilter } from "../core/ranking/filter";
@@ -94,9 +95,16 @@ const REVOKED_KEEP_MS = REVOCATION_BOUND_S * 1000;
 /** When each key that read here was last found not revoked in D1. */
 const keyChecks = new TtlLru<string, number>(10_000, 86_400_000);
 
+/** Shared libraries this isolate found deleted (their ids are never used again), by object name. */
+const goneLibraries = new TtlLru<string, true>(10_000, 86_400_000);
+/** Subscribers told here that a library is gone, by `${agent object}|${libraryId}`, until their snapshot drops it. */
+const toldGone = new TtlLru<string, true>(10_000, 60_000);
+
 /** Forgets every snapshot and refusal this isolate holds, as a fresh isolate would start. */
 export function forgetReadModels(): void {
   held = null;
+  goneLibraries.clear();
+  toldGone.clear();
   revoked.clear();
   keyChecks.clear();
 }
@@ -302,6 +310,53 @@ async function servable(
   return { reader: entry!.reader, libraryVersion: entry!.libraryVersion, validatedAt: entry!.validatedAt };
 }
 
+/**
+ * The snapshots of the libraries the agent's snapshot subscribes to, each fresh within the bound,
+ * or why the object must answer: a library the edge cannot rank from (too large, searched
+ * remotely, embedded by another model), or one whose object failed (the agent's object leaves
+ * such a library out of its answer and serves the rest). A deleted library is left out, as the
+ * object leaves it out; the agent's object is told once, so its subscription ends as the object's
+ * own read would end it.
+ */
+async function librariesOf(
+  deps: Pick<Deps, "env" | "waitUntil">,
+  caller: ReadCaller,
+  agent: SnapshotReader,
+): Promise<{ libraries: SubscribedReader[]; validatedAt: number } | { fallback: ReadFallback }> {
+  let validatedAt = Infinity;
+  const found = await Promise.all(
+    agent.snapshot.subscriptions.map(async (sub) => {
+      const id = libraryMemoryId(sub.libraryId);
+      const name = memoryName(caller.tenantId, id);
+      if (!goneLibraries.get(name)) {
+        try {
+          return { sub, at: await servable(deps, caller.tenantId, id, caller.keyId, undefined) };
+        } catch (err) {
+          if (!isNotFound(err)) return { sub, at: { fallback: "subscriptions" as const } };
+          goneLibraries.set(name, true);
+        }
+      }
+      const told = `${memoryName(caller.tenantId, caller.agentId)}|${sub.libraryId}`;
+      if (!toldGone.get(told)) {
+        await resilientMemory(deps.env, caller.tenantId, caller.agentId).unsubscribe({ libraryId: sub.libraryId });
+        toldGone.set(told, true);
+      }
+      return null;
+    }),
+  );
+  const libraries: SubscribedReader[] = [];
+  for (const f of found) {
+    if (!f) continue;
+    if ("fallback" in f.at) return { fallback: "subscriptions" };
+    const { reader } = f.at;
+    if (reader.snapshot.model !== agent.snapshot.model || reader.snapshot.dims !== agent.snapshot.dims)
+      return { fallback: "subscriptions" };
+    validatedAt = Math.min(validatedAt, f.at.validatedAt);
+    libraries.push({ libraryId: f.sub.libraryId, weight: f.sub.weight, reader });
+  }
+  return { libraries, validatedAt };
+}
+
 /** The agent is gone (deleted, or never created): its object's answer, as a problem or as a domain error. */
 const isNotFound = (err: unknown) =>
   typeof err === "object" &&
@@ -394,13 +449,27 @@ export async function retrieveNearby(
   if (early) return fromObject(await throughObject(), early);
   const at = await servable(deps, caller.tenantId, caller.agentId, caller.keyId, req.minVersion);
   if ("fallback" in at) return fromObject(await throughObject(), at.fallback);
+  const shared = await librariesOf(deps, caller, at.reader);
+  if ("fallback" in shared) return fromObject(await throughObject(), shared.fallback);
   refuseRevoked(caller.keyId);
   const vec = await embedFor(deps.env, at.reader, caller.tenantId, caller.agentId, req.query);
   if (!vec) return fromObject(await throughObject(), "embedder");
   const now = Date.now();
-  const { lambda, candidates, ranked } = await at.reader.at(now, { text: req.query, vec }).rank(req, effectiveFilter(req));
+  const { lambda, candidates, ranked } = await at.reader
+    .at(now, { text: req.query, vec }, shared.libraries)
+    .rank(req, effectiveFilter(req));
   const items = retrievedItems(ranked);
-  const shown = items.map((i, n): TokenItem => ({ id: i.id, kind: i.kind, score: i.score, label: i.label, f: ranked[n]!.features }));
+  // A shared lesson goes by its sharedRef in the token, as in the object's record of a retrieval.
+  const shown = items.map(
+    (i, n): TokenItem => ({
+      id: ranked[n]!.id,
+      kind: i.kind,
+      score: i.score,
+      label: i.label,
+      f: ranked[n]!.features,
+      ...(i.libraryId ? { libraryId: i.libraryId } : {}),
+    }),
+  );
   const retrievalId = await sign(at.reader, {
     query: req.query,
     queryVec: vec,
@@ -418,7 +487,7 @@ export async function retrieveNearby(
     candidates,
     items,
     libraryVersion: at.libraryVersion,
-    snapshotAgeMs: Math.max(0, now - at.validatedAt),
+    snapshotAgeMs: Math.max(0, now - Math.min(at.validatedAt, shared.validatedAt)),
     servedFrom: "edge",
   };
 }
@@ -435,6 +504,8 @@ export async function promptNearby(
   if (early) return fromObject(await throughObject(), early);
   const at = await servable(deps, caller.tenantId, caller.agentId, caller.keyId, req.minVersion);
   if ("fallback" in at) return fromObject(await throughObject(), at.fallback);
+  const shared = await librariesOf(deps, caller, at.reader);
+  if ("fallback" in shared) return fromObject(await throughObject(), shared.fallback);
   refuseRevoked(caller.keyId);
   let vec: Float32Array | null = null;
   if (req.query) {
@@ -442,12 +513,19 @@ export async function promptNearby(
     if (!vec) return fromObject(await throughObject(), "embedder");
   }
   const now = Date.now();
-  const reader = at.reader.at(now, vec ? { text: req.query!, vec } : null);
+  const reader = at.reader.at(now, vec ? { text: req.query!, vec } : null, shared.libraries);
   const filter: MemoryFilter | undefined = effectiveFilter(req);
   const block = await assemblePrompt(reader, req, filter);
   const { items, ...answer } = block;
   const shown = items.map(
-    (i): TokenItem => ({ id: i.id, kind: i.kind, score: null, label: i.label ?? null, ...(i.citeOnly ? { citeOnly: true } : {}) }),
+    (i): TokenItem => ({
+      id: i.id,
+      kind: i.kind,
+      score: null,
+      label: i.label ?? null,
+      ...(i.citeOnly ? { citeOnly: true } : {}),
+      ...(i.libraryId ? { libraryId: i.libraryId } : {}),
+    }),
   );
   const lambda = reader.lambdaFor(req.phase);
   const retrievalId = await sign(reader, {
@@ -464,7 +542,7 @@ export async function promptNearby(
     ...answer,
     retrievalId,
     libraryVersion: at.libraryVersion,
-    snapshotAgeMs: Math.max(0, now - at.validatedAt),
+    snapshotAgeMs: Math.max(0, now - Math.min(at.validatedAt, shared.validatedAt)),
     servedFrom: "edge" as const,
   };
 }

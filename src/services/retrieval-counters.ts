@@ -5,6 +5,7 @@ import type { Deps } from "./deps";
 import { FLUSH_AT_ITEMS, RetrievalCounts, type Served } from "../core/retrieval-counts";
 import { isRetrievalToken } from "../core/retrieval-token";
 import { memoryName } from "./agent-memory";
+import { sharedRef } from "../core/shared-lessons";
 import { memoryNamed } from "./agent-access";
 import { DomainError } from "../core/errors";
 
@@ -25,9 +26,12 @@ const scheduled = new Map<string, number>();
 
 export const flushWindowMs = (env: Env) => variables(env).RETRIEVAL_COUNTS_FLUSH_MS;
 
-/** What a retrieve answer served: every item was chosen for the query. */
-export const servedByRetrieve = (answer: { items: readonly { id: string; kind: MemoryKind }[] }, readOnly: boolean): Served => ({
-  items: answer.items,
+/** What a retrieve answer served: every item was chosen for the query (a shared lesson counts under its sharedRef). */
+export const servedByRetrieve = (
+  answer: { items: readonly { id: string; kind: MemoryKind; libraryId?: string | undefined }[] },
+  readOnly: boolean,
+): Served => ({
+  items: answer.items.map((i) => (i.libraryId ? { id: sharedRef(i.libraryId, i.id), kind: i.kind } : i)),
   readOnly,
 });
 

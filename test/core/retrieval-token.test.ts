@@ -68,6 +68,19 @@ describe("retrieval tokens", () => {
     expect(v).toEqual({ ok: true, claims: c });
   });
 
+  it("round-trip shared lessons with their library, with and without re-ranker features", async () => {
+    const secret = newRetrievalSecret();
+    const c = claims({
+      items: [
+        { id: "lib_payments/exp_1", kind: "experience", score: 0.5, label: null, f: [0.25, 1], libraryId: "lib_payments" },
+        { id: "lib_payments/exp_2", kind: "experience", score: null, label: "S0", citeOnly: true, libraryId: "lib_payments" },
+        { id: "exp_own", kind: "experience", score: null, label: "G0", citeOnly: true },
+      ],
+    });
+    const v = await verifyRetrieval([secret], (await signRetrieval(secret, c))!, NOW);
+    expect(v).toEqual({ ok: true, claims: c });
+  });
+
   it("refuse a token with any one character changed, removed or added", async () => {
     const secret = newRetrievalSecret();
     const token = (await signRetrieval(secret, claims({ items: claims().items.slice(0, 1) })))!;

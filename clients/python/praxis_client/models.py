@@ -18,7 +18,9 @@ MemoryMetadata = Dict[str, Union[str, int, float, bool]]
 # `bounded` (the default): ranked where the request lands, from a snapshot at most the staleness
 # bound old; `strong`: ranked by the agent's memory itself.
 Consistency = Literal["bounded", "strong"]
-ReadFallback = Literal["strong", "episode", "query-words", "embedder", "too-large", "remote-index", "token-size", "subscriptions"]
+ReadFallback = Literal[
+    "strong", "episode", "query-words", "embedder", "too-large", "remote-index", "token-size", "subscriptions", "pinned-subscription"
+]
 
 
 class MemoryFilter(TypedDict, total=False):

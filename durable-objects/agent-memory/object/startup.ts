@@ -73,7 +73,7 @@ export function openStores(
       retrieval,
       () => agentIncarnation(mem.storage),
       () => retrieval.secrets.signing(),
-      () => subscriptions.any(),
+      () => subscriptions.list(),
     ),
     subscriptions,
   };

@@ -13,6 +13,7 @@ import {
 import { parseJson, type MemoryContext } from "../storage/context";
 import { caseText, type Retrieval } from "./retrieval";
 import type { CaseRow } from "../storage/rows";
+import { parseSharedRef, sharedRef, type Subscription } from "../../../src/core/shared-lessons";
 
 /** Which snapshot a Worker holds: nothing changes for it while all three stay. */
 export interface ReadModelVersion {
@@ -23,10 +24,12 @@ export interface ReadModelVersion {
 
 /**
  * Why a Worker must read through the object: the agent's vectors are searched remotely (Vectorize),
- * its snapshot is larger than the deployment lets a Worker hold, or it subscribes to shared
- * libraries (whose lessons its object merges at each read; a snapshot holds only its own).
+ * its snapshot is larger than the deployment lets a Worker hold, or it pins a shared library to a
+ * version (whose frozen copy, less what the library held since, its object merges at each read).
+ * Unpinned subscriptions are served at the edge: the snapshot lists them, and a Worker ranks each
+ * library's own snapshot beside the agent's.
  */
-export type Unpublishable = "remote-index" | "too-large" | "subscriptions";
+export type Unpublishable = "remote-index" | "too-large" | "pinned-subscription";
 
 export type ReadModelAnswer =
   | { kind: "current"; libraryVersion: number; learnSeq: number }
@@ -104,7 +107,7 @@ export class ReadModel {
     private readonly retrieval: Retrieval,
     private readonly incarnation: () => string,
     private readonly signing: () => SigningSecret,
-    private readonly subscribed: () => boolean,
+    private readonly subscriptions: () => Subscription[],
   ) {}
 
   private versions() {
@@ -131,13 +134,13 @@ export class ReadModel {
   /** What a Worker holding `have` needs to be current: nothing, a delta, a snapshot, or a reason to read through the object. */
   async answer(have: ReadModelVersion | null, maxBytes: number): Promise<ReadModelAnswer> {
     const v = this.versions();
-    // Checked before "current": a Worker holding a snapshot from before the subscription stops
-    // serving it at its next revalidation, within the staleness bound.
-    if (this.subscribed()) {
+    // Checked before "current": a Worker holding a snapshot from before the pin stops serving it at
+    // its next revalidation, within the staleness bound.
+    if (this.subscriptions().some((s) => s.pinVersion !== null)) {
       return {
         kind: "unpublishable",
-        reason: "subscriptions",
-        detail: "this agent draws on shared libraries, whose lessons its memory merges at each read",
+        reason: "pinned-subscription",
+        detail: "this agent pins a shared library to a version, whose frozen copy its memory merges at each read",
         libraryVersion: v.libraryVersion,
       };
     }
@@ -287,6 +290,7 @@ export class ReadModel {
         decay: cfg.decay,
         embedder: cfg.embedder,
         retrievalsDays: cfg.retention.retrievalsDays,
+        defaultQ: cfg.defaultQ,
       },
       lessons,
       cases,
@@ -304,6 +308,13 @@ export class ReadModel {
       },
       reranker: reranker.current().state,
       signing: this.signing(),
+      subscriptions: this.subscriptions().map(({ libraryId, weight, pinVersion }) => ({ libraryId, weight, pinVersion })),
+      shared: sql
+        .exec<{ library_id: string; lesson_id: string; q: number; last_used_at: number | null }>(
+          "SELECT library_id, lesson_id, q, last_used_at FROM shared_lessons",
+        )
+        .toArray()
+        .map((r) => ({ libraryId: r.library_id, id: r.lesson_id, q: r.q, lastUsedAt: r.last_used_at })),
     };
   }
 
@@ -349,11 +360,28 @@ export class ReadModel {
       const centroid = r.centroid && r.model === model ? { code: new Uint8Array(r.centroid), factor: centroidFactor(r.norm, r.n) } : null;
       return { id, kind: r.kind, phrases: JSON.parse(r.phrases) as LearnedPhrase[], centroid };
     });
+    const sharedRefs = changed.filter((c) => c.kind === "shared").map((c) => c.item_id);
+    const sharedRows = new Map(
+      sql
+        .exec<{ library_id: string; lesson_id: string; q: number; last_used_at: number | null }>(
+          "SELECT library_id, lesson_id, q, last_used_at FROM shared_lessons WHERE library_id || '/' || lesson_id IN (SELECT value FROM json_each(?))",
+          JSON.stringify(sharedRefs),
+        )
+        .toArray()
+        .map((r) => [sharedRef(r.library_id, r.lesson_id), r] as const),
+    );
+    const shared = sharedRefs.flatMap((ref): LearnDelta["shared"] => {
+      const r = sharedRows.get(ref);
+      if (r) return [{ libraryId: r.library_id, id: r.lesson_id, q: r.q, lastUsedAt: r.last_used_at }];
+      const gone = parseSharedRef(ref);
+      return gone ? [{ libraryId: gone.libraryId, id: gone.lessonId, q: null, lastUsedAt: null }] : [];
+    });
     return {
       learnSeq: v.learnSeq,
       libraryVersion: v.libraryVersion,
       items,
       usage,
+      shared,
       usageLearned: !this.retrieval.usage.empty,
       reranker: this.retrieval.reranker.current().state,
     };

@@ -302,10 +302,9 @@ export class Retrieval implements CandidateSource {
     asker: Asker,
     queryVec?: Float32Array,
   ): Promise<string> {
-    // A shared lesson's uses are counted in this agent's own shared_lessons rows as it is recorded,
-    // and its reward finds it by the recorded retrieval: tokens and the Workers' counter batches know
-    // only the agent's own memories.
-    if (!episodeId && !items.some((i) => i.libraryId)) {
+    // A shared lesson travels in the token with its library, as at the edge: its reward moves this
+    // agent's own Q for it, and the Workers' counter batches count its use in this agent's own state.
+    if (!episodeId) {
       const shown = items.map(
         (i): TokenItem => ({
           id: i.id,
@@ -314,6 +313,7 @@ export class Retrieval implements CandidateSource {
           label: i.label ?? null,
           ...(i.citeOnly ? { citeOnly: true } : {}),
           ...(i.f ? { f: i.f } : {}),
+          ...(i.libraryId ? { libraryId: i.libraryId } : {}),
         }),
       );
       const at = this.ctx.now();

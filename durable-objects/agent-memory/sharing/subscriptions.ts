@@ -187,17 +187,25 @@ export class Subscriptions<C extends MergeableCandidate> {
     return this.ctx.sql.exec("SELECT 1 FROM subscriptions LIMIT 1").toArray().length > 0;
   }
 
-  /** Counts a use of each shared lesson shown, inside the retrieval's transaction. */
-  recordUse(items: readonly { libraryId: string; lessonId: string }[], now: number): void {
+  /**
+   * Counts uses of shared lessons shown (`n`, default 1, the last at `lastUsedAt`, default now):
+   * inside a recorded retrieval's transaction, or from a Worker's batch of token retrievals' counts
+   * (retrieval-counts.ts), where a library the agent no longer subscribes to is skipped.
+   */
+  recordUse(items: readonly { libraryId: string; lessonId: string; n?: number; lastUsedAt?: number }[], now: number): void {
     const defaultQ = this.ctx.config().defaultQ;
     for (const i of items) {
       this.ctx.sql.exec(
-        `INSERT INTO shared_lessons (library_id, lesson_id, q, retrieved, last_used_at) VALUES (?, ?, ?, 1, ?)
-         ON CONFLICT (library_id, lesson_id) DO UPDATE SET retrieved = retrieved + 1, last_used_at = excluded.last_used_at`,
+        `INSERT INTO shared_lessons (library_id, lesson_id, q, retrieved, last_used_at)
+         SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM subscriptions WHERE library_id = ?)
+         ON CONFLICT (library_id, lesson_id) DO UPDATE SET retrieved = retrieved + excluded.retrieved,
+           last_used_at = max(coalesce(last_used_at, 0), excluded.last_used_at)`,
         i.libraryId,
         i.lessonId,
         defaultQ,
-        now,
+        i.n ?? 1,
+        i.lastUsedAt ?? now,
+        i.libraryId,
       );
     }
   }

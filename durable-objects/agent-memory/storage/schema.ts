@@ -518,4 +518,34 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     PRIMARY KEY (library_id, lesson_id)
   ) WITHOUT ROWID;
   `,
+  // Subscribers read at the edge (issue 32): a subscription is content of the agent's read model
+  // (a Worker then reads the library's own snapshot beside the agent's), and the agent's Q and last
+  // use of a shared lesson are what its rewards and uses teach, refreshed as a delta like its own.
+  `
+  CREATE TRIGGER read_model_subscription_insert AFTER INSERT ON subscriptions BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_subscription_update AFTER UPDATE ON subscriptions BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_model_subscription_delete AFTER DELETE ON subscriptions BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+  END;
+  CREATE TRIGGER read_learn_shared_insert AFTER INSERT ON shared_lessons BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = NEW.library_id || '/' || NEW.lesson_id AND kind = 'shared';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.library_id || '/' || NEW.lesson_id, 'shared', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  CREATE TRIGGER read_learn_shared_update AFTER UPDATE ON shared_lessons
+    WHEN OLD.q IS NOT NEW.q OR OLD.last_used_at IS NOT NEW.last_used_at BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = NEW.library_id || '/' || NEW.lesson_id AND kind = 'shared';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (NEW.library_id || '/' || NEW.lesson_id, 'shared', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  CREATE TRIGGER read_learn_shared_delete AFTER DELETE ON shared_lessons BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'read_learn';
+    DELETE FROM read_changes WHERE item_id = OLD.library_id || '/' || OLD.lesson_id AND kind = 'shared';
+    INSERT INTO read_changes (item_id, kind, seq) VALUES (OLD.library_id || '/' || OLD.lesson_id, 'shared', (SELECT value FROM counters WHERE name = 'read_learn'));
+  END;
+  `,
 ];

@@ -11,9 +11,11 @@ import { bm25Rows, chosenTerms, type Bm25Table } from "./bm25";
 import { CodeScan } from "./code-scan";
 import { matchesFilter } from "./filter";
 import { ftsTermOf } from "./fts5-porter";
-import type { CandidateSource, ItemFields, Scored, VectorHit } from "./candidates";
+import type { CandidateInfo, CandidateSource, ItemFields, Scored, VectorHit } from "./candidates";
 import type { PromptSource } from "./prompt";
-import type { LearnDelta, ReadModelSnapshot, SnapshotCase, SnapshotLesson } from "./snapshot";
+import type { LearnDelta, ReadModelSnapshot, SharedLessonRank, SnapshotCase, SnapshotLesson } from "./snapshot";
+import { sharedRef } from "../shared-lessons";
+import { widenByLibraries } from "./shared";
 import { phraseFade, phraseMatch, USAGE_SCAN_WIDTH, type LearnedPhrase } from "../usage-memory";
 import { cosine } from "../vector-math";
 import { ftsTerms } from "../lexical";
@@ -23,6 +25,13 @@ const KINDS = ["experience", "case"] as const;
 
 /** Whether every content word of the query has an FTS5 term this module computes exactly (see ftsTermOf). */
 export const lexicallyServable = (query: string) => ftsTerms(query).every((w) => ftsTermOf(w) !== null);
+
+/** A subscribed library as a Worker reads it: the library's own snapshot, at the subscription's weight. */
+export interface SubscribedReader {
+  libraryId: string;
+  weight: number;
+  reader: SnapshotReader;
+}
 
 export class SnapshotReader implements CandidateSource, PromptSource {
   readonly snapshot: ReadModelSnapshot;
@@ -38,6 +47,10 @@ export class SnapshotReader implements CandidateSource, PromptSource {
   /** The time phrases fade to and recency is measured at; set per query (see at). */
   private now: number;
   private query: { text: string; vec: Float32Array } | null = null;
+  /** The subscribed libraries' snapshots the next ranking or block draws on beside this one (see at). */
+  private libraries: readonly SubscribedReader[] = [];
+  /** The agent's own Q and last use of shared lessons, by sharedRef. */
+  private readonly sharedState = new Map<string, SharedLessonRank>();
 
   constructor(snapshot: ReadModelSnapshot, kernel: WebAssembly.Module) {
     this.snapshot = snapshot;
@@ -59,6 +72,7 @@ export class SnapshotReader implements CandidateSource, PromptSource {
     this.reranker = snapshot.reranker;
     this.learned = snapshot.usageLearned;
     this.now = snapshot.builtAt;
+    for (const s of snapshot.shared) this.sharedState.set(sharedRef(s.libraryId, s.id), s);
   }
 
   /** Typed memory the scans hold, beside the snapshot's own bytes: what an isolate's cache counts. */
@@ -89,6 +103,11 @@ export class SnapshotReader implements CandidateSource, PromptSource {
         if (kind === u.kind && u.centroid) this.centroidScans[kind].set(u.id, u.centroid.code, u.centroid.factor);
         else this.centroidScans[kind].delete(u.id);
       }
+    }
+    for (const s of delta.shared) {
+      const ref = sharedRef(s.libraryId, s.id);
+      if (s.q === null) this.sharedState.delete(ref);
+      else this.sharedState.set(ref, { ...s, q: s.q });
     }
     this.reranker = delta.reranker;
     this.learned = delta.usageLearned;
@@ -213,11 +232,28 @@ export class SnapshotReader implements CandidateSource, PromptSource {
     return out;
   }
 
-  /** Sets the query the prompt source ranks for, and the time, for the next ranking or block. */
-  at(now: number, query: { text: string; vec: Float32Array } | null): this {
+  /**
+   * Sets the query the prompt source ranks for, the time, and the snapshots of the subscribed
+   * libraries to draw on (in the snapshot's subscription order), for the next ranking or block.
+   */
+  at(now: number, query: { text: string; vec: Float32Array } | null, libraries: readonly SubscribedReader[] = []): this {
     this.now = now;
     this.query = query;
+    this.libraries = libraries;
     return this;
+  }
+
+  /** Phase A widened by the subscribed libraries' lessons, as the object's Retrieval widens it (cases are never shared). */
+  private widen(kinds: readonly MemoryKind[], k1: number, threshold: number, filter: MemoryFilter | undefined) {
+    if (!this.libraries.length || !kinds.includes("experience")) return undefined;
+    return (own: CandidateInfo[]) =>
+      widenByLibraries(
+        own,
+        this.libraries.map((l) => ({ libraryId: l.libraryId, weight: l.weight, source: l.reader })),
+        { query: this.query!, k1, threshold, now: this.now, filter },
+        (libraryId, id) => this.sharedState.get(sharedRef(libraryId, id)),
+        this.snapshot.config.defaultQ,
+      );
   }
 
   /** The agent's λ for a phase. */
@@ -230,19 +266,25 @@ export class SnapshotReader implements CandidateSource, PromptSource {
     const cfg = this.snapshot.config;
     const k1 = req.k1 ?? cfg.k1;
     const lambda = lambdaOf(cfg, req);
+    const kinds = req.kinds ?? ["experience", "case"];
+    const threshold = req.threshold ?? cfg.threshold;
     return {
       lambda,
-      ...(await rankFrom(this, {
-        query: this.query!,
-        kinds: req.kinds ?? ["experience", "case"],
-        k1,
-        k2: Math.min(req.k2 ?? cfg.k2, k1),
-        lambda,
-        threshold: req.threshold ?? cfg.threshold,
-        filter,
-        reranker: this.reranker,
-        now: this.now,
-      })),
+      ...(await rankFrom(
+        this,
+        {
+          query: this.query!,
+          kinds,
+          k1,
+          k2: Math.min(req.k2 ?? cfg.k2, k1),
+          lambda,
+          threshold,
+          filter,
+          reranker: this.reranker,
+          now: this.now,
+        },
+        this.widen(kinds, k1, threshold, filter),
+      )),
     };
   }
 
@@ -251,32 +293,53 @@ export class SnapshotReader implements CandidateSource, PromptSource {
     return this.snapshot.lessons.filter((l) => matchesFilter(this.filterable("experience", l), "experience", filter));
   }
 
-  lessons(filter: MemoryFilter | undefined) {
-    return this.lessonsOf(filter)
+  /** The subscribed libraries' lessons for a prompt, under `S#` labels so they never take an own lesson's `G#`, with this agent's Q. */
+  private sharedLessons(filter: MemoryFilter | undefined) {
+    return this.libraries
+      .flatMap((l) => l.reader.lessons(filter).map((lesson) => ({ ...lesson, libraryId: l.libraryId })))
+      .map((l, i) => {
+        const id = sharedRef(l.libraryId, l.id);
+        return {
+          id,
+          label: `S${i}`,
+          text: l.text,
+          libraryId: l.libraryId,
+          q: this.sharedState.get(id)?.q ?? this.snapshot.config.defaultQ,
+        };
+      });
+  }
+
+  lessons(filter: MemoryFilter | undefined): { id: string; label: string; text: string; libraryId?: string }[] {
+    const own = this.lessonsOf(filter)
       .filter((l) => !l.probation)
       .map((l) => ({ id: l.id, label: l.label, text: l.text }));
+    return [...own, ...this.sharedLessons(filter).map(({ q: _q, ...l }) => l)];
   }
 
   lessonsByQ(filter: MemoryFilter | undefined): string[] {
-    return this.lessonsOf(filter)
-      .sort((a, b) => b.q - a.q || a.seq - b.seq)
-      .map((l) => l.id);
+    const own = this.lessonsOf(filter).sort((a, b) => b.q - a.q || a.seq - b.seq);
+    // A stable sort keeps the own lessons' order among equal Qs, and puts them before shared ones (as the object does).
+    return [...own, ...this.sharedLessons(filter)].sort((a, b) => b.q - a.q).map((l) => l.id);
   }
 
   async ranked(kind: MemoryKind, phase: RetrieveRequest["phase"], k2: number, filter: MemoryFilter | undefined) {
     const cfg = this.snapshot.config;
     const k1 = Math.max(cfg.k1, k2);
-    const { ranked } = await rankFrom(this, {
-      query: this.query!,
-      kinds: [kind],
-      k1,
-      k2,
-      lambda: lambdaOf(cfg, { phase }),
-      threshold: cfg.threshold,
-      filter,
-      reranker: this.reranker,
-      now: this.now,
-    });
+    const { ranked } = await rankFrom(
+      this,
+      {
+        query: this.query!,
+        kinds: [kind],
+        k1,
+        k2,
+        lambda: lambdaOf(cfg, { phase }),
+        threshold: cfg.threshold,
+        filter,
+        reranker: this.reranker,
+        now: this.now,
+      },
+      this.widen([kind], k1, cfg.threshold, filter),
+    );
     return ranked.map((r) => r.info);
   }
 

@@ -12,10 +12,11 @@ import type { RerankerState } from "../reranker";
 import type { Metadata } from "../served-fields";
 import type { LearnedPhrase } from "../usage-memory";
 import type { Bm25Table } from "./bm25";
+import type { Subscription } from "../shared-lessons";
 import type { z } from "zod";
 
 /** Bumped whenever the encoding or what it holds changes, so a Worker never reads a snapshot of another layout. */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 
 export interface SnapshotItem {
   id: string;
@@ -68,6 +69,16 @@ export interface RetrievalConfig {
   embedder: z.infer<typeof EmbedderChoiceSchema> | null;
   /** How long a retrieval can be rewarded (`retention.retrievalsDays`; null: for good), which a token's expiry follows. */
   retrievalsDays: number | null;
+  /** The Q a shared lesson ranks on until this agent's own rewards move it. */
+  defaultQ: number;
+}
+
+/** What this agent learned of one shared lesson that ranking reads: its own Q and last use (src/core/shared-lessons.ts). */
+export interface SharedLessonRank {
+  libraryId: string;
+  id: string;
+  q: number;
+  lastUsedAt: number | null;
 }
 
 /** The secret a Worker signs retrieval tokens with (src/core/retrieval-token.ts), as the agent's object holds it. */
@@ -101,6 +112,13 @@ export interface ReadModelSnapshot {
   lexical: { experience: LexicalTable; case: LexicalTable; when: Bm25Table };
   reranker: RerankerState;
   signing: SigningSecret;
+  /**
+   * The shared libraries the agent subscribes to, in the order its object asks them; a Worker ranks
+   * each library's own snapshot beside this one.
+   */
+  subscriptions: Subscription[];
+  /** The agent's own Q and last use of the shared lessons it was shown. */
+  shared: SharedLessonRank[];
 }
 
 /** What rewards and uses changed since a learnSeq: the items, the usage memories, the re-ranker. */
@@ -112,6 +130,8 @@ export interface LearnDelta {
   usage: { id: string; kind: MemoryKind | null; phrases: LearnedPhrase[] | null; centroid: { code: Uint8Array; factor: number } | null }[];
   usageLearned: boolean;
   reranker: RerankerState;
+  /** The agent's state of shared lessons as it is now; `q: null` for one it forgot (an ended subscription). */
+  shared: (Omit<SharedLessonRank, "q"> & { q: number | null })[];
 }
 
 class Writer {
@@ -286,6 +306,8 @@ export function encodeSnapshot(s: ReadModelSnapshot): Uint8Array {
     },
     reranker: s.reranker,
     signing: { id: s.signing.id, key: blob(s.signing.key) },
+    subscriptions: s.subscriptions,
+    shared: s.shared,
   };
   const json = new TextEncoder().encode(JSON.stringify(header));
   const head = new Uint8Array(4);
@@ -365,5 +387,7 @@ export function decodeSnapshot(bytes: Uint8Array): ReadModelSnapshot {
     },
     reranker: h.reranker,
     signing: { id: h.signing.id, key: blob(h.signing.key) },
+    subscriptions: h.subscriptions,
+    shared: h.shared,
   };
 }
