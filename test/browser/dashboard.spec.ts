@@ -497,6 +497,13 @@ describe("dashboard in a browser", () => {
     const asked = await agentApi("POST", "/retrieve", { query: "customer reports an outage", kinds: ["experience"], k2: 10 });
     expect(asked.items.map((i: { id: string }) => i.id)).toContain(helpful.id);
     await agentApi("POST", "/rewards", { retrievalId: asked.retrievalId, outcome: "success", citedIds: [helpful.id] });
+    // A read served at the edge counts its uses in the Worker and sends them in a batch within the
+    // counters' flush window (RETRIEVAL_COUNTS_FLUSH_MS): the page shows them once they have landed.
+    const used = async () => {
+      const subs = await lib("GET", "/subscribers");
+      return subs.lessons.find((l: { id: string }) => l.id === helpful.id)?.uses ?? 0;
+    };
+    for (const deadline = Date.now() + 30_000; (await used()) < 1 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 250));
 
     const page = await openSignedIn(readKey, "/dashboard/libraries");
     await follow(page, page.locator("#libraries-table a", { hasText: "support playbook" }));
