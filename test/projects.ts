@@ -70,6 +70,16 @@ export const SHARED_TESTS = [
   "test/memory/vectorize-index.test.ts",
   "test/memory/versions.test.ts",
   "test/memory/when-situations.test.ts",
+  "test/evaluation/cap.test.ts",
+  "test/evaluation/webhook.test.ts",
+  "test/events/events.test.ts",
+  "test/events/sources.test.ts",
+  "test/http/webhook.test.ts",
+  "test/jobs/retry.test.ts",
+  "test/learning/when-writer.test.ts",
+  "test/memory/metadata-filters.test.ts",
+  "test/memory/phrase-review.test.ts",
+  "test/memory/review-gaps.test.ts",
 ];
 
 /**
