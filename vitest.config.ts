@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { configDefaults, defineConfig, type Plugin } from "vitest/config";
 import { reporting } from "./test/report.ts";
-import { PURE_TESTS } from "./test/projects.ts";
+import { PURE_TESTS, SHARED_BATCH, SHARED_TESTS } from "./test/projects.ts";
 
 export const TEST_ADMIN_KEY = "test-operator-key-0123456789";
 
@@ -62,11 +62,9 @@ const WORKER_DEPS = [
   "@modelcontextprotocol/server/validators/cf-worker",
 ];
 
-const workerdExclude = [...configDefaults.exclude, "test/node/**", "test/browser/**", ...PURE_TESTS];
-
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
-  const workerd = cloudflareTest({
+  const workerdOptions: Parameters<typeof cloudflareTest>[0] = {
     // test/wrangler.toml has no queue consumer: tests drive the consumer explicitly
     // (createMessageBatch, the handlers), so background delivery cannot race them. Beside it there
     // is no developer's .dev.vars: the tests' bindings are its own and the ones below.
@@ -87,12 +85,45 @@ export default defineConfig(async () => {
         RETRIEVAL_COUNTS_FLUSH_MS: "0",
       },
     },
-  });
+  };
+  // One plugin per workerd project: each project starts runtimes of its own.
+  const workerd = () => cloudflareTest(workerdOptions);
+  const sharedBatches = Array.from({ length: Math.ceil(SHARED_TESTS.length / SHARED_BATCH) }, (_, i) =>
+    SHARED_TESTS.slice(i * SHARED_BATCH, (i + 1) * SHARED_BATCH),
+  );
   const timeouts = { testTimeout: 30_000, hookTimeout: 30_000 };
+  const workerdTest = {
+    deps: {
+      optimizer: {
+        ssr: {
+          enabled: true,
+          include: WORKER_DEPS,
+          exclude: ["uplot", "uplot/dist/uPlot.iife.min.js", "uplot/dist/uPlot.min.css"],
+        },
+      },
+    },
+    ...timeouts,
+  };
   return {
     test: {
       ...reporting("unit+workers"),
       projects: [
+        // Short workerd files a batch to a runtime, one file after another (vitest-pool-workers 0.23
+        // must not share a runtime between two workers, and vitest 4 runs a project with another
+        // maxWorkers in a group of its own). The batches run first, on one core, while `npm test`'s
+        // static checks take the other; then `unit` and `workers-isolated` two at a time.
+        ...sharedBatches.map((include, i) => ({
+          plugins: [workerd(), wranglerModuleRules({ textOnly: true })],
+          test: {
+            name: `workers-${i + 1}`,
+            include,
+            setupFiles: ["./test/setup.ts", "./test/setup-shared.ts"],
+            isolate: false,
+            maxWorkers: 1,
+            sequence: { groupOrder: i },
+            ...workerdTest,
+          },
+        })),
         {
           // Pure logic in Node: no Worker runtime to start, the whole project runs in seconds.
           plugins: [wranglerModuleRules()],
@@ -102,29 +133,22 @@ export default defineConfig(async () => {
             environment: "node",
             pool: "threads",
             maxWorkers: 2,
+            sequence: { groupOrder: sharedBatches.length },
             ...timeouts,
           },
         },
         {
           // Everything else in workerd, each file in its own runtime (fresh storage, modules and
           // globals), two at a time: the default for any new test file.
-          plugins: [workerd, wranglerModuleRules({ textOnly: true })],
+          plugins: [workerd(), wranglerModuleRules({ textOnly: true })],
           test: {
-            name: "workers",
+            name: "workers-isolated",
             include: ["test/**/*.test.ts"],
-            exclude: workerdExclude,
+            exclude: [...configDefaults.exclude, "test/node/**", "test/browser/**", ...PURE_TESTS, ...SHARED_TESTS],
             setupFiles: ["./test/setup.ts"],
             maxWorkers: 2,
-            deps: {
-              optimizer: {
-                ssr: {
-                  enabled: true,
-                  include: WORKER_DEPS,
-                  exclude: ["uplot", "uplot/dist/uPlot.iife.min.js", "uplot/dist/uPlot.min.css"],
-                },
-              },
-            },
-            ...timeouts,
+            sequence: { groupOrder: sharedBatches.length },
+            ...workerdTest,
           },
         },
       ],

@@ -1,11 +1,6 @@
 /**
  * Which vitest project runs which test file (vitest.config.ts). A file listed nowhere runs in
- * `workers`, each file in its own workerd runtime, so a new test always runs somewhere.
- *
- * There is no shared-runtime workerd project: measured on this suite (vitest-pool-workers 0.23,
- * `isolate: false`, `maxWorkers: 1`, `reset()` and migrations after each file), light HTTP files
- * ran 10-20x slower than in their own runtime (test/http/auth 19 s against 1 s) and a retention
- * test timed out, so the runtime per file is cheaper than what files leave behind for each other.
+ * `workers-isolated`, in a workerd runtime of its own, so a new test always runs somewhere safe.
  */
 
 /** Pure logic with no `cloudflare:*` import, directly or through helpers: run in Node. */
@@ -20,3 +15,76 @@ export const PURE_TESTS = [
   "test/practice/judge.test.ts",
   "test/practice/webhook-verifier.test.ts",
 ];
+
+/**
+ * Short workerd files that run one after another in a shared runtime, SHARED_BATCH files to a
+ * runtime (projects `workers-1`, `workers-2`, …): the runtime and the Worker's modules load once
+ * per batch instead of once per file, and each file leaves the next empty storage
+ * (test/setup-shared.ts). A file belongs here only if it passes in repeated runs of these
+ * projects with the files shuffled, in about its time in a runtime of its own. Long files, and
+ * files that run practice, rewards, learned retrieval, live extraction or the LLM's semaphores, or
+ * test isolate-wide caches in src (edge reads, key lookups, write slots), stay isolated.
+ */
+export const SHARED_TESTS = [
+  "test/do/agent-memory-lifecycle.test.ts",
+  "test/do/contract.test.ts",
+  "test/http/agents.test.ts",
+  "test/http/api-nits.test.ts",
+  "test/http/auth.test.ts",
+  "test/http/bad-input.test.ts",
+  "test/http/body-limit.test.ts",
+  "test/http/callable-urls.test.ts",
+  "test/http/config-invalid.test.ts",
+  "test/http/config.test.ts",
+  "test/http/dashboard.test.ts",
+  "test/http/errors.test.ts",
+  "test/http/hooks-bounded.test.ts",
+  "test/http/input-guards.test.ts",
+  "test/http/openapi-snapshot.test.ts",
+  "test/http/openapi.test.ts",
+  "test/http/operator.test.ts",
+  "test/http/phase-lambda.test.ts",
+  "test/http/restricted-admin.test.ts",
+  "test/http/trace.test.ts",
+  "test/http/usage.test.ts",
+  "test/jobs/cron.test.ts",
+  "test/jobs/queue.test.ts",
+  "test/mcp/end-outcome.test.ts",
+  "test/mcp/libraries.test.ts",
+  "test/mcp/metadata-filters.test.ts",
+  "test/mcp/reads-inert.test.ts",
+  "test/memory/concurrent-writes.test.ts",
+  "test/memory/embedder-config.test.ts",
+  "test/memory/embedder-switch.test.ts",
+  "test/memory/episode-trail.test.ts",
+  "test/memory/experiences.test.ts",
+  "test/memory/forgetting.test.ts",
+  "test/memory/fts5-porter.test.ts",
+  "test/memory/idempotency.test.ts",
+  "test/memory/prompt.test.ts",
+  "test/memory/read-only.test.ts",
+  "test/memory/retention.test.ts",
+  "test/memory/upkeep.test.ts",
+  "test/memory/vector-store.test.ts",
+  "test/memory/vectorize-backfill.test.ts",
+  "test/memory/vectorize-index.test.ts",
+  "test/memory/versions.test.ts",
+  "test/memory/when-situations.test.ts",
+  "test/evaluation/cap.test.ts",
+  "test/evaluation/webhook.test.ts",
+  "test/events/events.test.ts",
+  "test/events/sources.test.ts",
+  "test/http/webhook.test.ts",
+  "test/jobs/retry.test.ts",
+  "test/learning/when-writer.test.ts",
+  "test/memory/metadata-filters.test.ts",
+  "test/memory/phrase-review.test.ts",
+  "test/memory/review-gaps.test.ts",
+];
+
+/**
+ * Files per shared runtime. A runtime slows down as files pass through it, though each file's
+ * storage is wiped (measured with vitest-pool-workers 0.23: from the 15th file on, files took 2-10x
+ * their time in a fresh runtime), so a batch ends before that.
+ */
+export const SHARED_BATCH = 8;
