@@ -3,6 +3,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-worker
 import { configDefaults, defineConfig, type Plugin } from "vitest/config";
 import { reporting } from "./test/report.ts";
 import { PURE_TESTS, SHARED_BATCH, SHARED_TESTS } from "./test/projects.ts";
+import PraxisSequencer from "./test/sequencer.ts";
 
 export const TEST_ADMIN_KEY = "test-operator-key-0123456789";
 
@@ -107,11 +108,12 @@ export default defineConfig(async () => {
   return {
     test: {
       ...reporting("unit+workers"),
+      sequence: { sequencer: PraxisSequencer },
       projects: [
-        // Short workerd files a batch to a runtime, one file after another (vitest-pool-workers 0.23
-        // must not share a runtime between two workers, and vitest 4 runs a project with another
-        // maxWorkers in a group of its own). The batches run first, on one core, while `npm test`'s
-        // static checks take the other; then `unit` and `workers-isolated` two at a time.
+        // Short workerd files a batch to a runtime, one file after another. Every project runs in
+        // one group, two files at a time (test/sequencer.ts orders them): a worker that ends a file
+        // of a batch takes the batch's next file into the same runtime, so a batch runs in one or
+        // two runtimes, never one shared by two workers at once.
         ...sharedBatches.map((include, i) => ({
           plugins: [workerd(), wranglerModuleRules({ textOnly: true })],
           test: {
@@ -119,8 +121,7 @@ export default defineConfig(async () => {
             include,
             setupFiles: ["./test/setup.ts", "./test/setup-shared.ts"],
             isolate: false,
-            maxWorkers: 1,
-            sequence: { groupOrder: i },
+            maxWorkers: 2,
             ...workerdTest,
           },
         })),
@@ -133,7 +134,6 @@ export default defineConfig(async () => {
             environment: "node",
             pool: "threads",
             maxWorkers: 2,
-            sequence: { groupOrder: sharedBatches.length },
             ...timeouts,
           },
         },
@@ -147,7 +147,6 @@ export default defineConfig(async () => {
             exclude: [...configDefaults.exclude, "test/node/**", "test/browser/**", ...PURE_TESTS, ...SHARED_TESTS],
             setupFiles: ["./test/setup.ts"],
             maxWorkers: 2,
-            sequence: { groupOrder: sharedBatches.length },
             ...workerdTest,
           },
         },

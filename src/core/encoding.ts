@@ -1,7 +1,13 @@
 /** The byte encodings used for ids, secrets, signatures and cursors, in one place. */
 
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 export function toHex(bytes: ArrayBuffer | Uint8Array): string {
-  return Array.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  // A table and one string: this runs on every request (key hashes, ids), so it avoids an array per call.
+  let out = "";
+  for (let i = 0; i < view.length; i++) out += HEX[view[i]!];
+  return out;
 }
 
 /** Unpadded base64url (RFC 4648 §5), safe in URLs, headers and file names. */
