@@ -9,8 +9,6 @@ export default defineConfig({
     environment: "node",
     globalSetup: ["./test/node/global-setup.ts"],
     testTimeout: 60_000,
-    // The files mostly wait (on wrangler dev, a crash and restart, the CLI's processes): two at a time.
-    maxWorkers: 2,
     ...reporting("node"),
     hookTimeout: 150_000,
   },
