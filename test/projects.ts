@@ -24,8 +24,8 @@ export const PURE_TESTS = [
  * projects with the files shuffled, in about its time in a runtime of its own. Long files, and
  * files that run rewards or learned retrieval (they slowed several-fold after other files in a
  * runtime), the LLM's semaphores, or test isolate-wide caches in src (edge reads, key lookups,
- * write slots), stay isolated. Short practice and live-extraction files run here since issue 30's
- * last round: all of them passed after the other files of a batch, in their isolated time.
+ * write slots), stay isolated. Practice, live-extraction, evaluation and MCP files run here since
+ * issue 30's last round: all of them passed after the other files of a batch, in their isolated time.
  */
 export const SHARED_TESTS = [
   "test/do/agent-memory-lifecycle.test.ts",
@@ -102,6 +102,14 @@ export const SHARED_TESTS = [
   "test/practice/run.test.ts",
   "test/practice/schedules.test.ts",
   "test/practice/shared-library.test.ts",
+  "test/evaluation/evaluation.test.ts",
+  "test/http/isolation.test.ts",
+  "test/mcp/mcp.test.ts",
+  "test/practice/control.test.ts",
+  "test/practice/gate.test.ts",
+  "test/practice/hindsight.test.ts",
+  "test/practice/remedial.test.ts",
+  "test/practice/resilience.test.ts",
 ];
 
 /**
