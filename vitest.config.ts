@@ -7,6 +7,9 @@ import PraxisSequencer from "./test/sequencer.ts";
 
 export const TEST_ADMIN_KEY = "test-operator-key-0123456789";
 
+/** Files at a time. One value for every project: vitest runs projects that differ in separate groups. */
+const WORKERS = 2;
+
 /**
  * Wrangler's module rules (wrangler.toml [[rules]], plus its default CompiledWasm rule) for Node:
  * text files become strings, `*.bin` an ArrayBuffer and `*.wasm` a compiled WebAssembly.Module,
@@ -121,7 +124,7 @@ export default defineConfig(async () => {
             include,
             setupFiles: ["./test/setup.ts", "./test/setup-shared.ts"],
             isolate: false,
-            maxWorkers: 2,
+            maxWorkers: WORKERS,
             ...workerdTest,
           },
         })),
@@ -133,7 +136,7 @@ export default defineConfig(async () => {
             include: PURE_TESTS,
             environment: "node",
             pool: "threads",
-            maxWorkers: 2,
+            maxWorkers: WORKERS,
             ...timeouts,
           },
         },
@@ -146,7 +149,7 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: [...configDefaults.exclude, "test/node/**", "test/browser/**", ...PURE_TESTS, ...SHARED_TESTS],
             setupFiles: ["./test/setup.ts"],
-            maxWorkers: 2,
+            maxWorkers: WORKERS,
             ...workerdTest,
           },
         },

@@ -12,8 +12,7 @@ export default class PraxisSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const rank = (spec: TestSpecification) => {
-      const name = spec.project.name;
-      if (name === "unit") return 2;
+      if (spec.project.name === "unit") return 2;
       return spec.project.config.isolate === false ? 1 : 0;
     };
     // Array sort is stable: within a rank (and within a batch) the base order stands, and the base
