@@ -18,6 +18,7 @@ import { corpus, queries } from "./corpus.mjs";
 import { FAR_EDGE } from "./edge.mjs";
 import { devServer, log, machine, must, replaceResultsSection, request, sleep } from "./lib/dev-server.mjs";
 import { storageTrace } from "./lib/storage-trace.mjs";
+import { flag, opt } from "./lib/options.mjs";
 
 export const EDGE_READS_HEADING = "## Reads at the edge (`npm run bench:edge-reads`)";
 const MEMORIES = 1000;
@@ -36,9 +37,6 @@ const STORAGE_READS = 300;
 /** Lessons per /library/batch call (what bench/edge.mjs loads with). */
 const BATCH = 90;
 
-const argv = process.argv.slice(2);
-const flag = (n) => argv.includes(n);
-const opt = (n) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : undefined);
 const QUICK = flag("--quick");
 const WRITE = flag("--write") || !QUICK;
 const SIZES = (opt("--sizes") ?? (QUICK ? "1000,5000" : "1000,10000,50000")).split(",").map((s) => Number(s.trim().replace(/k$/i, "000")));

@@ -15,12 +15,10 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { devServer, log, machine, must, replaceResultsSection, request, sleep } from "./lib/dev-server.mjs";
 import { storageTrace } from "./lib/storage-trace.mjs";
+import { argv, flag, opt } from "./lib/options.mjs";
 
 export const LIBRARY_FANOUT_HEADING = "## Shared-library fan-out (`npm run bench:library-fanout`)";
 
-const argv = process.argv.slice(2);
-const flag = (n) => argv.includes(n);
-const opt = (n) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : undefined);
 const QUICK = flag("--quick");
 const WRITE = flag("--write") || !QUICK;
 const SIZES = (opt("--sizes") ?? (QUICK ? "1,100" : "1,100,10000"))

@@ -52,20 +52,9 @@ import {
   sleep,
 } from "./lib/dev-server.mjs";
 import { WORLD_HEADING, worldReply, worldSection } from "./practice-world.mjs";
+import { argv, flag, num, opt } from "./lib/options.mjs";
 
 // ---------------------------------------------------------------- options
-const argv = process.argv.slice(2);
-const flag = (name) => argv.includes(name);
-const num = (name, fallback, min, max) => {
-  const i = argv.indexOf(name);
-  if (i < 0) return fallback;
-  const v = Number(argv[i + 1]);
-  if (!Number.isInteger(v) || v < min || v > max) {
-    console.error(`bench: ${name} must be a whole number between ${min} and ${max}`);
-    process.exit(2);
-  }
-  return v;
-};
 const LATENCY_MS = num("--latency", 300, 0, 60_000);
 const TASKS = num("--tasks", 20, 1, 200);
 const G = num("--group", 5, 2, 16);
@@ -80,14 +69,14 @@ const REPEAT = num("--repeat", 3, 1, 20);
 // the run's own endedAt (the same machine's clock) rather than from when a poll noticed it.
 const POLL_MS = 500;
 const WRITE = !flag("--no-write");
-const CALLS_OUT = argv.includes("--calls-out") ? argv[argv.indexOf("--calls-out") + 1] : null;
+const CALLS_OUT = opt("--calls-out") ?? null;
 const STAGES = ["rollout", "summary", "advantage", "hindsight", "batch", "review"];
-const ONLY = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : null;
+const ONLY = opt("--only") ?? null;
 if (ONLY !== null && ONLY !== "throughput" && ONLY !== "world" && ONLY !== "budget") {
   console.error("bench: --only takes throughput, world or budget");
   process.exit(2);
 }
-const WORLD_SEEDS = (argv.includes("--world-seeds") ? argv[argv.indexOf("--world-seeds") + 1] : "7,11").split(",").map(Number);
+const WORLD_SEEDS = (opt("--world-seeds") ?? "7,11").split(",").map(Number);
 if (WORLD_SEEDS.some((x) => !Number.isInteger(x) || x < 0)) {
   console.error("bench: --world-seeds takes comma-separated whole numbers");
   process.exit(2);
@@ -354,7 +343,7 @@ function analyse(calls, view, wallMs, t0) {
 
 // ---------------------------------------------------------------- budget runs
 const BUDGET_HEADING = "## Practice budget overrun (`node bench/practice.mjs --only budget`)";
-const BUDGETS = (argv.includes("--budgets") ? argv[argv.indexOf("--budgets") + 1] : "2000,5000,20000").split(",").map(Number);
+const BUDGETS = (opt("--budgets") ?? "2000,5000,20000").split(",").map(Number);
 
 /**
  * Runs with budget.maxTokens (one step of TASKS × G, on a fresh agent each), and what they used as

@@ -30,20 +30,9 @@ import os from "node:os";
 import { devLogFindings, devServer, log, machine, must, replaceResultsSection, sleep } from "./lib/dev-server.mjs";
 import { startPracticeLlm } from "./lib/practice-llm.mjs";
 import { FAMILIES, hash, worldReply, worldRun, worldTasks } from "./practice-world.mjs";
+import { argv, flag, num } from "./lib/options.mjs";
 
 // ---------------------------------------------------------------- options
-const argv = process.argv.slice(2);
-const flag = (name) => argv.includes(name);
-const num = (name, fallback, min, max) => {
-  const i = argv.indexOf(name);
-  if (i < 0) return fallback;
-  const v = Number(argv[i + 1]);
-  if (!Number.isInteger(v) || v < min || v > max) {
-    console.error(`bench: ${name} must be a whole number between ${min} and ${max}`);
-    process.exit(2);
-  }
-  return v;
-};
 const SEED = num("--seed", 11, 0, 2 ** 31 - 1);
 const SAMPLES = num("--samples", 3, 1, 20);
 const USES = num("--uses", 8, 1, 100);
