@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { configDefaults, defineConfig, type Plugin } from "vitest/config";
 import { reporting } from "./test/report.ts";
-import { PURE_TESTS, SHARED_BATCH, SHARED_TESTS } from "./test/projects.ts";
+import { PURE_TESTS, SHARED_TESTS } from "./test/projects.ts";
 import PraxisSequencer from "./test/sequencer.ts";
 
 export const TEST_ADMIN_KEY = "test-operator-key-0123456789";
@@ -92,9 +92,6 @@ export default defineConfig(async () => {
   };
   // One plugin per workerd project: each project starts runtimes of its own.
   const workerd = () => cloudflareTest(workerdOptions);
-  const sharedBatches = Array.from({ length: Math.ceil(SHARED_TESTS.length / SHARED_BATCH) }, (_, i) =>
-    SHARED_TESTS.slice(i * SHARED_BATCH, (i + 1) * SHARED_BATCH),
-  );
   const timeouts = { testTimeout: 30_000, hookTimeout: 30_000 };
   const workerdTest = {
     deps: {
@@ -113,21 +110,20 @@ export default defineConfig(async () => {
       ...reporting("unit+workers"),
       sequence: { sequencer: PraxisSequencer },
       projects: [
-        // Short workerd files a batch to a runtime, one file after another. Every project runs in
-        // one group, two files at a time (test/sequencer.ts orders them): a worker that ends a file
-        // of a batch takes the batch's next file into the same runtime, so a batch runs in one or
-        // two runtimes, never one shared by two workers at once.
-        ...sharedBatches.map((include, i) => ({
+        // Workerd files one after another in a runtime per worker. Every project runs in one group,
+        // two files at a time (test/sequencer.ts orders them): a worker that ends a shared file
+        // takes the next one into the same runtime, so the shared files run in two runtimes.
+        {
           plugins: [workerd(), wranglerModuleRules({ textOnly: true })],
           test: {
-            name: `workers-${i + 1}`,
-            include,
+            name: "workers-shared",
+            include: SHARED_TESTS,
             setupFiles: ["./test/setup.ts", "./test/setup-shared.ts"],
             isolate: false,
             maxWorkers: WORKERS,
             ...workerdTest,
           },
-        })),
+        },
         {
           // Pure logic in Node: no Worker runtime to start, the whole project runs in seconds.
           plugins: [wranglerModuleRules()],

@@ -8,6 +8,9 @@ export default defineConfig({
     include: ["test/node/**/*.test.ts"],
     environment: "node",
     globalSetup: ["./test/node/global-setup.ts"],
+    // Two files at a time: the files mostly wait on their Workers (the crash tests on a lapsed
+    // lease), and one at a time made this suite the last to end in `npm test`.
+    maxWorkers: 2,
     testTimeout: 60_000,
     ...reporting("node"),
     hookTimeout: 150_000,

@@ -3,10 +3,10 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 /**
  * The order `npm test` hands files to its two workers (vitest.config.ts). Files that run in a
  * runtime of their own go first, longest first (vitest's cached durations, or file size on a fresh
- * clone), so the longest ones do not end the run alone. The shared batches follow, each batch's
- * files together: a worker that ends a file of a batch takes the batch's next file into the same
- * runtime (vitest reuses a runner only for the file at the head of the queue), so a batch runs in
- * at most two runtimes, one per worker. Pure Node files, which start no runtime, go last.
+ * clone), so the longest ones do not end the run alone. The shared files follow, together: a
+ * worker that ends a shared file takes the next one into the same runtime (vitest reuses a runner
+ * only for the file at the head of the queue that belongs to the same project), so they run in two
+ * runtimes, one per worker. Pure Node files, which start no runtime, go last.
  */
 export default class PraxisSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -15,8 +15,7 @@ export default class PraxisSequencer extends BaseSequencer {
       if (spec.project.name === "unit") return 2;
       return spec.project.config.isolate === false ? 1 : 0;
     };
-    // Array sort is stable: within a rank (and within a batch) the base order stands, and the base
-    // order already keeps a project's files together.
+    // Array sort is stable: within a rank the base order stands, and it keeps a project's files together.
     return sorted.sort((a, b) => rank(a) - rank(b));
   }
 }

@@ -162,6 +162,7 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-", project =
 
   function killDev(signal = "SIGTERM") {
     if (!dev || dev.exitCode !== null || dev.signalCode !== null) return;
+    dev.killedByUs = true;
     try {
       process.kill(-dev.pid, signal); // the whole group: npx/wrangler/workerd
     } catch {
@@ -284,6 +285,12 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-", project =
         const r = await request("GET", `${base}/healthz`, undefined, undefined, 2000);
         if (r.status === 200) {
           log(`worker ready on ${base} after ${((performance.now() - started) / 1000).toFixed(1)} s`);
+          // A Worker that dies under a running suite shows up as refused connections; say why here.
+          const child = dev;
+          child.once("exit", (code, sig) => {
+            if (!child.killedByUs)
+              log(`wrangler dev on ${base} exited by itself (${code ?? sig}); the end of ${logFile}:\n${tail(logFile, 60)}`);
+          });
           return { base, port, logFile };
         }
       } catch {
