@@ -61,6 +61,7 @@ export const SHARED_TESTS = [
   "test/http/odd-paths.test.ts",
   "test/http/openapi-snapshot.test.ts",
   "test/http/openapi.test.ts",
+  "test/http/pagination.test.ts",
   "test/http/operator.test.ts",
   "test/http/phase-lambda.test.ts",
   "test/http/restricted-admin.test.ts",

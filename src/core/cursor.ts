@@ -27,3 +27,17 @@ export function cursorField<K extends string>(
   }
   return decoded as Record<K, string | number>;
 }
+
+/**
+ * One page of a list read with `limit + 1` rows: the extra row only says that another page
+ * follows, and the next page starts after the page's last item, whose cursor `cursorOf` gives.
+ */
+export function pageOf<T>(
+  rows: readonly T[],
+  limit: number,
+  cursorOf: (last: T) => Record<string, string | number>,
+): { items: T[]; nextCursor: string | null } {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(cursorOf(last)) : null };
+}

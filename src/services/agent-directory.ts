@@ -3,8 +3,7 @@ import type { Env } from "../env";
 import { agents } from "../db/schema";
 import { db } from "../db/client";
 import type { KeyPrincipal } from "../core/principal";
-import { invalid } from "../core/errors";
-import { decodeCursor, encodeCursor } from "../core/cursor";
+import { cursorField, pageOf } from "../core/cursor";
 
 export type AgentRow = typeof agents.$inferSelect;
 
@@ -23,13 +22,7 @@ export async function agentPage(
   key: Pick<KeyPrincipal, "tenantId" | "agentIds">,
   page: { limit: number; cursor?: string | undefined },
 ) {
-  let after: string | undefined;
-  if (page.cursor) {
-    const decoded = decodeCursor(page.cursor);
-    if (!decoded || typeof decoded.a !== "string")
-      throw invalid("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
-    after = decoded.a;
-  }
+  const after = cursorField(page.cursor, { a: "string" })?.a as string | undefined;
   const rows = await db(env)
     .select()
     .from(agents)
@@ -43,9 +36,6 @@ export async function agentPage(
     .orderBy(asc(agents.agentId))
     .limit(page.limit + 1)
     .all();
-  const items = rows.slice(0, page.limit);
-  return {
-    items: items.map(presentAgent),
-    nextCursor: rows.length > page.limit ? encodeCursor({ a: items[items.length - 1]!.agentId }) : null,
-  };
+  const { items, nextCursor } = pageOf(rows, page.limit, (last) => ({ a: last.agentId }));
+  return { items: items.map(presentAgent), nextCursor };
 }

@@ -1,9 +1,10 @@
-import { and, asc, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Env } from "../env";
 import { datasets, datasetTasks } from "../db/schema";
 import { db, type Db } from "../db/client";
 import { chunks } from "../core/chunks";
-import { cursorField, encodeCursor } from "../core/cursor";
+import { cursorField, pageOf } from "../core/cursor";
+import { olderThan } from "../db/keyset";
 import { contentTaskId, splitOf } from "../core/practice/split";
 import type {
   Dataset,
@@ -333,23 +334,14 @@ export const listDatasets = (deps: Deps, caller: Caller, opts: { limit: number; 
       .where(
         and(
           eq(datasets.tenantId, tenantId),
-          after
-            ? or(
-                lt(datasets.createdAt, after.t as number),
-                and(eq(datasets.createdAt, after.t as number), lt(datasets.id, after.i as string)),
-              )
-            : undefined,
+          olderThan(datasets.createdAt, datasets.id, after ? { createdAt: after.t as number, id: after.i as string } : undefined),
         ),
       )
       .orderBy(desc(datasets.createdAt), desc(datasets.id))
       .limit(opts.limit + 1)
       .all();
-    const page = rows.slice(0, opts.limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map(present),
-      nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null,
-    };
+    const page = pageOf(rows, opts.limit, (last) => ({ t: last.createdAt, i: last.id }));
+    return { items: page.items.map(present), nextCursor: page.nextCursor };
   });
 
 /** Tasks in upload order, optionally of one split. */
@@ -378,9 +370,8 @@ export const listDatasetTasks = (
       .orderBy(asc(datasetTasks.seq))
       .limit(opts.limit + 1)
       .all();
-    const page = rows.slice(0, opts.limit);
-    const last = page[page.length - 1];
-    return { items: page.map(presentTask), nextCursor: rows.length > opts.limit && last ? encodeCursor({ s: last.seq }) : null };
+    const page = pageOf(rows, opts.limit, (last) => ({ s: last.seq }));
+    return { items: page.items.map(presentTask), nextCursor: page.nextCursor };
   });
 
 /** Deletes a dataset; its tasks go with it (foreign key cascade). */

@@ -11,7 +11,7 @@ import type { CompareCreate, ComparisonView, EvaluationCreate, EvaluationStatus,
 import type { RolloutAnswer } from "../core/practice/run-types";
 import type { EvaluationOutcome, FrozenTask, RunEvaluationRequest, RunFacts } from "../core/practice/ports";
 import { isRequestFault, notFound, outcome, unavailable } from "../core/errors";
-import { cursorField, encodeCursor } from "../core/cursor";
+import { cursorField, pageOf } from "../core/cursor";
 import { runUnit, type UnitPurposes } from "../practice/run-unit";
 import {
   evaluationObject,
@@ -232,10 +232,9 @@ export const listEvaluations = (deps: Deps, caller: Caller, input: { agentId: st
       .orderBy(desc(evaluations.createdAt), desc(evaluations.evaluationId))
       .limit(input.limit + 1)
       .all();
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
+    const page = pageOf(rows, input.limit, (last) => ({ c: last.createdAt, e: last.evaluationId }));
     return {
-      items: page.map((r) => ({
+      items: page.items.map((r) => ({
         evaluationId: r.evaluationId,
         datasetId: r.datasetId,
         status: r.status,
@@ -245,7 +244,7 @@ export const listEvaluations = (deps: Deps, caller: Caller, input: { agentId: st
         createdAt: r.createdAt,
         updatedAt: r.updatedAt,
       })),
-      nextCursor: rows.length > input.limit && last ? encodeCursor({ c: last.createdAt, e: last.evaluationId }) : null,
+      nextCursor: page.nextCursor,
     };
   });
 

@@ -5,7 +5,7 @@ import { db } from "../db/client";
 import { eventDeliveries, eventEndpoints, practiceRuns, type DeliveryAttempt } from "../db/schema";
 import { eventMessages, MAX_ENDPOINTS_PER_TENANT, MAX_LOGGED_ATTEMPTS, type EventType, type PraxisEvent } from "../core/events";
 import { checkWebhookUrl, webhookUrlModeOf } from "../core/webhook-url";
-import { cursorField, encodeCursor } from "../core/cursor";
+import { cursorField, pageOf } from "../core/cursor";
 import { olderThan } from "../db/keyset";
 import { conflict, notFound, outcome } from "../core/errors";
 import { requireTenantAdmin } from "../core/principal";
@@ -152,12 +152,8 @@ export const listEventDeliveries = (
         .limit(opts.limit + 1)
         .all(),
     );
-    const page = rows.slice(0, opts.limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map(presentDelivery),
-      nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.id }) : null,
-    };
+    const page = pageOf(rows, opts.limit, (last) => ({ t: last.createdAt, i: last.id }));
+    return { items: page.items.map(presentDelivery), nextCursor: page.nextCursor };
   });
 
 /** The delivery id of an event at an endpoint: the same however often the event is fanned out. */

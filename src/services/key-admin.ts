@@ -1,6 +1,7 @@
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import { conflict, forbidden, notFound, outcome, unavailable, unprocessable } from "../core/errors";
 import { canManageKey, requireScope, type KeyPrincipal, type Scope } from "../core/principal";
+import { cursorField, pageOf } from "../core/cursor";
 import type { Caller, Deps } from "./deps";
 import { recordAudit } from "./audit";
 import { activeTenantAdminKeys, createKey, keyById, listKeys, revokeKey, rotateKeys, type KeyRow } from "./keys";
@@ -70,9 +71,10 @@ export const createApiKey = (
 /** The tenant's keys within the admin's reach, by id. */
 export const listApiKeys = (deps: Deps, caller: Caller, { limit, cursor }: { limit: number; cursor?: string }) =>
   outcome(async () => {
-    const rows = await listKeys(deps.env, requireScope(caller, "admin"), limit, cursor);
-    const page = rows.slice(0, limit);
-    return { items: page.map(present), nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+    const admin = requireScope(caller, "admin");
+    const after = cursorField(cursor, { k: "string" })?.k as string | undefined;
+    const page = pageOf(await listKeys(deps.env, admin, limit, after), limit, (last) => ({ k: last.id }));
+    return { items: page.items.map(present), nextCursor: page.nextCursor };
   });
 
 /** The key making the request, whatever its scope. */

@@ -294,12 +294,13 @@ export async function createKey(
   return row;
 }
 
-export function listKeys(env: Env, admin: KeyPrincipal, limit: number, cursor?: string): Promise<KeyRow[]> {
+/** Up to `limit + 1` of the keys within the admin's reach, by id, after the key `afterId`. */
+export function listKeys(env: Env, admin: KeyPrincipal, limit: number, afterId?: string): Promise<KeyRow[]> {
   return d1Read(() =>
     db(env)
       .select()
       .from(apiKeys)
-      .where(and(eq(apiKeys.tenantId, admin.tenantId), withinReach(admin), cursor ? gt(apiKeys.id, cursor) : undefined))
+      .where(and(eq(apiKeys.tenantId, admin.tenantId), withinReach(admin), afterId ? gt(apiKeys.id, afterId) : undefined))
       .orderBy(asc(apiKeys.id))
       .limit(limit + 1)
       .all(),

@@ -1,8 +1,9 @@
-import { and, asc, count, eq, gt } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray } from "drizzle-orm";
 import { libraries, libraryPins, librarySubscriptions } from "../db/schema";
 import { db } from "../db/client";
 import { forbidden, notFound, outcome, unprocessable, unwrap } from "../core/errors";
 import { requireScope } from "../core/principal";
+import { cursorField, pageOf } from "../core/cursor";
 import { aggregateSubscribers, libraryMemoryId, pinnedMemoryId } from "../core/shared-lessons";
 import type { ExperienceCreate } from "../core/memory-types";
 import type { Caller, Deps } from "./deps";
@@ -76,18 +77,24 @@ export const createLibrary = (deps: Deps, caller: Caller, input: { name: string;
 export const listLibraries = (deps: Deps, caller: Caller, input: { limit: number; cursor?: string | undefined }) =>
   outcome(async () => {
     const key = requireScope(caller, "read");
+    const after = cursorField(input.cursor, { l: "string" })?.l as string | undefined;
     const rows = await d1Read(() =>
       db(deps.env)
         .select()
         .from(libraries)
-        .where(and(eq(libraries.tenantId, key.tenantId), input.cursor ? gt(libraries.libraryId, input.cursor) : undefined))
+        .where(
+          and(
+            eq(libraries.tenantId, key.tenantId),
+            after ? gt(libraries.libraryId, after) : undefined,
+            key.libraryIds ? inArray(libraries.libraryId, key.libraryIds) : undefined,
+          ),
+        )
         .orderBy(asc(libraries.libraryId))
         .limit(input.limit + 1)
         .all(),
     );
-    const page = rows.slice(0, input.limit);
-    const visible = page.filter((r) => !key.libraryIds || key.libraryIds.includes(r.libraryId));
-    return { items: visible.map((r) => libraryOut(r)), nextCursor: rows.length > input.limit ? page[page.length - 1]!.libraryId : null };
+    const page = pageOf(rows, input.limit, (last) => ({ l: last.libraryId }));
+    return { items: page.items.map((r) => libraryOut(r)), nextCursor: page.nextCursor };
   });
 
 export const getLibrary = (deps: Deps, caller: Caller, input: { libraryId: string }) =>
@@ -302,6 +309,7 @@ export const listSubscriptions = (deps: Deps, caller: Caller, input: { agentId: 
 export const librarySubscribers = (deps: Deps, caller: Caller, input: { libraryId: string; limit: number; cursor?: string | undefined }) =>
   outcome(async () => {
     const { key } = await libraryTarget(deps, caller, input.libraryId, "read");
+    const after = cursorField(input.cursor, { a: "string" })?.a as string | undefined;
     const rows = await d1Read(() =>
       db(deps.env)
         .select()
@@ -310,16 +318,16 @@ export const librarySubscribers = (deps: Deps, caller: Caller, input: { libraryI
           and(
             eq(librarySubscriptions.tenantId, key.tenantId),
             eq(librarySubscriptions.libraryId, input.libraryId),
-            input.cursor ? gt(librarySubscriptions.agentId, input.cursor) : undefined,
+            after ? gt(librarySubscriptions.agentId, after) : undefined,
           ),
         )
         .orderBy(asc(librarySubscriptions.agentId))
         .limit(input.limit + 1)
         .all(),
     );
-    const page = rows.slice(0, input.limit);
+    const page = pageOf(rows, input.limit, (last) => ({ a: last.agentId }));
     const items = await Promise.all(
-      page.map(async (r) => ({
+      page.items.map(async (r) => ({
         agentId: r.agentId,
         weight: r.weight,
         pinVersion: r.pinVersion ?? null,
@@ -327,7 +335,7 @@ export const librarySubscribers = (deps: Deps, caller: Caller, input: { libraryI
         lessons: await resilientMemory(deps.env, key.tenantId, r.agentId).sharedStats({ libraryId: input.libraryId }),
       })),
     );
-    return { items, lessons: aggregateSubscribers(items), nextCursor: rows.length > input.limit ? page[page.length - 1]!.agentId : null };
+    return { items, lessons: aggregateSubscribers(items), nextCursor: page.nextCursor };
   });
 
 /**

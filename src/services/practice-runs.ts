@@ -2,7 +2,7 @@ import { and, desc, eq } from "drizzle-orm";
 import { db } from "../db/client";
 import { olderThan } from "../db/keyset";
 import { practiceRuns } from "../db/schema";
-import { cursorField, encodeCursor } from "../core/cursor";
+import { cursorField, encodeCursor, pageOf } from "../core/cursor";
 import { notFound, outcome, unavailable } from "../core/errors";
 import { requireScope } from "../core/principal";
 import type { Curve, RolloutAnswer, RunCreate, RunView } from "../core/practice/run-types";
@@ -70,10 +70,9 @@ export const listPracticeRuns = (deps: Deps, caller: Caller, input: { agentId: s
       .orderBy(desc(practiceRuns.createdAt), desc(practiceRuns.runId))
       .limit(input.limit + 1)
       .all();
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
+    const page = pageOf(rows, input.limit, (last) => ({ c: last.createdAt, r: last.runId }));
     return {
-      items: page.map((r) => ({
+      items: page.items.map((r) => ({
         runId: r.runId,
         datasetId: r.datasetId,
         status: r.status,
@@ -82,7 +81,7 @@ export const listPracticeRuns = (deps: Deps, caller: Caller, input: { agentId: s
         createdAt: r.createdAt,
         updatedAt: r.updatedAt,
       })),
-      nextCursor: rows.length > input.limit && last ? encodeCursor({ c: last.createdAt, r: last.runId }) : null,
+      nextCursor: page.nextCursor,
     };
   });
 

@@ -6,7 +6,7 @@ import { mintApiKey, sha256Hex } from "../core/api-key";
 import { toBase64url } from "../core/encoding";
 import { notFound, outcome } from "../core/errors";
 import { requireTenantAdmin } from "../core/principal";
-import { cursorField, encodeCursor } from "../core/cursor";
+import { cursorField, pageOf } from "../core/cursor";
 import { olderThan } from "../db/keyset";
 import { d1Read } from "./binding-faults";
 import type { Caller, Deps } from "./deps";
@@ -102,9 +102,8 @@ export const listTenants = (deps: Deps, _caller: Caller, opts: { limit: number; 
         .limit(opts.limit + 1)
         .all(),
     );
-    const page = rows.slice(0, opts.limit).map((r) => ({ ...r, hasWebhookSecret: Boolean(r.hasWebhookSecret) }));
-    const last = page[page.length - 1];
-    return { items: page, nextCursor: rows.length > opts.limit && last ? encodeCursor({ t: last.createdAt, i: last.tenantId }) : null };
+    const page = pageOf(rows, opts.limit, (last) => ({ t: last.createdAt, i: last.tenantId }));
+    return { items: page.items.map((r) => ({ ...r, hasWebhookSecret: Boolean(r.hasWebhookSecret) })), nextCursor: page.nextCursor };
   });
 
 export async function tenantExists(env: Env, tenantId: string): Promise<boolean> {

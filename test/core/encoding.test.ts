@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fromBase64url, toBase64url, toHex } from "../../src/core/encoding";
 import { chunks } from "../../src/core/chunks";
-import { decodeCursor, encodeCursor } from "../../src/core/cursor";
+import { decodeCursor, encodeCursor, pageOf } from "../../src/core/cursor";
 
 describe("byte encodings", () => {
   it("hex and unpadded base64url, for every byte value", () => {
@@ -26,5 +26,22 @@ describe("chunks", () => {
     expect(chunks([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
     expect(chunks([], 3)).toEqual([]);
     expect(() => chunks([1], 0)).toThrow(RangeError);
+  });
+});
+
+describe("pageOf", () => {
+  const rows = [{ id: "a" }, { id: "b" }, { id: "c" }];
+  const cursorOf = (last: { id: string }) => ({ i: last.id });
+
+  it("an extra row means another page, whose cursor follows the page's last item", () => {
+    const page = pageOf(rows, 2, cursorOf);
+    expect(page.items).toEqual(rows.slice(0, 2));
+    expect(decodeCursor(page.nextCursor!)).toEqual({ i: "b" });
+  });
+
+  it("no extra row, or no rows, means the last page", () => {
+    expect(pageOf(rows, 3, cursorOf)).toEqual({ items: rows, nextCursor: null });
+    expect(pageOf(rows.slice(0, 2), 2, cursorOf)).toEqual({ items: rows.slice(0, 2), nextCursor: null });
+    expect(pageOf([], 2, cursorOf)).toEqual({ items: [], nextCursor: null });
   });
 });

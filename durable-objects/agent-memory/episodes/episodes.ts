@@ -15,7 +15,7 @@ import { redactSecrets } from "../../../src/core/redact";
 import { assessInsight } from "../../../src/core/poison";
 import { quotedLabels } from "../../../src/core/library-block";
 import { FEATURES, type FeatureName } from "../../../src/core/reranker";
-import { decodeCursor, encodeCursor } from "../../../src/core/cursor";
+import { decodeCursor, pageOf } from "../../../src/core/cursor";
 import { DomainError } from "../../../src/core/errors";
 import { chunks, nextSeq, parseJson, placeholders, type MemoryContext } from "../storage/context";
 import type { Cases } from "./cases";
@@ -329,11 +329,11 @@ export class Episodes {
         ...(status ? [before, status, limit + 1] : [before, limit + 1]),
       )
       .toArray();
-    const page = rows.slice(0, limit);
-    const attempts = this.attemptsOf(page.map((r) => r.id));
+    const page = pageOf(rows, limit, (last) => ({ s: last.seq }));
+    const attempts = this.attemptsOf(page.items.map((r) => r.id));
     return {
-      items: page.map((r) => ({ ...this.out(r, false), attempts: attempts.get(r.id) ?? [] })),
-      nextCursor: rows.length > limit ? encodeCursor({ s: page[page.length - 1]!.seq }) : null,
+      items: page.items.map((r) => ({ ...this.out(r, false), attempts: attempts.get(r.id) ?? [] })),
+      nextCursor: page.nextCursor,
     };
   }
 

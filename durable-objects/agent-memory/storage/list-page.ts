@@ -1,5 +1,5 @@
 import type { ListFilter } from "../../../src/core/memory-types";
-import { decodeCursor, encodeCursor } from "../../../src/core/cursor";
+import { decodeCursor, pageOf } from "../../../src/core/cursor";
 import { DomainError } from "../../../src/core/errors";
 
 /**
@@ -38,9 +38,6 @@ export function listPage<Row extends Record<string, SqlStorageValue> & { seq: nu
       filter.limit + 1,
     )
     .toArray();
-  const page = rows.slice(0, filter.limit);
-  return {
-    items: page.map(present),
-    nextCursor: rows.length > filter.limit ? encodeCursor({ s: page[page.length - 1]!.seq }) : null,
-  };
+  const page = pageOf(rows, filter.limit, (last) => ({ s: last.seq }));
+  return { items: page.items.map(present), nextCursor: page.nextCursor };
 }
