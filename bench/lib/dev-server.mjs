@@ -5,6 +5,7 @@
 // hot-reload it mid-run) with a fresh temporary --persist-to state directory. Its process group
 // is killed on cleanup, on exit and on SIGINT/SIGTERM/SIGHUP. Every loop is bounded.
 import { spawn, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   cpSync,
   createWriteStream,
@@ -13,6 +14,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -148,6 +150,33 @@ function snapshotProject(dest, fromHead, main, from = root) {
 }
 
 /**
+ * A local D1 state with the project's migrations applied, made once per set of migrations (and
+ * wrangler version and configuration) and copied for each server: `wrangler d1 migrations apply`
+ * costs seconds of CPU, and the Node suite starts several servers at once. Whoever builds it
+ * first renames it into place; a builder that loses the race uses the winner's.
+ */
+function migratedState(app) {
+  const hash = createHash("sha256");
+  hash.update(JSON.parse(readFileSync(path.join(root, "node_modules/wrangler/package.json"), "utf8")).version);
+  hash.update(readFileSync(path.join(app, "wrangler.toml")));
+  const migrations = path.join(app, "migrations");
+  const files = readdirSync(migrations, { withFileTypes: true }).filter((e) => e.isFile());
+  for (const file of files.map((e) => e.name).sort()) hash.update(file).update(readFileSync(path.join(migrations, file)));
+  const template = path.join(root, "node_modules/.cache/praxis-d1-state", hash.digest("hex").slice(0, 16));
+  if (existsSync(template)) return template;
+  mkdirSync(path.dirname(template), { recursive: true });
+  const building = mkdtempSync(`${template}.building-`);
+  const [cmd, args] = wranglerCmd(["d1", "migrations", "apply", "DB", "--local", "--persist-to", building]);
+  execFileSync(cmd, args, { cwd: app, env: quietEnv, stdio: ["ignore", "ignore", "pipe"], timeout: 120_000 });
+  try {
+    renameSync(building, template);
+  } catch {
+    rmSync(building, { recursive: true, force: true });
+  }
+  return template;
+}
+
+/**
  * One wrangler dev for a benchmark. `stopping` turns true on a signal (loops stop, nothing new
  * starts); `cleanup()` is idempotent and every caller awaits the same teardown, so an exit
  * cannot cut it short. `onCleanup(fn)` adds teardown of the bench's own (servers, sockets).
@@ -213,8 +242,7 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-", project =
     const state = path.join(tmpDir, "state");
     log(`snapshot${fromHead ? " of HEAD" : ""} and state in ${tmpDir}`);
     snapshotProject(app, fromHead, main, project);
-    const [mcmd, margs] = wranglerCmd(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
-    execFileSync(mcmd, margs, { cwd: app, env: quietEnv, stdio: ["ignore", "ignore", "pipe"], timeout: 120_000 });
+    cpSync(migratedState(app), state, { recursive: true });
     launched = { firstPort, vars, logLevel, main };
     return launch();
   }
