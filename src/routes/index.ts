@@ -6,7 +6,7 @@ import { keyRoutes } from "./keys";
 import { agentRoutes } from "./agents";
 import { agentConfigRoutes } from "./agent-config";
 import { experienceRoutes } from "./experiences";
-import { libraryRoutes } from "./library";
+import { libraryRoutes, sharedLibraryHistoryRoutes } from "./library";
 import { caseRoutes } from "./cases";
 import { quarantineRoutes } from "./quarantine";
 import { retrieveRoutes } from "./retrieve";
@@ -48,6 +48,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     retrieverRoutes,
     eventRoutes,
     sharedLibraryRoutes,
+    sharedLibraryHistoryRoutes,
   ]) {
     app.route("/", r);
   }

@@ -21,15 +21,21 @@ import {
   updateLibrary,
 } from "../services/libraries";
 import { addLesson, deleteLesson, getLesson, listLessons, updateLesson } from "../services/lessons";
-import { exportLibrary, importLibrary, libraryDiff, libraryVersion, libraryVersions, rollbackLibrary } from "../services/library";
 import { deleteQuarantined, listQuarantine, releaseQuarantined } from "../services/quarantine";
-import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay, PageQuery, queryLimit, queryNumber, timestamp } from "./schemas";
+import {
+  AgentParams,
+  IdempotencyHeader,
+  LibraryIdSchema,
+  LibraryParams,
+  ListFilterSchema,
+  markReplay,
+  PageQuery,
+  queryLimit,
+  timestamp,
+} from "./schemas";
 import { AddedExperience, Experience, VersionedExperience } from "./experiences";
-import { ApplyResult, LibraryExportSchema, Snapshot, VersionMeta } from "./library";
 import { HeldItem } from "./quarantine";
 
-const LibraryIdSchema = CoreLibraryIdSchema.openapi({ param: { name: "libraryId", in: "path" }, example: "lib_3f2a9c0d1e4b5a6c7d8e" });
-const LibraryParams = z.object({ libraryId: LibraryIdSchema });
 const LessonParams = LibraryParams.extend({
   id: z
     .string()
@@ -37,7 +43,6 @@ const LessonParams = LibraryParams.extend({
     .max(64)
     .openapi({ param: { name: "id", in: "path" } }),
 });
-const VersionParams = LibraryParams.extend({ n: queryNumber(z.number().int().min(0)).openapi({ param: { name: "n", in: "path" } }) });
 const SubscriptionParams = AgentParams.extend({ libraryId: LibraryIdSchema });
 
 const Library = SharedLibrarySchema.openapi("SharedLibrary");
@@ -73,7 +78,8 @@ const lessons = `${base}/{libraryId}/experiences`;
 /**
  * Shared libraries (issue 32): a tenant's lessons several agents draw on, each learning for itself
  * which of them work. A library's lessons have the agent library's whole life: admission, versions,
- * diff, rollback, export and import, quarantine.
+ * diff, rollback, export and import, quarantine. Its history routes are the agent library's, at
+ * the library's path (`sharedLibraryHistoryRoutes` in ./library.ts).
  */
 export const libraryRoutes = router()
   .openapi(
@@ -282,157 +288,6 @@ export const libraryRoutes = router()
       responses: { 200: jsonResponse(z.object({ deleted: z.string(), libraryVersion: z.number().int() }), "Deleted"), ...commonErrors },
     }),
     async (c) => c.json(valueOf(await deleteLesson(depsOf(c), c.get("principal"), { ...c.req.valid("param"), door: "api" })), 200),
-  )
-  .openapi(
-    createRoute({
-      method: "get",
-      path: `${base}/{libraryId}/versions`,
-      tags: ["libraries"],
-      operationId: "listSharedLibraryVersions",
-      summary: "List a shared library's versions",
-      description: "The library's versions, newest first, each with author, reason and the number of changes.",
-      security,
-      request: {
-        params: LibraryParams,
-        query: z.object({ limit: queryLimit(200, 50), cursor: queryNumber(z.number().int().min(1)).optional() }),
-      },
-      responses: {
-        200: jsonResponse(z.object({ items: z.array(VersionMeta), nextCursor: z.string().nullable() }), "Versions"),
-        ...commonErrors,
-      },
-    }),
-    async (c) =>
-      c.json(valueOf(await libraryVersions(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
-  )
-  .openapi(
-    createRoute({
-      method: "get",
-      path: `${base}/{libraryId}/versions/{n}`,
-      tags: ["libraries"],
-      operationId: "getSharedLibraryVersion",
-      summary: "Get a shared library version",
-      description: "The whole library exactly as it was after version n.",
-      security,
-      request: { params: VersionParams },
-      responses: {
-        200: jsonResponse(
-          VersionMeta.extend({ experiences: z.array(Snapshot.extend({ label: z.string().nullable() })) }),
-          "The library at n",
-        ),
-        ...commonErrors,
-      },
-    }),
-    async (c) => c.json(valueOf(await libraryVersion(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
-  )
-  .openapi(
-    createRoute({
-      method: "get",
-      path: `${base}/{libraryId}/versions/{n}/diff`,
-      tags: ["libraries"],
-      operationId: "getSharedLibraryVersionDiff",
-      summary: "Diff a shared library version",
-      description: "What version n changed: each lesson it touched, before and after.",
-      security,
-      request: { params: VersionParams },
-      responses: {
-        200: jsonResponse(
-          VersionMeta.extend({
-            diff: z.array(
-              z.object({
-                id: z.string(),
-                op: z.enum(["create", "update", "archive", "delete", "restore"]),
-                before: Snapshot.nullable(),
-                after: Snapshot.nullable(),
-              }),
-            ),
-          }),
-          "The diff",
-        ),
-        ...commonErrors,
-      },
-    }),
-    async (c) => c.json(valueOf(await libraryDiff(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
-  )
-  .openapi(
-    createRoute({
-      method: "post",
-      path: `${base}/{libraryId}/rollback`,
-      tags: ["libraries"],
-      operationId: "rollbackSharedLibrary",
-      summary: "Roll a shared library back",
-      description:
-        "As an agent's rollback: the earlier version's library, recorded as a new version. Subscribers see it at their next read.",
-      security,
-      request: {
-        params: LibraryParams,
-        headers: IdempotencyHeader,
-        ...jsonBody(
-          z
-            .object({ version: z.number().int().min(0) })
-            .strict()
-            .openapi("Rollback"),
-        ),
-      },
-      responses: { 200: jsonResponse(ApplyResult, "Rolled back"), ...commonErrors },
-    }),
-    async (c) => {
-      const { value, replayed } = valueOf(
-        await rollbackLibrary(depsOf(c), c.get("principal"), {
-          ...c.req.valid("param"),
-          ...c.req.valid("json"),
-          idempotencyKey: c.req.valid("header")["idempotency-key"],
-        }),
-      );
-      markReplay(c, replayed);
-      return c.json(value, 200);
-    },
-  )
-  .openapi(
-    createRoute({
-      method: "get",
-      path: `${base}/{libraryId}/export`,
-      tags: ["libraries"],
-      operationId: "exportSharedLibrary",
-      summary: "Export a shared library",
-      description: "The library's lessons in the shape `importLibrary` and `importSharedLibrary` take.",
-      security,
-      request: { params: LibraryParams },
-      responses: { 200: jsonResponse(LibraryExportSchema, "The export"), ...commonErrors },
-    }),
-    async (c) => c.json(valueOf(await exportLibrary(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
-  )
-  .openapi(
-    createRoute({
-      method: "post",
-      path: `${base}/{libraryId}/import`,
-      tags: ["libraries"],
-      operationId: "importSharedLibrary",
-      summary: "Import into a shared library",
-      description: "As an agent's import: `merge` or `replace`, one new version, every text through admission.",
-      security,
-      request: {
-        params: LibraryParams,
-        headers: IdempotencyHeader,
-        ...jsonBody(
-          z
-            .object({ mode: z.enum(["merge", "replace"]), library: LibraryExportSchema })
-            .strict()
-            .openapi("LibraryImport"),
-        ),
-      },
-      responses: { 200: jsonResponse(ApplyResult, "Imported"), ...commonErrors },
-    }),
-    async (c) => {
-      const { value, replayed } = valueOf(
-        await importLibrary(depsOf(c), c.get("principal"), {
-          ...c.req.valid("param"),
-          ...c.req.valid("json"),
-          idempotencyKey: c.req.valid("header")["idempotency-key"],
-        }),
-      );
-      markReplay(c, replayed);
-      return c.json(value, 200);
-    },
   )
   .openapi(
     createRoute({

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { AgentIdSchema as CoreAgentIdSchema } from "../core/api-key";
+import { LibraryIdSchema as CoreLibraryIdSchema } from "../core/shared-lessons";
 import { queryLimit } from "../core/query-params";
 import { IDEMPOTENCY_KEY_RE } from "../http/input-guards";
 
@@ -11,6 +12,12 @@ export { ListFilterSchema, type ListFilter } from "../core/memory-types";
 export const AgentIdSchema = CoreAgentIdSchema.openapi({ param: { name: "agentId", in: "path" }, example: "support-bot" });
 
 export const AgentParams = z.object({ agentId: AgentIdSchema });
+
+export const LibraryIdSchema = CoreLibraryIdSchema.openapi({
+  param: { name: "libraryId", in: "path" },
+  example: "lib_3f2a9c0d1e4b5a6c7d8e",
+});
+export const LibraryParams = z.object({ libraryId: LibraryIdSchema });
 
 export const PageQuery = z.object({
   limit: queryLimit(200, 50).openapi({ example: 50 }),
