@@ -16,3 +16,5 @@ export interface DevServer {
 export function devServer(opts?: { keep?: boolean; tmpPrefix?: string; project?: string }): DevServer;
 export function freePort(start: number): Promise<number>;
 export const root: string;
+/** The last `lines` lines of a file, or "(no log)". */
+export function tail(file: string, lines?: number): string;

@@ -217,8 +217,14 @@ export class RunMachine {
   report(key: string, result: UnitResult): boolean {
     const unit = this.store.unit(key);
     const run = this.store.run();
-    if (!unit || !run || unit.status === "done" || isTerminal(run.status)) return false;
-    if (run.epoch !== unit.epoch || run.step !== unit.step) return false;
+    if (!unit || !run) return false;
+    if (unit.status === "done" || isTerminal(run.status) || run.epoch !== unit.epoch || run.step !== unit.step) {
+      // Too late to be used (the run stopped and closed its units, or moved past the unit's step),
+      // but the calls it made were made: the run's usage counts them, as the tenant's ledger does.
+      // A repeated report finds its reservations already taken.
+      this.store.addUsage(this.budget.takeReserved(key), unit);
+      return false;
+    }
     // The calls the unit reserved are every attempt it made; the result carries only the last one's.
     this.store.addUsage(this.budget.takeReserved(key) ?? result.usage, unit);
     if (result.awaiting && unit.stage === "rollout" && !result.error) {

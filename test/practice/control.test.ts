@@ -177,6 +177,31 @@ describe("practice run control", () => {
     expect(llm.sent.length).toBe(sent);
   });
 
+  it("a unit that reports after its run stopped still counts the calls it made in the run's usage, as the ledger does", async () => {
+    const f = await practiceFixture(ARITHMETIC);
+    const q = captureQueues();
+    const llm = practiceLlm();
+    const real = llm.spy.getMockImplementation()!;
+    let runId = "";
+    let cancelled = false;
+    // The run is cancelled while the first unit's call is at the LLM: its answer and report come after.
+    llm.spy.mockImplementation(async (input, init) => {
+      if (!cancelled && runId) {
+        cancelled = true;
+        expect((await f.agent("POST", `/practice-runs/${runId}/cancel`)).body.status).toBe("cancelled");
+      }
+      return real(input, init);
+    });
+    runId = await startRun(f, RUN);
+    await q.pump();
+    expect(cancelled).toBe(true);
+    const run = await f.agent("GET", `/practice-runs/${runId}`);
+    expect(run.body.status).toBe("cancelled");
+    const spent = await tenantTokens(f.t.tenantId);
+    expect(spent).toBeGreaterThan(0);
+    expect(run.body.usage.tokensIn + run.body.usage.tokensOut).toBe(spent);
+  });
+
   it("a run with budget.maxTokens 2000 never passes it (it ended at 2,478 when the budget was checked only between stages)", async () => {
     const f = await practiceFixture(ARITHMETIC);
     const q = captureQueues();
