@@ -16,16 +16,16 @@ export function decodeCursor(cursor: string): Record<string, unknown> | null {
 }
 
 /** The fields of a list route's cursor, each of the type given; a cursor not from this API is a 400. */
-export function cursorField<K extends string>(
+export function cursorField<F extends Record<string, "string" | "number">>(
   cursor: string | undefined,
-  fields: Record<K, "string" | "number">,
-): Record<K, string | number> | null {
+  fields: F,
+): { [K in keyof F]: F[K] extends "string" ? string : number } | null {
   if (!cursor) return null;
   const decoded = decodeCursor(cursor);
   if (!decoded || Object.entries(fields).some(([k, type]) => typeof decoded[k] !== type)) {
     throw invalid("The cursor is not valid.", [{ path: "query.cursor", message: "Not a cursor from this API" }]);
   }
-  return decoded as Record<K, string | number>;
+  return decoded as { [K in keyof F]: F[K] extends "string" ? string : number };
 }
 
 /**

@@ -22,7 +22,7 @@ export async function agentPage(
   key: Pick<KeyPrincipal, "tenantId" | "agentIds">,
   page: { limit: number; cursor?: string | undefined },
 ) {
-  const after = cursorField(page.cursor, { a: "string" })?.a as string | undefined;
+  const after = cursorField(page.cursor, { a: "string" })?.a;
   const rows = await db(env)
     .select()
     .from(agents)

@@ -334,7 +334,7 @@ export const listDatasets = (deps: Deps, caller: Caller, opts: { limit: number; 
       .where(
         and(
           eq(datasets.tenantId, tenantId),
-          olderThan(datasets.createdAt, datasets.id, after ? { createdAt: after.t as number, id: after.i as string } : undefined),
+          olderThan(datasets.createdAt, datasets.id, after ? { createdAt: after.t, id: after.i } : undefined),
         ),
       )
       .orderBy(desc(datasets.createdAt), desc(datasets.id))
@@ -364,7 +364,7 @@ export const listDatasetTasks = (
         and(
           eq(datasetTasks.datasetId, datasetId),
           opts.split ? eq(datasetTasks.split, opts.split) : undefined,
-          after ? gt(datasetTasks.seq, after.s as number) : undefined,
+          after ? gt(datasetTasks.seq, after.s) : undefined,
         ),
       )
       .orderBy(asc(datasetTasks.seq))

@@ -222,11 +222,7 @@ export const listEvaluations = (deps: Deps, caller: Caller, input: { agentId: st
         and(
           eq(evaluations.tenantId, who.tenantId),
           eq(evaluations.agentId, who.agentId),
-          olderThan(
-            evaluations.createdAt,
-            evaluations.evaluationId,
-            after ? { createdAt: after.c as number, id: after.e as string } : undefined,
-          ),
+          olderThan(evaluations.createdAt, evaluations.evaluationId, after ? { createdAt: after.c, id: after.e } : undefined),
         ),
       )
       .orderBy(desc(evaluations.createdAt), desc(evaluations.evaluationId))

@@ -141,11 +141,7 @@ export const listEventDeliveries = (
             eq(eventDeliveries.tenantId, tenantId),
             opts.endpointId ? eq(eventDeliveries.endpointId, opts.endpointId) : undefined,
             opts.eventId ? eq(eventDeliveries.eventId, opts.eventId) : undefined,
-            olderThan(
-              eventDeliveries.createdAt,
-              eventDeliveries.id,
-              after ? { createdAt: after.t as number, id: after.i as string } : undefined,
-            ),
+            olderThan(eventDeliveries.createdAt, eventDeliveries.id, after ? { createdAt: after.t, id: after.i } : undefined),
           ),
         )
         .orderBy(desc(eventDeliveries.createdAt), desc(eventDeliveries.id))

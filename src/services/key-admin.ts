@@ -72,7 +72,7 @@ export const createApiKey = (
 export const listApiKeys = (deps: Deps, caller: Caller, { limit, cursor }: { limit: number; cursor?: string }) =>
   outcome(async () => {
     const admin = requireScope(caller, "admin");
-    const after = cursorField(cursor, { k: "string" })?.k as string | undefined;
+    const after = cursorField(cursor, { k: "string" })?.k;
     const page = pageOf(await listKeys(deps.env, admin, limit, after), limit, (last) => ({ k: last.id }));
     return { items: page.items.map(present), nextCursor: page.nextCursor };
   });

@@ -77,7 +77,7 @@ export const createLibrary = (deps: Deps, caller: Caller, input: { name: string;
 export const listLibraries = (deps: Deps, caller: Caller, input: { limit: number; cursor?: string | undefined }) =>
   outcome(async () => {
     const key = requireScope(caller, "read");
-    const after = cursorField(input.cursor, { l: "string" })?.l as string | undefined;
+    const after = cursorField(input.cursor, { l: "string" })?.l;
     const rows = await d1Read(() =>
       db(deps.env)
         .select()
@@ -309,7 +309,7 @@ export const listSubscriptions = (deps: Deps, caller: Caller, input: { agentId: 
 export const librarySubscribers = (deps: Deps, caller: Caller, input: { libraryId: string; limit: number; cursor?: string | undefined }) =>
   outcome(async () => {
     const { key } = await libraryTarget(deps, caller, input.libraryId, "read");
-    const after = cursorField(input.cursor, { a: "string" })?.a as string | undefined;
+    const after = cursorField(input.cursor, { a: "string" })?.a;
     const rows = await d1Read(() =>
       db(deps.env)
         .select()

@@ -60,11 +60,7 @@ export const listPracticeRuns = (deps: Deps, caller: Caller, input: { agentId: s
         and(
           eq(practiceRuns.tenantId, who.tenantId),
           eq(practiceRuns.agentId, who.agentId),
-          olderThan(
-            practiceRuns.createdAt,
-            practiceRuns.runId,
-            after ? { createdAt: after.c as number, id: after.r as string } : undefined,
-          ),
+          olderThan(practiceRuns.createdAt, practiceRuns.runId, after ? { createdAt: after.c, id: after.r } : undefined),
         ),
       )
       .orderBy(desc(practiceRuns.createdAt), desc(practiceRuns.runId))
@@ -118,7 +114,7 @@ export const listPracticeRunRollouts = (
 ) =>
   outcome(async () => {
     const run = await runObject(deps, caller, input);
-    const after = cursorField(input.cursor, { s: "number" })?.s as number | undefined;
+    const after = cursorField(input.cursor, { s: "number" })?.s;
     const page = await run.rollouts({ epoch: input.epoch, step: input.step, taskId: input.taskId, limit: input.limit, after });
     return { items: page.items as Json[], nextCursor: page.next === null ? null : encodeCursor({ s: page.next }) };
   });

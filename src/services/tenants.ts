@@ -97,7 +97,7 @@ export const listTenants = (deps: Deps, _caller: Caller, opts: { limit: number; 
           activeKeys,
         })
         .from(tenants)
-        .where(olderThan(tenants.createdAt, tenants.id, after ? { createdAt: after.t as number, id: after.i as string } : undefined))
+        .where(olderThan(tenants.createdAt, tenants.id, after ? { createdAt: after.t, id: after.i } : undefined))
         .orderBy(desc(tenants.createdAt), desc(tenants.id))
         .limit(opts.limit + 1)
         .all(),
