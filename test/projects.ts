@@ -98,6 +98,7 @@ export const SHARED_TESTS = [
   "test/memory/learned-retrieval.test.ts",
   "test/memory/metadata-filters.test.ts",
   "test/memory/phrase-review.test.ts",
+  "test/memory/relevance-bound.test.ts",
   "test/memory/prompt.test.ts",
   "test/memory/read-only.test.ts",
   "test/memory/retention.test.ts",

@@ -351,6 +351,13 @@ export const RetrievedItemSchema = z.object({
       "BM25 score of the item for the query's words; 0 when it shares none. BM25 weighs a word by its rarity, so in a small library a word most memories share scores near 0 even on an exact hit: `channels` says whether the lexical channel found the item",
     ),
   relevance: z.number().min(0).max(1).describe("The vector and lexical channels fused by reciprocal rank: 1 when both rank the item first"),
+  baseRelevance: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe(
+      "How well the item's own content matches the query, in each channel relative to the best candidate (1: best in every channel). Learned signals (Q, usage, the re-ranker) never rank an item above one whose base relevance is more than 0.25 higher",
+    ),
   simZ: z.number().describe("z-score of relevance among the candidates"),
   q: z.number(),
   qZ: z.number(),

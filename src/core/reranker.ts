@@ -9,6 +9,15 @@ export const FEATURES = ["vectorSim", "usageSim", "textBm25", "learnedPhrase", "
 export type FeatureName = (typeof FEATURES)[number];
 export type Features = readonly number[];
 
+/**
+ * Signals of how well an item matches the query, by its content or by what it was used for. Their
+ * weights are never negative (projected after every step, and read as 0 in a state saved before): the model may learn how much a match matters, never to prefer items that match less.
+ */
+const MONOTONE: ReadonlySet<FeatureName> = new Set(["vectorSim", "usageSim", "textBm25", "learnedPhrase", "whenSim", "whenBm25"]);
+const MONOTONE_AT = FEATURES.map((name) => MONOTONE.has(name));
+const projected = (w: number, i: number) => (MONOTONE_AT[i] ? Math.max(0, w) : w);
+const project = (weights: readonly number[]) => weights.map(projected);
+
 /** Rewards of a retrieval seen before the model may re-order anything. */
 export const MIN_UPDATES = 20;
 const LEARNING_RATE = 0.1;
@@ -65,7 +74,7 @@ export function featuresOf(s: SignalInput, now: number): number[] {
 
 export function logit(state: RerankerState, f: Features): number {
   let z = state.bias;
-  for (let i = 0; i < FEATURES.length; i++) z += state.weights[i]! * (f[i] ?? 0);
+  for (let i = 0; i < FEATURES.length; i++) z += projected(state.weights[i]!, i) * (f[i] ?? 0);
   return z;
 }
 
@@ -76,14 +85,15 @@ export function train(state: RerankerState, examples: readonly { f: Features; la
   if (!examples.length) return state;
   const pos = examples.filter((e) => e.label === 1).length;
   const neg = examples.length - pos;
-  const weights = [...state.weights];
+  const weights = project(state.weights);
   let bias = state.bias;
   for (const e of examples) {
     const balance = e.label === 1 ? examples.length / (2 * Math.max(1, pos)) : examples.length / (2 * Math.max(1, neg));
     let z = bias;
     for (let i = 0; i < FEATURES.length; i++) z += weights[i]! * (e.f[i] ?? 0);
     const g = (sigmoid(z) - e.label) * balance;
-    for (let i = 0; i < FEATURES.length; i++) weights[i] = weights[i]! - LEARNING_RATE * (g * (e.f[i] ?? 0) + L2 * weights[i]!);
+    for (let i = 0; i < FEATURES.length; i++)
+      weights[i] = projected(weights[i]! - LEARNING_RATE * (g * (e.f[i] ?? 0) + L2 * weights[i]!), i);
     bias -= LEARNING_RATE * g;
   }
   return { weights, bias, updates: state.updates + 1, positives: state.positives + pos, negatives: state.negatives + neg };
@@ -112,7 +122,7 @@ export function describeReranker(state: RerankerState) {
     positives: state.positives,
     negatives: state.negatives,
     bias: state.bias,
-    weights: Object.fromEntries(FEATURES.map((name, i) => [name, state.weights[i]!])) as Record<FeatureName, number>,
+    weights: Object.fromEntries(project(state.weights).map((w, i) => [FEATURES[i], w])) as Record<FeatureName, number>,
   };
 }
 

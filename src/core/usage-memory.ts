@@ -100,13 +100,23 @@ export function applyPhrase(
  */
 export const MIN_PHRASE_MATCH = 0.4;
 
-/** The best word-set cosine of the query's content words with one of the phrases (0 below MIN_PHRASE_MATCH), times that phrase's weight up to 1. */
+/**
+ * Rewarded uses an association needs before it moves a ranking: one retrieval is one outcome,
+ * which may be luck or a lie, so a phrase or centroid counts from nothing at one credit to fully
+ * at USAGE_EVIDENCE. A reward teaches each memory at most one credit (reward-learning.ts), so
+ * this takes rewards of at least two retrievals or episodes.
+ */
+export const USAGE_EVIDENCE = 2;
+/** How much of an association with this much credit behind it counts, in [0, 1]. */
+export const evidenceOf = (credit: number) => Math.min(1, Math.max(0, (credit - 1) / (USAGE_EVIDENCE - 1)));
+
+/** The best word-set cosine of the query's content words with one of the phrases (0 below MIN_PHRASE_MATCH), times how much that phrase's evidence counts. */
 export function phraseMatch(terms: readonly string[], phrases: readonly LearnedPhrase[], fade: Fade = NO_FADE): number {
   let best = 0;
   for (const p of phrases) {
     if (p.pending) continue;
     const sim = lexicalSimilarity(terms, p.text.split(" "));
-    if (sim >= MIN_PHRASE_MATCH) best = Math.max(best, sim * Math.min(1, weightOf(p, fade)));
+    if (sim >= MIN_PHRASE_MATCH) best = Math.max(best, sim * evidenceOf(weightOf(p, fade)));
   }
   return best;
 }
@@ -169,18 +179,18 @@ export function updateCentroid(c: Centroid | null, query: Float32Array, weight: 
  * The usage channel's similarity: the dot product of the query with the centroid, i.e. the mean
  * cosine of the query with the queries the memory served. A memory rewarded for many unrelated
  * queries has a short centroid and so a low score for any one of them: that is the cap on how far
- * a flood of rewards can carry one memory. It is further discounted while few queries back it.
+ * a flood of rewards can carry one memory. It counts only as far as its evidence (evidenceOf).
  */
 export function usageSimilarity(c: Centroid, query: Float32Array): number {
   if (c.vec.length !== query.length) return 0;
   const q = unit(query);
   let dot = 0;
   for (let i = 0; i < q.length; i++) dot += c.vec[i]! * q[i]!;
-  return dot * Math.min(1, c.n);
+  return dot * evidenceOf(c.n);
 }
 
-/** What the cosine with a stored centroid's direction is multiplied by to give usageSimilarity: its length times its count discount (at most 1). */
-export const centroidFactor = (norm: number, n: number) => norm * Math.min(1, n);
+/** What the cosine with a stored centroid's direction is multiplied by to give usageSimilarity: its length times its evidence. */
+export const centroidFactor = (norm: number, n: number) => norm * evidenceOf(n);
 
 /** Centroids the scan keeps per query before their factor is applied: a short centroid can fall out of the top k1. */
 export const USAGE_SCAN_WIDTH = 4;

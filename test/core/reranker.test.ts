@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { contributions, emptyReranker, featuresOf, FEATURES, MIN_UPDATES, rerankerActive, train } from "../../src/core/reranker";
+import {
+  contributions,
+  describeReranker,
+  emptyReranker,
+  featuresOf,
+  FEATURES,
+  MIN_UPDATES,
+  rerankerActive,
+  train,
+} from "../../src/core/reranker";
 
 const f = (usage: number, sim: number) => featuresOf({ sim, usage, lexical: 0, learned: 0, q: 0, lastUsedAt: null, kind: "experience" }, 0);
 
@@ -47,5 +56,34 @@ describe("re-ranker", () => {
     for (const v of x) expect(Math.abs(v)).toBeLessThanOrEqual(1);
     expect(x[FEATURES.indexOf("recency")]).toBe(1);
     expect(x[FEATURES.indexOf("isCase")]).toBe(1);
+  });
+});
+
+describe("re-ranker monotone in how well an item matches", () => {
+  it("rewards that always cite the least similar item never teach it to prefer dissimilar items", () => {
+    let s = emptyReranker();
+    const g = (sim: number, lexical: number) =>
+      featuresOf({ sim, usage: 0, lexical, learned: 0, q: 0, lastUsedAt: null, kind: "experience" }, 0);
+    for (let i = 0; i < 240; i++)
+      s = train(s, [
+        { f: g(0.05, 0), label: 1 },
+        { f: g(0.6, 6), label: 0 },
+        { f: g(0.5, 3), label: 0 },
+      ]);
+    expect(rerankerActive(s)).toBe(true);
+    for (const name of ["vectorSim", "textBm25", "usageSim", "learnedPhrase", "whenSim", "whenBm25"] as const)
+      expect(s.weights[FEATURES.indexOf(name)], name).toBeGreaterThanOrEqual(0);
+    const c = contributions(s, [g(0.05, 0), g(0.3, 1), g(0.6, 6)])!;
+    expect(c[1]).toBeGreaterThanOrEqual(c[0]!);
+    expect(c[2]).toBeGreaterThanOrEqual(c[1]!);
+  });
+
+  it("reads a negative similarity weight saved before as zero", () => {
+    const saved = { ...emptyReranker(), updates: MIN_UPDATES, positives: 5, negatives: 5 };
+    saved.weights[FEATURES.indexOf("vectorSim")] = -1.01;
+    saved.weights[FEATURES.indexOf("textBm25")] = -2.02;
+    const c = contributions(saved, [f(0, 0.1), f(0, 0.9)])!;
+    expect(c[0]).toBe(c[1]);
+    expect(describeReranker(saved).weights).toMatchObject({ vectorSim: 0, textBm25: 0 });
   });
 });

@@ -3,6 +3,7 @@ import {
   applyPhrase,
   decodeCentroid,
   encodeCentroid,
+  evidenceOf,
   MAX_CENTROID_COUNT,
   MAX_PHRASE_WEIGHT,
   MAX_PHRASES,
@@ -10,6 +11,7 @@ import {
   phraseOf,
   updateCentroid,
   usageSimilarity,
+  USAGE_EVIDENCE,
   type Centroid,
 } from "../../src/core/usage-memory";
 import { DAY_MS, retention } from "../../src/core/decay";
@@ -89,7 +91,7 @@ describe("learned phrases decay with their memory", () => {
   const terms = ["refund", "damaged", "parcel"];
 
   it("match less as time passes since their last reward, slower for a useful memory", () => {
-    const p = applyPhrase([], "refund damaged parcel", 1, 0);
+    const p = applyPhrase([], "refund damaged parcel", MAX_PHRASE_WEIGHT, 0);
     const fresh = phraseMatch(terms, p, fadeOf(-1, 0));
     const month = phraseMatch(terms, p, fadeOf(-1, 30 * DAY_MS));
     const usefulMonth = phraseMatch(terms, p, fadeOf(1, 30 * DAY_MS));
@@ -115,5 +117,19 @@ describe("learned phrases decay with their memory", () => {
     p = applyPhrase(p, "x y", -0.5, 1);
     expect(p.find((x) => x.text === "x y")!.weight).toBeCloseTo(0.5, 6);
     expect(p.find((x) => x.text === "u v")!.weight).toBe(1);
+  });
+});
+
+describe("evidence before a usage association counts", () => {
+  it("one rewarded retrieval teaches a phrase and a centroid that move nothing; a second makes them count", () => {
+    const terms = ["refund", "damaged", "parcel"];
+    const once = applyPhrase([], "refund damaged parcel", 1, 0);
+    expect(phraseMatch(terms, once)).toBe(0);
+    expect(phraseMatch(terms, applyPhrase(once, "refund damaged parcel", 1, 1))).toBeCloseTo(1, 6);
+    const axis = unitAxis(8, 2);
+    const c1 = updateCentroid(null, axis, 1)!;
+    expect(usageSimilarity(c1, axis)).toBe(0);
+    expect(usageSimilarity(updateCentroid(c1, axis, 1)!, axis)).toBeCloseTo(1, 6);
+    expect(evidenceOf(1.5)).toBeCloseTo(1 / (USAGE_EVIDENCE - 1) / 2, 6);
   });
 });

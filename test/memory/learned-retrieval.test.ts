@@ -55,7 +55,8 @@ describe("retrieval that learns from outcomes", () => {
 
     const after = await retrieve(api, NEAR);
     expect(after.items[0]?.id).toBe(legal);
-    expect(after.items[0]!.signals!.phrases).toBeGreaterThan(0);
+    // Three retrievals back the centroid; each phrase was taught by one, which is not yet evidence.
+    expect(after.items[0]!.signals!.phrases).toBe(0);
     expect(after.items[0]!.signals!.usage).toBeGreaterThan(0);
     expect(after.items[0]!.signals!.learned).toBeNull();
     // The same lessons learned, but the lesson's own vector is nowhere near this query: what

@@ -42,7 +42,8 @@ describe("learned phrases and the safety review", () => {
     const legal = (await f.api("POST", "/experiences", { text: LEGAL })).body.id as string;
     for (const text of FILLER) await f.api("POST", "/experiences", { text });
     await withReviewer(f.t.tenantId, f.agentId);
-    for (const query of [SAFE_QUERY, SLY_QUERY]) {
+    // The safe phrase is taught by two retrievals, so that once admitted it is evidence enough to match.
+    for (const query of [SAFE_QUERY, SAFE_QUERY, SLY_QUERY]) {
       const r = await f.api("POST", "/retrieve", { query });
       expect(r.body.items.map((i: { id: string }) => i.id)).toContain(legal);
       expect((await f.api("POST", "/rewards", { retrievalId: r.body.retrievalId, outcome: "success", citedIds: [legal] })).status).toBe(

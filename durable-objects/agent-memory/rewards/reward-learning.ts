@@ -91,7 +91,7 @@ function mayTeach(ctx: MemoryContext, key: string, itemId: string, hour: number)
  * as positives (negatives when the reward was negative) and the shown-but-uncited ones as
  * negatives. A reward of memory ids has no retrieval and teaches neither; a zero reward says
  * nothing. A positive lesson past the key's hourly cap for that memory teaches neither channel;
- * weakening is never capped.
+ * weakening is never capped. Each memory takes at most one retrieval's lesson per reward.
  */
 export function learnFromReward(
   ctx: MemoryContext,
@@ -104,6 +104,9 @@ export function learnFromReward(
   const hour = Math.floor(ctx.now() / HOUR_MS);
   ctx.sql.exec("DELETE FROM teach_counts WHERE hour < ?", hour);
   const examples: { f: Features; label: 0 | 1 }[] = [];
+  // One reward is one piece of evidence, however many of an episode's retrievals showed a memory:
+  // usage memory counts an association only once several rewards back it (evidenceOf).
+  const taught = new Set<string>();
   for (const row of retrievals) {
     const teacher = outcome.teacher ?? row.keyId ?? "";
     const shown = row.items.filter((i) => !i.citeOnly || outcome.updated.has(i.id));
@@ -113,8 +116,9 @@ export function learnFromReward(
     const capped = new Set(share > 0 ? moved.filter((i) => !mayTeach(ctx, teacher, i.id, hour)).map((i) => i.id) : []);
     // A shared lesson's usage channel would be the library's to keep; the re-ranker below is the agent's own.
     const credits: UsageCredit[] = moved
-      .filter((i) => !capped.has(i.id) && !i.libraryId)
+      .filter((i) => !capped.has(i.id) && !i.libraryId && !taught.has(i.id))
       .map((i) => ({ id: i.id, kind: i.kind, credit: share }));
+    for (const c of credits) taught.add(c.id);
     usage.learn(row.phrase, row.queryCode ? decodeQuery(row.queryCode) : null, credits);
     for (const i of shown)
       if (i.f && !capped.has(i.id)) examples.push({ f: i.f, label: outcome.updated.has(i.id) && outcome.reward > 0 ? 1 : 0 });

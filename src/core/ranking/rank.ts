@@ -6,7 +6,16 @@ import { rank } from "../scoring";
 import { contributions, featuresOf, type RerankerState } from "../reranker";
 import type { MemoryFilter, MemoryKind, RetrievedItem } from "../memory-types";
 import type { AgentConfig } from "../agent-config";
-import { findCandidates, learnedOnly, type CandidateInfo, type CandidateSource } from "./candidates";
+import { findCandidates, learnedOnly, WHEN_WEIGHT, type CandidateInfo, type CandidateSource } from "./candidates";
+
+/**
+ * How far apart, in base relevance, two candidates may be for learned signals (Q, what rewards
+ * taught usage memory, the re-ranker) to put the one that matches less above the other. Base
+ * relevance is 1 for the best match in every channel and 0 for an item that matches nowhere on
+ * its own, so a reward can decide among answers of like quality but never lift an item past the
+ * ones that answer the query (issue 39: one reward put an unrelated lesson first).
+ */
+export const LEARNED_MARGIN = 0.25;
 
 export interface RankedCandidate {
   id: string;
@@ -19,6 +28,47 @@ export interface RankedCandidate {
   info: CandidateInfo;
   features: number[];
   learned: number | null;
+  /** How well its own content matches the query (baseRelevance), in [0, 1]. */
+  base: number;
+}
+
+/**
+ * Each candidate's base relevance: in each channel that found anything, how far its own content
+ * scores towards the best candidate's (the vector channel from the similarity threshold up, the
+ * lexical one from no shared word up), averaged over those channels. A best candidate that is
+ * itself a weak match does not set the scale: the similarity threshold above it, or a BM25 of one
+ * (one rare word shared), count as a full match. Unlike the fused rank it keeps the distance
+ * between a close match and a distant one, and nothing learned enters it.
+ */
+export function baseRelevance(infos: readonly CandidateInfo[], threshold: number): Map<string, number> {
+  const channels = [
+    { score: (i: CandidateInfo) => Math.max(0, Math.max(i.sim, i.when) - threshold), full: threshold },
+    { score: (i: CandidateInfo) => i.lexical + WHEN_WEIGHT * i.whenLexical, full: 1 },
+  ]
+    .map((c) => ({ ...c, best: Math.max(0, ...infos.map(c.score)) }))
+    .filter((c) => c.best > 0);
+  const part = (c: (typeof channels)[number], i: CandidateInfo) => Math.min(1, c.score(i) / Math.max(c.best, c.full));
+  return new Map(infos.map((i) => [i.id, channels.length ? channels.reduce((a, c) => a + part(c, i), 0) / channels.length : 0]));
+}
+
+/**
+ * The candidates best score first, except that none goes above one whose base relevance is more
+ * than LEARNED_MARGIN higher: each place goes to the best score among the candidates within the
+ * margin of the best base relevance still unplaced.
+ */
+function withinMargin(ranked: RankedCandidate[]): RankedCandidate[] {
+  const rest = [...ranked];
+  const out: RankedCandidate[] = [];
+  while (rest.length) {
+    const floor = Math.max(...rest.map((r) => r.base)) - LEARNED_MARGIN;
+    out.push(
+      ...rest.splice(
+        rest.findIndex((r) => r.base >= floor),
+        1,
+      ),
+    );
+  }
+  return out;
 }
 
 /** The agent's λ for a phase (or the one the request gives). */
@@ -46,9 +96,10 @@ export function rankCandidates(
   const found = infos.filter((i) => !learnedOnly(i, threshold));
   const neutralQ = found.length ? found.reduce((a, i) => a + i.q, 0) / found.length : 0;
   const candidates = infos.map((i) => ({ id: i.id, sim: i.relevance, q: learnedOnly(i, threshold) ? neutralQ : i.q }));
+  const base = baseRelevance(infos, threshold);
   const ranked: RankedCandidate[] = rank(candidates, { lambda, k1, k2: k1, threshold: 0 }).map((r) => {
     const info = byId.get(r.id)!;
-    return { ...r, q: info.q, info, features: featuresOf({ ...info, q: r.q }, now), learned: null };
+    return { ...r, q: info.q, info, features: featuresOf({ ...info, q: r.q }, now), learned: null, base: base.get(r.id)! };
   });
   const learned = contributions(
     opts.reranker,
@@ -61,7 +112,7 @@ export function rankCandidates(
     });
     ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
   }
-  return ranked.slice(0, Math.max(0, Math.min(k2, k1)));
+  return withinMargin(ranked).slice(0, Math.max(0, Math.min(k2, k1)));
 }
 
 /** What a ranking needs besides its source: the query, the knobs the request or the agent set, the learned state, the time. */
@@ -106,6 +157,7 @@ export function retrievedItems(ranked: readonly RankedCandidate[]): RetrievedIte
       sim: info.sim,
       lexical: info.lexical,
       relevance: r.sim,
+      baseRelevance: r.base,
       simZ: r.simZ,
       q: r.q,
       qZ: r.qZ,
