@@ -72,6 +72,7 @@ export const SHARED_TESTS = [
   "test/jobs/queue.test.ts",
   "test/jobs/retry.test.ts",
   "test/learning/when-writer.test.ts",
+  "test/live/citations.test.ts",
   "test/live/concurrent-end.test.ts",
   "test/live/episodes.test.ts",
   "test/live/extraction.test.ts",

@@ -3248,9 +3248,30 @@ export interface components {
                     q: number;
                 }[];
                 caseId: string | null;
-                /** @enum {string} */
-                extraction: "queued" | "not-needed";
+                /** @description The case the episode stored, as it stands now: a held case is never retrieved, and this says so and why */
+                case?: {
+                    id: string;
+                    /** @enum {string} */
+                    status: "active" | "archived" | "quarantined" | "pending";
+                    /** @description Why the case is held (quarantined or pending review); null when it is not */
+                    reason: string | null;
+                } | null;
+                /**
+                 * @description Live extraction of a lesson from the episode: `not-needed` without both a failure and a success; otherwise its job's status (see `taught`)
+                 * @enum {string}
+                 */
+                extraction: "queued" | "running" | "done" | "skipped" | "failed" | "not-needed";
                 jobId: string | null;
+                /** @description What the episode's extraction taught, once its job is done; null before */
+                taught?: {
+                    /** @description The lessons the extraction added or changed; empty when it learned nothing */
+                    lessonIds: string[];
+                    /** @description What the extraction decided: add, update, delete, none */
+                    operation: string | null;
+                    libraryVersion: number | null;
+                    /** @description Why, in the extraction's words (also why nothing was learned) */
+                    reason: string | null;
+                } | null;
             } | null;
             createdAt: number;
             endedAt: number | null;
@@ -3728,9 +3749,30 @@ export interface components {
                         q: number;
                     }[];
                     caseId: string | null;
-                    /** @enum {string} */
-                    extraction: "queued" | "not-needed";
+                    /** @description The case the episode stored, as it stands now: a held case is never retrieved, and this says so and why */
+                    case?: {
+                        id: string;
+                        /** @enum {string} */
+                        status: "active" | "archived" | "quarantined" | "pending";
+                        /** @description Why the case is held (quarantined or pending review); null when it is not */
+                        reason: string | null;
+                    } | null;
+                    /**
+                     * @description Live extraction of a lesson from the episode: `not-needed` without both a failure and a success; otherwise its job's status (see `taught`)
+                     * @enum {string}
+                     */
+                    extraction: "queued" | "running" | "done" | "skipped" | "failed" | "not-needed";
                     jobId: string | null;
+                    /** @description What the episode's extraction taught, once its job is done; null before */
+                    taught?: {
+                        /** @description The lessons the extraction added or changed; empty when it learned nothing */
+                        lessonIds: string[];
+                        /** @description What the extraction decided: add, update, delete, none */
+                        operation: string | null;
+                        libraryVersion: number | null;
+                        /** @description Why, in the extraction's words (also why nothing was learned) */
+                        reason: string | null;
+                    } | null;
                 } | null;
                 createdAt: number;
                 endedAt: number | null;

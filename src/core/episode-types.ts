@@ -101,8 +101,31 @@ export const EpisodeResultSchema = z.object({
   reward: z.number(),
   rewarded: z.array(z.object({ id: z.string(), q: z.number() })),
   caseId: z.string().nullable(),
-  extraction: z.enum(["queued", "not-needed"]),
+  case: z
+    .object({
+      id: z.string(),
+      status: z.enum(["active", "archived", "quarantined", "pending"]),
+      reason: z.string().nullable().describe("Why the case is held (quarantined or pending review); null when it is not"),
+    })
+    .nullable()
+    .optional()
+    .describe("The case the episode stored, as it stands now: a held case is never retrieved, and this says so and why"),
+  extraction: z
+    .enum(["queued", "running", "done", "skipped", "failed", "not-needed"])
+    .describe(
+      "Live extraction of a lesson from the episode: `not-needed` without both a failure and a success; otherwise its job's status (see `taught`)",
+    ),
   jobId: z.string().nullable(),
+  taught: z
+    .object({
+      lessonIds: z.array(z.string()).describe("The lessons the extraction added or changed; empty when it learned nothing"),
+      operation: z.string().nullable().describe("What the extraction decided: add, update, delete, none"),
+      libraryVersion: z.number().int().nullable(),
+      reason: z.string().nullable().describe("Why, in the extraction's words (also why nothing was learned)"),
+    })
+    .nullable()
+    .optional()
+    .describe("What the episode's extraction taught, once its job is done; null before"),
 });
 export type EpisodeResult = z.infer<typeof EpisodeResultSchema>;
 

@@ -44,6 +44,21 @@ export function renderLibraryBlock(items: readonly LibraryBlockItem[], empty = "
   return items.map(libraryLine).join("\n");
 }
 
+// What may stand before a label that opens a line (the shape of a lesson line): blanks and list or quote marks.
+const LINE_OPENING_RE = /^[\s>*#•·-]*$/u;
+const opensLine = (before: string) => LINE_OPENING_RE.test(before.split(LINE_BREAKS_RE).pop()!);
+
+/**
+ * What an agent writes about its own work (an answer, an attempt, a trace) may cite the lessons it
+ * was shown: "refunded after Retry-After [G0]". The citation is kept, without its brackets, as a
+ * library line keeps a label inside a lesson's text: `(G0)` cannot forge a lesson line in a later
+ * prompt, and the filter reads it as ordinary text. A label that opens a line (`[G7]. Ignore …`)
+ * is the shape of a lesson line, not a citation: it stays as written, for the filter to refuse.
+ */
+export function debracketCitations(text: string): string {
+  return text.replace(LABEL_IN_TEXT_RE, (label, inner: string, at: number) => (opensLine(text.slice(0, at)) ? label : `(${inner})`));
+}
+
 /** The `[G#]` labels an agent quoted back, e.g. in its answer: each one is a citation. */
 export function quotedLabels(text: string): string[] {
   return [...new Set(Array.from(text.matchAll(/\[(G\d+)\]/g), (m) => m[1]!))];

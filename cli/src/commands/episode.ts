@@ -32,6 +32,14 @@ function getEpisode(praxis: Praxis, agentId: string, id: string): Promise<Schema
   return unwrap(praxis.api.GET("/v1/agents/{agentId}/episodes/{id}", { params: { path: { agentId, id } } }));
 }
 
+function extractionLine(r: NonNullable<Schemas["Episode"]["result"]>): string {
+  if (r.extraction === "not-needed") return "not needed";
+  const taught = r.taught
+    ? `: ${r.taught.lessonIds.length ? `lesson ${r.taught.lessonIds.join(", ")}` : "nothing learned"}${r.taught.reason ? ` (${r.taught.reason})` : ""}`
+    : "";
+  return `${r.extraction} (job ${r.jobId})${taught}`;
+}
+
 function printEpisode(e: Schemas["Episode"]): void {
   console.log(`Episode ${e.id}: ${e.status}${e.outcome ? `, ${e.outcome}` : ""}${e.score !== null ? ` (score ${e.score})` : ""}`);
   console.log(`  task: ${e.task}`);
@@ -39,9 +47,9 @@ function printEpisode(e: Schemas["Episode"]): void {
   if (e.result) {
     const rewarded = e.result.rewarded.map((m) => `${m.id} → ${fixed(m.q)}`).join(", ");
     console.log(`  reward ${e.result.reward}; rewarded: ${rewarded || "nothing"}`);
-    console.log(
-      `  case: ${e.result.caseId ?? "none"}; lesson extraction ${e.result.extraction === "queued" ? `queued (job ${e.result.jobId})` : "not needed"}`,
-    );
+    const c = e.result.case;
+    const held = c && c.status !== "active" ? ` (${c.status}${c.reason ? `: ${c.reason}` : ""})` : "";
+    console.log(`  case: ${e.result.caseId ?? "none"}${held}; lesson extraction ${extractionLine(e.result)}`);
   }
   if (e.attempts.length) {
     console.log("");

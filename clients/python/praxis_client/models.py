@@ -181,12 +181,30 @@ class ToolCall(_ToolName, total=False):
     error: str
 
 
-class EpisodeResult(TypedDict):
+class EpisodeCase(TypedDict):
+    id: str
+    status: Literal["active", "archived", "quarantined", "pending"]
+    reason: Optional[str]
+
+
+class EpisodeTaught(TypedDict):
+    lessonIds: List[str]
+    operation: Optional[str]
+    libraryVersion: Optional[int]
+    reason: Optional[str]
+
+
+class _EpisodeResultBase(TypedDict):
     reward: float
     rewarded: List[Dict[str, Any]]
     caseId: Optional[str]
-    extraction: Literal["queued", "not-needed"]
+    extraction: Literal["queued", "running", "done", "skipped", "failed", "not-needed"]
     jobId: Optional[str]
+
+
+class EpisodeResult(_EpisodeResultBase, total=False):
+    case: Optional[EpisodeCase]
+    taught: Optional[EpisodeTaught]
 
 
 class Episode(TypedDict):

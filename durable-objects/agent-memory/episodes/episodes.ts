@@ -13,7 +13,8 @@ import { TRACE_SUMMARY_MAX_CHARS } from "../../../src/core/memory-types";
 import { digestIfTrace } from "../../../src/core/stack-digest";
 import { redactSecrets } from "../../../src/core/redact";
 import { assessInsight } from "../../../src/core/poison";
-import { quotedLabels } from "../../../src/core/library-block";
+import { debracketCitations, quotedLabels } from "../../../src/core/library-block";
+import type { LiveLessonResult } from "../library/live-lessons";
 import { FEATURES, type FeatureName } from "../../../src/core/reranker";
 import { decodeCursor, pageOf } from "../../../src/core/cursor";
 import { DomainError } from "../../../src/core/errors";
@@ -138,7 +139,7 @@ export class Episodes {
       score: row.score,
       answer: row.answer,
       attempts: withAttempts ? this.attempts(row.id) : [],
-      result: parseJson<EpisodeResult | null>(row.result, null),
+      result: this.resultNow(parseJson<EpisodeResult | null>(row.result, null)),
       createdAt: row.created_at,
       endedAt: row.ended_at,
     };
@@ -146,6 +147,40 @@ export class Episodes {
 
   get(id: string): Episode {
     return this.out(this.row(id));
+  }
+
+  /**
+   * The result as it stands now, not as it was when the episode ended: whether its case is held
+   * (and why), and what its extraction job did once it ran.
+   */
+  private resultNow(result: EpisodeResult | null): EpisodeResult | null {
+    if (!result) return null;
+    const stored = result.caseId
+      ? this.ctx.sql
+          .exec<{ status: string; reason: string | null }>(
+            "SELECT c.status, q.reason FROM cases c LEFT JOIN quarantine q ON q.item_id = c.id WHERE c.id = ?",
+            result.caseId,
+          )
+          .toArray()[0]
+      : undefined;
+    const job = result.jobId ? this.jobs.get(result.jobId) : null;
+    const done = job?.status === "done" ? (job.result as Partial<LiveLessonResult> | null) : null;
+    return {
+      ...result,
+      case: stored
+        ? { id: result.caseId!, status: stored.status as NonNullable<EpisodeResult["case"]>["status"], reason: stored.reason }
+        : null,
+      extraction: job ? (job.status === "retrying" ? "running" : job.status) : result.extraction,
+      taught:
+        job && (job.status === "done" || job.status === "skipped" || job.status === "failed")
+          ? {
+              lessonIds: done?.experienceId && done.applied !== "none" ? [done.experienceId] : [],
+              operation: done?.operation ?? null,
+              libraryVersion: done?.libraryVersion ?? null,
+              reason: done?.reason ?? job.reason,
+            }
+          : null,
+    };
   }
 
   /** The episode's retrievals, oldest first, each with what it returned as it was ranked then. */
@@ -229,16 +264,19 @@ export class Episodes {
     if (running) return running;
     const ep = this.row(id);
     if (ep.status === "ended") return this.out(ep);
-    const run = this.finish(ep, ep.outcome === null ? input : claimedEnd(ep)).finally(() => this.ending.delete(id));
+    const claimed = ep.outcome === null ? null : claimedEnd(ep);
+    const run = this.finish(ep, claimed?.end ?? input, claimed?.quoted).finally(() => this.ending.delete(id));
     this.ending.set(id, run);
     return run;
   }
 
-  private async finish(ep: EpisodeRow, input: EpisodeEnd): Promise<Episode> {
+  /** `claimedQuoted`: the labels the claimed end's answer cited, which its stored answer no longer brackets. */
+  private async finish(ep: EpisodeRow, input: EpisodeEnd, claimedQuoted?: string[]): Promise<Episode> {
     const id = ep.id;
-    const answer = input.answer ? redactSecrets(input.answer) : null;
+    // Its answer is the agent's account of its work: the labels it cites are read first, then kept harmless.
+    const answer = input.answer ? debracketCitations(redactSecrets(input.answer)) : null;
     if (input.outcome === "abandoned") return this.abandon(id, input, answer);
-    const quoted = input.answer ? quotedLabels(input.answer) : [];
+    const quoted = claimedQuoted ?? (input.answer ? quotedLabels(input.answer) : []);
     const request = {
       episodeId: id,
       outcome: input.outcome,
@@ -254,7 +292,7 @@ export class Episodes {
           input.outcome,
           input.score ?? null,
           answer,
-          input.citedIds ? JSON.stringify(input.citedIds) : null,
+          input.citedIds || quoted.length ? JSON.stringify({ ids: input.citedIds ?? null, labels: quoted }) : null,
           id,
         );
       }),
@@ -444,14 +482,22 @@ export class Episodes {
   }
 }
 
-/** The end an interrupted run committed with its reward; a later end resumes it instead of its own. */
-function claimedEnd(ep: EpisodeRow): EpisodeEnd {
-  const cited = parseJson<string[] | null>(ep.cited, null);
+/**
+ * The end an interrupted run committed with its reward, and the labels its answer cited; a later
+ * end resumes it instead of its own. `cited` holds `{ids, labels}`, or the ids alone as an older
+ * row or an abandoned episode stored them.
+ */
+function claimedEnd(ep: EpisodeRow): { end: EpisodeEnd; quoted: string[] } {
+  const cited = parseJson<string[] | { ids: string[] | null; labels: string[] } | null>(ep.cited, null);
+  const ids = Array.isArray(cited) ? cited : (cited?.ids ?? null);
   return {
-    outcome: ep.outcome as EpisodeEnd["outcome"],
-    ...(ep.score !== null ? { score: ep.score } : {}),
-    ...(ep.answer !== null ? { answer: ep.answer } : {}),
-    ...(cited ? { citedIds: cited } : {}),
+    end: {
+      outcome: ep.outcome as EpisodeEnd["outcome"],
+      ...(ep.score !== null ? { score: ep.score } : {}),
+      ...(ep.answer !== null ? { answer: ep.answer } : {}),
+      ...(ids ? { citedIds: ids } : {}),
+    },
+    quoted: Array.isArray(cited) || !cited ? (ep.answer ? quotedLabels(ep.answer) : []) : cited.labels,
   };
 }
 

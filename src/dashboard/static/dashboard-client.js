@@ -1157,30 +1157,6 @@ ${value}`, dataLines++;
     deleteSharedExperience(init) {
       return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/experiences/{id}", init));
     }
-    /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
-    listSharedLibraryVersions(init) {
-      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions", init));
-    }
-    /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
-    getSharedLibraryVersion(init) {
-      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}", init));
-    }
-    /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
-    getSharedLibraryVersionDiff(init) {
-      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}/diff", init));
-    }
-    /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
-    rollbackSharedLibrary(init) {
-      return unwrap(this.api.POST("/v1/libraries/{libraryId}/rollback", init));
-    }
-    /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
-    exportSharedLibrary(init) {
-      return unwrap(this.api.GET("/v1/libraries/{libraryId}/export", init));
-    }
-    /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
-    importSharedLibrary(init) {
-      return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init));
-    }
     /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
     listSharedLibraryQuarantine(init) {
       return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init));
@@ -1209,6 +1185,30 @@ ${value}`, dataLines++;
     shareExperience(init) {
       return unwrap(this.api.POST("/v1/agents/{agentId}/experiences/{id}/share", init));
     }
+    /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
+    listSharedLibraryVersions(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions", init));
+    }
+    /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
+    getSharedLibraryVersion(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}", init));
+    }
+    /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
+    getSharedLibraryVersionDiff(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}/diff", init));
+    }
+    /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
+    rollbackSharedLibrary(init) {
+      return unwrap(this.api.POST("/v1/libraries/{libraryId}/rollback", init));
+    }
+    /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
+    exportSharedLibrary(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/export", init));
+    }
+    /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
+    importSharedLibrary(init) {
+      return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init));
+    }
   };
 
   // client/src/generated/idempotency.ts
@@ -1224,9 +1224,9 @@ ${value}`, dataLines++;
     "POST /v1/agents/{agentId}/evaluations",
     "POST /v1/agents/{agentId}/evaluations/compare",
     "POST /v1/libraries/{libraryId}/experiences",
+    "POST /v1/agents/{agentId}/experiences/{id}/share",
     "POST /v1/libraries/{libraryId}/rollback",
-    "POST /v1/libraries/{libraryId}/import",
-    "POST /v1/agents/{agentId}/experiences/{id}/share"
+    "POST /v1/libraries/{libraryId}/import"
   ]);
 
   // client/src/transport.ts
@@ -1890,8 +1890,9 @@ ${value}`, dataLines++;
         stat("Reward", fmtQ(ep.result?.reward)),
         stat("Started", fmtTime(ep.createdAt)),
         stat("Ended", fmtTime(ep.endedAt)),
-        stat("Case", ep.result?.caseId ?? "—"),
-        stat("Live extraction", ep.result ? `${ep.result.extraction}${ep.result.jobId ? ` (${ep.result.jobId})` : ""}` : "—")
+        stat("Case", caseCell(ep)),
+        stat("Live extraction", ep.result ? `${ep.result.extraction}${ep.result.jobId ? ` (${ep.result.jobId})` : ""}` : "—"),
+        stat("Taught", taughtCell(ep))
       ),
       ep.answer ? h("div", {}, h("h3", {}, "Answer"), h("pre", {}, ep.answer)) : null
     );
@@ -1929,6 +1930,23 @@ ${value}`, dataLines++;
         rewarded,
         { id: "credited-table" }
       ) : empty(`Ending it (reward ${fmtQ(ep.result.reward)}) credited no memory: nothing active was retrieved for it.`)
+    );
+  }
+  function caseCell(ep) {
+    const c = ep.result?.case;
+    if (!c) return ep.result?.caseId ?? "—";
+    if (c.status === "active") return h("code", {}, c.id);
+    return h("span", {}, h("code", {}, c.id), " ", h("span", { class: `badge ${c.status}` }, c.status), c.reason ? ` ${c.reason}` : "");
+  }
+  function taughtCell(ep) {
+    const t = ep.result?.taught;
+    if (!t) return "—";
+    if (!t.lessonIds.length) return t.reason ?? "nothing";
+    return h(
+      "span",
+      {},
+      ...t.lessonIds.flatMap((id, i) => [i ? ", " : "", h("a", { href: lessonHref(id) }, id)]),
+      t.operation ? ` (${t.operation})` : ""
     );
   }
   var memoryLink = (id) => id.startsWith("exp_") ? h("a", { href: lessonHref(id) }, id) : h("code", {}, id);

@@ -208,5 +208,9 @@ function endedText(ep: Episode): string {
   if (!r) return `Episode ended (${ep.outcome}).`;
   const extraction =
     r.extraction === "queued" ? "a lesson will be extracted from its failed and successful attempts" : "no lesson extraction needed";
-  return `Episode ended (${ep.outcome}): reward ${r.reward}, ${plural(r.rewarded.length, "memory", "memories")} rewarded; ${extraction}.`;
+  const held =
+    r.case && r.case.status !== "active"
+      ? ` Its case is ${r.case.status}${r.case.reason ? ` (${r.case.reason})` : ""}, so it is not retrieved.`
+      : "";
+  return `Episode ended (${ep.outcome}): reward ${r.reward}, ${plural(r.rewarded.length, "memory", "memories")} rewarded; ${extraction}.${held}`;
 }

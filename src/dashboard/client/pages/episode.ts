@@ -53,8 +53,9 @@ export async function renderEpisode(): Promise<void> {
       stat("Reward", fmtQ(ep.result?.reward)),
       stat("Started", fmtTime(ep.createdAt)),
       stat("Ended", fmtTime(ep.endedAt)),
-      stat("Case", ep.result?.caseId ?? "—"),
+      stat("Case", caseCell(ep)),
       stat("Live extraction", ep.result ? `${ep.result.extraction}${ep.result.jobId ? ` (${ep.result.jobId})` : ""}` : "—"),
+      stat("Taught", taughtCell(ep)),
     ),
     ep.answer ? h("div", {}, h("h3", {}, "Answer"), h("pre", {}, ep.answer)) : null,
   );
@@ -100,6 +101,27 @@ export async function renderEpisode(): Promise<void> {
             { id: "credited-table" },
           )
         : empty(`Ending it (reward ${fmtQ(ep.result.reward)}) credited no memory: nothing active was retrieved for it.`),
+  );
+}
+
+/** The episode's case, and whether it is held and why: a held case is never retrieved. */
+function caseCell(ep: Episode): Child {
+  const c = ep.result?.case;
+  if (!c) return ep.result?.caseId ?? "—";
+  if (c.status === "active") return h("code", {}, c.id);
+  return h("span", {}, h("code", {}, c.id), " ", h("span", { class: `badge ${c.status}` }, c.status), c.reason ? ` ${c.reason}` : "");
+}
+
+/** What the episode's extraction added or changed, linked, or why it learned nothing. */
+function taughtCell(ep: Episode): Child {
+  const t = ep.result?.taught;
+  if (!t) return "—";
+  if (!t.lessonIds.length) return t.reason ?? "nothing";
+  return h(
+    "span",
+    {},
+    ...t.lessonIds.flatMap((id, i) => [i ? ", " : "", h("a", { href: lessonHref(id) }, id)]),
+    t.operation ? ` (${t.operation})` : "",
   );
 }
 
