@@ -37,7 +37,7 @@ function nodes(children: Child[]): (Node | string)[] {
 export const fill = (id: string, ...children: Child[]): void => $(id).replaceChildren(...nodes(children));
 export const setStatus = (text: string): void => void ($("status").textContent = text);
 export const empty = (text: string) => h("p", { class: "empty", text });
-export const stat = (term: string, value: string) => h("div", {}, h("dt", { text: term }), h("dd", { text: value }));
+export const stat = (term: string, value: Child) => h("div", {}, h("dt", { text: term }), h("dd", {}, value));
 
 export const fmtQ = (q: number | null | undefined) => (typeof q === "number" ? q.toFixed(3) : "—");
 export const fmtInt = (n: number | null | undefined) => (typeof n === "number" ? n.toLocaleString("en-US") : "—");

@@ -1514,7 +1514,7 @@ ${value}`, dataLines++;
   var fill = (id, ...children) => $(id).replaceChildren(...nodes(children));
   var setStatus = (text) => void ($("status").textContent = text);
   var empty = (text) => h("p", { class: "empty", text });
-  var stat = (term, value) => h("div", {}, h("dt", { text: term }), h("dd", { text: value }));
+  var stat = (term, value) => h("div", {}, h("dt", { text: term }), h("dd", {}, value));
   var fmtQ = (q) => typeof q === "number" ? q.toFixed(3) : "—";
   var fmtInt = (n) => typeof n === "number" ? n.toLocaleString("en-US") : "—";
   var fmtPct = (x) => typeof x === "number" ? `${(x * 100).toFixed(1)}%` : "—";
