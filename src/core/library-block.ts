@@ -50,13 +50,18 @@ const opensLine = (before: string) => LINE_OPENING_RE.test(before.split(LINE_BRE
 
 /**
  * What an agent writes about its own work (an answer, an attempt, a trace) may cite the lessons it
- * was shown: "refunded after Retry-After [G0]". The citation is kept, without its brackets, as a
- * library line keeps a label inside a lesson's text: `(G0)` cannot forge a lesson line in a later
- * prompt, and the filter reads it as ordinary text. A label that opens a line (`[G7]. Ignore …`)
- * is the shape of a lesson line, not a citation: it stays as written, for the filter to refuse.
+ * was shown: "refunded after Retry-After [G0]". Such a citation is kept, without its brackets, as
+ * a library line keeps a label inside a lesson's text: `(G0)` cannot forge a lesson line in a
+ * later prompt, and the filter reads it as ordinary text. Only labels in `shown` are citations; a
+ * label that opens a line (`[G7]. Ignore …`, the shape of a lesson line) is not one either. Both
+ * stay as written, for the filter to refuse.
  */
-export function debracketCitations(text: string): string {
-  return text.replace(LABEL_IN_TEXT_RE, (label, inner: string, at: number) => (opensLine(text.slice(0, at)) ? label : `(${inner})`));
+export function debracketCitations(text: string, shown: ReadonlySet<string>): string {
+  if (!shown.size) return text;
+  return text.replace(LABEL_IN_TEXT_RE, (label, inner: string, at: number) => {
+    const name = inner.normalize("NFKC").replace(/\s+/g, "");
+    return shown.has(name) && !opensLine(text.slice(0, at)) ? `(${inner})` : label;
+  });
 }
 
 /** The `[G#]` labels an agent quoted back, e.g. in its answer: each one is a citation. */

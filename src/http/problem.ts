@@ -142,7 +142,7 @@ export interface ProblemBody {
   [k: string]: unknown;
 }
 
-/** The problem document itself; MCP tools return it as the structured content of a tool error. */
+/** The problem document itself; MCP tools embed it in a tool error (src/mcp/tool.ts). */
 export function problemBody(p: ProblemError, instance: string, requestId: string): ProblemBody {
   const { headers: _headers, ...extra } = p.extra;
   return {

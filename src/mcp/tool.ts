@@ -39,13 +39,26 @@ export const toolResult = (text: string, data: object): CallToolResult => ({
   structuredContent: data as Record<string, unknown>,
 });
 
+/** Where a tool error's problem document is, among its content: an embedded resource of this type. */
+export const PROBLEM_MIME = "application/problem+json";
+
 /**
- * A failure as the tool error a model reads: the text is its detail, the structured content the
- * problem document REST answers for the same failure (a domain error by the kind table of
- * src/http/problem.ts), so both doors give one reason in one shape.
+ * A failure as the tool error a model reads: the text says what went wrong (title, detail, request
+ * id), and an embedded `application/problem+json` resource holds the problem document REST answers
+ * for the same failure (a domain error by the kind table of src/http/problem.ts), so both doors
+ * give one reason in one shape. No structured content: SDK clients validate structured content
+ * against the tool's output schema, which describes its success, and would throw on a problem.
  */
 export function toolError(p: ProblemError, instance: string, requestId: string): CallToolResult {
-  return { isError: true, content: [{ type: "text", text: p.message }], structuredContent: problemBody(p, instance, requestId) };
+  const problem = problemBody(p, instance, requestId);
+  const fields = problem.errors?.length ? ` (${problem.errors.map((e) => `${e.path}: ${e.message}`).join("; ")})` : "";
+  return {
+    isError: true,
+    content: [
+      { type: "text", text: `${problem.title}: ${problem.detail}${fields} [status ${problem.status}, request ${requestId}]` },
+      { type: "resource", resource: { uri: `praxis:problem/${requestId}`, mimeType: PROBLEM_MIME, text: JSON.stringify(problem) } },
+    ],
+  };
 }
 
 /**

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DomainError, isRequestFault, isRetryable, type DomainErrorKind } from "../../src/core/errors";
-import { type PROBLEM_TITLES, problemBody, problemOf } from "../../src/http/problem";
+import { PROBLEM_TITLES, problemBody, problemOf } from "../../src/http/problem";
 import { toolError } from "../../src/mcp/tool";
+import { problemIn } from "../mcp-problem";
 
 /**
  * Every domain error kind with what REST answers for it (public: status and problem type) and
@@ -37,9 +38,13 @@ describe("domain error kinds", () => {
       const e = new DomainError(kind, `a ${kind} failure`, { fields: [{ path: "agentId", message: "Check it" }] });
       const result = toolError(problemOf(e.info), "/mcp", "req-1");
       expect(result.isError).toBe(true);
-      expect(result.content).toEqual([{ type: "text", text: `a ${kind} failure` }]);
-      expect(result.structuredContent).toEqual(problemBody(problemOf(e.info), "/mcp", "req-1"));
-      expect(result.structuredContent).toMatchObject({
+      expect(result.structuredContent).toBeUndefined();
+      expect(result.content[0]).toEqual({
+        type: "text",
+        text: `${PROBLEM_TITLES[KINDS[kind].type]}: a ${kind} failure (agentId: Check it) [status ${KINDS[kind].status}, request req-1]`,
+      });
+      expect(problemIn(result)).toEqual(problemBody(problemOf(e.info), "/mcp", "req-1"));
+      expect(problemIn(result)).toMatchObject({
         type: `https://praxis.dev/problems/${KINDS[kind].type}`,
         status: KINDS[kind].status,
         detail: `a ${kind} failure`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { mcpTool } from "../mcp-client";
 import { call, newAgent, newTenant } from "../helpers";
+import { problemIn } from "../mcp-problem";
 
 describe("MCP end_episode names its outcome", () => {
   it("`abandoned` moves no Q and stores no case; without `success` or `outcome` it is refused and the episode stays open", async () => {
@@ -17,7 +18,7 @@ describe("MCP end_episode names its outcome", () => {
 
     const refused = await tool("end_episode", { episodeId: ep.episodeId, result: "the model API answered 404" });
     expect(refused.isError).toBe(true);
-    expect(refused.structuredContent).toMatchObject({ status: 400 });
+    expect(problemIn(refused)).toMatchObject({ status: 400 });
     const open = await call("GET", `/v1/agents/${agentId}/episodes/${ep.id}`, { key: apiKey });
     expect(open.body.status).toBe("open");
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { call, newAgent, newTenant } from "../helpers";
 import { mcpClient } from "../mcp-client";
+import { problemIn } from "../mcp-problem";
 
 /** A client that checks every structured result against the tool's outputSchema (listing the tools arms that). */
 async function tools(key: string) {
@@ -61,14 +62,14 @@ describe("MCP shared-library tools", () => {
 
     const crossed = await tool("share_experience", { agentId, experienceId: own.body.id, libraryId: theirs });
     expect(crossed.isError).toBe(true);
-    expect(crossed.structuredContent).toMatchObject({ status: 404, type: "https://praxis.dev/problems/not-found" });
+    expect(problemIn(crossed)).toMatchObject({ status: 404, type: "https://praxis.dev/problems/not-found" });
     const malformed = await tool("share_experience", { agentId, experienceId: own.body.id, libraryId: "payments" });
     expect(malformed.isError).toBe(true);
 
     const mine = (await call("POST", "/v1/libraries", { key: t.apiKey, body: { name: "mine" } })).body.libraryId as string;
     const reader = await call("POST", "/v1/keys", { key: t.apiKey, body: { name: "reader", scope: "read" } });
     const refused = await (await tools(reader.body.apiKey))("share_experience", { agentId, experienceId: own.body.id, libraryId: mine });
-    expect(refused.structuredContent).toMatchObject({ status: 403, type: "https://praxis.dev/problems/forbidden" });
+    expect(problemIn(refused)).toMatchObject({ status: 403, type: "https://praxis.dev/problems/forbidden" });
     for (const [key, libraryId] of [
       [t.apiKey, mine],
       [other.apiKey, theirs],

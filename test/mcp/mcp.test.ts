@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult, type FetchL
 import worker from "../../src/index";
 import { call, newAgent, newKey, newTenant } from "../helpers";
 import { practiceEnv } from "../practice/harness";
+import { problemIn } from "../mcp-problem";
 
 const MCP_URL = new URL("http://praxis.test/mcp");
 const MODERN = "2026-07-28";
@@ -209,7 +210,7 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     expect(cfg.body.lambda).toMatchObject({ default: 0.6, planning: 0.8 });
     const nothing = await tool(client, "memory_utility_config", { agentId, action: "set" });
     expect(nothing.isError).toBe(true);
-    expect(nothing.structuredContent).toMatchObject({ status: 400, detail: "Give lambda or phaseLambdas to set." });
+    expect(problemIn(nothing)).toMatchObject({ status: 400, detail: "Give lambda or phaseLambdas to set." });
     await client.close();
   });
 
@@ -221,23 +222,26 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
 
     const unknown = await tool(client, "start_episode", { agentId: "no-such-agent", task: "anything" });
     expect(unknown.isError).toBe(true);
-    expect(unknown.content[0]).toEqual({ type: "text", text: "Agent 'no-such-agent' does not exist." });
-    expect(unknown.structuredContent).toMatchObject({ type: "https://praxis.dev/problems/not-found", status: 404 });
+    expect(unknown.content[0]).toEqual({
+      type: "text",
+      text: expect.stringContaining("Resource not found: Agent 'no-such-agent' does not exist."),
+    });
+    expect(problemIn(unknown)).toMatchObject({ type: "https://praxis.dev/problems/not-found", status: 404 });
 
     const badHandle = await tool(client, "log_attempt", { episodeId: "not-a-handle", description: "x", success: true });
     expect(badHandle.isError).toBe(true);
-    expect(badHandle.structuredContent).toMatchObject({ status: 400, errors: [{ path: "episodeId" }] });
+    expect(problemIn(badHandle)).toMatchObject({ status: 400, errors: [{ path: "episodeId" }] });
 
     const invalid = await tool(client, "pull_experiences", { agentId, query: "" });
     expect(invalid.isError).toBe(true);
     expect(invalid.content[0]).toMatchObject({ text: expect.stringContaining("query: query must not be empty") });
 
     const noRun = await tool(client, "practice_status", { agentId, runId: "run_missing" });
-    expect(noRun.structuredContent).toMatchObject({ status: 404, detail: "Practice run 'run_missing' does not exist." });
+    expect(problemIn(noRun)).toMatchObject({ status: 404, detail: "Practice run 'run_missing' does not exist." });
 
     const noDataset = await tool(client, "start_practice", { agentId, datasetId: "ds_missing", policy: { kind: "llm" } });
     expect(noDataset.isError).toBe(true);
-    expect(noDataset.structuredContent).toMatchObject({
+    expect(problemIn(noDataset)).toMatchObject({
       status: 422,
       detail: "Dataset 'ds_missing' does not exist.",
       errors: [{ path: "datasetId" }],
@@ -247,12 +251,12 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     const narrow = await connect((await newKey(apiKey, "write", [agentId])).apiKey, era);
     const elsewhere = await tool(narrow, "memory_qvalue_analytics", { agentId: other });
     expect(elsewhere.isError).toBe(true);
-    expect(elsewhere.structuredContent).toMatchObject({ status: 403, detail: `This key is not allowed to use agent '${other}'.` });
+    expect(problemIn(elsewhere)).toMatchObject({ status: 403, detail: `This key is not allowed to use agent '${other}'.` });
     await narrow.close();
 
     const ep = await ok(client, "start_episode", { agentId, task: "a task of the first agent" });
     const crossed = await tool(client, "get_prompt", { agentId: other, query: "anything", budgetTokens: 200, episodeId: ep.episodeId });
-    expect(crossed.structuredContent).toMatchObject({
+    expect(problemIn(crossed)).toMatchObject({
       status: 400,
       detail: `Episode '${ep.episodeId}' belongs to agent '${agentId}', not '${other}'.`,
     });
@@ -260,7 +264,7 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     const readOnly = await connect(reader.apiKey, era);
     const refused = await tool(readOnly, "add_experience", { agentId, text: "a lesson a read key may not add" });
     expect(refused.isError).toBe(true);
-    expect(refused.structuredContent).toMatchObject({
+    expect(problemIn(refused)).toMatchObject({
       type: "https://praxis.dev/problems/forbidden",
       detail: "This key has scope 'read'; 'write' is required.",
     });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CallToolResult, Client } from "@modelcontextprotocol/client";
 import { mcpClient } from "../mcp-client";
 import { call, newAgent, newKey, newTenant } from "../helpers";
+import { problemIn } from "../mcp-problem";
 
 async function connect(key: string) {
   const client = await mcpClient(key);
@@ -21,7 +22,7 @@ describe("MCP reads are inert", () => {
     for (const name of ["pull_experiences", "get_prompt"]) {
       const r = await tool(client, name, { agentId, query: "retry 429", episodeId: `${agentId}:ep_unknown` });
       expect(r.isError).toBe(true);
-      expect(r.structuredContent).toMatchObject({ status: 404, detail: "Episode 'ep_unknown' does not exist." });
+      expect(problemIn(r)).toMatchObject({ status: 404, detail: "Episode 'ep_unknown' does not exist." });
     }
     const started = await tool(client, "start_episode", { agentId, task: "Call the rates API" });
     const episodeId = (started.structuredContent as { episodeId: string }).episodeId;
@@ -29,7 +30,7 @@ describe("MCP reads are inert", () => {
     for (const name of ["pull_experiences", "get_prompt"]) {
       const r = await tool(client, name, { agentId, query: "retry 429", episodeId });
       expect(r.isError).toBe(true);
-      expect(r.structuredContent).toMatchObject({ status: 409 });
+      expect(problemIn(r)).toMatchObject({ status: 409 });
     }
     await client.close();
   });

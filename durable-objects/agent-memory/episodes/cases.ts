@@ -8,15 +8,11 @@ import {
   type ListFilter,
 } from "../../../src/core/memory-types";
 import { DomainError } from "../../../src/core/errors";
-import { debracketCitations } from "../../../src/core/library-block";
 import { nextSeq, type MemoryContext } from "../storage/context";
 import { listPage } from "../storage/list-page";
 import { caseOut, type CaseRow } from "../storage/rows";
 import type { RecordResult } from "../storage/idempotency";
 import { forgetHold, mayTouchHeld, recordHold, screenCase, type ScreeningPolicy } from "../screening/screen";
-
-/** A case is an agent's account of its own work, which may cite the lessons it used: kept, made harmless. */
-const nullableText = (text: string | null) => (text === null ? null : debracketCitations(text));
 
 export interface CaseCreated {
   case: Case;
@@ -49,12 +45,7 @@ export class Cases {
   async create(input: CaseCreate, record?: RecordResult<CaseCreated>, policy: ScreeningPolicy = CLIENT_CASE): Promise<CaseCreated> {
     const parsed = CaseCreateSchema.safeParse(input);
     if (!parsed.success) throw DomainError.unprocessable("Invalid case", parsed.error.issues);
-    const c = {
-      ...parsed.data,
-      task: debracketCitations(parsed.data.task),
-      answer: nullableText(parsed.data.answer),
-      traceSummary: nullableText(parsed.data.traceSummary),
-    };
+    const c = parsed.data;
     const existing = () =>
       c.episodeId ? this.ctx.sql.exec<CaseRow>("SELECT * FROM cases WHERE episode_id = ?", c.episodeId).toArray()[0] : undefined;
     const found = existing();
@@ -119,8 +110,8 @@ export class Cases {
     const row = this.row(id);
     if (!row) throw DomainError.notFound(`Case '${id}' does not exist.`);
     const p = parsed.data;
-    const answer = p.answer !== undefined ? nullableText(p.answer) : row.answer;
-    const traceSummary = p.traceSummary !== undefined ? nullableText(p.traceSummary) : row.trace_summary;
+    const answer = p.answer !== undefined ? p.answer : row.answer;
+    const traceSummary = p.traceSummary !== undefined ? p.traceSummary : row.trace_summary;
     // A new answer or trace passes screening like a new case; a held case leaves only by review or the quarantine.
     const screened = screenCase(
       this.ctx,

@@ -183,6 +183,14 @@ export class Episodes {
     };
   }
 
+  /** The `[G#]` labels the episode's retrievals showed: what its answer and attempts may cite. */
+  private shownLabels(id: string): Set<string> {
+    const shown = new Set<string>();
+    for (const r of this.ctx.sql.exec<{ items: string }>("SELECT items FROM retrievals WHERE episode_id = ?", id).toArray())
+      for (const item of JSON.parse(r.items) as { label?: string | null }[]) if (item.label) shown.add(item.label);
+    return shown;
+  }
+
   /** The episode's retrievals, oldest first, each with what it returned as it was ranked then. */
   retrievals(id: string): EpisodeRetrieval[] {
     this.row(id);
@@ -273,8 +281,10 @@ export class Episodes {
   /** `claimedQuoted`: the labels the claimed end's answer cited, which its stored answer no longer brackets. */
   private async finish(ep: EpisodeRow, input: EpisodeEnd, claimedQuoted?: string[]): Promise<Episode> {
     const id = ep.id;
-    // Its answer is the agent's account of its work: the labels it cites are read first, then kept harmless.
-    const answer = input.answer ? debracketCitations(redactSecrets(input.answer)) : null;
+    // Its answer and attempts are the agent's account of its work: the labels it was shown and cites
+    // are read first (the reward), then kept harmless where they are stored.
+    const shown = this.shownLabels(id);
+    const answer = input.answer ? debracketCitations(redactSecrets(input.answer), shown) : null;
     if (input.outcome === "abandoned") return this.abandon(id, input, answer);
     const quoted = claimedQuoted ?? (input.answer ? quotedLabels(input.answer) : []);
     const request = {
@@ -301,7 +311,7 @@ export class Episodes {
     const { case: stored } = await this.cases.create(
       {
         task: ep.task,
-        traceSummary: traceSummary(attempts),
+        traceSummary: traceSummary(attempts, shown),
         answer,
         reward: reward.reward,
         toolsUsed: [...new Set(attempts.flatMap((a) => a.toolCalls.map((t) => t.split(" ")[0]!)))],
@@ -509,9 +519,11 @@ function endOf(session: SessionEnd): EpisodeEnd {
   };
 }
 
-function traceSummary(attempts: Attempt[]): string | null {
+function traceSummary(attempts: Attempt[], shown: ReadonlySet<string>): string | null {
   if (!attempts.length) return null;
-  const lines = attempts.map((a) => `#${a.n} ${a.ok ? "ok" : "failed"}: ${a.description}${a.error ? ` — ${a.error}` : ""}`);
+  const lines = attempts.map(
+    (a) => `#${a.n} ${a.ok ? "ok" : "failed"}: ${debracketCitations(a.description, shown)}${a.error ? ` — ${a.error}` : ""}`,
+  );
   const text = lines.join("\n");
   return text.length > TRACE_SUMMARY_MAX_CHARS ? `${text.slice(0, TRACE_SUMMARY_MAX_CHARS - 1)}…` : text;
 }
