@@ -34,7 +34,7 @@ import { applyCounterBatch } from "./agent-memory/retrieval/retrieval-counts";
 import { isRetrievalToken } from "../src/core/retrieval-token";
 import type { CounterBatch } from "../src/core/retrieval-counts";
 import { lessonsForSubscriber, type SharedQuery } from "./agent-memory/sharing/subscriptions";
-import { heldSince } from "./agent-memory/library/history";
+import { withdrawnSince } from "./agent-memory/library/history";
 import type { Subscription } from "../src/core/shared-lessons";
 
 export type { WriteAccess } from "./agent-memory/screening/access";
@@ -565,8 +565,8 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   /** Served by a shared library's object to a pinned subscriber's: the lessons of version n its reads must leave out now. */
-  async sharedHeldSince({ n }: { n: number }) {
-    return this.rpc(() => [...heldSince(this.mem.sql, n)]);
+  async sharedWithdrawnSince({ n }: { n: number }) {
+    return this.rpc(() => [...withdrawnSince(this.mem.sql, n)]);
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */

@@ -1666,7 +1666,7 @@ export interface paths {
         get?: never;
         /**
          * Subscribe an agent to a shared library
-         * @description From now on the agent's retrieve, /prompt and MCP reads draw on the library's active lessons beside its own (items carry `libraryId`), ranked on the agent's own Q for each shared lesson: it starts at the agent's default Q, and only this agent's rewards move it. Again with another `weight` or `pinVersion` changes them (what is left out returns to its default: weight 1, the latest version). With `pinVersion` the agent draws on the library as it stood after that version (a frozen copy made at the first pin of it), except that a lesson the library quarantined since leaves its reads as it leaves everyone's; a version the library does not have is a 422, and so is a new pin when 16 versions are already pinned by subscriptions.
+         * @description From now on the agent's retrieve, /prompt and MCP reads draw on the library's active lessons beside its own (items carry `libraryId`), ranked on the agent's own Q for each shared lesson: it starts at the agent's default Q, and only this agent's rewards move it. Again with another `weight` or `pinVersion` changes them (what is left out returns to its default: weight 1, the latest version). With `pinVersion` the agent draws on the library as it stood after that version (a frozen copy made at the first pin of it), except that a lesson the library quarantined, deleted or archived since leaves its reads as it leaves everyone's; a version the library does not have is a 422, and so is a new pin when 16 versions are already pinned by subscriptions.
          */
         put: operations["subscribeAgent"];
         post?: never;

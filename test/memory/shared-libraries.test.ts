@@ -225,6 +225,37 @@ describe("shared libraries", () => {
     }
   });
 
+  it("a lesson the library deleted or archived since leaves a pinned subscriber's reads; one changed since keeps its pinned text", async () => {
+    const w = await sharedWorld();
+    const second = await w.lib("POST", `/${w.libraryId}/experiences`, { text: "Retry HTTP 503 with jittered backoff" });
+    const third = await w.lib("POST", `/${w.libraryId}/experiences`, { text: "Retry HTTP 502 once after a short pause" });
+    expect((await w.one("PUT", `/subscriptions/${w.libraryId}`, { pinVersion: 3 })).status).toBe(200);
+    const shown = async () => ({
+      retrieved: sharedItems(await w.one("POST", "/retrieve", { query: "retry HTTP 429 503 502" }))
+        .map((i) => i.id)
+        .sort(),
+      prompt: (await w.one("GET", "/prompt?query=retry&budgetTokens=2000")).body.prompt as string,
+    });
+    expect((await shown()).retrieved).toEqual([w.lessonId, second.body.id, third.body.id].sort());
+
+    expect((await w.lib("DELETE", `/${w.libraryId}/experiences/${w.lessonId}`)).status).toBe(200);
+    expect((await w.lib("PATCH", `/${w.libraryId}/experiences/${second.body.id}`, { status: "archived" })).status).toBe(200);
+    expect((await w.lib("PATCH", `/${w.libraryId}/experiences/${third.body.id}`, { text: "Retry HTTP 502 twice" })).status).toBe(200);
+    const after = await shown();
+    expect(after.retrieved).toEqual([third.body.id]);
+    expect(after.prompt).toContain("Retry HTTP 502 once after a short pause");
+    expect(after.prompt).not.toContain("Retry HTTP 429 with exponential backoff");
+    expect(after.prompt).not.toContain("Retry HTTP 503 with jittered backoff");
+    // The subscriber that follows the latest version sees the same removals.
+    expect(sharedItems(await w.two("POST", "/retrieve", { query: "retry HTTP 429 503 502" })).map((i) => i.text)).toEqual([
+      "Retry HTTP 502 twice",
+    ]);
+
+    // Restored by a rollback, the lesson is the library's again, and the pinned subscriber draws on it.
+    expect((await w.lib("POST", `/${w.libraryId}/rollback`, { version: 3 })).status).toBe(200);
+    expect((await shown()).retrieved).toEqual([w.lessonId, second.body.id, third.body.id].sort());
+  });
+
   it("keeps frozen copies of at most 16 pinned versions: a new pin past them first deletes those no subscription pins", async () => {
     const w = await sharedWorld();
     for (let i = 2; i <= 17; i++)
