@@ -1413,7 +1413,7 @@ export interface paths {
         };
         /**
          * Subscribers and how the lessons fare with each
-         * @description A page of the agents subscribed to the library, each with its own Q and counters for the lessons it was shown, and per lesson the aggregate over the page: how many of these agents used it, their mean Q, uses, successes and failures.
+         * @description A page of the agents subscribed to the library (for a key limited to some agents, those of them), each with its own Q and counters for the lessons it was shown, and per lesson the aggregate over the page: how many of these agents used it, their mean Q, uses, successes and failures.
          */
         get: operations["listLibrarySubscribers"];
         put?: never;

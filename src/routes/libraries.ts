@@ -163,7 +163,7 @@ export const libraryRoutes = router()
       operationId: "listLibrarySubscribers",
       summary: "Subscribers and how the lessons fare with each",
       description:
-        "A page of the agents subscribed to the library, each with its own Q and counters for the lessons it was shown, and per lesson the aggregate over the page: how many of these agents used it, their mean Q, uses, successes and failures.",
+        "A page of the agents subscribed to the library (for a key limited to some agents, those of them), each with its own Q and counters for the lessons it was shown, and per lesson the aggregate over the page: how many of these agents used it, their mean Q, uses, successes and failures.",
       security,
       request: { params: LibraryParams, query: PageQuery },
       responses: {

@@ -304,7 +304,8 @@ export const listSubscriptions = (deps: Deps, caller: Caller, input: { agentId: 
 /**
  * A page of the library's subscribers, each with its own Q and counters for the library's lessons,
  * and per lesson the aggregate over that page (mean Q, uses, successes): a library's owners see
- * which lessons help where. One call to each subscriber's object on the page, in parallel.
+ * which lessons help where. One call to each subscriber's object on the page, in parallel. A key
+ * limited to some agents sees only those of them (another agent's Q is not its to read).
  */
 export const librarySubscribers = (deps: Deps, caller: Caller, input: { libraryId: string; limit: number; cursor?: string | undefined }) =>
   outcome(async () => {
@@ -318,6 +319,7 @@ export const librarySubscribers = (deps: Deps, caller: Caller, input: { libraryI
           and(
             eq(librarySubscriptions.tenantId, key.tenantId),
             eq(librarySubscriptions.libraryId, input.libraryId),
+            key.agentIds ? inArray(librarySubscriptions.agentId, key.agentIds) : undefined,
             after ? gt(librarySubscriptions.agentId, after) : undefined,
           ),
         )
