@@ -159,6 +159,13 @@ export const deleteLibrary = (deps: Deps, caller: Caller, input: { libraryId: st
     return { deleted: input.libraryId };
   });
 
+/**
+ * Shared libraries one agent draws on at most. Each read ranks every one of them (and a cold read
+ * starts each library's object): at the cap an agent's first read takes 0.26–0.5 s on a local
+ * runtime (README, "Shared libraries"), where 120 took seconds and once brought the runtime down.
+ */
+export const MAX_SUBSCRIPTIONS_PER_AGENT = 20;
+
 export interface SubscribeInput {
   agentId: string;
   libraryId: string;
@@ -180,16 +187,23 @@ export const subscribe = (deps: Deps, caller: Caller, input: SubscribeInput) =>
     const weight = input.weight ?? 1;
     const pinVersion = input.pinVersion ?? null;
     if (pinVersion !== null) await ensurePinnedCopy(deps, library, pinVersion);
-    await d1Write(() =>
-      db(deps.env)
-        .insert(librarySubscriptions)
-        .values({ tenantId: key.tenantId, libraryId: input.libraryId, agentId: input.agentId, weight, pinVersion })
-        .onConflictDoUpdate({
-          target: [librarySubscriptions.tenantId, librarySubscriptions.libraryId, librarySubscriptions.agentId],
-          set: { weight, pinVersion },
-        })
-        .run(),
+    // The count and the insert are one statement, so concurrent subscriptions cannot pass the cap together.
+    const written = await d1Write(() =>
+      deps.env.DB.prepare(
+        `INSERT INTO library_subscriptions (tenant_id, library_id, agent_id, weight, pin_version)
+         SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM library_subscriptions WHERE tenant_id = ?1 AND library_id = ?2 AND agent_id = ?3)
+           OR (SELECT count(*) FROM library_subscriptions WHERE tenant_id = ?1 AND agent_id = ?3) < ?6
+         ON CONFLICT (tenant_id, library_id, agent_id) DO UPDATE SET weight = excluded.weight, pin_version = excluded.pin_version
+         RETURNING library_id`,
+      )
+        .bind(key.tenantId, input.libraryId, input.agentId, weight, pinVersion, MAX_SUBSCRIPTIONS_PER_AGENT)
+        .first(),
     );
+    if (!written)
+      throw unprocessable(
+        `Agent '${input.agentId}' already subscribes to ${MAX_SUBSCRIPTIONS_PER_AGENT} libraries, the most an agent may; end one of those subscriptions first.`,
+        [{ path: "libraryId", message: `At most ${MAX_SUBSCRIPTIONS_PER_AGENT} subscriptions per agent` }],
+      );
     const s = await memory.subscribe({ subscription: { libraryId: input.libraryId, weight, pinVersion } });
     return { agentId: input.agentId, ...s };
   });

@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { resilientMemory } from "../../src/services/agent-access";
 import { libraryMemoryId, pinnedMemoryId } from "../../src/core/shared-lessons";
+import { MAX_SUBSCRIPTIONS_PER_AGENT } from "../../src/services/libraries";
 import { call, expectProblem, newAgent, newKey, newTenant } from "../helpers";
 
 /** A tenant with a shared library holding one lesson, two subscribers and one agent that does not subscribe. */
@@ -271,6 +272,28 @@ describe("shared libraries", () => {
     expect(sharedItems(await w.two("POST", "/retrieve", { query: "retry step 17" })).map((i) => i.text)).toContain(
       "Retry step 17: wait 17 seconds",
     );
+  });
+
+  it(`an agent subscribes to at most ${MAX_SUBSCRIPTIONS_PER_AGENT} libraries: one more is a 422 that changes nothing`, async () => {
+    const w = await sharedWorld();
+    const more: string[] = [];
+    for (let i = 1; i < MAX_SUBSCRIPTIONS_PER_AGENT + 1; i++) more.push((await w.lib("POST", "", { name: `library ${i}` })).body.libraryId);
+    for (const libraryId of more.slice(0, MAX_SUBSCRIPTIONS_PER_AGENT - 1))
+      expect((await w.one("PUT", `/subscriptions/${libraryId}`, {})).status).toBe(200);
+    const last = more[MAX_SUBSCRIPTIONS_PER_AGENT - 1]!;
+    const refused = await w.one("PUT", `/subscriptions/${last}`, {});
+    expectProblem(refused, 422, "unprocessable");
+    expect(refused.body.errors).toMatchObject([{ path: "libraryId" }]);
+    expect((await w.one("GET", "/subscriptions")).body.items).toHaveLength(MAX_SUBSCRIPTIONS_PER_AGENT);
+    expect((await w.lib("GET", `/${last}/subscribers`)).body.items).toEqual([]);
+    // A subscription it has may still change; another agent is not limited by this one's.
+    expect((await w.one("PUT", `/subscriptions/${w.libraryId}`, { weight: 0.5 })).status).toBe(200);
+    expect((await w.two("PUT", `/subscriptions/${last}`, {})).status).toBe(200);
+    // Ending one makes room.
+    expect((await w.one("DELETE", `/subscriptions/${w.libraryId}`)).status).toBe(200);
+    expect((await w.one("PUT", `/subscriptions/${last}`, {})).status).toBe(200);
+    const r = await w.one("POST", "/retrieve", { query: "retry HTTP 429" });
+    expect(r.status).toBe(200);
   });
 
   it("a library's lessons do not fade: subscribers record their uses in their own objects, so the library's own never grow", async () => {
