@@ -10,7 +10,7 @@ import type { Caller, Deps } from "./deps";
 import { agentWithRow, resilientMemory } from "./agent-access";
 import { d1Read, d1Write } from "./binding-faults";
 import { reviewedBeforeWrite } from "./screening";
-import { libraryTarget } from "./lesson-target";
+import { libraryTarget, requireLibraryAccess } from "./lesson-target";
 import { addLesson } from "./lessons";
 import { recordAudit } from "./audit";
 
@@ -288,8 +288,10 @@ async function forgetUnusedPins(deps: Deps, tenantId: string, libraryId: string,
   }
 }
 
+/** Ends a subscription; a key limited to some libraries ends only subscriptions to those. */
 export const unsubscribe = (deps: Deps, caller: Caller, input: { agentId: string; libraryId: string }) =>
   outcome(async () => {
+    requireLibraryAccess(caller, input.libraryId, "write");
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
     const { removed } = await memory.unsubscribe({ libraryId: input.libraryId });
     const row = await d1Write(() =>
@@ -309,10 +311,13 @@ export const unsubscribe = (deps: Deps, caller: Caller, input: { agentId: string
     return { agentId: input.agentId, libraryId: input.libraryId, unsubscribed: true as const };
   });
 
+/** The agent's subscriptions; for a key limited to some libraries, those to them. */
 export const listSubscriptions = (deps: Deps, caller: Caller, input: { agentId: string }) =>
   outcome(async () => {
-    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
-    return { items: await memory.subscriptions() };
+    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    const items = await memory.subscriptions();
+    const only = key.libraryIds;
+    return { items: only ? items.filter((s) => only.includes(s.libraryId)) : items };
   });
 
 /**

@@ -414,6 +414,19 @@ describe("keys restricted to libraries", () => {
     );
   });
 
+  it("a key limited to some libraries ends and lists only subscriptions to those", async () => {
+    const w = await sharedWorld();
+    const other = (await w.lib("POST", "", { name: "refunds" })).body.libraryId as string;
+    expect((await w.one("PUT", `/subscriptions/${other}`, {})).status).toBe(200);
+    const key = (await keyWith(w.t.apiKey, { scope: "write", libraryIds: [w.libraryId] })).body.apiKey as string;
+    const subscriptions = `/v1/agents/${w.ids.one}/subscriptions`;
+    expectProblem(await call("DELETE", `${subscriptions}/${other}`, { key }), 403, "forbidden");
+    expect((await w.one("GET", "/subscriptions")).body.items.map((s: any) => s.libraryId).sort()).toEqual([w.libraryId, other].sort());
+    expect((await call("GET", subscriptions, { key })).body.items.map((s: any) => s.libraryId)).toEqual([w.libraryId]);
+    expect((await call("DELETE", `${subscriptions}/${w.libraryId}`, { key })).status).toBe(200);
+    expect((await w.one("GET", "/subscriptions")).body.items.map((s: any) => s.libraryId)).toEqual([other]);
+  });
+
   it("refuses a library the tenant does not have (422) or a malformed id (400), and creates nothing", async () => {
     const w = await sharedWorld();
     const stranger = await newTenant();
