@@ -3029,7 +3029,7 @@ export interface components {
                 usedAfter?: number;
             };
             episodeId?: string;
-            /** @description Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default) */
+            /** @description Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default). A version the library has not reached within 2 s is a 409 `version-not-reached` */
             minVersion?: number;
             /**
              * @description `bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state
@@ -9671,7 +9671,7 @@ export interface operations {
                 maxCases?: number;
                 /** @description A retrieval filter as JSON (the `filter` of POST …/retrieve), e.g. `{"tags":["billing"],"metadata":{"customer":"acme"}}`: only the lessons and cases it matches enter the block */
                 filter?: string;
-                /** @description Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default) */
+                /** @description Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default). A version the library has not reached within 2 s is a 409 `version-not-reached` */
                 minVersion?: number;
                 /** @description `bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state */
                 consistency?: "bounded" | "strong";
