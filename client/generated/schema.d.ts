@@ -4967,7 +4967,7 @@ export interface components {
         EventEndpoint: {
             id: string;
             url: string;
-            events: ("lesson.created" | "lesson.quarantined" | "run.completed" | "run.promoted" | "budget.exhausted")[];
+            events: ("lesson.created" | "lesson.quarantined" | "run.completed" | "run.promoted" | "budget.exhausted" | "lesson.held")[];
             description: string | null;
             /** @description Unix epoch milliseconds */
             createdAt: number;
@@ -4975,7 +4975,7 @@ export interface components {
         CreateEventEndpoint: {
             /** @example https://example.com/praxis-events */
             url: string;
-            events: ("lesson.created" | "lesson.quarantined" | "run.completed" | "run.promoted" | "budget.exhausted")[];
+            events: ("lesson.created" | "lesson.quarantined" | "run.completed" | "run.promoted" | "budget.exhausted" | "lesson.held")[];
             description?: string;
         };
         EventDelivery: {
@@ -4983,7 +4983,7 @@ export interface components {
             endpointId: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "lesson.created" | "lesson.quarantined" | "run.completed" | "run.promoted" | "budget.exhausted";
+            eventType: "lesson.created" | "lesson.quarantined" | "run.completed" | "run.promoted" | "budget.exhausted" | "lesson.held";
             /** @enum {string} */
             status: "pending" | "sending" | "retrying" | "delivered" | "failed";
             attempts: number;
