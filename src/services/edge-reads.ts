@@ -118,6 +118,14 @@ export function forgetReadModels(): void {
   keyChecks.clear();
 }
 
+/**
+ * Drops what this isolate holds of an agent (or a library's object) it has just deleted: its next
+ * read here asks the object, which answers not-found, rather than serving the snapshot within the bound.
+ */
+export function forgetDeleted(tenantId: string, memoryId: string): void {
+  held?.delete(memoryName(tenantId, memoryId));
+}
+
 /** Bytes the isolate's snapshots take, and how many agents it holds: what the LRU's budget bounds. */
 export function readModelsHeld(env: Env): { bytes: number; agents: number; budget: number } {
   const cache = cacheOf(readSettings(env));

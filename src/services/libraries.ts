@@ -13,6 +13,7 @@ import { reviewedBeforeWrite } from "./screening";
 import { libraryTarget, requireLibraryAccess } from "./lesson-target";
 import { addLesson } from "./lessons";
 import { recordAudit } from "./audit";
+import { forgetDeleted } from "./edge-reads";
 
 /**
  * Shared libraries (issue 32). A library is a tenant resource: its name in D1, its lessons in an
@@ -146,6 +147,7 @@ export const deleteLibrary = (deps: Deps, caller: Caller, input: { libraryId: st
   outcome(async () => {
     const { key, memory } = await libraryTarget(deps, caller, input.libraryId, "admin");
     await memory.deleteAgent();
+    forgetDeleted(key.tenantId, libraryMemoryId(input.libraryId));
     for (const version of await pinnedVersions(deps, key.tenantId, input.libraryId)) {
       await resilientMemory(deps.env, key.tenantId, pinnedMemoryId(input.libraryId, version)).deleteAgent();
     }
