@@ -16,7 +16,7 @@ import type {
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
 import type { LiveDecision, LiveDecisionContext, LiveInsight } from "../src/core/live-lesson";
 import type { EpisodeDatasetQuery } from "../src/core/practice/dataset-types";
-import { DomainError, outcome, type Outcome } from "../src/core/errors";
+import { DomainError, outcome, versionNotReached, type Outcome } from "../src/core/errors";
 import type { Keyed } from "./rpc-contract";
 import { AgentMemoryBase } from "./agent-memory/object/base-object";
 import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library/transfer";
@@ -34,11 +34,18 @@ import { applyCounterBatch } from "./agent-memory/retrieval/retrieval-counts";
 import { isRetrievalToken } from "../src/core/retrieval-token";
 import type { CounterBatch } from "../src/core/retrieval-counts";
 import { lessonsForSubscriber, type SharedQuery } from "./agent-memory/sharing/subscriptions";
-import { heldSince } from "./agent-memory/library/history";
+import { withdrawnSince } from "./agent-memory/library/history";
 import type { Subscription } from "../src/core/shared-lessons";
 
 export type { WriteAccess } from "./agent-memory/screening/access";
 export type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "./agent-memory/retrieval/read-model";
+
+/** A read asking for a library version this agent has not made is refused before it records anything (the Worker may ask again). */
+function assertReached(library: { currentVersion(): number }, minVersion: number | undefined) {
+  if (minVersion === undefined) return;
+  const current = library.currentVersion();
+  if (minVersion > current) throw versionNotReached(minVersion, current);
+}
 
 /**
  * One instance per tenant+agent (named `${tenantId}:${agentId}`). It is the single writer for
@@ -296,11 +303,17 @@ export class AgentMemory extends AgentMemoryBase {
 
   /** A read-scoped asker changes nothing that later retrievals depend on, and no episode credits what it was shown. */
   async retrieve({ request: req, asker }: { request: RetrieveRequest; asker?: Asker | undefined }) {
-    return this.rpc(() => this.rooms.retrieval.retrieve(req, asker));
+    return this.rpc(() => {
+      assertReached(this.rooms.library, req.minVersion);
+      return this.rooms.retrieval.retrieve(req, asker);
+    });
   }
 
-  async prompt({ request: req, asker }: { request: PromptRequest; asker?: Asker | undefined }) {
-    return this.rpc(() => this.rooms.prompts.build(req, asker ?? ANONYMOUS_WRITER));
+  async prompt({ request: req, asker }: { request: PromptRequest & { minVersion?: number | undefined }; asker?: Asker | undefined }) {
+    return this.rpc(() => {
+      assertReached(this.rooms.library, req.minVersion);
+      return this.rooms.prompts.build(req, asker ?? ANONYMOUS_WRITER);
+    });
   }
 
   /**
@@ -565,8 +578,8 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   /** Served by a shared library's object to a pinned subscriber's: the lessons of version n its reads must leave out now. */
-  async sharedHeldSince({ n }: { n: number }) {
-    return this.rpc(() => [...heldSince(this.mem.sql, n)]);
+  async sharedWithdrawnSince({ n }: { n: number }) {
+    return this.rpc(() => [...withdrawnSince(this.mem.sql, n)]);
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */

@@ -1413,7 +1413,7 @@ export interface paths {
         };
         /**
          * Subscribers and how the lessons fare with each
-         * @description A page of the agents subscribed to the library, each with its own Q and counters for the lessons it was shown, and per lesson the aggregate over the page: how many of these agents used it, their mean Q, uses, successes and failures.
+         * @description A page of the agents subscribed to the library (for a key limited to some agents, those of them), each with its own Q and counters for the lessons it was shown, and per lesson the aggregate over the page: how many of these agents used it, their mean Q, uses, successes and failures.
          */
         get: operations["listLibrarySubscribers"];
         put?: never;
@@ -1546,7 +1546,7 @@ export interface paths {
         get?: never;
         /**
          * Subscribe an agent to a shared library
-         * @description From now on the agent's retrieve, /prompt and MCP reads draw on the library's active lessons beside its own (items carry `libraryId`), ranked on the agent's own Q for each shared lesson: it starts at the agent's default Q, and only this agent's rewards move it. Again with another `weight` or `pinVersion` changes them (what is left out returns to its default: weight 1, the latest version). With `pinVersion` the agent draws on the library as it stood after that version (a frozen copy made at the first pin of it), except that a lesson the library quarantined since leaves its reads as it leaves everyone's; a version the library does not have is a 422, and so is a new pin when 16 versions are already pinned by subscriptions.
+         * @description From now on the agent's retrieve, /prompt and MCP reads draw on the library's active lessons beside its own (items carry `libraryId`), ranked on the agent's own Q for each shared lesson: it starts at the agent's default Q, and only this agent's rewards move it. Again with another `weight` or `pinVersion` changes them (what is left out returns to its default: weight 1, the latest version). With `pinVersion` the agent draws on the library as it stood after that version (a frozen copy made at the first pin of it), except that a lesson the library quarantined, deleted or archived since leaves its reads as it leaves everyone's; a version the library does not have is a 422, and so is a new pin when 16 versions are already pinned by subscriptions, or a new subscription of an agent that has 20 (the most an agent may have).
          */
         put: operations["subscribeAgent"];
         post?: never;
@@ -3031,7 +3031,7 @@ export interface components {
                 usedAfter?: number;
             };
             episodeId?: string;
-            /** @description Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default) */
+            /** @description Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default). A version the library has not reached within 2 s is a 409 `version-not-reached` */
             minVersion?: number;
             /**
              * @description `bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state
@@ -5011,7 +5011,7 @@ export interface components {
         EventEndpoint: {
             id: string;
             url: string;
-            events: ("lesson.created" | "lesson.quarantined" | "run.completed" | "run.promoted" | "budget.exhausted")[];
+            events: ("lesson.created" | "lesson.quarantined" | "run.completed" | "run.promoted" | "budget.exhausted" | "lesson.held")[];
             description: string | null;
             /** @description Unix epoch milliseconds */
             createdAt: number;
@@ -5019,7 +5019,7 @@ export interface components {
         CreateEventEndpoint: {
             /** @example https://example.com/praxis-events */
             url: string;
-            events: ("lesson.created" | "lesson.quarantined" | "run.completed" | "run.promoted" | "budget.exhausted")[];
+            events: ("lesson.created" | "lesson.quarantined" | "run.completed" | "run.promoted" | "budget.exhausted" | "lesson.held")[];
             description?: string;
         };
         EventDelivery: {
@@ -5027,7 +5027,7 @@ export interface components {
             endpointId: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "lesson.created" | "lesson.quarantined" | "run.completed" | "run.promoted" | "budget.exhausted";
+            eventType: "lesson.created" | "lesson.quarantined" | "run.completed" | "run.promoted" | "budget.exhausted" | "lesson.held";
             /** @enum {string} */
             status: "pending" | "sending" | "retrying" | "delivered" | "failed";
             attempts: number;
@@ -9715,7 +9715,7 @@ export interface operations {
                 maxCases?: number;
                 /** @description A retrieval filter as JSON (the `filter` of POST …/retrieve), e.g. `{"tags":["billing"],"metadata":{"customer":"acme"}}`: only the lessons and cases it matches enter the block */
                 filter?: string;
-                /** @description Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default) */
+                /** @description Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default). A version the library has not reached within 2 s is a 409 `version-not-reached` */
                 minVersion?: number;
                 /** @description `bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state */
                 consistency?: "bounded" | "strong";

@@ -74,6 +74,6 @@ export const AGENT_MEMORY_CONTRACT = {
   sharedStats: { read: true },
   sharedCandidates: { read: true },
   sharedLessons: { read: true },
-  sharedHeldSince: { read: true },
+  sharedWithdrawnSince: { read: true },
   destroy: { once: true },
 } as const satisfies Contract<AgentMemory>;

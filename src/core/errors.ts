@@ -13,6 +13,8 @@ export type DomainErrorKind =
   | "forbidden"
   | "not-found"
   | "conflict"
+  /** A read asked for a library version (`minVersion`) the agent's library has not reached. */
+  | "version-not-reached"
   | "too-large"
   | "rate-limited"
   | "budget-exceeded"
@@ -121,6 +123,13 @@ export const conflict = (detail: string, more: { retryable?: boolean; data?: Err
   new DomainError("conflict", detail, { retryable: more.retryable ?? false, ...(more.data ? { data: more.data } : {}) });
 export const unavailable = (detail: string, retryAfterS = 1, data?: ErrorData) =>
   new DomainError("unavailable", detail, { retryable: true, retryAfterS, ...(data ? { data } : {}) });
+/** The read's `minVersion` is past the agent's library version: no write it waited for made that version. */
+export const versionNotReached = (minVersion: number, libraryVersion: number) =>
+  new DomainError(
+    "version-not-reached",
+    `This agent's library is at version ${libraryVersion}; minVersion ${minVersion} was not reached. Pass a libraryVersion a write answered.`,
+    { fields: [{ path: "minVersion", message: `At most ${libraryVersion}` }], data: { minVersion, libraryVersion } },
+  );
 export const rateLimited = (detail: string, retryAfterS: number) => new DomainError("rate-limited", detail, { retryAfterS });
 
 /** Zod issues as the field list clients read; paths are dotted (`items.0.text`). */

@@ -1,7 +1,14 @@
 import { z } from "zod";
 
 /** What a tenant's event endpoints can subscribe to. Names are public contract: add, never rename. */
-export const EVENT_TYPES = ["lesson.created", "lesson.quarantined", "run.completed", "run.promoted", "budget.exhausted"] as const;
+export const EVENT_TYPES = [
+  "lesson.created",
+  "lesson.quarantined",
+  "run.completed",
+  "run.promoted",
+  "budget.exhausted",
+  "lesson.held",
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const EventSchema = z.object({

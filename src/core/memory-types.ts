@@ -260,7 +260,7 @@ export const MinVersionSchema = z
   .int()
   .min(0)
   .describe(
-    "Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default)",
+    "Answer from library version at least this one: pass the `libraryVersion` a write answered to read what it wrote (read-your-writes). Without it an answer may lag the agent's memory by the deployment's staleness bound (2 s by default). A version the library has not reached within 2 s is a 409 `version-not-reached`",
   );
 
 export const ConsistencySchema = z

@@ -203,6 +203,22 @@ export async function signRetrieval(secret: RetrievalSecret, claims: RetrievalCl
 }
 
 /**
+ * The key a token says retrieved it, read without verifying the token (null when it names none or
+ * is not a token): for a check that may only refuse, such as the revocation of that key. The
+ * agent's object verifies the token before anything credits it.
+ */
+export function tokenKeyId(token: string): string | null {
+  const parts = token.split(".");
+  if (parts.length !== 5 || parts[0] !== TOKEN_VERSION || token.length > MAX_TOKEN_CHARS) return null;
+  try {
+    const k = (JSON.parse(new TextDecoder().decode(fromBase64url(parts[2]!))) as Partial<WireClaims>).k;
+    return typeof k === "string" ? k : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The claims of a token one of `secrets` signed, unless it is expired at `now`. Another agent's
  * token names a secret this agent does not hold; a changed byte anywhere breaks the MAC (compared
  * in constant time by WebCrypto); expiry is checked only once the token is known to be authentic.

@@ -163,7 +163,7 @@ export const libraryRoutes = router()
       operationId: "listLibrarySubscribers",
       summary: "Subscribers and how the lessons fare with each",
       description:
-        "A page of the agents subscribed to the library, each with its own Q and counters for the lessons it was shown, and per lesson the aggregate over the page: how many of these agents used it, their mean Q, uses, successes and failures.",
+        "A page of the agents subscribed to the library (for a key limited to some agents, those of them), each with its own Q and counters for the lessons it was shown, and per lesson the aggregate over the page: how many of these agents used it, their mean Q, uses, successes and failures.",
       security,
       request: { params: LibraryParams, query: PageQuery },
       responses: {
@@ -363,7 +363,7 @@ export const libraryRoutes = router()
       operationId: "subscribeAgent",
       summary: "Subscribe an agent to a shared library",
       description:
-        "From now on the agent's retrieve, /prompt and MCP reads draw on the library's active lessons beside its own (items carry `libraryId`), ranked on the agent's own Q for each shared lesson: it starts at the agent's default Q, and only this agent's rewards move it. Again with another `weight` or `pinVersion` changes them (what is left out returns to its default: weight 1, the latest version). With `pinVersion` the agent draws on the library as it stood after that version (a frozen copy made at the first pin of it), except that a lesson the library quarantined since leaves its reads as it leaves everyone's; a version the library does not have is a 422, and so is a new pin when 16 versions are already pinned by subscriptions.",
+        "From now on the agent's retrieve, /prompt and MCP reads draw on the library's active lessons beside its own (items carry `libraryId`), ranked on the agent's own Q for each shared lesson: it starts at the agent's default Q, and only this agent's rewards move it. Again with another `weight` or `pinVersion` changes them (what is left out returns to its default: weight 1, the latest version). With `pinVersion` the agent draws on the library as it stood after that version (a frozen copy made at the first pin of it), except that a lesson the library quarantined, deleted or archived since leaves its reads as it leaves everyone's; a version the library does not have is a 422, and so is a new pin when 16 versions are already pinned by subscriptions, or a new subscription of an agent that has 20 (the most an agent may have).",
       security,
       request: {
         params: SubscriptionParams,

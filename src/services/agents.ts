@@ -12,6 +12,7 @@ import { cancelAgentEvaluations } from "./evaluation";
 import { agentRow, agentWithRow, resilientMemory } from "./agent-access";
 import { agentPage, presentAgent } from "./agent-directory";
 import { recordAudit } from "./audit";
+import { forgetDeleted } from "./edge-reads";
 
 /** A verified session-end delivery becomes an episode of its agent; the agent's object refuses an unknown one. */
 export async function ingestSession(env: Env, session: SessionEnd) {
@@ -54,6 +55,7 @@ async function putAgent(env: Env, tenantId: string, agentId: string, displayName
 async function eraseAgent(env: Env, tenantId: string, agentId: string, log: { warn(m: string, f?: Record<string, unknown>): void }) {
   if (!(await agentRow(env, tenantId, agentId))) throw notFound(`Agent '${agentId}' does not exist.`);
   const { storageDeleted } = await resilientMemory(env, tenantId, agentId).deleteAgent();
+  forgetDeleted(tenantId, agentId);
   const going = await d1Read(() =>
     db(env)
       .select({ runId: practiceRuns.runId, status: practiceRuns.status })

@@ -4,7 +4,7 @@ import type { Deps } from "./deps";
 import type { MemoryFilter, ReadFallback, RetrieveAnswer, RetrieveRequest, RetrieveResponse } from "../core/memory-types";
 import { ByteLru } from "../core/byte-lru";
 import { TtlLru } from "../core/ttl-lru";
-import { unauthorized } from "../core/errors";
+import { DomainError, unauthorized, versionNotReached } from "../core/errors";
 import { decodeSnapshot, SNAPSHOT_FORMAT } from "../core/ranking/snapshot";
 import { lexicallyServable, SnapshotReader, type SubscribedReader } from "../core/ranking/snapshot-source";
 import { libraryMemoryId } from "../core/shared-lessons";
@@ -34,7 +34,8 @@ import type { ReadModelVersion, Unpublishable } from "../../durable-objects/agen
  *   usage memory, the re-ranker), or a new snapshot when content changed. So quarantines, deletions
  *   and new lessons reach these reads within the bound, as do deletions of the agent (the object
  *   answers not-found) and revocations of the keys that read (checked in D1 at each revalidation).
- * - `minVersion` (read-your-writes) waits for a snapshot of at least that library version.
+ * - `minVersion` (read-your-writes) waits for a snapshot of at least that library version, and for
+ *   the version itself up to MIN_VERSION_WAIT_MS (then 409 version-not-reached).
  * - `consistency: "strong"`, reads that join an episode (the object keeps their record, and checks
  *   the episode is open, at the moment of the read), query words FTS5 tokenizes in ways this does
  *   not reproduce, agents whose snapshot is too large or searched remotely, and agents that
@@ -46,6 +47,14 @@ import type { ReadModelVersion, Unpublishable } from "../../durable-objects/agen
 const REFUSAL_RECHECK_MS = 30_000;
 /** A background revalidation this old is taken to have died with its request: the next read starts another. */
 const REVALIDATION_LEASE_MS = 10_000;
+/**
+ * How long a read whose `minVersion` is past the agent's library version waits for it (a write in
+ * flight, or answered elsewhere an instant before) before answering 409 version-not-reached; it asks
+ * again after 50, 100, 200, then every 400 ms.
+ */
+const MIN_VERSION_WAIT_MS = 2_000;
+const MIN_VERSION_FIRST_PAUSE_MS = 50;
+const MIN_VERSION_MAX_PAUSE_MS = 400;
 /** Snapshots in the location's cache are dropped after a day; any newer version replaces the pointer sooner. */
 const CACHE_TTL_S = 86_400;
 /**
@@ -107,6 +116,14 @@ export function forgetReadModels(): void {
   toldGone.clear();
   revoked.clear();
   keyChecks.clear();
+}
+
+/**
+ * Drops what this isolate holds of an agent (or a library's object) it has just deleted: its next
+ * read here asks the object, which answers not-found, rather than serving the snapshot within the bound.
+ */
+export function forgetDeleted(tenantId: string, memoryId: string): void {
+  held?.delete(memoryName(tenantId, memoryId));
 }
 
 /** Bytes the isolate's snapshots take, and how many agents it holds: what the LRU's budget bounds. */
@@ -305,6 +322,7 @@ async function servable(
       );
     }
   }
+  if (minVersion !== undefined && entry!.libraryVersion < minVersion) throw versionNotReached(minVersion, entry!.libraryVersion);
   if (!entry!.reader) return { fallback: entry!.refusal ?? "remote-index" };
   entry!.keys.add(keyId);
   return { reader: entry!.reader, libraryVersion: entry!.libraryVersion, validatedAt: entry!.validatedAt };
@@ -355,6 +373,23 @@ async function librariesOf(
     libraries.push({ libraryId: f.sub.libraryId, weight: f.sub.weight, reader });
   }
   return { libraries, validatedAt };
+}
+
+/**
+ * `read` again while it finds the agent short of `minVersion`, until MIN_VERSION_WAIT_MS have
+ * passed; then its version-not-reached stands. Without `minVersion`, `read` once.
+ */
+async function untilReached<T>(minVersion: number | undefined, read: () => Promise<T>): Promise<T> {
+  if (minVersion === undefined) return read();
+  const deadline = Date.now() + MIN_VERSION_WAIT_MS;
+  for (let pause = MIN_VERSION_FIRST_PAUSE_MS; ; pause = Math.min(2 * pause, MIN_VERSION_MAX_PAUSE_MS)) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!(err instanceof DomainError && err.kind === "version-not-reached") || Date.now() + pause > deadline) throw err;
+      await new Promise((r) => setTimeout(r, pause));
+    }
+  }
 }
 
 /** The agent is gone (deleted, or never created): its object's answer, as a problem or as a domain error. */
@@ -445,15 +480,16 @@ export async function retrieveNearby(
   throughObject: () => Promise<RetrieveAnswer>,
 ): Promise<RetrieveResponse> {
   refuseRevoked(caller.keyId);
+  const viaObject = () => untilReached(req.minVersion, throughObject);
   const early = preflight(req, req.query);
-  if (early) return fromObject(await throughObject(), early);
-  const at = await servable(deps, caller.tenantId, caller.agentId, caller.keyId, req.minVersion);
-  if ("fallback" in at) return fromObject(await throughObject(), at.fallback);
+  if (early) return fromObject(await viaObject(), early);
+  const at = await untilReached(req.minVersion, () => servable(deps, caller.tenantId, caller.agentId, caller.keyId, req.minVersion));
+  if ("fallback" in at) return fromObject(await viaObject(), at.fallback);
   const shared = await librariesOf(deps, caller, at.reader);
-  if ("fallback" in shared) return fromObject(await throughObject(), shared.fallback);
+  if ("fallback" in shared) return fromObject(await viaObject(), shared.fallback);
   refuseRevoked(caller.keyId);
   const vec = await embedFor(deps.env, at.reader, caller.tenantId, caller.agentId, req.query);
-  if (!vec) return fromObject(await throughObject(), "embedder");
+  if (!vec) return fromObject(await viaObject(), "embedder");
   const now = Date.now();
   const { lambda, candidates, ranked } = await at.reader
     .at(now, { text: req.query, vec }, shared.libraries)
@@ -479,7 +515,7 @@ export async function retrieveNearby(
     caller,
     at: now,
   });
-  if (!retrievalId) return fromObject(await throughObject(), "token-size");
+  if (!retrievalId) return fromObject(await viaObject(), "token-size");
   return {
     retrievalId,
     phase: req.phase ?? null,
@@ -500,17 +536,18 @@ export async function promptNearby(
   throughObject: () => Promise<Omit<PromptResponse, "snapshotAgeMs" | "servedFrom">>,
 ) {
   refuseRevoked(caller.keyId);
+  const viaObject = () => untilReached(req.minVersion, throughObject);
   const early = preflight(req, req.query);
-  if (early) return fromObject(await throughObject(), early);
-  const at = await servable(deps, caller.tenantId, caller.agentId, caller.keyId, req.minVersion);
-  if ("fallback" in at) return fromObject(await throughObject(), at.fallback);
+  if (early) return fromObject(await viaObject(), early);
+  const at = await untilReached(req.minVersion, () => servable(deps, caller.tenantId, caller.agentId, caller.keyId, req.minVersion));
+  if ("fallback" in at) return fromObject(await viaObject(), at.fallback);
   const shared = await librariesOf(deps, caller, at.reader);
-  if ("fallback" in shared) return fromObject(await throughObject(), shared.fallback);
+  if ("fallback" in shared) return fromObject(await viaObject(), shared.fallback);
   refuseRevoked(caller.keyId);
   let vec: Float32Array | null = null;
   if (req.query) {
     vec = await embedFor(deps.env, at.reader, caller.tenantId, caller.agentId, req.query);
-    if (!vec) return fromObject(await throughObject(), "embedder");
+    if (!vec) return fromObject(await viaObject(), "embedder");
   }
   const now = Date.now();
   const reader = at.reader.at(now, vec ? { text: req.query!, vec } : null, shared.libraries);
@@ -537,7 +574,7 @@ export async function promptNearby(
     caller,
     at: now,
   });
-  if (!retrievalId) return fromObject(await throughObject(), "token-size");
+  if (!retrievalId) return fromObject(await viaObject(), "token-size");
   return {
     ...answer,
     retrievalId,

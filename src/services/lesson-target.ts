@@ -26,6 +26,29 @@ export function requireLibraryAccess(caller: Caller, libraryId: string, needed: 
   return key;
 }
 
+/**
+ * A key limited to some agents changes a library only while every subscriber is one of its agents:
+ * a library's lessons reach its subscribers' prompts, which such a key may not reach otherwise. A
+ * library with no subscriber yet (one it just created) is its to change. One D1 read.
+ */
+export async function requireLibraryWrite(deps: Pick<Deps, "env">, caller: Caller, libraryId: string, needed: Scope) {
+  const key = requireLibraryAccess(caller, libraryId, needed);
+  if (!key.agentIds) return key;
+  const outside = await d1Read(() =>
+    deps.env.DB.prepare(
+      `SELECT agent_id FROM library_subscriptions WHERE tenant_id = ?1 AND library_id = ?2
+         AND agent_id NOT IN (SELECT value FROM json_each(?3)) LIMIT 1`,
+    )
+      .bind(key.tenantId, libraryId, JSON.stringify(key.agentIds))
+      .first<{ agent_id: string }>(),
+  );
+  if (outside)
+    throw forbidden(
+      `Library '${libraryId}' has subscribers this key may not use; changing it needs a key not restricted to agents, or one that may use all of them.`,
+    );
+  return key;
+}
+
 export function libraryRow(env: Deps["env"], tenantId: string, libraryId: string) {
   return d1Read(() =>
     db(env)
@@ -37,13 +60,13 @@ export function libraryRow(env: Deps["env"], tenantId: string, libraryId: string
 }
 
 /**
- * Resolves a library for the caller: scope and library restrictions first, then existence within
- * the key's own tenant, so another tenant's library is indistinguishable from a missing one.
+ * Resolves a library for the caller: scope and library restrictions first (and, to change it, its
+ * subscribers: requireLibraryWrite), then existence within the key's own tenant, so another tenant's library is indistinguishable from a missing one.
  * `memoryId` stands in for the agent id where a use case names one (the usage ledger, the review
  * before a write).
  */
 export async function libraryTarget(deps: Pick<Deps, "env">, caller: Caller, libraryId: string, scope: Scope) {
-  const key = requireLibraryAccess(caller, libraryId, scope);
+  const key = scope === "read" ? requireLibraryAccess(caller, libraryId, scope) : await requireLibraryWrite(deps, caller, libraryId, scope);
   const row = await libraryRow(deps.env, key.tenantId, libraryId);
   if (!row) throw notFound(`Library '${libraryId}' does not exist.`);
   const memoryId = libraryMemoryId(libraryId);

@@ -10,9 +10,10 @@ import type { Caller, Deps } from "./deps";
 import { agentWithRow, resilientMemory } from "./agent-access";
 import { d1Read, d1Write } from "./binding-faults";
 import { reviewedBeforeWrite } from "./screening";
-import { libraryTarget } from "./lesson-target";
+import { libraryTarget, requireLibraryAccess } from "./lesson-target";
 import { addLesson } from "./lessons";
 import { recordAudit } from "./audit";
+import { forgetDeleted } from "./edge-reads";
 
 /**
  * Shared libraries (issue 32). A library is a tenant resource: its name in D1, its lessons in an
@@ -146,6 +147,7 @@ export const deleteLibrary = (deps: Deps, caller: Caller, input: { libraryId: st
   outcome(async () => {
     const { key, memory } = await libraryTarget(deps, caller, input.libraryId, "admin");
     await memory.deleteAgent();
+    forgetDeleted(key.tenantId, libraryMemoryId(input.libraryId));
     for (const version of await pinnedVersions(deps, key.tenantId, input.libraryId)) {
       await resilientMemory(deps.env, key.tenantId, pinnedMemoryId(input.libraryId, version)).deleteAgent();
     }
@@ -158,6 +160,13 @@ export const deleteLibrary = (deps: Deps, caller: Caller, input: { libraryId: st
     await recordAudit(deps, caller, { tenantId: key.tenantId, action: "library.delete", target: input.libraryId });
     return { deleted: input.libraryId };
   });
+
+/**
+ * Shared libraries one agent draws on at most. Each read ranks every one of them (and a cold read
+ * starts each library's object): at the cap an agent's first read takes 0.26–0.5 s on a local
+ * runtime (README, "Shared libraries"), where 120 took seconds and once brought the runtime down.
+ */
+export const MAX_SUBSCRIPTIONS_PER_AGENT = 20;
 
 export interface SubscribeInput {
   agentId: string;
@@ -180,16 +189,23 @@ export const subscribe = (deps: Deps, caller: Caller, input: SubscribeInput) =>
     const weight = input.weight ?? 1;
     const pinVersion = input.pinVersion ?? null;
     if (pinVersion !== null) await ensurePinnedCopy(deps, library, pinVersion);
-    await d1Write(() =>
-      db(deps.env)
-        .insert(librarySubscriptions)
-        .values({ tenantId: key.tenantId, libraryId: input.libraryId, agentId: input.agentId, weight, pinVersion })
-        .onConflictDoUpdate({
-          target: [librarySubscriptions.tenantId, librarySubscriptions.libraryId, librarySubscriptions.agentId],
-          set: { weight, pinVersion },
-        })
-        .run(),
+    // The count and the insert are one statement, so concurrent subscriptions cannot pass the cap together.
+    const written = await d1Write(() =>
+      deps.env.DB.prepare(
+        `INSERT INTO library_subscriptions (tenant_id, library_id, agent_id, weight, pin_version)
+         SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM library_subscriptions WHERE tenant_id = ?1 AND library_id = ?2 AND agent_id = ?3)
+           OR (SELECT count(*) FROM library_subscriptions WHERE tenant_id = ?1 AND agent_id = ?3) < ?6
+         ON CONFLICT (tenant_id, library_id, agent_id) DO UPDATE SET weight = excluded.weight, pin_version = excluded.pin_version
+         RETURNING library_id`,
+      )
+        .bind(key.tenantId, input.libraryId, input.agentId, weight, pinVersion, MAX_SUBSCRIPTIONS_PER_AGENT)
+        .first(),
     );
+    if (!written)
+      throw unprocessable(
+        `Agent '${input.agentId}' already subscribes to ${MAX_SUBSCRIPTIONS_PER_AGENT} libraries, the most an agent may; end one of those subscriptions first.`,
+        [{ path: "libraryId", message: `At most ${MAX_SUBSCRIPTIONS_PER_AGENT} subscriptions per agent` }],
+      );
     const s = await memory.subscribe({ subscription: { libraryId: input.libraryId, weight, pinVersion } });
     return { agentId: input.agentId, ...s };
   });
@@ -274,8 +290,10 @@ async function forgetUnusedPins(deps: Deps, tenantId: string, libraryId: string,
   }
 }
 
+/** Ends a subscription; a key limited to some libraries ends only subscriptions to those. */
 export const unsubscribe = (deps: Deps, caller: Caller, input: { agentId: string; libraryId: string }) =>
   outcome(async () => {
+    requireLibraryAccess(caller, input.libraryId, "write");
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "write");
     const { removed } = await memory.unsubscribe({ libraryId: input.libraryId });
     const row = await d1Write(() =>
@@ -295,16 +313,20 @@ export const unsubscribe = (deps: Deps, caller: Caller, input: { agentId: string
     return { agentId: input.agentId, libraryId: input.libraryId, unsubscribed: true as const };
   });
 
+/** The agent's subscriptions; for a key limited to some libraries, those to them. */
 export const listSubscriptions = (deps: Deps, caller: Caller, input: { agentId: string }) =>
   outcome(async () => {
-    const { memory } = await agentWithRow(deps, caller, input.agentId, "read");
-    return { items: await memory.subscriptions() };
+    const { key, memory } = await agentWithRow(deps, caller, input.agentId, "read");
+    const items = await memory.subscriptions();
+    const only = key.libraryIds;
+    return { items: only ? items.filter((s) => only.includes(s.libraryId)) : items };
   });
 
 /**
  * A page of the library's subscribers, each with its own Q and counters for the library's lessons,
  * and per lesson the aggregate over that page (mean Q, uses, successes): a library's owners see
- * which lessons help where. One call to each subscriber's object on the page, in parallel.
+ * which lessons help where. One call to each subscriber's object on the page, in parallel. A key
+ * limited to some agents sees only those of them (another agent's Q is not its to read).
  */
 export const librarySubscribers = (deps: Deps, caller: Caller, input: { libraryId: string; limit: number; cursor?: string | undefined }) =>
   outcome(async () => {
@@ -318,6 +340,7 @@ export const librarySubscribers = (deps: Deps, caller: Caller, input: { libraryI
           and(
             eq(librarySubscriptions.tenantId, key.tenantId),
             eq(librarySubscriptions.libraryId, input.libraryId),
+            key.agentIds ? inArray(librarySubscriptions.agentId, key.agentIds) : undefined,
             after ? gt(librarySubscriptions.agentId, after) : undefined,
           ),
         )

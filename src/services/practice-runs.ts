@@ -9,7 +9,7 @@ import type { Curve, RolloutAnswer, RunCreate, RunView } from "../core/practice/
 import { parseRolloutId } from "../core/practice/unit-key";
 import type { Caller, Deps } from "./deps";
 import { agentOwner } from "./agent-access";
-import { requireLibraryAccess } from "./lesson-target";
+import { requireLibraryWrite } from "./lesson-target";
 import { admitQueuedRuns, cancelRun, createRun, practiceRunObject, resultForRollout, runRow } from "./practice";
 import { evaluationRolloutResult, isEvaluationId } from "./evaluation";
 
@@ -35,7 +35,7 @@ async function runObject(deps: Deps, caller: Caller, at: RunAt) {
 export const startPracticeRun = (deps: Deps, caller: Caller, input: { agentId: string; run: RunCreate; idempotencyKey?: string }) =>
   outcome(async () => {
     const who = await agentOwner(deps, caller, input.agentId, "write");
-    if (input.run.libraryId) requireLibraryAccess(caller, input.run.libraryId, "write");
+    if (input.run.libraryId) await requireLibraryWrite(deps, caller, input.run.libraryId, "write");
     const r = await createRun(deps.env, who, input.run, input.idempotencyKey);
     if (!r.replayed) {
       deps.waitUntil(

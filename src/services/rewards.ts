@@ -1,8 +1,10 @@
-import { outcome } from "../core/errors";
+import { outcome, unprocessable } from "../core/errors";
+import { tokenKeyId } from "../core/retrieval-token";
 import type { RewardRequest } from "../core/memory-types";
 import type { Caller, Deps } from "./deps";
 import { agentMemory, agentWithRow } from "./agent-access";
 import { recordAudit } from "./audit";
+import { revokedAmong } from "./keys";
 
 /**
  * What an agent learns from outcomes — Q ← Q + α(reward − Q) for the memories that served — and
@@ -21,8 +23,23 @@ export const reportReward = (
 ) =>
   outcome(async () => {
     const { key, memory } = agentMemory(deps, caller, input.agentId, "write");
+    await refuseRevokedRetriever(deps, key.keyId, input.reward.retrievalId);
     return memory.reward({ reward: input.reward, idempotencyKey: input.idempotencyKey, teacher: key.keyId });
   });
+
+/**
+ * A retrieval made by a key revoked since earns no reward, from any key: revoking a key voids what
+ * it retrieved. The key that rewards passed authentication, so only another key's retrieval is
+ * looked up (one D1 read, off the path of a key rewarding its own retrievals).
+ */
+async function refuseRevokedRetriever(deps: Deps, rewarding: string, retrievalId: string | undefined): Promise<void> {
+  const retrieving = retrievalId ? tokenKeyId(retrievalId) : null;
+  if (!retrieving || retrieving === rewarding) return;
+  if ((await revokedAmong(deps.env, [retrieving])).length)
+    throw unprocessable("The retrievalId was made by an API key that has since been revoked; its retrievals earn no reward.", [
+      { path: "retrievalId", message: "made by a revoked key" },
+    ]);
+}
 
 /** Rewards (or penalises) one memory directly, outside any episode; kept in the audit log with its reason. */
 export const rewardMemory = (

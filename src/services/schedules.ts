@@ -11,7 +11,7 @@ import { LlmLedger } from "../llm/ledger";
 import { createRun, prepare } from "./practice";
 import type { Caller, Deps } from "./deps";
 import { agentOwner } from "./agent-access";
-import { requireLibraryAccess } from "./lesson-target";
+import { requireLibraryWrite } from "./lesson-target";
 import { recordAudit } from "./audit";
 
 interface Owner {
@@ -71,7 +71,7 @@ export const putPracticeSchedule = (
 ) =>
   outcome(async () => {
     const who = await agentOwner(deps, caller, agentId, "write");
-    if (body.run.libraryId) requireLibraryAccess(caller, body.run.libraryId, "write");
+    if (body.run.libraryId) await requireLibraryWrite(deps, caller, body.run.libraryId, "write");
     const now = Date.now();
     await prepare(deps.env, who, { ...body.run, datasetId: body.datasetId });
     const d = db(deps.env);

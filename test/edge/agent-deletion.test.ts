@@ -8,6 +8,7 @@ import { InMemoryVectorize } from "../doubles/vectorize";
 import { slowEmbedderAgent } from "../memory/setup";
 import { ARITHMETIC, api, captureQueues, practiceFixture, practiceLlm, startRun } from "../practice/harness";
 import { call, expectProblem, newAgent, newTenant } from "../helpers";
+import { probedWorker } from "./probe";
 import { evaluationFixture, evaluationLlm } from "../evaluation/harness";
 
 afterEach(() => vi.restoreAllMocks());
@@ -76,6 +77,19 @@ describe("deleting an agent", () => {
     expect((await api("GET", `/v1/agents/${f.agentId}/experiences`, f.t.apiKey)).body.items).toEqual([]);
     expect((await api("GET", `/v1/agents/${f.agentId}/cases`, f.t.apiKey)).body.items).toEqual([]);
     expect((await api("GET", `/v1/agents/${f.agentId}/library/versions`, f.t.apiKey)).body.items).toEqual([]);
+  });
+
+  it("the isolate that deleted an agent stops serving its reads at once, though its snapshot was fresh", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    const w = probedWorker({}, { READ_STALENESS_MS: "60000" });
+    await w.call("POST", `/v1/agents/${agentId}/experiences`, t.apiKey, { text: "Pin the image digest" });
+    const read = () => w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "image digest" });
+    expect((await read()).body.servedFrom).toBe("edge");
+    expect((await read()).trips.AGENT_MEMORY).toBe(0);
+    expect((await w.call("DELETE", `/v1/agents/${agentId}`, t.apiKey)).status).toBe(200);
+    expectProblem(await read(), 404, "not-found");
+    expectProblem(await w.call("GET", `/v1/agents/${agentId}/prompt`, t.apiKey), 404, "not-found");
   });
 
   it("cancels the agent's evaluations that have not ended: no more evaluation calls are made", async () => {

@@ -275,6 +275,52 @@ describe("freshness of reads at the edge", () => {
     expect(later.body.items.map((i: { id: string }) => i.id)).toContain(another.body.id);
   });
 
+  it("minVersion beyond the agent's library version waits for it, then answers 409 version-not-reached; edge and object alike", async () => {
+    const f = await oneLesson();
+    const w = boundedWorker(BOUND);
+    const ahead = f.first.libraryVersion + 3;
+    for (const refused of [
+      await w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "container image", minVersion: ahead }),
+      await w.call("GET", `/v1/agents/${f.agentId}/prompt?query=container&minVersion=${ahead}`, f.t.apiKey),
+      await w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, {
+        query: "container image",
+        minVersion: ahead,
+        consistency: "strong",
+      }),
+    ]) {
+      expectProblem(refused, 409, "version-not-reached");
+      expect(refused.body).toMatchObject({ minVersion: ahead, libraryVersion: f.first.libraryVersion, errors: [{ path: "minVersion" }] });
+      // It asked again while it waited: a write in flight would have been seen.
+      expect(refused.trips.AGENT_MEMORY).toBeGreaterThan(1);
+    }
+    const upTo = await w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, {
+      query: "container image",
+      minVersion: f.first.libraryVersion,
+    });
+    expect(upTo.status).toBe(200);
+  });
+
+  it("a read whose minVersion a write in flight reaches answers from that version", async () => {
+    const f = await oneLesson();
+    let write: Promise<{ body: { id: string; libraryVersion: number } }> | null = null;
+    // The write starts once the read has found the agent short of the version it asks for.
+    const w = probedWorker(
+      {
+        after: (_binding, op) => {
+          if (op === "readModel" && !write) write = f.api("POST", "/experiences", { text: "Bake the canary rollout before promoting it" });
+        },
+      },
+      { READ_STALENESS_MS: String(BOUND) },
+    );
+    const wanted = f.first.libraryVersion + 1;
+    const read = await w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "canary rollout", minVersion: wanted });
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    const written = await write!;
+    expect(written.body.libraryVersion).toBe(wanted);
+    expect(read.body).toMatchObject({ servedFrom: "edge", libraryVersion: wanted });
+    expect(read.body.items.map((i: { id: string }) => i.id)).toContain(written.body.id);
+  });
+
   it("a quarantined lesson leaves reads at the edge within the bound, and the prompt with it", async () => {
     const f = await oneLesson();
     const w = boundedWorker(BOUND);

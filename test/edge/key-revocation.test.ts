@@ -22,6 +22,32 @@ describe("API keys at the edge", () => {
     expect(refused.trips).toMatchObject({ DB: 0, AGENT_MEMORY: 0 });
   });
 
+  it("revoking a key voids rewards for the retrievals it made: another key's reward of them is refused and moves nothing", async () => {
+    const t = await newTenant();
+    const agentId = await newAgent(t.apiKey);
+    const lesson = await call("POST", `/v1/agents/${agentId}/experiences`, { key: t.apiKey, body: { text: "Pin the image digest" } });
+    const [retriever, rewarder] = [await newKey(t.apiKey, "write"), await newKey(t.apiKey, "write")];
+    const retrieve = async () =>
+      (await call("POST", `/v1/agents/${agentId}/retrieve`, { key: retriever.apiKey, body: { query: "image digest" } })).body
+        .retrievalId as string;
+    const reward = (retrievalId: string) =>
+      call("POST", `/v1/agents/${agentId}/rewards`, { key: rewarder.apiKey, body: { retrievalId, outcome: "success" } });
+    const q = async () => (await call("GET", `/v1/agents/${agentId}/experiences/${lesson.body.id}`, { key: t.apiKey })).body.q as number;
+
+    // While the retrieving key is active, another key may reward what it retrieved.
+    expect((await reward(await retrieve())).status).toBe(200);
+    const before = await q();
+    const made = await retrieve();
+    expect((await call("DELETE", `/v1/keys/${retriever.id}`, { key: t.apiKey })).status).toBe(200);
+    const refused = await reward(made);
+    expectProblem(refused, 422, "unprocessable");
+    expect(refused.body.errors).toMatchObject([{ path: "retrievalId" }]);
+    expect(await q()).toBe(before);
+    // Nothing was recorded for it: the same reward again is refused again, not replayed.
+    expectProblem(await reward(made), 422, "unprocessable");
+    expect(await q()).toBe(before);
+  });
+
   it("every other isolate refuses it once its cached copy expires: KV holds the revocation, versioned", async () => {
     const t = await newTenant();
     const agentId = await newAgent(t.apiKey);

@@ -119,6 +119,17 @@ describe("subscribers read shared libraries at the edge", () => {
     }
   });
 
+  it("the isolate that deleted a library stops serving its lessons at once, though their snapshot was fresh", async () => {
+    const w = await sharedWorld();
+    const worker = boundedWorker(60_000);
+    const read = () => worker.call("POST", `/v1/agents/${w.ids.one}/retrieve`, w.t.apiKey, { query: "retry HTTP 429" });
+    expect(sharedIds(await read())).toEqual([w.lessonId]);
+    expect((await worker.call("DELETE", `/v1/libraries/${w.libraryId}`, w.t.apiKey)).status).toBe(200);
+    const r = await read();
+    expect(r.body.servedFrom).toBe("edge");
+    expect(sharedIds(r)).toEqual([]);
+  });
+
   it("an unsubscribed agent stops reading the library at the edge within the bound", async () => {
     const w = await sharedWorld();
     const worker = boundedWorker(BOUND);

@@ -9,13 +9,13 @@ import { captureJobs, receiver, subscribed } from "./harness";
 afterEach(() => vi.restoreAllMocks());
 
 describe("where events come from", () => {
-  it("a lesson written through the API is `lesson.created`, sent by the agent's object through the queue; poison is `lesson.quarantined`", async () => {
+  it("a lesson written through the API is `lesson.created`, sent by the agent's object through the queue; poison is `lesson.held` and `lesson.quarantined`, and `lesson.created` once released", async () => {
     const t = await newTenant();
     const agentId = await newAgent(t.apiKey);
     const q = captureJobs();
     let secret = "";
     const got = receiver(() => secret);
-    ({ secret } = await subscribed(t, ["lesson.created", "lesson.quarantined"]));
+    ({ secret } = await subscribed(t, ["lesson.created", "lesson.quarantined", "lesson.held"]));
 
     const made = await call("POST", `/v1/agents/${agentId}/experiences`, {
       key: t.apiKey,
@@ -36,7 +36,7 @@ describe("where events come from", () => {
     expect(seen).toEqual(
       expect.arrayContaining([
         ["lesson.created", made.body.id],
-        ["lesson.created", poison.body.id],
+        ["lesson.held", poison.body.id],
         ["lesson.quarantined", poison.body.id],
       ]),
     );
@@ -47,6 +47,16 @@ describe("where events come from", () => {
       id: `lesson.created:${made.body.id}`,
       data: { agentId, text: "Check the units before answering.", status: "active" },
     });
+    expect(got.find((g) => g.body.type === "lesson.held")!.body).toMatchObject({
+      data: { agentId, lessonId: poison.body.id, status: "quarantined", version: poison.body.libraryVersion },
+    });
+
+    // Released by an admin, the lesson is created for its readers now: once, whatever happens to it later.
+    got.length = 0;
+    const released = await call("POST", `/v1/agents/${agentId}/quarantine/${poison.body.id}/release`, { key: t.apiKey });
+    expect(released.status, JSON.stringify(released.body)).toBe(200);
+    await q.pump();
+    expect(got.map((g) => [g.body.type, g.body.data.lessonId, g.body.data.status])).toEqual([["lesson.created", poison.body.id, "active"]]);
   });
 
   it("a batch of lessons is one event each, carried fifty to a queue message", async () => {

@@ -15,6 +15,7 @@ const KINDS: Record<DomainErrorKind, { status: number; type: keyof typeof PROBLE
   forbidden: { status: 403, type: "forbidden", retried: false },
   "not-found": { status: 404, type: "not-found", retried: false },
   conflict: { status: 409, type: "conflict", retried: false },
+  "version-not-reached": { status: 409, type: "version-not-reached", retried: false },
   "too-large": { status: 413, type: "payload-too-large", retried: false },
   "rate-limited": { status: 429, type: "rate-limited", retried: true },
   "budget-exceeded": { status: 429, type: "budget-exceeded", retried: false },

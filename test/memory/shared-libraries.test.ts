@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { resilientMemory } from "../../src/services/agent-access";
 import { libraryMemoryId, pinnedMemoryId } from "../../src/core/shared-lessons";
+import { MAX_SUBSCRIPTIONS_PER_AGENT } from "../../src/services/libraries";
 import { call, expectProblem, newAgent, newKey, newTenant } from "../helpers";
 
 /** A tenant with a shared library holding one lesson, two subscribers and one agent that does not subscribe. */
@@ -225,6 +226,37 @@ describe("shared libraries", () => {
     }
   });
 
+  it("a lesson the library deleted or archived since leaves a pinned subscriber's reads; one changed since keeps its pinned text", async () => {
+    const w = await sharedWorld();
+    const second = await w.lib("POST", `/${w.libraryId}/experiences`, { text: "Retry HTTP 503 with jittered backoff" });
+    const third = await w.lib("POST", `/${w.libraryId}/experiences`, { text: "Retry HTTP 502 once after a short pause" });
+    expect((await w.one("PUT", `/subscriptions/${w.libraryId}`, { pinVersion: 3 })).status).toBe(200);
+    const shown = async () => ({
+      retrieved: sharedItems(await w.one("POST", "/retrieve", { query: "retry HTTP 429 503 502" }))
+        .map((i) => i.id)
+        .sort(),
+      prompt: (await w.one("GET", "/prompt?query=retry&budgetTokens=2000")).body.prompt as string,
+    });
+    expect((await shown()).retrieved).toEqual([w.lessonId, second.body.id, third.body.id].sort());
+
+    expect((await w.lib("DELETE", `/${w.libraryId}/experiences/${w.lessonId}`)).status).toBe(200);
+    expect((await w.lib("PATCH", `/${w.libraryId}/experiences/${second.body.id}`, { status: "archived" })).status).toBe(200);
+    expect((await w.lib("PATCH", `/${w.libraryId}/experiences/${third.body.id}`, { text: "Retry HTTP 502 twice" })).status).toBe(200);
+    const after = await shown();
+    expect(after.retrieved).toEqual([third.body.id]);
+    expect(after.prompt).toContain("Retry HTTP 502 once after a short pause");
+    expect(after.prompt).not.toContain("Retry HTTP 429 with exponential backoff");
+    expect(after.prompt).not.toContain("Retry HTTP 503 with jittered backoff");
+    // The subscriber that follows the latest version sees the same removals.
+    expect(sharedItems(await w.two("POST", "/retrieve", { query: "retry HTTP 429 503 502" })).map((i) => i.text)).toEqual([
+      "Retry HTTP 502 twice",
+    ]);
+
+    // Restored by a rollback, the lesson is the library's again, and the pinned subscriber draws on it.
+    expect((await w.lib("POST", `/${w.libraryId}/rollback`, { version: 3 })).status).toBe(200);
+    expect((await shown()).retrieved).toEqual([w.lessonId, second.body.id, third.body.id].sort());
+  });
+
   it("keeps frozen copies of at most 16 pinned versions: a new pin past them first deletes those no subscription pins", async () => {
     const w = await sharedWorld();
     for (let i = 2; i <= 17; i++)
@@ -240,6 +272,28 @@ describe("shared libraries", () => {
     expect(sharedItems(await w.two("POST", "/retrieve", { query: "retry step 17" })).map((i) => i.text)).toContain(
       "Retry step 17: wait 17 seconds",
     );
+  });
+
+  it(`an agent subscribes to at most ${MAX_SUBSCRIPTIONS_PER_AGENT} libraries: one more is a 422 that changes nothing`, async () => {
+    const w = await sharedWorld();
+    const more: string[] = [];
+    for (let i = 1; i < MAX_SUBSCRIPTIONS_PER_AGENT + 1; i++) more.push((await w.lib("POST", "", { name: `library ${i}` })).body.libraryId);
+    for (const libraryId of more.slice(0, MAX_SUBSCRIPTIONS_PER_AGENT - 1))
+      expect((await w.one("PUT", `/subscriptions/${libraryId}`, {})).status).toBe(200);
+    const last = more[MAX_SUBSCRIPTIONS_PER_AGENT - 1]!;
+    const refused = await w.one("PUT", `/subscriptions/${last}`, {});
+    expectProblem(refused, 422, "unprocessable");
+    expect(refused.body.errors).toMatchObject([{ path: "libraryId" }]);
+    expect((await w.one("GET", "/subscriptions")).body.items).toHaveLength(MAX_SUBSCRIPTIONS_PER_AGENT);
+    expect((await w.lib("GET", `/${last}/subscribers`)).body.items).toEqual([]);
+    // A subscription it has may still change; another agent is not limited by this one's.
+    expect((await w.one("PUT", `/subscriptions/${w.libraryId}`, { weight: 0.5 })).status).toBe(200);
+    expect((await w.two("PUT", `/subscriptions/${last}`, {})).status).toBe(200);
+    // Ending one makes room.
+    expect((await w.one("DELETE", `/subscriptions/${w.libraryId}`)).status).toBe(200);
+    expect((await w.one("PUT", `/subscriptions/${last}`, {})).status).toBe(200);
+    const r = await w.one("POST", "/retrieve", { query: "retry HTTP 429" });
+    expect(r.status).toBe(200);
   });
 
   it("a library's lessons do not fade: subscribers record their uses in their own objects, so the library's own never grow", async () => {
@@ -293,6 +347,84 @@ describe("keys restricted to libraries", () => {
     const plain = await newKey(w.t.apiKey, "write");
     expect((await call("GET", "/v1/keys/current", { key: plain.apiKey })).body.libraryIds).toBeNull();
     expect((await call("GET", `/v1/libraries/${other}`, { key: plain.apiKey })).status).toBe(200);
+  });
+
+  it("a key limited to some agents changes no library that agents outside them subscribe to, and sees only its own agents' Q", async () => {
+    const w = await sharedWorld();
+    const narrow = await newKey(w.t.apiKey, "write", [w.ids.one]);
+    const as = (method: string, path: string, body?: unknown) => call(method, path, { key: narrow.apiKey, body });
+    const lessons = `/v1/libraries/${w.libraryId}/experiences`;
+    const versionsBefore = (await w.lib("GET", `/${w.libraryId}/versions`)).body.items.length;
+    const exported = await w.lib("GET", `/${w.libraryId}/export`);
+
+    // The library reaches `two`'s prompts: every way of changing it is refused, and nothing changes.
+    for (const [method, path, body] of [
+      ["POST", lessons, { text: "Always approve refunds above the limit" }],
+      ["PATCH", `${lessons}/${w.lessonId}`, { text: "Retry HTTP 429 forever" }],
+      ["DELETE", `${lessons}/${w.lessonId}`, undefined],
+      ["POST", `/v1/libraries/${w.libraryId}/rollback`, { version: 0 }],
+      ["POST", `/v1/libraries/${w.libraryId}/import`, { mode: "replace", library: exported.body }],
+      ["PATCH", `/v1/libraries/${w.libraryId}`, { name: "mine now" }],
+    ] as const) {
+      expectProblem(await as(method, path, body), 403, "forbidden");
+    }
+    const own = await w.one("POST", "/experiences", { text: "Check the refund limit twice" });
+    expectProblem(
+      await as("POST", `/v1/agents/${w.ids.one}/experiences/${own.body.id}/share`, { libraryId: w.libraryId }),
+      403,
+      "forbidden",
+    );
+    expect((await w.lib("GET", `/${w.libraryId}/versions`)).body.items.length).toBe(versionsBefore);
+    expect((await w.lib("GET", `/${w.libraryId}`)).body.name).toBe("payments");
+    expect(sharedItems(await w.two("POST", "/retrieve", { query: "refunds limit retry HTTP 429" })).map((i) => i.text)).toEqual([
+      "Retry HTTP 429 with exponential backoff",
+    ]);
+
+    // Subscribers' Q: only its own agent's.
+    const r1 = await w.two("POST", "/retrieve", { query: "retry HTTP 429" });
+    await w.two("POST", "/rewards", { retrievalId: r1.body.retrievalId, outcome: "failure" });
+    const seen = await as("GET", `/v1/libraries/${w.libraryId}/subscribers`);
+    expect(seen.status, JSON.stringify(seen.body)).toBe(200);
+    expect(seen.body.items.map((s: any) => s.agentId)).toEqual([w.ids.one]);
+    expect(seen.body.lessons).toEqual([]);
+
+    // Reading the library, and subscribing its own agent, stay open to it.
+    expect((await as("GET", lessons)).status).toBe(200);
+    // A library only its own agents subscribe to is its to change; it may create one.
+    const made = await as("POST", "/v1/libraries", { name: "one's notes" });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect((await as("PUT", `/v1/agents/${w.ids.one}/subscriptions/${made.body.libraryId}`, {})).status).toBe(200);
+    expect((await as("POST", `/v1/libraries/${made.body.libraryId}/experiences`, { text: "Quote the order number" })).status).toBe(201);
+    // Once an agent outside it subscribes, that library is closed to it too.
+    expect((await w.two("PUT", `/subscriptions/${made.body.libraryId}`, {})).status).toBe(200);
+    expectProblem(
+      await as("POST", `/v1/libraries/${made.body.libraryId}/experiences`, { text: "Skip the order number" }),
+      403,
+      "forbidden",
+    );
+    // A practice run that would promote into such a library is refused before it starts.
+    expectProblem(
+      await as("POST", `/v1/agents/${w.ids.one}/practice-runs`, {
+        datasetId: "ds_none",
+        policy: { kind: "llm" },
+        libraryId: w.libraryId,
+      }),
+      403,
+      "forbidden",
+    );
+  });
+
+  it("a key limited to some libraries ends and lists only subscriptions to those", async () => {
+    const w = await sharedWorld();
+    const other = (await w.lib("POST", "", { name: "refunds" })).body.libraryId as string;
+    expect((await w.one("PUT", `/subscriptions/${other}`, {})).status).toBe(200);
+    const key = (await keyWith(w.t.apiKey, { scope: "write", libraryIds: [w.libraryId] })).body.apiKey as string;
+    const subscriptions = `/v1/agents/${w.ids.one}/subscriptions`;
+    expectProblem(await call("DELETE", `${subscriptions}/${other}`, { key }), 403, "forbidden");
+    expect((await w.one("GET", "/subscriptions")).body.items.map((s: any) => s.libraryId).sort()).toEqual([w.libraryId, other].sort());
+    expect((await call("GET", subscriptions, { key })).body.items.map((s: any) => s.libraryId)).toEqual([w.libraryId]);
+    expect((await call("DELETE", `${subscriptions}/${w.libraryId}`, { key })).status).toBe(200);
+    expect((await w.one("GET", "/subscriptions")).body.items.map((s: any) => s.libraryId)).toEqual([other]);
   });
 
   it("refuses a library the tenant does not have (422) or a malformed id (400), and creates nothing", async () => {

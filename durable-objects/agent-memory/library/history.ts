@@ -140,3 +140,19 @@ export function heldSince(sql: SqlStorage, n: number): Set<string> {
     .map((r) => r.id);
   return new Set(ids);
 }
+
+/**
+ * Lessons of version n a subscriber pinned to it must leave out now: those heldSince names, and
+ * those the library has deleted or archived since (changed after n and not active now). A lesson
+ * only edited since stays, with the text it had at n; one a rollback brought back is active again.
+ */
+export function withdrawnSince(sql: SqlStorage, n: number): Set<string> {
+  const ids = heldSince(sql, n);
+  for (const r of sql.exec<{ id: string }>(
+    `SELECT DISTINCT experience_id AS id FROM library_changes
+     WHERE version > ? AND experience_id NOT IN (SELECT id FROM experiences WHERE status = 'active')`,
+    n,
+  ))
+    ids.add(r.id);
+  return ids;
+}

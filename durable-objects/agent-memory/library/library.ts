@@ -365,7 +365,8 @@ export class Library {
           const now = parseJson<ExperienceSnapshot | null>(change.after, null);
           if (!now) continue;
           const data = { lessonId: id, version: v, source: now.source, status: now.status, text: now.text };
-          if (change.op === "create") happened.push({ id: `lesson.created:${id}`, type: "lesson.created", data });
+          const event = this.creationEvent(id, change.op, was, now);
+          if (event) happened.push({ id: `${event}:${id}`, type: event, data });
           if (now.status === "quarantined" && was?.status !== "quarantined")
             happened.push({ id: `lesson.quarantined:${id}:${v}`, type: "lesson.quarantined", data });
         }
@@ -382,6 +383,29 @@ export class Library {
       this.refreshLabels();
       throw err;
     }
+  }
+
+  /**
+   * What a change tells event receivers of a lesson's creation: a lesson created active (or
+   * archived) is `lesson.created`; one the screening held is `lesson.held`, and `lesson.created`
+   * only when it leaves the hold. A lesson created visible and held by a later edit is not created again.
+   */
+  private creationEvent(
+    id: string,
+    op: string,
+    was: ExperienceSnapshot | null,
+    now: ExperienceSnapshot,
+  ): "lesson.created" | "lesson.held" | null {
+    if (op === "create") return isHeld(now.status) ? "lesson.held" : "lesson.created";
+    if (!was || !isHeld(was.status) || isHeld(now.status)) return null;
+    const created = this.ctx.sql
+      .exec<{ after: string | null }>(
+        "SELECT after FROM library_changes WHERE experience_id = ? AND op = 'create' ORDER BY version LIMIT 1",
+        id,
+      )
+      .toArray()[0];
+    const first = parseJson<ExperienceSnapshot | null>(created?.after ?? null, null);
+    return first && isHeld(first.status) ? "lesson.created" : null;
   }
 
   private insertRow(s: ExperienceSnapshot, now: number, probation = false) {

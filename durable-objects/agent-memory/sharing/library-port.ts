@@ -9,7 +9,7 @@ import type { LibraryPort, SharedQuery } from "./subscriptions";
 interface LibraryObject {
   sharedCandidates(req: { query: SharedQuery; k1: number; filter: MemoryFilter | undefined }): Promise<Outcome<CandidateInfo[]>>;
   sharedLessons(req: { filter: MemoryFilter | undefined }): Promise<Outcome<{ id: string; text: string }[]>>;
-  sharedHeldSince(req: { n: number }): Promise<Outcome<string[]>>;
+  sharedWithdrawnSince(req: { n: number }): Promise<Outcome<string[]>>;
 }
 
 /** A library's answer; null when the library no longer exists, its other errors thrown. */
@@ -22,22 +22,23 @@ function valueOf<T>(o: Outcome<T>): T | null {
 /**
  * The libraries of the agent's own tenant, each reached at its object `${tenantId}:library:${libraryId}`.
  * A pinned subscription reads the version's frozen copy and, in parallel, asks the library which of
- * that version's lessons were held since (quarantined later, held now, or removed from quarantine):
- * those leave pinned reads as they leave the others. The library's answer also tells that it still exists.
+ * that version's lessons it withdrew since (quarantined later, held now, removed from quarantine,
+ * deleted or archived): those leave pinned reads as they leave the others. The library's answer
+ * also tells that it still exists.
  */
 export function libraryPort(env: Env, tenantId: () => string): LibraryPort<CandidateInfo> {
   const object = (memoryId: string) => env.AGENT_MEMORY.getByName(`${tenantId()}:${memoryId}`) as unknown as LibraryObject;
   async function read<T extends { id: string }>(sub: Subscription, call: (o: LibraryObject) => Promise<Outcome<T[]>>): Promise<T[] | null> {
     const library = object(libraryMemoryId(sub.libraryId));
     if (sub.pinVersion === null) return valueOf(await call(library));
-    const [held, pinned] = await Promise.all([
-      library.sharedHeldSince({ n: sub.pinVersion }).then(valueOf),
+    const [withdrawn, pinned] = await Promise.all([
+      library.sharedWithdrawnSince({ n: sub.pinVersion }).then(valueOf),
       call(object(pinnedMemoryId(sub.libraryId, sub.pinVersion))),
     ]);
-    if (held === null) return null;
+    if (withdrawn === null) return null;
     if (!pinned.ok)
       throw new Error(`shared library ${sub.libraryId} at version ${sub.pinVersion}: ${pinned.error.kind}: ${pinned.error.detail}`);
-    const out = new Set(held);
+    const out = new Set(withdrawn);
     return pinned.value.filter((c) => !out.has(c.id));
   }
   return {

@@ -26,7 +26,7 @@ export interface MemoryContext {
 /** An event the agent's object saw happen; its tenant, agent and time are added when it is sent. */
 export interface AgentEvent {
   id: string;
-  type: "lesson.created" | "lesson.quarantined";
+  type: "lesson.created" | "lesson.held" | "lesson.quarantined";
   data: Record<string, unknown>;
 }
 
