@@ -2961,7 +2961,7 @@ export interface components {
                 lexical: number;
                 /** @description The vector and lexical channels fused by reciprocal rank: 1 when both rank the item first */
                 relevance: number;
-                /** @description How well the item's own content matches the query, in each channel relative to the best candidate (1: best in every channel). Learned signals (Q, usage, the re-ranker) never rank an item above one whose base relevance is more than 0.25 higher */
+                /** @description How well the item's own content matches the query, in each channel relative to the best candidate (1: best in every channel). Learned signals (Q, usage, the re-ranker) never carry an item past one its own content ranks above it whose base relevance is more than 0.25 higher */
                 baseRelevance: number;
                 /** @description z-score of relevance among the candidates */
                 simZ: number;

@@ -356,7 +356,7 @@ export const RetrievedItemSchema = z.object({
     .min(0)
     .max(1)
     .describe(
-      "How well the item's own content matches the query, in each channel relative to the best candidate (1: best in every channel). Learned signals (Q, usage, the re-ranker) never rank an item above one whose base relevance is more than 0.25 higher",
+      "How well the item's own content matches the query, in each channel relative to the best candidate (1: best in every channel). Learned signals (Q, usage, the re-ranker) never carry an item past one its own content ranks above it whose base relevance is more than 0.25 higher",
     ),
   simZ: z.number().describe("z-score of relevance among the candidates"),
   q: z.number(),

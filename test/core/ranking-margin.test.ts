@@ -26,6 +26,7 @@ function info(id: string, f: Partial<CandidateInfo>): CandidateInfo {
     when: 0,
     whenLexical: 0,
     relevance: 0.5,
+    content: f.relevance ?? 0.5,
     ...f,
   };
 }
@@ -37,6 +38,7 @@ const candidate = fc.record({
   usage: fc.double({ min: 0, max: 1, noNaN: true }),
   learned: fc.double({ min: 0, max: 1, noNaN: true }),
   relevance: fc.double({ min: 0.3, max: 1, noNaN: true }),
+  content: fc.double({ min: 0, max: 1, noNaN: true }),
 });
 
 /** A re-ranker that learned hard to prefer what matches least, and Q above all. */
@@ -49,7 +51,7 @@ const adversarial: RerankerState = {
 };
 
 describe("learned signals reorder only within LEARNED_MARGIN of base relevance", () => {
-  it("no item ranks above one whose base relevance is more than the margin higher, whatever Q, usage and the re-ranker say", () => {
+  it("no item passes one its content ranks below with a base relevance more than the margin higher, whatever Q, usage and the re-ranker say", () => {
     fc.assert(
       fc.property(
         fc.array(candidate, { minLength: 1, maxLength: 25 }),
@@ -67,13 +69,34 @@ describe("learned signals reorder only within LEARNED_MARGIN of base relevance",
             now: 0,
           });
           expect(ranked).toHaveLength(infos.length);
+          const contentFirst = (a: CandidateInfo, b: CandidateInfo) => a.content > b.content || (a.content === b.content && a.id < b.id);
           for (let i = 0; i < ranked.length; i++)
-            for (let j = i + 1; j < ranked.length; j++)
-              expect(base.get(ranked[j]!.id)! - base.get(ranked[i]!.id)!).toBeLessThanOrEqual(LEARNED_MARGIN + 1e-12);
+            for (let j = i + 1; j < ranked.length; j++) {
+              const [above, below] = [ranked[i]!.info, ranked[j]!.info];
+              if (!contentFirst(above, below))
+                expect(base.get(below.id)! - base.get(above.id)!).toBeLessThanOrEqual(LEARNED_MARGIN + 1e-12);
+            }
         },
       ),
       { numRuns: 300, seed: 39 },
     );
+  });
+
+  it("without learned signals the order is the content's own, whatever base relevance says", () => {
+    const infos = [
+      info("a", { sim: 0.2, lexical: 9, relevance: 0.9 }),
+      info("b", { sim: 0.8, lexical: 0.5, relevance: 0.6 }),
+      info("c", { sim: 0.8, lexical: 9, relevance: 0.4 }),
+    ];
+    const ranked = rankCandidates(infos, {
+      lambda: 0.5,
+      k1: 20,
+      k2: 5,
+      threshold: THRESHOLD,
+      reranker: { ...adversarial, updates: 0 },
+      now: 0,
+    });
+    expect(ranked.map((r) => r.id)).toEqual(["a", "b", "c"]);
   });
 
   it("within the margin, Q still decides: the higher-utility of two like answers ranks first", () => {

@@ -71,6 +71,8 @@ export interface Found {
   /** BM25 of the lesson's `when` for the query's words. */
   whenLexical: number;
   relevance: number;
+  /** The same fusion over the item's own content alone (no usage lift, no learned phrase): the order learned signals may change only within a margin. */
+  content: number;
 }
 
 export type CandidateInfo = ItemFields &
@@ -150,7 +152,7 @@ export async function findCandidates(
   filter?: MemoryFilter,
 ): Promise<CandidateInfo[]> {
   const qvec = query.vec;
-  type Entry = Omit<Found, "relevance" | "match" | "channels"> & { stand: boolean; inVector: boolean; simKnown: boolean };
+  type Entry = Omit<Found, "relevance" | "content" | "match" | "channels"> & { stand: boolean; inVector: boolean; simKnown: boolean };
   const entries = new Map<string, Entry>();
   const entry = (id: string, kind: MemoryKind): Entry =>
     entries.get(id) ??
@@ -212,6 +214,13 @@ export async function findCandidates(
   vector.sort(byScore);
   lexical.sort(byScore);
   const relevance = fuseRanks([vector.map((v) => v.id), lexical.map((l) => l.id)]);
+  const ownVector = [...entries]
+    .filter(([, e]) => e.inVector && Math.max(e.sim, e.when) >= threshold)
+    .map(([id, e]) => ({ id, score: Math.max(e.sim, e.when) }));
+  const ownLexical = [...entries]
+    .filter(([id, e]) => lexicalHits.has(id) && e.lexical + WHEN_WEIGHT * e.whenLexical > 0)
+    .map(([id, e]) => ({ id, score: e.lexical + WHEN_WEIGHT * e.whenLexical }));
+  const content = fuseRanks([ownVector.sort(byScore).map((v) => v.id), ownLexical.sort(byScore).map((l) => l.id)]);
   const found = new Map<string, Found>();
   for (const [id, e] of entries) {
     const r = relevance.get(id);
@@ -220,7 +229,7 @@ export async function findCandidates(
     if (e.inVector) channels.push(e.stand ? "lexical" : "vector");
     if (lexicalHits.has(id) && !channels.includes("lexical")) channels.push("lexical");
     const { stand: _s, inVector, simKnown: _k, ...f } = e;
-    found.set(id, { ...f, match: inVector && !e.stand ? "vector" : "lexical", channels, relevance: r });
+    found.set(id, { ...f, match: inVector && !e.stand ? "vector" : "lexical", channels, relevance: r, content: content.get(id) ?? 0 });
   }
   const out: CandidateInfo[] = [];
   for (const kind of ["experience", "case"] as const) {

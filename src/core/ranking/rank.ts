@@ -52,21 +52,28 @@ export function baseRelevance(infos: readonly CandidateInfo[], threshold: number
 }
 
 /**
- * The candidates best score first, except that none goes above one whose base relevance is more
- * than LEARNED_MARGIN higher: each place goes to the best score among the candidates within the
- * margin of the best base relevance still unplaced.
+ * The candidates best score first, except that learned signals never carry one past another that
+ * the item's own content ranks above it (the fusion of `content`) with a base relevance more than
+ * LEARNED_MARGIN higher: each place goes to the best score among the candidates no such one still
+ * waits ahead of. The first of the content order always qualifies, and without learned signals
+ * the score order is the content order, so the fixed fusion is left as it was.
  */
 function withinMargin(ranked: RankedCandidate[]): RankedCandidate[] {
-  const rest = [...ranked];
+  const byContent = [...ranked].sort((a, b) => b.info.content - a.info.content || (a.id < b.id ? -1 : 1));
+  const placed = new Set<string>();
   const out: RankedCandidate[] = [];
-  while (rest.length) {
-    const floor = Math.max(...rest.map((r) => r.base)) - LEARNED_MARGIN;
-    out.push(
-      ...rest.splice(
-        rest.findIndex((r) => r.base >= floor),
-        1,
-      ),
-    );
+  while (out.length < ranked.length) {
+    // The best base relevance still waiting ahead of each candidate in the content order.
+    const ahead = new Map<string, number>();
+    let best = Number.NEGATIVE_INFINITY;
+    for (const r of byContent) {
+      if (placed.has(r.id)) continue;
+      ahead.set(r.id, best);
+      best = Math.max(best, r.base);
+    }
+    const next = ranked.find((r) => !placed.has(r.id) && ahead.get(r.id)! - r.base <= LEARNED_MARGIN)!;
+    placed.add(next.id);
+    out.push(next);
   }
   return out;
 }
