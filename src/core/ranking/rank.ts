@@ -55,14 +55,14 @@ export function baseRelevance(infos: readonly CandidateInfo[], threshold: number
  * The candidates best score first, except that learned signals never carry one past another that
  * the item's own content ranks above it (the fusion of `content`) with a base relevance more than
  * LEARNED_MARGIN higher: each place goes to the best score among the candidates no such one still
- * waits ahead of. The first of the content order always qualifies, and without learned signals
- * the score order is the content order, so the fixed fusion is left as it was.
+ * waits ahead of, for the first `take` places. The first of the content order always qualifies,
+ * and without learned signals the score order is the content order, so the fixed fusion stands.
  */
-function withinMargin(ranked: RankedCandidate[]): RankedCandidate[] {
+function withinMargin(ranked: RankedCandidate[], take: number): RankedCandidate[] {
   const byContent = [...ranked].sort((a, b) => b.info.content - a.info.content || (a.id < b.id ? -1 : 1));
   const placed = new Set<string>();
   const out: RankedCandidate[] = [];
-  while (out.length < ranked.length) {
+  while (out.length < Math.min(take, ranked.length)) {
     // The best base relevance still waiting ahead of each candidate in the content order.
     const ahead = new Map<string, number>();
     let best = Number.NEGATIVE_INFINITY;
@@ -119,7 +119,7 @@ export function rankCandidates(
     });
     ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
   }
-  return withinMargin(ranked).slice(0, Math.max(0, Math.min(k2, k1)));
+  return withinMargin(ranked, Math.max(0, Math.min(k2, k1)));
 }
 
 /** What a ranking needs besides its source: the query, the knobs the request or the agent set, the learned state, the time. */
