@@ -5,6 +5,9 @@
  * towards recall; each still has to let ordinary engineering lessons through.
  */
 import { containsSecret } from "./redact";
+import { decodedReadings, type DecodedKind } from "./encoded-runs";
+import { isForeignInjection } from "./injection-languages";
+import { hasActiveMarkup } from "./markup";
 import { compactView, despacedText, hasHiddenCharacters, plainView, skeletonView, visibleText } from "./skeleton";
 
 export type PoisonReason =
@@ -15,6 +18,7 @@ export type PoisonReason =
   | "url"
   | "secret"
   | "encoded-payload"
+  | "active-markup"
   | "harmful-policy";
 
 export interface InsightAssessment {
@@ -27,6 +31,12 @@ export interface InsightAssessment {
    * characters or any other reason.
    */
   mentionOnly?: true;
+  /**
+   * Set (true) with `quarantined: false` when the injection wording is plainly written talk that
+   * only reports and resists it, with nothing that goes along (see isPlainTalk): admitted without a
+   * reviewer. Such a text is never read as the first half of a split instruction.
+   */
+  talk?: true;
 }
 
 /** Checks every part a lesson is stored and injected with: its text, its pattern and its keywords. */
@@ -44,6 +54,27 @@ export function assessLesson(lesson: {
  * ordinary transcript and the prompt shows it inside a data fence; roles with authority still count.
  */
 export function assessInsight(text: string, opts: { chat?: boolean } = {}): InsightAssessment {
+  return assess(text, opts.chat ?? false, 0);
+}
+
+/** Reasons a decoded reading raises that count against the text it was hidden in. */
+const DECODED_REASONS: Record<DecodedKind, ReadonlySet<PoisonReason>> = {
+  bytes: new Set([
+    "forged-structure",
+    "prompt-injection",
+    "exfiltration",
+    "url",
+    "secret",
+    "encoded-payload",
+    "active-markup",
+    "harmful-policy",
+  ]),
+  // A whole text turned (rot13, reversed) is mostly noise: only instructions count, not shapes.
+  letters: new Set(["prompt-injection", "exfiltration", "harmful-policy"]),
+};
+
+/** `depth` 1 reads a decoded text: its runs are decoded once more (base64 inside hex), its letters are not turned again. */
+function assess(text: string, chat: boolean, depth: number): InsightAssessment {
   const reasons: PoisonReason[] = [];
   if (hasHiddenCharacters(text)) reasons.push("hidden-characters");
   const norm = plainView(text);
@@ -54,18 +85,40 @@ export function assessInsight(text: string, opts: { chat?: boolean } = {}): Insi
   const skeletons = [norm, spaced].flatMap((t) => [skeletonView(t, "i"), skeletonView(t, "l")]);
   const readings = [...new Set([norm, ...skeletons, ...skeletons.flatMap((t) => [foldLeet(t, "i"), foldLeet(t, "l")])])];
   const compact = [...new Set(readings.map(compactView))];
-  if (forgesStructure(text, readings, opts.chat ?? false)) reasons.push("forged-structure");
-  const injection = readings.some(isPromptInjection) || compact.some((c) => COMPACT_INJECTION_RE.test(c));
+  if (forgesStructure(text, readings, chat)) reasons.push("forged-structure");
+  const injection =
+    readings.some(isPromptInjection) ||
+    compact.some((c) => COMPACT_INJECTION_RE.test(c)) ||
+    [norm, spaced, skeletons[0]!].some(isForeignInjection);
   if (injection) reasons.push("prompt-injection");
   if (readings.some(isExfiltration)) reasons.push("exfiltration");
   if (findUrls(norm).length > 0 || findUrls(skeletonView(norm)).length > 0) reasons.push("url");
   if (containsSecret(text)) reasons.push("secret");
-  if (hasEncodedPayload(text)) reasons.push("encoded-payload");
-  if (readings.some(isHarmfulPolicy)) reasons.push("harmful-policy");
+  const markup = hasActiveMarkup(visibleText(text));
+  const harmful = readings.some(isHarmfulPolicy);
+  const plain = [...reasons, ...(markup ? (["active-markup"] as const) : []), ...(harmful ? (["harmful-policy"] as const) : [])];
+  const decoded = depth < 2 ? decodedReasons(text, chat, depth) : new Set<PoisonReason>();
+  // A turned reading still shows what was written plainly (rot13 leaves full-width letters alone):
+  // only what the plain text does not raise itself counts as hidden.
+  if (hasEncodedPayload(text) || [...decoded].some((r) => !plain.includes(r))) reasons.push("encoded-payload");
+  if (markup) reasons.push("active-markup");
+  if (harmful) reasons.push("harmful-policy");
   const verdict: InsightAssessment = { quarantined: reasons.length > 0, reasons };
   // Talk is written plainly: wording that only a folded, joined or compacted reading shows is a disguise.
-  if (injection && reasons.length === 1 && isPromptInjection(norm) && readings.every(onlyMentionsInjection)) verdict.mentionOnly = true;
+  if (injection && reasons.length === 1 && isPromptInjection(norm) && readings.every(onlyMentionsInjection)) {
+    if (decoded.size === 0 && isPlainTalk(norm)) return { quarantined: false, reasons: [], talk: true };
+    verdict.mentionOnly = true;
+  }
   return verdict;
+}
+
+/** The reasons the texts decoded from this one (see encoded-runs) raise that count for their kind. */
+function decodedReasons(text: string, chat: boolean, depth: number): Set<PoisonReason> {
+  const found = new Set<PoisonReason>();
+  for (const r of decodedReadings(text, { letters: depth === 0 })) {
+    for (const reason of assess(r.text, chat, depth + 1).reasons) if (DECODED_REASONS[r.kind].has(reason)) found.add(reason);
+  }
+  return found;
 }
 
 const LEET: Record<string, string> = {
@@ -118,6 +171,14 @@ const OVERRIDE_RE = new RegExp(
   "gi",
 );
 
+// Who a role-play makes of the model, and what it takes away.
+const ROLE_FRAME =
+  "let'?s\\s+(?:play|pretend|imagine|role-?\\s?play)|play\\s+a\\s+game|game\\s+(?:where|in\\s+which)|imagine\\s+(?:that\\s+)?(?:you|you're|an?\\s+(?:ai|assistant|model|chatbot|bot))|pretend\\w*|role-?\\s?play\\w*|act(?:ing)?\\s+as|you\\s+(?:will\\s+)?(?:play|are\\s+playing|are\\s+an?\\s+actor)|playing\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|character)|simulat\\w*\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|gpt|llm)|emulat\\w*\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|gpt|llm)|hypothetical(?:ly)?|thought\\s+experiment|if\\s+you\\s+(?:had|were|have|could)|in\\s+(?:a|this|the|our)\\s+(?:fictional|fantasy|imaginary|alternate|parallel|hypothetical)\\s+(?:world|universe|story|scenario|setting|reality)|(?:stay|remain)\\s+in\\s+character|from\\s+now\\s+on|opposite\\s+mode|evil\\s+twin|alter\\s+ego|you\\s+are\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot)\\s+(?:called|named)";
+const UNBOUND =
+  "\\b(?:no|without(?:\\s+any)?|free\\s+(?:of|from)(?:\\s+(?:all|any))?|ignores?|none\\s+of\\s+(?:your|the|its|their))\\s+(?:\\w+\\s+){0,2}?(?:rules|restrictions|limits|limitations|filters|guidelines|guardrails|polic(?:y|ies)|ethics|morals|morality|boundaries|censorship|safety|constraints|content\\s+policy)\\b|\\b(?:unrestricted|unfiltered|uncensored|unbound|jailbroken|amoral|unethical|unaligned)\\b|\\b(?:can|will|could)\\s+do\\s+anything\\b|\\bnever\\s+refuses?\\b|\\banything\\s+goes\\b|\\b(?:freed|liberated|no\\s+longer\\s+bound|not\\s+bound\\s+by)\\b|\\bopposite\\s+(?:day|mode)\\b|\\bDAN\\b|\\b(?:developer|god|evil|chaos)\\s+mode\\b|\\bevil\\s+(?:ai|assistant|bot|confidant)\\b";
+// A persona with no rules named first ("an unfiltered AI you will play").
+const UNBOUND_PERSONA = "unrestricted|unfiltered|uncensored|jailbroken|amoral|rule-?less|no-?rules";
+
 const INJECTION_RES: RegExp[] = [
   /\bforget\s+(?:everything|all(?:\s+that)?)\s+(?:(?:you|i|we)\s+)?(?:above|before|earlier|previously|said|were\s+told|know|learned)\b/i,
   /\byou\s+are\s+now\s+(?:an?\s|the\s|my\s|no\s+longer\b|free\b|unrestricted\b|unfiltered\b|jailbroken\b|dan\b|in\s+\w+\s+mode\b)/i,
@@ -141,6 +202,17 @@ const INJECTION_RES: RegExp[] = [
   /\b(?:previous|prior|above|earlier|preceding|original|initial|system|all\s+(?:other\s+)?)\s*(?:instructions?|rules|prompts?|guidelines|directives?)\s+(?:no\s+longer\s+apply|(?:are|is)\s+(?:now\s+|hereby\s+)?(?:void|null|cancel+ed|obsolete|revoked|superseded|overridden|invalid|suspended|lifted|disabled)|do\s+not\s+apply|don't\s+apply|have\s+been\s+(?:revoked|cancel+ed|lifted|superseded|replaced|overridden))\b/i,
   /\b(?:do\s+not|don't|dont|stop|no\s+longer|never)\s+(?:follow|obey|comply\s+with|adhere\s+to|listen\s+to)\s+(?:(?:the|your|any|all|these|those|my)\s+)*(?:previous|prior|above|earlier|original|system|developer|safety|initial)\s+(?:instructions?|rules|prompts?|guidelines|directives?|messages?)\b/i,
   /\byour\s+(?:new|updated|real|true|actual)\s+(?:instructions?|role|directives?|system\s+prompt)\s+(?:is|are)\b/i,
+  // Role-play framings: a game, story or persona in which the model has no rules, and fiction as
+  // the wrapper for a how-to. A persona needs the model as its subject ("you", "an AI"), so
+  // "imagine you are a new user" and "simulate the API without rate limits" stay advice.
+  new RegExp(
+    `\\b(?:${ROLE_FRAME})\\b[^.!?\\n]{0,100}?(?:${UNBOUND})|\\b(?:${UNBOUND_PERSONA})\\b[^.!?\\n]{0,60}?\\b(?:${ROLE_FRAME})\\b`,
+    "i",
+  ),
+  /\b(?:story|novel|screenplay|script|fiction\w*|fantasy|tale|villain|character|role-?play\w*|grand(?:ma|mother)|granny)\b[^.!?\n]{0,100}?\b(?:explain|describ|detail|tell|show|list|giv|writ|read|recit|spell)\w*\b[^.!?\n]{0,40}?\b(?:how\s+to|steps?\s+(?:to|for)|the\s+steps|instructions\s+for|exactly\s+how)\b[^.!?\n]{0,20}?\b(?:bypass|disable|defeat|evade|circumvent|hack|crack|break\s+into|steal|exploit|skip|get\s+around|forge|launder|pick)\w*/i,
+  /\b(?:story|novel|screenplay|script|fiction\w*|poem|play|song|dialogue|scene|character|role-?play\w*)\b[^.!?\n]{0,100}?\b(?:says?|recites?|reads?\s+out|tells?|sings?|spells?\s+out|lists?|shares?|reveals?|prints?|whispers?)\b[^.!?\n]{0,40}?\b(?:(?:the|its|his|her|their|your)\s+)?(?:system\s+prompt|hidden\s+instructions|secret\s+instructions|(?:its|your|his|her)\s+instructions|api\s+keys?|admin\s+passwords?|credentials)\b/i,
+  /\b(?:grand(?:ma|mother)|granny|nana)\b[^.!?\n]{0,100}?\b(?:activation|licen[cs]e|serial|product|windows|cd)\s+(?:keys?|codes?|numbers?)\b/i,
+  /\b(?:stay|remain)\s+in\s+character\b[^.!?\n]{0,40}?\b(?:no\s+matter\s+what|whatever|at\s+all\s+costs|even\s+if|always)\b|\b(?:never|don't|do\s+not)\s+break\s+character\b/i,
   // The same attack in the languages models follow as readily as English.
   /\bignor(?:a|e|ez|er|iere|ieren|ar)\s+(?:(?:todas|toutes|tutte|alle|all|las|les|le|as|die|os|tous|todos|tutti)\s+)*(?:(?:instrucciones|instructions|istruzioni|instrucoes|anweisungen|instruktionen|indicaciones|consignes)\s+(?:anteriores|previas|precedentes|anterieures|precedenti|vorherigen|bisherigen)|(?:vorherigen|bisherigen|obigen)\s+(?:anweisungen|instruktionen))\b/i,
   /\b(?:olvida|oublie[zr]?|vergiss|dimentica|esqueca)\s+(?:(?:todas|toutes|tutte|alle|las|les|le|as|die|tous|todos|tutti)\s+)*(?:(?:tus|tes|vos|deine|le\s+tue|suas)\s+)?(?:instrucciones|instructions|istruzioni|instrucoes|anweisungen|regeln|regles|reglas|regole)\b/i,
@@ -239,6 +311,24 @@ function onlyMentionsInjection(text: string): boolean {
           .pop()!,
       ),
   );
+}
+
+// Talk that only reports an attack and only resists it is admitted without a reviewer. Commands
+// dressed as talk go along somewhere outside the reported words: they approve, answer freely,
+// carry on as the persona, call the request legitimate, or do something "then" or "after".
+const GOES_ALONG_RE =
+  /(?<!\b(?:not|never|don't|dont|no|refuse\s+to|won't|without)\s+)\b(?:ignor\w*|disregard\w*|forget\w*|forgot|bypass\w*|overrid\w*|overrule\w*|reveal\w*|disclos\w*|leak\w*|obey\w*|compl(?:y|ies|ied|ying|iance)|approv\w*|grant\w*|pretend\w*|act\s+as|answer\w*\s+(?:freely|without|anything|everything|fully)|respond\w*\s+without|continu\w*\s+as|keep\s+(?:going|acting|answering|playing)|go\s+ahead|do\s+(?:so|it|as|what)|(?:is|are)\s+(?:right|correct|legitimate|authori[sz]ed|trusted|genuine|valid|allowed|from\s+(?:an?\s+)?admin\w*)|include\w*\s+(?:the|your|its)\s+(?:system\s+)?(?:prompt|instructions)|after\s+\w+ing|(?:and\s+)?then\s+(?!escalat|report|flag|refus|declin|notif|alert|block|quarantin|log|ask|tell|stop|continue\s+with|keep\s+following|return\s+to|move\s+on)\w+|unless|except|but\s+(?:still|then|also))\b/i;
+
+/**
+ * Whether injection wording is only reported and resisted (see onlyMentionsInjection) with nothing
+ * outside the reported words that goes along: the quoted strings and the injection wording itself
+ * are blanked, and what is left may only report, warn and resist.
+ */
+function isPlainTalk(text: string): boolean {
+  let rest = text;
+  for (const [start, end] of injectionSpans(text)) rest = rest.slice(0, start) + " ".repeat(end - start) + rest.slice(end);
+  rest = rest.replace(/(?<=^|[\s(\[:])(["'«])[^"'«»]*?["'»](?=$|[\s.,;:!?)\]])/g, (m) => " ".repeat(m.length));
+  return !GOES_ALONG_RE.test(rest);
 }
 
 /** How many quotations are open at an offset; quotes are told from apostrophes by the blanks around them. */
@@ -422,7 +512,8 @@ const RESERVED_HOST_RE =
   /^(?:localhost|(?:[\w-]+\.)*localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?|(?:[\w-]+\.)*example(?:\.(?:com|net|org))?|(?:[\w-]+\.)+(?:test|invalid))$/i;
 
 const SCHEME_URL_RE = /\b(?:https?|ftps?|wss?|sftp|s3|gs|file):\/\/\/?([^\s/?#<>"'`)\]]*)[^\s<>"'`)\]]*/gi;
-const PSEUDO_URL_RE = /\b(?:javascript:\S|data:[a-z]+\/[\w.+-]+[;,])/gi;
+// A scheme named in prose or code (`javascript:` links) is not a link: something must follow it.
+const PSEUDO_URL_RE = /\b(?:(?:java|vb)script:[^\s`'"<>]|data:[a-z]+\/[\w.+-]+[;,])/gi;
 const WWW_RE = /(?<![\w.-])www\.[a-z0-9-]+(?:\.[a-z0-9-]+)+/gi;
 const BARE_DOMAIN_RE =
   /(?<![\w./\\-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-z]{2,24}))(?![\w-]|\.[a-z0-9])(\/[^\s]*|:\d{2,5}\b)?/gi;

@@ -12,7 +12,7 @@ export const IDEMPOTENT_WRITES = new Set([
     "POST /v1/agents/{agentId}/evaluations",
     "POST /v1/agents/{agentId}/evaluations/compare",
     "POST /v1/libraries/{libraryId}/experiences",
+    "POST /v1/agents/{agentId}/experiences/{id}/share",
     "POST /v1/libraries/{libraryId}/rollback",
     "POST /v1/libraries/{libraryId}/import",
-    "POST /v1/agents/{agentId}/experiences/{id}/share",
 ]);

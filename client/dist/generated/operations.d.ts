@@ -199,18 +199,6 @@ export declare class Operations {
     updateSharedExperience(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences/{id}"]["patch"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences/{id}"]["patch"]>>;
     /** Delete a shared library's lesson: `DELETE /v1/libraries/{libraryId}/experiences/{id}` */
     deleteSharedExperience(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences/{id}"]["delete"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences/{id}"]["delete"]>>;
-    /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
-    listSharedLibraryVersions(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions"]["get"]>>;
-    /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
-    getSharedLibraryVersion(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions/{n}"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions/{n}"]["get"]>>;
-    /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
-    getSharedLibraryVersionDiff(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions/{n}/diff"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions/{n}/diff"]["get"]>>;
-    /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
-    rollbackSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/rollback"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/rollback"]["post"]>>;
-    /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
-    exportSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/export"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/export"]["get"]>>;
-    /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
-    importSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/import"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/import"]["post"]>>;
     /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
     listSharedLibraryQuarantine(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>>;
     /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
@@ -225,5 +213,17 @@ export declare class Operations {
     listAgentSubscriptions(init: FetchOptions<paths["/v1/agents/{agentId}/subscriptions"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/subscriptions"]["get"]>>;
     /** Share an agent's lesson into a shared library: `POST /v1/agents/{agentId}/experiences/{id}/share` */
     shareExperience(init: FetchOptions<paths["/v1/agents/{agentId}/experiences/{id}/share"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/experiences/{id}/share"]["post"]>>;
+    /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
+    listSharedLibraryVersions(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions"]["get"]>>;
+    /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
+    getSharedLibraryVersion(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions/{n}"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions/{n}"]["get"]>>;
+    /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
+    getSharedLibraryVersionDiff(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions/{n}/diff"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions/{n}/diff"]["get"]>>;
+    /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
+    rollbackSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/rollback"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/rollback"]["post"]>>;
+    /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
+    exportSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/export"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/export"]["get"]>>;
+    /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
+    importSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/import"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/import"]["post"]>>;
 }
 export {};

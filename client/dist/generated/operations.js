@@ -393,30 +393,6 @@ export class Operations {
     deleteSharedExperience(init) {
         return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/experiences/{id}", init));
     }
-    /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
-    listSharedLibraryVersions(init) {
-        return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions", init));
-    }
-    /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
-    getSharedLibraryVersion(init) {
-        return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}", init));
-    }
-    /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
-    getSharedLibraryVersionDiff(init) {
-        return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}/diff", init));
-    }
-    /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
-    rollbackSharedLibrary(init) {
-        return unwrap(this.api.POST("/v1/libraries/{libraryId}/rollback", init));
-    }
-    /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
-    exportSharedLibrary(init) {
-        return unwrap(this.api.GET("/v1/libraries/{libraryId}/export", init));
-    }
-    /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
-    importSharedLibrary(init) {
-        return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init));
-    }
     /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
     listSharedLibraryQuarantine(init) {
         return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init));
@@ -444,5 +420,29 @@ export class Operations {
     /** Share an agent's lesson into a shared library: `POST /v1/agents/{agentId}/experiences/{id}/share` */
     shareExperience(init) {
         return unwrap(this.api.POST("/v1/agents/{agentId}/experiences/{id}/share", init));
+    }
+    /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
+    listSharedLibraryVersions(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions", init));
+    }
+    /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
+    getSharedLibraryVersion(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}", init));
+    }
+    /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
+    getSharedLibraryVersionDiff(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}/diff", init));
+    }
+    /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
+    rollbackSharedLibrary(init) {
+        return unwrap(this.api.POST("/v1/libraries/{libraryId}/rollback", init));
+    }
+    /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
+    exportSharedLibrary(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/export", init));
+    }
+    /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
+    importSharedLibrary(init) {
+        return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init));
     }
 }

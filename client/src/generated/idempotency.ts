@@ -13,7 +13,7 @@ export const IDEMPOTENT_WRITES: ReadonlySet<string> = new Set([
   "POST /v1/agents/{agentId}/evaluations",
   "POST /v1/agents/{agentId}/evaluations/compare",
   "POST /v1/libraries/{libraryId}/experiences",
+  "POST /v1/agents/{agentId}/experiences/{id}/share",
   "POST /v1/libraries/{libraryId}/rollback",
   "POST /v1/libraries/{libraryId}/import",
-  "POST /v1/agents/{agentId}/experiences/{id}/share",
 ]);

@@ -494,36 +494,6 @@ export class Operations {
     return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/experiences/{id}", init as never));
   }
 
-  /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
-  listSharedLibraryVersions(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions"]["get"]>> {
-    return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions", init as never));
-  }
-
-  /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
-  getSharedLibraryVersion(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions/{n}"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions/{n}"]["get"]>> {
-    return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}", init as never));
-  }
-
-  /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
-  getSharedLibraryVersionDiff(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions/{n}/diff"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions/{n}/diff"]["get"]>> {
-    return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}/diff", init as never));
-  }
-
-  /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
-  rollbackSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/rollback"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/rollback"]["post"]>> {
-    return unwrap(this.api.POST("/v1/libraries/{libraryId}/rollback", init as never));
-  }
-
-  /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
-  exportSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/export"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/export"]["get"]>> {
-    return unwrap(this.api.GET("/v1/libraries/{libraryId}/export", init as never));
-  }
-
-  /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
-  importSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/import"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/import"]["post"]>> {
-    return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init as never));
-  }
-
   /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
   listSharedLibraryQuarantine(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>> {
     return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init as never));
@@ -557,5 +527,35 @@ export class Operations {
   /** Share an agent's lesson into a shared library: `POST /v1/agents/{agentId}/experiences/{id}/share` */
   shareExperience(init: FetchOptions<paths["/v1/agents/{agentId}/experiences/{id}/share"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/experiences/{id}/share"]["post"]>> {
     return unwrap(this.api.POST("/v1/agents/{agentId}/experiences/{id}/share", init as never));
+  }
+
+  /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
+  listSharedLibraryVersions(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions", init as never));
+  }
+
+  /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
+  getSharedLibraryVersion(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions/{n}"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions/{n}"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}", init as never));
+  }
+
+  /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
+  getSharedLibraryVersionDiff(init: FetchOptions<paths["/v1/libraries/{libraryId}/versions/{n}/diff"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/versions/{n}/diff"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}/diff", init as never));
+  }
+
+  /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
+  rollbackSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/rollback"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/rollback"]["post"]>> {
+    return unwrap(this.api.POST("/v1/libraries/{libraryId}/rollback", init as never));
+  }
+
+  /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
+  exportSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/export"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/export"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/export", init as never));
+  }
+
+  /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
+  importSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/import"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/import"]["post"]>> {
+    return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init as never));
   }
 }
