@@ -1,6 +1,6 @@
 /**
- * Text a model decodes when asked to: base64, hex (spaced, `\x`, `0x`), binary, URL-encoding,
- * HTML entities, `\u` escapes, Morse, rot13 and reversed text. The filter reads each decoded text
+ * Text a model decodes when asked to: base64, base32, hex (spaced, `\x`, `0x`), binary, URL and
+ * form encoding, HTML entities, `\u` escapes, Morse, rot13 and other letter shifts, reversed text. The filter reads each decoded text
  * with the same checks as the plain one, so an instruction hidden this way is judged by what it
  * says, and an encoding named or shown as data ("a space becomes %20") decodes to nothing harmful.
  * Work is bounded: runs and readings are capped in length and number.
@@ -23,6 +23,9 @@ const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
 const bytesText = (bytes: number[]) => utf8.decode(new Uint8Array(bytes));
 
 const B64_RE = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
+const B32_RE = /\b[A-Z2-7]{16,}={0,6}/g;
+/** Form encoding: words joined by plus signs (`ignore+all+previous`). */
+const PLUS_WORDS_RE = /[\p{L}\p{N}%'.,:-]+(?:\+[\p{L}\p{N}%'.,:-]+){3,}/gu;
 const HEX_BYTES_RE = /(?:(?:\\x|0x|%)?[0-9a-f]{2}(?:[\s,:;-]|\\x|0x|%)?){8,}/gi;
 const BINARY_RE = /(?:[01]{8}[\s,]?){4,}/g;
 const MORSE_RE = /[.\-–—·•_]{1,7}(?:(?:\s+|\s*[/|]\s*)[.\-–—·•_]{1,7}){5,}/g;
@@ -94,8 +97,39 @@ function decodeMorse(run: string): string {
     .join(" ");
 }
 
-const rot13 = (s: string) =>
-  s.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= "Z" ? 65 : 97)));
+function decodeBase32(run: string): string {
+  const bits = [...run.replace(/=+$/, "")].map((c) => "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".indexOf(c).toString(2).padStart(5, "0")).join("");
+  return bytesText((bits.match(/.{8}/g) ?? []).map((b) => parseInt(b, 2)));
+}
+
+function shift(s: string, k: number): string {
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 65 && c <= 90) out += String.fromCharCode(((c - 65 + k) % 26) + 65);
+    else if (c >= 97 && c <= 122) out += String.fromCharCode(((c - 97 + k) % 26) + 97);
+    else out += s[i];
+  }
+  return out;
+}
+
+/** Common English words: a letter shift that makes many of them appear is the shift the text was written in. */
+const COMMON_WORDS_RE = /\b(?:the|and|you|your|all|to|of|is|are|in|it|now|from|with|for|on|be|this|that|not|any|as|or|an?)\b/gi;
+const commonWords = (s: string) => s.match(COMMON_WORDS_RE)?.length ?? 0;
+
+/** The letter shift (Caesar; rot13 is one) under which the text reads most like English, if any does better than as written. */
+function bestShift(text: string): string | null {
+  let best: string | null = null;
+  let score = Math.max(2, commonWords(text));
+  for (let k = 1; k < 26; k++) {
+    const t = shift(text, k);
+    const n = commonWords(t);
+    if (n > score) [best, score] = [t, n];
+  }
+  return best;
+}
+
+const rot13 = (s: string) => shift(s, 13);
 
 const NAMED_ENTITIES: Record<string, string> = {
   lt: "<",
@@ -162,6 +196,7 @@ export function decodedReadings(text: string, opts: { letters?: boolean } = {}):
     if (pairs.length >= 8 && (solid.length % 2 === 0 || /[\s,:;\\%-]|0x/i.test(run)))
       add("bytes", bytesText(pairs.map((h) => parseInt(h, 16))));
   }
+  for (const [run] of input.matchAll(B32_RE)) add("bytes", decodeBase32(run));
   for (const [run] of input.matchAll(BINARY_RE)) {
     add("bytes", bytesText((run.match(/[01]{8}/g) ?? []).map((b) => parseInt(b, 2))));
   }
@@ -169,9 +204,13 @@ export function decodedReadings(text: string, opts: { letters?: boolean } = {}):
   if (/&(?:#\d|#x[0-9a-f]|[a-z]{2,6};)/i.test(input)) add("bytes", decodeEntities(input));
   if (/\\u(?:[0-9a-f]{4}|\{[0-9a-f]+\})/i.test(input)) add("bytes", decodeEscapes(input));
   if (/%[0-9a-f]{2}/i.test(input)) add("bytes", decodePercent(input));
+  const unplussed = input.replace(PLUS_WORDS_RE, (run) => run.replace(/\+/g, " "));
+  if (unplussed !== input) add("bytes", decodePercent(unplussed));
   if (opts.letters !== false) {
     const plain = input.slice(0, MAX_READING);
     add("letters", rot13(plain));
+    const shifted = bestShift(plain);
+    if (shifted) add("letters", shifted);
     add("letters", [...plain].reverse().join(""));
     add(
       "letters",

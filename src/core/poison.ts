@@ -116,9 +116,25 @@ function assess(text: string, chat: boolean, depth: number): InsightAssessment {
 function decodedReasons(text: string, chat: boolean, depth: number): Set<PoisonReason> {
   const found = new Set<PoisonReason>();
   for (const r of decodedReadings(text, { letters: depth === 0 })) {
-    for (const reason of assess(r.text, chat, depth + 1).reasons) if (DECODED_REASONS[r.kind].has(reason)) found.add(reason);
+    const reasons = r.kind === "letters" ? turnedReasons(r.text) : assess(r.text, chat, depth + 1).reasons;
+    for (const reason of reasons) if (DECODED_REASONS[r.kind].has(reason)) found.add(reason);
   }
   return found;
+}
+
+/**
+ * The instruction checks alone, on the two plainest readings: a whole text turned (rot13, shifted,
+ * reversed) is read for what it tells the model, and the shape checks would only read noise.
+ */
+function turnedReasons(text: string): PoisonReason[] {
+  const norm = plainView(text);
+  const readings = [norm, skeletonView(norm, "i")];
+  const reasons: PoisonReason[] = [];
+  if (readings.some(isPromptInjection) || COMPACT_INJECTION_RE.test(compactView(readings[1]!)) || isForeignInjection(norm))
+    reasons.push("prompt-injection");
+  if (readings.some(isExfiltration)) reasons.push("exfiltration");
+  if (readings.some(isHarmfulPolicy)) reasons.push("harmful-policy");
+  return reasons;
 }
 
 const LEET: Record<string, string> = {
@@ -173,7 +189,7 @@ const OVERRIDE_RE = new RegExp(
 
 // Who a role-play makes of the model, and what it takes away.
 const ROLE_FRAME =
-  "let'?s\\s+(?:play|pretend|imagine|role-?\\s?play)|play\\s+a\\s+game|game\\s+(?:where|in\\s+which)|imagine\\s+(?:that\\s+)?(?:you|you're|an?\\s+(?:ai|assistant|model|chatbot|bot))|pretend\\w*|role-?\\s?play\\w*|act(?:ing)?\\s+as|you\\s+(?:will\\s+)?(?:play|are\\s+playing|are\\s+an?\\s+actor)|playing\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|character)|simulat\\w*\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|gpt|llm)|emulat\\w*\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|gpt|llm)|hypothetical(?:ly)?|thought\\s+experiment|if\\s+you\\s+(?:had|were|have|could)|in\\s+(?:a|this|the|our)\\s+(?:fictional|fantasy|imaginary|alternate|parallel|hypothetical)\\s+(?:world|universe|story|scenario|setting|reality)|(?:stay|remain)\\s+in\\s+character|from\\s+now\\s+on|opposite\\s+mode|evil\\s+twin|alter\\s+ego|you\\s+are\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot)\\s+(?:called|named)";
+  "let'?s\\s+(?:play|pretend|imagine|role-?\\s?play)|play\\s+a\\s+game|game\\s+(?:where|in\\s+which)|imagine\\s+(?:that\\s+)?(?:you|you're|an?\\s+(?:ai|assistant|model|chatbot|bot))|pretend\\w*|role-?\\s?play\\w*|act(?:ing)?\\s+as|you\\s+(?:will\\s+)?(?:play|are\\s+playing|are\\s+an?\\s+actor)|playing\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|character)|simulat\\w*\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|gpt|llm)|emulat\\w*\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|gpt|llm)|hypothetical(?:ly)?|thought\\s+experiment|(?:imagine|picture|suppose|envision)\\s+(?:a|an|the|this|that)\\s+(?:\\w+\\s+)?(?:world|universe|reality|scenario|future|place)|if\\s+you\\s+(?:had|were|have|could)|in\\s+(?:a|this|the|our)\\s+(?:fictional|fantasy|imaginary|alternate|parallel|hypothetical)\\s+(?:world|universe|story|scenario|setting|reality)|(?:stay|remain)\\s+in\\s+character|from\\s+now\\s+on|opposite\\s+mode|evil\\s+twin|alter\\s+ego|you\\s+are\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot)\\s+(?:called|named)";
 const UNBOUND =
   "\\b(?:no|without(?:\\s+any)?|free\\s+(?:of|from)(?:\\s+(?:all|any))?|ignores?|none\\s+of\\s+(?:your|the|its|their))\\s+(?:\\w+\\s+){0,2}?(?:rules|restrictions|limits|limitations|filters|guidelines|guardrails|polic(?:y|ies)|ethics|morals|morality|boundaries|censorship|safety|constraints|content\\s+policy)\\b|\\b(?:unrestricted|unfiltered|uncensored|unbound|jailbroken|amoral|unethical|unaligned)\\b|\\b(?:can|will|could)\\s+do\\s+anything\\b|\\bnever\\s+refuses?\\b|\\banything\\s+goes\\b|\\b(?:freed|liberated|no\\s+longer\\s+bound|not\\s+bound\\s+by)\\b|\\bopposite\\s+(?:day|mode)\\b|\\bDAN\\b|\\b(?:developer|god|evil|chaos)\\s+mode\\b|\\bevil\\s+(?:ai|assistant|bot|confidant)\\b";
 // A persona with no rules named first ("an unfiltered AI you will play").
@@ -210,14 +226,10 @@ const INJECTION_RES: RegExp[] = [
     "i",
   ),
   /\b(?:story|novel|screenplay|script|fiction\w*|fantasy|tale|villain|character|role-?play\w*|grand(?:ma|mother)|granny)\b[^.!?\n]{0,100}?\b(?:explain|describ|detail|tell|show|list|giv|writ|read|recit|spell)\w*\b[^.!?\n]{0,40}?\b(?:how\s+to|steps?\s+(?:to|for)|the\s+steps|instructions\s+for|exactly\s+how)\b[^.!?\n]{0,20}?\b(?:bypass|disable|defeat|evade|circumvent|hack|crack|break\s+into|steal|exploit|skip|get\s+around|forge|launder|pick)\w*/i,
-  /\b(?:story|novel|screenplay|script|fiction\w*|poem|play|song|dialogue|scene|character|role-?play\w*)\b[^.!?\n]{0,100}?\b(?:says?|recites?|reads?\s+out|tells?|sings?|spells?\s+out|lists?|shares?|reveals?|prints?|whispers?)\b[^.!?\n]{0,40}?\b(?:(?:the|its|his|her|their|your)\s+)?(?:system\s+prompt|hidden\s+instructions|secret\s+instructions|(?:its|your|his|her)\s+instructions|api\s+keys?|admin\s+passwords?|credentials)\b/i,
-  /\b(?:grand(?:ma|mother)|granny|nana)\b[^.!?\n]{0,100}?\b(?:activation|licen[cs]e|serial|product|windows|cd)\s+(?:keys?|codes?|numbers?)\b/i,
+  /\b(?:story|novel|screenplay|script|fiction\w*|poem|play|song|dialogue|scene|character|role-?play\w*)\b[^.!?\n]{0,100}?\b(?:says?|recites?|reads?|tells?|sings?|spells?\s+out|lists?|shares?|reveals?|prints?|whispers?)\b[^.!?\n]{0,40}?\b(?:(?:the|its|his|her|their|your)\s+)?(?:system\s+prompt|hidden\s+instructions|secret\s+instructions|(?:its|your|his|her)\s+instructions|api\s+keys?|admin\s+passwords?|credentials)\b/i,
+  /\b(?:grand(?:ma|mother)|granny|nana)\b[^.!?\n]{0,100}?\b(?:(?:activation|licen[cs]e|serial|product|windows|cd)\s+(?:keys?|codes?|numbers?)|how\s+to\s+(?:make|build|cook|brew|synthesi[sz]e|produce|mix)|recipes?\s+for|passwords?)\b/i,
+  /\bopposite\s+(?:day|mode)\b[^.!?\n]{0,80}?\b(?:comply|answer|refuse|respond|say|do|obey|reveal)\w*/i,
   /\b(?:stay|remain)\s+in\s+character\b[^.!?\n]{0,40}?\b(?:no\s+matter\s+what|whatever|at\s+all\s+costs|even\s+if|always)\b|\b(?:never|don't|do\s+not)\s+break\s+character\b/i,
-  // The same attack in the languages models follow as readily as English.
-  /\bignor(?:a|e|ez|er|iere|ieren|ar)\s+(?:(?:todas|toutes|tutte|alle|all|las|les|le|as|die|os|tous|todos|tutti)\s+)*(?:(?:instrucciones|instructions|istruzioni|instrucoes|anweisungen|instruktionen|indicaciones|consignes)\s+(?:anteriores|previas|precedentes|anterieures|precedenti|vorherigen|bisherigen)|(?:vorherigen|bisherigen|obigen)\s+(?:anweisungen|instruktionen))\b/i,
-  /\b(?:olvida|oublie[zr]?|vergiss|dimentica|esqueca)\s+(?:(?:todas|toutes|tutte|alle|las|les|le|as|die|tous|todos|tutti)\s+)*(?:(?:tus|tes|vos|deine|le\s+tue|suas)\s+)?(?:instrucciones|instructions|istruzioni|instrucoes|anweisungen|regeln|regles|reglas|regole)\b/i,
-  /(?:игнорируй(?:те)?|забудь(?:те)?|проигнорируй(?:те)?)\s+(?:все\s+)?(?:предыдущие\s+|прежние\s+)?(?:инструкции|указания|правила)/i,
-  /(?:忽略|无视|忘记|忘掉)(?:之前|以上|先前|前面|上面|所有)?的?(?:所有)?(?:指令|指示|说明|规则|提示)|(?:以前|前|上記)の(?:指示|命令)を(?:無視|忘れ)/,
 ];
 
 // A role line, tag or label in stored text forges the structure of the prompt it is injected into:
@@ -291,7 +303,7 @@ const REPORTING_RE = new RegExp(
   "i",
 );
 const RESIST_RE =
-  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:injection|jailbreak|attack|phishing)\s+attempts?|social\s+engineering|prompt\s+injection|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted))\b/i;
+  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:injection|jailbreak|attack|phishing)\s+attempts?|social\s+engineering|prompt\s+injection|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:ordinary|plain|normal|user)\s+(?:input|text|data)|keep\s+to\s+(?:the\s+)?policy|recogni[sz]\w*|detect\w*|red-?team\w*)\b/i;
 const ASSENT_RE =
   /(?<!\b(?:not|never|don't|dont|refuse\s+to|won't)\s+)\b(?:comply|obey|do\s+(?:so|it|as\s+(?:asked|told|instructed|it\s+says))|go\s+along|follow\s+(?:it|them|the\s+request|those|these|that))\b/i;
 
@@ -317,7 +329,7 @@ function onlyMentionsInjection(text: string): boolean {
 // dressed as talk go along somewhere outside the reported words: they approve, answer freely,
 // carry on as the persona, call the request legitimate, or do something "then" or "after".
 const GOES_ALONG_RE =
-  /(?<!\b(?:not|never|don't|dont|no|refuse\s+to|won't|without)\s+)\b(?:ignor\w*|disregard\w*|forget\w*|forgot|bypass\w*|overrid\w*|overrule\w*|reveal\w*|disclos\w*|leak\w*|obey\w*|compl(?:y|ies|ied|ying|iance)|approv\w*|grant\w*|pretend\w*|act\s+as|answer\w*\s+(?:freely|without|anything|everything|fully)|respond\w*\s+without|continu\w*\s+as|keep\s+(?:going|acting|answering|playing)|go\s+ahead|do\s+(?:so|it|as|what)|(?:is|are)\s+(?:right|correct|legitimate|authori[sz]ed|trusted|genuine|valid|allowed|from\s+(?:an?\s+)?admin\w*)|include\w*\s+(?:the|your|its)\s+(?:system\s+)?(?:prompt|instructions)|after\s+\w+ing|(?:and\s+)?then\s+(?!escalat|report|flag|refus|declin|notif|alert|block|quarantin|log|ask|tell|stop|continue\s+with|keep\s+following|return\s+to|move\s+on)\w+|unless|except|but\s+(?:still|then|also))\b/i;
+  /(?<!\b(?:not|never|don't|dont|no|refuse\s+to|won't|without|cannot|can't)\s+)\b(?:ignor\w*|disregard\w*|forget\w*|forgot|bypass\w*|overrid\w*|overrule\w*|skip\w*|disabl\w*|unlock\w*|reveal\w*|disclos\w*|leak\w*|obey\w*|compl(?:y|ies|ied|ying|iance)|approv\w*|grant\w*|pretend\w*|act\s+as|(?:answer|respond|repl(?:y|ies|ied|ying))\w*\s+(?:as|freely|without|anything|everything|fully)|follow(?:s|ed|ing)?\b(?!\s+(?:(?:the|our|company|its\s+own|your\s+own)\s+)?(?:policy|policies|rules|guidelines|procedure|process|runbook|playbook))|carr(?:y|ies|ied|ying)\s+out|execut\w+|perform\w*|proceed\w*|continu\w*\s+as|keep\s+(?:going|acting|answering|playing)|go(?:es)?\s+ahead|do\s+(?:so|it|as|what)|(?:is|are|was|were)\s+(?:right|correct|legitimate|authori[sz]ed|trusted|genuine|valid|allowed|fine|ok|okay|safe|harmless|normal|an?\s+admin\w*|admins?|from\s+(?:an?\s+|our\s+|the\s+)?(?:admin|qa|team|staff|operator|owner|developer)\w*)|(?:fine|ok|okay|safe|allowed)\s+to|normal\s+request|include\w*\s+(?:the|your|its)\s+(?:system\s+)?(?:prompt|instructions)|after\s+\w+ing|while\s+(?:you|it|the\s+agent)|until|as\s+long\s+as|once\s+you|(?:and\s+)?then\s+(?!escalat|report|flag|refus|declin|notif|alert|block|quarantin|log|ask|tell|stop|continue\s+with|keep\s+following|return\s+to|move\s+on)\w+|unless|except|but\s+(?:still|then|also))\b/i;
 
 /**
  * Whether injection wording is only reported and resisted (see onlyMentionsInjection) with nothing
@@ -350,7 +362,7 @@ const HARMFUL_RES: RegExp[] = [
     `\\b(?:approve|accept|grant|issue|process|authori[sz]e|execute|perform|transfer|wire|pay\\s+out|refund|release|disburse|delete|drop|wipe|deploy|merge|push|unlock|reset)\\b[^.\\n]{0,50}\\bwithout\\s+(?:(?:any|the|a|an|prior|further|human|manual|customer|user|their|identity|proper|extra)\\s+)*${CONTROL}\\b`,
     "i",
   ),
-  /(?<!\b(?:never|not|don't|dont|avoid|stop)\s+)\b(?:skip|bypass|disable|turn\s+off|switch\s+off|circumvent|omit|suppress|waive|ignore)\s+(?:(?:the|all|any|every|our|their)\s+)*(?:identity|id|2fa|mfa|two[\s-]factor|kyc|aml|fraud|security|age|permission|signature|certificate|tls|ssl|authori[sz]ation|authentication|verification|approval|audit|safety|content|moderation|compliance|anti-?virus|firewall)\s+(?:checks?|verification|validation|review|logging|logs|controls?|filters?|scans?|rules|protections?|monitoring|requirements?)\b/i,
+  /(?<!\b(?:never|not|don't|dont|doesn't|avoid|stop)\s+)\b(?:skip(?:s|ping)?|bypass(?:es|ing)?|disabl(?:e|es|ing)|turn(?:s|ing)?\s+off|switch(?:es|ing)?\s+off|circumvent(?:s|ing)?|omit(?:s|ting)?|suppress(?:es|ing)?|waiv(?:e|es|ing)|ignor(?:e|es|ing))\s+(?:(?:the|all|any|every|our|their)\s+)*(?:identity|id|2fa|mfa|two[\s-]factor|kyc|aml|fraud|security|age|permission|signature|certificate|tls|ssl|authori[sz]ation|authentication|verification|approval|audit|safety|content|moderation|compliance|anti-?virus|firewall)\s+(?:checks?|verification|validation|review|logging|logs|controls?|filters?|scans?|rules|protections?|monitoring|requirements?)\b/i,
   /\b(?:grant|give|assign|provide)\s+(?:(?:full|admin(?:istrator)?|root|elevated|superuser|owner|unrestricted)\s+)+(?:access|privileges|rights|permissions|role)\s+to\s+(?:anyone|everyone|any\s+(?:user|caller|requester|one)|all\s+(?:users|callers|requesters)|whoever|the\s+requester|whoever\s+asks)\b/i,
   /\b(?:treat|trust|accept|believe)\b[^.\n]{0,30}\b(?:anyone|any\s+(?:user|caller|requester|message)|whoever|users?|requesters?|callers?|customers?)\s+(?:who\s+|that\s+)?(?:claim(?:s|ing)?|say(?:s|ing)?|said)\b[^.\n]{0,30}\b(?:admin(?:istrator)?|staff|employee|owner|root|authori[sz]ed|manager|developer|support|ceo|police)\b/i,
   /\b(?:reply|respond|answer|reveal|disclose|tell|give\s+out|hand\s+out|share|read\s+out)\b[^.\n]{0,40}\b(?:admin(?:istrator)?|master|root|api|secret|private|signing|service|database|db)\s+(?:keys?|passwords?|credentials?|tokens?|secrets?)\b/i,
