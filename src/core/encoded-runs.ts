@@ -167,11 +167,12 @@ function decodePercent(text: string): string {
   return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => bytesText(run.match(/%([0-9a-f]{2})/gi)!.map((h) => parseInt(h.slice(1), 16))));
 }
 
-/** Mostly printable text with letters: what a decoded run must look like to be read at all. */
+/** Mostly printable text with letters or digits: what a decoded run must look like to be read at all. */
 function textual(s: string): boolean {
   if (s.length < 4) return false;
   const printable = s.match(/[\p{L}\p{N}\p{P}\p{Zs}\p{S}\n]/gu)?.length ?? 0;
-  return printable / [...s].length >= 0.9 && /\p{L}{2}/u.test(s);
+  // Letters, or a run that is itself encoded (hex inside base64): the next decoding reads it.
+  return printable / [...s].length >= 0.9 && /\p{L}{2}|[\p{L}\p{N}]{8}/u.test(s);
 }
 
 /**

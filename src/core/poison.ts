@@ -91,7 +91,7 @@ function assess(text: string, chat: boolean, depth: number): InsightAssessment {
     compact.some((c) => COMPACT_INJECTION_RE.test(c)) ||
     [norm, spaced, skeletons[0]!].some(isForeignInjection);
   if (injection) reasons.push("prompt-injection");
-  if (readings.some(isExfiltration)) reasons.push("exfiltration");
+  if (readings.some(isExfiltration) || REMOTE_IMAGE_RE.test(norm)) reasons.push("exfiltration");
   if (findUrls(norm).length > 0 || findUrls(skeletonView(norm)).length > 0) reasons.push("url");
   if (containsSecret(text)) reasons.push("secret");
   const markup = hasActiveMarkup(visibleText(text));
@@ -183,15 +183,15 @@ const POINTED = new Set([
   "safety",
 ]);
 const OVERRIDE_RE = new RegExp(
-  `\\b(?:${OVERRIDE_VERBS})\\s+((?:(?:${FILLER})\\s+){1,4})(instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|polic(?:y|ies)|programming|messages?|context|guidance|restrictions|safeguards|limitations|filters|training)\\b`,
+  `(?<!\\b(?:never|not|don't|dont|won't|cannot|can't)\\s+)\\b(?:${OVERRIDE_VERBS})\\s+((?:(?:${FILLER})\\s+){1,4})(instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|polic(?:y|ies)|programming|messages?|context|guidance|restrictions|safeguards|limitations|filters|training)\\b`,
   "gi",
 );
 
 // Who a role-play makes of the model, and what it takes away.
 const ROLE_FRAME =
-  "let'?s\\s+(?:play|pretend|imagine|role-?\\s?play)|play\\s+a\\s+game|game\\s+(?:where|in\\s+which)|imagine\\s+(?:that\\s+)?(?:you|you're|an?\\s+(?:ai|assistant|model|chatbot|bot))|pretend\\w*|role-?\\s?play\\w*|act(?:ing)?\\s+as|you\\s+(?:will\\s+)?(?:play|are\\s+playing|are\\s+an?\\s+actor)|playing\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|character)|simulat\\w*\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|gpt|llm)|emulat\\w*\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|gpt|llm)|hypothetical(?:ly)?|thought\\s+experiment|(?:imagine|picture|suppose|envision)\\s+(?:a|an|the|this|that)\\s+(?:\\w+\\s+)?(?:world|universe|reality|scenario|future|place)|if\\s+you\\s+(?:had|were|have|could)|in\\s+(?:a|this|the|our)\\s+(?:fictional|fantasy|imaginary|alternate|parallel|hypothetical)\\s+(?:world|universe|story|scenario|setting|reality)|(?:stay|remain)\\s+in\\s+character|from\\s+now\\s+on|opposite\\s+mode|evil\\s+twin|alter\\s+ego|you\\s+are\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot)\\s+(?:called|named)";
+  "let'?s\\s+(?:play|pretend|imagine|role-?\\s?play)|play\\s+a\\s+game|game\\s+(?:where|in\\s+which)|imagine\\s+(?:that\\s+)?(?:you|you're|an?\\s+(?:ai|assistant|model|chatbot|bot))|pretend\\w*|role-?\\s?play\\w*|act(?:ing)?\\s+as|play(?:ing)?\\s+the\\s+(?:role|part)\\s+of|you\\s+(?:will\\s+)?(?:play|are\\s+playing|are\\s+an?\\s+actor)|playing\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|character)|simulat\\w*\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|gpt|llm)|emulat\\w*\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|gpt|llm)|hypothetical(?:ly)?|thought\\s+experiment|(?:imagine|picture|suppose|envision)\\s+(?:a|an|the|this|that)\\s+(?:\\w+\\s+)?(?:world|universe|reality|scenario|future|place)|if\\s+you\\s+(?:had|were|have|could)|in\\s+(?:a|this|the|our)\\s+(?:fictional|fantasy|imaginary|alternate|parallel|hypothetical)\\s+(?:world|universe|story|scenario|setting|reality)|(?:stay|remain)\\s+in\\s+character|from\\s+now\\s+on|opposite\\s+mode|evil\\s+twin|alter\\s+ego|you\\s+are\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot)\\s+(?:called|named)";
 const UNBOUND =
-  "\\b(?:no|without(?:\\s+any)?|free\\s+(?:of|from)(?:\\s+(?:all|any))?|ignores?|none\\s+of\\s+(?:your|the|its|their))\\s+(?:\\w+\\s+){0,2}?(?:rules|restrictions|limits|limitations|filters|guidelines|guardrails|polic(?:y|ies)|ethics|morals|morality|boundaries|censorship|safety|constraints|content\\s+policy)\\b|\\b(?:unrestricted|unfiltered|uncensored|unbound|jailbroken|amoral|unethical|unaligned)\\b|\\b(?:can|will|could)\\s+do\\s+anything\\b|\\bnever\\s+refuses?\\b|\\banything\\s+goes\\b|\\b(?:freed|liberated|no\\s+longer\\s+bound|not\\s+bound\\s+by)\\b|\\bopposite\\s+(?:day|mode)\\b|\\bDAN\\b|\\b(?:developer|god|evil|chaos)\\s+mode\\b|\\bevil\\s+(?:ai|assistant|bot|confidant)\\b";
+  "\\b(?:no|without(?:\\s+any)?|free\\s+(?:of|from)(?:\\s+(?:all|any))?|ignores?|none\\s+of\\s+(?:your|the|its|their)|never\\s+(?:been\\s+)?given(?:\\s+any)?|not\\s+(?:bound|restricted|limited|governed)\\s+by(?:\\s+any)?|(?:doesn't|does\\s+not|don't|do\\s+not)\\s+(?:have|follow|obey)(?:\\s+any)?)\\s+(?:\\w+\\s+){0,2}?(?:rules|restrictions|limits|limitations|filters|guidelines|guardrails|polic(?:y|ies)|ethics|morals|morality|boundaries|censorship|safety|constraints|content\\s+policy)\\b|\\b(?:unrestricted|unfiltered|uncensored|unbound|jailbroken|amoral|unethical|unaligned)\\b|\\b(?:can|will|could)\\s+do\\s+anything\\b|\\b(?:answers?|says?|does|tells?)\\s+anything\\b|\\bnever\\s+refuses?\\b|\\banything\\s+goes\\b|\\b(?:freed|liberated|no\\s+longer\\s+bound|not\\s+bound\\s+by)\\b|\\bopposite\\s+(?:day|mode)\\b|\\bDAN\\b|\\b(?:developer|god|evil|chaos)\\s+mode\\b|\\bevil\\s+(?:ai|assistant|bot|confidant)\\b";
 // A persona with no rules named first ("an unfiltered AI you will play").
 const UNBOUND_PERSONA = "unrestricted|unfiltered|uncensored|jailbroken|amoral|rule-?less|no-?rules";
 
@@ -204,9 +204,9 @@ const INJECTION_RES: RegExp[] = [
   /\b(?:do\s+not|don't|dont|never)\s+(?:mention|reveal|disclose|show)\s+(?:this|it|that|these)\s+to\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
   /\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
   /\b(?:hide|conceal)\s+(?:this|it|that|these|the\s+\w+)\s+from\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
-  /\b(?:reveal|print|output|repeat|leak|dump|disclose|show)\s+(?:\w+\s+){0,3}?(?:system\s+prompt|hidden\s+(?:prompt|instructions)|initial\s+instructions|your\s+(?:instructions|prompt))\b/i,
+  /(?<!\b(?:never|not|don't|dont|won't|cannot|can't)\s+)\b(?:reveal|print|output|repeat|leak|dump|disclose|show)\s+(?:\w+\s+){0,3}?(?:system\s+prompt|hidden\s+(?:prompt|instructions)|initial\s+instructions|your\s+(?:instructions|prompt))\b/i,
   /\bpretend\s+(?:to\s+be|you\s+are|that\s+you\s+(?:are|have))\b/i,
-  /\b(?:jailbreak(?:ed|ing)?|jailbroken|dan\s+mode|developer\s+mode\s+(?:enabled|on)|do\s+anything\s+now)\b/i,
+  /\b(?:jailbreak(?:ed|ing)?|jailbroken|dan\s+mode|do\s+anything\s+now)\b|\bdeveloper\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|on)\s*(?:[.!:;,)]|$)/i,
   /\b(?:enter|enable|activate|switch\s+(?:in)?to|you\s+are\s+(?:now\s+)?in)\s+(?:developer|god|admin|root|sudo|unrestricted|jailbreak|dan)\s+mode\b/i,
   /\b(?:from\s+now\s+on|henceforth)\b[^.\n]{0,40}\b(?:you\s+(?:are|will|must)|act\s+as|your\s+(?:role|task|job)\s+is)\b/i,
   // Turning the data fences this service puts around stored text into instructions, or closing them.
@@ -227,7 +227,7 @@ const INJECTION_RES: RegExp[] = [
   ),
   /\b(?:story|novel|screenplay|script|fiction\w*|fantasy|tale|villain|character|role-?play\w*|grand(?:ma|mother)|granny)\b[^.!?\n]{0,100}?\b(?:explain|describ|detail|tell|show|list|giv|writ|read|recit|spell)\w*\b[^.!?\n]{0,40}?\b(?:how\s+to|steps?\s+(?:to|for)|the\s+steps|instructions\s+for|exactly\s+how)\b[^.!?\n]{0,20}?\b(?:bypass|disable|defeat|evade|circumvent|hack|crack|break\s+into|steal|exploit|skip|get\s+around|forge|launder|pick)\w*/i,
   /\b(?:story|novel|screenplay|script|fiction\w*|poem|play|song|dialogue|scene|character|role-?play\w*)\b[^.!?\n]{0,100}?\b(?:says?|recites?|reads?|tells?|sings?|spells?\s+out|lists?|shares?|reveals?|prints?|whispers?)\b[^.!?\n]{0,40}?\b(?:(?:the|its|his|her|their|your)\s+)?(?:system\s+prompt|hidden\s+instructions|secret\s+instructions|(?:its|your|his|her)\s+instructions|api\s+keys?|admin\s+passwords?|credentials)\b/i,
-  /\b(?:grand(?:ma|mother)|granny|nana)\b[^.!?\n]{0,100}?\b(?:(?:activation|licen[cs]e|serial|product|windows|cd)\s+(?:keys?|codes?|numbers?)|how\s+to\s+(?:make|build|cook|brew|synthesi[sz]e|produce|mix)|recipes?\s+for|passwords?)\b/i,
+  /\b(?:grand(?:ma|mother)|granny|nana)\b[^.!?\n]{0,100}?\b(?:(?:activation|licen[cs]e|serial|product|windows|cd)\s+(?:keys?|codes?|numbers?)|how\s+to\s+(?:make|build|cook|brew|synthesi[sz]e|produce|mix)|recipes?\s+for|passwords?|(?:credit\s+)?card\s+numbers?|social\s+security|ssns?|tokens?|secrets?|pins?)\b/i,
   /\bopposite\s+(?:day|mode)\b[^.!?\n]{0,80}?\b(?:comply|answer|refuse|respond|say|do|obey|reveal)\w*/i,
   /\b(?:stay|remain)\s+in\s+character\b[^.!?\n]{0,40}?\b(?:no\s+matter\s+what|whatever|at\s+all\s+costs|even\s+if|always)\b|\b(?:never|don't|do\s+not)\s+break\s+character\b/i,
 ];
@@ -289,7 +289,7 @@ const COMPACT_INJECTION_RE = new RegExp(
     `(?:ignore|disregard|forget)(?:the|all|your)*(?:instructions?|rules|prompts?)(?:above|before|earlier|sofar)`,
     `youarenow(?:dan|jailbroken|unrestricted|unfiltered|indevelopermode|freefrom)`,
     `(?:enable|enter|activate)(?:developer|god|jailbreak|dan)mode`,
-    `(?:reveal|print|leak|dump|repeat)(?:your|the)?(?:systemprompt|hiddeninstructions)`,
+    `(?<!never|not|dont|wont|cannot|cant)(?:reveal|print|leak|dump|repeat)(?:your|the)?(?:systemprompt|hiddeninstructions)`,
   ].join("|"),
 );
 
@@ -303,7 +303,7 @@ const REPORTING_RE = new RegExp(
   "i",
 );
 const RESIST_RE =
-  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:injection|jailbreak|attack|phishing)\s+attempts?|social\s+engineering|prompt\s+injection|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:ordinary|plain|normal|user)\s+(?:input|text|data)|keep\s+to\s+(?:the\s+)?policy|recogni[sz]\w*|detect\w*|red-?team\w*)\b/i;
+  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:injection|jailbreak|attack|phishing)\s+attempts?|social\s+engineering|prompt\s+injection|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:ordinary|plain|normal|user)\s+(?:input|text|data)|keep\s+to\s+(?:the\s+)?policy|recogni[sz]\w*|detect\w*|red-?team\w*|notif\w*|spam|suspicious|malicious|hostile|warn\w*|close\s+(?:it|them|the\s+\w+)|(?:ignore|discard|drop|delete)\s+(?:it|them|the\s+(?:ticket|message|request|email|mail|page|document|text|comment|attempt)))\b/i;
 const ASSENT_RE =
   /(?<!\b(?:not|never|don't|dont|refuse\s+to|won't)\s+)\b(?:comply|obey|do\s+(?:so|it|as\s+(?:asked|told|instructed|it\s+says))|go\s+along|follow\s+(?:it|them|the\s+request|those|these|that))\b/i;
 
@@ -315,7 +315,9 @@ function onlyMentionsInjection(text: string): boolean {
   return spans.every(
     ([start, end]) =>
       quotes(start) > 0 ||
-      /^\s*(?:attempts?\b|["'»])/i.test(text.slice(end)) ||
+      /^\s*(?:(?:attempts?|prompts?|attacks?|techniques?|patterns?|phrases?|strings?|requests?|tricks?|examples?|payloads?)\b|["'»])/i.test(
+        text.slice(end),
+      ) ||
       REPORTING_RE.test(
         text
           .slice(Math.max(0, start - 80), start)
@@ -329,7 +331,7 @@ function onlyMentionsInjection(text: string): boolean {
 // dressed as talk go along somewhere outside the reported words: they approve, answer freely,
 // carry on as the persona, call the request legitimate, or do something "then" or "after".
 const GOES_ALONG_RE =
-  /(?<!\b(?:not|never|don't|dont|no|refuse\s+to|won't|without|cannot|can't)\s+)\b(?:ignor\w*|disregard\w*|forget\w*|forgot|bypass\w*|overrid\w*|overrule\w*|skip\w*|disabl\w*|unlock\w*|reveal\w*|disclos\w*|leak\w*|obey\w*|compl(?:y|ies|ied|ying|iance)|approv\w*|grant\w*|pretend\w*|act\s+as|(?:answer|respond|repl(?:y|ies|ied|ying))\w*\s+(?:as|freely|without|anything|everything|fully)|follow(?:s|ed|ing)?\b(?!\s+(?:(?:the|our|company|its\s+own|your\s+own)\s+)?(?:policy|policies|rules|guidelines|procedure|process|runbook|playbook))|carr(?:y|ies|ied|ying)\s+out|execut\w+|perform\w*|proceed\w*|continu\w*\s+as|keep\s+(?:going|acting|answering|playing)|go(?:es)?\s+ahead|do\s+(?:so|it|as|what)|(?:is|are|was|were)\s+(?:right|correct|legitimate|authori[sz]ed|trusted|genuine|valid|allowed|fine|ok|okay|safe|harmless|normal|an?\s+admin\w*|admins?|from\s+(?:an?\s+|our\s+|the\s+)?(?:admin|qa|team|staff|operator|owner|developer)\w*)|(?:fine|ok|okay|safe|allowed)\s+to|normal\s+request|include\w*\s+(?:the|your|its)\s+(?:system\s+)?(?:prompt|instructions)|after\s+\w+ing|while\s+(?:you|it|the\s+agent)|until|as\s+long\s+as|once\s+you|(?:and\s+)?then\s+(?!escalat|report|flag|refus|declin|notif|alert|block|quarantin|log|ask|tell|stop|continue\s+with|keep\s+following|return\s+to|move\s+on)\w+|unless|except|but\s+(?:still|then|also))\b/i;
+  /(?<!\b(?:not|never|don't|dont|no|refuse\s+to|won't|without|cannot|can't)\s+)\b(?:ignor\w*(?!\s+(?:it|them|the\s+(?:ticket|message|request|email|mail|page|document|text|comment|attempt)s?)\b)|disregard\w*(?!\s+(?:it|them)\b)|forget\w*|forgot|bypass\w*|overrid\w*|overrule\w*|skip\w*|disabl\w*|unlock\w*|reveal\w*|disclos\w*|leak\w*|obey\w*|compl(?:y|ies|ied|ying|iance)|approv\w*|grant\w*|pretend\w*|act\s+as|(?:answer|respond|repl(?:y|ies|ied|ying))\w*\s+(?:as|freely|without|anything|everything|fully)|follow(?:s|ed|ing)?\b(?!\s+(?:(?:the|our|company|its\s+own|your\s+own)\s+)?(?:policy|policies|rules|guidelines|procedure|process|runbook|playbook))|carr(?:y|ies|ied|ying)\s+out|execut\w+|perform\w*|proceed\w*|continu\w*\s+as|keep\s+(?:going|acting|answering|playing)|go(?:es)?\s+ahead|(?:do|does|did|done|doing)\s+(?:so|it|that|as|what)|(?:continu|keep|stay|remain|go)\w*\s+(?:\w+\s+){0,3}?as\s+(?!usual|normal|before|planned|always|expected|documented)\w+|after\s+(?:you|it|the\s+agent)\s+(?:have|has|had)\b|(?:is|are|was|were)\s+(?:right|correct|legitimate|authori[sz]ed|trusted|genuine|valid|allowed|fine|ok|okay|safe|harmless|normal|an?\s+admin\w*|admins?|from\s+(?:an?\s+|our\s+|the\s+)?(?:admin|qa|team|staff|operator|owner|developer)\w*)|(?:fine|ok|okay|safe|allowed)\s+to|normal\s+request|include\w*\s+(?:the|your|its)\s+(?:system\s+)?(?:prompt|instructions)|after\s+\w+ing|while\s+(?:you|it|the\s+agent)|until|as\s+long\s+as|once\s+you|(?:and\s+)?then\s+(?!escalat|report|flag|refus|declin|notif|alert|block|quarantin|log|ask|tell|stop|continue\s+with|keep\s+following|return\s+to|move\s+on)\w+|unless|except|but\s+(?:still|then|also))\b/i;
 
 /**
  * Whether injection wording is only reported and resisted (see onlyMentionsInjection) with nothing
@@ -400,10 +402,13 @@ const EXFIL_RES: RegExp[] = [
   // Environment or credential files piped into a network or encoding tool.
   /\b(?:env|printenv|set|cat\s+\S*(?:\.env|credentials|id_rsa|id_ed25519|\.pem|\.npmrc|\.netrc|passwd|shadow)\S*)\s*\|\s*(?:curl|wget|nc|ncat|netcat|base64|xxd)\b/i,
   /\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file)\s+["']?[^\s"']*(?:@\S*(?:\.env|id_rsa|credentials|\.aws|\.ssh|\.npmrc|\.netrc|passwd)|\$\(|\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD))/i,
-  // Markdown images are fetched without a click: the classic zero-interaction leak channel.
-  /!\[[^\]]*\]\(\s*(?:https?:)?\/\//i,
   /\b(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|burpcollaborator|oastify\.com|interact\.sh|pastebin\.com|transfer\.sh|hastebin|beeceptor|requestcatcher|canarytokens)\b/i,
 ];
+// Markdown images are fetched without a click: the classic zero-interaction leak channel. Read as
+// written only: a reserved host (example.com) reaches no third party, and a folded reading would
+// turn its letters into another name.
+const REMOTE_IMAGE_RE =
+  /!\[[^\]]*\]\(\s*(?:https?:)?\/\/(?!(?:[\w-]+\.)*(?:example(?:\.(?:com|net|org))?|localhost|test|invalid)(?:[:/)\s]|$))/i;
 const NETWORK_TOOL_RE = /\b(?:curl|wget|nc|ncat|netcat|scp|rsync|sftp|invoke-webrequest|invoke-restmethod|iwr|irm)\b([^\n]{0,300})/gi;
 
 function isExfiltration(text: string): boolean {
