@@ -84,9 +84,9 @@ const MORSE: Record<string, string> = {
 
 function decodeMorse(run: string): string {
   const plain = run.replace(/[·•]/g, ".").replace(/[–—_]/g, "-");
-  // Words are parted by a slash, a bar or a wider gap; letters by one blank.
+  // Words are parted by a slash, a bar, a line break or a wider gap; letters by one blank.
   return plain
-    .split(/\s*[/|]\s*|\s{2,}/)
+    .split(/\s*[/|\n]\s*|\s{2,}/)
     .map((word) =>
       word
         .trim()

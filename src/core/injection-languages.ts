@@ -31,6 +31,10 @@ interface Lexicon {
   hush: string[];
   /** the user */
   user: string[];
+  /** an AI, an assistant, a model: what a persona without rules is */
+  ai: string[];
+  /** without, no, free of */
+  without: string[];
 }
 
 const LEXICONS: Record<string, Lexicon> = {
@@ -79,7 +83,21 @@ const LEXICONS: Record<string, Lexicon> = {
       "recibi",
     ],
     weakScope: ["toda", "todo", "tus", "tu ", "sus "],
-    reveal: ["revela", "muestra", "muestrame", "imprime", "dime", "repite", "comparte", "ensena", "divulga", "escribe", "copia"],
+    reveal: [
+      "revela",
+      "muestra",
+      "muestrame",
+      "imprime",
+      "dime",
+      "repite",
+      "comparte",
+      "ensena",
+      "divulga",
+      "escribe",
+      "copia",
+      "palabra por palabra",
+      "textualmente",
+    ],
     secret: [
       "prompt del sistema",
       "prompt de sistema",
@@ -93,6 +111,7 @@ const LEXICONS: Record<string, Lexicon> = {
       "mensaje * sistema",
       "prompt * sistema",
       "instrucciones * sistema",
+      "el prompt",
     ],
     persona: [
       "ahora eres",
@@ -144,6 +163,8 @@ const LEXICONS: Record<string, Lexicon> = {
       "esconde",
     ],
     user: ["usuario", "cliente", "operador"],
+    ai: ["ia", "inteligencia artificial", "asistente", "chatbot", "modelo"],
+    without: ["sin", "ningun", "ninguna", "libre de", "no tiene", "no tienes"],
   },
   fr: {
     override: [
@@ -170,7 +191,7 @@ const LEXICONS: Record<string, Lexicon> = {
       "tout ce qu'on",
       "ce qu'on t'a",
     ],
-    weakTarget: ["regle", "restriction", "ordre", "limitation"],
+    weakTarget: ["regle", "restriction", "ordre", "limitation", "contrainte"],
     scope: [
       "precedent",
       "anterieur",
@@ -190,7 +211,20 @@ const LEXICONS: Record<string, Lexicon> = {
       "precedemment",
     ],
     weakScope: ["toute", "tous", "tes", "vos", "ton", "votre"],
-    reveal: ["revele", "affiche", "montre", "imprime", "donne-moi", "donnez-moi", "repete", "divulgue", "ecris", "recopie"],
+    reveal: [
+      "revele",
+      "affiche",
+      "montre",
+      "imprime",
+      "donne-moi",
+      "donnez-moi",
+      "repete",
+      "divulgue",
+      "ecris",
+      "recopie",
+      "mot pour mot",
+      "textuellement",
+    ],
     secret: [
       "prompt systeme",
       "prompt du systeme",
@@ -203,6 +237,7 @@ const LEXICONS: Record<string, Lexicon> = {
       "ton prompt",
       "votre prompt",
       "consignes systeme",
+      "le prompt",
     ],
     persona: [
       "tu es maintenant",
@@ -240,6 +275,7 @@ const LEXICONS: Record<string, Lexicon> = {
       "aucune * restriction",
       "aucune * limite",
       "aucun * filtre",
+      "libere* de",
     ],
     hush: [
       "ne dis pas",
@@ -266,6 +302,8 @@ const LEXICONS: Record<string, Lexicon> = {
       "ne le dis * pas",
     ],
     user: ["utilisateur", "client", "operateur"],
+    ai: ["ia", "intelligence artificielle", "assistant", "chatbot", "modele"],
+    without: ["sans", "aucun", "aucune", "libere", "libre de", "n'a pas de", "plus de"],
   },
   pt: {
     override: ["ignor", "esquec", "esquece", "desconsider", "descart", "despreze", "deixe de lado", "nao siga", "pare de seguir"],
@@ -273,7 +311,21 @@ const LEXICONS: Record<string, Lexicon> = {
     weakTarget: ["regra", "restric", "ordem", "ordens", "limitac"],
     scope: ["anterior", "previa", "acima", "do sistema", "original", "originais", "inicia", "recebid", "antes", "de seguranca"],
     weakScope: ["toda", "todo", "suas", "seu ", "tuas", "teu "],
-    reveal: ["revele", "revela", "mostre", "mostra", "imprima", "diga", "repita", "exiba", "divulgue", "escreva", "copie"],
+    reveal: [
+      "revele",
+      "revela",
+      "mostre",
+      "mostra",
+      "imprima",
+      "diga",
+      "repita",
+      "exiba",
+      "divulgue",
+      "escreva",
+      "copie",
+      "palavra por palavra",
+      "literalmente",
+    ],
     secret: [
       "prompt do sistema",
       "prompt de sistema",
@@ -288,6 +340,7 @@ const LEXICONS: Record<string, Lexicon> = {
       "prompt * sistema",
       "instrucoes * sistema",
       "mensagem * sistema",
+      "o prompt",
     ],
     persona: [
       "agora voce e",
@@ -333,6 +386,8 @@ const LEXICONS: Record<string, Lexicon> = {
       "oculte",
     ],
     user: ["usuario", "utilizador", "cliente", "operador"],
+    ai: ["ia", "inteligencia artificial", "assistente", "chatbot", "modelo"],
+    without: ["sem", "nenhum", "nenhuma", "livre de", "liberad"],
   },
   it: {
     override: [
@@ -348,11 +403,20 @@ const LEXICONS: Record<string, Lexicon> = {
       "non seguire piu",
       "lascia perdere",
     ],
-    target: ["istruzion", "direttiv", "indicazion", "prompt", "consegn"],
+    target: [
+      "istruzion",
+      "direttiv",
+      "indicazion",
+      "prompt",
+      "consegn",
+      "quanto ti e stato detto",
+      "cio che ti e stato detto",
+      "quello che ti hanno detto",
+    ],
     weakTarget: ["regol", "restrizion", "ordin", "limitazion", "vincol"],
-    scope: ["precedent", "sopra", "del sistema", "di sistema", "iniziali", "original", "ricevut", "prima", "di sicurezza"],
+    scope: ["precedent", "sopra", "del sistema", "di sistema", "iniziali", "original", "ricevut", "prima", "di sicurezza", "finora"],
     weakScope: ["tutte", "tutti", "tue", "tuoi", "sue"],
-    reveal: ["rivela", "mostra", "mostrami", "stampa", "dimmi", "ripeti", "svela", "scrivi", "copia"],
+    reveal: ["rivela", "mostra", "mostrami", "stampa", "dimmi", "ripeti", "svela", "scrivi", "copia", "parola per parola", "testualmente"],
     secret: [
       "prompt di sistema",
       "prompt del sistema",
@@ -365,6 +429,7 @@ const LEXICONS: Record<string, Lexicon> = {
       "tuo prompt",
       "prompt * sistema",
       "istruzioni * sistema",
+      "il prompt",
     ],
     persona: [
       "ora sei",
@@ -409,6 +474,8 @@ const LEXICONS: Record<string, Lexicon> = {
       "nascondi",
     ],
     user: ["utente", "cliente", "operatore"],
+    ai: ["ia", "intelligenza artificiale", "assistente", "chatbot", "modello"],
+    without: ["senza", "nessun", "nessuna", "libero da", "liberat"],
   },
   de: {
     override: [
@@ -437,7 +504,20 @@ const LEXICONS: Record<string, Lexicon> = {
     weakTarget: ["regel", "einschrankung", "beschrankung", "anordnung"],
     scope: ["vorherig", "bisherig", "obig", "vorig", "fruher", "system", "ursprunglich", "erhalten", "vorher", "zuvor", "sicherheit"],
     weakScope: ["alle", "deine", "ihre", "samtliche"],
-    reveal: ["zeig", "gib * aus", "verrat", "offenbar", "druck", "wiederhol", "nenne", "schreib", "kopier"],
+    reveal: [
+      "zeig",
+      "gib * aus",
+      "verrat",
+      "offenbar",
+      "druck",
+      "wiederhol",
+      "nenne",
+      "schreib",
+      "kopier",
+      "gib * wieder",
+      "wortlich",
+      "wort fur wort",
+    ],
     secret: [
       "systemprompt",
       "system-prompt",
@@ -449,6 +529,8 @@ const LEXICONS: Record<string, Lexicon> = {
       "ursprunglichen anweisungen",
       "dein prompt",
       "deinen prompt",
+      "den prompt",
+      "das prompt",
     ],
     persona: [
       "du bist jetzt",
@@ -492,6 +574,8 @@ const LEXICONS: Record<string, Lexicon> = {
       "verrat * nicht",
     ],
     user: ["nutzer", "benutzer", "anwender", "kunde", "kunden"],
+    ai: ["ki", "kunstliche intelligenz", "assistent", "chatbot", "modell"],
+    without: ["ohne", "kein", "keine", "keinerlei", "frei von", "befreit"],
   },
   nl: {
     override: ["negeer", "vergeet", "sla * over", "volg * niet"],
@@ -499,8 +583,8 @@ const LEXICONS: Record<string, Lexicon> = {
     weakTarget: ["regel", "beperking"],
     scope: ["vorige", "eerdere", "bovenstaande", "systeem", "oorspronkelijke", "veiligheid"],
     weakScope: ["alle", "je ", "jouw"],
-    reveal: ["toon", "laat * zien", "onthul", "print", "herhaal"],
-    secret: ["systeemprompt", "je instructies", "jouw instructies", "verborgen instructies"],
+    reveal: ["toon", "laat * zien", "onthul", "print", "herhaal", "woordelijk", "letterlijk"],
+    secret: ["systeemprompt", "je instructies", "jouw instructies", "verborgen instructies", "de prompt"],
     persona: ["je bent nu", "vanaf nu ben je", "doe alsof", "gedraag je als", "speel de rol", "vanaf nu"],
     unbound: [
       "zonder beperking",
@@ -515,6 +599,8 @@ const LEXICONS: Record<string, Lexicon> = {
     ],
     hush: ["vertel * niet", "zeg * niet", "informeer * niet", "verzwijg"],
     user: ["gebruiker", "klant"],
+    ai: ["ai", "assistent", "chatbot", "model"],
+    without: ["zonder", "geen", "vrij van"],
   },
   ru: {
     override: [
@@ -546,7 +632,20 @@ const LEXICONS: Record<string, Lexicon> = {
     weakTarget: ["правил", "ограничени", "команд"],
     scope: ["предыдущ", "прежн", "систем", "выше", "ранее", "изначальн", "исходн", "полученн", "раньше", "безопасност"],
     weakScope: ["все", "свои", "твои", "ваши"],
-    reveal: ["покажи", "покажите", "выведи", "выведите", "раскрой", "напиши", "повтори", "сообщи", "расскажи", "распечатай"],
+    reveal: [
+      "покажи",
+      "покажите",
+      "выведи",
+      "выведите",
+      "раскрой",
+      "напиши",
+      "повтори",
+      "сообщи",
+      "расскажи",
+      "распечатай",
+      "дословно",
+      "слово в слово",
+    ],
     secret: [
       "системн* промпт",
       "системн* подсказ",
@@ -596,6 +695,8 @@ const LEXICONS: Record<string, Lexicon> = {
       "утаи",
     ],
     user: ["пользовател", "клиент", "оператор"],
+    ai: ["ии", "искусственн* интеллект", "ассистент", "помощник", "чат-бот", "модель"],
+    without: ["без", "никаких", "нет", "свободн"],
   },
   uk: {
     override: ["ігноруй", "проігноруй", "забудь", "не зважай", "не виконуй"],
@@ -609,6 +710,8 @@ const LEXICONS: Record<string, Lexicon> = {
     unbound: ["dan", "без * обмежен", "без * правил", "без * фільтр", "без * цензур"],
     hush: ["не кажи", "не повідомляй", "не розповідай", "приховай"],
     user: ["користувач", "клієнт"],
+    ai: ["ші", "штучн* інтелект", "асистент", "помічник"],
+    without: ["без", "жодних", "немає", "вільн"],
   },
   pl: {
     override: [
@@ -622,11 +725,11 @@ const LEXICONS: Record<string, Lexicon> = {
       "nie stosuj sie",
       "nie przestrzegaj",
     ],
-    target: ["instrukcj", "polecen", "wytyczn", "prompt", "dyrektyw"],
+    target: ["instrukcj", "polecen", "wytyczn", "prompt", "dyrektyw", "co ci powiedziano", "co ci kazano"],
     weakTarget: ["zasad", "regul", "ograniczen"],
     scope: ["poprzedni", "wczesniejsz", "powyzsz", "systemow", "pierwotn", "otrzyman", "wczesniej", "bezpieczenstw"],
     weakScope: ["wszystk", "swoje", "twoje"],
-    reveal: ["pokaz", "ujawnij", "wypisz", "powtorz", "podaj", "wyswietl", "zdradz", "napisz"],
+    reveal: ["pokaz", "ujawnij", "wypisz", "powtorz", "podaj", "wyswietl", "zdradz", "napisz", "slowo w slowo", "doslownie"],
     secret: [
       "prompt systemow",
       "polecenie systemowe",
@@ -635,6 +738,7 @@ const LEXICONS: Record<string, Lexicon> = {
       "twoje instrukcje",
       "ukryte instrukcje",
       "swoj prompt",
+      "prompt",
     ],
     persona: [
       "teraz jestes",
@@ -663,6 +767,8 @@ const LEXICONS: Record<string, Lexicon> = {
     ],
     hush: ["nie mow", "nie informuj", "nie wspominaj", "nie powiadamiaj", "nie zdradzaj", "bez wiedzy", "ukryj"],
     user: ["uzytkownik", "klient", "operator"],
+    ai: ["ai", "si", "sztuczn* inteligencj", "asystent", "chatbot", "model"],
+    without: ["bez", "zadnych", "wolny od", "wolna od"],
   },
   tr: {
     override: ["yok say", "gormezden gel", "unut", "dikkate alma", "ihmal et", "bos ver", "uyma"],
@@ -671,7 +777,17 @@ const LEXICONS: Record<string, Lexicon> = {
     scope: ["onceki", "yukaridaki", "sistem", "ilk", "orijinal", "verilen", "daha once", "guvenlik"],
     weakScope: ["tum", "butun", "hepsi"],
     reveal: ["goster", "yazdir", "acikla", "soyle", "tekrarla", "paylas", "ifsa et", "yaz"],
-    secret: ["sistem istem", "sistem prompt", "sistem mesaj", "sistem talimat", "talimatlarini", "gizli talimat", "ilk talimat"],
+    secret: [
+      "sistem istem",
+      "sistem prompt",
+      "sistem mesaj",
+      "sistem talimat",
+      "talimatlarini",
+      "gizli talimat",
+      "ilk talimat",
+      "promptunu",
+      "istemini",
+    ],
     persona: [
       "artik sen",
       "sen artik",
@@ -697,6 +813,8 @@ const LEXICONS: Record<string, Lexicon> = {
     ],
     hush: ["soyleme", "bahsetme", "haber verme", "bildirme", "gosterme", "soylemeden", "haber vermeden", "gizle"],
     user: ["kullanici", "musteri", "operator"],
+    ai: ["yapay zeka", "asistan", "sohbet botu", "model"],
+    without: ["hicbir", "olmayan", "yok"],
   },
   id: {
     override: ["abaikan", "lupakan", "acuhkan", "jangan ikuti", "jangan patuhi", "tinggalkan", "kesampingkan"],
@@ -714,6 +832,7 @@ const LEXICONS: Record<string, Lexicon> = {
       "instruksi anda",
       "instruksi tersembunyi",
       "instruksi awal",
+      "prompt",
     ],
     persona: [
       "sekarang kamu",
@@ -752,6 +871,8 @@ const LEXICONS: Record<string, Lexicon> = {
       "rahasiakan",
     ],
     user: ["pengguna", "pelanggan", "operator"],
+    ai: ["ai", "kecerdasan buatan", "asisten", "chatbot", "model"],
+    without: ["tanpa", "tidak ada", "bebas dari", "tidak punya"],
   },
   vi: {
     override: ["bo qua", "phot lo", "quen", "khong tuan theo", "dung tuan theo", "gat bo", "bat ke", "khong lam theo", "dung lam theo"],
@@ -808,6 +929,8 @@ const LEXICONS: Record<string, Lexicon> = {
       "ma khong bao",
     ],
     user: ["nguoi dung", "khach hang"],
+    ai: ["ai", "tri tue nhan tao", "tro ly", "chatbot", "mo hinh"],
+    without: ["khong", "tu do"],
   },
   sw: {
     override: ["puuza", "sahau", "usifuate", "acha kufuata", "achana na"],
@@ -832,6 +955,8 @@ const LEXICONS: Record<string, Lexicon> = {
     unbound: ["bila vikwazo", "bila sheria", "bila mipaka", "bila kikomo", "bila vichujio", "bila udhibiti", "dan"],
     hush: ["usimwambie", "usimjulishe", "usiwaambie", "bila kumwambia", "bila kumjulisha", "mfiche", "ficha"],
     user: ["mtumiaji", "watumiaji", "mteja"],
+    ai: ["ai", "akili bandia", "msaidizi"],
+    without: ["bila", "hakuna", "huru"],
   },
   ar: {
     override: ["تجاهل", "انس", "انسى", "اهمل", "تخط", "لا تتبع", "لا تلتزم", "تغاض", "تناس"],
@@ -872,6 +997,8 @@ const LEXICONS: Record<string, Lexicon> = {
       "اخفي",
     ],
     user: ["المستخدم", "مستخدم", "العميل"],
+    ai: ["ذكاء اصطناعي", "الذكاء الاصطناعي", "مساعد", "روبوت"],
+    without: ["بلا", "بدون", "لا", "دون", "متحرر"],
   },
   fa: {
     override: ["نادیده بگیر", "فراموش کن", "اعتنا نکن", "پیروی نکن"],
@@ -885,6 +1012,8 @@ const LEXICONS: Record<string, Lexicon> = {
     unbound: ["بدون محدودیت", "بی محدودیت", "بدون قانون", "بدون فیلتر", "بدون سانسور", "dan"],
     hush: ["به کاربر نگو", "نگو", "اطلاع نده", "پنهان کن"],
     user: ["کاربر"],
+    ai: ["هوش مصنوعی", "دستیار"],
+    without: ["بدون", "بی", "هیچ"],
   },
   ur: {
     override: ["نظر انداز", "نظرانداز", "بھول جاؤ", "بھول جائیں", "بھول جا", "مت مانو", "نہ مانیں", "پیروی نہ"],
@@ -898,6 +1027,8 @@ const LEXICONS: Record<string, Lexicon> = {
     unbound: ["بغیر کسی پابندی", "پابندی کے بغیر", "پابندیوں کے بغیر", "بغیر پابندی", "بغیر کسی اصول", "بغیر فلٹر", "لامحدود", "dan"],
     hush: ["مت بتاؤ", "مت بتانا", "نہ بتائیں", "مت بتائیں", "نہ بتاؤ", "مطلع نہ", "چھپاؤ", "چھپائیں"],
     user: ["صارف", "یوزر"],
+    ai: ["اے آئی", "مصنوعی ذہانت", "اسسٹنٹ"],
+    without: ["بغیر", "نہیں", "آزاد"],
   },
   hi: {
     override: ["अनदेखा", "नज़रअंदाज़", "नजरअंदाज", "भूल जा", "भूलो", "उपेक्षा", "मत मानो", "न मानें", "पालन मत", "पालन न"],
@@ -922,6 +1053,8 @@ const LEXICONS: Record<string, Lexicon> = {
     ],
     hush: ["मत बताओ", "मत बताना", "न बताएं", "मत बताएं", "मत बताइए", "सूचित न", "सूचित मत", "छिपाओ", "छिपाएं"],
     user: ["उपयोगकर्ता", "यूज़र", "यूजर", "प्रयोक्ता", "ग्राहक"],
+    ai: ["एआई", "कृत्रिम बुद्धि", "असिस्टेंट", "सहायक", "बॉट"],
+    without: ["बिना", "नहीं", "मुक्त"],
   },
   bn: {
     override: ["উপেক্ষা", "অগ্রাহ্য", "ভুলে যাও", "ভুলে যান", "ভুলে যা", "মেনো না", "মানবে না", "মানবেন না"],
@@ -935,6 +1068,8 @@ const LEXICONS: Record<string, Lexicon> = {
     unbound: ["বিধিনিষেধ ছাড়া", "কোনো বিধিনিষেধ", "নিয়ম ছাড়া", "কোনো নিয়ম", "সীমাহীন", "সীমা ছাড়া", "ফিল্টার ছাড়া", "dan"],
     hush: ["বলবে না", "বলো না", "বলবেন না", "জানাবে না", "জানাবেন না", "জানিও না", "না জানিয়ে", "লুকাও", "লুকিয়ে রাখো"],
     user: ["ব্যবহারকারী", "গ্রাহক"],
+    ai: ["এআই", "কৃত্রিম বুদ্ধিমত্তা", "সহকারী"],
+    without: ["ছাড়া", "নেই", "মুক্ত"],
   },
   mr: {
     override: ["दुर्लक्ष", "विसरून जा", "विसर", "पाळू नको", "पाळू नका"],
@@ -948,6 +1083,8 @@ const LEXICONS: Record<string, Lexicon> = {
     unbound: ["निर्बंधांशिवाय", "नियमांशिवाय", "कोणत्याही निर्बंध", "कोणतेही निर्बंध नस", "मर्यादेशिवाय", "अमर्याद", "dan"],
     hush: ["सांगू नकोस", "सांगू नका", "कळवू नका", "कळवू नकोस", "लपव"],
     user: ["वापरकर्त", "ग्राहक"],
+    ai: ["एआय", "कृत्रिम बुद्धिमत्ता", "सहाय्यक"],
+    without: ["शिवाय", "नाही", "मुक्त"],
   },
   te: {
     override: ["విస్మరించ", "పట్టించుకోక", "పట్టించుకోవద్దు", "మర్చిపో", "మరచిపో", "పాటించక", "పాటించవద్దు"],
@@ -961,6 +1098,8 @@ const LEXICONS: Record<string, Lexicon> = {
     unbound: ["పరిమితులు లేని", "ఎలాంటి పరిమితు", "నియమాలు లేని", "ఎలాంటి నియమా", "నిబంధనలు లేని", "అపరిమిత", "dan"],
     hush: ["చెప్పకు", "చెప్పవద్దు", "చెప్పొద్దు", "తెలియజేయవద్దు", "తెలియజేయకు", "దాచు", "దాచండి"],
     user: ["వినియోగదారు", "యూజర్"],
+    ai: ["ఏఐ", "కృత్రిమ మేధ", "సహాయకుడు"],
+    without: ["లేని", "లేకుండా", "లేవు"],
   },
   ta: {
     override: ["புறக்கணி", "மறந்துவிடு", "மறந்து விடு", "மறந்துவிடுங்கள்", "பின்பற்றாதே", "பின்பற்ற வேண்டாம்"],
@@ -974,6 +1113,8 @@ const LEXICONS: Record<string, Lexicon> = {
     unbound: ["கட்டுப்பாடு* இல்லா", "எந்தக் கட்டுப்பாடு", "எந்த கட்டுப்பாடு", "விதிகள் இல்லா", "கட்டுப்பாடற்ற", "வரம்பற்ற", "dan"],
     hush: ["சொல்லாதே", "கூறாதே", "சொல்ல வேண்டாம்", "தெரிவிக்காதே", "தெரிவிக்க வேண்டாம்", "மறைத்து வை", "மறை"],
     user: ["பயனர்", "வாடிக்கையாளர்"],
+    ai: ["ஏஐ", "செயற்கை நுண்ணறிவு", "உதவியாளர்"],
+    without: ["இல்லாத", "இல்லை", "இன்றி"],
   },
   zh: {
     override: [
@@ -1093,6 +1234,8 @@ const LEXICONS: Record<string, Lexicon> = {
       "不要向*透露",
     ],
     user: ["用户", "用戶", "使用者"],
+    ai: ["人工智能", "ai", "助手", "机器人", "模型"],
+    without: ["没有", "沒有", "不受", "无", "無", "摆脱"],
   },
   ja: {
     override: ["無視", "忘れ", "従わな", "破棄"],
@@ -1137,9 +1280,11 @@ const LEXICONS: Record<string, Lexicon> = {
     ],
     hush: ["言わないで", "伝えないで", "知らせないで", "教えないで", "言うな", "話さないで", "内緒", "隠し"],
     user: ["ユーザー", "ユーザ", "利用者", "お客様"],
+    ai: ["ai", "人工知能", "アシスタント", "チャットボット", "モデル"],
+    without: ["ない", "なし", "なく", "無"],
   },
   ko: {
-    override: ["무시", "잊어", "잊고", "잊으", "따르지 마", "따르지 말"],
+    override: ["무시", "잊어", "잊고", "잊으", "따르지 마", "따르지 말", "신경 쓰지 마", "신경 쓰지 말"],
     target: ["지시", "지침", "프롬프트", "명령"],
     weakTarget: ["규칙", "제한", "규정"],
     scope: ["이전", "위의", "앞의", "앞서", "시스템", "원래", "기존", "처음", "받은", "안전"],
@@ -1164,6 +1309,8 @@ const LEXICONS: Record<string, Lexicon> = {
     unbound: ["제한* 없는", "제약* 없는", "규칙* 없는", "무제한", "개발자 모드", "dan"],
     hush: ["말하지 마", "말하지마", "알리지 마", "알리지마", "전하지 마", "몰래", "숨겨", "말* 하지 마"],
     user: ["사용자", "유저", "고객"],
+    ai: ["ai", "인공지능", "어시스턴트", "챗봇", "모델"],
+    without: ["없는", "없이", "없어", "없다"],
   },
   th: {
     override: ["เพิกเฉย", "ไม่ต้องสนใจ", "ลืม", "ละเว้น", "ไม่ต้องทำตาม"],
@@ -1177,6 +1324,8 @@ const LEXICONS: Record<string, Lexicon> = {
     unbound: ["ไม่มีข้อจำกัด", "ไร้ข้อจำกัด", "ไม่มีกฎ", "ไม่มีการเซ็นเซอร์", "dan"],
     hush: ["อย่าบอก", "ไม่ต้องบอก", "ปิดบัง", "ซ่อน"],
     user: ["ผู้ใช้", "ลูกค้า"],
+    ai: ["ai", "ปัญญาประดิษฐ์", "ผู้ช่วย"],
+    without: ["ไม่มี", "ไร้"],
   },
 };
 
@@ -1224,8 +1373,10 @@ function termSource(raw: string, anywhere = false): string {
   if (UNSPACED.test(term) || anywhere) return body;
   if (PREFIXED.test(term)) return `${ARABIC_PREFIX}${body.replace(/^ال/, "")}`;
   // Other terms start a word (inflections follow); the shortest Latin ones ("dan", "tu", "tum") are whole words.
-  const start = "(?<![\\p{L}\\p{N}])";
-  return /^\p{Script=Latin}{1,3}$/u.test(term) ? `${start}${body}(?![\\p{L}\\p{N}])` : `${start}${body}`;
+  // A Latin term stands apart from Latin letters only: "AI" written inside Chinese or Korean text is a word.
+  const letters = /^\p{Script=Latin}/u.test(term) ? "\\p{Script=Latin}" : "\\p{L}";
+  const start = `(?<![${letters}\\p{N}])`;
+  return /^\p{Script=Latin}{1,3}$/u.test(term) ? `${start}${body}(?![${letters}\\p{N}])` : `${start}${body}`;
 }
 
 const group = (terms: readonly string[], anywhere = false) => new RegExp(terms.map((t) => termSource(t, anywhere)).join("|"), "gu");
@@ -1246,6 +1397,8 @@ interface Compiled {
   unbound: RegExp;
   hush: RegExp;
   user: RegExp;
+  ai: RegExp;
+  without: RegExp;
 }
 
 const COMPILED: Compiled[] = Object.entries(LEXICONS).map(
@@ -1285,11 +1438,13 @@ function intends(lex: Compiled, sentence: string): boolean {
     ) ||
     near(lex.reveal, sentence, (w) => has(lex.secret, w)) ||
     near(lex.persona, sentence, (w) => has(lex.unbound, w)) ||
+    // "an AI without any rules": the persona named by what it is rather than by "you are now".
+    near(lex.ai, sentence, (w) => has(lex.without, w) && (has(lex.weakTarget, w) || has(lex.target, w))) ||
     near(lex.hush, sentence, (w) => has(lex.user, w))
   );
 }
 
-/** Whether a text gives one of the four injection intents in a language of the table. */
+/** Whether a text gives one of the injection intents in a language of the table. */
 export function isForeignInjection(text: string): boolean {
   const loose = looseView(text);
   for (const [sentence] of loose.matchAll(SENTENCE_RE)) {
