@@ -1,11 +1,12 @@
 /**
  * The four injection intents a model follows in any language it reads: override earlier
- * instructions, reveal the system prompt, become an assistant without rules, keep something from
- * the user. English is read by the patterns in poison.ts; this table covers the other most-spoken
+ * instructions, reveal the system prompt, become an assistant without rules (told "you are now…",
+ * or an AI named without rules), keep something from the user. English is read by the patterns in poison.ts; this table covers the other most-spoken
  * languages (and a few more). Word order varies (Japanese, Korean, Turkish and the Indic languages
  * put the verb last), so an intent is words of its groups near one another in one sentence rather
  * than a fixed phrase. Terms are prefixes of words (inflections follow), whole substrings in the
- * scripts written without spaces, and `*` stands for any letters inside a term.
+ * scripts written without spaces (and in German and Dutch nouns, which compound), and `*` stands
+ * for up to a few words inside a term.
  */
 
 interface Lexicon {

@@ -126,8 +126,8 @@ function admit(
 ) {
   const verdict = parts ? assessLesson(parts) : assessInsight(text, { chat: true });
   const reason = `content filter: ${verdict.reasons.join(", ")}`;
-  const admin = awaitsAdmin(ctx, policy, author);
-  if (verdict.quarantined && verdict.mentionOnly && ctx.reviewAvailable() && !admin)
+  const forAdmin = awaitsAdmin(ctx, policy, author);
+  if (verdict.quarantined && verdict.mentionOnly && ctx.reviewAvailable() && !forAdmin)
     return { status: "pending", hold: { reason: `${MENTION_REVIEW}${verdict.reasons.join(", ")} (mentioned, not given)`, wanted } };
   if (verdict.quarantined) return { status: "quarantined", hold: { reason, wanted } };
   const together = completesSplit(recent, parts ? lessonText(parts) : text);
@@ -136,7 +136,7 @@ function admit(
       status: "quarantined",
       hold: { reason: `${SPLIT_REASON}${together.join(", ")}`, wanted },
     };
-  if (admin) return { status: "pending", hold: { reason: ADMIN_APPROVAL, wanted } };
+  if (forAdmin) return { status: "pending", hold: { reason: ADMIN_APPROVAL, wanted } };
   if (!policy.reviewed && ctx.reviewAvailable())
     return { status: "pending", hold: { reason: "waiting for the LLM safety review", wanted } };
   return { status: wanted, hold: null };
@@ -146,7 +146,7 @@ const lessonText = (parts: Parameters<typeof assessLesson>[0]) =>
   [parts.pattern ?? "", parts.text, (parts.keywords ?? []).join(", "), parts.when ?? ""].filter(Boolean).join(" ");
 
 /** What a write completing an instruction begun in earlier writes is held for. */
-export const SPLIT_REASON = "content filter, read with the agent's writes of the last hour: ";
+const SPLIT_REASON = "content filter, read with the agent's writes of the last hour: ";
 
 /** Characters of earlier text read before the new one: every pattern spans far fewer. */
 const SPLIT_CONTEXT_CHARS = 1200;
