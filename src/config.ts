@@ -33,6 +33,8 @@ const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export const STRUCTURED_OUTPUT_MODES = ["json_schema", "json_object", "prompt"] as const;
+/** `filter`: the filter, then the LLM review when there is one; `review`: a client key's text also waits for an admin. */
+export const ADMISSION_MODES = ["filter", "review"] as const;
 
 const PriceSchema = z
   .object({
@@ -62,6 +64,11 @@ const deployment = {
   PRAXIS_ENV: optional(z.string()),
   LOG_LEVEL: withDefault(oneOf(LOG_LEVELS), "info"),
   MAX_BODY_BYTES: withDefault(whole(1, 2 ** 31 - 1), 1_048_576),
+  /**
+   * `review` holds every served text a non-admin key writes `pending` until an admin releases it
+   * (for deployments without an LLM reviewer: no filter can judge plainly worded advice).
+   */
+  ADMISSION_MODE: withDefault(oneOf(ADMISSION_MODES), "filter"),
   /** Open episodes older than this are ended as `timeout` by the agent's sweep. */
   EPISODE_TTL_MINUTES: withDefault(whole(1, 525_600), 60),
   VECTOR_INDEX: withDefault(oneOf(VECTOR_INDEX_SETTINGS), "local"),

@@ -9,6 +9,7 @@ describe("the deployment's variables (src/config.ts)", () => {
       LOG_LEVEL: "info",
       MAX_BODY_BYTES: 1_048_576,
       EPISODE_TTL_MINUTES: 60,
+      ADMISSION_MODE: "filter",
       VECTOR_INDEX: "local",
       LOCAL_INDEX_LIMIT: DEFAULT_LOCAL_INDEX_LIMIT,
       PRACTICE_MAX_RUNS_PER_TENANT: 4,
@@ -25,12 +26,14 @@ describe("the deployment's variables (src/config.ts)", () => {
     const v = variables({
       LOCAL_INDEX_LIMIT: " 250000 ",
       VECTOR_INDEX: "auto",
+      ADMISSION_MODE: " review ",
       LLM_BASE_URL: "https://llm.test/v1//",
       LLM_PRICES: '{"m": {"input": 1, "output": 2}}',
     });
-    expect([v.LOCAL_INDEX_LIMIT, v.VECTOR_INDEX, v.LLM_BASE_URL, v.LLM_PRICES]).toEqual([
+    expect([v.LOCAL_INDEX_LIMIT, v.VECTOR_INDEX, v.ADMISSION_MODE, v.LLM_BASE_URL, v.LLM_PRICES]).toEqual([
       250_000,
       "auto",
+      "review",
       "https://llm.test/v1",
       { m: { input: 1, output: 2 } },
     ]);

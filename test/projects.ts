@@ -85,6 +85,7 @@ export const SHARED_TESTS = [
   "test/mcp/mcp.test.ts",
   "test/mcp/metadata-filters.test.ts",
   "test/mcp/reads-inert.test.ts",
+  "test/memory/admission.test.ts",
   "test/memory/cold-start.test.ts",
   "test/memory/concurrent-writes.test.ts",
   "test/memory/embedder-config.test.ts",

@@ -539,7 +539,7 @@ export interface paths {
         put?: never;
         /**
          * Release a held entry
-         * @description Releases a held entry to the status it was written with. Needs an admin key; audited.
+         * @description Releases a held entry to the status it was written with: how an admin approves what `ADMISSION_MODE=review` holds. Needs an admin key; audited.
          */
         post: operations["releaseQuarantined"];
         delete?: never;
@@ -2904,7 +2904,7 @@ export interface components {
             /** @enum {string} */
             kind: "experience" | "case";
             /**
-             * @description `quarantined`: flagged by the filter or the review; `pending`: waiting for the LLM safety review
+             * @description `quarantined`: flagged by the filter or the review; `pending`: waiting for the LLM safety review, or (with `ADMISSION_MODE=review`, reason `awaiting admin approval (ADMISSION_MODE=review)`) for an admin to release it
              * @enum {string}
              */
             status: "quarantined" | "pending";

@@ -5,6 +5,9 @@
  * towards recall; each still has to let ordinary engineering lessons through.
  */
 import { containsSecret } from "./redact";
+import { decodedReadings, type DecodedKind } from "./encoded-runs";
+import { isForeignInjection } from "./injection-languages";
+import { hasActiveMarkup } from "./markup";
 import { compactView, despacedText, hasHiddenCharacters, plainView, skeletonView, visibleText } from "./skeleton";
 
 export type PoisonReason =
@@ -15,6 +18,7 @@ export type PoisonReason =
   | "url"
   | "secret"
   | "encoded-payload"
+  | "active-markup"
   | "harmful-policy";
 
 export interface InsightAssessment {
@@ -27,6 +31,12 @@ export interface InsightAssessment {
    * characters or any other reason.
    */
   mentionOnly?: true;
+  /**
+   * Set (true) with `quarantined: false` when the injection wording is plainly written talk that
+   * only reports and resists it, with nothing that goes along (see isPlainTalk): admitted without a
+   * reviewer. Such a text is never read as the first half of a split instruction.
+   */
+  talk?: true;
 }
 
 /** Checks every part a lesson is stored and injected with: its text, its pattern and its keywords. */
@@ -44,6 +54,27 @@ export function assessLesson(lesson: {
  * ordinary transcript and the prompt shows it inside a data fence; roles with authority still count.
  */
 export function assessInsight(text: string, opts: { chat?: boolean } = {}): InsightAssessment {
+  return assess(text, opts.chat ?? false, 0);
+}
+
+/** Reasons a decoded reading raises that count against the text it was hidden in. */
+const DECODED_REASONS: Record<DecodedKind, ReadonlySet<PoisonReason>> = {
+  bytes: new Set([
+    "forged-structure",
+    "prompt-injection",
+    "exfiltration",
+    "url",
+    "secret",
+    "encoded-payload",
+    "active-markup",
+    "harmful-policy",
+  ]),
+  // A whole text turned (rot13, reversed) is mostly noise: only instructions count, not shapes.
+  letters: new Set(["prompt-injection", "exfiltration", "harmful-policy"]),
+};
+
+/** `depth` 1 reads a decoded text: its runs are decoded once more (base64 inside hex), its letters are not turned again. */
+function assess(text: string, chat: boolean, depth: number): InsightAssessment {
   const reasons: PoisonReason[] = [];
   if (hasHiddenCharacters(text)) reasons.push("hidden-characters");
   const norm = plainView(text);
@@ -54,18 +85,56 @@ export function assessInsight(text: string, opts: { chat?: boolean } = {}): Insi
   const skeletons = [norm, spaced].flatMap((t) => [skeletonView(t, "i"), skeletonView(t, "l")]);
   const readings = [...new Set([norm, ...skeletons, ...skeletons.flatMap((t) => [foldLeet(t, "i"), foldLeet(t, "l")])])];
   const compact = [...new Set(readings.map(compactView))];
-  if (forgesStructure(text, readings, opts.chat ?? false)) reasons.push("forged-structure");
-  const injection = readings.some(isPromptInjection) || compact.some((c) => COMPACT_INJECTION_RE.test(c));
+  if (forgesStructure(text, readings, chat)) reasons.push("forged-structure");
+  const injection =
+    readings.some(isPromptInjection) ||
+    compact.some((c) => COMPACT_INJECTION_RE.test(c)) ||
+    [norm, spaced, skeletons[0]!].some(isForeignInjection);
   if (injection) reasons.push("prompt-injection");
-  if (readings.some(isExfiltration)) reasons.push("exfiltration");
+  if (readings.some(isExfiltration) || REMOTE_IMAGE_RE.test(norm)) reasons.push("exfiltration");
   if (findUrls(norm).length > 0 || findUrls(skeletonView(norm)).length > 0) reasons.push("url");
   if (containsSecret(text)) reasons.push("secret");
-  if (hasEncodedPayload(text)) reasons.push("encoded-payload");
-  if (readings.some(isHarmfulPolicy)) reasons.push("harmful-policy");
+  const markup = hasActiveMarkup(visibleText(text));
+  const harmful = readings.some(isHarmfulPolicy);
+  const plain = [...reasons, ...(markup ? (["active-markup"] as const) : []), ...(harmful ? (["harmful-policy"] as const) : [])];
+  const decoded = depth < 2 ? decodedReasons(text, chat, depth) : new Set<PoisonReason>();
+  // A turned reading still shows what was written plainly (rot13 leaves full-width letters alone):
+  // only what the plain text does not raise itself counts as hidden.
+  if (hasEncodedPayload(text) || [...decoded].some((r) => !plain.includes(r))) reasons.push("encoded-payload");
+  if (markup) reasons.push("active-markup");
+  if (harmful) reasons.push("harmful-policy");
   const verdict: InsightAssessment = { quarantined: reasons.length > 0, reasons };
   // Talk is written plainly: wording that only a folded, joined or compacted reading shows is a disguise.
-  if (injection && reasons.length === 1 && isPromptInjection(norm) && readings.every(onlyMentionsInjection)) verdict.mentionOnly = true;
+  if (injection && reasons.length === 1 && isPromptInjection(norm) && readings.every(onlyMentionsInjection)) {
+    if (decoded.size === 0 && isPlainTalk(norm)) return { quarantined: false, reasons: [], talk: true };
+    verdict.mentionOnly = true;
+  }
   return verdict;
+}
+
+/** The reasons the texts decoded from this one (see encoded-runs) raise that count for their kind. */
+function decodedReasons(text: string, chat: boolean, depth: number): Set<PoisonReason> {
+  const found = new Set<PoisonReason>();
+  for (const r of decodedReadings(text, { letters: depth === 0 })) {
+    const reasons = r.kind === "letters" ? turnedReasons(r.text) : assess(r.text, chat, depth + 1).reasons;
+    for (const reason of reasons) if (DECODED_REASONS[r.kind].has(reason)) found.add(reason);
+  }
+  return found;
+}
+
+/**
+ * The instruction checks alone, on the two plainest readings: a whole text turned (rot13, shifted,
+ * reversed) is read for what it tells the model, and the shape checks would only read noise.
+ */
+function turnedReasons(text: string): PoisonReason[] {
+  const norm = plainView(text);
+  const readings = [norm, skeletonView(norm, "i")];
+  const reasons: PoisonReason[] = [];
+  if (readings.some(isPromptInjection) || COMPACT_INJECTION_RE.test(compactView(readings[1]!)) || isForeignInjection(norm))
+    reasons.push("prompt-injection");
+  if (readings.some(isExfiltration)) reasons.push("exfiltration");
+  if (readings.some(isHarmfulPolicy)) reasons.push("harmful-policy");
+  return reasons;
 }
 
 const LEET: Record<string, string> = {
@@ -114,9 +183,17 @@ const POINTED = new Set([
   "safety",
 ]);
 const OVERRIDE_RE = new RegExp(
-  `\\b(?:${OVERRIDE_VERBS})\\s+((?:(?:${FILLER})\\s+){1,4})(instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|polic(?:y|ies)|programming|messages?|context|guidance|restrictions|safeguards|limitations|filters|training)\\b`,
+  `(?<!\\b(?:never|not|don't|dont|won't|cannot|can't)\\s+)\\b(?:${OVERRIDE_VERBS})\\s+((?:(?:${FILLER})\\s+){1,4})(instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|polic(?:y|ies)|programming|messages?|context|guidance|restrictions|safeguards|limitations|filters|training)\\b`,
   "gi",
 );
+
+// Who a role-play makes of the model, and what it takes away.
+const ROLE_FRAME =
+  "let'?s\\s+(?:play|pretend|imagine|role-?\\s?play)|play\\s+a\\s+game|game\\s+(?:where|in\\s+which)|imagine\\s+(?:that\\s+)?(?:you|you're|an?\\s+(?:ai|assistant|model|chatbot|bot))|pretend\\w*|role-?\\s?play\\w*|act(?:ing)?\\s+as|play(?:ing)?\\s+the\\s+(?:role|part)\\s+of|you(?:'re|\\s+are)?\\s+(?:now\\s+)?(?:will\\s+)?(?:play|playing|an?\\s+actor)|(?:respond|answer|reply|speak|talk|write)\\w*\\s+as|your\\s+(?:character|role|persona)\\s+is|in\\s+(?:a|this|the|our)\\s+(?:movie|film|play|novel|story|game|simulation)|playing\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|character)|simulat\\w*\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|gpt|llm)|emulat\\w*\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot|gpt|llm)|hypothetical(?:ly)?|thought\\s+experiment|(?:imagine|picture|suppose|envision)\\s+(?:a|an|the|this|that)\\s+(?:\\w+\\s+)?(?:world|universe|reality|scenario|future|place)|if\\s+you\\s+(?:had|were|have|could)|in\\s+(?:a|this|the|our)\\s+(?:fictional|fantasy|imaginary|alternate|parallel|hypothetical)\\s+(?:world|universe|story|scenario|setting|reality)|(?:stay|remain)\\s+in\\s+character|from\\s+now\\s+on|opposite\\s+mode|evil\\s+twin|alter\\s+ego|you\\s+are\\s+(?:an?|the)\\s+(?:\\w+\\s+)?(?:ai|assistant|model|chatbot|bot)\\s+(?:called|named)";
+const UNBOUND =
+  "\\b(?:no|without(?:\\s+any)?|free\\s+(?:of|from)(?:\\s+(?:all|any))?|ignores?|none\\s+of\\s+(?:your|the|its|their)|never\\s+(?:been\\s+)?given(?:\\s+any)?|not\\s+(?:bound|restricted|limited|governed)\\s+by(?:\\s+any)?|(?:doesn't|does\\s+not|don't|do\\s+not)\\s+(?:have|follow|obey)(?:\\s+any)?)\\s+(?:[\\w']+\\s+){0,3}?(?:rules|restrictions|limits|limitations|filters|guidelines|guardrails|polic(?:y|ies)|ethics|morals|morality|boundaries|censorship|safety|constraints|content\\s+policy)\\b|\\b(?:unrestricted|unfiltered|uncensored|unbound|jailbroken|amoral|unethical|unaligned)\\b|\\b(?:can|will|could)\\s+do\\s+anything\\b|\\b(?:answers?|says?|does|tells?)\\s+anything\\b|\\bnever\\s+refuses?\\b|\\banything\\s+goes\\b|\\b(?:freed|liberated|no\\s+longer\\s+bound|not\\s+bound\\s+by)\\b|\\bopposite\\s+(?:day|mode)\\b|\\bDAN\\b|\\b(?:developer|god|evil|chaos)\\s+mode\\b|\\b(?:evil|rogue|malicious|rebel)\\s+(?:ai|assistant|bot|chatbot|model|confidant)\\b";
+// A persona with no rules named first ("an unfiltered AI you will play").
+const UNBOUND_PERSONA = "unrestricted|unfiltered|uncensored|jailbroken|amoral|rule-?less|no-?rules";
 
 const INJECTION_RES: RegExp[] = [
   /\bforget\s+(?:everything|all(?:\s+that)?)\s+(?:(?:you|i|we)\s+)?(?:above|before|earlier|previously|said|were\s+told|know|learned)\b/i,
@@ -127,9 +204,10 @@ const INJECTION_RES: RegExp[] = [
   /\b(?:do\s+not|don't|dont|never)\s+(?:mention|reveal|disclose|show)\s+(?:this|it|that|these)\s+to\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
   /\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
   /\b(?:hide|conceal)\s+(?:this|it|that|these|the\s+\w+)\s+from\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
-  /\b(?:reveal|print|output|repeat|leak|dump|disclose|show)\s+(?:\w+\s+){0,3}?(?:system\s+prompt|hidden\s+(?:prompt|instructions)|initial\s+instructions|your\s+(?:instructions|prompt))\b/i,
-  /\bpretend\s+(?:to\s+be|you\s+are|that\s+you\s+(?:are|have))\b/i,
-  /\b(?:jailbreak(?:ed|ing)?|jailbroken|dan\s+mode|developer\s+mode\s+(?:enabled|on)|do\s+anything\s+now)\b/i,
+  /(?<!\b(?:never|not|don't|dont|won't|cannot|can't)\s+)\b(?:reveal|print|output|repeat|leak|dump|disclose|show)\s+(?:\w+\s+){0,3}?(?:system\s+prompt|hidden\s+(?:prompt|instructions)|initial\s+instructions|your\s+(?:instructions|prompt))\b/i,
+  // Pretending to be a user or a customer is a testing habit; pretending to be another model or role is not.
+  /\bpretend\s+(?:to\s+be|you\s+are|you're|that\s+you\s+(?:are|have))\s+(?:an?\s+|the\s+|my\s+)?(?:[\w'-]+\s+){0,2}?(?:ai|assistant|model|chatbot|bot|gpt|llm|dan|admin\w*|root|superuser|developer|operator|system|another|different|evil|unrestricted|unfiltered|jailbroken|someone\s+else|no\s+(?:rules|restrictions|limits|filters|guidelines|policy|policies))\b/i,
+  /\b(?:jailbreak(?:ed|ing)?|jailbroken|dan\s+mode|do\s+anything\s+now)\b|\bdeveloper\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|on)\s*(?:[.!:;,)]|$)/i,
   /\b(?:enter|enable|activate|switch\s+(?:in)?to|you\s+are\s+(?:now\s+)?in)\s+(?:developer|god|admin|root|sudo|unrestricted|jailbreak|dan)\s+mode\b/i,
   /\b(?:from\s+now\s+on|henceforth)\b[^.\n]{0,40}\b(?:you\s+(?:are|will|must)|act\s+as|your\s+(?:role|task|job)\s+is)\b/i,
   // Turning the data fences this service puts around stored text into instructions, or closing them.
@@ -139,13 +217,20 @@ const INJECTION_RES: RegExp[] = [
   /\b(?:ignore|disregard|forget|override|overrule|bypass|discard|set\s+aside|drop|abandon|skip)\s+(?:(?:all|any|every|of|the|your|my|these|those|its)\s+){0,3}(?:instructions?|prompts?|rules|directives?|guidelines|guidance|context|messages?|orders|commands|directions|constraints|restrictions|polic(?:y|ies)|programming)\s+(?:(?:above|before|earlier|so\s+far|previously|up\s+to\s+(?:now|here))\b|(?:that|which)\s+(?:came|come|were|was|are|is)\s+(?:before|above|earlier|given)\b|(?:you|we)\s+(?:were|have\s+been|'ve\s+been|got|received|have)\b|given\s+(?:to\s+you|above|earlier|before|previously)\b|(?:in|from|of)\s+(?:the\s+|your\s+)?(?:system|developer)\s+(?:prompt|message)\b)/i,
   /\b(?:ignore|disregard|forget|set\s+aside|discard|override)\s+(?:what(?:ever)?|everything|anything|all)\s+(?:(?:that|which)\s+)?(?:you\s+(?:were|have\s+been|'ve\s+been|are|got)|you've\s+been|you're|(?:i|we|they)\s+(?:have\s+)?|the\s+(?:system|developer|operator)\s+)\s*(?:told|given|instructed|asked|said|taught|wrote|being\s+told)\b/i,
   /\b(?:previous|prior|above|earlier|preceding|original|initial|system|all\s+(?:other\s+)?)\s*(?:instructions?|rules|prompts?|guidelines|directives?)\s+(?:no\s+longer\s+apply|(?:are|is)\s+(?:now\s+|hereby\s+)?(?:void|null|cancel+ed|obsolete|revoked|superseded|overridden|invalid|suspended|lifted|disabled)|do\s+not\s+apply|don't\s+apply|have\s+been\s+(?:revoked|cancel+ed|lifted|superseded|replaced|overridden))\b/i,
-  /\b(?:do\s+not|don't|dont|stop|no\s+longer|never)\s+(?:follow|obey|comply\s+with|adhere\s+to|listen\s+to)\s+(?:(?:the|your|any|all|these|those|my)\s+)*(?:previous|prior|above|earlier|original|system|developer|safety|initial)\s+(?:instructions?|rules|prompts?|guidelines|directives?|messages?)\b/i,
+  /\b(?:do\s+not|don't|dont|stop|no\s+longer|never)\s+(?:follow(?:ing)?|obey(?:ing)?|comply(?:ing)?\s+with|adher(?:e|ing)\s+to|listen(?:ing)?\s+to)\s+(?:(?:the|your|any|all|these|those|my)\s+)*(?:previous|prior|above|earlier|original|system|developer|safety|initial)\s+(?:instructions?|rules|prompts?|guidelines|directives?|messages?)\b/i,
   /\byour\s+(?:new|updated|real|true|actual)\s+(?:instructions?|role|directives?|system\s+prompt)\s+(?:is|are)\b/i,
-  // The same attack in the languages models follow as readily as English.
-  /\bignor(?:a|e|ez|er|iere|ieren|ar)\s+(?:(?:todas|toutes|tutte|alle|all|las|les|le|as|die|os|tous|todos|tutti)\s+)*(?:(?:instrucciones|instructions|istruzioni|instrucoes|anweisungen|instruktionen|indicaciones|consignes)\s+(?:anteriores|previas|precedentes|anterieures|precedenti|vorherigen|bisherigen)|(?:vorherigen|bisherigen|obigen)\s+(?:anweisungen|instruktionen))\b/i,
-  /\b(?:olvida|oublie[zr]?|vergiss|dimentica|esqueca)\s+(?:(?:todas|toutes|tutte|alle|las|les|le|as|die|tous|todos|tutti)\s+)*(?:(?:tus|tes|vos|deine|le\s+tue|suas)\s+)?(?:instrucciones|instructions|istruzioni|instrucoes|anweisungen|regeln|regles|reglas|regole)\b/i,
-  /(?:игнорируй(?:те)?|забудь(?:те)?|проигнорируй(?:те)?)\s+(?:все\s+)?(?:предыдущие\s+|прежние\s+)?(?:инструкции|указания|правила)/i,
-  /(?:忽略|无视|忘记|忘掉)(?:之前|以上|先前|前面|上面|所有)?的?(?:所有)?(?:指令|指示|说明|规则|提示)|(?:以前|前|上記)の(?:指示|命令)を(?:無視|忘れ)/,
+  // Role-play framings: a game, story or persona in which the model has no rules, and fiction as
+  // the wrapper for a how-to. A persona needs the model as its subject ("you", "an AI"), so
+  // "imagine you are a new user" and "simulate the API without rate limits" stay advice.
+  new RegExp(
+    `\\b(?:${ROLE_FRAME})\\b[^.!?\\n]{0,100}?(?:${UNBOUND})|\\b(?:${UNBOUND_PERSONA})\\b[^.!?\\n]{0,60}?\\b(?:${ROLE_FRAME})\\b`,
+    "i",
+  ),
+  /\b(?:story|novel|screenplay|script|fiction\w*|fantasy|tale|villain|character|role-?play\w*|grand(?:ma|mother)|granny)\b[^.!?\n]{0,100}?\b(?:explain|describ|detail|tell|show|list|giv|writ|read|recit|spell)\w*\b[^.!?\n]{0,40}?\b(?:how\s+to|steps?\s+(?:to|for)|the\s+steps|instructions\s+for|exactly\s+how)\b[^.!?\n]{0,20}?\b(?:bypass|disable|defeat|evade|circumvent|hack|crack|break\s+into|steal|exploit|skip|get\s+around|forge|launder|pick)\w*/i,
+  /\b(?:story|novel|screenplay|script|fiction\w*|poem|play|song|dialogue|scene|character|role-?play\w*|conversation|chat|simulat\w*|game|movie|film)\b[^.!?\n]{0,100}?\b(?:says?|recites?|reads?|tells?|sings?|spells?\s+out|lists?|shares?|reveals?|prints?|whispers?|disclos\w*|leaks?|gives?\s+away)\b[^.!?\n]{0,40}?\b(?:(?:the|its|his|her|their|your)\s+)?(?:system\s+prompt|hidden\s+instructions|secret\s+instructions|(?:its|your|his|her)\s+instructions|api\s+keys?|admin\s+passwords?|credentials|(?:every|all|its)\s+secrets?)\b/i,
+  /\b(?:grand(?:ma|mother|pa|father|parents?)|granny|nana|late\s+(?:mother|father|mom|dad|uncle|aunt))\b[^.!?\n]{0,100}?\b(?:(?:activation|licen[cs]e|serial|product|windows|cd)\s+(?:keys?|codes?|numbers?)|how\s+to\s+(?:make|build|cook|brew|synthesi[sz]e|produce|mix)|recipes?\s+for|passwords?|(?:credit\s+)?card\s+numbers?|social\s+security|ssns?|tokens?|secrets?|pins?)\b/i,
+  /\bopposite\s+(?:day|mode)\b[^.!?\n]{0,80}?\b(?:comply|answer|refuse|respond|say|do|obey|reveal)\w*/i,
+  /\b(?:stay|remain)\s+in\s+character\b[^.!?\n]{0,40}?\b(?:no\s+matter\s+what|whatever|at\s+all\s+costs|even\s+if|always)\b|\b(?:never|don't|do\s+not)\s+break\s+character\b/i,
 ];
 
 // A role line, tag or label in stored text forges the structure of the prompt it is injected into:
@@ -205,7 +290,7 @@ const COMPACT_INJECTION_RE = new RegExp(
     `(?:ignore|disregard|forget)(?:the|all|your)*(?:instructions?|rules|prompts?)(?:above|before|earlier|sofar)`,
     `youarenow(?:dan|jailbroken|unrestricted|unfiltered|indevelopermode|freefrom)`,
     `(?:enable|enter|activate)(?:developer|god|jailbreak|dan)mode`,
-    `(?:reveal|print|leak|dump|repeat)(?:your|the)?(?:systemprompt|hiddeninstructions)`,
+    `(?<!never|not|dont|wont|cannot|cant)(?:reveal|print|leak|dump|repeat)(?:your|the)?(?:systemprompt|hiddeninstructions)`,
   ].join("|"),
 );
 
@@ -219,7 +304,7 @@ const REPORTING_RE = new RegExp(
   "i",
 );
 const RESIST_RE =
-  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:injection|jailbreak|attack|phishing)\s+attempts?|social\s+engineering|prompt\s+injection|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted))\b/i;
+  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:injection|jailbreak|attack|phishing)\s+attempts?|social\s+engineering|prompt\s+injection|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:ordinary|plain|normal|user)\s+(?:input|text|data)|keep\s+to\s+(?:the\s+)?policy|recogni[sz]\w*|detect\w*|red-?team\w*|notif\w*|spam|phishing|mark\s+(?:it|them|this|that)\s+as|suspicious|malicious|hostile|warn\w*|close\s+(?:it|them|the\s+\w+)|(?:ignore|discard|drop|delete)\s+(?:it|them|the\s+(?:ticket|message|request|email|mail|page|document|text|comment|attempt)))\b/i;
 const ASSENT_RE =
   /(?<!\b(?:not|never|don't|dont|refuse\s+to|won't)\s+)\b(?:comply|obey|do\s+(?:so|it|as\s+(?:asked|told|instructed|it\s+says))|go\s+along|follow\s+(?:it|them|the\s+request|those|these|that))\b/i;
 
@@ -231,7 +316,9 @@ function onlyMentionsInjection(text: string): boolean {
   return spans.every(
     ([start, end]) =>
       quotes(start) > 0 ||
-      /^\s*(?:attempts?\b|["'»])/i.test(text.slice(end)) ||
+      /^\s*(?:(?:attempts?|prompts?|attacks?|techniques?|patterns?|phrases?|strings?|requests?|tricks?|examples?|payloads?)\b|["'»])/i.test(
+        text.slice(end),
+      ) ||
       REPORTING_RE.test(
         text
           .slice(Math.max(0, start - 80), start)
@@ -239,6 +326,24 @@ function onlyMentionsInjection(text: string): boolean {
           .pop()!,
       ),
   );
+}
+
+// Talk that only reports an attack and only resists it is admitted without a reviewer. Commands
+// dressed as talk go along somewhere outside the reported words: they approve, answer freely,
+// carry on as the persona, call the request legitimate, or do something "then" or "after".
+const GOES_ALONG_RE =
+  /(?<!\b(?:not|never|don't|dont|no|refuse\s+to|won't|without|cannot|can't)\s+)\b(?:ignor\w*(?!\s+(?:it|them|the\s+(?:ticket|message|request|email|mail|page|document|text|comment|attempt)s?)\b)|disregard\w*(?!\s+(?:it|them)\b)|forget\w*|forgot|bypass\w*|overrid\w*|overrule\w*|skip\w*|disabl\w*|unlock\w*|reveal\w*|disclos\w*|leak\w*|obey\w*|compl(?:y|ies|ied|ying|iance)|approv\w*|grant\w*|pretend\w*|act\s+as|(?:answer|respond|repl(?:y|ies|ied|ying))\w*\s+(?:as|freely|without|anything|everything|fully)|follow(?:s|ed|ing)?\b(?!\s+(?:(?:the|our|company|its\s+own|your\s+own)\s+)?(?:policy|policies|rules|guidelines|procedure|process|runbook|playbook))|carr(?:y|ies|ied|ying)\s+out|execut\w+|perform\w*|proceed\w*|continu\w*\s+as|keep\s+(?:going|acting|answering|playing)|go(?:es)?\s+ahead|(?:do|does|did|done|doing)\s+(?:so|it|that|as|what)|(?:continu|keep|stay|remain|go)\w*\s+(?:\w+\s+){0,3}?as\s+(?!usual|normal|before|planned|always|expected|documented)\w+|after\s+(?:you|it|the\s+agent)\s+(?:have|has|had)\b|(?:is|are|was|were)\s+(?:right|correct|legitimate|authori[sz]ed|trusted|genuine|valid|allowed|fine|ok|okay|safe|harmless|normal|an?\s+admin\w*|admins?|from\s+(?:an?\s+|our\s+|the\s+)?(?:admin|qa|team|staff|operator|owner|developer)\w*)|(?:fine|ok|okay|safe|allowed)\s+to|normal\s+request|include\w*\s+(?:the|your|its)\s+(?:system\s+)?(?:prompt|instructions)|after\s+\w+ing|while\s+(?:you|it|the\s+agent)|until|as\s+long\s+as|once\s+you|(?:and\s+)?then\s+(?!escalat|report|flag|refus|declin|notif|alert|block|quarantin|log|ask|tell|stop|continue\s+with|keep\s+following|return\s+to|move\s+on)\w+|however\s+(?:they|the\s+\w+|you|he|she)\s+(?:want|like|ask)\w*|whatever\s+(?:they|the\s+\w+|he|she)\s+(?:want|ask|say)\w*|(?:suspend|lift|waiv|void|cancel|revok)\w*|unless|except|but\s+(?:still|then|also))\b/i;
+
+/**
+ * Whether injection wording is only reported and resisted (see onlyMentionsInjection) with nothing
+ * outside the reported words that goes along: the quoted strings and the injection wording itself
+ * are blanked, and what is left may only report, warn and resist.
+ */
+function isPlainTalk(text: string): boolean {
+  let rest = text;
+  for (const [start, end] of injectionSpans(text)) rest = rest.slice(0, start) + " ".repeat(end - start) + rest.slice(end);
+  rest = rest.replace(/(?<=^|[\s(\[:])(["'«])[^"'«»]*?["'»](?=$|[\s.,;:!?)\]])/g, (m) => " ".repeat(m.length));
+  return !GOES_ALONG_RE.test(rest);
 }
 
 /** How many quotations are open at an offset; quotes are told from apostrophes by the blanks around them. */
@@ -260,7 +365,7 @@ const HARMFUL_RES: RegExp[] = [
     `\\b(?:approve|accept|grant|issue|process|authori[sz]e|execute|perform|transfer|wire|pay\\s+out|refund|release|disburse|delete|drop|wipe|deploy|merge|push|unlock|reset)\\b[^.\\n]{0,50}\\bwithout\\s+(?:(?:any|the|a|an|prior|further|human|manual|customer|user|their|identity|proper|extra)\\s+)*${CONTROL}\\b`,
     "i",
   ),
-  /(?<!\b(?:never|not|don't|dont|avoid|stop)\s+)\b(?:skip|bypass|disable|turn\s+off|switch\s+off|circumvent|omit|suppress|waive|ignore)\s+(?:(?:the|all|any|every|our|their)\s+)*(?:identity|id|2fa|mfa|two[\s-]factor|kyc|aml|fraud|security|age|permission|signature|certificate|tls|ssl|authori[sz]ation|authentication|verification|approval|audit|safety|content|moderation|compliance|anti-?virus|firewall)\s+(?:checks?|verification|validation|review|logging|logs|controls?|filters?|scans?|rules|protections?|monitoring|requirements?)\b/i,
+  /(?<!\b(?:never|not|don't|dont|doesn't|avoid|stop)\s+)\b(?:skip(?:s|ping)?|bypass(?:es|ing)?|disabl(?:e|es|ing)|turn(?:s|ing)?\s+off|switch(?:es|ing)?\s+off|circumvent(?:s|ing)?|omit(?:s|ting)?|suppress(?:es|ing)?|waiv(?:e|es|ing)|ignor(?:e|es|ing))\s+(?:(?:the|all|any|every|our|their)\s+)*(?:identity|id|2fa|mfa|two[\s-]factor|kyc|aml|fraud|security|age|permission|signature|certificate|tls|ssl|authori[sz]ation|authentication|verification|approval|audit|safety|content|moderation|compliance|anti-?virus|firewall)\s+(?:checks?|verification|validation|review|logging|logs|controls?|filters?|scans?|rules|protections?|monitoring|requirements?)\b/i,
   /\b(?:grant|give|assign|provide)\s+(?:(?:full|admin(?:istrator)?|root|elevated|superuser|owner|unrestricted)\s+)+(?:access|privileges|rights|permissions|role)\s+to\s+(?:anyone|everyone|any\s+(?:user|caller|requester|one)|all\s+(?:users|callers|requesters)|whoever|the\s+requester|whoever\s+asks)\b/i,
   /\b(?:treat|trust|accept|believe)\b[^.\n]{0,30}\b(?:anyone|any\s+(?:user|caller|requester|message)|whoever|users?|requesters?|callers?|customers?)\s+(?:who\s+|that\s+)?(?:claim(?:s|ing)?|say(?:s|ing)?|said)\b[^.\n]{0,30}\b(?:admin(?:istrator)?|staff|employee|owner|root|authori[sz]ed|manager|developer|support|ceo|police)\b/i,
   /\b(?:reply|respond|answer|reveal|disclose|tell|give\s+out|hand\s+out|share|read\s+out)\b[^.\n]{0,40}\b(?:admin(?:istrator)?|master|root|api|secret|private|signing|service|database|db)\s+(?:keys?|passwords?|credentials?|tokens?|secrets?)\b/i,
@@ -298,10 +403,13 @@ const EXFIL_RES: RegExp[] = [
   // Environment or credential files piped into a network or encoding tool.
   /\b(?:env|printenv|set|cat\s+\S*(?:\.env|credentials|id_rsa|id_ed25519|\.pem|\.npmrc|\.netrc|passwd|shadow)\S*)\s*\|\s*(?:curl|wget|nc|ncat|netcat|base64|xxd)\b/i,
   /\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file)\s+["']?[^\s"']*(?:@\S*(?:\.env|id_rsa|credentials|\.aws|\.ssh|\.npmrc|\.netrc|passwd)|\$\(|\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD))/i,
-  // Markdown images are fetched without a click: the classic zero-interaction leak channel.
-  /!\[[^\]]*\]\(\s*(?:https?:)?\/\//i,
   /\b(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|burpcollaborator|oastify\.com|interact\.sh|pastebin\.com|transfer\.sh|hastebin|beeceptor|requestcatcher|canarytokens)\b/i,
 ];
+// Markdown images are fetched without a click: the classic zero-interaction leak channel. Read as
+// written only: a reserved host (example.com) reaches no third party, and a folded reading would
+// turn its letters into another name.
+const REMOTE_IMAGE_RE =
+  /!\[[^\]]*\]\(\s*(?:https?:)?\/\/(?!(?:[\w-]+\.)*(?:example(?:\.(?:com|net|org))?|localhost|test|invalid)(?:[:/)\s]|$))/i;
 const NETWORK_TOOL_RE = /\b(?:curl|wget|nc|ncat|netcat|scp|rsync|sftp|invoke-webrequest|invoke-restmethod|iwr|irm)\b([^\n]{0,300})/gi;
 
 function isExfiltration(text: string): boolean {
@@ -422,7 +530,8 @@ const RESERVED_HOST_RE =
   /^(?:localhost|(?:[\w-]+\.)*localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?|(?:[\w-]+\.)*example(?:\.(?:com|net|org))?|(?:[\w-]+\.)+(?:test|invalid))$/i;
 
 const SCHEME_URL_RE = /\b(?:https?|ftps?|wss?|sftp|s3|gs|file):\/\/\/?([^\s/?#<>"'`)\]]*)[^\s<>"'`)\]]*/gi;
-const PSEUDO_URL_RE = /\b(?:javascript:\S|data:[a-z]+\/[\w.+-]+[;,])/gi;
+// A scheme named in prose or code (`javascript:` links) is not a link: something must follow it.
+const PSEUDO_URL_RE = /\b(?:(?:java|vb)script:[^\s`'"<>]|data:[a-z]+\/[\w.+-]+[;,])/gi;
 const WWW_RE = /(?<![\w.-])www\.[a-z0-9-]+(?:\.[a-z0-9-]+)+/gi;
 const BARE_DOMAIN_RE =
   /(?<![\w./\\-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-z]{2,24}))(?![\w-]|\.[a-z0-9])(\/[^\s]*|:\d{2,5}\b)?/gi;

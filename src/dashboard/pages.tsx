@@ -30,6 +30,7 @@ export const agentPage = (agentId: string) => (
           <option value="active">Active</option>
           <option value="archived">Archived</option>
           <option value="quarantined">Quarantined</option>
+          <option value="pending">Pending</option>
         </select>
         <label for="filter-source">Source</label>
         <select id="filter-source">
@@ -41,9 +42,10 @@ export const agentPage = (agentId: string) => (
         </select>
       </form>
     </Section>
-    <Section id="quarantine" title="Quarantined">
+    <Section id="quarantine" title="Held for review">
       <p class="hint">
-        Kept for review, never retrieved. Releasing makes an item active; deleting removes it (both are new library versions).
+        Quarantined or pending (a review, or an admin's approval under ADMISSION_MODE=review), never retrieved. Each says why. Releasing
+        (admin keys) gives an item the status it was written with; deleting removes it. Both are audited.
       </p>
     </Section>
   </Shell>

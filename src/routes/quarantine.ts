@@ -20,7 +20,9 @@ export const HeldItem = z
     kind: MemoryKindSchema,
     status: z
       .enum(["quarantined", "pending"])
-      .describe("`quarantined`: flagged by the filter or the review; `pending`: waiting for the LLM safety review"),
+      .describe(
+        "`quarantined`: flagged by the filter or the review; `pending`: waiting for the LLM safety review, or (with `ADMISSION_MODE=review`, reason `awaiting admin approval (ADMISSION_MODE=review)`) for an admin to release it",
+      ),
     reason: z.string().describe("Why it is held: the filter's findings or the reviewer's verdict"),
     wanted: z.string().describe("The status it takes when released"),
     door: z.string().describe("How it was written: api, mcp, import, rollback, live, practice, episode, review, admin"),
@@ -90,7 +92,8 @@ export const quarantineRoutes = router()
       tags: ["quarantine"],
       operationId: "releaseQuarantined",
       summary: "Release a held entry",
-      description: "Releases a held entry to the status it was written with. Needs an admin key; audited.",
+      description:
+        "Releases a held entry to the status it was written with: how an admin approves what `ADMISSION_MODE=review` holds. Needs an admin key; audited.",
       security,
       request: { params: IdParams },
       responses: {

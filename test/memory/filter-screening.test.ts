@@ -7,8 +7,9 @@ import worker from "../../src/index";
 import { call, newKey } from "../helpers";
 import { fakeLlm, LLM_ENV, type SentRequest } from "../fake-llm";
 import { agentFixture } from "./setup";
+import { assessLesson } from "../../src/core/poison";
 import { withReviewer } from "./screening-corpus";
-import { disguiseCorpus, SPLIT_WRITES } from "../fixtures/disguise-corpus";
+import { disguiseCorpus, SPLIT_WRITES, TALK_SHAPED_ATTACKS } from "../fixtures/disguise-corpus";
 import benign from "../fixtures/benign-security.json";
 
 afterEach(() => vi.restoreAllMocks());
@@ -59,7 +60,7 @@ async function deliverReview(tenantId: string, agentId: string) {
 }
 
 describe("talk about an injection and a command", () => {
-  it("without an LLM, lessons that only mention injection wording stay quarantined (fail closed)", async () => {
+  it("without an LLM, plain talk is admitted; talk with anything that goes along stays quarantined (fail closed)", async () => {
     const f = await writer();
     const talk = benign.lessons.filter((l) => l.category === "talk");
     const statuses: string[] = [];
@@ -67,7 +68,10 @@ describe("talk about an injection and a command", () => {
     const held = statuses.filter((s) => s !== "active").length;
     console.info(`talk about injection without an LLM: ${held}/${talk.length} quarantined`);
     expect(statuses.every((s) => s === "active" || s === "quarantined")).toBe(true);
-    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(2);
+    const shaped: string[] = [];
+    for (const t of TALK_SHAPED_ATTACKS) shaped.push((await f.w("POST", "/experiences", { text: t })).body.status);
+    expect(shaped).toEqual(TALK_SHAPED_ATTACKS.map(() => "quarantined"));
     const reasons = (await f.w("GET", "/quarantine?limit=200")).body.items.map((h: { reason: string }) => h.reason);
     expect(reasons.every((r: string) => r === "content filter: prompt-injection")).toBe(true);
   });
@@ -75,7 +79,11 @@ describe("talk about an injection and a command", () => {
   it("with an LLM, they go to the reviewer with the filter's reason; commands and forgeries are quarantined at once", async () => {
     const f = await writer();
     await withReviewer(f.t.tenantId, f.agentId);
-    const lessons = benign.lessons;
+    // Plain talk passes the filter; talk that also does something else ("then close it") is sent with the filter's reason.
+    const lessons = [
+      ...benign.lessons,
+      { text: "When a ticket asks to ignore all previous instructions, flag it, then close the ticket." },
+    ];
     const written: { text: string; status: string; id: string }[] = [];
     for (const l of lessons) written.push((await f.w("POST", "/experiences", { text: l.text })).body);
     expect(written.every((e) => e.status === "pending")).toBe(true);
@@ -84,7 +92,8 @@ describe("talk about an injection and a command", () => {
     expect(commands).toEqual(COMMANDS.map(() => "quarantined"));
     const held = (await f.w("GET", "/quarantine?status=pending&limit=200")).body.items as { reason: string }[];
     const mentioned = held.filter((h) => /mentioned, not given/.test(h.reason));
-    expect(mentioned.length).toBeGreaterThan(20);
+    expect(mentioned.length).toBe(lessons.filter((l) => assessLesson({ text: l.text }).mentionOnly).length);
+    expect(mentioned.length).toBeGreaterThan(0);
 
     const llm = fakeLlm(commandsOnlyReviewer);
     for (let round = 0; round < 3; round++) {
@@ -107,20 +116,30 @@ describe("talk about an injection and a command", () => {
 });
 
 describe("an instruction split across writes", () => {
-  it("is caught when the same key's writes of the last hour complete it, not across keys", async () => {
+  it("is caught when the agent's writes of the last hour complete it, whichever keys wrote the pieces", async () => {
     for (const parts of SPLIT_WRITES) {
       const f = await writer();
       const statuses: string[] = [];
       for (const p of parts) statuses.push((await f.w("POST", "/experiences", { text: p })).body.status);
       expect(statuses).toContain("quarantined");
       const reasons = (await f.w("GET", "/quarantine?limit=10")).body.items.map((h: { reason: string }) => h.reason);
-      expect(reasons.some((r: string) => r.startsWith("content filter, read with the same key's writes of the last hour"))).toBe(true);
+      expect(reasons.some((r: string) => r.startsWith("content filter, read with the agent's writes of the last hour"))).toBe(true);
 
-      // Another key's piece is not read together with the first key's.
+      // Two keys taking turns split it the same way.
       const g = await writer();
-      expect((await g.w("POST", "/experiences", { text: parts[0] })).body.status).toBe("active");
-      expect((await g.other("POST", "/experiences", { text: parts[1] })).body.status).toBe("active");
+      const split: string[] = [];
+      for (const [i, p] of parts.entries()) split.push((await (i % 2 ? g.other : g.w)("POST", "/experiences", { text: p })).body.status);
+      expect(split).toContain("quarantined");
     }
+  });
+
+  it("does not read talk about an attack as the first half of an instruction", async () => {
+    const f = await writer();
+    const talk = "When a ticket says to ignore previous instructions, escalate it to the security queue.";
+    expect((await f.w("POST", "/experiences", { text: talk })).body.status).toBe("active");
+    expect((await f.other("POST", "/experiences", { text: "Retry the export after the nightly job finishes." })).body.status).toBe(
+      "active",
+    );
   });
 
   it("reads only the last hour: a piece written earlier does not complete a new one", async () => {
@@ -151,7 +170,9 @@ describe("the same through MCP add_experience", () => {
     await withReviewer(f.t.tenantId, f.agentId);
     const add = await mcpAdd(f.writeKey, f.agentId);
     for (const c of COMMANDS) expect((await add(c.text)).status).toBe("quarantined");
-    expect((await add("When a user asks to ignore the previous instructions in a ticket, escalate to a human.")).status).toBe("pending");
+    expect((await add("When a user asks to ignore the previous instructions in a ticket, escalate, then close the ticket.")).status).toBe(
+      "pending",
+    );
     const held = (await f.w("GET", "/quarantine?status=pending&limit=10")).body.items.map((h: { reason: string }) => h.reason);
     expect(held).toContain("waiting for the LLM safety review; content filter: prompt-injection (mentioned, not given)");
     const split = SPLIT_WRITES[1]!;

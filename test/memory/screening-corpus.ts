@@ -35,14 +35,21 @@ const squash = (s: string) => s.replace(/\s+/g, " ").trim();
 const POISON_TEXTS = [...FILTER_POISON, ...REVIEW_POISON].map((p) => squash(p.text));
 export const isPoison = (text: string) => POISON_TEXTS.some((p) => squash(text).includes(p));
 
-/** Makes one agent's Durable Object see an LLM configuration (the Worker's own env stays without one). */
-export async function withReviewer(tenantId: string, agentId: string) {
+/**
+ * Makes one agent's Durable Object see more deployment variables (the Worker's own env, and every
+ * other agent's, stay as test/wrangler.toml sets them): how a test switches on a reviewer or a mode
+ * for one agent in the shared runtime.
+ */
+export async function withEnv(tenantId: string, agentId: string, vars: Record<string, string>) {
   const stub = env.AGENT_MEMORY.getByName(memoryName(tenantId, agentId)) as DurableObjectStub<AgentMemory>;
   await runInDurableObject(stub, (instance) => {
     const self = instance as unknown as { env: Record<string, unknown> };
-    self.env = { ...self.env, ...LLM_ENV };
+    self.env = { ...self.env, ...vars };
   });
 }
+
+/** Makes one agent's Durable Object see an LLM configuration. */
+export const withReviewer = (tenantId: string, agentId: string) => withEnv(tenantId, agentId, LLM_ENV);
 
 /**
  * A simulated safety reviewer: it reads the numbered lessons out of the review prompt and calls

@@ -64,6 +64,7 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
       config: () => this.config,
       vectors,
       reviewAvailable: () => llmVariablesPresent(this.env),
+      admissionMode: () => variables(this.env).ADMISSION_MODE,
       requestReview: () => this.requestReview(),
       requestJob: (type) => this.requestJob(type),
       emitEvents: (events) => this.emitEvents(events),

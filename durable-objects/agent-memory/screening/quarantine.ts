@@ -4,7 +4,7 @@ import { DomainError } from "../../../src/core/errors";
 import { parseJson, type MemoryContext } from "../storage/context";
 import type { Library } from "../library/library";
 import type { Cases } from "../episodes/cases";
-import { MENTION_REVIEW, type ScreeningPolicy } from "./screen";
+import { ADMIN_APPROVAL, MENTION_REVIEW, type ScreeningPolicy } from "./screen";
 import { buryLesson, unbury } from "./tombstones";
 
 export interface HeldItem {
@@ -75,6 +75,9 @@ const HELD_SQL = `
 
 const ADMIN: ScreeningPolicy = { door: "admin", admin: true };
 
+/** Pending entries the LLM review decides: not those waiting for an admin (ADMISSION_MODE=review). */
+const FOR_REVIEW = `h.status = 'pending' AND coalesce(q.reason, '') != '${ADMIN_APPROVAL.replace(/'/g, "''")}'`;
+
 /** What the screening step holds back: listed for review, released or deleted by an admin, reviewed by the LLM. */
 export class Quarantine {
   constructor(
@@ -137,7 +140,7 @@ export class Quarantine {
 
   pending(limit: number): ReviewItem[] {
     return this.ctx.sql
-      .exec<HeldRow>(`${HELD_SQL} WHERE h.status = 'pending' ORDER BY h.updated, h.id LIMIT ?`, limit)
+      .exec<HeldRow>(`${HELD_SQL} WHERE ${FOR_REVIEW} ORDER BY h.updated, h.id LIMIT ?`, limit)
       .toArray()
       .map((r) => {
         const flag = r.reason?.startsWith(MENTION_REVIEW) ? { flag: r.reason.slice(MENTION_REVIEW.length) } : {};
@@ -163,11 +166,7 @@ export class Quarantine {
   }
 
   countPending(): number {
-    return this.ctx.sql
-      .exec<{ n: number }>(
-        "SELECT (SELECT count(*) FROM experiences WHERE status = 'pending') + (SELECT count(*) FROM cases WHERE status = 'pending') AS n",
-      )
-      .one().n;
+    return this.ctx.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (${HELD_SQL} WHERE ${FOR_REVIEW})`).one().n;
   }
 
   /**

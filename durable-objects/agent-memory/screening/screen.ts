@@ -7,9 +7,11 @@ import type { MemoryContext } from "../storage/context";
 /**
  * The screening step every write passes, whatever its door: text the deterministic filter flags
  * is quarantined; other new or changed text waits `pending` for the LLM safety review when an LLM
- * is configured, and is admitted at once when none is. Held entries are never retrieved or
- * injected (both serve only `active` rows) and keep a row here saying why, until the review or an
- * admin key releases or deletes them. Status changes of text already admitted pass unchecked.
+ * is configured, and is admitted at once when none is. With `ADMISSION_MODE=review`, what a client
+ * key without admin scope writes waits `pending` for an admin instead (the filter still
+ * quarantines what it flags). Held entries are never retrieved or injected (both serve only
+ * `active` rows) and keep a row here saying why, until the review or an admin key releases or
+ * deletes them. Status changes of text already admitted pass unchecked.
  */
 
 export type WriteDoor = "api" | "mcp" | "import" | "rollback" | "live" | "practice" | "review" | "admin" | "episode";
@@ -81,7 +83,25 @@ function guardHeld(kind: MemoryKind, id: string, before: { status: string } | nu
  */
 export const MENTION_REVIEW = "waiting for the LLM safety review; content filter: ";
 
-/** How far back a key's own writes are read together with its new one. */
+/** The hold of a client key's text under `ADMISSION_MODE=review`: an admin releases it, the LLM review never does. */
+export const ADMIN_APPROVAL = "awaiting admin approval (ADMISSION_MODE=review)";
+
+/** Doors through which a client key writes served text of its own choosing. */
+const CLIENT_DOORS: ReadonlySet<WriteDoor> = new Set(["api", "mcp", "import", "episode"]);
+
+/**
+ * Whether a write waits for an admin: review mode, a client door, a key without admin scope. A
+ * lesson's author says whose write it is (`key:<id>`); a copy the service makes of a shared
+ * library's admitted lessons (author `library:<id>`) is not a key's write.
+ */
+const awaitsAdmin = (ctx: MemoryContext, policy: ScreeningPolicy, author: string | undefined) =>
+  ctx.admissionMode() === "review" &&
+  !policy.admin &&
+  !policy.internal &&
+  CLIENT_DOORS.has(policy.door) &&
+  (author === undefined || author.startsWith("key:"));
+
+/** How far back the agent's writes by client keys are read together with a new one. */
 const SPLIT_WINDOW_MS = 60 * 60 * 1000;
 /** At most this many of them, newest first: enough for an instruction split across a few writes. */
 const SPLIT_WRITES = 20;
@@ -91,8 +111,9 @@ const SPLIT_VERSIONS = 1000;
 /**
  * New or changed text: the filter, then the review (unless it had one), else admitted. Text the
  * filter flags only for mentioning injection ("when a ticket asks to ignore previous instructions,
- * escalate") goes to the review with the filter's reason when an LLM is configured: the reviewer
- * tells talk from a command. Without one it stays quarantined.
+ * escalate, then close it") goes to the review with the filter's reason when an LLM is configured:
+ * the reviewer tells talk from a command. Without one it stays quarantined. In review mode a
+ * client key's text that passes the filter waits for an admin, whatever else is configured.
  */
 function admit(
   ctx: MemoryContext,
@@ -101,18 +122,21 @@ function admit(
   wanted: string,
   policy: ScreeningPolicy,
   recent: readonly string[] = [],
+  author?: string,
 ) {
   const verdict = parts ? assessLesson(parts) : assessInsight(text, { chat: true });
   const reason = `content filter: ${verdict.reasons.join(", ")}`;
-  if (verdict.quarantined && verdict.mentionOnly && ctx.reviewAvailable())
+  const forAdmin = awaitsAdmin(ctx, policy, author);
+  if (verdict.quarantined && verdict.mentionOnly && ctx.reviewAvailable() && !forAdmin)
     return { status: "pending", hold: { reason: `${MENTION_REVIEW}${verdict.reasons.join(", ")} (mentioned, not given)`, wanted } };
   if (verdict.quarantined) return { status: "quarantined", hold: { reason, wanted } };
   const together = completesSplit(recent, parts ? lessonText(parts) : text);
   if (together)
     return {
       status: "quarantined",
-      hold: { reason: `content filter, read with the same key's writes of the last hour: ${together.join(", ")}`, wanted },
+      hold: { reason: `${SPLIT_REASON}${together.join(", ")}`, wanted },
     };
+  if (forAdmin) return { status: "pending", hold: { reason: ADMIN_APPROVAL, wanted } };
   if (!policy.reviewed && ctx.reviewAvailable())
     return { status: "pending", hold: { reason: "waiting for the LLM safety review", wanted } };
   return { status: wanted, hold: null };
@@ -121,7 +145,10 @@ function admit(
 const lessonText = (parts: Parameters<typeof assessLesson>[0]) =>
   [parts.pattern ?? "", parts.text, (parts.keywords ?? []).join(", "), parts.when ?? ""].filter(Boolean).join(" ");
 
-/** Characters of a key's earlier text read before the new one: every pattern spans far fewer. */
+/** What a write completing an instruction begun in earlier writes is held for. */
+const SPLIT_REASON = "content filter, read with the agent's writes of the last hour: ";
+
+/** Characters of earlier text read before the new one: every pattern spans far fewer. */
 const SPLIT_CONTEXT_CHARS = 1200;
 /** Whether a recent text passed the filter alone, remembered so a batch does not judge it per entry. */
 const passedAlone = new Map<string, boolean>();
@@ -129,7 +156,9 @@ const passedAlone = new Map<string, boolean>();
 function passes(text: string): boolean {
   let ok = passedAlone.get(text);
   if (ok === undefined) {
-    ok = !assessInsight(text).quarantined;
+    // Talk about an attack holds its wording whole: read before a new text it would only hold that.
+    const verdict = assessInsight(text);
+    ok = !verdict.quarantined && !verdict.talk;
     if (passedAlone.size >= 1000) passedAlone.delete(passedAlone.keys().next().value!);
     passedAlone.set(text, ok);
   }
@@ -138,8 +167,9 @@ function passes(text: string): boolean {
 
 /**
  * An instruction split across writes ("… ignore all", "previous instructions and …") passes the
- * filter one piece at a time. The new text is read after the end of the key's recent texts that
- * passed on their own, and the reasons only the joined reading raises are returned.
+ * filter one piece at a time, and the pieces may come from different keys of the same tenant. The
+ * new text is read after the end of the agent's recent texts that passed on their own, and the
+ * reasons only the joined reading raises are returned.
  */
 function completesSplit(recent: readonly string[], text: string): PoisonReason[] | null {
   let context = "";
@@ -147,27 +177,29 @@ function completesSplit(recent: readonly string[], text: string): PoisonReason[]
     if (passes(recent[i]!)) context = `${recent[i]} ${context}`;
   }
   if (!context) return null;
-  const alone = new Set(assessInsight(text).reasons);
+  const verdict = assessInsight(text);
+  // Talk holds its injection wording whole: a joined reading that merely stops reading as talk splits nothing.
+  const alone = new Set<PoisonReason>(verdict.talk ? [...verdict.reasons, "prompt-injection"] : verdict.reasons);
   const joined = assessInsight(`${context.slice(-SPLIT_CONTEXT_CHARS)}${text}`).reasons.filter((r) => !alone.has(r));
   return joined.length ? joined : null;
 }
 
 /**
- * The texts a key wrote into the library in the last hour (and earlier in the same write), oldest
- * first, other than the entry being written. Only writes made with a client key count.
+ * The texts client keys (any of them) wrote into the library in the last hour (and earlier in the
+ * same write), oldest first, other than the entry being written. Only a client key's write is
+ * read against them; the service's own writes are neither read nor read against.
  */
-function recentTextsBy(ctx: MemoryContext, author: string | undefined, exceptId: string): string[] {
+function recentClientTexts(ctx: MemoryContext, author: string | undefined, exceptId: string): string[] {
   if (!author?.startsWith("key:")) return [];
   const rows = ctx.sql
     .exec<{ after: string }>(
       // The version being written has no row yet: its changes are this same write's.
       `SELECT c.after FROM library_changes c LEFT JOIN library_versions v ON v.version = c.version
        WHERE c.version > (SELECT coalesce(max(version), 0) - ? FROM library_versions)
-         AND ((v.author = ? AND v.created_at >= ?) OR c.version > (SELECT coalesce(max(version), 0) FROM library_versions))
+         AND ((v.author LIKE 'key:%' AND v.created_at >= ?) OR c.version > (SELECT coalesce(max(version), 0) FROM library_versions))
          AND c.after IS NOT NULL AND c.experience_id != ?
        ORDER BY c.version DESC, c.rowid DESC LIMIT ?`,
       SPLIT_VERSIONS,
-      author,
       ctx.now() - SPLIT_WINDOW_MS,
       exceptId,
       SPLIT_WRITES,
@@ -193,13 +225,21 @@ export function screenExperience<T extends Screenable>(
     if (before?.status === after.status) {
       if (!matchTextChanged(before, after)) return { value: after, hold: null, lift: false };
       // A held entry rewritten (by an admin or the service) is screened afresh.
-      const { status, hold } = admit(ctx, "", after, "active", policy);
+      const { status, hold } = admit(ctx, "", after, "active", policy, [], author);
       return { value: { ...after, status: status as T["status"] }, hold, lift: !hold };
     }
     return { value: after, hold: { reason: reasonFor(policy, after.id, after), wanted: "active" }, lift: false };
   }
   if (before && !matchTextChanged(before, after)) return { value: after, hold: null, lift: wasHeld };
-  const { status, hold } = admit(ctx, "", after, after.status, policy, policy.internal ? [] : recentTextsBy(ctx, author, after.id));
+  const { status, hold } = admit(
+    ctx,
+    "",
+    after,
+    after.status,
+    policy,
+    policy.internal ? [] : recentClientTexts(ctx, author, after.id),
+    author,
+  );
   return { value: { ...after, status: status as T["status"] }, hold, lift: wasHeld && !hold };
 }
 

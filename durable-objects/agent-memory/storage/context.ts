@@ -12,6 +12,8 @@ export interface MemoryContext {
   vectors: VectorStore;
   /** True when an LLM is configured: new text then waits (`pending`) for the safety review. */
   reviewAvailable(): boolean;
+  /** The deployment's `ADMISSION_MODE`: `review` holds a client key's new text for an admin. */
+  admissionMode(): "filter" | "review";
   /** Asks for the pending entries to be reviewed; best effort, the sweep asks again. */
   requestReview(): Promise<void>;
   /** Asks for an agent-wide background job; best effort, the sweep asks again while there is work. */

@@ -21,3 +21,5 @@ export const setMe = (key: Schemas["CurrentApiKey"] | null) => void (me = key);
 
 /** Write controls are built only for keys that may use them; a read key never sees one. */
 export const canWrite = () => !!me && me.scope !== "read" && (!me.agentIds || !agentId || me.agentIds.includes(agentId));
+/** Admin-only controls (the quarantine's release and delete) are built only for an admin key. */
+export const canAdmin = () => canWrite() && me?.scope === "admin";

@@ -1489,6 +1489,7 @@ ${value}`, dataLines++;
   var me = null;
   var setMe = (key) => void (me = key);
   var canWrite = () => !!me && me.scope !== "read" && (!me.agentIds || !agentId || me.agentIds.includes(agentId));
+  var canAdmin = () => canWrite() && me?.scope === "admin";
 
   // src/dashboard/client/dom.ts
   var $ = (id) => {
@@ -1610,15 +1611,12 @@ ${value}`, dataLines++;
 
   // src/dashboard/client/pages/agent.ts
   async function renderAgent() {
-    const [analytics, experiences, jobs] = await Promise.all([
+    const [analytics, experiences, held] = await Promise.all([
       call(api().GET("/v1/agents/{agentId}/analytics", { params: { ...agentPath(), query: { top: 3, buckets: 10 } } })),
       pageAll(
         (cursor) => call(api().GET("/v1/agents/{agentId}/experiences", { params: { ...agentPath(), query: { status: "all", limit: 200, cursor } } }))
       ),
-      call(api().GET("/v1/agents/{agentId}/jobs", { params: { ...agentPath(), query: { limit: 200 } } })).then(
-        (r) => r.items,
-        () => []
-      )
+      pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/quarantine", { params: { ...agentPath(), query: { limit: 200, cursor } } })))
     ]);
     const ex = analytics.experiences;
     fill(
@@ -1629,6 +1627,7 @@ ${value}`, dataLines++;
         stat("Library version", fmtInt(analytics.libraryVersion)),
         stat("Active experiences", fmtInt(ex.counts.active ?? 0)),
         stat("Quarantined", fmtInt(ex.counts.quarantined ?? 0)),
+        stat("Pending", fmtInt(ex.counts.pending ?? 0)),
         stat("Mean Q", `${fmtQ(ex.q.mean)} ± ${fmtQ(ex.q.std)}`),
         stat("Retrievals", fmtInt(analytics.retrievals)),
         stat("Mean |ΔQ| (last updates)", fmtQ(analytics.convergence.meanAbsDeltaQ))
@@ -1637,10 +1636,7 @@ ${value}`, dataLines++;
     renderHistogram(ex.q.histogram);
     await renderTrajectories(analytics);
     renderLibrary(experiences);
-    renderQuarantine(
-      experiences.filter((e) => e.status === "quarantined"),
-      jobs
-    );
+    renderQuarantine(held);
   }
   function renderHistogram(hist) {
     const first = hist[0];
@@ -1734,25 +1730,19 @@ ${value}`, dataLines++;
     $("library-filters").addEventListener("submit", (ev) => ev.preventDefault());
     fill("library", wrap);
   }
-  function renderQuarantine(items, jobs) {
-    if (!items.length) return fill("quarantine", empty("Nothing is quarantined."));
-    const reasons = /* @__PURE__ */ new Map();
-    for (const j of jobs) {
-      const experienceId = j.result?.experienceId;
-      if (typeof experienceId === "string") reasons.set(experienceId, j.reason);
-    }
+  function renderQuarantine(items) {
+    if (!items.length) return fill("quarantine", empty("Nothing is held."));
     const act = async (e, what) => {
       const params = { params: { path: { ...agentPath().path, id: e.id } } };
       try {
-        if (what === "release") await call(api().PATCH("/v1/agents/{agentId}/experiences/{id}", { ...params, body: { status: "active" } }));
-        else await call(api().DELETE("/v1/agents/{agentId}/experiences/{id}", params));
+        if (what === "release") await call(api().POST("/v1/agents/{agentId}/quarantine/{id}/release", params));
+        else await call(api().DELETE("/v1/agents/{agentId}/quarantine/{id}", params));
         setStatus(`${what === "release" ? "Released" : "Deleted"} ${e.id}.`);
         await renderAgent();
       } catch (err) {
         setStatus(`Could not ${what} ${e.id}: ${errorText(err)}`);
       }
     };
-    const note = (e) => reasons.get(e.id) ?? e.provenance?.note ?? "not recorded";
     fill(
       "quarantine",
       h(
@@ -1762,9 +1752,15 @@ ${value}`, dataLines++;
           (e) => h(
             "li",
             {},
-            h("p", { class: "text" }, h("a", { href: lessonHref(e.id) }, e.text)),
-            h("p", { class: "meta" }, `${e.id} · ${e.source} · since ${fmtTime(e.createdAt)} · reason: ${note(e)}`),
-            canWrite() && h(
+            h("p", { class: "text" }, e.kind === "experience" ? h("a", { href: lessonHref(e.id) }, e.text) : e.text),
+            e.answer && h("p", { class: "text" }, `Answer: ${e.answer}`),
+            h("p", {}, h("span", { class: `badge ${e.status}` }, e.status), " ", h("strong", {}, "Why: "), e.reason),
+            h(
+              "p",
+              { class: "meta" },
+              `${e.id} · ${e.kind} · through ${e.door} (${e.author}) · since ${fmtTime(e.heldAt)} · released it becomes ${e.wanted}`
+            ),
+            canAdmin() && h(
               "div",
               { class: "actions" },
               h("button", { type: "button", "data-write": "", onclick: () => act(e, "release") }, `Release ${e.id}`),
@@ -1774,7 +1770,7 @@ ${value}`, dataLines++;
                   type: "button",
                   class: "danger",
                   "data-write": "",
-                  onclick: () => confirm(`Delete ${e.id}? Rolling back restores it.`) && act(e, "delete")
+                  onclick: () => confirm(`Delete ${e.id}? It stays deleted: no rollback or import brings it back.`) && act(e, "delete")
                 },
                 `Delete ${e.id}`
               )

@@ -1,24 +1,21 @@
 import type { Schemas } from "../../../../client/src/index.js";
 import { api, call, errorText, pageAll } from "../api.js";
 import { chart, color, COUNT_INCRS, bars, line, type Series } from "../charts.js";
-import { agentPath, canWrite, episodeHref, lessonHref, runHref } from "../context.js";
+import { agentPath, canAdmin, episodeHref, lessonHref, runHref } from "../context.js";
 import { $, empty, fill, fmtInt, fmtQ, fmtTime, h, plural, setStatus, stat, type Child } from "../dom.js";
 import { dataTable } from "../table.js";
 
 type Analytics = Schemas["Analytics"];
 type Experience = Schemas["Experience"];
-type Job = Schemas["Job"];
+type HeldItem = Schemas["QuarantinedItem"];
 
 export async function renderAgent(): Promise<void> {
-  const [analytics, experiences, jobs] = await Promise.all([
+  const [analytics, experiences, held] = await Promise.all([
     call(api().GET("/v1/agents/{agentId}/analytics", { params: { ...agentPath(), query: { top: 3, buckets: 10 } } })),
     pageAll((cursor) =>
       call(api().GET("/v1/agents/{agentId}/experiences", { params: { ...agentPath(), query: { status: "all", limit: 200, cursor } } })),
     ),
-    call(api().GET("/v1/agents/{agentId}/jobs", { params: { ...agentPath(), query: { limit: 200 } } })).then(
-      (r) => r.items,
-      () => [] as Job[],
-    ),
+    pageAll((cursor) => call(api().GET("/v1/agents/{agentId}/quarantine", { params: { ...agentPath(), query: { limit: 200, cursor } } }))),
   ]);
   const ex = analytics.experiences;
   fill(
@@ -29,6 +26,7 @@ export async function renderAgent(): Promise<void> {
       stat("Library version", fmtInt(analytics.libraryVersion)),
       stat("Active experiences", fmtInt(ex.counts.active ?? 0)),
       stat("Quarantined", fmtInt(ex.counts.quarantined ?? 0)),
+      stat("Pending", fmtInt(ex.counts.pending ?? 0)),
       stat("Mean Q", `${fmtQ(ex.q.mean)} ± ${fmtQ(ex.q.std)}`),
       stat("Retrievals", fmtInt(analytics.retrievals)),
       stat("Mean |ΔQ| (last updates)", fmtQ(analytics.convergence.meanAbsDeltaQ)),
@@ -37,10 +35,7 @@ export async function renderAgent(): Promise<void> {
   renderHistogram(ex.q.histogram);
   await renderTrajectories(analytics);
   renderLibrary(experiences);
-  renderQuarantine(
-    experiences.filter((e) => e.status === "quarantined"),
-    jobs,
-  );
+  renderQuarantine(held);
 }
 
 function renderHistogram(hist: Analytics["experiences"]["q"]["histogram"]) {
@@ -148,26 +143,24 @@ function renderLibrary(experiences: Experience[]) {
   fill("library", wrap);
 }
 
-function renderQuarantine(items: Experience[], jobs: Job[]) {
-  if (!items.length) return fill("quarantine", empty("Nothing is quarantined."));
-  // Live extraction records why it quarantined a lesson on its job; other sources name no reason.
-  const reasons = new Map<string, string | null>();
-  for (const j of jobs) {
-    const experienceId = (j.result as { experienceId?: unknown } | null)?.experienceId;
-    if (typeof experienceId === "string") reasons.set(experienceId, j.reason);
-  }
-  const act = async (e: Experience, what: "release" | "delete") => {
+/**
+ * What the screening step holds (quarantined, or pending a review or an admin's approval), each with
+ * why. Release and delete go through the agent's quarantine, which audits them; only an admin key
+ * may use it, so only an admin key sees the buttons.
+ */
+function renderQuarantine(items: HeldItem[]) {
+  if (!items.length) return fill("quarantine", empty("Nothing is held."));
+  const act = async (e: HeldItem, what: "release" | "delete") => {
     const params = { params: { path: { ...agentPath().path, id: e.id } } };
     try {
-      if (what === "release") await call(api().PATCH("/v1/agents/{agentId}/experiences/{id}", { ...params, body: { status: "active" } }));
-      else await call(api().DELETE("/v1/agents/{agentId}/experiences/{id}", params));
+      if (what === "release") await call(api().POST("/v1/agents/{agentId}/quarantine/{id}/release", params));
+      else await call(api().DELETE("/v1/agents/{agentId}/quarantine/{id}", params));
       setStatus(`${what === "release" ? "Released" : "Deleted"} ${e.id}.`);
       await renderAgent();
     } catch (err) {
       setStatus(`Could not ${what} ${e.id}: ${errorText(err)}`);
     }
   };
-  const note = (e: Experience) => reasons.get(e.id) ?? (e.provenance as { note?: string } | null)?.note ?? "not recorded";
   fill(
     "quarantine",
     h(
@@ -177,9 +170,15 @@ function renderQuarantine(items: Experience[], jobs: Job[]) {
         h(
           "li",
           {},
-          h("p", { class: "text" }, h("a", { href: lessonHref(e.id) }, e.text)),
-          h("p", { class: "meta" }, `${e.id} · ${e.source} · since ${fmtTime(e.createdAt)} · reason: ${note(e)}`),
-          canWrite() &&
+          h("p", { class: "text" }, e.kind === "experience" ? h("a", { href: lessonHref(e.id) }, e.text) : e.text),
+          e.answer && h("p", { class: "text" }, `Answer: ${e.answer}`),
+          h("p", {}, h("span", { class: `badge ${e.status}` }, e.status), " ", h("strong", {}, "Why: "), e.reason),
+          h(
+            "p",
+            { class: "meta" },
+            `${e.id} · ${e.kind} · through ${e.door} (${e.author}) · since ${fmtTime(e.heldAt)} · released it becomes ${e.wanted}`,
+          ),
+          canAdmin() &&
             h(
               "div",
               { class: "actions" },
@@ -190,7 +189,7 @@ function renderQuarantine(items: Experience[], jobs: Job[]) {
                   type: "button",
                   class: "danger",
                   "data-write": "",
-                  onclick: () => confirm(`Delete ${e.id}? Rolling back restores it.`) && act(e, "delete"),
+                  onclick: () => confirm(`Delete ${e.id}? It stays deleted: no rollback or import brings it back.`) && act(e, "delete"),
                 },
                 `Delete ${e.id}`,
               ),
