@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig, type Plugin } from "vitest/config";
 import { reporting } from "./test/report.ts";
 import { PURE_TESTS, SHARED_TESTS } from "./test/projects.ts";

@@ -24,7 +24,8 @@ export const PURE_TESTS = [
  * any other file in the runtime (checked with `--sequence.shuffle.files` and several seeds); one
  * that cannot, say because it needs the isolate's module state fresh, is left out of this list and
  * runs in `workers-isolated`. Runtimes used to slow several-fold as files passed through them;
- * that was the test harness, not the Worker (patches/README.md).
+ * that was the test harness, not the Worker: @cloudflare/vitest-pool-workers 0.23.0 put one more
+ * proxy around a Durable Object class's prototype per instance (fixed in @cloudflare/vitest-plugin).
  */
 export const SHARED_TESTS = [
   "test/do/agent-memory-lifecycle.test.ts",

@@ -7,7 +7,7 @@ describe("queue consumer", () => {
   it("acks valid messages and retries invalid ones so they reach the dead-letter queue", async () => {
     const t = await newTenant();
     const agentId = await newAgent(t.apiKey);
-    const batch = createMessageBatch("praxis-jobs", [
+    const batch = createMessageBatch<unknown>("praxis-jobs", [
       { id: "good", timestamp: new Date(), attempts: 1, body: { type: "agent.sweep", tenantId: t.tenantId, agentId, at: Date.now() } },
       { id: "unknown-type", timestamp: new Date(), attempts: 1, body: { type: "nope" } },
       { id: "bad-shape", timestamp: new Date(), attempts: 2, body: { type: "agent.sweep", tenantId: 5 } },

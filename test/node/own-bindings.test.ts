@@ -20,7 +20,7 @@ function developerProject(): string {
   return dir;
 }
 
-/** The variables a Worker gets from `configPath`, resolved as @cloudflare/vitest-pool-workers resolves its `wrangler.configPath`. */
+/** The variables a Worker gets from `configPath`, resolved as @cloudflare/vitest-plugin resolves its `wrangler.configPath`. */
 function poolVariables(configPath: string): Record<string, unknown> {
   const config = unstable_readConfig({ config: configPath });
   return (unstable_getMiniflareWorkerOptions(config).workerOptions.bindings ?? {}) as Record<string, unknown>;
