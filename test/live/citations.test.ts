@@ -39,7 +39,14 @@ describe("a citation is never poison (issue 40)", () => {
     expect(stored).toMatchObject({ status: "active", answer: "Refunded after Retry-After (G0)" });
     expect(stored.traceSummary).toContain("as (G0) says");
     expect(JSON.stringify(stored)).not.toContain("[G0]");
-    expect((await f.api("GET", `/episodes/${ep}`)).body.result.case.status).toBe("active");
+    const episode = (await f.api("GET", `/episodes/${ep}`)).body;
+    expect(episode.result.case.status).toBe("active");
+    expect(episode.answer).toBe("Refunded after Retry-After [G0]");
+    // A dataset built from the episode takes the answer as its case keeps it.
+    const ds = await f.api("POST", "/datasets/from-episodes", { name: "cited", limit: 10 });
+    expect(ds.status, JSON.stringify(ds.body)).toBe(201);
+    expect(ds.body.withheld).toEqual([]);
+    expect(ds.body.counts.total).toBe(1);
     // The case is served in later prompts as data, its citation without brackets.
     const later = await f.api("GET", `/prompt?query=${encodeURIComponent("refund after the payments API rate limited us")}`);
     expect(later.body.caseIds).toContain(stored.id);

@@ -61,7 +61,10 @@ class LiveTest(unittest.TestCase):
                 raise KeyError("no such field")
         stored = agent.get_episode(ep.id)
         self.assertEqual((stored["status"], stored["outcome"], stored["attempts"]), ("ended", "abandoned", []))
-        self.assertEqual(stored["result"], {"reward": 0, "rewarded": [], "caseId": None, "extraction": "not-needed", "jobId": None})
+        self.assertEqual(
+            stored["result"],
+            {"reward": 0, "rewarded": [], "caseId": None, "case": None, "extraction": "not-needed", "jobId": None, "taught": None},
+        )
         self.assertEqual(self.q_of(agent)[ids["lesson"]], 0.5)
         self.assertEqual(agent.praxis.request("GET", f"/v1/agents/{agent.id}/cases")["items"], [])
 

@@ -272,21 +272,16 @@ export class Episodes {
     if (running) return running;
     const ep = this.row(id);
     if (ep.status === "ended") return this.out(ep);
-    const claimed = ep.outcome === null ? null : claimedEnd(ep);
-    const run = this.finish(ep, claimed?.end ?? input, claimed?.quoted).finally(() => this.ending.delete(id));
+    const run = this.finish(ep, ep.outcome === null ? input : claimedEnd(ep)).finally(() => this.ending.delete(id));
     this.ending.set(id, run);
     return run;
   }
 
-  /** `claimedQuoted`: the labels the claimed end's answer cited, which its stored answer no longer brackets. */
-  private async finish(ep: EpisodeRow, input: EpisodeEnd, claimedQuoted?: string[]): Promise<Episode> {
+  private async finish(ep: EpisodeRow, input: EpisodeEnd): Promise<Episode> {
     const id = ep.id;
-    // Its answer and attempts are the agent's account of its work: the labels it was shown and cites
-    // are read first (the reward), then kept harmless where they are stored.
-    const shown = this.shownLabels(id);
-    const answer = input.answer ? debracketCitations(redactSecrets(input.answer), shown) : null;
+    const answer = input.answer ? redactSecrets(input.answer) : null;
     if (input.outcome === "abandoned") return this.abandon(id, input, answer);
-    const quoted = claimedQuoted ?? (input.answer ? quotedLabels(input.answer) : []);
+    const quoted = input.answer ? quotedLabels(input.answer) : [];
     const request = {
       episodeId: id,
       outcome: input.outcome,
@@ -302,17 +297,20 @@ export class Episodes {
           input.outcome,
           input.score ?? null,
           answer,
-          input.citedIds || quoted.length ? JSON.stringify({ ids: input.citedIds ?? null, labels: quoted }) : null,
+          input.citedIds ? JSON.stringify(input.citedIds) : null,
           id,
         );
       }),
     );
     const attempts = taskAttempts(this.attempts(id));
+    // The answer and attempts are the agent's account of its work: the labels it was shown and
+    // cites were read above (the reward); the case, which later prompts show, keeps them harmless.
+    const shown = this.shownLabels(id);
     const { case: stored } = await this.cases.create(
       {
         task: ep.task,
         traceSummary: traceSummary(attempts, shown),
-        answer,
+        answer: answer === null ? null : debracketCitations(answer, shown),
         reward: reward.reward,
         toolsUsed: [...new Set(attempts.flatMap((a) => a.toolCalls.map((t) => t.split(" ")[0]!)))],
         episodeId: id,
@@ -464,8 +462,10 @@ export class Episodes {
     const episodes: EpisodeForDataset[] = [];
     const withheld: { episodeId: string; reason: string }[] = [];
     for (const r of rows) {
-      const caseAdmitted = (r.case_status === "active" || r.case_status === "archived") && r.case_answer === r.answer;
-      const verdict = caseAdmitted ? null : assessInsight([r.task, r.answer ?? ""].join("\n"), { chat: true });
+      // Ground truth is the answer as its case keeps it: the citations of labels it was shown, harmless.
+      const answer = r.answer === null ? null : debracketCitations(r.answer, this.shownLabels(r.id));
+      const caseAdmitted = (r.case_status === "active" || r.case_status === "archived") && r.case_answer === answer;
+      const verdict = caseAdmitted ? null : assessInsight([r.task, answer ?? ""].join("\n"), { chat: true });
       const reason =
         r.case_status === "quarantined" || r.case_status === "pending"
           ? `its case is ${r.case_status}${r.held ? `: ${r.held}` : ""}`
@@ -473,7 +473,7 @@ export class Episodes {
             ? `content filter: ${verdict.reasons.join(", ")}`
             : null;
       if (reason) withheld.push({ episodeId: r.id, reason });
-      else episodes.push({ id: r.id, task: r.task, outcome: r.outcome, answer: r.answer, endedAt: r.ended_at });
+      else episodes.push({ id: r.id, task: r.task, outcome: r.outcome, answer, endedAt: r.ended_at });
     }
     return { episodes, withheld };
   }
@@ -492,22 +492,14 @@ export class Episodes {
   }
 }
 
-/**
- * The end an interrupted run committed with its reward, and the labels its answer cited; a later
- * end resumes it instead of its own. `cited` holds `{ids, labels}`, or the ids alone as an older
- * row or an abandoned episode stored them.
- */
-function claimedEnd(ep: EpisodeRow): { end: EpisodeEnd; quoted: string[] } {
-  const cited = parseJson<string[] | { ids: string[] | null; labels: string[] } | null>(ep.cited, null);
-  const ids = Array.isArray(cited) ? cited : (cited?.ids ?? null);
+/** The end an interrupted run committed with its reward; a later end resumes it instead of its own. */
+function claimedEnd(ep: EpisodeRow): EpisodeEnd {
+  const cited = parseJson<string[] | null>(ep.cited, null);
   return {
-    end: {
-      outcome: ep.outcome as EpisodeEnd["outcome"],
-      ...(ep.score !== null ? { score: ep.score } : {}),
-      ...(ep.answer !== null ? { answer: ep.answer } : {}),
-      ...(ids ? { citedIds: ids } : {}),
-    },
-    quoted: Array.isArray(cited) || !cited ? (ep.answer ? quotedLabels(ep.answer) : []) : cited.labels,
+    outcome: ep.outcome as EpisodeEnd["outcome"],
+    ...(ep.score !== null ? { score: ep.score } : {}),
+    ...(ep.answer !== null ? { answer: ep.answer } : {}),
+    ...(cited ? { citedIds: cited } : {}),
   };
 }
 
