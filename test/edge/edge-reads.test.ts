@@ -147,7 +147,8 @@ describe("edge and object rank alike", () => {
       return n;
     });
     expect(compared).toBeGreaterThan(200);
-  });
+    // Hundreds of rankings twice over: 4 s alone, past 30 s beside a loaded runtime.
+  }, 90_000);
 
   it("with a subscription, the object (asking the library's object) and the snapshots of agent and library rank alike", async () => {
     const f = await seasoned();
@@ -207,7 +208,7 @@ describe("edge and object rank alike", () => {
       return shared;
     });
     expect(compared).toBeGreaterThan(10);
-  });
+  }, 90_000);
 
   it("over HTTP, an edge read and a strong read of the same version answer the same items in the same order", async () => {
     const f = await seasoned();
