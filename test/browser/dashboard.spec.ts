@@ -43,6 +43,8 @@ async function openSignedIn(key: string, p: string, opts: { shotBefore?: string 
   page.on("pageerror", (err) => console.error("page error:", err.message));
   await page.goto(worker.url + p);
   await page.getByLabel("API key").waitFor();
+  // Signed out, the header offers no way to sign out.
+  expect(await page.getByRole("button", { name: "Sign out" }).isVisible()).toBe(false);
   if (opts.shotBefore) await shot(page, opts.shotBefore);
   await page.getByLabel("API key").fill(key);
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -464,6 +466,8 @@ describe("dashboard in a browser", () => {
       trs.map((tr) => tr.children[0]?.textContent ?? ""),
     )) as string[];
     expect(credited.sort()).toEqual(ep.result.rewarded.map((r: { id: string }) => r.id).sort());
+    const caption = await page.locator("#credited-table caption").textContent();
+    expect(caption).toBe(`${credited.length} credited ${credited.length === 1 ? "memory" : "memories"}`);
     await docShot(page, "episode");
 
     // A credited lesson's Q history names this episode behind its change.

@@ -45,4 +45,5 @@ export const fmtPct = (x: number | null | undefined) => (typeof x === "number" ?
 export const fmtUsd = (x: number | null | undefined) => (typeof x === "number" ? `$${x.toFixed(4)}` : "—");
 export const fmtTime = (ms: number | null | undefined) =>
   typeof ms === "number" ? `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)} UTC` : "—";
-export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+/** `1 lesson`, `2 lessons`; a word whose plural is not `-s` gives it (`credited memory`, `credited memories`). */
+export const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;

@@ -1521,7 +1521,7 @@ ${value}`, dataLines++;
   var fmtPct = (x) => typeof x === "number" ? `${(x * 100).toFixed(1)}%` : "—";
   var fmtUsd = (x) => typeof x === "number" ? `$${x.toFixed(4)}` : "—";
   var fmtTime = (ms) => typeof ms === "number" ? `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)} UTC` : "—";
-  var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  var plural = (n, word, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
 
   // src/dashboard/client/charts.ts
   var PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#4d7c0f", "#be185d"];
@@ -1916,7 +1916,7 @@ ${value}`, dataLines++;
     fill(
       "credited",
       !ep.result ? empty("The episode has not ended: nothing is credited yet.") : rewarded.length ? dataTable(
-        plural(rewarded.length, "credited memory"),
+        plural(rewarded.length, "credited memory", "credited memories"),
         [
           { label: "Memory", cell: (r) => memoryLink(r.id), id: true },
           { label: "Text", cell: (r) => h("span", { class: "text" }, texts.get(r.id) ?? "—") },

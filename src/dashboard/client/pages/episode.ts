@@ -90,7 +90,7 @@ export async function renderEpisode(): Promise<void> {
       ? empty("The episode has not ended: nothing is credited yet.")
       : rewarded.length
         ? dataTable(
-            plural(rewarded.length, "credited memory"),
+            plural(rewarded.length, "credited memory", "credited memories"),
             [
               { label: "Memory", cell: (r) => memoryLink(r.id), id: true },
               { label: "Text", cell: (r) => h("span", { class: "text" }, texts.get(r.id) ?? "—") },
