@@ -94,7 +94,7 @@ export class SnapshotReader implements CandidateSource, PromptSource {
       item.q = u.q;
       item.uses = u.uses;
       item.lastUsedAt = u.lastUsedAt;
-      if (u.kind === "experience") (item as SnapshotLesson).probation = u.probation;
+      if (u.kind === "experience") Object.assign(item as SnapshotLesson, { probation: u.probation, explore: u.explore });
     }
     for (const u of delta.usage) {
       for (const kind of KINDS) {
@@ -314,6 +314,12 @@ export class SnapshotReader implements CandidateSource, PromptSource {
       .filter((l) => !l.probation)
       .map((l) => ({ id: l.id, label: l.label, text: l.text }));
     return [...own, ...this.sharedLessons(filter).map(({ q: _q, ...l }) => l)];
+  }
+
+  onProbation(filter: MemoryFilter | undefined): { id: string; label: string; text: string }[] {
+    return this.lessonsOf(filter)
+      .filter((l) => l.explore)
+      .map((l) => ({ id: l.id, label: l.label, text: l.text }));
   }
 
   lessonsByQ(filter: MemoryFilter | undefined): string[] {
