@@ -20,15 +20,17 @@ import { hash32 } from "./hash-embedder";
 export const PROBATION_RULE = {
   /** Chance that a matching prompt shows the lesson. Half: the comparison's two arms fill alike. */
   share: 0.5,
-  /** Most lessons on probation one prompt carries. */
+  /** Most lessons on probation one prompt tests (and so carries). */
   perPrompt: 2,
-  /** A query's lessons ranked this high or higher match it (what /retrieve would answer). */
+  /** A query's lessons ranked this high or higher (what /retrieve would answer)… */
   matchRank: 5,
+  /** …whose base relevance (own content only) is at least this share of the best of them match it. */
+  matchRelevance: 0.6,
   /** The interval: 99% two-sided. */
   level: 0.99,
   z: 2.576,
   /** Outcomes each arm needs before any verdict. */
-  minEach: 5,
+  minEach: 4,
   /** Shown outcomes after which exploration ends without a verdict: the most a harmful lesson can cost. */
   maxExposures: 30,
 } as const;
@@ -36,8 +38,10 @@ export const PROBATION_RULE = {
 /** Stored in `experiences.probation`: trusted, on probation and explored, on probation and held out of prompts. */
 export const PROBATION = { trusted: 0, exploring: 1, held: 2 } as const;
 
-/** Where in [0, 1) a lesson's draw for this seed falls; below the share it is chosen. */
+/** Where in [0, 1) a lesson's draw for this seed falls; below the share it is shown. */
 export const explorationDraw = (seed: string, lessonId: string) => hash32(`${seed}|${lessonId}`) / 2 ** 32;
+/** A second, independent draw: which of more matching lessons than a prompt may test it tests. */
+const pickDraw = (seed: string, lessonId: string) => hash32(`${seed}|pick|${lessonId}`);
 
 /** Which lessons a prompt shows to test them, and which matched and were not shown (the comparison's other arm). */
 export interface Exploration {
@@ -46,16 +50,20 @@ export interface Exploration {
 }
 
 /**
- * The lessons on probation a prompt shows (at most `perPrompt`, the lowest draws among those under
- * the share) and the control arm (those whose draw was not under the share). A lesson chosen but
- * crowded out by the cap is in neither arm: it was not assigned at random.
+ * The lessons on probation a prompt tests: at most `perPrompt` of those matching it, picked by one
+ * draw; each one tested is then shown or not by a draw of its own (the shown and control arms). The
+ * arms of two lessons are independent, so neither lesson's effect leans on the other's comparison
+ * (a cap applied after the draws would show one lesson more often exactly when another is not
+ * shown); a lesson not picked is in no arm.
  */
 export function chooseExploration(seed: string, matching: readonly string[], rule = PROBATION_RULE): Exploration {
-  const draws = matching.map((id) => ({ id, u: explorationDraw(seed, id) }));
-  const chosen = draws.filter((d) => d.u < rule.share).sort((a, b) => a.u - b.u || (a.id < b.id ? -1 : 1));
+  const tested =
+    matching.length <= rule.perPrompt
+      ? matching
+      : [...matching].sort((a, b) => pickDraw(seed, a) - pickDraw(seed, b) || (a < b ? -1 : 1)).slice(0, rule.perPrompt);
   return {
-    shown: chosen.slice(0, rule.perPrompt).map((d) => d.id),
-    control: draws.filter((d) => d.u >= rule.share).map((d) => d.id),
+    shown: tested.filter((id) => explorationDraw(seed, id) < rule.share),
+    control: tested.filter((id) => explorationDraw(seed, id) >= rule.share),
   };
 }
 

@@ -520,9 +520,10 @@ export async function promptNearby(
   const now = Date.now();
   const reader = at.reader.at(now, vec ? { text: req.query!, vec } : null, shared.libraries);
   const filter: MemoryFilter | undefined = effectiveFilter(req);
-  // Outside an episode (the object answers those) a prompt's exploration draws on its own retrieval id, as the object's does.
+  // Outside an episode (the object answers those) a prompt's exploration draws on its own retrieval
+  // id, and a read-scoped key's explores nothing, as the object's.
   const id = newRetrievalId();
-  const block = await assemblePrompt(reader, req, filter, id);
+  const block = await assemblePrompt(reader, req, filter, caller.readOnly ? null : id);
   const { items, trial, ...answer } = block;
   const shown = items.map(
     (i): TokenItem => ({

@@ -61,21 +61,38 @@ describe("the seeded choice of lessons on probation", () => {
     expect(shownOnce / seeds).toBeLessThan(PROBATION_RULE.share + 0.03);
   });
 
-  it("draws each lesson independently of the others it is matched with", () => {
-    // A lesson's arm depends on the seed and itself only: adding another lesson to the match never moves it into or out of control.
-    for (let s = 0; s < 500; s++) {
+  it("draws each lesson it tests independently of the others", () => {
+    // A tested lesson's arm depends on the seed and itself only: another lesson in the match never moves it between the arms.
+    let both = 0;
+    for (let s = 0; s < 2000; s++) {
       const alone = chooseExploration(`ep_${s}`, ["exp_a"]);
       const withOther = chooseExploration(`ep_${s}`, ["exp_a", "exp_b"]);
+      expect(withOther.shown.includes("exp_a")).toBe(alone.shown.includes("exp_a"));
       expect(withOther.control.includes("exp_a")).toBe(alone.control.includes("exp_a"));
+      if (withOther.shown.length === 2) both++;
     }
+    // Shown together about a quarter of the time, as two independent halves are.
+    expect(both / 2000).toBeGreaterThan(0.2);
+    expect(both / 2000).toBeLessThan(0.3);
+    // More lessons match than a prompt tests: the ones it tests are picked, and each of them still drawn on its own.
+    const six = Array.from({ length: 6 }, (_, i) => `exp_${i}`);
+    const testedIn = new Map(six.map((id) => [id, 0]));
+    for (let s = 0; s < 3000; s++) {
+      const c = chooseExploration(`ret_${s}`, six);
+      expect(c.shown.length + c.control.length).toBe(PROBATION_RULE.perPrompt);
+      for (const id of [...c.shown, ...c.control]) testedIn.set(id, testedIn.get(id)! + 1);
+    }
+    for (const [, n] of testedIn) expect(n / 3000).toBeCloseTo(PROBATION_RULE.perPrompt / six.length, 1);
   });
 });
 
 describe("the rule", () => {
   it("waits for minEach outcomes per arm, however lopsided the first ones", () => {
-    expect(judge({ shown: 4, shownOk: 4, control: 20, controlOk: 0 }).verdict).toBeNull();
-    expect(judge({ shown: 5, shownOk: 5, control: 5, controlOk: 0 }).verdict).toBe("graduated");
-    expect(judge({ shown: 5, shownOk: 0, control: 5, controlOk: 5 }).verdict).toBe("retired");
+    const m = PROBATION_RULE.minEach;
+    expect(judge({ shown: m - 1, shownOk: m - 1, control: 20, controlOk: 0 }).verdict).toBeNull();
+    expect(judge({ shown: 20, shownOk: 0, control: m - 1, controlOk: m - 1 }).verdict).toBeNull();
+    expect(judge({ shown: m, shownOk: m, control: m, controlOk: 0 }).verdict).toBe("graduated");
+    expect(judge({ shown: m, shownOk: 0, control: m, controlOk: m }).verdict).toBe("retired");
     expect(judge({ shown: PROBATION_RULE.maxExposures, shownOk: 10, control: 30, controlOk: 10 }).verdict).toBe("inconclusive");
     const j = judge({ shown: 6, shownOk: 0, control: 7, controlOk: 6 });
     expect(evidenceText({ shown: 6, shownOk: 0, control: 7, controlOk: 6 }, j)).toMatch(

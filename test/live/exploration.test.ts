@@ -1,8 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentFixture } from "../memory/setup";
 import { call, newKey } from "../helpers";
+import { fakeLlm } from "../fake-llm";
 import { PROBATION_RULE } from "../../src/core/probation";
-import { liveLesson, promptEpisode } from "./fixture";
+import { deliver, LESSON, liveLesson, promptEpisode, SAFE } from "./fixture";
+
+afterEach(() => vi.restoreAllMocks());
 
 const TASK = "Call the slow external rates API, which keeps timing out";
 const TIMEOUT_LESSON = "Give slow external HTTP APIs a generous read timeout and one retry instead of a short timeout";
@@ -12,10 +15,11 @@ describe("a lesson on probation is explored in prompts", () => {
   it("reaches some but a bounded share of the prompts it matches, at most perPrompt per block, and none it does not match", async () => {
     const f = await agentFixture();
     const trusted = (await f.api("POST", "/experiences", { text: "Log the request id of every failed call" })).body.id as string;
+    // Three lessons the task matches about equally well (each shares a rarer word of it).
     const onTrial = [
-      await liveLesson(f, TIMEOUT_LESSON, ["timeout", "retry"]),
-      await liveLesson(f, "When an external API times out, retry once after a short backoff", ["timeout", "backoff"]),
-      await liveLesson(f, "Raise the client timeout for slow external rate APIs before retrying", ["timeout", "rates"]),
+      await liveLesson(f, "When the slow rates API keeps failing, call it with a generous timeout and one retry", ["timeout", "retry"]),
+      await liveLesson(f, "Retry the rates API once after a short backoff when its timing is slow", ["timeout", "backoff"]),
+      await liveLesson(f, "Call the external rates API with a longer client timeout", ["timeout", "client"]),
     ];
     const seen = new Map(onTrial.map((id) => [id, 0]));
     const prompts = 40;
@@ -135,20 +139,21 @@ describe("the evidence decides", () => {
   });
 });
 
-describe("only write keys' outcomes count, once per retrieval", () => {
-  it("a read key's prompts are explored but their rewards are no evidence; a write key's token reward counts once", async () => {
+describe("only write keys' prompts explore, and their outcomes count once per retrieval", () => {
+  it("a read key's prompts carry no lesson on probation and their rewards are no evidence; a write key's token reward counts once", async () => {
     const f = await agentFixture();
     const id = await liveLesson(f, TIMEOUT_LESSON, ["timeout", "retry"]);
     const read = await newKey(f.t.apiKey, "read");
     const readPrompt = (path: string) => call("GET", `/v1/agents/${f.agentId}${path}`, { key: read.apiKey });
-    let explored = 0;
-    for (let n = 0; n < 12; n++) {
-      const block = (await readPrompt(`/prompt?query=${encodeURIComponent(TASK)}`)).body;
-      explored += block.exploredIds.length;
-      const rewarded = await f.api("POST", "/rewards", { retrievalId: block.retrievalId, outcome: "success" });
-      expect(rewarded.status).toBe(200);
+    for (const consistency of ["bounded", "strong"]) {
+      for (let n = 0; n < 8; n++) {
+        const block = (await readPrompt(`/prompt?query=${encodeURIComponent(TASK)}&consistency=${consistency}`)).body;
+        expect(block.exploredIds).toEqual([]);
+        expect(block.experienceIds).not.toContain(id);
+        const rewarded = await f.api("POST", "/rewards", { retrievalId: block.retrievalId, outcome: "success" });
+        expect(rewarded.status).toBe(200);
+      }
     }
-    expect(explored).toBeGreaterThan(0);
     const untouched = await lesson(f, id);
     expect(untouched.evidence).toMatchObject({ shown: { prompts: 0 }, notShown: { prompts: 0 } });
 
@@ -161,5 +166,56 @@ describe("only write keys' outcomes count, once per retrieval", () => {
     const arm = block.exploredIds.includes(id) ? counted.shown : counted.notShown;
     expect(arm).toEqual({ prompts: 1, successes: 1 });
     expect(counted.shown.prompts + counted.notShown.prompts).toBe(1);
+  });
+});
+
+describe("live learning and lessons on trial", () => {
+  /** LESSON's situation with the opposite advice: near enough to be taken for the same lesson. */
+  const OPPOSITE = "Use a short read timeout and no retry when calling slow external APIs instead of a generous timeout.";
+  const RATES_TASK = "Fetch today's exchange rates from the slow external rates API";
+
+  /** An episode whose prompt did (or did not) show `lessonId`, whose first try failed and second worked; its extraction proposes `insight`. */
+  async function extractAfter(f: Awaited<ReturnType<typeof agentFixture>>, lessonId: string, shown: boolean, insight = LESSON.insight) {
+    for (let n = 0; n < 40; n++) {
+      const episodeId = (await f.api("POST", "/episodes", { task: RATES_TASK })).body.episodeId as string;
+      const block = (await f.api("GET", `/prompt?query=${encodeURIComponent(RATES_TASK)}&episodeId=${episodeId}`)).body;
+      if (block.exploredIds.includes(lessonId) !== shown) {
+        await f.api("POST", `/episodes/${episodeId}/end`, { outcome: "abandoned" });
+        continue;
+      }
+      await f.api("POST", `/episodes/${episodeId}/attempts`, { description: "short timeout", ok: false, error: "ReadTimeout" });
+      await f.api("POST", `/episodes/${episodeId}/attempts`, { description: "generous timeout and one retry", ok: true });
+      const end = await f.api("POST", `/episodes/${episodeId}/end`, { outcome: "success" });
+      fakeLlm({ ...LESSON, insight }, { operation: "ADD", text: insight, reason: "new" }, SAFE);
+      await deliver({ tenantId: f.t.tenantId, agentId: f.agentId, episodeId, jobId: end.body.result.jobId });
+      vi.restoreAllMocks();
+      return (await f.api("GET", "/jobs")).body.items[0];
+    }
+    throw new Error("no episode drew the arm asked for");
+  }
+
+  it("a candidate near a lesson on probation is its duplicate, unless that lesson was shown to the failed episode: then it joins as a rival", async () => {
+    const f = await agentFixture();
+    const opposite = await liveLesson(f, OPPOSITE, LESSON.keywords, LESSON.pattern);
+    const unseen = await extractAfter(f, opposite, false);
+    expect(unseen.result).toMatchObject({ applied: "none" });
+    expect(unseen.reason).toMatch(new RegExp(`^duplicate of ${opposite}`));
+    const seen = await extractAfter(f, opposite, true);
+    expect(seen.result).toMatchObject({ applied: "added" });
+    expect(seen.reason).toContain(`a rival of ${opposite}`);
+    expect((await lesson(f, seen.result.experienceId)).text).toBe(LESSON.insight);
+    expect((await lesson(f, opposite)).status).toBe("active");
+  });
+
+  it("a lesson its trial retired is not learned again", async () => {
+    const f = await agentFixture();
+    const opposite = await liveLesson(f, OPPOSITE, LESSON.keywords, LESSON.pattern);
+    while ((await lesson(f, opposite)).status === "active") await promptEpisode(f, RATES_TASK, opposite, (shown) => !shown);
+    expect((await lesson(f, opposite)).evidence.verdict).toBe("retired");
+    const again = await extractAfter(f, opposite, false, OPPOSITE);
+    expect(again.result).toMatchObject({ applied: "none" });
+    expect(again.reason).toBe(`the same text as ${opposite}, which its trial in prompts retired`);
+    const live = (await f.api("GET", "/experiences?status=all")).body.items.filter((e: { text: string }) => e.text === OPPOSITE);
+    expect(live).toHaveLength(1);
   });
 });

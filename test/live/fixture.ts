@@ -57,12 +57,12 @@ export async function deliver(
 }
 
 /** A lesson live learning just added: on probation, explored in prompts. */
-export async function liveLesson(f: Awaited<ReturnType<typeof agentFixture>>, insight: string, keywords: string[] = []) {
+export async function liveLesson(f: Awaited<ReturnType<typeof agentFixture>>, insight: string, keywords: string[] = [], pattern = "") {
   const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId)) as DurableObjectStub<AgentMemory>;
   const r = await stub.applyLiveLesson({
     jobId: `job_${crypto.randomUUID()}`,
     episodeId: "ep_seed",
-    candidate: { pattern: "", keywords, insight },
+    candidate: { pattern, keywords, insight },
     decision: { operation: "ADD", reason: "new" },
     context: { shownIds: [], review: { safe: true, category: "safe", reason: "ordinary advice" } },
   });

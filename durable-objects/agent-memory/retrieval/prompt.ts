@@ -29,8 +29,9 @@ export class PromptAssembly {
     const filter = effectiveFilter(req);
     const shared = this.retrieval.shared?.any() ? await this.retrieval.shared.lessons(filter, this.retrieval.onSharedFailure) : [];
     // Every prompt of an episode explores alike; a prompt outside one draws on its own retrieval id.
+    // A read-scoped key's outcome never counts: showing it an untested lesson would teach nothing.
     const id = this.ctx.newId("ret");
-    const block = await assemblePrompt(this.source(embedded, shared), req, filter, req.episodeId ?? id);
+    const block = await assemblePrompt(this.source(embedded, shared), req, filter, asker.readOnly ? null : (req.episodeId ?? id));
     // The query's embedding is kept like /retrieve's, so a reward of this prompt teaches the usage
     // centroid of what the agent cites, not only its words.
     const queryVec = req.query ? (await embedded()).vec : undefined;

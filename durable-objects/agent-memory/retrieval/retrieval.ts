@@ -422,10 +422,10 @@ export class Retrieval implements CandidateSource {
     phase: RetrieveRequest["phase"],
     k2: number,
     filter?: MemoryFilter,
-  ): Promise<RankedCandidate["info"][]> {
+  ): Promise<(RankedCandidate["info"] & { base: number })[]> {
     const k1 = Math.max(this.ctx.config().k1, k2);
     const { ranked } = await this.ranking(query, kinds, { k1, k2, lambda: this.lambda({ phase }), threshold: this.threshold(), filter });
-    return ranked.map((r) => r.info);
+    return ranked.map((r) => ({ ...r.info, base: r.base }));
   }
 
   /**

@@ -1,7 +1,16 @@
-import { evidenceText, judge, PROBATION, type StoredVerdict, type TrialCounts, type Verdict } from "../../../src/core/probation";
+import {
+  evidenceText,
+  judge,
+  PROBATION,
+  type Exploration,
+  type StoredVerdict,
+  type TrialCounts,
+  type Verdict,
+} from "../../../src/core/probation";
 import type { MemoryContext } from "../storage/context";
 import type { Library } from "../library/library";
 import type { CreditedRetrieval } from "./reward-learning";
+import { textKey } from "../screening/tombstones";
 
 interface TrialRow extends Record<string, SqlStorageValue> {
   status: string;
@@ -111,4 +120,33 @@ export class ProbationTrials {
       this.ctx.sql.exec("UPDATE experiences SET trial_verdict = 'retired' WHERE id = ? AND trial_verdict = ?", id, RETIRING);
     }
   }
+}
+
+/**
+ * The lesson with this text (spacing and case aside) that the evidence of its trial retired, if
+ * any: live learning does not learn it again, so a harmful lesson a noisy learner keeps proposing
+ * costs its exposures once.
+ */
+export function retiredOnEvidence(sql: SqlStorage, text: string): string | null {
+  const key = textKey(text);
+  for (const r of sql
+    .exec<{ id: string; text: string }>(`SELECT id, text FROM experiences WHERE trial_verdict IN ('retired', '${RETIRING}')`)
+    .toArray())
+    if (textKey(r.text) === key) return r.id;
+  return null;
+}
+
+/**
+ * Whether a lesson on probation that `episodeId`'s prompts showed, before the episode's first try
+ * failed (live extraction runs only after a failure), is too weak to block a candidate with other
+ * advice as its duplicate: that failure is evidence against it, so the candidate joins as its
+ * rival and the trials of both decide. The same text is a duplicate all the same.
+ */
+export function challenges(sql: SqlStorage, episodeId: string, nearest: { id: string; text: string }, text: string): boolean {
+  if (textKey(nearest.text) === textKey(text)) return false;
+  for (const r of sql
+    .exec<{ trial: string }>("SELECT trial FROM retrievals WHERE episode_id = ? AND trial IS NOT NULL", episodeId)
+    .toArray())
+    if ((JSON.parse(r.trial) as Exploration).shown.includes(nearest.id)) return true;
+  return false;
 }

@@ -50,13 +50,13 @@ export interface PromptSource {
   onProbation(filter: MemoryFilter | undefined): { id: string; label: string; text: string }[];
   /** Ids of the active lessons the filter matches, by Q (highest first), then label order: the ranking without a query. */
   lessonsByQ(filter: MemoryFilter | undefined): string[];
-  /** The best `k2` items of `kind` for the query, as retrieval ranks them (without recording). */
+  /** The best `k2` items of `kind` for the query, as retrieval ranks them (without recording), with their base relevance. */
   ranked(
     kind: MemoryKind,
     phase: RetrieveRequest["phase"],
     k2: number,
     filter: MemoryFilter | undefined,
-  ): Promise<{ id: string; text: string }[]>;
+  ): Promise<{ id: string; text: string; base: number }[]>;
   /** Which of these cases carry an answer or a trace of what was tried. */
   informative(ids: readonly string[]): Set<string>;
 }
@@ -70,16 +70,21 @@ const CASES_FENCE_TOKENS = estimateTokens(fenceData(CASES_LABEL, ""));
 const labelNumber = (label: string) => Number(label.slice(1));
 
 /**
- * The lessons on probation that match the request (ranked among the query's best lessons, or, with
- * no query, every one the filter lets through) and the seeded choice among them (src/core/probation.ts).
+ * The lessons on probation that match the request and the seeded choice among them
+ * (src/core/probation.ts). With a query, a lesson matches when it ranks among the query's best
+ * lessons and its own content matches the query at least half as well as the best one's does (base
+ * relevance, which nothing learned moves); with none, every one the filter lets through matches.
  */
-async function explore(source: PromptSource, req: PromptRequest, filter: MemoryFilter | undefined, seed: string) {
-  const onTrial = source.onProbation(filter);
-  if (!onTrial.length) return { lessons: [], choice: { shown: [], control: [] } as Exploration };
+async function explore(source: PromptSource, req: PromptRequest, filter: MemoryFilter | undefined, seed: string | null) {
+  const onTrial = seed === null ? [] : source.onProbation(filter);
+  if (seed === null || !onTrial.length) return { lessons: [], choice: { shown: [], control: [] } as Exploration };
   const byId = new Map(onTrial.map((e) => [e.id, e]));
-  const matching = req.query
-    ? (await source.ranked("experience", req.phase, PROBATION_RULE.matchRank, filter)).map((r) => r.id).filter((id) => byId.has(id))
-    : onTrial.map((e) => e.id);
+  let matching = onTrial.map((e) => e.id);
+  if (req.query) {
+    const best = await source.ranked("experience", req.phase, PROBATION_RULE.matchRank, filter);
+    const top = Math.max(0, ...best.map((r) => r.base));
+    matching = best.filter((r) => byId.has(r.id) && r.base >= PROBATION_RULE.matchRelevance * top).map((r) => r.id);
+  }
   const choice = chooseExploration(seed, matching);
   return { lessons: choice.shown.map((id) => byId.get(id)!), choice };
 }
@@ -87,13 +92,14 @@ async function explore(source: PromptSource, req: PromptRequest, filter: MemoryF
 /**
  * Like Training-Free GRPO, the whole library goes in when it fits the budget; otherwise the
  * best-scoring experiences for the query. A lesson on probation joins a block only when the
- * seeded draw explores it (`seed`: the episode, else the retrieval's id), and then as any other
- * line; `trial` says which matching lessons on probation were shown and which were not, for the
- * outcome that follows. Past cases hold task and answer text that any end user could have written, so they
+ * seeded draw explores it (`seed`: the episode, else the retrieval's id; null for an asker whose
+ * outcome can never count, a read-scoped key, which is shown trusted lessons only), and then as any
+ * other line; `trial` says which matching lessons on probation were shown and which were not, for
+ * the outcome that follows. Past cases hold task and answer text that any end user could have written, so they
  * go inside a data fence, one line each. Cases that carry neither an answer nor a trace stay out:
  * a bare "task (failed)" beside the same task "(succeeded)" tells a model nothing.
  */
-export async function assemblePrompt(source: PromptSource, req: PromptRequest, filter: MemoryFilter | undefined, seed: string) {
+export async function assemblePrompt(source: PromptSource, req: PromptRequest, filter: MemoryFilter | undefined, seed: string | null) {
   const explored = await explore(source, req, filter, seed);
   type Lesson = ReturnType<PromptSource["lessons"]>[number];
   const trusted = source.lessons(filter);

@@ -346,7 +346,7 @@ export class SnapshotReader implements CandidateSource, PromptSource {
       },
       this.widen([kind], k1, cfg.threshold, filter),
     );
-    return ranked.map((r) => r.info);
+    return ranked.map((r) => ({ ...r.info, base: r.base }));
   }
 
   informative(ids: readonly string[]): Set<string> {
