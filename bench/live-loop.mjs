@@ -503,7 +503,8 @@ learner writes the task's rule, or with probability ${NOISE} (learner noise) a p
 decide step answers ADD (the agent's object then drops a near-duplicate of a stored lesson, unless that lesson was on
 probation and shown to the episode that failed: then the candidate joins as its rival). Held-out tasks are answered
 after each pass from a prompt read with a read-scoped key outside any episode (shown trusted lessons only), and after the
-last pass also with the agent's write key outside an episode (such a prompt explores lessons on probation).
+last pass also with the agent's write key outside an episode (such a prompt explores lessons on probation). Episode ids
+are random (they seed the exploration) and extraction lands when the queue delivers it, so two runs of one seed differ.
 
 ${table}
 

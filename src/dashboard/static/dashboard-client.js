@@ -1157,30 +1157,6 @@ ${value}`, dataLines++;
     deleteSharedExperience(init) {
       return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/experiences/{id}", init));
     }
-    /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
-    listSharedLibraryVersions(init) {
-      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions", init));
-    }
-    /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
-    getSharedLibraryVersion(init) {
-      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}", init));
-    }
-    /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
-    getSharedLibraryVersionDiff(init) {
-      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}/diff", init));
-    }
-    /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
-    rollbackSharedLibrary(init) {
-      return unwrap(this.api.POST("/v1/libraries/{libraryId}/rollback", init));
-    }
-    /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
-    exportSharedLibrary(init) {
-      return unwrap(this.api.GET("/v1/libraries/{libraryId}/export", init));
-    }
-    /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
-    importSharedLibrary(init) {
-      return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init));
-    }
     /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
     listSharedLibraryQuarantine(init) {
       return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init));
@@ -1209,6 +1185,30 @@ ${value}`, dataLines++;
     shareExperience(init) {
       return unwrap(this.api.POST("/v1/agents/{agentId}/experiences/{id}/share", init));
     }
+    /** List a shared library's versions: `GET /v1/libraries/{libraryId}/versions` */
+    listSharedLibraryVersions(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions", init));
+    }
+    /** Get a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}` */
+    getSharedLibraryVersion(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}", init));
+    }
+    /** Diff a shared library version: `GET /v1/libraries/{libraryId}/versions/{n}/diff` */
+    getSharedLibraryVersionDiff(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/versions/{n}/diff", init));
+    }
+    /** Roll a shared library back: `POST /v1/libraries/{libraryId}/rollback` */
+    rollbackSharedLibrary(init) {
+      return unwrap(this.api.POST("/v1/libraries/{libraryId}/rollback", init));
+    }
+    /** Export a shared library: `GET /v1/libraries/{libraryId}/export` */
+    exportSharedLibrary(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/export", init));
+    }
+    /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
+    importSharedLibrary(init) {
+      return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init));
+    }
   };
 
   // client/src/generated/idempotency.ts
@@ -1224,9 +1224,9 @@ ${value}`, dataLines++;
     "POST /v1/agents/{agentId}/evaluations",
     "POST /v1/agents/{agentId}/evaluations/compare",
     "POST /v1/libraries/{libraryId}/experiences",
+    "POST /v1/agents/{agentId}/experiences/{id}/share",
     "POST /v1/libraries/{libraryId}/rollback",
-    "POST /v1/libraries/{libraryId}/import",
-    "POST /v1/agents/{agentId}/experiences/{id}/share"
+    "POST /v1/libraries/{libraryId}/import"
   ]);
 
   // client/src/transport.ts
@@ -2195,6 +2195,7 @@ ${value}`, dataLines++;
         stat("Q", fmtQ(e.q)),
         stat("Retrieved / cited", `${fmtInt(e.counts.retrieved)} / ${fmtInt(e.counts.cited)}`),
         stat("Successes / failures", `${fmtInt(e.counts.successes)} / ${fmtInt(e.counts.failures)}`),
+        stat("Exposures on probation", fmtInt(e.exposures)),
         stat("Tags", e.tags?.length ? e.tags.join(", ") : "—"),
         stat("Created", fmtTime(e.createdAt)),
         stat("Last used", fmtTime(e.lastUsedAt))
@@ -2335,10 +2336,31 @@ ${value}`, dataLines++;
         if (statusOf(err) !== 404) throw err;
       }
     }
-    if (e.probation)
-      rows.push(h("p", {}, "On probation: retrievable, but kept out of the prompt block until it is cited in a successful episode."));
+    rows.push(...trialRows(e));
     if (!rows.length) rows.push(h("p", {}, `Not held for review: ${e.status ?? "active"}${e.probation ? "" : ", trusted"}.`));
     fill("reviews", rows);
+  }
+  var VERDICT = {
+    exploring: "On probation: retrievable, and shown in a share of the prompts it matches until the evidence decides.",
+    graduated: "Graduated: the evidence says it helps; it left probation and is in every prompt it fits.",
+    retired: "Retired: the evidence says it hurts; it was archived (see the library's versions).",
+    inconclusive: "Inconclusive: no verdict after the most exposures a trial allows; on probation, out of prompts."
+  };
+  function trialRows(e) {
+    const v = e.evidence.verdict;
+    if (!v) return [];
+    const pts = (x) => `${x >= 0 ? "+" : ""}${Math.round(100 * x)}`;
+    const d = e.evidence.difference;
+    return [
+      h("p", { "data-trial": v }, h("strong", {}, "Trial in prompts: "), VERDICT[v]),
+      h(
+        "p",
+        {},
+        `Shown in ${fmtInt(e.evidence.shown.prompts)} rewarded prompts (${fmtInt(e.evidence.shown.successes)} succeeded at the first try), not shown in ${fmtInt(e.evidence.notShown.prompts)} matching ones (${fmtInt(e.evidence.notShown.successes)}).`,
+        d ? ` Difference ${pts(d.estimate)} points, 99% interval ${pts(d.low)} to ${pts(d.high)}.` : "",
+        e.evidence.decidedAt ? ` Decided ${fmtTime(e.evidence.decidedAt)}.` : ""
+      )
+    ];
   }
   function renderQHistory(e) {
     const hist = e.qHistory ?? [];
