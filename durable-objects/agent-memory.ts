@@ -327,6 +327,7 @@ export class AgentMemory extends AgentMemoryBase {
           req.retrievalId && isRetrievalToken(req.retrievalId) ? await this.rooms.retrieval.secrets.verify(req.retrievalId) : undefined;
         return this.rooms.utility.reward(req, record, teacher, token);
       });
+      await this.rooms.trials.settle();
       // A second reward of the same retrieval replays the first even without an Idempotency-Key.
       const replayed = keyReplayed || value.replayed;
       if (!replayed && this.mem.reviewAvailable() && this.rooms.retrieval.usage.countPendingPhrases() > 0) await this.requestReview();
@@ -384,7 +385,11 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   async endEpisode({ episodeId, end: input }: { episodeId: string; end: EpisodeEnd }) {
-    return this.rpc(() => this.rooms.episodes.end(episodeId, input));
+    return this.rpc(async () => {
+      const episode = await this.rooms.episodes.end(episodeId, input);
+      await this.rooms.trials.settle();
+      return episode;
+    });
   }
 
   async getEpisode({ episodeId }: { episodeId: string }) {
@@ -404,7 +409,11 @@ export class AgentMemory extends AgentMemoryBase {
   }
 
   async ingestSession(session: SessionEnd) {
-    return this.rpc(() => this.rooms.episodes.ingestSession(session));
+    return this.rpc(async () => {
+      const ingested = await this.rooms.episodes.ingestSession(session);
+      await this.rooms.trials.settle();
+      return ingested;
+    });
   }
 
   async getJob({ jobId }: { jobId: string }) {

@@ -76,6 +76,7 @@ export const SHARED_TESTS = [
   "test/live/citations.test.ts",
   "test/live/concurrent-end.test.ts",
   "test/live/episodes.test.ts",
+  "test/live/exploration.test.ts",
   "test/live/extraction.test.ts",
   "test/live/probation.test.ts",
   "test/live/trust.test.ts",

@@ -2397,7 +2397,7 @@ export interface components {
             id: string;
             /** @description G0…Gn among active experiences; null when not active */
             label: string | null;
-            /** @description A new live lesson not yet cited in a successful episode: retrievable, but not in the /prompt block */
+            /** @description A lesson whose worth is not known yet (live-learned or rewritten): retrievable, and shown in a share of the /prompt blocks it matches until the evidence graduates or retires it */
             probation: boolean;
             q: number;
             counts: {
@@ -2406,6 +2406,39 @@ export interface components {
                 uncited: number;
                 successes: number;
                 failures: number;
+            };
+            /** @description Rewarded prompts that showed the lesson while it was on probation (evidence.shown.prompts) */
+            exposures: number;
+            /** @description How the lesson's trial in prompts went: the outcomes that graduated or retired it, or that it is still being explored on */
+            evidence: {
+                /** @description Matching prompts that showed the lesson */
+                shown: {
+                    /** @description Rewarded prompts (write keys only, one outcome per retrieval) in this arm */
+                    prompts: number;
+                    /** @description Of those, how many ended in success at the first try (no failed attempt in the episode) */
+                    successes: number;
+                };
+                /** @description Matching prompts that, by the seeded draw, did not */
+                notShown: {
+                    /** @description Rewarded prompts (write keys only, one outcome per retrieval) in this arm */
+                    prompts: number;
+                    /** @description Of those, how many ended in success at the first try (no failed attempt in the episode) */
+                    successes: number;
+                };
+                /** @description First-try success rate shown minus not shown (Beta posteriors), with its 99% interval; null before both arms have an outcome */
+                difference: {
+                    estimate: number;
+                    low: number;
+                    high: number;
+                } | null;
+                /**
+                 * @description exploring: on probation, in a share of the prompts it matches; graduated: the interval cleared 0, it left probation; retired: the interval fell below 0, it was archived; inconclusive: no verdict after the most exposures a trial allows, held out of prompts; null: never on trial
+                 * @enum {string|null}
+                 */
+                verdict: "exploring" | "graduated" | "retired" | "inconclusive" | null;
+                /** @description The evidence at the verdict, in words */
+                reason: string | null;
+                decidedAt: number | null;
             };
             provenance: {
                 runId?: string;
@@ -2539,7 +2572,7 @@ export interface components {
             id: string;
             /** @description G0…Gn among active experiences; null when not active */
             label: string | null;
-            /** @description A new live lesson not yet cited in a successful episode: retrievable, but not in the /prompt block */
+            /** @description A lesson whose worth is not known yet (live-learned or rewritten): retrievable, and shown in a share of the /prompt blocks it matches until the evidence graduates or retires it */
             probation: boolean;
             q: number;
             counts: {
@@ -2548,6 +2581,39 @@ export interface components {
                 uncited: number;
                 successes: number;
                 failures: number;
+            };
+            /** @description Rewarded prompts that showed the lesson while it was on probation (evidence.shown.prompts) */
+            exposures: number;
+            /** @description How the lesson's trial in prompts went: the outcomes that graduated or retired it, or that it is still being explored on */
+            evidence: {
+                /** @description Matching prompts that showed the lesson */
+                shown: {
+                    /** @description Rewarded prompts (write keys only, one outcome per retrieval) in this arm */
+                    prompts: number;
+                    /** @description Of those, how many ended in success at the first try (no failed attempt in the episode) */
+                    successes: number;
+                };
+                /** @description Matching prompts that, by the seeded draw, did not */
+                notShown: {
+                    /** @description Rewarded prompts (write keys only, one outcome per retrieval) in this arm */
+                    prompts: number;
+                    /** @description Of those, how many ended in success at the first try (no failed attempt in the episode) */
+                    successes: number;
+                };
+                /** @description First-try success rate shown minus not shown (Beta posteriors), with its 99% interval; null before both arms have an outcome */
+                difference: {
+                    estimate: number;
+                    low: number;
+                    high: number;
+                } | null;
+                /**
+                 * @description exploring: on probation, in a share of the prompts it matches; graduated: the interval cleared 0, it left probation; retired: the interval fell below 0, it was archived; inconclusive: no verdict after the most exposures a trial allows, held out of prompts; null: never on trial
+                 * @enum {string|null}
+                 */
+                verdict: "exploring" | "graduated" | "retired" | "inconclusive" | null;
+                /** @description The evidence at the verdict, in words */
+                reason: string | null;
+                decidedAt: number | null;
             };
             provenance: {
                 runId?: string;
@@ -2948,7 +3014,7 @@ export interface components {
                 /** @enum {string} */
                 kind: "experience" | "case";
                 label: string | null;
-                /** @description A new live lesson not yet trusted: retrievable, but kept out of the /prompt block until cited in a success */
+                /** @description A lesson whose worth is not known yet: retrievable, and shown in a share of the /prompt blocks it matches until the evidence graduates or retires it */
                 probation: boolean;
                 text: string;
                 /** @description The item's metadata, as stored; it is never part of `text` */
@@ -3045,6 +3111,8 @@ export interface components {
             mode: "full-library" | "ranked";
             experienceIds: string[];
             caseIds: string[];
+            /** @description Lessons on probation this block shows to test them (they are in `experienceIds` too): the episode's outcome is their evidence */
+            exploredIds: string[];
             /** @description Names this retrieval in a later reward (POST …/rewards `retrievalId`). Outside an episode a signed, self-contained token (`rt1.…`, at most 8,192 characters) that can be rewarded until the agent's `retention.retrievalsDays` have passed; in an episode, the `ret_…` id of the retrieval the agent recorded, which the episode's end credits. */
             retrievalId: string;
             estimatedTokens: number;

@@ -148,12 +148,45 @@ export const QHistoryEntrySchema = z.object({
     .describe("The retrieval the reward named, when it named one (a token by the `ret_…` id it carries)"),
 });
 
+const TrialArmSchema = z.object({
+  prompts: z.number().int().describe("Rewarded prompts (write keys only, one outcome per retrieval) in this arm"),
+  successes: z.number().int().describe("Of those, how many ended in success at the first try (no failed attempt in the episode)"),
+});
+
+/** What decides a lesson on probation (src/core/probation.ts; README, "Trust"). */
+export const LessonEvidenceSchema = z
+  .object({
+    shown: TrialArmSchema.describe("Matching prompts that showed the lesson"),
+    notShown: TrialArmSchema.describe("Matching prompts that, by the seeded draw, did not"),
+    difference: z
+      .object({ estimate: z.number(), low: z.number(), high: z.number() })
+      .nullable()
+      .describe(
+        "First-try success rate shown minus not shown (Beta posteriors), with its 99% interval; null before both arms have an outcome",
+      ),
+    verdict: z
+      .enum(["exploring", "graduated", "retired", "inconclusive"])
+      .nullable()
+      .describe(
+        "exploring: on probation, in a share of the prompts it matches; graduated: the interval cleared 0, it left probation; retired: the interval fell below 0, it was archived; inconclusive: no verdict after the most exposures a trial allows, held out of prompts; null: never on trial",
+      ),
+    reason: z.string().nullable().describe("The evidence at the verdict, in words"),
+    decidedAt: z.number().int().nullable(),
+  })
+  .describe("How the lesson's trial in prompts went: the outcomes that graduated or retired it, or that it is still being explored on");
+
 export const ExperienceSchema = ExperienceContentSchema.extend({
   id: z.string(),
   label: z.string().nullable().describe("G0…Gn among active experiences; null when not active"),
-  probation: z.boolean().describe("A new live lesson not yet cited in a successful episode: retrievable, but not in the /prompt block"),
+  probation: z
+    .boolean()
+    .describe(
+      "A lesson whose worth is not known yet (live-learned or rewritten): retrievable, and shown in a share of the /prompt blocks it matches until the evidence graduates or retires it",
+    ),
   q: z.number(),
   counts: CountsSchema,
+  exposures: z.number().int().describe("Rewarded prompts that showed the lesson while it was on probation (evidence.shown.prompts)"),
+  evidence: LessonEvidenceSchema,
   provenance: ProvenanceSchema.nullable(),
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
@@ -336,7 +369,9 @@ export const RetrievedItemSchema = z.object({
   label: z.string().nullable(),
   probation: z
     .boolean()
-    .describe("A new live lesson not yet trusted: retrievable, but kept out of the /prompt block until cited in a success"),
+    .describe(
+      "A lesson whose worth is not known yet: retrievable, and shown in a share of the /prompt blocks it matches until the evidence graduates or retires it",
+    ),
   text: z.string(),
   metadata: MetadataSchema.describe("The item's metadata, as stored; it is never part of `text`"),
   sim: z
@@ -429,6 +464,11 @@ export const PromptBlockSchema = z
     mode: z.enum(["full-library", "ranked"]),
     experienceIds: z.array(z.string()),
     caseIds: z.array(z.string()),
+    exploredIds: z
+      .array(z.string())
+      .describe(
+        "Lessons on probation this block shows to test them (they are in `experienceIds` too): the episode's outcome is their evidence",
+      ),
     retrievalId: RetrievalIdSchema,
     estimatedTokens: z.number().int(),
   })

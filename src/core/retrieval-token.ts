@@ -14,6 +14,7 @@
 import { fromBase64url, toBase64url, toHex } from "./encoding";
 import { encodeCode } from "./int8-matrix";
 import { learnablePhrase } from "./usage-memory";
+import type { Exploration } from "./probation";
 
 export const TOKEN_VERSION = "rt1";
 /**
@@ -64,6 +65,8 @@ export interface RetrievalClaims {
   /** The query embedding as an int8 code (`encodeCode`), which moves usage centroids. */
   queryCode: Uint8Array | null;
   items: TokenItem[];
+  /** The lessons on probation a prompt explored (shown) and those that matched and were not (control). */
+  trial: Exploration | null;
 }
 
 export interface RetrievalSecret {
@@ -91,6 +94,8 @@ export const tokenExpiry = (at: number, retentionDays: number | null) => at + (r
 
 /** A retrieval as ranked, by the object or at the edge, before it becomes claims. */
 export interface RankedRetrieval {
+  /** The id it was given before it was assembled (a prompt's exploration draws on it); a new one when absent. */
+  id?: string;
   query: string;
   queryVec: Float32Array | null;
   phase: string | null;
@@ -99,12 +104,13 @@ export interface RankedRetrieval {
   asker: { keyId?: string | null; readOnly: boolean };
   at: number;
   retentionDays: number | null;
+  trial?: Exploration | null;
 }
 
 /** The claims of a retrieval just ranked: the query is kept only as what a reward of it may teach. */
 export function retrievalClaims(r: RankedRetrieval): RetrievalClaims {
   return {
-    id: newRetrievalId(),
+    id: r.id ?? newRetrievalId(),
     at: r.at,
     expiresAt: tokenExpiry(r.at, r.retentionDays),
     phase: r.phase,
@@ -114,6 +120,7 @@ export function retrievalClaims(r: RankedRetrieval): RetrievalClaims {
     phrase: learnablePhrase(r.query),
     queryCode: r.queryVec ? encodeCode(r.queryVec) : null,
     items: r.items,
+    trial: r.trial && (r.trial.shown.length || r.trial.control.length) ? r.trial : null,
   };
 }
 
@@ -136,6 +143,8 @@ interface WireClaims {
   r?: 1;
   w?: string;
   i: WireItem[];
+  /** The trial: [shown, control]. */
+  e?: [string[], string[]];
 }
 
 function toWire(c: RetrievalClaims): WireClaims {
@@ -156,6 +165,7 @@ function toWire(c: RetrievalClaims): WireClaims {
       if (i.libraryId) return [i.id, kind, score, i.label, citeOnly, f, i.libraryId];
       return f ? [i.id, kind, score, i.label, citeOnly, f] : [i.id, kind, score, i.label, citeOnly];
     }),
+    ...(c.trial ? { e: [c.trial.shown, c.trial.control] as [string[], string[]] } : {}),
   };
 }
 
@@ -179,6 +189,7 @@ function fromWire(w: WireClaims, code: Uint8Array | null): RetrievalClaims {
       ...(f ? { f } : {}),
       ...(libraryId ? { libraryId } : {}),
     })),
+    trial: w.e ? { shown: w.e[0], control: w.e[1] } : null,
   };
 }
 

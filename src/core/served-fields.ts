@@ -42,6 +42,8 @@ export const TYPED_FIELDS = {
     "probation",
     "q",
     "counts",
+    "exposures",
+    "evidence",
     "createdAt",
     "updatedAt",
     "lastUsedAt",

@@ -11,7 +11,8 @@ import { libraryMemoryId } from "../core/shared-lessons";
 import { retrievedItems } from "../core/ranking/rank";
 import { assemblePrompt, type PromptRequest, type PromptResponse } from "../core/ranking/prompt";
 import { effectiveFilter } from "../core/ranking/filter";
-import { retrievalClaims, signRetrieval, type TokenItem } from "../core/retrieval-token";
+import { newRetrievalId, retrievalClaims, signRetrieval, type TokenItem } from "../core/retrieval-token";
+import type { Exploration } from "../core/probation";
 import { createEmbedder } from "../adapters/embedder-factory";
 import int8Scan from "../adapters/vector-indexes/int8-scan.wasm";
 import { meteredEmbedder } from "../llm";
@@ -450,6 +451,7 @@ const fromObject = <T extends { libraryVersion: number }>(answer: T, fallbackRea
 function sign(
   reader: SnapshotReader,
   r: {
+    id?: string;
     query: string;
     queryVec: Float32Array | null;
     phase: string | null;
@@ -457,9 +459,11 @@ function sign(
     items: TokenItem[];
     caller: ReadCaller;
     at: number;
+    trial?: Exploration;
   },
 ) {
   const claims = retrievalClaims({
+    ...(r.id ? { id: r.id } : {}),
     query: r.query,
     queryVec: r.queryVec,
     phase: r.phase,
@@ -468,6 +472,7 @@ function sign(
     asker: { keyId: r.caller.keyId, readOnly: r.caller.readOnly },
     at: r.at,
     retentionDays: reader.snapshot.config.retrievalsDays,
+    trial: r.trial ?? null,
   });
   return signRetrieval(reader.snapshot.signing, claims);
 }
@@ -552,8 +557,11 @@ export async function promptNearby(
   const now = Date.now();
   const reader = at.reader.at(now, vec ? { text: req.query!, vec } : null, shared.libraries);
   const filter: MemoryFilter | undefined = effectiveFilter(req);
-  const block = await assemblePrompt(reader, req, filter);
-  const { items, ...answer } = block;
+  // Outside an episode (the object answers those) a prompt's exploration draws on its own retrieval
+  // id, and a read-scoped key's explores nothing, as the object's.
+  const id = newRetrievalId();
+  const block = await assemblePrompt(reader, req, filter, caller.readOnly ? null : id);
+  const { items, trial, ...answer } = block;
   const shown = items.map(
     (i): TokenItem => ({
       id: i.id,
@@ -566,6 +574,7 @@ export async function promptNearby(
   );
   const lambda = reader.lambdaFor(req.phase);
   const retrievalId = await sign(reader, {
+    id,
     query: req.query ?? "",
     queryVec: vec,
     phase: req.phase ?? null,
@@ -573,6 +582,7 @@ export async function promptNearby(
     items: shown,
     caller,
     at: now,
+    trial,
   });
   if (!retrievalId) return fromObject(await viaObject(), "token-size");
   return {

@@ -37,14 +37,15 @@ export const servedByRetrieve = (
 
 /**
  * What a prompt block served. A full-library block shows every lesson without choosing it for the
- * query, so only its cases count as used, as in the object's record of it (prompt.ts `citeOnly`).
+ * query, so only its cases and the lessons it explored count as used, as in the object's record of
+ * it (prompt.ts `citeOnly`).
  */
 export const servedByPrompt = (
-  answer: { mode: "full-library" | "ranked"; experienceIds: readonly string[]; caseIds: readonly string[] },
+  answer: { mode: "full-library" | "ranked"; experienceIds: readonly string[]; exploredIds: readonly string[]; caseIds: readonly string[] },
   readOnly: boolean,
 ): Served => ({
   items: [
-    ...(answer.mode === "ranked" ? answer.experienceIds.map((id) => ({ id, kind: "experience" as const })) : []),
+    ...(answer.mode === "ranked" ? answer.experienceIds : answer.exploredIds).map((id) => ({ id, kind: "experience" as const })),
     ...answer.caseIds.map((id) => ({ id, kind: "case" as const })),
   ],
   readOnly,

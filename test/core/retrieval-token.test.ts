@@ -25,6 +25,7 @@ function claims(over: Partial<RetrievalClaims> = {}): RetrievalClaims {
     readOnly: false,
     phrase: "rate limited api",
     queryCode: encodeCode(vec),
+    trial: null,
     items: Array.from({ length: 5 }, (_, i) => ({
       id: `exp_${"0123456789abcdef0123".slice(i)}${"x".repeat(i)}`,
       kind: i === 4 ? ("case" as const) : ("experience" as const),

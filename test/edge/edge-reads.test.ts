@@ -13,6 +13,8 @@ import { probedWorker } from "./probe";
 import { mcpTool } from "../mcp-client";
 import { forgetReadModels, readModelsHeld } from "../../src/services/edge-reads";
 import { ReadModel } from "../../durable-objects/agent-memory/retrieval/read-model";
+import { assemblePrompt, type PromptRequest } from "../../src/core/ranking/prompt";
+import { liveLesson } from "../live/fixture";
 
 const TOPICS: Record<string, { nouns: string[]; verbs: string[] }> = {
   deploy: {
@@ -149,6 +151,51 @@ describe("edge and object rank alike", () => {
     expect(compared).toBeGreaterThan(200);
     // Hundreds of rankings twice over: 4 s alone, past 30 s beside a loaded runtime.
   }, 90_000);
+
+  it("the object and its snapshot assemble the same block, and explore the same lessons on probation, for the same seed", async () => {
+    const f = await seasoned();
+    const onTrial = [];
+    for (const [n, text] of [
+      "Roll the canary back before you promote the release branch again",
+      "Drain the connection pool before a schema migration takes its lock",
+      "Backoff on status code 429 for as long as the retry header asks",
+      "Reproduce a flaky test with the seed data of the failing run",
+      "Verify the health check of a rollout before you pin the container image",
+      "Batch the index rebuild when replica lag grows",
+    ].entries())
+      onTrial.push(await liveLesson(f, text, [TAGS[n % TAGS.length]!]));
+    const requests: (PromptRequest & { filter?: MemoryFilter })[] = [
+      { budgetTokens: 400_000 },
+      { budgetTokens: 600, query: "roll back the canary release" },
+      { budgetTokens: 400_000, query: "status code 429 retry header backoff" },
+      { budgetTokens: 900, query: "flaky test seed data", filter: { tags: ["testing", "db"] } },
+      { budgetTokens: 300 },
+    ];
+    const explored = await runInDurableObject(stubOf(f.t.tenantId, f.agentId), async (obj) => {
+      const rooms = (obj as any).rooms;
+      const reader = new SnapshotReader(decodeSnapshot(encodeSnapshot(await rooms.readModel.snapshot())), int8Scan);
+      const seen = new Set<string>();
+      for (const req of requests) {
+        const embedded = req.query ? await rooms.retrieval.embedQuery(req.query) : null;
+        for (let s = 0; s < 8; s++) {
+          const seed = `ep_seed_${s}`;
+          const fromObject = await assemblePrompt(
+            rooms.prompts.source(async () => embedded, []),
+            req,
+            req.filter,
+            seed,
+          );
+          const fromSnapshot = await assemblePrompt(reader.at(Date.now(), embedded), req, req.filter, seed);
+          expect(fromSnapshot).toEqual(fromObject);
+          for (const id of fromObject.exploredIds) seen.add(id);
+          expect(fromObject.trial.shown).toEqual(fromObject.exploredIds);
+        }
+      }
+      return seen;
+    });
+    expect(explored.size).toBeGreaterThan(1);
+    for (const id of explored) expect(onTrial).toContain(id);
+  });
 
   it("with a subscription, the object (asking the library's object) and the snapshots of agent and library rank alike", async () => {
     const f = await seasoned();

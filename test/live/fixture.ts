@@ -2,6 +2,8 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import worker from "../../src/index";
 import { LLM_ENV } from "../fake-llm";
 import { agentFixture } from "../memory/setup";
+import { memoryName } from "../../src/services/agent-memory";
+import type { AgentMemory } from "../../durable-objects/agent-memory";
 
 export const PY_TRACE = `Traceback (most recent call last):
   File "/app/main.py", line 42, in <module>
@@ -52,4 +54,47 @@ export async function deliver(
   const runEnv = { ...env, ...(opts.llm === false ? {} : LLM_ENV), ...opts.extraEnv };
   await worker.queue(batch, runEnv as typeof env);
   return getQueueResult(batch, ctx);
+}
+
+/** A lesson live learning just added: on probation, explored in prompts. */
+export async function liveLesson(f: Awaited<ReturnType<typeof agentFixture>>, insight: string, keywords: string[] = [], pattern = "") {
+  const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId)) as DurableObjectStub<AgentMemory>;
+  const r = await stub.applyLiveLesson({
+    jobId: `job_${crypto.randomUUID()}`,
+    episodeId: "ep_seed",
+    candidate: { pattern, keywords, insight },
+    decision: { operation: "ADD", reason: "new" },
+    context: { shownIds: [], review: { safe: true, category: "safe", reason: "ordinary advice" } },
+  });
+  if (!r.ok || !r.value.experienceId) throw new Error(JSON.stringify(r));
+  return r.value.experienceId;
+}
+
+/**
+ * One episode of an agent that reads `/prompt`: its first try succeeds or fails as `outcome(shown)`
+ * says for whether the prompt explored `lessonId`; a failed first try is followed by one that works.
+ */
+export async function promptEpisode(
+  f: Awaited<ReturnType<typeof agentFixture>>,
+  task: string,
+  lessonId: string,
+  firstTry: (shown: boolean) => boolean,
+) {
+  const episodeId = (await f.api("POST", "/episodes", { task })).body.episodeId as string;
+  const block = await f.api("GET", `/prompt?query=${encodeURIComponent(task)}&episodeId=${episodeId}`);
+  const shown = (block.body.exploredIds as string[]).includes(lessonId);
+  const ok = firstTry(shown);
+  await f.api("POST", `/episodes/${episodeId}/attempts`, { description: "first try", ok });
+  if (!ok) await f.api("POST", `/episodes/${episodeId}/attempts`, { description: "second try, with what the failure showed", ok: true });
+  await f.api("POST", `/episodes/${episodeId}/end`, { outcome: "success" });
+  return { episodeId, block: block.body, shown };
+}
+
+/** Runs episodes in which the lesson helps (the first try succeeds exactly when it is shown) until it leaves probation. */
+export async function graduate(f: Awaited<ReturnType<typeof agentFixture>>, lessonId: string, task: string) {
+  for (let n = 0; n < 80; n++) {
+    await promptEpisode(f, task, lessonId, (shown) => shown);
+    if (!(await f.api("GET", `/experiences/${lessonId}`)).body.probation) return n + 1;
+  }
+  throw new Error(`${lessonId} did not graduate`);
 }

@@ -64,7 +64,9 @@ describe("probation is part of the library version", () => {
     if (!done.ok) throw new Error(JSON.stringify(done.error));
     expect(done.value.applied).toBe("updated");
     expect((await api("GET", `/experiences/${target}`)).body).toMatchObject({ text: candidate.insight, probation: true, source: "manual" });
-    expect((await api("GET", "/prompt?budgetTokens=2000")).body.prompt).not.toContain(candidate.insight);
+    // On probation, the new text is in a block only when the block explores it.
+    const block = (await api("GET", "/prompt?budgetTokens=2000")).body;
+    expect(block.prompt.includes(candidate.insight)).toBe(block.exploredIds.includes(target));
   });
 });
 
@@ -104,9 +106,10 @@ describe("practice releases lessons from probation", () => {
     expect((await api("GET", `/experiences/${kept}`)).body).toMatchObject({ probation: false, text: start[0]!.text });
     expect((await api("GET", `/experiences/${rewritten}`)).body).toMatchObject({ probation: false, text: final[1]!.text });
     expect((await api("GET", `/experiences/${edited}`)).body.probation).toBe(true);
-    const block = (await api("GET", "/prompt?budgetTokens=2000")).body.prompt as string;
-    expect(block).toContain(start[0]!.text);
-    expect(block).not.toContain("Quote the exchange rate");
+    const block = (await api("GET", "/prompt?budgetTokens=2000")).body;
+    expect(block.prompt).toContain(start[0]!.text);
+    expect(block.exploredIds).not.toContain(kept);
+    expect(block.prompt.includes("Quote the exchange rate")).toBe(block.exploredIds.includes(edited));
 
     const diff = (await api("GET", `/library/versions/${result.version}/diff`)).body;
     expect(diff.reason).toContain(`released from probation: `);

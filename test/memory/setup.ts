@@ -29,6 +29,10 @@ export async function slowEmbedderAgent(opts: SlowEmbeddingsOptions = {}) {
  * step, then learned retrieval), so a test can rebuild an older agent's layout and replay them.
  */
 export function undoStepsSinceAdmission(sql: SqlStorage) {
+  sql.exec("DROP TRIGGER experiences_trial_restart");
+  for (const c of ["shown", "shown_ok", "control", "control_ok", "verdict", "reason", "at"])
+    sql.exec(`ALTER TABLE experiences DROP COLUMN trial_${c}`);
+  sql.exec("ALTER TABLE retrievals DROP COLUMN trial");
   // The read model's step first: its triggers name columns the earlier steps' undoing drops.
   for (const { name } of sql
     .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'read\\_%' ESCAPE '\\'")

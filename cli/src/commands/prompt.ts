@@ -34,7 +34,7 @@ export function registerPrompt(program: Command): void {
       output(cmd, block, (b) => {
         if (b.prompt) console.log(b.prompt);
         console.error(
-          `retrieval ${b.retrievalId}: ${b.experienceIds.length} lessons, ${b.caseIds.length} cases, ~${b.estimatedTokens} tokens (${b.mode})`,
+          `retrieval ${b.retrievalId}: ${b.experienceIds.length} lessons${b.exploredIds.length ? ` (${b.exploredIds.length} on probation, explored)` : ""}, ${b.caseIds.length} cases, ~${b.estimatedTokens} tokens (${b.mode})`,
         );
       });
     });

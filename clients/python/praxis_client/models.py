@@ -100,6 +100,7 @@ class PromptBlock(ReadFreshness):
     mode: Literal["full-library", "ranked"]
     experienceIds: List[str]
     caseIds: List[str]
+    exploredIds: List[str]  # lessons on probation this block shows to test them (also in experienceIds)
     retrievalId: str
     estimatedTokens: int
 

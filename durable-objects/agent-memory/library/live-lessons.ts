@@ -10,7 +10,9 @@ import type { LibraryOperation } from "../../../src/core/memory-types";
 import type { MemoryContext } from "../storage/context";
 import type { Library } from "./library";
 import type { Jobs } from "../episodes/jobs";
+import type { ScreeningPolicy } from "../screening/screen";
 import { experienceEmbedText } from "../storage/rows";
+import { challenges, retiredOnEvidence } from "../rewards/probation-trials";
 
 export interface SimilarExperience {
   id: string;
@@ -199,24 +201,50 @@ export class LiveLessons {
       ((decision.operation === "UPDATE" || decision.operation === "DELETE") && !targetUsable && text)
     ) {
       const nearest = (await this.similar({ text, pattern: base.pattern, keywords: base.keywords }, 1))[0];
-      if (nearest && nearest.sim >= DUPLICATE_SIMILARITY) {
+      const retired = retiredOnEvidence(this.ctx.sql, text);
+      const rival = nearest && nearest.sim >= DUPLICATE_SIMILARITY && challenges(this.ctx.sql, episodeId, nearest, text);
+      if (retired) {
+        why = `the same text as ${retired}, which its trial in prompts retired`;
+      } else if (nearest && nearest.sim >= DUPLICATE_SIMILARITY && !rival) {
         why = `duplicate of ${nearest.id} (similarity ${nearest.sim.toFixed(3)})`;
       } else {
         ops = [{ op: "create", experience: { ...base, text } }];
         applied = "added";
+        if (rival) why = `${why}; a rival of ${nearest.id}, on probation and shown to this episode before its first try failed`;
       }
     }
     if (!ops.length)
       return finish({ operation: decision.operation, applied: "none", experienceId: null, libraryVersion: null, reason: why });
     // The worker had the text reviewed (context.review) before asking for this write. Rewritten text
     // is as new as an added lesson: the version puts it on probation (Library.tryCommit).
-    const r = await this.library.apply(ops, {
-      reason: reason(applied),
-      author: "system:live",
-      provenance,
-      jobId,
-      screening: { door: "live", internal: true, reviewed: true },
-    });
+    const screening: ScreeningPolicy = { door: "live", internal: true, reviewed: true };
+    // Jobs of one queue batch run side by side: two can find no duplicate while the other embeds. The
+    // same text added meanwhile stops this one in the version's own transaction (two identical lessons
+    // on probation would blur each other's trials).
+    let sameText: string | null = null;
+    const r = await this.library.commit(
+      () => {
+        sameText =
+          applied === "added"
+            ? (this.ctx.sql
+                .exec<{ id: string }>("SELECT id FROM experiences WHERE status = 'active' AND text = ? LIMIT 1", text)
+                .toArray()[0]?.id ?? null)
+            : null;
+        return sameText ? [] : this.library.resolve(ops, provenance, screening);
+      },
+      reason(applied),
+      "system:live",
+      undefined,
+      { jobId, screening },
+    );
+    if (r.unchanged)
+      return finish({
+        operation: decision.operation,
+        applied: "none",
+        experienceId: null,
+        libraryVersion: null,
+        reason: `duplicate of ${sameText} (the same text, learned meanwhile)`,
+      });
     const touched = r.experiences.find((e) => e.source === "live" && e.text === text) ?? r.experiences[0];
     return finish({
       operation: decision.operation,

@@ -2,6 +2,7 @@ import { promotionPlan, type PromotionItem, type PromotionPlan } from "../../../
 import type { Library } from "./library";
 import type { RecordResult } from "../storage/idempotency";
 import { snapshotOf } from "../storage/rows";
+import { PROBATION } from "../../../src/core/probation";
 
 export interface PracticePromotionInput {
   /** The agent's incarnation when the run was created: a later agent of the same id refuses the promotion. */
@@ -63,7 +64,7 @@ export async function promotePractice(
       // The run's own rewrite passed the gate: it does not go on probation as other rewrites do.
       if (intent?.kind === "put") intent.trusted = true;
       const row = library.row(id);
-      if (!row || row.probation !== 1 || row.status !== "active" || row.text !== startText.get(id)) continue;
+      if (!row || row.probation === PROBATION.trusted || row.status !== "active" || row.text !== startText.get(id)) continue;
       released.push(id);
       if (!intent) intents.push({ kind: "put", id, after: snapshotOf(row), embedText: null, trusted: true });
     }

@@ -18,6 +18,7 @@ import { Retrieval } from "../retrieval/retrieval";
 import type { CandidateInfo } from "../../../src/core/ranking/candidates";
 import { PromptAssembly } from "../retrieval/prompt";
 import { Utility } from "../rewards/utility";
+import { ProbationTrials } from "../rewards/probation-trials";
 import { Jobs } from "../episodes/jobs";
 import { Episodes } from "../episodes/episodes";
 import { LiveLessons } from "../library/live-lessons";
@@ -33,6 +34,7 @@ export interface Stores {
   retrieval: Retrieval;
   prompts: PromptAssembly;
   utility: Utility;
+  trials: ProbationTrials;
   jobs: Jobs;
   episodes: Episodes;
   lessons: LiveLessons;
@@ -54,7 +56,8 @@ export function openStores(
   const subscriptions = new Subscriptions(mem, libraries);
   retrieval.shared = subscriptions;
   retrieval.onSharedFailure = onLibraryFailure;
-  const utility = new Utility(mem, library, retrieval);
+  const trials = new ProbationTrials(mem, library);
+  const utility = new Utility(mem, library, retrieval, trials);
   const jobs = new Jobs(mem);
   const idempotency = new IdempotencyStore(mem);
   return {
@@ -63,6 +66,7 @@ export function openStores(
     retrieval,
     prompts: new PromptAssembly(mem, library, retrieval),
     utility,
+    trials,
     jobs,
     episodes: new Episodes(mem, cases, utility, jobs, idempotency, enqueueExtraction),
     lessons: new LiveLessons(mem, library, jobs),

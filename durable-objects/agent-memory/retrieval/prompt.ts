@@ -3,6 +3,7 @@ import { effectiveFilter } from "../../../src/core/ranking/filter";
 import { assemblePrompt, type PromptRequest, type PromptResponse, type PromptSource } from "../../../src/core/ranking/prompt";
 import { filterSql } from "./memory-filter";
 import { DomainError } from "../../../src/core/errors";
+import { PROBATION } from "../../../src/core/probation";
 import { placeholders, type MemoryContext } from "../storage/context";
 import type { Library } from "../library/library";
 import type { Asker, EmbeddedQuery, Retrieval } from "./retrieval";
@@ -27,7 +28,10 @@ export class PromptAssembly {
     const embedded = () => (query ??= this.retrieval.embedQuery(req.query ?? ""));
     const filter = effectiveFilter(req);
     const shared = this.retrieval.shared?.any() ? await this.retrieval.shared.lessons(filter, this.retrieval.onSharedFailure) : [];
-    const block = await assemblePrompt(this.source(embedded, shared), req, filter);
+    // Every prompt of an episode explores alike; a prompt outside one draws on its own retrieval id.
+    // A read-scoped key's outcome never counts: showing it an untested lesson would teach nothing.
+    const id = this.ctx.newId("ret");
+    const block = await assemblePrompt(this.source(embedded, shared), req, filter, asker.readOnly ? null : (req.episodeId ?? id));
     // The query's embedding is kept like /retrieve's, so a reward of this prompt teaches the usage
     // centroid of what the agent cites, not only its words.
     const queryVec = req.query ? (await embedded()).vec : undefined;
@@ -39,8 +43,9 @@ export class PromptAssembly {
       block.items,
       asker,
       queryVec,
+      { id, trial: block.trial },
     );
-    const { items: _items, ...answer } = block;
+    const { items: _items, trial: _trial, ...answer } = block;
     return { ...answer, retrievalId, libraryVersion: this.library.currentVersion() };
   }
 
@@ -62,6 +67,16 @@ export class PromptAssembly {
             text: r.text,
           }))
           .concat(shared.map((l, i) => ({ id: l.ref, label: `S${i}`, text: l.text, libraryId: l.libraryId })));
+      },
+      onProbation: (filter: MemoryFilter | undefined) => {
+        const where = filterSql(filter, "experience");
+        return sql
+          .exec<{ id: string; seq: number; text: string }>(
+            `SELECT id, seq, text FROM experiences t WHERE status = 'active' AND probation = ${PROBATION.exploring}${where.sql} ORDER BY seq`,
+            ...where.params,
+          )
+          .toArray()
+          .map((r) => ({ id: r.id, label: this.library.labelOf(r.seq)!, text: r.text }));
       },
       lessonsByQ: (filter: MemoryFilter | undefined) => {
         const where = filterSql(filter, "experience");

@@ -1,5 +1,6 @@
 import { centroidFactor, type LearnedPhrase } from "../../../src/core/usage-memory";
 import type { MemoryKind } from "../../../src/core/memory-types";
+import { PROBATION } from "../../../src/core/probation";
 import type { Metadata } from "../../../src/core/served-fields";
 import type { Bm25Table } from "../../../src/core/ranking/bm25";
 import {
@@ -251,7 +252,8 @@ export class ReadModel {
         domain: r.domain,
         createdAt: r.created_at,
         lastUsedAt: r.last_used_at,
-        probation: r.probation === 1,
+        probation: r.probation !== PROBATION.trusted,
+        explore: r.probation === PROBATION.exploring,
         uses: r.retrieved,
       }));
     const cases = sql
@@ -332,7 +334,15 @@ export class ReadModel {
         `SELECT id, q, ${probation} AS probation, retrieved, last_used_at FROM ${table} WHERE id IN (SELECT value FROM json_each(?)) AND status = 'active'`,
         ids(kind),
       )) {
-        items.push({ id: r.id, kind, q: r.q, probation: r.probation === 1, uses: r.retrieved, lastUsedAt: r.last_used_at });
+        items.push({
+          id: r.id,
+          kind,
+          q: r.q,
+          probation: r.probation !== PROBATION.trusted,
+          explore: r.probation === PROBATION.exploring,
+          uses: r.retrieved,
+          lastUsedAt: r.last_used_at,
+        });
       }
     }
     const usageIds = changed.filter((c) => c.kind === "usage").map((c) => c.item_id);

@@ -22,6 +22,7 @@ import { Situations } from "./situations";
 import { DomainError } from "../../../src/core/errors";
 import { retrievalClaims, signRetrieval, type TokenItem } from "../../../src/core/retrieval-token";
 import { RetrievalSecrets } from "./retrieval-secrets";
+import { PROBATION, type Exploration } from "../../../src/core/probation";
 import type { SharedQuery, Subscriptions } from "../sharing/subscriptions";
 
 /** Who asked: a retrieval keeps its key, and one made by a read-scoped key is never credited by an episode's end. */
@@ -209,7 +210,7 @@ export class Retrieval implements CandidateSource {
             tags: JSON.parse(r.tags) as string[],
             metadata: parseJson<Metadata>(r.metadata, {}),
             label: this.library.labelOf(r.seq),
-            probation: r.probation === 1,
+            probation: r.probation !== PROBATION.trusted,
             lastUsedAt: r.last_used_at,
           });
         }
@@ -291,7 +292,8 @@ export class Retrieval implements CandidateSource {
    * with. A retrieval outside an episode answers a signed token that carries all of that and writes
    * nothing: its use counters go to the Worker's batch (src/services/retrieval-counters.ts). One
    * that joins an episode is recorded, so the episode's end can credit it, and so is one whose token
-   * would be longer than MAX_TOKEN_CHARS.
+   * would be longer than MAX_TOKEN_CHARS. `made.id` is the id it was given before it was
+   * assembled (its exploration draws on it); `made.trial`, the lessons on probation it explored.
    */
   async issue(
     query: string,
@@ -301,6 +303,7 @@ export class Retrieval implements CandidateSource {
     items: RecordedItem[],
     asker: Asker,
     queryVec?: Float32Array,
+    made: { id?: string; trial?: Exploration } = {},
   ): Promise<string> {
     // A shared lesson travels in the token with its library, as at the edge: its reward moves this
     // agent's own Q for it, and the Workers' counter batches count its use in this agent's own state.
@@ -318,6 +321,7 @@ export class Retrieval implements CandidateSource {
       );
       const at = this.ctx.now();
       const claims = retrievalClaims({
+        ...(made.id ? { id: made.id } : {}),
         query,
         queryVec: queryVec ?? null,
         phase,
@@ -326,11 +330,12 @@ export class Retrieval implements CandidateSource {
         asker,
         at,
         retentionDays: this.ctx.config().retention.retrievalsDays,
+        trial: made.trial ?? null,
       });
       const token = await signRetrieval(this.secrets.signing(), claims);
       if (token) return token;
     }
-    return this.record(query, phase, lambda, episodeId, items, asker, queryVec);
+    return this.record(query, phase, lambda, episodeId, items, asker, queryVec, made);
   }
 
   /**
@@ -345,14 +350,16 @@ export class Retrieval implements CandidateSource {
     items: RecordedItem[],
     asker: Asker,
     queryVec?: Float32Array,
+    made: { id?: string; trial?: Exploration } = {},
   ): string {
-    const id = this.ctx.newId("ret");
+    const id = made.id ?? this.ctx.newId("ret");
+    const trial = made.trial && (made.trial.shown.length || made.trial.control.length) ? JSON.stringify(made.trial) : null;
     const now = this.ctx.now();
     this.ctx.storage.transactionSync(() => {
       // Checked again here: the episode may have ended while the query was embedded.
       if (episodeId) this.assertOpenEpisode(episodeId);
       this.ctx.sql.exec(
-        "INSERT INTO retrievals (id, at, query, phase, lambda, episode_id, items, query_code, key_id, read_only) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO retrievals (id, at, query, phase, lambda, episode_id, items, query_code, key_id, read_only, trial) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         id,
         now,
         query,
@@ -373,6 +380,7 @@ export class Retrieval implements CandidateSource {
         queryVec ? encodeCode(queryVec) : null,
         asker.keyId ?? null,
         asker.readOnly ? 1 : 0,
+        trial,
       );
       // A read key changes nothing later retrievals depend on: use counts and lastUsedAt slow decay.
       for (const kind of asker.readOnly ? [] : (["experience", "case"] as const)) {
@@ -414,10 +422,10 @@ export class Retrieval implements CandidateSource {
     phase: RetrieveRequest["phase"],
     k2: number,
     filter?: MemoryFilter,
-  ): Promise<RankedCandidate["info"][]> {
+  ): Promise<(RankedCandidate["info"] & { base: number })[]> {
     const k1 = Math.max(this.ctx.config().k1, k2);
     const { ranked } = await this.ranking(query, kinds, { k1, k2, lambda: this.lambda({ phase }), threshold: this.threshold(), filter });
-    return ranked.map((r) => r.info);
+    return ranked.map((r) => ({ ...r.info, base: r.base }));
   }
 
   /**

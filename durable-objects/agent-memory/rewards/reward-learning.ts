@@ -2,6 +2,7 @@ import type { MemoryKind } from "../../../src/core/memory-types";
 import { decodeQuery, learnablePhrase, MAX_TEACH_PER_HOUR } from "../../../src/core/usage-memory";
 import type { Features } from "../../../src/core/reranker";
 import type { RetrievalClaims } from "../../../src/core/retrieval-token";
+import type { Exploration } from "../../../src/core/probation";
 import type { MemoryContext } from "../storage/context";
 import type { RerankerStore } from "../retrieval/reranker-store";
 import type { UsageCredit, UsageMemory } from "../retrieval/usage-memory";
@@ -23,6 +24,8 @@ export interface RetrievalRow extends Record<string, SqlStorageValue> {
   items: string;
   key_id: string | null;
   episode_id: string | null;
+  read_only: number;
+  trial: string | null;
 }
 
 /** A retrieval a reward credits, recorded (a row) or carried by its token (claims). */
@@ -34,6 +37,10 @@ export interface CreditedRetrieval {
   items: ShownItem[];
   keyId: string | null;
   episodeId: string | null;
+  /** Made by a read-scoped key: its outcome is no evidence about the lessons it showed. */
+  readOnly: boolean;
+  /** The lessons on probation it explored and those that matched without being shown. */
+  trial: Exploration | null;
 }
 
 export const creditedOfRow = (row: RetrievalRow): CreditedRetrieval => ({
@@ -43,6 +50,8 @@ export const creditedOfRow = (row: RetrievalRow): CreditedRetrieval => ({
   items: JSON.parse(row.items) as ShownItem[],
   keyId: row.key_id,
   episodeId: row.episode_id,
+  readOnly: row.read_only === 1,
+  trial: row.trial ? (JSON.parse(row.trial) as Exploration) : null,
 });
 
 export const creditedOfClaims = (c: RetrievalClaims): CreditedRetrieval => ({
@@ -52,6 +61,8 @@ export const creditedOfClaims = (c: RetrievalClaims): CreditedRetrieval => ({
   items: c.items,
   keyId: c.keyId,
   episodeId: null,
+  readOnly: c.readOnly,
+  trial: c.trial,
 });
 
 export interface RewardOutcome {

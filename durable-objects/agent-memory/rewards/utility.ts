@@ -8,6 +8,7 @@ import type { Library } from "../library/library";
 import { creditedOfClaims, creditedOfRow, learnFromReward, type CreditedRetrieval, type RetrievalRow } from "./reward-learning";
 import type { RetrievalClaims } from "../../../src/core/retrieval-token";
 import type { Retrieval } from "../retrieval/retrieval";
+import type { ProbationTrials } from "./probation-trials";
 
 const Q_HISTORY_KEEP = 50;
 const TABLE: Record<MemoryKind, string> = { experience: "experiences", case: "cases" };
@@ -41,6 +42,7 @@ export class Utility {
     private readonly ctx: MemoryContext,
     private readonly library: Library,
     private readonly retrieval: Pick<Retrieval, "usage" | "reranker" | "shared">,
+    private readonly trials: ProbationTrials,
   ) {}
 
   private kindOf(id: string): MemoryKind | null {
@@ -71,7 +73,7 @@ export class Utility {
         if (item.label) byLabel.set(item.label, [...(byLabel.get(item.label) ?? []), item.id]);
       }
     };
-    const columns = "id, query, query_code, items, key_id, episode_id, reward_request, reward_result";
+    const columns = "id, query, query_code, items, key_id, episode_id, read_only, trial, reward_request, reward_result";
     if (req.retrievalId) {
       let credited: CreditedRetrieval;
       let taken: RewardedColumns | undefined;
@@ -231,9 +233,6 @@ export class Utility {
           now,
           t.id,
         );
-        // A lesson on probation has earned trust once it was cited in a successful episode.
-        if (t.kind === "experience" && cited && r > 0)
-          this.ctx.sql.exec("UPDATE experiences SET probation = 0 WHERE id = ? AND probation = 1", t.id);
         this.ctx.sql.exec(
           "INSERT INTO q_history (item_id, at, q, delta, reward, episode_id, retrieval_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
           t.id,
@@ -252,6 +251,7 @@ export class Utility {
         );
         updated.push({ id: t.id, kind: t.kind, qBefore: row.q, q, cited: cited !== null });
       }
+      this.trials.record(what.retrievals, this.firstTrySuccess(req, r, what.retrievals));
       learnFromReward(this.ctx, this.retrieval.usage, this.retrieval.reranker, what.retrievals, {
         reward: r,
         updated: new Set(updated.map((u) => (u.libraryId ? sharedRef(u.libraryId, u.id) : u.id))),
@@ -275,6 +275,21 @@ export class Utility {
       record?.(result);
       return result;
     });
+  }
+
+  /**
+   * What a lesson on probation is judged by: the task succeeded, and its episode (when the reward
+   * has one) recorded no failed attempt at the task. An episode that got there after failing is the
+   * failure a lesson is meant to spare.
+   */
+  private firstTrySuccess(req: RewardInput, r: number, retrievals: readonly CreditedRetrieval[]): boolean {
+    if (!(req.outcome ? req.outcome === "success" : r > 0)) return false;
+    const episodeId = req.episodeId ?? retrievals.find((x) => x.episodeId)?.episodeId;
+    return (
+      !episodeId ||
+      !this.ctx.sql.exec("SELECT 1 FROM attempts WHERE episode_id = ? AND ok = 0 AND infrastructure = 0 LIMIT 1", episodeId).toArray()
+        .length
+    );
   }
 
   analytics(opts: { top: number; window: number; buckets: number }): Analytics {

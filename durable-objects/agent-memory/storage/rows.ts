@@ -1,6 +1,7 @@
 import type { Case, Experience, ExperienceContent, Provenance } from "../../../src/core/memory-types";
 import type { Metadata } from "../../../src/core/served-fields";
 import { parseJson } from "./context";
+import { judge, PROBATION, servedVerdict } from "../../../src/core/probation";
 
 export interface ExperienceRow extends Record<string, SqlStorageValue> {
   id: string;
@@ -27,6 +28,13 @@ export interface ExperienceRow extends Record<string, SqlStorageValue> {
   probation: number;
   when_text: string | null;
   metadata: string;
+  trial_shown: number;
+  trial_shown_ok: number;
+  trial_control: number;
+  trial_control_ok: number;
+  trial_verdict: string | null;
+  trial_reason: string | null;
+  trial_at: number | null;
 }
 
 export interface CaseRow extends Record<string, SqlStorageValue> {
@@ -94,14 +102,28 @@ export function experienceOut(r: ExperienceRow, label: string | null, embeddingM
     id: r.id,
     label,
     ...contentOf(r),
-    probation: r.probation === 1,
+    probation: r.probation !== PROBATION.trusted,
     q: r.q,
     counts: { retrieved: r.retrieved, cited: r.cited, uncited: r.uncited, successes: r.successes, failures: r.failures },
+    exposures: r.trial_shown,
+    evidence: evidenceOf(r),
     provenance: parseJson<Provenance | null>(r.provenance, null),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     lastUsedAt: r.last_used_at,
     embedding: { model: embeddingModel, current: embeddingModel === activeModel },
+  };
+}
+
+function evidenceOf(r: ExperienceRow): Experience["evidence"] {
+  const counts = { shown: r.trial_shown, shownOk: r.trial_shown_ok, control: r.trial_control, controlOk: r.trial_control_ok };
+  return {
+    shown: { prompts: counts.shown, successes: counts.shownOk },
+    notShown: { prompts: counts.control, successes: counts.controlOk },
+    difference: judge(counts).difference,
+    verdict: servedVerdict(r.trial_verdict, r.probation),
+    reason: r.trial_reason,
+    decidedAt: r.trial_at,
   };
 }
 

@@ -548,4 +548,23 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     INSERT INTO read_changes (item_id, kind, seq) VALUES (OLD.library_id || '/' || OLD.lesson_id, 'shared', (SELECT value FROM counters WHERE name = 'read_learn'));
   END;
   `,
+  // Lessons on probation prove themselves in prompts (issue 40, src/core/probation.ts): `probation`
+  // 2 is a lesson still on probation but held out of prompts (its exploration ended without a
+  // verdict, or it is being retired). A lesson keeps the outcomes of the matching prompts that showed
+  // it and of those that did not, and the verdict they gave; a recorded retrieval keeps which lessons
+  // on probation it showed and which matched without being shown. New text is a new lesson to test.
+  `
+  ALTER TABLE experiences ADD COLUMN trial_shown INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE experiences ADD COLUMN trial_shown_ok INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE experiences ADD COLUMN trial_control INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE experiences ADD COLUMN trial_control_ok INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE experiences ADD COLUMN trial_verdict TEXT;
+  ALTER TABLE experiences ADD COLUMN trial_reason TEXT;
+  ALTER TABLE experiences ADD COLUMN trial_at INTEGER;
+  ALTER TABLE retrievals ADD COLUMN trial TEXT;
+  CREATE TRIGGER experiences_trial_restart AFTER UPDATE OF text ON experiences WHEN OLD.text IS NOT NEW.text BEGIN
+    UPDATE experiences SET trial_shown = 0, trial_shown_ok = 0, trial_control = 0, trial_control_ok = 0,
+      trial_verdict = NULL, trial_reason = NULL, trial_at = NULL WHERE id = NEW.id;
+  END;
+  `,
 ];

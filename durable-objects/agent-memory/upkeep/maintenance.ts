@@ -27,6 +27,7 @@ export type SweepResult = Awaited<ReturnType<typeof runSweep>>;
  */
 export async function runSweep(mem: MemoryContext, rooms: Stores, at: number, episodeTtlMs: number) {
   const episodes = await rooms.episodes.endStale(at, episodeTtlMs);
+  await rooms.trials.settle();
   await mem.vectors.republish();
   if (awaitingReview(mem, rooms)) await mem.requestReview();
   if (mem.reviewAvailable() && anyLessonWithoutWhen(mem)) await mem.requestJob("lesson.when");

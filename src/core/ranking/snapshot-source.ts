@@ -94,7 +94,7 @@ export class SnapshotReader implements CandidateSource, PromptSource {
       item.q = u.q;
       item.uses = u.uses;
       item.lastUsedAt = u.lastUsedAt;
-      if (u.kind === "experience") (item as SnapshotLesson).probation = u.probation;
+      if (u.kind === "experience") Object.assign(item as SnapshotLesson, { probation: u.probation, explore: u.explore });
     }
     for (const u of delta.usage) {
       for (const kind of KINDS) {
@@ -316,6 +316,12 @@ export class SnapshotReader implements CandidateSource, PromptSource {
     return [...own, ...this.sharedLessons(filter).map(({ q: _q, ...l }) => l)];
   }
 
+  onProbation(filter: MemoryFilter | undefined): { id: string; label: string; text: string }[] {
+    return this.lessonsOf(filter)
+      .filter((l) => l.explore)
+      .map((l) => ({ id: l.id, label: l.label, text: l.text }));
+  }
+
   lessonsByQ(filter: MemoryFilter | undefined): string[] {
     const own = this.lessonsOf(filter).sort((a, b) => b.q - a.q || a.seq - b.seq);
     // A stable sort keeps the own lessons' order among equal Qs, and puts them before shared ones (as the object does).
@@ -340,7 +346,7 @@ export class SnapshotReader implements CandidateSource, PromptSource {
       },
       this.widen([kind], k1, cfg.threshold, filter),
     );
-    return ranked.map((r) => r.info);
+    return ranked.map((r) => ({ ...r.info, base: r.base }));
   }
 
   informative(ids: readonly string[]): Set<string> {

@@ -16,7 +16,7 @@ import type { Subscription } from "../shared-lessons";
 import type { z } from "zod";
 
 /** Bumped whenever the encoding or what it holds changes, so a Worker never reads a snapshot of another layout. */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 
 export interface SnapshotItem {
   id: string;
@@ -35,6 +35,8 @@ export interface SnapshotLesson extends SnapshotItem {
   label: string;
   domain: string | null;
   probation: boolean;
+  /** On probation and explored: a share of the prompts it matches show it (src/core/probation.ts). */
+  explore: boolean;
 }
 
 export interface SnapshotCase extends SnapshotItem {
@@ -125,7 +127,7 @@ export interface ReadModelSnapshot {
 export interface LearnDelta {
   learnSeq: number;
   libraryVersion: number;
-  items: { id: string; kind: MemoryKind; q: number; probation: boolean; uses: number; lastUsedAt: number | null }[];
+  items: { id: string; kind: MemoryKind; q: number; probation: boolean; explore: boolean; uses: number; lastUsedAt: number | null }[];
   /** Usage memories as they are now; `kind: null` for one that is gone. */
   usage: { id: string; kind: MemoryKind | null; phrases: LearnedPhrase[] | null; centroid: { code: Uint8Array; factor: number } | null }[];
   usageLearned: boolean;
@@ -237,7 +239,8 @@ function decodeTable(h: { terms: string[]; rows: number; tokens: number }, blob:
   return { rows: h.rows, tokens: h.tokens, docs, postings, lengths };
 }
 
-type LessonRow = [string, number, string, string, number, string[], Metadata, string | null, number, number | null, 0 | 1, number];
+/** `probation` as stored (PROBATION in src/core/probation.ts): 0 trusted, 1 explored, 2 held out of prompts. */
+type LessonRow = [string, number, string, string, number, string[], Metadata, string | null, number, number | null, 0 | 1 | 2, number];
 type CaseRow = [string, number, string, number, string[], Metadata, number, number | null, number, 0 | 1];
 
 /** The snapshot as bytes: a 4-byte header length, the JSON header, then the binary sections it names by offset. */
@@ -282,7 +285,7 @@ export function encodeSnapshot(s: ReadModelSnapshot): Uint8Array {
         l.domain,
         l.createdAt,
         l.lastUsedAt,
-        l.probation ? 1 : 0,
+        l.explore ? 1 : l.probation ? 2 : 0,
         l.uses,
       ],
     ),
@@ -354,7 +357,8 @@ export function decodeSnapshot(bytes: Uint8Array): ReadModelSnapshot {
         domain,
         createdAt,
         lastUsedAt,
-        probation: probation === 1,
+        probation: probation !== 0,
+        explore: probation === 1,
         uses,
       }),
     ),

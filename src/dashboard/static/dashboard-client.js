@@ -2209,6 +2209,7 @@ ${value}`, dataLines++;
         stat("Q", fmtQ(e.q)),
         stat("Retrieved / cited", `${fmtInt(e.counts.retrieved)} / ${fmtInt(e.counts.cited)}`),
         stat("Successes / failures", `${fmtInt(e.counts.successes)} / ${fmtInt(e.counts.failures)}`),
+        stat("Exposures on probation", fmtInt(e.exposures)),
         stat("Tags", e.tags?.length ? e.tags.join(", ") : "—"),
         stat("Created", fmtTime(e.createdAt)),
         stat("Last used", fmtTime(e.lastUsedAt))
@@ -2349,10 +2350,31 @@ ${value}`, dataLines++;
         if (statusOf(err) !== 404) throw err;
       }
     }
-    if (e.probation)
-      rows.push(h("p", {}, "On probation: retrievable, but kept out of the prompt block until it is cited in a successful episode."));
+    rows.push(...trialRows(e));
     if (!rows.length) rows.push(h("p", {}, `Not held for review: ${e.status ?? "active"}${e.probation ? "" : ", trusted"}.`));
     fill("reviews", rows);
+  }
+  var VERDICT = {
+    exploring: "On probation: retrievable, and shown in a share of the prompts it matches until the evidence decides.",
+    graduated: "Graduated: the evidence says it helps; it left probation and is in every prompt it fits.",
+    retired: "Retired: the evidence says it hurts; it was archived (see the library's versions).",
+    inconclusive: "Inconclusive: no verdict after the most exposures a trial allows; on probation, out of prompts."
+  };
+  function trialRows(e) {
+    const v = e.evidence.verdict;
+    if (!v) return [];
+    const pts = (x) => `${x >= 0 ? "+" : ""}${Math.round(100 * x)}`;
+    const d = e.evidence.difference;
+    return [
+      h("p", { "data-trial": v }, h("strong", {}, "Trial in prompts: "), VERDICT[v]),
+      h(
+        "p",
+        {},
+        `Shown in ${fmtInt(e.evidence.shown.prompts)} rewarded prompts (${fmtInt(e.evidence.shown.successes)} succeeded at the first try), not shown in ${fmtInt(e.evidence.notShown.prompts)} matching ones (${fmtInt(e.evidence.notShown.successes)}).`,
+        d ? ` Difference ${pts(d.estimate)} points, 99% interval ${pts(d.low)} to ${pts(d.high)}.` : "",
+        e.evidence.decidedAt ? ` Decided ${fmtTime(e.evidence.decidedAt)}.` : ""
+      )
+    ];
   }
   function renderQHistory(e) {
     const hist = e.qHistory ?? [];
