@@ -164,7 +164,7 @@ describe("dashboard in a browser", () => {
     await page.getByLabel("Status").selectOption("");
     // Every held entry (lessons and cases) is listed with the reason the API gives, and an admin may release or delete it.
     const held = (await agentApi("GET", "/quarantine?limit=200")).items as { id: string; reason: string }[];
-    expect(held.length).toBeGreaterThan(1);
+    expect(held.length).toBeGreaterThan(0);
     await expect(page.locator("#quarantine [data-write]").count()).resolves.toBe(2 * held.length);
     const panel = (await page.locator("#quarantine").textContent()) ?? "";
     for (const item of held) expect(panel).toContain(item.reason);

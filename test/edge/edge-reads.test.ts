@@ -314,7 +314,9 @@ describe("freshness of reads at the edge", () => {
     expect(mine.body).toMatchObject({ servedFrom: "edge" });
     expect(mine.body.libraryVersion).toBeGreaterThanOrEqual(added.body.libraryVersion);
     expect(mine.body.items.map((i: { id: string }) => i.id)).toContain(added.body.id);
-    expect(mine.trips.AGENT_MEMORY).toBe(1);
+    // One trip to the object at most: none when the read before started a refresh (a write slower
+    // than half the bound) that had landed by then.
+    expect(mine.trips.AGENT_MEMORY).toBeLessThanOrEqual(1);
 
     const another = await f.api("POST", "/experiences", { text: "Roll back a canary whose error rate doubles" });
     await pause(BOUND + 50);
