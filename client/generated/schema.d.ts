@@ -1972,6 +1972,7 @@ export interface components {
              *         "concurrency": 16,
              *         "minGain": 0,
              *         "patience": 2,
+             *         "validationFraction": 0.25,
              *         "maxExperiences": 40
              *       }
              *     }
@@ -2001,6 +2002,7 @@ export interface components {
                  *       "concurrency": 16,
                  *       "minGain": 0,
                  *       "patience": 2,
+                 *       "validationFraction": 0.25,
                  *       "maxExperiences": 40
                  *     }
                  */
@@ -2110,17 +2112,18 @@ export interface components {
                         maxCostUsd?: number;
                     };
                     /**
-                     * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                     * @description gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always
                      * @enum {string}
                      */
                     promote?: "gate" | "best" | "always" | "never";
                     /** @description held-out evaluation per epoch; on by default under gate and best */
                     evaluate?: {
                         /**
+                         * @description the split that judges the promotion (best chooses its epoch on the validation split)
                          * @default holdout
                          * @enum {string}
                          */
-                        split?: "train" | "holdout";
+                        split?: "train" | "validation" | "holdout";
                         /**
                          * @description policy calls per task; a task scores the mean of its samples
                          * @default 1
@@ -2132,9 +2135,11 @@ export interface components {
                          * @enum {string}
                          */
                         every?: "epoch" | "end";
+                        /** @description gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples) */
+                        maxSamples?: number;
                     };
                     /**
-                     * @description gate: the accuracy the final library must gain over the starting one
+                     * @description gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this
                      * @default 0
                      */
                     minGain?: number;
@@ -2143,6 +2148,11 @@ export interface components {
                      * @default 2
                      */
                     patience?: number;
+                    /**
+                     * @description best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch
+                     * @default 0.25
+                     */
+                    validationFraction?: number;
                     /**
                      * @description the run's library never holds more lessons than this
                      * @default 40
@@ -2306,17 +2316,18 @@ export interface components {
                         maxCostUsd?: number;
                     };
                     /**
-                     * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                     * @description gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always
                      * @enum {string}
                      */
                     promote?: "gate" | "best" | "always" | "never";
                     /** @description held-out evaluation per epoch; on by default under gate and best */
                     evaluate?: {
                         /**
+                         * @description the split that judges the promotion (best chooses its epoch on the validation split)
                          * @default holdout
                          * @enum {string}
                          */
-                        split?: "train" | "holdout";
+                        split?: "train" | "validation" | "holdout";
                         /**
                          * @description policy calls per task; a task scores the mean of its samples
                          * @default 1
@@ -2328,9 +2339,11 @@ export interface components {
                          * @enum {string}
                          */
                         every?: "epoch" | "end";
+                        /** @description gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples) */
+                        maxSamples?: number;
                     };
                     /**
-                     * @description gate: the accuracy the final library must gain over the starting one
+                     * @description gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this
                      * @default 0
                      */
                     minGain?: number;
@@ -2339,6 +2352,11 @@ export interface components {
                      * @default 2
                      */
                     patience?: number;
+                    /**
+                     * @description best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch
+                     * @default 0.25
+                     */
+                    validationFraction?: number;
                     /**
                      * @description the run's library never holds more lessons than this
                      * @default 40
@@ -3419,6 +3437,7 @@ export interface components {
             updatedAt: number;
             counts: {
                 train: number;
+                validation: number;
                 holdout: number;
                 total: number;
                 withGroundTruth: number;
@@ -3497,10 +3516,10 @@ export interface components {
                     [key: string]: unknown;
                 } | null;
                 /**
-                 * @description Default: decided by a hash of the id and the dataset's holdoutFraction
+                 * @description Default: decided by a hash of the id and the dataset's holdoutFraction (train or holdout; validation tasks are labelled, or a run that needs them sets some train tasks aside)
                  * @enum {string}
                  */
-                split?: "train" | "holdout";
+                split?: "train" | "validation" | "holdout";
             }[];
         };
         TaskUploadResult: {
@@ -3523,10 +3542,10 @@ export interface components {
                     [key: string]: unknown;
                 } | null;
                 /**
-                 * @description Default: decided by a hash of the id and the dataset's holdoutFraction
+                 * @description Default: decided by a hash of the id and the dataset's holdoutFraction (train or holdout; validation tasks are labelled, or a run that needs them sets some train tasks aside)
                  * @enum {string}
                  */
-                split?: "train" | "holdout";
+                split?: "train" | "validation" | "holdout";
             }[];
         };
         Dataset: {
@@ -3600,7 +3619,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /** @enum {string} */
-            split: "train" | "holdout";
+            split: "train" | "validation" | "holdout";
             createdAt: number;
         };
         DeletedDataset: {
@@ -3867,17 +3886,18 @@ export interface components {
                 maxCostUsd?: number;
             };
             /**
-             * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+             * @description gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always
              * @enum {string}
              */
             promote?: "gate" | "best" | "always" | "never";
             /** @description held-out evaluation per epoch; on by default under gate and best */
             evaluate?: {
                 /**
+                 * @description the split that judges the promotion (best chooses its epoch on the validation split)
                  * @default holdout
                  * @enum {string}
                  */
-                split?: "train" | "holdout";
+                split?: "train" | "validation" | "holdout";
                 /**
                  * @description policy calls per task; a task scores the mean of its samples
                  * @default 1
@@ -3889,9 +3909,11 @@ export interface components {
                  * @enum {string}
                  */
                 every?: "epoch" | "end";
+                /** @description gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples) */
+                maxSamples?: number;
             };
             /**
-             * @description gate: the accuracy the final library must gain over the starting one
+             * @description gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this
              * @default 0
              */
             minGain?: number;
@@ -3900,6 +3922,11 @@ export interface components {
              * @default 2
              */
             patience?: number;
+            /**
+             * @description best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch
+             * @default 0.25
+             */
+            validationFraction?: number;
             /**
              * @description the run's library never holds more lessons than this
              * @default 40
@@ -4022,16 +4049,17 @@ export interface components {
                     maxCostUsd?: number;
                 };
                 /**
-                 * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                 * @description gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always
                  * @enum {string}
                  */
                 promote: "gate" | "best" | "always" | "never";
                 evaluate: {
                     /**
+                     * @description the split that judges the promotion (best chooses its epoch on the validation split)
                      * @default holdout
                      * @enum {string}
                      */
-                    split?: "train" | "holdout";
+                    split?: "train" | "validation" | "holdout";
                     /**
                      * @description policy calls per task; a task scores the mean of its samples
                      * @default 1
@@ -4043,9 +4071,11 @@ export interface components {
                      * @enum {string}
                      */
                     every?: "epoch" | "end";
+                    /** @description gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples) */
+                    maxSamples?: number;
                 } | null;
                 /**
-                 * @description gate: the accuracy the final library must gain over the starting one
+                 * @description gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this
                  * @default 0
                  */
                 minGain?: number;
@@ -4054,6 +4084,11 @@ export interface components {
                  * @default 2
                  */
                 patience?: number;
+                /**
+                 * @description best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch
+                 * @default 0.25
+                 */
+                validationFraction?: number;
                 /**
                  * @description the run's library never holds more lessons than this
                  * @default 40
@@ -4108,6 +4143,54 @@ export interface components {
                 reason: string;
                 /** @description the evaluated epoch whose library was promoted (best and gate) */
                 epoch?: number | null;
+                /** @description gate and best: the paired comparison with the starting library that decided (null when none was made) */
+                decision?: {
+                    /**
+                     * @description better: the interval's lower bound is above minGain; not-better: its upper bound is not, or there are too few paired tasks; undecided: it straddles minGain
+                     * @enum {string}
+                     */
+                    verdict: "better" | "not-better" | "undecided";
+                    /** @description mean over paired tasks of candidate − incumbent */
+                    difference: number | null;
+                    /** @description paired percentile bootstrap interval of the difference (tasks resampled), at `level` */
+                    interval: [
+                        number,
+                        number
+                    ] | null;
+                    /** @description the interval's two-sided confidence: 95%, shared among `looks` */
+                    level: number;
+                    minGain: number;
+                    /** @description paired tasks */
+                    tasks: number;
+                    /** @description paired samples per task (the fewest any task has) */
+                    samples: number;
+                    /** @description evaluation rollouts behind the decision, both sides */
+                    rollouts: number;
+                    /** @description how many times the rule may look as samples are added; the 5% error rate is shared among them */
+                    looks: number;
+                    /** @description tasks where the candidate scored higher */
+                    won: number;
+                    lost: number;
+                    tied: number;
+                    /** @description the decision rule in words */
+                    rule: string;
+                    /**
+                     * @description the split that judged
+                     * @enum {string}
+                     */
+                    split: "train" | "validation" | "holdout";
+                    incumbentEpoch: number;
+                    candidateEpoch: number;
+                    /** @description rounds of paired samples drawn (1: no extra samples were needed) */
+                    rounds: number;
+                    /** @description best: the epoch chosen on the validation split, never seen by the judgment */
+                    selection: {
+                        /** @enum {string} */
+                        split: "train" | "validation" | "holdout";
+                        epoch: number;
+                        accuracy: number;
+                    } | null;
+                } | null;
                 version: number | null;
                 applied: number;
                 skipped: {
@@ -4120,7 +4203,11 @@ export interface components {
                 epoch: number;
                 evaluationId: string;
                 /** @enum {string} */
+                split: "train" | "validation" | "holdout";
+                round: number;
+                /** @enum {string} */
                 status: "pending" | "running" | "completed" | "failed" | "cancelled";
+                /** @description accuracy on `split` (the holdout split unless it says otherwise) */
                 holdoutAccuracy: number | null;
                 /** @description 95% bootstrap interval over tasks [low, high] */
                 interval: [
@@ -4155,7 +4242,11 @@ export interface components {
                 epoch: number;
                 evaluationId: string;
                 /** @enum {string} */
+                split: "train" | "validation" | "holdout";
+                round: number;
+                /** @enum {string} */
                 status: "pending" | "running" | "completed" | "failed" | "cancelled";
+                /** @description accuracy on `split` (the holdout split unless it says otherwise) */
                 holdoutAccuracy: number | null;
                 /** @description 95% bootstrap interval over tasks [low, high] */
                 interval: [
@@ -4173,6 +4264,54 @@ export interface components {
                 reason: string;
                 /** @description the evaluated epoch whose library was promoted (best and gate) */
                 epoch?: number | null;
+                /** @description gate and best: the paired comparison with the starting library that decided (null when none was made) */
+                decision?: {
+                    /**
+                     * @description better: the interval's lower bound is above minGain; not-better: its upper bound is not, or there are too few paired tasks; undecided: it straddles minGain
+                     * @enum {string}
+                     */
+                    verdict: "better" | "not-better" | "undecided";
+                    /** @description mean over paired tasks of candidate − incumbent */
+                    difference: number | null;
+                    /** @description paired percentile bootstrap interval of the difference (tasks resampled), at `level` */
+                    interval: [
+                        number,
+                        number
+                    ] | null;
+                    /** @description the interval's two-sided confidence: 95%, shared among `looks` */
+                    level: number;
+                    minGain: number;
+                    /** @description paired tasks */
+                    tasks: number;
+                    /** @description paired samples per task (the fewest any task has) */
+                    samples: number;
+                    /** @description evaluation rollouts behind the decision, both sides */
+                    rollouts: number;
+                    /** @description how many times the rule may look as samples are added; the 5% error rate is shared among them */
+                    looks: number;
+                    /** @description tasks where the candidate scored higher */
+                    won: number;
+                    lost: number;
+                    tied: number;
+                    /** @description the decision rule in words */
+                    rule: string;
+                    /**
+                     * @description the split that judged
+                     * @enum {string}
+                     */
+                    split: "train" | "validation" | "holdout";
+                    incumbentEpoch: number;
+                    candidateEpoch: number;
+                    /** @description rounds of paired samples drawn (1: no extra samples were needed) */
+                    rounds: number;
+                    /** @description best: the epoch chosen on the validation split, never seen by the judgment */
+                    selection: {
+                        /** @enum {string} */
+                        split: "train" | "validation" | "holdout";
+                        epoch: number;
+                        accuracy: number;
+                    } | null;
+                } | null;
                 version: number | null;
                 applied: number;
                 skipped: {
@@ -4192,7 +4331,7 @@ export interface components {
              * @default holdout
              * @enum {string}
              */
-            split?: "train" | "holdout";
+            split?: "train" | "validation" | "holdout";
             /** @description default: the agent's active library */
             library?: {
                 /** @description a library version of the agent; 0 is the empty library */
@@ -4289,7 +4428,7 @@ export interface components {
              * @default holdout
              * @enum {string}
              */
-            split?: "train" | "holdout";
+            split?: "train" | "validation" | "holdout";
             a: {
                 /** @description a library version of the agent; 0 is the empty library */
                 version: number;
@@ -4437,13 +4576,13 @@ export interface components {
             };
             /** @description accuracy of b minus accuracy of a over the paired tasks */
             difference: number | null;
-            /** @description 95% paired bootstrap interval of the difference */
+            /** @description 95% paired bootstrap interval of the difference (tasks resampled, draws paired) */
             interval: [
                 number,
                 number
             ] | null;
             /**
-             * @description the better side when the interval excludes 0, else null
+             * @description the better side by the gate's rule (the interval excludes 0, over at least 6 paired tasks), else null
              * @enum {string|null}
              */
             winner: "a" | "b" | null;
@@ -4452,6 +4591,38 @@ export interface components {
                 won: number;
                 lost: number;
                 tied: number;
+            } | null;
+            /** @description the paired decision with a as the incumbent and b as the candidate, once both completed */
+            decision: {
+                /**
+                 * @description better: the interval's lower bound is above minGain; not-better: its upper bound is not, or there are too few paired tasks; undecided: it straddles minGain
+                 * @enum {string}
+                 */
+                verdict: "better" | "not-better" | "undecided";
+                /** @description mean over paired tasks of candidate − incumbent */
+                difference: number | null;
+                /** @description paired percentile bootstrap interval of the difference (tasks resampled), at `level` */
+                interval: [
+                    number,
+                    number
+                ] | null;
+                /** @description the interval's two-sided confidence: 95%, shared among `looks` */
+                level: number;
+                minGain: number;
+                /** @description paired tasks */
+                tasks: number;
+                /** @description paired samples per task (the fewest any task has) */
+                samples: number;
+                /** @description evaluation rollouts behind the decision, both sides */
+                rollouts: number;
+                /** @description how many times the rule may look as samples are added; the 5% error rate is shared among them */
+                looks: number;
+                /** @description tasks where the candidate scored higher */
+                won: number;
+                lost: number;
+                tied: number;
+                /** @description the decision rule in words */
+                rule: string;
             } | null;
             error: string | null;
             createdAt: number;
@@ -4468,7 +4639,7 @@ export interface components {
                  * @default holdout
                  * @enum {string}
                  */
-                split?: "train" | "holdout";
+                split?: "train" | "validation" | "holdout";
                 library: {
                     /** @description a library version of the agent; 0 is the empty library */
                     version: number;
@@ -4705,17 +4876,18 @@ export interface components {
                     maxCostUsd?: number;
                 };
                 /**
-                 * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                 * @description gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always
                  * @enum {string}
                  */
                 promote?: "gate" | "best" | "always" | "never";
                 /** @description held-out evaluation per epoch; on by default under gate and best */
                 evaluate?: {
                     /**
+                     * @description the split that judges the promotion (best chooses its epoch on the validation split)
                      * @default holdout
                      * @enum {string}
                      */
-                    split?: "train" | "holdout";
+                    split?: "train" | "validation" | "holdout";
                     /**
                      * @description policy calls per task; a task scores the mean of its samples
                      * @default 1
@@ -4727,9 +4899,11 @@ export interface components {
                      * @enum {string}
                      */
                     every?: "epoch" | "end";
+                    /** @description gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples) */
+                    maxSamples?: number;
                 };
                 /**
-                 * @description gate: the accuracy the final library must gain over the starting one
+                 * @description gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this
                  * @default 0
                  */
                 minGain?: number;
@@ -4738,6 +4912,11 @@ export interface components {
                  * @default 2
                  */
                 patience?: number;
+                /**
+                 * @description best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch
+                 * @default 0.25
+                 */
+                validationFraction?: number;
                 /**
                  * @description the run's library never holds more lessons than this
                  * @default 40
@@ -4873,17 +5052,18 @@ export interface components {
                     maxCostUsd?: number;
                 };
                 /**
-                 * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                 * @description gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always
                  * @enum {string}
                  */
                 promote?: "gate" | "best" | "always" | "never";
                 /** @description held-out evaluation per epoch; on by default under gate and best */
                 evaluate?: {
                     /**
+                     * @description the split that judges the promotion (best chooses its epoch on the validation split)
                      * @default holdout
                      * @enum {string}
                      */
-                    split?: "train" | "holdout";
+                    split?: "train" | "validation" | "holdout";
                     /**
                      * @description policy calls per task; a task scores the mean of its samples
                      * @default 1
@@ -4895,9 +5075,11 @@ export interface components {
                      * @enum {string}
                      */
                     every?: "epoch" | "end";
+                    /** @description gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples) */
+                    maxSamples?: number;
                 };
                 /**
-                 * @description gate: the accuracy the final library must gain over the starting one
+                 * @description gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this
                  * @default 0
                  */
                 minGain?: number;
@@ -4906,6 +5088,11 @@ export interface components {
                  * @default 2
                  */
                 patience?: number;
+                /**
+                 * @description best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch
+                 * @default 0.25
+                 */
+                validationFraction?: number;
                 /**
                  * @description the run's library never holds more lessons than this
                  * @default 40
@@ -11452,7 +11639,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
-                split?: "train" | "holdout";
+                split?: "train" | "validation" | "holdout";
             };
             header?: never;
             path: {
