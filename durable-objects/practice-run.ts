@@ -183,7 +183,6 @@ export class PracticeRun extends UnitShell<RunMachine> {
         evaluationId: e.evaluation_id,
         epoch: e.epoch,
         split: e.split,
-        round: e.round,
         seed: this.machine.evals.seedOf(e),
         library: [...(JSON.parse(e.library) as RunExperience[]), ...shared],
       };

@@ -134,8 +134,9 @@ async function createComparison(env: Env, who: Owner, body: CompareCreate, idemp
  * and the request's seed (the same seed for every library of a round, so libraries are compared on
  * the same draws) on the tasks of its split frozen in the run when it was created (the same tasks
  * each epoch, whatever happens to the dataset meanwhile). Safe to repeat: the id is fixed by the
- * run, epoch, split and round, and every step is idempotent. A problem that retrying cannot fix (a verifier that cannot score the
- * tasks) comes back as the evaluation's failure; anything else throws and the run's alarm tries again.
+ * run, epoch, split and round, and every step is idempotent. A problem that retrying cannot fix
+ * (a verifier that cannot score the tasks) comes back as the evaluation's failure; anything else
+ * throws and the run's alarm tries again.
  */
 export async function launchRunEvaluation(
   env: Env,

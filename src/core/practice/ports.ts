@@ -57,7 +57,6 @@ export interface RunEvaluationRequest {
   evaluationId: string;
   epoch: number;
   split: EvalSplit;
-  round: number;
   seed: number;
   library: RunExperience[];
 }
