@@ -4146,7 +4146,7 @@ export interface components {
                 /** @description gate and best: the paired comparison with the starting library that decided (null when none was made) */
                 decision?: {
                     /**
-                     * @description better: the interval's lower bound is above minGain; not-better: its upper bound is not, or there are too few paired tasks; undecided: it straddles minGain
+                     * @description better: the interval's lower bound is above minGain and the sign-flip test agrees; not-better: the upper bound is not above minGain, or there are too few paired tasks to ever pass; undecided: neither
                      * @enum {string}
                      */
                     verdict: "better" | "not-better" | "undecided";
@@ -4157,6 +4157,8 @@ export interface components {
                         number,
                         number
                     ] | null;
+                    /** @description one-sided p-value of the paired sign-flip test that the difference is above minGain; must be below (1 − level) / 2 */
+                    p: number | null;
                     /** @description the interval's two-sided confidence: 95%, shared among `looks` */
                     level: number;
                     minGain: number;
@@ -4267,7 +4269,7 @@ export interface components {
                 /** @description gate and best: the paired comparison with the starting library that decided (null when none was made) */
                 decision?: {
                     /**
-                     * @description better: the interval's lower bound is above minGain; not-better: its upper bound is not, or there are too few paired tasks; undecided: it straddles minGain
+                     * @description better: the interval's lower bound is above minGain and the sign-flip test agrees; not-better: the upper bound is not above minGain, or there are too few paired tasks to ever pass; undecided: neither
                      * @enum {string}
                      */
                     verdict: "better" | "not-better" | "undecided";
@@ -4278,6 +4280,8 @@ export interface components {
                         number,
                         number
                     ] | null;
+                    /** @description one-sided p-value of the paired sign-flip test that the difference is above minGain; must be below (1 − level) / 2 */
+                    p: number | null;
                     /** @description the interval's two-sided confidence: 95%, shared among `looks` */
                     level: number;
                     minGain: number;
@@ -4582,7 +4586,7 @@ export interface components {
                 number
             ] | null;
             /**
-             * @description the better side by the gate's rule (the interval excludes 0, over at least 6 paired tasks), else null
+             * @description the better side by the gate's rule (the interval excludes 0 and the sign-flip test agrees), else null
              * @enum {string|null}
              */
             winner: "a" | "b" | null;
@@ -4595,7 +4599,7 @@ export interface components {
             /** @description the paired decision with a as the incumbent and b as the candidate, once both completed */
             decision: {
                 /**
-                 * @description better: the interval's lower bound is above minGain; not-better: its upper bound is not, or there are too few paired tasks; undecided: it straddles minGain
+                 * @description better: the interval's lower bound is above minGain and the sign-flip test agrees; not-better: the upper bound is not above minGain, or there are too few paired tasks to ever pass; undecided: neither
                  * @enum {string}
                  */
                 verdict: "better" | "not-better" | "undecided";
@@ -4606,6 +4610,8 @@ export interface components {
                     number,
                     number
                 ] | null;
+                /** @description one-sided p-value of the paired sign-flip test that the difference is above minGain; must be below (1 − level) / 2 */
+                p: number | null;
                 /** @description the interval's two-sided confidence: 95%, shared among `looks` */
                 level: number;
                 minGain: number;

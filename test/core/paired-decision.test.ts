@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { decide, joinRounds, MIN_PAIRED_TASKS, pairSamples, type TaskRewards } from "../../src/core/evaluation/decision";
+import {
+  decide,
+  joinRounds,
+  lookBudget,
+  minPairedTasks,
+  pairSamples,
+  signFlipP,
+  type TaskRewards,
+} from "../../src/core/evaluation/decision";
 import { expandedTail, normalUpperTail, tQuantileUpper } from "../../src/core/evaluation/quantiles";
 import { seededRandom } from "../../src/core/practice/rng";
 
@@ -64,7 +72,10 @@ describe("decide", () => {
     ).toBe("better");
   });
 
-  it(`needs ${MIN_PAIRED_TASKS} paired tasks: five tasks that all improved do not decide`, () => {
+  it("needs 6 paired tasks at 95% (8 when 4 looks share it): five tasks that all improved do not decide", () => {
+    expect(minPairedTasks(0.95)).toBe(6);
+    expect(minPairedTasks(1 - 0.05 / 4)).toBe(8);
+    expect([lookBudget(5, 4), lookBudget(6, 4), lookBudget(7, 4), lookBudget(8, 4), lookBudget(100, 4)]).toEqual([1, 1, 3, 4, 4]);
     const five = decide(pairsOf([[0], [0], [0], [0], [0]], [[1], [1], [1], [1], [1]]), { minGain: 0, seed: 3 });
     expect(five.verdict).toBe("not-better");
     expect(five.difference).toBe(1);
@@ -83,5 +94,45 @@ describe("decide", () => {
     expect(thrice.rule).toContain("shared among 3 looks");
     expect(decide(pairsOf([[1], [0]], [[0], [1]]), { minGain: 0, seed: 1 }).verdict).toBe("not-better");
     expect(decide([], { minGain: 0, seed: 1 })).toMatchObject({ verdict: "not-better", difference: null, tasks: 0 });
+  });
+
+  it("the sign-flip test is exact for few differing tasks, ignores ties and samples many (seeded)", () => {
+    expect(signFlipP([1, 1, 1], 0, 1)).toBe(1 / 8);
+    expect(signFlipP([0.5, -0.5, 0, 0], 0, 1)).toBe(3 / 4);
+    expect(signFlipP([0, 0], 0, 1)).toBe(1);
+    expect(signFlipP([0.6, 0.6], 0.1, 1)).toBe(1 / 4);
+    const many = Array.from({ length: 30 }, (_, i) => (i % 3 ? 0.5 : -0.25));
+    expect(signFlipP(many, 0, 7)).toBe(signFlipP(many, 0, 7));
+    expect(signFlipP(many, 0, 7)).toBeLessThan(0.01);
+    expect(signFlipP(Array(30).fill(1), 0, 7)).toBe(1 / 20_001);
+  });
+
+  it("holds back a lopsided gain the bootstrap alone would pass: most tasks tie, the rest lean one way", () => {
+    // Identical libraries from bench:gate: 12 of 20 tasks never solved by either, 8 noisy ones at 4 samples.
+    const inc = [
+      [0, 0, 0, 0],
+      [0, 0, 1, 1],
+      [1, 0, 1, 0],
+      [0, 0, 1, 1],
+      [0, 1, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 0, 1],
+    ];
+    const cand = [
+      [0, 1, 1, 0],
+      [0, 1, 1, 0],
+      [1, 1, 1, 1],
+      [1, 0, 1, 1],
+      [1, 1, 1, 0],
+      [0, 0, 0, 1],
+      [1, 0, 1, 1],
+      [0, 1, 0, 0],
+    ];
+    const never = Array.from({ length: 12 }, () => [0, 0, 0, 0]);
+    const d = decide(pairsOf([...inc, ...never], [...cand, ...never]), { minGain: 0, seed: 109, looks: 4 });
+    expect(d.interval![0]).toBeGreaterThan(0);
+    expect(d.p).toBeGreaterThan((1 - d.level) / 2);
+    expect(d.verdict).toBe("undecided");
   });
 });

@@ -9,7 +9,8 @@ const TRAIN = [
   { id: "t1", task: "What is 17 + 25?", groundTruth: "42", split: "train" },
   { id: "t2", task: "What is 6 * 7?", groundTruth: "42", split: "train" },
 ];
-const HOLDOUT = Array.from({ length: 6 }, (_, i) => ({
+/** Ten held-out tasks: enough for the rule to share its error rate among four looks (eight are needed). */
+const HOLDOUT = Array.from({ length: 10 }, (_, i) => ({
   id: `h${i}`,
   task: `Holdout: what is ${40 + i} + 2 - ${i}?`,
   groundTruth: "42",
@@ -64,7 +65,7 @@ describe("the holdout gate", () => {
     expect(run.promotion).toMatchObject({
       promoted: false,
       version: null,
-      decision: { verdict: "not-better", split: "holdout", incumbentEpoch: 0, candidateEpoch: 2, tasks: 6, samples: 2, rounds: 1 },
+      decision: { verdict: "not-better", split: "holdout", incumbentEpoch: 0, candidateEpoch: 2, tasks: 10, samples: 2, rounds: 1 },
     });
     expect(run.promotion.decision.interval[1]).toBeLessThan(0);
     expect(run.promotion.reason).toMatch(/^gate closed \(not better\): holdout accuracy 0\.0%.*candidate − incumbent −/);
@@ -105,9 +106,9 @@ describe("the holdout gate", () => {
     const runId = await startRun(f, { epochs: 1, batchSize: 2, groupSize: 4, seed: 9, evaluate: { samples: 2, every: "end" } });
     const run = await finish(f, runId, q);
     const d = run.promotion.decision;
-    // Six held-out tasks at two samples may not settle it at once: the gate then draws more.
-    expect(run.promotion).toMatchObject({ promoted: true, epoch: 1, decision: { verdict: "better", tasks: 6, samples: 2 * d.rounds } });
-    expect(d.rollouts).toBe(2 * 6 * d.samples);
+    // Ten held-out tasks at two samples may not settle it at once: the gate then draws more.
+    expect(run.promotion).toMatchObject({ promoted: true, epoch: 1, decision: { verdict: "better", tasks: 10, samples: 2 * d.rounds } });
+    expect(d.rollouts).toBe(2 * 10 * d.samples);
     expect(d.interval[0]).toBeGreaterThan(0);
     expect(d.rule).toMatch(/lower bound .* above minGain 0/);
     expect(run.promotion.reason).toMatch(/gate passed: holdout accuracy 100\.0%/);
@@ -133,7 +134,7 @@ describe("the holdout gate", () => {
     expect(final.holdoutAccuracy).toBe(start.holdoutAccuracy);
     expect(run.promotion).toMatchObject({
       promoted: false,
-      decision: { verdict: "not-better", difference: 0, interval: [0, 0], tasks: 6, samples: 3, tied: 6, rounds: 1 },
+      decision: { verdict: "not-better", difference: 0, interval: [0, 0], p: 1, tasks: 10, samples: 3, tied: 10, rounds: 1 },
     });
     expect(run.promotion.reason).toMatch(/^gate closed \(not better\)/);
     expect(await activeTexts(f)).toEqual([]);
@@ -141,7 +142,7 @@ describe("the holdout gate", () => {
 
   it("draws more paired samples of both libraries while the interval straddles 0, counting them in the run", async () => {
     // A lesson that helps on one draw in four: pick a run seed whose first round shows it on one
-    // task only (one win, five ties), which no rule can call.
+    // task only (one win, nine ties), which no rule can call.
     const gainOn = (seed: number) => seed % 4 === 1;
     const runSeed = Array.from({ length: 500 }, (_, s) => s).find(
       (s) => HOLDOUT.filter((_, t) => gainOn(rolloutSeed(roundSeed(s, 0), 0, t, 0))).length === 1,
@@ -161,7 +162,7 @@ describe("the holdout gate", () => {
     const run = await finish(f, runId, q);
     const d = run.promotion.decision;
     expect(d.rounds).toBeGreaterThan(1);
-    expect(d).toMatchObject({ tasks: 6, samples: d.rounds, rollouts: 2 * 6 * d.rounds, looks: 4 });
+    expect(d).toMatchObject({ tasks: 10, samples: d.rounds, rollouts: 2 * 10 * d.rounds, looks: 4 });
     expect(d.level).toBeCloseTo(1 - 0.05 / 4, 12);
     type Ev = { epoch: number; round: number; evaluationId: string; tokens: number; status: string };
     const evals = run.evaluations as Ev[];

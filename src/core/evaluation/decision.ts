@@ -4,18 +4,70 @@
  * of a task has the same sampling seed on both sides), each task gives the mean of its paired
  * differences, and a percentile bootstrap over tasks (a task's pairs stay together) gives the
  * interval of candidate − incumbent. The candidate is better only when the interval's lower bound
- * is above `minGain`, strictly; a tie or an interval that straddles it keeps the incumbent.
+ * is above `minGain`, strictly, and the paired sign-flip test agrees; a tie or an interval that
+ * straddles it keeps the incumbent.
  */
 import { z } from "zod";
+import { seededRandom } from "../practice/rng";
 import { CONFIDENCE, mean, pairedBootstrap } from "./stats";
 
-/**
- * Fewer paired tasks than this never decide for the candidate: with five tasks even "every task
- * improved" happens by chance once in 32 times, more than the 2.5% the rule allows.
- */
-export const MIN_PAIRED_TASKS = 6;
 /** Resamples of a decision's bootstrap: the expanded tail of a small sample cuts a few tenths of a percent. */
 export const DECISION_RESAMPLES = 4000;
+/** Up to this many differing tasks the sign-flip test counts every sign pattern; beyond, it samples them. */
+const EXACT_FLIPS = 16;
+const SAMPLED_FLIPS = 20_000;
+
+/** The fewest paired tasks that can pass at `level`: even with every task better, n tasks reach only p = 2⁻ⁿ. */
+export const minPairedTasks = (level: number) => Math.ceil(Math.log2(2 / (1 - level)) + 1e-9);
+
+/** The level of each of `looks` looks that share the 5% error rate. */
+export const levelOf = (looks: number) => 1 - (1 - CONFIDENCE) / looks;
+
+/**
+ * How many looks (at most `wanted`) a decision over `tasks` paired tasks may plan for: each look
+ * has to leave enough of the error rate for that many tasks to pass at all. Fixed by the task
+ * count before the first look, so it does not depend on what the looks show.
+ */
+export function lookBudget(tasks: number, wanted: number): number {
+  let looks = Math.max(1, Math.floor(wanted));
+  while (looks > 1 && minPairedTasks(levelOf(looks)) > tasks) looks--;
+  return looks;
+}
+
+/**
+ * The one-sided p-value of the paired sign-flip (randomisation) test that the mean difference is
+ * above `shift`: the share of sign patterns of the differences d − shift whose sum is at least the
+ * observed one. When the two libraries are interchangeable each task's difference is as likely
+ * negative as positive, so this is exact whatever the differences look like; the percentile
+ * bootstrap is not when most tasks tie and the rest lean one way (its short tail put the lower
+ * bound above 0 for 2 of 18 identical libraries in bench:gate). Tasks at exactly `shift` count
+ * for neither side. Counted exactly for up to EXACT_FLIPS differing tasks, else sampled (seeded).
+ */
+export function signFlipP(differences: readonly number[], shift: number, seed: number): number {
+  const x = differences.map((d) => d - shift).filter((d) => Math.abs(d) > 1e-12);
+  if (x.length === 0) return 1;
+  const observed = x.reduce((a, b) => a + b, 0) - 1e-9;
+  const size = x.map(Math.abs);
+  const total = size.reduce((a, b) => a + b, 0);
+  if (x.length <= EXACT_FLIPS) {
+    let atLeast = 0;
+    const patterns = 2 ** x.length;
+    for (let mask = 0; mask < patterns; mask++) {
+      let negative = 0;
+      for (let i = 0; i < size.length; i++) if (mask & (1 << i)) negative += size[i]!;
+      if (total - 2 * negative >= observed) atLeast++;
+    }
+    return atLeast / patterns;
+  }
+  const random = seededRandom(seed ^ 0x5bd1e995);
+  let atLeast = 0;
+  for (let r = 0; r < SAMPLED_FLIPS; r++) {
+    let sum = 0;
+    for (const s of size) sum += random() < 0.5 ? -s : s;
+    if (sum >= observed) atLeast++;
+  }
+  return (atLeast + 1) / (SAMPLED_FLIPS + 1);
+}
 
 /** A task's rewards on one side, one per sample in sample order (null: that sample was not scored). */
 export interface TaskRewards {
@@ -75,10 +127,14 @@ export const PairedDecisionSchema = z.object({
   verdict: z
     .enum(["better", "not-better", "undecided"])
     .describe(
-      "better: the interval's lower bound is above minGain; not-better: its upper bound is not, or there are too few paired tasks; undecided: it straddles minGain",
+      "better: the interval's lower bound is above minGain and the sign-flip test agrees; not-better: the upper bound is not above minGain, or there are too few paired tasks to ever pass; undecided: neither",
     ),
   difference: z.number().nullable().describe("mean over paired tasks of candidate − incumbent"),
   interval: IntervalSchema.nullable().describe("paired percentile bootstrap interval of the difference (tasks resampled), at `level`"),
+  p: z
+    .number()
+    .nullable()
+    .describe("one-sided p-value of the paired sign-flip test that the difference is above minGain; must be below (1 − level) / 2"),
   level: z.number().describe("the interval's two-sided confidence: 95%, shared among `looks`"),
   minGain: z.number(),
   tasks: z.number().int().describe("paired tasks"),
@@ -105,7 +161,7 @@ const pct = (x: number) => `${(x * 100).toFixed(x * 100 === Math.round(x * 100) 
 
 /** The rule in words, as decisions record it. */
 export const ruleText = (level: number, minGain: number, looks: number) =>
-  `paired bootstrap over tasks (same tasks, same draws): better only if the lower bound of the ${pct(level)} interval of candidate − incumbent is above minGain ${minGain}${looks > 1 ? ` (95% shared among ${looks} looks)` : ""}, with at least ${MIN_PAIRED_TASKS} paired tasks; otherwise the incumbent stays`;
+  `paired over the same tasks and draws: better only if the lower bound of the ${pct(level)} bootstrap interval (tasks resampled) of candidate − incumbent is above minGain ${minGain} and the paired sign-flip test agrees (one-sided p < ${pct((1 - level) / 2)})${looks > 1 ? `, 95% shared among ${looks} looks` : ""}; otherwise the incumbent stays`;
 
 /**
  * Decides whether the candidate is better than the incumbent by more than minGain. A caller that
@@ -114,7 +170,7 @@ export const ruleText = (level: number, minGain: number, looks: number) =>
  */
 export function decide(pairs: readonly PairedTask[], opts: DecisionOptions): PairedDecision {
   const looks = Math.max(1, Math.floor(opts.looks ?? 1));
-  const level = 1 - (1 - CONFIDENCE) / looks;
+  const level = levelOf(looks);
   const rule = ruleText(level, opts.minGain, looks);
   const base = { level, minGain: opts.minGain, looks, rule };
   if (pairs.length === 0) {
@@ -123,6 +179,7 @@ export function decide(pairs: readonly PairedTask[], opts: DecisionOptions): Pai
       verdict: "not-better",
       difference: null,
       interval: null,
+      p: null,
       tasks: 0,
       samples: 0,
       rollouts: 0,
@@ -136,16 +193,26 @@ export function decide(pairs: readonly PairedTask[], opts: DecisionOptions): Pai
     pairs.map((p) => mean(p.candidate)),
     { seed: opts.seed, level, expanded: true, resamples: DECISION_RESAMPLES },
   )!;
+  const p = signFlipP(
+    pairs.map((t) => mean(t.candidate) - mean(t.incumbent)),
+    opts.minGain,
+    opts.seed,
+  );
   // A bound within rounding of minGain is a tie, and a tie keeps the incumbent.
   const gain = opts.minGain + 1e-12;
   // Too few tasks cannot decide for the candidate, and more samples of the same tasks would not help.
   const verdict: Verdict =
-    pairs.length < MIN_PAIRED_TASKS || d.interval[1] <= gain ? "not-better" : d.interval[0] > gain ? "better" : "undecided";
+    pairs.length < minPairedTasks(level) || d.interval[1] <= gain
+      ? "not-better"
+      : d.interval[0] > gain && p < (1 - level) / 2
+        ? "better"
+        : "undecided";
   return {
     ...base,
     verdict,
     difference: d.difference,
     interval: d.interval,
+    p,
     tasks: pairs.length,
     samples: Math.min(...pairs.map((p) => p.incumbent.length)),
     rollouts: 2 * pairs.reduce((n, p) => n + p.incumbent.length, 0),

@@ -127,7 +127,7 @@ export const ComparisonViewSchema = z.object({
   winner: z
     .enum(["a", "b"])
     .nullable()
-    .describe("the better side by the gate's rule (the interval excludes 0, over at least 6 paired tasks), else null"),
+    .describe("the better side by the gate's rule (the interval excludes 0 and the sign-flip test agrees), else null"),
   tasks: z
     .object({ won: z.number().int(), lost: z.number().int(), tied: z.number().int() })
     .nullable()

@@ -1,4 +1,4 @@
-import { decide, evidenceLine, joinRounds, MIN_PAIRED_TASKS, pairSamples, type TaskRewards } from "../evaluation/decision";
+import { decide, evidenceLine, joinRounds, lookBudget, minPairedTasks, pairSamples, type TaskRewards } from "../evaluation/decision";
 import type { Split } from "./dataset-types";
 import type { GateDecision, PromoteMode } from "./run-types";
 
@@ -130,7 +130,9 @@ export function gateStep(results: readonly RunEvalResult[], s: GateSettings): Ga
     rounds.push([a, b]);
   }
   const pairs = joinRounds(rounds.map(([a, b]) => pairSamples(a.tasks!, b.tasks!)));
-  const d = decide(pairs, { minGain: s.minGain, seed: s.seed, looks: 1 + s.maxRounds });
+  // The looks are planned from the first round's task count, before anything is seen.
+  const looks = lookBudget(pairSamples(incumbent.tasks ?? [], judged.tasks ?? []).length, 1 + s.maxRounds);
+  const d = decide(pairs, { minGain: s.minGain, seed: s.seed, looks });
   const evidence: GateDecision = { ...d, split: s.judge, incumbentEpoch: 0, candidateEpoch: candidate, rounds: rounds.length, selection };
   const summary = `${s.judge} accuracy ${accuracyOf(judged)} against the starting library's ${accuracyOf(incumbent)}; ${evidenceLine(d)}`;
   const chose = selection
@@ -142,7 +144,7 @@ export function gateStep(results: readonly RunEvalResult[], s: GateSettings): Ga
       kind: "decide",
       choice: { promote: true, epoch: candidate, reason: `${label} passed: ${chose}${summary}`, decision: evidence },
     };
-  if (d.verdict === "undecided" && !broken && rounds.length <= s.maxRounds) {
+  if (d.verdict === "undecided" && !broken && rounds.length < looks) {
     const last = rounds[rounds.length - 1]!;
     if (s.roomFor(last[0].tokens + last[1].tokens, last[0].costUsd + last[1].costUsd))
       return {
@@ -151,8 +153,8 @@ export function gateStep(results: readonly RunEvalResult[], s: GateSettings): Ga
       };
   }
   const why =
-    d.tasks < MIN_PAIRED_TASKS
-      ? `only ${d.tasks} paired tasks, and the rule needs ${MIN_PAIRED_TASKS}`
+    d.tasks < minPairedTasks(d.level)
+      ? `only ${d.tasks} paired tasks, and the rule needs ${minPairedTasks(d.level)}`
       : d.verdict === "undecided"
         ? "not sure"
         : "not better";

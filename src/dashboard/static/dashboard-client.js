@@ -2577,6 +2577,7 @@ ${value}`, dataLines++;
         stat(`Paired difference on ${d.split} (epoch ${d.candidateEpoch} − start)`, d.difference === null ? "—" : signed(d.difference)),
         stat(`${(d.level * 100).toFixed(d.level === 0.95 ? 0 : 2)}% interval`, interval),
         stat("Verdict", verdict),
+        stat("Sign-flip p (one-sided)", d.p === null ? "—" : d.p.toPrecision(2)),
         stat("Paired tasks × samples", `${fmtInt(d.tasks)} × ${fmtInt(d.samples)}`),
         stat("Rounds / evaluation rollouts", `${fmtInt(d.rounds)} / ${fmtInt(d.rollouts)}`),
         d.selection ? stat(`Chosen on ${d.selection.split}`, `epoch ${d.selection.epoch} (${fmtPct(d.selection.accuracy)})`) : null
