@@ -40,7 +40,7 @@ export function lookBudget(tasks: number, wanted: number): number {
  * observed one. When the two libraries are interchangeable each task's difference is as likely
  * negative as positive, so this is exact whatever the differences look like; the percentile
  * bootstrap is not when most tasks tie and the rest lean one way (its short tail put the lower
- * bound above 0 for 2 of 18 identical libraries in bench:gate). Tasks at exactly `shift` count
+ * bound above 0 for 2 of 20 identical libraries in bench:gate). Tasks at exactly `shift` count
  * for neither side. Counted exactly for up to EXACT_FLIPS differing tasks, else sampled (seeded).
  */
 export function signFlipP(differences: readonly number[], shift: number, seed: number): number {

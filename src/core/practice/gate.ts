@@ -34,7 +34,7 @@ export interface GateSettings {
   select: EvalSplit;
   /** The epoch whose evaluation covers the final library; null when it was never evaluated (a run stopped mid-epoch). */
   finalEpoch: number | null;
-  /** Extra rounds of paired samples the gate may draw while undecided. */
+  /** Extra rounds of paired samples the gate may draw while undecided (see lookBudget for the cap the task count sets). */
   maxRounds: number;
   /** Whether the run's budget has room for evaluations that cost this much more. */
   roomFor: (tokens: number, costUsd: number) => boolean;
@@ -69,9 +69,10 @@ const keep = (reason: string, decision: GateDecision | null = null): GateStep =>
  * the epoch with the best accuracy on the selection split and judges that one. Either way the
  * judgment is one paired comparison with the starting library on the judging split (see
  * src/core/evaluation/decision.ts): promote only when the lower bound of the interval of
- * candidate − incumbent is above minGain. While undecided the gate asks for another round of
- * paired samples, up to `maxRounds` and as long as the budget has room for one, then keeps the
- * incumbent. `always` and `never` ignore the evidence (always reports it).
+ * candidate − incumbent is above minGain and the sign-flip test agrees. While undecided the gate
+ * asks for another round of paired samples, up to `maxRounds` (fewer when the held-out tasks are
+ * too few to share the error rate among more looks) and as long as the budget has room for one,
+ * then keeps the incumbent. `always` and `never` ignore the evidence (always reports it).
  */
 export function gateStep(results: readonly RunEvalResult[], s: GateSettings): GateStep {
   if (s.mode === "never") return keep("promote is 'never': the learned library stays in the run");
