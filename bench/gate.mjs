@@ -206,7 +206,7 @@ function section(rows, m) {
     `Rule: ${rows.find((r) => r.decision)?.decision.rule ?? "—"}.`,
     "",
     ...lines,
-    "For scale, the field's figures (docs: decisions-under-noise): an unpaired test needs about 3,700 binary tasks per arm to",
+    "For scale, the field's figures (as issue 41 cites them): an unpaired test needs about 3,700 binary tasks per arm to",
     "see +3 points at accuracy 0.7; Training-Free GRPO's reported AIME gain (+3 points) is the size of its run-to-run spread;",
     "GEPA reports up to 35× fewer rollouts than GRPO's 24,000.",
     "",
