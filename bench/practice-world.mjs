@@ -136,25 +136,60 @@ function familyOf(text) {
   return null;
 }
 
-/** The world's dataset: `perFamily` train and `holdout` held-out tasks per family (held-out tasks are never trained on). */
-export function worldTasks(perFamily, holdout) {
+/**
+ * The world's dataset: `perFamily` train, `validation` validation and `holdout` held-out tasks per
+ * family (validation and held-out tasks are never trained on).
+ */
+export function worldTasks(perFamily, holdout, validation = 0) {
   const tasks = [];
   for (const [name, f] of Object.entries(FAMILIES)) {
-    for (let i = 0; i < perFamily + holdout; i++) {
+    for (let i = 0; i < perFamily + validation + holdout; i++) {
       const t = f.make(i);
-      tasks.push({ id: `${name}-${i}`, task: t.task, groundTruth: t.answer, split: i < perFamily ? "train" : "holdout" });
+      const split = i < perFamily ? "train" : i < perFamily + validation ? "validation" : "holdout";
+      tasks.push({ id: `${name}-${i}`, task: t.task, groundTruth: t.answer, split });
     }
   }
   return tasks;
 }
+
+/** Right with the family's lesson (and no harmful one for it). */
+const HELPED = 0.9;
+
+/**
+ * A library's true accuracy on the world's tasks, equal numbers per family: what a fresh
+ * evaluation with unlimited samples would measure. A harmful lesson for a family makes its tasks
+ * wrong, its lesson makes them right 90% of the time, else the policy's own base rate.
+ */
+export function trueAccuracy(texts) {
+  const per = Object.values(FAMILIES).map((f) =>
+    f.harm && texts.some((t) => f.harm.test(t)) ? 0 : texts.some((t) => f.skill.test(t)) ? HELPED : f.base,
+  );
+  return per.reduce((a, b) => a + b, 0) / per.length;
+}
+
+/** Plausible lessons that change no answer: none names a family's method or mistake. */
+const INERT = [
+  "Read the whole task once before starting to answer it.",
+  "State the final answer on its own line at the end.",
+  "Keep the working short and write each step on its own line.",
+  "Restate what the task asks for in a few words first.",
+  "Answer in the form the task asks for, nothing more.",
+  "Take a moment to plan the steps before writing them down.",
+];
+const inertLesson = (prompt) => INERT[hash(prompt) % INERT.length];
 
 // `[G#]` lines are the agent's own lessons, `[S#]` lines a subscribed shared library's (GET …/prompt).
 const libraryLines = (text) => [...text.matchAll(/^\[([GS]\d+)\]\. (.*)$/gm)].map((m) => ({ label: m[1], text: m[2] }));
 const dataBlocks = (prompt, label) =>
   [...prompt.matchAll(new RegExp(`DATA \\(${label}\\)[^\\n]*\\n(\`{3,})text\\n([\\s\\S]*?)\\n\\1`, "g"))].map((m) => m[2]);
 
-/** The policy: follows a harmful lesson if its prompt holds one, else a helpful one, else its own habits. */
-function rollout(body) {
+/**
+ * The policy: follows a harmful lesson if its prompt holds one, else a helpful one, else its own
+ * habits. Its draw is the sampling seed's; with `promptDraws` the whole prompt also moves it, as
+ * a real model's sampling does, so that even a lesson that changes nothing changes which answers
+ * come out right (the hardest case for telling two libraries apart).
+ */
+function rollout(body, { promptDraws }) {
   const system = String(body.messages?.[0]?.content ?? "");
   const task = String(body.messages?.at(-1)?.content ?? "");
   const fam = familyOf(task);
@@ -163,9 +198,9 @@ function rollout(body) {
   const lib = libraryLines(system);
   const harm = f.harm ? lib.find((l) => f.harm.test(l.text)) : undefined;
   const help = lib.find((l) => f.skill.test(l.text));
-  const draw = `${body.seed ?? hash(task)}:${task}`;
+  const draw = `${body.seed ?? hash(task)}:${task}${promptDraws ? `:${hash(system)}` : ""}`;
   if (harm) return `Following [${harm.label}], as that lesson says.\nFinal answer: ${f.harmed(args)}`;
-  const ok = chance(draw, help ? 0.9 : f.base);
+  const ok = chance(draw, help ? HELPED : f.base);
   const cite = help ? `Following [${help.label}]: ` : "";
   return `${cite}${ok ? f.right : f.slip}\nFinal answer: ${ok ? f.solve(args) : f.wrong(args)}`;
 }
@@ -176,14 +211,17 @@ function summary(prompt) {
   return { summaries: trajectories.map((t, i) => `Attempt ${i}: ${t.split("\n")[0].slice(0, 200)}`) };
 }
 
-/** The contrast learner: turns what the better attempts did into the family's lesson; 30% of the time a harmful one. */
-function advantage(prompt) {
+/**
+ * The contrast learner: turns what the better attempts did into the family's lesson; `harmfulRate`
+ * of the time a harmful one. An inert learner writes a plausible lesson that changes nothing.
+ */
+function advantage(prompt, { harmfulRate, inert }) {
   const fam = familyOf(dataBlocks(prompt, "task")[0] ?? "");
   const better = dataBlocks(prompt, "attempt \\d+ summary").filter((_, i) => new RegExp(`### Attempt ${i} — reward 1`).test(prompt));
   if (!fam || !better.some((s) => s.includes(fam.f.right)))
     return { analysis: "No clear difference.", operations: [{ op: "none", target: "", text: "", reason: "" }] };
-  const harmful = fam.f.harmful && chance(`harm:${prompt}`, 0.3);
-  const text = harmful ? fam.f.harmful : fam.f.lesson;
+  const harmful = fam.f.harmful && chance(`harm:${prompt}`, harmfulRate);
+  const text = inert ? inertLesson(prompt) : harmful ? fam.f.harmful : fam.f.lesson;
   return {
     analysis: `The better attempts: ${fam.f.right}`,
     operations: [{ op: "add", target: "", text, reason: "what the better attempts did" }],
@@ -196,12 +234,17 @@ function advantage(prompt) {
  * answers and the reference names the mistake. Now and then it writes the example it saw into the
  * lesson (the leak the check refuses) or finds nothing to say.
  */
-function hindsight(prompt) {
+function hindsight(prompt, { inert }) {
   const none = (diagnosis) => ({ diagnosis, operation: { op: "none", target: "", text: "", reason: "" } });
   const reference = dataBlocks(prompt, "reference answer")[0];
   const fam = familyOf(dataBlocks(prompt, "task")[0] ?? "");
   if (reference === undefined || !fam) return none("Without a reference there is nothing to compare the attempts with.");
   if (chance(`quiet:${prompt}`, 0.1)) return none("The failures do not show one clear mistake.");
+  if (inert)
+    return {
+      diagnosis: "The attempts may have rushed.",
+      operation: { op: "add", target: "", text: inertLesson(prompt), reason: "a habit that might help" },
+    };
   const answers = dataBlocks(prompt, "attempt \\d+ final answer");
   const cited = new Set(dataBlocks(prompt, "attempt \\d+ trajectory").flatMap((t) => [...t.matchAll(/\[(G\d+)\]/g)].map((m) => m[1])));
   const lib = libraryLines(prompt);
@@ -267,13 +310,23 @@ function review(prompt) {
   return { verdicts: Array.from({ length: n }, (_, index) => ({ index, safe: true, category: "safe", reason: "ordinary advice" })) };
 }
 
-/** The simulated LLM's answer to one chat completion of the world, as text. */
-export function worldReply(stage, body) {
-  const prompt = (body.messages ?? []).map((m) => String(m.content ?? "")).join("\n");
-  if (stage === "rollout") return rollout(body);
-  const data = { summary, advantage, hindsight, batch, review }[stage]?.(prompt) ?? {};
-  return JSON.stringify(data);
+/**
+ * The simulated LLM of a world: `harmfulRate` of contrast lessons harmful (0.3 by default), an
+ * `inert` learner whose every lesson changes nothing, `promptDraws` (see rollout). Returns its
+ * answer to one chat completion, as text.
+ */
+export function worldModel({ harmfulRate = 0.3, inert = false, promptDraws = false } = {}) {
+  const opts = { harmfulRate, inert, promptDraws };
+  return (stage, body) => {
+    const prompt = (body.messages ?? []).map((m) => String(m.content ?? "")).join("\n");
+    if (stage === "rollout") return rollout(body, opts);
+    const data = { summary, advantage, hindsight, batch, review }[stage]?.(prompt, opts) ?? {};
+    return JSON.stringify(data);
+  };
 }
+
+/** The world of `npm run bench:practice`. */
+export const worldReply = worldModel();
 
 // ---------------------------------------------------------------- the learning runs
 

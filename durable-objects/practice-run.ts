@@ -135,9 +135,9 @@ export class PracticeRun extends UnitShell<RunMachine> {
     return this.views.curve();
   }
 
-  /** A held-out evaluation of one of the run's libraries reports back (more than once is harmless). */
-  async evaluationDone({ epoch, outcome }: { epoch: number; outcome: EvaluationOutcome }) {
-    const changed = this.tx(() => this.machine.evaluationDone(epoch, outcome));
+  /** An evaluation of one of the run's libraries reports back (more than once is harmless). */
+  async evaluationDone({ evaluationId, epoch, outcome }: { evaluationId?: string; epoch: number; outcome: EvaluationOutcome }) {
+    const changed = this.tx(() => this.machine.evaluationDone({ evaluationId, epoch }, outcome));
     if (changed) await this.effects.request();
     return changed;
   }
@@ -152,7 +152,7 @@ export class PracticeRun extends UnitShell<RunMachine> {
     // An evaluation reports back when it settles; looking in here covers a report that was lost.
     for (const e of this.tx(() => this.machine.evals.running())) {
       const outcome = await this.ports.evaluationOutcome(e.evaluation_id).catch(() => null);
-      if (outcome) this.tx(() => this.machine.evaluationDone(e.epoch, outcome));
+      if (outcome) this.tx(() => this.machine.evaluationDone({ evaluationId: e.evaluation_id, epoch: e.epoch }, outcome));
     }
     await super.alarm();
   }
@@ -169,28 +169,36 @@ export class PracticeRun extends UnitShell<RunMachine> {
     const runId = this.store.mustRun().run_id;
     for (const e of this.tx(() => this.machine.evals.toStop())) {
       await this.ports.cancelEvaluation(e.evaluation_id, `its practice run ${runId} ended as ${this.store.mustRun().status}`);
-      this.tx(() => this.machine.evals.stopped(e.epoch));
+      this.tx(() => this.machine.evals.stopped(e.evaluation_id));
     }
+    // The gate decides, or asks for the evaluations it still needs (launched just below).
+    // Marked before the library write may begin, so a cancel meanwhile is refused, never half-applied.
+    const plan = this.store.mustRun().finishing && this.tx(() => this.machine.beginPromotion());
     for (const e of this.tx(() => this.machine.evals.toLaunch())) {
-      // Held out as in practice: the subscribed libraries' lessons beside the library evaluated.
+      // Evaluated as in practice: the subscribed libraries' lessons beside the library evaluated.
       const shared = (JSON.parse(this.store.mustRun().shared) as { id: string; text: string }[]).map(
         (l): RunExperience => ({ ...l, lineage: [{ op: "start" }] }),
       );
       const request = {
         evaluationId: e.evaluation_id,
         epoch: e.epoch,
+        split: e.split,
+        seed: this.machine.evals.seedOf(e),
         library: [...(JSON.parse(e.library) as RunExperience[]), ...shared],
       };
-      const failure = await this.ports.launchEvaluation(this.store.facts(), request, this.store.holdoutTasks());
-      this.tx(() => (failure ? this.machine.evaluationDone(e.epoch, failure) : this.machine.evals.launched(e.epoch)));
+      const failure = await this.ports.launchEvaluation(this.store.facts(), request, this.machine.evals.tasksOf(e));
+      const ref = { evaluationId: e.evaluation_id, epoch: e.epoch };
+      this.tx(() => (failure ? this.machine.evaluationDone(ref, failure) : this.machine.evals.launched(e.evaluation_id)));
     }
-    // Marked before the library write may begin, so a cancel meanwhile is refused, never half-applied.
-    const plan = this.store.mustRun().finishing && this.tx(() => (this.machine.evals.settled() ? this.machine.beginPromotion() : null));
     if (plan) {
       const { choice, library } = plan;
       const promotion: Promotion = choice.promote
-        ? { ...(await this.ports.promote(this.store.facts(), this.store.startLibrary(), library, choice.reason)), epoch: choice.epoch }
-        : { promoted: false, reason: choice.reason, epoch: null, version: null, applied: 0, skipped: [] };
+        ? {
+            ...(await this.ports.promote(this.store.facts(), this.store.startLibrary(), library, choice.reason)),
+            epoch: choice.epoch,
+            decision: choice.decision,
+          }
+        : { promoted: false, reason: choice.reason, epoch: null, decision: choice.decision, version: null, applied: 0, skipped: [] };
       this.tx(() => this.machine.complete(promotion));
     }
     const after = this.store.mustRun();

@@ -7,6 +7,7 @@
 export const PURE_TESTS = [
   "test/config.test.ts",
   "test/core/**/*.test.ts",
+  "test/do/practice-run-schema.test.ts",
   "test/adapters/**/*.test.ts",
   "test/learning/safety-review.test.ts",
   "test/http/error-kinds.test.ts",

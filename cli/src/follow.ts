@@ -86,8 +86,14 @@ export function printCurve(curve: Curve): void {
   if (curve.epochs.length) {
     console.log("");
     table(
-      curve.epochs.map((e) => ({ epoch: e.epoch, "holdout accuracy": fixed(e.holdoutAccuracy), interval: intervalText(e.interval) })),
-      ["epoch", "holdout accuracy", "interval"],
+      curve.epochs.map((e) => ({
+        epoch: e.epoch,
+        split: e.split,
+        round: e.round,
+        accuracy: fixed(e.holdoutAccuracy),
+        interval: intervalText(e.interval),
+      })),
+      ["epoch", "split", "round", "accuracy", "interval"],
     );
   }
 }

@@ -1972,6 +1972,7 @@ export interface components {
              *         "concurrency": 16,
              *         "minGain": 0,
              *         "patience": 2,
+             *         "validationFraction": 0.25,
              *         "maxExperiences": 40
              *       }
              *     }
@@ -2001,6 +2002,7 @@ export interface components {
                  *       "concurrency": 16,
                  *       "minGain": 0,
                  *       "patience": 2,
+                 *       "validationFraction": 0.25,
                  *       "maxExperiences": 40
                  *     }
                  */
@@ -2110,17 +2112,18 @@ export interface components {
                         maxCostUsd?: number;
                     };
                     /**
-                     * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                     * @description gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always
                      * @enum {string}
                      */
                     promote?: "gate" | "best" | "always" | "never";
                     /** @description held-out evaluation per epoch; on by default under gate and best */
                     evaluate?: {
                         /**
+                         * @description the split that judges the promotion (best chooses its epoch on the validation split)
                          * @default holdout
                          * @enum {string}
                          */
-                        split?: "train" | "holdout";
+                        split?: "train" | "validation" | "holdout";
                         /**
                          * @description policy calls per task; a task scores the mean of its samples
                          * @default 1
@@ -2132,9 +2135,11 @@ export interface components {
                          * @enum {string}
                          */
                         every?: "epoch" | "end";
+                        /** @description gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples) */
+                        maxSamples?: number;
                     };
                     /**
-                     * @description gate: the accuracy the final library must gain over the starting one
+                     * @description gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this
                      * @default 0
                      */
                     minGain?: number;
@@ -2143,6 +2148,11 @@ export interface components {
                      * @default 2
                      */
                     patience?: number;
+                    /**
+                     * @description best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch
+                     * @default 0.25
+                     */
+                    validationFraction?: number;
                     /**
                      * @description the run's library never holds more lessons than this
                      * @default 40
@@ -2306,17 +2316,18 @@ export interface components {
                         maxCostUsd?: number;
                     };
                     /**
-                     * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                     * @description gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always
                      * @enum {string}
                      */
                     promote?: "gate" | "best" | "always" | "never";
                     /** @description held-out evaluation per epoch; on by default under gate and best */
                     evaluate?: {
                         /**
+                         * @description the split that judges the promotion (best chooses its epoch on the validation split)
                          * @default holdout
                          * @enum {string}
                          */
-                        split?: "train" | "holdout";
+                        split?: "train" | "validation" | "holdout";
                         /**
                          * @description policy calls per task; a task scores the mean of its samples
                          * @default 1
@@ -2328,9 +2339,11 @@ export interface components {
                          * @enum {string}
                          */
                         every?: "epoch" | "end";
+                        /** @description gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples) */
+                        maxSamples?: number;
                     };
                     /**
-                     * @description gate: the accuracy the final library must gain over the starting one
+                     * @description gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this
                      * @default 0
                      */
                     minGain?: number;
@@ -2339,6 +2352,11 @@ export interface components {
                      * @default 2
                      */
                     patience?: number;
+                    /**
+                     * @description best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch
+                     * @default 0.25
+                     */
+                    validationFraction?: number;
                     /**
                      * @description the run's library never holds more lessons than this
                      * @default 40
@@ -3508,6 +3526,7 @@ export interface components {
             updatedAt: number;
             counts: {
                 train: number;
+                validation: number;
                 holdout: number;
                 total: number;
                 withGroundTruth: number;
@@ -3586,10 +3605,10 @@ export interface components {
                     [key: string]: unknown;
                 } | null;
                 /**
-                 * @description Default: decided by a hash of the id and the dataset's holdoutFraction
+                 * @description Default: decided by a hash of the id and the dataset's holdoutFraction (train or holdout; validation tasks are labelled, or a run that needs them sets some train tasks aside)
                  * @enum {string}
                  */
-                split?: "train" | "holdout";
+                split?: "train" | "validation" | "holdout";
             }[];
         };
         TaskUploadResult: {
@@ -3612,10 +3631,10 @@ export interface components {
                     [key: string]: unknown;
                 } | null;
                 /**
-                 * @description Default: decided by a hash of the id and the dataset's holdoutFraction
+                 * @description Default: decided by a hash of the id and the dataset's holdoutFraction (train or holdout; validation tasks are labelled, or a run that needs them sets some train tasks aside)
                  * @enum {string}
                  */
-                split?: "train" | "holdout";
+                split?: "train" | "validation" | "holdout";
             }[];
         };
         Dataset: {
@@ -3689,7 +3708,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /** @enum {string} */
-            split: "train" | "holdout";
+            split: "train" | "validation" | "holdout";
             createdAt: number;
         };
         DeletedDataset: {
@@ -3977,17 +3996,18 @@ export interface components {
                 maxCostUsd?: number;
             };
             /**
-             * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+             * @description gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always
              * @enum {string}
              */
             promote?: "gate" | "best" | "always" | "never";
             /** @description held-out evaluation per epoch; on by default under gate and best */
             evaluate?: {
                 /**
+                 * @description the split that judges the promotion (best chooses its epoch on the validation split)
                  * @default holdout
                  * @enum {string}
                  */
-                split?: "train" | "holdout";
+                split?: "train" | "validation" | "holdout";
                 /**
                  * @description policy calls per task; a task scores the mean of its samples
                  * @default 1
@@ -3999,9 +4019,11 @@ export interface components {
                  * @enum {string}
                  */
                 every?: "epoch" | "end";
+                /** @description gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples) */
+                maxSamples?: number;
             };
             /**
-             * @description gate: the accuracy the final library must gain over the starting one
+             * @description gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this
              * @default 0
              */
             minGain?: number;
@@ -4010,6 +4032,11 @@ export interface components {
              * @default 2
              */
             patience?: number;
+            /**
+             * @description best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch
+             * @default 0.25
+             */
+            validationFraction?: number;
             /**
              * @description the run's library never holds more lessons than this
              * @default 40
@@ -4132,16 +4159,17 @@ export interface components {
                     maxCostUsd?: number;
                 };
                 /**
-                 * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                 * @description gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always
                  * @enum {string}
                  */
                 promote: "gate" | "best" | "always" | "never";
                 evaluate: {
                     /**
+                     * @description the split that judges the promotion (best chooses its epoch on the validation split)
                      * @default holdout
                      * @enum {string}
                      */
-                    split?: "train" | "holdout";
+                    split?: "train" | "validation" | "holdout";
                     /**
                      * @description policy calls per task; a task scores the mean of its samples
                      * @default 1
@@ -4153,9 +4181,11 @@ export interface components {
                      * @enum {string}
                      */
                     every?: "epoch" | "end";
+                    /** @description gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples) */
+                    maxSamples?: number;
                 } | null;
                 /**
-                 * @description gate: the accuracy the final library must gain over the starting one
+                 * @description gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this
                  * @default 0
                  */
                 minGain?: number;
@@ -4164,6 +4194,11 @@ export interface components {
                  * @default 2
                  */
                 patience?: number;
+                /**
+                 * @description best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch
+                 * @default 0.25
+                 */
+                validationFraction?: number;
                 /**
                  * @description the run's library never holds more lessons than this
                  * @default 40
@@ -4218,6 +4253,56 @@ export interface components {
                 reason: string;
                 /** @description the evaluated epoch whose library was promoted (best and gate) */
                 epoch?: number | null;
+                /** @description gate and best: the paired comparison with the starting library that decided (null when none was made) */
+                decision?: {
+                    /**
+                     * @description better: the interval's lower bound is above minGain and the sign-flip test agrees; not-better: the upper bound is not above minGain, or there are too few paired tasks to ever pass; undecided: neither
+                     * @enum {string}
+                     */
+                    verdict: "better" | "not-better" | "undecided";
+                    /** @description mean over paired tasks of candidate − incumbent */
+                    difference: number | null;
+                    /** @description paired percentile bootstrap interval of the difference (tasks resampled), at `level` */
+                    interval: [
+                        number,
+                        number
+                    ] | null;
+                    /** @description one-sided p-value of the paired sign-flip test that the difference is above minGain; must be below (1 − level) / 2 */
+                    p: number | null;
+                    /** @description the interval's two-sided confidence: 95%, shared among `looks` */
+                    level: number;
+                    minGain: number;
+                    /** @description paired tasks */
+                    tasks: number;
+                    /** @description paired samples per task (the fewest any task has) */
+                    samples: number;
+                    /** @description evaluation rollouts behind the decision, both sides */
+                    rollouts: number;
+                    /** @description how many times the rule may look as samples are added; the 5% error rate is shared among them */
+                    looks: number;
+                    /** @description tasks where the candidate scored higher */
+                    won: number;
+                    lost: number;
+                    tied: number;
+                    /** @description the decision rule in words */
+                    rule: string;
+                    /**
+                     * @description the split that judged
+                     * @enum {string}
+                     */
+                    split: "train" | "validation" | "holdout";
+                    incumbentEpoch: number;
+                    candidateEpoch: number;
+                    /** @description rounds of paired samples drawn (1: no extra samples were needed) */
+                    rounds: number;
+                    /** @description best: the epoch chosen on the validation split, never seen by the judgment */
+                    selection: {
+                        /** @enum {string} */
+                        split: "train" | "validation" | "holdout";
+                        epoch: number;
+                        accuracy: number;
+                    } | null;
+                } | null;
                 version: number | null;
                 applied: number;
                 skipped: {
@@ -4230,7 +4315,11 @@ export interface components {
                 epoch: number;
                 evaluationId: string;
                 /** @enum {string} */
+                split: "train" | "validation" | "holdout";
+                round: number;
+                /** @enum {string} */
                 status: "pending" | "running" | "completed" | "failed" | "cancelled";
+                /** @description accuracy on `split` (the holdout split unless it says otherwise) */
                 holdoutAccuracy: number | null;
                 /** @description 95% bootstrap interval over tasks [low, high] */
                 interval: [
@@ -4265,7 +4354,11 @@ export interface components {
                 epoch: number;
                 evaluationId: string;
                 /** @enum {string} */
+                split: "train" | "validation" | "holdout";
+                round: number;
+                /** @enum {string} */
                 status: "pending" | "running" | "completed" | "failed" | "cancelled";
+                /** @description accuracy on `split` (the holdout split unless it says otherwise) */
                 holdoutAccuracy: number | null;
                 /** @description 95% bootstrap interval over tasks [low, high] */
                 interval: [
@@ -4283,6 +4376,56 @@ export interface components {
                 reason: string;
                 /** @description the evaluated epoch whose library was promoted (best and gate) */
                 epoch?: number | null;
+                /** @description gate and best: the paired comparison with the starting library that decided (null when none was made) */
+                decision?: {
+                    /**
+                     * @description better: the interval's lower bound is above minGain and the sign-flip test agrees; not-better: the upper bound is not above minGain, or there are too few paired tasks to ever pass; undecided: neither
+                     * @enum {string}
+                     */
+                    verdict: "better" | "not-better" | "undecided";
+                    /** @description mean over paired tasks of candidate − incumbent */
+                    difference: number | null;
+                    /** @description paired percentile bootstrap interval of the difference (tasks resampled), at `level` */
+                    interval: [
+                        number,
+                        number
+                    ] | null;
+                    /** @description one-sided p-value of the paired sign-flip test that the difference is above minGain; must be below (1 − level) / 2 */
+                    p: number | null;
+                    /** @description the interval's two-sided confidence: 95%, shared among `looks` */
+                    level: number;
+                    minGain: number;
+                    /** @description paired tasks */
+                    tasks: number;
+                    /** @description paired samples per task (the fewest any task has) */
+                    samples: number;
+                    /** @description evaluation rollouts behind the decision, both sides */
+                    rollouts: number;
+                    /** @description how many times the rule may look as samples are added; the 5% error rate is shared among them */
+                    looks: number;
+                    /** @description tasks where the candidate scored higher */
+                    won: number;
+                    lost: number;
+                    tied: number;
+                    /** @description the decision rule in words */
+                    rule: string;
+                    /**
+                     * @description the split that judged
+                     * @enum {string}
+                     */
+                    split: "train" | "validation" | "holdout";
+                    incumbentEpoch: number;
+                    candidateEpoch: number;
+                    /** @description rounds of paired samples drawn (1: no extra samples were needed) */
+                    rounds: number;
+                    /** @description best: the epoch chosen on the validation split, never seen by the judgment */
+                    selection: {
+                        /** @enum {string} */
+                        split: "train" | "validation" | "holdout";
+                        epoch: number;
+                        accuracy: number;
+                    } | null;
+                } | null;
                 version: number | null;
                 applied: number;
                 skipped: {
@@ -4302,7 +4445,7 @@ export interface components {
              * @default holdout
              * @enum {string}
              */
-            split?: "train" | "holdout";
+            split?: "train" | "validation" | "holdout";
             /** @description default: the agent's active library */
             library?: {
                 /** @description a library version of the agent; 0 is the empty library */
@@ -4399,7 +4542,7 @@ export interface components {
              * @default holdout
              * @enum {string}
              */
-            split?: "train" | "holdout";
+            split?: "train" | "validation" | "holdout";
             a: {
                 /** @description a library version of the agent; 0 is the empty library */
                 version: number;
@@ -4547,13 +4690,13 @@ export interface components {
             };
             /** @description accuracy of b minus accuracy of a over the paired tasks */
             difference: number | null;
-            /** @description 95% paired bootstrap interval of the difference */
+            /** @description 95% paired bootstrap interval of the difference (tasks resampled, draws paired) */
             interval: [
                 number,
                 number
             ] | null;
             /**
-             * @description the better side when the interval excludes 0, else null
+             * @description the better side by the gate's rule (the interval excludes 0 and the sign-flip test agrees), else null
              * @enum {string|null}
              */
             winner: "a" | "b" | null;
@@ -4562,6 +4705,40 @@ export interface components {
                 won: number;
                 lost: number;
                 tied: number;
+            } | null;
+            /** @description the paired decision with a as the incumbent and b as the candidate, once both completed */
+            decision: {
+                /**
+                 * @description better: the interval's lower bound is above minGain and the sign-flip test agrees; not-better: the upper bound is not above minGain, or there are too few paired tasks to ever pass; undecided: neither
+                 * @enum {string}
+                 */
+                verdict: "better" | "not-better" | "undecided";
+                /** @description mean over paired tasks of candidate − incumbent */
+                difference: number | null;
+                /** @description paired percentile bootstrap interval of the difference (tasks resampled), at `level` */
+                interval: [
+                    number,
+                    number
+                ] | null;
+                /** @description one-sided p-value of the paired sign-flip test that the difference is above minGain; must be below (1 − level) / 2 */
+                p: number | null;
+                /** @description the interval's two-sided confidence: 95%, shared among `looks` */
+                level: number;
+                minGain: number;
+                /** @description paired tasks */
+                tasks: number;
+                /** @description paired samples per task (the fewest any task has) */
+                samples: number;
+                /** @description evaluation rollouts behind the decision, both sides */
+                rollouts: number;
+                /** @description how many times the rule may look as samples are added; the 5% error rate is shared among them */
+                looks: number;
+                /** @description tasks where the candidate scored higher */
+                won: number;
+                lost: number;
+                tied: number;
+                /** @description the decision rule in words */
+                rule: string;
             } | null;
             error: string | null;
             createdAt: number;
@@ -4578,7 +4755,7 @@ export interface components {
                  * @default holdout
                  * @enum {string}
                  */
-                split?: "train" | "holdout";
+                split?: "train" | "validation" | "holdout";
                 library: {
                     /** @description a library version of the agent; 0 is the empty library */
                     version: number;
@@ -4815,17 +4992,18 @@ export interface components {
                     maxCostUsd?: number;
                 };
                 /**
-                 * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                 * @description gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always
                  * @enum {string}
                  */
                 promote?: "gate" | "best" | "always" | "never";
                 /** @description held-out evaluation per epoch; on by default under gate and best */
                 evaluate?: {
                     /**
+                     * @description the split that judges the promotion (best chooses its epoch on the validation split)
                      * @default holdout
                      * @enum {string}
                      */
-                    split?: "train" | "holdout";
+                    split?: "train" | "validation" | "holdout";
                     /**
                      * @description policy calls per task; a task scores the mean of its samples
                      * @default 1
@@ -4837,9 +5015,11 @@ export interface components {
                      * @enum {string}
                      */
                     every?: "epoch" | "end";
+                    /** @description gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples) */
+                    maxSamples?: number;
                 };
                 /**
-                 * @description gate: the accuracy the final library must gain over the starting one
+                 * @description gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this
                  * @default 0
                  */
                 minGain?: number;
@@ -4848,6 +5028,11 @@ export interface components {
                  * @default 2
                  */
                 patience?: number;
+                /**
+                 * @description best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch
+                 * @default 0.25
+                 */
+                validationFraction?: number;
                 /**
                  * @description the run's library never holds more lessons than this
                  * @default 40
@@ -4983,17 +5168,18 @@ export interface components {
                     maxCostUsd?: number;
                 };
                 /**
-                 * @description gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always
+                 * @description gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always
                  * @enum {string}
                  */
                 promote?: "gate" | "best" | "always" | "never";
                 /** @description held-out evaluation per epoch; on by default under gate and best */
                 evaluate?: {
                     /**
+                     * @description the split that judges the promotion (best chooses its epoch on the validation split)
                      * @default holdout
                      * @enum {string}
                      */
-                    split?: "train" | "holdout";
+                    split?: "train" | "validation" | "holdout";
                     /**
                      * @description policy calls per task; a task scores the mean of its samples
                      * @default 1
@@ -5005,9 +5191,11 @@ export interface components {
                      * @enum {string}
                      */
                     every?: "epoch" | "end";
+                    /** @description gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples) */
+                    maxSamples?: number;
                 };
                 /**
-                 * @description gate: the accuracy the final library must gain over the starting one
+                 * @description gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this
                  * @default 0
                  */
                 minGain?: number;
@@ -5016,6 +5204,11 @@ export interface components {
                  * @default 2
                  */
                 patience?: number;
+                /**
+                 * @description best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch
+                 * @default 0.25
+                 */
+                validationFraction?: number;
                 /**
                  * @description the run's library never holds more lessons than this
                  * @default 40
@@ -11562,7 +11755,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
-                split?: "train" | "holdout";
+                split?: "train" | "validation" | "holdout";
             };
             header?: never;
             path: {

@@ -51,7 +51,7 @@ export class RunBudget {
     const run = this.store.mustRun();
     // The run's held-out evaluations are part of what it spends.
     const evals = this.store.sqlOne<{ tokens: number; cost: number }>(
-      "SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM evals",
+      "SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM run_evals",
     );
     const held = (settled: 0 | 1) =>
       this.store.sqlOne<{ tokens: number; cost: number }>(
@@ -65,6 +65,17 @@ export class RunBudget {
       cost: run.cost_usd + evals.cost + used.cost + inFlight.cost,
       inFlight,
     };
+  }
+
+  /** Whether the budget has room for this much more: what the gate asks before it draws more evaluations. */
+  roomFor(tokens: number, costUsd: number): boolean {
+    const budget = this.store.config().budget;
+    if (!budget) return true;
+    const spent = this.spent();
+    return (
+      (budget.maxTokens === undefined || spent.tokens + tokens <= budget.maxTokens) &&
+      (budget.maxCostUsd === undefined || spent.cost + costUsd <= budget.maxCostUsd)
+    );
   }
 
   overBudget(): boolean {

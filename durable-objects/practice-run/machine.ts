@@ -69,13 +69,13 @@ export class RunMachine {
     return this.budget.active();
   }
 
-  /** Stores an evaluation's result once; under `best`, stops the run after `patience` epochs without gain. */
-  evaluationDone(epoch: number, out: EvaluationOutcome): boolean {
-    if (!this.evals.record(epoch, out)) return false;
+  /** Stores an evaluation's result once; under `best`, stops the run after `patience` epochs without gain on validation. */
+  evaluationDone(ref: { evaluationId?: string; epoch: number }, out: EvaluationOutcome): boolean {
+    if (!this.evals.record(ref, out)) return false;
     const cfg = this.store.config();
-    if (cfg.promote === "best" && this.active() && shouldStopEarly(this.evals.settledResults(), cfg.patience)) {
+    if (cfg.promote === "best" && this.active() && shouldStopEarly(this.evals.epochResults(), cfg.patience)) {
       const run = this.store.mustRun();
-      const reason = `no holdout improvement for ${cfg.patience} epoch(s)`;
+      const reason = `no ${this.evals.epochSplit()} improvement for ${cfg.patience} epoch(s)`;
       this.budget.abandonStep(run.epoch, run.step);
       this.store.updateRun({ finishing: "completed", stopped_early: reason });
       this.store.event("early-stop", { epoch: run.epoch, step: run.step, reason });
@@ -126,7 +126,11 @@ export class RunMachine {
     this.store.updateRun({ status: "running", started_at: this.now(), steps_per_epoch: perEpoch });
     this.store.event("status", { status: "running" });
     const cfg = this.store.config();
-    if (cfg.evaluate) this.evals.queue(0, this.store.startLibrary());
+    if (cfg.evaluate) {
+      this.evals.queue(0, this.store.startLibrary());
+      // `best` judges its choice against the starting library on held-out tasks: that evaluation need not wait.
+      if (cfg.promote === "best") this.evals.queue(0, this.store.startLibrary(), cfg.evaluate.split);
+    }
     this.steps.startStep(0, 0);
     return true;
   }
@@ -158,14 +162,16 @@ export class RunMachine {
   }
 
   /**
-   * The promotion is about to write to the agent's library: from here on the run cannot be
-   * cancelled. Null when the run ended (was cancelled) first.
+   * Once the gate has decided (it may first ask for more evaluations, which the shell launches),
+   * the promotion is about to write to the agent's library: from here on the run cannot be
+   * cancelled. Null while the gate waits, or when the run ended (was cancelled) first.
    */
   beginPromotion(): { choice: PromotionChoice; library: RunExperience[] } | null {
     const run = this.store.mustRun();
     if (isTerminal(run.status) || !run.finishing) return null;
-    if (!run.promoting) this.store.updateRun({ promoting: 1 });
-    return this.evals.promotionPlan();
+    const plan = this.evals.judge((tokens, costUsd) => this.budget.roomFor(tokens, costUsd));
+    if (plan && !run.promoting) this.store.updateRun({ promoting: 1 });
+    return plan;
   }
 
   /**

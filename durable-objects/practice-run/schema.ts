@@ -57,4 +57,22 @@ export const PRACTICE_RUN_SCHEMA: readonly string[] = [
   // The agent's subscribed libraries' active lessons as the run began (issue 32): its rollouts and
   // held-out evaluations draw on them beside the run's own library, which alone the run changes.
   `ALTER TABLE run ADD COLUMN shared TEXT NOT NULL DEFAULT '[]';`,
+  // Issue 41: a run evaluates libraries on more than one split (validation chooses, holdout judges)
+  // and draws extra paired rounds, so an evaluation is named by its id, not by its epoch; each
+  // keeps its per-task rewards, which the gate pairs. Existing rows are their run's judging split, round 0.
+  `CREATE TABLE run_evals (
+     evaluation_id TEXT PRIMARY KEY, epoch INTEGER NOT NULL, split TEXT NOT NULL, round INTEGER NOT NULL,
+     library TEXT NOT NULL, status TEXT NOT NULL,
+     accuracy REAL, interval_low REAL, interval_high REAL, task_rewards TEXT,
+     tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0, error TEXT,
+     created_at INTEGER NOT NULL, ended_at INTEGER,
+     UNIQUE (epoch, split, round)
+   );`,
+  `INSERT INTO run_evals (evaluation_id, epoch, split, round, library, status, accuracy, interval_low, interval_high,
+                         tokens, cost_usd, error, created_at, ended_at)
+   SELECT evaluation_id, epoch, COALESCE(json_extract((SELECT config FROM run WHERE id = 1), '$.evaluate.split'), 'holdout'), 0,
+          library, status, accuracy, interval_low, interval_high, tokens, cost_usd, error, created_at, ended_at
+   FROM evals;`,
+  `DROP TABLE evals;`,
+  `CREATE TABLE validation_tasks (idx INTEGER PRIMARY KEY, task_id TEXT NOT NULL UNIQUE, task TEXT NOT NULL, ground_truth TEXT);`,
 ];

@@ -2,6 +2,8 @@ import type { RunExperience } from "../../src/core/practice/plan";
 import type { FrozenTask, RunFacts } from "../../src/core/practice/ports";
 import type { Promotion, RunConfig, RunStatus, UsageTotals } from "../../src/core/practice/run-types";
 import type { UnitStage } from "../../src/core/practice/unit-key";
+import type { Split } from "../../src/core/practice/dataset-types";
+import type { EvalStatus } from "../../src/core/practice/gate";
 import type { LedgerUnit } from "../unit-ledger";
 
 export interface RunRow extends Record<string, SqlStorageValue> {
@@ -38,8 +40,14 @@ export interface RunRow extends Record<string, SqlStorageValue> {
   ended_at: number | null;
 }
 
-/** Which of the run's frozen task sets: the train tasks it practises on or the held-out tasks it is evaluated on. */
-export type TaskSplit = "train" | "holdout";
+/**
+ * Which of the run's frozen task sets: the train tasks it practises on, the validation tasks
+ * `best` chooses its epoch on, or the tasks of the judging split (evaluate.split, the held-out
+ * split unless the run said otherwise), stored as `holdout`.
+ */
+export type TaskSplit = "train" | "validation" | "holdout";
+
+const TASK_TABLES: Record<TaskSplit, string> = { train: "tasks", validation: "validation_tasks", holdout: "holdout_tasks" };
 
 export interface TaskRow extends Record<string, SqlStorageValue> {
   idx: number;
@@ -76,16 +84,18 @@ export interface StepRow extends Record<string, SqlStorageValue> {
   ended_at: number | null;
 }
 
-export type EvalStatus = "pending" | "running" | "completed" | "failed" | "cancelled";
-
 export interface EvalRow extends Record<string, SqlStorageValue> {
-  epoch: number;
   evaluation_id: string;
+  epoch: number;
+  split: Split;
+  round: number;
   library: string;
   status: EvalStatus;
   accuracy: number | null;
   interval_low: number | null;
   interval_high: number | null;
+  /** JSON TaskRewards[]: each task's rewards per sample, once completed. */
+  task_rewards: string | null;
   tokens: number;
   cost_usd: number;
   error: string | null;
@@ -218,16 +228,16 @@ export class RunStore {
     return t;
   }
 
-  /** The held-out tasks the run's evaluations use, frozen when the run was created. */
-  holdoutTasks(): FrozenTask[] {
+  /** The tasks of one of the run's evaluation sets (validation or the judging split), frozen when the run was created. */
+  frozenTasks(split: Exclude<TaskSplit, "train">): FrozenTask[] {
     return this.sql_
-      .exec<TaskRow>("SELECT * FROM holdout_tasks ORDER BY idx")
+      .exec<TaskRow>(`SELECT * FROM ${TASK_TABLES[split]} ORDER BY idx`)
       .toArray()
       .map((t) => ({ taskId: t.task_id, task: t.task, groundTruth: t.ground_truth }));
   }
 
   insertTasks(tasks: readonly FrozenTask[], split: TaskSplit = "train"): number {
-    const table = split === "train" ? "tasks" : "holdout_tasks";
+    const table = TASK_TABLES[split];
     let next = this.sql_.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
     let added = 0;
     for (const t of tasks) {
@@ -292,10 +302,10 @@ export class RunStore {
       .toArray();
   }
 
-  /** The run's evaluations, all or only those in the given statuses. */
+  /** The run's evaluations, all or only those in the given statuses, by epoch, round and split. */
   evals(...statuses: EvalStatus[]): EvalRow[] {
     const where = statuses.length ? `WHERE status IN (${statuses.map(() => "?").join(", ")})` : "";
-    return this.sql_.exec<EvalRow>(`SELECT * FROM evals ${where} ORDER BY epoch`, ...statuses).toArray();
+    return this.sql_.exec<EvalRow>(`SELECT * FROM run_evals ${where} ORDER BY epoch, round, split`, ...statuses).toArray();
   }
 
   promotion(): Promotion | null {

@@ -8,6 +8,8 @@ import { parseStored as parse } from "../../src/core/encoding";
 const epochOut = (e: EvalRow): EpochEvaluation => ({
   epoch: e.epoch,
   evaluationId: e.evaluation_id,
+  split: e.split,
+  round: e.round,
   status: e.status,
   holdoutAccuracy: e.accuracy,
   interval: e.interval_low === null || e.interval_high === null ? null : [e.interval_low, e.interval_high],

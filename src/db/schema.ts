@@ -184,7 +184,7 @@ export const datasetTasks = sqliteTable(
     task: text("task").notNull(),
     groundTruth: text("ground_truth"),
     metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown> | null>(),
-    split: text("split", { enum: ["train", "holdout"] }).notNull(),
+    split: text("split", { enum: ["train", "validation", "holdout"] }).notNull(),
     createdAt: integer("created_at").notNull().default(now),
   },
   (t) => [

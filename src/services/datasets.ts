@@ -14,6 +14,7 @@ import type {
   DatasetTask,
   DatasetTaskInput,
   FromEpisodes,
+  Split,
   UploadResult,
 } from "../core/practice/dataset-types";
 import { forbidden, notFound, outcome, unprocessable } from "../core/errors";
@@ -282,6 +283,7 @@ async function counts(d: Db, datasetId: string): Promise<DatasetCounts> {
   const of = (split: string) => rows.find((r) => r.split === split)?.n ?? 0;
   return {
     train: of("train"),
+    validation: of("validation"),
     holdout: of("holdout"),
     total: rows.reduce((s, r) => s + r.n, 0),
     withGroundTruth: rows.reduce((s, r) => s + r.withGroundTruth, 0),
@@ -292,7 +294,7 @@ async function counts(d: Db, datasetId: string): Promise<DatasetCounts> {
  * A dataset of the tenant and the tasks of one split, in upload order, as practice runs and
  * evaluations freeze them; an unknown dataset is the request's problem (422, `datasetId`).
  */
-export async function datasetSplit(env: Env, tenantId: string, datasetId: string, split: "train" | "holdout") {
+export async function datasetSplit(env: Env, tenantId: string, datasetId: string, split: Split) {
   const ds = await db(env)
     .select()
     .from(datasets)
@@ -303,7 +305,7 @@ export async function datasetSplit(env: Env, tenantId: string, datasetId: string
 }
 
 /** The tasks of one split of a dataset, in upload order. */
-export function splitTasks(env: Env, datasetId: string, split: "train" | "holdout") {
+export function splitTasks(env: Env, datasetId: string, split: Split) {
   return db(env)
     .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth })
     .from(datasetTasks)
@@ -345,11 +347,7 @@ export const listDatasets = (deps: Deps, caller: Caller, opts: { limit: number; 
   });
 
 /** Tasks in upload order, optionally of one split. */
-export const listDatasetTasks = (
-  deps: Deps,
-  caller: Caller,
-  opts: { datasetId: string; split?: "train" | "holdout"; cursor?: string; limit: number },
-) =>
+export const listDatasetTasks = (deps: Deps, caller: Caller, opts: { datasetId: string; split?: Split; cursor?: string; limit: number }) =>
   outcome(async (): Promise<{ items: DatasetTask[]; nextCursor: string | null }> => {
     const { datasetId } = opts;
     const tenantId = datasetKey(caller, "read").tenantId;

@@ -6,7 +6,7 @@ import { db } from "../db/client";
 import { olderThan } from "../db/keyset";
 import { evaluationComparisons, evaluations } from "../db/schema";
 import { sha256Hex } from "../core/api-key";
-import { pairedBootstrap, winnerOf } from "../core/evaluation/stats";
+import { decide, pairSamples, type PairedTask } from "../core/evaluation/decision";
 import type { CompareCreate, ComparisonView, EvaluationCreate, EvaluationStatus, EvaluationView } from "../core/evaluation/types";
 import type { RolloutAnswer } from "../core/practice/run-types";
 import type { EvaluationOutcome, FrozenTask, RunEvaluationRequest, RunFacts } from "../core/practice/ports";
@@ -130,12 +130,13 @@ async function createComparison(env: Env, who: Owner, body: CompareCreate, idemp
 }
 
 /**
- * Starts the held-out evaluation of one of a practice run's libraries, with the run's policy,
- * verifier and seed (the same seed each epoch, so epochs are compared on the same samples) on the
- * held-out tasks frozen in the run when it was created (the same tasks each epoch, whatever
- * happens to the dataset meanwhile). Safe to repeat: the id is fixed by the run and epoch, and
- * every step is idempotent. A problem that retrying cannot fix (a verifier that cannot score the
- * tasks) comes back as the evaluation's failure; anything else throws and the run's alarm tries again.
+ * Starts the evaluation of one of a practice run's libraries, with the run's policy and verifier
+ * and the request's seed (the same seed for every library of a round, so libraries are compared on
+ * the same draws) on the tasks of its split frozen in the run when it was created (the same tasks
+ * each epoch, whatever happens to the dataset meanwhile). Safe to repeat: the id is fixed by the
+ * run, epoch, split and round, and every step is idempotent. A problem that retrying cannot fix
+ * (a verifier that cannot score the tasks) comes back as the evaluation's failure; anything else
+ * throws and the run's alarm tries again.
  */
 export async function launchRunEvaluation(
   env: Env,
@@ -148,19 +149,19 @@ export async function launchRunEvaluation(
   const evaluate = cfg.evaluate!;
   const settings: Settings = {
     datasetId: run.datasetId,
-    split: evaluate.split,
+    split: e.split,
     samples: evaluate.samples,
     policy: cfg.policy,
     verifier: cfg.verifier,
-    seed: cfg.seed,
+    seed: e.seed,
   };
   let prepared: Awaited<ReturnType<typeof prepareTasks>>;
   try {
-    // Runs created before held-out tasks were frozen with them read the dataset, as they always did.
+    // Runs created before their tasks were frozen with them read the dataset, as they always did.
     prepared = frozen.length ? frozenTasks(settings, frozen) : await prepareTasks(env, who, settings, false);
   } catch (err) {
     if (isRequestFault(err)) {
-      return { status: "failed", accuracy: null, interval: null, tokens: 0, costUsd: 0, error: err.message };
+      return { status: "failed", accuracy: null, interval: null, tasks: null, tokens: 0, costUsd: 0, error: err.message };
     }
     throw err;
   }
@@ -250,7 +251,10 @@ function combinedStatus(a: EvaluationStatus, b: EvaluationStatus): EvaluationSta
   return a === "queued" && b === "queued" ? "queued" : "running";
 }
 
-/** Both sides as they stand and, once both completed, the paired difference over the tasks both scored. */
+/**
+ * Both sides as they stand and, once both completed, the paired decision over the tasks and draws
+ * both scored: the same rule as the practice gate (src/core/evaluation/decision.ts).
+ */
 export const getComparison = (deps: Deps, caller: Caller, input: { agentId: string; comparisonId: string }) =>
   outcome(async () => comparisonView(deps.env, await agentOwner(deps, caller, input.agentId, "read"), input.comparisonId));
 
@@ -270,15 +274,14 @@ async function comparisonView(env: Env, who: Owner, comparisonId: string): Promi
   const [a, b] = await Promise.all([liveView(env, row.evaluationA), liveView(env, row.evaluationB)]);
   const status = combinedStatus(a.status, b.status);
   const seed = a.config.seed;
-  let paired = null;
+  let decision = null;
+  let winner: "a" | "b" | null = null;
   if (status === "completed") {
-    const bMeans = new Map(b.tasks.map((t) => [t.taskId, t.meanReward]));
-    const both = a.tasks.filter((t) => t.meanReward !== null && typeof bMeans.get(t.taskId) === "number");
-    paired = pairedBootstrap(
-      both.map((t) => t.meanReward!),
-      both.map((t) => bMeans.get(t.taskId)!),
-      { seed },
-    );
+    // The gate's rule, both ways round: b is better, a is better, or neither is shown to be.
+    const pairs = pairSamples(a.tasks, b.tasks);
+    decision = decide(pairs, { minGain: 0, seed });
+    const swapped = pairs.map((p): PairedTask => ({ taskId: p.taskId, incumbent: p.candidate, candidate: p.incumbent }));
+    winner = decision.verdict === "better" ? "b" : decide(swapped, { minGain: 0, seed }).verdict === "better" ? "a" : null;
   }
   const side = (v: EvaluationView) => ({
     evaluationId: v.evaluationId,
@@ -295,10 +298,11 @@ async function comparisonView(env: Env, who: Owner, comparisonId: string): Promi
     seed,
     a: side(a),
     b: side(b),
-    difference: paired?.difference ?? null,
-    interval: paired?.interval ?? null,
-    winner: paired ? winnerOf(paired) : null,
-    tasks: paired ? { won: paired.won, lost: paired.lost, tied: paired.tied } : null,
+    difference: decision?.difference ?? null,
+    interval: decision?.interval ?? null,
+    winner,
+    tasks: decision ? { won: decision.won, lost: decision.lost, tied: decision.tied } : null,
+    decision,
     error: a.error ?? b.error,
     createdAt: row.createdAt,
   };

@@ -15,7 +15,7 @@ import { emitRunEvents } from "./events";
  */
 
 export const practiceRunPorts = (env: Env): PracticeRunPorts => ({
-  launchEvaluation: (run, evaluation, holdout) => launchRunEvaluation(env, run, evaluation, holdout),
+  launchEvaluation: (run, evaluation, tasks) => launchRunEvaluation(env, run, evaluation, tasks),
   evaluationOutcome: (evaluationId) => settledEvaluation(env, evaluationId),
   cancelEvaluation: (evaluationId, reason) => evaluationObject(env, evaluationId).cancel({ reason }),
   promote: (run, start, final, why) => promoteRun(env, run, start, final, why),
@@ -39,6 +39,7 @@ const outcomeOf = (view: EvaluationView): EvaluationOutcome => ({
   status: view.status === "completed" ? "completed" : "failed",
   accuracy: view.accuracy,
   interval: view.interval,
+  tasks: view.tasks.map((t) => ({ taskId: t.taskId, rewards: t.rewards })),
   tokens: view.usage.tokensIn + view.usage.tokensOut,
   costUsd: view.usage.costUsd,
   error: view.error,
@@ -55,7 +56,11 @@ async function settledEvaluation(env: Env, evaluationId: string): Promise<Evalua
 async function reportToPracticeRun(env: Env, view: EvaluationView) {
   const practice = view.config.practice;
   if (!practice || !isEvaluationDone(view.status)) return;
-  await practiceRunObject(env, practice.runId).evaluationDone({ epoch: practice.epoch, outcome: outcomeOf(view) });
+  await practiceRunObject(env, practice.runId).evaluationDone({
+    evaluationId: view.evaluationId,
+    epoch: practice.epoch,
+    outcome: outcomeOf(view),
+  });
 }
 
 /** Mirrors an evaluation's status and result into its D1 row, for listing. */

@@ -4,6 +4,8 @@ import type { Env } from "../env";
 import { db } from "../db/client";
 import { datasetTasks, practiceRuns } from "../db/schema";
 import { datasetSplit, splitTasks } from "./datasets";
+import { carveValidation } from "../core/practice/split";
+import type { Split } from "../core/practice/dataset-types";
 import { tenantWebhookSecret } from "./tenants";
 import { sha256Hex } from "../core/api-key";
 import {
@@ -25,7 +27,7 @@ import { conflict, isRequestFault, isRetryable, notFound, unprocessable } from "
 import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import { resilientMemory } from "./agent-access";
 import { resilientObject } from "./object-stub";
-import type { PracticeRun } from "../../durable-objects/practice-run";
+import type { PracticeRun, TaskSplit } from "../../durable-objects/practice-run";
 import { PRACTICE_RUN_CONTRACT } from "../../durable-objects/practice-run/contract";
 import { variables } from "../config";
 import { libraryMemoryId } from "../core/shared-lessons";
@@ -100,9 +102,13 @@ export async function prepare(env: Env, who: Caller, body: RunCreate) {
     evaluate,
     seed: body.seed ?? crypto.getRandomValues(new Uint32Array(1))[0]! % 2 ** 31,
   };
-  // The held-out tasks are frozen with the run, so every epoch's evaluation compares the same tasks.
+  // The tasks evaluations run on are frozen with the run, so every epoch is compared on the same tasks.
   const holdout = evaluate ? await splitTasks(env, ds.id, evaluate.split) : [];
-  return { ds, tasks, holdout, config };
+  if (promote !== "best") return { ds, tasks, validation: [], holdout, config };
+  // `best` chooses on validation tasks that neither the learner nor the judgment sees.
+  const labelled = await splitTasks(env, ds.id, "validation");
+  const split = labelled.length ? { train: tasks, validation: labelled } : carveValidation(tasks, config.validationFraction);
+  return { ds, tasks: split.train, validation: split.validation, holdout, config };
 }
 
 /** Inserts the run's row unless the agent has another run queued or running, in one statement. */
@@ -123,7 +129,9 @@ async function insertExclusive(
 
 /**
  * Promotion defaults to the holdout gate when the dataset has a holdout split (there is then
- * evidence to decide on), else to `always`; gate and best evaluate each epoch unless told otherwise.
+ * evidence to decide on), else to `always`; gate and best evaluate each epoch unless told
+ * otherwise. `best` chooses on validation tasks (the dataset's, or train tasks set aside), so its
+ * judging split must be another one.
  */
 async function promotionSettings(env: Env, datasetId: string, body: RunCreate): Promise<Pick<RunConfig, "promote" | "evaluate">> {
   const perSplit = await db(env)
@@ -132,14 +140,26 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
     .where(eq(datasetTasks.datasetId, datasetId))
     .groupBy(datasetTasks.split)
     .all();
-  const countIn = (split: "train" | "holdout") => perSplit.find((r) => r.split === split)?.n ?? 0;
+  const countIn = (split: Split) => perSplit.find((r) => r.split === split)?.n ?? 0;
   const promote = body.promote ?? (countIn("holdout") > 0 ? "gate" : "always");
   const gated = promote === "gate" || promote === "best";
-  const evaluate = body.evaluate ?? (gated ? RunEvaluateSchema.parse({}) : null);
+  const asked = body.evaluate ?? (gated ? RunEvaluateSchema.parse({}) : null);
+  const evaluate = asked && { ...asked, maxSamples: asked.maxSamples ?? Math.min(32, 4 * asked.samples) };
   if (promote === "best" && evaluate?.every !== "epoch") {
     throw unprocessable("'best' picks the best epoch, so it needs an evaluation after every epoch.", [
       { path: "evaluate.every", message: "Must be 'epoch' with promote 'best'" },
     ]);
+  }
+  if (promote === "best" && evaluate?.split === "validation") {
+    throw unprocessable("'best' chooses its epoch on the validation split, so another split must judge it.", [
+      { path: "evaluate.split", message: "Must not be 'validation' with promote 'best'" },
+    ]);
+  }
+  if (promote === "best" && countIn("validation") === 0 && countIn("train") < 2) {
+    throw unprocessable(
+      `'best' chooses its epoch on validation tasks: dataset '${datasetId}' labels none, and one train task cannot be split into train and validation.`,
+      [{ path: "promote", message: "No validation tasks" }],
+    );
   }
   if (evaluate && countIn(evaluate.split) === 0) {
     const path = body.evaluate ? "evaluate.split" : "promote";
@@ -156,15 +176,7 @@ async function promotionSettings(env: Env, datasetId: string, body: RunCreate): 
  * seal that freezes them; only then does the D1 row become `queued`, so no admission can see a run
  * that is not whole. Every step is idempotent, so a retried create finishes a setup that was cut short.
  */
-async function setUpRun(
-  env: Env,
-  who: Caller,
-  runId: string,
-  datasetId: string,
-  config: RunConfig,
-  tasks: FrozenTask[],
-  holdout: FrozenTask[],
-) {
+async function setUpRun(env: Env, who: Caller, runId: string, datasetId: string, config: RunConfig, sets: Record<TaskSplit, FrozenTask[]>) {
   const memory = practisedMemory(env, who, config);
   const [exported, agentConfig, agentIncarnation] = await Promise.all([memory.exportLibrary(), memory.getConfig(), memory.incarnation()]);
   const library = exported.experiences.filter((e) => e.status === "active").map((e) => ({ id: e.id, text: e.text, q: e.q }));
@@ -183,8 +195,8 @@ async function setUpRun(
       priorQ: agentConfig.defaultQ,
       agentIncarnation,
     });
-    for (let i = 0; i < tasks.length; i += TASK_CHUNK) await stub.addTasks({ tasks: tasks.slice(i, i + TASK_CHUNK), split: "train" });
-    for (let i = 0; i < holdout.length; i += TASK_CHUNK) await stub.addTasks({ tasks: holdout.slice(i, i + TASK_CHUNK), split: "holdout" });
+    for (const split of ["train", "validation", "holdout"] as const)
+      for (let i = 0; i < sets[split].length; i += TASK_CHUNK) await stub.addTasks({ tasks: sets[split].slice(i, i + TASK_CHUNK), split });
     await stub.seal();
     await env.DB.prepare("UPDATE practice_runs SET status = 'queued', updated_at = ?1 WHERE run_id = ?2 AND status = 'creating'")
       .bind(Date.now(), runId)
@@ -207,7 +219,8 @@ export const keyedRunId = async (who: Caller, idempotencyKey: string) =>
  * created, queued or running, checked in the same statement that inserts.
  */
 export async function createRun(env: Env, who: Caller, body: RunCreate, idempotencyKey?: string, opts: { exclusive?: boolean } = {}) {
-  const { tasks, holdout, config } = await prepare(env, who, body);
+  const { tasks, validation, holdout, config } = await prepare(env, who, body);
+  const sets = { train: tasks, validation, holdout };
   const requestHash = await sha256Hex(JSON.stringify(body));
   const runId = idempotencyKey ? await keyedRunId(who, idempotencyKey) : `run_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`;
   const row = { runId, tenantId: who.tenantId, agentId: who.agentId, datasetId: body.datasetId, config: { ...config, requestHash } };
@@ -240,10 +253,10 @@ export async function createRun(env: Env, who: Caller, body: RunCreate, idempote
     }
     if (prior.status !== "creating") return { runId, status: prior.status, replayed: true };
     // The first create was cut short (or is still under way): finishing its setup is idempotent.
-    await setUpRun(env, who, runId, body.datasetId, prior.config as unknown as RunConfig, tasks, holdout);
+    await setUpRun(env, who, runId, body.datasetId, prior.config as unknown as RunConfig, sets);
     return { runId, status: "queued" as RunStatus, replayed: true };
   }
-  await setUpRun(env, who, runId, body.datasetId, config, tasks, holdout);
+  await setUpRun(env, who, runId, body.datasetId, config, sets);
   return { runId, status: "queued" as RunStatus, replayed: false };
 }
 

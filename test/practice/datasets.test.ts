@@ -165,14 +165,19 @@ describe("datasets", () => {
         tasks: [
           { id: trainByHash, task: "explicit holdout", split: "holdout" },
           { id: holdoutByHash, task: "explicit train", split: "train" },
+          { id: "v-0", task: "explicit validation", split: "validation" },
           ...ids.filter((id) => id !== trainByHash && id !== holdoutByHash).map((id) => ({ id, task: `task ${id}` })),
         ],
       },
     });
-    expect(r.body.inserted).toBe(40);
+    expect(r.body.inserted).toBe(41);
     const stored = new Map((await allTasks(t.apiKey, ds.datasetId)).map((x) => [x.id, x.split]));
     expect(stored.get(trainByHash)).toBe("holdout");
     expect(stored.get(holdoutByHash)).toBe("train");
+    // The hash gives train or holdout; validation tasks are only those labelled so.
+    expect(stored.get("v-0")).toBe("validation");
+    expect([...stored.values()].filter((s) => s === "validation")).toHaveLength(1);
+    expect((await call("GET", `/v1/datasets/${ds.datasetId}`, { key: t.apiKey })).body.counts.validation).toBe(1);
     for (const id of ids.filter((id) => id !== trainByHash && id !== holdoutByHash)) expect(stored.get(id)).toBe(splitOf(id, 0.3));
     // Re-uploading without a split keeps the stored one.
     const again = await call("POST", `/v1/datasets/${ds.datasetId}/tasks`, {
@@ -205,7 +210,7 @@ describe("datasets", () => {
     expect(train.map((x) => x.id)).toEqual(ids.filter((id) => splitOf(id, 0.5) === "train"));
     expect(holdout.every((x) => x.split === "holdout")).toBe(true);
     const counts = (await call("GET", `/v1/datasets/${ds.datasetId}`, { key: t.apiKey })).body.counts;
-    expect(counts).toEqual({ train: train.length, holdout: holdout.length, total: 30, withGroundTruth: 0 });
+    expect(counts).toEqual({ train: train.length, validation: 0, holdout: holdout.length, total: 30, withGroundTruth: 0 });
     expect(holdout.length).toBeGreaterThan(0);
     expect(train.length).toBeGreaterThan(0);
     expectProblem(await call("GET", `/v1/datasets/${ds.datasetId}/tasks?split=test`, { key: t.apiKey }), 400, "validation-failed");

@@ -8,7 +8,8 @@ const TRAIN = [
   { id: "t1", task: "What is 17 + 25?", groundTruth: "42", split: "train" },
   { id: "t2", task: "What is 6 * 7?", groundTruth: "42", split: "train" },
 ];
-const HOLDOUT = Array.from({ length: 6 }, (_, i) => ({
+/** Enough held-out tasks for the gate's rule to pass a clear gain (it needs at least 6 paired tasks that differ). */
+const HOLDOUT = Array.from({ length: 10 }, (_, i) => ({
   id: `h${i}`,
   task: `Holdout: what is ${40 + i} + 2 - ${i}?`,
   groundTruth: "42",

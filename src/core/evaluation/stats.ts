@@ -4,6 +4,7 @@
  * spread. Every interval is a seeded percentile bootstrap, so the same seed gives the same bounds.
  */
 import { seededRandom } from "../practice/rng";
+import { expandedTail } from "./quantiles";
 
 export const BOOTSTRAP_RESAMPLES = 2000;
 export const CONFIDENCE = 0.95;
@@ -14,10 +15,9 @@ export type Interval = [low: number, high: number];
 
 export const mean = (values: readonly number[]): number => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN);
 
-/** The bounds of the central `level` share of sorted draws (nearest rank, no interpolation). */
-function percentileBounds(draws: number[], level: number): Interval {
+/** The bounds left after cutting the `tail` share of sorted draws from each end (nearest rank, no interpolation). */
+function percentileBounds(draws: number[], tail: number): Interval {
   draws.sort((a, b) => a - b);
-  const tail = (1 - level) / 2;
   const last = draws.length - 1;
   return [draws[Math.floor(tail * last)]!, draws[Math.ceil((1 - tail) * last)]!];
 }
@@ -39,12 +39,16 @@ export interface BootstrapOptions {
   seed: number;
   resamples?: number;
   level?: number;
+  /** Widen the interval for few values (see expandedTail): what decisions use, so a handful of tasks cannot pass by luck. */
+  expanded?: boolean;
 }
 
 /** A percentile bootstrap interval for the mean; null for no values. */
 export function bootstrapInterval(values: readonly number[], opts: BootstrapOptions): Interval | null {
   if (values.length === 0) return null;
-  return percentileBounds(bootstrapMeans(values, opts.seed, opts.resamples ?? BOOTSTRAP_RESAMPLES), opts.level ?? CONFIDENCE);
+  const level = opts.level ?? CONFIDENCE;
+  const tail = opts.expanded ? expandedTail(values.length, level) : (1 - level) / 2;
+  return percentileBounds(bootstrapMeans(values, opts.seed, opts.resamples ?? BOOTSTRAP_RESAMPLES), tail);
 }
 
 export interface Accuracy {
@@ -86,11 +90,4 @@ export function pairedBootstrap(a: readonly number[], b: readonly number[], opts
     lost: diffs.filter((d) => d < -TIE_EPSILON).length,
     tied: diffs.filter((d) => Math.abs(d) <= TIE_EPSILON).length,
   };
-}
-
-/** Which side is better: only when the interval of b − a excludes 0. */
-export function winnerOf(d: Pick<PairedDifference, "interval">): "a" | "b" | null {
-  if (d.interval[0] > 0) return "b";
-  if (d.interval[1] < 0) return "a";
-  return null;
 }

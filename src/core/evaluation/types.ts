@@ -2,6 +2,7 @@ import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
 import { SplitSchema } from "../practice/dataset-types";
 import { IntervalSchema, PolicySchema, UsageTotalsSchema } from "../practice/run-types";
+import { PairedDecisionSchema } from "./decision";
 import { idString } from "../text-rules";
 
 /** `cancelled`: stopped with the practice run it belonged to. */
@@ -122,12 +123,18 @@ export const ComparisonViewSchema = z.object({
   a: Side,
   b: Side,
   difference: z.number().nullable().describe("accuracy of b minus accuracy of a over the paired tasks"),
-  interval: IntervalSchema.nullable().describe("95% paired bootstrap interval of the difference"),
-  winner: z.enum(["a", "b"]).nullable().describe("the better side when the interval excludes 0, else null"),
+  interval: IntervalSchema.nullable().describe("95% paired bootstrap interval of the difference (tasks resampled, draws paired)"),
+  winner: z
+    .enum(["a", "b"])
+    .nullable()
+    .describe("the better side by the gate's rule (the interval excludes 0 and the sign-flip test agrees), else null"),
   tasks: z
     .object({ won: z.number().int(), lost: z.number().int(), tied: z.number().int() })
     .nullable()
     .describe("tasks where b beats, loses to or ties a"),
+  decision: PairedDecisionSchema.nullable().describe(
+    "the paired decision with a as the incumbent and b as the candidate, once both completed",
+  ),
   error: z.string().nullable(),
   createdAt: z.number().int(),
 });

@@ -25,7 +25,9 @@ export const TaskIdSchema = z
     "Task ids are 1-128 chars of letters, digits, '.', '_', ':', '/' and '-', starting with a letter or digit",
   );
 
-export const SplitSchema = z.enum(["train", "holdout"]);
+/** train: what practice learns from; validation: what chooses among a run's epochs; holdout: what judges the chosen library, once. */
+export const SplitSchema = z.enum(["train", "validation", "holdout"]);
+export type Split = z.infer<typeof SplitSchema>;
 
 const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 
@@ -45,7 +47,9 @@ export const DatasetTaskInputSchema = z
       )
       .nullable()
       .optional(),
-    split: SplitSchema.optional().describe("Default: decided by a hash of the id and the dataset's holdoutFraction"),
+    split: SplitSchema.optional().describe(
+      "Default: decided by a hash of the id and the dataset's holdoutFraction (train or holdout; validation tasks are labelled, or a run that needs them sets some train tasks aside)",
+    ),
   })
   .strict();
 export type DatasetTaskInput = z.infer<typeof DatasetTaskInputSchema>;
@@ -120,6 +124,7 @@ export type Dataset = z.infer<typeof DatasetSchema>;
 
 export const DatasetCountsSchema = z.object({
   train: z.number().int(),
+  validation: z.number().int(),
   holdout: z.number().int(),
   total: z.number().int(),
   withGroundTruth: z.number().int(),

@@ -1,4 +1,6 @@
+import type { TaskRewards } from "../evaluation/decision";
 import type { EvaluationView } from "../evaluation/types";
+import type { EvalSplit } from "./gate";
 import type { RunExperience } from "./plan";
 import type { Promotion, RunConfig, RunStatus } from "./run-types";
 
@@ -24,6 +26,8 @@ export interface EvaluationOutcome {
   status: "completed" | "failed";
   accuracy: number | null;
   interval: [number, number] | null;
+  /** Each task's rewards, one per sample: what the gate pairs with another library's (absent from evaluations settled before it was reported). */
+  tasks?: TaskRewards[] | null;
   tokens: number;
   costUsd: number;
   error: string | null;
@@ -44,10 +48,16 @@ export interface RunFacts {
   agentIncarnation?: string | null;
 }
 
-/** One of a run's libraries to evaluate on its held-out tasks (epoch 0 is the starting library). */
+/**
+ * One of a run's libraries to evaluate on one of its frozen task sets (epoch 0 is the starting
+ * library). `seed` fixes the sampling seeds: two libraries evaluated with the same seed draw the
+ * same seed for each task and sample, which is what pairs them.
+ */
 export interface RunEvaluationRequest {
   evaluationId: string;
   epoch: number;
+  split: EvalSplit;
+  seed: number;
   library: RunExperience[];
 }
 
@@ -60,11 +70,11 @@ export interface RunRowFields {
 
 export interface PracticeRunPorts {
   /**
-   * Starts the held-out evaluation of one of the run's libraries. A problem retrying cannot fix
+   * Starts the evaluation of one of the run's libraries on the given frozen tasks. A problem retrying cannot fix
    * (a verifier that cannot score the tasks) comes back as the evaluation's outcome; anything else
    * throws and the run's alarm tries again.
    */
-  launchEvaluation(run: RunFacts, evaluation: RunEvaluationRequest, holdout: FrozenTask[]): Promise<EvaluationOutcome | null>;
+  launchEvaluation(run: RunFacts, evaluation: RunEvaluationRequest, tasks: FrozenTask[]): Promise<EvaluationOutcome | null>;
   /** A launched evaluation's outcome once it has settled; null while it is still going. */
   evaluationOutcome(evaluationId: string): Promise<EvaluationOutcome | null>;
   cancelEvaluation(evaluationId: string, reason: string): Promise<void>;

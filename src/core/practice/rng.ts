@@ -50,3 +50,10 @@ export const stepsPerEpoch = (taskCount: number, batchSize: number) => Math.ceil
 export function rolloutSeed(seed: number, epoch: number, task: number, rollout: number): number {
   return (seededRandom(epochSeed(seed, epoch) ^ Math.imul(task + 1, 0x27d4eb2d) ^ Math.imul(rollout + 1, 0x165667b1))() * 2 ** 31) >>> 0;
 }
+
+/**
+ * The sampling seed of a run's evaluations in one round: round 0 uses the run's seed, so every
+ * library of the run is scored with the same draws; each extra round of the gate draws anew, the
+ * same for both libraries it compares.
+ */
+export const roundSeed = (seed: number, round: number): number => (round === 0 ? seed : epochSeed(seed, 0x10000 + round) & 0x7fffffff);

@@ -3,6 +3,10 @@ import { VerifierSchema } from "../verifiers/schema";
 import { SplitSchema } from "./dataset-types";
 import { idString } from "../text-rules";
 import { LibraryIdSchema } from "../shared-lessons";
+import { DEFAULT_VALIDATION_FRACTION } from "./split";
+import { IntervalSchema, PairedDecisionSchema } from "../evaluation/decision";
+
+export { IntervalSchema };
 
 /** `creating` until the run's tasks (train and held-out) are all stored; only then can it be admitted. */
 export const RUN_STATUSES = ["creating", "queued", "running", "completed", "failed", "cancelled", "budget-exhausted"] as const;
@@ -51,18 +55,31 @@ export const BudgetSchema = z
 /** Held-out evaluation during a run: epoch 0 is the starting library, then each epoch's (or only the final) library. */
 export const RunEvaluateSchema = z
   .object({
-    split: SplitSchema.default("holdout"),
+    split: SplitSchema.default("holdout").describe("the split that judges the promotion (best chooses its epoch on the validation split)"),
     samples: z.number().int().min(1).max(8).default(1).describe("policy calls per task; a task scores the mean of its samples"),
     every: z.enum(["epoch", "end"]).default("epoch").describe("evaluate after every epoch, or only the starting and the final library"),
+    maxSamples: z
+      .number()
+      .int()
+      .min(1)
+      .max(32)
+      .optional()
+      .describe(
+        "gate and best: while the paired interval is too wide to decide, draw `samples` more per task for both libraries (the same new draws), up to this many per task, within the run's budget (default 4 × samples)",
+      ),
   })
   .strict();
 export type RunEvaluate = z.infer<typeof RunEvaluateSchema>;
+
+/** Rounds of extra paired samples the gate may draw (maxSamples ÷ samples − 1); evaluate settings stored before maxSamples mean the default. */
+export const extraRounds = (e: Pick<RunEvaluate, "samples" | "maxSamples">): number =>
+  Math.max(0, Math.floor((e.maxSamples ?? Math.min(32, 4 * e.samples)) / e.samples) - 1);
 
 export const PROMOTE_MODES = ["gate", "best", "always", "never"] as const;
 export const PromoteModeSchema = z
   .enum(PROMOTE_MODES)
   .describe(
-    "gate: promote the final library only if its holdout accuracy ≥ the starting library's + minGain; best: promote the epoch with the best holdout accuracy (stopping after `patience` epochs without improvement); always; never. Default: gate when the dataset has a holdout split, else always",
+    "gate: promote the final library only if, compared with the starting library on the same holdout tasks and draws, the lower bound of the paired interval of the difference is above minGain; best: choose the epoch with the best validation accuracy (stopping after `patience` epochs without improvement) and judge it on holdout by the same rule; always; never. Default: gate when the dataset has a holdout split, else always",
   );
 export type PromoteMode = z.infer<typeof PromoteModeSchema>;
 
@@ -99,8 +116,21 @@ export const RunCreateSchema = z
     budget: BudgetSchema.optional(),
     promote: PromoteModeSchema.optional(),
     evaluate: RunEvaluateSchema.optional().describe("held-out evaluation per epoch; on by default under gate and best"),
-    minGain: z.number().min(0).max(1).default(0).describe("gate: the accuracy the final library must gain over the starting one"),
+    minGain: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0)
+      .describe("gate and best: the lower bound of the paired interval of (candidate − starting library) must be above this"),
     patience: z.number().int().min(1).max(20).default(2).describe("best: epochs without improvement before the run stops early"),
+    validationFraction: z
+      .number()
+      .min(0.05)
+      .max(0.5)
+      .default(DEFAULT_VALIDATION_FRACTION)
+      .describe(
+        "best: when the dataset labels no validation tasks, the share of train tasks set aside (by a hash of their ids; at least 4 where that leaves as many to train on) to choose the epoch",
+      ),
     maxExperiences: z
       .number()
       .int()
@@ -153,26 +183,46 @@ export const ProgressSchema = z.object({
   groups: z.object({ kept: z.number().int(), filtered: z.number().int() }),
 });
 
+/** The gate's decision: the paired evidence, the libraries it compared, and how `best` chose its candidate. */
+export const GateDecisionSchema = PairedDecisionSchema.extend({
+  split: SplitSchema.describe("the split that judged"),
+  incumbentEpoch: z.number().int(),
+  candidateEpoch: z.number().int(),
+  rounds: z.number().int().describe("rounds of paired samples drawn (1: no extra samples were needed)"),
+  selection: z
+    .object({ split: SplitSchema, epoch: z.number().int(), accuracy: z.number() })
+    .nullable()
+    .describe("best: the epoch chosen on the validation split, never seen by the judgment"),
+});
+
 export const PromotionSchema = z.object({
   promoted: z.boolean(),
   reason: z.string().describe("why the library was or was not promoted, with the holdout evidence when there was an evaluation"),
   epoch: z.number().int().nullable().optional().describe("the evaluated epoch whose library was promoted (best and gate)"),
+  decision: GateDecisionSchema.nullable()
+    .optional()
+    .describe("gate and best: the paired comparison with the starting library that decided (null when none was made)"),
   version: z.number().int().nullable(),
   applied: z.number().int(),
   skipped: z.array(z.object({ id: z.string(), op: z.string(), reason: z.string() })),
 });
 export type Promotion = z.infer<typeof PromotionSchema>;
-
-export const IntervalSchema = z.tuple([z.number(), z.number()]).describe("95% bootstrap interval over tasks [low, high]");
+export type GateDecision = z.infer<typeof GateDecisionSchema>;
 
 export const EVAL_STATUSES = ["pending", "running", "completed", "failed", "cancelled"] as const;
 
-/** One held-out evaluation of a run: `epoch` counts the training epochs behind its library (0: the starting library). */
+/**
+ * One evaluation of a run: `epoch` counts the training epochs behind its library (0: the starting
+ * library), `split` says which tasks, `round` which draw (0 first; later rounds are the gate's
+ * extra paired samples).
+ */
 export const EpochEvaluationSchema = z.object({
   epoch: z.number().int(),
   evaluationId: z.string(),
+  split: SplitSchema,
+  round: z.number().int(),
   status: z.enum(EVAL_STATUSES),
-  holdoutAccuracy: z.number().nullable(),
+  holdoutAccuracy: z.number().nullable().describe("accuracy on `split` (the holdout split unless it says otherwise)"),
   interval: IntervalSchema.nullable(),
   librarySize: z.number().int(),
   tokens: z.number().int(),

@@ -2596,7 +2596,29 @@ ${value}`, dataLines++;
         {},
         `Promotion: ${v.promotion.promoted ? `promoted as library v${v.promotion.version}` : "not promoted"} — ${v.promotion.reason}`
       ) : null,
+      v.promotion?.decision ? decisionView(v.promotion.decision) : null,
       cancel
+    );
+  }
+  var signed = (x) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
+  function decisionView(d) {
+    const interval = d.interval ? `[${signed(d.interval[0])}, ${signed(d.interval[1])}]` : "—";
+    const verdict = { better: "better", "not-better": "not better", undecided: "not sure" }[d.verdict];
+    return h(
+      "div",
+      { id: "gate-decision" },
+      h(
+        "dl",
+        { class: "stats" },
+        stat(`Paired difference on ${d.split} (epoch ${d.candidateEpoch} − start)`, d.difference === null ? "—" : signed(d.difference)),
+        stat(`${(d.level * 100).toFixed(d.level === 0.95 ? 0 : 2)}% interval`, interval),
+        stat("Verdict", verdict),
+        stat("Sign-flip p (one-sided)", d.p === null ? "—" : d.p.toPrecision(2)),
+        stat("Paired tasks × samples", `${fmtInt(d.tasks)} × ${fmtInt(d.samples)}`),
+        stat("Rounds / evaluation rollouts", `${fmtInt(d.rounds)} / ${fmtInt(d.rollouts)}`),
+        d.selection ? stat(`Chosen on ${d.selection.split}`, `epoch ${d.selection.epoch} (${fmtPct(d.selection.accuracy)})`) : null
+      ),
+      h("p", { class: "meta" }, `Rule: ${d.rule}.`)
     );
   }
   var evalX = (epoch, perEpoch) => epoch * perEpoch - 0.5;
@@ -2605,7 +2627,9 @@ ${value}`, dataLines++;
     const perEpoch = view.progress.stepsPerEpoch || 1;
     if (!curve.steps.length && !curve.epochs.length) return fill("curve", empty("No step has finished yet."));
     const stepX = new Map(curve.steps.map((s) => [s.epoch * perEpoch + s.step, s]));
-    const evals = new Map(curve.epochs.map((e) => [evalX(e.epoch, perEpoch), e]));
+    const split = curve.epochs.some((e) => e.split === "validation") ? "validation" : curve.epochs[0]?.split ?? "holdout";
+    const plotted = curve.epochs.filter((e) => e.round === 0 && e.split === split);
+    const evals = new Map(plotted.map((e) => [evalX(e.epoch, perEpoch), e]));
     const xs = [.../* @__PURE__ */ new Set([...stepX.keys(), ...evals.keys()])].sort((a, b) => a - b);
     const atStep = (pick) => xs.map((x) => stepX.has(x) ? pick(stepX.get(x)) : null);
     const atEval = (pick) => xs.map((x) => evals.has(x) ? pick(evals.get(x)) ?? null : null);
@@ -2620,14 +2644,14 @@ ${value}`, dataLines++;
       line("mean train reward", color(0), { scale: "r" }),
       line("library size", color(2), { scale: "n", dash: [6, 4] })
     ];
-    if (curve.epochs.length) {
+    if (plotted.length) {
       data.push(
         atEval((e) => e.holdoutAccuracy),
         atEval((e) => e.interval?.[0]),
         atEval((e) => e.interval?.[1])
       );
       series.push(
-        line("holdout accuracy", color(1), { scale: "r" }),
+        line(`${split} accuracy`, color(1), { scale: "r" }),
         line("interval low", "#f87171", { scale: "r", width: 1, dash: [2, 3] }),
         line("interval high", "#f87171", { scale: "r", width: 1, dash: [2, 3] })
       );
@@ -2644,7 +2668,7 @@ ${value}`, dataLines++;
         series
       },
       data,
-      `Learning curve over ${curve.steps.length} steps and ${curve.epochs.length} holdout evaluations`
+      `Learning curve over ${curve.steps.length} steps and ${plotted.length} ${split} evaluations`
     );
     const tokens = curve.steps.reduce((n, s) => n + (s.tokens ?? 0), 0);
     $("curve").append(

@@ -2,7 +2,7 @@ import type { Schemas } from "../../../../client/src/index.js";
 import { api, call, errorText, praxisClient } from "../api.js";
 import { chart, color, COUNT_INCRS, line, type Series } from "../charts.js";
 import { agentId, agentPath, body, canWrite, runId } from "../context.js";
-import { $, empty, fill, fmtInt, fmtQ, fmtUsd, h, setStatus, stat } from "../dom.js";
+import { $, empty, fill, fmtInt, fmtPct, fmtQ, fmtUsd, h, setStatus, stat } from "../dom.js";
 import { dataTable } from "../table.js";
 import { promotedIds, stepPart } from "../practice-view.js";
 
@@ -115,7 +115,32 @@ function renderProgress(v: RunView) {
           `Promotion: ${v.promotion.promoted ? `promoted as library v${v.promotion.version}` : "not promoted"} — ${v.promotion.reason}`,
         )
       : null,
+    v.promotion?.decision ? decisionView(v.promotion.decision) : null,
     cancel,
+  );
+}
+
+const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
+
+/** The gate's paired comparison: the difference with its interval, what it rests on, and the rule it applied. */
+function decisionView(d: NonNullable<NonNullable<RunView["promotion"]>["decision"]>) {
+  const interval = d.interval ? `[${signed(d.interval[0]!)}, ${signed(d.interval[1]!)}]` : "—";
+  const verdict = { better: "better", "not-better": "not better", undecided: "not sure" }[d.verdict];
+  return h(
+    "div",
+    { id: "gate-decision" },
+    h(
+      "dl",
+      { class: "stats" },
+      stat(`Paired difference on ${d.split} (epoch ${d.candidateEpoch} − start)`, d.difference === null ? "—" : signed(d.difference)),
+      stat(`${(d.level * 100).toFixed(d.level === 0.95 ? 0 : 2)}% interval`, interval),
+      stat("Verdict", verdict),
+      stat("Sign-flip p (one-sided)", d.p === null ? "—" : d.p.toPrecision(2)),
+      stat("Paired tasks × samples", `${fmtInt(d.tasks)} × ${fmtInt(d.samples)}`),
+      stat("Rounds / evaluation rollouts", `${fmtInt(d.rounds)} / ${fmtInt(d.rollouts)}`),
+      d.selection ? stat(`Chosen on ${d.selection.split}`, `epoch ${d.selection.epoch} (${fmtPct(d.selection.accuracy)})`) : null,
+    ),
+    h("p", { class: "meta" }, `Rule: ${d.rule}.`),
   );
 }
 
@@ -132,7 +157,10 @@ async function renderCurve(view: RunView) {
   if (!curve.steps.length && !curve.epochs.length) return fill("curve", empty("No step has finished yet."));
   // Steps numbered from 0, as the API and the CLI number them.
   const stepX = new Map(curve.steps.map((s) => [s.epoch * perEpoch + s.step, s]));
-  const evals = new Map(curve.epochs.map((e) => [evalX(e.epoch, perEpoch), e]));
+  // One point per epoch: the first round on the split epochs are scored on (validation under `best`).
+  const split = curve.epochs.some((e) => e.split === "validation") ? "validation" : (curve.epochs[0]?.split ?? "holdout");
+  const plotted = curve.epochs.filter((e) => e.round === 0 && e.split === split);
+  const evals = new Map(plotted.map((e) => [evalX(e.epoch, perEpoch), e]));
   const xs = [...new Set([...stepX.keys(), ...evals.keys()])].sort((a, b) => a - b);
   const atStep = (pick: (s: Curve["steps"][number]) => number | null) => xs.map((x) => (stepX.has(x) ? pick(stepX.get(x)!) : null));
   const atEval = (pick: (e: Curve["epochs"][number]) => number | null | undefined) =>
@@ -148,14 +176,14 @@ async function renderCurve(view: RunView) {
     line("mean train reward", color(0), { scale: "r" }),
     line("library size", color(2), { scale: "n", dash: [6, 4] }),
   ];
-  if (curve.epochs.length) {
+  if (plotted.length) {
     data.push(
       atEval((e) => e.holdoutAccuracy),
       atEval((e) => e.interval?.[0]),
       atEval((e) => e.interval?.[1]),
     );
     series.push(
-      line("holdout accuracy", color(1), { scale: "r" }),
+      line(`${split} accuracy`, color(1), { scale: "r" }),
       line("interval low", "#f87171", { scale: "r", width: 1, dash: [2, 3] }),
       line("interval high", "#f87171", { scale: "r", width: 1, dash: [2, 3] }),
     );
@@ -172,7 +200,7 @@ async function renderCurve(view: RunView) {
       series,
     },
     data as [number[], ...(number | null)[][]],
-    `Learning curve over ${curve.steps.length} steps and ${curve.epochs.length} holdout evaluations`,
+    `Learning curve over ${curve.steps.length} steps and ${plotted.length} ${split} evaluations`,
   );
   const tokens = curve.steps.reduce((n, s) => n + (s.tokens ?? 0), 0);
   $("curve").append(
