@@ -57,6 +57,17 @@ export function assessInsight(text: string, opts: { chat?: boolean } = {}): Insi
   return assess(text, opts.chat ?? false, 0);
 }
 
+/**
+ * The reasons only the joined reading of `context` (earlier texts that passed on their own) and
+ * `text` raises: an instruction split across writes ("… ignore all", "previous instructions and …").
+ */
+export function splitReasons(context: string, text: string): PoisonReason[] {
+  const verdict = assessInsight(text);
+  // Talk holds its injection wording whole: a joined reading that merely stops reading as talk splits nothing.
+  const alone = new Set<PoisonReason>(verdict.talk ? [...verdict.reasons, "prompt-injection"] : verdict.reasons);
+  return assessInsight(`${context}${text}`).reasons.filter((r) => !alone.has(r));
+}
+
 /** Reasons a decoded reading raises that count against the text it was hidden in. */
 const DECODED_REASONS: Record<DecodedKind, ReadonlySet<PoisonReason>> = {
   bytes: new Set([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assessInsight, assessLesson, type InsightAssessment } from "../../src/core/poison";
+import { assessInsight, assessLesson, type InsightAssessment, splitReasons } from "../../src/core/poison";
 import {
   HELD_OUT_BENIGN,
   HELD_OUT_INSTRUCTIONS,
@@ -23,9 +23,21 @@ function verdictOf(p: Probe): InsightAssessment {
       p.field === "when"
         ? assessLesson({ text: "Retry the call with backoff.", when: p.text })
         : assessInsight(p.text, { chat: p.field === "answer" || p.field === "attempt" });
+    if (p.before !== undefined && !v.quarantined) v = splitVerdict(p.before, p.text);
     verdicts.set(p, v);
   }
   return v;
+}
+
+/**
+ * A split is not served when either write is held, or when the second, read after the first as the
+ * Worker reads a write after the agent's recent ones that passed alone, raises a reason of its own.
+ */
+function splitVerdict(before: string, text: string): InsightAssessment {
+  const first = assessInsight(before);
+  if (first.quarantined) return first;
+  const reasons = first.talk ? [] : splitReasons(`${before} `, text);
+  return { quarantined: reasons.length > 0, reasons };
 }
 
 /** Categories grouped the way docs/security.md reports them: "language: Korean" counts under "language". */
