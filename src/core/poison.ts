@@ -82,9 +82,13 @@ const DECODED_REASONS: Record<DecodedKind, ReadonlySet<PoisonReason>> = {
   ]),
   // A whole text turned (rot13, reversed) is mostly noise: only instructions count, not shapes.
   letters: new Set(["prompt-injection", "exfiltration", "harmful-policy"]),
+  order: new Set(["prompt-injection", "exfiltration", "harmful-policy"]),
 };
 
-/** `depth` 1 reads a decoded text: its runs are decoded once more (base64 inside hex), its letters are not turned again. */
+/**
+ * `depth` 1 reads a decoded text: its runs are decoded once more (base64 inside hex) and its letters
+ * turned (rot13 inside base64); depth 2 is read as it stands.
+ */
 function assess(text: string, chat: boolean, depth: number): InsightAssessment {
   const reasons: PoisonReason[] = [];
   if (hasHiddenCharacters(text)) reasons.push("hidden-characters");
@@ -108,7 +112,7 @@ function assess(text: string, chat: boolean, depth: number): InsightAssessment {
   const markup = hasActiveMarkup(visibleText(text));
   const harmful = readings.some(isHarmfulPolicy);
   const plain = [...reasons, ...(markup ? (["active-markup"] as const) : []), ...(harmful ? (["harmful-policy"] as const) : [])];
-  const decoded = depth < 2 ? decodedReasons(text, chat, depth) : new Set<PoisonReason>();
+  const { decoded, reworded } = depth < 2 ? decodedReasons(text, chat, depth) : { decoded: new Set<PoisonReason>(), reworded: false };
   // A turned reading still shows what was written plainly (rot13 leaves full-width letters alone):
   // only what the plain text does not raise itself counts as hidden.
   if (hasEncodedPayload(text) || [...decoded].some((r) => !plain.includes(r))) reasons.push("encoded-payload");
@@ -117,20 +121,27 @@ function assess(text: string, chat: boolean, depth: number): InsightAssessment {
   const verdict: InsightAssessment = { quarantined: reasons.length > 0, reasons };
   // Talk is written plainly: wording that only a folded, joined or compacted reading shows is a disguise.
   if (injection && reasons.length === 1 && isPromptInjection(norm) && readings.every(onlyMentionsInjection)) {
-    if (decoded.size === 0 && isPlainTalk(norm)) return { quarantined: false, reasons: [], talk: true };
+    if (!reworded && isPlainTalk(norm)) return { quarantined: false, reasons: [], talk: true };
     verdict.mentionOnly = true;
   }
   return verdict;
 }
 
-/** The reasons the texts decoded from this one (see encoded-runs) raise that count for their kind. */
-function decodedReasons(text: string, chat: boolean, depth: number): Set<PoisonReason> {
-  const found = new Set<PoisonReason>();
-  for (const r of decodedReadings(text, { letters: depth === 0 })) {
-    const reasons = r.kind === "letters" ? turnedReasons(r.text) : assess(r.text, chat, depth + 1).reasons;
-    for (const reason of reasons) if (DECODED_REASONS[r.kind].has(reason)) found.add(reason);
+/**
+ * The reasons the texts decoded from this one (see encoded-runs) raise that count for their kind,
+ * and whether any reading in other words than the text's own raised one: talk read backwards word
+ * by word still shows the words it reports, which hides nothing.
+ */
+function decodedReasons(text: string, chat: boolean, depth: number): { decoded: Set<PoisonReason>; reworded: boolean } {
+  const decoded = new Set<PoisonReason>();
+  let reworded = false;
+  for (const r of decodedReadings(text, { letters: depth <= 1 })) {
+    const reasons = r.kind === "bytes" ? assess(r.text, chat, depth + 1).reasons : turnedReasons(r.text);
+    const counted = reasons.filter((reason) => DECODED_REASONS[r.kind].has(reason));
+    for (const reason of counted) decoded.add(reason);
+    if (counted.length && r.kind !== "order") reworded = true;
   }
-  return found;
+  return { decoded, reworded };
 }
 
 /**
@@ -173,9 +184,10 @@ function foldLeet(text: string, one: "i" | "l"): string {
 // ---------------------------------------------------------------------------------------------
 // prompt injection
 
-const OVERRIDE_VERBS = "ignore|disregard|forget|override|overrule|bypass|neglect|discard|abandon|set aside";
+const OVERRIDE_VERBS =
+  "ignore|disregard|forget|override|overrule|bypass|neglect|discard|abandon|set aside|put aside|drop|ditch|scrap|throw out|toss|pay no attention to|stop following|stop obeying|quit following|no longer follow|break";
 const FILLER =
-  "all|any|every|of|the|your|my|these|those|above|earlier|prior|previous|preceding|original|initial|existing|current|system|developer|safety|other|given";
+  "all|any|every|of|the|your|my|these|those|above|earlier|prior|previous|preceding|original|initial|existing|current|system|developer|safety|other|given|former|entire|whole|set|built-in|core|standing|ethical|moral|content|hidden";
 // A bare "ignore the rules" is common advice about linters; an injection points at *these* rules.
 const POINTED = new Set([
   "all",
@@ -192,11 +204,38 @@ const POINTED = new Set([
   "system",
   "developer",
   "safety",
+  "former",
+  "entire",
+  "whole",
+  "built-in",
+  "core",
+  "standing",
+  "ethical",
+  "moral",
+  "hidden",
 ]);
 const OVERRIDE_RE = new RegExp(
-  `(?<!\\b(?:never|not|don't|dont|won't|cannot|can't)\\s+)\\b(?:${OVERRIDE_VERBS})\\s+((?:(?:${FILLER})\\s+){1,4})(instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|polic(?:y|ies)|programming|messages?|context|guidance|restrictions|safeguards|limitations|filters|training)\\b`,
+  `(?<!\\b(?:never|not|don't|dont|won't|cannot|can't)\\s+)\\b(${OVERRIDE_VERBS})\\s+((?:(?:${FILLER})\\s+){1,4})(instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|polic(?:y|ies)|programming|messages?|context|guidance|restrictions|safeguards|limitations|filters|training|orders|commands|directions|principles|boundaries|limits|protocols?|ethics|morals|conditioning)\\b`,
   "gi",
 );
+
+// Keeping something from the user: the negation, who is kept in the dark, and what a model reveals.
+const HUSH_NOT =
+  "\\b(?:do\\s+not|don't|dont|never|must\\s+not|mustn't|should\\s+not|shouldn't|avoid|refrain\\s+from|no\\s+need\\s+to)(?:\\s+(?:ever|even))?";
+const WHO =
+  "(?:the\\s+|your\\s+|our\\s+|any\\s+|this\\s+|that\\s+)?(?:end[\\s-]+)?(?:user|human|operator|owner|customer|client|requester|caller|account\\s+holder|cardholder)s?";
+const NOT_AFTER_NEG = "(?<!\\b(?:never|not|don't|dont|won't|cannot|can't|refuse\\s+to)\\s+)";
+// What only a model's own prompt is: told to anyone who asks by any verb that hands it over. Its
+// initial or original instructions are also a user's setup steps: those need a verb that recites.
+const REVEAL_VERB =
+  "(?:reveal|print|output|repeat|leak|dump|disclose|show|display|recite|share|paste|copy|quote|echo|expose|summari[sz]e|translate|tell|give|send|list|write\\s+out|type\\s+out|spell\\s+out|read\\s+(?:out|back)|hand\\s+over)(?:s|ing|ed)?";
+/** Whom it is handed to and how much of it: "tell me the full text of your instructions". */
+const REVEAL_FILLER =
+  "(?:(?:me|us|them|him|her|the\\s+user|everyone|back)\\s+)?(?:(?:all|of|the|a|your|its|full|entire|complete|exact|whole|current|real|actual|hidden|secret|internal|confidential|private|original|initial|text|contents?|copy|verbatim|word\\s+for\\s+word)\\s+){0,5}";
+const RECITE_VERB = "(?:reveal|print|output|repeat|leak|dump|disclose|recite|paste|echo|expose|spell\\s+out)(?:s|ing|ed)?";
+const NOUN_NOT_MODIFIER = "(?!\\s*(?:-|template|file|changes?|diffs?|versions?|repo|format|length|tokens?|design|guide|engineering|size))";
+const SECRET_NOUN = `(?:(?:the|your|its|my)\\s+)?(?:system\\s+(?:prompt|message)|(?:hidden|secret|internal|confidential|private|underlying|developer|pre-?)\\s*(?:prompt|instructions|directives|system\\s+message)|your\\s+(?:instructions|prompt|directives|programming)|what\\s+you\\s+were\\s+(?:told|given|instructed)|(?:the\\s+)?instructions\\s+(?:you\\s+(?:were\\s+given|got|received)|the\\s+developer\\s+gave\\s+you))\\b${NOUN_NOT_MODIFIER}`;
+const SETUP_NOUN = `(?:(?:the|your|its)\\s+)?(?:initial|original|starting|first)\\s+(?:prompt|instructions)\\b${NOUN_NOT_MODIFIER}`;
 
 // Who a role-play makes of the model, and what it takes away.
 const ROLE_FRAME =
@@ -211,18 +250,40 @@ const INJECTION_RES: RegExp[] = [
   /\byou\s+are\s+now\s+(?:an?\s|the\s|my\s|no\s+longer\b|free\b|unrestricted\b|unfiltered\b|jailbroken\b|dan\b|in\s+\w+\s+mode\b)/i,
   /\b(?:new|updated|real|actual|true|revised|additional|override)\s+(?:system\s+)?instructions?\s*:/i,
   /\bsystem\s+(?:prompt|message|override)\s*:/i,
-  /\b(?:do\s+not|don't|dont|never)\s+(?:tell|inform|notify|alert|warn)\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
-  /\b(?:do\s+not|don't|dont|never)\s+(?:mention|reveal|disclose|show)\s+(?:this|it|that|these)\s+to\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
-  /\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
-  /\b(?:hide|conceal)\s+(?:this|it|that|these|the\s+\w+)\s+from\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)s?\b/i,
-  /(?<!\b(?:never|not|don't|dont|won't|cannot|can't)\s+)\b(?:reveal|print|output|repeat|leak|dump|disclose|show)\s+(?:\w+\s+){0,3}?(?:system\s+prompt|hidden\s+(?:prompt|instructions)|initial\s+instructions|your\s+(?:instructions|prompt))\b/i,
+  // Keeping something from the user. "Don't tell users whether the password or the name was wrong" withholds which, from everyone alike.
+  new RegExp(`${HUSH_NOT}\\s+(?:tell|inform|notify|alert|warn|update)\\s+${WHO}\\b(?!\\s+whether\\b[^.\\n]{0,80}\\bor\\b)`, "i"),
+  new RegExp(`${HUSH_NOT}\\s+let\\s+${WHO}\\s+(?:know|find\\s+out|learn|notice|reali[sz]e|discover|suspect)\\b`, "i"),
+  new RegExp(
+    `${HUSH_NOT}\\s+(?:mention|reveal|disclose|show|say|admit|explain|bring\\s+up|report)\\s+(?:this|it|that|these|anything|a\\s+word|the\\s+(?:fact|truth|breach|leak|incident|error|mistake|problem|issue|charge))\\b[^.\\n]{0,40}?\\bto\\s+${WHO}\\b`,
+    "i",
+  ),
+  new RegExp(`\\bwithout\\s+(?:telling|informing|notifying|alerting|warning|letting)\\s+${WHO}\\b`, "i"),
+  new RegExp(`\\bwithout\\s+${WHO}(?:'s)?\\s+(?:knowing|knowledge|noticing|finding\\s+out|being\\s+told)\\b`, "i"),
+  new RegExp(
+    `\\b(?:hide|conceal|keep|withhold)\\s+(?:this|it|that|these|the\\s+(?:fact|truth|breach|leak|incident|error|mistake|problem|issue|charge|news|details?|information|info)|the\\s+\\w+)\\s+(?:secret\\s+)?from\\s+${WHO}\\b`,
+    "i",
+  ),
+  new RegExp(`\\bkeep\\s+${WHO}\\s+in\\s+the\\s+dark\\b`, "i"),
+  new RegExp(
+    `\\bmake\\s+sure\\s+${WHO}\\s+(?:never|doesn't|does\\s+not|don't|do\\s+not|won't|will\\s+not|can't|cannot)\\s+(?:find\\s+out|finds\\s+out|know|knows|learn|learns|notice|notices|see|sees|hear|hears)\\b`,
+    "i",
+  ),
+  new RegExp(`\\b${WHO}\\s+(?:must|should|need|needs)\\s+(?:not|never)\\s+(?:to\\s+)?(?:know|find\\s+out|learn|hear|be\\s+told)\\b`, "i"),
+  new RegExp(`${NOT_AFTER_NEG}\\b${REVEAL_VERB}\\s+${REVEAL_FILLER}${SECRET_NOUN}`, "i"),
+  new RegExp(`${NOT_AFTER_NEG}\\b${RECITE_VERB}\\s+${REVEAL_FILLER}${SETUP_NOUN}`, "i"),
+  // Asking what the instructions are is asking for them.
+  /\b(?:what|which)\s+(?:(?:exactly|precisely)\s+)?(?:are|were|is|does|did|do)\s+(?:your|the)\s+(?:(?:exact|full|complete|original|initial|hidden|secret|current|real)\s+)*(?:system\s+(?:prompt|message|instructions)|instructions|prompt|directives)\b|\b(?:what|which)\s+instructions\s+(?:did|were|have)\s+(?:you|the\s+(?:developer|operator|system|company))\b|\bwhat\s+(?:were|have)\s+you\s+(?:been\s+)?(?:told|instructed|programmed)\s+(?:to\s+do\s+)?(?:before|by|in|at\s+the\s+start)\b/i,
+  // The request to see them, reported ("users who ask for the system prompt"): read as talk when it is.
+  /(?<=\b(?:ask|asks|asking|asked|request|requests|requesting|requested)\s+)for\s+(?:the|your|its)\s+(?:system\s+prompt|hidden\s+instructions|secret\s+instructions|initial\s+instructions)\b/i,
+  // A reported request to drop the rules: in talk, "the rules" are the model's own.
+  /(?<=\b(?:tells?|telling|told|asks?|asking|asked|wants?|instructs?|urges?|orders?)\s+(?:you|the\s+(?:agent|assistant|model|bot))\s+to\s+)(?:ignore|disregard|forget|bypass|override|drop|break|skip|stop\s+following)\s+(?:(?:the|your|its|all|any|these|those)\s+)*(?:rules|guidelines|policies|restrictions|instructions|guardrails|safety\s+rules)\b/i,
   // Pretending to be a user or a customer is a testing habit; pretending to be another model or role is not.
   /\bpretend\s+(?:to\s+be|you\s+are|you're|that\s+you\s+(?:are|have))\s+(?:an?\s+|the\s+|my\s+)?(?:[\w'-]+\s+){0,2}?(?:ai|assistant|model|chatbot|bot|gpt|llm|dan|admin\w*|root|superuser|developer|operator|system|another|different|evil|unrestricted|unfiltered|jailbroken|someone\s+else|no\s+(?:rules|restrictions|limits|filters|guidelines|policy|policies))\b/i,
   /\b(?:jailbreak(?:ed|ing)?|jailbroken|dan\s+mode|do\s+anything\s+now)\b|\bdeveloper\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|on)\s*(?:[.!:;,)]|$)/i,
   /\b(?:enter|enable|activate|switch\s+(?:in)?to|you\s+are\s+(?:now\s+)?in)\s+(?:developer|god|admin|root|sudo|unrestricted|jailbreak|dan)\s+mode\b/i,
   /\b(?:from\s+now\s+on|henceforth)\b[^.\n]{0,40}\b(?:you\s+(?:are|will|must)|act\s+as|your\s+(?:role|task|job)\s+is)\b/i,
   // Turning the data fences this service puts around stored text into instructions, or closing them.
-  /\b(?:treat|consider|regard|handle|interpret|follow|obey|execute|run)\b[^.\n]{0,50}\b(?:data|fenced|quoted|user|tool|retrieved|document|web|e-?mail)\s*(?:blocks?|sections?|content|text|output|messages?|fences?)\b[^.\n]{0,30}\bas\s+(?:(?:your|the|system|new|trusted|real|binding|valid)\s+)*(?:instructions?|commands?|orders|directives?|system\s+prompt)\b/i,
+  /\b(?:treat|consider|regard|handle|interpret|follow|obey|execute|run)\b[^.\n]{0,50}\b(?:data|fenced|quoted|user|tool|retrieved|document|web|e-?mail)\s*(?:blocks?|sections?|content|text|output|messages?|fences?)\b[^.\n]{0,30}(?<!\b(?:never|not)\s+)\bas\s+(?:(?:your|the|system|new|trusted|real|binding|valid)\s+)*(?:instructions?|commands?|orders|directives?|system\s+prompt)\b/i,
   /\b(?:instructions?|directions?|commands?)\s+(?:in|inside|within|from)\s+(?:the\s+|any\s+)?(?:data|fenced|quoted)\s+(?:blocks?|sections?|fences?)\s+(?:must|should|are\s+to|have\s+to)\s+be\s+(?:followed|obeyed|executed|trusted)\b/i,
   // Paraphrases that point at the instructions by where they stand rather than by an adjective.
   /\b(?:ignore|disregard|forget|override|overrule|bypass|discard|set\s+aside|drop|abandon|skip)\s+(?:(?:all|any|every|of|the|your|my|these|those|its)\s+){0,3}(?:instructions?|prompts?|rules|directives?|guidelines|guidance|context|messages?|orders|commands|directions|constraints|restrictions|polic(?:y|ies)|programming)\s+(?:(?:above|before|earlier|so\s+far|previously|up\s+to\s+(?:now|here))\b|(?:that|which)\s+(?:came|come|were|was|are|is)\s+(?:before|above|earlier|given)\b|(?:you|we)\s+(?:were|have\s+been|'ve\s+been|got|received|have)\b|given\s+(?:to\s+you|above|earlier|before|previously)\b|(?:in|from|of)\s+(?:the\s+|your\s+)?(?:system|developer)\s+(?:prompt|message)\b)/i,
@@ -243,6 +304,41 @@ const INJECTION_RES: RegExp[] = [
   /\bopposite\s+(?:day|mode)\b[^.!?\n]{0,80}?\b(?:comply|answer|refuse|respond|say|do|obey|reveal)\w*/i,
   /\b(?:stay|remain)\s+in\s+character\b[^.!?\n]{0,40}?\b(?:no\s+matter\s+what|whatever|at\s+all\s+costs|even\s+if|always)\b|\b(?:never|don't|do\s+not)\s+break\s+character\b/i,
 ];
+
+// Role-play read as a frame and a payload near each other, in any words and across sentences: a
+// game, story, persona or hypothetical, and in it a model without rules, rules switched off, a
+// how-to for getting past a control, or something done unnoticed. The payloads are ones ordinary
+// advice does not carry ("simulate the API without rate limits" has no frame-worthy payload).
+const FRAME_RE =
+  /\b(?:let'?s\s+(?:play|pretend|imagine|say|do|write|role-?\s?play)|games?|stor(?:y|ies)|novels?|screenplay|script|fiction\w*|fanfic\w*|fan\s+fiction|tales?|fables?|poem|(?:short|stage|radio)\s+play|play\s+(?:where|in\s+which|about)|scenes?|improv\w*|sketch|role-?\s?play\w*|rpg|personas?|characters?|pretend\w*|imagin\w*|suppos\w*|hypothetic\w*|in\s+theory|theoretically|thought\s+experiment|simulat\w*|emulat\w*|(?:parallel|alternate|alternative)\s+(?:world|universe|reality|timeline)|fictional|make-?believe|what\s+if|dream\w*|act(?:ing)?\s+as|take\s+on\s+(?:the\s+|a\s+)?(?:role|persona|part)|play(?:ing)?\s+(?:as|the\s+(?:role|part))|from\s+(?:now|here|this\s+(?:point|moment))\s+on|(?:stay|remain)\s+in\s+character|alter\s+ego|evil\s+twin|version\s+of\s+(?:you|yourself)|you\s+are\s+(?:now\s+)?(?:two|an?|the)\s+(?:[\w'-]+\s+){0,2}?(?:ais?|assistants?|bots?|models?|chatbots?|characters?)|you(?:'re|\s+are)\s+(?:now\s+)?"[^"\n]{1,30}"|you(?:'re|\s+are)\s+(?:now\s+)?'[^'\n]{1,30}'|you\s+are\s+now\s+in\s+\W?[\w-]+\W?\s+mode)(?![\w])/gi;
+const MODEL_UNBOUND =
+  "\\b(?:unrestricted|unfiltered|uncensored|unbound|jailbroken|amoral|unethical|unaligned|unchained|unshackled|unleashed|lawless|rule-?less|filter-?less)\\b" +
+  "|\\b(?:no|zero|without(?:\\s+any)?|free\\s+(?:of|from)(?:\\s+(?:all|any))?|ignores?|ignoring|shed(?:s|ding)?(?:\\s+(?:every|all|any|its|their|her|his))?|none\\s+of\\s+(?:your|the|its|their)|not\\s+(?:bound|restricted|limited|governed)\\s+by(?:\\s+any)?|(?:doesn't|does\\s+not|don't|do\\s+not)\\s+(?:have|follow|obey|care\\s+about)(?:\\s+any)?)\\s+(?:[\\w']+\\s+){0,3}?(?:rules?|restrictions?|filters?|guidelines?|guardrails?|polic(?:y|ies)|ethics|morals|morality|censorship|principles|safety\\s+(?:rules|guidelines|filters|settings|features))\\b" +
+  "|\\b(?:can|will|could|would)\\s+do\\s+anything\\b|\\b(?:answers?|says?|tells?|writes?)\\s+anything\\b(?!\\s+(?:about|on|regarding|related))|\\bnever\\s+(?:refuses?|says\\s+no|declines?|holds?\\s+back)\\b|\\banything\\s+goes\\b" +
+  "|\\b(?:freed|liberated|released)\\s+from\\b|\\bno\\s+longer\\s+bound\\b|\\bopposite\\s+(?:day|mode|game)\\b|\\bDAN\\b" +
+  "|\\b(?:developer|god|evil|chaos|jailbreak|unrestricted|unfiltered|unlocked|sudo)\\s+mode\\b|\\b(?:evil|rogue|malicious|rebel|dark)\\s+(?:ai|assistant|bot|chatbot|model|twin|version)\\b";
+// Rules switched off, suspended or turned into their opposite.
+const RULES_OFF =
+  "\\b(?:rules?|restrictions?|guidelines?|polic(?:y|ies)|filters?|guardrails?|censorship|ethics|morals|safety(?:\\s+(?:settings|features|filters|rules|guidelines|layer|systems?))?|content\\s+(?:rules|polic(?:y|ies)|filters))\\s+(?:[\\w']+\\s+){0,4}?(?:(?:are|is|were|was|have\\s+been|has\\s+been|get|got|being|become|becomes)\\s+)?(?:now\\s+)?(?:suspended|lifted|switched\\s+off|turned\\s+off|disabled|removed|gone|void|waived|deactivated|paused|don't\\s+apply|do\\s+not\\s+apply|no\\s+longer\\s+apply|(?:means?|becomes?|is|are)\\s+(?:its|the|their)\\s+(?:reverse|opposite))\\b";
+// A how-to for getting past a control, or for doing something unnoticed.
+const HOW_TO_HARM =
+  "\\b(?:how\\s+(?:to\\s+|(?:[\\w']+\\s+){1,3}?)|step\\s+by\\s+step|steps?\\s+(?:to|for)|exactly\\s+how|in\\s+detail|walk(?:s|ing)?\\s+(?:me|us|them|the\\s+\\w+)\\s+through)\\b[^\\n]{0,60}?\\b(?:bypass|disabl|defeat|evad|circumvent|hack|crack|break\\s+into|steal|exploit|get\\s+(?:past|around|round|through)|forg(?:e|ing)|launder|pick|turn\\s+off|switch\\s+off|fool|trick|spoof|skim|clon(?:e|ing)|phish|smuggl|counterfeit|dodge|sneak\\s+past|jailbreak|tamper|falsif|fake)\\w*" +
+  "|\\bwithout\\s+(?:anyone|anybody|them|the\\s+\\w+|being)\\s+(?:noticing|knowing|finding\\s+out|seeing|detected|caught|noticed)\\b";
+const ROLE_PAYLOAD_RE = new RegExp(`${MODEL_UNBOUND}|${RULES_OFF}|${HOW_TO_HARM}`, "gi");
+/** How far apart (in characters) a frame and its payload may stand. */
+const ROLE_REACH = 220;
+
+function rolePlaySpans(text: string): Array<[number, number]> {
+  const frames = [...text.matchAll(FRAME_RE)];
+  if (!frames.length) return [];
+  const spans: Array<[number, number]> = [];
+  for (const p of text.matchAll(ROLE_PAYLOAD_RE)) {
+    const pEnd = p.index + p[0].length;
+    const f = frames.find((f) => Math.abs(f.index - p.index) <= ROLE_REACH);
+    if (f) spans.push([Math.min(f.index, p.index), Math.max(f.index + f[0].length, pEnd)]);
+  }
+  return spans;
+}
 
 // A role line, tag or label in stored text forges the structure of the prompt it is injected into:
 // a fake `System:` or `### Assistant -` line, `[SYSTEM]`, chat-template tokens, a closing
@@ -280,10 +376,19 @@ function forgesStructure(text: string, readings: readonly string[], chat: boolea
 function injectionSpans(text: string): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   for (const m of text.matchAll(OVERRIDE_RE)) {
-    const words = m[1]!.toLowerCase().trim().split(/\s+/);
-    if (/^(?:guardrails|programming)$/i.test(m[2]!) || words.some((w) => POINTED.has(w))) spans.push([m.index, m.index + m[0].length]);
+    const [, verb, scope, target] = m as unknown as [string, string, string, string];
+    // Queues drop their previous messages and builds break their limits: these verbs need a target only a model has.
+    if (
+      /^(?:drop|ditch|scrap|throw out|toss|break)$/i.test(verb) &&
+      /^(?:messages?|context|training|filters|limits|orders|commands)$/i.test(target)
+    )
+      continue;
+    const words = scope.toLowerCase().trim().split(/\s+/);
+    if (/^(?:guardrails|programming|conditioning)$/i.test(target) || words.some((w) => POINTED.has(w)))
+      spans.push([m.index, m.index + m[0].length]);
   }
   for (const re of INJECTION_GLOBAL) for (const m of text.matchAll(re)) spans.push([m.index, m.index + m[0].length]);
+  spans.push(...rolePlaySpans(text));
   return spans;
 }
 
@@ -315,7 +420,7 @@ const REPORTING_RE = new RegExp(
   "i",
 );
 const RESIST_RE =
-  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:injection|jailbreak|attack|phishing)\s+attempts?|social\s+engineering|prompt\s+injection|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:ordinary|plain|normal|user)\s+(?:input|text|data)|keep\s+to\s+(?:the\s+)?policy|recogni[sz]\w*|detect\w*|red-?team\w*|notif\w*|spam|phishing|mark\s+(?:it|them|this|that)\s+as|suspicious|malicious|hostile|warn\w*|close\s+(?:it|them|the\s+\w+)|(?:ignore|discard|drop|delete)\s+(?:it|them|the\s+(?:ticket|message|request|email|mail|page|document|text|comment|attempt)))\b/i;
+  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\w*\s+(?:it|them|this|that|(?:the\s+|its\s+|their\s+)?(?:\w+\s+){1,2})as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:can't|cannot|can\s+not|won't|will\s+not|must\s+not|do\s+not|don't|never)\s+(?:share|reveal|disclose|give\s+out|show|change|hand\s+over)|(?:injection|jailbreak|attack|phishing)\s+attempts?|social\s+engineering|prompt\s+injection|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:ordinary|plain|normal|user)\s+(?:input|text|data)|keep\s+to\s+(?:the\s+)?policy|recogni[sz]\w*|detect\w*|red-?team\w*|notif\w*|spam|phishing|mark\s+(?:it|them|this|that)\s+as|suspicious|malicious|hostile|warn\w*|close\s+(?:it|them|the\s+\w+)|(?:ignore|discard|drop|delete)\s+(?:it|them|the\s+(?:ticket|message|request|email|mail|page|document|text|comment|attempt)))\b/i;
 const ASSENT_RE =
   /(?<!\b(?:not|never|don't|dont|refuse\s+to|won't)\s+)\b(?:comply|obey|do\s+(?:so|it|as\s+(?:asked|told|instructed|it\s+says))|go\s+along|follow\s+(?:it|them|the\s+request|those|these|that))\b/i;
 
@@ -343,7 +448,7 @@ function onlyMentionsInjection(text: string): boolean {
 // dressed as talk go along somewhere outside the reported words: they approve, answer freely,
 // carry on as the persona, call the request legitimate, or do something "then" or "after".
 const GOES_ALONG_RE =
-  /(?<!\b(?:not|never|don't|dont|no|refuse\s+to|won't|without|cannot|can't)\s+)\b(?:ignor\w*(?!\s+(?:it|them|the\s+(?:ticket|message|request|email|mail|page|document|text|comment|attempt)s?)\b)|disregard\w*(?!\s+(?:it|them)\b)|forget\w*|forgot|bypass\w*|overrid\w*|overrule\w*|skip\w*|disabl\w*|unlock\w*|reveal\w*|disclos\w*|leak\w*|obey\w*|compl(?:y|ies|ied|ying|iance)|approv\w*|grant\w*|pretend\w*|act\s+as|(?:answer|respond|repl(?:y|ies|ied|ying))\w*\s+(?:as|freely|without|anything|everything|fully)|follow(?:s|ed|ing)?\b(?!\s+(?:(?:the|our|company|its\s+own|your\s+own)\s+)?(?:policy|policies|rules|guidelines|procedure|process|runbook|playbook))|carr(?:y|ies|ied|ying)\s+out|execut\w+|perform\w*|proceed\w*|continu\w*\s+as|keep\s+(?:going|acting|answering|playing)|go(?:es)?\s+ahead|(?:do|does|did|done|doing)\s+(?:so|it|that|as|what)|(?:continu|keep|stay|remain|go)\w*\s+(?:\w+\s+){0,3}?as\s+(?!usual|normal|before|planned|always|expected|documented)\w+|after\s+(?:you|it|the\s+agent)\s+(?:have|has|had)\b|(?:is|are|was|were)\s+(?:right|correct|legitimate|authori[sz]ed|trusted|genuine|valid|allowed|fine|ok|okay|safe|harmless|normal|an?\s+admin\w*|admins?|from\s+(?:an?\s+|our\s+|the\s+)?(?:admin|qa|team|staff|operator|owner|developer)\w*)|(?:fine|ok|okay|safe|allowed)\s+to|normal\s+request|include\w*\s+(?:the|your|its)\s+(?:system\s+)?(?:prompt|instructions)|after\s+\w+ing|while\s+(?:you|it|the\s+agent)|until|as\s+long\s+as|once\s+you|(?:and\s+)?then\s+(?!escalat|report|flag|refus|declin|notif|alert|block|quarantin|log|ask|tell|stop|continue\s+with|keep\s+following|return\s+to|move\s+on)\w+|however\s+(?:they|the\s+\w+|you|he|she)\s+(?:want|like|ask)\w*|whatever\s+(?:they|the\s+\w+|he|she)\s+(?:want|ask|say)\w*|(?:suspend|lift|waiv|void|cancel|revok)\w*|unless|except|but\s+(?:still|then|also))\b/i;
+  /(?<!\b(?:not|never|don't|dont|no|refuse\s+to|won't|without|cannot|can't)\s+)\b(?:ignor\w*(?!\s+(?:it|them|the\s+(?:ticket|message|request|email|mail|page|document|text|comment|attempt)s?)\b)|disregard\w*(?!\s+(?:it|them)\b)|forget\w*|forgot|bypass\w*|overrid\w*|overrule\w*|skip\w*|disabl\w*|unlock\w*|reveal\w*|disclos\w*|leak\w*|shar(?:e|es|ed|ing)\s+(?:it|them|that|this|(?:the|your)\s+(?:system\s+)?(?:prompt|instructions))|past(?:e|es|ed|ing)\s+(?:it|them|that|this|the\s+\w+)|obey\w*|compl(?:y|ies|ied|ying|iance)|approv\w*|grant\w*|pretend\w*|act\s+as|(?:answer|respond|repl(?:y|ies|ied|ying))\w*\s+(?:as|freely|without|anything|everything|fully)|follow(?:s|ed|ing)?\b(?!\s+(?:(?:the|our|company|its\s+own|your\s+own)\s+)?(?:policy|policies|rules|guidelines|procedure|process|runbook|playbook))|carr(?:y|ies|ied|ying)\s+out|execut\w+|perform\w*|proceed\w*|continu\w*\s+as|keep\s+(?:going|acting|answering|playing)|go(?:es)?\s+ahead|(?:do|does|did|done|doing)\s+(?:so|it|that|as|what)|(?:continu|keep|stay|remain|go)\w*\s+(?:\w+\s+){0,3}?as\s+(?!usual|normal|before|planned|always|expected|documented)\w+|after\s+(?:you|it|the\s+agent)\s+(?:have|has|had)\b|(?:is|are|was|were)\s+(?:right|correct|legitimate|authori[sz]ed|trusted|genuine|valid|allowed|fine|ok|okay|safe|harmless|normal|verified|approved|sanctioned|exempt|(?:\w+\s+)?staff|(?:\w+\s+)?employees|insiders|auditors|an?\s+admin\w*|admins?|from\s+(?:an?\s+|our\s+|the\s+)?(?:admin|qa|team|staff|operator|owner|developer)\w*)|(?:fine|ok|okay|safe|allowed)\s+to|normal\s+request|(?:stay|remain|keep\s+being|continue\s+being|be)\s+(?:DAN|in\s+character|(?:the|that|this)\s+(?:persona|character)|unrestricted|unfiltered|jailbroken)|(?:they|it|that|those|these)\s+(?:do\s+|really\s+|indeed\s+|truly\s+)?(?:no\s+longer\s+apply|(?:are|is)\s+(?:now\s+)?(?:void|cancel+ed|lifted|suspended|obsolete))|include\w*\s+(?:the|your|its)\s+(?:system\s+)?(?:prompt|instructions)|after\s+\w+ing|while\s+(?:you|it|the\s+agent)|until|as\s+long\s+as|once\s+you|(?:and\s+)?then\s+(?!escalat|report|flag|refus|declin|notif|alert|block|quarantin|log|ask|tell|stop|continue\s+with|keep\s+following|return\s+to|move\s+on)\w+|however\s+(?:they|the\s+\w+|you|he|she)\s+(?:want|like|ask)\w*|whatever\s+(?:they|the\s+\w+|he|she)\s+(?:want|ask|say)\w*|(?:suspend|lift|waiv|void|cancel|revok)\w*|unless|except|but\s+(?:still|then|also))\b/i;
 
 /**
  * Whether injection wording is only reported and resisted (see onlyMentionsInjection) with nothing
@@ -551,7 +656,8 @@ export function findUrls(text: string): string[] {
   const found: string[] = [];
   for (const m of text.matchAll(SCHEME_URL_RE)) {
     const host = (m[1] ?? "").replace(/^[^@]*@/, "").replace(/:\d+$/, "");
-    if (!RESERVED_HOST_RE.test(host)) found.push(m[0]);
+    // `https://...` and `https://<host>` are placeholders: a host has letters or digits.
+    if (!RESERVED_HOST_RE.test(host) && /^[\p{L}\p{N}[]/u.test(host)) found.push(m[0]);
   }
   for (const m of text.matchAll(PSEUDO_URL_RE)) found.push(m[0]);
   for (const m of text.matchAll(WWW_RE)) found.push(m[0]);
@@ -602,30 +708,19 @@ function isPublicIp(ip: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // encoded payloads
 
-const B64_RUN_RE = /[A-Za-z0-9+/_-]{40,}={0,2}/g;
-
-/**
- * Long identifiers and paths also consist of base64 characters, so a run must look random: mixed
- * case, a digit or base64 symbol, and per-character entropy that identifiers do not reach
- * (measured: identifiers and paths of this length sit at 3.9 to 4.3 bits, base64 at 4.6 and up).
- */
-function hasEncodedPayload(text: string): boolean {
-  for (const [run] of text.matchAll(B64_RUN_RE)) {
-    if (!/[A-Z]/.test(run) || !/[a-z]/.test(run) || !/[0-9+/=]/.test(run)) continue;
-    if (run.includes("/") && run.split("/").every((seg) => /^[A-Za-z_][A-Za-z_-]*\d{0,3}$/.test(seg))) continue;
-    if (entropy(run) >= 4.4) return true;
-  }
-  return hidesText(text);
-}
-
 // Pieces of one base64 string, split by quotes, plus signs or spaces so that no single run looks
-// random, are joined again and decoded: readable text inside is a hidden message. Each piece must
-// look encoded (a digit, a symbol or a capital after its first letter), which ordinary words do not.
+// random, are joined again and decoded. Each piece must look encoded (a digit, a symbol or a
+// capital after its first letter), which ordinary words do not.
 const B64_PIECE_RE = /^[A-Za-z0-9+/_-]{4,}={0,2}$/;
 const looksEncoded = (piece: string) => /[0-9+/=_-]/.test(piece) || /.[A-Z]/.test(piece);
 const HEX_RUN_RE = /\b(?:[0-9a-f]{2}){12,}\b/gi;
 
-function hidesText(text: string): boolean {
+/**
+ * A base64 or hex run that decodes to readable text is a hidden message, whatever it says. A run
+ * that decodes to random bytes (a hash, a key, an integrity digest) tells a model nothing; keys are
+ * judged as secrets, not here.
+ */
+function hasEncodedPayload(text: string): boolean {
   const pieces = text.split(/[\s"'`+,;|()[\]]+/);
   const usable = pieces.map((p) => B64_PIECE_RE.test(p) && looksEncoded(p));
   for (let i = 0; i < pieces.length; i++) {
@@ -638,28 +733,30 @@ function hidesText(text: string): boolean {
     }
   }
   for (const [run] of text.matchAll(HEX_RUN_RE)) {
-    if (isReadable(run.replace(/../g, (h) => String.fromCharCode(parseInt(h, 16))))) return true;
+    if (isReadable(utf8.decode(Uint8Array.from(run.match(/../g)!, (h) => parseInt(h, 16))))) return true;
   }
   return false;
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: false });
+
 function decodeBase64(s: string): string {
   const std = s.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
   if (std.length % 4 === 1 || !/^[A-Za-z0-9+/]*$/.test(std)) return "";
-  return atob(std + "=".repeat((4 - (std.length % 4)) % 4));
+  const binary = atob(std + "=".repeat((4 - (std.length % 4)) % 4));
+  return utf8.decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
 }
 
-/** Natural-language text: printable ASCII with several words. Random bytes almost never pass. */
+/**
+ * Natural-language text in any script: letters, marks, spaces and punctuation, with several words
+ * (or, in a script written without spaces, several characters). Random bytes almost never decode
+ * to valid UTF-8 this clean.
+ */
 function isReadable(s: string): boolean {
-  if (s.length < 12) return false;
-  const printable = s.match(/[\x20-\x7e]/g)?.length ?? 0;
-  return printable / s.length >= 0.95 && (s.match(/ /g)?.length ?? 0) >= 2 && /[a-z]{3}/i.test(s);
-}
-
-function entropy(s: string): number {
-  const counts = new Map<string, number>();
-  for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
-  let h = 0;
-  for (const n of counts.values()) h -= (n / s.length) * Math.log2(n / s.length);
-  return h;
+  const chars = [...s];
+  if (chars.length < 8 || s.includes("\ufffd")) return false;
+  const clean = s.match(/[\p{L}\p{M}\p{N}\p{P}\p{Zs}]/gu)?.length ?? 0;
+  if (clean / chars.length < 0.95) return false;
+  const unspaced = s.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Hangul}]/gu)?.length ?? 0;
+  return ((s.match(/ /g)?.length ?? 0) >= 2 && /\p{L}{3}/u.test(s) && s.length >= 12) || unspaced >= 6;
 }
