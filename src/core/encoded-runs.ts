@@ -1,8 +1,8 @@
 /**
  * Text a model decodes when asked to: base64, base32, hex (spaced, `\x`, `0x`), binary, decimal
  * character codes, URL and form encoding, HTML entities, `\u` escapes, Morse, Braille, upside-down
- * letters, the NATO spelling alphabet, rot13 and other letter shifts, Atbash, reversed text and
- * reversed word order. The filter reads each decoded text
+ * letters, the NATO spelling alphabet, octal escapes, quoted-printable, rot13 and other letter
+ * shifts, ROT47, Atbash, reversed text and reversed word order. The filter reads each decoded text
  * with the same checks as the plain one, so an instruction hidden this way is judged by what it
  * says, and an encoding named or shown as data ("a space becomes %20") decodes to nothing harmful.
  * Work is bounded: runs and readings are capped in length and number.
@@ -37,6 +37,9 @@ const MORSE_RE = /[.\-–—·•_−‐‑‒∙⋅・]{1,7}(?:(?:\s+|\s*[/|]\s
 /** Character codes written as decimal numbers (`73 103 110 …`), printable ASCII only. */
 const DECIMAL_RE = /(?<![\d.])(?:(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])(?:[\s,;]+|$)){8,}/g;
 const BRAILLE_RE = /[\u2801-\u28ff][\u2800-\u28ff\s]{7,}/g;
+/** Octal escapes (`\151\147…`) and quoted-printable bytes (`=49=67…`). */
+const OCTAL_RE = /(?:\\[0-3][0-7]{2}){8,}/g;
+const QUOTED_PRINTABLE_RE = /(?:=[0-9A-F]{2}){8,}/g;
 
 /**
  * A base64 run's text. A run glued to the letters before it ("ref:SWdub3Jl…" read as one run) is
@@ -182,6 +185,7 @@ function bestShift(text: string): string | null {
 }
 
 const rot13 = (s: string) => shift(s, 13);
+const rot47 = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(33 + ((c.charCodeAt(0) - 33 + 47) % 94)));
 const atbash = (s: string) => s.replace(/[a-z]/gi, (c) => String.fromCharCode((c <= "Z" ? 155 : 219) - c.charCodeAt(0)));
 
 // Braille cells of the 26 letters (dots 1-6 as bits of U+2800).
@@ -313,6 +317,26 @@ export function decodedReadings(text: string, opts: { letters?: boolean } = {}):
     add("bytes", bytesText((run.match(/[01]{8}/g) ?? []).map((b) => parseInt(b, 2))));
   }
   for (const [run] of input.matchAll(MORSE_RE)) add("bytes", decodeMorse(run));
+  for (const [run] of input.matchAll(OCTAL_RE))
+    add(
+      "bytes",
+      bytesText(
+        run
+          .slice(1)
+          .split("\\")
+          .map((o) => parseInt(o, 8)),
+      ),
+    );
+  for (const [run] of input.matchAll(QUOTED_PRINTABLE_RE))
+    add(
+      "bytes",
+      bytesText(
+        run
+          .slice(1)
+          .split("=")
+          .map((h) => parseInt(h, 16)),
+      ),
+    );
   for (const [run] of input.matchAll(DECIMAL_RE)) add("bytes", String.fromCharCode(...(run.match(/\d+/g) ?? []).map(Number)));
   for (const [run] of input.matchAll(BRAILLE_RE)) add("bytes", decodeBraille(run));
   for (const [run] of input.matchAll(NATO_RE)) add("bytes", decodeNato(run));
@@ -333,7 +357,11 @@ export function decodedReadings(text: string, opts: { letters?: boolean } = {}):
       plain.replace(/[\p{L}\p{M}]+/gu, (w) => [...w].reverse().join("")),
     );
     add("order", plain.split(/\s+/).reverse().join(" "));
-    if (englishScore(plain).hits < 3) add("letters", atbash(plain));
+    if (englishScore(plain).hits < 3) {
+      add("letters", atbash(plain));
+      // ROT47 turns letters into punctuation: only a text dense with it can be one.
+      if ((plain.match(/[!-/:-@[-`{-~]/g)?.length ?? 0) * 4 >= plain.length) add("letters", rot47(plain));
+    }
   }
   return out;
 }

@@ -269,9 +269,15 @@ const INJECTION_RES: RegExp[] = [
     "i",
   ),
   new RegExp(`\\b${WHO}\\s+(?:must|should|need|needs)\\s+(?:not|never)\\s+(?:to\\s+)?(?:know|find\\s+out|learn|hear|be\\s+told)\\b`, "i"),
+  new RegExp(
+    `\\b${WHO}\\s+(?:doesn't|does\\s+not|don't|do\\s+not|needn't|need\\s+not)\\s+(?:need\\s+to\\s+|have\\s+to\\s+)?(?:know|find\\s+out|hear|be\\s+told)\\s+(?:about|that|of)\\b`,
+    "i",
+  ),
   new RegExp(`${NOT_AFTER_NEG}\\b${REVEAL_VERB}\\s+${REVEAL_FILLER}${SECRET_NOUN}`, "i"),
   new RegExp(`${NOT_AFTER_NEG}\\b${RECITE_VERB}\\s+${REVEAL_FILLER}${SETUP_NOUN}`, "i"),
-  // Asking what the instructions are is asking for them.
+  // Asking what the instructions are is asking for them; so is having the text above them recited.
+  /\bwhat(?:'s|\s+is|\s+was)\s+(?:written\s+|said\s+|stated\s+)?(?:in|inside)\s+(?:your|the)\s+(?:system\s+(?:prompt|message)|instructions|prompt|hidden\s+instructions)\b/i,
+  /(?<!\b(?:never|not|don't|dont|won't|cannot|can't)\s+)\b(?:repeat|print|output|echo|recite|reveal|dump|spell\s+out|write\s+out)\s+(?:back\s+)?(?:everything|all(?:\s+of)?(?:\s+the)?\s+(?:text|words|lines)|the\s+(?:text|words|lines|content|conversation)|your\s+(?:first|initial)\s+(?:message|lines))\s+(?:above|before\s+(?:this|my)|preceding|so\s+far|from\s+the\s+(?:start|beginning))\b/i,
   /\b(?:what|which)\s+(?:(?:exactly|precisely)\s+)?(?:are|were|is|does|did|do)\s+(?:your|the)\s+(?:(?:exact|full|complete|original|initial|hidden|secret|current|real)\s+)*(?:system\s+(?:prompt|message|instructions)|instructions|prompt|directives)\b|\b(?:what|which)\s+instructions\s+(?:did|were|have)\s+(?:you|the\s+(?:developer|operator|system|company))\b|\bwhat\s+(?:were|have)\s+you\s+(?:been\s+)?(?:told|instructed|programmed)\s+(?:to\s+do\s+)?(?:before|by|in|at\s+the\s+start)\b/i,
   // The request to see them, reported ("users who ask for the system prompt"): read as talk when it is.
   /(?<=\b(?:ask|asks|asking|asked|request|requests|requesting|requested)\s+)for\s+(?:the|your|its)\s+(?:system\s+prompt|hidden\s+instructions|secret\s+instructions|initial\s+instructions)\b/i,
@@ -313,7 +319,7 @@ const FRAME_RE =
   /\b(?:let'?s\s+(?:play|pretend|imagine|say|do|write|role-?\s?play)|games?|stor(?:y|ies)|novels?|screenplay|script|fiction\w*|fanfic\w*|fan\s+fiction|tales?|fables?|poem|(?:short|stage|radio)\s+play|play\s+(?:where|in\s+which|about)|scenes?|improv\w*|sketch|role-?\s?play\w*|rpg|personas?|characters?|pretend\w*|imagin\w*|suppos\w*|hypothetic\w*|in\s+theory|theoretically|thought\s+experiment|simulat\w*|emulat\w*|(?:parallel|alternate|alternative)\s+(?:world|universe|reality|timeline)|fictional|make-?believe|what\s+if|dream\w*|act(?:ing)?\s+as|take\s+on\s+(?:the\s+|a\s+)?(?:role|persona|part)|play(?:ing)?\s+(?:as|the\s+(?:role|part))|from\s+(?:now|here|this\s+(?:point|moment))\s+on|(?:stay|remain)\s+in\s+character|alter\s+ego|evil\s+twin|version\s+of\s+(?:you|yourself)|you\s+are\s+(?:now\s+)?(?:two|an?|the)\s+(?:[\w'-]+\s+){0,2}?(?:ais?|assistants?|bots?|models?|chatbots?|characters?)|you(?:'re|\s+are)\s+(?:now\s+)?"[^"\n]{1,30}"|you(?:'re|\s+are)\s+(?:now\s+)?'[^'\n]{1,30}'|you\s+are\s+now\s+in\s+\W?[\w-]+\W?\s+mode)(?![\w])/gi;
 const MODEL_UNBOUND =
   "\\b(?:unrestricted|unfiltered|uncensored|unbound|jailbroken|amoral|unethical|unaligned|unchained|unshackled|unleashed|lawless|rule-?less|filter-?less)\\b" +
-  "|\\b(?:no|zero|without(?:\\s+any)?|free\\s+(?:of|from)(?:\\s+(?:all|any))?|ignores?|ignoring|shed(?:s|ding)?(?:\\s+(?:every|all|any|its|their|her|his))?|none\\s+of\\s+(?:your|the|its|their)|not\\s+(?:bound|restricted|limited|governed)\\s+by(?:\\s+any)?|(?:doesn't|does\\s+not|don't|do\\s+not)\\s+(?:have|follow|obey|care\\s+about)(?:\\s+any)?)\\s+(?:[\\w']+\\s+){0,3}?(?:rules?|restrictions?|filters?|guidelines?|guardrails?|polic(?:y|ies)|ethics|morals|morality|censorship|principles|safety\\s+(?:rules|guidelines|filters|settings|features))\\b" +
+  "|\\b(?:no|zero|without(?:\\s+any)?|free\\s+(?:of|from)(?:\\s+(?:all|any))?|ignores?|ignoring|shed(?:s|ding)?(?:\\s+(?:every|all|any|its|their|her|his))?|none\\s+of\\s+(?:your|the|its|their)|not\\s+(?:bound|restricted|limited|governed)\\s+by(?:\\s+any)?|(?:doesn't|does\\s+not|don't|do\\s+not)\\s+(?:have|follow|obey|care\\s+about)(?:\\s+any)?)\\s+(?:[\\w']+\\s+){0,3}?(?:rules?|restrictions?|filters?|guidelines?|guardrails?|polic(?:y|ies)|ethics|morals|morality|censorship|principles|laws|disclaimers|safety\\s+(?:rules|guidelines|filters|settings|features))\\b" +
   "|\\b(?:can|will|could|would)\\s+do\\s+anything\\b|\\b(?:answers?|says?|tells?|writes?)\\s+anything\\b(?!\\s+(?:about|on|regarding|related))|\\bnever\\s+(?:refuses?|says\\s+no|declines?|holds?\\s+back)\\b|\\banything\\s+goes\\b" +
   "|\\b(?:freed|liberated|released)\\s+from\\b|\\bno\\s+longer\\s+bound\\b|\\bopposite\\s+(?:day|mode|game)\\b|\\bDAN\\b" +
   "|\\b(?:developer|god|evil|chaos|jailbreak|unrestricted|unfiltered|unlocked|sudo)\\s+mode\\b|\\b(?:evil|rogue|malicious|rebel|dark)\\s+(?:ai|assistant|bot|chatbot|model|twin|version)\\b";
@@ -323,16 +329,19 @@ const RULES_OFF =
 // A how-to for getting past a control, or for doing something unnoticed.
 const HOW_TO_HARM =
   "\\b(?:how\\s+(?:to\\s+|(?:[\\w']+\\s+){1,3}?)|step\\s+by\\s+step|steps?\\s+(?:to|for)|exactly\\s+how|in\\s+detail|walk(?:s|ing)?\\s+(?:me|us|them|the\\s+\\w+)\\s+through)\\b[^\\n]{0,60}?\\b(?:bypass|disabl|defeat|evad|circumvent|hack|crack|break\\s+into|steal|exploit|get\\s+(?:past|around|round|through)|forg(?:e|ing)|launder|pick|turn\\s+off|switch\\s+off|fool|trick|spoof|skim|clon(?:e|ing)|phish|smuggl|counterfeit|dodge|sneak\\s+past|jailbreak|tamper|falsif|fake)\\w*" +
-  "|\\bwithout\\s+(?:anyone|anybody|them|the\\s+\\w+|being)\\s+(?:noticing|knowing|finding\\s+out|seeing|detected|caught|noticed)\\b";
+  "|\\bwithout\\s+(?:anyone|anybody|them|the\\s+\\w+|being)\\s+(?:noticing|knowing|finding\\s+out|seeing|detected|caught|noticed)\\b" +
+  "|\\b(?:how\\s+to|step\\s+by\\s+step|steps?\\s+(?:to|for)|recipe\\s+for|exactly\\s+how)\\b[^\\n]{0,40}?\\b(?:make|build|cook|brew|synthesi[sz]e|produce|assemble|write|code|create)\\s+(?:\\w+\\s+){0,2}?(?:bombs?|explosives?|meth\\w*|drugs|weapons?|guns?|poisons?|malware|ransomware|viruse?s?|keyloggers?|nerve\\s+agents?|napalm|ricin)\\b";
 const ROLE_PAYLOAD_RE = new RegExp(`${MODEL_UNBOUND}|${RULES_OFF}|${HOW_TO_HARM}`, "gi");
 /** How far apart (in characters) a frame and its payload may stand. */
 const ROLE_REACH = 220;
 
 function rolePlaySpans(text: string): Array<[number, number]> {
+  // Payloads are the rarer half in ordinary text: frames are looked for only where one stands.
+  const payloads = [...text.matchAll(ROLE_PAYLOAD_RE)];
+  if (!payloads.length) return [];
   const frames = [...text.matchAll(FRAME_RE)];
-  if (!frames.length) return [];
   const spans: Array<[number, number]> = [];
-  for (const p of text.matchAll(ROLE_PAYLOAD_RE)) {
+  for (const p of payloads) {
     const pEnd = p.index + p[0].length;
     const f = frames.find((f) => Math.abs(f.index - p.index) <= ROLE_REACH);
     if (f) spans.push([Math.min(f.index, p.index), Math.max(f.index + f[0].length, pEnd)]);
@@ -738,7 +747,7 @@ function hasEncodedPayload(text: string): boolean {
   return false;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: false });
+const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
 
 function decodeBase64(s: string): string {
   const std = s.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
