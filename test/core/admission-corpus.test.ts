@@ -10,6 +10,10 @@ import {
   ROUND2_INSTRUCTIONS,
   ROUND3_BENIGN,
   ROUND3_INSTRUCTIONS,
+  ROUND5_BENIGN,
+  ROUND5_INSTRUCTIONS,
+  ROUND6_BENIGN,
+  ROUND6_INSTRUCTIONS,
   TUNING_BENIGN,
   TUNING_INSTRUCTIONS,
 } from "../fixtures/admission-corpus";
@@ -69,7 +73,9 @@ const SETS = {
   "round 1 (tuned on since)": [ROUND1_INSTRUCTIONS, ROUND1_BENIGN],
   "round 2 (tuned on since)": [ROUND2_INSTRUCTIONS, ROUND2_BENIGN],
   "round 3 (tuned on since)": [ROUND3_INSTRUCTIONS, ROUND3_BENIGN],
-  "held out (round 4)": [HELD_OUT_INSTRUCTIONS, HELD_OUT_BENIGN],
+  "round 4 (held out until round 5's change)": [HELD_OUT_INSTRUCTIONS, HELD_OUT_BENIGN],
+  "round 5 (tuned on since)": [ROUND5_INSTRUCTIONS, ROUND5_BENIGN],
+  "held out (round 6)": [ROUND6_INSTRUCTIONS, ROUND6_BENIGN],
 } as const;
 
 /**
