@@ -28,7 +28,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
 const bytesText = (bytes: number[]) => utf8.decode(new Uint8Array(bytes));
 
 const B64_RE = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
-const B32_RE = /\b[A-Z2-7]{16,}={0,6}/g;
+/** Base32 in either case (a model reads `jbswy3dp` as well as `JBSWY3DP`), never mixed. */
+const B32_RE = /\b(?:[A-Z2-7]{16,}|[a-z2-7]{16,})={0,6}/g;
 /** Form encoding: words joined by plus signs (`ignore+all+previous`). */
 const PLUS_WORDS_RE = /[\p{L}\p{N}%'.,:-]+(?:\+[\p{L}\p{N}%'.,:-]+){3,}/gu;
 const HEX_BYTES_RE = /(?:(?:\\x|0x|%)?[0-9a-f]{2}(?:[\s,:;-]|\\x|0x|%)?){8,}/gi;
@@ -312,7 +313,7 @@ export function decodedReadings(text: string, opts: { letters?: boolean } = {}):
     if (pairs.length >= 8 && (solid.length % 2 === 0 || /[\s,:;\\%-]|0x/i.test(run)))
       add("bytes", bytesText(pairs.map((h) => parseInt(h, 16))));
   }
-  for (const [run] of input.matchAll(B32_RE)) add("bytes", decodeBase32(run));
+  for (const [run] of input.matchAll(B32_RE)) add("bytes", decodeBase32(run.toUpperCase()));
   for (const [run] of input.matchAll(BINARY_RE)) {
     add("bytes", bytesText((run.match(/[01]{8}/g) ?? []).map((b) => parseInt(b, 2))));
   }

@@ -2,7 +2,7 @@
  * The four injection intents a model follows in any language it reads: override earlier
  * instructions, reveal the system prompt, become an assistant without rules (told "you are now…",
  * or an AI named without rules), keep something from the user. English is read by the patterns in
- * poison.ts; this table covers 44 other languages. Each intent is a few kinds of word (verbs of
+ * poison.ts; this table covers 57 other languages. Each intent is a few kinds of word (verbs of
  * ignoring and forgetting in their imperative, polite and plural forms; nouns for instructions and
  * rules; previous, original, system; all and your), and word order varies (Japanese, Korean,
  * Turkish and the Indic languages put the verb last), so an intent is words of its kinds near one
@@ -90,6 +90,8 @@ interface Compiled {
   without: RegExp;
   /** A weak target governed by a pointed word right before it: "all the rules", "your rules", "所有规则". */
   governed: RegExp;
+  /** Targets of several words ("what you were told", "lo que te dijeron"): pointed by themselves. */
+  pointed: RegExp;
 }
 
 const COMPILED: Compiled[] = Object.entries(LEXICONS).map(([lang, lex]) => {
@@ -102,6 +104,8 @@ const COMPILED: Compiled[] = Object.entries(LEXICONS).map(([lang, lex]) => {
     `(?:${compiled.weakScope.source})\\p{L}*[\\s'-]*(?:\\p{L}{1,4}[\\s'-]+)?(?:${compiled.weakTarget.source})`,
     "gu",
   );
+  const phrases = terms("target").filter((t) => /[\s,]/.test(t.trim()));
+  compiled.pointed = phrases.length ? group(phrases) : /(?!)/gu;
   return compiled;
 });
 
@@ -132,11 +136,13 @@ function intends(lex: Compiled, sentence: string): boolean {
       lex.override,
       sentence,
       (w) =>
+        has(lex.pointed, w) ||
         (has(lex.target, w) && (has(lex.scope, w) || has(lex.weakScope, w))) ||
         (has(lex.weakTarget, w) && (has(lex.scope, w) || has(lex.governed, w))),
     ) ||
     near(lex.reveal, sentence, (w) => has(lex.secret, w)) ||
-    near(lex.persona, sentence, (w) => has(lex.unbound, w)) ||
+    // "from now on … no rules": the persona's freedom said with a plain "no" or "without" and a rule word.
+    near(lex.persona, sentence, (w) => has(lex.unbound, w) || (has(lex.without, w) && (has(lex.weakTarget, w) || has(lex.target, w)))) ||
     // "an AI without any rules": the persona named by what it is rather than by "you are now".
     near(lex.ai, sentence, (w) => has(lex.without, w) && (has(lex.weakTarget, w) || has(lex.target, w))) ||
     near(lex.hush, sentence, (w) => has(lex.user, w))
@@ -176,7 +182,7 @@ const ANCHORED: (keyof Lexicon)[] = ["override", "reveal", "persona", "hush", "w
 const ANCHORS = new Map<string, Set<number>>();
 Object.values(LEXICONS).forEach((lex, i) => {
   for (const k of ANCHORED) {
-    for (const raw of lex[k]) {
+    for (const raw of [...lex[k], ...(SHARED[k] ?? [])]) {
       const words =
         looseView(raw)
           .split("*")[0]!
