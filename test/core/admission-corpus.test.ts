@@ -14,6 +14,8 @@ import {
   ROUND5_INSTRUCTIONS,
   ROUND6_BENIGN,
   ROUND6_INSTRUCTIONS,
+  ROUND7_BENIGN,
+  ROUND7_INSTRUCTIONS,
   TUNING_BENIGN,
   TUNING_INSTRUCTIONS,
 } from "../fixtures/admission-corpus";
@@ -75,7 +77,8 @@ const SETS = {
   "round 3 (tuned on since)": [ROUND3_INSTRUCTIONS, ROUND3_BENIGN],
   "round 4 (held out until round 5's change)": [HELD_OUT_INSTRUCTIONS, HELD_OUT_BENIGN],
   "round 5 (tuned on since)": [ROUND5_INSTRUCTIONS, ROUND5_BENIGN],
-  "held out (round 6)": [ROUND6_INSTRUCTIONS, ROUND6_BENIGN],
+  "round 6 (tuned on since)": [ROUND6_INSTRUCTIONS, ROUND6_BENIGN],
+  "round 7 (tuned on since)": [ROUND7_INSTRUCTIONS, ROUND7_BENIGN],
 } as const;
 
 /**
