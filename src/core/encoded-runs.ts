@@ -1,8 +1,8 @@
 /**
  * Text a model decodes when asked to: base64, base32, hex (spaced, `\x`, `0x`), binary, decimal
  * character codes, URL and form encoding, HTML entities, `\u` escapes, Morse, Braille, upside-down
- * letters, the NATO spelling alphabet, octal escapes, quoted-printable, rot13 and other letter
- * shifts, ROT47, Atbash, reversed text and reversed word order. The filter reads each decoded text
+ * letters, the NATO spelling alphabet, octal escapes, quoted-printable, seven-bit binary, Pig Latin,
+ * rot13 and other letter shifts, ROT47, Atbash, reversed text and reversed word order. The filter reads each decoded text
  * with the same checks as the plain one, so an instruction hidden this way is judged by what it
  * says, and an encoding named or shown as data ("a space becomes %20") decodes to nothing harmful.
  * Work is bounded: runs and readings are capped in length and number.
@@ -32,11 +32,13 @@ const B64_RE = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
 const B32_RE = /\b(?:[A-Z2-7]{16,}|[a-z2-7]{16,})={0,6}/g;
 /** Form encoding: words joined by plus signs (`ignore+all+previous`). */
 const PLUS_WORDS_RE = /[\p{L}\p{N}%'.,:-]+(?:\+[\p{L}\p{N}%'.,:-]+){3,}/gu;
-const HEX_BYTES_RE = /(?:(?:\\x|0x|%)?[0-9a-f]{2}(?:[\s,:;-]|\\x|0x|%)?){8,}/gi;
+const HEX_BYTES_RE = /(?:(?:\\x|0x|%)?[0-9a-f]{2}(?:[\s,:;-]{1,3}|\\x|0x|%)?){8,}/gi;
 const BINARY_RE = /(?:[01]{8}[\s,]?){4,}/g;
+/** Seven-bit ASCII, each character its own group (`1001001 1100111 …`). */
+const BINARY7_RE = /(?<![01])(?:[01]{7}(?:[\s,]+|$)){6,}/g;
 const MORSE_RE = /[.\-–—·•_−‐‑‒∙⋅・]{1,7}(?:(?:\s+|\s*[/|]\s*)[.\-–—·•_−‐‑‒∙⋅・]{1,7}){5,}/g;
 /** Character codes written as decimal numbers (`73 103 110 …`), printable ASCII only. */
-const DECIMAL_RE = /(?<![\d.])(?:(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])(?:[\s,;]+|$)){8,}/g;
+const DECIMAL_RE = /(?<![\d.])(?:(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])(?:[\s,;.|/-]+|$)){8,}/g;
 const BRAILLE_RE = /[\u2801-\u28ff][\u2800-\u28ff\s]{7,}/g;
 /** Octal escapes (`\151\147…`) and quoted-printable bytes (`=49=67…`). */
 const OCTAL_RE = /(?:\\[0-3][0-7]{2}){8,}/g;
@@ -226,13 +228,36 @@ const UPSIDE_DOWN: Record<string, string> = {
   "‾": "_",
   "'": ",",
   ",": "'",
+  ן: "l",
+  "˥": "l",
+  Ԁ: "p",
+  "∀": "a",
+  Ɔ: "c",
+  Ǝ: "e",
+  Ⅎ: "f",
+  "⅁": "g",
+  ſ: "j",
+  "⊥": "t",
+  "∩": "u",
+  Λ: "v",
+  "⅄": "y",
+  Ɯ: "m",
 };
-const UPSIDE_DOWN_RE = /[ɐɔǝɟƃɥᴉɾʞꞁɯɹʇʌʍʎ]/g;
+const UPSIDE_DOWN_RE = /[ɐɔǝɟƃɥᴉɾʞꞁɯɹʇʌʍʎןԀ∀ƎℲ⅄]/g;
 const uprighted = (s: string) =>
   [...s]
     .reverse()
     .map((c) => UPSIDE_DOWN[c] ?? c)
     .join("");
+
+// Pig Latin: "ignoreway everyway uleray" (a vowel-led word takes "way", else its first consonants move behind "ay").
+const PIG_WORD_RE = /\b[a-z]+(?:way|ay)\b/gi;
+const unPig = (s: string) =>
+  s.replace(/\b([a-z]+?)(w?)ay\b/gi, (whole, stem: string, w: string) => {
+    if (w && /^[aeiou]/i.test(stem)) return stem;
+    const m = `${stem}${w}`.match(/^(.*?[aeiouy])([^aeiouy]+)$/i);
+    return m ? `${m[2]}${m[1]}` : whole;
+  });
 
 const NATO =
   "alfa alpha bravo charlie delta echo foxtrot golf hotel india juliett juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey whisky xray x-ray yankee zulu";
@@ -314,6 +339,8 @@ export function decodedReadings(text: string, opts: { letters?: boolean } = {}):
       add("bytes", bytesText(pairs.map((h) => parseInt(h, 16))));
   }
   for (const [run] of input.matchAll(B32_RE)) add("bytes", decodeBase32(run.toUpperCase()));
+  for (const [run] of input.matchAll(BINARY7_RE))
+    add("bytes", String.fromCharCode(...(run.match(/[01]{7}/g) ?? []).map((b) => parseInt(b, 2))));
   for (const [run] of input.matchAll(BINARY_RE)) {
     add("bytes", bytesText((run.match(/[01]{8}/g) ?? []).map((b) => parseInt(b, 2))));
   }
@@ -358,6 +385,7 @@ export function decodedReadings(text: string, opts: { letters?: boolean } = {}):
       plain.replace(/[\p{L}\p{M}]+/gu, (w) => [...w].reverse().join("")),
     );
     add("order", plain.split(/\s+/).reverse().join(" "));
+    if ((plain.match(PIG_WORD_RE)?.length ?? 0) >= 4) add("letters", unPig(plain));
     if (englishScore(plain).hits < 3) {
       add("letters", atbash(plain));
       // ROT47 turns letters into punctuation: only a text dense with it can be one.

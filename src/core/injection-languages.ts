@@ -2,7 +2,7 @@
  * The four injection intents a model follows in any language it reads: override earlier
  * instructions, reveal the system prompt, become an assistant without rules (told "you are now…",
  * or an AI named without rules), keep something from the user. English is read by the patterns in
- * poison.ts; this table covers 57 other languages. Each intent is a few kinds of word (verbs of
+ * poison.ts; this table covers 60 other languages. Each intent is a few kinds of word (verbs of
  * ignoring and forgetting in their imperative, polite and plural forms; nouns for instructions and
  * rules; previous, original, system; all and your), and word order varies (Japanese, Korean,
  * Turkish and the Indic languages put the verb last), so an intent is words of its kinds near one
@@ -90,18 +90,29 @@ interface Compiled {
   without: RegExp;
   /** A weak target governed by a pointed word right before it: "all the rules", "your rules", "所有规则". */
   governed: RegExp;
+  /**
+   * A weak target next to its scope, either side: "previous rules", "reglas anteriores", "之前的规定".
+   * Not across another noun: "the rules in the previous version" are a version's rules.
+   */
+  scoped: RegExp;
   /** Targets of several words ("what you were told", "lo que te dijeron"): pointed by themselves. */
   pointed: RegExp;
 }
+
+/**
+ * Between two words that belong together: the rest of the first word's inflection, then at most one
+ * short word (an article, a particle); in the unspaced scripts a particle or two (の, 的).
+ */
+const GAP = "(?:\\p{L}{0,2}|\\p{L}*[\\s'’,-]+(?:\\p{L}{1,4}[\\s'’-]+)?)";
 
 const COMPILED: Compiled[] = Object.entries(LEXICONS).map(([lang, lex]) => {
   const terms = (k: keyof Lexicon) => [...lex[k], ...(SHARED[k] ?? [])];
   const compiled = Object.fromEntries(
     (Object.keys(lex) as (keyof Lexicon)[]).map((k) => [k, group(terms(k), COMPOUNDING.has(lang) && NOUNS.has(k))]),
   ) as unknown as Compiled;
-  // The pointed word's inflection, then at most one short word (an article, a particle) before the noun.
-  compiled.governed = new RegExp(
-    `(?:${compiled.weakScope.source})\\p{L}*[\\s'-]*(?:\\p{L}{1,4}[\\s'-]+)?(?:${compiled.weakTarget.source})`,
+  compiled.governed = new RegExp(`(?:${compiled.weakScope.source})${GAP}(?:${compiled.weakTarget.source})`, "gu");
+  compiled.scoped = new RegExp(
+    `(?:${compiled.scope.source})${GAP}(?:${compiled.weakTarget.source})|(?:${compiled.weakTarget.source})${GAP}(?:${compiled.scope.source})`,
     "gu",
   );
   const phrases = terms("target").filter((t) => /[\s,]/.test(t.trim()));
@@ -138,7 +149,8 @@ function intends(lex: Compiled, sentence: string): boolean {
       (w) =>
         has(lex.pointed, w) ||
         (has(lex.target, w) && (has(lex.scope, w) || has(lex.weakScope, w))) ||
-        (has(lex.weakTarget, w) && (has(lex.scope, w) || has(lex.governed, w))),
+        has(lex.scoped, w) ||
+        has(lex.governed, w),
     ) ||
     near(lex.reveal, sentence, (w) => has(lex.secret, w)) ||
     // "from now on … no rules": the persona's freedom said with a plain "no" or "without" and a rule word.
