@@ -16,6 +16,8 @@ import {
   ROUND6_INSTRUCTIONS,
   ROUND7_BENIGN,
   ROUND7_INSTRUCTIONS,
+  ROUND8_BENIGN,
+  ROUND8_INSTRUCTIONS,
   TUNING_BENIGN,
   TUNING_INSTRUCTIONS,
 } from "../fixtures/admission-corpus";
@@ -79,6 +81,7 @@ const SETS = {
   "round 5 (tuned on since)": [ROUND5_INSTRUCTIONS, ROUND5_BENIGN],
   "round 6 (tuned on since)": [ROUND6_INSTRUCTIONS, ROUND6_BENIGN],
   "round 7 (tuned on since)": [ROUND7_INSTRUCTIONS, ROUND7_BENIGN],
+  "round 8 (tuned on since)": [ROUND8_INSTRUCTIONS, ROUND8_BENIGN],
 } as const;
 
 /**
