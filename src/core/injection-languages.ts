@@ -97,6 +97,8 @@ interface Compiled {
   scoped: RegExp;
   /** Targets of several words ("what you were told", "lo que te dijeron"): pointed by themselves. */
   pointed: RegExp;
+  /** Scopes of several words, relative clauses mostly ("que l'on t'a imposées"): read anywhere in the window. */
+  clause: RegExp;
 }
 
 /**
@@ -117,6 +119,8 @@ const COMPILED: Compiled[] = Object.entries(LEXICONS).map(([lang, lex]) => {
   );
   const phrases = terms("target").filter((t) => /[\s,]/.test(t.trim()));
   compiled.pointed = phrases.length ? group(phrases) : /(?!)/gu;
+  const clauses = terms("scope").filter((t) => /[\s,]/.test(t.trim()));
+  compiled.clause = clauses.length ? group(clauses) : /(?!)/gu;
   return compiled;
 });
 
@@ -150,7 +154,8 @@ function intends(lex: Compiled, sentence: string): boolean {
         has(lex.pointed, w) ||
         (has(lex.target, w) && (has(lex.scope, w) || has(lex.weakScope, w))) ||
         has(lex.scoped, w) ||
-        has(lex.governed, w),
+        has(lex.governed, w) ||
+        (has(lex.weakTarget, w) && has(lex.clause, w)),
     ) ||
     near(lex.reveal, sentence, (w) => has(lex.secret, w)) ||
     // "from now on … no rules": the persona's freedom said with a plain "no" or "without" and a rule word.
