@@ -384,7 +384,8 @@ export function decodedReadings(text: string, opts: { letters?: boolean } = {}):
       "letters",
       plain.replace(/[\p{L}\p{M}]+/gu, (w) => [...w].reverse().join("")),
     );
-    add("order", plain.split(/\s+/).reverse().join(" "));
+    // Words written back to front leave the capitalised first word last, with no full stop after it.
+    if (/\p{Lu}[\p{Ll}']*\s*$/u.test(plain) && !/[.!?)"'\]]\s*$/.test(plain)) add("order", plain.split(/\s+/).reverse().join(" "));
     if ((plain.match(PIG_WORD_RE)?.length ?? 0) >= 4) add("letters", unPig(plain));
     if (englishScore(plain).hits < 3) {
       add("letters", atbash(plain));
