@@ -18,6 +18,8 @@ import {
   ROUND7_INSTRUCTIONS,
   ROUND8_BENIGN,
   ROUND8_INSTRUCTIONS,
+  ROUND9_BENIGN,
+  ROUND9_INSTRUCTIONS,
   TUNING_BENIGN,
   TUNING_INSTRUCTIONS,
 } from "../fixtures/admission-corpus";
@@ -82,6 +84,7 @@ const SETS = {
   "round 6 (tuned on since)": [ROUND6_INSTRUCTIONS, ROUND6_BENIGN],
   "round 7 (tuned on since)": [ROUND7_INSTRUCTIONS, ROUND7_BENIGN],
   "round 8 (tuned on since)": [ROUND8_INSTRUCTIONS, ROUND8_BENIGN],
+  "round 9 (tuned on since)": [ROUND9_INSTRUCTIONS, ROUND9_BENIGN],
 } as const;
 
 /**
