@@ -141,6 +141,10 @@ function compile(lex: Lexicon, shared: Partial<Lexicon>, compounding: boolean, w
 
 const COMPILED: Compiled[] = Object.entries(LEXICONS).map(([lang, lex]) => compile(lex, SHARED, COMPOUNDING.has(lang)));
 
+/** "Don't tell the customer the date until it is confirmed": timing, not keeping it from them. */
+const UNTIL_RE =
+  /(?<![\p{L}])(?:until|till|finche|hasta que|jusqu'a ce que|bis|ate que|totdat|dopoki|dokud|пока не|до того как|まで|까지|直到|在.{0,12}之前)(?![\p{L}])/iu;
+
 /** Which intents' verbs may stand in a text; all of them unless told. */
 type Verbs = ReadonlySet<keyof Lexicon>;
 const ALL_VERBS: Verbs = new Set<keyof Lexicon>(["override", "reveal", "persona", "ai", "hush"]);
@@ -200,7 +204,7 @@ function intends(lex: Compiled, sentence: string, verbs: Verbs = ALL_VERBS): Reg
     any("persona", (w) => has(lex.unbound, w) || (has(lex.without, w) && (has(lex.weakTarget, w) || has(lex.target, w)))) ||
     // "an AI without any rules": the persona named by what it is rather than by "you are now".
     any("ai", (w) => has(lex.without, w) && (has(lex.weakTarget, w) || has(lex.target, w))) ||
-    any("hush", (w) => has(lex.user, w))
+    any("hush", (w) => has(lex.user, w) && !UNTIL_RE.test(w))
   );
 }
 

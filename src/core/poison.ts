@@ -234,6 +234,8 @@ const HUSH_NOT =
   "\\b(?:do\\s+not|don't|dont|never|must\\s+not|mustn't|should\\s+not|shouldn't|avoid|refrain\\s+from|no\\s+need\\s+to|not\\s+to)(?:\\s+(?:ever|even))?";
 const WHO =
   "(?:the\\s+|your\\s+|our\\s+|any\\s+|this\\s+|that\\s+)?(?:end[\\s-]+)?(?:user|human|operator|owner|customer|client|requester|caller|account\\s+holder|cardholder)s?";
+/** "Don't tell customers it has shipped until the carrier confirms": timing, not keeping it from them. */
+const NOT_YET = "(?![^.;\\n]{0,80}\\b(?:until|till)\\b)";
 /** What goes wrong for a customer, and is kept from them. */
 const INCIDENT =
   "(?:payments?|charges?|refunds?|breach(?:es)?|failures?|outages?|incidents?|problems?|issues?|mistakes?|leaks?|loss(?:es)?|fees?|fact|truth|news|delays?|cancell?ations?|chargebacks?|overcharges?|deletions?|errors?|suspensions?|bans?|closures?|terminations?|freezes?)";
@@ -284,7 +286,10 @@ const INJECTION_RES: RegExp[] = [
   /\b(?:new|updated|real|actual|true|revised|additional|override)\s+(?:system\s+)?instructions?\s*:/i,
   /\bsystem\s+(?:prompt|message|override)\s*:/i,
   // Keeping something from the user. "Don't tell users whether the password or the name was wrong" withholds which, from everyone alike.
-  new RegExp(`${HUSH_NOT}\\s+(?:tell|inform|notify|alert|warn|update)(?:ing)?\\s+${WHO}\\b(?!\\s+whether\\b[^.\\n]{0,80}\\bor\\b)`, "i"),
+  new RegExp(
+    `${HUSH_NOT}\\s+(?:tell|inform|notify|alert|warn|update)(?:ing)?\\s+${WHO}\\b(?!\\s+whether\\b[^.\\n]{0,80}\\bor\\b)${NOT_YET}`,
+    "i",
+  ),
   new RegExp(`${HUSH_NOT}\\s+(?:mention|reveal|disclose|say|admit|explain|report)(?:ing)?\\s+(?:anything\\s+)?to\\s+${WHO}\\b`, "i"),
   new RegExp(
     `\\b(?:say|tell|reveal|mention|disclose)\\s+nothing\\s+(?:[\\w']+\\s+){0,3}?(?:to|with)\\s+${WHO}\\b|\\b(?:keep\\s+quiet|stay\\s+(?:quiet|silent)|keep\\s+mum)\\s+(?:[\\w']+\\s+){0,4}?(?:to|with|toward|around)\\s+${WHO}\\b`,
@@ -381,7 +386,7 @@ const MODEL_UNBOUND =
   "|\\b(?:developer|god|evil|chaos|jailbreak|unrestricted|unfiltered|unlocked|sudo)\\s+mode\\b|\\b(?:evil|rogue|malicious|rebel|dark)\\s+(?:ai|assistant|bot|chatbot|model|twin|version)\\b";
 // Rules switched off, suspended or turned into their opposite.
 const RULES_OFF =
-  "\\b(?:rules?|restrictions?|guidelines?|polic(?:y|ies)|filters?|guardrails?|censorship|ethics|morals|safety(?:\\s+(?:settings|features|filters|rules|guidelines|layer|systems?))?|content\\s+(?:rules|polic(?:y|ies)|filters))\\s+(?:[\\w']+\\s+){0,4}?(?:(?:are|is|were|was|have\\s+been|has\\s+been|get|got|being|become|becomes)\\s+)?(?:now\\s+)?(?:suspended|lifted|switched\\s+off|turned\\s+off|disabled|removed|gone|void|waived|deactivated|paused|off|deleted|erased|wiped|revoked|abolished|cancell?ed|(?:just|only|merely|simply)\\s+(?:suggestions|optional|recommendations|guidelines)|optional|don't\\s+apply|do\\s+not\\s+apply|no\\s+longer\\s+apply|don't\\s+exist|do\\s+not\\s+exist|no\\s+longer\\s+exist|aren't\\s+there|are\\s+not\\s+there|(?:means?|becomes?|is|are)\\s+(?:its|the|their)\\s+(?:reverse|opposite))\\b";
+  "\\b(?:rules?|restrictions?|guidelines?|polic(?:y|ies)|filters?|guardrails?|censorship|ethics|morals|safety(?:\\s+(?:settings|features|filters|rules|guidelines|layer|systems?))?|content\\s+(?:rules|polic(?:y|ies)|filters))\\s+(?:[\\w']+\\s+){0,4}?(?:(?:are|is|were|was|have\\s+been|has\\s+been|get|got|being|become|becomes)\\s+)?(?:now\\s+)?(?:suspended|lifted|switched\\s+off|turned\\s+off|disabled|removed|gone|void|waived|deactivated|paused|off|deleted|erased|wiped|revoked|abolished|cancell?ed|(?:just|only|merely|simply)\\s+(?:suggestions|optional|recommendations|guidelines)|optional|don't\\s+apply|do\\s+not\\s+apply|no\\s+longer\\s+apply|don't\\s+exist|do\\s+not\\s+exist|no\\s+longer\\s+exist|aren't\\s+there|are\\s+not\\s+there|(?:means?|becomes?|is|are)\\s+(?:its|the|their)\\s+(?:reverse|opposite)|reversed|inverted|flipped|turned\\s+upside\\s+down)\\b";
 // A how-to for getting past a control, or for doing something unnoticed.
 const HOW_TO_HARM =
   "\\b(?:how\\s+(?:to\\s+|(?:[\\w']+\\s+){1,3}?)|step\\s+by\\s+step|steps?\\s+(?:to|for)|exactly\\s+how|in\\s+detail|walk(?:s|ing)?\\s+(?:me|us|them|the\\s+\\w+)\\s+through)\\b[^\\n]{0,60}?\\b(?:bypass|disabl|defeat|evad|circumvent|hack|crack|break(?:s|ing)?\\s+into|steal|exploit|get(?:s|ting)?\\s+(?:past|around|round|through)|forg(?:e|ing)|launder|pick|turn\\s+off|switch\\s+off|fool|trick|spoof|skim|clon(?:e|ing)|phish|smuggl|counterfeit|dodge|sneak(?:s|ing)?\\s+past|jailbreak|tamper|falsif|fake)\\w*" +
@@ -406,7 +411,13 @@ function rolePlaySpans(text: string): Array<[number, number]> {
   for (const p of payloads) {
     const pEnd = p.index + p[0].length;
     const f = frames.find((f) => Math.abs(f.index - p.index) <= ROLE_REACH);
-    if (f) spans.push([Math.min(f.index, p.index), Math.max(f.index + f[0].length, pEnd)]);
+    if (!f) continue;
+    // A frame that names what a quotation holds ("role-play prompts like 'you have no rules'") is talk
+    // about the quotation: the span starts where it opens.
+    const between = f.index < p.index ? text.slice(f.index + f[0].length, p.index) : "";
+    const quote = between.search(/(?<=^|[\s(:])["'«“‘]/);
+    if (quote >= 0) spans.push([f.index + f[0].length + quote, pEnd]);
+    else spans.push([Math.min(f.index, p.index), Math.max(f.index + f[0].length, pEnd)]);
   }
   return spans;
 }
@@ -504,7 +515,7 @@ const REPORTING_RE = new RegExp(
   "i",
 );
 const RESIST_RE =
-  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\w*\s+(?:it|them|this|that|(?:the\s+|its\s+|their\s+)?(?:\w+\s+){1,2})as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:can't|cannot|can\s+not|won't|will\s+not|must\s+not|do\s+not|don't|never)\s+(?:share|reveal|disclose|give\s+out|show|change|hand\s+over)|(?:injection|jailbreak|attack|phishing)\s+attempts?|social\s+engineering|prompt\s+injection|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:ordinary|plain|normal|user)\s+(?:input|text|data)|keep\s+to\s+(?:the\s+)?policy|forward\w*\s+(?:it|them|this|that|the\s+\w+)\s+to\s+(?:the\s+)?(?:security|trust|abuse|fraud|soc|admins?|it\s+team)\b|as\s+(?:ordinary|plain|normal|regular|untrusted)\s+(?:content|text|data|input)|recogni[sz]\w*|detect\w*|red-?team\w*|notif\w*|spam|phishing|mark\s+(?:it|them|this|that)\s+as|suspicious|malicious|hostile|warn\w*|close\s+(?:it|them|the\s+\w+)|(?:ignore|discard|drop|delete)\s+(?:it|them|the\s+(?:ticket|message|request|email|mail|page|document|text|comment|attempt|injection|attack|jailbreak)))\b/i;
+  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\w*\s+(?:it|them|this|that|(?:the\s+|its\s+|their\s+)?(?:\w+\s+){1,2})as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:can't|cannot|can\s+not|won't|will\s+not|must\s+not|do\s+not|don't|never)\s+(?:share|reveal|disclose|give\s+out|show|change|hand\s+over)|(?:injection|jailbreak|attack|phishing)\s+(?:attempts?|tests?|test\s+(?:sets?|suites?|cases?)|examples?|samples?|prompts?|corpus|patterns?)|social\s+engineering|prompt[\s-]+injection|catch\w*|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:ordinary|plain|normal|user)\s+(?:input|text|data)|keep\s+to\s+(?:the\s+)?policy|forward\w*\s+(?:it|them|this|that|the\s+\w+)\s+to\s+(?:the\s+)?(?:security|trust|abuse|fraud|soc|admins?|it\s+team)\b|as\s+(?:ordinary|plain|normal|regular|untrusted)\s+(?:content|text|data|input)|recogni[sz]\w*|detect\w*|red-?team\w*|notif\w*|spam|phishing|mark\s+(?:it|them|this|that)\s+as|suspicious|malicious|hostile|warn\w*|close\s+(?:it|them|the\s+\w+)|(?:ignore|discard|drop|delete)\s+(?:it|them|the\s+(?:ticket|message|request|email|mail|page|document|text|comment|attempt|injection|attack|jailbreak)))\b/i;
 const ASSENT_RE =
   /(?<!\b(?:not|never|don't|dont|refuse\s+to|won't)\s+)\b(?:comply|obey|do\s+(?:so|it|as\s+(?:asked|told|instructed|it\s+says))|go\s+along|follow\s+(?:it|them|the\s+request|those|these|that))\b/i;
 
@@ -516,7 +527,9 @@ function onlyMentionsInjection(text: string): boolean {
   return spans.every(
     ([start, end]) =>
       quotes(start) > 0 ||
-      /^\s*(?:(?:attempts?|prompts?|attacks?|techniques?|patterns?|phrases?|strings?|requests?|tricks?|examples?|payloads?)\b|["'»])/i.test(
+      // A frame naming what the quotation it runs into holds ("role-play prompts like 'you have no rules'").
+      (quotes(end) > 0 && /(?:^|[\s(:])["'«“‘]\S/.test(text.slice(start, end))) ||
+      /^\s*(?:(?:attempts?|prompts?|attacks?|techniques?|patterns?|phrases?|strings?|requests?|tricks?|examples?|payloads?|tests?|test\s+(?:sets?|suites?|cases?)|corpus|samples?|detect\w*|filters?|classifiers?)\b|["'»])/i.test(
         text.slice(end),
       ) ||
       REPORTING_RE.test(
@@ -599,7 +612,7 @@ const EXFIL_RES: RegExp[] = [
     "i",
   ),
   // "Never log passwords" is the opposite advice; a negation right before the verb lets it through.
-  /(?<!\b(?:never|not|don't|dont|avoid|stop)\s+)\b(?:dump|print|echo|cat|list|output|log|display|reveal|expose)\s+(?:(?:all|the|every|any)\s+)*(?:secrets|credentials|api\s+keys|passwords|private\s+keys?|\.env\b|~\/\.(?:ssh|aws|netrc|npmrc)|\/etc\/(?:passwd|shadow))/i,
+  /(?<!\b(?:never|not|don't|dont|avoid|stop)\s+)\b(?:dump|print|echo|cat|list|output|log|display|reveal|expose)\s+(?:(?:all|the|every|any|contents?|of)\s+)*(?:secrets|credentials|api\s+keys|passwords|private\s+keys?|\.env\b|~\/\.(?:ssh|aws|netrc|npmrc)|\/etc\/(?:passwd|shadow))/i,
   // Environment or credential files piped into a network or encoding tool.
   /\b(?:env|printenv|set|cat\s+\S*(?:\.env|credentials|id_rsa|id_ed25519|\.pem|\.npmrc|\.netrc|passwd|shadow)\S*)\s*\|\s*(?:curl|wget|nc|ncat|netcat|base64|xxd)\b/i,
   /\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file)\s+["']?[^\s"']*(?:@\S*(?:\.env|id_rsa|credentials|\.aws|\.ssh|\.npmrc|\.netrc|passwd)|\$\(|\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD))/i,
