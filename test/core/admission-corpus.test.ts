@@ -20,6 +20,8 @@ import {
   ROUND8_INSTRUCTIONS,
   ROUND9_BENIGN,
   ROUND9_INSTRUCTIONS,
+  ROUND10_BENIGN,
+  ROUND10_INSTRUCTIONS,
   TUNING_BENIGN,
   TUNING_INSTRUCTIONS,
 } from "../fixtures/admission-corpus";
@@ -85,6 +87,7 @@ const SETS = {
   "round 7 (tuned on since)": [ROUND7_INSTRUCTIONS, ROUND7_BENIGN],
   "round 8 (tuned on since)": [ROUND8_INSTRUCTIONS, ROUND8_BENIGN],
   "round 9 (tuned on since)": [ROUND9_INSTRUCTIONS, ROUND9_BENIGN],
+  "held out (round 10)": [ROUND10_INSTRUCTIONS, ROUND10_BENIGN],
 } as const;
 
 /**
