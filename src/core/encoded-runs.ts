@@ -390,7 +390,7 @@ export function decodedReadings(text: string, opts: { letters?: boolean } = {}):
     if (englishScore(plain).hits < 3) {
       add("letters", atbash(plain));
       // ROT47 turns letters into punctuation: only a text dense with it can be one.
-      if ((plain.match(/[!-/:-@[-`{-~]/g)?.length ?? 0) * 4 >= plain.length) add("letters", rot47(plain));
+      if ((plain.match(/[!-/:-@[-`{-~0-9]/g)?.length ?? 0) * 6 >= plain.length) add("letters", rot47(plain));
     }
   }
   return out;

@@ -101,6 +101,10 @@ interface Compiled {
   pointed: RegExp;
   /** Scopes of several words, relative clauses mostly ("que l'on t'a imposées"): read anywhere in the window. */
   clause: RegExp;
+  /** A weak target with its owner after it ("regulile tale", "sheria zako", "κανόνες σου"). */
+  owned: RegExp;
+  /** A rule word with its owner in its ending ("sääntösi", "kurallarını"): a scope that is itself a target. */
+  ownEnding: RegExp;
 }
 
 /**
@@ -136,6 +140,10 @@ function compile(lex: Lexicon, shared: Partial<Lexicon>, compounding: boolean, w
   compiled.pointed = phrases.length ? group(phrases, false, flags, whole) : /(?!)/gu;
   const clauses = terms("scope").filter((t) => /[\s,]/.test(t.trim()));
   compiled.clause = clauses.length ? group(clauses, false, flags, whole) : /(?!)/gu;
+  compiled.owned = new RegExp(`(?:${compiled.weakTarget.source})${GAP}(?:${compiled.weakScope.source})`, flags);
+  const rules = new RegExp(`${compiled.weakTarget.source}|${compiled.target.source}`, flags.replace("g", ""));
+  const endings = terms("scope").filter((t) => !/[\s,]/.test(t.trim()) && rules.test(looseView(t)));
+  compiled.ownEnding = endings.length ? group(endings, false, flags, whole) : /(?!)/gu;
   return compiled;
 }
 
@@ -197,6 +205,8 @@ function intends(lex: Compiled, sentence: string, verbs: Verbs = ALL_VERBS): Reg
         (has(lex.target, w) && (has(lex.scope, w) || has(lex.weakScope, w))) ||
         has(lex.scoped, w) ||
         has(lex.governed, w) ||
+        has(lex.owned, w) ||
+        has(lex.ownEnding, w) ||
         (has(lex.weakTarget, w) && has(lex.clause, w)),
     ) ||
     any("reveal", (w) => has(lex.secret, w)) ||

@@ -80,6 +80,8 @@ export const LEXICONS: Record<string, Lexicon> = {
       "deja de cumplir",
       "deja de respetar",
       "dejes de obedecer",
+      "haz como si nunca",
+      "como si nunca hubieras",
     ],
     target: [
       "instruccion",
@@ -1967,6 +1969,10 @@ export const LEXICONS: Record<string, Lexicon> = {
       "sana soylenen",
       "simdiye kadar",
       "gelistirici",
+      "kurallarini",
+      "kurallarin",
+      "yonergelerini",
+      "talimatlarini",
     ],
     weakScope: ["tum", "butun", "hepsi", "her", "senin", "sizin", "hicbir"],
     reveal: [
@@ -5445,6 +5451,31 @@ export const LEXICONS: Record<string, Lexicon> = {
     ai: ["sun'iy intellekt", "yordamchi", "model"],
     without: ["hech qanday"],
   },
+  "hi-latn": {
+    override: [
+      "bhool jao",
+      "bhul jao",
+      "bhool jaao",
+      "ignore karo",
+      "ignore kar do",
+      "nazarandaz karo",
+      "mat mano",
+      "mat maano",
+      "chhod do",
+    ],
+    target: ["instructions", "nirdesh", "hidayat", "prompt"],
+    weakTarget: ["rules", "niyam", "restrictions", "pabandi"],
+    scope: ["pichhle", "pichle", "purane", "pehle ke", "system"],
+    weakScope: ["apne", "apni", "tumhare", "tumhari", "aapke", "aapki", "saare", "sabhi", "sab"],
+    reveal: ["batao", "bata do", "dikhao", "dikha do", "likho", "bhejo"],
+    secret: ["system prompt", "apne instructions", "apne nirdesh", "chhupe nirdesh", "admin password"],
+    persona: ["ab se tum", "ab tum", "aaj se tum", "ki tarah behave", "ka natak karo"],
+    unbound: ["bina kisi rule", "bina rules", "koi rule nahi", "koi niyam nahi", "koi pabandi nahi", "bina pabandi"],
+    hush: ["mat batana", "mat batao", "na batana", "mat bolna"],
+    user: ["user", "customer", "grahak"],
+    ai: ["ai", "assistant", "bot"],
+    without: ["bina", "koi * nahi"],
+  },
 };
 
 /**
@@ -5701,6 +5732,11 @@ export const ENGLISH: Lexicon = {
     "turn into",
     "act unfiltered",
     "act unrestricted",
+    "act without",
+    "answer without",
+    "respond without",
+    "reply without",
+    "operate without",
   ],
   unbound: [
     "no rules",

@@ -60,13 +60,17 @@ export function assessInsight(text: string, opts: { chat?: boolean } = {}): Insi
 /**
  * The reasons only the joined reading of `context` (earlier texts that passed on their own) and
  * `text` raises: an instruction split across writes ("… ignore all", "previous instructions and …").
+ * Only what an instruction is counts: texts joined with a blank also join what each shows on its
+ * own lines (a fenced block, a role line), which neither would render that way.
  */
 export function splitReasons(context: string, text: string): PoisonReason[] {
   const verdict = assessInsight(text);
   // Talk holds its injection wording whole: a joined reading that merely stops reading as talk splits nothing.
   const alone = new Set<PoisonReason>(verdict.talk ? [...verdict.reasons, "prompt-injection"] : verdict.reasons);
-  return assessInsight(`${context}${text}`).reasons.filter((r) => !alone.has(r));
+  return assessInsight(`${context}${text}`).reasons.filter((r) => SPLIT_REASONS.has(r) && !alone.has(r));
 }
+
+const SPLIT_REASONS = new Set<PoisonReason>(["prompt-injection", "exfiltration", "harmful-policy", "encoded-payload"]);
 
 /** Reasons a decoded reading raises that count against the text it was hidden in. */
 const DECODED_REASONS: Record<DecodedKind, ReadonlySet<PoisonReason>> = {
@@ -515,7 +519,7 @@ const REPORTING_RE = new RegExp(
   "i",
 );
 const RESIST_RE =
-  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\w*\s+(?:it|them|this|that|(?:the\s+|its\s+|their\s+)?(?:\w+\s+){1,2})as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:can't|cannot|can\s+not|won't|will\s+not|must\s+not|do\s+not|don't|never)\s+(?:share|reveal|disclose|give\s+out|show|change|hand\s+over)|(?:injection|jailbreak|attack|phishing)\s+(?:attempts?|tests?|test\s+(?:sets?|suites?|cases?)|examples?|samples?|prompts?|corpus|patterns?)|social\s+engineering|prompt[\s-]+injection|catch\w*|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:ordinary|plain|normal|user)\s+(?:input|text|data)|keep\s+to\s+(?:the\s+)?policy|forward\w*\s+(?:it|them|this|that|the\s+\w+)\s+to\s+(?:the\s+)?(?:security|trust|abuse|fraud|soc|admins?|it\s+team)\b|as\s+(?:ordinary|plain|normal|regular|untrusted)\s+(?:content|text|data|input)|recogni[sz]\w*|detect\w*|red-?team\w*|notif\w*|spam|phishing|mark\s+(?:it|them|this|that)\s+as|suspicious|malicious|hostile|warn\w*|close\s+(?:it|them|the\s+\w+)|(?:ignore|discard|drop|delete)\s+(?:it|them|the\s+(?:ticket|message|request|email|mail|page|document|text|comment|attempt|injection|attack|jailbreak)))\b/i;
+  /\b(?:escalat\w*|refus\w*|declin\w*|flag\w*|report\w*|reject\w*|quarantin\w*|block\w*|alert\w*|hand\s+(?:it\s+|them\s+)?(?:off|over)|(?:do\s+not|don't|never)\s+(?:comply|follow|obey|act\s+on)|treat\w*\s+(?:it|them|this|that|(?:the\s+|its\s+|their\s+)?(?:\w+\s+){1,2})as\s+(?:data|untrusted|an?\s+(?:injection|attack))|(?:can't|cannot|can\s+not|won't|will\s+not|must\s+not|do\s+not|don't|never)\s+(?:share|reveal|disclose|give\s+out|show|change|hand\s+over)|(?:injection|jailbreak|attack|phishing)\s+(?:attempts?|tests?|test\s+(?:sets?|suites?|cases?)|examples?|samples?|prompts?|corpus|patterns?)|social\s+engineering|prompt[\s-]+injection|catch\w*|untrusted|log\s+the\s+attempt|cannot\s+be\s+changed|not\s+(?:allowed|permitted)|treat\s+(?:it|them|this|that|the\s+\w+)\s+as\s+(?:ordinary|plain|normal|user)\s+(?:input|text|data)|keep\s+to\s+(?:the\s+)?policy|forward\w*\s+(?:it|them|this|that|the\s+\w+)\s+to\s+(?:the\s+)?(?:security|trust|abuse|fraud|soc|admins?|it\s+team)\b|as\s+(?:ordinary|plain|normal|regular|untrusted)\s+(?:content|text|data|input)|recogni[sz]\w*|detect\w*|red[\s-]?team\w*|notif\w*|spam|phishing|mark\s+(?:it|them|this|that)\s+as|suspicious|malicious|hostile|warn\w*|close\s+(?:it|them|the\s+\w+)|(?:ignore|discard|drop|delete)\s+(?:it|them|the\s+(?:ticket|message|request|email|mail|page|document|text|comment|attempt|injection|attack|jailbreak)))\b/i;
 const ASSENT_RE =
   /(?<!\b(?:not|never|don't|dont|refuse\s+to|won't)\s+)\b(?:comply|obey|do\s+(?:so|it|as\s+(?:asked|told|instructed|it\s+says))|go\s+along|follow\s+(?:it|them|the\s+request|those|these|that))\b/i;
 

@@ -81,7 +81,7 @@ const SETS = {
   "round 1 (tuned on since)": [ROUND1_INSTRUCTIONS, ROUND1_BENIGN],
   "round 2 (tuned on since)": [ROUND2_INSTRUCTIONS, ROUND2_BENIGN],
   "round 3 (tuned on since)": [ROUND3_INSTRUCTIONS, ROUND3_BENIGN],
-  "round 4 (held out until round 5's change)": [HELD_OUT_INSTRUCTIONS, HELD_OUT_BENIGN],
+  "round 4 (tuned on since)": [HELD_OUT_INSTRUCTIONS, HELD_OUT_BENIGN],
   "round 5 (tuned on since)": [ROUND5_INSTRUCTIONS, ROUND5_BENIGN],
   "round 6 (tuned on since)": [ROUND6_INSTRUCTIONS, ROUND6_BENIGN],
   "round 7 (tuned on since)": [ROUND7_INSTRUCTIONS, ROUND7_BENIGN],
@@ -109,13 +109,13 @@ describe("the admission corpus without an LLM", () => {
     expect(caught / total).toBeGreaterThanOrEqual(0.9);
   });
 
-  it("on the held-out set, written after the last tuning, catches at least 80% (measured: 67/78)", () => {
-    const caught = HELD_OUT_INSTRUCTIONS.filter((p) => verdictOf(p).quarantined).length;
-    expect(HELD_OUT_INSTRUCTIONS.length).toBeGreaterThanOrEqual(70);
-    expect(HELD_OUT_BENIGN).toHaveLength(40);
-    expect(caught / HELD_OUT_INSTRUCTIONS.length).toBeGreaterThanOrEqual(0.8);
-    // Encodings and markup are read by what they decode to and how they render, not by wording: no miss is expected there.
-    const shaped = HELD_OUT_INSTRUCTIONS.filter((p) => /^(?:markup|field)/.test(p.category));
+  it("on the held-out round 10, written after the last pass, catches at least 85% (first measured: 93/103)", () => {
+    const caught = ROUND10_INSTRUCTIONS.filter((p) => verdictOf(p).quarantined).length;
+    expect(ROUND10_INSTRUCTIONS.length).toBeGreaterThanOrEqual(100);
+    expect(ROUND10_BENIGN).toHaveLength(40);
+    expect(caught / ROUND10_INSTRUCTIONS.length).toBeGreaterThanOrEqual(0.85);
+    // Markup is read by how it renders and the fields by the same checks: no miss is expected there.
+    const shaped = ROUND10_INSTRUCTIONS.filter((p) => /^(?:markup|field|split)/.test(p.category));
     expect(shaped.filter((p) => !verdictOf(p).quarantined).map((p) => p.text)).toEqual([]);
   });
 
