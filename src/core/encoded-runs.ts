@@ -1,13 +1,18 @@
 /**
- * Text a model decodes when asked to: base64, base32, hex (spaced, `\x`, `0x`), binary, URL and
- * form encoding, HTML entities, `\u` escapes, Morse, rot13 and other letter shifts, reversed text. The filter reads each decoded text
+ * Text a model decodes when asked to: base64, base32, hex (spaced, `\x`, `0x`), binary, decimal
+ * character codes, URL and form encoding, HTML entities, `\u` escapes, Morse, Braille, upside-down
+ * letters, the NATO spelling alphabet, octal escapes, quoted-printable, seven-bit binary, Pig Latin,
+ * rot13 and other letter shifts, ROT47, Atbash, reversed text and reversed word order. The filter reads each decoded text
  * with the same checks as the plain one, so an instruction hidden this way is judged by what it
  * says, and an encoding named or shown as data ("a space becomes %20") decodes to nothing harmful.
  * Work is bounded: runs and readings are capped in length and number.
  */
 
-/** How a reading was made: bytes decoded from a run, or the letters of the whole text transformed. */
-export type DecodedKind = "bytes" | "letters";
+/**
+ * How a reading was made: bytes decoded from a run, the letters of the whole text transformed, or
+ * its words read in the opposite order.
+ */
+export type DecodedKind = "bytes" | "letters" | "order";
 
 export interface DecodedReading {
   kind: DecodedKind;
@@ -23,12 +28,35 @@ const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
 const bytesText = (bytes: number[]) => utf8.decode(new Uint8Array(bytes));
 
 const B64_RE = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
-const B32_RE = /\b[A-Z2-7]{16,}={0,6}/g;
+/** Base32 in either case (a model reads `jbswy3dp` as well as `JBSWY3DP`), never mixed. */
+const B32_RE = /\b(?:[A-Z2-7]{16,}|[a-z2-7]{16,})={0,6}/g;
 /** Form encoding: words joined by plus signs (`ignore+all+previous`). */
 const PLUS_WORDS_RE = /[\p{L}\p{N}%'.,:-]+(?:\+[\p{L}\p{N}%'.,:-]+){3,}/gu;
-const HEX_BYTES_RE = /(?:(?:\\x|0x|%)?[0-9a-f]{2}(?:[\s,:;-]|\\x|0x|%)?){8,}/gi;
+const HEX_BYTES_RE = /(?:(?:\\x|0x|%)?[0-9a-f]{2}(?:[\s,:;-]{1,3}|\\x|0x|%)?){8,}/gi;
 const BINARY_RE = /(?:[01]{8}[\s,]?){4,}/g;
-const MORSE_RE = /[.\-–—·•_]{1,7}(?:(?:\s+|\s*[/|]\s*)[.\-–—·•_]{1,7}){5,}/g;
+/** Seven-bit ASCII, each character its own group (`1001001 1100111 …`). */
+const BINARY7_RE = /(?<![01])(?:[01]{7}(?:[\s,]+|$)){6,}/g;
+const MORSE_RE = /[.\-–—·•_−‐‑‒∙⋅・]{1,7}(?:(?:\s+|\s*[/|]\s*)[.\-–—·•_−‐‑‒∙⋅・]{1,7}){5,}/g;
+/** Character codes written as decimal numbers (`73 103 110 …`), printable ASCII only. */
+const DECIMAL_RE = /(?<![\d.])(?:(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])(?:[\s,;.|/-]+|$)){8,}/g;
+const BRAILLE_RE = /[\u2801-\u28ff][\u2800-\u28ff\s]{7,}/g;
+/** Octal escapes (`\151\147…`) and quoted-printable bytes (`=49=67…`). */
+const OCTAL_RE = /(?:\\[0-3][0-7]{2}){8,}/g;
+const QUOTED_PRINTABLE_RE = /(?:=[0-9A-F]{2}){8,}/g;
+
+/**
+ * A base64 run's text. A run glued to the letters before it ("ref:SWdub3Jl…" read as one run) is
+ * out of step with its 4-character groups: each of the four alignments is tried.
+ */
+function base64Text(run: string): string {
+  let first = "";
+  for (let skip = 0; skip < 4 && run.length - skip >= 16; skip++) {
+    const t = decodeBase64(run.slice(skip));
+    if (skip === 0) first = t;
+    if (textual(t)) return t;
+  }
+  return first;
+}
 
 function decodeBase64(run: string): string {
   const std = run.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
@@ -83,7 +111,7 @@ const MORSE: Record<string, string> = {
 };
 
 function decodeMorse(run: string): string {
-  const plain = run.replace(/[·•]/g, ".").replace(/[–—_]/g, "-");
+  const plain = run.replace(/[·•∙⋅・]/g, ".").replace(/[–—_−‐‑‒]/g, "-");
   // Words are parted by a slash, a bar, a line break or a wider gap; letters by one blank.
   return plain
     .split(/\s*[/|\n]\s*|\s{2,}/)
@@ -113,23 +141,136 @@ function shift(s: string, k: number): string {
   return out;
 }
 
-/** Common English words: a letter shift that makes many of them appear is the shift the text was written in. */
-const COMMON_WORDS_RE = /\b(?:the|and|you|your|all|to|of|is|are|in|it|now|from|with|for|on|be|this|that|not|any|as|or|an?)\b/gi;
-const commonWords = (s: string) => s.match(COMMON_WORDS_RE)?.length ?? 0;
+/**
+ * Common English words and the words instructions to a model are made of: the letter shift under
+ * which most of a text's words are in this list is the shift it was written in. A short word
+ * list read word by word scores a shifted sentence whatever its wording; a check for English
+ * grammar would miss the terse imperatives instructions are.
+ */
+const ENGLISH_WORDS = new Set(
+  (
+    "a about above account after again all also always am an and answer any anyone anything are as ask at back be because been before being below " +
+    "but by can card could customer data delete did do does don't done down each email every everything file files first for forget from full " +
+    "get give given go grant guidelines had has have he hidden her here him his how i if ignore in instructions into is it its just key keys " +
+    "know last let like list make me message messages more most must my never new next no not nothing now of off on once one only or other " +
+    "our out over password passwords please policy previous print prior prompt read refund reply reveal rules said same say says secret see " +
+    "send she should show so some such system tell than that the their them then there these they this those to token told too two up us " +
+    "user users very was we were what when where which who will with without word would write you your admin approve bypass disregard " +
+    "override restrictions safety filter filters pretend act unrestricted"
+  ).split(" "),
+);
+const WORD_RE = /[a-z']+/gi;
 
-/** The letter shift (Caesar; rot13 is one) under which the text reads most like English, if any does better than as written. */
+function englishScore(text: string): { hits: number; words: number } {
+  let hits = 0;
+  let words = 0;
+  for (const [w] of text.matchAll(WORD_RE)) {
+    words++;
+    if (ENGLISH_WORDS.has(w.toLowerCase())) hits++;
+  }
+  return { hits, words };
+}
+
+/**
+ * The letter shift (Caesar; rot13 is one) under which the most words are English, if it makes at
+ * least three of them and a third of the words, and more than as written.
+ */
 function bestShift(text: string): string | null {
   let best: string | null = null;
-  let score = Math.max(2, commonWords(text));
+  let score = Math.max(2, englishScore(text).hits);
   for (let k = 1; k < 26; k++) {
+    if (k === 13) continue;
     const t = shift(text, k);
-    const n = commonWords(t);
-    if (n > score) [best, score] = [t, n];
+    const { hits, words } = englishScore(t);
+    if (hits > score && hits * 3 >= words) [best, score] = [t, hits];
   }
   return best;
 }
 
 const rot13 = (s: string) => shift(s, 13);
+const rot47 = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(33 + ((c.charCodeAt(0) - 33 + 47) % 94)));
+const atbash = (s: string) => s.replace(/[a-z]/gi, (c) => String.fromCharCode((c <= "Z" ? 155 : 219) - c.charCodeAt(0)));
+
+// Braille cells of the 26 letters (dots 1-6 as bits of U+2800).
+const BRAILLE: Record<string, string> = Object.fromEntries(
+  "⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵".split("").map((c, i) => [c, String.fromCharCode(97 + i)]),
+);
+const decodeBraille = (run: string) => [...run].map((c) => (c === "\u2800" ? " " : (BRAILLE[c] ?? c))).join("");
+
+// Letters written upside down (and the text read from its end): ʇxǝʇ uʍop ǝpᴉsdn.
+const UPSIDE_DOWN: Record<string, string> = {
+  ɐ: "a",
+  ɔ: "c",
+  ǝ: "e",
+  ɟ: "f",
+  ƃ: "g",
+  ɥ: "h",
+  ᴉ: "i",
+  ı: "i",
+  ɾ: "j",
+  ʞ: "k",
+  ꞁ: "l",
+  ɯ: "m",
+  ɹ: "r",
+  ʇ: "t",
+  ʌ: "v",
+  ʍ: "w",
+  ʎ: "y",
+  q: "b",
+  p: "d",
+  d: "p",
+  b: "q",
+  n: "u",
+  u: "n",
+  "˙": ".",
+  "¿": "?",
+  "¡": "!",
+  "‾": "_",
+  "'": ",",
+  ",": "'",
+  ן: "l",
+  "˥": "l",
+  Ԁ: "p",
+  "∀": "a",
+  Ɔ: "c",
+  Ǝ: "e",
+  Ⅎ: "f",
+  "⅁": "g",
+  ſ: "j",
+  "⊥": "t",
+  "∩": "u",
+  Λ: "v",
+  "⅄": "y",
+  Ɯ: "m",
+};
+const UPSIDE_DOWN_RE = /[ɐɔǝɟƃɥᴉɾʞꞁɯɹʇʌʍʎןԀ∀ƎℲ⅄]/g;
+const uprighted = (s: string) =>
+  [...s]
+    .reverse()
+    .map((c) => UPSIDE_DOWN[c] ?? c)
+    .join("");
+
+// Pig Latin: "ignoreway everyway uleray" (a vowel-led word takes "way", else its first consonants move behind "ay").
+const PIG_WORD_RE = /\b[a-z]+(?:way|ay)\b/gi;
+const unPig = (s: string) =>
+  s.replace(/\b([a-z]+?)(w?)ay\b/gi, (whole, stem: string, w: string) => {
+    if (w && /^[aeiou]/i.test(stem)) return stem;
+    const m = `${stem}${w}`.match(/^(.*?[aeiouy])([^aeiouy]+)$/i);
+    return m ? `${m[2]}${m[1]}` : whole;
+  });
+
+const NATO =
+  "alfa alpha bravo charlie delta echo foxtrot golf hotel india juliett juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey whisky xray x-ray yankee zulu";
+const NATO_RE = new RegExp(
+  `\\b(?:${NATO.replace(/ /g, "|")})\\b(?:[\\s,/|-]+(?:${NATO.replace(/ /g, "|")})\\b){5,}(?:[\\s,/|-]+(?:(?:${NATO.replace(/ /g, "|")})\\b|(?:space|stop|break)\\b))*`,
+  "gi",
+);
+/** Spelled with the NATO alphabet; words are parted by a slash, a bar or the word "space". */
+const decodeNato = (run: string) =>
+  run
+    .split(/\s*[/|]\s*|\b(?:space|stop|break)\b/i)
+    .map((w) => (w.match(/[a-z-]+/gi) ?? []).map((code) => code[0]!.toLowerCase()).join(""))
+    .join(" ");
 
 const NAMED_ENTITIES: Record<string, string> = {
   lt: "<",
@@ -188,7 +329,7 @@ export function decodedReadings(text: string, opts: { letters?: boolean } = {}):
     if (out.length < MAX_READINGS && textual(t) && t !== input && !out.some((r) => r.text === t)) out.push({ kind, text: t });
   };
   for (const [run] of input.matchAll(B64_RE)) {
-    if (/[A-Z]/.test(run) && /[a-z]/.test(run)) add("bytes", decodeBase64(run));
+    if (/[A-Z]/.test(run) && /[a-z]/.test(run)) add("bytes", base64Text(run));
   }
   for (const [run] of input.matchAll(HEX_BYTES_RE)) {
     const pairs = run.replace(/\\x|0x|%/gi, " ").match(/[0-9a-f]{2}/gi) ?? [];
@@ -197,11 +338,37 @@ export function decodedReadings(text: string, opts: { letters?: boolean } = {}):
     if (pairs.length >= 8 && (solid.length % 2 === 0 || /[\s,:;\\%-]|0x/i.test(run)))
       add("bytes", bytesText(pairs.map((h) => parseInt(h, 16))));
   }
-  for (const [run] of input.matchAll(B32_RE)) add("bytes", decodeBase32(run));
+  for (const [run] of input.matchAll(B32_RE)) add("bytes", decodeBase32(run.toUpperCase()));
+  for (const [run] of input.matchAll(BINARY7_RE))
+    add("bytes", String.fromCharCode(...(run.match(/[01]{7}/g) ?? []).map((b) => parseInt(b, 2))));
   for (const [run] of input.matchAll(BINARY_RE)) {
     add("bytes", bytesText((run.match(/[01]{8}/g) ?? []).map((b) => parseInt(b, 2))));
   }
   for (const [run] of input.matchAll(MORSE_RE)) add("bytes", decodeMorse(run));
+  for (const [run] of input.matchAll(OCTAL_RE))
+    add(
+      "bytes",
+      bytesText(
+        run
+          .slice(1)
+          .split("\\")
+          .map((o) => parseInt(o, 8)),
+      ),
+    );
+  for (const [run] of input.matchAll(QUOTED_PRINTABLE_RE))
+    add(
+      "bytes",
+      bytesText(
+        run
+          .slice(1)
+          .split("=")
+          .map((h) => parseInt(h, 16)),
+      ),
+    );
+  for (const [run] of input.matchAll(DECIMAL_RE)) add("bytes", String.fromCharCode(...(run.match(/\d+/g) ?? []).map(Number)));
+  for (const [run] of input.matchAll(BRAILLE_RE)) add("bytes", decodeBraille(run));
+  for (const [run] of input.matchAll(NATO_RE)) add("bytes", decodeNato(run));
+  if ((input.match(UPSIDE_DOWN_RE)?.length ?? 0) >= 3) add("bytes", uprighted(input));
   if (/&(?:#\d|#x[0-9a-f]|[a-z]{2,6};)/i.test(input)) add("bytes", decodeEntities(input));
   if (/\\u(?:[0-9a-f]{4}|\{[0-9a-f]+\})/i.test(input)) add("bytes", decodeEscapes(input));
   if (/%[0-9a-f]{2}/i.test(input)) add("bytes", decodePercent(input));
@@ -217,6 +384,14 @@ export function decodedReadings(text: string, opts: { letters?: boolean } = {}):
       "letters",
       plain.replace(/[\p{L}\p{M}]+/gu, (w) => [...w].reverse().join("")),
     );
+    // Words written back to front leave the capitalised first word last, with no full stop after it.
+    if (/\p{Lu}[\p{Ll}']*\s*$/u.test(plain) && !/[.!?)"'\]]\s*$/.test(plain)) add("order", plain.split(/\s+/).reverse().join(" "));
+    if ((plain.match(PIG_WORD_RE)?.length ?? 0) >= 4) add("letters", unPig(plain));
+    if (englishScore(plain).hits < 3) {
+      add("letters", atbash(plain));
+      // ROT47 turns letters into punctuation: only a text dense with it can be one.
+      if ((plain.match(/[!-/:-@[-`{-~0-9]/g)?.length ?? 0) * 6 >= plain.length) add("letters", rot47(plain));
+    }
   }
   return out;
 }

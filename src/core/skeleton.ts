@@ -34,6 +34,10 @@ const AMBIGUOUS = "?";
 const FOLD = new Map<string, string>();
 for (const [letter, chars] of Object.entries(CONFUSABLE_LETTERS)) for (const c of chars) FOLD.set(c, letter === "l" ? AMBIGUOUS : letter);
 for (const [letter, chars] of Object.entries(READ_AS)) for (const c of chars) if (!FOLD.has(c)) FOLD.set(c, letter);
+// Squared, negative circled and negative squared capitals (🄰 🅐 🅰) and the regional indicator
+// letters (🇦): NFKC leaves them as symbols, a model spells them out.
+for (let i = 0; i < 26; i++)
+  for (const base of [0x1f130, 0x1f150, 0x1f170, 0x1f1e6]) FOLD.set(String.fromCodePoint(base + i), String.fromCharCode(97 + i));
 const FOLD_RE = new RegExp(`[${[...FOLD.keys()].join("").replace(/[\]\\^-]/g, "\\$&")}]`, "gu");
 
 /**

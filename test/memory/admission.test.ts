@@ -6,12 +6,18 @@ import { mcpTool } from "../mcp-client";
 import { call, expectProblem, newKey } from "../helpers";
 import { fakeLlm, LLM_ENV } from "../fake-llm";
 import {
-  HELD_OUT_BENIGN,
   HELD_OUT_INSTRUCTIONS,
   type Probe,
   ROUND1_INSTRUCTIONS,
   ROUND2_INSTRUCTIONS,
   ROUND3_INSTRUCTIONS,
+  ROUND5_INSTRUCTIONS,
+  ROUND6_INSTRUCTIONS,
+  ROUND7_INSTRUCTIONS,
+  ROUND8_INSTRUCTIONS,
+  ROUND9_INSTRUCTIONS,
+  ROUND10_BENIGN,
+  ROUND10_INSTRUCTIONS,
   TUNING_INSTRUCTIONS,
 } from "../fixtures/admission-corpus";
 import { REVIEW_POISON, reviewerReply, withEnv, withReviewer } from "./screening-corpus";
@@ -30,8 +36,9 @@ async function writer() {
 }
 type Fixture = Awaited<ReturnType<typeof writer>>;
 
-/** Writes an item through the door its field is served from, with the write key. */
+/** Writes an item through the door its field is served from, with the write key (a split's first half with another key). */
 async function writeItem(f: Fixture, p: Probe) {
+  if (p.before !== undefined) await f.o("POST", "/experiences", { text: p.before });
   if (p.field === "answer") return f.w("POST", "/cases", { task: TASK, reward: 1, answer: p.text });
   if (p.field === "attempt") {
     const ep = await f.w("POST", "/episodes", { task: TASK });
@@ -79,18 +86,32 @@ describe("instruction-style items through the Worker, no LLM (filter mode)", () 
   it("serves none the filter flags, whichever door and field they are written to", async () => {
     const f = await writer();
     // The held-out set whole, and every third item of the sets the filter was tuned on.
-    const items = [
+    const tuned = [
+      ...TUNING_INSTRUCTIONS,
+      ...ROUND1_INSTRUCTIONS,
+      ...ROUND2_INSTRUCTIONS,
+      ...ROUND3_INSTRUCTIONS,
       ...HELD_OUT_INSTRUCTIONS,
-      ...[...TUNING_INSTRUCTIONS, ...ROUND1_INSTRUCTIONS, ...ROUND2_INSTRUCTIONS, ...ROUND3_INSTRUCTIONS].filter((_, i) => i % 3 === 0),
+      ...ROUND5_INSTRUCTIONS,
+      ...ROUND6_INSTRUCTIONS,
+      ...ROUND7_INSTRUCTIONS,
+      ...ROUND8_INSTRUCTIONS,
+      ...ROUND9_INSTRUCTIONS,
     ];
-    for (const p of items) expect((await writeItem(f, p)).status).toBeLessThan(300);
+    const items = [...ROUND10_INSTRUCTIONS, ...tuned.filter((_, i) => i % 3 === 0)];
+    // A text longer than its field allows is refused (400) and so never served.
+    for (const p of items) {
+      const status = (await writeItem(f, p)).status;
+      expect(status < 300 || (status === 400 && p.text.length > 600), p.text).toBe(true);
+    }
     const active = await activeTexts(f);
-    const through = items.filter((p) => active.includes(squash(p.text)));
-    const heldOutThrough = through.filter((p) => HELD_OUT_INSTRUCTIONS.includes(p));
+    // A split is served only if both its halves are.
+    const through = items.filter((p) => active.includes(squash(p.text)) && (p.before === undefined || active.includes(squash(p.before))));
+    const heldOutThrough = through.filter((p) => ROUND10_INSTRUCTIONS.includes(p));
     console.info(
       `through the Worker without an LLM: ${items.length - through.length}/${items.length} instruction-style items not served; held out: ${
-        HELD_OUT_INSTRUCTIONS.length - heldOutThrough.length
-      }/${HELD_OUT_INSTRUCTIONS.length}`,
+        ROUND10_INSTRUCTIONS.length - heldOutThrough.length
+      }/${ROUND10_INSTRUCTIONS.length}`,
     );
     // What is served is only what the filter lets through (the Worker adds the cross-write reading on top).
     expect(through.filter((p) => !filterPasses(p)).map((p) => p.text)).toEqual([]);
@@ -101,9 +122,9 @@ describe("instruction-style items through the Worker, no LLM (filter mode)", () 
   it("admits the benign look-alikes: at most 2 of 40 held", async () => {
     const f = await writer();
     const statuses: string[] = [];
-    for (const p of HELD_OUT_BENIGN) statuses.push((await f.w("POST", "/experiences", { text: p.text })).body.status);
+    for (const p of ROUND10_BENIGN) statuses.push((await f.w("POST", "/experiences", { text: p.text })).body.status);
     const held = statuses.filter((s) => s !== "active").length;
-    console.info(`benign look-alikes through the Worker without an LLM: ${held}/${HELD_OUT_BENIGN.length} held`);
+    console.info(`benign look-alikes through the Worker without an LLM: ${held}/${ROUND10_BENIGN.length} held`);
     expect(held).toBeLessThanOrEqual(2);
   });
 

@@ -1,4 +1,4 @@
-import { assessInsight, assessLesson, type PoisonReason } from "../../../src/core/poison";
+import { assessInsight, assessLesson, type PoisonReason, splitReasons } from "../../../src/core/poison";
 import { isHeld, type ExperienceContent, type MemoryKind, type Provenance, type Source } from "../../../src/core/memory-types";
 import { caseScreenedText, caseServedChanged, type ServedCase } from "../../../src/core/served-fields";
 import { DomainError } from "../../../src/core/errors";
@@ -177,10 +177,7 @@ function completesSplit(recent: readonly string[], text: string): PoisonReason[]
     if (passes(recent[i]!)) context = `${recent[i]} ${context}`;
   }
   if (!context) return null;
-  const verdict = assessInsight(text);
-  // Talk holds its injection wording whole: a joined reading that merely stops reading as talk splits nothing.
-  const alone = new Set<PoisonReason>(verdict.talk ? [...verdict.reasons, "prompt-injection"] : verdict.reasons);
-  const joined = assessInsight(`${context.slice(-SPLIT_CONTEXT_CHARS)}${text}`).reasons.filter((r) => !alone.has(r));
+  const joined = splitReasons(context.slice(-SPLIT_CONTEXT_CHARS), text);
   return joined.length ? joined : null;
 }
 
