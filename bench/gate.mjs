@@ -23,7 +23,7 @@ import { randomBytes } from "node:crypto";
 import { devServer, freePort, log, machine, must, replaceResultsSection, sleep } from "./lib/dev-server.mjs";
 import { startPracticeLlm } from "./lib/practice-llm.mjs";
 import { argv, flag, num, opt } from "./lib/options.mjs";
-import { FAMILIES, hash, trueAccuracy, worldModel, worldTasks } from "./practice-world.mjs";
+import { FAMILIES, finishedRun, hash, trueAccuracy, worldModel, worldTasks } from "./practice-world.mjs";
 
 const RUNS = num("--runs", 20, 1, 200);
 const SEED = num("--seed", 100, 0, 2 ** 31 - 1000);
@@ -40,7 +40,6 @@ const HEADING = "## Promotion gate as a statistical test (`npm run bench:gate`)"
 /** Per family: train, validation (labelled; `best` only) and held-out tasks. */
 const SHAPE = { train: 4, validation: 4, holdout: 4 };
 const SAMPLES = 4;
-const TERMINAL = new Set(["completed", "failed", "cancelled", "budget-exhausted"]);
 const FAMILY_COUNT = Object.keys(FAMILIES).length;
 
 const WORLDS = {
@@ -98,14 +97,7 @@ async function oneRun({ base, token }, datasetId, series, i) {
   const body = { datasetId, seed: SEED + i, policy: { kind: "llm" }, concurrency: 16, ...WORLDS[series].run };
   const runId = (await must("POST", `${A}/practice-runs`, token, body, [202])).body.runId;
   const t0 = Date.now();
-  let view;
-  for (;;) {
-    view = (await must("GET", `${A}/practice-runs/${runId}`, token)).body;
-    if (TERMINAL.has(view.status)) break;
-    if (Date.now() - t0 > TIMEOUT_MS) throw new Error(`run ${runId} did not finish in ${TIMEOUT_MS / 1000} s`);
-    await sleep(1000);
-  }
-  if (view.status !== "completed") throw new Error(`run ${runId} ended ${view.status}: ${view.error}`);
+  const view = await finishedRun({ must, sleep }, A, token, runId, TIMEOUT_MS);
   // Each epoch's library: the snapshot its next epoch started from, and the run's final library.
   const perEpoch = view.progress.stepsPerEpoch;
   const trained = new Set(view.trainReward.map((s) => s.epoch)).size;

@@ -334,6 +334,20 @@ export const WORLD_HEADING = "## Practice on unsolvable task families: hindsight
 
 const TERMINAL = new Set(["completed", "failed", "cancelled", "budget-exhausted"]);
 
+/** Polls a practice run each second until it ends; its view, or an error when it did not complete. */
+export async function finishedRun({ must, sleep }, A, token, runId, timeoutMs) {
+  const t0 = Date.now();
+  for (;;) {
+    const view = (await must("GET", `${A}/practice-runs/${runId}`, token)).body;
+    if (TERMINAL.has(view.status)) {
+      if (view.status !== "completed") throw new Error(`run ${runId} ended ${view.status}: ${view.error}`);
+      return view;
+    }
+    if (Date.now() - t0 > timeoutMs) throw new Error(`run ${runId} did not finish in ${timeoutMs / 1000} s`);
+    await sleep(1000);
+  }
+}
+
 /**
  * One practice run on a fresh agent (or `opts.agentId`; with `opts.libraryId`, on that shared
  * library), with or without hindsight, polled until it ends: its holdout
@@ -357,15 +371,7 @@ export async function worldRun({ base, token, fake, must, sleep, log }, tasks, o
     ...(opts.libraryId ? { libraryId: opts.libraryId } : {}),
   };
   const runId = (await must("POST", `${A}/practice-runs`, token, body, [202])).body.runId;
-  const t0 = Date.now();
-  let view;
-  for (;;) {
-    view = (await must("GET", `${A}/practice-runs/${runId}`, token)).body;
-    if (TERMINAL.has(view.status)) break;
-    if (Date.now() - t0 > opts.timeoutMs) throw new Error(`world run ${runId} did not finish in ${opts.timeoutMs / 1000} s`);
-    await sleep(1000);
-  }
-  if (view.status !== "completed") throw new Error(`world run ${runId} ended ${view.status}: ${view.error}`);
+  const view = await finishedRun({ must, sleep }, A, token, runId, opts.timeoutMs);
   const curve = (await must("GET", `${A}/practice-runs/${runId}/curve`, token)).body;
   const library = (await must("GET", `${A}/practice-runs/${runId}/library`, token)).body.items;
   if (opts.trace) {

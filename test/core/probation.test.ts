@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../../src/core/practice/rng";
 import { chooseExploration, evidenceText, judge, PROBATION_RULE, type TrialCounts, type Verdict } from "../../src/core/probation";
-
-/** A seeded uniform generator (mulberry32): the same series on every run. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /**
  * One lesson's trial as the service runs it: every matching prompt shows it by the seeded draw,
@@ -32,7 +21,7 @@ function trial(pShown: number, pNotShown: number, random: () => number, n: numbe
 }
 
 function series(pShown: number, pNotShown: number, runs = 2000, seed = 7) {
-  const random = rng(seed);
+  const random = seededRandom(seed);
   const out = { graduated: 0, retired: 0, inconclusive: 0, open: 0, exposures: [] as number[] };
   for (let n = 0; n < runs; n++) {
     const t = trial(pShown, pNotShown, random, n);
