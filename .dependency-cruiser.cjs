@@ -5,7 +5,7 @@
 
 /** Every room of the Worker; src/core is pure and imports only itself and npm packages. */
 const DOORS = "^src/(http|routes|mcp|dashboard)/";
-const SERVICES = "^src/services/";
+const SERVICES = "^src/(use-cases|platform|services)/";
 const DURABLE_OBJECTS = "^durable-objects/";
 const CORE = "^src/core/";
 
@@ -84,7 +84,7 @@ module.exports = {
       comment: "Durable Object stubs and the resilient wrapper that reads each object's contract are held by services only; others call service functions.",
       severity: "error",
       from: { pathNot: SERVICES },
-      to: { path: "^src/services/(agent-memory|agent-access|object-stub)\\.ts$" },
+      to: { path: "^src/platform/objects/(memory-name|agent-access|object-stub)\\.ts$" },
     },
     {
       name: "services-never-import-doors",

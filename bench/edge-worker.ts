@@ -11,7 +11,7 @@
 import type { Env } from "../src/env";
 import worker from "../src/index";
 import { probeEnv, type ProbedBinding } from "../src/adapters/binding-probe";
-import { forgetCachedKeys } from "../src/services/keys";
+import { forgetCachedKeys } from "../src/platform/edge/key-store";
 
 export { AgentMemory, Evaluation, PracticeRun } from "../src/index";
 

@@ -4,11 +4,11 @@ import { agents, auditLog } from "./db/schema";
 import { db } from "./db/client";
 import { createLogger } from "./core/logger";
 import type { JobMessage } from "./jobs/messages";
-import { admitAllQueuedRuns, failAbandonedSetups } from "./services/practice";
-import { runDueSchedules } from "./services/schedules";
-import { rewriteRecentTombstones } from "./services/keys";
+import { admitAllQueuedRuns, failAbandonedSetups } from "./platform/practice/runs";
+import { runDueSchedules } from "./use-cases/schedules";
+import { rewriteRecentTombstones } from "./platform/edge/key-store";
 import { abandonAfterMs, LlmLedger } from "./llm/ledger";
-import { pruneDeliveries } from "./services/events";
+import { pruneDeliveries } from "./use-cases/events";
 
 export const CRON_FREQUENT = "*/5 * * * *";
 export const CRON_DAILY = "17 3 * * *";

@@ -1,7 +1,7 @@
 import type { Env } from "./env";
 import { Evaluation as EvaluationObject } from "../durable-objects/evaluation";
 import { PracticeRun as PracticeRunObject } from "../durable-objects/practice-run";
-import { evaluationPorts, practiceRunPorts } from "./services/follow-up";
+import { evaluationPorts, practiceRunPorts } from "./platform/objects/follow-up";
 
 /**
  * The practice and evaluation Durable Object classes the Worker exports, each handed the ports its

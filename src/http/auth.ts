@@ -1,9 +1,9 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { parseApiKey, secretsEqual, sha256Hex } from "../core/api-key";
-import { resolveKey } from "../services/keys";
+import { resolveKey } from "../platform/edge/key-store";
 import { useD1Session } from "./d1-session";
-import { flushMarksIfDue, markKeyUsed } from "../services/activity-marks";
+import { flushMarksIfDue, markKeyUsed } from "../platform/edge/activity-marks";
 import { ProblemError } from "./problem";
 
 export type { KeyPrincipal, Principal, Scope } from "../core/principal";

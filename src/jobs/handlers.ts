@@ -1,17 +1,17 @@
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "./messages";
-import { agentIncarnation } from "../services/agents";
-import { reembedBatch, sweepAgent } from "../services/agent-upkeep";
-import { recordJobFailure } from "../services/live-jobs";
+import { agentIncarnation } from "../use-cases/agents";
+import { reembedBatch, sweepAgent } from "../use-cases/agent-upkeep";
+import { recordJobFailure } from "../use-cases/live-jobs";
 import { runLiveExtraction } from "../learning/live-extraction";
 import { runScreeningReview } from "../learning/screening-review";
 import { runWhenWriter } from "../learning/when-writer";
 import { runPracticeUnit } from "../practice/run-unit";
-import { runEvaluationUnit } from "../services/evaluation";
-import { checkRemedial, type RemedialOutcome } from "../services/remedial";
+import { runEvaluationUnit } from "../use-cases/evaluations";
+import { checkRemedial, type RemedialOutcome } from "../platform/practice/remedial";
 import { DomainError, isRetryable } from "../core/errors";
-import { deliverEvent, fanOut } from "../services/events";
+import { deliverEvent, fanOut } from "../use-cases/events";
 
 export interface Delivery {
   /** 1 on first delivery; the last try is QUEUE_MAX_RETRIES + 1. */

@@ -7,7 +7,7 @@ import { assessLesson } from "../core/poison";
 import { oneLine } from "../core/library-block";
 import { clipWhen } from "../core/memory-types";
 import { reviewLessons } from "./safety-review";
-import { applyLiveLesson, finishJob, similarLessons, startLiveJob } from "../services/learning-memory";
+import { applyLiveLesson, finishJob, similarLessons, startLiveJob } from "../platform/objects/learning-memory";
 import extractTemplate from "../../prompts/live-extract.md";
 import decideTemplate from "../../prompts/live-decide.md";
 

@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import { BudgetExceededError, createLlm, llmConfigured } from "../llm";
-import { applyPhraseReviews, applyReviews, pendingPhraseReviews, pendingReviews } from "../services/learning-memory";
+import { applyPhraseReviews, applyReviews, pendingPhraseReviews, pendingReviews } from "../platform/objects/learning-memory";
 import { REVIEW_BATCH, reviewLessons } from "./safety-review";
 
 export interface ScreeningReviewJob {

@@ -6,7 +6,7 @@ import { oneLine } from "../core/library-block";
 import { clipWhen } from "../core/memory-types";
 import { assessLesson } from "../core/poison";
 import { fenceData, renderTemplate } from "../core/prompt-template";
-import { applyWhen, lessonsWithoutWhen } from "../services/learning-memory";
+import { applyWhen, lessonsWithoutWhen } from "../platform/objects/learning-memory";
 import { reviewLessons } from "./safety-review";
 import whenTemplate from "../../prompts/lesson-when.md";
 

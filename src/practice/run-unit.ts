@@ -13,7 +13,7 @@ import {
   type LlmUsage,
 } from "../llm";
 import { isRetryable } from "../core/errors";
-import { practiceRunObject, tenantWebhookSecret, webhookUrlMode } from "../services/practice";
+import { practiceRunObject, tenantWebhookSecret, webhookUrlMode } from "../platform/practice/runs";
 import { checkWebhookUrl } from "../core/webhook-url";
 import { judgeAnswer } from "./judge";
 import { webhookVerify } from "./webhook-verifier";

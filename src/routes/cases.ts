@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { CaseCreateSchema, CasePatchSchema, CaseSchema } from "../core/memory-types";
 import { depsOf, valueOf } from "../http/use-case";
-import { addCase, deleteCase, getCase, listCases, updateCase } from "../services/cases";
+import { addCase, deleteCase, getCase, listCases, updateCase } from "../use-cases/cases";
 import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
 
 const Case = CaseSchema.openapi("Case");

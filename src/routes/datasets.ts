@@ -26,7 +26,7 @@ import {
   getDataset,
   listDatasets,
   listDatasetTasks,
-} from "../services/datasets";
+} from "../use-cases/datasets";
 import { depsOf, valueOf } from "../http/use-case";
 import { AgentParams, PageQuery } from "./schemas";
 

@@ -10,8 +10,8 @@ import {
   JobSchema,
 } from "../core/episode-types";
 import { depsOf, valueOf } from "../http/use-case";
-import { endEpisode, getEpisode, listEpisodeRetrievals, listEpisodes, logAttempt, startEpisode } from "../services/episodes";
-import { listJobs, retryJob } from "../services/live-jobs";
+import { endEpisode, getEpisode, listEpisodeRetrievals, listEpisodes, logAttempt, startEpisode } from "../use-cases/episodes";
+import { listJobs, retryJob } from "../use-cases/live-jobs";
 import { AgentParams, IdempotencyHeader, markReplay, queryLimit } from "./schemas";
 
 const Episode = EpisodeSchema.openapi("Episode");

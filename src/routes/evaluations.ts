@@ -8,7 +8,7 @@ import {
   EvaluationViewSchema,
   IntervalSchema,
 } from "../core/evaluation/types";
-import { compareLibraries, getComparison, getEvaluation, listEvaluations, startEvaluation } from "../services/evaluation";
+import { compareLibraries, getComparison, getEvaluation, listEvaluations, startEvaluation } from "../use-cases/evaluations";
 import { depsOf, valueOf } from "../http/use-case";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, timestamp } from "./schemas";
 

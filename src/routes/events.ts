@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { depsOf, valueOf } from "../http/use-case";
-import { createEventEndpoint, deleteEventEndpoint, listEventDeliveries, listEventEndpoints } from "../services/events";
+import { createEventEndpoint, deleteEventEndpoint, listEventDeliveries, listEventEndpoints } from "../use-cases/events";
 import { EVENT_TYPES } from "../core/events";
 import { PageQuery, timestamp } from "./schemas";
 

@@ -8,7 +8,7 @@ import {
   SimilarLessonsSchema,
 } from "../core/memory-types";
 import { depsOf, valueOf } from "../http/use-case";
-import { addLesson, applyLessonBatch, deleteLesson, getLesson, listLessons, updateLesson } from "../services/lessons";
+import { addLesson, applyLessonBatch, deleteLesson, getLesson, listLessons, updateLesson } from "../use-cases/lessons";
 import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
 
 export const Experience = ExperienceSchema.openapi("Experience");

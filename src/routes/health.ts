@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, jsonResponse } from "../http/openapi";
 import { depsOf, valueOf } from "../http/use-case";
-import { checkHealth } from "../services/health";
+import { checkHealth } from "../use-cases/health";
 
 const ServiceIndex = z
   .object({

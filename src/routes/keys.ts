@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { depsOf, valueOf } from "../http/use-case";
-import { createApiKey, currentApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../services/key-admin";
+import { createApiKey, currentApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../use-cases/api-keys";
 import { LibraryIdSchema } from "../core/shared-lessons";
 import { RevokedKeySchema } from "./tenants";
 import { AgentIdSchema, ScopeSchema, queryLimit, timestamp } from "./schemas";

@@ -19,9 +19,9 @@ import {
   subscribe,
   unsubscribe,
   updateLibrary,
-} from "../services/libraries";
-import { addLesson, deleteLesson, getLesson, listLessons, updateLesson } from "../services/lessons";
-import { deleteQuarantined, listQuarantine, releaseQuarantined } from "../services/quarantine";
+} from "../use-cases/libraries";
+import { addLesson, deleteLesson, getLesson, listLessons, updateLesson } from "../use-cases/lessons";
+import { deleteQuarantined, listQuarantine, releaseQuarantined } from "../use-cases/quarantine";
 import {
   AgentParams,
   IdempotencyHeader,

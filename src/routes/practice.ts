@@ -14,8 +14,8 @@ import {
   practiceRunEvents,
   startPracticeRun,
   submitRolloutResult,
-} from "../services/practice-runs";
-import { ROLLOUT_SECRET_HEADER } from "../services/late-rollout";
+} from "../use-cases/practice-runs";
+import { ROLLOUT_SECRET_HEADER } from "../platform/practice/late-rollout";
 import { depsOf, valueOf } from "../http/use-case";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, queryNumber, timestamp } from "./schemas";
 import { idString } from "../core/text-rules";

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { MemoryKindSchema } from "../core/memory-types";
 import { depsOf, valueOf } from "../http/use-case";
-import { deleteQuarantined, getQuarantined, listQuarantine, releaseQuarantined } from "../services/quarantine";
+import { deleteQuarantined, getQuarantined, listQuarantine, releaseQuarantined } from "../use-cases/quarantine";
 import { AgentParams, queryLimit, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/quarantine";

@@ -12,7 +12,7 @@ import {
 import { queryJson } from "../core/query-params";
 import { PhaseSchema } from "../core/scoring";
 import { depsOf, valueOf } from "../http/use-case";
-import { buildPrompt, retrieve } from "../services/retrieval";
+import { buildPrompt, retrieve } from "../use-cases/retrieval";
 import { AgentParams, queryNumber } from "./schemas";
 import { idString } from "../core/text-rules";
 

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { RetrieverStateSchema } from "../core/reranker";
 import { depsOf, valueOf } from "../http/use-case";
-import { getRetriever, resetRetriever } from "../services/retrieval";
+import { getRetriever, resetRetriever } from "../use-cases/retrieval";
 import { AgentParams } from "./schemas";
 
 const RetrieverState = RetrieverStateSchema.openapi("RetrieverState");

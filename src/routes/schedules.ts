@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
 import { SCHEDULE_NAME_RE, SchedulePutSchema, ScheduleSchema } from "../core/practice/schedule-types";
-import { deletePracticeSchedule, getPracticeSchedule, listPracticeSchedules, putPracticeSchedule } from "../services/schedules";
+import { deletePracticeSchedule, getPracticeSchedule, listPracticeSchedules, putPracticeSchedule } from "../use-cases/schedules";
 import { depsOf, valueOf } from "../http/use-case";
 import { AgentParams } from "./schemas";
 

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { depsOf, valueOf } from "../http/use-case";
-import { createTenant, listTenants } from "../services/tenants";
-import { rotateTenantAdminKey } from "../services/key-admin";
+import { createTenant, listTenants } from "../use-cases/tenants";
+import { rotateTenantAdminKey } from "../use-cases/api-keys";
 import { nameString } from "../core/text-rules";
 import { PageQuery, timestamp } from "./schemas";
 

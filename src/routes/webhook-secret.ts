@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { depsOf, valueOf } from "../http/use-case";
-import { deleteWebhookSecret, rotateWebhookSecret } from "../services/tenants";
+import { deleteWebhookSecret, rotateWebhookSecret } from "../use-cases/tenants";
 
 const CreatedSecret = z
   .object({

@@ -7,8 +7,8 @@ import { invalid } from "../core/errors";
 import { MAX_SIGNATURE_CANDIDATES, verifySignature } from "../core/webhook-signature";
 import { toHex } from "../core/encoding";
 import { EpisodeSchema, SessionEndSchema } from "../core/episode-types";
-import { ingestSession } from "../services/agents";
-import { tenantWebhookSecret } from "../services/tenants";
+import { ingestSession } from "../use-cases/agents";
+import { tenantWebhookSecret } from "../use-cases/tenants";
 
 /** How far a signature's timestamp may be from the server clock, either way. */
 export const WEBHOOK_TOLERANCE_SEC = 300;

@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { variables } from "../config";
-import type { Deps } from "./deps";
+import type { Deps } from "../use-cases/deps";
 import type { MemoryFilter, ReadFallback, RetrieveAnswer, RetrieveRequest, RetrieveResponse } from "../core/memory-types";
 import { ByteLru } from "../core/byte-lru";
 import { TtlLru } from "../core/ttl-lru";
@@ -16,9 +16,9 @@ import type { Exploration } from "../core/probation";
 import { createEmbedder } from "../adapters/embedder-factory";
 import int8Scan from "../adapters/vector-indexes/int8-scan.wasm";
 import { meteredEmbedder } from "../llm";
-import { memoryName } from "./agent-memory";
-import { resilientMemory } from "./agent-access";
-import { REVOCATION_BOUND_S, revokedAmong } from "./keys";
+import { memoryName } from "../platform/objects/memory-name";
+import { resilientMemory } from "../platform/objects/agent-access";
+import { REVOCATION_BOUND_S, revokedAmong } from "../platform/edge/key-store";
 import type { ReadModelVersion, Unpublishable } from "../../durable-objects/agent-memory";
 
 /**

@@ -8,9 +8,9 @@ import { PRACTICE_RUN_CONTRACT } from "../../durable-objects/practice-run/contra
 import type { Contract, RetryClass } from "../../durable-objects/rpc-contract";
 import { DomainError } from "../../src/core/errors";
 import type { Env } from "../../src/env";
-import { evaluationObject } from "../../src/services/evaluation-setup";
-import { repeatable, resilientObject } from "../../src/services/object-stub";
-import { practiceRunObject } from "../../src/services/practice";
+import { evaluationObject } from "../../src/platform/practice/evaluation-setup";
+import { repeatable, resilientObject } from "../../src/platform/objects/object-stub";
+import { practiceRunObject } from "../../src/platform/practice/runs";
 
 /** A fault the runtime marks retryable: the call may or may not have reached the object. */
 const transient = () => Object.assign(new Error("Network connection lost."), { retryable: true });

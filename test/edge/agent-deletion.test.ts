@@ -3,7 +3,7 @@ import worker from "../../src/index";
 import { LLM_ENV } from "../fake-llm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { InMemoryVectorize } from "../doubles/vectorize";
 import { slowEmbedderAgent } from "../memory/setup";
 import { ARITHMETIC, api, captureQueues, practiceFixture, practiceLlm, startRun } from "../practice/harness";

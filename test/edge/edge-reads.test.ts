@@ -6,7 +6,7 @@ import { SnapshotReader } from "../../src/core/ranking/snapshot-source";
 import { rankFrom, type RankingRequest } from "../../src/core/ranking/rank";
 import type { MemoryFilter, MemoryKind } from "../../src/core/memory-types";
 import int8Scan from "../../src/adapters/vector-indexes/int8-scan.wasm";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { agentFixture } from "../memory/setup";
 import { call, expectProblem, newKey } from "../helpers";
 import { probedWorker } from "./probe";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/api-key";
-import { REVOCATION_BOUND_S, rewriteRecentTombstones } from "../../src/services/keys";
+import { REVOCATION_BOUND_S, rewriteRecentTombstones } from "../../src/platform/edge/key-store";
 import { call, expectProblem, newAgent, newKey, newTenant } from "../helpers";
 import { coldKey, freshIsolate, probedWorker } from "./probe";
 

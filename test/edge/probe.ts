@@ -2,7 +2,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import worker from "../../src/index";
 import { probeEnv, type ProbedBinding, type ProbeHooks } from "../../src/adapters/binding-probe";
 import { sha256Hex } from "../../src/core/api-key";
-import { forgetCachedKeys } from "../../src/services/keys";
+import { forgetCachedKeys } from "../../src/platform/edge/key-store";
 import type { Res } from "../helpers";
 
 export type Trips = Record<ProbedBinding, number> & { ops: string[] };

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/api-key";
 import type { Env } from "../../src/env";
-import { resolveKey } from "../../src/services/keys";
+import { resolveKey } from "../../src/platform/edge/key-store";
 import { newTenant } from "../helpers";
 import { coldKey } from "./probe";
 

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, newAgent, newTenant } from "../helpers";
 import { LlmLedger } from "../../src/llm";
-import { practiceRunPorts } from "../../src/services/follow-up";
+import { practiceRunPorts } from "../../src/platform/objects/follow-up";
 import { FILTER_POISON } from "../memory/screening-corpus";
 import { captureJobs, receiver, subscribed } from "./harness";
 

@@ -4,7 +4,7 @@ import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { armLegacyAgents, CRON_DAILY, CRON_FREQUENT, cronTasks, runScheduled } from "../../src/cron";
 import type { Env } from "../../src/env";
 import type { JobMessage } from "../../src/jobs/messages";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { call, newAgent, newTenant } from "../helpers";
 
 /** The real queue still receives every message; the wrapper records what went out. */

@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import worker from "../../src/index";
 import { LLM_ENV } from "../fake-llm";
 import { agentFixture } from "../memory/setup";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 
 export const PY_TRACE = `Traceback (most recent call last):

@@ -4,7 +4,7 @@ import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { AGENT_MEMORY_SCHEMA } from "../../durable-objects/agent-memory/storage/schema";
 import type { LocalVectorIndex } from "../../src/adapters/vector-indexes/local";
 import { encodeCode } from "../../src/core/int8-matrix";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { call } from "../helpers";
 import { agentFixture, undoStepsSinceAdmission } from "./setup";
 

@@ -1,6 +1,6 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { mcpTool } from "../mcp-client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";

@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
 import { porterStem } from "../../src/core/ranking/fts5-porter";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import table from "../../generated/word-vectors.bin";
 import { agentFixture } from "./setup";
 

@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { LEXICAL_MAX_TERM_DOCS } from "../../src/core/lexical";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { call } from "../helpers";
 import { agentFixture } from "./setup";
 

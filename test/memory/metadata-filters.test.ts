@@ -1,8 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { memoryName } from "../../src/services/agent-memory";
-import { flushRetrievalCounts } from "../../src/services/retrieval-counters";
+import { memoryName } from "../../src/platform/objects/memory-name";
+import { flushRetrievalCounts } from "../../src/platform/edge/retrieval-counters";
 import { call, expectProblem, newKey } from "../helpers";
 import { agentFixture } from "./setup";
 

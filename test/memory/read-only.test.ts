@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { flushRetrievalCounts } from "../../src/services/retrieval-counters";
+import { flushRetrievalCounts } from "../../src/platform/edge/retrieval-counters";
 import { call, newKey } from "../helpers";
 import { agentFixture } from "./setup";
 

@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { flushRetrievalCounts } from "../../src/services/retrieval-counters";
+import { flushRetrievalCounts } from "../../src/platform/edge/retrieval-counters";
 import { expectProblem, valueOf } from "../helpers";
 import { agentFixture } from "./setup";
 

@@ -1,8 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { memoryName } from "../../src/services/agent-memory";
-import { countRetrieval, flushRetrievalCounts } from "../../src/services/retrieval-counters";
+import { memoryName } from "../../src/platform/objects/memory-name";
+import { countRetrieval, flushRetrievalCounts } from "../../src/platform/edge/retrieval-counters";
 import { signRetrieval, verifyRetrieval } from "../../src/core/retrieval-token";
 import { fromBase64url, toBase64url } from "../../src/core/encoding";
 import { expectProblem } from "../helpers";

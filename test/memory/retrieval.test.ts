@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { flushRetrievalCounts } from "../../src/services/retrieval-counters";
+import { flushRetrievalCounts } from "../../src/platform/edge/retrieval-counters";
 import { call, expectProblem } from "../helpers";
 import { HASH_SIMILARITY_THRESHOLD } from "../../src/adapters/embedders/hash";
 import { agentFixture } from "./setup";

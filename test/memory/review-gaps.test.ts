@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { resolveLibrary } from "../../src/services/evaluation-setup";
+import { resolveLibrary } from "../../src/platform/practice/evaluation-setup";
 import { call, expectProblem, newAgent } from "../helpers";
 import { fakeLlm, LLM_ENV, type SentRequest } from "../fake-llm";
 import { writerFixture } from "./setup";

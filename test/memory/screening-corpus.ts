@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { LLM_ENV, type SentRequest } from "../fake-llm";
 import poisonedLessons from "../fixtures/poisoned-lessons.json";
 import poisonStrings from "../fixtures/poison-strings.json";

@@ -7,7 +7,7 @@ import worker from "../../src/index";
 import { call, expectProblem, newAgent, type Res } from "../helpers";
 import { fakeLlm, LLM_ENV } from "../fake-llm";
 import { writerFixture, undoStepsSinceAdmission } from "./setup";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { BENIGN, FILTER_POISON, isPoison, REVIEW_POISON, reviewerReply, TEXT_POISON, withReviewer, type Lesson } from "./screening-corpus";
 
 afterEach(() => vi.restoreAllMocks());

@@ -4,7 +4,7 @@ import { mcpTool } from "../mcp-client";
 import worker from "../../src/index";
 import { SERVED_FIELDS } from "../../src/core/served-fields";
 import { signPayload } from "../../src/core/webhook-signature";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { call, expectProblem, uniq } from "../helpers";
 import { fakeLlm, LLM_ENV } from "../fake-llm";
 import { writerFixture } from "./setup";

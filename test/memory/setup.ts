@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { slowEmbeddings, type SlowEmbeddingsOptions } from "../doubles/slow-embeddings";
 import { call, newAgent, newKey, newTenant } from "../helpers";
 

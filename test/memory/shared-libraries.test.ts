@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { resilientMemory } from "../../src/services/agent-access";
+import { resilientMemory } from "../../src/platform/objects/agent-access";
 import { libraryMemoryId, pinnedMemoryId } from "../../src/core/shared-lessons";
-import { MAX_SUBSCRIPTIONS_PER_AGENT } from "../../src/services/libraries";
+import { MAX_SUBSCRIPTIONS_PER_AGENT } from "../../src/use-cases/libraries";
 import { call, expectProblem, newAgent, newKey, newTenant } from "../helpers";
 
 /** A tenant with a shared library holding one lesson, two subscribers and one agent that does not subscribe. */

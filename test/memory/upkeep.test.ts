@@ -7,7 +7,7 @@ import { defaultAgentConfig } from "../../src/core/agent-config";
 import type { JobMessage } from "../../src/jobs/messages";
 import { jobHandlers } from "../../src/jobs/handlers";
 import { createLogger } from "../../src/core/logger";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { agentFixture } from "./setup";
 import { until } from "../doubles/slow-embeddings";
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { EMBEDDINGS_BASE_URL, slowEmbeddings, until } from "../doubles/slow-embeddings";
 import { expectProblem } from "../helpers";
 import { api, ARITHMETIC, captureQueues, practiceFixture, practiceLlm, startRun } from "./harness";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { admitQueuedRuns, failAbandonedSetups } from "../../src/services/practice";
+import { admitQueuedRuns, failAbandonedSetups } from "../../src/platform/practice/runs";
 import { api, captureQueues, practiceEnv, practiceFixture, practiceLlm, startRun } from "./harness";
 
 afterEach(() => {

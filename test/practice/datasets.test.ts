@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectProblem, newAgent, newKey, newTenant, uniq } from "../helpers";
 import { splitOf, unitHash } from "../../src/core/practice/split";
 import { parseTaskLines } from "../../src/core/practice/dataset-types";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 
 type Tenant = Awaited<ReturnType<typeof newTenant>>;
 

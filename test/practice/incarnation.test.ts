@@ -1,8 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { memoryName } from "../../src/services/agent-memory";
-import { practiceRunPorts } from "../../src/services/follow-up";
+import { memoryName } from "../../src/platform/objects/memory-name";
+import { practiceRunPorts } from "../../src/platform/objects/follow-up";
 import { consumeJobs } from "../../src/jobs/consumer";
 import { RunCreateSchema, type RunConfig } from "../../src/core/practice/run-types";
 import type { RunExperience } from "../../src/core/practice/plan";

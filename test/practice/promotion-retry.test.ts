@@ -1,9 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { memoryName } from "../../src/services/agent-memory";
+import { memoryName } from "../../src/platform/objects/memory-name";
 import { api, ARITHMETIC, practiceFixture } from "./harness";
-import { practiceRunPorts } from "../../src/services/follow-up";
+import { practiceRunPorts } from "../../src/platform/objects/follow-up";
 import { RunCreateSchema, type RunConfig } from "../../src/core/practice/run-types";
 import type { RunExperience } from "../../src/core/practice/plan";
 

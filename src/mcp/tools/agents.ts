@@ -3,7 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { AgentSchema } from "../../core/agent-types";
 import { unwrap } from "../../core/errors";
 import { depsOf } from "../../http/use-case";
-import { listAgents, upsertAgent } from "../../services/agents";
+import { listAgents, upsertAgent } from "../../use-cases/agents";
 import { AgentIdArg, guarded, plural, toolResult, type ToolContext } from "../tool";
 
 const ListInput = z

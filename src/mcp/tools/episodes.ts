@@ -18,8 +18,8 @@ import {
 import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../core/api-key";
 import { depsOf } from "../../http/use-case";
-import { endEpisode, logAttempt, startEpisode } from "../../services/episodes";
-import { retrieve } from "../../services/retrieval";
+import { endEpisode, logAttempt, startEpisode } from "../../use-cases/episodes";
+import { retrieve } from "../../use-cases/retrieval";
 import { fieldErrors, invalid, unwrap } from "../../core/errors";
 import { AgentIdArg, describedArgs, guarded, plural, toolResult, type ToolContext } from "../tool";
 

@@ -3,7 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { ExperienceSchema, SimilarLessonsSchema } from "../../core/memory-types";
 import { LibraryIdSchema, SharedLibrarySchema } from "../../core/shared-lessons";
 import { unwrap } from "../../core/errors";
-import { listLibraries, shareLesson } from "../../services/libraries";
+import { listLibraries, shareLesson } from "../../use-cases/libraries";
 import { depsOf } from "../../http/use-case";
 import { AgentIdArg, guarded, plural, toolResult, type ToolContext } from "../tool";
 

@@ -11,8 +11,8 @@ import {
   RetrieveRequestSchema,
   SimilarLessonsSchema,
 } from "../../core/memory-types";
-import { buildPrompt } from "../../services/retrieval";
-import { addLesson } from "../../services/lessons";
+import { buildPrompt } from "../../use-cases/retrieval";
+import { addLesson } from "../../use-cases/lessons";
 import { unwrap } from "../../core/errors";
 import { depsOf } from "../../http/use-case";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";

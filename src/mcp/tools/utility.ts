@@ -3,8 +3,8 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { AgentConfigPatchSchema, LambdaTableSchema, type AgentConfig } from "../../core/agent-config";
 import { AnalyticsSchema, AnalyticsTopSchema, QHistoryEntrySchema, RewardRequestSchema, RewardResultSchema } from "../../core/memory-types";
 import { depsOf } from "../../http/use-case";
-import { getAgentConfig, updateAgentConfig } from "../../services/agent-config";
-import { rewardMemory, utilityAnalytics } from "../../services/rewards";
+import { getAgentConfig, updateAgentConfig } from "../../use-cases/agent-config";
+import { rewardMemory, utilityAnalytics } from "../../use-cases/rewards";
 import { invalid, unwrap } from "../../core/errors";
 import { AgentIdArg, guarded, toolResult, type ToolContext } from "../tool";
 

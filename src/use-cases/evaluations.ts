@@ -1,0 +1,342 @@
+import { recordLateRollout, type RolloutRef } from "../platform/practice/late-rollout";
+import { and, desc, eq, inArray } from "drizzle-orm";
+import type { Env } from "../env";
+import type { Logger } from "../core/logger";
+import { db } from "../db/client";
+import { olderThan } from "../db/keyset";
+import { evaluationComparisons, evaluations } from "../db/schema";
+import { sha256Hex } from "../core/api-key";
+import { decide, pairSamples, type PairedTask } from "../core/evaluation/decision";
+import type { CompareCreate, ComparisonView, EvaluationCreate, EvaluationStatus, EvaluationView } from "../core/evaluation/types";
+import type { RolloutAnswer } from "../core/practice/run-types";
+import type { EvaluationOutcome, FrozenTask, RunEvaluationRequest, RunFacts } from "../core/practice/ports";
+import { isRequestFault, notFound, outcome, unavailable } from "../core/errors";
+import { cursorField, pageOf } from "../core/cursor";
+import { runUnit, type UnitPurposes } from "../practice/run-unit";
+import {
+  evaluationObject,
+  frozenTasks,
+  insertWithinCap,
+  launch,
+  newId,
+  prepareTasks,
+  replayOrConflict,
+  resolveLibrary,
+  rowOf,
+  type Caller as Owner,
+  type Prepared,
+  type Settings,
+} from "../platform/practice/evaluation-setup";
+import type { Caller, Deps } from "./deps";
+import { agentOwner } from "../platform/objects/agent-access";
+
+const EVALUATION_PURPOSES: UnitPurposes = { rollout: "evaluation-rollout", judge: "evaluation-judge" };
+
+export const runEvaluationUnit = (msg: { evaluationId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) =>
+  runUnit(evaluationObject(env, msg.evaluationId), msg.key, env, log, delivery, EVALUATION_PURPOSES);
+
+export const startEvaluation = (
+  deps: Deps,
+  caller: Caller,
+  input: { agentId: string; evaluation: EvaluationCreate; idempotencyKey?: string },
+) =>
+  outcome(async () => {
+    const who = await agentOwner(deps, caller, input.agentId, "write");
+    return createEvaluation(deps.env, who, input.evaluation, input.idempotencyKey);
+  });
+
+async function createEvaluation(env: Env, who: Owner, body: EvaluationCreate, idempotencyKey?: string) {
+  const { tasks, verifier, seed } = await prepareTasks(env, who, body);
+  const library = body.library ?? null;
+  const resolved = await resolveLibrary(env, who, library, "library");
+  const p: Prepared = {
+    evaluationId: await newId("ev", who, idempotencyKey),
+    config: { ...body, library, verifier, seed, libraryVersion: resolved.libraryVersion },
+    library: resolved.library,
+    tasks,
+  };
+  const requestHash = await sha256Hex(JSON.stringify(body));
+  const inserted = await insertWithinCap(env, [rowOf(who, p, requestHash)]);
+  if (inserted.length === 0) {
+    replayOrConflict(await db(env).select().from(evaluations).where(eq(evaluations.evaluationId, p.evaluationId)).get(), who, requestHash);
+    return { evaluationId: p.evaluationId, replayed: true };
+  }
+  await launch(env, who, p);
+  return { evaluationId: p.evaluationId, replayed: false };
+}
+
+/**
+ * Starts two evaluations of the same tasks with the same samples and seed (so each task's
+ * sampling seeds match on both sides) and records them as one comparison to poll.
+ */
+export const compareLibraries = (
+  deps: Deps,
+  caller: Caller,
+  input: { agentId: string; comparison: CompareCreate; idempotencyKey?: string },
+) =>
+  outcome(async () => {
+    const who = await agentOwner(deps, caller, input.agentId, "write");
+    return createComparison(deps.env, who, input.comparison, input.idempotencyKey);
+  });
+
+async function createComparison(env: Env, who: Owner, body: CompareCreate, idempotencyKey?: string) {
+  const { tasks, verifier, seed } = await prepareTasks(env, who, body);
+  const sides = await Promise.all((["a", "b"] as const).map((side) => resolveLibrary(env, who, body[side], side)));
+  const comparisonId = await newId("cmp", who, idempotencyKey);
+  const requestHash = await sha256Hex(JSON.stringify(body));
+  const settings = { datasetId: body.datasetId, split: body.split, samples: body.samples, policy: body.policy, verifier, seed };
+  const prepared: Prepared[] = (["a", "b"] as const).map((side, i) => ({
+    evaluationId: `ev_${comparisonId.slice(4)}${side}`,
+    config: { ...settings, library: body[side], libraryVersion: sides[i]!.libraryVersion },
+    library: sides[i]!.library,
+    tasks,
+  }));
+  const d = db(env);
+  const created = await d
+    .insert(evaluationComparisons)
+    .values({
+      comparisonId,
+      tenantId: who.tenantId,
+      agentId: who.agentId,
+      datasetId: body.datasetId,
+      evaluationA: prepared[0]!.evaluationId,
+      evaluationB: prepared[1]!.evaluationId,
+      config: { ...settings, a: body.a, b: body.b, requestHash },
+    })
+    .onConflictDoNothing()
+    .returning({ id: evaluationComparisons.comparisonId })
+    .all();
+  const ids = { comparisonId, evaluations: { a: prepared[0]!.evaluationId, b: prepared[1]!.evaluationId } };
+  if (created.length === 0) {
+    replayOrConflict(
+      await d.select().from(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).get(),
+      who,
+      requestHash,
+    );
+    return { ...ids, replayed: true };
+  }
+  try {
+    await insertWithinCap(
+      env,
+      prepared.map((p) => rowOf(who, p, requestHash)),
+    );
+  } catch (err) {
+    // Without room for both sides the comparison is not created at all.
+    await d.delete(evaluationComparisons).where(eq(evaluationComparisons.comparisonId, comparisonId)).run();
+    throw err;
+  }
+  await Promise.all(prepared.map((p) => launch(env, who, p)));
+  return { ...ids, replayed: false };
+}
+
+/**
+ * Starts the evaluation of one of a practice run's libraries, with the run's policy and verifier
+ * and the request's seed (the same seed for every library of a round, so libraries are compared on
+ * the same draws) on the tasks of its split frozen in the run when it was created (the same tasks
+ * each epoch, whatever happens to the dataset meanwhile). Safe to repeat: the id is fixed by the
+ * run, epoch, split and round, and every step is idempotent. A problem that retrying cannot fix
+ * (a verifier that cannot score the tasks) comes back as the evaluation's failure; anything else
+ * throws and the run's alarm tries again.
+ */
+export async function launchRunEvaluation(
+  env: Env,
+  run: RunFacts,
+  e: RunEvaluationRequest,
+  frozen: FrozenTask[],
+): Promise<EvaluationOutcome | null> {
+  const who = { tenantId: run.tenantId, agentId: run.agentId };
+  const cfg = run.config;
+  const evaluate = cfg.evaluate!;
+  const settings: Settings = {
+    datasetId: run.datasetId,
+    split: e.split,
+    samples: evaluate.samples,
+    policy: cfg.policy,
+    verifier: cfg.verifier,
+    seed: e.seed,
+  };
+  let prepared: Awaited<ReturnType<typeof prepareTasks>>;
+  try {
+    // Runs created before their tasks were frozen with them read the dataset, as they always did.
+    prepared = frozen.length ? frozenTasks(settings, frozen) : await prepareTasks(env, who, settings, false);
+  } catch (err) {
+    if (isRequestFault(err)) {
+      return { status: "failed", accuracy: null, interval: null, tasks: null, tokens: 0, costUsd: 0, error: err.message };
+    }
+    throw err;
+  }
+  const p: Prepared = {
+    evaluationId: e.evaluationId,
+    config: {
+      ...settings,
+      library: { runId: run.runId },
+      verifier: prepared.verifier,
+      seed: prepared.seed,
+      libraryVersion: null,
+      practice: { runId: run.runId, epoch: e.epoch },
+    },
+    library: e.library.map((x) => ({ id: x.id, text: x.text })),
+    tasks: prepared.tasks,
+  };
+  await db(env)
+    .insert(evaluations)
+    .values(rowOf(who, p, ""))
+    .onConflictDoNothing()
+    .run();
+  await launch(env, who, p);
+  return null;
+}
+
+/** The evaluation's D1 row for the caller's tenant and agent; another tenant's is a 404 like a missing one. */
+async function evaluationRow(env: Env, who: Owner, evaluationId: string) {
+  const row = await db(env)
+    .select()
+    .from(evaluations)
+    .where(and(eq(evaluations.evaluationId, evaluationId), eq(evaluations.tenantId, who.tenantId), eq(evaluations.agentId, who.agentId)))
+    .get();
+  if (!row) throw notFound(`Evaluation '${evaluationId}' does not exist.`);
+  return row;
+}
+
+async function liveView(env: Env, evaluationId: string): Promise<EvaluationView> {
+  // The RPC type widens the interval tuple to an array; the value is the DO's EvaluationView.
+  const view = (await evaluationObject(env, evaluationId).view()) as EvaluationView | null;
+  if (!view) throw unavailable(`Evaluation '${evaluationId}' is still being created; try again.`);
+  return view;
+}
+
+export const getEvaluation = (deps: Deps, caller: Caller, input: { agentId: string; evaluationId: string }) =>
+  outcome(async () => {
+    await evaluationRow(deps.env, await agentOwner(deps, caller, input.agentId, "read"), input.evaluationId);
+    return liveView(deps.env, input.evaluationId);
+  });
+
+/** The agent's evaluations, newest first, with accuracy once completed. */
+export const listEvaluations = (deps: Deps, caller: Caller, input: { agentId: string; limit: number; cursor?: string }) =>
+  outcome(async () => {
+    const who = await agentOwner(deps, caller, input.agentId, "read");
+    const after = cursorField(input.cursor, { c: "number", e: "string" });
+    const rows = await db(deps.env)
+      .select()
+      .from(evaluations)
+      .where(
+        and(
+          eq(evaluations.tenantId, who.tenantId),
+          eq(evaluations.agentId, who.agentId),
+          olderThan(evaluations.createdAt, evaluations.evaluationId, after ? { createdAt: after.c, id: after.e } : undefined),
+        ),
+      )
+      .orderBy(desc(evaluations.createdAt), desc(evaluations.evaluationId))
+      .limit(input.limit + 1)
+      .all();
+    const page = pageOf(rows, input.limit, (last) => ({ c: last.createdAt, e: last.evaluationId }));
+    return {
+      items: page.items.map((r) => ({
+        evaluationId: r.evaluationId,
+        datasetId: r.datasetId,
+        status: r.status,
+        accuracy: typeof r.summary?.accuracy === "number" ? r.summary.accuracy : null,
+        interval: (r.summary?.interval as [number, number] | undefined) ?? null,
+        error: r.error,
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+      })),
+      nextCursor: page.nextCursor,
+    };
+  });
+
+function combinedStatus(a: EvaluationStatus, b: EvaluationStatus): EvaluationStatus {
+  if (a === "failed" || b === "failed") return "failed";
+  if (a === "completed" && b === "completed") return "completed";
+  return a === "queued" && b === "queued" ? "queued" : "running";
+}
+
+/**
+ * Both sides as they stand and, once both completed, the paired decision over the tasks and draws
+ * both scored: the same rule as the practice gate (src/core/evaluation/decision.ts).
+ */
+export const getComparison = (deps: Deps, caller: Caller, input: { agentId: string; comparisonId: string }) =>
+  outcome(async () => comparisonView(deps.env, await agentOwner(deps, caller, input.agentId, "read"), input.comparisonId));
+
+async function comparisonView(env: Env, who: Owner, comparisonId: string): Promise<ComparisonView> {
+  const row = await db(env)
+    .select()
+    .from(evaluationComparisons)
+    .where(
+      and(
+        eq(evaluationComparisons.comparisonId, comparisonId),
+        eq(evaluationComparisons.tenantId, who.tenantId),
+        eq(evaluationComparisons.agentId, who.agentId),
+      ),
+    )
+    .get();
+  if (!row) throw notFound(`Comparison '${comparisonId}' does not exist.`);
+  const [a, b] = await Promise.all([liveView(env, row.evaluationA), liveView(env, row.evaluationB)]);
+  const status = combinedStatus(a.status, b.status);
+  const seed = a.config.seed;
+  let decision = null;
+  let winner: "a" | "b" | null = null;
+  if (status === "completed") {
+    // The gate's rule, both ways round: b is better, a is better, or neither is shown to be.
+    const pairs = pairSamples(a.tasks, b.tasks);
+    decision = decide(pairs, { minGain: 0, seed });
+    const swapped = pairs.map((p): PairedTask => ({ taskId: p.taskId, incumbent: p.candidate, candidate: p.incumbent }));
+    winner = decision.verdict === "better" ? "b" : decide(swapped, { minGain: 0, seed }).verdict === "better" ? "a" : null;
+  }
+  const side = (v: EvaluationView) => ({
+    evaluationId: v.evaluationId,
+    library: v.config.library!,
+    status: v.status,
+    accuracy: v.accuracy,
+    interval: v.interval,
+  });
+  return {
+    comparisonId,
+    datasetId: row.datasetId,
+    status,
+    samples: a.config.samples,
+    seed,
+    a: side(a),
+    b: side(b),
+    difference: decision?.difference ?? null,
+    interval: decision?.interval ?? null,
+    winner,
+    tasks: decision ? { won: decision.won, lost: decision.lost, tied: decision.tied } : null,
+    decision,
+    error: a.error ?? b.error,
+    createdAt: row.createdAt,
+  };
+}
+
+/** Evaluation ids start with this, which tells an evaluation's rollout id from a practice run's. */
+export const isEvaluationId = (id: string) => id.startsWith("ev_");
+
+/**
+ * Records the late result of an evaluation's webhook rollout (the agent answered 202). The
+ * evaluation must belong to the key's tenant (and agents), else it is a 404 like a missing one.
+ */
+export async function evaluationRolloutResult(
+  env: Env,
+  key: { tenantId: string; agentIds: string[] | null },
+  ref: RolloutRef,
+  answer: RolloutAnswer,
+  secret: string | null,
+): Promise<"accepted" | "duplicate"> {
+  const row = await db(env)
+    .select({ agentId: evaluations.agentId })
+    .from(evaluations)
+    .where(and(eq(evaluations.evaluationId, ref.runId), eq(evaluations.tenantId, key.tenantId)))
+    .get();
+  return recordLateRollout(key, ref, row?.agentId ?? null, evaluationObject(env, ref.runId), answer, secret);
+}
+
+/** Cancels every evaluation of an agent that has not ended (the agent is being deleted); returns how many. */
+export async function cancelAgentEvaluations(env: Env, tenantId: string, agentId: string, reason: string): Promise<number> {
+  const going = await db(env)
+    .select({ evaluationId: evaluations.evaluationId })
+    .from(evaluations)
+    .where(and(eq(evaluations.tenantId, tenantId), eq(evaluations.agentId, agentId), inArray(evaluations.status, ["queued", "running"])))
+    .all();
+  for (const { evaluationId } of going) await evaluationObject(env, evaluationId).cancel({ reason });
+  return going.length;
+}

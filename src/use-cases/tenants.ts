@@ -1,0 +1,111 @@
+import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
+import type { Env } from "../env";
+import { apiKeys, tenants } from "../db/schema";
+import { db } from "../db/client";
+import { mintApiKey, sha256Hex } from "../core/api-key";
+import { toBase64url } from "../core/encoding";
+import { notFound, outcome } from "../core/errors";
+import { requireTenantAdmin } from "../core/principal";
+import { cursorField, pageOf } from "../core/cursor";
+import { olderThan } from "../db/keyset";
+import { d1Read } from "../platform/objects/binding-faults";
+import type { Caller, Deps } from "./deps";
+import { recordAudit } from "../platform/records/audit";
+
+/** Secrets look like `whsec_<43 base64url chars>` (32 random bytes). */
+export const WEBHOOK_SECRET_PREFIX = "whsec_";
+
+export function mintWebhookSecret(): string {
+  return WEBHOOK_SECRET_PREFIX + toBase64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+/** A tenant and its first unrestricted admin key, stored together (one D1 batch) or not at all. */
+export const createTenant = (deps: Deps, caller: Caller, { name }: { name: string }) =>
+  outcome(async () => {
+    const tenantId = `t_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
+    const minted = mintApiKey((n) => crypto.getRandomValues(new Uint8Array(n)));
+    const d = db(deps.env);
+    await d.batch([
+      d.insert(tenants).values({ id: tenantId, name }),
+      d.insert(apiKeys).values({
+        id: minted.id,
+        tenantId,
+        name: "initial admin key",
+        prefix: minted.prefix,
+        hash: await sha256Hex(minted.key),
+        scope: "admin",
+      }),
+    ]);
+    await recordAudit(deps, caller, { tenantId, action: "tenant.create", target: tenantId, detail: { name } });
+    return { tenantId, name, apiKey: minted.key, keyId: minted.id };
+  });
+
+/** The secret that signs the tenant's webhooks (session-end deliveries, policies and verifiers); null without one. */
+export async function tenantWebhookSecret(env: Env, tenantId: string): Promise<string | null> {
+  const row = await db(env).select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, tenantId)).get();
+  return row?.secret ?? null;
+}
+
+/**
+ * Gives the tenant a new webhook secret, replacing any old one at once. The old value is read in
+ * the same D1 batch (a transaction) that writes the new one, so `rotated` is true of exactly the
+ * calls that replaced a secret, however many run at once.
+ */
+export const rotateWebhookSecret = (deps: Deps, caller: Caller) =>
+  outcome(async () => {
+    const { tenantId } = requireTenantAdmin(caller);
+    const d = db(deps.env);
+    const secret = mintWebhookSecret();
+    const createdAt = Date.now();
+    const [before] = await d.batch([
+      d.select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, tenantId)),
+      d.update(tenants).set({ webhookSecret: secret }).where(eq(tenants.id, tenantId)),
+    ]);
+    if (!before[0]) throw notFound("The tenant no longer exists.");
+    const rotated = before[0].secret !== null;
+    await recordAudit(deps, caller, { tenantId, action: rotated ? "webhook-secret.rotate" : "webhook-secret.create", target: tenantId });
+    return { secret, createdAt, rotated };
+  });
+
+/** Removes the tenant's webhook secret; not-found when it has none. */
+export const deleteWebhookSecret = (deps: Deps, caller: Caller) =>
+  outcome(async () => {
+    const { tenantId } = requireTenantAdmin(caller);
+    const cleared = await db(deps.env)
+      .update(tenants)
+      .set({ webhookSecret: null })
+      .where(and(eq(tenants.id, tenantId), isNotNull(tenants.webhookSecret)))
+      .returning({ id: tenants.id })
+      .all();
+    if (cleared.length === 0) throw notFound("This tenant has no webhook secret.");
+    await recordAudit(deps, caller, { tenantId, action: "webhook-secret.delete", target: tenantId });
+    return { deleted: true as const };
+  });
+
+/** Every tenant, newest first, with its count of active keys (the operator's view; no secrets). */
+export const listTenants = (deps: Deps, _caller: Caller, opts: { limit: number; cursor?: string }) =>
+  outcome(async () => {
+    const after = cursorField(opts.cursor, { t: "number", i: "string" });
+    const activeKeys = sql<number>`(SELECT count(*) FROM api_keys k WHERE k.tenant_id = tenants.id AND k.revoked_at IS NULL)`;
+    const rows = await d1Read(() =>
+      db(deps.env)
+        .select({
+          tenantId: tenants.id,
+          name: tenants.name,
+          createdAt: tenants.createdAt,
+          hasWebhookSecret: sql<number>`${tenants.webhookSecret} IS NOT NULL`,
+          activeKeys,
+        })
+        .from(tenants)
+        .where(olderThan(tenants.createdAt, tenants.id, after ? { createdAt: after.t, id: after.i } : undefined))
+        .orderBy(desc(tenants.createdAt), desc(tenants.id))
+        .limit(opts.limit + 1)
+        .all(),
+    );
+    const page = pageOf(rows, opts.limit, (last) => ({ t: last.createdAt, i: last.tenantId }));
+    return { items: page.items.map((r) => ({ ...r, hasWebhookSecret: Boolean(r.hasWebhookSecret) })), nextCursor: page.nextCursor };
+  });
+
+export async function tenantExists(env: Env, tenantId: string): Promise<boolean> {
+  return (await d1Read(() => db(env).select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId)).get())) !== undefined;
+}
