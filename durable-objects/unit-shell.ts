@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
-import type { JobMessage } from "../src/jobs/messages";
+import type { JobMessage } from "../src/core/job-messages";
 import { createLogger } from "../src/core/logger";
 import type { Claim, RolloutOutcome, UnitData, UnitResult } from "../src/core/practice/units";
 import { newHolder, type Holder } from "./unit-ledger";

@@ -3,7 +3,7 @@ import type { Env } from "./env";
 import { agents, auditLog } from "./db/schema";
 import { db } from "./db/client";
 import { createLogger } from "./core/logger";
-import type { JobMessage } from "./jobs/messages";
+import type { JobMessage } from "./core/job-messages";
 import { admitAllQueuedRuns, failAbandonedSetups } from "./platform/practice/runs";
 import { runDueSchedules } from "./use-cases/schedules";
 import { rewriteRecentTombstones } from "./platform/edge/key-store";

@@ -1,4 +1,4 @@
-import type { JobMessage } from "./jobs/messages";
+import type { JobMessage } from "./core/job-messages";
 import type { Logger } from "./core/logger";
 import type { Principal } from "./core/principal";
 import type { Variable } from "./config";

@@ -1,5 +1,5 @@
 import type { Env } from "./env";
-import { createApp } from "./http/app";
+import { createApp } from "./app";
 import { consumeJobs } from "./jobs/consumer";
 import { runScheduled } from "./cron";
 import { tracedQueue } from "./trace";

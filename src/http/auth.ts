@@ -4,7 +4,7 @@ import { parseApiKey, secretsEqual, sha256Hex } from "../core/api-key";
 import { resolveKey } from "../platform/edge/key-store";
 import { useD1Session } from "./d1-session";
 import { flushMarksIfDue, markKeyUsed } from "../platform/edge/activity-marks";
-import { ProblemError } from "./problem";
+import { ProblemError } from "../doors/problem";
 
 export type { KeyPrincipal, Principal, Scope } from "../core/principal";
 export { canManageKey, requireAgentAccess, requireScope, requireTenantAdmin, tenantPrincipal } from "../core/principal";

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { fieldErrors } from "../core/errors";
-import { ProblemError } from "./problem";
+import { ProblemError } from "../doors/problem";
 
 type HookResult = { success: true } | { success: false; error: { issues: z.core.$ZodIssue[] }; target?: string };
 

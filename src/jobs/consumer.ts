@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { createLogger, type Logger } from "../core/logger";
-import { JobMessageSchema, type JobMessage } from "./messages";
+import { JobMessageSchema, type JobMessage } from "../core/job-messages";
 import { forEarlierAgent, jobHandlers } from "./handlers";
 import { isRetryable } from "../core/errors";
 import { withSpan } from "../trace";

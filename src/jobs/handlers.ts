@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
-import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "./messages";
+import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "../core/job-messages";
 import { agentIncarnation } from "../use-cases/agents";
 import { reembedBatch, sweepAgent } from "../use-cases/agent-upkeep";
 import { recordJobFailure } from "../use-cases/live-jobs";

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { AppEnv } from "../env";
-import { internalProblem, problemBody, toProblem, type ProblemError } from "../http/problem";
+import { internalProblem, problemBody, toProblem, type ProblemError } from "../doors/problem";
 import { AgentIdSchema } from "../core/api-key";
 
 /** The request a tool runs in: its principal is the API key `requireTenantKey` verified, as for REST. */

@@ -20,7 +20,7 @@ import { webhookVerify } from "./webhook-verifier";
 import { webhookRollout } from "./rollout-webhook";
 import { WebhookError } from "./signed-post";
 import { reviewPlan } from "./plan-review";
-import { QUEUE_MAX_RETRIES } from "../jobs/messages";
+import { QUEUE_MAX_RETRIES } from "../core/job-messages";
 import { llmRollout } from "./rollout";
 import { batchUpdate, groupAdvantage, summarise } from "./learner";
 import { hindsightLesson } from "./hindsight";

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { AgentConfigPatchSchema, AgentConfigSchema } from "../core/agent-config";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { getAgentConfig, updateAgentConfig } from "../use-cases/agent-config";
 import { AgentParams } from "./schemas";
 

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
-import { ProblemError } from "../http/problem";
+import { ProblemError } from "../doors/problem";
 import { invalid } from "../core/errors";
 import {
   DatasetCreateSchema,
@@ -27,7 +27,7 @@ import {
   listDatasets,
   listDatasetTasks,
 } from "../use-cases/datasets";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { AgentParams, PageQuery } from "./schemas";
 
 const Dataset = DatasetSchema.openapi("Dataset");

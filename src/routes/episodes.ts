@@ -9,7 +9,7 @@ import {
   EpisodeSchema,
   JobSchema,
 } from "../core/episode-types";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { endEpisode, getEpisode, listEpisodeRetrievals, listEpisodes, logAttempt, startEpisode } from "../use-cases/episodes";
 import { listJobs, retryJob } from "../use-cases/live-jobs";
 import { AgentParams, IdempotencyHeader, markReplay, queryLimit } from "./schemas";

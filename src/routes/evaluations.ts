@@ -9,7 +9,7 @@ import {
   IntervalSchema,
 } from "../core/evaluation/types";
 import { compareLibraries, getComparison, getEvaluation, listEvaluations, startEvaluation } from "../use-cases/evaluations";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/evaluations";

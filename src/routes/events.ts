@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { createEventEndpoint, deleteEventEndpoint, listEventDeliveries, listEventEndpoints } from "../use-cases/events";
 import { EVENT_TYPES } from "../core/events";
 import { PageQuery, timestamp } from "./schemas";

@@ -7,7 +7,7 @@ import {
   LibraryBatchSchema,
   SimilarLessonsSchema,
 } from "../core/memory-types";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { addLesson, applyLessonBatch, deleteLesson, getLesson, listLessons, updateLesson } from "../use-cases/lessons";
 import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
 

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, jsonResponse } from "../http/openapi";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { checkHealth } from "../use-cases/health";
 
 const ServiceIndex = z

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { createApiKey, currentApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../use-cases/api-keys";
 import { LibraryIdSchema } from "../core/shared-lessons";
 import { RevokedKeySchema } from "./tenants";

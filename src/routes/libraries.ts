@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { ExperienceCreateSchema, ExperiencePatchSchema, MemoryKindSchema } from "../core/memory-types";
 import {
   LibraryIdSchema as CoreLibraryIdSchema,

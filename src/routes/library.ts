@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { ExperienceContentSchema, ProvenanceSchema } from "../core/memory-types";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { exportLibrary, importLibrary, libraryDiff, libraryVersion, libraryVersions, rollbackLibrary } from "../use-cases/library-versions";
 import { AgentParams, IdempotencyHeader, LibraryParams, markReplay, queryLimit, queryNumber, timestamp } from "./schemas";
 

@@ -16,7 +16,7 @@ import {
   submitRolloutResult,
 } from "../use-cases/practice-runs";
 import { ROLLOUT_SECRET_HEADER } from "../platform/practice/late-rollout";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { AgentParams, IdempotencyHeader, markReplay, PageQuery, queryNumber, timestamp } from "./schemas";
 import { idString } from "../core/text-rules";
 

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { MemoryKindSchema } from "../core/memory-types";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { deleteQuarantined, getQuarantined, listQuarantine, releaseQuarantined } from "../use-cases/quarantine";
 import { AgentParams, queryLimit, timestamp } from "./schemas";
 

@@ -11,7 +11,7 @@ import {
 } from "../core/memory-types";
 import { queryJson } from "../core/query-params";
 import { PhaseSchema } from "../core/scoring";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { buildPrompt, retrieve } from "../use-cases/retrieval";
 import { AgentParams, queryNumber } from "./schemas";
 import { idString } from "../core/text-rules";

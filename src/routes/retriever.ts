@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { RetrieverStateSchema } from "../core/reranker";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { getRetriever, resetRetriever } from "../use-cases/retrieval";
 import { AgentParams } from "./schemas";
 

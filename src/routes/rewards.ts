@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { AnalyticsSchema, AnalyticsTopSchema, RewardRequestSchema, RewardResultSchema } from "../core/memory-types";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { reportReward, utilityAnalytics } from "../use-cases/rewards";
 import { AgentParams, IdempotencyHeader, markReplay, queryNumber } from "./schemas";
 

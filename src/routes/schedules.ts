@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security, unprocessableFields } from "../http/openapi";
 import { SCHEDULE_NAME_RE, SchedulePutSchema, ScheduleSchema } from "../core/practice/schedule-types";
 import { deletePracticeSchedule, getPracticeSchedule, listPracticeSchedules, putPracticeSchedule } from "../use-cases/schedules";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { AgentParams } from "./schemas";
 
 const base = "/v1/agents/{agentId}/practice-schedules";

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { USAGE_GROUP_BY } from "../llm/ledger";
-import { depsOf, valueOf } from "../http/use-case";
+import { depsOf, valueOf } from "../doors/use-case";
 import { DEFAULT_RANGE_DAYS, usageReport } from "../use-cases/llm-usage";
 import { timestamp } from "./schemas";
 

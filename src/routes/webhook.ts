@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { router, commonErrors, jsonBody, jsonResponse } from "../http/openapi";
-import { ProblemError } from "../http/problem";
+import { ProblemError } from "../doors/problem";
 import { invalid } from "../core/errors";
 import { MAX_SIGNATURE_CANDIDATES, verifySignature } from "../core/webhook-signature";
 import { toHex } from "../core/encoding";

@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { variables } from "../config";
-import type { Deps } from "../use-cases/deps";
+import type { Deps } from "../platform/deps";
 import type { MemoryFilter, ReadFallback, RetrieveAnswer, RetrieveRequest, RetrieveResponse } from "../core/memory-types";
 import { ByteLru } from "../core/byte-lru";
 import { TtlLru } from "../core/ttl-lru";

@@ -1,6 +1,6 @@
 import { outcome } from "../core/errors";
 import { configPatchUrls, type AgentConfigPatch } from "../core/agent-config";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { agentWithRow } from "../platform/objects/agent-access";
 import { assertCallableUrls } from "../platform/checks/callable-urls";
 

@@ -1,4 +1,4 @@
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { resilientMemory } from "../platform/objects/agent-access";
 
 /**

@@ -4,7 +4,7 @@ import { agents, practiceRuns, practiceSchedules } from "../db/schema";
 import { db } from "../db/client";
 import { requireAgentAccess, requireScope } from "../core/principal";
 import { notFound, outcome, unwrap } from "../core/errors";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import type { SessionEnd } from "../core/episode-types";
 import { d1Read, d1Write } from "../platform/objects/binding-faults";
 import { cancelRun } from "../platform/practice/runs";

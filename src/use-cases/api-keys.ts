@@ -2,7 +2,7 @@ import { mintApiKey, sha256Hex } from "../core/api-key";
 import { conflict, forbidden, notFound, outcome, unavailable, unprocessable } from "../core/errors";
 import { canManageKey, requireScope, type KeyPrincipal, type Scope } from "../core/principal";
 import { cursorField, pageOf } from "../core/cursor";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { recordAudit } from "../platform/records/audit";
 import { activeTenantAdminKeys, createKey, keyById, listKeys, revokeKey, rotateKeys, type KeyRow } from "../platform/edge/key-store";
 import { tenantExists } from "./tenants";

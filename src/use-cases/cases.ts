@@ -1,6 +1,6 @@
 import type { CaseCreate, CasePatch, ListFilter } from "../core/memory-types";
 import { outcome } from "../core/errors";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { agentWithRow } from "../platform/objects/agent-access";
 import { accessOf, type Door } from "./lessons";
 

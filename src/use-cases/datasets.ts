@@ -20,7 +20,7 @@ import type {
 import { forbidden, notFound, outcome, unprocessable } from "../core/errors";
 import { requireScope, type Scope } from "../core/principal";
 import { runOptionUrls } from "../core/webhook-url";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { agentWithRow, resilientMemory } from "../platform/objects/agent-access";
 import { recordAudit } from "../platform/records/audit";
 import { assertCallableUrls } from "../platform/checks/callable-urls";

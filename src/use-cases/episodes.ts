@@ -1,6 +1,6 @@
 import { outcome } from "../core/errors";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd } from "../core/episode-types";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { agentMemory } from "../platform/objects/agent-access";
 
 /**

@@ -27,7 +27,7 @@ import {
   type Prepared,
   type Settings,
 } from "../platform/practice/evaluation-setup";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { agentOwner } from "../platform/objects/agent-access";
 
 const EVALUATION_PURPOSES: UnitPurposes = { rollout: "evaluation-rollout", judge: "evaluation-judge" };

@@ -1,5 +1,5 @@
 import { outcome } from "../core/errors";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 
 /** Liveness: the Worker runs, and answers `degraded` (with D1's error) when D1 cannot be reached. Needs no caller. */
 export const checkHealth = (deps: Pick<Deps, "env">) =>

@@ -2,7 +2,7 @@ import type { KeyPrincipal } from "../core/principal";
 import type { ExperienceCreate, ExperiencePatch, LibraryOperation, ListFilter, Provenance } from "../core/memory-types";
 import { DUPLICATE_SIMILARITY } from "../core/live-lesson";
 import { outcome } from "../core/errors";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { lessonTarget, type LessonTarget } from "../platform/objects/lesson-target";
 import { reviewedBeforeWrite } from "../platform/checks/write-review";
 

@@ -6,7 +6,7 @@ import { requireScope } from "../core/principal";
 import { cursorField, pageOf } from "../core/cursor";
 import { aggregateSubscribers, libraryMemoryId, pinnedMemoryId } from "../core/shared-lessons";
 import type { ExperienceCreate } from "../core/memory-types";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { agentWithRow, resilientMemory } from "../platform/objects/agent-access";
 import { d1Read, d1Write } from "../platform/objects/binding-faults";
 import { reviewedBeforeWrite } from "../platform/checks/write-review";

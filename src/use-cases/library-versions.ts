@@ -1,5 +1,5 @@
 import { outcome } from "../core/errors";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import type { Memory } from "../platform/objects/agent-access";
 import { lessonTarget, type LessonTarget } from "../platform/objects/lesson-target";
 import { reviewedBeforeWrite } from "../platform/checks/write-review";

@@ -1,7 +1,7 @@
 import { notFound, outcome } from "../core/errors";
 import type { Job } from "../core/episode-types";
 import { llmConfigured, LlmNotConfiguredError } from "../llm";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { agentMemory, resilientMemory } from "../platform/objects/agent-access";
 
 /**

@@ -1,7 +1,7 @@
 import { invalid, outcome } from "../core/errors";
 import { requireScope } from "../core/principal";
 import { LlmLedger, type LedgerGroupBy } from "../llm/ledger";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 
 const DAY_MS = 86_400_000;
 /** The range a report covers when it names no start: this many days up to its end. */

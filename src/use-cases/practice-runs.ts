@@ -7,7 +7,7 @@ import { notFound, outcome, unavailable } from "../core/errors";
 import { requireScope } from "../core/principal";
 import type { Curve, RolloutAnswer, RunCreate, RunView } from "../core/practice/run-types";
 import { parseRolloutId } from "../core/practice/unit-key";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { agentOwner } from "../platform/objects/agent-access";
 import { requireLibraryWrite } from "../platform/objects/lesson-target";
 import { admitQueuedRuns, cancelRun, createRun, practiceRunObject, resultForRollout, runRow } from "../platform/practice/runs";

@@ -1,6 +1,6 @@
 import type { MemoryKind } from "../core/memory-types";
 import { outcome } from "../core/errors";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { lessonTarget, targetName, type LessonTarget } from "../platform/objects/lesson-target";
 import { recordAudit } from "../platform/records/audit";
 import { authorOf } from "./lessons";

@@ -1,7 +1,7 @@
 import { outcome } from "../core/errors";
 import type { KeyPrincipal } from "../core/principal";
 import type { RetrieveRequest } from "../core/memory-types";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { agentMemory, agentWithRow, type Memory } from "../platform/objects/agent-access";
 import { countRetrieval, servedByPrompt, servedByRetrieve } from "../platform/edge/retrieval-counters";
 import { promptNearby, retrieveNearby, type ReadOptions } from "../services/edge-reads";

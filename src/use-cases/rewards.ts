@@ -1,7 +1,7 @@
 import { outcome, unprocessable } from "../core/errors";
 import { tokenKeyId } from "../core/retrieval-token";
 import type { RewardRequest } from "../core/memory-types";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { agentMemory, agentWithRow } from "../platform/objects/agent-access";
 import { recordAudit } from "../platform/records/audit";
 import { revokedAmong } from "../platform/edge/key-store";

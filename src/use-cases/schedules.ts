@@ -9,7 +9,7 @@ import { DomainError, notFound, outcome, unprocessable } from "../core/errors";
 import { createLogger } from "../core/logger";
 import { LlmLedger } from "../llm/ledger";
 import { createRun, prepare } from "../platform/practice/runs";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { agentOwner } from "../platform/objects/agent-access";
 import { requireLibraryWrite } from "../platform/objects/lesson-target";
 import { recordAudit } from "../platform/records/audit";

@@ -9,7 +9,7 @@ import { requireTenantAdmin } from "../core/principal";
 import { cursorField, pageOf } from "../core/cursor";
 import { olderThan } from "../db/keyset";
 import { d1Read } from "../platform/objects/binding-faults";
-import type { Caller, Deps } from "./deps";
+import type { Caller, Deps } from "../platform/deps";
 import { recordAudit } from "../platform/records/audit";
 
 /** Secrets look like `whsec_<43 base64url chars>` (32 random bytes). */

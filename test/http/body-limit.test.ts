@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { DRAIN_MAX_BYTES } from "../../src/http/app";
+import { DRAIN_MAX_BYTES } from "../../src/app";
 import { call, expectProblem, newTenant } from "../helpers";
 
 const CHUNK = new Uint8Array(64 * 1024).fill(0x61);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DomainError, isRequestFault, isRetryable, type DomainErrorKind } from "../../src/core/errors";
-import { PROBLEM_TITLES, problemBody, problemOf } from "../../src/http/problem";
+import { PROBLEM_TITLES, problemBody, problemOf } from "../../src/doors/problem";
 import { toolError } from "../../src/mcp/tool";
 import { problemIn } from "../mcp-problem";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/http/app";
+import { createApp } from "../../src/app";
 import { call } from "../helpers";
 
 describe("OpenAPI and docs", () => {

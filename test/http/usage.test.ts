@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { router } from "../../src/http/openapi";
 import { requireTenantKey } from "../../src/http/auth";
 import { createLogger } from "../../src/core/logger";
-import { problemResponse, toProblem } from "../../src/http/problem";
+import { problemResponse, toProblem } from "../../src/doors/problem";
 import { LlmLedger, type LedgerEntry } from "../../src/llm";
 import { usageRoutes } from "../../src/routes/usage";
 import { expectProblem, newKey, newTenant, type Res } from "../helpers";

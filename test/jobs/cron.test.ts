@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { armLegacyAgents, CRON_DAILY, CRON_FREQUENT, cronTasks, runScheduled } from "../../src/cron";
 import type { Env } from "../../src/env";
-import type { JobMessage } from "../../src/jobs/messages";
+import type { JobMessage } from "../../src/core/job-messages";
 import { memoryName } from "../../src/platform/objects/memory-name";
 import { call, newAgent, newTenant } from "../helpers";
 

@@ -14,7 +14,7 @@ import {
   unwrap,
 } from "../../src/core/errors";
 import { BudgetExceededError, LlmNotConfiguredError, LlmOutputError, LlmSettingsError, LlmUnavailableError } from "../../src/llm";
-import { toProblem } from "../../src/http/problem";
+import { toProblem } from "../../src/doors/problem";
 import { fakeLlm, httpError } from "../fake-llm";
 import { call } from "../helpers";
 import { deliver, mixedEpisode } from "../live/fixture";

@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import type { JobMessage } from "../../src/jobs/messages";
+import type { JobMessage } from "../../src/core/job-messages";
 import { slowEmbedderAgent } from "../memory/setup";
 
 afterEach(() => {

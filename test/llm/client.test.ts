@@ -14,7 +14,7 @@ import {
   type LlmSettings,
   type LedgerEntry,
 } from "../../src/llm";
-import { ProblemError, toProblem } from "../../src/http/problem";
+import { ProblemError, toProblem } from "../../src/doors/problem";
 import { Semaphore } from "../../src/core/semaphore";
 
 // ---- a fake OpenAI-compatible endpoint behind the global fetch ---------------------------------

@@ -4,7 +4,7 @@ import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { SWEEP_DUE_KEY } from "../../durable-objects/agent-memory/upkeep/maintenance";
 import { nextFadeAt } from "../../src/core/decay";
 import { defaultAgentConfig } from "../../src/core/agent-config";
-import type { JobMessage } from "../../src/jobs/messages";
+import type { JobMessage } from "../../src/core/job-messages";
 import { jobHandlers } from "../../src/jobs/handlers";
 import { createLogger } from "../../src/core/logger";
 import { memoryName } from "../../src/platform/objects/memory-name";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { AgentSchema } from "../../core/agent-types";
 import { unwrap } from "../../core/errors";
-import { depsOf } from "../../http/use-case";
+import { depsOf } from "../../doors/use-case";
 import { listAgents, upsertAgent } from "../../use-cases/agents";
 import { AgentIdArg, guarded, plural, toolResult, type ToolContext } from "../tool";
 

@@ -17,7 +17,7 @@ import {
 } from "../../core/memory-types";
 import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../core/api-key";
-import { depsOf } from "../../http/use-case";
+import { depsOf } from "../../doors/use-case";
 import { endEpisode, logAttempt, startEpisode } from "../../use-cases/episodes";
 import { retrieve } from "../../use-cases/retrieval";
 import { fieldErrors, invalid, unwrap } from "../../core/errors";

@@ -4,7 +4,7 @@ import { ExperienceSchema, SimilarLessonsSchema } from "../../core/memory-types"
 import { LibraryIdSchema, SharedLibrarySchema } from "../../core/shared-lessons";
 import { unwrap } from "../../core/errors";
 import { listLibraries, shareLesson } from "../../use-cases/libraries";
-import { depsOf } from "../../http/use-case";
+import { depsOf } from "../../doors/use-case";
 import { AgentIdArg, guarded, plural, toolResult, type ToolContext } from "../tool";
 
 const ListInput = z

@@ -14,7 +14,7 @@ import {
 import { buildPrompt } from "../../use-cases/retrieval";
 import { addLesson } from "../../use-cases/lessons";
 import { unwrap } from "../../core/errors";
-import { depsOf } from "../../http/use-case";
+import { depsOf } from "../../doors/use-case";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 import { episodeIdFor, EpisodeHandleSchema } from "./episodes";
 

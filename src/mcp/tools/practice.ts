@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { RunCreateSchema, RunViewSchema } from "../../core/practice/run-types";
 import { getPracticeRun, startPracticeRun } from "../../use-cases/practice-runs";
-import { depsOf } from "../../http/use-case";
+import { depsOf } from "../../doors/use-case";
 import { unwrap } from "../../core/errors";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 

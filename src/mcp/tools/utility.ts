@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { AgentConfigPatchSchema, LambdaTableSchema, type AgentConfig } from "../../core/agent-config";
 import { AnalyticsSchema, AnalyticsTopSchema, QHistoryEntrySchema, RewardRequestSchema, RewardResultSchema } from "../../core/memory-types";
-import { depsOf } from "../../http/use-case";
+import { depsOf } from "../../doors/use-case";
 import { getAgentConfig, updateAgentConfig } from "../../use-cases/agent-config";
 import { rewardMemory, utilityAnalytics } from "../../use-cases/rewards";
 import { invalid, unwrap } from "../../core/errors";

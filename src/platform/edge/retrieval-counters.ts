@@ -1,7 +1,7 @@
 import type { Env } from "../../env";
 import { variables } from "../../config";
 import type { MemoryKind } from "../../core/memory-types";
-import type { Deps } from "../../use-cases/deps";
+import type { Deps } from "../deps";
 import { FLUSH_AT_ITEMS, RetrievalCounts, type Served } from "../../core/retrieval-counts";
 import { isRetrievalToken } from "../../core/retrieval-token";
 import { memoryName } from "../objects/memory-name";

@@ -4,7 +4,7 @@ import { agents } from "../../db/schema";
 import { db } from "../../db/client";
 import { requireAgentAccess, type Scope } from "../../core/principal";
 import { notFound, unavailable } from "../../core/errors";
-import type { Caller, Deps } from "../../use-cases/deps";
+import type { Caller, Deps } from "../deps";
 import type { AgentMemory } from "../../../durable-objects/agent-memory";
 import { AGENT_MEMORY_CONTRACT } from "../../../durable-objects/agent-memory/contract";
 import { memoryName } from "./memory-name";

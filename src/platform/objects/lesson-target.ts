@@ -4,7 +4,7 @@ import { db } from "../../db/client";
 import { forbidden, notFound } from "../../core/errors";
 import { requireScope, type KeyPrincipal, type Scope } from "../../core/principal";
 import { libraryMemoryId } from "../../core/shared-lessons";
-import type { Caller, Deps } from "../../use-cases/deps";
+import type { Caller, Deps } from "../deps";
 import { agentWithRow, resilientMemory } from "./agent-access";
 import { d1Read } from "./binding-faults";
 

@@ -1,6 +1,6 @@
 import { auditLog } from "../../db/schema";
 import { db } from "../../db/client";
-import type { Caller, Deps } from "../../use-cases/deps";
+import type { Caller, Deps } from "../deps";
 
 export type AuditEntry = { tenantId: string | null; action: string; target?: string; detail?: Record<string, unknown> };
 

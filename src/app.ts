@@ -2,19 +2,19 @@ import { requestId } from "hono/request-id";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
-import { OPENAPI_DOCUMENT, router } from "./openapi";
-import { createLogger } from "../core/logger";
-import { withSpan } from "../trace";
-import { formatTraceparent } from "../core/trace-context";
-import { requireOperator, requireTenantKey } from "./auth";
-import { internalProblem, ProblemError, problemResponse, toProblem } from "./problem";
-import { renderDocsPage } from "./docs-page";
-import { checkRequest, limitJsonDepth } from "./input-guards";
-import { registerRoutes } from "../routes";
-import { dashboardRoutes } from "../dashboard/routes";
-import { DEPLOYMENT_VARIABLES, variableProblems, variables } from "../config";
-import { DATASET_TASKS_PATH_RE, DATASET_UPLOAD_MAX_BYTES, DATASET_UPLOAD_PATH_RE, NDJSON_TYPE_RE } from "../core/practice/dataset-types";
+import type { AppEnv } from "./env";
+import { OPENAPI_DOCUMENT, router } from "./http/openapi";
+import { createLogger } from "./core/logger";
+import { withSpan } from "./trace";
+import { formatTraceparent } from "./core/trace-context";
+import { requireOperator, requireTenantKey } from "./http/auth";
+import { internalProblem, ProblemError, problemResponse, toProblem } from "./doors/problem";
+import { renderDocsPage } from "./http/docs-page";
+import { checkRequest, limitJsonDepth } from "./http/input-guards";
+import { registerRoutes } from "./routes";
+import { dashboardRoutes } from "./dashboard/routes";
+import { DEPLOYMENT_VARIABLES, variableProblems, variables } from "./config";
+import { DATASET_TASKS_PATH_RE, DATASET_UPLOAD_MAX_BYTES, DATASET_UPLOAD_PATH_RE, NDJSON_TYPE_RE } from "./core/practice/dataset-types";
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH"]);
 const maxBodyBytes = (env: AppEnv["Bindings"]) => variables(env).MAX_BODY_BYTES;
@@ -160,7 +160,7 @@ export function createApp() {
     requireTenantKey,
     (c, next) => limitBody(maxBodyBytes(c.env))(c, next),
     limitJsonDepth,
-    async (c) => (await import("../mcp/server")).serveMcp(c, maxBodyBytes(c.env)),
+    async (c) => (await import("./mcp/server")).serveMcp(c, maxBodyBytes(c.env)),
   );
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EventSchema, MAX_EVENTS_PER_MESSAGE } from "../core/events";
+import { EventSchema, MAX_EVENTS_PER_MESSAGE } from "./events";
 
 /** A W3C trace context carried with a message, so its work joins the trace of the request that queued it. */
 const Trace = { traceparent: z.string().max(55).optional() };

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import type { Deps } from "../use-cases/deps";
+import type { Deps } from "../platform/deps";
 import type { Outcome } from "../core/errors";
 import { problemOf } from "./problem";
 
