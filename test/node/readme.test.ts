@@ -131,12 +131,21 @@ describe("the README and docs/", () => {
       .filter((f) => f.endsWith(".md"))
       .map((f) => `docs/${f}`);
     expect(PAGES.filter((p) => p.startsWith("docs/")).sort()).toEqual(docs.sort());
-    expect(read("README.md").split("\n").length).toBeLessThanOrEqual(400);
+    const readme = read("README.md").split("\n");
+    expect(readme.length).toBeLessThanOrEqual(400);
+    // The first screen: the two commands, ten lines of what an agent calls, and the contents.
+    const firstScreen = readme.slice(0, 60).join("\n");
+    for (const heading of ["## Two commands", "## What your agent calls", "## Contents"]) expect(firstScreen).toContain(heading);
+    const calls = pageBlocks("README.md").find((b) => b.lang === "text")!;
+    expect(calls.code.split("\n").length).toBeLessThanOrEqual(10);
+    expect(calls.code).toMatch(/\/end .*\[G\d+\]/);
     for (const page of PAGES) expect(read(page), page).not.toMatch(/\bissues? \d+/i);
   });
 
   it("links only to files that exist and headings they have", () => {
     const broken: string[] = [];
+    // The README's contents alone link to every docs page and to sections of them.
+    expect(links("README.md").filter((l) => l.target.startsWith("docs/") && l.anchor).length).toBeGreaterThan(5);
     for (const page of PAGES) {
       for (const link of links(page)) {
         if (!existsSync(path.join(root, link.target))) broken.push(`${page}: ${link.text} (no file)`);
