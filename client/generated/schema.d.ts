@@ -5259,7 +5259,7 @@ export interface components {
                 pendingPhrases: number;
                 centroids: number;
             };
-            /** @description The read model Workers serve this agent's reads from (README, "Reads at the edge") */
+            /** @description The read model Workers serve this agent's reads from (docs/concepts.md, "Reads at the edge") */
             snapshot: {
                 /** @description Counts changes to what retrieval reads as content (lessons, cases, vectors, config); a new one is a new snapshot */
                 contentVersion: number;

@@ -153,7 +153,7 @@ const TrialArmSchema = z.object({
   successes: z.number().int().describe("Of those, how many ended in success at the first try (no failed attempt in the episode)"),
 });
 
-/** What decides a lesson on probation (src/core/probation.ts; README, "Trust"). */
+/** What decides a lesson on probation (src/core/probation.ts; docs/learning.md, "Lessons on probation"). */
 export const LessonEvidenceSchema = z
   .object({
     shown: TrialArmSchema.describe("Matching prompts that showed the lesson"),
@@ -302,7 +302,7 @@ export const ConsistencySchema = z
     "`bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state",
   );
 
-/** Why a read the edge could have served was answered by the agent's memory itself (see README, "Reads at the edge"). */
+/** Why a read the edge could have served was answered by the agent's memory itself (see docs/concepts.md, "Reads at the edge"). */
 export const READ_FALLBACKS = [
   "strong",
   "episode",
@@ -437,7 +437,7 @@ export const RetrievedItemSchema = z.object({
 });
 export type RetrievedItem = z.infer<typeof RetrievedItemSchema>;
 
-/** What a retrieval answers for a later reward to name; the README's "Retrieval ids" tells the two forms apart. */
+/** What a retrieval answers for a later reward to name; docs/concepts.md, "Retrieval ids", tells the two forms apart. */
 const RetrievalIdSchema = z
   .string()
   .describe(

@@ -167,6 +167,6 @@ export const RetrieverStateSchema = z.object({
           "Size of the snapshot built for this content version, published to Workers unless over their limit (for a library whose texts and vectors alone are over it, what they take); null until a Worker asked for one",
         ),
     })
-    .describe('The read model Workers serve this agent\'s reads from (README, "Reads at the edge")'),
+    .describe('The read model Workers serve this agent\'s reads from (docs/concepts.md, "Reads at the edge")'),
 });
 export type RetrieverState = z.infer<typeof RetrieverStateSchema>;

@@ -25,7 +25,7 @@ import type { ReadModelVersion, Unpublishable } from "../../durable-objects/agen
  * Reads served where the request lands (issue 29). Each isolate keeps snapshots of the agents it
  * reads for (the agent's object publishes them, see durable-objects/agent-memory/read-model.ts) in
  * an LRU bounded by bytes, backed by the Cache API of its location, and ranks retrievals and prompt
- * blocks from them with the object's own code (src/core/ranking). The consistency model (README,
+ * blocks from them with the object's own code (src/core/ranking). The consistency model (docs/concepts.md,
  * "Reads at the edge"):
  *
  * - A snapshot serves while the object confirmed it current at most the staleness bound ago

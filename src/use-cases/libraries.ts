@@ -164,7 +164,7 @@ export const deleteLibrary = (deps: Deps, caller: Caller, input: { libraryId: st
 /**
  * Shared libraries one agent draws on at most. Each read ranks every one of them (and a cold read
  * starts each library's object): at the cap an agent's first read takes 0.26–0.5 s on a local
- * runtime (README, "Shared libraries"), where 120 took seconds and once brought the runtime down.
+ * runtime (docs/concepts.md, "Shared libraries"), where 120 took seconds and once brought the runtime down.
  */
 export const MAX_SUBSCRIPTIONS_PER_AGENT = 20;
 

@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -12,7 +12,24 @@ const root = path.resolve(import.meta.dirname, "../..");
 const { url, adminKey } = inject("localWorker");
 const SKIP = /^<!-- readme-runner: skip \((.+)\) -->$/;
 
+/**
+ * The pages whose blocks run, in the order the README's contents list them: each page's examples
+ * continue the README's first session (its KEY, H and agents) in the same shell.
+ */
+const PAGES = [
+  "README.md",
+  "docs/api.md",
+  "docs/concepts.md",
+  "docs/learning.md",
+  "docs/practice.md",
+  "docs/deployment.md",
+  "docs/operations.md",
+  "docs/architecture.md",
+  "docs/security.md",
+];
+
 interface Block {
+  page: string;
   lang: string;
   code: string;
   /** 1-based line of the opening fence. */
@@ -21,8 +38,10 @@ interface Block {
   skip: string | null;
 }
 
-function readmeBlocks(): Block[] {
-  const lines = readFileSync(path.join(root, "README.md"), "utf8").split("\n");
+const read = (page: string) => readFileSync(path.join(root, page), "utf8");
+
+function pageBlocks(page: string): Block[] {
+  const lines = read(page).split("\n");
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(\S*)$/.exec(lines[i]!);
@@ -31,6 +50,7 @@ function readmeBlocks(): Block[] {
     let above = i - 1;
     while (above >= 0 && !lines[above]!.trim()) above--;
     blocks.push({
+      page,
       lang: open[1]!,
       code: lines.slice(i + 1, end).join("\n"),
       line: i + 1,
@@ -41,7 +61,41 @@ function readmeBlocks(): Block[] {
   return blocks;
 }
 
-const runnable = () => readmeBlocks().filter((b) => (b.lang === "sh" || b.lang === "js") && !b.skip);
+const allBlocks = () => PAGES.flatMap(pageBlocks);
+const runnable = () => allBlocks().filter((b) => (b.lang === "sh" || b.lang === "js") && !b.skip);
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+const slug = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
+
+/** The anchors a page's headings make (outside code blocks). */
+function anchors(page: string): Set<string> {
+  const out = new Set<string>();
+  let fenced = false;
+  for (const line of read(page).split("\n")) {
+    if (line.startsWith("```")) fenced = !fenced;
+    const heading = !fenced && /^#{1,6} (.+)$/.exec(line);
+    if (heading) out.add(slug(heading[1]!));
+  }
+  return out;
+}
+
+/** Relative links of a page's prose (code blocks and inline code left out), as [target file, anchor]. */
+function links(page: string): { target: string; anchor: string | null; text: string }[] {
+  const prose = read(page)
+    .replace(/^```[\s\S]*?^```$/gm, "")
+    .replace(/`[^`\n]*`/g, "");
+  return [...prose.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((m) => m[1]!)
+    .filter((href) => !/^[a-z]+:/i.test(href))
+    .map((href) => {
+      const [file, anchor] = href.split("#") as [string, string | undefined];
+      return { target: file ? path.join(path.dirname(page), file) : page, anchor: anchor ?? null, text: href };
+    });
+}
 
 /** The tenant's Q of each lesson, by text. */
 async function qByText(apiKey: string, agentId: string) {
@@ -60,16 +114,46 @@ function workspace() {
   return dir;
 }
 
-describe("the README", () => {
+describe("the README and docs/", () => {
   it("runs every sh and js block, or says why not", () => {
-    const blocks = readmeBlocks();
-    expect(blocks.filter((b) => b.lang === "sh" || b.lang === "js").length).toBeGreaterThan(5);
+    const blocks = allBlocks();
+    expect(blocks.filter((b) => b.page === "README.md" && (b.lang === "sh" || b.lang === "js")).length).toBeGreaterThan(5);
     for (const b of blocks) {
-      if (b.skip) expect(b.skip.length, `README line ${b.line}`).toBeGreaterThan(10);
+      if (b.skip) expect(b.skip.length, `${b.page} line ${b.line}`).toBeGreaterThan(10);
     }
     // The agent example is printed as the file it ships as, so the two cannot drift apart.
     const js = runnable().filter((b) => b.lang === "js");
     expect(js.map((b) => `${b.code}\n`)).toEqual([readFileSync(path.join(root, "examples/agent.mjs"), "utf8")]);
+  });
+
+  it("runs every page of docs/, fits the README on a few screens, and names no issue numbers", () => {
+    const docs = readdirSync(path.join(root, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`);
+    expect(PAGES.filter((p) => p.startsWith("docs/")).sort()).toEqual(docs.sort());
+    const readme = read("README.md").split("\n");
+    expect(readme.length).toBeLessThanOrEqual(400);
+    // The first screen: the two commands, ten lines of what an agent calls, and the contents.
+    const firstScreen = readme.slice(0, 60).join("\n");
+    for (const heading of ["## Two commands", "## What your agent calls", "## Contents"]) expect(firstScreen).toContain(heading);
+    const calls = pageBlocks("README.md").find((b) => b.lang === "text")!;
+    expect(calls.code.split("\n").length).toBeLessThanOrEqual(10);
+    expect(calls.code).toMatch(/\/end .*\[G\d+\]/);
+    for (const page of PAGES) expect(read(page), page).not.toMatch(/\bissues? \d+/i);
+  });
+
+  it("links only to files that exist and headings they have", () => {
+    const broken: string[] = [];
+    // The README's contents alone link to every docs page and to sections of them.
+    expect(links("README.md").filter((l) => l.target.startsWith("docs/") && l.anchor).length).toBeGreaterThan(5);
+    for (const page of PAGES) {
+      for (const link of links(page)) {
+        if (!existsSync(path.join(root, link.target))) broken.push(`${page}: ${link.text} (no file)`);
+        else if (link.anchor !== null && link.target.endsWith(".md") && !anchors(link.target).has(link.anchor))
+          broken.push(`${page}: ${link.text} (no heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   let dir = "";
@@ -86,7 +170,9 @@ describe("the README", () => {
     await llm?.close();
   });
 
-  it("walks through as written: every shell block, in order, in one shell, against the Worker", { timeout: 400_000 }, async () => {
+  it("walks through as written: every shell block, page after page, in order, in one shell, against the Worker", {
+    timeout: 400_000,
+  }, async () => {
     const port = new URL(url).host;
     // `npx praxis` runs this package's own bin, wherever package.json points it.
     const bin = path.join(
@@ -102,7 +188,7 @@ describe("the README", () => {
     ];
     const body = runnable()
       .filter((b) => b.lang === "sh")
-      .map((b) => `echo "### README line ${b.line}" >&2\n${b.code.replaceAll("localhost:8787", port)}`);
+      .map((b) => `echo "### ${b.page} line ${b.line}" >&2\n${b.code.replaceAll("localhost:8787", port)}`);
     const script = [...prelude, ...body, 'printf "\\nREADME_KEY=%s\\n" "$KEY"'].join("\n");
     const env = {
       ...process.env,
@@ -123,9 +209,21 @@ describe("the README", () => {
     const versions = await unwrap(api.GET("/v1/agents/{agentId}/library/versions", { params: { path: { agentId: "support-bot" } } }));
     expect(versions.items.length).toBeGreaterThanOrEqual(3);
     expect(out.stdout).not.toContain('"unchanged":true');
-    // The agent example ran twice: a failure, then a success that quoted [G0], whose Q rose.
-    const episodes = await unwrap(api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: "support-bot" } } }));
-    expect(episodes.items.map((e) => e.outcome).reverse()).toEqual(["failure", "success"]);
+    // The first session's episode cited [G0]; the agent example ran twice (a failure, then a success
+    // that quoted [G0], whose Q rose); the signed session-end webhook made one episode, once.
+    const episodes = (
+      await unwrap(api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: "support-bot" } } }))
+    ).items.reverse();
+    expect(episodes.map((e) => e.outcome)).toEqual(["success", "failure", "success", "success"]);
+    const [loop, , , session] = episodes;
+    expect(loop!.attempts.map((a) => a.ok)).toEqual([false]);
+    expect(loop!.result!.rewarded.map((r) => r.q)).toEqual([expect.any(Number)]);
+    expect(session!.task).toBe("A customer's refund call to the payments API fails with 429");
+    expect(session!.attempts.map((a) => [a.ok, a.error])).toEqual([
+      [false, expect.stringContaining("429 Too Many Requests")],
+      [true, null],
+    ]);
+    expect(out.stdout).toContain("verified");
     const q = await qByText(key!, "support-bot");
     expect(q["When an API answers 429, wait for Retry-After, then retry with exponential backoff"]).toBeGreaterThan(0.55);
     // The CLI's practice run and evaluation, and the curl practice run, all completed.
