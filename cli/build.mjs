@@ -2,6 +2,8 @@
 // Bundles the CLI (cli/src/main.ts and the client/src it imports) with esbuild into
 // node_modules/.cache/praxis-cli/praxis.js, so plain Node runs it: a build cache that follows the
 // install, outside the sources and the type-check; npm packages stay imports resolved from node_modules.
+// `npm run pack` (scripts/pack.mjs) asks for a standalone bundle instead: npm packages inside it too,
+// so the installed `praxis` needs nothing from the registry.
 //   node cli/build.mjs          build when a source is newer than the bundle (what cli/praxis.mjs does)
 //   node cli/build.mjs --force  build unconditionally
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from "node:fs";
@@ -25,11 +27,15 @@ function newest(p) {
   return Math.max(s.mtimeMs, ...readdirSync(p).map((name) => newest(path.join(p, name))));
 }
 
-export async function build() {
+/**
+ * Writes the bundle to `outfile`. `standalone` puts the npm packages inside it as well, with a
+ * shebang and the `require` their CommonJS code calls for Node's own modules.
+ */
+export async function build({ outfile = OUT, standalone = false } = {}) {
   const { build: esbuild } = await loadEsbuild();
   // Written beside the bundle and renamed over it: a CLI started meanwhile never reads half a file.
-  const tmp = `${OUT}.${process.pid}.tmp`;
-  mkdirSync(path.dirname(OUT), { recursive: true });
+  const tmp = `${outfile}.${process.pid}.tmp`;
+  mkdirSync(path.dirname(outfile), { recursive: true });
   await esbuild({
     entryPoints: [path.join(here, "src", "main.ts")],
     outfile: tmp,
@@ -37,11 +43,16 @@ export async function build() {
     platform: "node",
     format: "esm",
     target: "node20",
-    packages: "external",
-    sourcemap: "inline",
+    ...(standalone
+      ? {
+          banner: {
+            js: '#!/usr/bin/env node\nimport { createRequire as __praxisRequire } from "node:module";\nconst require = __praxisRequire(import.meta.url);',
+          },
+        }
+      : { packages: "external", sourcemap: "inline" }),
     logLevel: "warning",
   });
-  renameSync(tmp, OUT);
+  renameSync(tmp, outfile);
 }
 
 /** The bundle's file URL, built first when missing or older than a source. */

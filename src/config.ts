@@ -121,8 +121,11 @@ const VARIABLES = { ...deployment, ...llm, ...embedder };
 export type Variable = keyof typeof VARIABLES;
 export type Variables = { [K in Variable]: z.output<(typeof VARIABLES)[K]> };
 
+/** The variables set as secrets (`wrangler secret put`, `npm run provision`), never in wrangler.toml. */
+export const SECRET_VARIABLES: readonly Variable[] = ["PRAXIS_ADMIN_KEY", "LLM_API_KEY", "EMBEDDING_API_KEY"];
+const SECRETS = new Set<Variable>(SECRET_VARIABLES);
+
 /** What a value that cannot be read says: the variable, why, and what was given (never for secrets). */
-const SECRETS = new Set<Variable>(["PRAXIS_ADMIN_KEY", "LLM_API_KEY", "EMBEDDING_API_KEY"]);
 function describe(name: Variable, raw: unknown, issues: readonly z.core.$ZodIssue[]): string {
   const nested = issues.filter((i) => i.path.length > 0);
   if (nested.length) return nested.map((i) => `${[name, ...i.path.map(String)].join(".")}: ${i.message}`).join(", ");

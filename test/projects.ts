@@ -15,6 +15,7 @@ export const PURE_TESTS = [
   "test/llm/settings.test.ts",
   "test/practice/judge.test.ts",
   "test/practice/webhook-verifier.test.ts",
+  "test/scripts/**/*.test.ts",
 ];
 
 /**

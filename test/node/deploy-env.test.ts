@@ -49,3 +49,44 @@ describe("production rules unless a local file asks for development", () => {
     expect(devPraxisEnv(dir)).toBe("production");
   });
 });
+
+describe("the production deployment", () => {
+  const wranglerEnv = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" };
+
+  it("`wrangler deploy --dry-run --env production` builds offline, with the bindings provisioning creates", async () => {
+    const dir = project();
+    const run = await runProcess(
+      join(ROOT, "node_modules/.bin/wrangler"),
+      ["deploy", "--dry-run", "--env", "production", "--outdir", join(dir, "out")],
+      {
+        cwd: dir,
+        env: wranglerEnv,
+      },
+    );
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    for (const binding of [
+      /env\.DB \(praxis\)\s+D1 Database/,
+      /env\.PRAXIS_KEYS \(\S+\)\s+KV Namespace/,
+      /env\.VECTORIZE \(praxis-memories\)\s+Vectorize Index/,
+      /env\.AI\s+AI/,
+    ]) {
+      expect(run.stdout).toMatch(binding);
+    }
+    expect(run.stdout).toMatch(/env\.PRAXIS_ENV \("production"\)/);
+    expect(readdirSync(join(dir, "out"))).toContain("index.js");
+  }, 120_000);
+
+  it("`npm run provision -- --dry-run` creates the index docs/deployment.md creates, and changes nothing", async () => {
+    const readme = readFileSync(join(ROOT, "docs", "deployment.md"), "utf8");
+    const documented = [...readme.matchAll(/vectorize create (\S+) --dimensions (\d+)/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(documented.length).toBeGreaterThan(0);
+    const before = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+    const run = await runProcess("npm", ["run", "--silent", "provision", "--", "--dry-run"], { cwd: ROOT, env: wranglerEnv });
+    expect(run.code, run.stderr).toBe(0);
+    const planned = [...run.stdout.matchAll(/wrangler vectorize create (\S+) --dimensions (\d+)/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(planned).toHaveLength(1);
+    expect(new Set(documented)).toEqual(new Set(planned));
+    expect(run.stdout).toMatch(/wrangler d1 migrations apply DB --remote --env production/);
+    expect(readFileSync(join(ROOT, "wrangler.toml"), "utf8")).toBe(before);
+  }, 60_000);
+});

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { Praxis, unwrap } from "../../client/src/index";
@@ -31,6 +32,9 @@ function readmeExample(): string {
 // Without python3 on the machine these are skipped, except in CI, where they must run.
 const bin = python();
 const runs = bin !== null || !!process.env.CI;
+// The machine's own Python (Debian's python3, with its pip, setuptools and wheel; .ci/run installs
+// them), which the README's offline install relies on.
+const SYSTEM_PYTHON = process.env.PRAXIS_SYSTEM_PYTHON ?? "/usr/bin/python3";
 
 describe("Python client", () => {
   it.runIf(runs)(
@@ -69,5 +73,53 @@ describe("Python client", () => {
       expect(episode.attempts).toEqual([expect.objectContaining({ n: 1, ok: true })]);
     },
     60_000,
+  );
+
+  it.runIf(existsSync(SYSTEM_PYTHON) || !!process.env.CI)(
+    "installs offline into a virtual environment with `pip install --no-build-isolation`, and the README's example runs from there",
+    async () => {
+      const scratch = mkdtempSync(path.join(tmpdir(), "praxis-pip-"));
+      try {
+        // A copy: building in place would leave build/ and *.egg-info in the clone.
+        const source = path.join(scratch, "python");
+        cpSync(PYTHON_DIR, source, { recursive: true, filter: (p) => !/__pycache__|\.egg-info|[\\/]build$/.test(p) });
+        const venv = path.join(scratch, "venv");
+        execFileSync(SYSTEM_PYTHON, ["-m", "venv", "--system-site-packages", "--without-pip", venv]);
+        const vpython = path.join(venv, "bin", "python");
+        const env = { ...process.env, PYTHONDONTWRITEBYTECODE: "1", PIP_NO_INDEX: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1" };
+        const install = await runProcess(vpython, ["-m", "pip", "install", "--no-build-isolation", source], { cwd: scratch, env });
+        expect(install.code, install.stdout + install.stderr).toBe(0);
+        expect(install.stdout).toMatch(/Successfully installed praxis-client-\d/);
+
+        const where = await runProcess(
+          vpython,
+          ["-c", "import praxis_client, importlib.metadata as m; print(praxis_client.__file__); print(m.version('praxis-client'))"],
+          {
+            cwd: scratch,
+            env,
+          },
+        );
+        expect(where.code, where.stderr).toBe(0);
+        const [file, version] = where.stdout.trim().split("\n");
+        expect(file!.startsWith(venv)).toBe(true);
+        expect(existsSync(path.join(path.dirname(file!), "py.typed"))).toBe(true);
+        expect(version).toBe(JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).version);
+
+        const { apiKey } = await unwrap(
+          new Praxis({ baseUrl: url, apiKey: adminKey }).api.POST("/v1/tenants", { body: { name: "readme-pip" } }),
+        );
+        const r = await runProcess(vpython, ["-c", readmeExample()], {
+          cwd: scratch,
+          env: { ...env, PRAXIS_URL: url, PRAXIS_API_KEY: apiKey },
+        });
+        expect(r.code, r.stderr).toBe(0);
+        const api = new Praxis({ baseUrl: url, apiKey }).api;
+        const { items } = await unwrap(api.GET("/v1/agents/{agentId}/episodes", { params: { path: { agentId: "support-bot" } } }));
+        expect(items.map((e) => e.status)).toEqual(["ended"]);
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    },
+    120_000,
   );
 });

@@ -15,7 +15,7 @@ export const OPENAI_MAX_BATCH = 96;
 export const EMBEDDER_TIMEOUT_MS = 30_000;
 
 /** Native sizes, so `dims` is known before the first call for the common models. */
-const KNOWN_DIMS: Readonly<Record<string, number>> = {
+export const KNOWN_DIMS: Readonly<Record<string, number>> = {
   "text-embedding-3-small": 1536,
   "text-embedding-3-large": 3072,
   "text-embedding-ada-002": 1536,

@@ -5,7 +5,7 @@ export const WORKERS_AI_DEFAULT_MODEL = "@cf/baai/bge-small-en-v1.5";
 /** The BGE text-embedding models take at most 100 texts per call. */
 export const WORKERS_AI_MAX_BATCH = 100;
 
-const KNOWN_DIMS: Readonly<Record<string, number>> = {
+export const KNOWN_DIMS: Readonly<Record<string, number>> = {
   "@cf/baai/bge-small-en-v1.5": 384,
   "@cf/baai/bge-base-en-v1.5": 768,
   "@cf/baai/bge-large-en-v1.5": 1024,
