@@ -84,7 +84,7 @@ beforeAll(async () => {
     }),
   ]);
 
-  const tenant = await api("POST", "/v1/tenants", worker.adminKey, { name: "dashboard-seed" });
+  const tenant = await api("POST", "/v1/tenants", worker.adminKey, { name: `dashboard-seed-${Date.now().toString(36)}` });
   adminKey = tenant.apiKey;
   readKey = (await api("POST", "/v1/keys", adminKey, { name: "viewer", scope: "read" })).apiKey;
   await api("PUT", `/v1/agents/${AGENT}`, adminKey, { displayName: "Support bot" });

@@ -15,6 +15,8 @@ function praxis(args: string[], env: Record<string, string> = {}): Promise<Proce
 }
 
 let key = "";
+const tenantName = `cli-test-${Date.now().toString(36)}`;
+const asOperator = { PRAXIS_URL: url, PRAXIS_API_KEY: adminKey };
 const asTenant = () => ({ PRAXIS_URL: url, PRAXIS_API_KEY: key });
 const json = async (args: string[], env = asTenant()) => {
   const r = await praxis([...args, "--json"], env);
@@ -23,13 +25,23 @@ const json = async (args: string[], env = asTenant()) => {
 };
 
 beforeAll(async () => {
-  const t = await json(["tenants", "create", "cli-test"], { PRAXIS_URL: url, PRAXIS_API_KEY: adminKey });
+  const t = await json(["tenants", "create", tenantName], asOperator);
   expect(t.apiKey).toMatch(/^pxk_/);
   key = t.apiKey;
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 describe("praxis CLI against the local Worker", () => {
+  it("refuses a tenant name already taken, naming the tenant, unless --allow-duplicate-name", async () => {
+    const again = await praxis(["tenants", "create", tenantName], asOperator);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/409/);
+    expect(again.stderr).toContain(`A tenant named '${tenantName}' exists`);
+    const second = await json(["tenants", "create", tenantName, "--allow-duplicate-name"], asOperator);
+    expect(second.name).toBe(tenantName);
+    expect(second.apiKey).not.toBe(key);
+  });
+
   it("login saves URL and key in a 0600 config file that later commands use", async () => {
     const r = await praxis(["login", "--url", url, "--key", key]);
     expect(r.code, r.stderr).toBe(0);
