@@ -133,6 +133,26 @@ describe("praxis CLI against the local Worker", () => {
     expect((await praxis(["--help"])).code).toBe(0);
   });
 
+  it("refuses a numeric option out of its range by saying what it takes (exit 2), before any request", async () => {
+    // The URL answers nothing: a request would exit 3, not 2.
+    const offline = { PRAXIS_URL: "http://127.0.0.1:9", PRAXIS_API_KEY: key };
+    const cases: [string[], string][] = [
+      [["practice", "start", "a", "--dataset", "d", "--batch-size", "-3"], "--batch-size must be a positive whole number, not '-3'."],
+      [["practice", "start", "a", "--dataset", "d", "--epochs", "0"], "--epochs must be a positive whole number, not '0'."],
+      [["practice", "start", "a", "--dataset", "d", "--group-size", "1"], "--group-size must be a whole number from 2 to 16, not '1'."],
+      [["practice", "start", "a", "--dataset", "d", "--seed", "1.5"], "--seed must be a whole number from 0 to 2147483647, not '1.5'."],
+      [["retrieve", "a", "q", "--lambda", "2"], "--lambda must be a number from 0 to 1, not '2'."],
+      [["retrieve", "a", "q", "--k", "x"], "--k must be a whole number from 1 to 100, not 'x'."],
+      [["datasets", "show", "d", "--tasks", "-1"], "--tasks must be a whole number, 0 or more, not '-1'."],
+      [["library", "diff", "a", "two"], "<n> must be a whole number, 0 or more, not 'two'."],
+    ];
+    for (const [args, message] of cases) {
+      const r = await praxis(args, offline);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
+  });
+
   it("refuses missing and blank ids with exit 2 and the command's usage, before any request", async () => {
     const cases: [string[], RegExp][] = [
       [
@@ -421,6 +441,12 @@ describe("praxis practice and eval against the local Worker (its LLM answers 42)
     const shown = await json(["practice", "show", "math-bot", runId]);
     expect(shown.run).toMatchObject({ runId, status: "completed", datasetId });
     expect(shown.curve.steps).toEqual([expect.objectContaining({ epoch: 0, step: 0, trainReward: 1 })]);
+
+    const runs = await json(["practice", "ls", "math-bot"]);
+    expect(runs[0]).toMatchObject({ runId, status: "completed", datasetId });
+    const listed = await praxis(["practice", "ls", "math-bot"], asTenant());
+    expect(listed.stdout).toMatch(/^runId\s+status\s+datasetId\s+promotion\s+createdAt\s+error$/m);
+    expect(listed.stdout).toMatch(new RegExp(`^${runId}\\s+completed\\s+${datasetId}\\s+(v\\d+|not promoted)\\s+\\d{4}-`, "m"));
   });
 
   // The bars are drawn only on a terminal: util-linux `script` gives the CLI one.

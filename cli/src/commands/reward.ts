@@ -37,7 +37,7 @@ export function registerReward(program: Command): void {
         memoryIds: opts.memory,
         outcome: opts.outcome,
         reward: optionalNumber(opts.reward, "--reward"),
-        quality: optionalNumber(opts.quality, "--quality"),
+        quality: optionalNumber(opts.quality, "--quality", { min: 0, max: 1 }),
         citedIds: opts.cite,
       };
       const r = await client(cmd).agent(agentId).reward(body);
