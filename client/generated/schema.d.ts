@@ -3054,6 +3054,7 @@ export interface components {
                 q: number;
                 qZ: number;
                 lambda: number;
+                /** @description (1−λ)·simZ + λ·qZ, plus what the learned re-ranker adds; when neither relevance nor Q varies among the candidates (a lone candidate), every z is 0 and it is (1−λ)·relevance + λ·q */
                 score: number;
                 /** @description Every channel that found the item: `vector` (similarity at or above the threshold), `lexical` (shared words); both when both did */
                 channels: ("vector" | "lexical")[];
