@@ -360,7 +360,10 @@ export async function promoteRun(
       skipped: value.skipped,
     };
   }
-  return { promoted: true, reason, version: value.version, applied: value.applied, skipped: value.skipped };
+  // The library version's reason is read out of the run's context, so it names the run and its
+  // dataset; the run's own promotion does not repeat them.
+  const ended = how === "completed" ? "" : `; the run ${how}`;
+  return { promoted: true, reason: `${why}${hindsight}${ended}`, version: value.version, applied: value.applied, skipped: value.skipped };
 }
 
 /** The run's D1 row for the caller's tenant and agent; another tenant's run is a 404 like a missing one. */

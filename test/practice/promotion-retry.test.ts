@@ -104,5 +104,15 @@ describe("a promotion the rule let through that writes nothing", () => {
     expect(skipped).toMatchObject({ promoted: false, version: null, applied: 0 });
     expect(skipped.skipped).toEqual([expect.objectContaining({ id: x, op: "modify" })]);
     expect(skipped.reason).toMatch(/^every change of the run was skipped \(see skipped\), so nothing was promoted \(the promotion rule/);
+
+    // One that writes: the run's reason is the verdict, the version's names the run and dataset as well.
+    const added = [...same, { id: "px_new", text: "Write the final answer on its own line.", q: 0, lineage: [] }] as unknown as RunExperience[];
+    const promoted = await practiceRunPorts(env).promote(runOf(f, "run_writes"), same, added, verdict);
+    expect(promoted).toMatchObject({ promoted: true, applied: 1, reason: verdict });
+    const versions = (await f.agent("GET", "/library/versions")).body.items;
+    const version = versions.find((v: { version: number }) => v.version === promoted.version);
+    expect(version.reason).toContain("run_writes");
+    expect(version.reason).toContain(f.datasetId);
+    expect(version.reason).toContain(verdict);
   });
 });
