@@ -106,7 +106,10 @@ describe("a promotion the rule let through that writes nothing", () => {
     expect(skipped.reason).toMatch(/^every change of the run was skipped \(see skipped\), so nothing was promoted \(the promotion rule/);
 
     // One that writes: the run's reason is the verdict, the version's names the run and dataset as well.
-    const added = [...same, { id: "px_new", text: "Write the final answer on its own line.", q: 0, lineage: [] }] as unknown as RunExperience[];
+    const added = [
+      ...same,
+      { id: "px_new", text: "Write the final answer on its own line.", q: 0, lineage: [] },
+    ] as unknown as RunExperience[];
     const promoted = await practiceRunPorts(env).promote(runOf(f, "run_writes"), same, added, verdict);
     expect(promoted).toMatchObject({ promoted: true, applied: 1, reason: verdict });
     const versions = (await f.agent("GET", "/library/versions")).body.items;
