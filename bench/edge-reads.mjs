@@ -134,7 +134,7 @@ async function main() {
   try {
     let { base, logFile } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: baseVars });
     const stateDir = path.join(path.dirname(logFile), "state");
-    const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: "bench-edge-reads" }, [201]);
+    const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-edge-reads-${new Date().toISOString()}` }, [201]);
     const token = tenant.body.apiKey;
     const agentId = "edge-1k";
     await must("PUT", `${base}/v1/agents/${agentId}`, token, { displayName: "edge reads bench" });

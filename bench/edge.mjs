@@ -49,7 +49,7 @@ export async function runEdgeBench(argv) {
   const rows = [];
   try {
     let { base } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: baseVars, main: "bench/edge-worker.ts" });
-    const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: "bench-edge" }, [201]);
+    const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-edge-${new Date().toISOString()}` }, [201]);
     const token = tenant.body.apiKey;
     const agentId = `edge-${randomBytes(3).toString("hex")}`;
     const A = () => `${base}/v1/agents/${agentId}`;

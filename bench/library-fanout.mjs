@@ -109,7 +109,7 @@ async function main() {
   try {
     let { base, logFile } = await server.start({ firstPort: Number(opt("--port") ?? 8797), vars });
     const stateDir = path.join(path.dirname(logFile), "state");
-    const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: "bench-library-fanout" }, [201]);
+    const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-library-fanout-${new Date().toISOString()}` }, [201]);
     const token = tenant.body.apiKey;
     const library = await must("POST", `${base}/v1/libraries`, token, { name: "fan-out" }, [201]);
     const libraryId = library.body.libraryId;

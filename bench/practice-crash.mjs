@@ -33,7 +33,8 @@ async function main() {
     LLM_MAX_RETRIES: "0",
   };
   let { base } = await server.start({ firstPort: 8960, vars });
-  const token = (await must("POST", `${base}/v1/tenants`, adminKey, { name: "crash bench" }, [201])).body.apiKey;
+  const token = (await must("POST", `${base}/v1/tenants`, adminKey, { name: `crash bench ${new Date().toISOString()}` }, [201])).body
+    .apiKey;
   const tasks = practiceTasks(TASKS);
   const total = TASKS * G;
   const ledger = async () => {

@@ -218,7 +218,9 @@ async function main() {
       LLM_MAX_CONCURRENCY: String(WORLD.concurrency),
     },
   });
-  const token = (await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-shared-library-${SEED}` }, [201])).body.apiKey;
+  const token = (
+    await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-shared-library-${SEED}-${new Date().toISOString()}` }, [201])
+  ).body.apiKey;
   const ctx = { base, token, llm, fake, must, sleep, log };
   const libraryId = (
     await must(

@@ -42,7 +42,7 @@ async function main() {
     LLM_MAX_RETRIES: "0",
   };
   let { base } = await server.start({ firstPort: 8980, vars });
-  const token = (await must("POST", `${base}/v1/tenants`, adminKey, { name: "soak bench" }, [201])).body.apiKey;
+  const token = (await must("POST", `${base}/v1/tenants`, adminKey, { name: `soak bench ${new Date().toISOString()}` }, [201])).body.apiKey;
   const agents = Array.from({ length: AGENTS }, (_, i) => `soak-${i}`);
   for (const a of agents) await must("PUT", `${base}/v1/agents/${a}`, token, { displayName: a });
 

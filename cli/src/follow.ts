@@ -66,7 +66,7 @@ export function printRun(v: RunView): void {
     `  library: ${v.librarySize} experiences; usage: ${v.usage.calls} LLM calls, ${v.usage.tokensIn + v.usage.tokensOut} tokens, $${v.usage.costUsd.toFixed(4)}`,
   );
   if (v.promotion)
-    console.log(`  promotion: ${v.promotion.promoted ? `version ${v.promotion.version}` : "not promoted"} (${v.promotion.reason})`);
+    console.log(`  promotion: ${v.promotion.promoted ? `version ${v.promotion.version}` : "not promoted"} — ${v.promotion.reason}`);
 }
 
 export function printCurve(curve: Curve): void {

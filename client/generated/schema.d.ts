@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tenant
-         * @description Creates a tenant and its first unrestricted admin API key, which the response shows once. Needs the operator key (PRAXIS_ADMIN_KEY).
+         * @description Creates a tenant and its first unrestricted admin API key, which the response shows once. A name another tenant already has answers 409 (`conflict`, the existing tenant's id in `tenantId`) unless `allowDuplicateName` is true. Needs the operator key (PRAXIS_ADMIN_KEY).
          */
         post: operations["createTenant"];
         delete?: never;
@@ -1760,6 +1760,8 @@ export interface components {
         CreateTenant: {
             /** @example Acme */
             name: string;
+            /** @description Create the tenant even when another tenant has this name; without it such a create answers 409 naming the existing tenant */
+            allowDuplicateName?: boolean;
         };
         Tenant: {
             tenantId: string;
@@ -3052,6 +3054,7 @@ export interface components {
                 q: number;
                 qZ: number;
                 lambda: number;
+                /** @description (1−λ)·simZ + λ·qZ, plus what the learned re-ranker adds; when neither relevance nor Q varies among the candidates (a lone candidate), every z is 0 and it is (1−λ)·relevance + λ·q */
                 score: number;
                 /** @description Every channel that found the item: `vector` (similarity at or above the threshold), `lexical` (shared words); both when both did */
                 channels: ("vector" | "lexical")[];

@@ -397,7 +397,11 @@ export const RetrievedItemSchema = z.object({
   q: z.number(),
   qZ: z.number(),
   lambda: z.number(),
-  score: z.number(),
+  score: z
+    .number()
+    .describe(
+      "(1−λ)·simZ + λ·qZ, plus what the learned re-ranker adds; when neither relevance nor Q varies among the candidates (a lone candidate), every z is 0 and it is (1−λ)·relevance + λ·q",
+    ),
   channels: z
     .array(z.enum(["vector", "lexical"]))
     .describe(

@@ -5,6 +5,8 @@
  * similar. Phase B re-ranks only those by a blend of similarity and learned utility (Q). Both are
  * z-scored within the kept set because raw cosine and raw Q live on different scales; without it
  * λ would not mean "how much utility counts" but depend on the embedder's similarity spread.
+ * When neither varies among the kept candidates, z-scores say nothing and the score is the blend
+ * of the values, (1-λ)·sim + λ·q.
  */
 import { z } from "zod";
 
@@ -71,10 +73,15 @@ export function rank(candidates: readonly Candidate[], params: RankParams): Rank
   const simZ = zScores(kept.map((c) => c.sim));
   const qZ = zScores(kept.map((c) => c.q));
 
+  // With nothing varying (a lone candidate, or candidates alike in both), every z is 0 and the
+  // blend of z-scores would score each 0 whatever its match; the blend of the values themselves
+  // tells a strong lone match from a weak one, and changes no order since all are alike.
+  const flat = kept.every((_, i) => simZ[i] === 0 && qZ[i] === 0);
   const ranked: Ranked[] = kept.map((c, i) => {
     const sz = simZ[i]!;
     const qz = qZ[i]!;
-    return { ...c, simZ: sz, qZ: qz, lambda, score: (1 - lambda) * sz + lambda * qz };
+    const score = flat ? (1 - lambda) * c.sim + lambda * c.q : (1 - lambda) * sz + lambda * qz;
+    return { ...c, simZ: sz, qZ: qz, lambda, score };
   });
   // Scores that are equal on paper can differ in the last bit (e.g. λ=0.5 with swapped z-scores),
   // so near-equal scores count as ties and fall through to the deterministic tie-break.

@@ -124,6 +124,12 @@ export const episodePage = (agentId: string, id: string) => (
   </Shell>
 );
 
+export const casePage = (agentId: string, id: string) => (
+  <Shell title={`Case ${id}`} page="case" agentId={agentId} itemId={id}>
+    <Section id="case" title="Case" />
+  </Shell>
+);
+
 export const jobsPage = (agentId: string) => (
   <Shell title={`Jobs of ${agentId}`} page="jobs" agentId={agentId}>
     <Section id="jobs" title="Recent jobs" />

@@ -4,6 +4,7 @@ import { assetNamed } from "./assets";
 import {
   agentPage,
   agentsPage,
+  casePage,
   episodePage,
   episodesPage,
   jobsPage,
@@ -47,6 +48,7 @@ dashboardRoutes.get("/dashboard/agents/:agentId/runs/:runId", (c) => html(c, run
 dashboardRoutes.get("/dashboard/agents/:agentId/jobs", (c) => html(c, jobsPage(c.req.param("agentId"))));
 dashboardRoutes.get("/dashboard/agents/:agentId/lessons/:id", (c) => html(c, lessonPage(c.req.param("agentId"), c.req.param("id"))));
 dashboardRoutes.get("/dashboard/agents/:agentId/episodes", (c) => html(c, episodesPage(c.req.param("agentId"))));
+dashboardRoutes.get("/dashboard/agents/:agentId/cases/:id", (c) => html(c, casePage(c.req.param("agentId"), c.req.param("id"))));
 dashboardRoutes.get("/dashboard/agents/:agentId/episodes/:id", (c) => html(c, episodePage(c.req.param("agentId"), c.req.param("id"))));
 
 dashboardRoutes.get("/dashboard/static/:name", (c) => {

@@ -7,7 +7,13 @@ import { nameString } from "../core/text-rules";
 import { PageQuery, timestamp } from "./schemas";
 
 const CreateTenantBody = z
-  .object({ name: nameString(120).openapi({ example: "Acme" }) })
+  .object({
+    name: nameString(120).openapi({ example: "Acme" }),
+    allowDuplicateName: z.boolean().optional().openapi({
+      description:
+        "Create the tenant even when another tenant has this name; without it such a create answers 409 naming the existing tenant",
+    }),
+  })
   .strict()
   .openapi("CreateTenant");
 
@@ -74,7 +80,7 @@ export const tenantRoutes = router()
       operationId: "createTenant",
       summary: "Create a tenant",
       description:
-        "Creates a tenant and its first unrestricted admin API key, which the response shows once. Needs the operator key (PRAXIS_ADMIN_KEY).",
+        "Creates a tenant and its first unrestricted admin API key, which the response shows once. A name another tenant already has answers 409 (`conflict`, the existing tenant's id in `tenantId`) unless `allowDuplicateName` is true. Needs the operator key (PRAXIS_ADMIN_KEY).",
       security,
       request: jsonBody(CreateTenantBody),
       responses: { 201: jsonResponse(CreatedTenant, "Tenant created"), ...commonErrors },

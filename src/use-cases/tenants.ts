@@ -1,10 +1,10 @@
 import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
 import type { Env } from "../env";
-import { apiKeys, tenants } from "../db/schema";
+import { tenants } from "../db/schema";
 import { db } from "../db/client";
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import { toBase64url } from "../core/encoding";
-import { notFound, outcome } from "../core/errors";
+import { conflict, notFound, outcome } from "../core/errors";
 import { requireTenantAdmin } from "../core/principal";
 import { cursorField, pageOf } from "../core/cursor";
 import { olderThan } from "../db/keyset";
@@ -19,23 +19,37 @@ export function mintWebhookSecret(): string {
   return WEBHOOK_SECRET_PREFIX + toBase64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-/** A tenant and its first unrestricted admin key, stored together (one D1 batch) or not at all. */
-export const createTenant = (deps: Deps, caller: Caller, { name }: { name: string }) =>
+/**
+ * A tenant and its first unrestricted admin key, stored together (one D1 batch) or not at all. A
+ * name another tenant has is refused (a re-run setup script would otherwise make a second tenant
+ * unnoticed) unless `allowDuplicateName`; the check is part of the batch, so two creates at once
+ * cannot both pass it.
+ */
+export const createTenant = (
+  deps: Deps,
+  caller: Caller,
+  { name, allowDuplicateName = false }: { name: string; allowDuplicateName?: boolean },
+) =>
   outcome(async () => {
     const tenantId = `t_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
     const minted = mintApiKey((n) => crypto.getRandomValues(new Uint8Array(n)));
-    const d = db(deps.env);
-    await d.batch([
-      d.insert(tenants).values({ id: tenantId, name }),
-      d.insert(apiKeys).values({
-        id: minted.id,
-        tenantId,
-        name: "initial admin key",
-        prefix: minted.prefix,
-        hash: await sha256Hex(minted.key),
-        scope: "admin",
-      }),
+    const [made] = await deps.env.DB.batch([
+      deps.env.DB.prepare(
+        "INSERT INTO tenants (id, name) SELECT ?1, ?2 WHERE ?3 OR NOT EXISTS (SELECT 1 FROM tenants WHERE name = ?2)",
+      ).bind(tenantId, name, allowDuplicateName ? 1 : 0),
+      deps.env.DB.prepare(
+        "INSERT INTO api_keys (id, tenant_id, name, prefix, hash, scope) SELECT ?1, ?2, 'initial admin key', ?3, ?4, 'admin' WHERE EXISTS (SELECT 1 FROM tenants WHERE id = ?2)",
+      ).bind(minted.id, tenantId, minted.prefix, await sha256Hex(minted.key)),
     ]);
+    if (!made?.meta.changes) {
+      const existing = await db(deps.env).select({ id: tenants.id }).from(tenants).where(eq(tenants.name, name)).get();
+      throw conflict(
+        `A tenant named '${name}' exists (${existing?.id ?? "just created"}); pick another name, or send allowDuplicateName: true.`,
+        {
+          data: { tenantId: existing?.id ?? null },
+        },
+      );
+    }
     await recordAudit(deps, caller, { tenantId, action: "tenant.create", target: tenantId, detail: { name } });
     return { tenantId, name, apiKey: minted.key, keyId: minted.id };
   });

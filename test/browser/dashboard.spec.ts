@@ -84,7 +84,7 @@ beforeAll(async () => {
     }),
   ]);
 
-  const tenant = await api("POST", "/v1/tenants", worker.adminKey, { name: "dashboard-seed" });
+  const tenant = await api("POST", "/v1/tenants", worker.adminKey, { name: `dashboard-seed-${Date.now().toString(36)}` });
   adminKey = tenant.apiKey;
   readKey = (await api("POST", "/v1/keys", adminKey, { name: "viewer", scope: "read" })).apiKey;
   await api("PUT", `/v1/agents/${AGENT}`, adminKey, { displayName: "Support bot" });
@@ -293,6 +293,9 @@ describe("dashboard in a browser", () => {
     expect(runCells[2]).toBe("sums");
     const promotion = (await agentApi("GET", `/practice-runs/${runId}`)).promotion;
     expect(runCells[3]).toBe(`promoted as v${promotion.version} — ${promotion.reason}`);
+    // The row names the run and its dataset already: what it came to does not repeat them.
+    expect(runCells[3]).not.toContain(runId);
+    expect(runCells[3]).not.toContain(ds.datasetId);
     await shot(page, "runs");
     await docShot(page, "runs");
     await visit(page, `/dashboard/agents/${AGENT}/jobs`);
@@ -528,6 +531,87 @@ describe("dashboard in a browser", () => {
     await shot(page, "library");
     await page.goto(`${worker.url}/dashboard/libraries/lib_missing`);
     await page.waitForSelector("body[data-ready=not-found]", { timeout: 30_000 });
+    await page.close();
+  });
+
+  it("draws the usage chart's axis title clear of its tick values, however wide they are", async () => {
+    const page = await openSignedIn(adminKey, "/dashboard/usage");
+    const byDay = await api("GET", "/v1/usage?groupBy=day", adminKey);
+    const most = Math.max(...byDay.groups.map((g: { tokensIn: number; tokensOut: number }) => Math.max(g.tokensIn, g.tokensOut)));
+    // Hundreds of thousands of tokens a day (scripted-llm reports a real agent's prompt size): values of 7 characters.
+    expect(most).toBeGreaterThan(100_000);
+    const layout = await page.$eval(
+      "#usage-chart",
+      (box: any, label: string) => {
+        const wrap = box.querySelector(".u-wrap").getBoundingClientRect();
+        const over = box.querySelector(".u-over").getBoundingClientRect();
+        const ctx = box.ownerDocument.createElement("canvas").getContext("2d");
+        // uPlot's axis font.
+        ctx.font = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif';
+        return { plotLeft: over.left - wrap.left, widest: ctx.measureText(label).width };
+      },
+      most.toLocaleString("en-US"),
+    );
+    // Left of the plot: the title's 30 px, then the values, right-aligned 15 px (tick and gap) from the plot.
+    expect(layout.plotLeft).toBeGreaterThanOrEqual(30 + layout.widest + 15 - 1);
+    await shot(page, "usage-axis");
+    await page.close();
+  });
+
+  it("links job, case, retrieval and run ids to their pages and panels", async () => {
+    const jobs = (await agentApi("GET", "/jobs")).items as { id: string; episodeId: string | null }[];
+    const job = jobs.find((j) => j.episodeId)!;
+    expect(job).toBeDefined();
+    const ep = await agentApi("GET", `/episodes/${job.episodeId}`);
+    expect(ep.result.jobId).toBe(job.id);
+    expect(ep.result.caseId).toMatch(/^case_/);
+
+    // The jobs page: a job's id links to its own row, its episode to the episode's page.
+    const page = await openSignedIn(adminKey, `/dashboard/agents/${AGENT}/jobs`);
+    const row = page.locator(`#jobs-table tbody tr#job-${job.id}`);
+    expect(await row.count()).toBe(1);
+    const link = (name: string) => row.getByRole("link", { name, exact: true }).getAttribute("href");
+    expect(await link(job.id)).toBe(`/dashboard/agents/${AGENT}/jobs#job-${job.id}`);
+    expect(await link(job.episodeId!)).toBe(`/dashboard/agents/${AGENT}/episodes/${job.episodeId}`);
+
+    // The episode links its job (to that row, marked and shown) and its case (to the case's page).
+    await visit(page, `/dashboard/agents/${AGENT}/episodes/${job.episodeId}`);
+    await follow(page, page.locator("#episode a", { hasText: job.id }));
+    expect(new URL(page.url()).hash).toBe(`#job-${job.id}`);
+    expect(await page.locator(`#job-${job.id}[data-targeted]`).count()).toBe(1);
+    await visit(page, `/dashboard/agents/${AGENT}/episodes/${job.episodeId}`);
+    await follow(page, page.locator("#episode a", { hasText: ep.result.caseId }));
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/agents/${AGENT}/cases/${ep.result.caseId}`);
+    const shownCase = (await page.locator("#case").textContent()) ?? "";
+    const apiCase = await agentApi("GET", `/cases/${ep.result.caseId}`);
+    expect(shownCase).toContain(apiCase.task);
+    expect(shownCase).toContain(apiCase.status);
+    expect(await page.locator(`#case a[data-episode="${job.episodeId}"]`).getAttribute("href")).toBe(
+      `/dashboard/agents/${AGENT}/episodes/${job.episodeId}`,
+    );
+    await shot(page, "case");
+
+    // A retrieval of an episode: its id links to its panel there, from the episode and from a rewarded lesson's Q history.
+    const started = await agentApi("POST", "/episodes", { task: "A customer asks which plan they are on" });
+    const retrieval = await agentApi("POST", "/retrieve", { query: "confirm the customer's plan", episodeId: started.id, k2: 2 });
+    await agentApi("POST", "/rewards", { retrievalId: retrieval.retrievalId, outcome: "success" });
+    const lessonId = retrieval.items.find((i: { id: string }) => i.id.startsWith("exp_")).id;
+    const entry = (await agentApi("GET", `/experiences/${lessonId}`)).qHistory.at(-1);
+    expect(entry).toMatchObject({ episodeId: started.id });
+    expect(entry.retrievalId).toBeTruthy();
+    await visit(page, `/dashboard/agents/${AGENT}/lessons/${lessonId}`);
+    const toPanel = page.locator("#q-history-table a", { hasText: entry.retrievalId });
+    expect(await toPanel.getAttribute("href")).toBe(`/dashboard/agents/${AGENT}/episodes/${started.id}#retrieval-${entry.retrievalId}`);
+    await follow(page, toPanel);
+    const panel = page.locator(`section.retrieval[data-targeted]`);
+    expect(await panel.count()).toBe(1);
+    expect(await panel.getAttribute("data-retrieval")).toBe(entry.retrievalId);
+    expect(await panel.locator("a", { hasText: entry.retrievalId }).getAttribute("href")).toBe(`#retrieval-${entry.retrievalId}`);
+
+    // A version a practice run promoted links the run.
+    await visit(page, `/dashboard/agents/${AGENT}/versions`);
+    const runLink = page.locator("#versions a", { hasText: practiceRunId }).first();
+    expect(await runLink.getAttribute("href")).toBe(`/dashboard/agents/${AGENT}/runs/${practiceRunId}`);
     await page.close();
   });
 

@@ -70,7 +70,9 @@ export async function startScriptedLlm(delayMs: number) {
             created: Math.floor(Date.now() / 1000),
             model: body?.model ?? "scripted",
             choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop" }],
-            usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+            // A real agent's prompt (system prompt, library, task) runs to thousands of tokens: usage
+            // figures reach the sizes the dashboard must show in production.
+            usage: { prompt_tokens: 2500, completion_tokens: 20, total_tokens: 2520 },
           }),
         );
       }, delayMs);

@@ -66,10 +66,37 @@ describe("rank", () => {
     expect(rank(three, params(1)).map((x) => x.id)).toEqual(["b", "c", "a"]);
   });
 
-  it("gives a lone candidate z = 0 and score 0", () => {
+  it("scores a lone candidate by the blend of its values, z = 0: a strong match above a weak one", () => {
     const [only, ...rest] = rank([{ id: "x", sim: 0.8, q: 0.9 }], params(0.7));
     expect(rest).toEqual([]);
-    expect(only).toEqual({ id: "x", sim: 0.8, q: 0.9, simZ: 0, qZ: 0, lambda: 0.7, score: 0 });
+    expect(only).toMatchObject({ id: "x", sim: 0.8, q: 0.9, simZ: 0, qZ: 0, lambda: 0.7 });
+    expect(only!.score).toBeCloseTo(0.3 * 0.8 + 0.7 * 0.9, 12);
+    const [weak] = rank([{ id: "y", sim: 0.35, q: 0.1 }], params(0.7));
+    expect(weak!.score).toBeCloseTo(0.3 * 0.35 + 0.7 * 0.1, 12);
+    expect(weak!.score).toBeLessThan(only!.score);
+  });
+
+  it("scores candidates alike in relevance and Q alike, by that blend, in the tie-break order", () => {
+    const alike = rank(
+      [
+        { id: "b", sim: 0.6, q: 0.5 },
+        { id: "a", sim: 0.6, q: 0.5 },
+      ],
+      params(0.3),
+    );
+    expect(alike.map((r) => r.id)).toEqual(["a", "b"]);
+    for (const r of alike) expect(r.score).toBeCloseTo(0.7 * 0.6 + 0.3 * 0.5, 12);
+    // Once one of them varies the identity of z-scores holds again, however small the spread.
+    const apart = rank(
+      [
+        { id: "a", sim: 0.6, q: 0.5 },
+        { id: "b", sim: 0.6, q: 0.6 },
+      ],
+      params(0.3),
+    );
+    for (const r of apart) expect(r.score).toBeCloseTo(0.7 * r.simZ + 0.3 * r.qZ, 12);
+    expect(apart.map((r) => r.id)).toEqual(["b", "a"]);
+    expect(apart[0]!.qZ).toBeCloseTo(1, 12);
   });
 
   it("falls back to similarity when all Q are equal (new memories)", () => {

@@ -31,6 +31,36 @@ describe("operator: tenants and key rotation", () => {
     expect(JSON.stringify(seen)).not.toMatch(/pxk_|whsec_/);
   });
 
+  it("a name another tenant has is a 409 naming that tenant, and creates nothing, unless allowDuplicateName", async () => {
+    const name = uniq("same-name");
+    const first = await newTenant(name);
+    const countNamed = async () => {
+      const row = await env.DB.prepare("SELECT count(*) AS n FROM tenants WHERE name = ?").bind(name).first<{ n: number }>();
+      return row!.n;
+    };
+    const again = await call("POST", "/v1/tenants", { key: ADMIN_KEY, body: { name } });
+    expectProblem(again, 409, "conflict");
+    expect(again.body.tenantId).toBe(first.tenantId);
+    expect(again.body.detail).toContain(name);
+    expect(await countNamed()).toBe(1);
+
+    // Two creates at once: the check is in the write's batch, so exactly one gets the name.
+    const other = uniq("raced-name");
+    const raced = await Promise.all([1, 2, 3].map(() => call("POST", "/v1/tenants", { key: ADMIN_KEY, body: { name: other } })));
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    const keys = await env.DB.prepare("SELECT count(*) AS n FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE t.name = ?")
+      .bind(other)
+      .first<{ n: number }>();
+    expect(keys!.n).toBe(1);
+
+    const second = await call("POST", "/v1/tenants", { key: ADMIN_KEY, body: { name, allowDuplicateName: true } });
+    expect(second.status).toBe(201);
+    expect(second.body.tenantId).not.toBe(first.tenantId);
+    expect((await call("GET", "/v1/keys/current", { key: second.body.apiKey })).body.tenantId).toBe(second.body.tenantId);
+    expect(await countNamed()).toBe(2);
+    expectProblem(await call("POST", "/v1/tenants", { key: ADMIN_KEY, body: { name, allowDuplicateName: "yes" } }), 400);
+  });
+
   it("only the operator lists tenants; a bad cursor is a 400", async () => {
     const t = await newTenant();
     expectProblem(await call("GET", "/v1/tenants", { key: t.apiKey }), 401);

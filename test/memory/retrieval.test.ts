@@ -40,13 +40,17 @@ describe("retrieval", () => {
     expect(r.body.items[0].label).toBe("G0");
   });
 
-  it("a single candidate gets z = 0; phase sets λ unless λ is given", async () => {
+  it("a single candidate gets z = 0 and the blend of its relevance and Q as its score; phase sets λ unless λ is given", async () => {
     const { api } = await agentFixture();
     await api("POST", "/experiences", { text: LESSONS[3] });
     const r = await api("POST", "/retrieve", { query: "cache expensive database queries", phase: "planning" });
     expect(r.body.lambda).toBe(0.7);
     expect(r.body.items).toHaveLength(1);
-    expect(r.body.items[0]).toMatchObject({ simZ: 0, qZ: 0, score: 0, lambda: 0.7 });
+    const [only] = r.body.items;
+    expect(only).toMatchObject({ simZ: 0, qZ: 0, lambda: 0.7 });
+    expect(only.relevance).toBeGreaterThan(0);
+    expect(only.score).toBeCloseTo(0.3 * only.relevance + 0.7 * only.q, 10);
+    expect(only.score).toBeGreaterThan(0);
     const o = await api("POST", "/retrieve", { query: "cache expensive database queries", phase: "planning", lambda: 0.1 });
     expect(o.body.lambda).toBe(0.1);
   });

@@ -15,7 +15,7 @@ let apiKey = "";
 
 beforeAll(async () => {
   const operator = new Praxis({ baseUrl: url, apiKey: adminKey });
-  apiKey = (await unwrap(operator.api.POST("/v1/tenants", { body: { name: "ai-sdk-adapter-test" } }))).apiKey;
+  apiKey = (await unwrap(operator.api.POST("/v1/tenants", { body: { name: `ai-sdk-adapter-test-${Date.now().toString(36)}` } }))).apiKey;
   praxis = new Praxis({ baseUrl: url, apiKey, retry: { baseDelayMs: 0 } });
 });
 

@@ -31,7 +31,7 @@ beforeAll(async () => {
     LLM_MAX_RETRIES: "0",
   };
   ({ base, logFile } = await server.start({ firstPort: 9100 + Math.floor(Math.random() * 800), vars }));
-  const tenant = await call("POST", "/v1/tenants", adminKey, { name: "burst test" });
+  const tenant = await call("POST", "/v1/tenants", adminKey, { name: `burst test ${Date.now().toString(36)}` });
   expect(tenant.status).toBe(201);
   token = tenant.body.apiKey;
 });

@@ -15,6 +15,8 @@ function praxis(args: string[], env: Record<string, string> = {}): Promise<Proce
 }
 
 let key = "";
+const tenantName = `cli-test-${Date.now().toString(36)}`;
+const asOperator = { PRAXIS_URL: url, PRAXIS_API_KEY: adminKey };
 const asTenant = () => ({ PRAXIS_URL: url, PRAXIS_API_KEY: key });
 const json = async (args: string[], env = asTenant()) => {
   const r = await praxis([...args, "--json"], env);
@@ -23,13 +25,23 @@ const json = async (args: string[], env = asTenant()) => {
 };
 
 beforeAll(async () => {
-  const t = await json(["tenants", "create", "cli-test"], { PRAXIS_URL: url, PRAXIS_API_KEY: adminKey });
+  const t = await json(["tenants", "create", tenantName], asOperator);
   expect(t.apiKey).toMatch(/^pxk_/);
   key = t.apiKey;
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 describe("praxis CLI against the local Worker", () => {
+  it("refuses a tenant name already taken, naming the tenant, unless --allow-duplicate-name", async () => {
+    const again = await praxis(["tenants", "create", tenantName], asOperator);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/409/);
+    expect(again.stderr).toContain(`A tenant named '${tenantName}' exists`);
+    const second = await json(["tenants", "create", tenantName, "--allow-duplicate-name"], asOperator);
+    expect(second.name).toBe(tenantName);
+    expect(second.apiKey).not.toBe(key);
+  });
+
   it("login saves URL and key in a 0600 config file that later commands use", async () => {
     const r = await praxis(["login", "--url", url, "--key", key]);
     expect(r.code, r.stderr).toBe(0);
@@ -119,6 +131,26 @@ describe("praxis CLI against the local Worker", () => {
     expect(down.code).toBe(3);
     expect(down.stderr).toMatch(/^praxis: Could not reach http:\/\/127\.0\.0\.1:9/);
     expect((await praxis(["--help"])).code).toBe(0);
+  });
+
+  it("refuses a numeric option out of its range by saying what it takes (exit 2), before any request", async () => {
+    // The URL answers nothing: a request would exit 3, not 2.
+    const offline = { PRAXIS_URL: "http://127.0.0.1:9", PRAXIS_API_KEY: key };
+    const cases: [string[], string][] = [
+      [["practice", "start", "a", "--dataset", "d", "--batch-size", "-3"], "--batch-size must be a positive whole number, not '-3'."],
+      [["practice", "start", "a", "--dataset", "d", "--epochs", "0"], "--epochs must be a positive whole number, not '0'."],
+      [["practice", "start", "a", "--dataset", "d", "--group-size", "1"], "--group-size must be a whole number from 2 to 16, not '1'."],
+      [["practice", "start", "a", "--dataset", "d", "--seed", "1.5"], "--seed must be a whole number from 0 to 2147483647, not '1.5'."],
+      [["retrieve", "a", "q", "--lambda", "2"], "--lambda must be a number from 0 to 1, not '2'."],
+      [["retrieve", "a", "q", "--k", "x"], "--k must be a whole number from 1 to 100, not 'x'."],
+      [["datasets", "show", "d", "--tasks", "-1"], "--tasks must be a whole number, 0 or more, not '-1'."],
+      [["library", "diff", "a", "two"], "<n> must be a whole number, 0 or more, not 'two'."],
+    ];
+    for (const [args, message] of cases) {
+      const r = await praxis(args, offline);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
   });
 
   it("refuses missing and blank ids with exit 2 and the command's usage, before any request", async () => {
@@ -409,6 +441,12 @@ describe("praxis practice and eval against the local Worker (its LLM answers 42)
     const shown = await json(["practice", "show", "math-bot", runId]);
     expect(shown.run).toMatchObject({ runId, status: "completed", datasetId });
     expect(shown.curve.steps).toEqual([expect.objectContaining({ epoch: 0, step: 0, trainReward: 1 })]);
+
+    const runs = await json(["practice", "ls", "math-bot"]);
+    expect(runs[0]).toMatchObject({ runId, status: "completed", datasetId });
+    const listed = await praxis(["practice", "ls", "math-bot"], asTenant());
+    expect(listed.stdout).toMatch(/^runId\s+status\s+datasetId\s+promotion\s+createdAt\s+error$/m);
+    expect(listed.stdout).toMatch(new RegExp(`^${runId}\\s+completed\\s+${datasetId}\\s+(v\\d+|not promoted)\\s+\\d{4}-`, "m"));
   });
 
   // The bars are drawn only on a terminal: util-linux `script` gives the CLI one.

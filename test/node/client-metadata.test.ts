@@ -6,7 +6,8 @@ let praxis: Praxis;
 
 beforeAll(async () => {
   const operator = new Praxis({ baseUrl: url, apiKey: adminKey });
-  const apiKey = (await unwrap(operator.api.POST("/v1/tenants", { body: { name: "client-metadata-test" } }))).apiKey;
+  const apiKey = (await unwrap(operator.api.POST("/v1/tenants", { body: { name: `client-metadata-test-${Date.now().toString(36)}` } })))
+    .apiKey;
   praxis = new Praxis({ baseUrl: url, apiKey, retry: { baseDelayMs: 0 } });
 });
 

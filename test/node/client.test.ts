@@ -19,7 +19,7 @@ const praxisWith = (fetcher?: (r: Request) => Promise<Response>) =>
 
 beforeAll(async () => {
   const operator = new Praxis({ baseUrl: url, apiKey: adminKey });
-  apiKey = (await unwrap(operator.api.POST("/v1/tenants", { body: { name: "client-test" } }))).apiKey;
+  apiKey = (await unwrap(operator.api.POST("/v1/tenants", { body: { name: `client-test-${Date.now().toString(36)}` } }))).apiKey;
 });
 
 describe("TypeScript client against the local Worker", () => {

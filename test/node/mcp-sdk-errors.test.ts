@@ -44,7 +44,7 @@ async function toolError(client: Client, name: string, args: Record<string, unkn
 }
 
 beforeAll(async () => {
-  apiKey = (await rest("POST", "/v1/tenants", adminKey, { name: "mcp-sdk-errors" })).body.apiKey;
+  apiKey = (await rest("POST", "/v1/tenants", adminKey, { name: `mcp-sdk-errors-${Date.now().toString(36)}` })).body.apiKey;
   readKey = (await rest("POST", "/v1/keys", apiKey, { name: "reader", scope: "read" })).body.apiKey;
   expect((await rest("PUT", "/v1/agents/sdk-bot", apiKey, { displayName: "SDK bot" })).status).toBeLessThan(300);
 });

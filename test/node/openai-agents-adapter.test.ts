@@ -10,7 +10,9 @@ let praxis: Praxis;
 
 beforeAll(async () => {
   const operator = new Praxis({ baseUrl: url, apiKey: adminKey });
-  const { apiKey } = await unwrap(operator.api.POST("/v1/tenants", { body: { name: "openai-agents-adapter-test" } }));
+  const { apiKey } = await unwrap(
+    operator.api.POST("/v1/tenants", { body: { name: `openai-agents-adapter-test-${Date.now().toString(36)}` } }),
+  );
   praxis = new Praxis({ baseUrl: url, apiKey, retry: { baseDelayMs: 0 } });
 });
 

@@ -11,9 +11,10 @@ const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 describe("operator and traces through the TypeScript client", () => {
   it("the operator lists tenants and rotates one's admin key; the old key is refused, the new one works", async () => {
     const operator = new Praxis({ baseUrl: shared.url, apiKey: shared.adminKey });
-    const made = await unwrap(operator.api.POST("/v1/tenants", { body: { name: "rotation-test" } }));
+    const name = `rotation-test-${Date.now().toString(36)}`;
+    const made = await unwrap(operator.api.POST("/v1/tenants", { body: { name } }));
     const page = await unwrap(operator.api.GET("/v1/tenants", { params: { query: { limit: 200 } } }));
-    expect(page.items.find((t) => t.tenantId === made.tenantId)).toMatchObject({ name: "rotation-test", activeKeys: 1 });
+    expect(page.items.find((t) => t.tenantId === made.tenantId)).toMatchObject({ name, activeKeys: 1 });
 
     const rotated = await unwrap(
       operator.api.POST("/v1/tenants/{tenantId}/keys/rotate", { params: { path: { tenantId: made.tenantId } }, body: {} }),
@@ -61,7 +62,7 @@ describe("event webhooks through the real queue of wrangler dev", () => {
 
   it("a lesson added through the client reaches the receiver signed, after a retry of its 500", async () => {
     const operator = new Praxis({ baseUrl: worker.url, apiKey: worker.adminKey });
-    const tenant = await unwrap(operator.api.POST("/v1/tenants", { body: { name: "events-test" } }));
+    const tenant = await unwrap(operator.api.POST("/v1/tenants", { body: { name: `events-test-${Date.now().toString(36)}` } }));
     const praxis = new Praxis({ baseUrl: worker.url, apiKey: tenant.apiKey });
     const { secret } = await unwrap(praxis.api.POST("/v1/webhook-secret"));
     await unwrap(praxis.api.POST("/v1/events/endpoints", { body: { url: receiverUrl, events: ["lesson.created"] } }));

@@ -52,7 +52,7 @@ describe("tests use their own bindings, never the developer's .dev.vars or .env"
         });
         return { status: res.status, body: (await res.json()) as Record<string, any> };
       };
-      const tenant = await send("POST", "/v1/tenants", adminKey, { name: "own-bindings" });
+      const tenant = await send("POST", "/v1/tenants", adminKey, { name: `own-bindings-${Date.now().toString(36)}` });
       expect(tenant.status).toBe(201);
       const key = tenant.body.apiKey as string;
       expect((await send("PUT", "/v1/agents/own-bindings", key, {})).status).toBe(201);

@@ -65,7 +65,7 @@ it("a run killed with LLM calls in flight completes after a restart, with every 
   };
   let { base } = await server.start({ firstPort: 9100 + Math.floor(Math.random() * 800), vars });
 
-  const tenant = await call(base, "POST", "/v1/tenants", adminKey, { name: "crash test" });
+  const tenant = await call(base, "POST", "/v1/tenants", adminKey, { name: `crash test ${Date.now().toString(36)}` });
   expect(tenant.status).toBe(201);
   const token: string = tenant.body.apiKey;
   expect((await call(base, "PUT", "/v1/agents/crash", token, { displayName: "crash test" })).status).toBeLessThan(300);

@@ -57,7 +57,9 @@ describe("Python client", () => {
     "the README's example runs as written and records one ended episode with its answer",
     async () => {
       const { apiKey } = await unwrap(
-        new Praxis({ baseUrl: url, apiKey: adminKey }).api.POST("/v1/tenants", { body: { name: "readme-python" } }),
+        new Praxis({ baseUrl: url, apiKey: adminKey }).api.POST("/v1/tenants", {
+          body: { name: `readme-python-${Date.now().toString(36)}` },
+        }),
       );
       const r = await runProcess(bin!, ["-c", readmeExample()], {
         cwd: ROOT,

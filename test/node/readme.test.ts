@@ -237,7 +237,7 @@ describe("the agent example (examples/agent.mjs)", () => {
     timeout: 120_000,
   }, async () => {
     const operator = new Praxis({ baseUrl: url, apiKey: adminKey });
-    const { apiKey } = await unwrap(operator.api.POST("/v1/tenants", { body: { name: "example-learns" } }));
+    const { apiKey } = await unwrap(operator.api.POST("/v1/tenants", { body: { name: `example-learns-${Date.now().toString(36)}` } }));
     const agent = new Praxis({ baseUrl: url, apiKey }).agent("support-bot");
     await agent.ensure();
     const retry = "When an API answers 429, wait for Retry-After, then retry with exponential backoff";
@@ -297,7 +297,7 @@ describe("the agent example (examples/agent.mjs)", () => {
 describe("the agent example when the model call fails", () => {
   it("exits non-zero with the model's error, and the episode ends abandoned: no case, no Q change", { timeout: 60_000 }, async () => {
     const operator = new Praxis({ baseUrl: url, apiKey: adminKey });
-    const { apiKey } = await unwrap(operator.api.POST("/v1/tenants", { body: { name: "example-abandons" } }));
+    const { apiKey } = await unwrap(operator.api.POST("/v1/tenants", { body: { name: `example-abandons-${Date.now().toString(36)}` } }));
     const agent = new Praxis({ baseUrl: url, apiKey }).agent("support-bot");
     await agent.ensure();
     const retry = "When an API answers 429, wait for Retry-After, then retry with exponential backoff";

@@ -31,7 +31,7 @@ it("a crash loses at most the last flush window of use counters", { timeout: 300
   const adminKey = `pxadmin_${randomBytes(18).toString("base64url")}`;
   const vars = { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", RETRIEVAL_COUNTS_FLUSH_MS: String(WINDOW_MS) };
   let { base } = await server.start({ firstPort: 9100 + Math.floor(Math.random() * 800), vars });
-  const tenant = await call(base, "POST", "/v1/tenants", adminKey, { name: "counters crash" });
+  const tenant = await call(base, "POST", "/v1/tenants", adminKey, { name: `counters crash ${Date.now().toString(36)}` });
   expect(tenant.status).toBe(201);
   const key: string = tenant.body.apiKey;
   expect((await call(base, "PUT", "/v1/agents/counted", key, { displayName: "counted" })).status).toBeLessThan(300);

@@ -74,3 +74,48 @@ describe("a promotion the agent can never take", () => {
     expect(promotion.reason).toMatch(/does not exist/);
   });
 });
+
+describe("a promotion the rule let through that writes nothing", () => {
+  const runOf = (f: Awaited<ReturnType<typeof practiceFixture>>, runId: string) => ({
+    runId,
+    tenantId: f.t.tenantId,
+    agentId: f.agentId,
+    datasetId: f.datasetId,
+    config: RunCreateSchema.parse({ datasetId: f.datasetId, policy: { kind: "llm" } }) as unknown as RunConfig,
+    finishing: "completed" as const,
+    stoppedEarly: null,
+  });
+  const verdict = "gate passed: holdout accuracy 80.0% against the starting library's 60.0%";
+
+  it("says first why nothing was promoted, then the verdict as what the rule allowed", async () => {
+    const f = await practiceFixture(ARITHMETIC.slice(0, 1));
+    const x = (await f.agent("POST", "/experiences", { text: "Add the numbers column by column." })).body.id as string;
+    const same = [{ id: x, text: "Add the numbers column by column.", q: 0, lineage: [] }] as unknown as RunExperience[];
+    const unchanged = await practiceRunPorts(env).promote(runOf(f, "run_unchanged"), same, same, verdict);
+    expect(unchanged).toMatchObject({ promoted: false, version: null, applied: 0, skipped: [] });
+    expect(unchanged.reason).toBe(
+      `the run's library ended as it started, so nothing was promoted (the promotion rule had let it through: ${verdict})`,
+    );
+
+    // The lesson the run rewrote was changed in the agent meanwhile: its rewrite is skipped, nothing else changed.
+    await f.agent("PATCH", `/experiences/${x}`, { text: "Add the numbers right to left." });
+    const rewritten = [{ id: x, text: "Add the numbers column by column, carrying.", q: 0, lineage: [] }] as unknown as RunExperience[];
+    const skipped = await practiceRunPorts(env).promote(runOf(f, "run_all_skipped"), same, rewritten, verdict);
+    expect(skipped).toMatchObject({ promoted: false, version: null, applied: 0 });
+    expect(skipped.skipped).toEqual([expect.objectContaining({ id: x, op: "modify" })]);
+    expect(skipped.reason).toMatch(/^every change of the run was skipped \(see skipped\), so nothing was promoted \(the promotion rule/);
+
+    // One that writes: the run's reason is the verdict, the version's names the run and dataset as well.
+    const added = [
+      ...same,
+      { id: "px_new", text: "Write the final answer on its own line.", q: 0, lineage: [] },
+    ] as unknown as RunExperience[];
+    const promoted = await practiceRunPorts(env).promote(runOf(f, "run_writes"), same, added, verdict);
+    expect(promoted).toMatchObject({ promoted: true, applied: 1, reason: verdict });
+    const versions = (await f.agent("GET", "/library/versions")).body.items;
+    const version = versions.find((v: { version: number }) => v.version === promoted.version);
+    expect(version.reason).toContain("run_writes");
+    expect(version.reason).toContain(f.datasetId);
+    expect(version.reason).toContain(verdict);
+  });
+});

@@ -118,7 +118,7 @@ export function registerDatasets(program: Command): void {
     .option("--tasks <n>", "also list the first n tasks", "0")
     .action(async (ref: string, opts: { tasks: string }, cmd: Command) => {
       const praxis = client(cmd);
-      const limit = integer(opts.tasks, "--tasks");
+      const limit = integer(opts.tasks, "--tasks", { min: 0 });
       const datasetId = await resolveDataset(praxis, ref);
       const d = await detail(praxis, datasetId);
       const tasks = limit
@@ -163,7 +163,7 @@ export function registerDatasets(program: Command): void {
     .option("--holdout <fraction>", "holdout fraction of a new dataset", "0.2")
     .action(async (name: string, file: string, opts: { holdout: string }, cmd: Command) => {
       const praxis = client(cmd);
-      const holdoutFraction = number(opts.holdout, "--holdout");
+      const holdoutFraction = number(opts.holdout, "--holdout", { min: 0, max: 1 });
       const { lines, tasks } = parseTasks(file);
       const existing = (await listDatasets(praxis)).find((d) => d.name === name);
       const totals: UploadTotals = { inserted: 0, unchanged: 0, conflictCount: 0, conflicts: [] };

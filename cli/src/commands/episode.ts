@@ -123,7 +123,7 @@ export function registerEpisode(program: Command): void {
       ) => {
         const body: Schemas["EpisodeEnd"] = {
           outcome: opts.outcome,
-          score: optionalNumber(opts.score, "--score"),
+          score: optionalNumber(opts.score, "--score", { min: 0, max: 1 }),
           answer: textArg(opts.answer),
           citedIds: opts.cite,
         };

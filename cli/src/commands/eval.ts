@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
 import { unwrap, type Schemas } from "../../../client/src/index.js";
-import { integer, optionalInteger } from "../args.js";
+import { integer, optionalInteger, SEED } from "../args.js";
 import { resolveDataset } from "../dataset-ref.js";
 import { client } from "../config.js";
 import { UnsuccessfulError } from "../errors.js";
@@ -38,9 +38,13 @@ export function registerEval(program: Command): void {
       const body: Schemas["EvaluationCreate"] = {
         datasetId: await resolveDataset(praxis, opts.dataset),
         split: opts.split,
-        samples: optionalInteger(opts.samples, "--samples"),
-        seed: optionalInteger(opts.seed, "--seed"),
-        library: opts.run ? { runId: opts.run } : opts.version !== undefined ? { version: integer(opts.version, "--version") } : undefined,
+        samples: optionalInteger(opts.samples, "--samples", { min: 1, max: 8 }),
+        seed: optionalInteger(opts.seed, "--seed", SEED),
+        library: opts.run
+          ? { runId: opts.run }
+          : opts.version !== undefined
+            ? { version: integer(opts.version, "--version", { min: 0 }) }
+            : undefined,
         policy: { kind: "llm", model: opts.model },
         verifier: opts.verifier ? ({ kind: opts.verifier } as Schemas["EvaluationCreate"]["verifier"]) : undefined,
       };

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { unwrap } from "../../../client/src/index.js";
-import { allPages, optionalInteger, optionalNumber } from "../args.js";
+import { allPages, optionalInteger, optionalNumber, POSITIVE } from "../args.js";
 import { client } from "../config.js";
 import { fixed, output, table, when } from "../output.js";
 
@@ -105,7 +105,10 @@ export function registerLibraries(program: Command): void {
     .option("--weight <w>", "how much the library's lessons count beside the agent's own (0.05-1, default 1)")
     .option("--pin <version>", "draw on the library as it stood after this version (default: its latest)")
     .action(async (agentId: string, libraryId: string, opts: { weight?: string; pin?: string }, cmd: Command) => {
-      const body = { weight: optionalNumber(opts.weight, "--weight"), pinVersion: optionalInteger(opts.pin, "--pin") };
+      const body = {
+        weight: optionalNumber(opts.weight, "--weight", { min: 0.05, max: 1 }),
+        pinVersion: optionalInteger(opts.pin, "--pin", POSITIVE),
+      };
       const s = await unwrap(
         client(cmd).api.PUT("/v1/agents/{agentId}/subscriptions/{libraryId}", { params: { path: { agentId, libraryId } }, body }),
       );

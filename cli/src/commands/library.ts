@@ -31,7 +31,9 @@ export function registerLibrary(program: Command): void {
     .description("What version n changed")
     .action(async (agentId: string, n: string, _opts, cmd: Command) => {
       const d = await unwrap(
-        client(cmd).api.GET("/v1/agents/{agentId}/library/versions/{n}/diff", { params: { path: { agentId, n: integer(n, "n") } } }),
+        client(cmd).api.GET("/v1/agents/{agentId}/library/versions/{n}/diff", {
+          params: { path: { agentId, n: integer(n, "<n>", { min: 0 }) } },
+        }),
       );
       output(cmd, d, () => {
         console.log(`Version ${d.version} by ${d.author}: ${d.reason}`);
@@ -49,7 +51,7 @@ export function registerLibrary(program: Command): void {
       const r = await unwrap(
         client(cmd).api.POST("/v1/agents/{agentId}/library/rollback", {
           params: { path: { agentId } },
-          body: { version: integer(n, "n") },
+          body: { version: integer(n, "<n>", { min: 0 }) },
         }),
       );
       output(cmd, r, () =>

@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import { unwrap, type Schemas } from "../../../client/src/index.js";
-import { integer, optionalInteger } from "../args.js";
+import { allPages, integer, optionalInteger, POSITIVE, SEED } from "../args.js";
 import { resolveDataset } from "../dataset-ref.js";
 import { client, globals } from "../config.js";
 import { UnsuccessfulError } from "../errors.js";
 import { follow, learningCurve, printCurve, printRun, runView } from "../follow.js";
-import { output } from "../output.js";
+import { output, table, when } from "../output.js";
 
 interface StartOptions {
   dataset: string;
@@ -20,6 +20,13 @@ interface StartOptions {
   seed?: string;
   promote: boolean;
   follow?: boolean;
+}
+
+/** A run summary's promotion in a few words: the version it made, or that it made none. */
+function promotionCell(promotion: unknown): string {
+  if (!promotion || typeof promotion !== "object") return "";
+  const p = promotion as { promoted?: boolean; version?: number | null };
+  return p.promoted ? `v${p.version}` : "not promoted";
 }
 
 export function registerPractice(program: Command): void {
@@ -41,20 +48,23 @@ export function registerPractice(program: Command): void {
     .option("--follow", "show live progress until the run ends, then its learning curve")
     .action(async (agentId: string, opts: StartOptions, cmd: Command) => {
       const praxis = client(cmd);
-      const body: Schemas["PracticeRunCreate"] = {
-        datasetId: await resolveDataset(praxis, opts.dataset),
-        epochs: optionalInteger(opts.epochs, "--epochs"),
-        batchSize: optionalInteger(opts.batchSize, "--batch-size"),
-        groupSize: optionalInteger(opts.groupSize, "--group-size"),
-        concurrency: optionalInteger(opts.concurrency, "--concurrency"),
-        seed: optionalInteger(opts.seed, "--seed"),
+      // Options are checked before the dataset's name is looked up, so a usage error sends nothing.
+      const body: Omit<Schemas["PracticeRunCreate"], "datasetId"> = {
+        epochs: optionalInteger(opts.epochs, "--epochs", POSITIVE),
+        batchSize: optionalInteger(opts.batchSize, "--batch-size", POSITIVE),
+        groupSize: optionalInteger(opts.groupSize, "--group-size", { min: 2, max: 16 }),
+        concurrency: optionalInteger(opts.concurrency, "--concurrency", POSITIVE),
+        seed: optionalInteger(opts.seed, "--seed", SEED),
         promote: opts.promote ? undefined : "never",
-        budget: opts.maxTokens ? { maxTokens: integer(opts.maxTokens, "--max-tokens") } : undefined,
+        budget: opts.maxTokens ? { maxTokens: integer(opts.maxTokens, "--max-tokens", POSITIVE) } : undefined,
         // The kind is checked by the API (a problem lists the kinds it takes).
         verifier: opts.verifier ? ({ kind: opts.verifier } as Schemas["PracticeRunCreate"]["verifier"]) : undefined,
         policy: { kind: "llm", model: opts.model, system: opts.system },
       };
-      const started = await unwrap(praxis.api.POST("/v1/agents/{agentId}/practice-runs", { params: { path: { agentId } }, body }));
+      const datasetId = await resolveDataset(praxis, opts.dataset);
+      const started = await unwrap(
+        praxis.api.POST("/v1/agents/{agentId}/practice-runs", { params: { path: { agentId } }, body: { ...body, datasetId } }),
+      );
       if (!opts.follow)
         return output(cmd, started, (s) =>
           console.log(`Run ${s.runId} ${s.status}; follow it with: praxis practice show ${agentId} ${s.runId}`),
@@ -69,6 +79,21 @@ export function registerPractice(program: Command): void {
       });
       if (view.status !== "completed")
         throw new UnsuccessfulError(`Run ${view.runId} ended ${view.status}${view.error ? `: ${view.error}` : ""}`);
+    });
+  practice
+    .command("ls <agentId>")
+    .description("The agent's practice runs, newest first: status, dataset, promotion")
+    .action(async (agentId: string, _opts, cmd: Command) => {
+      const api = client(cmd).api;
+      const runs = await allPages((cursor) =>
+        unwrap(api.GET("/v1/agents/{agentId}/practice-runs", { params: { path: { agentId }, query: { limit: 200, cursor } } })),
+      );
+      output(cmd, runs, (rows) =>
+        table(
+          rows.map((r) => ({ ...r, promotion: promotionCell(r.summary?.promotion), createdAt: when(r.createdAt) })),
+          ["runId", "status", "datasetId", "promotion", "createdAt", "error"],
+        ),
+      );
     });
   practice
     .command("show <agentId> <runId>")

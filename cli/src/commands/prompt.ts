@@ -28,8 +28,8 @@ export function registerPrompt(program: Command): void {
           query,
           episodeId: opts.episode,
           phase: opts.phase,
-          budgetTokens: optionalInteger(opts.budgetTokens, "--budget-tokens"),
-          maxCases: optionalInteger(opts.maxCases, "--max-cases"),
+          budgetTokens: optionalInteger(opts.budgetTokens, "--budget-tokens", { min: 16, max: 200_000 }),
+          maxCases: optionalInteger(opts.maxCases, "--max-cases", { min: 0 }),
         });
       output(cmd, block, (b) => {
         if (b.prompt) console.log(b.prompt);

@@ -36,8 +36,8 @@ export function registerReward(program: Command): void {
         episodeId: opts.episode,
         memoryIds: opts.memory,
         outcome: opts.outcome,
-        reward: optionalNumber(opts.reward, "--reward"),
-        quality: optionalNumber(opts.quality, "--quality"),
+        reward: optionalNumber(opts.reward, "--reward", { min: -1, max: 1 }),
+        quality: optionalNumber(opts.quality, "--quality", { min: 0, max: 1 }),
         citedIds: opts.cite,
       };
       const r = await client(cmd).agent(agentId).reward(body);

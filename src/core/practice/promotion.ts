@@ -79,3 +79,11 @@ export function promotionPlan(
   }
   return { operations, skipped };
 }
+
+/**
+ * The reason of a promotion the promotion rule let through that still wrote no version. The cause
+ * comes first and the rule's verdict after it as such: "gate passed" in front of "not promoted"
+ * reads as a contradiction.
+ */
+export const unpromotedReason = (cause: string, verdict: string): string =>
+  `${cause}, so nothing was promoted (the promotion rule had let it through: ${verdict})`;

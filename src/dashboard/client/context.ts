@@ -14,6 +14,13 @@ export const agentPath = (id = agentId) => ({ path: { agentId: id } });
 export const lessonHref = (id: string) => agentPage(`/lessons/${enc(id)}`);
 export const episodeHref = (id: string) => agentPage(`/episodes/${enc(id)}`);
 export const libraryHref = (id: string) => `/dashboard/libraries/${enc(id)}`;
+export const caseHref = (id: string) => agentPage(`/cases/${enc(id)}`);
+/** A job's row on the jobs page, which lists the agent's recent jobs (there is no page per job). */
+export const jobHref = (id: string) => agentPage(`/jobs#${jobAnchor(id)}`);
+export const jobAnchor = (id: string) => `job-${id}`;
+/** A retrieval's panel on the page of the episode it served. */
+export const retrievalHref = (episodeId: string, retrievalId: string) => `${episodeHref(episodeId)}#${retrievalAnchor(retrievalId)}`;
+export const retrievalAnchor = (id: string) => `retrieval-${id}`;
 export const runHref = (id: string, step?: number) => agentPage(`/runs/${enc(id)}${step === undefined ? "" : `#step-${step}`}`);
 
 let me: Schemas["CurrentApiKey"] | null = null;

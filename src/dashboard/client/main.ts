@@ -6,6 +6,7 @@ import { agentPath, agentId, body, page, setMe } from "./context.js";
 import { $, h, setStatus } from "./dom.js";
 import { renderAgent } from "./pages/agent.js";
 import { renderAgents } from "./pages/agents.js";
+import { renderCase } from "./pages/case.js";
 import { renderEpisode, renderEpisodes } from "./pages/episode.js";
 import { renderJobs } from "./pages/jobs.js";
 import { renderLesson } from "./pages/lesson.js";
@@ -26,6 +27,7 @@ const PAGES: Record<string, () => Promise<void>> = {
   lesson: renderLesson,
   episodes: renderEpisodes,
   episode: renderEpisode,
+  case: renderCase,
   usage: renderUsage,
   libraries: renderLibraries,
   library: renderLibrary,
@@ -50,6 +52,17 @@ function notFound(err: unknown) {
   body.dataset.ready = "not-found";
 }
 
+/**
+ * A link to a row or panel (`#job-…`, `#retrieval-…`) names an element the page draws only after
+ * its API reads, too late for the browser to scroll to it: this marks and shows it once drawn.
+ */
+function revealTarget() {
+  const target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+  if (!target) return;
+  target.dataset.targeted = "";
+  target.scrollIntoView({ block: "center" });
+}
+
 async function start() {
   let me;
   try {
@@ -69,6 +82,7 @@ async function start() {
     // The agent first: its pages would list empty runs or jobs for an agent that does not exist.
     if (agentId) await call(api().GET("/v1/agents/{agentId}", { params: agentPath() }));
     await PAGES[page]?.();
+    revealTarget();
     setStatus("");
     body.dataset.ready = "true";
   } catch (err) {

@@ -16,7 +16,7 @@ export function dataTable<R>(
   caption: string,
   cols: Column<R>[],
   rows: R[],
-  options: { filter?: (row: R) => boolean; id?: string } = {},
+  options: { filter?: (row: R) => boolean; id?: string; rowId?: (row: R) => string } = {},
 ): DataTable {
   let sortCol = -1;
   let dir = 1;
@@ -44,7 +44,7 @@ export function dataTable<R>(
         ? shown.map((r) =>
             h(
               "tr",
-              {},
+              { id: options.rowId?.(r) ?? null },
               cols.map((c) => h("td", { class: c.num ? "num" : c.id ? "id" : null }, c.cell(r))),
             ),
           )

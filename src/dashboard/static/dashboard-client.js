@@ -1485,6 +1485,11 @@ ${value}`, dataLines++;
   var lessonHref = (id) => agentPage(`/lessons/${enc(id)}`);
   var episodeHref = (id) => agentPage(`/episodes/${enc(id)}`);
   var libraryHref = (id) => `/dashboard/libraries/${enc(id)}`;
+  var caseHref = (id) => agentPage(`/cases/${enc(id)}`);
+  var jobHref = (id) => agentPage(`/jobs#${jobAnchor(id)}`);
+  var jobAnchor = (id) => `job-${id}`;
+  var retrievalHref = (episodeId, retrievalId) => `${episodeHref(episodeId)}#${retrievalAnchor(retrievalId)}`;
+  var retrievalAnchor = (id) => `retrieval-${id}`;
   var runHref = (id, step) => agentPage(`/runs/${enc(id)}${step === void 0 ? "" : `#step-${step}`}`);
   var me = null;
   var setMe = (key) => void (me = key);
@@ -1530,12 +1535,20 @@ ${value}`, dataLines++;
   var bars = () => uPlot.paths.bars({ size: [0.9, 120], align: 0 });
   var HEIGHT = 260;
   var charts = /* @__PURE__ */ new Map();
+  var fitValues = (u, values, axisIdx, cycleNum) => {
+    const axis = u.axes[axisIdx];
+    if (cycleNum > 1 && axis._size !== void 0) return axis._size;
+    u.ctx.font = Array.isArray(axis.font) ? axis.font[0] : axis.font;
+    const widest = Math.max(0, ...(values ?? []).map((v) => u.ctx.measureText(String(v)).width / devicePixelRatio));
+    return Math.ceil((axis.ticks?.size ?? 10) + (axis.gap ?? 5) + widest);
+  };
   function chart(containerId, opts, data, label) {
     charts.get(containerId)?.u.destroy();
     const box = h("figure", { class: "chart", role: "img", "aria-label": label });
     $(containerId).replaceChildren(box);
     const width = () => Math.max(260, box.clientWidth || $(containerId).clientWidth || 600);
-    const u = new uPlot({ width: width(), height: HEIGHT, ...opts }, data, box);
+    const axes = opts.axes?.map((a, i) => i === 0 || a.size !== void 0 ? a : { ...a, size: fitValues });
+    const u = new uPlot({ width: width(), height: HEIGHT, ...opts, ...axes ? { axes } : {} }, data, box);
     charts.set(containerId, { u, width });
     return u;
   }
@@ -1578,7 +1591,7 @@ ${value}`, dataLines++;
         ...shown.length ? shown.map(
           (r) => h(
             "tr",
-            {},
+            { id: options.rowId?.(r) ?? null },
             cols.map((c) => h("td", { class: c.num ? "num" : c.id ? "id" : null }, c.cell(r)))
           )
         ) : [h("tr", {}, h("td", { colspan: cols.length, class: "empty", text: "Nothing to show." }))]
@@ -1841,6 +1854,45 @@ ${value}`, dataLines++;
     return out;
   }
 
+  // src/dashboard/client/pages/case.ts
+  async function renderCase() {
+    const path = { path: { ...agentPath().path, id: itemId } };
+    const c = await call(api().GET("/v1/agents/{agentId}/cases/{id}", { params: path }));
+    fill(
+      "case",
+      h("p", { class: "lesson-text" }, c.task),
+      h(
+        "dl",
+        { class: "stats" },
+        stat("Id", c.id),
+        stat("Status", h("span", { class: `badge ${c.status}` }, c.status)),
+        stat("Label", c.label),
+        stat("Reward", fmtQ(c.reward)),
+        stat("Q", fmtQ(c.q)),
+        stat("Retrieved / cited", `${fmtInt(c.counts.retrieved)} / ${fmtInt(c.counts.cited)}`),
+        stat("Successes / failures", `${fmtInt(c.counts.successes)} / ${fmtInt(c.counts.failures)}`),
+        stat("Episode", c.episodeId ? await episodeLink(c.episodeId) : "—"),
+        stat("Tools", c.toolsUsed.join(", ") || "—"),
+        stat("Tags", c.tags.join(", ") || "—"),
+        stat("Created", fmtTime(c.createdAt)),
+        stat("Last used", fmtTime(c.lastUsedAt))
+      ),
+      c.traceSummary ? h("div", {}, h("h3", {}, "What was tried"), h("pre", {}, c.traceSummary)) : null,
+      c.answer ? h("div", {}, h("h3", {}, "Answer"), h("pre", {}, c.answer)) : null
+    );
+  }
+  async function episodeLink(episodeId) {
+    const params = { path: { ...agentPath().path, id: episodeId } };
+    const found = await call(api().GET("/v1/agents/{agentId}/episodes/{id}", { params })).then(
+      () => true,
+      (err) => {
+        if (statusOf(err) === 404) return false;
+        throw err;
+      }
+    );
+    return found ? h("a", { href: episodeHref(episodeId), "data-episode": episodeId }, episodeId) : h("code", {}, episodeId);
+  }
+
   // src/dashboard/client/pages/episode.ts
   var outcomeBadge = (ep) => h("span", { class: `badge ${ep.outcome ?? ep.status}` }, ep.outcome ?? ep.status);
   async function renderEpisodes() {
@@ -1887,7 +1939,7 @@ ${value}`, dataLines++;
         stat("Started", fmtTime(ep.createdAt)),
         stat("Ended", fmtTime(ep.endedAt)),
         stat("Case", caseCell(ep)),
-        stat("Live extraction", ep.result ? `${ep.result.extraction}${ep.result.jobId ? ` (${ep.result.jobId})` : ""}` : "—"),
+        stat("Live extraction", extractionCell(ep)),
         stat("Taught", taughtCell(ep))
       ),
       ep.answer ? h("div", {}, h("h3", {}, "Answer"), h("pre", {}, ep.answer)) : null
@@ -1930,9 +1982,15 @@ ${value}`, dataLines++;
   }
   function caseCell(ep) {
     const c = ep.result?.case;
-    if (!c) return ep.result?.caseId ?? "—";
-    if (c.status === "active") return h("code", {}, c.id);
-    return h("span", {}, h("code", {}, c.id), " ", h("span", { class: `badge ${c.status}` }, c.status), c.reason ? ` ${c.reason}` : "");
+    if (!c) return ep.result?.caseId ? h("a", { href: caseHref(ep.result.caseId) }, ep.result.caseId) : "—";
+    const link = h("a", { href: caseHref(c.id) }, c.id);
+    if (c.status === "active") return link;
+    return h("span", {}, link, " ", h("span", { class: `badge ${c.status}` }, c.status), c.reason ? ` ${c.reason}` : "");
+  }
+  function extractionCell(ep) {
+    if (!ep.result) return "—";
+    const jobId = ep.result.jobId;
+    return jobId ? [ep.result.extraction, " (", h("a", { href: jobHref(jobId) }, jobId), ")"] : ep.result.extraction;
   }
   function taughtCell(ep) {
     const t = ep.result?.taught;
@@ -1945,7 +2003,12 @@ ${value}`, dataLines++;
       t.operation ? ` (${t.operation})` : ""
     );
   }
-  var memoryLink = (id) => id.startsWith("exp_") ? h("a", { href: lessonHref(id) }, id) : h("code", {}, id);
+  var memoryLink = (id) => {
+    if (id.startsWith("exp_")) return h("a", { href: lessonHref(id) }, id);
+    if (id.startsWith("case_")) return h("a", { href: caseHref(id) }, id);
+    const shared = /^(lib_[^/]+)\//.exec(id);
+    return shared ? h("a", { href: libraryHref(shared[1]) }, id) : h("code", {}, id);
+  };
   var SIGNALS = [
     ["vectorSim", "similarity"],
     ["textBm25", "words (BM25)"],
@@ -1958,12 +2021,14 @@ ${value}`, dataLines++;
   function retrievalView(r, i, texts) {
     return h(
       "section",
-      { class: "retrieval", "data-retrieval": r.retrievalId },
+      { class: "retrieval", "data-retrieval": r.retrievalId, id: retrievalAnchor(r.retrievalId) },
       h("h3", {}, `${i + 1}. “${r.query}”`),
       h(
         "p",
         { class: "meta" },
-        `${r.retrievalId} · ${fmtTime(r.at)} · phase ${r.phase ?? "—"} · λ ${r.lambda} · ${r.rewarded ? "credited by a reward" : "not rewarded"}`
+        // The id links to this panel, so it can be shared and is the target the lesson's Q history links to.
+        h("a", { href: `#${retrievalAnchor(r.retrievalId)}` }, r.retrievalId),
+        ` · ${fmtTime(r.at)} · phase ${r.phase ?? "—"} · λ ${r.lambda} · ${r.rewarded ? "credited by a reward" : "not rewarded"}`
       ),
       dataTable(
         plural(r.items.length, "item"),
@@ -2008,17 +2073,17 @@ ${value}`, dataLines++;
       dataTable(
         plural(jobs.length, "job"),
         [
-          { label: "Job", cell: (j) => j.id, sort: (j) => j.id, id: true },
+          { label: "Job", cell: (j) => h("a", { href: jobHref(j.id) }, j.id), sort: (j) => j.id, id: true },
           { label: "Type", cell: (j) => j.type, sort: (j) => j.type },
           { label: "Status", cell: (j) => h("span", { class: `badge ${j.status}` }, j.status), sort: (j) => j.status },
           { label: "Reason", cell: (j) => h("span", { class: "text" }, j.reason ?? "—") },
-          { label: "Episode", cell: (j) => j.episodeId ?? "—", id: true },
+          { label: "Episode", cell: (j) => j.episodeId ? h("a", { href: episodeHref(j.episodeId) }, j.episodeId) : "—", id: true },
           { label: "Attempts", cell: (j) => fmtInt(j.attempts), sort: (j) => j.attempts, num: true },
           { label: "Created", cell: (j) => fmtTime(j.createdAt), sort: (j) => j.createdAt },
           { label: "Updated", cell: (j) => fmtTime(j.updatedAt), sort: (j) => j.updatedAt }
         ],
         jobs,
-        { id: "jobs-table" }
+        { id: "jobs-table", rowId: (j) => jobAnchor(j.id) }
       )
     );
   }
@@ -2390,7 +2455,11 @@ ${value}`, dataLines++;
       [hist.map((_, i) => i), hist.map((x) => x.q), hist.map((x) => x.reward)],
       `Q of ${e.id} over ${hist.length} updates, starting at ${fmtQ(first.q - first.delta)}`
     );
-    const from = (x) => x.episodeId ? ["episode ", h("a", { href: episodeHref(x.episodeId) }, x.episodeId)] : x.retrievalId ? ["retrieval ", h("code", {}, x.retrievalId)] : "a reward naming it";
+    const from = (x) => x.episodeId ? [
+      "episode ",
+      h("a", { href: episodeHref(x.episodeId) }, x.episodeId),
+      x.retrievalId ? [", retrieval ", h("a", { href: retrievalHref(x.episodeId, x.retrievalId) }, x.retrievalId)] : null
+    ] : x.retrievalId ? ["retrieval ", h("code", {}, x.retrievalId)] : "a reward naming it";
     const table = dataTable(
       `${hist.length} updates`,
       [
@@ -2864,6 +2933,9 @@ ${value}`, dataLines++;
   }
 
   // src/dashboard/client/pages/versions.ts
+  function reasonWithLinks(reason) {
+    return reason.split(/\b(run_[0-9a-f]{24})\b/).map((part, i) => i % 2 ? h("a", { href: runHref(part) }, part) : part);
+  }
   async function renderVersions(selected) {
     const versions = await pageAll(
       (cursor) => call(
@@ -2890,7 +2962,7 @@ ${value}`, dataLines++;
               ` · ${fmtTime(v.createdAt)} · ${v.author}`,
               v.version === latest ? h("span", { class: "badge active" }, "current") : null
             ),
-            h("p", { class: "text" }, v.reason),
+            h("p", { class: "text" }, reasonWithLinks(v.reason)),
             h("p", { class: "meta" }, `${v.changes} change${v.changes === 1 ? "" : "s"}`),
             h(
               "div",
@@ -2919,12 +2991,12 @@ ${value}`, dataLines++;
     ) : "—";
     fill(
       "diff",
-      h("p", {}, h("strong", {}, `v${d.version}`), ` by ${d.author}: ${d.reason}`),
+      h("p", {}, h("strong", {}, `v${d.version}`), ` by ${d.author}: `, reasonWithLinks(d.reason)),
       dataTable(
         `What v${d.version} changed`,
         [
           { label: "Operation", cell: (r) => h("span", { class: `badge ${r.op}` }, r.op) },
-          { label: "Experience", cell: (r) => r.id, id: true },
+          { label: "Experience", cell: (r) => h("a", { href: lessonHref(r.id) }, r.id), id: true },
           { label: "Before", cell: (r) => snap(r.before) },
           { label: "After", cell: (r) => snap(r.after) }
         ],
@@ -2970,6 +3042,7 @@ ${value}`, dataLines++;
     lesson: renderLesson,
     episodes: renderEpisodes,
     episode: renderEpisode,
+    case: renderCase,
     usage: renderUsage,
     libraries: renderLibraries,
     library: renderLibrary2
@@ -2990,6 +3063,12 @@ ${value}`, dataLines++;
     $("status").replaceChildren(`Not found: ${errorText(err)} `, h("a", { href: "/dashboard" }, "Back to the agents"));
     body.dataset.ready = "not-found";
   }
+  function revealTarget() {
+    const target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (!target) return;
+    target.dataset.targeted = "";
+    target.scrollIntoView({ block: "center" });
+  }
   async function start() {
     let me2;
     try {
@@ -3008,6 +3087,7 @@ ${value}`, dataLines++;
     try {
       if (agentId) await call(api().GET("/v1/agents/{agentId}", { params: agentPath() }));
       await PAGES[page]?.();
+      revealTarget();
       setStatus("");
       body.dataset.ready = "true";
     } catch (err) {

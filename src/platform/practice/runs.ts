@@ -19,6 +19,7 @@ import {
 } from "../../core/practice/run-types";
 import type { RunExperience } from "../../core/practice/plan";
 import { originOf } from "../../core/practice/hindsight";
+import { unpromotedReason } from "../../core/practice/promotion";
 import type { FrozenTask, RunFacts, RunRowFields } from "../../core/practice/ports";
 import { defaultVerifier, needsGroundTruth } from "../../core/verifiers";
 import type { VerifierConfig } from "../../core/verifiers/schema";
@@ -345,16 +346,24 @@ export async function promoteRun(
     // The run's alarm repeats a promotion that threw, every 30 s until it returns: one the agent
     // refuses for good (it was deleted meanwhile, the write is invalid) ends the run unpromoted.
     // A configuration problem (503) is left to be fixed and retried.
-    if (isRequestFault(err) && !isRetryable(err)) return none(`${why}; not promoted: ${err.message}`);
+    if (isRequestFault(err) && !isRetryable(err)) return none(unpromotedReason(`the agent refused the promotion: ${err.message}`, why));
     throw err;
   }
   if (value.version === null) {
     return {
-      ...none(value.skipped.length ? `${why}; every change was skipped (see skipped)` : `${why}; the library did not change`),
+      ...none(
+        unpromotedReason(
+          value.skipped.length ? "every change of the run was skipped (see skipped)" : "the run's library ended as it started",
+          why,
+        ),
+      ),
       skipped: value.skipped,
     };
   }
-  return { promoted: true, reason, version: value.version, applied: value.applied, skipped: value.skipped };
+  // The library version's reason is read out of the run's context, so it names the run and its
+  // dataset; the run's own promotion does not repeat them.
+  const ended = how === "completed" ? "" : `; the run ${how}`;
+  return { promoted: true, reason: `${why}${hindsight}${ended}`, version: value.version, applied: value.applied, skipped: value.skipped };
 }
 
 /** The run's D1 row for the caller's tenant and agent; another tenant's run is a 404 like a missing one. */

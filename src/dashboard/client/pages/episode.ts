@@ -1,6 +1,6 @@
 import type { Schemas } from "../../../../client/src/index.js";
 import { api, call, pageAll } from "../api.js";
-import { agentPath, episodeHref, itemId, lessonHref } from "../context.js";
+import { agentPath, caseHref, episodeHref, itemId, jobHref, lessonHref, libraryHref, retrievalAnchor } from "../context.js";
 import { empty, fill, fmtInt, fmtQ, fmtTime, h, plural, stat, type Child } from "../dom.js";
 import { dataTable } from "../table.js";
 
@@ -54,7 +54,7 @@ export async function renderEpisode(): Promise<void> {
       stat("Started", fmtTime(ep.createdAt)),
       stat("Ended", fmtTime(ep.endedAt)),
       stat("Case", caseCell(ep)),
-      stat("Live extraction", ep.result ? `${ep.result.extraction}${ep.result.jobId ? ` (${ep.result.jobId})` : ""}` : "—"),
+      stat("Live extraction", extractionCell(ep)),
       stat("Taught", taughtCell(ep)),
     ),
     ep.answer ? h("div", {}, h("h3", {}, "Answer"), h("pre", {}, ep.answer)) : null,
@@ -107,9 +107,17 @@ export async function renderEpisode(): Promise<void> {
 /** The episode's case, and whether it is held and why: a held case is never retrieved. */
 function caseCell(ep: Episode): Child {
   const c = ep.result?.case;
-  if (!c) return ep.result?.caseId ?? "—";
-  if (c.status === "active") return h("code", {}, c.id);
-  return h("span", {}, h("code", {}, c.id), " ", h("span", { class: `badge ${c.status}` }, c.status), c.reason ? ` ${c.reason}` : "");
+  if (!c) return ep.result?.caseId ? h("a", { href: caseHref(ep.result.caseId) }, ep.result.caseId) : "—";
+  const link = h("a", { href: caseHref(c.id) }, c.id);
+  if (c.status === "active") return link;
+  return h("span", {}, link, " ", h("span", { class: `badge ${c.status}` }, c.status), c.reason ? ` ${c.reason}` : "");
+}
+
+/** How the episode's live extraction went, with the job that ran it. */
+function extractionCell(ep: Episode): Child {
+  if (!ep.result) return "—";
+  const jobId = ep.result.jobId;
+  return jobId ? [ep.result.extraction, " (", h("a", { href: jobHref(jobId) }, jobId), ")"] : ep.result.extraction;
 }
 
 /** What the episode's extraction added or changed, linked, or why it learned nothing. */
@@ -125,7 +133,13 @@ function taughtCell(ep: Episode): Child {
   );
 }
 
-const memoryLink = (id: string): Child => (id.startsWith("exp_") ? h("a", { href: lessonHref(id) }, id) : h("code", {}, id));
+/** A lesson or case of the agent linked to its page; a shared library's lesson (`lib_…/exp_…`) to its library's. */
+const memoryLink = (id: string): Child => {
+  if (id.startsWith("exp_")) return h("a", { href: lessonHref(id) }, id);
+  if (id.startsWith("case_")) return h("a", { href: caseHref(id) }, id);
+  const shared = /^(lib_[^/]+)\//.exec(id);
+  return shared ? h("a", { href: libraryHref(shared[1]!) }, id) : h("code", {}, id);
+};
 
 const SIGNALS: [keyof NonNullable<Retrieval["items"][number]["signals"]>, string][] = [
   ["vectorSim", "similarity"],
@@ -140,12 +154,14 @@ const SIGNALS: [keyof NonNullable<Retrieval["items"][number]["signals"]>, string
 function retrievalView(r: Retrieval, i: number, texts: Map<string, string>): Node {
   return h(
     "section",
-    { class: "retrieval", "data-retrieval": r.retrievalId },
+    { class: "retrieval", "data-retrieval": r.retrievalId, id: retrievalAnchor(r.retrievalId) },
     h("h3", {}, `${i + 1}. “${r.query}”`),
     h(
       "p",
       { class: "meta" },
-      `${r.retrievalId} · ${fmtTime(r.at)} · phase ${r.phase ?? "—"} · λ ${r.lambda} · ${r.rewarded ? "credited by a reward" : "not rewarded"}`,
+      // The id links to this panel, so it can be shared and is the target the lesson's Q history links to.
+      h("a", { href: `#${retrievalAnchor(r.retrievalId)}` }, r.retrievalId),
+      ` · ${fmtTime(r.at)} · phase ${r.phase ?? "—"} · λ ${r.lambda} · ${r.rewarded ? "credited by a reward" : "not rewarded"}`,
     ),
     dataTable(
       plural(r.items.length, "item"),

@@ -1,7 +1,7 @@
 import type { Schemas } from "../../../../client/src/index.js";
 import { api, call, statusOf } from "../api.js";
 import { chart, color, COUNT_INCRS, line } from "../charts.js";
-import { agentPath, episodeHref, itemId, runHref } from "../context.js";
+import { agentPath, episodeHref, itemId, retrievalHref, runHref } from "../context.js";
 import { empty, fill, fmtInt, fmtQ, fmtTime, h, stat, type Child } from "../dom.js";
 import { getRunLibrary, stepOfRunId, stepPart, type RunLibrary } from "../practice-view.js";
 import { dataTable } from "../table.js";
@@ -235,9 +235,14 @@ function renderQHistory(e: Experience) {
     [hist.map((_, i) => i), hist.map((x) => x.q), hist.map((x) => x.reward)],
     `Q of ${e.id} over ${hist.length} updates, starting at ${fmtQ(first.q - first.delta)}`,
   );
+  // A retrieval is shown on the page of the episode it served; one outside an episode has no page.
   const from = (x: (typeof hist)[number]): Child =>
     x.episodeId
-      ? ["episode ", h("a", { href: episodeHref(x.episodeId) }, x.episodeId)]
+      ? [
+          "episode ",
+          h("a", { href: episodeHref(x.episodeId) }, x.episodeId),
+          x.retrievalId ? [", retrieval ", h("a", { href: retrievalHref(x.episodeId, x.retrievalId) }, x.retrievalId)] : null,
+        ]
       : x.retrievalId
         ? ["retrieval ", h("code", {}, x.retrievalId)]
         : "a reward naming it";

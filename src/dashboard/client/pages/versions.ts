@@ -1,10 +1,15 @@
 import type { Schemas } from "../../../../client/src/index.js";
 import { api, call, errorText, pageAll } from "../api.js";
-import { agentPath, canWrite } from "../context.js";
-import { $, empty, fill, fmtQ, fmtTime, h, setStatus } from "../dom.js";
+import { agentPath, canWrite, lessonHref, runHref } from "../context.js";
+import { $, empty, fill, fmtQ, fmtTime, h, setStatus, type Child } from "../dom.js";
 import { dataTable } from "../table.js";
 
 type Version = Schemas["LibraryVersion"];
+
+/** A version's reason with the practice runs it names (`run_` and 24 hex digits) linked to their pages. */
+function reasonWithLinks(reason: string): Child[] {
+  return reason.split(/\b(run_[0-9a-f]{24})\b/).map((part, i) => (i % 2 ? h("a", { href: runHref(part) }, part) : part));
+}
 
 export async function renderVersions(selected?: number): Promise<void> {
   const versions = await pageAll(
@@ -34,7 +39,7 @@ export async function renderVersions(selected?: number): Promise<void> {
                 ` · ${fmtTime(v.createdAt)} · ${v.author}`,
                 v.version === latest ? h("span", { class: "badge active" }, "current") : null,
               ),
-              h("p", { class: "text" }, v.reason),
+              h("p", { class: "text" }, reasonWithLinks(v.reason)),
               h("p", { class: "meta" }, `${v.changes} change${v.changes === 1 ? "" : "s"}`),
               h(
                 "div",
@@ -72,12 +77,12 @@ async function renderDiff(n: number) {
       : "—";
   fill(
     "diff",
-    h("p", {}, h("strong", {}, `v${d.version}`), ` by ${d.author}: ${d.reason}`),
+    h("p", {}, h("strong", {}, `v${d.version}`), ` by ${d.author}: `, reasonWithLinks(d.reason)),
     dataTable(
       `What v${d.version} changed`,
       [
         { label: "Operation", cell: (r) => h("span", { class: `badge ${r.op}` }, r.op) },
-        { label: "Experience", cell: (r) => r.id, id: true },
+        { label: "Experience", cell: (r) => h("a", { href: lessonHref(r.id) }, r.id), id: true },
         { label: "Before", cell: (r) => snap(r.before) },
         { label: "After", cell: (r) => snap(r.after) },
       ],
