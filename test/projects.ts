@@ -38,6 +38,7 @@ export const SHARED_TESTS = [
   "test/edge/faults.test.ts",
   "test/edge/key-revocation.test.ts",
   "test/edge/round-trips.test.ts",
+  "test/edge/read-your-writes.test.ts",
   "test/edge/shared-libraries.test.ts",
   "test/edge/shared-lookups.test.ts",
   "test/edge/write-slots.test.ts",

@@ -9,7 +9,7 @@ import {
 } from "../core/memory-types";
 import { depsOf, valueOf } from "../http/use-case";
 import { addLesson, applyLessonBatch, deleteLesson, getLesson, listLessons, updateLesson } from "../services/lessons";
-import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
+import { AgentParams, IdempotencyHeader, ListFilterSchema, markLibraryVersion, markReplay } from "./schemas";
 
 export const Experience = ExperienceSchema.openapi("Experience");
 export const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");
@@ -48,7 +48,7 @@ export const experienceRoutes = router()
       };
       const { value, replayed } = valueOf(await addLesson(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
-      return c.json(value, 201);
+      return c.json(markLibraryVersion(c, value), 201);
     },
   )
   .openapi(
@@ -99,7 +99,7 @@ export const experienceRoutes = router()
     }),
     async (c) => {
       const input = { ...c.req.valid("param"), patch: c.req.valid("json"), door: "api" as const };
-      return c.json(valueOf(await updateLesson(depsOf(c), c.get("principal"), input)), 200);
+      return c.json(markLibraryVersion(c, valueOf(await updateLesson(depsOf(c), c.get("principal"), input))), 200);
     },
   )
   .openapi(
@@ -114,7 +114,11 @@ export const experienceRoutes = router()
       request: { params: IdParams },
       responses: { 200: jsonResponse(z.object({ deleted: z.string(), libraryVersion: z.number().int() }), "Deleted"), ...commonErrors },
     }),
-    async (c) => c.json(valueOf(await deleteLesson(depsOf(c), c.get("principal"), { ...c.req.valid("param"), door: "api" })), 200),
+    async (c) =>
+      c.json(
+        markLibraryVersion(c, valueOf(await deleteLesson(depsOf(c), c.get("principal"), { ...c.req.valid("param"), door: "api" }))),
+        200,
+      ),
   )
   .openapi(
     createRoute({
@@ -143,6 +147,6 @@ export const experienceRoutes = router()
       };
       const { value, replayed } = valueOf(await applyLessonBatch(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
-      return c.json(value, 200);
+      return c.json(markLibraryVersion(c, value), 200);
     },
   );

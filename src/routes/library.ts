@@ -3,7 +3,16 @@ import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/
 import { ExperienceContentSchema, ProvenanceSchema } from "../core/memory-types";
 import { depsOf, valueOf } from "../http/use-case";
 import { exportLibrary, importLibrary, libraryDiff, libraryVersion, libraryVersions, rollbackLibrary } from "../services/library";
-import { AgentParams, IdempotencyHeader, LibraryParams, markReplay, queryLimit, queryNumber, timestamp } from "./schemas";
+import {
+  AgentParams,
+  IdempotencyHeader,
+  LibraryParams,
+  markLibraryVersion,
+  markReplay,
+  queryLimit,
+  queryNumber,
+  timestamp,
+} from "./schemas";
 
 export const VersionMeta = z
   .object({ version: z.number().int(), reason: z.string(), author: z.string(), createdAt: timestamp, changes: z.number().int() })
@@ -138,7 +147,7 @@ function historyRoutes(door: {
         const input = { ...c.req.valid("param"), ...c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
         const { value, replayed } = valueOf(await rollbackLibrary(depsOf(c), c.get("principal"), input));
         markReplay(c, replayed);
-        return c.json(value, 200);
+        return c.json(markLibraryVersion(c, value), 200);
       },
     )
     .openapi(
@@ -172,7 +181,7 @@ function historyRoutes(door: {
         const input = { ...c.req.valid("param"), ...c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
         const { value, replayed } = valueOf(await importLibrary(depsOf(c), c.get("principal"), input));
         markReplay(c, replayed);
-        return c.json(value, 200);
+        return c.json(markLibraryVersion(c, value), 200);
       },
     );
 }

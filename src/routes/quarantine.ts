@@ -3,7 +3,7 @@ import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { MemoryKindSchema } from "../core/memory-types";
 import { depsOf, valueOf } from "../http/use-case";
 import { deleteQuarantined, getQuarantined, listQuarantine, releaseQuarantined } from "../services/quarantine";
-import { AgentParams, queryLimit, timestamp } from "./schemas";
+import { AgentParams, markLibraryVersion, queryLimit, timestamp } from "./schemas";
 
 const base = "/v1/agents/{agentId}/quarantine";
 const IdParams = AgentParams.extend({
@@ -106,7 +106,7 @@ export const quarantineRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => c.json(valueOf(await releaseQuarantined(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
+    async (c) => c.json(markLibraryVersion(c, valueOf(await releaseQuarantined(depsOf(c), c.get("principal"), c.req.valid("param")))), 200),
   )
   .openapi(
     createRoute({
@@ -126,5 +126,5 @@ export const quarantineRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => c.json(valueOf(await deleteQuarantined(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
+    async (c) => c.json(markLibraryVersion(c, valueOf(await deleteQuarantined(depsOf(c), c.get("principal"), c.req.valid("param")))), 200),
   );
