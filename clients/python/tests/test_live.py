@@ -156,7 +156,7 @@ class LiveTest(unittest.TestCase):
             seen.append((f"{method} {template}", headers.get("x-praxis-min-version")))
             return send(method, template, url, body, headers, timeout_s)
 
-        transport._open = recording  # type: ignore[method-assign]
+        setattr(transport, "_open", recording)
         return seen
 
     def test_ten_of_ten_add_then_retrieve_pairs_read_their_own_write(self) -> None:
