@@ -126,6 +126,7 @@ export const SHARED_TESTS = [
   "test/practice/cancel.test.ts",
   "test/practice/control.test.ts",
   "test/practice/creating.test.ts",
+  "test/practice/dataset-names.test.ts",
   "test/practice/datasets.test.ts",
   "test/practice/gate.test.ts",
   "test/practice/hindsight.test.ts",

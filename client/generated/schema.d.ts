@@ -3890,6 +3890,7 @@ export interface components {
             answer?: string;
         };
         PracticeRunCreate: {
+            /** @description The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused) */
             datasetId: string;
             /** @default 3 */
             epochs?: number;
@@ -4053,6 +4054,7 @@ export interface components {
             /** @enum {string} */
             status: "creating" | "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
             config: {
+                /** @description The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused) */
                 datasetId: string;
                 /** @default 3 */
                 epochs?: number;
@@ -4440,6 +4442,7 @@ export interface components {
             trajectory?: unknown;
         };
         EvaluationCreate: {
+            /** @description The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused) */
             datasetId: string;
             /**
              * @default holdout
@@ -4537,6 +4540,7 @@ export interface components {
             seed?: number;
         };
         ComparisonCreate: {
+            /** @description The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused) */
             datasetId: string;
             /**
              * @default holdout
@@ -4750,6 +4754,7 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "failed" | "cancelled";
             config: {
+                /** @description The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused) */
                 datasetId: string;
                 /**
                  * @default holdout
@@ -5061,6 +5066,7 @@ export interface components {
         PracticeSchedulePut: {
             /** @description 6h, 1d or 7d (aligned to UTC: 00:00, 06:00, … and midnight) or a five-field cron expression in UTC */
             every: string;
+            /** @description The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused) */
             datasetId: string;
             run: {
                 /** @default 3 */
@@ -9843,7 +9849,10 @@ export interface operations {
     retrieve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The same as `minVersion` (which wins when both are given): the `X-Praxis-Library-Version` a write answered */
+                "x-praxis-min-version"?: number;
+            };
             path: {
                 agentId: string;
             };
@@ -9981,7 +9990,10 @@ export interface operations {
                 /** @description `bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state */
                 consistency?: "bounded" | "strong";
             };
-            header?: never;
+            header?: {
+                /** @description The same as `minVersion` (which wins when both are given): the `X-Praxis-Library-Version` a write answered */
+                "x-praxis-min-version"?: number;
+            };
             path: {
                 agentId: string;
             };
@@ -11759,6 +11771,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The dataset's id, or its name (the dataset with that id, else the one with that name) */
                 datasetId: string;
             };
             cookie?: never;
@@ -11883,6 +11896,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The dataset's id, or its name (the dataset with that id, else the one with that name) */
                 datasetId: string;
             };
             cookie?: never;
@@ -12009,6 +12023,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The dataset's id, or its name (the dataset with that id, else the one with that name) */
                 datasetId: string;
             };
             cookie?: never;
@@ -12130,6 +12145,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The dataset's id, or its name (the dataset with that id, else the one with that name) */
                 datasetId: string;
             };
             cookie?: never;
