@@ -21,11 +21,18 @@ export class LibraryVersions {
   }
 
   note(agentId: string, version: number): void {
-    if (version > (this.latest.get(agentId) ?? -1)) this.latest.set(agentId, version);
+    if (version <= (this.latest.get(agentId) ?? -1)) return;
+    this.latest.delete(agentId);
+    this.latest.set(agentId, version);
   }
 
   forget(agentId: string): void {
     this.latest.delete(agentId);
+  }
+
+  /** Every agent's version, the one written longest ago first. */
+  entries(): [string, number][] {
+    return [...this.latest];
   }
 }
 

@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { unwrap, type Schemas } from "../../../client/src/index.js";
 import { integer, optionalInteger } from "../args.js";
-import { resolveDataset } from "../dataset-ref.js";
 import { client, globals } from "../config.js";
 import { UnsuccessfulError } from "../errors.js";
 import { follow, learningCurve, printCurve, printRun, runView } from "../follow.js";
@@ -42,7 +41,7 @@ export function registerPractice(program: Command): void {
     .action(async (agentId: string, opts: StartOptions, cmd: Command) => {
       const praxis = client(cmd);
       const body: Schemas["PracticeRunCreate"] = {
-        datasetId: await resolveDataset(praxis, opts.dataset),
+        datasetId: opts.dataset,
         epochs: optionalInteger(opts.epochs, "--epochs"),
         batchSize: optionalInteger(opts.batchSize, "--batch-size"),
         groupSize: optionalInteger(opts.groupSize, "--group-size"),
