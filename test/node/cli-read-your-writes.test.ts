@@ -22,7 +22,8 @@ const json = async (args: string[], env: Record<string, string> = {}) => {
 };
 /** The versions the config file keeps for this URL and key, by agent. */
 const saved = (): Record<string, number> => {
-  const all = (JSON.parse(readFileSync(configFile, "utf8")) as { libraryVersions?: Record<string, Record<string, number>> }).libraryVersions;
+  const all = (JSON.parse(readFileSync(configFile, "utf8")) as { libraryVersions?: Record<string, Record<string, number>> })
+    .libraryVersions;
   const scope = Object.keys(all ?? {}).find((s) => s.startsWith(`${url} `));
   return scope ? all![scope]! : {};
 };

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
 import { DatasetRefSchema, SplitSchema } from "./dataset-types";
-import { idString } from "../text-rules";
 import { LibraryIdSchema } from "../shared-lessons";
 import { DEFAULT_VALIDATION_FRACTION } from "./split";
 import { IntervalSchema, PairedDecisionSchema } from "../evaluation/decision";
