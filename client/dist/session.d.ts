@@ -12,5 +12,7 @@ export declare class LibraryVersions {
     get(agentId: string): number | undefined;
     note(agentId: string, version: number): void;
     forget(agentId: string): void;
+    /** Every agent's version, the one written longest ago first. */
+    entries(): [string, number][];
 }
 export declare function readYourWritesMiddleware(versions: LibraryVersions): Middleware;

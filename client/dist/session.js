@@ -15,11 +15,17 @@ export class LibraryVersions {
         return this.latest.get(agentId);
     }
     note(agentId, version) {
-        if (version > (this.latest.get(agentId) ?? -1))
-            this.latest.set(agentId, version);
+        if (version <= (this.latest.get(agentId) ?? -1))
+            return;
+        this.latest.delete(agentId);
+        this.latest.set(agentId, version);
     }
     forget(agentId) {
         this.latest.delete(agentId);
+    }
+    /** Every agent's version, the one written longest ago first. */
+    entries() {
+        return [...this.latest];
     }
 }
 function agentOf(schemaPath, url) {
