@@ -1,18 +1,30 @@
 import { DomainError } from "../core/errors";
 import { tenantPrincipal } from "../core/principal";
+import { TtlLru } from "../core/ttl-lru";
 import type { ToolContext } from "./tool";
 
 /**
  * Read-your-writes within an MCP session: the library version each write tool made for an agent
  * is remembered, and the session's next reads of that agent (get_prompt, pull_experiences) ask for
- * it as `minVersion` unless they name one. The server is stateless, so the memory lives in the
- * location's cache (every isolate that serves the session there sees it) under the session: the
- * `Mcp-Session-Id` a client sends, else its API key (a stateless session has no id of its own).
+ * it as `minVersion` unless they name one. The server is stateless, so the memory is kept under
+ * the session (the `Mcp-Session-Id` a client sends, else its API key: a stateless session has no
+ * id of its own) in the isolate, and in the location's cache, which the other isolates serving the
+ * session there see. The Cache API does nothing on *.workers.dev (only custom domains have it), so
+ * there the isolate's memory is all: reads landing in another isolate may lag as without it.
  */
 const CACHE_NAME = "praxis-mcp-sessions";
 const CACHE_ORIGIN = "https://mcp-sessions.praxis.invalid";
 /** A session silent for a day starts over: its reads are then within the staleness bound anyway. */
 const TTL_S = 86_400;
+/** Sessions × agents an isolate remembers; the least recently used go first. */
+const HELD = 10_000;
+
+let held = new TtlLru<string, number>(HELD, TTL_S * 1000);
+
+/** Forgets what this isolate remembers (tests: a request landing in another isolate). */
+export function forgetSessionVersions(): void {
+  held = new TtlLru<string, number>(HELD, TTL_S * 1000);
+}
 
 export interface SessionVersions {
   /** The latest library version this session wrote for the agent, if it wrote any. */
@@ -27,17 +39,21 @@ export function sessionVersions(c: ToolContext): SessionVersions {
   const url = (agentId: string) => `${CACHE_ORIGIN}/${[key.tenantId, session, agentId].map(encodeURIComponent).join("/")}`;
   const latest = async (agentId: string) => {
     const hit = await (await caches.open(CACHE_NAME)).match(url(agentId));
-    const n = hit ? Number(await hit.text()) : Number.NaN;
-    return Number.isInteger(n) ? n : undefined;
+    const cached = hit ? Number(await hit.text()) : Number.NaN;
+    const here = held.get(url(agentId));
+    if (!Number.isInteger(cached)) return here;
+    return here === undefined ? cached : Math.max(here, cached);
   };
   return {
     latest,
     async remember(agentId, version) {
       if (version <= ((await latest(agentId)) ?? -1)) return;
+      held.set(url(agentId), version);
       const headers = { "cache-control": `max-age=${TTL_S}` };
       await (await caches.open(CACHE_NAME)).put(url(agentId), new Response(String(version), { headers }));
     },
     async forget(agentId) {
+      held.delete(url(agentId));
       await (await caches.open(CACHE_NAME)).delete(url(agentId));
     },
   };

@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { forgetSessionVersions } from "../../src/mcp/session-versions";
 import { agentFixture } from "../memory/setup";
 import { probedWorker } from "./probe";
 
@@ -77,10 +78,12 @@ describe("X-Praxis-Library-Version and X-Praxis-Min-Version", () => {
 });
 
 describe("MCP remembers its writes per session", () => {
-  async function mcpOver(w: ReturnType<typeof probedWorker>, key: string) {
+  afterEach(() => vi.restoreAllMocks());
+
+  async function mcpOver(w: ReturnType<typeof probedWorker>, key: string, session?: string) {
     const transport = new StreamableHTTPClientTransport(new URL("http://praxis.test/mcp"), {
       fetch: async (url, init) => (await w.fetch(new Request(url, init))).res,
-      requestInit: { headers: { authorization: `Bearer ${key}` } },
+      requestInit: { headers: { authorization: `Bearer ${key}`, ...(session ? { "mcp-session-id": session } : {}) } },
     });
     const client = new Client({ name: "ryw-test", version: "1.0.0" });
     await client.connect(transport);
@@ -104,6 +107,41 @@ describe("MCP remembers its writes per session", () => {
     const block = prompt.structuredContent as { prompt: string; libraryVersion: number };
     expect(block.libraryVersion).toBeGreaterThanOrEqual(lesson.libraryVersion);
     expect(block.prompt).toContain("Bake the canary rollout");
+  });
+
+  it("another isolate of the location finds the session's version in the location's cache; without that cache (workers.dev) the isolate's own memory serves", async () => {
+    const f = await warmAgent();
+    const tool = await mcpOver(f.w, f.t.apiKey);
+    const write = async (text: string) => (await tool("add_experience", { agentId: f.agentId, text })).structuredContent as { id: string };
+    const pull = async (query: string) =>
+      (
+        (await tool("pull_experiences", { agentId: f.agentId, query, limit: 20 })).structuredContent as { items: { id: string }[] }
+      ).items.map((i) => i.id);
+
+    const first = await write("Bake the canary rollout for ten minutes before promoting it");
+    forgetSessionVersions();
+    expect(await pull("canary rollout")).toContain(first.id);
+
+    const noCache = { match: async () => undefined, put: async () => undefined, delete: async () => false } as unknown as Cache;
+    vi.spyOn(caches, "open").mockResolvedValue(noCache);
+    const second = await write("Drain the old pool only after the canary is healthy");
+    expect(await pull("drain the old pool")).toContain(second.id);
+  });
+
+  it("sessions are told apart by Mcp-Session-Id: another session of the same key does not wait for this one's writes", async () => {
+    const f = await warmAgent();
+    const mine = await mcpOver(f.w, f.t.apiKey, "session-a");
+    const theirs = await mcpOver(f.w, f.t.apiKey, "session-b");
+    const added = (await mine("add_experience", { agentId: f.agentId, text: "Bake the canary rollout for ten minutes" }))
+      .structuredContent as { id: string; libraryVersion: number };
+    const other = (await theirs("pull_experiences", { agentId: f.agentId, query: "canary rollout" })).structuredContent as {
+      libraryVersion: number;
+    };
+    expect(other.libraryVersion).toBeLessThan(added.libraryVersion);
+    const own = (await mine("pull_experiences", { agentId: f.agentId, query: "canary rollout" })).structuredContent as {
+      items: { id: string }[];
+    };
+    expect(own.items.map((i) => i.id)).toContain(added.id);
   });
 
   it("a remembered version the library never reaches (the agent made again) is forgotten, not a lasting 409", async () => {
