@@ -7315,6 +7315,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7559,6 +7561,8 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7689,6 +7693,8 @@ export interface operations {
             /** @description Updated */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7818,6 +7824,8 @@ export interface operations {
             /** @description Applied */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8334,6 +8342,8 @@ export interface operations {
             /** @description Rolled back */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8589,6 +8599,8 @@ export interface operations {
             /** @description Imported */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9610,6 +9622,8 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9739,6 +9753,8 @@ export interface operations {
             /** @description Released */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18766,6 +18782,8 @@ export interface operations {
             /** @description Rolled back */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19021,6 +19039,8 @@ export interface operations {
             /** @description Imported */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -9,7 +9,7 @@ import {
 } from "../core/memory-types";
 import { depsOf, valueOf } from "../http/use-case";
 import { addLesson, applyLessonBatch, deleteLesson, getLesson, listLessons, updateLesson } from "../services/lessons";
-import { AgentParams, IdempotencyHeader, ListFilterSchema, markLibraryVersion, markReplay } from "./schemas";
+import { AgentParams, IdempotencyHeader, ListFilterSchema, markLibraryVersion, markReplay, versionedResponse } from "./schemas";
 
 export const Experience = ExperienceSchema.openapi("Experience");
 export const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");
@@ -37,7 +37,7 @@ export const experienceRoutes = router()
         "Adds one lesson to the agent's library as a new library version. The text passes the screening step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(ExperienceCreateSchema.openapi("ExperienceCreate")) },
-      responses: { 201: jsonResponse(AddedExperience, "Created"), ...commonErrors },
+      responses: { 201: versionedResponse(AddedExperience, "Created"), ...commonErrors },
     }),
     async (c) => {
       const input = {
@@ -95,7 +95,7 @@ export const experienceRoutes = router()
       description: "Changes text, tags, pinned or status (`archived` archives it) as a new library version.",
       security,
       request: { params: IdParams, ...jsonBody(ExperiencePatchSchema.openapi("ExperiencePatch")) },
-      responses: { 200: jsonResponse(VersionedExperience, "Updated"), ...commonErrors },
+      responses: { 200: versionedResponse(VersionedExperience, "Updated"), ...commonErrors },
     }),
     async (c) => {
       const input = { ...c.req.valid("param"), patch: c.req.valid("json"), door: "api" as const };
@@ -112,7 +112,10 @@ export const experienceRoutes = router()
       description: "Deletes an experience as a new library version; rolling back to an earlier version restores it.",
       security,
       request: { params: IdParams },
-      responses: { 200: jsonResponse(z.object({ deleted: z.string(), libraryVersion: z.number().int() }), "Deleted"), ...commonErrors },
+      responses: {
+        200: versionedResponse(z.object({ deleted: z.string(), libraryVersion: z.number().int() }), "Deleted"),
+        ...commonErrors,
+      },
     }),
     async (c) =>
       c.json(
@@ -131,7 +134,7 @@ export const experienceRoutes = router()
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(LibraryBatchSchema.openapi("LibraryBatch")) },
       responses: {
-        200: jsonResponse(
+        200: versionedResponse(
           z.object({ libraryVersion: z.number().int(), experiences: z.array(Experience), deleted: z.array(z.string()) }),
           "Applied",
         ),

@@ -12,6 +12,7 @@ import {
   queryLimit,
   queryNumber,
   timestamp,
+  versionedResponse,
 } from "./schemas";
 
 export const VersionMeta = z
@@ -141,7 +142,7 @@ function historyRoutes(door: {
               .openapi("Rollback"),
           ),
         },
-        responses: { 200: jsonResponse(ApplyResult, "Rolled back"), ...commonErrors },
+        responses: { 200: versionedResponse(ApplyResult, "Rolled back"), ...commonErrors },
       }),
       async (c) => {
         const input = { ...c.req.valid("param"), ...c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
@@ -175,7 +176,7 @@ function historyRoutes(door: {
               .openapi("LibraryImport"),
           ),
         },
-        responses: { 200: jsonResponse(ApplyResult, "Imported"), ...commonErrors },
+        responses: { 200: versionedResponse(ApplyResult, "Imported"), ...commonErrors },
       }),
       async (c) => {
         const input = { ...c.req.valid("param"), ...c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };

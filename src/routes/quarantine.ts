@@ -3,7 +3,7 @@ import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { MemoryKindSchema } from "../core/memory-types";
 import { depsOf, valueOf } from "../http/use-case";
 import { deleteQuarantined, getQuarantined, listQuarantine, releaseQuarantined } from "../services/quarantine";
-import { AgentParams, markLibraryVersion, queryLimit, timestamp } from "./schemas";
+import { AgentParams, markLibraryVersion, queryLimit, timestamp, versionedResponse } from "./schemas";
 
 const base = "/v1/agents/{agentId}/quarantine";
 const IdParams = AgentParams.extend({
@@ -97,7 +97,7 @@ export const quarantineRoutes = router()
       security,
       request: { params: IdParams },
       responses: {
-        200: jsonResponse(
+        200: versionedResponse(
           z
             .object({ id: z.string(), kind: MemoryKindSchema, status: z.string(), libraryVersion: z.number().int().nullable() })
             .openapi("QuarantineRelease"),
@@ -119,7 +119,7 @@ export const quarantineRoutes = router()
       security,
       request: { params: IdParams },
       responses: {
-        200: jsonResponse(
+        200: versionedResponse(
           z.object({ id: z.string(), kind: MemoryKindSchema, libraryVersion: z.number().int().nullable(), deleted: z.literal(true) }),
           "Deleted",
         ),

@@ -5,6 +5,7 @@ import { LibraryIdSchema as CoreLibraryIdSchema } from "../core/shared-lessons";
 import { queryLimit, queryNumber } from "../core/query-params";
 import { MinVersionSchema } from "../core/memory-types";
 import { IDEMPOTENCY_KEY_RE } from "../http/input-guards";
+import { jsonResponse } from "../http/openapi";
 
 // Shapes the MCP door shares with the routes live in src/core; re-exported for the routes' imports.
 export { queryLimit, queryNumber };
@@ -59,6 +60,18 @@ export const MinVersionHeader = z.object({
       param: { name: "x-praxis-min-version", in: "header" },
       description: "The same as `minVersion` (which wins when both are given): the `X-Praxis-Library-Version` a write answered",
     }),
+});
+
+/** A write's answer that names the library version it made in `X-Praxis-Library-Version` too. */
+export const versionedResponse = <T extends z.ZodType>(schema: T, description: string) => ({
+  ...jsonResponse(schema, description),
+  headers: z.object({
+    [LIBRARY_VERSION_HEADER]: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "The library version the write made (`libraryVersion` in the body); absent when it made none" }),
+  }),
 });
 
 /** Names the agent library version a write made, for clients that remember it for their next reads. */
