@@ -75,6 +75,29 @@ describe("X-Praxis-Library-Version and X-Praxis-Min-Version", () => {
     expect(bad.status).toBe(400);
     expect(bad.headers.get("content-type")).toContain("application/problem+json");
   });
+
+  it("/openapi.json names both headers: on every write that answers a version, and on the reads that take one", async () => {
+    const f = await agentFixture();
+    const spec = (await probedWorker().call("GET", "/openapi.json", f.t.apiKey)).body;
+    const writes = [
+      ["/v1/agents/{agentId}/experiences", "post", "201"],
+      ["/v1/agents/{agentId}/experiences/{id}", "patch", "200"],
+      ["/v1/agents/{agentId}/experiences/{id}", "delete", "200"],
+      ["/v1/agents/{agentId}/library/batch", "post", "200"],
+      ["/v1/agents/{agentId}/library/rollback", "post", "200"],
+      ["/v1/agents/{agentId}/library/import", "post", "200"],
+      ["/v1/agents/{agentId}/quarantine/{id}/release", "post", "200"],
+    ];
+    for (const [path, method, status] of writes)
+      expect(Object.keys(spec.paths[path!][method!].responses[status!].headers ?? {}), `${method} ${path}`).toContain(
+        "X-Praxis-Library-Version",
+      );
+    for (const [path, method] of [
+      ["/v1/agents/{agentId}/retrieve", "post"],
+      ["/v1/agents/{agentId}/prompt", "get"],
+    ])
+      expect(spec.paths[path!][method!].parameters.map((p: { name: string }) => p.name)).toContain("x-praxis-min-version");
+  });
 });
 
 describe("MCP remembers its writes per session", () => {
