@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { Praxis } from "../../client/src/index.js";
 import { UsageError } from "./errors.js";
+import { readsOwnWrites, rememberingWrites } from "./session.js";
 
 /** The options every command takes (declared on the program). */
 export interface Globals {
@@ -14,21 +15,28 @@ export interface Globals {
 
 export const globals = (cmd: Command): Globals => cmd.optsWithGlobals<Globals>();
 
-function configPath(): string {
+export function configPath(): string {
   const base = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config");
   return path.join(base, "praxis", "config.json");
 }
 
-function readConfig(): { url?: string; key?: string } {
+/** The saved settings: URL, key and what other modules keep there (the library versions this CLI wrote). */
+export type SavedConfig = { url?: string; key?: string } & Record<string, unknown>;
+
+export function readConfig(): SavedConfig {
   try {
-    return JSON.parse(readFileSync(configPath(), "utf8")) as { url?: string; key?: string };
+    return JSON.parse(readFileSync(configPath(), "utf8")) as SavedConfig;
   } catch {
     return {};
   }
 }
 
-/** Saves URL and key (mode 0600, in a 0700 directory); returns the file's path. */
+/** Saves URL and key, keeping the file's other settings (mode 0600, in a 0700 directory); returns the file's path. */
 export function writeConfig(config: { url: string; key: string }): string {
+  return saveConfig({ ...readConfig(), ...config });
+}
+
+export function saveConfig(config: SavedConfig): string {
   const file = configPath();
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
@@ -50,5 +58,5 @@ export function connection(cmd: Command): { url: string; key: string } {
 
 export function client(cmd: Command): Praxis {
   const { url, key } = connection(cmd);
-  return new Praxis({ baseUrl: url, apiKey: key });
+  return rememberingWrites(new Praxis({ baseUrl: url, apiKey: key, readYourWrites: readsOwnWrites() }), url, key);
 }

@@ -18,6 +18,7 @@ import { registerReward } from "./commands/reward.js";
 import { registerTenants } from "./commands/tenants.js";
 import { registerUsage } from "./commands/usage.js";
 import { UnsuccessfulError, UsageError } from "./errors.js";
+import { saveVersions } from "./session.js";
 import pkg from "../../package.json";
 
 /** Exit codes scripts can rely on (also in `praxis --help`). */
@@ -36,7 +37,9 @@ Exit codes:
   3  the API could not be reached
   4  a practice run or evaluation ended without success (failed, cancelled, budget-exhausted)
 
-URL and key come from --url/--key, else PRAXIS_URL/PRAXIS_API_KEY, else \`praxis login\`.`;
+URL and key come from --url/--key, else PRAXIS_URL/PRAXIS_API_KEY, else \`praxis login\`.
+Reads see this CLI's own earlier writes: the library version each write made is kept per agent in
+the config file (PRAXIS_READ_YOUR_WRITES=0 turns that off).`;
 
 const program = new Command("praxis")
   .description(
@@ -132,4 +135,11 @@ try {
   process.exitCode = EXIT.ok;
 } catch (err) {
   process.exitCode = fail(err);
+} finally {
+  try {
+    saveVersions();
+  } catch (err) {
+    // The command did what it was asked; only the next one's reads may lag its writes.
+    console.error(`praxis: could not save library versions: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

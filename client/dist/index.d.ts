@@ -3,12 +3,14 @@ import type { components, paths } from "../generated/schema.js";
 import { type RunEvent } from "./events.js";
 import { Operations } from "./generated/operations.js";
 import { type RetryOptions } from "./transport.js";
+import { LibraryVersions } from "./session.js";
 export type { components, operations, paths } from "../generated/schema.js";
 export { PraxisConnectionError, PraxisError, type ProblemField } from "./errors.js";
 export type { RunEvent } from "./events.js";
 export type { RetryOptions } from "./transport.js";
 export { Operations } from "./generated/operations.js";
 export { unwrap } from "./unwrap.js";
+export { LibraryVersions } from "./session.js";
 /** Every request and response shape of the API, by its OpenAPI component name. */
 export type Schemas = components["schemas"];
 /** What a retrieval or a prompt block may choose from: metadata values, any of the tags, domain, created or used after (epoch ms). */
@@ -26,6 +28,12 @@ export interface PraxisOptions {
     retry?: RetryOptions;
     /** The fetch to use (default: the global one); a Worker may pass a service binding's fetch. */
     fetch?: (input: Request) => Promise<Response>;
+    /**
+     * Read your own writes (default true): each agent's reads (`prompt`, `retrieve`) are answered
+     * from at least the library version this client last wrote for it. `false` leaves every read
+     * to the deployment's staleness bound (2 s by default), as another client's would be.
+     */
+    readYourWrites?: boolean;
 }
 /**
  * The Praxis API. `api` is the typed client generated from /openapi.json (every route, its
@@ -36,6 +44,8 @@ export declare class Praxis {
     readonly api: Client<paths>;
     /** Every operation as a method named by its operationId: `praxis.ops.retrieve({ params, body })`. */
     readonly ops: Operations;
+    /** The latest library version this client wrote for each agent (what its reads ask for). */
+    readonly versions: LibraryVersions;
     constructor(options: PraxisOptions);
     agent(agentId: string): Agent;
 }

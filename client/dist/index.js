@@ -3,10 +3,12 @@ import { PraxisError } from "./errors.js";
 import { runEvents } from "./events.js";
 import { Operations } from "./generated/operations.js";
 import { idempotencyMiddleware, retryingFetch } from "./transport.js";
+import { LibraryVersions, readYourWritesMiddleware } from "./session.js";
 import { unwrap } from "./unwrap.js";
 export { PraxisConnectionError, PraxisError } from "./errors.js";
 export { Operations } from "./generated/operations.js";
 export { unwrap } from "./unwrap.js";
+export { LibraryVersions } from "./session.js";
 /**
  * The Praxis API. `api` is the typed client generated from /openapi.json (every route, its
  * parameters and bodies checked at compile time), `ops` the same operations by operationId, and
@@ -16,6 +18,8 @@ export class Praxis {
     api;
     /** Every operation as a method named by its operationId: `praxis.ops.retrieve({ params, body })`. */
     ops;
+    /** The latest library version this client wrote for each agent (what its reads ask for). */
+    versions = new LibraryVersions();
     constructor(options) {
         const base = options.fetch ?? ((request) => fetch(request));
         this.api = createClient({
@@ -24,6 +28,8 @@ export class Praxis {
             headers: { authorization: `Bearer ${options.apiKey}` },
         });
         this.api.use(idempotencyMiddleware);
+        if (options.readYourWrites !== false)
+            this.api.use(readYourWritesMiddleware(this.versions));
         this.ops = new Operations(this.api);
     }
     agent(agentId) {

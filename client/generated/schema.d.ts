@@ -3893,6 +3893,7 @@ export interface components {
             answer?: string;
         };
         PracticeRunCreate: {
+            /** @description The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused) */
             datasetId: string;
             /** @default 3 */
             epochs?: number;
@@ -4056,6 +4057,7 @@ export interface components {
             /** @enum {string} */
             status: "creating" | "queued" | "running" | "completed" | "failed" | "cancelled" | "budget-exhausted";
             config: {
+                /** @description The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused) */
                 datasetId: string;
                 /** @default 3 */
                 epochs?: number;
@@ -4443,6 +4445,7 @@ export interface components {
             trajectory?: unknown;
         };
         EvaluationCreate: {
+            /** @description The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused) */
             datasetId: string;
             /**
              * @default holdout
@@ -4540,6 +4543,7 @@ export interface components {
             seed?: number;
         };
         ComparisonCreate: {
+            /** @description The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused) */
             datasetId: string;
             /**
              * @default holdout
@@ -4753,6 +4757,7 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "failed" | "cancelled";
             config: {
+                /** @description The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused) */
                 datasetId: string;
                 /**
                  * @default holdout
@@ -5064,6 +5069,7 @@ export interface components {
         PracticeSchedulePut: {
             /** @description 6h, 1d or 7d (aligned to UTC: 00:00, 06:00, … and midnight) or a five-field cron expression in UTC */
             every: string;
+            /** @description The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused) */
             datasetId: string;
             run: {
                 /** @default 3 */
@@ -7312,6 +7318,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7556,6 +7564,8 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7686,6 +7696,8 @@ export interface operations {
             /** @description Updated */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7815,6 +7827,8 @@ export interface operations {
             /** @description Applied */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8331,6 +8345,8 @@ export interface operations {
             /** @description Rolled back */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8586,6 +8602,8 @@ export interface operations {
             /** @description Imported */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9607,6 +9625,8 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9736,6 +9756,8 @@ export interface operations {
             /** @description Released */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9846,7 +9868,10 @@ export interface operations {
     retrieve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The same as `minVersion` (which wins when both are given): the `X-Praxis-Library-Version` a write answered */
+                "x-praxis-min-version"?: number;
+            };
             path: {
                 agentId: string;
             };
@@ -9984,7 +10009,10 @@ export interface operations {
                 /** @description `bounded` (the default): ranked where the request lands, from a snapshot of the agent's memory at most the staleness bound old. `strong`: ranked by the agent's memory itself, at its current state */
                 consistency?: "bounded" | "strong";
             };
-            header?: never;
+            header?: {
+                /** @description The same as `minVersion` (which wins when both are given): the `X-Praxis-Library-Version` a write answered */
+                "x-praxis-min-version"?: number;
+            };
             path: {
                 agentId: string;
             };
@@ -11762,6 +11790,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The dataset's id, or its name (the dataset with that id, else the one with that name) */
                 datasetId: string;
             };
             cookie?: never;
@@ -11886,6 +11915,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The dataset's id, or its name (the dataset with that id, else the one with that name) */
                 datasetId: string;
             };
             cookie?: never;
@@ -12012,6 +12042,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The dataset's id, or its name (the dataset with that id, else the one with that name) */
                 datasetId: string;
             };
             cookie?: never;
@@ -12133,6 +12164,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The dataset's id, or its name (the dataset with that id, else the one with that name) */
                 datasetId: string;
             };
             cookie?: never;
@@ -18753,6 +18785,8 @@ export interface operations {
             /** @description Rolled back */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19008,6 +19042,8 @@ export interface operations {
             /** @description Imported */
             200: {
                 headers: {
+                    /** @description The library version the write made (`libraryVersion` in the body); absent when it made none */
+                    "X-Praxis-Library-Version"?: number;
                     [name: string]: unknown;
                 };
                 content: {

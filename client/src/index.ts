@@ -4,6 +4,7 @@ import { PraxisError } from "./errors.js";
 import { runEvents, type RunEvent } from "./events.js";
 import { Operations } from "./generated/operations.js";
 import { idempotencyMiddleware, retryingFetch, type RetryOptions } from "./transport.js";
+import { LibraryVersions, readYourWritesMiddleware } from "./session.js";
 import { unwrap } from "./unwrap.js";
 
 export type { components, operations, paths } from "../generated/schema.js";
@@ -12,6 +13,7 @@ export type { RunEvent } from "./events.js";
 export type { RetryOptions } from "./transport.js";
 export { Operations } from "./generated/operations.js";
 export { unwrap } from "./unwrap.js";
+export { LibraryVersions } from "./session.js";
 
 /** Every request and response shape of the API, by its OpenAPI component name. */
 export type Schemas = components["schemas"];
@@ -31,6 +33,12 @@ export interface PraxisOptions {
   retry?: RetryOptions;
   /** The fetch to use (default: the global one); a Worker may pass a service binding's fetch. */
   fetch?: (input: Request) => Promise<Response>;
+  /**
+   * Read your own writes (default true): each agent's reads (`prompt`, `retrieve`) are answered
+   * from at least the library version this client last wrote for it. `false` leaves every read
+   * to the deployment's staleness bound (2 s by default), as another client's would be.
+   */
+  readYourWrites?: boolean;
 }
 
 /**
@@ -42,6 +50,8 @@ export class Praxis {
   readonly api: Client<paths>;
   /** Every operation as a method named by its operationId: `praxis.ops.retrieve({ params, body })`. */
   readonly ops: Operations;
+  /** The latest library version this client wrote for each agent (what its reads ask for). */
+  readonly versions = new LibraryVersions();
 
   constructor(options: PraxisOptions) {
     const base = options.fetch ?? ((request: Request) => fetch(request));
@@ -51,6 +61,7 @@ export class Praxis {
       headers: { authorization: `Bearer ${options.apiKey}` },
     });
     this.api.use(idempotencyMiddleware);
+    if (options.readYourWrites !== false) this.api.use(readYourWritesMiddleware(this.versions));
     this.ops = new Operations(this.api);
   }
 

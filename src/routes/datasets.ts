@@ -39,8 +39,12 @@ const DatasetParams = z.object({
   datasetId: z
     .string()
     .min(1)
-    .max(64)
-    .openapi({ param: { name: "datasetId", in: "path" }, example: "ds_0123456789abcdef0123" }),
+    .max(200)
+    .openapi({
+      param: { name: "datasetId", in: "path" },
+      example: "ds_0123456789abcdef0123",
+      description: "The dataset's id, or its name (the dataset with that id, else the one with that name)",
+    }),
 });
 const base = "/v1/datasets";
 

@@ -9,7 +9,7 @@ import {
 } from "../core/memory-types";
 import { depsOf, valueOf } from "../doors/use-case";
 import { addLesson, applyLessonBatch, deleteLesson, getLesson, listLessons, updateLesson } from "../use-cases/lessons";
-import { AgentParams, IdempotencyHeader, ListFilterSchema, markReplay } from "./schemas";
+import { AgentParams, IdempotencyHeader, ListFilterSchema, markLibraryVersion, markReplay, versionedResponse } from "./schemas";
 
 export const Experience = ExperienceSchema.openapi("Experience");
 export const VersionedExperience = ExperienceSchema.extend({ libraryVersion: z.number().int() }).openapi("VersionedExperience");
@@ -37,7 +37,7 @@ export const experienceRoutes = router()
         "Adds one lesson to the agent's library as a new library version. The text passes the screening step first: the content filter, then (with an LLM configured) the safety review. A flagged experience is stored `quarantined`, one awaiting review `pending`; neither is retrieved or injected. `source`, `q` and provenance ids are set by the service (an admin key may seed `q`). Near-identical active lessons are listed under `similar`.",
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(ExperienceCreateSchema.openapi("ExperienceCreate")) },
-      responses: { 201: jsonResponse(AddedExperience, "Created"), ...commonErrors },
+      responses: { 201: versionedResponse(AddedExperience, "Created"), ...commonErrors },
     }),
     async (c) => {
       const input = {
@@ -48,7 +48,7 @@ export const experienceRoutes = router()
       };
       const { value, replayed } = valueOf(await addLesson(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
-      return c.json(value, 201);
+      return c.json(markLibraryVersion(c, value), 201);
     },
   )
   .openapi(
@@ -95,11 +95,11 @@ export const experienceRoutes = router()
       description: "Changes text, tags, pinned or status (`archived` archives it) as a new library version.",
       security,
       request: { params: IdParams, ...jsonBody(ExperiencePatchSchema.openapi("ExperiencePatch")) },
-      responses: { 200: jsonResponse(VersionedExperience, "Updated"), ...commonErrors },
+      responses: { 200: versionedResponse(VersionedExperience, "Updated"), ...commonErrors },
     }),
     async (c) => {
       const input = { ...c.req.valid("param"), patch: c.req.valid("json"), door: "api" as const };
-      return c.json(valueOf(await updateLesson(depsOf(c), c.get("principal"), input)), 200);
+      return c.json(markLibraryVersion(c, valueOf(await updateLesson(depsOf(c), c.get("principal"), input))), 200);
     },
   )
   .openapi(
@@ -112,9 +112,16 @@ export const experienceRoutes = router()
       description: "Deletes an experience as a new library version; rolling back to an earlier version restores it.",
       security,
       request: { params: IdParams },
-      responses: { 200: jsonResponse(z.object({ deleted: z.string(), libraryVersion: z.number().int() }), "Deleted"), ...commonErrors },
+      responses: {
+        200: versionedResponse(z.object({ deleted: z.string(), libraryVersion: z.number().int() }), "Deleted"),
+        ...commonErrors,
+      },
     }),
-    async (c) => c.json(valueOf(await deleteLesson(depsOf(c), c.get("principal"), { ...c.req.valid("param"), door: "api" })), 200),
+    async (c) =>
+      c.json(
+        markLibraryVersion(c, valueOf(await deleteLesson(depsOf(c), c.get("principal"), { ...c.req.valid("param"), door: "api" }))),
+        200,
+      ),
   )
   .openapi(
     createRoute({
@@ -127,7 +134,7 @@ export const experienceRoutes = router()
       security,
       request: { params: AgentParams, headers: IdempotencyHeader, ...jsonBody(LibraryBatchSchema.openapi("LibraryBatch")) },
       responses: {
-        200: jsonResponse(
+        200: versionedResponse(
           z.object({ libraryVersion: z.number().int(), experiences: z.array(Experience), deleted: z.array(z.string()) }),
           "Applied",
         ),
@@ -143,6 +150,6 @@ export const experienceRoutes = router()
       };
       const { value, replayed } = valueOf(await applyLessonBatch(depsOf(c), c.get("principal"), input));
       markReplay(c, replayed);
-      return c.json(value, 200);
+      return c.json(markLibraryVersion(c, value), 200);
     },
   );

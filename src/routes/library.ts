@@ -3,7 +3,17 @@ import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/
 import { ExperienceContentSchema, ProvenanceSchema } from "../core/memory-types";
 import { depsOf, valueOf } from "../doors/use-case";
 import { exportLibrary, importLibrary, libraryDiff, libraryVersion, libraryVersions, rollbackLibrary } from "../use-cases/library-versions";
-import { AgentParams, IdempotencyHeader, LibraryParams, markReplay, queryLimit, queryNumber, timestamp } from "./schemas";
+import {
+  AgentParams,
+  IdempotencyHeader,
+  LibraryParams,
+  markLibraryVersion,
+  markReplay,
+  queryLimit,
+  queryNumber,
+  timestamp,
+  versionedResponse,
+} from "./schemas";
 
 export const VersionMeta = z
   .object({ version: z.number().int(), reason: z.string(), author: z.string(), createdAt: timestamp, changes: z.number().int() })
@@ -132,13 +142,13 @@ function historyRoutes(door: {
               .openapi("Rollback"),
           ),
         },
-        responses: { 200: jsonResponse(ApplyResult, "Rolled back"), ...commonErrors },
+        responses: { 200: versionedResponse(ApplyResult, "Rolled back"), ...commonErrors },
       }),
       async (c) => {
         const input = { ...c.req.valid("param"), ...c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
         const { value, replayed } = valueOf(await rollbackLibrary(depsOf(c), c.get("principal"), input));
         markReplay(c, replayed);
-        return c.json(value, 200);
+        return c.json(markLibraryVersion(c, value), 200);
       },
     )
     .openapi(
@@ -166,13 +176,13 @@ function historyRoutes(door: {
               .openapi("LibraryImport"),
           ),
         },
-        responses: { 200: jsonResponse(ApplyResult, "Imported"), ...commonErrors },
+        responses: { 200: versionedResponse(ApplyResult, "Imported"), ...commonErrors },
       }),
       async (c) => {
         const input = { ...c.req.valid("param"), ...c.req.valid("json"), idempotencyKey: c.req.valid("header")["idempotency-key"] };
         const { value, replayed } = valueOf(await importLibrary(depsOf(c), c.get("principal"), input));
         markReplay(c, replayed);
-        return c.json(value, 200);
+        return c.json(markLibraryVersion(c, value), 200);
       },
     );
 }

@@ -3,7 +3,7 @@ import { router, commonErrors, jsonResponse, security } from "../http/openapi";
 import { MemoryKindSchema } from "../core/memory-types";
 import { depsOf, valueOf } from "../doors/use-case";
 import { deleteQuarantined, getQuarantined, listQuarantine, releaseQuarantined } from "../use-cases/quarantine";
-import { AgentParams, queryLimit, timestamp } from "./schemas";
+import { AgentParams, markLibraryVersion, queryLimit, timestamp, versionedResponse } from "./schemas";
 
 const base = "/v1/agents/{agentId}/quarantine";
 const IdParams = AgentParams.extend({
@@ -97,7 +97,7 @@ export const quarantineRoutes = router()
       security,
       request: { params: IdParams },
       responses: {
-        200: jsonResponse(
+        200: versionedResponse(
           z
             .object({ id: z.string(), kind: MemoryKindSchema, status: z.string(), libraryVersion: z.number().int().nullable() })
             .openapi("QuarantineRelease"),
@@ -106,7 +106,7 @@ export const quarantineRoutes = router()
         ...commonErrors,
       },
     }),
-    async (c) => c.json(valueOf(await releaseQuarantined(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
+    async (c) => c.json(markLibraryVersion(c, valueOf(await releaseQuarantined(depsOf(c), c.get("principal"), c.req.valid("param")))), 200),
   )
   .openapi(
     createRoute({
@@ -119,12 +119,12 @@ export const quarantineRoutes = router()
       security,
       request: { params: IdParams },
       responses: {
-        200: jsonResponse(
+        200: versionedResponse(
           z.object({ id: z.string(), kind: MemoryKindSchema, libraryVersion: z.number().int().nullable(), deleted: z.literal(true) }),
           "Deleted",
         ),
         ...commonErrors,
       },
     }),
-    async (c) => c.json(valueOf(await deleteQuarantined(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
+    async (c) => c.json(markLibraryVersion(c, valueOf(await deleteQuarantined(depsOf(c), c.get("principal"), c.req.valid("param")))), 200),
   );

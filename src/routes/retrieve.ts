@@ -13,7 +13,7 @@ import { queryJson } from "../core/query-params";
 import { PhaseSchema } from "../core/scoring";
 import { depsOf, valueOf } from "../doors/use-case";
 import { buildPrompt, retrieve } from "../use-cases/retrieval";
-import { AgentParams, queryNumber } from "./schemas";
+import { AgentParams, MinVersionHeader, queryNumber } from "./schemas";
 import { idString } from "../core/text-rules";
 
 const PromptQuery = z.object({
@@ -31,6 +31,15 @@ const PromptQuery = z.object({
   consistency: ConsistencySchema.optional(),
 });
 
+/** The request's own `minVersion`, else the one its `X-Praxis-Min-Version` header names. */
+function withMinVersion<T extends { minVersion?: number | undefined }>(
+  request: T,
+  header: { "x-praxis-min-version"?: number | undefined },
+): T {
+  const fromHeader = header["x-praxis-min-version"];
+  return request.minVersion === undefined && fromHeader !== undefined ? { ...request, minVersion: fromHeader } : request;
+}
+
 export const retrieveRoutes = router()
   .openapi(
     createRoute({
@@ -41,14 +50,14 @@ export const retrieveRoutes = router()
       summary: "Retrieve lessons and cases",
       description: "Utility-ranked retrieval: similarity filter (phase A), then z-scored blend of similarity and Q (phase B).",
       security,
-      request: { params: AgentParams, ...jsonBody(RetrieveRequestSchema.openapi("RetrieveRequest")) },
+      request: { params: AgentParams, headers: MinVersionHeader, ...jsonBody(RetrieveRequestSchema.openapi("RetrieveRequest")) },
       responses: {
         200: jsonResponse(RetrieveResponseSchema.openapi("RetrieveResponse"), "Ranked items with explanations"),
         ...commonErrors,
       },
     }),
     async (c) => {
-      const input = { ...c.req.valid("param"), request: c.req.valid("json") };
+      const input = { ...c.req.valid("param"), request: withMinVersion(c.req.valid("json"), c.req.valid("header")) };
       return c.json(valueOf(await retrieve(depsOf(c), c.get("principal"), input)), 200);
     },
   )
@@ -61,14 +70,14 @@ export const retrieveRoutes = router()
       summary: "Get the prompt block",
       description: "The block to inject: `[G#]. …` experience lines (whole library if it fits), then relevant cases.",
       security,
-      request: { params: AgentParams, query: PromptQuery },
+      request: { params: AgentParams, headers: MinVersionHeader, query: PromptQuery },
       responses: {
         200: jsonResponse(PromptBlockSchema.openapi("PromptBlock"), "The prompt block"),
         ...commonErrors,
       },
     }),
     async (c) => {
-      const input = { ...c.req.valid("param"), request: c.req.valid("query") };
+      const input = { ...c.req.valid("param"), request: withMinVersion(c.req.valid("query"), c.req.valid("header")) };
       return c.json(valueOf(await buildPrompt(depsOf(c), c.get("principal"), input)), 200);
     },
   );

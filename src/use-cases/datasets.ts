@@ -24,6 +24,7 @@ import type { Caller, Deps } from "../platform/deps";
 import { agentWithRow, resilientMemory } from "../platform/objects/agent-access";
 import { recordAudit } from "../platform/records/audit";
 import { assertCallableUrls } from "../platform/checks/callable-urls";
+import { datasetIdIn, noDataset } from "./dataset-ref";
 
 /** D1 binds at most 100 parameters per statement; a task row binds 8. */
 const ROWS_PER_INSERT = 12;
@@ -56,7 +57,7 @@ const presentTask = (t: TaskRow): DatasetTask => ({
   createdAt: t.createdAt,
 });
 
-const missing = (datasetId: string) => notFound(`Dataset '${datasetId}' does not exist.`);
+const missing = (datasetId: string) => notFound(noDataset(datasetId));
 const ownDataset = (tenantId: string, datasetId: string) => and(eq(datasets.id, datasetId), eq(datasets.tenantId, tenantId));
 
 function batches<T>(items: readonly T[], size: (item: T) => number): T[][] {
@@ -198,7 +199,8 @@ export const addDatasetTasks = (
 ) =>
   outcome(async () => {
     const key = datasetKey(caller, "write");
-    return addTasks(deps.env, key.tenantId, input.datasetId, await input.tasks());
+    const datasetId = await datasetIdIn(deps.env, key.tenantId, input.datasetId);
+    return addTasks(deps.env, key.tenantId, datasetId, await input.tasks());
   });
 
 /**
@@ -300,7 +302,7 @@ export async function datasetSplit(env: Env, tenantId: string, datasetId: string
     .from(datasets)
     .where(and(eq(datasets.id, datasetId), eq(datasets.tenantId, tenantId)))
     .get();
-  if (!ds) throw unprocessable(`Dataset '${datasetId}' does not exist.`, [{ path: "datasetId", message: "No such dataset" }]);
+  if (!ds) throw unprocessable(noDataset(datasetId), [{ path: "datasetId", message: "No such dataset" }]);
   return { ds, tasks: await splitTasks(env, ds.id, split) };
 }
 
@@ -316,7 +318,10 @@ export function splitTasks(env: Env, datasetId: string, split: Split) {
 
 /** One dataset of the tenant with its task counts; another tenant's dataset is not-found like a missing one. */
 export const getDataset = (deps: Deps, caller: Caller, input: { datasetId: string }) =>
-  outcome(async () => datasetDetail(deps.env, datasetKey(caller, "read").tenantId, input.datasetId));
+  outcome(async () => {
+    const { tenantId } = datasetKey(caller, "read");
+    return datasetDetail(deps.env, tenantId, await datasetIdIn(deps.env, tenantId, input.datasetId));
+  });
 
 async function datasetDetail(env: Env, tenantId: string, datasetId: string): Promise<DatasetDetail> {
   const d = db(env);
@@ -349,8 +354,8 @@ export const listDatasets = (deps: Deps, caller: Caller, opts: { limit: number; 
 /** Tasks in upload order, optionally of one split. */
 export const listDatasetTasks = (deps: Deps, caller: Caller, opts: { datasetId: string; split?: Split; cursor?: string; limit: number }) =>
   outcome(async (): Promise<{ items: DatasetTask[]; nextCursor: string | null }> => {
-    const { datasetId } = opts;
     const tenantId = datasetKey(caller, "read").tenantId;
+    const datasetId = await datasetIdIn(deps.env, tenantId, opts.datasetId);
     const after = cursorField(opts.cursor, { s: "number" });
     const d = db(deps.env);
     const owner = await d.select({ id: datasets.id }).from(datasets).where(ownDataset(tenantId, datasetId)).get();
@@ -373,9 +378,10 @@ export const listDatasetTasks = (deps: Deps, caller: Caller, opts: { datasetId: 
   });
 
 /** Deletes a dataset; its tasks go with it (foreign key cascade). */
-export const deleteDataset = (deps: Deps, caller: Caller, { datasetId }: { datasetId: string }) =>
+export const deleteDataset = (deps: Deps, caller: Caller, input: { datasetId: string }) =>
   outcome(async () => {
     const key = datasetKey(caller, "write");
+    const datasetId = await datasetIdIn(deps.env, key.tenantId, input.datasetId);
     const gone = await db(deps.env).delete(datasets).where(ownDataset(key.tenantId, datasetId)).returning({ id: datasets.id }).get();
     if (!gone) throw missing(datasetId);
     await recordAudit(deps, caller, { tenantId: key.tenantId, action: "dataset.delete", target: datasetId });

@@ -29,6 +29,7 @@ import {
 } from "../platform/practice/evaluation-setup";
 import type { Caller, Deps } from "../platform/deps";
 import { agentOwner } from "../platform/objects/agent-access";
+import { withDatasetId } from "./dataset-ref";
 
 const EVALUATION_PURPOSES: UnitPurposes = { rollout: "evaluation-rollout", judge: "evaluation-judge" };
 
@@ -42,7 +43,7 @@ export const startEvaluation = (
 ) =>
   outcome(async () => {
     const who = await agentOwner(deps, caller, input.agentId, "write");
-    return createEvaluation(deps.env, who, input.evaluation, input.idempotencyKey);
+    return createEvaluation(deps.env, who, await withDatasetId(deps.env, who.tenantId, input.evaluation), input.idempotencyKey);
   });
 
 async function createEvaluation(env: Env, who: Owner, body: EvaluationCreate, idempotencyKey?: string) {
@@ -76,7 +77,7 @@ export const compareLibraries = (
 ) =>
   outcome(async () => {
     const who = await agentOwner(deps, caller, input.agentId, "write");
-    return createComparison(deps.env, who, input.comparison, input.idempotencyKey);
+    return createComparison(deps.env, who, await withDatasetId(deps.env, who.tenantId, input.comparison), input.idempotencyKey);
   });
 
 async function createComparison(env: Env, who: Owner, body: CompareCreate, idempotencyKey?: string) {

@@ -12,6 +12,7 @@ import { agentOwner } from "../platform/objects/agent-access";
 import { requireLibraryWrite } from "../platform/objects/lesson-target";
 import { admitQueuedRuns, cancelRun, createRun, practiceRunObject, resultForRollout, runRow } from "../platform/practice/runs";
 import { evaluationRolloutResult, isEvaluationId } from "./evaluations";
+import { withDatasetId } from "./dataset-ref";
 
 /**
  * Practice runs as every door uses them: start, read, follow and cancel a run of an agent the
@@ -36,7 +37,7 @@ export const startPracticeRun = (deps: Deps, caller: Caller, input: { agentId: s
   outcome(async () => {
     const who = await agentOwner(deps, caller, input.agentId, "write");
     if (input.run.libraryId) await requireLibraryWrite(deps, caller, input.run.libraryId, "write");
-    const r = await createRun(deps.env, who, input.run, input.idempotencyKey);
+    const r = await createRun(deps.env, who, await withDatasetId(deps.env, who.tenantId, input.run), input.idempotencyKey);
     if (!r.replayed) {
       deps.waitUntil(
         admitQueuedRuns(deps.env, who.tenantId).then(

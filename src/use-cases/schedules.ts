@@ -13,6 +13,7 @@ import type { Caller, Deps } from "../platform/deps";
 import { agentOwner } from "../platform/objects/agent-access";
 import { requireLibraryWrite } from "../platform/objects/lesson-target";
 import { recordAudit } from "../platform/records/audit";
+import { withDatasetId } from "./dataset-ref";
 
 interface Owner {
   tenantId: string;
@@ -64,13 +65,10 @@ interface ScheduleAt {
  * time stays when the timing is unchanged; otherwise it counts from now, so re-enabling a schedule
  * never fires for a slot that passed while it was off.
  */
-export const putPracticeSchedule = (
-  deps: Deps,
-  caller: Caller,
-  { agentId, name, schedule: body }: ScheduleAt & { schedule: SchedulePut },
-) =>
+export const putPracticeSchedule = (deps: Deps, caller: Caller, { agentId, name, schedule }: ScheduleAt & { schedule: SchedulePut }) =>
   outcome(async () => {
     const who = await agentOwner(deps, caller, agentId, "write");
+    const body = await withDatasetId(deps.env, who.tenantId, schedule);
     if (body.run.libraryId) await requireLibraryWrite(deps, caller, body.run.libraryId, "write");
     const now = Date.now();
     await prepare(deps.env, who, { ...body.run, datasetId: body.datasetId });

@@ -243,7 +243,7 @@ describe.each<Era>(["modern", "legacy"])("MCP at /mcp (%s client)", (era) => {
     expect(noDataset.isError).toBe(true);
     expect(problemIn(noDataset)).toMatchObject({
       status: 422,
-      detail: "Dataset 'ds_missing' does not exist.",
+      detail: "No dataset with id or name 'ds_missing'.",
       errors: [{ path: "datasetId" }],
     });
 

@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import { PraxisError, unwrap, type Praxis, type Schemas } from "../../../client/src/index.js";
-import { integer, number, readInput } from "../args.js";
-import { listDatasets, resolveDataset } from "../dataset-ref.js";
+import { allPages, integer, number, readInput } from "../args.js";
 import { client, globals } from "../config.js";
 import { UsageError } from "../errors.js";
 import { output, table, when } from "../output.js";
@@ -17,6 +16,11 @@ const REQUEST_BYTES = 15 * 1024 * 1024;
 /** Details fetched at once for `datasets ls`. */
 const DETAIL_CONCURRENCY = 8;
 
+function listDatasets(praxis: Praxis): Promise<Schemas["Dataset"][]> {
+  return allPages((cursor) => unwrap(praxis.api.GET("/v1/datasets", { params: { query: { limit: 200, cursor } } })));
+}
+
+/** The API takes a dataset's id or its name wherever it takes a dataset, so a reference is passed on as given. */
 function detail(praxis: Praxis, datasetId: string): Promise<Schemas["DatasetDetail"]> {
   return unwrap(praxis.api.GET("/v1/datasets/{datasetId}", { params: { path: { datasetId } } }));
 }
@@ -119,8 +123,8 @@ export function registerDatasets(program: Command): void {
     .action(async (ref: string, opts: { tasks: string }, cmd: Command) => {
       const praxis = client(cmd);
       const limit = integer(opts.tasks, "--tasks", { min: 0 });
-      const datasetId = await resolveDataset(praxis, ref);
-      const d = await detail(praxis, datasetId);
+      const d = await detail(praxis, ref);
+      const { datasetId } = d;
       const tasks = limit
         ? (
             await unwrap(
@@ -148,9 +152,8 @@ export function registerDatasets(program: Command): void {
     .description("Delete a dataset (id or name) and its tasks")
     .action(async (ref: string, _opts, cmd: Command) => {
       const praxis = client(cmd);
-      const datasetId = await resolveDataset(praxis, ref);
-      const r = await unwrap(praxis.api.DELETE("/v1/datasets/{datasetId}", { params: { path: { datasetId } } }));
-      output(cmd, r, () => console.log(`Deleted dataset ${datasetId}`));
+      const r = await unwrap(praxis.api.DELETE("/v1/datasets/{datasetId}", { params: { path: { datasetId: ref } } }));
+      output(cmd, r, () => console.log(`Deleted dataset ${r.datasetId}`));
     });
 
   datasets

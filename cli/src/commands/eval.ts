@@ -1,7 +1,6 @@
 import { Option, type Command } from "commander";
 import { unwrap, type Schemas } from "../../../client/src/index.js";
 import { integer, optionalInteger, SEED } from "../args.js";
-import { resolveDataset } from "../dataset-ref.js";
 import { client } from "../config.js";
 import { UnsuccessfulError } from "../errors.js";
 import { fixed, intervalText, output } from "../output.js";
@@ -36,7 +35,7 @@ export function registerEval(program: Command): void {
     .action(async (agentId: string, opts: EvalOptions, cmd: Command) => {
       const praxis = client(cmd);
       const body: Schemas["EvaluationCreate"] = {
-        datasetId: await resolveDataset(praxis, opts.dataset),
+        datasetId: opts.dataset,
         split: opts.split,
         samples: optionalInteger(opts.samples, "--samples", { min: 1, max: 8 }),
         seed: optionalInteger(opts.seed, "--seed", SEED),

@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { unwrap, type Schemas } from "../../../client/src/index.js";
 import { allPages, integer, optionalInteger, POSITIVE, SEED } from "../args.js";
-import { resolveDataset } from "../dataset-ref.js";
 import { client, globals } from "../config.js";
 import { UnsuccessfulError } from "../errors.js";
 import { follow, learningCurve, printCurve, printRun, runView } from "../follow.js";
@@ -48,8 +47,8 @@ export function registerPractice(program: Command): void {
     .option("--follow", "show live progress until the run ends, then its learning curve")
     .action(async (agentId: string, opts: StartOptions, cmd: Command) => {
       const praxis = client(cmd);
-      // Options are checked before the dataset's name is looked up, so a usage error sends nothing.
-      const body: Omit<Schemas["PracticeRunCreate"], "datasetId"> = {
+      const body: Schemas["PracticeRunCreate"] = {
+        datasetId: opts.dataset,
         epochs: optionalInteger(opts.epochs, "--epochs", POSITIVE),
         batchSize: optionalInteger(opts.batchSize, "--batch-size", POSITIVE),
         groupSize: optionalInteger(opts.groupSize, "--group-size", { min: 2, max: 16 }),
@@ -61,10 +60,7 @@ export function registerPractice(program: Command): void {
         verifier: opts.verifier ? ({ kind: opts.verifier } as Schemas["PracticeRunCreate"]["verifier"]) : undefined,
         policy: { kind: "llm", model: opts.model, system: opts.system },
       };
-      const datasetId = await resolveDataset(praxis, opts.dataset);
-      const started = await unwrap(
-        praxis.api.POST("/v1/agents/{agentId}/practice-runs", { params: { path: { agentId } }, body: { ...body, datasetId } }),
-      );
+      const started = await unwrap(praxis.api.POST("/v1/agents/{agentId}/practice-runs", { params: { path: { agentId } }, body }));
       if (!opts.follow)
         return output(cmd, started, (s) =>
           console.log(`Run ${s.runId} ${s.status}; follow it with: praxis practice show ${agentId} ${s.runId}`),

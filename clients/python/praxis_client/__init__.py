@@ -12,6 +12,6 @@ client, an ``episode`` context manager for the agent loop.
 
 from .client import Agent, Episode, Library, Praxis
 from .errors import PraxisConnectionError, PraxisError, ProblemField
-from .transport import RetryOptions
+from .transport import LibraryVersions, RetryOptions
 
-__all__ = ["Agent", "Episode", "Library", "Praxis", "PraxisConnectionError", "PraxisError", "ProblemField", "RetryOptions"]
+__all__ = ["Agent", "Episode", "Library", "LibraryVersions", "Praxis", "PraxisConnectionError", "PraxisError", "ProblemField", "RetryOptions"]

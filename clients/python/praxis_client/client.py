@@ -7,7 +7,7 @@ from types import TracebackType
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type, Union, cast
 
 from . import models as m
-from .transport import RetryOptions, Transport
+from .transport import LibraryVersions, RetryOptions, Transport
 
 
 class Praxis:
@@ -15,10 +15,17 @@ class Praxis:
 
     ``request`` reaches every route of ``/openapi.json`` by its path template; ``agent(id)`` is the
     ergonomic layer over the agent routes.
+
+    ``read_your_writes`` (default on): each agent's reads (``prompt``, ``retrieve``) are answered
+    from at least the library version this client last wrote for it (``versions``); off, every read
+    is left to the deployment's staleness bound (2 s by default), as another client's would be.
     """
 
-    def __init__(self, base_url: str, api_key: str, *, retry: RetryOptions = RetryOptions(), timeout_s: float = 60.0) -> None:
-        self._transport = Transport(base_url, api_key, retry, timeout_s)
+    def __init__(
+        self, base_url: str, api_key: str, *, retry: RetryOptions = RetryOptions(), timeout_s: float = 60.0, read_your_writes: bool = True
+    ) -> None:
+        self.versions = LibraryVersions()
+        self._transport = Transport(base_url, api_key, retry, timeout_s, self.versions if read_your_writes else None)
 
     def request(
         self,

@@ -27,6 +27,11 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 MAX_DELAY_S = 8.0
 MAX_RETRY_AFTER_S = 30.0
+LIBRARY_VERSION_HEADER = "x-praxis-library-version"
+MIN_VERSION_HEADER = "x-praxis-min-version"
+AGENT_PATH = "/v1/agents/{agentId}"
+# The reads ranked at the edge, which may lag a write by the staleness bound unless asked for its version.
+EDGE_READS = frozenset({"POST /v1/agents/{agentId}/retrieve", "GET /v1/agents/{agentId}/prompt"})
 
 
 @dataclass(frozen=True)
@@ -74,12 +79,32 @@ def _decode(raw: bytes, content_type: str) -> Any:
     return text
 
 
+class LibraryVersions:
+    """Session consistency: the latest library version this client wrote for each agent, sent with
+    its next reads of that agent (as ``X-Praxis-Min-Version``; a ``min_version`` the caller gives
+    wins), so the client reads its own writes while its reads stay at the edge."""
+
+    def __init__(self) -> None:
+        self._latest: Dict[str, int] = {}
+
+    def get(self, agent_id: str) -> Optional[int]:
+        return self._latest.get(agent_id)
+
+    def note(self, agent_id: str, version: int) -> None:
+        if version > self._latest.get(agent_id, -1):
+            self._latest[agent_id] = version
+
+    def forget(self, agent_id: str) -> None:
+        self._latest.pop(agent_id, None)
+
+
 class Transport:
-    def __init__(self, base_url: str, api_key: str, retry: RetryOptions, timeout_s: float) -> None:
+    def __init__(self, base_url: str, api_key: str, retry: RetryOptions, timeout_s: float, versions: Optional[LibraryVersions] = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.retry = retry
         self.timeout_s = timeout_s
+        self.versions = versions
 
     def url(self, template: str, path: Optional[Mapping[str, str]] = None, query: Optional[Mapping[str, Any]] = None) -> str:
         route = template
@@ -134,8 +159,32 @@ class Transport:
     ) -> Any:
         method = method.upper()
         url = self.url(template, path, query)
-        with self._open(method, template, url, body, dict(headers or {}), None) as res:
-            return _decode(res.read(), res.headers.get("content-type", ""))
+        sent = {k.lower(): v for k, v in (headers or {}).items()}
+        agent_id = (path or {}).get("agentId") if self.versions is not None and template.startswith(AGENT_PATH) else None
+        if agent_id is not None and f"{method} {template}" in EDGE_READS and MIN_VERSION_HEADER not in sent:
+            own = self.versions.get(agent_id)  # type: ignore[union-attr]
+            if own is not None:
+                sent[MIN_VERSION_HEADER] = str(own)
+        try:
+            with self._open(method, template, url, body, sent, None) as res:
+                if agent_id is not None:
+                    self._noted(agent_id, method, template, res.headers.get(LIBRARY_VERSION_HEADER))
+                return _decode(res.read(), res.headers.get("content-type", ""))
+        except PraxisError as err:
+            # A version the library never reaches (the agent was deleted and made again elsewhere) is
+            # dropped, so only this read fails, not every later one.
+            problem = err.problem if isinstance(err.problem, dict) else {}
+            asked = sent.get(MIN_VERSION_HEADER)
+            if agent_id is not None and err.status == 409 and asked is not None and problem.get("minVersion") == int(asked):
+                self.versions.forget(agent_id)  # type: ignore[union-attr]
+            raise
+
+    def _noted(self, agent_id: str, method: str, template: str, made: Optional[str]) -> None:
+        assert self.versions is not None
+        if method == "DELETE" and template == AGENT_PATH:
+            self.versions.forget(agent_id)
+        if made is not None and made.isdigit():
+            self.versions.note(agent_id, int(made))
 
     def stream_lines(self, template: str, *, path: Mapping[str, str], headers: Mapping[str, str], timeout_s: float) -> Tuple[http.client.HTTPResponse, Iterator[str]]:
         """A GET whose body is read line by line as it arrives (Server-Sent Events)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import unittest
 import uuid
-from typing import Dict
+from typing import Any, Dict
 
 from praxis_client import Agent, Praxis, PraxisError
 
@@ -145,6 +145,48 @@ class LiveTest(unittest.TestCase):
             agent.get_episode("ep_missing")
         self.assertEqual(missing.exception.status, 404)
         self.assertTrue(missing.exception.request_id)
+
+    def recorded(self, praxis: Praxis) -> "list[tuple[str, str | None]]":
+        """The (route, X-Praxis-Min-Version) of every request ``praxis`` sends from now on."""
+        seen: "list[tuple[str, str | None]]" = []
+        transport = praxis._transport
+        send = transport._open
+
+        def recording(method: str, template: str, url: str, body: Any, headers: Dict[str, str], timeout_s: Any) -> Any:
+            seen.append((f"{method} {template}", headers.get("x-praxis-min-version")))
+            return send(method, template, url, body, headers, timeout_s)
+
+        setattr(transport, "_open", recording)
+        return seen
+
+    def test_ten_of_ten_add_then_retrieve_pairs_read_their_own_write(self) -> None:
+        agent, _ = self.new_agent({})
+        sent = self.recorded(self.praxis)
+        seen = 0
+        for i in range(10):
+            added = agent.add_experience(f"For a topic {i} ticket, quote ticket code PYRYW{i} in the reply")
+            found = agent.retrieve(f"a topic {i} ticket", k2=20)
+            block = agent.prompt(f"a topic {i} ticket", budget_tokens=4000)
+            seen += any(item["id"] == added["id"] for item in found["items"]) and f"PYRYW{i} " in block["prompt"]
+            self.assertEqual(sent[-2:], [("POST /v1/agents/{agentId}/retrieve", str(added["libraryVersion"])), ("GET /v1/agents/{agentId}/prompt", str(added["libraryVersion"]))])
+        self.assertEqual(seen, 10)
+        self.assertEqual(self.praxis.versions.get(agent.id), agent.retrieve("topic")["libraryVersion"])
+
+    def test_read_your_writes_off_sends_no_version_and_deleting_the_agent_forgets_it(self) -> None:
+        assert URL
+        opted_out = Praxis(URL, self.praxis._transport.api_key, read_your_writes=False)
+        sent = self.recorded(opted_out)
+        agent = opted_out.agent(f"py-{uuid.uuid4().hex[:10]}")
+        agent.ensure()
+        agent.add_experience("Quote the order number in every refund reply")
+        agent.retrieve("refund")
+        self.assertEqual([v for _, v in sent], [None, None, None])
+        self.assertIsNone(opted_out.versions.get(agent.id))
+        mine = self.praxis.agent(agent.id)
+        mine.add_experience("Never promise a refund date")
+        self.assertIsNotNone(self.praxis.versions.get(agent.id))
+        self.praxis.request("DELETE", "/v1/agents/{agentId}", path={"agentId": agent.id})
+        self.assertIsNone(self.praxis.versions.get(agent.id))
 
     def test_any_route_by_its_template_and_a_practice_run_followed_to_its_end(self) -> None:
         agent, _ = self.new_agent({})

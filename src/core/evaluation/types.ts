@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
-import { SplitSchema } from "../practice/dataset-types";
+import { DatasetRefSchema, SplitSchema } from "../practice/dataset-types";
 import { IntervalSchema, PolicySchema, UsageTotalsSchema } from "../practice/run-types";
 import { PairedDecisionSchema } from "./decision";
 import { idString } from "../text-rules";
@@ -39,7 +39,7 @@ const samples = z
 /** `POST /v1/agents/:agentId/evaluations`. */
 export const EvaluationCreateSchema = z
   .object({
-    datasetId: idString(64),
+    datasetId: DatasetRefSchema,
     split: SplitSchema.default("holdout"),
     library: LibraryRefSchema.optional().describe("default: the agent's active library"),
     samples,
@@ -94,7 +94,7 @@ export type EvaluationView = z.infer<typeof EvaluationViewSchema>;
 /** `POST /v1/agents/:agentId/evaluations/compare`: two evaluations with the same tasks, samples and seed. */
 export const CompareCreateSchema = z
   .object({
-    datasetId: idString(64),
+    datasetId: DatasetRefSchema,
     split: SplitSchema.default("holdout"),
     a: LibraryRefSchema,
     b: LibraryRefSchema,

@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
 import { EpisodeOutcomeSchema, type EpisodeOutcome } from "../q-learning";
-import { nameString } from "../text-rules";
+import { idString, nameString } from "../text-rules";
+
+/** Where a request names a dataset: by its id or by its name, as the CLI always took it. */
+export const DatasetRefSchema = idString(200).describe(
+  "The dataset's id (`ds_…`) or its name: the dataset with that id, else the one with that name (a name several datasets share is refused)",
+);
 
 export const TASK_TEXT_MAX = 16_384;
 export const TASK_METADATA_MAX_BYTES = 4096;

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { VerifierSchema } from "../verifiers/schema";
-import { SplitSchema } from "./dataset-types";
-import { idString } from "../text-rules";
+import { DatasetRefSchema, SplitSchema } from "./dataset-types";
 import { LibraryIdSchema } from "../shared-lessons";
 import { DEFAULT_VALIDATION_FRACTION } from "./split";
 import { IntervalSchema, PairedDecisionSchema } from "../evaluation/decision";
@@ -89,7 +88,7 @@ export const DEFAULT_MAX_EXPERIENCES = 40;
 /** `POST /v1/agents/:agentId/practice-runs`. */
 export const RunCreateSchema = z
   .object({
-    datasetId: idString(64),
+    datasetId: DatasetRefSchema,
     epochs: z.number().int().min(1).max(20).default(3),
     batchSize: z.number().int().min(1).max(200).default(20),
     groupSize: z.number().int().min(2).max(16).default(5),

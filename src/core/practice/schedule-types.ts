@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { RunCreateSchema } from "./run-types";
+import { DatasetRefSchema } from "./dataset-types";
 import { parseEvery } from "../schedule";
-import { idString } from "../text-rules";
 
 /** A run's options without its dataset, as schedules and remedial practice store them. */
 export const RunOptionsSchema = RunCreateSchema.omit({ datasetId: true });
@@ -23,7 +23,7 @@ export const EverySchema = z
 export const SchedulePutSchema = z
   .object({
     every: EverySchema,
-    datasetId: idString(64),
+    datasetId: DatasetRefSchema,
     run: RunOptionsSchema,
     enabled: z.boolean().default(true),
   })

@@ -22,6 +22,7 @@ import { endEpisode, logAttempt, startEpisode } from "../../use-cases/episodes";
 import { retrieve } from "../../use-cases/retrieval";
 import { fieldErrors, invalid, unwrap } from "../../core/errors";
 import { AgentIdArg, describedArgs, guarded, plural, toolResult, type ToolContext } from "../tool";
+import { readOwnWrites, sessionVersions } from "../session-versions";
 
 /**
  * The live-episode tools take only an `episodeId` after the start, so the id handed out names the
@@ -108,6 +109,7 @@ const EpisodeOutput = EpisodeSchema.extend({ episodeId: EpisodeHandleSchema.desc
 
 export function registerEpisodeTools(server: McpServer, c: ToolContext) {
   const deps = depsOf(c);
+  const versions = sessionVersions(c);
   const caller = c.get("principal");
 
   server.registerTool(
@@ -190,10 +192,11 @@ export function registerEpisodeTools(server: McpServer, c: ToolContext) {
           ...(phase ? { phase } : {}),
           ...(episode ? { episodeId: episode } : {}),
           ...(filter ? { filter } : {}),
-          ...(minVersion !== undefined ? { minVersion } : {}),
           ...(consistency ? { consistency } : {}),
         };
-        const r = unwrap(await retrieve(deps, caller, { agentId, request }));
+        const r = await readOwnWrites(versions, agentId, minVersion, async (atLeast) =>
+          unwrap(await retrieve(deps, caller, { agentId, request: { ...request, minVersion: atLeast } })),
+        );
         const lines = r.items.map(
           (i) =>
             `${i.label ? libraryLine({ label: i.label, text: i.text }) : `- ${oneLine(i.text)}`} (id ${i.id}${i.libraryId ? `, shared library ${i.libraryId}` : ""}, Q ${i.q.toFixed(2)})`,

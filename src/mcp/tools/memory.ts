@@ -17,6 +17,7 @@ import { unwrap } from "../../core/errors";
 import { depsOf } from "../../doors/use-case";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 import { episodeIdFor, EpisodeHandleSchema } from "./episodes";
+import { readOwnWrites, sessionVersions } from "../session-versions";
 
 const PromptInput = z
   .object({
@@ -46,6 +47,7 @@ const AddExperienceOutput = ExperienceSchema.extend({
 });
 
 export function registerMemoryTools(server: McpServer, c: ToolContext) {
+  const versions = sessionVersions(c);
   server.registerTool(
     "get_prompt",
     {
@@ -64,10 +66,11 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
           ...(phase ? { phase } : {}),
           ...(episode ? { episodeId: episode } : {}),
           ...(filter ? { filter } : {}),
-          ...(minVersion !== undefined ? { minVersion } : {}),
           ...(consistency ? { consistency } : {}),
         };
-        const block = unwrap(await buildPrompt(depsOf(c), c.get("principal"), { agentId, request }));
+        const block = await readOwnWrites(versions, agentId, minVersion, async (atLeast) =>
+          unwrap(await buildPrompt(depsOf(c), c.get("principal"), { agentId, request: { ...request, minVersion: atLeast } })),
+        );
         return toolResult(block.prompt || "The library is empty so far.", block);
       }),
   );
@@ -82,6 +85,7 @@ export function registerMemoryTools(server: McpServer, c: ToolContext) {
     ({ agentId, ...input }) =>
       guarded(c, async () => {
         const { value: e } = unwrap(await addLesson(depsOf(c), c.get("principal"), { agentId, lesson: input, door: "mcp" }));
+        await versions.remember(agentId, e.libraryVersion);
         const held =
           e.status === "quarantined"
             ? " It was quarantined (see the quarantine list for the reason) and will not be served unless an admin releases it."

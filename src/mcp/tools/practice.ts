@@ -7,7 +7,7 @@ import { unwrap } from "../../core/errors";
 import { AgentIdArg, describedArgs, guarded, toolResult, type ToolContext } from "../tool";
 
 const StartInput = describedArgs(RunCreateSchema, {
-  datasetId: "The dataset to practise on (`ds_…`)",
+  datasetId: "The dataset to practise on: its id (`ds_…`) or its name",
   epochs: "Passes over the dataset's train split",
   batchSize: "Tasks per step; the library is updated once per step",
   groupSize: "Answers per task (2-16); lessons come from comparing them",
