@@ -1,6 +1,8 @@
+import type { Outcome } from "../src/core/errors";
+
 /**
  * The typed contract of a Durable Object: each RPC takes one request object, and each has a retry
- * class that the resilient stubs in src/services read (src/services/object-stub.ts). Each object
+ * class that the resilient stubs in src/platform/objects read (object-stub.ts). Each object
  * declares its own (`<name>/contract.ts`) as `satisfies Contract<TheClass>`.
  */
 
@@ -31,3 +33,14 @@ export type RpcName<T> = Exclude<PublicMethods<T>, "fetch" | "alarm" | "webSocke
 
 /** One retry class per RPC method of `T`; a `keyed` class must name a field of that method's request. */
 export type Contract<T> = { [M in RpcName<T>]: RetryClass<T[M] extends (req: infer R) => unknown ? R : never> };
+
+type Value<R> = Awaited<R> extends Outcome<infer T> ? T : Awaited<R>;
+
+/**
+ * An object as its callers see it through the resilient wrapper (src/platform/objects/object-stub.ts):
+ * each RPC answers its value, its domain error thrown again as a DomainError. Declared here so that
+ * code handed an object as a port can name its type without the wrapper.
+ */
+export type Resilient<T> = {
+  [M in RpcName<T>]: T[M] extends (...args: infer A) => infer R ? (...args: A) => Promise<Value<R>> : never;
+};

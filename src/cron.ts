@@ -8,7 +8,7 @@ import { admitAllQueuedRuns, failAbandonedSetups } from "./platform/practice/run
 import { runDueSchedules } from "./use-cases/schedules";
 import { rewriteRecentTombstones } from "./platform/edge/key-store";
 import { abandonAfterMs, LlmLedger } from "./llm/ledger";
-import { pruneDeliveries } from "./use-cases/events";
+import { pruneDeliveries } from "./platform/events/delivery";
 
 export const CRON_FREQUENT = "*/5 * * * *";
 export const CRON_DAILY = "17 3 * * *";

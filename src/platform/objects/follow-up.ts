@@ -5,9 +5,9 @@ import { evaluations } from "../../db/schema";
 import { isEvaluationDone, type EvaluationView } from "../../core/evaluation/types";
 import type { EvaluationOutcome, EvaluationPorts, PracticeRunPorts } from "../../core/practice/ports";
 import { admitQueuedRuns, practiceRunObject, promoteRun, syncRunRow } from "../practice/runs";
-import { launchRunEvaluation } from "../../use-cases/evaluations";
+import { launchRunEvaluation } from "../practice/evaluations";
 import { evaluationObject } from "../practice/evaluation-setup";
-import { emitRunEvents } from "../../use-cases/events";
+import { emitRunEvents } from "../events/delivery";
 
 /**
  * The ports of the practice and evaluation Durable Objects (src/core/practice/ports.ts),

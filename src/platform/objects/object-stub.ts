@@ -1,13 +1,8 @@
-import type { Contract, RetryClass, RpcName } from "../../../durable-objects/rpc-contract";
+import type { Contract, Resilient, RetryClass } from "../../../durable-objects/rpc-contract";
 import { unwrap, type Outcome } from "../../core/errors";
 import { doCall, type ObjectFaults } from "./binding-faults";
 
-type Value<R> = Awaited<R> extends Outcome<infer T> ? T : Awaited<R>;
-
-/** An object as services call it: each RPC answers its value, its domain error thrown again as a DomainError. */
-export type Resilient<T> = {
-  [M in RpcName<T>]: T[M] extends (...args: infer A) => infer R ? (...args: A) => Promise<Value<R>> : never;
-};
+export type { Resilient };
 
 /** Whether a call of this class, with this request, may be repeated after a retryable fault. */
 export function repeatable(retry: RetryClass, request: unknown): boolean {

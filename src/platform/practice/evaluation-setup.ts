@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Env } from "../../env";
 import { db } from "../../db/client";
 import { evaluations } from "../../db/schema";
-import { datasetSplit } from "../../use-cases/datasets";
+import { datasetSplit } from "../records/dataset-tasks";
 import { sha256Hex } from "../../core/api-key";
 import type { EvaluationConfig, EvaluationCreate, LibraryRef } from "../../core/evaluation/types";
 import { isGroupVerifier } from "../../core/verifiers";
