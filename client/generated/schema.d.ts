@@ -3027,7 +3027,7 @@ export interface components {
             candidates: number;
             items: {
                 id: string;
-                /** @description The shared library the lesson comes from (issue 32); absent for the agent's own memories */
+                /** @description The shared library the lesson comes from; absent for the agent's own memories */
                 libraryId?: string;
                 /** @enum {string} */
                 kind: "experience" | "case";

@@ -11,6 +11,7 @@ export { canManageKey, requireAgentAccess, requireScope, requireTenantAdmin, ten
 
 import { bearer } from "../core/principal";
 import { unauthorized } from "../core/errors";
+import { variables } from "../config";
 
 /** Tenant API keys; deny by default, so every route mounted behind it needs a valid key. */
 export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {
@@ -41,7 +42,7 @@ export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {
 /** The operator credential, used only to create tenants. */
 export const requireOperator = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearer(c.req.header("authorization"));
-  const admin = c.env.PRAXIS_ADMIN_KEY;
+  const admin = variables(c.env).PRAXIS_ADMIN_KEY;
   if (!admin) throw new ProblemError(503, "service-unavailable", "PRAXIS_ADMIN_KEY is not set on this deployment.");
   if (!(await secretsEqual(token, admin))) throw unauthorized("The operator key is not valid.");
   c.set("principal", { kind: "operator" });

@@ -76,7 +76,7 @@ const base = "/v1/libraries";
 const lessons = `${base}/{libraryId}/experiences`;
 
 /**
- * Shared libraries (issue 32): a tenant's lessons several agents draw on, each learning for itself
+ * Shared libraries: a tenant's lessons several agents draw on, each learning for itself
  * which of them work. A library's lessons have the agent library's whole life: admission, versions,
  * diff, rollback, export and import, quarantine. Its history routes are the agent library's, at
  * the library's path (`sharedLibraryHistoryRoutes` in ./library.ts).
