@@ -180,9 +180,9 @@ export abstract class UnitShell<M extends UnitMachine> extends DurableObject<Env
  * A heartbeat only renews the caller's own lease; the rest hand out or settle work, never repeated.
  */
 export const UNIT_TRAFFIC_CONTRACT = {
-  claim: { once: true },
-  release: { once: true },
-  heartbeat: { read: true },
-  report: { once: true },
-  rolloutResult: { once: true },
+  claim: { unrepeatable: true },
+  release: { unrepeatable: true },
+  heartbeat: { repeatable: true },
+  report: { unrepeatable: true },
+  rolloutResult: { unrepeatable: true },
 } as const satisfies Contract<UnitShell<UnitMachine>>;

@@ -52,15 +52,15 @@ export function memoryNamed(env: Env, name: string): Memory {
   return resilientObject<AgentMemory>(AGENT_MEMORY_CONTRACT, () => env.AGENT_MEMORY.getByName(name), {
     outcomes: true,
     around: (retry, call) =>
-      "read" in retry
-        ? call()
-        : writeSlotsOf(name)
+      retry.write
+        ? writeSlotsOf(name)
             .run(call)
             .catch((e: unknown) => {
               if (e instanceof SemaphoreTimeoutError)
                 throw unavailable(`This agent's memory has ${e.limit} writes from this instance in progress; retry after a short pause.`);
               throw e;
-            }),
+            })
+        : call(),
   });
 }
 

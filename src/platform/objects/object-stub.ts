@@ -6,8 +6,8 @@ export type { Resilient };
 
 /** Whether a call of this class, with this request, may be repeated after a retryable fault. */
 export function repeatable(retry: RetryClass, request: unknown): boolean {
-  if ("read" in retry) return true;
-  if ("keyed" in retry) return typeof (request as Record<string, unknown> | undefined)?.[retry.keyed] === "string";
+  if ("repeatable" in retry) return true;
+  if ("repeatableWith" in retry) return typeof (request as Record<string, unknown> | undefined)?.[retry.repeatableWith] === "string";
   return false;
 }
 
