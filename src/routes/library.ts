@@ -3,7 +3,7 @@ import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/
 import { ExperienceContentSchema, ProvenanceSchema } from "../core/memory-types";
 import { depsOf, valueOf } from "../doors/use-case";
 import { exportLibrary, importLibrary, libraryDiff, libraryVersion, libraryVersions, rollbackLibrary } from "../use-cases/library-versions";
-import { AgentParams, IdempotencyHeader, LibraryParams, markReplay, queryLimit, queryNumber, timestamp } from "./schemas";
+import { AgentParams, IdempotencyHeader, LibraryParams, markReplay, queryLimit, queryNumber, timestamp, type RouteDocs } from "./schemas";
 
 export const VersionMeta = z
   .object({ version: z.number().int(), reason: z.string(), author: z.string(), createdAt: timestamp, changes: z.number().int() })
@@ -45,7 +45,6 @@ const withVersion = <P extends typeof AgentParams | typeof LibraryParams>(params
   params.extend({ n: queryNumber(z.number().int().min(0)).openapi({ param: { name: "n", in: "path" } }) });
 
 type HistoryRoute = "versions" | "version" | "diff" | "rollback" | "export" | "import";
-type RouteDocs = { operationId: string; summary: string; description: string };
 
 /**
  * A library's history, as one of its doors serves it: an agent's own library

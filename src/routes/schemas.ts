@@ -43,3 +43,6 @@ export const IdempotencyHeader = z.object({
 export function markReplay(c: Context, replayed: boolean) {
   if (replayed) c.header("Idempotent-Replayed", "true");
 }
+
+/** How a door names and describes one of the routes a shared route definition builds (historyRoutes, heldEntryRoutes). */
+export type RouteDocs = { operationId: string; summary: string; description: string };
