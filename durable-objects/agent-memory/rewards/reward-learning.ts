@@ -153,10 +153,7 @@ export interface RewardedRetrieval {
 }
 
 /** Retrieval as a reward sees it (built once per object in agent-memory/object/startup.ts). */
-export const rewardedRetrieval = (
-  ctx: MemoryContext,
-  retrieval: Pick<Retrieval, "usage" | "reranker" | "shared">,
-): RewardedRetrieval => ({
+export const rewardedRetrieval = (ctx: MemoryContext, retrieval: Pick<Retrieval, "usage" | "reranker" | "shared">): RewardedRetrieval => ({
   learn: (retrievals, outcome) => learnFromReward(ctx, retrieval.usage, retrieval.reranker, retrievals, outcome),
   rewardShared: (t, how) => retrieval.shared?.reward(t, how) ?? null,
   forgetCaches: () => {
