@@ -18,7 +18,7 @@ export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearer(c.req.header("authorization"));
   if (!parseApiKey(token)) throw unauthorized("The API key is malformed.");
   const hash = await sha256Hex(token);
-  // Warm, this touches no database: the key comes from this isolate or KV (see services/keys).
+  // Warm, this touches no database: the key comes from this isolate or KV (see platform/edge/key-store.ts).
   const key = await resolveKey(c.env, hash, c.executionCtx);
   if (!key || key.revoked) throw unauthorized("The API key is unknown or revoked.");
   c.set("principal", {
@@ -33,7 +33,7 @@ export const requireTenantKey = createMiddleware<AppEnv>(async (c, next) => {
   const now = Date.now();
   markKeyUsed(key.keyId, now);
   flushMarksIfDue(c.env, c.executionCtx, now);
-  // After the key: a key minted a moment ago is read from the primary (services/keys), the rest from a replica.
+  // After the key: a key minted a moment ago is read from the primary (platform/edge/key-store.ts), the rest from a replica.
   const sendBookmark = useD1Session(c);
   await next();
   sendBookmark();

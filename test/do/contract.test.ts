@@ -53,7 +53,7 @@ const CONTRACTS: [string, Record<string, RetryClass>][] = [
 
 type Callable = Record<string, (req?: object) => Promise<unknown>>;
 
-/** An Env whose practice-run and evaluation bindings hand out `stub`, for the services' own wrappers. */
+/** An Env whose practice-run and evaluation bindings hand out `stub`, for the platform's own wrappers. */
 const envWith = (stub: object) => ({ PRACTICE_RUN: { getByName: () => stub }, EVALUATION: { getByName: () => stub } }) as unknown as Env;
 
 describe("AgentMemory's contract", () => {

@@ -11,7 +11,7 @@ import { emitRunEvents } from "../events/delivery";
 
 /**
  * The ports of the practice and evaluation Durable Objects (src/core/practice/ports.ts),
- * implemented with the services the doors use. src/wiring.ts hands them to each object.
+ * implemented with the same platform functions the use cases and the cron use. src/wiring.ts hands them to each object.
  */
 
 export const practiceRunPorts = (env: Env): PracticeRunPorts => ({

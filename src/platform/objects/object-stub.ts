@@ -14,7 +14,7 @@ export function repeatable(retry: RetryClass, request: unknown): boolean {
 /**
  * Wraps an object's stub by its contract: each call goes through a fresh stub (so a repeated call
  * never reuses one a failure may have broken), with the documented faults handled and repeated
- * only as the method's retry class allows (services/binding-faults). `outcomes`: the object
+ * only as the method's retry class allows (binding-faults.ts). `outcomes`: the object
  * answers Outcome values, unwrapped here (an object whose answers are plain values says false).
  * `faults` names the object in the errors a fault becomes. `around` runs each call, given its
  * class (a write slot).

@@ -23,7 +23,7 @@ import { variables } from "../../config";
  * in ./evaluation.ts put these together.
  */
 
-/** The evaluation's Durable Object as services call it, by its contract (durable-objects/evaluation/contract.ts). */
+/** The evaluation's Durable Object as the platform calls it, by its contract (durable-objects/evaluation/contract.ts). */
 export const evaluationObject = (env: Env, evaluationId: string) =>
   resilientObject<Evaluation>(EVALUATION_CONTRACT, () => env.EVALUATION.getByName(evaluationId), {
     outcomes: false,

@@ -33,7 +33,7 @@ import { variables } from "../../config";
 import { libraryMemoryId } from "../../core/shared-lessons";
 import { libraryRow } from "../objects/lesson-target";
 
-/** The run's Durable Object as services call it, by its contract (durable-objects/practice-run/contract.ts). */
+/** The run's Durable Object as the platform calls it, by its contract (durable-objects/practice-run/contract.ts). */
 export const practiceRunObject = (env: Env, runId: string) =>
   resilientObject<PracticeRun>(PRACTICE_RUN_CONTRACT, () => env.PRACTICE_RUN.getByName(runId), {
     outcomes: false,
