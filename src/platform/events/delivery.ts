@@ -31,6 +31,7 @@ const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 type EndpointRow = typeof eventEndpoints.$inferSelect;
 type DeliveryRow = typeof eventDeliveries.$inferSelect;
 
+/** An endpoint as its tenant's admins see it (src/use-cases/events.ts) and the fan-out reads it. */
 export const presentEndpoint = (e: EndpointRow) => ({
   id: e.id,
   url: e.url,
@@ -44,6 +45,7 @@ export async function emitEvent(env: Env, event: PraxisEvent): Promise<void> {
   for (const m of eventMessages(event.tenantId, [event])) await env.JOBS.send(m);
 }
 
+/** The tenant's endpoints, newest first. */
 export async function listEndpoints(env: Env, tenantId: string) {
   const rows = await d1Read(() =>
     db(env).select().from(eventEndpoints).where(eq(eventEndpoints.tenantId, tenantId)).orderBy(desc(eventEndpoints.createdAt)).all(),
