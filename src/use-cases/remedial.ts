@@ -10,7 +10,7 @@ import { LlmLedger } from "../llm/ledger";
 import { llmConfigured } from "../llm";
 import { DomainError } from "../core/errors";
 import { resilientMemory } from "../platform/objects/agent-access";
-import { replaceDataset } from "../use-cases/datasets";
+import { replaceDataset } from "./datasets";
 import { admitQueuedRuns, createRun, keyedRunId } from "../platform/practice/runs";
 
 const HOUR = 3_600_000;
