@@ -1,16 +1,66 @@
-// Which way dependencies point (docs/architecture.md): the doors (src/http, src/routes, src/mcp,
-// src/dashboard) → src/services (the only callers of Durable Object stubs) → durable-objects →
-// src/core. Durable Objects reach back out only through ports declared in src/core, which the
-// services implement and src/wiring.ts hands them. `npm test` runs `depcruise` with this file; a new violation fails the suite.
+// Which way dependencies point (docs/architecture.md): the entry (src/index.ts, src/app.ts, src/wiring.ts,
+// src/cron.ts) → the doors (src/http, src/routes, src/mcp, src/dashboard) → their shared kit (src/doors) →
+// the queue consumer (src/jobs) → use cases (src/use-cases) → the platform (src/platform: the only
+// holder of Durable Object stubs) → the work that calls out (src/practice, src/learning) → durable-objects →
+// src/llm → src/adapters → src/db → the leaves (src/config.ts, src/env.ts, src/trace.ts) → src/core.
+// Durable Objects reach back out only through ports declared in src/core, which the platform
+// implements and src/wiring.ts hands them. `npm test` runs `depcruise` with this file; a new violation fails the suite.
 
 /** Every room of the Worker; src/core is pure and imports only itself and npm packages. */
 const DOORS = "^src/(http|routes|mcp|dashboard|doors)/";
-const SERVICES = "^src/(use-cases|platform|services)/";
+/** Edge reads move to src/platform/edge/ with issue 43; until then src/services/edge-reads.ts is platform too. */
+const PLATFORM = "^src/(platform/|services/edge-reads\\.ts$)";
 const DURABLE_OBJECTS = "^durable-objects/";
 const CORE = "^src/core/";
 
+/**
+ * The floors, top to bottom. A room imports only from floors below its own (and its own room): no
+ * two rooms import each other, type imports included. Rooms on one floor may import each other
+ * only as listed in SIDEWAYS.
+ */
+const FLOORS = [
+  ["entry", "^src/(index|app|wiring|cron)\\.ts$"],
+  ["doors", "^src/(http|routes|mcp|dashboard)/"],
+  ["door kit", "^src/doors/"],
+  ["jobs", "^src/jobs/"],
+  ["use cases", "^src/use-cases/"],
+  ["platform", PLATFORM],
+  ["practice and learning", "^src/(practice|learning)/"],
+  ["durable objects", DURABLE_OBJECTS],
+  ["llm", "^src/llm/"],
+  ["adapters", "^src/adapters/"],
+  ["db", "^src/db/"],
+  ["leaves", "^src/(config|env|trace)\\.ts$"],
+  ["core", CORE],
+];
+
+const floorRules = FLOORS.slice(1, -1).map(([name, path], i) => ({
+  name: `nothing-below-imports-${name.replace(/ /g, "-")}`,
+  comment: `Dependencies point down the floors (docs/architecture.md, "Direction of dependency"): only rooms above ${name} import it.`,
+  severity: "error",
+  from: { path: FLOORS.slice(i + 2).map(([, p]) => p) },
+  to: { path },
+}));
+
+/** Same-floor rooms that are not allowed to import each other (each direction named). */
+const SIDEWAYS = [
+  ["^src/(routes|mcp|dashboard)/", "^src/http/app"],
+  ["^src/mcp/", "^src/(http|routes)/"],
+  ["^src/(http|routes)/", "^src/mcp/"],
+  ["^src/learning/", "^src/practice/"],
+  ["^src/(env|trace|config)\\.ts$", "^src/(env|trace)\\.ts$"],
+].map(([from, to]) => ({
+  name: "same-floor-rooms-stay-apart",
+  comment: "Rooms on one floor share what they both need through a floor below (the doors through src/doors).",
+  severity: "error",
+  from: { path: from },
+  to: { path: to, pathNot: from },
+}));
+
 module.exports = {
   forbidden: [
+    ...floorRules,
+    ...SIDEWAYS,
     {
       name: "no-circular",
       comment: "A circle makes load order and ownership ambiguous; move the shared part below both.",
@@ -32,13 +82,6 @@ module.exports = {
       to: { path: "^cloudflare:" },
     },
     {
-      name: "dos-never-import-services",
-      comment: "Services call Durable Objects; a DO starts follow-up work through its storage, alarm or a queue message.",
-      severity: "error",
-      from: { path: DURABLE_OBJECTS },
-      to: { path: SERVICES },
-    },
-    {
       name: "practice-dos-reach-out-through-ports",
       comment: "The practice and evaluation objects start work outside themselves (D1 rows, evaluations, promotion, admission) through their ports, src/core/practice/ports.ts.",
       severity: "error",
@@ -47,72 +90,45 @@ module.exports = {
     },
     {
       name: "wiring-belongs-to-the-entry",
-      comment: "src/wiring.ts hands Durable Objects their ports (the services); any other importer would tie the two together again.",
+      comment: "src/wiring.ts hands Durable Objects their ports (src/platform/objects/follow-up.ts); any other importer would tie the two together again.",
       severity: "error",
       from: { pathNot: "^src/index\\.ts$" },
       to: { path: "^src/wiring\\.ts$" },
     },
     {
-      name: "dos-never-import-doors",
-      severity: "error",
-      from: { path: DURABLE_OBJECTS },
-      to: { path: DOORS },
-    },
-    {
-      name: "doors-reach-dos-through-services",
-      comment: "Routes, MCP tools and pages call services; only services hold Durable Object stubs.",
+      name: "doors-reach-dos-through-use-cases",
+      comment: "Routes, MCP tools and pages call use cases; only the platform holds Durable Object stubs.",
       severity: "error",
       from: { path: DOORS },
       to: { path: DURABLE_OBJECTS },
     },
     {
-      name: "doors-reach-d1-through-services",
-      comment: "Routes, MCP tools and pages read and write D1 through services, like Durable Objects.",
+      name: "doors-reach-d1-through-use-cases",
+      comment: "Routes, MCP tools and pages read and write D1 through use cases, like Durable Objects.",
       severity: "error",
-      from: { path: "^src/(routes|mcp|dashboard)/" },
+      from: { path: "^src/(routes|mcp|dashboard|doors)/" },
       to: { path: "^src/db/client" },
     },
     {
-      name: "services-use-a-dos-public-module",
+      name: "others-use-a-dos-public-module",
       comment: "A Durable Object's inner modules (durable-objects/<name>/…) are its own; others import durable-objects/<name>.ts and its typed contract, <name>/contract.ts.",
       severity: "error",
       from: { pathNot: DURABLE_OBJECTS },
       to: { path: "^durable-objects/[^/]+/", pathNot: "^durable-objects/[^/]+/contract\\.ts$" },
     },
     {
-      name: "stubs-stay-in-services",
-      comment: "Durable Object stubs and the resilient wrapper that reads each object's contract are held by services only; others call service functions.",
+      name: "stubs-stay-in-the-platform",
+      comment: "Durable Object stubs and the resilient wrapper that reads each object's contract are held by the platform; use cases call platform functions. Only its functions leave it.",
       severity: "error",
-      from: { pathNot: SERVICES },
-      to: { path: "^src/platform/objects/(memory-name|agent-access|object-stub)\\.ts$" },
+      from: { pathNot: PLATFORM },
+      to: { path: "^src/platform/objects/(memory-name|object-stub)\\.ts$" },
     },
     {
-      name: "services-never-import-doors",
-      comment: "Services raise domain errors; each door maps them to its own shape (problem+json, MCP error).",
+      name: "agent-access-is-for-use-cases",
+      comment: "A use case reaches an agent's memory through agent-access.ts (scope, the agent's row, its object); the doors call use cases instead, and the queue handlers hand the agent's object to the learners as their port (src/learning/ports.ts).",
       severity: "error",
-      from: { path: SERVICES },
-      to: { path: DOORS },
-    },
-    {
-      name: "only-the-entry-imports-doors",
-      comment: "Below the doors (llm, jobs, practice, learning, adapters, core) failures are domain errors; problem documents and HTTP statuses belong to the doors.",
-      severity: "error",
-      from: { pathNot: [DOORS, "^src/(index|app)\\.ts$"] },
-      to: { path: DOORS },
-    },
-    {
-      name: "mcp-shares-no-route-modules",
-      comment: "Shapes both doors use live below them (src/core), not in src/routes.",
-      severity: "error",
-      from: { path: "^src/mcp/" },
-      to: { path: "^src/routes/" },
-    },
-    {
-      name: "env-is-a-leaf",
-      comment: "src/env.ts names bindings only; DO namespaces are typed in types/durable-object-namespaces.d.ts.",
-      severity: "error",
-      from: { path: "^src/env\\.ts$" },
-      to: { path: "^(durable-objects|src/(services|routes|mcp|dashboard|practice|learning|llm|adapters|jobs/(?!messages)))" },
+      from: { pathNot: [PLATFORM, "^src/use-cases/", "^src/jobs/handlers\\.ts$"] },
+      to: { path: "^src/platform/objects/agent-access\\.ts$" },
     },
   ],
   options: {

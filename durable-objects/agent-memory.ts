@@ -7,25 +7,20 @@ import type {
   ExperiencePatch,
   LibraryOperation,
   ListFilter,
-  MemoryFilter,
-  MemoryKind,
   Provenance,
   RetrieveRequest,
   RewardRequest,
 } from "../src/core/memory-types";
-import type { AttemptCreate, EpisodeCreate, EpisodeEnd, Job, SessionEnd } from "../src/core/episode-types";
-import type { LiveDecision, LiveDecisionContext, LiveInsight } from "../src/core/live-lesson";
+import type { AttemptCreate, EpisodeCreate, EpisodeEnd, SessionEnd } from "../src/core/episode-types";
 import type { EpisodeDatasetQuery } from "../src/core/practice/dataset-types";
 import { DomainError, outcome, versionNotReached, type Outcome } from "../src/core/errors";
 import type { Keyed } from "./rpc-contract";
-import { AgentMemoryBase } from "./agent-memory/object/base-object";
+import { SharingDoor } from "./agent-memory/object/sharing-door";
 import { exportLibrary, importLibrary, type LibraryExport } from "./agent-memory/library/transfer";
 import type { PromptRequest } from "./agent-memory/retrieval/prompt";
 import { resetRetriever, retrieverState } from "./agent-memory/retrieval/retriever-state";
 import { ANONYMOUS_WRITER, type Asker } from "./agent-memory/retrieval/retrieval";
-import { applyWhen, lessonsWithoutWhen } from "./agent-memory/upkeep/when-backfill";
 import { promotePractice, type PracticePromotionInput } from "./agent-memory/library/practice-promotion";
-import type { ReviewVerdict } from "./agent-memory/screening/quarantine";
 import { policyOf, type WriteAccess } from "./agent-memory/screening/access";
 import { reembedBatch, type ReembedResult } from "./agent-memory/upkeep/reembed";
 import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/object/lifecycle";
@@ -33,9 +28,6 @@ import type { ReadModelVersion } from "./agent-memory/retrieval/read-model";
 import { applyCounterBatch } from "./agent-memory/retrieval/retrieval-counts";
 import { isRetrievalToken } from "../src/core/retrieval-token";
 import type { CounterBatch } from "../src/core/retrieval-counts";
-import { lessonsForSubscriber, type SharedQuery } from "./agent-memory/sharing/subscriptions";
-import { withdrawnSince } from "./agent-memory/library/history";
-import type { Subscription } from "../src/core/shared-lessons";
 
 export type { WriteAccess } from "./agent-memory/screening/access";
 export type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "./agent-memory/retrieval/read-model";
@@ -49,12 +41,13 @@ function assertReached(library: { currentVersion(): number }, minVersion: number
 
 /**
  * One instance per tenant+agent (named `${tenantId}:${agentId}`). It is the single writer for
- * that agent's memories, so concurrent reward updates serialise here and never race. Services reach
- * it only through src/services/agent-access.ts, by its contract (agent-memory/contract.ts). The
+ * that agent's memories, so concurrent reward updates serialise here and never race. The Worker reaches
+ * it only through src/platform/objects/agent-access.ts, by its contract (agent-memory/contract.ts). The
  * storage modules it serves from are built in agent-memory/object/startup.ts; each RPC method is a
- * thin door onto one of them.
+ * thin door onto one of them (those of the review and sharing rooms in object/review-door.ts and
+ * object/sharing-door.ts, which this class extends).
  */
-export class AgentMemory extends AgentMemoryBase {
+export class AgentMemory extends SharingDoor {
   /** The agent was created (or created again): from now on its calls are served; a deleted agent starts empty. */
   async registerAgent(): Promise<Outcome<{ created: boolean }>> {
     return outcome(() =>
@@ -344,7 +337,7 @@ export class AgentMemory extends AgentMemoryBase {
     return this.rpc(() => this.rooms.readModel.answer(have, maxBytes), { touch: false });
   }
 
-  /** Use counters of token retrievals, batched by a Worker (src/services/retrieval-counters.ts); each batch applies once. */
+  /** Use counters of token retrievals, batched by a Worker (src/platform/edge/retrieval-counters.ts); each batch applies once. */
   async applyRetrievalCounts(batch: CounterBatch) {
     return this.rpc(() => applyCounterBatch(this.mem, this.rooms.subscriptions, batch), { touch: false });
   }
@@ -426,169 +419,6 @@ export class AgentMemory extends AgentMemoryBase {
 
   async episodesForDatasetScreened(query: EpisodeDatasetQuery) {
     return this.rpc(() => this.rooms.episodes.screenedForDataset(query));
-  }
-
-  async listQuarantine(opts: { kind?: MemoryKind; status?: "quarantined" | "pending"; limit: number; cursor?: string }) {
-    return this.rpc(() => this.rooms.quarantine.list(opts));
-  }
-
-  async getQuarantined({ id }: { id: string }) {
-    return this.rpc(() => this.rooms.quarantine.get(id));
-  }
-
-  /** Callers check that the key is admin-scoped. */
-  async releaseQuarantined({ id, author }: { id: string; author: string }) {
-    return this.rpc(() => this.rooms.quarantine.release(id, author));
-  }
-
-  /** Callers check that the key is admin-scoped. */
-  async deleteQuarantined({ id, author }: { id: string; author: string }) {
-    return this.rpc(() => this.rooms.quarantine.remove(id, author));
-  }
-
-  /** The next pending entries for the safety reviewer (src/learning/screening-review.ts). */
-  async pendingReviews({ limit }: { limit: number }) {
-    return this.rpc(() => ({ items: this.rooms.quarantine.pending(limit), remaining: this.rooms.quarantine.countPending() }));
-  }
-
-  async applyReviews({ verdicts }: { verdicts: ReviewVerdict[] }) {
-    return this.rpc(() => this.rooms.quarantine.applyReviews(verdicts));
-  }
-
-  /** Lessons the background job may write a `when` for (src/learning/when-writer.ts). */
-  async lessonsWithoutWhen({ limit }: { limit: number }) {
-    return this.rpc(() => lessonsWithoutWhen(this.mem, limit));
-  }
-
-  async applyWhen({ written, asked }: { written: { id: string; text: string; when: string }[]; asked: { id: string; text: string }[] }) {
-    return this.rpc(() => applyWhen(this.mem, this.rooms.library, written, asked));
-  }
-
-  /** Learned phrases waiting for the same safety review (src/learning/screening-review.ts). */
-  async pendingPhraseReviews({ limit }: { limit: number }) {
-    return this.rpc(() => ({
-      items: this.rooms.retrieval.usage.pendingPhrases(limit),
-      remaining: this.rooms.retrieval.usage.countPendingPhrases(),
-    }));
-  }
-
-  async applyPhraseReviews({ verdicts }: { verdicts: { itemId: string; text: string; safe: boolean }[] }) {
-    return this.rpc(() => this.rooms.retrieval.usage.applyPhraseReviews(verdicts));
-  }
-
-  async listJobs({ limit, status }: { limit: number; status?: string | undefined }) {
-    return this.rpc(() => this.rooms.jobs.list(limit, status));
-  }
-
-  /** Marks a live-extraction job running and hands the worker what the LLM needs. */
-  async startLiveJob({ jobId, episodeId, incarnation }: { jobId: string; episodeId: string; incarnation?: string | undefined }) {
-    return this.rpc(() => {
-      this.sameIncarnation(incarnation, `job ${jobId}`);
-      const job = this.rooms.jobs.get(jobId) ?? this.rooms.jobs.ensure(jobId, "live.extract", episodeId).job;
-      if (job.status === "done" || job.status === "skipped") return { job, input: null };
-      return {
-        job: this.rooms.jobs.update(jobId, { status: "running", attempt: true })!,
-        input: this.rooms.episodes.extractionInput(episodeId),
-      };
-    });
-  }
-
-  async finishJob({
-    jobId,
-    status,
-    reason,
-    result,
-    incarnation,
-  }: {
-    jobId: string;
-    status: Job["status"];
-    reason: string;
-    result?: Job["result"] | undefined;
-    incarnation?: string | undefined;
-  }) {
-    return this.rpc(
-      () =>
-        this.sameIncarnation(incarnation, `job ${jobId}`) ??
-        this.rooms.jobs.update(jobId, { status, reason, ...(result !== undefined ? { result } : {}) }),
-    );
-  }
-
-  async similarExperiences({
-    lesson,
-    k,
-  }: {
-    lesson: { id?: string | undefined; text: string; pattern?: string | null | undefined; keywords?: string[] | undefined };
-    k: number;
-  }) {
-    return this.rpc(() => this.rooms.lessons.similar(lesson, k));
-  }
-
-  async applyLiveLesson({
-    jobId,
-    episodeId,
-    candidate,
-    decision,
-    context,
-    incarnation,
-  }: {
-    jobId: string;
-    episodeId: string;
-    candidate: LiveInsight;
-    decision: LiveDecision;
-    context: LiveDecisionContext;
-    incarnation?: string | undefined;
-  }) {
-    return this.rpc(
-      () => this.sameIncarnation(incarnation, `job ${jobId}`) ?? this.rooms.lessons.apply(jobId, episodeId, candidate, decision, context),
-    );
-  }
-
-  /** Subscribes the agent to a shared library of its tenant (callers check the library and its pinned version exist), or changes the weight or pin. */
-  async subscribe({ subscription }: { subscription: Subscription }) {
-    return this.rpc(() => this.rooms.subscriptions.put(subscription));
-  }
-
-  /** Ends a subscription and forgets the agent's Q for that library's lessons. */
-  async unsubscribe({ libraryId }: { libraryId: string }) {
-    return this.rpc(() => ({ removed: this.rooms.subscriptions.remove(libraryId) }));
-  }
-
-  async subscriptions() {
-    return this.rpc(() => this.rooms.subscriptions.list());
-  }
-
-  /**
-   * The active lessons of the libraries the agent subscribes to, as its whole-library prompt shows
-   * them: a practice run's rollouts draw on them beside the run's own library.
-   */
-  async subscribedLessons() {
-    return this.rpc(async () =>
-      (await this.rooms.subscriptions.lessons(undefined, this.rooms.retrieval.onSharedFailure)).map((l) => ({
-        id: l.ref,
-        libraryId: l.libraryId,
-        text: l.text,
-      })),
-    );
-  }
-
-  /** What this agent learned of a library's lessons: its own Q and counters for each it was shown. */
-  async sharedStats({ libraryId }: { libraryId: string }) {
-    return this.rpc(() => this.rooms.subscriptions.stats(libraryId));
-  }
-
-  /** Served by a shared library's object to a subscriber's: its lesson candidates for the subscriber's query. */
-  async sharedCandidates({ query, k1, filter }: { query: SharedQuery; k1: number; filter?: MemoryFilter | undefined }) {
-    return this.rpc(() => this.rooms.retrieval.forSubscriber(query, k1, filter));
-  }
-
-  /** Served by a shared library's object to a subscriber's: its lessons for a whole-library prompt. */
-  async sharedLessons({ filter }: { filter?: MemoryFilter | undefined }) {
-    return this.rpc(() => lessonsForSubscriber(this.mem, filter));
-  }
-
-  /** Served by a shared library's object to a pinned subscriber's: the lessons of version n its reads must leave out now. */
-  async sharedWithdrawnSince({ n }: { n: number }) {
-    return this.rpc(() => [...withdrawnSince(this.mem.sql, n)]);
   }
 
   /** Erases everything this agent remembered; the next call starts from an empty schema. */

@@ -1,6 +1,7 @@
 import { sha256Hex } from "../src/core/api-key";
 import { toBase64url } from "../src/core/encoding";
 import { LEASE_MS, MAX_LAPSES, SENT_TIMEOUT_MS } from "../src/core/practice/unit-timing";
+import type { UnitResult } from "../src/core/practice/units";
 
 /**
  * The unit ledger: the one lifecycle of the work units that practice runs and evaluations fan out
@@ -33,6 +34,9 @@ import { LEASE_MS, MAX_LAPSES, SENT_TIMEOUT_MS } from "../src/core/practice/unit
  */
 
 export type UnitStatus = "pending" | "sent" | "running" | "awaiting" | "done";
+
+/** How an owner takes a unit's result: true when it recorded it (a unit it no longer wants answers false). */
+export type OwnerReport = (key: string, result: UnitResult) => boolean;
 
 /**
  * Schema steps that turn a pre-ledger `units` table into the ledger's, spread at the end of each
@@ -294,6 +298,31 @@ export class UnitLedger {
         this.sql.exec("UPDATE units SET status = 'pending', lapses = lapses + 1, lease_until = NULL, deadline = NULL WHERE key = ?", u.key);
     }
     return out;
+  }
+
+  /**
+   * Records a result the owner itself decided on (a timeout, a unit out of lapses or tries) through
+   * the owner's `report`, which says what the result means; a unit the owner no longer wants is
+   * closed all the same.
+   */
+  settle(key: string, result: UnitResult, report: OwnerReport): void {
+    if (!report(key, result)) this.finish(key, JSON.stringify(result), result.error ?? null);
+  }
+
+  /**
+   * The owner's alarm work: `sweep`, then a webhook rollout whose agent never posted its result
+   * scores as a timeout and a unit whose lease lapsed too often is recorded as failed, so the
+   * owner goes on.
+   */
+  sweepOverdue(report: OwnerReport): void {
+    const { timedOut, exhausted } = this.sweep();
+    for (const key of timedOut)
+      this.settle(
+        key,
+        { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" },
+        report,
+      );
+    for (const u of exhausted) this.settle(u.key, { error: `no result after ${u.lapses} lapsed leases` }, report);
   }
 
   /** When the owner's alarm must next look: the earliest deadline or lease end in flight. */

@@ -5,6 +5,7 @@ import { createLogger } from "../src/core/logger";
 import type { Claim, RolloutOutcome, UnitData, UnitResult } from "../src/core/practice/units";
 import { newHolder, type Holder } from "./unit-ledger";
 import type { Contract } from "./rpc-contract";
+import { variables } from "../src/config";
 
 /** What a machine whose units go through the unit ledger answers (the practice run's and the evaluation's). */
 export interface UnitMachine {
@@ -165,7 +166,7 @@ export abstract class UnitShell<M extends UnitMachine> extends DurableObject<Env
       await this.followUp();
     } catch (err) {
       // The follow-up is repeated by the alarm armed below; the object's own state is safe.
-      createLogger(this.logContext(), this.env.LOG_LEVEL).error("follow-up failed", { err: String(err) });
+      createLogger(this.logContext(), variables(this.env).LOG_LEVEL).error("follow-up failed", { err: String(err) });
     } finally {
       const next = this.tx(() => this.machine.nextAlarm());
       if (next === null) await this.ctx.storage.deleteAlarm();
@@ -179,9 +180,9 @@ export abstract class UnitShell<M extends UnitMachine> extends DurableObject<Env
  * A heartbeat only renews the caller's own lease; the rest hand out or settle work, never repeated.
  */
 export const UNIT_TRAFFIC_CONTRACT = {
-  claim: { once: true },
-  release: { once: true },
-  heartbeat: { read: true },
-  report: { once: true },
-  rolloutResult: { once: true },
+  claim: { unrepeatable: true },
+  release: { unrepeatable: true },
+  heartbeat: { repeatable: true },
+  report: { unrepeatable: true },
+  rolloutResult: { unrepeatable: true },
 } as const satisfies Contract<UnitShell<UnitMachine>>;

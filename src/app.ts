@@ -101,7 +101,10 @@ export function createApp() {
   // queued jobs carry it on (src/trace.ts), and the answer names it so the caller can find the logs.
   app.use((c, next) =>
     withSpan(c.req.header("traceparent"), async (span) => {
-      const logger = createLogger({ requestId: c.get("requestId"), traceId: span.traceId, spanId: span.spanId }, c.env.LOG_LEVEL);
+      const logger = createLogger(
+        { requestId: c.get("requestId"), traceId: span.traceId, spanId: span.spanId },
+        variables(c.env).LOG_LEVEL,
+      );
       c.set("logger", logger);
       const started = Date.now();
       await next();

@@ -83,7 +83,7 @@ const deployment = {
   READ_SNAPSHOT_MAX_BYTES: withDefault(whole(0, 2 ** 31 - 1), 8 * 1024 * 1024),
   /** Edge reads: bytes of snapshots one isolate keeps, least recently used evicted first. */
   READ_CACHE_BYTES: withDefault(whole(0, 2 ** 31 - 1), 48 * 1024 * 1024),
-  /** Milliseconds a Worker holds token retrievals' use counters before applying them (services/retrieval-counters). */
+  /** Milliseconds a Worker holds token retrievals' use counters before applying them (platform/edge/retrieval-counters.ts). */
   RETRIEVAL_COUNTS_FLUSH_MS: withDefault(whole(0, 600_000), 2_000),
 };
 

@@ -8,7 +8,8 @@ import { admitAllQueuedRuns, failAbandonedSetups } from "./platform/practice/run
 import { runDueSchedules } from "./use-cases/schedules";
 import { rewriteRecentTombstones } from "./platform/edge/key-store";
 import { abandonAfterMs, LlmLedger } from "./llm/ledger";
-import { pruneDeliveries } from "./use-cases/events";
+import { pruneDeliveries } from "./platform/events/delivery";
+import { variables } from "./config";
 
 export const CRON_FREQUENT = "*/5 * * * *";
 export const CRON_DAILY = "17 3 * * *";
@@ -71,7 +72,7 @@ export const cronTasks: CronTasks = {
 };
 
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<Record<string, number>> {
-  const log = createLogger({ cron: controller.cron }, env.LOG_LEVEL);
+  const log = createLogger({ cron: controller.cron }, variables(env).LOG_LEVEL);
   const task = cronTasks[controller.cron];
   if (!task) {
     log.warn("no task for cron expression");

@@ -16,7 +16,7 @@ export interface Env extends Partial<Record<Variable, string>> {
   JOBS: Queue<JobMessage>;
   /** Practice-run and evaluation units: their own queue, so a large run never delays live learning jobs. */
   PRACTICE: Queue<JobMessage>;
-  /** API keys by SHA-256 (see services/keys); without it every isolate's cache miss reads D1. */
+  /** API keys by SHA-256 (see platform/edge/key-store.ts); without it every isolate's cache miss reads D1. */
   PRAXIS_KEYS?: KVNamespace;
   VECTORIZE?: VectorizeIndex;
   AI?: Ai;

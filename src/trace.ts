@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { childSpan, formatTraceparent, parseTraceparent, type TraceContext } from "./core/trace-context";
 
 /**
- * The trace of the work in progress, carried across awaits: set for each request (src/http/app.ts)
+ * The trace of the work in progress, carried across awaits: set for each request (src/app.ts)
  * and each queued job (src/jobs/consumer.ts), read where Praxis calls out — the LLM client's
  * `traceparent` header, and the messages it queues (tracedQueue), so a job joins the request's trace.
  */

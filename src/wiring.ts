@@ -5,8 +5,8 @@ import { evaluationPorts, practiceRunPorts } from "./platform/objects/follow-up"
 
 /**
  * The practice and evaluation Durable Object classes the Worker exports, each handed the ports its
- * follow-up work goes through (src/core/practice/ports.ts), implemented by the services. The one
- * module that sees both a Durable Object class and the services; only src/index.ts imports it.
+ * follow-up work goes through (src/core/practice/ports.ts), implemented by src/platform/objects/follow-up.ts. The one
+ * module that sees both a Durable Object class and the platform; only src/index.ts imports it.
  */
 
 export class PracticeRun extends PracticeRunObject {

@@ -80,7 +80,7 @@ export function holdQueueSends(queue: Queue<unknown>, take: (body: any) => void)
   });
 }
 
-/** What an object call answered, its domain error thrown again, as the services' resilient stubs give it. */
+/** What an object call answered, its domain error thrown again, as the platform's resilient stubs give it. */
 export async function valueOf<T>(call: Promise<Outcome<T>>): Promise<T> {
   return unwrap((await call) as Outcome<T>);
 }

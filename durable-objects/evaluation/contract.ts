@@ -8,9 +8,9 @@ import { UNIT_TRAFFIC_CONTRACT } from "../unit-shell";
  */
 export const EVALUATION_CONTRACT = {
   ...UNIT_TRAFFIC_CONTRACT,
-  init: { read: true },
-  addTasks: { read: true },
-  start: { once: true },
-  cancel: { once: true },
-  view: { read: true },
+  init: { repeatable: true },
+  addTasks: { repeatable: true },
+  start: { unrepeatable: true },
+  cancel: { unrepeatable: true },
+  view: { repeatable: true },
 } as const satisfies Contract<Evaluation>;

@@ -320,21 +320,9 @@ export class EvaluationMachine {
     this.ledger.unsend(keys);
   }
 
-  /** Records a result the evaluation itself decided on; a unit it no longer wants is closed all the same. */
-  private settle(key: string, result: UnitResult): void {
-    if (!this.report(key, result)) this.ledger.finish(key, JSON.stringify(result), result.error ?? null);
-  }
-
-  /**
-   * The alarm's work: lapsed units go back to the queue; a webhook rollout whose agent never
-   * posted its result scores as a timeout; a unit whose lease lapsed too often scores 0 with the reason.
-   */
+  /** The alarm's work while the evaluation runs: overdue units go back to the queue or score 0 with the reason (UnitLedger.sweepOverdue). */
   sweepOverdue(): void {
-    if (!this.running()) return;
-    const { timedOut, exhausted } = this.ledger.sweep();
-    for (const key of timedOut)
-      this.settle(key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
-    for (const u of exhausted) this.settle(u.key, { error: `no result after ${u.lapses} lapsed leases` });
+    if (this.running()) this.ledger.sweepOverdue((key, result) => this.report(key, result));
   }
 
   markSynced(status: EvaluationStatus): void {

@@ -283,7 +283,8 @@ export class RunMachine {
    */
   requeue(key: string, lease: number, error: string): void {
     const tries = this.ledger.requeue(key, lease);
-    if (tries !== null && this.store.unit(key)?.status === "running") this.settle(key, { error: `failed after ${tries} tries: ${error}` });
+    if (tries !== null && this.store.unit(key)?.status === "running")
+      this.ledger.settle(key, { error: `failed after ${tries} tries: ${error}` }, this.reportOwn);
   }
 
   /** Units whose send failed go back to pending; the alarm tries again soon. */
@@ -291,23 +292,12 @@ export class RunMachine {
     this.ledger.unsend(keys);
   }
 
-  /** Records a result the run itself decided on; a unit the run no longer wants is closed all the same. */
-  private settle(key: string, result: UnitResult): void {
-    if (!this.report(key, result)) this.ledger.finish(key, JSON.stringify(result), result.error ?? null);
+  /** The alarm's work while the run is active: overdue units go back to the queue or are settled (UnitLedger.sweepOverdue). */
+  sweepOverdue(): void {
+    if (this.active()) this.ledger.sweepOverdue(this.reportOwn);
   }
 
-  /**
-   * The alarm's work: lapsed units go back to the queue (a lost message, a dead consumer, a
-   * deploy); a webhook rollout whose agent never posted its result scores as a timeout; a unit
-   * whose lease lapsed too often is recorded as failed so the run goes on.
-   */
-  sweepOverdue(): void {
-    if (!this.active()) return;
-    const { timedOut, exhausted } = this.ledger.sweep();
-    for (const key of timedOut)
-      this.settle(key, { data: { answer: "", trajectory: null }, error: "timeout: the policy webhook did not post a result in time" });
-    for (const u of exhausted) this.settle(u.key, { error: `no result after ${u.lapses} lapsed leases` });
-  }
+  private readonly reportOwn = (key: string, result: UnitResult) => this.report(key, result);
 
   /** When the alarm should next fire: the earliest deadline in flight, or soon when work waits to be sent. */
   nextAlarm(): number | null {

@@ -1,4 +1,4 @@
-import type { OpenCall } from "../llm/types";
+import type { OpenCall } from "../core/metered-call";
 /** Turns text into vectors. `model` identifies the vector space: vectors of different models are never compared. */
 export interface Embedder {
   readonly provider: EmbedderSettings["provider"];

@@ -28,7 +28,7 @@ export type PraxisEvent = z.infer<typeof EventSchema>;
 export const MAX_EVENTS_PER_MESSAGE = 50;
 
 /**
- * The queue messages that hand a tenant's events to the fan-out (src/services/events.ts), at most
+ * The queue messages that hand a tenant's events to the fan-out (src/platform/events/delivery.ts), at most
  * MAX_EVENTS_PER_MESSAGE each; Durable Objects send them themselves.
  */
 export function eventMessages(tenantId: string, events: readonly PraxisEvent[]) {

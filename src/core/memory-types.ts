@@ -364,7 +364,7 @@ export type RetrieveRequest = z.infer<typeof RetrieveRequestSchema>;
 
 export const RetrievedItemSchema = z.object({
   id: z.string(),
-  libraryId: z.string().optional().describe("The shared library the lesson comes from (issue 32); absent for the agent's own memories"),
+  libraryId: z.string().optional().describe("The shared library the lesson comes from; absent for the agent's own memories"),
   kind: MemoryKindSchema,
   label: z.string().nullable(),
   probation: z

@@ -1,5 +1,5 @@
 /**
- * Lessons on probation prove themselves in prompts (issue 40). A lesson whose worth is unknown is
+ * Lessons on probation prove themselves in prompts. A lesson whose worth is unknown is
  * shown in a random share of the prompts it matches; the outcomes of the episodes that were shown
  * it, against those that matched it and were not, decide whether it graduates (joins every prompt),
  * is retired (archived, the evidence as the reason) or keeps being explored.

@@ -1,5 +1,5 @@
 /**
- * Use counters of token retrievals (issue 29), accumulated in a Worker isolate and applied to each
+ * Use counters of token retrievals, accumulated in a Worker isolate and applied to each
  * agent's object in batches: a memory's `retrieved` count and `lastUsedAt`, and the agent's count
  * of token retrievals per day (analytics' `retrievals`). A retrieval that is recorded by the object
  * (one in an episode, or too large for a token) counts there, with its record, and never here.

@@ -1,5 +1,5 @@
 /**
- * Retrieval tokens (issue 29): a retrieval's `retrievalId` is a self-contained record of what was
+ * Retrieval tokens: a retrieval's `retrievalId` is a self-contained record of what was
  * shown, signed with HMAC-SHA256 under a secret only the agent's Durable Object (and the snapshot
  * it hands the edge) holds. A reward verifies the token and credits what it names, so a read needs
  * no write to be rewardable later.

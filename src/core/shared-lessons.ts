@@ -1,5 +1,5 @@
 /**
- * Shared libraries (issue 32): an agent draws on its own lessons and on the active lessons of the
+ * Shared libraries: an agent draws on its own lessons and on the active lessons of the
  * libraries it subscribes to, and learns for itself which shared lessons work for it. This module is
  * the one merge of the two, over plain data, so the agent's object (asking each library's object
  * for its candidates) and an edge read (ranking a library's published snapshot beside the agent's

@@ -52,7 +52,7 @@ export const agents = sqliteTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.agentId] })],
 );
 
-/** A tenant's shared library (issue 32); its lessons live in the AgentMemory object `${tenantId}:library:${libraryId}`. */
+/** A tenant's shared library; its lessons live in the AgentMemory object `${tenantId}:library:${libraryId}`. */
 export const libraries = sqliteTable(
   "libraries",
   {

@@ -20,7 +20,7 @@ export function useD1Session(c: Context<AppEnv>): () => void {
   const start =
     sent && BOOKMARK_RE.test(sent) ? sent : c.req.method === "GET" || c.req.method === "HEAD" ? "first-unconstrained" : "first-primary";
   const session = primary.withSession(start);
-  // Drizzle and the services see the session as their database: it has the methods they call.
+  // Drizzle and the use cases see the session as their database: it has the methods they call.
   const db = {
     prepare: (query: string) => session.prepare(query),
     batch: <T>(statements: D1PreparedStatement[]) => session.batch<T>(statements),

@@ -4,6 +4,7 @@ import { JobMessageSchema, type JobMessage } from "../core/job-messages";
 import { forEarlierAgent, jobHandlers } from "./handlers";
 import { isRetryable } from "../core/errors";
 import { withSpan } from "../trace";
+import { variables } from "../config";
 
 /** Backoff for failed jobs: 5 s, 20 s, 45 s … capped at 10 minutes. */
 const retryDelay = (attempts: number) => Math.min(600, 5 * attempts * attempts);
@@ -15,7 +16,7 @@ const retryDelay = (attempts: number) => Math.min(600, 5 * attempts * attempts);
  * max_retries the queue moves it to praxis-jobs-dlq for inspection instead of dropping it silently.
  */
 export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-  const log = createLogger({ queue: batch.queue }, env.LOG_LEVEL);
+  const log = createLogger({ queue: batch.queue }, variables(env).LOG_LEVEL);
   // Messages of a batch are independent units of work (practice units above all), so they run side
   // by side; each is acked or retried on its own.
   await Promise.all(

@@ -8,10 +8,13 @@ import { runLiveExtraction } from "../learning/live-extraction";
 import { runScreeningReview } from "../learning/screening-review";
 import { runWhenWriter } from "../learning/when-writer";
 import { runPracticeUnit } from "../practice/run-unit";
-import { runEvaluationUnit } from "../use-cases/evaluations";
-import { checkRemedial, type RemedialOutcome } from "../platform/practice/remedial";
+import { practiceRunObject } from "../platform/practice/runs";
+import { resilientMemory } from "../platform/objects/agent-access";
+import { tenantWebhookSecret } from "../platform/records/tenant-secrets";
+import { runEvaluationUnit } from "../platform/practice/evaluations";
+import { checkRemedial, type RemedialOutcome } from "../use-cases/remedial";
 import { DomainError, isRetryable } from "../core/errors";
-import { deliverEvent, fanOut } from "../use-cases/events";
+import { deliverEvent, fanOut } from "../platform/events/delivery";
 
 export interface Delivery {
   /** 1 on first delivery; the last try is QUEUE_MAX_RETRIES + 1. */
@@ -41,6 +44,9 @@ export async function forEarlierAgent(env: Env, job: JobMessage): Promise<boolea
   return (await agentIncarnation({ env }, job)) !== job.incarnation;
 }
 
+/** The agent's memory a learner works on, handed to it as its port (src/learning/ports.ts). */
+const memoryOf = (env: Env, agent: { tenantId: string; agentId: string }) => resilientMemory(env, agent.tenantId, agent.agentId);
+
 /** One handler per message type; the mapped type makes a missing handler a compile error. */
 export const jobHandlers: { [T in JobType]: Handler<T> } = {
   "agent.sweep": async (msg, env) => {
@@ -55,15 +61,16 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
     if (!result.stale && result.remaining > 0) await env.JOBS.send(msg);
     return result;
   },
-  "admission.review": (msg, env, log) => runScreeningReview(msg, env, log),
-  "lesson.when": (msg, env, log) => runWhenWriter(msg, env, log),
-  "practice.unit": (msg, env, log, delivery) => runPracticeUnit(msg, env, log, delivery),
+  "admission.review": (msg, env, log) => runScreeningReview(msg, memoryOf(env, msg), env, log),
+  "lesson.when": (msg, env, log) => runWhenWriter(msg, memoryOf(env, msg), env, log),
+  "practice.unit": (msg, env, log, delivery) =>
+    runPracticeUnit(practiceRunObject(env, msg.runId), msg, env, log, delivery, (tenantId) => tenantWebhookSecret(env, tenantId)),
   "evaluation.unit": (msg, env, log, delivery) => runEvaluationUnit(msg, env, log, delivery),
   "event.emit": (msg, env) => fanOut(env, msg),
   "event.deliver": (msg, env, log, delivery) => deliverEvent(env, msg, log, delivery),
   "live.extract": async (msg, env, log, delivery) => {
     try {
-      return await runLiveExtraction(msg, env, log);
+      return await runLiveExtraction(msg, memoryOf(env, msg), env, log);
     } catch (err) {
       // The agent was deleted (its object refuses every call): no retry can help, and nothing is left to record on.
       if (err instanceof DomainError && err.kind === "not-found") return { skipped: err.message };

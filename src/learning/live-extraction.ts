@@ -7,7 +7,7 @@ import { assessLesson } from "../core/poison";
 import { oneLine } from "../core/library-block";
 import { clipWhen } from "../core/memory-types";
 import { reviewLessons } from "./safety-review";
-import { applyLiveLesson, finishJob, similarLessons, startLiveJob } from "../platform/objects/learning-memory";
+import type { LearnerMemory } from "./ports";
 import extractTemplate from "../../prompts/live-extract.md";
 import decideTemplate from "../../prompts/live-decide.md";
 
@@ -30,13 +30,13 @@ const DECIDE_TEMPERATURE = 0.1;
  * until the final step, which the AgentMemory DO applies as a single library version; an error
  * anywhere before it leaves the library untouched and the queue retries the whole job.
  */
-export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logger): Promise<unknown> {
-  const started = await startLiveJob(env, job, { jobId: job.jobId, episodeId: job.episodeId, incarnation: job.incarnation });
+export async function runLiveExtraction(job: LiveExtractJob, memory: LearnerMemory, env: Env, log: Logger): Promise<unknown> {
+  const started = await memory.startLiveJob({ jobId: job.jobId, episodeId: job.episodeId, incarnation: job.incarnation });
   if (!started.input) return { skipped: `job already ${started.job.status}` };
   const input = started.input;
 
   if (!llmConfigured(env)) {
-    await finishJob(env, job, {
+    await memory.finishJob({
       jobId: job.jobId,
       status: "skipped",
       reason: "skipped: no LLM configured (set LLM_BASE_URL and LLM_MODEL)",
@@ -71,7 +71,7 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     });
     const candidate = { ...extraction.data, when: clipWhen(extraction.data.when) };
     if (!candidate.insight) {
-      await finishJob(env, job, {
+      await memory.finishJob({
         jobId: job.jobId,
         status: "done",
         reason: "nothing learned: no explaining difference between attempts",
@@ -80,7 +80,7 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
       return { applied: "none" };
     }
 
-    const similar = await similarLessons(env, job, {
+    const similar = await memory.similarExperiences({
       lesson: { text: candidate.insight, pattern: candidate.pattern, keywords: candidate.keywords },
       k: 3,
     });
@@ -122,7 +122,7 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     const review =
       text && !assessLesson(lesson).quarantined ? ((await reviewLessons(llm, [lesson], "live-safety-review")).verdicts[0] ?? null) : null;
     const context = { shownIds: similar.map((s) => s.id), review };
-    const result = await applyLiveLesson(env, job, {
+    const result = await memory.applyLiveLesson({
       jobId: job.jobId,
       episodeId: job.episodeId,
       candidate,
@@ -134,7 +134,7 @@ export async function runLiveExtraction(job: LiveExtractJob, env: Env, log: Logg
     return result;
   } catch (err) {
     if (err instanceof BudgetExceededError) {
-      await finishJob(env, job, { jobId: job.jobId, status: "skipped", reason: `skipped: ${err.message}`, incarnation: job.incarnation });
+      await memory.finishJob({ jobId: job.jobId, status: "skipped", reason: `skipped: ${err.message}`, incarnation: job.incarnation });
       return { skipped: "budget" };
     }
     throw err;

@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import type { Logger } from "../core/logger";
 import { BudgetExceededError, createLlm, llmConfigured } from "../llm";
-import { applyPhraseReviews, applyReviews, pendingPhraseReviews, pendingReviews } from "../platform/objects/learning-memory";
+import type { LearnerMemory } from "./ports";
 import { REVIEW_BATCH, reviewLessons } from "./safety-review";
 
 export interface ScreeningReviewJob {
@@ -18,7 +18,7 @@ const ROUNDS_PER_DELIVERY = 5;
  * that was reviewed. Without an LLM, or over budget, entries simply stay pending: they are not
  * served, an admin can release them, and the agent's sweep asks for the review again.
  */
-export async function runScreeningReview(job: ScreeningReviewJob, env: Env, log: Logger): Promise<unknown> {
+export async function runScreeningReview(job: ScreeningReviewJob, memory: LearnerMemory, env: Env, log: Logger): Promise<unknown> {
   if (!llmConfigured(env)) return { skipped: "no LLM configured; pending entries wait" };
   const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
   const totals = { admitted: 0, quarantined: 0, stale: 0, phrasesAdmitted: 0, phrasesRejected: 0 };
@@ -34,11 +34,11 @@ export async function runScreeningReview(job: ScreeningReviewJob, env: Env, log:
   const overBudget = () => ({ ...totals, skipped: "budget: the tenant's LLM budget is spent" });
   let rounds = ROUNDS_PER_DELIVERY;
   for (; rounds > 0; rounds--) {
-    const { items, remaining } = await pendingReviews(env, job, { limit: REVIEW_BATCH });
+    const { items, remaining } = await memory.pendingReviews({ limit: REVIEW_BATCH });
     if (!items.length) break;
     const verdicts = await review(items, "admission-review");
     if (!verdicts) return overBudget();
-    const applied = await applyReviews(env, job, {
+    const applied = await memory.applyReviews({
       verdicts: items.map((item, i) => ({ id: item.id, kind: item.kind, text: item.text, when: item.when ?? null, ...verdicts[i]! })),
     });
     totals.admitted += applied.admitted;
@@ -51,14 +51,14 @@ export async function runScreeningReview(job: ScreeningReviewJob, env: Env, log:
   }
   // Learned phrases (the words of rewarded queries) steer retrieval: they pass the same review.
   for (; rounds > 0; rounds--) {
-    const { items, remaining } = await pendingPhraseReviews(env, job, { limit: REVIEW_BATCH });
+    const { items, remaining } = await memory.pendingPhraseReviews({ limit: REVIEW_BATCH });
     if (!items.length) return totals;
     const verdicts = await review(
       items.map((p) => ({ text: p.text })),
       "phrase-review",
     );
     if (!verdicts) return overBudget();
-    const applied = await applyPhraseReviews(env, job, { verdicts: items.map((p, i) => ({ ...p, safe: verdicts[i]?.safe ?? false })) });
+    const applied = await memory.applyPhraseReviews({ verdicts: items.map((p, i) => ({ ...p, safe: verdicts[i]?.safe ?? false })) });
     totals.phrasesAdmitted += applied.admitted;
     totals.phrasesRejected += applied.rejected;
     if (remaining <= items.length) return totals;

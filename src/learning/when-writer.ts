@@ -6,7 +6,7 @@ import { oneLine } from "../core/library-block";
 import { clipWhen } from "../core/memory-types";
 import { assessLesson } from "../core/poison";
 import { fenceData, renderTemplate } from "../core/prompt-template";
-import { applyWhen, lessonsWithoutWhen } from "../platform/objects/learning-memory";
+import type { LearnerMemory } from "./ports";
 import { reviewLessons } from "./safety-review";
 import whenTemplate from "../../prompts/lesson-when.md";
 
@@ -30,12 +30,12 @@ const WhenAnswerSchema = z.object({
  * call per batch, then the same filter and safety review as lesson text. A `when` that fails
  * either is not written (the lesson itself is not at fault); each lesson text is asked about once.
  */
-export async function runWhenWriter(job: WhenWriterJob, env: Env, log: Logger): Promise<unknown> {
+export async function runWhenWriter(job: WhenWriterJob, memory: LearnerMemory, env: Env, log: Logger): Promise<unknown> {
   if (!llmConfigured(env)) return { skipped: "no LLM configured" };
   const llm = createLlm(env, { tenantId: job.tenantId, agentId: job.agentId, logger: log });
   const totals = { written: 0, rejected: 0, stale: 0 };
   for (let round = 0; round < ROUNDS_PER_DELIVERY; round++) {
-    const { items, remaining } = await lessonsWithoutWhen(env, job, { limit: WHEN_BATCH });
+    const { items, remaining } = await memory.lessonsWithoutWhen({ limit: WHEN_BATCH });
     if (!items.length) return totals;
     try {
       const listing = items
@@ -63,7 +63,7 @@ export async function runWhenWriter(job: WhenWriterJob, env: Env, log: Logger): 
           )
         : { verdicts: [] };
       const safe = candidates.filter((_, n) => verdicts[n]?.safe).map(([i, when]) => ({ id: items[i]!.id, text: items[i]!.text, when }));
-      const applied = await applyWhen(env, job, { written: safe, asked: items.map((l) => ({ id: l.id, text: l.text })) });
+      const applied = await memory.applyWhen({ written: safe, asked: items.map((l) => ({ id: l.id, text: l.text })) });
       totals.written += applied.written;
       totals.stale += applied.stale;
       totals.rejected += items.length - safe.length;

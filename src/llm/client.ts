@@ -10,9 +10,10 @@ import { fieldErrors, type FieldError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import { LlmOutputError, LlmUnavailableError } from "./errors";
 import { dropNullOptionals, promptJsonSchema, strictJsonSchema } from "./json-schema";
-import { MAX_HONOURED_RETRY_AFTER_MS, retryAfterMs, retryDelayMs } from "./retry";
+import { MAX_HONOURED_RETRY_AFTER_MS, retryAfterMs, retryDelayMs } from "../adapters/openai-retry";
 import { costUsd, modelFor, type LlmRole, type LlmSettings } from "./settings";
-import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, LedgerRecorder } from "./types";
+import type { BudgetGuard, CallOpening, LedgerRecorder } from "./types";
+import type { CallSettlement, OpenCall } from "../core/metered-call";
 import { traceHeaders } from "../trace";
 
 export interface ChatMessage {
@@ -78,7 +79,7 @@ export interface LlmClientDeps {
   maxWaitMs?: number;
 }
 
-export { MAX_HONOURED_RETRY_AFTER_MS } from "./retry";
+export { MAX_HONOURED_RETRY_AFTER_MS } from "../adapters/openai-retry";
 
 export const DEFAULT_SLOT_WAIT_MS = 30_000;
 

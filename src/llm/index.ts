@@ -6,7 +6,8 @@ import { LlmLedger } from "./ledger";
 import { costUsd, llmVariablesPresent, loadLlmSettings } from "./settings";
 import { variables } from "../config";
 import type { Embedder, EmbeddingMeter } from "../adapters/embedder";
-import type { CallGate, OpenCall, LedgerRecorder } from "./types";
+import type { CallGate, LedgerRecorder } from "./types";
+import type { OpenCall } from "../core/metered-call";
 
 export * from "./client";
 export * from "./errors";

@@ -7,7 +7,8 @@ import { eventMessages } from "../core/events";
 import { EMBEDDER_TIMEOUT_MS } from "../adapters/embedders/openai";
 import { LlmSettingsError } from "./settings";
 import { variableProblems, variables } from "../config";
-import type { BudgetGuard, CallOpening, CallSettlement, OpenCall, LedgerEntry, LedgerRecorder } from "./types";
+import type { BudgetGuard, CallOpening, LedgerEntry, LedgerRecorder } from "./types";
+import type { CallSettlement, OpenCall } from "../core/metered-call";
 
 export const USAGE_GROUP_BY = ["day", "model", "purpose", "agent", "role"] as const;
 export type LedgerGroupBy = (typeof USAGE_GROUP_BY)[number];

@@ -1,4 +1,5 @@
 import type { LlmRole } from "./settings";
+import type { CallSettlement, OpenCall } from "../core/metered-call";
 
 /** One LLM call's tokens, as written to the usage ledger. */
 export interface LedgerEntry {
@@ -20,22 +21,6 @@ export interface CallOpening extends Omit<LedgerEntry, "tokensIn" | "tokensOut" 
   callId: string;
   /** What the call may consume (prompt estimate + its output cap): reserved against the budget until settled. */
   estimate: { tokensIn: number; tokensOut: number; costUsd: number };
-}
-
-/** How an opened call ended. */
-export interface CallSettlement {
-  tokensIn: number;
-  tokensOut: number;
-  costUsd: number;
-  /** True when the tokens are an estimate rather than the provider's own count. */
-  estimated: boolean;
-  /** The call ended in an error instead of an answer. */
-  failed: boolean;
-}
-
-/** An opened call's row, to be settled once the answer (or the error) is in. */
-export interface OpenCall {
-  settle(outcome: CallSettlement): Promise<void>;
 }
 
 export interface LedgerRecorder {

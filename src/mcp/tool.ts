@@ -45,7 +45,7 @@ export const PROBLEM_MIME = "application/problem+json";
 /**
  * A failure as the tool error a model reads: the text says what went wrong (title, detail, request
  * id), and an embedded `application/problem+json` resource holds the problem document REST answers
- * for the same failure (a domain error by the kind table of src/http/problem.ts), so both doors
+ * for the same failure (a domain error by the kind table of src/doors/problem.ts), so both doors
  * give one reason in one shape. No structured content: SDK clients validate structured content
  * against the tool's output schema, which describes its success, and would throw on a problem.
  */

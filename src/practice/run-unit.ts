@@ -13,8 +13,10 @@ import {
   type LlmUsage,
 } from "../llm";
 import { isRetryable } from "../core/errors";
-import { practiceRunObject, tenantWebhookSecret, webhookUrlMode } from "../platform/practice/runs";
-import { checkWebhookUrl } from "../core/webhook-url";
+import type { PracticeRun } from "../../durable-objects/practice-run";
+import type { Resilient } from "../../durable-objects/rpc-contract";
+import { variables } from "../config";
+import { checkWebhookUrl, webhookUrlModeOf } from "../core/webhook-url";
 import { judgeAnswer } from "./judge";
 import { webhookVerify } from "./webhook-verifier";
 import { webhookRollout } from "./rollout-webhook";
@@ -28,8 +30,11 @@ import { HEARTBEAT_MS } from "../core/practice/unit-timing";
 
 const usageOf = (u: LlmUsage) => ({ calls: u.calls, tokensIn: u.tokensIn, tokensOut: u.tokensOut, costUsd: u.costUsd });
 
-async function secretOf(env: Env, tenantId: string): Promise<string> {
-  const secret = await tenantWebhookSecret(env, tenantId);
+/** The tenant's webhook secret, looked up by whoever runs the unit (null: the tenant has none). */
+export type WebhookSecrets = (tenantId: string) => Promise<string | null>;
+
+async function secretOf(secrets: WebhookSecrets, tenantId: string): Promise<string> {
+  const secret = await secrets(tenantId);
   if (!secret)
     throw new WebhookError("invalid-response", "The tenant has no webhook secret any more; create one with POST /v1/webhook-secret.");
   return secret;
@@ -40,7 +45,7 @@ async function secretOf(env: Env, tenantId: string): Promise<string> {
  * have changed since and URLs stored before the check existed were never checked. Not retried.
  */
 function callable(env: Env, url: string): void {
-  const problem = checkWebhookUrl(url, webhookUrlMode(env));
+  const problem = checkWebhookUrl(url, webhookUrlModeOf(variables(env).PRAXIS_ENV));
   if (problem) throw new WebhookError("refused-url", `The webhook URL ${problem}; it was not called.`);
 }
 
@@ -59,6 +64,9 @@ export interface UnitTraffic {
   release(req: { key: string; lease: number }): Promise<void>;
   heartbeat(req: { key: string; lease: number }): Promise<boolean>;
 }
+
+/** A practice run as its units call it, handed in by the queue handler. */
+export type PracticeRunHost = Resilient<PracticeRun>;
 
 /**
  * Runs a unit's work while renewing its lease, so a long unit (a slow webhook) stays held and a
@@ -95,7 +103,7 @@ class UnitVoided extends Error {
  * lease; a refusal ends the unit as over budget (the run stops) or, for a run that no longer takes
  * work, as void.
  */
-function runGate(host: ReturnType<typeof practiceRunObject>, key: string, lease: number): CallGate {
+function runGate(host: PracticeRunHost, key: string, lease: number): CallGate {
   return {
     reserve: async (call) => {
       let outcome = await host.reserveCall({ key, lease, callId: call.callId, ask: { ...call.estimate, purpose: call.purpose } });
@@ -119,14 +127,21 @@ function runGate(host: ReturnType<typeof practiceRunObject>, key: string, lease:
   };
 }
 
-async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPurposes, gate?: CallGate): Promise<UnitResult> {
+async function execute(
+  input: UnitInput,
+  env: Env,
+  log: Logger,
+  secrets: WebhookSecrets,
+  purposes: UnitPurposes,
+  gate?: CallGate,
+): Promise<UnitResult> {
   const llm = createLlm(env, { tenantId: input.tenantId, agentId: input.agentId, logger: log, gate });
   const done = <D>(r: { data: D; usage: LlmUsage }): UnitResult<D> => ({ data: r.data, usage: usageOf(r.usage) });
   switch (input.stage) {
     case "rollout": {
       if (input.policy.kind === "llm") return done(await llmRollout(llm, input, purposes.rollout));
       callable(env, input.policy.url);
-      const r = await webhookRollout(input, await secretOf(env, input.tenantId));
+      const r = await webhookRollout(input, await secretOf(secrets, input.tenantId));
       return r.awaiting ? { awaiting: true } : { data: r.data };
     }
     case "verify": {
@@ -137,7 +152,7 @@ async function execute(input: UnitInput, env: Env, log: Logger, purposes: UnitPu
       }
       if (v.kind === "webhook") {
         callable(env, v.url);
-        const secret = await secretOf(env, input.tenantId);
+        const secret = await secretOf(secrets, input.tenantId);
         return {
           data: await webhookVerify(v, secret, {
             runId: input.runId,
@@ -180,11 +195,12 @@ export async function runUnit(
   log: Logger,
   delivery: { attempts: number },
   purposes: UnitPurposes,
+  secrets: WebhookSecrets,
 ) {
   const claim = await host.claim({ key });
   if (claim.status !== "run") return { key, skipped: claim.status };
   try {
-    const result = await holding(host, key, claim.lease, () => execute(claim.input, env, log, purposes));
+    const result = await holding(host, key, claim.lease, () => execute(claim.input, env, log, secrets, purposes));
     await host.report({ key, result });
     return { key, reported: true };
   } catch (err) {
@@ -210,8 +226,14 @@ function failureResult(err: unknown, attempts: number): UnitResult | null {
  * there are any (bounded in time and count). A handed-over unit that fails goes back to the queue
  * (or, if permanent, is recorded), since it has no message of its own to retry.
  */
-export async function runPracticeUnit(msg: { runId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) {
-  const host = practiceRunObject(env, msg.runId);
+export async function runPracticeUnit(
+  host: PracticeRunHost,
+  msg: { key: string },
+  env: Env,
+  log: Logger,
+  delivery: { attempts: number },
+  secrets: WebhookSecrets,
+) {
   const claim = await host.claim({ key: msg.key });
   if (claim.status !== "run") return { key: msg.key, skipped: claim.status };
   const started = Date.now();
@@ -221,7 +243,7 @@ export async function runPracticeUnit(msg: { runId: string; key: string }, env: 
     let result: UnitResult;
     try {
       const { key, lease, input } = current;
-      result = await holding(host, key, lease, () => execute(input, env, log, PRACTICE_PURPOSES, runGate(host, key, lease)));
+      result = await holding(host, key, lease, () => execute(input, env, log, secrets, PRACTICE_PURPOSES, runGate(host, key, lease)));
     } catch (err) {
       if (err instanceof UnitVoided) return { key: msg.key, chained, voided: true };
       const failure = failureResult(err, chained === 0 ? delivery.attempts : 1);

@@ -8,7 +8,7 @@ import { agentConfigRoutes } from "./agent-config";
 import { experienceRoutes } from "./experiences";
 import { libraryRoutes, sharedLibraryHistoryRoutes } from "./library";
 import { caseRoutes } from "./cases";
-import { quarantineRoutes } from "./quarantine";
+import { quarantineRoutes, sharedLibraryQuarantineRoutes } from "./quarantine";
 import { retrieveRoutes } from "./retrieve";
 import { rewardRoutes } from "./rewards";
 import { usageRoutes } from "./usage";
@@ -49,6 +49,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>) {
     eventRoutes,
     sharedLibraryRoutes,
     sharedLibraryHistoryRoutes,
+    sharedLibraryQuarantineRoutes,
   ]) {
     app.route("/", r);
   }

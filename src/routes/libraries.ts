@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
 import { depsOf, valueOf } from "../doors/use-case";
-import { ExperienceCreateSchema, ExperiencePatchSchema, MemoryKindSchema } from "../core/memory-types";
+import { ExperienceCreateSchema, ExperiencePatchSchema } from "../core/memory-types";
 import {
   LibraryIdSchema as CoreLibraryIdSchema,
   PinVersionSchema,
@@ -21,7 +21,6 @@ import {
   updateLibrary,
 } from "../use-cases/libraries";
 import { addLesson, deleteLesson, getLesson, listLessons, updateLesson } from "../use-cases/lessons";
-import { deleteQuarantined, listQuarantine, releaseQuarantined } from "../use-cases/quarantine";
 import {
   AgentParams,
   IdempotencyHeader,
@@ -30,11 +29,9 @@ import {
   ListFilterSchema,
   markReplay,
   PageQuery,
-  queryLimit,
   timestamp,
 } from "./schemas";
 import { AddedExperience, Experience, VersionedExperience } from "./experiences";
-import { HeldItem } from "./quarantine";
 
 const LessonParams = LibraryParams.extend({
   id: z
@@ -76,7 +73,7 @@ const base = "/v1/libraries";
 const lessons = `${base}/{libraryId}/experiences`;
 
 /**
- * Shared libraries (issue 32): a tenant's lessons several agents draw on, each learning for itself
+ * Shared libraries: a tenant's lessons several agents draw on, each learning for itself
  * which of them work. A library's lessons have the agent library's whole life: admission, versions,
  * diff, rollback, export and import, quarantine. Its history routes are the agent library's, at
  * the library's path (`sharedLibraryHistoryRoutes` in ./library.ts).
@@ -288,72 +285,6 @@ export const libraryRoutes = router()
       responses: { 200: jsonResponse(z.object({ deleted: z.string(), libraryVersion: z.number().int() }), "Deleted"), ...commonErrors },
     }),
     async (c) => c.json(valueOf(await deleteLesson(depsOf(c), c.get("principal"), { ...c.req.valid("param"), door: "api" })), 200),
-  )
-  .openapi(
-    createRoute({
-      method: "get",
-      path: `${base}/{libraryId}/quarantine`,
-      tags: ["libraries"],
-      operationId: "listSharedLibraryQuarantine",
-      summary: "List a shared library's held entries",
-      description: "Lessons the library's admission step holds (quarantined or pending review): no subscriber is shown them.",
-      security,
-      request: {
-        params: LibraryParams,
-        query: z.object({
-          kind: MemoryKindSchema.optional(),
-          status: z.enum(["quarantined", "pending"]).optional(),
-          limit: queryLimit(200, 50),
-          cursor: z.string().min(1).max(64).optional(),
-        }),
-      },
-      responses: {
-        200: jsonResponse(z.object({ items: z.array(HeldItem), nextCursor: z.string().nullable() }), "A page"),
-        ...commonErrors,
-      },
-    }),
-    async (c) =>
-      c.json(valueOf(await listQuarantine(depsOf(c), c.get("principal"), { ...c.req.valid("param"), ...c.req.valid("query") })), 200),
-  )
-  .openapi(
-    createRoute({
-      method: "post",
-      path: `${base}/{libraryId}/quarantine/{id}/release`,
-      tags: ["libraries"],
-      operationId: "releaseSharedQuarantined",
-      summary: "Release a shared library's held entry",
-      description: "Releases a held lesson to the status it was written with, for every subscriber. Needs an admin key; audited.",
-      security,
-      request: { params: LessonParams },
-      responses: {
-        200: jsonResponse(
-          z.object({ id: z.string(), kind: MemoryKindSchema, status: z.string(), libraryVersion: z.number().int().nullable() }),
-          "Released",
-        ),
-        ...commonErrors,
-      },
-    }),
-    async (c) => c.json(valueOf(await releaseQuarantined(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
-  )
-  .openapi(
-    createRoute({
-      method: "delete",
-      path: `${base}/{libraryId}/quarantine/{id}`,
-      tags: ["libraries"],
-      operationId: "deleteSharedQuarantined",
-      summary: "Delete a shared library's held entry",
-      description: "Deletes a held lesson. Needs an admin key; audited.",
-      security,
-      request: { params: LessonParams },
-      responses: {
-        200: jsonResponse(
-          z.object({ id: z.string(), kind: MemoryKindSchema, libraryVersion: z.number().int().nullable(), deleted: z.literal(true) }),
-          "Deleted",
-        ),
-        ...commonErrors,
-      },
-    }),
-    async (c) => c.json(valueOf(await deleteQuarantined(depsOf(c), c.get("principal"), c.req.valid("param"))), 200),
   )
   .openapi(
     createRoute({

@@ -12,6 +12,7 @@ import {
   queryLimit,
   queryNumber,
   timestamp,
+  type RouteDocs,
   versionedResponse,
 } from "./schemas";
 
@@ -55,7 +56,6 @@ const withVersion = <P extends typeof AgentParams | typeof LibraryParams>(params
   params.extend({ n: queryNumber(z.number().int().min(0)).openapi({ param: { name: "n", in: "path" } }) });
 
 type HistoryRoute = "versions" | "version" | "diff" | "rollback" | "export" | "import";
-type RouteDocs = { operationId: string; summary: string; description: string };
 
 /**
  * A library's history, as one of its doors serves it: an agent's own library

@@ -79,3 +79,6 @@ export function markLibraryVersion<T extends { libraryVersion?: number | null }>
   if (typeof value.libraryVersion === "number") c.header(LIBRARY_VERSION_HEADER, String(value.libraryVersion));
   return value;
 }
+
+/** How a door names and describes one of the routes a shared route definition builds (historyRoutes, heldEntryRoutes). */
+export type RouteDocs = { operationId: string; summary: string; description: string };

@@ -8,7 +8,7 @@ import { MAX_SIGNATURE_CANDIDATES, verifySignature } from "../core/webhook-signa
 import { toHex } from "../core/encoding";
 import { EpisodeSchema, SessionEndSchema } from "../core/episode-types";
 import { ingestSession } from "../use-cases/agents";
-import { tenantWebhookSecret } from "../use-cases/tenants";
+import { tenantWebhookSecret } from "../platform/records/tenant-secrets";
 
 /** How far a signature's timestamp may be from the server clock, either way. */
 export const WEBHOOK_TOLERANCE_SEC = 300;

@@ -8,7 +8,7 @@ import type { Caller, Deps } from "../platform/deps";
 import type { SessionEnd } from "../core/episode-types";
 import { d1Read, d1Write } from "../platform/objects/binding-faults";
 import { cancelRun } from "../platform/practice/runs";
-import { cancelAgentEvaluations } from "./evaluations";
+import { cancelAgentEvaluations } from "../platform/practice/evaluations";
 import { agentRow, agentWithRow, resilientMemory } from "../platform/objects/agent-access";
 import { agentPage, presentAgent } from "../platform/records/agent-directory";
 import { recordAudit } from "../platform/records/audit";

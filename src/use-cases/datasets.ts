@@ -24,7 +24,7 @@ import type { Caller, Deps } from "../platform/deps";
 import { agentWithRow, resilientMemory } from "../platform/objects/agent-access";
 import { recordAudit } from "../platform/records/audit";
 import { assertCallableUrls } from "../platform/checks/callable-urls";
-import { datasetIdIn, noDataset } from "./dataset-ref";
+import { datasetIdIn, noDataset } from "../platform/records/dataset-ref";
 
 /** D1 binds at most 100 parameters per statement; a task row binds 8. */
 const ROWS_PER_INSERT = 12;
@@ -290,30 +290,6 @@ async function counts(d: Db, datasetId: string): Promise<DatasetCounts> {
     total: rows.reduce((s, r) => s + r.n, 0),
     withGroundTruth: rows.reduce((s, r) => s + r.withGroundTruth, 0),
   };
-}
-
-/**
- * A dataset of the tenant and the tasks of one split, in upload order, as practice runs and
- * evaluations freeze them; an unknown dataset is the request's problem (422, `datasetId`).
- */
-export async function datasetSplit(env: Env, tenantId: string, datasetId: string, split: Split) {
-  const ds = await db(env)
-    .select()
-    .from(datasets)
-    .where(and(eq(datasets.id, datasetId), eq(datasets.tenantId, tenantId)))
-    .get();
-  if (!ds) throw unprocessable(noDataset(datasetId), [{ path: "datasetId", message: "No such dataset" }]);
-  return { ds, tasks: await splitTasks(env, ds.id, split) };
-}
-
-/** The tasks of one split of a dataset, in upload order. */
-export function splitTasks(env: Env, datasetId: string, split: Split) {
-  return db(env)
-    .select({ taskId: datasetTasks.taskId, task: datasetTasks.task, groundTruth: datasetTasks.groundTruth })
-    .from(datasetTasks)
-    .where(and(eq(datasetTasks.datasetId, datasetId), eq(datasetTasks.split, split)))
-    .orderBy(asc(datasetTasks.seq))
-    .all();
 }
 
 /** One dataset of the tenant with its task counts; another tenant's dataset is not-found like a missing one. */

@@ -5,7 +5,7 @@ import { agentMemory } from "../platform/objects/agent-access";
 
 /**
  * An agent's episode loop as every door runs it — start, log attempts, end — and the record it
- * leaves. Retrieval and the prompt block, the loop's reads, are services/retrieval.ts.
+ * leaves. Retrieval and the prompt block, the loop's reads, are use-cases/retrieval.ts.
  */
 type AgentRef = { agentId: string };
 type EpisodeRef = AgentRef & { episodeId: string };

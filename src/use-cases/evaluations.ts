@@ -1,21 +1,15 @@
-import { recordLateRollout, type RolloutRef } from "../platform/practice/late-rollout";
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { Env } from "../env";
-import type { Logger } from "../core/logger";
 import { db } from "../db/client";
 import { olderThan } from "../db/keyset";
 import { evaluationComparisons, evaluations } from "../db/schema";
 import { sha256Hex } from "../core/api-key";
 import { decide, pairSamples, type PairedTask } from "../core/evaluation/decision";
 import type { CompareCreate, ComparisonView, EvaluationCreate, EvaluationStatus, EvaluationView } from "../core/evaluation/types";
-import type { RolloutAnswer } from "../core/practice/run-types";
-import type { EvaluationOutcome, FrozenTask, RunEvaluationRequest, RunFacts } from "../core/practice/ports";
-import { isRequestFault, notFound, outcome, unavailable } from "../core/errors";
+import { notFound, outcome, unavailable } from "../core/errors";
 import { cursorField, pageOf } from "../core/cursor";
-import { runUnit, type UnitPurposes } from "../practice/run-unit";
 import {
   evaluationObject,
-  frozenTasks,
   insertWithinCap,
   launch,
   newId,
@@ -25,16 +19,10 @@ import {
   rowOf,
   type Caller as Owner,
   type Prepared,
-  type Settings,
 } from "../platform/practice/evaluation-setup";
 import type { Caller, Deps } from "../platform/deps";
 import { agentOwner } from "../platform/objects/agent-access";
-import { withDatasetId } from "./dataset-ref";
-
-const EVALUATION_PURPOSES: UnitPurposes = { rollout: "evaluation-rollout", judge: "evaluation-judge" };
-
-export const runEvaluationUnit = (msg: { evaluationId: string; key: string }, env: Env, log: Logger, delivery: { attempts: number }) =>
-  runUnit(evaluationObject(env, msg.evaluationId), msg.key, env, log, delivery, EVALUATION_PURPOSES);
+import { withDatasetId } from "../platform/records/dataset-ref";
 
 export const startEvaluation = (
   deps: Deps,
@@ -128,64 +116,6 @@ async function createComparison(env: Env, who: Owner, body: CompareCreate, idemp
   }
   await Promise.all(prepared.map((p) => launch(env, who, p)));
   return { ...ids, replayed: false };
-}
-
-/**
- * Starts the evaluation of one of a practice run's libraries, with the run's policy and verifier
- * and the request's seed (the same seed for every library of a round, so libraries are compared on
- * the same draws) on the tasks of its split frozen in the run when it was created (the same tasks
- * each epoch, whatever happens to the dataset meanwhile). Safe to repeat: the id is fixed by the
- * run, epoch, split and round, and every step is idempotent. A problem that retrying cannot fix
- * (a verifier that cannot score the tasks) comes back as the evaluation's failure; anything else
- * throws and the run's alarm tries again.
- */
-export async function launchRunEvaluation(
-  env: Env,
-  run: RunFacts,
-  e: RunEvaluationRequest,
-  frozen: FrozenTask[],
-): Promise<EvaluationOutcome | null> {
-  const who = { tenantId: run.tenantId, agentId: run.agentId };
-  const cfg = run.config;
-  const evaluate = cfg.evaluate!;
-  const settings: Settings = {
-    datasetId: run.datasetId,
-    split: e.split,
-    samples: evaluate.samples,
-    policy: cfg.policy,
-    verifier: cfg.verifier,
-    seed: e.seed,
-  };
-  let prepared: Awaited<ReturnType<typeof prepareTasks>>;
-  try {
-    // Runs created before their tasks were frozen with them read the dataset, as they always did.
-    prepared = frozen.length ? frozenTasks(settings, frozen) : await prepareTasks(env, who, settings, false);
-  } catch (err) {
-    if (isRequestFault(err)) {
-      return { status: "failed", accuracy: null, interval: null, tasks: null, tokens: 0, costUsd: 0, error: err.message };
-    }
-    throw err;
-  }
-  const p: Prepared = {
-    evaluationId: e.evaluationId,
-    config: {
-      ...settings,
-      library: { runId: run.runId },
-      verifier: prepared.verifier,
-      seed: prepared.seed,
-      libraryVersion: null,
-      practice: { runId: run.runId, epoch: e.epoch },
-    },
-    library: e.library.map((x) => ({ id: x.id, text: x.text })),
-    tasks: prepared.tasks,
-  };
-  await db(env)
-    .insert(evaluations)
-    .values(rowOf(who, p, ""))
-    .onConflictDoNothing()
-    .run();
-  await launch(env, who, p);
-  return null;
 }
 
 /** The evaluation's D1 row for the caller's tenant and agent; another tenant's is a 404 like a missing one. */
@@ -307,37 +237,4 @@ async function comparisonView(env: Env, who: Owner, comparisonId: string): Promi
     error: a.error ?? b.error,
     createdAt: row.createdAt,
   };
-}
-
-/** Evaluation ids start with this, which tells an evaluation's rollout id from a practice run's. */
-export const isEvaluationId = (id: string) => id.startsWith("ev_");
-
-/**
- * Records the late result of an evaluation's webhook rollout (the agent answered 202). The
- * evaluation must belong to the key's tenant (and agents), else it is a 404 like a missing one.
- */
-export async function evaluationRolloutResult(
-  env: Env,
-  key: { tenantId: string; agentIds: string[] | null },
-  ref: RolloutRef,
-  answer: RolloutAnswer,
-  secret: string | null,
-): Promise<"accepted" | "duplicate"> {
-  const row = await db(env)
-    .select({ agentId: evaluations.agentId })
-    .from(evaluations)
-    .where(and(eq(evaluations.evaluationId, ref.runId), eq(evaluations.tenantId, key.tenantId)))
-    .get();
-  return recordLateRollout(key, ref, row?.agentId ?? null, evaluationObject(env, ref.runId), answer, secret);
-}
-
-/** Cancels every evaluation of an agent that has not ended (the agent is being deleted); returns how many. */
-export async function cancelAgentEvaluations(env: Env, tenantId: string, agentId: string, reason: string): Promise<number> {
-  const going = await db(env)
-    .select({ evaluationId: evaluations.evaluationId })
-    .from(evaluations)
-    .where(and(eq(evaluations.tenantId, tenantId), eq(evaluations.agentId, agentId), inArray(evaluations.status, ["queued", "running"])))
-    .all();
-  for (const { evaluationId } of going) await evaluationObject(env, evaluationId).cancel({ reason });
-  return going.length;
 }

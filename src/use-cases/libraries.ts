@@ -16,7 +16,7 @@ import { recordAudit } from "../platform/records/audit";
 import { forgetDeleted } from "../services/edge-reads";
 
 /**
- * Shared libraries (issue 32). A library is a tenant resource: its name in D1, its lessons in an
+ * Shared libraries. A library is a tenant resource: its name in D1, its lessons in an
  * AgentMemory object of its own (`${tenantId}:library:${libraryId}`), so lessons, versions, diff,
  * rollback, export and import, quarantine and the screening step are the agent's use cases with a
  * library as their target (./lesson-target.ts). Subscribers keep their own copy of their subscriptions and their own Q for

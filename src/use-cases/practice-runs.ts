@@ -11,8 +11,8 @@ import type { Caller, Deps } from "../platform/deps";
 import { agentOwner } from "../platform/objects/agent-access";
 import { requireLibraryWrite } from "../platform/objects/lesson-target";
 import { admitQueuedRuns, cancelRun, createRun, practiceRunObject, resultForRollout, runRow } from "../platform/practice/runs";
-import { evaluationRolloutResult, isEvaluationId } from "./evaluations";
-import { withDatasetId } from "./dataset-ref";
+import { evaluationRolloutResult, isEvaluationId } from "../platform/practice/evaluations";
+import { withDatasetId } from "../platform/records/dataset-ref";
 
 /**
  * Practice runs as every door uses them: start, read, follow and cancel a run of an agent the

@@ -17,9 +17,9 @@ export type PromptRequest = Parameters<Memory["prompt"]>[0]["request"];
 const askerOf = (key: KeyPrincipal) => ({ keyId: key.keyId, readOnly: key.scope === "read" });
 
 /**
- * Retrieves where the request landed when it may (services/edge-reads: the agent's snapshot, within
+ * Retrieves where the request landed when it may (src/services/edge-reads.ts: the agent's snapshot, within
  * the staleness bound), else through the object; what the answer served is counted in the Worker's
- * batch (services/retrieval-counters), not written per read.
+ * batch (src/platform/edge/retrieval-counters.ts), not written per read.
  */
 export const retrieve = (deps: Deps, caller: Caller, input: { agentId: string; request: RetrieveRequest }) =>
   outcome(async () => {

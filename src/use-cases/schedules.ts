@@ -13,7 +13,8 @@ import type { Caller, Deps } from "../platform/deps";
 import { agentOwner } from "../platform/objects/agent-access";
 import { requireLibraryWrite } from "../platform/objects/lesson-target";
 import { recordAudit } from "../platform/records/audit";
-import { withDatasetId } from "./dataset-ref";
+import { variables } from "../config";
+import { withDatasetId } from "../platform/records/dataset-ref";
 
 interface Owner {
   tenantId: string;
@@ -205,7 +206,7 @@ async function fire(env: Env, r: Row, dueAt: number, at: number): Promise<Schedu
  * after claiming them. Returns how many runs it started.
  */
 export async function runDueSchedules(env: Env, at: number): Promise<number> {
-  const log = createLogger({ task: "practice-schedules" }, env.LOG_LEVEL);
+  const log = createLogger({ task: "practice-schedules" }, variables(env).LOG_LEVEL);
   const rows = await db(env)
     .select()
     .from(practiceSchedules)

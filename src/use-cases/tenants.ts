@@ -3,7 +3,6 @@ import type { Env } from "../env";
 import { tenants } from "../db/schema";
 import { db } from "../db/client";
 import { mintApiKey, sha256Hex } from "../core/api-key";
-import { toBase64url } from "../core/encoding";
 import { conflict, notFound, outcome } from "../core/errors";
 import { requireTenantAdmin } from "../core/principal";
 import { cursorField, pageOf } from "../core/cursor";
@@ -11,13 +10,7 @@ import { olderThan } from "../db/keyset";
 import { d1Read } from "../platform/objects/binding-faults";
 import type { Caller, Deps } from "../platform/deps";
 import { recordAudit } from "../platform/records/audit";
-
-/** Secrets look like `whsec_<43 base64url chars>` (32 random bytes). */
-export const WEBHOOK_SECRET_PREFIX = "whsec_";
-
-export function mintWebhookSecret(): string {
-  return WEBHOOK_SECRET_PREFIX + toBase64url(crypto.getRandomValues(new Uint8Array(32)));
-}
+import { mintWebhookSecret } from "../platform/records/tenant-secrets";
 
 /**
  * A tenant and its first unrestricted admin key, stored together (one D1 batch) or not at all. A
@@ -53,12 +46,6 @@ export const createTenant = (
     await recordAudit(deps, caller, { tenantId, action: "tenant.create", target: tenantId, detail: { name } });
     return { tenantId, name, apiKey: minted.key, keyId: minted.id };
   });
-
-/** The secret that signs the tenant's webhooks (session-end deliveries, policies and verifiers); null without one. */
-export async function tenantWebhookSecret(env: Env, tenantId: string): Promise<string | null> {
-  const row = await db(env).select({ secret: tenants.webhookSecret }).from(tenants).where(eq(tenants.id, tenantId)).get();
-  return row?.secret ?? null;
-}
 
 /**
  * Gives the tenant a new webhook secret, replacing any old one at once. The old value is read in

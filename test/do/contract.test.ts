@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AgentMemory } from "../../durable-objects/agent-memory";
+import { AgentMemoryBase } from "../../durable-objects/agent-memory/object/base-object";
 import { AGENT_MEMORY_CONTRACT } from "../../durable-objects/agent-memory/contract";
 import { Evaluation } from "../../durable-objects/evaluation";
 import { EVALUATION_CONTRACT } from "../../durable-objects/evaluation/contract";
@@ -10,6 +11,7 @@ import { DomainError } from "../../src/core/errors";
 import type { Env } from "../../src/env";
 import { evaluationObject } from "../../src/platform/practice/evaluation-setup";
 import { repeatable, resilientObject } from "../../src/platform/objects/object-stub";
+import { memoryNamed } from "../../src/platform/objects/agent-access";
 import { practiceRunObject } from "../../src/platform/practice/runs";
 
 /** A fault the runtime marks retryable: the call may or may not have reached the object. */
@@ -51,12 +53,15 @@ const CONTRACTS: [string, Record<string, RetryClass>][] = [
 
 type Callable = Record<string, (req?: object) => Promise<unknown>>;
 
-/** An Env whose practice-run and evaluation bindings hand out `stub`, for the services' own wrappers. */
+/** An Env whose practice-run and evaluation bindings hand out `stub`, for the platform's own wrappers. */
 const envWith = (stub: object) => ({ PRACTICE_RUN: { getByName: () => stub }, EVALUATION: { getByName: () => stub } }) as unknown as Env;
 
 describe("AgentMemory's contract", () => {
   it("classifies every RPC method of the class, and nothing else", () => {
-    const methods = Object.getOwnPropertyNames(AgentMemory.prototype).filter((m) => m !== "constructor");
+    const methods: string[] = [];
+    // The class and the doors it extends (agent-memory/object/*-door.ts), down to the object's base.
+    for (let p = AgentMemory.prototype; p !== AgentMemoryBase.prototype; p = Object.getPrototypeOf(p))
+      methods.push(...Object.getOwnPropertyNames(p).filter((m) => m !== "constructor"));
     expect(Object.keys(AGENT_MEMORY_CONTRACT).sort()).toEqual(methods.sort());
   });
 
@@ -65,12 +70,42 @@ describe("AgentMemory's contract", () => {
     // @ts-expect-error getQuarantined has no retry class
     const incomplete: Contract<AgentMemory> = rest;
     // @ts-expect-error a keyed class names a field of the method's request, and listQuarantine's has no idempotencyKey
-    const misnamed: Contract<AgentMemory> = { ...AGENT_MEMORY_CONTRACT, listQuarantine: { keyed: "idempotencyKey" } };
+    const misnamed: Contract<AgentMemory> = { ...AGENT_MEMORY_CONTRACT, listQuarantine: { repeatableWith: "idempotencyKey" } };
     expect([incomplete, misnamed]).toHaveLength(2);
   });
 
   it("treats the quarantine and retriever lookups as reads", () => {
-    for (const m of ["listQuarantine", "getQuarantined", "getRetriever"] as const) expect(AGENT_MEMORY_CONTRACT[m]).toEqual({ read: true });
+    for (const m of ["listQuarantine", "getQuarantined", "getRetriever"] as const)
+      expect(AGENT_MEMORY_CONTRACT[m]).toEqual({ repeatable: true });
+  });
+
+  it("takes a write slot for every call that changes the agent, whatever may repeat it", async () => {
+    for (const [method, retry] of Object.entries(AGENT_MEMORY_CONTRACT) as [string, RetryClass][])
+      if (!("repeatable" in retry)) expect(retry.write, method).toBe(true);
+    for (const m of ["registerAgent", "deleteAgent", "subscribe", "unsubscribe"] as const)
+      expect(AGENT_MEMORY_CONTRACT[m].write).toBe(true);
+
+    // An isolate sends an agent at most 16 writes at a time; a read never waits for one.
+    const held: (() => void)[] = [];
+    const reached: string[] = [];
+    const stub = new Proxy(
+      {},
+      {
+        get: (_t, method: string) => () => (
+          reached.push(method), new Promise((resolve) => held.push(() => resolve({ ok: true, value: null })))
+        ),
+      },
+    );
+    const env = { AGENT_MEMORY: { getByName: () => stub } } as unknown as Env;
+    const memory = memoryNamed(env, `t_slots:${crypto.randomUUID()}`);
+    const writes = Array.from({ length: 17 }, () => memory.unsubscribe({ libraryId: "lib_1" }));
+    const read = memory.subscriptions();
+    await vi.waitFor(() => expect(reached.filter((m) => m === "subscriptions")).toHaveLength(1));
+    expect(reached.filter((m) => m === "unsubscribe")).toHaveLength(16);
+    while (held.length) held.shift()!();
+    await vi.waitFor(() => expect(reached.filter((m) => m === "unsubscribe")).toHaveLength(17));
+    while (held.length) held.shift()!();
+    await Promise.all([...writes, read]);
   });
 
   it("repeats a keyed write only when its request carries the key", () => {
@@ -122,7 +157,7 @@ describe("the practice run's and the evaluation's contracts", () => {
     // @ts-expect-error evaluationDone has no retry class
     const incomplete: Contract<PracticeRun> = rest;
     // @ts-expect-error release's lease is a number, not a key the object applies a write once per
-    const misnamed: Contract<Evaluation> = { ...EVALUATION_CONTRACT, release: { keyed: "lease" } };
+    const misnamed: Contract<Evaluation> = { ...EVALUATION_CONTRACT, release: { repeatableWith: "lease" } };
     expect([incomplete, misnamed]).toHaveLength(2);
   });
 
@@ -157,22 +192,22 @@ describe("every object's retry classes", () => {
     const asked: Promise<unknown>[] = [];
     for (const [method, retry] of Object.entries(contract)) {
       asked.push(object[method]!({}).catch(() => undefined));
-      expected[method] = "read" in retry ? REPEATED : 1;
+      expected[method] = "repeatable" in retry ? REPEATED : 1;
     }
     await Promise.all(asked);
     expect(calls).toEqual(expected);
 
     // A keyed write is repeated when its request carries the key, and only then.
     for (const [method, retry] of Object.entries(contract)) {
-      if (!("keyed" in retry)) continue;
+      if (!("repeatableWith" in retry)) continue;
       calls[method] = 0;
-      await object[method]!({ [retry.keyed]: "key-1" }).catch(() => undefined);
+      await object[method]!({ [retry.repeatableWith]: "key-1" }).catch(() => undefined);
       expect(calls[method], method).toBe(REPEATED);
     }
   });
 
   it("repeat a batch of use counters by its id, which every batch carries", () => {
-    expect(AGENT_MEMORY_CONTRACT.applyRetrievalCounts).toEqual({ keyed: "id" });
+    expect(AGENT_MEMORY_CONTRACT.applyRetrievalCounts).toEqual({ repeatableWith: "id", write: true });
     expect(repeatable(AGENT_MEMORY_CONTRACT.applyRetrievalCounts, { id: "b_1", items: [], retrievals: [] })).toBe(true);
     expect(repeatable(AGENT_MEMORY_CONTRACT.readModel, { have: null, maxBytes: 1 })).toBe(true);
   });

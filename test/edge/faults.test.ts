@@ -102,7 +102,7 @@ describe("D1 faults", () => {
     // Read through the object: a read at the edge would also check the key's revocation in D1.
     const r = await w.call("POST", `/v1/agents/${agentId}/retrieve`, t.apiKey, { query: "npm", consistency: "strong" });
     expect(r.status).toBe(200);
-    // The failed read, its retry, and the KV fill's check of D1 after its write (services/keys fillKv).
+    // The failed read, its retry, and the KV fill's check of D1 after its write (platform/edge/key-store.ts fillKv).
     expect(r.trips.DB).toBe(3);
   });
 

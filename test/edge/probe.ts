@@ -21,7 +21,7 @@ export function probedWorker(faults: ProbeHooks = {}, vars: Partial<typeof env> 
     { ...env, ...vars },
     {
       before: async (binding, op) => {
-        // Use counters reach an agent in one batch per window and isolate (src/services/retrieval-counters.ts),
+        // Use counters reach an agent in one batch per window and isolate (src/platform/edge/retrieval-counters.ts),
         // not one call per request: listed, not counted.
         if (op !== "applyRetrievalCounts") trips[binding]++;
         trips.ops.push(`${binding}.${op}`);

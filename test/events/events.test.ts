@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, expectProblem, newKey, newTenant, uniq } from "../helpers";
-import { DELIVERY_RETENTION_MS, emitEvent, pruneDeliveries } from "../../src/use-cases/events";
+import { DELIVERY_RETENTION_MS, emitEvent, pruneDeliveries } from "../../src/platform/events/delivery";
 import { captureJobs, RECEIVER, receiver, subscribed } from "./harness";
 
 afterEach(() => vi.restoreAllMocks());

@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { UnitInput, UnitResult } from "../../src/core/practice/units";
 import { createLogger } from "../../src/core/logger";
 import { runUnit } from "../../src/practice/run-unit";
+import { tenantWebhookSecret } from "../../src/platform/records/tenant-secrets";
 import { call, expectProblem, newAgent, newTenant } from "../helpers";
 
 const LLM = { LLM_BASE_URL: "http://llm.test/v1", LLM_MODEL: "test-model", LLM_API_KEY: "sk-test" };
@@ -129,7 +130,9 @@ describe("…and again when called", () => {
       release: async () => {},
       heartbeat: async () => true,
     };
-    await runUnit(host, "k", e, createLogger({}, "error"), { attempts: 1 }, { rollout: "r", judge: "j" });
+    await runUnit(host, "k", e, createLogger({}, "error"), { attempts: 1 }, { rollout: "r", judge: "j" }, (tenantId) =>
+      tenantWebhookSecret(e, tenantId),
+    );
     return reported;
   }
 

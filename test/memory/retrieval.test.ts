@@ -93,7 +93,7 @@ describe("retrieval", () => {
     const id = (await api("POST", "/experiences", { text: LESSONS[2] })).body.id;
     await api("POST", "/retrieve", { query: "validate JSON schema of tool output" });
     await api("POST", "/retrieve", { query: "validate JSON schema of tool output" });
-    // Counted in the Worker, applied to the agent in a batch (src/services/retrieval-counters.ts).
+    // Counted in the Worker, applied to the agent in a batch (src/platform/edge/retrieval-counters.ts).
     await flushRetrievalCounts(env);
     const e = await api("GET", `/experiences/${id}`);
     expect(e.body.counts.retrieved).toBe(2);

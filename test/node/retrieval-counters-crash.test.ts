@@ -4,7 +4,7 @@ import { devServer } from "../../bench/lib/dev-server.mjs";
 
 /**
  * kill -9 of the whole runtime (wrangler dev's process group) while the Worker holds use counters of
- * token retrievals (src/services/retrieval-counters.ts), then a restart on the same state. Counters
+ * token retrievals (src/platform/edge/retrieval-counters.ts), then a restart on the same state. Counters
  * older than the flush window reached the agent's object without any later request; those of the
  * last window are all that the crash may take.
  */

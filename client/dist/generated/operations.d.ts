@@ -73,12 +73,12 @@ export declare class Operations {
     deleteCase(init: FetchOptions<paths["/v1/agents/{agentId}/cases/{id}"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/cases/{id}"]["delete"]>>;
     /** List held entries: `GET /v1/agents/{agentId}/quarantine` */
     listQuarantine(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine"]["get"]>>;
-    /** Get a held entry: `GET /v1/agents/{agentId}/quarantine/{id}` */
-    getQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}"]["get"]>>;
-    /** Delete a held entry: `DELETE /v1/agents/{agentId}/quarantine/{id}` */
-    deleteQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}"]["delete"]>>;
     /** Release a held entry: `POST /v1/agents/{agentId}/quarantine/{id}/release` */
     releaseQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}/release"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}/release"]["post"]>>;
+    /** Delete a held entry: `DELETE /v1/agents/{agentId}/quarantine/{id}` */
+    deleteQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}"]["delete"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}"]["delete"]>>;
+    /** Get a held entry: `GET /v1/agents/{agentId}/quarantine/{id}` */
+    getQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}"]["get"]>>;
     /** Retrieve lessons and cases: `POST /v1/agents/{agentId}/retrieve` */
     retrieve(init: FetchOptions<paths["/v1/agents/{agentId}/retrieve"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/retrieve"]["post"]>>;
     /** Get the prompt block: `GET /v1/agents/{agentId}/prompt` */
@@ -199,12 +199,6 @@ export declare class Operations {
     updateSharedExperience(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences/{id}"]["patch"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences/{id}"]["patch"]>>;
     /** Delete a shared library's lesson: `DELETE /v1/libraries/{libraryId}/experiences/{id}` */
     deleteSharedExperience(init: FetchOptions<paths["/v1/libraries/{libraryId}/experiences/{id}"]["delete"]>): Promise<Data<paths["/v1/libraries/{libraryId}/experiences/{id}"]["delete"]>>;
-    /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
-    listSharedLibraryQuarantine(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>>;
-    /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
-    releaseSharedQuarantined(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine/{id}/release"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine/{id}/release"]["post"]>>;
-    /** Delete a shared library's held entry: `DELETE /v1/libraries/{libraryId}/quarantine/{id}` */
-    deleteSharedQuarantined(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine/{id}"]["delete"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine/{id}"]["delete"]>>;
     /** Subscribe an agent to a shared library: `PUT /v1/agents/{agentId}/subscriptions/{libraryId}` */
     subscribeAgent(init: FetchOptions<paths["/v1/agents/{agentId}/subscriptions/{libraryId}"]["put"]>): Promise<Data<paths["/v1/agents/{agentId}/subscriptions/{libraryId}"]["put"]>>;
     /** End a subscription: `DELETE /v1/agents/{agentId}/subscriptions/{libraryId}` */
@@ -225,5 +219,11 @@ export declare class Operations {
     exportSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/export"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/export"]["get"]>>;
     /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
     importSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/import"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/import"]["post"]>>;
+    /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
+    listSharedLibraryQuarantine(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>>;
+    /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
+    releaseSharedQuarantined(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine/{id}/release"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine/{id}/release"]["post"]>>;
+    /** Delete a shared library's held entry: `DELETE /v1/libraries/{libraryId}/quarantine/{id}` */
+    deleteSharedQuarantined(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine/{id}"]["delete"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine/{id}"]["delete"]>>;
 }
 export {};

@@ -141,17 +141,17 @@ export class Operations {
     listQuarantine(init) {
         return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine", init));
     }
-    /** Get a held entry: `GET /v1/agents/{agentId}/quarantine/{id}` */
-    getQuarantined(init) {
-        return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine/{id}", init));
+    /** Release a held entry: `POST /v1/agents/{agentId}/quarantine/{id}/release` */
+    releaseQuarantined(init) {
+        return unwrap(this.api.POST("/v1/agents/{agentId}/quarantine/{id}/release", init));
     }
     /** Delete a held entry: `DELETE /v1/agents/{agentId}/quarantine/{id}` */
     deleteQuarantined(init) {
         return unwrap(this.api.DELETE("/v1/agents/{agentId}/quarantine/{id}", init));
     }
-    /** Release a held entry: `POST /v1/agents/{agentId}/quarantine/{id}/release` */
-    releaseQuarantined(init) {
-        return unwrap(this.api.POST("/v1/agents/{agentId}/quarantine/{id}/release", init));
+    /** Get a held entry: `GET /v1/agents/{agentId}/quarantine/{id}` */
+    getQuarantined(init) {
+        return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine/{id}", init));
     }
     /** Retrieve lessons and cases: `POST /v1/agents/{agentId}/retrieve` */
     retrieve(init) {
@@ -393,18 +393,6 @@ export class Operations {
     deleteSharedExperience(init) {
         return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/experiences/{id}", init));
     }
-    /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
-    listSharedLibraryQuarantine(init) {
-        return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init));
-    }
-    /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
-    releaseSharedQuarantined(init) {
-        return unwrap(this.api.POST("/v1/libraries/{libraryId}/quarantine/{id}/release", init));
-    }
-    /** Delete a shared library's held entry: `DELETE /v1/libraries/{libraryId}/quarantine/{id}` */
-    deleteSharedQuarantined(init) {
-        return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/quarantine/{id}", init));
-    }
     /** Subscribe an agent to a shared library: `PUT /v1/agents/{agentId}/subscriptions/{libraryId}` */
     subscribeAgent(init) {
         return unwrap(this.api.PUT("/v1/agents/{agentId}/subscriptions/{libraryId}", init));
@@ -444,5 +432,17 @@ export class Operations {
     /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
     importSharedLibrary(init) {
         return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init));
+    }
+    /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
+    listSharedLibraryQuarantine(init) {
+        return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init));
+    }
+    /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
+    releaseSharedQuarantined(init) {
+        return unwrap(this.api.POST("/v1/libraries/{libraryId}/quarantine/{id}/release", init));
+    }
+    /** Delete a shared library's held entry: `DELETE /v1/libraries/{libraryId}/quarantine/{id}` */
+    deleteSharedQuarantined(init) {
+        return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/quarantine/{id}", init));
     }
 }

@@ -179,9 +179,9 @@ export class Operations {
     return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine", init as never));
   }
 
-  /** Get a held entry: `GET /v1/agents/{agentId}/quarantine/{id}` */
-  getQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}"]["get"]>> {
-    return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine/{id}", init as never));
+  /** Release a held entry: `POST /v1/agents/{agentId}/quarantine/{id}/release` */
+  releaseQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}/release"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}/release"]["post"]>> {
+    return unwrap(this.api.POST("/v1/agents/{agentId}/quarantine/{id}/release", init as never));
   }
 
   /** Delete a held entry: `DELETE /v1/agents/{agentId}/quarantine/{id}` */
@@ -189,9 +189,9 @@ export class Operations {
     return unwrap(this.api.DELETE("/v1/agents/{agentId}/quarantine/{id}", init as never));
   }
 
-  /** Release a held entry: `POST /v1/agents/{agentId}/quarantine/{id}/release` */
-  releaseQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}/release"]["post"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}/release"]["post"]>> {
-    return unwrap(this.api.POST("/v1/agents/{agentId}/quarantine/{id}/release", init as never));
+  /** Get a held entry: `GET /v1/agents/{agentId}/quarantine/{id}` */
+  getQuarantined(init: FetchOptions<paths["/v1/agents/{agentId}/quarantine/{id}"]["get"]>): Promise<Data<paths["/v1/agents/{agentId}/quarantine/{id}"]["get"]>> {
+    return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine/{id}", init as never));
   }
 
   /** Retrieve lessons and cases: `POST /v1/agents/{agentId}/retrieve` */
@@ -494,21 +494,6 @@ export class Operations {
     return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/experiences/{id}", init as never));
   }
 
-  /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
-  listSharedLibraryQuarantine(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>> {
-    return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init as never));
-  }
-
-  /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
-  releaseSharedQuarantined(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine/{id}/release"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine/{id}/release"]["post"]>> {
-    return unwrap(this.api.POST("/v1/libraries/{libraryId}/quarantine/{id}/release", init as never));
-  }
-
-  /** Delete a shared library's held entry: `DELETE /v1/libraries/{libraryId}/quarantine/{id}` */
-  deleteSharedQuarantined(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine/{id}"]["delete"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine/{id}"]["delete"]>> {
-    return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/quarantine/{id}", init as never));
-  }
-
   /** Subscribe an agent to a shared library: `PUT /v1/agents/{agentId}/subscriptions/{libraryId}` */
   subscribeAgent(init: FetchOptions<paths["/v1/agents/{agentId}/subscriptions/{libraryId}"]["put"]>): Promise<Data<paths["/v1/agents/{agentId}/subscriptions/{libraryId}"]["put"]>> {
     return unwrap(this.api.PUT("/v1/agents/{agentId}/subscriptions/{libraryId}", init as never));
@@ -557,5 +542,20 @@ export class Operations {
   /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
   importSharedLibrary(init: FetchOptions<paths["/v1/libraries/{libraryId}/import"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/import"]["post"]>> {
     return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init as never));
+  }
+
+  /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
+  listSharedLibraryQuarantine(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine"]["get"]>> {
+    return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init as never));
+  }
+
+  /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
+  releaseSharedQuarantined(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine/{id}/release"]["post"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine/{id}/release"]["post"]>> {
+    return unwrap(this.api.POST("/v1/libraries/{libraryId}/quarantine/{id}/release", init as never));
+  }
+
+  /** Delete a shared library's held entry: `DELETE /v1/libraries/{libraryId}/quarantine/{id}` */
+  deleteSharedQuarantined(init: FetchOptions<paths["/v1/libraries/{libraryId}/quarantine/{id}"]["delete"]>): Promise<Data<paths["/v1/libraries/{libraryId}/quarantine/{id}"]["delete"]>> {
+    return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/quarantine/{id}", init as never));
   }
 }

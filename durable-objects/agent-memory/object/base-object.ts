@@ -74,7 +74,7 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
       (episodeId, jobId) => this.enqueueExtraction(episodeId, jobId),
       libraryPort(this.env, () => this.who().tenantId),
       (libraryId, err) =>
-        createLogger({ agent: this.name }, this.env.LOG_LEVEL).warn(
+        createLogger({ agent: this.name }, variables(this.env).LOG_LEVEL).warn(
           "a shared library did not answer; its lessons are left out of this read",
           {
             libraryId,
@@ -151,7 +151,7 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
       // Tried again at the active cadence (not rethrown: the platform's own retries would spin on a
       // lasting failure), so upkeep neither stops nor hammers what failed.
       this.upkeep.planLater(now + ACTIVE_SWEEP_MS);
-      createLogger({ agent: this.name }, this.env.LOG_LEVEL).error("agent upkeep failed", { err: String(err) });
+      createLogger({ agent: this.name }, variables(this.env).LOG_LEVEL).error("agent upkeep failed", { err: String(err) });
     } finally {
       await this.upkeep.arm();
     }
@@ -234,7 +234,10 @@ export abstract class AgentMemoryBase extends DurableObject<Env> {
     const messages = eventMessages(who.tenantId, full);
     for (let i = 0; i < messages.length; i += 100) {
       await this.env.JOBS.sendBatch(messages.slice(i, i + 100).map((body) => ({ body }))).catch((err: unknown) =>
-        createLogger({ agent: who.agentId }, this.env.LOG_LEVEL).warn("event send failed", { err: String(err), events: full.length }),
+        createLogger({ agent: who.agentId }, variables(this.env).LOG_LEVEL).warn("event send failed", {
+          err: String(err),
+          events: full.length,
+        }),
       );
     }
   }

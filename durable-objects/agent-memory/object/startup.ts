@@ -18,6 +18,7 @@ import { Retrieval } from "../retrieval/retrieval";
 import type { CandidateInfo } from "../../../src/core/ranking/candidates";
 import { PromptAssembly } from "../retrieval/prompt";
 import { Utility } from "../rewards/utility";
+import { rewardedRetrieval } from "../rewards/reward-learning";
 import { ProbationTrials } from "../rewards/probation-trials";
 import { Jobs } from "../episodes/jobs";
 import { Episodes } from "../episodes/episodes";
@@ -57,7 +58,7 @@ export function openStores(
   retrieval.shared = subscriptions;
   retrieval.onSharedFailure = onLibraryFailure;
   const trials = new ProbationTrials(mem, library);
-  const utility = new Utility(mem, library, retrieval, trials);
+  const utility = new Utility(mem, library, rewardedRetrieval(mem, retrieval), trials);
   const jobs = new Jobs(mem);
   const idempotency = new IdempotencyStore(mem);
   return {

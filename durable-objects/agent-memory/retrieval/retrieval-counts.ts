@@ -7,7 +7,7 @@ import type { Subscriptions } from "../sharing/subscriptions";
 export const COUNTER_BATCH_MEMORY_MS = 86_400_000;
 
 /**
- * Applies a batch of token retrievals' use counters from a Worker (src/services/retrieval-counters.ts),
+ * Applies a batch of token retrievals' use counters from a Worker (src/platform/edge/retrieval-counters.ts),
  * once per batch id however often it arrives: `retrieved` grows, `lastUsedAt` never moves back, and
  * the agent's per-day count of token retrievals grows. Ids of memories gone since are skipped. A
  * shared lesson (its sharedRef) counts in the agent's own state of it, never in the library.

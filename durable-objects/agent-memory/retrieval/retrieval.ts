@@ -290,7 +290,7 @@ export class Retrieval implements CandidateSource {
   /**
    * The id a later reward names, attributed to exactly what was shown, under the label it was shown
    * with. A retrieval outside an episode answers a signed token that carries all of that and writes
-   * nothing: its use counters go to the Worker's batch (src/services/retrieval-counters.ts). One
+   * nothing: its use counters go to the Worker's batch (src/platform/edge/retrieval-counters.ts). One
    * that joins an episode is recorded, so the episode's end can credit it, and so is one whose token
    * would be longer than MAX_TOKEN_CHARS. `made.id` is the id it was given before it was
    * assembled (its exploration draws on it); `made.trial`, the lessons on probation it explored.

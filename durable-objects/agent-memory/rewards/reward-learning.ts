@@ -6,6 +6,7 @@ import type { Exploration } from "../../../src/core/probation";
 import type { MemoryContext } from "../storage/context";
 import type { RerankerStore } from "../retrieval/reranker-store";
 import type { UsageCredit, UsageMemory } from "../retrieval/usage-memory";
+import type { Retrieval } from "../retrieval/retrieval";
 
 interface ShownItem {
   id: string;
@@ -136,3 +137,27 @@ export function learnFromReward(
   }
   reranker.learn(examples);
 }
+
+/**
+ * What a reward asks of retrieval: teach its learned channels, move the agent's own Q of a shared
+ * lesson (null without subscriptions, or for a lesson it no longer holds), and drop the caches a
+ * rolled-back reward left ahead of storage. Utility holds this, not retrieval's parts.
+ */
+export interface RewardedRetrieval {
+  learn(retrievals: readonly CreditedRetrieval[], outcome: RewardOutcome): void;
+  rewardShared(
+    t: { libraryId: string; lessonId: string; citeOnly: boolean },
+    how: { r: number; alpha: number; now: number; cited: boolean | null },
+  ): { qBefore: number; q: number } | null;
+  forgetCaches(): void;
+}
+
+/** Retrieval as a reward sees it (built once per object in agent-memory/object/startup.ts). */
+export const rewardedRetrieval = (ctx: MemoryContext, retrieval: Pick<Retrieval, "usage" | "reranker" | "shared">): RewardedRetrieval => ({
+  learn: (retrievals, outcome) => learnFromReward(ctx, retrieval.usage, retrieval.reranker, retrievals, outcome),
+  rewardShared: (t, how) => retrieval.shared?.reward(t, how) ?? null,
+  forgetCaches: () => {
+    retrieval.usage.forgetCache();
+    retrieval.reranker.forgetCache();
+  },
+});

@@ -5,9 +5,8 @@ import { DomainError } from "../../../src/core/errors";
 import type { MemoryContext } from "../storage/context";
 import type { RecordResult } from "../storage/idempotency";
 import type { Library } from "../library/library";
-import { creditedOfClaims, creditedOfRow, learnFromReward, type CreditedRetrieval, type RetrievalRow } from "./reward-learning";
+import { creditedOfClaims, creditedOfRow, type CreditedRetrieval, type RetrievalRow, type RewardedRetrieval } from "./reward-learning";
 import type { RetrievalClaims } from "../../../src/core/retrieval-token";
-import type { Retrieval } from "../retrieval/retrieval";
 import type { ProbationTrials } from "./probation-trials";
 
 const Q_HISTORY_KEEP = 50;
@@ -41,7 +40,7 @@ export class Utility {
   constructor(
     private readonly ctx: MemoryContext,
     private readonly library: Library,
-    private readonly retrieval: Pick<Retrieval, "usage" | "reranker" | "shared">,
+    private readonly retrieval: RewardedRetrieval,
     private readonly trials: ProbationTrials,
   ) {}
 
@@ -172,8 +171,7 @@ export class Utility {
       return this.applyReward(req, { targets, retrievals, teacher, token }, cited, r, alpha, now, record);
     } catch (err) {
       // The transaction rolled back what usage memory wrote; its in-memory centroids must follow.
-      this.retrieval.usage.forgetCache();
-      this.retrieval.reranker.forgetCache();
+      this.retrieval.forgetCaches();
       throw err;
     }
   }
@@ -195,7 +193,7 @@ export class Utility {
         if (t.shared) {
           if (t.citeOnly && !cited?.has(t.id)) continue;
           const citedHere = cited ? cited.has(t.id) : null;
-          const moved = this.retrieval.shared?.reward({ ...t.shared, citeOnly: t.citeOnly }, { r, alpha, now, cited: citedHere });
+          const moved = this.retrieval.rewardShared({ ...t.shared, citeOnly: t.citeOnly }, { r, alpha, now, cited: citedHere });
           if (moved)
             updated.push({
               id: t.shared.lessonId,
@@ -252,7 +250,7 @@ export class Utility {
         updated.push({ id: t.id, kind: t.kind, qBefore: row.q, q, cited: cited !== null });
       }
       this.trials.record(what.retrievals, this.firstTrySuccess(req, r, what.retrievals));
-      learnFromReward(this.ctx, this.retrieval.usage, this.retrieval.reranker, what.retrievals, {
+      this.retrieval.learn(what.retrievals, {
         reward: r,
         updated: new Set(updated.map((u) => (u.libraryId ? sharedRef(u.libraryId, u.id) : u.id))),
         cited: cited !== null,

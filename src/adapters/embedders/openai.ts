@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionTimeoutError } from "openai";
 import { estimateTokens } from "../../core/lexical";
-import { retryDelayMs } from "../../llm/retry";
+import { retryDelayMs } from "../openai-retry";
 import { DEFAULT_SIMILARITY_THRESHOLD, type Embedder, type EmbeddingMeter } from "../embedder";
 import { DimsGuard, EmbedderError, embedInBatches } from "./shared";
 

@@ -8,7 +8,7 @@ import type { Promotion, RunConfig, RunStatus } from "./run-types";
  * The ports of the practice and evaluation Durable Objects: the one way their follow-up work
  * (launching and stopping evaluations, promoting a library, mirroring a row into D1, admitting
  * queued runs, reporting to a run) leaves the object. Declared here, below the objects, and
- * implemented by the services (src/services/follow-up.ts); the Worker's entry hands each object
+ * implemented by the platform (src/platform/objects/follow-up.ts); the Worker's entry hands each object
  * its ports (src/wiring.ts). So a Durable Object never imports a service, yet the work it starts
  * runs through the same code the doors use. Each call is safe to repeat: the object calls it again
  * from its alarm until it has recorded that it is done.

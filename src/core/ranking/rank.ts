@@ -13,7 +13,7 @@ import { findCandidates, learnedOnly, WHEN_WEIGHT, type CandidateInfo, type Cand
  * taught usage memory, the re-ranker) to put the one that matches less above the other. Base
  * relevance is 1 for the best match in every channel and 0 for an item that matches nowhere on
  * its own, so a reward can decide among answers of like quality but never lift an item past the
- * ones that answer the query (issue 39: one reward put an unrelated lesson first).
+ * ones that answer the query (one reward could otherwise put an unrelated lesson first).
  */
 export const LEARNED_MARGIN = 0.25;
 

@@ -32,7 +32,7 @@ const ShareOutput = ExperienceSchema.extend({
   similar: SimilarLessonsSchema,
 });
 
-/** Shared libraries (issue 32): lessons several agents of the tenant draw on, each learning for itself which work. */
+/** Shared libraries: lessons several agents of the tenant draw on, each learning for itself which work. */
 export function registerLibraryTools(server: McpServer, c: ToolContext) {
   server.registerTool(
     "list_libraries",

@@ -40,27 +40,27 @@ function writeSlotsOf(name: string): Semaphore {
 }
 
 /**
- * The agent's Durable Object as use cases call it (src/services/object-stub.ts), with its retry
+ * The agent's Durable Object as use cases call it (object-stub.ts), with its retry
  * classes from its contract and writes bounded per agent (WRITE_SLOTS_PER_AGENT).
  */
 export function resilientMemory(env: Env, tenantId: string, agentId: string): Memory {
   return memoryNamed(env, memoryName(tenantId, agentId));
 }
 
-/** The same by the object's name (`tenant:agent`), for senders that hold only the name (services/retrieval-counters). */
+/** The same by the object's name (`tenant:agent`), for senders that hold only the name (platform/edge/retrieval-counters.ts). */
 export function memoryNamed(env: Env, name: string): Memory {
   return resilientObject<AgentMemory>(AGENT_MEMORY_CONTRACT, () => env.AGENT_MEMORY.getByName(name), {
     outcomes: true,
     around: (retry, call) =>
-      "read" in retry
-        ? call()
-        : writeSlotsOf(name)
+      retry.write
+        ? writeSlotsOf(name)
             .run(call)
             .catch((e: unknown) => {
               if (e instanceof SemaphoreTimeoutError)
                 throw unavailable(`This agent's memory has ${e.limit} writes from this instance in progress; retry after a short pause.`);
               throw e;
-            }),
+            })
+        : call(),
   });
 }
 
@@ -76,7 +76,7 @@ function noteActivity(deps: Pick<Deps, "env" | "waitUntil">, tenantId: string, a
  * The agent's memory for a caller allowed to use it, without asking D1 whether the agent exists:
  * its Durable Object knows, and refuses calls for an unknown or deleted agent with not-found in the
  * same round trip. The hot paths (retrieve, rewards, prompt, episodes) use this. Only use cases
- * (src/services) hold the stub it returns.
+ * (src/platform) hold the stub it returns.
  */
 export function agentMemory(deps: Pick<Deps, "env" | "waitUntil">, caller: Caller, agentId: string, scope: Scope) {
   const key = requireAgentAccess(caller, agentId, scope);

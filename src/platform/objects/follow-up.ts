@@ -5,13 +5,13 @@ import { evaluations } from "../../db/schema";
 import { isEvaluationDone, type EvaluationView } from "../../core/evaluation/types";
 import type { EvaluationOutcome, EvaluationPorts, PracticeRunPorts } from "../../core/practice/ports";
 import { admitQueuedRuns, practiceRunObject, promoteRun, syncRunRow } from "../practice/runs";
-import { launchRunEvaluation } from "../../use-cases/evaluations";
+import { launchRunEvaluation } from "../practice/evaluations";
 import { evaluationObject } from "../practice/evaluation-setup";
-import { emitRunEvents } from "../../use-cases/events";
+import { emitRunEvents } from "../events/delivery";
 
 /**
  * The ports of the practice and evaluation Durable Objects (src/core/practice/ports.ts),
- * implemented with the services the doors use. src/wiring.ts hands them to each object.
+ * implemented with the same platform functions the use cases and the cron use. src/wiring.ts hands them to each object.
  */
 
 export const practiceRunPorts = (env: Env): PracticeRunPorts => ({

@@ -9,7 +9,7 @@ import { agentWithRow, resilientMemory } from "./agent-access";
 import { d1Read } from "./binding-faults";
 
 /**
- * Where a lesson use case works: an agent's library, or a shared library of the tenant (issue 32).
+ * Where a lesson use case works: an agent's library, or a shared library of the tenant.
  * A shared library's lessons live in an AgentMemory object of their own, called as an agent's is,
  * so one use case serves both doors (`/v1/agents/:agentId/…` and `/v1/libraries/:libraryId/…`)
  * with the same screening, versions and quarantine.

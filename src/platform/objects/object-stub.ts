@@ -1,25 +1,20 @@
-import type { Contract, RetryClass, RpcName } from "../../../durable-objects/rpc-contract";
+import type { Contract, Resilient, RetryClass } from "../../../durable-objects/rpc-contract";
 import { unwrap, type Outcome } from "../../core/errors";
 import { doCall, type ObjectFaults } from "./binding-faults";
 
-type Value<R> = Awaited<R> extends Outcome<infer T> ? T : Awaited<R>;
-
-/** An object as services call it: each RPC answers its value, its domain error thrown again as a DomainError. */
-export type Resilient<T> = {
-  [M in RpcName<T>]: T[M] extends (...args: infer A) => infer R ? (...args: A) => Promise<Value<R>> : never;
-};
+export type { Resilient };
 
 /** Whether a call of this class, with this request, may be repeated after a retryable fault. */
 export function repeatable(retry: RetryClass, request: unknown): boolean {
-  if ("read" in retry) return true;
-  if ("keyed" in retry) return typeof (request as Record<string, unknown> | undefined)?.[retry.keyed] === "string";
+  if ("repeatable" in retry) return true;
+  if ("repeatableWith" in retry) return typeof (request as Record<string, unknown> | undefined)?.[retry.repeatableWith] === "string";
   return false;
 }
 
 /**
  * Wraps an object's stub by its contract: each call goes through a fresh stub (so a repeated call
  * never reuses one a failure may have broken), with the documented faults handled and repeated
- * only as the method's retry class allows (services/binding-faults). `outcomes`: the object
+ * only as the method's retry class allows (binding-faults.ts). `outcomes`: the object
  * answers Outcome values, unwrapped here (an object whose answers are plain values says false).
  * `faults` names the object in the errors a fault becomes. `around` runs each call, given its
  * class (a write slot).

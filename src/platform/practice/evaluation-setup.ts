@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Env } from "../../env";
 import { db } from "../../db/client";
 import { evaluations } from "../../db/schema";
-import { datasetSplit } from "../../use-cases/datasets";
+import { datasetSplit } from "../records/dataset-tasks";
 import { sha256Hex } from "../../core/api-key";
 import type { EvaluationConfig, EvaluationCreate, LibraryRef } from "../../core/evaluation/types";
 import { isGroupVerifier } from "../../core/verifiers";
@@ -23,7 +23,7 @@ import { variables } from "../../config";
  * in ./evaluation.ts put these together.
  */
 
-/** The evaluation's Durable Object as services call it, by its contract (durable-objects/evaluation/contract.ts). */
+/** The evaluation's Durable Object as the platform calls it, by its contract (durable-objects/evaluation/contract.ts). */
 export const evaluationObject = (env: Env, evaluationId: string) =>
   resilientObject<Evaluation>(EVALUATION_CONTRACT, () => env.EVALUATION.getByName(evaluationId), {
     outcomes: false,

@@ -3,10 +3,10 @@ import { and, asc, count, eq, inArray } from "drizzle-orm";
 import type { Env } from "../../env";
 import { db } from "../../db/client";
 import { datasetTasks, practiceRuns } from "../../db/schema";
-import { datasetSplit, splitTasks } from "../../use-cases/datasets";
+import { datasetSplit, splitTasks } from "../records/dataset-tasks";
 import { carveValidation } from "../../core/practice/split";
 import type { Split } from "../../core/practice/dataset-types";
-import { tenantWebhookSecret } from "../../use-cases/tenants";
+import { tenantWebhookSecret } from "../records/tenant-secrets";
 import { sha256Hex } from "../../core/api-key";
 import {
   RunEvaluateSchema,
@@ -34,7 +34,7 @@ import { variables } from "../../config";
 import { libraryMemoryId } from "../../core/shared-lessons";
 import { libraryRow } from "../objects/lesson-target";
 
-/** The run's Durable Object as services call it, by its contract (durable-objects/practice-run/contract.ts). */
+/** The run's Durable Object as the platform calls it, by its contract (durable-objects/practice-run/contract.ts). */
 export const practiceRunObject = (env: Env, runId: string) =>
   resilientObject<PracticeRun>(PRACTICE_RUN_CONTRACT, () => env.PRACTICE_RUN.getByName(runId), {
     outcomes: false,
@@ -42,9 +42,7 @@ export const practiceRunObject = (env: Env, runId: string) =>
   });
 
 /** Webhook URLs may be plain http and loopback only in local development and tests. */
-export const webhookUrlMode = (env: Env): WebhookUrlMode => webhookUrlModeOf(env.PRAXIS_ENV);
-
-export { tenantWebhookSecret } from "../../use-cases/tenants";
+export const webhookUrlMode = (env: Env): WebhookUrlMode => webhookUrlModeOf(variables(env).PRAXIS_ENV);
 
 /** Tasks go to the run's Durable Object in pieces that stay well under the RPC message limit. */
 const TASK_CHUNK = 500;

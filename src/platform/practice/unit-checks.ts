@@ -4,7 +4,8 @@ import { defaultVerifier, needsGroundTruth, type VerifierConfig } from "../../co
 import { checkWebhookUrl } from "../../core/webhook-url";
 import { unprocessable } from "../../core/errors";
 import { llmConfigured, LlmNotConfiguredError } from "../../llm";
-import { tenantWebhookSecret, webhookUrlMode } from "./runs";
+import { webhookUrlMode } from "./runs";
+import { tenantWebhookSecret } from "../records/tenant-secrets";
 
 /**
  * Checks shared by everything that fans policy and verifier units out on the queue, so that a

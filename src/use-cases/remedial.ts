@@ -1,17 +1,17 @@
 import { and, eq, lte } from "drizzle-orm";
-import type { Env } from "../../env";
-import { db } from "../../db/client";
-import { remedialClaims } from "../../db/schema";
-import { sha256Hex } from "../../core/api-key";
-import { remedialTasks, remedialVerdict } from "../../core/practice/remedial";
-import { RunCreateSchema } from "../../core/practice/run-types";
-import { VerifierSchema } from "../../core/verifiers/schema";
-import { LlmLedger } from "../../llm/ledger";
-import { llmConfigured } from "../../llm";
-import { DomainError } from "../../core/errors";
-import { resilientMemory } from "../objects/agent-access";
-import { replaceDataset } from "../../use-cases/datasets";
-import { admitQueuedRuns, createRun, keyedRunId } from "./runs";
+import type { Env } from "../env";
+import { db } from "../db/client";
+import { remedialClaims } from "../db/schema";
+import { sha256Hex } from "../core/api-key";
+import { remedialTasks, remedialVerdict } from "../core/practice/remedial";
+import { RunCreateSchema } from "../core/practice/run-types";
+import { VerifierSchema } from "../core/verifiers/schema";
+import { LlmLedger } from "../llm/ledger";
+import { llmConfigured } from "../llm";
+import { DomainError } from "../core/errors";
+import { resilientMemory } from "../platform/objects/agent-access";
+import { replaceDataset } from "./datasets";
+import { admitQueuedRuns, createRun, keyedRunId } from "../platform/practice/runs";
 
 const HOUR = 3_600_000;
 /**

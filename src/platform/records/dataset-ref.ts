@@ -1,8 +1,8 @@
 import { and, eq, or } from "drizzle-orm";
-import type { Env } from "../env";
-import { datasets } from "../db/schema";
-import { db } from "../db/client";
-import { notFound, unprocessable } from "../core/errors";
+import type { Env } from "../../env";
+import { datasets } from "../../db/schema";
+import { db } from "../../db/client";
+import { notFound, unprocessable } from "../../core/errors";
 
 /** Enough rows to tell an id from a name and to list a few datasets that share a name. */
 const MATCHES_READ = 6;
