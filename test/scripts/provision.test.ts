@@ -125,8 +125,8 @@ describe("npm run provision", () => {
   });
 });
 
-it("the README's Vectorize index has the size of the production embedder's vectors", () => {
-  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+it("docs/deployment.md's Vectorize index has the size of the production embedder's vectors", () => {
+  const readme = readFileSync(path.join(ROOT, "docs", "deployment.md"), "utf8");
   const sizes = [...readme.matchAll(/vectorize create praxis-memories --dimensions (\d+)/g)].map((m) => Number(m[1]));
   expect(sizes.length).toBeGreaterThan(0);
   expect(new Set(sizes)).toEqual(new Set([configuredDimensions(deployment.vars)]));

@@ -905,17 +905,17 @@ ${value}`, dataLines++;
     listQuarantine(init) {
       return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine", init));
     }
-    /** Get a held entry: `GET /v1/agents/{agentId}/quarantine/{id}` */
-    getQuarantined(init) {
-      return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine/{id}", init));
+    /** Release a held entry: `POST /v1/agents/{agentId}/quarantine/{id}/release` */
+    releaseQuarantined(init) {
+      return unwrap(this.api.POST("/v1/agents/{agentId}/quarantine/{id}/release", init));
     }
     /** Delete a held entry: `DELETE /v1/agents/{agentId}/quarantine/{id}` */
     deleteQuarantined(init) {
       return unwrap(this.api.DELETE("/v1/agents/{agentId}/quarantine/{id}", init));
     }
-    /** Release a held entry: `POST /v1/agents/{agentId}/quarantine/{id}/release` */
-    releaseQuarantined(init) {
-      return unwrap(this.api.POST("/v1/agents/{agentId}/quarantine/{id}/release", init));
+    /** Get a held entry: `GET /v1/agents/{agentId}/quarantine/{id}` */
+    getQuarantined(init) {
+      return unwrap(this.api.GET("/v1/agents/{agentId}/quarantine/{id}", init));
     }
     /** Retrieve lessons and cases: `POST /v1/agents/{agentId}/retrieve` */
     retrieve(init) {
@@ -1157,18 +1157,6 @@ ${value}`, dataLines++;
     deleteSharedExperience(init) {
       return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/experiences/{id}", init));
     }
-    /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
-    listSharedLibraryQuarantine(init) {
-      return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init));
-    }
-    /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
-    releaseSharedQuarantined(init) {
-      return unwrap(this.api.POST("/v1/libraries/{libraryId}/quarantine/{id}/release", init));
-    }
-    /** Delete a shared library's held entry: `DELETE /v1/libraries/{libraryId}/quarantine/{id}` */
-    deleteSharedQuarantined(init) {
-      return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/quarantine/{id}", init));
-    }
     /** Subscribe an agent to a shared library: `PUT /v1/agents/{agentId}/subscriptions/{libraryId}` */
     subscribeAgent(init) {
       return unwrap(this.api.PUT("/v1/agents/{agentId}/subscriptions/{libraryId}", init));
@@ -1208,6 +1196,18 @@ ${value}`, dataLines++;
     /** Import into a shared library: `POST /v1/libraries/{libraryId}/import` */
     importSharedLibrary(init) {
       return unwrap(this.api.POST("/v1/libraries/{libraryId}/import", init));
+    }
+    /** List a shared library's held entries: `GET /v1/libraries/{libraryId}/quarantine` */
+    listSharedLibraryQuarantine(init) {
+      return unwrap(this.api.GET("/v1/libraries/{libraryId}/quarantine", init));
+    }
+    /** Release a shared library's held entry: `POST /v1/libraries/{libraryId}/quarantine/{id}/release` */
+    releaseSharedQuarantined(init) {
+      return unwrap(this.api.POST("/v1/libraries/{libraryId}/quarantine/{id}/release", init));
+    }
+    /** Delete a shared library's held entry: `DELETE /v1/libraries/{libraryId}/quarantine/{id}` */
+    deleteSharedQuarantined(init) {
+      return unwrap(this.api.DELETE("/v1/libraries/{libraryId}/quarantine/{id}", init));
     }
   };
 
@@ -1290,11 +1290,74 @@ ${value}`, dataLines++;
     };
   }
 
+  // client/src/session.ts
+  var LIBRARY_VERSION_HEADER = "x-praxis-library-version";
+  var MIN_VERSION_HEADER = "x-praxis-min-version";
+  var AGENT_PATH = "/v1/agents/{agentId}";
+  var EDGE_READS = /* @__PURE__ */ new Set(["POST /v1/agents/{agentId}/retrieve", "GET /v1/agents/{agentId}/prompt"]);
+  var LibraryVersions = class {
+    latest = /* @__PURE__ */ new Map();
+    get(agentId2) {
+      return this.latest.get(agentId2);
+    }
+    note(agentId2, version) {
+      if (version <= (this.latest.get(agentId2) ?? -1)) return;
+      this.latest.delete(agentId2);
+      this.latest.set(agentId2, version);
+    }
+    forget(agentId2) {
+      this.latest.delete(agentId2);
+    }
+    /** Every agent's version, the one written longest ago first. */
+    entries() {
+      return [...this.latest];
+    }
+  };
+  function agentOf(schemaPath, url) {
+    if (schemaPath !== AGENT_PATH && !schemaPath.startsWith(`${AGENT_PATH}/`)) return null;
+    const segment = new URL(url).pathname.split("/")[3];
+    return segment ? decodeURIComponent(segment) : null;
+  }
+  function readYourWritesMiddleware(versions) {
+    return {
+      onRequest({ request, schemaPath }) {
+        const agentId2 = agentOf(schemaPath, request.url);
+        if (!agentId2 || request.headers.has(MIN_VERSION_HEADER) || !EDGE_READS.has(`${request.method} ${schemaPath}`)) return void 0;
+        const version = versions.get(agentId2);
+        if (version === void 0) return void 0;
+        const headers = new Headers(request.headers);
+        headers.set(MIN_VERSION_HEADER, String(version));
+        return new Request(request, { headers });
+      },
+      async onResponse({ request, response, schemaPath }) {
+        const agentId2 = agentOf(schemaPath, request.url);
+        if (!agentId2) return void 0;
+        if (response.ok && request.method === "DELETE" && schemaPath === AGENT_PATH) versions.forget(agentId2);
+        const made = Number(response.headers.get(LIBRARY_VERSION_HEADER) ?? Number.NaN);
+        if (response.ok && Number.isInteger(made)) versions.note(agentId2, made);
+        const asked = request.headers.get(MIN_VERSION_HEADER);
+        if (response.status === 409 && asked !== null && await unreached(response) === Number(asked)) versions.forget(agentId2);
+        return void 0;
+      }
+    };
+  }
+  async function unreached(response) {
+    try {
+      const body2 = await response.clone().json();
+      const ok = typeof body2.type === "string" && body2.type.endsWith("/version-not-reached") && typeof body2.minVersion === "number";
+      return ok ? body2.minVersion : void 0;
+    } catch {
+      return void 0;
+    }
+  }
+
   // client/src/index.ts
   var Praxis = class {
     api;
     /** Every operation as a method named by its operationId: `praxis.ops.retrieve({ params, body })`. */
     ops;
+    /** The latest library version this client wrote for each agent (what its reads ask for). */
+    versions = new LibraryVersions();
     constructor(options) {
       const base = options.fetch ?? ((request) => fetch(request));
       this.api = createClient({
@@ -1303,6 +1366,7 @@ ${value}`, dataLines++;
         headers: { authorization: `Bearer ${options.apiKey}` }
       });
       this.api.use(idempotencyMiddleware);
+      if (options.readYourWrites !== false) this.api.use(readYourWritesMiddleware(this.versions));
       this.ops = new Operations(this.api);
     }
     agent(agentId2) {
