@@ -6,6 +6,7 @@ import { ByteLru } from "../core/byte-lru";
 import { TtlLru } from "../core/ttl-lru";
 import { DomainError, unauthorized, versionNotReached } from "../core/errors";
 import { decodeSnapshot, SNAPSHOT_FORMAT } from "../core/ranking/snapshot";
+import { deltaBytes } from "../core/ranking/snapshot-delta";
 import { lexicallyServable, SnapshotReader, type SubscribedReader } from "../core/ranking/snapshot-source";
 import { libraryMemoryId } from "../core/shared-lessons";
 import { retrievedItems } from "../core/ranking/rank";
@@ -200,7 +201,7 @@ async function revalidate(
   const cache = cacheOf(settings);
   // An entry taken from the location's cache joins the isolate's once the object confirms it.
   const keep = (held: Held) => {
-    if (cache.get(name) !== held && held.reader) cache.set(name, held, footprint(held.bytes, held.reader));
+    if (held.reader) cache.set(name, held, footprint(held.bytes, held.reader));
     return held;
   };
   if (answer.kind === "current" && entry) {
@@ -208,9 +209,13 @@ async function revalidate(
     entry.libraryVersion = answer.libraryVersion;
     return keep(entry);
   }
-  if (answer.kind === "delta" && entry?.reader) {
+  if (answer.kind === "delta" && entry?.reader && (!answer.content || answer.content.model === entry.reader.snapshot.model)) {
+    if (answer.content) {
+      entry.reader.applyContent(answer.content);
+      entry.bytes += deltaBytes(answer.content);
+    }
     entry.reader.apply(answer.delta);
-    entry.version = { ...entry.version!, learnSeq: answer.delta.learnSeq };
+    entry.version = { ...entry.version!, contentVersion: entry.reader.snapshot.contentVersion, learnSeq: answer.delta.learnSeq };
     entry.libraryVersion = answer.delta.libraryVersion;
     entry.validatedAt = asked;
     return keep(entry);
@@ -223,16 +228,17 @@ async function revalidate(
       learnSeq: reader.snapshot.learnSeq,
     };
     deps.waitUntil(toLocationCache(name, answer.bytes, built).catch(() => undefined));
+    if (answer.content) reader.applyContent(answer.content);
     if (answer.delta) reader.apply(answer.delta);
     const next: Held = {
       reader,
       refusal: null,
-      version: { ...built, learnSeq: reader.learnSeq },
+      version: { ...built, contentVersion: reader.snapshot.contentVersion, learnSeq: reader.learnSeq },
       libraryVersion: reader.snapshot.libraryVersion,
       validatedAt: asked,
       revalidating: null,
       keys: new Set(),
-      bytes: answer.bytes.length,
+      bytes: answer.bytes.length + (answer.content ? deltaBytes(answer.content) : 0),
     };
     return keep(next);
   }

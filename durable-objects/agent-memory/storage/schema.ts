@@ -1,3 +1,5 @@
+import { READ_DELTAS_STEP } from "./schema-read-deltas";
+
 /** AgentMemory storage schema, one entry per version; never edit a released step, append a new one. */
 export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
@@ -567,4 +569,5 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
       trial_verdict = NULL, trial_reason = NULL, trial_at = NULL WHERE id = NEW.id;
   END;
   `,
+  READ_DELTAS_STEP,
 ];
