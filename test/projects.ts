@@ -40,6 +40,7 @@ export const SHARED_TESTS = [
   "test/edge/round-trips.test.ts",
   "test/edge/shared-libraries.test.ts",
   "test/edge/shared-lookups.test.ts",
+  "test/edge/snapshot-deltas.test.ts",
   "test/edge/write-slots.test.ts",
   "test/evaluation/cap.test.ts",
   "test/evaluation/evaluation.test.ts",

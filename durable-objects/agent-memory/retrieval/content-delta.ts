@@ -97,7 +97,10 @@ function lexicalDelta(
   current: readonly { row: number; text: string }[],
   replaced: readonly string[],
 ): LexicalDelta {
-  const now = tokenized(sql, current.map((c) => c.text));
+  const now = tokenized(
+    sql,
+    current.map((c) => c.text),
+  );
   const touched = new Set<string>();
   for (const t of [...now, ...tokenized(sql, replaced)]) for (const term of t.terms.keys()) touched.add(term);
   const docs: [string, number][] = [...touched].map((term) => [
@@ -153,7 +156,10 @@ export function contentDelta(
   );
   const caseTasks = new Map(
     sql
-      .exec<{ id: string; task: string }>("SELECT id, task FROM cases WHERE id IN (SELECT value FROM json_each(?))", JSON.stringify(changed))
+      .exec<{ id: string; task: string }>(
+        "SELECT id, task FROM cases WHERE id IN (SELECT value FROM json_each(?))",
+        JSON.stringify(changed),
+      )
       .toArray()
       .map((r) => [r.id, r.task] as const),
   );

@@ -222,7 +222,9 @@ export class ReadModel {
     );
     const base = this.built;
     if (base && !this.building) {
-      const sinceBase = sql.exec<{ n: number }>("SELECT count(*) AS n FROM read_content_changes WHERE seq > ?", base.contentVersion).one().n;
+      const sinceBase = sql
+        .exec<{ n: number }>("SELECT count(*) AS n FROM read_content_changes WHERE seq > ?", base.contentVersion)
+        .one().n;
       if (sinceBase > Math.max(COMPACT_ITEMS, COMPACT_SHARE * items)) void this.compact(base.contentVersion).catch(() => undefined);
     }
     return delta;

@@ -18,7 +18,8 @@ const replaced = (fts: string, body: string, when = "1") => `
     INSERT INTO read_replaced_texts (seq, fts, body) SELECT (SELECT value FROM counters WHERE name = 'read_model'), '${fts}', ${body} WHERE ${when};`;
 
 const LESSON_TEXT = "OLD.text || char(10) || coalesce(OLD.pattern, '') || char(10) || OLD.keywords";
-const LESSON_FTS_CHANGED = "OLD.seq IS NOT NEW.seq OR OLD.text IS NOT NEW.text OR OLD.pattern IS NOT NEW.pattern OR OLD.keywords IS NOT NEW.keywords";
+const LESSON_FTS_CHANGED =
+  "OLD.seq IS NOT NEW.seq OR OLD.text IS NOT NEW.text OR OLD.pattern IS NOT NEW.pattern OR OLD.keywords IS NOT NEW.keywords";
 
 export const READ_DELTAS_STEP = `
   CREATE TABLE read_content_changes (item_id TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
