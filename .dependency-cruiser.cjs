@@ -81,9 +81,9 @@ module.exports = {
     },
     {
       name: "stubs-stay-in-services",
-      comment: "Durable Object stubs and the resilient wrapper that reads each object's contract are held by services only; others call service functions.",
+      comment: "Durable Object stubs and the resilient wrapper that reads each object's contract are held by services and the platform only; others call service functions.",
       severity: "error",
-      from: { pathNot: SERVICES },
+      from: { pathNot: [SERVICES, "^src/platform/"] },
       to: { path: "^src/services/(agent-memory|agent-access|object-stub)\\.ts$" },
     },
     {

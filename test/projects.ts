@@ -37,6 +37,7 @@ export const SHARED_TESTS = [
   "test/edge/edge-reads.test.ts",
   "test/edge/faults.test.ts",
   "test/edge/key-revocation.test.ts",
+  "test/edge/read-pipeline.test.ts",
   "test/edge/round-trips.test.ts",
   "test/edge/shared-libraries.test.ts",
   "test/edge/shared-lookups.test.ts",

@@ -35,6 +35,7 @@ export const AGENT_MEMORY_CONTRACT = {
   prompt: { read: true },
   reward: { keyed: "idempotencyKey" },
   readModel: { read: true },
+  recordRetrieval: { once: true },
   applyRetrievalCounts: { keyed: "id" },
   getRetriever: { read: true },
   resetRetriever: { once: true },

@@ -12,7 +12,7 @@ import { cancelAgentEvaluations } from "./evaluation";
 import { agentRow, agentWithRow, resilientMemory } from "./agent-access";
 import { agentPage, presentAgent } from "./agent-directory";
 import { recordAudit } from "./audit";
-import { forgetDeleted } from "./edge-reads";
+import { forgetDeleted } from "../platform/edge/read-pipeline";
 
 /** A verified session-end delivery becomes an episode of its agent; the agent's object refuses an unknown one. */
 export async function ingestSession(env: Env, session: SessionEnd) {

@@ -13,7 +13,7 @@ import { reviewedBeforeWrite } from "./screening";
 import { libraryTarget, requireLibraryAccess } from "./lesson-target";
 import { addLesson } from "./lessons";
 import { recordAudit } from "./audit";
-import { forgetDeleted } from "./edge-reads";
+import { forgetDeleted } from "../platform/edge/read-pipeline";
 
 /**
  * Shared libraries (issue 32). A library is a tenant resource: its name in D1, its lessons in an

@@ -9,7 +9,7 @@ import { rankFrom, type RankingRequest } from "../../src/core/ranking/rank";
 import type { MemoryKind } from "../../src/core/memory-types";
 import int8Scan from "../../src/adapters/vector-indexes/int8-scan.wasm";
 import { memoryName } from "../../src/services/agent-memory";
-import { forgetReadModels } from "../../src/services/edge-reads";
+import { forgetReadModels } from "../../src/platform/edge/read-pipeline";
 import { agentFixture } from "../memory/setup";
 import { probedWorker } from "./probe";
 

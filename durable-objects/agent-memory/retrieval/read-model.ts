@@ -108,7 +108,7 @@ const counter = (sql: SqlStorage, name: string) =>
   sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = ?", name).toArray()[0]?.value ?? 0;
 
 /**
- * The agent's read model as Workers serve reads from it (src/services/edge-reads.ts): a base
+ * The agent's read model as Workers serve reads from it (src/platform/edge/): a base
  * snapshot, built on the first ask and again in the background once many items changed since it,
  * then deltas: of content from the change log (content-delta.ts), and of what rewards and uses
  * changed. Building reads what retrieval reads, from the same sources: the local index's codes, the
