@@ -5,7 +5,7 @@
  * in work proportional to the change; a Worker applies it to the snapshot it holds
  * (SnapshotReader.applyContent) and then ranks exactly as from a snapshot built at the new version.
  */
-import type { Bm25Table } from "./bm25";
+import { type Bm25Table, PostingArray } from "./bm25";
 import type { MemoryKind } from "../memory-types";
 import type { Subscription } from "../shared-lessons";
 import type { CodeEntry, CodeRows, LexicalTable, RetrievalConfig, SigningSecret, SnapshotCase, SnapshotLesson } from "./snapshot";
@@ -47,29 +47,41 @@ export interface ContentDelta {
   lexical: { experience: LexicalDelta; case: LexicalDelta; when: LexicalDelta };
 }
 
-/** Applies one table's delta: `dropped` are the rowids the changed items had in the Worker's version. */
+/**
+ * Applies one table's delta: `dropped` are the rowids the changed items had in the Worker's
+ * version. Each touched term's posting list is built again once, whatever the number of rows.
+ */
 export function applyLexical(table: Bm25Table | LexicalTable, delta: LexicalDelta, dropped: readonly number[]): void {
   table.rows = delta.rows;
   table.tokens = delta.tokens;
   if (delta.contentRows !== null && "contentRows" in table) table.contentRows = delta.contentRows;
-  for (const row of dropped) {
-    table.lengths.delete(row);
-    for (const [term] of delta.docs) {
-      const p = table.postings.get(term);
-      if (p?.delete(row) && !p.size) table.postings.delete(term);
-    }
-  }
-  for (const [term, n] of delta.docs) {
-    if (n > 0) table.docs.set(term, n);
-    else table.docs.delete(term);
-  }
+  for (const row of dropped) table.lengths.delete(row);
+  const added = new Map<string, [number, number][]>();
   for (const [row, length, terms] of delta.add) {
     table.lengths.set(row, length);
     for (const [term, tf] of terms) {
-      let p = table.postings.get(term);
-      if (!p) table.postings.set(term, (p = new Map()));
-      p.set(row, tf);
+      let rows = added.get(term);
+      if (!rows) added.set(term, (rows = []));
+      rows.push([row, tf]);
     }
+  }
+  const drop = new Set([...dropped, ...delta.add.map(([row]) => row)]);
+  for (const [term, n] of delta.docs) {
+    if (n > 0) table.docs.set(term, n);
+    else table.docs.delete(term);
+    const before = table.postings.get(term);
+    const add = added.get(term) ?? [];
+    const after =
+      before instanceof PostingArray
+        ? before.without(drop, add)
+        : PostingArray.of(
+            [...(before ?? [])]
+              .filter(([row]) => !drop.has(row))
+              .concat(add)
+              .sort((a, b) => a[0] - b[0]),
+          );
+    if (after.size) table.postings.set(term, after);
+    else table.postings.delete(term);
   }
 }
 
