@@ -318,8 +318,20 @@ export function encodeSnapshot(s: ReadModelSnapshot): Uint8Array {
   return concat([head, json, ...blobs]);
 }
 
-/** Reads what encodeSnapshot wrote; throws on a snapshot of another format. */
+/**
+ * Reads what encodeSnapshot wrote; throws on a snapshot of another format. Equal tag lists and
+ * metadata are one object (never changed in place: a delta replaces an item whole), so a library
+ * whose items share a few of them holds each once.
+ */
 export function decodeSnapshot(bytes: Uint8Array): ReadModelSnapshot {
+  const seen = new Map<string, unknown>();
+  const shared = <T>(value: T): T => {
+    const key = JSON.stringify(value);
+    const known = seen.get(key) as T | undefined;
+    if (known !== undefined) return known;
+    seen.set(key, value);
+    return value;
+  };
   const jsonLength = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
   const h = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + jsonLength)));
   if (h.format !== SNAPSHOT_FORMAT) throw new Error(`snapshot format ${String(h.format)} is not ${SNAPSHOT_FORMAT}`);
@@ -352,8 +364,8 @@ export function decodeSnapshot(bytes: Uint8Array): ReadModelSnapshot {
         label,
         text,
         q,
-        tags,
-        metadata,
+        tags: shared(tags),
+        metadata: shared(metadata),
         domain,
         createdAt,
         lastUsedAt,
@@ -367,8 +379,8 @@ export function decodeSnapshot(bytes: Uint8Array): ReadModelSnapshot {
       seq,
       text,
       q,
-      tags,
-      metadata,
+      tags: shared(tags),
+      metadata: shared(metadata),
       createdAt,
       lastUsedAt,
       uses,
