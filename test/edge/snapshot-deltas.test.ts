@@ -1,4 +1,4 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import type { ReadModelAnswer, ReadModelVersion } from "../../durable-objects/agent-memory/retrieval/read-model";
@@ -206,6 +206,42 @@ describe("incremental snapshots", () => {
     expect(caughtUp.kind).toBe("snapshot");
     await expectParity(stub, applied(behind, caughtUp));
   }, 180_000);
+});
+
+describe("the change log's bound", () => {
+  it("the upkeep drops a long log of an agent no Worker asked about; a Worker holding an older version then converges on a snapshot", async () => {
+    const f = await agentFixture();
+    const ids = await seed(30, 7, f.api);
+    const stub = stubOf(f.t.tenantId, f.agentId);
+    const ask = (have: ReadModelVersion | null) =>
+      runInDurableObject(stub, (obj) => (obj as any).rooms.readModel.answer(have, BIG) as Promise<ReadModelAnswer>);
+    const held = applied(null, await ask(null));
+    for (const id of ids.slice(0, 3)) expect((await f.api("DELETE", `/experiences/${id}`)).status).toBe(200);
+    // A restarted object holds no base: nothing a Worker needs is kept for it.
+    await evictDurableObject(stub);
+    const trimmed = await runInDurableObject(stub, async (obj, state) => {
+      const model = (obj as any).rooms.readModel;
+      const sql = state.storage.sql;
+      const kept = () => model.trimLog() as boolean;
+      const short = kept();
+      // As if many edits since: replaced texts past the bound.
+      sql.exec(
+        "INSERT INTO read_replaced_texts (seq, fts, body) SELECT (SELECT value FROM counters WHERE name = 'read_model'), 'experience', 'an old text' FROM json_each(?)",
+        JSON.stringify(Array.from({ length: 1100 }, (_, i) => i)),
+      );
+      const long = kept();
+      const left = sql
+        .exec<{ n: number }>("SELECT (SELECT count(*) FROM read_content_changes) + (SELECT count(*) FROM read_replaced_texts) AS n")
+        .one().n;
+      return { short, long, left };
+    });
+    expect(trimmed).toEqual({ short: false, long: true, left: 0 });
+    const caughtUp = await ask(versionOf(held));
+    expect(caughtUp.kind).toBe("snapshot");
+    const reader = applied(held, caughtUp);
+    for (const id of ids.slice(0, 3)) expect(reader.snapshot.lessons.map((l) => l.id)).not.toContain(id);
+    await expectParity(stub, reader);
+  });
 });
 
 describe("write, then read your write at the edge", () => {

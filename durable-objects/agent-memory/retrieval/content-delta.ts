@@ -6,6 +6,7 @@ import type { ContentDelta, LexicalDelta } from "../../../src/core/ranking/snaps
 import { parseJson, type MemoryContext } from "../storage/context";
 import type { CaseRow } from "../storage/rows";
 import { caseText } from "./retrieval";
+import { ftsAverages } from "./fts-statistics";
 
 type LessonRow = {
   id: string;
@@ -66,9 +67,6 @@ export function activeCases(sql: SqlStorage, ids?: readonly string[]): SnapshotC
     }));
 }
 
-/** FTS5's row count and token total of one table, from its averages record (see ftsStatistics). */
-export type Averages = (fts: string) => { rows: number; tokens: number };
-
 /**
  * Each text's FTS5 tokens, as the FTS tables (same tokenizer) index it: its term frequencies and
  * length. The texts pass through a scratch table, emptied again before this returns.
@@ -92,7 +90,6 @@ function tokenized(sql: SqlStorage, texts: readonly string[]): { length: number;
 function lexicalDelta(
   sql: SqlStorage,
   fts: string,
-  averages: Averages,
   contentRows: number | null,
   current: readonly { row: number; text: string }[],
   replaced: readonly string[],
@@ -108,7 +105,7 @@ function lexicalDelta(
     sql.exec<{ doc: number }>(`SELECT doc FROM ${fts}_terms WHERE term = ?`, term).toArray()[0]?.doc ?? 0,
   ]);
   return {
-    ...averages(fts),
+    ...ftsAverages(sql, fts),
     contentRows,
     docs,
     add: current.map((c, i) => [c.row, now[i]!.length, [...now[i]!.terms]]),
@@ -126,7 +123,6 @@ export function contentDelta(
   maxItems: number,
   head: Omit<ContentDelta, "removed" | "lessons" | "cases" | "vectors" | "whens" | "unembedded" | "lexical">,
   parts: {
-    averages: Averages;
     whenCodes: (ids: readonly string[]) => { id: string; code: Uint8Array }[];
     unembedded: (kind: MemoryKind) => { id: string; text: string }[];
   },
@@ -170,7 +166,6 @@ export function contentDelta(
     experience: lexicalDelta(
       sql,
       "experiences_fts",
-      parts.averages,
       count("experiences"),
       lessons.map((l) => ({ row: l.seq, text: lessonTexts.get(l.id)!.body })),
       [...replaced("experience"), ...allLessonTexts.filter((l) => !active.has(l.id)).map((l) => l.body)],
@@ -178,7 +173,6 @@ export function contentDelta(
     case: lexicalDelta(
       sql,
       "cases_fts",
-      parts.averages,
       count("cases"),
       cases.map((c) => ({ row: c.seq, text: caseTasks.get(c.id)! })),
       [...replaced("case"), ...[...caseTasks].filter(([id]) => !active.has(id)).map(([, task]) => task)],
@@ -186,7 +180,6 @@ export function contentDelta(
     when: lexicalDelta(
       sql,
       "when_fts",
-      parts.averages,
       null,
       lessons.flatMap((l) => {
         const when = lessonTexts.get(l.id)!.when_text;

@@ -1,7 +1,6 @@
 import { centroidFactor, type LearnedPhrase } from "../../../src/core/usage-memory";
 import type { MemoryKind } from "../../../src/core/memory-types";
 import { PROBATION } from "../../../src/core/probation";
-import type { Bm25Table } from "../../../src/core/ranking/bm25";
 import type { ContentDelta } from "../../../src/core/ranking/snapshot-delta";
 import {
   encodeSnapshot,
@@ -14,6 +13,7 @@ import {
 import type { MemoryContext } from "../storage/context";
 import type { Retrieval } from "./retrieval";
 import { activeCases, activeLessons, contentDelta } from "./content-delta";
+import { ftsAverages, ftsStatistics } from "./fts-statistics";
 import { parseSharedRef, sharedRef, type Subscription } from "../../../src/core/shared-lessons";
 
 /** Which snapshot a Worker holds: nothing changes for it while all three stay. */
@@ -50,58 +50,15 @@ const DELTA_MAX_SHARE = 0.25;
 /** Past this many items changed since the base (or this share of the library), a new base is built in the background. */
 const COMPACT_ITEMS = 256;
 const COMPACT_SHARE = 0.02;
+/** Rows of change log the upkeep lets stand without a compaction (see trimLog). */
+const LOG_KEEP = 4 * COMPACT_ITEMS;
 
-/** An FTS5 varint (SQLite's): big-endian 7-bit groups, the ninth byte whole. */
-function varints(bytes: Uint8Array): number[] {
-  const out: number[] = [];
-  let i = 0;
-  while (i < bytes.length) {
-    let v = 0;
-    for (let n = 0; ; n++) {
-      const b = bytes[i++]!;
-      if (n === 8) {
-        v = v * 256 + b;
-        break;
-      }
-      v = v * 128 + (b & 0x7f);
-      if (b < 0x80) break;
-    }
-    out.push(v);
-  }
-  return out;
-}
-
-/**
- * FTS5's statistics of one table as bm25() reads them: the row count and token total from its
- * averages record, each term's row count, and for the searchable rows (`searchable`, a SELECT of
- * rowids) their lengths (docsize) and term frequencies.
- */
-function ftsStatistics(sql: SqlStorage, fts: string, searchable: string): Bm25Table {
-  const docs = new Map<string, number>();
-  for (const r of sql.exec<{ term: string; doc: number }>(`SELECT term, doc FROM ${fts}_terms`)) docs.set(r.term, r.doc);
-  const postings = new Map<string, Map<number, number>>();
-  for (const r of sql.exec<{ term: string; doc: number; tf: number }>(
-    `SELECT term, doc, count(*) AS tf FROM ${fts}_instances WHERE doc IN (${searchable}) GROUP BY term, doc`,
-  )) {
-    let p = postings.get(r.term);
-    if (!p) postings.set(r.term, (p = new Map()));
-    p.set(r.doc, r.tf);
-  }
-  const lengths = new Map<number, number>();
-  for (const r of sql.exec<{ id: number; sz: ArrayBuffer }>(`SELECT id, sz FROM ${fts}_docsize WHERE id IN (${searchable})`)) {
-    lengths.set(
-      r.id,
-      varints(new Uint8Array(r.sz)).reduce((a, n) => a + n, 0),
-    );
-  }
-  return { ...ftsAverages(sql, fts), docs, postings, lengths };
-}
-
-/** FTS5's row count and token total of one table, from its averages record. */
-function ftsAverages(sql: SqlStorage, fts: string): { rows: number; tokens: number } {
-  const block = sql.exec<{ block: ArrayBuffer }>(`SELECT block FROM ${fts}_data WHERE id = 1`).toArray()[0];
-  const averages = block ? varints(new Uint8Array(block.block)) : [];
-  return { rows: averages[0] ?? 0, tokens: averages.slice(1).reduce((a, n) => a + n, 0) };
+/** The snapshot built last, which a Worker holding nothing starts from. */
+interface Base {
+  contentVersion: number;
+  learnSeq: number;
+  bytes: Uint8Array;
+  items: number;
 }
 
 const counter = (sql: SqlStorage, name: string) =>
@@ -115,8 +72,8 @@ const counter = (sql: SqlStorage, name: string) =>
  * usage and `when` scans, FTS5's statistics, the rows.
  */
 export class ReadModel {
-  private built: { contentVersion: number; learnSeq: number; bytes: Uint8Array } | null = null;
-  private building: Promise<{ contentVersion: number; learnSeq: number; bytes: Uint8Array }> | null = null;
+  private built: Base | null = null;
+  private building: Promise<Base> | null = null;
   private refused: { contentVersion: number; maxBytes: number; bytes: number } | null = null;
 
   constructor(
@@ -215,7 +172,6 @@ export class ReadModel {
       Math.min(DELTA_MAX_ITEMS, Math.max(COMPACT_ITEMS, Math.floor(DELTA_MAX_SHARE * items))),
       this.head(),
       {
-        averages: (fts) => ftsAverages(sql, fts),
         whenCodes: (ids) => this.retrieval.situations.codesOf(ids),
         unembedded: (kind) => this.retrieval.unembedded(kind),
       },
@@ -233,14 +189,33 @@ export class ReadModel {
   /** A new base, then the log up to the one before it dropped: deltas stay answerable from either. */
   private async compact(previous: number): Promise<void> {
     await this.build();
-    const sql = this.ctx.sql;
-    if (previous <= counter(sql, "read_floor")) return;
-    sql.exec("DELETE FROM read_content_changes WHERE seq <= ?", previous);
-    sql.exec("DELETE FROM read_replaced_texts WHERE seq <= ?", previous);
-    sql.exec("UPDATE counters SET value = ? WHERE name = 'read_floor'", previous);
+    this.dropLog(previous);
   }
 
+  /**
+   * The upkeep's bound on the change log of an agent whose Workers ask seldom (or never, so no
+   * compaction runs): past LOG_KEEP rows it is dropped up to the base (all of it without one), and
+   * a Worker holding an older version takes a snapshot. Returns whether it dropped anything.
+   */
+  trimLog(): boolean {
+    const sql = this.ctx.sql;
+    const rows = (table: string) => sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n;
+    if (rows("read_content_changes") + rows("read_replaced_texts") <= LOG_KEEP) return false;
+    return this.dropLog(this.built?.contentVersion ?? counter(sql, "read_model"));
+  }
+
+  private dropLog(upTo: number): boolean {
+    const sql = this.ctx.sql;
+    if (upTo <= counter(sql, "read_floor")) return false;
+    sql.exec("DELETE FROM read_content_changes WHERE seq <= ?", upTo);
+    sql.exec("DELETE FROM read_replaced_texts WHERE seq <= ?", upTo);
+    sql.exec("UPDATE counters SET value = ? WHERE name = 'read_floor'", upTo);
+    return true;
+  }
+
+  /** Active items: as the base counted them, else counted now. */
   private items(): number {
+    if (this.built) return this.built.items;
     const n = (table: string) => this.ctx.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE status = 'active'`).one().n;
     return n("experiences") + n("cases");
   }
@@ -305,7 +280,15 @@ export class ReadModel {
   /** One build at a time; callers that arrive meanwhile share it. */
   private build() {
     this.building ??= this.snapshot()
-      .then((s) => (this.built = { contentVersion: s.contentVersion, learnSeq: s.learnSeq, bytes: encodeSnapshot(s) }))
+      .then(
+        (s) =>
+          (this.built = {
+            contentVersion: s.contentVersion,
+            learnSeq: s.learnSeq,
+            bytes: encodeSnapshot(s),
+            items: s.lessons.length + s.cases.length,
+          }),
+      )
       .finally(() => (this.building = null));
     return this.building;
   }
