@@ -13,7 +13,7 @@ import {
 import type { MemoryContext } from "../storage/context";
 import type { Retrieval } from "./retrieval";
 import { activeCases, activeLessons, contentDelta } from "./content-delta";
-import { ftsAverages, ftsStatistics } from "./fts-statistics";
+import { ftsStatistics } from "./fts-statistics";
 import { parseSharedRef, sharedRef, type Subscription } from "../../../src/core/shared-lessons";
 
 /** Which snapshot a Worker holds: nothing changes for it while all three stay. */
