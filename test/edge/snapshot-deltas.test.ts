@@ -208,6 +208,25 @@ describe("incremental snapshots", () => {
   }, 180_000);
 });
 
+describe("an embedder change", () => {
+  it("a Worker holding the old embedder's snapshot ends up on the new one's, as a fresh snapshot ranks", async () => {
+    const f = await agentFixture();
+    await seed(20, 13, f.api);
+    const stub = stubOf(f.t.tenantId, f.agentId);
+    const ask = (have: ReadModelVersion | null) =>
+      runInDurableObject(stub, (obj) => (obj as any).rooms.readModel.answer(have, BIG) as Promise<ReadModelAnswer>);
+    const held = applied(null, await ask(null));
+    expect((await f.api("PATCH", "/config", { embedder: { provider: "semantic" } })).status).toBe(200);
+    let answer = await ask(versionOf(held));
+    // As revalidation does: a delta of another embedder's vectors is not applied, the Worker starts from nothing.
+    const other = answer.kind === "delta" && answer.content !== null && answer.content.model !== held.snapshot.model;
+    if (other) answer = await ask(null);
+    const reader = applied(other ? null : held, answer);
+    expect(reader.snapshot.model).not.toBe(held.snapshot.model);
+    await expectParity(stub, reader);
+  });
+});
+
 describe("the change log's bound", () => {
   it("the upkeep drops a long log of an agent no Worker asked about; a Worker holding an older version then converges on a snapshot", async () => {
     const f = await agentFixture();

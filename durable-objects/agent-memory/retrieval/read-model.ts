@@ -59,6 +59,8 @@ interface Base {
   learnSeq: number;
   bytes: Uint8Array;
   items: number;
+  model: string;
+  dims: number;
 }
 
 const counter = (sql: SqlStorage, name: string) =>
@@ -140,7 +142,8 @@ export class ReadModel {
       this.refused = { contentVersion: v.contentVersion, maxBytes, bytes: atLeast };
       return this.tooLarge(atLeast, maxBytes, v.libraryVersion);
     }
-    let base = this.built ?? (await this.build());
+    // A base of another embedder than the agent's now cannot take deltas of the new one's vectors.
+    let base = this.built?.model === this.ctx.vectors.model && this.built.dims === this.ctx.vectors.dims ? this.built : await this.build();
     let content = base.contentVersion === counter(this.ctx.sql, "read_model") ? null : await this.contentSince(base.contentVersion);
     if (content === null && base.contentVersion !== counter(this.ctx.sql, "read_model")) {
       base = await this.build();
@@ -287,6 +290,8 @@ export class ReadModel {
             learnSeq: s.learnSeq,
             bytes: encodeSnapshot(s),
             items: s.lessons.length + s.cases.length,
+            model: s.model,
+            dims: s.dims,
           }),
       )
       .finally(() => (this.building = null));
