@@ -8,8 +8,7 @@
 
 /** Every room of the Worker; src/core is pure and imports only itself and npm packages. */
 const DOORS = "^src/(http|routes|mcp|dashboard|doors)/";
-/** Edge reads move to src/platform/edge/ with issue 43; until then src/services/edge-reads.ts is platform too. */
-const PLATFORM = "^src/(platform/|services/edge-reads\\.ts$)";
+const PLATFORM = "^src/platform/";
 const DURABLE_OBJECTS = "^durable-objects/";
 const CORE = "^src/core/";
 

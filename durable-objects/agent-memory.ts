@@ -26,11 +26,13 @@ import { reembedBatch, type ReembedResult } from "./agent-memory/upkeep/reembed"
 import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/object/lifecycle";
 import type { ReadModelVersion } from "./agent-memory/retrieval/read-model";
 import { applyCounterBatch } from "./agent-memory/retrieval/retrieval-counts";
-import { isRetrievalToken } from "../src/core/retrieval-token";
+import { isRetrievalToken, type RankedRetrieval } from "../src/core/retrieval-token";
 import type { CounterBatch } from "../src/core/retrieval-counts";
 
 export type { WriteAccess } from "./agent-memory/screening/access";
 export type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "./agent-memory/retrieval/read-model";
+/** A retrieval ranked at the edge, as the Worker hands it over to be recorded. */
+export type EdgeRanked = Omit<RankedRetrieval, "id" | "at" | "retentionDays"> & { id: string };
 
 /** A read asking for a library version this agent has not made is refused before it records anything (the Worker may ask again). */
 function assertReached(library: { currentVersion(): number }, minVersion: number | undefined) {
@@ -335,6 +337,16 @@ export class AgentMemory extends SharingDoor {
    */
   async readModel({ have, maxBytes }: { have: ReadModelVersion | null; maxBytes: number }) {
     return this.rpc(() => this.rooms.readModel.answer(have, maxBytes), { touch: false });
+  }
+
+  /**
+   * Records a retrieval a Worker ranked whose token would be too long, as ranked (with its use
+   * counters), and answers its `ret_…` id: the read is never ranked a second time.
+   */
+  async recordRetrieval({ retrieval: r }: { retrieval: EdgeRanked }) {
+    const items = r.items.map(({ score, ...i }) => (score === null ? i : { ...i, score }));
+    const record = { id: r.id, ...(r.trial ? { trial: r.trial } : {}) };
+    return this.rpc(() => this.rooms.retrieval.record(r.query, r.phase, r.lambda, null, items, r.asker, r.queryVec ?? undefined, record));
   }
 
   /** Use counters of token retrievals, batched by a Worker (src/platform/edge/retrieval-counters.ts); each batch applies once. */

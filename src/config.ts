@@ -77,7 +77,7 @@ const deployment = {
   PRACTICE_MAX_RUNS_PER_TENANT: withDefault(whole(1, 10_000), 4),
   /** Evaluations of one tenant queued or running at once. */
   EVALUATION_MAX_PER_TENANT: withDefault(whole(1, 10_000), 8),
-  /** Edge reads (services/edge-reads): how old, in ms, a snapshot may be when it serves a read. */
+  /** Edge reads (platform/edge): how old, in ms, a snapshot may be when it serves a read. */
   READ_STALENESS_MS: withDefault(whole(0, 3_600_000), 2_000),
   /** Edge reads: the largest snapshot, in bytes, a Worker takes; a larger agent is read through its object. */
   READ_SNAPSHOT_MAX_BYTES: withDefault(whole(0, 2 ** 31 - 1), 8 * 1024 * 1024),

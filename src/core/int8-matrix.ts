@@ -180,18 +180,24 @@ export class Int8Matrix {
 
   /** Every row in its stored form (see encodeCode), back to back, with the ids in the same order. */
   codes(): { ids: string[]; codes: Uint8Array } {
+    return this.codesOf(this.ids);
+  }
+
+  /** The rows of those of `ids` held here, in their stored form, back to back, with their ids in the same order. */
+  codesOf(ids: readonly string[]): { ids: string[]; codes: Uint8Array } {
     const width = this.dims + SCALE_BYTES;
-    const n = this.ids.length;
-    const out = new Uint8Array(n * width);
+    const held = ids.filter((id) => this.rowOf.has(id));
+    const out = new Uint8Array(held.length * width);
     const view = new DataView(out.buffer);
     const buf = this.kernel.memory.buffer;
     const bytes = new Uint8Array(buf);
     const scales = new Float32Array(buf, this.scalesAt, this.cap);
-    for (let row = 0; row < n; row++) {
-      out.set(bytes.subarray(this.dataAt + row * this.stride, this.dataAt + row * this.stride + this.dims), row * width);
-      view.setFloat32(row * width + this.dims, scales[row]!, true);
-    }
-    return { ids: [...this.ids], codes: out };
+    held.forEach((id, i) => {
+      const row = this.rowOf.get(id)!;
+      out.set(bytes.subarray(this.dataAt + row * this.stride, this.dataAt + row * this.stride + this.dims), i * width);
+      view.setFloat32(i * width + this.dims, scales[row]!, true);
+    });
+    return { ids: held, codes: out };
   }
 
   remove(id: string): boolean {

@@ -124,6 +124,33 @@ export function retrievalClaims(r: RankedRetrieval): RetrievalClaims {
   };
 }
 
+/** An item as a ranking or a prompt shows it, as a token (and the object's record of a retrieval) keeps it. */
+export const tokenItem = (i: {
+  id: string;
+  kind: TokenItem["kind"];
+  score?: number | null | undefined;
+  label?: string | null | undefined;
+  citeOnly?: boolean | undefined;
+  f?: number[] | undefined;
+  libraryId?: string | undefined;
+}): TokenItem => ({
+  id: i.id,
+  kind: i.kind,
+  score: i.score ?? null,
+  label: i.label ?? null,
+  ...(i.citeOnly ? { citeOnly: true } : {}),
+  ...(i.f ? { f: i.f } : {}),
+  ...(i.libraryId ? { libraryId: i.libraryId } : {}),
+});
+
+/**
+ * The token of a retrieval just ranked, by the agent's object or at the edge alike (so the two never
+ * drift apart), or null when it would be longer than MAX_TOKEN_CHARS: the object then records the
+ * retrieval as ranked and answers its `ret_…` id.
+ */
+export const issueToken = (secret: RetrievalSecret, r: RankedRetrieval): Promise<string | null> =>
+  signRetrieval(secret, retrievalClaims(r));
+
 type WireItem = [
   id: string,
   kind: "e" | "c",

@@ -12,7 +12,7 @@ import { cancelAgentEvaluations } from "../platform/practice/evaluations";
 import { agentRow, agentWithRow, resilientMemory } from "../platform/objects/agent-access";
 import { agentPage, presentAgent } from "../platform/records/agent-directory";
 import { recordAudit } from "../platform/records/audit";
-import { forgetDeleted } from "../services/edge-reads";
+import { forgetDeleted } from "../platform/edge/read-pipeline";
 
 /** A verified session-end delivery becomes an episode of its agent; the agent's object refuses an unknown one. */
 export async function ingestSession(env: Env, session: SessionEnd) {

@@ -13,7 +13,7 @@ import { reviewedBeforeWrite } from "../platform/checks/write-review";
 import { libraryTarget, requireLibraryAccess } from "../platform/objects/lesson-target";
 import { addLesson } from "./lessons";
 import { recordAudit } from "../platform/records/audit";
-import { forgetDeleted } from "../services/edge-reads";
+import { forgetDeleted } from "../platform/edge/read-pipeline";
 
 /**
  * Shared libraries. A library is a tenant resource: its name in D1, its lessons in an

@@ -4,7 +4,7 @@ import type { RetrieveRequest } from "../core/memory-types";
 import type { Caller, Deps } from "../platform/deps";
 import { agentMemory, agentWithRow, type Memory } from "../platform/objects/agent-access";
 import { countRetrieval, servedByPrompt, servedByRetrieve } from "../platform/edge/retrieval-counters";
-import { promptNearby, retrieveNearby, type ReadOptions } from "../services/edge-reads";
+import { promptNearby, retrieveNearby, type ReadOptions } from "../platform/edge/read-pipeline";
 
 /**
  * Reading an agent's memory for a task — ranked items, or the block to put in a prompt — and what
@@ -17,7 +17,7 @@ export type PromptRequest = Parameters<Memory["prompt"]>[0]["request"];
 const askerOf = (key: KeyPrincipal) => ({ keyId: key.keyId, readOnly: key.scope === "read" });
 
 /**
- * Retrieves where the request landed when it may (src/services/edge-reads.ts: the agent's snapshot, within
+ * Retrieves where the request landed when it may (platform/edge/read-pipeline: the agent's snapshot, within
  * the staleness bound), else through the object; what the answer served is counted in the Worker's
  * batch (src/platform/edge/retrieval-counters.ts), not written per read.
  */

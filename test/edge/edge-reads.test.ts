@@ -11,7 +11,7 @@ import { agentFixture } from "../memory/setup";
 import { call, expectProblem, newKey } from "../helpers";
 import { probedWorker } from "./probe";
 import { mcpTool } from "../mcp-client";
-import { forgetReadModels, readModelsHeld } from "../../src/services/edge-reads";
+import { forgetReadModels, readModelsHeld } from "../../src/platform/edge/read-pipeline";
 import { ReadModel } from "../../durable-objects/agent-memory/retrieval/read-model";
 import { assemblePrompt, type PromptRequest } from "../../src/core/ranking/prompt";
 import { liveLesson } from "../live/fixture";

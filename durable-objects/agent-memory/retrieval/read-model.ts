@@ -1,8 +1,7 @@
 import { centroidFactor, type LearnedPhrase } from "../../../src/core/usage-memory";
 import type { MemoryKind } from "../../../src/core/memory-types";
 import { PROBATION } from "../../../src/core/probation";
-import type { Metadata } from "../../../src/core/served-fields";
-import type { Bm25Table } from "../../../src/core/ranking/bm25";
+import type { ContentDelta } from "../../../src/core/ranking/snapshot-delta";
 import {
   encodeSnapshot,
   SNAPSHOT_FORMAT,
@@ -11,9 +10,10 @@ import {
   type ReadModelSnapshot,
   type SigningSecret,
 } from "../../../src/core/ranking/snapshot";
-import { parseJson, type MemoryContext } from "../storage/context";
-import { caseText, type Retrieval } from "./retrieval";
-import type { CaseRow } from "../storage/rows";
+import type { MemoryContext } from "../storage/context";
+import type { Retrieval } from "./retrieval";
+import { activeCases, activeLessons, contentDelta } from "./content-delta";
+import { ftsStatistics } from "./fts-statistics";
 import { parseSharedRef, sharedRef, type Subscription } from "../../../src/core/shared-lessons";
 
 /** Which snapshot a Worker holds: nothing changes for it while all three stay. */
@@ -32,75 +32,50 @@ export interface ReadModelVersion {
  */
 export type Unpublishable = "remote-index" | "too-large" | "pinned-subscription";
 
+/**
+ * A content change reaches a Worker as a ContentDelta from the version it holds (or, for a Worker
+ * holding nothing, from the snapshot built last: the base), then what rewards and uses changed.
+ */
 export type ReadModelAnswer =
   | { kind: "current"; libraryVersion: number; learnSeq: number }
-  | { kind: "delta"; delta: LearnDelta }
-  | { kind: "snapshot"; bytes: Uint8Array; delta: LearnDelta | null }
+  | { kind: "delta"; content: ContentDelta | null; delta: LearnDelta }
+  | { kind: "snapshot"; bytes: Uint8Array; content: ContentDelta | null; delta: LearnDelta | null }
   | { kind: "unpublishable"; reason: Unpublishable; detail: string; libraryVersion: number };
 
-/** `when` texts embedded before a snapshot is built, in batches of the retrieval's size: a bounded wait. */
+/** `when` texts embedded before a snapshot or delta is built, in batches of the retrieval's size: a bounded wait. */
 const WHEN_ROUNDS = 8;
+/** A delta of more changed items than this (or this share of the library) is answered by a snapshot. */
+const DELTA_MAX_ITEMS = 2_000;
+const DELTA_MAX_SHARE = 0.25;
+/** Past this many items changed since the base (or this share of the library), a new base is built in the background. */
+const COMPACT_ITEMS = 256;
+const COMPACT_SHARE = 0.02;
+/** Rows of change log the upkeep lets stand without a compaction (see trimLog). */
+const LOG_KEEP = 4 * COMPACT_ITEMS;
 
-/** An FTS5 varint (SQLite's): big-endian 7-bit groups, the ninth byte whole. */
-function varints(bytes: Uint8Array): number[] {
-  const out: number[] = [];
-  let i = 0;
-  while (i < bytes.length) {
-    let v = 0;
-    for (let n = 0; ; n++) {
-      const b = bytes[i++]!;
-      if (n === 8) {
-        v = v * 256 + b;
-        break;
-      }
-      v = v * 128 + (b & 0x7f);
-      if (b < 0x80) break;
-    }
-    out.push(v);
-  }
-  return out;
-}
-
-/**
- * FTS5's statistics of one table as bm25() reads them: the row count and token total from its
- * averages record, each term's row count, and for the searchable rows (`searchable`, a SELECT of
- * rowids) their lengths (docsize) and term frequencies.
- */
-function ftsStatistics(sql: SqlStorage, fts: string, searchable: string): Bm25Table {
-  const block = sql.exec<{ block: ArrayBuffer }>(`SELECT block FROM ${fts}_data WHERE id = 1`).toArray()[0];
-  const averages = block ? varints(new Uint8Array(block.block)) : [];
-  const docs = new Map<string, number>();
-  for (const r of sql.exec<{ term: string; doc: number }>(`SELECT term, doc FROM ${fts}_terms`)) docs.set(r.term, r.doc);
-  const postings = new Map<string, Map<number, number>>();
-  for (const r of sql.exec<{ term: string; doc: number; tf: number }>(
-    `SELECT term, doc, count(*) AS tf FROM ${fts}_instances WHERE doc IN (${searchable}) GROUP BY term, doc`,
-  )) {
-    let p = postings.get(r.term);
-    if (!p) postings.set(r.term, (p = new Map()));
-    p.set(r.doc, r.tf);
-  }
-  const lengths = new Map<number, number>();
-  for (const r of sql.exec<{ id: number; sz: ArrayBuffer }>(`SELECT id, sz FROM ${fts}_docsize WHERE id IN (${searchable})`)) {
-    lengths.set(
-      r.id,
-      varints(new Uint8Array(r.sz)).reduce((a, n) => a + n, 0),
-    );
-  }
-  return { rows: averages[0] ?? 0, tokens: averages.slice(1).reduce((a, n) => a + n, 0), docs, postings, lengths };
+/** The snapshot built last, which a Worker holding nothing starts from. */
+interface Base {
+  contentVersion: number;
+  learnSeq: number;
+  bytes: Uint8Array;
+  items: number;
+  model: string;
+  dims: number;
 }
 
 const counter = (sql: SqlStorage, name: string) =>
   sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = ?", name).toArray()[0]?.value ?? 0;
 
 /**
- * The agent's read model as Workers serve reads from it (src/services/edge-reads.ts): a snapshot
- * per content version, built on the first ask and kept while it is the current one, and deltas of
- * what rewards and uses changed since. Building reads what retrieval reads, from the same sources:
- * the local index's codes, the usage and `when` scans, FTS5's statistics, the rows.
+ * The agent's read model as Workers serve reads from it (src/platform/edge/): a base
+ * snapshot, built on the first ask and again in the background once many items changed since it,
+ * then deltas: of content from the change log (content-delta.ts), and of what rewards and uses
+ * changed. Building reads what retrieval reads, from the same sources: the local index's codes, the
+ * usage and `when` scans, FTS5's statistics, the rows.
  */
 export class ReadModel {
-  private built: { contentVersion: number; learnSeq: number; bytes: Uint8Array } | null = null;
-  private building: Promise<{ contentVersion: number; learnSeq: number; bytes: Uint8Array }> | null = null;
+  private built: Base | null = null;
+  private building: Promise<Base> | null = null;
   private refused: { contentVersion: number; maxBytes: number; bytes: number } | null = null;
 
   constructor(
@@ -120,19 +95,14 @@ export class ReadModel {
     };
   }
 
-  /** The read model's versions, and the size of the snapshot built for the current content version (null if none was asked for). */
+  /** The read model's versions, and the size of the base snapshot (null if none was asked for). */
   published(): { contentVersion: number; learnSeq: number; bytes: number | null } {
     const v = this.versions();
-    const built =
-      this.built?.contentVersion === v.contentVersion
-        ? this.built.bytes.length
-        : this.refused?.contentVersion === v.contentVersion
-          ? this.refused.bytes
-          : null;
+    const built = this.built ? this.built.bytes.length : this.refused?.contentVersion === v.contentVersion ? this.refused.bytes : null;
     return { contentVersion: v.contentVersion, learnSeq: v.learnSeq, bytes: built };
   }
 
-  /** What a Worker holding `have` needs to be current: nothing, a delta, a snapshot, or a reason to read through the object. */
+  /** What a Worker holding `have` needs to be current: nothing, deltas, a snapshot (and deltas), or a reason to read through the object. */
   async answer(have: ReadModelVersion | null, maxBytes: number): Promise<ReadModelAnswer> {
     const v = this.versions();
     // Checked before "current": a Worker holding a snapshot from before the pin stops serving it at
@@ -145,10 +115,11 @@ export class ReadModel {
         libraryVersion: v.libraryVersion,
       };
     }
-    if (have && have.incarnation === this.incarnation() && have.contentVersion === v.contentVersion) {
+    const mine = have !== null && have.incarnation === this.incarnation();
+    if (mine && have.contentVersion === v.contentVersion) {
       return have.learnSeq === v.learnSeq
         ? { kind: "current", libraryVersion: v.libraryVersion, learnSeq: v.learnSeq }
-        : { kind: "delta", delta: this.delta(have.learnSeq) };
+        : { kind: "delta", content: null, delta: this.delta(have.learnSeq) };
     }
     if (this.ctx.vectors.localCodes("experience") === null) {
       return {
@@ -157,6 +128,10 @@ export class ReadModel {
         detail: "this agent's vectors are searched in Vectorize",
         libraryVersion: v.libraryVersion,
       };
+    }
+    if (mine && have.contentVersion < v.contentVersion) {
+      const content = await this.contentSince(have.contentVersion);
+      if (content) return { kind: "delta", content, delta: this.delta(have.learnSeq) };
     }
     const refused = this.refused;
     if (refused?.contentVersion === v.contentVersion && refused.maxBytes === maxBytes)
@@ -167,13 +142,117 @@ export class ReadModel {
       this.refused = { contentVersion: v.contentVersion, maxBytes, bytes: atLeast };
       return this.tooLarge(atLeast, maxBytes, v.libraryVersion);
     }
-    const built = this.built?.contentVersion === v.contentVersion ? this.built : await this.build();
-    if (built.bytes.length > maxBytes) {
-      this.refused = { contentVersion: built.contentVersion, maxBytes, bytes: built.bytes.length };
-      return this.tooLarge(built.bytes.length, maxBytes, v.libraryVersion);
+    // A base of another embedder than the agent's now cannot take deltas of the new one's vectors.
+    let base = this.built?.model === this.ctx.vectors.model && this.built.dims === this.ctx.vectors.dims ? this.built : await this.build();
+    let content = base.contentVersion === counter(this.ctx.sql, "read_model") ? null : await this.contentSince(base.contentVersion);
+    if (content === null && base.contentVersion !== counter(this.ctx.sql, "read_model")) {
+      base = await this.build();
+      content = null;
+    }
+    if (base.bytes.length > maxBytes) {
+      this.refused = { contentVersion: base.contentVersion, maxBytes, bytes: base.bytes.length };
+      return this.tooLarge(base.bytes.length, maxBytes, v.libraryVersion);
     }
     const learnSeq = counter(this.ctx.sql, "read_learn");
-    return { kind: "snapshot", bytes: built.bytes, delta: built.learnSeq === learnSeq ? null : this.delta(built.learnSeq) };
+    const delta = content || base.learnSeq !== learnSeq ? this.delta(base.learnSeq) : null;
+    return { kind: "snapshot", bytes: base.bytes, content, delta };
+  }
+
+  /**
+   * The content delta since `since`, or null when the log no longer reaches back that far or a
+   * snapshot costs less. Past a share of the library changed since the base, a new base is built
+   * in the background and the log before the old one is dropped: a Worker holding a version older
+   * than that takes a snapshot.
+   */
+  private async contentSince(since: number): Promise<ContentDelta | null> {
+    await this.embedWhens();
+    const sql = this.ctx.sql;
+    if (since < counter(sql, "read_floor")) return null;
+    const items = this.items();
+    const delta = contentDelta(
+      this.ctx,
+      since,
+      Math.min(DELTA_MAX_ITEMS, Math.max(COMPACT_ITEMS, Math.floor(DELTA_MAX_SHARE * items))),
+      this.head(),
+      {
+        whenCodes: (ids) => this.retrieval.situations.codesOf(ids),
+        unembedded: (kind) => this.retrieval.unembedded(kind),
+      },
+    );
+    const base = this.built;
+    if (base && !this.building) {
+      const sinceBase = sql
+        .exec<{ n: number }>("SELECT count(*) AS n FROM read_content_changes WHERE seq > ?", base.contentVersion)
+        .one().n;
+      if (sinceBase > Math.max(COMPACT_ITEMS, COMPACT_SHARE * items)) void this.compact(base.contentVersion).catch(() => undefined);
+    }
+    return delta;
+  }
+
+  /** A new base, then the log up to the one before it dropped: deltas stay answerable from either. */
+  private async compact(previous: number): Promise<void> {
+    await this.build();
+    this.dropLog(previous);
+  }
+
+  /**
+   * The upkeep's bound on the change log of an agent whose Workers ask seldom (or never, so no
+   * compaction runs): past LOG_KEEP rows it is dropped up to the base (all of it without one), and
+   * a Worker holding an older version takes a snapshot. Returns whether it dropped anything.
+   */
+  trimLog(): boolean {
+    const sql = this.ctx.sql;
+    const rows = (table: string) => sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n;
+    if (rows("read_content_changes") + rows("read_replaced_texts") <= LOG_KEEP) return false;
+    return this.dropLog(this.built?.contentVersion ?? counter(sql, "read_model"));
+  }
+
+  private dropLog(upTo: number): boolean {
+    const sql = this.ctx.sql;
+    if (upTo <= counter(sql, "read_floor")) return false;
+    sql.exec("DELETE FROM read_content_changes WHERE seq <= ?", upTo);
+    sql.exec("DELETE FROM read_replaced_texts WHERE seq <= ?", upTo);
+    sql.exec("UPDATE counters SET value = ? WHERE name = 'read_floor'", upTo);
+    return true;
+  }
+
+  /** Active items: as the base counted them, else counted now. */
+  private items(): number {
+    if (this.built) return this.built.items;
+    const n = (table: string) => this.ctx.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE status = 'active'`).one().n;
+    return n("experiences") + n("cases");
+  }
+
+  /** The first refresh also finds the `when`s an embedder change left to embed again. */
+  private async embedWhens(): Promise<void> {
+    const situations = this.retrieval.situations;
+    for (let round = 0; round === 0 || (round < WHEN_ROUNDS && situations.pending); round++) await situations.refresh();
+  }
+
+  /** What every snapshot and content delta carries whole: the versions, the embedder, the config, the secret. */
+  private head() {
+    const cfg = this.ctx.config();
+    const vectors = this.ctx.vectors;
+    const { contentVersion, libraryVersion } = this.versions();
+    return {
+      contentVersion,
+      libraryVersion,
+      model: vectors.model,
+      dims: vectors.dims,
+      config: {
+        k1: cfg.k1,
+        k2: cfg.k2,
+        lambda: cfg.lambda,
+        threshold: this.retrieval.threshold(),
+        decay: cfg.decay,
+        embedder: cfg.embedder,
+        retrievalsDays: cfg.retention.retrievalsDays,
+        defaultQ: cfg.defaultQ,
+      },
+      signing: this.signing(),
+      subscriptions: this.subscriptions().map(({ libraryId, weight, pinVersion }) => ({ libraryId, weight, pinVersion })),
+      anyWhen: this.retrieval.situations.any,
+    };
   }
 
   /** What a snapshot takes at least: its items' texts (a character is a byte at least) and vector codes. */
@@ -204,7 +283,17 @@ export class ReadModel {
   /** One build at a time; callers that arrive meanwhile share it. */
   private build() {
     this.building ??= this.snapshot()
-      .then((s) => (this.built = { contentVersion: s.contentVersion, learnSeq: s.learnSeq, bytes: encodeSnapshot(s) }))
+      .then(
+        (s) =>
+          (this.built = {
+            contentVersion: s.contentVersion,
+            learnSeq: s.learnSeq,
+            bytes: encodeSnapshot(s),
+            items: s.lessons.length + s.cases.length,
+            model: s.model,
+            dims: s.dims,
+          }),
+      )
       .finally(() => (this.building = null));
     return this.building;
   }
@@ -212,95 +301,34 @@ export class ReadModel {
   /** The current read model. Pending `when` texts are embedded first, as retrieval would; the rest is read in one synchronous pass, so it is one version. */
   async snapshot(): Promise<ReadModelSnapshot> {
     const { situations, usage, reranker } = this.retrieval;
-    // The first refresh also finds the `when`s an embedder change left to embed again.
-    for (let round = 0; round === 0 || (round < WHEN_ROUNDS && situations.pending); round++) await situations.refresh();
+    await this.embedWhens();
     const sql = this.ctx.sql;
-    const cfg = this.ctx.config();
     const vectors = this.ctx.vectors;
-    const v = this.versions();
     const active = (table: string) => `SELECT seq FROM ${table} WHERE status = 'active'`;
     const lexical = (fts: string, table: string): LexicalTable => ({
       ...ftsStatistics(sql, fts, active(table)),
       contentRows: sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n,
     });
-    type LessonRow = {
-      id: string;
-      seq: number;
-      text: string;
-      q: number;
-      tags: string;
-      metadata: string;
-      domain: string | null;
-      created_at: number;
-      last_used_at: number | null;
-      probation: number;
-      retrieved: number;
-    };
-    const lessons = sql
-      .exec<LessonRow>(
-        "SELECT id, seq, text, q, tags, metadata, domain, created_at, last_used_at, probation, retrieved FROM experiences WHERE status = 'active' ORDER BY seq",
-      )
-      .toArray()
-      .map((r, i) => ({
-        id: r.id,
-        seq: r.seq,
-        label: `G${i}`,
-        text: r.text,
-        q: r.q,
-        tags: JSON.parse(r.tags) as string[],
-        metadata: parseJson<Metadata>(r.metadata, {}),
-        domain: r.domain,
-        createdAt: r.created_at,
-        lastUsedAt: r.last_used_at,
-        probation: r.probation !== PROBATION.trusted,
-        explore: r.probation === PROBATION.exploring,
-        uses: r.retrieved,
-      }));
-    const cases = sql
-      .exec<CaseRow>("SELECT * FROM cases WHERE status = 'active' ORDER BY seq")
-      .toArray()
-      .map((r) => ({
-        id: r.id,
-        seq: r.seq,
-        text: caseText(r),
-        q: r.q,
-        tags: JSON.parse(r.tags) as string[],
-        metadata: parseJson<Metadata>(r.metadata, {}),
-        createdAt: r.created_at,
-        lastUsedAt: r.last_used_at,
-        uses: r.retrieved,
-        informative: r.answer !== null || r.trace_summary !== null,
-      }));
     const phrases = sql
       .exec<{ item_id: string; kind: MemoryKind; phrases: string }>("SELECT item_id, kind, phrases FROM usage_memory")
       .toArray()
       .map((r) => ({ id: r.item_id, kind: r.kind, phrases: JSON.parse(r.phrases) as LearnedPhrase[] }))
       .filter((p) => p.phrases.length > 0);
     const codes = (kind: MemoryKind) => vectors.localCodes(kind) ?? { ids: [], codes: new Uint8Array(0) };
+    const { anyWhen, ...head } = this.head();
     return {
       format: SNAPSHOT_FORMAT,
       incarnation: this.incarnation(),
-      ...v,
+      ...head,
+      learnSeq: counter(sql, "read_learn"),
       builtAt: this.ctx.now(),
-      model: vectors.model,
-      dims: vectors.dims,
-      config: {
-        k1: cfg.k1,
-        k2: cfg.k2,
-        lambda: cfg.lambda,
-        threshold: this.retrieval.threshold(),
-        decay: cfg.decay,
-        embedder: cfg.embedder,
-        retrievalsDays: cfg.retention.retrievalsDays,
-        defaultQ: cfg.defaultQ,
-      },
-      lessons,
-      cases,
+      lessons: activeLessons(sql).map((l, i) => ({ ...l, label: `G${i}` })),
+      cases: activeCases(sql),
       vectors: { experience: codes("experience"), case: codes("case") },
       unembedded: { experience: this.retrieval.unembedded("experience"), case: this.retrieval.unembedded("case") },
       centroids: { experience: usage.centroids("experience").entries(), case: usage.centroids("case").entries() },
       whens: situations.codes().map((w) => ({ ...w, factor: 1 })),
-      anyWhen: situations.any,
+      anyWhen,
       usageLearned: !usage.empty,
       phrases,
       lexical: {
@@ -309,8 +337,6 @@ export class ReadModel {
         when: ftsStatistics(sql, "when_fts", active("experiences")),
       },
       reranker: reranker.current().state,
-      signing: this.signing(),
-      subscriptions: this.subscriptions().map(({ libraryId, weight, pinVersion }) => ({ libraryId, weight, pinVersion })),
       shared: sql
         .exec<{ library_id: string; lesson_id: string; q: number; last_used_at: number | null }>(
           "SELECT library_id, lesson_id, q, last_used_at FROM shared_lessons",

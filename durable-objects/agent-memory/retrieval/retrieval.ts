@@ -20,7 +20,7 @@ import { UsageMemory } from "./usage-memory";
 import { RerankerStore } from "./reranker-store";
 import { Situations } from "./situations";
 import { DomainError } from "../../../src/core/errors";
-import { retrievalClaims, signRetrieval, type TokenItem } from "../../../src/core/retrieval-token";
+import { issueToken, tokenItem } from "../../../src/core/retrieval-token";
 import { RetrievalSecrets } from "./retrieval-secrets";
 import { PROBATION, type Exploration } from "../../../src/core/probation";
 import type { SharedQuery, Subscriptions } from "../sharing/subscriptions";
@@ -308,31 +308,18 @@ export class Retrieval implements CandidateSource {
     // A shared lesson travels in the token with its library, as at the edge: its reward moves this
     // agent's own Q for it, and the Workers' counter batches count its use in this agent's own state.
     if (!episodeId) {
-      const shown = items.map(
-        (i): TokenItem => ({
-          id: i.id,
-          kind: i.kind,
-          score: i.score ?? null,
-          label: i.label ?? null,
-          ...(i.citeOnly ? { citeOnly: true } : {}),
-          ...(i.f ? { f: i.f } : {}),
-          ...(i.libraryId ? { libraryId: i.libraryId } : {}),
-        }),
-      );
-      const at = this.ctx.now();
-      const claims = retrievalClaims({
+      const token = await issueToken(this.secrets.signing(), {
         ...(made.id ? { id: made.id } : {}),
         query,
         queryVec: queryVec ?? null,
         phase,
         lambda,
-        items: shown,
+        items: items.map(tokenItem),
         asker,
-        at,
+        at: this.ctx.now(),
         retentionDays: this.ctx.config().retention.retrievalsDays,
         trial: made.trial ?? null,
       });
-      const token = await signRetrieval(this.secrets.signing(), claims);
       if (token) return token;
     }
     return this.record(query, phase, lambda, episodeId, items, asker, queryVec, made);

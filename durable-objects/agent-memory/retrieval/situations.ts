@@ -146,6 +146,12 @@ export class Situations {
     return this.current().scan.entries();
   }
 
+  /** The `when` codes of those of these lessons the channel scans. */
+  codesOf(ids: readonly string[]): { id: string; code: Uint8Array }[] {
+    const scan = this.current().scan;
+    return ids.flatMap((id) => scan.entry(id) ?? []);
+  }
+
   /** Whether `when` texts still wait for their embedding. */
   get pending(): boolean {
     return this.ctx.sql.exec("SELECT 1 FROM when_pending LIMIT 1").toArray().length > 0;

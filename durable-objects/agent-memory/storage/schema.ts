@@ -1,4 +1,5 @@
 import { FIRST_SCHEMA_STEPS } from "./schema-first-steps";
+import { READ_DELTAS_STEP } from "./schema-read-deltas";
 
 /** AgentMemory storage schema, one entry per version; never edit a released step, append a new one. */
 export const AGENT_MEMORY_SCHEMA: readonly string[] = [
@@ -319,4 +320,5 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
       trial_verdict = NULL, trial_reason = NULL, trial_at = NULL WHERE id = NEW.id;
   END;
   `,
+  READ_DELTAS_STEP,
 ];

@@ -23,7 +23,7 @@ export type SweepResult = Awaited<ReturnType<typeof runSweep>>;
 /**
  * The agent's own upkeep: open episodes past their time-to-live end as timeouts, what Vectorize
  * refused is published again, pending entries are sent for review, faded and surplus lessons are
- * archived, and history past retention is pruned.
+ * archived, and history past retention (and the read model's change log past its bound) is pruned.
  */
 export async function runSweep(mem: MemoryContext, rooms: Stores, at: number, episodeTtlMs: number) {
   const episodes = await rooms.episodes.endStale(at, episodeTtlMs);
@@ -31,6 +31,7 @@ export async function runSweep(mem: MemoryContext, rooms: Stores, at: number, ep
   await mem.vectors.republish();
   if (awaitingReview(mem, rooms)) await mem.requestReview();
   if (mem.reviewAvailable() && anyLessonWithoutWhen(mem)) await mem.requestJob("lesson.when");
+  rooms.readModel.trimLog();
   return {
     ...(await sweep(mem, rooms.library, at)),
     episodesTimedOut: episodes.timedOut,

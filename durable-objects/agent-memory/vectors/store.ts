@@ -38,9 +38,17 @@ const switchedKey = (model: string) => `vector_index:${model}`;
 
 /**
  * Marks the agent's read model changed (the read_model counter, see schema.ts) where its triggers
- * cannot see it: the in-memory index takes a committed write only after its transaction.
+ * cannot see it: the in-memory index takes a committed write only after its transaction. The items
+ * are named under the new version, so a Worker's delta carries their codes as the index holds them.
  */
-const readModelChanged = (sql: SqlStorage) => sql.exec("UPDATE counters SET value = value + 1 WHERE name = 'read_model'");
+function readModelChanged(sql: SqlStorage, ids: readonly string[]): void {
+  sql.exec("UPDATE counters SET value = value + 1 WHERE name = 'read_model'");
+  sql.exec(
+    `INSERT INTO read_content_changes (item_id, seq) SELECT value, (SELECT value FROM counters WHERE name = 'read_model') FROM json_each(?)
+     WHERE true ON CONFLICT(item_id) DO UPDATE SET seq = excluded.seq`,
+    JSON.stringify(ids),
+  );
+}
 
 /**
  * The agent's vectors: SQLite is the source of truth (so nothing is lost on eviction), the index
@@ -186,6 +194,13 @@ export class VectorStore {
     return index instanceof LocalVectorIndex ? index.codes(kind) : { ids: [], codes: new Uint8Array(0) };
   }
 
+  /** localCodes of those of `ids` the index holds. */
+  localCodesOf(kind: MemoryKind, ids: readonly string[]): { ids: string[]; codes: Uint8Array } | null {
+    const index = this.index;
+    if (this.remote) return null;
+    return index instanceof LocalVectorIndex ? index.codesOf(kind, ids) : { ids: [], codes: new Uint8Array(0) };
+  }
+
   /** The size of the active embedder's vectors (0 while unknown). */
   get dims(): number {
     return this.size;
@@ -304,7 +319,7 @@ export class VectorStore {
     // While the vectors move, the local index took the change and the outbox still owes it to Vectorize.
     if (!this.filling) this.confirm(gens);
     // A snapshot built between the commit and now has the commit's version without its vectors.
-    if (active.length || inactive.length) readModelChanged(this.sql);
+    if (active.length || inactive.length) readModelChanged(this.sql, [...active, ...inactive]);
     await this.republish();
   }
 

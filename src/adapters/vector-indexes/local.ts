@@ -72,6 +72,11 @@ export class LocalVectorIndex implements VectorIndex {
     return this.byKind.get(kind)?.codes() ?? { ids: [], codes: new Uint8Array(0) };
   }
 
+  /** The stored codes of those of `ids` that are rows of one kind. */
+  codesOf(kind: string, ids: readonly string[]): { ids: string[]; codes: Uint8Array } {
+    return this.byKind.get(kind)?.codesOf(ids) ?? { ids: [], codes: new Uint8Array(0) };
+  }
+
   /** The vectors the codes of these ids stand for, whatever their kind. */
   decode(ids: readonly string[]): Map<string, Float32Array> {
     const out = new Map<string, Float32Array>();

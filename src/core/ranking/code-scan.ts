@@ -35,6 +35,12 @@ export class CodeScan {
     return this.codes.size;
   }
 
+  /** One entry as stored, if there is one. */
+  entry(id: string): { id: string; code: Uint8Array; factor: number } | undefined {
+    const code = this.codes.get(id);
+    return code && { id, code, factor: this.factors.get(id)! };
+  }
+
   /** Every entry as stored: what a snapshot carries. */
   entries(): { id: string; code: Uint8Array; factor: number }[] {
     return [...this.codes].map(([id, code]) => ({ id, code, factor: this.factors.get(id)! }));

@@ -14,6 +14,7 @@ import { ftsTermOf } from "./fts5-porter";
 import type { CandidateInfo, CandidateSource, ItemFields, Scored, VectorHit } from "./candidates";
 import type { PromptSource } from "./prompt";
 import type { LearnDelta, ReadModelSnapshot, SharedLessonRank, SnapshotCase, SnapshotLesson } from "./snapshot";
+import { applyLexical, type ContentDelta } from "./snapshot-delta";
 import { sharedRef } from "../shared-lessons";
 import { widenByLibraries } from "./shared";
 import { phraseFade, phraseMatch, USAGE_SCAN_WIDTH, type LearnedPhrase } from "../usage-memory";
@@ -39,6 +40,7 @@ export class SnapshotReader implements CandidateSource, PromptSource {
   private readonly caseById = new Map<string, SnapshotCase>();
   private readonly bySeq: Record<MemoryKind, Map<number, string>> = { experience: new Map(), case: new Map() };
   private readonly matrices: Record<MemoryKind, Int8Matrix | null>;
+  private readonly kernel: WebAssembly.Module;
   private readonly centroidScans: Record<MemoryKind, CodeScan>;
   private readonly whenScan: CodeScan;
   private readonly phrases: Record<MemoryKind, Map<string, LearnedPhrase[]>> = { experience: new Map(), case: new Map() };
@@ -54,6 +56,7 @@ export class SnapshotReader implements CandidateSource, PromptSource {
 
   constructor(snapshot: ReadModelSnapshot, kernel: WebAssembly.Module) {
     this.snapshot = snapshot;
+    this.kernel = kernel;
     for (const l of snapshot.lessons) this.lessonById.set(l.id, l), this.bySeq.experience.set(l.seq, l.id);
     for (const c of snapshot.cases) this.caseById.set(c.id, c), this.bySeq.case.set(c.seq, c.id);
     const matrix = (kind: MemoryKind) => {
@@ -64,6 +67,8 @@ export class SnapshotReader implements CandidateSource, PromptSource {
       return m;
     };
     this.matrices = { experience: matrix("experience"), case: matrix("case") };
+    // The matrices hold the codes from here on; the decoded copy would only go stale under deltas.
+    snapshot.vectors = { experience: { ids: [], codes: new Uint8Array(0) }, case: { ids: [], codes: new Uint8Array(0) } };
     this.centroidScans = { experience: new CodeScan(kernel), case: new CodeScan(kernel) };
     for (const kind of KINDS) for (const e of snapshot.centroids[kind]) this.centroidScans[kind].set(e.id, e.code, e.factor);
     this.whenScan = new CodeScan(kernel);
@@ -113,6 +118,56 @@ export class SnapshotReader implements CandidateSource, PromptSource {
     this.learned = delta.usageLearned;
     this.snapshot.learnSeq = delta.learnSeq;
     this.snapshot.libraryVersion = Math.max(this.snapshot.libraryVersion, delta.libraryVersion);
+  }
+
+  /**
+   * Applies what changed as content since the snapshot's contentVersion (a delta of the embedder
+   * the snapshot's vectors belong to): the changed items leave, those active now come back as they
+   * are, labels are given again in seq order, and the lexical statistics move as the object's did.
+   */
+  applyContent(delta: ContentDelta): void {
+    const s = this.snapshot;
+    if (delta.model !== s.model || delta.dims !== s.dims) throw new Error(`a delta of ${delta.model} does not apply to ${s.model}`);
+    const dropped: Record<MemoryKind, number[]> = { experience: [], case: [] };
+    const changed = [...delta.removed, ...delta.lessons.map((l) => l.id), ...delta.cases.map((c) => c.id)];
+    for (const id of changed) {
+      for (const [kind, byId] of [
+        ["experience", this.lessonById],
+        ["case", this.caseById],
+      ] as const) {
+        const old = byId.get(id);
+        if (!old) continue;
+        byId.delete(id);
+        this.bySeq[kind].delete(old.seq);
+        dropped[kind].push(old.seq);
+      }
+      for (const kind of KINDS) this.matrices[kind]?.remove(id);
+      this.whenScan.delete(id);
+    }
+    const lessons = delta.lessons.map((l) => ({ ...l, label: "" }));
+    for (const l of lessons) this.lessonById.set(l.id, l), this.bySeq.experience.set(l.seq, l.id);
+    for (const c of delta.cases) this.caseById.set(c.id, c), this.bySeq.case.set(c.seq, c.id);
+    const bySeq = (a: { seq: number }, b: { seq: number }) => a.seq - b.seq;
+    s.lessons = [...s.lessons.filter((l) => this.lessonById.get(l.id) === l), ...lessons].sort(bySeq);
+    s.lessons.forEach((l, i) => (l.label = `G${i}`));
+    s.cases = [...s.cases.filter((c) => this.caseById.get(c.id) === c), ...delta.cases].sort(bySeq);
+    for (const kind of KINDS) {
+      const rows = delta.vectors[kind];
+      if (!rows.ids.length) continue;
+      this.matrices[kind] ??= new Int8Matrix(s.dims, this.kernel, rows.ids.length);
+      this.matrices[kind].appendCodes(rows.ids, rows.codes);
+    }
+    for (const w of delta.whens) this.whenScan.set(w.id, w.code, w.factor);
+    applyLexical(s.lexical.experience, delta.lexical.experience, dropped.experience);
+    applyLexical(s.lexical.case, delta.lexical.case, dropped.case);
+    applyLexical(s.lexical.when, delta.lexical.when, dropped.experience);
+    s.unembedded = delta.unembedded;
+    s.config = delta.config;
+    s.signing = delta.signing;
+    s.subscriptions = delta.subscriptions;
+    s.anyWhen = delta.anyWhen;
+    s.contentVersion = delta.contentVersion;
+    s.libraryVersion = Math.max(s.libraryVersion, delta.libraryVersion);
   }
 
   private item(kind: MemoryKind, id: string): SnapshotLesson | SnapshotCase | undefined {

@@ -11,7 +11,7 @@ import type { MemoryKind } from "../memory-types";
 import type { RerankerState } from "../reranker";
 import type { Metadata } from "../served-fields";
 import type { LearnedPhrase } from "../usage-memory";
-import type { Bm25Table } from "./bm25";
+import { type Bm25Table, PostingArray, type PostingList } from "./bm25";
 import type { Subscription } from "../shared-lessons";
 import type { z } from "zod";
 
@@ -194,7 +194,7 @@ function encodeTable(t: Bm25Table): { terms: string[]; rows: number; tokens: num
   const w = new Writer();
   for (const term of terms) w.varint(t.docs.get(term)!);
   for (const term of terms) {
-    const p = [...(t.postings.get(term) ?? new Map<number, number>())].sort((a, b) => a[0] - b[0]);
+    const p = [...(t.postings.get(term) ?? [])].sort((a, b) => a[0] - b[0]);
     w.varint(p.length);
     let last = 0;
     for (const [row, tf] of p) {
@@ -218,17 +218,17 @@ function decodeTable(h: { terms: string[]; rows: number; tokens: number }, blob:
   const r = new Reader(blob);
   const docs = new Map<string, number>();
   for (const term of h.terms) docs.set(term, r.varint());
-  const postings = new Map<string, Map<number, number>>();
+  const postings = new Map<string, PostingList>();
   for (const term of h.terms) {
     const n = r.varint();
     if (!n) continue;
-    const p = new Map<number, number>();
+    const p: [number, number][] = [];
     let row = 0;
     for (let i = 0; i < n; i++) {
       row += r.varint();
-      p.set(row, r.varint());
+      p.push([row, r.varint()]);
     }
-    postings.set(term, p);
+    postings.set(term, PostingArray.of(p));
   }
   const lengths = new Map<number, number>();
   let row = 0;
@@ -318,8 +318,20 @@ export function encodeSnapshot(s: ReadModelSnapshot): Uint8Array {
   return concat([head, json, ...blobs]);
 }
 
-/** Reads what encodeSnapshot wrote; throws on a snapshot of another format. */
+/**
+ * Reads what encodeSnapshot wrote; throws on a snapshot of another format. Equal tag lists and
+ * metadata are one object (never changed in place: a delta replaces an item whole), so a library
+ * whose items share a few of them holds each once.
+ */
 export function decodeSnapshot(bytes: Uint8Array): ReadModelSnapshot {
+  const seen = new Map<string, unknown>();
+  const shared = <T>(value: T): T => {
+    const key = JSON.stringify(value);
+    const known = seen.get(key) as T | undefined;
+    if (known !== undefined) return known;
+    seen.set(key, value);
+    return value;
+  };
   const jsonLength = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
   const h = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + jsonLength)));
   if (h.format !== SNAPSHOT_FORMAT) throw new Error(`snapshot format ${String(h.format)} is not ${SNAPSHOT_FORMAT}`);
@@ -352,8 +364,8 @@ export function decodeSnapshot(bytes: Uint8Array): ReadModelSnapshot {
         label,
         text,
         q,
-        tags,
-        metadata,
+        tags: shared(tags),
+        metadata: shared(metadata),
         domain,
         createdAt,
         lastUsedAt,
@@ -367,8 +379,8 @@ export function decodeSnapshot(bytes: Uint8Array): ReadModelSnapshot {
       seq,
       text,
       q,
-      tags,
-      metadata,
+      tags: shared(tags),
+      metadata: shared(metadata),
       createdAt,
       lastUsedAt,
       uses,

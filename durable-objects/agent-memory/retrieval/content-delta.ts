@@ -1,0 +1,202 @@
+import type { MemoryKind } from "../../../src/core/memory-types";
+import { PROBATION } from "../../../src/core/probation";
+import type { Metadata } from "../../../src/core/served-fields";
+import type { SnapshotCase, SnapshotLesson } from "../../../src/core/ranking/snapshot";
+import type { ContentDelta, LexicalDelta } from "../../../src/core/ranking/snapshot-delta";
+import { parseJson, type MemoryContext } from "../storage/context";
+import type { CaseRow } from "../storage/rows";
+import { caseText } from "./retrieval";
+import { ftsAverages } from "./fts-statistics";
+
+type LessonRow = {
+  id: string;
+  seq: number;
+  text: string;
+  q: number;
+  tags: string;
+  metadata: string;
+  domain: string | null;
+  created_at: number;
+  last_used_at: number | null;
+  probation: number;
+  retrieved: number;
+};
+
+/** Active lessons (all, or those of `ids`) by seq, as a snapshot holds them but for their label. */
+export function activeLessons(sql: SqlStorage, ids?: readonly string[]): Omit<SnapshotLesson, "label">[] {
+  const only = ids ? "AND id IN (SELECT value FROM json_each(?))" : "";
+  return sql
+    .exec<LessonRow>(
+      `SELECT id, seq, text, q, tags, metadata, domain, created_at, last_used_at, probation, retrieved FROM experiences WHERE status = 'active' ${only} ORDER BY seq`,
+      ...(ids ? [JSON.stringify(ids)] : []),
+    )
+    .toArray()
+    .map((r) => ({
+      id: r.id,
+      seq: r.seq,
+      text: r.text,
+      q: r.q,
+      tags: JSON.parse(r.tags) as string[],
+      metadata: parseJson<Metadata>(r.metadata, {}),
+      domain: r.domain,
+      createdAt: r.created_at,
+      lastUsedAt: r.last_used_at,
+      probation: r.probation !== PROBATION.trusted,
+      explore: r.probation === PROBATION.exploring,
+      uses: r.retrieved,
+    }));
+}
+
+/** Active cases (all, or those of `ids`) by seq, as a snapshot holds them. */
+export function activeCases(sql: SqlStorage, ids?: readonly string[]): SnapshotCase[] {
+  const only = ids ? "AND id IN (SELECT value FROM json_each(?))" : "";
+  return sql
+    .exec<CaseRow>(`SELECT * FROM cases WHERE status = 'active' ${only} ORDER BY seq`, ...(ids ? [JSON.stringify(ids)] : []))
+    .toArray()
+    .map((r) => ({
+      id: r.id,
+      seq: r.seq,
+      text: caseText(r),
+      q: r.q,
+      tags: JSON.parse(r.tags) as string[],
+      metadata: parseJson<Metadata>(r.metadata, {}),
+      createdAt: r.created_at,
+      lastUsedAt: r.last_used_at,
+      uses: r.retrieved,
+      informative: r.answer !== null || r.trace_summary !== null,
+    }));
+}
+
+/**
+ * Each text's FTS5 tokens, as the FTS tables (same tokenizer) index it: its term frequencies and
+ * length. The texts pass through a scratch table, emptied again before this returns.
+ */
+function tokenized(sql: SqlStorage, texts: readonly string[]): { length: number; terms: Map<string, number> }[] {
+  const out = texts.map(() => ({ length: 0, terms: new Map<string, number>() }));
+  if (!texts.length) return out;
+  sql.exec("INSERT INTO read_scratch_fts (rowid, body) SELECT key + 1, value FROM json_each(?)", JSON.stringify(texts));
+  for (const r of sql.exec<{ term: string; doc: number; tf: number }>(
+    "SELECT term, doc, count(*) AS tf FROM read_scratch_instances GROUP BY term, doc",
+  )) {
+    const t = out[r.doc - 1]!;
+    t.terms.set(r.term, r.tf);
+    t.length += r.tf;
+  }
+  sql.exec("DELETE FROM read_scratch_fts");
+  return out;
+}
+
+/** One FTS table's delta: the current rows of the changed items that are searchable, and the texts the change replaced. */
+function lexicalDelta(
+  sql: SqlStorage,
+  fts: string,
+  contentRows: number | null,
+  current: readonly { row: number; text: string }[],
+  replaced: readonly string[],
+): LexicalDelta {
+  const now = tokenized(
+    sql,
+    current.map((c) => c.text),
+  );
+  const touched = new Set<string>();
+  for (const t of [...now, ...tokenized(sql, replaced)]) for (const term of t.terms.keys()) touched.add(term);
+  const docs: [string, number][] = [...touched].map((term) => [
+    term,
+    sql.exec<{ doc: number }>(`SELECT doc FROM ${fts}_terms WHERE term = ?`, term).toArray()[0]?.doc ?? 0,
+  ]);
+  return {
+    ...ftsAverages(sql, fts),
+    contentRows,
+    docs,
+    add: current.map((c, i) => [c.row, now[i]!.length, [...now[i]!.terms]]),
+  };
+}
+
+/**
+ * What changed as content since `since` (at least the read floor), as it is now; null when more
+ * than `maxItems` items changed (a snapshot then costs less than the delta). The caller has embedded
+ * pending `when`s first, and this reads in one synchronous pass, so the delta is of one version.
+ */
+export function contentDelta(
+  ctx: MemoryContext,
+  since: number,
+  maxItems: number,
+  head: Omit<ContentDelta, "removed" | "lessons" | "cases" | "vectors" | "whens" | "unembedded" | "lexical">,
+  parts: {
+    whenCodes: (ids: readonly string[]) => { id: string; code: Uint8Array }[];
+    unembedded: (kind: MemoryKind) => { id: string; text: string }[];
+  },
+): ContentDelta | null {
+  const sql = ctx.sql;
+  const changed = sql
+    .exec<{ item_id: string }>("SELECT item_id FROM read_content_changes WHERE seq > ? LIMIT ?", since, maxItems + 1)
+    .toArray()
+    .map((r) => r.item_id);
+  if (changed.length > maxItems) return null;
+  const lessons = activeLessons(sql, changed);
+  const cases = activeCases(sql, changed);
+  const active = new Set([...lessons, ...cases].map((i) => i.id));
+  const replaced = (fts: string) =>
+    sql
+      .exec<{ body: string }>("SELECT body FROM read_replaced_texts WHERE seq > ? AND fts = ?", since, fts)
+      .toArray()
+      .map((r) => r.body);
+  const lessonTexts = new Map(
+    sql
+      .exec<{ id: string; body: string; when_text: string | null }>(
+        "SELECT id, text || char(10) || coalesce(pattern, '') || char(10) || keywords AS body, when_text FROM experiences WHERE id IN (SELECT value FROM json_each(?))",
+        JSON.stringify(changed),
+      )
+      .toArray()
+      .map((r) => [r.id, r] as const),
+  );
+  const caseTasks = new Map(
+    sql
+      .exec<{ id: string; task: string }>(
+        "SELECT id, task FROM cases WHERE id IN (SELECT value FROM json_each(?))",
+        JSON.stringify(changed),
+      )
+      .toArray()
+      .map((r) => [r.id, r.task] as const),
+  );
+  const count = (table: string) => sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n;
+  // Rows of the FTS tables that are not searchable (archived, quarantined) still move the counts, so their old and current texts are touched too.
+  const allLessonTexts = [...lessonTexts.values()];
+  const lexical = {
+    experience: lexicalDelta(
+      sql,
+      "experiences_fts",
+      count("experiences"),
+      lessons.map((l) => ({ row: l.seq, text: lessonTexts.get(l.id)!.body })),
+      [...replaced("experience"), ...allLessonTexts.filter((l) => !active.has(l.id)).map((l) => l.body)],
+    ),
+    case: lexicalDelta(
+      sql,
+      "cases_fts",
+      count("cases"),
+      cases.map((c) => ({ row: c.seq, text: caseTasks.get(c.id)! })),
+      [...replaced("case"), ...[...caseTasks].filter(([id]) => !active.has(id)).map(([, task]) => task)],
+    ),
+    when: lexicalDelta(
+      sql,
+      "when_fts",
+      null,
+      lessons.flatMap((l) => {
+        const when = lessonTexts.get(l.id)!.when_text;
+        return when === null ? [] : [{ row: l.seq, text: when }];
+      }),
+      [...replaced("when"), ...allLessonTexts.filter((l) => !active.has(l.id) && l.when_text !== null).map((l) => l.when_text!)],
+    ),
+  };
+  const codes = (kind: MemoryKind) => ctx.vectors.localCodesOf(kind, changed) ?? { ids: [], codes: new Uint8Array(0) };
+  return {
+    ...head,
+    removed: changed.filter((id) => !active.has(id)),
+    lessons,
+    cases,
+    vectors: { experience: codes("experience"), case: codes("case") },
+    whens: parts.whenCodes(lessons.map((l) => l.id)).map((w) => ({ ...w, factor: 1 })),
+    unembedded: { experience: parts.unembedded("experience"), case: parts.unembedded("case") },
+    lexical,
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Incremental snapshots: every change of what a snapshot holds as content names its item in
+ * read_content_changes (the latest content version that changed it), and a change of what FTS5
+ * indexes keeps the text it replaced in read_replaced_texts, so the object can tell a Worker holding
+ * version n what changed up to m, and which terms' row counts moved, without reading the whole
+ * library (retrieval/content-delta.ts). read_floor is the oldest version still described so; a
+ * Worker holding an older one gets a snapshot. The old counting triggers are replaced by ones that
+ * count and name in one body, so an item's change is never logged under the version before it.
+ * read_scratch_fts tokenizes texts as the FTS tables do (same tokenizer), its rows written and
+ * deleted within one delta.
+ */
+const bumpAndName = (row: "NEW" | "OLD", id = "id") => `
+    UPDATE counters SET value = value + 1 WHERE name = 'read_model';
+    DELETE FROM read_content_changes WHERE item_id = ${row}.${id};
+    INSERT INTO read_content_changes (item_id, seq) VALUES (${row}.${id}, (SELECT value FROM counters WHERE name = 'read_model'));`;
+
+const replaced = (fts: string, body: string, when = "1") => `
+    INSERT INTO read_replaced_texts (seq, fts, body) SELECT (SELECT value FROM counters WHERE name = 'read_model'), '${fts}', ${body} WHERE ${when};`;
+
+const LESSON_TEXT = "OLD.text || char(10) || coalesce(OLD.pattern, '') || char(10) || OLD.keywords";
+const LESSON_FTS_CHANGED =
+  "OLD.seq IS NOT NEW.seq OR OLD.text IS NOT NEW.text OR OLD.pattern IS NOT NEW.pattern OR OLD.keywords IS NOT NEW.keywords";
+
+export const READ_DELTAS_STEP = `
+  CREATE TABLE read_content_changes (item_id TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE INDEX read_content_changes_seq ON read_content_changes (seq);
+  CREATE TABLE read_replaced_texts (seq INTEGER NOT NULL, fts TEXT NOT NULL, body TEXT NOT NULL);
+  CREATE INDEX read_replaced_texts_seq ON read_replaced_texts (seq);
+  INSERT OR IGNORE INTO counters (name, value) SELECT 'read_floor', value FROM counters WHERE name = 'read_model';
+  CREATE VIRTUAL TABLE read_scratch_fts USING fts5(body, tokenize='porter unicode61');
+  CREATE VIRTUAL TABLE read_scratch_instances USING fts5vocab(read_scratch_fts, 'instance');
+  DROP TRIGGER read_model_experience_insert;
+  DROP TRIGGER read_model_experience_delete;
+  DROP TRIGGER read_model_experience_update;
+  DROP TRIGGER read_model_case_insert;
+  DROP TRIGGER read_model_case_delete;
+  DROP TRIGGER read_model_case_update;
+  DROP TRIGGER read_model_vector_insert;
+  DROP TRIGGER read_model_vector_update;
+  DROP TRIGGER read_model_vector_delete;
+  DROP TRIGGER read_model_when_insert;
+  DROP TRIGGER read_model_when_update;
+  DROP TRIGGER read_model_when_delete;
+  CREATE TRIGGER read_model_experience_insert AFTER INSERT ON experiences BEGIN${bumpAndName("NEW")}
+  END;
+  CREATE TRIGGER read_model_experience_delete AFTER DELETE ON experiences BEGIN${bumpAndName("OLD")}${replaced("experience", LESSON_TEXT)}${replaced("when", "OLD.when_text", "OLD.when_text IS NOT NULL")}
+  END;
+  CREATE TRIGGER read_model_experience_update AFTER UPDATE ON experiences
+    WHEN OLD.seq IS NOT NEW.seq OR OLD.text IS NOT NEW.text OR OLD.pattern IS NOT NEW.pattern OR OLD.keywords IS NOT NEW.keywords
+      OR OLD.tags IS NOT NEW.tags OR OLD.domain IS NOT NEW.domain OR OLD.status IS NOT NEW.status OR OLD.metadata IS NOT NEW.metadata
+      OR OLD.when_text IS NOT NEW.when_text OR OLD.created_at IS NOT NEW.created_at BEGIN${bumpAndName("NEW")}${replaced("experience", LESSON_TEXT, LESSON_FTS_CHANGED)}${replaced("when", "OLD.when_text", "OLD.when_text IS NOT NULL AND (OLD.seq IS NOT NEW.seq OR OLD.when_text IS NOT NEW.when_text)")}
+  END;
+  CREATE TRIGGER read_model_case_insert AFTER INSERT ON cases BEGIN${bumpAndName("NEW")}
+  END;
+  CREATE TRIGGER read_model_case_delete AFTER DELETE ON cases BEGIN${bumpAndName("OLD")}${replaced("case", "OLD.task")}
+  END;
+  CREATE TRIGGER read_model_case_update AFTER UPDATE ON cases
+    WHEN OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task OR OLD.trace_summary IS NOT NEW.trace_summary OR OLD.answer IS NOT NEW.answer
+      OR OLD.reward IS NOT NEW.reward OR OLD.label IS NOT NEW.label OR OLD.tags IS NOT NEW.tags OR OLD.status IS NOT NEW.status
+      OR OLD.metadata IS NOT NEW.metadata OR OLD.created_at IS NOT NEW.created_at BEGIN${bumpAndName("NEW")}${replaced("case", "OLD.task", "OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task")}
+  END;
+  CREATE TRIGGER read_model_vector_insert AFTER INSERT ON vectors BEGIN${bumpAndName("NEW", "item_id")}
+  END;
+  CREATE TRIGGER read_model_vector_update AFTER UPDATE ON vectors BEGIN${bumpAndName("NEW", "item_id")}
+  END;
+  CREATE TRIGGER read_model_vector_delete AFTER DELETE ON vectors BEGIN${bumpAndName("OLD", "item_id")}
+  END;
+  CREATE TRIGGER read_model_when_insert AFTER INSERT ON when_vectors BEGIN${bumpAndName("NEW", "item_id")}
+  END;
+  CREATE TRIGGER read_model_when_update AFTER UPDATE ON when_vectors BEGIN${bumpAndName("NEW", "item_id")}
+  END;
+  CREATE TRIGGER read_model_when_delete AFTER DELETE ON when_vectors BEGIN${bumpAndName("OLD", "item_id")}
+  END;
+`;
