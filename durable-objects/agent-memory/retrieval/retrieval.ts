@@ -353,17 +353,7 @@ export class Retrieval implements CandidateSource {
         phase,
         lambda,
         episodeId,
-        JSON.stringify(
-          items.map((i) => ({
-            id: i.id,
-            kind: i.kind,
-            score: i.score ?? null,
-            label: i.label ?? null,
-            ...(i.citeOnly ? { citeOnly: true } : {}),
-            ...(i.f ? { f: i.f } : {}),
-            ...(i.libraryId ? { libraryId: i.libraryId } : {}),
-          })),
-        ),
+        JSON.stringify(items.map(tokenItem)),
         queryVec ? encodeCode(queryVec) : null,
         asker.keyId ?? null,
         asker.readOnly ? 1 : 0,
