@@ -1,6 +1,6 @@
 import type { Env } from "../../env";
 import type { Deps } from "../deps";
-import type { ReadFallback } from "../../core/memory-types";
+import type { ReadFallback } from "../../core/retrieval-types";
 import { TtlLru } from "../../core/ttl-lru";
 import { DomainError, unauthorized, versionNotReached } from "../../core/errors";
 import { deltaBytes } from "../../core/ranking/snapshot-delta";
