@@ -13,8 +13,9 @@ import { resilientMemory } from "../platform/objects/agent-access";
 import { tenantWebhookSecret } from "../platform/records/tenant-secrets";
 import { runEvaluationUnit } from "../platform/practice/evaluations";
 import { checkRemedial, type RemedialOutcome } from "../use-cases/remedial";
-import { DomainError, isRetryable } from "../core/errors";
-import { deliverEvent, fanOut } from "../platform/events/delivery";
+import { DomainError, isRetryable, unwrap } from "../core/errors";
+import { systemPrincipal } from "../core/principal";
+import { deliverQueuedEvent, fanOutEvents } from "../use-cases/events";
 
 export interface Delivery {
   /** 1 on first delivery; the last try is QUEUE_MAX_RETRIES + 1. */
@@ -25,7 +26,7 @@ type Handler<T extends JobType> = (msg: Extract<JobMessage, { type: T }>, env: E
 
 /** A remedial check that, when its due trigger is held back, asks again later through the queue. */
 async function remedialWithRecheck(env: Env, tenantId: string, agentId: string, at: number): Promise<RemedialOutcome> {
-  const outcome = await checkRemedial(env, tenantId, agentId, at);
+  const outcome = unwrap(await checkRemedial({ env }, systemPrincipal("agent.remedial"), { tenantId, agentId, at }));
   if (outcome.outcome === "skipped" && outcome.recheckInSeconds) {
     const delaySeconds = outcome.recheckInSeconds;
     await env.JOBS.send({ type: "agent.remedial", tenantId, agentId, at: at + delaySeconds * 1000 }, { delaySeconds });
@@ -50,14 +51,14 @@ const memoryOf = (env: Env, agent: { tenantId: string; agentId: string }) => res
 /** One handler per message type; the mapped type makes a missing handler a compile error. */
 export const jobHandlers: { [T in JobType]: Handler<T> } = {
   "agent.sweep": async (msg, env) => {
-    const swept = await sweepAgent({ env }, msg);
+    const swept = unwrap(await sweepAgent({ env }, systemPrincipal(msg.type), msg));
     return { ...swept, remedial: await remedialWithRecheck(env, msg.tenantId, msg.agentId, msg.at) };
   },
   // Asked by the agent's own sweep (its Durable Object alarm) when episodes ended since the last check.
   "agent.remedial": (msg, env) => remedialWithRecheck(env, msg.tenantId, msg.agentId, msg.at),
   // Re-embedding goes in batches; each batch re-queues the next so no invocation runs long.
   "agent.reembed": async (msg, env) => {
-    const result = await reembedBatch({ env }, msg);
+    const result = unwrap(await reembedBatch({ env }, systemPrincipal(msg.type), msg));
     if (!result.stale && result.remaining > 0) await env.JOBS.send(msg);
     return result;
   },
@@ -66,8 +67,9 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
   "practice.unit": (msg, env, log, delivery) =>
     runPracticeUnit(practiceRunObject(env, msg.runId), msg, env, log, delivery, (tenantId) => tenantWebhookSecret(env, tenantId)),
   "evaluation.unit": (msg, env, log, delivery) => runEvaluationUnit(msg, env, log, delivery),
-  "event.emit": (msg, env) => fanOut(env, msg),
-  "event.deliver": (msg, env, log, delivery) => deliverEvent(env, msg, log, delivery),
+  "event.emit": async (msg, env) => unwrap(await fanOutEvents({ env }, systemPrincipal(msg.type), msg)),
+  "event.deliver": async (msg, env, log, delivery) =>
+    unwrap(await deliverQueuedEvent({ env }, systemPrincipal(msg.type), { msg, log, attempts: delivery.attempts })),
   "live.extract": async (msg, env, log, delivery) => {
     try {
       return await runLiveExtraction(msg, memoryOf(env, msg), env, log);
@@ -84,7 +86,7 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
           ? "failed after retries, sent to dead-letter queue"
           : `attempt ${delivery.attempts} failed, will retry`;
       const reason = `${why}: ${err instanceof Error ? err.message : String(err)}`;
-      await recordJobFailure({ env }, { ...msg, final, reason });
+      unwrap(await recordJobFailure({ env }, systemPrincipal(msg.type), { ...msg, final, reason }));
       throw err;
     }
   },

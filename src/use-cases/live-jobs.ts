@@ -1,5 +1,6 @@
 import { notFound, outcome } from "../core/errors";
 import type { Job } from "../core/episode-types";
+import { requireSystem } from "../core/principal";
 import { llmConfigured, LlmNotConfiguredError } from "../llm";
 import type { Caller, Deps } from "../platform/deps";
 import { agentMemory, resilientMemory } from "../platform/objects/agent-access";
@@ -39,16 +40,19 @@ export const retryJob = (deps: Deps, caller: Caller, input: AgentRef & { jobId: 
  * agent (its incarnation guards against an agent created again since); never throws, as the
  * failure being recorded is what the consumer reports.
  */
-export async function recordJobFailure(
+export const recordJobFailure = (
   deps: Pick<Deps, "env">,
+  caller: Caller,
   job: { tenantId: string; agentId: string; jobId: string; incarnation?: string | undefined; final: boolean; reason: string },
-) {
-  await resilientMemory(deps.env, job.tenantId, job.agentId)
-    .finishJob({
-      jobId: job.jobId,
-      status: job.final ? "failed" : "retrying",
-      reason: job.reason.slice(0, 1000),
-      incarnation: job.incarnation,
-    })
-    .catch(() => undefined);
-}
+) =>
+  outcome(async () => {
+    requireSystem(caller);
+    await resilientMemory(deps.env, job.tenantId, job.agentId)
+      .finishJob({
+        jobId: job.jobId,
+        status: job.final ? "failed" : "retrying",
+        reason: job.reason.slice(0, 1000),
+        incarnation: job.incarnation,
+      })
+      .catch(() => undefined);
+  });
