@@ -3,15 +3,9 @@ import type { Logger } from "../core/logger";
 import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "../core/job-messages";
 import { agentIncarnation } from "../use-cases/agents";
 import { reembedBatch, sweepAgent } from "../use-cases/agent-upkeep";
-import { recordJobFailure } from "../use-cases/live-jobs";
-import { runLiveExtraction } from "../learning/live-extraction";
-import { runScreeningReview } from "../learning/screening-review";
-import { runWhenWriter } from "../learning/when-writer";
-import { runPracticeUnit } from "../practice/run-unit";
-import { practiceRunObject } from "../platform/practice/runs";
-import { resilientMemory } from "../platform/objects/agent-access";
-import { tenantWebhookSecret } from "../platform/records/tenant-secrets";
-import { runEvaluationUnit } from "../platform/practice/evaluations";
+import { extractLiveLessons, recordJobFailure, reviewPendingEntries, writeLessonSituations } from "../use-cases/live-jobs";
+import { runPracticeUnitJob } from "../use-cases/practice-runs";
+import { runEvaluationUnitJob } from "../use-cases/evaluations";
 import { checkRemedial, type RemedialOutcome } from "../use-cases/remedial";
 import { DomainError, isRetryable, unwrap } from "../core/errors";
 import { systemPrincipal } from "../core/principal";
@@ -42,11 +36,8 @@ async function remedialWithRecheck(env: Env, tenantId: string, agentId: string, 
 export async function forEarlierAgent(env: Env, job: JobMessage): Promise<boolean> {
   if (!("incarnation" in job) || job.incarnation === undefined) return false;
   // A deleted agent has no incarnation (null): its jobs are settled like an earlier one's.
-  return (await agentIncarnation({ env }, job)) !== job.incarnation;
+  return unwrap(await agentIncarnation({ env }, systemPrincipal("queue"), job)) !== job.incarnation;
 }
-
-/** The agent's memory a learner works on, handed to it as its port (src/learning/ports.ts). */
-const memoryOf = (env: Env, agent: { tenantId: string; agentId: string }) => resilientMemory(env, agent.tenantId, agent.agentId);
 
 /** One handler per message type; the mapped type makes a missing handler a compile error. */
 export const jobHandlers: { [T in JobType]: Handler<T> } = {
@@ -62,17 +53,18 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
     if (!result.stale && result.remaining > 0) await env.JOBS.send(msg);
     return result;
   },
-  "admission.review": (msg, env, log) => runScreeningReview(msg, memoryOf(env, msg), env, log),
-  "lesson.when": (msg, env, log) => runWhenWriter(msg, memoryOf(env, msg), env, log),
-  "practice.unit": (msg, env, log, delivery) =>
-    runPracticeUnit(practiceRunObject(env, msg.runId), msg, env, log, delivery, (tenantId) => tenantWebhookSecret(env, tenantId)),
-  "evaluation.unit": (msg, env, log, delivery) => runEvaluationUnit(msg, env, log, delivery),
+  "admission.review": async (msg, env, log) => unwrap(await reviewPendingEntries({ env, logger: log }, systemPrincipal(msg.type), msg)),
+  "lesson.when": async (msg, env, log) => unwrap(await writeLessonSituations({ env, logger: log }, systemPrincipal(msg.type), msg)),
+  "practice.unit": async (msg, env, log, delivery) =>
+    unwrap(await runPracticeUnitJob({ env, logger: log }, systemPrincipal(msg.type), { msg, attempts: delivery.attempts })),
+  "evaluation.unit": async (msg, env, log, delivery) =>
+    unwrap(await runEvaluationUnitJob({ env, logger: log }, systemPrincipal(msg.type), { msg, attempts: delivery.attempts })),
   "event.emit": async (msg, env) => unwrap(await fanOutEvents({ env }, systemPrincipal(msg.type), msg)),
   "event.deliver": async (msg, env, log, delivery) =>
     unwrap(await deliverQueuedEvent({ env }, systemPrincipal(msg.type), { msg, log, attempts: delivery.attempts })),
   "live.extract": async (msg, env, log, delivery) => {
     try {
-      return await runLiveExtraction(msg, memoryOf(env, msg), env, log);
+      return unwrap(await extractLiveLessons({ env, logger: log }, systemPrincipal(msg.type), msg));
     } catch (err) {
       // The agent was deleted (its object refuses every call): no retry can help, and nothing is left to record on.
       if (err instanceof DomainError && err.kind === "not-found") return { skipped: err.message };

@@ -5,6 +5,9 @@ import { practiceRuns } from "../db/schema";
 import { cursorField, encodeCursor, pageOf } from "../core/cursor";
 import { notFound, outcome, unavailable } from "../core/errors";
 import { requireScope, requireSystem } from "../core/principal";
+import type { JobMessage } from "../core/job-messages";
+import { runPracticeUnit } from "../practice/run-unit";
+import { tenantWebhookSecret } from "../platform/records/tenant-secrets";
 import type { Curve, RolloutAnswer, RunCreate, RunView } from "../core/practice/run-types";
 import { parseRolloutId } from "../core/practice/unit-key";
 import type { Caller, Deps } from "../platform/deps";
@@ -165,4 +168,18 @@ export const failAbandonedPracticeSetups = (deps: Pick<Deps, "env">, caller: Cal
   outcome(async () => {
     requireSystem(caller);
     return failAbandonedSetups(deps.env, input.at);
+  });
+
+/** `practice.unit`: one unit of a run's work (a rollout, a reflection, a gate); the run's object hands it out. */
+export const runPracticeUnitJob = (
+  deps: Pick<Deps, "env" | "logger">,
+  caller: Caller,
+  input: { msg: Extract<JobMessage, { type: "practice.unit" }>; attempts: number },
+) =>
+  outcome(async () => {
+    requireSystem(caller);
+    const { env } = deps;
+    return runPracticeUnit(practiceRunObject(env, input.msg.runId), input.msg, env, deps.logger, { attempts: input.attempts }, (tenantId) =>
+      tenantWebhookSecret(env, tenantId),
+    );
   });
