@@ -124,10 +124,17 @@ module.exports = {
     },
     {
       name: "agent-access-is-for-use-cases",
-      comment: "A use case reaches an agent's memory through agent-access.ts (scope, the agent's row, its object); the doors call use cases instead, and the queue handlers hand the agent's object to the learners as their port (src/learning/ports.ts).",
+      comment: "A use case reaches an agent's memory through agent-access.ts (scope, the agent's row, its object), and hands it to the learners as their port (src/learning/ports.ts); the doors, the queue and the cron call use cases instead.",
       severity: "error",
-      from: { pathNot: [PLATFORM, "^src/use-cases/", "^src/jobs/handlers\\.ts$"] },
+      from: { pathNot: [PLATFORM, "^src/use-cases/"] },
       to: { path: "^src/platform/objects/agent-access\\.ts$" },
+    },
+    {
+      name: "jobs-and-cron-call-use-cases",
+      comment: "Queue handlers and cron tasks call use cases as the system (systemPrincipal, src/core/principal.ts), never the machinery beneath them.",
+      severity: "error",
+      from: { path: ["^src/jobs/", "^src/cron\\.ts$"] },
+      to: { path: [PLATFORM, "^src/(practice|learning|db|llm)/"] },
     },
   ],
   options: {

@@ -8,9 +8,9 @@ import type {
   LibraryOperation,
   ListFilter,
   Provenance,
-  RetrieveRequest,
   RewardRequest,
 } from "../src/core/memory-types";
+import type { RetrieveRequest } from "../src/core/retrieval-types";
 import type { AttemptCreate, EpisodeCreate, EpisodeEnd, SessionEnd } from "../src/core/episode-types";
 import type { EpisodeDatasetQuery } from "../src/core/practice/dataset-types";
 import { DomainError, outcome, versionNotReached, type Outcome } from "../src/core/errors";

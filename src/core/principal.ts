@@ -12,7 +12,17 @@ export type KeyPrincipal = {
   agentIds: string[] | null;
   libraryIds?: string[] | null;
 };
-export type Principal = { kind: "operator" } | KeyPrincipal;
+/** The service acting on its own (a queue job, the cron): `job` names the work, for the logs and the audit. */
+export type SystemPrincipal = { kind: "system"; job: string };
+export type Principal = { kind: "operator" } | KeyPrincipal | SystemPrincipal;
+
+export const systemPrincipal = (job: string): SystemPrincipal => ({ kind: "system", job });
+
+/** Work no client may ask for (an agent's sweep, the cron's schedules): only the service's own jobs do it. */
+export function requireSystem(p: Principal): SystemPrincipal {
+  if (p.kind !== "system") throw forbidden("Only the service's own jobs do this.");
+  return p;
+}
 
 const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };
 

@@ -3,18 +3,13 @@ import type { Logger } from "../core/logger";
 import { QUEUE_MAX_RETRIES, type JobMessage, type JobType } from "../core/job-messages";
 import { agentIncarnation } from "../use-cases/agents";
 import { reembedBatch, sweepAgent } from "../use-cases/agent-upkeep";
-import { recordJobFailure } from "../use-cases/live-jobs";
-import { runLiveExtraction } from "../learning/live-extraction";
-import { runScreeningReview } from "../learning/screening-review";
-import { runWhenWriter } from "../learning/when-writer";
-import { runPracticeUnit } from "../practice/run-unit";
-import { practiceRunObject } from "../platform/practice/runs";
-import { resilientMemory } from "../platform/objects/agent-access";
-import { tenantWebhookSecret } from "../platform/records/tenant-secrets";
-import { runEvaluationUnit } from "../platform/practice/evaluations";
+import { extractLiveLessons, recordJobFailure, reviewPendingEntries, writeLessonSituations } from "../use-cases/live-jobs";
+import { runPracticeUnitJob } from "../use-cases/practice-runs";
+import { runEvaluationUnitJob } from "../use-cases/evaluations";
 import { checkRemedial, type RemedialOutcome } from "../use-cases/remedial";
-import { DomainError, isRetryable } from "../core/errors";
-import { deliverEvent, fanOut } from "../platform/events/delivery";
+import { DomainError, isRetryable, unwrap } from "../core/errors";
+import { systemPrincipal } from "../core/principal";
+import { deliverQueuedEvent, fanOutEvents } from "../use-cases/events";
 
 export interface Delivery {
   /** 1 on first delivery; the last try is QUEUE_MAX_RETRIES + 1. */
@@ -25,7 +20,7 @@ type Handler<T extends JobType> = (msg: Extract<JobMessage, { type: T }>, env: E
 
 /** A remedial check that, when its due trigger is held back, asks again later through the queue. */
 async function remedialWithRecheck(env: Env, tenantId: string, agentId: string, at: number): Promise<RemedialOutcome> {
-  const outcome = await checkRemedial(env, tenantId, agentId, at);
+  const outcome = unwrap(await checkRemedial({ env }, systemPrincipal("agent.remedial"), { tenantId, agentId, at }));
   if (outcome.outcome === "skipped" && outcome.recheckInSeconds) {
     const delaySeconds = outcome.recheckInSeconds;
     await env.JOBS.send({ type: "agent.remedial", tenantId, agentId, at: at + delaySeconds * 1000 }, { delaySeconds });
@@ -41,36 +36,35 @@ async function remedialWithRecheck(env: Env, tenantId: string, agentId: string, 
 export async function forEarlierAgent(env: Env, job: JobMessage): Promise<boolean> {
   if (!("incarnation" in job) || job.incarnation === undefined) return false;
   // A deleted agent has no incarnation (null): its jobs are settled like an earlier one's.
-  return (await agentIncarnation({ env }, job)) !== job.incarnation;
+  return unwrap(await agentIncarnation({ env }, systemPrincipal("queue"), job)) !== job.incarnation;
 }
-
-/** The agent's memory a learner works on, handed to it as its port (src/learning/ports.ts). */
-const memoryOf = (env: Env, agent: { tenantId: string; agentId: string }) => resilientMemory(env, agent.tenantId, agent.agentId);
 
 /** One handler per message type; the mapped type makes a missing handler a compile error. */
 export const jobHandlers: { [T in JobType]: Handler<T> } = {
   "agent.sweep": async (msg, env) => {
-    const swept = await sweepAgent({ env }, msg);
+    const swept = unwrap(await sweepAgent({ env }, systemPrincipal(msg.type), msg));
     return { ...swept, remedial: await remedialWithRecheck(env, msg.tenantId, msg.agentId, msg.at) };
   },
   // Asked by the agent's own sweep (its Durable Object alarm) when episodes ended since the last check.
   "agent.remedial": (msg, env) => remedialWithRecheck(env, msg.tenantId, msg.agentId, msg.at),
   // Re-embedding goes in batches; each batch re-queues the next so no invocation runs long.
   "agent.reembed": async (msg, env) => {
-    const result = await reembedBatch({ env }, msg);
+    const result = unwrap(await reembedBatch({ env }, systemPrincipal(msg.type), msg));
     if (!result.stale && result.remaining > 0) await env.JOBS.send(msg);
     return result;
   },
-  "admission.review": (msg, env, log) => runScreeningReview(msg, memoryOf(env, msg), env, log),
-  "lesson.when": (msg, env, log) => runWhenWriter(msg, memoryOf(env, msg), env, log),
-  "practice.unit": (msg, env, log, delivery) =>
-    runPracticeUnit(practiceRunObject(env, msg.runId), msg, env, log, delivery, (tenantId) => tenantWebhookSecret(env, tenantId)),
-  "evaluation.unit": (msg, env, log, delivery) => runEvaluationUnit(msg, env, log, delivery),
-  "event.emit": (msg, env) => fanOut(env, msg),
-  "event.deliver": (msg, env, log, delivery) => deliverEvent(env, msg, log, delivery),
+  "admission.review": async (msg, env, log) => unwrap(await reviewPendingEntries({ env, logger: log }, systemPrincipal(msg.type), msg)),
+  "lesson.when": async (msg, env, log) => unwrap(await writeLessonSituations({ env, logger: log }, systemPrincipal(msg.type), msg)),
+  "practice.unit": async (msg, env, log, delivery) =>
+    unwrap(await runPracticeUnitJob({ env, logger: log }, systemPrincipal(msg.type), { msg, attempts: delivery.attempts })),
+  "evaluation.unit": async (msg, env, log, delivery) =>
+    unwrap(await runEvaluationUnitJob({ env, logger: log }, systemPrincipal(msg.type), { msg, attempts: delivery.attempts })),
+  "event.emit": async (msg, env) => unwrap(await fanOutEvents({ env }, systemPrincipal(msg.type), msg)),
+  "event.deliver": async (msg, env, log, delivery) =>
+    unwrap(await deliverQueuedEvent({ env }, systemPrincipal(msg.type), { msg, log, attempts: delivery.attempts })),
   "live.extract": async (msg, env, log, delivery) => {
     try {
-      return await runLiveExtraction(msg, memoryOf(env, msg), env, log);
+      return unwrap(await extractLiveLessons({ env, logger: log }, systemPrincipal(msg.type), msg));
     } catch (err) {
       // The agent was deleted (its object refuses every call): no retry can help, and nothing is left to record on.
       if (err instanceof DomainError && err.kind === "not-found") return { skipped: err.message };
@@ -84,7 +78,7 @@ export const jobHandlers: { [T in JobType]: Handler<T> } = {
           ? "failed after retries, sent to dead-letter queue"
           : `attempt ${delivery.attempts} failed, will retry`;
       const reason = `${why}: ${err instanceof Error ? err.message : String(err)}`;
-      await recordJobFailure({ env }, { ...msg, final, reason });
+      unwrap(await recordJobFailure({ env }, systemPrincipal(msg.type), { ...msg, final, reason }));
       throw err;
     }
   },

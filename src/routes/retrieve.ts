@@ -1,14 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { router, commonErrors, jsonBody, jsonResponse, security } from "../http/openapi";
+import { MemoryFilterSchema, PromptBudgetSchema } from "../core/memory-types";
 import {
   ConsistencySchema,
-  MemoryFilterSchema,
   MinVersionSchema,
   PromptBlockSchema,
-  PromptBudgetSchema,
   RetrieveRequestSchema,
   RetrieveResponseSchema,
-} from "../core/memory-types";
+} from "../core/retrieval-types";
 import { queryJson } from "../core/query-params";
 import { PhaseSchema } from "../core/scoring";
 import { depsOf, valueOf } from "../doors/use-case";

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { AgentIdSchema as CoreAgentIdSchema } from "../core/api-key";
 import { LibraryIdSchema as CoreLibraryIdSchema } from "../core/shared-lessons";
 import { queryLimit, queryNumber } from "../core/query-params";
-import { MinVersionSchema } from "../core/memory-types";
+import { MinVersionSchema } from "../core/retrieval-types";
 import { IDEMPOTENCY_KEY_RE } from "../http/input-guards";
 import { jsonResponse } from "../http/openapi";
 

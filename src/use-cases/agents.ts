@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Env } from "../env";
 import { agents, practiceRuns, practiceSchedules } from "../db/schema";
 import { db } from "../db/client";
-import { requireAgentAccess, requireScope } from "../core/principal";
+import { requireAgentAccess, requireScope, requireSystem } from "../core/principal";
 import { notFound, outcome, unwrap } from "../core/errors";
 import type { Caller, Deps } from "../platform/deps";
 import type { SessionEnd } from "../core/episode-types";
@@ -138,8 +138,10 @@ export const deleteAgent = (deps: Deps, caller: Caller, input: { agentId: string
  * The agent's current incarnation (see durable-objects/agent-memory/object/lifecycle.ts), for the queue
  * consumer to drop messages of an earlier one; null when the agent is gone.
  */
-export async function agentIncarnation(deps: Pick<Deps, "env">, agent: { tenantId: string; agentId: string }): Promise<string | null> {
-  const current = await outcome(() => resilientMemory(deps.env, agent.tenantId, agent.agentId).incarnation());
-  if (!current.ok && current.error.kind === "not-found") return null;
-  return unwrap(current);
-}
+export const agentIncarnation = (deps: Pick<Deps, "env">, caller: Caller, agent: { tenantId: string; agentId: string }) =>
+  outcome(async (): Promise<string | null> => {
+    requireSystem(caller);
+    const current = await outcome(() => resilientMemory(deps.env, agent.tenantId, agent.agentId).incarnation());
+    if (!current.ok && current.error.kind === "not-found") return null;
+    return unwrap(current);
+  });

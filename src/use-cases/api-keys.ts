@@ -1,10 +1,19 @@
 import { mintApiKey, sha256Hex } from "../core/api-key";
 import { conflict, forbidden, notFound, outcome, unavailable, unprocessable } from "../core/errors";
-import { canManageKey, requireScope, type KeyPrincipal, type Scope } from "../core/principal";
+import { canManageKey, requireScope, requireSystem, type KeyPrincipal, type Scope } from "../core/principal";
 import { cursorField, pageOf } from "../core/cursor";
 import type { Caller, Deps } from "../platform/deps";
 import { recordAudit } from "../platform/records/audit";
-import { activeTenantAdminKeys, createKey, keyById, listKeys, revokeKey, rotateKeys, type KeyRow } from "../platform/edge/key-store";
+import {
+  activeTenantAdminKeys,
+  createKey,
+  keyById,
+  listKeys,
+  revokeKey,
+  rewriteRecentTombstones,
+  rotateKeys,
+  type KeyRow,
+} from "../platform/edge/key-store";
 import { tenantExists } from "./tenants";
 import { unknownLibraries } from "./libraries";
 
@@ -173,4 +182,11 @@ export const rotateTenantAdminKey = (deps: Deps, caller: Caller, { tenantId, key
       detail: { revoked: rotation.revoked.map((r) => r.id) },
     });
     return { tenantId, keyId: rotation.created.id, apiKey: rotation.apiKey, revoked: rotation.revoked };
+  });
+
+/** The cron's part: recent revocations are written to KV again, so a lost write cannot keep a revoked key alive. */
+export const rewriteKeyTombstones = (deps: Pick<Deps, "env">, caller: Caller, input: { at: number }) =>
+  outcome(async () => {
+    requireSystem(caller);
+    return rewriteRecentTombstones(deps.env, input.at);
   });

@@ -7,6 +7,9 @@ import { sha256Hex } from "../core/api-key";
 import { decide, pairSamples, type PairedTask } from "../core/evaluation/decision";
 import type { CompareCreate, ComparisonView, EvaluationCreate, EvaluationStatus, EvaluationView } from "../core/evaluation/types";
 import { notFound, outcome, unavailable } from "../core/errors";
+import { requireSystem } from "../core/principal";
+import type { JobMessage } from "../core/job-messages";
+import { runEvaluationUnit } from "../platform/practice/evaluations";
 import { cursorField, pageOf } from "../core/cursor";
 import {
   evaluationObject,
@@ -238,3 +241,14 @@ async function comparisonView(env: Env, who: Owner, comparisonId: string): Promi
     createdAt: row.createdAt,
   };
 }
+
+/** `evaluation.unit`: one unit of an evaluation's work, handed out by its object. */
+export const runEvaluationUnitJob = (
+  deps: Pick<Deps, "env" | "logger">,
+  caller: Caller,
+  input: { msg: Extract<JobMessage, { type: "evaluation.unit" }>; attempts: number },
+) =>
+  outcome(async () => {
+    requireSystem(caller);
+    return runEvaluationUnit(input.msg, deps.env, deps.logger, { attempts: input.attempts });
+  });

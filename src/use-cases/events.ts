@@ -5,13 +5,15 @@ import { MAX_ENDPOINTS_PER_TENANT, type EventType } from "../core/events";
 import { cursorField, pageOf } from "../core/cursor";
 import { olderThan } from "../db/keyset";
 import { conflict, notFound, outcome } from "../core/errors";
-import { requireTenantAdmin } from "../core/principal";
+import { requireSystem, requireTenantAdmin } from "../core/principal";
+import type { JobMessage } from "../core/job-messages";
+import type { Logger } from "../core/logger";
 import { tenantWebhookSecret } from "../platform/records/tenant-secrets";
 import type { Caller, Deps } from "../platform/deps";
 import { recordAudit } from "../platform/records/audit";
 import { assertCallableUrls } from "../platform/checks/callable-urls";
 import { d1Read, d1Write } from "../platform/objects/binding-faults";
-import { listEndpoints, presentEndpoint } from "../platform/events/delivery";
+import { deliverEvent, fanOut, listEndpoints, presentEndpoint, pruneDeliveries } from "../platform/events/delivery";
 
 /** A tenant's event endpoints and its delivery log, as its admins manage them; sending is src/platform/events/delivery.ts. */
 type DeliveryRow = typeof eventDeliveries.$inferSelect;
@@ -109,4 +111,29 @@ export const listEventDeliveries = (
     );
     const page = pageOf(rows, opts.limit, (last) => ({ t: last.createdAt, i: last.id }));
     return { items: page.items.map(presentDelivery), nextCursor: page.nextCursor };
+  });
+
+/** `event.emit` from the jobs queue: one delivery per event and endpoint subscribed to its type. */
+export const fanOutEvents = (deps: Pick<Deps, "env">, caller: Caller, msg: Extract<JobMessage, { type: "event.emit" }>) =>
+  outcome(async () => {
+    requireSystem(caller);
+    return fanOut(deps.env, msg);
+  });
+
+/** `event.deliver` from the jobs queue: one signed POST; a failure the receiver may recover from throws, for the queue to retry. */
+export const deliverQueuedEvent = (
+  deps: Pick<Deps, "env">,
+  caller: Caller,
+  input: { msg: Extract<JobMessage, { type: "event.deliver" }>; log: Logger; attempts: number },
+) =>
+  outcome(async () => {
+    requireSystem(caller);
+    return deliverEvent(deps.env, input.msg, input.log, { attempts: input.attempts });
+  });
+
+/** The daily cron's part: deliveries past their retention are deleted. */
+export const pruneEventDeliveries = (deps: Pick<Deps, "env">, caller: Caller, input: { at: number }) =>
+  outcome(async () => {
+    requireSystem(caller);
+    return pruneDeliveries(deps.env, input.at);
   });

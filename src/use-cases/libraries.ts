@@ -138,8 +138,8 @@ export const updateLibrary = (
   });
 
 /**
- * Deletes the library: its object first (it refuses every later call, so each subscriber's next
- * read finds it gone and ends its own subscription: no subscriber is written to now), then the
+ * Deletes the library: its object first (it refuses every later call, so each subscriber's reads
+ * leave it out and its sweep ends the subscription: no subscriber is written to now), then the
  * frozen copies of its pinned versions, then its row, whose subscriptions and pins go with it. A
  * failure part way leaves the row, so it can be repeated.
  */
@@ -313,13 +313,24 @@ export const unsubscribe = (deps: Deps, caller: Caller, input: { agentId: string
     return { agentId: input.agentId, libraryId: input.libraryId, unsubscribed: true as const };
   });
 
-/** The agent's subscriptions; for a key limited to some libraries, those to them. */
+/**
+ * The agent's subscriptions; for a key limited to some libraries, those to them. One to a library
+ * deleted since is not listed: the agent's object keeps it until its sweep ends it.
+ */
 export const listSubscriptions = (deps: Deps, caller: Caller, input: { agentId: string }) =>
   outcome(async () => {
     const { key, memory } = await agentWithRow(deps, caller, input.agentId, "read");
-    const items = await memory.subscriptions();
+    const subscribed = await memory.subscriptions();
+    const gone = subscribed.length
+      ? await unknownLibraries(
+          deps.env,
+          key.tenantId,
+          subscribed.map((s) => s.libraryId),
+        )
+      : [];
     const only = key.libraryIds;
-    return { items: only ? items.filter((s) => only.includes(s.libraryId)) : items };
+    const items = subscribed.filter((s) => !gone.includes(s.libraryId) && (!only || only.includes(s.libraryId)));
+    return { items };
   });
 
 /**

@@ -1,6 +1,6 @@
 import { invalid, outcome } from "../core/errors";
-import { requireScope } from "../core/principal";
-import { LlmLedger, type LedgerGroupBy } from "../llm/ledger";
+import { requireScope, requireSystem } from "../core/principal";
+import { abandonAfterMs, LlmLedger, type LedgerGroupBy } from "../llm/ledger";
 import type { Caller, Deps } from "../platform/deps";
 
 const DAY_MS = 86_400_000;
@@ -23,4 +23,11 @@ export const usageReport = (deps: Deps, caller: Caller, q: { from?: number; to?:
     }
     const summary = await new LlmLedger(deps.env).summarize(key.tenantId, from, to, q.groupBy, { agentIds: key.agentIds });
     return { from, to, groupBy: q.groupBy, ...summary };
+  });
+
+/** The cron's part: usage rows whose call never settled (its isolate died) are closed as abandoned. */
+export const reapAbandonedUsage = (deps: Pick<Deps, "env">, caller: Caller, input: { at: number }) =>
+  outcome(async () => {
+    requireSystem(caller);
+    return new LlmLedger(deps.env, { now: () => input.at }).reapOpen(abandonAfterMs(deps.env));
   });

@@ -4,13 +4,25 @@ import { olderThan } from "../db/keyset";
 import { practiceRuns } from "../db/schema";
 import { cursorField, encodeCursor, pageOf } from "../core/cursor";
 import { notFound, outcome, unavailable } from "../core/errors";
-import { requireScope } from "../core/principal";
+import { requireScope, requireSystem } from "../core/principal";
+import type { JobMessage } from "../core/job-messages";
+import { runPracticeUnit } from "../practice/run-unit";
+import { tenantWebhookSecret } from "../platform/records/tenant-secrets";
 import type { Curve, RolloutAnswer, RunCreate, RunView } from "../core/practice/run-types";
 import { parseRolloutId } from "../core/practice/unit-key";
 import type { Caller, Deps } from "../platform/deps";
 import { agentOwner } from "../platform/objects/agent-access";
 import { requireLibraryWrite } from "../platform/objects/lesson-target";
-import { admitQueuedRuns, cancelRun, createRun, practiceRunObject, resultForRollout, runRow } from "../platform/practice/runs";
+import {
+  admitAllQueuedRuns,
+  admitQueuedRuns,
+  cancelRun,
+  createRun,
+  failAbandonedSetups,
+  practiceRunObject,
+  resultForRollout,
+  runRow,
+} from "../platform/practice/runs";
 import { evaluationRolloutResult, isEvaluationId } from "../platform/practice/evaluations";
 import { withDatasetId } from "../platform/records/dataset-ref";
 
@@ -142,4 +154,32 @@ export const submitRolloutResult = (
     // Evaluations fan rollouts out like practice runs do, so their webhook agents post here too.
     const record = isEvaluationId(ref.runId) ? evaluationRolloutResult : resultForRollout;
     return { rolloutId: input.rolloutId, status: await record(deps.env, key, ref, input.answer, input.secret) };
+  });
+
+/** The cron's safety net: queued runs of every tenant are admitted, in case an admission after a create or a run's end was cut short. */
+export const admitQueuedPracticeRuns = (deps: Pick<Deps, "env">, caller: Caller) =>
+  outcome(async () => {
+    requireSystem(caller);
+    return admitAllQueuedRuns(deps.env);
+  });
+
+/** The cron's safety net: runs whose setup was cut short and never retried fail instead of blocking their agent. */
+export const failAbandonedPracticeSetups = (deps: Pick<Deps, "env">, caller: Caller, input: { at: number }) =>
+  outcome(async () => {
+    requireSystem(caller);
+    return failAbandonedSetups(deps.env, input.at);
+  });
+
+/** `practice.unit`: one unit of a run's work (a rollout, a reflection, a gate); the run's object hands it out. */
+export const runPracticeUnitJob = (
+  deps: Pick<Deps, "env" | "logger">,
+  caller: Caller,
+  input: { msg: Extract<JobMessage, { type: "practice.unit" }>; attempts: number },
+) =>
+  outcome(async () => {
+    requireSystem(caller);
+    const { env } = deps;
+    return runPracticeUnit(practiceRunObject(env, input.msg.runId), input.msg, env, deps.logger, { attempts: input.attempts }, (tenantId) =>
+      tenantWebhookSecret(env, tenantId),
+    );
   });

@@ -8,7 +8,9 @@ import { RunCreateSchema } from "../core/practice/run-types";
 import { VerifierSchema } from "../core/verifiers/schema";
 import { LlmLedger } from "../llm/ledger";
 import { llmConfigured } from "../llm";
-import { DomainError } from "../core/errors";
+import { DomainError, outcome } from "../core/errors";
+import { requireSystem } from "../core/principal";
+import type { Caller, Deps } from "../platform/deps";
 import { resilientMemory } from "../platform/objects/agent-access";
 import { replaceDataset } from "./datasets";
 import { admitQueuedRuns, createRun, keyedRunId } from "../platform/practice/runs";
@@ -73,7 +75,13 @@ async function currentTrigger(env: Env, tenantId: string, agentId: string, at: n
  * whose setup failed outright spends nothing either: the next check tries a fresh run (at most
  * SETUP_ATTEMPTS per trigger, so a setup that always fails does not retry every sweep).
  */
-export async function checkRemedial(env: Env, tenantId: string, agentId: string, at: number): Promise<RemedialOutcome> {
+export const checkRemedial = (deps: Pick<Deps, "env">, caller: Caller, input: { tenantId: string; agentId: string; at: number }) =>
+  outcome(async () => {
+    requireSystem(caller);
+    return remedialCheck(deps.env, input.tenantId, input.agentId, input.at);
+  });
+
+async function remedialCheck(env: Env, tenantId: string, agentId: string, at: number): Promise<RemedialOutcome> {
   const who = { tenantId, agentId };
   const memory = resilientMemory(env, tenantId, agentId);
   const cfg = (await memory.getConfig()).remedial;

@@ -1,6 +1,6 @@
 import { outcome } from "../core/errors";
 import type { KeyPrincipal } from "../core/principal";
-import type { RetrieveRequest } from "../core/memory-types";
+import type { RetrieveRequest } from "../core/retrieval-types";
 import type { Caller, Deps } from "../platform/deps";
 import { agentMemory, agentWithRow, type Memory } from "../platform/objects/agent-access";
 import { countRetrieval, servedByPrompt, servedByRetrieve } from "../platform/edge/retrieval-counters";

@@ -7,6 +7,7 @@ import { RunCreateSchema } from "../core/practice/run-types";
 import type { RunOptions, Schedule, ScheduleFire, SchedulePut } from "../core/practice/schedule-types";
 import { DomainError, notFound, outcome, unprocessable } from "../core/errors";
 import { createLogger } from "../core/logger";
+import { requireSystem } from "../core/principal";
 import { LlmLedger } from "../llm/ledger";
 import { createRun, prepare } from "../platform/practice/runs";
 import type { Caller, Deps } from "../platform/deps";
@@ -205,7 +206,13 @@ async function fire(env: Env, r: Row, dueAt: number, at: number): Promise<Schedu
  * The cron's part: fires every due schedule once per due time, and finishes fires whose cron died
  * after claiming them. Returns how many runs it started.
  */
-export async function runDueSchedules(env: Env, at: number): Promise<number> {
+export const runDueSchedules = (deps: Pick<Deps, "env">, caller: Caller, input: { at: number }) =>
+  outcome(async () => {
+    requireSystem(caller);
+    return fireDueSchedules(deps.env, input.at);
+  });
+
+async function fireDueSchedules(env: Env, at: number): Promise<number> {
   const log = createLogger({ task: "practice-schedules" }, variables(env).LOG_LEVEL);
   const rows = await db(env)
     .select()

@@ -7,8 +7,8 @@ import {
   ExperienceCreateSchema,
   ExperiencePatchSchema,
   ExperienceSchema,
-  RetrievedItemSchema,
 } from "../../src/core/memory-types";
+import { RetrievedItemSchema } from "../../src/core/retrieval-types";
 import { AttemptCreateSchema, AttemptSchema, EpisodeCreateSchema, EpisodeEndSchema, EpisodeSchema } from "../../src/core/episode-types";
 import { METADATA_FIELDS, SERVED_FIELDS, TYPED_FIELDS, caseScreenedText, metadataString } from "../../src/core/served-fields";
 

@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { memoryName } from "../../src/platform/objects/memory-name";
+import { resilientMemory } from "../../src/platform/objects/agent-access";
 import { flushRetrievalCounts } from "../../src/platform/edge/retrieval-counters";
 import { isRetrievalToken } from "../../src/core/retrieval-token";
 import { call, newAgent, newTenant } from "../helpers";
@@ -102,7 +103,7 @@ describe("subscribers read shared libraries at the edge", () => {
     expect(sharedIds(strong)).toEqual([added.body.id]);
   });
 
-  it("a deleted library leaves both subscribers' edge reads within the bound, and their subscriptions end", async () => {
+  it("a deleted library leaves both subscribers' edge reads within the bound, and their subscriptions end (the reads write nothing; the sweep ends them)", async () => {
     const w = await sharedWorld();
     const worker = boundedWorker(BOUND);
     const read = (agentId: string) => worker.call("POST", `/v1/agents/${agentId}/retrieve`, w.t.apiKey, { query: "retry HTTP 429" });
@@ -116,6 +117,10 @@ describe("subscribers read shared libraries at the edge", () => {
       expect(sharedIds(r)).toEqual([]);
       expect(r.body.items.length).toBe(1);
       expect((await call("GET", `/v1/agents/${agentId}/subscriptions`, { key: w.t.apiKey })).body.items).toEqual([]);
+      const object = resilientMemory(env, w.t.tenantId, agentId);
+      expect((await object.subscriptions()).map((s) => s.libraryId)).toEqual([w.libraryId]);
+      expect((await object.sweep({ at: Date.now() })).unsubscribed).toEqual([w.libraryId]);
+      expect(await object.subscriptions()).toEqual([]);
     }
   });
 

@@ -1,7 +1,11 @@
 import { createScheduledController, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
-import { armLegacyAgents, CRON_DAILY, CRON_FREQUENT, cronTasks, runScheduled } from "../../src/cron";
+import { CRON_DAILY, CRON_FREQUENT, cronTasks, runScheduled } from "../../src/cron";
+import { armLegacyAgents } from "../../src/use-cases/agent-upkeep";
+import { runDueSchedules } from "../../src/use-cases/schedules";
+import { systemPrincipal } from "../../src/core/principal";
+import { unwrap } from "../../src/core/errors";
 import type { Env } from "../../src/env";
 import type { JobMessage } from "../../src/core/job-messages";
 import { memoryName } from "../../src/platform/objects/memory-name";
@@ -28,6 +32,7 @@ function recordingJobs(): { env: Env; sent: JobMessage[] } {
   return { env: { ...env, JOBS: jobs }, sent };
 }
 
+const cron = systemPrincipal("cron.legacy-agents");
 const agentRefs = (sent: JobMessage[]) => sent.flatMap((m) => ("agentId" in m ? [`${m.tenantId}/${m.agentId}`] : []));
 
 describe("scheduled handler", () => {
@@ -62,12 +67,12 @@ describe("scheduled handler", () => {
         .run();
       const legacy = await env.DB.prepare("SELECT count(*) AS n FROM agents WHERE upkeep_armed = 0").first<{ n: number }>();
       const rec = recordingJobs();
-      expect(await armLegacyAgents(rec.env, Date.now(), pageSize)).toBe(legacy!.n);
+      expect(unwrap(await armLegacyAgents(rec, cron, { at: Date.now(), pageSize }))).toBe(legacy!.n);
       const swept = agentRefs(rec.sent.filter((m) => m.type === "agent.sweep"));
       expect(new Set(swept).size).toBe(swept.length);
       for (const t of tenants) for (const n of names) expect(swept, `${pageSize}: ${n}`).toContain(`${t.tenantId}/${n}`);
       const again = recordingJobs();
-      expect(await armLegacyAgents(again.env, Date.now(), pageSize)).toBe(0);
+      expect(unwrap(await armLegacyAgents(again, cron, { at: Date.now(), pageSize }))).toBe(0);
       expect(again.sent).toEqual([]);
     }
   });
@@ -84,5 +89,21 @@ describe("scheduled handler", () => {
 
   it("an unknown cron expression does nothing", async () => {
     expect(await runScheduled(createScheduledController({ cron: "1 2 3 4 5", scheduledTime: Date.now() }), env)).toEqual({});
+  });
+
+  it("the cron's work is the system's: a tenant's admin key and the operator are refused, and nothing is sent", async () => {
+    const t = await newTenant();
+    await newAgent(t.apiKey);
+    await env.DB.prepare("UPDATE agents SET upkeep_armed = 0 WHERE tenant_id = ?").bind(t.tenantId).run();
+    const admin = { kind: "key" as const, tenantId: t.tenantId, keyId: "k", scope: "admin" as const, agentIds: null };
+    for (const caller of [admin, { kind: "operator" as const }]) {
+      const rec = recordingJobs();
+      expect(await armLegacyAgents(rec, caller, { at: Date.now() })).toMatchObject({ ok: false, error: { kind: "forbidden" } });
+      expect(await runDueSchedules(rec, caller, { at: Date.now() })).toMatchObject({ ok: false, error: { kind: "forbidden" } });
+      expect(rec.sent).toEqual([]);
+    }
+    const rec = recordingJobs();
+    expect(unwrap(await armLegacyAgents(rec, cron, { at: Date.now() }))).toBeGreaterThanOrEqual(1);
+    expect(agentRefs(rec.sent).some((a) => a.startsWith(`${t.tenantId}/`))).toBe(true);
   });
 });

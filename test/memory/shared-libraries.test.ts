@@ -152,19 +152,35 @@ describe("shared libraries", () => {
     );
   });
 
-  it("deleting a library (admin) takes it from every subscriber at its next read", async () => {
+  it("deleting a library (admin) takes it from every subscriber at its next read; the read writes nothing, the sweep ends the subscription", async () => {
     const w = await sharedWorld();
     const write = await newKey(w.t.apiKey, "write");
     expectProblem(await call("DELETE", `/v1/libraries/${w.libraryId}`, { key: write.apiKey }), 403, "forbidden");
     const gone = await w.lib("DELETE", `/${w.libraryId}`);
     expect(gone.status, JSON.stringify(gone.body)).toBe(200);
     expectProblem(await w.lib("GET", `/${w.libraryId}`), 404, "not-found");
-    for (const agent of [w.one, w.two]) {
-      const r = await agent("POST", "/retrieve", { query: "retry HTTP 429" });
-      expect(r.status).toBe(200);
-      expect(r.body.items).toEqual([]);
+    for (const agentId of [w.ids.one, w.ids.two]) {
+      const agent = w.as(agentId);
+      const object = resilientMemory(env, w.t.tenantId, agentId);
+      for (const consistency of ["bounded", "strong"]) {
+        const r = await agent("POST", "/retrieve", { query: "retry HTTP 429", consistency });
+        expect(r.status).toBe(200);
+        expect(r.body.items).toEqual([]);
+      }
+      expect((await agent("GET", "/prompt?query=retry&budgetTokens=2000")).status).toBe(200);
       expect((await agent("GET", "/subscriptions")).body.items).toEqual([]);
+      expect((await object.subscriptions()).map((s) => s.libraryId)).toEqual([w.libraryId]);
+      expect((await object.sweep({ at: Date.now() })).unsubscribed).toEqual([w.libraryId]);
+      expect(await object.subscriptions()).toEqual([]);
+      expect((await object.sweep({ at: Date.now() })).unsubscribed).toEqual([]);
     }
+  });
+
+  it("the sweep keeps a subscription to a library that still exists", async () => {
+    const w = await sharedWorld();
+    const object = resilientMemory(env, w.t.tenantId, w.ids.one);
+    expect((await object.sweep({ at: Date.now() })).unsubscribed).toEqual([]);
+    expect((await object.subscriptions()).map((s) => s.libraryId)).toEqual([w.libraryId]);
   });
 
   it("a subscription pinned to a version draws on the library as it stood then; a quarantine since still reaches it; unpinned, it follows the latest", async () => {

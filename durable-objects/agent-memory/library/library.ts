@@ -8,7 +8,7 @@ import {
   type Provenance,
 } from "../../../src/core/memory-types";
 import { DomainError } from "../../../src/core/errors";
-import { nextSeq, parseJson, type AgentEvent, type MemoryContext } from "../storage/context";
+import { nextSeq, type AgentEvent, type MemoryContext } from "../storage/context";
 import { listPage } from "../storage/list-page";
 import type { RecordResult } from "../storage/idempotency";
 import type { VectorStore } from "../vectors/store";
@@ -26,6 +26,7 @@ import {
   type LibraryChange,
 } from "./history";
 import { tombstones } from "../screening/tombstones";
+import { insertExperience, updateExperience, versionEvents } from "./version-rows";
 export type { LibraryChange, LibraryVersion } from "./history";
 import { isHeld } from "../../../src/core/memory-types";
 
@@ -311,12 +312,12 @@ export class Library {
             if (!row) {
               const keepSeq = intent.after.seq > 0 && !intent.reseq;
               after = { ...screened.value, seq: keepSeq ? intent.after.seq : nextSeq(sql, "experience") };
-              this.insertRow(after, now, intent.probation);
+              insertExperience(sql, after, now, intent.probation);
               if (!intent.setQ) restoreLearning(sql, after.id, after.text, policy.door === "rollback");
               op = keepSeq ? "restore" : "create";
             } else {
               after = { ...screened.value, seq: intent.reseq ? nextSeq(sql, "experience") : row.seq };
-              this.updateRow(after, now);
+              updateExperience(sql, after, now);
               if (intent.setQ) sql.exec("UPDATE experiences SET q = ? WHERE id = ?", after.q, after.id);
               // Rewritten text has to earn trust again when the lesson is live (whoever rewrote it) or the
               // live learner rewrote it. Set in the version's own transaction: a failed write leaves the old
@@ -353,23 +354,7 @@ export class Library {
         );
         this.refreshLabels();
         happened.length = 0;
-        for (const id of touched) {
-          const change = sql
-            .exec<{ op: string; before: string | null; after: string | null }>(
-              "SELECT op, before, after FROM library_changes WHERE version = ? AND experience_id = ?",
-              v,
-              id,
-            )
-            .one();
-          const was = parseJson<ExperienceSnapshot | null>(change.before, null);
-          const now = parseJson<ExperienceSnapshot | null>(change.after, null);
-          if (!now) continue;
-          const data = { lessonId: id, version: v, source: now.source, status: now.status, text: now.text };
-          const event = this.creationEvent(id, change.op, was, now);
-          if (event) happened.push({ id: `${event}:${id}`, type: event, data });
-          if (now.status === "quarantined" && was?.status !== "quarantined")
-            happened.push({ id: `lesson.quarantined:${id}:${v}`, type: "lesson.quarantined", data });
-        }
+        happened.push(...versionEvents(sql, v, touched));
         const experiences = [...touched]
           .map((id) => this.row(id))
           .filter((r): r is ExperienceRow => r !== null)
@@ -383,75 +368,6 @@ export class Library {
       this.refreshLabels();
       throw err;
     }
-  }
-
-  /**
-   * What a change tells event receivers of a lesson's creation: a lesson created active (or
-   * archived) is `lesson.created`; one the screening held is `lesson.held`, and `lesson.created`
-   * only when it leaves the hold. A lesson created visible and held by a later edit is not created again.
-   */
-  private creationEvent(
-    id: string,
-    op: string,
-    was: ExperienceSnapshot | null,
-    now: ExperienceSnapshot,
-  ): "lesson.created" | "lesson.held" | null {
-    if (op === "create") return isHeld(now.status) ? "lesson.held" : "lesson.created";
-    if (!was || !isHeld(was.status) || isHeld(now.status)) return null;
-    const created = this.ctx.sql
-      .exec<{ after: string | null }>(
-        "SELECT after FROM library_changes WHERE experience_id = ? AND op = 'create' ORDER BY version LIMIT 1",
-        id,
-      )
-      .toArray()[0];
-    const first = parseJson<ExperienceSnapshot | null>(created?.after ?? null, null);
-    return first && isHeld(first.status) ? "lesson.created" : null;
-  }
-
-  private insertRow(s: ExperienceSnapshot, now: number, probation = false) {
-    this.ctx.sql.exec(
-      `INSERT INTO experiences (id, seq, text, pattern, keywords, tags, domain, source, status, pinned, importance, q, provenance, created_at, updated_at, when_text, metadata)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      s.id,
-      s.seq,
-      s.text,
-      s.pattern,
-      JSON.stringify(s.keywords),
-      JSON.stringify(s.tags),
-      s.domain,
-      s.source,
-      s.status,
-      s.pinned ? 1 : 0,
-      s.importance,
-      s.q,
-      s.provenance ? JSON.stringify(s.provenance) : null,
-      s.createdAt,
-      now,
-      s.when ?? null,
-      JSON.stringify(s.metadata ?? {}),
-    );
-    if (probation) this.ctx.sql.exec("UPDATE experiences SET probation = 1 WHERE id = ?", s.id);
-  }
-
-  private updateRow(s: ExperienceSnapshot, now: number) {
-    this.ctx.sql.exec(
-      `UPDATE experiences SET text = ?, pattern = ?, keywords = ?, tags = ?, domain = ?, source = ?, status = ?, pinned = ?,
-       importance = ?, seq = ?, updated_at = ?, when_text = ?, metadata = ? WHERE id = ?`,
-      s.text,
-      s.pattern,
-      JSON.stringify(s.keywords),
-      JSON.stringify(s.tags),
-      s.domain,
-      s.source,
-      s.status,
-      s.pinned ? 1 : 0,
-      s.importance,
-      s.seq,
-      now,
-      s.when ?? null,
-      JSON.stringify(s.metadata ?? {}),
-      s.id,
-    );
   }
 
   currentVersion(): number {

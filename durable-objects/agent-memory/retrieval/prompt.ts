@@ -1,4 +1,5 @@
-import type { MemoryFilter, MemoryKind, RetrieveRequest } from "../../../src/core/memory-types";
+import type { MemoryFilter, MemoryKind } from "../../../src/core/memory-types";
+import type { RetrieveRequest } from "../../../src/core/retrieval-types";
 import { effectiveFilter } from "../../../src/core/ranking/filter";
 import { assemblePrompt, type PromptRequest, type PromptResponse, type PromptSource } from "../../../src/core/ranking/prompt";
 import { filterSql } from "./memory-filter";

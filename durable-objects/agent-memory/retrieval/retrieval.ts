@@ -1,6 +1,7 @@
 import { DEFAULT_SIMILARITY_THRESHOLD } from "../../../src/adapters/embedder";
 import { discriminativeTerms, ftsMatchOf, LEXICAL_MAX_TERM_DOCS } from "../../../src/core/lexical";
-import type { MemoryFilter, MemoryKind, RetrieveAnswer, RetrieveRequest } from "../../../src/core/memory-types";
+import type { MemoryFilter, MemoryKind } from "../../../src/core/memory-types";
+import type { RetrieveAnswer, RetrieveRequest } from "../../../src/core/retrieval-types";
 import type { Metadata } from "../../../src/core/served-fields";
 import {
   findCandidates,

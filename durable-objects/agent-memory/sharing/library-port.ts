@@ -10,6 +10,7 @@ interface LibraryObject {
   sharedCandidates(req: { query: SharedQuery; k1: number; filter: MemoryFilter | undefined }): Promise<Outcome<CandidateInfo[]>>;
   sharedLessons(req: { filter: MemoryFilter | undefined }): Promise<Outcome<{ id: string; text: string }[]>>;
   sharedWithdrawnSince(req: { n: number }): Promise<Outcome<string[]>>;
+  incarnation(): Promise<Outcome<unknown>>;
 }
 
 /** A library's answer; null when the library no longer exists, its other errors thrown. */
@@ -44,5 +45,7 @@ export function libraryPort(env: Env, tenantId: () => string): LibraryPort<Candi
   return {
     candidates: (sub, query, k1, filter) => read(sub, (o) => o.sharedCandidates({ query, k1, filter })),
     lessons: (sub, filter) => read(sub, (o) => o.sharedLessons({ filter })),
+    // The cheapest call a library's object answers: a deleted one answers none.
+    exists: async (libraryId) => valueOf(await object(libraryMemoryId(libraryId)).incarnation()) !== null,
   };
 }

@@ -20,12 +20,14 @@ export interface SharedQuery {
 
 /**
  * How an agent's object reaches the objects of the libraries it subscribes to, at the subscription's
- * version (its pin, else the latest). `null`: the library no longer exists (deleted), and the
- * subscription goes with it.
+ * version (its pin, else the latest). `null`: the library no longer exists (deleted); a read leaves
+ * it out, and the agent's sweep ends the subscription (`exists`).
  */
 export interface LibraryPort<C extends MergeableCandidate> {
   candidates(sub: Subscription, query: SharedQuery, k1: number, filter: MemoryFilter | undefined): Promise<C[] | null>;
   lessons(sub: Subscription, filter: MemoryFilter | undefined): Promise<{ id: string; text: string }[] | null>;
+  /** False once the library is deleted; a library that fails otherwise throws (it may well still exist). */
+  exists(libraryId: string): Promise<boolean>;
 }
 
 interface SubscriptionRow extends Record<string, SqlStorageValue> {
@@ -129,8 +131,19 @@ export class Subscriptions<C extends MergeableCandidate> {
   }
 
   /**
-   * Calls every subscribed library; a deleted one ends its subscription here, and one that fails
-   * otherwise is left out of this answer (the agent's own lessons still serve) rather than failing it.
+   * Ends the subscriptions to libraries deleted since (the agent's sweep): a read only leaves a
+   * deleted library out, so it writes nothing. A library that fails to answer is kept.
+   */
+  async endGone(): Promise<string[]> {
+    const gone = await Promise.all(
+      this.list().map(async (s) => ((await this.port.exists(s.libraryId).catch(() => true)) ? null : s.libraryId)),
+    );
+    return gone.filter((id): id is string => id !== null && this.remove(id));
+  }
+
+  /**
+   * Calls every subscribed library; a deleted one, and one that fails, is left out of this answer
+   * (the agent's own lessons still serve) rather than failing it.
    */
   private async ask<T>(call: (sub: Subscription) => Promise<T | null>, onFailure: (libraryId: string, err: unknown) => void) {
     const subs = this.list();
@@ -138,7 +151,6 @@ export class Subscriptions<C extends MergeableCandidate> {
       subs.map(async (s) => {
         try {
           const value = await call(s);
-          if (value === null) this.remove(s.libraryId);
           return value === null ? null : { ...s, value };
         } catch (err) {
           onFailure(s.libraryId, err);

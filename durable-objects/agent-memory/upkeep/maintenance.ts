@@ -23,7 +23,8 @@ export type SweepResult = Awaited<ReturnType<typeof runSweep>>;
 /**
  * The agent's own upkeep: open episodes past their time-to-live end as timeouts, what Vectorize
  * refused is published again, pending entries are sent for review, faded and surplus lessons are
- * archived, and history past retention (and the read model's change log past its bound) is pruned.
+ * archived, history past retention (and the read model's change log past its bound) is pruned, and
+ * subscriptions to libraries deleted since end.
  */
 export async function runSweep(mem: MemoryContext, rooms: Stores, at: number, episodeTtlMs: number) {
   const episodes = await rooms.episodes.endStale(at, episodeTtlMs);
@@ -38,6 +39,7 @@ export async function runSweep(mem: MemoryContext, rooms: Stores, at: number, ep
     episodesFailed: episodes.failed,
     pruned: await pruneLogs(mem, rooms.cases, at),
     retiredSecrets: rooms.retrieval.secrets.prune(at),
+    unsubscribed: await rooms.subscriptions.endGone(),
   };
 }
 

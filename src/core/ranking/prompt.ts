@@ -5,7 +5,8 @@
 import { estimateTokens } from "../lexical";
 import { libraryLine, oneLine, renderLibraryBlock } from "../library-block";
 import { fenceData } from "../prompt-template";
-import type { MemoryFilter, MemoryKind, RetrieveRequest } from "../memory-types";
+import type { MemoryFilter, MemoryKind } from "../memory-types";
+import type { RetrieveRequest } from "../retrieval-types";
 import { chooseExploration, PROBATION_RULE, type Exploration } from "../probation";
 
 export interface PromptRequest {

@@ -4,7 +4,8 @@
  */
 import { rank } from "../scoring";
 import { contributions, featuresOf, type RerankerState } from "../reranker";
-import type { MemoryFilter, MemoryKind, RetrievedItem } from "../memory-types";
+import type { MemoryFilter, MemoryKind } from "../memory-types";
+import type { RetrievedItem } from "../retrieval-types";
 import type { AgentConfig } from "../agent-config";
 import { findCandidates, learnedOnly, WHEN_WEIGHT, type CandidateInfo, type CandidateSource } from "./candidates";
 

@@ -5,7 +5,8 @@
  * object's answer for the snapshot's version.
  */
 import { Int8Matrix } from "../int8-matrix";
-import type { MemoryFilter, MemoryKind, RetrieveRequest } from "../memory-types";
+import type { MemoryFilter, MemoryKind } from "../memory-types";
+import type { RetrieveRequest } from "../retrieval-types";
 import { lambdaOf, rankFrom } from "./rank";
 import { bm25Rows, chosenTerms, type Bm25Table } from "./bm25";
 import { CodeScan } from "./code-scan";

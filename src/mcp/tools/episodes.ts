@@ -8,13 +8,8 @@ import {
   EpisodeSchema,
   type Episode,
 } from "../../core/episode-types";
-import {
-  ConsistencySchema,
-  MemoryFilterSchema,
-  MinVersionSchema,
-  RetrieveRequestSchema,
-  RetrieveResponseSchema,
-} from "../../core/memory-types";
+import { MemoryFilterSchema } from "../../core/memory-types";
+import { ConsistencySchema, MinVersionSchema, RetrieveRequestSchema, RetrieveResponseSchema } from "../../core/retrieval-types";
 import { libraryLine, oneLine } from "../../core/library-block";
 import { AgentIdSchema } from "../../core/api-key";
 import { depsOf } from "../../doors/use-case";

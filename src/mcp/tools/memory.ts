@@ -1,16 +1,13 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import {
-  ConsistencySchema,
   ExperienceCreateSchema,
   ExperienceSchema,
   MemoryFilterSchema,
-  MinVersionSchema,
-  PromptBlockSchema,
   PromptBudgetSchema,
-  RetrieveRequestSchema,
   SimilarLessonsSchema,
 } from "../../core/memory-types";
+import { ConsistencySchema, MinVersionSchema, PromptBlockSchema, RetrieveRequestSchema } from "../../core/retrieval-types";
 import { buildPrompt } from "../../use-cases/retrieval";
 import { addLesson } from "../../use-cases/lessons";
 import { unwrap } from "../../core/errors";

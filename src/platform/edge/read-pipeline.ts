@@ -1,6 +1,7 @@
 import type { Env } from "../../env";
 import type { Deps } from "../deps";
-import type { MemoryFilter, ReadFallback, RetrieveAnswer, RetrieveRequest, RetrieveResponse } from "../../core/memory-types";
+import type { MemoryFilter } from "../../core/memory-types";
+import type { ReadFallback, RetrieveAnswer, RetrieveRequest, RetrieveResponse } from "../../core/retrieval-types";
 import { lexicallyServable, type SnapshotReader } from "../../core/ranking/snapshot-source";
 import { retrievedItems } from "../../core/ranking/rank";
 import { assemblePrompt, type PromptRequest, type PromptResponse } from "../../core/ranking/prompt";

@@ -1,6 +1,6 @@
 import type { Env } from "../../env";
 import type { Deps } from "../deps";
-import type { ReadFallback } from "../../core/memory-types";
+import type { ReadFallback } from "../../core/retrieval-types";
 import { TtlLru } from "../../core/ttl-lru";
 import { DomainError, unauthorized, versionNotReached } from "../../core/errors";
 import { deltaBytes } from "../../core/ranking/snapshot-delta";
@@ -47,14 +47,11 @@ const keyChecks = new TtlLru<string, number>(10_000, 86_400_000);
 
 /** Shared libraries this isolate found deleted (their ids are never used again), by object name. */
 const goneLibraries = new TtlLru<string, true>(10_000, 86_400_000);
-/** Subscribers told here that a library is gone, by `${agent object}|${libraryId}`, until their snapshot drops it. */
-const toldGone = new TtlLru<string, true>(10_000, 60_000);
 
 /** Forgets every snapshot and refusal this isolate holds, as a fresh isolate would start. */
 export function forgetReadModels(): void {
   forgetSnapshots();
   goneLibraries.clear();
-  toldGone.clear();
   revoked.clear();
   keyChecks.clear();
 }
@@ -212,8 +209,7 @@ export async function servable(
  * or why the object must answer: a library the edge cannot rank from (too large, searched
  * remotely, embedded by another model), or one whose object failed (the agent's object leaves
  * such a library out of its answer and serves the rest). A deleted library is left out, as the
- * object leaves it out; the agent's object is told once, so its subscription ends as the object's
- * own read would end it.
+ * object leaves it out; a read writes nothing, and the agent's sweep ends the subscription.
  */
 export async function librariesOf(
   deps: ReadDeps,
@@ -232,11 +228,6 @@ export async function librariesOf(
           if (!isNotFound(err)) return { sub, at: { fallback: "subscriptions" as const } };
           goneLibraries.set(name, true);
         }
-      }
-      const told = `${memoryName(caller.tenantId, caller.agentId)}|${sub.libraryId}`;
-      if (!toldGone.get(told)) {
-        await resilientMemory(deps.env, caller.tenantId, caller.agentId).unsubscribe({ libraryId: sub.libraryId });
-        toldGone.set(told, true);
       }
       return null;
     }),
