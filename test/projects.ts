@@ -22,7 +22,7 @@ export const PURE_TESTS = [
  * Workerd files that run one after another in a shared runtime (project `workers-shared`): the
  * runtime and the Worker's modules load once per worker instead of once per file, and each file
  * leaves the next empty storage, real timers and unstubbed globals (test/setup-shared.ts). Every
- * workerd file runs here since issue 30's last round. A file belongs here only if it passes after
+ * workerd file runs here unless it is listed as isolated. A file belongs here only if it passes after
  * any other file in the runtime (checked with `--sequence.shuffle.files` and several seeds); one
  * that cannot, say because it needs the isolate's module state fresh, is left out of this list and
  * runs in `workers-isolated`. Runtimes used to slow several-fold as files passed through them;
