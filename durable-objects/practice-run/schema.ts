@@ -54,10 +54,10 @@ export const PRACTICE_RUN_SCHEMA: readonly string[] = [
   `CREATE INDEX reservations_unit_idx ON reservations (unit_key);`,
   `ALTER TABLE run ADD COLUMN agent_incarnation TEXT;`,
   `CREATE TABLE call_sizes (purpose TEXT PRIMARY KEY, max_out INTEGER NOT NULL, max_in_ratio REAL NOT NULL);`,
-  // The agent's subscribed libraries' active lessons as the run began (issue 32): its rollouts and
+  // The agent's subscribed libraries' active lessons as the run began: its rollouts and
   // held-out evaluations draw on them beside the run's own library, which alone the run changes.
   `ALTER TABLE run ADD COLUMN shared TEXT NOT NULL DEFAULT '[]';`,
-  // Issue 41: a run evaluates libraries on more than one split (validation chooses, holdout judges)
+  // A run evaluates libraries on more than one split (validation chooses, holdout judges)
   // and draws extra paired rounds, so an evaluation is named by its id, not by its epoch; each
   // keeps its per-task rewards, which the gate pairs. Existing rows are their run's judging split, round 0.
   `CREATE TABLE run_evals (

@@ -97,7 +97,7 @@ function mayTeach(ctx: MemoryContext, key: string, itemId: string, hour: number)
 }
 
 /**
- * What a reward of retrievals teaches the retriever (issue 22), inside the reward's transaction:
+ * What a reward of retrievals teaches the retriever, inside the reward's transaction:
  * usage memory learns each retrieval's query on the items the reward moved (each cited item gets
  * the whole reward, else the items share it), and the re-ranker takes one step with those items
  * as positives (negatives when the reward was negative) and the shown-but-uncited ones as

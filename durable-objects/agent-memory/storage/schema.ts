@@ -4,7 +4,7 @@ import { READ_DELTAS_STEP } from "./schema-read-deltas";
 /** AgentMemory storage schema, one entry per version; never edit a released step, append a new one. */
 export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   ...FIRST_SCHEMA_STEPS,
-  // Retrieval that learns from outcomes (issue 22). A retrieval keeps the int8 code of its query
+  // Retrieval that learns from outcomes. A retrieval keeps the int8 code of its query
   // embedding so a later reward can teach the memories it served without embedding again. Usage
   // memory holds, per memory, the queries it served: learned phrases (indexed by usage_fts, a
   // lexical channel of its own) and the usage centroid. The re-ranker's state is kept per library
@@ -29,7 +29,7 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     updated_at INTEGER NOT NULL
   );
   `,
-  // Write-time situations (issue 22): a lesson's \`when\`, the situations it applies to in an agent's
+  // Write-time situations: a lesson's \`when\`, the situations it applies to in an agent's
   // words, is content (versions record it, rollback restores it). when_fts is its lexical column;
   // when_vectors holds its embedding, written after the fact for what when_pending lists (any
   // change of the text, or a delete), so no write path has to embed it.
@@ -89,7 +89,7 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   );
   CREATE INDEX IF NOT EXISTS removed_lessons_text ON removed_lessons (text_key);
   `,
-  // One outcome per retrieval, and reads that teach nothing (issue 27): a retrieval keeps the key
+  // One outcome per retrieval, and reads that teach nothing: a retrieval keeps the key
   // that made it and whether that key could only read (an episode's end credits no read), and the
   // one reward it took (the request, to tell a replay from a second outcome, and the result a
   // replay returns). teach_counts caps what one key teaches one memory's usage per hour.
@@ -107,23 +107,23 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX teach_counts_hour ON teach_counts (hour);
   `,
-  // Which reward moved a Q (issue 31): the episode or retrieval it credited, so a lesson's Q history
+  // Which reward moved a Q: the episode or retrieval it credited, so a lesson's Q history
   // links each change to the episode behind it.
   `
   ALTER TABLE q_history ADD COLUMN episode_id TEXT;
   ALTER TABLE q_history ADD COLUMN retrieval_id TEXT;
   `,
-  // Free-form metadata a client names on lessons and cases (issue 31): a flat JSON object, filtered
+  // Free-form metadata a client names on lessons and cases: a flat JSON object, filtered
   // on by retrieval, never served.
   `
   ALTER TABLE experiences ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
   ALTER TABLE cases ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
   `,
-  // An attempt that failed outside the task (issue 31): kept in the episode, left out of its case and lesson.
+  // An attempt that failed outside the task: kept in the episode, left out of its case and lesson.
   `
   ALTER TABLE attempts ADD COLUMN infrastructure INTEGER NOT NULL DEFAULT 0;
   `,
-  // Retrievals without a write per read (issue 29): a retrieval outside an episode answers a token
+  // Retrievals without a write per read: a retrieval outside an episode answers a token
   // signed under one of the agent's secrets (the newest signs; older ones verify until the last token
   // they signed has expired), and is written only when rewarded, to keep its one outcome until the
   // token expires. Use counters of token retrievals arrive in batches from the Workers, each applied
@@ -146,7 +146,7 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   CREATE INDEX counter_batches_at ON counter_batches (at);
   CREATE TABLE token_retrievals (day INTEGER PRIMARY KEY, n INTEGER NOT NULL);
   `,
-  // Reads served at the edge (issue 29): Workers rank from snapshots of the agent's read model
+  // Reads served at the edge: Workers rank from snapshots of the agent's read model
   // (agent-memory/read-model.ts), versioned here. read_model counts changes to what retrieval reads
   // as content (texts, statuses, the fields filters read, vectors, \`when\` vectors, the config);
   // read_learn counts changes to what rewards and uses teach (Q, probation, counts, last use, usage
@@ -248,7 +248,7 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   CREATE VIRTUAL TABLE when_fts_terms USING fts5vocab(when_fts, 'row');
   CREATE VIRTUAL TABLE when_fts_instances USING fts5vocab(when_fts, 'instance');
   `,
-  // Shared libraries (issue 32): the libraries this agent subscribes to (its own copy, so a read
+  // Shared libraries: the libraries this agent subscribes to (its own copy, so a read
   // never asks D1), and what this agent learned of each shared lesson it was shown: its own Q and
   // counters, which no other subscriber's rewards move.
   `
@@ -271,7 +271,7 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     PRIMARY KEY (library_id, lesson_id)
   ) WITHOUT ROWID;
   `,
-  // Subscribers read at the edge (issue 32): a subscription is content of the agent's read model
+  // Subscribers read at the edge: a subscription is content of the agent's read model
   // (a Worker then reads the library's own snapshot beside the agent's), and the agent's Q and last
   // use of a shared lesson are what its rewards and uses teach, refreshed as a delta like its own.
   `
@@ -301,7 +301,7 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
     INSERT INTO read_changes (item_id, kind, seq) VALUES (OLD.library_id || '/' || OLD.lesson_id, 'shared', (SELECT value FROM counters WHERE name = 'read_learn'));
   END;
   `,
-  // Lessons on probation prove themselves in prompts (issue 40, src/core/probation.ts): `probation`
+  // Lessons on probation prove themselves in prompts, src/core/probation.ts: `probation`
   // 2 is a lesson still on probation but held out of prompts (its exploration ended without a
   // verdict, or it is being retired). A lesson keeps the outcomes of the matching prompts that showed
   // it and of those that did not, and the verdict they gave; a recorded retrieval keeps which lessons

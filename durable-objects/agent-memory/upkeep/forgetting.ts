@@ -129,7 +129,7 @@ export async function pruneLogs(ctx: MemoryContext, cases: Cases, now: number) {
       ? 0
       : ctx.sql.exec(`DELETE FROM jobs WHERE status IN ${FINISHED_JOBS} AND updated_at < ?`, before.jobs).rowsWritten;
   const idempotencyKeys = ctx.sql.exec("DELETE FROM idempotency WHERE at < ?", now - IDEMPOTENCY_RETENTION_MS).rowsWritten;
-  // Token retrievals (issue 29): a rewarded token's one outcome is kept until the token expires, a
+  // Token retrievals: a rewarded token's one outcome is kept until the token expires, a
   // counter batch's id past any retry of it, the per-day counts as long as retrievals are kept.
   const rewardedTokens = ctx.sql.exec("DELETE FROM rewarded_tokens WHERE expires_at < ?", now).rowsWritten;
   ctx.sql.exec("DELETE FROM counter_batches WHERE at < ?", now - COUNTER_BATCH_MEMORY_MS);
