@@ -567,4 +567,9 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
       trial_verdict = NULL, trial_reason = NULL, trial_at = NULL WHERE id = NEW.id;
   END;
   `,
+  // Every reward settles the lessons probation is retiring (issue 43): found through this index, not
+  // by visiting every active lesson, which made a reward's cost grow with the library.
+  `
+  CREATE INDEX experiences_trial_verdict ON experiences (trial_verdict, seq) WHERE trial_verdict IS NOT NULL;
+  `,
 ];

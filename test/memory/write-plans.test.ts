@@ -1,0 +1,86 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { AgentMemory } from "../../durable-objects/agent-memory";
+import { memoryName } from "../../src/services/agent-memory";
+import { agentFixture } from "./setup";
+
+type Stub = DurableObjectStub<AgentMemory>;
+
+/** Tables that grow with the library, its retrievals or its history: a statement must find its rows in them by an index. */
+const GROWING = [
+  "experiences",
+  "cases",
+  "vectors",
+  "vector_slots",
+  "vector_pages",
+  "q_history",
+  "usage_memory",
+  "retrievals",
+  "library_changes",
+  "library_versions",
+  "read_changes",
+  "teach_counts",
+  "rewarded_tokens",
+];
+
+/**
+ * Whether a plan step visits every row of a GROWING table: a scan, or a search whose only
+ * constraint is the status (every active row).
+ */
+function visitsAll(detail: string): boolean {
+  const scan = /^SCAN (\w+)(?: USING (?:COVERING )?INDEX \w+)?$/.exec(detail);
+  if (scan) return GROWING.includes(scan[1]!);
+  const search = /^SEARCH (\w+) USING (?:COVERING )?INDEX \w+ \(([^)]*)\)$/.exec(detail);
+  return search !== null && GROWING.includes(search[1]!) && search[2]!.split(" AND ").every((c) => /^status[=<>]/.test(c));
+}
+
+/**
+ * Runs `work` in the agent's object with every SQL statement it executes recorded, then answers
+ * the plan steps that visit every row of a GROWING table (see visitsAll): work that does costs
+ * time proportional to the library on every call.
+ */
+async function scansDuring(stub: Stub, work: (obj: AgentMemory) => Promise<unknown>): Promise<string[]> {
+  return runInDurableObject(stub, async (obj, state) => {
+    const sql = state.storage.sql;
+    const exec = sql.exec.bind(sql);
+    const seen = new Map<string, SqlStorageValue[]>();
+    sql.exec = ((query: string, ...bindings: SqlStorageValue[]) => {
+      seen.set(query, bindings);
+      return exec(query, ...bindings);
+    }) as typeof sql.exec;
+    try {
+      await work(obj);
+    } finally {
+      sql.exec = exec;
+    }
+    const scans: string[] = [];
+    for (const [query, bindings] of seen) {
+      if (!/^\s*(SELECT|INSERT|UPDATE|DELETE|WITH)/i.test(query)) continue;
+      for (const step of exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${query}`, ...bindings)) {
+        if (visitsAll(step.detail)) scans.push(`${step.detail}  ←  ${query.replace(/\s+/g, " ").trim()}`);
+      }
+    }
+    return scans;
+  });
+}
+
+describe("the object's hot writes do not scan the library", () => {
+  it("a reward, by retrieval and by memory ids, finds every row it reads or writes by an index", async () => {
+    const f = await agentFixture();
+    const operations = Array.from({ length: 40 }, (_, i) => ({
+      op: "create",
+      experience: { text: `Check the retry budget of service ${i} before raising its timeout` },
+    }));
+    expect((await f.api("POST", "/library/batch", { reason: "seed", operations })).status).toBe(200);
+    const r = await f.api("POST", "/retrieve", { query: "retry budget timeout", consistency: "strong" });
+    expect(r.body.items.length).toBeGreaterThan(0);
+    const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId)) as Stub;
+    const ids = r.body.items.map((i: { id: string }) => i.id);
+    const byRetrieval = await scansDuring(stub, (obj) => obj.reward({ reward: { retrievalId: r.body.retrievalId, outcome: "success" } }));
+    const byIds = await scansDuring(stub, (obj) => obj.reward({ reward: { memoryIds: ids.slice(0, 3), reward: 0.5 } }));
+    expect([...byRetrieval, ...byIds]).toEqual([]);
+    // The rewards landed: the statements seen are the ones that did the work.
+    const after = await f.api("GET", `/experiences/${ids[0]}`);
+    expect(after.body.q).not.toBe(0);
+  });
+});
