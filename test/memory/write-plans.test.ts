@@ -83,4 +83,62 @@ describe("the object's hot writes do not scan the library", () => {
     const after = await f.api("GET", `/experiences/${ids[0]}`);
     expect(after.body.q).not.toBe(0);
   });
+
+  it("a new lesson and a new case find every row they read or write by an index", async () => {
+    const f = await agentFixture();
+    const operations = Array.from({ length: 40 }, (_, i) => ({
+      op: "create",
+      experience: { text: `Drain the queue of worker ${i} before a deploy` },
+    }));
+    expect((await f.api("POST", "/library/batch", { reason: "seed", operations })).status).toBe(200);
+    expect((await f.api("POST", "/cases", { task: "Deploy the worker fleet", reward: 1 })).status).toBe(201);
+    const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId)) as Stub;
+    const lesson = await scansDuring(stub, (obj) =>
+      obj.createExperience({ experience: { text: "Pin the base image digest in every Dockerfile" }, author: "test" }),
+    );
+    const kase = await scansDuring(stub, (obj) => obj.createCase({ case: { task: "Roll back the failed canary", reward: -0.5 } }));
+    expect([...lesson, ...kase]).toEqual([]);
+    expect((await f.api("GET", "/experiences?limit=100")).body.items.length).toBe(41);
+  });
+
+  it("labels follow each version's changes as the whole library read again gives them", async () => {
+    const f = await agentFixture();
+    const created = await f.api("POST", "/library/batch", {
+      reason: "seed",
+      operations: Array.from({ length: 12 }, (_, i) => ({
+        op: "create",
+        experience: { text: `Rotate the signing key of tenant ${i} yearly` },
+      })),
+    });
+    const ids = (created.body.experiences as { id: string }[]).map((e) => e.id);
+    const batches = [
+      [
+        { op: "archive", id: ids[2] },
+        { op: "delete", id: ids[5] },
+        { op: "create", experience: { text: "Revoke a leaked key at once" } },
+      ],
+      [
+        { op: "update", id: ids[2], patch: { status: "active" } },
+        { op: "update", id: ids[7], patch: { text: "Rotate keys monthly" } },
+      ],
+      [
+        { op: "archive", id: ids[0] },
+        { op: "archive", id: ids[11] },
+      ],
+    ];
+    const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId)) as Stub;
+    for (const operations of batches) {
+      expect((await f.api("POST", "/library/batch", { reason: "change", operations })).status).toBe(200);
+      const [kept, fresh] = await runInDurableObject(stub, (obj, state) => {
+        const rows = state.storage.sql.exec<{ seq: number }>("SELECT seq FROM experiences ORDER BY seq").toArray();
+        const library = (obj as unknown as { rooms: { library: { labelOf(seq: number): string | null; refreshLabels(): void } } }).rooms
+          .library;
+        const kept = rows.map((r) => library.labelOf(r.seq));
+        library.refreshLabels();
+        return [kept, rows.map((r) => library.labelOf(r.seq))];
+      });
+      expect(kept).toEqual(fresh);
+      expect(kept.filter((l) => l !== null).length).toBe((await f.api("GET", "/experiences?limit=100&status=active")).body.items.length);
+    }
+  });
 });

@@ -90,6 +90,26 @@ export class Library {
     this.activeSeqs = Float64Array.from(JSON.parse(seqs) as number[]).sort();
   }
 
+  /**
+   * The labels after a version: the seqs of experiences that left the active set and of those that
+   * joined it, merged into the sorted seqs in one pass rather than read again for the whole library.
+   */
+  private relabel(left: readonly number[], joined: number[]): void {
+    const gone = new Set(left);
+    const kept = gone.size ? this.activeSeqs.filter((s) => !gone.has(s)) : this.activeSeqs;
+    if (!joined.length) {
+      this.activeSeqs = kept;
+      return;
+    }
+    joined.sort((a, b) => a - b);
+    const out = new Float64Array(kept.length + joined.length);
+    let i = 0;
+    let j = 0;
+    for (let k = 0; k < out.length; k++)
+      out[k] = j >= joined.length || (i < kept.length && kept[i]! < joined[j]!) ? kept[i++]! : joined[j++]!;
+    this.activeSeqs = out;
+  }
+
   /** The label of the experience with this seq, or null when it is not active. */
   labelOf(seq: number): string | null {
     const seqs = this.activeSeqs;
@@ -351,8 +371,9 @@ export class Library {
           changes,
           opts.jobId ?? null,
         );
-        this.refreshLabels();
         happened.length = 0;
+        const left: number[] = [];
+        const joined: number[] = [];
         for (const id of touched) {
           const change = sql
             .exec<{ op: string; before: string | null; after: string | null }>(
@@ -363,6 +384,10 @@ export class Library {
             .one();
           const was = parseJson<ExperienceSnapshot | null>(change.before, null);
           const now = parseJson<ExperienceSnapshot | null>(change.after, null);
+          const wasActive = was?.status === "active";
+          const isActive = now?.status === "active";
+          if (wasActive && !(isActive && now.seq === was.seq)) left.push(was.seq);
+          if (isActive && !(wasActive && was.seq === now.seq)) joined.push(now.seq);
           if (!now) continue;
           const data = { lessonId: id, version: v, source: now.source, status: now.status, text: now.text };
           const event = this.creationEvent(id, change.op, was, now);
@@ -370,6 +395,7 @@ export class Library {
           if (now.status === "quarantined" && was?.status !== "quarantined")
             happened.push({ id: `lesson.quarantined:${id}:${v}`, type: "lesson.quarantined", data });
         }
+        this.relabel(left, joined);
         const experiences = [...touched]
           .map((id) => this.row(id))
           .filter((r): r is ExperienceRow => r !== null)
@@ -379,7 +405,7 @@ export class Library {
         return result;
       });
     } catch (err) {
-      // Labels were refreshed from rows the rollback has just undone.
+      // Labels were updated from changes the rollback has just undone.
       this.refreshLabels();
       throw err;
     }
