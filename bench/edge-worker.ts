@@ -40,7 +40,7 @@ export function parseLatency(spec: string): Partial<Record<ProbedBinding, number
   return out;
 }
 
-const wait = (ms: number | undefined) => (ms ? new Promise((r) => setTimeout(r, ms)) : undefined);
+const wait = (ms: number | undefined): Promise<void> | undefined => (ms ? new Promise((r) => setTimeout(r, ms)) : undefined);
 
 /**
  * The Cache API is a global, not a binding: the isolate's `caches` is replaced once by one whose
@@ -52,7 +52,7 @@ function delayCaches(ms: number): void {
   cacheDelayMs = ms;
   if (cachesProbed || !ms) return;
   cachesProbed = true;
-  const probed = probeCaches(globalThis.caches, { before: () => wait(cacheDelayMs) });
+  const probed = probeCaches(caches, { before: () => wait(cacheDelayMs) });
   Object.defineProperty(globalThis, "caches", { value: probed, configurable: true, writable: true });
 }
 

@@ -126,7 +126,8 @@ async function main() {
     }
 
     const A = `${base}/v1/agents/rewards`;
-    const qs = queries(200, 99);
+    // One outcome per retrieval (a second, different one is refused): every reward by retrieval has its own.
+    const qs = queries(Math.ceil((WARMUP + SEQ + CONC_TOTAL) / 2) + 20, 99);
     const retrievalIds = [];
     for (const q of qs) {
       const r = await must("POST", `${A}/retrieve`, token, { query: q, consistency: "strong" }, [200]);
@@ -134,13 +135,14 @@ async function main() {
     }
     const r = rng(REWARD_SIZE ^ 0x5eed);
     const OUTCOMES = ["success", "failure", "partial", "success"];
+    let nextRetrieval = 0;
     const reward = (i) => ({
       method: "POST",
       url: `${A}/rewards`,
       token,
       body:
-        i % 2 === 0
-          ? { retrievalId: retrievalIds[Math.floor(r() * retrievalIds.length)], outcome: OUTCOMES[i % OUTCOMES.length] }
+        i % 2 === 0 && nextRetrieval < retrievalIds.length
+          ? { retrievalId: retrievalIds[nextRetrieval++], outcome: OUTCOMES[i % OUTCOMES.length] }
           : {
               memoryIds: [0, 1, 2].map(() => rewardIds[Math.floor(r() * rewardIds.length)]).filter((x, j, a) => a.indexOf(x) === j),
               reward: Math.round((r() * 2 - 1) * 100) / 100,

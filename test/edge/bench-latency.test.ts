@@ -47,7 +47,7 @@ describe("the edge bench's entry module (bench/edge-worker.ts)", () => {
     expect((await f.api("POST", "/experiences", { text: "Pin the container image digest before a rollout" })).status).toBe(201);
     const seen: string[] = [];
     const hooks = { before: (binding: ProbedBinding, op: string) => void seen.push(`${binding}.${op}`) };
-    const original = globalThis.caches;
+    const original = caches;
     Object.defineProperty(globalThis, "caches", { value: probeCaches(original, hooks), configurable: true, writable: true });
     try {
       const bindings = probeEnv({ ...env, ...WARM_READS }, hooks);
@@ -80,10 +80,10 @@ describe("the edge bench's entry module (bench/edge-worker.ts)", () => {
   });
 
   it("with a cache latency set, the isolate's Cache API is the probed one and still answers", async () => {
-    const original = globalThis.caches;
+    const original = caches;
     try {
       benchBindings({ ...env, BENCH_LATENCY: "cache=1" });
-      expect(globalThis.caches).not.toBe(original);
+      expect(caches).not.toBe(original);
       const cache = await caches.open("bench-latency-test");
       await cache.put("https://bench.invalid/x", new Response("kept", { headers: { "cache-control": "max-age=60" } }));
       expect(await (await cache.match("https://bench.invalid/x"))?.text()).toBe("kept");
