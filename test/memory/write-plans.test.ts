@@ -101,7 +101,9 @@ describe("the object's hot writes do not scan the library", () => {
     const lesson = await scansDuring(stub, (obj) =>
       obj.createExperience({ experience: { text: "Pin the base image digest in every Dockerfile" }, author: "test" }),
     );
-    const kase = await scansDuring(stub, (obj) => obj.createCase({ case: { task: "Roll back the failed canary", reward: -0.5 } }));
+    const kase = await scansDuring(stub, (obj) =>
+      obj.createCase({ case: { task: "Roll back the failed canary", reward: -0.5, episodeId: "ep-canary" } }),
+    );
     expect([...lesson, ...kase]).toEqual([]);
     expect((await f.api("GET", "/experiences?limit=100")).body.items.length).toBe(41);
   });
