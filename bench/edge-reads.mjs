@@ -57,7 +57,7 @@ const STEADY_S = QUICK ? 10 : 30;
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
-  return { n: s.length, p50: pct(s, 50), p95: pct(s, 95), p99: pct(s, 99) };
+  return { n: s.length, min: s[0], p50: pct(s, 50), p95: pct(s, 95), p99: pct(s, 99) };
 };
 const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "—");
 const mib = (b) => (b === null || b === undefined ? "—" : `${(b / 1048576).toFixed(2)} MiB`);
@@ -269,11 +269,11 @@ function sizesTable(rows) {
   return [
     `Sizes under the snapshot limit ${MAX_BYTES ? mib(Number(MAX_BYTES)) : "of the deployment (8 MiB)"}: memories loaded through the API, ${rows[0] ? `${f(100 * (rows[0].load.cases / rows[0].size), 0)}% of them cases` : ""} (lessons by /library/batch, 500 a call; cases by POST …/cases from 16 clients). Client wall time in ms, p50 / p99; a write is POST …/experiences; its read-your-write carries the write's \`minVersion\`; "next read" is the read after it. CPU: user + system time of wrangler dev (its workerd: Worker and objects) per write, writes alone and write + read-your-write + next read. Throughput: one sequential writer for ${SIZE_RUN.busyS} s alone, then while ${CLIENTS} clients read the agent without pause. Held: what the isolate's snapshot LRU weighs for this agent alone.`,
     "",
-    "| memories (lessons + cases) | load | snapshot | held by the isolate | first read | write p50 | write → read-your-write | next read | warm read | far-edge warm | CPU per write (alone / + reads) | writes/s alone / with 16 readers | readers' p50 / p99 | served at the edge: warm / after writes / under writers / far-edge |",
+    "| memories (lessons + cases) | load: lessons + cases | snapshot | held by the isolate | first read | write p50 | write → read-your-write | next read | warm read | far-edge warm | CPU per write (alone / + reads) | writes/s alone / with 16 readers | readers' p50 / p99 | served at the edge: warm / after writes / under writers / far-edge |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.size.toLocaleString("en")} (${r.load.lessons.toLocaleString("en")} + ${r.load.cases.toLocaleString("en")}) | ${f(r.load.seconds, 0)} s | ${mib(r.snapshotBytes)} | ${mib(r.heldBytes)} | ${f(r.firstMs)}${r.firstServed === "edge" ? "" : ` (${r.firstServed}${r.fallbackReason ? `, ${r.fallbackReason}` : ""})`} | ${f(r.write.p50)} | ${pp(r.ryw)} | ${pp(r.next)} | ${pp(r.warm)} | ${r.farEdge ? pp(r.farEdge) : "—"} | ${f(r.writeCpuMs)} / ${f(r.cycleCpuMs)} ms | ${f(r.busy.alone.perS)} / ${f(r.busy.withReaders.perS)} | ${pp(r.busy.reads)} | ${pct100(r.edgeShare.warm)} / ${pct100(r.edgeShare.ryw)} / ${pct100(r.edgeShare.busy)} / ${r.farEdge ? pct100(r.farEdge.edgeShare) : "—"} |`,
+        `| ${r.size.toLocaleString("en")} (${r.load.lessons.toLocaleString("en")} + ${r.load.cases.toLocaleString("en")}) | ${f(r.load.lessonsS, 0)} + ${f(r.load.casesS, 0)} s | ${mib(r.snapshotBytes)} | ${mib(r.heldBytes)} | ${f(r.firstMs)}${r.firstServed === "edge" ? "" : ` (${r.firstServed}${r.fallbackReason ? `, ${r.fallbackReason}` : ""})`} | ${f(r.write.p50)} | ${pp(r.ryw)} | ${pp(r.next)} | ${pp(r.warm)} | ${r.farEdge ? pp(r.farEdge) : "—"} | ${f(r.writeCpuMs)} / ${f(r.cycleCpuMs)} ms | ${f(r.busy.alone.perS)} / ${f(r.busy.withReaders.perS)} | ${pp(r.busy.reads)} | ${pct100(r.edgeShare.warm)} / ${pct100(r.edgeShare.ryw)} / ${pct100(r.edgeShare.busy)} / ${r.farEdge ? pct100(r.farEdge.edgeShare) : "—"} |`,
     ),
   ].join("\n");
 }
@@ -335,7 +335,7 @@ function report({ result, seconds, lost: dropped }) {
     : "";
   const verdicts = [
     far && local
-      ? `Injected latency on the path through the object: far-edge − local retrieve p50 ${f(far.objectRetrieve.p50 - local.objectRetrieve.p50)} ms, prompt ${f(far.objectPrompt.p50 - local.objectPrompt.p50)} ms (one Durable Object call each, ${FAR_EDGE} injected); /healthz ${f(far.healthz.p50 - local.healthz.p50)} ms (one D1 query).`
+      ? `Injected latency on the path through the object, far-edge − local: retrieve ${f(far.objectRetrieve.min - local.objectRetrieve.min)} ms fastest, ${f(far.objectRetrieve.p50 - local.objectRetrieve.p50)} ms p50; prompt ${f(far.objectPrompt.min - local.objectPrompt.min)} / ${f(far.objectPrompt.p50 - local.objectPrompt.p50)} ms (one Durable Object call each, ${FAR_EDGE} injected); /healthz ${f(far.healthz.min - local.healthz.min)} / ${f(far.healthz.p50 - local.healthz.p50)} ms (one D1 query). The fastest request is the one least disturbed by a loaded machine.`
       : "",
     ...sizeVerdicts(result.sizes),
     far
