@@ -572,4 +572,10 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   `
   CREATE INDEX experiences_trial_verdict ON experiences (trial_verdict, seq) WHERE trial_verdict IS NOT NULL;
   `,
+  // A cold start leaves the codes of archived and held items out of the index (issue 43): their ids
+  // come from indexes of those items alone, not from a visit to each row the status index points at.
+  `
+  CREATE INDEX experiences_inactive ON experiences (status, id) WHERE status <> 'active';
+  CREATE INDEX cases_inactive ON cases (status, id) WHERE status <> 'active';
+  `,
 ];
