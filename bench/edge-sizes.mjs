@@ -52,6 +52,8 @@ export async function loadMemories(base, token, agentId, size, seed) {
   const cases = Math.round(size * CASE_SHARE);
   const lessons = size - cases;
   const items = corpus(lessons + cases, seed);
+  // The default capacity (5,000) would let the upkeep sweep archive most of a large library.
+  await must("PATCH", `${A}/config`, token, { capacity: Math.max(5000, size * 2) });
   const t0 = performance.now();
   for (let i = 0; i < lessons; i += LESSON_BATCH) {
     const reason = `bench load ${i}`;

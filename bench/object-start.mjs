@@ -41,6 +41,8 @@ const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "—");
 async function load(base, token, agentId, n, seed) {
   const A = `${base}/v1/agents/${agentId}`;
   await must("PUT", A, token, { displayName: `${n} lessons` });
+  // The default capacity (5,000) would let the upkeep sweep archive most of a large library.
+  await must("PATCH", `${A}/config`, token, { capacity: Math.max(5000, n * 2) });
   const items = corpus(n, seed);
   const ids = [];
   for (let i = 0; i < n; i += 500) {
