@@ -1,17 +1,23 @@
-// Reads served at the edge (issue 29), in one run: `npm run bench:edge-reads`.
+// Reads served at the edge (issues 29 and 43), in one run: `npm run bench:edge-reads`.
 //
-//   node bench/edge-reads.mjs [--quick] [--write] [--sizes 1000,10000,50000] [--port 8799] [--keep]
+//   node bench/edge-reads.mjs [--quick] [--write] [--sizes 1k,10k,100k] [--skip-profiles]
+//                             [--max-bytes N] [--port 8799] [--keep]
 //
-// One wrangler dev (project snapshot, fresh state). On a 1,000-lesson agent, in the `local` profile
-// and the `far-edge` one (FAR_EDGE of bench/edge.mjs: each Durable Object call +40 ms, D1 +80 ms):
-// warm retrieve and prompt served from the edge (the Worker's snapshot) and through the object
-// (`consistency: "strong"`), sequential client wall time; 16 concurrent clients against /healthz in
-// the same run; the object's storage accesses per warm read (pread64/pwrite64 of the workerd process
-// on the Durable Objects' SQLite files, counted by strace from outside); how often a steady reader
-// revalidates its snapshot (each reset of `snapshotAgeMs` is one). Then per size: the snapshot's
-// bytes (GET …/retriever) and the latency of the read that builds it (first read, and the read after
-// a content change, against a warm read).
+// One wrangler dev serving the bench's entry module (bench/edge-worker.ts, which injects the
+// far-edge latencies), project snapshot, fresh state. On a 1,000-lesson agent, in the `local`
+// profile and the `far-edge` one (FAR_EDGE of bench/edge.mjs: each Durable Object call +40 ms,
+// D1 +80 ms, KV read and location-cache operation +5 ms): warm retrieve and prompt served from the
+// edge (the Worker's snapshot) and through the object (`consistency: "strong"`), sequential client
+// wall time; 16 concurrent clients against /healthz in the same run; the object's storage accesses
+// per warm read (pread64/pwrite64 of the workerd process on the Durable Objects' SQLite files,
+// counted by strace from outside); how often a steady reader revalidates its snapshot (each reset
+// of `snapshotAgeMs` is one). Then per size (--sizes or EDGE_READS_SIZES; 1k,10k,100k, or 1k,10k
+// with --quick), memories loaded through the API (bench/edge-sizes.mjs) under the deployment's
+// snapshot limit (or --max-bytes): write → read-your-write, the next read, warm and far-edge warm
+// reads, snapshot bytes and the isolate's weight per agent, CPU per write, one writer's throughput
+// while 16 clients read, and the share of reads served at the edge.
 import { randomBytes } from "node:crypto";
+import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { corpus, queries } from "./corpus.mjs";
@@ -19,14 +25,14 @@ import { FAR_EDGE } from "./edge.mjs";
 import { devServer, log, machine, must, replaceResultsSection, request, sleep } from "./lib/dev-server.mjs";
 import { storageTrace } from "./lib/storage-trace.mjs";
 import { flag, opt } from "./lib/options.mjs";
+import { farEdgeWarm, loadMemories, measureSize, sizesFrom } from "./edge-sizes.mjs";
 
 export const EDGE_READS_HEADING = "## Reads at the edge (`npm run bench:edge-reads`)";
 const MEMORIES = 1000;
 const CLIENTS = 16;
 const STALENESS_MS = 2000;
-/** The snapshot limit while sizes are measured, and the deployment's default one. */
-const MEASURE_MAX_BYTES = 30 * 1024 * 1024;
-const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
+/** The snapshot limit the sizes are measured under: the deployment's default unless --max-bytes. */
+const MAX_BYTES = opt("--max-bytes");
 /** Before reads moved to the edge (issue 29, measured on the same machine): far-edge warm retrieve, storage accesses, 16 clients. */
 const BEFORE = { farEdgeP50: 63.6, storagePerRetrieve: 3133 / 40, sixteenClientRatio: 1.58 };
 /**
@@ -39,7 +45,11 @@ const BATCH = 90;
 
 const QUICK = flag("--quick");
 const WRITE = flag("--write") || !QUICK;
-const SIZES = (opt("--sizes") ?? (QUICK ? "1000,5000" : "1000,10000,50000")).split(",").map((s) => Number(s.trim().replace(/k$/i, "000")));
+const SIZES = sizesFrom(opt("--sizes") ?? process.env.EDGE_READS_SIZES, QUICK ? "1000,10000" : "1000,10000,100000");
+const PROFILES = !flag("--skip-profiles");
+/** Per size: write → read-your-write cycles, warm reads, seconds of each throughput window; far-edge warm reads. */
+const SIZE_RUN = QUICK ? { cycles: 8, warmReads: 30, busyS: 5 } : { cycles: 20, warmReads: 100, busyS: 15 };
+const FAR_EDGE_RUN = QUICK ? { warmup: 20, n: 60 } : { warmup: 30, n: 200 };
 const N = QUICK ? 60 : 300;
 const CONC_TOTAL = QUICK ? 320 : 800;
 const STEADY_S = QUICK ? 10 : 30;
@@ -47,7 +57,7 @@ const STEADY_S = QUICK ? 10 : 30;
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
-  return { n: s.length, p50: pct(s, 50), p95: pct(s, 95), p99: pct(s, 99) };
+  return { n: s.length, min: s[0], p50: pct(s, 50), p95: pct(s, 95), p99: pct(s, 99) };
 };
 const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "—");
 const mib = (b) => (b === null || b === undefined ? "—" : `${(b / 1048576).toFixed(2)} MiB`);
@@ -130,18 +140,22 @@ async function main() {
   const server = devServer({ keep: flag("--keep"), tmpPrefix: "praxis-bench-edge-reads-" });
   const adminKey = `pxadmin_bench_${randomBytes(18).toString("hex")}`;
   const baseVars = { PRAXIS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", PRAXIS_ENV: "development" };
+  const sizeVars = { ...baseVars, ...(MAX_BYTES ? { READ_SNAPSHOT_MAX_BYTES: MAX_BYTES } : {}) };
+  const counts = { lost: 0 };
   const result = { profiles: [], storage: null, steady: null, sizes: [] };
   try {
-    let { base, logFile } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: baseVars });
+    let { base, logFile } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: baseVars, main: "bench/edge-worker.ts" });
     const stateDir = path.join(path.dirname(logFile), "state");
     const tenant = await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-edge-reads-${new Date().toISOString()}` }, [201]);
     const token = tenant.body.apiKey;
     const agentId = "edge-1k";
     await must("PUT", `${base}/v1/agents/${agentId}`, token, { displayName: "edge reads bench" });
-    await loadLessons(base, token, agentId, MEMORIES, 42);
-    log(`loaded ${MEMORIES} lessons`);
+    if (PROFILES) {
+      await loadLessons(base, token, agentId, MEMORIES, 42);
+      log(`loaded ${MEMORIES} lessons`);
+    }
 
-    for (const profile of ["local", "far-edge"]) {
+    for (const profile of PROFILES ? ["local", "far-edge"] : []) {
       ({ base, logFile } = await server.restartWith({ ...baseVars, ...(profile === "far-edge" ? farEdgeVars() : {}) }));
       const A = `${base}/v1/agents/${agentId}`;
       const qs = queries(4 * N + 200, profile === "local" ? 3 : 4);
@@ -220,46 +234,72 @@ async function main() {
       }
     }
 
-    // Large enough to build and publish every size measured; the default limit's verdict is reported beside it.
-    ({ base } = await server.restartWith({ ...baseVars, READ_SNAPSHOT_MAX_BYTES: String(MEASURE_MAX_BYTES) }));
-    for (const size of SIZES) {
-      const id = `edge-size-${size}`;
-      const A = `${base}/v1/agents/${id}`;
-      await must("PUT", A, token, { displayName: `size ${size}` });
-      await loadLessons(base, token, id, size, size);
-      log(`loaded ${size} lessons into ${id}`);
-      const qs = queries(60, size);
-      let q = 0;
-      await must("POST", `${A}/retrieve`, token, { query: qs[q++], consistency: "strong" }, [200]);
-      const first = await send("POST", `${A}/retrieve`, token, { query: qs[q++] });
-      const warm = await sequential(20, () => ({ method: "POST", url: `${A}/retrieve`, body: { query: qs[q++ % qs.length] } }), token);
-      const added = await must(
-        "POST",
-        `${A}/experiences`,
-        token,
-        { text: `A lesson added to the ${size}-lesson library to change its content` },
-        [201],
-      );
-      await must("POST", `${A}/retrieve`, token, { query: qs[q++], consistency: "strong" }, [200]);
-      const rebuilt = await send("POST", `${A}/retrieve`, token, { query: qs[q++ % qs.length], minVersion: added.body.libraryVersion });
-      const retriever = await must("GET", `${A}/retriever`, token, undefined, [200]);
-      result.sizes.push({
-        size,
-        bytes: retriever.body.snapshot.bytes,
-        servedFrom: rebuilt.body.servedFrom,
-        fallbackReason: rebuilt.body.fallbackReason ?? null,
-        firstMs: first.ms,
-        rebuildMs: rebuilt.ms,
-        warmP50: warm.p50,
-      });
-      log(
-        `${size}: snapshot ${mib(retriever.body.snapshot.bytes)}, first read ${f(first.ms)} ms, read after a change ${f(rebuilt.ms)} ms, warm p50 ${f(warm.p50)} ms (${rebuilt.body.servedFrom})`,
-      );
+    if (SIZES.length) {
+      ({ base } = await server.restartWith(sizeVars));
+      const ctx = { base, token, counts, cpuSeconds: server.cpuSeconds };
+      for (const size of SIZES) {
+        const id = `edge-size-${size}`;
+        await must("PUT", `${base}/v1/agents/${id}`, token, { displayName: `size ${size}` });
+        const load = await loadMemories(base, token, id, size, size);
+        log(`loaded ${load.lessons} lessons and ${load.cases} cases into ${id} in ${f(load.seconds, 0)} s`);
+        const row = { ...(await measureSize(ctx, { agentId: id, size, ...SIZE_RUN })), load };
+        result.sizes.push(row);
+        log(
+          `${size}: snapshot ${mib(row.snapshotBytes)}, held ${mib(row.heldBytes)}, first read ${f(row.firstMs)} ms (${row.firstServed}), write → read-your-write p50 ${f(row.ryw.p50)} ms, next read ${f(row.next.p50)} ms, warm ${f(row.warm.p50)} ms, CPU/write ${f(row.writeCpuMs)} ms, writes/s ${f(row.busy.alone.perS)} alone, ${f(row.busy.withReaders.perS)} with ${CLIENTS} readers`,
+        );
+      }
+      ({ base } = await server.restartWith({ ...sizeVars, ...farEdgeVars() }));
+      for (const row of result.sizes) {
+        row.farEdge = await farEdgeWarm({ base, token, counts }, `edge-size-${row.size}`, row.size, FAR_EDGE_RUN);
+        log(
+          `${row.size}: far-edge warm p50 ${f(row.farEdge.p50)} ms, p99 ${f(row.farEdge.p99)} ms, from the edge ${f(100 * row.farEdge.edgeShare, 0)}%`,
+        );
+      }
     }
   } finally {
     await server.cleanup();
   }
-  return { result, seconds: (Date.now() - started) / 1000, lost };
+  return { result, seconds: (Date.now() - started) / 1000, lost: lost + counts.lost };
+}
+
+/** One row per size: the issue-43 measurements. */
+function sizesTable(rows) {
+  const pp = (s) => `${f(s.p50)} / ${f(s.p99)}`;
+  const pct100 = (x) => `${f(100 * x, 0)}%`;
+  return [
+    `Sizes under the snapshot limit ${MAX_BYTES ? mib(Number(MAX_BYTES)) : "of the deployment (8 MiB)"}: memories loaded through the API, ${rows[0] ? `${f(100 * (rows[0].load.cases / rows[0].size), 0)}% of them cases` : ""} (lessons by /library/batch, 500 a call; cases by POST …/cases from 16 clients). Client wall time in ms, p50 / p99; a write is POST …/experiences; its read-your-write carries the write's \`minVersion\`; "next read" is the read after it. CPU: user + system time of wrangler dev (its workerd: Worker and objects) per write, writes alone and write + read-your-write + next read. Throughput: one sequential writer for ${SIZE_RUN.busyS} s alone, then while ${CLIENTS} clients read the agent without pause. Held: what the isolate's snapshot LRU weighs for this agent alone.`,
+    "",
+    "| memories (lessons + cases) | load: lessons + cases | snapshot | held by the isolate | first read | write p50 | write → read-your-write | next read | warm read | far-edge warm | CPU per write (alone / + reads) | writes/s alone / with 16 readers | readers' p50 / p99 | served at the edge: warm / after writes / under writers / far-edge |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ...rows.map(
+      (r) =>
+        `| ${r.size.toLocaleString("en")} (${r.load.lessons.toLocaleString("en")} + ${r.load.cases.toLocaleString("en")}) | ${f(r.load.lessonsS, 0)} + ${f(r.load.casesS, 0)} s | ${mib(r.snapshotBytes)} | ${mib(r.heldBytes)} | ${f(r.firstMs)}${r.firstServed === "edge" ? "" : ` (${r.firstServed}${r.fallbackReason ? `, ${r.fallbackReason}` : ""})`} | ${f(r.write.p50)} | ${pp(r.ryw)} | ${pp(r.next)} | ${pp(r.warm)} | ${r.farEdge ? pp(r.farEdge) : "—"} | ${f(r.writeCpuMs)} / ${f(r.cycleCpuMs)} ms | ${f(r.busy.alone.perS)} / ${f(r.busy.withReaders.perS)} | ${pp(r.busy.reads)} | ${pct100(r.edgeShare.warm)} / ${pct100(r.edgeShare.ryw)} / ${pct100(r.edgeShare.busy)} / ${r.farEdge ? pct100(r.farEdge.edgeShare) : "—"} |`,
+    ),
+  ].join("\n");
+}
+
+/** The issue-43 aims the sizes decide, against the smallest size of the same run. */
+function sizeVerdicts(rows) {
+  const base = rows.find((r) => r.size === 1000) ?? rows[0];
+  if (!base) return [];
+  const out = [];
+  for (const [size, aim] of [
+    [10_000, 2],
+    [100_000, 3],
+  ]) {
+    const r = rows.find((x) => x.size === size);
+    if (!r || r === base) continue;
+    const ratio = r.ryw.p50 / base.ryw.p50;
+    out.push(
+      `Write → read-your-write p50 at ${size.toLocaleString("en")} ÷ at ${base.size.toLocaleString("en")}: ${f(r.ryw.p50)} ÷ ${f(base.ryw.p50)} = ${f(ratio, 2)}; aim ≤ ${aim}: ${ratio <= aim ? "met" : "NOT met"}.`,
+    );
+  }
+  const big = rows.find((r) => r.size === 100_000);
+  if (big?.farEdge)
+    out.push(
+      `100,000 memories at the far edge: warm p50 ${f(big.farEdge.p50)} ms, p99 ${f(big.farEdge.p99)} ms, ${f(100 * big.farEdge.edgeShare, 0)}% served at the edge; aim p50 ≤ 10, p99 ≤ 25, served at the edge: ${big.farEdge.p50 <= 10 && big.farEdge.p99 <= 25 && big.farEdge.edgeShare === 1 ? "met" : "NOT met"}.`,
+    );
+  return out;
 }
 
 function report({ result, seconds, lost: dropped }) {
@@ -289,18 +329,15 @@ function report({ result, seconds, lost: dropped }) {
         .map(([k, v]) => `${k} ${f(v, 1)}`)
         .join(", ")
     : "—";
-  const sizes = [
-    `| lessons | snapshot | served at the edge under the default 8 MiB limit | first read (build + fetch + decode) | read after a change (rebuild) | warm read p50 (limit ${mib(MEASURE_MAX_BYTES)}) |`,
-    "|---|---|---|---|---|---|",
-    ...result.sizes.map(
-      (s) =>
-        `| ${s.size.toLocaleString("en")} | ${mib(s.bytes)} | ${s.bytes !== null && s.bytes <= DEFAULT_MAX_BYTES ? "yes" : "no: read through the object (too-large)"} | ${f(s.firstMs)} ms | ${f(s.rebuildMs)} ms | ${f(s.warmP50)} ms${s.servedFrom === "edge" ? "" : ` (${s.servedFrom}${s.fallbackReason ? `, ${s.fallbackReason}` : ""})`} |`,
-    ),
-  ].join("\n");
+  const sizes = result.sizes.length ? sizesTable(result.sizes) : "";
   const steady = result.steady
     ? `A steady reader (${f(result.steady.readsPerMinute, 0)} reads and ${f((result.steady.rewards / result.steady.reads) * result.steady.readsPerMinute, 0)} rewards a minute, one agent, one isolate) revalidated its snapshot ${f(result.steady.perMinute, 1)} times a minute: one small Durable Object call each ("current", or a delta of what the rewards changed) and one D1 query for the revocation of the keys that read, against ${f(result.steady.readsPerMinute, 0)} object calls a minute before; a content change adds one snapshot fetch.`
     : "";
   const verdicts = [
+    far && local
+      ? `Injected latency on the path through the object, far-edge − local: retrieve ${f(far.objectRetrieve.min - local.objectRetrieve.min)} ms fastest, ${f(far.objectRetrieve.p50 - local.objectRetrieve.p50)} ms p50; prompt ${f(far.objectPrompt.min - local.objectPrompt.min)} / ${f(far.objectPrompt.p50 - local.objectPrompt.p50)} ms (one Durable Object call each, ${FAR_EDGE} injected); /healthz ${f(far.healthz.min - local.healthz.min)} / ${f(far.healthz.p50 - local.healthz.p50)} ms (one D1 query). The fastest request is the one least disturbed by a loaded machine.`
+      : "",
+    ...sizeVerdicts(result.sizes),
     far
       ? `Far-edge warm retrieve p50 ${f(far.edgeRetrieve.p50)} ms from the edge (p99 ${f(far.edgeRetrieve.p99)}), ${f(far.objectRetrieve.p50)} ms through the object (p99 ${f(far.objectRetrieve.p99)}); aim ≤ 15 ms: ${far.edgeRetrieve.p50 <= 15 ? "met" : "NOT met"}.`
       : "",
@@ -309,7 +346,7 @@ function report({ result, seconds, lost: dropped }) {
       : "",
     `Storage accesses of the agent's object per warm request: ${storage}.`,
     far && local?.concEdge && result.storage
-      ? `Before and after: far-edge warm retrieve p50 ${f(BEFORE.farEdgeP50)} ms → ${f(far.edgeRetrieve.p50)} ms (p99 ${f(far.edgeRetrieve.p99)} ms); the object's storage accesses per warm retrieve ${f(BEFORE.storagePerRetrieve, 0)} → ${f(result.storage["edge retrieve"], 1)} (its use counters' batches; ${f(result.storage["edge retrieve, read key"], 1)} for a read key); ${CLIENTS}-client retrieve p95 ÷ /healthz ${f(BEFORE.sixteenClientRatio, 2)} → ${f(local.concEdge.p95 / local.concHealthz.p95, 2)}; snapshots ${result.sizes.map((s) => `${mib(s.bytes)} at ${s.size.toLocaleString("en")}`).join(", ")}.`
+      ? `Before and after: far-edge warm retrieve p50 ${f(BEFORE.farEdgeP50)} ms → ${f(far.edgeRetrieve.p50)} ms (p99 ${f(far.edgeRetrieve.p99)} ms); the object's storage accesses per warm retrieve ${f(BEFORE.storagePerRetrieve, 0)} → ${f(result.storage["edge retrieve"], 1)} (its use counters' batches; ${f(result.storage["edge retrieve, read key"], 1)} for a read key); ${CLIENTS}-client retrieve p95 ÷ /healthz ${f(BEFORE.sixteenClientRatio, 2)} → ${f(local.concEdge.p95 / local.concHealthz.p95, 2)}.`
       : "",
   ].filter(Boolean);
   const body = `Run ${new Date().toISOString().slice(0, 16)}Z, ${seconds.toFixed(0)} s, on ${m.cpu} (${m.cores} cores shared), node ${m.node}, wrangler ${m.wrangler}; load average at end ${os
@@ -319,7 +356,7 @@ function report({ result, seconds, lost: dropped }) {
 Requests the runtime dropped and the bench sent again (left out of the latencies): ${dropped}.
 One agent with ${MEMORIES} lessons (semantic embedder); client wall time in ms over keep-alive HTTP to wrangler dev on 127.0.0.1, sequential, ${N} requests per cell, p50 / p99.
 \`edge\`: ranked in the Worker from its snapshot (staleness bound ${STALENESS_MS} ms, the default); \`object\`: \`consistency: "strong"\`, ranked by the agent's Durable Object.
-\`far-edge\` adds ${FAR_EDGE} (ms per D1 query, Durable Object call, KV read) at the bindings.
+\`far-edge\` adds ${FAR_EDGE} (ms per D1 query, Durable Object call, KV read, location-cache operation) at the bindings.
 
 ${latency}
 

@@ -4,7 +4,7 @@
 //
 // One wrangler dev (project snapshot, fresh state), restarted under four configurations on the
 // same data: profile `local` (bindings as wrangler dev has them) and `far-edge` (BENCH_LATENCY:
-// D1 +80 ms per query, Durable Object call +40 ms, KV read +5 ms, injected at the bindings), each
+// D1 +80 ms per query, Durable Object call +40 ms, KV read and location-cache operation +5 ms, injected at the bindings), each
 // with the key caches off (BENCH_KEY_CACHE=off: every request reads its key from D1, the path before
 // the edge caches) and on. Both knobs belong to the bench's own entry module, bench/edge-worker.ts,
 // which wraps the production Worker; src has none. Sequential client wall time per request;
@@ -15,7 +15,7 @@ import { corpus, queries } from "./corpus.mjs";
 import { devServer, log, machine, must, replaceResultsSection, request } from "./lib/dev-server.mjs";
 
 export const EDGE_HEADING = "## Edge hot path (`npm run bench -- --profile far-edge`)";
-export const FAR_EDGE = "d1=80,do=40,kv=5";
+export const FAR_EDGE = "d1=80,do=40,kv=5,cache=5";
 const MEMORIES = 1000;
 /** Requests before measuring, after each restart: the object's load, the isolate's JIT and key cache. */
 const WARMUP = { local: 100, "far-edge": 30 };
@@ -123,7 +123,7 @@ export async function runEdgeBench(argv) {
     .map((x) => x.toFixed(2))
     .join(" ")}.
 One agent with ${MEMORIES} memories; client wall time in ms, sequential requests over keep-alive HTTP to wrangler dev on 127.0.0.1.
-\`far-edge\` injects ${FAR_EDGE} (ms per D1 query, Durable Object call, KV read) at the bindings; \`key caches off\` makes
+\`far-edge\` injects ${FAR_EDGE} (ms per D1 query, Durable Object call, KV read, location-cache operation) at the bindings; \`key caches off\` makes
 every request read its key from D1 (one query, the round trip every request made before), \`on\` is the isolate LRU then KV.
 Round trips per warm hot-path request (counted in test/edge/round-trips.test.ts): before 1 D1 query + 1 DO call, after 0 D1 + 1 DO
 (a cold key: 1 D1 query). \`GET agent\` still reads D1 (a control-plane read, through a D1 session).

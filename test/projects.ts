@@ -122,6 +122,7 @@ export const SHARED_TESTS = [
   "test/memory/shared-libraries.test.ts",
   "test/memory/upkeep.test.ts",
   "test/memory/vector-store.test.ts",
+  "test/memory/write-plans.test.ts",
   "test/memory/vectorize-backfill.test.ts",
   "test/memory/vectorize-index.test.ts",
   "test/memory/versions.test.ts",

@@ -6,9 +6,9 @@ export interface DevServer {
     fromHead?: boolean;
     logLevel?: string;
     main?: string;
-  }): Promise<{ base: string; port: number; logFile: string }>;
+  }): Promise<{ base: string; port: number; logFile: string; inspectorPort: number }>;
   /** Stops wrangler dev (`signal` SIGKILL: a crash of its whole process group) and starts it again on the same state. */
-  restart(opts?: { signal?: NodeJS.Signals }): Promise<{ base: string; port: number; logFile: string }>;
+  restart(opts?: { signal?: NodeJS.Signals }): Promise<{ base: string; port: number; logFile: string; inspectorPort: number }>;
   cleanup(): Promise<void>;
   onCleanup(fn: () => unknown): void;
   readonly stopping: boolean;

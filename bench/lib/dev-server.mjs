@@ -274,6 +274,7 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-", project =
     const app = path.join(tmpDir, "app");
     const state = path.join(tmpDir, "state");
     const port = await freePort(firstPort);
+    const inspectorPort = await ephemeralPort();
     // Given an env file, wrangler dev reads neither the project's .dev.vars nor its .env files (a
     // developer's own LLM, embedder or keys): the Worker's variables are wrangler.toml's and `vars`.
     const ownEnv = path.join(tmpDir, "own.env");
@@ -287,7 +288,7 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-", project =
       "127.0.0.1",
       // Wrangler's devtools port defaults to 9229 for every instance; parallel suites would collide on it.
       "--inspector-port",
-      String(await ephemeralPort()),
+      String(inspectorPort),
       "--persist-to",
       state,
       "--env-file",
@@ -319,7 +320,7 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-", project =
             if (!child.killedByUs)
               log(`wrangler dev on ${base} exited by itself (${code ?? sig}); the end of ${logFile}:\n${tail(logFile, 60)}`);
           });
-          return { base, port, logFile };
+          return { base, port, logFile, inspectorPort };
         }
       } catch {
         /* not up yet */

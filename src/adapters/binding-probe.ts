@@ -3,11 +3,12 @@ import { derivedEnv } from "../config";
 
 /**
  * Round trips to the bindings on the request path, made observable: every D1 query (a batch is one
- * round trip), Durable Object call and KV operation passes through `hook` first, which may count
- * it, delay it or fail it. Tests count and inject faults with it; the far-edge bench adds latency
+ * round trip), Durable Object call, KV operation and location-cache operation (`CACHE`, the Cache
+ * API, reached through `probeCaches`) passes through `hook` first, which may count it, delay it or
+ * fail it. Tests count and inject faults with it; the far-edge bench adds latency
  * (bench/edge-worker.ts). Nothing in production wraps its bindings.
  */
-export type ProbedBinding = "DB" | "AGENT_MEMORY" | "PRAXIS_KEYS";
+export type ProbedBinding = "DB" | "AGENT_MEMORY" | "PRAXIS_KEYS" | "CACHE";
 
 export interface ProbeHooks {
   /** Before the round trip: may wait (latency) or throw (a fault that never reached the binding). */
@@ -92,6 +93,32 @@ function probeKv(kv: KVNamespace, hooks: ProbeHooks): KVNamespace {
       return (...args: unknown[]) => roundTrip(hooks, "PRAXIS_KEYS", prop, () => Reflect.apply(value, target, args) as Promise<unknown>);
     },
   });
+}
+
+const CACHE_OPS = new Set(["match", "matchAll", "put", "add", "addAll", "delete", "keys"]);
+
+function probeCache(cache: Cache, hooks: ProbeHooks): Cache {
+  return new Proxy(cache, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof prop !== "string" || typeof value !== "function") return value;
+      if (!CACHE_OPS.has(prop)) return value.bind(target);
+      return (...args: unknown[]) => roundTrip(hooks, "CACHE", prop, () => Reflect.apply(value, target, args) as Promise<unknown>);
+    },
+  });
+}
+
+/**
+ * The Cache API with every cache's operations passing through `hooks`. The Cache API is a global,
+ * not a binding, so whoever probes it puts this in place of `globalThis.caches`.
+ */
+export function probeCaches(storage: CacheStorage, hooks: ProbeHooks): CacheStorage {
+  return {
+    open: async (name: string) => probeCache(await storage.open(name), hooks),
+    get default() {
+      return probeCache(storage.default, hooks);
+    },
+  } as CacheStorage;
 }
 
 /** The same environment with D1, the agents' Durable Objects and the key cache passing through `hooks`. */

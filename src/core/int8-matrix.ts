@@ -44,8 +44,11 @@ export function encodeCode(v: Float32Array | ArrayLike<number>): Uint8Array {
   return out;
 }
 
-/** Where the float vectors live; called with the few hundred ids that survive the first pass. */
-export type ExactVectors = (ids: readonly string[]) => ReadonlyMap<string, Float32Array>;
+/**
+ * Where the float vectors live; called with the few hundred ids that survive the first pass.
+ * `"codes"`: the matrix's own codes stand for them (see decode), read by row.
+ */
+export type ExactVectors = ((ids: readonly string[]) => ReadonlyMap<string, Float32Array>) | "codes";
 
 interface Kernel {
   memory: WebAssembly.Memory;
@@ -163,17 +166,28 @@ export class Int8Matrix {
 
   /** The vectors these rows' codes stand for (scale · codes), for the exact re-score; ids not held are absent. */
   decode(ids: readonly string[]): Map<string, Float32Array> {
+    const found = ids.filter((id) => this.rowOf.has(id));
+    return this.decodeRows(
+      found.map((id) => this.rowOf.get(id)!),
+      found,
+    );
+  }
+
+  /**
+   * decode by row: what a scan's re-score uses, so the first query after a cold load does not
+   * hash every id (see rowOf) to find rows it already holds.
+   */
+  private decodeRows(rows: ArrayLike<number>, ids: readonly string[]): Map<string, Float32Array> {
     const buf = this.kernel.memory.buffer;
     const scales = new Float32Array(buf, this.scalesAt, this.cap);
     const out = new Map<string, Float32Array>();
-    for (const id of ids) {
-      const row = this.rowOf.get(id);
-      if (row === undefined) continue;
+    for (let n = 0; n < ids.length; n++) {
+      const row = rows[n]!;
       const codes = new Int8Array(buf, this.dataAt + row * this.stride, this.dims);
       const scale = scales[row]!;
       const v = new Float32Array(this.dims);
       for (let i = 0; i < this.dims; i++) v[i] = codes[i]! * scale;
-      out.set(id, v);
+      out.set(ids[n]!, v);
     }
     return out;
   }
@@ -304,8 +318,9 @@ export class Int8Matrix {
       if (len === cap) weakest = heapScore[0]!;
     }
 
-    const candidates = Array.from(heapRow.subarray(0, len), (row) => ids[row]!);
-    const vectors = exact(candidates);
+    const rows = heapRow.subarray(0, len);
+    const candidates = Array.from(rows, (row) => ids[row]!);
+    const vectors = exact === "codes" ? this.decodeRows(rows, candidates) : exact(candidates);
     const out: Hit[] = [];
     for (const id of candidates) {
       const v = vectors.get(id);

@@ -131,6 +131,19 @@ describe("Int8Matrix", () => {
     }
   });
 
+  it("re-scored by its own codes, read by row, a scan answers as re-scored through decode by id", () => {
+    const dims = 24;
+    const { vectors, queries } = corpus(300, dims, 9);
+    const { fast } = indexes(vectors, dims);
+    for (let i = 0; i < 300; i += 7) fast.remove(`m${String(i).padStart(5, "0")}`);
+    for (const q of queries.slice(0, 12)) {
+      const byRow = fast.topK(q, 10, 0.1, "codes");
+      expect(byRow.length).toBeGreaterThan(0);
+      expect(byRow).toEqual(fast.topK(q, 10, 0.1, (ids) => fast.decode(ids)));
+      expect(byRow).toEqual(fast.topK(q, 10, 0.1, "codes", { filter: () => true }));
+    }
+  });
+
   it("quantises within half a step per dimension and keeps codes in [-127, 127]", () => {
     const v = Float32Array.from([3, -4, 0, 0.001]);
     const codes = new Int8Array(4);

@@ -7,7 +7,7 @@ import type { Res } from "../helpers";
 
 export type Trips = Record<ProbedBinding, number> & { ops: string[] };
 
-const zero = (): Trips => ({ DB: 0, AGENT_MEMORY: 0, PRAXIS_KEYS: 0, ops: [] });
+const zero = (): Trips => ({ DB: 0, AGENT_MEMORY: 0, PRAXIS_KEYS: 0, CACHE: 0, ops: [] });
 
 /**
  * The Worker called with its bindings wrapped: each request reports the round trips it made to D1,

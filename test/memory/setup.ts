@@ -29,6 +29,7 @@ export async function slowEmbedderAgent(opts: SlowEmbeddingsOptions = {}) {
  * step, then learned retrieval), so a test can rebuild an older agent's layout and replay them.
  */
 export function undoStepsSinceAdmission(sql: SqlStorage) {
+  for (const index of ["cases_inactive", "experiences_inactive", "experiences_trial_verdict"]) sql.exec(`DROP INDEX ${index}`);
   sql.exec("DROP TRIGGER experiences_trial_restart");
   for (const c of ["shown", "shown_ok", "control", "control_ok", "verdict", "reason", "at"])
     sql.exec(`ALTER TABLE experiences DROP COLUMN trial_${c}`);

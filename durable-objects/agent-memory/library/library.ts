@@ -26,7 +26,7 @@ import {
   type LibraryChange,
 } from "./history";
 import { tombstones } from "../screening/tombstones";
-import { insertExperience, updateExperience, versionEvents } from "./version-rows";
+import { insertExperience, relabelled, updateExperience, versionEvents } from "./version-rows";
 export type { LibraryChange, LibraryVersion } from "./history";
 import { isHeld } from "../../../src/core/memory-types";
 
@@ -352,9 +352,10 @@ export class Library {
           changes,
           opts.jobId ?? null,
         );
-        this.refreshLabels();
         happened.length = 0;
-        happened.push(...versionEvents(sql, v, touched));
+        const { events, left, joined } = versionEvents(sql, v, touched);
+        happened.push(...events);
+        this.activeSeqs = relabelled(this.activeSeqs, left, joined);
         const experiences = [...touched]
           .map((id) => this.row(id))
           .filter((r): r is ExperienceRow => r !== null)
@@ -364,7 +365,7 @@ export class Library {
         return result;
       });
     } catch (err) {
-      // Labels were refreshed from rows the rollback has just undone.
+      // Labels were updated from changes the rollback has just undone.
       this.refreshLabels();
       throw err;
     }

@@ -4,8 +4,15 @@ import { parseJson, type AgentEvent } from "../storage/context";
 import type { ExperienceSnapshot } from "../storage/rows";
 
 /** What version v tells event receivers about the lessons it touched. */
-export function versionEvents(sql: SqlStorage, v: number, touched: Iterable<string>): AgentEvent[] {
+export function versionEvents(
+  sql: SqlStorage,
+  v: number,
+  touched: Iterable<string>,
+): { events: AgentEvent[]; left: number[]; joined: number[] } {
   const events: AgentEvent[] = [];
+  // The seqs that left the active set and joined it, so labels follow the version's own changes.
+  const left: number[] = [];
+  const joined: number[] = [];
   for (const id of touched) {
     const change = sql
       .exec<{ op: string; before: string | null; after: string | null }>(
@@ -16,6 +23,10 @@ export function versionEvents(sql: SqlStorage, v: number, touched: Iterable<stri
       .one();
     const was = parseJson<ExperienceSnapshot | null>(change.before, null);
     const now = parseJson<ExperienceSnapshot | null>(change.after, null);
+    const wasActive = was?.status === "active";
+    const isActive = now?.status === "active";
+    if (wasActive && !(isActive && now.seq === was.seq)) left.push(was.seq);
+    if (isActive && !(wasActive && was.seq === now.seq)) joined.push(now.seq);
     if (!now) continue;
     const data = { lessonId: id, version: v, source: now.source, status: now.status, text: now.text };
     const event = creationEvent(sql, id, change.op, was, now);
@@ -23,7 +34,24 @@ export function versionEvents(sql: SqlStorage, v: number, touched: Iterable<stri
     if (now.status === "quarantined" && was?.status !== "quarantined")
       events.push({ id: `lesson.quarantined:${id}:${v}`, type: "lesson.quarantined", data });
   }
-  return events;
+  return { events, left, joined };
+}
+
+/**
+ * The sorted active seqs (the labels) after a version: those that left removed and those that
+ * joined merged in, in one pass rather than read again for the whole library.
+ */
+export function relabelled(active: Float64Array<ArrayBuffer>, left: readonly number[], joined: number[]): Float64Array<ArrayBuffer> {
+  const gone = new Set(left);
+  const kept = gone.size ? active.filter((s) => !gone.has(s)) : active;
+  if (!joined.length) return kept;
+  joined.sort((a, b) => a - b);
+  const out = new Float64Array(kept.length + joined.length);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < out.length; k++)
+    out[k] = j >= joined.length || (i < kept.length && kept[i]! < joined[j]!) ? kept[i++]! : joined[j++]!;
+  return out;
 }
 
 /**

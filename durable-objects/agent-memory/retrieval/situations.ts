@@ -27,8 +27,9 @@ export class Situations {
     const model = this.ctx.vectors.model;
     if (this.index?.model === model) return this.index;
     const index: Index = { model, scan: new CodeScan(int8Scan) };
+    // CROSS JOIN keeps `when_vectors` the outer loop: the lessons with a `when`, not every active lesson probed for one.
     for (const r of this.ctx.sql.exec<{ item_id: string; code: ArrayBuffer }>(
-      "SELECT w.item_id, w.code FROM when_vectors w JOIN experiences e ON e.id = w.item_id WHERE w.model = ? AND e.status = 'active'",
+      "SELECT w.item_id, w.code FROM when_vectors w CROSS JOIN experiences e ON e.id = w.item_id WHERE w.model = ? AND e.status = 'active'",
       model,
     )) {
       index.scan.set(r.item_id, new Uint8Array(r.code));

@@ -321,4 +321,15 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   END;
   `,
   READ_DELTAS_STEP,
+  // Every reward settles the lessons probation is retiring: found through this index, not
+  // by visiting every active lesson, which made a reward's cost grow with the library.
+  `
+  CREATE INDEX experiences_trial_verdict ON experiences (trial_verdict, seq) WHERE trial_verdict IS NOT NULL;
+  `,
+  // A cold start leaves the codes of archived and held items out of the index: their ids
+  // come from indexes of those items alone, not from a visit to each row the status index points at.
+  `
+  CREATE INDEX experiences_inactive ON experiences (status, id) WHERE status <> 'active';
+  CREATE INDEX cases_inactive ON cases (status, id) WHERE status <> 'active';
+  `,
 ];

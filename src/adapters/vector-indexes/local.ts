@@ -96,7 +96,7 @@ export class LocalVectorIndex implements VectorIndex {
     if (vector.length !== this.dims) throw new RangeError(`query has ${vector.length} dims, index expects ${this.dims}`);
     const only = opts.only;
     const filter = only ? (id: string) => only.has(id) : undefined;
-    const scan = (m: Int8Matrix) => m.topK(vector, opts.topK, opts.minSim, (ids) => m.decode(ids), { filter });
+    const scan = (m: Int8Matrix) => m.topK(vector, opts.topK, opts.minSim, "codes", { filter });
     if (opts.kind !== undefined) {
       const m = this.byKind.get(opts.kind);
       return m ? scan(m) : [];
