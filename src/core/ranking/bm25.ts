@@ -9,62 +9,76 @@ import { discriminativeTerms, LEXICAL_MAX_TERM_DOCS } from "../lexical";
 const K1 = 1.2;
 const B = 0.75;
 
-/** One term's searchable rows and how often each holds it: a Map as the object reads FTS5, a PostingArray in a Worker. */
+/** One term's searchable rows and how often each holds it, rows ascending: a Map as the object reads FTS5, a PostingArray in a Worker. */
 export interface PostingList {
   readonly size: number;
-  keys(): Iterable<number>;
-  get(row: number): number | undefined;
   [Symbol.iterator](): Iterator<[row: number, tf: number]>;
 }
 
 /**
- * A posting list in one typed array, row and frequency interleaved, rows ascending: 8 bytes a
- * posting where a Map takes about fifty, which is what lets a Worker hold the lexical statistics of
- * a 100,000-memory library. Immutable: a delta builds the term's list again (`without`), in one
- * pass over it.
+ * A posting list as varints in one byte array, each row as its distance from the one before and
+ * then its frequency: two or three bytes a posting where a Map takes about fifty (and a pair of
+ * int32s eight), which is what lets a Worker hold the lexical statistics of a 100,000-memory
+ * library. Read front to back only, as bm25Rows does. Immutable: a delta builds the term's list
+ * again (`without`), in one pass over it.
  */
 export class PostingArray implements PostingList {
-  private constructor(private readonly pairs: Int32Array) {}
+  private constructor(
+    private readonly packed: Uint8Array,
+    readonly size: number,
+  ) {}
 
   /** From entries with rows ascending and distinct. */
   static of(entries: readonly (readonly [number, number])[]): PostingArray {
-    const pairs = new Int32Array(2 * entries.length);
-    entries.forEach(([row, tf], i) => {
-      pairs[2 * i] = row;
-      pairs[2 * i + 1] = tf;
-    });
-    return new PostingArray(pairs);
-  }
-
-  get size(): number {
-    return this.pairs.length / 2;
-  }
-
-  *keys(): Iterable<number> {
-    for (let i = 0; i < this.pairs.length; i += 2) yield this.pairs[i]!;
-  }
-
-  get(row: number): number | undefined {
-    let lo = 0;
-    let hi = this.pairs.length / 2 - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const r = this.pairs[2 * mid]!;
-      if (r === row) return this.pairs[2 * mid + 1];
-      if (r < row) lo = mid + 1;
-      else hi = mid - 1;
+    // A varint of a safe integer takes at most 8 bytes.
+    const out = new Uint8Array(16 * entries.length);
+    let at = 0;
+    const varint = (v: number) => {
+      let x = v;
+      while (x >= 0x80) {
+        out[at++] = (x % 0x80) | 0x80;
+        x = Math.floor(x / 0x80);
+      }
+      out[at++] = x;
+    };
+    let last = 0;
+    for (const [row, tf] of entries) {
+      varint(row - last);
+      varint(tf);
+      last = row;
     }
-    return undefined;
+    return new PostingArray(out.slice(0, at), entries.length);
   }
 
   *[Symbol.iterator](): Iterator<[number, number]> {
-    for (let i = 0; i < this.pairs.length; i += 2) yield [this.pairs[i]!, this.pairs[i + 1]!];
+    const p = this.packed;
+    let at = 0;
+    const varint = () => {
+      let v = 0;
+      let mul = 1;
+      for (;;) {
+        const b = p[at++]!;
+        v += (b & 0x7f) * mul;
+        if (b < 0x80) return v;
+        mul *= 0x80;
+      }
+    };
+    let row = 0;
+    while (at < p.length) {
+      row += varint();
+      yield [row, varint()];
+    }
   }
 
   /** This list less the rows in `drop`, with `add` (rows not in it after the drop) merged in. */
   without(drop: ReadonlySet<number>, add: readonly (readonly [number, number])[]): PostingArray {
     const kept = [...this].filter(([row]) => !drop.has(row));
     return PostingArray.of(add.length ? [...kept, ...add].sort((a, b) => a[0] - b[0]) : kept);
+  }
+
+  /** Bytes the list holds. */
+  get byteLength(): number {
+    return this.packed.byteLength;
   }
 }
 
@@ -114,20 +128,26 @@ export function bm25Rows(table: Bm25Table, terms: readonly string[], limit: numb
     const v = Math.log((table.rows - hits + 0.5) / (hits + 0.5));
     return v <= 0 ? 1e-6 : v;
   });
-  const postings = terms.map((t) => table.postings.get(t));
-  const rows = new Set<number>();
-  for (const p of postings) if (p) for (const row of p.keys()) rows.add(row);
-  const out: RowScore[] = [];
-  for (const row of rows) {
-    if (!accept(row)) continue;
-    const d = table.lengths.get(row) ?? 0;
-    let score = 0;
-    for (let i = 0; i < terms.length; i++) {
-      const f = postings[i]?.get(row) ?? 0;
-      score += idf[i]! * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / avgdl)));
+  // Each term's list read once, in the query's term order: a row's score sums the same terms in
+  // the same order as a row-by-row pass would (an absent term adds exactly 0).
+  const scores = new Map<number, number>();
+  const refused = new Set<number>();
+  terms.forEach((t, i) => {
+    for (const [row, f] of table.postings.get(t) ?? []) {
+      let score = scores.get(row);
+      if (score === undefined) {
+        if (refused.has(row)) continue;
+        if (!accept(row)) {
+          refused.add(row);
+          continue;
+        }
+        score = 0;
+      }
+      const d = table.lengths.get(row) ?? 0;
+      scores.set(row, score + idf[i]! * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / avgdl))));
     }
-    out.push({ row, score });
-  }
+  });
+  const out: RowScore[] = [...scores].map(([row, score]) => ({ row, score }));
   out.sort((a, b) => b.score - a.score || a.row - b.row);
   return out.slice(0, Math.max(0, limit));
 }
