@@ -30,6 +30,11 @@ export class ByteLru<K, V> {
     return true;
   }
 
+  /** Evicts the least recently used until `bytes` more would fit: room made before a large value is built, not after. */
+  makeRoom(bytes: number): void {
+    while (this.entries.size && this.total + bytes > this.budget) this.delete(this.entries.keys().next().value as K);
+  }
+
   delete(key: K): void {
     const hit = this.entries.get(key);
     if (!hit) return;

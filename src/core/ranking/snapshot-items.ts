@@ -4,7 +4,6 @@
  * holds its texts as one JSON string while it decodes, nor a string per item after.
  */
 import type { Metadata } from "../served-fields";
-import type { SnapshotCase, SnapshotLesson } from "./snapshot";
 
 const utf8 = new TextDecoder();
 
@@ -38,8 +37,8 @@ export class PackedTexts {
   }
 }
 
-/** A lesson as a Worker holds it; `text` is read from the snapshot's packed texts (a private field: spreads and equality see the fields alone). */
-export class PackedLesson implements SnapshotLesson {
+/** A lesson as a Worker holds it (a SnapshotLesson); `text` is read from the snapshot's packed texts (a private field: spreads and equality see the fields alone). */
+export class PackedLesson {
   readonly #texts: PackedTexts;
   readonly #at: number;
   constructor(
@@ -67,7 +66,8 @@ export class PackedLesson implements SnapshotLesson {
   }
 }
 
-export class PackedCase implements SnapshotCase {
+/** A case as a Worker holds it, its text read as a PackedLesson's is. */
+export class PackedCase {
   readonly #texts: PackedTexts;
   readonly #at: number;
   constructor(

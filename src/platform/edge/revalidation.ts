@@ -4,6 +4,7 @@ import type { ReadFallback } from "../../core/memory-types";
 import { TtlLru } from "../../core/ttl-lru";
 import { DomainError, unauthorized, versionNotReached } from "../../core/errors";
 import { deltaBytes } from "../../core/ranking/snapshot-delta";
+import { decodedBytes } from "../../core/ranking/snapshot-footprint";
 import type { SnapshotReader, SubscribedReader } from "../../core/ranking/snapshot-source";
 import { libraryMemoryId } from "../../core/shared-lessons";
 import { memoryName } from "../objects/memory-name";
@@ -124,6 +125,9 @@ async function revalidate(
     return keep(entry);
   }
   if (answer.kind === "snapshot") {
+    // Whatever it replaces, and the least recently used, make room before it decodes (at most this decoded, codes or not).
+    cache.delete(name);
+    cache.makeRoom(decodedBytes(answer.bytes.length, 0));
     const next = heldSnapshot(answer.bytes, asked);
     deps.waitUntil(toLocationCache(name, answer.bytes, next.version!).catch(() => undefined));
     const reader = next.reader!;
