@@ -30,9 +30,15 @@ export class ByteLru<K, V> {
     return true;
   }
 
-  /** Evicts the least recently used until `bytes` more would fit: room made before a large value is built, not after. */
-  makeRoom(bytes: number): void {
-    while (this.entries.size && this.total + bytes > this.budget) this.delete(this.entries.keys().next().value as K);
+  /**
+   * Evicts the least recently used, `spare` last of all, until `bytes` more would fit: room made
+   * before a large value is built, not after. The value `spare` holds stays while it is replaced.
+   */
+  makeRoom(bytes: number, spare?: K): void {
+    for (const key of [...this.entries.keys()]) {
+      if (this.total + bytes <= this.budget) return;
+      if (key !== spare) this.delete(key);
+    }
   }
 
   delete(key: K): void {

@@ -57,6 +57,8 @@ describe("ByteLru", () => {
     lru.makeRoom(40);
     expect([lru.get("a"), lru.get("b"), lru.get("c")]).toEqual([1, undefined, 3]);
     expect(lru.bytes).toBe(60);
+    lru.makeRoom(90, "a");
+    expect([lru.get("a"), lru.get("c")]).toEqual([1, undefined]);
     lru.makeRoom(500);
     expect(lru.size).toBe(0);
   });

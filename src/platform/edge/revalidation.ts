@@ -125,9 +125,9 @@ async function revalidate(
     return keep(entry);
   }
   if (answer.kind === "snapshot") {
-    // Whatever it replaces, and the least recently used, make room before it decodes (at most this decoded, codes or not).
-    cache.delete(name);
-    cache.makeRoom(decodedBytes(answer.bytes.length, 0));
+    // Other agents' snapshots make room before it decodes (at most this, codes or not); the one it
+    // replaces keeps serving reads meanwhile, so they do not each fetch and decode another.
+    cache.makeRoom(decodedBytes(answer.bytes.length, 0), name);
     const next = heldSnapshot(answer.bytes, asked);
     deps.waitUntil(toLocationCache(name, answer.bytes, next.version!).catch(() => undefined));
     const reader = next.reader!;
