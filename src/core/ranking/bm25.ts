@@ -5,6 +5,7 @@
  * same order of operations, so a Worker scores a query's rows as the object's MATCH does.
  */
 import { discriminativeTerms, LEXICAL_MAX_TERM_DOCS } from "../lexical";
+import { VarintReader, VarintWriter } from "../varint";
 
 const K1 = 1.2;
 const B = 0.75;
@@ -30,43 +31,22 @@ export class PostingArray implements PostingList {
 
   /** From entries with rows ascending and distinct. */
   static of(entries: readonly (readonly [number, number])[]): PostingArray {
-    // A varint of a safe integer takes at most 8 bytes.
-    const out = new Uint8Array(16 * entries.length);
-    let at = 0;
-    const varint = (v: number) => {
-      let x = v;
-      while (x >= 0x80) {
-        out[at++] = (x % 0x80) | 0x80;
-        x = Math.floor(x / 0x80);
-      }
-      out[at++] = x;
-    };
+    const w = new VarintWriter(4 * entries.length);
     let last = 0;
     for (const [row, tf] of entries) {
-      varint(row - last);
-      varint(tf);
+      w.varint(row - last);
+      w.varint(tf);
       last = row;
     }
-    return new PostingArray(out.slice(0, at), entries.length);
+    return new PostingArray(w.done(), entries.length);
   }
 
   *[Symbol.iterator](): Iterator<[number, number]> {
-    const p = this.packed;
-    let at = 0;
-    const varint = () => {
-      let v = 0;
-      let mul = 1;
-      for (;;) {
-        const b = p[at++]!;
-        v += (b & 0x7f) * mul;
-        if (b < 0x80) return v;
-        mul *= 0x80;
-      }
-    };
+    const r = new VarintReader(this.packed);
     let row = 0;
-    while (at < p.length) {
-      row += varint();
-      yield [row, varint()];
+    while (r.more) {
+      row += r.varint();
+      yield [row, r.varint()];
     }
   }
 
@@ -74,11 +54,6 @@ export class PostingArray implements PostingList {
   without(drop: ReadonlySet<number>, add: readonly (readonly [number, number])[]): PostingArray {
     const kept = [...this].filter(([row]) => !drop.has(row));
     return PostingArray.of(add.length ? [...kept, ...add].sort((a, b) => a[0] - b[0]) : kept);
-  }
-
-  /** Bytes the list holds. */
-  get byteLength(): number {
-    return this.packed.byteLength;
   }
 }
 

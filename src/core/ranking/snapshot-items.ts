@@ -31,10 +31,6 @@ export class PackedTexts {
   text(i: number): string {
     return utf8.decode(this.bytes.subarray(i ? this.ends[i - 1]! : 0, this.ends[i]!));
   }
-
-  get byteLength(): number {
-    return this.bytes.byteLength + this.ends.byteLength;
-  }
 }
 
 /** A lesson as a Worker holds it (a SnapshotLesson); `text` is read from the snapshot's packed texts (a private field: spreads and equality see the fields alone). */

@@ -15,6 +15,7 @@ import { type Bm25Table, PostingArray, type PostingList } from "./bm25";
 import type { Subscription } from "../shared-lessons";
 import type { z } from "zod";
 import { PackedCase, PackedLesson, PackedTexts } from "./snapshot-items";
+import { concat, VarintReader, VarintWriter } from "../varint";
 
 /** Bumped whenever the encoding or what it holds changes, so a Worker never reads a snapshot of another layout. */
 export const SNAPSHOT_FORMAT = 4;
@@ -137,62 +138,10 @@ export interface LearnDelta {
   shared: (Omit<SharedLessonRank, "q"> & { q: number | null })[];
 }
 
-class Writer {
-  private chunks: Uint8Array[] = [];
-  private buf = new Uint8Array(1 << 16);
-  private at = 0;
-
-  private room(n: number) {
-    if (this.at + n <= this.buf.length) return;
-    this.chunks.push(this.buf.subarray(0, this.at));
-    this.buf = new Uint8Array(Math.max(1 << 16, n));
-    this.at = 0;
-  }
-
-  varint(v: number) {
-    this.room(10);
-    let x = v;
-    while (x >= 0x80) {
-      this.buf[this.at++] = (x % 0x80) | 0x80;
-      x = Math.floor(x / 0x80);
-    }
-    this.buf[this.at++] = x;
-  }
-
-  done(): Uint8Array {
-    return concat([...this.chunks, this.buf.subarray(0, this.at)]);
-  }
-}
-
-class Reader {
-  at = 0;
-  constructor(private readonly buf: Uint8Array) {}
-  varint(): number {
-    let v = 0;
-    let mul = 1;
-    for (;;) {
-      const b = this.buf[this.at++]!;
-      v += (b & 0x7f) * mul;
-      if (b < 0x80) return v;
-      mul *= 0x80;
-    }
-  }
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /** A term list with each term's row count, then each term's searchable postings and each searchable row's length, as varints. */
 function encodeTable(t: Bm25Table): { terms: string[]; rows: number; tokens: number; blob: Uint8Array } {
   const terms = [...t.docs.keys()];
-  const w = new Writer();
+  const w = new VarintWriter();
   for (const term of terms) w.varint(t.docs.get(term)!);
   for (const term of terms) {
     const p = [...(t.postings.get(term) ?? [])].sort((a, b) => a[0] - b[0]);
@@ -216,7 +165,7 @@ function encodeTable(t: Bm25Table): { terms: string[]; rows: number; tokens: num
 }
 
 function decodeTable(h: { terms: string[]; rows: number; tokens: number }, blob: Uint8Array): Bm25Table {
-  const r = new Reader(blob);
+  const r = new VarintReader(blob);
   const docs = new Map<string, number>();
   for (const term of h.terms) docs.set(term, r.varint());
   const postings = new Map<string, PostingList>();
