@@ -79,10 +79,16 @@ const deployment = {
   EVALUATION_MAX_PER_TENANT: withDefault(whole(1, 10_000), 8),
   /** Edge reads (platform/edge): how old, in ms, a snapshot may be when it serves a read. */
   READ_STALENESS_MS: withDefault(whole(0, 3_600_000), 2_000),
-  /** Edge reads: the largest snapshot, in bytes, a Worker takes; a larger agent is read through its object. */
-  READ_SNAPSHOT_MAX_BYTES: withDefault(whole(0, 2 ** 31 - 1), 8 * 1024 * 1024),
-  /** Edge reads: bytes of snapshots one isolate keeps, least recently used evicted first. */
-  READ_CACHE_BYTES: withDefault(whole(0, 2 ** 31 - 1), 48 * 1024 * 1024),
+  /**
+   * Edge reads: the largest snapshot a Worker takes, in bytes it holds decoded (decodedBytes); a
+   * larger agent is read through its object. 72 MiB admits 100,000 memories with 100-dimension vectors.
+   */
+  READ_SNAPSHOT_MAX_BYTES: withDefault(whole(0, 2 ** 31 - 1), 72 * 1024 * 1024),
+  /**
+   * Edge reads: bytes of decoded snapshots one isolate keeps, least recently used evicted first.
+   * With one snapshot decoding (its published bytes beside), under the isolate's 128 MB.
+   */
+  READ_CACHE_BYTES: withDefault(whole(0, 2 ** 31 - 1), 72 * 1024 * 1024),
   /** Milliseconds a Worker holds token retrievals' use counters before applying them (platform/edge/retrieval-counters.ts). */
   RETRIEVAL_COUNTS_FLUSH_MS: withDefault(whole(0, 600_000), 2_000),
 };

@@ -30,6 +30,17 @@ export class ByteLru<K, V> {
     return true;
   }
 
+  /**
+   * Evicts the least recently used, `spare` last of all, until `bytes` more would fit: room made
+   * before a large value is built, not after. The value `spare` holds stays while it is replaced.
+   */
+  makeRoom(bytes: number, spare?: K): void {
+    for (const key of [...this.entries.keys()]) {
+      if (this.total + bytes <= this.budget) return;
+      if (key !== spare) this.delete(key);
+    }
+  }
+
   delete(key: K): void {
     const hit = this.entries.get(key);
     if (!hit) return;

@@ -47,4 +47,19 @@ describe("ByteLru", () => {
     expect(lru.get("huge")).toBeUndefined();
     expect(lru.bytes).toBe(80);
   });
+
+  it("makes room for a value before it is built, evicting the least recently used, and no more than needed", () => {
+    const lru = new ByteLru<string, number>(100);
+    lru.set("a", 1, 30);
+    lru.set("b", 2, 30);
+    lru.set("c", 3, 30);
+    lru.get("a");
+    lru.makeRoom(40);
+    expect([lru.get("a"), lru.get("b"), lru.get("c")]).toEqual([1, undefined, 3]);
+    expect(lru.bytes).toBe(60);
+    lru.makeRoom(90, "a");
+    expect([lru.get("a"), lru.get("c")]).toEqual([1, undefined]);
+    lru.makeRoom(500);
+    expect(lru.size).toBe(0);
+  });
 });

@@ -80,8 +80,10 @@ async function expectParity(stub: DurableObjectStub<AgentMemory>, reader: Snapsh
     const fresh = new SnapshotReader(decodeSnapshot(encodeSnapshot(await rooms.readModel.snapshot())), int8Scan);
     const [s, t] = [reader.snapshot, fresh.snapshot];
     expect(s.contentVersion).toBe(t.contentVersion);
-    expect(s.lessons).toEqual(t.lessons);
-    expect(s.cases).toEqual(t.cases);
+    // A decoded item reads its text from the snapshot's packed texts, an applied one holds it.
+    const plain = <T extends { text: string }>(items: T[]) => items.map((i) => ({ ...i, text: i.text }));
+    expect(plain(s.lessons)).toEqual(plain(t.lessons));
+    expect(plain(s.cases)).toEqual(plain(t.cases));
     expect(s.lexical).toEqual(t.lexical);
     expect(s.unembedded).toEqual(t.unembedded);
     expect({ anyWhen: s.anyWhen, config: s.config }).toEqual({ anyWhen: t.anyWhen, config: t.config });

@@ -2,6 +2,7 @@ import { centroidFactor, type LearnedPhrase } from "../../../src/core/usage-memo
 import type { MemoryKind } from "../../../src/core/memory-types";
 import { PROBATION } from "../../../src/core/probation";
 import type { ContentDelta } from "../../../src/core/ranking/snapshot-delta";
+import { decodedBytes } from "../../../src/core/ranking/snapshot-footprint";
 import {
   encodeSnapshot,
   SNAPSHOT_FORMAT,
@@ -58,6 +59,8 @@ interface Base {
   contentVersion: number;
   learnSeq: number;
   bytes: Uint8Array;
+  /** Of the bytes, those of vector codes: what decodedBytes weighs apart. */
+  codes: number;
   items: number;
   model: string;
   dims: number;
@@ -76,7 +79,7 @@ const counter = (sql: SqlStorage, name: string) =>
 export class ReadModel {
   private built: Base | null = null;
   private building: Promise<Base> | null = null;
-  private refused: { contentVersion: number; maxBytes: number; bytes: number } | null = null;
+  private refused: { contentVersion: number; maxBytes: number; bytes: number; codes: number } | null = null;
 
   constructor(
     private readonly ctx: MemoryContext,
@@ -135,12 +138,12 @@ export class ReadModel {
     }
     const refused = this.refused;
     if (refused?.contentVersion === v.contentVersion && refused.maxBytes === maxBytes)
-      return this.tooLarge(refused.bytes, maxBytes, v.libraryVersion);
-    // A library whose texts and codes alone are over the limit is refused without building its snapshot.
-    const atLeast = this.leastBytes();
-    if (atLeast > maxBytes) {
-      this.refused = { contentVersion: v.contentVersion, maxBytes, bytes: atLeast };
-      return this.tooLarge(atLeast, maxBytes, v.libraryVersion);
+      return this.tooLarge(refused, maxBytes, v.libraryVersion);
+    // A library whose texts and codes alone would be over the limit decoded is refused without building its snapshot.
+    const least = this.leastBytes();
+    if (decodedBytes(least.bytes, least.codes) > maxBytes) {
+      this.refused = { contentVersion: v.contentVersion, maxBytes, bytes: least.bytes, codes: least.codes };
+      return this.tooLarge(this.refused, maxBytes, v.libraryVersion);
     }
     // A base of another embedder than the agent's now cannot take deltas of the new one's vectors.
     let base = this.built?.model === this.ctx.vectors.model && this.built.dims === this.ctx.vectors.dims ? this.built : await this.build();
@@ -149,9 +152,9 @@ export class ReadModel {
       base = await this.build();
       content = null;
     }
-    if (base.bytes.length > maxBytes) {
-      this.refused = { contentVersion: base.contentVersion, maxBytes, bytes: base.bytes.length };
-      return this.tooLarge(base.bytes.length, maxBytes, v.libraryVersion);
+    if (decodedBytes(base.bytes.length, base.codes) > maxBytes) {
+      this.refused = { contentVersion: base.contentVersion, maxBytes, bytes: base.bytes.length, codes: base.codes };
+      return this.tooLarge(this.refused, maxBytes, v.libraryVersion);
     }
     const learnSeq = counter(this.ctx.sql, "read_learn");
     const delta = content || base.learnSeq !== learnSeq ? this.delta(base.learnSeq) : null;
@@ -256,7 +259,7 @@ export class ReadModel {
   }
 
   /** What a snapshot takes at least: its items' texts (a character is a byte at least) and vector codes. */
-  private leastBytes(): number {
+  private leastBytes(): { bytes: number; codes: number } {
     const sql = this.ctx.sql;
     const lessons = sql
       .exec<{ n: number; chars: number | null }>(
@@ -268,14 +271,15 @@ export class ReadModel {
         "SELECT count(*) AS n, sum(min(length(task), 600)) AS chars FROM cases WHERE status = 'active'",
       )
       .one();
-    return (lessons.chars ?? 0) + (cases.chars ?? 0) + (lessons.n + cases.n) * (this.ctx.vectors.dims + 4);
+    const codes = (lessons.n + cases.n) * (this.ctx.vectors.dims + 4);
+    return { bytes: (lessons.chars ?? 0) + (cases.chars ?? 0) + codes, codes };
   }
 
-  private tooLarge(bytes: number, maxBytes: number, libraryVersion: number): ReadModelAnswer {
+  private tooLarge(size: { bytes: number; codes: number }, maxBytes: number, libraryVersion: number): ReadModelAnswer {
     return {
       kind: "unpublishable",
       reason: "too-large",
-      detail: `its snapshot takes at least ${bytes} bytes, more than the ${maxBytes} a Worker holds`,
+      detail: `its snapshot takes at least ${size.bytes} bytes, about ${decodedBytes(size.bytes, size.codes)} decoded, more than the ${maxBytes} a Worker holds`,
       libraryVersion,
     };
   }
@@ -289,6 +293,7 @@ export class ReadModel {
             contentVersion: s.contentVersion,
             learnSeq: s.learnSeq,
             bytes: encodeSnapshot(s),
+            codes: s.vectors.experience.codes.length + s.vectors.case.codes.length,
             items: s.lessons.length + s.cases.length,
             model: s.model,
             dims: s.dims,

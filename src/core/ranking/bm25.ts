@@ -5,60 +5,49 @@
  * same order of operations, so a Worker scores a query's rows as the object's MATCH does.
  */
 import { discriminativeTerms, LEXICAL_MAX_TERM_DOCS } from "../lexical";
+import { VarintReader, VarintWriter } from "../varint";
 
 const K1 = 1.2;
 const B = 0.75;
 
-/** One term's searchable rows and how often each holds it: a Map as the object reads FTS5, a PostingArray in a Worker. */
+/** One term's searchable rows and how often each holds it, rows ascending: a Map as the object reads FTS5, a PostingArray in a Worker. */
 export interface PostingList {
   readonly size: number;
-  keys(): Iterable<number>;
-  get(row: number): number | undefined;
   [Symbol.iterator](): Iterator<[row: number, tf: number]>;
 }
 
 /**
- * A posting list in one typed array, row and frequency interleaved, rows ascending: 8 bytes a
- * posting where a Map takes about fifty, which is what lets a Worker hold the lexical statistics of
- * a 100,000-memory library. Immutable: a delta builds the term's list again (`without`), in one
- * pass over it.
+ * A posting list as varints in one byte array, each row as its distance from the one before and
+ * then its frequency: two or three bytes a posting where a Map takes about fifty (and a pair of
+ * int32s eight), which is what lets a Worker hold the lexical statistics of a 100,000-memory
+ * library. Read front to back only, as bm25Rows does. Immutable: a delta builds the term's list
+ * again (`without`), in one pass over it.
  */
 export class PostingArray implements PostingList {
-  private constructor(private readonly pairs: Int32Array) {}
+  private constructor(
+    private readonly packed: Uint8Array,
+    readonly size: number,
+  ) {}
 
   /** From entries with rows ascending and distinct. */
   static of(entries: readonly (readonly [number, number])[]): PostingArray {
-    const pairs = new Int32Array(2 * entries.length);
-    entries.forEach(([row, tf], i) => {
-      pairs[2 * i] = row;
-      pairs[2 * i + 1] = tf;
-    });
-    return new PostingArray(pairs);
-  }
-
-  get size(): number {
-    return this.pairs.length / 2;
-  }
-
-  *keys(): Iterable<number> {
-    for (let i = 0; i < this.pairs.length; i += 2) yield this.pairs[i]!;
-  }
-
-  get(row: number): number | undefined {
-    let lo = 0;
-    let hi = this.pairs.length / 2 - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const r = this.pairs[2 * mid]!;
-      if (r === row) return this.pairs[2 * mid + 1];
-      if (r < row) lo = mid + 1;
-      else hi = mid - 1;
+    const w = new VarintWriter(4 * entries.length);
+    let last = 0;
+    for (const [row, tf] of entries) {
+      w.varint(row - last);
+      w.varint(tf);
+      last = row;
     }
-    return undefined;
+    return new PostingArray(w.done(), entries.length);
   }
 
   *[Symbol.iterator](): Iterator<[number, number]> {
-    for (let i = 0; i < this.pairs.length; i += 2) yield [this.pairs[i]!, this.pairs[i + 1]!];
+    const r = new VarintReader(this.packed);
+    let row = 0;
+    while (r.more) {
+      row += r.varint();
+      yield [row, r.varint()];
+    }
   }
 
   /** This list less the rows in `drop`, with `add` (rows not in it after the drop) merged in. */
@@ -114,20 +103,26 @@ export function bm25Rows(table: Bm25Table, terms: readonly string[], limit: numb
     const v = Math.log((table.rows - hits + 0.5) / (hits + 0.5));
     return v <= 0 ? 1e-6 : v;
   });
-  const postings = terms.map((t) => table.postings.get(t));
-  const rows = new Set<number>();
-  for (const p of postings) if (p) for (const row of p.keys()) rows.add(row);
-  const out: RowScore[] = [];
-  for (const row of rows) {
-    if (!accept(row)) continue;
-    const d = table.lengths.get(row) ?? 0;
-    let score = 0;
-    for (let i = 0; i < terms.length; i++) {
-      const f = postings[i]?.get(row) ?? 0;
-      score += idf[i]! * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / avgdl)));
+  // Each term's list read once, in the query's term order: a row's score sums the same terms in
+  // the same order as a row-by-row pass would (an absent term adds exactly 0).
+  const scores = new Map<number, number>();
+  const refused = new Set<number>();
+  terms.forEach((t, i) => {
+    for (const [row, f] of table.postings.get(t) ?? []) {
+      let score = scores.get(row);
+      if (score === undefined) {
+        if (refused.has(row)) continue;
+        if (!accept(row)) {
+          refused.add(row);
+          continue;
+        }
+        score = 0;
+      }
+      const d = table.lengths.get(row) ?? 0;
+      scores.set(row, score + idf[i]! * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / avgdl))));
     }
-    out.push({ row, score });
-  }
+  });
+  const out: RowScore[] = [...scores].map(([row, score]) => ({ row, score }));
   out.sort((a, b) => b.score - a.score || a.row - b.row);
   return out.slice(0, Math.max(0, limit));
 }

@@ -64,7 +64,11 @@ export class SnapshotReader implements CandidateSource, PromptSource {
       const rows = snapshot.vectors[kind];
       if (!snapshot.dims || !rows.ids.length) return null;
       const m = new Int8Matrix(snapshot.dims, kernel, rows.ids.length);
-      m.appendCodes(rows.ids, rows.codes);
+      // The items' own id strings, not the decoded copies: a 100,000-memory snapshot holds each id once.
+      m.appendCodes(
+        rows.ids.map((id) => this.item(kind, id)?.id ?? id),
+        rows.codes,
+      );
       return m;
     };
     this.matrices = { experience: matrix("experience"), case: matrix("case") };
@@ -85,6 +89,13 @@ export class SnapshotReader implements CandidateSource, PromptSource {
   get scanBytes(): number {
     let n = 0;
     for (const kind of KINDS) n += this.matrices[kind]?.bytes ?? 0;
+    return n;
+  }
+
+  /** Bytes of the vector codes the scans hold, as published (a code and its scale per row). */
+  get codeBytes(): number {
+    let n = 0;
+    for (const kind of KINDS) n += (this.matrices[kind]?.size ?? 0) * (this.snapshot.dims + 4);
     return n;
   }
 

@@ -14,9 +14,11 @@ import type { LearnedPhrase } from "../usage-memory";
 import { type Bm25Table, PostingArray, type PostingList } from "./bm25";
 import type { Subscription } from "../shared-lessons";
 import type { z } from "zod";
+import { PackedCase, PackedLesson, PackedTexts } from "./snapshot-items";
+import { concat, VarintReader, VarintWriter } from "../varint";
 
 /** Bumped whenever the encoding or what it holds changes, so a Worker never reads a snapshot of another layout. */
-export const SNAPSHOT_FORMAT = 3;
+export const SNAPSHOT_FORMAT = 4;
 
 export interface SnapshotItem {
   id: string;
@@ -136,62 +138,10 @@ export interface LearnDelta {
   shared: (Omit<SharedLessonRank, "q"> & { q: number | null })[];
 }
 
-class Writer {
-  private chunks: Uint8Array[] = [];
-  private buf = new Uint8Array(1 << 16);
-  private at = 0;
-
-  private room(n: number) {
-    if (this.at + n <= this.buf.length) return;
-    this.chunks.push(this.buf.subarray(0, this.at));
-    this.buf = new Uint8Array(Math.max(1 << 16, n));
-    this.at = 0;
-  }
-
-  varint(v: number) {
-    this.room(10);
-    let x = v;
-    while (x >= 0x80) {
-      this.buf[this.at++] = (x % 0x80) | 0x80;
-      x = Math.floor(x / 0x80);
-    }
-    this.buf[this.at++] = x;
-  }
-
-  done(): Uint8Array {
-    return concat([...this.chunks, this.buf.subarray(0, this.at)]);
-  }
-}
-
-class Reader {
-  at = 0;
-  constructor(private readonly buf: Uint8Array) {}
-  varint(): number {
-    let v = 0;
-    let mul = 1;
-    for (;;) {
-      const b = this.buf[this.at++]!;
-      v += (b & 0x7f) * mul;
-      if (b < 0x80) return v;
-      mul *= 0x80;
-    }
-  }
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /** A term list with each term's row count, then each term's searchable postings and each searchable row's length, as varints. */
 function encodeTable(t: Bm25Table): { terms: string[]; rows: number; tokens: number; blob: Uint8Array } {
   const terms = [...t.docs.keys()];
-  const w = new Writer();
+  const w = new VarintWriter();
   for (const term of terms) w.varint(t.docs.get(term)!);
   for (const term of terms) {
     const p = [...(t.postings.get(term) ?? [])].sort((a, b) => a[0] - b[0]);
@@ -215,7 +165,7 @@ function encodeTable(t: Bm25Table): { terms: string[]; rows: number; tokens: num
 }
 
 function decodeTable(h: { terms: string[]; rows: number; tokens: number }, blob: Uint8Array): Bm25Table {
-  const r = new Reader(blob);
+  const r = new VarintReader(blob);
   const docs = new Map<string, number>();
   for (const term of h.terms) docs.set(term, r.varint());
   const postings = new Map<string, PostingList>();
@@ -240,8 +190,8 @@ function decodeTable(h: { terms: string[]; rows: number; tokens: number }, blob:
 }
 
 /** `probation` as stored (PROBATION in src/core/probation.ts): 0 trusted, 1 explored, 2 held out of prompts. */
-type LessonRow = [string, number, string, string, number, string[], Metadata, string | null, number, number | null, 0 | 1 | 2, number];
-type CaseRow = [string, number, string, number, string[], Metadata, number, number | null, number, 0 | 1];
+type LessonRow = [string, number, string, number, string[], Metadata, string | null, number, number | null, 0 | 1 | 2, number];
+type CaseRow = [string, number, number, string[], Metadata, number, number | null, number, 0 | 1];
 
 /** The snapshot as bytes: a 4-byte header length, the JSON header, then the binary sections it names by offset. */
 export function encodeSnapshot(s: ReadModelSnapshot): Uint8Array {
@@ -263,6 +213,7 @@ export function encodeSnapshot(s: ReadModelSnapshot): Uint8Array {
     const { blob: b, ...h } = encodeTable(t);
     return { ...h, blob: blob(b) };
   };
+  const texts = PackedTexts.pack([...s.lessons, ...s.cases].map((i) => i.text));
   const header = {
     format: s.format,
     incarnation: s.incarnation,
@@ -278,7 +229,6 @@ export function encodeSnapshot(s: ReadModelSnapshot): Uint8Array {
         l.id,
         l.seq,
         l.label,
-        l.text,
         l.q,
         l.tags,
         l.metadata,
@@ -289,9 +239,8 @@ export function encodeSnapshot(s: ReadModelSnapshot): Uint8Array {
         l.uses,
       ],
     ),
-    cases: s.cases.map(
-      (c): CaseRow => [c.id, c.seq, c.text, c.q, c.tags, c.metadata, c.createdAt, c.lastUsedAt, c.uses, c.informative ? 1 : 0],
-    ),
+    cases: s.cases.map((c): CaseRow => [c.id, c.seq, c.q, c.tags, c.metadata, c.createdAt, c.lastUsedAt, c.uses, c.informative ? 1 : 0]),
+    texts: { bytes: blob(texts.bytes), ends: blob(texts.ends) },
     vectors: {
       experience: { ids: s.vectors.experience.ids, codes: blob(s.vectors.experience.codes) },
       case: { ids: s.vectors.case.ids, codes: blob(s.vectors.case.codes) },
@@ -319,7 +268,8 @@ export function encodeSnapshot(s: ReadModelSnapshot): Uint8Array {
 }
 
 /**
- * Reads what encodeSnapshot wrote; throws on a snapshot of another format. Equal tag lists and
+ * Reads what encodeSnapshot wrote; throws on a snapshot of another format. Texts stay UTF-8 until
+ * read (snapshot-items.ts), copied out of `bytes` so the published buffer is not kept. Equal tag lists and
  * metadata are one object (never changed in place: a delta replaces an item whole), so a library
  * whose items share a few of them holds each once.
  */
@@ -347,6 +297,7 @@ export function decodeSnapshot(bytes: Uint8Array): ReadModelSnapshot {
     });
   };
   const table = (t: { terms: string[]; rows: number; tokens: number; blob: [number, number] }) => decodeTable(t, blob(t.blob));
+  const texts = new PackedTexts(blob(h.texts.bytes), new Uint32Array(blob(h.texts.ends).buffer));
   return {
     format: h.format,
     incarnation: h.incarnation,
@@ -358,34 +309,40 @@ export function decodeSnapshot(bytes: Uint8Array): ReadModelSnapshot {
     dims: h.dims,
     config: h.config,
     lessons: (h.lessons as LessonRow[]).map(
-      ([id, seq, label, text, q, tags, metadata, domain, createdAt, lastUsedAt, probation, uses]) => ({
-        id,
-        seq,
-        label,
-        text,
-        q,
-        tags: shared(tags),
-        metadata: shared(metadata),
-        domain,
-        createdAt,
-        lastUsedAt,
-        probation: probation !== 0,
-        explore: probation === 1,
-        uses,
-      }),
+      ([id, seq, label, q, tags, metadata, domain, createdAt, lastUsedAt, probation, uses], i) =>
+        new PackedLesson(
+          texts,
+          i,
+          id,
+          seq,
+          label,
+          q,
+          shared(tags),
+          shared(metadata),
+          domain,
+          createdAt,
+          lastUsedAt,
+          probation !== 0,
+          probation === 1,
+          uses,
+        ),
     ),
-    cases: (h.cases as CaseRow[]).map(([id, seq, text, q, tags, metadata, createdAt, lastUsedAt, uses, informative]) => ({
-      id,
-      seq,
-      text,
-      q,
-      tags: shared(tags),
-      metadata: shared(metadata),
-      createdAt,
-      lastUsedAt,
-      uses,
-      informative: informative === 1,
-    })),
+    cases: (h.cases as CaseRow[]).map(
+      ([id, seq, q, tags, metadata, createdAt, lastUsedAt, uses, informative], i) =>
+        new PackedCase(
+          texts,
+          h.lessons.length + i,
+          id,
+          seq,
+          q,
+          shared(tags),
+          shared(metadata),
+          createdAt,
+          lastUsedAt,
+          uses,
+          informative === 1,
+        ),
+    ),
     vectors: {
       experience: { ids: h.vectors.experience.ids, codes: blob(h.vectors.experience.codes) },
       case: { ids: h.vectors.case.ids, codes: blob(h.vectors.case.codes) },

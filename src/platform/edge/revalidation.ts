@@ -4,6 +4,7 @@ import type { ReadFallback } from "../../core/retrieval-types";
 import { TtlLru } from "../../core/ttl-lru";
 import { DomainError, unauthorized, versionNotReached } from "../../core/errors";
 import { deltaBytes } from "../../core/ranking/snapshot-delta";
+import { decodedBytes } from "../../core/ranking/snapshot-footprint";
 import type { SnapshotReader, SubscribedReader } from "../../core/ranking/snapshot-source";
 import { libraryMemoryId } from "../../core/shared-lessons";
 import { memoryName } from "../objects/memory-name";
@@ -121,6 +122,9 @@ async function revalidate(
     return keep(entry);
   }
   if (answer.kind === "snapshot") {
+    // Other agents' snapshots make room before it decodes (at most this, codes or not); the one it
+    // replaces keeps serving reads meanwhile, so they do not each fetch and decode another.
+    cache.makeRoom(decodedBytes(answer.bytes.length, 0), name);
     const next = heldSnapshot(answer.bytes, asked);
     deps.waitUntil(toLocationCache(name, answer.bytes, next.version!).catch(() => undefined));
     const reader = next.reader!;

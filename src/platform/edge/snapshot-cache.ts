@@ -3,6 +3,7 @@ import { variables } from "../../config";
 import { ByteLru } from "../../core/byte-lru";
 import { decodeSnapshot, SNAPSHOT_FORMAT } from "../../core/ranking/snapshot";
 import { SnapshotReader } from "../../core/ranking/snapshot-source";
+import { decodedBytes } from "../../core/ranking/snapshot-footprint";
 import int8Scan from "../../adapters/vector-indexes/int8-scan.wasm";
 import { memoryName } from "../objects/memory-name";
 import type { ReadModelVersion, Unpublishable } from "../../../durable-objects/agent-memory";
@@ -75,8 +76,8 @@ export function readModelsHeld(env: Env): { bytes: number; agents: number; budge
   return { bytes: cache.bytes, agents: cache.size, budget: cache.budget };
 }
 
-/** An entry's weight: the snapshot's bytes as published (its strings and maps take about as much again) plus the scans' typed memory. */
-export const footprint = (bytes: number, reader: SnapshotReader) => 2 * bytes + reader.scanBytes;
+/** An entry's weight: what the decoded snapshot holds, estimated as the object estimated it before sending it (snapshot-footprint.ts). */
+export const footprint = (bytes: number, reader: SnapshotReader) => decodedBytes(bytes, reader.codeBytes);
 
 const cacheUrl = (name: string, part: string) => `${CACHE_ORIGIN}/v${SNAPSHOT_FORMAT}/${encodeURIComponent(name)}/${part}`;
 
@@ -123,12 +124,14 @@ export function heldSnapshot(bytes: Uint8Array, validatedAt: number): Held {
   };
 }
 
-/** A snapshot held from this location's cache, not yet confirmed by the object; none over the size this Worker takes. */
+/** A snapshot held from this location's cache, not yet confirmed by the object; none over the size this Worker takes decoded. */
 export async function fromLocation(name: string, maxBytes: number): Promise<Held | null> {
   const bytes = await fromLocationCache(name);
+  // Decoded, a snapshot holds at least its published bytes: a larger one is not decoded to find out.
   if (!bytes || bytes.length > maxBytes) return null;
   try {
-    return heldSnapshot(bytes, -Infinity);
+    const held = heldSnapshot(bytes, -Infinity);
+    return footprint(held.bytes, held.reader!) > maxBytes ? null : held;
   } catch {
     return null;
   }
