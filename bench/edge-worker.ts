@@ -15,7 +15,7 @@
  */
 import type { Env } from "../src/env";
 import worker from "../src/index";
-import { probeCaches, probeEnv, type ProbedBinding } from "../src/adapters/binding-probe";
+import { probeCaches, probeEnv, type ProbedBinding } from "../src/platform/objects/binding-probe";
 import { forgetCachedKeys } from "../src/platform/edge/key-store";
 import { forgetReadModels, readModelsHeld } from "../src/platform/edge/read-pipeline";
 

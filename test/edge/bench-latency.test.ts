@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import benchWorker, { benchBindings, parseLatency, type BenchEnv } from "../../bench/edge-worker";
-import { probeCaches, probeEnv, type ProbedBinding } from "../../src/adapters/binding-probe";
+import { probeCaches, probeEnv, type ProbedBinding } from "../../src/platform/objects/binding-probe";
 import { forgetReadModels } from "../../src/platform/edge/read-pipeline";
 import { agentFixture } from "../memory/setup";
 import { newAgent, newTenant } from "../helpers";

@@ -1,6 +1,6 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../../src/index";
-import { probeEnv, type ProbedBinding, type ProbeHooks } from "../../src/adapters/binding-probe";
+import { probeEnv, type ProbedBinding, type ProbeHooks } from "../../src/platform/objects/binding-probe";
 import { sha256Hex } from "../../src/core/api-key";
 import { forgetCachedKeys } from "../../src/platform/edge/key-store";
 import type { Res } from "../helpers";

@@ -1,5 +1,5 @@
-import type { Env } from "../env";
-import { derivedEnv } from "../config";
+import type { Env } from "../../env";
+import { derivedEnv } from "../../config";
 
 /**
  * Round trips to the bindings on the request path, made observable: every D1 query (a batch is one
