@@ -24,13 +24,13 @@ import { promotePractice, type PracticePromotionInput } from "./agent-memory/lib
 import { policyOf, type WriteAccess } from "./agent-memory/screening/access";
 import { reembedBatch, type ReembedResult } from "./agent-memory/upkeep/reembed";
 import { agentIncarnation, agentState, eraseRemoteVectors, setAgentState, vectorItemIds } from "./agent-memory/object/lifecycle";
-import type { ReadModelVersion } from "./agent-memory/retrieval/read-model";
+import type { ReadModelVersion, SnapshotBase } from "./agent-memory/retrieval/read-model";
 import { applyCounterBatch } from "./agent-memory/retrieval/retrieval-counts";
 import { isRetrievalToken, type RankedRetrieval } from "../src/core/retrieval-token";
 import type { CounterBatch } from "../src/core/retrieval-counts";
 
 export type { WriteAccess } from "./agent-memory/screening/access";
-export type { ReadModelAnswer, ReadModelVersion, Unpublishable } from "./agent-memory/retrieval/read-model";
+export type { ReadModelAnswer, ReadModelVersion, SnapshotBase, Unpublishable } from "./agent-memory/retrieval/read-model";
 /** A retrieval ranked at the edge, as the Worker hands it over to be recorded. */
 export type EdgeRanked = Omit<RankedRetrieval, "id" | "at" | "retentionDays"> & { id: string };
 
@@ -335,8 +335,12 @@ export class AgentMemory extends SharingDoor {
    * agent-memory/read-model.ts): nothing, a delta, a snapshot of at most `maxBytes`, or why not.
    * Not a use of the agent: it leaves the upkeep's clock alone.
    */
-  async readModel({ have, maxBytes }: { have: ReadModelVersion | null; maxBytes: number }) {
-    return this.rpc(() => this.rooms.readModel.answer(have, maxBytes), { touch: false });
+  async readModel({ have, maxBytes, partBytes }: { have: ReadModelVersion | null; maxBytes: number; partBytes?: number }) {
+    return this.rpc(() => this.rooms.readModel.answer(have, maxBytes, partBytes), { touch: false });
+  }
+
+  async snapshotPart({ base, offset, partBytes }: { base: SnapshotBase; offset: number; partBytes: number }) {
+    return this.rpc(() => this.rooms.readModel.snapshotPart(base, offset, partBytes), { touch: false });
   }
 
   /**

@@ -89,6 +89,11 @@ const deployment = {
    * With one snapshot decoding (its published bytes beside), under the isolate's 128 MB.
    */
   READ_CACHE_BYTES: withDefault(whole(0, 2 ** 31 - 1), 72 * 1024 * 1024),
+  /**
+   * Edge reads: a snapshot travels from its object in parts of at most this many bytes, since one
+   * RPC message is limited to 32 MiB (a 100,000-memory snapshot publishes about 48 MiB).
+   */
+  READ_SNAPSHOT_PART_BYTES: withDefault(whole(1024, 24 * 1024 * 1024), 16 * 1024 * 1024),
   /** Milliseconds a Worker holds token retrievals' use counters before applying them (platform/edge/retrieval-counters.ts). */
   RETRIEVAL_COUNTS_FLUSH_MS: withDefault(whole(0, 600_000), 2_000),
 };

@@ -44,6 +44,7 @@ export const SHARED_TESTS = [
   "test/edge/shared-libraries.test.ts",
   "test/edge/shared-lookups.test.ts",
   "test/edge/snapshot-deltas.test.ts",
+  "test/edge/snapshot-parts.test.ts",
   "test/edge/write-slots.test.ts",
   "test/evaluation/cap.test.ts",
   "test/evaluation/evaluation.test.ts",

@@ -36,6 +36,7 @@ export const AGENT_MEMORY_CONTRACT = {
   prompt: { repeatable: true },
   reward: { repeatableWith: "idempotencyKey", write: true },
   readModel: { repeatable: true },
+  snapshotPart: { repeatable: true },
   recordRetrieval: { unrepeatable: true, write: true },
   applyRetrievalCounts: { repeatableWith: "id", write: true },
   getRetriever: { repeatable: true },

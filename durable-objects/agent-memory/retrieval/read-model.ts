@@ -37,10 +37,13 @@ export type Unpublishable = "remote-index" | "too-large" | "pinned-subscription"
  * A content change reaches a Worker as a ContentDelta from the version it holds (or, for a Worker
  * holding nothing, from the snapshot built last: the base), then what rewards and uses changed.
  */
+/** A base snapshot a Worker fetches (`bytes` is its first part when it is over the part size): its content version and size. */
+export type SnapshotBase = { contentVersion: number; total: number };
+
 export type ReadModelAnswer =
   | { kind: "current"; libraryVersion: number; learnSeq: number }
   | { kind: "delta"; content: ContentDelta | null; delta: LearnDelta }
-  | { kind: "snapshot"; bytes: Uint8Array; content: ContentDelta | null; delta: LearnDelta | null }
+  | { kind: "snapshot"; bytes: Uint8Array; base: SnapshotBase; content: ContentDelta | null; delta: LearnDelta | null }
   | { kind: "unpublishable"; reason: Unpublishable; detail: string; libraryVersion: number };
 
 /** `when` texts embedded before a snapshot or delta is built, in batches of the retrieval's size: a bounded wait. */
@@ -106,7 +109,7 @@ export class ReadModel {
   }
 
   /** What a Worker holding `have` needs to be current: nothing, deltas, a snapshot (and deltas), or a reason to read through the object. */
-  async answer(have: ReadModelVersion | null, maxBytes: number): Promise<ReadModelAnswer> {
+  async answer(have: ReadModelVersion | null, maxBytes: number, partBytes = Number.POSITIVE_INFINITY): Promise<ReadModelAnswer> {
     const v = this.versions();
     // Checked before "current": a Worker holding a snapshot from before the pin stops serving it at
     // its next revalidation, within the staleness bound.
@@ -158,7 +161,19 @@ export class ReadModel {
     }
     const learnSeq = counter(this.ctx.sql, "read_learn");
     const delta = content || base.learnSeq !== learnSeq ? this.delta(base.learnSeq) : null;
-    return { kind: "snapshot", bytes: base.bytes, content, delta };
+    // One RPC message carries at most 32 MiB: a larger base travels as its first part, then the rest by snapshotPart.
+    const bytes = base.bytes.length > partBytes ? base.bytes.slice(0, partBytes) : base.bytes;
+    return { kind: "snapshot", bytes, base: { contentVersion: base.contentVersion, total: base.bytes.length }, content, delta };
+  }
+
+  /**
+   * The bytes of the base snapshot from `offset` (at most `partBytes`), while the base of that
+   * content version and size is still the one built last; else null, and the Worker asks again.
+   */
+  snapshotPart(base: SnapshotBase, offset: number, partBytes: number): Uint8Array | null {
+    const built = this.built;
+    if (!built || built.contentVersion !== base.contentVersion || built.bytes.length !== base.total) return null;
+    return built.bytes.slice(offset, offset + partBytes);
   }
 
   /**

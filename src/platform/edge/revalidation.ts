@@ -10,6 +10,7 @@ import { libraryMemoryId } from "../../core/shared-lessons";
 import { memoryName } from "../objects/memory-name";
 import { resilientMemory } from "../objects/agent-access";
 import { REVOCATION_BOUND_S, revokedAmong } from "./key-store";
+import type { SnapshotBase } from "../../../durable-objects/agent-memory";
 import {
   cacheOf,
   footprint,
@@ -96,7 +97,11 @@ async function revalidate(
   const keys = [...new Set([...(entry?.keys ?? []), ...alsoCheck])];
   entry?.keys.clear();
   const [answer] = await Promise.all([
-    resilientMemory(deps.env, tenantId, agentId).readModel({ have: entry?.version ?? null, maxBytes: settings.maxSnapshotBytes }),
+    resilientMemory(deps.env, tenantId, agentId).readModel({
+      have: entry?.version ?? null,
+      maxBytes: settings.maxSnapshotBytes,
+      partBytes: settings.partBytes,
+    }),
     checkKeys(deps.env, keys, asked),
   ]);
   const cache = cacheOf(settings);
@@ -124,9 +129,12 @@ async function revalidate(
   if (answer.kind === "snapshot") {
     // Other agents' snapshots make room before it decodes (at most this, codes or not); the one it
     // replaces keeps serving reads meanwhile, so they do not each fetch and decode another.
-    cache.makeRoom(decodedBytes(answer.bytes.length, 0), name);
-    const next = heldSnapshot(answer.bytes, asked);
-    deps.waitUntil(toLocationCache(name, answer.bytes, next.version!).catch(() => undefined));
+    cache.makeRoom(decodedBytes(answer.base.total, 0), name);
+    const bytes = await wholeSnapshot(deps, tenantId, agentId, answer.bytes, answer.base, settings.partBytes);
+    // The base was replaced while its parts travelled: start again from what the object has now.
+    if (!bytes) return revalidate(deps, tenantId, agentId, null);
+    const next = heldSnapshot(bytes, asked);
+    deps.waitUntil(toLocationCache(name, bytes, next.version!).catch(() => undefined));
     const reader = next.reader!;
     if (answer.content) {
       reader.applyContent(answer.content);
@@ -153,6 +161,27 @@ async function revalidate(
   }
   // A delta or "current" for an entry this isolate no longer holds as asked: start from nothing.
   return revalidate(deps, tenantId, agentId, null);
+}
+
+/** A base snapshot whole, its parts after the first fetched one by one; null when the object built another meanwhile. */
+async function wholeSnapshot(
+  deps: ReadDeps,
+  tenantId: string,
+  agentId: string,
+  first: Uint8Array,
+  base: SnapshotBase,
+  partBytes: number,
+): Promise<Uint8Array | null> {
+  if (first.length >= base.total) return first;
+  const whole = new Uint8Array(base.total);
+  whole.set(first);
+  for (let offset = first.length; offset < base.total; ) {
+    const part = await resilientMemory(deps.env, tenantId, agentId).snapshotPart({ base, offset, partBytes });
+    if (!part?.length) return null;
+    whole.set(part, offset);
+    offset += part.length;
+  }
+  return whole;
 }
 
 /**

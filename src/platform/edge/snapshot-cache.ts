@@ -28,11 +28,17 @@ export interface ReadSettings {
   stalenessMs: number;
   maxSnapshotBytes: number;
   cacheBytes: number;
+  partBytes: number;
 }
 
 export function readSettings(env: Env): ReadSettings {
   const v = variables(env);
-  return { stalenessMs: v.READ_STALENESS_MS, maxSnapshotBytes: v.READ_SNAPSHOT_MAX_BYTES, cacheBytes: v.READ_CACHE_BYTES };
+  return {
+    stalenessMs: v.READ_STALENESS_MS,
+    maxSnapshotBytes: v.READ_SNAPSHOT_MAX_BYTES,
+    cacheBytes: v.READ_CACHE_BYTES,
+    partBytes: v.READ_SNAPSHOT_PART_BYTES,
+  };
 }
 
 /** What an isolate holds of one agent: a snapshot to rank from, or why the object must answer. */

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { agentFixture } from "../memory/setup";
+import { probedWorker } from "./probe";
+import { forgetReadModels } from "../../src/platform/edge/read-pipeline";
+
+type Item = { id: string; score: number };
+
+/**
+ * One RPC message carries at most 32 MiB, and a 100,000-memory snapshot publishes about 48: a
+ * snapshot over READ_SNAPSHOT_PART_BYTES travels as parts. Here the part size is made small, so an
+ * agent of 60 lessons takes several.
+ */
+describe("a snapshot over the part size", () => {
+  it("reaches the Worker part by part and ranks there as the object ranks", async () => {
+    forgetReadModels();
+    const f = await agentFixture();
+    const operations = Array.from({ length: 60 }, (_, i) => ({
+      op: "create",
+      experience: { text: `When canary ${i} stalls in the rollout, roll back the release branch and verify its health checks first` },
+    }));
+    expect((await f.api("POST", "/library/batch", { reason: "seed", operations })).status).toBe(200);
+    const w = probedWorker({}, { READ_SNAPSHOT_PART_BYTES: "4096" });
+    const read = (extra: Record<string, unknown> = {}) =>
+      w.call<{ servedFrom: string; items: Item[] }>("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, {
+        query: "roll back a stalled canary",
+        k2: 8,
+        ...extra,
+      });
+    const edge = await read();
+    expect(edge.status).toBe(200);
+    expect(edge.body.servedFrom).toBe("edge");
+    const parts = edge.trips.ops.filter((op) => op.endsWith(".snapshotPart")).length;
+    expect(parts).toBeGreaterThan(1);
+    const strong = await read({ consistency: "strong" });
+    expect(strong.body.servedFrom).toBe("object");
+    const shape = (items: Item[]) => items.map((i) => [i.id, Math.round(i.score * 1e9) / 1e9]);
+    expect(shape(edge.body.items)).toEqual(shape(strong.body.items));
+    expect(edge.body.items.length).toBe(8);
+  });
+
+  it("is sent whole when it fits one part", async () => {
+    forgetReadModels();
+    const f = await agentFixture();
+    expect((await f.api("POST", "/experiences", { text: "Pin the container image digest before a rollout" })).status).toBe(201);
+    const w = probedWorker();
+    const r = await w.call("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, { query: "container image" });
+    expect(r.body.servedFrom).toBe("edge");
+    expect(r.trips.ops.filter((op) => op.endsWith(".snapshotPart"))).toEqual([]);
+  });
+});
