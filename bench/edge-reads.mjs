@@ -22,10 +22,10 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { corpus, queries } from "./corpus.mjs";
 import { FAR_EDGE } from "./edge.mjs";
-import { devServer, log, machine, must, replaceResultsSection, request, sleep } from "./lib/dev-server.mjs";
+import { devServer, log, machine, must, replaceResultsSection, request } from "./lib/dev-server.mjs";
 import { storageTrace } from "./lib/storage-trace.mjs";
 import { flag, opt } from "./lib/options.mjs";
-import { farEdgeWarm, loadMemories, measureSize, sizesFrom } from "./edge-sizes.mjs";
+import { farEdgeWarm, loadMemories, measureSize, postBatch, sizesFrom } from "./edge-sizes.mjs";
 
 export const EDGE_READS_HEADING = "## Reads at the edge (`npm run bench:edge-reads`)";
 const MEMORIES = 1000;
@@ -75,17 +75,7 @@ async function loadLessons(base, token, agentId, n, seed) {
   for (let i = 0; i < items.length; i += BATCH) {
     const reason = `bench load ${i}`;
     const operations = items.slice(i, i + BATCH).map((e) => ({ op: "create", experience: { text: e.text, tags: e.tags } }));
-    for (let attempt = 1; ; attempt++) {
-      const r = await request("POST", `${A}/library/batch`, token, { reason, operations }).catch((err) => ({
-        status: 0,
-        body: String(err),
-      }));
-      if (r.status === 200) break;
-      await sleep(1000);
-      const last = await must("GET", `${A}/library/versions?limit=1`, token, undefined, [200]);
-      if (last.body.items[0]?.reason === reason) break;
-      if (attempt === 3) throw new Error(`POST ${A}/library/batch → ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
-    }
+    await postBatch(A, token, reason, operations);
     if (i % 5000 === 0 && i) log(`  ${agentId}: ${i} lessons`);
   }
 }

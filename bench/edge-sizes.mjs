@@ -47,6 +47,24 @@ export async function sendOk(counts, method, url, token, body, ok = [200]) {
  * Loads `size` memories: lessons in batches of LESSON_BATCH (a batch whose answer is lost is sent
  * again only if the library's last version is not it), then cases from CASE_CLIENTS clients.
  */
+/**
+ * One /library/batch of lessons, sent again after a lost answer only if the library's last version
+ * is not this batch's (its `reason` names it), so no batch is stored twice.
+ */
+export async function postBatch(A, token, reason, operations) {
+  for (let attempt = 1; ; attempt++) {
+    const r = await request("POST", `${A}/library/batch`, token, { reason, operations }).catch((err) => ({
+      status: 0,
+      body: String(err),
+    }));
+    if (r.status === 200) break;
+    await sleep(1000);
+    const last = await must("GET", `${A}/library/versions?limit=1`, token, undefined, [200]);
+    if (last.body.items[0]?.reason === reason) break;
+    if (attempt === 3) throw new Error(`POST ${A}/library/batch → ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+  }
+}
+
 export async function loadMemories(base, token, agentId, size, seed) {
   const A = `${base}/v1/agents/${agentId}`;
   const cases = Math.round(size * CASE_SHARE);
@@ -60,17 +78,7 @@ export async function loadMemories(base, token, agentId, size, seed) {
     const operations = items
       .slice(i, Math.min(lessons, i + LESSON_BATCH))
       .map((e) => ({ op: "create", experience: { text: e.text, tags: e.tags } }));
-    for (let attempt = 1; ; attempt++) {
-      const r = await request("POST", `${A}/library/batch`, token, { reason, operations }).catch((err) => ({
-        status: 0,
-        body: String(err),
-      }));
-      if (r.status === 200) break;
-      await sleep(1000);
-      const last = await must("GET", `${A}/library/versions?limit=1`, token, undefined, [200]);
-      if (last.body.items[0]?.reason === reason) break;
-      if (attempt === 3) throw new Error(`POST ${A}/library/batch → ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
-    }
+    await postBatch(A, token, reason, operations);
     if (i % 20_000 === 0 && i) log(`  ${agentId}: ${i} lessons`);
   }
   const lessonsS = (performance.now() - t0) / 1000;
