@@ -9,7 +9,8 @@ import { SNAPSHOT_FORMAT, type ReadModelSnapshot } from "../../src/core/ranking/
 // @ts-expect-error -- plain ESM helper shared with run.mjs, without types
 import { experienceText, rng } from "../corpus.mjs";
 
-function table(texts: readonly string[]) {
+/** FTS5's statistics of texts at rows 1…n, as the object would read them for a table holding only those. */
+export function lexicalTable(texts: readonly string[]) {
   const docs = new Map<string, number>();
   const rows = new Map<string, [number, number][]>();
   const lengths = new Map<number, number>();
@@ -121,8 +122,8 @@ export function generatedSnapshot(n: number, dims: number, seed = 1, textOf?: (i
     usageLearned: false,
     phrases: [],
     lexical: {
-      experience: table(lessons.map((l) => l.text)),
-      case: table(cases.map((c) => c.text)),
+      experience: lexicalTable(lessons.map((l) => l.text)),
+      case: lexicalTable(cases.map((c) => c.text)),
       when: { rows: 0, tokens: 0, docs: new Map(), postings: new Map(), lengths: new Map() },
     },
     reranker: { active: false } as never,

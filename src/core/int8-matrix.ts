@@ -160,8 +160,11 @@ export class Int8Matrix {
       bytes.set(codes.subarray(i * width, i * width + this.dims), this.dataAt + (first + i) * this.stride);
       scales[first + i] = view.getFloat32(i * width + this.dims, true);
     }
-    for (const id of ids) this.ids.push(id);
-    this.rowIndex = null;
+    for (const id of ids) {
+      // An index already built grows with the rows: a delta's few new rows must not cost a rebuild of all.
+      this.rowIndex?.set(id, this.ids.length);
+      this.ids.push(id);
+    }
   }
 
   /** The vectors these rows' codes stand for (scale · codes), for the exact re-score; ids not held are absent. */

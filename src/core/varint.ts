@@ -29,6 +29,13 @@ export class VarintWriter {
     this.buf[this.at++] = x;
   }
 
+  /** Bytes already encoded, as they are. */
+  bytes(b: Uint8Array) {
+    this.room(b.length);
+    this.buf.set(b, this.at);
+    this.at += b.length;
+  }
+
   /** The bytes written, in an array of their own length. */
   done(): Uint8Array {
     return concat([...this.chunks, this.buf.subarray(0, this.at)]);

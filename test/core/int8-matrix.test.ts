@@ -116,7 +116,10 @@ describe("Int8Matrix", () => {
       );
     };
     page(0, 3);
+    // The id index is built here, so the second page must extend it rather than leave it stale.
+    expect(loaded.has("m00002")).toBe(true);
     page(3, 200);
+    expect(loaded.has("m00150")).toBe(true);
     for (let i = 0; i < 200; i += 3) {
       const id = `m${String(i).padStart(5, "0")}`;
       exact.remove(id);

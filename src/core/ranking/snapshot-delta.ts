@@ -70,7 +70,7 @@ export function applyLexical(table: Bm25Table | LexicalTable, delta: LexicalDelt
     if (n > 0) table.docs.set(term, n);
     else table.docs.delete(term);
     const before = table.postings.get(term);
-    const add = added.get(term) ?? [];
+    const add = (added.get(term) ?? []).sort((a, b) => a[0] - b[0]);
     const after =
       before instanceof PostingArray
         ? before.without(drop, add)

@@ -35,6 +35,48 @@ export interface SubscribedReader {
   reader: SnapshotReader;
 }
 
+/** Below this many changes a list is edited in place (a splice each), above it built again in one pass. */
+const SPLICE_MAX = 32;
+
+/**
+ * Takes the items at `dropped` seqs out of a list kept by seq and puts `added` in, in work
+ * proportional to the change for the common few; returns the first position that moved (labels
+ * before it stay as they are).
+ */
+function replaceBySeq<T extends { seq: number }>(list: T[], dropped: readonly number[], added: readonly T[]): number {
+  const at = (seq: number) => {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid]!.seq < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  if (dropped.length + added.length > SPLICE_MAX) {
+    const gone = new Set(dropped);
+    const first = Math.min(...dropped.map(at), ...added.map((i) => at(i.seq)));
+    const rebuilt = [...list.filter((i) => !gone.has(i.seq)), ...added].sort((a, b) => a.seq - b.seq);
+    rebuilt.forEach((item, i) => (list[i] = item));
+    list.length = rebuilt.length;
+    return first;
+  }
+  let first = list.length;
+  for (const seq of dropped) {
+    const i = at(seq);
+    if (list[i]?.seq !== seq) continue;
+    list.splice(i, 1);
+    first = Math.min(first, i);
+  }
+  for (const item of [...added].sort((a, b) => a.seq - b.seq)) {
+    const i = at(item.seq);
+    list.splice(i, 0, item);
+    first = Math.min(first, i);
+  }
+  return first;
+}
+
 export class SnapshotReader implements CandidateSource, PromptSource {
   readonly snapshot: ReadModelSnapshot;
   private readonly lessonById = new Map<string, SnapshotLesson>();
@@ -159,10 +201,9 @@ export class SnapshotReader implements CandidateSource, PromptSource {
     const lessons = delta.lessons.map((l) => ({ ...l, label: "" }));
     for (const l of lessons) this.lessonById.set(l.id, l), this.bySeq.experience.set(l.seq, l.id);
     for (const c of delta.cases) this.caseById.set(c.id, c), this.bySeq.case.set(c.seq, c.id);
-    const bySeq = (a: { seq: number }, b: { seq: number }) => a.seq - b.seq;
-    s.lessons = [...s.lessons.filter((l) => this.lessonById.get(l.id) === l), ...lessons].sort(bySeq);
-    s.lessons.forEach((l, i) => (l.label = `G${i}`));
-    s.cases = [...s.cases.filter((c) => this.caseById.get(c.id) === c), ...delta.cases].sort(bySeq);
+    const from = replaceBySeq(s.lessons, dropped.experience, lessons);
+    for (let i = from; i < s.lessons.length; i++) s.lessons[i]!.label = `G${i}`;
+    replaceBySeq(s.cases, dropped.case, delta.cases);
     for (const kind of KINDS) {
       const rows = delta.vectors[kind];
       if (!rows.ids.length) continue;
