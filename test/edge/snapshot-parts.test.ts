@@ -38,6 +38,42 @@ describe("a snapshot over the part size", () => {
     expect(edge.body.items.length).toBe(8);
   });
 
+  it("cut short, leaves the read to the object (snapshot-unavailable), which answers it, and is fetched again later", async () => {
+    forgetReadModels();
+    const f = await agentFixture();
+    const operations = Array.from({ length: 40 }, (_, i) => ({
+      op: "create",
+      experience: { text: `Drain node ${i} before the kernel upgrade and cordon it so no new pods land there` },
+    }));
+    expect((await f.api("POST", "/library/batch", { reason: "seed", operations })).status).toBe(200);
+    let failing = true;
+    const w = probedWorker(
+      {
+        before: async (_binding, op) => {
+          if (failing && op === "snapshotPart") throw new Error("the connection to the object was reset");
+        },
+      },
+      { READ_SNAPSHOT_PART_BYTES: "4096" },
+    );
+    const read = () =>
+      w.call<{ servedFrom: string; fallbackReason?: string; items: Item[] }>("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, {
+        query: "drain a node before an upgrade",
+      });
+    const first = await read();
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ servedFrom: "object", fallbackReason: "snapshot-unavailable" });
+    expect(first.body.items.length).toBeGreaterThan(0);
+    // Within the retry pause the isolate does not fetch again what just failed.
+    const second = await read();
+    expect(second.body).toMatchObject({ servedFrom: "object", fallbackReason: "snapshot-unavailable" });
+    expect(second.trips.ops.filter((op) => op.endsWith(".readModel") || op.endsWith(".snapshotPart"))).toEqual([]);
+    failing = false;
+    forgetReadModels();
+    const healed = await read();
+    expect(healed.body.servedFrom).toBe("edge");
+    expect(healed.body.items.map((i) => i.id)).toEqual(first.body.items.map((i) => i.id));
+  });
+
   it("is sent whole when it fits one part", async () => {
     forgetReadModels();
     const f = await agentFixture();

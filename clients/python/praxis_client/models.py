@@ -19,7 +19,16 @@ MemoryMetadata = Dict[str, Union[str, int, float, bool]]
 # bound old; `strong`: ranked by the agent's memory itself.
 Consistency = Literal["bounded", "strong"]
 ReadFallback = Literal[
-    "strong", "episode", "query-words", "embedder", "too-large", "remote-index", "token-size", "subscriptions", "pinned-subscription"
+    "strong",
+    "episode",
+    "query-words",
+    "embedder",
+    "too-large",
+    "remote-index",
+    "token-size",
+    "subscriptions",
+    "pinned-subscription",
+    "snapshot-unavailable",
 ]
 
 

@@ -47,12 +47,21 @@ const REVOKED_KEEP_MS = REVOCATION_BOUND_S * 1000;
 /** When each key that read here was last found not revoked in D1. */
 const keyChecks = new TtlLru<string, number>(10_000, 86_400_000);
 
+/**
+ * Agents whose snapshot this isolate failed to fetch or apply (a failed call to the object, a
+ * transfer cut short), by object name, with when: their reads go to the object for this long
+ * rather than each fetching again what just failed.
+ */
+const SNAPSHOT_RETRY_MS = 5_000;
+const failedSnapshots = new TtlLru<string, true>(10_000, SNAPSHOT_RETRY_MS);
+
 /** Shared libraries this isolate found deleted (their ids are never used again), by object name. */
 const goneLibraries = new TtlLru<string, true>(10_000, 86_400_000);
 
 /** Forgets every snapshot and refusal this isolate holds, as a fresh isolate would start. */
 export function forgetReadModels(): void {
   forgetSnapshots();
+  failedSnapshots.clear();
   goneLibraries.clear();
   revoked.clear();
   keyChecks.clear();
@@ -201,6 +210,7 @@ export async function servable(
   const now = Date.now();
   let entry = cache.get(name) ?? null;
   if (entry?.refusal && now - entry.validatedAt < REFUSAL_RECHECK_MS) return { fallback: entry.refusal };
+  if (failedSnapshots.get(name)) return { fallback: "snapshot-unavailable" };
   // A bound of 0 asks the object on every read: one small round trip, and reads never lag.
   const within = (at: number) => settings.stalenessMs > 0 && now - at <= settings.stalenessMs;
   const fresh =
@@ -211,8 +221,13 @@ export async function servable(
     try {
       entry = await revalidate(deps, tenantId, agentId, entry, keyUnchecked ? [keyId] : []);
     } catch (err) {
-      if (isNotFound(err)) cache.delete(name);
-      throw err;
+      if (isNotFound(err)) {
+        cache.delete(name);
+        throw err;
+      }
+      // The object answers the read itself; if it cannot either, its own error is what the caller gets.
+      failedSnapshots.set(name, true);
+      return { fallback: "snapshot-unavailable" };
     }
   } else {
     if (keyUnchecked) await checkKeys(deps.env, [keyId], now);
