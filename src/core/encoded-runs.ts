@@ -147,7 +147,7 @@ function shift(s: string, k: number): string {
  * list read word by word scores a shifted sentence whatever its wording; a check for English
  * grammar would miss the terse imperatives instructions are.
  */
-const ENGLISH_WORDS = new Set(
+export const ENGLISH_WORDS: ReadonlySet<string> = new Set(
   (
     "a about above account after again all also always am an and answer any anyone anything are as ask at back be because been before being below " +
     "but by can card could customer data delete did do does don't done down each email every everything file files first for forget from full " +
@@ -172,19 +172,36 @@ function englishScore(text: string): { hits: number; words: number } {
 }
 
 /**
+ * Each English word as it reads written in each shift: a word of a text that reads `w` here is
+ * English under the shifts listed. Shifts keep word boundaries and case, so counting a text's
+ * words once against this counts the English words of all 26 shifts of it.
+ */
+const SHIFTS_OF = new Map<string, number[]>();
+for (const word of ENGLISH_WORDS)
+  for (let k = 0; k < 26; k++) {
+    const written = shift(word, (26 - k) % 26);
+    const ks = SHIFTS_OF.get(written);
+    if (ks) ks.push(k);
+    else SHIFTS_OF.set(written, [k]);
+  }
+
+/**
  * The letter shift (Caesar; rot13 is one) under which the most words are English, if it makes at
  * least three of them and a third of the words, and more than as written.
  */
-function bestShift(text: string): string | null {
-  let best: string | null = null;
-  let score = Math.max(2, englishScore(text).hits);
-  for (let k = 1; k < 26; k++) {
-    if (k === 13) continue;
-    const t = shift(text, k);
-    const { hits, words } = englishScore(t);
-    if (hits > score && hits * 3 >= words) [best, score] = [t, hits];
+export function bestShift(text: string): string | null {
+  const hits = new Array<number>(26).fill(0);
+  let words = 0;
+  for (const [w] of text.matchAll(WORD_RE)) {
+    words++;
+    for (const k of SHIFTS_OF.get(w.toLowerCase()) ?? []) hits[k]!++;
   }
-  return best;
+  let best = 0;
+  let score = Math.max(2, hits[0]!);
+  for (let k = 1; k < 26; k++) {
+    if (k !== 13 && hits[k]! > score && hits[k]! * 3 >= words) [best, score] = [k, hits[k]!];
+  }
+  return best ? shift(text, best) : null;
 }
 
 const rot13 = (s: string) => shift(s, 13);
