@@ -84,11 +84,11 @@ function oneLesson(reader: SnapshotReader, seq: number, edit?: { id: string; seq
         rows: table.rows + (edit ? 0 : 1),
         tokens: table.tokens + words.length,
         contentRows: table.contentRows + (edit ? 0 : 1),
-        docs: [...touched].map((t) => [t, (table.docs.get(t) ?? 0) + (tf.has(t) ? 1 : 0)]),
+        moved: [...touched].map((t) => [t, (tf.has(t) ? 1 : 0) - (edit && termsOf(edit.text).has(t) ? 1 : 0)]),
         add: [[seq, words.length, [...tf]]],
       },
-      case: { rows: s.lexical.case.rows, tokens: s.lexical.case.tokens, contentRows: s.lexical.case.contentRows, docs: [], add: [] },
-      when: { rows: 0, tokens: 0, contentRows: null, docs: [], add: [] },
+      case: { rows: s.lexical.case.rows, tokens: s.lexical.case.tokens, contentRows: s.lexical.case.contentRows, moved: [], add: [] },
+      when: { rows: 0, tokens: 0, contentRows: null, moved: [], add: [] },
     },
   };
 }

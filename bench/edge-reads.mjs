@@ -1,7 +1,7 @@
 // Reads served at the edge (issues 29 and 43), in one run: `npm run bench:edge-reads`.
 //
 //   node bench/edge-reads.mjs [--quick] [--write] [--sizes 1k,10k,100k] [--skip-profiles]
-//                             [--max-bytes N] [--port 8799] [--keep]
+//                             [--max-bytes N] [--port 8799] [--keep] [--cpu-profile]
 //
 // One wrangler dev serving the bench's entry module (bench/edge-worker.ts, which injects the
 // far-edge latencies), project snapshot, fresh state. On a 1,000-lesson agent, in the `local`
@@ -15,7 +15,9 @@
 // with --quick), memories loaded through the API (bench/edge-sizes.mjs) under the deployment's
 // snapshot limit (or --max-bytes): write → read-your-write, the next read, warm and far-edge warm
 // reads, snapshot bytes and the isolate's weight per agent, CPU per write, one writer's throughput
-// while 16 clients read, and the share of reads served at the edge.
+// while 16 clients read, and the share of reads served at the edge. --cpu-profile samples the
+// workerd isolate during each size's write → read-your-write cycles (its latencies then include the
+// sampling) and prints where the time went.
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
@@ -225,8 +227,9 @@ async function main() {
     }
 
     if (SIZES.length) {
-      ({ base } = await server.restartWith(sizeVars));
-      const ctx = { base, token, counts, cpuSeconds: server.cpuSeconds };
+      const restarted = await server.restartWith(sizeVars);
+      base = restarted.base;
+      const ctx = { base, token, counts, cpuSeconds: server.cpuSeconds, profileOn: flag("--cpu-profile") ? restarted.inspectorPort : null };
       for (const size of SIZES) {
         const id = `edge-size-${size}`;
         await must("PUT", `${base}/v1/agents/${id}`, token, { displayName: `size ${size}` });

@@ -7,6 +7,7 @@
 import { performance } from "node:perf_hooks";
 import { corpus, queries, rng } from "./corpus.mjs";
 import { log, must, request, sleep } from "./lib/dev-server.mjs";
+import { profiled, selfTimes } from "./lib/cpu-profile.mjs";
 
 /** The bench entry's own route (bench/edge-worker.ts): the isolate's snapshot bytes, DELETE forgets them first. */
 const READ_MODELS = "/__bench/read-models";
@@ -148,16 +149,23 @@ export async function measureSize(ctx, { agentId, size, cycles, warmReads, busyS
   const nextRead = [];
   const rywServed = [];
   const cpu0 = cpuSeconds();
-  for (let i = 0; i < cycles; i++) {
-    const w = await write(i, "cycle");
-    writeMs.push(w.ms);
-    const r = await read({ minVersion: w.body.libraryVersion });
-    ryw.push(r.ms);
-    rywServed.push(r.body.servedFrom);
-    const n = await read();
-    nextRead.push(n.ms);
-    rywServed.push(n.body.servedFrom);
-  }
+  const run = async () => {
+    for (let i = 0; i < cycles; i++) {
+      const w = await write(i, "cycle");
+      writeMs.push(w.ms);
+      const r = await read({ minVersion: w.body.libraryVersion });
+      ryw.push(r.ms);
+      rywServed.push(r.body.servedFrom);
+      const n = await read();
+      nextRead.push(n.ms);
+      rywServed.push(n.body.servedFrom);
+    }
+  };
+  if (ctx.profileOn) {
+    const { total, rows } = selfTimes((await profiled(ctx.profileOn, run)).profile, 25);
+    log(`${size}: ${cycles} write → read-your-write cycles, ${total.toFixed(0)} ms sampled; self time per cycle:`);
+    for (const [where, ms] of rows) log(`  ${(ms / cycles).toFixed(2).padStart(8)} ms  ${where}`);
+  } else await run();
   const cycleCpuMs = ((cpuSeconds() - cpu0) * 1000) / cycles;
   const cpu1 = cpuSeconds();
   for (let i = 0; i < cycles; i++) await write(i, "plain");

@@ -1,8 +1,6 @@
 // A CPU profile of the Worker and its Durable Objects under wrangler dev, taken through workerd's
 // inspector (the Chrome DevTools Protocol on the dev server's --inspector-port), and a summary of
 // where the time went: self time by function and file, the heaviest first.
-import { writeFileSync } from "node:fs";
-
 /** Runs `work` while the inspector samples the Worker's isolate; resolves its result and the profile. */
 export async function profiled(inspectorPort, work, { intervalUs = 200 } = {}) {
   const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
@@ -45,8 +43,4 @@ export function selfTimes(profile, top = 30) {
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   return { total, rows: [...self].sort((a, b) => b[1] - a[1]).slice(0, top) };
-}
-
-export function saveProfile(file, profile) {
-  writeFileSync(file, JSON.stringify(profile));
 }

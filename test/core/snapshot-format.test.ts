@@ -148,15 +148,18 @@ describe("snapshot format", () => {
             rows: fresh.rows,
             tokens: fresh.tokens,
             contentRows: fresh.rows,
-            docs: [...new Set([...s.lexical.experience.docs.keys(), ...fresh.docs.keys()])].map((t) => [t, fresh.docs.get(t) ?? 0]),
+            moved: [...new Set([...s.lexical.experience.docs.keys(), ...fresh.docs.keys()])].map((t) => [
+              t,
+              (fresh.docs.get(t) ?? 0) - (s.lexical.experience.docs.get(t) ?? 0),
+            ]),
             add: changed.map((l) => [
               l.seq,
               fresh.lengths.get(row(l))!,
               [...fresh.postings].flatMap(([t, p]) => [...p].filter(([r]) => r === row(l)).map(([, tf]): [string, number] => [t, tf])),
             ]),
           },
-          case: { ...s.lexical.case, contentRows: s.lexical.case.contentRows, docs: [], add: [] },
-          when: { rows: 0, tokens: 0, contentRows: null, docs: [], add: [] },
+          case: { rows: s.lexical.case.rows, tokens: s.lexical.case.tokens, contentRows: s.lexical.case.contentRows, moved: [], add: [] },
+          when: { rows: 0, tokens: 0, contentRows: null, moved: [], add: [] },
         },
       };
       reader.applyContent(delta);

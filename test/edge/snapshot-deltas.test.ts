@@ -166,6 +166,25 @@ describe("incremental snapshots", () => {
     for (const id of gone) expect(afterDeletes).not.toContain(id);
     for (const id of gone) expect(reader.snapshot.lessons.map((l) => l.id)).not.toContain(id);
 
+    // Several changes of one item within one delta: the counts move from its text then to its text now.
+    const twice = await f.api("POST", "/experiences", { text: "Vacuum the partition after the bulk delete", tags: ["db"] });
+    expect(twice.status).toBe(201);
+    expect((await f.api("PATCH", `/experiences/${twice.body.id}`, { text: "Vacuum the partition and replan the index" })).status).toBe(200);
+    expect((await f.api("PATCH", `/experiences/${twice.body.id}`, { when: "when the partition bloats" })).status).toBe(200);
+    const brief = await f.api("POST", "/experiences", { text: "Throttle the webhook retries under quota", tags: ["api"] });
+    expect((await f.api("DELETE", `/experiences/${brief.body.id}`)).status).toBe(200);
+    expect((await f.api("PATCH", `/experiences/${ids[6]}`, { text: "Promote the release flag only after the canary" })).status).toBe(200);
+    expect((await f.api("PATCH", `/experiences/${ids[6]}`, { text: "Promote the release image after the health check" })).status).toBe(200);
+    expect((await f.api("PATCH", `/experiences/${ids[7]}`, { text: "Rotate the header token on a quota error" })).status).toBe(200);
+    expect((await f.api("PATCH", `/experiences/${ids[7]}`, { status: "archived" })).status).toBe(200);
+    expect((await f.api("PATCH", `/experiences/${ids[8]}`, { when: "when the cursor resets" })).status).toBe(200);
+    expect((await f.api("PATCH", `/experiences/${ids[8]}`, { when: null })).status).toBe(200);
+    await step();
+    const held = new Map(reader.snapshot.lessons.map((l) => [l.id, l.text]));
+    expect(held.get(twice.body.id)).toBe("Vacuum the partition and replan the index");
+    expect(held.get(ids[6]!)).toBe("Promote the release image after the health check");
+    expect(held.has(brief.body.id) || held.has(ids[7]!)).toBe(false);
+
     // Brought back, and taught by rewards, as one more round of deltas.
     expect((await f.api("PATCH", `/experiences/${ids[3]}`, { status: "active" })).status).toBe(200);
     for (const query of QUERIES.slice(0, 3)) {
@@ -247,12 +266,12 @@ describe("the change log's bound", () => {
       const short = kept();
       // As if many edits since: replaced texts past the bound.
       sql.exec(
-        "INSERT INTO read_replaced_texts (seq, fts, body) SELECT (SELECT value FROM counters WHERE name = 'read_model'), 'experience', 'an old text' FROM json_each(?)",
+        "INSERT INTO read_fts_log (seq, fts, item_id, body) SELECT (SELECT value FROM counters WHERE name = 'read_model'), 'experience', 'exp_gone', 'an old text' FROM json_each(?)",
         JSON.stringify(Array.from({ length: 1100 }, (_, i) => i)),
       );
       const long = kept();
       const left = sql
-        .exec<{ n: number }>("SELECT (SELECT count(*) FROM read_content_changes) + (SELECT count(*) FROM read_replaced_texts) AS n")
+        .exec<{ n: number }>("SELECT (SELECT count(*) FROM read_content_changes) + (SELECT count(*) FROM read_fts_log) AS n")
         .one().n;
       return { short, long, left };
     });

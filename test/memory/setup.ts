@@ -39,8 +39,7 @@ export function undoStepsSinceAdmission(sql: SqlStorage) {
     .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'read\\_%' ESCAPE '\\'")
     .toArray())
     sql.exec(`DROP TRIGGER ${name}`);
-  for (const t of ["read_scratch_instances", "read_scratch_fts", "read_content_changes", "read_replaced_texts"])
-    sql.exec(`DROP TABLE ${t}`);
+  for (const t of ["read_scratch_instances", "read_scratch_fts", "read_content_changes", "read_fts_log"]) sql.exec(`DROP TABLE ${t}`);
   sql.exec("DELETE FROM counters WHERE name = 'read_floor'");
   for (const fts of ["experiences_fts", "cases_fts", "when_fts"])
     for (const part of ["terms", "instances"]) sql.exec(`DROP TABLE ${fts}_${part}`);

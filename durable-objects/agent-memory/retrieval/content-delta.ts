@@ -86,28 +86,33 @@ function tokenized(sql: SqlStorage, texts: readonly string[]): { length: number;
   return out;
 }
 
-/** One FTS table's delta: the current rows of the changed items that are searchable, and the texts the change replaced. */
+/**
+ * One FTS table's delta: `texts` are the changed items' texts in the table then (at the Worker's
+ * version) and now (null: none), `current` the rows of those searchable now. A term's row count
+ * moved by its texts now less its texts then; the terms of either (the searchable rows' among them)
+ * are the ones whose posting lists the Worker builds again.
+ */
 function lexicalDelta(
   sql: SqlStorage,
   fts: string,
   contentRows: number | null,
+  texts: readonly { then: string | null; now: string | null }[],
   current: readonly { row: number; text: string }[],
-  replaced: readonly string[],
 ): LexicalDelta {
-  const now = tokenized(
-    sql,
-    current.map((c) => c.text),
-  );
-  const touched = new Set<string>();
-  for (const t of [...now, ...tokenized(sql, replaced)]) for (const term of t.terms.keys()) touched.add(term);
-  const docs: [string, number][] = [...touched].map((term) => [
-    term,
-    sql.exec<{ doc: number }>(`SELECT doc FROM ${fts}_terms WHERE term = ?`, term).toArray()[0]?.doc ?? 0,
-  ]);
+  // One pass through the scratch table: the searchable rows' texts, then every text now, then every text then.
+  const nowTexts = texts.flatMap((t) => (t.now === null ? [] : [t.now]));
+  const thenTexts = texts.flatMap((t) => (t.then === null ? [] : [t.then]));
+  const all = tokenized(sql, [...current.map((c) => c.text), ...nowTexts, ...thenTexts]);
+  const now = all.slice(0, current.length);
+  const moved = new Map<string, number>();
+  all.slice(current.length).forEach((t, i) => {
+    const by = i < nowTexts.length ? 1 : -1;
+    for (const term of t.terms.keys()) moved.set(term, (moved.get(term) ?? 0) + by);
+  });
   return {
     ...ftsAverages(sql, fts),
     contentRows,
-    docs,
+    moved: [...moved],
     add: current.map((c, i) => [c.row, now[i]!.length, [...now[i]!.terms]]),
   };
 }
@@ -136,20 +141,30 @@ export function contentDelta(
   const lessons = activeLessons(sql, changed);
   const cases = activeCases(sql, changed);
   const active = new Set([...lessons, ...cases].map((i) => i.id));
-  const replaced = (fts: string) =>
-    sql
-      .exec<{ body: string }>("SELECT body FROM read_replaced_texts WHERE seq > ? AND fts = ?", since, fts)
-      .toArray()
-      .map((r) => r.body);
-  const lessonTexts = new Map(
-    sql
-      .exec<{ id: string; body: string; when_text: string | null }>(
-        "SELECT id, text || char(10) || coalesce(pattern, '') || char(10) || keywords AS body, when_text FROM experiences WHERE id IN (SELECT value FROM json_each(?))",
-        JSON.stringify(changed),
-      )
-      .toArray()
-      .map((r) => [r.id, r] as const),
-  );
+  // Each changed item's text in each table at `since`: the first logged after it, else the same as now.
+  const then = new Map<string, string | null>();
+  for (const r of sql.exec<{ fts: string; item_id: string; body: string | null }>(
+    "SELECT fts, item_id, body FROM read_fts_log WHERE seq > ? ORDER BY seq, rowid",
+    since,
+  )) {
+    const key = `${r.fts}\n${r.item_id}`;
+    if (!then.has(key)) then.set(key, r.body);
+  }
+  // An item whose text stayed moves no count, but its terms' lists still drop or take its row (an archive, a restore).
+  const texts = (fts: string, now: ReadonlyMap<string, string | null>) =>
+    changed.map((id) => {
+      const key = `${fts}\n${id}`;
+      const current = now.get(id) ?? null;
+      return { then: then.has(key) ? then.get(key)! : current, now: current };
+    });
+  const lessonRows = sql
+    .exec<{ id: string; body: string; when_text: string | null }>(
+      "SELECT id, text || char(10) || coalesce(pattern, '') || char(10) || keywords AS body, when_text FROM experiences WHERE id IN (SELECT value FROM json_each(?))",
+      JSON.stringify(changed),
+    )
+    .toArray();
+  const lessonBody = new Map(lessonRows.map((r) => [r.id, r.body] as const));
+  const lessonWhen = new Map(lessonRows.map((r) => [r.id, r.when_text] as const));
   const caseTasks = new Map(
     sql
       .exec<{ id: string; task: string }>(
@@ -160,32 +175,30 @@ export function contentDelta(
       .map((r) => [r.id, r.task] as const),
   );
   const count = (table: string) => sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n;
-  // Rows of the FTS tables that are not searchable (archived, quarantined) still move the counts, so their old and current texts are touched too.
-  const allLessonTexts = [...lessonTexts.values()];
   const lexical = {
     experience: lexicalDelta(
       sql,
       "experiences_fts",
       count("experiences"),
-      lessons.map((l) => ({ row: l.seq, text: lessonTexts.get(l.id)!.body })),
-      [...replaced("experience"), ...allLessonTexts.filter((l) => !active.has(l.id)).map((l) => l.body)],
+      texts("experience", lessonBody),
+      lessons.map((l) => ({ row: l.seq, text: lessonBody.get(l.id)! })),
     ),
     case: lexicalDelta(
       sql,
       "cases_fts",
       count("cases"),
+      texts("case", caseTasks),
       cases.map((c) => ({ row: c.seq, text: caseTasks.get(c.id)! })),
-      [...replaced("case"), ...[...caseTasks].filter(([id]) => !active.has(id)).map(([, task]) => task)],
     ),
     when: lexicalDelta(
       sql,
       "when_fts",
       null,
+      texts("when", lessonWhen),
       lessons.flatMap((l) => {
-        const when = lessonTexts.get(l.id)!.when_text;
-        return when === null ? [] : [{ row: l.seq, text: when }];
+        const when = lessonWhen.get(l.id);
+        return when ? [{ row: l.seq, text: when }] : [];
       }),
-      [...replaced("when"), ...allLessonTexts.filter((l) => !active.has(l.id) && l.when_text !== null).map((l) => l.when_text!)],
     ),
   };
   const codes = (kind: MemoryKind) => ctx.vectors.localCodesOf(kind, changed) ?? { ids: [], codes: new Uint8Array(0) };

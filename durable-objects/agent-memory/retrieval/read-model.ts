@@ -221,7 +221,7 @@ export class ReadModel {
   trimLog(): boolean {
     const sql = this.ctx.sql;
     const rows = (table: string) => sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n;
-    if (rows("read_content_changes") + rows("read_replaced_texts") <= LOG_KEEP) return false;
+    if (rows("read_content_changes") + rows("read_fts_log") <= LOG_KEEP) return false;
     return this.dropLog(this.built?.contentVersion ?? counter(sql, "read_model"));
   }
 
@@ -229,7 +229,7 @@ export class ReadModel {
     const sql = this.ctx.sql;
     if (upTo <= counter(sql, "read_floor")) return false;
     sql.exec("DELETE FROM read_content_changes WHERE seq <= ?", upTo);
-    sql.exec("DELETE FROM read_replaced_texts WHERE seq <= ?", upTo);
+    sql.exec("DELETE FROM read_fts_log WHERE seq <= ?", upTo);
     sql.exec("UPDATE counters SET value = ? WHERE name = 'read_floor'", upTo);
     return true;
   }

@@ -72,3 +72,48 @@ export const READ_DELTAS_STEP = `
   CREATE TRIGGER read_model_when_delete AFTER DELETE ON when_vectors BEGIN${bumpAndName("OLD", "item_id")}
   END;
 `;
+
+/**
+ * Which terms' row counts a change moved, without asking FTS5: each change of what an FTS table
+ * indexes for an item logs, under the item, the text it held before (NULL: none, for a new item or
+ * a `when` first set). The earliest entry after version n is the item's text at n, so the change
+ * from n moved each term's count by its rows now less its rows then, for the changed items alone;
+ * a Worker holding n's counts adds that. (FTS5 counts a term's rows by reading its whole posting
+ * list, which for the common words of a 100,000-memory library took milliseconds a term.) Deltas
+ * from before this step are not described so: the read floor moves to the current version, and a
+ * Worker holding an older one takes a snapshot.
+ */
+const logged = (fts: string, id: string, body: string, when = "1") => `
+    INSERT INTO read_fts_log (seq, fts, item_id, body) SELECT (SELECT value FROM counters WHERE name = 'read_model'), '${fts}', ${id}, ${body} WHERE ${when};`;
+
+export const READ_FTS_LOG_STEP = `
+  CREATE TABLE read_fts_log (seq INTEGER NOT NULL, fts TEXT NOT NULL, item_id TEXT NOT NULL, body TEXT);
+  CREATE INDEX read_fts_log_seq ON read_fts_log (seq);
+  DROP TABLE read_replaced_texts;
+  UPDATE counters SET value = (SELECT value FROM counters WHERE name = 'read_model') WHERE name = 'read_floor';
+  DELETE FROM read_content_changes;
+  DROP TRIGGER read_model_experience_insert;
+  DROP TRIGGER read_model_experience_delete;
+  DROP TRIGGER read_model_experience_update;
+  DROP TRIGGER read_model_case_insert;
+  DROP TRIGGER read_model_case_delete;
+  DROP TRIGGER read_model_case_update;
+  CREATE TRIGGER read_model_experience_insert AFTER INSERT ON experiences BEGIN${bumpAndName("NEW")}${logged("experience", "NEW.id", "NULL")}${logged("when", "NEW.id", "NULL", "NEW.when_text IS NOT NULL")}
+  END;
+  CREATE TRIGGER read_model_experience_delete AFTER DELETE ON experiences BEGIN${bumpAndName("OLD")}${logged("experience", "OLD.id", LESSON_TEXT)}${logged("when", "OLD.id", "OLD.when_text", "OLD.when_text IS NOT NULL")}
+  END;
+  CREATE TRIGGER read_model_experience_update AFTER UPDATE ON experiences
+    WHEN OLD.seq IS NOT NEW.seq OR OLD.text IS NOT NEW.text OR OLD.pattern IS NOT NEW.pattern OR OLD.keywords IS NOT NEW.keywords
+      OR OLD.tags IS NOT NEW.tags OR OLD.domain IS NOT NEW.domain OR OLD.status IS NOT NEW.status OR OLD.metadata IS NOT NEW.metadata
+      OR OLD.when_text IS NOT NEW.when_text OR OLD.created_at IS NOT NEW.created_at BEGIN${bumpAndName("NEW")}${logged("experience", "NEW.id", LESSON_TEXT, LESSON_FTS_CHANGED)}${logged("when", "NEW.id", "OLD.when_text", "OLD.when_text IS NOT NEW.when_text OR (OLD.seq IS NOT NEW.seq AND OLD.when_text IS NOT NULL)")}
+  END;
+  CREATE TRIGGER read_model_case_insert AFTER INSERT ON cases BEGIN${bumpAndName("NEW")}${logged("case", "NEW.id", "NULL")}
+  END;
+  CREATE TRIGGER read_model_case_delete AFTER DELETE ON cases BEGIN${bumpAndName("OLD")}${logged("case", "OLD.id", "OLD.task")}
+  END;
+  CREATE TRIGGER read_model_case_update AFTER UPDATE ON cases
+    WHEN OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task OR OLD.trace_summary IS NOT NEW.trace_summary OR OLD.answer IS NOT NEW.answer
+      OR OLD.reward IS NOT NEW.reward OR OLD.label IS NOT NEW.label OR OLD.tags IS NOT NEW.tags OR OLD.status IS NOT NEW.status
+      OR OLD.metadata IS NOT NEW.metadata OR OLD.created_at IS NOT NEW.created_at BEGIN${bumpAndName("NEW")}${logged("case", "NEW.id", "OLD.task", "OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task")}
+  END;
+`;

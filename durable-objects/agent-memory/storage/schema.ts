@@ -1,5 +1,5 @@
 import { FIRST_SCHEMA_STEPS } from "./schema-first-steps";
-import { READ_DELTAS_STEP } from "./schema-read-deltas";
+import { READ_DELTAS_STEP, READ_FTS_LOG_STEP } from "./schema-read-deltas";
 
 /** AgentMemory storage schema, one entry per version; never edit a released step, append a new one. */
 export const AGENT_MEMORY_SCHEMA: readonly string[] = [
@@ -332,4 +332,5 @@ export const AGENT_MEMORY_SCHEMA: readonly string[] = [
   CREATE INDEX experiences_inactive ON experiences (status, id) WHERE status <> 'active';
   CREATE INDEX cases_inactive ON cases (status, id) WHERE status <> 'active';
   `,
+  READ_FTS_LOG_STEP,
 ];

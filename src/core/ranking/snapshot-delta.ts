@@ -17,10 +17,11 @@ export interface LexicalDelta {
   /** The content table's rows, every status (null for the `when` column, which has none of its own). */
   contentRows: number | null;
   /**
-   * Row counts of every term a changed row holds now or held since the Worker's version (0: gone).
-   * A changed row's postings are only ever under these terms, so dropping it looks at no other.
+   * How far each term's row count moved since the Worker's version, for every term a changed item
+   * holds now or held then (0 for most). A changed row's postings are only ever under these terms,
+   * so dropping it looks at no other.
    */
-  docs: [term: string, rows: number][];
+  moved: [term: string, by: number][];
   /** The changed rows that are searchable now: their length and term frequencies. */
   add: [row: number, length: number, terms: [term: string, tf: number][]][];
 }
@@ -66,7 +67,8 @@ export function applyLexical(table: Bm25Table | LexicalTable, delta: LexicalDelt
     }
   }
   const drop = new Set([...dropped, ...delta.add.map(([row]) => row)]);
-  for (const [term, n] of delta.docs) {
+  for (const [term, by] of delta.moved) {
+    const n = (table.docs.get(term) ?? 0) + by;
     if (n > 0) table.docs.set(term, n);
     else table.docs.delete(term);
     const before = table.postings.get(term);

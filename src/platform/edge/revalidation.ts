@@ -221,11 +221,11 @@ export async function servable(
     try {
       entry = await revalidate(deps, tenantId, agentId, entry, keyUnchecked ? [keyId] : []);
     } catch (err) {
-      if (isNotFound(err)) {
-        cache.delete(name);
-        throw err;
-      }
-      // The object answers the read itself; if it cannot either, its own error is what the caller gets.
+      if (isNotFound(err)) cache.delete(name);
+      // The object's own refusals (not found, overloaded, unavailable) stand: asking it again would not help.
+      if (err instanceof DomainError || isNotFound(err)) throw err;
+      // Anything else failed on the way (a message over the RPC limit, a snapshot that would not
+      // decode): the object answers the read itself.
       failedSnapshots.set(name, true);
       return { fallback: "snapshot-unavailable" };
     }
