@@ -3087,10 +3087,10 @@ export interface components {
              */
             servedFrom: "edge" | "object";
             /**
-             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, a subscribed shared library whose snapshot the edge cannot rank from (`subscriptions`: too large, searched remotely or embedded by another model), a subscription pinned to a library version (`pinned-subscription`), the Worker failed to fetch or apply the snapshot (`snapshot-unavailable`, for the next 5 s)
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, a subscribed shared library whose snapshot the edge cannot rank from (`subscriptions`: too large, searched remotely or embedded by another model), a subscription pinned to a library version (`pinned-subscription`), the Worker failed to fetch or apply the snapshot (`snapshot-unavailable`, for the next 5 s), another read of the same Worker is fetching the snapshot (`snapshot-loading`)
              * @enum {string}
              */
-            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "subscriptions" | "pinned-subscription" | "snapshot-unavailable";
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "subscriptions" | "pinned-subscription" | "snapshot-unavailable" | "snapshot-loading";
         };
         RetrieveRequest: {
             query: string;
@@ -3147,10 +3147,10 @@ export interface components {
              */
             servedFrom: "edge" | "object";
             /**
-             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, a subscribed shared library whose snapshot the edge cannot rank from (`subscriptions`: too large, searched remotely or embedded by another model), a subscription pinned to a library version (`pinned-subscription`), the Worker failed to fetch or apply the snapshot (`snapshot-unavailable`, for the next 5 s)
+             * @description Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, a subscribed shared library whose snapshot the edge cannot rank from (`subscriptions`: too large, searched remotely or embedded by another model), a subscription pinned to a library version (`pinned-subscription`), the Worker failed to fetch or apply the snapshot (`snapshot-unavailable`, for the next 5 s), another read of the same Worker is fetching the snapshot (`snapshot-loading`)
              * @enum {string}
              */
-            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "subscriptions" | "pinned-subscription" | "snapshot-unavailable";
+            fallbackReason?: "strong" | "episode" | "query-words" | "embedder" | "too-large" | "remote-index" | "token-size" | "subscriptions" | "pinned-subscription" | "snapshot-unavailable" | "snapshot-loading";
         };
         RewardResult: {
             reward: number;

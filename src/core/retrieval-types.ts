@@ -32,6 +32,7 @@ export const READ_FALLBACKS = [
   "subscriptions",
   "pinned-subscription",
   "snapshot-unavailable",
+  "snapshot-loading",
 ] as const;
 
 /** What every read answer says about the state it was ranked on. */
@@ -53,7 +54,7 @@ export const ReadFreshnessSchema = z.object({
     .enum(READ_FALLBACKS)
     .optional()
     .describe(
-      "Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, a subscribed shared library whose snapshot the edge cannot rank from (`subscriptions`: too large, searched remotely or embedded by another model), a subscription pinned to a library version (`pinned-subscription`), the Worker failed to fetch or apply the snapshot (`snapshot-unavailable`, for the next 5 s)",
+      "Why the agent's memory ranked a read the edge could have served: asked for (`strong`), an episode's read, a query word outside ASCII, an embedding unlike the snapshot's, a library too large or searched remotely, a retrieval too large for a token, a subscribed shared library whose snapshot the edge cannot rank from (`subscriptions`: too large, searched remotely or embedded by another model), a subscription pinned to a library version (`pinned-subscription`), the Worker failed to fetch or apply the snapshot (`snapshot-unavailable`, for the next 5 s), another read of the same Worker is fetching the snapshot (`snapshot-loading`)",
     ),
 });
 export type ReadFreshness = z.infer<typeof ReadFreshnessSchema>;

@@ -75,6 +75,48 @@ describe("a snapshot over the part size", () => {
     expect(healed.body.items.map((i) => i.id)).toEqual(first.body.items.map((i) => i.id));
   });
 
+  it("is fetched and decoded once by an isolate: reads that arrive meanwhile are answered by the object (snapshot-loading)", async () => {
+    forgetReadModels();
+    const f = await agentFixture();
+    const operations = Array.from({ length: 40 }, (_, i) => ({
+      op: "create",
+      experience: { text: `Rotate signing key ${i} before it expires and publish the new one first` },
+    }));
+    expect((await f.api("POST", "/library/batch", { reason: "seed", operations })).status).toBe(200);
+    let snapshotAnswers = 0;
+    const w = probedWorker(
+      {
+        // The parts travel slowly, so the reads below all arrive while the first read fetches them.
+        before: async (_binding, op) => {
+          if (op === "snapshotPart") await new Promise((r) => setTimeout(r, 20));
+        },
+        after: (_binding, op) => {
+          if (op === "snapshotPart") snapshotAnswers++;
+        },
+      },
+      { READ_SNAPSHOT_PART_BYTES: "4096" },
+    );
+    const read = () =>
+      w.call<{ servedFrom: string; fallbackReason?: string; items: Item[] }>("POST", `/v1/agents/${f.agentId}/retrieve`, f.t.apiKey, {
+        query: "rotate a signing key",
+      });
+    const first = read();
+    await new Promise((r) => setTimeout(r, 5));
+    const others = await Promise.all(Array.from({ length: 5 }, read));
+    const all = [await first, ...others];
+    for (const r of all) expect(r.status).toBe(200);
+    // Whichever read's answer came first fetches; the others do not wait for it.
+    expect(all.filter((r) => r.body.servedFrom === "edge").length).toBe(1);
+    expect(all.filter((r) => r.body.servedFrom === "object").map((r) => r.body.fallbackReason)).toEqual(Array(5).fill("snapshot-loading"));
+    const parts = snapshotAnswers;
+    expect(parts).toBeGreaterThan(1);
+    // Fetched once: the next read is served at the edge without another part.
+    const next = await read();
+    expect(next.body.servedFrom).toBe("edge");
+    expect(snapshotAnswers).toBe(parts);
+    expect(next.body.items.map((i) => i.id)).toEqual(all[0]!.body.items.map((i) => i.id));
+  });
+
   it("is sent whole when it fits one part", async () => {
     forgetReadModels();
     const f = await agentFixture();

@@ -29,6 +29,7 @@ ReadFallback = Literal[
     "subscriptions",
     "pinned-subscription",
     "snapshot-unavailable",
+    "snapshot-loading",
 ]
 
 

@@ -55,6 +55,19 @@ const keyChecks = new TtlLru<string, number>(10_000, 86_400_000);
 const SNAPSHOT_RETRY_MS = 5_000;
 const failedSnapshots = new TtlLru<string, true>(10_000, SNAPSHOT_RETRY_MS);
 
+/**
+ * Agents whose base snapshot a read of this isolate is fetching and decoding now, with when it
+ * started. Another read that would fetch one too is answered by the object meanwhile: an isolate
+ * decodes one copy of an agent's snapshot at a time (16 first reads of a 100,000-memory agent
+ * would otherwise hold 16 copies of about 57 MiB). A fetch this old is taken to have died with its
+ * request: the next read starts another.
+ */
+const SNAPSHOT_FETCH_LEASE_MS = 30_000;
+const fetching = new TtlLru<string, true>(10_000, SNAPSHOT_FETCH_LEASE_MS);
+
+/** Thrown by revalidate when another read of this isolate is fetching the agent's snapshot. */
+class FetchedElsewhere extends Error {}
+
 /** Shared libraries this isolate found deleted (their ids are never used again), by object name. */
 const goneLibraries = new TtlLru<string, true>(10_000, 86_400_000);
 
@@ -62,6 +75,7 @@ const goneLibraries = new TtlLru<string, true>(10_000, 86_400_000);
 export function forgetReadModels(): void {
   forgetSnapshots();
   failedSnapshots.clear();
+  fetching.clear();
   goneLibraries.clear();
   revoked.clear();
   keyChecks.clear();
@@ -136,10 +150,17 @@ async function revalidate(
     return keep(entry);
   }
   if (answer.kind === "snapshot") {
-    // Other agents' snapshots make room before it decodes (at most this, codes or not); the one it
-    // replaces keeps serving reads meanwhile, so they do not each fetch and decode another.
-    cache.makeRoom(decodedBytes(answer.base.total, 0), name);
-    const bytes = await wholeSnapshot(deps, tenantId, agentId, answer.bytes, answer.base, settings.partBytes);
+    if (fetching.get(name)) throw new FetchedElsewhere();
+    fetching.set(name, true);
+    let bytes: Uint8Array | null;
+    try {
+      // Other agents' snapshots make room before it decodes (at most this, codes or not); the one it
+      // replaces keeps serving reads meanwhile, so they do not each fetch and decode another.
+      cache.makeRoom(decodedBytes(answer.base.total, 0), name);
+      bytes = await wholeSnapshot(deps, tenantId, agentId, answer.bytes, answer.base, settings.partBytes);
+    } finally {
+      fetching.delete(name);
+    }
     // The base was replaced while its parts travelled: start again from what the object has now.
     if (!bytes) return revalidate(deps, tenantId, agentId, null);
     const next = heldSnapshot(bytes, asked);
@@ -211,6 +232,8 @@ export async function servable(
   let entry = cache.get(name) ?? null;
   if (entry?.refusal && now - entry.validatedAt < REFUSAL_RECHECK_MS) return { fallback: entry.refusal };
   if (failedSnapshots.get(name)) return { fallback: "snapshot-unavailable" };
+  // Nothing held, and another read is fetching it: a snapshot is what this one would fetch too.
+  if (!entry && fetching.get(name)) return { fallback: "snapshot-loading" };
   // A bound of 0 asks the object on every read: one small round trip, and reads never lag.
   const within = (at: number) => settings.stalenessMs > 0 && now - at <= settings.stalenessMs;
   const fresh =
@@ -221,6 +244,7 @@ export async function servable(
     try {
       entry = await revalidate(deps, tenantId, agentId, entry, keyUnchecked ? [keyId] : []);
     } catch (err) {
+      if (err instanceof FetchedElsewhere) return { fallback: "snapshot-loading" };
       if (isNotFound(err)) cache.delete(name);
       // The object's own refusals (not found, overloaded, unavailable) stand: asking it again would not help.
       if (err instanceof DomainError || isNotFound(err)) throw err;
