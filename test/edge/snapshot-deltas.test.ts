@@ -11,6 +11,7 @@ import int8Scan from "../../src/adapters/vector-indexes/int8-scan.wasm";
 import { memoryName } from "../../src/platform/objects/memory-name";
 import { forgetReadModels } from "../../src/platform/edge/read-pipeline";
 import { agentFixture } from "../memory/setup";
+import { InMemoryVectorize } from "../doubles/vectorize";
 import { probedWorker } from "./probe";
 
 const WORDS = {
@@ -227,6 +228,24 @@ describe("incremental snapshots", () => {
     expect(caughtUp.kind).toBe("snapshot");
     await expectParity(stub, applied(behind, caughtUp));
   }, 180_000);
+});
+
+describe("an agent searched in Vectorize", () => {
+  it("is never published: the read model answers remote-index, and no snapshot is built", async () => {
+    const f = await agentFixture();
+    await seed(12, 9, f.api);
+    const stub = stubOf(f.t.tenantId, f.agentId);
+    const answers = await runInDurableObject(stub, async (obj) => {
+      const instance = obj as any;
+      const local = (await instance.rooms.readModel.answer(null, BIG)) as ReadModelAnswer;
+      instance.env = { ...instance.env, VECTOR_INDEX: "vectorize", VECTORIZE: new InMemoryVectorize({ dimensions: 384 }) };
+      instance.mem.vectors = await instance.buildVectorStore();
+      await instance.mem.vectors.load();
+      const remote = (await instance.rooms.readModel.answer(null, BIG)) as ReadModelAnswer;
+      return { local: local.kind, remote: remote.kind === "unpublishable" ? remote.reason : remote.kind };
+    });
+    expect(answers).toEqual({ local: "snapshot", remote: "remote-index" });
+  });
 });
 
 describe("an embedder change", () => {

@@ -127,7 +127,8 @@ export class ReadModel {
         ? { kind: "current", libraryVersion: v.libraryVersion, learnSeq: v.learnSeq }
         : { kind: "delta", content: null, delta: this.delta(have.learnSeq) };
     }
-    if (this.ctx.vectors.localCodes("experience") === null) {
+    // Not localCodes: that copies every code, about 10 MB at 100,000 memories, on each answer.
+    if (!this.ctx.vectors.searchedLocally) {
       return {
         kind: "unpublishable",
         reason: "remote-index",
