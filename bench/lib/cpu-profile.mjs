@@ -31,14 +31,24 @@ export async function profiled(inspectorPort, work, { intervalUs = 200 } = {}) {
   return { result, profile: stopped.result.profile };
 }
 
-/** Self time by function, file and line, in ms, the heaviest `top`. */
+/**
+ * Self time by function, file and line, in ms, the heaviest `top`. A native frame (SQL's `exec`, a
+ * builtin) is named with the script function that called it, which is what says whose it is.
+ */
 export function selfTimes(profile, top = 30) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const where = (f) => `${f.functionName || "(anonymous)"} ${f.url.split("/").slice(-2).join("/")}:${f.lineNumber + 1}`;
   const self = new Map();
   profile.samples.forEach((s, i) => {
     const n = byId.get(s);
-    const f = n.callFrame;
-    const key = `${f.functionName || "(anonymous)"} ${f.url.split("/").slice(-2).join("/")}:${f.lineNumber + 1}`;
+    let key = where(n.callFrame);
+    if (!n.callFrame.url && n.callFrame.functionName && !n.callFrame.functionName.startsWith("(")) {
+      let up = byId.get(parent.get(n.id));
+      while (up && !up.callFrame.url) up = byId.get(parent.get(up.id));
+      if (up) key = `${n.callFrame.functionName} ← ${where(up.callFrame)}`;
+    }
     self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);

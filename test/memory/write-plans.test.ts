@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentMemory } from "../../durable-objects/agent-memory";
 import { memoryName } from "../../src/platform/objects/memory-name";
 import { SqlVectorItems } from "../../durable-objects/agent-memory/vectors/items";
+import { decodeSnapshot } from "../../src/core/ranking/snapshot";
 import { agentFixture } from "./setup";
 
 type Stub = DurableObjectStub<AgentMemory>;
@@ -20,6 +21,8 @@ const GROWING = [
   "library_changes",
   "library_versions",
   "read_changes",
+  "read_content_changes",
+  "read_fts_log",
   "teach_counts",
   "rewarded_tokens",
 ];
@@ -113,6 +116,46 @@ describe("the object's hot writes do not scan the library", () => {
     );
     expect([...lesson, ...kase]).toEqual([]);
     expect((await f.api("GET", "/experiences?limit=100")).body.items.length).toBe(41);
+  });
+
+  it("a Worker one write behind gets its delta without visiting every lesson or case", async () => {
+    const f = await agentFixture();
+    const operations = Array.from({ length: 40 }, (_, i) => ({
+      op: "create",
+      experience: { text: `Warm the cache of shard ${i} before the traffic switch`, ...(i % 8 ? {} : { when: `shard ${i} goes cold` }) },
+    }));
+    expect((await f.api("POST", "/library/batch", { reason: "seed", operations })).status).toBe(200);
+    expect((await f.api("POST", "/cases", { task: "Switch the traffic to the new shards", reward: 1 })).status).toBe(201);
+    const stub = env.AGENT_MEMORY.getByName(memoryName(f.t.tenantId, f.agentId)) as Stub;
+    type Model = { answer(have: unknown, maxBytes: number): Promise<{ kind: string; bytes?: Uint8Array }> };
+    const model = (obj: AgentMemory) => (obj as unknown as { rooms: { readModel: Model } }).rooms.readModel;
+    const have = await runInDurableObject(stub, async (obj) => {
+      const first = await model(obj as unknown as AgentMemory).answer(null, 1 << 28);
+      expect(first.kind).toBe("snapshot");
+      const s = decodeSnapshot(first.bytes!);
+      return { incarnation: s.incarnation, contentVersion: s.contentVersion, learnSeq: s.learnSeq };
+    });
+    expect(
+      (await f.api("POST", "/experiences", { text: "Drain the old shard only after the switch", when: "a shard drains" })).status,
+    ).toBe(201);
+    expect((await f.api("POST", "/cases", { task: "Drain the old shard", reward: 0.5 })).status).toBe(201);
+    let kind = "";
+    const scans = await scansDuring(stub, async (obj) => {
+      kind = (await model(obj).answer(have, 1 << 28)).kind;
+    });
+    expect(kind).toBe("delta");
+    expect(scans).toEqual([]);
+    // The edge's batch of use counts, which every few reads send, finds its items by id too.
+    const listed = (await f.api("GET", "/experiences?limit=3")).body.items as { id: string }[];
+    const counts = await scansDuring(stub, (obj) =>
+      obj.applyRetrievalCounts({
+        id: "batch-plans",
+        items: listed.map((e) => ({ id: e.id, kind: "experience" as const, n: 2, lastUsedAt: Date.now() })),
+        retrievals: [{ day: Math.floor(Date.now() / 86_400_000), n: 2 }],
+      }),
+    );
+    expect(counts).toEqual([]);
+    expect((await f.api("GET", `/experiences/${listed[0]!.id}`)).body.counts.retrieved).toBe(2);
   });
 
   it("labels follow each version's changes as the whole library read again gives them", async () => {

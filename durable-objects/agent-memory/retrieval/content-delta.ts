@@ -7,6 +7,7 @@ import { parseJson, type MemoryContext } from "../storage/context";
 import type { CaseRow } from "../storage/rows";
 import { caseText } from "./retrieval";
 import { ftsAverages } from "./fts-statistics";
+import { LEXICAL_MAX_TERM_DOCS } from "../../../src/core/lexical";
 
 type LessonRow = {
   id: string;
@@ -22,12 +23,26 @@ type LessonRow = {
   retrieved: number;
 };
 
+/**
+ * The active rows of the ids bound as a JSON array, found by id: the `+` keeps SQLite from walking
+ * the status index (every active row) to pick a few out.
+ */
+export const ACTIVE_OF_IDS = "id IN (SELECT value FROM json_each(?)) AND +status = 'active'";
+
+const activeAmong = (ids?: readonly string[]) => (ids ? ACTIVE_OF_IDS : "status = 'active'");
+
+/**
+ * The rows of an FTS table's content table, every status, counted only as far as decides whether
+ * every query word is matched (chosenTerms): a count of every row visits the whole table.
+ */
+export const contentRowsOf = (sql: SqlStorage, table: string) =>
+  sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} LIMIT ?)`, LEXICAL_MAX_TERM_DOCS + 1).one().n;
+
 /** Active lessons (all, or those of `ids`) by seq, as a snapshot holds them but for their label. */
 export function activeLessons(sql: SqlStorage, ids?: readonly string[]): Omit<SnapshotLesson, "label">[] {
-  const only = ids ? "AND id IN (SELECT value FROM json_each(?))" : "";
   return sql
     .exec<LessonRow>(
-      `SELECT id, seq, text, q, tags, metadata, domain, created_at, last_used_at, probation, retrieved FROM experiences WHERE status = 'active' ${only} ORDER BY seq`,
+      `SELECT id, seq, text, q, tags, metadata, domain, created_at, last_used_at, probation, retrieved FROM experiences WHERE ${activeAmong(ids)} ORDER BY seq`,
       ...(ids ? [JSON.stringify(ids)] : []),
     )
     .toArray()
@@ -49,9 +64,8 @@ export function activeLessons(sql: SqlStorage, ids?: readonly string[]): Omit<Sn
 
 /** Active cases (all, or those of `ids`) by seq, as a snapshot holds them. */
 export function activeCases(sql: SqlStorage, ids?: readonly string[]): SnapshotCase[] {
-  const only = ids ? "AND id IN (SELECT value FROM json_each(?))" : "";
   return sql
-    .exec<CaseRow>(`SELECT * FROM cases WHERE status = 'active' ${only} ORDER BY seq`, ...(ids ? [JSON.stringify(ids)] : []))
+    .exec<CaseRow>(`SELECT * FROM cases WHERE ${activeAmong(ids)} ORDER BY seq`, ...(ids ? [JSON.stringify(ids)] : []))
     .toArray()
     .map((r) => ({
       id: r.id,
@@ -174,19 +188,18 @@ export function contentDelta(
       .toArray()
       .map((r) => [r.id, r.task] as const),
   );
-  const count = (table: string) => sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n;
   const lexical = {
     experience: lexicalDelta(
       sql,
       "experiences_fts",
-      count("experiences"),
+      contentRowsOf(sql, "experiences"),
       texts("experience", lessonBody),
       lessons.map((l) => ({ row: l.seq, text: lessonBody.get(l.id)! })),
     ),
     case: lexicalDelta(
       sql,
       "cases_fts",
-      count("cases"),
+      contentRowsOf(sql, "cases"),
       texts("case", caseTasks),
       cases.map((c) => ({ row: c.seq, text: caseTasks.get(c.id)! })),
     ),

@@ -13,7 +13,7 @@ import {
 } from "../../../src/core/ranking/snapshot";
 import type { MemoryContext } from "../storage/context";
 import type { Retrieval } from "./retrieval";
-import { activeCases, activeLessons, contentDelta } from "./content-delta";
+import { ACTIVE_OF_IDS, activeCases, activeLessons, contentDelta, contentRowsOf } from "./content-delta";
 import { ftsStatistics } from "./fts-statistics";
 import { parseSharedRef, sharedRef, type Subscription } from "../../../src/core/shared-lessons";
 
@@ -328,7 +328,7 @@ export class ReadModel {
     const active = (table: string) => `SELECT seq FROM ${table} WHERE status = 'active'`;
     const lexical = (fts: string, table: string): LexicalTable => ({
       ...ftsStatistics(sql, fts, active(table)),
-      contentRows: sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n,
+      contentRows: contentRowsOf(sql, table),
     });
     const phrases = sql
       .exec<{ item_id: string; kind: MemoryKind; phrases: string }>("SELECT item_id, kind, phrases FROM usage_memory")
@@ -378,7 +378,7 @@ export class ReadModel {
       const table = kind === "experience" ? "experiences" : "cases";
       const probation = kind === "experience" ? "probation" : "0";
       for (const r of sql.exec<{ id: string; q: number; probation: number; retrieved: number; last_used_at: number | null }>(
-        `SELECT id, q, ${probation} AS probation, retrieved, last_used_at FROM ${table} WHERE id IN (SELECT value FROM json_each(?)) AND status = 'active'`,
+        `SELECT id, q, ${probation} AS probation, retrieved, last_used_at FROM ${table} WHERE ${ACTIVE_OF_IDS}`,
         ids(kind),
       )) {
         items.push({

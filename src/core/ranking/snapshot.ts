@@ -59,7 +59,10 @@ export interface CodeEntry {
 }
 
 export interface LexicalTable extends Bm25Table {
-  /** Rows of the FTS table's content table, every status: what decides whether every query word is matched. */
+  /**
+   * Rows of the FTS table's content table, every status, counted up to LEXICAL_MAX_TERM_DOCS + 1:
+   * what decides whether every query word is matched.
+   */
   contentRows: number;
 }
 
