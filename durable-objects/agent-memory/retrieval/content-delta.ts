@@ -101,22 +101,22 @@ function tokenized(sql: SqlStorage, texts: readonly string[]): { length: number;
 }
 
 /**
- * One FTS table's delta: `texts` are the changed items' texts in the table then (at the Worker's
+ * One FTS table's delta: `texts` are the changed items' texts in the table before (at the Worker's
  * version) and now (null: none), `current` the rows of those searchable now. A term's row count
- * moved by its texts now less its texts then; the terms of either (the searchable rows' among them)
+ * moved by its texts now less its texts before; the terms of either (the searchable rows' among them)
  * are the ones whose posting lists the Worker builds again.
  */
 function lexicalDelta(
   sql: SqlStorage,
   fts: string,
   contentRows: number | null,
-  texts: readonly { then: string | null; now: string | null }[],
+  texts: readonly { before: string | null; now: string | null }[],
   current: readonly { row: number; text: string }[],
 ): LexicalDelta {
-  // One pass through the scratch table: the searchable rows' texts, then every text now, then every text then.
+  // One pass through the scratch table: the searchable rows' texts, then every text now, then every text before.
   const nowTexts = texts.flatMap((t) => (t.now === null ? [] : [t.now]));
-  const thenTexts = texts.flatMap((t) => (t.then === null ? [] : [t.then]));
-  const all = tokenized(sql, [...current.map((c) => c.text), ...nowTexts, ...thenTexts]);
+  const beforeTexts = texts.flatMap((t) => (t.before === null ? [] : [t.before]));
+  const all = tokenized(sql, [...current.map((c) => c.text), ...nowTexts, ...beforeTexts]);
   const now = all.slice(0, current.length);
   const moved = new Map<string, number>();
   all.slice(current.length).forEach((t, i) => {
@@ -156,20 +156,20 @@ export function contentDelta(
   const cases = activeCases(sql, changed);
   const active = new Set([...lessons, ...cases].map((i) => i.id));
   // Each changed item's text in each table at `since`: the first logged after it, else the same as now.
-  const then = new Map<string, string | null>();
+  const before = new Map<string, string | null>();
   for (const r of sql.exec<{ fts: string; item_id: string; body: string | null }>(
     "SELECT fts, item_id, body FROM read_fts_log WHERE seq > ? ORDER BY seq, rowid",
     since,
   )) {
     const key = `${r.fts}\n${r.item_id}`;
-    if (!then.has(key)) then.set(key, r.body);
+    if (!before.has(key)) before.set(key, r.body);
   }
   // An item whose text stayed moves no count, but its terms' lists still drop or take its row (an archive, a restore).
   const texts = (fts: string, now: ReadonlyMap<string, string | null>) =>
     changed.map((id) => {
       const key = `${fts}\n${id}`;
       const current = now.get(id) ?? null;
-      return { then: then.has(key) ? then.get(key)! : current, now: current };
+      return { before: before.has(key) ? before.get(key)! : current, now: current };
     });
   const lessonRows = sql
     .exec<{ id: string; body: string; when_text: string | null }>(
