@@ -127,8 +127,8 @@ export class ReadModel {
         ? { kind: "current", libraryVersion: v.libraryVersion, learnSeq: v.learnSeq }
         : { kind: "delta", content: null, delta: this.delta(have.learnSeq) };
     }
-    // Not localCodes: that copies every code, about 10 MB at 100,000 memories, on each answer.
-    if (!this.ctx.vectors.searchedLocally) {
+    // The codes of no item: null when searched remotely; localCodes would copy every code (10 MB at 100,000).
+    if (this.ctx.vectors.localCodesOf("experience", []) === null) {
       return {
         kind: "unpublishable",
         reason: "remote-index",

@@ -184,11 +184,6 @@ export class VectorStore {
     this.refreshMissing({ experience: this.opts.items.active("experience"), case: this.opts.items.active("case") }, index);
   }
 
-  /** Whether searches are answered by the local index (else, see localCodes, no snapshot can stand in). */
-  get searchedLocally(): boolean {
-    return this.remote === null;
-  }
-
   /**
    * The local index's codes of `kind` as it searches them, or null while searches are answered by
    * a remote index (or a local one filling it): a snapshot can stand in only for a local scan.
