@@ -14,7 +14,7 @@ const READ_MODELS = "/__bench/read-models";
 /** Lessons per /library/batch call: the route's maximum, one library version each. */
 const LESSON_BATCH = 500;
 /** Of every ten memories one is a case, added by POST …/cases from this many clients at once (cases have no batch route). */
-const CASE_SHARE = 0.1;
+export const CASE_SHARE = 0.1;
 const CASE_CLIENTS = 16;
 const READERS = 16;
 

@@ -182,7 +182,7 @@ function migratedState(app) {
  * cannot cut it short. `onCleanup(fn)` adds teardown of the bench's own (servers, sockets).
  * `project` is the directory served (a snapshot of it): this repository unless a test gives another.
  */
-export function devServer({ keep = false, tmpPrefix = "praxis-bench-", project = root } = {}) {
+export function devServer({ keep = false, tmpPrefix = "praxis-bench-", project = root, state: startState = null } = {}) {
   let dev = null; // the wrangler child (its own process group)
   let tmpDir = null;
   let cleanupPromise = null;
@@ -242,7 +242,8 @@ export function devServer({ keep = false, tmpPrefix = "praxis-bench-", project =
     const state = path.join(tmpDir, "state");
     log(`snapshot${fromHead ? " of HEAD" : ""} and state in ${tmpDir}`);
     snapshotProject(app, fromHead, main, project);
-    cpSync(migratedState(app), state, { recursive: true });
+    // A kept run's state (`state`) starts where that run ended, its agents loaded.
+    cpSync(startState ?? migratedState(app), state, { recursive: true });
     launched = { firstPort, vars, logLevel, main };
     return launch();
   }
