@@ -147,9 +147,18 @@ async function main() {
   try {
     let { base, logFile } = await server.start({ firstPort: Number(opt("--port") ?? 8799), vars: baseVars, main: "bench/edge-worker.ts" });
     const stateDir = path.join(path.dirname(logFile), "state");
+    // A kept run's session without its key (the operator key alone) gets its tenant a new one.
+    const keptTenant = async () => {
+      const { items } = (await must("GET", `${base}/v1/tenants`, adminKey, undefined, [200])).body;
+      const t = items.find((i) => i.name.startsWith("bench-edge-reads-"));
+      return (await must("POST", `${base}/v1/tenants/${t.tenantId}/keys/rotate`, adminKey, {}, [201])).body.apiKey;
+    };
     const token =
       session?.token ??
-      (await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-edge-reads-${new Date().toISOString()}` }, [201])).body.apiKey;
+      (session
+        ? await keptTenant()
+        : (await must("POST", `${base}/v1/tenants`, adminKey, { name: `bench-edge-reads-${new Date().toISOString()}` }, [201])).body
+            .apiKey);
     if (flag("--keep")) writeFileSync(path.join(path.dirname(logFile), "bench-session.json"), JSON.stringify({ adminKey, token }));
     const agentId = "edge-1k";
     await must("PUT", `${base}/v1/agents/${agentId}`, token, { displayName: "edge reads bench" });
