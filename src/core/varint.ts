@@ -50,6 +50,11 @@ export class VarintReader {
     return this.at < this.buf.length;
   }
 
+  /** A view of the bytes from `from` to `to`, sharing the buffer. */
+  bytes(from: number, to: number): Uint8Array {
+    return this.buf.subarray(from, to);
+  }
+
   varint(): number {
     let v = 0;
     let mul = 1;

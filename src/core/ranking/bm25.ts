@@ -31,6 +31,21 @@ export class PostingArray implements PostingList {
     private readonly last: number,
   ) {}
 
+  /**
+   * The `size` postings encoded from `reader`'s position on (as `of` encodes them), taken as they
+   * stand: the bytes are a view of the reader's buffer, not a copy, and no pair is made. The
+   * reader is left after them.
+   */
+  static read(reader: VarintReader, size: number): PostingArray {
+    const start = reader.at;
+    let row = 0;
+    for (let i = 0; i < size; i++) {
+      row += reader.varint();
+      reader.varint();
+    }
+    return new PostingArray(reader.bytes(start, reader.at), size, row);
+  }
+
   /** From entries with rows ascending and distinct. */
   static of(entries: readonly (readonly [number, number])[]): PostingArray {
     const w = new VarintWriter(4 * entries.length);

@@ -172,16 +172,10 @@ function decodeTable(h: { terms: string[]; rows: number; tokens: number }, blob:
   const docs = new Map<string, number>();
   for (const term of h.terms) docs.set(term, r.varint());
   const postings = new Map<string, PostingList>();
+  // Each list is already what a PostingArray holds: a view of the table's bytes, decoded by no one.
   for (const term of h.terms) {
     const n = r.varint();
-    if (!n) continue;
-    const p: [number, number][] = [];
-    let row = 0;
-    for (let i = 0; i < n; i++) {
-      row += r.varint();
-      p.push([row, r.varint()]);
-    }
-    postings.set(term, PostingArray.of(p));
+    if (n) postings.set(term, PostingArray.read(r, n));
   }
   const lengths = new Map<number, number>();
   let row = 0;
