@@ -7,7 +7,7 @@
 import { performance } from "node:perf_hooks";
 import { corpus, queries, rng } from "./corpus.mjs";
 import { log, must, request, sleep } from "./lib/dev-server.mjs";
-import { profiled, selfTimes } from "./lib/cpu-profile.mjs";
+import { cpuProfile } from "./lib/cpu-profile.mjs";
 
 /** The bench entry's own route (bench/edge-worker.ts): the isolate's snapshot bytes, DELETE forgets them first. */
 const READ_MODELS = "/__bench/read-models";
@@ -162,9 +162,10 @@ export async function measureSize(ctx, { agentId, size, cycles, warmReads, busyS
     }
   };
   if (ctx.profileOn) {
-    const { total, rows } = selfTimes((await profiled(ctx.profileOn, run)).profile, 25);
+    const { functions } = await cpuProfile(ctx.profileOn, run);
+    const total = functions.reduce((n, fn) => n + fn.selfMs, 0);
     log(`${size}: ${cycles} write → read-your-write cycles, ${total.toFixed(0)} ms sampled; self time per cycle:`);
-    for (const [where, ms] of rows) log(`  ${(ms / cycles).toFixed(2).padStart(8)} ms  ${where}`);
+    for (const fn of functions.slice(0, 25)) log(`  ${(fn.selfMs / cycles).toFixed(2).padStart(8)} ms  ${fn.fn}`);
   } else await run();
   const cycleCpuMs = ((cpuSeconds() - cpu0) * 1000) / cycles;
   const cpu1 = cpuSeconds();
