@@ -143,6 +143,13 @@ describe("dashboard in a browser", () => {
   });
 
   it("draws the Q histogram and the library table on the agent page", async () => {
+    // Entries pending review leave the quarantine when the review job answers: the page and the API
+    // read below must see the same list, so the reviews the seeding queued finish first.
+    for (let waited = 0; waited < 30_000; waited += 250) {
+      const items = (await agentApi("GET", "/quarantine?limit=200")).items as { status: string }[];
+      if (!items.some((i) => i.status === "pending")) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
     const page = await openSignedIn(adminKey, `/dashboard/agents/${AGENT}`);
     // Bar pixels: the histogram's blue fill, which axes and grid lines never use.
     const barPixels = await page.$eval("#histogram canvas", (canvas: any) => {
