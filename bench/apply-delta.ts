@@ -48,7 +48,8 @@ function oneLesson(reader: SnapshotReader, seq: number, edit?: { id: string; seq
   const table = s.lexical.experience;
   const id = edit?.id ?? `exp_new_${seq}`;
   if (edit) seq = edit.seq;
-  const touched = new Set([...tf.keys(), ...(edit ? termsOf(edit.text).keys() : [])]);
+  const old = edit ? termsOf(edit.text) : new Map<string, number>();
+  const touched = new Set([...tf.keys(), ...old.keys()]);
   return {
     contentVersion: s.contentVersion + 1,
     libraryVersion: s.libraryVersion + 1,
@@ -84,7 +85,7 @@ function oneLesson(reader: SnapshotReader, seq: number, edit?: { id: string; seq
         rows: table.rows + (edit ? 0 : 1),
         tokens: table.tokens + words.length,
         contentRows: table.contentRows + (edit ? 0 : 1),
-        moved: [...touched].map((t) => [t, (tf.has(t) ? 1 : 0) - (edit && termsOf(edit.text).has(t) ? 1 : 0)]),
+        moved: [...touched].map((t) => [t, (tf.has(t) ? 1 : 0) - (old.has(t) ? 1 : 0)]),
         add: [[seq, words.length, [...tf]]],
       },
       case: { rows: s.lexical.case.rows, tokens: s.lexical.case.tokens, contentRows: s.lexical.case.contentRows, moved: [], add: [] },

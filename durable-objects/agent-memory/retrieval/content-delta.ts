@@ -101,25 +101,23 @@ function tokenized(sql: SqlStorage, texts: readonly string[]): { length: number;
 }
 
 /**
- * One FTS table's delta: `texts` are the changed items' texts in the table before (at the Worker's
- * version) and now (null: none), `current` the rows of those searchable now. A term's row count
- * moved by its texts now less its texts before; the terms of either (the searchable rows' among them)
- * are the ones whose posting lists the Worker builds again.
+ * One FTS table's delta from the changed items' texts in the table before (at the Worker's
+ * version) and now (null: none), with `row` set for those searchable now. A term's row count moved
+ * by its texts now less its texts before; the terms of either are the ones whose posting lists the
+ * Worker builds again, and the searchable rows' texts now are what it adds.
  */
 function lexicalDelta(
   sql: SqlStorage,
   fts: string,
   contentRows: number | null,
-  texts: readonly { before: string | null; now: string | null }[],
-  current: readonly { row: number; text: string }[],
+  texts: readonly { before: string | null; now: string | null; row: number | null }[],
 ): LexicalDelta {
-  // One pass through the scratch table: the searchable rows' texts, then every text now, then every text before.
-  const nowTexts = texts.flatMap((t) => (t.now === null ? [] : [t.now]));
+  const nowTexts = texts.filter((t) => t.now !== null);
   const beforeTexts = texts.flatMap((t) => (t.before === null ? [] : [t.before]));
-  const all = tokenized(sql, [...current.map((c) => c.text), ...nowTexts, ...beforeTexts]);
-  const now = all.slice(0, current.length);
+  // One pass through the scratch table: every text now, then every text before.
+  const all = tokenized(sql, [...nowTexts.map((t) => t.now!), ...beforeTexts]);
   const moved = new Map<string, number>();
-  all.slice(current.length).forEach((t, i) => {
+  all.forEach((t, i) => {
     const by = i < nowTexts.length ? 1 : -1;
     for (const term of t.terms.keys()) moved.set(term, (moved.get(term) ?? 0) + by);
   });
@@ -127,7 +125,7 @@ function lexicalDelta(
     ...ftsAverages(sql, fts),
     contentRows,
     moved: [...moved],
-    add: current.map((c, i) => [c.row, now[i]!.length, [...now[i]!.terms]]),
+    add: nowTexts.flatMap((t, i) => (t.row === null ? [] : [[t.row, all[i]!.length, [...all[i]!.terms]] as LexicalDelta["add"][number]])),
   };
 }
 
@@ -154,7 +152,6 @@ export function contentDelta(
   if (changed.length > maxItems) return null;
   const lessons = activeLessons(sql, changed);
   const cases = activeCases(sql, changed);
-  const active = new Set([...lessons, ...cases].map((i) => i.id));
   // Each changed item's text in each table at `since`: the first logged after it, else the same as now.
   const before = new Map<string, string | null>();
   for (const r of sql.exec<{ fts: string; item_id: string; body: string | null }>(
@@ -165,12 +162,15 @@ export function contentDelta(
     if (!before.has(key)) before.set(key, r.body);
   }
   // An item whose text stayed moves no count, but its terms' lists still drop or take its row (an archive, a restore).
-  const texts = (fts: string, now: ReadonlyMap<string, string | null>) =>
+  const texts = (fts: string, now: ReadonlyMap<string, string | null>, searchable: ReadonlyMap<string, number>) =>
     changed.map((id) => {
       const key = `${fts}\n${id}`;
       const current = now.get(id) ?? null;
-      return { before: before.has(key) ? before.get(key)! : current, now: current };
+      const row = current === null ? null : (searchable.get(id) ?? null);
+      return { before: before.has(key) ? before.get(key)! : current, now: current, row };
     });
+  const lessonRow = new Map(lessons.map((l) => [l.id, l.seq] as const));
+  const caseRow = new Map(cases.map((c) => [c.id, c.seq] as const));
   const lessonRows = sql
     .exec<{ id: string; body: string; when_text: string | null }>(
       "SELECT id, text || char(10) || coalesce(pattern, '') || char(10) || keywords AS body, when_text FROM experiences WHERE id IN (SELECT value FROM json_each(?))",
@@ -189,35 +189,14 @@ export function contentDelta(
       .map((r) => [r.id, r.task] as const),
   );
   const lexical = {
-    experience: lexicalDelta(
-      sql,
-      "experiences_fts",
-      contentRowsOf(sql, "experiences"),
-      texts("experience", lessonBody),
-      lessons.map((l) => ({ row: l.seq, text: lessonBody.get(l.id)! })),
-    ),
-    case: lexicalDelta(
-      sql,
-      "cases_fts",
-      contentRowsOf(sql, "cases"),
-      texts("case", caseTasks),
-      cases.map((c) => ({ row: c.seq, text: caseTasks.get(c.id)! })),
-    ),
-    when: lexicalDelta(
-      sql,
-      "when_fts",
-      null,
-      texts("when", lessonWhen),
-      lessons.flatMap((l) => {
-        const when = lessonWhen.get(l.id);
-        return when ? [{ row: l.seq, text: when }] : [];
-      }),
-    ),
+    experience: lexicalDelta(sql, "experiences_fts", contentRowsOf(sql, "experiences"), texts("experience", lessonBody, lessonRow)),
+    case: lexicalDelta(sql, "cases_fts", contentRowsOf(sql, "cases"), texts("case", caseTasks, caseRow)),
+    when: lexicalDelta(sql, "when_fts", null, texts("when", lessonWhen, lessonRow)),
   };
   const codes = (kind: MemoryKind) => ctx.vectors.localCodesOf(kind, changed) ?? { ids: [], codes: new Uint8Array(0) };
   return {
     ...head,
-    removed: changed.filter((id) => !active.has(id)),
+    removed: changed.filter((id) => !lessonRow.has(id) && !caseRow.has(id)),
     lessons,
     cases,
     vectors: { experience: codes("experience"), case: codes("case") },

@@ -21,6 +21,14 @@ const LESSON_TEXT = "OLD.text || char(10) || coalesce(OLD.pattern, '') || char(1
 const LESSON_FTS_CHANGED =
   "OLD.seq IS NOT NEW.seq OR OLD.text IS NOT NEW.text OR OLD.pattern IS NOT NEW.pattern OR OLD.keywords IS NOT NEW.keywords";
 
+/** An update that changes what a snapshot holds of a lesson, or of a case. */
+const LESSON_CONTENT_CHANGED = `OLD.seq IS NOT NEW.seq OR OLD.text IS NOT NEW.text OR OLD.pattern IS NOT NEW.pattern OR OLD.keywords IS NOT NEW.keywords
+      OR OLD.tags IS NOT NEW.tags OR OLD.domain IS NOT NEW.domain OR OLD.status IS NOT NEW.status OR OLD.metadata IS NOT NEW.metadata
+      OR OLD.when_text IS NOT NEW.when_text OR OLD.created_at IS NOT NEW.created_at`;
+const CASE_CONTENT_CHANGED = `OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task OR OLD.trace_summary IS NOT NEW.trace_summary OR OLD.answer IS NOT NEW.answer
+      OR OLD.reward IS NOT NEW.reward OR OLD.label IS NOT NEW.label OR OLD.tags IS NOT NEW.tags OR OLD.status IS NOT NEW.status
+      OR OLD.metadata IS NOT NEW.metadata OR OLD.created_at IS NOT NEW.created_at`;
+
 export const READ_DELTAS_STEP = `
   CREATE TABLE read_content_changes (item_id TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
   CREATE INDEX read_content_changes_seq ON read_content_changes (seq);
@@ -46,18 +54,14 @@ export const READ_DELTAS_STEP = `
   CREATE TRIGGER read_model_experience_delete AFTER DELETE ON experiences BEGIN${bumpAndName("OLD")}${replaced("experience", LESSON_TEXT)}${replaced("when", "OLD.when_text", "OLD.when_text IS NOT NULL")}
   END;
   CREATE TRIGGER read_model_experience_update AFTER UPDATE ON experiences
-    WHEN OLD.seq IS NOT NEW.seq OR OLD.text IS NOT NEW.text OR OLD.pattern IS NOT NEW.pattern OR OLD.keywords IS NOT NEW.keywords
-      OR OLD.tags IS NOT NEW.tags OR OLD.domain IS NOT NEW.domain OR OLD.status IS NOT NEW.status OR OLD.metadata IS NOT NEW.metadata
-      OR OLD.when_text IS NOT NEW.when_text OR OLD.created_at IS NOT NEW.created_at BEGIN${bumpAndName("NEW")}${replaced("experience", LESSON_TEXT, LESSON_FTS_CHANGED)}${replaced("when", "OLD.when_text", "OLD.when_text IS NOT NULL AND (OLD.seq IS NOT NEW.seq OR OLD.when_text IS NOT NEW.when_text)")}
+    WHEN ${LESSON_CONTENT_CHANGED} BEGIN${bumpAndName("NEW")}${replaced("experience", LESSON_TEXT, LESSON_FTS_CHANGED)}${replaced("when", "OLD.when_text", "OLD.when_text IS NOT NULL AND (OLD.seq IS NOT NEW.seq OR OLD.when_text IS NOT NEW.when_text)")}
   END;
   CREATE TRIGGER read_model_case_insert AFTER INSERT ON cases BEGIN${bumpAndName("NEW")}
   END;
   CREATE TRIGGER read_model_case_delete AFTER DELETE ON cases BEGIN${bumpAndName("OLD")}${replaced("case", "OLD.task")}
   END;
   CREATE TRIGGER read_model_case_update AFTER UPDATE ON cases
-    WHEN OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task OR OLD.trace_summary IS NOT NEW.trace_summary OR OLD.answer IS NOT NEW.answer
-      OR OLD.reward IS NOT NEW.reward OR OLD.label IS NOT NEW.label OR OLD.tags IS NOT NEW.tags OR OLD.status IS NOT NEW.status
-      OR OLD.metadata IS NOT NEW.metadata OR OLD.created_at IS NOT NEW.created_at BEGIN${bumpAndName("NEW")}${replaced("case", "OLD.task", "OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task")}
+    WHEN ${CASE_CONTENT_CHANGED} BEGIN${bumpAndName("NEW")}${replaced("case", "OLD.task", "OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task")}
   END;
   CREATE TRIGGER read_model_vector_insert AFTER INSERT ON vectors BEGIN${bumpAndName("NEW", "item_id")}
   END;
@@ -103,17 +107,13 @@ export const READ_FTS_LOG_STEP = `
   CREATE TRIGGER read_model_experience_delete AFTER DELETE ON experiences BEGIN${bumpAndName("OLD")}${logged("experience", "OLD.id", LESSON_TEXT)}${logged("when", "OLD.id", "OLD.when_text", "OLD.when_text IS NOT NULL")}
   END;
   CREATE TRIGGER read_model_experience_update AFTER UPDATE ON experiences
-    WHEN OLD.seq IS NOT NEW.seq OR OLD.text IS NOT NEW.text OR OLD.pattern IS NOT NEW.pattern OR OLD.keywords IS NOT NEW.keywords
-      OR OLD.tags IS NOT NEW.tags OR OLD.domain IS NOT NEW.domain OR OLD.status IS NOT NEW.status OR OLD.metadata IS NOT NEW.metadata
-      OR OLD.when_text IS NOT NEW.when_text OR OLD.created_at IS NOT NEW.created_at BEGIN${bumpAndName("NEW")}${logged("experience", "NEW.id", LESSON_TEXT, LESSON_FTS_CHANGED)}${logged("when", "NEW.id", "OLD.when_text", "OLD.when_text IS NOT NEW.when_text OR (OLD.seq IS NOT NEW.seq AND OLD.when_text IS NOT NULL)")}
+    WHEN ${LESSON_CONTENT_CHANGED} BEGIN${bumpAndName("NEW")}${logged("experience", "NEW.id", LESSON_TEXT, LESSON_FTS_CHANGED)}${logged("when", "NEW.id", "OLD.when_text", "OLD.when_text IS NOT NEW.when_text OR (OLD.seq IS NOT NEW.seq AND OLD.when_text IS NOT NULL)")}
   END;
   CREATE TRIGGER read_model_case_insert AFTER INSERT ON cases BEGIN${bumpAndName("NEW")}${logged("case", "NEW.id", "NULL")}
   END;
   CREATE TRIGGER read_model_case_delete AFTER DELETE ON cases BEGIN${bumpAndName("OLD")}${logged("case", "OLD.id", "OLD.task")}
   END;
   CREATE TRIGGER read_model_case_update AFTER UPDATE ON cases
-    WHEN OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task OR OLD.trace_summary IS NOT NEW.trace_summary OR OLD.answer IS NOT NEW.answer
-      OR OLD.reward IS NOT NEW.reward OR OLD.label IS NOT NEW.label OR OLD.tags IS NOT NEW.tags OR OLD.status IS NOT NEW.status
-      OR OLD.metadata IS NOT NEW.metadata OR OLD.created_at IS NOT NEW.created_at BEGIN${bumpAndName("NEW")}${logged("case", "NEW.id", "OLD.task", "OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task")}
+    WHEN ${CASE_CONTENT_CHANGED} BEGIN${bumpAndName("NEW")}${logged("case", "NEW.id", "OLD.task", "OLD.seq IS NOT NEW.seq OR OLD.task IS NOT NEW.task")}
   END;
 `;
